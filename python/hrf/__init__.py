@@ -1,0 +1,31 @@
+"""hrf: what GPU and heterogeneous programs may do under scoped memory models.
+
+    >>> import hrf
+    >>> r = hrf.check("litmus/hrf/004-fig6.litmus", "hrf-indirect")
+    >>> r.condition_holds, r.racy
+
+The public names below are a contract (SPEC sec. 6): extend, don't rename.
+"""
+from __future__ import annotations
+
+from .api import Limits, Result, check, check_many
+from .errors import CoreError, HrfError, LimitExceeded, LitmusSyntaxError, UnsupportedFeature
+from .litmus import Test, parse
+from .litmus.printer import to_litmus
+
+__version__ = "0.1.0"
+
+
+from .models import names as _model_names  # noqa: E402  (before `models` is shadowed)
+
+
+def models() -> list[str]:
+    """Names of the models, as in SPEC sec. 5.2. (The subpackage
+    `hrf.models` holds the model files; import from it by full name.)"""
+    return _model_names()
+
+
+__all__ = [
+    "parse", "models", "check", "check_many", "Limits", "Result", "Test", "to_litmus",
+    "HrfError", "LitmusSyntaxError", "UnsupportedFeature", "LimitExceeded", "CoreError",
+]

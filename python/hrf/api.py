@@ -1,0 +1,270 @@
+"""`hrf.check` and `hrf.check_many` (SPEC sec. 6) and their result object."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Iterable, Iterator, Optional
+
+from . import models as _models
+from .dsl import Model
+from .errors import CoreError, HrfError, LimitExceeded
+from .litmus import Test, parse
+from .litmus.printer import format_condition
+from .program import Compiled, compile_test
+
+
+@dataclass
+class Limits:
+    """Limits on work that could explode (SPEC sec. 10). A result cut short
+    by one says so (`complete` False, `limit` set) and claims no verdict it
+    did not establish."""
+    max_candidates: int = 10_000_000  # complete candidate executions judged
+    max_seconds: Optional[float] = None
+    max_paths: int = 100_000  # control paths per thread
+    max_values: int = 64  # values a location may hold
+    unroll: int = 2  # loop iterations before a path is cut
+    reference: bool = False  # slow reference enumerator (no pruning)
+    keep_all: bool = False  # keep every consistent execution
+
+    def core_json(self) -> str:
+        d = asdict(self)
+        d.pop("unroll")
+        return json.dumps(d)
+
+
+def _core():
+    try:
+        from . import _core as core
+    except ImportError as e:  # pragma: no cover - only without a build
+        raise HrfError("hrf's Rust core is not built; install with `pip install .`") from e
+    return core
+
+
+@dataclass
+class Result:
+    """What `check` established about one test under one model."""
+    name: str
+    model: str
+    path: Optional[str]
+    condition: Optional[str]
+    quantifier: str
+    condition_holds: Optional[bool]
+    racy: Optional[bool]
+    flags: list
+    outcomes: list
+    observation: tuple
+    complete: bool = True
+    limit: Optional[dict] = None
+    time: float = 0.0
+    candidates: int = 0
+    consistent: int = 0
+    pruned: int = 0
+    flagged_executions: int = 0
+    cut_paths: dict = field(default_factory=dict)
+    states: list = field(default_factory=list)  # (outcome, count, positive, flagged, witness)
+    executions: list = field(default_factory=list)
+    error: Optional[HrfError] = None
+    _compiled: Optional[Compiled] = field(default=None, repr=False)
+
+    # ---------------------------------------------------------- output
+    def to_json(self) -> dict:
+        return {
+            "name": self.name, "model": self.model, "path": self.path,
+            "condition": self.condition, "condition_holds": self.condition_holds,
+            "racy": self.racy, "flags": self.flags, "outcomes": self.outcomes,
+            "observation": list(self.observation), "complete": self.complete, "limit": self.limit,
+            "time": self.time, "candidates": self.candidates, "consistent": self.consistent,
+            "pruned": self.pruned, "flagged_executions": self.flagged_executions,
+            "cut_paths": self.cut_paths,
+            "error": None if self.error is None else f"{type(self.error).__name__}: {self.error}",
+        }
+
+    def to_herd(self) -> str:
+        """herd-style text: Test / States / Ok|No / Witnesses / Condition /
+        Observation / Time, plus a `Flag` line per undefined behaviour."""
+        if self.error is not None:
+            return f"Test {self.name} Error\n{type(self.error).__name__}: {self.error}\n"
+        kind = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}[self.quantifier]
+        lines = [f"Test {self.name} {kind}", f"States {len(self.states)}"]
+        for st in self.states:
+            lines.append(" ".join(f"{k}={v};" for k, v in st[0].items()))
+        if self.condition_holds is None:
+            lines.append("Undetermined")
+        else:
+            lines.append("Ok" if self.condition_holds else "No")
+        lines.append("Witnesses")
+        lines.append(f"Positive: {self.observation[1]} Negative: {self.observation[2]}")
+        for f in self.flags:
+            lines.append(f"Flag {f['kind']}")
+        if self.flags:
+            lines.append(f"Bad executions ({self.flagged_executions} in total)")
+        if self.cut_paths:
+            cut = ", ".join(f"{t}: {n}" for t, n in self.cut_paths.items())
+            lines.append(f"Loop bound {self._unroll()} cut paths ({cut})")
+        if self.limit:
+            lines.append(f"Limit {self.limit['which']} reached: {self.limit['detail']}")
+        lines.append(f"Condition {self.condition}")
+        lines.append(f"Observation {self.name} {self.observation[0]} {self.observation[1]} {self.observation[2]}")
+        lines.append(f"Time {self.name} {self.time:.3f}")
+        return "\n".join(lines) + "\n"
+
+    def _unroll(self):
+        return self._compiled.unroll if self._compiled else "?"
+
+    def describe_event(self, ev: dict) -> dict:
+        """An event of a witness execution in source terms."""
+        c = self._compiled
+        d = {"id": ev["id"], "kind": ev["kind"], "value": ev["value"]}
+        if ev["loc"] is not None:
+            d["loc"] = c.locations[ev["loc"]]
+        if ev["thread"] is None:
+            d["thread"] = "init"
+            d["op"] = f"init {d.get('loc')}"
+        else:
+            tp = c.templates[ev["template"]]
+            d["thread"] = c.test.threads[ev["thread"]].name
+            d["line"] = tp.line
+            d["op"] = tp.text
+        return d
+
+    def witness(self, outcome: Optional[dict] = None) -> Optional[dict]:
+        """An execution reaching `outcome` (the first outcome by default)."""
+        for st in self.states:
+            if outcome is None or st[0] == outcome:
+                return st[4]
+        return None
+
+    def to_dot(self, execution: Optional[dict] = None) -> str:
+        from .graph import execution_dot
+        return execution_dot(self, execution or (self.flags[0]["execution"] if self.flags else self.witness()))
+
+    def __str__(self):
+        return self.to_herd()
+
+
+def _observation(pos: int, neg: int) -> str:
+    if pos == 0:
+        return "Never"
+    if neg == 0:
+        return "Always"
+    return "Sometimes"
+
+
+def _verdict(quant: str, pos: int, neg: int, complete: bool) -> Optional[bool]:
+    """herd's Ok/No; None where a limit leaves it undecided."""
+    if quant == "exists":
+        return True if pos > 0 else (False if complete else None)
+    if quant == "~exists":
+        return False if pos > 0 else (True if complete else None)
+    if quant == "forall":
+        return False if neg > 0 else (True if complete else None)
+    raise ValueError(quant)
+
+
+def _build_result(raw: str, comp: Compiled, model: Model) -> Result:
+    data = json.loads(raw)
+    test = comp.test
+    quant = test.condition.quantifier if test.condition else "exists"
+    cond_text = format_condition(test.condition) if test.condition else "exists (true)"
+    if "error" in data:
+        err = CoreError(f"{test.path or test.name}: {data['error']}")
+        return Result(test.name, model.name, test.path, cond_text, quant, None, None, [], [],
+                      ("Never", 0, 0), complete=False, error=err, _compiled=comp)
+    out = data["ok"]
+    complete = out["complete"]
+    r = Result(test.name, model.name, test.path, cond_text, quant, None, None, [], [], ("Never", 0, 0),
+               complete=complete, limit=out["limit"], time=out["seconds"], candidates=out["candidates"],
+               consistent=out["consistent"], pruned=out["pruned"],
+               flagged_executions=out["flagged_executions"], _compiled=comp)
+    r.cut_paths = {test.threads[i].name: n for i, n in enumerate(out["cut_paths"]) if n}
+    for o in out["outcomes"]:
+        values = dict(zip(comp.observed, o["values"]))
+        r.states.append((values, o["count"], o["positive"], o["flagged"], o["witness"]))
+        r.outcomes.append(values)
+    r.flags = [{"kind": f["kind"], "check": f["check"],
+                "events": [r.describe_event(f["execution"]["events"][i]) for i in f["events"]],
+                "execution": f["execution"]} for f in out["flags"]]
+    r.executions = out["executions"]
+    pos, neg = out["positive"], out["negative"]
+    r.observation = (_observation(pos, neg), pos, neg)
+    r.condition_holds = _verdict(quant, pos, neg, complete)
+    r.racy = True if r.flags else (False if complete else None)
+    return r
+
+
+def _prepare(test, model, limits: Limits) -> tuple[Compiled, Model]:
+    t = parse(test)
+    m = _models.get(model)
+    m.supports(t)
+    return compile_test(t, limits.unroll), m
+
+
+def check(test, model="sc", *, limits: Optional[Limits] = None, on_limit: str = "result", **kw) -> Result:
+    """Check a litmus test (path, text or parsed Test) under a model.
+
+    Keyword arguments other than `limits` and `on_limit` set fields of
+    `Limits` (e.g. `unroll=3`, `max_seconds=10`). With `on_limit="raise"` a
+    result cut short by a limit raises `LimitExceeded` (holding the result)."""
+    limits = _limits(limits, kw)
+    comp, m = _prepare(test, model, limits)
+    raw = _core().check(comp.json(), json.dumps(m.ir()), limits.core_json())
+    r = _build_result(raw, comp, m)
+    if r.error is not None:
+        raise r.error
+    if not r.complete and on_limit == "raise":
+        raise LimitExceeded(r.limit["which"], r.limit["detail"], r)
+    return r
+
+
+def _limits(limits, kw) -> Limits:
+    limits = limits or Limits()
+    if kw:
+        d = asdict(limits)
+        for k, v in kw.items():
+            if k not in d:
+                raise TypeError(f"unknown limit {k!r}; known: {', '.join(d)}")
+            d[k] = v
+        limits = Limits(**d)
+    return limits
+
+
+def check_many(tests: Iterable, models, workers: Optional[int] = None, *, limits: Optional[Limits] = None,
+               chunk: int = 256, **kw) -> Iterator[Result]:
+    """Check every test under every model, in parallel in the Rust core
+    (the GIL released), yielding results in order as chunks finish. A test
+    that does not parse or that a model rejects yields a Result whose
+    `error` is set rather than stopping the run."""
+    limits = _limits(limits, kw)
+    if isinstance(models, (str, Model)):
+        models = [models]
+    models = [_models.get(m) for m in models]
+    core = _core()
+    pending: list = []
+
+    def flush():
+        jobs = [(c.json(), json.dumps(m.ir()), limits.core_json()) for c, m in pending if c is not None]
+        raws = iter(core.check_many(jobs, workers))
+        for c, m, err, name in [(p[0], p[1], p[2], p[3]) for p in pending_meta]:
+            if c is None:
+                yield Result(name, m.name, name, None, "exists", None, None, [], [], ("Never", 0, 0),
+                             complete=False, error=err)
+            else:
+                yield _build_result(next(raws), c, m)
+
+    pending_meta: list = []
+    for test in tests:
+        for m in models:
+            try:
+                comp, _ = _prepare(test, m, limits)
+                pending.append((comp, m))
+                pending_meta.append((comp, m, None, None))
+            except HrfError as e:
+                name = test if isinstance(test, str) and "\n" not in test else getattr(test, "name", "<test>")
+                pending.append((None, m))
+                pending_meta.append((None, m, e, str(name)))
+            if len(pending) >= chunk:
+                yield from flush()
+                pending.clear()
+                pending_meta.clear()
+    if pending:
+        yield from flush()

@@ -1,0 +1,230 @@
+"""The relational DSL models are written in (SPEC sec. 5).
+
+Sets and relations over the events of an execution, written with Python
+operators and compiled to the IR evaluated by the Rust core:
+
+    r | s    union            r & s    intersection      r - s   difference
+    r >> s   sequence (r;s)   r.inv    inverse           ~S      complement of a set
+    r.plus   r+               r.star   r*                r.opt   r?
+    I(S)     [S]              S * T    cartesian product
+    dom(r), ran(r)            foreach("sinst", lambda S: ...)
+
+A `Model` collects named checks: `acyclic`, `irreflexive`, `empty`, each a
+consistency axiom or, with `flag=`, an undefined-behaviour flag.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+
+class _Node:
+    __slots__ = ("key", "is_set")
+
+    def __init__(self, key: tuple, is_set: bool):
+        self.key = key
+        self.is_set = is_set
+
+    def __repr__(self):
+        return f"{'Set' if self.is_set else 'Rel'}{self.key}"
+
+
+class Set(_Node):
+    def __init__(self, key):
+        super().__init__(key, True)
+
+    def __or__(self, o):
+        return Set(("set_union", self, _want(o, True)))
+
+    def __and__(self, o):
+        return Set(("set_inter", self, _want(o, True)))
+
+    def __sub__(self, o):
+        return Set(("set_diff", self, _want(o, True)))
+
+    def __invert__(self):
+        return Set(("set_diff", ALL, self))
+
+    def __mul__(self, o):
+        return Rel(("prod", self, _want(o, True)))
+
+
+class Rel(_Node):
+    def __init__(self, key):
+        super().__init__(key, False)
+
+    def __or__(self, o):
+        return Rel(("union", self, _want(o, False)))
+
+    def __and__(self, o):
+        return Rel(("inter", self, _want(o, False)))
+
+    def __sub__(self, o):
+        return Rel(("diff", self, _want(o, False)))
+
+    def __rshift__(self, o):
+        return Rel(("seq", self, _want(o, False)))
+
+    @property
+    def inv(self):
+        return Rel(("inv", self))
+
+    @property
+    def plus(self):
+        return Rel(("plus", self))
+
+    @property
+    def star(self):
+        return Rel(("star", self))
+
+    @property
+    def opt(self):
+        return Rel(("opt", self))
+
+
+def _want(x, is_set):
+    if not isinstance(x, _Node) or x.is_set != is_set:
+        raise TypeError(f"expected a {'set' if is_set else 'relation'}, got {x!r}")
+    return x
+
+
+# ---------------------------------------------------------------- builders
+def tag(name: str) -> Set:
+    """Events whose template carries `name` (see hrf.program for the tags)."""
+    return Set(("tag", name))
+
+
+def base(name: str) -> Rel:
+    return Rel(("base", name))
+
+
+def same_thread_attr(name: str) -> Rel:
+    """Pairs of thread events whose threads agree on `name` (wi, sg, wg, dev)."""
+    return Rel(("same_thread_attr", name))
+
+
+def same_event_attr(name: str) -> Rel:
+    """Pairs of events with the same value of template attribute `name`."""
+    return Rel(("same_event_attr", name))
+
+
+def I(s: Set) -> Rel:
+    """`[S]`: the identity on S."""
+    return Rel(("ident", _want(s, True)))
+
+
+def dom(r: Rel) -> Set:
+    return Set(("domain", _want(r, False)))
+
+
+def ran(r: Rel) -> Set:
+    return Set(("range", _want(r, False)))
+
+
+_vars = [0]
+
+
+def foreach(attr: str, body: Callable[[Set], Rel]) -> Rel:
+    """Union, over the classes of events sharing a value of `attr`, of
+    body(class). E.g. HRF-direct's union over scope instances."""
+    _vars[0] += 1
+    name = f"v{_vars[0]}"
+    b = _want(body(Set(("var", name))), False)
+    return Rel(("foreach", attr, name, b))
+
+
+def seq(*rs: Rel) -> Rel:
+    out = rs[0]
+    for r in rs[1:]:
+        out = out >> r
+    return out
+
+
+ALL = Set(("all_set",))
+EMPTY_SET = Set(("empty_set",))
+R, W, F, M, IW = tag("R"), tag("W"), tag("F"), tag("M"), tag("IW")
+po, rf, co, fr, rmw = base("po"), base("rf"), base("co"), base("fr"), base("rmw")
+loc, int_, ext, id_ = base("loc"), base("int"), base("ext"), base("id")
+universal = base("universal")
+
+
+# ---------------------------------------------------------------- models
+class Check:
+    def __init__(self, kind: str, rel: Rel, name: str, flag: Optional[str]):
+        self.kind, self.rel, self.name, self.flag = kind, _want(rel, False), name, flag
+
+
+class Model:
+    """A memory model: checks over relations, plus what it accepts.
+
+    `supports(test)` raises UnsupportedFeature for operations the model does
+    not cover (SPEC sec. 5)."""
+
+    def __init__(self, name: str, doc: str = "", supports: Optional[Callable] = None):
+        self.name = name
+        self.doc = doc
+        self.checks: list[Check] = []
+        self._supports = supports
+        self._ir = None
+
+    def _add(self, kind, rel, name, flag):
+        if any(c.name == name for c in self.checks):
+            raise ValueError(f"model {self.name}: two checks named {name}")
+        self.checks.append(Check(kind, rel, name, flag))
+        self._ir = None
+
+    def acyclic(self, rel: Rel, name: str, flag: Optional[str] = None):
+        self._add("acyclic", rel, name, flag)
+
+    def irreflexive(self, rel: Rel, name: str, flag: Optional[str] = None):
+        self._add("irreflexive", rel, name, flag)
+
+    def empty(self, rel: Rel, name: str, flag: Optional[str] = None):
+        self._add("empty", rel, name, flag)
+
+    def supports(self, test) -> None:
+        if self._supports is not None:
+            self._supports(test)
+
+    @property
+    def flags(self) -> list[str]:
+        return sorted({c.flag for c in self.checks if c.flag})
+
+    def ir(self) -> dict:
+        """The DAG of nodes (shared subexpressions once) and the checks."""
+        if self._ir is not None:
+            return self._ir
+        nodes: list[dict] = []
+        index: dict = {}
+
+        def emit(n: _Node) -> int:
+            k = _structural(n.key)
+            if k in index:
+                return index[k]
+            op = n.key[0]
+            if op in ("tag",):
+                d = {"op": "tag", "name": n.key[1]}
+            elif op in ("base", "same_thread_attr", "same_event_attr"):
+                d = {"op": op, "name": n.key[1]}
+            elif op == "var":
+                d = {"op": "var", "name": n.key[1]}
+            elif op in ("all_set", "empty_set"):
+                d = {"op": op}
+            elif op == "foreach":
+                d = {"op": "foreach", "attr": n.key[1], "var": n.key[2], "body": emit(n.key[3])}
+            elif len(n.key) == 2:
+                d = {"op": op, "a": emit(n.key[1])}
+            else:
+                a = emit(n.key[1])
+                b = emit(n.key[2])
+                d = {"op": op, "a": a, "b": b}
+            index[k] = len(nodes)
+            nodes.append(d)
+            return index[k]
+
+        checks = [{"kind": c.kind, "node": emit(c.rel), "name": c.name, "flag": c.flag} for c in self.checks]
+        self._ir = {"name": self.name, "nodes": nodes, "checks": checks}
+        return self._ir
+
+
+def _structural(key):
+    return tuple(_structural(k.key) if isinstance(k, _Node) else k for k in key)

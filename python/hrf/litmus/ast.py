@@ -1,0 +1,323 @@
+"""One AST for every litmus syntax (SPEC sec. 3).
+
+Nodes are frozen dataclasses; source positions (`line`) do not take part
+in equality, so that `parse(print(t)) == t` compares meaning, not layout.
+Memory orders are normalised to `rlx, acq, rel, acq_rel, sc` (and `con`
+for consume), scopes to `wi, sg, wg, dev, all`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Tuple, Union
+
+
+def _pos():
+    return field(default=0, compare=False, repr=False)
+
+
+# ---------------------------------------------------------------- expressions
+@dataclass(frozen=True)
+class Const:
+    value: int
+    line: int = _pos()
+
+
+@dataclass(frozen=True)
+class Reg:
+    name: str
+    line: int = _pos()
+
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str  # + - * & | ^ == != < <= > >= && ||
+    left: "Expr"
+    right: "Expr"
+    line: int = _pos()
+
+
+@dataclass(frozen=True)
+class UnOp:
+    op: str  # ! -
+    operand: "Expr"
+    line: int = _pos()
+
+
+@dataclass(frozen=True)
+class Load:
+    """`*x` (atomic=False) or `atomic_load[_explicit][_remote](x, ...)`."""
+    loc: str
+    atomic: bool = False
+    order: Optional[str] = None
+    scope: Optional[str] = None
+    remote: bool = False
+    line: int = _pos()
+
+
+@dataclass(frozen=True)
+class Rmw:
+    """`atomic_fetch_<op>`, `atomic_exchange`, `atomic_compare_exchange_strong`.
+
+    `op` is add, sub, and, or, xor, exch or cas; for cas, `expected` names
+    the location holding the expected value and `fail_order` the order of
+    a failing compare."""
+    op: str
+    loc: str
+    operand: "Expr"
+    order: str = "sc"
+    scope: Optional[str] = None
+    remote: bool = False
+    expected: Optional[str] = None
+    fail_order: Optional[str] = None
+    line: int = _pos()
+
+
+Expr = Union[Const, Reg, BinOp, UnOp, Load, Rmw]
+
+
+# ---------------------------------------------------------------- statements
+@dataclass(frozen=True)
+class Assign:
+    """`int r = e;` (decl=True) or `r = e;`; `e` None for a bare declaration."""
+    reg: str
+    expr: Optional[Expr]
+    decl: bool = False
+    line: int = _pos()
+
+
+@dataclass(frozen=True)
+class Store:
+    """`*x = e;` (atomic=False) or `atomic_store[_explicit][_remote](x, e, ...)`."""
+    loc: str
+    value: Expr
+    atomic: bool = False
+    order: Optional[str] = None
+    scope: Optional[str] = None
+    remote: bool = False
+    line: int = _pos()
+
+
+@dataclass(frozen=True)
+class ExprStmt:
+    expr: Expr
+    line: int = _pos()
+
+
+@dataclass(frozen=True)
+class Fence:
+    """`atomic_work_item_fence(flags, order, scope)`."""
+    flags: Tuple[str, ...]
+    order: str
+    scope: Optional[str] = None
+    line: int = _pos()
+
+
+@dataclass(frozen=True)
+class Barrier:
+    """`[L:] barrier(flags)` / `work_group_barrier(flags[, scope])`."""
+    flags: Tuple[str, ...]
+    label: Optional[str] = None
+    scope: Optional[str] = None
+    line: int = _pos()
+
+
+@dataclass(frozen=True)
+class If:
+    cond: Expr
+    then: Tuple["Stmt", ...]
+    orelse: Tuple["Stmt", ...] = ()
+    line: int = _pos()
+
+
+@dataclass(frozen=True)
+class While:
+    cond: Expr
+    body: Tuple["Stmt", ...]
+    line: int = _pos()
+
+
+Stmt = Union[Assign, Store, ExprStmt, Fence, Barrier, If, While]
+
+
+# ---------------------------------------------------------------- test
+@dataclass(frozen=True)
+class Param:
+    name: str
+    region: Optional[str] = None  # global / local / None (unstated)
+    atomic: bool = False
+    ctype: str = "int"
+
+
+@dataclass(frozen=True)
+class Thread:
+    name: str  # P0, P1, ...
+    params: Tuple[Param, ...]
+    body: Tuple[Stmt, ...]
+    # Position in the scope tree; None where the test does not say.
+    dev: Optional[int] = None
+    wg: Optional[int] = None
+    sg: Optional[int] = None
+    line: int = _pos()
+
+    @property
+    def index(self) -> int:
+        return int(self.name[1:])
+
+
+@dataclass(frozen=True)
+class Init:
+    loc: str
+    value: int = 0
+    alloc: Optional[str] = None  # allocation class for observability (SPEC 5.3)
+    line: int = _pos()
+
+
+@dataclass(frozen=True)
+class RegInit:
+    thread: int
+    reg: str
+    value: int
+    line: int = _pos()
+
+
+# condition propositions
+@dataclass(frozen=True)
+class PTrue:
+    pass
+
+
+@dataclass(frozen=True)
+class PFalse:
+    pass
+
+
+@dataclass(frozen=True)
+class RegVar:
+    thread: int
+    reg: str
+
+    def __str__(self):
+        return f"{self.thread}:{self.reg}"
+
+
+@dataclass(frozen=True)
+class LocVar:
+    loc: str
+
+    def __str__(self):
+        return self.loc
+
+
+@dataclass(frozen=True)
+class PAtom:
+    var: Union[RegVar, LocVar]
+    value: int
+
+
+@dataclass(frozen=True)
+class PNot:
+    prop: "Prop"
+
+
+@dataclass(frozen=True)
+class PAnd:
+    props: Tuple["Prop", ...]
+
+
+@dataclass(frozen=True)
+class POr:
+    props: Tuple["Prop", ...]
+
+
+Prop = Union[PTrue, PFalse, PAtom, PNot, PAnd, POr]
+
+
+@dataclass(frozen=True)
+class Condition:
+    quantifier: str  # exists, ~exists, forall
+    prop: Prop
+
+
+@dataclass(frozen=True)
+class Test:
+    arch: str  # OpenCL (what the test was written in)
+    name: str
+    threads: Tuple[Thread, ...]
+    init: Tuple[Init, ...] = ()
+    reg_init: Tuple[RegInit, ...] = ()
+    condition: Optional[Condition] = None
+    locations: Tuple[Union[RegVar, LocVar], ...] = ()
+    path: Optional[str] = field(default=None, compare=False)
+
+    def all_locations(self) -> list[str]:
+        """Every shared location, in order of first mention."""
+        seen: dict[str, None] = {}
+        for i in self.init:
+            seen.setdefault(i.loc)
+        for t in self.threads:
+            for p in t.params:
+                seen.setdefault(p.name)
+        for t in self.threads:
+            for loc in _locs_of(t.body):
+                seen.setdefault(loc)
+        return list(seen)
+
+    def region_of(self, loc: str) -> str:
+        for t in self.threads:
+            for p in t.params:
+                if p.name == loc and p.region:
+                    return p.region
+        return "global"
+
+
+def walk_stmts(stmts):
+    """Every statement, nested ones included, in source order."""
+    for s in stmts:
+        yield s
+        if isinstance(s, If):
+            yield from walk_stmts(s.then)
+            yield from walk_stmts(s.orelse)
+        elif isinstance(s, While):
+            yield from walk_stmts(s.body)
+
+
+def walk_expr(e):
+    yield e
+    if isinstance(e, BinOp):
+        yield from walk_expr(e.left)
+        yield from walk_expr(e.right)
+    elif isinstance(e, UnOp):
+        yield from walk_expr(e.operand)
+    elif isinstance(e, Rmw):
+        yield from walk_expr(e.operand)
+
+
+def exprs_of(s):
+    if isinstance(s, Assign) and s.expr is not None:
+        return [s.expr]
+    if isinstance(s, Store):
+        return [s.value]
+    if isinstance(s, ExprStmt):
+        return [s.expr]
+    if isinstance(s, (If, While)):
+        return [s.cond]
+    return []
+
+
+def memory_ops(stmts):
+    """Every memory operation (Load, Store, Rmw, Fence, Barrier) of a body."""
+    for s in walk_stmts(stmts):
+        if isinstance(s, (Store, Fence, Barrier)):
+            yield s
+        for e in exprs_of(s):
+            for sub in walk_expr(e):
+                if isinstance(sub, (Load, Rmw)):
+                    yield sub
+
+
+def _locs_of(stmts):
+    for op in memory_ops(stmts):
+        if isinstance(op, (Load, Store, Rmw)):
+            yield op.loc
+            if isinstance(op, Rmw) and op.expected:
+                yield op.expected

@@ -1,0 +1,27 @@
+"""The memory models, one file each, in the DSL of `hrf.dsl` (SPEC sec. 5.2)."""
+from __future__ import annotations
+
+from importlib import import_module
+
+from ..dsl import Model
+from ..errors import HrfError
+
+# name -> module that defines MODEL
+_REGISTRY = {
+    "sc": "sc",
+    "hrf-direct": "hrf_direct",
+    "hrf-indirect": "hrf_indirect",
+}
+
+
+def names() -> list[str]:
+    return list(_REGISTRY)
+
+
+def get(name) -> Model:
+    if isinstance(name, Model):
+        return name
+    mod = _REGISTRY.get(name)
+    if mod is None:
+        raise HrfError(f"unknown model {name!r}; known models: {', '.join(_REGISTRY)}")
+    return import_module(f"{__name__}.{mod}").MODEL

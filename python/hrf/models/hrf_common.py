@@ -1,0 +1,67 @@
+"""HRF-direct and HRF-indirect (004, sidebars "Formal Definition of
+HRF-direct" and "... of HRF-indirect"): SC for heterogeneous-race-free
+programs. Both share everything but heterogeneous-happens-before."""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..dsl import M, R, W, I, Model, Rel, co, rf, same_event_attr
+from ..errors import UnsupportedFeature
+from ..litmus import ast as AST
+from .common import NA, A, atomicity_violation, conflict, sc_order, IW
+
+# Scope instance: two operations are "performed with respect to the same
+# scope" when their dynamic scopes cover the same set of work-items (002
+# sec. 2.3, ==dms); hrf.program numbers those sets as attribute `sinst`.
+same_scope = same_event_attr("sinst")
+
+# The HRF models have seq_cst atomics only: stores (and the write of an RMW)
+# are releases, loads (and the read of an RMW) acquires (004 Fig. 2, 5, 6).
+Rel_ = (A & W) - IW
+Acq = A & R
+
+# Scoped synchronization order, over all scopes at once (004 sidebar: "Release
+# rel1 appears before acquire acq2 in so_S iff both are performed with respect
+# to scope S, and rel1 completes before acq2"); "completes before" between a
+# release and an acquire of one location in the SC order is co?;rf (SPEC 5.2).
+so = (I(Rel_) >> co.opt >> rf >> I(Acq)) & same_scope
+
+# 004 sidebar: an ordinary conflict has at least one ordinary data access; a
+# synchronization conflict is between atomics of different scopes.
+ordinary_conflict = conflict & ((NA * M) | (M * NA))
+synchronization_conflict = (conflict & (A * A)) - same_scope
+
+
+def heterogeneous_race(hhb: Rel) -> Rel:
+    """Conflicting pairs unordered by hhb (004: "Heterogeneous Race")."""
+    return (ordinary_conflict | synchronization_conflict) - (hhb | hhb.inv)
+
+
+def supports(test: AST.Test) -> None:
+    """HRF-direct/-indirect define seq_cst atomics only (004 sec. 3): no
+    relaxed or acquire/release atomics, fences, barriers or remote scopes."""
+    for t in test.threads:
+        for op in AST.memory_ops(t.body):
+            if isinstance(op, (AST.Fence, AST.Barrier)):
+                raise UnsupportedFeature(f"{t.name}: the HRF models have no fences or barriers",
+                                         test.path, op.line)
+            atomic = getattr(op, "atomic", True)
+            if not atomic:
+                continue
+            orders = {op.order, getattr(op, "fail_order", None)} - {None}
+            if orders != {"sc"}:
+                bad = ", ".join(sorted(orders - {"sc"}))
+                raise UnsupportedFeature(f"{t.name}: the HRF models have seq_cst atomics only, not {bad}",
+                                         test.path, op.line)
+            if op.remote:
+                raise UnsupportedFeature(f"{t.name}: remote scope promotion is not part of the HRF models",
+                                         test.path, op.line)
+
+
+def hrf_model(name: str, doc: str, hhb: Rel) -> Model:
+    m = Model(name, doc=doc, supports=supports)
+    # "Definitions for a Sequentially Consistent Candidate Execution"
+    m.acyclic(sc_order, "sc")
+    m.empty(atomicity_violation, "atomicity")
+    m.empty(heterogeneous_race(hhb), "heterogeneous_race", flag="heterogeneous_race")
+    return m

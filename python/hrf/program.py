@@ -1,0 +1,403 @@
+"""Litmus AST -> the small IR that the Rust core executes (`rust/src/program.rs`).
+
+Loops are unrolled `unroll` times; a path that would need another
+iteration ends in `Cut` and is dropped and counted (SPEC sec. 3). Memory
+operations inside expressions are hoisted into temporaries, in evaluation
+order; `&&` and `||` short-circuit.
+
+Every memory event gets a template with tags the models refer to:
+`A`/`NA` (atomic or not), the order (`rlx acq rel acq_rel sc con`), the
+scope (`wi sg wg dev all`), `remote`, the region (`global`/`local`), `RMW`,
+`fence`, `barrier` with `entry`/`exit`, fence flags `fence_global` /
+`fence_local`; and integer attributes: `sinst`, the dynamic scope instance
+(the set of threads the scope covers, 002 sec. 2.3: equal sets, equal ids),
+and `bar`, the barrier instance.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .errors import UnsupportedFeature
+from .litmus import ast as A
+
+DEFAULT_SCOPE = "dev"  # OpenCL: atomics without a scope argument are device-scoped
+
+
+@dataclass
+class Template:
+    kind: str  # R, W, F
+    tags: list
+    attrs: dict
+    thread: int
+    line: int
+    text: str
+
+    def ir(self):
+        return {"kind": self.kind, "tags": self.tags, "attrs": self.attrs}
+
+
+@dataclass
+class Compiled:
+    """A program IR plus what is needed to read the core's answer."""
+    test: A.Test
+    ir: dict
+    templates: list
+    observed: list  # names as herd prints them: "1:r0", "x"
+    locations: list
+    unroll: int
+    _json: Optional[str] = field(default=None, repr=False)
+
+    def json(self) -> str:
+        if self._json is None:
+            self._json = json.dumps(self.ir, separators=(",", ":"))
+        return self._json
+
+
+class _Label:
+    __slots__ = ("pc",)
+
+    def __init__(self):
+        self.pc = None
+
+
+def _c(v):
+    return {"k": "c", "v": int(v)}
+
+
+def _r(i):
+    return {"k": "r", "r": i}
+
+
+def _not(e):
+    return {"k": "not", "a": e}
+
+
+class _Scopes:
+    """Thread attributes and scope instances of a test's scope tree."""
+
+    def __init__(self, test: A.Test):
+        self.threads = test.threads
+        n = len(test.threads)
+        pos = []
+        for i, t in enumerate(test.threads):
+            dev = t.dev if t.dev is not None else 0
+            wg = (dev, t.wg) if t.wg is not None else ("own", i)
+            sg = (wg, t.sg) if t.sg is not None else ("own", i)
+            pos.append((dev, wg, sg))
+        self.pos = pos
+        ids: dict = {}
+        self.attrs = []
+        for i, (dev, wg, sg) in enumerate(pos):
+            self.attrs.append({
+                "wi": i,
+                "sg": ids.setdefault(("sg", sg), len(ids)),
+                "wg": ids.setdefault(("wg", wg), len(ids)),
+                "dev": dev,
+            })
+        self.instances: dict = {}
+        self.n = n
+
+    def members(self, t: int, scope: str) -> frozenset:
+        dev, wg, sg = self.pos[t]
+        if scope == "wi":
+            return frozenset([t])
+        if scope == "sg":
+            return frozenset(i for i, p in enumerate(self.pos) if p[2] == sg)
+        if scope == "wg":
+            return frozenset(i for i, p in enumerate(self.pos) if p[1] == wg)
+        if scope == "dev":
+            return frozenset(i for i, p in enumerate(self.pos) if p[0] == dev)
+        if scope == "all":
+            return frozenset(range(self.n))
+        raise ValueError(scope)
+
+    def instance(self, t: int, scope: str) -> int:
+        return self.instances.setdefault(self.members(t, scope), len(self.instances))
+
+
+class _ThreadCompiler:
+    def __init__(self, prog: "_ProgramCompiler", tidx: int, thread: A.Thread):
+        self.p = prog
+        self.t = tidx
+        self.thread = thread
+        self.regs: dict[str, int] = {}
+        self.code: list = []
+        self.ntemp = 0
+        self.barriers = 0
+
+    def reg(self, name: str) -> int:
+        if name not in self.regs:
+            self.regs[name] = len(self.regs)
+        return self.regs[name]
+
+    def temp(self) -> int:
+        self.ntemp += 1
+        return self.reg(f"%t{self.ntemp}")
+
+    def loc(self, name: str) -> int:
+        return self.p.loc_index[name]
+
+    def emit(self, ins):
+        self.code.append(ins)
+
+    # ------------------------------------------------------------ templates
+    def template(self, kind, op, line, text, *, order=None, scope=None, atomic=True, remote=False,
+                 loc=None, extra=(), attrs=None) -> int:
+        tags = list(extra)
+        tags.append("A" if atomic else "NA")
+        if atomic:
+            tags.append(order or "sc")
+            sc = scope or DEFAULT_SCOPE
+            tags.append(sc)
+        if remote:
+            tags.append("remote")
+        if loc is not None:
+            tags.append(self.p.test.region_of(loc))
+        at = dict(attrs or {})
+        if atomic:
+            at["sinst"] = self.p.scopes.instance(self.t, scope or DEFAULT_SCOPE)
+        return self.p.add_template(Template(kind, tags, at, self.t, line, text))
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e) -> dict:
+        if isinstance(e, A.Const):
+            return _c(e.value)
+        if isinstance(e, A.Reg):
+            return _r(self.reg(e.name))
+        if isinstance(e, A.Load):
+            d = self.temp()
+            self.load(e, d)
+            return _r(d)
+        if isinstance(e, A.Rmw):
+            d = self.temp()
+            self.rmw(e, d)
+            return _r(d)
+        if isinstance(e, A.UnOp):
+            a = self.expr(e.operand)
+            return _not(a) if e.op == "!" else {"k": "neg", "a": a}
+        if isinstance(e, A.BinOp):
+            if e.op in ("&&", "||"):
+                return self.short_circuit(e)
+            a = self.expr(e.left)
+            b = self.expr(e.right)
+            return {"k": "bin", "o": e.op, "a": a, "b": b}
+        raise UnsupportedFeature(f"expression {e!r} is not supported", self.p.test.path, getattr(e, "line", None))
+
+    def short_circuit(self, e: A.BinOp) -> dict:
+        t = self.temp()
+        end = _Label()
+        a = self.expr(e.left)
+        self.emit({"op": "assign", "dst": t, "val": {"k": "bin", "o": "!=", "a": a, "b": _c(0)}})
+        # && stops when the left is false, || when it is true.
+        cond = _not(_r(t)) if e.op == "&&" else _r(t)
+        self.emit({"op": "branch", "cond": cond, "target": end})
+        b = self.expr(e.right)
+        self.emit({"op": "assign", "dst": t, "val": {"k": "bin", "o": "!=", "a": b, "b": _c(0)}})
+        self.emit(end)
+        return _r(t)
+
+    def load(self, e: A.Load, dst):
+        text = f"*{e.loc}" if not e.atomic else f"load({e.loc}, {e.order}, {e.scope or DEFAULT_SCOPE})"
+        ev = self.template("R", "load", e.line, text, order=e.order, scope=e.scope, atomic=e.atomic,
+                           remote=e.remote, loc=e.loc)
+        self.emit({"op": "load", "dst": dst, "loc": self.loc(e.loc), "ev": ev})
+
+    def rmw(self, e: A.Rmw, dst):
+        text = f"{e.op}({e.loc}, {e.order}, {e.scope or DEFAULT_SCOPE})"
+        common = dict(scope=e.scope, remote=e.remote, loc=e.loc)
+        ev_r = self.template("R", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
+        ev_w = self.template("W", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
+        ins = {"op": "rmw", "dst": dst, "loc": self.loc(e.loc), "rmw": e.op, "ev_r": ev_r, "ev_w": ev_w}
+        if e.op == "cas":
+            # herd's OpenCL: the expected value is read from its location; a
+            # failing compare writes nothing back and returns 0.
+            t = self.temp()
+            exp_ev = self.template("R", "load", e.line, f"*{e.expected}", atomic=False, loc=e.expected)
+            self.emit({"op": "load", "dst": t, "loc": self.loc(e.expected), "ev": exp_ev})
+            ins["expected"] = _r(t)
+            ins["ev_fail"] = self.template("R", "rmw", e.line, text + " (failed)", order=e.fail_order or e.order,
+                                           extra=["RMW_FAIL"], **common)
+        ins["val"] = self.expr(e.operand)
+        self.emit(ins)
+
+    # ------------------------------------------------------------ statements
+    def stmts(self, body):
+        for s in body:
+            self.stmt(s)
+
+    def stmt(self, s):
+        if isinstance(s, A.Assign):
+            if s.expr is None:
+                self.reg(s.reg)
+            elif isinstance(s.expr, A.Load):
+                self.load(s.expr, self.reg(s.reg))
+            elif isinstance(s.expr, A.Rmw):
+                self.rmw(s.expr, self.reg(s.reg))
+            else:
+                v = self.expr(s.expr)
+                self.emit({"op": "assign", "dst": self.reg(s.reg), "val": v})
+        elif isinstance(s, A.Store):
+            v = self.expr(s.value)
+            text = f"*{s.loc} = .." if not s.atomic else f"store({s.loc}, {s.order}, {s.scope or DEFAULT_SCOPE})"
+            ev = self.template("W", "store", s.line, text, order=s.order, scope=s.scope, atomic=s.atomic,
+                               remote=s.remote, loc=s.loc)
+            self.emit({"op": "store", "loc": self.loc(s.loc), "val": v, "ev": ev})
+        elif isinstance(s, A.ExprStmt):
+            if isinstance(s.expr, A.Load):
+                self.load(s.expr, None)
+            elif isinstance(s.expr, A.Rmw):
+                self.rmw(s.expr, None)
+            else:
+                self.expr(s.expr)
+        elif isinstance(s, A.Fence):
+            ev = self.template("F", "fence", s.line, f"fence({s.order}, {s.scope or DEFAULT_SCOPE})",
+                               order=s.order, scope=s.scope,
+                               extra=["fence"] + [f"fence_{f}" for f in s.flags])
+            self.emit({"op": "fence", "ev": ev})
+        elif isinstance(s, A.Barrier):
+            # A barrier is an entry fence and an exit fence (SPEC sec. 4),
+            # matched across threads by label, else by occurrence.
+            key = s.label if s.label is not None else f"#{self.barriers}"
+            self.barriers += 1
+            bar = self.p.barrier_ids.setdefault(key, len(self.p.barrier_ids))
+            for phase in ("entry", "exit"):
+                ev = self.template("F", "barrier", s.line, f"barrier {key} {phase}", order="acq_rel",
+                                   scope=s.scope or "wg",
+                                   extra=["barrier", phase] + [f"fence_{f}" for f in s.flags], attrs={"bar": bar})
+                self.emit({"op": "fence", "ev": ev})
+        elif isinstance(s, A.If):
+            els, end = _Label(), _Label()
+            c = self.expr(s.cond)
+            self.emit({"op": "branch", "cond": _not(c), "target": els})
+            self.stmts(s.then)
+            if s.orelse:
+                self.emit({"op": "jump", "target": end})
+            self.emit(els)
+            self.stmts(s.orelse)
+            self.emit(end)
+        elif isinstance(s, A.While):
+            end = _Label()
+            for _ in range(self.p.unroll):
+                c = self.expr(s.cond)
+                self.emit({"op": "branch", "cond": _not(c), "target": end})
+                self.stmts(s.body)
+            c = self.expr(s.cond)
+            self.emit({"op": "branch", "cond": _not(c), "target": end})
+            self.emit({"op": "cut"})
+            self.emit(end)
+        else:
+            raise UnsupportedFeature(f"statement {s!r} is not supported", self.p.test.path, getattr(s, "line", None))
+
+    def finish(self) -> dict:
+        # Resolve labels to program counters.
+        code = []
+        for ins in self.code:
+            if isinstance(ins, _Label):
+                ins.pc = len(code)
+            else:
+                code.append(ins)
+        for ins in code:
+            if isinstance(ins.get("target"), _Label):
+                ins["target"] = ins["target"].pc
+        return {"name": self.thread.name, "attrs": self.p.scopes.attrs[self.t], "nregs": len(self.regs),
+                "code": code}
+
+
+class _ProgramCompiler:
+    def __init__(self, test: A.Test, unroll: int):
+        self.test = test
+        self.unroll = unroll
+        self.scopes = _Scopes(test)
+        self.locations = test.all_locations()
+        self.loc_index = {l: i for i, l in enumerate(self.locations)}
+        self.templates: list[Template] = []
+        self.barrier_ids: dict = {}
+
+    def add_template(self, t: Template) -> int:
+        self.templates.append(t)
+        return len(self.templates) - 1
+
+    def compile(self) -> Compiled:
+        test = self.test
+        # Observed variables: the condition's and the `locations` clause's;
+        # with neither, every register and location.
+        cond_vars = []
+        if test.condition is not None:
+            cond_vars = list(_prop_vars(test.condition.prop))
+        obs = list(dict.fromkeys(list(cond_vars) + list(test.locations)))
+        if test.condition is None and not test.locations:
+            obs = None
+        for v in (obs or []):
+            if isinstance(v, A.LocVar) and v.loc not in self.loc_index:
+                self.loc_index[v.loc] = len(self.locations)
+                self.locations.append(v.loc)
+            if isinstance(v, A.RegVar) and v.thread >= len(test.threads):
+                from .errors import LitmusSyntaxError
+                raise LitmusSyntaxError(f"the condition names thread {v.thread}, which does not exist", test.path)
+        tcs = []
+        for i, t in enumerate(test.threads):
+            tc = _ThreadCompiler(self, i, t)
+            for ri in test.reg_init:
+                if ri.thread == i:
+                    tc.emit({"op": "assign", "dst": tc.reg(ri.reg), "val": _c(ri.value)})
+            tc.stmts(t.body)
+            tcs.append(tc)
+        if obs is None:
+            obs = [A.RegVar(i, r) for i, tc in enumerate(tcs) for r in tc.regs if not r.startswith("%")]
+            obs += [A.LocVar(l) for l in self.locations]
+        # herd's order: registers by thread and name, then locations by name.
+        obs.sort(key=lambda v: (0, v.thread, v.reg, "") if isinstance(v, A.RegVar) else (1, 0, "", v.loc))
+        observed_ir, names = [], []
+        for v in obs:
+            if isinstance(v, A.RegVar):
+                observed_ir.append({"kind": "reg", "thread": v.thread, "reg": tcs[v.thread].reg(v.reg)})
+            else:
+                observed_ir.append({"kind": "loc", "loc": self.loc_index[v.loc]})
+            names.append(str(v))
+        threads_ir = [tc.finish() for tc in tcs]
+        init = {i.loc: i for i in test.init}
+        locs_ir = []
+        for l in self.locations:
+            tags = [test.region_of(l)]
+            if l in init and init[l].alloc:
+                tags.append(f"alloc_{init[l].alloc}")
+            locs_ir.append({"name": l, "init": init[l].value if l in init else 0, "tags": tags})
+        index = {str(v): i for i, v in enumerate(obs)}
+        cond = _prop_ir(test.condition.prop, index) if test.condition is not None else {"k": "true"}
+        ir = {"name": test.name, "locations": locs_ir, "threads": threads_ir,
+              "templates": [t.ir() for t in self.templates], "observed": observed_ir, "condition": cond}
+        return Compiled(test, ir, self.templates, names, list(self.locations), self.unroll)
+
+
+def _prop_vars(p):
+    if isinstance(p, A.PAtom):
+        yield p.var
+    elif isinstance(p, A.PNot):
+        yield from _prop_vars(p.prop)
+    elif isinstance(p, (A.PAnd, A.POr)):
+        for q in p.props:
+            yield from _prop_vars(q)
+
+
+def _prop_ir(p, index) -> dict:
+    if isinstance(p, A.PTrue):
+        return {"k": "true"}
+    if isinstance(p, A.PFalse):
+        return {"k": "false"}
+    if isinstance(p, A.PAtom):
+        return {"k": "eq", "var": index[str(p.var)], "val": p.value}
+    if isinstance(p, A.PNot):
+        return {"k": "not", "a": _prop_ir(p.prop, index)}
+    if isinstance(p, A.PAnd):
+        return {"k": "and", "args": [_prop_ir(q, index) for q in p.props]}
+    if isinstance(p, A.POr):
+        return {"k": "or", "args": [_prop_ir(q, index) for q in p.props]}
+    raise TypeError(p)
+
+
+def compile_test(test: A.Test, unroll: int = 2) -> Compiled:
+    if unroll < 0:
+        raise ValueError("unroll must be >= 0")
+    return _ProgramCompiler(test, unroll).compile()

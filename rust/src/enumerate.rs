@@ -1,0 +1,489 @@
+//! Candidate executions of a program and their verdict under a model.
+//!
+//! A candidate (SPEC sec. 4) is one control path per thread (given the
+//! values its reads return), an `rf` that maps each read to a write of the
+//! same location and value, and a `co` that orders the writes of each
+//! location with the init write first. The fast enumerator extends `rf` and
+//! `co` one choice at a time and drops a partial choice as soon as a
+//! consistency axiom that is monotone in `rf`/`co` fails on it (a failure
+//! of a monotone check persists in every completion). `Strategy::Reference`
+//! builds every complete candidate and judges only complete ones; property
+//! tests compare the two.
+
+use crate::execution::{thread_paths, value_domains, Dynamic, Event, EventStructure, Path};
+use crate::model::{Compiled, Evaluator};
+use crate::program::{Observed, Program};
+use crate::relation::{bits, Relation};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+#[derive(Deserialize, Debug, Clone)]
+pub struct Limits {
+    #[serde(default = "default_max_candidates")]
+    pub max_candidates: u64,
+    #[serde(default)]
+    pub max_seconds: Option<f64>,
+    #[serde(default = "default_max_paths")]
+    pub max_paths: usize,
+    #[serde(default = "default_max_values")]
+    pub max_values: usize,
+    #[serde(default)]
+    pub reference: bool,
+    /// Keep every consistent execution (for export and tests), not one per outcome.
+    #[serde(default)]
+    pub keep_all: bool,
+}
+
+fn default_max_candidates() -> u64 {
+    10_000_000
+}
+fn default_max_paths() -> usize {
+    100_000
+}
+fn default_max_values() -> usize {
+    64
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_candidates: default_max_candidates(),
+            max_seconds: None,
+            max_paths: default_max_paths(),
+            max_values: default_max_values(),
+            reference: false,
+            keep_all: false,
+        }
+    }
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct ExecutionOut {
+    pub events: Vec<Event>,
+    pub rf: Vec<(usize, usize)>,
+    /// Consecutive pairs of each location's coherence order.
+    pub co: Vec<(usize, usize)>,
+    pub po: Vec<(usize, usize)>,
+    pub rmw: Vec<(usize, usize)>,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct FlagOut {
+    pub kind: String,
+    pub check: String,
+    pub events: Vec<usize>,
+    pub execution: ExecutionOut,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct OutcomeOut {
+    pub values: Vec<i64>,
+    pub count: u64,
+    pub positive: bool,
+    pub flagged: u64,
+    pub witness: ExecutionOut,
+}
+
+#[derive(Serialize, Clone, Debug, Default)]
+pub struct LimitOut {
+    pub which: String,
+    pub detail: String,
+}
+
+#[derive(Serialize, Clone, Debug, Default)]
+pub struct CheckOut {
+    pub outcomes: Vec<OutcomeOut>,
+    pub positive: u64,
+    pub negative: u64,
+    pub consistent: u64,
+    pub candidates: u64,
+    pub pruned: u64,
+    pub flagged_executions: u64,
+    pub flags: Vec<FlagOut>,
+    pub cut_paths: Vec<usize>,
+    pub complete: bool,
+    pub limit: Option<LimitOut>,
+    pub seconds: f64,
+    pub executions: Vec<ExecutionOut>,
+}
+
+/// What one path combination contributes; merged in combination order so
+/// that witnesses do not depend on scheduling.
+#[derive(Default)]
+struct Partial {
+    outcomes: BTreeMap<Vec<i64>, (u64, bool, u64, ExecutionOut)>,
+    order: Vec<Vec<i64>>,
+    positive: u64,
+    negative: u64,
+    consistent: u64,
+    candidates: u64,
+    pruned: u64,
+    flagged: u64,
+    flags: Vec<FlagOut>,
+    executions: Vec<ExecutionOut>,
+}
+
+struct Shared<'a> {
+    prog: &'a Program,
+    model: &'a Compiled,
+    limits: &'a Limits,
+    stop: AtomicBool,
+    limit_hit: std::sync::Mutex<Option<LimitOut>>,
+    candidates: AtomicU64,
+    deadline: Option<Instant>,
+}
+
+impl<'a> Shared<'a> {
+    fn hit(&self, which: &str, detail: String) {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut g = self.limit_hit.lock().unwrap();
+        if g.is_none() {
+            *g = Some(LimitOut { which: which.into(), detail });
+        }
+    }
+}
+
+pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckOut, String> {
+    let start = Instant::now();
+    prog.validate()?;
+    let mut out = CheckOut { complete: true, ..Default::default() };
+    let dom = match value_domains(prog, limits.max_values, limits.max_paths) {
+        Ok(d) => d,
+        Err(e) => {
+            out.complete = false;
+            out.limit = Some(LimitOut { which: "values".into(), detail: e });
+            out.seconds = start.elapsed().as_secs_f64();
+            return Ok(out);
+        }
+    };
+    let mut per_thread: Vec<Vec<Path>> = Vec::new();
+    for t in 0..prog.threads.len() {
+        match thread_paths(prog, t, &dom, limits.max_paths) {
+            Ok(p) => {
+                out.cut_paths.push(p.cut);
+                per_thread.push(p.paths);
+            }
+            Err(e) => {
+                out.complete = false;
+                out.limit = Some(LimitOut { which: "paths".into(), detail: e });
+                out.seconds = start.elapsed().as_secs_f64();
+                return Ok(out);
+            }
+        }
+    }
+    // Every combination of one path per thread, as a mixed-radix index.
+    let radices: Vec<usize> = per_thread.iter().map(|p| p.len()).collect();
+    let total: usize = radices.iter().try_fold(1usize, |a, &r| a.checked_mul(r)).unwrap_or(usize::MAX);
+    let shared = Shared {
+        prog,
+        model,
+        limits,
+        stop: AtomicBool::new(false),
+        limit_hit: std::sync::Mutex::new(None),
+        candidates: AtomicU64::new(0),
+        deadline: limits.max_seconds.map(|s| start + std::time::Duration::from_secs_f64(s.max(0.0))),
+    };
+    if total as u64 > limits.max_candidates {
+        shared.hit("candidates", format!("{total} combinations of thread paths exceed max_candidates"));
+    }
+    let parts: Vec<Result<Partial, String>> = if shared.stop.load(Ordering::Relaxed) {
+        Vec::new()
+    } else {
+        (0..total)
+            .into_par_iter()
+            .with_min_len(4)
+            .map(|idx| {
+                let mut rem = idx;
+                let mut chosen: Vec<&Path> = Vec::with_capacity(radices.len());
+                for (t, &r) in radices.iter().enumerate() {
+                    chosen.push(&per_thread[t][rem % r]);
+                    rem /= r;
+                }
+                combination(&shared, &chosen)
+            })
+            .collect()
+    };
+    // Merge in combination order.
+    let mut seen_flag_checks: Vec<String> = Vec::new();
+    let mut outcomes: BTreeMap<Vec<i64>, usize> = BTreeMap::new();
+    for p in parts {
+        let p = p?;
+        out.positive += p.positive;
+        out.negative += p.negative;
+        out.consistent += p.consistent;
+        out.candidates += p.candidates;
+        out.pruned += p.pruned;
+        out.flagged_executions += p.flagged;
+        for f in p.flags {
+            if !seen_flag_checks.contains(&f.check) {
+                seen_flag_checks.push(f.check.clone());
+                out.flags.push(f);
+            }
+        }
+        for key in p.order {
+            let (count, pos, flagged, wit) = p.outcomes[&key].clone();
+            match outcomes.get(&key) {
+                Some(&i) => {
+                    out.outcomes[i].count += count;
+                    out.outcomes[i].flagged += flagged;
+                }
+                None => {
+                    outcomes.insert(key.clone(), out.outcomes.len());
+                    out.outcomes.push(OutcomeOut { values: key, count, positive: pos, flagged, witness: wit });
+                }
+            }
+        }
+        out.executions.extend(p.executions);
+    }
+    out.outcomes.sort_by(|a, b| a.values.cmp(&b.values));
+    if let Some(l) = shared.limit_hit.lock().unwrap().take() {
+        out.complete = false;
+        out.limit = Some(l);
+    }
+    out.seconds = start.elapsed().as_secs_f64();
+    Ok(out)
+}
+
+/// All candidates of one combination of thread paths.
+fn combination(sh: &Shared, paths: &[&Path]) -> Result<Partial, String> {
+    let mut part = Partial::default();
+    if sh.stop.load(Ordering::Relaxed) {
+        return Ok(part);
+    }
+    let es = EventStructure::build(sh.prog, paths)?;
+    let mut ev = Evaluator::new(sh.model, &es);
+    let empty = Dynamic { rf: Relation::empty(es.n), co: Relation::empty(es.n) };
+    // Static checks (no rf/co) that fail rule out the whole combination.
+    if !sh.limits.reference {
+        for &ci in &sh.model.prunable {
+            if ev.check(ci, &empty).is_err() {
+                part.pruned += 1;
+                return Ok(part);
+            }
+        }
+    }
+    // rf candidates per read: writes of the same location and value.
+    let reads: Vec<usize> = bits(es.reads).collect();
+    let mut rf_choices: Vec<Vec<usize>> = Vec::with_capacity(reads.len());
+    for &r in &reads {
+        let e = &es.events[r];
+        let ws: Vec<usize> =
+            es.writes_of[e.loc.unwrap()].iter().copied().filter(|&w| es.events[w].value == e.value).collect();
+        if ws.is_empty() {
+            return Ok(part);
+        }
+        rf_choices.push(ws);
+    }
+    let regs: Vec<Vec<i64>> = paths.iter().map(|p| p.regs.clone()).collect();
+    let mut st = Search { sh, es: &es, ev, reads, rf_choices, part, dynm: empty, regs };
+    st.rf_step(0)?;
+    Ok(st.part)
+}
+
+struct Search<'a, 'b> {
+    sh: &'a Shared<'a>,
+    es: &'b EventStructure,
+    ev: Evaluator<'b>,
+    reads: Vec<usize>,
+    rf_choices: Vec<Vec<usize>>,
+    part: Partial,
+    dynm: Dynamic,
+    regs: Vec<Vec<i64>>,
+}
+
+impl<'a, 'b> Search<'a, 'b> {
+    /// Do the prunable axioms hold on the current partial rf/co?
+    fn partial_ok(&mut self) -> bool {
+        if self.sh.limits.reference {
+            return true;
+        }
+        self.ev.reset_dynamic();
+        for i in 0..self.sh.model.prunable.len() {
+            let ci = self.sh.model.prunable[i];
+            if self.ev.check(ci, &self.dynm).is_err() {
+                self.part.pruned += 1;
+                return false;
+            }
+        }
+        true
+    }
+
+    fn rf_step(&mut self, k: usize) -> Result<(), String> {
+        if self.sh.stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        if k == self.reads.len() {
+            let locs: Vec<usize> = (0..self.es.writes_of.len()).collect();
+            return self.co_loc(&locs, 0);
+        }
+        let r = self.reads[k];
+        for i in 0..self.rf_choices[k].len() {
+            let w = self.rf_choices[k][i];
+            self.dynm.rf.add(w, r);
+            if self.partial_ok() {
+                self.rf_step(k + 1)?;
+            }
+            self.dynm.rf.rows[w] &= !(1u64 << r);
+        }
+        Ok(())
+    }
+
+    /// Order the writes of location `locs[li]`, init write first.
+    fn co_loc(&mut self, locs: &[usize], li: usize) -> Result<(), String> {
+        if li == locs.len() {
+            return self.complete();
+        }
+        let ws = self.es.writes_of[locs[li]].clone();
+        let init = ws[0];
+        let rest: Vec<usize> = ws[1..].to_vec();
+        let saved = self.dynm.co.clone();
+        for &w in &rest {
+            self.dynm.co.add(init, w);
+        }
+        let mut placed = Vec::new();
+        self.co_place(locs, li, &rest, &mut placed)?;
+        self.dynm.co = saved;
+        Ok(())
+    }
+
+    fn co_place(&mut self, locs: &[usize], li: usize, rest: &[usize], placed: &mut Vec<usize>) -> Result<(), String> {
+        if self.sh.stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        if placed.len() == rest.len() {
+            return self.co_loc(locs, li + 1);
+        }
+        for &w in rest {
+            if placed.contains(&w) {
+                continue;
+            }
+            // w is placed next: before every write not yet placed.
+            let saved = self.dynm.co.rows[w];
+            for &u in rest {
+                if u != w && !placed.contains(&u) {
+                    self.dynm.co.add(w, u);
+                }
+            }
+            placed.push(w);
+            if placed.len() == rest.len() || self.partial_ok() {
+                self.co_place(locs, li, rest, placed)?;
+            }
+            placed.pop();
+            self.dynm.co.rows[w] = saved;
+        }
+        Ok(())
+    }
+
+    fn complete(&mut self) -> Result<(), String> {
+        let sh = self.sh;
+        let c = sh.candidates.fetch_add(1, Ordering::Relaxed) + 1;
+        self.part.candidates += 1;
+        if c > sh.limits.max_candidates {
+            sh.hit("candidates", format!("more than {} candidate executions", sh.limits.max_candidates));
+            self.part.candidates -= 1;
+            return Ok(());
+        }
+        if c % 1024 == 0 {
+            if let Some(dl) = sh.deadline {
+                if Instant::now() > dl {
+                    sh.hit("time", format!("more than {:?} seconds", sh.limits.max_seconds.unwrap_or(0.0)));
+                }
+            }
+        }
+        self.ev.reset_dynamic();
+        let checks = &sh.model.ir.checks;
+        for ci in 0..checks.len() {
+            if checks[ci].flag.is_none() && self.ev.check(ci, &self.dynm).is_err() {
+                return Ok(());
+            }
+        }
+        self.part.consistent += 1;
+        let mut flagged = false;
+        let mut new_flags = Vec::new();
+        for ci in 0..checks.len() {
+            if let Some(kind) = &checks[ci].flag {
+                if let Err(evs) = self.ev.check(ci, &self.dynm) {
+                    flagged = true;
+                    if !self.part.flags.iter().any(|f| f.check == checks[ci].name) {
+                        new_flags.push((kind.clone(), checks[ci].name.clone(), evs));
+                    }
+                }
+            }
+        }
+        let values = self.outcome();
+        let pos = sh.prog.condition.eval(&values);
+        if pos {
+            self.part.positive += 1;
+        } else {
+            self.part.negative += 1;
+        }
+        if flagged {
+            self.part.flagged += 1;
+        }
+        let need_exec = !new_flags.is_empty() || !self.part.outcomes.contains_key(&values) || sh.limits.keep_all;
+        let exec = if need_exec { Some(self.execution_out()) } else { None };
+        for (kind, check, events) in new_flags {
+            self.part.flags.push(FlagOut { kind, check, events, execution: exec.clone().unwrap() });
+        }
+        if sh.limits.keep_all {
+            self.part.executions.push(exec.clone().unwrap());
+        }
+        match self.part.outcomes.get_mut(&values) {
+            Some(e) => {
+                e.0 += 1;
+                e.2 += flagged as u64;
+            }
+            None => {
+                self.part.order.push(values.clone());
+                self.part.outcomes.insert(values, (1, pos, flagged as u64, exec.unwrap()));
+            }
+        }
+        Ok(())
+    }
+
+    fn outcome(&self) -> Vec<i64> {
+        let es = self.es;
+        let co = &self.dynm.co;
+        self.sh
+            .prog
+            .observed
+            .iter()
+            .map(|o| match o {
+                Observed::Loc { loc } => {
+                    // The value of the co-last write of the location.
+                    let ws = &es.writes_of[*loc];
+                    let last = ws.iter().copied().find(|&w| ws.iter().all(|&u| u == w || !co.contains(w, u)));
+                    es.events[last.unwrap_or(ws[0])].value
+                }
+                Observed::Reg { thread, reg } => self.regs[*thread][*reg],
+            })
+            .collect()
+    }
+
+    fn execution_out(&self) -> ExecutionOut {
+        let es = self.es;
+        let mut co = Vec::new();
+        for ws in &es.writes_of {
+            // Sort the writes of the location by their number of co-predecessors.
+            let mut order: Vec<(usize, usize)> = ws
+                .iter()
+                .map(|&w| (ws.iter().filter(|&&u| self.dynm.co.contains(u, w)).count(), w))
+                .collect();
+            order.sort();
+            for pair in order.windows(2) {
+                co.push((pair[0].1, pair[1].1));
+            }
+        }
+        let mut po = Vec::new();
+        for (a, b) in es.po.pairs() {
+            // Immediate program-order successors only.
+            if !bits(es.po.rows[a]).any(|c| es.po.contains(c, b)) {
+                po.push((a, b));
+            }
+        }
+        ExecutionOut { events: es.events.clone(), rf: self.dynm.rf.pairs(), co, po, rmw: es.rmw.pairs() }
+    }
+}

@@ -1,0 +1,282 @@
+//! Events, per-thread control paths, and one candidate execution
+//! (SPEC sec. 4).
+
+use crate::program::{Instr, Kind, Program, RmwOp};
+use crate::relation::{EventSet, Relation};
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// An event of a thread path, before it is placed in an execution.
+#[derive(Clone, Debug)]
+pub struct PathEvent {
+    pub kind: Kind,
+    pub loc: Option<usize>,
+    pub value: i64,
+    pub template: usize,
+    pub pc: usize,
+    /// This write is the write half of an RMW whose read is the previous event.
+    pub rmw_with_prev: bool,
+}
+
+/// One control path of a thread, given the values its reads returned.
+#[derive(Clone, Debug)]
+pub struct Path {
+    pub events: Vec<PathEvent>,
+    pub regs: Vec<i64>,
+}
+
+/// The value each location may hold: an over-approximation computed as a
+/// fixpoint, so that every read of a candidate execution takes a value in it.
+pub type Domains = Vec<BTreeSet<i64>>;
+
+pub struct PathsOfThread {
+    pub paths: Vec<Path>,
+    /// Paths that reached the loop-unrolling bound (a `Cut`), dropped.
+    pub cut: usize,
+}
+
+/// Every path of thread `t` when each read may return any value of its
+/// location's domain. Errors when more than `max_paths` paths exist.
+pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize) -> Result<PathsOfThread, String> {
+    let th = &prog.threads[t];
+    let mut out = PathsOfThread { paths: Vec::new(), cut: 0 };
+    // Explicit DFS stack of (pc, regs, events).
+    let mut stack: Vec<(usize, Vec<i64>, Vec<PathEvent>)> = vec![(0, vec![0; th.nregs], Vec::new())];
+    while let Some((mut pc, mut regs, mut evs)) = stack.pop() {
+        loop {
+            if pc >= th.code.len() {
+                out.paths.push(Path { events: evs, regs });
+                if out.paths.len() + out.cut > max_paths {
+                    return Err(format!("thread {} has more than {} control paths", th.name, max_paths));
+                }
+                break;
+            }
+            match &th.code[pc] {
+                Instr::Load { dst, loc, ev } => {
+                    let vals: Vec<i64> = dom[*loc].iter().copied().collect();
+                    for (k, &v) in vals.iter().enumerate() {
+                        let mut r2 = if k + 1 == vals.len() { std::mem::take(&mut regs) } else { regs.clone() };
+                        let mut e2 = if k + 1 == vals.len() { std::mem::take(&mut evs) } else { evs.clone() };
+                        if let Some(d) = dst {
+                            r2[*d] = v;
+                        }
+                        e2.push(PathEvent { kind: Kind::R, loc: Some(*loc), value: v, template: *ev, pc, rmw_with_prev: false });
+                        stack.push((pc + 1, r2, e2));
+                    }
+                    break;
+                }
+                Instr::Rmw { dst, loc, rmw, val, expected, ev_r, ev_w, ev_fail } => {
+                    let operand = val.eval(&regs)?;
+                    let exp = match expected {
+                        Some(e) => Some(e.eval(&regs)?),
+                        None => None,
+                    };
+                    let vals: Vec<i64> = dom[*loc].iter().copied().collect();
+                    for &v in &vals {
+                        let mut r2 = regs.clone();
+                        let mut e2 = evs.clone();
+                        let new = match rmw {
+                            RmwOp::Add => Some(v.wrapping_add(operand)),
+                            RmwOp::Sub => Some(v.wrapping_sub(operand)),
+                            RmwOp::And => Some(v & operand),
+                            RmwOp::Or => Some(v | operand),
+                            RmwOp::Xor => Some(v ^ operand),
+                            RmwOp::Exch => Some(operand),
+                            RmwOp::Cas => {
+                                if Some(v) == exp {
+                                    Some(operand)
+                                } else {
+                                    None
+                                }
+                            }
+                        };
+                        let ret = if *rmw == RmwOp::Cas { new.is_some() as i64 } else { v };
+                        if let Some(d) = dst {
+                            r2[*d] = ret;
+                        }
+                        match new {
+                            Some(w) => {
+                                e2.push(PathEvent { kind: Kind::R, loc: Some(*loc), value: v, template: *ev_r, pc, rmw_with_prev: false });
+                                e2.push(PathEvent { kind: Kind::W, loc: Some(*loc), value: w, template: *ev_w, pc, rmw_with_prev: true });
+                            }
+                            None => {
+                                let tmpl = ev_fail.unwrap_or(*ev_r);
+                                e2.push(PathEvent { kind: Kind::R, loc: Some(*loc), value: v, template: tmpl, pc, rmw_with_prev: false });
+                            }
+                        }
+                        stack.push((pc + 1, r2, e2));
+                    }
+                    break;
+                }
+                Instr::Store { loc, val, ev } => {
+                    let v = val.eval(&regs)?;
+                    evs.push(PathEvent { kind: Kind::W, loc: Some(*loc), value: v, template: *ev, pc, rmw_with_prev: false });
+                    pc += 1;
+                }
+                Instr::Fence { ev } => {
+                    evs.push(PathEvent { kind: Kind::F, loc: None, value: 0, template: *ev, pc, rmw_with_prev: false });
+                    pc += 1;
+                }
+                Instr::Assign { dst, val } => {
+                    regs[*dst] = val.eval(&regs)?;
+                    pc += 1;
+                }
+                Instr::Branch { cond, target } => {
+                    pc = if cond.eval(&regs)? != 0 { *target } else { pc + 1 };
+                }
+                Instr::Jump { target } => pc = *target,
+                Instr::Cut => {
+                    out.cut += 1;
+                    break;
+                }
+            }
+        }
+    }
+    // The stack visits later read values first; restore a stable order.
+    out.paths.reverse();
+    Ok(out)
+}
+
+/// Least fixpoint of the value domains: init values, plus every value some
+/// path writes when reads range over the current domains.
+pub fn value_domains(prog: &Program, max_values: usize, max_paths: usize) -> Result<Domains, String> {
+    let mut dom: Domains = prog.locations.iter().map(|l| BTreeSet::from([l.init])).collect();
+    loop {
+        let mut next = dom.clone();
+        for t in 0..prog.threads.len() {
+            for p in thread_paths(prog, t, &dom, max_paths)?.paths {
+                for e in p.events {
+                    if e.kind == Kind::W {
+                        next[e.loc.unwrap()].insert(e.value);
+                    }
+                }
+            }
+        }
+        if next == dom {
+            return Ok(dom);
+        }
+        if next.iter().any(|s| s.len() > max_values) {
+            return Err(format!("a location may hold more than {max_values} values"));
+        }
+        dom = next;
+    }
+}
+
+/// An event of an execution. Init writes have no thread and no template.
+#[derive(Clone, Debug, Serialize)]
+pub struct Event {
+    pub id: usize,
+    pub thread: Option<usize>,
+    pub kind: &'static str,
+    pub loc: Option<usize>,
+    pub value: i64,
+    pub template: Option<usize>,
+    pub pc: Option<usize>,
+}
+
+/// The events of one choice of a path per thread, with the relations that
+/// do not depend on `rf` and `co`.
+pub struct EventStructure {
+    pub n: usize,
+    pub events: Vec<Event>,
+    pub po: Relation,
+    pub rmw: Relation,
+    pub loc: Relation,
+    pub int: Relation,
+    pub init: EventSet,
+    pub reads: EventSet,
+    pub writes: EventSet,
+    pub fences: EventSet,
+    /// Writes to each location (init write first).
+    pub writes_of: Vec<Vec<usize>>,
+}
+
+impl EventStructure {
+    pub fn build(prog: &Program, paths: &[&Path]) -> Result<Self, String> {
+        let nloc = prog.locations.len();
+        let n = nloc + paths.iter().map(|p| p.events.len()).sum::<usize>();
+        if n > crate::relation::MAX_EVENTS {
+            return Err(format!(
+                "an execution has {n} events; the core handles at most {}",
+                crate::relation::MAX_EVENTS
+            ));
+        }
+        let mut events = Vec::with_capacity(n);
+        let mut writes_of = vec![Vec::new(); nloc];
+        for (l, loc) in prog.locations.iter().enumerate() {
+            events.push(Event { id: l, thread: None, kind: "W", loc: Some(l), value: loc.init, template: None, pc: None });
+            writes_of[l].push(l);
+        }
+        let mut po = Relation::empty(n);
+        let mut rmw = Relation::empty(n);
+        let mut int = Relation::empty(n);
+        for (t, p) in paths.iter().enumerate() {
+            let start = events.len();
+            for e in &p.events {
+                let id = events.len();
+                if e.rmw_with_prev {
+                    rmw.add(id - 1, id);
+                }
+                if e.kind == Kind::W {
+                    writes_of[e.loc.unwrap()].push(id);
+                }
+                events.push(Event {
+                    id,
+                    thread: Some(t),
+                    kind: match e.kind {
+                        Kind::R => "R",
+                        Kind::W => "W",
+                        Kind::F => "F",
+                    },
+                    loc: e.loc,
+                    value: e.value,
+                    template: Some(e.template),
+                    pc: Some(e.pc),
+                });
+            }
+            let end = events.len();
+            let mask = crate::relation::full_set(end) & !crate::relation::full_set(start);
+            for i in start..end {
+                int.rows[i] = mask;
+                po.rows[i] = mask & !crate::relation::full_set(i + 1);
+            }
+        }
+        let mut loc = Relation::empty(n);
+        let mut init = 0u64;
+        let (mut reads, mut writes, mut fences) = (0u64, 0u64, 0u64);
+        let mut loc_sets = vec![0u64; nloc];
+        for e in &events {
+            if let Some(l) = e.loc {
+                loc_sets[l] |= 1u64 << e.id;
+            }
+            match e.kind {
+                "R" => reads |= 1u64 << e.id,
+                "W" => writes |= 1u64 << e.id,
+                _ => fences |= 1u64 << e.id,
+            }
+            if e.thread.is_none() {
+                init |= 1u64 << e.id;
+            }
+        }
+        for e in &events {
+            if let Some(l) = e.loc {
+                loc.rows[e.id] = loc_sets[l];
+            }
+        }
+        Ok(EventStructure { n, events, po, rmw, loc, int, init, reads, writes, fences, writes_of })
+    }
+}
+
+/// `rf` and `co` of a (possibly partial) candidate execution, with
+/// `fr = rf^-1; co` (reads of the init value included).
+#[derive(Clone)]
+pub struct Dynamic {
+    pub rf: Relation,
+    pub co: Relation,
+}
+
+impl Dynamic {
+    pub fn fr(&self) -> Relation {
+        self.rf.inverse().seq(&self.co)
+    }
+}

@@ -1,0 +1,89 @@
+//! hrf's Rust core: relations, executions, enumeration and model
+//! evaluation. It knows no particular model; `python/hrf` builds the
+//! program and model IRs. The PyO3 layer at the bottom is thin: JSON in,
+//! JSON out, the GIL released while Rust works, panics caught.
+
+pub mod enumerate;
+pub mod execution;
+pub mod model;
+pub mod program;
+pub mod relation;
+
+use enumerate::{CheckOut, Limits};
+use model::{Compiled, ModelIr};
+use program::Program;
+use serde_json::json;
+
+/// Parse the three JSON documents and check the program under the model.
+pub fn check_json(program: &str, model: &str, limits: &str) -> Result<CheckOut, String> {
+    let prog: Program = serde_json::from_str(program).map_err(|e| format!("program IR: {e}"))?;
+    let ir: ModelIr = serde_json::from_str(model).map_err(|e| format!("model IR: {e}"))?;
+    let limits: Limits = if limits.trim().is_empty() {
+        Limits::default()
+    } else {
+        serde_json::from_str(limits).map_err(|e| format!("limits: {e}"))?
+    };
+    let compiled = Compiled::new(ir, &prog)?;
+    enumerate::check(&prog, &compiled, &limits)
+}
+
+/// `{"ok": result}` or `{"error": message}`; a panic becomes an error too.
+pub fn check_json_safe(program: &str, model: &str, limits: &str) -> String {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_json(program, model, limits)));
+    match r {
+        Ok(Ok(out)) => json!({ "ok": out }).to_string(),
+        Ok(Err(e)) => json!({ "error": e }).to_string(),
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            json!({ "error": format!("internal error in the Rust core: {msg}"), "internal": true }).to_string()
+        }
+    }
+}
+
+#[cfg(feature = "python")]
+mod py {
+    use pyo3::prelude::*;
+    use rayon::prelude::*;
+
+    /// Check one program; returns a JSON string.
+    #[pyfunction]
+    fn check(py: Python<'_>, program: String, model: String, limits: String) -> String {
+        py.allow_threads(|| super::check_json_safe(&program, &model, &limits))
+    }
+
+    /// Check many (program, model, limits) jobs in parallel on `workers`
+    /// threads (all cores when None); returns JSON strings in job order.
+    #[pyfunction]
+    #[pyo3(signature = (jobs, workers=None))]
+    fn check_many(py: Python<'_>, jobs: Vec<(String, String, String)>, workers: Option<usize>) -> PyResult<Vec<String>> {
+        let run = || -> Vec<String> { jobs.par_iter().map(|(p, m, l)| super::check_json_safe(p, m, l)).collect() };
+        match workers {
+            None => Ok(py.allow_threads(run)),
+            Some(w) => {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(w.max(1))
+                    .build()
+                    .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+                Ok(py.allow_threads(|| pool.install(run)))
+            }
+        }
+    }
+
+    #[pyfunction]
+    fn max_events() -> usize {
+        crate::relation::MAX_EVENTS
+    }
+
+    #[pymodule]
+    fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add_function(wrap_pyfunction!(check, m)?)?;
+        m.add_function(wrap_pyfunction!(check_many, m)?)?;
+        m.add_function(wrap_pyfunction!(max_events, m)?)?;
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,265 @@
+//! The small IR that Python's `hrf.program` compiles a litmus test to.
+//!
+//! Threads are straight-line code with forward jumps only (loops are
+//! unrolled by Python); memory operations name an event template that holds
+//! the event's tags (atomicity, order, scope, region, ...) and integer
+//! attributes (scope instance, barrier instance, ...). The core gives those
+//! names no meaning: models refer to them.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+#[derive(Deserialize, Debug, Clone)]
+pub struct Program {
+    pub name: String,
+    pub locations: Vec<Location>,
+    pub threads: Vec<Thread>,
+    pub templates: Vec<EventTemplate>,
+    /// The final-state variables an outcome is made of (herd: the
+    /// condition's variables plus a `locations` clause).
+    pub observed: Vec<Observed>,
+    pub condition: Cond,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+pub struct Location {
+    pub name: String,
+    pub init: i64,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub attrs: BTreeMap<String, i64>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+pub struct Thread {
+    pub name: String,
+    /// Thread attributes such as `wg`, `dev`, `sg`: the scope tree.
+    #[serde(default)]
+    pub attrs: BTreeMap<String, i64>,
+    pub nregs: usize,
+    pub code: Vec<Instr>,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    R,
+    W,
+    F,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+pub struct EventTemplate {
+    pub kind: Kind,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub attrs: BTreeMap<String, i64>,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RmwOp {
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(tag = "op", rename_all = "lowercase")]
+pub enum Instr {
+    Load {
+        dst: Option<usize>,
+        loc: usize,
+        ev: usize,
+    },
+    Store {
+        loc: usize,
+        val: Expr,
+        ev: usize,
+    },
+    /// Read-modify-write: a read and, unless a compare-exchange fails, a
+    /// write linked to it by `rmw`. `dst` gets the old value, or for `cas`
+    /// 1 on success and 0 on failure (herd's OpenCL convention).
+    Rmw {
+        dst: Option<usize>,
+        loc: usize,
+        rmw: RmwOp,
+        val: Expr,
+        #[serde(default)]
+        expected: Option<Expr>,
+        ev_r: usize,
+        ev_w: usize,
+        #[serde(default)]
+        ev_fail: Option<usize>,
+    },
+    Fence {
+        ev: usize,
+    },
+    Assign {
+        dst: usize,
+        val: Expr,
+    },
+    /// Jump to `target` when `cond` is non-zero.
+    Branch {
+        cond: Expr,
+        target: usize,
+    },
+    Jump {
+        target: usize,
+    },
+    /// A path that reaches this was cut by the loop-unrolling bound.
+    Cut,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(tag = "k", rename_all = "lowercase")]
+pub enum Expr {
+    C { v: i64 },
+    R { r: usize },
+    Bin { o: String, a: Box<Expr>, b: Box<Expr> },
+    Not { a: Box<Expr> },
+    Neg { a: Box<Expr> },
+}
+
+impl Expr {
+    pub fn eval(&self, regs: &[i64]) -> Result<i64, String> {
+        Ok(match self {
+            Expr::C { v } => *v,
+            Expr::R { r } => *regs.get(*r).ok_or("register index out of range")?,
+            Expr::Not { a } => (a.eval(regs)? == 0) as i64,
+            Expr::Neg { a } => a.eval(regs)?.wrapping_neg(),
+            Expr::Bin { o, a, b } => {
+                let x = a.eval(regs)?;
+                let y = b.eval(regs)?;
+                match o.as_str() {
+                    "+" => x.wrapping_add(y),
+                    "-" => x.wrapping_sub(y),
+                    "*" => x.wrapping_mul(y),
+                    "&" => x & y,
+                    "|" => x | y,
+                    "^" => x ^ y,
+                    "==" => (x == y) as i64,
+                    "!=" => (x != y) as i64,
+                    "<" => (x < y) as i64,
+                    "<=" => (x <= y) as i64,
+                    ">" => (x > y) as i64,
+                    ">=" => (x >= y) as i64,
+                    "&&" => (x != 0 && y != 0) as i64,
+                    "||" => (x != 0 || y != 0) as i64,
+                    other => return Err(format!("unknown operator {other:?}")),
+                }
+            }
+        })
+    }
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Observed {
+    Reg { thread: usize, reg: usize },
+    Loc { loc: usize },
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(tag = "k", rename_all = "lowercase")]
+pub enum Cond {
+    True,
+    False,
+    Eq { var: usize, val: i64 },
+    And { args: Vec<Cond> },
+    Or { args: Vec<Cond> },
+    Not { a: Box<Cond> },
+}
+
+impl Cond {
+    pub fn eval(&self, values: &[i64]) -> bool {
+        match self {
+            Cond::True => true,
+            Cond::False => false,
+            Cond::Eq { var, val } => values.get(*var) == Some(val),
+            Cond::And { args } => args.iter().all(|c| c.eval(values)),
+            Cond::Or { args } => args.iter().any(|c| c.eval(values)),
+            Cond::Not { a } => !a.eval(values),
+        }
+    }
+}
+
+impl Program {
+    /// Structural checks, so that enumeration can index without panicking.
+    pub fn validate(&self) -> Result<(), String> {
+        let nl = self.locations.len();
+        let nt = self.templates.len();
+        for (ti, t) in self.threads.iter().enumerate() {
+            let chk_reg = |r: usize| {
+                if r < t.nregs {
+                    Ok(())
+                } else {
+                    Err(format!("thread {ti}: register {r} out of range"))
+                }
+            };
+            for (pc, ins) in t.code.iter().enumerate() {
+                let tgt = |target: usize| {
+                    if target > pc && target <= t.code.len() {
+                        Ok(())
+                    } else {
+                        Err(format!("thread {ti}, pc {pc}: jump target {target} is not forward"))
+                    }
+                };
+                match ins {
+                    Instr::Load { dst, loc, ev } => {
+                        if *loc >= nl || *ev >= nt {
+                            return Err(format!("thread {ti}, pc {pc}: bad load"));
+                        }
+                        if let Some(d) = dst {
+                            chk_reg(*d)?;
+                        }
+                    }
+                    Instr::Store { loc, ev, .. } => {
+                        if *loc >= nl || *ev >= nt {
+                            return Err(format!("thread {ti}, pc {pc}: bad store"));
+                        }
+                    }
+                    Instr::Rmw { dst, loc, ev_r, ev_w, ev_fail, rmw, expected, .. } => {
+                        if *loc >= nl || *ev_r >= nt || *ev_w >= nt || ev_fail.map_or(false, |e| e >= nt) {
+                            return Err(format!("thread {ti}, pc {pc}: bad rmw"));
+                        }
+                        if *rmw == RmwOp::Cas && expected.is_none() {
+                            return Err(format!("thread {ti}, pc {pc}: cas without expected value"));
+                        }
+                        if let Some(d) = dst {
+                            chk_reg(*d)?;
+                        }
+                    }
+                    Instr::Fence { ev } => {
+                        if *ev >= nt {
+                            return Err(format!("thread {ti}, pc {pc}: bad fence"));
+                        }
+                    }
+                    Instr::Assign { dst, .. } => chk_reg(*dst)?,
+                    Instr::Branch { target, .. } | Instr::Jump { target } => tgt(*target)?,
+                    Instr::Cut => {}
+                }
+            }
+        }
+        for o in &self.observed {
+            match o {
+                Observed::Reg { thread, reg } => {
+                    if *thread >= self.threads.len() || *reg >= self.threads[*thread].nregs {
+                        return Err("observed register out of range".into());
+                    }
+                }
+                Observed::Loc { loc } => {
+                    if *loc >= nl {
+                        return Err("observed location out of range".into());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,276 @@
+//! Binary relations over the events of one execution, as bit matrices.
+//!
+//! An execution has at most `MAX_EVENTS` events (init writes included); row
+//! `i` of a relation is the set of events `j` with `(i, j)` in the relation,
+//! one bit per event. Every operation of the relational DSL (SPEC sec. 5) is
+//! here: union, intersection, difference, sequence, inverse, closures,
+//! identity on a set, cartesian product, and the three checks.
+
+pub const MAX_EVENTS: usize = 64;
+
+/// A set of events: bit `i` is event `i`.
+pub type EventSet = u64;
+
+#[inline]
+pub fn bits(mut s: EventSet) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if s == 0 {
+            None
+        } else {
+            let i = s.trailing_zeros() as usize;
+            s &= s - 1;
+            Some(i)
+        }
+    })
+}
+
+#[inline]
+pub fn full_set(n: usize) -> EventSet {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Relation {
+    pub n: usize,
+    pub rows: [u64; MAX_EVENTS],
+}
+
+impl Relation {
+    pub fn empty(n: usize) -> Self {
+        debug_assert!(n <= MAX_EVENTS);
+        Relation { n, rows: [0; MAX_EVENTS] }
+    }
+
+    pub fn identity(n: usize) -> Self {
+        Self::identity_on(n, full_set(n))
+    }
+
+    /// `[S]`: the identity restricted to the set `s`.
+    pub fn identity_on(n: usize, s: EventSet) -> Self {
+        let mut r = Self::empty(n);
+        for i in bits(s & full_set(n)) {
+            r.rows[i] = 1u64 << i;
+        }
+        r
+    }
+
+    /// `S * T`: every pair from `s` to `t`.
+    pub fn product(n: usize, s: EventSet, t: EventSet) -> Self {
+        let mut r = Self::empty(n);
+        let t = t & full_set(n);
+        for i in bits(s & full_set(n)) {
+            r.rows[i] = t;
+        }
+        r
+    }
+
+    pub fn from_pairs(n: usize, pairs: &[(usize, usize)]) -> Self {
+        let mut r = Self::empty(n);
+        for &(a, b) in pairs {
+            r.add(a, b);
+        }
+        r
+    }
+
+    #[inline]
+    pub fn add(&mut self, a: usize, b: usize) {
+        self.rows[a] |= 1u64 << b;
+    }
+
+    #[inline]
+    pub fn contains(&self, a: usize, b: usize) -> bool {
+        self.rows[a] >> b & 1 == 1
+    }
+
+    pub fn pairs(&self) -> Vec<(usize, usize)> {
+        let mut v = Vec::new();
+        for i in 0..self.n {
+            for j in bits(self.rows[i]) {
+                v.push((i, j));
+            }
+        }
+        v
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows[..self.n].iter().all(|&r| r == 0)
+    }
+
+    pub fn union(&self, o: &Self) -> Self {
+        let mut r = self.clone();
+        for i in 0..self.n {
+            r.rows[i] |= o.rows[i];
+        }
+        r
+    }
+
+    pub fn inter(&self, o: &Self) -> Self {
+        let mut r = self.clone();
+        for i in 0..self.n {
+            r.rows[i] &= o.rows[i];
+        }
+        r
+    }
+
+    pub fn diff(&self, o: &Self) -> Self {
+        let mut r = self.clone();
+        for i in 0..self.n {
+            r.rows[i] &= !o.rows[i];
+        }
+        r
+    }
+
+    /// `self ; o`: relational composition.
+    pub fn seq(&self, o: &Self) -> Self {
+        let mut r = Self::empty(self.n);
+        for i in 0..self.n {
+            let mut acc = 0u64;
+            for j in bits(self.rows[i]) {
+                acc |= o.rows[j];
+            }
+            r.rows[i] = acc;
+        }
+        r
+    }
+
+    pub fn inverse(&self) -> Self {
+        let mut r = Self::empty(self.n);
+        for i in 0..self.n {
+            for j in bits(self.rows[i]) {
+                r.rows[j] |= 1u64 << i;
+            }
+        }
+        r
+    }
+
+    /// `self+`: transitive closure (Warshall, one word per row).
+    pub fn plus(&self) -> Self {
+        let mut r = self.clone();
+        for k in 0..self.n {
+            let rk = r.rows[k];
+            if rk == 0 {
+                continue;
+            }
+            let kb = 1u64 << k;
+            for i in 0..self.n {
+                if r.rows[i] & kb != 0 {
+                    r.rows[i] |= rk;
+                }
+            }
+        }
+        r
+    }
+
+    /// `self*`: reflexive transitive closure.
+    pub fn star(&self) -> Self {
+        self.plus().union(&Self::identity(self.n))
+    }
+
+    /// `self?`: reflexive closure.
+    pub fn opt(&self) -> Self {
+        self.union(&Self::identity(self.n))
+    }
+
+    pub fn domain(&self) -> EventSet {
+        let mut s = 0u64;
+        for i in 0..self.n {
+            if self.rows[i] != 0 {
+                s |= 1u64 << i;
+            }
+        }
+        s
+    }
+
+    pub fn range(&self) -> EventSet {
+        self.rows[..self.n].iter().fold(0, |a, &r| a | r)
+    }
+
+    pub fn is_irreflexive(&self) -> bool {
+        (0..self.n).all(|i| self.rows[i] >> i & 1 == 0)
+    }
+
+    pub fn is_acyclic(&self) -> bool {
+        self.plus().is_irreflexive()
+    }
+
+    /// The pairs `(i, i)` of a reflexive relation, or a cycle of an
+    /// acyclicity violation, as a witness: events on some cycle.
+    pub fn reflexive_points(&self) -> Vec<usize> {
+        (0..self.n).filter(|&i| self.rows[i] >> i & 1 == 1).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A slow reference for the closure: repeated squaring of pair sets.
+    fn slow_plus(r: &Relation) -> Relation {
+        let mut cur = r.clone();
+        loop {
+            let next = cur.union(&cur.seq(&cur));
+            if next == cur {
+                return cur;
+            }
+            cur = next;
+        }
+    }
+
+    fn pseudo_random(n: usize, seed: u64, density: u64) -> Relation {
+        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let mut r = Relation::empty(n);
+        for i in 0..n {
+            for j in 0..n {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                if (x >> 33) % 100 < density {
+                    r.add(i, j);
+                }
+            }
+        }
+        r
+    }
+
+    #[test]
+    fn closure_matches_reference() {
+        for seed in 0..200 {
+            let n = 1 + (seed as usize % 64);
+            let r = pseudo_random(n, seed, 3 + seed % 7);
+            assert_eq!(r.plus(), slow_plus(&r), "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn algebra_basics() {
+        let r = Relation::from_pairs(4, &[(0, 1), (1, 2), (2, 3)]);
+        assert!(r.is_acyclic());
+        assert!(r.plus().contains(0, 3));
+        assert_eq!(r.inverse().pairs(), vec![(1, 0), (2, 1), (3, 2)]);
+        assert_eq!(r.seq(&r).pairs(), vec![(0, 2), (1, 3)]);
+        let c = r.union(&Relation::from_pairs(4, &[(3, 0)]));
+        assert!(!c.is_acyclic());
+        assert!(c.is_irreflexive());
+        assert_eq!(Relation::identity_on(4, 0b1010).pairs(), vec![(1, 1), (3, 3)]);
+        assert_eq!(Relation::product(3, 0b001, 0b110).pairs(), vec![(0, 1), (0, 2)]);
+        assert_eq!(r.domain(), 0b0111);
+        assert_eq!(r.range(), 0b1110);
+        assert!(r.diff(&r).is_empty());
+        assert_eq!(r.opt().pairs().len(), 7);
+        assert_eq!(r.star().pairs().len(), 10);
+    }
+
+    #[test]
+    fn sixty_four_events() {
+        let mut r = Relation::empty(64);
+        for i in 0..63 {
+            r.add(i, i + 1);
+        }
+        assert!(r.is_acyclic());
+        assert!(r.plus().contains(0, 63));
+        r.add(63, 0);
+        assert!(!r.is_acyclic());
+    }
+}
