@@ -9,9 +9,9 @@ Every memory event gets a template with tags the models refer to:
 `A`/`NA` (atomic or not), the order (`rlx acq rel acq_rel sc con`), the
 scope (`wi sg wg dev all`), `remote`, the region (`global`/`local`), `RMW`,
 `fence`, `barrier` with `entry`/`exit`, fence flags `fence_global` /
-`fence_local`; and integer attributes: `sinst`, the dynamic scope instance
-(the set of threads the scope covers, 002 sec. 2.3: equal sets, equal ids),
-and `bar`, the barrier instance.
+`fence_local`; and integer attributes: `sinst`, the scope instance (the
+static scope and which instance of it: SPEC 5.1 `exact`), and `bar`, the
+barrier instance.
 """
 from __future__ import annotations
 
@@ -99,22 +99,25 @@ class _Scopes:
         self.instances: dict = {}
         self.n = n
 
-    def members(self, t: int, scope: str) -> frozenset:
+    def instance(self, t: int, scope: str) -> int:
+        """The scope instance of an operation of thread t with scope `scope`:
+        the static scope and which instance of it (SPEC 5.1 `exact`). Two
+        operations of different static scopes never share an instance, even
+        where the litmus test puts no other work-item in the larger one."""
         dev, wg, sg = self.pos[t]
+        where = {"wi": t, "sg": sg, "wg": wg, "dev": dev, "all": 0}[scope]
+        return self.instances.setdefault((scope, where), len(self.instances))
+
+    def members(self, t: int, scope: str) -> frozenset:
+        """The threads of the test inside that instance."""
+        dev, wg, sg = self.pos[t]
+        col = {"sg": 2, "wg": 1, "dev": 0}
         if scope == "wi":
             return frozenset([t])
-        if scope == "sg":
-            return frozenset(i for i, p in enumerate(self.pos) if p[2] == sg)
-        if scope == "wg":
-            return frozenset(i for i, p in enumerate(self.pos) if p[1] == wg)
-        if scope == "dev":
-            return frozenset(i for i, p in enumerate(self.pos) if p[0] == dev)
         if scope == "all":
             return frozenset(range(self.n))
-        raise ValueError(scope)
-
-    def instance(self, t: int, scope: str) -> int:
-        return self.instances.setdefault(self.members(t, scope), len(self.instances))
+        key = self.pos[t][col[scope]]
+        return frozenset(i for i, p in enumerate(self.pos) if p[col[scope]] == key)
 
 
 class _ThreadCompiler:

@@ -137,11 +137,21 @@ pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize) -
     Ok(out)
 }
 
-/// Least fixpoint of the value domains: init values, plus every value some
-/// path writes when reads range over the current domains.
+/// The values each location may hold. A value in a candidate execution is
+/// the end of a chain "init value -> read -> write -> read -> ..." whose
+/// writes are distinct events, so it is reached after at most as many
+/// rounds as the program has write instructions: iterate "every value a
+/// path writes when reads range over the current domains" that many times,
+/// or until nothing changes. Values that only a cycle of reads and writes
+/// could justify (out of thin air) are never produced.
 pub fn value_domains(prog: &Program, max_values: usize, max_paths: usize) -> Result<Domains, String> {
     let mut dom: Domains = prog.locations.iter().map(|l| BTreeSet::from([l.init])).collect();
-    loop {
+    let rounds: usize = prog
+        .threads
+        .iter()
+        .map(|t| t.code.iter().filter(|i| matches!(i, Instr::Store { .. } | Instr::Rmw { .. })).count())
+        .sum();
+    for _ in 0..rounds {
         let mut next = dom.clone();
         for t in 0..prog.threads.len() {
             for p in thread_paths(prog, t, &dom, max_paths)?.paths {
@@ -153,13 +163,18 @@ pub fn value_domains(prog: &Program, max_values: usize, max_paths: usize) -> Res
             }
         }
         if next == dom {
-            return Ok(dom);
+            break;
         }
-        if next.iter().any(|s| s.len() > max_values) {
-            return Err(format!("a location may hold more than {max_values} values"));
+        if let Some((l, s)) = next.iter().enumerate().find(|(_, s)| s.len() > max_values) {
+            return Err(format!(
+                "location {} may hold {} values, more than max_values = {max_values}",
+                prog.locations[l].name,
+                s.len()
+            ));
         }
         dom = next;
     }
+    Ok(dom)
 }
 
 /// An event of an execution. Init writes have no thread and no template.

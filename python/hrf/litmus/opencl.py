@@ -42,6 +42,19 @@ TREE_LEVELS = {
     "sub_group": "sg", "subgroup": "sg", "warp": "sg",
 }
 
+# lark's terminal names, as a reader of the error would write them.
+_TERMINALS = {
+    "SEMICOLON": "';'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='", "LPAR": "'('", "RPAR": "')'",
+    "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['", "RSQB": "']'", "AT": "'@'", "STAR": "'*'",
+    "AMP": "'&'", "ANDAND": "'&&'", "BAR": "'|'", "OROR": "'||'", "CARET": "'^'", "BANG": "'!'",
+    "EQOP": "'==' or '!='", "RELOP": "a comparison", "PLUS": "'+'", "MINUS": "'-'", "TILDE": "'~'",
+    "NAME": "a name", "INT": "a number", "PROC": "a thread (P0, P1, ...)", "TYPENAME": "a type",
+    "QUANT": "exists/forall", "HEADER": "a header 'OPENCL name'", "DOCSTRING": "a quoted line",
+    "METALINE": "a key=value line", "IF": "if", "ELSE": "else", "WHILE": "while",
+    "SCOPETREE": "scopeTree", "LOCATIONS": "locations", "NOT": "not", "TRUE": "true", "FALSE": "false",
+    "$END": "end of file",
+}
+
 _OCAML_COMMENT = re.compile(r"\(\*.*?\*\)", re.S)
 
 
@@ -434,9 +447,11 @@ def parse_opencl(text: str, path: str | None = None) -> A.Test:
             msg = f"unexpected character {ch!r}" if ch else "syntax error"
         exp = getattr(e, "expected", None) or getattr(e, "allowed", None)
         if exp:
-            shown = sorted(x for x in exp if not x.startswith("__"))[:8]
+            shown = sorted({_TERMINALS.get(x, x) for x in exp if not x.startswith("__")})
+            if len(shown) > 12:
+                shown = shown[:12] + ["..."]
             if shown:
-                msg += " (expected one of: " + ", ".join(shown) + ")"
+                msg += " (expected " + ", ".join(shown) + ")"
         raise LitmusSyntaxError(msg, path, line, col, excerpt) from None
     except VisitError as e:
         orig = e.orig_exc

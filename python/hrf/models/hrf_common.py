@@ -10,9 +10,11 @@ from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
 from .common import NA, A, atomicity_violation, conflict, sc_order, IW
 
-# Scope instance: two operations are "performed with respect to the same
-# scope" when their dynamic scopes cover the same set of work-items (002
-# sec. 2.3, ==dms); hrf.program numbers those sets as attribute `sinst`.
+# Two operations are "performed with respect to the same scope" when they
+# name the same static scope and the same instance of it (SPEC 5.1 `exact`;
+# 004 Fig. 7 needs a device-scope and a work-group-scope operation to differ
+# even when no other work-item is in the device). hrf.program numbers scope
+# instances as attribute `sinst`.
 same_scope = same_event_attr("sinst")
 
 # The HRF models have seq_cst atomics only: stores (and the write of an RMW)

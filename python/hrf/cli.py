@@ -1,0 +1,109 @@
+"""The `hrf` command (SPEC sec. 1, 6)."""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from . import __version__
+from .api import Limits, check, check_many
+from .errors import HrfError
+
+
+def _limits(a) -> Limits:
+    return Limits(max_candidates=a.max_candidates, max_seconds=a.max_seconds, unroll=a.unroll)
+
+
+def _write_graph(result, out: str) -> None:
+    dot = result.to_dot()
+    p = Path(out)
+    if p.suffix == ".dot":
+        p.write_text(dot)
+        return
+    exe = shutil.which("dot")
+    if exe is None:
+        raise HrfError(f"writing {out} needs Graphviz's `dot` (apt-get install graphviz); "
+                       f"or ask for a .dot file")
+    fmt = p.suffix.lstrip(".") or "svg"
+    subprocess.run([exe, f"-T{fmt}", "-o", str(p)], input=dot.encode(), check=True)
+
+
+def cmd_check(a) -> int:
+    limits = _limits(a)
+    status = 0
+    files = a.files
+    if a.graph and (len(files) != 1 or len(a.model) != 1):
+        print("hrf: --graph draws one test under one model", file=sys.stderr)
+        return 2
+    if len(files) == 1 and len(a.model) == 1:
+        results = []
+        try:
+            results.append(check(files[0], a.model[0], limits=limits))
+        except HrfError as e:
+            print(f"hrf: {e}", file=sys.stderr)
+            return 1
+    else:
+        results = check_many(files, a.model, workers=a.workers, limits=limits)
+    for r in results:
+        if r.error is not None:
+            status = 1
+            print(f"hrf: {r.error}", file=sys.stderr)
+            if not a.json:
+                continue
+        if a.json:
+            print(json.dumps(r.to_json()))
+        else:
+            print(r.to_herd())
+        if a.graph:
+            _write_graph(r, a.graph)
+        sys.stdout.flush()
+    return status
+
+
+def cmd_models(a) -> int:
+    from .models import get, names
+    for n in names():
+        doc = (get(n).doc or "").strip().splitlines()
+        print(f"{n:16s} {doc[0] if doc else ''}")
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="hrf", description="Scoped GPU memory models: check litmus tests.")
+    p.add_argument("--version", action="version", version=f"hrf {__version__}")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    c = sub.add_parser("check", help="check litmus tests under models (herd-style output)")
+    c.add_argument("files", nargs="+", help=".litmus files")
+    c.add_argument("--model", "-m", action="append", required=True,
+                   help="model name (repeatable); `hrf models` lists them")
+    c.add_argument("--json", action="store_true", help="one JSON object per line")
+    c.add_argument("--graph", metavar="OUT", help="draw an execution (a flagged one, else the first) to OUT.dot/.svg")
+    c.add_argument("--unroll", type=int, default=2, help="loop iterations before a path is cut (default 2)")
+    c.add_argument("--max-candidates", type=int, default=10_000_000)
+    c.add_argument("--max-seconds", type=float, default=None)
+    c.add_argument("--workers", type=int, default=None, help="threads for several tests (default: all cores)")
+    c.set_defaults(func=cmd_check)
+
+    m = sub.add_parser("models", help="list the models")
+    m.set_defaults(func=cmd_models)
+
+    a = p.parse_args(argv)
+    try:
+        return a.func(a)
+    except BrokenPipeError:  # e.g. `hrf check ... | head`
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        print("hrf: interrupted", file=sys.stderr)
+        return 130
+    except HrfError as e:
+        print(f"hrf: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+# The peers' tests and verdicts live beside the repository (../shared/reference).
+REFERENCE = Path(os.environ.get("HRF_REFERENCE", ROOT.parent / "shared" / "reference"))
+CORPUS = ROOT / "litmus"
+
+# Folders the industrial-models issue adds syntaxes for (PTX, C11).
+NOT_YET = {"ptx-asplos15", "c11-herd2015"}
+
+
+def reference_files(exclude=NOT_YET):
+    if not REFERENCE.is_dir():
+        raise RuntimeError(f"reference data not found at {REFERENCE} (set HRF_REFERENCE)")
+    return sorted(p for p in REFERENCE.rglob("*.litmus") if p.relative_to(REFERENCE).parts[0] not in exclude)
+
+
+def ids(paths):
+    return [str(p.relative_to(REFERENCE)) for p in paths]
+
+
+@pytest.fixture(scope="session")
+def reference():
+    return REFERENCE

@@ -1,0 +1,132 @@
+"""The public contract of SPEC sec. 6 and the limits of sec. 10."""
+import json
+
+import pytest
+
+import hrf
+
+from conftest import CORPUS, REFERENCE
+
+FIG5 = CORPUS / "hrf" / "004-fig5-diff-wg.litmus"
+
+SB_TEXT = """OPENCL SB
+{ [x]=0; [y]=0; }
+P0@wg 0, dev 0 (global int* x, global int* y) { *x = 1; int r0 = *y; }
+P1@wg 1, dev 0 (global int* x, global int* y) { *y = 1; int r1 = *x; }
+exists (0:r0=0 /\\ 1:r1=0)
+"""
+
+
+def test_models_names():
+    assert {"sc", "hrf-direct", "hrf-indirect"} <= set(hrf.models())
+
+
+def test_check_accepts_path_text_and_ast():
+    a = hrf.check(FIG5, "hrf-direct")
+    b = hrf.check(FIG5.read_text(), "hrf-direct")
+    c = hrf.check(hrf.parse(FIG5), "hrf-direct")
+    d = hrf.check(str(FIG5), "hrf-direct")
+    for r in (b, c, d):
+        assert (r.outcomes, r.racy, r.condition_holds) == (a.outcomes, a.racy, a.condition_holds)
+
+
+def test_result_contract():
+    r = hrf.check(FIG5, "hrf-direct")
+    assert isinstance(r.condition_holds, bool) and isinstance(r.racy, bool)
+    assert r.flags[0]["kind"] == "heterogeneous_race" and len(r.flags[0]["events"]) == 2
+    assert all(set(o) == {"0:rB", "1:rA"} for o in r.outcomes)
+    kind, pos, neg = r.observation
+    assert kind in ("Always", "Sometimes", "Never") and pos + neg == r.consistent
+    j = r.to_json()
+    for key in ("condition_holds", "racy", "flags", "outcomes", "observation", "name", "model"):
+        assert key in j
+    json.dumps(j)  # serialisable
+    assert r.time >= 0 and r.candidates >= r.consistent > 0
+
+
+def test_sb_under_sc_by_hand():
+    # SC forbids r0 = r1 = 0 (each read follows the other thread's write or
+    # precedes it; both preceding would be a cycle po;fr;po;fr).
+    r = hrf.check(SB_TEXT, "sc")
+    assert r.condition_holds is False
+    assert sorted(tuple(o.values()) for o in r.outcomes) == [(0, 1), (1, 0), (1, 1)]
+    assert "Test SB Allowed" in r.to_herd() and "\nNo\n" in r.to_herd()
+
+
+def test_hrf_rejects_relaxed_atomics():
+    with pytest.raises(hrf.UnsupportedFeature, match="seq_cst atomics only, not rel") as ei:
+        hrf.check(REFERENCE / "rsp" / "RSP_Test1.litmus", "hrf-direct")
+    assert ei.value.line == 9
+    with pytest.raises(hrf.UnsupportedFeature, match="no fences"):
+        hrf.check(REFERENCE / "opencl-herd2015" / "MP_rlx_1FG-sc-all_rlx_xaG_yaG_P0_P1.litmus", "hrf-indirect")
+
+
+def test_unknown_model():
+    with pytest.raises(hrf.HrfError, match="unknown model 'tso'"):
+        hrf.check(FIG5, "tso")
+
+
+def test_candidate_limit_gives_no_verdict():
+    r = hrf.check(REFERENCE / "opencl-herd2015" / "IRIW_sc_sc_sc-sc_sc-sc_xaG_yaG_P0_P1_P2_P3.litmus", "sc",
+                  max_candidates=3)
+    assert r.complete is False and r.limit["which"] == "candidates"
+    # IRIW's condition is never satisfied under SC; cut short, hrf must not say "No".
+    assert r.condition_holds is None
+    assert "Undetermined" in r.to_herd() and "Limit candidates reached" in r.to_herd()
+    with pytest.raises(hrf.LimitExceeded) as ei:
+        hrf.check(REFERENCE / "opencl-herd2015" / "IRIW_sc_sc_sc-sc_sc-sc_xaG_yaG_P0_P1_P2_P3.litmus", "sc",
+                  max_candidates=3, on_limit="raise")
+    assert ei.value.which == "candidates" and ei.value.result is not None
+
+
+def test_established_verdict_survives_a_limit():
+    # An `exists` with a witness is established even if the run is cut.
+    r = hrf.check(SB_TEXT.replace("0:r0=0 /\\ 1:r1=0", "0:r0=1"), "sc", max_candidates=2)
+    if r.observation[1] > 0:
+        assert r.condition_holds is True
+
+
+def test_value_limit():
+    text = """OPENCL inc
+{ [x]=0; }
+P0@wg 0, dev 0 (global atomic_int* x) { atomic_fetch_add(x, 1); atomic_fetch_add(x, 1); }
+P1@wg 0, dev 0 (global atomic_int* x) { atomic_fetch_add(x, 1); atomic_fetch_add(x, 1); }
+exists (x=4)
+"""
+    r = hrf.check(text, "sc")
+    assert r.condition_holds is True and r.observation[2] == 0  # four increments always give 4
+    r = hrf.check(text, "sc", max_values=2)
+    assert r.complete is False and r.limit["which"] == "values" and r.condition_holds is None
+
+
+def test_unroll_bound_changes_cut_paths():
+    f = CORPUS / "hrf" / "004-fig6.litmus"
+    r0 = hrf.check(f, "sc", unroll=0)
+    r3 = hrf.check(f, "sc", unroll=3)
+    assert r0.cut_paths and r3.cut_paths
+    assert r3.consistent > r0.consistent  # more iterations, more executions kept
+
+
+def test_check_many_in_order_and_errors_inline(tmp_path):
+    bad = tmp_path / "bad.litmus"
+    bad.write_text("OPENCL bad\n{ [x]=0; }\nP0 (global int* x) { *x = }\nexists (x=1)\n")
+    files = sorted((CORPUS / "hrf").glob("*.litmus"))
+    tests = [str(f) for f in files] + [str(bad)]
+    out = list(hrf.check_many(tests, ["hrf-direct", "hrf-indirect"], workers=2, chunk=5))
+    assert len(out) == 2 * len(tests)
+    for i, f in enumerate(files):
+        for j, m in enumerate(["hrf-direct", "hrf-indirect"]):
+            r = out[2 * i + j]
+            single = hrf.check(f, m)
+            assert (r.name, r.model, r.racy, r.condition_holds, r.outcomes) == \
+                (single.name, m, single.racy, single.condition_holds, single.outcomes)
+    assert isinstance(out[-1].error, hrf.LitmusSyntaxError) and out[-1].condition_holds is None
+
+
+def test_dot_graph():
+    r = hrf.check(CORPUS / "hrf" / "004-fig6.litmus", "hrf-direct")
+    dot = r.to_dot()
+    assert dot.startswith("digraph execution {") and dot.rstrip().endswith("}")
+    assert "cluster_dev0" in dot and "work-group" in dot and "label=rf" in dot
+    assert "color=red, penwidth=2" in dot  # the racing pair is highlighted
+    assert "heterogeneous_race" in dot
