@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Iterator, Optional
 
@@ -231,40 +232,48 @@ def _limits(limits, kw) -> Limits:
 def check_many(tests: Iterable, models, workers: Optional[int] = None, *, limits: Optional[Limits] = None,
                chunk: int = 256, **kw) -> Iterator[Result]:
     """Check every test under every model, in parallel in the Rust core
-    (the GIL released), yielding results in order as chunks finish. A test
-    that does not parse or that a model rejects yields a Result whose
-    `error` is set rather than stopping the run."""
+    (the GIL released), yielding results in order (test by test, models in
+    the order given) as chunks finish. Each test is parsed and compiled
+    once. A test that does not parse, or that a model rejects, yields a
+    Result whose `error` is set rather than stopping the run."""
     limits = _limits(limits, kw)
     if isinstance(models, (str, Model)):
         models = [models]
     models = [_models.get(m) for m in models]
+    model_json = {m.name: json.dumps(m.ir()) for m in models}
+    limits_json = limits.core_json()
     core = _core()
-    pending: list = []
+    pending: list = []  # (Compiled or None, model, error, name)
 
     def flush():
-        jobs = [(c.json(), json.dumps(m.ir()), limits.core_json()) for c, m in pending if c is not None]
+        jobs = [(c.json(), model_json[m.name], limits_json) for c, m, _, _ in pending if c is not None]
         raws = iter(core.check_many(jobs, workers))
-        for c, m, err, name in [(p[0], p[1], p[2], p[3]) for p in pending_meta]:
+        for c, m, err, name in pending:
             if c is None:
                 yield Result(name, m.name, name, None, "exists", None, None, [], [], ("Never", 0, 0),
                              complete=False, error=err)
             else:
                 yield _build_result(next(raws), c, m)
 
-    pending_meta: list = []
     for test in tests:
-        for m in models:
-            try:
-                comp, _ = _prepare(test, m, limits)
-                pending.append((comp, m))
-                pending_meta.append((comp, m, None, None))
-            except HrfError as e:
-                name = test if isinstance(test, str) and "\n" not in test else getattr(test, "name", "<test>")
-                pending.append((None, m))
-                pending_meta.append((None, m, e, str(name)))
-            if len(pending) >= chunk:
-                yield from flush()
-                pending.clear()
-                pending_meta.clear()
+        name = str(test) if isinstance(test, (str, os.PathLike)) and "\n" not in str(test) \
+            else getattr(test, "name", "<test>")
+        try:
+            t = parse(test)
+            comp = compile_test(t, limits.unroll)
+            name = t.path or t.name
+        except HrfError as e:
+            pending.extend((None, m, e, name) for m in models)
+            comp = None
+        if comp is not None:
+            for m in models:
+                try:
+                    m.supports(comp.test)
+                    pending.append((comp, m, None, name))
+                except HrfError as e:
+                    pending.append((None, m, e, name))
+        if len(pending) >= chunk:
+            yield from flush()
+            pending.clear()
     if pending:
         yield from flush()

@@ -432,8 +432,7 @@ def parse_opencl(text: str, path: str | None = None) -> A.Test:
     src = _blank_preamble_comments(text)
     lines = text.splitlines()
     try:
-        tree = _parser().parse(src)
-        items = _ToAst().transform(tree).children
+        items = _ToAst().transform(_parser().parse(src)).children
     except UnexpectedInput as e:
         line, col = e.line, e.column
         excerpt = lines[line - 1] if 0 < line <= len(lines) else None
@@ -453,8 +452,8 @@ def parse_opencl(text: str, path: str | None = None) -> A.Test:
             if shown:
                 msg += " (expected " + ", ".join(shown) + ")"
         raise LitmusSyntaxError(msg, path, line, col, excerpt) from None
-    except VisitError as e:
-        orig = e.orig_exc
+    except (VisitError, _Err) as e:
+        orig = e.orig_exc if isinstance(e, VisitError) else e
         if isinstance(orig, _Err):
             excerpt = lines[orig.line - 1] if orig.line and 0 < orig.line <= len(lines) else None
             raise LitmusSyntaxError(orig.msg, path, orig.line, orig.column, excerpt) from None

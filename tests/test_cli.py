@@ -1,0 +1,53 @@
+"""`hrf check` from the shell: herd-style text, --json lines, errors, graphs."""
+import json
+import subprocess
+import sys
+
+from hrf.cli import main
+
+from conftest import CORPUS
+
+FIG6 = str(CORPUS / "hrf" / "004-fig6.litmus")
+
+
+def test_herd_style_text(capsys):
+    assert main(["check", FIG6, "--model", "hrf-direct"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "Test 004-fig6 Required"
+    assert lines[1] == "States 1" and lines[2] == "1:R2=1; 2:R3=1;"
+    assert "Ok" in lines and "Witnesses" in lines and "Flag heterogeneous_race" in lines
+    assert any(l.startswith("Observation 004-fig6 Always") for l in lines)
+    assert any(l.startswith("Time 004-fig6 ") for l in lines)
+
+
+def test_json_lines_several_models(capsys):
+    assert main(["check", FIG6, "-m", "hrf-direct", "-m", "hrf-indirect", "--json"]) == 0
+    rows = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
+    assert [(r["model"], r["racy"]) for r in rows] == [("hrf-direct", True), ("hrf-indirect", False)]
+    assert all(r["condition_holds"] is True for r in rows)
+
+
+def test_syntax_error_exit_status(tmp_path, capsys):
+    bad = tmp_path / "bad.litmus"
+    bad.write_text("OPENCL bad\n{ [x]=0; }\nP0@wg 0, dev 0 (global int* x) {\n  *x = 1\n}\nexists (x=1)\n")
+    assert main(["check", str(bad), "-m", "sc"]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}:5:1:" in err and "unexpected '}'" in err
+
+
+def test_unsupported_exit_status(capsys):
+    from conftest import REFERENCE
+    assert main(["check", str(REFERENCE / "rsp" / "RSP_Test1.litmus"), "-m", "hrf-direct"]) == 1
+    assert "seq_cst atomics only" in capsys.readouterr().err
+
+
+def test_graph_dot(tmp_path):
+    out = tmp_path / "g.dot"
+    assert main(["check", FIG6, "-m", "hrf-direct", "--graph", str(out)]) == 0
+    assert out.read_text().startswith("digraph execution {")
+
+
+def test_console_script_installed():
+    r = subprocess.run([sys.executable, "-m", "hrf.cli", "models"], capture_output=True, text=True)
+    assert r.returncode == 0 and "hrf-indirect" in r.stdout
