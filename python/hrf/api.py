@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Iterator, Optional
 
@@ -39,6 +40,32 @@ def _core():
     except ImportError as e:  # pragma: no cover - only without a build
         raise HrfError("hrf's Rust core is not built; install with `pip install .`") from e
     return core
+
+
+def _interruptible(fn, *args):
+    """Run a core call in a worker thread so that Ctrl-C reaches the main
+    thread; on Ctrl-C the core is told to stop, and once it has, the
+    KeyboardInterrupt goes on."""
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as e:  # pragma: no cover - the core returns errors as JSON
+            box["error"] = e
+
+    th = threading.Thread(target=target, name="hrf-core", daemon=True)
+    th.start()
+    try:
+        while th.is_alive():
+            th.join(0.1)
+    except KeyboardInterrupt:
+        _core().cancel()
+        th.join()
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 @dataclass
@@ -208,7 +235,7 @@ def check(test, model="sc", *, limits: Optional[Limits] = None, on_limit: str = 
     result cut short by a limit raises `LimitExceeded` (holding the result)."""
     limits = _limits(limits, kw)
     comp, m = _prepare(test, model, limits)
-    raw = _core().check(comp.json(), json.dumps(m.ir()), limits.core_json())
+    raw = _interruptible(_core().check, comp.json(), json.dumps(m.ir()), limits.core_json())
     r = _build_result(raw, comp, m)
     if r.error is not None:
         raise r.error
@@ -247,7 +274,7 @@ def check_many(tests: Iterable, models, workers: Optional[int] = None, *, limits
 
     def flush():
         jobs = [(c.json(), model_json[m.name], limits_json) for c, m, _, _ in pending if c is not None]
-        raws = iter(core.check_many(jobs, workers))
+        raws = iter(_interruptible(core.check_many, jobs, workers))
         for c, m, err, name in pending:
             if c is None:
                 yield Result(name, m.name, name, None, "exists", None, None, [], [], ("Never", 0, 0),

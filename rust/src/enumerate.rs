@@ -126,6 +126,37 @@ struct Partial {
     executions: Vec<ExecutionOut>,
 }
 
+impl Partial {
+    /// Append a later combination's contribution.
+    fn absorb(&mut self, p: Partial) {
+        self.positive += p.positive;
+        self.negative += p.negative;
+        self.consistent += p.consistent;
+        self.candidates += p.candidates;
+        self.pruned += p.pruned;
+        self.flagged += p.flagged;
+        for f in p.flags {
+            if !self.flags.iter().any(|g| g.check == f.check) {
+                self.flags.push(f);
+            }
+        }
+        for key in p.order {
+            let (count, pos, flagged, wit) = p.outcomes[&key].clone();
+            match self.outcomes.get_mut(&key) {
+                Some(e) => {
+                    e.0 += count;
+                    e.2 += flagged;
+                }
+                None => {
+                    self.order.push(key.clone());
+                    self.outcomes.insert(key, (count, pos, flagged, wit));
+                }
+            }
+        }
+        self.executions.extend(p.executions);
+    }
+}
+
 struct Shared<'a> {
     prog: &'a Program,
     model: &'a Compiled,
@@ -134,9 +165,25 @@ struct Shared<'a> {
     limit_hit: std::sync::Mutex<Option<LimitOut>>,
     candidates: AtomicU64,
     deadline: Option<Instant>,
+    generation: u64,
 }
 
 impl<'a> Shared<'a> {
+    /// Cancelled or out of time: record it and say so.
+    fn interrupted(&self) -> bool {
+        if CANCEL_GENERATION.load(Ordering::Relaxed) != self.generation {
+            self.hit("interrupted", "cancelled (Ctrl-C)".into());
+            return true;
+        }
+        if let Some(dl) = self.deadline {
+            if Instant::now() > dl {
+                self.hit("time", format!("more than {} seconds", self.limits.max_seconds.unwrap_or(0.0)));
+                return true;
+            }
+        }
+        false
+    }
+
     fn hit(&self, which: &str, detail: String) {
         self.stop.store(true, Ordering::Relaxed);
         let mut g = self.limit_hit.lock().unwrap();
@@ -146,8 +193,17 @@ impl<'a> Shared<'a> {
     }
 }
 
+/// Bumped by `cancel()` (Ctrl-C on the Python side): every check running
+/// when it changes stops at its next candidate and reports "interrupted".
+pub static CANCEL_GENERATION: AtomicU64 = AtomicU64::new(0);
+
+pub fn cancel() {
+    CANCEL_GENERATION.fetch_add(1, Ordering::SeqCst);
+}
+
 pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckOut, String> {
     let start = Instant::now();
+    let generation = CANCEL_GENERATION.load(Ordering::SeqCst);
     prog.validate()?;
     let mut out = CheckOut { complete: true, ..Default::default() };
     let dom = match value_domains(prog, limits.max_values, limits.max_paths) {
@@ -185,58 +241,55 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
         limit_hit: std::sync::Mutex::new(None),
         candidates: AtomicU64::new(0),
         deadline: limits.max_seconds.map(|s| start + std::time::Duration::from_secs_f64(s.max(0.0))),
+        generation,
     };
-    if total as u64 > limits.max_candidates {
-        shared.hit("candidates", format!("{total} combinations of thread paths exceed max_candidates"));
+    if total == usize::MAX {
+        shared.hit("paths", "the number of combinations of thread paths overflows".into());
     }
+    // Combinations in blocks: a block is folded in order by one worker and
+    // stops as soon as a limit is hit; blocks are merged in order, so the
+    // witnesses do not depend on scheduling.
+    const BLOCK: usize = 64;
+    let nblocks = total.div_ceil(BLOCK);
     let parts: Vec<Result<Partial, String>> = if shared.stop.load(Ordering::Relaxed) {
         Vec::new()
     } else {
-        (0..total)
+        (0..nblocks)
             .into_par_iter()
-            .with_min_len(4)
-            .map(|idx| {
-                let mut rem = idx;
-                let mut chosen: Vec<&Path> = Vec::with_capacity(radices.len());
-                for (t, &r) in radices.iter().enumerate() {
-                    chosen.push(&per_thread[t][rem % r]);
-                    rem /= r;
+            .map(|b| {
+                let mut acc = Partial::default();
+                for idx in b * BLOCK..((b + 1) * BLOCK).min(total) {
+                    if shared.stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let mut rem = idx;
+                    let mut chosen: Vec<&Path> = Vec::with_capacity(radices.len());
+                    for (t, &r) in radices.iter().enumerate() {
+                        chosen.push(&per_thread[t][rem % r]);
+                        rem /= r;
+                    }
+                    acc.absorb(combination(&shared, &chosen)?);
                 }
-                combination(&shared, &chosen)
+                Ok(acc)
             })
             .collect()
     };
     // Merge in combination order.
-    let mut seen_flag_checks: Vec<String> = Vec::new();
-    let mut outcomes: BTreeMap<Vec<i64>, usize> = BTreeMap::new();
+    let mut all = Partial::default();
     for p in parts {
-        let p = p?;
-        out.positive += p.positive;
-        out.negative += p.negative;
-        out.consistent += p.consistent;
-        out.candidates += p.candidates;
-        out.pruned += p.pruned;
-        out.flagged_executions += p.flagged;
-        for f in p.flags {
-            if !seen_flag_checks.contains(&f.check) {
-                seen_flag_checks.push(f.check.clone());
-                out.flags.push(f);
-            }
-        }
-        for key in p.order {
-            let (count, pos, flagged, wit) = p.outcomes[&key].clone();
-            match outcomes.get(&key) {
-                Some(&i) => {
-                    out.outcomes[i].count += count;
-                    out.outcomes[i].flagged += flagged;
-                }
-                None => {
-                    outcomes.insert(key.clone(), out.outcomes.len());
-                    out.outcomes.push(OutcomeOut { values: key, count, positive: pos, flagged, witness: wit });
-                }
-            }
-        }
-        out.executions.extend(p.executions);
+        all.absorb(p?);
+    }
+    out.positive = all.positive;
+    out.negative = all.negative;
+    out.consistent = all.consistent;
+    out.candidates = all.candidates;
+    out.pruned = all.pruned;
+    out.flagged_executions = all.flagged;
+    out.flags = all.flags;
+    out.executions = all.executions;
+    for key in all.order {
+        let (count, positive, flagged, witness) = all.outcomes.remove(&key).unwrap();
+        out.outcomes.push(OutcomeOut { values: key, count, positive, flagged, witness });
     }
     out.outcomes.sort_by(|a, b| a.values.cmp(&b.values));
     if let Some(l) = shared.limit_hit.lock().unwrap().take() {
@@ -250,7 +303,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
 /// All candidates of one combination of thread paths.
 fn combination(sh: &Shared, paths: &[&Path]) -> Result<Partial, String> {
     let mut part = Partial::default();
-    if sh.stop.load(Ordering::Relaxed) {
+    if sh.stop.load(Ordering::Relaxed) || sh.interrupted() {
         return Ok(part);
     }
     let es = EventStructure::build(sh.prog, paths)?;
@@ -388,12 +441,8 @@ impl<'a, 'b> Search<'a, 'b> {
             self.part.candidates -= 1;
             return Ok(());
         }
-        if c % 1024 == 0 {
-            if let Some(dl) = sh.deadline {
-                if Instant::now() > dl {
-                    sh.hit("time", format!("more than {:?} seconds", sh.limits.max_seconds.unwrap_or(0.0)));
-                }
-            }
+        if c % 256 == 0 && sh.interrupted() {
+            return Ok(());
         }
         self.ev.reset_dynamic();
         let checks = &sh.model.ir.checks;

@@ -73,6 +73,12 @@ mod py {
         }
     }
 
+    /// Stop every check now running (they report the limit "interrupted").
+    #[pyfunction]
+    fn cancel() {
+        crate::enumerate::cancel();
+    }
+
     #[pyfunction]
     fn max_events() -> usize {
         crate::relation::MAX_EVENTS
@@ -83,6 +89,7 @@ mod py {
         m.add_function(wrap_pyfunction!(check, m)?)?;
         m.add_function(wrap_pyfunction!(check_many, m)?)?;
         m.add_function(wrap_pyfunction!(max_events, m)?)?;
+        m.add_function(wrap_pyfunction!(cancel, m)?)?;
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
         Ok(())
     }
