@@ -1,0 +1,93 @@
+"""Reading herd's text output (the peers' verdicts in ../shared/reference).
+
+herd prints, per test: `Test NAME Allowed|Forbidden|Required`, `States N`
+and N state lines (`0:r0=1; x=2;`, symbolic values such as `S8` for values
+out of thin air), `Ok`/`No`, `Positive: P Negative: N`, `Bad executions (K
+in total)` (K > 0: some consistent execution is flagged, so the test is
+racy), `Condition ...` and `Observation NAME Always|Sometimes|Never P N`.
+herd cuts test names at the first `|`.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_STATE_ITEM = re.compile(r"\s*([^=;\s]+)=([^;]+);")
+
+
+@dataclass
+class HerdVerdict:
+    name: str
+    kind: str
+    states: list = field(default_factory=list)  # [{"1:r0": 1, "x": "S8"}]
+    ok: bool | None = None
+    positive: int | None = None
+    negative: int | None = None
+    bad: int | None = None
+    condition: str | None = None
+    observation: str | None = None
+
+    @property
+    def racy(self) -> bool | None:
+        return None if self.bad is None else self.bad > 0
+
+
+def _value(v: str):
+    v = v.strip()
+    try:
+        return int(v, 0)
+    except ValueError:
+        return v  # symbolic
+
+
+def parse_state(line: str) -> dict:
+    return {k: _value(v) for k, v in _STATE_ITEM.findall(line)}
+
+
+def read_herd_output(path) -> dict[str, HerdVerdict]:
+    """Every test block of a herd output file, by herd's test name."""
+    lines = Path(path).read_text().splitlines()
+    out: dict[str, HerdVerdict] = {}
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^Test (\S+) (Allowed|Forbidden|Required)\s*$", lines[i])
+        if not m:
+            i += 1
+            continue
+        v = HerdVerdict(m.group(1), m.group(2))
+        i += 1
+        m = re.match(r"^States (\d+)", lines[i]) if i < len(lines) else None
+        if m:
+            n = int(m.group(1))
+            i += 1
+            for _ in range(n):
+                # herd writes no line for the empty state (a condition with no variables)
+                if i < len(lines) and lines[i] not in ("Ok", "No") and "=" in lines[i]:
+                    v.states.append(parse_state(lines[i]))
+                    i += 1
+                else:
+                    v.states.append({})
+        while i < len(lines) and not lines[i].startswith("Test "):
+            l = lines[i]
+            if l in ("Ok", "No"):
+                v.ok = l == "Ok"
+            elif l.startswith("Positive:"):
+                m = re.match(r"Positive: (\d+) Negative: (\d+)", l)
+                v.positive, v.negative = int(m.group(1)), int(m.group(2))
+            elif l.startswith("Bad executions"):
+                v.bad = int(re.search(r"\((\d+) in total\)", l).group(1))
+            elif l.startswith("Condition "):
+                v.condition = l[len("Condition "):]
+            elif l.startswith("Observation "):
+                v.observation = l.split()[2]
+                i += 1
+                break
+            i += 1
+        out[v.name] = v
+    return out
+
+
+def herd_name(test_name: str) -> str:
+    """The name herd prints for a test: cut at the first `|`."""
+    return test_name.split("|")[0]
