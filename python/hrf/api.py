@@ -224,7 +224,7 @@ def _prepare(test, model, limits: Limits) -> tuple[Compiled, Model]:
     t = parse(test)
     m = _models.get(model)
     m.supports(t)
-    return compile_test(t, limits.unroll), m
+    return compile_test(t, limits.unroll, m.cas_writeback), m
 
 
 def check(test, model="sc", *, limits: Optional[Limits] = None, on_limit: str = "result", **kw) -> Result:
@@ -287,16 +287,18 @@ def check_many(tests: Iterable, models, workers: Optional[int] = None, *, limits
             else getattr(test, "name", "<test>")
         try:
             t = parse(test)
-            comp = compile_test(t, limits.unroll)
             name = t.path or t.name
         except HrfError as e:
             pending.extend((None, m, e, name) for m in models)
-            comp = None
-        if comp is not None:
+            t = None
+        if t is not None:
+            compiled: dict = {}  # one compilation per distinct language semantics
             for m in models:
                 try:
-                    m.supports(comp.test)
-                    pending.append((comp, m, None, name))
+                    m.supports(t)
+                    if m.cas_writeback not in compiled:
+                        compiled[m.cas_writeback] = compile_test(t, limits.unroll, m.cas_writeback)
+                    pending.append((compiled[m.cas_writeback], m, None, name))
                 except HrfError as e:
                     pending.append((None, m, e, name))
         if len(pending) >= chunk:

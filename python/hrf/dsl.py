@@ -159,9 +159,14 @@ class Model:
     `supports(test)` raises UnsupportedFeature for operations the model does
     not cover (SPEC sec. 5)."""
 
-    def __init__(self, name: str, doc: str = "", supports: Optional[Callable] = None):
+    def __init__(self, name: str, doc: str = "", supports: Optional[Callable] = None,
+                 cas_writeback: bool = True):
         self.name = name
         self.doc = doc
+        # Does a failing compare-exchange write the value it read into the
+        # expected object (C11 7.17.7.4)? A property of the language the
+        # model is defined for; hrf.program compiles tests accordingly.
+        self.cas_writeback = cas_writeback
         self.checks: list[Check] = []
         self._supports = supports
         self._ir = None

@@ -7,9 +7,10 @@ order; `&&` and `||` short-circuit.
 
 Every memory event gets a template with tags the models refer to:
 `A`/`NA` (atomic or not), the order (`rlx acq rel acq_rel sc con`), the
-scope (`wi sg wg dev all`), `remote`, the region (`global`/`local`), `RMW`,
-`fence`, `barrier` with `entry`/`exit`, fence flags `fence_global` /
-`fence_local`; and integer attributes: `sinst`, the scope instance (the
+scope (`wi sg wg dev all`), `remote`, the region (`global`/`local`; for
+fences and barriers, their flags), the location's declared atomicity
+(`atomicloc`/`nonatomicloc`), `RMW`, `fence`, `barrier` with
+`entry`/`exit`; and integer attributes: `sinst`, the scope instance (the
 static scope and which instance of it: SPEC 5.1 `exact`), and `bar`, the
 barrier instance.
 """
@@ -147,20 +148,25 @@ class _ThreadCompiler:
 
     # ------------------------------------------------------------ templates
     def template(self, kind, op, line, text, *, order=None, scope=None, atomic=True, remote=False,
-                 loc=None, extra=(), attrs=None) -> int:
+                 loc=None, extra=(), attrs=None, scoped=True) -> int:
+        """An event template. Reads and writes are `A` or `NA`; atomics and
+        fences carry an order and a scope (unless `scoped` is False, as for
+        barrier fences); accesses carry their location's region and
+        declared atomicity (`atomicloc` / `nonatomicloc`, herd's and
+        Dat3M's NAL)."""
         tags = list(extra)
-        tags.append("A" if atomic else "NA")
-        if atomic:
+        if kind in ("R", "W"):
+            tags.append("A" if atomic else "NA")
+        at = dict(attrs or {})
+        if atomic and scoped:
             tags.append(order or "sc")
             sc = scope or DEFAULT_SCOPE
             tags.append(sc)
+            at["sinst"] = self.p.scopes.instance(self.t, sc)
         if remote:
             tags.append("remote")
         if loc is not None:
-            tags.append(self.p.test.region_of(loc))
-        at = dict(attrs or {})
-        if atomic:
-            at["sinst"] = self.p.scopes.instance(self.t, scope or DEFAULT_SCOPE)
+            tags.extend(self.p.location_tags(loc))
         return self.p.add_template(Template(kind, tags, at, self.t, line, text))
 
     # ------------------------------------------------------------ expressions
@@ -214,14 +220,23 @@ class _ThreadCompiler:
         ev_w = self.template("W", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
         ins = {"op": "rmw", "dst": dst, "loc": self.loc(e.loc), "rmw": e.op, "ev_r": ev_r, "ev_w": ev_w}
         if e.op == "cas":
-            # herd's OpenCL: the expected value is read from its location; a
-            # failing compare writes nothing back and returns 0.
+            # C11 and herd's OpenCL: the expected value is read (not
+            # atomically) from its location; a failing compare writes the
+            # value it read back there (where the model's language does:
+            # `cas_writeback`) and returns 0, a successful one returns 1. herd annotates both plain accesses with scope
+            # all_svm_devices (OpenCLSem.ml), so that they are "inclusive"
+            # with other all-scoped accesses; hrf does the same.
             t = self.temp()
-            exp_ev = self.template("R", "load", e.line, f"*{e.expected}", atomic=False, loc=e.expected)
+            exp_ev = self.template("R", "load", e.line, f"*{e.expected} (expected)", atomic=False,
+                                   loc=e.expected, extra=["all", "cas_expected"])
             self.emit({"op": "load", "dst": t, "loc": self.loc(e.expected), "ev": exp_ev})
             ins["expected"] = _r(t)
             ins["ev_fail"] = self.template("R", "rmw", e.line, text + " (failed)", order=e.fail_order or e.order,
                                            extra=["RMW_FAIL"], **common)
+            if self.p.cas_writeback:
+                ins["fail_store"] = {"loc": self.loc(e.expected), "ev": self.template(
+                    "W", "store", e.line, f"*{e.expected} = .. (failed cas)", atomic=False, loc=e.expected,
+                    extra=["all", "cas_expected"])}
         ins["val"] = self.expr(e.operand)
         self.emit(ins)
 
@@ -256,8 +271,7 @@ class _ThreadCompiler:
                 self.expr(s.expr)
         elif isinstance(s, A.Fence):
             ev = self.template("F", "fence", s.line, f"fence({s.order}, {s.scope or DEFAULT_SCOPE})",
-                               order=s.order, scope=s.scope,
-                               extra=["fence"] + [f"fence_{f}" for f in s.flags])
+                               order=s.order, scope=s.scope, extra=["fence"] + list(s.flags))
             self.emit({"op": "fence", "ev": ev})
         elif isinstance(s, A.Barrier):
             # A barrier is an entry fence and an exit fence (SPEC sec. 4),
@@ -266,9 +280,8 @@ class _ThreadCompiler:
             self.barriers += 1
             bar = self.p.barrier_ids.setdefault(key, len(self.p.barrier_ids))
             for phase in ("entry", "exit"):
-                ev = self.template("F", "barrier", s.line, f"barrier {key} {phase}", order="acq_rel",
-                                   scope=s.scope or "wg",
-                                   extra=["barrier", phase] + [f"fence_{f}" for f in s.flags], attrs={"bar": bar})
+                ev = self.template("F", "barrier", s.line, f"barrier {key} {phase}", scoped=False,
+                                   extra=["barrier", phase] + list(s.flags), attrs={"bar": bar})
                 self.emit({"op": "fence", "ev": ev})
         elif isinstance(s, A.If):
             els, end = _Label(), _Label()
@@ -309,14 +322,29 @@ class _ThreadCompiler:
 
 
 class _ProgramCompiler:
-    def __init__(self, test: A.Test, unroll: int):
+    def __init__(self, test: A.Test, unroll: int, cas_writeback: bool = True):
         self.test = test
         self.unroll = unroll
+        self.cas_writeback = cas_writeback
         self.scopes = _Scopes(test)
         self.locations = test.all_locations()
         self.loc_index = {l: i for i, l in enumerate(self.locations)}
         self.templates: list[Template] = []
         self.barrier_ids: dict = {}
+        self._loc_tags: dict = {}
+
+    def location_tags(self, loc: str) -> list:
+        """Region and declared atomicity of a location (herd's `G`/`L` and
+        `atomicloc`/`nonatomicloc`: from the type of the parameter that
+        declares it; a location no parameter declares is neither)."""
+        if loc not in self._loc_tags:
+            region = self.test.region_of(loc)
+            tags = [region] if region else []
+            kinds = {p.atomic for t in self.test.threads for p in t.params if p.name == loc}
+            if kinds:
+                tags.append("atomicloc" if True in kinds else "nonatomicloc")
+            self._loc_tags[loc] = tags
+        return self._loc_tags[loc]
 
     def add_template(self, t: Template) -> int:
         self.templates.append(t)
@@ -363,7 +391,7 @@ class _ProgramCompiler:
         init = {i.loc: i for i in test.init}
         locs_ir = []
         for l in self.locations:
-            tags = [test.region_of(l)]
+            tags = list(self.location_tags(l))
             if l in init and init[l].alloc:
                 tags.append(f"alloc_{init[l].alloc}")
             locs_ir.append({"name": l, "init": init[l].value if l in init else 0, "tags": tags})
@@ -400,7 +428,7 @@ def _prop_ir(p, index) -> dict:
     raise TypeError(p)
 
 
-def compile_test(test: A.Test, unroll: int = 2) -> Compiled:
+def compile_test(test: A.Test, unroll: int = 2, cas_writeback: bool = True) -> Compiled:
     if unroll < 0:
         raise ValueError("unroll must be >= 0")
-    return _ProgramCompiler(test, unroll).compile()
+    return _ProgramCompiler(test, unroll, cas_writeback).compile()

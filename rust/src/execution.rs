@@ -65,7 +65,7 @@ pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize) -
                     }
                     break;
                 }
-                Instr::Rmw { dst, loc, rmw, val, expected, ev_r, ev_w, ev_fail } => {
+                Instr::Rmw { dst, loc, rmw, val, expected, ev_r, ev_w, ev_fail, fail_store } => {
                     let operand = val.eval(&regs)?;
                     let exp = match expected {
                         Some(e) => Some(e.eval(&regs)?),
@@ -102,6 +102,9 @@ pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize) -
                             None => {
                                 let tmpl = ev_fail.unwrap_or(*ev_r);
                                 e2.push(PathEvent { kind: Kind::R, loc: Some(*loc), value: v, template: tmpl, pc, rmw_with_prev: false });
+                                if let Some(fs) = fail_store {
+                                    e2.push(PathEvent { kind: Kind::W, loc: Some(fs.loc), value: v, template: fs.ev, pc, rmw_with_prev: false });
+                                }
                             }
                         }
                         stack.push((pc + 1, r2, e2));

@@ -84,7 +84,9 @@ pub enum Instr {
     },
     /// Read-modify-write: a read and, unless a compare-exchange fails, a
     /// write linked to it by `rmw`. `dst` gets the old value, or for `cas`
-    /// 1 on success and 0 on failure (herd's OpenCL convention).
+    /// 1 on success and 0 on failure (herd's OpenCL convention). A failing
+    /// `cas` with `fail_store` writes the value it read there (C11: into
+    /// the expected object).
     Rmw {
         dst: Option<usize>,
         loc: usize,
@@ -96,6 +98,8 @@ pub enum Instr {
         ev_w: usize,
         #[serde(default)]
         ev_fail: Option<usize>,
+        #[serde(default)]
+        fail_store: Option<FailStore>,
     },
     Fence {
         ev: usize,
@@ -114,6 +118,12 @@ pub enum Instr {
     },
     /// A path that reaches this was cut by the loop-unrolling bound.
     Cut,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+pub struct FailStore {
+    pub loc: usize,
+    pub ev: usize,
 }
 
 #[derive(Deserialize, Debug, Clone)]
@@ -224,8 +234,13 @@ impl Program {
                             return Err(format!("thread {ti}, pc {pc}: bad store"));
                         }
                     }
-                    Instr::Rmw { dst, loc, ev_r, ev_w, ev_fail, rmw, expected, .. } => {
-                        if *loc >= nl || *ev_r >= nt || *ev_w >= nt || ev_fail.map_or(false, |e| e >= nt) {
+                    Instr::Rmw { dst, loc, ev_r, ev_w, ev_fail, rmw, expected, fail_store, .. } => {
+                        if *loc >= nl
+                            || *ev_r >= nt
+                            || *ev_w >= nt
+                            || ev_fail.map_or(false, |e| e >= nt)
+                            || fail_store.as_ref().map_or(false, |f| f.loc >= nl || f.ev >= nt)
+                        {
                             return Err(format!("thread {ti}, pc {pc}: bad rmw"));
                         }
                         if *rmw == RmwOp::Cas && expected.is_none() {

@@ -262,12 +262,15 @@ class Test:
                 seen.setdefault(loc)
         return list(seen)
 
-    def region_of(self, loc: str) -> str:
+    def region_of(self, loc: str) -> Optional[str]:
+        """`global` or `local` as a parameter declares it; None for a
+        pointer with no address space (OpenCL 2.0's generic space), which
+        herd and Dat3M put in neither region."""
         for t in self.threads:
             for p in t.params:
                 if p.name == loc and p.region:
                     return p.region
-        return "global"
+        return None
 
 
 def walk_stmts(stmts):

@@ -11,6 +11,8 @@ _REGISTRY = {
     "sc": "sc",
     "hrf-direct": "hrf_direct",
     "hrf-indirect": "hrf_indirect",
+    "opencl": "opencl",
+    "opencl-rsp": "opencl_rsp",
 }
 
 
