@@ -16,9 +16,16 @@ def test_reference_round_trip(path):
     t = hrf.parse(path)
     text = to_litmus(t)
     assert hrf.parse(text) == t, text
-    # And the printed test means the same: same outcomes under SC.
+    # And the printed test means the same: same outcomes under SC (or the
+    # same refusal, for what hrf does not model yet).
     if len(t.threads) <= 3:
-        a, b = hrf.check(t, "sc"), hrf.check(text, "sc")
+        try:
+            a = hrf.check(t, "sc")
+        except hrf.UnsupportedFeature as e:
+            with pytest.raises(hrf.UnsupportedFeature, match=str(e.message)[:30].replace("(", ".").replace(")", ".")):
+                hrf.check(text, "sc")
+            return
+        b = hrf.check(text, "sc")
         assert (a.outcomes, a.condition_holds) == (b.outcomes, b.condition_holds)
 
 

@@ -192,8 +192,9 @@ def _verdict(quant: str, pos: int, neg: int, complete: bool) -> Optional[bool]:
 def _build_result(raw: str, comp: Compiled, model: Model) -> Result:
     data = json.loads(raw)
     test = comp.test
-    quant = test.condition.quantifier if test.condition else "exists"
-    cond_text = format_condition(test.condition) if test.condition else "exists (true)"
+    # herd: a test without a condition is `forall (true)`
+    quant = test.condition.quantifier if test.condition else "forall"
+    cond_text = format_condition(test.condition) if test.condition else "forall (true)"
     if "error" in data:
         err = CoreError(f"{test.path or test.name}: {data['error']}")
         return Result(test.name, model.name, test.path, cond_text, quant, None, None, [], [],

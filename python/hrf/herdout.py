@@ -27,10 +27,29 @@ class HerdVerdict:
     bad: int | None = None
     condition: str | None = None
     observation: str | None = None
+    flags: list = field(default_factory=list)  # herd7: `Flag NAME` lines
+    undef: bool = False  # herd7 prints `Undef` instead of Ok/No when a flag is raised
 
     @property
     def racy(self) -> bool | None:
-        return None if self.bad is None else self.bad > 0
+        """herd 2015: Bad executions > 0; herd7: a Flag line."""
+        if self.bad is not None:
+            return self.bad > 0
+        return bool(self.flags)
+
+    @property
+    def holds(self) -> bool | None:
+        """The condition's verdict; where herd7 says `Undef`, from the
+        witness counts as herd defines them."""
+        if self.ok is not None:
+            return self.ok
+        if self.positive is None or self.kind is None:
+            return None
+        if self.kind == "Allowed":
+            return self.positive > 0
+        if self.kind == "Forbidden":
+            return self.positive == 0
+        return self.negative == 0
 
 
 def _value(v: str):
@@ -42,7 +61,8 @@ def _value(v: str):
 
 
 def parse_state(line: str) -> dict:
-    return {k: _value(v) for k, v in _STATE_ITEM.findall(line)}
+    """`0:r0=1; [x]=2;` -> {"0:r0": 1, "x": 2} (herd7 brackets locations)."""
+    return {k.strip("[]"): _value(v) for k, v in _STATE_ITEM.findall(line)}
 
 
 def read_herd_output(path) -> dict[str, HerdVerdict]:
@@ -63,7 +83,7 @@ def read_herd_output(path) -> dict[str, HerdVerdict]:
             i += 1
             for _ in range(n):
                 # herd writes no line for the empty state (a condition with no variables)
-                if i < len(lines) and lines[i] not in ("Ok", "No") and "=" in lines[i]:
+                if i < len(lines) and lines[i] not in ("Ok", "No", "Undef") and "=" in lines[i]:
                     v.states.append(parse_state(lines[i]))
                     i += 1
                 else:
@@ -72,6 +92,10 @@ def read_herd_output(path) -> dict[str, HerdVerdict]:
             l = lines[i]
             if l in ("Ok", "No"):
                 v.ok = l == "Ok"
+            elif l == "Undef":
+                v.undef = True
+            elif l.startswith("Flag "):
+                v.flags.append(l[len("Flag "):].strip())
             elif l.startswith("Positive:"):
                 m = re.match(r"Positive: (\d+) Negative: (\d+)", l)
                 v.positive, v.negative = int(m.group(1)), int(m.group(2))

@@ -186,6 +186,13 @@ class _ThreadCompiler:
         if isinstance(e, A.UnOp):
             a = self.expr(e.operand)
             return _not(a) if e.op == "!" else {"k": "neg", "a": a}
+        if isinstance(e, A.DerefExpr):
+            raise UnsupportedFeature("loads from computed addresses (*(e)) are not supported yet",
+                                     self.p.test.path, e.line)
+        if isinstance(e, A.StoreExpr):
+            raise UnsupportedFeature("an assignment inside an expression is not supported yet: its "
+                                     "unsequenced evaluation (C11 unsequenced races) is not modelled",
+                                     self.p.test.path, e.line)
         if isinstance(e, A.BinOp):
             if e.op in ("&&", "||"):
                 return self.short_circuit(e)
@@ -350,8 +357,27 @@ class _ProgramCompiler:
         self.templates.append(t)
         return len(self.templates) - 1
 
+    def _refuse_pointer_values(self):
+        test = self.test
+        why = "locations holding pointers are not supported yet"
+        for i in test.init:
+            if isinstance(i.value, str):
+                raise UnsupportedFeature(f"{why} ({i.loc} = {i.value})", test.path, i.line)
+        for t in test.threads:
+            for p in t.params:
+                if p.points_to_pointer:
+                    raise UnsupportedFeature(f"{why} ({t.name}: {p.ctype} *{p.name})", test.path, t.line)
+        for v in test.locations:
+            if isinstance(v, A.PointeeVar):
+                raise UnsupportedFeature(f"{why} (locations [{v}])", test.path)
+        if test.condition is not None:
+            for a in _prop_atoms(test.condition.prop):
+                if isinstance(a.value, str):
+                    raise UnsupportedFeature(f"{why} (condition {a.var}={a.value})", test.path)
+
     def compile(self) -> Compiled:
         test = self.test
+        self._refuse_pointer_values()
         # Observed variables: the condition's and the `locations` clause's;
         # with neither, every register and location.
         cond_vars = []
@@ -400,6 +426,16 @@ class _ProgramCompiler:
         ir = {"name": test.name, "locations": locs_ir, "threads": threads_ir,
               "templates": [t.ir() for t in self.templates], "observed": observed_ir, "condition": cond}
         return Compiled(test, ir, self.templates, names, list(self.locations), self.unroll)
+
+
+def _prop_atoms(p):
+    if isinstance(p, A.PAtom):
+        yield p
+    elif isinstance(p, A.PNot):
+        yield from _prop_atoms(p.prop)
+    elif isinstance(p, (A.PAnd, A.POr)):
+        for q in p.props:
+            yield from _prop_atoms(q)
 
 
 def _prop_vars(p):

@@ -20,12 +20,12 @@ def parse_text(text: str, path: str | None = None) -> Test:
     if not m:
         raise LitmusSyntaxError("empty litmus test", path, 1, 1)
     arch = m.group(1).upper()
-    if arch == "OPENCL":
+    if arch in ("OPENCL", "C"):
         from .opencl import parse_opencl
         return parse_opencl(text, path)
     line = text[: m.start(1)].count("\n") + 1
     raise LitmusSyntaxError(
-        f"unknown litmus architecture {m.group(1)!r} (this version reads OpenCL and OPENCL tests)",
+        f"unknown litmus architecture {m.group(1)!r} (this version reads OpenCL and C tests)",
         path, line, 1, text.splitlines()[line - 1] if text.splitlines() else None)
 
 

@@ -72,17 +72,34 @@ class Rmw:
     line: int = _pos()
 
 
-Expr = Union[Const, Reg, BinOp, UnOp, Load, Rmw]
+@dataclass(frozen=True)
+class DerefExpr:
+    """`*(e)`: a load from a computed address (C tests' fake dependencies)."""
+    addr: "Expr"
+    line: int = _pos()
+
+
+@dataclass(frozen=True)
+class StoreExpr:
+    """`(*x = e)` inside an expression: its value is the stored value."""
+    loc: str
+    value: "Expr"
+    line: int = _pos()
+
+
+Expr = Union[Const, Reg, BinOp, UnOp, Load, Rmw, DerefExpr, StoreExpr]
 
 
 # ---------------------------------------------------------------- statements
 @dataclass(frozen=True)
 class Assign:
-    """`int r = e;` (decl=True) or `r = e;`; `e` None for a bare declaration."""
+    """`int r = e;` (decl=True) or `r = e;`; `e` None for a bare declaration;
+    `pointer` for `int *r = e;`."""
     reg: str
     expr: Optional[Expr]
     decl: bool = False
     line: int = _pos()
+    pointer: bool = False
 
 
 @dataclass(frozen=True)
@@ -146,6 +163,7 @@ class Param:
     region: Optional[str] = None  # global / local / None (unstated)
     atomic: bool = False
     ctype: str = "int"
+    points_to_pointer: bool = False  # `_Atomic (int *) *p`: the location holds a pointer
 
 
 @dataclass(frozen=True)
@@ -167,7 +185,7 @@ class Thread:
 @dataclass(frozen=True)
 class Init:
     loc: str
-    value: int = 0
+    value: Union[int, str] = 0  # a str is another location's address (C tests)
     alloc: Optional[str] = None  # allocation class for observability (SPEC 5.3)
     line: int = _pos()
 
@@ -209,9 +227,18 @@ class LocVar:
 
 
 @dataclass(frozen=True)
+class PointeeVar:
+    """`y*` in a `locations` clause: the location y points to."""
+    loc: str
+
+    def __str__(self):
+        return f"{self.loc}*"
+
+
+@dataclass(frozen=True)
 class PAtom:
-    var: Union[RegVar, LocVar]
-    value: int
+    var: Union[RegVar, LocVar, PointeeVar]
+    value: Union[int, str]  # a str is a location's address
 
 
 @dataclass(frozen=True)
@@ -240,7 +267,7 @@ class Condition:
 
 @dataclass(frozen=True)
 class Test:
-    arch: str  # OpenCL (what the test was written in)
+    arch: str  # OpenCL or C (what the test was written in)
     name: str
     threads: Tuple[Thread, ...]
     init: Tuple[Init, ...] = ()
@@ -293,6 +320,10 @@ def walk_expr(e):
         yield from walk_expr(e.operand)
     elif isinstance(e, Rmw):
         yield from walk_expr(e.operand)
+    elif isinstance(e, DerefExpr):
+        yield from walk_expr(e.addr)
+    elif isinstance(e, StoreExpr):
+        yield from walk_expr(e.value)
 
 
 def exprs_of(s):
@@ -314,13 +345,13 @@ def memory_ops(stmts):
             yield s
         for e in exprs_of(s):
             for sub in walk_expr(e):
-                if isinstance(sub, (Load, Rmw)):
+                if isinstance(sub, (Load, Rmw, StoreExpr)):
                     yield sub
 
 
 def _locs_of(stmts):
     for op in memory_ops(stmts):
-        if isinstance(op, (Load, Store, Rmw)):
+        if isinstance(op, (Load, Store, Rmw, StoreExpr)):
             yield op.loc
             if isinstance(op, Rmw) and op.expected:
                 yield op.expected

@@ -111,6 +111,12 @@ class _ToAst(Transformer):
     def deref(self, meta, c):
         return A.Load(str(c[1]), atomic=False, line=_line(meta))
 
+    def deref_expr(self, meta, c):
+        return A.DerefExpr(_value(c[1], meta), line=_line(meta))
+
+    def store_expr(self, meta, c):
+        return A.StoreExpr(str(c[1]), _value(c[2], meta), line=_line(meta))
+
     def addr(self, meta, c):
         return ("addr", str(c[1]))
 
@@ -125,6 +131,9 @@ class _ToAst(Transformer):
 
     def decl_init(self, meta, c):
         return A.Assign(str(c[1]), _value(c[2], meta), decl=True, line=_line(meta))
+
+    def decl_init_ptr(self, meta, c):
+        return A.Assign(str(c[2]), _value(c[3], meta), decl=True, line=_line(meta), pointer=True)
 
     def assign(self, meta, c):
         return A.Assign(str(c[0]), _value(c[1], meta), line=_line(meta))
@@ -178,6 +187,12 @@ class _ToAst(Transformer):
         ctype = words[-1] if words else "int"
         return A.Param(name, region=region, atomic=ctype.startswith("atomic"), ctype=ctype)
 
+    def ptr_param(self, meta, c):
+        # `_Atomic (int *) *p`: p holds a pointer
+        words = [str(w) for w in c[:-3]]
+        return A.Param(str(c[-1]), region=None, atomic=words[0] == "_Atomic",
+                       ctype=f"{words[0]} ({' '.join(words[1:])} *)", points_to_pointer=True)
+
     def scope_kv(self, meta, c):
         return (str(c[0]), int(c[1], 0), meta)
 
@@ -212,6 +227,12 @@ class _ToAst(Transformer):
 
     def init_loc(self, meta, c):
         return A.Init(c[0], c[1], alloc=str(c[2]) if len(c) > 2 else None, line=_line(meta))
+
+    def init_default(self, meta, c):
+        return A.Init(c[0], 0, line=_line(meta))
+
+    def init_locval(self, meta, c):
+        return A.Init(c[0], str(c[1]), line=_line(meta))
 
     def init_reg(self, meta, c):
         return A.RegInit(int(c[0]), str(c[1]), c[2], line=_line(meta))
@@ -252,6 +273,12 @@ class _ToAst(Transformer):
     def p_atom(self, meta, c):
         return A.PAtom(c[0], c[1])
 
+    def p_atom_loc(self, meta, c):
+        return A.PAtom(c[0], str(c[1]))
+
+    def pointee(self, meta, c):
+        return A.PointeeVar(str(c[0]))
+
     def p_true(self, meta, c):
         return A.PTrue()
 
@@ -277,7 +304,8 @@ class _ToAst(Transformer):
 
     def header(self, meta, c):
         parts = str(c[0]).split(None, 1)
-        return ("header", "OpenCL", parts[1].strip() if len(parts) > 1 else "")
+        arch = "C" if parts[0] == "C" else "OpenCL"
+        return ("header", arch, parts[1].strip() if len(parts) > 1 else "")
 
     def meta(self, meta, c):
         return None
@@ -344,6 +372,9 @@ _CALL = re.compile(
 
 def _call(name, args, meta):
     line = _line(meta)
+    if name == "atomic_thread_fence":  # C11: no flags, no scope
+        _arity(name, args, 1, 1, meta)
+        return A.Fence((), _order(args[0], meta), None, line=line)
     if name == "atomic_work_item_fence":
         _arity(name, args, 3, 3, meta)
         return A.Fence(_flags(args[0], meta), _order(args[1], meta), _scope(args[2], meta), line=line)

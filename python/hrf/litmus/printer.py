@@ -60,6 +60,10 @@ def format_expr(e, prec=0) -> str:
             return f"*{e.loc}"
         rem = "_remote" if e.remote else ""
         return f"atomic_load_explicit{rem}({e.loc}, {_ORDER[e.order]}{_scope_args(e.scope)})"
+    if isinstance(e, A.DerefExpr):
+        return f"*({format_expr(e.addr)})"
+    if isinstance(e, A.StoreExpr):
+        return f"(*{e.loc} = {format_expr(e.value)})"
     if isinstance(e, A.Rmw):
         rem = "_remote" if e.remote else ""
         if e.op == "cas":
@@ -82,7 +86,8 @@ def format_stmts(stmts, indent) -> list[str]:
             if s.expr is None:
                 out.append(f"{pad}int {s.reg};")
             else:
-                out.append(f"{pad}{'int ' if s.decl else ''}{s.reg} = {format_expr(s.expr)};")
+                decl = ("int *" if s.pointer else "int ") if s.decl else ""
+                out.append(f"{pad}{decl}{s.reg} = {format_expr(s.expr)};")
         elif isinstance(s, A.Store):
             if not s.atomic:
                 out.append(f"{pad}*{s.loc} = {format_expr(s.value)};")
@@ -92,6 +97,8 @@ def format_stmts(stmts, indent) -> list[str]:
                            f"{_ORDER[s.order]}{_scope_args(s.scope)});")
         elif isinstance(s, A.ExprStmt):
             out.append(f"{pad}{format_expr(s.expr)};")
+        elif isinstance(s, A.Fence) and not s.flags and s.scope is None:
+            out.append(f"{pad}atomic_thread_fence({_ORDER[s.order]});")
         elif isinstance(s, A.Fence):
             out.append(f"{pad}atomic_work_item_fence({_flags(s.flags)}, {_ORDER[s.order]}"
                        f"{_scope_args(s.scope) or ', memory_scope_device'});")
@@ -116,13 +123,15 @@ def format_stmts(stmts, indent) -> list[str]:
 
 
 def _param(p: A.Param) -> str:
+    if p.points_to_pointer:
+        return f"{p.ctype} *{p.name}"
     words = [p.region] if p.region else []
     words.append(p.ctype)
     return f"{' '.join(words)}* {p.name}"
 
 
 def to_litmus(t: A.Test) -> str:
-    lines = [f"OPENCL {t.name}", "", "{"]
+    lines = [f"{'C' if t.arch == 'C' else 'OPENCL'} {t.name}", "", "{"]
     for i in t.init:
         alloc = f" @{i.alloc}" if i.alloc else ""
         lines.append(f"  [{i.loc}]={i.value}{alloc};")

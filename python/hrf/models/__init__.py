@@ -13,6 +13,7 @@ _REGISTRY = {
     "hrf-indirect": "hrf_indirect",
     "opencl": "opencl",
     "opencl-rsp": "opencl_rsp",
+    "c11": "c11",
 }
 
 
