@@ -125,9 +125,9 @@ def litmus_asts(draw):
 
 # ---------------------------------------------------------------- HRF fragment
 @st.composite
-def hrf_ops(draw, tid):
+def hrf_ops(draw, tid, scopes=("wg", "dev")):
     loc = draw(st.sampled_from(LOCS[:2]))
-    scope = draw(st.sampled_from(["wg", "dev"]))
+    scope = draw(st.sampled_from(list(scopes)))
     kind = draw(st.sampled_from(["st", "ld", "ast", "ald", "inc"]))
     reg = f"r{draw(st.integers(0, 1))}"
     if kind == "st":
@@ -142,17 +142,19 @@ def hrf_ops(draw, tid):
 
 
 @st.composite
-def hrf_programs(draw):
+def hrf_programs(draw, single_scope=False):
     """2-3 threads of 1-3 operations on x, y: ordinary and seq_cst atomic
     loads, stores and fetch_adds with work-group or device scope, threads
-    spread over work-groups and devices, an `exists` on the registers."""
+    spread over work-groups and devices, an `exists` on the registers.
+    With single_scope, every atomic of a program has the same scope."""
     n = draw(st.integers(2, 3))
+    scopes = (draw(st.sampled_from(["wg", "dev"])),) if single_scope else ("wg", "dev")
     ps = tuple(A.Param(l, "global", False, "int") for l in LOCS[:2])
     threads = []
     for i in range(n):
         body = []
         for _ in range(draw(st.integers(1, 3))):
-            op = draw(hrf_ops(i))
+            op = draw(hrf_ops(i, scopes))
             if draw(st.integers(0, 5)) == 0 and body:
                 # occasionally guard the rest on a register
                 body = [A.If(A.BinOp("==", A.Reg("r0"), A.Const(1)), tuple(body + [op]), ())]

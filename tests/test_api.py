@@ -117,7 +117,11 @@ def test_check_many_in_order_and_errors_inline(tmp_path):
     for i, f in enumerate(files):
         for j, m in enumerate(["hrf-direct", "hrf-indirect"]):
             r = out[2 * i + j]
-            single = hrf.check(f, m)
+            try:
+                single = hrf.check(f, m)
+            except hrf.UnsupportedFeature as e:  # e.g. relaxed atomics under HRF-direct
+                assert isinstance(r.error, hrf.UnsupportedFeature) and str(r.error) == str(e)
+                continue
             assert (r.name, r.model, r.racy, r.condition_holds, r.outcomes) == \
                 (single.name, m, single.racy, single.condition_holds, single.outcomes)
     assert isinstance(out[-1].error, hrf.LitmusSyntaxError) and out[-1].condition_holds is None

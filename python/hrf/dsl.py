@@ -168,6 +168,7 @@ class Model:
         # model is defined for; hrf.program compiles tests accordingly.
         self.cas_writeback = cas_writeback
         self.checks: list[Check] = []
+        self.orders: list[tuple[str, Set]] = []
         self._supports = supports
         self._ir = None
 
@@ -176,6 +177,17 @@ class Model:
             raise ValueError(f"model {self.name}: two checks named {name}")
         self.checks.append(Check(kind, rel, name, flag))
         self._ir = None
+
+    def total_order(self, name: str, over: Set) -> Rel:
+        """A witness order: the core tries every total order of the events
+        of `over` (a set fixed by the events, not by rf/co) and the model's
+        checks keep the candidates for which one exists. Returns it as a
+        relation, e.g. HRF-relaxed's apparent order sc (002 Fig. 9)."""
+        if any(n == name for n, _ in self.orders) or name in ("po", "rf", "co", "fr", "rmw", "loc"):
+            raise ValueError(f"model {self.name}: order name {name!r} is taken")
+        self.orders.append((name, _want(over, True)))
+        self._ir = None
+        return base(name)
 
     def acyclic(self, rel: Rel, name: str, flag: Optional[str] = None):
         self._add("acyclic", rel, name, flag)
@@ -226,8 +238,9 @@ class Model:
             nodes.append(d)
             return index[k]
 
+        orders = [{"name": n, "set": emit(st)} for n, st in self.orders]
         checks = [{"kind": c.kind, "node": emit(c.rel), "name": c.name, "flag": c.flag} for c in self.checks]
-        self._ir = {"name": self.name, "nodes": nodes, "checks": checks}
+        self._ir = {"name": self.name, "nodes": nodes, "checks": checks, "orders": orders}
         return self._ir
 
 

@@ -158,6 +158,7 @@ class _ThreadCompiler:
         if kind in ("R", "W"):
             tags.append("A" if atomic else "NA")
         at = dict(attrs or {})
+        at["tid"] = self.t  # the agent, for per-agent definitions (002 Fig. 9 so_a)
         if atomic and scoped:
             tags.append(order or "sc")
             sc = scope or DEFAULT_SCOPE

@@ -291,6 +291,8 @@ impl EventStructure {
 pub struct Dynamic {
     pub rf: Relation,
     pub co: Relation,
+    /// The model's witness orders (name, relation), see `model::OrderDecl`.
+    pub orders: Vec<(String, Relation)>,
 }
 
 impl Dynamic {

@@ -69,11 +69,23 @@ pub struct Check {
     pub flag: Option<String>,
 }
 
+/// A witness order the model asks for (e.g. the total order `sc` of
+/// seq_cst operations in the HRF-relaxed models): the enumerator tries
+/// every total order of the events of `set` (a set node that does not
+/// depend on rf/co), and the relation is available as `Base { name }`.
+#[derive(Deserialize, Debug, Clone)]
+pub struct OrderDecl {
+    pub name: String,
+    pub set: usize,
+}
+
 #[derive(Deserialize, Debug, Clone)]
 pub struct ModelIr {
     pub name: String,
     pub nodes: Vec<Node>,
     pub checks: Vec<Check>,
+    #[serde(default)]
+    pub orders: Vec<OrderDecl>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -154,6 +166,7 @@ impl Compiled {
                     "po" | "rmw" | "loc" | "int" | "ext" | "id" | "universal" | "empty" => {
                         (false, Mono::Const, BTreeSet::new())
                     }
+                    other if ir.orders.iter().any(|o| o.name == other) => (true, Mono::Up, BTreeSet::new()),
                     other => return Err(format!("model {}: unknown base relation {other:?}", ir.name)),
                 },
                 Node::SameThreadAttr { name } => {
@@ -240,6 +253,35 @@ impl Compiled {
                 Node::Base { .. } | Node::SameThreadAttr { .. } | Node::SameEventAttr { .. } => false,
             };
         }
+        for o in &ir.orders {
+            if o.set >= n || !is_set[o.set] || dynamic[o.set] || !vars[o.set].is_empty() {
+                return Err(format!("model {}: order {} needs a set fixed by the events alone", ir.name, o.name));
+            }
+        }
+        // Which nodes depend on a witness order: flags must not, because an
+        // execution is kept with the first order found (orders only have to exist).
+        let mut uses_order = vec![false; n];
+        for (i, node) in ir.nodes.iter().enumerate() {
+            uses_order[i] = match node {
+                Node::Base { name } => ir.orders.iter().any(|o| &o.name == name),
+                Node::Domain { a } | Node::Range { a } | Node::Ident { a } | Node::Inv { a } | Node::Plus { a }
+                | Node::Star { a } | Node::Opt { a } => uses_order[*a],
+                Node::SetUnion { a, b } | Node::SetInter { a, b } | Node::SetDiff { a, b } | Node::Prod { a, b }
+                | Node::Union { a, b } | Node::Inter { a, b } | Node::Diff { a, b } | Node::Seq { a, b } => {
+                    uses_order[*a] || uses_order[*b]
+                }
+                Node::Foreach { body, .. } => uses_order[*body],
+                _ => false,
+            };
+        }
+        for c in &ir.checks {
+            if c.flag.is_some() && c.node < n && uses_order[c.node] {
+                return Err(format!(
+                    "model {}: flag {} depends on a witness order; orders only have to exist",
+                    ir.name, c.name
+                ));
+            }
+        }
         let mut prunable = Vec::new();
         for (ci, c) in ir.checks.iter().enumerate() {
             if c.node >= n {
@@ -282,7 +324,7 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    fn set(&mut self, i: usize, d: &Dynamic) -> EventSet {
+    pub fn set(&mut self, i: usize, d: &Dynamic) -> EventSet {
         match self.eval(i, d) {
             Val::Set(s) => s,
             Val::Rel(_) => panic!("model IR: node {i} is a relation where a set is expected"),
@@ -356,6 +398,9 @@ impl<'a> Evaluator<'a> {
                 "rf" => d.rf.clone(),
                 "co" => d.co.clone(),
                 "fr" => d.fr(),
+                other if d.orders.iter().any(|(n, _)| n == other) => {
+                    d.orders.iter().find(|(n, _)| n == other).unwrap().1.clone()
+                }
                 "rmw" => es.rmw.clone(),
                 "loc" => es.loc.clone(),
                 "int" => es.int.clone(),

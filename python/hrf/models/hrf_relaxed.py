@@ -1,0 +1,97 @@
+"""The HRF-relaxed family (002, Gaster, Hower, Howes, TACO 2015): HRF with
+scope inclusion and relaxed, acquire and release atomics. One builder for
+HRF-direct-relaxed (Fig. 9), HRF-indirect-relaxed (Fig. 12) and the
+literal reading of Fig. 9 (SPEC 5.2); they differ only in hhb.
+
+Reading of the figures (SPEC 5.2):
+- "inclusive" scopes (Def. 3.1, read through the per-agent so_a): each
+  operation's work-item lies in the other's scope instance;
+- two orders are "consistent" when no pair is ordered both ways (Fig. 9,
+  sec. I, first sentence), so an apparent order containing a relation's
+  same-location pairs exists iff their union with rf/co/fr is acyclic;
+- the apparent total order sc of seq_cst atomics is a witness order that
+  the core enumerates; it must be consistent with hhb ("pb" in Fig. 9 is
+  read as hhb, which contains po);
+- "Rel coh Acq" (so) between a release and an acquire of one location is
+  co?;rf: the acquire reads the release or a coherence-later write.
+"""
+from __future__ import annotations
+
+from ..dsl import IW, R, W, I, Model, Rel, co, dom, foreach, fr, loc, po, rf, rmw, same_event_attr, tag
+from ..errors import UnsupportedFeature
+from ..litmus import ast as AST
+from .common import NA, A, conflict
+from .opencl_common import S_ALL, S_DEV, S_SG, S_WG, S_WI, incl1
+
+SC_, ACQ, REL, ACQ_REL = tag("sc"), tag("acq"), tag("rel"), tag("acq_rel")
+
+# Fig. 9 sec. I, with SPEC 5.1 `inclusive`: mutual reach of scope instances.
+inclusive = incl1 & incl1.inv
+
+Rel_ = (A & W & (REL | ACQ_REL | SC_)) - IW
+Acq = A & R & (ACQ | ACQ_REL | SC_)
+
+# Scoped synchronization order, all agents at once: Rel_S coh Acq_S', inclusive.
+so = (I(Rel_) >> co.opt >> rf >> I(Acq)) & inclusive
+
+# a's scope instance is within b's: b's instance holds a's work-item, and
+# a's scope is no wider (scopes are nested wi < sg < wg < dev < all).
+_no_wider = ((S_WI * A) | (S_SG * (S_SG | S_WG | S_DEV | S_ALL)) | (S_WG * (S_WG | S_DEV | S_ALL))
+             | (S_DEV * (S_DEV | S_ALL)) | (S_ALL * S_ALL))
+within = _no_wider & incl1.inv
+
+# Fig. 9 sec. II: conflicts.
+ordinary_conflict = conflict & ((NA * (A | NA)) | ((A | NA) * NA))
+atomic_conflict = (conflict & (A * A)) - inclusive
+
+
+def hhb_direct_intent() -> Rel:
+    """SPEC 5.2: a synchronising pair belongs to the so of the narrower of
+    its two scope instances; hhb.dr = U_S (po | so_S)+."""
+    def so_of(S):
+        return (I(S) >> (so & within)) | ((so & within.inv) >> I(S))
+    return foreach("sinst", lambda S: (po | so_of(S)).plus)
+
+
+def hhb_direct_literal() -> Rel:
+    """Fig. 9 as printed: hhb.dr = U_a (po | so_a)+ over agents a, where
+    so_a holds the pairs whose two scopes both include agent a."""
+    def per_agent(events_of_a):
+        includes_a = dom(incl1 >> I(events_of_a))
+        return (po | (I(includes_a) >> so >> I(includes_a))).plus
+    return foreach("tid", per_agent)
+
+
+def hhb_indirect() -> Rel:
+    """Fig. 12: hhb.ir = (po | U_a so_a)+."""
+    return (po | so).plus
+
+
+def supports(name):
+    def check(test: AST.Test) -> None:
+        for t in test.threads:
+            for op in AST.memory_ops(t.body):
+                if isinstance(op, (AST.Fence, AST.Barrier)):
+                    raise UnsupportedFeature(f"{t.name}: {name} has no fences or barriers (002 Fig. 9)",
+                                             test.path, op.line)
+                if getattr(op, "remote", False):
+                    raise UnsupportedFeature(f"{t.name}: {name} has no remote scope promotion", test.path, op.line)
+                if "con" in (getattr(op, "order", None), getattr(op, "fail_order", None)):
+                    raise UnsupportedFeature(f"{t.name}: {name} has no consume order", test.path, op.line)
+    return check
+
+
+def hrf_relaxed_model(name: str, doc: str, hhb: Rel) -> Model:
+    m = Model(name, doc=doc, supports=supports(name))
+    # Apparent total order of the seq_cst atomics (Fig. 9 sec. IV).
+    sc = m.total_order("sc", over=A & SC_)
+    # Coherent order: a total order of each location's accesses containing
+    # rf, co and fr (load values), consistent with po, sc and hhb.
+    m.acyclic(rf | co | fr | ((po | sc | hhb) & loc), "coherence")
+    m.empty(sc & hhb.inv, "sc_consistent_with_hhb")
+    m.acyclic(hhb, "hhb_acyclic")
+    # The read and write of an RMW are adjacent in coh: no write between.
+    m.empty(rmw & (fr >> co), "rmw_atomicity")
+    # Fig. 9 sec. V.
+    m.empty((ordinary_conflict | atomic_conflict) - hhb - hhb.inv, "heterogeneous_race", flag="heterogeneous_race")
+    return m
