@@ -51,3 +51,18 @@ def test_graph_dot(tmp_path):
 def test_console_script_installed():
     r = subprocess.run([sys.executable, "-m", "hrf.cli", "models"], capture_output=True, text=True)
     assert r.returncode == 0 and "hrf-indirect" in r.stdout
+
+
+def test_graph_svg(tmp_path):
+    # Graphviz is installed by .ci/run; without it hrf says how to get it.
+    import shutil
+    out = tmp_path / "g.svg"
+    if shutil.which("dot") is None:
+        import os
+        assert os.environ.get("CI") != "true", ".ci/run installs graphviz"
+        assert main(["check", FIG6, "-m", "hrf-direct", "--graph", str(out)]) == 1
+        return
+    assert main(["check", FIG6, "-m", "hrf-direct", "--graph", str(out)]) == 0
+    svg = out.read_text()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    assert "heterogeneous_race" in svg and "device 0" in svg

@@ -163,8 +163,16 @@ class Result:
         return None
 
     def to_dot(self, execution: Optional[dict] = None) -> str:
+        """Graphviz DOT of an execution: the first flagged one by default,
+        else the witness of the first outcome."""
         from .graph import execution_dot
         return execution_dot(self, execution or (self.flags[0]["execution"] if self.flags else self.witness()))
+
+    def render(self, path, execution: Optional[dict] = None) -> None:
+        """Write the execution graph to `path`: .dot as text, any other
+        suffix (.svg, .png, .pdf) rendered by Graphviz."""
+        from .graph import render
+        render(self.to_dot(execution), path)
 
     def __str__(self):
         return self.to_herd()

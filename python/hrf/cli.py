@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,17 +16,7 @@ def _limits(a) -> Limits:
 
 
 def _write_graph(result, out: str) -> None:
-    dot = result.to_dot()
-    p = Path(out)
-    if p.suffix == ".dot":
-        p.write_text(dot)
-        return
-    exe = shutil.which("dot")
-    if exe is None:
-        raise HrfError(f"writing {out} needs Graphviz's `dot` (apt-get install graphviz); "
-                       f"or ask for a .dot file")
-    fmt = p.suffix.lstrip(".") or "svg"
-    subprocess.run([exe, f"-T{fmt}", "-o", str(p)], input=dot.encode(), check=True)
+    result.render(out)
 
 
 def cmd_check(a) -> int:

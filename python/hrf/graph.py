@@ -5,7 +5,9 @@ from __future__ import annotations
 
 
 def _q(s) -> str:
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A DOT string literal; newlines become DOT's centred line breaks."""
+    text = str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return '"' + text + '"'
 
 
 def execution_dot(result, execution: dict) -> str:
@@ -38,7 +40,7 @@ def execution_dot(result, execution: dict) -> str:
                     if e["thread"] == ti:
                         d = result.describe_event(e)
                         label = f"{d['kind']} {d.get('loc', '')}={d['value']}" if d["kind"] != "F" else d["op"]
-                        label += f"\\n{d['op']} (line {d.get('line')})"
+                        label += f"\n{d['op']} (line {d.get('line')})"
                         color = ', color=red, penwidth=2' if e["id"] in hot else ""
                         lines.append(f"        e{e['id']} [label={_q(label)}{color}];")
                 lines.append("      }")
@@ -46,8 +48,11 @@ def execution_dot(result, execution: dict) -> str:
         lines.append("  }")
     styles = {"po": "color=black", "rf": "color=red, fontcolor=red", "co": "color=blue, fontcolor=blue",
               "rmw": "color=orange, style=bold", "fr": "color=darkorange, style=dashed, fontcolor=darkorange"}
+    init_ids = {e["id"] for e in init}
     for rel in ("po", "rf", "co", "rmw"):
         for a, b in execution.get(rel, []):
+            if rel == "co" and a in init_ids:
+                continue  # the init write is co-first anyway (herd hides it too)
             lines.append(f"  e{a} -> e{b} [label={rel}, {styles[rel]}];")
     # fr: a read before the co-successors of the write it reads from
     co_next = {}
@@ -62,3 +67,28 @@ def execution_dot(result, execution: dict) -> str:
             lines.append(f'  e{a} -> e{b} [label={_q(f["kind"])}, dir=none, color=red, style=dotted, penwidth=2];')
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def render(dot: str, path) -> None:
+    """Write DOT text to `path`; a suffix other than .dot is rendered with
+    Graphviz (the `graphviz` package driving Debian's `dot`)."""
+    from pathlib import Path
+
+    from .errors import HrfError
+    p = Path(path)
+    fmt = p.suffix.lstrip(".").lower()
+    if fmt in ("dot", "gv", ""):
+        p.write_text(dot)
+        return
+    try:
+        import graphviz
+    except ImportError:
+        raise HrfError(f"writing {p} needs the graphviz package: pip install 'hrf[graph]' "
+                       f"(and Graphviz itself: apt-get install graphviz), or ask for a .dot file") from None
+    try:
+        data = graphviz.Source(dot).pipe(format=fmt)
+    except graphviz.ExecutableNotFound:
+        raise HrfError(f"writing {p} needs Graphviz's `dot` program: apt-get install graphviz") from None
+    except graphviz.CalledProcessError as e:
+        raise HrfError(f"Graphviz could not render {p}: {e.stderr.decode(errors='replace').strip()}") from None
+    p.write_bytes(data)
