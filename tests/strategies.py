@@ -125,9 +125,10 @@ def litmus_asts(draw):
 
 # ---------------------------------------------------------------- HRF fragment
 @st.composite
-def hrf_ops(draw, tid, scopes=("wg", "dev")):
+def hrf_ops(draw, tid, scopes=("wg", "dev"), orders=("sc",)):
     loc = draw(st.sampled_from(LOCS[:2]))
     scope = draw(st.sampled_from(list(scopes)))
+    order = draw(st.sampled_from(list(orders)))
     kind = draw(st.sampled_from(["st", "ld", "ast", "ald", "inc"]))
     reg = f"r{draw(st.integers(0, 1))}"
     if kind == "st":
@@ -135,14 +136,14 @@ def hrf_ops(draw, tid, scopes=("wg", "dev")):
     if kind == "ld":
         return A.Assign(reg, A.Load(loc), True)
     if kind == "ast":
-        return A.Store(loc, A.Const(draw(st.integers(1, 2))), True, "sc", scope)
+        return A.Store(loc, A.Const(draw(st.integers(1, 2))), True, order if order != "acq" else "rlx", scope)
     if kind == "ald":
-        return A.Assign(reg, A.Load(loc, True, "sc", scope), True)
-    return A.Assign(reg, A.Rmw("add", loc, A.Const(1), "sc", scope), True)
+        return A.Assign(reg, A.Load(loc, True, order if order != "rel" else "rlx", scope), True)
+    return A.Assign(reg, A.Rmw("add", loc, A.Const(1), order, scope), True)
 
 
 @st.composite
-def hrf_programs(draw, single_scope=False):
+def hrf_programs(draw, single_scope=False, orders=("sc",)):
     """2-3 threads of 1-3 operations on x, y: ordinary and seq_cst atomic
     loads, stores and fetch_adds with work-group or device scope, threads
     spread over work-groups and devices, an `exists` on the registers.
@@ -154,7 +155,7 @@ def hrf_programs(draw, single_scope=False):
     for i in range(n):
         body = []
         for _ in range(draw(st.integers(1, 3))):
-            op = draw(hrf_ops(i, scopes))
+            op = draw(hrf_ops(i, scopes, orders))
             if draw(st.integers(0, 5)) == 0 and body:
                 # occasionally guard the rest on a register
                 body = [A.If(A.BinOp("==", A.Reg("r0"), A.Const(1)), tuple(body + [op]), ())]

@@ -212,9 +212,17 @@ class Model:
             return self._ir
         nodes: list[dict] = []
         index: dict = {}
+        keys: dict = {}  # id(node) -> structural key, computed once per node
+
+        def structural(n: _Node):
+            k = keys.get(id(n))
+            if k is None:
+                k = tuple(structural(x) if isinstance(x, _Node) else x for x in n.key)
+                keys[id(n)] = k
+            return k
 
         def emit(n: _Node) -> int:
-            k = _structural(n.key)
+            k = structural(n)
             if k in index:
                 return index[k]
             op = n.key[0]
@@ -243,6 +251,3 @@ class Model:
         self._ir = {"name": self.name, "nodes": nodes, "checks": checks, "orders": orders}
         return self._ir
 
-
-def _structural(key):
-    return tuple(_structural(k.key) if isinstance(k, _Node) else k for k in key)

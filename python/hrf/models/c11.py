@@ -55,6 +55,9 @@ def supports(test: AST.Test) -> None:
 MODEL = Model("c11", doc=__doc__, supports=supports)
 MODEL.acyclic(hb, "hb")
 MODEL.irreflexive(rf.inv.opt >> mo >> rf.opt >> hb, "coherence")
+# Implied by coherence (hb contains po) but monotone in rf/co, where hb is
+# not (rs uses mo negatively): lets the core prune. Changes no verdict.
+MODEL.irreflexive(rf.inv.opt >> mo >> rf.opt >> po, "coherence_po")
 MODEL.irreflexive(rf >> hb, "rf")
 MODEL.empty((rf >> I(R - A)) - vis, "nonatomic_rf")
 MODEL.empty(I(final_writes - A) >> hbl >> I(W), "nonatomic_final_write")

@@ -88,6 +88,11 @@ def opencl_model(name: str, doc: str, incl: Rel, remote: bool, cas_writeback: bo
 
     m.irreflexive(coh(ghb), "global_coherence")
     m.irreflexive(coh(lhb), "local_coherence")
+    # Implied by the two above (ghb, lhb contain po within their region),
+    # but monotone in rf/co where they are not (rs uses mo negatively), so
+    # the core can prune partial candidates with it. Changes no verdict.
+    m.irreflexive(coh((G * G) & po), "global_coherence_po")
+    m.irreflexive(coh((L * L) & po), "local_coherence_po")
 
     # A load reads from no store that happens after it.
     m.irreflexive(rf >> hb, "rf_hb")
