@@ -154,7 +154,8 @@ def hrf_programs(draw, single_scope=False, orders=("sc",)):
     threads = []
     for i in range(n):
         body = []
-        for _ in range(draw(st.integers(1, 3))):
+        # at most 6 operations in all (so at most 6! witness orders)
+        for _ in range(draw(st.integers(1, 3 if n == 2 else 2))):
             op = draw(hrf_ops(i, scopes, orders))
             if draw(st.integers(0, 5)) == 0 and body:
                 # occasionally guard the rest on a register

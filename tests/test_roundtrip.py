@@ -29,7 +29,7 @@ def test_reference_round_trip(path):
         assert (a.outcomes, a.condition_holds) == (b.outcomes, b.condition_holds)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(litmus_asts())
 def test_generated_round_trip(t):
     text = to_litmus(t)
