@@ -13,7 +13,7 @@ import hrf
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = Path(os.environ.get("HRF_REFERENCE", ROOT.parent / "shared" / "reference"))
 SUITES = [("rsp", "opencl-rsp"), ("opencl-dat3m", "opencl"), ("opencl-herd2015", "opencl"),
-          ("c11-herd2015", "c11"), (str(ROOT / "litmus" / "hrf"), "hrf-indirect-relaxed")]
+          ("c11-herd2015", "c11"), ("ptx-asplos15", "ptx"), (str(ROOT / "litmus" / "hrf"), "hrf-indirect-relaxed")]
 
 
 def main():

@@ -28,7 +28,7 @@ def test_parses(path):
         return
     t = hrf.parse(path)
     assert t.threads, "a test has threads"
-    if t.arch == "OpenCL":
+    if t.arch in ("OpenCL", "GPU_PTX"):
         assert all(th.dev is not None and th.wg is not None for th in t.threads), \
             "every thread is placed in the scope tree"
         assert t.condition is not None

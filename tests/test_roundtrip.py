@@ -14,6 +14,8 @@ FILES = reference_files()
 @pytest.mark.parametrize("path", FILES, ids=ids(FILES))
 def test_reference_round_trip(path):
     t = hrf.parse(path)
+    if t.arch == "GPU_PTX":
+        pytest.skip("the printer writes OpenCL/C (SPEC 3); PTX tests are not printed back")
     text = to_litmus(t)
     assert hrf.parse(text) == t, text
     # And the printed test means the same: same outcomes under SC (or the

@@ -130,6 +130,11 @@ class _ThreadCompiler:
         self.code: list = []
         self.ntemp = 0
         self.barriers = 0
+        self.labels: dict = {}
+        self.labels_seen: set = set()
+
+    def label(self, name: str) -> "_Label":
+        return self.labels.setdefault(name, _Label())
 
     def reg(self, name: str) -> int:
         if name not in self.regs:
@@ -217,8 +222,10 @@ class _ThreadCompiler:
 
     def load(self, e: A.Load, dst):
         text = f"*{e.loc}" if not e.atomic else f"load({e.loc}, {e.order}, {e.scope or DEFAULT_SCOPE})"
+        if e.cache:
+            text = f"ld.{e.cache} [{e.loc}]"
         ev = self.template("R", "load", e.line, text, order=e.order, scope=e.scope, atomic=e.atomic,
-                           remote=e.remote, loc=e.loc)
+                           remote=e.remote, loc=e.loc, extra=[f"cache_{e.cache}"] if e.cache else ())
         self.emit({"op": "load", "dst": dst, "loc": self.loc(e.loc), "ev": ev})
 
     def rmw(self, e: A.Rmw, dst):
@@ -226,7 +233,10 @@ class _ThreadCompiler:
         common = dict(scope=e.scope, remote=e.remote, loc=e.loc)
         ev_r = self.template("R", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
         ev_w = self.template("W", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
-        ins = {"op": "rmw", "dst": dst, "loc": self.loc(e.loc), "rmw": e.op, "ev_r": ev_r, "ev_w": ev_w}
+        ins = {"op": "rmw", "dst": dst, "loc": self.loc(e.loc), "rmw": e.op.replace("_", ""), "ev_r": ev_r,
+               "ev_w": ev_w}
+        if e.op == "cas_old":  # PTX atom.cas: compare with a value, return the old one
+            ins["expected"] = self.expr(e.expected_value)
         if e.op == "cas":
             # C11 and herd's OpenCL: the expected value is read (not
             # atomically) from its location; a failing compare writes the
@@ -267,8 +277,10 @@ class _ThreadCompiler:
         elif isinstance(s, A.Store):
             v = self.expr(s.value)
             text = f"*{s.loc} = .." if not s.atomic else f"store({s.loc}, {s.order}, {s.scope or DEFAULT_SCOPE})"
+            if s.cache:
+                text = f"st.{s.cache} [{s.loc}]"
             ev = self.template("W", "store", s.line, text, order=s.order, scope=s.scope, atomic=s.atomic,
-                               remote=s.remote, loc=s.loc)
+                               remote=s.remote, loc=s.loc, extra=[f"cache_{s.cache}"] if s.cache else ())
             self.emit({"op": "store", "loc": self.loc(s.loc), "val": v, "ev": ev})
         elif isinstance(s, A.ExprStmt):
             if isinstance(s.expr, A.Load):
@@ -301,6 +313,16 @@ class _ThreadCompiler:
             self.emit(els)
             self.stmts(s.orelse)
             self.emit(end)
+        elif isinstance(s, A.Label):
+            if s.name in self.labels_seen:
+                raise UnsupportedFeature(f"label {s.name} twice in one thread", self.p.test.path, s.line)
+            self.labels_seen.add(s.name)
+            self.emit(self.label(s.name))
+        elif isinstance(s, A.Goto):
+            if s.label in self.labels_seen:
+                raise UnsupportedFeature(f"bra {s.label} jumps backwards (a loop): only forward branches are "
+                                         f"supported", self.p.test.path, s.line)
+            self.emit({"op": "jump", "target": self.label(s.label)})
         elif isinstance(s, A.While):
             end = _Label()
             for _ in range(self.p.unroll):
@@ -315,6 +337,10 @@ class _ThreadCompiler:
             raise UnsupportedFeature(f"statement {s!r} is not supported", self.p.test.path, getattr(s, "line", None))
 
     def finish(self) -> dict:
+        missing = set(self.labels) - self.labels_seen
+        if missing:
+            raise UnsupportedFeature(f"{self.thread.name}: bra to undefined label {sorted(missing)[0]}",
+                                     self.p.test.path, self.thread.line)
         # Resolve labels to program counters.
         code = []
         for ins in self.code:

@@ -2,7 +2,7 @@
 //! (SPEC sec. 4).
 
 use crate::program::{Instr, Kind, Program, RmwOp};
-use crate::relation::{EventSet, Relation};
+use crate::relation::{bits, EventSet, Relation};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -16,6 +16,10 @@ pub struct PathEvent {
     pub pc: usize,
     /// This write is the write half of an RMW whose read is the previous event.
     pub rmw_with_prev: bool,
+    /// Earlier events of the path (bit = index in the path) this one
+    /// depends on: its value (data) and whether it happens at all (ctrl).
+    pub data: u64,
+    pub ctrl: u64,
 }
 
 /// One control path of a thread, given the values its reads returned.
@@ -40,9 +44,11 @@ pub struct PathsOfThread {
 pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize) -> Result<PathsOfThread, String> {
     let th = &prog.threads[t];
     let mut out = PathsOfThread { paths: Vec::new(), cut: 0 };
-    // Explicit DFS stack of (pc, regs, events).
-    let mut stack: Vec<(usize, Vec<i64>, Vec<PathEvent>)> = vec![(0, vec![0; th.nregs], Vec::new())];
-    while let Some((mut pc, mut regs, mut evs)) = stack.pop() {
+    // Explicit DFS stack of (pc, regs, events, register taints, control taint).
+    type State = (usize, Vec<i64>, Vec<PathEvent>, Vec<u64>, u64);
+    let mut stack: Vec<State> = vec![(0, vec![0; th.nregs], Vec::new(), vec![0; th.nregs], 0)];
+    let bit = |i: usize| if i < 64 { 1u64 << i } else { 0 };
+    while let Some((mut pc, mut regs, mut evs, mut taint, mut ctl)) = stack.pop() {
         loop {
             if pc >= th.code.len() {
                 out.paths.push(Path { events: evs, regs });
@@ -55,18 +61,23 @@ pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize) -
                 Instr::Load { dst, loc, ev } => {
                     let vals: Vec<i64> = dom[*loc].iter().copied().collect();
                     for (k, &v) in vals.iter().enumerate() {
-                        let mut r2 = if k + 1 == vals.len() { std::mem::take(&mut regs) } else { regs.clone() };
-                        let mut e2 = if k + 1 == vals.len() { std::mem::take(&mut evs) } else { evs.clone() };
+                        let last = k + 1 == vals.len();
+                        let mut r2 = if last { std::mem::take(&mut regs) } else { regs.clone() };
+                        let mut e2 = if last { std::mem::take(&mut evs) } else { evs.clone() };
+                        let mut t2 = if last { std::mem::take(&mut taint) } else { taint.clone() };
+                        let me = bit(e2.len());
                         if let Some(d) = dst {
                             r2[*d] = v;
+                            t2[*d] = me;
                         }
-                        e2.push(PathEvent { kind: Kind::R, loc: Some(*loc), value: v, template: *ev, pc, rmw_with_prev: false });
-                        stack.push((pc + 1, r2, e2));
+                        e2.push(PathEvent { kind: Kind::R, loc: Some(*loc), value: v, template: *ev, pc, rmw_with_prev: false, data: 0, ctrl: ctl });
+                        stack.push((pc + 1, r2, e2, t2, ctl));
                     }
                     break;
                 }
                 Instr::Rmw { dst, loc, rmw, val, expected, ev_r, ev_w, ev_fail, fail_store } => {
                     let operand = val.eval(&regs)?;
+                    let operand_deps = val.deps(&taint) | expected.as_ref().map_or(0, |e| e.deps(&taint));
                     let exp = match expected {
                         Some(e) => Some(e.eval(&regs)?),
                         None => None,
@@ -75,6 +86,8 @@ pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize) -
                     for &v in &vals {
                         let mut r2 = regs.clone();
                         let mut e2 = evs.clone();
+                        let mut t2 = taint.clone();
+                        let me = bit(e2.len());
                         let new = match rmw {
                             RmwOp::Add => Some(v.wrapping_add(operand)),
                             RmwOp::Sub => Some(v.wrapping_sub(operand)),
@@ -82,7 +95,7 @@ pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize) -
                             RmwOp::Or => Some(v | operand),
                             RmwOp::Xor => Some(v ^ operand),
                             RmwOp::Exch => Some(operand),
-                            RmwOp::Cas => {
+                            RmwOp::Cas | RmwOp::CasOld => {
                                 if Some(v) == exp {
                                     Some(operand)
                                 } else {
@@ -93,38 +106,43 @@ pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize) -
                         let ret = if *rmw == RmwOp::Cas { new.is_some() as i64 } else { v };
                         if let Some(d) = dst {
                             r2[*d] = ret;
+                            t2[*d] = me;
                         }
                         match new {
                             Some(w) => {
-                                e2.push(PathEvent { kind: Kind::R, loc: Some(*loc), value: v, template: *ev_r, pc, rmw_with_prev: false });
-                                e2.push(PathEvent { kind: Kind::W, loc: Some(*loc), value: w, template: *ev_w, pc, rmw_with_prev: true });
+                                e2.push(PathEvent { kind: Kind::R, loc: Some(*loc), value: v, template: *ev_r, pc, rmw_with_prev: false, data: 0, ctrl: ctl });
+                                e2.push(PathEvent { kind: Kind::W, loc: Some(*loc), value: w, template: *ev_w, pc, rmw_with_prev: true, data: operand_deps, ctrl: ctl });
                             }
                             None => {
                                 let tmpl = ev_fail.unwrap_or(*ev_r);
-                                e2.push(PathEvent { kind: Kind::R, loc: Some(*loc), value: v, template: tmpl, pc, rmw_with_prev: false });
+                                e2.push(PathEvent { kind: Kind::R, loc: Some(*loc), value: v, template: tmpl, pc, rmw_with_prev: false, data: 0, ctrl: ctl });
                                 if let Some(fs) = fail_store {
-                                    e2.push(PathEvent { kind: Kind::W, loc: Some(fs.loc), value: v, template: fs.ev, pc, rmw_with_prev: false });
+                                    e2.push(PathEvent { kind: Kind::W, loc: Some(fs.loc), value: v, template: fs.ev, pc, rmw_with_prev: false, data: me, ctrl: ctl });
                                 }
                             }
                         }
-                        stack.push((pc + 1, r2, e2));
+                        stack.push((pc + 1, r2, e2, t2, ctl));
                     }
                     break;
                 }
                 Instr::Store { loc, val, ev } => {
                     let v = val.eval(&regs)?;
-                    evs.push(PathEvent { kind: Kind::W, loc: Some(*loc), value: v, template: *ev, pc, rmw_with_prev: false });
+                    let data = val.deps(&taint);
+                    evs.push(PathEvent { kind: Kind::W, loc: Some(*loc), value: v, template: *ev, pc, rmw_with_prev: false, data, ctrl: ctl });
                     pc += 1;
                 }
                 Instr::Fence { ev } => {
-                    evs.push(PathEvent { kind: Kind::F, loc: None, value: 0, template: *ev, pc, rmw_with_prev: false });
+                    evs.push(PathEvent { kind: Kind::F, loc: None, value: 0, template: *ev, pc, rmw_with_prev: false, data: 0, ctrl: ctl });
                     pc += 1;
                 }
                 Instr::Assign { dst, val } => {
                     regs[*dst] = val.eval(&regs)?;
+                    taint[*dst] = val.deps(&taint);
                     pc += 1;
                 }
                 Instr::Branch { cond, target } => {
+                    // Everything after a branch depends on the reads its condition uses.
+                    ctl |= cond.deps(&taint);
                     pc = if cond.eval(&regs)? != 0 { *target } else { pc + 1 };
                 }
                 Instr::Jump { target } => pc = *target,
@@ -201,6 +219,10 @@ pub struct EventStructure {
     pub rmw: Relation,
     pub loc: Relation,
     pub int: Relation,
+    /// Dependencies: reads to the events whose value (data) or existence
+    /// (ctrl) they determine; addresses are static, so addr is empty.
+    pub data: Relation,
+    pub ctrl: Relation,
     pub init: EventSet,
     pub reads: EventSet,
     pub writes: EventSet,
@@ -228,12 +250,20 @@ impl EventStructure {
         let mut po = Relation::empty(n);
         let mut rmw = Relation::empty(n);
         let mut int = Relation::empty(n);
+        let mut data = Relation::empty(n);
+        let mut ctrl = Relation::empty(n);
         for (t, p) in paths.iter().enumerate() {
             let start = events.len();
             for e in &p.events {
                 let id = events.len();
                 if e.rmw_with_prev {
                     rmw.add(id - 1, id);
+                }
+                for i in bits(e.data) {
+                    data.add(start + i, id);
+                }
+                for i in bits(e.ctrl) {
+                    ctrl.add(start + i, id);
                 }
                 if e.kind == Kind::W {
                     writes_of[e.loc.unwrap()].push(id);
@@ -281,7 +311,7 @@ impl EventStructure {
                 loc.rows[e.id] = loc_sets[l];
             }
         }
-        Ok(EventStructure { n, events, po, rmw, loc, int, init, reads, writes, fences, writes_of })
+        Ok(EventStructure { n, events, po, rmw, loc, int, data, ctrl, init, reads, writes, fences, writes_of })
     }
 }
 

@@ -29,7 +29,8 @@ pub enum Node {
     /// The set bound by an enclosing `foreach`.
     Var { name: String },
     // ---- relations
-    /// `po`, `rf`, `co`, `fr`, `rmw`, `loc`, `int`, `ext`, `id`, `universal`, `empty`.
+    /// `po`, `rf`, `co`, `fr`, `rmw`, `loc`, `int`, `ext`, `id`, `universal`,
+    /// `empty`, and the dependencies `data`, `ctrl`, `addr` (PTX).
     Base { name: String },
     /// Pairs of thread events whose threads have equal attribute `name`.
     SameThreadAttr { name: String },
@@ -163,7 +164,7 @@ impl Compiled {
                 Node::Var { name } => (false, Mono::Const, BTreeSet::from([name.clone()])),
                 Node::Base { name } => match name.as_str() {
                     "rf" | "co" | "fr" => (true, Mono::Up, BTreeSet::new()),
-                    "po" | "rmw" | "loc" | "int" | "ext" | "id" | "universal" | "empty" => {
+                    "po" | "rmw" | "loc" | "int" | "ext" | "id" | "universal" | "empty" | "data" | "ctrl" | "addr" => {
                         (false, Mono::Const, BTreeSet::new())
                     }
                     other if ir.orders.iter().any(|o| o.name == other) => (true, Mono::Up, BTreeSet::new()),
@@ -402,6 +403,8 @@ impl<'a> Evaluator<'a> {
                     d.orders.iter().find(|(n, _)| n == other).unwrap().1.clone()
                 }
                 "rmw" => es.rmw.clone(),
+                "data" => es.data.clone(),
+                "ctrl" => es.ctrl.clone(),
                 "loc" => es.loc.clone(),
                 "int" => es.int.clone(),
                 "ext" => {

@@ -67,6 +67,8 @@ pub enum RmwOp {
     Xor,
     Exch,
     Cas,
+    /// Compare-and-swap returning the old value (PTX `atom.cas`).
+    CasOld,
 }
 
 #[derive(Deserialize, Debug, Clone)]
@@ -137,6 +139,17 @@ pub enum Expr {
 }
 
 impl Expr {
+    /// The registers the expression reads, as a bit set over register
+    /// taints: `taint[r]` is the set of reads register r depends on.
+    pub fn deps(&self, taint: &[u64]) -> u64 {
+        match self {
+            Expr::C { .. } => 0,
+            Expr::R { r } => taint.get(*r).copied().unwrap_or(0),
+            Expr::Not { a } | Expr::Neg { a } => a.deps(taint),
+            Expr::Bin { a, b, .. } => a.deps(taint) | b.deps(taint),
+        }
+    }
+
     pub fn eval(&self, regs: &[i64]) -> Result<i64, String> {
         Ok(match self {
             Expr::C { v } => *v,
@@ -243,7 +256,7 @@ impl Program {
                         {
                             return Err(format!("thread {ti}, pc {pc}: bad rmw"));
                         }
-                        if *rmw == RmwOp::Cas && expected.is_none() {
+                        if matches!(rmw, RmwOp::Cas | RmwOp::CasOld) && expected.is_none() {
                             return Err(format!("thread {ti}, pc {pc}: cas without expected value"));
                         }
                         if let Some(d) = dst {

@@ -23,9 +23,12 @@ def parse_text(text: str, path: str | None = None) -> Test:
     if arch in ("OPENCL", "C"):
         from .opencl import parse_opencl
         return parse_opencl(text, path)
+    if arch == "GPU_PTX":
+        from .ptx import parse_ptx
+        return parse_ptx(text, path)
     line = text[: m.start(1)].count("\n") + 1
     raise LitmusSyntaxError(
-        f"unknown litmus architecture {m.group(1)!r} (this version reads OpenCL and C tests)",
+        f"unknown litmus architecture {m.group(1)!r} (this version reads OpenCL, C and GPU_PTX tests)",
         path, line, 1, text.splitlines()[line - 1] if text.splitlines() else None)
 
 

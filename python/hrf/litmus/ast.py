@@ -52,6 +52,7 @@ class Load:
     scope: Optional[str] = None
     remote: bool = False
     line: int = _pos()
+    cache: Optional[str] = None  # PTX cache operator: cg, ca, volatile, ...
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ class Rmw:
     expected: Optional[str] = None
     fail_order: Optional[str] = None
     line: int = _pos()
+    expected_value: Optional["Expr"] = None
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,20 @@ class Store:
     scope: Optional[str] = None
     remote: bool = False
     line: int = _pos()
+    cache: Optional[str] = None  # PTX cache operator
+
+
+@dataclass(frozen=True)
+class Goto:
+    """PTX `bra L`: a forward jump to label L of the same thread."""
+    label: str
+    line: int = _pos()
+
+
+@dataclass(frozen=True)
+class Label:
+    name: str
+    line: int = _pos()
 
 
 @dataclass(frozen=True)
@@ -153,7 +169,7 @@ class While:
     line: int = _pos()
 
 
-Stmt = Union[Assign, Store, ExprStmt, Fence, Barrier, If, While]
+Stmt = Union[Assign, Store, ExprStmt, Fence, Barrier, If, While, Goto, Label]
 
 
 # ---------------------------------------------------------------- test
@@ -267,7 +283,7 @@ class Condition:
 
 @dataclass(frozen=True)
 class Test:
-    arch: str  # OpenCL or C (what the test was written in)
+    arch: str  # OpenCL, C or GPU_PTX (what the test was written in)
     name: str
     threads: Tuple[Thread, ...]
     init: Tuple[Init, ...] = ()

@@ -17,6 +17,7 @@ _REGISTRY = {
     "hrf-direct-relaxed": "hrf_direct_relaxed",
     "hrf-direct-relaxed-literal": "hrf_direct_relaxed_literal",
     "hrf-indirect-relaxed": "hrf_indirect_relaxed",
+    "ptx": "ptx",
 }
 
 

@@ -1,0 +1,57 @@
+"""PTX, the model of Alglave et al., *GPU concurrency: weak behaviours and
+programming assumptions* (ASPLOS 2015), Figs. 15 and 16 (transcribed in
+reference/ptx-asplos15/PAPER-NOTES.md, sec. C.1): per-location coherence
+without read-read pairs, no thin air, and RMO per scope with fences nested
+membar.sys < membar.gl < membar.cta. Like herd's ptx.cat of 2015, RMWs are
+atomic. The paper's fragment: ld, st, mov, add, and, setp, bra, membar,
+with the .cg cache operator; hrf also runs the model on atom.* and other
+cache operators, which the paper leaves out (results there are the model's,
+not the paper's claim)."""
+from ..dsl import F, R, W, I, Model, base, co, fr, int_, loc, po, rf, rmw, same_thread_attr, tag, universal
+from ..errors import UnsupportedFeature
+from ..litmus import ast as AST
+
+addr, data, ctrl = base("addr"), base("data"), base("ctrl")
+
+com = rf | co | fr
+# Fig. 15 l. 2-4: po-loc without read-read pairs (coRR is allowed).
+po_loc_llh = (po & loc) & ((W * W) | (W * R) | (R * W))
+dp = addr | data | ctrl
+rfe = rf - int_
+
+# Fig. 16: membar.S as the relation "separated in po by a membar.S".
+membar_cta, membar_gl, membar_sys = F & tag("wg"), F & tag("dev"), F & tag("all")
+
+
+def fenced(fences):
+    return po >> I(fences) >> po
+
+
+sys_fence = fenced(membar_sys)
+gl_fence = fenced(membar_gl | membar_sys)
+cta_fence = fenced(membar_cta | membar_gl | membar_sys)
+
+
+def rmo(fence):
+    return dp | fence | rfe | co | fr
+
+
+same_cta, same_gl = same_thread_attr("wg"), same_thread_attr("dev")
+
+
+def supports(test: AST.Test) -> None:
+    for t in test.threads:
+        for op in AST.memory_ops(t.body):
+            if isinstance(op, AST.Barrier):
+                raise UnsupportedFeature(f"{t.name}: the PTX model has no barriers", test.path, op.line)
+            if getattr(op, "remote", False):
+                raise UnsupportedFeature(f"{t.name}: the PTX model has no remote scope promotion", test.path, op.line)
+
+
+MODEL = Model("ptx", doc=__doc__, supports=supports)
+MODEL.acyclic(po_loc_llh | com, "sc_per_loc_llh")
+MODEL.acyclic(dp | rf, "no_thin_air")
+MODEL.acyclic(rmo(cta_fence) & same_cta, "cta_constraint")
+MODEL.acyclic(rmo(gl_fence) & same_gl, "gl_constraint")
+MODEL.acyclic(rmo(sys_fence) & universal, "sys_constraint")
+MODEL.empty(rmw & (fr >> co), "rmw_atomicity")
