@@ -377,6 +377,9 @@ class _ProgramCompiler:
             kinds = {p.atomic for t in self.test.threads for p in t.params if p.name == loc}
             if kinds:
                 tags.append("atomicloc" if True in kinds else "nonatomicloc")
+            alloc = next((i.alloc for i in self.test.init if i.loc == loc and i.alloc), None)
+            if alloc:
+                tags.append(f"alloc_{alloc}")  # allocation class (002 sec. 5: observability)
             self._loc_tags[loc] = tags
         return self._loc_tags[loc]
 
@@ -445,8 +448,6 @@ class _ProgramCompiler:
         locs_ir = []
         for l in self.locations:
             tags = list(self.location_tags(l))
-            if l in init and init[l].alloc:
-                tags.append(f"alloc_{init[l].alloc}")
             locs_ir.append({"name": l, "init": init[l].value if l in init else 0, "tags": tags})
         index = {str(v): i for i, v in enumerate(obs)}
         cond = _prop_ir(test.condition.prop, index) if test.condition is not None else {"k": "true"}

@@ -17,6 +17,8 @@ _REGISTRY = {
     "hrf-direct-relaxed": "hrf_direct_relaxed",
     "hrf-direct-relaxed-literal": "hrf_direct_relaxed_literal",
     "hrf-indirect-relaxed": "hrf_indirect_relaxed",
+    "hrf-direct-relaxed-observable": "hrf_direct_relaxed_observable",
+    "hrf-indirect-relaxed-observable": "hrf_indirect_relaxed_observable",
     "ptx": "ptx",
 }
 

@@ -17,7 +17,7 @@ Reading of the figures (SPEC 5.2):
 """
 from __future__ import annotations
 
-from ..dsl import IW, R, W, I, Model, Rel, co, dom, foreach, fr, loc, po, rf, rmw, same_event_attr, tag
+from ..dsl import ALL, IW, R, W, I, Model, Rel, co, dom, foreach, fr, loc, po, rf, rmw, same_thread_attr, tag
 from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
 from .common import NA, A, conflict
@@ -81,17 +81,38 @@ def supports(name):
     return check
 
 
-def hrf_relaxed_model(name: str, doc: str, hhb: Rel) -> Model:
+# Observability (002 Fig. 13): MaxS(L), the widest scope at which a write to
+# L becomes visible, is the device for a coarse-grained allocation
+# (`[x]=0 @coarse`; sec. 6.2) and the system otherwise. O(A, B): same
+# location, and A and B taken at scope MaxS are inclusive: for coarse
+# locations, the same device. The initial contents are visible everywhere.
+COARSE = tag("alloc_coarse")
+observable = loc & (((COARSE * COARSE) & same_thread_attr("dev")) | ((~COARSE) * (~COARSE))
+                    | (IW * ALL) | (ALL * IW))
+
+
+def hrf_relaxed_model(name: str, doc: str, hhb: Rel, observability: bool = False) -> Model:
     m = Model(name, doc=doc, supports=supports(name))
     # Apparent total order of the seq_cst atomics (Fig. 9 sec. IV).
     sc = m.total_order("sc", over=A & SC_)
     # Coherent order: a total order of each location's accesses containing
-    # rf, co and fr (load values), consistent with po, sc and hhb.
-    m.acyclic(rf | co | fr | ((po | sc | hhb) & loc), "coherence")
+    # rf, co and fr (load values), consistent with po, sc and hhb. With
+    # observability (Fig. 13, "Value of a Load"), a load reads the most
+    # recent *observable* store: it reads only observable stores, and only
+    # observable pairs are ordered for it.
+    if observability:
+        m.empty(rf - observable, "reads_observable_store")
+        m.acyclic(rf | co | (fr & observable) | ((po | sc | hhb) & observable), "coherence")
+    else:
+        m.acyclic(rf | co | fr | ((po | sc | hhb) & loc), "coherence")
     m.empty(sc & hhb.inv, "sc_consistent_with_hhb")
     m.acyclic(hhb, "hhb_acyclic")
     # The read and write of an RMW are adjacent in coh: no write between.
     m.empty(rmw & (fr >> co), "rmw_atomicity")
-    # Fig. 9 sec. V.
-    m.empty((ordinary_conflict | atomic_conflict) - hhb - hhb.inv, "heterogeneous_race", flag="heterogeneous_race")
+    # Fig. 9 sec. V; Fig. 13: conflicting actions also race when not observable.
+    conflicts = ordinary_conflict | atomic_conflict
+    race = conflicts - hhb - hhb.inv
+    if observability:
+        race = race | (conflicts - observable)
+    m.empty(race, "heterogeneous_race", flag="heterogeneous_race")
     return m
