@@ -459,30 +459,38 @@ def _apply_tree(threads, forest, path, text):
     return tuple(out)
 
 
+def lark_syntax_error(e: UnexpectedInput, path, lines, line_offset: int = 0, col_offset: int = 0):
+    """A LitmusSyntaxError for a lark error in text that starts at
+    (line_offset + 1, col_offset + 1) of the file: what was found, what
+    was expected, where."""
+    line = e.line + line_offset
+    col = e.column + col_offset if e.line == 1 else e.column
+    excerpt = lines[line - 1] if 0 < line <= len(lines) else None
+    tok = getattr(e, "token", None)
+    if tok is not None and getattr(tok, "type", "") == "$END":
+        msg = "unexpected end of input"
+    elif tok is not None:
+        msg = f"unexpected {str(tok)!r}"
+    else:
+        ch = getattr(e, "char", None)
+        msg = f"unexpected character {ch!r}" if ch else "syntax error"
+    exp = getattr(e, "expected", None) or getattr(e, "allowed", None)
+    if exp:
+        shown = sorted({_TERMINALS.get(x, x) for x in exp if not x.startswith("__")})
+        if len(shown) > 12:
+            shown = shown[:12] + ["..."]
+        if shown:
+            msg += " (expected " + ", ".join(shown) + ")"
+    return LitmusSyntaxError(msg, path, line, col, excerpt)
+
+
 def parse_opencl(text: str, path: str | None = None) -> A.Test:
     src = _blank_preamble_comments(text)
     lines = text.splitlines()
     try:
         items = _ToAst().transform(_parser().parse(src)).children
     except UnexpectedInput as e:
-        line, col = e.line, e.column
-        excerpt = lines[line - 1] if 0 < line <= len(lines) else None
-        tok = getattr(e, "token", None)
-        if tok is not None and getattr(tok, "type", "") == "$END":
-            msg = "unexpected end of file"
-        elif tok is not None:
-            msg = f"unexpected {str(tok)!r}"
-        else:
-            ch = getattr(e, "char", None)
-            msg = f"unexpected character {ch!r}" if ch else "syntax error"
-        exp = getattr(e, "expected", None) or getattr(e, "allowed", None)
-        if exp:
-            shown = sorted({_TERMINALS.get(x, x) for x in exp if not x.startswith("__")})
-            if len(shown) > 12:
-                shown = shown[:12] + ["..."]
-            if shown:
-                msg += " (expected " + ", ".join(shown) + ")"
-        raise LitmusSyntaxError(msg, path, line, col, excerpt) from None
+        raise lark_syntax_error(e, path, lines) from None
     except (VisitError, _Err) as e:
         orig = e.orig_exc if isinstance(e, VisitError) else e
         if isinstance(orig, _Err):

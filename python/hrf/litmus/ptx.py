@@ -19,7 +19,7 @@ from lark.exceptions import UnexpectedInput, VisitError
 
 from ..errors import LitmusSyntaxError
 from . import ast as A
-from .opencl import _apply_tree, _Err, _ToAst
+from .opencl import _apply_tree, _Err, _ToAst, lark_syntax_error
 
 CACHE_OPS = {"ca", "cg", "cs", "cv", "lu", "wb", "wt", "volatile"}
 MEMBAR_SCOPE = {"cta": "wg", "gl": "dev", "sys": "all"}
@@ -56,16 +56,7 @@ def _err(msg, path, lines, line, col):
 
 
 def _lark_error(e: UnexpectedInput, path, lines, line_offset, col_offset=0):
-    line = e.line + line_offset
-    col = (e.column + col_offset) if e.line == 1 else e.column
-    tok = getattr(e, "token", None)
-    if tok is not None and getattr(tok, "type", "") == "$END":
-        msg = "unexpected end of input"
-    elif tok is not None:
-        msg = f"unexpected {str(tok)!r}"
-    else:
-        msg = f"unexpected character {getattr(e, 'char', '?')!r}"
-    _err(msg, path, lines, line, col)
+    raise lark_syntax_error(e, path, lines, line_offset, col_offset) from None
 
 
 def parse_ptx(text: str, path: str | None = None) -> A.Test:

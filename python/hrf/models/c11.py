@@ -5,9 +5,8 @@ and unsequenced races are undefined behaviour. The definitions follow
 herd7's c11_simp.cat (the reference of c11-herd2015/), adapted to hrf's
 events, where an RMW is a read and a write linked by `rmw`."""
 from ..dsl import (ALL, F, IW, M, R, W, I, Model, co, dom, ext, fr, id_, int_, loc, po, ran, rf, rmw, tag)
-from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
-from .common import A
+from .common import A, refuse
 
 SC, ACQ, REL, ACQ_REL = tag("sc"), tag("acq"), tag("rel"), tag("acq_rel")
 
@@ -41,15 +40,7 @@ final_writes = W - dom(co)
 
 
 def supports(test: AST.Test) -> None:
-    for t in test.threads:
-        for op in AST.memory_ops(t.body):
-            if "con" in (getattr(op, "order", None), getattr(op, "fail_order", None)):
-                raise UnsupportedFeature(f"{t.name}: the c11 model leaves out memory_order_consume (SPEC 5.2)",
-                                         test.path, op.line)
-            if getattr(op, "remote", False):
-                raise UnsupportedFeature(f"{t.name}: C11 has no remote scope promotion", test.path, op.line)
-            if isinstance(op, AST.Barrier):
-                raise UnsupportedFeature(f"{t.name}: C11 has no execution barriers", test.path, op.line)
+    refuse(test, "c11", barriers=True, remote=True, consume=True)  # SPEC 5.2: C11 without consume
 
 
 MODEL = Model("c11", doc=__doc__, supports=supports)

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from ..dsl import IW, M, W, co, fr, loc, po, rf, rmw, tag, id_, I
+from ..errors import UnsupportedFeature
+from ..litmus import ast as AST
 
 # Thread events: everything but the init writes.
 TE = ~IW
@@ -19,3 +21,24 @@ atomicity_violation = rmw & (fr >> co)
 # Two accesses conflict: same location, at least one a write (004 sidebar
 # "Conflict Definitions"); init writes take no part in races.
 conflict = (I(TE) >> (loc & ((W * M) | (M * W))) >> I(TE)) - id_
+
+
+def refuse(test: AST.Test, model: str, *, fences: bool = False, barriers: bool = False, remote: bool = False,
+           consume: bool = False, orders_other_than_sc: bool = False) -> None:
+    """Raise UnsupportedFeature, naming the thread and line, for the first
+    operation of `test` outside the model's fragment (SPEC 5)."""
+    for t in test.threads:
+        for op in AST.memory_ops(t.body):
+            def no(what):
+                raise UnsupportedFeature(f"{t.name}: {model} has {what}", test.path, getattr(op, "line", None))
+            if barriers and isinstance(op, AST.Barrier):
+                no("no execution barriers")
+            if fences and isinstance(op, (AST.Fence, AST.Barrier)):
+                no("no fences or barriers")
+            if remote and getattr(op, "remote", False):
+                no("no remote scope promotion (that is the opencl-rsp model)")
+            orders = {getattr(op, "order", None), getattr(op, "fail_order", None)} - {None}
+            if consume and "con" in orders:
+                no("no memory_order_consume")
+            if orders_other_than_sc and getattr(op, "atomic", True) and orders - {"sc"}:
+                no(f"seq_cst atomics only, not {', '.join(sorted(orders - {'sc'}))}")

@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import Callable
 
 from ..dsl import M, R, W, I, Model, Rel, co, rf, same_event_attr
-from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
-from .common import NA, A, atomicity_violation, conflict, sc_order, IW
+from .common import NA, A, IW, atomicity_violation, conflict, refuse, sc_order
 
 # Two operations are "performed with respect to the same scope" when they
 # name the same static scope and the same instance of it (SPEC 5.1 `exact`;
@@ -42,22 +41,7 @@ def heterogeneous_race(hhb: Rel) -> Rel:
 def supports(test: AST.Test) -> None:
     """HRF-direct/-indirect define seq_cst atomics only (004 sec. 3): no
     relaxed or acquire/release atomics, fences, barriers or remote scopes."""
-    for t in test.threads:
-        for op in AST.memory_ops(t.body):
-            if isinstance(op, (AST.Fence, AST.Barrier)):
-                raise UnsupportedFeature(f"{t.name}: the HRF models have no fences or barriers",
-                                         test.path, op.line)
-            atomic = getattr(op, "atomic", True)
-            if not atomic:
-                continue
-            orders = {op.order, getattr(op, "fail_order", None)} - {None}
-            if orders != {"sc"}:
-                bad = ", ".join(sorted(orders - {"sc"}))
-                raise UnsupportedFeature(f"{t.name}: the HRF models have seq_cst atomics only, not {bad}",
-                                         test.path, op.line)
-            if op.remote:
-                raise UnsupportedFeature(f"{t.name}: remote scope promotion is not part of the HRF models",
-                                         test.path, op.line)
+    refuse(test, "the HRF model", fences=True, remote=True, orders_other_than_sc=True)
 
 
 def hrf_model(name: str, doc: str, hhb: Rel) -> Model:

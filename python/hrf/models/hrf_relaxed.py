@@ -18,9 +18,8 @@ Reading of the figures (SPEC 5.2):
 from __future__ import annotations
 
 from ..dsl import ALL, IW, R, W, I, Model, Rel, co, dom, foreach, fr, loc, po, rf, rmw, same_thread_attr, tag
-from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
-from .common import NA, A, conflict
+from .common import NA, A, conflict, refuse
 from .opencl_common import S_ALL, S_DEV, S_SG, S_WG, S_WI, incl1
 
 SC_, ACQ, REL, ACQ_REL = tag("sc"), tag("acq"), tag("rel"), tag("acq_rel")
@@ -69,15 +68,7 @@ def hhb_indirect() -> Rel:
 
 def supports(name):
     def check(test: AST.Test) -> None:
-        for t in test.threads:
-            for op in AST.memory_ops(t.body):
-                if isinstance(op, (AST.Fence, AST.Barrier)):
-                    raise UnsupportedFeature(f"{t.name}: {name} has no fences or barriers (002 Fig. 9)",
-                                             test.path, op.line)
-                if getattr(op, "remote", False):
-                    raise UnsupportedFeature(f"{t.name}: {name} has no remote scope promotion", test.path, op.line)
-                if "con" in (getattr(op, "order", None), getattr(op, "fail_order", None)):
-                    raise UnsupportedFeature(f"{t.name}: {name} has no consume order", test.path, op.line)
+        refuse(test, name, fences=True, remote=True, consume=True)  # 002 Fig. 9 has no fences
     return check
 
 

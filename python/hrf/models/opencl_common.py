@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from ..dsl import (F, IW, R, W, I, Model, Rel, co, fr, loc, po, ran, rf, rmw, id_, same_event_attr,
                    same_thread_attr, tag, universal)
-from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
-from .common import A
+from .common import A, refuse
 
 # Regions: accesses by location, fences and barriers by their flags.
 G, L = tag("global"), tag("local")
@@ -123,11 +122,5 @@ def opencl_model(name: str, doc: str, incl: Rel, remote: bool, cas_writeback: bo
 
 def _supports(name: str, remote: bool):
     def check(test: AST.Test) -> None:
-        for t in test.threads:
-            for op in AST.memory_ops(t.body):
-                if getattr(op, "order", None) == "con" or getattr(op, "fail_order", None) == "con":
-                    raise UnsupportedFeature(f"{t.name}: {name} has no consume order", test.path, op.line)
-                if not remote and getattr(op, "remote", False):
-                    raise UnsupportedFeature(
-                        f"{t.name}: remote scope promotion needs the opencl-rsp model", test.path, op.line)
+        refuse(test, name, consume=True, remote=not remote)
     return check

@@ -8,8 +8,8 @@ with the .cg cache operator; hrf also runs the model on atom.* and other
 cache operators, which the paper leaves out (results there are the model's,
 not the paper's claim)."""
 from ..dsl import F, R, W, I, Model, base, co, fr, int_, loc, po, rf, rmw, same_thread_attr, tag, universal
-from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
+from .common import refuse
 
 addr, data, ctrl = base("addr"), base("data"), base("ctrl")
 
@@ -40,12 +40,7 @@ same_cta, same_gl = same_thread_attr("wg"), same_thread_attr("dev")
 
 
 def supports(test: AST.Test) -> None:
-    for t in test.threads:
-        for op in AST.memory_ops(t.body):
-            if isinstance(op, AST.Barrier):
-                raise UnsupportedFeature(f"{t.name}: the PTX model has no barriers", test.path, op.line)
-            if getattr(op, "remote", False):
-                raise UnsupportedFeature(f"{t.name}: the PTX model has no remote scope promotion", test.path, op.line)
+    refuse(test, "the PTX model", barriers=True, remote=True)
 
 
 MODEL = Model("ptx", doc=__doc__, supports=supports)
