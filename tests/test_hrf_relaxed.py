@@ -98,3 +98,47 @@ def test_fig16_observability():
     text = (CORPUS / "hrf" / "002-fig16-two-devices.litmus").read_text().replace(" @coarse", "")
     fine = hrf.check(text, "hrf-indirect-relaxed-observable")
     assert fine.racy is False and fine.outcomes == one.outcomes
+
+
+DAT3M = __import__("conftest").REFERENCE / "opencl-dat3m" / "overhauling"
+
+
+def test_address_spaces_separate_hb():
+    # 002 Fig. 14 / sec. 6.1: global and local memory have separate
+    # happens-before orders. example5 publishes global x through a local
+    # flag y: ordered under one hhb (hrf-indirect-relaxed), a race once the
+    # orders are separated (hrf_relaxed.hb_in reads Fig. 14's po within the
+    # space). Dartagnan (OpenCL) agrees it is racy.
+    assert hrf.check(DAT3M / "example5.litmus", "hrf-indirect-relaxed").racy is False
+    assert hrf.check(DAT3M / "example5.litmus", "hrf-indirect-relaxed-spaces").racy is True
+    # example6 joins the orders with fences carrying both flags (bso):
+    # race-free, and r = 0 after reading the flag is impossible.
+    r = hrf.check(DAT3M / "example6.litmus", "hrf-indirect-relaxed-spaces")
+    assert r.racy is False and r.condition_holds is False
+    # Fences with the global flag only do not bridge: racy again.
+    text = (DAT3M / "example6.litmus").read_text().replace("CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE",
+                                                           "CLK_GLOBAL_MEM_FENCE")
+    assert hrf.check(text, "hrf-indirect-relaxed-spaces").racy is True
+
+
+def test_hrf_opencl():
+    h = CORPUS / "hrf"
+    # Def. 6.1/6.2: OpenCL synchronises only identical dynamic scopes, so
+    # Fig. 4's device-scope release and work-group-scope acquire race.
+    assert hrf.check(h / "002-fig4.litmus", "hrf-opencl").racy is True
+    # Fig. 17 sc: all atomics device-scoped, none fine-grained with platform
+    # atomics: the total order exists and Fig. 10's IRIW outcome is forbidden.
+    assert hrf.check(h / "002-fig10-sc.litmus", "hrf-opencl").condition_holds is False
+    # Fig. 5 mixes work-group and device scope: no total order sc in OpenCL,
+    # so R1 = R2 = 0 is allowed (the race-free program is not SC).
+    r = hrf.check(h / "002-fig5.litmus", "hrf-opencl")
+    assert r.racy is False and r.condition_holds is True
+    # Fig. 16: C coarse-grained, Y and Z fine-grained with platform atomics
+    # on two devices: T = 0, U = 1, and (Fig. 17's race) the C pair races.
+    r = hrf.check(h / "002-fig16-two-devices.litmus", "hrf-opencl")
+    assert {"1:T": 0, "1:U": 1} in r.outcomes and r.racy is True
+    # Default allocation = ordinary buffer = coarse (sec. 6.2, footnote 6):
+    # without @fga, Z's svm-scope store on D1 is never seen on D2, so the
+    # reader never enters its branch.
+    text = (h / "002-fig16-two-devices.litmus").read_text().replace(" @fga", "")
+    assert hrf.check(text, "hrf-opencl").outcomes == [{"1:T": -1, "1:U": -1}]

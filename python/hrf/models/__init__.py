@@ -19,6 +19,8 @@ _REGISTRY = {
     "hrf-indirect-relaxed": "hrf_indirect_relaxed",
     "hrf-direct-relaxed-observable": "hrf_direct_relaxed_observable",
     "hrf-indirect-relaxed-observable": "hrf_indirect_relaxed_observable",
+    "hrf-indirect-relaxed-spaces": "hrf_indirect_relaxed_spaces",
+    "hrf-opencl": "hrf_opencl",
     "ptx": "ptx",
 }
 

@@ -82,28 +82,78 @@ observable = loc & (((COARSE * COARSE) & same_thread_attr("dev")) | ((~COARSE) *
                     | (IW * ALL) | (ALL * IW))
 
 
-def hrf_relaxed_model(name: str, doc: str, hhb: Rel, observability: bool = False) -> Model:
-    m = Model(name, doc=doc, supports=supports(name))
+def hrf_relaxed_model(name: str, doc: str, hhb: Rel, observability: bool = False, *,
+                      observable_rel: Rel = None, incl: Rel = None, sc_gate: Rel = None,
+                      allow_fences: bool = False) -> Model:
+    """The Fig. 9 skeleton. `hhb` is the model's happens-before; with
+    `observability` (or an explicit `observable_rel`) loads read the most
+    recent observable store and non-observable conflicts race (Fig. 13);
+    `incl` replaces inclusion in atomic conflicts (Fig. 17's clincl);
+    `sc_gate` (universal or empty) says whether the total order sc exists."""
+    m = Model(name, doc=doc, supports=supports(name) if not allow_fences else _supports_with_fences(name))
+    obs = observable_rel if observable_rel is not None else (observable if observability else None)
     # Apparent total order of the seq_cst atomics (Fig. 9 sec. IV).
     sc = m.total_order("sc", over=A & SC_)
+    sc_c = sc if sc_gate is None else (sc & sc_gate)
     # Coherent order: a total order of each location's accesses containing
     # rf, co and fr (load values), consistent with po, sc and hhb. With
     # observability (Fig. 13, "Value of a Load"), a load reads the most
     # recent *observable* store: it reads only observable stores, and only
     # observable pairs are ordered for it.
-    if observability:
-        m.empty(rf - observable, "reads_observable_store")
-        m.acyclic(rf | co | (fr & observable) | ((po | sc | hhb) & observable), "coherence")
+    if obs is not None:
+        m.empty(rf - obs, "reads_observable_store")
+        m.acyclic(rf | co | (fr & obs) | ((po | sc_c | hhb) & obs), "coherence")
     else:
-        m.acyclic(rf | co | fr | ((po | sc | hhb) & loc), "coherence")
-    m.empty(sc & hhb.inv, "sc_consistent_with_hhb")
+        m.acyclic(rf | co | fr | ((po | sc_c | hhb) & loc), "coherence")
+    m.empty(sc_c & hhb.inv, "sc_consistent_with_hhb")
     m.acyclic(hhb, "hhb_acyclic")
     # The read and write of an RMW are adjacent in coh: no write between.
     m.empty(rmw & (fr >> co), "rmw_atomicity")
     # Fig. 9 sec. V; Fig. 13: conflicting actions also race when not observable.
-    conflicts = ordinary_conflict | atomic_conflict
+    atomic_conf = atomic_conflict if incl is None else (conflict & (A * A)) - incl
+    conflicts = ordinary_conflict | atomic_conf
     race = conflicts - hhb - hhb.inv
-    if observability:
-        race = race | (conflicts - observable)
+    if obs is not None:
+        race = race | (conflicts - obs)
     m.empty(race, "heterogeneous_race", flag="heterogeneous_race")
     return m
+
+
+def _supports_with_fences(name):
+    def check(test: AST.Test) -> None:
+        refuse(test, name, barriers=True, remote=True, consume=True)
+    return check
+
+
+# ---------------------------------------------------------------- address spaces
+G, L = tag("global"), tag("local")
+F_ = tag("fence")
+
+
+def so_in(space, so_rel=None) -> Rel:
+    """Fig. 14 so_{a,as}: synchronisation whose release and acquire are both
+    in address space `space` (an access's space is its location's region)."""
+    return (so if so_rel is None else so_rel) & (space * space)
+
+
+def hb_in(space, so_rel=None) -> Rel:
+    """Fig. 14 hhb.ir_as, reading `po` as program order *within* the space
+    (sec. 5.1: "the global and local address spaces are covered by almost
+    entirely separate happens-before relations"; with all of po, the two
+    orders would merge into one and the extension would change nothing).
+    Pinned by tests/test_hrf_relaxed.py::test_address_spaces_separate_hb."""
+    return (((space * space) & po) | so_in(space, so_rel)).plus
+
+
+def bso(incl_rel: Rel) -> Rel:
+    """Fig. 14/17 bridging synchronisation: a release fence with both flags
+    (CLK_GLOBAL|CLK_LOCAL) before an atomic write that an atomic read reads
+    (or reads a coherence-later write), and an acquire fence with both flags
+    after that read (sec. 6.1: "When two memory fences each specify
+    CLK_LOCAL_MEM_FENCE|CLK_GLOBAL_MEM_FENCE, the individual happens-before
+    relations ... are merged"). A fence has no place in coh, so "R_SO appears
+    before A in coh" is read through the accesses the fences guard."""
+    both = F_ & G & L
+    rel_f = both & (REL | ACQ_REL | SC_)
+    acq_f = both & (ACQ | ACQ_REL | SC_)
+    return (I(rel_f) >> po >> I(A & W) >> co.opt >> rf >> I(A & R) >> po >> I(acq_f)) & incl_rel
