@@ -134,3 +134,4 @@ def test_dot_graph():
     assert "cluster_dev0" in dot and "work-group" in dot and "label=rf" in dot
     assert "color=red, penwidth=2" in dot  # the racing pair is highlighted
     assert "heterogeneous_race" in dot
+    assert 'label="so"' in dot  # the model's synchronisation edges (Model.show)

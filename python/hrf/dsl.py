@@ -169,6 +169,7 @@ class Model:
         self.cas_writeback = cas_writeback
         self.checks: list[Check] = []
         self.orders: list[tuple[str, Set]] = []
+        self.shows: list[tuple[str, Rel]] = []
         self._supports = supports
         self._ir = None
 
@@ -188,6 +189,12 @@ class Model:
         self.orders.append((name, _want(over, True)))
         self._ir = None
         return base(name)
+
+    def show(self, name: str, rel: Rel) -> None:
+        """Report `rel` for witness executions (herd's `show`): drawn as
+        labelled edges in execution graphs, e.g. synchronisation."""
+        self.shows.append((name, _want(rel, False)))
+        self._ir = None
 
     def acyclic(self, rel: Rel, name: str, flag: Optional[str] = None):
         self._add("acyclic", rel, name, flag)
@@ -247,7 +254,8 @@ class Model:
             return index[k]
 
         orders = [{"name": n, "set": emit(st)} for n, st in self.orders]
+        shows = [[n, emit(r)] for n, r in self.shows]
         checks = [{"kind": c.kind, "node": emit(c.rel), "name": c.name, "flag": c.flag} for c in self.checks]
-        self._ir = {"name": self.name, "nodes": nodes, "checks": checks, "orders": orders}
+        self._ir = {"name": self.name, "nodes": nodes, "checks": checks, "orders": orders, "shows": shows}
         return self._ir
 

@@ -61,6 +61,10 @@ def execution_dot(result, execution: dict) -> str:
     for w, r in execution.get("rf", []):
         if w in co_next:
             lines.append(f"  e{r} -> e{co_next[w]} [label=fr, {styles['fr']}];")
+    # the model's own relations (herd's `show`), e.g. synchronisation
+    for name, pairs in execution.get("shown", []):
+        for a, b in pairs:
+            lines.append(f"  e{a} -> e{b} [label={_q(name)}, color=darkgreen, fontcolor=darkgreen, penwidth=1.5];")
     for f in result.flags:
         if f["execution"] is execution and len(f["events"]) == 2:
             a, b = f["events"][0]["id"], f["events"][1]["id"]

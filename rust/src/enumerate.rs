@@ -68,6 +68,8 @@ pub struct ExecutionOut {
     pub co: Vec<(usize, usize)>,
     pub po: Vec<(usize, usize)>,
     pub rmw: Vec<(usize, usize)>,
+    /// The model's shown relations (e.g. synchronisation), by name.
+    pub shown: Vec<(String, Vec<(usize, usize)>)>,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -564,7 +566,7 @@ impl<'a, 'b> Search<'a, 'b> {
             .collect()
     }
 
-    fn execution_out(&self) -> ExecutionOut {
+    fn execution_out(&mut self) -> ExecutionOut {
         let es = self.es;
         let mut co = Vec::new();
         for ws in &es.writes_of {
@@ -585,7 +587,9 @@ impl<'a, 'b> Search<'a, 'b> {
                 po.push((a, b));
             }
         }
-        ExecutionOut { events: es.events.clone(), rf: self.dynm.rf.pairs(), co, po, rmw: es.rmw.pairs() }
+        let dynm = self.dynm.clone();
+        let shown = self.ev.shown(&dynm);
+        ExecutionOut { events: es.events.clone(), rf: self.dynm.rf.pairs(), co, po, rmw: es.rmw.pairs(), shown }
     }
 }
 

@@ -87,6 +87,10 @@ pub struct ModelIr {
     pub checks: Vec<Check>,
     #[serde(default)]
     pub orders: Vec<OrderDecl>,
+    /// Relations to report for witness executions (herd's `show`), e.g.
+    /// synchronisation edges to draw: (name, node).
+    #[serde(default)]
+    pub shows: Vec<(String, usize)>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -254,6 +258,11 @@ impl Compiled {
                 Node::Base { .. } | Node::SameThreadAttr { .. } | Node::SameEventAttr { .. } => false,
             };
         }
+        for (name, node) in &ir.shows {
+            if *node >= n || is_set[*node] || !vars[*node].is_empty() {
+                return Err(format!("model {}: show {name} needs a relation", ir.name));
+            }
+        }
         for o in &ir.orders {
             if o.set >= n || !is_set[o.set] || dynamic[o.set] || !vars[o.set].is_empty() {
                 return Err(format!("model {}: order {} needs a set fixed by the events alone", ir.name, o.name));
@@ -323,6 +332,12 @@ impl<'a> Evaluator<'a> {
                 *c = None;
             }
         }
+    }
+
+    /// The pairs of every relation the model shows, for a witness.
+    pub fn shown(&mut self, d: &Dynamic) -> Vec<(String, Vec<(usize, usize)>)> {
+        let shows = self.m.ir.shows.clone();
+        shows.into_iter().map(|(name, node)| (name, self.rel(node, d).pairs())).collect()
     }
 
     pub fn set(&mut self, i: usize, d: &Dynamic) -> EventSet {

@@ -44,6 +44,7 @@ def supports(test: AST.Test) -> None:
 
 
 MODEL = Model("c11", doc=__doc__, supports=supports)
+MODEL.show("sw", sw_ra)
 MODEL.acyclic(hb, "hb")
 MODEL.irreflexive(rf.inv.opt >> mo >> rf.opt >> hb, "coherence")
 # Implied by coherence (hb contains po) but monotone in rf/co, where hb is

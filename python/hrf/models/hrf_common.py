@@ -46,6 +46,7 @@ def supports(test: AST.Test) -> None:
 
 def hrf_model(name: str, doc: str, hhb: Rel) -> Model:
     m = Model(name, doc=doc, supports=supports)
+    m.show("so", so)
     # "Definitions for a Sequentially Consistent Candidate Execution"
     m.acyclic(sc_order, "sc")
     m.empty(atomicity_violation, "atomicity")

@@ -92,6 +92,7 @@ def hrf_relaxed_model(name: str, doc: str, hhb: Rel, observability: bool = False
     `sc_gate` (universal or empty) says whether the total order sc exists."""
     m = Model(name, doc=doc, supports=supports(name) if not allow_fences else _supports_with_fences(name))
     obs = observable_rel if observable_rel is not None else (observable if observability else None)
+    m.show("so", so)
     # Apparent total order of the seq_cst atomics (Fig. 9 sec. IV).
     sc = m.total_order("sc", over=A & SC_)
     sc_c = sc if sc_gate is None else (sc & sc_gate)

@@ -75,6 +75,7 @@ def opencl_model(name: str, doc: str, incl: Rel, remote: bool, cas_writeback: bo
     gsw = ra_sw(G) | bar_sw(G) | (scf & ra_sw(L))
     lsw = ra_sw(L) | bar_sw(L) | (scf & ra_sw(G))
 
+    m.show("sw", gsw | lsw)
     init_first = IW * (~IW)
     ghb = (((G * G) & (po | init_first)) | gsw).plus
     lhb = (((L * L) & (po | init_first)) | lsw).plus
