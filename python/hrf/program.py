@@ -34,9 +34,13 @@ class Template:
     thread: int
     line: int
     text: str
+    unseq: tuple = ()  # (operator, side) marks: unsequenced operand evaluation (C11)
 
     def ir(self):
-        return {"kind": self.kind, "tags": self.tags, "attrs": self.attrs}
+        d = {"kind": self.kind, "tags": self.tags, "attrs": self.attrs}
+        if self.unseq:
+            d["unseq"] = [list(m) for m in self.unseq]
+        return d
 
 
 @dataclass
@@ -132,6 +136,11 @@ class _ThreadCompiler:
         self.barriers = 0
         self.labels: dict = {}
         self.labels_seen: set = set()
+        # C11 6.5: the operands of an operator (but &&, ||) are evaluated
+        # unsequenced: events of the two sides get different marks of the
+        # same operator, and the core leaves po out between them.
+        self.unseq: list = []
+        self.noperators = 0
 
     def label(self, name: str) -> "_Label":
         return self.labels.setdefault(name, _Label())
@@ -173,7 +182,7 @@ class _ThreadCompiler:
             tags.append("remote")
         if loc is not None:
             tags.extend(self.p.location_tags(loc))
-        return self.p.add_template(Template(kind, tags, at, self.t, line, text))
+        return self.p.add_template(Template(kind, tags, at, self.t, line, text, tuple(self.unseq)))
 
     # ------------------------------------------------------------ expressions
     def expr(self, e) -> dict:
@@ -196,14 +205,22 @@ class _ThreadCompiler:
             raise UnsupportedFeature("loads from computed addresses (*(e)) are not supported yet",
                                      self.p.test.path, e.line)
         if isinstance(e, A.StoreExpr):
-            raise UnsupportedFeature("an assignment inside an expression is not supported yet: its "
-                                     "unsequenced evaluation (C11 unsequenced races) is not modelled",
-                                     self.p.test.path, e.line)
+            # `(*x = e)`: the store's value is the expression's value
+            v = self.expr(e.value)
+            ev = self.template("W", "store", e.line, f"*{e.loc} = .. (in an expression)", atomic=False,
+                               loc=e.loc)
+            self.emit({"op": "store", "loc": self.loc(e.loc), "val": v, "ev": ev})
+            return v
         if isinstance(e, A.BinOp):
             if e.op in ("&&", "||"):
                 return self.short_circuit(e)
+            self.noperators += 1
+            op = self.noperators
+            self.unseq.append((op, 0))
             a = self.expr(e.left)
+            self.unseq[-1] = (op, 1)
             b = self.expr(e.right)
+            self.unseq.pop()
             return {"k": "bin", "o": e.op, "a": a, "b": b}
         raise UnsupportedFeature(f"expression {e!r} is not supported", self.p.test.path, getattr(e, "line", None))
 

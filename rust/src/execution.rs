@@ -288,6 +288,17 @@ impl EventStructure {
                 int.rows[i] = mask;
                 po.rows[i] = mask & !crate::relation::full_set(i + 1);
             }
+            // Operands of one operator are unsequenced (C11): no po between them.
+            let tmpl = |i: usize| &prog.templates[events[i].template.unwrap()];
+            if (start..end).any(|i| !tmpl(i).unseq.is_empty()) {
+                for i in start..end {
+                    for j in i + 1..end {
+                        if tmpl(i).unsequenced_with(tmpl(j)) {
+                            po.rows[i] &= !(1u64 << j);
+                        }
+                    }
+                }
+            }
         }
         let mut loc = Relation::empty(n);
         let mut init = 0u64;

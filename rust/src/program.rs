@@ -55,6 +55,17 @@ pub struct EventTemplate {
     pub tags: Vec<String>,
     #[serde(default)]
     pub attrs: BTreeMap<String, i64>,
+    /// Unsequenced evaluation (C11): (operator, operand side) marks. Two
+    /// events of a thread are unordered by po when some operator has them
+    /// on different sides (its operands are evaluated unsequenced).
+    #[serde(default)]
+    pub unseq: Vec<(u32, u8)>,
+}
+
+impl EventTemplate {
+    pub fn unsequenced_with(&self, o: &EventTemplate) -> bool {
+        self.unseq.iter().any(|(op, side)| o.unseq.iter().any(|(op2, side2)| op == op2 && side != side2))
+    }
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
