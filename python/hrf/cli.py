@@ -51,6 +51,27 @@ def cmd_check(a) -> int:
     return status
 
 
+def cmd_bulk(a) -> int:
+    from . import bulk
+    try:
+        paths = bulk.expand(a.paths)
+    except FileNotFoundError as e:
+        print(f"hrf: {e}", file=sys.stderr)
+        return 2
+    fmt = a.format or ("csv" if a.out and a.out.endswith(".csv") else "jsonl")
+    out = open(a.out, "w", newline="") if a.out else sys.stdout
+    total = len(paths) * len(a.model)
+    progress = bulk.Progress(total, enabled=None if not a.no_progress else False)
+    try:
+        summary = bulk.run(paths, a.model, out=out, fmt=fmt, workers=a.workers, limits=_limits(a),
+                           progress=progress)
+    finally:
+        if a.out:
+            out.close()
+    print(summary.table(), file=sys.stdout if a.out else sys.stderr)
+    return 130 if summary.interrupted else 0
+
+
 def cmd_models(a) -> int:
     from .models import get, names
     for n in names():
@@ -75,6 +96,18 @@ def main(argv=None) -> int:
     c.add_argument("--max-seconds", type=float, default=None)
     c.add_argument("--workers", type=int, default=None, help="threads for several tests (default: all cores)")
     c.set_defaults(func=cmd_check)
+
+    b = sub.add_parser("bulk", help="check many tests under several models in parallel")
+    b.add_argument("paths", nargs="+", help=".litmus files, folders (searched recursively) or glob patterns")
+    b.add_argument("--model", "-m", action="append", required=True, help="model name (repeatable)")
+    b.add_argument("--out", "-o", help="write rows here (.jsonl or .csv); default: JSON lines on stdout")
+    b.add_argument("--format", choices=["jsonl", "csv"], help="row format (default from --out's suffix)")
+    b.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
+    b.add_argument("--unroll", type=int, default=2)
+    b.add_argument("--max-candidates", type=int, default=10_000_000)
+    b.add_argument("--max-seconds", type=float, default=None, help="per test")
+    b.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    b.set_defaults(func=cmd_bulk)
 
     m = sub.add_parser("models", help="list the models")
     m.set_defaults(func=cmd_models)
