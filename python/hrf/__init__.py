@@ -12,6 +12,8 @@ from .api import Limits, Result, check, check_many
 from .errors import CoreError, HrfError, LimitExceeded, LitmusSyntaxError, UnsupportedFeature
 from .litmus import Test, parse
 from .litmus.printer import to_litmus
+from .generate import generate
+from .compare import compare
 
 __version__ = "0.1.0"
 
@@ -26,6 +28,6 @@ def models() -> list[str]:
 
 
 __all__ = [
-    "parse", "models", "check", "check_many", "Limits", "Result", "Test", "to_litmus",
+    "parse", "models", "check", "check_many", "generate", "compare", "Limits", "Result", "Test", "to_litmus",
     "HrfError", "LitmusSyntaxError", "UnsupportedFeature", "LimitExceeded", "CoreError",
 ]

@@ -72,6 +72,48 @@ def cmd_bulk(a) -> int:
     return 130 if summary.interrupted else 0
 
 
+def _family(a) -> dict:
+    return dict(max_edges=a.max_edges, max_threads=a.max_threads, orders=tuple(a.orders.split(",")),
+                scopes=tuple(a.scopes.split(",")), remote=a.remote)
+
+
+def cmd_generate(a) -> int:
+    from .generate import generate
+    from .litmus.printer import to_litmus
+    tests = generate(count=a.count, seed=a.seed, **_family(a))
+    if a.out:
+        import os
+        os.makedirs(a.out, exist_ok=True)
+        for t in tests:
+            safe = "".join(c if c.isalnum() or c in "+-_." else "_" for c in t.name)
+            with open(os.path.join(a.out, safe + ".litmus"), "w") as fh:
+                fh.write(to_litmus(t))
+        print(f"{len(tests)} tests written to {a.out}", file=sys.stderr)
+    else:
+        for t in tests:
+            print(t.name)
+    return 0
+
+
+def cmd_compare(a) -> int:
+    from .compare import compare
+    from .generate import generate
+    from .litmus.printer import to_litmus
+    if len(a.model) != 2:
+        print("hrf: compare takes exactly two --model", file=sys.stderr)
+        return 2
+    tests = generate(count=a.count, seed=a.seed, **_family(a))
+    diffs = compare(tests, a.model[0], a.model[1], workers=a.workers, limits=_limits(a))
+    print(f"{len(diffs)} of {len(tests)} tests separate {a.model[0]} and {a.model[1]}", file=sys.stderr)
+    for d in diffs[: a.show]:
+        print(to_litmus(d.test))
+        for r in (d.a, d.b):
+            print(f"// {r.model}: condition {'Ok' if r.condition_holds else 'No'}, "
+                  f"{'racy' if r.racy else 'race-free'}")
+        print()
+    return 0
+
+
 def cmd_models(a) -> int:
     from .models import get, names
     for n in names():
@@ -108,6 +150,30 @@ def main(argv=None) -> int:
     b.add_argument("--max-seconds", type=float, default=None, help="per test")
     b.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     b.set_defaults(func=cmd_bulk)
+
+    def family_args(p):
+        p.add_argument("--count", type=int, default=None, help="a seeded sample of this many (default: all)")
+        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--max-edges", type=int, default=4, help="longest cycle (edges)")
+        p.add_argument("--max-threads", type=int, default=3)
+        p.add_argument("--orders", default="na,sc", help="access annotations: na and atomic orders")
+        p.add_argument("--scopes", default="wg,dev")
+        p.add_argument("--remote", action="store_true", help="also remote-promoted atomics")
+
+    g = sub.add_parser("generate", help="litmus families from cycles of relations (diy-style)")
+    family_args(g)
+    g.add_argument("--out", help="write .litmus files to this folder (default: print names)")
+    g.set_defaults(func=cmd_generate)
+
+    c = sub.add_parser("compare", help="generated tests on which two models differ, smallest first")
+    family_args(c)
+    c.add_argument("--model", "-m", action="append", required=True)
+    c.add_argument("--show", type=int, default=3, help="print this many differences")
+    c.add_argument("--workers", type=int, default=None)
+    c.add_argument("--unroll", type=int, default=2)
+    c.add_argument("--max-candidates", type=int, default=10_000_000)
+    c.add_argument("--max-seconds", type=float, default=None)
+    c.set_defaults(func=cmd_compare)
 
     m = sub.add_parser("models", help="list the models")
     m.set_defaults(func=cmd_models)

@@ -1,0 +1,291 @@
+"""Families of litmus tests from cycles of relations (SPEC sec. 1, issue 4),
+in the manner of herd's diy: a cycle of edges
+
+    Rfe  write -> read of another thread, same location (reads-from)
+    Fre  read -> write of another thread, same location (from-read)
+    Coe  write -> write of another thread, same location (coherence)
+    PodXY  X then Y in program order of one thread, different locations
+
+fixes the threads, their accesses and the final condition (the outcome the
+cycle describes). Each test is crossed with an annotation per access (a
+plain data access, or an atomic with an order, a scope and optionally
+remote promotion) and a placement of its threads in the scope tree.
+
+Data accesses that follow an atomic read in a thread run only when that
+read saw the value the cycle expects (`if (r == v)`), as the papers'
+examples do with spin loops (004 Fig. 6) or guards (RSP tests): without the
+guard a data read after a failed flag read races under every model.
+"""
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass
+from typing import Iterator, Optional, Sequence
+
+from .litmus import ast as A
+
+EDGES = {  # name: (source kind, target kind, external?, same location?)
+    "Rfe": ("W", "R", True, True),
+    "Fre": ("R", "W", True, True),
+    "Coe": ("W", "W", True, True),
+    "PodWW": ("W", "W", False, False),
+    "PodWR": ("W", "R", False, False),
+    "PodRW": ("R", "W", False, False),
+    "PodRR": ("R", "R", False, False),
+}
+LOCS = ["x", "y", "z", "w"]
+
+
+@dataclass(frozen=True)
+class Access:
+    thread: int
+    kind: str  # R or W
+    loc: str
+
+
+def cycles(max_edges: int = 6, max_threads: int = 4, edges: Sequence[str] = tuple(EDGES)) -> list[tuple]:
+    """Every cycle of at most `max_edges` edges, one per rotation class,
+    that makes 2..max_threads threads, alternates po and communication as
+    diy does (no two po edges in a row), and closes."""
+    out = []
+    seen = set()
+    for n in range(2, max_edges + 1):
+        for cyc in itertools.product(edges, repeat=n):
+            rot = min(tuple(cyc[i:] + cyc[:i]) for i in range(n))
+            if rot in seen:
+                continue
+            seen.add(rot)
+            if _valid(rot, max_threads):
+                out.append(rot)
+    return out
+
+
+def _valid(cyc, max_threads) -> bool:
+    n = len(cyc)
+    ext = sum(EDGES[e][2] for e in cyc)
+    if not 2 <= ext <= max_threads:
+        return False
+    for i in range(n):
+        a, b = EDGES[cyc[i]], EDGES[cyc[(i + 1) % n]]
+        if a[1] != b[0]:
+            return False  # kinds must chain
+        if not a[2] and not b[2]:
+            return False  # one po edge per thread step (diy's Pod, not Pod;Pod)
+    if _build(cyc) is None:
+        return False
+    return True
+
+
+def _build(cyc):
+    """Accesses of a cycle: thread and location of each edge's source."""
+    n = len(cyc)
+    # start right after an external edge so that thread 0 begins the cycle
+    start = next(i for i in range(n) if EDGES[cyc[i - 1]][2])
+    order = [cyc[(start + i) % n] for i in range(n)]
+    # k program-order edges make k same-location segments; the last one wraps
+    # around to the first (diy). One Pod edge alone cannot close the cycle.
+    npod = sum(not EDGES[e][3] for e in order)
+    if npod == 1:
+        return None
+    accesses = []
+    thread, seg = 0, 0
+    for i, e in enumerate(order):
+        src_kind = EDGES[e][0]
+        accesses.append(Access(thread, src_kind, LOCS[seg % npod] if npod else LOCS[0]))
+        if EDGES[e][2]:
+            thread += 1
+        if not EDGES[e][3]:
+            seg += 1
+    if not EDGES[order[-1]][2]:
+        return None  # the cycle must come back to thread 0 through another thread
+    locs_used = {a.loc for a in accesses}
+    if len(locs_used) > len(LOCS):
+        return None
+    # a location must not be used by two distinct po-separated sections of one thread
+    for t in {a.thread for a in accesses}:
+        ts = [a.loc for a in accesses if a.thread == t]
+        if len(set(ts)) != len(ts):
+            return None
+    return order, accesses
+
+
+def cycle_name(cyc) -> str:
+    return "-".join(_build(cyc)[0])
+
+
+@dataclass(frozen=True)
+class Annotation:
+    atomic: bool
+    order: Optional[str] = None
+    scope: Optional[str] = None
+    remote: bool = False
+
+    def short(self) -> str:
+        if not self.atomic:
+            return "na"
+        return f"{self.order}.{self.scope}{'.rem' if self.remote else ''}"
+
+
+# Placements of up to 4 threads: (device, work-group) per thread.
+TREES = {
+    "same-wg": lambda n: [(0, 0)] * n,
+    "wg-per-thread": lambda n: [(0, i) for i in range(n)],
+    "first-two-share-wg": lambda n: [(0, 0), (0, 0)] + [(0, i) for i in range(1, n - 1)],
+    "dev-per-thread": lambda n: [(i, 0) for i in range(n)],
+}
+
+
+def annotations(orders=("na", "sc"), scopes=("wg", "dev"), remote=False) -> list[Annotation]:
+    out = []
+    for o in orders:
+        if o == "na":
+            out.append(Annotation(False))
+            continue
+        for s in scopes:
+            out.append(Annotation(True, o, s))
+            if remote:
+                out.append(Annotation(True, o, s, True))
+    return out
+
+
+def _legal(acc: Access, ann: Annotation) -> bool:
+    if ann.atomic and ann.order in ("acq",) and acc.kind == "W":
+        return False
+    if ann.atomic and ann.order in ("rel",) and acc.kind == "R":
+        return False
+    return True
+
+
+def make_test(cyc, anns: Sequence[Annotation], tree: str) -> Optional[A.Test]:
+    order, accesses = _build(cyc)
+    n = len(order)
+    nthreads = max(a.thread for a in accesses) + 1
+    # values: writes to a location get 1, 2, ... in cycle order; the cycle's
+    # coherence order is that order, so Fre reads the write before its target.
+    values, counter = [], {}
+    for a in accesses:
+        if a.kind == "W":
+            counter[a.loc] = counter.get(a.loc, 0) + 1
+            values.append(counter[a.loc])
+        else:
+            values.append(None)
+    writes_of: dict = {}
+    for i, a in enumerate(accesses):
+        if a.kind == "W":
+            writes_of.setdefault(a.loc, []).append(i)
+    expect: dict = {}  # read index -> value it must read
+    final: dict = {}  # loc -> final value (Coe edges)
+    for i, e in enumerate(order):
+        j = (i + 1) % n
+        if e == "Rfe":
+            expect[j] = values[i]
+        elif e == "Fre":
+            w = j
+            before = [k for k in writes_of[accesses[w].loc] if values[k] < values[w]]
+            expect[i] = max((values[k] for k in before), default=0)
+        elif e == "Coe":
+            final[accesses[j].loc] = values[j]
+    for i, a in enumerate(accesses):
+        if a.kind == "R" and i not in expect:
+            expect[i] = 0
+    # a location written twice needs its co order fixed by the condition
+    for loc, ws in writes_of.items():
+        if len(ws) > 1 and loc not in final:
+            final[loc] = max(values[k] for k in ws)
+    place = TREES[tree](nthreads)
+    threads = []
+    conds = []
+    for t in range(nthreads):
+        body: list = []
+        guard_stack: list = []
+        regs = 0
+        for i, a in enumerate(accesses):
+            if a.thread != t:
+                continue
+            ann = anns[i]
+            if not _legal(a, ann):
+                return None
+            if a.kind == "W":
+                st = A.Store(a.loc, A.Const(values[i]), ann.atomic, ann.order, ann.scope, ann.remote)
+            else:
+                reg = f"r{regs}"
+                regs += 1
+                ld = A.Load(a.loc, ann.atomic, ann.order, ann.scope, ann.remote)
+                st = A.Assign(reg, ld, True)
+                conds.append(A.PAtom(A.RegVar(t, reg), expect[i]))
+            body.append(st)
+            if a.kind == "R" and ann.atomic:
+                guard_stack.append((len(body), A.BinOp("==", A.Reg(f"r{regs - 1}"), A.Const(expect[i]))))
+        # wrap the accesses after each atomic read in a guard on its value
+        for pos, cond in reversed(guard_stack):
+            rest = tuple(body[pos:])
+            if rest:
+                body = body[:pos] + [A.If(cond, rest, ())]
+        dev, wg = place[t]
+        params = tuple(A.Param(l, "global", any(anns[i].atomic for i, x in enumerate(accesses) if x.loc == l),
+                               "atomic_int" if any(anns[i].atomic for i, x in enumerate(accesses) if x.loc == l)
+                               else "int")
+                       for l in sorted({x.loc for x in accesses}))
+        threads.append(A.Thread(f"P{t}", params, tuple(body), dev=dev, wg=wg))
+    for loc, v in sorted(final.items()):
+        conds.append(A.PAtom(A.LocVar(loc), v))
+    prop = A.PAnd(tuple(conds)) if len(conds) > 1 else conds[0]
+    name = f"{'-'.join(order)}+{'_'.join(x.short() for x in anns)}+{tree}"
+    init = tuple(A.Init(l, 0) for l in sorted({x.loc for x in accesses}))
+    return A.Test("OpenCL", name, tuple(threads), init, (), A.Condition("exists", prop), ())
+
+
+def family(max_edges=6, max_threads=4, orders=("na", "sc"), scopes=("wg", "dev"), remote=False,
+           trees=tuple(TREES), edges=tuple(EDGES)) -> Iterator[A.Test]:
+    """Every test of the family, in a fixed order: small cycles first."""
+    anns = annotations(orders, scopes, remote)
+    for cyc in cycles(max_edges, max_threads, edges):
+        n = len(cyc)
+        for combo in itertools.product(anns, repeat=n):
+            for tree in trees:
+                t = make_test(cyc, combo, tree)
+                if t is not None:
+                    yield t
+
+
+def generate(count: Optional[int] = None, seed: int = 0, max_edges=6, max_threads=4, orders=("na", "sc"),
+             scopes=("wg", "dev"), remote=False, trees=tuple(TREES), edges=tuple(EDGES)) -> list[A.Test]:
+    """`count` tests of the family (all of it when None), deterministic for
+    a seed: a seeded sample of (cycle, annotations, placement) indices,
+    decoded one by one (the family is never built whole), in family order."""
+    if count is None:
+        return list(family(max_edges, max_threads, orders, scopes, remote, trees, edges))
+    cycs = cycles(max_edges, max_threads, edges)
+    anns = annotations(orders, scopes, remote)
+    trees = tuple(trees)
+    sizes = [len(anns) ** len(c) * len(trees) for c in cycs]
+    total = sum(sizes)
+    rnd = random.Random(seed)
+    chosen: dict = {}
+    tried: set = set()
+    while len(chosen) < count and len(tried) < total:
+        idx = rnd.randrange(total)
+        if idx in tried:
+            continue
+        tried.add(idx)
+        k, rest = 0, idx
+        while rest >= sizes[k]:
+            rest -= sizes[k]
+            k += 1
+        cyc = cycs[k]
+        tree = trees[rest % len(trees)]
+        rest //= len(trees)
+        combo = []
+        for _ in cyc:
+            combo.append(anns[rest % len(anns)])
+            rest //= len(anns)
+        t = make_test(cyc, combo, tree)
+        if t is not None:
+            chosen[idx] = t
+    return [chosen[i] for i in sorted(chosen)]
+
+
+def size(t: A.Test) -> tuple:
+    """Smallest first: threads, then memory accesses."""
+    return (len(t.threads), sum(1 for th in t.threads for _ in A.memory_ops(th.body)), t.name)
