@@ -91,3 +91,19 @@ def test_opencl_and_rsp_without_remote_operations():
 def test_size_orders_by_threads_then_accesses():
     ts = generate(count=50, seed=1, max_edges=5)
     assert sorted(ts, key=size)[0].threads.__len__() == 2
+
+
+def test_regions_vary():
+    ts = generate(count=300, seed=2, max_edges=4, regions=("global", "local"))
+    regions = {p.region for t in ts for p in t.threads[0].params}
+    assert regions == {"global", "local"}
+    for t in ts[:30]:
+        assert hrf.parse(to_litmus(t)) == t
+    # A local flag does not order global data under OpenCL (separate hb):
+    mp = next(t for t in family(max_edges=4, regions=("global", "local"), orders=("na", "rel", "acq"),
+                                scopes=("wg",), trees=("same-wg",))
+              if t.name == "PodWW-Rfe-PodRR-Fre+na_rel.wg_acq.wg_na+same-wg+local-y")
+    assert hrf.check(mp, "opencl").racy is True
+    glob_mp = next(t for t in family(max_edges=4, orders=("na", "rel", "acq"), scopes=("wg",), trees=("same-wg",))
+                   if t.name == "PodWW-Rfe-PodRR-Fre+na_rel.wg_acq.wg_na+same-wg")
+    assert hrf.check(glob_mp, "opencl").racy is False

@@ -74,7 +74,7 @@ def cmd_bulk(a) -> int:
 
 def _family(a) -> dict:
     return dict(max_edges=a.max_edges, max_threads=a.max_threads, orders=tuple(a.orders.split(",")),
-                scopes=tuple(a.scopes.split(",")), remote=a.remote)
+                scopes=tuple(a.scopes.split(",")), remote=a.remote, regions=tuple(a.regions.split(",")))
 
 
 def cmd_generate(a) -> int:
@@ -159,6 +159,7 @@ def main(argv=None) -> int:
         p.add_argument("--orders", default="na,sc", help="access annotations: na and atomic orders")
         p.add_argument("--scopes", default="wg,dev")
         p.add_argument("--remote", action="store_true", help="also remote-promoted atomics")
+        p.add_argument("--regions", default="global", help="global, local or global,local (every mix)")
 
     g = sub.add_parser("generate", help="litmus families from cycles of relations (diy-style)")
     family_args(g)

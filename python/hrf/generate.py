@@ -157,7 +157,9 @@ def _legal(acc: Access, ann: Annotation) -> bool:
     return True
 
 
-def make_test(cyc, anns: Sequence[Annotation], tree: str) -> Optional[A.Test]:
+def make_test(cyc, anns: Sequence[Annotation], tree: str, local: frozenset = frozenset()) -> Optional[A.Test]:
+    """One test: the cycle, an annotation per access, a placement, and the
+    locations in `local` (OpenCL local memory) rather than global."""
     order, accesses = _build(cyc)
     n = len(order)
     nthreads = max(a.thread for a in accesses) + 1
@@ -223,7 +225,8 @@ def make_test(cyc, anns: Sequence[Annotation], tree: str) -> Optional[A.Test]:
             if rest:
                 body = body[:pos] + [A.If(cond, rest, ())]
         dev, wg = place[t]
-        params = tuple(A.Param(l, "global", any(anns[i].atomic for i, x in enumerate(accesses) if x.loc == l),
+        params = tuple(A.Param(l, "local" if l in local else "global",
+                               any(anns[i].atomic for i, x in enumerate(accesses) if x.loc == l),
                                "atomic_int" if any(anns[i].atomic for i, x in enumerate(accesses) if x.loc == l)
                                else "int")
                        for l in sorted({x.loc for x in accesses}))
@@ -232,34 +235,53 @@ def make_test(cyc, anns: Sequence[Annotation], tree: str) -> Optional[A.Test]:
         conds.append(A.PAtom(A.LocVar(loc), v))
     prop = A.PAnd(tuple(conds)) if len(conds) > 1 else conds[0]
     name = f"{'-'.join(order)}+{'_'.join(x.short() for x in anns)}+{tree}"
+    if local:
+        name += "+local-" + "".join(sorted(local))
     init = tuple(A.Init(l, 0) for l in sorted({x.loc for x in accesses}))
     return A.Test("OpenCL", name, tuple(threads), init, (), A.Condition("exists", prop), ())
 
 
+def _region_choices(cyc, regions) -> list[frozenset]:
+    """Which of the cycle's locations are local: none, or (with `local` in
+    `regions`) every subset."""
+    locs = sorted({a.loc for a in _build(cyc)[1]})
+    if "local" not in regions:
+        return [frozenset()]
+    out = []
+    for k in range(len(locs) + 1):
+        out += [frozenset(c) for c in itertools.combinations(locs, k)]
+    if "global" not in regions:
+        out = [frozenset(locs)]
+    return out
+
+
 def family(max_edges=6, max_threads=4, orders=("na", "sc"), scopes=("wg", "dev"), remote=False,
-           trees=tuple(TREES), edges=tuple(EDGES)) -> Iterator[A.Test]:
+           trees=tuple(TREES), edges=tuple(EDGES), regions=("global",)) -> Iterator[A.Test]:
     """Every test of the family, in a fixed order: small cycles first."""
     anns = annotations(orders, scopes, remote)
     for cyc in cycles(max_edges, max_threads, edges):
         n = len(cyc)
-        for combo in itertools.product(anns, repeat=n):
-            for tree in trees:
-                t = make_test(cyc, combo, tree)
-                if t is not None:
-                    yield t
+        for local in _region_choices(cyc, regions):
+            for combo in itertools.product(anns, repeat=n):
+                for tree in trees:
+                    t = make_test(cyc, combo, tree, local)
+                    if t is not None:
+                        yield t
 
 
 def generate(count: Optional[int] = None, seed: int = 0, max_edges=6, max_threads=4, orders=("na", "sc"),
-             scopes=("wg", "dev"), remote=False, trees=tuple(TREES), edges=tuple(EDGES)) -> list[A.Test]:
+             scopes=("wg", "dev"), remote=False, trees=tuple(TREES), edges=tuple(EDGES),
+             regions=("global",)) -> list[A.Test]:
     """`count` tests of the family (all of it when None), deterministic for
     a seed: a seeded sample of (cycle, annotations, placement) indices,
     decoded one by one (the family is never built whole), in family order."""
     if count is None:
-        return list(family(max_edges, max_threads, orders, scopes, remote, trees, edges))
+        return list(family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions))
     cycs = cycles(max_edges, max_threads, edges)
     anns = annotations(orders, scopes, remote)
     trees = tuple(trees)
-    sizes = [len(anns) ** len(c) * len(trees) for c in cycs]
+    locals_of = [_region_choices(c, regions) for c in cycs]
+    sizes = [len(anns) ** len(c) * len(trees) * len(lc) for c, lc in zip(cycs, locals_of)]
     total = sum(sizes)
     rnd = random.Random(seed)
     chosen: dict = {}
@@ -274,13 +296,15 @@ def generate(count: Optional[int] = None, seed: int = 0, max_edges=6, max_thread
             rest -= sizes[k]
             k += 1
         cyc = cycs[k]
+        local = locals_of[k][rest % len(locals_of[k])]
+        rest //= len(locals_of[k])
         tree = trees[rest % len(trees)]
         rest //= len(trees)
         combo = []
         for _ in cyc:
             combo.append(anns[rest % len(anns)])
             rest //= len(anns)
-        t = make_test(cyc, combo, tree)
+        t = make_test(cyc, combo, tree, local)
         if t is not None:
             chosen[idx] = t
     return [chosen[i] for i in sorted(chosen)]
