@@ -14,8 +14,8 @@ def test_herd_style_text(capsys):
     assert main(["check", FIG6, "--model", "hrf-direct"]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
-    assert lines[0] == "Test 004-fig6 Required"
-    assert lines[1] == "States 1" and lines[2] == "1:R2=1; 2:R3=1;"
+    assert lines[0] == "Test 004-fig6 Required" and lines[1] == "Model hrf-direct"
+    assert lines[2] == "States 1" and lines[3] == "1:R2=1; 2:R3=1;"
     assert "Ok" in lines and "Witnesses" in lines and "Flag heterogeneous_race" in lines
     assert any(l.startswith("Observation 004-fig6 Always") for l in lines)
     assert any(l.startswith("Time 004-fig6 ") for l in lines)

@@ -109,11 +109,12 @@ class Result:
 
     def to_herd(self) -> str:
         """herd-style text: Test / States / Ok|No / Witnesses / Condition /
-        Observation / Time, plus a `Flag` line per undefined behaviour."""
+        Observation / Time, plus a `Model` line (which model judged it) and
+        a `Flag` line per undefined behaviour."""
         if self.error is not None:
             return f"Test {self.name} Error\n{type(self.error).__name__}: {self.error}\n"
         kind = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}[self.quantifier]
-        lines = [f"Test {self.name} {kind}", f"States {len(self.states)}"]
+        lines = [f"Test {self.name} {kind}", f"Model {self.model}", f"States {len(self.states)}"]
         for st in self.states:
             lines.append(" ".join(f"{k}={v};" for k, v in st[0].items()))
         if self.condition_holds is None:
