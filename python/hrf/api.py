@@ -245,7 +245,7 @@ def check(test, model="sc", *, limits: Optional[Limits] = None, on_limit: str = 
     result cut short by a limit raises `LimitExceeded` (holding the result)."""
     limits = _limits(limits, kw)
     comp, m = _prepare(test, model, limits)
-    raw = _interruptible(_core().check, comp.json(), json.dumps(m.ir()), limits.core_json())
+    raw = _interruptible(_core().check, comp.json(), m.ir_json(), limits.core_json())
     r = _build_result(raw, comp, m)
     if r.error is not None:
         raise r.error
@@ -277,7 +277,7 @@ def check_many(tests: Iterable, models, workers: Optional[int] = None, *, limits
     if isinstance(models, (str, Model)):
         models = [models]
     models = [_models.get(m) for m in models]
-    model_json = {m.name: json.dumps(m.ir()) for m in models}
+    model_json = {m.name: m.ir_json() for m in models}
     limits_json = limits.core_json()
     core = _core()
     pending: list = []  # (Compiled or None, model, error, name)

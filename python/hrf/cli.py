@@ -15,10 +15,6 @@ def _limits(a) -> Limits:
     return Limits(max_candidates=a.max_candidates, max_seconds=a.max_seconds, unroll=a.unroll)
 
 
-def _write_graph(result, out: str) -> None:
-    result.render(out)
-
-
 def cmd_check(a) -> int:
     limits = _limits(a)
     status = 0
@@ -46,7 +42,7 @@ def cmd_check(a) -> int:
         else:
             print(r.to_herd())
         if a.graph:
-            _write_graph(r, a.graph)
+            r.render(a.graph)
         sys.stdout.flush()
     return status
 

@@ -172,6 +172,7 @@ class Model:
         self.shows: list[tuple[str, Rel]] = []
         self._supports = supports
         self._ir = None
+        self._ir_json: Optional[str] = None
 
     def _add(self, kind, rel, name, flag):
         if any(c.name == name for c in self.checks):
@@ -212,6 +213,13 @@ class Model:
     @property
     def flags(self) -> list[str]:
         return sorted({c.flag for c in self.checks if c.flag})
+
+    def ir_json(self) -> str:
+        """The IR as the JSON the core reads, built once per model."""
+        if self._ir_json is None or self._ir is None:
+            import json
+            self._ir_json = json.dumps(self.ir(), separators=(",", ":"))
+        return self._ir_json
 
     def ir(self) -> dict:
         """The DAG of nodes (shared subexpressions once) and the checks."""

@@ -484,13 +484,7 @@ def _prop_atoms(p):
 
 
 def _prop_vars(p):
-    if isinstance(p, A.PAtom):
-        yield p.var
-    elif isinstance(p, A.PNot):
-        yield from _prop_vars(p.prop)
-    elif isinstance(p, (A.PAnd, A.POr)):
-        for q in p.props:
-            yield from _prop_vars(q)
+    return (a.var for a in _prop_atoms(p))
 
 
 def _prop_ir(p, index) -> dict:

@@ -5,6 +5,15 @@ from ..dsl import IW, M, W, co, fr, loc, po, rf, rmw, tag, id_, I
 from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
 
+# The event tags hrf.program puts on templates, named once for every model.
+SC, ACQ, REL, ACQ_REL = tag("sc"), tag("acq"), tag("rel"), tag("acq_rel")  # memory orders
+S_WI, S_SG, S_WG, S_DEV, S_ALL = tag("wi"), tag("sg"), tag("wg"), tag("dev"), tag("all")  # scopes
+G, L = tag("global"), tag("local")  # regions (fences: their flags)
+FENCE, EF, XF = tag("fence"), tag("entry"), tag("exit")  # fences; barrier entry/exit fences
+REMOTE = tag("remote")
+NAL = tag("nonatomicloc")  # locations declared with a non-atomic type
+COARSE = tag("alloc_coarse")  # coarse-grained allocations (002 sec. 6.2)
+
 # Thread events: everything but the init writes.
 TE = ~IW
 A = tag("A")    # atomic accesses

@@ -17,8 +17,9 @@ Choices (pinned in tests/test_hrf_relaxed.py):
 """
 from ..dsl import ALL, IW, I, co, loc, rf, tag, universal
 from .common import A
-from .hrf_relaxed import Acq, G, L, Rel_, bso, hb_in, hrf_relaxed_model
-from .opencl_common import S_ALL, S_DEV, S_SG, S_WG, same_dev, same_sg, same_wg
+from .common import S_ALL, S_DEV, S_SG, S_WG, G, L
+from .hrf_relaxed import Acq, Rel_, bso, hb_in, hrf_relaxed_model
+from .opencl_common import same_dev, same_sg, same_wg
 
 FGA = tag("alloc_fga")  # fine-grained with platform atomics; everything else is not
 

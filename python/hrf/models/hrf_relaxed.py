@@ -17,12 +17,12 @@ Reading of the figures (SPEC 5.2):
 """
 from __future__ import annotations
 
-from ..dsl import ALL, IW, R, W, I, Model, Rel, co, dom, foreach, fr, loc, po, rf, rmw, same_thread_attr, tag
+from ..dsl import ALL, IW, R, W, I, Model, Rel, co, dom, foreach, fr, loc, po, rf, rmw, same_thread_attr
 from ..litmus import ast as AST
-from .common import NA, A, conflict, refuse
-from .opencl_common import S_ALL, S_DEV, S_SG, S_WG, S_WI, incl1
-
-SC_, ACQ, REL, ACQ_REL = tag("sc"), tag("acq"), tag("rel"), tag("acq_rel")
+from .common import (ACQ, ACQ_REL, COARSE, FENCE, NA, REL, S_ALL, S_DEV, S_SG, S_WG, S_WI, A, G, L, conflict,
+                     refuse)
+from .common import SC as SC_
+from .opencl_common import incl1
 
 # Fig. 9 sec. I, with SPEC 5.1 `inclusive`: mutual reach of scope instances.
 inclusive = incl1 & incl1.inv
@@ -77,7 +77,6 @@ def supports(name):
 # (`[x]=0 @coarse`; sec. 6.2) and the system otherwise. O(A, B): same
 # location, and A and B taken at scope MaxS are inclusive: for coarse
 # locations, the same device. The initial contents are visible everywhere.
-COARSE = tag("alloc_coarse")
 observable = loc & (((COARSE * COARSE) & same_thread_attr("dev")) | ((~COARSE) * (~COARSE))
                     | (IW * ALL) | (ALL * IW))
 
@@ -127,8 +126,6 @@ def _supports_with_fences(name):
 
 
 # ---------------------------------------------------------------- address spaces
-G, L = tag("global"), tag("local")
-F_ = tag("fence")
 
 
 def so_in(space, so_rel=None) -> Rel:
@@ -154,7 +151,7 @@ def bso(incl_rel: Rel) -> Rel:
     CLK_LOCAL_MEM_FENCE|CLK_GLOBAL_MEM_FENCE, the individual happens-before
     relations ... are merged"). A fence has no place in coh, so "R_SO appears
     before A in coh" is read through the accesses the fences guard."""
-    both = F_ & G & L
+    both = FENCE & G & L
     rel_f = both & (REL | ACQ_REL | SC_)
     acq_f = both & (ACQ | ACQ_REL | SC_)
     return (I(rel_f) >> po >> I(A & W) >> co.opt >> rf >> I(A & R) >> po >> I(acq_f)) & incl_rel

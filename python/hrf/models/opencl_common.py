@@ -12,17 +12,10 @@ both are built here from an `incl` relation."""
 from __future__ import annotations
 
 from ..dsl import (F, IW, R, W, I, Model, Rel, co, fr, loc, po, ran, rf, rmw, id_, same_event_attr,
-                   same_thread_attr, tag, universal)
+                   same_thread_attr, universal)
 from ..litmus import ast as AST
-from .common import A, refuse
-
-# Regions: accesses by location, fences and barriers by their flags.
-G, L = tag("global"), tag("local")
-NAL = tag("nonatomicloc")  # locations declared with a non-atomic type
-SC, ACQ, REL, ACQ_REL = tag("sc"), tag("acq"), tag("rel"), tag("acq_rel")
-S_WI, S_SG, S_WG, S_DEV, S_ALL = tag("wi"), tag("sg"), tag("wg"), tag("dev"), tag("all")
-EF, XF = tag("entry"), tag("exit")
-REMOTE = tag("remote")
+from .common import (ACQ, ACQ_REL, EF, NAL, REL, REMOTE, S_ALL, S_DEV, S_SG, S_WG, S_WI, SC, XF, A, G, L,
+                     refuse)
 
 same_wi = same_thread_attr("wi")
 same_sg = same_thread_attr("sg")

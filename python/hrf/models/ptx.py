@@ -7,9 +7,9 @@ atomic. The paper's fragment: ld, st, mov, add, and, setp, bra, membar,
 with the .cg cache operator; hrf also runs the model on atom.* and other
 cache operators, which the paper leaves out (results there are the model's,
 not the paper's claim)."""
-from ..dsl import F, R, W, I, Model, base, co, fr, int_, loc, po, rf, rmw, same_thread_attr, tag, universal
+from ..dsl import F, R, W, I, Model, base, co, fr, int_, loc, po, rf, rmw, same_thread_attr, universal
 from ..litmus import ast as AST
-from .common import refuse
+from .common import S_ALL, S_DEV, S_WG, refuse
 
 addr, data, ctrl = base("addr"), base("data"), base("ctrl")
 
@@ -20,7 +20,7 @@ dp = addr | data | ctrl
 rfe = rf - int_
 
 # Fig. 16: membar.S as the relation "separated in po by a membar.S".
-membar_cta, membar_gl, membar_sys = F & tag("wg"), F & tag("dev"), F & tag("all")
+membar_cta, membar_gl, membar_sys = F & S_WG, F & S_DEV, F & S_ALL
 
 
 def fenced(fences):
