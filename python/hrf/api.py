@@ -10,7 +10,7 @@ from typing import Iterable, Iterator, Optional
 from . import models as _models
 from .dsl import Model
 from .errors import CoreError, HrfError, LimitExceeded
-from .litmus import Test, parse
+from .litmus import parse
 from .litmus.printer import format_condition
 from .program import Compiled, compile_test
 

@@ -3,7 +3,6 @@ HRF-direct" and "... of HRF-indirect"): SC for heterogeneous-race-free
 programs. Both share everything but heterogeneous-happens-before."""
 from __future__ import annotations
 
-from typing import Callable
 
 from ..dsl import M, R, W, I, Model, Rel, co, rf, same_event_attr
 from ..litmus import ast as AST
