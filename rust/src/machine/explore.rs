@@ -1,0 +1,549 @@
+//! The exhaustive explorer (SPEC sec. 7): breadth-first over canonical
+//! state encodings, one layer at a time. A layer's states are expanded in
+//! parallel against a read-only visited set; the new states are then
+//! sorted (so indices, parents and traces do not depend on scheduling),
+//! appended to one byte arena, and inserted into the visited set's shards
+//! in parallel. Every state keeps its parent and step: the trace to any
+//! state is shortest (breadth-first) and reconstructed on demand.
+
+use super::state::{Machine, State};
+use super::step::{Step, ThreadStep};
+use crate::enumerate::{LimitOut, CANCEL_GENERATION};
+use hashbrown::HashTable;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize, Debug, Clone)]
+pub struct ExploreLimits {
+    #[serde(default)]
+    pub max_states: Option<u64>,
+    #[serde(default)]
+    pub max_seconds: Option<f64>,
+    /// Look for states from which no final state is reachable.
+    #[serde(default = "yes")]
+    pub deadlocks: bool,
+}
+
+impl Default for ExploreLimits {
+    fn default() -> Self {
+        ExploreLimits { max_states: None, max_seconds: None, deadlocks: true }
+    }
+}
+
+#[derive(Serialize, Debug)]
+pub struct OutcomeOut {
+    pub values: Vec<i64>,
+    pub holds: bool,
+    pub trace: Vec<Value>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct StuckOut {
+    pub trace: Vec<Value>,
+    /// Each unfinished thread and the pc it waits at.
+    pub waiting: Vec<(usize, usize)>,
+    pub state: Value,
+}
+
+#[derive(Serialize, Debug)]
+pub struct FaultOut {
+    pub message: String,
+    pub trace: Vec<Value>,
+}
+
+#[derive(Serialize, Debug, Default)]
+pub struct ExploreOut {
+    pub complete: bool,
+    pub limit: Option<LimitOut>,
+    pub states: u64,
+    pub transitions: u64,
+    pub layers: u32,
+    pub outcomes: Vec<OutcomeOut>,
+    /// States from which no final state is reachable (None: not established).
+    pub deadlocks: Option<u64>,
+    pub deadlock: Option<StuckOut>,
+    pub faults: Vec<FaultOut>,
+    pub cut: u64,
+    pub seconds: f64,
+    pub bytes_per_state: f64,
+    pub threads: usize,
+}
+
+const SHARDS: usize = 64;
+
+fn shard(h: u64) -> usize {
+    // Bits the tables themselves use least (hashbrown: low bits pick the
+    // bucket, the top 7 are the tag).
+    ((h >> 40) as usize) % SHARDS
+}
+
+/// Every visited state: its bytes in one arena, its parent and step, and a
+/// sharded hash set of indices.
+struct Store {
+    arena: Vec<u8>,
+    off: Vec<u64>,
+    parent: Vec<u32>,
+    step: Vec<u32>,
+    shards: Vec<HashTable<u32>>,
+    hasher: foldhash::fast::FixedState,
+}
+
+fn bytes_of<'a>(arena: &'a [u8], off: &[u64], i: u32) -> &'a [u8] {
+    &arena[off[i as usize] as usize..off[i as usize + 1] as usize]
+}
+
+impl Store {
+    fn new() -> Store {
+        Store {
+            arena: Vec::new(),
+            off: vec![0],
+            parent: Vec::new(),
+            step: Vec::new(),
+            shards: (0..SHARDS).map(|_| HashTable::new()).collect(),
+            hasher: foldhash::fast::FixedState::with_seed(0x68726620),
+        }
+    }
+    fn len(&self) -> usize {
+        self.parent.len()
+    }
+    fn get(&self, i: u32) -> &[u8] {
+        bytes_of(&self.arena, &self.off, i)
+    }
+    fn hash(&self, b: &[u8]) -> u64 {
+        self.hasher.hash_one(b)
+    }
+    fn find(&self, h: u64, b: &[u8]) -> Option<u32> {
+        self.shards[shard(h)].find(h, |&i| bytes_of(&self.arena, &self.off, i) == b).copied()
+    }
+    fn bytes_used(&self) -> usize {
+        let table: usize = self.shards.iter().map(|t| t.capacity() * 8 / 7 * 5).sum();
+        self.arena.capacity() + self.off.capacity() * 8 + self.parent.capacity() * 4 + self.step.capacity() * 4 + table
+    }
+}
+
+/// A successor not yet in the store, found while expanding a layer.
+struct Cand {
+    h: u64,
+    local: u32,
+    start: u32,
+    len: u32,
+    parent: u32,
+    step: u32,
+}
+
+struct Local {
+    cur: State,
+    next: State,
+    buf: Vec<u8>,
+    bytes: Vec<u8>,
+    cands: Vec<Cand>,
+    finals: Vec<u32>,
+    live: Vec<u32>,
+    faults: Vec<(u32, u32, String)>,
+    cut: u64,
+    transitions: u64,
+    expanded: u64,
+}
+
+struct Ctx<'a> {
+    m: &'a Machine,
+    env: Vec<Step>,
+    stop: AtomicBool,
+    limit: std::sync::Mutex<Option<LimitOut>>,
+    deadline: Option<Instant>,
+    max_seconds: f64,
+    generation: u64,
+}
+
+impl<'a> Ctx<'a> {
+    fn check_interrupt(&self) -> bool {
+        if self.stop.load(Ordering::Relaxed) {
+            return true;
+        }
+        let hit = if CANCEL_GENERATION.load(Ordering::Relaxed) != self.generation {
+            Some(LimitOut { which: "interrupted".into(), detail: "cancelled (Ctrl-C)".into() })
+        } else if self.deadline.map_or(false, |d| Instant::now() > d) {
+            Some(LimitOut { which: "time".into(), detail: format!("more than {} seconds", self.max_seconds) })
+        } else {
+            None
+        };
+        if let Some(h) = hit {
+            self.stop.store(true, Ordering::Relaxed);
+            self.limit.lock().unwrap().get_or_insert(h);
+            return true;
+        }
+        false
+    }
+
+    fn local(&self) -> Local {
+        Local {
+            cur: self.m.initial(),
+            next: self.m.initial(),
+            buf: Vec::new(),
+            bytes: Vec::new(),
+            cands: Vec::new(),
+            finals: Vec::new(),
+            live: Vec::new(),
+            faults: Vec::new(),
+            cut: 0,
+            transitions: 0,
+            expanded: 0,
+        }
+    }
+
+    /// Expand state i: record it as final, or emit its successors that are
+    /// not yet in the store.
+    fn expand(&self, store: &Store, i: u32, l: &mut Local) {
+        l.expanded += 1;
+        if l.expanded % 1024 == 0 && self.check_interrupt() {
+            return;
+        }
+        let m = self.m;
+        m.decode(store.get(i), &mut l.cur);
+        if m.is_final(&l.cur) {
+            l.finals.push(i);
+            l.live.push(i);
+            return;
+        }
+        let n = m.nthreads();
+        // Persistent-set reduction: an enabled register move or branch
+        // commutes with every other step and hides nothing; take it alone.
+        let first_local = if m.prog.reduce {
+            (0..n).find(|&t| m.next_is_local(&l.cur, t) && !m.unflushed(&l.cur, t))
+        } else {
+            None
+        };
+        let threads: Vec<usize> = match first_local {
+            Some(t) => vec![t],
+            None => (0..n).collect(),
+        };
+        let mut progress = false;
+        for t in threads {
+            let Local { cur, next, .. } = &mut *l;
+            match m.thread_step(cur, t, next) {
+                ThreadStep::Stepped => {
+                    progress = true;
+                    self.emit(store, i, Step::Thread(t), l);
+                }
+                ThreadStep::Cut => {
+                    progress = true;
+                    l.cut += 1;
+                }
+                ThreadStep::Fault(msg) => {
+                    progress = true;
+                    l.faults.push((i, Step::Thread(t).pack(), msg));
+                }
+                ThreadStep::Blocked | ThreadStep::Done => {}
+            }
+        }
+        if progress {
+            l.live.push(i);
+        }
+        if first_local.is_some() {
+            return;
+        }
+        for &st in &self.env {
+            let Local { cur, next, .. } = &mut *l;
+            if m.env_step(cur, st, next) {
+                self.emit(store, i, st, l);
+            }
+        }
+    }
+
+    fn emit(&self, store: &Store, parent: u32, step: Step, l: &mut Local) {
+        l.transitions += 1;
+        self.m.encode(&l.next, &mut l.buf);
+        let h = store.hash(&l.buf);
+        if store.find(h, &l.buf).is_none() {
+            let start = l.bytes.len() as u32;
+            l.bytes.extend_from_slice(&l.buf);
+            l.cands.push(Cand { h, local: 0, start, len: l.buf.len() as u32, parent, step: step.pack() });
+        }
+    }
+}
+
+/// Explore every reachable state of the machine.
+pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
+    let start = Instant::now();
+    let ctx = Ctx {
+        m,
+        env: m.env_steps(),
+        stop: AtomicBool::new(false),
+        limit: std::sync::Mutex::new(None),
+        deadline: limits.max_seconds.map(|s| start + std::time::Duration::from_secs_f64(s.max(0.0))),
+        max_seconds: limits.max_seconds.unwrap_or(0.0),
+        generation: CANCEL_GENERATION.load(Ordering::SeqCst),
+    };
+    let mut store = Store::new();
+    let mut out = ExploreOut { threads: rayon::current_num_threads(), ..Default::default() };
+    {
+        let mut buf = Vec::new();
+        m.encode(&m.initial(), &mut buf);
+        let h = store.hash(&buf);
+        store.arena.extend_from_slice(&buf);
+        store.off.push(store.arena.len() as u64);
+        store.parent.push(u32::MAX);
+        store.step.push(0);
+        store.shards[shard(h)].insert_unique(h, 0, |_| h);
+    }
+    let mut live_idx: Vec<u32> = Vec::new();
+    let mut finals: Vec<u32> = Vec::new();
+    let mut faults: Vec<(u32, u32, String)> = Vec::new();
+    let (mut lo, mut hi) = (0u32, 1u32);
+    while lo < hi {
+        out.layers += 1;
+        let locals: Vec<Local> = (lo..hi)
+            .into_par_iter()
+            .fold(
+                || ctx.local(),
+                |mut l, i| {
+                    if !ctx.stop.load(Ordering::Relaxed) {
+                        ctx.expand(&store, i, &mut l);
+                    }
+                    l
+                },
+            )
+            .collect();
+        if ctx.check_interrupt() {
+            break;
+        }
+        let mut cands: Vec<Cand> = Vec::new();
+        for l in &locals {
+            out.transitions += l.transitions;
+            out.cut += l.cut;
+            live_idx.extend_from_slice(&l.live);
+            finals.extend_from_slice(&l.finals);
+            faults.extend(l.faults.iter().cloned());
+        }
+        for (k, l) in locals.iter().enumerate() {
+            cands.extend(l.cands.iter().map(|c| Cand { local: k as u32, ..*c }));
+        }
+        let bytes = |c: &Cand| &locals[c.local as usize].bytes[c.start as usize..(c.start + c.len) as usize];
+        // Deterministic order: by hash, bytes, then the smallest (parent, step).
+        cands.par_sort_unstable_by(|a, b| {
+            a.h.cmp(&b.h).then_with(|| bytes(a).cmp(bytes(b))).then(a.parent.cmp(&b.parent)).then(a.step.cmp(&b.step))
+        });
+        cands.dedup_by(|b, a| a.h == b.h && bytes(a) == bytes(b));
+        if let Some(max) = limits.max_states {
+            if store.len() as u64 + cands.len() as u64 > max {
+                out.limit = Some(LimitOut { which: "states".into(), detail: format!("more than {max} states") });
+                break;
+            }
+        }
+        let first = store.len() as u32;
+        let mut buckets: Vec<Vec<(u64, u32)>> = vec![Vec::new(); SHARDS];
+        for (k, c) in cands.iter().enumerate() {
+            store.arena.extend_from_slice(bytes(c));
+            store.off.push(store.arena.len() as u64);
+            store.parent.push(c.parent);
+            store.step.push(c.step);
+            buckets[shard(c.h)].push((c.h, first + k as u32));
+        }
+        drop(locals);
+        let Store { arena, off, shards, hasher, .. } = &mut store;
+        let (arena, off, hasher) = (&*arena, &*off, &*hasher);
+        shards.par_iter_mut().zip(buckets.into_par_iter()).for_each(|(table, bucket)| {
+            table.reserve(bucket.len(), |&i| hasher.hash_one(bytes_of(arena, off, i)));
+            for (h, i) in bucket {
+                table.insert_unique(h, i, |&j| hasher.hash_one(bytes_of(arena, off, j)));
+            }
+        });
+        lo = hi;
+        hi = store.len() as u32;
+    }
+    out.limit = out.limit.or_else(|| ctx.limit.lock().unwrap().take());
+    out.complete = out.limit.is_none();
+    out.states = store.len() as u64;
+    // Outcomes: the first (breadth-first) final state of each.
+    let mut by_outcome: BTreeMap<Vec<i64>, u32> = BTreeMap::new();
+    let mut s = m.initial();
+    finals.sort_unstable();
+    for &i in &finals {
+        m.decode(store.get(i), &mut s);
+        by_outcome.entry(m.outcome(&s)).or_insert(i);
+    }
+    for (values, i) in by_outcome {
+        let holds = m.prog.condition.eval(&values);
+        out.outcomes.push(OutcomeOut { values, holds, trace: trace(m, &store, i, None) });
+    }
+    faults.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    for (i, st, msg) in faults.into_iter().take(8) {
+        out.faults.push(FaultOut { message: msg, trace: trace(m, &store, i, Some(st)) });
+    }
+    if out.complete && limits.deadlocks {
+        let (count, first) = stuck_states(&ctx, &store, &live_idx);
+        out.deadlocks = Some(count);
+        out.deadlock = first.map(|i| {
+            m.decode(store.get(i), &mut s);
+            let waiting = (0..m.nthreads())
+                .filter(|&t| (s.pc[t] as usize) < m.prog.threads[t].code.len())
+                .map(|t| (t, s.pc[t] as usize))
+                .collect();
+            StuckOut { trace: trace(m, &store, i, None), waiting, state: describe_state(m, &s) }
+        });
+    }
+    out.bytes_per_state = store.bytes_used() as f64 / store.len().max(1) as f64;
+    out.seconds = start.elapsed().as_secs_f64();
+    out
+}
+
+/// States from which no final state can be reached. Thread steps only go
+/// forward (branches are forward), so such a state exists iff one exists
+/// whose every environment-reachable state lets no thread move and is not
+/// final; "live" states (final, or some thread can step) are propagated
+/// backwards over environment steps to a fixpoint.
+fn stuck_states(ctx: &Ctx, store: &Store, live_idx: &[u32]) -> (u64, Option<u32>) {
+    let n = store.len();
+    let live: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+    let is_live = |i: u32| live[i as usize / 64].load(Ordering::Relaxed) & (1 << (i % 64)) != 0;
+    let set_live = |i: u32| {
+        live[i as usize / 64].fetch_or(1 << (i % 64), Ordering::Relaxed);
+    };
+    for &i in live_idx {
+        set_live(i);
+    }
+    let m = ctx.m;
+    loop {
+        let changed = AtomicBool::new(false);
+        (0..n as u32).into_par_iter().filter(|&i| !is_live(i)).for_each_init(
+            || (m.initial(), m.initial(), Vec::new()),
+            |(cur, next, buf), i| {
+                m.decode(store.get(i), cur);
+                for &st in &ctx.env {
+                    if m.env_step(cur, st, next) {
+                        m.encode(next, buf);
+                        if let Some(j) = store.find(store.hash(buf), buf) {
+                            if is_live(j) {
+                                set_live(i);
+                                changed.store(true, Ordering::Relaxed);
+                                return;
+                            }
+                        }
+                    }
+                }
+            },
+        );
+        if !changed.load(Ordering::Relaxed) {
+            break;
+        }
+    }
+    let stuck: Vec<u32> = (0..n as u32).filter(|&i| !is_live(i)).collect();
+    (stuck.len() as u64, stuck.first().copied())
+}
+
+/// The steps from the initial state to state i (then `last`, if given).
+fn trace(m: &Machine, store: &Store, i: u32, last: Option<u32>) -> Vec<Value> {
+    let mut chain = Vec::new();
+    let mut j = i;
+    while store.parent[j as usize] != u32::MAX {
+        chain.push((store.parent[j as usize], store.step[j as usize]));
+        j = store.parent[j as usize];
+    }
+    chain.reverse();
+    if let Some(st) = last {
+        chain.push((i, st));
+    }
+    let mut s = m.initial();
+    let mut next = m.initial();
+    chain
+        .into_iter()
+        .map(|(p, st)| {
+            m.decode(store.get(p), &mut s);
+            describe_step(m, &s, Step::unpack(st), &mut next)
+        })
+        .collect()
+}
+
+/// A step as JSON, with the values it moved (read from the state before it).
+pub fn describe_step(m: &Machine, s: &State, st: Step, next: &mut State) -> Value {
+    let na = m.naddr;
+    let loc = |a: usize| m.prog.locations[a].name.clone();
+    match st {
+        Step::Thread(t) => {
+            let pc = s.pc[t] as usize;
+            let r = m.thread_step(s, t, next);
+            let mut v = json!({"kind": "thread", "thread": t, "pc": pc});
+            if let ThreadStep::Fault(msg) = r {
+                v["fault"] = json!(msg);
+            } else if matches!(r, ThreadStep::Stepped) {
+                if let Some(dst) = match &m.prog.threads[t].code[pc] {
+                    super::program::MInstr::Ld { dst, .. } => Some(*dst),
+                    super::program::MInstr::Rmw { dst: Some(d), .. } => Some(*d),
+                    _ => None,
+                } {
+                    v["reg"] = json!(dst);
+                    v["val"] = json!(next.regs[m.reg_off[t] + dst]);
+                }
+            }
+            v
+        }
+        Step::FetchL1(w, a) => json!({"kind": "fetch_l1", "wg": w, "loc": loc(a), "val": s.l2[m.wg_dev[w] * na + a].val}),
+        Step::FetchL2(d, a) => json!({"kind": "fetch_l2", "dev": d, "loc": loc(a), "val": s.mem[a]}),
+        Step::DequeueL1(w) => {
+            let e = s.l1_fifo[w][0] as usize;
+            if e >= na {
+                json!({"kind": "dequeue_l1", "wg": w, "flush": e - na})
+            } else {
+                let l = s.l1[w * na + e];
+                json!({"kind": "dequeue_l1", "wg": w, "loc": loc(e), "wrote": l.dirty(), "val": l.val})
+            }
+        }
+        Step::DequeueL2(d) => {
+            let e = s.l2_fifo[d][0] as usize;
+            if e >= na {
+                json!({"kind": "dequeue_l2", "dev": d, "flush": e - na})
+            } else {
+                let l = s.l2[d * na + e];
+                json!({"kind": "dequeue_l2", "dev": d, "loc": loc(e), "wrote": l.dirty(), "val": l.val})
+            }
+        }
+        Step::WritebackL1(w, a) => json!({"kind": "writeback_l1", "wg": w, "loc": loc(a), "val": s.l1[w * na + a].val}),
+        Step::WritebackL2(d, a) => json!({"kind": "writeback_l2", "dev": d, "loc": loc(a), "val": s.l2[d * na + a].val}),
+        Step::EvictL1(w, a) => json!({"kind": "evict_l1", "wg": w, "loc": loc(a)}),
+        Step::EvictL2(d, a) => json!({"kind": "evict_l2", "dev": d, "loc": loc(a)}),
+    }
+}
+
+/// A state as JSON (for a deadlock report).
+pub fn describe_state(m: &Machine, s: &State) -> Value {
+    let na = m.naddr;
+    let cache = |lines: &[super::state::Line], k: usize| -> Value {
+        let mut o = serde_json::Map::new();
+        for a in 0..na {
+            let l = lines[k * na + a];
+            if l.present() {
+                let st = format!("{}{}", if l.dirty() { "D" } else { "C" }, if l.valid() { "V" } else { "I" });
+                o.insert(m.prog.locations[a].name.clone(), json!([l.val, st]));
+            }
+        }
+        Value::Object(o)
+    };
+    let fifo = |f: &Vec<u16>| -> Value {
+        f.iter()
+            .map(|&e| {
+                let e = e as usize;
+                if e >= na {
+                    json!(format!("FLUSH({})", m.prog.threads[e - na].name))
+                } else {
+                    json!(m.prog.locations[e].name)
+                }
+            })
+            .collect()
+    };
+    json!({
+        "pc": s.pc,
+        "l1": (0..m.nwg).map(|w| json!({"cache": cache(&s.l1, w), "fifo": fifo(&s.l1_fifo[w]), "rmw_lock": s.rmw_lock[w]})).collect::<Vec<_>>(),
+        "l2": (0..m.ndev).map(|d| json!({"cache": cache(&s.l2, d), "fifo": fifo(&s.l2_fifo[d]),
+            "locks": (0..na).filter(|&a| s.lockfile[d * na + a] != 0).map(|a| json!([m.prog.locations[a].name, s.lockfile[d * na + a] - 1])).collect::<Vec<_>>()})).collect::<Vec<_>>(),
+        "mem": s.mem,
+    })
+}

@@ -1,0 +1,20 @@
+//! The operational GPU machine of SPEC sec. 7 (001 sec. 5, Fig. 4 and
+//! Table 1): devices with an L2 cache, an L2 fifo and a lock file;
+//! work-groups with an L1 cache, an L1 fifo and an rmw lock; threads with
+//! registers and a pc. `program` is the assembly Python hands over,
+//! `state` the machine state and its canonical byte encoding, `step` the
+//! instructions and environment steps as functions from a state to a set
+//! of states, `explore` the exhaustive parallel explorer.
+
+pub mod explore;
+pub mod program;
+pub mod state;
+pub mod step;
+
+pub use explore::{explore, ExploreLimits, ExploreOut};
+pub use program::{MInstr, MProgram, Scope, Writeback};
+pub use state::{Line, Machine, State};
+pub use step::{Step, ThreadStep};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,411 @@
+//! Instructions and environment steps as functions from a state to a set
+//! of states (001 sec. 5.2-5.3, SPEC sec. 7). No instruction has more than
+//! one successor, so a thread step yields a state or `Blocked` (the empty
+//! set); the environment's steps are enumerated one by one.
+
+use super::program::{MInstr, Writeback};
+use super::state::{Line, Machine, State, DIRTY, PRESENT, VALID};
+use crate::program::RmwOp;
+
+/// What a step did, to label the transition (and print a trace).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Step {
+    /// Thread t executed its instruction at the pc it had.
+    Thread(usize),
+    /// Fetch address a into the L1 of work-group w from its L2.
+    FetchL1(usize, usize),
+    /// Fetch address a into the L2 of device d from memory.
+    FetchL2(usize, usize),
+    /// Dequeue the head of work-group w's L1 fifo.
+    DequeueL1(usize),
+    /// Dequeue the head of device d's L2 fifo.
+    DequeueL2(usize),
+    /// Write back the dirty line a of w's L1 out of fifo order (`writeback="any"`).
+    WritebackL1(usize, usize),
+    /// Write back the dirty line a of d's L2 out of fifo order.
+    WritebackL2(usize, usize),
+    /// Evict the clean entry a of w's L1.
+    EvictL1(usize, usize),
+    /// Evict the clean entry a of d's L2.
+    EvictL2(usize, usize),
+}
+
+impl Step {
+    /// Packed into 32 bits: kind (4), first operand (14), second (14).
+    pub fn pack(self) -> u32 {
+        let (k, a, b) = match self {
+            Step::Thread(t) => (0, t, 0),
+            Step::FetchL1(w, x) => (1, w, x),
+            Step::FetchL2(d, x) => (2, d, x),
+            Step::DequeueL1(w) => (3, w, 0),
+            Step::DequeueL2(d) => (4, d, 0),
+            Step::WritebackL1(w, x) => (5, w, x),
+            Step::WritebackL2(d, x) => (6, d, x),
+            Step::EvictL1(w, x) => (7, w, x),
+            Step::EvictL2(d, x) => (8, d, x),
+        };
+        (k << 28) | ((a as u32 & 0x3fff) << 14) | (b as u32 & 0x3fff)
+    }
+
+    pub fn unpack(v: u32) -> Step {
+        let (a, b) = (((v >> 14) & 0x3fff) as usize, (v & 0x3fff) as usize);
+        match v >> 28 {
+            0 => Step::Thread(a),
+            1 => Step::FetchL1(a, b),
+            2 => Step::FetchL2(a, b),
+            3 => Step::DequeueL1(a),
+            4 => Step::DequeueL2(a),
+            5 => Step::WritebackL1(a, b),
+            6 => Step::WritebackL2(a, b),
+            7 => Step::EvictL1(a, b),
+            _ => Step::EvictL2(a, b),
+        }
+    }
+}
+
+/// The result of trying thread t's next instruction.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ThreadStep {
+    /// The thread has no instruction left.
+    Done,
+    /// The empty set of successors: the instruction waits.
+    Blocked,
+    /// One successor, written into `out`.
+    Stepped,
+    /// The path reached the loop-unrolling bound: dropped.
+    Cut,
+    /// A program error (e.g. UNLK of a lock the thread does not hold).
+    Fault(String),
+}
+
+impl Machine {
+    /// "unflushed_{d,w,t}": a FLUSH marker of thread t is in some fifo (001 sec. 5.2).
+    pub fn unflushed(&self, s: &State, t: usize) -> bool {
+        let m = self.marker(t);
+        s.l1_fifo.iter().chain(&s.l2_fifo).any(|f| f.contains(&m))
+    }
+
+    /// Whether thread t's next instruction is a register move or branch.
+    pub fn next_is_local(&self, s: &State, t: usize) -> bool {
+        self.prog.threads[t].code.get(s.pc[t] as usize).map_or(false, |i| i.is_local())
+    }
+
+    /// Thread t's next instruction (001 Table 1), applied to `s`, the
+    /// successor written into `out` (which must have s's shape).
+    pub fn thread_step(&self, s: &State, t: usize, out: &mut State) -> ThreadStep {
+        let th = &self.prog.threads[t];
+        let pc = s.pc[t] as usize;
+        let Some(ins) = th.code.get(pc) else { return ThreadStep::Done };
+        if self.unflushed(s, t) {
+            return ThreadStep::Blocked;
+        }
+        let (w, d, na) = (th.wg, th.dev, self.naddr);
+        let roff = self.reg_off[t];
+        let regs = &s.regs[roff..roff + th.nregs];
+        let eval = |e: &crate::program::Expr| e.eval(regs);
+        out.clone_from(s);
+        out.pc[t] = pc as u32 + 1;
+        match ins {
+            MInstr::Ld { dst, loc } => {
+                // L1(x) valid: copy its value; else block (the environment fetches).
+                let l = s.l1[w * na + loc];
+                if !l.readable() {
+                    return ThreadStep::Blocked;
+                }
+                out.regs[roff + dst] = l.val;
+            }
+            MInstr::St { loc, val } => {
+                // Dirty and invalid: block until written back; else write, enqueue.
+                let l = s.l1[w * na + loc];
+                if l.present() && l.dirty() && !l.valid() {
+                    return ThreadStep::Blocked;
+                }
+                let v = match eval(val) {
+                    Ok(v) => v,
+                    Err(e) => return ThreadStep::Fault(e),
+                };
+                out.l1[w * na + loc] = Line { st: PRESENT | DIRTY | VALID, val: v };
+                out.l1_fifo[w].push(*loc as u16);
+            }
+            MInstr::Rmw { level, dst, loc, rmw, val, expected } => {
+                // INCL1 / INCL2 generalised: at the level's cache, whose entry must be valid.
+                let idx = if *level == 1 { w * na + loc } else { d * na + loc };
+                let line = if *level == 1 { s.l1[idx] } else { s.l2[idx] };
+                if !line.readable() {
+                    return ThreadStep::Blocked;
+                }
+                let (arg, exp) = match (eval(val), expected.as_ref().map(eval).transpose()) {
+                    (Ok(a), Ok(e)) => (a, e),
+                    (Err(e), _) | (_, Err(e)) => return ThreadStep::Fault(e),
+                };
+                let old = line.val;
+                let (new, result) = match rmw {
+                    RmwOp::Add => (Some(old.wrapping_add(arg)), old),
+                    RmwOp::Sub => (Some(old.wrapping_sub(arg)), old),
+                    RmwOp::And => (Some(old & arg), old),
+                    RmwOp::Or => (Some(old | arg), old),
+                    RmwOp::Xor => (Some(old ^ arg), old),
+                    RmwOp::Exch => (Some(arg), old),
+                    RmwOp::Cas => {
+                        let ok = Some(old) == exp;
+                        (ok.then_some(arg), ok as i64)
+                    }
+                    RmwOp::CasOld => ((Some(old) == exp).then_some(arg), old),
+                };
+                if let Some(nv) = new {
+                    let nl = Line { st: PRESENT | DIRTY | VALID, val: nv };
+                    if *level == 1 {
+                        out.l1[idx] = nl;
+                        out.l1_fifo[w].push(*loc as u16);
+                    } else {
+                        out.l2[idx] = nl;
+                        out.l2_fifo[d].push(*loc as u16);
+                    }
+                }
+                if let Some(r) = dst {
+                    out.regs[roff + r] = result;
+                }
+            }
+            MInstr::Flu { level, scope } => {
+                let m = self.marker(t);
+                if *level == 1 {
+                    for v in self.wgs_in(*scope, w) {
+                        out.l1_fifo[v].push(m);
+                    }
+                } else {
+                    for e in self.devs_in(*scope, d) {
+                        out.l2_fifo[e].push(m);
+                    }
+                }
+            }
+            MInstr::Inv { level, scope } => {
+                let lines: Vec<usize> = if *level == 1 {
+                    self.wgs_in(*scope, w).flat_map(|v| v * na..(v + 1) * na).collect()
+                } else {
+                    self.devs_in(*scope, d).flat_map(|e| e * na..(e + 1) * na).collect()
+                };
+                let cache = if *level == 1 { &mut out.l1 } else { &mut out.l2 };
+                for i in lines {
+                    cache[i].st &= !VALID;
+                }
+            }
+            MInstr::Lk { loc } => {
+                if s.lockfile[d * na + loc] != 0 {
+                    return ThreadStep::Blocked;
+                }
+                out.lockfile[d * na + loc] = t as u16 + 1;
+            }
+            MInstr::Unlk { loc } => {
+                if s.lockfile[d * na + loc] != t as u16 + 1 {
+                    return ThreadStep::Fault(format!("{}: UNLK {} without holding it", th.name, self.prog.locations[*loc].name));
+                }
+                out.lockfile[d * na + loc] = 0;
+            }
+            MInstr::Lkrmw { scope } => {
+                if self.wgs_in(*scope, w).any(|v| s.rmw_lock[v] != 0) {
+                    return ThreadStep::Blocked;
+                }
+                for v in self.wgs_in(*scope, w) {
+                    out.rmw_lock[v] = t as u16 + 1;
+                }
+            }
+            MInstr::Unlkrmw { scope } => {
+                if self.wgs_in(*scope, w).any(|v| s.rmw_lock[v] != t as u16 + 1) {
+                    return ThreadStep::Fault(format!("{}: UNLKrmw without holding the rmw locks", th.name));
+                }
+                for v in self.wgs_in(*scope, w) {
+                    out.rmw_lock[v] = 0;
+                }
+            }
+            MInstr::Assign { dst, val } => match eval(val) {
+                Ok(v) => out.regs[roff + dst] = v,
+                Err(e) => return ThreadStep::Fault(e),
+            },
+            MInstr::Branch { cond, target } => match eval(cond) {
+                Ok(0) => {}
+                Ok(_) => out.pc[t] = *target as u32,
+                Err(e) => return ThreadStep::Fault(e),
+            },
+            MInstr::Jump { target } => out.pc[t] = *target as u32,
+            MInstr::Cut => return ThreadStep::Cut,
+        }
+        ThreadStep::Stepped
+    }
+
+    /// Fetches into, and write-backs from, the L1 of work-group w wait
+    /// while address a is locked in the device's lock file by a thread of
+    /// another work-group (SPEC 7).
+    fn locked_out(&self, s: &State, w: usize, a: usize) -> bool {
+        let h = s.lockfile[self.wg_dev[w] * self.naddr + a];
+        h != 0 && self.prog.threads[h as usize - 1].wg != w
+    }
+
+    /// Write line a of w's L1 to its device's L2 (dirty there, enqueued
+    /// on the L2 fifo); the L1 line becomes clean.
+    fn write_back_l1(&self, s: &mut State, w: usize, a: usize) {
+        let d = self.wg_dev[w];
+        let na = self.naddr;
+        let l = &mut s.l1[w * na + a];
+        l.st &= !DIRTY;
+        let v = l.val;
+        s.l2[d * na + a] = Line { st: PRESENT | DIRTY | VALID, val: v };
+        s.l2_fifo[d].push(a as u16);
+    }
+
+    fn write_back_l2(&self, s: &mut State, d: usize, a: usize) {
+        let l = &mut s.l2[d * self.naddr + a];
+        l.st &= !DIRTY;
+        s.mem[a] = l.val;
+    }
+
+    /// One environment step, applied to `s` into `out`; false when it is
+    /// not enabled (or would change nothing).
+    pub fn env_step(&self, s: &State, step: Step, out: &mut State) -> bool {
+        let na = self.naddr;
+        match step {
+            Step::Thread(_) => false,
+            Step::FetchL1(w, a) => {
+                // L1(a) absent or clean-invalid, L2(a) valid, not locked out.
+                // Reduced (`reduce`): a clean valid entry may be refreshed,
+                // standing for an eviction followed by a fetch.
+                let l = s.l1[w * na + a];
+                let l2 = s.l2[self.wg_dev[w] * na + a];
+                let refresh = self.prog.reduce && l.readable() && !l.dirty() && l.val != l2.val;
+                if (l.present() && (l.dirty() || l.valid()) && !refresh) || !l2.readable() || self.locked_out(s, w, a) {
+                    return false;
+                }
+                out.clone_from(s);
+                out.l1[w * na + a] = Line { st: PRESENT | VALID, val: l2.val };
+                true
+            }
+            Step::FetchL2(d, a) => {
+                // L2(a) not dirty: (re)load it from memory.
+                let l = s.l2[d * na + a];
+                if l.dirty() || (l.readable() && l.val == s.mem[a]) {
+                    return false;
+                }
+                out.clone_from(s);
+                out.l2[d * na + a] = Line { st: PRESENT | VALID, val: s.mem[a] };
+                true
+            }
+            Step::DequeueL1(w) => {
+                let Some(&e) = s.l1_fifo[w].first() else { return false };
+                let a = e as usize;
+                let writes = a < na && s.l1[w * na + a].dirty();
+                if writes && self.locked_out(s, w, a) {
+                    return false;
+                }
+                out.clone_from(s);
+                out.l1_fifo[w].remove(0);
+                if writes {
+                    self.write_back_l1(out, w, a);
+                }
+                true
+            }
+            Step::DequeueL2(d) => {
+                let Some(&e) = s.l2_fifo[d].first() else { return false };
+                let a = e as usize;
+                out.clone_from(s);
+                out.l2_fifo[d].remove(0);
+                if a < na && s.l2[d * na + a].dirty() {
+                    self.write_back_l2(out, d, a);
+                }
+                true
+            }
+            Step::WritebackL1(w, a) => {
+                if self.prog.writeback != Writeback::Any || !s.l1[w * na + a].dirty() || self.locked_out(s, w, a) {
+                    return false;
+                }
+                out.clone_from(s);
+                self.write_back_l1(out, w, a);
+                true
+            }
+            Step::WritebackL2(d, a) => {
+                if self.prog.writeback != Writeback::Any || !s.l2[d * na + a].dirty() {
+                    return false;
+                }
+                out.clone_from(s);
+                self.write_back_l2(out, d, a);
+                true
+            }
+            Step::EvictL1(w, a) => {
+                let l = s.l1[w * na + a];
+                if !l.present() || l.dirty() {
+                    return false;
+                }
+                out.clone_from(s);
+                out.l1[w * na + a] = Line::default();
+                true
+            }
+            Step::EvictL2(d, a) => {
+                let l = s.l2[d * na + a];
+                if !l.present() || l.dirty() {
+                    return false;
+                }
+                out.clone_from(s);
+                out.l2[d * na + a] = Line::default();
+                true
+            }
+        }
+    }
+
+    /// Every environment step of the machine, enabled or not, in a fixed order.
+    ///
+    /// With `reduce`, steps that cannot change an outcome or a deadlock
+    /// verdict are left out: a fetch into a cache whose entry nothing
+    /// reads (no LD or L1 RMW of the address in that work-group, no L2 RMW
+    /// and no such work-group in that device), and evictions (a clean
+    /// entry may be refreshed instead; an absent entry only disables
+    /// steps that its refetch re-enables). `reduce = false` is the
+    /// reference, literally SPEC sec. 7.
+    pub fn env_steps(&self) -> Vec<Step> {
+        let na = self.naddr;
+        let mut read_l1 = vec![!self.prog.reduce; self.nwg * na];
+        let mut read_l2 = vec![!self.prog.reduce; self.ndev * na];
+        for t in &self.prog.threads {
+            for ins in &t.code {
+                match ins {
+                    MInstr::Ld { loc, .. } | MInstr::Rmw { level: 1, loc, .. } => {
+                        read_l1[t.wg * na + loc] = true;
+                        read_l2[t.dev * na + loc] = true;
+                    }
+                    MInstr::Rmw { loc, .. } => read_l2[t.dev * na + loc] = true,
+                    _ => {}
+                }
+            }
+        }
+        let evict = !self.prog.reduce;
+        let mut v = Vec::new();
+        for w in 0..self.nwg {
+            v.push(Step::DequeueL1(w));
+        }
+        for d in 0..self.ndev {
+            v.push(Step::DequeueL2(d));
+        }
+        for a in 0..na {
+            for w in 0..self.nwg {
+                if read_l1[w * na + a] {
+                    v.push(Step::FetchL1(w, a));
+                }
+                if evict {
+                    v.push(Step::EvictL1(w, a));
+                }
+                if self.prog.writeback == Writeback::Any {
+                    v.push(Step::WritebackL1(w, a));
+                }
+            }
+            for d in 0..self.ndev {
+                if read_l2[d * na + a] {
+                    v.push(Step::FetchL2(d, a));
+                }
+                if evict {
+                    v.push(Step::EvictL2(d, a));
+                }
+                if self.prog.writeback == Writeback::Any {
+                    v.push(Step::WritebackL2(d, a));
+                }
+            }
+        }
+        v
+    }
+}

@@ -1,0 +1,472 @@
+//! One unit test per instruction and per environment step (SPEC sec. 7),
+//! then the explorer on small programs derived by hand.
+
+use super::explore::{explore, ExploreLimits};
+use super::state::{Line, Machine, State, DIRTY, PRESENT, VALID};
+use super::step::{Step, ThreadStep};
+use serde_json::{json, Value};
+
+/// Threads as (device, work-group, code); locations x, y, z.
+fn machine_with(threads: Vec<(usize, usize, Value)>, writeback: &str, reduce: bool) -> Machine {
+    let threads: Vec<Value> = threads
+        .into_iter()
+        .enumerate()
+        .map(|(i, (d, w, code))| json!({"name": format!("P{i}"), "dev": d, "wg": w, "nregs": 3, "code": code}))
+        .collect();
+    let observed: Vec<Value> = (0..threads.len())
+        .flat_map(|t| (0..3).map(move |r| json!({"kind": "reg", "thread": t, "reg": r})))
+        .chain((0..3).map(|l| json!({"kind": "loc", "loc": l})))
+        .collect();
+    let p = json!({"name": "t", "locations": [{"name": "x"}, {"name": "y"}, {"name": "z"}],
+                   "threads": threads, "observed": observed, "condition": {"k": "true"},
+                   "writeback": writeback, "reduce": reduce});
+    Machine::new(serde_json::from_value(p).unwrap()).unwrap()
+}
+
+/// The literal machine of SPEC sec. 7 (no reduction).
+fn machine(threads: Vec<(usize, usize, Value)>) -> Machine {
+    machine_with(threads, "fifo", false)
+}
+
+fn c(v: i64) -> Value {
+    json!({"k": "c", "v": v})
+}
+
+/// Two devices; device 0 has work-groups 0 and 1, device 1 has work-group 2.
+fn three_wgs(code0: Value) -> Machine {
+    machine(vec![(0, 0, code0), (0, 1, json!([])), (1, 2, json!([]))])
+}
+
+fn step(m: &Machine, s: &State, t: usize) -> (ThreadStep, State) {
+    let mut out = m.initial();
+    let r = m.thread_step(s, t, &mut out);
+    (r, out)
+}
+
+fn env(m: &Machine, s: &State, st: Step) -> Option<State> {
+    let mut out = m.initial();
+    m.env_step(s, st, &mut out).then_some(out)
+}
+
+const CV: u8 = PRESENT | VALID;
+const DV: u8 = PRESENT | DIRTY | VALID;
+const CI: u8 = PRESENT;
+const DI: u8 = PRESENT | DIRTY;
+
+// ---------------------------------------------------------------- instructions
+
+#[test]
+fn ld_reads_a_valid_l1_entry_and_blocks_otherwise() {
+    let m = three_wgs(json!([{"op": "ld", "dst": 1, "loc": 0}]));
+    let mut s = m.initial();
+    assert_eq!(step(&m, &s, 0).0, ThreadStep::Blocked); // absent
+    s.l1[0] = Line { st: CI, val: 5 };
+    assert_eq!(step(&m, &s, 0).0, ThreadStep::Blocked); // invalid
+    s.l1[0] = Line { st: CV, val: 5 };
+    let (r, o) = step(&m, &s, 0);
+    assert_eq!(r, ThreadStep::Stepped);
+    assert_eq!((o.regs[1], o.pc[0]), (5, 1));
+    assert_eq!(o.l1[0], s.l1[0]);
+}
+
+#[test]
+fn st_makes_the_line_dirty_valid_and_enqueues_it() {
+    let m = three_wgs(json!([{"op": "st", "loc": 1, "val": c(7)}]));
+    let mut s = m.initial();
+    let (r, o) = step(&m, &s, 0);
+    assert_eq!(r, ThreadStep::Stepped);
+    assert_eq!(o.l1[1], Line { st: DV, val: 7 });
+    assert_eq!(o.l1_fifo[0], vec![1]);
+    s.l1[1] = Line { st: CI, val: 3 }; // clean-invalid: overwritten
+    assert_eq!(step(&m, &s, 0).1.l1[1], Line { st: DV, val: 7 });
+    s.l1[1] = Line { st: DI, val: 3 }; // dirty-invalid: wait for the write-back
+    assert_eq!(step(&m, &s, 0).0, ThreadStep::Blocked);
+}
+
+#[test]
+fn incl1_increments_at_l1_and_incl2_at_l2() {
+    let inc = |level| json!([{"op": "rmw", "level": level, "dst": 0, "loc": 0, "rmw": "add", "val": c(1)}]);
+    let m = three_wgs(inc(1));
+    let mut s = m.initial();
+    assert_eq!(step(&m, &s, 0).0, ThreadStep::Blocked);
+    s.l1[0] = Line { st: CV, val: 4 };
+    let (_, o) = step(&m, &s, 0);
+    assert_eq!((o.regs[0], o.l1[0], o.l1_fifo[0].clone(), o.l2_fifo[0].clone()), (4, Line { st: DV, val: 5 }, vec![0], vec![]));
+    let m = three_wgs(inc(2));
+    let mut s = m.initial();
+    s.l1[0] = Line { st: CV, val: 4 }; // the L1 is not used
+    assert_eq!(step(&m, &s, 0).0, ThreadStep::Blocked);
+    s.l2[0] = Line { st: CV, val: 9 };
+    let (_, o) = step(&m, &s, 0);
+    assert_eq!((o.regs[0], o.l2[0], o.l2_fifo[0].clone(), o.l1[0]), (9, Line { st: DV, val: 10 }, vec![0], s.l1[0]));
+}
+
+#[test]
+fn cas_writes_only_on_success() {
+    let m = three_wgs(json!([{"op": "rmw", "level": 2, "dst": 0, "loc": 0, "rmw": "cas", "val": c(1), "expected": c(0)}]));
+    let mut s = m.initial();
+    s.l2[0] = Line { st: CV, val: 0 };
+    let (_, o) = step(&m, &s, 0);
+    assert_eq!((o.regs[0], o.l2[0]), (1, Line { st: DV, val: 1 }));
+    s.l2[0] = Line { st: CV, val: 2 };
+    let (_, o) = step(&m, &s, 0);
+    assert_eq!((o.regs[0], o.l2[0], o.l2_fifo[0].len()), (0, s.l2[0], 0));
+}
+
+#[test]
+fn flul1_and_flul2_put_the_thread_marker_on_the_fifos_of_the_scope() {
+    let fl = |level, scope| three_wgs(json!([{"op": "flu", "level": level, "scope": scope}]));
+    let marker = 3; // 3 addresses, thread 0
+    for (scope, wgs) in [("wg", vec![0]), ("dev", vec![0, 1]), ("all", vec![0, 1, 2])] {
+        let m = fl(1, scope);
+        let (_, o) = step(&m, &m.initial(), 0);
+        for w in 0..3 {
+            assert_eq!(o.l1_fifo[w].contains(&marker), wgs.contains(&w), "{scope} wg {w}");
+        }
+    }
+    for (scope, devs) in [("dev", vec![0]), ("all", vec![0, 1])] {
+        let m = fl(2, scope);
+        let (_, o) = step(&m, &m.initial(), 0);
+        for d in 0..2 {
+            assert_eq!(o.l2_fifo[d].contains(&marker), devs.contains(&d));
+        }
+    }
+}
+
+#[test]
+fn unflushed_blocks_every_instruction_of_the_thread_only() {
+    let m = machine(vec![
+        (0, 0, json!([{"op": "flu", "level": 1, "scope": "dev"}, {"op": "assign", "dst": 0, "val": c(1)}])),
+        (0, 1, json!([{"op": "assign", "dst": 0, "val": c(1)}])),
+    ]);
+    let (_, s) = step(&m, &m.initial(), 0);
+    assert!(m.unflushed(&s, 0) && !m.unflushed(&s, 1));
+    assert_eq!(step(&m, &s, 0).0, ThreadStep::Blocked);
+    assert_eq!(step(&m, &s, 1).0, ThreadStep::Stepped);
+    let s = env(&m, &s, Step::DequeueL1(0)).unwrap();
+    assert_eq!(step(&m, &s, 0).0, ThreadStep::Blocked); // still in wg 1's fifo
+    let s = env(&m, &s, Step::DequeueL1(1)).unwrap();
+    assert_eq!(step(&m, &s, 0).0, ThreadStep::Stepped);
+}
+
+#[test]
+fn invl1_invalidates_every_entry_of_the_l1_caches_in_scope() {
+    for (scope, wgs) in [("wg", vec![0]), ("dev", vec![0, 1]), ("all", vec![0, 1, 2])] {
+        let m = three_wgs(json!([{"op": "inv", "level": 1, "scope": scope}]));
+        let mut s = m.initial();
+        for w in 0..3 {
+            s.l1[w * 3] = Line { st: CV, val: 1 };
+            s.l1[w * 3 + 1] = Line { st: DV, val: 2 };
+        }
+        let (_, o) = step(&m, &s, 0);
+        for w in 0..3 {
+            let inv = wgs.contains(&w);
+            assert_eq!(o.l1[w * 3], Line { st: if inv { CI } else { CV }, val: 1 });
+            assert_eq!(o.l1[w * 3 + 1], Line { st: if inv { DI } else { DV }, val: 2 });
+            assert_eq!(o.l1[w * 3 + 2], Line::default()); // absent stays absent
+        }
+    }
+    let m = three_wgs(json!([{"op": "inv", "level": 2, "scope": "dev"}]));
+    let mut s = m.initial();
+    s.l2[0] = Line { st: CV, val: 1 };
+    s.l2[3] = Line { st: CV, val: 1 };
+    let (_, o) = step(&m, &s, 0);
+    assert_eq!((o.l2[0].st, o.l2[3].st), (CI, CV));
+}
+
+#[test]
+fn lk_and_unlk_use_the_device_lock_file() {
+    let m = machine(vec![
+        (0, 0, json!([{"op": "lk", "loc": 0}, {"op": "unlk", "loc": 0}])),
+        (0, 1, json!([{"op": "lk", "loc": 0}])),
+        (1, 2, json!([{"op": "lk", "loc": 0}, {"op": "unlk", "loc": 1}])),
+    ]);
+    let (_, s) = step(&m, &m.initial(), 0);
+    assert_eq!(s.lockfile[0], 1);
+    assert_eq!(step(&m, &s, 1).0, ThreadStep::Blocked); // same device: held
+    let (r, s2) = step(&m, &s, 2); // another device: its own lock file
+    assert_eq!((r, s2.lockfile[3]), (ThreadStep::Stepped, 3));
+    assert!(matches!(step(&m, &s2, 2).0, ThreadStep::Fault(_))); // y not held
+    let (_, s3) = step(&m, &s, 0);
+    assert_eq!(s3.lockfile[0], 0);
+    assert_eq!(step(&m, &s3, 1).0, ThreadStep::Stepped);
+}
+
+#[test]
+fn lkrmw_takes_every_rmw_lock_of_the_scope_at_once() {
+    let m = machine(vec![
+        (0, 0, json!([{"op": "lkrmw", "scope": "dev"}, {"op": "unlkrmw", "scope": "dev"}])),
+        (0, 1, json!([{"op": "lkrmw", "scope": "wg"}, {"op": "unlkrmw", "scope": "wg"}])),
+        (1, 2, json!([{"op": "lkrmw", "scope": "all"}])),
+    ]);
+    let (_, s) = step(&m, &m.initial(), 1);
+    assert_eq!(s.rmw_lock, vec![0, 2, 0]);
+    assert_eq!(step(&m, &s, 0).0, ThreadStep::Blocked); // wg 1's lock is held
+    assert_eq!(step(&m, &s, 2).0, ThreadStep::Blocked);
+    let (_, s) = step(&m, &s, 1);
+    let (_, s) = step(&m, &s, 0);
+    assert_eq!(s.rmw_lock, vec![1, 1, 0]);
+    assert_eq!(step(&m, &s, 2).0, ThreadStep::Blocked);
+    let (_, s) = step(&m, &s, 0);
+    assert_eq!(s.rmw_lock, vec![0, 0, 0]);
+    let (_, s) = step(&m, &s, 2);
+    assert_eq!(s.rmw_lock, vec![3, 3, 3]);
+}
+
+#[test]
+fn register_moves_and_forward_branches() {
+    let r = |i| json!({"k": "r", "r": i});
+    let m = three_wgs(json!([
+        {"op": "assign", "dst": 0, "val": c(1)},
+        {"op": "branch", "cond": r(0), "target": 3},
+        {"op": "assign", "dst": 1, "val": c(5)},
+        {"op": "jump", "target": 4},
+        {"op": "cut"}
+    ]));
+    let (_, s) = step(&m, &m.initial(), 0);
+    let (_, s) = step(&m, &s, 0);
+    assert_eq!(s.pc[0], 3);
+    let (_, s) = step(&m, &s, 0);
+    assert_eq!(s.pc[0], 4);
+    assert_eq!(step(&m, &s, 0).0, ThreadStep::Cut);
+}
+
+// ---------------------------------------------------------------- environment
+
+#[test]
+fn fetch_into_l1_needs_an_absent_or_clean_invalid_entry_and_a_valid_l2() {
+    let m = three_wgs(json!([]));
+    let mut s = m.initial();
+    assert!(env(&m, &s, Step::FetchL1(0, 0)).is_none()); // L2 absent
+    s.l2[0] = Line { st: CV, val: 8 };
+    assert_eq!(env(&m, &s, Step::FetchL1(0, 0)).unwrap().l1[0], Line { st: CV, val: 8 });
+    assert!(env(&m, &s, Step::FetchL1(2, 0)).is_none()); // wg 2 is in device 1
+    for (st, ok) in [(CI, true), (CV, false), (DV, false), (DI, false)] {
+        s.l1[0] = Line { st, val: 1 };
+        assert_eq!(env(&m, &s, Step::FetchL1(0, 0)).is_some(), ok, "{st}");
+    }
+    s.l2[0].st = CI;
+    s.l1[0] = Line::default();
+    assert!(env(&m, &s, Step::FetchL1(0, 0)).is_none()); // L2 invalid (INVL2)
+}
+
+#[test]
+fn reduced_machine_refreshes_clean_entries_instead_of_evicting_them() {
+    let m = machine_with(vec![(0, 0, json!([{"op": "ld", "dst": 0, "loc": 0}]))], "fifo", true);
+    let mut s = m.initial();
+    s.l2[0] = Line { st: CV, val: 8 };
+    s.l1[0] = Line { st: CV, val: 1 };
+    assert_eq!(env(&m, &s, Step::FetchL1(0, 0)).unwrap().l1[0], Line { st: CV, val: 8 });
+    let steps = m.env_steps();
+    assert!(!steps.iter().any(|s| matches!(s, Step::EvictL1(..) | Step::EvictL2(..))));
+    // y and z are never read: never fetched
+    assert!(!steps.iter().any(|s| matches!(s, Step::FetchL1(_, 1) | Step::FetchL2(_, 2))));
+}
+
+#[test]
+fn fetch_into_l2_loads_memory_unless_dirty() {
+    let m = three_wgs(json!([]));
+    let mut s = m.initial();
+    s.mem[1] = 6;
+    assert_eq!(env(&m, &s, Step::FetchL2(1, 1)).unwrap().l2[3 + 1], Line { st: CV, val: 6 });
+    s.l2[1] = Line { st: CV, val: 2 }; // clean but stale: refreshed
+    assert_eq!(env(&m, &s, Step::FetchL2(0, 1)).unwrap().l2[1], Line { st: CV, val: 6 });
+    s.l2[1] = Line { st: CV, val: 6 }; // nothing would change
+    assert!(env(&m, &s, Step::FetchL2(0, 1)).is_none());
+    s.l2[1] = Line { st: DV, val: 2 };
+    assert!(env(&m, &s, Step::FetchL2(0, 1)).is_none());
+}
+
+#[test]
+fn locked_addresses_are_not_fetched_or_written_back_by_other_work_groups() {
+    let m = machine(vec![(0, 0, json!([])), (0, 1, json!([]))]);
+    let mut s = m.initial();
+    s.lockfile[0] = 1; // x held by P0 (work-group 0)
+    s.l2[0] = Line { st: CV, val: 1 };
+    assert!(env(&m, &s, Step::FetchL1(1, 0)).is_none());
+    assert!(env(&m, &s, Step::FetchL1(0, 0)).is_some()); // the holder's own work-group
+    s.l1[3] = Line { st: DV, val: 2 };
+    s.l1_fifo[1] = vec![0];
+    assert!(env(&m, &s, Step::DequeueL1(1)).is_none());
+    s.lockfile[0] = 0;
+    assert!(env(&m, &s, Step::DequeueL1(1)).is_some());
+}
+
+#[test]
+fn dequeue_l1_writes_a_dirty_head_to_l2_and_drops_clean_heads_and_markers() {
+    let m = machine(vec![(0, 0, json!([])), (0, 1, json!([]))]);
+    let mut s = m.initial();
+    s.l1[0] = Line { st: DI, val: 4 };
+    s.l1_fifo[0] = vec![0, 3, 0];
+    let s1 = env(&m, &s, Step::DequeueL1(0)).unwrap();
+    assert_eq!((s1.l1[0], s1.l2[0], s1.l2_fifo[0].clone(), s1.l1_fifo[0].clone()),
+               (Line { st: CI, val: 4 }, Line { st: DV, val: 4 }, vec![0], vec![3, 0]));
+    let s2 = env(&m, &s1, Step::DequeueL1(0)).unwrap(); // the marker FLUSH(P0)
+    assert_eq!(s2.l1_fifo[0], vec![0]);
+    let s3 = env(&m, &s2, Step::DequeueL1(0)).unwrap(); // x clean now: dropped
+    assert_eq!((s3.l1_fifo[0].len(), s3.l2_fifo[0].len()), (0, 1));
+    assert!(env(&m, &s3, Step::DequeueL1(0)).is_none());
+}
+
+#[test]
+fn dequeue_l2_writes_a_dirty_head_to_memory() {
+    let m = three_wgs(json!([]));
+    let mut s = m.initial();
+    s.l2[2] = Line { st: DV, val: 9 };
+    s.l2_fifo[0] = vec![2, 3];
+    let s1 = env(&m, &s, Step::DequeueL2(0)).unwrap();
+    assert_eq!((s1.mem[2], s1.l2[2], s1.l2_fifo[0].clone()), (9, Line { st: CV, val: 9 }, vec![3]));
+    let s2 = env(&m, &s1, Step::DequeueL2(0)).unwrap();
+    assert!(s2.l2_fifo[0].is_empty() && s2.mem == s1.mem);
+}
+
+#[test]
+fn out_of_order_write_back_only_with_writeback_any() {
+    for (mode, ok) in [("fifo", false), ("any", true)] {
+        let m = machine_with(vec![(0, 0, json!([]))], mode, false);
+        let mut s = m.initial();
+        s.l1[1] = Line { st: DV, val: 3 };
+        s.l1_fifo[0] = vec![0, 1];
+        let r = env(&m, &s, Step::WritebackL1(0, 1));
+        assert_eq!(r.is_some(), ok);
+        if let Some(o) = r {
+            assert_eq!((o.l1[1].st, o.l2[1], o.l1_fifo[0].clone()), (CV, Line { st: DV, val: 3 }, vec![0, 1]));
+            let o2 = env(&m, &o, Step::WritebackL2(0, 1)).unwrap();
+            assert_eq!((o2.mem[1], o2.l2[1].st), (3, CV));
+        }
+        assert_eq!(m.env_steps().iter().any(|s| matches!(s, Step::WritebackL1(..))), ok);
+    }
+}
+
+#[test]
+fn evict_removes_clean_entries_only() {
+    let m = three_wgs(json!([]));
+    let mut s = m.initial();
+    for (st, ok) in [(CV, true), (CI, true), (DV, false), (DI, false), (0, false)] {
+        s.l1[0] = Line { st, val: 1 };
+        s.l2[0] = Line { st, val: 1 };
+        assert_eq!(env(&m, &s, Step::EvictL1(0, 0)).map(|o| o.l1[0]), ok.then_some(Line::default()));
+        assert_eq!(env(&m, &s, Step::EvictL2(0, 0)).map(|o| o.l2[0]), ok.then_some(Line::default()));
+    }
+}
+
+#[test]
+fn encoding_is_canonical_and_invertible() {
+    let m = three_wgs(json!([]));
+    let mut s = m.initial();
+    s.regs[1] = -300;
+    s.l1[4] = Line { st: DI, val: 1 << 40 };
+    s.l2_fifo[1] = vec![0, 5];
+    s.lockfile[2] = 2;
+    let mut b = Vec::new();
+    m.encode(&s, &mut b);
+    let mut t = m.initial();
+    m.decode(&b, &mut t);
+    assert_eq!(s, t);
+    let mut b2 = Vec::new();
+    t.l1[4].val += 1;
+    m.encode(&t, &mut b2);
+    assert_ne!(b, b2);
+    for st in [Step::Thread(2), Step::FetchL1(1, 2), Step::DequeueL2(1), Step::WritebackL1(3, 4), Step::EvictL2(1, 0)] {
+        assert_eq!(Step::unpack(st.pack()), st);
+    }
+}
+
+#[test]
+fn invalid_programs_are_rejected() {
+    let bad = |code: Value| {
+        let p = json!({"name": "t", "locations": [{"name": "x"}], "threads": [{"name": "P0", "dev": 0, "wg": 0, "nregs": 1, "code": code}],
+                       "observed": [], "condition": {"k": "true"}});
+        Machine::new(serde_json::from_value(p).unwrap()).err().unwrap()
+    };
+    assert!(bad(json!([{"op": "ld", "dst": 0, "loc": 1}])).contains("address"));
+    assert!(bad(json!([{"op": "jump", "target": 0}])).contains("forward"));
+    assert!(bad(json!([{"op": "flu", "level": 2, "scope": "wg"}])).contains("WG"));
+}
+
+// ---------------------------------------------------------------- explorer
+
+/// Message passing through device-scope flush/invalidate, both threads in
+/// different work-groups of one device:
+///   P0: ST 1 x; FLUL1 WG; ST 1 y        P1: LD r0 y; INVL1 WG; LD r1 x
+/// P0's FLUL1 waits until x is in L2 before y is written; after P1 reads
+/// y = 1 (so y reached L2 after x), it invalidates its L1, so x is fetched
+/// from L2 again: r0 = 1 implies r1 = 1. Every other pair is reachable.
+fn mp(reduce: bool, writeback: &str) -> Machine {
+    machine_with(
+        vec![
+            (0, 0, json!([{"op": "st", "loc": 0, "val": c(1)}, {"op": "flu", "level": 1, "scope": "wg"}, {"op": "st", "loc": 1, "val": c(1)}])),
+            (0, 1, json!([{"op": "ld", "dst": 0, "loc": 1}, {"op": "inv", "level": 1, "scope": "wg"}, {"op": "ld", "dst": 1, "loc": 0}])),
+        ],
+        writeback,
+        reduce,
+    )
+}
+
+fn outcomes(m: &Machine) -> Vec<(i64, i64)> {
+    let o = explore(m, &ExploreLimits::default());
+    assert!(o.complete);
+    assert_eq!(o.deadlocks, Some(0));
+    // observed: P0 r0..r2, P1 r0..r2, x y z
+    o.outcomes.iter().map(|o| (o.values[3], o.values[4])).collect()
+}
+
+#[test]
+fn message_passing_with_flush_and_invalidate() {
+    for wb in ["fifo", "any"] {
+        let got = outcomes(&mp(true, wb));
+        assert_eq!(got, vec![(0, 0), (0, 1), (1, 1)], "writeback={wb}");
+    }
+    // Without the invalidate the stale x survives: P1 may fetch x = 0 first.
+    let m = machine(vec![
+        (0, 0, json!([{"op": "st", "loc": 0, "val": c(1)}, {"op": "flu", "level": 1, "scope": "wg"}, {"op": "st", "loc": 1, "val": c(1)}])),
+        (0, 1, json!([{"op": "ld", "dst": 2, "loc": 0}, {"op": "ld", "dst": 0, "loc": 1}, {"op": "ld", "dst": 1, "loc": 0}])),
+    ]);
+    assert!(outcomes(&m).contains(&(1, 0)));
+}
+
+#[test]
+fn the_reduction_keeps_outcomes_and_deadlocks() {
+    for wb in ["fifo", "any"] {
+        let a = explore(&mp(true, wb), &ExploreLimits::default());
+        let b = explore(&mp(false, wb), &ExploreLimits::default());
+        let va: Vec<_> = a.outcomes.iter().map(|o| o.values.clone()).collect();
+        let vb: Vec<_> = b.outcomes.iter().map(|o| o.values.clone()).collect();
+        assert_eq!(va, vb);
+        eprintln!("{wb}: reduced {} states {:.3}s, full {} states {:.3}s", a.states, a.seconds, b.states, b.seconds);
+        assert!(a.states <= b.states);
+    }
+}
+
+#[test]
+fn lock_order_inversion_is_a_deadlock_with_a_trace() {
+    // P0: LK x; LK y; UNLK y; UNLK x    P1: LK y; LK x; UNLK x; UNLK y
+    let lk = |op: &str, l: usize| json!({"op": op, "loc": l});
+    let m = machine(vec![
+        (0, 0, json!([lk("lk", 0), lk("lk", 1), lk("unlk", 1), lk("unlk", 0)])),
+        (0, 1, json!([lk("lk", 1), lk("lk", 0), lk("unlk", 0), lk("unlk", 1)])),
+    ]);
+    let o = explore(&m, &ExploreLimits::default());
+    assert!(o.complete && o.deadlocks.unwrap() >= 1);
+    let d = o.deadlock.unwrap();
+    assert_eq!(d.waiting, vec![(0, 1), (1, 1)]);
+    assert_eq!(d.trace.len(), 2);
+    assert_eq!(o.outcomes.len(), 1); // the runs that do not interleave finish
+}
+
+#[test]
+fn state_limit_is_reported_not_a_verdict() {
+    let o = explore(&mp(false, "any"), &ExploreLimits { max_states: Some(20), ..Default::default() });
+    assert!(!o.complete);
+    assert_eq!(o.limit.unwrap().which, "states");
+    assert_eq!(o.deadlocks, None);
+}
+
+#[test]
+fn parallel_exploration_is_deterministic() {
+    let m = mp(false, "any");
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| explore(&m, &ExploreLimits::default()));
+    let four = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap().install(|| explore(&m, &ExploreLimits::default()));
+    assert_eq!(one.states, four.states);
+    assert_eq!(serde_json::to_string(&one.outcomes).unwrap(), serde_json::to_string(&four.outcomes).unwrap());
+}
