@@ -29,9 +29,8 @@ pub fn check_json(program: &str, model: &str, limits: &str) -> Result<CheckOut, 
 }
 
 /// `{"ok": result}` or `{"error": message}`; a panic becomes an error too.
-pub fn check_json_safe(program: &str, model: &str, limits: &str) -> String {
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_json(program, model, limits)));
-    match r {
+fn safe_json<T: serde::Serialize>(f: impl FnOnce() -> Result<T, String>) -> String {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(Ok(out)) => json!({ "ok": out }).to_string(),
         Ok(Err(e)) => json!({ "error": e }).to_string(),
         Err(p) => {
@@ -45,6 +44,26 @@ pub fn check_json_safe(program: &str, model: &str, limits: &str) -> String {
     }
 }
 
+pub fn check_json_safe(program: &str, model: &str, limits: &str) -> String {
+    safe_json(|| check_json(program, model, limits))
+}
+
+/// Explore a machine program (SPEC sec. 7) under the limits.
+pub fn explore_json(program: &str, limits: &str) -> Result<machine::ExploreOut, String> {
+    let prog: machine::MProgram = serde_json::from_str(program).map_err(|e| format!("machine program: {e}"))?;
+    let limits: machine::ExploreLimits = if limits.trim().is_empty() {
+        Default::default()
+    } else {
+        serde_json::from_str(limits).map_err(|e| format!("limits: {e}"))?
+    };
+    let m = machine::Machine::new(prog)?;
+    Ok(machine::explore(&m, &limits))
+}
+
+pub fn explore_json_safe(program: &str, limits: &str) -> String {
+    safe_json(|| explore_json(program, limits))
+}
+
 #[cfg(feature = "python")]
 mod py {
     use pyo3::prelude::*;
@@ -56,22 +75,33 @@ mod py {
         py.allow_threads(|| super::check_json_safe(&program, &model, &limits))
     }
 
-    /// Check many (program, model, limits) jobs in parallel on `workers`
-    /// threads (all cores when None); returns JSON strings in job order.
-    #[pyfunction]
-    #[pyo3(signature = (jobs, workers=None))]
-    fn check_many(py: Python<'_>, jobs: Vec<(String, String, String)>, workers: Option<usize>) -> PyResult<Vec<String>> {
-        let run = || -> Vec<String> { jobs.par_iter().map(|(p, m, l)| super::check_json_safe(p, m, l)).collect() };
+    /// Run `f` without the GIL on `workers` threads (all cores when None).
+    fn in_pool<T: Send>(py: Python<'_>, workers: Option<usize>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
         match workers {
-            None => Ok(py.allow_threads(run)),
+            None => Ok(py.allow_threads(f)),
             Some(w) => {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(w.max(1))
                     .build()
                     .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
-                Ok(py.allow_threads(|| pool.install(run)))
+                Ok(py.allow_threads(|| pool.install(f)))
             }
         }
+    }
+
+    /// Check many (program, model, limits) jobs in parallel on `workers`
+    /// threads (all cores when None); returns JSON strings in job order.
+    #[pyfunction]
+    #[pyo3(signature = (jobs, workers=None))]
+    fn check_many(py: Python<'_>, jobs: Vec<(String, String, String)>, workers: Option<usize>) -> PyResult<Vec<String>> {
+        in_pool(py, workers, || jobs.par_iter().map(|(p, m, l)| super::check_json_safe(p, m, l)).collect())
+    }
+
+    /// Explore a machine program on `workers` threads; returns JSON.
+    #[pyfunction]
+    #[pyo3(signature = (program, limits, workers=None))]
+    fn explore(py: Python<'_>, program: String, limits: String, workers: Option<usize>) -> PyResult<String> {
+        in_pool(py, workers, || super::explore_json_safe(&program, &limits))
     }
 
     /// Stop every check now running (they report the limit "interrupted").
@@ -91,6 +121,7 @@ mod py {
         m.add_function(wrap_pyfunction!(check_many, m)?)?;
         m.add_function(wrap_pyfunction!(max_events, m)?)?;
         m.add_function(wrap_pyfunction!(cancel, m)?)?;
+        m.add_function(wrap_pyfunction!(explore, m)?)?;
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
         Ok(())
     }

@@ -1,0 +1,556 @@
+"""The GPU machine of SPEC sec. 7 from Python: machine programs (written
+directly in the machine's assembly, SPEC sec. 3 item 5, or compiled from a
+source test by a scheme, `hrf.mappings`), their exploration by the Rust
+core, and readable traces.
+
+Assembly test syntax (herd-like, column format)::
+
+    GPU_MACHINE corrupt-MP
+    { x=0; y=0; }
+     P0         | P1         ;
+     ST 42 x    | INVL1 WG   ;
+     FLUL1 WG   | LD r0 y    ;
+     ST 1 y     | LD r1 x    ;
+    scopeTree (device (work_group P0) (work_group P1))
+    exists (1:r0=1 /\\ 1:r1=0)
+
+Instructions (001 Table 1): ``LD r x``, ``ST v x``, ``INCL1 r x``,
+``INCL2 r x``, ``FLUL1 s``, ``FLUL2 s``, ``INVL1 s``, ``LK x``, ``UNLK x``,
+``LKrmw s``, ``UNLKrmw s`` with s in WG, DV, ALL; hrf adds ``INVL2 s``
+(to write all-devices rows), RMWs generalising INCL: ``ADDL1 r x v``,
+``EXCHL2 r x v``, ``CASL2 r x e v`` (r := 1 if x held e), and register
+code: ``MOV r e`` (e an expression over registers and numbers), ``BNZ e
+L``, ``BZ e L``, ``JMP L`` (forward only) and labels ``L:``.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .errors import CoreError, LimitExceeded, LitmusSyntaxError, UnsupportedFeature
+from .litmus import ast as A
+
+SCOPES = {"WG": "wg", "DV": "dev", "ALL": "all"}
+SCOPE_NAMES = {v: k for k, v in SCOPES.items()}
+RMW_NAMES = {"INC": "add", "ADD": "add", "SUB": "sub", "AND": "and", "OR": "or", "XOR": "xor", "EXCH": "exch",
+             "CAS": "cas"}
+_RMW_MNEMONIC = {"add": "ADD", "sub": "SUB", "and": "AND", "or": "OR", "xor": "XOR", "exch": "EXCH", "cas": "CAS"}
+ARCH_NAMES = ("GPU_MACHINE", "MACHINE")
+
+
+# ---------------------------------------------------------------- expressions (the IR's `Expr`)
+def expr_text(e: dict, regs: list) -> str:
+    k = e["k"]
+    if k == "c":
+        return str(e["v"])
+    if k == "r":
+        return regs[e["r"]]
+    if k == "not":
+        return "!" + expr_text(e["a"], regs)
+    if k == "neg":
+        return "-" + expr_text(e["a"], regs)
+    return f"({expr_text(e['a'], regs)} {e['o']} {expr_text(e['b'], regs)})"
+
+
+_TOK = re.compile(r"\s*(-?\d+|[A-Za-z_%][\w%]*|==|!=|<=|>=|&&|\|\||[-+*&|^<>!()])")
+_PREC = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", "<=", ">", ">="), ("+", "-"), ("*",)]
+
+
+def parse_expr(text: str, reg) -> dict:
+    """An expression over registers and numbers, in C syntax."""
+    toks, pos = [], 0
+    text = text.strip()
+    while pos < len(text):
+        m = _TOK.match(text, pos)
+        if not m:
+            raise ValueError(f"cannot read {text[pos:]!r}")
+        toks.append(m.group(1))
+        pos = m.end()
+    i = 0
+
+    def atom():
+        nonlocal i
+        if i >= len(toks):
+            raise ValueError("expression ends too early")
+        t = toks[i]
+        i += 1
+        if t == "(":
+            e = binary(0)
+            if i >= len(toks) or toks[i] != ")":
+                raise ValueError("missing ')'")
+            i += 1
+            return e
+        if t in ("!", "-"):
+            return {"k": "not" if t == "!" else "neg", "a": atom()}
+        if re.fullmatch(r"-?\d+", t):
+            return {"k": "c", "v": int(t)}
+        if re.fullmatch(r"[A-Za-z_%][\w%]*", t):
+            return {"k": "r", "r": reg(t)}
+        raise ValueError(f"unexpected {t!r}")
+
+    def binary(level):
+        nonlocal i
+        if level == len(_PREC):
+            return atom()
+        e = binary(level + 1)
+        while i < len(toks) and toks[i] in _PREC[level]:
+            op = toks[i]
+            i += 1
+            e = {"k": "bin", "o": op, "a": e, "b": binary(level + 1)}
+        return e
+
+    e = binary(0)
+    if i != len(toks):
+        raise ValueError(f"unexpected {toks[i]!r}")
+    return e
+
+
+# ---------------------------------------------------------------- programs
+@dataclass
+class MThread:
+    name: str
+    dev: int
+    wg: int  # over the whole machine
+    regs: list  # register names by index
+    code: list  # instruction dicts (rust/src/machine/program.rs)
+
+    def ir(self) -> dict:
+        code = [{k: v for k, v in ins.items() if k not in ("src", "line")} for ins in self.code]
+        return {"name": self.name, "dev": self.dev, "wg": self.wg, "nregs": len(self.regs), "code": code}
+
+
+@dataclass
+class MachineProgram:
+    """A program for the machine: threads placed in devices and work-groups."""
+    name: str
+    locations: list  # [(name, init)]
+    threads: list
+    observed: list  # names as herd prints them: "1:r0", "x"
+    observed_ir: list
+    condition: Optional[A.Condition] = None
+    condition_ir: dict = field(default_factory=lambda: {"k": "true"})
+    path: Optional[str] = None
+    scheme: Optional[str] = None  # the scheme that compiled it, if any
+    source: object = None  # the source `Compiled`, if any
+
+    def ir(self, writeback: str = "fifo", reduce: bool = True) -> dict:
+        if writeback not in ("fifo", "any"):
+            raise ValueError("writeback must be 'fifo' or 'any'")
+        return {"name": self.name, "locations": [{"name": n, "init": v} for n, v in self.locations],
+                "threads": [t.ir() for t in self.threads], "observed": self.observed_ir,
+                "condition": self.condition_ir, "writeback": writeback, "reduce": reduce}
+
+    def instruction_text(self, t: int, pc: int) -> str:
+        return instr_text(self.threads[t].code[pc], self.threads[t].regs, [n for n, _ in self.locations],
+                          _labels(self.threads[t].code))
+
+    def format(self) -> str:
+        """The program as a GPU_MACHINE litmus test (parsed back by `parse_machine`)."""
+        locs = [n for n, _ in self.locations]
+        cols = []
+        for t in self.threads:
+            labels = _labels(t.code)
+            cells = []
+            for pc, ins in enumerate(t.code):
+                if pc in labels:
+                    cells.append(f"{labels[pc]}:")
+                cells.append(instr_text(ins, t.regs, locs, labels))
+            if len(t.code) in labels:
+                cells.append(f"{labels[len(t.code)]}:")
+            cols.append(cells)
+        head = [t.name for t in self.threads]
+        width = [max([len(h)] + [len(c) for c in col]) for h, col in zip(head, cols)]
+        rows = [" " + " | ".join(h.ljust(w) for h, w in zip(head, width)) + " ;"]
+        for k in range(max((len(c) for c in cols), default=0)):
+            rows.append(" " + " | ".join((col[k] if k < len(col) else "").ljust(w) for col, w in zip(cols, width))
+                        + " ;")
+        devs: dict = {}
+        for t in self.threads:
+            devs.setdefault(t.dev, {}).setdefault(t.wg, []).append(t.name)
+        tree = " ".join("(device " + " ".join(f"(work_group {' '.join(ns)})" for ns in wgs.values()) + ")"
+                        for _, wgs in sorted(devs.items()))
+        init = " ".join(f"{n}={v};" for n, v in self.locations)
+        out = [f"GPU_MACHINE {self.name}"]
+        if self.scheme:
+            out.append(f'"compiled with scheme {self.scheme}"')
+        out += [f"{{ {init} }}", *rows, f"scopeTree {tree}"]
+        if self.condition is not None:
+            from .litmus.printer import format_condition
+            out.append(format_condition(self.condition))
+        return "\n".join(out) + "\n"
+
+
+def _labels(code) -> dict:
+    targets = sorted({ins["target"] for ins in code if "target" in ins})
+    return {pc: f"L{pc}" for pc in targets}
+
+
+def instr_text(ins: dict, regs: list, locs: list, labels: dict) -> str:
+    op = ins["op"]
+    if op == "ld":
+        return f"LD {regs[ins['dst']]} {locs[ins['loc']]}"
+    if op == "st":
+        return f"ST {expr_text(ins['val'], regs)} {locs[ins['loc']]}"
+    if op == "rmw":
+        lvl = ins["level"]
+        dst = regs[ins["dst"]] if ins.get("dst") is not None else "_"
+        val = expr_text(ins["val"], regs)
+        if ins["rmw"] == "add" and ins["val"] == {"k": "c", "v": 1}:
+            return f"INCL{lvl} {dst} {locs[ins['loc']]}"
+        if ins["rmw"] == "cas":
+            return f"CASL{lvl} {dst} {locs[ins['loc']]} {expr_text(ins['expected'], regs)} {val}"
+        return f"{_RMW_MNEMONIC[ins['rmw']]}L{lvl} {dst} {locs[ins['loc']]} {val}"
+    if op in ("flu", "inv"):
+        return f"{'FLU' if op == 'flu' else 'INV'}L{ins['level']} {SCOPE_NAMES[ins['scope']]}"
+    if op in ("lk", "unlk"):
+        return f"{op.upper()} {locs[ins['loc']]}"
+    if op in ("lkrmw", "unlkrmw"):
+        return f"{'LKrmw' if op == 'lkrmw' else 'UNLKrmw'} {SCOPE_NAMES[ins['scope']]}"
+    if op == "assign":
+        return f"MOV {regs[ins['dst']]} {expr_text(ins['val'], regs)}"
+    if op == "branch":
+        c = ins["cond"]
+        if c["k"] == "not":
+            return f"BZ {expr_text(c['a'], regs)} {labels[ins['target']]}"
+        return f"BNZ {expr_text(c, regs)} {labels[ins['target']]}"
+    if op == "jump":
+        return f"JMP {labels[ins['target']]}"
+    if op == "cut":
+        return "CUT"
+    raise ValueError(op)
+
+
+# ---------------------------------------------------------------- parsing GPU_MACHINE tests
+def parse_machine(text: str, path: Optional[str] = None) -> MachineProgram:
+    """Parse a GPU_MACHINE litmus test; errors name file, line and column."""
+    lines = text.splitlines()
+
+    def fail(msg, line, col=1):
+        raise LitmusSyntaxError(msg, path, line, col, lines[line - 1] if 0 < line <= len(lines) else None)
+
+    header = lines[0].split(None, 1) if lines else []
+    if not header or header[0].upper() not in ARCH_NAMES:
+        fail("a machine test starts with 'GPU_MACHINE name'", 1)
+    name = header[1].strip() if len(header) > 1 else ""
+    i = 1
+    while i < len(lines) and not lines[i].strip().startswith("{"):
+        i += 1
+    if i == len(lines):
+        fail("no init block '{ ... }'", len(lines))
+    start = i
+    block = []
+    while i < len(lines):
+        block.append(lines[i])
+        if "}" in lines[i]:
+            break
+        i += 1
+    body = "\n".join(block)
+    body = body[body.index("{") + 1:body.index("}")]
+    locations: dict = {}
+    for item in body.split(";"):
+        s = item.strip()
+        if not s:
+            continue
+        m = re.fullmatch(r"\[?(\w+)\]?\s*=\s*(-?\d+)", s)
+        if not m:
+            fail(f"cannot read init item {s!r} (machine tests initialise locations: x=0;)",
+                 start + 1 + body[:body.find(item)].count("\n"))
+        locations[m.group(1)] = int(m.group(2))
+    i += 1
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    if i == len(lines):
+        fail("no thread table", len(lines))
+    names = [h.strip() for h in lines[i].strip().rstrip(";").split("|")]
+    for k, n in enumerate(names):
+        if n != f"P{k}":
+            fail(f"thread columns must be P0, P1, ...; found {n!r}", i + 1)
+    cells: list = [[] for _ in names]
+    i += 1
+    while i < len(lines) and not re.match(r"\s*(scopetree|exists|forall|~|locations)", lines[i], re.I):
+        row = lines[i]
+        if row.strip():
+            parts = row.rstrip().rstrip(";").split("|")
+            if len(parts) > len(names):
+                fail(f"{len(parts)} cells in a table of {len(names)} threads", i + 1)
+            col = 1
+            for t, cell in enumerate(parts):
+                src = cell.strip()
+                if src:
+                    cells[t].append((src, i + 1, col + cell.index(src)))
+                col += len(cell) + 1
+        i += 1
+    # the tail (scope tree, condition): the PTX grammar's
+    from .litmus.ptx import _TailAst, _parser as _ptx_parser, _lark_error
+    from .litmus.opencl import _apply_tree
+    from lark.exceptions import UnexpectedInput
+    tail = "\n".join(lines[i:])
+    try:
+        items = _TailAst().transform(_ptx_parser().parse(tail, start="tail"))
+    except UnexpectedInput as e:
+        _lark_error(e, path, lines, i)
+    tree = next((x for x in items if isinstance(x, tuple) and x[0] == "tree"), None)
+    cond = next((x[1] for x in items if isinstance(x, tuple) and x[0] == "cond"), None)
+    placed = tuple(A.Thread(n, (), (), line=0) for n in names)
+    if tree is not None:
+        placed = _apply_tree(placed, tree[1], path, text)
+    threads = []
+    loc_names = list(locations)
+    wg_ids: dict = {}
+    for t, (n, th) in enumerate(zip(names, placed)):
+        regs: list = []
+
+        def reg(r, regs=regs):
+            if not re.fullmatch(r"[A-Za-z_%][\w%]*", r) or r.upper() in SCOPES:
+                raise ValueError(f"{r!r} is not a register name")
+            if r not in regs:
+                regs.append(r)
+            return regs.index(r)
+
+        code, labels, fixups = [], {}, []
+        for src, line, col in cells[t]:
+            try:
+                if re.fullmatch(r"\w+:", src):
+                    labels[src[:-1]] = len(code)
+                    continue
+                ins = _instruction(src, reg, loc_names, locations)
+                if "target" in ins:
+                    fixups.append((ins, line, col))
+                ins["line"] = line
+                code.append(ins)
+            except ValueError as e:
+                fail(f"{n}: {e}", line, col)
+        for ins, line, col in fixups:
+            lab = ins["target"]
+            if lab not in labels:
+                fail(f"{n}: no label {lab}", line, col)
+            if labels[lab] <= code.index(ins):
+                fail(f"{n}: branch to {lab} goes backwards (only forward branches)", line, col)
+            ins["target"] = labels[lab]
+        dev = th.dev or 0
+        wg = wg_ids.setdefault((dev, th.wg if th.wg is not None else ("own", t)), len(wg_ids))
+        threads.append(MThread(n, dev, wg, regs, code))
+    locs = [(n, v) for n, v in locations.items()]
+    observed = [f"{t}:{r}" for t, th in enumerate(threads) for r in th.regs] + [n for n, _ in locs]
+    obs_ir = ([{"kind": "reg", "thread": t, "reg": k} for t, th in enumerate(threads) for k in range(len(th.regs))]
+              + [{"kind": "loc", "loc": k} for k in range(len(locs))])
+    cond_ir = {"k": "true"}
+    if cond is not None:
+        from .program import _prop_atoms, _prop_ir
+        for a in _prop_atoms(cond.prop):
+            if str(a.var) not in observed:
+                fail(f"the condition names {a.var}, which the program does not have", len(lines))
+        cond_ir = _prop_ir(cond.prop, {v: k for k, v in enumerate(observed)})
+    return MachineProgram(name, locs, threads, observed, obs_ir, cond, cond_ir, path)
+
+
+def _instruction(src: str, reg, locs: list, locations: dict) -> dict:
+    parts = src.replace(",", " ").split()
+    mn, args = parts[0], parts[1:]
+    up = mn.upper()
+
+    def loc(x):
+        if x not in locations:
+            raise ValueError(f"{x!r} is not a location of the init block")
+        return locs.index(x)
+
+    def scope(s):
+        if s.upper() not in SCOPES:
+            raise ValueError(f"{s!r} is not a scope (WG, DV, ALL)")
+        return SCOPES[s.upper()]
+
+    def nargs(n):
+        if len(args) != n:
+            raise ValueError(f"{mn} takes {n} operand{'s' if n != 1 else ''}, got {len(args)}")
+
+    if up == "LD":
+        nargs(2)
+        return {"op": "ld", "dst": reg(args[0]), "loc": loc(args[1])}
+    if up == "ST":
+        nargs(2)
+        return {"op": "st", "loc": loc(args[1]), "val": parse_expr(args[0], reg)}
+    m = re.fullmatch(r"(INC|ADD|SUB|AND|OR|XOR|EXCH|CAS)L([12])", up)
+    if m:
+        kind, level = RMW_NAMES[m.group(1)], int(m.group(2))
+        want = {"add": 3, "cas": 4}.get(kind, 3) if m.group(1) != "INC" else 2
+        nargs(want)
+        dst = None if args[0] == "_" else reg(args[0])
+        ins = {"op": "rmw", "level": level, "dst": dst, "loc": loc(args[1]), "rmw": kind}
+        if m.group(1) == "INC":
+            ins["val"] = {"k": "c", "v": 1}
+        elif kind == "cas":
+            ins["expected"] = parse_expr(args[2], reg)
+            ins["val"] = parse_expr(args[3], reg)
+        else:
+            ins["val"] = parse_expr(args[2], reg)
+        return ins
+    m = re.fullmatch(r"(FLU|INV)L([12])", up)
+    if m:
+        nargs(1)
+        s = scope(args[0])
+        if m.group(2) == "2" and s == "wg":
+            raise ValueError(f"{mn} WG: an L2 cache serves a device (DV or ALL)")
+        return {"op": m.group(1).lower(), "level": int(m.group(2)), "scope": s}
+    if up in ("LK", "UNLK"):
+        nargs(1)
+        return {"op": up.lower(), "loc": loc(args[0])}
+    if up in ("LKRMW", "UNLKRMW"):
+        nargs(1)
+        return {"op": up.lower(), "scope": scope(args[0])}
+    if up == "MOV":
+        if len(args) < 2:
+            raise ValueError("MOV takes a register and an expression")
+        return {"op": "assign", "dst": reg(args[0]), "val": parse_expr(" ".join(args[1:]), reg)}
+    if up in ("BNZ", "BZ"):
+        if len(args) < 2:
+            raise ValueError(f"{mn} takes an expression and a label")
+        e = parse_expr(" ".join(args[:-1]), reg)
+        return {"op": "branch", "cond": e if up == "BNZ" else {"k": "not", "a": e}, "target": args[-1]}
+    if up == "JMP":
+        nargs(1)
+        return {"op": "jump", "target": args[0]}
+    if up == "CUT":
+        return {"op": "cut"}
+    raise ValueError(f"unknown instruction {mn!r}")
+
+
+# ---------------------------------------------------------------- exploring
+@dataclass
+class MachineResult:
+    """What the explorer established about a machine program."""
+    name: str
+    writeback: str
+    complete: bool
+    limit: Optional[dict]
+    states: int
+    transitions: int
+    seconds: float
+    bytes_per_state: float
+    outcomes: list  # [{"1:r0": 1, "x": 2}]
+    traces: list  # per outcome: the steps, readable
+    holds: list  # per outcome: does the condition hold
+    deadlocks: Optional[int]
+    deadlock: Optional[dict]  # {"trace": [...], "waiting": [...], "state": {...}}
+    faults: list
+    cut: int
+    condition_holds: Optional[bool]
+    program: MachineProgram = field(repr=False, default=None)
+
+    def trace_of(self, outcome: dict) -> list:
+        return self.traces[self.outcomes.index(outcome)]
+
+    def to_text(self) -> str:
+        p = self.program
+        out = [f"Test {self.name} (machine, writeback={self.writeback})"]
+        out.append(f"States {len(self.outcomes)}")
+        for o in self.outcomes:
+            out.append(" ".join(f"{k}={v};" for k, v in o.items()))
+        if p.condition is not None:
+            from .litmus.printer import format_condition
+            verdict = {True: "Ok", False: "No", None: "Unknown"}[self.condition_holds]
+            out.append(verdict)
+            out.append(f"Condition {format_condition(p.condition)}")
+        out.append(f"Machine states {self.states}, transitions {self.transitions}, {self.seconds:.3f} s")
+        if not self.complete:
+            out.append(f"INCOMPLETE: limit {self.limit['which']} hit ({self.limit['detail']}); "
+                       "the outcomes are those found so far")
+        if self.deadlocks:
+            out.append(f"DEADLOCK: {self.deadlocks} states cannot finish; the first reached:")
+            out += ["  " + s for s in self.deadlock["trace"]]
+            out.append("  then stuck: " + ", ".join(f"{p.threads[t].name} at {p.instruction_text(t, pc)}"
+                                                    for t, pc in self.deadlock["waiting"]))
+        for f in self.faults:
+            out.append(f"FAULT: {f['message']}")
+        if self.cut:
+            out.append(f"{self.cut} paths cut by the loop bound")
+        return "\n".join(out)
+
+    __str__ = to_text
+
+
+def step_text(prog: MachineProgram, st: dict) -> str:
+    """One trace step, readably (SPEC 7 names)."""
+    k = st["kind"]
+    if k == "thread":
+        t, pc = st["thread"], st["pc"]
+        th = prog.threads[t]
+        ins = th.code[pc]
+        text = f"{th.name} (wg {th.wg}, dev {th.dev})  {prog.instruction_text(t, pc)}"
+        if "val" in st:
+            text += f"   -> {th.regs[st['reg']]} = {st['val']}"
+        if "fault" in st:
+            text += f"   FAULT: {st['fault']}"
+        src = ins.get("src")
+        if src:
+            text += f"   [{src}]"
+        return text
+    if k == "fetch_l1":
+        return f"env: fetch {st['loc']} = {st['val']} from L2 into the L1 of wg {st['wg']}"
+    if k == "fetch_l2":
+        return f"env: fetch {st['loc']} = {st['val']} from memory into the L2 of dev {st['dev']}"
+    if k in ("dequeue_l1", "dequeue_l2"):
+        where = f"the L1 fifo of wg {st['wg']}" if k == "dequeue_l1" else f"the L2 fifo of dev {st['dev']}"
+        below = "L2" if k == "dequeue_l1" else "memory"
+        if "flush" in st:
+            return f"env: dequeue FLUSH({prog.threads[st['flush']].name}) from {where}"
+        if st["wrote"]:
+            return f"env: dequeue {st['loc']} from {where}: write {st['loc']} = {st['val']} to {below}"
+        return f"env: dequeue {st['loc']} from {where} (clean: nothing to write)"
+    if k == "writeback_l1":
+        return f"env: write {st['loc']} = {st['val']} from the L1 of wg {st['wg']} to L2 (out of fifo order)"
+    if k == "writeback_l2":
+        return f"env: write {st['loc']} = {st['val']} from the L2 of dev {st['dev']} to memory (out of fifo order)"
+    if k == "evict_l1":
+        return f"env: evict {st['loc']} from the L1 of wg {st['wg']}"
+    if k == "evict_l2":
+        return f"env: evict {st['loc']} from the L2 of dev {st['dev']}"
+    return json.dumps(st)
+
+
+def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: Optional[int] = 20_000_000,
+            max_seconds: Optional[float] = None, deadlocks: bool = True, workers: Optional[int] = None,
+            on_limit: str = "result") -> MachineResult:
+    """Explore every reachable state of a machine program (a MachineProgram,
+    or the path or text of a GPU_MACHINE test)."""
+    from .api import _core, _interruptible, _verdict
+    if not isinstance(prog, MachineProgram):
+        prog = parse_machine_file(prog)
+    limits = json.dumps({"max_states": max_states, "max_seconds": max_seconds, "deadlocks": deadlocks})
+    raw = _interruptible(_core().explore, json.dumps(prog.ir(writeback, reduce)), limits, workers)
+    data = json.loads(raw)
+    if "error" in data:
+        raise CoreError(f"{prog.path or prog.name}: {data['error']}")
+    o = data["ok"]
+    outcomes = [dict(zip(prog.observed, x["values"])) for x in o["outcomes"]]
+    holds = [x["holds"] for x in o["outcomes"]]
+    quant = prog.condition.quantifier if prog.condition is not None else "forall"
+    verdict = _verdict(quant, sum(holds), len(holds) - sum(holds), o["complete"])
+    dl = o["deadlock"]
+    if dl is not None:
+        dl = dict(dl, trace=[step_text(prog, s) for s in dl["trace"]])
+    r = MachineResult(prog.name, writeback, o["complete"], o["limit"], o["states"], o["transitions"], o["seconds"],
+                      o["bytes_per_state"], outcomes, [[step_text(prog, s) for s in x["trace"]] for x in o["outcomes"]],
+                      holds, o["deadlocks"], dl,
+                      [{"message": f["message"], "trace": [step_text(prog, s) for s in f["trace"]]} for f in o["faults"]],
+                      o["cut"], verdict, prog)
+    if not r.complete and on_limit == "raise":
+        raise LimitExceeded(r.limit["which"], r.limit["detail"], r)
+    return r
+
+
+def parse_machine_file(path_or_text) -> MachineProgram:
+    s = str(path_or_text)
+    if "\n" not in s:
+        try:
+            with open(s) as f:
+                return parse_machine(f.read(), s)
+        except OSError as e:
+            raise LitmusSyntaxError(f"cannot read file: {e.strerror}", s) from None
+    return parse_machine(s)
+
+
+def is_machine_text(text: str) -> bool:
+    first = text.lstrip().split(None, 1)
+    return bool(first) and first[0].upper() in ARCH_NAMES
