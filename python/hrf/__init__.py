@@ -14,6 +14,9 @@ from .litmus import Test, parse
 from .litmus.printer import to_litmus
 from .generate import generate
 from .compare import compare
+from .soundness import soundness
+from .mappings import compile_scheme, schemes
+from .machine import explore, parse_machine
 
 __version__ = "0.1.0"
 
@@ -29,5 +32,6 @@ def models() -> list[str]:
 
 __all__ = [
     "parse", "models", "check", "check_many", "generate", "compare", "Limits", "Result", "Test", "to_litmus",
+    "soundness", "compile_scheme", "schemes", "explore", "parse_machine",
     "HrfError", "LitmusSyntaxError", "UnsupportedFeature", "LimitExceeded", "CoreError",
 ]

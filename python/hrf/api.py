@@ -245,8 +245,13 @@ def check(test, model="sc", *, limits: Optional[Limits] = None, on_limit: str = 
     result cut short by a limit raises `LimitExceeded` (holding the result)."""
     limits = _limits(limits, kw)
     comp, m = _prepare(test, model, limits)
-    raw = _interruptible(_core().check, comp.json(), m.ir_json(), limits.core_json())
-    r = _build_result(raw, comp, m)
+    return check_compiled(comp, m, limits, on_limit)
+
+
+def check_compiled(comp: Compiled, model: Model, limits: Limits, on_limit: str = "result") -> Result:
+    """`check` of an already compiled test (`hrf.program.compile_test`)."""
+    raw = _interruptible(_core().check, comp.json(), model.ir_json(), limits.core_json())
+    r = _build_result(raw, comp, model)
     if r.error is not None:
         raise r.error
     if not r.complete and on_limit == "raise":

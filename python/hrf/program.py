@@ -369,12 +369,13 @@ class _ThreadCompiler:
             if isinstance(ins.get("target"), _Label):
                 ins["target"] = ins["target"].pc
         return {"name": self.thread.name, "attrs": self.p.scopes.attrs[self.t], "nregs": len(self.regs),
-                "code": code}
+                "regs": list(self.regs), "code": code}
 
 
 class _ProgramCompiler:
-    def __init__(self, test: A.Test, unroll: int, cas_writeback: bool = True):
+    def __init__(self, test: A.Test, unroll: int, cas_writeback: bool = True, observe_all: bool = False):
         self.test = test
+        self.observe_all = observe_all
         self.unroll = unroll
         self.cas_writeback = cas_writeback
         self.scopes = _Scopes(test)
@@ -448,9 +449,10 @@ class _ProgramCompiler:
                     tc.emit({"op": "assign", "dst": tc.reg(ri.reg), "val": _c(ri.value)})
             tc.stmts(t.body)
             tcs.append(tc)
-        if obs is None:
-            obs = [A.RegVar(i, r) for i, tc in enumerate(tcs) for r in tc.regs if not r.startswith("%")]
-            obs += [A.LocVar(l) for l in self.locations]
+        if obs is None or self.observe_all:
+            every = [A.RegVar(i, r) for i, tc in enumerate(tcs) for r in tc.regs if not r.startswith("%")]
+            every += [A.LocVar(l) for l in self.locations]
+            obs = list(dict.fromkeys((obs or []) + every))
         # herd's order: registers by thread and name, then locations by name.
         obs.sort(key=lambda v: (0, v.thread, v.reg, "") if isinstance(v, A.RegVar) else (1, 0, "", v.loc))
         observed_ir, names = [], []
@@ -503,7 +505,9 @@ def _prop_ir(p, index) -> dict:
     raise TypeError(p)
 
 
-def compile_test(test: A.Test, unroll: int = 2, cas_writeback: bool = True) -> Compiled:
+def compile_test(test: A.Test, unroll: int = 2, cas_writeback: bool = True, observe_all: bool = False) -> Compiled:
+    """`observe_all`: outcomes over every register and location, not only
+    the condition's (as a comparison with the machine needs)."""
     if unroll < 0:
         raise ValueError("unroll must be >= 0")
-    return _ProgramCompiler(test, unroll, cas_writeback).compile()
+    return _ProgramCompiler(test, unroll, cas_writeback, observe_all).compile()

@@ -222,9 +222,9 @@ impl<'a> Ctx<'a> {
         } else {
             None
         };
-        let threads: Vec<usize> = match first_local {
-            Some(t) => vec![t],
-            None => (0..n).collect(),
+        let threads = match first_local {
+            Some(t) => t..t + 1,
+            None => 0..n,
         };
         let mut progress = false;
         for t in threads {
@@ -303,6 +303,7 @@ pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
         out.layers += 1;
         let locals: Vec<Local> = (lo..hi)
             .into_par_iter()
+            .with_min_len(512)
             .fold(
                 || ctx.local(),
                 |mut l, i| {

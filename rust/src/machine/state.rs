@@ -33,7 +33,7 @@ impl Line {
 /// A fifo element: an address `a < naddr`, or `naddr + t`: FLUSH of thread t.
 pub type FifoEl = u16;
 
-#[derive(Clone, Default, PartialEq, Eq, Debug)]
+#[derive(Default, PartialEq, Eq, Debug)]
 pub struct State {
     /// Per thread; `code.len()` once the thread is done.
     pub pc: Vec<u32>,
@@ -51,6 +51,28 @@ pub struct State {
     pub rmw_lock: Vec<u16>,
     /// Per device and address: 0 free, t + 1 held by thread t.
     pub lockfile: Vec<u16>,
+}
+
+impl Clone for State {
+    fn clone(&self) -> State {
+        let mut s = State::default();
+        s.clone_from(self);
+        s
+    }
+
+    /// Field by field, reusing this state's allocations (the explorer's
+    /// hot path copies a state once per successor).
+    fn clone_from(&mut self, o: &State) {
+        self.pc.clone_from(&o.pc);
+        self.regs.clone_from(&o.regs);
+        self.l1.clone_from(&o.l1);
+        self.l2.clone_from(&o.l2);
+        self.mem.clone_from(&o.mem);
+        self.l1_fifo.clone_from(&o.l1_fifo);
+        self.l2_fifo.clone_from(&o.l2_fifo);
+        self.rmw_lock.clone_from(&o.rmw_lock);
+        self.lockfile.clone_from(&o.lockfile);
+    }
 }
 
 /// A program with its layout: counts and who is where.

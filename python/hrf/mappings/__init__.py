@@ -1,0 +1,81 @@
+"""Compilation schemes (SPEC sec. 8) as data: one file per scheme, each row
+a machine-instruction sequence for a source operation, with its source.
+
+A row's key is (operation, scope, remote): operation `load`, `store` or
+`rmw` (every RMW kind: the access is performed by one RMW instruction);
+scope `na` (non-atomic), `wg` (work-item, sub-group and work-group scopes),
+`dev` or `all`. In a sequence, `LD`, `ST`, `RMWL1`, `RMWL2` stand for the
+access itself, `LK x`/`UNLK x` lock the accessed location, the rest are
+machine instructions (001 Table 1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..errors import UnsupportedFeature
+
+SCOPE_CLASS = {"wi": "wg", "sg": "wg", "wg": "wg", "dev": "dev", "all": "all"}
+
+
+@dataclass(frozen=True)
+class Row:
+    seq: tuple
+    source: str  # where the row comes from (paper, slide, hrf's derivation)
+
+
+@dataclass
+class Scheme:
+    name: str
+    description: str
+    model: str  # the source model soundness is checked against by default
+    rows: dict  # (op, scope, remote) -> Row
+    notes: str = ""
+    # On a machine with one device, all-devices scope is device scope.
+    all_as_dev_on_one_device: bool = True
+    extra: dict = field(default_factory=dict)
+
+    def row(self, op: str, scope: str, remote: bool, ndev: int, where=None) -> Row:
+        # (Reading a remote all-devices operation as a plain one is unsound:
+        # it must still reach work-group-scope operations of other devices;
+        # hrf found that on RSP_Test3. No scheme has such rows.)
+        if scope == "all" and ndev == 1 and self.all_as_dev_on_one_device:
+            scope = "dev"
+        r = self.rows.get((op, scope, remote))
+        if r is None:
+            what = f"{'remote ' if remote else ''}{op} at scope {scope}"
+            raise UnsupportedFeature(f"scheme {self.name} has no row for a {what}", *(where or (None, None)))
+        return r
+
+    def table(self) -> str:
+        """The scheme as a table: operation, scope, remote, sequence, source."""
+        out = [f"Scheme {self.name}: {self.description}", ""]
+        for (op, scope, remote), r in self.rows.items():
+            key = f"{op} {scope}{' remote' if remote else ''}"
+            out.append(f"  {key:<20} {'; '.join(r.seq):<62} {r.source}")
+        if self.notes:
+            out += ["", self.notes]
+        return "\n".join(out)
+
+
+def schemes() -> list:
+    return list(_registry())
+
+
+def get(name) -> Scheme:
+    if isinstance(name, Scheme):
+        return name
+    reg = _registry()
+    if name not in reg:
+        raise UnsupportedFeature(f"unknown scheme {name!r}; schemes: {', '.join(reg)}")
+    return reg[name]
+
+
+def _registry() -> dict:
+    from . import hrf_cache, rsp_new, rsp_old
+    return {s.name: s for s in (rsp_old.SCHEME, rsp_new.SLIDES, rsp_new.SCHEME, hrf_cache.SCHEME)}
+
+
+from .compile import compile_scheme  # noqa: E402
+
+__all__ = ["Row", "Scheme", "schemes", "get", "compile_scheme"]

@@ -1,0 +1,120 @@
+"""Soundness of a compilation scheme on a test (SPEC sec. 8): compile the
+source with the scheme, explore every machine behaviour, and compare each
+machine outcome with the outcomes the source model allows. A racy source
+is reported and skipped (the model gives it no meaning); a machine state
+that cannot finish (deadlock) or a program fault counts against the scheme.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+from . import models as _models
+from .api import Limits, check_compiled
+from .litmus import parse
+from .machine import MachineResult, explore
+from .mappings import compile_scheme, get
+from .program import compile_test
+
+
+@dataclass
+class Counterexample:
+    kind: str  # "outcome" (not allowed by the model), "deadlock", "fault"
+    writeback: str
+    outcome: Optional[dict]
+    trace: list  # readable steps
+
+    def to_text(self) -> str:
+        head = {"outcome": "machine outcome not allowed by the source model",
+                "deadlock": "the machine can reach a state from which it never finishes",
+                "fault": "the compiled program faults"}[self.kind]
+        out = [f"{head} (writeback={self.writeback})"]
+        if self.outcome is not None:
+            out.append("  outcome: " + " ".join(f"{k}={v};" for k, v in self.outcome.items()))
+        out += ["  " + s for s in self.trace]
+        return "\n".join(out)
+
+
+@dataclass
+class SoundnessResult:
+    name: str
+    path: Optional[str]
+    scheme: str
+    model: str
+    sound: Optional[bool]  # None: racy source, or a limit cut the work
+    racy_source: bool
+    counterexamples: list
+    allowed: list  # outcomes the source model allows
+    machine: dict = field(default_factory=dict)  # writeback -> MachineResult
+    complete: bool = True
+    reason: str = ""
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "path": self.path, "scheme": self.scheme, "model": self.model,
+                "sound": self.sound, "racy_source": self.racy_source, "complete": self.complete,
+                "reason": self.reason, "allowed": self.allowed,
+                "machine": {wb: {"outcomes": r.outcomes, "states": r.states, "complete": r.complete,
+                                 "deadlocks": r.deadlocks, "seconds": r.seconds} for wb, r in self.machine.items()},
+                "counterexamples": [{"kind": c.kind, "writeback": c.writeback, "outcome": c.outcome,
+                                     "trace": c.trace} for c in self.counterexamples]}
+
+    def to_text(self) -> str:
+        verdict = {True: "SOUND", False: "UNSOUND", None: "NOT DECIDED"}[self.sound]
+        out = [f"{self.name}: scheme {self.scheme} vs model {self.model}: {verdict}"
+               + (f" ({self.reason})" if self.reason else "")]
+        for wb, r in self.machine.items():
+            out.append(f"  machine (writeback={wb}): {len(r.outcomes)} outcomes, {r.states} states, {r.seconds:.3f} s"
+                       + ("" if r.complete else f", INCOMPLETE ({r.limit['which']})"))
+        for c in self.counterexamples:
+            out.append("  " + c.to_text().replace("\n", "\n  "))
+        return "\n".join(out)
+
+    __str__ = to_text
+
+
+def soundness(test, scheme: str = "rsp-new", model: Optional[str] = None, *,
+              writeback: Sequence[str] = ("fifo", "any"), limits: Optional[Limits] = None,
+              max_states: Optional[int] = 20_000_000, max_seconds: Optional[float] = None,
+              workers: Optional[int] = None) -> SoundnessResult:
+    """Is `scheme` sound for `test` against `model` (the scheme's own model
+    by default), on the machine with each write-back policy?"""
+    sch = get(scheme)
+    t = parse(test)
+    m = _models.get(model or sch.model)
+    m.supports(t)
+    limits = limits or Limits()
+    comp = compile_test(t, limits.unroll, m.cas_writeback, observe_all=True)
+    src = check_compiled(comp, m, limits)
+    allowed = src.outcomes
+    res = SoundnessResult(t.name, t.path, sch.name, m.name, None, bool(src.racy), [], allowed)
+    if src.racy:
+        res.reason = "racy source: skipped"
+        return res
+    if not src.complete:
+        res.complete = False
+        res.reason = f"source model check cut by limit {src.limit['which']}"
+        return res
+    prog = compile_scheme(t, sch, comp=comp)
+    ok = {tuple(sorted(o.items())) for o in allowed}
+    for wb in writeback:
+        r: MachineResult = explore(prog, writeback=wb, max_states=max_states, max_seconds=max_seconds,
+                                   workers=workers)
+        res.machine[wb] = r
+        for o, tr in zip(r.outcomes, r.traces):
+            if tuple(sorted(o.items())) not in ok:
+                res.counterexamples.append(Counterexample("outcome", wb, o, tr))
+        if r.deadlocks:
+            res.counterexamples.append(Counterexample("deadlock", wb, None, r.deadlock["trace"] + [
+                "stuck: " + ", ".join(f"{prog.threads[t_].name} at {prog.instruction_text(t_, pc)}"
+                                      for t_, pc in r.deadlock["waiting"])]))
+        for f in r.faults:
+            res.counterexamples.append(Counterexample("fault", wb, None, f["trace"] + [f["message"]]))
+        if not r.complete:
+            res.complete = False
+    if res.counterexamples:
+        res.sound = False
+    elif res.complete:
+        res.sound = True
+    else:
+        res.reason = "machine exploration cut by a limit"
+    return res

@@ -1,0 +1,108 @@
+"""The GPU machine from Python (SPEC sec. 7): assembly tests, exploration,
+traces, deadlocks, limits. Expected outcomes are derived by hand next to
+each test; the instruction-level unit tests are in rust/src/machine/tests.rs."""
+from pathlib import Path
+
+import pytest
+
+import hrf
+from hrf.machine import explore, parse_machine, parse_machine_file
+
+ROOT = Path(__file__).resolve().parent.parent
+CORRUPT = ROOT / "litmus/machine/corrupt-mp-rsp-old.litmus"
+
+
+def test_corrupt_mp_reaches_the_stale_read_with_the_slide_trace():
+    # 003 "A corrupt MP": P1 invalidates its L1 *before* loading y, so the
+    # environment can fetch the old x into P1's L1 between INVL1 and LD y;
+    # after y=1 arrives, LD x still hits the stale line: r0=1, r1=0.
+    r = explore(parse_machine_file(CORRUPT))
+    assert r.complete and r.deadlocks == 0
+    assert r.condition_holds is True
+    bad = {"1:r0": 1, "1:r1": 0, "x": 42, "y": 1}
+    assert bad in r.outcomes
+    tr = r.trace_of(bad)
+    inv = next(i for i, s in enumerate(tr) if "INVL1 WG" in s)
+    stale = next(i for i, s in enumerate(tr) if "fetch x = 0 from L2 into the L1 of wg 1" in s)
+    ld_y = next(i for i, s in enumerate(tr) if "LD r0 y" in s)
+    assert inv < stale < ld_y
+    # every outcome of the four reads is reachable (no synchronisation at all)
+    assert {(o["1:r0"], o["1:r1"]) for o in r.outcomes} == {(0, 0), (0, 42), (1, 0), (1, 42)}
+
+
+def test_invalidating_after_the_load_forbids_the_stale_read():
+    # The new scheme's dev load, `LD r0 y; INVL1 WG`: after r0=1 (y reached
+    # L2 after x, through P0's FLUL1), x must be fetched again: r1=42.
+    text = CORRUPT.read_text().replace(" ST 42 x    | INVL1 WG   ;\n FLUL1 WG   | LD r0 y    ;",
+                                       " ST 42 x    | LD r0 y    ;\n FLUL1 WG   | INVL1 WG   ;")
+    r = explore(parse_machine(text))
+    assert r.condition_holds is False
+    assert {(o["1:r0"], o["1:r1"]) for o in r.outcomes} == {(0, 0), (0, 42), (1, 42)}
+
+
+@pytest.mark.parametrize("writeback", ["fifo", "any"])
+def test_reduction_keeps_the_outcomes(writeback):
+    # The reduced machine (default) against the literal one (reference).
+    p = parse_machine_file(CORRUPT)
+    a = explore(p, writeback=writeback)
+    b = explore(p, writeback=writeback, reduce=False)
+    assert sorted(map(str, a.outcomes)) == sorted(map(str, b.outcomes))
+    assert a.states < b.states
+
+
+def test_remote_rmw_loses_updates_under_the_old_scheme():
+    # INCL1 at wg 0's L1 and INCL2 at L2 are not atomic with each other:
+    # wg 0's L1 holds x=2 after P0 and P1 while P2's INCL2 makes L2's x=1;
+    # the L1 write-back of 2 then overwrites it: x=2, one update lost.
+    # (x=1 would need P2's increment to be written last, but it is done
+    # at L2 on whatever L2 holds, and L1's 2 can only overwrite it.)
+    r = explore(parse_machine_file(ROOT / "litmus/machine/remote-rmw-lost.litmus"))
+    assert r.complete and r.condition_holds is True
+    assert {o["x"] for o in r.outcomes} == {2, 3}
+
+
+def test_machine_text_round_trips():
+    p = parse_machine_file(CORRUPT)
+    q = parse_machine(p.format())
+    assert [t.code for t in q.threads] == [[{k: v for k, v in i.items() if k != "line"} | {"line": j.get("line")}
+                                            for i, j in zip(t.code, t.code)] for t in q.threads]
+    assert q.format() == p.format()
+
+
+def test_deadlock_reported_with_a_trace():
+    text = """GPU_MACHINE lock-order
+{ x=0; y=0; }
+ P0       | P1       ;
+ LK x     | LK y     ;
+ LK y     | LK x     ;
+ UNLK y   | UNLK x   ;
+ UNLK x   | UNLK y   ;
+scopeTree (device (work_group P0) (work_group P1))
+exists (x=0)
+"""
+    r = explore(parse_machine(text))
+    assert r.deadlocks and r.deadlocks > 0
+    assert r.deadlock["waiting"] == [[0, 1], [1, 1]]
+    assert "DEADLOCK" in r.to_text()
+
+
+def test_state_limit_is_reported_and_no_verdict_claimed():
+    r = explore(parse_machine_file(CORRUPT), max_states=50)
+    assert not r.complete and r.limit["which"] == "states"
+    assert r.deadlocks is None
+    with pytest.raises(hrf.LimitExceeded):
+        explore(parse_machine_file(CORRUPT), max_states=50, on_limit="raise")
+
+
+@pytest.mark.parametrize("text,where,msg", [
+    ("GPU_MACHINE t\n{ x=0; }\n P0 ;\n LD r0 q ;\n", (4, 2), "not a location"),
+    ("GPU_MACHINE t\n{ x=0; }\n P0 ;\n FLUL2 WG ;\n", (4, 2), "L2"),
+    ("GPU_MACHINE t\n{ x=0; }\n P0 ;\n L: ;\n JMP L ;\n", (5, 2), "backwards"),
+    ("GPU_MACHINE t\n{ x=0; }\n P0 ;\n FOO x ;\n", (4, 2), "unknown instruction"),
+    ("GPU_MACHINE t\n{ x=0; }\n P0 ;\n LD r0 x ;\nexists (0:r9=1)\n", (5, 1), "does not have"),
+])
+def test_bad_machine_programs_name_line_and_column(text, where, msg):
+    with pytest.raises(hrf.LitmusSyntaxError) as e:
+        parse_machine(text, "t.litmus")
+    assert (e.value.line, e.value.column) == where
+    assert msg in str(e.value)

@@ -1,0 +1,139 @@
+"""Soundness of the compilation schemes (SPEC sec. 8; issue: the GPU
+machine). Expected verdicts: the source verdicts come from the model
+(opencl-rsp, checked against herd's in tests/test_agreement.py) and the
+machine's from exhaustive exploration; the findings each test pins are
+those SPEC sec. 8 asks hrf to confirm or refute, with the reason in a
+comment."""
+from pathlib import Path
+
+import pytest
+
+import hrf
+from hrf.mappings import compile_scheme, get
+
+ROOT = Path(__file__).resolve().parent.parent
+RSP = ROOT / "litmus/rsp"
+REFERENCE = ROOT.parent / "shared/reference/rsp"
+
+
+def _outcomes(r, wb):
+    return [c.outcome for c in r.counterexamples if c.kind == "outcome" and c.writeback == wb]
+
+
+def test_rsp_old_fails_the_corrupt_mp_with_the_slide_trace():
+    # 003 "A corrupt MP": the old dev load is `INVL1 WG; LD`: a stale x is
+    # fetched into P1's L1 after the invalidate, before y=1 is read.
+    r = hrf.soundness(RSP / "corrupt-mp.litmus", "rsp-old")
+    assert r.sound is False and not r.racy_source
+    bad = {"1:r0": 1, "1:r1": 0, "x": 42, "y": 1}
+    assert bad in _outcomes(r, "fifo") and bad in _outcomes(r, "any")
+    tr = next(c.trace for c in r.counterexamples if c.outcome == bad)
+    inv = next(i for i, s in enumerate(tr) if "P1" in s and "INVL1 WG" in s)
+    stale = next(i for i, s in enumerate(tr) if "fetch x = 0 from L2 into the L1 of wg 1" in s)
+    ld_y = next(i for i, s in enumerate(tr) if "LD r0 y" in s and "-> r0 = 1" in s)
+    assert inv < stale < ld_y
+
+
+def test_rsp_old_fails_message_passing_with_a_remote_acquire():
+    r = hrf.soundness(RSP / "mp-remote-acquire.litmus", "rsp-old")
+    assert r.sound is False
+    assert {"1:r0": 1, "1:r1": 0, "x": 1, "y": 1} in _outcomes(r, "fifo")
+
+
+@pytest.mark.parametrize("scheme", ["rsp-old", "rsp-new-slides"])
+def test_remote_rmw_loses_two_increments(scheme):
+    # Source: x=3 only (race-free, every pair inclusive). Machine: P0's
+    # INCL1 works on wg 0's L1 copy (x: 0 -> 1) while the two remote
+    # increments run at L2 (x: 0 -> 1 -> 2); the L1 write-back of 1 then
+    # overwrites L2: x=1, two increments lost. The slide's remote row
+    # flushes only its own L1 (FLUL1 WG), so it does not prevent it.
+    src = hrf.check(RSP / "rmw-two-remote.litmus", "opencl-rsp")
+    assert src.racy is False and src.outcomes == [{"x": 3}]
+    r = hrf.soundness(RSP / "rmw-two-remote.litmus", scheme)
+    assert r.sound is False
+    assert {"x": 1} in _outcomes(r, "fifo") and {"x": 2} in _outcomes(r, "fifo")
+
+
+@pytest.mark.parametrize("test", ["corrupt-mp", "mp-remote-acquire", "rmw-two-remote"])
+def test_repaired_rsp_new_is_sound_on_the_findings(test):
+    r = hrf.soundness(RSP / f"{test}.litmus", "rsp-new")
+    assert r.sound is True, r.to_text()
+    assert set(r.machine) == {"fifo", "any"} and all(m.deadlocks == 0 for m in r.machine.values())
+
+
+def test_the_repair_changes_only_the_remote_rows():
+    new, slides = get("rsp-new"), get("rsp-new-slides")
+    changed = {k for k in new.rows if new.rows[k] != slides.rows[k]}
+    assert changed == {("rmw", "dev", True), ("store", "dev", True)}
+    for k in changed:
+        assert "repair" in new.rows[k].source
+
+
+# The reference RSP tests (AMD's, via the RSP paper's herd). Race-free ones
+# must be sound under rsp-new; racy ones are reported and skipped.
+RACE_FREE = ["RSP_Test1", "RSP_Test2", "RSP_Test5", "RSP_Test6", "RSP_Test10", "RSP_Test11", "WSQ1"]
+RACY = ["RSP_Test4", "RSP_Test7", "RSP_Test9", "RSP_Test12", "WSQ2"]
+# Pinned: RSP_Test8 (lock acquire by CAS from three work-groups) has more
+# than 13 million machine states per write-back policy: minutes, explored
+# by benchmarks/bench_machine.py, not in the test suite. RSP_Test3 has a
+# remote all-devices operation on two devices, for which no scheme has a
+# row (see hrf/mappings/__init__.py).
+NOT_HERE = {"RSP_Test8": "state space", "RSP_Test3": "no row"}
+
+
+def test_reference_partition_is_complete():
+    names = {p.stem for p in REFERENCE.glob("*.litmus")}
+    assert names == set(RACE_FREE) | set(RACY) | set(NOT_HERE)
+
+
+@pytest.mark.parametrize("name", RACE_FREE)
+def test_rsp_new_sound_on_race_free_reference_tests(name):
+    r = hrf.soundness(REFERENCE / f"{name}.litmus", "rsp-new")
+    assert r.sound is True, r.to_text()
+
+
+@pytest.mark.parametrize("name", RACY)
+def test_racy_reference_tests_are_reported_and_skipped(name):
+    r = hrf.soundness(REFERENCE / f"{name}.litmus", "rsp-new")
+    assert r.racy_source is True and r.sound is None and not r.machine
+
+
+def test_remote_all_devices_operation_has_no_row():
+    with pytest.raises(hrf.UnsupportedFeature, match="no row for a remote load at scope all"):
+        compile_scheme(REFERENCE / "RSP_Test3.litmus", "rsp-new")
+
+
+def test_rsp_new_slides_all_device_rows_found_unsound_first_then_fixed():
+    # hrf's all-devices load row must invalidate L2 before L1 (else a stale
+    # value is fetched from L2 into L1 in between): RSP_Test5 is sound.
+    assert get("rsp-new").rows[("load", "all", False)].seq == ("LD", "INVL2 DV", "INVL1 WG")
+
+
+@pytest.mark.parametrize("name,model", [
+    ("004-fig5-same-wg", "hrf-direct"), ("002-fig5", "hrf-direct"),
+    ("004-fig6", "hrf-indirect"), ("002-fig3-one-device", "hrf-indirect"),
+])  # 004 Fig. 2 (11 s) and 002 Fig. 10 (70 s) are sound too: benchmarks/bench_machine.py
+def test_hrf_cache_implements_the_hrf_models(name, model):
+    # 004 sec. 3.2 / 4.1: the flush/invalidate implementation supports
+    # HRF-direct and, because a device-scope release flushes the whole L1,
+    # HRF-indirect's transitive chains (Fig. 6).
+    r = hrf.soundness(ROOT / f"litmus/hrf/{name}.litmus", "hrf-cache", model)
+    assert r.sound is True, r.to_text()
+
+
+def test_compile_prints_rows_with_their_source_lines():
+    p = compile_scheme(RSP / "corrupt-mp.litmus", "rsp-new")
+    text = p.format()
+    assert "LD r0 y" in text and "INVL1 WG" in text
+    assert hrf.parse_machine(text).format() == text.replace('"compiled with scheme rsp-new"\n', "")
+    src = [i.get("src") for i in p.threads[1].code]
+    assert any("load(y, acq, dev)" in (s or "") for s in src)
+
+
+def test_unknown_scheme_and_fences_are_clear_errors():
+    with pytest.raises(hrf.UnsupportedFeature, match="unknown scheme"):
+        compile_scheme(RSP / "corrupt-mp.litmus", "nope")
+    text = (RSP / "corrupt-mp.litmus").read_text().replace(
+        "*x = 42;", "*x = 42; atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_device);")
+    with pytest.raises(hrf.UnsupportedFeature, match="fences"):
+        compile_scheme(text, "rsp-new")
