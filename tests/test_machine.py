@@ -106,3 +106,18 @@ def test_bad_machine_programs_name_line_and_column(text, where, msg):
         parse_machine(text, "t.litmus")
     assert (e.value.line, e.value.column) == where
     assert msg in str(e.value)
+
+
+def test_cli_compile_explore_soundness(capsys):
+    from hrf.cli import main
+    rsp = ROOT / "litmus/rsp/corrupt-mp.litmus"
+    assert main(["compile", str(rsp), "--scheme", "rsp-old"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("GPU_MACHINE corrupt_MP") and "INVL1 WG" in out
+    assert main(["explore", str(CORRUPT), "--trace"]) == 0
+    assert "Trace to 1:r0=1; 1:r1=0;" in capsys.readouterr().out
+    assert main(["soundness", str(rsp), "--scheme", "rsp-old", "--writeback", "fifo"]) == 1
+    assert "UNSOUND" in capsys.readouterr().out
+    assert main(["soundness", str(rsp), "--scheme", "rsp-new", "--json"]) == 0
+    import json
+    assert json.loads(capsys.readouterr().out)["sound"] is True

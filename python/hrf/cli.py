@@ -117,6 +117,44 @@ def cmd_models(a) -> int:
     return 0
 
 
+def cmd_compile(a) -> int:
+    from .mappings import compile_scheme, get
+    if a.table:
+        print(get(a.scheme).table())
+        return 0
+    for f in a.files:
+        print(compile_scheme(f, a.scheme, unroll=a.unroll).format(), end="")
+    return 0
+
+
+def cmd_explore(a) -> int:
+    from .machine import explore
+    status = 0
+    for f in a.files:
+        for wb in a.writeback:
+            r = explore(f, writeback=wb, max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers,
+                        reduce=not a.literal)
+            print(r.to_text())
+            if a.trace:
+                for o, tr in zip(r.outcomes, r.traces):
+                    if not r.program.condition or r.holds[r.outcomes.index(o)]:
+                        print("Trace to " + " ".join(f"{k}={v};" for k, v in o.items()))
+                        print("\n".join("  " + s for s in tr))
+            status |= 0 if r.complete else 2
+    return status
+
+
+def cmd_soundness(a) -> int:
+    from .soundness import soundness
+    status = 0
+    for f in a.files:
+        r = soundness(f, a.scheme, a.model, writeback=a.writeback, limits=Limits(unroll=a.unroll),
+                      max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers)
+        print(json.dumps(r.to_json()) if a.json else r.to_text(), flush=True)
+        status |= {True: 0, False: 1, None: 0 if r.racy_source else 2}[r.sound]
+    return status
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="hrf", description="Scoped GPU memory models: check litmus tests.")
     p.add_argument("--version", action="version", version=f"hrf {__version__}")
@@ -171,10 +209,42 @@ def main(argv=None) -> int:
     c.add_argument("--max-seconds", type=float, default=None)
     c.set_defaults(func=cmd_compare)
 
+    def machine_args(p):
+        p.add_argument("--writeback", action="append", choices=["fifo", "any"], default=None,
+                       help="machine write-back policy (repeatable; default both)")
+        p.add_argument("--max-states", type=int, default=20_000_000)
+        p.add_argument("--max-seconds", type=float, default=None)
+        p.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
+
+    k = sub.add_parser("compile", help="compile a source test to the GPU machine with a scheme")
+    k.add_argument("files", nargs="*", help=".litmus files")
+    k.add_argument("--scheme", "-s", required=True, help="rsp-old, rsp-new-slides, rsp-new, hrf-cache")
+    k.add_argument("--table", action="store_true", help="print the scheme's rows and their sources")
+    k.add_argument("--unroll", type=int, default=2)
+    k.set_defaults(func=cmd_compile)
+
+    e = sub.add_parser("explore", help="explore every behaviour of a GPU_MACHINE test")
+    e.add_argument("files", nargs="+", help="GPU_MACHINE .litmus files")
+    machine_args(e)
+    e.add_argument("--trace", action="store_true", help="print a shortest trace to each outcome (satisfying the condition)")
+    e.add_argument("--literal", action="store_true", help="no state-space reduction (the reference machine)")
+    e.set_defaults(func=cmd_explore)
+
+    s = sub.add_parser("soundness", help="is a compilation scheme sound for tests? counterexamples with traces")
+    s.add_argument("files", nargs="+", help="source .litmus files")
+    s.add_argument("--scheme", "-s", required=True)
+    s.add_argument("--model", "-m", default=None, help="source model (default: the scheme's, e.g. opencl-rsp)")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--unroll", type=int, default=2)
+    machine_args(s)
+    s.set_defaults(func=cmd_soundness)
+
     m = sub.add_parser("models", help="list the models")
     m.set_defaults(func=cmd_models)
 
     a = p.parse_args(argv)
+    if getattr(a, "writeback", 0) is None:
+        a.writeback = ["fifo", "any"] if a.cmd == "soundness" else ["fifo"]
     try:
         return a.func(a)
     except BrokenPipeError:  # e.g. `hrf check ... | head`
