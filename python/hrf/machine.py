@@ -31,6 +31,9 @@ from typing import Optional
 
 from .errors import CoreError, LimitExceeded, LitmusSyntaxError, UnsupportedFeature
 from .litmus import ast as A
+from .litmus.columns import read_columns
+from .litmus.opencl import _apply_tree
+from .litmus.ptx import read_tail
 
 SCOPES = {"WG": "wg", "DV": "dev", "ALL": "all"}
 SCOPE_NAMES = {v: k for k, v in SCOPES.items()}
@@ -225,77 +228,28 @@ def instr_text(ins: dict, regs: list, locs: list, labels: dict) -> str:
 # ---------------------------------------------------------------- parsing GPU_MACHINE tests
 def parse_machine(text: str, path: Optional[str] = None) -> MachineProgram:
     """Parse a GPU_MACHINE litmus test; errors name file, line and column."""
-    lines = text.splitlines()
+    if not is_machine_text(text):
+        first = text.splitlines()[0] if text.strip() else None
+        raise LitmusSyntaxError("a machine test starts with 'GPU_MACHINE name'", path, 1, 1, first)
+    c = read_columns(text, path, r"\s*(scopetree|exists|forall|~|locations)")
+    lines, names, cells, name = c.lines, c.names, c.cells, c.name
 
     def fail(msg, line, col=1):
-        raise LitmusSyntaxError(msg, path, line, col, lines[line - 1] if 0 < line <= len(lines) else None)
+        c.fail(msg, path, line, col)
 
-    header = lines[0].split(None, 1) if lines else []
-    if not header or header[0].upper() not in ARCH_NAMES:
-        fail("a machine test starts with 'GPU_MACHINE name'", 1)
-    name = header[1].strip() if len(header) > 1 else ""
-    i = 1
-    while i < len(lines) and not lines[i].strip().startswith("{"):
-        i += 1
-    if i == len(lines):
-        fail("no init block '{ ... }'", len(lines))
-    start = i
-    block = []
-    while i < len(lines):
-        block.append(lines[i])
-        if "}" in lines[i]:
-            break
-        i += 1
-    body = "\n".join(block)
-    body = body[body.index("{") + 1:body.index("}")]
     locations: dict = {}
-    for item in body.split(";"):
+    for item in c.init_text.split(";"):
         s = item.strip()
         if not s:
             continue
         m = re.fullmatch(r"\[?(\w+)\]?\s*=\s*(-?\d+)", s)
         if not m:
-            fail(f"cannot read init item {s!r} (machine tests initialise locations: x=0;)",
-                 start + 1 + body[:body.find(item)].count("\n"))
+            fail(f"cannot read init item {s!r} (machine tests initialise locations: x=0;)", c.init_item_line(item))
         locations[m.group(1)] = int(m.group(2))
-    i += 1
-    while i < len(lines) and not lines[i].strip():
-        i += 1
-    if i == len(lines):
-        fail("no thread table", len(lines))
-    names = [h.strip() for h in lines[i].strip().rstrip(";").split("|")]
-    for k, n in enumerate(names):
-        if n != f"P{k}":
-            fail(f"thread columns must be P0, P1, ...; found {n!r}", i + 1)
-    cells: list = [[] for _ in names]
-    i += 1
-    while i < len(lines) and not re.match(r"\s*(scopetree|exists|forall|~|locations)", lines[i], re.I):
-        row = lines[i]
-        if row.strip():
-            parts = row.rstrip().rstrip(";").split("|")
-            if len(parts) > len(names):
-                fail(f"{len(parts)} cells in a table of {len(names)} threads", i + 1)
-            col = 1
-            for t, cell in enumerate(parts):
-                src = cell.strip()
-                if src:
-                    cells[t].append((src, i + 1, col + cell.index(src)))
-                col += len(cell) + 1
-        i += 1
-    # the tail (scope tree, condition): the PTX grammar's
-    from .litmus.ptx import _TailAst, _parser as _ptx_parser, _lark_error
-    from .litmus.opencl import _apply_tree
-    from lark.exceptions import UnexpectedInput
-    tail = "\n".join(lines[i:])
-    try:
-        items = _TailAst().transform(_ptx_parser().parse(tail, start="tail"))
-    except UnexpectedInput as e:
-        _lark_error(e, path, lines, i)
-    tree = next((x for x in items if isinstance(x, tuple) and x[0] == "tree"), None)
-    cond = next((x[1] for x in items if isinstance(x, tuple) and x[0] == "cond"), None)
+    tree, _, cond, _ = read_tail(lines, c.tail, path)
     placed = tuple(A.Thread(n, (), (), line=0) for n in names)
     if tree is not None:
-        placed = _apply_tree(placed, tree[1], path, text)
+        placed = _apply_tree(placed, tree, path, text)
     threads = []
     loc_names = list(locations)
     wg_ids: dict = {}

@@ -19,6 +19,7 @@ from lark.exceptions import UnexpectedInput, VisitError
 
 from ..errors import LitmusSyntaxError
 from . import ast as A
+from .columns import read_columns
 from .opencl import _apply_tree, _Err, _ToAst, lark_syntax_error
 
 CACHE_OPS = {"ca", "cg", "cs", "cv", "lu", "wb", "wt", "volatile"}
@@ -59,25 +60,27 @@ def _lark_error(e: UnexpectedInput, path, lines, line_offset, col_offset=0):
     raise lark_syntax_error(e, path, lines, line_offset, col_offset) from None
 
 
+def read_tail(lines: list, i: int, path) -> tuple:
+    """The tail of a column-format test from line index i: its scope tree
+    (or None), regions, condition (or None) and `locations` clause."""
+    try:
+        items = _TailAst().transform(_parser().parse("\n".join(lines[i:]), start="tail"))
+    except UnexpectedInput as e:
+        _lark_error(e, path, lines, i)
+    except VisitError as e:
+        if isinstance(e.orig_exc, _Err):
+            _err(e.orig_exc.msg, path, lines, (e.orig_exc.line or 1) + i, e.orig_exc.column or 1)
+        raise
+
+    def item(kind, default):
+        return next((x[1] for x in items if isinstance(x, tuple) and x[0] == kind), default)
+
+    return item("tree", None), dict(item("regions", [])), item("cond", None), item("locations", ())
+
+
 def parse_ptx(text: str, path: str | None = None) -> A.Test:
-    lines = text.splitlines()
-    header = lines[0].split(None, 1)
-    name = header[1].strip() if len(header) > 1 else ""
-    i = 1
-    # quoted doc lines and key=value lines before the init block
-    while i < len(lines) and not lines[i].strip().startswith("{"):
-        i += 1
-    if i == len(lines):
-        _err("no init block '{ ... }'", path, lines, len(lines), 1)
-    init_start = i
-    body = []
-    while i < len(lines):
-        body.append(lines[i])
-        if "}" in lines[i]:
-            break
-        i += 1
-    init_text = "\n".join(body)
-    init_text = init_text[init_text.index("{") + 1:init_text.index("}")]
+    c = read_columns(text, path, r"\s*(scopetree|exists|forall|~|locations|\w+\s*:\s*\w+)")
+    lines, name, init_text = c.lines, c.name, c.init_text
     pointers: dict = {}  # thread -> reg -> location
     inits: list = []
     reg_inits: list = []
@@ -99,58 +102,25 @@ def parse_ptx(text: str, path: str | None = None) -> A.Test:
         if m:
             inits.append(A.Init(m.group(1), int(m.group(2))))
             continue
-        line = init_start + 1 + init_text[: init_text.find(raw)].count("\n")
-        _err(f"cannot read init item {item!r}", path, lines, line, 1)
-    i += 1
-    # the column table: a row of thread names, then rows of cells
-    while i < len(lines) and not lines[i].strip():
-        i += 1
-    head = lines[i].strip().rstrip(";").split("|")
-    names = [h.strip() for h in head]
-    for k, n in enumerate(names):
-        if n != f"P{k}":
-            _err(f"thread columns must be P0, P1, ...; found {n!r}", path, lines, i + 1, 1)
+        _err(f"cannot read init item {item!r}", path, lines, c.init_item_line(raw), 1)
+    names = c.names
     bodies: list = [[] for _ in names]
-    i += 1
-    while i < len(lines) and not re.match(r"\s*(scopetree|exists|forall|~|locations|\w+\s*:\s*\w+)", lines[i], re.I):
-        row = lines[i]
-        if row.strip():
-            cells = row.rstrip().rstrip(";").split("|")
-            if len(cells) > len(names):
-                _err(f"{len(cells)} cells in a table of {len(names)} threads", path, lines, i + 1, 1)
-            col = 1
-            for t, cell in enumerate(cells):
-                src = cell.strip()
-                if src:
-                    try:
-                        tree = _parser().parse(src, start="instr")
-                    except UnexpectedInput as e:
-                        _lark_error(e, path, lines, i, col + cell.index(src) - 1)
-                    bodies[t].append(_instr(tree, t, pointers.get(t, {}), path, lines, i + 1,
-                                            col + cell.index(src)))
-                col += len(cell) + 1
-        i += 1
-    # the tail: scope tree, regions, condition
-    tail_text = "\n".join(lines[i:])
-    try:
-        items = _TailAst().transform(_parser().parse(tail_text, start="tail"))
-    except UnexpectedInput as e:
-        _lark_error(e, path, lines, i)
-    except VisitError as e:
-        if isinstance(e.orig_exc, _Err):
-            _err(e.orig_exc.msg, path, lines, (e.orig_exc.line or 1) + i, e.orig_exc.column or 1)
-        raise
-    tree = next((x for x in items if isinstance(x, tuple) and x[0] == "tree"), None)
-    regions = dict(next((x[1] for x in items if isinstance(x, tuple) and x[0] == "regions"), []))
-    cond = next((x[1] for x in items if isinstance(x, tuple) and x[0] == "cond"), None)
-    locs = next((x[1] for x in items if isinstance(x, tuple) and x[0] == "locations"), ())
+    for t, cells in enumerate(c.cells):
+        for src, line, col in cells:
+            try:
+                tree = _parser().parse(src, start="instr")
+            except UnexpectedInput as e:
+                _lark_error(e, path, lines, line - 1, col - 1)
+            bodies[t].append(_instr(tree, t, pointers.get(t, {}), path, lines, line, col))
+    i = c.tail
+    tree, regions, cond, locs = read_tail(lines, i, path)
     for loc, reg in regions.items():
         if reg not in REGION:
             _err(f"unknown region {reg!r} for {loc} (global or shared)", path, lines, i + 1, 1)
     params = tuple(A.Param(loc, REGION[r]) for loc, r in regions.items())
     threads = tuple(A.Thread(n, params, tuple(b), line=0) for n, b in zip(names, bodies))
     if tree is not None:
-        threads = _apply_tree(threads, tree[1], path, text)
+        threads = _apply_tree(threads, tree, path, text)
     return A.Test("GPU_PTX", name, threads, tuple(inits), tuple(reg_inits), cond, locs, path=path)
 
 
