@@ -251,7 +251,7 @@ def parse_machine(text: str, path: Optional[str] = None) -> MachineProgram:
     if tree is not None:
         placed = _apply_tree(placed, tree, path, text)
     threads = []
-    loc_names = list(locations)
+    loc_index = {n: k for k, n in enumerate(locations)}
     wg_ids: dict = {}
     for t, (n, th) in enumerate(zip(names, placed)):
         regs: list = []
@@ -269,7 +269,7 @@ def parse_machine(text: str, path: Optional[str] = None) -> MachineProgram:
                 if re.fullmatch(r"\w+:", src):
                     labels[src[:-1]] = len(code)
                     continue
-                ins = _instruction(src, reg, loc_names, locations)
+                ins = parse_instruction(src, reg, loc_index)
                 if "target" in ins:
                     fixups.append((ins, line, col))
                 ins["line"] = line
@@ -300,15 +300,17 @@ def parse_machine(text: str, path: Optional[str] = None) -> MachineProgram:
     return MachineProgram(name, locs, threads, observed, obs_ir, cond, cond_ir, path)
 
 
-def _instruction(src: str, reg, locs: list, locations: dict) -> dict:
+def parse_instruction(src: str, reg, loc_index: dict) -> dict:
+    """One instruction of the assembly; `reg` maps a register name to its
+    index, `loc_index` a location name to its. Raises ValueError."""
     parts = src.replace(",", " ").split()
     mn, args = parts[0], parts[1:]
     up = mn.upper()
 
     def loc(x):
-        if x not in locations:
+        if x not in loc_index:
             raise ValueError(f"{x!r} is not a location of the init block")
-        return locs.index(x)
+        return loc_index[x]
 
     def scope(s):
         if s.upper() not in SCOPES:
@@ -392,6 +394,12 @@ class MachineResult:
     condition_holds: Optional[bool]
     program: MachineProgram = field(repr=False, default=None)
 
+    def stuck_text(self) -> str:
+        """Where each unfinished thread waits in the first deadlock found."""
+        p = self.program
+        return "stuck: " + ", ".join(f"{p.threads[t].name} at {p.instruction_text(t, pc)}"
+                                     for t, pc in self.deadlock["waiting"])
+
     def trace_of(self, outcome: dict) -> list:
         return self.traces[self.outcomes.index(outcome)]
 
@@ -413,8 +421,7 @@ class MachineResult:
         if self.deadlocks:
             out.append(f"DEADLOCK: {self.deadlocks} states cannot finish; the first reached:")
             out += ["  " + s for s in self.deadlock["trace"]]
-            out.append("  then stuck: " + ", ".join(f"{p.threads[t].name} at {p.instruction_text(t, pc)}"
-                                                    for t, pc in self.deadlock["waiting"]))
+            out.append("  then " + self.stuck_text())
         for f in self.faults:
             out.append(f"FAULT: {f['message']}")
         if self.cut:
@@ -495,14 +502,10 @@ def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: O
 
 
 def parse_machine_file(path_or_text) -> MachineProgram:
+    """A GPU_MACHINE test from a path, or from its text."""
+    from .litmus import read_file
     s = str(path_or_text)
-    if "\n" not in s:
-        try:
-            with open(s) as f:
-                return parse_machine(f.read(), s)
-        except OSError as e:
-            raise LitmusSyntaxError(f"cannot read file: {e.strerror}", s) from None
-    return parse_machine(s)
+    return parse_machine(read_file(s), s) if "\n" not in s else parse_machine(s)
 
 
 def is_machine_text(text: str) -> bool:

@@ -104,9 +104,7 @@ def soundness(test, scheme: str = "rsp-new", model: Optional[str] = None, *,
             if tuple(sorted(o.items())) not in ok:
                 res.counterexamples.append(Counterexample("outcome", wb, o, tr))
         if r.deadlocks:
-            res.counterexamples.append(Counterexample("deadlock", wb, None, r.deadlock["trace"] + [
-                "stuck: " + ", ".join(f"{prog.threads[t_].name} at {prog.instruction_text(t_, pc)}"
-                                      for t_, pc in r.deadlock["waiting"])]))
+            res.counterexamples.append(Counterexample("deadlock", wb, None, r.deadlock["trace"] + [r.stuck_text()]))
         for f in r.faults:
             res.counterexamples.append(Counterexample("fault", wb, None, f["trace"] + [f["message"]]))
         if not r.complete:

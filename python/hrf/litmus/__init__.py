@@ -32,13 +32,16 @@ def parse_text(text: str, path: str | None = None) -> Test:
         path, line, 1, text.splitlines()[line - 1] if text.splitlines() else None)
 
 
-def parse_file(path) -> Test:
-    p = Path(path)
+def read_file(path) -> str:
+    """A test file's text; an unreadable file is a LitmusSyntaxError naming it."""
     try:
-        text = p.read_text()
+        return Path(path).read_text()
     except OSError as e:
-        raise LitmusSyntaxError(f"cannot read file: {e.strerror}", str(p)) from None
-    return parse_text(text, str(p))
+        raise LitmusSyntaxError(f"cannot read file: {e.strerror}", str(path)) from None
+
+
+def parse_file(path) -> Test:
+    return parse_text(read_file(path), str(path))
 
 
 def parse(path_or_text) -> Test:

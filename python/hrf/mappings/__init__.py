@@ -10,7 +10,7 @@ machine instructions (001 Table 1).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 from ..errors import UnsupportedFeature
@@ -31,15 +31,13 @@ class Scheme:
     model: str  # the source model soundness is checked against by default
     rows: dict  # (op, scope, remote) -> Row
     notes: str = ""
-    # On a machine with one device, all-devices scope is device scope.
-    all_as_dev_on_one_device: bool = True
-    extra: dict = field(default_factory=dict)
 
     def row(self, op: str, scope: str, remote: bool, ndev: int, where=None) -> Row:
-        # (Reading a remote all-devices operation as a plain one is unsound:
-        # it must still reach work-group-scope operations of other devices;
-        # hrf found that on RSP_Test3. No scheme has such rows.)
-        if scope == "all" and ndev == 1 and self.all_as_dev_on_one_device:
+        # On a machine with one device, all-devices scope is device scope.
+        # (On several, reading a remote all-devices operation as a plain one
+        # is unsound: it must still reach work-group-scope operations of
+        # other devices; hrf found that on RSP_Test3. No scheme has such rows.)
+        if scope == "all" and ndev == 1:
             scope = "dev"
         r = self.rows.get((op, scope, remote))
         if r is None:

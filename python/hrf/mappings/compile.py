@@ -12,7 +12,7 @@ from typing import Optional
 
 from ..errors import UnsupportedFeature
 from ..litmus import parse
-from ..machine import SCOPES, MachineProgram, MThread
+from ..machine import MachineProgram, MThread, parse_instruction
 from ..program import Compiled, compile_test
 from . import SCOPE_CLASS, get
 
@@ -24,18 +24,22 @@ def _classify(tags) -> tuple:
     return scope, "remote" in tags
 
 
-def _machine_instr(word: str, access: Optional[dict], loc: int) -> dict:
-    parts = word.split()
-    mn = parts[0]
-    if mn in _ACCESS:
-        return dict(access)
-    if mn in ("LK", "UNLK"):
-        return {"op": mn.lower(), "loc": loc}
-    if mn in ("LKrmw", "UNLKrmw"):
-        return {"op": mn.lower(), "scope": SCOPES[parts[1]]}
-    if mn[:3] in ("FLU", "INV"):
-        return {"op": mn[:3].lower(), "level": int(mn[4]), "scope": SCOPES[parts[1]]}
-    raise ValueError(f"unknown word {word!r} in a scheme row")
+def _no_registers(r):
+    raise ValueError("a scheme row names no register")
+
+
+def _machine_instr(word: str, access: dict, loc: int) -> dict:
+    """One word of a row: the access itself, or a machine instruction read
+    by the assembly parser (`x` in `LK x` is the accessed location)."""
+    if word in _ACCESS:
+        m = dict(access)
+        if word.startswith("RMWL"):
+            m["level"] = int(word[-1])
+        return m
+    m = parse_instruction(word, _no_registers, {"x": 0})
+    if "loc" in m:
+        m["loc"] = loc
+    return m
 
 
 def compile_scheme(test, scheme, *, unroll: int = 2, cas_writeback: bool = False,
@@ -87,8 +91,6 @@ def compile_scheme(test, scheme, *, unroll: int = 2, cas_writeback: bool = False
             row = sch.row(op, scope, remote, ndev, where)
             for word in row.seq:
                 m = _machine_instr(word, access, ins["loc"])
-                if word in ("RMWL1", "RMWL2"):
-                    m["level"] = int(word[-1])
                 m["src"] = f"line {tpl.line}: {tpl.text}"
                 code.append(m)
         newpc[len(th["code"])] = len(code)
