@@ -15,15 +15,25 @@ use model::{Compiled, ModelIr};
 use program::Program;
 use serde_json::json;
 
+/// A JSON document, named `what` in the error.
+fn from_json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, String> {
+    serde_json::from_str(text).map_err(|e| format!("{what}: {e}"))
+}
+
+/// Limits as JSON; empty text means the defaults.
+fn limits_from_json<T: serde::de::DeserializeOwned + Default>(text: &str) -> Result<T, String> {
+    if text.trim().is_empty() {
+        Ok(T::default())
+    } else {
+        from_json(text, "limits")
+    }
+}
+
 /// Parse the three JSON documents and check the program under the model.
 pub fn check_json(program: &str, model: &str, limits: &str) -> Result<CheckOut, String> {
-    let prog: Program = serde_json::from_str(program).map_err(|e| format!("program IR: {e}"))?;
-    let ir: ModelIr = serde_json::from_str(model).map_err(|e| format!("model IR: {e}"))?;
-    let limits: Limits = if limits.trim().is_empty() {
-        Limits::default()
-    } else {
-        serde_json::from_str(limits).map_err(|e| format!("limits: {e}"))?
-    };
+    let prog: Program = from_json(program, "program IR")?;
+    let ir: ModelIr = from_json(model, "model IR")?;
+    let limits: Limits = limits_from_json(limits)?;
     let compiled = Compiled::new(ir, &prog)?;
     enumerate::check(&prog, &compiled, &limits)
 }
@@ -50,12 +60,8 @@ pub fn check_json_safe(program: &str, model: &str, limits: &str) -> String {
 
 /// Explore a machine program (SPEC sec. 7) under the limits.
 pub fn explore_json(program: &str, limits: &str) -> Result<machine::ExploreOut, String> {
-    let prog: machine::MProgram = serde_json::from_str(program).map_err(|e| format!("machine program: {e}"))?;
-    let limits: machine::ExploreLimits = if limits.trim().is_empty() {
-        Default::default()
-    } else {
-        serde_json::from_str(limits).map_err(|e| format!("limits: {e}"))?
-    };
+    let prog: machine::MProgram = from_json(program, "machine program")?;
+    let limits: machine::ExploreLimits = limits_from_json(limits)?;
     let m = machine::Machine::new(prog)?;
     Ok(machine::explore(&m, &limits))
 }

@@ -468,6 +468,18 @@ fn trace(m: &Machine, store: &Store, i: u32, last: Option<u32>) -> Vec<Value> {
 pub fn describe_step(m: &Machine, s: &State, st: Step, next: &mut State) -> Value {
     let na = m.naddr;
     let loc = |a: usize| m.prog.locations[a].name.clone();
+    // The head of a fifo: a FLUSH marker, or an address written back if dirty.
+    let dequeue = |mut v: Value, head: u16, cache: &[super::state::Line]| {
+        let e = head as usize;
+        if e >= na {
+            v["flush"] = json!(e - na);
+        } else {
+            v["loc"] = json!(loc(e));
+            v["wrote"] = json!(cache[e].dirty());
+            v["val"] = json!(cache[e].val);
+        }
+        v
+    };
     match st {
         Step::Thread(t) => {
             let pc = s.pc[t] as usize;
@@ -489,24 +501,8 @@ pub fn describe_step(m: &Machine, s: &State, st: Step, next: &mut State) -> Valu
         }
         Step::FetchL1(w, a) => json!({"kind": "fetch_l1", "wg": w, "loc": loc(a), "val": s.l2[m.wg_dev[w] * na + a].val}),
         Step::FetchL2(d, a) => json!({"kind": "fetch_l2", "dev": d, "loc": loc(a), "val": s.mem[a]}),
-        Step::DequeueL1(w) => {
-            let e = s.l1_fifo[w][0] as usize;
-            if e >= na {
-                json!({"kind": "dequeue_l1", "wg": w, "flush": e - na})
-            } else {
-                let l = s.l1[w * na + e];
-                json!({"kind": "dequeue_l1", "wg": w, "loc": loc(e), "wrote": l.dirty(), "val": l.val})
-            }
-        }
-        Step::DequeueL2(d) => {
-            let e = s.l2_fifo[d][0] as usize;
-            if e >= na {
-                json!({"kind": "dequeue_l2", "dev": d, "flush": e - na})
-            } else {
-                let l = s.l2[d * na + e];
-                json!({"kind": "dequeue_l2", "dev": d, "loc": loc(e), "wrote": l.dirty(), "val": l.val})
-            }
-        }
+        Step::DequeueL1(w) => dequeue(json!({"kind": "dequeue_l1", "wg": w}), s.l1_fifo[w][0], &s.l1[w * na..]),
+        Step::DequeueL2(d) => dequeue(json!({"kind": "dequeue_l2", "dev": d}), s.l2_fifo[d][0], &s.l2[d * na..]),
         Step::WritebackL1(w, a) => json!({"kind": "writeback_l1", "wg": w, "loc": loc(a), "val": s.l1[w * na + a].val}),
         Step::WritebackL2(d, a) => json!({"kind": "writeback_l2", "dev": d, "loc": loc(a), "val": s.l2[d * na + a].val}),
         Step::EvictL1(w, a) => json!({"kind": "evict_l1", "wg": w, "loc": loc(a)}),

@@ -130,7 +130,7 @@ impl Machine {
     }
 
     fn validate(&self) -> Result<(), String> {
-        for (ti, t) in self.prog.threads.iter().enumerate() {
+        for t in &self.prog.threads {
             let len = t.code.len();
             for (pc, ins) in t.code.iter().enumerate() {
                 let at = || format!("{}, instruction {pc}", t.name);
@@ -172,7 +172,6 @@ impl Machine {
                     }
                 }
             }
-            let _ = ti;
         }
         for o in &self.prog.observed {
             match o {

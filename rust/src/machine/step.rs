@@ -179,14 +179,15 @@ impl Machine {
                 }
             }
             MInstr::Inv { level, scope } => {
-                let lines: Vec<usize> = if *level == 1 {
-                    self.wgs_in(*scope, w).flat_map(|v| v * na..(v + 1) * na).collect()
-                } else {
-                    self.devs_in(*scope, d).flat_map(|e| e * na..(e + 1) * na).collect()
+                let invalidate = |cache: &mut [Line], k: usize| {
+                    for l in &mut cache[k * na..(k + 1) * na] {
+                        l.st &= !VALID;
+                    }
                 };
-                let cache = if *level == 1 { &mut out.l1 } else { &mut out.l2 };
-                for i in lines {
-                    cache[i].st &= !VALID;
+                if *level == 1 {
+                    self.wgs_in(*scope, w).for_each(|v| invalidate(&mut out.l1, v));
+                } else {
+                    self.devs_in(*scope, d).for_each(|e| invalidate(&mut out.l2, e));
                 }
             }
             MInstr::Lk { loc } => {
@@ -328,22 +329,14 @@ impl Machine {
                 self.write_back_l2(out, d, a);
                 true
             }
-            Step::EvictL1(w, a) => {
-                let l = s.l1[w * na + a];
+            Step::EvictL1(k, a) | Step::EvictL2(k, a) => {
+                let l1 = matches!(step, Step::EvictL1(..));
+                let l = if l1 { s.l1[k * na + a] } else { s.l2[k * na + a] };
                 if !l.present() || l.dirty() {
                     return false;
                 }
                 out.clone_from(s);
-                out.l1[w * na + a] = Line::default();
-                true
-            }
-            Step::EvictL2(d, a) => {
-                let l = s.l2[d * na + a];
-                if !l.present() || l.dirty() {
-                    return false;
-                }
-                out.clone_from(s);
-                out.l2[d * na + a] = Line::default();
+                (if l1 { &mut out.l1 } else { &mut out.l2 })[k * na + a] = Line::default();
                 true
             }
         }
