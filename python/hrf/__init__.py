@@ -17,6 +17,7 @@ from .compare import compare
 from .soundness import soundness
 from .mappings import compile_scheme, schemes
 from .machine import explore, parse_machine
+from .isabelle import export_isabelle
 
 __version__ = "0.1.0"
 
@@ -32,6 +33,6 @@ def models() -> list[str]:
 
 __all__ = [
     "parse", "models", "check", "check_many", "generate", "compare", "Limits", "Result", "Test", "to_litmus",
-    "soundness", "compile_scheme", "schemes", "explore", "parse_machine",
+    "soundness", "compile_scheme", "schemes", "explore", "parse_machine", "export_isabelle",
     "HrfError", "LitmusSyntaxError", "UnsupportedFeature", "LimitExceeded", "CoreError",
 ]

@@ -155,6 +155,22 @@ def cmd_soundness(a) -> int:
     return status
 
 
+def cmd_export(a) -> int:
+    from .isabelle import export_isabelle
+    if not a.files and not a.scheme:
+        print("hrf export isabelle: give litmus tests (with --model) or --scheme", file=sys.stderr)
+        return 2
+    r = export_isabelle(a.files, a.model or ["sc"], a.out, schemes=a.scheme, max_executions=a.max_executions,
+                        limits=Limits(unroll=a.unroll, max_candidates=a.max_candidates, max_seconds=a.max_seconds))
+    for e in r.tests:
+        print(f"{e.path}: {e.exported} of {e.candidates} candidate executions"
+              + ("" if e.complete else " (enumeration cut short by a limit)"))
+    print(f"{r.out / 'ROOT'}: session of {len(r.theories)} theories (isabelle build -D {r.out})")
+    for n in r.notes:
+        print(f"hrf: note: {n}", file=sys.stderr)
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="hrf", description="Scoped GPU memory models: check litmus tests.")
     p.add_argument("--version", action="version", version=f"hrf {__version__}")
@@ -238,6 +254,18 @@ def main(argv=None) -> int:
     s.add_argument("--unroll", type=int, default=2)
     machine_args(s)
     s.set_defaults(func=cmd_soundness)
+
+    x = sub.add_parser("export", help="write Isabelle theories: executions, model definitions, mapping lemmas")
+    x.add_argument("format", choices=["isabelle"])
+    x.add_argument("files", nargs="*", help=".litmus files: one theory per test and model")
+    x.add_argument("--model", "-m", action="append", help="model (repeatable; default sc)")
+    x.add_argument("--scheme", "-s", action="append", help="also a theory per compilation scheme (repeatable)")
+    x.add_argument("--out", "-o", required=True, help="output folder (a session: base theories, ROOT)")
+    x.add_argument("--max-executions", type=int, default=64, help="executions per theory (default 64)")
+    x.add_argument("--unroll", type=int, default=2)
+    x.add_argument("--max-candidates", type=int, default=10_000_000)
+    x.add_argument("--max-seconds", type=float, default=None)
+    x.set_defaults(func=cmd_export)
 
     m = sub.add_parser("models", help="list the models")
     m.set_defaults(func=cmd_models)

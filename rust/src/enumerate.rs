@@ -70,6 +70,13 @@ pub struct ExecutionOut {
     pub rmw: Vec<(usize, usize)>,
     /// The model's shown relations (e.g. synchronisation), by name.
     pub shown: Vec<(String, Vec<(usize, usize)>)>,
+    /// Every flag this execution raises: (kind, check, witness events).
+    pub raised: Vec<(String, String, Vec<usize>)>,
+    /// Its outcome: the values of the test's observed registers and locations.
+    pub outcome: Vec<i64>,
+    /// Data and control dependencies (read -> dependent event).
+    pub data: Vec<(usize, usize)>,
+    pub ctrl: Vec<(usize, usize)>,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -504,18 +511,19 @@ impl<'a, 'b> Search<'a, 'b> {
             }
         }
         self.part.consistent += 1;
-        let mut flagged = false;
         let mut new_flags = Vec::new();
+        let mut raised = Vec::new();
         for ci in 0..checks.len() {
             if let Some(kind) = &checks[ci].flag {
                 if let Err(evs) = self.ev.check(ci, &self.dynm) {
-                    flagged = true;
                     if !self.part.flags.iter().any(|f| f.check == checks[ci].name) {
-                        new_flags.push((kind.clone(), checks[ci].name.clone(), evs));
+                        new_flags.push((kind.clone(), checks[ci].name.clone(), evs.clone()));
                     }
+                    raised.push((kind.clone(), checks[ci].name.clone(), evs));
                 }
             }
         }
+        let flagged = !raised.is_empty();
         let values = self.outcome();
         let pos = sh.prog.condition.eval(&values);
         if pos {
@@ -527,7 +535,14 @@ impl<'a, 'b> Search<'a, 'b> {
             self.part.flagged += 1;
         }
         let need_exec = !new_flags.is_empty() || !self.part.outcomes.contains_key(&values) || sh.limits.keep_all;
-        let exec = if need_exec { Some(self.execution_out()) } else { None };
+        let exec = if need_exec {
+            let mut e = self.execution_out();
+            e.raised = raised;
+            e.outcome = values.clone();
+            Some(e)
+        } else {
+            None
+        };
         for (kind, check, events) in new_flags {
             self.part.flags.push(FlagOut { kind, check, events, execution: exec.clone().unwrap() });
         }
@@ -589,7 +604,7 @@ impl<'a, 'b> Search<'a, 'b> {
         }
         let dynm = self.dynm.clone();
         let shown = self.ev.shown(&dynm);
-        ExecutionOut { events: es.events.clone(), rf: self.dynm.rf.pairs(), co, po, rmw: es.rmw.pairs(), shown }
+        ExecutionOut { events: es.events.clone(), rf: self.dynm.rf.pairs(), co, po, rmw: es.rmw.pairs(), shown, raised: Vec::new(), outcome: Vec::new(), data: es.data.pairs(), ctrl: es.ctrl.pairs() }
     }
 }
 

@@ -31,6 +31,9 @@ class Scheme:
     model: str  # the source model soundness is checked against by default
     rows: dict  # (op, scope, remote) -> Row
     notes: str = ""
+    # Corpus tests (paths from the repository root) on which `hrf soundness`
+    # finds the scheme unsound; tests/test_isabelle.py re-runs them.
+    refuted_by: tuple = ()
 
     def row(self, op: str, scope: str, remote: bool, ndev: int, where=None) -> Row:
         # On a machine with one device, all-devices scope is device scope.

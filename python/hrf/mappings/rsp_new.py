@@ -39,6 +39,7 @@ SLIDES = Scheme(
     description="the RSP talk's new scheme as transcribed in SPEC sec. 8",
     model="opencl-rsp",
     rows=dict(_ROWS),
+    refuted_by=("litmus/rsp/rmw-two-remote.litmus",),
 )
 
 # The repair (SPEC sec. 8's hypotheses, confirmed by hrf: see

@@ -10,6 +10,8 @@ SCHEME = Scheme(
     name="rsp-old",
     description="Orr et al.'s RSP implementation (SPEC sec. 8)",
     model="opencl-rsp",
+    refuted_by=("litmus/rsp/corrupt-mp.litmus", "litmus/rsp/mp-remote-acquire.litmus",
+                "litmus/rsp/rmw-two-remote.litmus"),
     rows={
         ("load", "na", False): Row(("LD",), f"{_SLIDE}, column na or WG; {_MEMALLOY}"),
         ("load", "wg", False): Row(("LD",), f"{_SLIDE}, column na or WG; {_MEMALLOY}"),

@@ -1,0 +1,526 @@
+"""Isabelle/HOL export (SPEC sec. 9): executions, model definitions and
+mapping lemmas as theories importing the base theories of
+`isabelle_export/` (copied into the output directory, so that it builds on
+its own as a session: `isabelle build -D DIR`).
+
+- One theory per test and model: every candidate execution hrf enumerated
+  (up to `max_executions`, the rest counted and named in the theory), each
+  as concrete finite sets, with a lemma for its consistency or
+  inconsistency and, when consistent, its race-freedom or racing pair,
+  proved `by eval` (finite, executable definitions).
+- SC, HRF-direct and HRF-indirect are the hand-written definitions of
+  `Hrf_Models.thy`; any other model without witness orders is translated
+  from hrf's DSL into a theory `Model_<name>` of its own.
+- One theory per scheme: its rows as data over `Hrf_Machine`, a lemma per
+  row (the row implements its source operation) and the scheme's soundness,
+  stated over `Hrf_Mapping` and left as stubs (`sorry`, marked so).
+"""
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional, Union
+
+from . import mappings as _mappings
+from .models import get as _get_model
+from .api import Limits, check_compiled, _limits
+from .dsl import Model
+from .errors import UnsupportedFeature
+from .litmus import parse
+from .litmus.printer import to_litmus
+from .program import compile_test
+
+BASE_DIR = Path(__file__).parent / "isabelle_export"
+BASE_THEORIES = ("Hrf_Execution", "Hrf_Models", "Hrf_Machine", "Hrf_Mapping")
+SESSION = "Hrf_Export"
+
+
+def safe_name(text: str, prefix: str = "T") -> str:
+    """An Isabelle identifier for `text`: letters, digits and single
+    underscores, starting with a letter (`prefix` is put in front of
+    anything else)."""
+    s = re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")
+    if not s or not s[0].isalpha():
+        s = f"{prefix}_{s}" if s else prefix
+    return s
+
+
+def _str(s: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9_]+", s):
+        raise UnsupportedFeature(f"cannot write {s!r} as an Isabelle string literal")
+    return f"''{s}''"
+
+
+def _set(items) -> str:
+    items = list(items)
+    return "{" + ", ".join(str(x) for x in items) + "}" if items else "{}"
+
+
+def _pairs(pairs) -> str:
+    return _set(f"({a}, {b})" for a, b in sorted(map(tuple, pairs)))
+
+
+def _text(s: str) -> str:
+    """A text block's body: no backslash (it would start a symbol, maybe a
+    closing cartouche) and no antiquotation."""
+    return s.replace("\\", "\\<backslash>").replace("@{", "@ {")
+
+
+def _arg(t: str) -> str:
+    """A term as a function argument: parenthesised unless atomic."""
+    if " " not in t:
+        return t
+    depth = 0
+    for i, ch in enumerate(t):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0:
+            return t if t[0] == "(" and i == len(t) - 1 else f"({t})"
+    return f"({t})"
+
+
+# ------------------------------------------------------------------ models
+@dataclass
+class ModelTheory:
+    """How a model appears in Isabelle: the theory defining it, its
+    consistency predicate, and one constant per flag check."""
+    theory: str
+    consistent: str
+    flags: dict  # check name -> (constant, kind)
+    text: Optional[str] = None  # the theory's text, for DSL-translated models
+
+
+# Hand-written in Hrf_Models.thy, next to the DSL files they mirror.
+_HANDWRITTEN = {
+    "sc": ModelTheory("Hrf_Models", "sc_consistent", {}),
+    "hrf-direct": ModelTheory("Hrf_Models", "hrf_direct_consistent",
+                              {"heterogeneous_race": ("hrf_direct_race", "empty")}),
+    "hrf-indirect": ModelTheory("Hrf_Models", "hrf_indirect_consistent",
+                                {"heterogeneous_race": ("hrf_indirect_race", "empty")}),
+}
+# The checks the hand-written definitions stand for (tests compare them with the DSL).
+HANDWRITTEN_CHECKS = {
+    "sc": {"sc": ("acyclic", "sc_order"), "atomicity": ("empty", "atomicity_violation")},
+    "hrf-direct": {"sc": ("acyclic", "sc_order"), "atomicity": ("empty", "atomicity_violation"),
+                   "heterogeneous_race": ("empty", "hrf_direct_race")},
+    "hrf-indirect": {"sc": ("acyclic", "sc_order"), "atomicity": ("empty", "atomicity_violation"),
+                     "heterogeneous_race": ("empty", "hrf_indirect_race")},
+}
+
+# DSL base relations -> Hrf_Execution constants (applied to the execution X).
+_BASES = {"po": "po", "rf": "rf", "co": "co", "fr": "fr", "rmw": "rmw", "loc": "loc",
+          "int": "int_r", "ext": "ext_r", "id": "id_r", "universal": "universal",
+          "data": "data", "ctrl": "ctrl", "addr": "addr"}
+_BINARY = {"set_union": "\\<union>", "set_inter": "\\<inter>", "set_diff": "-", "union": "\\<union>",
+           "inter": "\\<inter>", "diff": "-", "seq": "O", "prod": "\\<times>"}
+
+
+def model_theory(model: Union[str, Model]) -> ModelTheory:
+    """The Isabelle form of a model: the hand-written one for SC and HRF,
+    else a theory translated from the DSL (constants prefixed with the
+    model's name)."""
+    m = _get_model(model)
+    if m.name in _HANDWRITTEN:
+        return _HANDWRITTEN[m.name]
+    ir = m.ir()
+    if ir["orders"]:
+        raise UnsupportedFeature(
+            f"model {m.name}: its consistency quantifies over a witness order "
+            f"({', '.join(o['name'] for o in ir['orders'])}), which the core does not report; "
+            "Isabelle export covers models without witness orders")
+    nodes = ir["nodes"]
+    for d in nodes:
+        if d["op"] == "base" and d["name"] not in _BASES:
+            raise UnsupportedFeature(f"model {m.name}: base relation {d['name']} is not exported to Isabelle")
+    prefix = safe_name(m.name, "M").lower()
+    theory = f"Model_{safe_name(m.name, 'M')}"
+    # Free variables of each node (foreach binds its own).
+    fv: list = []
+    for d in nodes:
+        if d["op"] == "var":
+            fv.append({d["name"]})
+        elif d["op"] == "foreach":
+            fv.append(fv[d["body"]] - {d["var"]})
+        else:
+            fv.append(set().union(*(fv[d[k]] for k in ("a", "b") if k in d)))
+    uses = [0] * len(nodes)
+    for d in nodes:
+        for k in ("a", "b", "body"):
+            if k in d:
+                uses[d[k]] += 1
+    for c in ir["checks"]:
+        uses[c["node"]] += 1
+    leaf = {"tag", "base", "same_event_attr", "same_thread_attr", "var", "all_set", "empty_set"}
+    named = {i: f"{prefix}_n{i}" for i, d in enumerate(nodes)
+             if uses[i] >= 2 and not fv[i] and d["op"] not in leaf}
+    is_set = _set_nodes(nodes)
+
+    def term(i: int, top: bool = False) -> str:
+        if i in named and not top:
+            return f"{named[i]} X"
+        d = nodes[i]
+        op = d["op"]
+        if op == "tag":
+            return f"tag X {_str(d['name'])}"
+        if op == "base":
+            return f"{_BASES[d['name']]} X"
+        if op == "same_event_attr":
+            return f"same_attr X {_str(d['name'])}"
+        if op == "same_thread_attr":
+            return f"same_thread_attr X {_str(d['name'])}"
+        if op == "var":
+            return safe_name(d["name"], "V").upper()
+        if op == "all_set":
+            return "events X"
+        if op == "empty_set":
+            return "{}"
+        if op in _BINARY:
+            return f"({term(d['a'])} {_BINARY[op]} {term(d['b'])})"
+        if op == "domain":
+            return f"dom_of {_arg(term(d['a']))}"
+        if op == "range":
+            return f"ran_of {_arg(term(d['a']))}"
+        if op == "ident":
+            return f"Id_on {_arg(term(d['a']))}"
+        if op == "inv":
+            return f"conv {_arg(term(d['a']))}"
+        if op == "plus":
+            return f"({term(d['a'])})\\<^sup>+"
+        if op == "star":
+            return f"star X {_arg(term(d['a']))}"
+        if op == "opt":
+            return f"opt X {_arg(term(d['a']))}"
+        if op == "foreach":
+            v = safe_name(d["var"], "V").upper()
+            return f"foreach X {_str(d['attr'])} (\\<lambda>{v}. {term(d['body'])})"
+        raise UnsupportedFeature(f"model {m.name}: DSL operator {op} has no Isabelle form")
+
+    out = [f"(* Generated by hrf from python/hrf/models ({m.name}): the model's checks",
+           "   translated from hrf's relational DSL, one constant per shared",
+           "   subexpression and per check. *)",
+           f"theory {theory}", "  imports Hrf_Execution", "begin", ""]
+    doc = (m.doc or "").strip()
+    if doc:
+        out += [f"text \\<open>{_text(doc)}\\<close>", ""]
+    for i in sorted(named):
+        typ = "event set" if is_set[i] else "event rel"
+        out += [f"definition {named[i]} :: \"execution \\<Rightarrow> {typ}\" where",
+                f"  \"{named[i]} X = {term(i, top=True)}\"", ""]
+    flags, conj = {}, []
+    for c in ir["checks"]:
+        const = f"{prefix}_{safe_name(c['name'], 'c').lower()}"
+        out += [f"text \\<open>Check {c['name']} ({c['kind']}{', flag ' + c['flag'] if c['flag'] else ''}).\\<close>",
+                f"definition {const} :: \"execution \\<Rightarrow> event rel\" where",
+                f"  \"{const} X = {term(c['node'], top=True)}\"", ""]
+        if c["flag"]:
+            flags[c["name"]] = (const, c["kind"])
+        else:
+            conj.append(_holds(c["kind"], f"{const} X"))
+    consistent = f"{prefix}_consistent"
+    body = " \\<and> ".join(conj) if conj else "True"
+    out += [f"definition {consistent} :: \"execution \\<Rightarrow> bool\" where",
+            f"  \"{consistent} X \\<longleftrightarrow> {body}\"", "", "end", ""]
+    return ModelTheory(theory, consistent, flags, "\n".join(out))
+
+
+def _holds(kind: str, rel: str) -> str:
+    """The proposition that a check of `kind` holds of `rel`."""
+    return {"acyclic": f"acyclic ({rel})", "irreflexive": f"irrefl ({rel})", "empty": f"{rel} = {{}}"}[kind]
+
+
+def _set_nodes(nodes) -> list:
+    sets = {"tag", "var", "all_set", "empty_set", "set_union", "set_inter", "set_diff", "domain", "range"}
+    return [d["op"] in sets for d in nodes]
+
+
+# -------------------------------------------------------------- executions
+def _key(ex: dict) -> tuple:
+    evs = tuple((e["kind"], e["loc"], e["value"], e["thread"], e["template"]) for e in ex["events"])
+    return evs, tuple(sorted(map(tuple, ex["rf"]))), tuple(sorted(map(tuple, ex["co"])))
+
+
+def _event_tags(comp, e: dict) -> set:
+    """The tags the core gives an event (rust/src/model.rs, Node::Tag):
+    R/W/F from its kind, M for accesses, IW for initial writes, the rest
+    from its operation's template or, for an initial write, its location."""
+    tags = {e["kind"]}
+    if e["kind"] in ("R", "W"):
+        tags.add("M")
+    if e["template"] is None:
+        tags.add("IW")
+        tags.update(comp.ir["locations"][e["loc"]]["tags"])
+    else:
+        tags.update(comp.templates[e["template"]].tags)
+    return tags
+
+
+def execution_term(comp, ex: dict) -> str:
+    """An execution as a record value of Hrf_Execution's type `execution`."""
+    events = ex["events"]
+    ids = [e["id"] for e in events]
+    tags: dict = {}
+    attrs: dict = {}
+    for e in events:
+        for t in sorted(_event_tags(comp, e)):
+            tags.setdefault(t, []).append(e["id"])
+        if e["template"] is not None:
+            for k, v in sorted(comp.templates[e["template"]].attrs.items()):
+                attrs.setdefault(k, []).append((e["id"], v))
+    tattrs: dict = {}
+    for ti, th in enumerate(comp.ir["threads"]):
+        for k, v in sorted(th["attrs"].items()):
+            tattrs.setdefault(k, []).append((ti, v))
+
+    def assoc(pairs):
+        return "[" + ", ".join(f"({a}, {b})" for a, b in pairs) + "]"
+
+    def table(d, fmt):
+        return "[" + ",\n        ".join(f"({_str(k)}, {fmt(v)})" for k, v in sorted(d.items())) + "]"
+
+    return "\n".join([
+        "\\<lparr>",
+        f"    events = {_set(ids)},",
+        f"    thread_of = map_of {assoc((e['id'], e['thread']) for e in events if e['thread'] is not None)},",
+        f"    loc_of = map_of {assoc((e['id'], e['loc']) for e in events if e['loc'] is not None)},",
+        f"    tags = table {table(tags, _set)},",
+        f"    attr = attr_table {table(attrs, assoc)},",
+        f"    thread_attr = attr_table {table(tattrs, assoc)},",
+        f"    po_imm = {_pairs(ex['po'])},",
+        f"    co_imm = {_pairs(ex['co'])},",
+        f"    rf = {_pairs(ex['rf'])},",
+        f"    rmw = {_pairs(ex['rmw'])},",
+        f"    data = {_pairs(ex['data'])},",
+        f"    ctrl = {_pairs(ex['ctrl'])}\\<rparr>",
+    ])
+
+
+# ----------------------------------------------------------- test theories
+@dataclass
+class Exported:
+    """One theory written for a test and a model."""
+    theory: str
+    path: Path
+    candidates: int  # candidate executions the core enumerated
+    exported: int  # of which this theory holds
+    complete: bool  # whether the enumeration ran to its end
+
+
+def _describe(comp, ex: dict) -> str:
+    """Events, one per line, in source terms."""
+    lines = []
+    for e in ex["events"]:
+        loc = comp.locations[e["loc"]] if e["loc"] is not None else None
+        if e["template"] is None:
+            lines.append(f"  {e['id']}: init {loc} = {e['value']}")
+        else:
+            tp = comp.templates[e["template"]]
+            th = comp.test.threads[e["thread"]].name
+            what = f"{e['kind']} {loc} = {e['value']}" if loc is not None else e["kind"]
+            lines.append(f"  {e['id']}: {th} line {tp.line}: {tp.text} ({what})")
+    return "\n".join(lines)
+
+
+def _test_theory(test, model: Model, mt: ModelTheory, limits: Limits, max_executions: int) -> tuple:
+    comp = compile_test(test, limits.unroll, model.cas_writeback)
+    keep = Limits(**{**limits.__dict__, "keep_all": True})
+    verdict = check_compiled(comp, model, keep)
+    # Every candidate: the executions consistent under a model without axioms.
+    cands = check_compiled(comp, Model("candidates"), keep)
+    if verdict.error is not None:
+        raise verdict.error
+    if cands.error is not None:
+        raise cands.error
+    judged = {_key(ex): ex for ex in verdict.executions}
+
+    def outcome(ex):
+        return dict(zip(comp.observed, ex["outcome"]))
+
+    rows = []
+    for ex in cands.executions:
+        j = judged.get(_key(ex))
+        rows.append((ex, j))
+    # Order: consistent first (flagged ones first among them), then the rest.
+    rows.sort(key=lambda r: (r[1] is None, not (r[1] and r[1]["raised"])))
+    total = len(rows)
+    shown = rows[:max_executions]
+    theory = safe_name(f"{test.name}_{model.name}")
+    out = [f"(* Generated by hrf: test {test.name} under model {model.name}.",
+           "   Each execution is a concrete value; each lemma is a finite fact",
+           "   about it, proved by evaluation. That these are all the candidate",
+           "   executions of the program is hrf's enumeration, not proved here. *)",
+           f"theory {theory}", f"  imports {mt.theory}", "begin", ""]
+    out.append("text \\<open>" + _text(to_litmus(test).rstrip()) + "\\<close>")
+    out.append("")
+    observed = (f"Model {model.name}: condition {verdict.condition}: "
+                + ("undetermined (a limit cut the run short)" if verdict.condition_holds is None
+                   else ("Ok" if verdict.condition_holds else "No"))
+                + f"; observation {verdict.observation[0]} {verdict.observation[1]} {verdict.observation[2]}"
+                + ("; racy" if verdict.racy else ("; race-free" if verdict.racy is False else "")) + ".")
+    cover = f"{len(shown)} of {total} candidate executions are exported"
+    if len(shown) < total:
+        cover += f" (limit max_executions={max_executions}; consistent ones first)"
+    if not cands.complete:
+        cover += f"; the enumeration stopped early: {cands.limit['detail'] if cands.limit else 'limit'}"
+    out += [f"text \\<open>{_text(observed)} {_text(cover)}.\\<close>", ""]
+    for k, (ex, j) in enumerate(shown, 1):
+        name = f"ex{k}"
+        o = ", ".join(f"{a}={b}" for a, b in outcome(ex).items())
+        status = "consistent" if j is not None else "inconsistent"
+        out += [f"text \\<open>{name}: {status}; outcome {o}.", _text(_describe(comp, ex)) + "\\<close>",
+                f"definition {name} :: execution where", f"  \"{name} = {execution_term(comp, ex)}\"", ""]
+        if j is None:
+            out += [f"lemma {name}_inconsistent: \"\\<not> {mt.consistent} {name}\"", "  by eval", ""]
+            continue
+        out += [f"lemma {name}_consistent: \"{mt.consistent} {name}\"", "  by eval", ""]
+        raised = {check: evs for _, check, evs in j["raised"]}
+        for check, (const, kind) in mt.flags.items():
+            if check in raised:
+                evs = raised[check]
+                if kind == "empty" and len(evs) == 2:
+                    prop = f"({evs[0]}, {evs[1]}) \\<in> {const} {name}"
+                elif kind == "empty":
+                    prop = f"{const} {name} \\<noteq> {{}}"
+                else:
+                    prop = f"\\<not> ({_holds(kind, f'{const} {name}')})"
+                out += [f"lemma {name}_{safe_name(check).lower()}: \"{prop}\"", "  by eval", ""]
+            else:
+                out += [f"lemma {name}_no_{safe_name(check).lower()}: \"{_holds(kind, f'{const} {name}')}\"",
+                        "  by eval", ""]
+    out += ["end", ""]
+    return theory, "\n".join(out), total, len(shown), cands.complete
+
+
+# --------------------------------------------------------- scheme theories
+_SRC_OP = {"load": "Load", "store": "Store", "rmw": "FetchInc"}
+_SRC_SCOPE = {"na": "NonAtomic", "wg": "WorkGroup", "dev": "Device", "all": "AllDevices"}
+_ACCESS = {"LD": "LD r x", "ST": "ST r x", "RMWL1": "INCL1 r x", "RMWL2": "INCL2 r x"}
+_MSCOPE = {"WG": "WG", "DV": "DV", "ALL": "SYS"}
+
+
+def _instr(word: str) -> str:
+    """A row's instruction as a Hrf_Machine constructor term."""
+    if word in _ACCESS:
+        return _ACCESS[word]
+    parts = word.split()
+    if parts[0] in ("LK", "UNLK") and parts[1:] == ["x"]:
+        return f"{parts[0]} x"
+    if parts[0] in ("FLUL1", "FLUL2", "INVL1", "INVL2", "LKrmw", "UNLKrmw") and len(parts) == 2 \
+            and parts[1] in _MSCOPE:
+        return f"{parts[0]} {_MSCOPE[parts[1]]}"
+    raise UnsupportedFeature(f"row instruction {word!r} has no Isabelle form")
+
+
+def scheme_theory(scheme) -> tuple:
+    """(theory name, text) for a compilation scheme."""
+    s = _mappings.get(scheme)
+    c = safe_name(s.name, "S").lower()
+    theory = f"Scheme_{safe_name(s.name, 'S')}"
+    out = [f"(* Generated by hrf from python/hrf/mappings: scheme {s.name}.",
+           "   Its rows as data over Hrf_Machine; one lemma per row and the",
+           "   soundness of the scheme, stated over Hrf_Mapping. The proofs are",
+           "   not generated: every `sorry` below is a stub. *)",
+           f"theory {theory}", "  imports Hrf_Mapping", "begin", "",
+           f"text \\<open>{_text(s.description)} (default source model: {s.model}).\\<close>", ""]
+    rows = []
+    for (op, scope, remote), r in s.rows.items():
+        src = f"{_SRC_OP[op]} {_SRC_SCOPE[scope]} {'True' if remote else 'False'}"
+        seq = "[" + ", ".join(_instr(w) for w in r.seq) + "]"
+        rows.append((op, scope, remote, r, src, seq))
+    out += [f"definition {c}_rows :: \"(src_op \\<times> row) list\" where",
+            f"  \"{c}_rows = [",
+            ",\n".join(f"     ({src}, \\<lambda>r x. {seq})" for *_, src, seq in rows) + "]\"", "",
+            f"definition {c} :: scheme where", f"  \"{c} = map_of {c}_rows\"", "",
+            "context source_model", "begin", ""]
+    for op, scope, remote, r, src, seq in rows:
+        lemma = f"{c}_{op}_{scope}{'_remote' if remote else ''}"
+        out += [f"text \\<open>{op} {scope}{' remote' if remote else ''}: {'; '.join(r.seq)}. "
+                f"Source: {_text(r.source)}.\\<close>",
+                f"lemma {lemma}: \"row_implements {c} ({src})\"",
+                "  sorry \\<comment> \\<open>stub: proof not generated\\<close>", ""]
+    if s.refuted_by:
+        out += ["text \\<open>Not stated: hrf finds this scheme unsound against "
+                f"{_text(s.model)} (`hrf soundness`) on {_text(', '.join(s.refuted_by))}.\\<close>", ""]
+    else:
+        out += [f"theorem {c}_sound: \"sound {c}\"", "  sorry \\<comment> \\<open>stub: proof not generated\\<close>", ""]
+    out += ["end", "", "end", ""]
+    return theory, "\n".join(out)
+
+
+# ------------------------------------------------------------------ export
+@dataclass
+class ExportResult:
+    out: Path
+    theories: list = field(default_factory=list)  # every theory written (names)
+    tests: list = field(default_factory=list)  # Exported, one per test and model
+    notes: list = field(default_factory=list)  # what the reader should know (truncations)
+
+
+def _copy_base(out: Path) -> None:
+    for name in BASE_THEORIES:
+        shutil.copyfile(BASE_DIR / f"{name}.thy", out / f"{name}.thy")
+
+
+def write_root(out: Path, session: str = SESSION) -> Path:
+    """A ROOT file listing every theory in `out`, base theories first."""
+    present = sorted(p.stem for p in out.glob("*.thy"))
+    # What a theory imports comes first: base theories, then model theories.
+    order = [t for t in BASE_THEORIES if t in present] + \
+        sorted((t for t in present if t not in BASE_THEORIES), key=lambda t: (not t.startswith("Model_"), t))
+    text = "\n".join([f"session {session} = HOL +", "  options [document = false]", "  theories"]
+                     + [f"    {t}" for t in order]) + "\n"
+    p = out / "ROOT"
+    p.write_text(text)
+    return p
+
+
+def export_isabelle(tests: Union[None, str, Path, object, Iterable] = None, models: Union[str, Iterable] = "sc",
+                    out: Union[str, Path] = "isabelle_out", *, schemes: Union[None, str, Iterable] = None,
+                    max_executions: int = 64, limits: Optional[Limits] = None, **kw) -> ExportResult:
+    """Write Isabelle theories into `out`: the base theories, one theory per
+    test and model, one per scheme, and a ROOT file for the session.
+    Raises UnsupportedFeature for a model or row with no Isabelle form."""
+    limits = _limits(limits, kw)
+    if max_executions < 1:
+        raise ValueError("max_executions must be at least 1")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    res = ExportResult(out)
+    tests = [] if tests is None else ([tests] if isinstance(tests, (str, Path)) or not isinstance(tests, Iterable)
+                                      else list(tests))
+    models = [models] if isinstance(models, (str, Model)) else list(models)
+    schemes = [] if schemes is None else ([schemes] if isinstance(schemes, str) else list(schemes))
+    _copy_base(out)
+    res.theories += list(BASE_THEORIES)
+    for t in tests:
+        test = parse(t)
+        for mname in models:
+            m = _get_model(mname)
+            m.supports(test)
+            mt = model_theory(m)
+            if mt.text is not None:
+                (out / f"{mt.theory}.thy").write_text(mt.text)
+                if mt.theory not in res.theories:
+                    res.theories.append(mt.theory)
+            theory, text, total, shown, complete = _test_theory(test, m, mt, limits, max_executions)
+            if theory in res.theories:  # two tests of one name: number the later ones
+                k = 2
+                while f"{theory}_{k}" in res.theories:
+                    k += 1
+                text = re.sub(rf"^theory {theory}$", f"theory {theory}_{k}", text, count=1, flags=re.M)
+                theory = f"{theory}_{k}"
+            path = out / f"{theory}.thy"
+            path.write_text(text)
+            res.theories.append(theory)
+            res.tests.append(Exported(theory, path, total, shown, complete))
+            if shown < total:
+                res.notes.append(f"{theory}: {shown} of {total} candidate executions exported "
+                                 f"(max_executions={max_executions})")
+            if not complete:
+                res.notes.append(f"{theory}: the candidate enumeration hit a limit; more executions exist")
+    for s in schemes:
+        theory, text = scheme_theory(s)
+        (out / f"{theory}.thy").write_text(text)
+        res.theories.append(theory)
+    write_root(out)
+    return res

@@ -1,0 +1,143 @@
+(* hrf base theory: candidate executions as finite relations (SPEC sec. 4, 9).
+   Written by hand. Theories that hrf exports import it and give each
+   execution as a concrete value of type execution; every constant below is
+   executable, so finite facts about an execution are proved by eval. *)
+theory Hrf_Execution
+  imports Main
+begin
+
+type_synonym event = nat
+
+text \<open>A candidate execution, as hrf's core reports it (SPEC sec. 4):
+  the events; their thread (None for an initial write) and location (None
+  for a fence); the tags of their operation (R, W, M, F, IW, A, NA, memory
+  orders sc/acq/rel/acq_rel, scopes wi/sg/wg/dev/all, remote, regions
+  global/local, ...); the integer attributes of their operation (sinst, the
+  scope instance; bar, the barrier instance); the integer attributes of
+  threads (wi, sg, wg, dev: the work-item, sub-group, work-group and device
+  a thread belongs to); immediate program order and immediate coherence
+  order; reads-from; the read-modify-write pairs; and the data and control
+  dependencies (from a read to the events that depend on it).\<close>
+
+record execution =
+  events :: "event set"
+  thread_of :: "event \<Rightarrow> nat option"
+  loc_of :: "event \<Rightarrow> nat option"
+  tags :: "string \<Rightarrow> event set"
+  attr :: "string \<Rightarrow> event \<Rightarrow> int option"
+  thread_attr :: "string \<Rightarrow> nat \<Rightarrow> int option"
+  po_imm :: "event rel"
+  co_imm :: "event rel"
+  rf :: "event rel"
+  rmw :: "event rel"
+  data :: "event rel"
+  ctrl :: "event rel"
+
+section \<open>Tables: how exported theories write the attribute fields\<close>
+
+definition table :: "('k \<times> 'v set) list \<Rightarrow> 'k \<Rightarrow> 'v set" where
+  "table kvs k = (case map_of kvs k of None \<Rightarrow> {} | Some s \<Rightarrow> s)"
+
+definition attr_table :: "('k \<times> ('a \<times> 'b) list) list \<Rightarrow> 'k \<Rightarrow> 'a \<Rightarrow> 'b option" where
+  "attr_table kvs k = (case map_of kvs k of None \<Rightarrow> Map.empty | Some m \<Rightarrow> map_of m)"
+
+section \<open>Relational operators, over the events of an execution\<close>
+
+definition pairs_where :: "execution \<Rightarrow> (event \<Rightarrow> event \<Rightarrow> bool) \<Rightarrow> event rel" where
+  "pairs_where X P = Set.filter (\<lambda>(a, b). P a b) (events X \<times> events X)"
+
+text \<open>The inverse r^-1, written with an image so that it is executable.\<close>
+definition conv :: "'a rel \<Rightarrow> 'a rel" where
+  "conv r = prod.swap ` r"
+
+lemma conv_is_converse: "conv r = r\<inverse>"
+  by (auto simp: conv_def)
+
+text \<open>r* and r? are reflexive on the events of the execution (as in herd).\<close>
+definition star :: "execution \<Rightarrow> event rel \<Rightarrow> event rel" where
+  "star X r = r\<^sup>+ \<union> Id_on (events X)"
+
+definition opt :: "execution \<Rightarrow> event rel \<Rightarrow> event rel" where
+  "opt X r = r \<union> Id_on (events X)"
+
+definition dom_of :: "'a rel \<Rightarrow> 'a set" where
+  "dom_of r = fst ` r"
+
+definition ran_of :: "'a rel \<Rightarrow> 'a set" where
+  "ran_of r = snd ` r"
+
+section \<open>Sets and relations every model reads\<close>
+
+definition tag :: "execution \<Rightarrow> string \<Rightarrow> event set" where
+  "tag X t = tags X t"
+
+definition universal :: "execution \<Rightarrow> event rel" where
+  "universal X = events X \<times> events X"
+
+text \<open>Address dependencies: none (hrf's litmus tests hold no pointers).\<close>
+definition addr :: "execution \<Rightarrow> event rel" where
+  "addr X = {}"
+
+definition id_r :: "execution \<Rightarrow> event rel" where
+  "id_r X = Id_on (events X)"
+
+text \<open>Program order and coherence order: the core reports their immediate
+  edges; both are strict partial orders, hence the transitive closures.\<close>
+definition po :: "execution \<Rightarrow> event rel" where
+  "po X = (po_imm X)\<^sup>+"
+
+definition co :: "execution \<Rightarrow> event rel" where
+  "co X = (co_imm X)\<^sup>+"
+
+text \<open>From-reads: fr = rf^-1; co (herd; reads of the initial value included).\<close>
+definition fr :: "execution \<Rightarrow> event rel" where
+  "fr X = conv (rf X) O co X"
+
+text \<open>Same location (reflexive on accesses), same thread (reflexive on
+  thread events), different threads.\<close>
+definition loc :: "execution \<Rightarrow> event rel" where
+  "loc X = pairs_where X (\<lambda>a b. loc_of X a \<noteq> None \<and> loc_of X a = loc_of X b)"
+
+definition int_r :: "execution \<Rightarrow> event rel" where
+  "int_r X = pairs_where X (\<lambda>a b. thread_of X a \<noteq> None \<and> thread_of X a = thread_of X b)"
+
+definition ext_r :: "execution \<Rightarrow> event rel" where
+  "ext_r X = pairs_where X (\<lambda>a b. thread_of X a \<noteq> None \<and> thread_of X b \<noteq> None) - int_r X"
+
+text \<open>Pairs of events whose operations agree on an attribute (e.g. the same
+  scope instance), and pairs of thread events whose threads agree on a
+  thread attribute (e.g. the same work-group).\<close>
+definition same_attr :: "execution \<Rightarrow> string \<Rightarrow> event rel" where
+  "same_attr X a = pairs_where X (\<lambda>e f. attr X a e \<noteq> None \<and> attr X a e = attr X a f)"
+
+definition same_thread_attr :: "execution \<Rightarrow> string \<Rightarrow> event rel" where
+  "same_thread_attr X a = pairs_where X (\<lambda>e f.
+     (case (thread_of X e, thread_of X f) of
+        (Some t, Some u) \<Rightarrow> thread_attr X a t \<noteq> None \<and> thread_attr X a t = thread_attr X a u
+      | _ \<Rightarrow> False))"
+
+text \<open>The classes of events sharing a value of an attribute (e.g. one class
+  per scope instance), and the union of a relation built for each class:
+  HRF-direct's union over scopes (004 sidebar "Formal Definition of
+  HRF-direct").\<close>
+definition attr_classes :: "execution \<Rightarrow> string \<Rightarrow> event set set" where
+  "attr_classes X a = (\<lambda>e. Set.filter (\<lambda>f. attr X a f = attr X a e) (events X))
+                   ` Set.filter (\<lambda>e. attr X a e \<noteq> None) (events X)"
+
+definition foreach :: "execution \<Rightarrow> string \<Rightarrow> (event set \<Rightarrow> event rel) \<Rightarrow> event rel" where
+  "foreach X a body = \<Union> (body ` attr_classes X a)"
+
+section \<open>Named event sets (hrf's tags)\<close>
+
+definition reads :: "execution \<Rightarrow> event set" where "reads X = tag X ''R''"
+definition writes :: "execution \<Rightarrow> event set" where "writes X = tag X ''W''"
+definition accesses :: "execution \<Rightarrow> event set" where "accesses X = tag X ''M''"
+definition init_writes :: "execution \<Rightarrow> event set" where "init_writes X = tag X ''IW''"
+definition atomics :: "execution \<Rightarrow> event set" where "atomics X = tag X ''A''"
+definition ordinary :: "execution \<Rightarrow> event set" where "ordinary X = tag X ''NA''"
+
+text \<open>Thread events: every event but the initial writes.\<close>
+definition thread_events :: "execution \<Rightarrow> event set" where
+  "thread_events X = events X - init_writes X"
+
+end
