@@ -50,38 +50,12 @@ def tokenize(src: str) -> list:
         elif c.isspace():
             i += 1
         elif src.startswith("(*", i):
-            j, depth = i, 0
-            while True:
-                if j >= len(src):
-                    raise ReadError(f"line {line}: unterminated comment")
-                if src.startswith("(*", j):
-                    depth += 1
-                    j += 2
-                elif src.startswith("*)", j):
-                    depth -= 1
-                    j += 2
-                    if depth == 0:
-                        break
-                else:
-                    j += 1
+            j = _nested_end(src, i, "(*", "*)", line)
             out.append(Token("comment", src[i:j], line))
             line += src[i:j].count("\n")
             i = j
         elif src.startswith("\\<open>", i):
-            j, depth = i, 0
-            while True:
-                if j >= len(src):
-                    raise ReadError(f"line {line}: unterminated cartouche")
-                if src.startswith("\\<open>", j):
-                    depth += 1
-                    j += 7
-                elif src.startswith("\\<close>", j):
-                    depth -= 1
-                    j += 8
-                    if depth == 0:
-                        break
-                else:
-                    j += 1
+            j = _nested_end(src, i, "\\<open>", "\\<close>", line)
             out.append(Token("cartouche", src[i + 7:j - 8], line))
             line += src[i:j].count("\n")
             i = j
@@ -106,6 +80,23 @@ def tokenize(src: str) -> list:
             out.append(Token("sym", c, line))
             i += 1
     return out
+
+
+def _nested_end(src: str, i: int, opening: str, closing: str, line: int) -> int:
+    """The end of the nested block (comment or cartouche) opened at i."""
+    j, depth = i, 0
+    while j < len(src):
+        if src.startswith(opening, j):
+            depth += 1
+            j += len(opening)
+        elif src.startswith(closing, j):
+            depth -= 1
+            j += len(closing)
+            if depth == 0:
+                return j
+        else:
+            j += 1
+    raise ReadError(f"line {line}: unterminated {opening}")
 
 
 def inner_tokens(s: str) -> list:
