@@ -39,6 +39,26 @@ def test_rows_match_single_checks():
     assert m["checked"] == 14 and m["racy"] == 5 and m["error"] == 0
 
 
+def test_witness_free_runs_decide_the_same():
+    # `witnesses=False` (what bulk runs) skips building executions; every
+    # verdict, outcome, count and flag kind must be the default run's.
+    tests = hrf.generate(count=300, seed=7, max_edges=4, max_threads=3, remote=True)
+    models = ["hrf-direct", "hrf-indirect", "opencl-rsp"]
+    full = list(hrf.check_many(tests, models, workers=2))
+    lean = list(hrf.check_many(tests, models, workers=2, limits=hrf.Limits(witnesses=False)))
+    assert len(full) == len(lean) == 3 * len(tests)
+    for a, b in zip(full, lean):
+        assert (a.name, a.model, a.condition_holds, a.racy, a.outcomes, a.observation, a.consistent,
+                a.candidates, a.flagged_executions) == \
+               (b.name, b.model, b.condition_holds, b.racy, b.outcomes, b.observation, b.consistent,
+                b.candidates, b.flagged_executions)
+        assert [f["kind"] for f in a.flags] == [f["kind"] for f in b.flags]
+        assert all(f["events"] is None for f in b.flags) and all(st[4] is None for st in b.states)
+    racy = next(b for b in lean if b.racy)
+    with pytest.raises(hrf.HrfError, match="witnesses=False"):
+        racy.to_dot()
+
+
 def test_limits_reported_as_incomplete():
     out = io.StringIO()
     summary = bulk.run([str(REFERENCE / "rsp" / "RSP_Test8.litmus")], ["opencl-rsp"], out=out,

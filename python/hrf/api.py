@@ -27,6 +27,9 @@ class Limits:
     unroll: int = 2  # loop iterations before a path is cut
     reference: bool = False  # slow reference enumerator (no pruning)
     keep_all: bool = False  # keep every consistent execution
+    # A witness execution per outcome and per flag; off for verdict-only bulk
+    # runs (then flags carry their kind and check but no events).
+    witnesses: bool = True
 
     def core_json(self) -> str:
         d = asdict(self)
@@ -167,7 +170,10 @@ class Result:
         """Graphviz DOT of an execution: the first flagged one by default,
         else the witness of the first outcome."""
         from .graph import execution_dot
-        return execution_dot(self, execution or (self.flags[0]["execution"] if self.flags else self.witness()))
+        execution = execution or (self.flags[0]["execution"] if self.flags else self.witness())
+        if execution is None:
+            raise HrfError(f"{self.name}: no witness execution to draw (checked with witnesses=False)")
+        return execution_dot(self, execution)
 
     def render(self, path, execution: Optional[dict] = None) -> None:
         """Write the execution graph to `path`: .dot as text, any other
@@ -220,7 +226,8 @@ def _build_result(raw: str, comp: Compiled, model: Model) -> Result:
         r.states.append((values, o["count"], o["positive"], o["flagged"], o["witness"]))
         r.outcomes.append(values)
     r.flags = [{"kind": f["kind"], "check": f["check"],
-                "events": [r.describe_event(f["execution"]["events"][i]) for i in f["events"]],
+                "events": None if f["execution"] is None
+                else [r.describe_event(f["execution"]["events"][i]) for i in f["events"]],
                 "execution": f["execution"]} for f in out["flags"]]
     r.executions = out["executions"]
     pos, neg = out["positive"], out["negative"]

@@ -10,7 +10,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Optional, TextIO
 
@@ -130,6 +130,8 @@ def run(paths: list[str], models: list[str], out: Optional[TextIO] = None, fmt: 
     if writer is not None:
         writer.writeheader()
     chunk = chunk or max(32, 8 * (workers or os.cpu_count() or 1))
+    # Rows hold verdicts, not executions: the core builds and sends none.
+    limits = replace(limits or Limits(), witnesses=False)
     try:
         for r in check_many(paths, models, workers=workers, limits=limits, chunk=chunk):
             summary.add(r)

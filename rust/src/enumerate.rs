@@ -35,6 +35,14 @@ pub struct Limits {
     /// Keep every consistent execution (for export and tests), not one per outcome.
     #[serde(default)]
     pub keep_all: bool,
+    /// Report a witness execution per outcome and per flag (off for bulk
+    /// runs that need verdicts only: no execution is built or sent).
+    #[serde(default = "default_witnesses")]
+    pub witnesses: bool,
+}
+
+fn default_witnesses() -> bool {
+    true
 }
 
 fn default_max_candidates() -> u64 {
@@ -56,6 +64,7 @@ impl Default for Limits {
             max_values: default_max_values(),
             reference: false,
             keep_all: false,
+            witnesses: true,
         }
     }
 }
@@ -84,7 +93,7 @@ pub struct FlagOut {
     pub kind: String,
     pub check: String,
     pub events: Vec<usize>,
-    pub execution: ExecutionOut,
+    pub execution: Option<ExecutionOut>,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -93,7 +102,7 @@ pub struct OutcomeOut {
     pub count: u64,
     pub positive: bool,
     pub flagged: u64,
-    pub witness: ExecutionOut,
+    pub witness: Option<ExecutionOut>,
 }
 
 #[derive(Serialize, Clone, Debug, Default)]
@@ -123,7 +132,7 @@ pub struct CheckOut {
 /// that witnesses do not depend on scheduling.
 #[derive(Default)]
 struct Partial {
-    outcomes: BTreeMap<Vec<i64>, (u64, bool, u64, ExecutionOut)>,
+    outcomes: BTreeMap<Vec<i64>, (u64, bool, u64, Option<ExecutionOut>)>,
     order: Vec<Vec<i64>>,
     positive: u64,
     negative: u64,
@@ -534,7 +543,8 @@ impl<'a, 'b> Search<'a, 'b> {
         if flagged {
             self.part.flagged += 1;
         }
-        let need_exec = !new_flags.is_empty() || !self.part.outcomes.contains_key(&values) || sh.limits.keep_all;
+        let need_exec = (sh.limits.witnesses && (!new_flags.is_empty() || !self.part.outcomes.contains_key(&values)))
+            || sh.limits.keep_all;
         let exec = if need_exec {
             let mut e = self.execution_out();
             e.raised = raised;
@@ -544,7 +554,7 @@ impl<'a, 'b> Search<'a, 'b> {
             None
         };
         for (kind, check, events) in new_flags {
-            self.part.flags.push(FlagOut { kind, check, events, execution: exec.clone().unwrap() });
+            self.part.flags.push(FlagOut { kind, check, events, execution: exec.clone() });
         }
         if sh.limits.keep_all {
             self.part.executions.push(exec.clone().unwrap());
@@ -556,7 +566,7 @@ impl<'a, 'b> Search<'a, 'b> {
             }
             None => {
                 self.part.order.push(values.clone());
-                self.part.outcomes.insert(values, (1, pos, flagged as u64, exec.unwrap()));
+                self.part.outcomes.insert(values, (1, pos, flagged as u64, exec));
             }
         }
         Ok(true)
