@@ -15,7 +15,7 @@ import pytest
 import hrf
 from hrf.api import Limits
 from hrf.dsl import Model
-from hrf.isabelle import HANDWRITTEN_CHECKS, export_isabelle, model_theory, safe_name, scheme_theory
+from hrf.isabelle import HANDWRITTEN, export_isabelle, model_theory, safe_name, scheme_theory
 from hrf.mappings import get, schemes
 from isabelle_reader import ReadError, check_session, read_theory
 
@@ -133,7 +133,7 @@ def test_truncation_is_reported_not_silent(tmp_path):
 
 
 def test_handwritten_models_stand_for_the_dsl_checks():
-    for name, checks in HANDWRITTEN_CHECKS.items():
+    for name, (_, checks) in HANDWRITTEN.items():
         from hrf.models import get as model
         dsl = {c.name: c.kind for c in model(name).checks}
         assert dsl == {k: kind for k, (kind, _) in checks.items()}

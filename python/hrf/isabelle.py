@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Optional, Union
 
@@ -91,21 +91,14 @@ class ModelTheory:
     text: Optional[str] = None  # the theory's text, for DSL-translated models
 
 
-# Hand-written in Hrf_Models.thy, next to the DSL files they mirror.
-_HANDWRITTEN = {
-    "sc": ModelTheory("Hrf_Models", "sc_consistent", {}),
-    "hrf-direct": ModelTheory("Hrf_Models", "hrf_direct_consistent",
-                              {"heterogeneous_race": ("hrf_direct_race", "empty")}),
-    "hrf-indirect": ModelTheory("Hrf_Models", "hrf_indirect_consistent",
-                                {"heterogeneous_race": ("hrf_indirect_race", "empty")}),
-}
-# The checks the hand-written definitions stand for (tests compare them with the DSL).
-HANDWRITTEN_CHECKS = {
-    "sc": {"sc": ("acyclic", "sc_order"), "atomicity": ("empty", "atomicity_violation")},
-    "hrf-direct": {"sc": ("acyclic", "sc_order"), "atomicity": ("empty", "atomicity_violation"),
-                   "heterogeneous_race": ("empty", "hrf_direct_race")},
-    "hrf-indirect": {"sc": ("acyclic", "sc_order"), "atomicity": ("empty", "atomicity_violation"),
-                     "heterogeneous_race": ("empty", "hrf_indirect_race")},
+# Hand-written in Hrf_Models.thy, next to the DSL files they mirror: the
+# consistency predicate and, per DSL check, its kind and the constant
+# that stands for its relation (tests compare these with the DSL).
+_SC_CHECKS = {"sc": ("acyclic", "sc_order"), "atomicity": ("empty", "atomicity_violation")}
+HANDWRITTEN = {
+    "sc": ("sc_consistent", _SC_CHECKS),
+    "hrf-direct": ("hrf_direct_consistent", {**_SC_CHECKS, "heterogeneous_race": ("empty", "hrf_direct_race")}),
+    "hrf-indirect": ("hrf_indirect_consistent", {**_SC_CHECKS, "heterogeneous_race": ("empty", "hrf_indirect_race")}),
 }
 
 # DSL base relations -> Hrf_Execution constants (applied to the execution X).
@@ -121,8 +114,10 @@ def model_theory(model: Union[str, Model]) -> ModelTheory:
     else a theory translated from the DSL (constants prefixed with the
     model's name)."""
     m = _get_model(model)
-    if m.name in _HANDWRITTEN:
-        return _HANDWRITTEN[m.name]
+    if m.name in HANDWRITTEN:
+        consistent, checks = HANDWRITTEN[m.name]
+        flags = {c.name: (checks[c.name][1], checks[c.name][0]) for c in m.checks if c.flag}
+        return ModelTheory("Hrf_Models", consistent, flags)
     ir = m.ir()
     if ir["orders"]:
         raise UnsupportedFeature(
@@ -323,7 +318,7 @@ def _describe(comp, ex: dict) -> str:
 
 def _test_theory(test, model: Model, mt: ModelTheory, limits: Limits, max_executions: int) -> tuple:
     comp = compile_test(test, limits.unroll, model.cas_writeback)
-    keep = Limits(**{**limits.__dict__, "keep_all": True})
+    keep = replace(limits, keep_all=True)
     verdict = check_compiled(comp, model, keep)
     # Every candidate: the executions consistent under a model without axioms.
     cands = check_compiled(comp, Model("candidates"), keep)

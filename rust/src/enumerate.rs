@@ -520,19 +520,20 @@ impl<'a, 'b> Search<'a, 'b> {
             }
         }
         self.part.consistent += 1;
-        let mut new_flags = Vec::new();
-        let mut raised = Vec::new();
+        // The flag checks this execution fails, with their witness events.
+        let mut raised: Vec<(usize, Vec<usize>)> = Vec::new();
         for ci in 0..checks.len() {
-            if let Some(kind) = &checks[ci].flag {
+            if checks[ci].flag.is_some() {
                 if let Err(evs) = self.ev.check(ci, &self.dynm) {
-                    if !self.part.flags.iter().any(|f| f.check == checks[ci].name) {
-                        new_flags.push((kind.clone(), checks[ci].name.clone(), evs.clone()));
-                    }
-                    raised.push((kind.clone(), checks[ci].name.clone(), evs));
+                    raised.push((ci, evs));
                 }
             }
         }
         let flagged = !raised.is_empty();
+        let new_flags: Vec<usize> = (0..raised.len())
+            .filter(|&k| !self.part.flags.iter().any(|f| f.check == checks[raised[k].0].name))
+            .collect();
+        let named = |ci: usize| (checks[ci].flag.clone().unwrap_or_default(), checks[ci].name.clone());
         let values = self.outcome();
         let pos = sh.prog.condition.eval(&values);
         if pos {
@@ -547,14 +548,21 @@ impl<'a, 'b> Search<'a, 'b> {
             || sh.limits.keep_all;
         let exec = if need_exec {
             let mut e = self.execution_out();
-            e.raised = raised;
+            e.raised = raised
+                .iter()
+                .map(|(ci, evs)| {
+                    let (kind, check) = named(*ci);
+                    (kind, check, evs.clone())
+                })
+                .collect();
             e.outcome = values.clone();
             Some(e)
         } else {
             None
         };
-        for (kind, check, events) in new_flags {
-            self.part.flags.push(FlagOut { kind, check, events, execution: exec.clone() });
+        for k in new_flags {
+            let (kind, check) = named(raised[k].0);
+            self.part.flags.push(FlagOut { kind, check, events: raised[k].1.clone(), execution: exec.clone() });
         }
         if sh.limits.keep_all {
             self.part.executions.push(exec.clone().unwrap());

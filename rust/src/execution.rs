@@ -1,7 +1,7 @@
 //! Events, per-thread control paths, and one candidate execution
 //! (SPEC sec. 4).
 
-use crate::program::{Instr, Kind, Program, RmwOp};
+use crate::program::{Instr, Kind, Program};
 use crate::relation::{bits, EventSet, Relation};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -88,22 +88,7 @@ pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize) -
                         let mut e2 = evs.clone();
                         let mut t2 = taint.clone();
                         let me = bit(e2.len());
-                        let new = match rmw {
-                            RmwOp::Add => Some(v.wrapping_add(operand)),
-                            RmwOp::Sub => Some(v.wrapping_sub(operand)),
-                            RmwOp::And => Some(v & operand),
-                            RmwOp::Or => Some(v | operand),
-                            RmwOp::Xor => Some(v ^ operand),
-                            RmwOp::Exch => Some(operand),
-                            RmwOp::Cas | RmwOp::CasOld => {
-                                if Some(v) == exp {
-                                    Some(operand)
-                                } else {
-                                    None
-                                }
-                            }
-                        };
-                        let ret = if *rmw == RmwOp::Cas { new.is_some() as i64 } else { v };
+                        let (new, ret) = rmw.apply(v, operand, exp);
                         if let Some(d) = dst {
                             r2[*d] = ret;
                             t2[*d] = me;

@@ -82,6 +82,26 @@ pub enum RmwOp {
     CasOld,
 }
 
+impl RmwOp {
+    /// The RMW on a location holding `old`: the value it writes (None when
+    /// a compare-and-swap fails) and the value its destination register
+    /// gets (the old value; for `Cas`, 1 on success and 0 on failure, as
+    /// herd's OpenCL). Shared by the candidate enumerator and the machine.
+    pub fn apply(self, old: i64, operand: i64, expected: Option<i64>) -> (Option<i64>, i64) {
+        let new = match self {
+            RmwOp::Add => Some(old.wrapping_add(operand)),
+            RmwOp::Sub => Some(old.wrapping_sub(operand)),
+            RmwOp::And => Some(old & operand),
+            RmwOp::Or => Some(old | operand),
+            RmwOp::Xor => Some(old ^ operand),
+            RmwOp::Exch => Some(operand),
+            RmwOp::Cas | RmwOp::CasOld => (Some(old) == expected).then_some(operand),
+        };
+        let result = if self == RmwOp::Cas { new.is_some() as i64 } else { old };
+        (new, result)
+    }
+}
+
 #[derive(Deserialize, Debug, Clone)]
 #[serde(tag = "op", rename_all = "lowercase")]
 pub enum Instr {

@@ -5,7 +5,6 @@
 
 use super::program::{MInstr, Writeback};
 use super::state::{Line, Machine, State, DIRTY, PRESENT, VALID};
-use crate::program::RmwOp;
 
 /// What a step did, to label the transition (and print a trace).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -138,20 +137,7 @@ impl Machine {
                     (Ok(a), Ok(e)) => (a, e),
                     (Err(e), _) | (_, Err(e)) => return ThreadStep::Fault(e),
                 };
-                let old = line.val;
-                let (new, result) = match rmw {
-                    RmwOp::Add => (Some(old.wrapping_add(arg)), old),
-                    RmwOp::Sub => (Some(old.wrapping_sub(arg)), old),
-                    RmwOp::And => (Some(old & arg), old),
-                    RmwOp::Or => (Some(old | arg), old),
-                    RmwOp::Xor => (Some(old ^ arg), old),
-                    RmwOp::Exch => (Some(arg), old),
-                    RmwOp::Cas => {
-                        let ok = Some(old) == exp;
-                        (ok.then_some(arg), ok as i64)
-                    }
-                    RmwOp::CasOld => ((Some(old) == exp).then_some(arg), old),
-                };
+                let (new, result) = rmw.apply(line.val, arg, exp);
                 if let Some(nv) = new {
                     let nl = Line { st: PRESENT | DIRTY | VALID, val: nv };
                     if *level == 1 {
