@@ -135,3 +135,33 @@ def test_dot_graph():
     assert "color=red, penwidth=2" in dot  # the racing pair is highlighted
     assert "heterogeneous_race" in dot
     assert 'label="so"' in dot  # the model's synchronisation edges (Model.show)
+
+
+def test_check_many_processes_match_threads(tmp_path):
+    # The process pool (forked workers, compiled program not sent back) and
+    # the thread path must give the same results: verdicts, outcomes, flags
+    # with their events, witness graphs (drawn from a recompiled program)
+    # and errors with their file/line/column.
+    bad = tmp_path / "bad.litmus"
+    bad.write_text("OPENCL bad\n{ [x]=0; }\nP0 (global int* x) { *x = }\nexists (x=1)\n")
+    files = [str(f) for f in sorted((CORPUS / "hrf").glob("*.litmus"))]
+    tests = files + [str(bad)] + hrf.generate(count=60, seed=3, max_edges=4, max_threads=3)
+    models = ["hrf-direct", "hrf-indirect", "sc"]
+    threads = list(hrf.check_many(tests, models, workers=2, processes=False))
+    procs = list(hrf.check_many(tests, models, workers=2, processes=True))
+    assert len(threads) == len(procs) == 3 * len(tests)
+    assert any(r.racy for r in procs) and any(r.error for r in procs)
+    for a, b in zip(threads, procs):
+        assert b._compiled is None  # not sent back by the worker
+        ja, jb = a.to_json(), b.to_json()
+        ja.pop("time"), jb.pop("time")
+        assert ja == jb
+        assert a.states == b.states and a.executions == b.executions
+        if a.error is None:
+            assert a.to_herd().split("\nTime")[0] == b.to_herd().split("\nTime")[0]
+            if a.flags or a.states:
+                assert a.to_dot() == b.to_dot()
+        else:
+            assert type(a.error) is type(b.error) and str(a.error) == str(b.error)
+    err = next(r.error for r in procs if isinstance(r.error, hrf.LitmusSyntaxError))
+    assert (err.file, err.line) == (str(bad), 3) and err.column is not None

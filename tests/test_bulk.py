@@ -103,3 +103,33 @@ def test_ctrl_c_keeps_what_is_done(monkeypatch):
     assert summary.interrupted and summary.done == 3
     assert len(out.getvalue().splitlines()) == 3
     assert "interrupted" in summary.table()
+
+
+def test_real_ctrl_c_on_worker_processes(tmp_path):
+    # A real SIGINT to the whole process group, as a terminal sends it,
+    # while forked workers are checking: the rows done stay written and
+    # whole, the summary says interrupted, exit status 130, no worker left.
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    folder = tmp_path / "family"
+    assert main(["generate", "--count", "3000", "--seed", "5", "--max-threads", "3", "--out", str(folder)]) == 0
+    out = tmp_path / "rows.jsonl"
+    cmd = [sys.executable, "-c", "import sys; from hrf.cli import main; sys.exit(main(sys.argv[1:]))",
+           "bulk", str(folder), "-m", "hrf-direct", "-m", "hrf-indirect", "-m", "opencl", "--workers", "2",
+           "--out", str(out), "--no-progress"]
+    p = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and (not out.exists() or out.stat().st_size < 2000):
+        time.sleep(0.05)
+    os.killpg(p.pid, signal.SIGINT)
+    stdout, stderr = p.communicate(timeout=60)
+    assert p.returncode == 130, stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert 0 < len(rows) < 3 * 3000
+    assert "interrupted" in stdout
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(p.pid, 0)  # every worker of the group is gone

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
 import os
+import signal
 import threading
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Iterator, Optional
@@ -95,7 +97,18 @@ class Result:
     states: list = field(default_factory=list)  # (outcome, count, positive, flagged, witness)
     executions: list = field(default_factory=list)
     error: Optional[HrfError] = None
-    _compiled: Optional[Compiled] = field(default=None, repr=False)
+    _compiled: Optional[Compiled] = field(default=None, repr=False, compare=False)
+    # (test, unroll, cas_writeback) to compile again where the compiled
+    # program was not kept (results from a worker process)
+    _source: Optional[tuple] = field(default=None, repr=False, compare=False)
+
+    def compiled(self) -> Optional[Compiled]:
+        """The compiled program this result is about (compiled again on
+        first use for results that come from a worker process)."""
+        if self._compiled is None and self._source is not None:
+            test, unroll, cas_writeback = self._source
+            self._compiled = compile_test(parse(test), unroll, cas_writeback)
+        return self._compiled
 
     # ---------------------------------------------------------- output
     def to_json(self) -> dict:
@@ -141,11 +154,12 @@ class Result:
         return "\n".join(lines) + "\n"
 
     def _unroll(self):
-        return self._compiled.unroll if self._compiled else "?"
+        c = self.compiled()
+        return c.unroll if c else "?"
 
     def describe_event(self, ev: dict) -> dict:
         """An event of a witness execution in source terms."""
-        c = self._compiled
+        c = self.compiled()
         d = {"id": ev["id"], "kind": ev["kind"], "value": ev["value"]}
         if ev["loc"] is not None:
             d["loc"] = c.locations[ev["loc"]]
@@ -279,16 +293,41 @@ def _limits(limits, kw) -> Limits:
 
 
 def check_many(tests: Iterable, models, workers: Optional[int] = None, *, limits: Optional[Limits] = None,
-               chunk: int = 256, **kw) -> Iterator[Result]:
-    """Check every test under every model, in parallel in the Rust core
-    (the GIL released), yielding results in order (test by test, models in
-    the order given) as chunks finish. Each test is parsed and compiled
-    once. A test that does not parse, or that a model rejects, yields a
-    Result whose `error` is set rather than stopping the run."""
+               chunk: int = 256, processes: Optional[bool] = None, **kw) -> Iterator[Result]:
+    """Check every test under every model on `workers` cores (all when
+    None), yielding results in order (test by test, models in the order
+    given) as they finish. Each test is parsed and compiled once. A test
+    that does not parse, or that a model rejects, yields a Result whose
+    `error` is set rather than stopping the run.
+
+    Two ways to use the cores, the same results either way:
+    - threads: one process parses and compiles (Python, under the GIL) and
+      the Rust core checks `chunk` jobs at a time on `workers` threads;
+    - processes: `workers` forked processes each take slices of the tests
+      and do everything, parsing included, so the Python work is spread
+      too. Chosen by default (`processes=None`) when there are at least
+      `PROCESS_MIN_TESTS` tests, more than one worker and `fork` exists;
+      `processes=False` forces threads, `processes=True` processes."""
     limits = _limits(limits, kw)
     if isinstance(models, (str, Model)):
         models = [models]
     models = [_models.get(m) for m in models]
+    nworkers = workers or os.cpu_count() or 1
+    if processes is not False and nworkers > 1 and "fork" in mp.get_all_start_methods():
+        tests = tests if isinstance(tests, list) else list(tests)
+        if processes or len(tests) >= PROCESS_MIN_TESTS:
+            yield from _check_in_processes(tests, models, nworkers, limits)
+            return
+    yield from _check_in_threads(tests, models, workers, limits, chunk)
+
+
+PROCESS_MIN_TESTS = 64
+
+
+def _check_in_threads(tests: Iterable, models: list, workers: Optional[int], limits: Limits,
+                      chunk: int) -> Iterator[Result]:
+    """`check_many` in this process: Python compiles, the core checks a
+    chunk of jobs at a time in parallel with the GIL released."""
     model_json = {m.name: m.ir_json() for m in models}
     limits_json = limits.core_json()
     core = _core()
@@ -328,3 +367,53 @@ def check_many(tests: Iterable, models, workers: Optional[int] = None, *, limits
             pending.clear()
     if pending:
         yield from flush()
+
+
+# What forked workers inherit: (tests, models, limits). Set only while a
+# pool is being started; the children read it, nothing is pickled for it.
+_FORK_JOB: Optional[tuple] = None
+
+
+def _fork_worker_init() -> None:
+    # Ctrl-C goes to the whole process group: the parent handles it (it
+    # stops the pool and keeps what is done), the workers ignore it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _fork_worker_run(span: tuple) -> list:
+    """Check tests[start:end] in a forked worker, on one core. The compiled
+    program stays behind (it is large to send); the parent compiles again
+    on demand, which gives the same program (compilation is deterministic)."""
+    tests, models, limits = _FORK_JOB
+    start, end = span
+    out = list(_check_in_threads(tests[start:end], models, 1, limits, 1 << 30))
+    for r in out:
+        r._compiled = None
+    return out
+
+
+def _check_in_processes(tests: list, models: list, nworkers: int, limits: Limits) -> Iterator[Result]:
+    global _FORK_JOB
+    # Spans small enough to balance the load and stream results, large
+    # enough that sending them costs little.
+    size = max(1, min(64, -(-len(tests) // (nworkers * 8))))
+    spans = [(i, min(i + size, len(tests))) for i in range(0, len(tests), size)]
+    by_name = {m.name: m for m in models}
+    _FORK_JOB = (tests, models, limits)
+    try:
+        pool = mp.get_context("fork").Pool(nworkers, initializer=_fork_worker_init)
+    finally:
+        _FORK_JOB = None
+    try:
+        for (start, _end), results in zip(spans, pool.imap(_fork_worker_run, spans)):
+            for k, r in enumerate(results):
+                if r.error is None:
+                    r._source = (tests[start + k // len(models)], limits.unroll, by_name[r.model].cas_writeback)
+                yield r
+    except BaseException:
+        pool.terminate()
+        raise
+    else:
+        pool.close()
+    finally:
+        pool.join()

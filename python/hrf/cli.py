@@ -193,7 +193,7 @@ def main(argv=None) -> int:
     b.add_argument("--model", "-m", action="append", required=True, help="model name (repeatable)")
     b.add_argument("--out", "-o", help="write rows here (.jsonl or .csv); default: JSON lines on stdout")
     b.add_argument("--format", choices=["jsonl", "csv"], help="row format (default from --out's suffix)")
-    b.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
+    b.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
     b.add_argument("--unroll", type=int, default=2)
     b.add_argument("--max-candidates", type=int, default=10_000_000)
     b.add_argument("--max-seconds", type=float, default=None, help="per test")

@@ -23,6 +23,9 @@ class LitmusSyntaxError(HrfError):
             text += f"\n    {excerpt}\n    {caret}"
         super().__init__(text)
 
+    def __reduce__(self):  # pickled whole (results come back from worker processes)
+        return (type(self), (self.message, self.file, self.line, self.column, self.excerpt))
+
 
 class UnsupportedFeature(HrfError):
     """The model (or syntax) does not cover an operation of the test."""
@@ -34,6 +37,9 @@ class UnsupportedFeature(HrfError):
         where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")
         super().__init__(where + message)
 
+    def __reduce__(self):
+        return (type(self), (self.message, self.file, self.line))
+
 
 class LimitExceeded(HrfError):
     """A user-set limit cut the work short; `result` holds what was established."""
@@ -43,6 +49,9 @@ class LimitExceeded(HrfError):
         self.detail = detail
         self.result = result
         super().__init__(f"limit '{which}' reached: {detail}")
+
+    def __reduce__(self):
+        return (type(self), (self.which, self.detail, self.result))
 
 
 class CoreError(HrfError):

@@ -13,7 +13,7 @@ def _q(s) -> str:
 def execution_dot(result, execution: dict) -> str:
     if execution is None:
         return "digraph execution {}\n"
-    comp = result._compiled
+    comp = result.compiled()
     test = comp.test
     events = execution["events"]
     hot = {e["id"] for f in result.flags if f["execution"] is execution for e in f["events"]}
