@@ -82,30 +82,49 @@ const SHARDS: usize = 64;
 
 fn shard(h: u64) -> usize {
     // Bits the tables themselves use least (hashbrown: low bits pick the
-    // bucket, the top 7 are the tag).
-    ((h >> 40) as usize) % SHARDS
+    // bucket, the top 7 are the tag; `Store::entry` keeps bits 24..48).
+    ((h >> 50) as usize) % SHARDS
 }
 
-/// Every visited state: its bytes in one arena, its parent and step, and a
-/// sharded hash set of indices.
+const OFFSET_BITS: u32 = 40;
+const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
+
+/// Every visited state: its record (length, then bytes) in one arena, the
+/// offset of each record, its parent and step, and a sharded hash set.
+/// A set entry is the record's arena offset with 24 more bits of the
+/// state's hash: a lookup compares those bits, then the bytes at the
+/// offset, one memory access away (no index table in between).
 struct Store {
     arena: Vec<u8>,
     off: Vec<u64>,
     parent: Vec<u32>,
     step: Vec<u32>,
-    shards: Vec<HashTable<u32>>,
+    shards: Vec<HashTable<u64>>,
     hasher: foldhash::fast::FixedState,
 }
 
-fn bytes_of<'a>(arena: &'a [u8], off: &[u64], i: u32) -> &'a [u8] {
-    &arena[off[i as usize] as usize..off[i as usize + 1] as usize]
+/// The bytes of the record at arena offset o.
+fn record(arena: &[u8], o: u64) -> &[u8] {
+    let mut i = o as usize;
+    let mut len = 0usize;
+    let mut shift = 0;
+    loop {
+        let x = arena[i];
+        i += 1;
+        len |= ((x & 0x7f) as usize) << shift;
+        if x < 0x80 {
+            break;
+        }
+        shift += 7;
+    }
+    &arena[i..i + len]
 }
 
 impl Store {
     fn new() -> Store {
         Store {
             arena: Vec::new(),
-            off: vec![0],
+            off: Vec::new(),
             parent: Vec::new(),
             step: Vec::new(),
             shards: (0..SHARDS).map(|_| HashTable::new()).collect(),
@@ -116,16 +135,56 @@ impl Store {
         self.parent.len()
     }
     fn get(&self, i: u32) -> &[u8] {
-        bytes_of(&self.arena, &self.off, i)
+        record(&self.arena, self.off[i as usize])
     }
     fn hash(&self, b: &[u8]) -> u64 {
         self.hasher.hash_one(b)
     }
+    fn entry(h: u64, o: u64) -> u64 {
+        ((h >> 24) << OFFSET_BITS) | o
+    }
+    fn matches(&self, h: u64, b: &[u8], e: u64) -> bool {
+        e >> OFFSET_BITS == (h >> 24) & 0xff_ffff && record(&self.arena, e & OFFSET_MASK) == b
+    }
+    /// Whether the state is stored.
+    fn contains(&self, h: u64, b: &[u8]) -> bool {
+        self.shards[shard(h)].find(h, |&e| self.matches(h, b, e)).is_some()
+    }
+    /// The index of a stored state.
     fn find(&self, h: u64, b: &[u8]) -> Option<u32> {
-        self.shards[shard(h)].find(h, |&i| bytes_of(&self.arena, &self.off, i) == b).copied()
+        let e = *self.shards[shard(h)].find(h, |&e| self.matches(h, b, e))?;
+        self.off.binary_search(&(e & OFFSET_MASK)).ok().map(|i| i as u32)
+    }
+    /// Append a state's record (not yet in the hash set); its set entry.
+    fn push(&mut self, h: u64, b: &[u8], parent: u32, step: u32) -> u64 {
+        let o = self.arena.len() as u64;
+        assert!(o <= OFFSET_MASK, "state arena beyond 1 TiB");
+        let mut n = b.len();
+        while n >= 0x80 {
+            self.arena.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        self.arena.push(n as u8);
+        self.arena.extend_from_slice(b);
+        self.off.push(o);
+        self.parent.push(parent);
+        self.step.push(step);
+        Store::entry(h, o)
+    }
+    /// Put entries made by `push` into the hash set, shard by shard in parallel.
+    fn insert(&mut self, buckets: Vec<Vec<(u64, u64)>>) {
+        let Store { arena, shards, hasher, .. } = self;
+        let (arena, hasher) = (&*arena, &*hasher);
+        let rehash = |&e: &u64| hasher.hash_one(record(arena, e & OFFSET_MASK));
+        shards.par_iter_mut().zip(buckets.into_par_iter()).for_each(|(table, bucket)| {
+            table.reserve(bucket.len(), rehash);
+            for (h, e) in bucket {
+                table.insert_unique(h, e, rehash);
+            }
+        });
     }
     fn bytes_used(&self) -> usize {
-        let table: usize = self.shards.iter().map(|t| t.capacity() * 8 / 7 * 5).sum();
+        let table: usize = self.shards.iter().map(|t| t.capacity() * 8 / 7 * 9).sum();
         self.arena.capacity() + self.off.capacity() * 8 + self.parent.capacity() * 4 + self.step.capacity() * 4 + table
     }
 }
@@ -215,12 +274,19 @@ impl<'a> Ctx<'a> {
             return;
         }
         let n = m.nthreads();
-        // Persistent-set reduction: an enabled register move or branch
-        // commutes with every other step and hides nothing; take it alone.
-        let first_local = if m.prog.reduce {
-            (0..n).find(|&t| m.next_is_local(&l.cur, t) && !m.unflushed(&l.cur, t))
-        } else {
-            None
+        // Persistent-set reduction (`reduce`): a step that commutes with
+        // every other step and that nothing disables is taken alone.
+        let alone = if m.prog.reduce { m.invisible_step(&l.cur) } else { None };
+        if let Some(st @ (Step::DequeueL1(_) | Step::DequeueL2(_))) = alone {
+            let Local { cur, next, .. } = &mut *l;
+            let stepped = m.env_step(cur, st, next);
+            debug_assert!(stepped);
+            self.emit(store, i, st, l);
+            return;
+        }
+        let first_local = match alone {
+            Some(Step::Thread(t)) => Some(t),
+            _ => None,
         };
         let threads = match first_local {
             Some(t) => t..t + 1,
@@ -263,12 +329,47 @@ impl<'a> Ctx<'a> {
         l.transitions += 1;
         self.m.encode(&l.next, &mut l.buf);
         let h = store.hash(&l.buf);
-        if store.find(h, &l.buf).is_none() {
+        if !store.contains(h, &l.buf) {
             let start = l.bytes.len() as u32;
             l.bytes.extend_from_slice(&l.buf);
             l.cands.push(Cand { h, local: 0, start, len: l.buf.len() as u32, parent, step: step.pack() });
         }
     }
+}
+
+/// For each candidate, whether it is the first with its bytes: shard by
+/// shard in parallel, each with a table of the candidates seen so far.
+fn first_of_each<'c>(cands: &[Cand], bytes: &(impl Fn(&Cand) -> &'c [u8] + Sync)) -> Vec<bool> {
+    let mut by_shard: Vec<Vec<u32>> = vec![Vec::new(); SHARDS];
+    for (k, c) in cands.iter().enumerate() {
+        by_shard[shard(c.h)].push(k as u32);
+    }
+    let firsts: Vec<Vec<u32>> = by_shard
+        .into_par_iter()
+        .map(|ks| {
+            let mut seen: HashTable<u32> = HashTable::with_capacity(ks.len());
+            let mut out = Vec::new();
+            for k in ks {
+                let c = &cands[k as usize];
+                let b = bytes(c);
+                let mut new = false;
+                seen.entry(c.h, |&j| cands[j as usize].h == c.h && bytes(&cands[j as usize]) == b, |&j| cands[j as usize].h)
+                    .or_insert_with(|| {
+                        new = true;
+                        k
+                    });
+                if new {
+                    out.push(k);
+                }
+            }
+            out
+        })
+        .collect();
+    let mut first = vec![false; cands.len()];
+    for k in firsts.into_iter().flatten() {
+        first[k as usize] = true;
+    }
+    first
 }
 
 /// Explore every reachable state of the machine.
@@ -289,11 +390,10 @@ pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
         let mut buf = Vec::new();
         m.encode(&m.initial(), &mut buf);
         let h = store.hash(&buf);
-        store.arena.extend_from_slice(&buf);
-        store.off.push(store.arena.len() as u64);
-        store.parent.push(u32::MAX);
-        store.step.push(0);
-        store.shards[shard(h)].insert_unique(h, 0, |_| h);
+        let e = store.push(h, &buf, u32::MAX, 0);
+        let mut buckets = vec![Vec::new(); SHARDS];
+        buckets[shard(h)].push((h, e));
+        store.insert(buckets);
     }
     let mut live_idx: Vec<u32> = Vec::new();
     let mut finals: Vec<u32> = Vec::new();
@@ -317,7 +417,6 @@ pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
         if ctx.check_interrupt() {
             break;
         }
-        let mut cands: Vec<Cand> = Vec::new();
         for l in &locals {
             out.transitions += l.transitions;
             out.cut += l.cut;
@@ -325,39 +424,32 @@ pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
             finals.extend_from_slice(&l.finals);
             faults.extend(l.faults.iter().cloned());
         }
-        for (k, l) in locals.iter().enumerate() {
-            cands.extend(l.cands.iter().map(|c| Cand { local: k as u32, ..*c }));
-        }
+        // The layer's candidates, locals in order: each local covers a
+        // range of parents in order and emits in step order, so this is
+        // (parent, step) order whatever the scheduling. The first of each
+        // distinct state is kept (its smallest (parent, step)).
+        let cands: Vec<Cand> = locals
+            .iter()
+            .enumerate()
+            .flat_map(|(k, l)| l.cands.iter().map(move |c| Cand { local: k as u32, ..*c }))
+            .collect();
         let bytes = |c: &Cand| &locals[c.local as usize].bytes[c.start as usize..(c.start + c.len) as usize];
-        // Deterministic order: by hash, bytes, then the smallest (parent, step).
-        cands.par_sort_unstable_by(|a, b| {
-            a.h.cmp(&b.h).then_with(|| bytes(a).cmp(bytes(b))).then(a.parent.cmp(&b.parent)).then(a.step.cmp(&b.step))
-        });
-        cands.dedup_by(|b, a| a.h == b.h && bytes(a) == bytes(b));
+        let first = first_of_each(&cands, &bytes);
+        let fresh = first.iter().filter(|&&f| f).count();
         if let Some(max) = limits.max_states {
-            if store.len() as u64 + cands.len() as u64 > max {
+            if store.len() as u64 + fresh as u64 > max {
                 out.limit = Some(LimitOut { which: "states".into(), detail: format!("more than {max} states") });
                 break;
             }
         }
-        let first = store.len() as u32;
-        let mut buckets: Vec<Vec<(u64, u32)>> = vec![Vec::new(); SHARDS];
-        for (k, c) in cands.iter().enumerate() {
-            store.arena.extend_from_slice(bytes(c));
-            store.off.push(store.arena.len() as u64);
-            store.parent.push(c.parent);
-            store.step.push(c.step);
-            buckets[shard(c.h)].push((c.h, first + k as u32));
+        let mut buckets: Vec<Vec<(u64, u64)>> = vec![Vec::new(); SHARDS];
+        store.arena.reserve(cands.iter().zip(&first).filter(|p| *p.1).map(|(c, _)| c.len as usize + 2).sum());
+        for (c, _) in cands.iter().zip(&first).filter(|p| *p.1) {
+            let e = store.push(c.h, bytes(c), c.parent, c.step);
+            buckets[shard(c.h)].push((c.h, e));
         }
         drop(locals);
-        let Store { arena, off, shards, hasher, .. } = &mut store;
-        let (arena, off, hasher) = (&*arena, &*off, &*hasher);
-        shards.par_iter_mut().zip(buckets.into_par_iter()).for_each(|(table, bucket)| {
-            table.reserve(bucket.len(), |&i| hasher.hash_one(bytes_of(arena, off, i)));
-            for (h, i) in bucket {
-                table.insert_unique(h, i, |&j| hasher.hash_one(bytes_of(arena, off, j)));
-            }
-        });
+        store.insert(buckets);
         lo = hi;
         hi = store.len() as u32;
     }

@@ -83,6 +83,11 @@ pub struct Machine {
     pub nwg: usize,
     pub wg_dev: Vec<usize>,
     pub reg_off: Vec<usize>,
+    /// Per thread and pc (0..=code length): the addresses the code from
+    /// that pc on may read through the L1 (LD, L1 RMW) and at the L2 (L2
+    /// RMW), as bit masks; None with more than 64 addresses. Branches go
+    /// forward only, so this is everything the thread can still read.
+    pub future_reads: Option<Vec<Vec<(u64, u64)>>>,
 }
 
 impl Machine {
@@ -124,7 +129,25 @@ impl Machine {
             off += t.nregs;
         }
         reg_off.push(off);
-        let m = Machine { prog, naddr, ndev, nwg, wg_dev, reg_off };
+        let future_reads = (naddr <= 64).then(|| {
+            prog.threads
+                .iter()
+                .map(|t| {
+                    let mut masks = vec![(0u64, 0u64); t.code.len() + 1];
+                    for pc in (0..t.code.len()).rev() {
+                        let (mut l1, mut l2) = masks[pc + 1];
+                        match &t.code[pc] {
+                            MInstr::Ld { loc, .. } | MInstr::Rmw { level: 1, loc, .. } => l1 |= 1 << loc,
+                            MInstr::Rmw { loc, .. } => l2 |= 1 << loc,
+                            _ => {}
+                        }
+                        masks[pc] = (l1, l2);
+                    }
+                    masks
+                })
+                .collect()
+        });
+        let m = Machine { prog, naddr, ndev, nwg, wg_dev, reg_off, future_reads };
         m.validate()?;
         Ok(m)
     }

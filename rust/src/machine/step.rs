@@ -84,6 +84,48 @@ impl Machine {
         s.l1_fifo.iter().chain(&s.l2_fifo).any(|f| f.contains(&m))
     }
 
+    /// A step the reduced machine may take alone (a persistent set of one):
+    /// - a register move or branch of a thread that is not unflushed: it
+    ///   touches only the thread's own registers and pc;
+    /// - the dequeue of a FLUSH marker at the head of a fifo: it only
+    ///   removes that head; enqueues append at the tail (the fifo is not
+    ///   empty, so they commute with it), the marker's thread stays blocked
+    ///   until it is gone, and nothing else can remove it.
+    /// Each is enabled until taken and commutes with every other step, and
+    /// a final state has empty fifos and finished threads, so every final
+    /// state and every state that cannot reach one stays reachable
+    /// through it.
+    pub fn invisible_step(&self, s: &State) -> Option<Step> {
+        if let Some(t) = (0..self.nthreads()).find(|&t| self.next_is_local(s, t) && !self.unflushed(s, t)) {
+            return Some(Step::Thread(t));
+        }
+        let na = self.naddr;
+        if let Some(w) = s.l1_fifo.iter().position(|f| f.first().map_or(false, |&e| e as usize >= na)) {
+            return Some(Step::DequeueL1(w));
+        }
+        if let Some(d) = s.l2_fifo.iter().position(|f| f.first().map_or(false, |&e| e as usize >= na)) {
+            return Some(Step::DequeueL2(d));
+        }
+        None
+    }
+
+    /// Whether some thread may still read address a through work-group w's
+    /// L1 (`l2 = false`), or through device w's L2 (`l2 = true`: an L1 read
+    /// in the device or an L2 RMW). A fetch nobody will read changes only a
+    /// clean entry that no later step looks at (other than further such
+    /// fetches), so the reduced machine leaves it out.
+    fn may_read(&self, s: &State, w: usize, a: usize, l2: bool) -> bool {
+        let Some(fr) = &self.future_reads else { return true };
+        self.prog.threads.iter().enumerate().any(|(t, th)| {
+            let (r1, r2) = fr[t][s.pc[t] as usize];
+            if l2 {
+                th.dev == w && (r1 | r2) >> a & 1 != 0
+            } else {
+                th.wg == w && r1 >> a & 1 != 0
+            }
+        })
+    }
+
     /// Whether thread t's next instruction is a register move or branch.
     pub fn next_is_local(&self, s: &State, t: usize) -> bool {
         self.prog.threads[t].code.get(s.pc[t] as usize).map_or(false, |i| i.is_local())
@@ -261,6 +303,9 @@ impl Machine {
                 if (l.present() && (l.dirty() || l.valid()) && !refresh) || !l2.readable() || self.locked_out(s, w, a) {
                     return false;
                 }
+                if self.prog.reduce && !self.may_read(s, w, a, false) {
+                    return false;
+                }
                 out.clone_from(s);
                 out.l1[w * na + a] = Line { st: PRESENT | VALID, val: l2.val };
                 true
@@ -269,6 +314,9 @@ impl Machine {
                 // L2(a) not dirty: (re)load it from memory.
                 let l = s.l2[d * na + a];
                 if l.dirty() || (l.readable() && l.val == s.mem[a]) {
+                    return false;
+                }
+                if self.prog.reduce && !self.may_read(s, d, a, true) {
                     return false;
                 }
                 out.clone_from(s);
@@ -333,7 +381,8 @@ impl Machine {
     /// With `reduce`, steps that cannot change an outcome or a deadlock
     /// verdict are left out: a fetch into a cache whose entry nothing
     /// reads (no LD or L1 RMW of the address in that work-group, no L2 RMW
-    /// and no such work-group in that device), and evictions (a clean
+    /// and no such work-group in that device; `env_step` also drops, state
+    /// by state, fetches that no thread can read any more: `may_read`), and evictions (a clean
     /// entry may be refreshed instead; an absent entry only disables
     /// steps that its refetch re-enables). `reduce = false` is the
     /// reference, literally SPEC sec. 7.
