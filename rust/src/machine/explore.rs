@@ -82,34 +82,55 @@ const SHARDS: usize = 64;
 
 fn shard(h: u64) -> usize {
     // Bits the tables themselves use least (hashbrown: low bits pick the
-    // bucket, the top 7 are the tag; `Store::entry` keeps bits 24..48).
+    // bucket, the top 7 are the tag).
     ((h >> 50) as usize) % SHARDS
 }
 
-const OFFSET_BITS: u32 = 40;
-const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
+/// The arena is a list of blocks of at most this many bytes (a record
+/// that does not fit in the last block starts a new one): growing it never
+/// copies and wastes at most one block.
+const BLOCK_BITS: u32 = 22;
+const BLOCK: usize = 1 << BLOCK_BITS;
+/// Every `MARK`-th record's offset is kept; the others are found by
+/// skipping records from there.
+const MARK: usize = 8;
 
-/// Every visited state: its record (length, then bytes) in one arena, the
-/// offset of each record, its parent and step, and a sharded hash set.
-/// A set entry is the record's arena offset with 24 more bits of the
-/// state's hash: a lookup compares those bits, then the bytes at the
-/// offset, one memory access away (no index table in between).
+/// An arena offset: block number, then position in the block, in 40 bits.
+type Offset = u64;
+
+/// A set entry: a record's arena offset in 5 bytes.
+type Entry = [u8; 5];
+
+fn entry(o: Offset) -> Entry {
+    let b = o.to_le_bytes();
+    [b[0], b[1], b[2], b[3], b[4]]
+}
+
+fn offset(e: &Entry) -> Offset {
+    u64::from_le_bytes([e[0], e[1], e[2], e[3], e[4], 0, 0, 0])
+}
+
+/// Every visited state: its record (length, then the bytes of its
+/// encoding) in the arena, its parent and step, and a sharded hash set of
+/// record offsets. A lookup goes from the set straight to the record (no
+/// index table in between).
 struct Store {
-    arena: Vec<u8>,
-    off: Vec<u64>,
+    blocks: Vec<Vec<u8>>,
+    marks: Vec<Offset>,
     parent: Vec<u32>,
     step: Vec<u32>,
-    shards: Vec<HashTable<u64>>,
+    shards: Vec<HashTable<Entry>>,
     hasher: foldhash::fast::FixedState,
 }
 
-/// The bytes of the record at arena offset o.
-fn record(arena: &[u8], o: u64) -> &[u8] {
-    let mut i = o as usize;
+/// The bytes of the record at offset o, and the offset just after it.
+fn record(blocks: &[Vec<u8>], o: Offset) -> (&[u8], Offset) {
+    let (k, mut i) = ((o >> BLOCK_BITS) as usize, (o as usize) & (BLOCK - 1));
+    let block = &blocks[k];
     let mut len = 0usize;
     let mut shift = 0;
     loop {
-        let x = arena[i];
+        let x = block[i];
         i += 1;
         len |= ((x & 0x7f) as usize) << shift;
         if x < 0x80 {
@@ -117,14 +138,16 @@ fn record(arena: &[u8], o: u64) -> &[u8] {
         }
         shift += 7;
     }
-    &arena[i..i + len]
+    let end = i + len;
+    let next = if end >= block.len() { ((k as u64) + 1) << BLOCK_BITS } else { o - (o & (BLOCK as u64 - 1)) + end as u64 };
+    (&block[i..end], next)
 }
 
 impl Store {
     fn new() -> Store {
         Store {
-            arena: Vec::new(),
-            off: Vec::new(),
+            blocks: Vec::new(),
+            marks: Vec::new(),
             parent: Vec::new(),
             step: Vec::new(),
             shards: (0..SHARDS).map(|_| HashTable::new()).collect(),
@@ -134,48 +157,72 @@ impl Store {
     fn len(&self) -> usize {
         self.parent.len()
     }
+    fn offset_of(&self, i: u32) -> Offset {
+        let mut o = self.marks[i as usize / MARK];
+        for _ in 0..i as usize % MARK {
+            o = record(&self.blocks, o).1;
+        }
+        o
+    }
     fn get(&self, i: u32) -> &[u8] {
-        record(&self.arena, self.off[i as usize])
+        record(&self.blocks, self.offset_of(i)).0
     }
     fn hash(&self, b: &[u8]) -> u64 {
         self.hasher.hash_one(b)
     }
-    fn entry(h: u64, o: u64) -> u64 {
-        ((h >> 24) << OFFSET_BITS) | o
-    }
-    fn matches(&self, h: u64, b: &[u8], e: u64) -> bool {
-        e >> OFFSET_BITS == (h >> 24) & 0xff_ffff && record(&self.arena, e & OFFSET_MASK) == b
+    fn lookup(&self, h: u64, b: &[u8]) -> Option<Offset> {
+        self.shards[shard(h)].find(h, |e| record(&self.blocks, offset(e)).0 == b).map(offset)
     }
     /// Whether the state is stored.
     fn contains(&self, h: u64, b: &[u8]) -> bool {
-        self.shards[shard(h)].find(h, |&e| self.matches(h, b, e)).is_some()
+        self.lookup(h, b).is_some()
     }
     /// The index of a stored state.
     fn find(&self, h: u64, b: &[u8]) -> Option<u32> {
-        let e = *self.shards[shard(h)].find(h, |&e| self.matches(h, b, e))?;
-        self.off.binary_search(&(e & OFFSET_MASK)).ok().map(|i| i as u32)
+        let o = self.lookup(h, b)?;
+        let m = self.marks.partition_point(|&x| x <= o) - 1;
+        let mut i = m * MARK;
+        let mut p = self.marks[m];
+        while p != o {
+            p = record(&self.blocks, p).1;
+            i += 1;
+        }
+        Some(i as u32)
     }
     /// Append a state's record (not yet in the hash set); its set entry.
-    fn push(&mut self, h: u64, b: &[u8], parent: u32, step: u32) -> u64 {
-        let o = self.arena.len() as u64;
-        assert!(o <= OFFSET_MASK, "state arena beyond 1 TiB");
-        let mut n = b.len();
+    fn push(&mut self, b: &[u8], parent: u32, step: u32) -> Entry {
+        let mut prefix = [0u8; 10];
+        let (mut n, mut k) = (b.len(), 0);
         while n >= 0x80 {
-            self.arena.push((n as u8) | 0x80);
+            prefix[k] = (n as u8) | 0x80;
             n >>= 7;
+            k += 1;
         }
-        self.arena.push(n as u8);
-        self.arena.extend_from_slice(b);
-        self.off.push(o);
+        prefix[k] = n as u8;
+        let size = k + 1 + b.len();
+        if self.blocks.last().map_or(true, |l| l.len() + size > l.capacity()) {
+            // 4 KiB, doubling up to BLOCK: small explorations stay small.
+            let cap = self.blocks.last().map_or(4096, |l| (2 * l.capacity()).min(BLOCK));
+            self.blocks.push(Vec::with_capacity(cap.max(size)));
+        }
+        let kb = self.blocks.len() - 1;
+        assert!(kb < 1 << (40 - BLOCK_BITS), "state arena beyond 1 TiB");
+        let last = &mut self.blocks[kb];
+        let o = ((kb as u64) << BLOCK_BITS) | last.len() as u64;
+        last.extend_from_slice(&prefix[..=k]);
+        last.extend_from_slice(b);
+        if self.parent.len() % MARK == 0 {
+            self.marks.push(o);
+        }
         self.parent.push(parent);
         self.step.push(step);
-        Store::entry(h, o)
+        entry(o)
     }
     /// Put entries made by `push` into the hash set, shard by shard in parallel.
-    fn insert(&mut self, buckets: Vec<Vec<(u64, u64)>>) {
-        let Store { arena, shards, hasher, .. } = self;
-        let (arena, hasher) = (&*arena, &*hasher);
-        let rehash = |&e: &u64| hasher.hash_one(record(arena, e & OFFSET_MASK));
+    fn insert(&mut self, buckets: Vec<Vec<(u64, Entry)>>) {
+        let Store { blocks, shards, hasher, .. } = self;
+        let (blocks, hasher) = (&*blocks, &*hasher);
+        let rehash = |e: &Entry| hasher.hash_one(record(blocks, offset(e)).0);
         shards.par_iter_mut().zip(buckets.into_par_iter()).for_each(|(table, bucket)| {
             table.reserve(bucket.len(), rehash);
             for (h, e) in bucket {
@@ -183,9 +230,12 @@ impl Store {
             }
         });
     }
+    /// Bytes held: blocks, marks, parents and steps, and the hash set
+    /// (hashbrown: a bucket per 7/8 of capacity, 5 bytes and a control byte).
     fn bytes_used(&self) -> usize {
-        let table: usize = self.shards.iter().map(|t| t.capacity() * 8 / 7 * 9).sum();
-        self.arena.capacity() + self.off.capacity() * 8 + self.parent.capacity() * 4 + self.step.capacity() * 4 + table
+        let table: usize = self.shards.iter().map(|t| t.capacity() * 8 / 7 * 6).sum();
+        let blocks: usize = self.blocks.iter().map(|b| b.capacity()).sum();
+        blocks + self.marks.capacity() * 8 + self.parent.capacity() * 4 + self.step.capacity() * 4 + table
     }
 }
 
@@ -390,7 +440,7 @@ pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
         let mut buf = Vec::new();
         m.encode(&m.initial(), &mut buf);
         let h = store.hash(&buf);
-        let e = store.push(h, &buf, u32::MAX, 0);
+        let e = store.push(&buf, u32::MAX, 0);
         let mut buckets = vec![Vec::new(); SHARDS];
         buckets[shard(h)].push((h, e));
         store.insert(buckets);
@@ -442,10 +492,9 @@ pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
                 break;
             }
         }
-        let mut buckets: Vec<Vec<(u64, u64)>> = vec![Vec::new(); SHARDS];
-        store.arena.reserve(cands.iter().zip(&first).filter(|p| *p.1).map(|(c, _)| c.len as usize + 2).sum());
+        let mut buckets: Vec<Vec<(u64, Entry)>> = vec![Vec::new(); SHARDS];
         for (c, _) in cands.iter().zip(&first).filter(|p| *p.1) {
-            let e = store.push(c.h, bytes(c), c.parent, c.step);
+            let e = store.push(bytes(c), c.parent, c.step);
             buckets[shard(c.h)].push((c.h, e));
         }
         drop(locals);
