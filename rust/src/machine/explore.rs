@@ -6,7 +6,7 @@
 //! in parallel. Every state keeps its parent and step: the trace to any
 //! state is shortest (breadth-first) and reconstructed on demand.
 
-use super::state::{Machine, State};
+use super::state::{get_u, put_u, Machine, State};
 use super::step::{Step, ThreadStep};
 use crate::enumerate::{LimitOut, CANCEL_GENERATION};
 use hashbrown::HashTable;
@@ -127,17 +127,7 @@ struct Store {
 fn record(blocks: &[Vec<u8>], o: Offset) -> (&[u8], Offset) {
     let (k, mut i) = ((o >> BLOCK_BITS) as usize, (o as usize) & (BLOCK - 1));
     let block = &blocks[k];
-    let mut len = 0usize;
-    let mut shift = 0;
-    loop {
-        let x = block[i];
-        i += 1;
-        len |= ((x & 0x7f) as usize) << shift;
-        if x < 0x80 {
-            break;
-        }
-        shift += 7;
-    }
+    let len = get_u(block, &mut i) as usize;
     let end = i + len;
     let next = if end >= block.len() { ((k as u64) + 1) << BLOCK_BITS } else { o - (o & (BLOCK as u64 - 1)) + end as u64 };
     (&block[i..end], next)
@@ -191,16 +181,10 @@ impl Store {
     }
     /// Append a state's record (not yet in the hash set); its set entry.
     fn push(&mut self, b: &[u8], parent: u32, step: u32) -> Entry {
-        let mut prefix = [0u8; 10];
-        let (mut n, mut k) = (b.len(), 0);
-        while n >= 0x80 {
-            prefix[k] = (n as u8) | 0x80;
-            n >>= 7;
-            k += 1;
-        }
-        prefix[k] = n as u8;
-        let size = k + 1 + b.len();
-        if self.blocks.last().map_or(true, |l| l.len() + size > l.capacity()) {
+        // The length prefix takes at most 10 bytes.
+        let size = 10 + b.len();
+        // A record starts below BLOCK in its block (offsets keep 22 bits of position).
+        if self.blocks.last().map_or(true, |l| l.len() + size > l.capacity().min(BLOCK)) {
             // 4 KiB, doubling up to BLOCK: small explorations stay small.
             let cap = self.blocks.last().map_or(4096, |l| (2 * l.capacity()).min(BLOCK));
             self.blocks.push(Vec::with_capacity(cap.max(size)));
@@ -209,7 +193,7 @@ impl Store {
         assert!(kb < 1 << (40 - BLOCK_BITS), "state arena beyond 1 TiB");
         let last = &mut self.blocks[kb];
         let o = ((kb as u64) << BLOCK_BITS) | last.len() as u64;
-        last.extend_from_slice(&prefix[..=k]);
+        put_u(last, b.len() as u64);
         last.extend_from_slice(b);
         if self.parent.len() % MARK == 0 {
             self.marks.push(o);
@@ -684,4 +668,38 @@ pub fn describe_state(m: &Machine, s: &State) -> Value {
             "locks": (0..na).filter(|&a| s.lockfile[d * na + a] != 0).map(|a| json!([m.prog.locations[a].name, s.lockfile[d * na + a] - 1])).collect::<Vec<_>>()})).collect::<Vec<_>>(),
         "mem": s.mem,
     })
+}
+
+#[cfg(test)]
+mod store_tests {
+    use super::*;
+
+    #[test]
+    fn records_across_blocks_come_back_by_index_and_by_lookup() {
+        // Records of many lengths (1- and 2-byte length prefixes), enough
+        // to fill several doubling blocks; every one read back by index
+        // (skipping from a mark) and found by its bytes, to its index.
+        let mut store = Store::new();
+        let mut all: Vec<Vec<u8>> = Vec::new();
+        let mut buckets: Vec<Vec<(u64, Entry)>> = vec![Vec::new(); SHARDS];
+        let mut x: u64 = 12345;
+        for i in 0..5000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let len = 1 + (x >> 33) as usize % 300;
+            let mut b: Vec<u8> = (0..len).map(|k| (x >> (k % 56)) as u8).collect();
+            b.extend_from_slice(&i.to_le_bytes()); // distinct records
+            let h = store.hash(&b);
+            let e = store.push(&b, i, i + 1);
+            buckets[shard(h)].push((h, e));
+            all.push(b);
+        }
+        store.insert(buckets);
+        assert!(store.blocks.len() > 5);
+        for (i, b) in all.iter().enumerate() {
+            assert_eq!(store.get(i as u32), &b[..]);
+            assert_eq!(store.find(store.hash(b), b), Some(i as u32));
+            assert_eq!(store.parent[i], i as u32);
+        }
+        assert_eq!(store.find(store.hash(b"absent"), b"absent"), None);
+    }
 }

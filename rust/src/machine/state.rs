@@ -335,7 +335,8 @@ impl Machine {
     }
 }
 
-fn put_u(out: &mut Vec<u8>, mut v: u64) {
+/// LEB128 varints (the state encoding's numbers; the explorer's record lengths).
+pub(super) fn put_u(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -347,7 +348,7 @@ fn put_i(out: &mut Vec<u8>, v: i64) {
     put_u(out, ((v << 1) ^ (v >> 63)) as u64);
 }
 
-fn get_u(b: &[u8], i: &mut usize) -> u64 {
+pub(super) fn get_u(b: &[u8], i: &mut usize) -> u64 {
     let mut v = 0u64;
     let mut shift = 0;
     loop {
