@@ -47,10 +47,11 @@ def _core():
     return core
 
 
-def _interruptible(fn, *args):
+def _interruptible(fn, *args, tick=None):
     """Run a core call in a worker thread so that Ctrl-C reaches the main
     thread; on Ctrl-C the core is told to stop, and once it has, the
-    KeyboardInterrupt goes on."""
+    KeyboardInterrupt goes on. `tick`, if given, is called about every
+    0.1 s while the call runs (a progress display)."""
     box: dict = {}
 
     def target():
@@ -64,6 +65,8 @@ def _interruptible(fn, *args):
     try:
         while th.is_alive():
             th.join(0.1)
+            if tick is not None and th.is_alive():
+                tick()
     except KeyboardInterrupt:
         _core().cancel()
         th.join()

@@ -128,12 +128,13 @@ def cmd_compile(a) -> int:
 
 
 def cmd_explore(a) -> int:
-    from .machine import explore
+    from .machine import ExploreProgress, explore
     status = 0
+    progress = ExploreProgress()  # a status line on stderr, when it is a terminal
     for f in a.files:
         for wb in a.writeback:
             r = explore(f, writeback=wb, max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers,
-                        reduce=not a.literal)
+                        reduce=not a.literal, progress=progress)
             print(r.to_text())
             if a.trace:
                 for o, tr in zip(r.outcomes, r.traces):
@@ -145,11 +146,13 @@ def cmd_explore(a) -> int:
 
 
 def cmd_soundness(a) -> int:
+    from .machine import ExploreProgress
     from .soundness import soundness
     status = 0
+    progress = ExploreProgress()  # a status line on stderr, when it is a terminal
     for f in a.files:
         r = soundness(f, a.scheme, a.model, writeback=a.writeback, limits=Limits(unroll=a.unroll),
-                      max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers)
+                      max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers, progress=progress)
         print(json.dumps(r.to_json()) if a.json else r.to_text(), flush=True)
         status |= {True: 0, False: 1, None: 0 if r.racy_source else 2}[r.sound]
     return status

@@ -470,16 +470,59 @@ def step_text(prog: MachineProgram, st: dict) -> str:
     return json.dumps(st)
 
 
+class ExploreProgress:
+    """A status line on a terminal stream while the explorer runs: states
+    stored, breadth-first layers done, states per second, elapsed time and
+    the state limit. Off when the stream is not a terminal (unless
+    `enabled`)."""
+
+    def __init__(self, stream=None, enabled: Optional[bool] = None):
+        import sys
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = self.stream.isatty() if enabled is None else enabled
+        self.shown = False
+
+    def update(self, label: str, states: int, layers: int, seconds: float, max_states: Optional[int]) -> None:
+        if not self.enabled:
+            return
+        rate = states / seconds if seconds > 0 else 0.0
+        cap = f" of at most {max_states:,}" if max_states else ""
+        self.stream.write(f"\r  exploring {label}: {states:,} states{cap}, layer {layers}, "
+                          f"{rate:,.0f} states/s, {seconds:.0f} s   ")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.enabled and self.shown:
+            self.stream.write("\r" + " " * 100 + "\r")
+            self.stream.flush()
+            self.shown = False
+
+
 def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: Optional[int] = 20_000_000,
             max_seconds: Optional[float] = None, deadlocks: bool = True, workers: Optional[int] = None,
-            on_limit: str = "result") -> MachineResult:
+            on_limit: str = "result", progress: Optional[ExploreProgress] = None) -> MachineResult:
     """Explore every reachable state of a machine program (a MachineProgram,
-    or the path or text of a GPU_MACHINE test)."""
+    or the path or text of a GPU_MACHINE test). `progress` shows a status
+    line while it runs (the CLI passes one on a terminal)."""
+    import time
     from .api import _core, _interruptible, _verdict
     if not isinstance(prog, MachineProgram):
         prog = parse_machine_file(prog)
     limits = json.dumps({"max_states": max_states, "max_seconds": max_seconds, "deadlocks": deadlocks})
-    raw = _interruptible(_core().explore, json.dumps(prog.ir(writeback, reduce)), limits, workers)
+    core = _core()
+    start = time.perf_counter()
+
+    def tick():
+        states, layers = core.explore_progress()
+        progress.update(f"{prog.name} (writeback={writeback})", states, layers, time.perf_counter() - start,
+                        max_states)
+    try:
+        raw = _interruptible(core.explore, json.dumps(prog.ir(writeback, reduce)), limits, workers,
+                             tick=tick if progress is not None else None)
+    finally:
+        if progress is not None:
+            progress.close()
     data = json.loads(raw)
     if "error" in data:
         raise CoreError(f"{prog.path or prog.name}: {data['error']}")

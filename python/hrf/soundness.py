@@ -75,9 +75,10 @@ class SoundnessResult:
 def soundness(test, scheme: str = "rsp-new", model: Optional[str] = None, *,
               writeback: Sequence[str] = ("fifo", "any"), limits: Optional[Limits] = None,
               max_states: Optional[int] = 20_000_000, max_seconds: Optional[float] = None,
-              workers: Optional[int] = None) -> SoundnessResult:
+              workers: Optional[int] = None, progress=None) -> SoundnessResult:
     """Is `scheme` sound for `test` against `model` (the scheme's own model
-    by default), on the machine with each write-back policy?"""
+    by default), on the machine with each write-back policy? `progress`
+    (a `hrf.machine.ExploreProgress`) shows the explorer's status line."""
     sch = get(scheme)
     t = parse(test)
     m = _models.get(model or sch.model)
@@ -98,7 +99,7 @@ def soundness(test, scheme: str = "rsp-new", model: Optional[str] = None, *,
     ok = {tuple(sorted(o.items())) for o in allowed}
     for wb in writeback:
         r: MachineResult = explore(prog, writeback=wb, max_states=max_states, max_seconds=max_seconds,
-                                   workers=workers)
+                                   workers=workers, progress=progress)
         res.machine[wb] = r
         for o, tr in zip(r.outcomes, r.traces):
             if tuple(sorted(o.items())) not in ok:

@@ -116,6 +116,13 @@ mod py {
         crate::enumerate::cancel();
     }
 
+    /// (states stored, layers done) of the machine exploration now running.
+    #[pyfunction]
+    fn explore_progress() -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (crate::machine::explore::PROGRESS_STATES.load(Relaxed), crate::machine::explore::PROGRESS_LAYERS.load(Relaxed))
+    }
+
     #[pyfunction]
     fn max_events() -> usize {
         crate::relation::MAX_EVENTS
@@ -128,6 +135,7 @@ mod py {
         m.add_function(wrap_pyfunction!(max_events, m)?)?;
         m.add_function(wrap_pyfunction!(cancel, m)?)?;
         m.add_function(wrap_pyfunction!(explore, m)?)?;
+        m.add_function(wrap_pyfunction!(explore_progress, m)?)?;
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
         Ok(())
     }

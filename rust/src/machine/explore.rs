@@ -80,6 +80,12 @@ pub struct ExploreOut {
 
 const SHARDS: usize = 64;
 
+/// States stored and layers done by the exploration now running (0, 0
+/// before the first layer), for a progress display; readable from any
+/// thread while `explore` runs.
+pub static PROGRESS_STATES: AtomicU64 = AtomicU64::new(0);
+pub static PROGRESS_LAYERS: AtomicU64 = AtomicU64::new(0);
+
 fn shard(h: u64) -> usize {
     // Bits the tables themselves use least (hashbrown: low bits pick the
     // bucket, the top 7 are the tag).
@@ -433,6 +439,8 @@ pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
     let mut finals: Vec<u32> = Vec::new();
     let mut faults: Vec<(u32, u32, String)> = Vec::new();
     let (mut lo, mut hi) = (0u32, 1u32);
+    PROGRESS_STATES.store(1, Ordering::Relaxed);
+    PROGRESS_LAYERS.store(0, Ordering::Relaxed);
     while lo < hi {
         out.layers += 1;
         let locals: Vec<Local> = (lo..hi)
@@ -485,6 +493,8 @@ pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
         store.insert(buckets);
         lo = hi;
         hi = store.len() as u32;
+        PROGRESS_STATES.store(hi as u64, Ordering::Relaxed);
+        PROGRESS_LAYERS.store(out.layers as u64, Ordering::Relaxed);
     }
     out.limit = out.limit.or_else(|| ctx.limit.lock().unwrap().take());
     out.complete = out.limit.is_none();
