@@ -8,13 +8,13 @@ import csv
 import glob
 import json
 import os
-import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Optional, TextIO
 
 from .api import Limits, Result, check_many
+from .status import StatusLine
 
 FIELDS = ["test", "model", "verdict", "condition_holds", "racy", "outcomes", "consistent", "candidates",
           "complete", "limit", "time", "error"]
@@ -86,12 +86,12 @@ class Summary:
         return "\n".join(lines)
 
 
-class Progress:
+class Progress(StatusLine):
     """A one-line progress bar on a terminal stream: done/total, rate, ETA."""
 
-    def __init__(self, total: int, stream: TextIO = sys.stderr, enabled: Optional[bool] = None):
-        self.total, self.stream = total, stream
-        self.enabled = stream.isatty() if enabled is None else enabled
+    def __init__(self, total: int, stream: Optional[TextIO] = None, enabled: Optional[bool] = None):
+        super().__init__(stream, enabled)
+        self.total = total
         self.start = time.perf_counter()
         self.last = 0.0
 
@@ -108,14 +108,10 @@ class Progress:
         width = 30
         filled = int(width * done / self.total) if self.total else width
         eta_s = f"{eta:5.0f}s" if eta != float("inf") else "    ?"
-        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} "
-                          f"{rate:7.1f}/s ETA {eta_s}")
-        self.stream.flush()
+        self.show(f"[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} {rate:7.1f}/s ETA {eta_s}")
 
     def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
+        self.end(keep=True)
 
 
 def run(paths: list[str], models: list[str], out: Optional[TextIO] = None, fmt: str = "jsonl",

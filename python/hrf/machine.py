@@ -29,11 +29,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .errors import CoreError, LimitExceeded, LitmusSyntaxError, UnsupportedFeature
+from .errors import CoreError, LimitExceeded, LitmusSyntaxError
 from .litmus import ast as A
 from .litmus.columns import read_columns
 from .litmus.opencl import _apply_tree
 from .litmus.ptx import read_tail
+from .status import StatusLine
 
 SCOPES = {"WG": "wg", "DV": "dev", "ALL": "all"}
 SCOPE_NAMES = {v: k for k, v in SCOPES.items()}
@@ -470,33 +471,19 @@ def step_text(prog: MachineProgram, st: dict) -> str:
     return json.dumps(st)
 
 
-class ExploreProgress:
+class ExploreProgress(StatusLine):
     """A status line on a terminal stream while the explorer runs: states
     stored, breadth-first layers done, states per second, elapsed time and
-    the state limit. Off when the stream is not a terminal (unless
-    `enabled`)."""
-
-    def __init__(self, stream=None, enabled: Optional[bool] = None):
-        import sys
-        self.stream = stream if stream is not None else sys.stderr
-        self.enabled = self.stream.isatty() if enabled is None else enabled
-        self.shown = False
+    the state limit; wiped when the run ends."""
 
     def update(self, label: str, states: int, layers: int, seconds: float, max_states: Optional[int]) -> None:
-        if not self.enabled:
-            return
         rate = states / seconds if seconds > 0 else 0.0
         cap = f" of at most {max_states:,}" if max_states else ""
-        self.stream.write(f"\r  exploring {label}: {states:,} states{cap}, layer {layers}, "
-                          f"{rate:,.0f} states/s, {seconds:.0f} s   ")
-        self.stream.flush()
-        self.shown = True
+        self.show(f"  exploring {label}: {states:,} states{cap}, layer {layers}, "
+                  f"{rate:,.0f} states/s, {seconds:.0f} s   ")
 
     def close(self) -> None:
-        if self.enabled and self.shown:
-            self.stream.write("\r" + " " * 100 + "\r")
-            self.stream.flush()
-            self.shown = False
+        self.end(keep=False)
 
 
 def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: Optional[int] = 20_000_000,

@@ -1,9 +1,9 @@
 //! The exhaustive explorer (SPEC sec. 7): breadth-first over canonical
 //! state encodings, one layer at a time. A layer's states are expanded in
 //! parallel against a read-only visited set; the new states are then
-//! sorted (so indices, parents and traces do not depend on scheduling),
-//! appended to one byte arena, and inserted into the visited set's shards
-//! in parallel. Every state keeps its parent and step: the trace to any
+//! deduplicated keeping the first in (parent, step) order (so indices,
+//! parents and traces do not depend on scheduling), appended to the
+//! block arena, and inserted into the visited set's shards in parallel. Every state keeps its parent and step: the trace to any
 //! state is shortest (breadth-first) and reconstructed on demand.
 
 use super::state::{get_u, put_u, Machine, State};
@@ -319,9 +319,9 @@ impl<'a> Ctx<'a> {
         let alone = if m.prog.reduce { m.invisible_step(&l.cur) } else { None };
         if let Some(st @ (Step::DequeueL1(_) | Step::DequeueL2(_))) = alone {
             let Local { cur, next, .. } = &mut *l;
-            let stepped = m.env_step(cur, st, next);
-            debug_assert!(stepped);
-            self.emit(store, i, st, l);
+            if m.env_step(cur, st, next) {
+                self.emit(store, i, st, l);
+            }
             return;
         }
         let first_local = match alone {
@@ -392,13 +392,9 @@ fn first_of_each<'c>(cands: &[Cand], bytes: &(impl Fn(&Cand) -> &'c [u8] + Sync)
             for k in ks {
                 let c = &cands[k as usize];
                 let b = bytes(c);
-                let mut new = false;
-                seen.entry(c.h, |&j| cands[j as usize].h == c.h && bytes(&cands[j as usize]) == b, |&j| cands[j as usize].h)
-                    .or_insert_with(|| {
-                        new = true;
-                        k
-                    });
-                if new {
+                let same = |&j: &u32| cands[j as usize].h == c.h && bytes(&cands[j as usize]) == b;
+                if let hashbrown::hash_table::Entry::Vacant(v) = seen.entry(c.h, same, |&j| cands[j as usize].h) {
+                    v.insert(k);
                     out.push(k);
                 }
             }
