@@ -182,14 +182,19 @@ impl Expr {
     }
 
     pub fn eval(&self, regs: &[i64]) -> Result<i64, String> {
+        self.eval_with(&|r| regs.get(r).copied())
+    }
+
+    /// The value, register r read as `reg(r)` (None: no such register).
+    pub fn eval_with(&self, reg: &impl Fn(usize) -> Option<i64>) -> Result<i64, String> {
         Ok(match self {
             Expr::C { v } => *v,
-            Expr::R { r } => *regs.get(*r).ok_or("register index out of range")?,
-            Expr::Not { a } => (a.eval(regs)? == 0) as i64,
-            Expr::Neg { a } => a.eval(regs)?.wrapping_neg(),
+            Expr::R { r } => reg(*r).ok_or("register index out of range")?,
+            Expr::Not { a } => (a.eval_with(reg)? == 0) as i64,
+            Expr::Neg { a } => a.eval_with(reg)?.wrapping_neg(),
             Expr::Bin { o, a, b } => {
-                let x = a.eval(regs)?;
-                let y = b.eval(regs)?;
+                let x = a.eval_with(reg)?;
+                let y = b.eval_with(reg)?;
                 match o.as_str() {
                     "+" => x.wrapping_add(y),
                     "-" => x.wrapping_sub(y),

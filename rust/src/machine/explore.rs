@@ -6,7 +6,7 @@
 //! block arena, and inserted into the visited set's shards in parallel. Every state keeps its parent and step: the trace to any
 //! state is shortest (breadth-first) and reconstructed on demand.
 
-use super::state::{get_u, put_u, Machine, State};
+use super::state::{get_u, put_u, Machine, Packed};
 use super::step::{Step, ThreadStep};
 use crate::enumerate::{LimitOut, CANCEL_GENERATION};
 use hashbrown::HashTable;
@@ -240,9 +240,7 @@ struct Cand {
 }
 
 struct Local {
-    cur: State,
-    next: State,
-    buf: Vec<u8>,
+    next: Packed,
     bytes: Vec<u8>,
     cands: Vec<Cand>,
     finals: Vec<u32>,
@@ -257,6 +255,8 @@ struct Ctx<'a> {
     m: &'a Machine,
     env: Vec<Step>,
     stop: AtomicBool,
+    /// A successor overflowed the machine's field widths: start again wider.
+    widen: AtomicBool,
     limit: std::sync::Mutex<Option<LimitOut>>,
     deadline: Option<Instant>,
     max_seconds: f64,
@@ -285,9 +285,7 @@ impl<'a> Ctx<'a> {
 
     fn local(&self) -> Local {
         Local {
-            cur: self.m.initial(),
-            next: self.m.initial(),
-            buf: Vec::new(),
+            next: Packed::default(),
             bytes: Vec::new(),
             cands: Vec::new(),
             finals: Vec::new(),
@@ -307,8 +305,8 @@ impl<'a> Ctx<'a> {
             return;
         }
         let m = self.m;
-        m.decode(store.get(i), &mut l.cur);
-        if m.is_final(&l.cur) {
+        let cur = store.get(i);
+        if m.is_final(cur) {
             l.finals.push(i);
             l.live.push(i);
             return;
@@ -316,10 +314,9 @@ impl<'a> Ctx<'a> {
         let n = m.nthreads();
         // Persistent-set reduction (`reduce`): a step that commutes with
         // every other step and that nothing disables is taken alone.
-        let alone = if m.prog.reduce { m.invisible_step(&l.cur) } else { None };
+        let alone = if m.prog.reduce { m.invisible_step(cur) } else { None };
         if let Some(st @ (Step::DequeueL1(_) | Step::DequeueL2(_))) = alone {
-            let Local { cur, next, .. } = &mut *l;
-            if m.env_step(cur, st, next) {
+            if m.env_step(cur, st, &mut l.next) {
                 self.emit(store, i, st, l);
             }
             return;
@@ -334,8 +331,7 @@ impl<'a> Ctx<'a> {
         };
         let mut progress = false;
         for t in threads {
-            let Local { cur, next, .. } = &mut *l;
-            match m.thread_step(cur, t, next) {
+            match m.thread_step(cur, t, &mut l.next) {
                 ThreadStep::Stepped => {
                     progress = true;
                     self.emit(store, i, Step::Thread(t), l);
@@ -358,8 +354,7 @@ impl<'a> Ctx<'a> {
             return;
         }
         for &st in &self.env {
-            let Local { cur, next, .. } = &mut *l;
-            if m.env_step(cur, st, next) {
+            if m.env_step(cur, st, &mut l.next) {
                 self.emit(store, i, st, l);
             }
         }
@@ -367,12 +362,17 @@ impl<'a> Ctx<'a> {
 
     fn emit(&self, store: &Store, parent: u32, step: Step, l: &mut Local) {
         l.transitions += 1;
-        self.m.encode(&l.next, &mut l.buf);
-        let h = store.hash(&l.buf);
-        if !store.contains(h, &l.buf) {
+        let next = &l.next;
+        if next.overflow {
+            self.widen.store(true, Ordering::Relaxed);
+            self.stop.store(true, Ordering::Relaxed);
+            return;
+        }
+        let h = store.hash(&next.b);
+        if !store.contains(h, &next.b) {
             let start = l.bytes.len() as u32;
-            l.bytes.extend_from_slice(&l.buf);
-            l.cands.push(Cand { h, local: 0, start, len: l.buf.len() as u32, parent, step: step.pack() });
+            l.bytes.extend_from_slice(&next.b);
+            l.cands.push(Cand { h, local: 0, start, len: next.b.len() as u32, parent, step: step.pack() });
         }
     }
 }
@@ -408,13 +408,40 @@ fn first_of_each<'c>(cands: &[Cand], bytes: &(impl Fn(&Cand) -> &'c [u8] + Sync)
     first
 }
 
-/// Explore every reachable state of the machine.
+/// Explore every reachable state of the machine: packed with the
+/// machine's field widths, and again with wider ones each time a state
+/// does not fit (a value, pc or fifo length too large).
 pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
     let start = Instant::now();
+    let mut wider;
+    let mut m = m;
+    loop {
+        match explore_packed(m, limits, start) {
+            Some(out) => return out,
+            None => match m.widened() {
+                Some(w) => {
+                    wider = w;
+                    m = &wider;
+                }
+                None => {
+                    let limit = LimitOut {
+                        which: "states".into(),
+                        detail: "a machine state does not fit in 8-byte values and 2-byte fifo lengths".into(),
+                    };
+                    return ExploreOut { limit: Some(limit), threads: rayon::current_num_threads(), ..Default::default() };
+                }
+            },
+        }
+    }
+}
+
+/// The exploration with m's widths; None if a state does not fit them.
+fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option<ExploreOut> {
     let ctx = Ctx {
         m,
         env: m.env_steps(),
         stop: AtomicBool::new(false),
+        widen: AtomicBool::new(false),
         limit: std::sync::Mutex::new(None),
         deadline: limits.max_seconds.map(|s| start + std::time::Duration::from_secs_f64(s.max(0.0))),
         max_seconds: limits.max_seconds.unwrap_or(0.0),
@@ -423,8 +450,7 @@ pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
     let mut store = Store::new();
     let mut out = ExploreOut { threads: rayon::current_num_threads(), ..Default::default() };
     {
-        let mut buf = Vec::new();
-        m.encode(&m.initial(), &mut buf);
+        let buf = m.pack(&m.initial()).b;
         let h = store.hash(&buf);
         let e = store.push(&buf, u32::MAX, 0);
         let mut buckets = vec![Vec::new(); SHARDS];
@@ -452,6 +478,9 @@ pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
                 },
             )
             .collect();
+        if ctx.widen.load(Ordering::Relaxed) {
+            return None;
+        }
         if ctx.check_interrupt() {
             break;
         }
@@ -466,11 +495,8 @@ pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
         // range of parents in order and emits in step order, so this is
         // (parent, step) order whatever the scheduling. The first of each
         // distinct state is kept (its smallest (parent, step)).
-        let cands: Vec<Cand> = locals
-            .iter()
-            .enumerate()
-            .flat_map(|(k, l)| l.cands.iter().map(move |c| Cand { local: k as u32, ..*c }))
-            .collect();
+        let cands: Vec<Cand> =
+            locals.iter().enumerate().flat_map(|(k, l)| l.cands.iter().map(move |c| Cand { local: k as u32, ..*c })).collect();
         let bytes = |c: &Cand| &locals[c.local as usize].bytes[c.start as usize..(c.start + c.len) as usize];
         let first = first_of_each(&cands, &bytes);
         let fresh = first.iter().filter(|&&f| f).count();
@@ -497,11 +523,9 @@ pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
     out.states = store.len() as u64;
     // Outcomes: the first (breadth-first) final state of each.
     let mut by_outcome: BTreeMap<Vec<i64>, u32> = BTreeMap::new();
-    let mut s = m.initial();
     finals.sort_unstable();
     for &i in &finals {
-        m.decode(store.get(i), &mut s);
-        by_outcome.entry(m.outcome(&s)).or_insert(i);
+        by_outcome.entry(m.outcome(store.get(i))).or_insert(i);
     }
     for (values, i) in by_outcome {
         let holds = m.prog.condition.eval(&values);
@@ -512,28 +536,26 @@ pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
         out.faults.push(FaultOut { message: msg, trace: trace(m, &store, i, Some(st)) });
     }
     if out.complete && limits.deadlocks {
-        let (count, first) = stuck_states(&ctx, &store, &live_idx);
+        let (count, first) = stuck_states(&ctx, &store, &live_idx)?;
         out.deadlocks = Some(count);
         out.deadlock = first.map(|i| {
-            m.decode(store.get(i), &mut s);
-            let waiting = (0..m.nthreads())
-                .filter(|&t| (s.pc[t] as usize) < m.prog.threads[t].code.len())
-                .map(|t| (t, s.pc[t] as usize))
-                .collect();
-            StuckOut { trace: trace(m, &store, i, None), waiting, state: describe_state(m, &s) }
+            let s = store.get(i);
+            let waiting = (0..m.nthreads()).filter(|&t| m.pc(s, t) < m.prog.threads[t].code.len()).map(|t| (t, m.pc(s, t))).collect();
+            StuckOut { trace: trace(m, &store, i, None), waiting, state: describe_state(m, &m.unpack(s)) }
         });
     }
     out.bytes_per_state = store.bytes_used() as f64 / store.len().max(1) as f64;
     out.seconds = start.elapsed().as_secs_f64();
-    out
+    Some(out)
 }
 
 /// States from which no final state can be reached. Thread steps only go
 /// forward (branches are forward), so such a state exists iff one exists
 /// whose every environment-reachable state lets no thread move and is not
 /// final; "live" states (final, or some thread can step) are propagated
-/// backwards over environment steps to a fixpoint.
-fn stuck_states(ctx: &Ctx, store: &Store, live_idx: &[u32]) -> (u64, Option<u32>) {
+/// backwards over environment steps to a fixpoint. None: a successor does
+/// not fit the machine's widths.
+fn stuck_states(ctx: &Ctx, store: &Store, live_idx: &[u32]) -> Option<(u64, Option<u32>)> {
     let n = store.len();
     let live: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
     let is_live = |i: u32| live[i as usize / 64].load(Ordering::Relaxed) & (1 << (i % 64)) != 0;
@@ -546,30 +568,34 @@ fn stuck_states(ctx: &Ctx, store: &Store, live_idx: &[u32]) -> (u64, Option<u32>
     let m = ctx.m;
     loop {
         let changed = AtomicBool::new(false);
-        (0..n as u32).into_par_iter().filter(|&i| !is_live(i)).for_each_init(
-            || (m.initial(), m.initial(), Vec::new()),
-            |(cur, next, buf), i| {
-                m.decode(store.get(i), cur);
-                for &st in &ctx.env {
-                    if m.env_step(cur, st, next) {
-                        m.encode(next, buf);
-                        if let Some(j) = store.find(store.hash(buf), buf) {
-                            if is_live(j) {
-                                set_live(i);
-                                changed.store(true, Ordering::Relaxed);
-                                return;
-                            }
+        (0..n as u32).into_par_iter().filter(|&i| !is_live(i)).for_each_init(Packed::default, |next, i| {
+            let cur = store.get(i);
+            for &st in &ctx.env {
+                if m.env_step(cur, st, next) {
+                    if next.overflow {
+                        ctx.widen.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                    let buf = &next.b;
+                    if let Some(j) = store.find(store.hash(buf), buf) {
+                        if is_live(j) {
+                            set_live(i);
+                            changed.store(true, Ordering::Relaxed);
+                            return;
                         }
                     }
                 }
-            },
-        );
+            }
+        });
+        if ctx.widen.load(Ordering::Relaxed) {
+            return None;
+        }
         if !changed.load(Ordering::Relaxed) {
             break;
         }
     }
     let stuck: Vec<u32> = (0..n as u32).filter(|&i| !is_live(i)).collect();
-    (stuck.len() as u64, stuck.first().copied())
+    Some((stuck.len() as u64, stuck.first().copied()))
 }
 
 /// The steps from the initial state to state i (then `last`, if given).
@@ -584,20 +610,14 @@ fn trace(m: &Machine, store: &Store, i: u32, last: Option<u32>) -> Vec<Value> {
     if let Some(st) = last {
         chain.push((i, st));
     }
-    let mut s = m.initial();
-    let mut next = m.initial();
-    chain
-        .into_iter()
-        .map(|(p, st)| {
-            m.decode(store.get(p), &mut s);
-            describe_step(m, &s, Step::unpack(st), &mut next)
-        })
-        .collect()
+    let mut next = Packed::default();
+    chain.into_iter().map(|(p, st)| describe_step(m, store.get(p), Step::unpack(st), &mut next)).collect()
 }
 
 /// A step as JSON, with the values it moved (read from the state before it).
-pub fn describe_step(m: &Machine, s: &State, st: Step, next: &mut State) -> Value {
+pub fn describe_step(m: &Machine, packed: &[u8], st: Step, next: &mut Packed) -> Value {
     let na = m.naddr;
+    let s = m.unpack(packed);
     let loc = |a: usize| m.prog.locations[a].name.clone();
     // The head of a fifo: a FLUSH marker, or an address written back if dirty.
     let dequeue = |mut v: Value, head: u16, cache: &[super::state::Line]| {
@@ -614,7 +634,7 @@ pub fn describe_step(m: &Machine, s: &State, st: Step, next: &mut State) -> Valu
     match st {
         Step::Thread(t) => {
             let pc = s.pc[t] as usize;
-            let r = m.thread_step(s, t, next);
+            let r = m.thread_step(packed, t, next);
             let mut v = json!({"kind": "thread", "thread": t, "pc": pc});
             if let ThreadStep::Fault(msg) = r {
                 v["fault"] = json!(msg);
@@ -625,24 +645,32 @@ pub fn describe_step(m: &Machine, s: &State, st: Step, next: &mut State) -> Valu
                     _ => None,
                 } {
                     v["reg"] = json!(dst);
-                    v["val"] = json!(next.regs[m.reg_off[t] + dst]);
+                    v["val"] = json!(m.reg(&next.b, t, dst));
                 }
             }
             v
         }
-        Step::FetchL1(w, a) => json!({"kind": "fetch_l1", "wg": w, "loc": loc(a), "val": s.l2[m.wg_dev[w] * na + a].val}),
-        Step::FetchL2(d, a) => json!({"kind": "fetch_l2", "dev": d, "loc": loc(a), "val": s.mem[a]}),
+        Step::FetchL1(w, a) => {
+            json!({"kind": "fetch_l1", "wg": w, "loc": loc(a), "val": s.l2[m.wg_dev[w] * na + a].val})
+        }
+        Step::FetchL2(d, a) => {
+            json!({"kind": "fetch_l2", "dev": d, "loc": loc(a), "val": s.mem[a]})
+        }
         Step::DequeueL1(w) => dequeue(json!({"kind": "dequeue_l1", "wg": w}), s.l1_fifo[w][0], &s.l1[w * na..]),
         Step::DequeueL2(d) => dequeue(json!({"kind": "dequeue_l2", "dev": d}), s.l2_fifo[d][0], &s.l2[d * na..]),
-        Step::WritebackL1(w, a) => json!({"kind": "writeback_l1", "wg": w, "loc": loc(a), "val": s.l1[w * na + a].val}),
-        Step::WritebackL2(d, a) => json!({"kind": "writeback_l2", "dev": d, "loc": loc(a), "val": s.l2[d * na + a].val}),
+        Step::WritebackL1(w, a) => {
+            json!({"kind": "writeback_l1", "wg": w, "loc": loc(a), "val": s.l1[w * na + a].val})
+        }
+        Step::WritebackL2(d, a) => {
+            json!({"kind": "writeback_l2", "dev": d, "loc": loc(a), "val": s.l2[d * na + a].val})
+        }
         Step::EvictL1(w, a) => json!({"kind": "evict_l1", "wg": w, "loc": loc(a)}),
         Step::EvictL2(d, a) => json!({"kind": "evict_l2", "dev": d, "loc": loc(a)}),
     }
 }
 
 /// A state as JSON (for a deadlock report).
-pub fn describe_state(m: &Machine, s: &State) -> Value {
+pub fn describe_state(m: &Machine, s: &super::state::State) -> Value {
     let na = m.naddr;
     let cache = |lines: &[super::state::Line], k: usize| -> Value {
         let mut o = serde_json::Map::new();

@@ -1,4 +1,4 @@
-//! Machine states (001 Fig. 4) and their canonical byte encoding.
+//! Machine states (001 Fig. 4), apart and packed (the canonical bytes the explorer stores).
 
 use super::program::{MInstr, MProgram, Scope};
 use crate::program::Observed;
@@ -33,7 +33,10 @@ impl Line {
 /// A fifo element: an address `a < naddr`, or `naddr + t`: FLUSH of thread t.
 pub type FifoEl = u16;
 
-#[derive(Default, PartialEq, Eq, Debug)]
+/// A machine state with its fields apart (001 Fig. 4): what tests build
+/// and reports print. The explorer works on the packed form (`Packed`,
+/// `Machine::pack` / `unpack`).
+#[derive(Default, Clone, PartialEq, Eq, Debug)]
 pub struct State {
     /// Per thread; `code.len()` once the thread is done.
     pub pc: Vec<u32>,
@@ -53,26 +56,42 @@ pub struct State {
     pub lockfile: Vec<u16>,
 }
 
-impl Clone for State {
-    fn clone(&self) -> State {
-        let mut s = State::default();
-        s.clone_from(self);
-        s
-    }
+/// A state packed into bytes, fields at fixed offsets (`Layout`), fifos
+/// last with their lengths. The bytes are the state's canonical encoding:
+/// the explorer copies, hashes, compares and stores them as they are.
+/// `overflow`: a step wrote a number the layout's widths cannot hold (the
+/// explorer then starts again with wider fields).
+#[derive(Default, Clone, PartialEq, Eq, Debug)]
+pub struct Packed {
+    pub b: Vec<u8>,
+    pub overflow: bool,
+}
 
-    /// Field by field, reusing this state's allocations (the explorer's
-    /// hot path copies a state once per successor).
-    fn clone_from(&mut self, o: &State) {
-        self.pc.clone_from(&o.pc);
-        self.regs.clone_from(&o.regs);
-        self.l1.clone_from(&o.l1);
-        self.l2.clone_from(&o.l2);
-        self.mem.clone_from(&o.mem);
-        self.l1_fifo.clone_from(&o.l1_fifo);
-        self.l2_fifo.clone_from(&o.l2_fifo);
-        self.rmw_lock.clone_from(&o.rmw_lock);
-        self.lockfile.clone_from(&o.lockfile);
+impl Packed {
+    /// Become a copy of the packed state s.
+    pub fn copy_from(&mut self, s: &[u8]) {
+        self.b.clear();
+        self.b.extend_from_slice(s);
+        self.overflow = false;
     }
+}
+
+/// Where each field of a packed state lies. Values (registers, cache
+/// lines, memory) take `vw` bytes, two's complement; pcs, fifo lengths
+/// and elements and lock holders take `sw` bytes, unsigned; a cache line
+/// is its status byte then its value (0 when absent).
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub vw: usize,
+    pub sw: usize,
+    pc: usize,
+    regs: usize,
+    l1: usize,
+    l2: usize,
+    mem: usize,
+    rmw_lock: usize,
+    lockfile: usize,
+    fifos: usize,
 }
 
 /// A program with its layout: counts and who is where.
@@ -88,10 +107,23 @@ pub struct Machine {
     /// RMW), as bit masks; None with more than 64 addresses. Branches go
     /// forward only, so this is everything the thread can still read.
     pub future_reads: Option<Vec<Vec<(u64, u64)>>>,
+    pub lay: Layout,
 }
 
 impl Machine {
+    /// The machine of a program, its values packed in the fewest bytes
+    /// (1, 2, 4 or 8) that hold the initial memory.
     pub fn new(prog: MProgram) -> Result<Machine, String> {
+        let vw = [1, 2, 4, 8].into_iter().find(|&w| prog.locations.iter().all(|l| fits(l.init, w))).unwrap_or(8);
+        Machine::with_value_width(prog, vw)
+    }
+
+    /// The same machine with values twice as wide (None: already 8 bytes).
+    pub fn widened(&self) -> Option<Machine> {
+        (self.lay.vw < 8).then(|| Machine::with_value_width(self.prog.clone(), 2 * self.lay.vw).expect("valid before"))
+    }
+
+    pub fn with_value_width(prog: MProgram, vw: usize) -> Result<Machine, String> {
         let naddr = prog.locations.len();
         let nthreads = prog.threads.len();
         if nthreads == 0 {
@@ -106,17 +138,12 @@ impl Machine {
         for t in &prog.threads {
             match wg_dev[t.wg] {
                 None => wg_dev[t.wg] = Some(t.dev),
-                Some(d) if d != t.dev => {
-                    return Err(format!("work-group {} is in two devices ({d} and {})", t.wg, t.dev))
-                }
+                Some(d) if d != t.dev => return Err(format!("work-group {} is in two devices ({d} and {})", t.wg, t.dev)),
                 _ => {}
             }
         }
-        let wg_dev: Vec<usize> = wg_dev
-            .into_iter()
-            .enumerate()
-            .map(|(w, d)| d.ok_or(format!("work-group {w} has no thread")))
-            .collect::<Result<_, _>>()?;
+        let wg_dev: Vec<usize> =
+            wg_dev.into_iter().enumerate().map(|(w, d)| d.ok_or(format!("work-group {w} has no thread"))).collect::<Result<_, _>>()?;
         for d in 0..ndev {
             if !wg_dev.contains(&d) {
                 return Err(format!("device {d} has no work-group"));
@@ -147,7 +174,22 @@ impl Machine {
                 })
                 .collect()
         });
-        let m = Machine { prog, naddr, ndev, nwg, wg_dev, reg_off, future_reads };
+        // Small numbers: pcs up to the longest code, fifo elements up to
+        // naddr + nthreads (FLUSH markers), lock holders up to nthreads;
+        // fifo lengths are checked as they grow. Wide values, wide smalls.
+        let longest = prog.threads.iter().map(|t| t.code.len()).max().unwrap_or(0);
+        let sw = if vw == 1 && longest.max(naddr + nthreads) < 255 { 1 } else { 2 };
+        let nregs = *reg_off.last().unwrap();
+        let pc = 0;
+        let regs = pc + nthreads * sw;
+        let l1 = regs + nregs * vw;
+        let l2 = l1 + nwg * naddr * (1 + vw);
+        let mem = l2 + ndev * naddr * (1 + vw);
+        let rmw_lock = mem + naddr * vw;
+        let lockfile = rmw_lock + nwg * sw;
+        let fifos = lockfile + ndev * naddr * sw;
+        let lay = Layout { vw, sw, pc, regs, l1, l2, mem, rmw_lock, lockfile, fifos };
+        let m = Machine { prog, naddr, ndev, nwg, wg_dev, reg_off, future_reads, lay };
         m.validate()?;
         Ok(m)
     }
@@ -157,8 +199,20 @@ impl Machine {
             let len = t.code.len();
             for (pc, ins) in t.code.iter().enumerate() {
                 let at = || format!("{}, instruction {pc}", t.name);
-                let loc_ok = |l: usize| if l < self.naddr { Ok(()) } else { Err(format!("{}: address out of range", at())) };
-                let reg_ok = |r: usize| if r < t.nregs { Ok(()) } else { Err(format!("{}: register out of range", at())) };
+                let loc_ok = |l: usize| {
+                    if l < self.naddr {
+                        Ok(())
+                    } else {
+                        Err(format!("{}: address out of range", at()))
+                    }
+                };
+                let reg_ok = |r: usize| {
+                    if r < t.nregs {
+                        Ok(())
+                    } else {
+                        Err(format!("{}: register out of range", at()))
+                    }
+                };
                 match ins {
                     MInstr::Ld { dst, loc } => {
                         loc_ok(*loc)?;
@@ -252,100 +306,235 @@ impl Machine {
     }
 
     /// All threads done, every fifo drained, no dirty line (SPEC 7).
-    pub fn is_final(&self, s: &State) -> bool {
-        s.pc.iter().zip(&self.prog.threads).all(|(&pc, t)| pc as usize == t.code.len())
-            && s.l1_fifo.iter().all(|f| f.is_empty())
-            && s.l2_fifo.iter().all(|f| f.is_empty())
-            && s.l1.iter().chain(&s.l2).all(|l| !l.dirty())
+    pub fn is_final(&self, s: &[u8]) -> bool {
+        let lay = &self.lay;
+        (0..self.nthreads()).all(|t| self.pc(s, t) == self.prog.threads[t].code.len())
+            && (0..self.nwg + self.ndev).all(|f| self.fifo_at(s, f).1 == 0)
+            && s[lay.l1..lay.mem].chunks_exact(1 + lay.vw).all(|l| l[0] & DIRTY == 0)
     }
 
     /// The observed registers and memory of a state.
-    pub fn outcome(&self, s: &State) -> Vec<i64> {
+    pub fn outcome(&self, s: &[u8]) -> Vec<i64> {
         self.prog
             .observed
             .iter()
             .map(|o| match o {
-                Observed::Reg { thread, reg } => s.regs[self.reg_off[*thread] + reg],
-                Observed::Loc { loc } => s.mem[*loc],
+                Observed::Reg { thread, reg } => self.reg(s, *thread, *reg),
+                Observed::Loc { loc } => self.mem(s, *loc),
             })
             .collect()
     }
 
-    // ------------------------------------------------------------ encoding
-    /// The canonical encoding: the state's fields in a fixed order, each
-    /// number as a LEB128 varint (values zig-zagged), fifos with their
-    /// length. Two states are equal iff their encodings are.
-    pub fn encode(&self, s: &State, out: &mut Vec<u8>) {
-        out.clear();
-        for &p in &s.pc {
-            put_u(out, p as u64);
-        }
-        for &r in &s.regs {
-            put_i(out, r);
-        }
-        for l in s.l1.iter().chain(&s.l2) {
-            out.push(l.st);
-            if l.present() {
-                put_i(out, l.val);
-            }
-        }
-        for &m in &s.mem {
-            put_i(out, m);
-        }
-        for f in s.l1_fifo.iter().chain(&s.l2_fifo) {
-            put_u(out, f.len() as u64);
-            for &e in f {
-                put_u(out, e as u64);
-            }
-        }
-        for &k in s.rmw_lock.iter().chain(&s.lockfile) {
-            put_u(out, k as u64);
+    // ------------------------------------------------------ packed states
+    // Fifo f: the L1 fifo of work-group f for f < nwg, else the L2 fifo of
+    // device f - nwg.
+
+    fn get_small(&self, s: &[u8], o: usize) -> usize {
+        if self.lay.sw == 1 {
+            s[o] as usize
+        } else {
+            u16::from_le_bytes([s[o], s[o + 1]]) as usize
         }
     }
 
-    /// The inverse of `encode`, into a state of the right shape (made by
-    /// `initial`), reusing its allocations.
-    pub fn decode(&self, b: &[u8], s: &mut State) {
-        let mut i = 0usize;
-        for p in s.pc.iter_mut() {
-            *p = get_u(b, &mut i) as u32;
+    fn put_small(&self, s: &mut Packed, o: usize, v: usize) {
+        if self.lay.sw == 1 {
+            s.overflow |= v > u8::MAX as usize;
+            s.b[o] = v as u8;
+        } else {
+            s.overflow |= v > u16::MAX as usize;
+            s.b[o..o + 2].copy_from_slice(&(v as u16).to_le_bytes());
         }
-        for r in s.regs.iter_mut() {
-            *r = get_i(b, &mut i);
+    }
+
+    fn get_val(&self, s: &[u8], o: usize) -> i64 {
+        match self.lay.vw {
+            1 => s[o] as i8 as i64,
+            2 => i16::from_le_bytes([s[o], s[o + 1]]) as i64,
+            4 => i32::from_le_bytes(s[o..o + 4].try_into().unwrap()) as i64,
+            _ => i64::from_le_bytes(s[o..o + 8].try_into().unwrap()),
         }
-        for l in s.l1.iter_mut().chain(s.l2.iter_mut()) {
-            l.st = b[i];
-            i += 1;
-            l.val = if l.st & PRESENT != 0 { get_i(b, &mut i) } else { 0 };
+    }
+
+    fn put_val(&self, s: &mut Packed, o: usize, v: i64) {
+        let w = self.lay.vw;
+        s.overflow |= !fits(v, w);
+        s.b[o..o + w].copy_from_slice(&v.to_le_bytes()[..w]);
+    }
+
+    pub fn pc(&self, s: &[u8], t: usize) -> usize {
+        self.get_small(s, self.lay.pc + t * self.lay.sw)
+    }
+    pub fn set_pc(&self, s: &mut Packed, t: usize, pc: usize) {
+        self.put_small(s, self.lay.pc + t * self.lay.sw, pc)
+    }
+    /// Register r of thread t.
+    pub fn reg(&self, s: &[u8], t: usize, r: usize) -> i64 {
+        self.get_val(s, self.lay.regs + (self.reg_off[t] + r) * self.lay.vw)
+    }
+    pub fn set_reg(&self, s: &mut Packed, t: usize, r: usize, v: i64) {
+        self.put_val(s, self.lay.regs + (self.reg_off[t] + r) * self.lay.vw, v)
+    }
+    fn line_at(&self, s: &[u8], o: usize) -> Line {
+        Line { st: s[o], val: self.get_val(s, o + 1) }
+    }
+    fn set_line_at(&self, s: &mut Packed, o: usize, l: Line) {
+        s.b[o] = l.st;
+        self.put_val(s, o + 1, l.val)
+    }
+    /// Entry a of work-group w's L1.
+    pub fn l1(&self, s: &[u8], w: usize, a: usize) -> Line {
+        self.line_at(s, self.lay.l1 + (w * self.naddr + a) * (1 + self.lay.vw))
+    }
+    pub fn set_l1(&self, s: &mut Packed, w: usize, a: usize, l: Line) {
+        self.set_line_at(s, self.lay.l1 + (w * self.naddr + a) * (1 + self.lay.vw), l)
+    }
+    /// Entry a of device d's L2.
+    pub fn l2(&self, s: &[u8], d: usize, a: usize) -> Line {
+        self.line_at(s, self.lay.l2 + (d * self.naddr + a) * (1 + self.lay.vw))
+    }
+    pub fn set_l2(&self, s: &mut Packed, d: usize, a: usize, l: Line) {
+        self.set_line_at(s, self.lay.l2 + (d * self.naddr + a) * (1 + self.lay.vw), l)
+    }
+    pub fn mem(&self, s: &[u8], a: usize) -> i64 {
+        self.get_val(s, self.lay.mem + a * self.lay.vw)
+    }
+    pub fn set_mem(&self, s: &mut Packed, a: usize, v: i64) {
+        self.put_val(s, self.lay.mem + a * self.lay.vw, v)
+    }
+    /// Work-group w's rmw lock: 0 free, t + 1 held by thread t.
+    pub fn rmw_lock(&self, s: &[u8], w: usize) -> usize {
+        self.get_small(s, self.lay.rmw_lock + w * self.lay.sw)
+    }
+    pub fn set_rmw_lock(&self, s: &mut Packed, w: usize, h: usize) {
+        self.put_small(s, self.lay.rmw_lock + w * self.lay.sw, h)
+    }
+    /// Device d's lock of address a: 0 free, t + 1 held by thread t.
+    pub fn lockfile(&self, s: &[u8], d: usize, a: usize) -> usize {
+        self.get_small(s, self.lay.lockfile + (d * self.naddr + a) * self.lay.sw)
+    }
+    pub fn set_lockfile(&self, s: &mut Packed, d: usize, a: usize, h: usize) {
+        self.put_small(s, self.lay.lockfile + (d * self.naddr + a) * self.lay.sw, h)
+    }
+    /// Where fifo f's elements start, and its length.
+    fn fifo_at(&self, s: &[u8], f: usize) -> (usize, usize) {
+        let sw = self.lay.sw;
+        let mut o = self.lay.fifos;
+        for _ in 0..f {
+            o += sw * (1 + self.get_small(s, o));
         }
-        for m in s.mem.iter_mut() {
-            *m = get_i(b, &mut i);
+        (o + sw, self.get_small(s, o))
+    }
+    /// Element i of fifo f.
+    pub fn fifo_get(&self, s: &[u8], f: usize, i: usize) -> FifoEl {
+        self.get_small(s, self.fifo_at(s, f).0 + i * self.lay.sw) as FifoEl
+    }
+    pub fn fifo(&self, s: &[u8], f: usize) -> Vec<FifoEl> {
+        let (o, n) = self.fifo_at(s, f);
+        (0..n).map(|i| self.get_small(s, o + i * self.lay.sw) as FifoEl).collect()
+    }
+    pub fn fifo_head(&self, s: &[u8], f: usize) -> Option<FifoEl> {
+        let (o, n) = self.fifo_at(s, f);
+        (n > 0).then(|| self.get_small(s, o) as FifoEl)
+    }
+    /// Whether e is somewhere in a fifo.
+    pub fn in_some_fifo(&self, s: &[u8], e: FifoEl) -> bool {
+        let sw = self.lay.sw;
+        let mut o = self.lay.fifos;
+        for _ in 0..self.nwg + self.ndev {
+            let n = self.get_small(s, o);
+            if (0..n).any(|i| self.get_small(s, o + sw * (1 + i)) == e as usize) {
+                return true;
+            }
+            o += sw * (1 + n);
         }
-        for f in s.l1_fifo.iter_mut().chain(s.l2_fifo.iter_mut()) {
-            let n = get_u(b, &mut i) as usize;
-            f.clear();
-            for _ in 0..n {
-                f.push(get_u(b, &mut i) as FifoEl);
+        false
+    }
+    /// Append e to fifo f.
+    pub fn push(&self, s: &mut Packed, f: usize, e: FifoEl) {
+        let sw = self.lay.sw;
+        let (o, n) = self.fifo_at(&s.b, f);
+        self.put_small(s, o - sw, n + 1);
+        let at = o + n * sw;
+        if sw == 1 {
+            s.b.insert(at, e as u8);
+        } else {
+            s.b.splice(at..at, (e as u16).to_le_bytes());
+        }
+    }
+    /// Remove fifo f's head (f not empty).
+    pub fn pop(&self, s: &mut Packed, f: usize) {
+        let sw = self.lay.sw;
+        let (o, n) = self.fifo_at(&s.b, f);
+        self.put_small(s, o - sw, n - 1);
+        s.b.drain(o..o + sw);
+    }
+
+    /// The packed form of a state (of this machine's shape).
+    pub fn pack(&self, st: &State) -> Packed {
+        let mut s = Packed { b: vec![0; self.lay.fifos], overflow: false };
+        for (t, &pc) in st.pc.iter().enumerate() {
+            self.set_pc(&mut s, t, pc as usize);
+        }
+        for t in 0..self.nthreads() {
+            for r in 0..self.prog.threads[t].nregs {
+                self.set_reg(&mut s, t, r, st.regs[self.reg_off[t] + r]);
             }
         }
-        for k in s.rmw_lock.iter_mut().chain(s.lockfile.iter_mut()) {
-            *k = get_u(b, &mut i) as u16;
+        for a in 0..self.naddr {
+            for w in 0..self.nwg {
+                self.set_l1(&mut s, w, a, st.l1[w * self.naddr + a]);
+                self.set_rmw_lock(&mut s, w, st.rmw_lock[w] as usize);
+            }
+            for d in 0..self.ndev {
+                self.set_l2(&mut s, d, a, st.l2[d * self.naddr + a]);
+                self.set_lockfile(&mut s, d, a, st.lockfile[d * self.naddr + a] as usize);
+            }
+            self.set_mem(&mut s, a, st.mem[a]);
         }
-        debug_assert_eq!(i, b.len());
+        for _ in st.l1_fifo.iter().chain(&st.l2_fifo) {
+            s.b.extend(std::iter::repeat(0).take(self.lay.sw));
+        }
+        for (f, fifo) in st.l1_fifo.iter().chain(&st.l2_fifo).enumerate() {
+            for &e in fifo {
+                self.push(&mut s, f, e);
+            }
+        }
+        s
+    }
+
+    /// The state of a packed one, fields apart.
+    pub fn unpack(&self, s: &[u8]) -> State {
+        let na = self.naddr;
+        State {
+            pc: (0..self.nthreads()).map(|t| self.pc(s, t) as u32).collect(),
+            regs: (0..self.nthreads())
+                .flat_map(|t| (0..self.prog.threads[t].nregs).map(move |r| (t, r)))
+                .map(|(t, r)| self.reg(s, t, r))
+                .collect(),
+            l1: (0..self.nwg * na).map(|k| self.l1(s, k / na, k % na)).collect(),
+            l2: (0..self.ndev * na).map(|k| self.l2(s, k / na, k % na)).collect(),
+            mem: (0..na).map(|a| self.mem(s, a)).collect(),
+            l1_fifo: (0..self.nwg).map(|w| self.fifo(s, w)).collect(),
+            l2_fifo: (0..self.ndev).map(|d| self.fifo(s, self.nwg + d)).collect(),
+            rmw_lock: (0..self.nwg).map(|w| self.rmw_lock(s, w) as u16).collect(),
+            lockfile: (0..self.ndev * na).map(|k| self.lockfile(s, k / na, k % na) as u16).collect(),
+        }
     }
 }
 
-/// LEB128 varints (the state encoding's numbers; the explorer's record lengths).
+/// Whether v fits in w bytes, two's complement.
+fn fits(v: i64, w: usize) -> bool {
+    w >= 8 || (v >> (8 * w - 1)) == 0 || (v >> (8 * w - 1)) == -1
+}
+
+/// LEB128 varints (the explorer's record lengths).
 pub(super) fn put_u(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
     }
     out.push(v as u8);
-}
-
-fn put_i(out: &mut Vec<u8>, v: i64) {
-    put_u(out, ((v << 1) ^ (v >> 63)) as u64);
 }
 
 pub(super) fn get_u(b: &[u8], i: &mut usize) -> u64 {
@@ -360,9 +549,4 @@ pub(super) fn get_u(b: &[u8], i: &mut usize) -> u64 {
         }
         shift += 7;
     }
-}
-
-fn get_i(b: &[u8], i: &mut usize) -> i64 {
-    let u = get_u(b, i);
-    ((u >> 1) as i64) ^ -((u & 1) as i64)
 }

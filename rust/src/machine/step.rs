@@ -4,7 +4,7 @@
 //! set); the environment's steps are enumerated one by one.
 
 use super::program::{MInstr, Writeback};
-use super::state::{Line, Machine, State, DIRTY, PRESENT, VALID};
+use super::state::{FifoEl, Line, Machine, Packed, DIRTY, PRESENT, VALID};
 
 /// What a step did, to label the transition (and print a trace).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -79,9 +79,8 @@ pub enum ThreadStep {
 
 impl Machine {
     /// "unflushed_{d,w,t}": a FLUSH marker of thread t is in some fifo (001 sec. 5.2).
-    pub fn unflushed(&self, s: &State, t: usize) -> bool {
-        let m = self.marker(t);
-        s.l1_fifo.iter().chain(&s.l2_fifo).any(|f| f.contains(&m))
+    pub fn unflushed(&self, s: &[u8], t: usize) -> bool {
+        self.in_some_fifo(s, self.marker(t))
     }
 
     /// A step the reduced machine may take alone (a persistent set of one):
@@ -95,15 +94,15 @@ impl Machine {
     /// a final state has empty fifos and finished threads, so every final
     /// state and every state that cannot reach one stays reachable
     /// through it.
-    pub fn invisible_step(&self, s: &State) -> Option<Step> {
+    pub fn invisible_step(&self, s: &[u8]) -> Option<Step> {
         if let Some(t) = (0..self.nthreads()).find(|&t| self.next_is_local(s, t) && !self.unflushed(s, t)) {
             return Some(Step::Thread(t));
         }
-        let na = self.naddr;
-        if let Some(w) = s.l1_fifo.iter().position(|f| f.first().map_or(false, |&e| e as usize >= na)) {
+        let marker_at_head = |f: usize| self.fifo_head(s, f).map_or(false, |e| e as usize >= self.naddr);
+        if let Some(w) = (0..self.nwg).find(|&w| marker_at_head(w)) {
             return Some(Step::DequeueL1(w));
         }
-        if let Some(d) = s.l2_fifo.iter().position(|f| f.first().map_or(false, |&e| e as usize >= na)) {
+        if let Some(d) = (0..self.ndev).find(|&d| marker_at_head(self.nwg + d)) {
             return Some(Step::DequeueL2(d));
         }
         None
@@ -114,10 +113,12 @@ impl Machine {
     /// in the device or an L2 RMW). A fetch nobody will read changes only a
     /// clean entry that no later step looks at (other than further such
     /// fetches), so the reduced machine leaves it out.
-    fn may_read(&self, s: &State, w: usize, a: usize, l2: bool) -> bool {
-        let Some(fr) = &self.future_reads else { return true };
+    fn may_read(&self, s: &[u8], w: usize, a: usize, l2: bool) -> bool {
+        let Some(fr) = &self.future_reads else {
+            return true;
+        };
         self.prog.threads.iter().enumerate().any(|(t, th)| {
-            let (r1, r2) = fr[t][s.pc[t] as usize];
+            let (r1, r2) = fr[t][self.pc(s, t)];
             if l2 {
                 th.dev == w && (r1 | r2) >> a & 1 != 0
             } else {
@@ -127,37 +128,37 @@ impl Machine {
     }
 
     /// Whether thread t's next instruction is a register move or branch.
-    pub fn next_is_local(&self, s: &State, t: usize) -> bool {
-        self.prog.threads[t].code.get(s.pc[t] as usize).map_or(false, |i| i.is_local())
+    pub fn next_is_local(&self, s: &[u8], t: usize) -> bool {
+        self.prog.threads[t].code.get(self.pc(s, t)).map_or(false, |i| i.is_local())
     }
 
     /// Thread t's next instruction (001 Table 1), applied to `s`, the
-    /// successor written into `out` (which must have s's shape).
-    pub fn thread_step(&self, s: &State, t: usize, out: &mut State) -> ThreadStep {
+    /// successor written into `out`.
+    pub fn thread_step(&self, s: &[u8], t: usize, out: &mut Packed) -> ThreadStep {
         let th = &self.prog.threads[t];
-        let pc = s.pc[t] as usize;
-        let Some(ins) = th.code.get(pc) else { return ThreadStep::Done };
+        let pc = self.pc(s, t);
+        let Some(ins) = th.code.get(pc) else {
+            return ThreadStep::Done;
+        };
         if self.unflushed(s, t) {
             return ThreadStep::Blocked;
         }
-        let (w, d, na) = (th.wg, th.dev, self.naddr);
-        let roff = self.reg_off[t];
-        let regs = &s.regs[roff..roff + th.nregs];
-        let eval = |e: &crate::program::Expr| e.eval(regs);
-        out.clone_from(s);
-        out.pc[t] = pc as u32 + 1;
+        let (w, d) = (th.wg, th.dev);
+        let eval = |e: &crate::program::Expr| e.eval_with(&|r| (r < th.nregs).then(|| self.reg(s, t, r)));
+        out.copy_from(s);
+        self.set_pc(out, t, pc + 1);
         match ins {
             MInstr::Ld { dst, loc } => {
                 // L1(x) valid: copy its value; else block (the environment fetches).
-                let l = s.l1[w * na + loc];
+                let l = self.l1(s, w, *loc);
                 if !l.readable() {
                     return ThreadStep::Blocked;
                 }
-                out.regs[roff + dst] = l.val;
+                self.set_reg(out, t, *dst, l.val);
             }
             MInstr::St { loc, val } => {
                 // Dirty and invalid: block until written back; else write, enqueue.
-                let l = s.l1[w * na + loc];
+                let l = self.l1(s, w, *loc);
                 if l.present() && l.dirty() && !l.valid() {
                     return ThreadStep::Blocked;
                 }
@@ -165,13 +166,12 @@ impl Machine {
                     Ok(v) => v,
                     Err(e) => return ThreadStep::Fault(e),
                 };
-                out.l1[w * na + loc] = Line { st: PRESENT | DIRTY | VALID, val: v };
-                out.l1_fifo[w].push(*loc as u16);
+                self.set_l1(out, w, *loc, Line { st: PRESENT | DIRTY | VALID, val: v });
+                self.push(out, w, *loc as FifoEl);
             }
             MInstr::Rmw { level, dst, loc, rmw, val, expected } => {
                 // INCL1 / INCL2 generalised: at the level's cache, whose entry must be valid.
-                let idx = if *level == 1 { w * na + loc } else { d * na + loc };
-                let line = if *level == 1 { s.l1[idx] } else { s.l2[idx] };
+                let line = if *level == 1 { self.l1(s, w, *loc) } else { self.l2(s, d, *loc) };
                 if !line.readable() {
                     return ThreadStep::Blocked;
                 }
@@ -183,79 +183,82 @@ impl Machine {
                 if let Some(nv) = new {
                     let nl = Line { st: PRESENT | DIRTY | VALID, val: nv };
                     if *level == 1 {
-                        out.l1[idx] = nl;
-                        out.l1_fifo[w].push(*loc as u16);
+                        self.set_l1(out, w, *loc, nl);
+                        self.push(out, w, *loc as FifoEl);
                     } else {
-                        out.l2[idx] = nl;
-                        out.l2_fifo[d].push(*loc as u16);
+                        self.set_l2(out, d, *loc, nl);
+                        self.push(out, self.nwg + d, *loc as FifoEl);
                     }
                 }
                 if let Some(r) = dst {
-                    out.regs[roff + r] = result;
+                    self.set_reg(out, t, *r, result);
                 }
             }
             MInstr::Flu { level, scope } => {
                 let m = self.marker(t);
                 if *level == 1 {
                     for v in self.wgs_in(*scope, w) {
-                        out.l1_fifo[v].push(m);
+                        self.push(out, v, m);
                     }
                 } else {
                     for e in self.devs_in(*scope, d) {
-                        out.l2_fifo[e].push(m);
+                        self.push(out, self.nwg + e, m);
                     }
                 }
             }
             MInstr::Inv { level, scope } => {
-                let invalidate = |cache: &mut [Line], k: usize| {
-                    for l in &mut cache[k * na..(k + 1) * na] {
-                        l.st &= !VALID;
+                for a in 0..self.naddr {
+                    if *level == 1 {
+                        for v in self.wgs_in(*scope, w) {
+                            let l = self.l1(s, v, a);
+                            self.set_l1(out, v, a, Line { st: l.st & !VALID, ..l });
+                        }
+                    } else {
+                        for e in self.devs_in(*scope, d) {
+                            let l = self.l2(s, e, a);
+                            self.set_l2(out, e, a, Line { st: l.st & !VALID, ..l });
+                        }
                     }
-                };
-                if *level == 1 {
-                    self.wgs_in(*scope, w).for_each(|v| invalidate(&mut out.l1, v));
-                } else {
-                    self.devs_in(*scope, d).for_each(|e| invalidate(&mut out.l2, e));
                 }
             }
             MInstr::Lk { loc } => {
-                if s.lockfile[d * na + loc] != 0 {
+                if self.lockfile(s, d, *loc) != 0 {
                     return ThreadStep::Blocked;
                 }
-                out.lockfile[d * na + loc] = t as u16 + 1;
+                self.set_lockfile(out, d, *loc, t + 1);
             }
             MInstr::Unlk { loc } => {
-                if s.lockfile[d * na + loc] != t as u16 + 1 {
+                if self.lockfile(s, d, *loc) != t + 1 {
                     return ThreadStep::Fault(format!("{}: UNLK {} without holding it", th.name, self.prog.locations[*loc].name));
                 }
-                out.lockfile[d * na + loc] = 0;
+                self.set_lockfile(out, d, *loc, 0);
             }
             MInstr::Lkrmw { scope } => {
-                if self.wgs_in(*scope, w).any(|v| s.rmw_lock[v] != 0) {
+                if self.wgs_in(*scope, w).any(|v| self.rmw_lock(s, v) != 0) {
                     return ThreadStep::Blocked;
                 }
                 for v in self.wgs_in(*scope, w) {
-                    out.rmw_lock[v] = t as u16 + 1;
+                    self.set_rmw_lock(out, v, t + 1);
                 }
             }
             MInstr::Unlkrmw { scope } => {
-                if self.wgs_in(*scope, w).any(|v| s.rmw_lock[v] != t as u16 + 1) {
+                if self.wgs_in(*scope, w).any(|v| self.rmw_lock(s, v) != t + 1) {
                     return ThreadStep::Fault(format!("{}: UNLKrmw without holding the rmw locks", th.name));
                 }
                 for v in self.wgs_in(*scope, w) {
-                    out.rmw_lock[v] = 0;
+                    self.set_rmw_lock(out, v, 0);
                 }
             }
             MInstr::Assign { dst, val } => match eval(val) {
-                Ok(v) => out.regs[roff + dst] = v,
+                Ok(v) => self.set_reg(out, t, *dst, v),
                 Err(e) => return ThreadStep::Fault(e),
             },
             MInstr::Branch { cond, target } => match eval(cond) {
                 Ok(0) => {}
-                Ok(_) => out.pc[t] = *target as u32,
+                Ok(_) => self.set_pc(out, t, *target),
                 Err(e) => return ThreadStep::Fault(e),
             },
-            MInstr::Jump { target } => out.pc[t] = *target as u32,
+            MInstr::Jump { target } => self.set_pc(out, t, *target),
             MInstr::Cut => return ThreadStep::Cut,
         }
         ThreadStep::Stepped
@@ -264,32 +267,30 @@ impl Machine {
     /// Fetches into, and write-backs from, the L1 of work-group w wait
     /// while address a is locked in the device's lock file by a thread of
     /// another work-group (SPEC 7).
-    fn locked_out(&self, s: &State, w: usize, a: usize) -> bool {
-        let h = s.lockfile[self.wg_dev[w] * self.naddr + a];
-        h != 0 && self.prog.threads[h as usize - 1].wg != w
+    fn locked_out(&self, s: &[u8], w: usize, a: usize) -> bool {
+        let h = self.lockfile(s, self.wg_dev[w], a);
+        h != 0 && self.prog.threads[h - 1].wg != w
     }
 
     /// Write line a of w's L1 to its device's L2 (dirty there, enqueued
     /// on the L2 fifo); the L1 line becomes clean.
-    fn write_back_l1(&self, s: &mut State, w: usize, a: usize) {
+    fn write_back_l1(&self, s: &mut Packed, w: usize, a: usize) {
         let d = self.wg_dev[w];
-        let na = self.naddr;
-        let l = &mut s.l1[w * na + a];
-        l.st &= !DIRTY;
-        let v = l.val;
-        s.l2[d * na + a] = Line { st: PRESENT | DIRTY | VALID, val: v };
-        s.l2_fifo[d].push(a as u16);
+        let l = self.l1(&s.b, w, a);
+        self.set_l1(s, w, a, Line { st: l.st & !DIRTY, ..l });
+        self.set_l2(s, d, a, Line { st: PRESENT | DIRTY | VALID, val: l.val });
+        self.push(s, self.nwg + d, a as FifoEl);
     }
 
-    fn write_back_l2(&self, s: &mut State, d: usize, a: usize) {
-        let l = &mut s.l2[d * self.naddr + a];
-        l.st &= !DIRTY;
-        s.mem[a] = l.val;
+    fn write_back_l2(&self, s: &mut Packed, d: usize, a: usize) {
+        let l = self.l2(&s.b, d, a);
+        self.set_l2(s, d, a, Line { st: l.st & !DIRTY, ..l });
+        self.set_mem(s, a, l.val);
     }
 
     /// One environment step, applied to `s` into `out`; false when it is
     /// not enabled (or would change nothing).
-    pub fn env_step(&self, s: &State, step: Step, out: &mut State) -> bool {
+    pub fn env_step(&self, s: &[u8], step: Step, out: &mut Packed) -> bool {
         let na = self.naddr;
         match step {
             Step::Thread(_) => false,
@@ -297,8 +298,8 @@ impl Machine {
                 // L1(a) absent or clean-invalid, L2(a) valid, not locked out.
                 // Reduced (`reduce`): a clean valid entry may be refreshed,
                 // standing for an eviction followed by a fetch.
-                let l = s.l1[w * na + a];
-                let l2 = s.l2[self.wg_dev[w] * na + a];
+                let l = self.l1(s, w, a);
+                let l2 = self.l2(s, self.wg_dev[w], a);
                 let refresh = self.prog.reduce && l.readable() && !l.dirty() && l.val != l2.val;
                 if (l.present() && (l.dirty() || l.valid()) && !refresh) || !l2.readable() || self.locked_out(s, w, a) {
                     return false;
@@ -306,71 +307,80 @@ impl Machine {
                 if self.prog.reduce && !self.may_read(s, w, a, false) {
                     return false;
                 }
-                out.clone_from(s);
-                out.l1[w * na + a] = Line { st: PRESENT | VALID, val: l2.val };
+                out.copy_from(s);
+                self.set_l1(out, w, a, Line { st: PRESENT | VALID, val: l2.val });
                 true
             }
             Step::FetchL2(d, a) => {
                 // L2(a) not dirty: (re)load it from memory.
-                let l = s.l2[d * na + a];
-                if l.dirty() || (l.readable() && l.val == s.mem[a]) {
+                let l = self.l2(s, d, a);
+                let v = self.mem(s, a);
+                if l.dirty() || (l.readable() && l.val == v) {
                     return false;
                 }
                 if self.prog.reduce && !self.may_read(s, d, a, true) {
                     return false;
                 }
-                out.clone_from(s);
-                out.l2[d * na + a] = Line { st: PRESENT | VALID, val: s.mem[a] };
+                out.copy_from(s);
+                self.set_l2(out, d, a, Line { st: PRESENT | VALID, val: v });
                 true
             }
             Step::DequeueL1(w) => {
-                let Some(&e) = s.l1_fifo[w].first() else { return false };
+                let Some(e) = self.fifo_head(s, w) else {
+                    return false;
+                };
                 let a = e as usize;
-                let writes = a < na && s.l1[w * na + a].dirty();
+                let writes = a < na && self.l1(s, w, a).dirty();
                 if writes && self.locked_out(s, w, a) {
                     return false;
                 }
-                out.clone_from(s);
-                out.l1_fifo[w].remove(0);
+                out.copy_from(s);
+                self.pop(out, w);
                 if writes {
                     self.write_back_l1(out, w, a);
                 }
                 true
             }
             Step::DequeueL2(d) => {
-                let Some(&e) = s.l2_fifo[d].first() else { return false };
+                let Some(e) = self.fifo_head(s, self.nwg + d) else {
+                    return false;
+                };
                 let a = e as usize;
-                out.clone_from(s);
-                out.l2_fifo[d].remove(0);
-                if a < na && s.l2[d * na + a].dirty() {
+                out.copy_from(s);
+                self.pop(out, self.nwg + d);
+                if a < na && self.l2(s, d, a).dirty() {
                     self.write_back_l2(out, d, a);
                 }
                 true
             }
             Step::WritebackL1(w, a) => {
-                if self.prog.writeback != Writeback::Any || !s.l1[w * na + a].dirty() || self.locked_out(s, w, a) {
+                if self.prog.writeback != Writeback::Any || !self.l1(s, w, a).dirty() || self.locked_out(s, w, a) {
                     return false;
                 }
-                out.clone_from(s);
+                out.copy_from(s);
                 self.write_back_l1(out, w, a);
                 true
             }
             Step::WritebackL2(d, a) => {
-                if self.prog.writeback != Writeback::Any || !s.l2[d * na + a].dirty() {
+                if self.prog.writeback != Writeback::Any || !self.l2(s, d, a).dirty() {
                     return false;
                 }
-                out.clone_from(s);
+                out.copy_from(s);
                 self.write_back_l2(out, d, a);
                 true
             }
             Step::EvictL1(k, a) | Step::EvictL2(k, a) => {
                 let l1 = matches!(step, Step::EvictL1(..));
-                let l = if l1 { s.l1[k * na + a] } else { s.l2[k * na + a] };
+                let l = if l1 { self.l1(s, k, a) } else { self.l2(s, k, a) };
                 if !l.present() || l.dirty() {
                     return false;
                 }
-                out.clone_from(s);
-                (if l1 { &mut out.l1 } else { &mut out.l2 })[k * na + a] = Line::default();
+                out.copy_from(s);
+                if l1 {
+                    self.set_l1(out, k, a, Line::default());
+                } else {
+                    self.set_l2(out, k, a, Line::default());
+                }
                 true
             }
         }

@@ -2,7 +2,7 @@
 //! then the explorer on small programs derived by hand.
 
 use super::explore::{explore, ExploreLimits};
-use super::state::{Line, Machine, State, DIRTY, PRESENT, VALID};
+use super::state::{Line, Machine, Packed, State, DIRTY, PRESENT, VALID};
 use super::step::{Step, ThreadStep};
 use serde_json::{json, Value};
 
@@ -37,15 +37,29 @@ fn three_wgs(code0: Value) -> Machine {
     machine(vec![(0, 0, code0), (0, 1, json!([])), (1, 2, json!([]))])
 }
 
+/// The packed form of a test's state (its numbers fit the machine's widths).
+fn pack(m: &Machine, s: &State) -> Vec<u8> {
+    let p = m.pack(s);
+    assert!(!p.overflow);
+    assert_eq!(&m.unpack(&p.b), s);
+    p.b
+}
+
+/// Thread t's step on s, and the state it wrote (s itself if none).
 fn step(m: &Machine, s: &State, t: usize) -> (ThreadStep, State) {
-    let mut out = m.initial();
-    let r = m.thread_step(s, t, &mut out);
-    (r, out)
+    let mut out = Packed::default();
+    let r = m.thread_step(&pack(m, s), t, &mut out);
+    assert!(!out.overflow);
+    let o = if out.b.is_empty() { s.clone() } else { m.unpack(&out.b) };
+    (r, o)
 }
 
 fn env(m: &Machine, s: &State, st: Step) -> Option<State> {
-    let mut out = m.initial();
-    m.env_step(s, st, &mut out).then_some(out)
+    let mut out = Packed::default();
+    m.env_step(&pack(m, s), st, &mut out).then(|| {
+        assert!(!out.overflow);
+        m.unpack(&out.b)
+    })
 }
 
 const CV: u8 = PRESENT | VALID;
@@ -140,7 +154,7 @@ fn unflushed_blocks_every_instruction_of_the_thread_only() {
         (0, 1, json!([{"op": "assign", "dst": 0, "val": c(1)}])),
     ]);
     let (_, s) = step(&m, &m.initial(), 0);
-    assert!(m.unflushed(&s, 0) && !m.unflushed(&s, 1));
+    assert!(m.unflushed(&pack(&m, &s), 0) && !m.unflushed(&pack(&m, &s), 1));
     assert_eq!(step(&m, &s, 0).0, ThreadStep::Blocked);
     assert_eq!(step(&m, &s, 1).0, ThreadStep::Stepped);
     let s = env(&m, &s, Step::DequeueL1(0)).unwrap();
@@ -299,8 +313,10 @@ fn dequeue_l1_writes_a_dirty_head_to_l2_and_drops_clean_heads_and_markers() {
     s.l1[0] = Line { st: DI, val: 4 };
     s.l1_fifo[0] = vec![0, 3, 0];
     let s1 = env(&m, &s, Step::DequeueL1(0)).unwrap();
-    assert_eq!((s1.l1[0], s1.l2[0], s1.l2_fifo[0].clone(), s1.l1_fifo[0].clone()),
-               (Line { st: CI, val: 4 }, Line { st: DV, val: 4 }, vec![0], vec![3, 0]));
+    assert_eq!(
+        (s1.l1[0], s1.l2[0], s1.l2_fifo[0].clone(), s1.l1_fifo[0].clone()),
+        (Line { st: CI, val: 4 }, Line { st: DV, val: 4 }, vec![0], vec![3, 0])
+    );
     let s2 = env(&m, &s1, Step::DequeueL1(0)).unwrap(); // the marker FLUSH(P0)
     assert_eq!(s2.l1_fifo[0], vec![0]);
     let s3 = env(&m, &s2, Step::DequeueL1(0)).unwrap(); // x clean now: dropped
@@ -351,25 +367,63 @@ fn evict_removes_clean_entries_only() {
 }
 
 #[test]
-fn encoding_is_canonical_and_invertible() {
+fn packing_is_canonical_and_invertible_and_overflow_is_seen() {
     let m = three_wgs(json!([]));
+    assert_eq!((m.lay.vw, m.lay.sw), (1, 1));
     let mut s = m.initial();
-    s.regs[1] = -300;
-    s.l1[4] = Line { st: DI, val: 1 << 40 };
+    s.regs[1] = -100;
+    s.l1[4] = Line { st: DI, val: 100 };
+    s.l1_fifo[0] = vec![2];
     s.l2_fifo[1] = vec![0, 5];
     s.lockfile[2] = 2;
-    let mut b = Vec::new();
-    m.encode(&s, &mut b);
-    let mut t = m.initial();
-    m.decode(&b, &mut t);
-    assert_eq!(s, t);
-    let mut b2 = Vec::new();
+    s.rmw_lock[1] = 3;
+    let b = pack(&m, &s);
+    let mut t = s.clone();
     t.l1[4].val += 1;
-    m.encode(&t, &mut b2);
-    assert_ne!(b, b2);
+    assert_ne!(pack(&m, &t), b);
+    // The same elements in other fifos: other bytes.
+    let mut t = s.clone();
+    t.l2_fifo = vec![vec![0], vec![5]];
+    assert_ne!(pack(&m, &t), b);
+    // Numbers one byte cannot hold are seen, and fit once widened.
+    s.regs[1] = -300;
+    s.l1[4].val = 1 << 40;
+    assert!(m.pack(&s).overflow);
+    let mut w = m.widened().unwrap();
+    assert_eq!((w.lay.vw, w.lay.sw), (2, 2));
+    while let Some(v) = w.widened() {
+        w = v;
+    }
+    assert_eq!(w.lay.vw, 8);
+    assert_eq!(w.unpack(&pack(&w, &s)), s);
+    // A fifo longer than a byte counts.
+    let mut p = m.pack(&m.initial());
+    for _ in 0..255 {
+        m.push(&mut p, 1, 0);
+    }
+    assert!(!p.overflow);
+    m.push(&mut p, 1, 0);
+    assert!(p.overflow);
     for st in [Step::Thread(2), Step::FetchL1(1, 2), Step::DequeueL2(1), Step::WritebackL1(3, 4), Step::EvictL2(1, 0)] {
         assert_eq!(Step::unpack(st.pack()), st);
     }
+}
+
+#[test]
+fn explorer_widens_the_state_for_large_values() {
+    // P0: ST 1000 x; r0 = 70000 * 70000 (the product needs 8 bytes)    P1 (same work-group): LD r1 x
+    let big = json!({"k": "bin", "o": "*", "a": c(70000), "b": c(70000)});
+    let m = machine(vec![
+        (0, 0, json!([{"op": "st", "loc": 0, "val": c(1000)}, {"op": "assign", "dst": 0, "val": big}])),
+        (0, 0, json!([{"op": "ld", "dst": 1, "loc": 0}])),
+    ]);
+    assert_eq!(m.lay.vw, 1);
+    let o = explore(&m, &ExploreLimits::default());
+    assert!(o.complete);
+    // observed: P0 r0..r2, P1 r0..r2, x y z. P1 reads x once P0 stored it
+    // (an empty L1 entry is fetched from L2: 0 before the write-back).
+    let got: Vec<(i64, i64, i64)> = o.outcomes.iter().map(|o| (o.values[0], o.values[4], o.values[6])).collect();
+    assert_eq!(got, vec![(4_900_000_000, 0, 1000), (4_900_000_000, 1000, 1000)]);
 }
 
 #[test]
@@ -395,7 +449,11 @@ fn invalid_programs_are_rejected() {
 fn mp(reduce: bool, writeback: &str) -> Machine {
     machine_with(
         vec![
-            (0, 0, json!([{"op": "st", "loc": 0, "val": c(1)}, {"op": "flu", "level": 1, "scope": "wg"}, {"op": "st", "loc": 1, "val": c(1)}])),
+            (
+                0,
+                0,
+                json!([{"op": "st", "loc": 0, "val": c(1)}, {"op": "flu", "level": 1, "scope": "wg"}, {"op": "st", "loc": 1, "val": c(1)}]),
+            ),
             (0, 1, json!([{"op": "ld", "dst": 0, "loc": 1}, {"op": "inv", "level": 1, "scope": "wg"}, {"op": "ld", "dst": 1, "loc": 0}])),
         ],
         writeback,
