@@ -1,9 +1,11 @@
-//! The exhaustive explorer (SPEC sec. 7): breadth-first over canonical
-//! state encodings, one layer at a time. A layer's states are expanded in
-//! parallel against a read-only visited set; the new states are then
-//! deduplicated keeping the first in (parent, step) order (so indices,
-//! parents and traces do not depend on scheduling), appended to the
-//! block arena, and inserted into the visited set's shards in parallel. Every state keeps its parent and step: the trace to any
+//! The exhaustive explorer (SPEC sec. 7): breadth-first over packed
+//! states, one layer at a time. A layer's states are expanded in parallel
+//! into all their successors; then, shard by shard in parallel, the
+//! successors are deduplicated keeping the first in (parent, step) order
+//! (so indices, parents and traces do not depend on scheduling) and
+//! looked up in the visited set in prefetched batches; the new ones are
+//! appended to the block arena and inserted into the visited set's shards
+//! in parallel. Every state keeps its parent and step: the trace to any
 //! state is shortest (breadth-first) and reconstructed on demand.
 
 use super::state::{get_u, put_u, Machine, Packed};
@@ -86,10 +88,10 @@ const SHARDS: usize = 64;
 pub static PROGRESS_STATES: AtomicU64 = AtomicU64::new(0);
 pub static PROGRESS_LAYERS: AtomicU64 = AtomicU64::new(0);
 
+/// A state's shard: the low bits of its hash (a shard's table uses the
+/// top 28, `Table`).
 fn shard(h: u64) -> usize {
-    // Bits the tables themselves use least (hashbrown: low bits pick the
-    // bucket, the top 7 are the tag).
-    ((h >> 50) as usize) % SHARDS
+    h as usize % SHARDS
 }
 
 /// The arena is a list of blocks of at most this many bytes (a record
@@ -104,16 +106,131 @@ const MARK: usize = 8;
 /// An arena offset: block number, then position in the block, in 40 bits.
 type Offset = u64;
 
-/// A set entry: a record's arena offset in 5 bytes.
-type Entry = [u8; 5];
+/// Bits of a slot that hold a record's arena offset plus one (an arena
+/// of up to 64 GiB); the other 28 hold the top 28 bits of its hash.
+const OFF_BITS: u32 = 36;
+const OFF_MASK: u64 = (1 << OFF_BITS) - 1;
 
-fn entry(o: Offset) -> Entry {
-    let b = o.to_le_bytes();
-    [b[0], b[1], b[2], b[3], b[4]]
+/// Most slots a table fills before it doubles: 7 in 10.
+const LOAD: (usize, usize) = (7, 10);
+
+/// One shard of the visited set: open addressing with linear probing over
+/// a power of two of slots (at most 2^28), each 0 (empty) or a record's
+/// arena offset plus one under the top 28 bits of its hash (the tag). The
+/// tag's low bits are the home slot, so the table grows without reading
+/// records; a probe compares a record only when the whole tag matches.
+#[derive(Default)]
+struct Table {
+    slots: Vec<u64>,
+    len: usize,
 }
 
-fn offset(e: &Entry) -> Offset {
-    u64::from_le_bytes([e[0], e[1], e[2], e[3], e[4], 0, 0, 0])
+impl Table {
+    fn home(&self, h: u64) -> usize {
+        (h >> OFF_BITS) as usize & (self.slots.len() - 1)
+    }
+    fn tagged(h: u64) -> u64 {
+        h & !OFF_MASK
+    }
+    /// Probe from slot i on for the record b with hash h.
+    fn probe(&self, blocks: &[Vec<u8>], h: u64, b: &[u8], mut i: usize) -> Option<Offset> {
+        let (t, mask) = (Table::tagged(h), self.slots.len() - 1);
+        loop {
+            let v = self.slots[i];
+            if v == 0 {
+                return None;
+            }
+            if v & !OFF_MASK == t && record(blocks, (v & OFF_MASK) - 1).0 == b {
+                return Some((v & OFF_MASK) - 1);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+    fn find(&self, blocks: &[Vec<u8>], h: u64, b: &[u8]) -> Option<Offset> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        self.probe(blocks, h, b, self.home(h))
+    }
+    /// For each (hash, bytes), whether the table holds it: `find` one by
+    /// one (the reference, `contains_batch_is_find` test), but in batches
+    /// whose slots and then records are prefetched before they are read,
+    /// so that a batch's memory accesses overlap.
+    fn contains_batch(&self, blocks: &[Vec<u8>], items: &[(u64, &[u8])], out: &mut Vec<bool>) {
+        const BATCH: usize = 16;
+        if self.slots.is_empty() {
+            out.extend(items.iter().map(|_| false));
+            return;
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = [0usize; BATCH];
+        for chunk in items.chunks(BATCH) {
+            for (k, &(h, _)) in chunk.iter().enumerate() {
+                at[k] = self.home(h);
+                prefetch(&self.slots[at[k]]);
+            }
+            // The first slot that is empty or has the tag; its record fetched.
+            for (k, &(h, _)) in chunk.iter().enumerate() {
+                let t = Table::tagged(h);
+                let mut i = at[k];
+                loop {
+                    let v = self.slots[i];
+                    if v == 0 || v & !OFF_MASK == t {
+                        if v != 0 {
+                            let o = (v & OFF_MASK) - 1;
+                            prefetch(&blocks[(o >> BLOCK_BITS) as usize][(o as usize) & (BLOCK - 1)]);
+                        }
+                        break;
+                    }
+                    i = (i + 1) & mask;
+                }
+                at[k] = i;
+            }
+            for (k, &(h, b)) in chunk.iter().enumerate() {
+                out.push(self.slots[at[k]] != 0 && self.probe(blocks, h, b, at[k]).is_some());
+            }
+        }
+    }
+    /// Room for `extra` more entries; on growth every slot is placed again
+    /// by its tag.
+    fn reserve(&mut self, extra: usize) {
+        let need = self.len + extra;
+        if need * LOAD.1 <= self.slots.len() * LOAD.0 {
+            return;
+        }
+        let cap = (need * LOAD.1 / LOAD.0 + 1).next_power_of_two().max(16);
+        assert!(cap <= 1 << (64 - OFF_BITS), "visited-set shard beyond 2^28 slots");
+        let old = std::mem::replace(&mut self.slots, vec![0; cap]);
+        for v in old.into_iter().filter(|&v| v != 0) {
+            self.place(v);
+        }
+    }
+    fn place(&mut self, v: u64) {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(v);
+        while self.slots[i] != 0 {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = v;
+    }
+    /// Add an entry known to be absent (after `reserve`).
+    fn insert_unique(&mut self, h: u64, o: Offset) {
+        debug_assert!(o < OFF_MASK);
+        self.place(Table::tagged(h) | (o + 1));
+        self.len += 1;
+    }
+}
+
+/// Ask for the cache line of x (a hint: no effect on results).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults, and x is a valid reference.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(x as *const T as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// Every visited state: its record (length, then the bytes of its
@@ -125,7 +242,7 @@ struct Store {
     marks: Vec<Offset>,
     parent: Vec<u32>,
     step: Vec<u32>,
-    shards: Vec<HashTable<Entry>>,
+    shards: Vec<Table>,
     hasher: foldhash::fast::FixedState,
 }
 
@@ -146,7 +263,7 @@ impl Store {
             marks: Vec::new(),
             parent: Vec::new(),
             step: Vec::new(),
-            shards: (0..SHARDS).map(|_| HashTable::new()).collect(),
+            shards: (0..SHARDS).map(|_| Table::default()).collect(),
             hasher: foldhash::fast::FixedState::with_seed(0x68726620),
         }
     }
@@ -167,11 +284,7 @@ impl Store {
         self.hasher.hash_one(b)
     }
     fn lookup(&self, h: u64, b: &[u8]) -> Option<Offset> {
-        self.shards[shard(h)].find(h, |e| record(&self.blocks, offset(e)).0 == b).map(offset)
-    }
-    /// Whether the state is stored.
-    fn contains(&self, h: u64, b: &[u8]) -> bool {
-        self.lookup(h, b).is_some()
+        self.shards[shard(h)].find(&self.blocks, h, b)
     }
     /// The index of a stored state.
     fn find(&self, h: u64, b: &[u8]) -> Option<u32> {
@@ -185,8 +298,8 @@ impl Store {
         }
         Some(i as u32)
     }
-    /// Append a state's record (not yet in the hash set); its set entry.
-    fn push(&mut self, b: &[u8], parent: u32, step: u32) -> Entry {
+    /// Append a state's record (not yet in the hash set); its offset.
+    fn push(&mut self, b: &[u8], parent: u32, step: u32) -> Offset {
         // The length prefix takes at most 10 bytes.
         let size = 10 + b.len();
         // A record starts below BLOCK in its block (offsets keep 22 bits of position).
@@ -196,7 +309,7 @@ impl Store {
             self.blocks.push(Vec::with_capacity(cap.max(size)));
         }
         let kb = self.blocks.len() - 1;
-        assert!(kb < 1 << (40 - BLOCK_BITS), "state arena beyond 1 TiB");
+        assert!(kb < 1 << (OFF_BITS - BLOCK_BITS), "state arena beyond 64 GiB");
         let last = &mut self.blocks[kb];
         let o = ((kb as u64) << BLOCK_BITS) | last.len() as u64;
         put_u(last, b.len() as u64);
@@ -206,30 +319,26 @@ impl Store {
         }
         self.parent.push(parent);
         self.step.push(step);
-        entry(o)
+        o
     }
     /// Put entries made by `push` into the hash set, shard by shard in parallel.
-    fn insert(&mut self, buckets: Vec<Vec<(u64, Entry)>>) {
-        let Store { blocks, shards, hasher, .. } = self;
-        let (blocks, hasher) = (&*blocks, &*hasher);
-        let rehash = |e: &Entry| hasher.hash_one(record(blocks, offset(e)).0);
-        shards.par_iter_mut().zip(buckets.into_par_iter()).for_each(|(table, bucket)| {
-            table.reserve(bucket.len(), rehash);
-            for (h, e) in bucket {
-                table.insert_unique(h, e, rehash);
+    fn insert(&mut self, buckets: Vec<Vec<(u64, Offset)>>) {
+        self.shards.par_iter_mut().zip(buckets.into_par_iter()).for_each(|(table, bucket)| {
+            table.reserve(bucket.len());
+            for (h, o) in bucket {
+                table.insert_unique(h, o);
             }
         });
     }
-    /// Bytes held: blocks, marks, parents and steps, and the hash set
-    /// (hashbrown: a bucket per 7/8 of capacity, 5 bytes and a control byte).
+    /// Bytes held: blocks, marks, parents and steps, and the hash set.
     fn bytes_used(&self) -> usize {
-        let table: usize = self.shards.iter().map(|t| t.capacity() * 8 / 7 * 6).sum();
+        let table: usize = self.shards.iter().map(|t| t.slots.capacity() * 8).sum();
         let blocks: usize = self.blocks.iter().map(|b| b.capacity()).sum();
         blocks + self.marks.capacity() * 8 + self.parent.capacity() * 4 + self.step.capacity() * 4 + table
     }
 }
 
-/// A successor not yet in the store, found while expanding a layer.
+/// A successor found while expanding a layer.
 struct Cand {
     h: u64,
     local: u32,
@@ -369,40 +478,44 @@ impl<'a> Ctx<'a> {
             return;
         }
         let h = store.hash(&next.b);
-        if !store.contains(h, &next.b) {
-            let start = l.bytes.len() as u32;
-            l.bytes.extend_from_slice(&next.b);
-            l.cands.push(Cand { h, local: 0, start, len: next.b.len() as u32, parent, step: step.pack() });
-        }
+        let start = l.bytes.len() as u32;
+        l.bytes.extend_from_slice(&next.b);
+        l.cands.push(Cand { h, local: 0, start, len: next.b.len() as u32, parent, step: step.pack() });
     }
 }
 
-/// For each candidate, whether it is the first with its bytes: shard by
-/// shard in parallel, each with a table of the candidates seen so far.
-fn first_of_each<'c>(cands: &[Cand], bytes: &(impl Fn(&Cand) -> &'c [u8] + Sync)) -> Vec<bool> {
+/// For each successor, whether it is new: the first with its bytes (in
+/// the order given) and not in the store. Shard by shard in parallel:
+/// the layer's duplicates are dropped with a table of the successors seen
+/// so far, then the rest are looked up in the store's shard in batches.
+fn fresh_of_layer<'c>(store: &Store, cands: &[Cand], bytes: &(impl Fn(&Cand) -> &'c [u8] + Sync)) -> Vec<bool> {
     let mut by_shard: Vec<Vec<u32>> = vec![Vec::new(); SHARDS];
     for (k, c) in cands.iter().enumerate() {
         by_shard[shard(c.h)].push(k as u32);
     }
-    let firsts: Vec<Vec<u32>> = by_shard
+    let fresh: Vec<Vec<u32>> = by_shard
         .into_par_iter()
-        .map(|ks| {
+        .enumerate()
+        .map(|(s, ks)| {
             let mut seen: HashTable<u32> = HashTable::with_capacity(ks.len());
-            let mut out = Vec::new();
+            let mut firsts = Vec::new();
             for k in ks {
                 let c = &cands[k as usize];
                 let b = bytes(c);
                 let same = |&j: &u32| cands[j as usize].h == c.h && bytes(&cands[j as usize]) == b;
                 if let hashbrown::hash_table::Entry::Vacant(v) = seen.entry(c.h, same, |&j| cands[j as usize].h) {
                     v.insert(k);
-                    out.push(k);
+                    firsts.push(k);
                 }
             }
-            out
+            let items: Vec<(u64, &[u8])> = firsts.iter().map(|&k| (cands[k as usize].h, bytes(&cands[k as usize]))).collect();
+            let mut stored = Vec::with_capacity(items.len());
+            store.shards[s].contains_batch(&store.blocks, &items, &mut stored);
+            firsts.into_iter().zip(stored).filter(|p| !p.1).map(|p| p.0).collect()
         })
         .collect();
     let mut first = vec![false; cands.len()];
-    for k in firsts.into_iter().flatten() {
+    for k in fresh.into_iter().flatten() {
         first[k as usize] = true;
     }
     first
@@ -491,14 +604,14 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
             finals.extend_from_slice(&l.finals);
             faults.extend(l.faults.iter().cloned());
         }
-        // The layer's candidates, locals in order: each local covers a
+        // The layer's successors, locals in order: each local covers a
         // range of parents in order and emits in step order, so this is
         // (parent, step) order whatever the scheduling. The first of each
-        // distinct state is kept (its smallest (parent, step)).
+        // new state is kept (its smallest (parent, step)).
         let cands: Vec<Cand> =
             locals.iter().enumerate().flat_map(|(k, l)| l.cands.iter().map(move |c| Cand { local: k as u32, ..*c })).collect();
         let bytes = |c: &Cand| &locals[c.local as usize].bytes[c.start as usize..(c.start + c.len) as usize];
-        let first = first_of_each(&cands, &bytes);
+        let first = fresh_of_layer(&store, &cands, &bytes);
         let fresh = first.iter().filter(|&&f| f).count();
         if let Some(max) = limits.max_states {
             if store.len() as u64 + fresh as u64 > max {
@@ -506,7 +619,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
                 break;
             }
         }
-        let mut buckets: Vec<Vec<(u64, Entry)>> = vec![Vec::new(); SHARDS];
+        let mut buckets: Vec<Vec<(u64, Offset)>> = vec![Vec::new(); SHARDS];
         for (c, _) in cands.iter().zip(&first).filter(|p| *p.1) {
             let e = store.push(bytes(c), c.parent, c.step);
             buckets[shard(c.h)].push((c.h, e));
@@ -715,8 +828,8 @@ mod store_tests {
         // (skipping from a mark) and found by its bytes, to its index.
         let mut store = Store::new();
         let mut all: Vec<Vec<u8>> = Vec::new();
-        let mut buckets: Vec<Vec<(u64, Entry)>> = vec![Vec::new(); SHARDS];
         let mut x: u64 = 12345;
+        let mut buckets: Vec<Vec<(u64, Offset)>> = vec![Vec::new(); SHARDS];
         for i in 0..5000u32 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let len = 1 + (x >> 33) as usize % 300;
@@ -726,8 +839,11 @@ mod store_tests {
             let e = store.push(&b, i, i + 1);
             buckets[shard(h)].push((h, e));
             all.push(b);
+            if i % 1000 == 999 {
+                // In several rounds: the shards grow on the way.
+                store.insert(std::mem::replace(&mut buckets, vec![Vec::new(); SHARDS]));
+            }
         }
-        store.insert(buckets);
         assert!(store.blocks.len() > 5);
         for (i, b) in all.iter().enumerate() {
             assert_eq!(store.get(i as u32), &b[..]);
@@ -735,5 +851,46 @@ mod store_tests {
             assert_eq!(store.parent[i], i as u32);
         }
         assert_eq!(store.find(store.hash(b"absent"), b"absent"), None);
+    }
+
+    #[test]
+    fn contains_batch_is_find() {
+        // A table whose hashes are made up so that they crowd: 3 tags
+        // for 3000 records (long probe runs, tags that match records
+        // with other bytes). For present, absent and same-hash-other-
+        // bytes queries, the batched lookup answers as `find` does.
+        let mut store = Store::new();
+        let mut table = Table::default();
+        // Tags 0, 1 and 2 << 60: every home slot is 0 (one probe run); the
+        // low bits (below the tag) are not kept.
+        let fake = |i: u32| ((i % 3) as u64) << 60 | i as u64;
+        let mut all = Vec::new();
+        for round in 0..3u32 {
+            table.reserve(1000);
+            for i in round * 1000..(round + 1) * 1000 {
+                let b = format!("record {i}").into_bytes();
+                let o = store.push(&b, 0, 0);
+                table.insert_unique(fake(i), o);
+                all.push(b);
+            }
+        }
+        assert_eq!(table.len, 3000);
+        let other: Vec<Vec<u8>> = (0..3000).map(|i| format!("other {i}").into_bytes()).collect();
+        let mut items: Vec<(u64, &[u8])> = Vec::new();
+        for i in 0..3000u32 {
+            items.push((fake(i), &all[i as usize]));
+            items.push((fake(i), &other[i as usize]));
+            items.push((fake(i + 1), &all[i as usize]));
+            items.push((store.hash(&all[i as usize]), &all[i as usize]));
+        }
+        let mut got = Vec::new();
+        table.contains_batch(&store.blocks, &items, &mut got);
+        let want: Vec<bool> = items.iter().map(|&(h, b)| table.find(&store.blocks, h, b).is_some()).collect();
+        assert_eq!(got, want);
+        // Present exactly under its own made-up hash (or the same tag).
+        for (k, &(h, b)) in items.iter().enumerate() {
+            let i = all.iter().position(|a| &a[..] == b);
+            assert_eq!(got[k], i.map_or(false, |i| Table::tagged(fake(i as u32)) == Table::tagged(h)), "item {k}");
+        }
     }
 }
