@@ -111,14 +111,15 @@ type Offset = u64;
 const OFF_BITS: u32 = 36;
 const OFF_MASK: u64 = (1 << OFF_BITS) - 1;
 
-/// Most slots a table fills before it doubles: 7 in 10.
+/// Most slots a table fills before it grows: 7 in 10 (it grows to about
+/// half full).
 const LOAD: (usize, usize) = (7, 10);
 
 /// One shard of the visited set: open addressing with linear probing over
-/// a power of two of slots (at most 2^28), each 0 (empty) or a record's
-/// arena offset plus one under the top 28 bits of its hash (the tag). The
-/// tag's low bits are the home slot, so the table grows without reading
-/// records; a probe compares a record only when the whole tag matches.
+/// its slots, each 0 (empty) or a record's arena offset plus one under the
+/// top 28 bits of its hash (the tag). The home slot is the tag scaled to
+/// the table's size, so the table grows without reading records; a probe
+/// compares a record only when the whole tag matches.
 #[derive(Default)]
 struct Table {
     slots: Vec<u64>,
@@ -127,14 +128,22 @@ struct Table {
 
 impl Table {
     fn home(&self, h: u64) -> usize {
-        (h >> OFF_BITS) as usize & (self.slots.len() - 1)
+        (((h >> OFF_BITS) * self.slots.len() as u64) >> (64 - OFF_BITS)) as usize
+    }
+    /// The slot after i, round the end.
+    fn after(&self, i: usize) -> usize {
+        if i + 1 == self.slots.len() {
+            0
+        } else {
+            i + 1
+        }
     }
     fn tagged(h: u64) -> u64 {
         h & !OFF_MASK
     }
     /// Probe from slot i on for the record b with hash h.
     fn probe(&self, blocks: &[Vec<u8>], h: u64, b: &[u8], mut i: usize) -> Option<Offset> {
-        let (t, mask) = (Table::tagged(h), self.slots.len() - 1);
+        let t = Table::tagged(h);
         loop {
             let v = self.slots[i];
             if v == 0 {
@@ -143,7 +152,7 @@ impl Table {
             if v & !OFF_MASK == t && record(blocks, (v & OFF_MASK) - 1).0 == b {
                 return Some((v & OFF_MASK) - 1);
             }
-            i = (i + 1) & mask;
+            i = self.after(i);
         }
     }
     fn find(&self, blocks: &[Vec<u8>], h: u64, b: &[u8]) -> Option<Offset> {
@@ -162,7 +171,6 @@ impl Table {
             out.extend(items.iter().map(|_| false));
             return;
         }
-        let mask = self.slots.len() - 1;
         let mut at = [0usize; BATCH];
         for chunk in items.chunks(BATCH) {
             for (k, &(h, _)) in chunk.iter().enumerate() {
@@ -182,7 +190,7 @@ impl Table {
                         }
                         break;
                     }
-                    i = (i + 1) & mask;
+                    i = self.after(i);
                 }
                 at[k] = i;
             }
@@ -198,18 +206,16 @@ impl Table {
         if need * LOAD.1 <= self.slots.len() * LOAD.0 {
             return;
         }
-        let cap = (need * LOAD.1 / LOAD.0 + 1).next_power_of_two().max(16);
-        assert!(cap <= 1 << (64 - OFF_BITS), "visited-set shard beyond 2^28 slots");
+        let cap = (need * LOAD.1 / LOAD.0 * 14 / 10).max(16);
         let old = std::mem::replace(&mut self.slots, vec![0; cap]);
         for v in old.into_iter().filter(|&v| v != 0) {
             self.place(v);
         }
     }
     fn place(&mut self, v: u64) {
-        let mask = self.slots.len() - 1;
         let mut i = self.home(v);
         while self.slots[i] != 0 {
-            i = (i + 1) & mask;
+            i = self.after(i);
         }
         self.slots[i] = v;
     }
@@ -241,7 +247,8 @@ struct Store {
     blocks: Vec<Vec<u8>>,
     marks: Vec<Offset>,
     parent: Vec<u32>,
-    step: Vec<u32>,
+    /// The step number (`Ctx::steps`) from the parent.
+    step: Vec<u16>,
     shards: Vec<Table>,
     hasher: foldhash::fast::FixedState,
 }
@@ -299,7 +306,7 @@ impl Store {
         Some(i as u32)
     }
     /// Append a state's record (not yet in the hash set); its offset.
-    fn push(&mut self, b: &[u8], parent: u32, step: u32) -> Offset {
+    fn push(&mut self, b: &[u8], parent: u32, step: u16) -> Offset {
         // The length prefix takes at most 10 bytes.
         let size = 10 + b.len();
         // A record starts below BLOCK in its block (offsets keep 22 bits of position).
@@ -334,7 +341,7 @@ impl Store {
     fn bytes_used(&self) -> usize {
         let table: usize = self.shards.iter().map(|t| t.slots.capacity() * 8).sum();
         let blocks: usize = self.blocks.iter().map(|b| b.capacity()).sum();
-        blocks + self.marks.capacity() * 8 + self.parent.capacity() * 4 + self.step.capacity() * 4 + table
+        blocks + self.marks.capacity() * 8 + self.parent.capacity() * 4 + self.step.capacity() * 2 + table
     }
 }
 
@@ -345,16 +352,23 @@ struct Cand {
     start: u32,
     len: u32,
     parent: u32,
-    step: u32,
+    step: u16,
 }
 
+/// One worker's share of a layer: a range of parents, in order.
+#[derive(Default)]
 struct Local {
     next: Packed,
     bytes: Vec<u8>,
     cands: Vec<Cand>,
+    /// (hash, index in `cands`) of this share's distinct successors: a
+    /// successor equal to an earlier one of the same share is not the
+    /// first in (parent, step) order, and is dropped at once (its bytes
+    /// are still in the cache).
+    seen: HashTable<(u64, u32)>,
     finals: Vec<u32>,
     live: Vec<u32>,
-    faults: Vec<(u32, u32, String)>,
+    faults: Vec<(u32, u16, String)>,
     cut: u64,
     transitions: u64,
     expanded: u64,
@@ -363,10 +377,14 @@ struct Local {
 struct Ctx<'a> {
     m: &'a Machine,
     env: Vec<Step>,
+    /// Every step by number: thread t's is t, env[k]'s is nthreads + k.
+    steps: Vec<Step>,
     stop: AtomicBool,
     /// A successor overflowed the machine's field widths: start again wider.
     widen: AtomicBool,
     limit: std::sync::Mutex<Option<LimitOut>>,
+    /// Locals of the last layer, emptied, their allocations kept.
+    pool: std::sync::Mutex<Vec<Local>>,
     deadline: Option<Instant>,
     max_seconds: f64,
     generation: u64,
@@ -393,16 +411,21 @@ impl<'a> Ctx<'a> {
     }
 
     fn local(&self) -> Local {
-        Local {
-            next: Packed::default(),
-            bytes: Vec::new(),
-            cands: Vec::new(),
-            finals: Vec::new(),
-            live: Vec::new(),
-            faults: Vec::new(),
-            cut: 0,
-            transitions: 0,
-            expanded: 0,
+        self.pool.lock().unwrap().pop().unwrap_or_default()
+    }
+
+    /// Give a layer's locals back, emptied.
+    fn recycle(&self, locals: Vec<Local>) {
+        let mut pool = self.pool.lock().unwrap();
+        for mut l in locals {
+            l.bytes.clear();
+            l.cands.clear();
+            l.seen.clear();
+            l.finals.clear();
+            l.live.clear();
+            l.faults.clear();
+            (l.cut, l.transitions, l.expanded) = (0, 0, 0);
+            pool.push(l);
         }
     }
 
@@ -426,7 +449,8 @@ impl<'a> Ctx<'a> {
         let alone = if m.prog.reduce { m.invisible_step(cur) } else { None };
         if let Some(st @ (Step::DequeueL1(_) | Step::DequeueL2(_))) = alone {
             if m.env_step(cur, st, &mut l.next) {
-                self.emit(store, i, st, l);
+                let k = self.env.iter().position(|&e| e == st).expect("every dequeue is an environment step");
+                self.emit(store, i, (n + k) as u16, l);
             }
             return;
         }
@@ -443,7 +467,7 @@ impl<'a> Ctx<'a> {
             match m.thread_step(cur, t, &mut l.next) {
                 ThreadStep::Stepped => {
                     progress = true;
-                    self.emit(store, i, Step::Thread(t), l);
+                    self.emit(store, i, t as u16, l);
                 }
                 ThreadStep::Cut => {
                     progress = true;
@@ -451,7 +475,7 @@ impl<'a> Ctx<'a> {
                 }
                 ThreadStep::Fault(msg) => {
                     progress = true;
-                    l.faults.push((i, Step::Thread(t).pack(), msg));
+                    l.faults.push((i, t as u16, msg));
                 }
                 ThreadStep::Blocked | ThreadStep::Done => {}
             }
@@ -462,25 +486,33 @@ impl<'a> Ctx<'a> {
         if first_local.is_some() {
             return;
         }
-        for &st in &self.env {
+        for (k, &st) in self.env.iter().enumerate() {
             if m.env_step(cur, st, &mut l.next) {
-                self.emit(store, i, st, l);
+                self.emit(store, i, (n + k) as u16, l);
             }
         }
     }
 
-    fn emit(&self, store: &Store, parent: u32, step: Step, l: &mut Local) {
+    fn emit(&self, store: &Store, parent: u32, step: u16, l: &mut Local) {
         l.transitions += 1;
-        let next = &l.next;
+        let Local { next, bytes, cands, seen, .. } = &mut *l;
         if next.overflow {
             self.widen.store(true, Ordering::Relaxed);
             self.stop.store(true, Ordering::Relaxed);
             return;
         }
         let h = store.hash(&next.b);
-        let start = l.bytes.len() as u32;
-        l.bytes.extend_from_slice(&next.b);
-        l.cands.push(Cand { h, local: 0, start, len: next.b.len() as u32, parent, step: step.pack() });
+        let same = |&(g, j): &(u64, u32)| {
+            let c = &cands[j as usize];
+            g == h && bytes[c.start as usize..(c.start + c.len) as usize] == next.b[..]
+        };
+        if seen.find(h, same).is_some() {
+            return;
+        }
+        seen.insert_unique(h, (h, cands.len() as u32), |e| e.0);
+        let start = bytes.len() as u32;
+        bytes.extend_from_slice(&next.b);
+        cands.push(Cand { h, local: 0, start, len: next.b.len() as u32, parent, step });
     }
 }
 
@@ -550,12 +582,20 @@ pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
 
 /// The exploration with m's widths; None if a state does not fit them.
 fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option<ExploreOut> {
+    let env = m.env_steps();
+    let steps: Vec<Step> = (0..m.nthreads()).map(Step::Thread).chain(env.iter().copied()).collect();
+    if steps.len() > u16::MAX as usize {
+        let limit = LimitOut { which: "states".into(), detail: format!("{} machine steps: at most {}", steps.len(), u16::MAX) };
+        return Some(ExploreOut { limit: Some(limit), threads: rayon::current_num_threads(), ..Default::default() });
+    }
     let ctx = Ctx {
         m,
-        env: m.env_steps(),
+        env,
+        steps,
         stop: AtomicBool::new(false),
         widen: AtomicBool::new(false),
         limit: std::sync::Mutex::new(None),
+        pool: std::sync::Mutex::new(Vec::new()),
         deadline: limits.max_seconds.map(|s| start + std::time::Duration::from_secs_f64(s.max(0.0))),
         max_seconds: limits.max_seconds.unwrap_or(0.0),
         generation: CANCEL_GENERATION.load(Ordering::SeqCst),
@@ -572,7 +612,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
     }
     let mut live_idx: Vec<u32> = Vec::new();
     let mut finals: Vec<u32> = Vec::new();
-    let mut faults: Vec<(u32, u32, String)> = Vec::new();
+    let mut faults: Vec<(u32, u16, String)> = Vec::new();
     let (mut lo, mut hi) = (0u32, 1u32);
     PROGRESS_STATES.store(1, Ordering::Relaxed);
     PROGRESS_LAYERS.store(0, Ordering::Relaxed);
@@ -624,7 +664,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
             let e = store.push(bytes(c), c.parent, c.step);
             buckets[shard(c.h)].push((c.h, e));
         }
-        drop(locals);
+        ctx.recycle(locals);
         store.insert(buckets);
         lo = hi;
         hi = store.len() as u32;
@@ -642,11 +682,11 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
     }
     for (values, i) in by_outcome {
         let holds = m.prog.condition.eval(&values);
-        out.outcomes.push(OutcomeOut { values, holds, trace: trace(m, &store, i, None) });
+        out.outcomes.push(OutcomeOut { values, holds, trace: trace(m, &store, &ctx.steps, i, None) });
     }
     faults.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     for (i, st, msg) in faults.into_iter().take(8) {
-        out.faults.push(FaultOut { message: msg, trace: trace(m, &store, i, Some(st)) });
+        out.faults.push(FaultOut { message: msg, trace: trace(m, &store, &ctx.steps, i, Some(st)) });
     }
     if out.complete && limits.deadlocks {
         let (count, first) = stuck_states(&ctx, &store, &live_idx)?;
@@ -654,7 +694,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
         out.deadlock = first.map(|i| {
             let s = store.get(i);
             let waiting = (0..m.nthreads()).filter(|&t| m.pc(s, t) < m.prog.threads[t].code.len()).map(|t| (t, m.pc(s, t))).collect();
-            StuckOut { trace: trace(m, &store, i, None), waiting, state: describe_state(m, &m.unpack(s)) }
+            StuckOut { trace: trace(m, &store, &ctx.steps, i, None), waiting, state: describe_state(m, &m.unpack(s)) }
         });
     }
     out.bytes_per_state = store.bytes_used() as f64 / store.len().max(1) as f64;
@@ -711,8 +751,9 @@ fn stuck_states(ctx: &Ctx, store: &Store, live_idx: &[u32]) -> Option<(u64, Opti
     Some((stuck.len() as u64, stuck.first().copied()))
 }
 
-/// The steps from the initial state to state i (then `last`, if given).
-fn trace(m: &Machine, store: &Store, i: u32, last: Option<u32>) -> Vec<Value> {
+/// The steps from the initial state to state i (then `last`, if given),
+/// steps by number (`Ctx::steps`).
+fn trace(m: &Machine, store: &Store, steps: &[Step], i: u32, last: Option<u16>) -> Vec<Value> {
     let mut chain = Vec::new();
     let mut j = i;
     while store.parent[j as usize] != u32::MAX {
@@ -724,7 +765,7 @@ fn trace(m: &Machine, store: &Store, i: u32, last: Option<u32>) -> Vec<Value> {
         chain.push((i, st));
     }
     let mut next = Packed::default();
-    chain.into_iter().map(|(p, st)| describe_step(m, store.get(p), Step::unpack(st), &mut next)).collect()
+    chain.into_iter().map(|(p, st)| describe_step(m, store.get(p), steps[st as usize], &mut next)).collect()
 }
 
 /// A step as JSON, with the values it moved (read from the state before it).
@@ -836,7 +877,7 @@ mod store_tests {
             let mut b: Vec<u8> = (0..len).map(|k| (x >> (k % 56)) as u8).collect();
             b.extend_from_slice(&i.to_le_bytes()); // distinct records
             let h = store.hash(&b);
-            let e = store.push(&b, i, i + 1);
+            let e = store.push(&b, i, (i + 1) as u16);
             buckets[shard(h)].push((h, e));
             all.push(b);
             if i % 1000 == 999 {
@@ -861,7 +902,7 @@ mod store_tests {
         // bytes queries, the batched lookup answers as `find` does.
         let mut store = Store::new();
         let mut table = Table::default();
-        // Tags 0, 1 and 2 << 60: every home slot is 0 (one probe run); the
+        // Tags 0, 1 and 2 << 60: three home slots (long probe runs); the
         // low bits (below the tag) are not kept.
         let fake = |i: u32| ((i % 3) as u64) << 60 | i as u64;
         let mut all = Vec::new();

@@ -185,9 +185,13 @@ impl Machine {
         let l1 = regs + nregs * vw;
         let l2 = l1 + nwg * naddr * (1 + vw);
         let mem = l2 + ndev * naddr * (1 + vw);
+        // The lock fields take room only in programs that lock.
+        let uses = |f: fn(&MInstr) -> bool| prog.threads.iter().any(|t| t.code.iter().any(f));
+        let rmw_locks = uses(|i| matches!(i, MInstr::Lkrmw { .. } | MInstr::Unlkrmw { .. }));
+        let locks = uses(|i| matches!(i, MInstr::Lk { .. } | MInstr::Unlk { .. }));
         let rmw_lock = mem + naddr * vw;
-        let lockfile = rmw_lock + nwg * sw;
-        let fifos = lockfile + ndev * naddr * sw;
+        let lockfile = rmw_lock + if rmw_locks { nwg * sw } else { 0 };
+        let fifos = lockfile + if locks { ndev * naddr * sw } else { 0 };
         let lay = Layout { vw, sw, pc, regs, l1, l2, mem, rmw_lock, lockfile, fifos };
         let m = Machine { prog, naddr, ndev, nwg, wg_dev, reg_off, future_reads, lay };
         m.validate()?;
@@ -404,16 +408,31 @@ impl Machine {
     }
     /// Work-group w's rmw lock: 0 free, t + 1 held by thread t.
     pub fn rmw_lock(&self, s: &[u8], w: usize) -> usize {
+        if self.lay.lockfile == self.lay.rmw_lock {
+            return 0;
+        }
         self.get_small(s, self.lay.rmw_lock + w * self.lay.sw)
     }
     pub fn set_rmw_lock(&self, s: &mut Packed, w: usize, h: usize) {
+        if self.lay.lockfile == self.lay.rmw_lock {
+            // No rmw lock in this program: only "free" fits.
+            s.overflow |= h != 0;
+            return;
+        }
         self.put_small(s, self.lay.rmw_lock + w * self.lay.sw, h)
     }
     /// Device d's lock of address a: 0 free, t + 1 held by thread t.
     pub fn lockfile(&self, s: &[u8], d: usize, a: usize) -> usize {
+        if self.lay.fifos == self.lay.lockfile {
+            return 0;
+        }
         self.get_small(s, self.lay.lockfile + (d * self.naddr + a) * self.lay.sw)
     }
     pub fn set_lockfile(&self, s: &mut Packed, d: usize, a: usize, h: usize) {
+        if self.lay.fifos == self.lay.lockfile {
+            s.overflow |= h != 0;
+            return;
+        }
         self.put_small(s, self.lay.lockfile + (d * self.naddr + a) * self.lay.sw, h)
     }
     /// Where fifo f's elements start, and its length.

@@ -29,39 +29,6 @@ pub enum Step {
     EvictL2(usize, usize),
 }
 
-impl Step {
-    /// Packed into 32 bits: kind (4), first operand (14), second (14).
-    pub fn pack(self) -> u32 {
-        let (k, a, b) = match self {
-            Step::Thread(t) => (0, t, 0),
-            Step::FetchL1(w, x) => (1, w, x),
-            Step::FetchL2(d, x) => (2, d, x),
-            Step::DequeueL1(w) => (3, w, 0),
-            Step::DequeueL2(d) => (4, d, 0),
-            Step::WritebackL1(w, x) => (5, w, x),
-            Step::WritebackL2(d, x) => (6, d, x),
-            Step::EvictL1(w, x) => (7, w, x),
-            Step::EvictL2(d, x) => (8, d, x),
-        };
-        (k << 28) | ((a as u32 & 0x3fff) << 14) | (b as u32 & 0x3fff)
-    }
-
-    pub fn unpack(v: u32) -> Step {
-        let (a, b) = (((v >> 14) & 0x3fff) as usize, (v & 0x3fff) as usize);
-        match v >> 28 {
-            0 => Step::Thread(a),
-            1 => Step::FetchL1(a, b),
-            2 => Step::FetchL2(a, b),
-            3 => Step::DequeueL1(a),
-            4 => Step::DequeueL2(a),
-            5 => Step::WritebackL1(a, b),
-            6 => Step::WritebackL2(a, b),
-            7 => Step::EvictL1(a, b),
-            _ => Step::EvictL2(a, b),
-        }
-    }
-}
-
 /// The result of trying thread t's next instruction.
 #[derive(Debug, PartialEq, Eq)]
 pub enum ThreadStep {
