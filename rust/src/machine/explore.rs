@@ -521,15 +521,25 @@ impl<'a> Ctx<'a> {
 /// the layer's duplicates are dropped with a table of the successors seen
 /// so far, then the rest are looked up in the store's shard in batches.
 fn fresh_of_layer<'c>(store: &Store, cands: &[Cand], bytes: &(impl Fn(&Cand) -> &'c [u8] + Sync)) -> Vec<bool> {
-    let mut by_shard: Vec<Vec<u32>> = vec![Vec::new(); SHARDS];
-    for (k, c) in cands.iter().enumerate() {
-        by_shard[shard(c.h)].push(k as u32);
-    }
-    let fresh: Vec<Vec<u32>> = by_shard
-        .into_par_iter()
+    // Each block of candidates split by shard in parallel, then each
+    // shard's lists taken block by block: candidate order within a shard.
+    const BLOCK_CANDS: usize = 1 << 14;
+    let split: Vec<Vec<Vec<u32>>> = cands
+        .par_chunks(BLOCK_CANDS)
         .enumerate()
-        .map(|(s, ks)| {
-            let mut seen: HashTable<u32> = HashTable::with_capacity(ks.len());
+        .map(|(b, chunk)| {
+            let mut by_shard: Vec<Vec<u32>> = vec![Vec::new(); SHARDS];
+            for (k, c) in chunk.iter().enumerate() {
+                by_shard[shard(c.h)].push((b * BLOCK_CANDS + k) as u32);
+            }
+            by_shard
+        })
+        .collect();
+    let fresh: Vec<Vec<u32>> = (0..SHARDS)
+        .into_par_iter()
+        .map(|s| {
+            let ks = split.iter().flat_map(|by_shard| by_shard[s].iter().copied());
+            let mut seen: HashTable<u32> = HashTable::new();
             let mut firsts = Vec::new();
             for k in ks {
                 let c = &cands[k as usize];
@@ -648,8 +658,11 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
         // range of parents in order and emits in step order, so this is
         // (parent, step) order whatever the scheduling. The first of each
         // new state is kept (its smallest (parent, step)).
-        let cands: Vec<Cand> =
-            locals.iter().enumerate().flat_map(|(k, l)| l.cands.iter().map(move |c| Cand { local: k as u32, ..*c })).collect();
+        let cands: Vec<Cand> = locals
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(k, l)| l.cands.iter().map(move |c| Cand { local: k as u32, ..*c }))
+            .collect();
         let bytes = |c: &Cand| &locals[c.local as usize].bytes[c.start as usize..(c.start + c.len) as usize];
         let first = fresh_of_layer(&store, &cands, &bytes);
         let fresh = first.iter().filter(|&&f| f).count();
