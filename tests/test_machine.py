@@ -210,7 +210,7 @@ def test_reduction_matches_the_literal_machine_on_compiled_rsp_tests():
 
 def test_progress_line_while_exploring():
     # A long exploration (RSP_Test8 under rsp-new: 728,202 states with the
-    # reductions, about a second) reports its progress from the core as
+    # reductions, 0.5-1 s) reports its progress from the core as
     # it goes: states grow layer by layer up to the final count.
     import io
     from hrf.machine import ExploreProgress

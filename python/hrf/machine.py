@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -492,7 +493,6 @@ def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: O
     """Explore every reachable state of a machine program (a MachineProgram,
     or the path or text of a GPU_MACHINE test). `progress` shows a status
     line while it runs (the CLI passes one on a terminal)."""
-    import time
     from .api import _core, _interruptible, _verdict
     if not isinstance(prog, MachineProgram):
         prog = parse_machine_file(prog)

@@ -103,7 +103,7 @@ const BLOCK: usize = 1 << BLOCK_BITS;
 /// skipping records from there.
 const MARK: usize = 8;
 
-/// An arena offset: block number, then position in the block, in 40 bits.
+/// An arena offset: block number, then position in the block (`BLOCK_BITS`), in 36 bits.
 type Offset = u64;
 
 /// Bits of a slot that hold a record's arena offset plus one (an arena
@@ -141,15 +141,26 @@ impl Table {
     fn tagged(h: u64) -> u64 {
         h & !OFF_MASK
     }
-    /// Probe from slot i on for the record b with hash h.
-    fn probe(&self, blocks: &[Vec<u8>], h: u64, b: &[u8], mut i: usize) -> Option<Offset> {
+    /// The first slot from i on that is empty or carries h's tag.
+    fn scan(&self, h: u64, mut i: usize) -> usize {
         let t = Table::tagged(h);
         loop {
+            let v = self.slots[i];
+            if v == 0 || v & !OFF_MASK == t {
+                return i;
+            }
+            i = self.after(i);
+        }
+    }
+    /// Probe from slot i on for the record b with hash h.
+    fn probe(&self, blocks: &[Vec<u8>], h: u64, b: &[u8], mut i: usize) -> Option<Offset> {
+        loop {
+            i = self.scan(h, i);
             let v = self.slots[i];
             if v == 0 {
                 return None;
             }
-            if v & !OFF_MASK == t && record(blocks, (v & OFF_MASK) - 1).0 == b {
+            if record(blocks, (v & OFF_MASK) - 1).0 == b {
                 return Some((v & OFF_MASK) - 1);
             }
             i = self.after(i);
@@ -179,23 +190,15 @@ impl Table {
             }
             // The first slot that is empty or has the tag; its record fetched.
             for (k, &(h, _)) in chunk.iter().enumerate() {
-                let t = Table::tagged(h);
-                let mut i = at[k];
-                loop {
-                    let v = self.slots[i];
-                    if v == 0 || v & !OFF_MASK == t {
-                        if v != 0 {
-                            let o = (v & OFF_MASK) - 1;
-                            prefetch(&blocks[(o >> BLOCK_BITS) as usize][(o as usize) & (BLOCK - 1)]);
-                        }
-                        break;
-                    }
-                    i = self.after(i);
+                at[k] = self.scan(h, at[k]);
+                let v = self.slots[at[k]];
+                if v != 0 {
+                    let o = (v & OFF_MASK) - 1;
+                    prefetch(&blocks[(o >> BLOCK_BITS) as usize][(o as usize) & (BLOCK - 1)]);
                 }
-                at[k] = i;
             }
             for (k, &(h, b)) in chunk.iter().enumerate() {
-                out.push(self.slots[at[k]] != 0 && self.probe(blocks, h, b, at[k]).is_some());
+                out.push(self.probe(blocks, h, b, at[k]).is_some());
             }
         }
     }
@@ -345,6 +348,26 @@ impl Store {
     }
 }
 
+/// The first of each distinct successor in the order they are offered,
+/// as (hash, index) pairs: the one mechanism behind both deduplications
+/// of a layer (within a worker's share, then within a shard).
+#[derive(Default)]
+struct Firsts(HashTable<(u64, u32)>);
+
+impl Firsts {
+    /// Whether successor k (hash h) is the first with its bytes, and if so
+    /// keep it; `same(j)` says whether the kept successor j has k's bytes.
+    fn first(&mut self, h: u64, k: u32, same: impl Fn(u32) -> bool) -> bool {
+        match self.0.entry(h, |&(g, j)| g == h && same(j), |e| e.0) {
+            hashbrown::hash_table::Entry::Occupied(_) => false,
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                v.insert((h, k));
+                true
+            }
+        }
+    }
+}
+
 /// A successor found while expanding a layer.
 struct Cand {
     h: u64,
@@ -361,11 +384,11 @@ struct Local {
     next: Packed,
     bytes: Vec<u8>,
     cands: Vec<Cand>,
-    /// (hash, index in `cands`) of this share's distinct successors: a
-    /// successor equal to an earlier one of the same share is not the
-    /// first in (parent, step) order, and is dropped at once (its bytes
-    /// are still in the cache).
-    seen: HashTable<(u64, u32)>,
+    /// This share's distinct successors (indices in `cands`): a successor
+    /// equal to an earlier one of the same share is not the first in
+    /// (parent, step) order, and is dropped at once (its bytes are still
+    /// in the cache).
+    seen: Firsts,
     finals: Vec<u32>,
     live: Vec<u32>,
     faults: Vec<(u32, u16, String)>,
@@ -420,7 +443,7 @@ impl<'a> Ctx<'a> {
         for mut l in locals {
             l.bytes.clear();
             l.cands.clear();
-            l.seen.clear();
+            l.seen.0.clear();
             l.finals.clear();
             l.live.clear();
             l.faults.clear();
@@ -429,8 +452,8 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Expand state i: record it as final, or emit its successors that are
-    /// not yet in the store.
+    /// Expand state i: record it as final, or emit its successors (each
+    /// once per share; the store is asked later, `fresh_of_layer`).
     fn expand(&self, store: &Store, i: u32, l: &mut Local) {
         l.expanded += 1;
         if l.expanded % 1024 == 0 && self.check_interrupt() {
@@ -502,14 +525,13 @@ impl<'a> Ctx<'a> {
             return;
         }
         let h = store.hash(&next.b);
-        let same = |&(g, j): &(u64, u32)| {
+        let same = |j: u32| {
             let c = &cands[j as usize];
-            g == h && bytes[c.start as usize..(c.start + c.len) as usize] == next.b[..]
+            bytes[c.start as usize..(c.start + c.len) as usize] == next.b[..]
         };
-        if seen.find(h, same).is_some() {
+        if !seen.first(h, cands.len() as u32, same) {
             return;
         }
-        seen.insert_unique(h, (h, cands.len() as u32), |e| e.0);
         let start = bytes.len() as u32;
         bytes.extend_from_slice(&next.b);
         cands.push(Cand { h, local: 0, start, len: next.b.len() as u32, parent, step });
@@ -539,17 +561,13 @@ fn fresh_of_layer<'c>(store: &Store, cands: &[Cand], bytes: &(impl Fn(&Cand) -> 
         .into_par_iter()
         .map(|s| {
             let ks = split.iter().flat_map(|by_shard| by_shard[s].iter().copied());
-            let mut seen: HashTable<u32> = HashTable::new();
-            let mut firsts = Vec::new();
-            for k in ks {
-                let c = &cands[k as usize];
-                let b = bytes(c);
-                let same = |&j: &u32| cands[j as usize].h == c.h && bytes(&cands[j as usize]) == b;
-                if let hashbrown::hash_table::Entry::Vacant(v) = seen.entry(c.h, same, |&j| cands[j as usize].h) {
-                    v.insert(k);
-                    firsts.push(k);
-                }
-            }
+            let mut seen = Firsts::default();
+            let firsts: Vec<u32> = ks
+                .filter(|&k| {
+                    let b = bytes(&cands[k as usize]);
+                    seen.first(cands[k as usize].h, k, |j| bytes(&cands[j as usize]) == b)
+                })
+                .collect();
             let items: Vec<(u64, &[u8])> = firsts.iter().map(|&k| (cands[k as usize].h, bytes(&cands[k as usize]))).collect();
             let mut stored = Vec::with_capacity(items.len());
             store.shards[s].contains_batch(&store.blocks, &items, &mut stored);

@@ -313,7 +313,7 @@ impl Machine {
     pub fn is_final(&self, s: &[u8]) -> bool {
         let lay = &self.lay;
         (0..self.nthreads()).all(|t| self.pc(s, t) == self.prog.threads[t].code.len())
-            && (0..self.nwg + self.ndev).all(|f| self.fifo_at(s, f).1 == 0)
+            && self.fifos(s).all(|(_, n)| n == 0)
             && s[lay.l1..lay.mem].chunks_exact(1 + lay.vw).all(|l| l[0] & DIRTY == 0)
     }
 
@@ -406,47 +406,48 @@ impl Machine {
     pub fn set_mem(&self, s: &mut Packed, a: usize, v: i64) {
         self.put_val(s, self.lay.mem + a * self.lay.vw, v)
     }
+    /// Where entry k of the small-number field [start, end) lies; None
+    /// when the field is left out (a program without that kind of lock).
+    fn small_at(&self, start: usize, end: usize, k: usize) -> Option<usize> {
+        (start < end).then(|| start + k * self.lay.sw)
+    }
+    fn get_lock(&self, s: &[u8], at: Option<usize>) -> usize {
+        at.map_or(0, |o| self.get_small(s, o))
+    }
+    fn set_lock(&self, s: &mut Packed, at: Option<usize>, h: usize) {
+        match at {
+            Some(o) => self.put_small(s, o, h),
+            // Left out: only "free" fits.
+            None => s.overflow |= h != 0,
+        }
+    }
     /// Work-group w's rmw lock: 0 free, t + 1 held by thread t.
     pub fn rmw_lock(&self, s: &[u8], w: usize) -> usize {
-        if self.lay.lockfile == self.lay.rmw_lock {
-            return 0;
-        }
-        self.get_small(s, self.lay.rmw_lock + w * self.lay.sw)
+        self.get_lock(s, self.small_at(self.lay.rmw_lock, self.lay.lockfile, w))
     }
     pub fn set_rmw_lock(&self, s: &mut Packed, w: usize, h: usize) {
-        if self.lay.lockfile == self.lay.rmw_lock {
-            // No rmw lock in this program: only "free" fits.
-            s.overflow |= h != 0;
-            return;
-        }
-        self.put_small(s, self.lay.rmw_lock + w * self.lay.sw, h)
+        self.set_lock(s, self.small_at(self.lay.rmw_lock, self.lay.lockfile, w), h)
     }
     /// Device d's lock of address a: 0 free, t + 1 held by thread t.
     pub fn lockfile(&self, s: &[u8], d: usize, a: usize) -> usize {
-        if self.lay.fifos == self.lay.lockfile {
-            return 0;
-        }
-        self.get_small(s, self.lay.lockfile + (d * self.naddr + a) * self.lay.sw)
+        self.get_lock(s, self.small_at(self.lay.lockfile, self.lay.fifos, d * self.naddr + a))
     }
     pub fn set_lockfile(&self, s: &mut Packed, d: usize, a: usize, h: usize) {
-        if self.lay.fifos == self.lay.lockfile {
-            s.overflow |= h != 0;
-            return;
-        }
-        self.put_small(s, self.lay.lockfile + (d * self.naddr + a) * self.lay.sw, h)
+        self.set_lock(s, self.small_at(self.lay.lockfile, self.lay.fifos, d * self.naddr + a), h)
+    }
+    /// Each fifo in turn (`f` order): where its elements start, and its length.
+    fn fifos<'s>(&'s self, s: &'s [u8]) -> impl Iterator<Item = (usize, usize)> + 's {
+        let sw = self.lay.sw;
+        let mut o = self.lay.fifos;
+        (0..self.nwg + self.ndev).map(move |_| {
+            let n = self.get_small(s, o);
+            o += sw * (1 + n);
+            (o - sw * n, n)
+        })
     }
     /// Where fifo f's elements start, and its length.
     fn fifo_at(&self, s: &[u8], f: usize) -> (usize, usize) {
-        let sw = self.lay.sw;
-        let mut o = self.lay.fifos;
-        for _ in 0..f {
-            o += sw * (1 + self.get_small(s, o));
-        }
-        (o + sw, self.get_small(s, o))
-    }
-    /// Element i of fifo f.
-    pub fn fifo_get(&self, s: &[u8], f: usize, i: usize) -> FifoEl {
-        self.get_small(s, self.fifo_at(s, f).0 + i * self.lay.sw) as FifoEl
+        self.fifos(s).nth(f).expect("a fifo of this machine")
     }
     pub fn fifo(&self, s: &[u8], f: usize) -> Vec<FifoEl> {
         let (o, n) = self.fifo_at(s, f);
@@ -459,15 +460,7 @@ impl Machine {
     /// Whether e is somewhere in a fifo.
     pub fn in_some_fifo(&self, s: &[u8], e: FifoEl) -> bool {
         let sw = self.lay.sw;
-        let mut o = self.lay.fifos;
-        for _ in 0..self.nwg + self.ndev {
-            let n = self.get_small(s, o);
-            if (0..n).any(|i| self.get_small(s, o + sw * (1 + i)) == e as usize) {
-                return true;
-            }
-            o += sw * (1 + n);
-        }
-        false
+        self.fifos(s).any(|(o, n)| (0..n).any(|i| self.get_small(s, o + i * sw) == e as usize))
     }
     /// Append e to fifo f.
     pub fn push(&self, s: &mut Packed, f: usize, e: FifoEl) {
@@ -500,10 +493,12 @@ impl Machine {
                 self.set_reg(&mut s, t, r, st.regs[self.reg_off[t] + r]);
             }
         }
+        for (w, &h) in st.rmw_lock.iter().enumerate() {
+            self.set_rmw_lock(&mut s, w, h as usize);
+        }
         for a in 0..self.naddr {
             for w in 0..self.nwg {
                 self.set_l1(&mut s, w, a, st.l1[w * self.naddr + a]);
-                self.set_rmw_lock(&mut s, w, st.rmw_lock[w] as usize);
             }
             for d in 0..self.ndev {
                 self.set_l2(&mut s, d, a, st.l2[d * self.naddr + a]);
