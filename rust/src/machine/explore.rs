@@ -11,7 +11,6 @@
 use super::state::{get_u, put_u, Machine, Packed};
 use super::step::{Step, ThreadStep};
 use crate::enumerate::{LimitOut, CANCEL_GENERATION};
-use hashbrown::HashTable;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -107,9 +106,13 @@ const MARK: usize = 8;
 type Offset = u64;
 
 /// Bits of a slot that hold a record's arena offset plus one (an arena
-/// of up to 64 GiB); the other 28 hold the top 28 bits of its hash.
+/// of up to 32 GiB, `PENDING`); the other 28 hold the top 28 bits of its hash.
 const OFF_BITS: u32 = 36;
 const OFF_MASK: u64 = (1 << OFF_BITS) - 1;
+/// A slot whose offset field has this bit is pending (`Table::enter`):
+/// the rest is the index of a successor not yet in the arena. Arena
+/// offsets stay below it (32 GiB).
+const PENDING: u64 = 1 << (OFF_BITS - 1);
 
 /// Most slots a table fills before it grows: 7 in 10 (it grows to about
 /// half full).
@@ -160,6 +163,7 @@ impl Table {
             if v == 0 {
                 return None;
             }
+            debug_assert!(v & PENDING == 0, "find while a layer is pending");
             if record(blocks, (v & OFF_MASK) - 1).0 == b {
                 return Some((v & OFF_MASK) - 1);
             }
@@ -172,34 +176,73 @@ impl Table {
         }
         self.probe(blocks, h, b, self.home(h))
     }
-    /// For each (hash, bytes), whether the table holds it: `find` one by
-    /// one (the reference, `contains_batch_is_find` test), but in batches
-    /// whose slots and then records are prefetched before they are read,
-    /// so that a batch's memory accesses overlap.
-    fn contains_batch(&self, blocks: &[Vec<u8>], items: &[(u64, &[u8])], out: &mut Vec<bool>) {
+    /// Enter each item (hash, bytes), in order, unless the table holds
+    /// its bytes already (a stored record, or an earlier item): the new
+    /// ones' (item index, slot), where they wait as pending (`PENDING`
+    /// and the item's index) until `settle` gives them their arena
+    /// offsets. One probe per item answers "stored?", "earlier in the
+    /// layer?" and "where does it go?". As `find` then `insert_unique`
+    /// one by one (the reference, `enter_is_find_then_insert` test), but
+    /// in batches whose slots and then records are prefetched before
+    /// they are read, so that a batch's memory accesses overlap.
+    fn enter(&mut self, blocks: &[Vec<u8>], items: &[(u64, &[u8])], fresh: &mut Vec<(u32, usize)>) {
         const BATCH: usize = 16;
-        if self.slots.is_empty() {
-            out.extend(items.iter().map(|_| false));
-            return;
-        }
+        assert!((items.len() as u64) < PENDING, "layer too large for pending entries");
+        // Slots stay where they are until `settle`: nothing grows meanwhile.
+        self.reserve(items.len());
         let mut at = [0usize; BATCH];
-        for chunk in items.chunks(BATCH) {
+        for (c, chunk) in items.chunks(BATCH).enumerate() {
             for (k, &(h, _)) in chunk.iter().enumerate() {
                 at[k] = self.home(h);
                 prefetch(&self.slots[at[k]]);
             }
-            // The first slot that is empty or has the tag; its record fetched.
+            // The first slot that is empty or has the tag; its record
+            // fetched. Entering an item fills only empty slots, so these
+            // stay valid starting points for the items after it.
             for (k, &(h, _)) in chunk.iter().enumerate() {
                 at[k] = self.scan(h, at[k]);
-                let v = self.slots[at[k]];
-                if v != 0 {
-                    let o = (v & OFF_MASK) - 1;
+                let v = self.slots[at[k]] & OFF_MASK;
+                if v != 0 && v & PENDING == 0 {
+                    let o = v - 1;
                     prefetch(&blocks[(o >> BLOCK_BITS) as usize][(o as usize) & (BLOCK - 1)]);
                 }
             }
             for (k, &(h, b)) in chunk.iter().enumerate() {
-                out.push(self.probe(blocks, h, b, at[k]).is_some());
+                let idx = (c * BATCH + k) as u64;
+                let mut i = at[k];
+                loop {
+                    i = self.scan(h, i);
+                    let v = self.slots[i] & OFF_MASK;
+                    if self.slots[i] == 0 {
+                        self.slots[i] = Table::tagged(h) | PENDING | idx;
+                        self.len += 1;
+                        fresh.push((idx as u32, i));
+                        break;
+                    }
+                    let held = if v & PENDING != 0 { items[(v & !PENDING) as usize].1 } else { record(blocks, v - 1).0 };
+                    if held == b {
+                        break;
+                    }
+                    i = self.after(i);
+                }
             }
+        }
+    }
+    /// The pending entry in `slot` (hash h) is the record at offset o.
+    fn settle(&mut self, h: u64, slot: usize, o: Offset) {
+        debug_assert!(self.slots[slot] & PENDING != 0 && o + 1 < PENDING);
+        self.slots[slot] = Table::tagged(h) | (o + 1);
+    }
+    /// Forget the pending entries (a layer not stored after all); the
+    /// table shrinks back to the size `reserve` gives its entries.
+    fn drop_pending(&mut self) {
+        let old = std::mem::take(&mut self.slots);
+        self.len = 0;
+        let kept: Vec<u64> = old.into_iter().filter(|&v| v != 0 && v & PENDING == 0).collect();
+        self.reserve(kept.len());
+        for v in kept {
+            self.place(v);
+            self.len += 1;
         }
     }
     /// Room for `extra` more entries; on growth every slot is placed again
@@ -319,7 +362,7 @@ impl Store {
             self.blocks.push(Vec::with_capacity(cap.max(size)));
         }
         let kb = self.blocks.len() - 1;
-        assert!(kb < 1 << (OFF_BITS - BLOCK_BITS), "state arena beyond 64 GiB");
+        assert!(kb < 1 << (OFF_BITS - 1 - BLOCK_BITS), "state arena beyond 32 GiB");
         let last = &mut self.blocks[kb];
         let o = ((kb as u64) << BLOCK_BITS) | last.len() as u64;
         put_u(last, b.len() as u64);
@@ -348,26 +391,6 @@ impl Store {
     }
 }
 
-/// The first of each distinct successor in the order they are offered,
-/// as (hash, index) pairs: the one mechanism behind both deduplications
-/// of a layer (within a worker's share, then within a shard).
-#[derive(Default)]
-struct Firsts(HashTable<(u64, u32)>);
-
-impl Firsts {
-    /// Whether successor k (hash h) is the first with its bytes, and if so
-    /// keep it; `same(j)` says whether the kept successor j has k's bytes.
-    fn first(&mut self, h: u64, k: u32, same: impl Fn(u32) -> bool) -> bool {
-        match self.0.entry(h, |&(g, j)| g == h && same(j), |e| e.0) {
-            hashbrown::hash_table::Entry::Occupied(_) => false,
-            hashbrown::hash_table::Entry::Vacant(v) => {
-                v.insert((h, k));
-                true
-            }
-        }
-    }
-}
-
 /// A successor found while expanding a layer.
 struct Cand {
     h: u64,
@@ -384,11 +407,12 @@ struct Local {
     next: Packed,
     bytes: Vec<u8>,
     cands: Vec<Cand>,
-    /// This share's distinct successors (indices in `cands`): a successor
-    /// equal to an earlier one of the same share is not the first in
-    /// (parent, step) order, and is dropped at once (its bytes are still
-    /// in the cache).
-    seen: Firsts,
+    /// The share's latest successors by hash (a direct-mapped cache:
+    /// index in `cands` plus one, 0 empty). A successor equal to the one
+    /// cached under its hash is not the first in (parent, step) order and
+    /// is dropped at once, while its bytes are still in the CPU's cache;
+    /// a layer's diamonds mostly close within a few parents.
+    recent: Vec<u32>,
     finals: Vec<u32>,
     live: Vec<u32>,
     faults: Vec<(u32, u16, String)>,
@@ -396,6 +420,9 @@ struct Local {
     transitions: u64,
     expanded: u64,
 }
+
+/// Entries of `Local::recent`.
+const RECENT: usize = 1 << 12;
 
 struct Ctx<'a> {
     m: &'a Machine,
@@ -443,7 +470,7 @@ impl<'a> Ctx<'a> {
         for mut l in locals {
             l.bytes.clear();
             l.cands.clear();
-            l.seen.0.clear();
+            l.recent.fill(0);
             l.finals.clear();
             l.live.clear();
             l.faults.clear();
@@ -518,31 +545,35 @@ impl<'a> Ctx<'a> {
 
     fn emit(&self, store: &Store, parent: u32, step: u16, l: &mut Local) {
         l.transitions += 1;
-        let Local { next, bytes, cands, seen, .. } = &mut *l;
+        let Local { next, bytes, cands, recent, .. } = &mut *l;
         if next.overflow {
             self.widen.store(true, Ordering::Relaxed);
             self.stop.store(true, Ordering::Relaxed);
             return;
         }
         let h = store.hash(&next.b);
-        let same = |j: u32| {
-            let c = &cands[j as usize];
-            bytes[c.start as usize..(c.start + c.len) as usize] == next.b[..]
-        };
-        if !seen.first(h, cands.len() as u32, same) {
-            return;
+        if recent.is_empty() {
+            recent.resize(RECENT, 0);
         }
+        let slot = (h >> 40) as usize % RECENT;
+        if let Some(c) = recent[slot].checked_sub(1).map(|j| &cands[j as usize]) {
+            if c.h == h && bytes[c.start as usize..(c.start + c.len) as usize] == next.b[..] {
+                return;
+            }
+        }
+        recent[slot] = cands.len() as u32 + 1;
         let start = bytes.len() as u32;
         bytes.extend_from_slice(&next.b);
         cands.push(Cand { h, local: 0, start, len: next.b.len() as u32, parent, step });
     }
 }
 
-/// For each successor, whether it is new: the first with its bytes (in
-/// the order given) and not in the store. Shard by shard in parallel:
-/// the layer's duplicates are dropped with a table of the successors seen
-/// so far, then the rest are looked up in the store's shard in batches.
-fn fresh_of_layer<'c>(store: &Store, cands: &[Cand], bytes: &(impl Fn(&Cand) -> &'c [u8] + Sync)) -> Vec<bool> {
+/// The layer's new successors, by shard: each shard's successors, in
+/// candidate order, are entered into the shard's table in parallel
+/// (`Table::enter`), so the first of each new state is kept (its
+/// smallest (parent, step)). The new ones come back as (candidate index,
+/// slot), pending in the table until they are pushed and settled.
+fn enter_layer<'c>(store: &mut Store, cands: &[Cand], bytes: &(impl Fn(&Cand) -> &'c [u8] + Sync)) -> Vec<Vec<(u32, usize)>> {
     // Each block of candidates split by shard in parallel, then each
     // shard's lists taken block by block: candidate order within a shard.
     const BLOCK_CANDS: usize = 1 << 14;
@@ -557,28 +588,19 @@ fn fresh_of_layer<'c>(store: &Store, cands: &[Cand], bytes: &(impl Fn(&Cand) -> 
             by_shard
         })
         .collect();
-    let fresh: Vec<Vec<u32>> = (0..SHARDS)
-        .into_par_iter()
-        .map(|s| {
-            let ks = split.iter().flat_map(|by_shard| by_shard[s].iter().copied());
-            let mut seen = Firsts::default();
-            let firsts: Vec<u32> = ks
-                .filter(|&k| {
-                    let b = bytes(&cands[k as usize]);
-                    seen.first(cands[k as usize].h, k, |j| bytes(&cands[j as usize]) == b)
-                })
-                .collect();
-            let items: Vec<(u64, &[u8])> = firsts.iter().map(|&k| (cands[k as usize].h, bytes(&cands[k as usize]))).collect();
-            let mut stored = Vec::with_capacity(items.len());
-            store.shards[s].contains_batch(&store.blocks, &items, &mut stored);
-            firsts.into_iter().zip(stored).filter(|p| !p.1).map(|p| p.0).collect()
+    let Store { shards, blocks, .. } = store;
+    let blocks = &*blocks;
+    shards
+        .par_iter_mut()
+        .enumerate()
+        .map(|(s, table)| {
+            let ks: Vec<u32> = split.iter().flat_map(|by_shard| by_shard[s].iter().copied()).collect();
+            let items: Vec<(u64, &[u8])> = ks.iter().map(|&k| (cands[k as usize].h, bytes(&cands[k as usize]))).collect();
+            let mut fresh = Vec::new();
+            table.enter(blocks, &items, &mut fresh);
+            fresh.into_iter().map(|(j, slot)| (ks[j as usize], slot)).collect()
         })
-        .collect();
-    let mut first = vec![false; cands.len()];
-    for k in fresh.into_iter().flatten() {
-        first[k as usize] = true;
-    }
-    first
+        .collect()
 }
 
 /// Explore every reachable state of the machine: packed with the
@@ -646,18 +668,21 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
     PROGRESS_LAYERS.store(0, Ordering::Relaxed);
     while lo < hi {
         out.layers += 1;
-        let locals: Vec<Local> = (lo..hi)
+        // Shares of consecutive parents, each expanded by one worker into
+        // its own `Local` (collected in order).
+        let share = ((hi - lo) / (16 * rayon::current_num_threads() as u32)).clamp(256, 1 << 14);
+        let locals: Vec<Local> = (0..(hi - lo).div_ceil(share))
             .into_par_iter()
-            .with_min_len(512)
-            .fold(
-                || ctx.local(),
-                |mut l, i| {
-                    if !ctx.stop.load(Ordering::Relaxed) {
-                        ctx.expand(&store, i, &mut l);
+            .map(|k| {
+                let mut l = ctx.local();
+                for i in lo + k * share..(lo + (k + 1) * share).min(hi) {
+                    if ctx.stop.load(Ordering::Relaxed) {
+                        break;
                     }
-                    l
-                },
-            )
+                    ctx.expand(&store, i, &mut l);
+                }
+                l
+            })
             .collect();
         if ctx.widen.load(Ordering::Relaxed) {
             return None;
@@ -682,21 +707,29 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
             .flat_map_iter(|(k, l)| l.cands.iter().map(move |c| Cand { local: k as u32, ..*c }))
             .collect();
         let bytes = |c: &Cand| &locals[c.local as usize].bytes[c.start as usize..(c.start + c.len) as usize];
-        let first = fresh_of_layer(&store, &cands, &bytes);
-        let fresh = first.iter().filter(|&&f| f).count();
+        let fresh = enter_layer(&mut store, &cands, &bytes);
+        let nfresh: usize = fresh.iter().map(Vec::len).sum();
         if let Some(max) = limits.max_states {
-            if store.len() as u64 + fresh as u64 > max {
+            if store.len() as u64 + nfresh as u64 > max {
+                store.shards.par_iter_mut().for_each(Table::drop_pending);
                 out.limit = Some(LimitOut { which: "states".into(), detail: format!("more than {max} states") });
                 break;
             }
         }
-        let mut buckets: Vec<Vec<(u64, Offset)>> = vec![Vec::new(); SHARDS];
-        for (c, _) in cands.iter().zip(&first).filter(|p| *p.1) {
-            let e = store.push(bytes(c), c.parent, c.step);
-            buckets[shard(c.h)].push((c.h, e));
+        // The new states pushed in candidate order, then settled.
+        let mut off: Vec<Offset> = vec![Offset::MAX; cands.len()];
+        for &(k, _) in fresh.iter().flatten() {
+            off[k as usize] = 0;
         }
+        for (c, o) in cands.iter().zip(off.iter_mut()).filter(|p| *p.1 == 0) {
+            *o = store.push(bytes(c), c.parent, c.step);
+        }
+        store.shards.par_iter_mut().zip(fresh).for_each(|(table, fresh)| {
+            for (k, slot) in fresh {
+                table.settle(cands[k as usize].h, slot, off[k as usize]);
+            }
+        });
         ctx.recycle(locals);
-        store.insert(buckets);
         lo = hi;
         hi = store.len() as u32;
         PROGRESS_STATES.store(hi as u64, Ordering::Relaxed);
@@ -926,43 +959,59 @@ mod store_tests {
     }
 
     #[test]
-    fn contains_batch_is_find() {
-        // A table whose hashes are made up so that they crowd: 3 tags
-        // for 3000 records (long probe runs, tags that match records
-        // with other bytes). For present, absent and same-hash-other-
-        // bytes queries, the batched lookup answers as `find` does.
+    fn enter_is_find_then_insert() {
+        // Made-up hashes that crowd: 3 tags for thousands of records
+        // (long probe runs, tags that match records with other bytes).
+        // A table holding 1000 records, then a layer of items (stored
+        // ones, new ones, repeats, same hash with other bytes, same
+        // bytes under another tag) entered in batches: the new ones are
+        // exactly those the one-by-one reference (`find` in the table,
+        // else an earlier item with the same tag and bytes) calls new;
+        // once settled, every item is found under its tag.
         let mut store = Store::new();
         let mut table = Table::default();
-        // Tags 0, 1 and 2 << 60: three home slots (long probe runs); the
-        // low bits (below the tag) are not kept.
         let fake = |i: u32| ((i % 3) as u64) << 60 | i as u64;
-        let mut all = Vec::new();
-        for round in 0..3u32 {
-            table.reserve(1000);
-            for i in round * 1000..(round + 1) * 1000 {
-                let b = format!("record {i}").into_bytes();
-                let o = store.push(&b, 0, 0);
-                table.insert_unique(fake(i), o);
-                all.push(b);
+        let rec = |i: u32| format!("record {}", i).into_bytes();
+        table.reserve(1000);
+        for i in 0..1000u32 {
+            let o = store.push(&rec(i), 0, 0);
+            table.insert_unique(fake(i), o);
+        }
+        let mut bufs: Vec<(u64, Vec<u8>)> = Vec::new();
+        for i in 0..3000u32 {
+            bufs.push((fake(i), rec(i))); // stored (i < 1000) or new
+            bufs.push((fake(i), format!("other {}", i % 700).into_bytes())); // new, then repeats
+            bufs.push((fake(i + 1), rec(i))); // another tag
+            bufs.push((fake(i / 2), rec(i / 2))); // repeats
+        }
+        let items: Vec<(u64, &[u8])> = bufs.iter().map(|(h, b)| (*h, &b[..])).collect();
+        let mut want = Vec::new();
+        for (k, &(h, b)) in items.iter().enumerate() {
+            let earlier = items[..k].iter().any(|&(g, c)| Table::tagged(g) == Table::tagged(h) && c == b);
+            if table.find(&store.blocks, h, b).is_none() && !earlier {
+                want.push(k as u32);
             }
         }
-        assert_eq!(table.len, 3000);
-        let other: Vec<Vec<u8>> = (0..3000).map(|i| format!("other {i}").into_bytes()).collect();
-        let mut items: Vec<(u64, &[u8])> = Vec::new();
-        for i in 0..3000u32 {
-            items.push((fake(i), &all[i as usize]));
-            items.push((fake(i), &other[i as usize]));
-            items.push((fake(i + 1), &all[i as usize]));
-            items.push((store.hash(&all[i as usize]), &all[i as usize]));
+        let mut fresh = Vec::new();
+        table.enter(&store.blocks, &items, &mut fresh);
+        assert_eq!(fresh.iter().map(|p| p.0).collect::<Vec<_>>(), want);
+        assert!(want.len() > 3000 && want.len() < items.len() - 3000);
+        for &(k, slot) in &fresh {
+            let o = store.push(items[k as usize].1, 0, 0);
+            table.settle(items[k as usize].0, slot, o);
         }
-        let mut got = Vec::new();
-        table.contains_batch(&store.blocks, &items, &mut got);
-        let want: Vec<bool> = items.iter().map(|&(h, b)| table.find(&store.blocks, h, b).is_some()).collect();
-        assert_eq!(got, want);
-        // Present exactly under its own made-up hash (or the same tag).
-        for (k, &(h, b)) in items.iter().enumerate() {
-            let i = all.iter().position(|a| &a[..] == b);
-            assert_eq!(got[k], i.map_or(false, |i| Table::tagged(fake(i as u32)) == Table::tagged(h)), "item {k}");
+        assert_eq!(table.len, 1000 + want.len());
+        for &(h, b) in &items {
+            let o = table.find(&store.blocks, h, b).expect("entered");
+            assert_eq!(record(&store.blocks, o).0, b);
         }
+        // A layer entered then dropped leaves the table as it was.
+        let more: Vec<(u64, Vec<u8>)> = (0..500u32).map(|i| (fake(i), format!("late {}", i).into_bytes())).collect();
+        let items: Vec<(u64, &[u8])> = more.iter().map(|(h, b)| (*h, &b[..])).collect();
+        table.enter(&store.blocks, &items, &mut Vec::new());
+        table.drop_pending();
+        assert_eq!(table.len, 1000 + want.len());
+        assert!(items.iter().all(|&(h, b)| table.find(&store.blocks, h, b).is_none()));
+        assert!(bufs.iter().all(|(h, b)| table.find(&store.blocks, *h, b).is_some()));
     }
 }
