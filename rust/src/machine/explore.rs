@@ -8,7 +8,7 @@
 //! in parallel. Every state keeps its parent and step: the trace to any
 //! state is shortest (breadth-first) and reconstructed on demand.
 
-use super::state::{get_u, put_u, Machine, Packed};
+use super::state::{get_u, put_u, put_u_into, put_u_len, Machine, Packed};
 use super::step::{Step, ThreadStep};
 use crate::enumerate::{LimitOut, CANCEL_GENERATION};
 use rayon::prelude::*;
@@ -228,10 +228,10 @@ impl Table {
             }
         }
     }
-    /// The pending entry in `slot` (hash h) is the record at offset o.
-    fn settle(&mut self, h: u64, slot: usize, o: Offset) {
+    /// The pending entry in `slot` is the record at offset o.
+    fn settle(&mut self, slot: usize, o: Offset) {
         debug_assert!(self.slots[slot] & PENDING != 0 && o + 1 < PENDING);
-        self.slots[slot] = Table::tagged(h) | (o + 1);
+        self.slots[slot] = (self.slots[slot] & !OFF_MASK) | (o + 1);
     }
     /// Forget the pending entries (a layer not stored after all); the
     /// table shrinks back to the size `reserve` gives its entries.
@@ -374,6 +374,54 @@ impl Store {
         self.step.push(step);
         o
     }
+    /// Append records in order, each (bytes, parent, step): the same
+    /// blocks, marks and offsets as `push` one by one (the reference,
+    /// `push_all_is_push_one_by_one` test), but laid out first and then
+    /// copied in parallel, block by block. Their offsets.
+    fn push_all<'c>(&mut self, n: usize, rec: impl Fn(usize) -> (&'c [u8], u32, u16) + Sync) -> Vec<Offset> {
+        let kb0 = self.blocks.len().saturating_sub(1);
+        let mut len: Vec<usize> = self.blocks.get(kb0).map(|b| b.len()).into_iter().collect();
+        let mut offs = Vec::with_capacity(n);
+        for j in 0..n {
+            let (b, parent, step) = rec(j);
+            let size = 10 + b.len();
+            if self.blocks.last().map_or(true, |l| len[len.len() - 1] + size > l.capacity().min(BLOCK)) {
+                let cap = self.blocks.last().map_or(4096, |l| (2 * l.capacity()).min(BLOCK));
+                self.blocks.push(Vec::with_capacity(cap.max(size)));
+                len.push(0);
+            }
+            let kb = self.blocks.len() - 1;
+            assert!(kb < 1 << (OFF_BITS - 1 - BLOCK_BITS), "state arena beyond 32 GiB");
+            let o = ((kb as u64) << BLOCK_BITS) | len[len.len() - 1] as u64;
+            *len.last_mut().unwrap() += put_u_len(b.len() as u64) + b.len();
+            if self.parent.len() % MARK == 0 {
+                self.marks.push(o);
+            }
+            self.parent.push(parent);
+            self.step.push(step);
+            offs.push(o);
+        }
+        // Each block's new records written by one worker (the new
+        // blocks' pages are first touched there too, in parallel).
+        let mut first = vec![n; len.len() + 1];
+        for (j, &o) in offs.iter().enumerate().rev() {
+            first[(o >> BLOCK_BITS) as usize - kb0] = j;
+        }
+        for i in (0..len.len()).rev() {
+            first[i] = first[i].min(first[i + 1]);
+        }
+        self.blocks[kb0..].par_iter_mut().enumerate().for_each(|(i, block)| {
+            let mut at = block.len();
+            block.resize(len[i], 0);
+            for j in first[i]..first[i + 1] {
+                let b = rec(j).0;
+                at += put_u_into(&mut block[at..], b.len() as u64);
+                block[at..at + b.len()].copy_from_slice(b);
+                at += b.len();
+            }
+        });
+        offs
+    }
     /// Put entries made by `push` into the hash set, shard by shard in parallel.
     fn insert(&mut self, buckets: Vec<Vec<(u64, Offset)>>) {
         self.shards.par_iter_mut().zip(buckets.into_par_iter()).for_each(|(table, bucket)| {
@@ -394,7 +442,6 @@ impl Store {
 /// A successor found while expanding a layer.
 struct Cand {
     h: u64,
-    local: u32,
     start: u32,
     len: u32,
     parent: u32,
@@ -407,6 +454,8 @@ struct Local {
     next: Packed,
     bytes: Vec<u8>,
     cands: Vec<Cand>,
+    /// Indices in `cands` by shard, in order.
+    by_shard: Vec<Vec<u32>>,
     /// The share's latest successors by hash (a direct-mapped cache:
     /// index in `cands` plus one, 0 empty). A successor equal to the one
     /// cached under its hash is not the first in (parent, step) order and
@@ -423,6 +472,13 @@ struct Local {
 
 /// Entries of `Local::recent`.
 const RECENT: usize = 1 << 12;
+
+impl Local {
+    fn cand_bytes(&self, k: usize) -> &[u8] {
+        let c = &self.cands[k];
+        &self.bytes[c.start as usize..(c.start + c.len) as usize]
+    }
+}
 
 struct Ctx<'a> {
     m: &'a Machine,
@@ -470,6 +526,7 @@ impl<'a> Ctx<'a> {
         for mut l in locals {
             l.bytes.clear();
             l.cands.clear();
+            l.by_shard.iter_mut().for_each(Vec::clear);
             l.recent.fill(0);
             l.finals.clear();
             l.live.clear();
@@ -545,7 +602,7 @@ impl<'a> Ctx<'a> {
 
     fn emit(&self, store: &Store, parent: u32, step: u16, l: &mut Local) {
         l.transitions += 1;
-        let Local { next, bytes, cands, recent, .. } = &mut *l;
+        let Local { next, bytes, cands, by_shard, recent, .. } = &mut *l;
         if next.overflow {
             self.widen.store(true, Ordering::Relaxed);
             self.stop.store(true, Ordering::Relaxed);
@@ -564,38 +621,35 @@ impl<'a> Ctx<'a> {
         recent[slot] = cands.len() as u32 + 1;
         let start = bytes.len() as u32;
         bytes.extend_from_slice(&next.b);
-        cands.push(Cand { h, local: 0, start, len: next.b.len() as u32, parent, step });
+        if by_shard.is_empty() {
+            by_shard.resize(SHARDS, Vec::new());
+        }
+        by_shard[shard(h)].push(cands.len() as u32);
+        cands.push(Cand { h, start, len: next.b.len() as u32, parent, step });
     }
 }
 
 /// The layer's new successors, by shard: each shard's successors, in
-/// candidate order, are entered into the shard's table in parallel
-/// (`Table::enter`), so the first of each new state is kept (its
-/// smallest (parent, step)). The new ones come back as (candidate index,
+/// (parent, step) order (locals in order, each local's in order), are
+/// entered into the shard's table in parallel (`Table::enter`), so the
+/// first of each new state is kept (its smallest (parent, step)). The new
+/// ones come back as (layer index: `base` of the local plus index in it,
 /// slot), pending in the table until they are pushed and settled.
-fn enter_layer<'c>(store: &mut Store, cands: &[Cand], bytes: &(impl Fn(&Cand) -> &'c [u8] + Sync)) -> Vec<Vec<(u32, usize)>> {
-    // Each block of candidates split by shard in parallel, then each
-    // shard's lists taken block by block: candidate order within a shard.
-    const BLOCK_CANDS: usize = 1 << 14;
-    let split: Vec<Vec<Vec<u32>>> = cands
-        .par_chunks(BLOCK_CANDS)
-        .enumerate()
-        .map(|(b, chunk)| {
-            let mut by_shard: Vec<Vec<u32>> = vec![Vec::new(); SHARDS];
-            for (k, c) in chunk.iter().enumerate() {
-                by_shard[shard(c.h)].push((b * BLOCK_CANDS + k) as u32);
-            }
-            by_shard
-        })
-        .collect();
+fn enter_layer(store: &mut Store, locals: &[Local], base: &[u32]) -> Vec<Vec<(u32, usize)>> {
     let Store { shards, blocks, .. } = store;
     let blocks = &*blocks;
     shards
         .par_iter_mut()
         .enumerate()
         .map(|(s, table)| {
-            let ks: Vec<u32> = split.iter().flat_map(|by_shard| by_shard[s].iter().copied()).collect();
-            let items: Vec<(u64, &[u8])> = ks.iter().map(|&k| (cands[k as usize].h, bytes(&cands[k as usize]))).collect();
+            let mut ks: Vec<u32> = Vec::new();
+            let mut items: Vec<(u64, &[u8])> = Vec::new();
+            for (l, &b) in locals.iter().zip(base) {
+                for &k in l.by_shard.get(s).map_or(&[][..], |v| &v[..]) {
+                    ks.push(b + k);
+                    items.push((l.cands[k as usize].h, l.cand_bytes(k as usize)));
+                }
+            }
             let mut fresh = Vec::new();
             table.enter(blocks, &items, &mut fresh);
             fresh.into_iter().map(|(j, slot)| (ks[j as usize], slot)).collect()
@@ -699,15 +753,14 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
         }
         // The layer's successors, locals in order: each local covers a
         // range of parents in order and emits in step order, so this is
-        // (parent, step) order whatever the scheduling. The first of each
-        // new state is kept (its smallest (parent, step)).
-        let cands: Vec<Cand> = locals
-            .par_iter()
-            .enumerate()
-            .flat_map_iter(|(k, l)| l.cands.iter().map(move |c| Cand { local: k as u32, ..*c }))
-            .collect();
-        let bytes = |c: &Cand| &locals[c.local as usize].bytes[c.start as usize..(c.start + c.len) as usize];
-        let fresh = enter_layer(&mut store, &cands, &bytes);
+        // (parent, step) order whatever the scheduling.
+        let mut base = Vec::with_capacity(locals.len());
+        let mut n = 0u32;
+        for l in &locals {
+            base.push(n);
+            n = n.checked_add(l.cands.len() as u32).expect("fewer than 2^32 successors in a layer");
+        }
+        let fresh = enter_layer(&mut store, &locals, &base);
         let nfresh: usize = fresh.iter().map(Vec::len).sum();
         if let Some(max) = limits.max_states {
             if store.len() as u64 + nfresh as u64 > max {
@@ -716,17 +769,30 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
                 break;
             }
         }
-        // The new states pushed in candidate order, then settled.
-        let mut off: Vec<Offset> = vec![Offset::MAX; cands.len()];
+        // The new states pushed in (parent, step) order, then settled:
+        // `off` marks them (1), then holds their offsets.
+        let mut off: Vec<Offset> = vec![0; n as usize];
         for &(k, _) in fresh.iter().flatten() {
-            off[k as usize] = 0;
+            off[k as usize] = 1;
         }
-        for (c, o) in cands.iter().zip(off.iter_mut()).filter(|p| *p.1 == 0) {
-            *o = store.push(bytes(c), c.parent, c.step);
+        let order: Vec<(u32, u32)> = locals
+            .par_iter()
+            .zip(&base)
+            .enumerate()
+            .map(|(li, (l, &b))| (0..l.cands.len() as u32).filter(|&k| off[(b + k) as usize] == 1).map(|k| (li as u32, k)).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+            .concat();
+        let offs = store.push_all(order.len(), |j| {
+            let (li, k) = order[j];
+            let l = &locals[li as usize];
+            (l.cand_bytes(k as usize), l.cands[k as usize].parent, l.cands[k as usize].step)
+        });
+        for (&(li, k), o) in order.iter().zip(offs) {
+            off[(base[li as usize] + k) as usize] = o;
         }
         store.shards.par_iter_mut().zip(fresh).for_each(|(table, fresh)| {
             for (k, slot) in fresh {
-                table.settle(cands[k as usize].h, slot, off[k as usize]);
+                table.settle(slot, off[k as usize]);
             }
         });
         ctx.recycle(locals);
@@ -959,6 +1025,32 @@ mod store_tests {
     }
 
     #[test]
+    fn push_all_is_push_one_by_one() {
+        // Rounds of records of many lengths (1- and 2-byte length
+        // prefixes, some of 70 KB), appended one by one to one
+        // store and with `push_all` to another: the same blocks (bytes
+        // and capacities), marks, parents, steps and offsets.
+        let (mut one, mut all) = (Store::new(), Store::new());
+        let mut x: u64 = 99;
+        for round in 0..40usize {
+            let recs: Vec<(Vec<u8>, u32, u16)> = (0..round * round * 7)
+                .map(|i| {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    let len = if i % 997 == 5 { 70_000 } else { (x >> 40) as usize % 300 };
+                    ((0..len).map(|k| (x >> (k % 50)) as u8).collect(), i as u32, round as u16)
+                })
+                .collect();
+            let want: Vec<Offset> = recs.iter().map(|(b, p, s)| one.push(b, *p, *s)).collect();
+            let got = all.push_all(recs.len(), |j| (&recs[j].0[..], recs[j].1, recs[j].2));
+            assert_eq!(got, want, "round {round}");
+        }
+        assert!(one.blocks.len() > 4);
+        assert_eq!(one.blocks, all.blocks);
+        assert_eq!(one.blocks.iter().map(|b| b.capacity()).collect::<Vec<_>>(), all.blocks.iter().map(|b| b.capacity()).collect::<Vec<_>>());
+        assert_eq!((one.marks, one.parent, one.step), (all.marks, all.parent, all.step));
+    }
+
+    #[test]
     fn enter_is_find_then_insert() {
         // Made-up hashes that crowd: 3 tags for thousands of records
         // (long probe runs, tags that match records with other bytes).
@@ -998,7 +1090,7 @@ mod store_tests {
         assert!(want.len() > 3000 && want.len() < items.len() - 3000);
         for &(k, slot) in &fresh {
             let o = store.push(items[k as usize].1, 0, 0);
-            table.settle(items[k as usize].0, slot, o);
+            table.settle(slot, o);
         }
         assert_eq!(table.len, 1000 + want.len());
         for &(h, b) in &items {
