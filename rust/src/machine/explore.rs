@@ -454,14 +454,18 @@ struct Local {
     next: Packed,
     bytes: Vec<u8>,
     cands: Vec<Cand>,
+    /// `Machine::reads_into` of the state being expanded.
+    reads: Vec<u64>,
     /// Indices in `cands` by shard, in order.
     by_shard: Vec<Vec<u32>>,
-    /// The share's latest successors by hash (a direct-mapped cache:
-    /// index in `cands` plus one, 0 empty). A successor equal to the one
-    /// cached under its hash is not the first in (parent, step) order and
-    /// is dropped at once, while its bytes are still in the CPU's cache;
-    /// a layer's diamonds mostly close within a few parents.
-    recent: Vec<u32>,
+    /// The share's latest successors by hash (a direct-mapped cache: the
+    /// top 32 bits of the hash over an index in `cands`). A successor
+    /// equal to the one cached under its hash is not the first in
+    /// (parent, step) order and is dropped at once, while its bytes are
+    /// still in the CPU's cache; a layer's diamonds mostly close within a
+    /// few parents. Every hit is checked against the bytes, so entries
+    /// left from an earlier layer are harmless: the cache is never cleared.
+    recent: Vec<u64>,
     finals: Vec<u32>,
     live: Vec<u32>,
     faults: Vec<(u32, u16, String)>,
@@ -527,7 +531,6 @@ impl<'a> Ctx<'a> {
             l.bytes.clear();
             l.cands.clear();
             l.by_shard.iter_mut().for_each(Vec::clear);
-            l.recent.fill(0);
             l.finals.clear();
             l.live.clear();
             l.faults.clear();
@@ -536,15 +539,14 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Expand state i: record it as final, or emit its successors (each
-    /// once per share; the store is asked later, `fresh_of_layer`).
-    fn expand(&self, store: &Store, i: u32, l: &mut Local) {
+    /// Expand state i (bytes `cur`): record it as final, or emit its
+    /// successors (the store is asked later, `enter_layer`).
+    fn expand(&self, store: &Store, i: u32, cur: &[u8], l: &mut Local) {
         l.expanded += 1;
         if l.expanded % 1024 == 0 && self.check_interrupt() {
             return;
         }
         let m = self.m;
-        let cur = store.get(i);
         if m.is_final(cur) {
             l.finals.push(i);
             l.live.push(i);
@@ -555,7 +557,8 @@ impl<'a> Ctx<'a> {
         // every other step and that nothing disables is taken alone.
         let alone = if m.prog.reduce { m.invisible_step(cur) } else { None };
         if let Some(st @ (Step::DequeueL1(_) | Step::DequeueL2(_))) = alone {
-            if m.env_step(cur, st, &mut l.next) {
+            // (A dequeue reads no `reads_into` masks.)
+            if m.env_step_with(cur, st, &mut l.next, &[]) {
                 let k = self.env.iter().position(|&e| e == st).expect("every dequeue is an environment step");
                 self.emit(store, i, (n + k) as u16, l);
             }
@@ -593,8 +596,9 @@ impl<'a> Ctx<'a> {
         if first_local.is_some() {
             return;
         }
+        m.reads_into(cur, &mut l.reads);
         for (k, &st) in self.env.iter().enumerate() {
-            if m.env_step(cur, st, &mut l.next) {
+            if m.env_step_with(cur, st, &mut l.next, &l.reads) {
                 self.emit(store, i, (n + k) as u16, l);
             }
         }
@@ -612,13 +616,17 @@ impl<'a> Ctx<'a> {
         if recent.is_empty() {
             recent.resize(RECENT, 0);
         }
+        const LOW: u64 = u32::MAX as u64;
         let slot = (h >> 40) as usize % RECENT;
-        if let Some(c) = recent[slot].checked_sub(1).map(|j| &cands[j as usize]) {
-            if c.h == h && bytes[c.start as usize..(c.start + c.len) as usize] == next.b[..] {
-                return;
+        let e = recent[slot];
+        if (e ^ h) & !LOW == 0 {
+            if let Some(c) = cands.get((e & LOW) as usize) {
+                if c.h == h && bytes[c.start as usize..(c.start + c.len) as usize] == next.b[..] {
+                    return;
+                }
             }
         }
-        recent[slot] = cands.len() as u32 + 1;
+        recent[slot] = (h & !LOW) | cands.len() as u64;
         let start = bytes.len() as u32;
         bytes.extend_from_slice(&next.b);
         if by_shard.is_empty() {
@@ -729,11 +737,16 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
             .into_par_iter()
             .map(|k| {
                 let mut l = ctx.local();
-                for i in lo + k * share..(lo + (k + 1) * share).min(hi) {
+                let first = lo + k * share;
+                // The share's records are consecutive in the arena.
+                let mut o = store.offset_of(first);
+                for i in first..(first + share).min(hi) {
                     if ctx.stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    ctx.expand(&store, i, &mut l);
+                    let (cur, next) = record(&store.blocks, o);
+                    ctx.expand(&store, i, cur, &mut l);
+                    o = next;
                 }
                 l
             })
@@ -851,10 +864,11 @@ fn stuck_states(ctx: &Ctx, store: &Store, live_idx: &[u32]) -> Option<(u64, Opti
     let m = ctx.m;
     loop {
         let changed = AtomicBool::new(false);
-        (0..n as u32).into_par_iter().filter(|&i| !is_live(i)).for_each_init(Packed::default, |next, i| {
+        (0..n as u32).into_par_iter().filter(|&i| !is_live(i)).for_each_init(Default::default, |(next, reads), i| {
             let cur = store.get(i);
+            m.reads_into(cur, reads);
             for &st in &ctx.env {
-                if m.env_step(cur, st, next) {
+                if m.env_step_with(cur, st, next, reads) {
                     if next.overflow {
                         ctx.widen.store(true, Ordering::Relaxed);
                         return;

@@ -16,15 +16,19 @@ pub struct Line {
 }
 
 impl Line {
+    #[inline(always)]
     pub fn present(&self) -> bool {
         self.st & PRESENT != 0
     }
+    #[inline(always)]
     pub fn dirty(&self) -> bool {
         self.st & DIRTY != 0
     }
+    #[inline(always)]
     pub fn valid(&self) -> bool {
         self.st & VALID != 0
     }
+    #[inline(always)]
     pub fn readable(&self) -> bool {
         self.st & (PRESENT | VALID) == (PRESENT | VALID)
     }
@@ -69,6 +73,7 @@ pub struct Packed {
 
 impl Packed {
     /// Become a copy of the packed state s.
+    #[inline(always)]
     pub fn copy_from(&mut self, s: &[u8]) {
         self.b.clear();
         self.b.extend_from_slice(s);
@@ -305,6 +310,7 @@ impl Machine {
         (0..self.ndev).filter(move |&e| all || e == d)
     }
 
+    #[inline(always)]
     pub fn marker(&self, t: usize) -> FifoEl {
         (self.naddr + t) as FifoEl
     }
@@ -333,6 +339,7 @@ impl Machine {
     // Fifo f: the L1 fifo of work-group f for f < nwg, else the L2 fifo of
     // device f - nwg.
 
+    #[inline(always)]
     fn get_small(&self, s: &[u8], o: usize) -> usize {
         if self.lay.sw == 1 {
             s[o] as usize
@@ -341,6 +348,7 @@ impl Machine {
         }
     }
 
+    #[inline(always)]
     fn put_small(&self, s: &mut Packed, o: usize, v: usize) {
         if self.lay.sw == 1 {
             s.overflow |= v > u8::MAX as usize;
@@ -351,6 +359,7 @@ impl Machine {
         }
     }
 
+    #[inline(always)]
     fn get_val(&self, s: &[u8], o: usize) -> i64 {
         match self.lay.vw {
             1 => s[o] as i8 as i64,
@@ -360,60 +369,76 @@ impl Machine {
         }
     }
 
+    #[inline(always)]
     fn put_val(&self, s: &mut Packed, o: usize, v: i64) {
         let w = self.lay.vw;
         s.overflow |= !fits(v, w);
         s.b[o..o + w].copy_from_slice(&v.to_le_bytes()[..w]);
     }
 
+    #[inline(always)]
     pub fn pc(&self, s: &[u8], t: usize) -> usize {
         self.get_small(s, self.lay.pc + t * self.lay.sw)
     }
+    #[inline(always)]
     pub fn set_pc(&self, s: &mut Packed, t: usize, pc: usize) {
         self.put_small(s, self.lay.pc + t * self.lay.sw, pc)
     }
     /// Register r of thread t.
+    #[inline(always)]
     pub fn reg(&self, s: &[u8], t: usize, r: usize) -> i64 {
         self.get_val(s, self.lay.regs + (self.reg_off[t] + r) * self.lay.vw)
     }
+    #[inline(always)]
     pub fn set_reg(&self, s: &mut Packed, t: usize, r: usize, v: i64) {
         self.put_val(s, self.lay.regs + (self.reg_off[t] + r) * self.lay.vw, v)
     }
+    #[inline(always)]
     fn line_at(&self, s: &[u8], o: usize) -> Line {
         Line { st: s[o], val: self.get_val(s, o + 1) }
     }
+    #[inline(always)]
     fn set_line_at(&self, s: &mut Packed, o: usize, l: Line) {
         s.b[o] = l.st;
         self.put_val(s, o + 1, l.val)
     }
     /// Entry a of work-group w's L1.
+    #[inline(always)]
     pub fn l1(&self, s: &[u8], w: usize, a: usize) -> Line {
         self.line_at(s, self.lay.l1 + (w * self.naddr + a) * (1 + self.lay.vw))
     }
+    #[inline(always)]
     pub fn set_l1(&self, s: &mut Packed, w: usize, a: usize, l: Line) {
         self.set_line_at(s, self.lay.l1 + (w * self.naddr + a) * (1 + self.lay.vw), l)
     }
     /// Entry a of device d's L2.
+    #[inline(always)]
     pub fn l2(&self, s: &[u8], d: usize, a: usize) -> Line {
         self.line_at(s, self.lay.l2 + (d * self.naddr + a) * (1 + self.lay.vw))
     }
+    #[inline(always)]
     pub fn set_l2(&self, s: &mut Packed, d: usize, a: usize, l: Line) {
         self.set_line_at(s, self.lay.l2 + (d * self.naddr + a) * (1 + self.lay.vw), l)
     }
+    #[inline(always)]
     pub fn mem(&self, s: &[u8], a: usize) -> i64 {
         self.get_val(s, self.lay.mem + a * self.lay.vw)
     }
+    #[inline(always)]
     pub fn set_mem(&self, s: &mut Packed, a: usize, v: i64) {
         self.put_val(s, self.lay.mem + a * self.lay.vw, v)
     }
     /// Where entry k of the small-number field [start, end) lies; None
     /// when the field is left out (a program without that kind of lock).
+    #[inline(always)]
     fn small_at(&self, start: usize, end: usize, k: usize) -> Option<usize> {
         (start < end).then(|| start + k * self.lay.sw)
     }
+    #[inline(always)]
     fn get_lock(&self, s: &[u8], at: Option<usize>) -> usize {
         at.map_or(0, |o| self.get_small(s, o))
     }
+    #[inline(always)]
     fn set_lock(&self, s: &mut Packed, at: Option<usize>, h: usize) {
         match at {
             Some(o) => self.put_small(s, o, h),
@@ -422,6 +447,7 @@ impl Machine {
         }
     }
     /// Work-group w's rmw lock: 0 free, t + 1 held by thread t.
+    #[inline(always)]
     pub fn rmw_lock(&self, s: &[u8], w: usize) -> usize {
         self.get_lock(s, self.small_at(self.lay.rmw_lock, self.lay.lockfile, w))
     }
@@ -429,6 +455,7 @@ impl Machine {
         self.set_lock(s, self.small_at(self.lay.rmw_lock, self.lay.lockfile, w), h)
     }
     /// Device d's lock of address a: 0 free, t + 1 held by thread t.
+    #[inline(always)]
     pub fn lockfile(&self, s: &[u8], d: usize, a: usize) -> usize {
         self.get_lock(s, self.small_at(self.lay.lockfile, self.lay.fifos, d * self.naddr + a))
     }
@@ -446,6 +473,7 @@ impl Machine {
         })
     }
     /// Where fifo f's elements start, and its length.
+    #[inline(always)]
     fn fifo_at(&self, s: &[u8], f: usize) -> (usize, usize) {
         self.fifos(s).nth(f).expect("a fifo of this machine")
     }
@@ -453,6 +481,7 @@ impl Machine {
         let (o, n) = self.fifo_at(s, f);
         (0..n).map(|i| self.get_small(s, o + i * self.lay.sw) as FifoEl).collect()
     }
+    #[inline(always)]
     pub fn fifo_head(&self, s: &[u8], f: usize) -> Option<FifoEl> {
         let (o, n) = self.fifo_at(s, f);
         (n > 0).then(|| self.get_small(s, o) as FifoEl)

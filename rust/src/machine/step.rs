@@ -75,23 +75,26 @@ impl Machine {
         None
     }
 
-    /// Whether some thread may still read address a through work-group w's
-    /// L1 (`l2 = false`), or through device w's L2 (`l2 = true`: an L1 read
-    /// in the device or an L2 RMW). A fetch nobody will read changes only a
-    /// clean entry that no later step looks at (other than further such
-    /// fetches), so the reduced machine leaves it out.
-    fn may_read(&self, s: &[u8], w: usize, a: usize, l2: bool) -> bool {
+    /// Which addresses some thread may still read, as bit masks: through
+    /// each work-group's L1 (an LD or L1 RMW of a thread of the work-group
+    /// at or after its pc), then through each device's L2 (such an L1 read
+    /// in the device, or an L2 RMW), into `out` (nwg + ndev masks). A fetch
+    /// nobody will read changes only a clean entry that no later step
+    /// looks at (other than further such fetches), so the reduced machine
+    /// leaves it out (`env_step_with`). All ones when the machine has more
+    /// than 64 addresses (no masks kept).
+    pub fn reads_into(&self, s: &[u8], out: &mut Vec<u64>) {
+        out.clear();
         let Some(fr) = &self.future_reads else {
-            return true;
+            out.resize(self.nwg + self.ndev, u64::MAX);
+            return;
         };
-        self.prog.threads.iter().enumerate().any(|(t, th)| {
+        out.resize(self.nwg + self.ndev, 0);
+        for (t, th) in self.prog.threads.iter().enumerate() {
             let (r1, r2) = fr[t][self.pc(s, t)];
-            if l2 {
-                th.dev == w && (r1 | r2) >> a & 1 != 0
-            } else {
-                th.wg == w && r1 >> a & 1 != 0
-            }
-        })
+            out[th.wg] |= r1;
+            out[self.nwg + th.dev] |= r1 | r2;
+        }
     }
 
     /// Whether thread t's next instruction is a register move or branch.
@@ -258,7 +261,16 @@ impl Machine {
     /// One environment step, applied to `s` into `out`; false when it is
     /// not enabled (or would change nothing).
     pub fn env_step(&self, s: &[u8], step: Step, out: &mut Packed) -> bool {
+        let mut reads = Vec::new();
+        self.reads_into(s, &mut reads);
+        self.env_step_with(s, step, out, &reads)
+    }
+
+    /// `env_step`, given `reads_into` of s (computed once for all of a
+    /// state's steps).
+    pub fn env_step_with(&self, s: &[u8], step: Step, out: &mut Packed, reads: &[u64]) -> bool {
         let na = self.naddr;
+        let may_read = |k: usize, a: usize| a >= 64 || reads[k] >> a & 1 != 0;
         match step {
             Step::Thread(_) => false,
             Step::FetchL1(w, a) => {
@@ -271,7 +283,7 @@ impl Machine {
                 if (l.present() && (l.dirty() || l.valid()) && !refresh) || !l2.readable() || self.locked_out(s, w, a) {
                     return false;
                 }
-                if self.prog.reduce && !self.may_read(s, w, a, false) {
+                if self.prog.reduce && !may_read(w, a) {
                     return false;
                 }
                 out.copy_from(s);
@@ -285,7 +297,7 @@ impl Machine {
                 if l.dirty() || (l.readable() && l.val == v) {
                     return false;
                 }
-                if self.prog.reduce && !self.may_read(s, d, a, true) {
+                if self.prog.reduce && !may_read(self.nwg + d, a) {
                     return false;
                 }
                 out.copy_from(s);
@@ -359,7 +371,7 @@ impl Machine {
     /// verdict are left out: a fetch into a cache whose entry nothing
     /// reads (no LD or L1 RMW of the address in that work-group, no L2 RMW
     /// and no such work-group in that device; `env_step` also drops, state
-    /// by state, fetches that no thread can read any more: `may_read`), and evictions (a clean
+    /// by state, fetches that no thread can read any more: `reads_into`), and evictions (a clean
     /// entry may be refreshed instead; an absent entry only disables
     /// steps that its refetch re-enables). `reduce = false` is the
     /// reference, literally SPEC sec. 7.
