@@ -183,40 +183,35 @@ impl Table {
     /// offsets. One probe per item answers "stored?", "earlier in the
     /// layer?" and "where does it go?". As `find` then `insert_unique`
     /// one by one (the reference, `enter_is_find_then_insert` test), but
-    /// in batches whose slots and then records are prefetched before
-    /// they are read, so that a batch's memory accesses overlap.
+    /// with each item's slot and then record prefetched well before they
+    /// are read.
     fn enter(&mut self, blocks: &[Vec<u8>], items: &[(u64, &[u8])], fresh: &mut Vec<(u32, usize)>) {
-        const BATCH: usize = 16;
+        // A software pipeline AHEAD items deep: item j's home slot is
+        // fetched, AHEAD items later its first candidate slot is found and
+        // that slot's record fetched, and AHEAD items after that it is
+        // entered, so that its memory accesses overlap others' work.
+        const AHEAD: usize = 16;
+        const RING: usize = 2 * AHEAD;
         assert!((items.len() as u64) < PENDING, "layer too large for pending entries");
         // Slots stay where they are until `settle`: nothing grows meanwhile.
         self.reserve(items.len());
-        let mut at = [0usize; BATCH];
-        for (c, chunk) in items.chunks(BATCH).enumerate() {
-            for (k, &(h, _)) in chunk.iter().enumerate() {
-                at[k] = self.home(h);
-                prefetch(&self.slots[at[k]]);
-            }
-            // The first slot that is empty or has the tag; its record
-            // fetched. Entering an item fills only empty slots, so these
-            // stay valid starting points for the items after it.
-            for (k, &(h, _)) in chunk.iter().enumerate() {
-                at[k] = self.scan(h, at[k]);
-                let v = self.slots[at[k]] & OFF_MASK;
-                if v != 0 && v & PENDING == 0 {
-                    let o = v - 1;
-                    prefetch(&blocks[(o >> BLOCK_BITS) as usize][(o as usize) & (BLOCK - 1)]);
-                }
-            }
-            for (k, &(h, b)) in chunk.iter().enumerate() {
-                let idx = (c * BATCH + k) as u64;
-                let mut i = at[k];
+        let n = items.len();
+        let mut at = [0usize; RING];
+        for j in 0..n + RING {
+            // Enter item q: from its first slot that is empty or has its
+            // tag on. Entering an item fills only empty slots, so such a
+            // slot stays a valid starting point for the items after it.
+            if j >= RING {
+                let q = j - RING;
+                let (h, b) = items[q];
+                let mut i = at[q % RING];
                 loop {
                     i = self.scan(h, i);
                     let v = self.slots[i] & OFF_MASK;
                     if self.slots[i] == 0 {
-                        self.slots[i] = Table::tagged(h) | PENDING | idx;
+                        self.slots[i] = Table::tagged(h) | PENDING | q as u64;
                         self.len += 1;
-                        fresh.push((idx as u32, i));
+                        fresh.push((q as u32, i));
                         break;
                     }
                     let held = if v & PENDING != 0 { items[(v & !PENDING) as usize].1 } else { record(blocks, v - 1).0 };
@@ -225,6 +220,22 @@ impl Table {
                     }
                     i = self.after(i);
                 }
+            }
+            // Item q's first slot that is empty or has its tag; its record fetched.
+            if j >= AHEAD && j - AHEAD < n {
+                let q = j - AHEAD;
+                let i = self.scan(items[q].0, at[q % RING]);
+                at[q % RING] = i;
+                let v = self.slots[i] & OFF_MASK;
+                if v != 0 && v & PENDING == 0 {
+                    let o = v - 1;
+                    prefetch(&blocks[(o >> BLOCK_BITS) as usize][(o as usize) & (BLOCK - 1)]);
+                }
+            }
+            // Item j's home slot fetched.
+            if j < n {
+                at[j % RING] = self.home(items[j].0);
+                prefetch(&self.slots[at[j % RING]]);
             }
         }
     }
