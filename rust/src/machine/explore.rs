@@ -661,15 +661,16 @@ fn enter_layer(store: &mut Store, locals: &[Local], base: &[u32]) -> Vec<Vec<(u3
         .par_iter_mut()
         .enumerate()
         .map(|(s, table)| {
-            let mut ks: Vec<u32> = Vec::new();
-            let mut items: Vec<(u64, &[u8])> = Vec::new();
+            let count = locals.iter().map(|l| l.by_shard.get(s).map_or(0, Vec::len)).sum();
+            let mut ks: Vec<u32> = Vec::with_capacity(count);
+            let mut items: Vec<(u64, &[u8])> = Vec::with_capacity(count);
             for (l, &b) in locals.iter().zip(base) {
                 for &k in l.by_shard.get(s).map_or(&[][..], |v| &v[..]) {
                     ks.push(b + k);
                     items.push((l.cands[k as usize].h, l.cand_bytes(k as usize)));
                 }
             }
-            let mut fresh = Vec::new();
+            let mut fresh = Vec::with_capacity(count);
             table.enter(blocks, &items, &mut fresh);
             fresh.into_iter().map(|(j, slot)| (ks[j as usize], slot)).collect()
         })
