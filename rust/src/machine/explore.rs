@@ -8,7 +8,7 @@
 //! in parallel. Every state keeps its parent and step: the trace to any
 //! state is shortest (breadth-first) and reconstructed on demand.
 
-use super::state::{get_u, put_u, put_u_into, put_u_len, Machine, Packed};
+use super::state::{get_u, put_u, put_u_len, Machine, Packed};
 use super::step::{Step, ThreadStep};
 use crate::enumerate::{LimitOut, CANCEL_GENERATION};
 use rayon::prelude::*;
@@ -421,15 +421,14 @@ impl Store {
         for i in (0..len.len()).rev() {
             first[i] = first[i].min(first[i + 1]);
         }
+        // (Appended within the capacity the layout checked: no block moves.)
         self.blocks[kb0..].par_iter_mut().enumerate().for_each(|(i, block)| {
-            let mut at = block.len();
-            block.resize(len[i], 0);
             for j in first[i]..first[i + 1] {
                 let b = rec(j).0;
-                at += put_u_into(&mut block[at..], b.len() as u64);
-                block[at..at + b.len()].copy_from_slice(b);
-                at += b.len();
+                put_u(block, b.len() as u64);
+                block.extend_from_slice(b);
             }
+            debug_assert_eq!(block.len(), len[i]);
         });
         offs
     }

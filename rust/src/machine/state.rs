@@ -585,18 +585,6 @@ pub(super) fn put_u_len(v: u64) -> usize {
     (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
-/// `put_u` into the front of a slice; the bytes written.
-pub(super) fn put_u_into(out: &mut [u8], mut v: u64) -> usize {
-    let mut i = 0;
-    while v >= 0x80 {
-        out[i] = (v as u8) | 0x80;
-        v >>= 7;
-        i += 1;
-    }
-    out[i] = v as u8;
-    i + 1
-}
-
 pub(super) fn get_u(b: &[u8], i: &mut usize) -> u64 {
     let mut v = 0u64;
     let mut shift = 0;
