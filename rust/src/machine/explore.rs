@@ -466,6 +466,8 @@ struct Local {
     cands: Vec<Cand>,
     /// `Machine::reads_into` of the state being expanded.
     reads: Vec<u64>,
+    /// `Machine::flushing_into` of the state being expanded.
+    flushing: Vec<u64>,
     /// Indices in `cands` by shard, in order.
     by_shard: Vec<Vec<u32>>,
     /// The share's latest successors by hash (a direct-mapped cache: the
@@ -565,7 +567,8 @@ impl<'a> Ctx<'a> {
         let n = m.nthreads();
         // Persistent-set reduction (`reduce`): a step that commutes with
         // every other step and that nothing disables is taken alone.
-        let alone = if m.prog.reduce { m.invisible_step(cur) } else { None };
+        m.flushing_into(cur, &mut l.flushing);
+        let alone = if m.prog.reduce { m.invisible_step(cur, &l.flushing) } else { None };
         if let Some(st @ (Step::DequeueL1(_) | Step::DequeueL2(_))) = alone {
             // (A dequeue reads no `reads_into` masks.)
             if m.env_step_with(cur, st, &mut l.next, &[]) {
@@ -584,7 +587,7 @@ impl<'a> Ctx<'a> {
         };
         let mut progress = false;
         for t in threads {
-            match m.thread_step(cur, t, &mut l.next) {
+            match m.thread_step_with(cur, t, &mut l.next, l.flushing[t / 64] >> (t % 64) & 1 != 0) {
                 ThreadStep::Stepped => {
                     progress = true;
                     self.emit(store, i, t as u16, l);

@@ -491,6 +491,15 @@ impl Machine {
         let sw = self.lay.sw;
         self.fifos(s).any(|(o, n)| (0..n).any(|i| self.get_small(s, o + i * sw) == e as usize))
     }
+    /// f of every element of every fifo.
+    pub fn each_fifo_el(&self, s: &[u8], mut f: impl FnMut(FifoEl)) {
+        let sw = self.lay.sw;
+        for (o, n) in self.fifos(s) {
+            for i in 0..n {
+                f(self.get_small(s, o + i * sw) as FifoEl);
+            }
+        }
+    }
     /// Append e to fifo f.
     pub fn push(&self, s: &mut Packed, f: usize, e: FifoEl) {
         let sw = self.lay.sw;

@@ -50,6 +50,18 @@ impl Machine {
         self.in_some_fifo(s, self.marker(t))
     }
 
+    /// `unflushed` of every thread at once, as a bit set (bit t of word
+    /// t / 64), from one walk of the fifos: the explorer's, once per state.
+    pub fn flushing_into(&self, s: &[u8], out: &mut Vec<u64>) {
+        out.clear();
+        out.resize(self.nthreads().div_ceil(64), 0);
+        self.each_fifo_el(s, |e| {
+            if let Some(t) = (e as usize).checked_sub(self.naddr) {
+                out[t / 64] |= 1 << (t % 64);
+            }
+        });
+    }
+
     /// A step the reduced machine may take alone (a persistent set of one):
     /// - a register move or branch of a thread that is not unflushed: it
     ///   touches only the thread's own registers and pc;
@@ -61,8 +73,10 @@ impl Machine {
     /// a final state has empty fifos and finished threads, so every final
     /// state and every state that cannot reach one stays reachable
     /// through it.
-    pub fn invisible_step(&self, s: &[u8]) -> Option<Step> {
-        if let Some(t) = (0..self.nthreads()).find(|&t| self.next_is_local(s, t) && !self.unflushed(s, t)) {
+    /// (`flushing`: `flushing_into` of s.)
+    pub fn invisible_step(&self, s: &[u8], flushing: &[u64]) -> Option<Step> {
+        let unflushed = |t: usize| flushing[t / 64] >> (t % 64) & 1 != 0;
+        if let Some(t) = (0..self.nthreads()).find(|&t| self.next_is_local(s, t) && !unflushed(t)) {
             return Some(Step::Thread(t));
         }
         let marker_at_head = |f: usize| self.fifo_head(s, f).map_or(false, |e| e as usize >= self.naddr);
@@ -105,12 +119,18 @@ impl Machine {
     /// Thread t's next instruction (001 Table 1), applied to `s`, the
     /// successor written into `out`.
     pub fn thread_step(&self, s: &[u8], t: usize, out: &mut Packed) -> ThreadStep {
+        self.thread_step_with(s, t, out, self.unflushed(s, t))
+    }
+
+    /// `thread_step`, given `unflushed(s, t)` (the explorer has it from
+    /// `flushing_into`).
+    pub fn thread_step_with(&self, s: &[u8], t: usize, out: &mut Packed, unflushed: bool) -> ThreadStep {
         let th = &self.prog.threads[t];
         let pc = self.pc(s, t);
         let Some(ins) = th.code.get(pc) else {
             return ThreadStep::Done;
         };
-        if self.unflushed(s, t) {
+        if unflushed {
             return ThreadStep::Blocked;
         }
         let (w, d) = (th.wg, th.dev);

@@ -528,3 +528,65 @@ fn parallel_exploration_is_deterministic() {
     assert_eq!(one.states, four.states);
     assert_eq!(serde_json::to_string(&one.outcomes).unwrap(), serde_json::to_string(&four.outcomes).unwrap());
 }
+
+/// Every state reachable in the machine by any step (every thread, then
+/// every environment step), depth-first, with a plain set: a reference
+/// independent of the explorer.
+fn reachable(m: &Machine) -> Vec<Vec<u8>> {
+    let first = pack(m, &m.initial());
+    let mut seen = std::collections::HashSet::from([first.clone()]);
+    let (mut todo, mut all) = (vec![first], Vec::new());
+    let mut out = Packed::default();
+    while let Some(s) = todo.pop() {
+        let mut next = Vec::new();
+        for t in 0..m.nthreads() {
+            if m.thread_step(&s, t, &mut out) == ThreadStep::Stepped {
+                next.push(out.b.clone());
+            }
+        }
+        for st in m.env_steps() {
+            if m.env_step(&s, st, &mut out) {
+                next.push(out.b.clone());
+            }
+        }
+        todo.extend(next.into_iter().filter(|n| seen.insert(n.clone())));
+        all.push(s);
+        assert!(all.len() < 300_000, "reachable: test program too big for the naive search");
+    }
+    all
+}
+
+#[test]
+fn flushing_is_unflushed_of_each_thread() {
+    // In every reachable state of a program whose flushes leave markers
+    // in L1 and L2 fifos (two work-groups, two devices), the explorer's
+    // one-walk bit set says, thread by thread, what `unflushed` says, and
+    // a thread step given it is the reference thread step; some states
+    // do have a thread unflushed.
+    let st = |l: usize, v: i64| json!({"op": "st", "loc": l, "val": c(v)});
+    let m = machine_with(
+        vec![
+            (0, 0, json!([st(0, 1), {"op": "flu", "level": 1, "scope": "wg"}, st(1, 1)])),
+            (0, 1, json!([st(1, 2), {"op": "flu", "level": 2, "scope": "dev"}, {"op": "ld", "dst": 0, "loc": 0}])),
+            (1, 2, json!([{"op": "flu", "level": 2, "scope": "all"}, st(0, 3)])),
+        ],
+        "fifo",
+        true,
+    );
+    let (mut flushing, mut seen_unflushed) = (Vec::new(), 0);
+    let (mut a, mut b) = (Packed::default(), Packed::default());
+    for s in reachable(&m) {
+        m.flushing_into(&s, &mut flushing);
+        for t in 0..m.nthreads() {
+            let bit = flushing[t / 64] >> (t % 64) & 1 != 0;
+            assert_eq!(bit, m.unflushed(&s, t));
+            seen_unflushed += bit as usize;
+            let r = m.thread_step(&s, t, &mut a);
+            assert_eq!(r, m.thread_step_with(&s, t, &mut b, bit));
+            if r == ThreadStep::Stepped {
+                assert_eq!(a.b, b.b);
+            }
+        }
+    }
+    assert!(seen_unflushed > 0);
+}
