@@ -183,8 +183,8 @@ impl Table {
     /// offsets. One probe per item answers "stored?", "earlier in the
     /// layer?" and "where does it go?". As `find` then `insert_unique`
     /// one by one (the reference, `enter_is_find_then_insert` test), but
-    /// with each item's slot and then record prefetched well before they
-    /// are read.
+    /// with each item's bytes and slot and then the slot's record
+    /// prefetched well before they are read.
     fn enter(&mut self, blocks: &[Vec<u8>], items: &[(u64, &[u8])], fresh: &mut Vec<(u32, usize)>) {
         // A software pipeline AHEAD items deep: item j's home slot is
         // fetched, AHEAD items later its first candidate slot is found and
@@ -228,14 +228,19 @@ impl Table {
                 at[q % RING] = i;
                 let v = self.slots[i] & OFF_MASK;
                 if v != 0 && v & PENDING == 0 {
-                    let o = v - 1;
-                    prefetch(&blocks[(o >> BLOCK_BITS) as usize][(o as usize) & (BLOCK - 1)]);
+                    // (The record is as long as the item, plus its length.)
+                    let (o, len) = (v - 1, items[q].1.len() + 1);
+                    let block = &blocks[(o >> BLOCK_BITS) as usize];
+                    let at = (o as usize) & (BLOCK - 1);
+                    prefetch_bytes(&block[at..(at + len).min(block.len())]);
                 }
             }
-            // Item j's home slot fetched.
+            // Item j's home slot and bytes fetched (a shard's items are
+            // strided through the layer's successors).
             if j < n {
                 at[j % RING] = self.home(items[j].0);
                 prefetch(&self.slots[at[j % RING]]);
+                prefetch_bytes(items[j].1);
             }
         }
     }
@@ -294,6 +299,19 @@ fn prefetch<T>(x: &T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = x;
+}
+
+/// Ask for every cache line of b.
+#[inline(always)]
+fn prefetch_bytes(b: &[u8]) {
+    if let Some(first) = b.first() {
+        prefetch(first);
+        let mut i = 64 - (b.as_ptr() as usize & 63);
+        while i < b.len() {
+            prefetch(&b[i]);
+            i += 64;
+        }
+    }
 }
 
 /// Every visited state: its record (length, then the bytes of its
@@ -458,6 +476,15 @@ struct Cand {
     step: u16,
 }
 
+/// A successor in its shard's list: its hash, its index in `cands` and its bytes' place.
+#[derive(Clone, Copy)]
+struct ShardEntry {
+    h: u64,
+    k: u32,
+    start: u32,
+    len: u32,
+}
+
 /// One worker's share of a layer: a range of parents, in order.
 #[derive(Default)]
 struct Local {
@@ -468,8 +495,9 @@ struct Local {
     reads: Vec<u64>,
     /// `Machine::flushing_into` of the state being expanded.
     flushing: Vec<u64>,
-    /// Indices in `cands` by shard, in order.
-    by_shard: Vec<Vec<u32>>,
+    /// The successors by shard, in order (what entering them needs, so
+    /// that a shard reads its list sequentially, not `cands` by strides).
+    by_shard: Vec<Vec<ShardEntry>>,
     /// The share's latest successors by hash (a direct-mapped cache: the
     /// top 32 bits of the hash over an index in `cands`). A successor
     /// equal to the one cached under its hash is not the first in
@@ -645,8 +673,9 @@ impl<'a> Ctx<'a> {
         if by_shard.is_empty() {
             by_shard.resize(SHARDS, Vec::new());
         }
-        by_shard[shard(h)].push(cands.len() as u32);
-        cands.push(Cand { h, start, len: next.b.len() as u32, parent, step });
+        let len = next.b.len() as u32;
+        by_shard[shard(h)].push(ShardEntry { h, k: cands.len() as u32, start, len });
+        cands.push(Cand { h, start, len, parent, step });
     }
 }
 
@@ -667,9 +696,9 @@ fn enter_layer(store: &mut Store, locals: &[Local], base: &[u32]) -> Vec<Vec<(u3
             let mut ks: Vec<u32> = Vec::with_capacity(count);
             let mut items: Vec<(u64, &[u8])> = Vec::with_capacity(count);
             for (l, &b) in locals.iter().zip(base) {
-                for &k in l.by_shard.get(s).map_or(&[][..], |v| &v[..]) {
-                    ks.push(b + k);
-                    items.push((l.cands[k as usize].h, l.cand_bytes(k as usize)));
+                for e in l.by_shard.get(s).map_or(&[][..], |v| &v[..]) {
+                    ks.push(b + e.k);
+                    items.push((e.h, &l.bytes[e.start as usize..(e.start + e.len) as usize]));
                 }
             }
             let mut fresh = Vec::with_capacity(count);
@@ -1135,3 +1164,4 @@ mod store_tests {
         assert!(bufs.iter().all(|(h, b)| table.find(&store.blocks, *h, b).is_some()));
     }
 }
+
