@@ -853,16 +853,15 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
             }
         }
         // The new states pushed in (parent, step) order, then settled:
-        // `off` marks them (1), then holds their offsets.
-        let mut off: Vec<Offset> = vec![0; n as usize];
-        for &(k, _) in fresh.iter().flatten() {
-            off[k as usize] = 1;
-        }
+        // `off` marks them (1), then holds their offsets (every entry is
+        // written by one worker: relaxed atomics let workers share it).
+        let off: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
+        fresh.par_iter().flatten().for_each(|&(k, _)| off[k as usize].store(1, Ordering::Relaxed));
         let order: Vec<(u32, u32)> = locals
             .par_iter()
             .zip(&base)
             .enumerate()
-            .map(|(li, (l, &b))| (0..l.cands.len() as u32).filter(|&k| off[(b + k) as usize] == 1).map(|k| (li as u32, k)).collect::<Vec<_>>())
+            .map(|(li, (l, &b))| (0..l.cands.len() as u32).filter(|&k| off[(b + k) as usize].load(Ordering::Relaxed) == 1).map(|k| (li as u32, k)).collect::<Vec<_>>())
             .collect::<Vec<_>>()
             .concat();
         let offs = store.push_all(order.len(), |j| {
@@ -870,12 +869,10 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
             let l = &locals[li as usize];
             (l.cand_bytes(k as usize), l.cands[k as usize].parent, l.cands[k as usize].step)
         });
-        for (&(li, k), o) in order.iter().zip(offs) {
-            off[(base[li as usize] + k) as usize] = o;
-        }
+        order.par_iter().zip(&offs).for_each(|(&(li, k), &o)| off[(base[li as usize] + k) as usize].store(o, Ordering::Relaxed));
         store.shards.par_iter_mut().zip(fresh).for_each(|(table, fresh)| {
             for (k, slot) in fresh {
-                table.settle(slot, off[k as usize]);
+                table.settle(slot, off[k as usize].load(Ordering::Relaxed));
             }
         });
         ctx.recycle(locals);
