@@ -384,6 +384,7 @@ impl Store {
     fn get(&self, i: u32) -> &[u8] {
         record(&self.blocks, self.offset_of(i)).0
     }
+    #[inline(always)]
     fn hash(&self, b: &[u8]) -> u64 {
         self.hasher.hash_one(b)
     }
@@ -672,6 +673,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    #[inline(always)]
     fn emit(&self, store: &Store, parent: u32, step: u16, l: &mut Local) {
         l.transitions += 1;
         let Local { next, bytes, cands, by_shard, recent, .. } = &mut *l;

@@ -124,6 +124,7 @@ impl Machine {
 
     /// `thread_step`, given `unflushed(s, t)` (the explorer has it from
     /// `flushing_into`).
+    #[inline(always)]
     pub fn thread_step_with(&self, s: &[u8], t: usize, out: &mut Packed, unflushed: bool) -> ThreadStep {
         let th = &self.prog.threads[t];
         let pc = self.pc(s, t);
@@ -288,6 +289,7 @@ impl Machine {
 
     /// `env_step`, given `reads_into` of s (computed once for all of a
     /// state's steps).
+    #[inline(always)]
     pub fn env_step_with(&self, s: &[u8], step: Step, out: &mut Packed, reads: &[u64]) -> bool {
         let na = self.naddr;
         let may_read = |k: usize, a: usize| a >= 64 || reads[k] >> a & 1 != 0;
