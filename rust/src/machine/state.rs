@@ -340,7 +340,7 @@ impl Machine {
     // device f - nwg.
 
     #[inline(always)]
-    fn get_small(&self, s: &[u8], o: usize) -> usize {
+    pub(super) fn get_small(&self, s: &[u8], o: usize) -> usize {
         if self.lay.sw == 1 {
             s[o] as usize
         } else {
@@ -463,7 +463,7 @@ impl Machine {
         self.set_lock(s, self.small_at(self.lay.lockfile, self.lay.fifos, d * self.naddr + a), h)
     }
     /// Each fifo in turn (`f` order): where its elements start, and its length.
-    fn fifos<'s>(&'s self, s: &'s [u8]) -> impl Iterator<Item = (usize, usize)> + 's {
+    pub(super) fn fifos<'s>(&'s self, s: &'s [u8]) -> impl Iterator<Item = (usize, usize)> + 's {
         let sw = self.lay.sw;
         let mut o = self.lay.fifos;
         (0..self.nwg + self.ndev).map(move |_| {

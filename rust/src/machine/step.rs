@@ -79,14 +79,9 @@ impl Machine {
         if let Some(t) = (0..self.nthreads()).find(|&t| self.next_is_local(s, t) && !unflushed(t)) {
             return Some(Step::Thread(t));
         }
-        let marker_at_head = |f: usize| self.fifo_head(s, f).map_or(false, |e| e as usize >= self.naddr);
-        if let Some(w) = (0..self.nwg).find(|&w| marker_at_head(w)) {
-            return Some(Step::DequeueL1(w));
-        }
-        if let Some(d) = (0..self.ndev).find(|&d| marker_at_head(self.nwg + d)) {
-            return Some(Step::DequeueL2(d));
-        }
-        None
+        // The first fifo (L1 fifos, then L2) with a marker at its head, in one walk.
+        let f = self.fifos(s).position(|(o, n)| n > 0 && self.get_small(s, o) >= self.naddr)?;
+        Some(if f < self.nwg { Step::DequeueL1(f) } else { Step::DequeueL2(f - self.nwg) })
     }
 
     /// Which addresses some thread may still read, as bit masks: through
