@@ -9,7 +9,7 @@
 //! state is shortest (breadth-first) and reconstructed on demand.
 
 use super::state::{get_u, put_u, put_u_len, Machine, Packed};
-use super::step::{Step, ThreadStep};
+use super::step::{in_set, Step, ThreadStep};
 use crate::enumerate::{LimitOut, CANCEL_GENERATION};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -545,10 +545,16 @@ struct Local {
 /// Entries of `Local::recent`.
 const RECENT: usize = 1 << 12;
 
+/// The bytes of a successor that start at `start` in a share's `bytes`.
+#[inline(always)]
+fn span(bytes: &[u8], start: u32, len: u32) -> &[u8] {
+    &bytes[start as usize..(start + len) as usize]
+}
+
 impl Local {
     fn cand_bytes(&self, k: usize) -> &[u8] {
         let c = &self.cands[k];
-        &self.bytes[c.start as usize..(c.start + c.len) as usize]
+        span(&self.bytes, c.start, c.len)
     }
 }
 
@@ -643,7 +649,7 @@ impl<'a> Ctx<'a> {
         };
         let mut progress = false;
         for t in threads {
-            match m.thread_step_with(cur, t, &mut l.next, l.flushing[t / 64] >> (t % 64) & 1 != 0) {
+            match m.thread_step_with(cur, t, &mut l.next, in_set(&l.flushing, t)) {
                 ThreadStep::Stepped => {
                     progress = true;
                     self.emit(store, i, t as u16, l);
@@ -691,7 +697,7 @@ impl<'a> Ctx<'a> {
         let e = recent[slot];
         if (e ^ h) & !LOW == 0 {
             if let Some(c) = cands.get((e & LOW) as usize) {
-                if c.h == h && bytes[c.start as usize..(c.start + c.len) as usize] == next.b[..] {
+                if c.h == h && span(bytes, c.start, c.len) == &next.b[..] {
                     return;
                 }
             }
@@ -727,7 +733,7 @@ fn enter_layer(store: &mut Store, locals: &[Local], base: &[u32]) -> Vec<Vec<(u3
             for (l, &b) in locals.iter().zip(base) {
                 for e in l.by_shard.get(s).map_or(&[][..], |v| &v[..]) {
                     ks.push(b + e.k);
-                    items.push((e.h, &l.bytes[e.start as usize..(e.start + e.len) as usize]));
+                    items.push((e.h, span(&l.bytes, e.start, e.len)));
                 }
             }
             let mut fresh = Vec::with_capacity(count);
@@ -1190,4 +1196,3 @@ mod store_tests {
         assert!(bufs.iter().all(|(h, b)| table.find(&store.blocks, *h, b).is_some()));
     }
 }
-

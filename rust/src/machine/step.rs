@@ -44,6 +44,12 @@ pub enum ThreadStep {
     Fault(String),
 }
 
+/// Whether i is in the bit set (bit i of word i / 64; `flushing_into`).
+#[inline(always)]
+pub fn in_set(set: &[u64], i: usize) -> bool {
+    set[i / 64] >> (i % 64) & 1 != 0
+}
+
 impl Machine {
     /// "unflushed_{d,w,t}": a FLUSH marker of thread t is in some fifo (001 sec. 5.2).
     pub fn unflushed(&self, s: &[u8], t: usize) -> bool {
@@ -75,8 +81,7 @@ impl Machine {
     /// through it.
     /// (`flushing`: `flushing_into` of s.)
     pub fn invisible_step(&self, s: &[u8], flushing: &[u64]) -> Option<Step> {
-        let unflushed = |t: usize| flushing[t / 64] >> (t % 64) & 1 != 0;
-        if let Some(t) = (0..self.nthreads()).find(|&t| self.next_is_local(s, t) && !unflushed(t)) {
+        if let Some(t) = (0..self.nthreads()).find(|&t| self.next_is_local(s, t) && !in_set(flushing, t)) {
             return Some(Step::Thread(t));
         }
         // The first fifo (L1 fifos, then L2) with a marker at its head, in one walk.

@@ -3,7 +3,7 @@
 
 use super::explore::{explore, ExploreLimits};
 use super::state::{Line, Machine, Packed, State, DIRTY, PRESENT, VALID};
-use super::step::{Step, ThreadStep};
+use super::step::{in_set, Step, ThreadStep};
 use serde_json::{json, Value};
 
 /// Threads as (device, work-group, code); locations x, y, z.
@@ -578,7 +578,7 @@ fn flushing_is_unflushed_of_each_thread() {
     for s in reachable(&m) {
         m.flushing_into(&s, &mut flushing);
         for t in 0..m.nthreads() {
-            let bit = flushing[t / 64] >> (t % 64) & 1 != 0;
+            let bit = in_set(&flushing, t);
             assert_eq!(bit, m.unflushed(&s, t));
             seen_unflushed += bit as usize;
             let r = m.thread_step(&s, t, &mut a);
