@@ -299,13 +299,14 @@ impl Machine {
                 // L1(a) absent or clean-invalid, L2(a) valid, not locked out.
                 // Reduced (`reduce`): a clean valid entry may be refreshed,
                 // standing for an eviction followed by a fetch.
+                // (The cheapest test first: a fetch nobody reads is left out.)
+                if self.prog.reduce && !may_read(w, a) {
+                    return false;
+                }
                 let l = self.l1(s, w, a);
                 let l2 = self.l2(s, self.wg_dev[w], a);
                 let refresh = self.prog.reduce && l.readable() && !l.dirty() && l.val != l2.val;
                 if (l.present() && (l.dirty() || l.valid()) && !refresh) || !l2.readable() || self.locked_out(s, w, a) {
-                    return false;
-                }
-                if self.prog.reduce && !may_read(w, a) {
                     return false;
                 }
                 out.copy_from(s);
@@ -314,12 +315,12 @@ impl Machine {
             }
             Step::FetchL2(d, a) => {
                 // L2(a) not dirty: (re)load it from memory.
+                if self.prog.reduce && !may_read(self.nwg + d, a) {
+                    return false;
+                }
                 let l = self.l2(s, d, a);
                 let v = self.mem(s, a);
                 if l.dirty() || (l.readable() && l.val == v) {
-                    return false;
-                }
-                if self.prog.reduce && !may_read(self.nwg + d, a) {
                     return false;
                 }
                 out.copy_from(s);
