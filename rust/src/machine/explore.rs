@@ -8,7 +8,7 @@
 //! in parallel. Every state keeps its parent and step: the trace to any
 //! state is shortest (breadth-first) and reconstructed on demand.
 
-use super::state::{get_u, put_u, put_u_len, Machine, Packed};
+use super::state::{get_u, put_u, put_u_len, Machine, Packed, View};
 use super::step::{in_set, Step, ThreadStep};
 use crate::enumerate::{LimitOut, CANCEL_GENERATION};
 use rayon::prelude::*;
@@ -613,14 +613,29 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Expand the parents of a share (consecutive states).
+    fn expand_share<const VW: usize, const SW: usize>(&self, m: View<'_, VW, SW>, store: &Store, parents: std::ops::Range<u32>, l: &mut Local) {
+        // The share's records are consecutive in the arena.
+        let mut o = store.offset_of(parents.start);
+        for i in parents {
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let (cur, next) = record(&store.blocks, o);
+            self.expand(m, store, i, cur, l);
+            o = next;
+        }
+    }
+
     /// Expand state i (bytes `cur`): record it as final, or emit its
     /// successors (the store is asked later, `enter_layer`).
-    fn expand(&self, store: &Store, i: u32, cur: &[u8], l: &mut Local) {
+    /// (`m`: the machine, through its widths.)
+    #[inline(always)]
+    fn expand<const VW: usize, const SW: usize>(&self, m: View<'_, VW, SW>, store: &Store, i: u32, cur: &[u8], l: &mut Local) {
         l.expanded += 1;
         if l.expanded % 1024 == 0 && self.check_interrupt() {
             return;
         }
-        let m = self.m;
         if m.is_final(cur) {
             l.finals.push(i);
             l.live.push(i);
@@ -816,15 +831,12 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
             .map(|k| {
                 let mut l = ctx.local();
                 let first = lo + k * share;
-                // The share's records are consecutive in the arena.
-                let mut o = store.offset_of(first);
-                for i in first..(first + share).min(hi) {
-                    if ctx.stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let (cur, next) = record(&store.blocks, o);
-                    ctx.expand(&store, i, cur, &mut l);
-                    o = next;
+                let parents = first..(first + share).min(hi);
+                // Values and small numbers of one byte (most tests): the
+                // copy of the expansion with those widths as constants.
+                match m.view_as::<1, 1>() {
+                    Some(v) => ctx.expand_share(v, &store, parents, &mut l),
+                    None => ctx.expand_share(m.view(), &store, parents, &mut l),
                 }
                 l
             })
@@ -896,7 +908,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
     let mut by_outcome: BTreeMap<Vec<i64>, u32> = BTreeMap::new();
     finals.sort_unstable();
     for &i in &finals {
-        by_outcome.entry(m.outcome(store.get(i))).or_insert(i);
+        by_outcome.entry(m.view().outcome(store.get(i))).or_insert(i);
     }
     for (values, i) in by_outcome {
         let holds = m.prog.condition.eval(&values);
@@ -911,7 +923,8 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
         out.deadlocks = Some(count);
         out.deadlock = first.map(|i| {
             let s = store.get(i);
-            let waiting = (0..m.nthreads()).filter(|&t| m.pc(s, t) < m.prog.threads[t].code.len()).map(|t| (t, m.pc(s, t))).collect();
+            let v = m.view();
+            let waiting = (0..m.nthreads()).filter(|&t| v.pc(s, t) < m.prog.threads[t].code.len()).map(|t| (t, v.pc(s, t))).collect();
             StuckOut { trace: trace(m, &store, &ctx.steps, i, None), waiting, state: describe_state(m, &m.unpack(s)) }
         });
     }
@@ -936,7 +949,7 @@ fn stuck_states(ctx: &Ctx, store: &Store, live_idx: &[u32]) -> Option<(u64, Opti
     for &i in live_idx {
         set_live(i);
     }
-    let m = ctx.m;
+    let m = ctx.m.view();
     loop {
         let changed = AtomicBool::new(false);
         (0..n as u32).into_par_iter().filter(|&i| !is_live(i)).for_each_init(Default::default, |(next, reads), i| {
@@ -1007,7 +1020,7 @@ pub fn describe_step(m: &Machine, packed: &[u8], st: Step, next: &mut Packed) ->
     match st {
         Step::Thread(t) => {
             let pc = s.pc[t] as usize;
-            let r = m.thread_step(packed, t, next);
+            let r = m.view().thread_step(packed, t, next);
             let mut v = json!({"kind": "thread", "thread": t, "pc": pc});
             if let ThreadStep::Fault(msg) = r {
                 v["fault"] = json!(msg);
@@ -1018,7 +1031,7 @@ pub fn describe_step(m: &Machine, packed: &[u8], st: Step, next: &mut Packed) ->
                     _ => None,
                 } {
                     v["reg"] = json!(dst);
-                    v["val"] = json!(m.reg(&next.b, t, dst));
+                    v["val"] = json!(m.view().reg(&next.b, t, dst));
                 }
             }
             v

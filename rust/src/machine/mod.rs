@@ -13,7 +13,7 @@ pub mod step;
 
 pub use explore::{explore, ExploreLimits, ExploreOut};
 pub use program::{MInstr, MProgram, Scope, Writeback};
-pub use state::{Line, Machine, State};
+pub use state::{Line, Machine, State, View};
 pub use step::{Step, ThreadStep};
 
 #[cfg(test)]

@@ -315,12 +315,120 @@ impl Machine {
         (self.naddr + t) as FifoEl
     }
 
+    /// The machine with its field widths at hand (read from the layout).
+    #[inline(always)]
+    pub fn view(&self) -> View<'_> {
+        View { m: self }
+    }
+
+    /// The machine with field widths VW and SW as constants (the
+    /// explorer's specialised copy); None if its layout has others.
+    #[inline(always)]
+    pub fn view_as<const VW: usize, const SW: usize>(&self) -> Option<View<'_, VW, SW>> {
+        (self.lay.vw == VW && self.lay.sw == SW).then_some(View { m: self })
+    }
+
+    /// The packed form of a state (of this machine's shape).
+    pub fn pack(&self, st: &State) -> Packed {
+        let v = self.view();
+        let mut s = Packed { b: vec![0; self.lay.fifos], overflow: false };
+        for (t, &pc) in st.pc.iter().enumerate() {
+            v.set_pc(&mut s, t, pc as usize);
+        }
+        for t in 0..self.nthreads() {
+            for r in 0..self.prog.threads[t].nregs {
+                v.set_reg(&mut s, t, r, st.regs[self.reg_off[t] + r]);
+            }
+        }
+        for (w, &h) in st.rmw_lock.iter().enumerate() {
+            v.set_rmw_lock(&mut s, w, h as usize);
+        }
+        for a in 0..self.naddr {
+            for w in 0..self.nwg {
+                v.set_l1(&mut s, w, a, st.l1[w * self.naddr + a]);
+            }
+            for d in 0..self.ndev {
+                v.set_l2(&mut s, d, a, st.l2[d * self.naddr + a]);
+                v.set_lockfile(&mut s, d, a, st.lockfile[d * self.naddr + a] as usize);
+            }
+            v.set_mem(&mut s, a, st.mem[a]);
+        }
+        for _ in st.l1_fifo.iter().chain(&st.l2_fifo) {
+            s.b.extend(std::iter::repeat(0).take(v.sw()));
+        }
+        for (f, fifo) in st.l1_fifo.iter().chain(&st.l2_fifo).enumerate() {
+            for &e in fifo {
+                v.push(&mut s, f, e);
+            }
+        }
+        s
+    }
+
+    /// The state of a packed one, fields apart.
+    pub fn unpack(&self, s: &[u8]) -> State {
+        let v = self.view();
+        let na = self.naddr;
+        State {
+            pc: (0..self.nthreads()).map(|t| v.pc(s, t) as u32).collect(),
+            regs: (0..self.nthreads())
+                .flat_map(|t| (0..self.prog.threads[t].nregs).map(move |r| (t, r)))
+                .map(|(t, r)| v.reg(s, t, r))
+                .collect(),
+            l1: (0..self.nwg * na).map(|k| v.l1(s, k / na, k % na)).collect(),
+            l2: (0..self.ndev * na).map(|k| v.l2(s, k / na, k % na)).collect(),
+            mem: (0..na).map(|a| v.mem(s, a)).collect(),
+            l1_fifo: (0..self.nwg).map(|w| v.fifo(s, w)).collect(),
+            l2_fifo: (0..self.ndev).map(|d| v.fifo(s, self.nwg + d)).collect(),
+            rmw_lock: (0..self.nwg).map(|w| v.rmw_lock(s, w) as u16).collect(),
+            lockfile: (0..self.ndev * na).map(|k| v.lockfile(s, k / na, k % na) as u16).collect(),
+        }
+    }
+}
+
+/// A machine seen through its field widths: the accessors of packed
+/// states, and the steps (`step`). `VW` and `SW` > 0 are the layout's
+/// widths as constants, which the compiler folds into every access (the
+/// explorer's copy for 1-byte fields, `Machine::view_as`); 0 reads them
+/// from the layout (`Machine::view`). Same fields, same bytes either way.
+#[derive(Clone, Copy)]
+pub struct View<'m, const VW: usize = 0, const SW: usize = 0> {
+    m: &'m Machine,
+}
+
+impl<const VW: usize, const SW: usize> std::ops::Deref for View<'_, VW, SW> {
+    type Target = Machine;
+    #[inline(always)]
+    fn deref(&self) -> &Machine {
+        self.m
+    }
+}
+
+impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
+    /// Bytes of a value.
+    #[inline(always)]
+    pub fn vw(&self) -> usize {
+        if VW == 0 {
+            self.m.lay.vw
+        } else {
+            VW
+        }
+    }
+    /// Bytes of a small number (pc, fifo length or element, lock holder).
+    #[inline(always)]
+    pub fn sw(&self) -> usize {
+        if SW == 0 {
+            self.m.lay.sw
+        } else {
+            SW
+        }
+    }
+
     /// All threads done, every fifo drained, no dirty line (SPEC 7).
     pub fn is_final(&self, s: &[u8]) -> bool {
-        let lay = &self.lay;
+        let lay = &self.m.lay;
         (0..self.nthreads()).all(|t| self.pc(s, t) == self.prog.threads[t].code.len())
             && self.fifos(s).all(|(_, n)| n == 0)
-            && s[lay.l1..lay.mem].chunks_exact(1 + lay.vw).all(|l| l[0] & DIRTY == 0)
+            && s[lay.l1..lay.mem].chunks_exact(1 + self.vw()).all(|l| l[0] & DIRTY == 0)
     }
 
     /// The observed registers and memory of a state.
@@ -341,7 +449,7 @@ impl Machine {
 
     #[inline(always)]
     pub(super) fn get_small(&self, s: &[u8], o: usize) -> usize {
-        if self.lay.sw == 1 {
+        if self.sw() == 1 {
             s[o] as usize
         } else {
             u16::from_le_bytes([s[o], s[o + 1]]) as usize
@@ -350,7 +458,7 @@ impl Machine {
 
     #[inline(always)]
     fn put_small(&self, s: &mut Packed, o: usize, v: usize) {
-        if self.lay.sw == 1 {
+        if self.sw() == 1 {
             s.overflow |= v > u8::MAX as usize;
             s.b[o] = v as u8;
         } else {
@@ -361,7 +469,7 @@ impl Machine {
 
     #[inline(always)]
     fn get_val(&self, s: &[u8], o: usize) -> i64 {
-        match self.lay.vw {
+        match self.vw() {
             1 => s[o] as i8 as i64,
             2 => i16::from_le_bytes([s[o], s[o + 1]]) as i64,
             4 => i32::from_le_bytes(s[o..o + 4].try_into().unwrap()) as i64,
@@ -371,27 +479,27 @@ impl Machine {
 
     #[inline(always)]
     fn put_val(&self, s: &mut Packed, o: usize, v: i64) {
-        let w = self.lay.vw;
+        let w = self.vw();
         s.overflow |= !fits(v, w);
         s.b[o..o + w].copy_from_slice(&v.to_le_bytes()[..w]);
     }
 
     #[inline(always)]
     pub fn pc(&self, s: &[u8], t: usize) -> usize {
-        self.get_small(s, self.lay.pc + t * self.lay.sw)
+        self.get_small(s, self.lay.pc + t * self.sw())
     }
     #[inline(always)]
     pub fn set_pc(&self, s: &mut Packed, t: usize, pc: usize) {
-        self.put_small(s, self.lay.pc + t * self.lay.sw, pc)
+        self.put_small(s, self.lay.pc + t * self.sw(), pc)
     }
     /// Register r of thread t.
     #[inline(always)]
     pub fn reg(&self, s: &[u8], t: usize, r: usize) -> i64 {
-        self.get_val(s, self.lay.regs + (self.reg_off[t] + r) * self.lay.vw)
+        self.get_val(s, self.lay.regs + (self.reg_off[t] + r) * self.vw())
     }
     #[inline(always)]
     pub fn set_reg(&self, s: &mut Packed, t: usize, r: usize, v: i64) {
-        self.put_val(s, self.lay.regs + (self.reg_off[t] + r) * self.lay.vw, v)
+        self.put_val(s, self.lay.regs + (self.reg_off[t] + r) * self.vw(), v)
     }
     #[inline(always)]
     fn line_at(&self, s: &[u8], o: usize) -> Line {
@@ -405,34 +513,34 @@ impl Machine {
     /// Entry a of work-group w's L1.
     #[inline(always)]
     pub fn l1(&self, s: &[u8], w: usize, a: usize) -> Line {
-        self.line_at(s, self.lay.l1 + (w * self.naddr + a) * (1 + self.lay.vw))
+        self.line_at(s, self.lay.l1 + (w * self.naddr + a) * (1 + self.vw()))
     }
     #[inline(always)]
     pub fn set_l1(&self, s: &mut Packed, w: usize, a: usize, l: Line) {
-        self.set_line_at(s, self.lay.l1 + (w * self.naddr + a) * (1 + self.lay.vw), l)
+        self.set_line_at(s, self.lay.l1 + (w * self.naddr + a) * (1 + self.vw()), l)
     }
     /// Entry a of device d's L2.
     #[inline(always)]
     pub fn l2(&self, s: &[u8], d: usize, a: usize) -> Line {
-        self.line_at(s, self.lay.l2 + (d * self.naddr + a) * (1 + self.lay.vw))
+        self.line_at(s, self.lay.l2 + (d * self.naddr + a) * (1 + self.vw()))
     }
     #[inline(always)]
     pub fn set_l2(&self, s: &mut Packed, d: usize, a: usize, l: Line) {
-        self.set_line_at(s, self.lay.l2 + (d * self.naddr + a) * (1 + self.lay.vw), l)
+        self.set_line_at(s, self.lay.l2 + (d * self.naddr + a) * (1 + self.vw()), l)
     }
     #[inline(always)]
     pub fn mem(&self, s: &[u8], a: usize) -> i64 {
-        self.get_val(s, self.lay.mem + a * self.lay.vw)
+        self.get_val(s, self.lay.mem + a * self.vw())
     }
     #[inline(always)]
     pub fn set_mem(&self, s: &mut Packed, a: usize, v: i64) {
-        self.put_val(s, self.lay.mem + a * self.lay.vw, v)
+        self.put_val(s, self.lay.mem + a * self.vw(), v)
     }
     /// Where entry k of the small-number field [start, end) lies; None
     /// when the field is left out (a program without that kind of lock).
     #[inline(always)]
     fn small_at(&self, start: usize, end: usize, k: usize) -> Option<usize> {
-        (start < end).then(|| start + k * self.lay.sw)
+        (start < end).then(|| start + k * self.sw())
     }
     #[inline(always)]
     fn get_lock(&self, s: &[u8], at: Option<usize>) -> usize {
@@ -464,7 +572,7 @@ impl Machine {
     }
     /// Each fifo in turn (`f` order): where its elements start, and its length.
     pub(super) fn fifos<'s>(&'s self, s: &'s [u8]) -> impl Iterator<Item = (usize, usize)> + 's {
-        let sw = self.lay.sw;
+        let sw = self.sw();
         let mut o = self.lay.fifos;
         (0..self.nwg + self.ndev).map(move |_| {
             let n = self.get_small(s, o);
@@ -479,7 +587,7 @@ impl Machine {
     }
     pub fn fifo(&self, s: &[u8], f: usize) -> Vec<FifoEl> {
         let (o, n) = self.fifo_at(s, f);
-        (0..n).map(|i| self.get_small(s, o + i * self.lay.sw) as FifoEl).collect()
+        (0..n).map(|i| self.get_small(s, o + i * self.sw()) as FifoEl).collect()
     }
     #[inline(always)]
     pub fn fifo_head(&self, s: &[u8], f: usize) -> Option<FifoEl> {
@@ -495,7 +603,7 @@ impl Machine {
     /// f of every element of every fifo, fifo by fifo, head first (plain
     /// loops: an iterator chain here cost the explorer 5% more instructions).
     pub fn each_fifo_el(&self, s: &[u8], mut f: impl FnMut(FifoEl)) {
-        let sw = self.lay.sw;
+        let sw = self.sw();
         for (o, n) in self.fifos(s) {
             for i in 0..n {
                 f(self.get_small(s, o + i * sw) as FifoEl);
@@ -504,7 +612,7 @@ impl Machine {
     }
     /// Append e to fifo f.
     pub fn push(&self, s: &mut Packed, f: usize, e: FifoEl) {
-        let sw = self.lay.sw;
+        let sw = self.sw();
         let (o, n) = self.fifo_at(&s.b, f);
         self.put_small(s, o - sw, n + 1);
         let at = o + n * sw;
@@ -516,64 +624,10 @@ impl Machine {
     }
     /// Remove fifo f's head (f not empty).
     pub fn pop(&self, s: &mut Packed, f: usize) {
-        let sw = self.lay.sw;
+        let sw = self.sw();
         let (o, n) = self.fifo_at(&s.b, f);
         self.put_small(s, o - sw, n - 1);
         s.b.drain(o..o + sw);
-    }
-
-    /// The packed form of a state (of this machine's shape).
-    pub fn pack(&self, st: &State) -> Packed {
-        let mut s = Packed { b: vec![0; self.lay.fifos], overflow: false };
-        for (t, &pc) in st.pc.iter().enumerate() {
-            self.set_pc(&mut s, t, pc as usize);
-        }
-        for t in 0..self.nthreads() {
-            for r in 0..self.prog.threads[t].nregs {
-                self.set_reg(&mut s, t, r, st.regs[self.reg_off[t] + r]);
-            }
-        }
-        for (w, &h) in st.rmw_lock.iter().enumerate() {
-            self.set_rmw_lock(&mut s, w, h as usize);
-        }
-        for a in 0..self.naddr {
-            for w in 0..self.nwg {
-                self.set_l1(&mut s, w, a, st.l1[w * self.naddr + a]);
-            }
-            for d in 0..self.ndev {
-                self.set_l2(&mut s, d, a, st.l2[d * self.naddr + a]);
-                self.set_lockfile(&mut s, d, a, st.lockfile[d * self.naddr + a] as usize);
-            }
-            self.set_mem(&mut s, a, st.mem[a]);
-        }
-        for _ in st.l1_fifo.iter().chain(&st.l2_fifo) {
-            s.b.extend(std::iter::repeat(0).take(self.lay.sw));
-        }
-        for (f, fifo) in st.l1_fifo.iter().chain(&st.l2_fifo).enumerate() {
-            for &e in fifo {
-                self.push(&mut s, f, e);
-            }
-        }
-        s
-    }
-
-    /// The state of a packed one, fields apart.
-    pub fn unpack(&self, s: &[u8]) -> State {
-        let na = self.naddr;
-        State {
-            pc: (0..self.nthreads()).map(|t| self.pc(s, t) as u32).collect(),
-            regs: (0..self.nthreads())
-                .flat_map(|t| (0..self.prog.threads[t].nregs).map(move |r| (t, r)))
-                .map(|(t, r)| self.reg(s, t, r))
-                .collect(),
-            l1: (0..self.nwg * na).map(|k| self.l1(s, k / na, k % na)).collect(),
-            l2: (0..self.ndev * na).map(|k| self.l2(s, k / na, k % na)).collect(),
-            mem: (0..na).map(|a| self.mem(s, a)).collect(),
-            l1_fifo: (0..self.nwg).map(|w| self.fifo(s, w)).collect(),
-            l2_fifo: (0..self.ndev).map(|d| self.fifo(s, self.nwg + d)).collect(),
-            rmw_lock: (0..self.nwg).map(|w| self.rmw_lock(s, w) as u16).collect(),
-            lockfile: (0..self.ndev * na).map(|k| self.lockfile(s, k / na, k % na) as u16).collect(),
-        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! set); the environment's steps are enumerated one by one.
 
 use super::program::{MInstr, Writeback};
-use super::state::{FifoEl, Line, Machine, Packed, DIRTY, PRESENT, VALID};
+use super::state::{FifoEl, Line, Machine, Packed, View, DIRTY, PRESENT, VALID};
 
 /// What a step did, to label the transition (and print a trace).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -50,7 +50,7 @@ pub fn in_set(set: &[u64], i: usize) -> bool {
     set[i / 64] >> (i % 64) & 1 != 0
 }
 
-impl Machine {
+impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
     /// "unflushed_{d,w,t}": a FLUSH marker of thread t is in some fifo (001 sec. 5.2).
     pub fn unflushed(&self, s: &[u8], t: usize) -> bool {
         self.in_some_fifo(s, self.marker(t))
@@ -387,7 +387,9 @@ impl Machine {
             }
         }
     }
+}
 
+impl Machine {
     /// Every environment step of the machine, enabled or not, in a fixed order.
     ///
     /// With `reduce`, steps that cannot change an outcome or a deadlock

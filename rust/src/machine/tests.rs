@@ -48,7 +48,7 @@ fn pack(m: &Machine, s: &State) -> Vec<u8> {
 /// Thread t's step on s, and the state it wrote (s itself if none).
 fn step(m: &Machine, s: &State, t: usize) -> (ThreadStep, State) {
     let mut out = Packed::default();
-    let r = m.thread_step(&pack(m, s), t, &mut out);
+    let r = m.view().thread_step(&pack(m, s), t, &mut out);
     assert!(!out.overflow);
     let o = if out.b.is_empty() { s.clone() } else { m.unpack(&out.b) };
     (r, o)
@@ -56,7 +56,7 @@ fn step(m: &Machine, s: &State, t: usize) -> (ThreadStep, State) {
 
 fn env(m: &Machine, s: &State, st: Step) -> Option<State> {
     let mut out = Packed::default();
-    m.env_step(&pack(m, s), st, &mut out).then(|| {
+    m.view().env_step(&pack(m, s), st, &mut out).then(|| {
         assert!(!out.overflow);
         m.unpack(&out.b)
     })
@@ -154,7 +154,7 @@ fn unflushed_blocks_every_instruction_of_the_thread_only() {
         (0, 1, json!([{"op": "assign", "dst": 0, "val": c(1)}])),
     ]);
     let (_, s) = step(&m, &m.initial(), 0);
-    assert!(m.unflushed(&pack(&m, &s), 0) && !m.unflushed(&pack(&m, &s), 1));
+    assert!(m.view().unflushed(&pack(&m, &s), 0) && !m.view().unflushed(&pack(&m, &s), 1));
     assert_eq!(step(&m, &s, 0).0, ThreadStep::Blocked);
     assert_eq!(step(&m, &s, 1).0, ThreadStep::Stepped);
     let s = env(&m, &s, Step::DequeueL1(0)).unwrap();
@@ -402,10 +402,10 @@ fn packing_is_canonical_and_invertible_and_overflow_is_seen() {
     // A fifo longer than a byte counts.
     let mut p = m.pack(&m.initial());
     for _ in 0..255 {
-        m.push(&mut p, 1, 0);
+        m.view().push(&mut p, 1, 0);
     }
     assert!(!p.overflow);
-    m.push(&mut p, 1, 0);
+    m.view().push(&mut p, 1, 0);
     assert!(p.overflow);
 }
 
@@ -540,12 +540,12 @@ fn reachable(m: &Machine) -> Vec<Vec<u8>> {
     while let Some(s) = todo.pop() {
         let mut next = Vec::new();
         for t in 0..m.nthreads() {
-            if m.thread_step(&s, t, &mut out) == ThreadStep::Stepped {
+            if m.view().thread_step(&s, t, &mut out) == ThreadStep::Stepped {
                 next.push(out.b.clone());
             }
         }
         for st in m.env_steps() {
-            if m.env_step(&s, st, &mut out) {
+            if m.view().env_step(&s, st, &mut out) {
                 next.push(out.b.clone());
             }
         }
@@ -576,17 +576,71 @@ fn flushing_is_unflushed_of_each_thread() {
     let (mut flushing, mut seen_unflushed) = (Vec::new(), 0);
     let (mut a, mut b) = (Packed::default(), Packed::default());
     for s in reachable(&m) {
-        m.flushing_into(&s, &mut flushing);
+        m.view().flushing_into(&s, &mut flushing);
         for t in 0..m.nthreads() {
             let bit = in_set(&flushing, t);
-            assert_eq!(bit, m.unflushed(&s, t));
+            assert_eq!(bit, m.view().unflushed(&s, t));
             seen_unflushed += bit as usize;
-            let r = m.thread_step(&s, t, &mut a);
-            assert_eq!(r, m.thread_step_with(&s, t, &mut b, bit));
+            let r = m.view().thread_step(&s, t, &mut a);
+            assert_eq!(r, m.view().thread_step_with(&s, t, &mut b, bit));
             if r == ThreadStep::Stepped {
                 assert_eq!(a.b, b.b);
             }
         }
     }
     assert!(seen_unflushed > 0);
+}
+
+#[test]
+fn narrow_view_is_the_layout_view() {
+    // The explorer's copy of the steps with 1-byte widths as constants
+    // (`Machine::view_as::<1, 1>`) against the steps reading the widths
+    // from the layout (`Machine::view`), on every reachable state of a
+    // program using every instruction, under both write-back policies,
+    // reduced and literal: the same results and the same successor bytes.
+    let st = |l: usize, v: i64| json!({"op": "st", "loc": l, "val": c(v)});
+    let rmw = |level: u8, l: usize| json!({"op": "rmw", "level": level, "dst": 1, "loc": l, "rmw": "add", "val": c(1)});
+    let code = json!([
+        {"op": "lkrmw", "scope": "dev"}, rmw(1, 0), {"op": "unlkrmw", "scope": "dev"}, {"op": "inv", "level": 1, "scope": "dev"},
+        {"op": "ld", "dst": 0, "loc": 1}, {"op": "branch", "cond": {"k": "r", "r": 0}, "target": 7},
+        {"op": "assign", "dst": 2, "val": c(-3)}, {"op": "lk", "loc": 2}, rmw(2, 2), {"op": "unlk", "loc": 2},
+    ]);
+    let other = json!([st(1, 2), {"op": "flu", "level": 2, "scope": "dev"}, {"op": "flu", "level": 1, "scope": "dev"}, {"op": "ld", "dst": 0, "loc": 0}]);
+    // (The literal machine, with evictions, gets a smaller program: the
+    // naive search must stay small.)
+    let literal = [json!([st(0, 1), {"op": "ld", "dst": 0, "loc": 0}]), json!([st(0, 2), {"op": "ld", "dst": 0, "loc": 0}])];
+    for (wb, reduce) in [("fifo", true), ("fifo", false), ("any", true), ("any", false)] {
+        let (p0, p1) = if reduce { (code.clone(), other.clone()) } else { (literal[0].clone(), literal[1].clone()) };
+        let m = machine_with(vec![(0, 0, p0), (0, 1, p1)], wb, reduce);
+        let (slow, fast) = (m.view(), m.view_as::<1, 1>().expect("1-byte widths"));
+        assert!(m.view_as::<2, 2>().is_none());
+        let (mut a, mut b) = (Packed::default(), Packed::default());
+        let (mut fa, mut fb, mut ra, mut rb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let states = reachable(&m);
+        assert!(states.len() > 1000, "{} states", states.len());
+        for s in &states {
+            slow.flushing_into(s, &mut fa);
+            fast.flushing_into(s, &mut fb);
+            assert_eq!(fa, fb);
+            slow.reads_into(s, &mut ra);
+            fast.reads_into(s, &mut rb);
+            assert_eq!(ra, rb);
+            assert_eq!(slow.invisible_step(s, &fa), fast.invisible_step(s, &fb));
+            assert_eq!((slow.is_final(s), slow.outcome(s)), (fast.is_final(s), fast.outcome(s)));
+            for t in 0..m.nthreads() {
+                let r = slow.thread_step_with(s, t, &mut a, in_set(&fa, t));
+                assert_eq!(r, fast.thread_step_with(s, t, &mut b, in_set(&fb, t)));
+                if r == ThreadStep::Stepped {
+                    assert_eq!((&a.b, a.overflow), (&b.b, b.overflow));
+                }
+            }
+            for st in m.env_steps() {
+                let e = slow.env_step_with(s, st, &mut a, &ra);
+                assert_eq!(e, fast.env_step_with(s, st, &mut b, &rb));
+                if e {
+                    assert_eq!((&a.b, a.overflow), (&b.b, b.overflow));
+                }
+            }
+        }
+    }
 }
