@@ -558,8 +558,7 @@ impl Local {
     }
 }
 
-struct Ctx<'a> {
-    m: &'a Machine,
+struct Ctx {
     env: Vec<Step>,
     /// Every step by number: thread t's is t, env[k]'s is nthreads + k.
     steps: Vec<Step>,
@@ -574,7 +573,7 @@ struct Ctx<'a> {
     generation: u64,
 }
 
-impl<'a> Ctx<'a> {
+impl Ctx {
     fn check_interrupt(&self) -> bool {
         if self.stop.load(Ordering::Relaxed) {
             return true;
@@ -758,6 +757,22 @@ fn enter_layer(store: &mut Store, locals: &[Local], base: &[u32]) -> Vec<Vec<(u3
         .collect()
 }
 
+/// `body` with `v` the machine `m` seen through its widths: as constants
+/// when they are one byte each (most tests; the compiler folds them into
+/// every access), else read from the layout. The explorer's hot loops
+/// (expansion, the search for stuck states) run through it.
+macro_rules! with_view {
+    ($m:expr, $v:ident => $body:expr) => {
+        match $m.view_as::<1, 1>() {
+            Some($v) => $body,
+            None => {
+                let $v = $m.view();
+                $body
+            }
+        }
+    };
+}
+
 /// Explore every reachable state of the machine: packed with the
 /// machine's field widths, and again with wider ones each time a state
 /// does not fit (a value, pc or fifo length too large).
@@ -794,7 +809,6 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
         return Some(ExploreOut { limit: Some(limit), threads: rayon::current_num_threads(), ..Default::default() });
     }
     let ctx = Ctx {
-        m,
         env,
         steps,
         stop: AtomicBool::new(false),
@@ -832,12 +846,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
                 let mut l = ctx.local();
                 let first = lo + k * share;
                 let parents = first..(first + share).min(hi);
-                // Values and small numbers of one byte (most tests): the
-                // copy of the expansion with those widths as constants.
-                match m.view_as::<1, 1>() {
-                    Some(v) => ctx.expand_share(v, &store, parents, &mut l),
-                    None => ctx.expand_share(m.view(), &store, parents, &mut l),
-                }
+                with_view!(m, v => ctx.expand_share(v, &store, parents, &mut l));
                 l
             })
             .collect();
@@ -919,7 +928,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
         out.faults.push(FaultOut { message: msg, trace: trace(m, &store, &ctx.steps, i, Some(st)) });
     }
     if out.complete && limits.deadlocks {
-        let (count, first) = stuck_states(&ctx, &store, &live_idx)?;
+        let (count, first) = with_view!(m, v => stuck_states(&ctx, v, &store, &live_idx))?;
         out.deadlocks = Some(count);
         out.deadlock = first.map(|i| {
             let s = store.get(i);
@@ -939,7 +948,8 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
 /// final; "live" states (final, or some thread can step) are propagated
 /// backwards over environment steps to a fixpoint. None: a successor does
 /// not fit the machine's widths.
-fn stuck_states(ctx: &Ctx, store: &Store, live_idx: &[u32]) -> Option<(u64, Option<u32>)> {
+/// (`m`: the machine, through its widths.)
+fn stuck_states<const VW: usize, const SW: usize>(ctx: &Ctx, m: View<'_, VW, SW>, store: &Store, live_idx: &[u32]) -> Option<(u64, Option<u32>)> {
     let n = store.len();
     let live: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
     let is_live = |i: u32| live[i as usize / 64].load(Ordering::Relaxed) & (1 << (i % 64)) != 0;
@@ -949,7 +959,6 @@ fn stuck_states(ctx: &Ctx, store: &Store, live_idx: &[u32]) -> Option<(u64, Opti
     for &i in live_idx {
         set_live(i);
     }
-    let m = ctx.m.view();
     loop {
         let changed = AtomicBool::new(false);
         (0..n as u32).into_par_iter().filter(|&i| !is_live(i)).for_each_init(Default::default, |(next, reads), i| {

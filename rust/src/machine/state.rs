@@ -425,7 +425,7 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
 
     /// All threads done, every fifo drained, no dirty line (SPEC 7).
     pub fn is_final(&self, s: &[u8]) -> bool {
-        let lay = &self.m.lay;
+        let lay = &self.lay;
         (0..self.nthreads()).all(|t| self.pc(s, t) == self.prog.threads[t].code.len())
             && self.fifos(s).all(|(_, n)| n == 0)
             && s[lay.l1..lay.mem].chunks_exact(1 + self.vw()).all(|l| l[0] & DIRTY == 0)
