@@ -269,7 +269,7 @@ impl Table {
             return;
         }
         let cap = (need * LOAD.1 / LOAD.0 * 14 / 10).max(16);
-        let old = std::mem::replace(&mut self.slots, huge(vec![0; cap]));
+        let old = std::mem::replace(&mut self.slots, zeroed_slots(cap));
         for v in old.into_iter().filter(|&v| v != 0) {
             self.place(v);
         }
@@ -320,6 +320,22 @@ fn huge<T>(v: Vec<T>) -> Vec<T> {
         }
     }
     let _ = (bytes, HUGE);
+    v
+}
+
+/// `cap` empty slots, every page of them first touched by a write. (A
+/// zeroed allocation's pages are mapped on first touch; touched by a read
+/// first, a page is mapped to the shared zero page, and the write that
+/// follows must replace that mapping and flush it from every CPU running
+/// the process: with 2 threads, one interrupt of the other CPU per 4 KiB,
+/// in the middle of `Table::enter`.)
+fn zeroed_slots(cap: usize) -> Vec<u64> {
+    let mut v = huge(vec![0u64; cap]);
+    for k in (0..cap).step_by(4096 / 8) {
+        // SAFETY: k < cap = v.len(); a volatile write of the value already
+        // there (the compiler may not drop it: it is the page's first touch).
+        unsafe { std::ptr::write_volatile(v.as_mut_ptr().add(k), 0) };
+    }
     v
 }
 
