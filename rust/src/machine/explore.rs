@@ -846,6 +846,10 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
         store.insert(buckets);
     }
     let mut live_idx: Vec<u32> = Vec::new();
+    // A layer's `off` and `order` (below), their allocations kept from
+    // layer to layer (fresh ones would be paged in again every layer).
+    let mut off: Vec<AtomicU64> = Vec::new();
+    let mut order: Vec<(u32, u32)> = Vec::new();
     let mut finals: Vec<u32> = Vec::new();
     let mut faults: Vec<(u32, u16, String)> = Vec::new();
     let (mut lo, mut hi) = (0u32, 1u32);
@@ -900,15 +904,17 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
         // The new states pushed in (parent, step) order, then settled:
         // `off` marks them (1), then holds their offsets (every entry is
         // written by one worker: relaxed atomics let workers share it).
-        let off: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
+        off.clear();
+        off.resize_with(n as usize, || AtomicU64::new(0));
         fresh.par_iter().flatten().for_each(|&(k, _)| off[k as usize].store(1, Ordering::Relaxed));
-        let order: Vec<(u32, u32)> = locals
+        let parts = locals
             .par_iter()
             .zip(&base)
             .enumerate()
             .map(|(li, (l, &b))| (0..l.cands.len() as u32).filter(|&k| off[(b + k) as usize].load(Ordering::Relaxed) == 1).map(|k| (li as u32, k)).collect::<Vec<_>>())
-            .collect::<Vec<_>>()
-            .concat();
+            .collect::<Vec<_>>();
+        order.clear();
+        parts.iter().for_each(|p| order.extend_from_slice(p));
         let offs = store.push_all(order.len(), |j| {
             let (li, k) = order[j];
             let l = &locals[li as usize];
