@@ -425,26 +425,36 @@ impl Store {
         let cap = self.blocks.last().map_or(4096, |l| (2 * l.capacity()).min(BLOCK));
         huge(Vec::with_capacity(cap.max(size)))
     }
-    /// Append a state's record (not yet in the hash set); its offset.
-    fn push(&mut self, b: &[u8], parent: u32, step: u16) -> Offset {
-        // The length prefix takes at most 10 bytes.
-        let size = 10 + b.len();
-        // A record starts below BLOCK in its block (offsets keep 22 bits of position).
-        if self.blocks.last().map_or(true, |l| l.len() + size > l.capacity().min(BLOCK)) {
+    /// Where the next record goes, `len` bytes of encoding when the last
+    /// block holds `used` bytes: after them if it fits, else at the start
+    /// of a new block; noted with its parent and step (and as a mark).
+    /// Its offset (its bytes are written by the caller).
+    #[inline(always)]
+    fn lay_out(&mut self, used: usize, len: usize, parent: u32, step: u16) -> Offset {
+        // The length prefix takes at most 10 bytes; a record starts below
+        // BLOCK in its block (offsets keep 22 bits of position).
+        let size = 10 + len;
+        let fits = self.blocks.last().is_some_and(|l| used + size <= l.capacity().min(BLOCK));
+        if !fits {
             let block = self.next_block(size);
             self.blocks.push(block);
         }
         let kb = self.blocks.len() - 1;
         assert!(kb < 1 << (OFF_BITS - 1 - BLOCK_BITS), "state arena beyond 32 GiB");
-        let last = &mut self.blocks[kb];
-        let o = ((kb as u64) << BLOCK_BITS) | last.len() as u64;
-        put_u(last, b.len() as u64);
-        last.extend_from_slice(b);
+        let o = ((kb as u64) << BLOCK_BITS) | if fits { used as u64 } else { 0 };
         if self.parent.len() % MARK == 0 {
             self.marks.push(o);
         }
         self.parent.push(parent);
         self.step.push(step);
+        o
+    }
+    /// Append a state's record (not yet in the hash set); its offset.
+    fn push(&mut self, b: &[u8], parent: u32, step: u16) -> Offset {
+        let o = self.lay_out(self.blocks.last().map_or(0, |l| l.len()), b.len(), parent, step);
+        let last = self.blocks.last_mut().expect("lay_out makes a block");
+        put_u(last, b.len() as u64);
+        last.extend_from_slice(b);
         o
     }
     /// Append records in order, each (bytes, parent, step): the same
@@ -453,25 +463,16 @@ impl Store {
     /// copied in parallel, block by block. Their offsets.
     fn push_all<'c>(&mut self, n: usize, rec: impl Fn(usize) -> (&'c [u8], u32, u16) + Sync) -> Vec<Offset> {
         let kb0 = self.blocks.len().saturating_sub(1);
+        // The length each block will have, from kb0 on.
         let mut len: Vec<usize> = self.blocks.get(kb0).map(|b| b.len()).into_iter().collect();
         let mut offs = Vec::with_capacity(n);
         for j in 0..n {
             let (b, parent, step) = rec(j);
-            let size = 10 + b.len();
-            if self.blocks.last().map_or(true, |l| len[len.len() - 1] + size > l.capacity().min(BLOCK)) {
-                let block = self.next_block(size);
-                self.blocks.push(block);
+            let o = self.lay_out(len.last().copied().unwrap_or(0), b.len(), parent, step);
+            if self.blocks.len() - kb0 > len.len() {
                 len.push(0);
             }
-            let kb = self.blocks.len() - 1;
-            assert!(kb < 1 << (OFF_BITS - 1 - BLOCK_BITS), "state arena beyond 32 GiB");
-            let o = ((kb as u64) << BLOCK_BITS) | len[len.len() - 1] as u64;
             *len.last_mut().unwrap() += put_u_len(b.len() as u64) + b.len();
-            if self.parent.len() % MARK == 0 {
-                self.marks.push(o);
-            }
-            self.parent.push(parent);
-            self.step.push(step);
             offs.push(o);
         }
         // Each block's new records written by one worker (the new
