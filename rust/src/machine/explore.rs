@@ -906,7 +906,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
         // `off` marks them (1), then holds their offsets (every entry is
         // written by one worker: relaxed atomics let workers share it).
         off.clear();
-        off.resize_with(n as usize, || AtomicU64::new(0));
+        off.par_extend((0..n).into_par_iter().map(|_| AtomicU64::new(0)));
         fresh.par_iter().flatten().for_each(|&(k, _)| off[k as usize].store(1, Ordering::Relaxed));
         let parts = locals
             .par_iter()
