@@ -89,6 +89,30 @@ exists (x=0)
     assert r.deadlocks and r.deadlocks > 0
     assert r.deadlock["waiting"] == [[0, 1], [1, 1]]
     assert "DEADLOCK" in r.to_text()
+    # Drawn: with `exists (x=1)`, which no outcome satisfies (nobody
+    # stores), the picture is the deadlock's trace: each thread takes its
+    # first lock (a note on its own line), then the stuck text.
+    r = explore(parse_machine(text.replace("exists (x=0)", "exists (x=1)")))
+    assert not any(r.holds) and r.deadlocks
+    dot = r.to_dot()
+    assert "then stuck: P0 at LK y, P1 at LK x" in dot
+    notes = [line for line in dot.splitlines() if "shape=box, width=0" in line]
+    assert len(notes) == len(r.deadlock["trace"]) == 2
+    assert any('label="1. LK' in n for n in notes) and any('label="2. LK' in n for n in notes)
+
+
+def test_trace_chart_of_an_outcome_that_satisfies_the_condition():
+    # The corrupt MP above: the chart shows the trace to the first outcome
+    # satisfying `exists (1:r0=1 /\ 1:r1=0)`, row by row as the text trace.
+    r = explore(parse_machine_file(CORRUPT), writeback="fifo")
+    steps, end = r.pictured()
+    o = next(o for o, h in zip(r.outcomes, r.holds) if h)
+    assert (o["1:r0"], o["1:r1"]) == (1, 0)
+    assert len(steps) == len(r.trace_of(o)) and end.startswith("outcome: 1:r0=1; 1:r1=0;")
+    dot = r.to_dot()
+    for k, text in enumerate(r.trace_of(o), start=1):
+        assert f'label="{k}. ' in dot, text
+    assert f'label="{len(steps) + 1}. ' not in dot
 
 
 def test_state_limit_is_reported_and_no_verdict_claimed():
@@ -126,6 +150,33 @@ def test_cli_compile_explore_soundness(capsys):
     assert main(["soundness", str(rsp), "--scheme", "rsp-new", "--json"]) == 0
     import json
     assert json.loads(capsys.readouterr().out)["sound"] is True
+
+
+def test_cli_draws_machine_traces(tmp_path, capsys):
+    import os
+    import shutil
+
+    from hrf.cli import main
+    rsp = ROOT / "litmus/rsp/corrupt-mp.litmus"
+    out = tmp_path / "t.dot"
+    assert main(["explore", str(CORRUPT), "--graph", str(out)]) == 0
+    assert out.read_text().startswith("digraph trace {") and "INVL1 WG" in out.read_text()
+    assert main(["explore", str(CORRUPT), "--writeback", "fifo", "--writeback", "any", "--graph", str(out)]) == 2
+    assert "one write-back policy" in capsys.readouterr().err
+    cex = tmp_path / "cex.dot"
+    assert main(["soundness", str(rsp), "--scheme", "rsp-old", "--writeback", "fifo", "--graph", str(cex)]) == 1
+    assert "outcome not allowed by the source model" in cex.read_text()
+    none = tmp_path / "none.dot"
+    assert main(["soundness", str(rsp), "--scheme", "rsp-new", "--writeback", "fifo", "--graph", str(none)]) == 0
+    assert "no counterexample, nothing drawn" in capsys.readouterr().err and not none.exists()
+    svg = tmp_path / "cex.svg"
+    if shutil.which("dot") is None:
+        assert os.environ.get("CI") != "true", ".ci/run installs graphviz"
+        assert main(["soundness", str(rsp), "--scheme", "rsp-old", "--writeback", "fifo", "--graph", str(svg)]) == 1
+        assert "Graphviz" in capsys.readouterr().err
+        return
+    assert main(["soundness", str(rsp), "--scheme", "rsp-old", "--writeback", "fifo", "--graph", str(svg)]) == 1
+    assert svg.read_text().lstrip().startswith(("<?xml", "<svg")) and "fetch x = 0" in svg.read_text()
 
 
 def _random_machine_program(rng) -> str:

@@ -34,6 +34,49 @@ def test_rsp_old_fails_the_corrupt_mp_with_the_slide_trace():
     assert inv < stale < ld_y
 
 
+def _chart_rows(dot):
+    """The rows of a trace chart: (row, from lane header, to lane header, label)."""
+    import re
+    heads = dict(re.findall(r'  (n\d+)_0 \[shape=box, style="rounded,filled", fillcolor=lightgray, label="([^"]*)"', dot))
+    rows = []
+    for a, r, b, label in re.findall(r'  (n\d+)_(\d+) -> (n\d+)_\d+ \[label="([^"]*)", constraint=false', dot):
+        rows.append((int(r), heads[a], heads[b], label))
+    for a, r, label in re.findall(r'  (n\d+)_(\d+) \[shape=box, width=0[^\]]*label="([^"]*)"', dot):
+        rows.append((int(r), heads[a], heads[a], label))
+    return sorted(rows)
+
+
+def test_the_corrupt_mp_counterexample_as_a_sequence_chart(tmp_path):
+    # The slide trace of the test above, drawn: P1's INVL1 WG goes to wg
+    # 1's L1, then the stale x = 0 comes from dev 0's L2 into that L1,
+    # then y = 1 and x = 0 go from it to P1; one row per step, in order.
+    r = hrf.soundness(RSP / "corrupt-mp.litmus", "rsp-old", writeback=["fifo"])
+    bad = {"1:r0": 1, "1:r1": 0, "x": 42, "y": 1}
+    c = next(c for c in r.counterexamples if c.outcome == bad)
+    dot = c.to_dot()
+    assert dot.startswith("digraph trace {") and "outcome: 1:r0=1; 1:r1=0; x=42; y=1;" in dot
+    rows = _chart_rows(dot)
+    assert [row for row, *_ in rows] == list(range(1, len(c.trace) + 1))
+    P1, L1, L2 = "P1\\nwg 1, dev 0", "L1 + fifo\\nwg 1", "L2 + fifo\\ndev 0"
+    inv = next(row for row, a, b, text in rows if (a, b) == (P1, L1) and "INVL1 WG" in text)
+    stale = next(row for row, a, b, text in rows if (a, b) == (L2, L1) and "fetch x = 0" in text)
+    ld_y = next(row for row, a, b, text in rows if (a, b) == (L1, P1) and "LD r0 y" in text and "r0 = 1" in text)
+    ld_x = next(row for row, a, b, text in rows if (a, b) == (L1, P1) and "LD r1 x" in text and "r1 = 0" in text)
+    assert inv < stale < ld_y < ld_x
+    # the readable trace and the chart tell the same steps
+    assert all(str(row) + ". " in text for row, _, _, text in rows)
+    assert r.to_dot() == r.counterexamples[0].to_dot(f"{r.name}: scheme rsp-old vs model opencl-rsp\n")
+    r.render(tmp_path / "cmp.dot")
+    assert (tmp_path / "cmp.dot").read_text() == r.to_dot()
+
+
+def test_a_sound_scheme_has_no_chart():
+    r = hrf.soundness(RSP / "corrupt-mp.litmus", "rsp-new", writeback=["fifo"])
+    assert r.sound is True
+    with pytest.raises(hrf.HrfError, match="no counterexample to draw"):
+        r.to_dot()
+
+
 def test_rsp_old_fails_message_passing_with_a_remote_acquire():
     r = hrf.soundness(RSP / "mp-remote-acquire.litmus", "rsp-old")
     assert r.sound is False

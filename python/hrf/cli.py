@@ -129,6 +129,9 @@ def cmd_compile(a) -> int:
 
 def cmd_explore(a) -> int:
     from .machine import ExploreProgress, explore
+    if a.graph and (len(a.files) != 1 or len(a.writeback) != 1):
+        print("hrf: --graph draws one test under one write-back policy (--writeback fifo or any)", file=sys.stderr)
+        return 2
     status = 0
     progress = ExploreProgress()  # a status line on stderr, when it is a terminal
     for f in a.files:
@@ -136,6 +139,8 @@ def cmd_explore(a) -> int:
             r = explore(f, writeback=wb, max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers,
                         reduce=not a.literal, progress=progress)
             print(r.to_text())
+            if a.graph:
+                r.render(a.graph)
             if a.trace:
                 for o, tr in zip(r.outcomes, r.traces):
                     if not r.program.condition or r.holds[r.outcomes.index(o)]:
@@ -148,6 +153,9 @@ def cmd_explore(a) -> int:
 def cmd_soundness(a) -> int:
     from .machine import ExploreProgress
     from .soundness import soundness
+    if a.graph and len(a.files) != 1:
+        print("hrf: --graph draws the counterexample of one test", file=sys.stderr)
+        return 2
     status = 0
     progress = ExploreProgress()  # a status line on stderr, when it is a terminal
     for f in a.files:
@@ -155,6 +163,11 @@ def cmd_soundness(a) -> int:
                       max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers, progress=progress)
         print(json.dumps(r.to_json()) if a.json else r.to_text(), flush=True)
         status |= {True: 0, False: 1, None: 0 if r.racy_source else 2}[r.sound]
+        if a.graph:
+            if r.counterexamples:
+                r.render(a.graph)
+            else:
+                print(f"hrf: note: {r.name}: no counterexample, nothing drawn to {a.graph}", file=sys.stderr)
     return status
 
 
@@ -228,9 +241,9 @@ def main(argv=None) -> int:
     c.add_argument("--max-seconds", type=float, default=None)
     c.set_defaults(func=cmd_compare)
 
-    def machine_args(p):
+    def machine_args(p, default_writeback):
         p.add_argument("--writeback", action="append", choices=["fifo", "any"], default=None,
-                       help="machine write-back policy (repeatable; default both)")
+                       help=f"machine write-back policy (repeatable; default {default_writeback})")
         p.add_argument("--max-states", type=int, default=20_000_000)
         p.add_argument("--max-seconds", type=float, default=None)
         p.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
@@ -244,8 +257,10 @@ def main(argv=None) -> int:
 
     e = sub.add_parser("explore", help="explore every behaviour of a GPU_MACHINE test")
     e.add_argument("files", nargs="+", help="GPU_MACHINE .litmus files")
-    machine_args(e)
+    machine_args(e, "fifo")
     e.add_argument("--trace", action="store_true", help="print a shortest trace to each outcome (satisfying the condition)")
+    e.add_argument("--graph", metavar="OUT", help="draw a shortest trace (to the first outcome satisfying the "
+                   "condition, else to a deadlock, else to the first outcome) as a sequence chart to OUT.dot/.svg")
     e.add_argument("--literal", action="store_true", help="no state-space reduction (the reference machine)")
     e.set_defaults(func=cmd_explore)
 
@@ -255,7 +270,9 @@ def main(argv=None) -> int:
     s.add_argument("--model", "-m", default=None, help="source model (default: the scheme's, e.g. opencl-rsp)")
     s.add_argument("--json", action="store_true")
     s.add_argument("--unroll", type=int, default=2)
-    machine_args(s)
+    s.add_argument("--graph", metavar="OUT", help="draw the first counterexample's trace as a sequence chart to "
+                   "OUT.dot/.svg")
+    machine_args(s, "both")
     s.set_defaults(func=cmd_soundness)
 
     x = sub.add_parser("export", help="write Isabelle theories: executions, model definitions, mapping lemmas")

@@ -96,3 +96,117 @@ def render(dot: str, path) -> None:
     except graphviz.CalledProcessError as e:
         raise HrfError(f"Graphviz could not render {p}: {e.stderr.decode(errors='replace').strip()}") from None
     p.write_bytes(data)
+
+
+# ---------------------------------------------------------------- machine traces
+def _trace_lanes(prog) -> list:
+    """The sequence chart's lifelines, left to right: per device, per
+    work-group its threads then its L1 (with its fifo); then the device's
+    L2 (with its fifo); memory last. Each (key, header)."""
+    lanes = []
+    for dev in sorted({t.dev for t in prog.threads}):
+        for wg in sorted({t.wg for t in prog.threads if t.dev == dev}):
+            for i, t in enumerate(prog.threads):
+                if t.wg == wg:
+                    lanes.append((("t", i), f"{t.name}\nwg {wg}, dev {dev}"))
+            lanes.append((("l1", wg), f"L1 + fifo\nwg {wg}"))
+        lanes.append((("l2", dev), f"L2 + fifo\ndev {dev}"))
+    lanes.append((("mem", 0), "memory"))
+    return lanes
+
+
+def _trace_row(prog, st: dict):
+    """One step as (from lane, to lane, label, style): an arrow between two
+    lifelines, or a note on one (from == to). SPEC sec. 7 names."""
+    k = st["kind"]
+    if k == "thread":
+        t, pc = st["thread"], st["pc"]
+        th = prog.threads[t]
+        ins = th.code[pc]
+        text = prog.instruction_text(t, pc)
+        if "val" in st:
+            text += f"\n{th.regs[st['reg']]} = {st['val']}"
+        me = ("t", t)
+        if "fault" in st:
+            return me, me, f"{text}\nFAULT: {st['fault']}", "fault"
+        op, level = ins["op"], ins.get("level", 1)
+        cache = ("l1", th.wg) if level == 1 else ("l2", th.dev)
+        if op == "ld":
+            return cache, me, text, "read"
+        if op == "st":
+            return me, cache, text, "write"
+        if op == "rmw":
+            return me, cache, text, "rmw"
+        if op in ("flu", "inv"):
+            return me, cache, text, "sync"
+        return me, me, text, "local"
+    env = "env: "
+    if k == "fetch_l1":
+        wg = st["wg"]
+        dev = next(t.dev for t in prog.threads if t.wg == wg)
+        return ("l2", dev), ("l1", wg), f"{env}fetch {st['loc']} = {st['val']}", "env"
+    if k == "fetch_l2":
+        return ("mem", 0), ("l2", st["dev"]), f"{env}fetch {st['loc']} = {st['val']}", "env"
+    if k in ("dequeue_l1", "dequeue_l2", "writeback_l1", "writeback_l2"):
+        l1 = k.endswith("l1")
+        if l1:
+            src = ("l1", st["wg"])
+            dst = ("l2", next(t.dev for t in prog.threads if t.wg == st["wg"]))
+        else:
+            src, dst = ("l2", st["dev"]), ("mem", 0)
+        if "flush" in st:
+            return src, src, f"{env}dequeue FLUSH({prog.threads[st['flush']].name})", "env"
+        if k.startswith("dequeue") and not st["wrote"]:
+            return src, src, f"{env}dequeue {st['loc']} (clean)", "env"
+        how = "dequeue" if k.startswith("dequeue") else "write back"
+        return src, dst, f"{env}{how} {st['loc']} = {st['val']}", "env"
+    if k in ("evict_l1", "evict_l2"):
+        lane = ("l1", st["wg"]) if k == "evict_l1" else ("l2", st["dev"])
+        return lane, lane, f"{env}evict {st['loc']}", "env"
+    return ("mem", 0), ("mem", 0), str(st), "env"
+
+
+_TRACE_STYLE = {"read": "color=red, fontcolor=red", "write": "color=blue, fontcolor=blue",
+                "rmw": "color=orange, fontcolor=darkorange, dir=both", "sync": "color=darkgreen, fontcolor=darkgreen",
+                "env": "color=gray40, fontcolor=gray30, style=dashed", "local": "", "fault": "color=red"}
+
+
+def trace_dot(prog, steps: list, title: str, end: str = "") -> str:
+    """A machine trace (the core's steps, `MachineResult.steps`) as a
+    sequence chart: a lifeline per thread, cache and memory, time going
+    down, one row per step: loads, stores, RMWs, flushes and invalidations
+    as arrows between a thread and its cache, the environment's fetches
+    and write-backs as dashed arrows between levels, register moves,
+    branches and locks as notes on the thread's line. `end` (the outcome)
+    closes the chart."""
+    lanes = _trace_lanes(prog)
+    col = {key: i for i, (key, _) in enumerate(lanes)}
+    rows = [_trace_row(prog, st) for st in steps]
+    label = title + (f"\n{end}" if end else "")
+    out = ["digraph trace {", '  newrank=true; nodesep=0.3; ranksep=0.35;',
+           '  node [fontname="monospace", fontsize=10]; edge [fontname="monospace", fontsize=9];',
+           f"  labelloc=t; label={_q(label)};"]
+    n = len(rows)
+    for li, (_, head) in enumerate(lanes):
+        out.append(f'  n{li}_0 [shape=box, style="rounded,filled", fillcolor=lightgray, label={_q(head)}];')
+        for r in range(1, n + 2):
+            out.append(f'  n{li}_{r} [shape=point, width=0.02, label=""];')
+        chain = " -> ".join(f"n{li}_{r}" for r in range(n + 2))
+        out.append(f"  {chain} [arrowhead=none, style=dotted, weight=100];")
+    for r in range(n + 2):
+        same = " ".join(f"n{li}_{r};" for li in range(len(lanes)))
+        order = " -> ".join(f"n{li}_{r}" for li in range(len(lanes)))
+        out.append(f"  {{ rank=same; {same} }}")
+        if len(lanes) > 1:
+            out.append(f"  {order} [style=invis];")
+    for r, (a, b, text, kind) in enumerate(rows, start=1):
+        style = _TRACE_STYLE[kind]
+        if a == b:
+            color = ", color=red, fontcolor=red" if kind == "fault" else ""
+            out.append(f"  n{col[a]}_{r} [shape=box, width=0, height=0, margin=0.04, label={_q(f'{r}. {text}')}"
+                       f"{color}];")
+        else:
+            out.append(f"  n{col[a]}_{r} -> n{col[b]}_{r} [label={_q(f'{r}. {text}')}, constraint=false"
+                       f"{', ' + style if style else ''}];")
+    out.append("}")
+    return "\n".join(out) + "\n"

@@ -395,6 +395,9 @@ class MachineResult:
     cut: int
     condition_holds: Optional[bool]
     program: MachineProgram = field(repr=False, default=None)
+    # per outcome: the steps of its trace as the core reports them
+    # ({"kind": "thread" | "fetch_l1" | ..., ...}), for pictures (`trace_dot`)
+    steps: list = field(repr=False, default_factory=list)
 
     def stuck_text(self) -> str:
         """Where each unfinished thread waits in the first deadlock found."""
@@ -404,6 +407,31 @@ class MachineResult:
 
     def trace_of(self, outcome: dict) -> list:
         return self.traces[self.outcomes.index(outcome)]
+
+    def pictured(self) -> tuple:
+        """The trace a picture shows: to the first outcome satisfying the
+        condition, else to the first deadlock, else to the first outcome.
+        (steps, what it ends in)."""
+        for o, h, st in zip(self.outcomes, self.holds, self.steps):
+            if h:
+                return st, "outcome: " + " ".join(f"{k}={v};" for k, v in o.items())
+        if self.deadlock is not None:
+            return self.deadlock["steps"], "then " + self.stuck_text()
+        if self.outcomes:
+            return self.steps[0], "outcome: " + " ".join(f"{k}={v};" for k, v in self.outcomes[0].items())
+        return [], "no outcome"
+
+    def to_dot(self) -> str:
+        """`pictured`'s trace as a sequence chart (DOT): threads, caches
+        and memory as lifelines, one row per step."""
+        from .graph import trace_dot
+        steps, end = self.pictured()
+        return trace_dot(self.program, steps, f"{self.name} (machine, writeback={self.writeback})", end)
+
+    def render(self, path) -> None:
+        """Write `to_dot` to path: .dot as text, .svg/.png/.pdf through Graphviz."""
+        from .graph import render
+        render(self.to_dot(), path)
 
     def to_text(self) -> str:
         p = self.program
@@ -520,12 +548,13 @@ def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: O
     verdict = _verdict(quant, sum(holds), len(holds) - sum(holds), o["complete"])
     dl = o["deadlock"]
     if dl is not None:
-        dl = dict(dl, trace=[step_text(prog, s) for s in dl["trace"]])
+        dl = dict(dl, trace=[step_text(prog, s) for s in dl["trace"]], steps=dl["trace"])
     r = MachineResult(prog.name, writeback, o["complete"], o["limit"], o["states"], o["transitions"], o["seconds"],
                       o["bytes_per_state"], outcomes, [[step_text(prog, s) for s in x["trace"]] for x in o["outcomes"]],
                       holds, o["deadlocks"], dl,
-                      [{"message": f["message"], "trace": [step_text(prog, s) for s in f["trace"]]} for f in o["faults"]],
-                      o["cut"], verdict, prog)
+                      [{"message": f["message"], "trace": [step_text(prog, s) for s in f["trace"]], "steps": f["trace"]}
+                       for f in o["faults"]],
+                      o["cut"], verdict, prog, [x["trace"] for x in o["outcomes"]])
     if not r.complete and on_limit == "raise":
         raise LimitExceeded(r.limit["which"], r.limit["detail"], r)
     return r

@@ -23,6 +23,17 @@ class Counterexample:
     writeback: str
     outcome: Optional[dict]
     trace: list  # readable steps
+    steps: list = field(default_factory=list, repr=False)  # the core's steps (`MachineResult.steps`)
+    program: object = field(default=None, repr=False)  # the compiled MachineProgram
+
+    def to_dot(self, title: str = "") -> str:
+        """The trace as a sequence chart (DOT; `hrf.graph.trace_dot`)."""
+        from .graph import trace_dot
+        end = ("outcome: " + " ".join(f"{k}={v};" for k, v in self.outcome.items()) if self.outcome is not None
+               else self.trace[-1] if self.trace else "")
+        head = {"outcome": "outcome not allowed by the source model", "deadlock": "deadlock",
+                "fault": "fault"}[self.kind]
+        return trace_dot(self.program, self.steps, f"{title}{head} (writeback={self.writeback})", end)
 
     def to_text(self) -> str:
         head = {"outcome": "machine outcome not allowed by the source model",
@@ -71,6 +82,19 @@ class SoundnessResult:
 
     __str__ = to_text
 
+    def to_dot(self) -> str:
+        """The first counterexample's trace as a sequence chart (DOT)."""
+        if not self.counterexamples:
+            from .errors import HrfError
+            raise HrfError(f"{self.name}: no counterexample to draw (scheme {self.scheme}: "
+                           + {True: "sound", False: "unsound", None: "not decided"}[self.sound] + ")")
+        return self.counterexamples[0].to_dot(f"{self.name}: scheme {self.scheme} vs model {self.model}\n")
+
+    def render(self, path) -> None:
+        """Write `to_dot` to path: .dot as text, .svg/.png/.pdf through Graphviz."""
+        from .graph import render
+        render(self.to_dot(), path)
+
 
 def soundness(test, scheme: str = "rsp-new", model: Optional[str] = None, *,
               writeback: Sequence[str] = ("fifo", "any"), limits: Optional[Limits] = None,
@@ -101,13 +125,15 @@ def soundness(test, scheme: str = "rsp-new", model: Optional[str] = None, *,
         r: MachineResult = explore(prog, writeback=wb, max_states=max_states, max_seconds=max_seconds,
                                    workers=workers, progress=progress)
         res.machine[wb] = r
-        for o, tr in zip(r.outcomes, r.traces):
+        for o, tr, st in zip(r.outcomes, r.traces, r.steps):
             if tuple(sorted(o.items())) not in ok:
-                res.counterexamples.append(Counterexample("outcome", wb, o, tr))
+                res.counterexamples.append(Counterexample("outcome", wb, o, tr, st, prog))
         if r.deadlocks:
-            res.counterexamples.append(Counterexample("deadlock", wb, None, r.deadlock["trace"] + [r.stuck_text()]))
+            res.counterexamples.append(Counterexample("deadlock", wb, None, r.deadlock["trace"] + [r.stuck_text()],
+                                                      r.deadlock["steps"], prog))
         for f in r.faults:
-            res.counterexamples.append(Counterexample("fault", wb, None, f["trace"] + [f["message"]]))
+            res.counterexamples.append(Counterexample("fault", wb, None, f["trace"] + [f["message"]], f["steps"],
+                                                      prog))
         if not r.complete:
             res.complete = False
     if res.counterexamples:
