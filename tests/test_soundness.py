@@ -66,6 +66,10 @@ def test_the_corrupt_mp_counterexample_as_a_sequence_chart(tmp_path):
     # the readable trace and the chart tell the same steps
     assert all(str(row) + ". " in text for row, _, _, text in rows)
     assert r.to_dot() == r.counterexamples[0].to_dot(f"{r.name}: scheme rsp-old vs model opencl-rsp\n")
+    # --json carries the same steps, structured, for scripts
+    j = next(x for x in r.to_json()["counterexamples"] if x["outcome"] == bad)
+    assert j["steps"] == c.steps and len(j["steps"]) == len(j["trace"])
+    assert [s["kind"] for s in j["steps"]].count("fetch_l1") >= 2  # stale x, then y
     r.render(tmp_path / "cmp.dot")
     assert (tmp_path / "cmp.dot").read_text() == r.to_dot()
 

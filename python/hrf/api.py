@@ -13,7 +13,7 @@ from . import models as _models
 from .dsl import Model
 from .errors import CoreError, HrfError, LimitExceeded
 from .litmus import parse
-from .litmus.printer import format_condition
+from .litmus.printer import format_condition, format_state
 from .program import Compiled, compile_test
 
 
@@ -135,7 +135,7 @@ class Result:
         kind = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}[self.quantifier]
         lines = [f"Test {self.name} {kind}", f"Model {self.model}", f"States {len(self.states)}"]
         for st in self.states:
-            lines.append(" ".join(f"{k}={v};" for k, v in st[0].items()))
+            lines.append(format_state(st[0]))
         if self.condition_holds is None:
             lines.append("Undetermined")
         else:

@@ -8,6 +8,7 @@ import sys
 from . import __version__
 from .api import Limits, check, check_many
 from .errors import HrfError
+from .litmus.printer import format_state
 
 
 def _limits(a) -> Limits:
@@ -144,7 +145,7 @@ def cmd_explore(a) -> int:
             if a.trace:
                 for o, tr in zip(r.outcomes, r.traces):
                     if not r.program.condition or r.holds[r.outcomes.index(o)]:
-                        print("Trace to " + " ".join(f"{k}={v};" for k, v in o.items()))
+                        print("Trace to " + format_state(o))
                         print("\n".join("  " + s for s in tr))
             status |= 0 if r.complete else 2
     return status

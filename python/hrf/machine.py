@@ -35,6 +35,7 @@ from .litmus import ast as A
 from .litmus.columns import read_columns
 from .litmus.opencl import _apply_tree
 from .litmus.ptx import read_tail
+from .litmus.printer import format_condition, format_state
 from .status import StatusLine
 
 SCOPES = {"WG": "wg", "DV": "dev", "ALL": "all"}
@@ -182,7 +183,6 @@ class MachineProgram:
             out.append(f'"compiled with scheme {self.scheme}"')
         out += [f"{{ {init} }}", *rows, f"scopeTree {tree}"]
         if self.condition is not None:
-            from .litmus.printer import format_condition
             out.append(format_condition(self.condition))
         return "\n".join(out) + "\n"
 
@@ -414,11 +414,11 @@ class MachineResult:
         (steps, what it ends in)."""
         for o, h, st in zip(self.outcomes, self.holds, self.steps):
             if h:
-                return st, "outcome: " + " ".join(f"{k}={v};" for k, v in o.items())
+                return st, "outcome: " + format_state(o)
         if self.deadlock is not None:
             return self.deadlock["steps"], "then " + self.stuck_text()
         if self.outcomes:
-            return self.steps[0], "outcome: " + " ".join(f"{k}={v};" for k, v in self.outcomes[0].items())
+            return self.steps[0], "outcome: " + format_state(self.outcomes[0])
         return [], "no outcome"
 
     def to_dot(self) -> str:
@@ -438,9 +438,8 @@ class MachineResult:
         out = [f"Test {self.name} (machine, writeback={self.writeback})"]
         out.append(f"States {len(self.outcomes)}")
         for o in self.outcomes:
-            out.append(" ".join(f"{k}={v};" for k, v in o.items()))
+            out.append(format_state(o))
         if p.condition is not None:
-            from .litmus.printer import format_condition
             verdict = {True: "Ok", False: "No", None: "Unknown"}[self.condition_holds]
             out.append(verdict)
             out.append(f"Condition {format_condition(p.condition)}")

@@ -12,6 +12,7 @@ from typing import Optional, Sequence
 from . import models as _models
 from .api import Limits, check_compiled
 from .litmus import parse
+from .litmus.printer import format_state
 from .machine import MachineResult, explore
 from .mappings import compile_scheme, get
 from .program import compile_test
@@ -29,7 +30,7 @@ class Counterexample:
     def to_dot(self, title: str = "") -> str:
         """The trace as a sequence chart (DOT; `hrf.graph.trace_dot`)."""
         from .graph import trace_dot
-        end = ("outcome: " + " ".join(f"{k}={v};" for k, v in self.outcome.items()) if self.outcome is not None
+        end = ("outcome: " + format_state(self.outcome) if self.outcome is not None
                else self.trace[-1] if self.trace else "")
         head = {"outcome": "outcome not allowed by the source model", "deadlock": "deadlock",
                 "fault": "fault"}[self.kind]
@@ -41,7 +42,7 @@ class Counterexample:
                 "fault": "the compiled program faults"}[self.kind]
         out = [f"{head} (writeback={self.writeback})"]
         if self.outcome is not None:
-            out.append("  outcome: " + " ".join(f"{k}={v};" for k, v in self.outcome.items()))
+            out.append("  outcome: " + format_state(self.outcome))
         out += ["  " + s for s in self.trace]
         return "\n".join(out)
 
@@ -67,7 +68,7 @@ class SoundnessResult:
                 "machine": {wb: {"outcomes": r.outcomes, "states": r.states, "complete": r.complete,
                                  "deadlocks": r.deadlocks, "seconds": r.seconds} for wb, r in self.machine.items()},
                 "counterexamples": [{"kind": c.kind, "writeback": c.writeback, "outcome": c.outcome,
-                                     "trace": c.trace} for c in self.counterexamples]}
+                                     "trace": c.trace, "steps": c.steps} for c in self.counterexamples]}
 
     def to_text(self) -> str:
         verdict = {True: "SOUND", False: "UNSOUND", None: "NOT DECIDED"}[self.sound]

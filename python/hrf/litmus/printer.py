@@ -36,6 +36,11 @@ def format_prop(p, top=True) -> str:
     raise TypeError(p)
 
 
+def format_state(outcome: dict) -> str:
+    """An outcome as herd prints a state: `0:r0=1; x=2;`."""
+    return " ".join(f"{k}={v};" for k, v in outcome.items())
+
+
 def format_condition(c: A.Condition) -> str:
     return f"{c.quantifier} ({format_prop(c.prop)})"
 
