@@ -45,6 +45,7 @@ def table(title, rows, repeat):
     print(f"{'test':<12} {'wb':<5} {'states':>9} {'1 thr s':>8} {'st/s/core':>10} {'2 thr s':>8} {'speed-up':>8} {'B/state':>8}")
     tot = {1: 0.0, 2: 0.0}
     states = 0
+    profile = []
     t0 = cpu_ticks()
     for name, wb, cap in rows:
         prog = compile_scheme(REF / f"{name}.litmus", "rsp-new")
@@ -53,11 +54,21 @@ def table(title, rows, repeat):
         tot[1] += r1.seconds
         tot[2] += r2.seconds
         states += r1.states
+        if r1.states > 100_000:
+            profile.append((name, r1.phases, r2.phases))
         cut = "" if r1.complete else " (cut)"
         print(f"{name:<12} {wb:<5} {r1.states:>9} {r1.seconds:>8.3f} {r1.states / r1.seconds:>10.0f} "
               f"{r2.seconds:>8.3f} {r1.seconds / r2.seconds:>8.2f} {r1.bytes_per_state:>8.1f}{cut}")
     print(f"total: {states} states, 1 thread {tot[1]:.2f} s ({states / tot[1]:.0f} states/s), "
           f"2 threads {tot[2]:.2f} s, speed-up {tot[1] / tot[2]:.2f}x")
+    if profile:
+        # Where the time goes (the explorer's own phase clocks) and how
+        # each part scales; the parts a shared VM slows are visible here.
+        print(f"{'test':<12} {'phase':<9} {'1 thr s':>8} {'2 thr s':>8} {'speed-up':>8}")
+        for name, p1, p2 in profile:
+            for k in ("expand", "enter", "store", "outcomes"):
+                if p1[k] > 0.001:
+                    print(f"{name:<12} {k:<9} {p1[k]:>8.3f} {p2[k]:>8.3f} {p1[k] / max(p2[k], 1e-9):>8.2f}")
     t1 = cpu_ticks()
     if t0 and t1 and t1[1] > t0[1]:
         print(f"hypervisor steal during these runs: {100 * (t1[0] - t0[0]) / (t1[1] - t0[1]):.1f}% of CPU time")

@@ -115,6 +115,15 @@ def test_trace_chart_of_an_outcome_that_satisfies_the_condition():
     assert f'label="{len(steps) + 1}. ' not in dot
 
 
+def test_phase_clocks_cover_the_run():
+    # The explorer's own profile: each part's seconds, within the whole run's.
+    r = explore(parse_machine_file(CORRUPT))
+    assert set(r.phases) == {"expand", "enter", "store", "outcomes", "deadlocks"}
+    assert all(v >= 0 for v in r.phases.values()) and r.phases["expand"] > 0
+    assert sum(r.phases.values()) <= r.seconds
+    assert explore(parse_machine_file(CORRUPT), deadlocks=False).phases["deadlocks"] == 0
+
+
 def test_state_limit_is_reported_and_no_verdict_claimed():
     r = explore(parse_machine_file(CORRUPT), max_states=50)
     assert not r.complete and r.limit["which"] == "states"

@@ -398,6 +398,9 @@ class MachineResult:
     # per outcome: the steps of its trace as the core reports them
     # ({"kind": "thread" | "fetch_l1" | ..., ...}), for pictures (`trace_dot`)
     steps: list = field(repr=False, default_factory=list)
+    # seconds in each part of the exploration: expand, enter (visited-set
+    # lookups), store (arena), outcomes (and traces), deadlocks
+    phases: dict = field(repr=False, default_factory=dict)
 
     def stuck_text(self) -> str:
         """Where each unfinished thread waits in the first deadlock found."""
@@ -553,7 +556,7 @@ def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: O
                       holds, o["deadlocks"], dl,
                       [{"message": f["message"], "trace": [step_text(prog, s) for s in f["trace"]], "steps": f["trace"]}
                        for f in o["faults"]],
-                      o["cut"], verdict, prog, [x["trace"] for x in o["outcomes"]])
+                      o["cut"], verdict, prog, [x["trace"] for x in o["outcomes"]], o["phase_seconds"])
     if not r.complete and on_limit == "raise":
         raise LimitExceeded(r.limit["which"], r.limit["detail"], r)
     return r

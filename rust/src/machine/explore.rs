@@ -61,6 +61,22 @@ pub struct FaultOut {
     pub trace: Vec<Value>,
 }
 
+/// Seconds spent in each part of an exploration, summed over layers (a
+/// profile: where the time goes, and how each part scales with threads).
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct PhaseSeconds {
+    /// Expanding every state of a layer into its successors (`Ctx::expand_share`).
+    pub expand: f64,
+    /// Looking the successors up in the visited set (`enter_layer`).
+    pub enter: f64,
+    /// Appending the new states to the arena and settling their slots.
+    pub store: f64,
+    /// Finding the outcomes and faults and their traces.
+    pub outcomes: f64,
+    /// The search for states that cannot finish (`stuck_states`).
+    pub deadlocks: f64,
+}
+
 #[derive(Serialize, Debug, Default)]
 pub struct ExploreOut {
     pub complete: bool,
@@ -77,6 +93,7 @@ pub struct ExploreOut {
     pub seconds: f64,
     pub bytes_per_state: f64,
     pub threads: usize,
+    pub phase_seconds: PhaseSeconds,
 }
 
 const SHARDS: usize = 64;
@@ -856,6 +873,14 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
     let (mut lo, mut hi) = (0u32, 1u32);
     PROGRESS_STATES.store(1, Ordering::Relaxed);
     PROGRESS_LAYERS.store(0, Ordering::Relaxed);
+    let mut clock = Instant::now();
+    // The seconds since the last lap, added to a phase.
+    let mut lap = |phase: &mut f64| {
+        let now = Instant::now();
+        *phase += (now - clock).as_secs_f64();
+        clock = now;
+    };
+    let mut ph = PhaseSeconds::default();
     while lo < hi {
         out.layers += 1;
         // Shares of consecutive parents, each expanded by one worker into
@@ -884,6 +909,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
             finals.extend_from_slice(&l.finals);
             faults.extend(l.faults.iter().cloned());
         }
+        lap(&mut ph.expand);
         // The layer's successors, locals in order: each local covers a
         // range of parents in order and emits in step order, so this is
         // (parent, step) order whatever the scheduling.
@@ -894,6 +920,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
             n = n.checked_add(l.cands.len() as u32).expect("fewer than 2^32 successors in a layer");
         }
         let fresh = enter_layer(&mut store, &locals, &base);
+        lap(&mut ph.enter);
         let nfresh: usize = fresh.iter().map(Vec::len).sum();
         if let Some(max) = limits.max_states {
             if store.len() as u64 + nfresh as u64 > max {
@@ -928,6 +955,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
             }
         });
         ctx.recycle(locals);
+        lap(&mut ph.store);
         lo = hi;
         hi = store.len() as u32;
         PROGRESS_STATES.store(hi as u64, Ordering::Relaxed);
@@ -950,6 +978,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
     for (i, st, msg) in faults.into_iter().take(8) {
         out.faults.push(FaultOut { message: msg, trace: trace(m, &store, &ctx.steps, i, Some(st)) });
     }
+    lap(&mut ph.outcomes);
     if out.complete && limits.deadlocks {
         let (count, first) = with_view!(m, v => stuck_states(&ctx, v, &store, &live_idx))?;
         out.deadlocks = Some(count);
@@ -959,7 +988,9 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
             let waiting = (0..m.nthreads()).filter(|&t| v.pc(s, t) < m.prog.threads[t].code.len()).map(|t| (t, v.pc(s, t))).collect();
             StuckOut { trace: trace(m, &store, &ctx.steps, i, None), waiting, state: describe_state(m, &m.unpack(s)) }
         });
+        lap(&mut ph.deadlocks);
     }
+    out.phase_seconds = ph;
     out.bytes_per_state = store.bytes_used() as f64 / store.len().max(1) as f64;
     out.seconds = start.elapsed().as_secs_f64();
     Some(out)
