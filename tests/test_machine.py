@@ -96,6 +96,9 @@ exists (x=0)
     assert not any(r.holds) and r.deadlocks
     dot = r.to_dot()
     assert "then stuck: P0 at LK y, P1 at LK x" in dot
+    import json
+    j = json.loads(json.dumps(r.to_json()))
+    assert j["deadlock"]["stuck"] == "stuck: P0 at LK y, P1 at LK x" and len(j["deadlock"]["steps"]) == 2
     notes = [line for line in dot.splitlines() if "shape=box, width=0" in line]
     assert len(notes) == len(r.deadlock["trace"]) == 2
     assert any('label="1. LK' in n for n in notes) and any('label="2. LK' in n for n in notes)
@@ -159,6 +162,23 @@ def test_cli_compile_explore_soundness(capsys):
     assert main(["soundness", str(rsp), "--scheme", "rsp-new", "--json"]) == 0
     import json
     assert json.loads(capsys.readouterr().out)["sound"] is True
+
+
+def test_cli_explore_json(capsys):
+    # The corrupt MP (hand derivation at the top of this file): four
+    # outcomes of (r0, r1), only (1, 0) satisfies the condition; no deadlock.
+    import json
+
+    from hrf.cli import main
+    assert main(["explore", str(CORRUPT), "--json", "--writeback", "fifo", "--writeback", "any"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [json.loads(x)["writeback"] for x in lines] == ["fifo", "any"]
+    j = json.loads(lines[0])
+    assert j["complete"] and j["condition_holds"] is True and j["deadlocks"] == 0 and j["deadlock"] is None
+    assert {(o["values"]["1:r0"], o["values"]["1:r1"]): o["holds"] for o in j["outcomes"]} == {
+        (0, 0): False, (0, 42): False, (1, 0): True, (1, 42): False}
+    assert all(len(o["trace"]) == len(o["steps"]) for o in j["outcomes"])
+    assert j["states"] == explore(parse_machine_file(CORRUPT), writeback="fifo").states
 
 
 def test_cli_draws_machine_traces(tmp_path, capsys):

@@ -139,10 +139,13 @@ def cmd_explore(a) -> int:
         for wb in a.writeback:
             r = explore(f, writeback=wb, max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers,
                         reduce=not a.literal, progress=progress)
-            print(r.to_text())
+            if a.json:
+                print(json.dumps(r.to_json()), flush=True)
+            else:
+                print(r.to_text())
             if a.graph:
                 r.render(a.graph)
-            if a.trace:
+            if a.trace and not a.json:
                 for o, tr in zip(r.outcomes, r.traces):
                     if not r.program.condition or r.holds[r.outcomes.index(o)]:
                         print("Trace to " + format_state(o))
@@ -259,6 +262,8 @@ def main(argv=None) -> int:
     e = sub.add_parser("explore", help="explore every behaviour of a GPU_MACHINE test")
     e.add_argument("files", nargs="+", help="GPU_MACHINE .litmus files")
     machine_args(e, "fifo")
+    e.add_argument("--json", action="store_true", help="one JSON object per test and write-back policy (outcomes "
+                   "with their traces, deadlocks, faults, states, phases)")
     e.add_argument("--trace", action="store_true", help="print a shortest trace to each outcome (satisfying the condition)")
     e.add_argument("--graph", metavar="OUT", help="draw a shortest trace (to the first outcome satisfying the "
                    "condition, else to a deadlock, else to the first outcome) as a sequence chart to OUT.dot/.svg")

@@ -436,6 +436,22 @@ class MachineResult:
         from .graph import render
         render(self.to_dot(), path)
 
+    def to_json(self) -> dict:
+        """Everything established, as plain data (`hrf explore --json`):
+        each outcome with whether it satisfies the condition and its
+        trace, readable and as the core's steps."""
+        dl = self.deadlock
+        return {"name": self.name, "path": self.program.path if self.program else None,
+                "writeback": self.writeback, "complete": self.complete, "limit": self.limit,
+                "condition_holds": self.condition_holds, "states": self.states, "transitions": self.transitions,
+                "seconds": self.seconds, "phases": self.phases, "bytes_per_state": self.bytes_per_state,
+                "outcomes": [{"values": o, "holds": h, "trace": tr, "steps": st}
+                             for o, h, tr, st in zip(self.outcomes, self.holds, self.traces, self.steps)],
+                "deadlocks": self.deadlocks,
+                "deadlock": None if dl is None else {"trace": dl["trace"], "steps": dl["steps"],
+                                                     "stuck": self.stuck_text(), "state": dl["state"]},
+                "faults": self.faults, "cut": self.cut}
+
     def to_text(self) -> str:
         p = self.program
         out = [f"Test {self.name} (machine, writeback={self.writeback})"]
