@@ -8,7 +8,7 @@
 //! in parallel. Every state keeps its parent and step: the trace to any
 //! state is shortest (breadth-first) and reconstructed on demand.
 
-use super::state::{get_u, put_u, put_u_len, Machine, Packed, View};
+use super::state::{get_u, put_u, put_u_len, varint, Machine, Packed, View};
 use super::step::{in_set, Step, ThreadStep};
 use crate::enumerate::{LimitOut, CANCEL_GENERATION};
 use rayon::prelude::*;
@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::hash::BuildHasher;
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -492,8 +493,7 @@ impl Store {
             *len.last_mut().unwrap() += put_u_len(b.len() as u64) + b.len();
             offs.push(o);
         }
-        // Each block's new records written by one worker (the new
-        // blocks' pages are first touched there too, in parallel).
+        // The first record of each block (from kb0 on).
         let mut first = vec![n; len.len() + 1];
         for (j, &o) in offs.iter().enumerate().rev() {
             first[(o >> BLOCK_BITS) as usize - kb0] = j;
@@ -501,15 +501,44 @@ impl Store {
         for i in (0..len.len()).rev() {
             first[i] = first[i].min(first[i + 1]);
         }
-        // (Appended within the capacity the layout checked: no block moves.)
-        self.blocks[kb0..].par_iter_mut().enumerate().for_each(|(i, block)| {
-            for j in first[i]..first[i + 1] {
-                let b = rec(j).0;
-                put_u(block, b.len() as u64);
-                block.extend_from_slice(b);
+        // The records in groups of `GROUP` consecutive ones, each group
+        // written by one worker into its own part of its block's spare
+        // capacity (within the capacity the layout checked: no block
+        // moves): the copy, and the first touch of the new pages, are
+        // spread over the workers even when a layer fits in one block.
+        const GROUP: usize = 1024;
+        let pos = |j: usize| (offs[j] & (BLOCK as u64 - 1)) as usize;
+        let mut groups: Vec<(&mut [MaybeUninit<u8>], std::ops::Range<usize>)> = Vec::new();
+        for (i, block) in self.blocks[kb0..].iter_mut().enumerate() {
+            let old = block.len();
+            let mut spare = &mut block.spare_capacity_mut()[..len[i] - old];
+            let mut j = first[i];
+            while j < first[i + 1] {
+                let end = (j + GROUP).min(first[i + 1]);
+                let size = if end < first[i + 1] { pos(end) } else { len[i] } - pos(j);
+                let (part, rest) = std::mem::take(&mut spare).split_at_mut(size);
+                groups.push((part, j..end));
+                spare = rest;
+                j = end;
             }
-            debug_assert_eq!(block.len(), len[i]);
+            assert!(spare.is_empty());
+        }
+        groups.into_par_iter().for_each(|(part, js)| {
+            let mut at = 0;
+            for j in js {
+                let b = rec(j).0;
+                let (head, k) = varint(b.len() as u64);
+                part[at..at + k].write_copy_of_slice(&head[..k]);
+                part[at + k..at + k + b.len()].write_copy_of_slice(b);
+                at += k + b.len();
+            }
+            assert_eq!(at, part.len(), "a group's records fill its part");
         });
+        for (i, block) in self.blocks[kb0..].iter_mut().enumerate() {
+            // SAFETY: the groups' parts cover the spare capacity up to
+            // len[i] exactly (asserted above) and each was filled (asserted).
+            unsafe { block.set_len(len[i]) };
+        }
         offs
     }
     /// Put entries made by `push` into the hash set, shard by shard in parallel.

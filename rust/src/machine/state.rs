@@ -637,12 +637,22 @@ fn fits(v: i64, w: usize) -> bool {
 }
 
 /// LEB128 varints (the explorer's record lengths).
-pub(super) fn put_u(out: &mut Vec<u8>, mut v: u64) {
+pub(super) fn put_u(out: &mut Vec<u8>, v: u64) {
+    let (b, n) = varint(v);
+    out.extend_from_slice(&b[..n]);
+}
+
+/// The LEB128 bytes of v, and how many there are.
+#[inline(always)]
+pub(super) fn varint(mut v: u64) -> ([u8; 10], usize) {
+    let (mut b, mut n) = ([0u8; 10], 0);
     while v >= 0x80 {
-        out.push((v as u8) | 0x80);
+        b[n] = (v as u8) | 0x80;
         v >>= 7;
+        n += 1;
     }
-    out.push(v as u8);
+    b[n] = v as u8;
+    (b, n + 1)
 }
 
 /// The bytes `put_u` takes for v.
