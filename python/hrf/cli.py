@@ -123,9 +123,14 @@ def cmd_compile(a) -> int:
     if a.table:
         print(get(a.scheme).table())
         return 0
+    status = 0
     for f in a.files:
-        print(compile_scheme(f, a.scheme, unroll=a.unroll).format(), end="")
-    return 0
+        try:
+            print(compile_scheme(f, a.scheme, unroll=a.unroll).format(), end="", flush=True)
+        except HrfError as e:
+            print(f"hrf: {e}", file=sys.stderr, flush=True)
+            status = 1
+    return status
 
 
 def cmd_explore(a) -> int:
@@ -137,8 +142,14 @@ def cmd_explore(a) -> int:
     progress = ExploreProgress()  # a status line on stderr, when it is a terminal
     for f in a.files:
         for wb in a.writeback:
-            r = explore(f, writeback=wb, max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers,
-                        reduce=not a.literal, progress=progress)
+            try:
+                r = explore(f, writeback=wb, max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers,
+                            reduce=not a.literal, progress=progress)
+            except HrfError as e:
+                # a bad test does not stop the others
+                print(f"hrf: {e}", file=sys.stderr, flush=True)
+                status |= 1
+                break
             if a.json:
                 print(json.dumps(r.to_json()), flush=True)
             else:
@@ -163,8 +174,14 @@ def cmd_soundness(a) -> int:
     status = 0
     progress = ExploreProgress()  # a status line on stderr, when it is a terminal
     for f in a.files:
-        r = soundness(f, a.scheme, a.model, writeback=a.writeback, limits=Limits(unroll=a.unroll),
-                      max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers, progress=progress)
+        try:
+            r = soundness(f, a.scheme, a.model, writeback=a.writeback, limits=Limits(unroll=a.unroll),
+                          max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers, progress=progress)
+        except HrfError as e:
+            # one test the scheme or model cannot take does not stop the others
+            print(f"hrf: {e}", file=sys.stderr, flush=True)
+            status |= 1
+            continue
         print(json.dumps(r.to_json()) if a.json else r.to_text(), flush=True)
         status |= {True: 0, False: 1, None: 0 if r.racy_source else 2}[r.sound]
         if a.graph:
