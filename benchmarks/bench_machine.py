@@ -87,7 +87,7 @@ def main():
                                  ("litmus/hrf/004-fig2.litmus", "hrf-cache", "hrf-direct"),
                                  ("litmus/hrf/002-fig10-sc.litmus", "hrf-cache", "hrf-indirect")]:
             t = time.time()
-            r = hrf.soundness(f, scheme, model, max_seconds=900)
+            r = hrf.soundness(f, scheme, model, max_seconds=900, max_states=100_000_000)
             print(r.to_text().splitlines()[0], f"({time.time() - t:.0f} s)")
 
 
