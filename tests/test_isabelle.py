@@ -175,7 +175,7 @@ def test_scheme_theory_has_a_stub_lemma_per_row():
     for s in map(get, schemes()):
         name, text = scheme_theory(s)
         lemmas = re.findall(r"^lemma (\w+): \"row_implements", text, re.M)
-        assert len(lemmas) == len(s.rows)
+        assert len(lemmas) == len(s.rows) + len(s.several_devices)
         # Every sorry is marked as a stub.
         sorries = re.findall(r"^  sorry.*$", text, re.M)
         assert sorries and all(x == "  sorry \\<comment> \\<open>stub: proof not generated\\<close>" for x in sorries)

@@ -165,18 +165,18 @@ def test_cli_compile_explore_soundness(capsys):
 
 
 def test_cli_goes_on_past_a_test_it_cannot_take(tmp_path, capsys):
-    # RSP_Test3 has a remote load at scope all (two devices): rsp-new has
-    # no row for it. The error names the file and line; the next test runs.
+    # A remote RMW at scope all (two devices): rsp-new has no row for it.
+    # The error names the file and line; the next test runs.
     from hrf.cli import main
     rsp = ROOT / "litmus/rsp/corrupt-mp.litmus"
-    t3 = REF / "RSP_Test3.litmus"
+    t3 = ROOT / "litmus/rsp/mp-remote-all-rmw-acquire.litmus"
     assert main(["soundness", str(t3), str(rsp), "--scheme", "rsp-new", "--writeback", "fifo"]) == 1
     out, err = capsys.readouterr()
-    assert f"{t3}:28: scheme rsp-new has no row for a remote load at scope all" in err
+    assert f"{t3}:14: scheme rsp-new has no row for a remote rmw at scope all" in err
     assert "corrupt_MP: scheme rsp-new vs model opencl-rsp: SOUND" in out
     assert main(["compile", str(t3), str(rsp), "--scheme", "rsp-new"]) == 1
     out, err = capsys.readouterr()
-    assert "no row for a remote load" in err and out.startswith("GPU_MACHINE corrupt_MP")
+    assert "no row for a remote rmw" in err and out.startswith("GPU_MACHINE corrupt_MP")
     bad = tmp_path / "bad.litmus"
     bad.write_text("GPU_MACHINE t\n{ x=0; }\n P0 ;\n FOO x ;\n")
     assert main(["explore", str(bad), str(CORRUPT)]) == 1

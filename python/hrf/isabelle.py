@@ -417,27 +417,47 @@ def scheme_theory(scheme) -> tuple:
            "   not generated: every `sorry` below is a stub. *)",
            f"theory {theory}", "  imports Hrf_Mapping", "begin", "",
            f"text \\<open>{_text(s.description)} (default source model: {s.model}).\\<close>", ""]
-    rows = []
-    for (op, scope, remote), r in s.rows.items():
-        src = f"{_SRC_OP[op]} {_SRC_SCOPE[scope]} {'True' if remote else 'False'}"
-        seq = "[" + ", ".join(_instr(w) for w in r.seq) + "]"
-        rows.append((op, scope, remote, r, src, seq))
-    out += [f"definition {c}_rows :: \"(src_op \\<times> row) list\" where",
-            f"  \"{c}_rows = [",
-            ",\n".join(f"     ({src}, \\<lambda>r x. {seq})" for *_, src, seq in rows) + "]\"", "",
-            f"definition {c} :: scheme where", f"  \"{c} = map_of {c}_rows\"", "",
-            "context source_model", "begin", ""]
-    for op, scope, remote, r, src, seq in rows:
-        lemma = f"{c}_{op}_{scope}{'_remote' if remote else ''}"
-        out += [f"text \\<open>{op} {scope}{' remote' if remote else ''}: {'; '.join(r.seq)}. "
-                f"Source: {_text(r.source)}.\\<close>",
-                f"lemma {lemma}: \"row_implements {c} ({src})\"",
-                "  sorry \\<comment> \\<open>stub: proof not generated\\<close>", ""]
+    def listed(rows):
+        return [(op, scope, remote, r, f"{_SRC_OP[op]} {_SRC_SCOPE[scope]} {'True' if remote else 'False'}",
+                 "[" + ", ".join(_instr(w) for w in r.seq) + "]") for (op, scope, remote), r in rows.items()]
+
+    def define(name, rows, base=""):
+        # map_of takes the first pair of a key: the several-device rows
+        # come before the rows they replace.
+        return [f"definition {name}_rows :: \"(src_op \\<times> row) list\" where",
+                f"  \"{name}_rows = [",
+                ",\n".join(f"     ({src}, \\<lambda>r x. {seq})" for *_, src, seq in rows) + "]\"", "",
+                f"definition {name} :: scheme where",
+                f"  \"{name} = map_of ({name}_rows{f' @ {base}_rows' if base else ''})\"", ""]
+
+    def lemmas(name, rows):
+        out = []
+        for op, scope, remote, r, src, seq in rows:
+            lemma = f"{name}_{op}_{scope}{'_remote' if remote else ''}"
+            out += [f"text \\<open>{op} {scope}{' remote' if remote else ''}: {'; '.join(r.seq)}. "
+                    f"Source: {_text(r.source)}.\\<close>",
+                    f"lemma {lemma}: \"row_implements {name} ({src})\"",
+                    "  sorry \\<comment> \\<open>stub: proof not generated\\<close>", ""]
+        return out
+
+    def theorem(name):
+        return [f"theorem {name}_sound: \"sound {name}\"", "  sorry \\<comment> \\<open>stub: proof not generated\\<close>", ""]
+
+    rows = listed(s.rows)
+    several = listed(s.several_devices)
+    out += define(c, rows)
+    if several:
+        out += [f"text \\<open>On several devices the scheme is {c}_several_devices: these rows in place of "
+                "or besides the ones above.\\<close>", ""]
+        out += define(f"{c}_several_devices", several, base=c)
+    out += ["context source_model", "begin", ""]
+    out += lemmas(c, rows)
+    out += lemmas(f"{c}_several_devices", several)
     if s.refuted_by:
         out += ["text \\<open>Not stated: hrf finds this scheme unsound against "
                 f"{_text(s.model)} (`hrf soundness`) on {_text(', '.join(s.refuted_by))}.\\<close>", ""]
     else:
-        out += [f"theorem {c}_sound: \"sound {c}\"", "  sorry \\<comment> \\<open>stub: proof not generated\\<close>", ""]
+        out += theorem(c) + (theorem(f"{c}_several_devices") if several else [])
     out += ["end", "", "end", ""]
     return theory, "\n".join(out)
 

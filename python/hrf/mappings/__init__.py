@@ -6,11 +6,13 @@ A row's key is (operation, scope, remote): operation `load`, `store` or
 scope `na` (non-atomic), `wg` (work-item, sub-group and work-group scopes),
 `dev` or `all`. In a sequence, `LD`, `ST`, `RMWL1`, `RMWL2` stand for the
 access itself, `LK x`/`UNLK x` lock the accessed location, the rest are
-machine instructions (001 Table 1).
+machine instructions (001 Table 1). A scheme may have rows for programs
+on several devices (`several_devices`), used in place of or besides its
+rows there, and says why a key has no row (`missing`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from ..errors import UnsupportedFeature
@@ -34,26 +36,42 @@ class Scheme:
     # Corpus tests (paths from the repository root) on which `hrf soundness`
     # finds the scheme unsound; tests/test_isabelle.py re-runs them.
     refuted_by: tuple = ()
+    # Rows that replace or extend `rows` when the program runs on several
+    # devices (where a device's L2 is no longer the point of coherence).
+    several_devices: dict = field(default_factory=dict)
+    # Why a key has no row: (op, scope, remote) -> reason, for the error.
+    missing: dict = field(default_factory=dict)
+
+    def rows_for(self, ndev: int) -> dict:
+        """The rows used for a program on `ndev` devices."""
+        return {**self.rows, **self.several_devices} if ndev > 1 else self.rows
 
     def row(self, op: str, scope: str, remote: bool, ndev: int, where=None) -> Row:
         # On a machine with one device, all-devices scope is device scope.
-        # (On several, reading a remote all-devices operation as a plain one
-        # is unsound: it must still reach work-group-scope operations of
-        # other devices; hrf found that on RSP_Test3. No scheme has such rows.)
         if scope == "all" and ndev == 1:
             scope = "dev"
-        r = self.rows.get((op, scope, remote))
+        r = self.rows_for(ndev).get((op, scope, remote))
         if r is None:
             what = f"{'remote ' if remote else ''}{op} at scope {scope}"
-            raise UnsupportedFeature(f"scheme {self.name} has no row for a {what}", *(where or (None, None)))
+            why = self.missing.get((op, scope, remote))
+            raise UnsupportedFeature(f"scheme {self.name} has no row for a {what}" + (f": {why}" if why else ""),
+                                     *(where or (None, None)))
         return r
 
     def table(self) -> str:
         """The scheme as a table: operation, scope, remote, sequence, source."""
         out = [f"Scheme {self.name}: {self.description}", ""]
-        for (op, scope, remote), r in self.rows.items():
-            key = f"{op} {scope}{' remote' if remote else ''}"
-            out.append(f"  {key:<20} {'; '.join(r.seq):<62} {r.source}")
+
+        def lines(rows):
+            for (op, scope, remote), r in rows.items():
+                key = f"{op} {scope}{' remote' if remote else ''}"
+                out.append(f"  {key:<20} {'; '.join(r.seq):<62} {r.source}")
+        lines(self.rows)
+        if self.several_devices:
+            out += ["", "On several devices, in place of or besides the rows above:"]
+            lines(self.several_devices)
+        for (op, scope, remote), why in self.missing.items():
+            out.append(f"  {op} {scope}{' remote' if remote else ''}: no row: {why}")
         if self.notes:
             out += ["", self.notes]
         return "\n".join(out)

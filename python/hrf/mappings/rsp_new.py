@@ -42,6 +42,44 @@ SLIDES = Scheme(
     refuted_by=("litmus/rsp/rmw-two-remote.litmus",),
 )
 
+# Several devices: remote operations at scope all_svm_devices (RSP_Test3).
+# Not on the slide, whose machine has one device; hrf's rows, the repaired
+# remote DV rows lifted one level (memory is the point of coherence now, a
+# device's L2 is a cache like an L1). A remote operation reaches the
+# work-group-scope operations of every device (001 sec. 5.1, the cat's
+# incl), so it flushes every L1 and L2 (FLUL1 ALL, then FLUL2 ALL) and
+# invalidates caches outside its own work-group (L2 before L1: RSP_Test5's
+# lesson). Each instruction is needed: without any one of them (or with
+# DV for ALL) hrf finds a counterexample on one of litmus/rsp/
+# mp-remote-all-acquire, mp-remote-all-release, store-remote-all-vs-rmw,
+# store-remote-all-vs-dev-rmw (tests/test_soundness.py).
+_SEVERAL = "hrf: repaired remote DV row lifted to all devices (several devices)"
+_SEVERAL_DEVICES = {
+    # Acquire: read, then bring every cache's writes to memory and drop
+    # the own device's L2 and own L1.
+    ("load", "all", True): Row(("LD", "FLUL1 ALL", "FLUL2 ALL", "INVL2 DV", "INVL1 WG"), _SEVERAL),
+    # Release: under every rmw lock, everything to memory and every cache
+    # invalidated; the store, published to memory; every cache invalidated
+    # again (a fetch in between may have brought the old value).
+    ("store", "all", True): Row(("LKrmw ALL", "FLUL1 ALL", "FLUL2 ALL", "INVL2 ALL", "INVL1 ALL", "ST",
+                                 "FLUL1 WG", "FLUL2 DV", "INVL2 ALL", "INVL1 ALL", "UNLKrmw ALL"), _SEVERAL),
+    # A device-scope RMW is performed at its device's L2, which another
+    # device's remote all-devices store cannot reach: without the lock the
+    # RMW's result, written back later, overwrites the store in memory
+    # (store-remote-all-vs-dev-rmw, x=1).
+    ("rmw", "dev", False): Row(("LKrmw DV", "FLUL1 WG", "RMWL2", "INVL1 WG", "UNLKrmw DV"),
+                               "hrf: the slide's DV row under the device's rmw locks (several devices)"),
+}
+# The machine has no RMW at memory: an RMW performed at one device's L2
+# is atomic only against writers that take a lock, and work-group stores
+# of other devices take none. hrf tried the remote store row around RMWL2
+# (flushing and invalidating on both sides): it loses a work-group store
+# of another device (mp-remote-all-rmw-acquire, y=0).
+_NO_REMOTE_ALL_RMW = ("the machine has no RMW at memory, and an RMW at one device's L2 is not atomic against "
+                      "unlocked stores of other devices (hrf's candidate loses one on litmus/rsp/"
+                      "mp-remote-all-rmw-acquire.litmus)")
+_NO_ALL_RMW = "the machine has no RMW at memory"
+
 # The repair (SPEC sec. 8's hypotheses, confirmed by hrf: see
 # tests/test_soundness.py). The slide's remote rows flush only the
 # promoting thread's own L1 (FLUL1 WG): a dirty line that a work-group RMW
@@ -60,5 +98,8 @@ SCHEME = Scheme(
         ("store", "dev", True): Row(("LKrmw DV", "FLUL1 DV", "INVL1 DV", "ST", "FLUL1 WG", "INVL1 DV", "UNLKrmw DV"),
                                     "repair: flush the device first, publish, under the rmw locks (SPEC sec. 8)"),
     }},
-    notes="Repaired rows: remote RMW and remote store (see the module docstring and tests/test_soundness.py).",
+    notes="Repaired rows: remote RMW and remote store (see the module docstring and tests/test_soundness.py). "
+          "On several devices: hrf's remote all-devices load and store rows and a locked device-scope RMW.",
+    several_devices=_SEVERAL_DEVICES,
+    missing={("rmw", "all", True): _NO_REMOTE_ALL_RMW, ("rmw", "all", False): _NO_ALL_RMW},
 )
