@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import hrf
-from hrf.mappings import compile_scheme, get
+from hrf.mappings import Row, Scheme, compile_scheme, get
 
 ROOT = Path(__file__).resolve().parent.parent
 RSP = ROOT / "litmus/rsp"
@@ -167,6 +167,13 @@ def test_rsp_new_sound_on_several_devices(test):
     assert all(m.deadlocks == 0 and m.complete for m in r.machine.values())
 
 
+def _with_several_device_row(key, seq):
+    """rsp-new with `seq` as its several-device row for `key`."""
+    base = get("rsp-new")
+    return Scheme("probe", "rsp-new with one several-device row changed", base.model, base.rows,
+                  several_devices={**base.several_devices, key: Row(seq, "probe")})
+
+
 def _without(seq, i):
     """The row without instruction i (a lock goes with its unlock)."""
     out = seq[:i] + seq[i + 1:]
@@ -176,11 +183,10 @@ def _without(seq, i):
 def test_every_instruction_of_the_several_device_rows_is_needed():
     # Each instruction left out, or each ALL narrowed to DV, gives a scheme
     # that hrf finds unsound on at least one of the SEVERAL tests.
-    from hrf.mappings import Row, Scheme
     base = get("rsp-new")
 
     def sound_everywhere(key, seq):
-        s = Scheme("probe", "", base.model, base.rows, several_devices={**base.several_devices, key: Row(seq, "probe")})
+        s = _with_several_device_row(key, seq)
         return all(hrf.soundness(RSP / f"{t}.litmus", s).sound for t in SEVERAL)
     tried = 0
     for key in [("load", "all", True), ("store", "all", True), ("rmw", "dev", False)]:
@@ -224,15 +230,11 @@ def test_the_remote_all_devices_rmw_candidate_loses_a_store():
     # work-group store y=1 (device 0) reach memory and then be overwritten
     # by the RMW's y=0, which read the initial y in device 1's L2. Source:
     # the increment by 0 is atomic, so y=1 at the end.
-    from hrf.mappings import Row, Scheme
-    base = get("rsp-new")
     cand = ("LKrmw ALL", "FLUL1 ALL", "FLUL2 ALL", "INVL2 ALL", "INVL1 ALL", "RMWL2",
             "FLUL1 ALL", "FLUL2 ALL", "INVL2 ALL", "INVL1 ALL", "UNLKrmw ALL")
-    s = Scheme("candidate", "", base.model, base.rows,
-               several_devices={**base.several_devices, ("rmw", "all", True): Row(cand, "candidate")})
-    src = hrf.check(RSP / "mp-remote-all-rmw-acquire.litmus", "opencl-rsp")
-    assert src.racy is False and all(o for o in src.outcomes)
+    s = _with_several_device_row(("rmw", "all", True), cand)
     r = hrf.soundness(RSP / "mp-remote-all-rmw-acquire.litmus", s, writeback=["fifo"])
+    assert r.racy_source is False and r.allowed and all(o["y"] == 1 for o in r.allowed)
     assert r.sound is False
     assert {"1:r0": 0, "1:r1": -1, "x": 42, "y": 0} in _outcomes(r, "fifo")
 
