@@ -1,7 +1,9 @@
 """`rsp-new`: the RSP paper's improved scheme (001 sec. 5-6; the "New
 compilation scheme" slide of 003), as transcribed in SPEC sec. 8
 (`rsp-new-slides`), and repaired where hrf finds the transcription unsound
-(`rsp-new`)."""
+(`rsp-new`), with hrf's rows for programs on several devices (remote
+operations at scope all_svm_devices, which the slide's one-device machine
+does not have)."""
 from . import Row, Scheme
 
 _SLIDE = "003 'New compilation scheme'"
