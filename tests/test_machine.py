@@ -174,6 +174,7 @@ def test_cli_goes_on_past_a_test_it_cannot_take(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert f"{t3}:14: scheme rsp-new has no row for a remote rmw at scope all" in err
     assert "corrupt_MP: scheme rsp-new vs model opencl-rsp: SOUND" in out
+    assert err.rstrip().endswith("hrf: 2 tests, scheme rsp-new: 1 sound, 1 not compiled")
     assert main(["compile", str(t3), str(rsp), "--scheme", "rsp-new"]) == 1
     out, err = capsys.readouterr()
     assert "no row for a remote rmw" in err and out.startswith("GPU_MACHINE corrupt_MP")

@@ -173,6 +173,7 @@ def cmd_soundness(a) -> int:
         return 2
     status = 0
     progress = ExploreProgress()  # a status line on stderr, when it is a terminal
+    counts = dict.fromkeys(["sound", "unsound", "racy source (skipped)", "not decided (a limit)", "not compiled"], 0)
     for f in a.files:
         try:
             r = soundness(f, a.scheme, a.model, writeback=a.writeback, limits=Limits(unroll=a.unroll),
@@ -181,14 +182,20 @@ def cmd_soundness(a) -> int:
             # one test the scheme or model cannot take does not stop the others
             print(f"hrf: {e}", file=sys.stderr, flush=True)
             status |= 1
+            counts["not compiled"] += 1
             continue
         print(json.dumps(r.to_json()) if a.json else r.to_text(), flush=True)
         status |= {True: 0, False: 1, None: 0 if r.racy_source else 2}[r.sound]
+        counts[{True: "sound", False: "unsound", None: "racy source (skipped)" if r.racy_source
+                else "not decided (a limit)"}[r.sound]] += 1
         if a.graph:
             if r.counterexamples:
                 r.render(a.graph)
             else:
                 print(f"hrf: note: {r.name}: no counterexample, nothing drawn to {a.graph}", file=sys.stderr)
+    if len(a.files) > 1:
+        print(f"hrf: {len(a.files)} tests, scheme {a.scheme}: "
+              + ", ".join(f"{n} {what}" for what, n in counts.items() if n), file=sys.stderr)
     return status
 
 
