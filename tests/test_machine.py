@@ -266,7 +266,7 @@ def _random_machine_program(rng) -> str:
 @pytest.mark.parametrize("writeback", ["fifo", "any"])
 def test_reduction_matches_the_literal_machine_on_random_programs(writeback):
     # Property test of every reduction of the default explorer (register
-    # moves and branches alone, FLUSH-marker dequeues alone, no fetch that
+    # moves and branches alone, FLUSH-marker and idle-address dequeues alone, no fetch that
     # nobody can read any more, refresh instead of evict) against the
     # literal SPEC 7 machine: the same outcomes, the same faults, and a
     # deadlock in one iff in the other.

@@ -99,6 +99,18 @@ pub struct Layout {
     fifos: usize,
 }
 
+/// What a thread's code from some pc on may still access, as bit masks
+/// of addresses (`Machine::future`).
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Future {
+    /// Read through the L1: LD, L1 RMW.
+    pub l1: u64,
+    /// Read at the L2: L2 RMW.
+    pub l2: u64,
+    /// Written, at any level: ST, RMW.
+    pub writes: u64,
+}
+
 /// A program with its layout: counts and who is where.
 pub struct Machine {
     pub prog: MProgram,
@@ -107,11 +119,11 @@ pub struct Machine {
     pub nwg: usize,
     pub wg_dev: Vec<usize>,
     pub reg_off: Vec<usize>,
-    /// Per thread and pc (0..=code length): the addresses the code from
-    /// that pc on may read through the L1 (LD, L1 RMW) and at the L2 (L2
-    /// RMW), as bit masks; None with more than 64 addresses. Branches go
-    /// forward only, so this is everything the thread can still read.
-    pub future_reads: Option<Vec<Vec<(u64, u64)>>>,
+    /// Per thread and pc (0..=code length): what the code from that pc
+    /// on may still access (`Future`); None with more than 64 addresses.
+    /// Branches go forward only, so this is everything the thread can
+    /// still do.
+    pub future: Option<Vec<Vec<Future>>>,
     pub lay: Layout,
 }
 
@@ -161,19 +173,21 @@ impl Machine {
             off += t.nregs;
         }
         reg_off.push(off);
-        let future_reads = (naddr <= 64).then(|| {
+        let future = (naddr <= 64).then(|| {
             prog.threads
                 .iter()
                 .map(|t| {
-                    let mut masks = vec![(0u64, 0u64); t.code.len() + 1];
+                    let mut masks = vec![Future::default(); t.code.len() + 1];
                     for pc in (0..t.code.len()).rev() {
-                        let (mut l1, mut l2) = masks[pc + 1];
+                        let mut f = masks[pc + 1];
                         match &t.code[pc] {
-                            MInstr::Ld { loc, .. } | MInstr::Rmw { level: 1, loc, .. } => l1 |= 1 << loc,
-                            MInstr::Rmw { loc, .. } => l2 |= 1 << loc,
+                            MInstr::Ld { loc, .. } => f.l1 |= 1 << loc,
+                            MInstr::Rmw { level: 1, loc, .. } => (f.l1, f.writes) = (f.l1 | 1 << loc, f.writes | 1 << loc),
+                            MInstr::Rmw { loc, .. } => (f.l2, f.writes) = (f.l2 | 1 << loc, f.writes | 1 << loc),
+                            MInstr::St { loc, .. } => f.writes |= 1 << loc,
                             _ => {}
                         }
-                        masks[pc] = (l1, l2);
+                        masks[pc] = f;
                     }
                     masks
                 })
@@ -198,7 +212,7 @@ impl Machine {
         let lockfile = rmw_lock + if rmw_locks { nwg * sw } else { 0 };
         let fifos = lockfile + if locks { ndev * naddr * sw } else { 0 };
         let lay = Layout { vw, sw, pc, regs, l1, l2, mem, rmw_lock, lockfile, fifos };
-        let m = Machine { prog, naddr, ndev, nwg, wg_dev, reg_off, future_reads, lay };
+        let m = Machine { prog, naddr, ndev, nwg, wg_dev, reg_off, future, lay };
         m.validate()?;
         Ok(m)
     }

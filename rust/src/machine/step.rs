@@ -74,7 +74,11 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
     /// - the dequeue of a FLUSH marker at the head of a fifo: it only
     ///   removes that head; enqueues append at the tail (the fifo is not
     ///   empty, so they commute with it), the marker's thread stays blocked
-    ///   until it is gone, and nothing else can remove it.
+    ///   until it is gone, and nothing else can remove it;
+    /// - the dequeue of an address at the head of a fifo whose line is
+    ///   clean and can no longer become dirty (`idle_head`): it writes
+    ///   nothing back and only removes that head, as for a marker (the
+    ///   address is no marker, so no thread waits for it).
     /// Each is enabled until taken and commutes with every other step, and
     /// a final state has empty fifos and finished threads, so every final
     /// state and every state that cannot reach one stays reachable
@@ -84,9 +88,39 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
         if let Some(t) = (0..self.nthreads()).find(|&t| self.next_is_local(s, t) && !in_set(flushing, t)) {
             return Some(Step::Thread(t));
         }
-        // The first fifo (L1 fifos, then L2) with a marker at its head, in one walk.
-        let f = self.fifos(s).position(|(o, n)| n > 0 && self.get_small(s, o) >= self.naddr)?;
+        // The first fifo (L1 fifos, then L2) with a marker or an idle
+        // address at its head, in one walk.
+        let f = self.fifos(s).enumerate().position(|(f, (o, n))| {
+            n > 0 && {
+                let e = self.get_small(s, o);
+                e >= self.naddr || self.idle_head(s, f, e)
+            }
+        })?;
         Some(if f < self.nwg { Step::DequeueL1(f) } else { Step::DequeueL2(f - self.nwg) })
+    }
+
+    /// Whether address a at the head of fifo f is idle: its line is clean
+    /// and stays clean, so dequeuing it writes nothing back. An L1 line of
+    /// work-group w becomes dirty only by a store or RMW of a thread of w;
+    /// an L2 line of device d only by an L2 RMW of a thread of d or by
+    /// the write-back of a dirty L1 line of d. False when the machine
+    /// keeps no masks (`future`).
+    fn idle_head(&self, s: &[u8], f: usize, a: usize) -> bool {
+        let Some(fr) = &self.future else {
+            return false;
+        };
+        // Whether some thread for which `mine` holds may still write a.
+        let writes = |mine: &dyn Fn(usize) -> bool| {
+            (0..self.nthreads()).any(|t| mine(t) && fr[t][self.pc(s, t)].writes >> a & 1 != 0)
+        };
+        if f < self.nwg {
+            !self.l1(s, f, a).dirty() && !writes(&|t| self.prog.threads[t].wg == f)
+        } else {
+            let d = f - self.nwg;
+            !self.l2(s, d, a).dirty()
+                && (0..self.nwg).all(|w| self.wg_dev[w] != d || !self.l1(s, w, a).dirty())
+                && !writes(&|t| self.prog.threads[t].dev == d)
+        }
     }
 
     /// Which addresses some thread may still read, as bit masks: through
@@ -99,15 +133,15 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
     /// than 64 addresses (no masks kept).
     pub fn reads_into(&self, s: &[u8], out: &mut Vec<u64>) {
         out.clear();
-        let Some(fr) = &self.future_reads else {
+        let Some(fr) = &self.future else {
             out.resize(self.nwg + self.ndev, u64::MAX);
             return;
         };
         out.resize(self.nwg + self.ndev, 0);
         for (t, th) in self.prog.threads.iter().enumerate() {
-            let (r1, r2) = fr[t][self.pc(s, t)];
-            out[th.wg] |= r1;
-            out[self.nwg + th.dev] |= r1 | r2;
+            let f = fr[t][self.pc(s, t)];
+            out[th.wg] |= f.l1;
+            out[self.nwg + th.dev] |= f.l1 | f.l2;
         }
     }
 

@@ -325,6 +325,40 @@ fn dequeue_l1_writes_a_dirty_head_to_l2_and_drops_clean_heads_and_markers() {
 }
 
 #[test]
+fn reduced_machine_dequeues_idle_heads_alone() {
+    // An address at a fifo's head whose line is clean and stays clean (no
+    // thread that could dirty it will still write it) is dequeued alone,
+    // as a FLUSH marker is; while a writer remains, it is not.
+    let st_x = json!([{"op": "st", "loc": 0, "val": c(1)}]);
+    let ld_y = json!([{"op": "ld", "dst": 0, "loc": 1}]);
+    let flushing = vec![0u64];
+    for (code, idle) in [(ld_y.clone(), true), (st_x, false)] {
+        let m = machine_with(vec![(0, 0, code), (1, 1, ld_y.clone())], "fifo", true);
+        let v = m.view();
+        // wg 0's L1 fifo holds x, its line clean: idle unless P0 may still store x.
+        let mut s = m.initial();
+        s.l1[0] = Line { st: CV, val: 1 };
+        s.l1_fifo[0] = vec![0];
+        let want = idle.then_some(Step::DequeueL1(0));
+        assert_eq!(v.invisible_step(&pack(&m, &s), &flushing), want);
+        // Dirty, it is written back: never alone.
+        s.l1[0] = Line { st: DV, val: 1 };
+        assert_eq!(v.invisible_step(&pack(&m, &s), &flushing), None);
+        // Device 0's L2 fifo holds x: idle when the L2 line is clean, no L1
+        // line of x in the device is dirty and no thread of the device
+        // may still write x.
+        let mut s = m.initial();
+        s.l2[0] = Line { st: CV, val: 1 };
+        s.l2_fifo[0] = vec![0];
+        let want = idle.then_some(Step::DequeueL2(0));
+        assert_eq!(v.invisible_step(&pack(&m, &s), &flushing), want);
+        s.l1[0] = Line { st: DV, val: 1 };
+        s.l1_fifo[0] = vec![0];
+        assert_eq!(v.invisible_step(&pack(&m, &s), &flushing), None);
+    }
+}
+
+#[test]
 fn dequeue_l2_writes_a_dirty_head_to_memory() {
     let m = three_wgs(json!([]));
     let mut s = m.initial();
