@@ -7,6 +7,7 @@ import pytest
 
 import hrf
 from hrf.machine import explore, parse_machine, parse_machine_file
+from hrf.mappings import compile_scheme
 
 from conftest import REFERENCE
 
@@ -184,6 +185,24 @@ def test_cli_goes_on_past_a_test_it_cannot_take(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert f"{bad}:4:2" in err and "unknown instruction" in err
     assert "Test corrupt-MP-rsp-old (machine, writeback=fifo)" in out
+
+
+def test_cli_explore_compiles_a_source_test_with_a_scheme(capsys):
+    # The corrupt MP of the slides compiled with rsp-old: the machine
+    # reaches r0=1, r1=0 (the stale x; test_soundness pins its trace), the
+    # same outcomes with r0=1 as the hand-compiled GPU_MACHINE version of
+    # this file (which loads x whatever r0 is; the source loads it only
+    # when r0=1, else r1=-1).
+    from hrf.cli import main
+    assert main(["explore", str(ROOT / "litmus/rsp/corrupt-mp.litmus"), "--scheme", "rsp-old", "--trace"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Test corrupt_MP (machine, writeback=fifo)")
+    assert "Trace to 1:r0=1; 1:r1=0; x=42; y=1;" in out and "INVL1 WG   [line 14: load(y, acq, dev)]" in out
+    compiled = explore(compile_scheme(ROOT / "litmus/rsp/corrupt-mp.litmus", "rsp-old"))
+    hand = explore(CORRUPT)
+    after = lambda r: {o["1:r1"] for o in r.outcomes if o["1:r0"] == 1}  # noqa: E731
+    assert after(compiled) == after(hand) == {0, 42}
+    assert {o["1:r1"] for o in compiled.outcomes if o["1:r0"] == 0} == {-1}
 
 
 def test_cli_explore_json(capsys):

@@ -135,6 +135,7 @@ def cmd_compile(a) -> int:
 
 def cmd_explore(a) -> int:
     from .machine import ExploreProgress, explore
+    from .mappings import compile_scheme
     if a.graph and (len(a.files) != 1 or len(a.writeback) != 1):
         print("hrf: --graph draws one test under one write-back policy (--writeback fifo or any)", file=sys.stderr)
         return 2
@@ -143,7 +144,8 @@ def cmd_explore(a) -> int:
     for f in a.files:
         for wb in a.writeback:
             try:
-                r = explore(f, writeback=wb, max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers,
+                prog = compile_scheme(f, a.scheme, unroll=a.unroll) if a.scheme else f
+                r = explore(prog, writeback=wb, max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers,
                             reduce=not a.literal, progress=progress)
             except HrfError as e:
                 # a bad test does not stop the others
@@ -284,7 +286,9 @@ def main(argv=None) -> int:
     k.set_defaults(func=cmd_compile)
 
     e = sub.add_parser("explore", help="explore every behaviour of a GPU_MACHINE test")
-    e.add_argument("files", nargs="+", help="GPU_MACHINE .litmus files")
+    e.add_argument("files", nargs="+", help="GPU_MACHINE .litmus files (source tests with --scheme)")
+    e.add_argument("--scheme", "-s", help="compile source litmus tests with this scheme first (as `hrf compile`)")
+    e.add_argument("--unroll", type=int, default=2, help="loop unrolling bound when compiling (--scheme)")
     machine_args(e, "fifo")
     e.add_argument("--json", action="store_true", help="one JSON object per test and write-back policy (outcomes "
                    "with their traces, deadlocks, faults, states, phases)")
