@@ -134,7 +134,7 @@ def cmd_compile(a) -> int:
 
 
 def cmd_explore(a) -> int:
-    from .machine import ExploreProgress, explore
+    from .machine import ExploreProgress, explore, parse_machine_file
     from .mappings import compile_scheme
     if a.graph and (len(a.files) != 1 or len(a.writeback) != 1):
         print("hrf: --graph draws one test under one write-back policy (--writeback fifo or any)", file=sys.stderr)
@@ -142,28 +142,28 @@ def cmd_explore(a) -> int:
     status = 0
     progress = ExploreProgress()  # a status line on stderr, when it is a terminal
     for f in a.files:
-        for wb in a.writeback:
-            try:
-                prog = compile_scheme(f, a.scheme, unroll=a.unroll) if a.scheme else f
-                r = explore(prog, writeback=wb, max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers,
-                            reduce=not a.literal, progress=progress)
-            except HrfError as e:
-                # a bad test does not stop the others
-                print(f"hrf: {e}", file=sys.stderr, flush=True)
-                status |= 1
-                break
-            if a.json:
-                print(json.dumps(r.to_json()), flush=True)
-            else:
-                print(r.to_text())
-            if a.graph:
-                r.render(a.graph)
-            if a.trace and not a.json:
-                for o, tr in zip(r.outcomes, r.traces):
-                    if not r.program.condition or r.holds[r.outcomes.index(o)]:
-                        print("Trace to " + format_state(o))
-                        print("\n".join("  " + s for s in tr))
-            status |= 0 if r.complete else 2
+        try:
+            # read (or compile) once, explore under each policy
+            prog = compile_scheme(f, a.scheme, unroll=a.unroll) if a.scheme else parse_machine_file(f)
+            for wb in a.writeback:
+                r = explore(prog, writeback=wb, max_states=a.max_states, max_seconds=a.max_seconds,
+                            workers=a.workers, reduce=not a.literal, progress=progress)
+                if a.json:
+                    print(json.dumps(r.to_json()), flush=True)
+                else:
+                    print(r.to_text())
+                if a.graph:
+                    r.render(a.graph)
+                if a.trace and not a.json:
+                    for o, tr in zip(r.outcomes, r.traces):
+                        if not r.program.condition or r.holds[r.outcomes.index(o)]:
+                            print("Trace to " + format_state(o))
+                            print("\n".join("  " + s for s in tr))
+                status |= 0 if r.complete else 2
+        except HrfError as e:
+            # a bad test does not stop the others
+            print(f"hrf: {e}", file=sys.stderr, flush=True)
+            status |= 1
     return status
 
 

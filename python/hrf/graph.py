@@ -115,6 +115,10 @@ def _trace_lanes(prog) -> list:
     return lanes
 
 
+def _dev_of(prog, wg: int) -> int:
+    return next(t.dev for t in prog.threads if t.wg == wg)
+
+
 def _trace_row(prog, st: dict):
     """One step as (from lane, to lane, label, style): an arrow between two
     lifelines, or a note on one (from == to). SPEC sec. 7 names."""
@@ -142,16 +146,14 @@ def _trace_row(prog, st: dict):
         return me, me, text, "local"
     env = "env: "
     if k == "fetch_l1":
-        wg = st["wg"]
-        dev = next(t.dev for t in prog.threads if t.wg == wg)
-        return ("l2", dev), ("l1", wg), f"{env}fetch {st['loc']} = {st['val']}", "env"
+        return ("l2", _dev_of(prog, st["wg"])), ("l1", st["wg"]), f"{env}fetch {st['loc']} = {st['val']}", "env"
     if k == "fetch_l2":
         return ("mem", 0), ("l2", st["dev"]), f"{env}fetch {st['loc']} = {st['val']}", "env"
     if k in ("dequeue_l1", "dequeue_l2", "writeback_l1", "writeback_l2"):
         l1 = k.endswith("l1")
         if l1:
             src = ("l1", st["wg"])
-            dst = ("l2", next(t.dev for t in prog.threads if t.wg == st["wg"]))
+            dst = ("l2", _dev_of(prog, st["wg"]))
         else:
             src, dst = ("l2", st["dev"]), ("mem", 0)
         if "flush" in st:

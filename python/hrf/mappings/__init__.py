@@ -42,18 +42,15 @@ class Scheme:
     # Why a key has no row: (op, scope, remote) -> reason, for the error.
     missing: dict = field(default_factory=dict)
 
-    def rows_for(self, ndev: int) -> dict:
-        """The rows used for a program on `ndev` devices."""
-        return {**self.rows, **self.several_devices} if ndev > 1 else self.rows
-
     def row(self, op: str, scope: str, remote: bool, ndev: int, where=None) -> Row:
         # On a machine with one device, all-devices scope is device scope.
         if scope == "all" and ndev == 1:
             scope = "dev"
-        r = self.rows_for(ndev).get((op, scope, remote))
+        key = (op, scope, remote)
+        r = (self.several_devices.get(key) if ndev > 1 else None) or self.rows.get(key)
         if r is None:
             what = f"{'remote ' if remote else ''}{op} at scope {scope}"
-            why = self.missing.get((op, scope, remote))
+            why = self.missing.get(key)
             raise UnsupportedFeature(f"scheme {self.name} has no row for a {what}" + (f": {why}" if why else ""),
                                      *(where or (None, None)))
         return r
@@ -62,16 +59,18 @@ class Scheme:
         """The scheme as a table: operation, scope, remote, sequence, source."""
         out = [f"Scheme {self.name}: {self.description}", ""]
 
+        def key_text(op, scope, remote):
+            return f"{op} {scope}{' remote' if remote else ''}"
+
         def lines(rows):
-            for (op, scope, remote), r in rows.items():
-                key = f"{op} {scope}{' remote' if remote else ''}"
-                out.append(f"  {key:<20} {'; '.join(r.seq):<62} {r.source}")
+            for key, r in rows.items():
+                out.append(f"  {key_text(*key):<20} {'; '.join(r.seq):<62} {r.source}")
         lines(self.rows)
         if self.several_devices:
             out += ["", "On several devices, in place of or besides the rows above:"]
             lines(self.several_devices)
-        for (op, scope, remote), why in self.missing.items():
-            out.append(f"  {op} {scope}{' remote' if remote else ''}: no row: {why}")
+        for key, why in self.missing.items():
+            out.append(f"  {key_text(*key)}: no row: {why}")
         if self.notes:
             out += ["", self.notes]
         return "\n".join(out)

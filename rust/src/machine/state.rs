@@ -182,9 +182,11 @@ impl Machine {
                         let mut f = masks[pc + 1];
                         match &t.code[pc] {
                             MInstr::Ld { loc, .. } => f.l1 |= 1 << loc,
-                            MInstr::Rmw { level: 1, loc, .. } => (f.l1, f.writes) = (f.l1 | 1 << loc, f.writes | 1 << loc),
-                            MInstr::Rmw { loc, .. } => (f.l2, f.writes) = (f.l2 | 1 << loc, f.writes | 1 << loc),
                             MInstr::St { loc, .. } => f.writes |= 1 << loc,
+                            MInstr::Rmw { level, loc, .. } => {
+                                *if *level == 1 { &mut f.l1 } else { &mut f.l2 } |= 1 << loc;
+                                f.writes |= 1 << loc;
+                            }
                             _ => {}
                         }
                         masks[pc] = f;

@@ -3,7 +3,7 @@
 //! one successor, so a thread step yields a state or `Blocked` (the empty
 //! set); the environment's steps are enumerated one by one.
 
-use super::program::{MInstr, Writeback};
+use super::program::{MInstr, MThread, Writeback};
 use super::state::{FifoEl, Line, Machine, Packed, View, DIRTY, PRESENT, VALID};
 
 /// What a step did, to label the transition (and print a trace).
@@ -106,21 +106,27 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
     /// the write-back of a dirty L1 line of d. False when the machine
     /// keeps no masks (`future`).
     fn idle_head(&self, s: &[u8], f: usize, a: usize) -> bool {
-        let Some(fr) = &self.future else {
+        if self.future.is_none() {
             return false;
-        };
-        // Whether some thread for which `mine` holds may still write a.
-        let writes = |mine: &dyn Fn(usize) -> bool| {
-            (0..self.nthreads()).any(|t| mine(t) && fr[t][self.pc(s, t)].writes >> a & 1 != 0)
-        };
+        }
         if f < self.nwg {
-            !self.l1(s, f, a).dirty() && !writes(&|t| self.prog.threads[t].wg == f)
+            !self.l1(s, f, a).dirty() && !self.may_write(s, a, |th| th.wg == f)
         } else {
             let d = f - self.nwg;
             !self.l2(s, d, a).dirty()
                 && (0..self.nwg).all(|w| self.wg_dev[w] != d || !self.l1(s, w, a).dirty())
-                && !writes(&|t| self.prog.threads[t].dev == d)
+                && !self.may_write(s, a, |th| th.dev == d)
         }
+    }
+
+    /// Whether some thread that `pick` selects may still write address a
+    /// (`future`; false without masks).
+    #[inline(always)]
+    fn may_write(&self, s: &[u8], a: usize, pick: impl Fn(&MThread) -> bool) -> bool {
+        let Some(fr) = &self.future else {
+            return false;
+        };
+        self.prog.threads.iter().enumerate().any(|(t, th)| pick(th) && fr[t][self.pc(s, t)].writes >> a & 1 != 0)
     }
 
     /// Which addresses some thread may still read, as bit masks: through

@@ -331,30 +331,24 @@ fn reduced_machine_dequeues_idle_heads_alone() {
     // as a FLUSH marker is; while a writer remains, it is not.
     let st_x = json!([{"op": "st", "loc": 0, "val": c(1)}]);
     let ld_y = json!([{"op": "ld", "dst": 0, "loc": 1}]);
-    let flushing = vec![0u64];
     for (code, idle) in [(ld_y.clone(), true), (st_x, false)] {
         let m = machine_with(vec![(0, 0, code), (1, 1, ld_y.clone())], "fifo", true);
-        let v = m.view();
+        let alone = |s: &State| m.view().invisible_step(&pack(&m, s), &[0]);
         // wg 0's L1 fifo holds x, its line clean: idle unless P0 may still store x.
         let mut s = m.initial();
-        s.l1[0] = Line { st: CV, val: 1 };
-        s.l1_fifo[0] = vec![0];
-        let want = idle.then_some(Step::DequeueL1(0));
-        assert_eq!(v.invisible_step(&pack(&m, &s), &flushing), want);
+        (s.l1[0], s.l1_fifo[0]) = (Line { st: CV, val: 1 }, vec![0]);
+        assert_eq!(alone(&s), idle.then_some(Step::DequeueL1(0)));
         // Dirty, it is written back: never alone.
         s.l1[0] = Line { st: DV, val: 1 };
-        assert_eq!(v.invisible_step(&pack(&m, &s), &flushing), None);
+        assert_eq!(alone(&s), None);
         // Device 0's L2 fifo holds x: idle when the L2 line is clean, no L1
         // line of x in the device is dirty and no thread of the device
         // may still write x.
         let mut s = m.initial();
-        s.l2[0] = Line { st: CV, val: 1 };
-        s.l2_fifo[0] = vec![0];
-        let want = idle.then_some(Step::DequeueL2(0));
-        assert_eq!(v.invisible_step(&pack(&m, &s), &flushing), want);
-        s.l1[0] = Line { st: DV, val: 1 };
-        s.l1_fifo[0] = vec![0];
-        assert_eq!(v.invisible_step(&pack(&m, &s), &flushing), None);
+        (s.l2[0], s.l2_fifo[0]) = (Line { st: CV, val: 1 }, vec![0]);
+        assert_eq!(alone(&s), idle.then_some(Step::DequeueL2(0)));
+        (s.l1[0], s.l1_fifo[0]) = (Line { st: DV, val: 1 }, vec![0]);
+        assert_eq!(alone(&s), None);
     }
 }
 
