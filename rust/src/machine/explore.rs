@@ -445,10 +445,9 @@ impl Store {
     }
     /// Where the next record goes, `len` bytes of encoding when the last
     /// block holds `used` bytes: after them if it fits, else at the start
-    /// of a new block; noted with its parent and step (and as a mark).
-    /// Its offset (its bytes are written by the caller).
+    /// of a new block. Its offset (its bytes are written by the caller).
     #[inline(always)]
-    fn lay_out(&mut self, used: usize, len: usize, parent: u32, step: u16) -> Offset {
+    fn lay_out(&mut self, used: usize, len: usize) -> Offset {
         // The length prefix takes at most 10 bytes; a record starts below
         // BLOCK in its block (offsets keep 22 bits of position).
         let size = 10 + len;
@@ -459,17 +458,21 @@ impl Store {
         }
         let kb = self.blocks.len() - 1;
         assert!(kb < 1 << (OFF_BITS - 1 - BLOCK_BITS), "state arena beyond 32 GiB");
-        let o = ((kb as u64) << BLOCK_BITS) | if fits { used as u64 } else { 0 };
+        ((kb as u64) << BLOCK_BITS) | if fits { used as u64 } else { 0 }
+    }
+    /// Note the next state: its record's offset (as a mark every `MARK`
+    /// states), its parent and step.
+    fn note(&mut self, o: Offset, parent: u32, step: u16) {
         if self.parent.len() % MARK == 0 {
             self.marks.push(o);
         }
         self.parent.push(parent);
         self.step.push(step);
-        o
     }
     /// Append a state's record (not yet in the hash set); its offset.
     fn push(&mut self, b: &[u8], parent: u32, step: u16) -> Offset {
-        let o = self.lay_out(self.blocks.last().map_or(0, |l| l.len()), b.len(), parent, step);
+        let o = self.lay_out(self.blocks.last().map_or(0, |l| l.len()), b.len());
+        self.note(o, parent, step);
         let last = self.blocks.last_mut().expect("lay_out makes a block");
         put_u(last, b.len() as u64);
         last.extend_from_slice(b);
@@ -477,36 +480,73 @@ impl Store {
     }
     /// Append records in order, each (bytes, parent, step): the same
     /// blocks, marks and offsets as `push` one by one (the reference,
-    /// `push_all_is_push_one_by_one` test), but laid out first and then
-    /// copied in parallel, block by block. Their offsets.
+    /// `push_all_is_push_one_by_one` test), but laid out and copied in
+    /// parallel. Records go in groups of `GROUP` consecutive ones: a
+    /// group that fits whole in the last block is laid out by its own
+    /// worker from its start; only the others are laid out one by one,
+    /// as `push` would.
     fn push_all<'c>(&mut self, n: usize, rec: impl Fn(usize) -> (&'c [u8], u32, u16) + Sync) -> Vec<Offset> {
+        const GROUP: usize = 1024;
+        let size = |j: usize| {
+            let l = rec(j).0.len();
+            put_u_len(l as u64) + l
+        };
+        let total: Vec<usize> = (0..n.div_ceil(GROUP)).into_par_iter().map(|g| (g * GROUP..n.min(g * GROUP + GROUP)).map(size).sum()).collect();
         let kb0 = self.blocks.len().saturating_sub(1);
         // The length each block will have, from kb0 on.
         let mut len: Vec<usize> = self.blocks.get(kb0).map(|b| b.len()).into_iter().collect();
-        let mut offs = Vec::with_capacity(n);
-        for j in 0..n {
-            let (b, parent, step) = rec(j);
-            let o = self.lay_out(len.last().copied().unwrap_or(0), b.len(), parent, step);
-            if self.blocks.len() - kb0 > len.len() {
-                len.push(0);
+        let mut offs: Vec<Offset> = vec![0; n];
+        // Each group's first offset, when it fits whole in its block
+        // (its records' offsets follow from it); else its offsets now.
+        let mut start: Vec<Option<Offset>> = Vec::with_capacity(total.len());
+        for (g, &t) in total.iter().enumerate() {
+            let used = len.last().copied().unwrap_or(0);
+            // (Each record of the group fits if the whole group does: a
+            // record's `lay_out` test is below the group's.)
+            if self.blocks.last().is_some_and(|l| used + t + 10 <= l.capacity().min(BLOCK)) {
+                start.push(Some((((self.blocks.len() - 1) as u64) << BLOCK_BITS) | used as u64));
+                *len.last_mut().unwrap() += t;
+                continue;
             }
-            *len.last_mut().unwrap() += put_u_len(b.len() as u64) + b.len();
-            offs.push(o);
+            start.push(None);
+            for j in g * GROUP..n.min(g * GROUP + GROUP) {
+                let o = self.lay_out(len.last().copied().unwrap_or(0), rec(j).0.len());
+                if self.blocks.len() - kb0 > len.len() {
+                    len.push(0);
+                }
+                *len.last_mut().unwrap() += size(j);
+                offs[j] = o;
+            }
         }
-        // The first record of each block (from kb0 on).
-        let mut first = vec![n; len.len() + 1];
-        for (j, &o) in offs.iter().enumerate().rev() {
-            first[(o >> BLOCK_BITS) as usize - kb0] = j;
-        }
-        for i in (0..len.len()).rev() {
-            first[i] = first[i].min(first[i + 1]);
-        }
-        // The records in groups of `GROUP` consecutive ones, each group
-        // written by one worker into its own part of its block's spare
-        // capacity (within the capacity the layout checked: no block
-        // moves): the copy, and the first touch of the new pages, are
-        // spread over the workers even when a layer fits in one block.
-        const GROUP: usize = 1024;
+        let len0 = self.parent.len();
+        self.parent.resize(len0 + n, 0);
+        self.step.resize(len0 + n, 0);
+        offs.par_chunks_mut(GROUP)
+            .zip(self.parent[len0..].par_chunks_mut(GROUP))
+            .zip(self.step[len0..].par_chunks_mut(GROUP))
+            .enumerate()
+            .for_each(|(g, ((offs, parent), step))| {
+                let mut o = start[g];
+                for (q, ((off, p), s)) in offs.iter_mut().zip(parent).zip(step).enumerate() {
+                    let j = g * GROUP + q;
+                    let (b, pj, sj) = rec(j);
+                    if let Some(at) = o {
+                        *off = at;
+                        o = Some(at + (put_u_len(b.len() as u64) + b.len()) as u64);
+                    }
+                    (*p, *s) = (pj, sj);
+                }
+            });
+        // Every MARK-th state's offset.
+        let first_mark = (MARK - len0 % MARK) % MARK;
+        self.marks.extend(offs.iter().skip(first_mark).step_by(MARK));
+        // The first record of each block from kb0 on (offsets increase).
+        let first: Vec<usize> = (0..=len.len()).map(|i| offs.partition_point(|&o| ((o >> BLOCK_BITS) as usize) < kb0 + i)).collect();
+        // The records in groups of `GROUP` consecutive ones in a block,
+        // each group written by one worker into its own part of its
+        // block's spare capacity (within the capacity the layout checked:
+        // no block moves): the copy, and the first touch of the new pages,
+        // are spread over the workers even when a layer fits in one block.
         let pos = |j: usize| (offs[j] & (BLOCK as u64 - 1)) as usize;
         let mut groups: Vec<(&mut [MaybeUninit<u8>], std::ops::Range<usize>)> = Vec::new();
         for (i, block) in self.blocks[kb0..].iter_mut().enumerate() {
