@@ -384,6 +384,14 @@ struct Store {
     hasher: foldhash::fast::FixedState,
 }
 
+/// Room in v for `extra` more values: its capacity the next power of two.
+fn grow<T>(v: &mut Vec<T>, extra: usize) {
+    let need = v.len() + extra;
+    if need > v.capacity() {
+        v.reserve_exact(need.next_power_of_two() - v.len());
+    }
+}
+
 /// The bytes of the record at offset o, and the offset just after it.
 fn record(blocks: &[Vec<u8>], o: Offset) -> (&[u8], Offset) {
     let (k, mut i) = ((o >> BLOCK_BITS) as usize, (o as usize) & (BLOCK - 1));
@@ -519,6 +527,9 @@ impl Store {
             }
         }
         let len0 = self.parent.len();
+        // (Capacities grow to powers of two, as pushing one by one does.)
+        grow(&mut self.parent, n);
+        grow(&mut self.step, n);
         self.parent.resize(len0 + n, 0);
         self.step.resize(len0 + n, 0);
         offs.par_chunks_mut(GROUP)
@@ -539,6 +550,7 @@ impl Store {
             });
         // Every MARK-th state's offset.
         let first_mark = (MARK - len0 % MARK) % MARK;
+        grow(&mut self.marks, n.saturating_sub(first_mark).div_ceil(MARK));
         self.marks.extend(offs.iter().skip(first_mark).step_by(MARK));
         // The first record of each block from kb0 on (offsets increase).
         let first: Vec<usize> = (0..=len.len()).map(|i| offs.partition_point(|&o| ((o >> BLOCK_BITS) as usize) < kb0 + i)).collect();
@@ -1284,6 +1296,7 @@ mod store_tests {
         assert!(one.blocks.len() > 4);
         assert_eq!(one.blocks, all.blocks);
         assert_eq!(one.blocks.iter().map(|b| b.capacity()).collect::<Vec<_>>(), all.blocks.iter().map(|b| b.capacity()).collect::<Vec<_>>());
+        assert_eq!((one.marks.capacity(), one.parent.capacity(), one.step.capacity()), (all.marks.capacity(), all.parent.capacity(), all.step.capacity()));
         assert_eq!((one.marks, one.parent, one.step), (all.marks, all.parent, all.step));
     }
 
