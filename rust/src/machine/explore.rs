@@ -8,7 +8,7 @@
 //! in parallel. Every state keeps its parent and step: the trace to any
 //! state is shortest (breadth-first) and reconstructed on demand.
 
-use super::state::{get_u, put_u, put_u_len, varint, Machine, Packed, View};
+use super::state::{get_u, put_u, varint, varint_len, Machine, Packed, View};
 use super::step::{in_set, Step, ThreadStep};
 use crate::enumerate::{LimitOut, CANCEL_GENERATION};
 use rayon::prelude::*;
@@ -392,6 +392,11 @@ fn grow<T>(v: &mut Vec<T>, extra: usize) {
     }
 }
 
+/// The arena bytes of a record of `len` bytes: its length prefix, then them.
+fn record_size(len: usize) -> usize {
+    varint_len(len as u64) + len
+}
+
 /// The bytes of the record at offset o, and the offset just after it.
 fn record(blocks: &[Vec<u8>], o: Offset) -> (&[u8], Offset) {
     let (k, mut i) = ((o >> BLOCK_BITS) as usize, (o as usize) & (BLOCK - 1));
@@ -488,108 +493,112 @@ impl Store {
     }
     /// Append records in order, each (bytes, parent, step): the same
     /// blocks, marks and offsets as `push` one by one (the reference,
-    /// `push_all_is_push_one_by_one` test), but laid out and copied in
-    /// parallel. Records go in groups of `GROUP` consecutive ones: a
-    /// group that fits whole in the last block is laid out by its own
-    /// worker from its start; only the others are laid out one by one,
-    /// as `push` would.
+    /// `push_all_is_push_one_by_one` test), but laid out and written in
+    /// parallel. Records go in groups of `GROUP` consecutive ones: a group
+    /// that fits whole in the last block is one run of consecutive bytes;
+    /// only a group that may cross into a new block is laid out one by
+    /// one, as `push` would, and cut into runs where its block changes.
+    /// Each run is then written by one worker: its records' bytes (the
+    /// copy, and the first touch of the new pages, spread over the
+    /// workers even when a layer fits in one block), offsets, parents,
+    /// steps and marks. Their offsets.
     fn push_all<'c>(&mut self, n: usize, rec: impl Fn(usize) -> (&'c [u8], u32, u16) + Sync) -> Vec<Offset> {
         const GROUP: usize = 1024;
-        let size = |j: usize| {
-            let l = rec(j).0.len();
-            put_u_len(l as u64) + l
-        };
-        let total: Vec<usize> = (0..n.div_ceil(GROUP)).into_par_iter().map(|g| (g * GROUP..n.min(g * GROUP + GROUP)).map(size).sum()).collect();
+        /// Records `recs`, consecutive in one block from offset `at`, `bytes` long.
+        struct Run {
+            recs: std::ops::Range<usize>,
+            at: Offset,
+            bytes: usize,
+        }
+        let group = |g: usize| g * GROUP..n.min(g * GROUP + GROUP);
+        let total: Vec<usize> = (0..n.div_ceil(GROUP)).into_par_iter().map(|g| group(g).map(|j| record_size(rec(j).0.len())).sum()).collect();
         let kb0 = self.blocks.len().saturating_sub(1);
         // The length each block will have, from kb0 on.
         let mut len: Vec<usize> = self.blocks.get(kb0).map(|b| b.len()).into_iter().collect();
-        let mut offs: Vec<Offset> = vec![0; n];
-        // Each group's first offset, when it fits whole in its block
-        // (its records' offsets follow from it); else its offsets now.
-        let mut start: Vec<Option<Offset>> = Vec::with_capacity(total.len());
+        let mut runs: Vec<Run> = Vec::with_capacity(total.len());
         for (g, &t) in total.iter().enumerate() {
             let used = len.last().copied().unwrap_or(0);
             // (Each record of the group fits if the whole group does: a
             // record's `lay_out` test is below the group's.)
             if self.blocks.last().is_some_and(|l| used + t + 10 <= l.capacity().min(BLOCK)) {
-                start.push(Some((((self.blocks.len() - 1) as u64) << BLOCK_BITS) | used as u64));
+                runs.push(Run { recs: group(g), at: (((self.blocks.len() - 1) as u64) << BLOCK_BITS) | used as u64, bytes: t });
                 *len.last_mut().unwrap() += t;
                 continue;
             }
-            start.push(None);
-            for j in g * GROUP..n.min(g * GROUP + GROUP) {
-                let o = self.lay_out(len.last().copied().unwrap_or(0), rec(j).0.len());
+            for j in group(g) {
+                let b = rec(j).0.len();
+                let size = record_size(b);
+                let o = self.lay_out(len.last().copied().unwrap_or(0), b);
                 if self.blocks.len() - kb0 > len.len() {
                     len.push(0);
                 }
-                *len.last_mut().unwrap() += size(j);
-                offs[j] = o;
+                *len.last_mut().unwrap() += size;
+                match runs.last_mut() {
+                    // (Records laid out in the same block are consecutive.)
+                    Some(r) if (r.at >> BLOCK_BITS) == (o >> BLOCK_BITS) => {
+                        r.recs.end = j + 1;
+                        r.bytes += size;
+                    }
+                    _ => runs.push(Run { recs: j..j + 1, at: o, bytes: size }),
+                }
             }
         }
+        // Each run's own parts of the offsets, of the new parents, steps
+        // and marks (every MARK-th state's offset), and of its block's
+        // spare capacity (within the capacity the layout checked: no
+        // block moves).
         let len0 = self.parent.len();
+        let marks_before = |i: usize| i.div_ceil(MARK);
         // (Capacities grow to powers of two, as pushing one by one does.)
         grow(&mut self.parent, n);
         grow(&mut self.step, n);
+        grow(&mut self.marks, marks_before(len0 + n) - marks_before(len0));
         self.parent.resize(len0 + n, 0);
         self.step.resize(len0 + n, 0);
-        offs.par_chunks_mut(GROUP)
-            .zip(self.parent[len0..].par_chunks_mut(GROUP))
-            .zip(self.step[len0..].par_chunks_mut(GROUP))
-            .enumerate()
-            .for_each(|(g, ((offs, parent), step))| {
-                let mut o = start[g];
-                for (q, ((off, p), s)) in offs.iter_mut().zip(parent).zip(step).enumerate() {
-                    let j = g * GROUP + q;
-                    let (b, pj, sj) = rec(j);
-                    if let Some(at) = o {
-                        *off = at;
-                        o = Some(at + (put_u_len(b.len() as u64) + b.len()) as u64);
-                    }
-                    (*p, *s) = (pj, sj);
-                }
-            });
-        // Every MARK-th state's offset.
-        let first_mark = (MARK - len0 % MARK) % MARK;
-        grow(&mut self.marks, n.saturating_sub(first_mark).div_ceil(MARK));
-        self.marks.extend(offs.iter().skip(first_mark).step_by(MARK));
-        // The first record of each block from kb0 on (offsets increase).
-        let first: Vec<usize> = (0..=len.len()).map(|i| offs.partition_point(|&o| ((o >> BLOCK_BITS) as usize) < kb0 + i)).collect();
-        // The records in groups of `GROUP` consecutive ones in a block,
-        // each group written by one worker into its own part of its
-        // block's spare capacity (within the capacity the layout checked:
-        // no block moves): the copy, and the first touch of the new pages,
-        // are spread over the workers even when a layer fits in one block.
-        let pos = |j: usize| (offs[j] & (BLOCK as u64 - 1)) as usize;
-        let mut groups: Vec<(&mut [MaybeUninit<u8>], std::ops::Range<usize>)> = Vec::new();
-        for (i, block) in self.blocks[kb0..].iter_mut().enumerate() {
-            let old = block.len();
-            let mut spare = &mut block.spare_capacity_mut()[..len[i] - old];
-            let mut j = first[i];
-            while j < first[i + 1] {
-                let end = (j + GROUP).min(first[i + 1]);
-                let size = if end < first[i + 1] { pos(end) } else { len[i] } - pos(j);
-                let (part, rest) = std::mem::take(&mut spare).split_at_mut(size);
-                groups.push((part, j..end));
-                spare = rest;
-                j = end;
-            }
-            assert!(spare.is_empty());
+        self.marks.resize(marks_before(len0 + n), 0);
+        let mut offs: Vec<Offset> = vec![0; n];
+        let (mut off, mut parent, mut step) = (&mut offs[..], &mut self.parent[len0..], &mut self.step[len0..]);
+        let mut marks = &mut self.marks[marks_before(len0)..];
+        let mut spares: Vec<&mut [MaybeUninit<u8>]> =
+            self.blocks[kb0..].iter_mut().zip(&len).map(|(b, &l)| { let old = b.len(); &mut b.spare_capacity_mut()[..l - old] }).collect();
+        let mut jobs = Vec::with_capacity(runs.len());
+        for r in runs {
+            let k = r.recs.len();
+            let (o, rest) = std::mem::take(&mut off).split_at_mut(k);
+            off = rest;
+            let (p, rest) = std::mem::take(&mut parent).split_at_mut(k);
+            parent = rest;
+            let (s, rest) = std::mem::take(&mut step).split_at_mut(k);
+            step = rest;
+            let (mk, rest) = std::mem::take(&mut marks).split_at_mut(marks_before(len0 + r.recs.end) - marks_before(len0 + r.recs.start));
+            marks = rest;
+            let spare = &mut spares[(r.at >> BLOCK_BITS) as usize - kb0];
+            let (bytes, rest) = std::mem::take(spare).split_at_mut(r.bytes);
+            *spare = rest;
+            jobs.push((r, o, p, s, mk, bytes));
         }
-        groups.into_par_iter().for_each(|(part, js)| {
-            let mut at = 0;
-            for j in js {
-                let b = rec(j).0;
+        assert!(spares.iter().all(|s| s.is_empty()), "the runs fill the blocks' new bytes");
+        jobs.into_par_iter().for_each(|(r, offs, parent, step, marks, bytes)| {
+            let (mut o, mut at, mut m) = (r.at, 0, 0);
+            for (q, j) in r.recs.enumerate() {
+                let (b, p, s) = rec(j);
                 let (head, k) = varint(b.len() as u64);
-                part[at..at + k].write_copy_of_slice(&head[..k]);
-                part[at + k..at + k + b.len()].write_copy_of_slice(b);
+                bytes[at..at + k].write_copy_of_slice(&head[..k]);
+                bytes[at + k..at + k + b.len()].write_copy_of_slice(b);
+                (offs[q], parent[q], step[q]) = (o, p, s);
+                if (len0 + j) % MARK == 0 {
+                    marks[m] = o;
+                    m += 1;
+                }
                 at += k + b.len();
+                o += (k + b.len()) as u64;
             }
-            assert_eq!(at, part.len(), "a group's records fill its part");
+            assert_eq!(at, bytes.len(), "a run's records fill its part");
         });
-        for (i, block) in self.blocks[kb0..].iter_mut().enumerate() {
-            // SAFETY: the groups' parts cover the spare capacity up to
-            // len[i] exactly (asserted above) and each was filled (asserted).
-            unsafe { block.set_len(len[i]) };
+        for (block, &l) in self.blocks[kb0..].iter_mut().zip(&len) {
+            // SAFETY: the runs' parts cover the spare capacity up to l
+            // exactly (asserted above) and each was filled (asserted).
+            unsafe { block.set_len(l) };
         }
         offs
     }

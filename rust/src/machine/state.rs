@@ -671,8 +671,8 @@ pub(super) fn varint(mut v: u64) -> ([u8; 10], usize) {
     (b, n + 1)
 }
 
-/// The bytes `put_u` takes for v.
-pub(super) fn put_u_len(v: u64) -> usize {
+/// The bytes `put_u` (`varint`) takes for v.
+pub(super) fn varint_len(v: u64) -> usize {
     (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
