@@ -315,6 +315,9 @@ def check_many(tests: Iterable, models, workers: Optional[int] = None, *, limits
     if isinstance(models, (str, Model)):
         models = [models]
     models = [_models.get(m) for m in models]
+    for m in models:
+        if any(o.name == m.name and o is not m for o in models):
+            raise HrfError(f"two different models are named {m.name!r}: results could not say which is which")
     nworkers = workers or os.cpu_count() or 1
     if processes is not False and nworkers > 1 and "fork" in mp.get_all_start_methods():
         tests = tests if isinstance(tests, list) else list(tests)

@@ -225,7 +225,7 @@ def main(argv=None) -> int:
     c = sub.add_parser("check", help="check litmus tests under models (herd-style output)")
     c.add_argument("files", nargs="+", help=".litmus files")
     c.add_argument("--model", "-m", action="append", required=True,
-                   help="model name (repeatable); `hrf models` lists them")
+                   help="model name or a .py file defining MODEL (repeatable); `hrf models` lists the names")
     c.add_argument("--json", action="store_true", help="one JSON object per line")
     c.add_argument("--graph", metavar="OUT", help="draw an execution (a flagged one, else the first) to OUT.dot/.svg")
     c.add_argument("--unroll", type=int, default=2, help="loop iterations before a path is cut (default 2)")
@@ -236,7 +236,8 @@ def main(argv=None) -> int:
 
     b = sub.add_parser("bulk", help="check many tests under several models in parallel")
     b.add_argument("paths", nargs="+", help=".litmus files, folders (searched recursively) or glob patterns")
-    b.add_argument("--model", "-m", action="append", required=True, help="model name (repeatable)")
+    b.add_argument("--model", "-m", action="append", required=True,
+                   help="model name or a .py file defining MODEL (repeatable)")
     b.add_argument("--out", "-o", help="write rows here (.jsonl or .csv); default: JSON lines on stdout")
     b.add_argument("--format", choices=["jsonl", "csv"], help="row format (default from --out's suffix)")
     b.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
@@ -263,7 +264,8 @@ def main(argv=None) -> int:
 
     c = sub.add_parser("compare", help="generated tests on which two models differ, smallest first")
     family_args(c)
-    c.add_argument("--model", "-m", action="append", required=True)
+    c.add_argument("--model", "-m", action="append", required=True,
+                   help="the two models to compare (names or .py files defining MODEL)")
     c.add_argument("--show", type=int, default=3, help="print this many differences")
     c.add_argument("--workers", type=int, default=None)
     c.add_argument("--unroll", type=int, default=2)
@@ -274,13 +276,14 @@ def main(argv=None) -> int:
     def machine_args(p, default_writeback):
         p.add_argument("--writeback", action="append", choices=["fifo", "any"], default=None,
                        help=f"machine write-back policy (repeatable; default {default_writeback})")
-        p.add_argument("--max-states", type=int, default=20_000_000)
-        p.add_argument("--max-seconds", type=float, default=None)
+        p.add_argument("--max-states", type=int, default=20_000_000,
+                       help="stop (reported as incomplete) past this many machine states (default 20000000)")
+        p.add_argument("--max-seconds", type=float, default=None, help="stop (reported as incomplete) after this long")
         p.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
 
     k = sub.add_parser("compile", help="compile a source test to the GPU machine with a scheme")
     k.add_argument("files", nargs="*", help=".litmus files")
-    k.add_argument("--scheme", "-s", required=True, help="rsp-old, rsp-new-slides, rsp-new, hrf-cache")
+    k.add_argument("--scheme", "-s", required=True, help="rsp-old, rsp-new-slides, rsp-new, hrf-cache, or a .py file defining SCHEME")
     k.add_argument("--table", action="store_true", help="print the scheme's rows and their sources")
     k.add_argument("--unroll", type=int, default=2)
     k.set_defaults(func=cmd_compile)
@@ -300,8 +303,10 @@ def main(argv=None) -> int:
 
     s = sub.add_parser("soundness", help="is a compilation scheme sound for tests? counterexamples with traces")
     s.add_argument("files", nargs="+", help="source .litmus files")
-    s.add_argument("--scheme", "-s", required=True)
-    s.add_argument("--model", "-m", default=None, help="source model (default: the scheme's, e.g. opencl-rsp)")
+    s.add_argument("--scheme", "-s", required=True,
+                   help="rsp-old, rsp-new-slides, rsp-new, hrf-cache, or a .py file defining SCHEME")
+    s.add_argument("--model", "-m", default=None,
+                   help="source model, a name or a .py file defining MODEL (default: the scheme's, e.g. opencl-rsp)")
     s.add_argument("--json", action="store_true")
     s.add_argument("--unroll", type=int, default=2)
     s.add_argument("--graph", metavar="OUT", help="draw the first counterexample's trace as a sequence chart to "

@@ -6,8 +6,8 @@ class HrfError(Exception):
     """Base class of every error hrf raises on purpose."""
 
 
-class LitmusSyntaxError(HrfError):
-    """A litmus test that does not parse: names the file, line and column."""
+class _Located(HrfError):
+    """An error at a place in a file: the file, line, column and the line's text."""
 
     def __init__(self, message: str, file: str | None = None, line: int | None = None,
                  column: int | None = None, excerpt: str | None = None):
@@ -16,15 +16,22 @@ class LitmusSyntaxError(HrfError):
         self.line = line
         self.column = column
         self.excerpt = excerpt
-        where = f"{file or '<string>'}:{line if line is not None else '?'}:{column if column is not None else '?'}"
-        text = f"{where}: {message}"
-        if excerpt is not None:
-            caret = " " * max((column or 1) - 1, 0) + "^"
-            text += f"\n    {excerpt}\n    {caret}"
-        super().__init__(text)
+        super().__init__(self._text())
+
+    def _caret(self) -> str:
+        return f"\n    {self.excerpt}\n    " + " " * max((self.column or 1) - 1, 0) + "^"
 
     def __reduce__(self):  # pickled whole (results come back from worker processes)
         return (type(self), (self.message, self.file, self.line, self.column, self.excerpt))
+
+
+class LitmusSyntaxError(_Located):
+    """A litmus test that does not parse: names the file, line and column."""
+
+    def _text(self) -> str:
+        line, column = (x if x is not None else "?" for x in (self.line, self.column))
+        return f"{self.file or '<string>'}:{line}:{column}: {self.message}" \
+            + (self._caret() if self.excerpt is not None else "")
 
 
 class UnsupportedFeature(HrfError):
@@ -56,3 +63,15 @@ class LimitExceeded(HrfError):
 
 class CoreError(HrfError):
     """The Rust core rejected its input or failed; never a crash of the interpreter."""
+
+
+class DefinitionError(_Located):
+    """A model or scheme file of the user's that cannot be used: names the
+    file, and the line and column when the fault is in one."""
+
+    def _text(self) -> str:
+        where = (self.file or "<definition>") + (f":{self.line}" if self.line is not None else "") \
+            + (f":{self.column}" if self.line is not None and self.column is not None else "")
+        excerpt = "" if self.excerpt is None else \
+            self._caret() if self.column is not None else f"\n    {self.excerpt}"
+        return f"{where}: {self.message}{excerpt}"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..errors import UnsupportedFeature
+from ..userfile import is_path, load
 
 SCOPE_CLASS = {"wi": "wg", "sg": "wg", "wg": "wg", "dev": "dev", "all": "all"}
 
@@ -55,6 +56,34 @@ class Scheme:
                                      *(where or (None, None)))
         return r
 
+    def validate(self) -> None:
+        """Raise DefinitionError unless every row has a key (operation,
+        scope, remote) as the module docstring says and a sequence of
+        machine instructions with the access itself exactly once."""
+        from ..errors import DefinitionError
+        from .compile import _machine_instr
+
+        access = {"load": {"LD"}, "store": {"ST"}, "rmw": {"RMWL1", "RMWL2"}}
+        for part, rows in (("rows", self.rows), ("several_devices", self.several_devices)):
+            for key, r in rows.items():
+                where = f"scheme {self.name}, {part}[{key!r}]"
+                if not (isinstance(key, tuple) and len(key) == 3 and key[0] in access
+                        and key[1] in ("na", "wg", "dev", "all") and isinstance(key[2], bool)):
+                    raise DefinitionError(f"{where}: a key is (operation, scope, remote): operation load, store "
+                                          f"or rmw, scope na, wg, dev or all, remote True or False")
+                if not isinstance(r, Row) or not isinstance(r.seq, (tuple, list)) \
+                        or not all(isinstance(w, str) for w in r.seq):
+                    raise DefinitionError(f"{where}: a row is Row((instruction, ...), source)")
+                found = [w for w in r.seq if w in access["load"] | access["store"] | access["rmw"]]
+                if len(found) != 1 or found[0] not in access[key[0]]:
+                    raise DefinitionError(f"{where}: the sequence must hold the {key[0]} itself once "
+                                          f"({' or '.join(sorted(access[key[0]]))}), not {found or 'nothing'}")
+                for w in r.seq:
+                    try:
+                        _machine_instr(w, {"op": "ld", "dst": 0, "loc": 0}, 0)
+                    except (ValueError, KeyError, IndexError) as e:
+                        raise DefinitionError(f"{where}: {w!r} is not a machine instruction of a row: {e}") from None
+
     def table(self) -> str:
         """The scheme as a table: operation, scope, remote, sequence, source."""
         out = [f"Scheme {self.name}: {self.description}", ""]
@@ -81,9 +110,13 @@ def schemes() -> list:
 
 
 def get(name) -> Scheme:
+    """A shipped scheme by name, or the SCHEME of a Python file (a path:
+    `hrf.userfile`)."""
     if isinstance(name, Scheme):
         return name
     reg = _registry()
+    if name not in reg and is_path(name):
+        return load(name, "SCHEME", Scheme, "scheme", list(reg))
     if name not in reg:
         raise UnsupportedFeature(f"unknown scheme {name!r}; schemes: {', '.join(reg)}")
     return reg[name]

@@ -5,6 +5,7 @@ from importlib import import_module
 
 from ..dsl import Model
 from ..errors import HrfError
+from ..userfile import is_path, load
 
 # name -> module that defines MODEL
 _REGISTRY = {
@@ -30,8 +31,12 @@ def names() -> list[str]:
 
 
 def get(name) -> Model:
+    """A shipped model by name, or the MODEL of a Python file (a path:
+    `hrf.userfile`)."""
     if isinstance(name, Model):
         return name
+    if name not in _REGISTRY and is_path(name):
+        return load(name, "MODEL", Model, "model", list(_REGISTRY))
     mod = _REGISTRY.get(name)
     if mod is None:
         raise HrfError(f"unknown model {name!r}; known models: {', '.join(_REGISTRY)}")
