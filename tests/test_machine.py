@@ -128,6 +128,17 @@ def test_phase_clocks_cover_the_run():
     assert explore(parse_machine_file(CORRUPT), deadlocks=False).phases["deadlocks"] == 0
 
 
+def test_depth_bounds_every_shortest_trace():
+    # Traces are shortest (breadth-first), so none is longer than the
+    # depth; a state limit stores fewer layers. (The depth itself is
+    # checked against a plain breadth-first search in the Rust tests,
+    # depth_is_the_longest_shortest_trace.)
+    r = explore(parse_machine_file(CORRUPT))
+    assert 0 < max(len(t) for t in r.traces) <= r.depth
+    assert r.to_json()["depth"] == r.depth and f"depth {r.depth}," in r.to_text()
+    assert explore(parse_machine_file(CORRUPT), max_states=50).depth < r.depth
+
+
 def test_state_limit_is_reported_and_no_verdict_claimed():
     r = explore(parse_machine_file(CORRUPT), max_states=50)
     assert not r.complete and r.limit["which"] == "states"

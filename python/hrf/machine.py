@@ -401,6 +401,9 @@ class MachineResult:
     # seconds in each part of the exploration: expand, enter (visited-set
     # lookups), store (arena), outcomes (and traces), deadlocks
     phases: dict = field(repr=False, default_factory=dict)
+    # the most steps of a shortest trace to a state explored (breadth-first
+    # layers less one; of the states stored so far when a limit cut it)
+    depth: int = 0
 
     def stuck_text(self) -> str:
         """Where each unfinished thread waits in the first deadlock found."""
@@ -444,7 +447,8 @@ class MachineResult:
         return {"name": self.name, "path": self.program.path if self.program else None,
                 "writeback": self.writeback, "complete": self.complete, "limit": self.limit,
                 "condition_holds": self.condition_holds, "states": self.states, "transitions": self.transitions,
-                "seconds": self.seconds, "phases": self.phases, "bytes_per_state": self.bytes_per_state,
+                "depth": self.depth, "seconds": self.seconds, "phases": self.phases,
+                "bytes_per_state": self.bytes_per_state,
                 "outcomes": [{"values": o, "holds": h, "trace": tr, "steps": st}
                              for o, h, tr, st in zip(self.outcomes, self.holds, self.traces, self.steps)],
                 "deadlocks": self.deadlocks,
@@ -462,7 +466,8 @@ class MachineResult:
             verdict = {True: "Ok", False: "No", None: "Unknown"}[self.condition_holds]
             out.append(verdict)
             out.append(f"Condition {format_condition(p.condition)}")
-        out.append(f"Machine states {self.states}, transitions {self.transitions}, {self.seconds:.3f} s")
+        out.append(f"Machine states {self.states}, transitions {self.transitions}, depth {self.depth}, "
+                   f"{self.seconds:.3f} s")
         if not self.complete:
             out.append(f"INCOMPLETE: limit {self.limit['which']} hit ({self.limit['detail']}); "
                        "the outcomes are those found so far")
@@ -572,7 +577,7 @@ def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: O
                       holds, o["deadlocks"], dl,
                       [{"message": f["message"], "trace": [step_text(prog, s) for s in f["trace"]], "steps": f["trace"]}
                        for f in o["faults"]],
-                      o["cut"], verdict, prog, [x["trace"] for x in o["outcomes"]], o["phase_seconds"])
+                      o["cut"], verdict, prog, [x["trace"] for x in o["outcomes"]], o["phase_seconds"], o["depth"])
     if not r.complete and on_limit == "raise":
         raise LimitExceeded(r.limit["which"], r.limit["detail"], r)
     return r

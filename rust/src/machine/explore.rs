@@ -84,7 +84,11 @@ pub struct ExploreOut {
     pub limit: Option<LimitOut>,
     pub states: u64,
     pub transitions: u64,
+    /// Breadth-first layers expanded (the last one finds nothing new when
+    /// the exploration is complete).
     pub layers: u32,
+    /// The most steps of a shortest trace to a state stored: layers - 1.
+    pub depth: u32,
     pub outcomes: Vec<OutcomeOut>,
     /// States from which no final state is reachable (None: not established).
     pub deadlocks: Option<u64>,
@@ -1054,6 +1058,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
     out.limit = out.limit.or_else(|| ctx.limit.lock().unwrap().take());
     out.complete = out.limit.is_none();
     out.states = store.len() as u64;
+    out.depth = out.layers.saturating_sub(1);
     // Outcomes: the first (breadth-first) final state of each.
     let mut by_outcome: BTreeMap<Vec<i64>, u32> = BTreeMap::new();
     finals.sort_unstable();

@@ -672,3 +672,59 @@ fn narrow_view_is_the_layout_view() {
         }
     }
 }
+
+/// How many states lie at each distance from the initial state (the
+/// most steps of a shortest path to a state is the length less one), by a
+/// plain breadth-first search that, as the explorer does, takes no step
+/// from a final state: a reference.
+fn bfs_layers(m: &Machine) -> Vec<usize> {
+    let first = pack(m, &m.initial());
+    let mut dist = std::collections::HashMap::from([(first.clone(), 0usize)]);
+    let mut todo = std::collections::VecDeque::from([first]);
+    let (mut out, mut count) = (Packed::default(), Vec::new());
+    while let Some(s) = todo.pop_front() {
+        let d = dist[&s];
+        count.resize(count.len().max(d + 1), 0);
+        count[d] += 1;
+        if m.view().is_final(&s) {
+            continue;
+        }
+        let mut next = Vec::new();
+        for t in 0..m.nthreads() {
+            if m.view().thread_step(&s, t, &mut out) == ThreadStep::Stepped {
+                next.push(out.b.clone());
+            }
+        }
+        for st in m.env_steps() {
+            if m.view().env_step(&s, st, &mut out) {
+                next.push(out.b.clone());
+            }
+        }
+        for n in next {
+            if !dist.contains_key(&n) {
+                dist.insert(n.clone(), d + 1);
+                todo.push_back(n);
+            }
+        }
+        assert!(dist.len() < 300_000, "bfs_layers: test program too big for the naive search");
+    }
+    count
+}
+
+#[test]
+fn depth_is_the_longest_shortest_trace() {
+    // The literal machine (no reduction: every step is a step of the
+    // reference) on message passing under both write-back policies; with
+    // a state limit, the states stored are those of the layers done.
+    for wb in ["fifo", "any"] {
+        let m = mp(false, wb);
+        let count = bfs_layers(&m);
+        let (states, depth) = (count.iter().sum::<usize>(), count.len() as u32 - 1);
+        let o = explore(&m, &ExploreLimits::default());
+        assert!(o.complete && depth > 10, "{wb}: depth {depth}");
+        assert_eq!((o.states as usize, o.depth, o.layers), (states, depth, depth + 1), "{wb}");
+        let cut = explore(&m, &ExploreLimits { max_states: Some(states as u64 / 2), ..Default::default() });
+        assert!(!cut.complete && cut.depth < depth, "{wb}: {} of {depth}", cut.depth);
+        assert_eq!(cut.states as usize, count[..=cut.depth as usize].iter().sum::<usize>(), "{wb}");
+    }
+}
