@@ -453,6 +453,12 @@ def scheme_theory(scheme) -> tuple:
     out += ["context source_model", "begin", ""]
     out += lemmas(c, rows)
     out += lemmas(f"{c}_several_devices", several)
+    if s.seq_cst:
+        # Hrf_Mapping's source operations carry no memory order.
+        out += ["text \\<open>Not stated: the rows this scheme uses for seq_cst accesses instead (the source "
+                "operations here carry no memory order, so the theorem below is about acquire/release): "
+                + _text("; ".join(f"{op} {scope}{' remote' if remote else ''}: {', '.join(r.seq)}"
+                                  for (op, scope, remote), r in s.seq_cst.items())) + ".\\<close>", ""]
     if s.refuted_by:
         out += ["text \\<open>Not stated: hrf finds this scheme unsound against "
                 f"{_text(s.model)} (`hrf soundness`) on {_text(', '.join(s.refuted_by))}.\\<close>", ""]

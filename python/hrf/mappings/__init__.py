@@ -8,7 +8,9 @@ scope `na` (non-atomic), `wg` (work-item, sub-group and work-group scopes),
 access itself, `LK x`/`UNLK x` lock the accessed location, the rest are
 machine instructions (001 Table 1). A scheme may have rows for programs
 on several devices (`several_devices`), used in place of or besides its
-rows there, and says why a key has no row (`missing`).
+rows there, and rows for seq_cst accesses (`seq_cst`), used in place of
+the others for their keys; it says why a key has no row (`missing`,
+`seq_cst_missing`).
 """
 from __future__ import annotations
 
@@ -42,15 +44,25 @@ class Scheme:
     several_devices: dict = field(default_factory=dict)
     # Why a key has no row: (op, scope, remote) -> reason, for the error.
     missing: dict = field(default_factory=dict)
+    # Rows for seq_cst accesses, in place of the rows above where a key has
+    # one (a scheme for acquire/release gives SC accesses no store-load
+    # order), and why a seq_cst access of a key has no row.
+    seq_cst: dict = field(default_factory=dict)
+    seq_cst_missing: dict = field(default_factory=dict)
 
-    def row(self, op: str, scope: str, remote: bool, ndev: int, where=None) -> Row:
+    def row(self, op: str, scope: str, remote: bool, ndev: int, where=None, sc: bool = False) -> Row:
+        """The row for an access (`sc`: a seq_cst one)."""
         # On a machine with one device, all-devices scope is device scope.
         if scope == "all" and ndev == 1:
             scope = "dev"
         key = (op, scope, remote)
-        r = (self.several_devices.get(key) if ndev > 1 else None) or self.rows.get(key)
+        what = f"{'remote ' if remote else ''}{'seq_cst ' if sc else ''}{op} at scope {scope}"
+        if sc and key in self.seq_cst_missing:
+            raise UnsupportedFeature(f"scheme {self.name} has no row for a {what}: {self.seq_cst_missing[key]}",
+                                     *(where or (None, None)))
+        r = (self.seq_cst.get(key) if sc else None) \
+            or (self.several_devices.get(key) if ndev > 1 else None) or self.rows.get(key)
         if r is None:
-            what = f"{'remote ' if remote else ''}{op} at scope {scope}"
             why = self.missing.get(key)
             raise UnsupportedFeature(f"scheme {self.name} has no row for a {what}" + (f": {why}" if why else ""),
                                      *(where or (None, None)))
@@ -64,7 +76,7 @@ class Scheme:
         from .compile import _machine_instr
 
         access = {"load": {"LD"}, "store": {"ST"}, "rmw": {"RMWL1", "RMWL2"}}
-        for part, rows in (("rows", self.rows), ("several_devices", self.several_devices)):
+        for part, rows in (("rows", self.rows), ("several_devices", self.several_devices), ("seq_cst", self.seq_cst)):
             for key, r in rows.items():
                 where = f"scheme {self.name}, {part}[{key!r}]"
                 if not (isinstance(key, tuple) and len(key) == 3 and key[0] in access
@@ -98,8 +110,13 @@ class Scheme:
         if self.several_devices:
             out += ["", "On several devices, in place of or besides the rows above:"]
             lines(self.several_devices)
+        if self.seq_cst:
+            out += ["", "For seq_cst accesses, in place of the rows above:"]
+            lines(self.seq_cst)
         for key, why in self.missing.items():
             out.append(f"  {key_text(*key)}: no row: {why}")
+        for key, why in self.seq_cst_missing.items():
+            out.append(f"  seq_cst {key_text(*key)}: no row: {why}")
         if self.notes:
             out += ["", self.notes]
         return "\n".join(out)

@@ -20,8 +20,9 @@ _ACCESS = {"LD", "ST", "RMWL1", "RMWL2"}
 
 
 def _classify(tags) -> tuple:
+    """(scope class, remote, seq_cst) of an access's tags."""
     scope = "na" if "NA" in tags else SCOPE_CLASS[next(t for t in tags if t in SCOPE_CLASS)]
-    return scope, "remote" in tags
+    return scope, "remote" in tags, "sc" in tags
 
 
 def _no_registers(r):
@@ -72,7 +73,7 @@ def compile_scheme(test, scheme, *, unroll: int = 2, cas_writeback: bool = False
             ev = ins["ev"] if op != "rmw" else ins["ev_r"]
             tpl = comp.templates[ev]
             where = (t.path, tpl.line)
-            scope, remote = _classify(ir["templates"][ev]["tags"])
+            scope, remote, sc = _classify(ir["templates"][ev]["tags"])
             if op == "load":
                 dst = ins.get("dst")
                 if dst is None:
@@ -88,7 +89,7 @@ def compile_scheme(test, scheme, *, unroll: int = 2, cas_writeback: bool = False
                 access = {"op": "rmw", "dst": ins.get("dst"), "loc": ins["loc"], "rmw": ins["rmw"], "val": ins["val"]}
                 if "expected" in ins:
                     access["expected"] = ins["expected"]
-            row = sch.row(op, scope, remote, ndev, where)
+            row = sch.row(op, scope, remote, ndev, where, sc)
             for word in row.seq:
                 m = _machine_instr(word, access, ins["loc"])
                 m["src"] = f"line {tpl.line}: {tpl.text}"

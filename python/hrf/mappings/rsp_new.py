@@ -82,6 +82,31 @@ _NO_REMOTE_ALL_RMW = ("the machine has no RMW at memory, and an RMW at one devic
                       "mp-remote-all-rmw-acquire.litmus)")
 _NO_ALL_RMW = "the machine has no RMW at memory"
 
+# seq_cst: the slide's rows give acquire/release order only. A dev store
+# leaves its line in the L1 (`FLUL1 WG; ST`) and a dev load may read a
+# line fetched long before (`LD; INVL1 WG`), so store buffering with
+# seq_cst atomics on two work-groups reaches r0 = r1 = 0, which the SC
+# axiom forbids: hrf found it on 44 of the generated tests (SB and R
+# shapes; litmus/rsp/sb-sc-dev.litmus, tests/test_soundness.py). hrf's
+# rows: an SC store waits until it is in L2, the device's point of
+# coherence (a flush after); an SC load reads L2 as it is after the
+# thread's earlier SC accesses (an invalidate before), and a remote one
+# first brings the device's L1s to L2 (the remote store row already
+# flushes after). Then the SC accesses of a device meet in its L2 in
+# program order. RMWs are performed at L2 and need nothing more; work-group
+# scope accesses meet in the work-group's L1.
+_SC = "hrf: seq_cst (store buffering); the row with"
+_SEQ_CST = {
+    ("load", "dev", False): Row(("INVL1 WG", "LD", "INVL1 WG"), f"{_SC} an invalidate before"),
+    ("store", "dev", False): Row(("FLUL1 WG", "ST", "FLUL1 WG"), f"{_SC} a flush after"),
+    ("load", "dev", True): Row(("FLUL1 DV", "INVL1 WG", "LD", "FLUL1 DV", "INVL1 WG"),
+                               f"{_SC} a device flush and an invalidate before"),
+}
+# Several devices: not derived (no test shape of the corpus or the
+# generated families has seq_cst accesses at scope all).
+_SEQ_CST_MISSING = {k: "hrf has no seq_cst rows for several devices (not derived)"
+                    for k in [(op, "all", r) for op in ("load", "store", "rmw") for r in (False, True)]}
+
 # The repair (SPEC sec. 8's hypotheses, confirmed by hrf: see
 # tests/test_soundness.py). The slide's remote rows flush only the
 # promoting thread's own L1 (FLUL1 WG): a dirty line that a work-group RMW
@@ -104,4 +129,6 @@ SCHEME = Scheme(
           "On several devices: hrf's remote all-devices load and store rows and a locked device-scope RMW.",
     several_devices=_SEVERAL_DEVICES,
     missing={("rmw", "all", True): _NO_REMOTE_ALL_RMW, ("rmw", "all", False): _NO_ALL_RMW},
+    seq_cst=_SEQ_CST,
+    seq_cst_missing=_SEQ_CST_MISSING,
 )
