@@ -557,6 +557,23 @@ fn parallel_exploration_is_deterministic() {
     assert_eq!(serde_json::to_string(&one.outcomes).unwrap(), serde_json::to_string(&four.outcomes).unwrap());
 }
 
+/// The successors of state s by any step: every thread, then every
+/// environment step (`out`: scratch).
+fn successors(m: &Machine, s: &[u8], out: &mut Packed) -> Vec<Vec<u8>> {
+    let mut next = Vec::new();
+    for t in 0..m.nthreads() {
+        if m.view().thread_step(s, t, out) == ThreadStep::Stepped {
+            next.push(out.b.clone());
+        }
+    }
+    for st in m.env_steps() {
+        if m.view().env_step(s, st, out) {
+            next.push(out.b.clone());
+        }
+    }
+    next
+}
+
 /// Every state reachable in the machine by any step (every thread, then
 /// every environment step), depth-first, with a plain set: a reference
 /// independent of the explorer.
@@ -566,18 +583,7 @@ fn reachable(m: &Machine) -> Vec<Vec<u8>> {
     let (mut todo, mut all) = (vec![first], Vec::new());
     let mut out = Packed::default();
     while let Some(s) = todo.pop() {
-        let mut next = Vec::new();
-        for t in 0..m.nthreads() {
-            if m.view().thread_step(&s, t, &mut out) == ThreadStep::Stepped {
-                next.push(out.b.clone());
-            }
-        }
-        for st in m.env_steps() {
-            if m.view().env_step(&s, st, &mut out) {
-                next.push(out.b.clone());
-            }
-        }
-        todo.extend(next.into_iter().filter(|n| seen.insert(n.clone())));
+        todo.extend(successors(m, &s, &mut out).into_iter().filter(|n| seen.insert(n.clone())));
         all.push(s);
         assert!(all.len() < 300_000, "reachable: test program too big for the naive search");
     }
@@ -689,18 +695,7 @@ fn bfs_layers(m: &Machine) -> Vec<usize> {
         if m.view().is_final(&s) {
             continue;
         }
-        let mut next = Vec::new();
-        for t in 0..m.nthreads() {
-            if m.view().thread_step(&s, t, &mut out) == ThreadStep::Stepped {
-                next.push(out.b.clone());
-            }
-        }
-        for st in m.env_steps() {
-            if m.view().env_step(&s, st, &mut out) {
-                next.push(out.b.clone());
-            }
-        }
-        for n in next {
+        for n in successors(m, &s, &mut out) {
             if !dist.contains_key(&n) {
                 dist.insert(n.clone(), d + 1);
                 todo.push_back(n);
