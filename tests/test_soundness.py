@@ -274,13 +274,18 @@ MP_DEV = SC / "PodWW-Rfe-PodRR-Fre+na_sc.dev_sc.dev_na+wg-per-thread.litmus"
 MP_REMOTE = SC / "PodWW-Rfe-PodRR-Fre+na_sc.wg_sc.dev.rem_na+wg-per-thread.litmus"
 
 
+def _without_seq_cst_rows():
+    """rsp-new as it was before its seq_cst rows: acquire/release only."""
+    import dataclasses
+    return dataclasses.replace(get("rsp-new"), name="rsp-new-acq-rel", seq_cst={}, seq_cst_missing={})
+
+
 def test_rsp_new_without_seq_cst_rows_fails_store_buffering():
     # hrf found it on 44 tests of `hrf generate --remote`: the slide's dev
     # store leaves its line in the L1 and its dev load may read a line
     # fetched long before, so both threads of SB read 0, which opencl-rsp
     # forbids for seq_cst atomics (race-free: the source check).
-    import dataclasses
-    acq_rel_only = dataclasses.replace(get("rsp-new"), name="rsp-new-acq-rel", seq_cst={}, seq_cst_missing={})
+    acq_rel_only = _without_seq_cst_rows()
     for t in (SB_DEV, SB_REMOTE):
         r = hrf.soundness(t, acq_rel_only, writeback=["fifo"])
         assert r.sound is False and not r.racy_source
@@ -356,6 +361,5 @@ def test_sound_on_a_sample_of_the_generated_family(scheme, remote):
 
 def test_the_sample_holds_a_seq_cst_counterexample_without_the_seq_cst_rows():
     # The same sample has teeth: rsp-new less its seq_cst rows fails on it.
-    import dataclasses
-    acq_rel_only = dataclasses.replace(get("rsp-new"), name="rsp-new-acq-rel", seq_cst={}, seq_cst_missing={})
+    acq_rel_only = _without_seq_cst_rows()
     assert _sample_tally(acq_rel_only, True)["unsound"] >= 1

@@ -155,8 +155,8 @@ def cmd_explore(a) -> int:
                 if a.graph:
                     r.render(a.graph)
                 if a.trace and not a.json:
-                    for o, tr in zip(r.outcomes, r.traces):
-                        if not r.program.condition or r.holds[r.outcomes.index(o)]:
+                    for o, h, tr in zip(r.outcomes, r.holds, r.traces):
+                        if not r.program.condition or h:
                             print("Trace to " + format_state(o))
                             print("\n".join("  " + s for s in tr))
                 status |= 0 if r.complete else 2
@@ -187,9 +187,10 @@ def cmd_soundness(a) -> int:
             counts["not compiled"] += 1
             continue
         print(json.dumps(r.to_json()) if a.json else r.to_text(), flush=True)
-        status |= {True: 0, False: 1, None: 0 if r.racy_source else 2}[r.sound]
-        counts[{True: "sound", False: "unsound", None: "racy source (skipped)" if r.racy_source
-                else "not decided (a limit)"}[r.sound]] += 1
+        kind = {True: "sound", False: "unsound", None: "racy source (skipped)" if r.racy_source
+                else "not decided (a limit)"}[r.sound]
+        counts[kind] += 1
+        status |= {"unsound": 1, "not decided (a limit)": 2}.get(kind, 0)
         if a.graph:
             if r.counterexamples:
                 r.render(a.graph)

@@ -434,7 +434,7 @@ def scheme_theory(scheme) -> tuple:
         out = []
         for op, scope, remote, r, src, seq in rows:
             lemma = f"{name}_{op}_{scope}{'_remote' if remote else ''}"
-            out += [f"text \\<open>{op} {scope}{' remote' if remote else ''}: {'; '.join(r.seq)}. "
+            out += [f"text \\<open>{_mappings.key_text((op, scope, remote))}: {'; '.join(r.seq)}. "
                     f"Source: {_text(r.source)}.\\<close>",
                     f"lemma {lemma}: \"row_implements {name} ({src})\"",
                     "  sorry \\<comment> \\<open>stub: proof not generated\\<close>", ""]
@@ -457,8 +457,8 @@ def scheme_theory(scheme) -> tuple:
         # Hrf_Mapping's source operations carry no memory order.
         out += ["text \\<open>Not stated: the rows this scheme uses for seq_cst accesses instead (the source "
                 "operations here carry no memory order, so the theorem below is about acquire/release): "
-                + _text("; ".join(f"{op} {scope}{' remote' if remote else ''}: {', '.join(r.seq)}"
-                                  for (op, scope, remote), r in s.seq_cst.items())) + ".\\<close>", ""]
+                + _text("; ".join(f"{_mappings.key_text(key)}: {', '.join(r.seq)}" for key, r in s.seq_cst.items()))
+                + ".\\<close>", ""]
     if s.refuted_by:
         out += ["text \\<open>Not stated: hrf finds this scheme unsound against "
                 f"{_text(s.model)} (`hrf soundness`) on {_text(', '.join(s.refuted_by))}.\\<close>", ""]

@@ -21,6 +21,14 @@ from ..errors import UnsupportedFeature
 from ..userfile import is_path, load
 
 SCOPE_CLASS = {"wi": "wg", "sg": "wg", "wg": "wg", "dev": "dev", "all": "all"}
+# The access itself in a row, by operation.
+ACCESS = {"load": ("LD",), "store": ("ST",), "rmw": ("RMWL1", "RMWL2")}
+
+
+def key_text(key) -> str:
+    """A row's key as text: `load dev remote`."""
+    op, scope, remote = key
+    return f"{op} {scope}{' remote' if remote else ''}"
 
 
 @dataclass(frozen=True)
@@ -56,16 +64,17 @@ class Scheme:
         if scope == "all" and ndev == 1:
             scope = "dev"
         key = (op, scope, remote)
-        what = f"{'remote ' if remote else ''}{'seq_cst ' if sc else ''}{op} at scope {scope}"
+
+        def no_row(why):
+            what = f"{'remote ' if remote else ''}{'seq_cst ' if sc else ''}{op} at scope {scope}"
+            return UnsupportedFeature(f"scheme {self.name} has no row for a {what}" + (f": {why}" if why else ""),
+                                      *(where or (None, None)))
         if sc and key in self.seq_cst_missing:
-            raise UnsupportedFeature(f"scheme {self.name} has no row for a {what}: {self.seq_cst_missing[key]}",
-                                     *(where or (None, None)))
+            raise no_row(self.seq_cst_missing[key])
         r = (self.seq_cst.get(key) if sc else None) \
             or (self.several_devices.get(key) if ndev > 1 else None) or self.rows.get(key)
         if r is None:
-            why = self.missing.get(key)
-            raise UnsupportedFeature(f"scheme {self.name} has no row for a {what}" + (f": {why}" if why else ""),
-                                     *(where or (None, None)))
+            raise no_row(self.missing.get(key))
         return r
 
     def validate(self) -> None:
@@ -75,21 +84,20 @@ class Scheme:
         from ..errors import DefinitionError
         from .compile import _machine_instr
 
-        access = {"load": {"LD"}, "store": {"ST"}, "rmw": {"RMWL1", "RMWL2"}}
         for part, rows in (("rows", self.rows), ("several_devices", self.several_devices), ("seq_cst", self.seq_cst)):
             for key, r in rows.items():
                 where = f"scheme {self.name}, {part}[{key!r}]"
-                if not (isinstance(key, tuple) and len(key) == 3 and key[0] in access
-                        and key[1] in ("na", "wg", "dev", "all") and isinstance(key[2], bool)):
+                if not (isinstance(key, tuple) and len(key) == 3 and key[0] in ACCESS
+                        and (key[1] == "na" or key[1] in SCOPE_CLASS.values()) and isinstance(key[2], bool)):
                     raise DefinitionError(f"{where}: a key is (operation, scope, remote): operation load, store "
                                           f"or rmw, scope na, wg, dev or all, remote True or False")
                 if not isinstance(r, Row) or not isinstance(r.seq, (tuple, list)) \
                         or not all(isinstance(w, str) for w in r.seq):
                     raise DefinitionError(f"{where}: a row is Row((instruction, ...), source)")
-                found = [w for w in r.seq if w in access["load"] | access["store"] | access["rmw"]]
-                if len(found) != 1 or found[0] not in access[key[0]]:
+                found = [w for w in r.seq if any(w in a for a in ACCESS.values())]
+                if len(found) != 1 or found[0] not in ACCESS[key[0]]:
                     raise DefinitionError(f"{where}: the sequence must hold the {key[0]} itself once "
-                                          f"({' or '.join(sorted(access[key[0]]))}), not {found or 'nothing'}")
+                                          f"({' or '.join(ACCESS[key[0]])}), not {found or 'nothing'}")
                 for w in r.seq:
                     try:
                         _machine_instr(w, {"op": "ld", "dst": 0, "loc": 0}, 0)
@@ -100,12 +108,9 @@ class Scheme:
         """The scheme as a table: operation, scope, remote, sequence, source."""
         out = [f"Scheme {self.name}: {self.description}", ""]
 
-        def key_text(op, scope, remote):
-            return f"{op} {scope}{' remote' if remote else ''}"
-
         def lines(rows):
             for key, r in rows.items():
-                out.append(f"  {key_text(*key):<20} {'; '.join(r.seq):<62} {r.source}")
+                out.append(f"  {key_text(key):<20} {'; '.join(r.seq):<62} {r.source}")
         lines(self.rows)
         if self.several_devices:
             out += ["", "On several devices, in place of or besides the rows above:"]
@@ -114,9 +119,9 @@ class Scheme:
             out += ["", "For seq_cst accesses, in place of the rows above:"]
             lines(self.seq_cst)
         for key, why in self.missing.items():
-            out.append(f"  {key_text(*key)}: no row: {why}")
+            out.append(f"  {key_text(key)}: no row: {why}")
         for key, why in self.seq_cst_missing.items():
-            out.append(f"  seq_cst {key_text(*key)}: no row: {why}")
+            out.append(f"  seq_cst {key_text(key)}: no row: {why}")
         if self.notes:
             out += ["", self.notes]
         return "\n".join(out)
@@ -146,4 +151,4 @@ def _registry() -> dict:
 
 from .compile import compile_scheme  # noqa: E402
 
-__all__ = ["Row", "Scheme", "schemes", "get", "compile_scheme"]
+__all__ = ["Row", "Scheme", "schemes", "get", "compile_scheme", "key_text"]

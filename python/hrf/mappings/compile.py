@@ -14,9 +14,9 @@ from ..errors import UnsupportedFeature
 from ..litmus import parse
 from ..machine import MachineProgram, MThread, parse_instruction
 from ..program import Compiled, compile_test
-from . import SCOPE_CLASS, get
+from . import ACCESS, SCOPE_CLASS, get
 
-_ACCESS = {"LD", "ST", "RMWL1", "RMWL2"}
+_ACCESS = {w for ws in ACCESS.values() for w in ws}
 
 
 def _classify(tags) -> tuple:

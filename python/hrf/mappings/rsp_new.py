@@ -87,7 +87,7 @@ _NO_ALL_RMW = "the machine has no RMW at memory"
 # line fetched long before (`LD; INVL1 WG`), so store buffering with
 # seq_cst atomics on two work-groups reaches r0 = r1 = 0, which the SC
 # axiom forbids: hrf found it on 44 of the generated tests (SB and R
-# shapes; litmus/rsp/sb-sc-dev.litmus, tests/test_soundness.py). hrf's
+# shapes; four are kept in litmus/rsp/sc/, tests/test_soundness.py). hrf's
 # rows: an SC store waits until it is in L2, the device's point of
 # coherence (a flush after); an SC load reads L2 as it is after the
 # thread's earlier SC accesses (an invalidate before), and a remote one
@@ -104,8 +104,8 @@ _SEQ_CST = {
 }
 # Several devices: not derived (no test shape of the corpus or the
 # generated families has seq_cst accesses at scope all).
-_SEQ_CST_MISSING = {k: "hrf has no seq_cst rows for several devices (not derived)"
-                    for k in [(op, "all", r) for op in ("load", "store", "rmw") for r in (False, True)]}
+_SEQ_CST_MISSING = {(op, "all", remote): "hrf has no seq_cst rows for several devices (not derived)"
+                    for op in ("load", "store", "rmw") for remote in (False, True)}
 
 # The repair (SPEC sec. 8's hypotheses, confirmed by hrf: see
 # tests/test_soundness.py). The slide's remote rows flush only the
