@@ -909,7 +909,7 @@ pub fn explore(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
 }
 
 thread_local! {
-    /// This worker is already keeping itself awake (`awake`).
+    /// This worker is busy in an `awake`: running its f, or polling.
     static AWAKE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
@@ -928,22 +928,25 @@ fn awake<R: Send>(f: impl FnOnce() -> R + Send) -> R {
         return f();
     }
     let done = AtomicBool::new(false);
-    /// Sets `done` when `f` returns or unwinds, so the pollers stop.
-    struct Done<'a>(&'a AtomicBool);
-    impl Drop for Done<'_> {
+    /// While alive, marks its worker busy in an `awake`; when dropped (f
+    /// returned or unwound), unmarks it and stops the pollers.
+    struct Busy<'a>(&'a AtomicBool, bool);
+    impl Drop for Busy<'_> {
         fn drop(&mut self) {
+            AWAKE.with(|a| a.set(self.1));
             self.0.store(true, Ordering::Release);
         }
     }
     rayon::scope(|s| {
-        let me = rayon::current_thread_index();
+        let _busy = Busy(&done, AWAKE.with(|a| a.replace(true)));
         let done = &done;
         for _ in 1..n {
             s.spawn(move |_| {
-                // A poller taken by f's own worker (while f waits for
-                // work it shared), or by a worker already polling, ends at
-                // once: f's worker must come back to f.
-                if rayon::current_thread_index() == me || AWAKE.with(|a| a.replace(true)) {
+                // A poller taken by a worker already busy in an `awake`
+                // (f's own, while f waits for work it shared, or one
+                // polling) ends at once: that worker must get back to
+                // what it was doing.
+                if AWAKE.with(|a| a.replace(true)) {
                     return;
                 }
                 let mut idle = 0u32;
@@ -962,7 +965,6 @@ fn awake<R: Send>(f: impl FnOnce() -> R + Send) -> R {
                 AWAKE.with(|a| a.set(false));
             });
         }
-        let _done = Done(done);
         f()
     })
 }
@@ -1462,6 +1464,14 @@ mod awake_tests {
             assert_eq!(sum, 200_000 * 199_999 / 2);
             assert!(workers >= 1 && workers <= n);
         }
+    }
+
+    #[test]
+    fn awakes_side_by_side_and_nested_each_give_what_f_gives() {
+        let sum = |k: u64| (0..k).into_par_iter().sum::<u64>();
+        let p = pool(2);
+        let (a, (b, c)) = p.install(|| rayon::join(|| awake(|| sum(100_000)), || awake(|| (sum(50_000), awake(|| sum(1000))))));
+        assert_eq!((a, b, c), (100_000 * 99_999 / 2, 50_000 * 49_999 / 2, 1000 * 999 / 2));
     }
 
     #[test]
