@@ -106,27 +106,21 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
     /// the write-back of a dirty L1 line of d. False when the machine
     /// keeps no masks (`future`).
     fn idle_head(&self, s: &[u8], f: usize, a: usize) -> bool {
-        if self.future.is_none() {
+        let Some(fr) = &self.future else {
             return false;
-        }
+        };
+        // Whether some thread that `pick` selects may still write a.
+        let may_write = |pick: &dyn Fn(&MThread) -> bool| {
+            self.prog.threads.iter().enumerate().any(|(t, th)| pick(th) && fr[t][self.pc(s, t)].writes >> a & 1 != 0)
+        };
         if f < self.nwg {
-            !self.l1(s, f, a).dirty() && !self.may_write(s, a, |th| th.wg == f)
+            !self.l1(s, f, a).dirty() && !may_write(&|th| th.wg == f)
         } else {
             let d = f - self.nwg;
             !self.l2(s, d, a).dirty()
                 && (0..self.nwg).all(|w| self.wg_dev[w] != d || !self.l1(s, w, a).dirty())
-                && !self.may_write(s, a, |th| th.dev == d)
+                && !may_write(&|th| th.dev == d)
         }
-    }
-
-    /// Whether some thread that `pick` selects may still write address a
-    /// (`future`; false without masks).
-    #[inline(always)]
-    fn may_write(&self, s: &[u8], a: usize, pick: impl Fn(&MThread) -> bool) -> bool {
-        let Some(fr) = &self.future else {
-            return false;
-        };
-        self.prog.threads.iter().enumerate().any(|(t, th)| pick(th) && fr[t][self.pc(s, t)].writes >> a & 1 != 0)
     }
 
     /// Which addresses some thread may still read, as bit masks: through
