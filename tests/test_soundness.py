@@ -4,12 +4,13 @@ machine). Expected verdicts: the source verdicts come from the model
 machine's from exhaustive exploration; the findings each test pins are
 those SPEC sec. 8 asks hrf to confirm or refute, with the reason in a
 comment."""
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 import hrf
-from hrf.mappings import Row, Scheme, compile_scheme, get
+from hrf.mappings import Row, compile_scheme, get
 
 ROOT = Path(__file__).resolve().parent.parent
 RSP = ROOT / "litmus/rsp"
@@ -159,11 +160,14 @@ def test_rsp_new_sound_on_several_devices(test):
     assert all(m.deadlocks == 0 and m.complete for m in r.machine.values())
 
 
+def _rsp_new_with(name, **fields):
+    """rsp-new under another name with some fields replaced."""
+    return dataclasses.replace(get("rsp-new"), name=name, **fields)
+
+
 def _with_several_device_row(key, seq):
     """rsp-new with `seq` as its several-device row for `key`."""
-    base = get("rsp-new")
-    return Scheme("probe", "rsp-new with one several-device row changed", base.model, base.rows,
-                  several_devices={**base.several_devices, key: Row(seq, "probe")})
+    return _rsp_new_with("probe", several_devices={**get("rsp-new").several_devices, key: Row(seq, "probe")})
 
 
 def _without(seq, i):
@@ -276,8 +280,7 @@ MP_REMOTE = SC / "PodWW-Rfe-PodRR-Fre+na_sc.wg_sc.dev.rem_na+wg-per-thread.litmu
 
 def _without_seq_cst_rows():
     """rsp-new as it was before its seq_cst rows: acquire/release only."""
-    import dataclasses
-    return dataclasses.replace(get("rsp-new"), name="rsp-new-acq-rel", seq_cst={}, seq_cst_missing={})
+    return _rsp_new_with("rsp-new-acq-rel", seq_cst={}, seq_cst_missing={})
 
 
 def test_rsp_new_without_seq_cst_rows_fails_store_buffering():
@@ -314,13 +317,11 @@ def test_every_instruction_of_the_seq_cst_rows_is_needed(key, drop, refuted_by):
     # Each row less one of its flushes or invalidates is unsound on one of
     # the kept generated tests (hrf checked every such variant on all
     # 16,200 tests of `hrf generate --remote`: each fails 6 to 17 of them).
-    import dataclasses
     base = get("rsp-new")
     seq = base.seq_cst[key].seq
     assert seq[drop] not in ("LD", "ST")
-    rows = dict(base.seq_cst, **{})
-    rows[key] = Row(seq[:drop] + seq[drop + 1:], "without one instruction")
-    variant = dataclasses.replace(base, name="rsp-new-variant", seq_cst=rows)
+    variant = _rsp_new_with("rsp-new-variant",
+                            seq_cst={**base.seq_cst, key: Row(seq[:drop] + seq[drop + 1:], "without one instruction")})
     r = hrf.soundness(refuted_by, variant, writeback=["fifo", "any"])
     assert r.sound is False and not r.racy_source, (key, drop)
 
