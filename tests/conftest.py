@@ -18,6 +18,23 @@ def reference_files(exclude=NOT_YET):
     return sorted(p for p in REFERENCE.rglob("*.litmus") if p.relative_to(REFERENCE).parts[0] not in exclude)
 
 
+# Peer tests hrf refuses as written (a name used but declared nowhere,
+# which herd makes a fresh location), with the repair that makes them mean
+# what herd read them as: (old, new), replaced throughout.
+REPAIRS = {
+    "CT_wsq2.litmus": ("oldHead_p", "oldhead_p"),
+}
+
+
+def parse_reference(path):
+    """hrf.parse of a peer test, repaired first where REPAIRS says so."""
+    import hrf
+    if path.name in REPAIRS:
+        old, new = REPAIRS[path.name]
+        return hrf.parse(path.read_text().replace(old, new))
+    return hrf.parse(path)
+
+
 def ids(paths):
     return [str(p.relative_to(REFERENCE)) for p in paths]
 

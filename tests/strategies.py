@@ -103,12 +103,29 @@ def params(draw):
     return tuple(A.Param(l, region, ctype.startswith("atomic"), ctype) for l in LOCS)
 
 
+def _within(p, n):
+    """The proposition with every register atom's thread taken modulo n
+    (a condition about a thread the test does not have is refused)."""
+    if isinstance(p, A.PAtom) and isinstance(p.var, A.RegVar):
+        return A.PAtom(A.RegVar(p.var.thread % n, p.var.reg), p.value)
+    if isinstance(p, A.PNot):
+        return A.PNot(_within(p.prop, n))
+    if isinstance(p, (A.PAnd, A.POr)):
+        return type(p)(tuple(_within(q, n) for q in p.props))
+    return p
+
+
+# Every thread declares every register first: hrf refuses a test that
+# reads a register it never declares (a misspelt name).
+DECLS = tuple(A.Assign(r, None, decl=True) for r in REGS)
+
+
 @st.composite
 def litmus_asts(draw):
     n = draw(st.integers(1, 3))
     ps = draw(params())
     threads = tuple(
-        A.Thread(f"P{i}", ps, tuple(draw(st.lists(_stmts(2), max_size=4))), dev=draw(st.integers(0, 1)),
+        A.Thread(f"P{i}", ps, DECLS + tuple(draw(st.lists(_stmts(2), max_size=4))), dev=draw(st.integers(0, 1)),
                  wg=draw(st.integers(0, 2)), sg=draw(st.sampled_from([None, 0, 1])))
         for i in range(n))
     init = tuple(A.Init(l, draw(st.integers(-2, 3)), draw(st.sampled_from([None, "coarse", "fine"])))
@@ -118,7 +135,11 @@ def litmus_asts(draw):
                  unique_by=lambda x: (x[0], x[1]))))
     cond = draw(st.one_of(st.none(), st.builds(A.Condition, st.sampled_from(["exists", "~exists", "forall"]),
                                                 _props(2))))
-    locs = tuple(draw(st.lists(st.sampled_from(LOCS).map(A.LocVar), unique=True, max_size=2)))
+    if cond is not None:
+        cond = A.Condition(cond.quantifier, _within(cond.prop, n))
+    # a test needs a final condition or a `locations` clause (else it is refused as cut short)
+    locs = tuple(draw(st.lists(st.sampled_from(LOCS).map(A.LocVar), unique=True, min_size=cond is None,
+                               max_size=2)))
     return A.Test("OpenCL", draw(st.from_regex(r"[A-Za-z][A-Za-z0-9_+.]{0,12}", fullmatch=True)),
                   threads, init, reg_init, cond, locs)
 
@@ -153,13 +174,13 @@ def hrf_programs(draw, single_scope=False, orders=("sc",)):
     ps = tuple(A.Param(l, "global", False, "int") for l in LOCS[:2])
     threads = []
     for i in range(n):
-        body = []
+        body = [A.Assign("r0", None, decl=True), A.Assign("r1", None, decl=True)]
         # at most 6 operations in all (so at most 6! witness orders)
         for _ in range(draw(st.integers(1, 3 if n == 2 else 2))):
             op = draw(hrf_ops(i, scopes, orders))
-            if draw(st.integers(0, 5)) == 0 and body:
+            if draw(st.integers(0, 5)) == 0 and len(body) > 2:
                 # occasionally guard the rest on a register
-                body = [A.If(A.BinOp("==", A.Reg("r0"), A.Const(1)), tuple(body + [op]), ())]
+                body = body[:2] + [A.If(A.BinOp("==", A.Reg("r0"), A.Const(1)), tuple(body[2:] + [op]), ())]
             else:
                 body.append(op)
         threads.append(A.Thread(f"P{i}", ps, tuple(body), dev=draw(st.integers(0, 1)), wg=draw(st.integers(0, 1))))

@@ -21,7 +21,7 @@ from hrf.herdout import herd_name, read_herd_output
 from hrf.litmus import ast as A
 from hrf.models import get as get_model
 
-from conftest import REFERENCE
+from conftest import parse_reference, REFERENCE
 
 
 def has_barrier(t):
@@ -37,7 +37,7 @@ def herd_cases():
     for folder, outfile in [("opencl-herd2015", "herd-opencl.out"), ("rsp", "herd-opencl_rem.out")]:
         verdicts = read_herd_output(REFERENCE / folder / outfile)
         for f in sorted((REFERENCE / folder).glob("*.litmus")):
-            t = hrf.parse(f)
+            t = parse_reference(f)
             v = verdicts.get(herd_name(t.name))
             if v is None:
                 excluded[f"{folder}/{f.name}"] = "no herd verdict"
@@ -61,7 +61,7 @@ def sc_without_cas_writeback():
 
 @pytest.mark.parametrize("path,verdict", HERD_CASES)
 def test_sc_outcomes_are_herd_states(path, verdict):
-    t = hrf.parse(path)
+    t = parse_reference(path)
     r = hrf.check(t, sc_without_cas_writeback() if path.parent.name == "rsp" else "sc")
     assert r.complete
     herd_states = [dict(s) for s in verdict.states]
@@ -84,7 +84,7 @@ def dat3m_cases():
         rel = str(f.relative_to(REFERENCE / "opencl-dat3m"))
         if rel not in rows:
             excluded[rel] = "no row in expected.csv"
-        elif has_barrier(hrf.parse(f)):
+        elif has_barrier(parse_reference(f)):
             excluded[rel] = "barriers"
         else:
             out.append(pytest.param(f, rows[rel], id=rel))
@@ -96,7 +96,7 @@ DAT3M_CASES, DAT3M_EXCLUDED = dat3m_cases()
 
 @pytest.mark.parametrize("path,reachable", DAT3M_CASES)
 def test_sc_reachable_implies_dartagnan_reachable(path, reachable):
-    t = hrf.parse(path)
+    t = parse_reference(path)
     r = hrf.check(t, "sc")
     assert r.complete and t.condition.quantifier == "exists"
     if r.condition_holds:

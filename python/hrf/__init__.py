@@ -9,7 +9,8 @@ The public names below are a contract (SPEC sec. 6): extend, don't rename.
 from __future__ import annotations
 
 from .api import Limits, Result, check, check_many
-from .errors import CoreError, DefinitionError, HrfError, LimitExceeded, LitmusSyntaxError, UnsupportedFeature
+from .errors import (CoreError, DefinitionError, HrfError, InvalidArgument, LimitExceeded, LitmusSyntaxError,
+                     UnsupportedFeature)
 from .litmus import Test, parse
 from .litmus.printer import to_litmus
 from .generate import generate
@@ -35,4 +36,5 @@ __all__ = [
     "parse", "models", "check", "check_many", "generate", "compare", "Limits", "Result", "Test", "to_litmus",
     "soundness", "compile_scheme", "schemes", "explore", "parse_machine", "export_isabelle",
     "HrfError", "LitmusSyntaxError", "UnsupportedFeature", "LimitExceeded", "CoreError", "DefinitionError",
+    "InvalidArgument",
 ]

@@ -2,27 +2,46 @@
 from __future__ import annotations
 
 import json
+import math
 import multiprocessing as mp
 import os
 import signal
 import threading
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Iterable, Iterator, Optional
 
 from . import models as _models
 from .dsl import Model
-from .errors import CoreError, HrfError, LimitExceeded
+from .errors import CoreError, HrfError, InvalidArgument, LimitExceeded
 from .litmus import parse
 from .litmus.printer import format_condition, format_state
 from .program import Compiled, compile_test
+
+
+def physical_memory() -> Optional[int]:
+    """Bytes of physical memory of this machine (None where unknown)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return None
+
+
+def default_max_memory() -> Optional[int]:
+    """The default memory budget of one process: 40% of physical memory
+    (two bulk workers then stay within 80% of it)."""
+    total = physical_memory()
+    return None if total is None else int(total * 0.4)
 
 
 @dataclass
 class Limits:
     """Limits on work that could explode (SPEC sec. 10). A result cut short
     by one says so (`complete` False, `limit` set) and claims no verdict it
-    did not establish."""
-    max_candidates: int = 10_000_000  # complete candidate executions judged
+    did not establish. Every limit holds from the first phase of a check
+    (value domains, control paths, candidates) to the last."""
+    # Candidate executions judged; a partial candidate that pruning rules
+    # out counts as one, so that the limit bounds the work.
+    max_candidates: int = 10_000_000
     max_seconds: Optional[float] = None
     max_paths: int = 100_000  # control paths per thread
     max_values: int = 64  # values a location may hold
@@ -32,10 +51,35 @@ class Limits:
     # A witness execution per outcome and per flag; off for verdict-only bulk
     # runs (then flags carry their kind and check but no events).
     witnesses: bool = True
+    # Resident memory of the process in bytes; None: `default_max_memory()`.
+    max_memory: Optional[int] = None
+
+    def __post_init__(self):
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.type == "bool":
+                if not isinstance(v, bool):
+                    raise InvalidArgument(f"limit {f.name} must be True or False, not {v!r}")
+            elif f.name == "max_seconds":
+                if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                                      or not math.isfinite(v) or v <= 0):
+                    raise InvalidArgument(f"limit max_seconds must be a finite number of seconds > 0 (or None), "
+                                          f"not {v!r}")
+            elif f.name == "max_memory":
+                if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v <= 0):
+                    raise InvalidArgument(f"limit max_memory must be a number of bytes > 0 (or None), not {v!r}")
+            else:
+                least = 0 if f.name == "unroll" else 1
+                if isinstance(v, bool) or not isinstance(v, int) or v < least:
+                    raise InvalidArgument(f"limit {f.name} must be a whole number >= {least}, not {v!r}")
+
+    def memory_budget(self) -> Optional[int]:
+        return self.max_memory if self.max_memory is not None else default_max_memory()
 
     def core_json(self) -> str:
         d = asdict(self)
         d.pop("unroll")
+        d["max_memory"] = self.memory_budget()
         return json.dumps(d)
 
 
@@ -268,6 +312,7 @@ def check(test, model="sc", *, limits: Optional[Limits] = None, on_limit: str = 
     `Limits` (e.g. `unroll=3`, `max_seconds=10`). With `on_limit="raise"` a
     result cut short by a limit raises `LimitExceeded` (holding the result)."""
     limits = _limits(limits, kw)
+    _on_limit(on_limit)
     comp, m = _prepare(test, model, limits)
     return check_compiled(comp, m, limits, on_limit)
 
@@ -283,13 +328,21 @@ def check_compiled(comp: Compiled, model: Model, limits: Limits, on_limit: str =
     return r
 
 
+def _on_limit(on_limit: str) -> str:
+    if on_limit not in ("result", "raise"):
+        raise InvalidArgument(f"on_limit must be 'result' or 'raise', not {on_limit!r}")
+    return on_limit
+
+
 def _limits(limits, kw) -> Limits:
+    if limits is not None and not isinstance(limits, Limits):
+        raise InvalidArgument(f"limits must be an hrf.Limits, not {type(limits).__name__}")
     limits = limits or Limits()
     if kw:
         d = asdict(limits)
         for k, v in kw.items():
             if k not in d:
-                raise TypeError(f"unknown limit {k!r}; known: {', '.join(d)}")
+                raise InvalidArgument(f"unknown limit {k!r}; known: {', '.join(d)}")
             d[k] = v
         limits = Limits(**d)
     return limits
@@ -312,7 +365,10 @@ def check_many(tests: Iterable, models, workers: Optional[int] = None, *, limits
       `PROCESS_MIN_TESTS` tests, more than one worker and `fork` exists;
       `processes=False` forces threads, `processes=True` processes."""
     limits = _limits(limits, kw)
-    if isinstance(models, (str, Model)):
+    if isinstance(tests, (str, bytes, os.PathLike)) or hasattr(tests, "threads"):
+        raise InvalidArgument("check_many takes a list (or other iterable) of tests, not one test: "
+                              f"check_many([{tests!r}], ...) or check({tests!r}, ...)"[:300])
+    if isinstance(models, (str, os.PathLike, Model)):
         models = [models]
     models = [_models.get(m) for m in models]
     for m in models:

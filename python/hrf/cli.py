@@ -3,16 +3,71 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 from . import __version__
 from .api import Limits, check, check_many
-from .errors import HrfError
+from .errors import HrfError, InvalidArgument
 from .litmus.printer import format_state
 
 
+def _whole(least: int):
+    """An argparse type: a whole number >= least."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+        if v < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}, not {v}")
+        return v
+    parse.__name__ = "whole number"
+    return parse
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds > 0."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds > 0, not {text}")
+    return v
+
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def _memory(text: str) -> int:
+    """An argparse type: bytes, with an optional K, M, G or T suffix (powers of 1024)."""
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = t[-1:] if t[-1:] in _UNITS and t[-1:] else ""
+    try:
+        v = float(t[: len(t) - len(unit)])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a size such as 4G or 512M, not {text!r}") from None
+    if not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"must be a size > 0, not {text}")
+    return int(v * _UNITS[unit])
+
+
 def _limits(a) -> Limits:
-    return Limits(max_candidates=a.max_candidates, max_seconds=a.max_seconds, unroll=a.unroll)
+    return Limits(max_candidates=a.max_candidates, max_seconds=a.max_seconds, unroll=a.unroll,
+                  max_memory=a.max_memory)
+
+
+def _limit_args(p, candidates: bool = True) -> None:
+    """--unroll, --max-candidates, --max-seconds and --max-memory."""
+    p.add_argument("--unroll", type=_whole(0), default=2, help="loop iterations before a path is cut (default 2)")
+    if candidates:
+        p.add_argument("--max-candidates", type=_whole(1), default=10_000_000,
+                       help="candidate executions judged, pruned ones included (default 10000000)")
+    p.add_argument("--max-seconds", type=_seconds, default=None, help="stop (reported as incomplete) after this long")
+    p.add_argument("--max-memory", type=_memory, default=None,
+                   help="stop (reported as incomplete) past this much resident memory, e.g. 4G "
+                        "(default: 40%% of physical memory, per process)")
 
 
 def cmd_check(a) -> int:
@@ -147,7 +202,7 @@ def cmd_explore(a) -> int:
             prog = compile_scheme(f, a.scheme, unroll=a.unroll) if a.scheme else parse_machine_file(f)
             for wb in a.writeback:
                 r = explore(prog, writeback=wb, max_states=a.max_states, max_seconds=a.max_seconds,
-                            workers=a.workers, reduce=not a.literal, progress=progress)
+                            max_memory=a.max_memory, workers=a.workers, reduce=not a.literal, progress=progress)
                 if a.json:
                     print(json.dumps(r.to_json()), flush=True)
                 else:
@@ -178,7 +233,8 @@ def cmd_soundness(a) -> int:
     counts = dict.fromkeys(["sound", "unsound", "racy source (skipped)", "not decided (a limit)", "not compiled"], 0)
     for f in a.files:
         try:
-            r = soundness(f, a.scheme, a.model, writeback=a.writeback, limits=Limits(unroll=a.unroll),
+            r = soundness(f, a.scheme, a.model, writeback=a.writeback,
+                          limits=Limits(unroll=a.unroll, max_seconds=a.max_seconds, max_memory=a.max_memory),
                           max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers, progress=progress)
         except HrfError as e:
             # one test the scheme or model cannot take does not stop the others
@@ -208,7 +264,7 @@ def cmd_export(a) -> int:
         print("hrf export isabelle: give litmus tests (with --model) or --scheme", file=sys.stderr)
         return 2
     r = export_isabelle(a.files, a.model or ["sc"], a.out, schemes=a.scheme, max_executions=a.max_executions,
-                        limits=Limits(unroll=a.unroll, max_candidates=a.max_candidates, max_seconds=a.max_seconds))
+                        limits=_limits(a))
     for e in r.tests:
         print(f"{e.path}: {e.exported} of {e.candidates} candidate executions"
               + ("" if e.complete else " (enumeration cut short by a limit)"))
@@ -229,10 +285,8 @@ def main(argv=None) -> int:
                    help="model name or a .py file defining MODEL (repeatable); `hrf models` lists the names")
     c.add_argument("--json", action="store_true", help="one JSON object per line")
     c.add_argument("--graph", metavar="OUT", help="draw an execution (a flagged one, else the first) to OUT.dot/.svg")
-    c.add_argument("--unroll", type=int, default=2, help="loop iterations before a path is cut (default 2)")
-    c.add_argument("--max-candidates", type=int, default=10_000_000)
-    c.add_argument("--max-seconds", type=float, default=None)
-    c.add_argument("--workers", type=int, default=None, help="threads for several tests (default: all cores)")
+    _limit_args(c)
+    c.add_argument("--workers", type=_whole(1), default=None, help="threads for several tests (default: all cores)")
     c.set_defaults(func=cmd_check)
 
     b = sub.add_parser("bulk", help="check many tests under several models in parallel")
@@ -241,18 +295,16 @@ def main(argv=None) -> int:
                    help="model name or a .py file defining MODEL (repeatable)")
     b.add_argument("--out", "-o", help="write rows here (.jsonl or .csv); default: JSON lines on stdout")
     b.add_argument("--format", choices=["jsonl", "csv"], help="row format (default from --out's suffix)")
-    b.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
-    b.add_argument("--unroll", type=int, default=2)
-    b.add_argument("--max-candidates", type=int, default=10_000_000)
-    b.add_argument("--max-seconds", type=float, default=None, help="per test")
+    b.add_argument("--workers", type=_whole(1), default=None, help="worker processes (default: all cores)")
+    _limit_args(b)
     b.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     b.set_defaults(func=cmd_bulk)
 
     def family_args(p):
-        p.add_argument("--count", type=int, default=None, help="a seeded sample of this many (default: all)")
+        p.add_argument("--count", type=_whole(1), default=None, help="a seeded sample of this many (default: all)")
         p.add_argument("--seed", type=int, default=0)
-        p.add_argument("--max-edges", type=int, default=4, help="longest cycle (edges)")
-        p.add_argument("--max-threads", type=int, default=3)
+        p.add_argument("--max-edges", type=_whole(2), default=4, help="longest cycle (edges)")
+        p.add_argument("--max-threads", type=_whole(1), default=3)
         p.add_argument("--orders", default="na,sc", help="access annotations: na and atomic orders")
         p.add_argument("--scopes", default="wg,dev")
         p.add_argument("--remote", action="store_true", help="also remote-promoted atomics")
@@ -267,33 +319,30 @@ def main(argv=None) -> int:
     family_args(c)
     c.add_argument("--model", "-m", action="append", required=True,
                    help="the two models to compare (names or .py files defining MODEL)")
-    c.add_argument("--show", type=int, default=3, help="print this many differences")
-    c.add_argument("--workers", type=int, default=None)
-    c.add_argument("--unroll", type=int, default=2)
-    c.add_argument("--max-candidates", type=int, default=10_000_000)
-    c.add_argument("--max-seconds", type=float, default=None)
+    c.add_argument("--show", type=_whole(0), default=3, help="print this many differences")
+    c.add_argument("--workers", type=_whole(1), default=None)
+    _limit_args(c)
     c.set_defaults(func=cmd_compare)
 
     def machine_args(p, default_writeback):
         p.add_argument("--writeback", action="append", choices=["fifo", "any"], default=None,
                        help=f"machine write-back policy (repeatable; default {default_writeback})")
-        p.add_argument("--max-states", type=int, default=20_000_000,
+        p.add_argument("--max-states", type=_whole(1), default=20_000_000,
                        help="stop (reported as incomplete) past this many machine states (default 20000000)")
-        p.add_argument("--max-seconds", type=float, default=None, help="stop (reported as incomplete) after this long")
-        p.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
+        p.add_argument("--workers", type=_whole(1), default=None, help="threads (default: all cores)")
 
     k = sub.add_parser("compile", help="compile a source test to the GPU machine with a scheme")
     k.add_argument("files", nargs="*", help=".litmus files")
     k.add_argument("--scheme", "-s", required=True, help="rsp-old, rsp-new-slides, rsp-new, hrf-cache, or a .py file defining SCHEME")
     k.add_argument("--table", action="store_true", help="print the scheme's rows and their sources")
-    k.add_argument("--unroll", type=int, default=2)
+    k.add_argument("--unroll", type=_whole(0), default=2)
     k.set_defaults(func=cmd_compile)
 
     e = sub.add_parser("explore", help="explore every behaviour of a GPU_MACHINE test")
     e.add_argument("files", nargs="+", help="GPU_MACHINE .litmus files (source tests with --scheme)")
     e.add_argument("--scheme", "-s", help="compile source litmus tests with this scheme first (as `hrf compile`)")
-    e.add_argument("--unroll", type=int, default=2, help="loop unrolling bound when compiling (--scheme)")
     machine_args(e, "fifo")
+    _limit_args(e, candidates=False)
     e.add_argument("--json", action="store_true", help="one JSON object per test and write-back policy (outcomes "
                    "with their traces, deadlocks, faults, states, phases)")
     e.add_argument("--trace", action="store_true", help="print a shortest trace to each outcome (satisfying the condition)")
@@ -309,10 +358,10 @@ def main(argv=None) -> int:
     s.add_argument("--model", "-m", default=None,
                    help="source model, a name or a .py file defining MODEL (default: the scheme's, e.g. opencl-rsp)")
     s.add_argument("--json", action="store_true")
-    s.add_argument("--unroll", type=int, default=2)
     s.add_argument("--graph", metavar="OUT", help="draw the first counterexample's trace as a sequence chart to "
                    "OUT.dot/.svg")
     machine_args(s, "both")
+    _limit_args(s, candidates=False)
     s.set_defaults(func=cmd_soundness)
 
     x = sub.add_parser("export", help="write Isabelle theories: executions, model definitions, mapping lemmas")
@@ -321,10 +370,8 @@ def main(argv=None) -> int:
     x.add_argument("--model", "-m", action="append", help="model (repeatable; default sc)")
     x.add_argument("--scheme", "-s", action="append", help="also a theory per compilation scheme (repeatable)")
     x.add_argument("--out", "-o", required=True, help="output folder (a session: base theories, ROOT)")
-    x.add_argument("--max-executions", type=int, default=64, help="executions per theory (default 64)")
-    x.add_argument("--unroll", type=int, default=2)
-    x.add_argument("--max-candidates", type=int, default=10_000_000)
-    x.add_argument("--max-seconds", type=float, default=None)
+    x.add_argument("--max-executions", type=_whole(1), default=64, help="executions per theory (default 64)")
+    _limit_args(x)
     x.set_defaults(func=cmd_export)
 
     m = sub.add_parser("models", help="list the models")
@@ -341,6 +388,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("hrf: interrupted", file=sys.stderr)
         return 130
+    except InvalidArgument as e:
+        print(f"hrf: {e}", file=sys.stderr)
+        return 2
     except HrfError as e:
         print(f"hrf: {e}", file=sys.stderr)
         return 1

@@ -61,6 +61,13 @@ class LimitExceeded(HrfError):
         return (type(self), (self.which, self.detail, self.result))
 
 
+class InvalidArgument(HrfError, ValueError):
+    """An argument or option hrf cannot use (a negative limit, an unknown
+    order, a string where a list of tests is wanted): names it and says what
+    is accepted. The command line exits with status 2 on it, as on any
+    usage error."""
+
+
 class CoreError(HrfError):
     """The Rust core rejected its input or failed; never a crash of the interpreter."""
 

@@ -294,8 +294,8 @@ def parse_machine(text: str, path: Optional[str] = None) -> MachineProgram:
               + [{"kind": "loc", "loc": k} for k in range(len(locs))])
     cond_ir = {"k": "true"}
     if cond is not None:
-        from .program import _prop_atoms, _prop_ir
-        for a in _prop_atoms(cond.prop):
+        from .program import _prop_ir
+        for a in A.prop_atoms(cond.prop):
             if str(a.var) not in observed:
                 fail(f"the condition names {a.var}, which the program does not have", len(lines))
         cond_ir = _prop_ir(cond.prop, {v: k for k, v in enumerate(observed)})
@@ -540,14 +540,27 @@ class ExploreProgress(StatusLine):
 
 def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: Optional[int] = 20_000_000,
             max_seconds: Optional[float] = None, deadlocks: bool = True, workers: Optional[int] = None,
-            on_limit: str = "result", progress: Optional[ExploreProgress] = None) -> MachineResult:
+            on_limit: str = "result", progress: Optional[ExploreProgress] = None,
+            max_memory: Optional[int] = None) -> MachineResult:
     """Explore every reachable state of a machine program (a MachineProgram,
     or the path or text of a GPU_MACHINE test). `progress` shows a status
-    line while it runs (the CLI passes one on a terminal)."""
-    from .api import _core, _interruptible, _verdict
+    line while it runs (the CLI passes one on a terminal). `max_memory`:
+    resident bytes of the process (None: the default of `hrf.Limits`)."""
+    from .api import Limits, _core, _interruptible, _on_limit, _verdict
+    from .errors import InvalidArgument
+    if writeback not in ("fifo", "any"):
+        raise InvalidArgument(f"writeback must be 'fifo' or 'any', not {writeback!r}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise InvalidArgument(f"workers must be a whole number >= 1 (or None), not {workers!r}")
+    if max_states is not None and (isinstance(max_states, bool) or not isinstance(max_states, int) or max_states < 1):
+        raise InvalidArgument(f"max_states must be a whole number >= 1 (or None), not {max_states!r}")
+    _on_limit(on_limit)
+    # the time and memory limits are checked as hrf.Limits checks them
+    budget = Limits(max_seconds=max_seconds, max_memory=max_memory)
     if not isinstance(prog, MachineProgram):
         prog = parse_machine_file(prog)
-    limits = json.dumps({"max_states": max_states, "max_seconds": max_seconds, "deadlocks": deadlocks})
+    limits = json.dumps({"max_states": max_states, "max_seconds": max_seconds, "deadlocks": deadlocks,
+                         "max_memory": budget.memory_budget()})
     core = _core()
     start = time.perf_counter()
 

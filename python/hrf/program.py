@@ -20,10 +20,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .errors import UnsupportedFeature
+from .errors import LimitExceeded, UnsupportedFeature
 from .litmus import ast as A
 
-DEFAULT_SCOPE = "dev"  # OpenCL: atomics without a scope argument are device-scoped
+DEFAULT_SCOPE = "dev"
+# Instructions of a compiled thread past which a test (typically a large
+# unroll bound) is refused with LimitExceeded("size"), before memory goes on it.
+MAX_INSTRUCTIONS = 200_000  # OpenCL: atomics without a scope argument are device-scoped
 
 
 @dataclass
@@ -159,6 +162,10 @@ class _ThreadCompiler:
 
     def emit(self, ins):
         self.code.append(ins)
+        if len(self.code) > self.p.max_instructions:
+            raise LimitExceeded("size", f"{self.p.test.path or self.p.test.name}: thread {self.thread.name} "
+                                f"compiles to more than {self.p.max_instructions:,} instructions with loops "
+                                f"unrolled {self.p.unroll} times")
 
     # ------------------------------------------------------------ templates
     def template(self, kind, op, line, text, *, order=None, scope=None, atomic=True, remote=False,
@@ -378,6 +385,7 @@ class _ProgramCompiler:
         self.observe_all = observe_all
         self.unroll = unroll
         self.cas_writeback = cas_writeback
+        self.max_instructions = MAX_INSTRUCTIONS
         self.scopes = _Scopes(test)
         self.locations = test.all_locations()
         self.loc_index = {l: i for i, l in enumerate(self.locations)}
@@ -419,7 +427,7 @@ class _ProgramCompiler:
             if isinstance(v, A.PointeeVar):
                 raise UnsupportedFeature(f"{why} (locations [{v}])", test.path)
         if test.condition is not None:
-            for a in _prop_atoms(test.condition.prop):
+            for a in A.prop_atoms(test.condition.prop):
                 if isinstance(a.value, str):
                     raise UnsupportedFeature(f"{why} (condition {a.var}={a.value})", test.path)
 
@@ -475,18 +483,8 @@ class _ProgramCompiler:
         return Compiled(test, ir, self.templates, names, list(self.locations), self.unroll)
 
 
-def _prop_atoms(p):
-    if isinstance(p, A.PAtom):
-        yield p
-    elif isinstance(p, A.PNot):
-        yield from _prop_atoms(p.prop)
-    elif isinstance(p, (A.PAnd, A.POr)):
-        for q in p.props:
-            yield from _prop_atoms(q)
-
-
 def _prop_vars(p):
-    return (a.var for a in _prop_atoms(p))
+    return (a.var for a in A.prop_atoms(p))
 
 
 def _prop_ir(p, index) -> dict:
@@ -508,6 +506,7 @@ def _prop_ir(p, index) -> dict:
 def compile_test(test: A.Test, unroll: int = 2, cas_writeback: bool = True, observe_all: bool = False) -> Compiled:
     """`observe_all`: outcomes over every register and location, not only
     the condition's (as a comparison with the machine needs)."""
-    if unroll < 0:
-        raise ValueError("unroll must be >= 0")
+    if isinstance(unroll, bool) or not isinstance(unroll, int) or unroll < 0:
+        from .errors import InvalidArgument
+        raise InvalidArgument(f"unroll must be a whole number >= 0, not {unroll!r}")
     return _ProgramCompiler(test, unroll, cas_writeback, observe_all).compile()

@@ -104,6 +104,8 @@ def soundness(test, scheme: str = "rsp-new", model: Optional[str] = None, *,
     """Is `scheme` sound for `test` against `model` (the scheme's own model
     by default), on the machine with each write-back policy? `progress`
     (a `hrf.machine.ExploreProgress`) shows the explorer's status line."""
+    if isinstance(writeback, str):
+        writeback = (writeback,)
     sch = get(scheme)
     t = parse(test)
     m = _models.get(model or sch.model)
@@ -124,6 +126,7 @@ def soundness(test, scheme: str = "rsp-new", model: Optional[str] = None, *,
     ok = {tuple(sorted(o.items())) for o in allowed}
     for wb in writeback:
         r: MachineResult = explore(prog, writeback=wb, max_states=max_states, max_seconds=max_seconds,
+                                   max_memory=limits.max_memory,
                                    workers=workers, progress=progress)
         res.machine[wb] = r
         for o, tr, st in zip(r.outcomes, r.traces, r.steps):

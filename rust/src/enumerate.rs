@@ -11,21 +11,32 @@
 //! tests compare the two.
 
 use crate::execution::{thread_paths, value_domains, Dynamic, Event, EventStructure, Path};
+pub use crate::limits::{cancel, LimitOut, CANCEL_GENERATION};
+use crate::limits::Budget;
 use crate::model::{Compiled, Evaluator};
 use crate::program::{Observed, Program};
 use crate::relation::{bits, Relation};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 #[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
 pub struct Limits {
+    /// Candidate executions judged. A partial candidate that pruning rules
+    /// out (a combination of thread paths whose reads no write can
+    /// justify, or a partial rf/co choice that already fails an axiom)
+    /// counts as one too, so that the limit bounds the work of tests whose
+    /// candidates are mostly pruned.
     #[serde(default = "default_max_candidates")]
     pub max_candidates: u64,
     #[serde(default)]
     pub max_seconds: Option<f64>,
+    /// Resident memory of the process, in bytes (None: no budget).
+    #[serde(default)]
+    pub max_memory: Option<u64>,
     #[serde(default = "default_max_paths")]
     pub max_paths: usize,
     #[serde(default = "default_max_values")]
@@ -60,6 +71,7 @@ impl Default for Limits {
         Limits {
             max_candidates: default_max_candidates(),
             max_seconds: None,
+            max_memory: None,
             max_paths: default_max_paths(),
             max_values: default_max_values(),
             reference: false,
@@ -103,12 +115,6 @@ pub struct OutcomeOut {
     pub positive: bool,
     pub flagged: u64,
     pub witness: Option<ExecutionOut>,
-}
-
-#[derive(Serialize, Clone, Debug, Default)]
-pub struct LimitOut {
-    pub which: String,
-    pub detail: String,
 }
 
 #[derive(Serialize, Clone, Debug, Default)]
@@ -179,105 +185,86 @@ struct Shared<'a> {
     prog: &'a Program,
     model: &'a Compiled,
     limits: &'a Limits,
-    stop: AtomicBool,
-    limit_hit: std::sync::Mutex<Option<LimitOut>>,
+    budget: Budget,
+    /// Candidates judged plus combinations ruled out before rf/co.
     candidates: AtomicU64,
-    deadline: Option<Instant>,
-    generation: u64,
 }
 
 impl<'a> Shared<'a> {
-    /// Cancelled or out of time: record it and say so.
-    fn interrupted(&self) -> bool {
-        if CANCEL_GENERATION.load(Ordering::Relaxed) != self.generation {
-            self.hit("interrupted", "cancelled (Ctrl-C)".into());
-            return true;
+    /// Count `n` units of work against `max_candidates`; false (and the
+    /// run stopped) once the limit is passed.
+    fn spend(&self, n: u64) -> bool {
+        let c = self.candidates.fetch_add(n, Ordering::Relaxed) + n;
+        if c > self.limits.max_candidates {
+            self.budget.hit("candidates", format!("more than {} candidate executions", self.limits.max_candidates));
+            return false;
         }
-        if let Some(dl) = self.deadline {
-            if Instant::now() > dl {
-                self.hit("time", format!("more than {} seconds", self.limits.max_seconds.unwrap_or(0.0)));
-                return true;
-            }
-        }
-        false
-    }
-
-    fn hit(&self, which: &str, detail: String) {
-        self.stop.store(true, Ordering::Relaxed);
-        let mut g = self.limit_hit.lock().unwrap();
-        if g.is_none() {
-            *g = Some(LimitOut { which: which.into(), detail });
-        }
+        true
     }
 }
 
-/// Bumped by `cancel()` (Ctrl-C on the Python side): every check running
-/// when it changes stops at its next candidate and reports "interrupted".
-pub static CANCEL_GENERATION: AtomicU64 = AtomicU64::new(0);
-
-pub fn cancel() {
-    CANCEL_GENERATION.fetch_add(1, Ordering::SeqCst);
-}
+/// Combinations of thread paths handed to the workers at a time: each
+/// window's partial results are merged before the next starts, so memory
+/// does not grow with the number of combinations.
+const WINDOW: usize = 1 << 14;
 
 pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckOut, String> {
     let start = Instant::now();
-    let generation = CANCEL_GENERATION.load(Ordering::SeqCst);
     prog.validate()?;
     let mut out = CheckOut { complete: true, ..Default::default() };
-    let dom = match value_domains(prog, limits.max_values, limits.max_paths) {
+    let budget = Budget::new(limits.max_seconds, limits.max_memory);
+    let stopped = |out: &mut CheckOut, which: &str, detail: String, budget: &Budget| {
+        out.complete = false;
+        out.limit = Some(budget.take().unwrap_or(LimitOut { which: which.into(), detail }));
+        out.seconds = start.elapsed().as_secs_f64();
+    };
+    let dom = match value_domains(prog, limits.max_values, limits.max_paths, &budget) {
         Ok(d) => d,
         Err(e) => {
-            out.complete = false;
-            out.limit = Some(LimitOut { which: "values".into(), detail: e });
-            out.seconds = start.elapsed().as_secs_f64();
+            stopped(&mut out, "values", e, &budget);
             return Ok(out);
         }
     };
     let mut per_thread: Vec<Vec<Path>> = Vec::new();
     for t in 0..prog.threads.len() {
-        match thread_paths(prog, t, &dom, limits.max_paths) {
+        match thread_paths(prog, t, &dom, limits.max_paths, &budget) {
             Ok(p) => {
                 out.cut_paths.push(p.cut);
                 per_thread.push(p.paths);
             }
             Err(e) => {
-                out.complete = false;
-                out.limit = Some(LimitOut { which: "paths".into(), detail: e });
-                out.seconds = start.elapsed().as_secs_f64();
+                stopped(&mut out, "paths", e, &budget);
                 return Ok(out);
             }
         }
     }
     // Every combination of one path per thread, as a mixed-radix index.
     let radices: Vec<usize> = per_thread.iter().map(|p| p.len()).collect();
-    let total: usize = radices.iter().try_fold(1usize, |a, &r| a.checked_mul(r)).unwrap_or(usize::MAX);
-    let shared = Shared {
-        prog,
-        model,
-        limits,
-        stop: AtomicBool::new(false),
-        limit_hit: std::sync::Mutex::new(None),
-        candidates: AtomicU64::new(0),
-        deadline: limits.max_seconds.map(|s| start + std::time::Duration::from_secs_f64(s.max(0.0))),
-        generation,
+    let total: Option<usize> = radices.iter().try_fold(1usize, |a, &r| a.checked_mul(r));
+    let shared = Shared { prog, model, limits, budget, candidates: AtomicU64::new(0) };
+    let total = match total {
+        Some(t) => t,
+        None => {
+            shared.budget.hit("paths", "the number of combinations of thread paths overflows".into());
+            0
+        }
     };
-    if total == usize::MAX {
-        shared.hit("paths", "the number of combinations of thread paths overflows".into());
-    }
     // Combinations in blocks: a block is folded in order by one worker and
     // stops as soon as a limit is hit; blocks are merged in order, so the
-    // witnesses do not depend on scheduling.
+    // witnesses do not depend on scheduling. Windows of blocks keep the
+    // memory of partial results bounded.
     const BLOCK: usize = 64;
     let nblocks = total.div_ceil(BLOCK);
-    let parts: Vec<Result<Partial, String>> = if shared.stop.load(Ordering::Relaxed) {
-        Vec::new()
-    } else {
-        (0..nblocks)
+    let mut all = Partial::default();
+    let mut first = 0;
+    while first < nblocks && !shared.budget.stopped() {
+        let last = (first + WINDOW).min(nblocks);
+        let parts: Vec<Result<Partial, String>> = (first..last)
             .into_par_iter()
             .map(|b| {
                 let mut acc = Partial::default();
                 for idx in b * BLOCK..((b + 1) * BLOCK).min(total) {
-                    if shared.stop.load(Ordering::Relaxed) {
+                    if shared.budget.stopped() {
                         break;
                     }
                     let mut rem = idx;
@@ -290,12 +277,12 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
                 }
                 Ok(acc)
             })
-            .collect()
-    };
-    // Merge in combination order.
-    let mut all = Partial::default();
-    for p in parts {
-        all.absorb(p?);
+            .collect();
+        // Merge in combination order.
+        for p in parts {
+            all.absorb(p?);
+        }
+        first = last;
     }
     out.positive = all.positive;
     out.negative = all.negative;
@@ -310,7 +297,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
         out.outcomes.push(OutcomeOut { values: key, count, positive, flagged, witness });
     }
     out.outcomes.sort_by(|a, b| a.values.cmp(&b.values));
-    if let Some(l) = shared.limit_hit.lock().unwrap().take() {
+    if let Some(l) = shared.budget.take() {
         out.complete = false;
         out.limit = Some(l);
     }
@@ -321,7 +308,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
 /// All candidates of one combination of thread paths.
 fn combination(sh: &Shared, paths: &[&Path]) -> Result<Partial, String> {
     let mut part = Partial::default();
-    if sh.stop.load(Ordering::Relaxed) || sh.interrupted() {
+    if sh.budget.check() {
         return Ok(part);
     }
     let es = EventStructure::build(sh.prog, paths)?;
@@ -342,6 +329,7 @@ fn combination(sh: &Shared, paths: &[&Path]) -> Result<Partial, String> {
         for &ci in &sh.model.prunable {
             if ev.check(ci, &empty).is_err() {
                 part.pruned += 1;
+                sh.spend(1);
                 return Ok(part);
             }
         }
@@ -354,12 +342,15 @@ fn combination(sh: &Shared, paths: &[&Path]) -> Result<Partial, String> {
         let ws: Vec<usize> =
             es.writes_of[e.loc.unwrap()].iter().copied().filter(|&w| es.events[w].value == e.value).collect();
         if ws.is_empty() {
+            // Ruled out: no write of the value this path reads. Counted
+            // against max_candidates, as the work it is.
+            sh.spend(1);
             return Ok(part);
         }
         rf_choices.push(ws);
     }
     let regs: Vec<Vec<i64>> = paths.iter().map(|p| p.regs.clone()).collect();
-    let mut st = Search { sh, es: &es, ev, reads, rf_choices, part, dynm: start, regs };
+    let mut st = Search { sh, es: &es, ev, reads, rf_choices, part, dynm: start, regs, steps: 0 };
     st.rf_step(0)?;
     Ok(st.part)
 }
@@ -373,11 +364,19 @@ struct Search<'a, 'b> {
     part: Partial,
     dynm: Dynamic,
     regs: Vec<Vec<i64>>,
+    /// Partial choices tried: the budget is asked every `CHECK_EVERY`.
+    steps: u64,
 }
+
+const CHECK_EVERY: u64 = 4096;
 
 impl<'a, 'b> Search<'a, 'b> {
     /// Do the prunable axioms hold on the current partial rf/co?
     fn partial_ok(&mut self) -> bool {
+        self.steps += 1;
+        if self.steps % CHECK_EVERY == 0 && self.sh.budget.check() {
+            return false;
+        }
         if self.sh.limits.reference {
             return true;
         }
@@ -386,6 +385,7 @@ impl<'a, 'b> Search<'a, 'b> {
             let ci = self.sh.model.prunable[i];
             if self.ev.check(ci, &self.dynm).is_err() {
                 self.part.pruned += 1;
+                self.sh.spend(1);
                 return false;
             }
         }
@@ -393,7 +393,7 @@ impl<'a, 'b> Search<'a, 'b> {
     }
 
     fn rf_step(&mut self, k: usize) -> Result<(), String> {
-        if self.sh.stop.load(Ordering::Relaxed) {
+        if self.sh.budget.stopped() {
             return Ok(());
         }
         if k == self.reads.len() {
@@ -424,7 +424,7 @@ impl<'a, 'b> Search<'a, 'b> {
     }
 
     fn co_place(&mut self, locs: &[usize], li: usize, rest: &[usize], placed: &mut Vec<usize>) -> Result<(), String> {
-        if self.sh.stop.load(Ordering::Relaxed) {
+        if self.sh.budget.stopped() {
             return Ok(());
         }
         if placed.len() == rest.len() {
@@ -468,7 +468,7 @@ impl<'a, 'b> Search<'a, 'b> {
     }
 
     fn order_place(&mut self, k: usize, members: &[usize], placed: &mut Vec<usize>) -> Result<bool, String> {
-        if self.sh.stop.load(Ordering::Relaxed) {
+        if self.sh.budget.stopped() {
             return Ok(false);
         }
         if placed.len() == members.len() {
@@ -502,14 +502,12 @@ impl<'a, 'b> Search<'a, 'b> {
     /// Judge a complete candidate; true if it is consistent.
     fn complete(&mut self) -> Result<bool, String> {
         let sh = self.sh;
-        let c = sh.candidates.fetch_add(1, Ordering::Relaxed) + 1;
-        self.part.candidates += 1;
-        if c > sh.limits.max_candidates {
-            sh.hit("candidates", format!("more than {} candidate executions", sh.limits.max_candidates));
-            self.part.candidates -= 1;
+        if !sh.spend(1) {
             return Ok(false);
         }
-        if c % 256 == 0 && sh.interrupted() {
+        self.part.candidates += 1;
+        self.steps += 1;
+        if self.steps % 256 == 0 && sh.budget.check() {
             return Ok(false);
         }
         self.ev.reset_dynamic();

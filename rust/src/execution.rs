@@ -1,6 +1,7 @@
 //! Events, per-thread control paths, and one candidate execution
 //! (SPEC sec. 4).
 
+use crate::limits::Budget;
 use crate::program::{Instr, Kind, Program};
 use crate::relation::{bits, EventSet, Relation};
 use serde::Serialize;
@@ -40,15 +41,21 @@ pub struct PathsOfThread {
 }
 
 /// Every path of thread `t` when each read may return any value of its
-/// location's domain. Errors when more than `max_paths` paths exist.
-pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize) -> Result<PathsOfThread, String> {
+/// location's domain. Errors when more than `max_paths` paths exist, or
+/// when the budget (time, memory, Ctrl-C) runs out.
+pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize, budget: &Budget) -> Result<PathsOfThread, String> {
     let th = &prog.threads[t];
     let mut out = PathsOfThread { paths: Vec::new(), cut: 0 };
     // Explicit DFS stack of (pc, regs, events, register taints, control taint).
     type State = (usize, Vec<i64>, Vec<PathEvent>, Vec<u64>, u64);
     let mut stack: Vec<State> = vec![(0, vec![0; th.nregs], Vec::new(), vec![0; th.nregs], 0)];
     let bit = |i: usize| if i < 64 { 1u64 << i } else { 0 };
+    let mut steps: u64 = 0;
     while let Some((mut pc, mut regs, mut evs, mut taint, mut ctl)) = stack.pop() {
+        steps += 1;
+        if steps % 1024 == 0 && budget.check() {
+            return Err(format!("stopped while listing the control paths of thread {}", th.name));
+        }
         loop {
             if pc >= th.code.len() {
                 out.paths.push(Path { events: evs, regs });
@@ -150,7 +157,7 @@ pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize) -
 /// path writes when reads range over the current domains" that many times,
 /// or until nothing changes. Values that only a cycle of reads and writes
 /// could justify (out of thin air) are never produced.
-pub fn value_domains(prog: &Program, max_values: usize, max_paths: usize) -> Result<Domains, String> {
+pub fn value_domains(prog: &Program, max_values: usize, max_paths: usize, budget: &Budget) -> Result<Domains, String> {
     let mut dom: Domains = prog.locations.iter().map(|l| BTreeSet::from([l.init])).collect();
     let rounds: usize = prog
         .threads
@@ -160,7 +167,7 @@ pub fn value_domains(prog: &Program, max_values: usize, max_paths: usize) -> Res
     for _ in 0..rounds {
         let mut next = dom.clone();
         for t in 0..prog.threads.len() {
-            for p in thread_paths(prog, t, &dom, max_paths)?.paths {
+            for p in thread_paths(prog, t, &dom, max_paths, budget)?.paths {
                 for e in p.events {
                     if e.kind == Kind::W {
                         next[e.loc.unwrap()].insert(e.value);

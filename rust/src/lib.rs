@@ -5,6 +5,7 @@
 
 pub mod enumerate;
 pub mod execution;
+pub mod limits;
 pub mod machine;
 pub mod model;
 pub mod program;

@@ -8,6 +8,7 @@ from pathlib import Path
 from ..errors import LitmusSyntaxError
 from . import ast
 from .ast import Test
+from .validate import validate
 
 __all__ = ["parse", "parse_text", "parse_file", "Test", "ast"]
 
@@ -22,10 +23,10 @@ def parse_text(text: str, path: str | None = None) -> Test:
     arch = m.group(1).upper()
     if arch in ("OPENCL", "C"):
         from .opencl import parse_opencl
-        return parse_opencl(text, path)
+        return validate(parse_opencl(text, path), text)
     if arch == "GPU_PTX":
         from .ptx import parse_ptx
-        return parse_ptx(text, path)
+        return validate(parse_ptx(text, path), text)
     line = text[: m.start(1)].count("\n") + 1
     raise LitmusSyntaxError(
         f"unknown litmus architecture {m.group(1)!r} (this version reads OpenCL, C and GPU_PTX tests)",

@@ -365,6 +365,17 @@ def memory_ops(stmts):
                     yield sub
 
 
+def prop_atoms(p):
+    """Every atom `var=value` of a condition's proposition."""
+    if isinstance(p, PAtom):
+        yield p
+    elif isinstance(p, PNot):
+        yield from prop_atoms(p.prop)
+    elif isinstance(p, (PAnd, POr)):
+        for q in p.props:
+            yield from prop_atoms(q)
+
+
 def _locs_of(stmts):
     for op in memory_ops(stmts):
         if isinstance(op, (Load, Store, Rmw, StoreExpr)):

@@ -42,6 +42,17 @@ TREE_LEVELS = {
     "sub_group": "sg", "subgroup": "sg", "warp": "sg",
 }
 
+# How deep each level sits in a scope tree: a node's children are finer.
+_TREE_RANK = {"dev": 0, "kernel": 1, "wg": 2, "sg": 3}
+
+
+def _int(tok) -> int:
+    """A litmus integer: decimal (leading zeros allowed, as herd reads them)
+    or 0x hexadecimal."""
+    s = str(tok)
+    return int(s, 16) if s[:2].lower() == "0x" else int(s, 10)
+
+
 # lark's terminal names, as a reader of the error would write them.
 _TERMINALS = {
     "SEMICOLON": "';'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='", "LPAR": "'('", "RPAR": "')'",
@@ -94,7 +105,7 @@ def _flatten_or(e) -> list:
 class _ToAst(Transformer):
     # ---------------------------------------------------------- expressions
     def const(self, meta, c):
-        return A.Const(int(c[0], 0), line=_line(meta))
+        return A.Const(_int(c[0]), line=_line(meta))
 
     def var(self, meta, c):
         return A.Reg(str(c[0]), line=_line(meta))
@@ -194,7 +205,7 @@ class _ToAst(Transformer):
                        ctype=f"{words[0]} ({' '.join(words[1:])} *)", points_to_pointer=True)
 
     def scope_kv(self, meta, c):
-        return (str(c[0]), int(c[1], 0), meta)
+        return (str(c[0]), _int(c[1]), meta)
 
     def scope_annot(self, meta, c):
         out = {}
@@ -202,6 +213,9 @@ class _ToAst(Transformer):
             k = {"wg": "wg", "dev": "dev", "sg": "sg", "work_group": "wg", "device": "dev"}.get(key)
             if k is None:
                 raise _Err(f"unknown scope level {key!r} (expected wg, dev or sg)", m.line, m.column)
+            if k in out:
+                raise _Err(f"the thread is placed twice at level {key!r} ({k} {out[k]} and {k} {val})",
+                           m.line, m.column)
             out[k] = val
         return out
 
@@ -219,7 +233,7 @@ class _ToAst(Transformer):
 
     # ---------------------------------------------------------- init
     def signed(self, meta, c):
-        v = int(c[-1], 0)
+        v = _int(c[-1])
         return -v if len(c) == 2 else v
 
     def loc_ref(self, meta, c):
@@ -235,7 +249,7 @@ class _ToAst(Transformer):
         return A.Init(c[0], str(c[1]), line=_line(meta))
 
     def init_reg(self, meta, c):
-        return A.RegInit(int(c[0]), str(c[1]), c[2], line=_line(meta))
+        return A.RegInit(_int(c[0]), str(c[1]), c[2], line=_line(meta))
 
     def init_typed(self, meta, c):
         return A.Init(str(c[1]), c[2], line=_line(meta))
@@ -254,15 +268,25 @@ class _ToAst(Transformer):
                 kids.append(str(x))
             elif x is not None:
                 kids.append(x)
-        if name is not None and name not in TREE_LEVELS and name != "kernel":
+        if name is None:
+            # a bare pair of parentheses groups (herd: `((device ...))`): it
+            # is as deep as the shallowest level inside it
+            rank = min((k[2] for k in kids if not isinstance(k, str)), default=len(_TREE_RANK))
+            return (None, kids, rank, "group", meta.line, meta.column)
+        if name not in TREE_LEVELS and name != "kernel":
             raise _Err(f"unknown scope-tree level {name!r}", meta.line, meta.column)
-        return (TREE_LEVELS.get(name), kids)
+        rank = _TREE_RANK[TREE_LEVELS.get(name, "kernel")]
+        for k in kids:
+            if not isinstance(k, str) and k[2] <= rank:
+                raise _Err(f"a {k[3]} cannot be inside a {name} (the levels nest device > kernel > "
+                           f"work_group > sub_group)", k[4], k[5])
+        return (TREE_LEVELS.get(name), kids, rank, name, meta.line, meta.column)
 
     def scope_tree(self, meta, c):
         return ("tree", c)
 
     def regvar(self, meta, c):
-        return A.RegVar(int(c[0]), str(c[1]))
+        return A.RegVar(_int(c[0]), str(c[1]))
 
     def locvar(self, meta, c):
         return A.LocVar(str(c[0]))
@@ -426,7 +450,7 @@ def _apply_tree(threads, forest, path, text):
     counters = {"dev": 0, "wg": 0, "sg": 0}
 
     def visit(node, ctx):
-        level, kids = node
+        level, kids = node[0], node[1]
         ctx = dict(ctx)
         if level is not None:
             ctx[level] = counters[level]
@@ -434,7 +458,8 @@ def _apply_tree(threads, forest, path, text):
         for k in kids:
             if isinstance(k, str):
                 if k in where:
-                    raise LitmusSyntaxError(f"thread {k} appears twice in the scope tree", path)
+                    raise LitmusSyntaxError(f"thread {k} appears twice in the scope tree", path,
+                                            *_scope_tree_line(text))
                 where[k] = ctx
             else:
                 visit(k, ctx)
@@ -445,11 +470,13 @@ def _apply_tree(threads, forest, path, text):
     names = {t.name for t in threads}
     for k in where:
         if k not in names:
-            raise LitmusSyntaxError(f"the scope tree names {k}, which is not a thread", path)
+            raise LitmusSyntaxError(f"the scope tree names {k}, which is not a thread", path,
+                                    *_scope_tree_line(text))
     for t in threads:
         ctx = where.get(t.name)
         if ctx is None:
-            raise LitmusSyntaxError(f"thread {t.name} is missing from the scope tree", path, t.line)
+            raise LitmusSyntaxError(f"thread {t.name} is missing from the scope tree", path,
+                                    *_scope_tree_line(text))
         dev = ctx.get("dev", 0)
         wg = ctx.get("wg")
         if wg is None:
@@ -457,6 +484,16 @@ def _apply_tree(threads, forest, path, text):
             counters["wg"] += 1
         out.append(A.Thread(t.name, t.params, t.body, dev=dev, wg=wg, sg=ctx.get("sg"), line=t.line))
     return tuple(out)
+
+
+def _scope_tree_line(text: str) -> tuple:
+    """(line, column, excerpt) of the `scopeTree` keyword."""
+    lines = text.splitlines()
+    for k, ln in enumerate(lines):
+        col = ln.lower().find("scopetree")
+        if col >= 0:
+            return (k + 1, col + 1, ln)
+    return (None, None, None)
 
 
 def lark_syntax_error(e: UnexpectedInput, path, lines, line_offset: int = 0, col_offset: int = 0):
@@ -518,6 +555,12 @@ def parse_opencl(text: str, path: str | None = None) -> A.Test:
                                     path, annotated[0].line)
         threads = _apply_tree(threads, tree[1], path, text)
     elif annotated:
+        bare = [t for t in threads if t.wg is None and t.dev is None]
+        if bare:
+            t = bare[0]
+            raise LitmusSyntaxError(f"{t.name} has no placement (@wg N, dev N) while {annotated[0].name} has one: "
+                                    "place every thread or none", path, t.line, 1,
+                                    lines[t.line - 1] if t.line else None)
         threads = tuple(A.Thread(t.name, t.params, t.body, dev=t.dev if t.dev is not None else 0,
                                  wg=t.wg if t.wg is not None else 0, sg=t.sg, line=t.line) for t in threads)
     inits = tuple(x for x in init if isinstance(x, A.Init))

@@ -20,7 +20,7 @@ from lark.exceptions import UnexpectedInput, VisitError
 from ..errors import LitmusSyntaxError
 from . import ast as A
 from .columns import read_columns
-from .opencl import _apply_tree, _Err, _ToAst, lark_syntax_error
+from .opencl import _apply_tree, _Err, _int, _ToAst, lark_syntax_error
 
 CACHE_OPS = {"ca", "cg", "cs", "cv", "lu", "wb", "wt", "volatile"}
 MEMBAR_SCOPE = {"cta": "wg", "gl": "dev", "sys": "all"}
@@ -141,7 +141,7 @@ def _instr(tree, t, pointers, path, lines, line, col):
         if o.data == "op_reg":
             return A.Reg(str(o.children[0]), line=line)
         s = o.children[0]
-        v = int(s.children[-1], 0)
+        v = _int(s.children[-1])
         return A.Const(-v if len(s.children) == 2 else v, line=line)
 
     if tree.data == "label":

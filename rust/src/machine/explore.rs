@@ -10,7 +10,7 @@
 
 use super::state::{get_u, put_u, varint, varint_len, Machine, Packed, View};
 use super::step::{in_set, Step, ThreadStep};
-use crate::enumerate::{LimitOut, CANCEL_GENERATION};
+use crate::limits::{Budget, LimitOut};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -25,11 +25,15 @@ fn yes() -> bool {
 }
 
 #[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
 pub struct ExploreLimits {
     #[serde(default)]
     pub max_states: Option<u64>,
     #[serde(default)]
     pub max_seconds: Option<f64>,
+    /// Resident memory of the process, in bytes (None: no budget).
+    #[serde(default)]
+    pub max_memory: Option<u64>,
     /// Look for states from which no final state is reachable.
     #[serde(default = "yes")]
     pub deadlocks: bool,
@@ -37,7 +41,7 @@ pub struct ExploreLimits {
 
 impl Default for ExploreLimits {
     fn default() -> Self {
-        ExploreLimits { max_states: None, max_seconds: None, deadlocks: true }
+        ExploreLimits { max_states: None, max_seconds: None, max_memory: None, deadlocks: true }
     }
 }
 
@@ -696,9 +700,8 @@ struct Ctx {
     limit: std::sync::Mutex<Option<LimitOut>>,
     /// Locals of the last layer, emptied, their allocations kept.
     pool: std::sync::Mutex<Vec<Local>>,
-    deadline: Option<Instant>,
-    max_seconds: f64,
-    generation: u64,
+    /// Time, memory and Ctrl-C (crate::limits).
+    budget: Budget,
 }
 
 impl Ctx {
@@ -706,16 +709,11 @@ impl Ctx {
         if self.stop.load(Ordering::Relaxed) {
             return true;
         }
-        let hit = if CANCEL_GENERATION.load(Ordering::Relaxed) != self.generation {
-            Some(LimitOut { which: "interrupted".into(), detail: "cancelled (Ctrl-C)".into() })
-        } else if self.deadline.map_or(false, |d| Instant::now() > d) {
-            Some(LimitOut { which: "time".into(), detail: format!("more than {} seconds", self.max_seconds) })
-        } else {
-            None
-        };
-        if let Some(h) = hit {
+        if self.budget.check() {
             self.stop.store(true, Ordering::Relaxed);
-            self.limit.lock().unwrap().get_or_insert(h);
+            if let Some(h) = self.budget.take() {
+                self.limit.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(h);
+            }
             return true;
         }
         false
@@ -1010,9 +1008,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
         widen: AtomicBool::new(false),
         limit: std::sync::Mutex::new(None),
         pool: std::sync::Mutex::new(Vec::new()),
-        deadline: limits.max_seconds.map(|s| start + std::time::Duration::from_secs_f64(s.max(0.0))),
-        max_seconds: limits.max_seconds.unwrap_or(0.0),
-        generation: CANCEL_GENERATION.load(Ordering::SeqCst),
+        budget: Budget::from_start(start, limits.max_seconds, limits.max_memory),
     };
     let mut store = Store::new();
     let mut out = ExploreOut { threads: rayon::current_num_threads(), ..Default::default() };
@@ -1143,13 +1139,19 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
     lap(&mut ph.outcomes);
     if out.complete && limits.deadlocks {
         let (count, first) = with_view!(m, v => stuck_states(&ctx, v, &store, &live_idx))?;
-        out.deadlocks = Some(count);
-        out.deadlock = first.map(|i| {
-            let s = store.get(i);
-            let v = m.view();
-            let waiting = (0..m.nthreads()).filter(|&t| v.pc(s, t) < m.prog.threads[t].code.len()).map(|t| (t, v.pc(s, t))).collect();
-            StuckOut { trace: trace(m, &store, &ctx.steps, i, None), waiting, state: describe_state(m, &m.unpack(s)) }
-        });
+        if let Some(h) = ctx.limit.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            // Cut during the deadlock search: no deadlock verdict.
+            out.limit = Some(h);
+            out.complete = false;
+        } else {
+            out.deadlocks = Some(count);
+            out.deadlock = first.map(|i| {
+                let s = store.get(i);
+                let v = m.view();
+                let waiting = (0..m.nthreads()).filter(|&t| v.pc(s, t) < m.prog.threads[t].code.len()).map(|t| (t, v.pc(s, t))).collect();
+                StuckOut { trace: trace(m, &store, &ctx.steps, i, None), waiting, state: describe_state(m, &m.unpack(s)) }
+            });
+        }
         lap(&mut ph.deadlocks);
     }
     out.phase_seconds = ph;
@@ -1203,7 +1205,7 @@ fn stuck_states<const VW: usize, const SW: usize>(ctx: &Ctx, m: View<'_, VW, SW>
         if ctx.widen.load(Ordering::Relaxed) {
             return None;
         }
-        if !changed.load(Ordering::Relaxed) {
+        if !changed.load(Ordering::Relaxed) || ctx.check_interrupt() {
             break;
         }
     }
