@@ -192,3 +192,209 @@ def test_api_arguments_are_checked():
     with pytest.raises(InvalidArgument, match="list"):
         list(hrf.check_many("t.litmus", ["sc"]))
     assert isinstance(InvalidArgument("x"), ValueError) and isinstance(InvalidArgument("x"), hrf.HrfError)
+
+
+# ---------------------------------------------------------------- bulk survives its tests
+def _corpus_tests(n):
+    from conftest import CORPUS
+    return sorted(str(p) for p in (CORPUS / "hrf").glob("*.litmus"))[:n]
+
+
+def test_a_worker_that_dies_is_one_error_row(monkeypatch, tmp_path):
+    # A test whose check kills its worker process (as an abort of the core
+    # or the kernel's OOM killer would): before, the pool waited forever.
+    import os
+    import signal
+
+    import hrf.api
+    killer = tmp_path / "killer.litmus"
+    killer.write_text(MP)
+    real = hrf.api.compile_test
+
+    def compile_or_die(t, *a, **k):
+        if t.path == str(killer):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(t, *a, **k)
+
+    monkeypatch.setattr(hrf.api, "compile_test", compile_or_die)  # inherited by the forked workers
+    tests = _corpus_tests(3) + [str(killer)] + _corpus_tests(6)[3:]
+    rows = list(hrf.check_many(tests, ["sc", "opencl"], workers=2, processes=True))
+    assert [r.path for r in rows] == [t for t in tests for _ in range(2)]
+    dead = [r for r in rows if r.path == str(killer)]
+    assert all(r.error is not None and "died" in str(r.error) and "signal 9" in str(r.error) for r in dead)
+    others = [r for r in rows if r.path != str(killer)]
+    assert all(r.error is None for r in others), [str(r.error) for r in others if r.error]
+
+
+def test_an_exception_outside_hrf_is_one_error_row(monkeypatch, tmp_path):
+    # lark's VisitError did not pickle and hung the run; any exception hrf
+    # did not mean to raise is now an error row naming the test
+    import hrf.api
+
+    class Unpicklable(Exception):  # a local class: pickle cannot find it
+        def __init__(self):
+            super().__init__("boom")
+            self.f = lambda: 0
+
+    odd = tmp_path / "odd.litmus"
+    odd.write_text(MP)
+    real = hrf.api.parse
+
+    def parse_or_raise(t):
+        if str(t) == str(odd):
+            raise Unpicklable()
+        return real(t)
+
+    monkeypatch.setattr(hrf.api, "parse", parse_or_raise)
+    tests = _corpus_tests(2) + [str(odd)]
+    for processes in (True, False):
+        rows = list(hrf.check_many(tests, ["sc"], workers=2, processes=processes))
+        assert [r.path for r in rows] == tests
+        assert "internal error" in str(rows[-1].error) and "Unpicklable" in str(rows[-1].error)
+        assert all(r.error is None for r in rows[:-1])
+
+
+# ---------------------------------------------------------------- reading files
+def test_bytes_that_are_not_utf8_are_a_located_error(tmp_path):
+    p = tmp_path / "latin1.litmus"
+    p.write_bytes(MP.replace("*x = 1;", "*x = 1; // caf\xe9").encode("latin-1"))
+    with pytest.raises(hrf.LitmusSyntaxError, match="0xe9 is not UTF-8") as e:
+        hrf.parse(p)
+    assert (e.value.line, e.value.column) == (4, 17)
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path):
+    p = tmp_path / "bom.litmus"
+    p.write_bytes(b"\xef\xbb\xbf" + MP.encode())
+    assert hrf.parse(p) == hrf.parse(MP)
+    assert hrf.parse("\ufeff" + MP) == hrf.parse(MP)
+
+
+def test_a_missing_file_is_named_not_parsed_as_text():
+    with pytest.raises(hrf.LitmusSyntaxError, match="nothere: cannot read file"):
+        hrf.parse("nothere")
+    with pytest.raises(InvalidArgument):
+        hrf.parse(42)
+
+
+def test_a_truncated_ptx_file_is_a_located_error():
+    text = "GPU_PTX t\n{\n0:.reg .s32 r0;\n"
+    with pytest.raises(hrf.LitmusSyntaxError, match="never closed") as e:
+        hrf.parse(text)
+    assert e.value.line == 2
+
+
+@pytest.mark.parametrize("what, text", [
+    ("500 nested ifs", MP.replace("int r1 = *x;", "int r1 = 0;" + "if (r0 == 1) {" * 500 + "r1 = *x;" + "}" * 500)),
+    ("a 5,000-term condition", MP.replace("exists (1:r0=1 /\\ 1:r1=0)",
+                                           "exists (" + " /\\ ".join(["1:r0=1"] * 5000) + ")")),
+    ("a 20,000-term sum", MP.replace("int r1 = *x;", "int r1 = " + "+".join(["1"] * 20000) + ";")),
+    ("a deep scope tree", MP.replace("P0@wg 0, dev 0", "P0").replace("P1@wg 0, dev 0", "P1").replace(
+        "exists", "scopeTree " + "(" * 2000 + "device P0 P1" + ")" * 2000 + "\nexists")),
+])
+def test_deep_nesting_is_a_located_error(what, text):
+    # RecursionError tracebacks before
+    with pytest.raises(hrf.LitmusSyntaxError, match="too deeply") as e:
+        hrf.check(text, "opencl")
+    assert e.value.line is not None and e.value.column is not None
+
+
+# ---------------------------------------------------------------- export, generate, options
+def test_export_keeps_no_more_executions_than_it_writes(tmp_path):
+    # the core keeps at most max_kept executions and counts the rest
+    t = many_writes(2, 2, 1)
+    r = hrf.check(t, "sc", keep_all=True, max_kept=3)
+    assert len(r.executions) == 3 and r.consistent > 3
+    res = hrf.export_isabelle([t], "sc", tmp_path / "out", max_executions=3)
+    assert res.tests[0].exported == 3 and res.tests[0].candidates > 3
+
+
+def test_export_refuses_a_folder_it_did_not_write(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(hrf.HrfError, match="not empty"):
+        hrf.export_isabelle([MP], "sc", tmp_path)
+    assert (tmp_path / "notes.txt").read_text() == "mine" and not (tmp_path / "ROOT").exists()
+
+
+def test_export_again_into_its_folder_drops_the_old_theories(tmp_path):
+    hrf.export_isabelle([MP], "sc", tmp_path)
+    old = tmp_path / "T_old.thy"
+    old.write_text("theory T_old imports Main begin end")
+    hrf.export_isabelle([MP], "sc", tmp_path)
+    assert not old.exists() and "T_old" not in (tmp_path / "ROOT").read_text()
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(orders="na,bogus"), "orders"), (dict(scopes=["bogus"]), "scopes"), (dict(regions="nowhere"), "regions"),
+    (dict(max_edges=100), "max_edges"), (dict(count=-1), "count"), (dict(orders=5), "orders"),
+])
+def test_generate_options_are_checked(kw, match):
+    with pytest.raises(InvalidArgument, match=match):
+        hrf.generate(**kw)
+
+
+def test_generate_takes_the_command_lines_comma_lists():
+    assert hrf.generate(count=7, orders="na,sc") == hrf.generate(count=7, orders=("na", "sc"))
+
+
+def test_too_many_workers_are_refused():
+    with pytest.raises(InvalidArgument, match="workers"):
+        list(hrf.check_many([MP], ["sc"], workers=100000))
+
+
+def hrf_cli(*args, stdin=None):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "hrf.cli", *map(str, args)], capture_output=True, text=True,
+                          input=stdin, timeout=120)
+
+
+@pytest.mark.parametrize("args", [
+    ["check", "T", "-m", "sc", "--unroll", "-3"], ["check", "T", "-m", "sc", "--max-seconds", "nan"],
+    ["check", "T", "-m", "sc", "--workers", "-1"], ["check", "T", "-m", "sc", "--workers", "100000"],
+    ["check", "T", "-m", "sc", "--max-memory", "lots"], ["check", "T", "-m", "sc", "--graph", "out.txt"],
+    ["generate", "--scopes", "bogus"], ["generate", "--regions", "nowhere"], ["generate", "--max-edges", "100"],
+    ["export", "isabelle", "T", "--max-executions", "-1", "--out", "X"],
+])
+def test_bad_options_are_usage_errors(tmp_path, args):
+    t = tmp_path / "t.litmus"
+    t.write_text(MP)
+    r = hrf_cli(*[str(t) if a == "T" else str(tmp_path / "x") if a == "X" else a for a in args])
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and r.stderr.strip()
+
+
+def test_generate_with_a_bad_option_writes_nothing(tmp_path):
+    r = hrf_cli("generate", "--orders", "bogus", "--out", tmp_path / "gen")
+    assert r.returncode == 2 and not (tmp_path / "gen").exists()
+
+
+def test_json_reports_a_failing_single_test_as_json(tmp_path):
+    import json
+    r = hrf_cli("check", tmp_path / "missing.litmus", "-m", "sc", "--json")
+    assert r.returncode == 1
+    row = json.loads(r.stdout)
+    assert "cannot read file" in row["error"] and row["condition_holds"] is None
+
+
+def test_standard_input_is_a_test():
+    r = hrf_cli("check", "-", "-m", "opencl", stdin=MP)
+    assert r.returncode == 0 and "\nNo\n" in r.stdout
+
+
+def test_unwritable_outputs_are_hrf_errors(tmp_path):
+    t = tmp_path / "t.litmus"
+    t.write_text(MP)
+    gone = tmp_path / "missing-folder"
+    for args in (["bulk", t, "-m", "sc", "--out", gone / "rows.jsonl", "--no-progress"],
+                 ["check", t, "-m", "sc", "--graph", gone / "g.dot"]):
+        r = hrf_cli(*args)
+        assert r.returncode == 1 and "cannot write" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_sys_exit_in_a_model_file_is_a_definition_error(tmp_path):
+    m = tmp_path / "quits.py"
+    m.write_text("import sys\nsys.exit(3)\n")
+    with pytest.raises(hrf.DefinitionError, match=r"sys.exit\(3\)") as e:
+        hrf.check(MP, str(m))
+    assert e.value.line == 2

@@ -48,6 +48,7 @@ class Limits:
     unroll: int = 2  # loop iterations before a path is cut
     reference: bool = False  # slow reference enumerator (no pruning)
     keep_all: bool = False  # keep every consistent execution
+    max_kept: Optional[int] = None  # with keep_all: at most this many (the first enumerated)
     # A witness execution per outcome and per flag; off for verdict-only bulk
     # runs (then flags carry their kind and check but no events).
     witnesses: bool = True
@@ -68,6 +69,8 @@ class Limits:
             elif f.name == "max_memory":
                 if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v <= 0):
                     raise InvalidArgument(f"limit max_memory must be a number of bytes > 0 (or None), not {v!r}")
+            elif v is None and f.type.startswith("Optional"):
+                continue
             else:
                 least = 0 if f.name == "unroll" else 1
                 if isinstance(v, bool) or not isinstance(v, int) or v < least:
@@ -348,6 +351,18 @@ def _limits(limits, kw) -> Limits:
     return limits
 
 
+# More workers than this is a mistake (each is a thread or a process).
+MAX_WORKERS = 256
+
+
+def check_workers(workers) -> None:
+    """`workers`: None (every core) or a whole number from 1 to MAX_WORKERS."""
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or not 1 <= workers <= MAX_WORKERS):
+        raise InvalidArgument(f"workers must be a whole number from 1 to {MAX_WORKERS} (or None: every core), "
+                              f"not {workers!r}")
+
+
 def check_many(tests: Iterable, models, workers: Optional[int] = None, *, limits: Optional[Limits] = None,
                chunk: int = 256, processes: Optional[bool] = None, **kw) -> Iterator[Result]:
     """Check every test under every model on `workers` cores (all when
@@ -368,6 +383,7 @@ def check_many(tests: Iterable, models, workers: Optional[int] = None, *, limits
     if isinstance(tests, (str, bytes, os.PathLike)) or hasattr(tests, "threads"):
         raise InvalidArgument("check_many takes a list (or other iterable) of tests, not one test: "
                               f"check_many([{tests!r}], ...) or check({tests!r}, ...)"[:300])
+    check_workers(workers)
     if isinstance(models, (str, os.PathLike, Model)):
         models = [models]
     models = [_models.get(m) for m in models]
@@ -414,6 +430,9 @@ def _check_in_threads(tests: Iterable, models: list, workers: Optional[int], lim
         except HrfError as e:
             pending.extend((None, m, e, name) for m in models)
             t = None
+        except Exception as e:  # a bug of hrf: one error row, the run goes on
+            pending.extend((None, m, _internal_error(e, name), name) for m in models)
+            t = None
         if t is not None:
             compiled: dict = {}  # one compilation per distinct language semantics
             for m in models:
@@ -424,6 +443,8 @@ def _check_in_threads(tests: Iterable, models: list, workers: Optional[int], lim
                     pending.append((compiled[m.cas_writeback], m, None, name))
                 except HrfError as e:
                     pending.append((None, m, e, name))
+                except Exception as e:
+                    pending.append((None, m, _internal_error(e, name), name))
         if len(pending) >= chunk:
             yield from flush()
             pending.clear()
@@ -431,51 +452,112 @@ def _check_in_threads(tests: Iterable, models: list, workers: Optional[int], lim
         yield from flush()
 
 
-# What forked workers inherit: (tests, models, limits). Set only while a
-# pool is being started; the children read it, nothing is pickled for it.
-_FORK_JOB: Optional[tuple] = None
+def _internal_error(e: BaseException, name: str) -> HrfError:
+    """An exception hrf did not mean to raise, as an error row naming the
+    test (the run goes on; the type and message say what to report)."""
+    return HrfError(f"{name}: internal error of hrf ({type(e).__name__}: {e}); please report it with the test")
 
 
-def _fork_worker_init() -> None:
-    # Ctrl-C goes to the whole process group: the parent handles it (it
-    # stops the pool and keeps what is done), the workers ignore it.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _fork_worker(conn, tests: list, models: list, limits: Limits, start: int, end: int) -> None:
+    """A forked worker: check tests[start:end] on one core and send each
+    test's results as soon as they are there, so that a worker that dies
+    loses only the test it was on. Errors travel as text (an exception that
+    does not pickle cannot hang the run)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    k = start
+    batch: list = []
+    try:
+        for r in _check_in_threads(tests[start:end], models, 1, limits, 1):
+            r._compiled = None  # large to send; the parent compiles again on demand
+            if r.error is not None and not _pickles(r.error):
+                r.error = HrfError(f"{type(r.error).__name__}: {r.error}")
+            batch.append(r)
+            if len(batch) == len(models):
+                conn.send((k, batch))
+                batch, k = [], k + 1
+    except BaseException as e:  # pragma: no cover - _check_in_threads turns errors into rows
+        conn.send((k, [_internal_error(e, str(tests[k]))]))
+    finally:
+        conn.close()
+        os._exit(0)
 
 
-def _fork_worker_run(span: tuple) -> list:
-    """Check tests[start:end] in a forked worker, on one core. The compiled
-    program stays behind (it is large to send); the parent compiles again
-    on demand, which gives the same program (compilation is deterministic)."""
-    tests, models, limits = _FORK_JOB
-    start, end = span
-    out = list(_check_in_threads(tests[start:end], models, 1, limits, 1 << 30))
-    for r in out:
-        r._compiled = None
-    return out
+def _pickles(e: BaseException) -> bool:
+    import pickle
+    try:
+        pickle.loads(pickle.dumps(e))
+        return True
+    except Exception:
+        return False
+
+
+def _error_results(test, models: list, err: HrfError) -> list:
+    name = str(test) if isinstance(test, (str, os.PathLike)) else getattr(test, "path", None) or getattr(
+        test, "name", "<test>")
+    return [Result(name, m.name, name, None, "exists", None, None, [], [], ("Never", 0, 0), complete=False,
+                   error=err) for m in models]
 
 
 def _check_in_processes(tests: list, models: list, nworkers: int, limits: Limits) -> Iterator[Result]:
-    global _FORK_JOB
-    # Spans small enough to balance the load and stream results, large
-    # enough that sending them costs little.
+    """`check_many` on forked worker processes, one per span of tests (fork
+    is cheap and a fresh process per span keeps memory from piling up).
+    A worker that dies (a crash, the kernel's OOM killer) costs one error
+    row for the test it was on; the rest of its span goes to a new worker."""
+    from multiprocessing.connection import wait
+    ctx = mp.get_context("fork")
     size = max(1, min(64, -(-len(tests) // (nworkers * 8))))
-    spans = [(i, min(i + size, len(tests))) for i in range(0, len(tests), size)]
+    pending = [(i, min(i + size, len(tests))) for i in range(0, len(tests), size)]
+    pending.reverse()  # popped from the end: in order
     by_name = {m.name: m for m in models}
-    _FORK_JOB = (tests, models, limits)
+    done: dict = {}  # test index -> its results, until yielded
+    running: dict = {}  # connection -> [process, next test index, end]
+    next_out = 0
+
+    def launch(start: int, end: int) -> None:
+        recv, send = ctx.Pipe(duplex=False)
+        p = ctx.Process(target=_fork_worker, args=(send, tests, models, limits, start, end), daemon=True)
+        p.start()
+        send.close()
+        running[recv] = [p, start, end]
+
     try:
-        pool = mp.get_context("fork").Pool(nworkers, initializer=_fork_worker_init)
+        while pending or running:
+            while pending and len(running) < nworkers:
+                launch(*pending.pop())
+            for conn in wait(list(running)):
+                p, k, end = running[conn]
+                try:
+                    idx, results = conn.recv()
+                except (EOFError, OSError):
+                    # the worker ended; if before its span's end, it died on test k
+                    del running[conn]
+                    conn.close()
+                    p.join()
+                    if k < end:
+                        code = p.exitcode
+                        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+                        done[k] = _error_results(tests[k], models, HrfError(
+                            f"{tests[k] if isinstance(tests[k], (str, os.PathLike)) else 'test'}: the worker "
+                            f"process checking it died ({how}): a crash of hrf or too little memory"))
+                        if k + 1 < end:
+                            pending.append((k + 1, end))
+                    continue
+                for r in results:
+                    if isinstance(r, HrfError):  # pragma: no cover - see _fork_worker
+                        done[idx] = _error_results(tests[idx], models, r)
+                        break
+                else:
+                    done[idx] = results
+                running[conn][1] = idx + 1
+            while next_out in done:
+                for r in done.pop(next_out):
+                    if r.error is None:
+                        r._source = (tests[next_out], limits.unroll, by_name[r.model].cas_writeback)
+                    yield r
+                next_out += 1
     finally:
-        _FORK_JOB = None
-    try:
-        for (start, _end), results in zip(spans, pool.imap(_fork_worker_run, spans)):
-            for k, r in enumerate(results):
-                if r.error is None:
-                    r._source = (tests[start + k // len(models)], limits.unroll, by_name[r.model].cas_writeback)
-                yield r
-    except BaseException:
-        pool.terminate()
-        raise
-    else:
-        pool.close()
-    finally:
-        pool.join()
+        for conn, (p, _, _) in running.items():
+            if p.is_alive():
+                p.terminate()
+            p.join()
+            conn.close()

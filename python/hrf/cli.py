@@ -8,7 +8,7 @@ import sys
 
 from . import __version__
 from .api import Limits, check, check_many
-from .errors import HrfError, InvalidArgument
+from .errors import HrfError, InvalidArgument, make_folder, open_output, write_output
 from .litmus.printer import format_state
 
 
@@ -24,6 +24,15 @@ def _whole(least: int):
         return v
     parse.__name__ = "whole number"
     return parse
+
+
+def _workers(text: str) -> int:
+    """An argparse type: a number of workers, 1 to MAX_WORKERS."""
+    from .api import MAX_WORKERS
+    v = _whole(1)(text)
+    if v > MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_WORKERS}, not {v}")
+    return v
 
 
 def _seconds(text: str) -> float:
@@ -70,19 +79,45 @@ def _limit_args(p, candidates: bool = True) -> None:
                         "(default: 40%% of physical memory, per process)")
 
 
+def _error_json(e: BaseException, path=None, model=None) -> str:
+    """An error as a JSON object (what --json prints for a test that fails)."""
+    return json.dumps({"name": None, "path": path, "model": model, "error": f"{type(e).__name__}: {e}",
+                       "condition_holds": None, "racy": None, "complete": False})
+
+
+def _inputs(files: list) -> list:
+    """The tests to check: paths as given; `-` is standard input's text
+    (at most once)."""
+    if files.count("-") > 1:
+        raise InvalidArgument("standard input (-) can be read once")
+    if "-" not in files:
+        return files
+    from .litmus import decode
+    from .litmus import parse_text
+    text = decode(sys.stdin.buffer.read(), "<stdin>")
+    return [parse_text(text, "<stdin>") if f == "-" else f for f in files]
+
+
 def cmd_check(a) -> int:
     limits = _limits(a)
     status = 0
-    files = a.files
-    if a.graph and (len(files) != 1 or len(a.model) != 1):
-        print("hrf: --graph draws one test under one model", file=sys.stderr)
-        return 2
+    if a.graph:
+        if len(a.files) != 1 or len(a.model) != 1:
+            print("hrf: --graph draws one test under one model", file=sys.stderr)
+            return 2
+        from .graph import check_graph_path
+        check_graph_path(a.graph)
+    files = _inputs(a.files)
     if len(files) == 1 and len(a.model) == 1:
         results = []
         try:
             results.append(check(files[0], a.model[0], limits=limits))
+        except InvalidArgument:
+            raise
         except HrfError as e:
             print(f"hrf: {e}", file=sys.stderr)
+            if a.json:
+                print(_error_json(e, a.files[0], a.model[0]), flush=True)
             return 1
     else:
         results = check_many(files, a.model, workers=a.workers, limits=limits)
@@ -110,7 +145,7 @@ def cmd_bulk(a) -> int:
         print(f"hrf: {e}", file=sys.stderr)
         return 2
     fmt = a.format or ("csv" if a.out and a.out.endswith(".csv") else "jsonl")
-    out = open(a.out, "w", newline="") if a.out else sys.stdout
+    out = open_output(a.out, newline="") if a.out else sys.stdout
     total = len(paths) * len(a.model)
     progress = bulk.Progress(total, enabled=None if not a.no_progress else False)
     try:
@@ -124,8 +159,9 @@ def cmd_bulk(a) -> int:
 
 
 def _family(a) -> dict:
-    return dict(max_edges=a.max_edges, max_threads=a.max_threads, orders=tuple(a.orders.split(",")),
-                scopes=tuple(a.scopes.split(",")), remote=a.remote, regions=tuple(a.regions.split(",")))
+    # comma-separated lists, checked by hrf.generate (InvalidArgument: exit 2)
+    return dict(max_edges=a.max_edges, max_threads=a.max_threads, orders=a.orders, scopes=a.scopes,
+                remote=a.remote, regions=a.regions)
 
 
 def cmd_generate(a) -> int:
@@ -134,11 +170,10 @@ def cmd_generate(a) -> int:
     tests = generate(count=a.count, seed=a.seed, **_family(a))
     if a.out:
         import os
-        os.makedirs(a.out, exist_ok=True)
+        make_folder(a.out)
         for t in tests:
             safe = "".join(c if c.isalnum() or c in "+-_." else "_" for c in t.name)
-            with open(os.path.join(a.out, safe + ".litmus"), "w") as fh:
-                fh.write(to_litmus(t))
+            write_output(os.path.join(a.out, safe + ".litmus"), to_litmus(t))
         print(f"{len(tests)} tests written to {a.out}", file=sys.stderr)
     else:
         for t in tests:
@@ -194,6 +229,9 @@ def cmd_explore(a) -> int:
     if a.graph and (len(a.files) != 1 or len(a.writeback) != 1):
         print("hrf: --graph draws one test under one write-back policy (--writeback fifo or any)", file=sys.stderr)
         return 2
+    if a.graph:
+        from .graph import check_graph_path
+        check_graph_path(a.graph)
     status = 0
     progress = ExploreProgress()  # a status line on stderr, when it is a terminal
     for f in a.files:
@@ -228,6 +266,9 @@ def cmd_soundness(a) -> int:
     if a.graph and len(a.files) != 1:
         print("hrf: --graph draws the counterexample of one test", file=sys.stderr)
         return 2
+    if a.graph:
+        from .graph import check_graph_path
+        check_graph_path(a.graph)
     status = 0
     progress = ExploreProgress()  # a status line on stderr, when it is a terminal
     counts = dict.fromkeys(["sound", "unsound", "racy source (skipped)", "not decided (a limit)", "not compiled"], 0)
@@ -280,13 +321,13 @@ def main(argv=None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
 
     c = sub.add_parser("check", help="check litmus tests under models (herd-style output)")
-    c.add_argument("files", nargs="+", help=".litmus files")
+    c.add_argument("files", nargs="+", help=".litmus files (- reads one test from standard input)")
     c.add_argument("--model", "-m", action="append", required=True,
                    help="model name or a .py file defining MODEL (repeatable); `hrf models` lists the names")
     c.add_argument("--json", action="store_true", help="one JSON object per line")
     c.add_argument("--graph", metavar="OUT", help="draw an execution (a flagged one, else the first) to OUT.dot/.svg")
     _limit_args(c)
-    c.add_argument("--workers", type=_whole(1), default=None, help="threads for several tests (default: all cores)")
+    c.add_argument("--workers", type=_workers, default=None, help="threads for several tests (default: all cores)")
     c.set_defaults(func=cmd_check)
 
     b = sub.add_parser("bulk", help="check many tests under several models in parallel")
@@ -295,7 +336,7 @@ def main(argv=None) -> int:
                    help="model name or a .py file defining MODEL (repeatable)")
     b.add_argument("--out", "-o", help="write rows here (.jsonl or .csv); default: JSON lines on stdout")
     b.add_argument("--format", choices=["jsonl", "csv"], help="row format (default from --out's suffix)")
-    b.add_argument("--workers", type=_whole(1), default=None, help="worker processes (default: all cores)")
+    b.add_argument("--workers", type=_workers, default=None, help="worker processes (default: all cores)")
     _limit_args(b)
     b.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     b.set_defaults(func=cmd_bulk)
@@ -320,7 +361,7 @@ def main(argv=None) -> int:
     c.add_argument("--model", "-m", action="append", required=True,
                    help="the two models to compare (names or .py files defining MODEL)")
     c.add_argument("--show", type=_whole(0), default=3, help="print this many differences")
-    c.add_argument("--workers", type=_whole(1), default=None)
+    c.add_argument("--workers", type=_workers, default=None)
     _limit_args(c)
     c.set_defaults(func=cmd_compare)
 
@@ -329,7 +370,7 @@ def main(argv=None) -> int:
                        help=f"machine write-back policy (repeatable; default {default_writeback})")
         p.add_argument("--max-states", type=_whole(1), default=20_000_000,
                        help="stop (reported as incomplete) past this many machine states (default 20000000)")
-        p.add_argument("--workers", type=_whole(1), default=None, help="threads (default: all cores)")
+        p.add_argument("--workers", type=_workers, default=None, help="threads (default: all cores)")
 
     k = sub.add_parser("compile", help="compile a source test to the GPU machine with a scheme")
     k.add_argument("files", nargs="*", help=".litmus files")

@@ -29,9 +29,10 @@ class LitmusSyntaxError(_Located):
     """A litmus test that does not parse: names the file, line and column."""
 
     def _text(self) -> str:
-        line, column = (x if x is not None else "?" for x in (self.line, self.column))
-        return f"{self.file or '<string>'}:{line}:{column}: {self.message}" \
-            + (self._caret() if self.excerpt is not None else "")
+        where = self.file or "<string>"
+        if self.line is not None:
+            where += f":{self.line}" + (f":{self.column}" if self.column is not None else "")
+        return f"{where}: {self.message}" + (self._caret() if self.excerpt is not None else "")
 
 
 class UnsupportedFeature(HrfError):
@@ -82,3 +83,36 @@ class DefinitionError(_Located):
         excerpt = "" if self.excerpt is None else \
             self._caret() if self.column is not None else f"\n    {self.excerpt}"
         return f"{where}: {self.message}{excerpt}"
+
+
+class OutputError(HrfError):
+    """A file or folder hrf was asked to write cannot be written."""
+
+
+def write_output(path, data) -> None:
+    """Write text or bytes to `path`; a failure is an OutputError naming it."""
+    import os
+    try:
+        mode = "wb" if isinstance(data, (bytes, bytearray)) else "w"
+        with open(path, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
+            f.write(data)
+    except OSError as e:
+        raise OutputError(f"cannot write {os.fspath(path)}: {e.strerror or e}") from None
+
+
+def open_output(path, newline=None):
+    """Open `path` for writing text; a failure is an OutputError naming it."""
+    import os
+    try:
+        return open(path, "w", encoding="utf-8", newline=newline)
+    except OSError as e:
+        raise OutputError(f"cannot write {os.fspath(path)}: {e.strerror or e}") from None
+
+
+def make_folder(path) -> None:
+    """Create a folder (and its parents); a failure is an OutputError naming it."""
+    import os
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"cannot create the folder {os.fspath(path)}: {e.strerror or e}") from None

@@ -258,6 +258,8 @@ def _region_choices(cyc, regions) -> list[frozenset]:
 def family(max_edges=6, max_threads=4, orders=("na", "sc"), scopes=("wg", "dev"), remote=False,
            trees=tuple(TREES), edges=tuple(EDGES), regions=("global",)) -> Iterator[A.Test]:
     """Every test of the family, in a fixed order: small cycles first."""
+    max_edges, max_threads, orders, scopes, remote, trees, edges, regions = check_family(
+        max_edges, max_threads, orders, scopes, remote, trees, edges, regions)
     anns = annotations(orders, scopes, remote)
     for cyc in cycles(max_edges, max_threads, edges):
         n = len(cyc)
@@ -269,12 +271,57 @@ def family(max_edges=6, max_threads=4, orders=("na", "sc"), scopes=("wg", "dev")
                         yield t
 
 
+ORDERS = ("na", "rlx", "acq", "rel", "acq_rel", "sc")
+SCOPES = ("wi", "sg", "wg", "dev", "all")
+REGIONS = ("global", "local")
+# Cycles are enumerated over every word of edges up to this length (7^8
+# words at 8): a longer bound would never end.
+MAX_EDGES = 8
+
+
+def _choices(what: str, value, known) -> tuple:
+    """A family option as a tuple of known names; a comma-separated string
+    (the command line's form) is split. Anything else is InvalidArgument."""
+    from .errors import InvalidArgument
+    items = value.split(",") if isinstance(value, str) else value
+    try:
+        items = tuple(items)
+    except TypeError:
+        raise InvalidArgument(f"{what} must be a list of names, not {value!r}") from None
+    bad = [x for x in items if x not in known]
+    if bad or not items:
+        raise InvalidArgument(f"{what}: unknown {', '.join(map(repr, bad)) if bad else 'empty list'}; "
+                              f"known: {', '.join(known)}")
+    return items
+
+
+def _whole(what: str, value, least: int, most: Optional[int] = None) -> int:
+    from .errors import InvalidArgument
+    if isinstance(value, bool) or not isinstance(value, int) or value < least or (most is not None and value > most):
+        bound = f">= {least}" + (f" and <= {most}" if most is not None else "")
+        raise InvalidArgument(f"{what} must be a whole number {bound}, not {value!r}")
+    return value
+
+
+def check_family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions) -> tuple:
+    """The family options, checked (InvalidArgument naming the bad one) and
+    normalised to tuples."""
+    return (_whole("max_edges", max_edges, 2, MAX_EDGES), _whole("max_threads", max_threads, 1),
+            _choices("orders", orders, ORDERS), _choices("scopes", scopes, SCOPES), bool(remote),
+            _choices("trees", trees, tuple(TREES)), _choices("edges", edges, tuple(EDGES)),
+            _choices("regions", regions, REGIONS))
+
+
 def generate(count: Optional[int] = None, seed: int = 0, max_edges=6, max_threads=4, orders=("na", "sc"),
              scopes=("wg", "dev"), remote=False, trees=tuple(TREES), edges=tuple(EDGES),
              regions=("global",)) -> list[A.Test]:
     """`count` tests of the family (all of it when None), deterministic for
     a seed: a seeded sample of (cycle, annotations, placement) indices,
     decoded one by one (the family is never built whole), in family order."""
+    max_edges, max_threads, orders, scopes, remote, trees, edges, regions = check_family(
+        max_edges, max_threads, orders, scopes, remote, trees, edges, regions)
+    if count is not None:
+        _whole("count", count, 1)
     if count is None:
         return list(family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions))
     cycs = cycles(max_edges, max_threads, edges)

@@ -73,16 +73,32 @@ def execution_dot(result, execution: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Suffixes a graph can be written to: DOT text, or what Graphviz renders.
+GRAPH_FORMATS = ("dot", "gv", "svg", "png", "pdf", "jpg", "jpeg", "gif", "ps", "eps", "")
+
+
+def check_graph_path(path) -> None:
+    """Refuse, before any work, a graph path whose suffix hrf cannot write."""
+    from pathlib import Path
+
+    from .errors import InvalidArgument
+    fmt = Path(path).suffix.lstrip(".").lower()
+    if fmt not in GRAPH_FORMATS:
+        raise InvalidArgument(f"cannot draw to {path}: the suffix must be one of "
+                              + ", ".join("." + f for f in GRAPH_FORMATS if f))
+
+
 def render(dot: str, path) -> None:
     """Write DOT text to `path`; a suffix other than .dot is rendered with
     Graphviz (the `graphviz` package driving Debian's `dot`)."""
     from pathlib import Path
 
-    from .errors import HrfError
+    from .errors import HrfError, write_output
     p = Path(path)
+    check_graph_path(p)
     fmt = p.suffix.lstrip(".").lower()
     if fmt in ("dot", "gv", ""):
-        p.write_text(dot)
+        write_output(p, dot)
         return
     try:
         import graphviz
@@ -95,7 +111,7 @@ def render(dot: str, path) -> None:
         raise HrfError(f"writing {p} needs Graphviz's `dot` program: apt-get install graphviz") from None
     except graphviz.CalledProcessError as e:
         raise HrfError(f"Graphviz could not render {p}: {e.stderr.decode(errors='replace').strip()}") from None
-    p.write_bytes(data)
+    write_output(p, data)
 
 
 # ---------------------------------------------------------------- machine traces

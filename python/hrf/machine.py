@@ -546,12 +546,11 @@ def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: O
     or the path or text of a GPU_MACHINE test). `progress` shows a status
     line while it runs (the CLI passes one on a terminal). `max_memory`:
     resident bytes of the process (None: the default of `hrf.Limits`)."""
-    from .api import Limits, _core, _interruptible, _on_limit, _verdict
+    from .api import Limits, _core, _interruptible, _on_limit, _verdict, check_workers
     from .errors import InvalidArgument
     if writeback not in ("fifo", "any"):
         raise InvalidArgument(f"writeback must be 'fifo' or 'any', not {writeback!r}")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise InvalidArgument(f"workers must be a whole number >= 1 (or None), not {workers!r}")
+    check_workers(workers)
     if max_states is not None and (isinstance(max_states, bool) or not isinstance(max_states, int) or max_states < 1):
         raise InvalidArgument(f"max_states must be a whole number >= 1 (or None), not {max_states!r}")
     _on_limit(on_limit)

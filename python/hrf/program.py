@@ -509,4 +509,8 @@ def compile_test(test: A.Test, unroll: int = 2, cas_writeback: bool = True, obse
     if isinstance(unroll, bool) or not isinstance(unroll, int) or unroll < 0:
         from .errors import InvalidArgument
         raise InvalidArgument(f"unroll must be a whole number >= 0, not {unroll!r}")
-    return _ProgramCompiler(test, unroll, cas_writeback, observe_all).compile()
+    try:
+        return _ProgramCompiler(test, unroll, cas_writeback, observe_all).compile()
+    except RecursionError:
+        from .litmus import read_file, too_deep
+        raise too_deep(read_file(test.path) if test.path else "", test.path) from None

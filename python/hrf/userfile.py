@@ -53,6 +53,11 @@ def load(path, attr: str, cls: type, what: str, builtin: list):
     sys.modules[modname] = mod
     try:
         exec(code, mod.__dict__)
+    except SystemExit as e:  # sys.exit() in the file must not end hrf without a word
+        del sys.modules[modname]
+        line = next((fr.lineno for fr in reversed(traceback.extract_tb(e.__traceback__)) if fr.filename == full), None)
+        raise DefinitionError(f"this {what} file called sys.exit({e.code!r}) while it was run", path, line,
+                              excerpt=_line(text, line)) from None
     except Exception as e:
         del sys.modules[modname]
         # the deepest frame in the user's file: where its code failed

@@ -46,6 +46,10 @@ pub struct Limits {
     /// Keep every consistent execution (for export and tests), not one per outcome.
     #[serde(default)]
     pub keep_all: bool,
+    /// With keep_all: keep at most this many (the first in enumeration
+    /// order); the others are still judged and counted.
+    #[serde(default)]
+    pub max_kept: Option<u64>,
     /// Report a witness execution per outcome and per flag (off for bulk
     /// runs that need verdicts only: no execution is built or sent).
     #[serde(default = "default_witnesses")]
@@ -76,6 +80,7 @@ impl Default for Limits {
             max_values: default_max_values(),
             reference: false,
             keep_all: false,
+            max_kept: None,
             witnesses: true,
         }
     }
@@ -188,6 +193,8 @@ struct Shared<'a> {
     budget: Budget,
     /// Candidates judged plus combinations ruled out before rf/co.
     candidates: AtomicU64,
+    /// The executions merged so far fill max_kept: keep no more.
+    kept_full: std::sync::atomic::AtomicBool,
 }
 
 impl<'a> Shared<'a> {
@@ -241,7 +248,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     // Every combination of one path per thread, as a mixed-radix index.
     let radices: Vec<usize> = per_thread.iter().map(|p| p.len()).collect();
     let total: Option<usize> = radices.iter().try_fold(1usize, |a, &r| a.checked_mul(r));
-    let shared = Shared { prog, model, limits, budget, candidates: AtomicU64::new(0) };
+    let shared = Shared { prog, model, limits, budget, candidates: AtomicU64::new(0), kept_full: Default::default() };
     let total = match total {
         Some(t) => t,
         None => {
@@ -257,8 +264,11 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     let nblocks = total.div_ceil(BLOCK);
     let mut all = Partial::default();
     let mut first = 0;
+    // Kept executions are merged window by window and cut to max_kept, so
+    // keep the windows small when executions are kept.
+    let window = if limits.keep_all { 64 } else { WINDOW };
     while first < nblocks && !shared.budget.stopped() {
-        let last = (first + WINDOW).min(nblocks);
+        let last = (first + window).min(nblocks);
         let parts: Vec<Result<Partial, String>> = (first..last)
             .into_par_iter()
             .map(|b| {
@@ -281,6 +291,12 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
         // Merge in combination order.
         for p in parts {
             all.absorb(p?);
+        }
+        if let Some(max) = limits.max_kept {
+            all.executions.truncate(max as usize);
+            if all.executions.len() as u64 >= max {
+                shared.kept_full.store(true, Ordering::Relaxed);
+            }
         }
         first = last;
     }
@@ -542,8 +558,11 @@ impl<'a, 'b> Search<'a, 'b> {
         if flagged {
             self.part.flagged += 1;
         }
+        let keep = sh.limits.keep_all
+            && !sh.kept_full.load(Ordering::Relaxed)
+            && (self.part.executions.len() as u64) < sh.limits.max_kept.unwrap_or(u64::MAX);
         let need_exec = (sh.limits.witnesses && (!new_flags.is_empty() || !self.part.outcomes.contains_key(&values)))
-            || sh.limits.keep_all;
+            || keep;
         let exec = if need_exec {
             let mut e = self.execution_out();
             e.raised = raised
@@ -562,7 +581,7 @@ impl<'a, 'b> Search<'a, 'b> {
             let (kind, check) = named(raised[k].0);
             self.part.flags.push(FlagOut { kind, check, events: raised[k].1.clone(), execution: exec.clone() });
         }
-        if sh.limits.keep_all {
+        if keep {
             self.part.executions.push(exec.clone().unwrap());
         }
         match self.part.outcomes.get_mut(&values) {

@@ -15,8 +15,48 @@ __all__ = ["parse", "parse_text", "parse_file", "Test", "ast"]
 _ARCH = re.compile(r"\A\s*(\S+)")
 
 
+# The first words of the syntaxes hrf reads (the machine's own included).
+ARCHES = ("OPENCL", "C", "GPU_PTX", "GPU_MACHINE", "MACHINE")
+
+
+def too_deep(text: str, path: str | None) -> LitmusSyntaxError:
+    """The error for a test nested deeper than hrf's recursion allows,
+    placed where the brackets nest deepest (or, for a long flat chain such
+    as a sum of thousands of terms, at the start of the longest line)."""
+    lines = text.splitlines() or [""]
+    depth, best, where = 0, 0, None
+    for ln, line in enumerate(lines, 1):
+        for col, ch in enumerate(line, 1):
+            if ch in "({[":
+                depth += 1
+                if depth > best:
+                    best, where = depth, (ln, col)
+            elif ch in ")}]":
+                depth -= 1
+    if best < 50:
+        ln = max(range(len(lines)), key=lambda k: len(lines[k])) + 1
+        where = (ln, 1)
+    return LitmusSyntaxError("the test nests statements, expressions, conditions or scopes too deeply for hrf "
+                             "(Python's recursion limit); split it or nest less", path, where[0], where[1],
+                             lines[where[0] - 1][:200])
+
+
 def parse_text(text: str, path: str | None = None) -> Test:
     """Parse litmus text; the first word of the header chooses the syntax."""
+    if text.startswith("\ufeff"):  # a byte-order mark
+        text = text[1:]
+    from lark.exceptions import VisitError
+    try:
+        return _parse_text(text, path)
+    except RecursionError:
+        raise too_deep(text, path) from None
+    except VisitError as e:  # lark wraps what its transformer raised
+        if isinstance(e.orig_exc, RecursionError):
+            raise too_deep(text, path) from None
+        raise
+
+
+def _parse_text(text: str, path: str | None) -> Test:
     m = _ARCH.match(text)
     if not m:
         raise LitmusSyntaxError("empty litmus test", path, 1, 1)
@@ -33,12 +73,28 @@ def parse_text(text: str, path: str | None = None) -> Test:
         path, line, 1, text.splitlines()[line - 1] if text.splitlines() else None)
 
 
+def decode(data: bytes, path: str | None = None) -> str:
+    """A test's bytes as text: UTF-8, a leading byte-order mark skipped.
+    Bytes that are not UTF-8 are a LitmusSyntaxError at their line and column."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+        before = data[start:e.start]
+        line = before.count(b"\n") + 1
+        col = len(before) - (before.rfind(b"\n") + 1) + 1
+        excerpt = data[start:].split(b"\n")[line - 1].decode("utf-8", "replace")
+        raise LitmusSyntaxError(f"byte 0x{data[e.start]:02x} is not UTF-8 text (is this a litmus file?)",
+                                path, line, col, excerpt) from None
+
+
 def read_file(path) -> str:
     """A test file's text; an unreadable file is a LitmusSyntaxError naming it."""
     try:
-        return Path(path).read_text()
+        data = Path(path).read_bytes()
     except OSError as e:
         raise LitmusSyntaxError(f"cannot read file: {e.strerror}", str(path)) from None
+    return decode(data, str(path))
 
 
 def parse_file(path) -> Test:
@@ -51,7 +107,21 @@ def parse(path_or_text) -> Test:
         return path_or_text
     if isinstance(path_or_text, os.PathLike):
         return parse_file(path_or_text)
-    s = str(path_or_text)
-    if "\n" not in s and (s.endswith(".litmus") or os.path.exists(s)):
-        return parse_file(s)
+    if isinstance(path_or_text, bytes):
+        return parse_text(decode(path_or_text))
+    if not isinstance(path_or_text, str):
+        from ..errors import InvalidArgument
+        raise InvalidArgument(f"a test is a path, litmus text or an hrf.Test, not {type(path_or_text).__name__}")
+    s = path_or_text
+    if "\n" not in s and not looks_like_text(s):
+        return parse_file(s)  # a missing file is an error naming it
     return parse_text(s)
+
+
+def looks_like_text(s: str) -> bool:
+    """Is a one-line string litmus text (it starts with a known
+    architecture and a name) rather than a path?"""
+    if os.path.exists(s) or s.endswith(".litmus"):
+        return False
+    words = s.lstrip("\ufeff").split(None, 2)
+    return len(words) >= 2 and words[0].upper() in ARCHES

@@ -49,6 +49,8 @@ def read_columns(text: str, path, table_end: str) -> Columns:
             break
         i += 1
     init = "\n".join(body)
+    if "}" not in init:
+        c.fail("the init block '{' is never closed with '}'", path, c.init_line, lines[c.init_line - 1].find("{") + 1)
     c.init_text = init[init.index("{") + 1:init.index("}")]
     i += 1
     while i < len(lines) and not lines[i].strip():
