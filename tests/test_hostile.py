@@ -398,3 +398,25 @@ def test_sys_exit_in_a_model_file_is_a_definition_error(tmp_path):
     with pytest.raises(hrf.DefinitionError, match=r"sys.exit\(3\)") as e:
         hrf.check(MP, str(m))
     assert e.value.line == 2
+
+
+# ---------------------------------------------------------------- model files
+@pytest.mark.parametrize("line, match", [
+    ('MODEL.acyclic(po | rf | co | fr | I(tag("seqcst")), "sc")', "unknown tag 'seqcst'"),
+    ('MODEL.acyclic(po | rf | co | fr | same_event_attr("sinstance"), "sc")', "unknown event attribute"),
+    ('MODEL.acyclic(po | rf | co | fr | same_thread_attr("workgroup"), "sc")', "unknown thread attribute"),
+    ('MODEL.acyclic(po | rf | co | base("mo"), "sc")', "unknown base relation 'mo'"),
+])
+def test_a_misspelt_name_in_a_model_file_is_refused_at_its_line(tmp_path, line, match):
+    # before: a misspelt tag was an empty set without a word, and an unknown
+    # base relation was reported against the litmus file
+    m = tmp_path / "typo.py"
+    m.write_text("from hrf.dsl import Model, tag, base, po, rf, co, fr, I, same_event_attr, same_thread_attr\n"
+                 "MODEL = Model('mysc')\n" + line + "\n")
+    with pytest.raises(hrf.DefinitionError, match=match) as e:
+        hrf.check(MP, str(m))
+    assert e.value.file == str(m) and e.value.line == 3
+
+
+def test_an_unknown_allocation_class_is_refused():
+    refused(MP.replace("[y]=0;", "[y]=0 @coarsegrained;"), 2, 17, "unknown allocation class @coarsegrained")

@@ -26,3 +26,25 @@ def test_ctrl_c_stops_a_long_check():
     # Later checks are not affected by the cancellation.
     r = hrf.check("OPENCL t\n{ [x]=0; }\nP0@wg 0, dev 0 (global int* x) { *x = 1; }\nexists (x=1)\n", "sc")
     assert r.complete and r.condition_holds is True
+
+
+def test_a_real_sigint_leaves_no_core_thread_behind():
+    # A SIGINT (not interrupt_main) lands inside the wait for the core's
+    # thread. Before, that wait could take the thread for finished while
+    # it still ran; the interpreter then exited under the core and the
+    # process aborted ("FATAL: exception not rethrown", SIGABRT).
+    import subprocess
+    import sys
+    script = f"""
+import os, signal, sys, threading, time
+import hrf
+threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+try:
+    hrf.check({BIG!r}, "sc", reference=True, max_seconds=120)
+    print("finished without the interrupt")
+except KeyboardInterrupt:
+    print("interrupted", [t.name for t in threading.enumerate() if t.name == "hrf-core"])
+"""
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "interrupted []", (r.stdout, r.stderr)

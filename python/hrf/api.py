@@ -100,23 +100,33 @@ def _interruptible(fn, *args, tick=None):
     KeyboardInterrupt goes on. `tick`, if given, is called about every
     0.1 s while the call runs (a progress display)."""
     box: dict = {}
+    # The end of the call is an Event, not Thread.join: a Ctrl-C that lands
+    # inside join() can leave the thread marked finished while it still runs
+    # (CPython), and then the interpreter exits under the core, which aborts.
+    done = threading.Event()
 
     def target():
         try:
             box["value"] = fn(*args)
         except BaseException as e:  # pragma: no cover - the core returns errors as JSON
             box["error"] = e
+        finally:
+            done.set()
 
     th = threading.Thread(target=target, name="hrf-core", daemon=True)
     th.start()
     try:
-        while th.is_alive():
-            th.join(0.1)
-            if tick is not None and th.is_alive():
+        while not done.wait(0.1):
+            if tick is not None:
                 tick()
     except KeyboardInterrupt:
         _core().cancel()
-        th.join()
+        while True:  # the core stops at its next check; further Ctrl-Cs wait for it too
+            try:
+                if done.wait(0.1):
+                    break
+            except KeyboardInterrupt:
+                _core().cancel()
         raise
     if "error" in box:
         raise box["error"]

@@ -88,22 +88,42 @@ def _want(x, is_set):
 
 
 # ---------------------------------------------------------------- builders
+# Relations the core computes from an execution (rust/src/model.rs).
+BASE_RELATIONS = ("po", "rf", "co", "fr", "rmw", "loc", "int", "ext", "id", "universal", "empty", "data", "ctrl",
+                  "addr")
+
+
+def _known(what: str, name, known) -> None:
+    """A misspelt name would be an empty set or relation without a word:
+    refuse it (in a model file, the error names its line)."""
+    if name not in known:
+        raise ValueError(f"unknown {what} {name!r}; known: {', '.join(sorted(known))}")
+
+
 def tag(name: str) -> Set:
-    """Events whose template carries `name` (see hrf.program for the tags)."""
+    """Events whose template carries `name` (hrf.program.TAGS lists them)."""
+    from .program import TAGS
+    _known("tag", name, TAGS)
     return Set(("tag", name))
 
 
 def base(name: str) -> Rel:
+    """A relation the core computes (BASE_RELATIONS)."""
+    _known("base relation", name, BASE_RELATIONS)
     return Rel(("base", name))
 
 
 def same_thread_attr(name: str) -> Rel:
     """Pairs of thread events whose threads agree on `name` (wi, sg, wg, dev)."""
+    from .program import THREAD_ATTRS
+    _known("thread attribute", name, THREAD_ATTRS)
     return Rel(("same_thread_attr", name))
 
 
 def same_event_attr(name: str) -> Rel:
     """Pairs of events with the same value of template attribute `name`."""
+    from .program import EVENT_ATTRS
+    _known("event attribute", name, EVENT_ATTRS)
     return Rel(("same_event_attr", name))
 
 
@@ -126,6 +146,8 @@ _vars = [0]
 def foreach(attr: str, body: Callable[[Set], Rel]) -> Rel:
     """Union, over the classes of events sharing a value of `attr`, of
     body(class). E.g. HRF-direct's union over scope instances."""
+    from .program import EVENT_ATTRS
+    _known("event attribute", attr, EVENT_ATTRS)
     _vars[0] += 1
     name = f"v{_vars[0]}"
     b = _want(body(Set(("var", name))), False)
@@ -189,7 +211,7 @@ class Model:
             raise ValueError(f"model {self.name}: order name {name!r} is taken")
         self.orders.append((name, _want(over, True)))
         self._ir = None
-        return base(name)
+        return Rel(("base", name))
 
     def show(self, name: str, rel: Rel) -> None:
         """Report `rel` for witness executions (herd's `show`): drawn as

@@ -23,6 +23,19 @@ from typing import Optional
 from .errors import LimitExceeded, UnsupportedFeature
 from .litmus import ast as A
 
+# The vocabulary of event templates, which models name (hrf.dsl checks a
+# model's tag(...), attribute and base-relation names against it).
+ORDERS = ("rlx", "acq", "rel", "acq_rel", "sc", "con")
+SCOPES = ("wi", "sg", "wg", "dev", "all")
+ALLOC_CLASSES = ("coarse", "fine", "fga")  # [x]=0 @coarse (observability)
+CACHE_OPS = ("ca", "cg", "cs", "cv", "lu", "wb", "wt", "volatile")  # PTX ld/st cache operators
+TAGS = frozenset(
+    ("R", "W", "F", "M", "IW")  # event kinds and init writes (the core's own sets)
+    + ("A", "NA", "remote", "global", "local", "image", "atomicloc", "nonatomicloc", "RMW", "RMW_FAIL", "fence",
+       "barrier", "entry", "exit", "cas_expected")
+    + ORDERS + SCOPES + tuple(f"alloc_{a}" for a in ALLOC_CLASSES) + tuple(f"cache_{c}" for c in CACHE_OPS))
+EVENT_ATTRS = ("sinst", "bar", "tid")  # scope instance, barrier instance, thread (agent)
+THREAD_ATTRS = ("wi", "sg", "wg", "dev")  # the thread's place in the scope tree
 DEFAULT_SCOPE = "dev"
 # Instructions of a compiled thread past which a test (typically a large
 # unroll bound) is refused with LimitExceeded("size"), before memory goes on it.

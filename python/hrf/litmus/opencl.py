@@ -240,7 +240,12 @@ class _ToAst(Transformer):
         return str(c[0])
 
     def init_loc(self, meta, c):
-        return A.Init(c[0], c[1], alloc=str(c[2]) if len(c) > 2 else None, line=_line(meta))
+        from ..program import ALLOC_CLASSES
+        alloc = str(c[2]) if len(c) > 2 and c[2] is not None else None
+        if alloc is not None and alloc not in ALLOC_CLASSES:
+            raise _Err(f"unknown allocation class @{alloc} (known: {', '.join('@' + a for a in ALLOC_CLASSES)})",
+                       c[2].line, c[2].column)
+        return A.Init(c[0], c[1], alloc=alloc, line=_line(meta))
 
     def init_default(self, meta, c):
         return A.Init(c[0], 0, line=_line(meta))

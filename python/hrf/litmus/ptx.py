@@ -21,8 +21,8 @@ from ..errors import LitmusSyntaxError
 from . import ast as A
 from .columns import read_columns
 from .opencl import _apply_tree, _Err, _int, _ToAst, lark_syntax_error
+from ..program import CACHE_OPS  # the cache operators (event tags cache_*)
 
-CACHE_OPS = {"ca", "cg", "cs", "cv", "lu", "wb", "wt", "volatile"}
 MEMBAR_SCOPE = {"cta": "wg", "gl": "dev", "sys": "all"}
 SETP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 REGION = {"global": "global", "shared": "local", "local": "local"}
