@@ -19,7 +19,15 @@ class _Located(HrfError):
         super().__init__(self._text())
 
     def _caret(self) -> str:
-        return f"\n    {self.excerpt}\n    " + " " * max((self.column or 1) - 1, 0) + "^"
+        """The line, cut to a window of about 120 characters around the
+        column (unprintable characters shown as ?), and a caret under it."""
+        text = "".join(c if c.isprintable() or c == "\t" else "?" for c in self.excerpt)
+        col = max((self.column or 1) - 1, 0)
+        start = max(0, col - 60)
+        window = text[start:start + 120]
+        lead = "..." if start else ""
+        tail = "..." if start + 120 < len(text) else ""
+        return f"\n    {lead}{window}{tail}\n    " + " " * (len(lead) + col - start) + "^"
 
     def __reduce__(self):  # pickled whole (results come back from worker processes)
         return (type(self), (self.message, self.file, self.line, self.column, self.excerpt))
