@@ -146,11 +146,11 @@ def litmus_asts(draw):
 
 # ---------------------------------------------------------------- HRF fragment
 @st.composite
-def hrf_ops(draw, tid, scopes=("wg", "dev"), orders=("sc",)):
+def hrf_ops(draw, tid, scopes=("wg", "dev"), orders=("sc",), atomics=True):
     loc = draw(st.sampled_from(LOCS[:2]))
     scope = draw(st.sampled_from(list(scopes)))
     order = draw(st.sampled_from(list(orders)))
-    kind = draw(st.sampled_from(["st", "ld", "ast", "ald", "inc"]))
+    kind = draw(st.sampled_from(["st", "ld", "ast", "ald", "inc"] if atomics else ["st", "ld"]))
     reg = f"r{draw(st.integers(0, 1))}"
     if kind == "st":
         return A.Store(loc, A.Const(draw(st.integers(1, 2))))
@@ -164,12 +164,13 @@ def hrf_ops(draw, tid, scopes=("wg", "dev"), orders=("sc",)):
 
 
 @st.composite
-def hrf_programs(draw, single_scope=False, orders=("sc",)):
+def hrf_programs(draw, single_scope=False, orders=("sc",), atomics=True, min_threads=2):
     """2-3 threads of 1-3 operations on x, y: ordinary and seq_cst atomic
     loads, stores and fetch_adds with work-group or device scope, threads
     spread over work-groups and devices, an `exists` on the registers.
-    With single_scope, every atomic of a program has the same scope."""
-    n = draw(st.integers(2, 3))
+    With single_scope, every atomic of a program has the same scope; with
+    atomics=False there are none (ordinary loads and stores only)."""
+    n = draw(st.integers(min_threads, 3))
     scopes = (draw(st.sampled_from(["wg", "dev"])),) if single_scope else ("wg", "dev")
     ps = tuple(A.Param(l, "global", False, "int") for l in LOCS[:2])
     threads = []
@@ -177,7 +178,7 @@ def hrf_programs(draw, single_scope=False, orders=("sc",)):
         body = [A.Assign("r0", None, decl=True), A.Assign("r1", None, decl=True)]
         # at most 6 operations in all (so at most 6! witness orders)
         for _ in range(draw(st.integers(1, 3 if n == 2 else 2))):
-            op = draw(hrf_ops(i, scopes, orders))
+            op = draw(hrf_ops(i, scopes, orders, atomics))
             if draw(st.integers(0, 5)) == 0 and len(body) > 2:
                 # occasionally guard the rest on a register
                 body = body[:2] + [A.If(A.BinOp("==", A.Reg("r0"), A.Const(1)), tuple(body[2:] + [op]), ())]

@@ -4,7 +4,9 @@
   hhb.d is contained in hhb.i);
 - a program race-free under an HRF model has exactly its SC outcomes
   (SC for HRF)."""
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 import hrf
 
@@ -48,6 +50,68 @@ def test_race_free_programs_are_sc(t):
         r = hrf.check(t, m)
         if not r.racy:
             assert r.outcomes == sc.outcomes and r.condition_holds == sc.condition_holds
+
+
+# ---------------------------------------------------------------- families that once hid a bug
+# Atomic-free programs and programs whose atomics all share one scope
+# instance: there hhb.d = hhb.i ([HRF14] sidebars: with one scope instance S,
+# U_S (po | so_S)+ = (po | so)+; with no atomics both are po), so hrf-direct
+# and hrf-indirect must agree exactly. hrf-direct once lost po when no event
+# had a scope instance (tests/test_models_audit.py), which this catches.
+def one_scope_instance(t) -> bool:
+    """Do all atomics of the test share one scope instance (same scope and,
+    for wg/dev, the same work-group or device)?"""
+    from hrf.litmus import ast as A
+    where = set()
+    for th in t.threads:
+        for op in A.memory_ops(th.body):
+            if getattr(op, "atomic", False) or isinstance(op, A.Rmw):
+                s = op.scope or "dev"
+                where.add((s, th.dev if s in ("dev", "wg") else None, th.wg if s == "wg" else None))
+    return len(where) <= 1
+
+
+@SETTINGS
+@given(st.one_of(hrf_programs(atomics=False, min_threads=1), hrf_programs(single_scope=True)))
+def test_direct_equals_indirect_with_at_most_one_scope_instance(t):
+    assume(one_scope_instance(t))
+    d, i = hrf.check(t, "hrf-direct"), hrf.check(t, "hrf-indirect")
+    assert (d.racy, d.outcomes, d.condition_holds) == (i.racy, i.outcomes, i.condition_holds), hrf.to_litmus(t)
+
+
+@SETTINGS
+@given(hrf_programs(atomics=False, min_threads=1))
+def test_one_thread_without_atomics_is_race_free_everywhere(t):
+    # program order orders every pair of one thread's accesses
+    assume(len(t.threads) == 1)
+    for m in ("hrf-direct", "hrf-indirect", "hrf-direct-relaxed", "hrf-indirect-relaxed", "opencl", "c11"):
+        assert hrf.check(t, m).racy is False, (m, hrf.to_litmus(t))
+
+
+FAMILIES = {
+    "atomic-free": dict(orders=("na",)),
+    "device scope only": dict(scopes=("dev",)),
+    "work-group scope only": dict(scopes=("wg",)),
+}
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_model_lattice_on_generated_families(family):
+    # On each family: race-free under hrf-direct => race-free under
+    # hrf-indirect => the outcomes of sc; and on a test a weaker model calls
+    # race-free, every sc outcome is among its outcomes.
+    tests = hrf.generate(count=120, seed=11, max_edges=4, **FAMILIES[family])
+    weaker = ["hrf-direct-relaxed", "hrf-indirect-relaxed", "opencl"]
+    for t in tests:
+        sc, d, i = (hrf.check(t, m) for m in ("sc", "hrf-direct", "hrf-indirect"))
+        if d.racy is False:
+            assert i.racy is False, hrf.to_litmus(t)
+        if i.racy is False:
+            assert i.outcomes == sc.outcomes, hrf.to_litmus(t)
+        for m in weaker:
+            r = hrf.check(t, m)
+            if r.racy is False:
+                assert all(o in r.outcomes for o in sc.outcomes), (m, hrf.to_litmus(t))
 
 
 def test_pruning_prunes():

@@ -305,6 +305,12 @@ def _build_result(raw: str, comp: Compiled, model: Model) -> Result:
                 "execution": f["execution"]} for f in out["flags"]]
     r.executions = out["executions"]
     pos, neg = out["positive"], out["negative"]
+    if complete and out["consistent"] == 0 and r.cut_paths:
+        # Every execution would need more loop iterations than the bound:
+        # nothing was established (no outcome, no race) within it.
+        complete = r.complete = False
+        r.limit = {"which": "unroll", "detail": f"no execution completes within the loop bound ({comp.unroll} "
+                   f"iterations): the bound cut paths of {', '.join(r.cut_paths)}; raise it with --unroll"}
     r.observation = (_observation(pos, neg), pos, neg)
     r.condition_holds = _verdict(quant, pos, neg, complete)
     r.racy = True if r.flags else (False if complete else None)

@@ -13,6 +13,7 @@ FENCE, EF, XF = tag("fence"), tag("entry"), tag("exit")  # fences; barrier entry
 REMOTE = tag("remote")
 NAL = tag("nonatomicloc")  # locations declared with a non-atomic type
 COARSE = tag("alloc_coarse")  # coarse-grained allocations (002 sec. 6.2)
+FINE = tag("alloc_fine")  # fine-grained allocations without platform atomics (002 sec. 6.2)
 
 # Thread events: everything but the init writes.
 TE = ~IW
@@ -41,7 +42,7 @@ def refuse(test: AST.Test, model: str, *, fences: bool = False, barriers: bool =
             def no(what):
                 raise UnsupportedFeature(f"{t.name}: {model} has {what}", test.path, getattr(op, "line", None))
             if barriers and isinstance(op, AST.Barrier):
-                no("no execution barriers")
+                no("no execution barriers (barrier(...) makes threads wait for one another)")
             if fences and isinstance(op, (AST.Fence, AST.Barrier)):
                 no("no fences or barriers")
             if remote and getattr(op, "remote", False):

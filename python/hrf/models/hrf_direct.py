@@ -7,6 +7,8 @@ from ..dsl import I, foreach, po
 from .hrf_common import hrf_model, so
 
 # One happens-before per scope instance S: so restricted to S, closed with po.
-hhb_d = foreach("sinst", lambda S: (po | (I(S) >> so)).plus)
+# The union over scope instances always contains po, also in a program where
+# no event has a scope (no atomics): `foreach` over no instance is empty.
+hhb_d = po | foreach("sinst", lambda S: (po | (I(S) >> so)).plus)
 
 MODEL = hrf_model("hrf-direct", __doc__, hhb_d)

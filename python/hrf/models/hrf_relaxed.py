@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..dsl import ALL, IW, R, W, I, Model, Rel, co, dom, foreach, fr, loc, po, rf, rmw, same_thread_attr
 from ..litmus import ast as AST
-from .common import (ACQ, ACQ_REL, COARSE, FENCE, NA, REL, S_ALL, S_DEV, S_SG, S_WG, S_WI, A, G, L, conflict,
+from .common import (ACQ, ACQ_REL, COARSE, FENCE, FINE, NA, REL, S_ALL, S_DEV, S_SG, S_WG, S_WI, A, G, L, conflict,
                      refuse)
 from .common import SC as SC_
 from .opencl_common import incl1
@@ -49,7 +49,8 @@ def hhb_direct_intent() -> Rel:
     its two scope instances; hhb.dr = U_S (po | so_S)+."""
     def so_of(S):
         return (I(S) >> (so & within)) | ((so & within.inv) >> I(S))
-    return foreach("sinst", lambda S: (po | so_of(S)).plus)
+    # po alone when no event has a scope instance (foreach over none is empty)
+    return po | foreach("sinst", lambda S: (po | so_of(S)).plus)
 
 
 def hhb_direct_literal() -> Rel:
@@ -58,7 +59,7 @@ def hhb_direct_literal() -> Rel:
     def per_agent(events_of_a):
         includes_a = dom(incl1 >> I(events_of_a))
         return (po | (I(includes_a) >> so >> I(includes_a))).plus
-    return foreach("tid", per_agent)
+    return po | foreach("tid", per_agent)
 
 
 def hhb_indirect() -> Rel:
@@ -73,12 +74,16 @@ def supports(name):
 
 
 # Observability (002 Fig. 13): MaxS(L), the widest scope at which a write to
-# L becomes visible, is the device for a coarse-grained allocation
-# (`[x]=0 @coarse`; sec. 6.2) and the system otherwise. O(A, B): same
-# location, and A and B taken at scope MaxS are inclusive: for coarse
-# locations, the same device. The initial contents are visible everywhere.
-observable = loc & (((COARSE * COARSE) & same_thread_attr("dev")) | ((~COARSE) * (~COARSE))
-                    | (IW * ALL) | (ALL * IW))
+# L becomes visible, is the device for a coarse-grained allocation and for a
+# fine-grained one without platform atomics (`[x]=0 @coarse`, `@fine`; sec.
+# 6.2: "The maximum dynamic memory scope for a coarse-grained allocation, or
+# a fine-grained allocation without platform atomics, is device scope"), and
+# the system otherwise. O(A, B): same location, and A and B taken at scope
+# MaxS are inclusive: for device-bounded locations, the same device. The
+# initial contents are visible everywhere.
+DEVICE_BOUNDED = COARSE | FINE
+observable = loc & (((DEVICE_BOUNDED * DEVICE_BOUNDED) & same_thread_attr("dev"))
+                    | ((~DEVICE_BOUNDED) * (~DEVICE_BOUNDED)) | (IW * ALL) | (ALL * IW))
 
 
 def hrf_relaxed_model(name: str, doc: str, hhb: Rel, observability: bool = False, *,

@@ -1,9 +1,17 @@
 """Sequential consistency (Lamport 1979), as herd's sc.cat: every candidate
 execution whose po | rf | co | fr is acyclic, with atomic RMWs.
-No undefined behaviour: SC gives every program a meaning."""
+No undefined behaviour: SC gives every program a meaning. Fences order
+nothing SC does not already order; an execution barrier (threads wait for
+one another) is beyond it, so a test with barriers is refused."""
 from ..dsl import Model
-from .common import atomicity_violation, sc_order
+from ..litmus import ast as AST
+from .common import atomicity_violation, refuse, sc_order
 
-MODEL = Model("sc", doc=__doc__)
+
+def supports(test: AST.Test) -> None:
+    refuse(test, "sc", barriers=True)
+
+
+MODEL = Model("sc", doc=__doc__, supports=supports)
 MODEL.acyclic(sc_order, "sc")
 MODEL.empty(atomicity_violation, "atomicity")
