@@ -146,3 +146,71 @@ exists (0:r0=1)
 """
     r = hrf.check(t, "c11")
     assert r.cut_paths and r.complete and r.condition_holds is True
+
+
+# ---------------------------------------------------------------- out-of-thin-air executions
+LB_CTRL = """C LB+ctrls
+{ [x]=0; [y]=0; }
+P0 (atomic_int* x, atomic_int* y) {
+  int r0 = atomic_load_explicit(x, memory_order_relaxed);
+  if (r0) { atomic_store_explicit(y, 1, memory_order_relaxed); }
+}
+P1 (atomic_int* x, atomic_int* y) {
+  int r1 = atomic_load_explicit(y, memory_order_relaxed);
+  if (r1) { atomic_store_explicit(x, 1, memory_order_relaxed); }
+}
+exists (0:r0=1 /\\ 1:r1=1)
+"""
+
+
+@pytest.mark.parametrize("model", ["c11", "opencl", "hrf-indirect-relaxed"])
+def test_load_buffering_out_of_thin_air_is_the_models_answer(model):
+    # The execution: P0 reads x = 1 from P1's store, P1 reads y = 1 from
+    # P0's store, each store running because of the read before it. rf
+    # crosses the threads both ways; with relaxed atomics nothing orders the
+    # two reads before the two stores in happens-before (rf of relaxed
+    # atomics does not synchronise), coherence is per location and holds,
+    # and these axioms have no condition against the cycle: the outcome is
+    # allowed (herd7's c11_simp.cat and Dartagnan say Sometimes). Before,
+    # hrf built values only as chains of writes from the initial state and
+    # said No. With --no-thin-air (thin_air=False) that older answer stays.
+    r = hrf.check(LB_CTRL, model)
+    assert r.condition_holds is True and {"0:r0": 1, "1:r1": 1} in r.outcomes
+    assert hrf.check(LB_CTRL, model, thin_air=False).condition_holds is False
+
+
+@pytest.mark.parametrize("model", ["sc", "hrf-direct", "hrf-indirect"])
+def test_models_without_thin_air_say_no_either_way(model):
+    # SC-based models: po | rf is cyclic in that execution, so it is
+    # inconsistent, guessed values or not.
+    t = LB_CTRL.replace("memory_order_relaxed", "memory_order_seq_cst")
+    for thin_air in (True, False):
+        assert hrf.check(t, model, thin_air=thin_air).condition_holds is False
+
+
+def test_a_thin_air_value_the_test_never_names_is_the_fresh_value():
+    # LB with data dependencies (herd7's LB+datas+REAL): each thread stores
+    # what it read. Any value v works in a cycle; herd prints it as S8, hrf
+    # as its fresh value (one more than the test's largest constant: 1 here).
+    t = """C LB+datas
+{ [x]=0; [y]=0; }
+P0 (atomic_int* x, atomic_int* y) { int r0 = atomic_load_explicit(x, memory_order_relaxed);
+  atomic_store_explicit(y, r0, memory_order_relaxed); }
+P1 (atomic_int* x, atomic_int* y) { int r0 = atomic_load_explicit(y, memory_order_relaxed);
+  atomic_store_explicit(x, r0, memory_order_relaxed); }
+forall (0:r0=0 /\\ 1:r0=0)
+"""
+    r = hrf.check(t, "c11")
+    assert r.thin_air_value == 1 and {"0:r0": 1, "1:r0": 1} in r.outcomes
+    assert r.condition_holds is False
+    assert "Thin-air value 1 stands for any value" in r.to_herd()
+    assert hrf.check(t, "c11", thin_air=False).outcomes == [{"0:r0": 0, "1:r0": 0}]
+
+
+def test_no_thin_air_on_the_command_line():
+    import subprocess
+    import sys
+    base = [sys.executable, "-m", "hrf.cli", "check", "-", "-m", "c11"]
+    on = subprocess.run(base, input=LB_CTRL, capture_output=True, text=True)
+    off = subprocess.run(base + ["--no-thin-air"], input=LB_CTRL, capture_output=True, text=True)
+    assert "\nOk\n" in on.stdout and "\nNo\n" in off.stdout, (on.stderr, off.stderr)

@@ -54,11 +54,17 @@ class Limits:
     witnesses: bool = True
     # Resident memory of the process in bytes; None: `default_max_memory()`.
     max_memory: Optional[int] = None
+    # Reads may guess values out of thin air (closed over the test's
+    # constants and one fresh value); None: the model's own default
+    # (Model.thin_air: on for models whose axioms admit such values).
+    thin_air: Optional[bool] = None
 
     def __post_init__(self):
         for f in fields(self):
             v = getattr(self, f.name)
-            if f.type == "bool":
+            if f.type == "bool" or f.name == "thin_air":
+                if v is None and f.name == "thin_air":
+                    continue
                 if not isinstance(v, bool):
                     raise InvalidArgument(f"limit {f.name} must be True or False, not {v!r}")
             elif f.name == "max_seconds":
@@ -79,10 +85,13 @@ class Limits:
     def memory_budget(self) -> Optional[int]:
         return self.max_memory if self.max_memory is not None else default_max_memory()
 
-    def core_json(self) -> str:
+    def core_json(self, model: Optional[Model] = None) -> str:
+        """The limits as the core reads them, for checking under `model`
+        (which decides thin_air when the limits leave it None)."""
         d = asdict(self)
         d.pop("unroll")
         d["max_memory"] = self.memory_budget()
+        d["thin_air"] = self.thin_air if self.thin_air is not None else bool(model is not None and model.thin_air)
         return json.dumps(d)
 
 
@@ -157,6 +166,9 @@ class Result:
     states: list = field(default_factory=list)  # (outcome, count, positive, flagged, witness)
     executions: list = field(default_factory=list)
     error: Optional[HrfError] = None
+    # With thin-air guessing, the fresh value that stands for any value the
+    # test does not name (herd prints such values symbolically, as S8).
+    thin_air_value: Optional[int] = None
     _compiled: Optional[Compiled] = field(default=None, repr=False, compare=False)
     # (test, unroll, cas_writeback) to compile again where the compiled
     # program was not kept (results from a worker process)
@@ -179,7 +191,7 @@ class Result:
             "observation": list(self.observation), "complete": self.complete, "limit": self.limit,
             "time": self.time, "candidates": self.candidates, "consistent": self.consistent,
             "pruned": self.pruned, "flagged_executions": self.flagged_executions,
-            "cut_paths": self.cut_paths,
+            "cut_paths": self.cut_paths, "thin_air_value": self.thin_air_value,
             "error": None if self.error is None else f"{type(self.error).__name__}: {self.error}",
         }
 
@@ -208,6 +220,8 @@ class Result:
             lines.append(f"Loop bound {self._unroll()} cut paths ({cut})")
         if self.limit:
             lines.append(f"Limit {self.limit['which']} reached: {self.limit['detail']}")
+        if self.thin_air_value is not None and any(self.thin_air_value in o.values() for o in self.outcomes):
+            lines.append(f"Thin-air value {self.thin_air_value} stands for any value the test does not name")
         lines.append(f"Condition {self.condition}")
         lines.append(f"Observation {self.name} {self.observation[0]} {self.observation[1]} {self.observation[2]}")
         lines.append(f"Time {self.name} {self.time:.3f}")
@@ -295,6 +309,7 @@ def _build_result(raw: str, comp: Compiled, model: Model) -> Result:
                consistent=out["consistent"], pruned=out["pruned"],
                flagged_executions=out["flagged_executions"], _compiled=comp)
     r.cut_paths = {test.threads[i].name: n for i, n in enumerate(out["cut_paths"]) if n}
+    r.thin_air_value = out.get("thin_air_value")
     for o in out["outcomes"]:
         values = dict(zip(comp.observed, o["values"]))
         r.states.append((values, o["count"], o["positive"], o["flagged"], o["witness"]))
@@ -338,7 +353,7 @@ def check(test, model="sc", *, limits: Optional[Limits] = None, on_limit: str = 
 
 def check_compiled(comp: Compiled, model: Model, limits: Limits, on_limit: str = "result") -> Result:
     """`check` of an already compiled test (`hrf.program.compile_test`)."""
-    raw = _interruptible(_core().check, comp.json(), model.ir_json(), limits.core_json())
+    raw = _interruptible(_core().check, comp.json(), model.ir_json(), limits.core_json(model))
     r = _build_result(raw, comp, model)
     if r.error is not None:
         raise r.error
@@ -423,12 +438,12 @@ def _check_in_threads(tests: Iterable, models: list, workers: Optional[int], lim
     """`check_many` in this process: Python compiles, the core checks a
     chunk of jobs at a time in parallel with the GIL released."""
     model_json = {m.name: m.ir_json() for m in models}
-    limits_json = limits.core_json()
+    limits_json = {m.name: limits.core_json(m) for m in models}
     core = _core()
     pending: list = []  # (Compiled or None, model, error, name)
 
     def flush():
-        jobs = [(c.json(), model_json[m.name], limits_json) for c, m, _, _ in pending if c is not None]
+        jobs = [(c.json(), model_json[m.name], limits_json[m.name]) for c, m, _, _ in pending if c is not None]
         raws = iter(_interruptible(core.check_many, jobs, workers))
         for c, m, err, name in pending:
             if c is None:

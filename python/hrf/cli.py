@@ -64,7 +64,7 @@ def _memory(text: str) -> int:
 
 def _limits(a) -> Limits:
     return Limits(max_candidates=a.max_candidates, max_seconds=a.max_seconds, unroll=a.unroll,
-                  max_memory=a.max_memory)
+                  max_memory=a.max_memory, thin_air=getattr(a, "thin_air", None))
 
 
 def _limit_args(p, candidates: bool = True) -> None:
@@ -77,6 +77,15 @@ def _limit_args(p, candidates: bool = True) -> None:
     p.add_argument("--max-memory", type=_memory, default=None,
                    help="stop (reported as incomplete) past this much resident memory, e.g. 4G "
                         "(default: 40%% of physical memory, per process)")
+    if candidates:
+        g = p.add_mutually_exclusive_group()
+        g.add_argument("--no-thin-air", dest="thin_air", action="store_false", default=None,
+                       help="reads take only values that chains of writes from the initial state compute "
+                            "(changes the verdicts of models whose axioms admit thin air: c11, opencl, "
+                            "opencl-rsp and the HRF-relaxed family)")
+        g.add_argument("--thin-air", dest="thin_air", action="store_true", default=None,
+                       help="let reads guess values out of thin air under every model (the default for "
+                            "the models above)")
 
 
 def _error_json(e: BaseException, path=None, model=None) -> str:

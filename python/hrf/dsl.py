@@ -182,9 +182,14 @@ class Model:
     not cover (SPEC sec. 5)."""
 
     def __init__(self, name: str, doc: str = "", supports: Optional[Callable] = None,
-                 cas_writeback: bool = True):
+                 cas_writeback: bool = True, thin_air: bool = False):
         self.name = name
         self.doc = doc
+        # Do the model's axioms admit values out of thin air (no axiom forbids
+        # a cycle of dependencies through reads-from)? Then reads may guess
+        # such values by default (hrf.Limits.thin_air overrides), so that a
+        # check gives the model's own answer, known flaws included.
+        self.thin_air = thin_air
         # Does a failing compare-exchange write the value it read into the
         # expected object (C11 7.17.7.4)? A property of the language the
         # model is defined for; hrf.program compiles tests accordingly.

@@ -37,6 +37,9 @@ pub struct Limits {
     /// Resident memory of the process, in bytes (None: no budget).
     #[serde(default)]
     pub max_memory: Option<u64>,
+    /// Let reads guess values out of thin air (see `value_domains`).
+    #[serde(default)]
+    pub thin_air: bool,
     #[serde(default = "default_max_paths")]
     pub max_paths: usize,
     #[serde(default = "default_max_values")]
@@ -76,6 +79,7 @@ impl Default for Limits {
             max_candidates: default_max_candidates(),
             max_seconds: None,
             max_memory: None,
+            thin_air: false,
             max_paths: default_max_paths(),
             max_values: default_max_values(),
             reference: false,
@@ -137,6 +141,9 @@ pub struct CheckOut {
     pub limit: Option<LimitOut>,
     pub seconds: f64,
     pub executions: Vec<ExecutionOut>,
+    /// With thin-air guessing: the fresh value that stands for "any value
+    /// the test does not name" (herd prints such values symbolically).
+    pub thin_air_value: Option<i64>,
 }
 
 /// What one path combination contributes; merged in combination order so
@@ -219,13 +226,14 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     let start = Instant::now();
     prog.validate()?;
     let mut out = CheckOut { complete: true, ..Default::default() };
+    out.thin_air_value = limits.thin_air.then(|| crate::execution::thin_air_value(prog));
     let budget = Budget::new(limits.max_seconds, limits.max_memory);
     let stopped = |out: &mut CheckOut, which: &str, detail: String, budget: &Budget| {
         out.complete = false;
         out.limit = Some(budget.take().unwrap_or(LimitOut { which: which.into(), detail }));
         out.seconds = start.elapsed().as_secs_f64();
     };
-    let dom = match value_domains(prog, limits.max_values, limits.max_paths, &budget) {
+    let dom = match value_domains(prog, limits.max_values, limits.max_paths, limits.thin_air, &budget) {
         Ok(d) => d,
         Err(e) => {
             stopped(&mut out, "values", e, &budget);
@@ -244,6 +252,9 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
                 return Ok(out);
             }
         }
+    }
+    if !limits.reference {
+        drop_unjustified_paths(prog, &mut per_thread);
     }
     // Every combination of one path per thread, as a mixed-radix index.
     let radices: Vec<usize> = per_thread.iter().map(|p| p.len()).collect();
@@ -319,6 +330,36 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     }
     out.seconds = start.elapsed().as_secs_f64();
     Ok(out)
+}
+
+/// Drop the paths with a read of a value that no write of any remaining
+/// path (nor the initial value) gives its location, to a fixpoint: every
+/// combination holding such a path has no rf for that read, so it has no
+/// candidate. With thin-air guessing most guessed values are of this kind,
+/// and they would otherwise multiply the combinations. The reference
+/// enumerator keeps every path (property tests compare the two).
+fn drop_unjustified_paths(prog: &Program, per_thread: &mut [Vec<Path>]) {
+    use crate::program::Kind;
+    loop {
+        let mut written: Vec<std::collections::BTreeSet<i64>> =
+            prog.locations.iter().map(|l| std::collections::BTreeSet::from([l.init])).collect();
+        for paths in per_thread.iter() {
+            for p in paths {
+                for e in &p.events {
+                    if e.kind == Kind::W {
+                        written[e.loc.unwrap()].insert(e.value);
+                    }
+                }
+            }
+        }
+        let before: usize = per_thread.iter().map(Vec::len).sum();
+        for paths in per_thread.iter_mut() {
+            paths.retain(|p| p.events.iter().all(|e| e.kind != Kind::R || written[e.loc.unwrap()].contains(&e.value)));
+        }
+        if per_thread.iter().map(Vec::len).sum::<usize>() == before {
+            return;
+        }
+    }
 }
 
 /// All candidates of one combination of thread paths.

@@ -150,15 +150,54 @@ pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize, b
     Ok(out)
 }
 
-/// The values each location may hold. A value in a candidate execution is
-/// the end of a chain "init value -> read -> write -> read -> ..." whose
-/// writes are distinct events, so it is reached after at most as many
-/// rounds as the program has write instructions: iterate "every value a
-/// path writes when reads range over the current domains" that many times,
-/// or until nothing changes. Values that only a cycle of reads and writes
-/// could justify (out of thin air) are never produced.
-pub fn value_domains(prog: &Program, max_values: usize, max_paths: usize, budget: &Budget) -> Result<Domains, String> {
-    let mut dom: Domains = prog.locations.iter().map(|l| BTreeSet::from([l.init])).collect();
+/// The fresh value of thin-air guessing: one more than the program's
+/// largest constant, so none of them; it stands for "any other value".
+pub fn thin_air_value(prog: &Program) -> i64 {
+    prog.constants().iter().next_back().copied().unwrap_or(0).saturating_add(1)
+}
+
+/// The values each location may hold, as a fixpoint: iterate "every value
+/// a path writes when reads range over the current domains" as many times
+/// as the program has write instructions, or until nothing changes.
+///
+/// Without `thin_air`, each domain starts from the location's initial value:
+/// a value is then the end of a chain "init value -> read -> write -> read
+/// -> ..." whose writes are distinct events, and no value that only a cycle
+/// of reads and writes could justify (out of thin air) is produced.
+///
+/// With `thin_air`, every domain starts from the location's initial value
+/// and the constants any store of it writes, whatever guards that store
+/// (load buffering through control dependencies); the domain of a location
+/// that a write may give a value computed from reads
+/// (`Program::value_carrying`) also from every constant of the program
+/// (initial values, constants of its instructions and of its condition) and
+/// one fresh value that is none of them, standing for "any other value":
+/// reads may then guess values that only a cycle justifies, and `rf` (a
+/// read takes its value from a write of that value) keeps the guesses that
+/// some execution bears out; the model's axioms judge them. The domains are
+/// closed under the program's operations as above, so this finds the
+/// thin-air executions that copy, compare or compute from such values
+/// within that many steps, not every value arbitrary arithmetic could reach.
+pub fn value_domains(prog: &Program, max_values: usize, max_paths: usize, thin_air: bool, budget: &Budget) -> Result<Domains, String> {
+    let mut dom: Domains = if thin_air {
+        let mut seeds = prog.constants();
+        seeds.insert(thin_air_value(prog));
+        let carrying = prog.value_carrying();
+        prog.locations
+            .iter()
+            .zip(carrying)
+            .zip(prog.constant_writes())
+            .map(|((l, c), mut d)| {
+                if c {
+                    d.extend(seeds.iter().copied());
+                }
+                d.insert(l.init);
+                d
+            })
+            .collect()
+    } else {
+        prog.locations.iter().map(|l| BTreeSet::from([l.init])).collect()
+    };
     let rounds: usize = prog
         .threads
         .iter()

@@ -170,6 +170,31 @@ pub enum Expr {
 }
 
 impl Expr {
+    /// Does the expression read no register?
+    pub fn is_const(&self) -> bool {
+        match self {
+            Expr::C { .. } => true,
+            Expr::R { .. } => false,
+            Expr::Not { a } | Expr::Neg { a } => a.is_const(),
+            Expr::Bin { a, b, .. } => a.is_const() && b.is_const(),
+        }
+    }
+
+    /// Every constant of the expression.
+    pub fn constants(&self, out: &mut std::collections::BTreeSet<i64>) {
+        match self {
+            Expr::C { v } => {
+                out.insert(*v);
+            }
+            Expr::R { .. } => {}
+            Expr::Not { a } | Expr::Neg { a } => a.constants(out),
+            Expr::Bin { a, b, .. } => {
+                a.constants(out);
+                b.constants(out);
+            }
+        }
+    }
+
     /// The registers the expression reads, as a bit set over register
     /// taints: `taint[r]` is the set of reads register r depends on.
     pub fn deps(&self, taint: &[u64]) -> u64 {
@@ -236,6 +261,18 @@ pub enum Cond {
 }
 
 impl Cond {
+    /// Every value the condition compares with.
+    pub fn constants(&self, out: &mut std::collections::BTreeSet<i64>) {
+        match self {
+            Cond::True | Cond::False => {}
+            Cond::Eq { val, .. } => {
+                out.insert(*val);
+            }
+            Cond::And { args } | Cond::Or { args } => args.iter().for_each(|c| c.constants(out)),
+            Cond::Not { a } => a.constants(out),
+        }
+    }
+
     pub fn eval(&self, values: &[i64]) -> bool {
         match self {
             Cond::True => true,
@@ -249,6 +286,70 @@ impl Cond {
 }
 
 impl Program {
+    /// Every constant of the program: initial values, constants of its
+    /// instructions, values of its final condition.
+    pub fn constants(&self) -> std::collections::BTreeSet<i64> {
+        let mut out: std::collections::BTreeSet<i64> = self.locations.iter().map(|l| l.init).collect();
+        for t in &self.threads {
+            for i in &t.code {
+                match i {
+                    Instr::Store { val, .. } | Instr::Assign { val, .. } | Instr::Branch { cond: val, .. } => val.constants(&mut out),
+                    Instr::Rmw { val, expected, .. } => {
+                        val.constants(&mut out);
+                        if let Some(e) = expected {
+                            e.constants(&mut out);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.condition.constants(&mut out);
+        out
+    }
+
+    /// The locations a thin-air value can reach: those a plain store may
+    /// give a value computed from registers, or a failing compare-exchange
+    /// writes back to. A location written only by its initial value and by
+    /// read-modify-writes holds no such value when the model makes RMWs
+    /// atomic (each reads its immediate coherence predecessor, so values
+    /// chain from the initial one), as every model hrf ships does.
+    /// Per location, the constant values its stores and exchanges write,
+    /// whatever the path: a write guarded by a branch on a thin-air read
+    /// (load buffering through control dependencies) writes one of these.
+    pub fn constant_writes(&self) -> Vec<std::collections::BTreeSet<i64>> {
+        let mut out = vec![std::collections::BTreeSet::new(); self.locations.len()];
+        for t in &self.threads {
+            for i in &t.code {
+                match i {
+                    Instr::Store { loc, val, .. } | Instr::Rmw { loc, rmw: RmwOp::Exch | RmwOp::Cas | RmwOp::CasOld, val, .. }
+                        if val.is_const() =>
+                    {
+                        if let Ok(v) = val.eval(&[]) {
+                            out[*loc].insert(v);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
+    pub fn value_carrying(&self) -> Vec<bool> {
+        let mut out = vec![false; self.locations.len()];
+        for t in &self.threads {
+            for i in &t.code {
+                match i {
+                    Instr::Store { loc, val, .. } if !val.is_const() => out[*loc] = true,
+                    Instr::Rmw { fail_store: Some(fs), .. } => out[fs.loc] = true,
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
     /// Structural checks, so that enumeration can index without panicking.
     pub fn validate(&self) -> Result<(), String> {
         let nl = self.locations.len();

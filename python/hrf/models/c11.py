@@ -41,7 +41,8 @@ def supports(test: AST.Test) -> None:
     refuse(test, "c11", barriers=True, remote=True, consume=True)  # SPEC 5.2: C11 without consume
 
 
-MODEL = Model("c11", doc=__doc__, supports=supports)
+# The axioms have no no-thin-air condition ([BDW16] App. A): thin-air candidates are enumerated.
+MODEL = Model("c11", doc=__doc__, supports=supports, thin_air=True)
 MODEL.show("sw", sw_ra)
 MODEL.acyclic(hb, "hb")
 MODEL.irreflexive(rf.inv.opt >> mo >> rf.opt >> hb, "coherence")

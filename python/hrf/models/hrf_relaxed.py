@@ -94,7 +94,10 @@ def hrf_relaxed_model(name: str, doc: str, hhb: Rel, observability: bool = False
     recent observable store and non-observable conflicts race (Fig. 13);
     `incl` replaces inclusion in atomic conflicts (Fig. 17's clincl);
     `sc_gate` (universal or empty) says whether the total order sc exists."""
-    m = Model(name, doc=doc, supports=supports(name) if not allow_fences else _supports_with_fences(name))
+    # [HRFR15] Fig. 9 has no no-thin-air axiom (coherence is per location, hhb
+    # holds no rf of relaxed atomics): thin-air candidates are enumerated.
+    m = Model(name, doc=doc, supports=supports(name) if not allow_fences else _supports_with_fences(name),
+              thin_air=True)
     obs = observable_rel if observable_rel is not None else (observable if observability else None)
     m.show("so", so)
     # Apparent total order of the seq_cst atomics (Fig. 9 sec. IV).

@@ -36,7 +36,8 @@ incl_remote = (incl1 & incl1.inv) | (I(REMOTE) >> incl1) | (incl1.inv >> I(REMOT
 
 
 def opencl_model(name: str, doc: str, incl: Rel, remote: bool, cas_writeback: bool = True) -> Model:
-    m = Model(name, doc=doc, supports=_supports(name, remote), cas_writeback=cas_writeback)
+    # no no-thin-air axiom ([BDW16] App. C): thin-air candidates are enumerated
+    m = Model(name, doc=doc, supports=_supports(name, remote), cas_writeback=cas_writeback, thin_air=True)
 
     # Modification order: co among events of atomic locations; reads-before.
     mo = co & ((~NAL) * (~NAL))
