@@ -103,10 +103,16 @@ def test_a_register_the_thread_never_assigns_reads_its_initial_value():
     assert all(o["0:x"] == 0 for o in r.outcomes)
 
 
-def test_a_file_cut_before_its_condition_is_refused():
-    # before: checked as `forall (true)` and reported Ok, threads missing
+def test_a_file_without_condition_is_read_as_herd_reads_it_and_says_so():
+    # herd's default is forall (true) (its catalogue relies on it); a file
+    # cut short after a thread looks the same, so every result states it
+    # (before: reported Ok without a word)
     cut = "\n".join(MP.splitlines()[:6]) + "\n"
-    refused(cut, 6, 1, "no final condition")
+    r = hrf.check(cut, "opencl")
+    assert r.condition == "forall (true)" and r.condition_holds is True
+    assert any("no final condition" in n and "cut short" in n for n in r.notes)
+    assert "Note the test has no final condition" in r.to_herd() and r.to_json()["notes"] == r.notes
+    assert hrf.check(MP, "opencl").notes == []
 
 
 def test_a_locations_clause_without_condition_is_herds_listing():

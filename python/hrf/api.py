@@ -169,6 +169,9 @@ class Result:
     # With thin-air guessing, the fresh value that stands for any value the
     # test does not name (herd prints such values symbolically, as S8).
     thin_air_value: Optional[int] = None
+    # What the reader must know about how the test was read (e.g. a missing
+    # condition read as herd's forall (true)).
+    notes: list = field(default_factory=list)
     _compiled: Optional[Compiled] = field(default=None, repr=False, compare=False)
     # (test, unroll, cas_writeback) to compile again where the compiled
     # program was not kept (results from a worker process)
@@ -191,7 +194,7 @@ class Result:
             "observation": list(self.observation), "complete": self.complete, "limit": self.limit,
             "time": self.time, "candidates": self.candidates, "consistent": self.consistent,
             "pruned": self.pruned, "flagged_executions": self.flagged_executions,
-            "cut_paths": self.cut_paths, "thin_air_value": self.thin_air_value,
+            "cut_paths": self.cut_paths, "thin_air_value": self.thin_air_value, "notes": self.notes,
             "error": None if self.error is None else f"{type(self.error).__name__}: {self.error}",
         }
 
@@ -220,6 +223,8 @@ class Result:
             lines.append(f"Loop bound {self._unroll()} cut paths ({cut})")
         if self.limit:
             lines.append(f"Limit {self.limit['which']} reached: {self.limit['detail']}")
+        for n in self.notes:
+            lines.append(f"Note {n}")
         if self.thin_air_value is not None and any(self.thin_air_value in o.values() for o in self.outcomes):
             lines.append(f"Thin-air value {self.thin_air_value} stands for any value the test does not name")
         lines.append(f"Condition {self.condition}")
@@ -273,6 +278,10 @@ class Result:
         return self.to_herd()
 
 
+NO_CONDITION = ("the test has no final condition: read as herd reads it, forall (true), which every execution "
+                "satisfies (is the file cut short?)")
+
+
 def _observation(pos: int, neg: int) -> str:
     if pos == 0:
         return "Never"
@@ -310,6 +319,8 @@ def _build_result(raw: str, comp: Compiled, model: Model) -> Result:
                flagged_executions=out["flagged_executions"], _compiled=comp)
     r.cut_paths = {test.threads[i].name: n for i, n in enumerate(out["cut_paths"]) if n}
     r.thin_air_value = out.get("thin_air_value")
+    if test.condition is None and not test.locations:
+        r.notes.append(NO_CONDITION)
     for o in out["outcomes"]:
         values = dict(zip(comp.observed, o["values"]))
         r.states.append((values, o["count"], o["positive"], o["flagged"], o["witness"]))

@@ -136,6 +136,8 @@ def cmd_check(a) -> int:
             print(f"hrf: {r.error}", file=sys.stderr)
             if not a.json:
                 continue
+        for n in r.notes:
+            print(f"hrf: note: {r.path or r.name}: {n}", file=sys.stderr)
         if a.json:
             print(json.dumps(r.to_json()))
         else:

@@ -13,7 +13,7 @@ from pathlib import Path
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedInput, VisitError
 
-from ..errors import LitmusSyntaxError
+from ..errors import LitmusSyntaxError, UnsupportedFeature
 from . import ast as A
 
 ORDERS = {
@@ -62,7 +62,7 @@ _TERMINALS = {
     "NAME": "a name", "INT": "a number", "PROC": "a thread (P0, P1, ...)", "TYPENAME": "a type",
     "QUANT": "exists/forall", "HEADER": "a header 'OPENCL name'", "DOCSTRING": "a quoted line",
     "METALINE": "a key=value line", "IF": "if", "ELSE": "else", "WHILE": "while",
-    "SCOPETREE": "scopeTree", "LOCATIONS": "locations", "NOT": "not", "TRUE": "true", "FALSE": "false",
+    "SCOPETREE": "scopeTree", "LOCATIONS": "locations", "REGIONS": "regions", "NOT": "not", "TRUE": "true", "FALSE": "false",
     "$END": "end of file",
 }
 
@@ -76,19 +76,43 @@ def _parser() -> Lark:
 
 
 def _blank_preamble_comments(text: str) -> str:
-    """Blank out `(* ... *)` comments before the init block (Dat3M puts its
-    provenance there); inside thread bodies `(*x` is C, not a comment.
-    Blanking keeps every line and column where it was."""
-    m = re.search(r"^\s*\{", text, re.M)
+    """Blank out herd's `(* ... *)` comments before the first thread (Dat3M
+    puts its provenance there; herd's tests annotate the init block) and
+    after the threads (scope tree, locations, condition); inside thread
+    bodies `(*x` is C, not a comment. Blanking keeps every line and column
+    where it was."""
+    blank = lambda c: re.sub(r"[^\n]", " ", c.group(0))  # noqa: E731
+    m = re.search(r"^[ \t]*P\d+\b", text, re.M)
     end = m.start() if m else len(text)
-    pre = _OCAML_COMMENT.sub(lambda c: re.sub(r"[^\n]", " ", c.group(0)), text[:end])
-    return pre + text[end:]
+    tail = None
+    for t in re.finditer(r"^[ \t]*(~[ \t]*)?(exists|forall|locations|scopeTree|regions)\b", text, re.M):
+        tail = t.start()
+        break
+    head = _OCAML_COMMENT.sub(blank, text[:end])
+    if tail is None or tail < end:
+        return head + text[end:]
+    return head + text[end:tail] + _OCAML_COMMENT.sub(blank, text[tail:])
 
 
 class _Err(Exception):
     def __init__(self, msg, line=None, column=None):
         super().__init__(msg)
         self.msg, self.line, self.column = msg, line, column
+
+
+class _Unsupported(_Err):
+    """A construct that parses but has no meaning in hrf: UnsupportedFeature."""
+
+
+# Linux-kernel primitives (herd's LKMM tests are C tests too): hrf has no
+# model for them, so a test that uses one is refused, naming it.
+_LKMM = re.compile(r"\b(WRITE_ONCE|READ_ONCE|smp_\w+|spin_\w+|rcu_\w+|srcu_\w+|synchronize_\w+|__atomic_\w+|"
+                   r"atomic_t|cmpxchg\w*|xchg\w*|atomic_(?:inc|dec|add|sub)(?:_return|_unless)?\w*)\b")
+
+
+def _lkmm(name: str, line=None, column=None) -> "_Unsupported":
+    return _Unsupported(f"{name} is a Linux-kernel primitive (herd's LKMM tests): hrf has no model of them",
+                        line, column)
 
 
 def _line(meta) -> int:
@@ -257,7 +281,35 @@ class _ToAst(Transformer):
         return A.RegInit(_int(c[0]), str(c[1]), c[2], line=_line(meta))
 
     def init_typed(self, meta, c):
-        return A.Init(str(c[1]), c[2], line=_line(meta))
+        return A.Init(str(c[-2]), c[-1], line=_line(meta))
+
+    def init_typed_default(self, meta, c):
+        return A.Init(str(c[-1]), 0, line=_line(meta))
+
+    def init_typed_macro(self, meta, c):
+        # `atomic_t x = ATOMIC_INIT(0);`
+        if str(c[2]) == "ATOMIC_INIT":
+            raise _lkmm("atomic_t", meta.line, meta.column)
+        raise _Unsupported(f"initialiser {c[2]}(...) has no meaning in hrf", meta.line, meta.column)
+
+    def init_pointer(self, meta, c):
+        raise _Unsupported(f"locations holding pointers are not supported yet ({c[0]} *{c[2]} = ...)",
+                           meta.line, meta.column)
+
+    def init_array(self, meta, c):
+        raise _Unsupported(f"arrays are not supported ({c[0]} {c[1]}[{c[2]}])", meta.line, meta.column)
+
+    def array_param(self, meta, c):
+        raise _Unsupported(f"arrays are not supported (parameter {c[-2] if len(c) > 2 else c[-1]}[...])",
+                           meta.line, meta.column)
+
+    def ptr_ptr_param(self, meta, c):
+        words = [str(w) for w in c[:-3]]
+        return A.Param(str(c[-1]), region=None, atomic=bool(words) and words[-1].startswith("atomic"),
+                       ctype=f"{' '.join(words)} *", points_to_pointer=True)
+
+    def regions_clause(self, meta, c):
+        raise _Unsupported("herd's memory regions (regions: ...) are not supported", meta.line, meta.column)
 
     def init_block(self, meta, c):
         return ("init", [x for x in c if x is not None])
@@ -301,6 +353,10 @@ class _ToAst(Transformer):
 
     def p_atom(self, meta, c):
         return A.PAtom(c[0], c[1])
+
+    def p_atom_op(self, meta, c):
+        atom = A.PAtom(c[0], c[2])
+        return atom if str(c[1]) == "==" else A.PNot(atom)
 
     def p_atom_loc(self, meta, c):
         return A.PAtom(c[0], str(c[1]))
@@ -412,6 +468,8 @@ def _call(name, args, meta):
         return A.Barrier(_flags(args[0], meta), scope=_scope(args[1], meta) if len(args) > 1 else None, line=line)
     m = _CALL.match(name)
     if not m:
+        if _LKMM.fullmatch(name):
+            raise _lkmm(name, meta.line, meta.column)
         raise _Err(f"unknown function {name!r}", meta.line, meta.column)
     op, explicit, remote = m.group("op"), bool(m.group("explicit")), bool(m.group("remote"))
     loc = _name_arg(args[0], "a location", meta) if args else None
@@ -532,9 +590,15 @@ def parse_opencl(text: str, path: str | None = None) -> A.Test:
     try:
         items = _ToAst().transform(_parser().parse(src)).children
     except UnexpectedInput as e:
+        lk = _LKMM.search(src)
+        if lk is not None:  # an LKMM test: refuse it for what it is, not for its syntax
+            line = src[:lk.start()].count("\n") + 1
+            raise UnsupportedFeature(_lkmm(lk.group(1)).msg, path, line) from None
         raise lark_syntax_error(e, path, lines) from None
     except (VisitError, _Err) as e:
         orig = e.orig_exc if isinstance(e, VisitError) else e
+        if isinstance(orig, _Unsupported):
+            raise UnsupportedFeature(orig.msg, path, orig.line) from None
         if isinstance(orig, _Err):
             excerpt = lines[orig.line - 1] if orig.line and 0 < orig.line <= len(lines) else None
             raise LitmusSyntaxError(orig.msg, path, orig.line, orig.column, excerpt) from None
