@@ -426,3 +426,21 @@ def test_a_misspelt_name_in_a_model_file_is_refused_at_its_line(tmp_path, line, 
 
 def test_an_unknown_allocation_class_is_refused():
     refused(MP.replace("[y]=0;", "[y]=0 @coarsegrained;"), 2, 17, "unknown allocation class @coarsegrained")
+
+
+def test_a_value_beyond_64_bits_is_a_located_error():
+    # was a CoreError from the core's JSON reader (a float where an integer was due)
+    refused(MP.replace("*x = 1;", "*x = 99999999999999999999;"), 4, 8, "does not fit in 64 bits")
+
+
+def test_expressions_and_conditions_nested_past_the_cores_reader_are_refused():
+    # 100-150 levels: below Python's recursion limit but past the bounded
+    # recursion with which the core reads its input (was a CoreError)
+    e = "r0"
+    for _ in range(150):
+        e = f"(1+{e})"
+    with pytest.raises(hrf.LitmusSyntaxError, match="expression nested more than 100") as err:
+        hrf.check(MP.replace("int r1 = *x;", f"int r1 = {e};"), "sc")
+    assert err.value.line == 9
+    with pytest.raises(hrf.LitmusSyntaxError, match="condition nests more than 100"):
+        hrf.check(MP.replace("exists (1:r0=1 /\\ 1:r1=0)", "exists (" + "~" * 150 + "1:r0=1)"), "sc")

@@ -37,6 +37,17 @@ TAGS = frozenset(
 EVENT_ATTRS = ("sinst", "bar", "tid")  # scope instance, barrier instance, thread (agent)
 THREAD_ATTRS = ("wi", "sg", "wg", "dev")  # the thread's place in the scope tree
 DEFAULT_SCOPE = "dev"
+# Expressions and conditions nest at most this deep: the core reads its
+# input with a bounded recursion (a deeper test is a LitmusSyntaxError).
+MAX_NESTING = 100
+
+
+def _nested_too_deeply(test, line, what):
+    from .errors import LitmusSyntaxError
+    return LitmusSyntaxError(f"{what} nested more than {MAX_NESTING} levels deep: hrf does not take it",
+                             test.path, line or None)
+
+
 # Instructions of a compiled thread past which a test (typically a large
 # unroll bound) is refused with LimitExceeded("size"), before memory goes on it.
 MAX_INSTRUCTIONS = 200_000  # OpenCL: atomics without a scope argument are device-scoped
@@ -157,6 +168,7 @@ class _ThreadCompiler:
         # same operator, and the core leaves po out between them.
         self.unseq: list = []
         self.noperators = 0
+        self.depth = 0  # of the expression being compiled
 
     def label(self, name: str) -> "_Label":
         return self.labels.setdefault(name, _Label())
@@ -206,6 +218,15 @@ class _ThreadCompiler:
 
     # ------------------------------------------------------------ expressions
     def expr(self, e) -> dict:
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise _nested_too_deeply(self.p.test, getattr(e, "line", None), "an expression")
+            return self._expr(e)
+        finally:
+            self.depth -= 1
+
+    def _expr(self, e) -> dict:
         if isinstance(e, A.Const):
             return _c(e.value)
         if isinstance(e, A.Reg):
@@ -490,7 +511,7 @@ class _ProgramCompiler:
             tags = list(self.location_tags(l))
             locs_ir.append({"name": l, "init": init[l].value if l in init else 0, "tags": tags})
         index = {str(v): i for i, v in enumerate(obs)}
-        cond = _prop_ir(test.condition.prop, index) if test.condition is not None else {"k": "true"}
+        cond = _prop_ir(test.condition.prop, index, path=test.path) if test.condition is not None else {"k": "true"}
         ir = {"name": test.name, "locations": locs_ir, "threads": threads_ir,
               "templates": [t.ir() for t in self.templates], "observed": observed_ir, "condition": cond}
         return Compiled(test, ir, self.templates, names, list(self.locations), self.unroll)
@@ -500,7 +521,15 @@ def _prop_vars(p):
     return (a.var for a in A.prop_atoms(p))
 
 
-def _prop_ir(p, index) -> dict:
+def _prop_ir(p, index, depth: int = 0, path=None) -> dict:
+    if depth > MAX_NESTING:
+        from .errors import LitmusSyntaxError
+        raise LitmusSyntaxError(f"the condition nests more than {MAX_NESTING} levels deep: hrf does not take it",
+                                path)
+    return _prop_ir_node(p, index, depth, path)
+
+
+def _prop_ir_node(p, index, depth, path) -> dict:
     if isinstance(p, A.PTrue):
         return {"k": "true"}
     if isinstance(p, A.PFalse):
@@ -508,11 +537,11 @@ def _prop_ir(p, index) -> dict:
     if isinstance(p, A.PAtom):
         return {"k": "eq", "var": index[str(p.var)], "val": p.value}
     if isinstance(p, A.PNot):
-        return {"k": "not", "a": _prop_ir(p.prop, index)}
+        return {"k": "not", "a": _prop_ir(p.prop, index, depth + 1, path)}
     if isinstance(p, A.PAnd):
-        return {"k": "and", "args": [_prop_ir(q, index) for q in p.props]}
+        return {"k": "and", "args": [_prop_ir(q, index, depth + 1, path) for q in p.props]}
     if isinstance(p, A.POr):
-        return {"k": "or", "args": [_prop_ir(q, index) for q in p.props]}
+        return {"k": "or", "args": [_prop_ir(q, index, depth + 1, path) for q in p.props]}
     raise TypeError(p)
 
 

@@ -50,7 +50,11 @@ def _int(tok) -> int:
     """A litmus integer: decimal (leading zeros allowed, as herd reads them)
     or 0x hexadecimal."""
     s = str(tok)
-    return int(s, 16) if s[:2].lower() == "0x" else int(s, 10)
+    v = int(s, 16) if s[:2].lower() == "0x" else int(s, 10)
+    if v >= 1 << 63:
+        raise _Err(f"{s} does not fit in 64 bits: hrf's values are 64-bit signed integers",
+                   getattr(tok, "line", None), getattr(tok, "column", None))
+    return v
 
 
 # lark's terminal names, as a reader of the error would write them.
