@@ -66,3 +66,13 @@ def test_graph_svg(tmp_path):
     svg = out.read_text()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
     assert "heterogeneous_race" in svg and "device 0" in svg
+
+
+def test_python_dash_m_hrf_and_one_version():
+    # `python -m hrf` is the hrf command; the version has one source
+    # (Cargo.toml: the core's and the distribution's agree)
+    import hrf
+    import hrf._core
+    r = subprocess.run([sys.executable, "-m", "hrf", "--version"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == f"hrf {hrf.__version__}"
+    assert hrf.__version__ == hrf._core.__version__

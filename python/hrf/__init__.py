@@ -20,7 +20,17 @@ from .mappings import compile_scheme, schemes
 from .machine import explore, parse_machine
 from .isabelle import export_isabelle
 
-__version__ = "0.1.0"
+def _version() -> str:
+    """The installed distribution's version (one source: Cargo.toml, which
+    maturin writes into the metadata)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("hrf")
+    except PackageNotFoundError:  # pragma: no cover - a source tree not installed
+        return "unknown"
+
+
+__version__ = _version()
 
 
 from .models import names as _model_names  # noqa: E402  (before `models` is shadowed)
