@@ -4,7 +4,7 @@
     >>> r = hrf.check("litmus/hrf/004-fig6.litmus", "hrf-indirect")
     >>> r.condition_holds, r.racy
 
-The public names below are a contract (SPEC sec. 6): extend, don't rename.
+The public names below are a contract: extend, don't rename.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from .models import names as _model_names  # noqa: E402  (before `models` is sha
 
 
 def models() -> list[str]:
-    """Names of the models, as in SPEC sec. 5.2. (The subpackage
+    """Names of the models, as in docs/readings.md. (The subpackage
     `hrf.models` holds the model files; import from it by full name.)"""
     return _model_names()
 

@@ -1,4 +1,4 @@
-"""`hrf.check` and `hrf.check_many` (SPEC sec. 6) and their result object."""
+"""`hrf.check` and `hrf.check_many` and their result object."""
 from __future__ import annotations
 
 import json
@@ -35,7 +35,7 @@ def default_max_memory() -> Optional[int]:
 
 @dataclass
 class Limits:
-    """Limits on work that could explode (SPEC sec. 10). A result cut short
+    """Limits on work that could explode. A result cut short
     by one says so (`complete` False, `limit` set) and claims no verdict it
     did not establish. Every limit holds from the first phase of a check
     (value domains, control paths, candidates) to the last."""

@@ -1,4 +1,4 @@
-"""Bulk checking (SPEC sec. 1, issue 4): many tests under several models in
+"""Bulk checking: many tests under several models in
 parallel, streamed to JSON lines or CSV, with a progress bar and a summary.
 Ctrl-C stops cleanly and keeps what is done; a test cut by a limit is
 reported as `incomplete`, never dropped."""

@@ -1,4 +1,4 @@
-"""The `hrf` command (SPEC sec. 1, 6)."""
+"""The `hrf` command."""
 from __future__ import annotations
 
 import argparse

@@ -1,4 +1,4 @@
-"""Tests on which two models differ (SPEC sec. 1, issue 4), smallest first,
+"""Tests on which two models differ, smallest first,
 like memalloy's distinguishing tests."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The relational DSL models are written in (SPEC sec. 5).
+"""The relational DSL models are written in (docs/readings.md).
 
 Sets and relations over the events of an execution, written with Python
 operators and compiled to the IR evaluated by the Rust core:
@@ -179,7 +179,7 @@ class Model:
     """A memory model: checks over relations, plus what it accepts.
 
     `supports(test)` raises UnsupportedFeature for operations the model does
-    not cover (SPEC sec. 5)."""
+    not cover (docs/readings.md)."""
 
     def __init__(self, name: str, doc: str = "", supports: Optional[Callable] = None,
                  cas_writeback: bool = True, thin_air: bool = False):
@@ -211,7 +211,7 @@ class Model:
         """A witness order: the core tries every total order of the events
         of `over` (a set fixed by the events, not by rf/co) and the model's
         checks keep the candidates for which one exists. Returns it as a
-        relation, e.g. HRF-relaxed's apparent order sc (002 Fig. 9)."""
+        relation, e.g. HRF-relaxed's apparent order sc ([HRFR15] Fig. 9)."""
         if any(n == name for n, _ in self.orders) or name in ("po", "rf", "co", "fr", "rmw", "loc"):
             raise ValueError(f"model {self.name}: order name {name!r} is taken")
         self.orders.append((name, _want(over, True)))

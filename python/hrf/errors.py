@@ -1,4 +1,4 @@
-"""The exception hierarchy of hrf (SPEC sec. 10)."""
+"""The exception hierarchy of hrf."""
 from __future__ import annotations
 
 

@@ -1,4 +1,4 @@
-"""Families of litmus tests from cycles of relations (SPEC sec. 1, issue 4),
+"""Families of litmus tests from cycles of relations,
 in the manner of herd's diy: a cycle of edges
 
     Rfe  write -> read of another thread, same location (reads-from)
@@ -13,7 +13,7 @@ remote promotion) and a placement of its threads in the scope tree.
 
 Data accesses that follow an atomic read in a thread run only when that
 read saw the value the cycle expects (`if (r == v)`), as the papers'
-examples do with spin loops (004 Fig. 6) or guards (RSP tests): without the
+examples do with spin loops ([HRF14] Fig. 6) or guards (RSP tests): without the
 guard a data read after a failed flag read races under every model.
 """
 from __future__ import annotations

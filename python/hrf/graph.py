@@ -137,7 +137,7 @@ def _dev_of(prog, wg: int) -> int:
 
 def _trace_row(prog, st: dict):
     """One step as (from lane, to lane, label, style): an arrow between two
-    lifelines, or a note on one (from == to). SPEC sec. 7 names."""
+    lifelines, or a note on one (from == to). [RSP15] sec. 5 names."""
     k = st["kind"]
     if k == "thread":
         t, pc = st["thread"], st["pc"]

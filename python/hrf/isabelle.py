@@ -1,4 +1,4 @@
-"""Isabelle/HOL export (SPEC sec. 9): executions, model definitions and
+"""Isabelle/HOL export (the README's Isabelle section): executions, model definitions and
 mapping lemmas as theories importing the base theories of
 `isabelle_export/` (copied into the output directory, so that it builds on
 its own as a session: `isabelle build -D DIR`).

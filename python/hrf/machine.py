@@ -1,5 +1,5 @@
-"""The GPU machine of SPEC sec. 7 from Python: machine programs (written
-directly in the machine's assembly, SPEC sec. 3 item 5, or compiled from a
+"""The GPU machine of [RSP15] sec. 5 from Python: machine programs (written
+directly in the machine's assembly, or compiled from a
 source test by a scheme, `hrf.mappings`), their exploration by the Rust
 core, and readable traces.
 
@@ -14,7 +14,7 @@ Assembly test syntax (herd-like, column format)::
     scopeTree (device (work_group P0) (work_group P1))
     exists (1:r0=1 /\\ 1:r1=0)
 
-Instructions (001 Table 1): ``LD r x``, ``ST v x``, ``INCL1 r x``,
+Instructions ([RSP15] Table 1): ``LD r x``, ``ST v x``, ``INCL1 r x``,
 ``INCL2 r x``, ``FLUL1 s``, ``FLUL2 s``, ``INVL1 s``, ``LK x``, ``UNLK x``,
 ``LKrmw s``, ``UNLKrmw s`` with s in WG, DV, ALL; hrf adds ``INVL2 s``
 (to write all-devices rows), RMWs generalising INCL: ``ADDL1 r x v``,
@@ -485,7 +485,7 @@ class MachineResult:
 
 
 def step_text(prog: MachineProgram, st: dict) -> str:
-    """One trace step, readably (SPEC 7 names)."""
+    """One trace step, readably ([RSP15] sec. 5 names)."""
     k = st["kind"]
     if k == "thread":
         t, pc = st["thread"], st["pc"]

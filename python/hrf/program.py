@@ -1,7 +1,7 @@
 """Litmus AST -> the small IR that the Rust core executes (`rust/src/program.rs`).
 
 Loops are unrolled `unroll` times; a path that would need another
-iteration ends in `Cut` and is dropped and counted (SPEC sec. 3). Memory
+iteration ends in `Cut` and is dropped and counted. Memory
 operations inside expressions are hoisted into temporaries, in evaluation
 order; `&&` and `||` short-circuit.
 
@@ -11,7 +11,7 @@ scope (`wi sg wg dev all`), `remote`, the region (`global`/`local`; for
 fences and barriers, their flags), the location's declared atomicity
 (`atomicloc`/`nonatomicloc`), `RMW`, `fence`, `barrier` with
 `entry`/`exit`; and integer attributes: `sinst`, the scope instance (the
-static scope and which instance of it: SPEC 5.1 `exact`), and `bar`, the
+static scope and which instance of it: docs/readings.md `exact`), and `bar`, the
 barrier instance.
 """
 from __future__ import annotations
@@ -133,7 +133,7 @@ class _Scopes:
 
     def instance(self, t: int, scope: str) -> int:
         """The scope instance of an operation of thread t with scope `scope`:
-        the static scope and which instance of it (SPEC 5.1 `exact`). Two
+        the static scope and which instance of it (docs/readings.md `exact`). Two
         operations of different static scopes never share an instance, even
         where the litmus test puts no other work-item in the larger one."""
         dev, wg, sg = self.pos[t]
@@ -204,7 +204,7 @@ class _ThreadCompiler:
         if kind in ("R", "W"):
             tags.append("A" if atomic else "NA")
         at = dict(attrs or {})
-        at["tid"] = self.t  # the agent, for per-agent definitions (002 Fig. 9 so_a)
+        at["tid"] = self.t  # the agent, for per-agent definitions ([HRFR15] Fig. 9 so_a)
         if atomic and scoped:
             tags.append(order or "sc")
             sc = scope or DEFAULT_SCOPE
@@ -352,7 +352,7 @@ class _ThreadCompiler:
                                order=s.order, scope=s.scope, extra=["fence"] + list(s.flags))
             self.emit({"op": "fence", "ev": ev})
         elif isinstance(s, A.Barrier):
-            # A barrier is an entry fence and an exit fence (SPEC sec. 4),
+            # A barrier is an entry fence and an exit fence,
             # matched across threads by label, else by occurrence.
             key = s.label if s.label is not None else f"#{self.barriers}"
             self.barriers += 1
@@ -439,7 +439,7 @@ class _ProgramCompiler:
                 tags.append("atomicloc" if True in kinds else "nonatomicloc")
             alloc = next((i.alloc for i in self.test.init if i.loc == loc and i.alloc), None)
             if alloc:
-                tags.append(f"alloc_{alloc}")  # allocation class (002 sec. 5: observability)
+                tags.append(f"alloc_{alloc}")  # allocation class ([HRFR15] sec. 5: observability)
             self._loc_tags[loc] = tags
         return self._loc_tags[loc]
 

@@ -1,4 +1,4 @@
-"""Soundness of a compilation scheme on a test (SPEC sec. 8): compile the
+"""Soundness of a compilation scheme on a test (the README's schemes section): compile the
 source with the scheme, explore every machine behaviour, and compare each
 machine outcome with the outcomes the source model allows. A racy source
 is reported and skipped (the model gives it no meaning); a machine state

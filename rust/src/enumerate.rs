@@ -1,6 +1,6 @@
 //! Candidate executions of a program and their verdict under a model.
 //!
-//! A candidate (SPEC sec. 4) is one control path per thread (given the
+//! A candidate is one control path per thread (given the
 //! values its reads return), an `rf` that maps each read to a write of the
 //! same location and value, and a `co` that orders the writes of each
 //! location with the init write first. The fast enumerator extends `rf` and

@@ -1,5 +1,5 @@
 //! Events, per-thread control paths, and one candidate execution
-//! (SPEC sec. 4).
+//!.
 
 use crate::limits::Budget;
 use crate::program::{Instr, Kind, Program};

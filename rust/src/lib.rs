@@ -59,7 +59,7 @@ pub fn check_json_safe(program: &str, model: &str, limits: &str) -> String {
     safe_json(|| check_json(program, model, limits))
 }
 
-/// Explore a machine program (SPEC sec. 7) under the limits.
+/// Explore a machine program ([RSP15] sec. 5) under the limits.
 pub fn explore_json(program: &str, limits: &str) -> Result<machine::ExploreOut, String> {
     let prog: machine::MProgram = from_json(program, "machine program")?;
     let limits: machine::ExploreLimits = limits_from_json(limits)?;

@@ -1,4 +1,4 @@
-//! Evaluator for the model IR built by `python/hrf/models` (SPEC sec. 5).
+//! Evaluator for the model IR built by `python/hrf/models` (docs/readings.md).
 //!
 //! A model is a DAG of set and relation expressions over the base sets and
 //! relations of an execution, plus checks (`acyclic`, `irreflexive`,

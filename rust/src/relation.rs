@@ -2,7 +2,7 @@
 //!
 //! An execution has at most `MAX_EVENTS` events (init writes included); row
 //! `i` of a relation is the set of events `j` with `(i, j)` in the relation,
-//! one bit per event. Every operation of the relational DSL (SPEC sec. 5) is
+//! one bit per event. Every operation of the relational DSL (docs/readings.md) is
 //! here: union, intersection, difference, sequence, inverse, closures,
 //! identity on a set, cartesian product, and the three checks.
 

@@ -1,4 +1,4 @@
-(* hrf base theory: candidate executions as finite relations (SPEC sec. 4, 9).
+(* hrf base theory: candidate executions as finite relations.
    Written by hand. Theories that hrf exports import it and give each
    execution as a concrete value of type execution; every constant below is
    executable, so finite facts about an execution are proved by eval. *)
@@ -8,7 +8,7 @@ begin
 
 type_synonym event = nat
 
-text \<open>A candidate execution, as hrf's core reports it (SPEC sec. 4):
+text \<open>A candidate execution, as hrf's core reports it:
   the events; their thread (None for an initial write) and location (None
   for a fence); the tags of their operation (R, W, M, F, IW, A, NA, memory
   orders sc/acq/rel/acq_rel, scopes wi/sg/wg/dev/all, remote, regions
@@ -118,7 +118,7 @@ definition same_thread_attr :: "execution \<Rightarrow> string \<Rightarrow> eve
 
 text \<open>The classes of events sharing a value of an attribute (e.g. one class
   per scope instance), and the union of a relation built for each class:
-  HRF-direct's union over scopes (004 sidebar "Formal Definition of
+  HRF-direct's union over scopes ([HRF14] sidebar "Formal Definition of
   HRF-direct").\<close>
 definition attr_classes :: "execution \<Rightarrow> string \<Rightarrow> event set set" where
   "attr_classes X a = (\<lambda>e. Set.filter (\<lambda>f. attr X a f = attr X a e) (events X))

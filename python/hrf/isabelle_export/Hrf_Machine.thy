@@ -1,4 +1,4 @@
-(* hrf base theory: the operational GPU machine of SPEC sec. 7 (001 sec. 5,
+(* hrf base theory: the operational GPU machine of ([RSP15] sec. 5,
    Fig. 4 and Table 1), written by hand next to rust/src/machine/step.rs.
    Each instruction and each environment step is a state transformer
    state => state set; the empty set means the step is blocked. *)
@@ -13,7 +13,7 @@ type_synonym wid = nat   (* work-group *)
 type_synonym did = nat   (* device *)
 
 text \<open>Scopes of flushes, invalidations and rmw locks: the work-group, the
-  device, or every device (001's ALL, here SYS).\<close>
+  device, or every device ([RSP15]'s ALL, here SYS).\<close>
 datatype scope = WG | DV | SYS
 
 datatype hygiene = Clean | Dirty
@@ -23,7 +23,7 @@ text \<open>A cache entry: value, hygiene, freshness; an absent entry is None.\<
 type_synonym entry = "int \<times> hygiene \<times> freshness"
 
 text \<open>A fifo holds addresses and FLUSH markers; the marker of thread t
-  stands for 001's FLUSH(d,w,t): t determines d and w.\<close>
+  stands for [RSP15]'s FLUSH(d,w,t): t determines d and w.\<close>
 datatype fifo_el = Addr addr | Flush tid
 
 text \<open>Where threads are: the work-group of each thread, the device of each
@@ -45,7 +45,7 @@ record state =
   regs :: "tid \<Rightarrow> reg \<Rightarrow> int"
   pc :: "tid \<Rightarrow> nat"
 
-text \<open>The instructions of 001 Table 1, hrf's INVL2, and register code
+text \<open>The instructions of [RSP15] Table 1, hrf's INVL2, and register code
   (MOV r v; BNZ r target; JMP target).\<close>
 datatype instr =
     LD reg addr | ST reg addr | INCL1 reg addr | INCL2 reg addr
@@ -79,7 +79,7 @@ definition val_of :: "entry option \<Rightarrow> int" where
 definition invalidate :: "entry option \<Rightarrow> entry option" where
   "invalidate e = (case e of Some (v, h, _) \<Rightarrow> Some (v, h, Invalid) | None \<Rightarrow> None)"
 
-text \<open>unflushed: a FLUSH marker of thread t is still in some fifo (001 5.2);
+text \<open>unflushed: a FLUSH marker of thread t is still in some fifo ([RSP15] 5.2);
   every instruction of t waits while it is.\<close>
 definition unflushed :: "layout \<Rightarrow> state \<Rightarrow> tid \<Rightarrow> bool" where
   "unflushed L s t \<longleftrightarrow>
@@ -103,7 +103,7 @@ definition enq_l2 :: "did \<Rightarrow> fifo_el \<Rightarrow> state \<Rightarrow
 definition set_pc :: "tid \<Rightarrow> nat \<Rightarrow> state \<Rightarrow> state" where
   "set_pc t n s = s\<lparr>pc := (pc s)(t := n)\<rparr>"
 
-section \<open>Instructions (001 Table 1; SPEC sec. 7)\<close>
+section \<open>Instructions ([RSP15] Table 1; [RSP15] sec. 5)\<close>
 
 text \<open>exec L t i s: the states after thread t executes i in s, its pc not
   yet advanced (step_thread does that, or a branch sets it).\<close>
@@ -172,7 +172,7 @@ definition step_thread :: "layout \<Rightarrow> program \<Rightarrow> tid \<Righ
      (if t \<notin> threads P \<or> pc s t \<ge> length (instrs P t) \<or> unflushed L s t then {}
       else (let i = instrs P t ! pc s t in set_pc t (next_pc t i s) ` exec L t i s))"
 
-section \<open>Environment steps (SPEC sec. 7)\<close>
+section \<open>Environment steps ([RSP15] sec. 5)\<close>
 
 text \<open>Fetches into and write-backs from an L1 wait while the address is
   locked in the device's lock file by a thread of another work-group.\<close>
@@ -235,7 +235,7 @@ definition dequeue_l2 :: "did \<Rightarrow> state \<Rightarrow> state set" where
            | Flush _ \<Rightarrow> {s'}))"
 
 text \<open>Write-back policy: in fifo order only, or any dirty line at any time
-  (memalloy's EnvFlush; SPEC sec. 8 asks for both).\<close>
+  (memalloy's EnvFlush; the README's schemes section asks for both).\<close>
 datatype writeback = Fifo | Any
 
 definition write_back_any :: "layout \<Rightarrow> writeback \<Rightarrow> state \<Rightarrow> state set" where
@@ -282,7 +282,7 @@ definition outcomes :: "layout \<Rightarrow> writeback \<Rightarrow> program \<R
   "outcomes L wb P s0 = (\<lambda>s. (regs s, mem s)) ` Set.filter (is_final L P) (reachable L wb P s0)"
 
 text \<open>A reachable state from which no final state is reachable is a
-  deadlock (SPEC sec. 7: as wrong as an unsound outcome).\<close>
+  deadlock ([RSP15] sec. 5: as wrong as an unsound outcome).\<close>
 definition deadlock_free :: "layout \<Rightarrow> writeback \<Rightarrow> program \<Rightarrow> state \<Rightarrow> bool" where
   "deadlock_free L wb P s0 \<longleftrightarrow>
      (\<forall>s \<in> reachable L wb P s0. \<exists>s' \<in> reachable L wb P s. is_final L P s')"

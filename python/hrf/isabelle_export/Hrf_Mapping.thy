@@ -1,4 +1,4 @@
-(* hrf base theory: compilation schemes (SPEC sec. 8) over the machine of
+(* hrf base theory: compilation schemes (the README's schemes section) over the machine of
    Hrf_Machine, and what it means for a scheme, or one of its rows, to be
    sound. Written by hand next to python/hrf/mappings/. The source model is
    a parameter (locale source_model): hrf decides soundness for one test at
@@ -8,8 +8,8 @@ theory Hrf_Mapping
   imports Hrf_Machine
 begin
 
-text \<open>Source operations (SPEC sec. 8): load, store or fetch_inc, non-atomic
-  or atomic at a scope, remote (RSP, 001) or not. hrf's rows for fetch_inc
+text \<open>Source operations (the README's schemes section): load, store or fetch_inc, non-atomic
+  or atomic at a scope, remote (RSP, [RSP15]) or not. hrf's rows for fetch_inc
   serve every RMW; here the RMW is the machine's increment.\<close>
 datatype src_scope = NonAtomic | WorkGroup | Device | AllDevices
 datatype src_op = Load src_scope bool | Store src_scope bool | FetchInc src_scope bool
@@ -58,7 +58,7 @@ locale source_model =
     and racy :: "src_program \<Rightarrow> bool"
 begin
 
-text \<open>Soundness on one program (SPEC sec. 8): a racy source is skipped;
+text \<open>Soundness on one program (the README's schemes section): a racy source is skipped;
   otherwise every machine outcome of the compiled program, under the
   write-back policy, is allowed by the source model, and the compiled
   program cannot deadlock.\<close>

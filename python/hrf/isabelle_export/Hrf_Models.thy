@@ -1,4 +1,4 @@
-(* hrf base theory: SC, HRF-direct and HRF-indirect (004), written by hand
+(* hrf base theory: SC, HRF-direct and HRF-indirect ([HRF14]), written by hand
    next to python/hrf/models/{sc,hrf_common,hrf_direct,hrf_indirect}.py.
    Other models are exported from hrf's DSL into a theory of their own. *)
 theory Hrf_Models
@@ -18,7 +18,7 @@ definition atomicity_violation :: "execution \<Rightarrow> event rel" where
 definition sc_consistent :: "execution \<Rightarrow> bool" where
   "sc_consistent X \<longleftrightarrow> acyclic (sc_order X) \<and> atomicity_violation X = {}"
 
-section \<open>Conflicts (004 sidebar "Conflict Definitions")\<close>
+section \<open>Conflicts ([HRF14] sidebar "Conflict Definitions")\<close>
 
 text \<open>Two thread accesses conflict: same location, at least one a write.\<close>
 definition conflict :: "execution \<Rightarrow> event rel" where
@@ -26,14 +26,14 @@ definition conflict :: "execution \<Rightarrow> event rel" where
                    O (loc X \<inter> ((writes X \<times> accesses X) \<union> (accesses X \<times> writes X)))
                    O Id_on (thread_events X)) - id_r X"
 
-section \<open>HRF-direct and HRF-indirect (004 sidebars "Formal Definition of ...")\<close>
+section \<open>HRF-direct and HRF-indirect ([HRF14] sidebars "Formal Definition of ...")\<close>
 
 text \<open>Performed with respect to the same scope: the same static scope and the
-  same instance of it (SPEC 5.1, exact scope inclusion).\<close>
+  same instance of it (docs/readings.md, exact scope inclusion).\<close>
 definition same_scope :: "execution \<Rightarrow> event rel" where
   "same_scope X = same_attr X ''sinst''"
 
-text \<open>seq_cst atomics only (004 sec. 3): stores release, loads acquire.\<close>
+text \<open>seq_cst atomics only ([HRF14] sec. 3): stores release, loads acquire.\<close>
 definition releases :: "execution \<Rightarrow> event set" where
   "releases X = (atomics X \<inter> writes X) - init_writes X"
 
@@ -42,7 +42,7 @@ definition acquires :: "execution \<Rightarrow> event set" where
 
 text \<open>Scoped synchronization order, all scopes at once: a release and an
   acquire of the same scope instance, the acquire reading the release or a
-  write coherence-after it (SPEC 5.2: completes-before is co?; rf).\<close>
+  write coherence-after it (docs/readings.md: completes-before is co?; rf).\<close>
 definition so :: "execution \<Rightarrow> event rel" where
   "so X = (Id_on (releases X) O opt X (co X) O rf X O Id_on (acquires X)) \<inter> same_scope X"
 
@@ -55,14 +55,14 @@ definition hhb_i :: "execution \<Rightarrow> event rel" where
   "hhb_i X = (po X \<union> so X)\<^sup>+"
 
 text \<open>Ordinary conflicts involve a data access; synchronization conflicts
-  are between atomics of different scopes (004 "Conflict Definitions").\<close>
+  are between atomics of different scopes ([HRF14] "Conflict Definitions").\<close>
 definition ordinary_conflict :: "execution \<Rightarrow> event rel" where
   "ordinary_conflict X = conflict X \<inter> ((ordinary X \<times> accesses X) \<union> (accesses X \<times> ordinary X))"
 
 definition synchronization_conflict :: "execution \<Rightarrow> event rel" where
   "synchronization_conflict X = (conflict X \<inter> (atomics X \<times> atomics X)) - same_scope X"
 
-text \<open>Heterogeneous race (004): conflicting pairs unordered by hhb.\<close>
+text \<open>Heterogeneous race ([HRF14]): conflicting pairs unordered by hhb.\<close>
 definition heterogeneous_race :: "execution \<Rightarrow> event rel \<Rightarrow> event rel" where
   "heterogeneous_race X hhb =
      (ordinary_conflict X \<union> synchronization_conflict X) - (hhb \<union> conv hhb)"
@@ -81,7 +81,7 @@ definition hrf_indirect_consistent :: "execution \<Rightarrow> bool" where
 definition hrf_indirect_race :: "execution \<Rightarrow> event rel" where
   "hrf_indirect_race X = heterogeneous_race X (hhb_i X)"
 
-text \<open>004 sec. 4.1: every hhb.d edge is an hhb.i edge, so a program
+text \<open>[HRF14] sec. 4.1: every hhb.d edge is an hhb.i edge, so a program
   race-free under HRF-direct is race-free under HRF-indirect.\<close>
 lemma hhb_d_in_hhb_i: "hhb_d X \<subseteq> hhb_i X"
 proof

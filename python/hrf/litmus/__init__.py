@@ -1,4 +1,4 @@
-"""Litmus syntaxes -> one AST (SPEC sec. 3), and a printer back to text."""
+"""Litmus syntaxes -> one AST, and a printer back to text."""
 from __future__ import annotations
 
 import os

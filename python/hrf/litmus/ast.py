@@ -1,4 +1,4 @@
-"""One AST for every litmus syntax (SPEC sec. 3).
+"""One AST for every litmus syntax.
 
 Nodes are frozen dataclasses; source positions (`line`) do not take part
 in equality, so that `parse(print(t)) == t` compares meaning, not layout.
@@ -202,7 +202,7 @@ class Thread:
 class Init:
     loc: str
     value: Union[int, str] = 0  # a str is another location's address (C tests)
-    alloc: Optional[str] = None  # allocation class for observability (SPEC 5.3)
+    alloc: Optional[str] = None  # allocation class for observability (docs/readings.md)
     line: int = _pos()
 
 

@@ -1,4 +1,4 @@
-"""Parser for OpenCL litmus tests (Dat3M and herd 2015 styles), SPEC sec. 3.
+"""Parser for OpenCL litmus tests (Dat3M and herd 2015 styles).
 
 The grammar is `opencl.grammar` (lark, LALR); this module turns its parse
 tree into the AST of `hrf.litmus.ast` and reports every problem as a

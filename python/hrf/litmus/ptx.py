@@ -1,4 +1,4 @@
-"""Parser for GPU_PTX litmus tests (herd's PTX front end, SPEC sec. 3 item 3).
+"""Parser for GPU_PTX litmus tests (herd's PTX front end).
 
 Layout: a header `GPU_PTX name`, an init block of register declarations
 (`0:.reg .b64 r1 = x;` makes r1 hold x's address), a column table (`P0 | P1

@@ -1,4 +1,4 @@
-"""Compilation schemes (SPEC sec. 8) as data: one file per scheme, each row
+"""Compilation schemes (the README's schemes section) as data: one file per scheme, each row
 a machine-instruction sequence for a source operation, with its source.
 
 A row's key is (operation, scope, remote): operation `load`, `store` or
@@ -6,7 +6,7 @@ A row's key is (operation, scope, remote): operation `load`, `store` or
 scope `na` (non-atomic), `wg` (work-item, sub-group and work-group scopes),
 `dev` or `all`. In a sequence, `LD`, `ST`, `RMWL1`, `RMWL2` stand for the
 access itself, `LK x`/`UNLK x` lock the accessed location, the rest are
-machine instructions (001 Table 1). A scheme may have rows for programs
+machine instructions ([RSP15] Table 1). A scheme may have rows for programs
 on several devices (`several_devices`), used in place of or besides its
 rows there, and rows for seq_cst accesses (`seq_cst`), used in place of
 the others for their keys; it says why a key has no row (`missing`,

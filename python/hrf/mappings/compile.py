@@ -1,4 +1,4 @@
-"""Source test -> machine program, through a scheme (SPEC sec. 8).
+"""Source test -> machine program, through a scheme (the README's schemes section).
 
 The source is first compiled to the IR the Rust core executes
 (`hrf.program`); register code and branches are kept, and each memory

@@ -1,5 +1,5 @@
-"""`hrf-cache`: the HRF papers' example implementation (004 sec. 3.2, also
-002 Fig. 11): "(1) on a release event, flushing dirty data from any
+"""`hrf-cache`: the HRF papers' example implementation ([HRF14] sec. 3.2, also
+[HRFR15] Fig. 11): "(1) on a release event, flushing dirty data from any
 cache/memory that are not visible to all threads in the scope of
 synchronization, (2) on an acquire event, invalidating the now-stale data
 from caches/memories that are not visible to all threads in the scope of
@@ -16,11 +16,11 @@ The source models are the HRF ones: no remote operations.
 """
 from . import Row, Scheme
 
-_P = "004 sec. 3.2"
+_P = "[HRF14] sec. 3.2"
 
 SCHEME = Scheme(
     name="hrf-cache",
-    description="the HRF example implementation: scoped flush/invalidate (004 sec. 3.2)",
+    description="the HRF example implementation: scoped flush/invalidate ([HRF14] sec. 3.2)",
     model="hrf-indirect",
     rows={
         ("load", "na", False): Row(("LD",), f"{_P}: data accesses use the caches"),

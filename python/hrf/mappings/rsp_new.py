@@ -1,14 +1,14 @@
-"""`rsp-new`: the RSP paper's improved scheme (001 sec. 5-6; the "New
-compilation scheme" slide of 003), as transcribed in SPEC sec. 8
+"""`rsp-new`: the RSP paper's improved scheme ([RSP15] sec. 5-6; the "New
+compilation scheme" slide of [RSP15 talk]), as transcribed in the README
 (`rsp-new-slides`), and repaired where hrf finds the transcription unsound
 (`rsp-new`), with hrf's rows for programs on several devices (remote
 operations at scope all_svm_devices, which the slide's one-device machine
 does not have)."""
 from . import Row, Scheme
 
-_SLIDE = "003 'New compilation scheme'"
+_SLIDE = "[RSP15 talk] 'New compilation scheme'"
 
-# As transcribed from the slide (SPEC sec. 8). The slide brackets the
+# As transcribed from the slide (the README's schemes section). The slide brackets the
 # fetch_inc row with two `LKrmw` braces; hrf reads them as the WG column
 # (its own work-group's rmw lock) and the remote column (every rmw lock of
 # the device), so that a remote RMW excludes the work-group RMWs of the
@@ -38,7 +38,7 @@ _ROWS = {
 
 SLIDES = Scheme(
     name="rsp-new-slides",
-    description="the RSP talk's new scheme as transcribed in SPEC sec. 8",
+    description="the RSP talk's new scheme as transcribed in the README",
     model="opencl-rsp",
     rows=dict(_ROWS),
     refuted_by=("litmus/rsp/rmw-two-remote.litmus",),
@@ -48,7 +48,7 @@ SLIDES = Scheme(
 # Not on the slide, whose machine has one device; hrf's rows, the repaired
 # remote DV rows lifted one level (memory is the point of coherence now, a
 # device's L2 is a cache like an L1). A remote operation reaches the
-# work-group-scope operations of every device (001 sec. 5.1, the cat's
+# work-group-scope operations of every device ([RSP15] sec. 5.1, the cat's
 # incl), so it flushes every L1 and L2 (FLUL1 ALL, then FLUL2 ALL) and
 # invalidates caches outside its own work-group (L2 before L1: RSP_Test5's
 # lesson). Each instruction is needed: without any one of them (or with
@@ -107,7 +107,7 @@ _SEQ_CST = {
 _SEQ_CST_MISSING = {(op, "all", remote): "hrf has no seq_cst rows for several devices (not derived)"
                     for op in ("load", "store", "rmw") for remote in (False, True)}
 
-# The repair (SPEC sec. 8's hypotheses, confirmed by hrf: see
+# The repair (the README's schemes section's hypotheses, confirmed by hrf: see
 # tests/test_soundness.py). The slide's remote rows flush only the
 # promoting thread's own L1 (FLUL1 WG): a dirty line that a work-group RMW
 # or store left in another L1 of the device is written back after the
@@ -121,9 +121,9 @@ SCHEME = Scheme(
     model="opencl-rsp",
     rows={**_ROWS, **{
         ("rmw", "dev", True): Row(("LKrmw DV", "FLUL1 DV", "INVL1 DV", "RMWL2", "FLUL1 DV", "INVL1 DV", "UNLKrmw DV"),
-                                  "repair: the slide's row with FLUL1/INVL1 widened to DV (SPEC sec. 8)"),
+                                  "repair: the slide's row with FLUL1/INVL1 widened to DV (the README's schemes section)"),
         ("store", "dev", True): Row(("LKrmw DV", "FLUL1 DV", "INVL1 DV", "ST", "FLUL1 WG", "INVL1 DV", "UNLKrmw DV"),
-                                    "repair: flush the device first, publish, under the rmw locks (SPEC sec. 8)"),
+                                    "repair: flush the device first, publish, under the rmw locks (the README's schemes section)"),
     }},
     notes="Repaired rows: remote RMW and remote store (see the module docstring and tests/test_soundness.py). "
           "On several devices: hrf's remote all-devices load and store rows and a locked device-scope RMW.",

@@ -1,14 +1,14 @@
 """`rsp-old`: the first implementation of remote-scope promotion (Orr et
 al.), as transcribed in memalloy's `mappings/opencl_amd.als` and in the
-"Old compilation scheme" slide of the RSP talk (003)."""
+"Old compilation scheme" slide of the RSP talk ([RSP15 talk])."""
 from . import Row, Scheme
 
-_SLIDE = "003 'Old compilation scheme'"
+_SLIDE = "[RSP15 talk] 'Old compilation scheme'"
 _MEMALLOY = "memalloy mappings/opencl_amd.als"
 
 SCHEME = Scheme(
     name="rsp-old",
-    description="Orr et al.'s RSP implementation (SPEC sec. 8)",
+    description="Orr et al.'s RSP implementation (the README's schemes section)",
     model="opencl-rsp",
     refuted_by=("litmus/rsp/corrupt-mp.litmus", "litmus/rsp/mp-remote-acquire.litmus",
                 "litmus/rsp/rmw-two-remote.litmus"),

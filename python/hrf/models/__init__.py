@@ -1,4 +1,4 @@
-"""The memory models, one file each, in the DSL of `hrf.dsl` (SPEC sec. 5.2)."""
+"""The memory models, one file each, in the DSL of `hrf.dsl` (docs/readings.md)."""
 from __future__ import annotations
 
 from importlib import import_module

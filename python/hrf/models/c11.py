@@ -1,4 +1,4 @@
-"""C11 without consume (003 App. B; Batty, Donaldson, Wickerson, POPL 2016),
+"""C11 without consume ([BDW16] App. B; Batty, Donaldson, Wickerson, POPL 2016),
 with the simplified SC axiom of App. A: SC-before over seq_cst operations,
 through fences sequenced before and after, must be acyclic. Data races
 and unsequenced races are undefined behaviour. The definitions follow
@@ -38,7 +38,7 @@ final_writes = W - dom(co)
 
 
 def supports(test: AST.Test) -> None:
-    refuse(test, "c11", barriers=True, remote=True, consume=True)  # SPEC 5.2: C11 without consume
+    refuse(test, "c11", barriers=True, remote=True, consume=True)  # docs/readings.md: C11 without consume
 
 
 # The axioms have no no-thin-air condition ([BDW16] App. A): thin-air candidates are enumerated.
@@ -53,7 +53,7 @@ MODEL.irreflexive(rf >> hb, "rf")
 MODEL.empty((rf >> I(R - A)) - vis, "nonatomic_rf")
 MODEL.empty(I(final_writes - A) >> hbl >> I(W), "nonatomic_final_write")
 MODEL.empty(rmw & (fr >> co), "rmw_atomicity")
-# 003 App. A: A is SC-before B when X reads before / happens before / precedes
+# [BDW16] App. A: A is SC-before B when X reads before / happens before / precedes
 # in mo Y, A is X or a fence sequenced before it, B is Y or a fence after it.
 MODEL.acyclic(((SC * SC) & (fsb.opt >> (mo | fr | hb) >> sbf.opt)) - id_, "sc_simplified")
 

@@ -12,8 +12,8 @@ G, L = tag("global"), tag("local")  # regions (fences: their flags)
 FENCE, EF, XF = tag("fence"), tag("entry"), tag("exit")  # fences; barrier entry/exit fences
 REMOTE = tag("remote")
 NAL = tag("nonatomicloc")  # locations declared with a non-atomic type
-COARSE = tag("alloc_coarse")  # coarse-grained allocations (002 sec. 6.2)
-FINE = tag("alloc_fine")  # fine-grained allocations without platform atomics (002 sec. 6.2)
+COARSE = tag("alloc_coarse")  # coarse-grained allocations ([HRFR15] sec. 6.2)
+FINE = tag("alloc_fine")  # fine-grained allocations without platform atomics ([HRFR15] sec. 6.2)
 
 # Thread events: everything but the init writes.
 TE = ~IW
@@ -21,14 +21,14 @@ A = tag("A")    # atomic accesses
 NA = tag("NA")  # ordinary (non-atomic) data accesses
 
 # SC candidate executions: Lamport's SC as acyclicity of all communication
-# with program order (herd's sc.cat; 004 "sequentially consistent candidate").
+# with program order (herd's sc.cat; [HRF14] "sequentially consistent candidate").
 sc_order = po | rf | co | fr
 
 # RMW atomicity: no write comes between the write a read-modify-write reads
 # from and its own write (herd: `empty rmw & (fre; coe)`).
 atomicity_violation = rmw & (fr >> co)
 
-# Two accesses conflict: same location, at least one a write (004 sidebar
+# Two accesses conflict: same location, at least one a write ([HRF14] sidebar
 # "Conflict Definitions"); init writes take no part in races.
 conflict = (I(TE) >> (loc & ((W * M) | (M * W))) >> I(TE)) - id_
 
@@ -36,7 +36,7 @@ conflict = (I(TE) >> (loc & ((W * M) | (M * W))) >> I(TE)) - id_
 def refuse(test: AST.Test, model: str, *, fences: bool = False, barriers: bool = False, remote: bool = False,
            consume: bool = False, orders_other_than_sc: bool = False) -> None:
     """Raise UnsupportedFeature, naming the thread and line, for the first
-    operation of `test` outside the model's fragment (SPEC 5)."""
+    operation of `test` outside the model's fragment (docs/readings.md)."""
     for t in test.threads:
         for op in AST.memory_ops(t.body):
             def no(what):

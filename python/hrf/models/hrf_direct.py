@@ -1,4 +1,4 @@
-"""HRF-direct (004, sidebar "Formal Definition of HRF-direct"): work-items
+"""HRF-direct ([HRF14], sidebar "Formal Definition of HRF-direct"): work-items
 that communicate must synchronize with operations of the exact same scope.
 
     hhb.d = U_S (po | so_S)+      (the closure inside the union, not outside)

@@ -1,4 +1,4 @@
-"""HRF-direct-relaxed-observable (002 Fig. 13): HRF-direct-relaxed (SPEC 5.2
+"""HRF-direct-relaxed-observable ([HRFR15] Fig. 13): HRF-direct-relaxed (docs/readings.md
 reading) with observability bounded by each location's allocation class."""
 from .hrf_relaxed import hhb_direct_intent, hrf_relaxed_model
 

@@ -1,4 +1,4 @@
-"""HRF-indirect (004, sidebar "Formal Definition of HRF-indirect"): as
+"""HRF-indirect ([HRF14], sidebar "Formal Definition of HRF-indirect"): as
 HRF-direct, but synchronization of different scopes composes transitively.
 
     hhb.i = (po | U_S so_S)+

@@ -1,4 +1,4 @@
-"""HRF-indirect-relaxed with multiple address spaces (002 Fig. 14): one
+"""HRF-indirect-relaxed with multiple address spaces ([HRFR15] Fig. 14): one
 happens-before per address space (global, local), joined by the bridging
 synchronisation of fences with both flags: hhb.ir = (U_as hhb.ir_as | bso)+.
 Choices where the figure is ambiguous are stated in hrf_relaxed.hb_in and

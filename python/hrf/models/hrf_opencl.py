@@ -1,4 +1,4 @@
-"""HRF-OpenCL (002 Fig. 17): OpenCL 2.0 in HRF terms: HRF-indirect-relaxed
+"""HRF-OpenCL ([HRFR15] Fig. 17): OpenCL 2.0 in HRF terms: HRF-indirect-relaxed
 with OpenCL's scope inclusion (Def. 6.1/6.2: identical dynamic scope; svm
 scope spans devices only between fine-grained allocations with platform
 atomics), separate local and global happens-before joined by fences with

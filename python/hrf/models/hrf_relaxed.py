@@ -1,9 +1,9 @@
-"""The HRF-relaxed family (002, Gaster, Hower, Howes, TACO 2015): HRF with
+"""The HRF-relaxed family ([HRFR15], Gaster, Hower, Howes, TACO 2015): HRF with
 scope inclusion and relaxed, acquire and release atomics. One builder for
 HRF-direct-relaxed (Fig. 9), HRF-indirect-relaxed (Fig. 12) and the
-literal reading of Fig. 9 (SPEC 5.2); they differ only in hhb.
+literal reading of Fig. 9 (docs/readings.md); they differ only in hhb.
 
-Reading of the figures (SPEC 5.2):
+Reading of the figures (docs/readings.md):
 - "inclusive" scopes (Def. 3.1, read through the per-agent so_a): each
   operation's work-item lies in the other's scope instance;
 - two orders are "consistent" when no pair is ordered both ways (Fig. 9,
@@ -24,7 +24,7 @@ from .common import (ACQ, ACQ_REL, COARSE, FENCE, FINE, NA, REL, S_ALL, S_DEV, S
 from .common import SC as SC_
 from .opencl_common import incl1
 
-# Fig. 9 sec. I, with SPEC 5.1 `inclusive`: mutual reach of scope instances.
+# Fig. 9 sec. I, with docs/readings.md `inclusive`: mutual reach of scope instances.
 inclusive = incl1 & incl1.inv
 
 Rel_ = (A & W & (REL | ACQ_REL | SC_)) - IW
@@ -45,7 +45,7 @@ atomic_conflict = (conflict & (A * A)) - inclusive
 
 
 def hhb_direct_intent() -> Rel:
-    """SPEC 5.2: a synchronising pair belongs to the so of the narrower of
+    """docs/readings.md: a synchronising pair belongs to the so of the narrower of
     its two scope instances; hhb.dr = U_S (po | so_S)+."""
     def so_of(S):
         return (I(S) >> (so & within)) | ((so & within.inv) >> I(S))
@@ -69,11 +69,11 @@ def hhb_indirect() -> Rel:
 
 def supports(name):
     def check(test: AST.Test) -> None:
-        refuse(test, name, fences=True, remote=True, consume=True)  # 002 Fig. 9 has no fences
+        refuse(test, name, fences=True, remote=True, consume=True)  # [HRFR15] Fig. 9 has no fences
     return check
 
 
-# Observability (002 Fig. 13): MaxS(L), the widest scope at which a write to
+# Observability ([HRFR15] Fig. 13): MaxS(L), the widest scope at which a write to
 # L becomes visible, is the device for a coarse-grained allocation and for a
 # fine-grained one without platform atomics (`[x]=0 @coarse`, `@fine`; sec.
 # 6.2: "The maximum dynamic memory scope for a coarse-grained allocation, or

@@ -1,4 +1,4 @@
-"""OpenCL 2.0 (003 App. C; POPL 2016): scoped C11 with exact scope
+"""OpenCL 2.0 ([BDW16] App. C; POPL 2016): scoped C11 with exact scope
 inclusion, global and local happens-before, barriers and barrier
 divergence, the scoped SC axiom, data races."""
 from .opencl_common import incl_exact, opencl_model

@@ -1,13 +1,13 @@
 """The OpenCL 2.0 memory model of Batty, Donaldson and Wickerson,
 *Overhauling SC atomics in C11 and OpenCL* (POPL 2016), technical appendix
-sec. C (seed 003): scoped C11 with global and local happens-before,
+sec. C ([BDW16]): scoped C11 with global and local happens-before,
 execution barriers as entry/exit fences, and the scoped SC axiom. Its
-`.cat` figure was lost from the seed; the definitions below follow the
+`.cat` figure is not printed in the appendix; the definitions below follow the
 paper's text and the published `opencl_base.cat` / `opencl_scopedsc.cat`
 (as restated in Dat3M), adapted to hrf's events, where an RMW is a read
 and a write linked by `rmw` rather than one event.
 
-`opencl` and `opencl-rsp` differ only in scope inclusion (SPEC 5.1), so
+`opencl` and `opencl-rsp` differ only in scope inclusion (docs/readings.md), so
 both are built here from an `incl` relation."""
 from __future__ import annotations
 
@@ -23,12 +23,12 @@ same_wg = same_thread_attr("wg")
 same_dev = same_thread_attr("dev")
 same_barrier = same_event_attr("bar")  # the same dynamic barrier instance
 
-# Exact scope inclusion (SPEC 5.1 `exact`; opencl_base.cat `incl`): both
+# Exact scope inclusion (docs/readings.md `exact`; opencl_base.cat `incl`): both
 # operations name the same scope and lie in the same instance of it.
 incl_exact = ((same_wi & (S_WI * S_WI)) | (same_sg & (S_SG * S_SG)) | (same_wg & (S_WG * S_WG))
               | (same_dev & (S_DEV * S_DEV)) | (S_ALL * S_ALL))
 
-# Remote scope inclusion (SPEC 5.1, from the RSP artifact's opencl_rem.cat):
+# Remote scope inclusion (docs/readings.md, from the RSP artifact's opencl_rem.cat):
 # each side lies in the other's scope instance, or a remote side reaches the other.
 incl1 = (I(S_WI) >> same_wi) | (I(S_SG) >> same_sg) | (I(S_WG) >> same_wg) | (I(S_DEV) >> same_dev) \
     | (I(S_ALL) >> universal)
@@ -101,7 +101,7 @@ def opencl_model(name: str, doc: str, incl: Rel, remote: bool, cas_writeback: bo
     # RMW atomicity (herd's single-event `irreflexive rf | fr;co | co;rf`).
     m.empty(rmw & (fr >> co), "rmw_atomicity")
 
-    # The scoped SC axiom (003 App. A "SC-before", restricted to inclusive pairs).
+    # The scoped SC axiom ([BDW16] App. A "SC-before", restricted to inclusive pairs).
     scp = fence_po.opt >> (rb | mo | hb) >> po_fence.opt
     m.acyclic((SC * SC) & scp & incl, "scoped_sc")
 

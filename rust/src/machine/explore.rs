@@ -1,4 +1,4 @@
-//! The exhaustive explorer (SPEC sec. 7): breadth-first over packed
+//! The exhaustive explorer ([RSP15] sec. 5): breadth-first over packed
 //! states, one layer at a time. A layer's states are expanded in parallel
 //! into all their successors; then, shard by shard in parallel, the
 //! successors are deduplicated keeping the first in (parent, step) order

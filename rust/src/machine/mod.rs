@@ -1,4 +1,4 @@
-//! The operational GPU machine of SPEC sec. 7 (001 sec. 5, Fig. 4 and
+//! The operational GPU machine of ([RSP15] sec. 5, Fig. 4 and
 //! Table 1): devices with an L2 cache, an L2 fifo and a lock file;
 //! work-groups with an L1 cache, an L1 fifo and an rmw lock; threads with
 //! registers and a pc. `program` is the assembly Python hands over,

@@ -1,4 +1,4 @@
-//! The machine's assembly (SPEC sec. 7; 001 Table 1), as Python's
+//! The machine's assembly ([RSP15] sec. 5; [RSP15] Table 1), as Python's
 //! `hrf.machine` writes it in JSON: per thread its device, work-group and
 //! code. Register moves and forward branches reuse the source IR's `Expr`.
 
@@ -78,8 +78,8 @@ pub struct MThread {
     pub code: Vec<MInstr>,
 }
 
-/// When dirty lines go down a level: in fifo order only (SPEC 7), or
-/// also at any time, out of order (memalloy's EnvFlush; SPEC 8).
+/// When dirty lines go down a level: in fifo order only ([RSP15] sec. 5), or
+/// also at any time, out of order (memalloy's EnvFlush; the README's schemes section).
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Writeback {
@@ -104,7 +104,7 @@ pub struct MProgram {
     /// Reductions that keep outcomes and deadlocks: register moves and
     /// branches run as soon as they are enabled (a persistent-set
     /// reduction), and useless environment steps are left out
-    /// (`Machine::env_steps`). `false` is the reference: SPEC sec. 7 literally.
+    /// (`Machine::env_steps`). `false` is the reference: [RSP15] sec. 5 literally.
     #[serde(default = "yes")]
     pub reduce: bool,
 }

@@ -1,10 +1,10 @@
-//! Machine states (001 Fig. 4), apart and packed (the canonical bytes the explorer stores).
+//! Machine states ([RSP15] Fig. 4), apart and packed (the canonical bytes the explorer stores).
 
 use super::program::{MInstr, MProgram, Scope};
 use crate::program::Observed;
 
 /// Cache entry bits: an entry is present or absent; a present one is
-/// CLEAN or DIRTY and VALID or INV'D (001 Fig. 4: hygiene x freshness).
+/// CLEAN or DIRTY and VALID or INV'D ([RSP15] Fig. 4: hygiene x freshness).
 pub const PRESENT: u8 = 1;
 pub const DIRTY: u8 = 2;
 pub const VALID: u8 = 4;
@@ -37,7 +37,7 @@ impl Line {
 /// A fifo element: an address `a < naddr`, or `naddr + t`: FLUSH of thread t.
 pub type FifoEl = u16;
 
-/// A machine state with its fields apart (001 Fig. 4): what tests build
+/// A machine state with its fields apart ([RSP15] Fig. 4): what tests build
 /// and reports print. The explorer works on the packed form (`Packed`,
 /// `Machine::pack` / `unpack`).
 #[derive(Default, Clone, PartialEq, Eq, Debug)]
@@ -439,7 +439,7 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
         }
     }
 
-    /// All threads done, every fifo drained, no dirty line (SPEC 7).
+    /// All threads done, every fifo drained, no dirty line ([RSP15] sec. 5).
     pub fn is_final(&self, s: &[u8]) -> bool {
         let lay = &self.lay;
         (0..self.nthreads()).all(|t| self.pc(s, t) == self.prog.threads[t].code.len())

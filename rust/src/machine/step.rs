@@ -1,5 +1,5 @@
 //! Instructions and environment steps as functions from a state to a set
-//! of states (001 sec. 5.2-5.3, SPEC sec. 7). No instruction has more than
+//! of states ([RSP15] sec. 5.2-5.3, [RSP15] sec. 5). No instruction has more than
 //! one successor, so a thread step yields a state or `Blocked` (the empty
 //! set); the environment's steps are enumerated one by one.
 
@@ -51,7 +51,7 @@ pub fn in_set(set: &[u64], i: usize) -> bool {
 }
 
 impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
-    /// "unflushed_{d,w,t}": a FLUSH marker of thread t is in some fifo (001 sec. 5.2).
+    /// "unflushed_{d,w,t}": a FLUSH marker of thread t is in some fifo ([RSP15] sec. 5.2).
     pub fn unflushed(&self, s: &[u8], t: usize) -> bool {
         self.in_some_fifo(s, self.marker(t))
     }
@@ -150,7 +150,7 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
         self.prog.threads[t].code.get(self.pc(s, t)).map_or(false, |i| i.is_local())
     }
 
-    /// Thread t's next instruction (001 Table 1), applied to `s`, the
+    /// Thread t's next instruction ([RSP15] Table 1), applied to `s`, the
     /// successor written into `out`.
     pub fn thread_step(&self, s: &[u8], t: usize, out: &mut Packed) -> ThreadStep {
         self.thread_step_with(s, t, out, self.unflushed(s, t))
@@ -291,7 +291,7 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
 
     /// Fetches into, and write-backs from, the L1 of work-group w wait
     /// while address a is locked in the device's lock file by a thread of
-    /// another work-group (SPEC 7).
+    /// another work-group ([RSP15] sec. 5).
     fn locked_out(&self, s: &[u8], w: usize, a: usize) -> bool {
         let h = self.lockfile(s, self.wg_dev[w], a);
         h != 0 && self.prog.threads[h - 1].wg != w
@@ -433,7 +433,7 @@ impl Machine {
     /// by state, fetches that no thread can read any more: `reads_into`), and evictions (a clean
     /// entry may be refreshed instead; an absent entry only disables
     /// steps that its refetch re-enables). `reduce = false` is the
-    /// reference, literally SPEC sec. 7.
+    /// reference, literally [RSP15] sec. 5.
     pub fn env_steps(&self) -> Vec<Step> {
         let na = self.naddr;
         let mut read_l1 = vec![!self.prog.reduce; self.nwg * na];

@@ -1,4 +1,4 @@
-//! One unit test per instruction and per environment step (SPEC sec. 7),
+//! One unit test per instruction and per environment step ([RSP15] sec. 5),
 //! then the explorer on small programs derived by hand.
 
 use super::explore::{explore, ExploreLimits};
@@ -23,7 +23,7 @@ fn machine_with(threads: Vec<(usize, usize, Value)>, writeback: &str, reduce: bo
     Machine::new(serde_json::from_value(p).unwrap()).unwrap()
 }
 
-/// The literal machine of SPEC sec. 7 (no reduction).
+/// The literal machine of [RSP15] sec. 5 (no reduction).
 fn machine(threads: Vec<(usize, usize, Value)>) -> Machine {
     machine_with(threads, "fifo", false)
 }
