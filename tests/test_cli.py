@@ -36,12 +36,6 @@ def test_syntax_error_exit_status(tmp_path, capsys):
     assert f"{bad}:5:1:" in err and "unexpected '}'" in err
 
 
-def test_unsupported_exit_status(capsys):
-    from conftest import REFERENCE
-    assert main(["check", str(REFERENCE / "rsp" / "RSP_Test1.litmus"), "-m", "hrf-direct"]) == 1
-    assert "seq_cst atomics only" in capsys.readouterr().err
-
-
 def test_graph_dot(tmp_path):
     out = tmp_path / "g.dot"
     assert main(["check", FIG6, "-m", "hrf-direct", "--graph", str(out)]) == 0

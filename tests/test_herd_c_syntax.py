@@ -1,4 +1,4 @@
-"""herd7's C syntax beyond the tests of ../shared/reference: each construct
+"""herd7's C syntax beyond the peers' reference tests: each construct
 of herdtools7's own C tests (herd/tests/instructions/C, catalogue/) either
 parses and runs, or is refused with an UnsupportedFeature naming it.
 `benchmarks/herd_c_coverage.py DIR` prints the coverage over a copy of

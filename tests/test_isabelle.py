@@ -100,18 +100,6 @@ def test_lemmas_state_what_hrf_decided(tmp_path, name, model):
     assert bool(races) == full.racy and len(races) + len(free) == full.consistent
 
 
-def test_ptx_test_exports_with_its_dependencies(tmp_path):
-    # PTX's model reads data and control dependencies: they are exported.
-    from conftest import REFERENCE
-    path = REFERENCE / "ptx-asplos15" / "mp+membar.gls.litmus"
-    r = export_isabelle(path, "ptx", tmp_path)
-    check_session(tmp_path)
-    full = hrf.check(path, "ptx", limits=Limits(keep_all=True))
-    text = r.tests[0].path.read_text()
-    assert len(_lemmas(text, "consistent")) == full.consistent
-    assert "data = {" in text and "ctrl = {" in text
-
-
 def test_004_fig6_racy_under_direct_race_free_under_indirect(tmp_path):
     # 004 sec. 4.1, Fig. 6: the transitive chain is racy under HRF-direct
     # (X written by P0, read by P2, no hhb.d path) and race-free under

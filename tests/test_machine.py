@@ -9,11 +9,9 @@ import hrf
 from hrf.machine import explore, parse_machine, parse_machine_file
 from hrf.mappings import compile_scheme
 
-from conftest import REFERENCE
 
 ROOT = Path(__file__).resolve().parent.parent
 CORRUPT = ROOT / "litmus/machine/corrupt-mp-rsp-old.litmus"
-REF = REFERENCE / "rsp"
 
 
 def test_corrupt_mp_reaches_the_stale_read_with_the_slide_trace():
@@ -321,47 +319,3 @@ def test_reduction_matches_the_literal_machine_on_random_programs(writeback):
     assert compared >= 40 and deadlocked >= 3  # the sample covers deadlocks too
 
 
-def test_reduction_matches_the_literal_machine_on_compiled_rsp_tests():
-    # The RSP tests that the literal machine can explore in a few seconds,
-    # compiled with both schemes: the same outcomes and deadlock verdicts.
-    from hrf.mappings import compile_scheme
-    checked = 0
-    for name in ["RSP_Test2", "RSP_Test6", "RSP_Test10", "RSP_Test11", "RSP_Test12", "WSQ1"]:
-        for scheme in ["rsp-new", "rsp-old"]:
-            p = compile_scheme(REF / f"{name}.litmus", scheme)
-            for wb in ["fifo", "any"]:
-                ref = explore(p, writeback=wb, reduce=False, max_states=150_000)
-                if not ref.complete:
-                    continue
-                red = explore(p, writeback=wb)
-                assert sorted(map(str, red.outcomes)) == sorted(map(str, ref.outcomes)), (name, scheme, wb)
-                assert bool(red.deadlocks) == bool(ref.deadlocks)
-                checked += 1
-    assert checked >= 16
-
-
-def test_progress_line_while_exploring():
-    # A long exploration (RSP_Test8 under rsp-new: 728,202 states with the
-    # reductions, 0.5-1 s) reports its progress from the core as
-    # it goes: states grow layer by layer up to the final count.
-    import io
-    from hrf.machine import ExploreProgress
-    from hrf.mappings import compile_scheme
-
-    class Recording(ExploreProgress):
-        def __init__(self):
-            super().__init__(io.StringIO(), enabled=True)
-            self.seen = []
-
-        def update(self, label, states, layers, seconds, max_states):
-            self.seen.append((states, layers))
-            super().update(label, states, layers, seconds, max_states)
-
-    rec = Recording()
-    r = explore(compile_scheme(REF / "RSP_Test8.litmus", "rsp-new"), deadlocks=False, workers=1, progress=rec)
-    assert r.complete
-    assert rec.seen, "no progress reported during a run of more than 0.1 s"
-    assert rec.seen == sorted(rec.seen) and all(0 < s <= r.states for s, _ in rec.seen)
-    text = rec.stream.getvalue()
-    assert "exploring RSP_Test8 (writeback=fifo)" in text and "states/s" in text
-    assert text.endswith("\r") and not rec.shown  # the line is cleared at the end

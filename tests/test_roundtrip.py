@@ -5,36 +5,9 @@ from hypothesis import HealthCheck, given, settings
 import hrf
 from hrf.litmus.printer import to_litmus
 
-from conftest import ids, parse_reference, reference_files
 from strategies import litmus_asts
 
 # The printer writes OpenCL/C (SPEC 3); PTX tests are not printed back.
-FILES = reference_files(exclude={"ptx-asplos15"})
-
-
-def test_only_ptx_is_left_out_of_the_round_trip():
-    every = reference_files()
-    left_out = [p for p in every if p not in FILES]
-    assert left_out and all(parse_reference(p).arch == "GPU_PTX" for p in left_out)
-    assert all(parse_reference(p).arch != "GPU_PTX" for p in FILES)
-
-
-@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
-def test_reference_round_trip(path):
-    t = parse_reference(path)
-    text = to_litmus(t)
-    assert hrf.parse(text) == t, text
-    # And the printed test means the same: same outcomes under SC (or the
-    # same refusal, for what hrf does not model yet).
-    if len(t.threads) <= 3:
-        try:
-            a = hrf.check(t, "sc")
-        except hrf.UnsupportedFeature as e:
-            with pytest.raises(hrf.UnsupportedFeature, match=str(e.message)[:30].replace("(", ".").replace(")", ".")):
-                hrf.check(text, "sc")
-            return
-        b = hrf.check(text, "sc")
-        assert (a.outcomes, a.condition_holds) == (b.outcomes, b.condition_holds)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

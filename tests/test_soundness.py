@@ -14,7 +14,6 @@ from hrf.mappings import Row, compile_scheme, get
 
 ROOT = Path(__file__).resolve().parent.parent
 RSP = ROOT / "litmus/rsp"
-REFERENCE = ROOT.parent / "shared/reference/rsp"
 
 
 def _outcomes(r, wb):
@@ -124,24 +123,6 @@ def test_the_repair_changes_only_the_remote_rows():
 RACE_FREE = ["RSP_Test1", "RSP_Test2", "RSP_Test3", "RSP_Test5", "RSP_Test6", "RSP_Test8", "RSP_Test10", "RSP_Test11",
              "WSQ1"]
 RACY = ["RSP_Test4", "RSP_Test7", "RSP_Test9", "RSP_Test12", "WSQ2"]
-
-
-def test_reference_partition_is_complete():
-    names = {p.stem for p in REFERENCE.glob("*.litmus")}
-    assert names == set(RACE_FREE) | set(RACY)
-
-
-@pytest.mark.parametrize("name", RACE_FREE)
-def test_rsp_new_sound_on_race_free_reference_tests(name):
-    r = hrf.soundness(REFERENCE / f"{name}.litmus", "rsp-new")
-    assert r.sound is True, r.to_text()
-    assert set(r.machine) == {"fifo", "any"} and all(m.complete for m in r.machine.values())
-
-
-@pytest.mark.parametrize("name", RACY)
-def test_racy_reference_tests_are_reported_and_skipped(name):
-    r = hrf.soundness(REFERENCE / f"{name}.litmus", "rsp-new")
-    assert r.racy_source is True and r.sound is None and not r.machine
 
 
 # Several devices (RSP_Test3's remote operations at scope all_svm_devices):

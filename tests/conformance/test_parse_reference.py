@@ -9,7 +9,7 @@ import pytest
 import hrf
 from hrf.litmus import ast as A
 
-from conftest import REFERENCE, ids, reference_files
+from reference import REFERENCE, ids, reference_files
 
 FILES = reference_files()
 MALFORMED: dict = {

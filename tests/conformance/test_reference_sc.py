@@ -21,7 +21,7 @@ from hrf.herdout import herd_name, read_herd_output
 from hrf.litmus import ast as A
 from hrf.models import get as get_model
 
-from conftest import parse_reference, REFERENCE
+from reference import parse_reference, REFERENCE
 
 
 def has_barrier(t):

@@ -10,7 +10,7 @@ import pytest
 import hrf
 from hrf.herdout import herd_name, read_herd_output
 
-from conftest import REFERENCE, REPAIRS, parse_reference, record_agreement
+from reference import REFERENCE, REPAIRS, parse_reference, record_agreement
 
 def header_name(path) -> str:
     """The test's name as its header line gives it (read without parsing:

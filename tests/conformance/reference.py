@@ -1,0 +1,56 @@
+"""The conformance suite's helpers: where the peers' tests and verdicts are
+(../shared/reference beside the repository, or $HRF_REFERENCE), and the
+agreement table pytest prints. The suite fails, not skips, without them."""
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+REFERENCE = Path(os.environ.get("HRF_REFERENCE", ROOT.parent / "shared" / "reference"))
+if not REFERENCE.is_dir():
+    raise RuntimeError(f"the conformance suite needs the peers' reference data at {REFERENCE} "
+                       "(../shared/reference beside the repository, or set HRF_REFERENCE)")
+
+# Folders whose syntax hrf does not read yet.
+NOT_YET: set = set()
+
+
+def reference_files(exclude=NOT_YET):
+    if not REFERENCE.is_dir():
+        raise RuntimeError(f"reference data not found at {REFERENCE} (set HRF_REFERENCE)")
+    return sorted(p for p in REFERENCE.rglob("*.litmus") if p.relative_to(REFERENCE).parts[0] not in exclude)
+
+
+# Peer tests hrf refuses as written (a name used but declared nowhere,
+# which herd makes a fresh location), with the repair that makes them mean
+# what herd read them as: (old, new), replaced throughout.
+REPAIRS = {
+    "CT_wsq2.litmus": ("oldHead_p", "oldhead_p"),
+}
+
+
+def parse_reference(path):
+    """hrf.parse of a peer test, repaired first where REPAIRS says so."""
+    import hrf
+    if path.name in REPAIRS:
+        old, new = REPAIRS[path.name]
+        return hrf.parse(path.read_text().replace(old, new))
+    return hrf.parse(path)
+
+
+def ids(paths):
+    return [str(p.relative_to(REFERENCE)) for p in paths]
+
+
+@pytest.fixture(scope="session")
+def reference():
+    return REFERENCE
+
+
+# ---------------------------------------------------------------- agreement table
+_AGREEMENT: dict = {}
+
+
+def record_agreement(suite: str, test: str, agrees: bool, why: str = ""):
+    _AGREEMENT.setdefault(suite, []).append((test, agrees, why))
