@@ -12,7 +12,7 @@ from typing import Iterable, Iterator, Optional
 
 from . import models as _models
 from .dsl import Model
-from .errors import CoreError, HrfError, InvalidArgument, LimitExceeded
+from .errors import CoreError, HrfError, InvalidArgument, LimitExceeded, check_whole
 from .litmus import parse
 from .litmus.printer import format_condition, format_state
 from .program import Compiled, compile_test
@@ -399,10 +399,7 @@ MAX_WORKERS = 256
 
 def check_workers(workers) -> None:
     """`workers`: None (every core) or a whole number from 1 to MAX_WORKERS."""
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
-                                or not 1 <= workers <= MAX_WORKERS):
-        raise InvalidArgument(f"workers must be a whole number from 1 to {MAX_WORKERS} (or None: every core), "
-                              f"not {workers!r}")
+    check_whole("workers", workers, 1, MAX_WORKERS, none_ok=True)
 
 
 def check_many(tests: Iterable, models, workers: Optional[int] = None, *, limits: Optional[Limits] = None,

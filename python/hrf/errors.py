@@ -77,6 +77,18 @@ class InvalidArgument(HrfError, ValueError):
     usage error."""
 
 
+def check_whole(what: str, value, least: int, most=None, none_ok: bool = False):
+    """`value` as a whole number from `least` to `most` (None: no bound),
+    or None where `none_ok`; anything else is InvalidArgument naming it."""
+    if value is None and none_ok:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < least or (most is not None and value > most):
+        bound = f">= {least}" if most is None else f"from {least} to {most}"
+        raise InvalidArgument(f"{what} must be a whole number {bound}{' (or None)' if none_ok else ''}, "
+                              f"not {value!r}")
+    return value
+
+
 class CoreError(HrfError):
     """The Rust core rejected its input or failed; never a crash of the interpreter."""
 

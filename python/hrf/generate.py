@@ -23,6 +23,8 @@ import random
 from dataclasses import dataclass
 from typing import Iterator, Optional, Sequence
 
+from . import program as _program
+from .errors import check_whole
 from .litmus import ast as A
 
 EDGES = {  # name: (source kind, target kind, external?, same location?)
@@ -271,8 +273,9 @@ def family(max_edges=6, max_threads=4, orders=("na", "sc"), scopes=("wg", "dev")
                         yield t
 
 
-ORDERS = ("na", "rlx", "acq", "rel", "acq_rel", "sc")
-SCOPES = ("wi", "sg", "wg", "dev", "all")
+# annotations: a plain access, or an atomic with one of hrf's orders (consume aside)
+ORDERS = ("na",) + tuple(o for o in _program.ORDERS if o != "con")
+SCOPES = _program.SCOPES
 REGIONS = ("global", "local")
 # Cycles are enumerated over every word of edges up to this length (7^8
 # words at 8): a longer bound would never end.
@@ -295,18 +298,10 @@ def _choices(what: str, value, known) -> tuple:
     return items
 
 
-def _whole(what: str, value, least: int, most: Optional[int] = None) -> int:
-    from .errors import InvalidArgument
-    if isinstance(value, bool) or not isinstance(value, int) or value < least or (most is not None and value > most):
-        bound = f">= {least}" + (f" and <= {most}" if most is not None else "")
-        raise InvalidArgument(f"{what} must be a whole number {bound}, not {value!r}")
-    return value
-
-
 def check_family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions) -> tuple:
     """The family options, checked (InvalidArgument naming the bad one) and
     normalised to tuples."""
-    return (_whole("max_edges", max_edges, 2, MAX_EDGES), _whole("max_threads", max_threads, 1),
+    return (check_whole("max_edges", max_edges, 2, MAX_EDGES), check_whole("max_threads", max_threads, 1),
             _choices("orders", orders, ORDERS), _choices("scopes", scopes, SCOPES), bool(remote),
             _choices("trees", trees, tuple(TREES)), _choices("edges", edges, tuple(EDGES)),
             _choices("regions", regions, REGIONS))
@@ -321,7 +316,7 @@ def generate(count: Optional[int] = None, seed: int = 0, max_edges=6, max_thread
     max_edges, max_threads, orders, scopes, remote, trees, edges, regions = check_family(
         max_edges, max_threads, orders, scopes, remote, trees, edges, regions)
     if count is not None:
-        _whole("count", count, 1)
+        check_whole("count", count, 1)
     if count is None:
         return list(family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions))
     cycs = cycles(max_edges, max_threads, edges)

@@ -26,7 +26,7 @@ from . import mappings as _mappings
 from .models import get as _get_model
 from .api import Limits, check_compiled, _limits
 from .dsl import Model
-from .errors import InvalidArgument, OutputError, UnsupportedFeature, make_folder, write_output
+from .errors import OutputError, check_whole, UnsupportedFeature, make_folder, write_output
 from .litmus import parse
 from .litmus.printer import to_litmus
 from .program import compile_test
@@ -523,8 +523,7 @@ def export_isabelle(tests: Union[None, str, Path, object, Iterable] = None, mode
     test and model, one per scheme, and a ROOT file for the session.
     Raises UnsupportedFeature for a model or row with no Isabelle form."""
     limits = _limits(limits, kw)
-    if isinstance(max_executions, bool) or not isinstance(max_executions, int) or max_executions < 1:
-        raise InvalidArgument(f"max_executions must be a whole number >= 1, not {max_executions!r}")
+    check_whole("max_executions", max_executions, 1)
     out = Path(out)
     _prepare_folder(out)
     res = ExportResult(out)

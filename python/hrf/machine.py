@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .errors import CoreError, LimitExceeded, LitmusSyntaxError
+from .litmus import MACHINE_ARCHES as ARCH_NAMES
 from .litmus import ast as A
 from .litmus.columns import read_columns
 from .litmus.opencl import _apply_tree
@@ -43,7 +44,6 @@ SCOPE_NAMES = {v: k for k, v in SCOPES.items()}
 RMW_NAMES = {"INC": "add", "ADD": "add", "SUB": "sub", "AND": "and", "OR": "or", "XOR": "xor", "EXCH": "exch",
              "CAS": "cas"}
 _RMW_MNEMONIC = {"add": "ADD", "sub": "SUB", "and": "AND", "or": "OR", "xor": "XOR", "exch": "EXCH", "cas": "CAS"}
-ARCH_NAMES = ("GPU_MACHINE", "MACHINE")
 
 
 # ---------------------------------------------------------------- expressions (the IR's `Expr`)
@@ -547,12 +547,11 @@ def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: O
     line while it runs (the CLI passes one on a terminal). `max_memory`:
     resident bytes of the process (None: the default of `hrf.Limits`)."""
     from .api import Limits, _core, _interruptible, _on_limit, _verdict, check_workers
-    from .errors import InvalidArgument
+    from .errors import InvalidArgument, check_whole
     if writeback not in ("fifo", "any"):
         raise InvalidArgument(f"writeback must be 'fifo' or 'any', not {writeback!r}")
     check_workers(workers)
-    if max_states is not None and (isinstance(max_states, bool) or not isinstance(max_states, int) or max_states < 1):
-        raise InvalidArgument(f"max_states must be a whole number >= 1 (or None), not {max_states!r}")
+    check_whole("max_states", max_states, 1, none_ok=True)
     _on_limit(on_limit)
     # the time and memory limits are checked as hrf.Limits checks them
     budget = Limits(max_seconds=max_seconds, max_memory=max_memory)

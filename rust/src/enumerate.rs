@@ -407,8 +407,11 @@ fn combination(sh: &Shared, paths: &[&Path]) -> Result<Partial, String> {
         rf_choices.push(ws);
     }
     let regs: Vec<Vec<i64>> = paths.iter().map(|p| p.regs.clone()).collect();
-    let mut st = Search { sh, es: &es, ev, reads, rf_choices, part, dynm: start, regs, steps: 0 };
+    let mut st = Search { sh, es: &es, ev, reads, rf_choices, part, dynm: start, regs, steps: 0, unspent: 0 };
     st.rf_step(0)?;
+    if st.unspent > 0 {
+        sh.spend(st.unspent);
+    }
     Ok(st.part)
 }
 
@@ -423,7 +426,11 @@ struct Search<'a, 'b> {
     regs: Vec<Vec<i64>>,
     /// Partial choices tried: the budget is asked every `CHECK_EVERY`.
     steps: u64,
+    /// Pruned partial candidates not yet counted against max_candidates.
+    unspent: u64,
 }
+
+const SPEND_BATCH: u64 = 256;
 
 const CHECK_EVERY: u64 = 4096;
 
@@ -442,7 +449,12 @@ impl<'a, 'b> Search<'a, 'b> {
             let ci = self.sh.model.prunable[i];
             if self.ev.check(ci, &self.dynm).is_err() {
                 self.part.pruned += 1;
-                self.sh.spend(1);
+                // counted against max_candidates in batches: one shared
+                // atomic add per pruned partial would be contended
+                self.unspent += 1;
+                if self.unspent == SPEND_BATCH {
+                    self.sh.spend(std::mem::take(&mut self.unspent));
+                }
                 return false;
             }
         }

@@ -16,7 +16,9 @@ _ARCH = re.compile(r"\A\s*(\S+)")
 
 
 # The first words of the syntaxes hrf reads (the machine's own included).
-ARCHES = ("OPENCL", "C", "GPU_PTX", "GPU_MACHINE", "MACHINE")
+# (the GPU machine's own assembly: hrf.machine reads it)
+MACHINE_ARCHES = ("GPU_MACHINE", "MACHINE")
+ARCHES = ("OPENCL", "C", "GPU_PTX") + MACHINE_ARCHES
 
 
 def too_deep(text: str, path: str | None) -> LitmusSyntaxError:
