@@ -1,4 +1,4 @@
-"""Bulk speed (issue 4): 10,000 generated tests x 2 models, wall time and
+"""Bulk speed: 10,000 generated tests x 2 models, wall time and
 checks per second at 1 and 2 workers, speed-up, peak memory.
 Aim: under 60 s on 2 cores, >= 1.8x from 1 to 2 workers.
 With 2 workers `check_many` forks worker processes (the Python side --

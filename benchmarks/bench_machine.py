@@ -1,4 +1,4 @@
-"""Machine explorer figures (issue: the GPU machine): states per second per
+"""Machine explorer figures: states per second per
 core, bytes per stored state, and the speed-up from 1 to 2 threads, on the
 RSP tests compiled with rsp-new: small state spaces (they fit in the CPU's
 caches), then large ones (millions of states; RSP_Test9 is cut at
@@ -88,8 +88,8 @@ def main():
     if a.long:
         table("long", LONG, 1)
         for f, scheme, model in [(REF / "RSP_Test8.litmus", "rsp-new", None),
-                                 ("litmus/hrf/004-fig2.litmus", "hrf-cache", "hrf-direct"),
-                                 ("litmus/hrf/002-fig10-sc.litmus", "hrf-cache", "hrf-indirect")]:
+                                 ("litmus/hrf/hrf14-fig2.litmus", "hrf-cache", "hrf-direct"),
+                                 ("litmus/hrf/hrfr15-fig10-sc.litmus", "hrf-cache", "hrf-indirect")]:
             t = time.time()
             r = hrf.soundness(f, scheme, model, max_seconds=900, max_states=100_000_000)
             print(r.to_text().splitlines()[0], f"({time.time() - t:.0f} s)")

@@ -1,4 +1,4 @@
-"""Speed of the core engine on the reference OpenCL tests (issue 2).
+"""Speed of the core engine on the reference OpenCL tests.
 
 Checks every .litmus file of ../shared/reference/{opencl-dat3m,
 opencl-herd2015,rsp} under `sc` and `hrf-indirect`, counting the tests a

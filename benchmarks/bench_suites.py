@@ -1,4 +1,4 @@
-"""Every reference suite under its model (issue 6): tests per second and the
+"""Every reference suite under its model: tests per second and the
 slowest tests. herd's `opencl_total` needs 12 s for IRIW with seq_cst
 atomics; the aim is milliseconds. Run by hand:
 `python benchmarks/bench_suites.py`."""

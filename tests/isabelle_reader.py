@@ -1,5 +1,5 @@
 """A small reader of Isabelle's outer syntax, for checking exported theories
-without Isabelle (issue: Isabelle export). It reads what hrf writes and
+without Isabelle. It reads what hrf writes and
 the base theories: the header, commands, `begin`/`end` and `proof`/`qed`
 nesting, the names each theory defines, and the identifiers of every term
 and type, so that a test can ask whether each is defined somewhere."""

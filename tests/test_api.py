@@ -1,4 +1,4 @@
-"""The public contract of SPEC sec. 6 and the limits of sec. 10."""
+"""The public API and its limits."""
 import json
 
 import pytest
@@ -7,7 +7,7 @@ import hrf
 
 from conftest import CORPUS
 
-FIG5 = CORPUS / "hrf" / "004-fig5-diff-wg.litmus"
+FIG5 = CORPUS / "hrf" / "hrf14-fig5-diff-wg.litmus"
 
 SB_TEXT = """OPENCL SB
 { [x]=0; [y]=0; }
@@ -79,7 +79,7 @@ exists (x=4)
 
 
 def test_unroll_bound_changes_cut_paths():
-    f = CORPUS / "hrf" / "004-fig6.litmus"
+    f = CORPUS / "hrf" / "hrf14-fig6.litmus"
     r0 = hrf.check(f, "sc", unroll=0)
     r3 = hrf.check(f, "sc", unroll=3)
     assert r0.cut_paths and r3.cut_paths
@@ -107,7 +107,7 @@ def test_check_many_in_order_and_errors_inline(tmp_path):
 
 
 def test_dot_graph():
-    r = hrf.check(CORPUS / "hrf" / "004-fig6.litmus", "hrf-direct")
+    r = hrf.check(CORPUS / "hrf" / "hrf14-fig6.litmus", "hrf-direct")
     dot = r.to_dot()
     assert dot.startswith("digraph execution {") and dot.rstrip().endswith("}")
     assert "cluster_dev0" in dot and "work-group" in dot and "label=rf" in dot

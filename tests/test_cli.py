@@ -7,18 +7,18 @@ from hrf.cli import main
 
 from conftest import CORPUS
 
-FIG6 = str(CORPUS / "hrf" / "004-fig6.litmus")
+FIG6 = str(CORPUS / "hrf" / "hrf14-fig6.litmus")
 
 
 def test_herd_style_text(capsys):
     assert main(["check", FIG6, "--model", "hrf-direct"]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
-    assert lines[0] == "Test 004-fig6 Required" and lines[1] == "Model hrf-direct"
+    assert lines[0] == "Test hrf14-fig6 Required" and lines[1] == "Model hrf-direct"
     assert lines[2] == "States 1" and lines[3] == "1:R2=1; 2:R3=1;"
     assert "Ok" in lines and "Witnesses" in lines and "Flag heterogeneous_race" in lines
-    assert any(l.startswith("Observation 004-fig6 Always") for l in lines)
-    assert any(l.startswith("Time 004-fig6 ") for l in lines)
+    assert any(l.startswith("Observation hrf14-fig6 Always") for l in lines)
+    assert any(l.startswith("Time hrf14-fig6 ") for l in lines)
 
 
 def test_json_lines_several_models(capsys):

@@ -1,4 +1,4 @@
-"""Generation (diy-style cycles) and model comparison (issue 4)."""
+"""Generation (diy-style cycles) and model comparison ."""
 import hrf
 from hrf.generate import cycle_name, cycles, family, generate, size
 from hrf.litmus import ast as A
@@ -45,7 +45,7 @@ def test_at_least_ten_thousand_distinct_tests():
 def test_smallest_direct_indirect_separator_is_a_transitive_chain():
     # Over cycles of up to 5 edges on 3 threads, the two first sharing a
     # work-group: the smallest test that separates HRF-direct from
-    # HRF-indirect has three threads, like 004 Fig. 6: a synchronisation at
+    # HRF-indirect has three threads, like [HRF14] Fig. 6: a synchronisation at
     # work-group scope, then one at device scope, then the data read.
     diffs = hrf.compare(family(**CHAIN), "hrf-direct", "hrf-indirect", workers=2)
     assert diffs, "some test separates the two models"
@@ -67,7 +67,7 @@ def test_no_test_is_direct_race_free_but_indirect_racy():
 
 def test_opencl_and_rsp_without_remote_operations():
     # Issue 4 expects `opencl` and `opencl-rsp` to differ exactly on tests
-    # with remote operations. With SPEC 5.1's definitions they do not: the
+    # with remote operations. With hrf's definitions they do not: the
     # RSP cat's inclusion (incl1 & incl1^-1) lets a work-group-scope and a
     # device-scope operation of one work-group synchronise, while `opencl`
     # needs identical scopes. So they agree on non-remote tests whose

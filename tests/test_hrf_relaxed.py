@@ -1,5 +1,5 @@
-"""The HRF-relaxed family (002): the literal reading of Fig. 9 against the
-stated intent (SPEC 5.2), and App. C.1's equivalence with HRF-direct."""
+"""The HRF-relaxed family ([HRFR15]): the literal reading of Fig. 9 against the
+stated intent (docs/readings.md), and App. C.1's equivalence with HRF-direct."""
 from hypothesis import HealthCheck, assume, given, settings
 
 import hrf
@@ -7,15 +7,15 @@ import hrf
 from conftest import CORPUS
 from strategies import hrf_programs
 
-FIG6 = CORPUS / "hrf" / "004-fig6.litmus"
+FIG6 = CORPUS / "hrf" / "hrf14-fig6.litmus"
 
 
 def test_literal_fig9_makes_direct_transitive():
-    # 002 Fig. 9 indexes so_a by agent; wi2 is in its work-group's and its
+    # [HRFR15] Fig. 9 indexes so_a by agent; wi2 is in its work-group's and its
     # device's scopes, so so_wi2 holds both the work-group pair (A) and the
     # device pair (B) and (po | so_wi2)+ chains them: X = 1 happens before
-    # R3 = X, and 004 Fig. 6 is race-free, as under HRF-indirect. That
-    # contradicts 002 App. C.1 and Fig. 3's caption; SPEC 5.2 follows the
+    # R3 = X, and [HRF14] Fig. 6 is race-free, as under HRF-indirect. That
+    # contradicts [HRFR15] App. C.1 and Fig. 3's caption; hrf follows the
     # intent, where each pair belongs to the so of its narrower scope.
     literal = hrf.check(FIG6, "hrf-direct-relaxed-literal")
     intent = hrf.check(FIG6, "hrf-direct-relaxed")
@@ -27,19 +27,19 @@ def test_literal_fig9_makes_direct_transitive():
 
 
 def test_relaxed_models_accept_what_hrf_rejects():
-    r = hrf.check(CORPUS / "hrf" / "002-fig10-rlx.litmus", "hrf-direct-relaxed")
+    r = hrf.check(CORPUS / "hrf" / "hrfr15-fig10-rlx.litmus", "hrf-direct-relaxed")
     assert r.condition_holds is True and r.racy is False
     # The same test is outside HRF-direct's fragment (seq_cst only).
     import pytest
     with pytest.raises(hrf.UnsupportedFeature):
-        hrf.check(CORPUS / "hrf" / "002-fig10-rlx.litmus", "hrf-direct")
+        hrf.check(CORPUS / "hrf" / "hrfr15-fig10-rlx.litmus", "hrf-direct")
 
 
 def test_sc_order_is_enumerated():
     # The seq_cst Fig. 10 needs the witness order sc to forbid the outcome;
     # the relaxed one has no seq_cst operation, so no order to enumerate.
-    sc = hrf.check(CORPUS / "hrf" / "002-fig10-sc.litmus", "hrf-indirect-relaxed")
-    rlx = hrf.check(CORPUS / "hrf" / "002-fig10-rlx.litmus", "hrf-indirect-relaxed")
+    sc = hrf.check(CORPUS / "hrf" / "hrfr15-fig10-sc.litmus", "hrf-indirect-relaxed")
+    rlx = hrf.check(CORPUS / "hrf" / "hrfr15-fig10-rlx.litmus", "hrf-indirect-relaxed")
     assert sc.condition_holds is False and rlx.condition_holds is True
     weak = {"2:A": 1, "2:B": 0, "3:C": 1, "3:D": 0}
     assert weak in rlx.outcomes and weak not in sc.outcomes
@@ -56,7 +56,7 @@ SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[Heal
 @SETTINGS
 @given(hrf_programs(single_scope=True))
 def test_app_c1_direct_relaxed_equals_direct(t):
-    # 002 App. C.1: for programs with seq_cst atomics only and exact-scope
+    # [HRFR15] App. C.1: for programs with seq_cst atomics only and exact-scope
     # synchronisation (here: one scope for every atomic, so inclusive and
     # exact coincide), HRF-direct-relaxed gives HRF-direct's verdicts.
     for relaxed, plain in [("hrf-direct-relaxed", "hrf-direct"), ("hrf-indirect-relaxed", "hrf-indirect")]:
@@ -81,11 +81,11 @@ def test_relaxed_fast_equals_reference(t):
 
 
 def test_fig16_observability():
-    # 002 Fig. 16 / sec. 6.2: on two devices the coarse-grained C is not
+    # [HRFR15] Fig. 16 / sec. 6.2: on two devices the coarse-grained C is not
     # observable from D2, so the synchronised outcome is T = 0, U = 1; on
     # one device happens-before gives T = U = 1.
-    two = hrf.check(CORPUS / "hrf" / "002-fig16-two-devices.litmus", "hrf-indirect-relaxed-observable")
-    one = hrf.check(CORPUS / "hrf" / "002-fig16-one-device.litmus", "hrf-indirect-relaxed-observable")
+    two = hrf.check(CORPUS / "hrf" / "hrfr15-fig16-two-devices.litmus", "hrf-indirect-relaxed-observable")
+    one = hrf.check(CORPUS / "hrf" / "hrfr15-fig16-one-device.litmus", "hrf-indirect-relaxed-observable")
     assert {"1:T": 0, "1:U": 1} in two.outcomes and {"1:T": 1, "1:U": 1} not in two.outcomes
     assert one.outcomes == [{"1:T": -1, "1:U": -1}, {"1:T": 1, "1:U": 1}]
     # The tension in the paper: Fig. 13's formula makes the non-observable
@@ -95,7 +95,7 @@ def test_fig16_observability():
     assert two.racy is True
     assert [e["op"] for e in two.flags[0]["events"]] == ["*C = ..", "*C"]
     # Fine-grained C (no @coarse) is observable everywhere: T = 1 again.
-    text = (CORPUS / "hrf" / "002-fig16-two-devices.litmus").read_text().replace(" @coarse", "")
+    text = (CORPUS / "hrf" / "hrfr15-fig16-two-devices.litmus").read_text().replace(" @coarse", "")
     fine = hrf.check(text, "hrf-indirect-relaxed-observable")
     assert fine.racy is False and fine.outcomes == one.outcomes
 
@@ -104,20 +104,20 @@ def test_hrf_opencl():
     h = CORPUS / "hrf"
     # Def. 6.1/6.2: OpenCL synchronises only identical dynamic scopes, so
     # Fig. 4's device-scope release and work-group-scope acquire race.
-    assert hrf.check(h / "002-fig4.litmus", "hrf-opencl").racy is True
+    assert hrf.check(h / "hrfr15-fig4.litmus", "hrf-opencl").racy is True
     # Fig. 17 sc: all atomics device-scoped, none fine-grained with platform
     # atomics: the total order exists and Fig. 10's IRIW outcome is forbidden.
-    assert hrf.check(h / "002-fig10-sc.litmus", "hrf-opencl").condition_holds is False
+    assert hrf.check(h / "hrfr15-fig10-sc.litmus", "hrf-opencl").condition_holds is False
     # Fig. 5 mixes work-group and device scope: no total order sc in OpenCL,
     # so R1 = R2 = 0 is allowed (the race-free program is not SC).
-    r = hrf.check(h / "002-fig5.litmus", "hrf-opencl")
+    r = hrf.check(h / "hrfr15-fig5.litmus", "hrf-opencl")
     assert r.racy is False and r.condition_holds is True
     # Fig. 16: C coarse-grained, Y and Z fine-grained with platform atomics
     # on two devices: T = 0, U = 1, and (Fig. 17's race) the C pair races.
-    r = hrf.check(h / "002-fig16-two-devices.litmus", "hrf-opencl")
+    r = hrf.check(h / "hrfr15-fig16-two-devices.litmus", "hrf-opencl")
     assert {"1:T": 0, "1:U": 1} in r.outcomes and r.racy is True
     # Default allocation = ordinary buffer = coarse (sec. 6.2, footnote 6):
     # without @fga, Z's svm-scope store on D1 is never seen on D2, so the
     # reader never enters its branch.
-    text = (h / "002-fig16-two-devices.litmus").read_text().replace(" @fga", "")
+    text = (h / "hrfr15-fig16-two-devices.litmus").read_text().replace(" @fga", "")
     assert hrf.check(text, "hrf-opencl").outcomes == [{"1:T": -1, "1:U": -1}]

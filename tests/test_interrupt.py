@@ -1,4 +1,4 @@
-"""Ctrl-C stops a long check cleanly (SPEC sec. 10): the core is told to
+"""Ctrl-C stops a long check cleanly : the core is told to
 stop, the KeyboardInterrupt reaches the caller, and later checks run as
 usual."""
 import _thread

@@ -1,4 +1,4 @@
-"""Isabelle export (SPEC sec. 9; issue: Isabelle export). Isabelle cannot
+"""Isabelle export. Isabelle cannot
 run here, so the exported text is checked structurally by a small reader of
 the outer syntax (tests/isabelle_reader.py: header, imports resolvable in the
 export, balanced begin/end, every name defined in the base theories or the
@@ -35,7 +35,7 @@ def test_base_theories_are_in_the_repository_where_spec_puts_them():
 
 def test_whole_export_reads_as_a_session(tmp_path):
     models = ["sc", "hrf-direct", "hrf-indirect", "opencl", "opencl-rsp", "c11"]
-    tests = [HRF / "004-fig6.litmus", HRF / "004-fig7.litmus"]
+    tests = [HRF / "hrf14-fig6.litmus", HRF / "hrf14-fig7.litmus"]
     r = export_isabelle(tests, models, tmp_path, schemes=schemes())
     theories = check_session(tmp_path)
     assert set(r.theories) == set(theories)
@@ -52,13 +52,13 @@ def test_whole_export_reads_as_a_session(tmp_path):
     (("\nend\n", "\n"), "unclosed"),
     (("imports Hrf_Models", "imports Hrf_Modles"), "not in"),
     (('"hrf_direct_consistent ex1"', '"hrf_direct_consistent ex1 \\<and> q"'), "q is not defined"),
-    (("theory T_004_fig5_diff_wg_hrf_direct", "theory Other"), "in a file named"),
+    (("theory hrf14_fig5_diff_wg_hrf_direct", "theory Other"), "in a file named"),
     (("definition ex2 :: execution where", "definition ex2 :: executon where"), "type executon"),
 ])
 def test_reader_rejects_what_isabelle_would(tmp_path, mutation, message):
-    export_isabelle(HRF / "004-fig5-diff-wg.litmus", "hrf-direct", tmp_path)
+    export_isabelle(HRF / "hrf14-fig5-diff-wg.litmus", "hrf-direct", tmp_path)
     check_session(tmp_path)  # the export itself passes
-    p = tmp_path / "T_004_fig5_diff_wg_hrf_direct.thy"
+    p = tmp_path / "hrf14_fig5_diff_wg_hrf_direct.thy"
     text = p.read_text()
     old, new = mutation
     assert old in text
@@ -67,8 +67,8 @@ def test_reader_rejects_what_isabelle_would(tmp_path, mutation, message):
         check_session(tmp_path)
 
 
-def test_golden_export_of_004_fig5_reviewed_by_hand(tmp_path):
-    # 004 Fig. 5 with wi1 and wi2 in different work-groups. Hand derivation
+def test_golden_export_of_hrf14_fig5_reviewed_by_hand(tmp_path):
+    # [HRF14] Fig. 5 with wi1 and wi2 in different work-groups. Hand derivation
     # (events: 2 = P0 store A wg-scope, 3 = P0 load B dev, 4 = P1 store B
     # dev, 5 = P1 load A wg-scope; 0, 1 the initial writes of A, B):
     # four candidates (rf of 3 from 1 or 4, of 5 from 0 or 2). The one with
@@ -76,18 +76,18 @@ def test_golden_export_of_004_fig5_reviewed_by_hand(tmp_path):
     # The other three are SC; in each, 2 and 5 access A atomically with
     # work-group scope but in different work-groups, so they are performed
     # with respect to different scope instances: a synchronization conflict
-    # (004 "Conflict Definitions") that no so of one scope instance orders
+    # ([HRF14] "Conflict Definitions") that no so of one scope instance orders
     # (so needs the same instance): the racing pair (2, 5).
-    export_isabelle(HRF / "004-fig5-diff-wg.litmus", "hrf-direct", tmp_path)
-    got = (tmp_path / "T_004_fig5_diff_wg_hrf_direct.thy").read_text()
-    want = (GOLDEN / "T_004_fig5_diff_wg_hrf_direct.thy").read_text()
+    export_isabelle(HRF / "hrf14-fig5-diff-wg.litmus", "hrf-direct", tmp_path)
+    got = (tmp_path / "hrf14_fig5_diff_wg_hrf_direct.thy").read_text()
+    want = (GOLDEN / "hrf14_fig5_diff_wg_hrf_direct.thy").read_text()
     assert got == want
     assert _lemmas(got, "consistent") == ["ex1", "ex2", "ex3"] and _lemmas(got, "inconsistent") == ["ex4"]
     assert got.count('"(2, 5) \\<in> hrf_direct_race ex') == 3
     assert "rf = {(0, 5), (1, 3)}" in got.split("definition ex4")[1]
 
 
-@pytest.mark.parametrize("name", ["004-fig2", "004-fig5-same-wg", "004-fig5-diff-wg", "004-fig6", "004-fig7"])
+@pytest.mark.parametrize("name", ["hrf14-fig2", "hrf14-fig5-same-wg", "hrf14-fig5-diff-wg", "hrf14-fig6", "hrf14-fig7"])
 @pytest.mark.parametrize("model", ["hrf-direct", "hrf-indirect"])
 def test_lemmas_state_what_hrf_decided(tmp_path, name, model):
     r = export_isabelle(HRF / f"{name}.litmus", model, tmp_path)
@@ -100,18 +100,18 @@ def test_lemmas_state_what_hrf_decided(tmp_path, name, model):
     assert bool(races) == full.racy and len(races) + len(free) == full.consistent
 
 
-def test_004_fig6_racy_under_direct_race_free_under_indirect(tmp_path):
-    # 004 sec. 4.1, Fig. 6: the transitive chain is racy under HRF-direct
+def test_hrf14_fig6_racy_under_direct_race_free_under_indirect(tmp_path):
+    # [HRF14] sec. 4.1, Fig. 6: the transitive chain is racy under HRF-direct
     # (X written by P0, read by P2, no hhb.d path) and race-free under
     # HRF-indirect (hhb.i composes the wg and dev synchronisation).
-    r = export_isabelle(HRF / "004-fig6.litmus", ["hrf-direct", "hrf-indirect"], tmp_path)
+    r = export_isabelle(HRF / "hrf14-fig6.litmus", ["hrf-direct", "hrf-indirect"], tmp_path)
     direct, indirect = (e.path.read_text() for e in r.tests)
     assert _lemmas(direct, "heterogeneous_race") and not _lemmas(indirect, "heterogeneous_race")
     assert len(_lemmas(indirect, "no_heterogeneous_race")) == len(_lemmas(indirect, "consistent")) == 9
 
 
 def test_truncation_is_reported_not_silent(tmp_path):
-    r = export_isabelle(HRF / "004-fig6.litmus", "hrf-direct", tmp_path, max_executions=5)
+    r = export_isabelle(HRF / "hrf14-fig6.litmus", "hrf-direct", tmp_path, max_executions=5)
     text = r.tests[0].path.read_text()
     assert r.tests[0].exported == 5 and r.tests[0].candidates == 36
     assert "5 of 36 candidate executions are exported (limit max_executions=5" in text
@@ -180,14 +180,15 @@ def test_schemes_left_unclaimed_are_those_hrf_refutes(scheme):
 
 
 def test_two_tests_of_one_name_get_two_theories(tmp_path):
-    f = HRF / "004-fig7.litmus"
+    f = HRF / "hrf14-fig7.litmus"
     r = export_isabelle([f, f], "sc", tmp_path)
-    assert [e.theory for e in r.tests] == ["T_004_fig7_sc", "T_004_fig7_sc_2"]
+    assert [e.theory for e in r.tests] == ["hrf14_fig7_sc", "hrf14_fig7_sc_2"]
     check_session(tmp_path)
 
 
 def test_safe_names():
-    assert safe_name("004-fig6") == "T_004_fig6"
+    assert safe_name("2+2W") == "T_2_2W"
+    assert safe_name("hrf14-fig6") == "hrf14_fig6"
     assert safe_name("MP+dmb.sy") == "MP_dmb_sy"
     assert safe_name("hrf-direct") == "hrf_direct"
     assert safe_name("--") == "T"
@@ -195,13 +196,13 @@ def test_safe_names():
 
 def test_cli_export(tmp_path):
     out = tmp_path / "thy"
-    p = subprocess.run([sys.executable, "-m", "hrf.cli", "export", "isabelle", str(HRF / "004-fig7.litmus"),
+    p = subprocess.run([sys.executable, "-m", "hrf.cli", "export", "isabelle", str(HRF / "hrf14-fig7.litmus"),
                         "-m", "hrf-indirect", "--scheme", "rsp-new", "--out", str(out)],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert "4 of 4 candidate executions" in p.stdout
     assert (out / "Scheme_rsp_new.thy").exists() and (out / "ROOT").exists()
     check_session(out)
-    bad = subprocess.run([sys.executable, "-m", "hrf.cli", "export", "isabelle", str(HRF / "004-fig7.litmus"),
+    bad = subprocess.run([sys.executable, "-m", "hrf.cli", "export", "isabelle", str(HRF / "hrf14-fig7.litmus"),
                           "-m", "hrf-direct-relaxed", "--out", str(out)], capture_output=True, text=True)
     assert bad.returncode == 1 and "witness order" in bad.stderr

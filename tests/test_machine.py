@@ -1,4 +1,4 @@
-"""The GPU machine from Python (SPEC sec. 7): assembly tests, exploration,
+"""The GPU machine from Python: assembly tests, exploration,
 traces, deadlocks, limits. Expected outcomes are derived by hand next to
 each test; the instruction-level unit tests are in rust/src/machine/tests.rs."""
 from pathlib import Path
@@ -15,7 +15,7 @@ CORRUPT = ROOT / "litmus/machine/corrupt-mp-rsp-old.litmus"
 
 
 def test_corrupt_mp_reaches_the_stale_read_with_the_slide_trace():
-    # 003 "A corrupt MP": P1 invalidates its L1 *before* loading y, so the
+    # [RSP15 talk] "A corrupt MP": P1 invalidates its L1 *before* loading y, so the
     # environment can fetch the old x into P1's L1 between INVL1 and LD y;
     # after y=1 arrives, LD x still hits the stale line: r0=1, r1=0.
     r = explore(parse_machine_file(CORRUPT))
@@ -296,7 +296,7 @@ def test_reduction_matches_the_literal_machine_on_random_programs(writeback):
     # Property test of every reduction of the default explorer (register
     # moves and branches alone, FLUSH-marker and idle-address dequeues alone, no fetch that
     # nobody can read any more, refresh instead of evict) against the
-    # literal SPEC 7 machine: the same outcomes, the same faults, and a
+    # literal machine of [RSP15] sec. 5: the same outcomes, the same faults, and a
     # deadlock in one iff in the other.
     import random
     rng = random.Random(20261122)

@@ -65,7 +65,7 @@ def test_a_real_race_without_atomics_is_still_a_race(model):
 # ---------------------------------------------------------------- 2. fine-grained memory
 def fig16(cls: str) -> str:
     from conftest import CORPUS
-    return (CORPUS / "hrf" / "002-fig16-two-devices.litmus").read_text().replace("[C]=0 @coarse;", f"[C]=0 @{cls};")
+    return (CORPUS / "hrf" / "hrfr15-fig16-two-devices.litmus").read_text().replace("[C]=0 @coarse;", f"[C]=0 @{cls};")
 
 
 @pytest.mark.parametrize("model", ["hrf-direct-relaxed-observable", "hrf-indirect-relaxed-observable", "hrf-opencl"])
@@ -122,12 +122,12 @@ def test_sc_refuses_barriers():
 
 # ---------------------------------------------------------------- 4. no verdict over no execution
 def test_no_verdict_when_the_loop_bound_cuts_every_execution():
-    # 002-fig3-two-devices under hrf-opencl: Y1's device-scope spin loop on
+    # hrfr15-fig3-two-devices under hrf-opencl: Y1's device-scope spin loop on
     # another device never sees the flag within the bound, so every path
     # of P1 and P2 is cut: no execution completes. Before: `States 0`, Ok,
     # race-free. Now: incomplete, the limit names the bound.
     from conftest import CORPUS
-    r = hrf.check(CORPUS / "hrf" / "002-fig3-two-devices.litmus", "hrf-opencl")
+    r = hrf.check(CORPUS / "hrf" / "hrfr15-fig3-two-devices.litmus", "hrf-opencl")
     assert r.consistent == 0 and not r.complete
     assert r.limit["which"] == "unroll" and "loop bound (2 iterations)" in r.limit["detail"]
     assert r.condition_holds is None and r.racy is None

@@ -34,9 +34,9 @@ def test_figure(entry, model):
 
 
 def test_fig6_values_in_every_execution():
-    # 004 Fig. 6 under hrf-indirect: race-free, and R2 = R3 = 1 in every
+    # [HRF14] Fig. 6 under hrf-indirect: race-free, and R2 = R3 = 1 in every
     # execution (the forall condition holds with no negative execution).
-    r = hrf.check(CORPUS / "hrf" / "004-fig6.litmus", "hrf-indirect")
+    r = hrf.check(CORPUS / "hrf" / "hrf14-fig6.litmus", "hrf-indirect")
     assert r.racy is False
     assert r.outcomes == [{"1:R2": 1, "2:R3": 1}]
     assert r.observation[0] == "Always" and r.observation[2] == 0
@@ -47,6 +47,6 @@ def test_fig6_values_in_every_execution():
 def test_fig6_direct_races_only_across_scopes():
     # Under hrf-direct the race is X=1 (wi1) against R3 = X (wi3), the pair
     # that synchronizes only through two scopes; R2 = X (wi2) does not race.
-    r = hrf.check(CORPUS / "hrf" / "004-fig6.litmus", "hrf-direct")
+    r = hrf.check(CORPUS / "hrf" / "hrf14-fig6.litmus", "hrf-direct")
     ev = r.flags[0]["events"]
     assert [e["thread"] for e in ev] == ["P0", "P2"]

@@ -1,6 +1,6 @@
 """Properties over small generated programs (hypothesis):
 - the pruning enumerator and the slow reference enumerator agree;
-- race-free under hrf-direct implies race-free under hrf-indirect (004:
+- race-free under hrf-direct implies race-free under hrf-indirect ([HRF14]:
   hhb.d is contained in hhb.i);
 - a program race-free under an HRF model has exactly its SC outcomes
   (SC for HRF)."""

@@ -1,4 +1,4 @@
-"""PTX (000's paper, ASPLOS 2015): agreement with herd-ptx.out, the weak
+"""PTX ([GPU15]): agreement with herd-ptx.out, the weak
 outcomes the paper observed on hardware, and dependencies."""
 import pytest
 

@@ -7,7 +7,7 @@ from hrf.litmus.printer import to_litmus
 
 from strategies import litmus_asts
 
-# The printer writes OpenCL/C (SPEC 3); PTX tests are not printed back.
+# The printer writes OpenCL/C; PTX tests are not printed back.
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

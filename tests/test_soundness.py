@@ -1,8 +1,8 @@
-"""Soundness of the compilation schemes (SPEC sec. 8; issue: the GPU
+"""Soundness of the compilation schemes (the GPU
 machine). Expected verdicts: the source verdicts come from the model
 (opencl-rsp, checked against herd's in tests/test_agreement.py) and the
 machine's from exhaustive exploration; the findings each test pins are
-those SPEC sec. 8 asks hrf to confirm or refute, with the reason in a
+those hrf was asked to confirm or refute, with the reason in a
 comment."""
 import dataclasses
 from pathlib import Path
@@ -21,7 +21,7 @@ def _outcomes(r, wb):
 
 
 def test_rsp_old_fails_the_corrupt_mp_with_the_slide_trace():
-    # 003 "A corrupt MP": the old dev load is `INVL1 WG; LD`: a stale x is
+    # [RSP15 talk] "A corrupt MP": the old dev load is `INVL1 WG; LD`: a stale x is
     # fetched into P1's L1 after the invalidate, before y=1 is read.
     r = hrf.soundness(RSP / "corrupt-mp.litmus", "rsp-old")
     assert r.sound is False and not r.racy_source
@@ -223,11 +223,11 @@ def test_rsp_new_slides_all_device_rows_found_unsound_first_then_fixed():
 
 
 @pytest.mark.parametrize("name,model", [
-    ("004-fig5-same-wg", "hrf-direct"), ("002-fig5", "hrf-direct"),
-    ("004-fig6", "hrf-indirect"), ("002-fig3-one-device", "hrf-indirect"),
-])  # 004 Fig. 2 (11 s) and 002 Fig. 10 (70 s) are sound too: benchmarks/bench_machine.py
+    ("hrf14-fig5-same-wg", "hrf-direct"), ("hrfr15-fig5", "hrf-direct"),
+    ("hrf14-fig6", "hrf-indirect"), ("hrfr15-fig3-one-device", "hrf-indirect"),
+])  # [HRF14] Fig. 2 (11 s) and [HRFR15] Fig. 10 (70 s) are sound too: benchmarks/bench_machine.py
 def test_hrf_cache_implements_the_hrf_models(name, model):
-    # 004 sec. 3.2 / 4.1: the flush/invalidate implementation supports
+    # [HRF14] sec. 3.2 / 4.1: the flush/invalidate implementation supports
     # HRF-direct and, because a device-scope release flushes the whole L1,
     # HRF-indirect's transitive chains (Fig. 6).
     r = hrf.soundness(ROOT / f"litmus/hrf/{name}.litmus", "hrf-cache", model)
@@ -333,7 +333,7 @@ def _sample_tally(scheme, remote):
 
 @pytest.mark.parametrize("scheme, remote", [("rsp-new", True), ("hrf-cache", False)])
 def test_sound_on_a_sample_of_the_generated_family(scheme, remote):
-    # SPEC sec. 8: sound on the generated families, or a counterexample
+    # Sound on the generated families, or a counterexample
     # (the whole family: README). Racy sources are skipped and keys
     # without a row are not compiled; the rest must be sound, on both
     # write-back policies.

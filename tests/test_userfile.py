@@ -101,10 +101,10 @@ def test_a_broken_scheme_file_is_refuted_with_a_trace(tmp_path):
 
 def test_the_cli_takes_files(tmp_path, capsys):
     mine = _write(tmp_path, "my_sc.py", MY_SC)
-    assert main(["check", str(HRF / "004-fig6.litmus"), "-m", "sc", "-m", str(mine)]) == 0
+    assert main(["check", str(HRF / "hrf14-fig6.litmus"), "-m", "sc", "-m", str(mine)]) == 0
     out = capsys.readouterr().out
     assert "Model sc\n" in out and "Model my-sc\n" in out
-    assert out.count("Observation 004-fig6 Always 9 0") == 2
+    assert out.count("Observation hrf14-fig6 Always 9 0") == 2
     assert main(["soundness", str(RSP / "corrupt-mp.litmus"), "-s", str(EXAMPLE), "--writeback", "fifo"]) == 1
     out = capsys.readouterr().out
     assert "scheme rsp-new-no-acquire-inval vs model opencl-rsp: UNSOUND" in out
@@ -121,7 +121,7 @@ def test_the_cli_takes_files(tmp_path, capsys):
 def test_a_bad_model_file_is_named_with_its_line(tmp_path, text, line, column, says):
     p = _write(tmp_path, "bad.py", text)
     with pytest.raises(DefinitionError) as e:
-        hrf.check(HRF / "004-fig6.litmus", str(p))
+        hrf.check(HRF / "hrf14-fig6.litmus", str(p))
     assert (e.value.file, e.value.line, e.value.column) == (str(p), line, column)
     assert says in str(e.value) and str(p) in str(e.value)
     if line is not None:
@@ -146,15 +146,15 @@ def test_a_bad_scheme_row_is_named(tmp_path, row, says):
 
 def test_a_missing_file_and_two_models_of_one_name(tmp_path):
     with pytest.raises(DefinitionError, match="cannot read this model file"):
-        hrf.check(HRF / "004-fig6.litmus", str(tmp_path / "nothere.py"))
+        hrf.check(HRF / "hrf14-fig6.litmus", str(tmp_path / "nothere.py"))
     a = _write(tmp_path, "a.py", MY_SC)
     b = _write(tmp_path, "b.py", MY_SC)
     with pytest.raises(hrf.HrfError, match="two different models are named 'my-sc'"):
-        list(hrf.check_many([HRF / "004-fig6.litmus"], [a, b]))
+        list(hrf.check_many([HRF / "hrf14-fig6.litmus"], [a, b]))
 
 
 def test_a_changed_file_is_read_again(tmp_path):
     p = _write(tmp_path, "m.py", MY_SC)
-    assert hrf.check(HRF / "004-fig6.litmus", str(p)).model == "my-sc"
+    assert hrf.check(HRF / "hrf14-fig6.litmus", str(p)).model == "my-sc"
     p.write_text(MY_SC.replace('"my-sc"', '"my-sc-2"') + "\n")
-    assert hrf.check(HRF / "004-fig6.litmus", str(p)).model == "my-sc-2"
+    assert hrf.check(HRF / "hrf14-fig6.litmus", str(p)).model == "my-sc-2"

@@ -1,7 +1,7 @@
 """hrf: what GPU and heterogeneous programs may do under scoped memory models.
 
     >>> import hrf
-    >>> r = hrf.check("litmus/hrf/004-fig6.litmus", "hrf-indirect")
+    >>> r = hrf.check("litmus/hrf/hrf14-fig6.litmus", "hrf-indirect")
     >>> r.condition_holds, r.racy
 
 The public names below are a contract: extend, don't rename.

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterable, Optional, TextIO
 
 from .api import Limits, Result, check_many
+from .litmus import CORPUS, resolve
 from .status import StatusLine
 
 FIELDS = ["test", "model", "verdict", "condition_holds", "racy", "outcomes", "consistent", "candidates",
@@ -25,6 +26,10 @@ def expand(paths: Iterable[str]) -> list[str]:
     each file once. A path that matches nothing is an error."""
     out: dict[str, None] = {}
     for p in paths:
+        if not any(ch in p for ch in "*?["):
+            p = str(resolve(p))
+        elif not glob.glob(p, recursive=True) and p.startswith("litmus/"):
+            p = str(CORPUS) + p[len("litmus"):]
         if os.path.isdir(p):
             found = sorted(str(f) for f in Path(p).rglob("*.litmus"))
         elif any(ch in p for ch in "*?["):

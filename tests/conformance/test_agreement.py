@@ -1,4 +1,4 @@
-"""Agreement with the peers (issue 6): hrf's `opencl` and `opencl-rsp`
+"""Agreement with the peers: hrf's `opencl` and `opencl-rsp`
 against herd and Dartagnan on ../shared/reference. The tests are generated
 from the folders; every disagreement is listed below with the side hrf
 takes and why, and is itself pinned (if it changes, the test says so).
@@ -118,7 +118,7 @@ HERD_FILES, HERD_NO_VERDICT = with_and_without_verdict(sorted((REFERENCE / "open
 
 _PARTIAL_SC = (
     "herd 2015's opencl.cat has only a partial SC axiom (acyclic scp & sc6); hrf's `opencl` follows "
-    "the POPL 2016 model of SPEC 5.2, whose scoped SC axiom forbids this outcome of seq_cst atomics "
+    "the model of [BDW16], whose scoped SC axiom forbids this outcome of seq_cst atomics "
     "(Dartagnan agrees: the same test in opencl-dat3m is unreachable).")
 HERD_DISAGREE = {
     "IRIW_sc_sc_sc-sc_sc-sc_xaG_yaG_P0_P1_P2_P3.litmus": ({"condition": False}, _PARTIAL_SC),
@@ -190,7 +190,7 @@ C11_OUT = read_herd_output(REFERENCE / "c11-herd2015" / "herd7-c11_simp.out")
 C11_ALL = sorted((REFERENCE / "c11-herd2015").glob("*.litmus"))
 C11_FILES, C11_NO_VERDICT = with_and_without_verdict(C11_ALL, C11_OUT)
 
-# Tests the `c11` model rejects, and why (SPEC 5.2: C11 without consume).
+# Tests the `c11` model rejects, and why ([BDW16]: C11 without consume).
 C11_REJECTED = {
     "MP_relcon_addr+REAL.litmus": "memory_order_consume",
     "MP_relcon_addr.litmus": "memory_order_consume",

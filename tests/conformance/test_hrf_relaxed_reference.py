@@ -9,7 +9,7 @@ DAT3M = REFERENCE / "opencl-dat3m" / "overhauling"
 
 
 def test_address_spaces_separate_hb():
-    # 002 Fig. 14 / sec. 6.1: global and local memory have separate
+    # [HRFR15] Fig. 14 / sec. 6.1: global and local memory have separate
     # happens-before orders. example5 publishes global x through a local
     # flag y: ordered under one hhb (hrf-indirect-relaxed), a race once the
     # orders are separated (hrf_relaxed.hb_in reads Fig. 14's po within the

@@ -1,4 +1,4 @@
-"""Every OpenCL .litmus file under ../shared/reference parses (issue 2).
+"""Every OpenCL .litmus file under ../shared/reference parses.
 
 The folder is enumerated, so a new file there is covered automatically.
 Files that are themselves malformed would be listed in MALFORMED with the

@@ -9,7 +9,7 @@ total order that contains po, rf, co and fr. So:
 - a condition reachable under `sc` is reachable for Dartagnan (expected.csv).
 Barriers are the exception: they make threads wait for one another, which
 the `sc` model (barriers as plain fences) does not, so tests with barriers
-are left to the OpenCL model (issue 6). This checks that hrf reads the
+are left to the OpenCL model. This checks that hrf reads the
 tests' syntax as the peers do: operations, CAS, conditionals, defaults."""
 import copy
 import csv

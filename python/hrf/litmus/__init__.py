@@ -90,10 +90,27 @@ def decode(data: bytes, path: str | None = None) -> str:
                                 path, line, col, excerpt) from None
 
 
+# The tests shipped with hrf (the papers' figures, the RSP and machine
+# tests); in a clone of the repository also reachable as `litmus/`.
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+
+
+def resolve(path) -> Path:
+    """`path`, or, when it is a relative `litmus/...` path that does not exist
+    here, the copy shipped in the package (so the README's commands work from
+    an installed wheel in any folder). The result names the file read."""
+    p = Path(path)
+    if p.exists() or p.is_absolute() or not p.parts or p.parts[0] != "litmus":
+        return p
+    shipped = CORPUS.joinpath(*p.parts[1:])
+    return shipped if shipped.exists() else p
+
+
 def read_file(path) -> str:
     """A test file's text; an unreadable file is a LitmusSyntaxError naming it."""
+    path = resolve(path)
     try:
-        data = Path(path).read_bytes()
+        data = path.read_bytes()
     except OSError as e:
         raise LitmusSyntaxError(f"cannot read file: {e.strerror}", str(path)) from None
     return decode(data, str(path))

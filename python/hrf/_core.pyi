@@ -1,0 +1,25 @@
+"""The Rust core (rust/src/lib.rs). Every document crosses as JSON text:
+the reply is `{"ok": ...}` or `{"error": message}` (`"internal": true`
+when the core caught a panic)."""
+
+from typing import Optional
+
+__version__: str
+
+def check(program: str, model: str, limits: str) -> str:
+    """Check one program IR under one model IR within the limits."""
+
+def check_many(jobs: list[tuple[str, str, str]], workers: Optional[int] = None) -> list[str]:
+    """Check (program, model, limits) jobs in parallel; replies in job order."""
+
+def explore(program: str, limits: str, workers: Optional[int] = None) -> str:
+    """Explore a machine program exhaustively within the limits."""
+
+def cancel() -> None:
+    """Stop every check and exploration now running (limit "interrupted")."""
+
+def explore_progress() -> tuple[int, int]:
+    """(states stored, layers done) of the exploration now running."""
+
+def max_events() -> int:
+    """The most events an execution may have."""
