@@ -133,9 +133,8 @@ def bound_names(toks: list) -> set:
                 j += 1
             if j < len(toks) and toks[j] == "." and j > i + 1:
                 bound.update(x for x in toks[i + 1:j] if is_name(x))
-        elif t == "let" or (t == ";" and "let" in toks[:i]):
-            if i + 1 < len(toks) and is_name(toks[i + 1]):
-                bound.add(toks[i + 1])
+        elif (t == "let" or (t == ";" and "let" in toks[:i])) and i + 1 < len(toks) and is_name(toks[i + 1]):
+            bound.add(toks[i + 1])
         if stops:
             j = i + 1
             names = []

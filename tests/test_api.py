@@ -4,7 +4,6 @@ import json
 import pytest
 
 import hrf
-
 from conftest import CORPUS
 
 FIG5 = CORPUS / "hrf" / "hrf14-fig5-diff-wg.litmus"
@@ -130,7 +129,7 @@ def test_check_many_processes_match_threads(tmp_path):
     procs = list(hrf.check_many(tests, models, workers=2, processes=True))
     assert len(threads) == len(procs) == 3 * len(tests)
     assert any(r.racy for r in procs) and any(r.error for r in procs)
-    for a, b in zip(threads, procs):
+    for a, b in zip(threads, procs, strict=False):
         assert b._compiled is None  # not sent back by the worker
         ja, jb = a.to_json(), b.to_json()
         ja.pop("time"), jb.pop("time")

@@ -6,10 +6,9 @@ import json
 import pytest
 
 import hrf
+from conftest import CORPUS
 from hrf import bulk
 from hrf.cli import main
-
-from conftest import CORPUS
 
 
 def test_witness_free_runs_decide_the_same():
@@ -20,7 +19,7 @@ def test_witness_free_runs_decide_the_same():
     full = list(hrf.check_many(tests, models, workers=2))
     lean = list(hrf.check_many(tests, models, workers=2, limits=hrf.Limits(witnesses=False)))
     assert len(full) == len(lean) == 3 * len(tests)
-    for a, b in zip(full, lean):
+    for a, b in zip(full, lean, strict=False):
         assert (a.name, a.model, a.condition_holds, a.racy, a.outcomes, a.observation, a.consistent,
                 a.candidates, a.flagged_executions) == \
                (b.name, b.model, b.condition_holds, b.racy, b.outcomes, b.observation, b.consistent,

@@ -3,9 +3,8 @@ import json
 import subprocess
 import sys
 
-from hrf.cli import main
-
 from conftest import CORPUS
+from hrf.cli import main
 
 FIG6 = str(CORPUS / "hrf" / "hrf14-fig6.litmus")
 

@@ -73,8 +73,10 @@ def test_opencl_and_rsp_without_remote_operations():
     # needs identical scopes. So they agree on non-remote tests whose
     # atomics all use one scope, and the smallest non-remote difference
     # mixes scopes. (Reported as a finding.)
-    has_remote = lambda t: any(getattr(op, "remote", False) for th in t.threads for op in A.memory_ops(th.body))
-    scopes_of = lambda t: {op.scope for th in t.threads for op in A.memory_ops(th.body) if getattr(op, "atomic", False)}
+    def has_remote(t):
+        return any(getattr(op, "remote", False) for th in t.threads for op in A.memory_ops(th.body))
+    def scopes_of(t):
+        return {op.scope for th in t.threads for op in A.memory_ops(th.body) if getattr(op, "atomic", False)}
     tests = generate(count=400, seed=5, max_edges=4, orders=("na", "rlx", "acq", "rel", "sc"))
     assert not any(has_remote(t) for t in tests)
     one_scope = [t for t in tests if len(scopes_of(t)) <= 1]

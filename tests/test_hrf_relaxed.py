@@ -3,7 +3,6 @@ stated intent (docs/readings.md), and App. C.1's equivalence with HRF-direct."""
 from hypothesis import HealthCheck, assume, given, settings
 
 import hrf
-
 from conftest import CORPUS
 from strategies import hrf_programs
 

@@ -42,7 +42,7 @@ def test_whole_export_reads_as_a_session(tmp_path):
     # Every test theory imports the theory that defines its model.
     pairs = [(t, m) for t in tests for m in models]
     assert len(r.tests) == len(pairs)
-    for e, (t, m) in zip(r.tests, pairs):
+    for e, (_t, m) in zip(r.tests, pairs, strict=False):
         assert theories[e.theory].imports == [model_theory(m).theory]
     assert (tmp_path / "ROOT").read_text().startswith("session Hrf_Export = HOL +")
 

@@ -9,7 +9,6 @@ import hrf
 from hrf.machine import explore, parse_machine, parse_machine_file
 from hrf.mappings import compile_scheme
 
-
 ROOT = Path(__file__).resolve().parent.parent
 CORRUPT = ROOT / "litmus/machine/corrupt-mp-rsp-old.litmus"
 
@@ -108,7 +107,7 @@ def test_trace_chart_of_an_outcome_that_satisfies_the_condition():
     # satisfying `exists (1:r0=1 /\ 1:r1=0)`, row by row as the text trace.
     r = explore(parse_machine_file(CORRUPT), writeback="fifo")
     steps, end = r.pictured()
-    o = next(o for o, h in zip(r.outcomes, r.holds) if h)
+    o = next(o for o, h in zip(r.outcomes, r.holds, strict=False) if h)
     assert (o["1:r0"], o["1:r1"]) == (1, 0)
     assert len(steps) == len(r.trace_of(o)) and end.startswith("outcome: 1:r0=1; 1:r1=0;")
     dot = r.to_dot()
@@ -266,7 +265,7 @@ def _random_machine_program(rng) -> str:
     nthreads = rng.choice([2, 2, 3])
     names = [f"P{t}" for t in range(nthreads)]
     cols = []
-    for t in range(nthreads):
+    for _t in range(nthreads):
         code = []
         for _ in range(rng.randint(1, 4)):
             x = rng.choice("xy")
@@ -301,7 +300,7 @@ def test_reduction_matches_the_literal_machine_on_random_programs(writeback):
     import random
     rng = random.Random(20261122)
     compared = deadlocked = 0
-    for k in range(60):
+    for _k in range(60):
         text = _random_machine_program(rng)
         p = parse_machine(text)
         ref = explore(p, writeback=writeback, reduce=False, max_states=60_000)

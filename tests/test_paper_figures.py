@@ -1,11 +1,9 @@
 """The HRF papers' figures under sc, hrf-direct and hrf-indirect, with the
 expected verdicts of litmus/hrf/manifest.toml (each quoting its paper)."""
+import pytest
 import tomllib
 
-import pytest
-
 import hrf
-
 from conftest import CORPUS
 
 MANIFEST = tomllib.loads((CORPUS / "hrf" / "manifest.toml").read_text())["test"]

@@ -9,7 +9,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import hrf
-
 from strategies import hrf_programs
 
 MODELS = ["sc", "hrf-direct", "hrf-indirect"]

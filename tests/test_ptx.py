@@ -3,12 +3,11 @@ outcomes the paper observed on hardware, and dependencies."""
 import pytest
 
 import hrf
-from hrf.herdout import herd_name, read_herd_output
 
 
 def _two_threads(p0, p1, cond, same_cta=False, regs0="", regs1=""):
     rows = "\n".join(f" {a:28s}| {b:28s};" for a, b in zip(p0 + [""] * (len(p1) - len(p0)),
-                                                               p1 + [""] * (len(p0) - len(p1))))
+                                                               p1 + [""] * (len(p0) - len(p1)), strict=False))
     tree = "(device (kernel (cta (warp P0) (warp P1))))" if same_cta else \
         "(device (kernel (cta (warp P0)) (cta (warp P1))))"
     return f"""GPU_PTX gen

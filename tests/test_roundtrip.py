@@ -1,10 +1,8 @@
 """The printer writes any AST as Dat3M-style OpenCL; parse(print(t)) == t."""
-import pytest
 from hypothesis import HealthCheck, given, settings
 
 import hrf
 from hrf.litmus.printer import to_litmus
-
 from strategies import litmus_asts
 
 # The printer writes OpenCL/C; PTX tests are not printed back.

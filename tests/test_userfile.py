@@ -60,7 +60,7 @@ def test_a_model_file_gives_the_shipped_models_results(tmp_path):
     for processes in (False, True):
         rows = list(hrf.check_many(tests, ["sc", mine], workers=2, processes=processes))
         assert [r.model for r in rows] == ["sc", "my-sc"] * len(tests)
-        for a, b in zip(rows[::2], rows[1::2]):
+        for a, b in zip(rows[::2], rows[1::2], strict=False):
             assert (a.outcomes, a.condition_holds) == (b.outcomes, b.condition_holds)
 
 

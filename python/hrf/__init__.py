@@ -9,16 +9,24 @@ The public names below are a contract: extend, don't rename.
 from __future__ import annotations
 
 from .api import Limits, Result, check, check_many
-from .errors import (CoreError, DefinitionError, HrfError, InvalidArgument, LimitExceeded, LitmusSyntaxError,
-                     UnsupportedFeature)
+from .compare import compare
+from .errors import (
+    CoreError,
+    DefinitionError,
+    HrfError,
+    InvalidArgument,
+    LimitExceeded,
+    LitmusSyntaxError,
+    UnsupportedFeature,
+)
+from .generate import generate
+from .isabelle import export_isabelle
 from .litmus import Test, parse
 from .litmus.printer import to_litmus
-from .generate import generate
-from .compare import compare
-from .soundness import soundness
-from .mappings import compile_scheme, schemes
 from .machine import explore, parse_machine
-from .isabelle import export_isabelle
+from .mappings import compile_scheme, schemes
+from .soundness import soundness
+
 
 def _version() -> str:
     """The installed distribution's version (one source: Cargo.toml, which

@@ -2,17 +2,16 @@
 the reply is `{"ok": ...}` or `{"error": message}` (`"internal": true`
 when the core caught a panic)."""
 
-from typing import Optional
 
 __version__: str
 
 def check(program: str, model: str, limits: str) -> str:
     """Check one program IR under one model IR within the limits."""
 
-def check_many(jobs: list[tuple[str, str, str]], workers: Optional[int] = None) -> list[str]:
+def check_many(jobs: list[tuple[str, str, str]], workers: int | None = None) -> list[str]:
     """Check (program, model, limits) jobs in parallel; replies in job order."""
 
-def explore(program: str, limits: str, workers: Optional[int] = None) -> str:
+def explore(program: str, limits: str, workers: int | None = None) -> str:
     """Explore a machine program exhaustively within the limits."""
 
 def cancel() -> None:

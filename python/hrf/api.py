@@ -7,8 +7,8 @@ import multiprocessing as mp
 import os
 import signal
 import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
-from typing import Iterable, Iterator, Optional
 
 from . import models as _models
 from .dsl import Model
@@ -18,7 +18,7 @@ from .litmus.printer import format_condition, format_state
 from .program import Compiled, compile_test
 
 
-def physical_memory() -> Optional[int]:
+def physical_memory() -> int | None:
     """Bytes of physical memory of this machine (None where unknown)."""
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
@@ -26,7 +26,7 @@ def physical_memory() -> Optional[int]:
         return None
 
 
-def default_max_memory() -> Optional[int]:
+def default_max_memory() -> int | None:
     """The default memory budget of one process: 40% of physical memory
     (two bulk workers then stay within 80% of it)."""
     total = physical_memory()
@@ -42,22 +42,22 @@ class Limits:
     # Candidate executions judged; a partial candidate that pruning rules
     # out counts as one, so that the limit bounds the work.
     max_candidates: int = 10_000_000
-    max_seconds: Optional[float] = None
+    max_seconds: float | None = None
     max_paths: int = 100_000  # control paths per thread
     max_values: int = 64  # values a location may hold
     unroll: int = 2  # loop iterations before a path is cut
     reference: bool = False  # slow reference enumerator (no pruning)
     keep_all: bool = False  # keep every consistent execution
-    max_kept: Optional[int] = None  # with keep_all: at most this many (the first enumerated)
+    max_kept: int | None = None  # with keep_all: at most this many (the first enumerated)
     # A witness execution per outcome and per flag; off for verdict-only bulk
     # runs (then flags carry their kind and check but no events).
     witnesses: bool = True
     # Resident memory of the process in bytes; None: `default_max_memory()`.
-    max_memory: Optional[int] = None
+    max_memory: int | None = None
     # Reads may guess values out of thin air (closed over the test's
     # constants and one fresh value); None: the model's own default
     # (Model.thin_air: on for models whose axioms admit such values).
-    thin_air: Optional[bool] = None
+    thin_air: bool | None = None
 
     def __post_init__(self):
         for f in fields(self):
@@ -75,17 +75,17 @@ class Limits:
             elif f.name == "max_memory":
                 if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v <= 0):
                     raise InvalidArgument(f"limit max_memory must be a number of bytes > 0 (or None), not {v!r}")
-            elif v is None and f.type.startswith("Optional"):
+            elif v is None and f.type.endswith("| None"):
                 continue
             else:
                 least = 0 if f.name == "unroll" else 1
                 if isinstance(v, bool) or not isinstance(v, int) or v < least:
                     raise InvalidArgument(f"limit {f.name} must be a whole number >= {least}, not {v!r}")
 
-    def memory_budget(self) -> Optional[int]:
+    def memory_budget(self) -> int | None:
         return self.max_memory if self.max_memory is not None else default_max_memory()
 
-    def core_json(self, model: Optional[Model] = None) -> str:
+    def core_json(self, model: Model | None = None) -> str:
         """The limits as the core reads them, for checking under `model`
         (which decides thin_air when the limits leave it None)."""
         d = asdict(self)
@@ -147,16 +147,16 @@ class Result:
     """What `check` established about one test under one model."""
     name: str
     model: str
-    path: Optional[str]
-    condition: Optional[str]
+    path: str | None
+    condition: str | None
     quantifier: str
-    condition_holds: Optional[bool]
-    racy: Optional[bool]
+    condition_holds: bool | None
+    racy: bool | None
     flags: list
     outcomes: list
     observation: tuple
     complete: bool = True
-    limit: Optional[dict] = None
+    limit: dict | None = None
     time: float = 0.0
     candidates: int = 0
     consistent: int = 0
@@ -165,19 +165,19 @@ class Result:
     cut_paths: dict = field(default_factory=dict)
     states: list = field(default_factory=list)  # (outcome, count, positive, flagged, witness)
     executions: list = field(default_factory=list)
-    error: Optional[HrfError] = None
+    error: HrfError | None = None
     # With thin-air guessing, the fresh value that stands for any value the
     # test does not name (herd prints such values symbolically, as S8).
-    thin_air_value: Optional[int] = None
+    thin_air_value: int | None = None
     # What the reader must know about how the test was read (e.g. a missing
     # condition read as herd's forall (true)).
     notes: list = field(default_factory=list)
-    _compiled: Optional[Compiled] = field(default=None, repr=False, compare=False)
+    _compiled: Compiled | None = field(default=None, repr=False, compare=False)
     # (test, unroll, cas_writeback) to compile again where the compiled
     # program was not kept (results from a worker process)
-    _source: Optional[tuple] = field(default=None, repr=False, compare=False)
+    _source: tuple | None = field(default=None, repr=False, compare=False)
 
-    def compiled(self) -> Optional[Compiled]:
+    def compiled(self) -> Compiled | None:
         """The compiled program this result is about (compiled again on
         first use for results that come from a worker process)."""
         if self._compiled is None and self._source is not None:
@@ -252,14 +252,14 @@ class Result:
             d["op"] = tp.text
         return d
 
-    def witness(self, outcome: Optional[dict] = None) -> Optional[dict]:
+    def witness(self, outcome: dict | None = None) -> dict | None:
         """An execution reaching `outcome` (the first outcome by default)."""
         for st in self.states:
             if outcome is None or st[0] == outcome:
                 return st[4]
         return None
 
-    def to_dot(self, execution: Optional[dict] = None) -> str:
+    def to_dot(self, execution: dict | None = None) -> str:
         """Graphviz DOT of an execution: the first flagged one by default,
         else the witness of the first outcome."""
         from .graph import execution_dot
@@ -268,7 +268,7 @@ class Result:
             raise HrfError(f"{self.name}: no witness execution to draw (checked with witnesses=False)")
         return execution_dot(self, execution)
 
-    def render(self, path, execution: Optional[dict] = None) -> None:
+    def render(self, path, execution: dict | None = None) -> None:
         """Write the execution graph to `path`: .dot as text, any other
         suffix (.svg, .png, .pdf) rendered by Graphviz."""
         from .graph import render
@@ -290,7 +290,7 @@ def _observation(pos: int, neg: int) -> str:
     return "Sometimes"
 
 
-def _verdict(quant: str, pos: int, neg: int, complete: bool) -> Optional[bool]:
+def _verdict(quant: str, pos: int, neg: int, complete: bool) -> bool | None:
     """herd's Ok/No; None where a limit leaves it undecided."""
     if quant == "exists":
         return True if pos > 0 else (False if complete else None)
@@ -322,7 +322,7 @@ def _build_result(raw: str, comp: Compiled, model: Model) -> Result:
     if test.condition is None and not test.locations:
         r.notes.append(NO_CONDITION)
     for o in out["outcomes"]:
-        values = dict(zip(comp.observed, o["values"]))
+        values = dict(zip(comp.observed, o["values"], strict=False))
         r.states.append((values, o["count"], o["positive"], o["flagged"], o["witness"]))
         r.outcomes.append(values)
     r.flags = [{"kind": f["kind"], "check": f["check"],
@@ -350,7 +350,7 @@ def _prepare(test, model, limits: Limits) -> tuple[Compiled, Model]:
     return compile_test(t, limits.unroll, m.cas_writeback), m
 
 
-def check(test, model="sc", *, limits: Optional[Limits] = None, on_limit: str = "result", **kw) -> Result:
+def check(test, model="sc", *, limits: Limits | None = None, on_limit: str = "result", **kw) -> Result:
     """Check a litmus test (path, text or parsed Test) under a model.
 
     Keyword arguments other than `limits` and `on_limit` set fields of
@@ -402,8 +402,8 @@ def check_workers(workers) -> None:
     check_whole("workers", workers, 1, MAX_WORKERS, none_ok=True)
 
 
-def check_many(tests: Iterable, models, workers: Optional[int] = None, *, limits: Optional[Limits] = None,
-               chunk: int = 256, processes: Optional[bool] = None, **kw) -> Iterator[Result]:
+def check_many(tests: Iterable, models, workers: int | None = None, *, limits: Limits | None = None,
+               chunk: int = 256, processes: bool | None = None, **kw) -> Iterator[Result]:
     """Check every test under every model on `workers` cores (all when
     None), yielding results in order (test by test, models in the order
     given) as they finish. Each test is parsed and compiled once. A test
@@ -441,7 +441,7 @@ def check_many(tests: Iterable, models, workers: Optional[int] = None, *, limits
 PROCESS_MIN_TESTS = 64
 
 
-def _check_in_threads(tests: Iterable, models: list, workers: Optional[int], limits: Limits,
+def _check_in_threads(tests: Iterable, models: list, workers: int | None, limits: Limits,
                       chunk: int) -> Iterator[Result]:
     """`check_many` in this process: Python compiles, the core checks a
     chunk of jobs at a time in parallel with the GIL released."""

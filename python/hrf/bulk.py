@@ -9,9 +9,10 @@ import glob
 import json
 import os
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, Optional, TextIO
+from typing import TextIO
 
 from .api import Limits, Result, check_many
 from .litmus import CORPUS, resolve
@@ -94,7 +95,7 @@ class Summary:
 class Progress(StatusLine):
     """A one-line progress bar on a terminal stream: done/total, rate, ETA."""
 
-    def __init__(self, total: int, stream: Optional[TextIO] = None, enabled: Optional[bool] = None):
+    def __init__(self, total: int, stream: TextIO | None = None, enabled: bool | None = None):
         super().__init__(stream, enabled)
         self.total = total
         self.start = time.perf_counter()
@@ -119,9 +120,9 @@ class Progress(StatusLine):
         self.end(keep=True)
 
 
-def run(paths: list[str], models: list[str], out: Optional[TextIO] = None, fmt: str = "jsonl",
-        workers: Optional[int] = None, limits: Optional[Limits] = None, progress: Optional[Progress] = None,
-        chunk: Optional[int] = None) -> Summary:
+def run(paths: list[str], models: list[str], out: TextIO | None = None, fmt: str = "jsonl",
+        workers: int | None = None, limits: Limits | None = None, progress: Progress | None = None,
+        chunk: int | None = None) -> Summary:
     """Check every path under every model, streaming one row per check to
     `out` as it finishes. Returns the summary; on Ctrl-C the rows written so
     far stay written and the summary says it was interrupted."""

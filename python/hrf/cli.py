@@ -101,8 +101,7 @@ def _inputs(files: list) -> list:
         raise InvalidArgument("standard input (-) can be read once")
     if "-" not in files:
         return files
-    from .litmus import decode
-    from .litmus import parse_text
+    from .litmus import decode, parse_text
     text = decode(sys.stdin.buffer.read(), "<stdin>")
     return [parse_text(text, "<stdin>") if f == "-" else f for f in files]
 
@@ -259,7 +258,7 @@ def cmd_explore(a) -> int:
                 if a.graph:
                     r.render(a.graph)
                 if a.trace and not a.json:
-                    for o, h, tr in zip(r.outcomes, r.holds, r.traces):
+                    for o, h, tr in zip(r.outcomes, r.holds, r.traces, strict=False):
                         if not r.program.condition or h:
                             print("Trace to " + format_state(o))
                             print("\n".join("  " + s for s in tr))

@@ -2,8 +2,8 @@
 like memalloy's distinguishing tests."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Optional
 
 from .api import Limits, Result, check_many
 from .generate import size
@@ -26,8 +26,8 @@ class Difference:
         return out
 
 
-def compare(tests: Iterable[A.Test], model_a: str, model_b: str, workers: Optional[int] = None,
-            limits: Optional[Limits] = None) -> list[Difference]:
+def compare(tests: Iterable[A.Test], model_a: str, model_b: str, workers: int | None = None,
+            limits: Limits | None = None) -> list[Difference]:
     """Every test whose condition verdict or race verdict differs between
     the two models, smallest first. A test either model rejects or cannot
     finish is not a difference."""

@@ -14,7 +14,7 @@ consistency axiom or, with `flag=`, an undefined-behaviour flag.
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+from collections.abc import Callable
 
 
 class _Node:
@@ -171,7 +171,7 @@ universal = base("universal")
 
 # ---------------------------------------------------------------- models
 class Check:
-    def __init__(self, kind: str, rel: Rel, name: str, flag: Optional[str]):
+    def __init__(self, kind: str, rel: Rel, name: str, flag: str | None):
         self.kind, self.rel, self.name, self.flag = kind, _want(rel, False), name, flag
 
 
@@ -181,7 +181,7 @@ class Model:
     `supports(test)` raises UnsupportedFeature for operations the model does
     not cover (docs/readings.md)."""
 
-    def __init__(self, name: str, doc: str = "", supports: Optional[Callable] = None,
+    def __init__(self, name: str, doc: str = "", supports: Callable | None = None,
                  cas_writeback: bool = True, thin_air: bool = False):
         self.name = name
         self.doc = doc
@@ -199,7 +199,7 @@ class Model:
         self.shows: list[tuple[str, Rel]] = []
         self._supports = supports
         self._ir = None
-        self._ir_json: Optional[str] = None
+        self._ir_json: str | None = None
 
     def _add(self, kind, rel, name, flag):
         if any(c.name == name for c in self.checks):
@@ -224,13 +224,13 @@ class Model:
         self.shows.append((name, _want(rel, False)))
         self._ir = None
 
-    def acyclic(self, rel: Rel, name: str, flag: Optional[str] = None):
+    def acyclic(self, rel: Rel, name: str, flag: str | None = None):
         self._add("acyclic", rel, name, flag)
 
-    def irreflexive(self, rel: Rel, name: str, flag: Optional[str] = None):
+    def irreflexive(self, rel: Rel, name: str, flag: str | None = None):
         self._add("irreflexive", rel, name, flag)
 
-    def empty(self, rel: Rel, name: str, flag: Optional[str] = None):
+    def empty(self, rel: Rel, name: str, flag: str | None = None):
         self._add("empty", rel, name, flag)
 
     def supports(self, test) -> None:

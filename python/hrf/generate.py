@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Optional, Sequence
 
 from . import program as _program
 from .errors import check_whole
@@ -74,9 +74,7 @@ def _valid(cyc, max_threads) -> bool:
             return False  # kinds must chain
         if not a[2] and not b[2]:
             return False  # one po edge per thread step (diy's Pod, not Pod;Pod)
-    if _build(cyc) is None:
-        return False
-    return True
+    return _build(cyc) is not None
 
 
 def _build(cyc):
@@ -92,7 +90,7 @@ def _build(cyc):
         return None
     accesses = []
     thread, seg = 0, 0
-    for i, e in enumerate(order):
+    for _i, e in enumerate(order):
         src_kind = EDGES[e][0]
         accesses.append(Access(thread, src_kind, LOCS[seg % npod] if npod else LOCS[0]))
         if EDGES[e][2]:
@@ -119,8 +117,8 @@ def cycle_name(cyc) -> str:
 @dataclass(frozen=True)
 class Annotation:
     atomic: bool
-    order: Optional[str] = None
-    scope: Optional[str] = None
+    order: str | None = None
+    scope: str | None = None
     remote: bool = False
 
     def short(self) -> str:
@@ -154,12 +152,10 @@ def annotations(orders=("na", "sc"), scopes=("wg", "dev"), remote=False) -> list
 def _legal(acc: Access, ann: Annotation) -> bool:
     if ann.atomic and ann.order in ("acq",) and acc.kind == "W":
         return False
-    if ann.atomic and ann.order in ("rel",) and acc.kind == "R":
-        return False
-    return True
+    return not (ann.atomic and ann.order in ("rel",) and acc.kind == "R")
 
 
-def make_test(cyc, anns: Sequence[Annotation], tree: str, local: frozenset = frozenset()) -> Optional[A.Test]:
+def make_test(cyc, anns: Sequence[Annotation], tree: str, local: frozenset = frozenset()) -> A.Test | None:
     """One test: the cycle, an annotation per access, a placement, and the
     locations in `local` (OpenCL local memory) rather than global."""
     order, accesses = _build(cyc)
@@ -307,7 +303,7 @@ def check_family(max_edges, max_threads, orders, scopes, remote, trees, edges, r
             _choices("regions", regions, REGIONS))
 
 
-def generate(count: Optional[int] = None, seed: int = 0, max_edges=6, max_threads=4, orders=("na", "sc"),
+def generate(count: int | None = None, seed: int = 0, max_edges=6, max_threads=4, orders=("na", "sc"),
              scopes=("wg", "dev"), remote=False, trees=tuple(TREES), edges=tuple(EDGES),
              regions=("global",)) -> list[A.Test]:
     """`count` tests of the family (all of it when None), deterministic for
@@ -323,7 +319,7 @@ def generate(count: Optional[int] = None, seed: int = 0, max_edges=6, max_thread
     anns = annotations(orders, scopes, remote)
     trees = tuple(trees)
     locals_of = [_region_choices(c, regions) for c in cycs]
-    sizes = [len(anns) ** len(c) * len(trees) * len(lc) for c, lc in zip(cycs, locals_of)]
+    sizes = [len(anns) ** len(c) * len(trees) * len(lc) for c, lc in zip(cycs, locals_of, strict=False)]
     total = sum(sizes)
     rnd = random.Random(seed)
     chosen: dict = {}

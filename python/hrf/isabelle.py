@@ -18,17 +18,17 @@ its own as a session: `isabelle build -D DIR`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, Optional, Union
 
 from . import mappings as _mappings
-from .models import get as _get_model
-from .api import Limits, check_compiled, _limits
+from .api import Limits, _limits, check_compiled
 from .dsl import Model
-from .errors import OutputError, check_whole, UnsupportedFeature, make_folder, write_output
+from .errors import OutputError, UnsupportedFeature, check_whole, make_folder, write_output
 from .litmus import parse
 from .litmus.printer import to_litmus
+from .models import get as _get_model
 from .program import compile_test
 
 BASE_DIR = Path(__file__).parent / "isabelle_export"
@@ -87,7 +87,7 @@ class ModelTheory:
     theory: str
     consistent: str
     flags: dict  # check name -> (constant, kind)
-    text: Optional[str] = None  # the theory's text, for DSL-translated models
+    text: str | None = None  # the theory's text, for DSL-translated models
 
 
 # Hand-written in Hrf_Models.thy, next to the DSL files they mirror: the
@@ -108,7 +108,7 @@ _BINARY = {"set_union": "\\<union>", "set_inter": "\\<inter>", "set_diff": "-", 
            "inter": "\\<inter>", "diff": "-", "seq": "O", "prod": "\\<times>"}
 
 
-def model_theory(model: Union[str, Model]) -> ModelTheory:
+def model_theory(model: str | Model) -> ModelTheory:
     """The Isabelle form of a model: the hand-written one for SC and HRF,
     else a theory translated from the DSL (constants prefixed with the
     model's name)."""
@@ -329,7 +329,7 @@ def _test_theory(test, model: Model, mt: ModelTheory, limits: Limits, max_execut
     judged = {_key(ex): ex for ex in verdict.executions}
 
     def outcome(ex):
-        return dict(zip(comp.observed, ex["outcome"]))
+        return dict(zip(comp.observed, ex["outcome"], strict=False))
 
     # The consistent executions kept, then the kept candidates that are not
     # among them; each list holds at most max_executions.
@@ -432,7 +432,7 @@ def scheme_theory(scheme) -> tuple:
 
     def lemmas(name, rows):
         out = []
-        for op, scope, remote, r, src, seq in rows:
+        for op, scope, remote, r, src, _seq in rows:
             lemma = f"{name}_{op}_{scope}{'_remote' if remote else ''}"
             out += [f"text \\<open>{_mappings.key_text((op, scope, remote))}: {'; '.join(r.seq)}. "
                     f"Source: {_text(r.source)}.\\<close>",
@@ -516,9 +516,9 @@ def write_root(out: Path, session: str = SESSION) -> Path:
     return p
 
 
-def export_isabelle(tests: Union[None, str, Path, object, Iterable] = None, models: Union[str, Iterable] = "sc",
-                    out: Union[str, Path] = "isabelle_out", *, schemes: Union[None, str, Iterable] = None,
-                    max_executions: int = 64, limits: Optional[Limits] = None, **kw) -> ExportResult:
+def export_isabelle(tests: None | str | Path | object | Iterable = None, models: str | Iterable = "sc",
+                    out: str | Path = "isabelle_out", *, schemes: None | str | Iterable = None,
+                    max_executions: int = 64, limits: Limits | None = None, **kw) -> ExportResult:
     """Write Isabelle theories into `out`: the base theories, one theory per
     test and model, one per scheme, and a ROOT file for the session.
     Raises UnsupportedFeature for a model or row with no Isabelle form."""

@@ -28,15 +28,14 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Optional
 
 from .errors import CoreError, LimitExceeded, LitmusSyntaxError
 from .litmus import MACHINE_ARCHES as ARCH_NAMES
 from .litmus import ast as A
 from .litmus.columns import read_columns
 from .litmus.opencl import _apply_tree
-from .litmus.ptx import read_tail
 from .litmus.printer import format_condition, format_state
+from .litmus.ptx import read_tail
 from .status import StatusLine
 
 SCOPES = {"WG": "wg", "DV": "dev", "ALL": "all"}
@@ -135,10 +134,10 @@ class MachineProgram:
     threads: list
     observed: list  # names as herd prints them: "1:r0", "x"
     observed_ir: list
-    condition: Optional[A.Condition] = None
+    condition: A.Condition | None = None
     condition_ir: dict = field(default_factory=lambda: {"k": "true"})
-    path: Optional[str] = None
-    scheme: Optional[str] = None  # the scheme that compiled it, if any
+    path: str | None = None
+    scheme: str | None = None  # the scheme that compiled it, if any
     source: object = None  # the source `Compiled`, if any
 
     def ir(self, writeback: str = "fifo", reduce: bool = True) -> dict:
@@ -167,10 +166,10 @@ class MachineProgram:
                 cells.append(f"{labels[len(t.code)]}:")
             cols.append(cells)
         head = [t.name for t in self.threads]
-        width = [max([len(h)] + [len(c) for c in col]) for h, col in zip(head, cols)]
-        rows = [" " + " | ".join(h.ljust(w) for h, w in zip(head, width)) + " ;"]
+        width = [max([len(h)] + [len(c) for c in col]) for h, col in zip(head, cols, strict=False)]
+        rows = [" " + " | ".join(h.ljust(w) for h, w in zip(head, width, strict=False)) + " ;"]
         for k in range(max((len(c) for c in cols), default=0)):
-            rows.append(" " + " | ".join((col[k] if k < len(col) else "").ljust(w) for col, w in zip(cols, width))
+            rows.append(" " + " | ".join((col[k] if k < len(col) else "").ljust(w) for col, w in zip(cols, width, strict=False))
                         + " ;")
         devs: dict = {}
         for t in self.threads:
@@ -228,7 +227,7 @@ def instr_text(ins: dict, regs: list, locs: list, labels: dict) -> str:
 
 
 # ---------------------------------------------------------------- parsing GPU_MACHINE tests
-def parse_machine(text: str, path: Optional[str] = None) -> MachineProgram:
+def parse_machine(text: str, path: str | None = None) -> MachineProgram:
     """Parse a GPU_MACHINE litmus test; errors name file, line and column."""
     if not is_machine_text(text):
         first = text.splitlines()[0] if text.strip() else None
@@ -255,7 +254,7 @@ def parse_machine(text: str, path: Optional[str] = None) -> MachineProgram:
     threads = []
     loc_index = {n: k for k, n in enumerate(locations)}
     wg_ids: dict = {}
-    for t, (n, th) in enumerate(zip(names, placed)):
+    for t, (n, th) in enumerate(zip(names, placed, strict=False)):
         regs: list = []
 
         def reg(r, regs=regs):
@@ -381,7 +380,7 @@ class MachineResult:
     name: str
     writeback: str
     complete: bool
-    limit: Optional[dict]
+    limit: dict | None
     states: int
     transitions: int
     seconds: float
@@ -389,11 +388,11 @@ class MachineResult:
     outcomes: list  # [{"1:r0": 1, "x": 2}]
     traces: list  # per outcome: the steps, readable
     holds: list  # per outcome: does the condition hold
-    deadlocks: Optional[int]
-    deadlock: Optional[dict]  # {"trace": [...], "waiting": [...], "state": {...}}
+    deadlocks: int | None
+    deadlock: dict | None  # {"trace": [...], "waiting": [...], "state": {...}}
     faults: list
     cut: int
-    condition_holds: Optional[bool]
+    condition_holds: bool | None
     program: MachineProgram = field(repr=False, default=None)
     # per outcome: the steps of its trace as the core reports them
     # ({"kind": "thread" | "fetch_l1" | ..., ...}), for pictures (`trace_dot`)
@@ -418,7 +417,7 @@ class MachineResult:
         """The trace a picture shows: to the first outcome satisfying the
         condition, else to the first deadlock, else to the first outcome.
         (steps, what it ends in)."""
-        for o, h, st in zip(self.outcomes, self.holds, self.steps):
+        for o, h, st in zip(self.outcomes, self.holds, self.steps, strict=False):
             if h:
                 return st, "outcome: " + format_state(o)
         if self.deadlock is not None:
@@ -450,7 +449,7 @@ class MachineResult:
                 "depth": self.depth, "seconds": self.seconds, "phases": self.phases,
                 "bytes_per_state": self.bytes_per_state,
                 "outcomes": [{"values": o, "holds": h, "trace": tr, "steps": st}
-                             for o, h, tr, st in zip(self.outcomes, self.holds, self.traces, self.steps)],
+                             for o, h, tr, st in zip(self.outcomes, self.holds, self.traces, self.steps, strict=False)],
                 "deadlocks": self.deadlocks,
                 "deadlock": None if dl is None else {"trace": dl["trace"], "steps": dl["steps"],
                                                      "stuck": self.stuck_text(), "state": dl["state"]},
@@ -528,7 +527,7 @@ class ExploreProgress(StatusLine):
     stored, breadth-first layers done, states per second, elapsed time and
     the state limit; wiped when the run ends."""
 
-    def update(self, label: str, states: int, layers: int, seconds: float, max_states: Optional[int]) -> None:
+    def update(self, label: str, states: int, layers: int, seconds: float, max_states: int | None) -> None:
         rate = states / seconds if seconds > 0 else 0.0
         cap = f" of at most {max_states:,}" if max_states else ""
         self.show(f"  exploring {label}: {states:,} states{cap}, layer {layers}, "
@@ -538,10 +537,10 @@ class ExploreProgress(StatusLine):
         self.end(keep=False)
 
 
-def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: Optional[int] = 20_000_000,
-            max_seconds: Optional[float] = None, deadlocks: bool = True, workers: Optional[int] = None,
-            on_limit: str = "result", progress: Optional[ExploreProgress] = None,
-            max_memory: Optional[int] = None) -> MachineResult:
+def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: int | None = 20_000_000,
+            max_seconds: float | None = None, deadlocks: bool = True, workers: int | None = None,
+            on_limit: str = "result", progress: ExploreProgress | None = None,
+            max_memory: int | None = None) -> MachineResult:
     """Explore every reachable state of a machine program (a MachineProgram,
     or the path or text of a GPU_MACHINE test). `progress` shows a status
     line while it runs (the CLI passes one on a terminal). `max_memory`:
@@ -576,7 +575,7 @@ def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: O
     if "error" in data:
         raise CoreError(f"{prog.path or prog.name}: {data['error']}")
     o = data["ok"]
-    outcomes = [dict(zip(prog.observed, x["values"])) for x in o["outcomes"]]
+    outcomes = [dict(zip(prog.observed, x["values"], strict=False)) for x in o["outcomes"]]
     holds = [x["holds"] for x in o["outcomes"]]
     quant = prog.condition.quantifier if prog.condition is not None else "forall"
     verdict = _verdict(quant, sum(holds), len(holds) - sum(holds), o["complete"])

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Optional
 
 from .errors import LimitExceeded, UnsupportedFeature
 from .litmus import ast as A
@@ -79,7 +78,7 @@ class Compiled:
     observed: list  # names as herd prints them: "1:r0", "x"
     locations: list
     unroll: int
-    _json: Optional[str] = field(default=None, repr=False)
+    _json: str | None = field(default=None, repr=False)
 
     def json(self) -> str:
         if self._json is None:
@@ -153,7 +152,7 @@ class _Scopes:
 
 
 class _ThreadCompiler:
-    def __init__(self, prog: "_ProgramCompiler", tidx: int, thread: A.Thread):
+    def __init__(self, prog: _ProgramCompiler, tidx: int, thread: A.Thread):
         self.p = prog
         self.t = tidx
         self.thread = thread
@@ -170,7 +169,7 @@ class _ThreadCompiler:
         self.noperators = 0
         self.depth = 0  # of the expression being compiled
 
-    def label(self, name: str) -> "_Label":
+    def label(self, name: str) -> _Label:
         return self.labels.setdefault(name, _Label())
 
     def reg(self, name: str) -> int:

@@ -6,8 +6,8 @@ that cannot finish (deadlock) or a program fault counts against the scheme.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
 
 from . import models as _models
 from .api import Limits, check_compiled
@@ -22,7 +22,7 @@ from .program import compile_test
 class Counterexample:
     kind: str  # "outcome" (not allowed by the model), "deadlock", "fault"
     writeback: str
-    outcome: Optional[dict]
+    outcome: dict | None
     trace: list  # readable steps
     steps: list = field(default_factory=list, repr=False)  # the core's steps (`MachineResult.steps`)
     program: object = field(default=None, repr=False)  # the compiled MachineProgram
@@ -50,10 +50,10 @@ class Counterexample:
 @dataclass
 class SoundnessResult:
     name: str
-    path: Optional[str]
+    path: str | None
     scheme: str
     model: str
-    sound: Optional[bool]  # None: racy source, or a limit cut the work
+    sound: bool | None  # None: racy source, or a limit cut the work
     racy_source: bool
     counterexamples: list
     allowed: list  # outcomes the source model allows
@@ -97,10 +97,10 @@ class SoundnessResult:
         render(self.to_dot(), path)
 
 
-def soundness(test, scheme: str = "rsp-new", model: Optional[str] = None, *,
-              writeback: Sequence[str] = ("fifo", "any"), limits: Optional[Limits] = None,
-              max_states: Optional[int] = 20_000_000, max_seconds: Optional[float] = None,
-              workers: Optional[int] = None, progress=None) -> SoundnessResult:
+def soundness(test, scheme: str = "rsp-new", model: str | None = None, *,
+              writeback: Sequence[str] = ("fifo", "any"), limits: Limits | None = None,
+              max_states: int | None = 20_000_000, max_seconds: float | None = None,
+              workers: int | None = None, progress=None) -> SoundnessResult:
     """Is `scheme` sound for `test` against `model` (the scheme's own model
     by default), on the machine with each write-back policy? `progress`
     (a `hrf.machine.ExploreProgress`) shows the explorer's status line."""
@@ -129,7 +129,7 @@ def soundness(test, scheme: str = "rsp-new", model: Optional[str] = None, *,
                                    max_memory=limits.max_memory,
                                    workers=workers, progress=progress)
         res.machine[wb] = r
-        for o, tr, st in zip(r.outcomes, r.traces, r.steps):
+        for o, tr, st in zip(r.outcomes, r.traces, r.steps, strict=False):
             if tuple(sorted(o.items())) not in ok:
                 res.counterexamples.append(Counterexample("outcome", wb, o, tr, st, prog))
         if r.deadlocks:

@@ -3,14 +3,14 @@ behind `hrf bulk`'s progress bar and the explorer's progress line."""
 from __future__ import annotations
 
 import sys
-from typing import Optional, TextIO
+from typing import TextIO
 
 
 class StatusLine:
     """A line on `stream` (stderr by default) that each `show` rewrites.
     Off when the stream is not a terminal, unless `enabled` says so."""
 
-    def __init__(self, stream: Optional[TextIO] = None, enabled: Optional[bool] = None):
+    def __init__(self, stream: TextIO | None = None, enabled: bool | None = None):
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self.shown = False

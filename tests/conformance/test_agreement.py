@@ -6,11 +6,11 @@ An agreement table is printed at the end of the run."""
 import csv
 
 import pytest
+from reference import REFERENCE, REPAIRS, parse_reference, record_agreement
 
 import hrf
 from hrf.herdout import herd_name, read_herd_output
 
-from reference import REFERENCE, REPAIRS, parse_reference, record_agreement
 
 def header_name(path) -> str:
     """The test's name as its header line gives it (read without parsing:

@@ -1,8 +1,8 @@
 """test_api: the cases that need the peers' reference data."""
-import json
 import pytest
-import hrf
 from reference import REFERENCE
+
+import hrf
 
 
 def test_hrf_rejects_relaxed_atomics():

@@ -1,12 +1,12 @@
 """test_bulk: the cases that need the peers' reference data."""
-import csv
 import io
 import json
+
 import pytest
+from reference import REFERENCE
+
 import hrf
 from hrf import bulk
-from hrf.cli import main
-from reference import REFERENCE
 
 
 def test_expand_files_folders_globs(tmp_path):

@@ -1,9 +1,7 @@
 """test_hrf_relaxed: the cases that need the peers' reference data."""
-from hypothesis import HealthCheck, assume, given, settings
-import hrf
-from strategies import hrf_programs
 from reference import REFERENCE
 
+import hrf
 
 DAT3M = REFERENCE / "opencl-dat3m" / "overhauling"
 

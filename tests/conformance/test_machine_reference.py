@@ -1,11 +1,8 @@
 """test_machine: the cases that need the peers' reference data."""
-from pathlib import Path
-import pytest
-import hrf
-from hrf.machine import explore, parse_machine, parse_machine_file
-from hrf.mappings import compile_scheme
 from reference import REFERENCE
 
+from hrf.machine import explore
+from hrf.mappings import compile_scheme
 
 REF = REFERENCE / "rsp"
 
@@ -13,7 +10,6 @@ REF = REFERENCE / "rsp"
 def test_reduction_matches_the_literal_machine_on_compiled_rsp_tests():
     # The RSP tests that the literal machine can explore in a few seconds,
     # compiled with both schemes: the same outcomes and deadlock verdicts.
-    from hrf.mappings import compile_scheme
     checked = 0
     for name in ["RSP_Test2", "RSP_Test6", "RSP_Test10", "RSP_Test11", "RSP_Test12", "WSQ1"]:
         for scheme in ["rsp-new", "rsp-old"]:
@@ -34,8 +30,8 @@ def test_progress_line_while_exploring():
     # reductions, 0.5-1 s) reports its progress from the core as
     # it goes: states grow layer by layer up to the final count.
     import io
+
     from hrf.machine import ExploreProgress
-    from hrf.mappings import compile_scheme
 
     class Recording(ExploreProgress):
         def __init__(self):

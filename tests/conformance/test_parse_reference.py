@@ -5,11 +5,10 @@ Files that are themselves malformed would be listed in MALFORMED with the
 reason: hrf refuses a name used but declared nowhere, where herd makes it
 a fresh location (a typo read that way silently changes the test)."""
 import pytest
+from reference import REFERENCE, ids, reference_files
 
 import hrf
 from hrf.litmus import ast as A
-
-from reference import REFERENCE, ids, reference_files
 
 FILES = reference_files()
 MALFORMED: dict = {

@@ -1,9 +1,9 @@
 """test_ptx: the cases that need the peers' reference data."""
 import pytest
-import hrf
-from hrf.herdout import herd_name, read_herd_output
 from reference import REFERENCE, record_agreement
 
+import hrf
+from hrf.herdout import herd_name, read_herd_output
 
 PTX = REFERENCE / "ptx-asplos15"
 

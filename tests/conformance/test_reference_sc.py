@@ -15,13 +15,12 @@ import copy
 import csv
 
 import pytest
+from reference import REFERENCE, parse_reference
 
 import hrf
 from hrf.herdout import herd_name, read_herd_output
 from hrf.litmus import ast as A
 from hrf.models import get as get_model
-
-from reference import parse_reference, REFERENCE
 
 
 def has_barrier(t):

@@ -1,11 +1,9 @@
 """test_roundtrip: the cases that need the peers' reference data."""
 import pytest
-from hypothesis import HealthCheck, given, settings
-import hrf
-from hrf.litmus.printer import to_litmus
-from strategies import litmus_asts
 from reference import ids, parse_reference, reference_files
 
+import hrf
+from hrf.litmus.printer import to_litmus
 
 FILES = reference_files(exclude={"ptx-asplos15"})
 

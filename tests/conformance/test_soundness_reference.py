@@ -1,12 +1,9 @@
 """test_soundness: the cases that need the peers' reference data."""
-import dataclasses
-from pathlib import Path
 import pytest
-import hrf
-from hrf.mappings import Row, compile_scheme, get
 from reference import REFERENCE
-from test_soundness import RACE_FREE, RACY
 
+import hrf
+from test_soundness import RACE_FREE, RACY
 
 RSP_TESTS = REFERENCE / "rsp"
 

@@ -8,7 +8,7 @@ for consume), scopes to `wi, sg, wg, dev, all`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Tuple, Union
+from typing import Union
 
 
 def _pos():
@@ -31,15 +31,15 @@ class Reg:
 @dataclass(frozen=True)
 class BinOp:
     op: str  # + - * & | ^ == != < <= > >= && ||
-    left: "Expr"
-    right: "Expr"
+    left: Expr
+    right: Expr
     line: int = _pos()
 
 
 @dataclass(frozen=True)
 class UnOp:
     op: str  # ! -
-    operand: "Expr"
+    operand: Expr
     line: int = _pos()
 
 
@@ -48,11 +48,11 @@ class Load:
     """`*x` (atomic=False) or `atomic_load[_explicit][_remote](x, ...)`."""
     loc: str
     atomic: bool = False
-    order: Optional[str] = None
-    scope: Optional[str] = None
+    order: str | None = None
+    scope: str | None = None
     remote: bool = False
     line: int = _pos()
-    cache: Optional[str] = None  # PTX cache operator: cg, ca, volatile, ...
+    cache: str | None = None  # PTX cache operator: cg, ca, volatile, ...
 
 
 @dataclass(frozen=True)
@@ -64,20 +64,20 @@ class Rmw:
     a failing compare."""
     op: str
     loc: str
-    operand: "Expr"
+    operand: Expr
     order: str = "sc"
-    scope: Optional[str] = None
+    scope: str | None = None
     remote: bool = False
-    expected: Optional[str] = None
-    fail_order: Optional[str] = None
+    expected: str | None = None
+    fail_order: str | None = None
     line: int = _pos()
-    expected_value: Optional["Expr"] = None
+    expected_value: Expr | None = None
 
 
 @dataclass(frozen=True)
 class DerefExpr:
     """`*(e)`: a load from a computed address (C tests' fake dependencies)."""
-    addr: "Expr"
+    addr: Expr
     line: int = _pos()
 
 
@@ -85,7 +85,7 @@ class DerefExpr:
 class StoreExpr:
     """`(*x = e)` inside an expression: its value is the stored value."""
     loc: str
-    value: "Expr"
+    value: Expr
     line: int = _pos()
 
 
@@ -98,7 +98,7 @@ class Assign:
     """`int r = e;` (decl=True) or `r = e;`; `e` None for a bare declaration;
     `pointer` for `int *r = e;`."""
     reg: str
-    expr: Optional[Expr]
+    expr: Expr | None
     decl: bool = False
     line: int = _pos()
     pointer: bool = False
@@ -110,11 +110,11 @@ class Store:
     loc: str
     value: Expr
     atomic: bool = False
-    order: Optional[str] = None
-    scope: Optional[str] = None
+    order: str | None = None
+    scope: str | None = None
     remote: bool = False
     line: int = _pos()
-    cache: Optional[str] = None  # PTX cache operator
+    cache: str | None = None  # PTX cache operator
 
 
 @dataclass(frozen=True)
@@ -139,33 +139,33 @@ class ExprStmt:
 @dataclass(frozen=True)
 class Fence:
     """`atomic_work_item_fence(flags, order, scope)`."""
-    flags: Tuple[str, ...]
+    flags: tuple[str, ...]
     order: str
-    scope: Optional[str] = None
+    scope: str | None = None
     line: int = _pos()
 
 
 @dataclass(frozen=True)
 class Barrier:
     """`[L:] barrier(flags)` / `work_group_barrier(flags[, scope])`."""
-    flags: Tuple[str, ...]
-    label: Optional[str] = None
-    scope: Optional[str] = None
+    flags: tuple[str, ...]
+    label: str | None = None
+    scope: str | None = None
     line: int = _pos()
 
 
 @dataclass(frozen=True)
 class If:
     cond: Expr
-    then: Tuple["Stmt", ...]
-    orelse: Tuple["Stmt", ...] = ()
+    then: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...] = ()
     line: int = _pos()
 
 
 @dataclass(frozen=True)
 class While:
     cond: Expr
-    body: Tuple["Stmt", ...]
+    body: tuple[Stmt, ...]
     line: int = _pos()
 
 
@@ -176,7 +176,7 @@ Stmt = Union[Assign, Store, ExprStmt, Fence, Barrier, If, While, Goto, Label]
 @dataclass(frozen=True)
 class Param:
     name: str
-    region: Optional[str] = None  # global / local / None (unstated)
+    region: str | None = None  # global / local / None (unstated)
     atomic: bool = False
     ctype: str = "int"
     points_to_pointer: bool = False  # `_Atomic (int *) *p`: the location holds a pointer
@@ -185,12 +185,12 @@ class Param:
 @dataclass(frozen=True)
 class Thread:
     name: str  # P0, P1, ...
-    params: Tuple[Param, ...]
-    body: Tuple[Stmt, ...]
+    params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
     # Position in the scope tree; None where the test does not say.
-    dev: Optional[int] = None
-    wg: Optional[int] = None
-    sg: Optional[int] = None
+    dev: int | None = None
+    wg: int | None = None
+    sg: int | None = None
     line: int = _pos()
 
     @property
@@ -201,8 +201,8 @@ class Thread:
 @dataclass(frozen=True)
 class Init:
     loc: str
-    value: Union[int, str] = 0  # a str is another location's address (C tests)
-    alloc: Optional[str] = None  # allocation class for observability (docs/readings.md)
+    value: int | str = 0  # a str is another location's address (C tests)
+    alloc: str | None = None  # allocation class for observability (docs/readings.md)
     line: int = _pos()
 
 
@@ -253,23 +253,23 @@ class PointeeVar:
 
 @dataclass(frozen=True)
 class PAtom:
-    var: Union[RegVar, LocVar, PointeeVar]
-    value: Union[int, str]  # a str is a location's address
+    var: RegVar | LocVar | PointeeVar
+    value: int | str  # a str is a location's address
 
 
 @dataclass(frozen=True)
 class PNot:
-    prop: "Prop"
+    prop: Prop
 
 
 @dataclass(frozen=True)
 class PAnd:
-    props: Tuple["Prop", ...]
+    props: tuple[Prop, ...]
 
 
 @dataclass(frozen=True)
 class POr:
-    props: Tuple["Prop", ...]
+    props: tuple[Prop, ...]
 
 
 Prop = Union[PTrue, PFalse, PAtom, PNot, PAnd, POr]
@@ -285,12 +285,12 @@ class Condition:
 class Test:
     arch: str  # OpenCL, C or GPU_PTX (what the test was written in)
     name: str
-    threads: Tuple[Thread, ...]
-    init: Tuple[Init, ...] = ()
-    reg_init: Tuple[RegInit, ...] = ()
-    condition: Optional[Condition] = None
-    locations: Tuple[Union[RegVar, LocVar], ...] = ()
-    path: Optional[str] = field(default=None, compare=False)
+    threads: tuple[Thread, ...]
+    init: tuple[Init, ...] = ()
+    reg_init: tuple[RegInit, ...] = ()
+    condition: Condition | None = None
+    locations: tuple[RegVar | LocVar, ...] = ()
+    path: str | None = field(default=None, compare=False)
 
     def all_locations(self) -> list[str]:
         """Every shared location, in order of first mention."""
@@ -305,7 +305,7 @@ class Test:
                 seen.setdefault(loc)
         return list(seen)
 
-    def region_of(self, loc: str) -> Optional[str]:
+    def region_of(self, loc: str) -> str | None:
         """`global` or `local` as a parameter declares it; None for a
         pointer with no address space (OpenCL 2.0's generic space), which
         herd and Dat3M put in neither region."""
@@ -332,9 +332,7 @@ def walk_expr(e):
     if isinstance(e, BinOp):
         yield from walk_expr(e.left)
         yield from walk_expr(e.right)
-    elif isinstance(e, UnOp):
-        yield from walk_expr(e.operand)
-    elif isinstance(e, Rmw):
+    elif isinstance(e, (UnOp, Rmw)):
         yield from walk_expr(e.operand)
     elif isinstance(e, DerefExpr):
         yield from walk_expr(e.addr)

@@ -114,7 +114,7 @@ _LKMM = re.compile(r"\b(WRITE_ONCE|READ_ONCE|smp_\w+|spin_\w+|rcu_\w+|srcu_\w+|s
                    r"atomic_t|cmpxchg\w*|xchg\w*|atomic_(?:inc|dec|add|sub)(?:_return|_unless)?\w*)\b")
 
 
-def _lkmm(name: str, line=None, column=None) -> "_Unsupported":
+def _lkmm(name: str, line=None, column=None) -> _Unsupported:
     return _Unsupported(f"{name} is a Linux-kernel primitive (herd's LKMM tests): hrf has no model of them",
                         line, column)
 

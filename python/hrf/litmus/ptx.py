@@ -18,10 +18,10 @@ from lark import Lark, Token, v_args
 from lark.exceptions import UnexpectedInput, VisitError
 
 from ..errors import LitmusSyntaxError
+from ..program import CACHE_OPS  # the cache operators (event tags cache_*)
 from . import ast as A
 from .columns import read_columns
 from .opencl import _apply_tree, _Err, _int, _ToAst, lark_syntax_error
-from ..program import CACHE_OPS  # the cache operators (event tags cache_*)
 
 MEMBAR_SCOPE = {"cta": "wg", "gl": "dev", "sys": "all"}
 SETP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
@@ -118,7 +118,7 @@ def parse_ptx(text: str, path: str | None = None) -> A.Test:
         if reg not in REGION:
             _err(f"unknown region {reg!r} for {loc} (global or shared)", path, lines, i + 1, 1)
     params = tuple(A.Param(loc, REGION[r]) for loc, r in regions.items())
-    threads = tuple(A.Thread(n, params, tuple(b), line=0) for n, b in zip(names, bodies))
+    threads = tuple(A.Thread(n, params, tuple(b), line=0) for n, b in zip(names, bodies, strict=False))
     if tree is not None:
         threads = _apply_tree(threads, tree, path, text)
     return A.Test("GPU_PTX", name, threads, tuple(inits), tuple(reg_inits), cond, locs, path=path)

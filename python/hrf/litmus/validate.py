@@ -117,9 +117,8 @@ def validate(test: A.Test, text: str) -> A.Test:
             if v.reg not in _defined(test, v.thread, test.threads[v.thread]) and v.reg not in known_locs | every_reg:
                 _fail(test, lines, f"the condition names {v}, but {v.reg!r} appears nowhere in the test "
                       "(a misspelt name?)", cond_line, str(v))
-        elif isinstance(v, (A.LocVar, A.PointeeVar)):
-            if v.loc not in known_locs:
-                _fail(test, lines, f"the condition names location {v.loc!r}, which the test never declares or "
-                      "accesses (a misspelt name?)", cond_line, v.loc)
+        elif isinstance(v, (A.LocVar, A.PointeeVar)) and v.loc not in known_locs:
+            _fail(test, lines, f"the condition names location {v.loc!r}, which the test never declares or "
+                  "accesses (a misspelt name?)", cond_line, v.loc)
     return test
 

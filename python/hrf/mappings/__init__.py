@@ -15,7 +15,6 @@ the others for their keys; it says why a key has no row (`missing`,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 from ..errors import UnsupportedFeature
 from ..userfile import is_path, load

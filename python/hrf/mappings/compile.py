@@ -8,8 +8,6 @@ with the source model's.
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from ..errors import UnsupportedFeature
 from ..litmus import parse
 from ..machine import MachineProgram, MThread, parse_instruction
@@ -44,7 +42,7 @@ def _machine_instr(word: str, access: dict, loc: int) -> dict:
 
 
 def compile_scheme(test, scheme, *, unroll: int = 2, cas_writeback: bool = False,
-                   comp: Optional[Compiled] = None) -> MachineProgram:
+                   comp: Compiled | None = None) -> MachineProgram:
     """Compile a source litmus test with a scheme (a name or a Scheme).
     `comp` reuses a compiled source (its outcomes then match exactly)."""
     sch = get(scheme)
@@ -56,7 +54,7 @@ def compile_scheme(test, scheme, *, unroll: int = 2, cas_writeback: bool = False
     wgs = {w: k for k, w in enumerate(dict.fromkeys(th["attrs"]["wg"] for th in ir["threads"]))}
     ndev = len(devs)
     threads = []
-    for ti, th in enumerate(ir["threads"]):
+    for _ti, th in enumerate(ir["threads"]):
         regs = list(th["regs"])
         code: list = []
         newpc: dict = {}

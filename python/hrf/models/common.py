@@ -1,7 +1,7 @@
 """Definitions shared by several models; each cites where it comes from."""
 from __future__ import annotations
 
-from ..dsl import IW, M, W, co, fr, loc, po, rf, rmw, tag, id_, I
+from ..dsl import IW, I, M, W, co, fr, id_, loc, po, rf, rmw, tag
 from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
 
@@ -39,16 +39,17 @@ def refuse(test: AST.Test, model: str, *, fences: bool = False, barriers: bool =
     operation of `test` outside the model's fragment (docs/readings.md)."""
     for t in test.threads:
         for op in AST.memory_ops(t.body):
-            def no(what):
-                raise UnsupportedFeature(f"{t.name}: {model} has {what}", test.path, getattr(op, "line", None))
-            if barriers and isinstance(op, AST.Barrier):
-                no("no execution barriers (barrier(...) makes threads wait for one another)")
-            if fences and isinstance(op, (AST.Fence, AST.Barrier)):
-                no("no fences or barriers")
-            if remote and getattr(op, "remote", False):
-                no("no remote scope promotion (that is the opencl-rsp model)")
             orders = {getattr(op, "order", None), getattr(op, "fail_order", None)} - {None}
-            if consume and "con" in orders:
-                no("no memory_order_consume")
-            if orders_other_than_sc and getattr(op, "atomic", True) and orders - {"sc"}:
-                no(f"seq_cst atomics only, not {', '.join(sorted(orders - {'sc'}))}")
+            why = None
+            if barriers and isinstance(op, AST.Barrier):
+                why = "no execution barriers (barrier(...) makes threads wait for one another)"
+            elif fences and isinstance(op, (AST.Fence, AST.Barrier)):
+                why = "no fences or barriers"
+            elif remote and getattr(op, "remote", False):
+                why = "no remote scope promotion (that is the opencl-rsp model)"
+            elif consume and "con" in orders:
+                why = "no memory_order_consume"
+            elif orders_other_than_sc and getattr(op, "atomic", True) and orders - {"sc"}:
+                why = f"seq_cst atomics only, not {', '.join(sorted(orders - {'sc'}))}"
+            if why is not None:
+                raise UnsupportedFeature(f"{t.name}: {model} has {why}", test.path, getattr(op, "line", None))

@@ -3,10 +3,9 @@ HRF-direct" and "... of HRF-indirect"): SC for heterogeneous-race-free
 programs. Both share everything but heterogeneous-happens-before."""
 from __future__ import annotations
 
-
-from ..dsl import M, R, W, I, Model, Rel, co, rf, same_event_attr
+from ..dsl import I, M, Model, R, Rel, W, co, rf, same_event_attr
 from ..litmus import ast as AST
-from .common import NA, A, IW, atomicity_violation, conflict, refuse, sc_order
+from .common import IW, NA, A, atomicity_violation, conflict, refuse, sc_order
 
 # Two operations are "performed with respect to the same scope" when they
 # name the same static scope and the same instance of it (docs/readings.md `exact`;

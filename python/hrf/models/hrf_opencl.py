@@ -16,8 +16,7 @@ Choices (pinned in tests/test_hrf_relaxed.py):
   hrf uses clhb.
 """
 from ..dsl import ALL, IW, I, co, loc, rf, tag, universal
-from .common import A
-from .common import S_ALL, S_DEV, S_SG, S_WG, G, L
+from .common import S_ALL, S_DEV, S_SG, S_WG, A, G, L
 from .hrf_relaxed import Acq, Rel_, bso, hb_in, hrf_relaxed_model
 from .opencl_common import same_dev, same_sg, same_wg
 

@@ -17,10 +17,27 @@ Reading of the figures (docs/readings.md):
 """
 from __future__ import annotations
 
-from ..dsl import ALL, IW, R, W, I, Model, Rel, co, dom, foreach, fr, loc, po, rf, rmw, same_thread_attr
+from ..dsl import ALL, IW, I, Model, R, Rel, W, co, dom, foreach, fr, loc, po, rf, rmw, same_thread_attr
 from ..litmus import ast as AST
-from .common import (ACQ, ACQ_REL, COARSE, FENCE, FINE, NA, REL, S_ALL, S_DEV, S_SG, S_WG, S_WI, A, G, L, conflict,
-                     refuse)
+from .common import (
+    ACQ,
+    ACQ_REL,
+    COARSE,
+    FENCE,
+    FINE,
+    NA,
+    REL,
+    S_ALL,
+    S_DEV,
+    S_SG,
+    S_WG,
+    S_WI,
+    A,
+    G,
+    L,
+    conflict,
+    refuse,
+)
 from .common import SC as SC_
 from .opencl_common import incl1
 

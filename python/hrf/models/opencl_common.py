@@ -11,11 +11,28 @@ and a write linked by `rmw` rather than one event.
 both are built here from an `incl` relation."""
 from __future__ import annotations
 
-from ..dsl import (F, IW, R, W, I, Model, Rel, co, fr, loc, po, ran, rf, rmw, id_, same_event_attr,
-                   same_thread_attr, universal)
+from ..dsl import (
+    IW,
+    F,
+    I,
+    Model,
+    R,
+    Rel,
+    W,
+    co,
+    fr,
+    id_,
+    loc,
+    po,
+    ran,
+    rf,
+    rmw,
+    same_event_attr,
+    same_thread_attr,
+    universal,
+)
 from ..litmus import ast as AST
-from .common import (ACQ, ACQ_REL, EF, NAL, REL, REMOTE, S_ALL, S_DEV, S_SG, S_WG, S_WI, SC, XF, A, G, L,
-                     refuse)
+from .common import ACQ, ACQ_REL, EF, NAL, REL, REMOTE, S_ALL, S_DEV, S_SG, S_WG, S_WI, SC, XF, A, G, L, refuse
 
 same_wi = same_thread_attr("wi")
 same_sg = same_thread_attr("sg")
