@@ -8,7 +8,6 @@ for consume), scopes to `wi, sg, wg, dev, all`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 
 def _pos():
@@ -89,7 +88,7 @@ class StoreExpr:
     line: int = _pos()
 
 
-Expr = Union[Const, Reg, BinOp, UnOp, Load, Rmw, DerefExpr, StoreExpr]
+Expr = Const | Reg | BinOp | UnOp | Load | Rmw | DerefExpr | StoreExpr
 
 
 # ---------------------------------------------------------------- statements
@@ -169,7 +168,7 @@ class While:
     line: int = _pos()
 
 
-Stmt = Union[Assign, Store, ExprStmt, Fence, Barrier, If, While, Goto, Label]
+Stmt = Assign | Store | ExprStmt | Fence | Barrier | If | While | Goto | Label
 
 
 # ---------------------------------------------------------------- test
@@ -272,7 +271,7 @@ class POr:
     props: tuple[Prop, ...]
 
 
-Prop = Union[PTrue, PFalse, PAtom, PNot, PAnd, POr]
+Prop = PTrue | PFalse | PAtom | PNot | PAnd | POr
 
 
 @dataclass(frozen=True)
