@@ -8,6 +8,7 @@ take too long for the test suite. Each run is timed best of `--repeat`
 (the machine is shared and noisy), 1- and 2-thread runs alternating.
 Run by hand: `python benchmarks/bench_machine.py [--repeat N] [--long]`.
 Aim: >= 2M states/s/core, <= 100 bytes per state, >= 1.8x on 2 cores."""
+
 import argparse
 import time
 from pathlib import Path
@@ -47,7 +48,9 @@ def best(prog, wb, cap, repeat):
 
 def table(title, rows, repeat):
     print(f"\n{title}")
-    print(f"{'test':<12} {'wb':<5} {'states':>9} {'1 thr s':>8} {'st/s/core':>10} {'2 thr s':>8} {'speed-up':>8} {'B/state':>8}")
+    print(
+        f"{'test':<12} {'wb':<5} {'states':>9} {'1 thr s':>8} {'st/s/core':>10} {'2 thr s':>8} {'speed-up':>8} {'B/state':>8}"
+    )
     tot = {1: 0.0, 2: 0.0}
     states = 0
     profile = []
@@ -61,10 +64,14 @@ def table(title, rows, repeat):
         if r1.states > 100_000:
             profile.append((name, r1.phases, r2.phases))
         cut = "" if r1.complete else " (cut)"
-        print(f"{name:<12} {wb:<5} {r1.states:>9} {r1.seconds:>8.3f} {r1.states / r1.seconds:>10.0f} "
-              f"{r2.seconds:>8.3f} {r1.seconds / r2.seconds:>8.2f} {r1.bytes_per_state:>8.1f}{cut}")
-    print(f"total: {states} states, 1 thread {tot[1]:.2f} s ({states / tot[1]:.0f} states/s), "
-          f"2 threads {tot[2]:.2f} s, speed-up {tot[1] / tot[2]:.2f}x")
+        print(
+            f"{name:<12} {wb:<5} {r1.states:>9} {r1.seconds:>8.3f} {r1.states / r1.seconds:>10.0f} "
+            f"{r2.seconds:>8.3f} {r1.seconds / r2.seconds:>8.2f} {r1.bytes_per_state:>8.1f}{cut}"
+        )
+    print(
+        f"total: {states} states, 1 thread {tot[1]:.2f} s ({states / tot[1]:.0f} states/s), "
+        f"2 threads {tot[2]:.2f} s, speed-up {tot[1] / tot[2]:.2f}x"
+    )
     if profile:
         # Where the time goes (the explorer's own phase clocks) and how
         # each part scales; the parts a shared VM slows are visible here.
@@ -87,9 +94,11 @@ def main():
     table("large state spaces", LARGE, a.repeat)
     if a.long:
         table("long", LONG, 1)
-        for f, scheme, model in [(REF / "RSP_Test8.litmus", "rsp-new", None),
-                                 ("litmus/hrf/hrf14-fig2.litmus", "hrf-cache", "hrf-direct"),
-                                 ("litmus/hrf/hrfr15-fig10-sc.litmus", "hrf-cache", "hrf-indirect")]:
+        for f, scheme, model in [
+            (REF / "RSP_Test8.litmus", "rsp-new", None),
+            ("litmus/hrf/hrf14-fig2.litmus", "hrf-cache", "hrf-direct"),
+            ("litmus/hrf/hrfr15-fig10-sc.litmus", "hrf-cache", "hrf-indirect"),
+        ]:
             t = time.time()
             r = hrf.soundness(f, scheme, model, max_seconds=900, max_states=100_000_000)
             print(r.to_text().splitlines()[0], f"({time.time() - t:.0f} s)")

@@ -6,6 +6,7 @@ model rejects (UnsupportedFeature) separately, and prints tests per second,
 candidate executions judged, consistent executions, and the slowest tests.
 Run by hand: `python benchmarks/bench_reference.py [--repeat N]`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,9 +28,11 @@ def main():
     files = sorted(str(p) for s in SUITES for p in (REFERENCE / s).rglob("*.litmus"))
     t0 = time.perf_counter()
     import hrf._core
+
     hrf.parse(files[0])  # builds the LALR tables: start-up, reported apart
-    print(f"files: {len(files)}  models: {', '.join(MODELS)}  start-up (core + grammar): "
-          f"{time.perf_counter() - t0:.3f}s")
+    print(
+        f"files: {len(files)}  models: {', '.join(MODELS)}  start-up (core + grammar): {time.perf_counter() - t0:.3f}s"
+    )
 
     # Sequential, one test at a time (as herd runs).
     for model in MODELS:
@@ -47,8 +50,10 @@ def main():
             except hrf.UnsupportedFeature:
                 rejected += 1
         dt = time.perf_counter() - t0
-        print(f"[sequential] {model:13s} checked {checked:3d} rejected {rejected:3d}  {dt:.3f}s  "
-              f"{checked / dt:8.1f} tests/s  candidates {cands}  consistent {cons}")
+        print(
+            f"[sequential] {model:13s} checked {checked:3d} rejected {rejected:3d}  {dt:.3f}s  "
+            f"{checked / dt:8.1f} tests/s  candidates {cands}  consistent {cons}"
+        )
         for secs, name in sorted(per_test, reverse=True)[:3]:
             print(f"    slowest: {name:60s} {secs * 1000:8.2f} ms")
 
@@ -62,11 +67,15 @@ def main():
     ok = [r for r in res if r.error is None]
     rej = [r for r in res if isinstance(r.error, hrf.UnsupportedFeature)]
     other = [r for r in res if r.error is not None and not isinstance(r.error, hrf.UnsupportedFeature)]
-    print(f"[check_many] {len(files)} files x {len(MODELS)} models: {len(ok)} checked, {len(rej)} rejected, "
-          f"{len(other)} errors; best of {a.repeat}: {best:.3f}s = {len(ok) / best:.1f} checks/s "
-          f"(workers={a.workers or os.cpu_count()})")
-    print(f"    candidates {sum(r.candidates for r in ok)}  consistent {sum(r.consistent for r in ok)}  "
-          f"pruned {sum(r.pruned for r in ok)}")
+    print(
+        f"[check_many] {len(files)} files x {len(MODELS)} models: {len(ok)} checked, {len(rej)} rejected, "
+        f"{len(other)} errors; best of {a.repeat}: {best:.3f}s = {len(ok) / best:.1f} checks/s "
+        f"(workers={a.workers or os.cpu_count()})"
+    )
+    print(
+        f"    candidates {sum(r.candidates for r in ok)}  consistent {sum(r.consistent for r in ok)}  "
+        f"pruned {sum(r.pruned for r in ok)}"
+    )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ setting; prints seconds, candidates and Ok verdicts.
 
     python benchmarks/bench_thin_air.py [--repeat 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -15,8 +16,12 @@ import hrf
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = Path(os.environ.get("HRF_REFERENCE", ROOT.parent / "shared" / "reference"))
-SUITES = [("opencl", ["opencl-dat3m", "opencl-herd2015"]), ("opencl-rsp", ["rsp"]), ("c11", ["c11-herd2015"]),
-          ("opencl", ["generated-herd2015"])]
+SUITES = [
+    ("opencl", ["opencl-dat3m", "opencl-herd2015"]),
+    ("opencl-rsp", ["rsp"]),
+    ("c11", ["c11-herd2015"]),
+    ("opencl", ["generated-herd2015"]),
+]
 
 
 def main() -> None:
@@ -37,8 +42,10 @@ def main() -> None:
                     cands += r.candidates
                     ok += bool(r.condition_holds)
                 best = min(best, time.perf_counter() - t0)
-            print(f"{model:11s} {'+'.join(folders):32s} thin_air={thin_air!s:5s} {len(files):4d} tests "
-                  f"{best:7.3f} s  candidates {cands:6d}  Ok {ok}")
+            print(
+                f"{model:11s} {'+'.join(folders):32s} thin_air={thin_air!s:5s} {len(files):4d} tests "
+                f"{best:7.3f} s  candidates {cands:6d}  Ok {ok}"
+            )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ error, other error) and the reasons for refusals, most frequent first.
 Every test must be run or refused: a syntax error on herd's own test is a
 gap of hrf's parser (the script exits 1).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,7 @@ def main(argv=None) -> int:
     p.add_argument("--model", default="c11")
     p.add_argument("--max-seconds", type=float, default=5.0)
     a = p.parse_args(argv)
-    files = sorted(f for f in Path(a.folder).rglob("*.litmus")
-                   if f.read_bytes()[:200].split(None, 1)[:1] == [b"C"])
+    files = sorted(f for f in Path(a.folder).rglob("*.litmus") if f.read_bytes()[:200].split(None, 1)[:1] == [b"C"])
     classes: Counter = Counter()
     reasons: Counter = Counter()
     gaps = []

@@ -9,6 +9,7 @@ A scheme file defines SCHEME, a `hrf.mappings.Scheme`: rows keyed by
 sequence of machine instructions holding the access itself (LD, ST, RMWL1
 or RMWL2) once, with where the row comes from.
 """
+
 from hrf.mappings import Row, Scheme
 from hrf.mappings.rsp_new import SCHEME as RSP_NEW
 

@@ -11,6 +11,7 @@ hierarchy. Anything else (another exception, a run that overshoots its
 time limit by more than SLACK seconds, a crash of the process) is a bug;
 the campaign prints a table of the classes and keeps the failing cases.
 """
+
 from __future__ import annotations
 
 import random
@@ -23,11 +24,50 @@ ROOT = Path(__file__).resolve().parent.parent
 # Fragments a careless or hostile edit brings in: syntax of every kind hrf
 # reads, bytes that are not UTF-8, a byte-order mark, big numbers, deep
 # openers, loops.
-TOKENS = [b"(", b")", b"{", b"}", b";", b"P0", b"P9", b"@wg 1", b", wg 0", b"exists", b"forall", b"~exists",
-          b"/\\", b"\\/", b"~", b"*", b"0x", b"04", b"\xff", b"\xef\xbb\xbf", b"scopeTree", b"(device",
-          b"(work_group", b"r0", b"r9", b"x", b"q", b"=", b"-", b"99999999999999999999", b"while (1)",
-          b"if (r0) {", b"|", b"\n", b"ld.cg", b"[r9]", b"membar.gl", b"@coarse", b"atomic_load(x)",
-          b"int r0 = *x;", b"(" * 300, b"+1" * 300]
+TOKENS = [
+    b"(",
+    b")",
+    b"{",
+    b"}",
+    b";",
+    b"P0",
+    b"P9",
+    b"@wg 1",
+    b", wg 0",
+    b"exists",
+    b"forall",
+    b"~exists",
+    b"/\\",
+    b"\\/",
+    b"~",
+    b"*",
+    b"0x",
+    b"04",
+    b"\xff",
+    b"\xef\xbb\xbf",
+    b"scopeTree",
+    b"(device",
+    b"(work_group",
+    b"r0",
+    b"r9",
+    b"x",
+    b"q",
+    b"=",
+    b"-",
+    b"99999999999999999999",
+    b"while (1)",
+    b"if (r0) {",
+    b"|",
+    b"\n",
+    b"ld.cg",
+    b"[r9]",
+    b"membar.gl",
+    b"@coarse",
+    b"atomic_load(x)",
+    b"int r0 = *x;",
+    b"(" * 300,
+    b"+1" * 300,
+]
 MODELS = ["sc", "opencl", "opencl-rsp", "c11", "ptx", "hrf-direct", "hrf-indirect-relaxed", "hrf-opencl"]
 MAX_SECONDS = 2.0
 SLACK = 10.0  # seconds past max_seconds that a run may take (setup, parse, compile)
@@ -48,9 +88,9 @@ def mutate(data: bytes, rnd: random.Random) -> bytes:
     if k == 1:
         return data[:i] + rnd.choice(TOKENS) + data[i:]
     if k == 2:
-        return data[:i] + data[i + rnd.randrange(1, 20):]
+        return data[:i] + data[i + rnd.randrange(1, 20) :]
     if k == 3:
-        return data[:i] + data[i:i + rnd.randrange(1, 40)] + data[i:]
+        return data[:i] + data[i : i + rnd.randrange(1, 40)] + data[i:]
     if k == 4:
         b = bytearray(data)
         for _ in range(rnd.randrange(1, 4)):
@@ -97,6 +137,7 @@ def judge_cli(data: bytes, verb: list, folder: Path) -> tuple:
     import shutil
     import subprocess
     import sys
+
     path = folder / "case.litmus"
     path.write_bytes(data)
     out = folder / "export"
@@ -122,13 +163,18 @@ def is_bug(cls: str) -> bool:
 def main(argv=None) -> int:
     import argparse
     from collections import Counter
+
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--cases", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--folder", default=str(ROOT / "litmus"), help="tests to mutate (every .litmus below)")
     p.add_argument("--keep", default="fuzz-failures", help="folder for the failing cases")
-    p.add_argument("--cli", action="store_true", help="run each case through a verb of the command line, in its "
-                   "own process (slower; catches crashes of the process)")
+    p.add_argument(
+        "--cli",
+        action="store_true",
+        help="run each case through a verb of the command line, in its "
+        "own process (slower; catches crashes of the process)",
+    )
     a = p.parse_args(argv)
     rnd = random.Random(a.seed)
     texts = corpus(Path(a.folder))
@@ -141,6 +187,7 @@ def main(argv=None) -> int:
         model = rnd.choice(MODELS)
         if a.cli:
             import tempfile
+
             verb = rnd.choice(VERBS)
             model = verb[0]
             with tempfile.TemporaryDirectory() as tmp:

@@ -3,6 +3,7 @@ without Isabelle. It reads what hrf writes and
 the base theories: the header, commands, `begin`/`end` and `proof`/`qed`
 nesting, the names each theory defines, and the identifiers of every term
 and type, so that a test can ask whether each is defined somewhere."""
+
 from __future__ import annotations
 
 import re
@@ -11,19 +12,84 @@ from pathlib import Path
 
 # Constants and types of Isabelle's Main that the theories use.
 MAIN_CONSTANTS = {
-    "set", "map_of", "Id_on", "Set.filter", "acyclic", "irrefl", "fst", "snd", "prod.swap", "Some", "None",
-    "True", "False", "Map.empty", "the", "concat", "map", "length", "Suc", "insert", "finite",
+    "set",
+    "map_of",
+    "Id_on",
+    "Set.filter",
+    "acyclic",
+    "irrefl",
+    "fst",
+    "snd",
+    "prod.swap",
+    "Some",
+    "None",
+    "True",
+    "False",
+    "Map.empty",
+    "the",
+    "concat",
+    "map",
+    "length",
+    "Suc",
+    "insert",
+    "finite",
 }
 MAIN_TYPES = {"nat", "int", "bool", "set", "rel", "list", "option", "string"}
 # Inner-syntax words that are not names.
 INNER_KEYWORDS = {"if", "then", "else", "case", "of", "let", "in", "O", "where"}
 BINDERS = {"\\<lambda>", "\\<forall>", "\\<exists>", "\\<Union>", "\\<Inter>"}
 COMMANDS = {
-    "theory", "imports", "begin", "end", "definition", "fun", "primrec", "datatype", "record", "type_synonym",
-    "lemma", "theorem", "corollary", "text", "section", "subsection", "subsubsection", "locale", "context",
-    "proof", "qed", "by", "sorry", "oops", "done", "apply", "fix", "assume", "have", "show", "then",
-    "obtain", "moreover", "ultimately", "unfolding", "using", "with", "from", "hence", "thus", "next",
-    "fixes", "and", "where", "rule", "simp", "auto", "eval", "shows", "assumes", "notes",
+    "theory",
+    "imports",
+    "begin",
+    "end",
+    "definition",
+    "fun",
+    "primrec",
+    "datatype",
+    "record",
+    "type_synonym",
+    "lemma",
+    "theorem",
+    "corollary",
+    "text",
+    "section",
+    "subsection",
+    "subsubsection",
+    "locale",
+    "context",
+    "proof",
+    "qed",
+    "by",
+    "sorry",
+    "oops",
+    "done",
+    "apply",
+    "fix",
+    "assume",
+    "have",
+    "show",
+    "then",
+    "obtain",
+    "moreover",
+    "ultimately",
+    "unfolding",
+    "using",
+    "with",
+    "from",
+    "hence",
+    "thus",
+    "next",
+    "fixes",
+    "and",
+    "where",
+    "rule",
+    "simp",
+    "auto",
+    "eval",
+    "shows",
+    "assumes",
+    "notes",
 }
 
 
@@ -56,7 +122,7 @@ def tokenize(src: str) -> list:
             i = j
         elif src.startswith("\\<open>", i):
             j = _nested_end(src, i, "\\<open>", "\\<close>", line)
-            out.append(Token("cartouche", src[i + 7:j - 8], line))
+            out.append(Token("cartouche", src[i + 7 : j - 8], line))
             line += src[i:j].count("\n")
             i = j
         elif c == '"':
@@ -65,7 +131,7 @@ def tokenize(src: str) -> list:
                 j += 2 if src[j] == "\\" and src[j + 1] == '"' else 1
             if j >= len(src):
                 raise ReadError(f"line {line}: unterminated string")
-            out.append(Token("string", src[i + 1:j], line))
+            out.append(Token("string", src[i + 1 : j], line))
             line += src[i:j].count("\n")
             i = j + 1
         elif c.isalpha():
@@ -103,8 +169,11 @@ def inner_tokens(s: str) -> list:
     """Inner-syntax tokens of a term or type: names (qualified too), numbers,
     ''string literals'', \\<symbols>, punctuation."""
     toks = []
-    for m in re.finditer(r"''[^']*''|\\<\^?[A-Za-z]+>|'[a-z]+|[A-Za-z][A-Za-z0-9_']*(?:\.[A-Za-z][A-Za-z0-9_']*)*"
-                         r"|[0-9]+|:=|\.\.<|\S", s):
+    for m in re.finditer(
+        r"''[^']*''|\\<\^?[A-Za-z]+>|'[a-z]+|[A-Za-z][A-Za-z0-9_']*(?:\.[A-Za-z][A-Za-z0-9_']*)*"
+        r"|[0-9]+|:=|\.\.<|\S",
+        s,
+    ):
         toks.append(m.group(0))
     return toks
 
@@ -132,7 +201,7 @@ def bound_names(toks: list) -> set:
             while j < len(toks) and (is_name(toks[j]) or toks[j] in ("(", ")", ",")):
                 j += 1
             if j < len(toks) and toks[j] == "." and j > i + 1:
-                bound.update(x for x in toks[i + 1:j] if is_name(x))
+                bound.update(x for x in toks[i + 1 : j] if is_name(x))
         elif (t == "let" or (t == ";" and "let" in toks[:i])) and i + 1 < len(toks) and is_name(toks[i + 1]):
             bound.add(toks[i + 1])
         if stops:

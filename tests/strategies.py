@@ -4,6 +4,7 @@
 `hrf_programs` makes small programs within the HRF models' fragment
 (seq_cst atomics and ordinary accesses, no loops) for property tests.
 """
+
 from hypothesis import strategies as st
 
 from hrf.litmus import ast as A
@@ -38,26 +39,43 @@ values = _exprs(2)
 def loads(draw):
     if draw(st.booleans()):
         return A.Load(draw(st.sampled_from(LOCS)))
-    return A.Load(draw(st.sampled_from(LOCS)), True, draw(st.sampled_from(ORDERS)), draw(st.sampled_from(SCOPES)),
-                  draw(st.booleans()))
+    return A.Load(
+        draw(st.sampled_from(LOCS)),
+        True,
+        draw(st.sampled_from(ORDERS)),
+        draw(st.sampled_from(SCOPES)),
+        draw(st.booleans()),
+    )
 
 
 @st.composite
 def rmws(draw):
     op = draw(st.sampled_from(["add", "sub", "and", "or", "xor", "exch", "cas"]))
     cas = op == "cas"
-    return A.Rmw(op, draw(st.sampled_from(LOCS)), draw(values), draw(st.sampled_from(ORDERS)),
-                 draw(st.sampled_from(SCOPES)), draw(st.booleans()),
-                 expected=draw(st.sampled_from(LOCS)) if cas else None,
-                 fail_order=draw(st.sampled_from(ORDERS)) if cas else None)
+    return A.Rmw(
+        op,
+        draw(st.sampled_from(LOCS)),
+        draw(values),
+        draw(st.sampled_from(ORDERS)),
+        draw(st.sampled_from(SCOPES)),
+        draw(st.booleans()),
+        expected=draw(st.sampled_from(LOCS)) if cas else None,
+        fail_order=draw(st.sampled_from(ORDERS)) if cas else None,
+    )
 
 
 @st.composite
 def stores(draw):
     if draw(st.booleans()):
         return A.Store(draw(st.sampled_from(LOCS)), draw(values))
-    return A.Store(draw(st.sampled_from(LOCS)), draw(values), True, draw(st.sampled_from(ORDERS)),
-                   draw(st.sampled_from(SCOPES)), draw(st.booleans()))
+    return A.Store(
+        draw(st.sampled_from(LOCS)),
+        draw(values),
+        True,
+        draw(st.sampled_from(ORDERS)),
+        draw(st.sampled_from(SCOPES)),
+        draw(st.booleans()),
+    )
 
 
 def _stmts(depth):
@@ -67,8 +85,9 @@ def _stmts(depth):
         stores(),
         st.builds(A.ExprStmt, st.one_of(loads(), rmws())),
         st.builds(A.Fence, st.sampled_from(FLAGS), st.sampled_from(ORDERS), st.sampled_from(SCOPES[1:])),
-        st.builds(A.Barrier, st.sampled_from(FLAGS), st.sampled_from([None, "B1", "B2"]),
-                  st.sampled_from([None, "wg", "dev"])),
+        st.builds(
+            A.Barrier, st.sampled_from(FLAGS), st.sampled_from([None, "B1", "B2"]), st.sampled_from([None, "wg", "dev"])
+        ),
     )
     if depth == 0:
         return simple
@@ -81,8 +100,11 @@ def _stmts(depth):
 
 
 def _props(depth):
-    atom = st.builds(A.PAtom, st.one_of(st.builds(A.RegVar, st.integers(0, 2), st.sampled_from(REGS)),
-                                        st.sampled_from(LOCS).map(A.LocVar)), st.integers(-2, 3))
+    atom = st.builds(
+        A.PAtom,
+        st.one_of(st.builds(A.RegVar, st.integers(0, 2), st.sampled_from(REGS)), st.sampled_from(LOCS).map(A.LocVar)),
+        st.integers(-2, 3),
+    )
     if depth == 0:
         return st.one_of(atom, st.just(A.PTrue()), st.just(A.PFalse()))
     sub = _props(depth - 1)
@@ -125,23 +147,46 @@ def litmus_asts(draw):
     n = draw(st.integers(1, 3))
     ps = draw(params())
     threads = tuple(
-        A.Thread(f"P{i}", ps, DECLS + tuple(draw(st.lists(_stmts(2), max_size=4))), dev=draw(st.integers(0, 1)),
-                 wg=draw(st.integers(0, 2)), sg=draw(st.sampled_from([None, 0, 1])))
-        for i in range(n))
-    init = tuple(A.Init(l, draw(st.integers(-2, 3)), draw(st.sampled_from([None, "coarse", "fine"])))
-                 for l in draw(st.lists(st.sampled_from(LOCS), unique=True)))
-    reg_init = tuple(A.RegInit(t, r, v) for t, r, v in draw(
-        st.lists(st.tuples(st.integers(0, n - 1), st.sampled_from(REGS), st.integers(-2, 3)), max_size=2,
-                 unique_by=lambda x: (x[0], x[1]))))
-    cond = draw(st.one_of(st.none(), st.builds(A.Condition, st.sampled_from(["exists", "~exists", "forall"]),
-                                                _props(2))))
+        A.Thread(
+            f"P{i}",
+            ps,
+            DECLS + tuple(draw(st.lists(_stmts(2), max_size=4))),
+            dev=draw(st.integers(0, 1)),
+            wg=draw(st.integers(0, 2)),
+            sg=draw(st.sampled_from([None, 0, 1])),
+        )
+        for i in range(n)
+    )
+    init = tuple(
+        A.Init(l, draw(st.integers(-2, 3)), draw(st.sampled_from([None, "coarse", "fine"])))
+        for l in draw(st.lists(st.sampled_from(LOCS), unique=True))
+    )
+    reg_init = tuple(
+        A.RegInit(t, r, v)
+        for t, r, v in draw(
+            st.lists(
+                st.tuples(st.integers(0, n - 1), st.sampled_from(REGS), st.integers(-2, 3)),
+                max_size=2,
+                unique_by=lambda x: (x[0], x[1]),
+            )
+        )
+    )
+    cond = draw(
+        st.one_of(st.none(), st.builds(A.Condition, st.sampled_from(["exists", "~exists", "forall"]), _props(2)))
+    )
     if cond is not None:
         cond = A.Condition(cond.quantifier, _within(cond.prop, n))
     # a test needs a final condition or a `locations` clause (else it is refused as cut short)
-    locs = tuple(draw(st.lists(st.sampled_from(LOCS).map(A.LocVar), unique=True, min_size=cond is None,
-                               max_size=2)))
-    return A.Test("OpenCL", draw(st.from_regex(r"[A-Za-z][A-Za-z0-9_+.]{0,12}", fullmatch=True)),
-                  threads, init, reg_init, cond, locs)
+    locs = tuple(draw(st.lists(st.sampled_from(LOCS).map(A.LocVar), unique=True, min_size=cond is None, max_size=2)))
+    return A.Test(
+        "OpenCL",
+        draw(st.from_regex(r"[A-Za-z][A-Za-z0-9_+.]{0,12}", fullmatch=True)),
+        threads,
+        init,
+        reg_init,
+        cond,
+        locs,
+    )
 
 
 # ---------------------------------------------------------------- HRF fragment
@@ -185,7 +230,6 @@ def hrf_programs(draw, single_scope=False, orders=("sc",), atomics=True, min_thr
             else:
                 body.append(op)
         threads.append(A.Thread(f"P{i}", ps, tuple(body), dev=draw(st.integers(0, 1)), wg=draw(st.integers(0, 1))))
-    atoms = [A.PAtom(A.RegVar(i, r), draw(st.integers(0, 2))) for i in range(n) for r in ("r0",)
-             if draw(st.booleans())]
+    atoms = [A.PAtom(A.RegVar(i, r), draw(st.integers(0, 2))) for i in range(n) for r in ("r0",) if draw(st.booleans())]
     prop = A.PAnd(tuple(atoms)) if len(atoms) > 1 else (atoms[0] if atoms else A.PTrue())
     return A.Test("OpenCL", "gen", tuple(threads), (), (), A.Condition("exists", prop), ())

@@ -1,4 +1,5 @@
 """The public API and its limits."""
+
 import json
 
 import pytest
@@ -100,8 +101,13 @@ def test_check_many_in_order_and_errors_inline(tmp_path):
             except hrf.UnsupportedFeature as e:  # e.g. relaxed atomics under HRF-direct
                 assert isinstance(r.error, hrf.UnsupportedFeature) and str(r.error) == str(e)
                 continue
-            assert (r.name, r.model, r.racy, r.condition_holds, r.outcomes) == \
-                (single.name, m, single.racy, single.condition_holds, single.outcomes)
+            assert (r.name, r.model, r.racy, r.condition_holds, r.outcomes) == (
+                single.name,
+                m,
+                single.racy,
+                single.condition_holds,
+                single.outcomes,
+            )
     assert isinstance(out[-1].error, hrf.LitmusSyntaxError) and out[-1].condition_holds is None
 
 

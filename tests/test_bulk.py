@@ -1,4 +1,5 @@
 """`hrf bulk`: many tests x models, streamed rows, summary, limits, Ctrl-C."""
+
 import csv
 import io
 import json
@@ -20,10 +21,27 @@ def test_witness_free_runs_decide_the_same():
     lean = list(hrf.check_many(tests, models, workers=2, limits=hrf.Limits(witnesses=False)))
     assert len(full) == len(lean) == 3 * len(tests)
     for a, b in zip(full, lean, strict=False):
-        assert (a.name, a.model, a.condition_holds, a.racy, a.outcomes, a.observation, a.consistent,
-                a.candidates, a.flagged_executions) == \
-               (b.name, b.model, b.condition_holds, b.racy, b.outcomes, b.observation, b.consistent,
-                b.candidates, b.flagged_executions)
+        assert (
+            a.name,
+            a.model,
+            a.condition_holds,
+            a.racy,
+            a.outcomes,
+            a.observation,
+            a.consistent,
+            a.candidates,
+            a.flagged_executions,
+        ) == (
+            b.name,
+            b.model,
+            b.condition_holds,
+            b.racy,
+            b.outcomes,
+            b.observation,
+            b.consistent,
+            b.candidates,
+            b.flagged_executions,
+        )
         assert [f["kind"] for f in a.flags] == [f["kind"] for f in b.flags]
         assert all(f["events"] is None for f in b.flags) and all(st[4] is None for st in b.states)
     racy = next(b for b in lean if b.racy)
@@ -33,8 +51,12 @@ def test_witness_free_runs_decide_the_same():
 
 def test_cli_bulk_csv(tmp_path, capsys):
     out = tmp_path / "r.csv"
-    assert main(["bulk", str(CORPUS / "hrf"), "-m", "hrf-direct", "-m", "hrf-indirect", "--out", str(out),
-                 "--no-progress"]) == 0
+    assert (
+        main(
+            ["bulk", str(CORPUS / "hrf"), "-m", "hrf-direct", "-m", "hrf-indirect", "--out", str(out), "--no-progress"]
+        )
+        == 0
+    )
     rows = list(csv.DictReader(out.open()))
     n = len(list((CORPUS / "hrf").glob("*.litmus")))
     assert len(rows) == 2 * n and set(rows[0]) == set(bulk.FIELDS)
@@ -59,12 +81,28 @@ def test_real_ctrl_c_on_worker_processes(tmp_path):
     import subprocess
     import sys
     import time
+
     folder = tmp_path / "family"
     assert main(["generate", "--count", "3000", "--seed", "5", "--max-threads", "3", "--out", str(folder)]) == 0
     out = tmp_path / "rows.jsonl"
-    cmd = [sys.executable, "-c", "import sys; from hrf.cli import main; sys.exit(main(sys.argv[1:]))",
-           "bulk", str(folder), "-m", "hrf-direct", "-m", "hrf-indirect", "-m", "opencl", "--workers", "2",
-           "--out", str(out), "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-c",
+        "import sys; from hrf.cli import main; sys.exit(main(sys.argv[1:]))",
+        "bulk",
+        str(folder),
+        "-m",
+        "hrf-direct",
+        "-m",
+        "hrf-indirect",
+        "-m",
+        "opencl",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
     p = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
     while time.time() < deadline and (not out.exists() or out.stat().st_size < 2000):

@@ -1,4 +1,5 @@
 """`hrf check` from the shell: herd-style text, --json lines, errors, graphs."""
+
 import json
 import subprocess
 import sys
@@ -49,9 +50,11 @@ def test_console_script_installed():
 def test_graph_svg(tmp_path):
     # Graphviz is installed by .ci/run; without it hrf says how to get it.
     import shutil
+
     out = tmp_path / "g.svg"
     if shutil.which("dot") is None:
         import os
+
         assert os.environ.get("CI") != "true", ".ci/run installs graphviz"
         assert main(["check", FIG6, "-m", "hrf-direct", "--graph", str(out)]) == 1
         return
@@ -66,6 +69,7 @@ def test_python_dash_m_hrf_and_one_version():
     # (Cargo.toml: the core's and the distribution's agree)
     import hrf
     import hrf._core
+
     r = subprocess.run([sys.executable, "-m", "hrf", "--version"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == f"hrf {hrf.__version__}"
     assert hrf.__version__ == hrf._core.__version__

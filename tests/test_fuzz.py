@@ -2,6 +2,7 @@
 tests (tests/fuzz.py) end in a result or an hrf error, never another
 exception, a crash, or a run past its time limit. A bounded hypothesis run;
 `python tests/fuzz.py --cases N` runs long campaigns by hand."""
+
 import random
 
 from hypothesis import HealthCheck, given, settings
@@ -17,8 +18,7 @@ def test_the_corpus_is_there():
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, len(TEXTS) - 1), st.lists(st.integers(0, 2 ** 32), min_size=1, max_size=3),
-       st.sampled_from(MODELS))
+@given(st.integers(0, len(TEXTS) - 1), st.lists(st.integers(0, 2**32), min_size=1, max_size=3), st.sampled_from(MODELS))
 def test_mutated_tests_end_in_a_result_or_an_hrf_error(i, seeds, model):
     data = TEXTS[i]
     for s in seeds:

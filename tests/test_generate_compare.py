@@ -1,20 +1,24 @@
 """Generation (diy-style cycles) and model comparison ."""
+
 import hrf
 from hrf.generate import cycle_name, cycles, family, generate, size
 from hrf.litmus import ast as A
 from hrf.litmus.printer import to_litmus
 
-CHAIN = dict(max_edges=5, max_threads=3, trees=("first-two-share-wg",),
-             edges=("Rfe", "Fre", "PodWW", "PodRW", "PodRR", "PodWR"))
+CHAIN = dict(
+    max_edges=5, max_threads=3, trees=("first-two-share-wg",), edges=("Rfe", "Fre", "PodWW", "PodRW", "PodRR", "PodWR")
+)
 
 
 def test_classic_shapes_are_cycles():
     names = {cycle_name(c) for c in cycles(6, 4)}
-    for shape in ["PodWW-Rfe-PodRR-Fre",            # MP
-                  "PodWR-Fre-PodWR-Fre",            # SB
-                  "PodRW-Rfe-PodRW-Rfe",            # LB
-                  "Rfe-PodRW-Rfe-PodRR-Fre",        # WRC
-                  "Rfe-PodRR-Fre-Rfe-PodRR-Fre"]:   # IRIW
+    for shape in [
+        "PodWW-Rfe-PodRR-Fre",  # MP
+        "PodWR-Fre-PodWR-Fre",  # SB
+        "PodRW-Rfe-PodRW-Rfe",  # LB
+        "Rfe-PodRW-Rfe-PodRR-Fre",  # WRC
+        "Rfe-PodRR-Fre-Rfe-PodRR-Fre",
+    ]:  # IRIW
         assert shape in names
 
 
@@ -52,8 +56,7 @@ def test_smallest_direct_indirect_separator_is_a_transitive_chain():
     smallest = diffs[0]
     assert len(smallest.test.threads) == 3
     assert smallest.what == ["racy"] and smallest.a.racy and not smallest.b.racy
-    scopes = [op.scope for th in smallest.test.threads for op in A.memory_ops(th.body)
-              if getattr(op, "atomic", False)]
+    scopes = [op.scope for th in smallest.test.threads for op in A.memory_ops(th.body) if getattr(op, "atomic", False)]
     assert "wg" in scopes and "dev" in scopes
     # and no two-thread test separates them (transitivity needs a third party)
     assert all(len(d.test.threads) == 3 for d in diffs)
@@ -75,8 +78,10 @@ def test_opencl_and_rsp_without_remote_operations():
     # mixes scopes. (Reported as a finding.)
     def has_remote(t):
         return any(getattr(op, "remote", False) for th in t.threads for op in A.memory_ops(th.body))
+
     def scopes_of(t):
         return {op.scope for th in t.threads for op in A.memory_ops(th.body) if getattr(op, "atomic", False)}
+
     tests = generate(count=400, seed=5, max_edges=4, orders=("na", "rlx", "acq", "rel", "sc"))
     assert not any(has_remote(t) for t in tests)
     one_scope = [t for t in tests if len(scopes_of(t)) <= 1]
@@ -102,10 +107,17 @@ def test_regions_vary():
     for t in ts[:30]:
         assert hrf.parse(to_litmus(t)) == t
     # A local flag does not order global data under OpenCL (separate hb):
-    mp = next(t for t in family(max_edges=4, regions=("global", "local"), orders=("na", "rel", "acq"),
-                                scopes=("wg",), trees=("same-wg",))
-              if t.name == "PodWW-Rfe-PodRR-Fre+na_rel.wg_acq.wg_na+same-wg+local-y")
+    mp = next(
+        t
+        for t in family(
+            max_edges=4, regions=("global", "local"), orders=("na", "rel", "acq"), scopes=("wg",), trees=("same-wg",)
+        )
+        if t.name == "PodWW-Rfe-PodRR-Fre+na_rel.wg_acq.wg_na+same-wg+local-y"
+    )
     assert hrf.check(mp, "opencl").racy is True
-    glob_mp = next(t for t in family(max_edges=4, orders=("na", "rel", "acq"), scopes=("wg",), trees=("same-wg",))
-                   if t.name == "PodWW-Rfe-PodRR-Fre+na_rel.wg_acq.wg_na+same-wg")
+    glob_mp = next(
+        t
+        for t in family(max_edges=4, orders=("na", "rel", "acq"), scopes=("wg",), trees=("same-wg",))
+        if t.name == "PodWW-Rfe-PodRR-Fre+na_rel.wg_acq.wg_na+same-wg"
+    )
     assert hrf.check(glob_mp, "opencl").racy is False

@@ -5,6 +5,7 @@ Each case here was once accepted and reinterpreted, or crashed; the
 expected behaviour is a LitmusSyntaxError naming file, line and column, an
 InvalidArgument, or a result marked incomplete by the limit that cut it.
 """
+
 import math
 
 import pytest
@@ -54,18 +55,23 @@ exists (1:r0=1)
 """
 
 
-@pytest.mark.parametrize("tree, column, what", [
-    ("(device (work_group (work_group P0) P1))", 31, "a work_group cannot be inside a work_group"),
-    ("(work_group (device P0 P1))", 23, "a device cannot be inside a work_group"),
-    ("(device (device (work_group P0 P1)))", 19, "a device cannot be inside a device"),
-    ("(device (work_group (sub_group (work_group P0)) P1))", 42, "a work_group cannot be inside a sub_group"),
-])
+@pytest.mark.parametrize(
+    "tree, column, what",
+    [
+        ("(device (work_group (work_group P0) P1))", 31, "a work_group cannot be inside a work_group"),
+        ("(work_group (device P0 P1))", 23, "a device cannot be inside a work_group"),
+        ("(device (device (work_group P0 P1)))", 19, "a device cannot be inside a device"),
+        ("(device (work_group (sub_group (work_group P0)) P1))", 42, "a work_group cannot be inside a sub_group"),
+    ],
+)
 def test_malformed_scope_trees_are_refused(tree, column, what):
     refused(TREE.replace("TREE", tree), 5, column, what)
 
 
-@pytest.mark.parametrize("tree", ["(device (work_group P0 P1))", "((device (work_group P0 P1)))",
-                                  "(device (kernel (cta (warp P0) (warp P1))))"])
+@pytest.mark.parametrize(
+    "tree",
+    ["(device (work_group P0 P1))", "((device (work_group P0 P1)))", "(device (kernel (cta (warp P0) (warp P1))))"],
+)
 def test_well_formed_scope_trees_are_accepted(tree):
     t = hrf.parse(TREE.replace("TREE", tree))
     assert t.threads[0].wg == t.threads[1].wg
@@ -175,10 +181,20 @@ exists (0:r0=1)
     assert e.value.which == "size"
 
 
-@pytest.mark.parametrize("limit, value", [
-    ("max_seconds", -1), ("max_seconds", math.nan), ("max_seconds", math.inf), ("max_candidates", -1),
-    ("max_candidates", 0), ("unroll", -3), ("max_paths", 1.5), ("max_memory", 0), ("keep_all", "yes"),
-])
+@pytest.mark.parametrize(
+    "limit, value",
+    [
+        ("max_seconds", -1),
+        ("max_seconds", math.nan),
+        ("max_seconds", math.inf),
+        ("max_candidates", -1),
+        ("max_candidates", 0),
+        ("unroll", -3),
+        ("max_paths", 1.5),
+        ("max_memory", 0),
+        ("keep_all", "yes"),
+    ],
+)
 def test_bad_limit_values_are_refused(limit, value):
     with pytest.raises(InvalidArgument, match=limit):
         hrf.Limits(**{limit: value})
@@ -203,6 +219,7 @@ def test_api_arguments_are_checked():
 # ---------------------------------------------------------------- bulk survives its tests
 def _corpus_tests(n):
     from conftest import CORPUS
+
     return sorted(str(p) for p in (CORPUS / "hrf").glob("*.litmus"))[:n]
 
 
@@ -213,6 +230,7 @@ def test_a_worker_that_dies_is_one_error_row(monkeypatch, tmp_path):
     import signal
 
     import hrf.api
+
     killer = tmp_path / "killer.litmus"
     killer.write_text(MP)
     real = hrf.api.compile_test
@@ -290,14 +308,23 @@ def test_a_truncated_ptx_file_is_a_located_error():
     assert e.value.line == 2
 
 
-@pytest.mark.parametrize("what, text", [
-    ("500 nested ifs", MP.replace("int r1 = *x;", "int r1 = 0;" + "if (r0 == 1) {" * 500 + "r1 = *x;" + "}" * 500)),
-    ("a 5,000-term condition", MP.replace("exists (1:r0=1 /\\ 1:r1=0)",
-                                           "exists (" + " /\\ ".join(["1:r0=1"] * 5000) + ")")),
-    ("a 20,000-term sum", MP.replace("int r1 = *x;", "int r1 = " + "+".join(["1"] * 20000) + ";")),
-    ("a deep scope tree", MP.replace("P0@wg 0, dev 0", "P0").replace("P1@wg 0, dev 0", "P1").replace(
-        "exists", "scopeTree " + "(" * 2000 + "device P0 P1" + ")" * 2000 + "\nexists")),
-])
+@pytest.mark.parametrize(
+    "what, text",
+    [
+        ("500 nested ifs", MP.replace("int r1 = *x;", "int r1 = 0;" + "if (r0 == 1) {" * 500 + "r1 = *x;" + "}" * 500)),
+        (
+            "a 5,000-term condition",
+            MP.replace("exists (1:r0=1 /\\ 1:r1=0)", "exists (" + " /\\ ".join(["1:r0=1"] * 5000) + ")"),
+        ),
+        ("a 20,000-term sum", MP.replace("int r1 = *x;", "int r1 = " + "+".join(["1"] * 20000) + ";")),
+        (
+            "a deep scope tree",
+            MP.replace("P0@wg 0, dev 0", "P0")
+            .replace("P1@wg 0, dev 0", "P1")
+            .replace("exists", "scopeTree " + "(" * 2000 + "device P0 P1" + ")" * 2000 + "\nexists"),
+        ),
+    ],
+)
 def test_deep_nesting_is_a_located_error(what, text):
     # RecursionError tracebacks before
     with pytest.raises(hrf.LitmusSyntaxError, match="too deeply") as e:
@@ -330,10 +357,17 @@ def test_export_again_into_its_folder_drops_the_old_theories(tmp_path):
     assert not old.exists() and "T_old" not in (tmp_path / "ROOT").read_text()
 
 
-@pytest.mark.parametrize("kw, match", [
-    (dict(orders="na,bogus"), "orders"), (dict(scopes=["bogus"]), "scopes"), (dict(regions="nowhere"), "regions"),
-    (dict(max_edges=100), "max_edges"), (dict(count=-1), "count"), (dict(orders=5), "orders"),
-])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(orders="na,bogus"), "orders"),
+        (dict(scopes=["bogus"]), "scopes"),
+        (dict(regions="nowhere"), "regions"),
+        (dict(max_edges=100), "max_edges"),
+        (dict(count=-1), "count"),
+        (dict(orders=5), "orders"),
+    ],
+)
 def test_generate_options_are_checked(kw, match):
     with pytest.raises(InvalidArgument, match=match):
         hrf.generate(**kw)
@@ -351,17 +385,27 @@ def test_too_many_workers_are_refused():
 def hrf_cli(*args, stdin=None):
     import subprocess
     import sys
-    return subprocess.run([sys.executable, "-m", "hrf.cli", *map(str, args)], capture_output=True, text=True,
-                          input=stdin, timeout=120)
+
+    return subprocess.run(
+        [sys.executable, "-m", "hrf.cli", *map(str, args)], capture_output=True, text=True, input=stdin, timeout=120
+    )
 
 
-@pytest.mark.parametrize("args", [
-    ["check", "T", "-m", "sc", "--unroll", "-3"], ["check", "T", "-m", "sc", "--max-seconds", "nan"],
-    ["check", "T", "-m", "sc", "--workers", "-1"], ["check", "T", "-m", "sc", "--workers", "100000"],
-    ["check", "T", "-m", "sc", "--max-memory", "lots"], ["check", "T", "-m", "sc", "--graph", "out.txt"],
-    ["generate", "--scopes", "bogus"], ["generate", "--regions", "nowhere"], ["generate", "--max-edges", "100"],
-    ["export", "isabelle", "T", "--max-executions", "-1", "--out", "X"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "T", "-m", "sc", "--unroll", "-3"],
+        ["check", "T", "-m", "sc", "--max-seconds", "nan"],
+        ["check", "T", "-m", "sc", "--workers", "-1"],
+        ["check", "T", "-m", "sc", "--workers", "100000"],
+        ["check", "T", "-m", "sc", "--max-memory", "lots"],
+        ["check", "T", "-m", "sc", "--graph", "out.txt"],
+        ["generate", "--scopes", "bogus"],
+        ["generate", "--regions", "nowhere"],
+        ["generate", "--max-edges", "100"],
+        ["export", "isabelle", "T", "--max-executions", "-1", "--out", "X"],
+    ],
+)
 def test_bad_options_are_usage_errors(tmp_path, args):
     t = tmp_path / "t.litmus"
     t.write_text(MP)
@@ -377,6 +421,7 @@ def test_generate_with_a_bad_option_writes_nothing(tmp_path):
 
 def test_json_reports_a_failing_single_test_as_json(tmp_path):
     import json
+
     r = hrf_cli("check", tmp_path / "missing.litmus", "-m", "sc", "--json")
     assert r.returncode == 1
     row = json.loads(r.stdout)
@@ -392,8 +437,10 @@ def test_unwritable_outputs_are_hrf_errors(tmp_path):
     t = tmp_path / "t.litmus"
     t.write_text(MP)
     gone = tmp_path / "missing-folder"
-    for args in (["bulk", t, "-m", "sc", "--out", gone / "rows.jsonl", "--no-progress"],
-                 ["check", t, "-m", "sc", "--graph", gone / "g.dot"]):
+    for args in (
+        ["bulk", t, "-m", "sc", "--out", gone / "rows.jsonl", "--no-progress"],
+        ["check", t, "-m", "sc", "--graph", gone / "g.dot"],
+    ):
         r = hrf_cli(*args)
         assert r.returncode == 1 and "cannot write" in r.stderr and "Traceback" not in r.stderr, r.stderr
 
@@ -407,18 +454,23 @@ def test_sys_exit_in_a_model_file_is_a_definition_error(tmp_path):
 
 
 # ---------------------------------------------------------------- model files
-@pytest.mark.parametrize("line, match", [
-    ('MODEL.acyclic(po | rf | co | fr | I(tag("seqcst")), "sc")', "unknown tag 'seqcst'"),
-    ('MODEL.acyclic(po | rf | co | fr | same_event_attr("sinstance"), "sc")', "unknown event attribute"),
-    ('MODEL.acyclic(po | rf | co | fr | same_thread_attr("workgroup"), "sc")', "unknown thread attribute"),
-    ('MODEL.acyclic(po | rf | co | base("mo"), "sc")', "unknown base relation 'mo'"),
-])
+@pytest.mark.parametrize(
+    "line, match",
+    [
+        ('MODEL.acyclic(po | rf | co | fr | I(tag("seqcst")), "sc")', "unknown tag 'seqcst'"),
+        ('MODEL.acyclic(po | rf | co | fr | same_event_attr("sinstance"), "sc")', "unknown event attribute"),
+        ('MODEL.acyclic(po | rf | co | fr | same_thread_attr("workgroup"), "sc")', "unknown thread attribute"),
+        ('MODEL.acyclic(po | rf | co | base("mo"), "sc")', "unknown base relation 'mo'"),
+    ],
+)
 def test_a_misspelt_name_in_a_model_file_is_refused_at_its_line(tmp_path, line, match):
     # before: a misspelt tag was an empty set without a word, and an unknown
     # base relation was reported against the litmus file
     m = tmp_path / "typo.py"
-    m.write_text("from hrf.dsl import Model, tag, base, po, rf, co, fr, I, same_event_attr, same_thread_attr\n"
-                 "MODEL = Model('mysc')\n" + line + "\n")
+    m.write_text(
+        "from hrf.dsl import Model, tag, base, po, rf, co, fr, I, same_event_attr, same_thread_attr\n"
+        "MODEL = Model('mysc')\n" + line + "\n"
+    )
     with pytest.raises(hrf.DefinitionError, match=match) as e:
         hrf.check(MP, str(m))
     assert e.value.file == str(m) and e.value.line == 3

@@ -1,5 +1,6 @@
 """The HRF-relaxed family ([HRFR15]): the literal reading of Fig. 9 against the
 stated intent (docs/readings.md), and App. C.1's equivalence with HRF-direct."""
+
 from hypothesis import HealthCheck, assume, given, settings
 
 import hrf
@@ -30,6 +31,7 @@ def test_relaxed_models_accept_what_hrf_rejects():
     assert r.condition_holds is True and r.racy is False
     # The same test is outside HRF-direct's fragment (seq_cst only).
     import pytest
+
     with pytest.raises(hrf.UnsupportedFeature):
         hrf.check(CORPUS / "hrf" / "hrfr15-fig10-rlx.litmus", "hrf-direct")
 
@@ -70,8 +72,12 @@ def test_app_c1_direct_relaxed_equals_direct(t):
 def test_relaxed_fast_equals_reference(t):
     # The reference enumerates every order sc without pruning (n! per
     # candidate); compare only where it finishes within a modest budget.
-    for m in ("hrf-direct-relaxed", "hrf-indirect-relaxed", "hrf-direct-relaxed-literal",
-              "hrf-indirect-relaxed-observable"):
+    for m in (
+        "hrf-direct-relaxed",
+        "hrf-indirect-relaxed",
+        "hrf-direct-relaxed-literal",
+        "hrf-indirect-relaxed-observable",
+    ):
         slow = hrf.check(t, m, reference=True, max_candidates=20_000)
         assume(slow.complete)
         fast = hrf.check(t, m)

@@ -1,6 +1,7 @@
 """Ctrl-C stops a long check cleanly : the core is told to
 stop, the KeyboardInterrupt reaches the caller, and later checks run as
 usual."""
+
 import _thread
 import threading
 
@@ -10,9 +11,14 @@ import hrf
 
 # Five threads writing and reading two locations: with the reference
 # enumerator (no pruning) tens of millions of path combinations.
-BIG = "OPENCL big\n{ [x]=0; [y]=0; }\n" + "".join(
-    f"P{i}@wg {i}, dev 0 (global int* x, global int* y) {{ *x = {i + 1}; *y = {i + 1}; int r = *x; int s = *y; }}\n"
-    for i in range(5)) + "exists (0:r=1)\n"
+BIG = (
+    "OPENCL big\n{ [x]=0; [y]=0; }\n"
+    + "".join(
+        f"P{i}@wg {i}, dev 0 (global int* x, global int* y) {{ *x = {i + 1}; *y = {i + 1}; int r = *x; int s = *y; }}\n"
+        for i in range(5)
+    )
+    + "exists (0:r=1)\n"
+)
 
 
 def test_ctrl_c_stops_a_long_check():
@@ -35,6 +41,7 @@ def test_a_real_sigint_leaves_no_core_thread_behind():
     # process aborted ("FATAL: exception not rethrown", SIGABRT).
     import subprocess
     import sys
+
     script = f"""
 import os, signal, sys, threading, time
 import hrf

@@ -4,6 +4,7 @@ the outer syntax (tests/isabelle_reader.py: header, imports resolvable in the
 export, balanced begin/end, every name defined in the base theories or the
 file) and one export is compared with a golden file reviewed by hand. The
 lemmas' claims are compared with hrf's own verdicts."""
+
 import re
 import shutil
 import subprocess
@@ -47,14 +48,17 @@ def test_whole_export_reads_as_a_session(tmp_path):
     assert (tmp_path / "ROOT").read_text().startswith("session Hrf_Export = HOL +")
 
 
-@pytest.mark.parametrize("mutation, message", [
-    (("hrf_direct_consistent ex1", "hrf_direct_consistant ex1"), "hrf_direct_consistant is not defined"),
-    (("\nend\n", "\n"), "unclosed"),
-    (("imports Hrf_Models", "imports Hrf_Modles"), "not in"),
-    (('"hrf_direct_consistent ex1"', '"hrf_direct_consistent ex1 \\<and> q"'), "q is not defined"),
-    (("theory hrf14_fig5_diff_wg_hrf_direct", "theory Other"), "in a file named"),
-    (("definition ex2 :: execution where", "definition ex2 :: executon where"), "type executon"),
-])
+@pytest.mark.parametrize(
+    "mutation, message",
+    [
+        (("hrf_direct_consistent ex1", "hrf_direct_consistant ex1"), "hrf_direct_consistant is not defined"),
+        (("\nend\n", "\n"), "unclosed"),
+        (("imports Hrf_Models", "imports Hrf_Modles"), "not in"),
+        (('"hrf_direct_consistent ex1"', '"hrf_direct_consistent ex1 \\<and> q"'), "q is not defined"),
+        (("theory hrf14_fig5_diff_wg_hrf_direct", "theory Other"), "in a file named"),
+        (("definition ex2 :: execution where", "definition ex2 :: executon where"), "type executon"),
+    ],
+)
 def test_reader_rejects_what_isabelle_would(tmp_path, mutation, message):
     export_isabelle(HRF / "hrf14-fig5-diff-wg.litmus", "hrf-direct", tmp_path)
     check_session(tmp_path)  # the export itself passes
@@ -123,6 +127,7 @@ def test_truncation_is_reported_not_silent(tmp_path):
 def test_handwritten_models_stand_for_the_dsl_checks():
     for name, (_, checks) in HANDWRITTEN.items():
         from hrf.models import get as model
+
         dsl = {c.name: c.kind for c in model(name).checks}
         assert dsl == {k: kind for k, (kind, _) in checks.items()}
         mt = model_theory(name)
@@ -134,6 +139,7 @@ def test_handwritten_models_stand_for_the_dsl_checks():
 
 def test_every_model_without_witness_orders_is_translated(tmp_path):
     from hrf.models import get as model
+
     done = []
     for name in hrf.models():
         m = model(name)
@@ -150,6 +156,7 @@ def test_every_model_without_witness_orders_is_translated(tmp_path):
     assert {"opencl", "opencl-rsp", "c11", "ptx"} <= set(done)
     shutil.copy(ROOT / "isabelle_export/Hrf_Execution.thy", tmp_path)
     from hrf.isabelle import write_root
+
     write_root(tmp_path)
     check_session(tmp_path)
 
@@ -196,13 +203,42 @@ def test_safe_names():
 
 def test_cli_export(tmp_path):
     out = tmp_path / "thy"
-    p = subprocess.run([sys.executable, "-m", "hrf.cli", "export", "isabelle", str(HRF / "hrf14-fig7.litmus"),
-                        "-m", "hrf-indirect", "--scheme", "rsp-new", "--out", str(out)],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hrf.cli",
+            "export",
+            "isabelle",
+            str(HRF / "hrf14-fig7.litmus"),
+            "-m",
+            "hrf-indirect",
+            "--scheme",
+            "rsp-new",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 0, p.stderr
     assert "4 of 4 candidate executions" in p.stdout
     assert (out / "Scheme_rsp_new.thy").exists() and (out / "ROOT").exists()
     check_session(out)
-    bad = subprocess.run([sys.executable, "-m", "hrf.cli", "export", "isabelle", str(HRF / "hrf14-fig7.litmus"),
-                          "-m", "hrf-direct-relaxed", "--out", str(out)], capture_output=True, text=True)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hrf.cli",
+            "export",
+            "isabelle",
+            str(HRF / "hrf14-fig7.litmus"),
+            "-m",
+            "hrf-direct-relaxed",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 1 and "witness order" in bad.stderr

@@ -1,6 +1,7 @@
 """The GPU machine from Python: assembly tests, exploration,
 traces, deadlocks, limits. Expected outcomes are derived by hand next to
 each test; the instruction-level unit tests are in rust/src/machine/tests.rs."""
+
 from pathlib import Path
 
 import pytest
@@ -34,8 +35,10 @@ def test_corrupt_mp_reaches_the_stale_read_with_the_slide_trace():
 def test_invalidating_after_the_load_forbids_the_stale_read():
     # The new scheme's dev load, `LD r0 y; INVL1 WG`: after r0=1 (y reached
     # L2 after x, through P0's FLUL1), x must be fetched again: r1=42.
-    text = CORRUPT.read_text().replace(" ST 42 x    | INVL1 WG   ;\n FLUL1 WG   | LD r0 y    ;",
-                                       " ST 42 x    | LD r0 y    ;\n FLUL1 WG   | INVL1 WG   ;")
+    text = CORRUPT.read_text().replace(
+        " ST 42 x    | INVL1 WG   ;\n FLUL1 WG   | LD r0 y    ;",
+        " ST 42 x    | LD r0 y    ;\n FLUL1 WG   | INVL1 WG   ;",
+    )
     r = explore(parse_machine(text))
     assert r.condition_holds is False
     assert {(o["1:r0"], o["1:r1"]) for o in r.outcomes} == {(0, 0), (0, 42), (1, 42)}
@@ -65,6 +68,7 @@ def test_remote_rmw_loses_updates_under_the_old_scheme():
 def test_machine_text_round_trips():
     p = parse_machine_file(CORRUPT)
     q = parse_machine(p.format())
+
     def code(prog):
         return [[{k: v for k, v in i.items() if k != "line"} for i in t.code] for t in prog.threads]
 
@@ -95,6 +99,7 @@ exists (x=0)
     dot = r.to_dot()
     assert "then stuck: P0 at LK y, P1 at LK x" in dot
     import json
+
     j = json.loads(json.dumps(r.to_json()))
     assert j["deadlock"]["stuck"] == "stuck: P0 at LK y, P1 at LK x" and len(j["deadlock"]["steps"]) == 2
     notes = [line for line in dot.splitlines() if "shape=box, width=0" in line]
@@ -144,13 +149,16 @@ def test_state_limit_is_reported_and_no_verdict_claimed():
         explore(parse_machine_file(CORRUPT), max_states=50, on_limit="raise")
 
 
-@pytest.mark.parametrize("text,where,msg", [
-    ("GPU_MACHINE t\n{ x=0; }\n P0 ;\n LD r0 q ;\n", (4, 2), "not a location"),
-    ("GPU_MACHINE t\n{ x=0; }\n P0 ;\n FLUL2 WG ;\n", (4, 2), "L2"),
-    ("GPU_MACHINE t\n{ x=0; }\n P0 ;\n L: ;\n JMP L ;\n", (5, 2), "backwards"),
-    ("GPU_MACHINE t\n{ x=0; }\n P0 ;\n FOO x ;\n", (4, 2), "unknown instruction"),
-    ("GPU_MACHINE t\n{ x=0; }\n P0 ;\n LD r0 x ;\nexists (0:r9=1)\n", (5, 1), "does not have"),
-])
+@pytest.mark.parametrize(
+    "text,where,msg",
+    [
+        ("GPU_MACHINE t\n{ x=0; }\n P0 ;\n LD r0 q ;\n", (4, 2), "not a location"),
+        ("GPU_MACHINE t\n{ x=0; }\n P0 ;\n FLUL2 WG ;\n", (4, 2), "L2"),
+        ("GPU_MACHINE t\n{ x=0; }\n P0 ;\n L: ;\n JMP L ;\n", (5, 2), "backwards"),
+        ("GPU_MACHINE t\n{ x=0; }\n P0 ;\n FOO x ;\n", (4, 2), "unknown instruction"),
+        ("GPU_MACHINE t\n{ x=0; }\n P0 ;\n LD r0 x ;\nexists (0:r9=1)\n", (5, 1), "does not have"),
+    ],
+)
 def test_bad_machine_programs_name_line_and_column(text, where, msg):
     with pytest.raises(hrf.LitmusSyntaxError) as e:
         parse_machine(text, "t.litmus")
@@ -160,6 +168,7 @@ def test_bad_machine_programs_name_line_and_column(text, where, msg):
 
 def test_cli_compile_explore_soundness(capsys):
     from hrf.cli import main
+
     rsp = ROOT / "litmus/rsp/corrupt-mp.litmus"
     assert main(["compile", str(rsp), "--scheme", "rsp-old"]) == 0
     out = capsys.readouterr().out
@@ -170,6 +179,7 @@ def test_cli_compile_explore_soundness(capsys):
     assert "UNSOUND" in capsys.readouterr().out
     assert main(["soundness", str(rsp), "--scheme", "rsp-new", "--json"]) == 0
     import json
+
     assert json.loads(capsys.readouterr().out)["sound"] is True
 
 
@@ -177,6 +187,7 @@ def test_cli_goes_on_past_a_test_it_cannot_take(tmp_path, capsys):
     # A remote RMW at scope all (two devices): rsp-new has no row for it.
     # The error names the file and line; the next test runs.
     from hrf.cli import main
+
     rsp = ROOT / "litmus/rsp/corrupt-mp.litmus"
     t3 = ROOT / "litmus/rsp/mp-remote-all-rmw-acquire.litmus"
     assert main(["soundness", str(t3), str(rsp), "--scheme", "rsp-new", "--writeback", "fifo"]) == 1
@@ -202,6 +213,7 @@ def test_cli_explore_compiles_a_source_test_with_a_scheme(capsys):
     # this file (which loads x whatever r0 is; the source loads it only
     # when r0=1, else r1=-1).
     from hrf.cli import main
+
     assert main(["explore", str(ROOT / "litmus/rsp/corrupt-mp.litmus"), "--scheme", "rsp-old", "--trace"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Test corrupt_MP (machine, writeback=fifo)")
@@ -219,13 +231,18 @@ def test_cli_explore_json(capsys):
     import json
 
     from hrf.cli import main
+
     assert main(["explore", str(CORRUPT), "--json", "--writeback", "fifo", "--writeback", "any"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [json.loads(x)["writeback"] for x in lines] == ["fifo", "any"]
     j = json.loads(lines[0])
     assert j["complete"] and j["condition_holds"] is True and j["deadlocks"] == 0 and j["deadlock"] is None
     assert {(o["values"]["1:r0"], o["values"]["1:r1"]): o["holds"] for o in j["outcomes"]} == {
-        (0, 0): False, (0, 42): False, (1, 0): True, (1, 42): False}
+        (0, 0): False,
+        (0, 42): False,
+        (1, 0): True,
+        (1, 42): False,
+    }
     assert all(len(o["trace"]) == len(o["steps"]) for o in j["outcomes"])
     assert j["states"] == explore(parse_machine_file(CORRUPT), writeback="fifo").states
 
@@ -235,6 +252,7 @@ def test_cli_draws_machine_traces(tmp_path, capsys):
     import shutil
 
     from hrf.cli import main
+
     rsp = ROOT / "litmus/rsp/corrupt-mp.litmus"
     out = tmp_path / "t.dot"
     assert main(["explore", str(CORRUPT), "--graph", str(out)]) == 0
@@ -269,10 +287,28 @@ def _random_machine_program(rng) -> str:
         code = []
         for _ in range(rng.randint(1, 4)):
             x = rng.choice("xy")
-            code.append(rng.choice([
-                f"LD r{rng.randint(0, 1)} {x}", f"ST {rng.randint(1, 2)} {x}", f"ST r0 {x}",
-                f"INCL1 r1 {x}", f"INCL2 r1 {x}", "FLUL1 WG", "FLUL1 DV", "FLUL2 DV", "INVL1 WG", "INVL1 DV",
-                f"LK {x}", f"UNLK {x}", "LKRMW DV", "UNLKRMW DV", "MOV r1 r0+1", "BNZ r0 E"]))
+            code.append(
+                rng.choice(
+                    [
+                        f"LD r{rng.randint(0, 1)} {x}",
+                        f"ST {rng.randint(1, 2)} {x}",
+                        f"ST r0 {x}",
+                        f"INCL1 r1 {x}",
+                        f"INCL2 r1 {x}",
+                        "FLUL1 WG",
+                        "FLUL1 DV",
+                        "FLUL2 DV",
+                        "INVL1 WG",
+                        "INVL1 DV",
+                        f"LK {x}",
+                        f"UNLK {x}",
+                        "LKRMW DV",
+                        "UNLKRMW DV",
+                        "MOV r1 r0+1",
+                        "BNZ r0 E",
+                    ]
+                )
+            )
         if any(c.startswith("BNZ") for c in code):
             code.append("E:")
         cols.append(code)
@@ -298,6 +334,7 @@ def test_reduction_matches_the_literal_machine_on_random_programs(writeback):
     # literal machine of [RSP15] sec. 5: the same outcomes, the same faults, and a
     # deadlock in one iff in the other.
     import random
+
     rng = random.Random(20261122)
     compared = deadlocked = 0
     for _k in range(60):
@@ -316,5 +353,3 @@ def test_reduction_matches_the_literal_machine_on_random_programs(writeback):
         compared += 1
         deadlocked += bool(ref.deadlocks)
     assert compared >= 40 and deadlocked >= 3  # the sample covers deadlocks too
-
-

@@ -5,13 +5,19 @@ failed before its fix.
 Papers: [HRF14] Hower et al., Heterogeneous-race-free Memory Models, ASPLOS
 2014; [HRFR15] Gaster, Hower, Howes, HRF-Relaxed, TACO 2015.
 """
+
 import pytest
 
 import hrf
 
 DIRECT_FAMILY = ["hrf-direct", "hrf-direct-relaxed", "hrf-direct-relaxed-literal", "hrf-direct-relaxed-observable"]
-EVERY_HRF = DIRECT_FAMILY + ["hrf-indirect", "hrf-indirect-relaxed", "hrf-indirect-relaxed-observable",
-                             "hrf-indirect-relaxed-spaces", "hrf-opencl"]
+EVERY_HRF = DIRECT_FAMILY + [
+    "hrf-indirect",
+    "hrf-indirect-relaxed",
+    "hrf-indirect-relaxed-observable",
+    "hrf-indirect-relaxed-spaces",
+    "hrf-opencl",
+]
 
 # ---------------------------------------------------------------- 1. po in hhb.d
 ONE_THREAD = """OpenCL one-thread
@@ -39,8 +45,11 @@ def test_a_program_without_atomics_keeps_program_order(model):
 def test_an_unrelated_atomic_does_not_change_the_verdict():
     # The same thread plus an atomic of another location: the verdict was
     # race-free only because the atomic brought one scope instance in.
-    with_atomic = ONE_THREAD.replace("int r0 = *X;", "int r0 = *X;\n  atomic_store(Y, 1);").replace(
-        "(global int* X)", "(global int* X, global atomic_int* Y)").replace("{ [X]=0; }", "{ [X]=0; [Y]=0; }")
+    with_atomic = (
+        ONE_THREAD.replace("int r0 = *X;", "int r0 = *X;\n  atomic_store(Y, 1);")
+        .replace("(global int* X)", "(global int* X, global atomic_int* Y)")
+        .replace("{ [X]=0; }", "{ [X]=0; [Y]=0; }")
+    )
     for model in ("hrf-direct", "hrf-direct-relaxed"):
         a, b = hrf.check(ONE_THREAD, model), hrf.check(with_atomic, model)
         assert (a.racy, a.outcomes) == (b.racy, b.outcomes) == (False, [{"0:r0": 1}])
@@ -65,6 +74,7 @@ def test_a_real_race_without_atomics_is_still_a_race(model):
 # ---------------------------------------------------------------- 2. fine-grained memory
 def fig16(cls: str) -> str:
     from conftest import CORPUS
+
     return (CORPUS / "hrf" / "hrfr15-fig16-two-devices.litmus").read_text().replace("[C]=0 @coarse;", f"[C]=0 @{cls};")
 
 
@@ -127,6 +137,7 @@ def test_no_verdict_when_the_loop_bound_cuts_every_execution():
     # of P1 and P2 is cut: no execution completes. Before: `States 0`, Ok,
     # race-free. Now: incomplete, the limit names the bound.
     from conftest import CORPUS
+
     r = hrf.check(CORPUS / "hrf" / "hrfr15-fig3-two-devices.litmus", "hrf-opencl")
     assert r.consistent == 0 and not r.complete
     assert r.limit["which"] == "unroll" and "loop bound (2 iterations)" in r.limit["detail"]
@@ -210,6 +221,7 @@ forall (0:r0=0 /\\ 1:r0=0)
 def test_no_thin_air_on_the_command_line():
     import subprocess
     import sys
+
     base = [sys.executable, "-m", "hrf.cli", "check", "-", "-m", "c11"]
     on = subprocess.run(base, input=LB_CTRL, capture_output=True, text=True)
     off = subprocess.run(base + ["--no-thin-air"], input=LB_CTRL, capture_output=True, text=True)

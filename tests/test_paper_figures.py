@@ -1,5 +1,6 @@
 """The HRF papers' figures under sc, hrf-direct and hrf-indirect, with the
 expected verdicts of litmus/hrf/manifest.toml (each quoting its paper)."""
+
 import pytest
 import tomllib
 

@@ -4,6 +4,7 @@
   hhb.d is contained in hhb.i);
 - a program race-free under an HRF model has exactly its SC outcomes
   (SC for HRF)."""
+
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -12,13 +13,20 @@ import hrf
 from strategies import hrf_programs
 
 MODELS = ["sc", "hrf-direct", "hrf-indirect"]
-SETTINGS = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+SETTINGS = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+)
 
 
 def summary(r):
-    return (sorted(tuple(sorted(o.items())) for o in r.outcomes), r.consistent, r.observation, r.racy,
-            r.flagged_executions, r.condition_holds)
+    return (
+        sorted(tuple(sorted(o.items())) for o in r.outcomes),
+        r.consistent,
+        r.observation,
+        r.racy,
+        r.flagged_executions,
+        r.condition_holds,
+    )
 
 
 @SETTINGS
@@ -61,6 +69,7 @@ def one_scope_instance(t) -> bool:
     """Do all atomics of the test share one scope instance (same scope and,
     for wg/dev, the same work-group or device)?"""
     from hrf.litmus import ast as A
+
     where = set()
     for th in t.threads:
         for op in A.memory_ops(th.body):
@@ -113,8 +122,7 @@ def test_model_lattice_on_generated_families(family):
                 assert all(o in r.outcomes for o in sc.outcomes), (m, hrf.to_litmus(t))
 
 
-@settings(max_examples=80, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(hrf_programs(orders=("rlx", "acq", "rel", "acq_rel", "sc")))
 def test_industrial_models_fast_equals_reference(t):
     # The pruning enumerator against the unpruned reference under the

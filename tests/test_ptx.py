@@ -1,15 +1,21 @@
 """PTX ([GPU15]): agreement with herd-ptx.out, the weak
 outcomes the paper observed on hardware, and dependencies."""
+
 import pytest
 
 import hrf
 
 
 def _two_threads(p0, p1, cond, same_cta=False, regs0="", regs1=""):
-    rows = "\n".join(f" {a:28s}| {b:28s};" for a, b in zip(p0 + [""] * (len(p1) - len(p0)),
-                                                               p1 + [""] * (len(p0) - len(p1)), strict=False))
-    tree = "(device (kernel (cta (warp P0) (warp P1))))" if same_cta else \
-        "(device (kernel (cta (warp P0)) (cta (warp P1))))"
+    rows = "\n".join(
+        f" {a:28s}| {b:28s};"
+        for a, b in zip(p0 + [""] * (len(p1) - len(p0)), p1 + [""] * (len(p0) - len(p1)), strict=False)
+    )
+    tree = (
+        "(device (kernel (cta (warp P0) (warp P1))))"
+        if same_cta
+        else "(device (kernel (cta (warp P0)) (cta (warp P1))))"
+    )
     return f"""GPU_PTX gen
 {{
 0:.reg .s32 r0; 0:.reg .s32 r2; 0:.reg .b64 r1 = x; 0:.reg .b64 r3 = y; {regs0}
@@ -31,20 +37,31 @@ exists ({cond})
 # the model's fragment (.cg accesses, membar); the model must allow them.
 OBSERVED = {
     "coRR intra-CTA (Fig. 1; GTX5 11642/100k)": _two_threads(
-        ["mov.s32 r0,1", "st.cg.s32 [r1],r0"], ["ld.cg.s32 r0,[r3]", "ld.cg.s32 r2,[r3]"],
-        "1:r0=1 /\\ 1:r2=0", same_cta=True),
+        ["mov.s32 r0,1", "st.cg.s32 [r1],r0"],
+        ["ld.cg.s32 r0,[r3]", "ld.cg.s32 r2,[r3]"],
+        "1:r0=1 /\\ 1:r2=0",
+        same_cta=True,
+    ),
     "lb inter-CTA (Table 6; Titan)": _two_threads(
         ["ld.cg.s32 r0,[r1]", "mov.s32 r2,1", "st.cg.s32 [r3],r2"],
-        ["ld.cg.s32 r0,[r1]", "mov.s32 r2,1", "st.cg.s32 [r3],r2"], "0:r0=1 /\\ 1:r0=1"),
+        ["ld.cg.s32 r0,[r1]", "mov.s32 r2,1", "st.cg.s32 [r3],r2"],
+        "0:r0=1 /\\ 1:r0=1",
+    ),
     "mp inter-CTA (Table 6; Titan)": _two_threads(
         ["mov.s32 r0,1", "st.cg.s32 [r1],r0", "mov.s32 r2,1", "st.cg.s32 [r3],r2"],
-        ["ld.cg.s32 r0,[r1]", "ld.cg.s32 r2,[r3]"], "1:r0=1 /\\ 1:r2=0"),
+        ["ld.cg.s32 r0,[r1]", "ld.cg.s32 r2,[r3]"],
+        "1:r0=1 /\\ 1:r2=0",
+    ),
     "sb inter-CTA (Table 6; Titan)": _two_threads(
         ["mov.s32 r0,1", "st.cg.s32 [r1],r0", "ld.cg.s32 r2,[r3]"],
-        ["mov.s32 r0,1", "st.cg.s32 [r1],r0", "ld.cg.s32 r2,[r3]"], "0:r2=0 /\\ 1:r2=0"),
+        ["mov.s32 r0,1", "st.cg.s32 [r1],r0", "ld.cg.s32 r2,[r3]"],
+        "0:r2=0 /\\ 1:r2=0",
+    ),
     "lb+membar.ctas inter-CTA (related work; Titan 586/100k)": _two_threads(
         ["ld.cg.s32 r0,[r1]", "membar.cta", "mov.s32 r2,1", "st.cg.s32 [r3],r2"],
-        ["ld.cg.s32 r0,[r1]", "membar.cta", "mov.s32 r2,1", "st.cg.s32 [r3],r2"], "0:r0=1 /\\ 1:r0=1"),
+        ["ld.cg.s32 r0,[r1]", "membar.cta", "mov.s32 r2,1", "st.cg.s32 [r3],r2"],
+        "0:r0=1 /\\ 1:r0=1",
+    ),
 }
 
 
@@ -60,14 +77,17 @@ def test_dependencies_forbid_thin_air_load_buffering():
     # the outcome that plain LB allows (above).
     data = _two_threads(
         ["ld.cg.s32 r0,[r1]", "and.b32 r2,r0,0", "add.s32 r2,r2,1", "st.cg.s32 [r3],r2"],
-        ["ld.cg.s32 r0,[r1]", "and.b32 r2,r0,0", "add.s32 r2,r2,1", "st.cg.s32 [r3],r2"], "0:r0=1 /\\ 1:r0=1")
+        ["ld.cg.s32 r0,[r1]", "and.b32 r2,r0,0", "add.s32 r2,r2,1", "st.cg.s32 [r3],r2"],
+        "0:r0=1 /\\ 1:r0=1",
+    )
     assert hrf.check(data, "ptx").condition_holds is False
     # The same with control dependencies: the store happens under a
     # predicate computed from the load.
     ctrl = _two_threads(
         ["ld.cg.s32 r0,[r1]", "setp.eq.s32 p,r0,7", "@!p mov.s32 r2,1", "@!p st.cg.s32 [r3],r2"],
         ["ld.cg.s32 r0,[r1]", "setp.eq.s32 p,r0,7", "@!p mov.s32 r2,1", "@!p st.cg.s32 [r3],r2"],
-        "0:r0=1 /\\ 1:r0=1")
+        "0:r0=1 /\\ 1:r0=1",
+    )
     assert hrf.check(ctrl, "ptx").condition_holds is False
 
 

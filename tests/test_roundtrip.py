@@ -1,4 +1,5 @@
 """The printer writes any AST as Dat3M-style OpenCL; parse(print(t)) == t."""
+
 from hypothesis import HealthCheck, given, settings
 
 import hrf

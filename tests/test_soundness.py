@@ -4,6 +4,7 @@ machine). Expected verdicts: the source verdicts come from the model
 machine's from exhaustive exploration; the findings each test pins are
 those hrf was asked to confirm or refute, with the reason in a
 comment."""
+
 import dataclasses
 from pathlib import Path
 
@@ -37,7 +38,10 @@ def test_rsp_old_fails_the_corrupt_mp_with_the_slide_trace():
 def _chart_rows(dot):
     """The rows of a trace chart: (row, from lane header, to lane header, label)."""
     import re
-    heads = dict(re.findall(r'  (n\d+)_0 \[shape=box, style="rounded,filled", fillcolor=lightgray, label="([^"]*)"', dot))
+
+    heads = dict(
+        re.findall(r'  (n\d+)_0 \[shape=box, style="rounded,filled", fillcolor=lightgray, label="([^"]*)"', dot)
+    )
     rows = []
     for a, r, b, label in re.findall(r'  (n\d+)_(\d+) -> (n\d+)_\d+ \[label="([^"]*)", constraint=false', dot):
         rows.append((int(r), heads[a], heads[b], label))
@@ -120,8 +124,17 @@ def test_the_repair_changes_only_the_remote_rows():
 # must be sound under rsp-new; racy ones are reported and skipped.
 # RSP_Test8 (a lock taken by CAS from three work-groups) is the largest:
 # 14,290,847 states under writeback="any", about 12 s and 1.2 GB.
-RACE_FREE = ["RSP_Test1", "RSP_Test2", "RSP_Test3", "RSP_Test5", "RSP_Test6", "RSP_Test8", "RSP_Test10", "RSP_Test11",
-             "WSQ1"]
+RACE_FREE = [
+    "RSP_Test1",
+    "RSP_Test2",
+    "RSP_Test3",
+    "RSP_Test5",
+    "RSP_Test6",
+    "RSP_Test8",
+    "RSP_Test10",
+    "RSP_Test11",
+    "WSQ1",
+]
 RACY = ["RSP_Test4", "RSP_Test7", "RSP_Test9", "RSP_Test12", "WSQ2"]
 
 
@@ -153,7 +166,7 @@ def _with_several_device_row(key, seq):
 
 def _without(seq, i):
     """The row without instruction i (a lock goes with its unlock)."""
-    out = seq[:i] + seq[i + 1:]
+    out = seq[:i] + seq[i + 1 :]
     return out[:-1] if seq[i].startswith("LKrmw") else out
 
 
@@ -165,6 +178,7 @@ def test_every_instruction_of_the_several_device_rows_is_needed():
     def sound_everywhere(key, seq):
         s = _with_several_device_row(key, seq)
         return all(hrf.soundness(RSP / f"{t}.litmus", s).sound for t in SEVERAL)
+
     tried = 0
     for key in [("load", "all", True), ("store", "all", True), ("rmw", "dev", False)]:
         seq = base.several_devices[key].seq
@@ -177,7 +191,7 @@ def test_every_instruction_of_the_several_device_rows_is_needed():
             if w == "LKrmw ALL":
                 variants.append(("LKrmw DV",) + seq[1:-1] + ("UNLKrmw DV",))
             elif w.endswith(" ALL"):
-                variants.append(seq[:i] + (w.replace("ALL", "DV"),) + seq[i + 1:])
+                variants.append(seq[:i] + (w.replace("ALL", "DV"),) + seq[i + 1 :])
             for v in variants:
                 tried += 1
                 assert not sound_everywhere(key, v), (key, v)
@@ -189,15 +203,19 @@ def test_several_device_rows_apply_on_several_devices_only():
     # device's rmw locks on two.
     text = (RSP / "store-remote-all-vs-dev-rmw.litmus").read_text()
     two = compile_scheme(text, "rsp-new")
-    one = compile_scheme(text.replace("(device (work_group P0)) (device (work_group P1))",
-                                      "(device (work_group P0) (work_group P1))"), "rsp-new")
+    one = compile_scheme(
+        text.replace("(device (work_group P0)) (device (work_group P1))", "(device (work_group P0) (work_group P1))"),
+        "rsp-new",
+    )
     ops = lambda p: [(i["op"], i.get("scope")) for i in p.threads[0].code]  # noqa: E731
     assert ops(one) == [("flu", "wg"), ("rmw", None), ("inv", "wg")]
     assert ops(two) == [("lkrmw", "dev"), ("flu", "wg"), ("rmw", None), ("inv", "wg"), ("unlkrmw", "dev")]
 
 
 def test_remote_all_devices_rmw_has_no_row_and_says_why():
-    with pytest.raises(hrf.UnsupportedFeature, match="no row for a remote rmw at scope all: the machine has no RMW at memory"):
+    with pytest.raises(
+        hrf.UnsupportedFeature, match="no row for a remote rmw at scope all: the machine has no RMW at memory"
+    ):
         compile_scheme(RSP / "mp-remote-all-rmw-acquire.litmus", "rsp-new")
 
 
@@ -207,8 +225,19 @@ def test_the_remote_all_devices_rmw_candidate_loses_a_store():
     # work-group store y=1 (device 0) reach memory and then be overwritten
     # by the RMW's y=0, which read the initial y in device 1's L2. Source:
     # the increment by 0 is atomic, so y=1 at the end.
-    cand = ("LKrmw ALL", "FLUL1 ALL", "FLUL2 ALL", "INVL2 ALL", "INVL1 ALL", "RMWL2",
-            "FLUL1 ALL", "FLUL2 ALL", "INVL2 ALL", "INVL1 ALL", "UNLKrmw ALL")
+    cand = (
+        "LKrmw ALL",
+        "FLUL1 ALL",
+        "FLUL2 ALL",
+        "INVL2 ALL",
+        "INVL1 ALL",
+        "RMWL2",
+        "FLUL1 ALL",
+        "FLUL2 ALL",
+        "INVL2 ALL",
+        "INVL1 ALL",
+        "UNLKrmw ALL",
+    )
     s = _with_several_device_row(("rmw", "all", True), cand)
     r = hrf.soundness(RSP / "mp-remote-all-rmw-acquire.litmus", s, writeback=["fifo"])
     assert r.racy_source is False and r.allowed and all(o["y"] == 1 for o in r.allowed)
@@ -222,10 +251,15 @@ def test_rsp_new_slides_all_device_rows_found_unsound_first_then_fixed():
     assert get("rsp-new").rows[("load", "all", False)].seq == ("LD", "INVL2 DV", "INVL1 WG")
 
 
-@pytest.mark.parametrize("name,model", [
-    ("hrf14-fig5-same-wg", "hrf-direct"), ("hrfr15-fig5", "hrf-direct"),
-    ("hrf14-fig6", "hrf-indirect"), ("hrfr15-fig3-one-device", "hrf-indirect"),
-])  # [HRF14] Fig. 2 (11 s) and [HRFR15] Fig. 10 (70 s) are sound too: benchmarks/bench_machine.py
+@pytest.mark.parametrize(
+    "name,model",
+    [
+        ("hrf14-fig5-same-wg", "hrf-direct"),
+        ("hrfr15-fig5", "hrf-direct"),
+        ("hrf14-fig6", "hrf-indirect"),
+        ("hrfr15-fig3-one-device", "hrf-indirect"),
+    ],
+)  # [HRF14] Fig. 2 (11 s) and [HRFR15] Fig. 10 (70 s) are sound too: benchmarks/bench_machine.py
 def test_hrf_cache_implements_the_hrf_models(name, model):
     # [HRF14] sec. 3.2 / 4.1: the flush/invalidate implementation supports
     # HRF-direct and, because a device-scope release flushes the whole L1,
@@ -246,8 +280,14 @@ def test_compile_prints_rows_with_their_source_lines():
 def test_unknown_scheme_and_fences_are_clear_errors():
     with pytest.raises(hrf.UnsupportedFeature, match="unknown scheme"):
         compile_scheme(RSP / "corrupt-mp.litmus", "nope")
-    text = (RSP / "corrupt-mp.litmus").read_text().replace(
-        "*x = 42;", "*x = 42; atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_device);")
+    text = (
+        (RSP / "corrupt-mp.litmus")
+        .read_text()
+        .replace(
+            "*x = 42;",
+            "*x = 42; atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_device);",
+        )
+    )
     with pytest.raises(hrf.UnsupportedFeature, match="fences"):
         compile_scheme(text, "rsp-new")
 
@@ -282,18 +322,21 @@ def test_rsp_new_seq_cst_rows_are_sound_on_the_sc_shapes():
         assert r.sound is True, t.name
 
 
-@pytest.mark.parametrize("key, drop, refuted_by", [
-    # the instructions hrf added for seq_cst: store buffering needs them
-    (("load", "dev", False), 0, SB_DEV),
-    (("store", "dev", False), 2, SB_DEV),
-    (("load", "dev", True), 0, SB_REMOTE),
-    (("load", "dev", True), 1, SB_REMOTE),
-    # the slide's acquire and release parts: message passing needs them
-    (("load", "dev", False), 2, MP_DEV),
-    (("store", "dev", False), 0, MP_DEV),
-    (("load", "dev", True), 3, MP_REMOTE),
-    (("load", "dev", True), 4, MP_REMOTE),
-])
+@pytest.mark.parametrize(
+    "key, drop, refuted_by",
+    [
+        # the instructions hrf added for seq_cst: store buffering needs them
+        (("load", "dev", False), 0, SB_DEV),
+        (("store", "dev", False), 2, SB_DEV),
+        (("load", "dev", True), 0, SB_REMOTE),
+        (("load", "dev", True), 1, SB_REMOTE),
+        # the slide's acquire and release parts: message passing needs them
+        (("load", "dev", False), 2, MP_DEV),
+        (("store", "dev", False), 0, MP_DEV),
+        (("load", "dev", True), 3, MP_REMOTE),
+        (("load", "dev", True), 4, MP_REMOTE),
+    ],
+)
 def test_every_instruction_of_the_seq_cst_rows_is_needed(key, drop, refuted_by):
     # Each row less one of its flushes or invalidates is unsound on one of
     # the kept generated tests (hrf checked every such variant on all
@@ -301,17 +344,23 @@ def test_every_instruction_of_the_seq_cst_rows_is_needed(key, drop, refuted_by):
     base = get("rsp-new")
     seq = base.seq_cst[key].seq
     assert seq[drop] not in ("LD", "ST")
-    variant = _rsp_new_with("rsp-new-variant",
-                            seq_cst={**base.seq_cst, key: Row(seq[:drop] + seq[drop + 1:], "without one instruction")})
+    variant = _rsp_new_with(
+        "rsp-new-variant", seq_cst={**base.seq_cst, key: Row(seq[:drop] + seq[drop + 1 :], "without one instruction")}
+    )
     r = hrf.soundness(refuted_by, variant, writeback=["fifo", "any"])
     assert r.sound is False and not r.racy_source, (key, drop)
 
 
 def test_seq_cst_on_several_devices_is_refused_with_the_reason(tmp_path):
     t = tmp_path / "sb-all.litmus"
-    t.write_text(SB_DEV.read_text().replace("memory_scope_device", "memory_scope_all_svm_devices")
-                 .replace("P1@wg 1, dev 0", "P1@wg 0, dev 1"))
-    with pytest.raises(hrf.UnsupportedFeature, match="no row for a seq_cst store at scope all: hrf has no seq_cst rows"):
+    t.write_text(
+        SB_DEV.read_text()
+        .replace("memory_scope_device", "memory_scope_all_svm_devices")
+        .replace("P1@wg 1, dev 0", "P1@wg 0, dev 1")
+    )
+    with pytest.raises(
+        hrf.UnsupportedFeature, match="no row for a seq_cst store at scope all: hrf has no seq_cst rows"
+    ):
         compile_scheme(t, "rsp-new")
 
 

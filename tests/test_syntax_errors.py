@@ -1,5 +1,6 @@
 """Malformed input raises hrf.LitmusSyntaxError naming file, line and column,
 with the offending text; never another exception from inside the parser."""
+
 import contextlib
 
 import pytest
@@ -19,12 +20,16 @@ exists (1:r0=1)
 
 # (replace this, with that) -> (line, column, words the message contains)
 CASES = [
-    (("memory_order_release, memory_scope_device);", "memory_order_release, memory_scope_device)"),
-     (5, 1, "unexpected '}'")),
+    (
+        ("memory_order_release, memory_scope_device);", "memory_order_release, memory_scope_device)"),
+        (5, 1, "unexpected '}'"),
+    ),
     (("memory_order_release", "memory_order_sloppy"), (4, 3, "unknown memory order 'memory_order_sloppy'")),
     (("memory_scope_device);\n}\nP1", "memory_scope_galaxy);\n}\nP1"), (4, 3, "unknown memory scope")),
-    (("atomic_store_explicit(x, 1, memory_order_release, memory_scope_device)", "atomic_store_explicit(x)"),
-     (4, 3, "takes 3 to 4 arguments")),
+    (
+        ("atomic_store_explicit(x, 1, memory_order_release, memory_scope_device)", "atomic_store_explicit(x)"),
+        (4, 3, "takes 3 to 4 arguments"),
+    ),
     (("atomic_store_explicit", "atomic_stroe_explicit"), (4, 3, "unknown function 'atomic_stroe_explicit'")),
     (("exists (1:r0=1)", "exists (1:r0=)"), (9, 14, "unexpected ')'")),
     (("P1@wg 1", "P2@wg 1"), (6, 1, "threads must be P0, P1")),
@@ -60,8 +65,11 @@ def test_good_input_parses():
 
 
 def test_scope_tree_must_name_threads():
-    text = GOOD.replace("P0@wg 0, dev 0", "P0").replace("P1@wg 1, dev 0", "P1").replace(
-        "exists", "scopeTree (device (work_group P0) (work_group P7))\nexists")
+    text = (
+        GOOD.replace("P0@wg 0, dev 0", "P0")
+        .replace("P1@wg 1, dev 0", "P1")
+        .replace("exists", "scopeTree (device (work_group P0) (work_group P7))\nexists")
+    )
     with pytest.raises(hrf.LitmusSyntaxError, match="P7, which is not a thread"):
         hrf.parse(text)
 
@@ -74,6 +82,7 @@ def test_missing_file():
 def test_garbage_never_crashes():
     # Random byte soup: always our own exception, never a parser internal.
     import random
+
     rnd = random.Random(7)
     alphabet = "OPENCL{}[]()=;:*&|~/\\ \n\tP0x1r@,-"
     for _ in range(300):

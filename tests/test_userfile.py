@@ -3,6 +3,7 @@ wherever a model or scheme name is taken, so is the path of a file that
 defines MODEL or SCHEME. Expected verdicts: a file that restates a shipped
 model or scheme must give the shipped one's results exactly; the broken
 scheme's counterexample is derived by hand next to its test."""
+
 import pickle
 from pathlib import Path
 
@@ -32,13 +33,13 @@ MODEL.empty(atomicity_violation, "atomicity")
 EXAMPLE = ROOT / "examples/rsp-new-no-acquire-inval.py"
 NO_ACQUIRE_INVL1 = EXAMPLE.read_text()
 
-SAME_AS_RSP_NEW = '''
+SAME_AS_RSP_NEW = """
 from hrf.mappings import Scheme
 from hrf.mappings.rsp_new import SCHEME as BASE
 
 SCHEME = Scheme(name="my-rsp-new", description="rsp-new restated", model=BASE.model, rows=dict(BASE.rows),
                 several_devices=dict(BASE.several_devices), missing=dict(BASE.missing))
-'''
+"""
 
 
 def _write(tmp_path, name, text):
@@ -54,8 +55,12 @@ def test_a_model_file_gives_the_shipped_models_results(tmp_path):
     for t in tests:
         a, b = hrf.check(t, "sc"), hrf.check(t, str(mine))
         assert b.model == "my-sc"
-        assert (b.outcomes, b.condition_holds, b.observation, b.racy) == \
-            (a.outcomes, a.condition_holds, a.observation, a.racy), t.name
+        assert (b.outcomes, b.condition_holds, b.observation, b.racy) == (
+            a.outcomes,
+            a.condition_holds,
+            a.observation,
+            a.racy,
+        ), t.name
     # several at once, beside the shipped one, in threads and in processes
     for processes in (False, True):
         rows = list(hrf.check_many(tests, ["sc", mine], workers=2, processes=processes))
@@ -110,14 +115,21 @@ def test_the_cli_takes_files(tmp_path, capsys):
     assert "scheme rsp-new-no-acquire-inval vs model opencl-rsp: UNSOUND" in out
 
 
-@pytest.mark.parametrize("text, line, column, says", [
-    ("from hrf.dsl import Model\nMODEL = Model('x'\n", 2, 14, "Python syntax"),
-    ("from hrf.dsl import Model\n\nMODEL = Model('x')\nMODEL.acyclic(undefined_rel, 'a')\n", 4, None,
-     "NameError: name 'undefined_rel' is not defined"),
-    ("X = 1\n", None, None, "defines no MODEL (a hrf.dsl.Model)"),
-    ("MODEL = 3\n", None, None, "MODEL is a int, not a hrf.dsl.Model"),
-    ("from hrf.dsl import Model\nMODEL = Model('sc')\n", None, None, "model name 'sc' is a shipped model's"),
-])
+@pytest.mark.parametrize(
+    "text, line, column, says",
+    [
+        ("from hrf.dsl import Model\nMODEL = Model('x'\n", 2, 14, "Python syntax"),
+        (
+            "from hrf.dsl import Model\n\nMODEL = Model('x')\nMODEL.acyclic(undefined_rel, 'a')\n",
+            4,
+            None,
+            "NameError: name 'undefined_rel' is not defined",
+        ),
+        ("X = 1\n", None, None, "defines no MODEL (a hrf.dsl.Model)"),
+        ("MODEL = 3\n", None, None, "MODEL is a int, not a hrf.dsl.Model"),
+        ("from hrf.dsl import Model\nMODEL = Model('sc')\n", None, None, "model name 'sc' is a shipped model's"),
+    ],
+)
 def test_a_bad_model_file_is_named_with_its_line(tmp_path, text, line, column, says):
     p = _write(tmp_path, "bad.py", text)
     with pytest.raises(DefinitionError) as e:
@@ -129,13 +141,16 @@ def test_a_bad_model_file_is_named_with_its_line(tmp_path, text, line, column, s
     assert str(pickle.loads(pickle.dumps(e.value))) == str(e.value)  # as from a worker process
 
 
-@pytest.mark.parametrize("row, says", [
-    ('rows[("load", "dev", False)] = Row(("LD", "INVL1 XX"), "s")', "'INVL1 XX' is not a machine instruction"),
-    ('rows[("load", "dev", False)] = Row(("ST",), "s")', "must hold the load itself once (LD), not ['ST']"),
-    ('rows[("load", "dev", False)] = Row(("LD", "LD"), "s")', "must hold the load itself once"),
-    ('rows[("load", "device", False)] = Row(("LD",), "s")', "a key is (operation, scope, remote)"),
-    ('rows[("rmw", "wg", False)] = ("RMWL1",)', "a row is Row((instruction, ...), source)"),
-])
+@pytest.mark.parametrize(
+    "row, says",
+    [
+        ('rows[("load", "dev", False)] = Row(("LD", "INVL1 XX"), "s")', "'INVL1 XX' is not a machine instruction"),
+        ('rows[("load", "dev", False)] = Row(("ST",), "s")', "must hold the load itself once (LD), not ['ST']"),
+        ('rows[("load", "dev", False)] = Row(("LD", "LD"), "s")', "must hold the load itself once"),
+        ('rows[("load", "device", False)] = Row(("LD",), "s")', "a key is (operation, scope, remote)"),
+        ('rows[("rmw", "wg", False)] = ("RMWL1",)', "a row is Row((instruction, ...), source)"),
+    ],
+)
 def test_a_bad_scheme_row_is_named(tmp_path, row, says):
     text = NO_ACQUIRE_INVL1.replace("SCHEME = Scheme(", row + "\nSCHEME = Scheme(")
     p = _write(tmp_path, "bad_scheme.py", text)

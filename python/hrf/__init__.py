@@ -6,6 +6,7 @@
 
 The public names below are a contract: extend, don't rename.
 """
+
 from __future__ import annotations
 
 from .api import Limits, Result, check, check_many
@@ -32,6 +33,7 @@ def _version() -> str:
     """The installed distribution's version (one source: Cargo.toml, which
     maturin writes into the metadata)."""
     from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("hrf")
     except PackageNotFoundError:  # pragma: no cover - a source tree not installed
@@ -51,8 +53,27 @@ def models() -> list[str]:
 
 
 __all__ = [
-    "parse", "models", "check", "check_many", "generate", "compare", "Limits", "Result", "Test", "to_litmus",
-    "soundness", "compile_scheme", "schemes", "explore", "parse_machine", "export_isabelle",
-    "HrfError", "LitmusSyntaxError", "UnsupportedFeature", "LimitExceeded", "CoreError", "DefinitionError",
+    "parse",
+    "models",
+    "check",
+    "check_many",
+    "generate",
+    "compare",
+    "Limits",
+    "Result",
+    "Test",
+    "to_litmus",
+    "soundness",
+    "compile_scheme",
+    "schemes",
+    "explore",
+    "parse_machine",
+    "export_isabelle",
+    "HrfError",
+    "LitmusSyntaxError",
+    "UnsupportedFeature",
+    "LimitExceeded",
+    "CoreError",
+    "DefinitionError",
     "InvalidArgument",
 ]

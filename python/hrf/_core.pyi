@@ -2,7 +2,6 @@
 the reply is `{"ok": ...}` or `{"error": message}` (`"internal": true`
 when the core caught a panic)."""
 
-
 __version__: str
 
 def check(program: str, model: str, limits: str) -> str:

@@ -1,4 +1,5 @@
 """`hrf.check` and `hrf.check_many` and their result object."""
+
 from __future__ import annotations
 
 import json
@@ -39,6 +40,7 @@ class Limits:
     by one says so (`complete` False, `limit` set) and claims no verdict it
     did not establish. Every limit holds from the first phase of a check
     (value domains, control paths, candidates) to the last."""
+
     # Candidate executions judged; a partial candidate that pruning rules
     # out counts as one, so that the limit bounds the work.
     max_candidates: int = 10_000_000
@@ -68,10 +70,12 @@ class Limits:
                 if not isinstance(v, bool):
                     raise InvalidArgument(f"limit {f.name} must be True or False, not {v!r}")
             elif f.name == "max_seconds":
-                if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
-                                      or not math.isfinite(v) or v <= 0):
-                    raise InvalidArgument(f"limit max_seconds must be a finite number of seconds > 0 (or None), "
-                                          f"not {v!r}")
+                if v is not None and (
+                    isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0
+                ):
+                    raise InvalidArgument(
+                        f"limit max_seconds must be a finite number of seconds > 0 (or None), not {v!r}"
+                    )
             elif f.name == "max_memory":
                 if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v <= 0):
                     raise InvalidArgument(f"limit max_memory must be a number of bytes > 0 (or None), not {v!r}")
@@ -145,6 +149,7 @@ def _interruptible(fn, *args, tick=None):
 @dataclass
 class Result:
     """What `check` established about one test under one model."""
+
     name: str
     model: str
     path: str | None
@@ -188,13 +193,25 @@ class Result:
     # ---------------------------------------------------------- output
     def to_json(self) -> dict:
         return {
-            "name": self.name, "model": self.model, "path": self.path,
-            "condition": self.condition, "condition_holds": self.condition_holds,
-            "racy": self.racy, "flags": self.flags, "outcomes": self.outcomes,
-            "observation": list(self.observation), "complete": self.complete, "limit": self.limit,
-            "time": self.time, "candidates": self.candidates, "consistent": self.consistent,
-            "pruned": self.pruned, "flagged_executions": self.flagged_executions,
-            "cut_paths": self.cut_paths, "thin_air_value": self.thin_air_value, "notes": self.notes,
+            "name": self.name,
+            "model": self.model,
+            "path": self.path,
+            "condition": self.condition,
+            "condition_holds": self.condition_holds,
+            "racy": self.racy,
+            "flags": self.flags,
+            "outcomes": self.outcomes,
+            "observation": list(self.observation),
+            "complete": self.complete,
+            "limit": self.limit,
+            "time": self.time,
+            "candidates": self.candidates,
+            "consistent": self.consistent,
+            "pruned": self.pruned,
+            "flagged_executions": self.flagged_executions,
+            "cut_paths": self.cut_paths,
+            "thin_air_value": self.thin_air_value,
+            "notes": self.notes,
             "error": None if self.error is None else f"{type(self.error).__name__}: {self.error}",
         }
 
@@ -263,6 +280,7 @@ class Result:
         """Graphviz DOT of an execution: the first flagged one by default,
         else the witness of the first outcome."""
         from .graph import execution_dot
+
         execution = execution or (self.flags[0]["execution"] if self.flags else self.witness())
         if execution is None:
             raise HrfError(f"{self.name}: no witness execution to draw (checked with witnesses=False)")
@@ -272,14 +290,17 @@ class Result:
         """Write the execution graph to `path`: .dot as text, any other
         suffix (.svg, .png, .pdf) rendered by Graphviz."""
         from .graph import render
+
         render(self.to_dot(execution), path)
 
     def __str__(self):
         return self.to_herd()
 
 
-NO_CONDITION = ("the test has no final condition: read as herd reads it, forall (true), which every execution "
-                "satisfies (is the file cut short?)")
+NO_CONDITION = (
+    "the test has no final condition: read as herd reads it, forall (true), which every execution "
+    "satisfies (is the file cut short?)"
+)
 
 
 def _observation(pos: int, neg: int) -> str:
@@ -309,14 +330,43 @@ def _build_result(raw: str, comp: Compiled, model: Model) -> Result:
     cond_text = format_condition(test.condition) if test.condition else "forall (true)"
     if "error" in data:
         err = CoreError(f"{test.path or test.name}: {data['error']}")
-        return Result(test.name, model.name, test.path, cond_text, quant, None, None, [], [],
-                      ("Never", 0, 0), complete=False, error=err, _compiled=comp)
+        return Result(
+            test.name,
+            model.name,
+            test.path,
+            cond_text,
+            quant,
+            None,
+            None,
+            [],
+            [],
+            ("Never", 0, 0),
+            complete=False,
+            error=err,
+            _compiled=comp,
+        )
     out = data["ok"]
     complete = out["complete"]
-    r = Result(test.name, model.name, test.path, cond_text, quant, None, None, [], [], ("Never", 0, 0),
-               complete=complete, limit=out["limit"], time=out["seconds"], candidates=out["candidates"],
-               consistent=out["consistent"], pruned=out["pruned"],
-               flagged_executions=out["flagged_executions"], _compiled=comp)
+    r = Result(
+        test.name,
+        model.name,
+        test.path,
+        cond_text,
+        quant,
+        None,
+        None,
+        [],
+        [],
+        ("Never", 0, 0),
+        complete=complete,
+        limit=out["limit"],
+        time=out["seconds"],
+        candidates=out["candidates"],
+        consistent=out["consistent"],
+        pruned=out["pruned"],
+        flagged_executions=out["flagged_executions"],
+        _compiled=comp,
+    )
     r.cut_paths = {test.threads[i].name: n for i, n in enumerate(out["cut_paths"]) if n}
     r.thin_air_value = out.get("thin_air_value")
     if test.condition is None and not test.locations:
@@ -325,18 +375,28 @@ def _build_result(raw: str, comp: Compiled, model: Model) -> Result:
         values = dict(zip(comp.observed, o["values"], strict=False))
         r.states.append((values, o["count"], o["positive"], o["flagged"], o["witness"]))
         r.outcomes.append(values)
-    r.flags = [{"kind": f["kind"], "check": f["check"],
-                "events": None if f["execution"] is None
-                else [r.describe_event(f["execution"]["events"][i]) for i in f["events"]],
-                "execution": f["execution"]} for f in out["flags"]]
+    r.flags = [
+        {
+            "kind": f["kind"],
+            "check": f["check"],
+            "events": None
+            if f["execution"] is None
+            else [r.describe_event(f["execution"]["events"][i]) for i in f["events"]],
+            "execution": f["execution"],
+        }
+        for f in out["flags"]
+    ]
     r.executions = out["executions"]
     pos, neg = out["positive"], out["negative"]
     if complete and out["consistent"] == 0 and r.cut_paths:
         # Every execution would need more loop iterations than the bound:
         # nothing was established (no outcome, no race) within it.
         complete = r.complete = False
-        r.limit = {"which": "unroll", "detail": f"no execution completes within the loop bound ({comp.unroll} "
-                   f"iterations): the bound cut paths of {', '.join(r.cut_paths)}; raise it with --unroll"}
+        r.limit = {
+            "which": "unroll",
+            "detail": f"no execution completes within the loop bound ({comp.unroll} "
+            f"iterations): the bound cut paths of {', '.join(r.cut_paths)}; raise it with --unroll",
+        }
     r.observation = (_observation(pos, neg), pos, neg)
     r.condition_holds = _verdict(quant, pos, neg, complete)
     r.racy = True if r.flags else (False if complete else None)
@@ -402,8 +462,16 @@ def check_workers(workers) -> None:
     check_whole("workers", workers, 1, MAX_WORKERS, none_ok=True)
 
 
-def check_many(tests: Iterable, models, workers: int | None = None, *, limits: Limits | None = None,
-               chunk: int = 256, processes: bool | None = None, **kw) -> Iterator[Result]:
+def check_many(
+    tests: Iterable,
+    models,
+    workers: int | None = None,
+    *,
+    limits: Limits | None = None,
+    chunk: int = 256,
+    processes: bool | None = None,
+    **kw,
+) -> Iterator[Result]:
     """Check every test under every model on `workers` cores (all when
     None), yielding results in order (test by test, models in the order
     given) as they finish. Each test is parsed and compiled once. A test
@@ -420,8 +488,10 @@ def check_many(tests: Iterable, models, workers: int | None = None, *, limits: L
       `processes=False` forces threads, `processes=True` processes."""
     limits = _limits(limits, kw)
     if isinstance(tests, (str, bytes, os.PathLike)) or hasattr(tests, "threads"):
-        raise InvalidArgument("check_many takes a list (or other iterable) of tests, not one test: "
-                              f"check_many([{tests!r}], ...) or check({tests!r}, ...)"[:300])
+        raise InvalidArgument(
+            "check_many takes a list (or other iterable) of tests, not one test: "
+            f"check_many([{tests!r}], ...) or check({tests!r}, ...)"[:300]
+        )
     check_workers(workers)
     if isinstance(models, (str, os.PathLike, Model)):
         models = [models]
@@ -441,8 +511,9 @@ def check_many(tests: Iterable, models, workers: int | None = None, *, limits: L
 PROCESS_MIN_TESTS = 64
 
 
-def _check_in_threads(tests: Iterable, models: list, workers: int | None, limits: Limits,
-                      chunk: int) -> Iterator[Result]:
+def _check_in_threads(
+    tests: Iterable, models: list, workers: int | None, limits: Limits, chunk: int
+) -> Iterator[Result]:
     """`check_many` in this process: Python compiles, the core checks a
     chunk of jobs at a time in parallel with the GIL released."""
     model_json = {m.name: m.ir_json() for m in models}
@@ -455,14 +526,18 @@ def _check_in_threads(tests: Iterable, models: list, workers: int | None, limits
         raws = iter(_interruptible(core.check_many, jobs, workers))
         for c, m, err, name in pending:
             if c is None:
-                yield Result(name, m.name, name, None, "exists", None, None, [], [], ("Never", 0, 0),
-                             complete=False, error=err)
+                yield Result(
+                    name, m.name, name, None, "exists", None, None, [], [], ("Never", 0, 0), complete=False, error=err
+                )
             else:
                 yield _build_result(next(raws), c, m)
 
     for test in tests:
-        name = str(test) if isinstance(test, (str, os.PathLike)) and "\n" not in str(test) \
+        name = (
+            str(test)
+            if isinstance(test, (str, os.PathLike)) and "\n" not in str(test)
             else getattr(test, "name", "<test>")
+        )
         try:
             t = parse(test)
             name = t.path or t.name
@@ -523,6 +598,7 @@ def _fork_worker(conn, tests: list, models: list, limits: Limits, start: int, en
 
 def _pickles(e: BaseException) -> bool:
     import pickle
+
     try:
         pickle.loads(pickle.dumps(e))
         return True
@@ -531,10 +607,15 @@ def _pickles(e: BaseException) -> bool:
 
 
 def _error_results(test, models: list, err: HrfError) -> list:
-    name = str(test) if isinstance(test, (str, os.PathLike)) else getattr(test, "path", None) or getattr(
-        test, "name", "<test>")
-    return [Result(name, m.name, name, None, "exists", None, None, [], [], ("Never", 0, 0), complete=False,
-                   error=err) for m in models]
+    name = (
+        str(test)
+        if isinstance(test, (str, os.PathLike))
+        else getattr(test, "path", None) or getattr(test, "name", "<test>")
+    )
+    return [
+        Result(name, m.name, name, None, "exists", None, None, [], [], ("Never", 0, 0), complete=False, error=err)
+        for m in models
+    ]
 
 
 def _check_in_processes(tests: list, models: list, nworkers: int, limits: Limits) -> Iterator[Result]:
@@ -543,6 +624,7 @@ def _check_in_processes(tests: list, models: list, nworkers: int, limits: Limits
     A worker that dies (a crash, the kernel's OOM killer) costs one error
     row for the test it was on; the rest of its span goes to a new worker."""
     from multiprocessing.connection import wait
+
     ctx = mp.get_context("fork")
     size = max(1, min(64, -(-len(tests) // (nworkers * 8))))
     pending = [(i, min(i + size, len(tests))) for i in range(0, len(tests), size)]
@@ -575,9 +657,14 @@ def _check_in_processes(tests: list, models: list, nworkers: int, limits: Limits
                     if k < end:
                         code = p.exitcode
                         how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
-                        done[k] = _error_results(tests[k], models, HrfError(
-                            f"{tests[k] if isinstance(tests[k], (str, os.PathLike)) else 'test'}: the worker "
-                            f"process checking it died ({how}): a crash of hrf or too little memory"))
+                        done[k] = _error_results(
+                            tests[k],
+                            models,
+                            HrfError(
+                                f"{tests[k] if isinstance(tests[k], (str, os.PathLike)) else 'test'}: the worker "
+                                f"process checking it died ({how}): a crash of hrf or too little memory"
+                            ),
+                        )
                         if k + 1 < end:
                             pending.append((k + 1, end))
                     continue

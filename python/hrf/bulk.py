@@ -2,6 +2,7 @@
 parallel, streamed to JSON lines or CSV, with a progress bar and a summary.
 Ctrl-C stops cleanly and keeps what is done; a test cut by a limit is
 reported as `incomplete`, never dropped."""
+
 from __future__ import annotations
 
 import csv
@@ -18,8 +19,20 @@ from .api import Limits, Result, check_many
 from .litmus import CORPUS, resolve
 from .status import StatusLine
 
-FIELDS = ["test", "model", "verdict", "condition_holds", "racy", "outcomes", "consistent", "candidates",
-          "complete", "limit", "time", "error"]
+FIELDS = [
+    "test",
+    "model",
+    "verdict",
+    "condition_holds",
+    "racy",
+    "outcomes",
+    "consistent",
+    "candidates",
+    "complete",
+    "limit",
+    "time",
+    "error",
+]
 
 
 def expand(paths: Iterable[str]) -> list[str]:
@@ -30,7 +43,7 @@ def expand(paths: Iterable[str]) -> list[str]:
         if not any(ch in p for ch in "*?["):
             p = str(resolve(p))
         elif not glob.glob(p, recursive=True) and p.startswith("litmus/"):
-            p = str(CORPUS) + p[len("litmus"):]
+            p = str(CORPUS) + p[len("litmus") :]
         if os.path.isdir(p):
             found = sorted(str(f) for f in Path(p).rglob("*.litmus"))
         elif any(ch in p for ch in "*?["):
@@ -56,9 +69,17 @@ def verdict(r: Result) -> str:
 
 def row(r: Result) -> dict:
     return {
-        "test": r.path or r.name, "model": r.model, "verdict": verdict(r), "condition_holds": r.condition_holds,
-        "racy": r.racy, "outcomes": len(r.outcomes), "consistent": r.consistent, "candidates": r.candidates,
-        "complete": r.complete, "limit": (r.limit or {}).get("which"), "time": round(r.time, 6),
+        "test": r.path or r.name,
+        "model": r.model,
+        "verdict": verdict(r),
+        "condition_holds": r.condition_holds,
+        "racy": r.racy,
+        "outcomes": len(r.outcomes),
+        "consistent": r.consistent,
+        "candidates": r.candidates,
+        "complete": r.complete,
+        "limit": (r.limit or {}).get("which"),
+        "time": round(r.time, 6),
         "error": None if r.error is None else f"{type(r.error).__name__}: {r.error}",
     }
 
@@ -71,8 +92,9 @@ class Summary:
     seconds: float = 0.0
 
     def add(self, r: Result) -> None:
-        m = self.by_model.setdefault(r.model, {"checked": 0, "Ok": 0, "No": 0, "racy": 0, "incomplete": 0,
-                                               "error": 0, "time": 0.0})
+        m = self.by_model.setdefault(
+            r.model, {"checked": 0, "Ok": 0, "No": 0, "racy": 0, "incomplete": 0, "error": 0, "time": 0.0}
+        )
         v = verdict(r)
         m["checked"] += 1
         m[v] = m.get(v, 0) + 1
@@ -84,11 +106,15 @@ class Summary:
         head = f"{'model':32s} {'checked':>8s} {'Ok':>7s} {'No':>7s} {'racy':>7s} {'incompl.':>8s} {'error':>7s}"
         lines = [head, "-" * len(head)]
         for name, m in self.by_model.items():
-            lines.append(f"{name:32s} {m['checked']:8d} {m['Ok']:7d} {m['No']:7d} {m['racy']:7d} "
-                         f"{m['incomplete']:8d} {m['error']:7d}")
+            lines.append(
+                f"{name:32s} {m['checked']:8d} {m['Ok']:7d} {m['No']:7d} {m['racy']:7d} "
+                f"{m['incomplete']:8d} {m['error']:7d}"
+            )
         rate = self.done / self.seconds if self.seconds > 0 else 0.0
-        lines.append(f"{self.done} checks in {self.seconds:.2f}s ({rate:.1f} checks/s)"
-                     + (" -- interrupted, results so far" if self.interrupted else ""))
+        lines.append(
+            f"{self.done} checks in {self.seconds:.2f}s ({rate:.1f} checks/s)"
+            + (" -- interrupted, results so far" if self.interrupted else "")
+        )
         return "\n".join(lines)
 
 
@@ -120,9 +146,16 @@ class Progress(StatusLine):
         self.end(keep=True)
 
 
-def run(paths: list[str], models: list[str], out: TextIO | None = None, fmt: str = "jsonl",
-        workers: int | None = None, limits: Limits | None = None, progress: Progress | None = None,
-        chunk: int | None = None) -> Summary:
+def run(
+    paths: list[str],
+    models: list[str],
+    out: TextIO | None = None,
+    fmt: str = "jsonl",
+    workers: int | None = None,
+    limits: Limits | None = None,
+    progress: Progress | None = None,
+    chunk: int | None = None,
+) -> Summary:
     """Check every path under every model, streaming one row per check to
     `out` as it finishes. Returns the summary; on Ctrl-C the rows written so
     far stay written and the summary says it was interrupted."""

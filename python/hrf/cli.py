@@ -1,4 +1,5 @@
 """The `hrf` command."""
+
 from __future__ import annotations
 
 import argparse
@@ -14,6 +15,7 @@ from .litmus.printer import format_state
 
 def _whole(least: int):
     """An argparse type: a whole number >= least."""
+
     def parse(text: str) -> int:
         try:
             v = int(text)
@@ -22,6 +24,7 @@ def _whole(least: int):
         if v < least:
             raise argparse.ArgumentTypeError(f"must be at least {least}, not {v}")
         return v
+
     parse.__name__ = "whole number"
     return parse
 
@@ -29,6 +32,7 @@ def _whole(least: int):
 def _workers(text: str) -> int:
     """An argparse type: a number of workers, 1 to MAX_WORKERS."""
     from .api import MAX_WORKERS
+
     v = _whole(1)(text)
     if v > MAX_WORKERS:
         raise argparse.ArgumentTypeError(f"at most {MAX_WORKERS}, not {v}")
@@ -63,35 +67,66 @@ def _memory(text: str) -> int:
 
 
 def _limits(a) -> Limits:
-    return Limits(max_candidates=a.max_candidates, max_seconds=a.max_seconds, unroll=a.unroll,
-                  max_memory=a.max_memory, thin_air=getattr(a, "thin_air", None))
+    return Limits(
+        max_candidates=a.max_candidates,
+        max_seconds=a.max_seconds,
+        unroll=a.unroll,
+        max_memory=a.max_memory,
+        thin_air=getattr(a, "thin_air", None),
+    )
 
 
 def _limit_args(p, candidates: bool = True) -> None:
     """--unroll, --max-candidates, --max-seconds and --max-memory."""
     p.add_argument("--unroll", type=_whole(0), default=2, help="loop iterations before a path is cut (default 2)")
     if candidates:
-        p.add_argument("--max-candidates", type=_whole(1), default=10_000_000,
-                       help="candidate executions judged, pruned ones included (default 10000000)")
+        p.add_argument(
+            "--max-candidates",
+            type=_whole(1),
+            default=10_000_000,
+            help="candidate executions judged, pruned ones included (default 10000000)",
+        )
     p.add_argument("--max-seconds", type=_seconds, default=None, help="stop (reported as incomplete) after this long")
-    p.add_argument("--max-memory", type=_memory, default=None,
-                   help="stop (reported as incomplete) past this much resident memory, e.g. 4G "
-                        "(default: 40%% of physical memory, per process)")
+    p.add_argument(
+        "--max-memory",
+        type=_memory,
+        default=None,
+        help="stop (reported as incomplete) past this much resident memory, e.g. 4G "
+        "(default: 40%% of physical memory, per process)",
+    )
     if candidates:
         g = p.add_mutually_exclusive_group()
-        g.add_argument("--no-thin-air", dest="thin_air", action="store_false", default=None,
-                       help="reads take only values that chains of writes from the initial state compute "
-                            "(changes the verdicts of models whose axioms admit thin air: c11, opencl, "
-                            "opencl-rsp and the HRF-relaxed family)")
-        g.add_argument("--thin-air", dest="thin_air", action="store_true", default=None,
-                       help="let reads guess values out of thin air under every model (the default for "
-                            "the models above)")
+        g.add_argument(
+            "--no-thin-air",
+            dest="thin_air",
+            action="store_false",
+            default=None,
+            help="reads take only values that chains of writes from the initial state compute "
+            "(changes the verdicts of models whose axioms admit thin air: c11, opencl, "
+            "opencl-rsp and the HRF-relaxed family)",
+        )
+        g.add_argument(
+            "--thin-air",
+            dest="thin_air",
+            action="store_true",
+            default=None,
+            help="let reads guess values out of thin air under every model (the default for the models above)",
+        )
 
 
 def _error_json(e: BaseException, path=None, model=None) -> str:
     """An error as a JSON object (what --json prints for a test that fails)."""
-    return json.dumps({"name": None, "path": path, "model": model, "error": f"{type(e).__name__}: {e}",
-                       "condition_holds": None, "racy": None, "complete": False})
+    return json.dumps(
+        {
+            "name": None,
+            "path": path,
+            "model": model,
+            "error": f"{type(e).__name__}: {e}",
+            "condition_holds": None,
+            "racy": None,
+            "complete": False,
+        }
+    )
 
 
 def _inputs(files: list) -> list:
@@ -102,6 +137,7 @@ def _inputs(files: list) -> list:
     if "-" not in files:
         return files
     from .litmus import decode, parse_text
+
     text = decode(sys.stdin.buffer.read(), "<stdin>")
     return [parse_text(text, "<stdin>") if f == "-" else f for f in files]
 
@@ -114,6 +150,7 @@ def cmd_check(a) -> int:
             print("hrf: --graph draws one test under one model", file=sys.stderr)
             return 2
         from .graph import check_graph_path
+
         check_graph_path(a.graph)
     files = _inputs(a.files)
     if len(files) == 1 and len(a.model) == 1:
@@ -149,6 +186,7 @@ def cmd_check(a) -> int:
 
 def cmd_bulk(a) -> int:
     from . import bulk
+
     try:
         paths = bulk.expand(a.paths)
     except FileNotFoundError as e:
@@ -159,8 +197,7 @@ def cmd_bulk(a) -> int:
     total = len(paths) * len(a.model)
     progress = bulk.Progress(total, enabled=None if not a.no_progress else False)
     try:
-        summary = bulk.run(paths, a.model, out=out, fmt=fmt, workers=a.workers, limits=_limits(a),
-                           progress=progress)
+        summary = bulk.run(paths, a.model, out=out, fmt=fmt, workers=a.workers, limits=_limits(a), progress=progress)
     finally:
         if a.out:
             out.close()
@@ -170,16 +207,24 @@ def cmd_bulk(a) -> int:
 
 def _family(a) -> dict:
     # comma-separated lists, checked by hrf.generate (InvalidArgument: exit 2)
-    return dict(max_edges=a.max_edges, max_threads=a.max_threads, orders=a.orders, scopes=a.scopes,
-                remote=a.remote, regions=a.regions)
+    return dict(
+        max_edges=a.max_edges,
+        max_threads=a.max_threads,
+        orders=a.orders,
+        scopes=a.scopes,
+        remote=a.remote,
+        regions=a.regions,
+    )
 
 
 def cmd_generate(a) -> int:
     from .generate import generate
     from .litmus.printer import to_litmus
+
     tests = generate(count=a.count, seed=a.seed, **_family(a))
     if a.out:
         import os
+
         make_folder(a.out)
         for t in tests:
             safe = "".join(c if c.isalnum() or c in "+-_." else "_" for c in t.name)
@@ -195,6 +240,7 @@ def cmd_compare(a) -> int:
     from .compare import compare
     from .generate import generate
     from .litmus.printer import to_litmus
+
     if len(a.model) != 2:
         print("hrf: compare takes exactly two --model", file=sys.stderr)
         return 2
@@ -204,14 +250,14 @@ def cmd_compare(a) -> int:
     for d in diffs[: a.show]:
         print(to_litmus(d.test))
         for r in (d.a, d.b):
-            print(f"// {r.model}: condition {'Ok' if r.condition_holds else 'No'}, "
-                  f"{'racy' if r.racy else 'race-free'}")
+            print(f"// {r.model}: condition {'Ok' if r.condition_holds else 'No'}, {'racy' if r.racy else 'race-free'}")
         print()
     return 0
 
 
 def cmd_models(a) -> int:
     from .models import get, names
+
     for n in names():
         doc = (get(n).doc or "").strip().splitlines()
         print(f"{n:16s} {doc[0] if doc else ''}")
@@ -220,6 +266,7 @@ def cmd_models(a) -> int:
 
 def cmd_compile(a) -> int:
     from .mappings import compile_scheme, get
+
     if a.table:
         print(get(a.scheme).table())
         return 0
@@ -236,11 +283,13 @@ def cmd_compile(a) -> int:
 def cmd_explore(a) -> int:
     from .machine import ExploreProgress, explore, parse_machine_file
     from .mappings import compile_scheme
+
     if a.graph and (len(a.files) != 1 or len(a.writeback) != 1):
         print("hrf: --graph draws one test under one write-back policy (--writeback fifo or any)", file=sys.stderr)
         return 2
     if a.graph:
         from .graph import check_graph_path
+
         check_graph_path(a.graph)
     status = 0
     progress = ExploreProgress()  # a status line on stderr, when it is a terminal
@@ -249,8 +298,16 @@ def cmd_explore(a) -> int:
             # read (or compile) once, explore under each policy
             prog = compile_scheme(f, a.scheme, unroll=a.unroll) if a.scheme else parse_machine_file(f)
             for wb in a.writeback:
-                r = explore(prog, writeback=wb, max_states=a.max_states, max_seconds=a.max_seconds,
-                            max_memory=a.max_memory, workers=a.workers, reduce=not a.literal, progress=progress)
+                r = explore(
+                    prog,
+                    writeback=wb,
+                    max_states=a.max_states,
+                    max_seconds=a.max_seconds,
+                    max_memory=a.max_memory,
+                    workers=a.workers,
+                    reduce=not a.literal,
+                    progress=progress,
+                )
                 if a.json:
                     print(json.dumps(r.to_json()), flush=True)
                 else:
@@ -273,20 +330,30 @@ def cmd_explore(a) -> int:
 def cmd_soundness(a) -> int:
     from .machine import ExploreProgress
     from .soundness import soundness
+
     if a.graph and len(a.files) != 1:
         print("hrf: --graph draws the counterexample of one test", file=sys.stderr)
         return 2
     if a.graph:
         from .graph import check_graph_path
+
         check_graph_path(a.graph)
     status = 0
     progress = ExploreProgress()  # a status line on stderr, when it is a terminal
     counts = dict.fromkeys(["sound", "unsound", "racy source (skipped)", "not decided (a limit)", "not compiled"], 0)
     for f in a.files:
         try:
-            r = soundness(f, a.scheme, a.model, writeback=a.writeback,
-                          limits=Limits(unroll=a.unroll, max_seconds=a.max_seconds, max_memory=a.max_memory),
-                          max_states=a.max_states, max_seconds=a.max_seconds, workers=a.workers, progress=progress)
+            r = soundness(
+                f,
+                a.scheme,
+                a.model,
+                writeback=a.writeback,
+                limits=Limits(unroll=a.unroll, max_seconds=a.max_seconds, max_memory=a.max_memory),
+                max_states=a.max_states,
+                max_seconds=a.max_seconds,
+                workers=a.workers,
+                progress=progress,
+            )
         except HrfError as e:
             # one test the scheme or model cannot take does not stop the others
             print(f"hrf: {e}", file=sys.stderr, flush=True)
@@ -294,8 +361,11 @@ def cmd_soundness(a) -> int:
             counts["not compiled"] += 1
             continue
         print(json.dumps(r.to_json()) if a.json else r.to_text(), flush=True)
-        kind = {True: "sound", False: "unsound", None: "racy source (skipped)" if r.racy_source
-                else "not decided (a limit)"}[r.sound]
+        kind = {
+            True: "sound",
+            False: "unsound",
+            None: "racy source (skipped)" if r.racy_source else "not decided (a limit)",
+        }[r.sound]
         counts[kind] += 1
         status |= {"unsound": 1, "not decided (a limit)": 2}.get(kind, 0)
         if a.graph:
@@ -304,21 +374,28 @@ def cmd_soundness(a) -> int:
             else:
                 print(f"hrf: note: {r.name}: no counterexample, nothing drawn to {a.graph}", file=sys.stderr)
     if len(a.files) > 1:
-        print(f"hrf: {len(a.files)} tests, scheme {a.scheme}: "
-              + ", ".join(f"{n} {what}" for what, n in counts.items() if n), file=sys.stderr)
+        print(
+            f"hrf: {len(a.files)} tests, scheme {a.scheme}: "
+            + ", ".join(f"{n} {what}" for what, n in counts.items() if n),
+            file=sys.stderr,
+        )
     return status
 
 
 def cmd_export(a) -> int:
     from .isabelle import export_isabelle
+
     if not a.files and not a.scheme:
         print("hrf export isabelle: give litmus tests (with --model) or --scheme", file=sys.stderr)
         return 2
-    r = export_isabelle(a.files, a.model or ["sc"], a.out, schemes=a.scheme, max_executions=a.max_executions,
-                        limits=_limits(a))
+    r = export_isabelle(
+        a.files, a.model or ["sc"], a.out, schemes=a.scheme, max_executions=a.max_executions, limits=_limits(a)
+    )
     for e in r.tests:
-        print(f"{e.path}: {e.exported} of {e.candidates} candidate executions"
-              + ("" if e.complete else " (enumeration cut short by a limit)"))
+        print(
+            f"{e.path}: {e.exported} of {e.candidates} candidate executions"
+            + ("" if e.complete else " (enumeration cut short by a limit)")
+        )
     print(f"{r.out / 'ROOT'}: session of {len(r.theories)} theories (isabelle build -D {r.out})")
     for n in r.notes:
         print(f"hrf: note: {n}", file=sys.stderr)
@@ -332,8 +409,13 @@ def main(argv=None) -> int:
 
     c = sub.add_parser("check", help="check litmus tests under models (herd-style output)")
     c.add_argument("files", nargs="+", help=".litmus files (- reads one test from standard input)")
-    c.add_argument("--model", "-m", action="append", required=True,
-                   help="model name or a .py file defining MODEL (repeatable); `hrf models` lists the names")
+    c.add_argument(
+        "--model",
+        "-m",
+        action="append",
+        required=True,
+        help="model name or a .py file defining MODEL (repeatable); `hrf models` lists the names",
+    )
     c.add_argument("--json", action="store_true", help="one JSON object per line")
     c.add_argument("--graph", metavar="OUT", help="draw an execution (a flagged one, else the first) to OUT.dot/.svg")
     _limit_args(c)
@@ -342,8 +424,9 @@ def main(argv=None) -> int:
 
     b = sub.add_parser("bulk", help="check many tests under several models in parallel")
     b.add_argument("paths", nargs="+", help=".litmus files, folders (searched recursively) or glob patterns")
-    b.add_argument("--model", "-m", action="append", required=True,
-                   help="model name or a .py file defining MODEL (repeatable)")
+    b.add_argument(
+        "--model", "-m", action="append", required=True, help="model name or a .py file defining MODEL (repeatable)"
+    )
     b.add_argument("--out", "-o", help="write rows here (.jsonl or .csv); default: JSON lines on stdout")
     b.add_argument("--format", choices=["jsonl", "csv"], help="row format (default from --out's suffix)")
     b.add_argument("--workers", type=_workers, default=None, help="worker processes (default: all cores)")
@@ -368,23 +451,42 @@ def main(argv=None) -> int:
 
     c = sub.add_parser("compare", help="generated tests on which two models differ, smallest first")
     family_args(c)
-    c.add_argument("--model", "-m", action="append", required=True,
-                   help="the two models to compare (names or .py files defining MODEL)")
+    c.add_argument(
+        "--model",
+        "-m",
+        action="append",
+        required=True,
+        help="the two models to compare (names or .py files defining MODEL)",
+    )
     c.add_argument("--show", type=_whole(0), default=3, help="print this many differences")
     c.add_argument("--workers", type=_workers, default=None)
     _limit_args(c)
     c.set_defaults(func=cmd_compare)
 
     def machine_args(p, default_writeback):
-        p.add_argument("--writeback", action="append", choices=["fifo", "any"], default=None,
-                       help=f"machine write-back policy (repeatable; default {default_writeback})")
-        p.add_argument("--max-states", type=_whole(1), default=20_000_000,
-                       help="stop (reported as incomplete) past this many machine states (default 20000000)")
+        p.add_argument(
+            "--writeback",
+            action="append",
+            choices=["fifo", "any"],
+            default=None,
+            help=f"machine write-back policy (repeatable; default {default_writeback})",
+        )
+        p.add_argument(
+            "--max-states",
+            type=_whole(1),
+            default=20_000_000,
+            help="stop (reported as incomplete) past this many machine states (default 20000000)",
+        )
         p.add_argument("--workers", type=_workers, default=None, help="threads (default: all cores)")
 
     k = sub.add_parser("compile", help="compile a source test to the GPU machine with a scheme")
     k.add_argument("files", nargs="*", help=".litmus files")
-    k.add_argument("--scheme", "-s", required=True, help="rsp-old, rsp-new-slides, rsp-new, hrf-cache, or a .py file defining SCHEME")
+    k.add_argument(
+        "--scheme",
+        "-s",
+        required=True,
+        help="rsp-old, rsp-new-slides, rsp-new, hrf-cache, or a .py file defining SCHEME",
+    )
     k.add_argument("--table", action="store_true", help="print the scheme's rows and their sources")
     k.add_argument("--unroll", type=_whole(0), default=2)
     k.set_defaults(func=cmd_compile)
@@ -394,23 +496,42 @@ def main(argv=None) -> int:
     e.add_argument("--scheme", "-s", help="compile source litmus tests with this scheme first (as `hrf compile`)")
     machine_args(e, "fifo")
     _limit_args(e, candidates=False)
-    e.add_argument("--json", action="store_true", help="one JSON object per test and write-back policy (outcomes "
-                   "with their traces, deadlocks, faults, states, phases)")
-    e.add_argument("--trace", action="store_true", help="print a shortest trace to each outcome (satisfying the condition)")
-    e.add_argument("--graph", metavar="OUT", help="draw a shortest trace (to the first outcome satisfying the "
-                   "condition, else to a deadlock, else to the first outcome) as a sequence chart to OUT.dot/.svg")
+    e.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per test and write-back policy (outcomes "
+        "with their traces, deadlocks, faults, states, phases)",
+    )
+    e.add_argument(
+        "--trace", action="store_true", help="print a shortest trace to each outcome (satisfying the condition)"
+    )
+    e.add_argument(
+        "--graph",
+        metavar="OUT",
+        help="draw a shortest trace (to the first outcome satisfying the "
+        "condition, else to a deadlock, else to the first outcome) as a sequence chart to OUT.dot/.svg",
+    )
     e.add_argument("--literal", action="store_true", help="no state-space reduction (the reference machine)")
     e.set_defaults(func=cmd_explore)
 
     s = sub.add_parser("soundness", help="is a compilation scheme sound for tests? counterexamples with traces")
     s.add_argument("files", nargs="+", help="source .litmus files")
-    s.add_argument("--scheme", "-s", required=True,
-                   help="rsp-old, rsp-new-slides, rsp-new, hrf-cache, or a .py file defining SCHEME")
-    s.add_argument("--model", "-m", default=None,
-                   help="source model, a name or a .py file defining MODEL (default: the scheme's, e.g. opencl-rsp)")
+    s.add_argument(
+        "--scheme",
+        "-s",
+        required=True,
+        help="rsp-old, rsp-new-slides, rsp-new, hrf-cache, or a .py file defining SCHEME",
+    )
+    s.add_argument(
+        "--model",
+        "-m",
+        default=None,
+        help="source model, a name or a .py file defining MODEL (default: the scheme's, e.g. opencl-rsp)",
+    )
     s.add_argument("--json", action="store_true")
-    s.add_argument("--graph", metavar="OUT", help="draw the first counterexample's trace as a sequence chart to "
-                   "OUT.dot/.svg")
+    s.add_argument(
+        "--graph", metavar="OUT", help="draw the first counterexample's trace as a sequence chart to OUT.dot/.svg"
+    )
     machine_args(s, "both")
     _limit_args(s, candidates=False)
     s.set_defaults(func=cmd_soundness)

@@ -1,5 +1,6 @@
 """Tests on which two models differ, smallest first,
 like memalloy's distinguishing tests."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -26,8 +27,9 @@ class Difference:
         return out
 
 
-def compare(tests: Iterable[A.Test], model_a: str, model_b: str, workers: int | None = None,
-            limits: Limits | None = None) -> list[Difference]:
+def compare(
+    tests: Iterable[A.Test], model_a: str, model_b: str, workers: int | None = None, limits: Limits | None = None
+) -> list[Difference]:
     """Every test whose condition verdict or race verdict differs between
     the two models, smallest first. A test either model rejects or cannot
     finish is not a difference."""

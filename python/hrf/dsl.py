@@ -12,6 +12,7 @@ operators and compiled to the IR evaluated by the Rust core:
 A `Model` collects named checks: `acyclic`, `irreflexive`, `empty`, each a
 consistency axiom or, with `flag=`, an undefined-behaviour flag.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -89,8 +90,22 @@ def _want(x, is_set):
 
 # ---------------------------------------------------------------- builders
 # Relations the core computes from an execution (rust/src/model.rs).
-BASE_RELATIONS = ("po", "rf", "co", "fr", "rmw", "loc", "int", "ext", "id", "universal", "empty", "data", "ctrl",
-                  "addr")
+BASE_RELATIONS = (
+    "po",
+    "rf",
+    "co",
+    "fr",
+    "rmw",
+    "loc",
+    "int",
+    "ext",
+    "id",
+    "universal",
+    "empty",
+    "data",
+    "ctrl",
+    "addr",
+)
 
 
 def _known(what: str, name, known) -> None:
@@ -103,6 +118,7 @@ def _known(what: str, name, known) -> None:
 def tag(name: str) -> Set:
     """Events whose template carries `name` (hrf.program.TAGS lists them)."""
     from .program import TAGS
+
     _known("tag", name, TAGS)
     return Set(("tag", name))
 
@@ -116,6 +132,7 @@ def base(name: str) -> Rel:
 def same_thread_attr(name: str) -> Rel:
     """Pairs of thread events whose threads agree on `name` (wi, sg, wg, dev)."""
     from .program import THREAD_ATTRS
+
     _known("thread attribute", name, THREAD_ATTRS)
     return Rel(("same_thread_attr", name))
 
@@ -123,6 +140,7 @@ def same_thread_attr(name: str) -> Rel:
 def same_event_attr(name: str) -> Rel:
     """Pairs of events with the same value of template attribute `name`."""
     from .program import EVENT_ATTRS
+
     _known("event attribute", name, EVENT_ATTRS)
     return Rel(("same_event_attr", name))
 
@@ -147,6 +165,7 @@ def foreach(attr: str, body: Callable[[Set], Rel]) -> Rel:
     """Union, over the classes of events sharing a value of `attr`, of
     body(class). E.g. HRF-direct's union over scope instances."""
     from .program import EVENT_ATTRS
+
     _known("event attribute", attr, EVENT_ATTRS)
     _vars[0] += 1
     name = f"v{_vars[0]}"
@@ -181,8 +200,14 @@ class Model:
     `supports(test)` raises UnsupportedFeature for operations the model does
     not cover (docs/readings.md)."""
 
-    def __init__(self, name: str, doc: str = "", supports: Callable | None = None,
-                 cas_writeback: bool = True, thin_air: bool = False):
+    def __init__(
+        self,
+        name: str,
+        doc: str = "",
+        supports: Callable | None = None,
+        cas_writeback: bool = True,
+        thin_air: bool = False,
+    ):
         self.name = name
         self.doc = doc
         # Do the model's axioms admit values out of thin air (no axiom forbids
@@ -245,6 +270,7 @@ class Model:
         """The IR as the JSON the core reads, built once per model."""
         if self._ir_json is None or self._ir is None:
             import json
+
             self._ir_json = json.dumps(self.ir(), separators=(",", ":"))
         return self._ir_json
 
@@ -293,4 +319,3 @@ class Model:
         checks = [{"kind": c.kind, "node": emit(c.rel), "name": c.name, "flag": c.flag} for c in self.checks]
         self._ir = {"name": self.name, "nodes": nodes, "checks": checks, "orders": orders, "shows": shows}
         return self._ir
-

@@ -1,4 +1,5 @@
 """The exception hierarchy of hrf."""
+
 from __future__ import annotations
 
 
@@ -9,8 +10,14 @@ class HrfError(Exception):
 class _Located(HrfError):
     """An error at a place in a file: the file, line, column and the line's text."""
 
-    def __init__(self, message: str, file: str | None = None, line: int | None = None,
-                 column: int | None = None, excerpt: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        file: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        excerpt: str | None = None,
+    ):
         self.message = message
         self.file = file
         self.line = line
@@ -24,7 +31,7 @@ class _Located(HrfError):
         text = "".join(c if c.isprintable() or c == "\t" else "?" for c in self.excerpt)
         col = max((self.column or 1) - 1, 0)
         start = max(0, col - 60)
-        window = text[start:start + 120]
+        window = text[start : start + 120]
         lead = "..." if start else ""
         tail = "..." if start + 120 < len(text) else ""
         return f"\n    {lead}{window}{tail}\n    " + " " * (len(lead) + col - start) + "^"
@@ -84,8 +91,7 @@ def check_whole(what: str, value, least: int, most=None, none_ok: bool = False):
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < least or (most is not None and value > most):
         bound = f">= {least}" if most is None else f"from {least} to {most}"
-        raise InvalidArgument(f"{what} must be a whole number {bound}{' (or None)' if none_ok else ''}, "
-                              f"not {value!r}")
+        raise InvalidArgument(f"{what} must be a whole number {bound}{' (or None)' if none_ok else ''}, not {value!r}")
     return value
 
 
@@ -98,10 +104,12 @@ class DefinitionError(_Located):
     file, and the line and column when the fault is in one."""
 
     def _text(self) -> str:
-        where = (self.file or "<definition>") + (f":{self.line}" if self.line is not None else "") \
+        where = (
+            (self.file or "<definition>")
+            + (f":{self.line}" if self.line is not None else "")
             + (f":{self.column}" if self.line is not None and self.column is not None else "")
-        excerpt = "" if self.excerpt is None else \
-            self._caret() if self.column is not None else f"\n    {self.excerpt}"
+        )
+        excerpt = "" if self.excerpt is None else self._caret() if self.column is not None else f"\n    {self.excerpt}"
         return f"{where}: {self.message}{excerpt}"
 
 
@@ -112,6 +120,7 @@ class OutputError(HrfError):
 def write_output(path, data) -> None:
     """Write text or bytes to `path`; a failure is an OutputError naming it."""
     import os
+
     try:
         mode = "wb" if isinstance(data, (bytes, bytearray)) else "w"
         with open(path, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
@@ -123,6 +132,7 @@ def write_output(path, data) -> None:
 def open_output(path, newline=None):
     """Open `path` for writing text; a failure is an OutputError naming it."""
     import os
+
     try:
         return open(path, "w", encoding="utf-8", newline=newline)
     except OSError as e:
@@ -132,6 +142,7 @@ def open_output(path, newline=None):
 def make_folder(path) -> None:
     """Create a folder (and its parents); a failure is an OutputError naming it."""
     import os
+
     try:
         os.makedirs(path, exist_ok=True)
     except OSError as e:

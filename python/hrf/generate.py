@@ -16,6 +16,7 @@ read saw the value the cycle expects (`if (r == v)`), as the papers'
 examples do with spin loops ([HRF14] Fig. 6) or guards (RSP tests): without the
 guard a data read after a failed flag read races under every model.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -223,11 +224,15 @@ def make_test(cyc, anns: Sequence[Annotation], tree: str, local: frozenset = fro
             if rest:
                 body = body[:pos] + [A.If(cond, rest, ())]
         dev, wg = place[t]
-        params = tuple(A.Param(l, "local" if l in local else "global",
-                               any(anns[i].atomic for i, x in enumerate(accesses) if x.loc == l),
-                               "atomic_int" if any(anns[i].atomic for i, x in enumerate(accesses) if x.loc == l)
-                               else "int")
-                       for l in sorted({x.loc for x in accesses}))
+        params = tuple(
+            A.Param(
+                l,
+                "local" if l in local else "global",
+                any(anns[i].atomic for i, x in enumerate(accesses) if x.loc == l),
+                "atomic_int" if any(anns[i].atomic for i, x in enumerate(accesses) if x.loc == l) else "int",
+            )
+            for l in sorted({x.loc for x in accesses})
+        )
         threads.append(A.Thread(f"P{t}", params, tuple(body), dev=dev, wg=wg))
     for loc, v in sorted(final.items()):
         conds.append(A.PAtom(A.LocVar(loc), v))
@@ -253,11 +258,20 @@ def _region_choices(cyc, regions) -> list[frozenset]:
     return out
 
 
-def family(max_edges=6, max_threads=4, orders=("na", "sc"), scopes=("wg", "dev"), remote=False,
-           trees=tuple(TREES), edges=tuple(EDGES), regions=("global",)) -> Iterator[A.Test]:
+def family(
+    max_edges=6,
+    max_threads=4,
+    orders=("na", "sc"),
+    scopes=("wg", "dev"),
+    remote=False,
+    trees=tuple(TREES),
+    edges=tuple(EDGES),
+    regions=("global",),
+) -> Iterator[A.Test]:
     """Every test of the family, in a fixed order: small cycles first."""
     max_edges, max_threads, orders, scopes, remote, trees, edges, regions = check_family(
-        max_edges, max_threads, orders, scopes, remote, trees, edges, regions)
+        max_edges, max_threads, orders, scopes, remote, trees, edges, regions
+    )
     anns = annotations(orders, scopes, remote)
     for cyc in cycles(max_edges, max_threads, edges):
         n = len(cyc)
@@ -282,6 +296,7 @@ def _choices(what: str, value, known) -> tuple:
     """A family option as a tuple of known names; a comma-separated string
     (the command line's form) is split. Anything else is InvalidArgument."""
     from .errors import InvalidArgument
+
     items = value.split(",") if isinstance(value, str) else value
     try:
         items = tuple(items)
@@ -289,28 +304,45 @@ def _choices(what: str, value, known) -> tuple:
         raise InvalidArgument(f"{what} must be a list of names, not {value!r}") from None
     bad = [x for x in items if x not in known]
     if bad or not items:
-        raise InvalidArgument(f"{what}: unknown {', '.join(map(repr, bad)) if bad else 'empty list'}; "
-                              f"known: {', '.join(known)}")
+        raise InvalidArgument(
+            f"{what}: unknown {', '.join(map(repr, bad)) if bad else 'empty list'}; known: {', '.join(known)}"
+        )
     return items
 
 
 def check_family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions) -> tuple:
     """The family options, checked (InvalidArgument naming the bad one) and
     normalised to tuples."""
-    return (check_whole("max_edges", max_edges, 2, MAX_EDGES), check_whole("max_threads", max_threads, 1),
-            _choices("orders", orders, ORDERS), _choices("scopes", scopes, SCOPES), bool(remote),
-            _choices("trees", trees, tuple(TREES)), _choices("edges", edges, tuple(EDGES)),
-            _choices("regions", regions, REGIONS))
+    return (
+        check_whole("max_edges", max_edges, 2, MAX_EDGES),
+        check_whole("max_threads", max_threads, 1),
+        _choices("orders", orders, ORDERS),
+        _choices("scopes", scopes, SCOPES),
+        bool(remote),
+        _choices("trees", trees, tuple(TREES)),
+        _choices("edges", edges, tuple(EDGES)),
+        _choices("regions", regions, REGIONS),
+    )
 
 
-def generate(count: int | None = None, seed: int = 0, max_edges=6, max_threads=4, orders=("na", "sc"),
-             scopes=("wg", "dev"), remote=False, trees=tuple(TREES), edges=tuple(EDGES),
-             regions=("global",)) -> list[A.Test]:
+def generate(
+    count: int | None = None,
+    seed: int = 0,
+    max_edges=6,
+    max_threads=4,
+    orders=("na", "sc"),
+    scopes=("wg", "dev"),
+    remote=False,
+    trees=tuple(TREES),
+    edges=tuple(EDGES),
+    regions=("global",),
+) -> list[A.Test]:
     """`count` tests of the family (all of it when None), deterministic for
     a seed: a seeded sample of (cycle, annotations, placement) indices,
     decoded one by one (the family is never built whole), in family order."""
     max_edges, max_threads, orders, scopes, remote, trees, edges, regions = check_family(
-        max_edges, max_threads, orders, scopes, remote, trees, edges, regions)
+        max_edges, max_threads, orders, scopes, remote, trees, edges, regions
+    )
     if count is not None:
         check_whole("count", count, 1)
     if count is None:

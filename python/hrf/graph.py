@@ -1,6 +1,7 @@
 """Execution graphs as Graphviz DOT: events per thread inside scope boxes
 (device > work-group > work-item), po / rf / co / fr / rmw edges, and the
 events of undefined-behaviour flags highlighted."""
+
 from __future__ import annotations
 
 
@@ -17,8 +18,11 @@ def execution_dot(result, execution: dict) -> str:
     test = comp.test
     events = execution["events"]
     hot = {e["id"] for f in result.flags if f["execution"] is execution for e in f["events"]}
-    lines = ["digraph execution {", '  rankdir=TB; node [shape=box, fontname="monospace", fontsize=10];',
-             f"  label={_q(f'{test.name} under {result.model}')};"]
+    lines = [
+        "digraph execution {",
+        '  rankdir=TB; node [shape=box, fontname="monospace", fontsize=10];',
+        f"  label={_q(f'{test.name} under {result.model}')};",
+    ]
     init = [e for e in events if e["thread"] is None]
     if init:
         lines.append('  subgraph cluster_init { label="init"; style=dotted;')
@@ -41,13 +45,18 @@ def execution_dot(result, execution: dict) -> str:
                         d = result.describe_event(e)
                         label = f"{d['kind']} {d.get('loc', '')}={d['value']}" if d["kind"] != "F" else d["op"]
                         label += f"\n{d['op']} (line {d.get('line')})"
-                        color = ', color=red, penwidth=2' if e["id"] in hot else ""
+                        color = ", color=red, penwidth=2" if e["id"] in hot else ""
                         lines.append(f"        e{e['id']} [label={_q(label)}{color}];")
                 lines.append("      }")
             lines.append("    }")
         lines.append("  }")
-    styles = {"po": "color=black", "rf": "color=red, fontcolor=red", "co": "color=blue, fontcolor=blue",
-              "rmw": "color=orange, style=bold", "fr": "color=darkorange, style=dashed, fontcolor=darkorange"}
+    styles = {
+        "po": "color=black",
+        "rf": "color=red, fontcolor=red",
+        "co": "color=blue, fontcolor=blue",
+        "rmw": "color=orange, style=bold",
+        "fr": "color=darkorange, style=dashed, fontcolor=darkorange",
+    }
     init_ids = {e["id"] for e in init}
     for rel in ("po", "rf", "co", "rmw"):
         for a, b in execution.get(rel, []):
@@ -68,7 +77,7 @@ def execution_dot(result, execution: dict) -> str:
     for f in result.flags:
         if f["execution"] is execution and len(f["events"]) == 2:
             a, b = f["events"][0]["id"], f["events"][1]["id"]
-            lines.append(f'  e{a} -> e{b} [label={_q(f["kind"])}, dir=none, color=red, style=dotted, penwidth=2];')
+            lines.append(f"  e{a} -> e{b} [label={_q(f['kind'])}, dir=none, color=red, style=dotted, penwidth=2];")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -82,10 +91,12 @@ def check_graph_path(path) -> None:
     from pathlib import Path
 
     from .errors import InvalidArgument
+
     fmt = Path(path).suffix.lstrip(".").lower()
     if fmt not in GRAPH_FORMATS:
-        raise InvalidArgument(f"cannot draw to {path}: the suffix must be one of "
-                              + ", ".join("." + f for f in GRAPH_FORMATS if f))
+        raise InvalidArgument(
+            f"cannot draw to {path}: the suffix must be one of " + ", ".join("." + f for f in GRAPH_FORMATS if f)
+        )
 
 
 def render(dot: str, path) -> None:
@@ -94,6 +105,7 @@ def render(dot: str, path) -> None:
     from pathlib import Path
 
     from .errors import HrfError, write_output
+
     p = Path(path)
     check_graph_path(p)
     fmt = p.suffix.lstrip(".").lower()
@@ -103,8 +115,10 @@ def render(dot: str, path) -> None:
     try:
         import graphviz
     except ImportError:
-        raise HrfError(f"writing {p} needs the graphviz package: pip install 'hrf[graph]' "
-                       f"(and Graphviz itself: apt-get install graphviz), or ask for a .dot file") from None
+        raise HrfError(
+            f"writing {p} needs the graphviz package: pip install 'hrf[graph]' "
+            f"(and Graphviz itself: apt-get install graphviz), or ask for a .dot file"
+        ) from None
     try:
         data = graphviz.Source(dot).pipe(format=fmt)
     except graphviz.ExecutableNotFound:
@@ -184,9 +198,15 @@ def _trace_row(prog, st: dict):
     return ("mem", 0), ("mem", 0), str(st), "env"
 
 
-_TRACE_STYLE = {"read": "color=red, fontcolor=red", "write": "color=blue, fontcolor=blue",
-                "rmw": "color=orange, fontcolor=darkorange, dir=both", "sync": "color=darkgreen, fontcolor=darkgreen",
-                "env": "color=gray40, fontcolor=gray30, style=dashed", "local": "", "fault": "color=red"}
+_TRACE_STYLE = {
+    "read": "color=red, fontcolor=red",
+    "write": "color=blue, fontcolor=blue",
+    "rmw": "color=orange, fontcolor=darkorange, dir=both",
+    "sync": "color=darkgreen, fontcolor=darkgreen",
+    "env": "color=gray40, fontcolor=gray30, style=dashed",
+    "local": "",
+    "fault": "color=red",
+}
 
 
 def trace_dot(prog, steps: list, title: str, end: str = "") -> str:
@@ -201,9 +221,12 @@ def trace_dot(prog, steps: list, title: str, end: str = "") -> str:
     col = {key: i for i, (key, _) in enumerate(lanes)}
     rows = [_trace_row(prog, st) for st in steps]
     label = title + (f"\n{end}" if end else "")
-    out = ["digraph trace {", '  newrank=true; nodesep=0.3; ranksep=0.35;',
-           '  node [fontname="monospace", fontsize=10]; edge [fontname="monospace", fontsize=9];',
-           f"  labelloc=t; label={_q(label)};"]
+    out = [
+        "digraph trace {",
+        "  newrank=true; nodesep=0.3; ranksep=0.35;",
+        '  node [fontname="monospace", fontsize=10]; edge [fontname="monospace", fontsize=9];',
+        f"  labelloc=t; label={_q(label)};",
+    ]
     n = len(rows)
     for li, (_, head) in enumerate(lanes):
         out.append(f'  n{li}_0 [shape=box, style="rounded,filled", fillcolor=lightgray, label={_q(head)}];')
@@ -221,10 +244,13 @@ def trace_dot(prog, steps: list, title: str, end: str = "") -> str:
         style = _TRACE_STYLE[kind]
         if a == b:
             color = ", color=red, fontcolor=red" if kind == "fault" else ""
-            out.append(f"  n{col[a]}_{r} [shape=box, width=0, height=0, margin=0.04, label={_q(f'{r}. {text}')}"
-                       f"{color}];")
+            out.append(
+                f"  n{col[a]}_{r} [shape=box, width=0, height=0, margin=0.04, label={_q(f'{r}. {text}')}{color}];"
+            )
         else:
-            out.append(f"  n{col[a]}_{r} -> n{col[b]}_{r} [label={_q(f'{r}. {text}')}, constraint=false"
-                       f"{', ' + style if style else ''}];")
+            out.append(
+                f"  n{col[a]}_{r} -> n{col[b]}_{r} [label={_q(f'{r}. {text}')}, constraint=false"
+                f"{', ' + style if style else ''}];"
+            )
     out.append("}")
     return "\n".join(out) + "\n"

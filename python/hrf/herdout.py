@@ -7,6 +7,7 @@ in total)` (K > 0: some consistent execution is flagged, so the test is
 racy), `Condition ...` and `Observation NAME Always|Sometimes|Never P N`.
 herd cuts test names at the first `|`.
 """
+
 from __future__ import annotations
 
 import re
@@ -95,14 +96,14 @@ def read_herd_output(path) -> dict[str, HerdVerdict]:
             elif l == "Undef":
                 v.undef = True
             elif l.startswith("Flag "):
-                v.flags.append(l[len("Flag "):].strip())
+                v.flags.append(l[len("Flag ") :].strip())
             elif l.startswith("Positive:"):
                 m = re.match(r"Positive: (\d+) Negative: (\d+)", l)
                 v.positive, v.negative = int(m.group(1)), int(m.group(2))
             elif l.startswith("Bad executions"):
                 v.bad = int(re.search(r"\((\d+) in total\)", l).group(1))
             elif l.startswith("Condition "):
-                v.condition = l[len("Condition "):]
+                v.condition = l[len("Condition ") :]
             elif l.startswith("Observation "):
                 v.observation = l.split()[2]
                 i += 1

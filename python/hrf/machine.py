@@ -22,6 +22,7 @@ Instructions ([RSP15] Table 1): ``LD r x``, ``ST v x``, ``INCL1 r x``,
 code: ``MOV r e`` (e an expression over registers and numbers), ``BNZ e
 L``, ``BZ e L``, ``JMP L`` (forward only) and labels ``L:``.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,8 +41,16 @@ from .status import StatusLine
 
 SCOPES = {"WG": "wg", "DV": "dev", "ALL": "all"}
 SCOPE_NAMES = {v: k for k, v in SCOPES.items()}
-RMW_NAMES = {"INC": "add", "ADD": "add", "SUB": "sub", "AND": "and", "OR": "or", "XOR": "xor", "EXCH": "exch",
-             "CAS": "cas"}
+RMW_NAMES = {
+    "INC": "add",
+    "ADD": "add",
+    "SUB": "sub",
+    "AND": "and",
+    "OR": "or",
+    "XOR": "xor",
+    "EXCH": "exch",
+    "CAS": "cas",
+}
 _RMW_MNEMONIC = {"add": "ADD", "sub": "SUB", "and": "AND", "or": "OR", "xor": "XOR", "exch": "EXCH", "cas": "CAS"}
 
 
@@ -129,6 +138,7 @@ class MThread:
 @dataclass
 class MachineProgram:
     """A program for the machine: threads placed in devices and work-groups."""
+
     name: str
     locations: list  # [(name, init)]
     threads: list
@@ -143,13 +153,23 @@ class MachineProgram:
     def ir(self, writeback: str = "fifo", reduce: bool = True) -> dict:
         if writeback not in ("fifo", "any"):
             raise ValueError("writeback must be 'fifo' or 'any'")
-        return {"name": self.name, "locations": [{"name": n, "init": v} for n, v in self.locations],
-                "threads": [t.ir() for t in self.threads], "observed": self.observed_ir,
-                "condition": self.condition_ir, "writeback": writeback, "reduce": reduce}
+        return {
+            "name": self.name,
+            "locations": [{"name": n, "init": v} for n, v in self.locations],
+            "threads": [t.ir() for t in self.threads],
+            "observed": self.observed_ir,
+            "condition": self.condition_ir,
+            "writeback": writeback,
+            "reduce": reduce,
+        }
 
     def instruction_text(self, t: int, pc: int) -> str:
-        return instr_text(self.threads[t].code[pc], self.threads[t].regs, [n for n, _ in self.locations],
-                          _labels(self.threads[t].code))
+        return instr_text(
+            self.threads[t].code[pc],
+            self.threads[t].regs,
+            [n for n, _ in self.locations],
+            _labels(self.threads[t].code),
+        )
 
     def format(self) -> str:
         """The program as a GPU_MACHINE litmus test (parsed back by `parse_machine`)."""
@@ -169,13 +189,18 @@ class MachineProgram:
         width = [max([len(h)] + [len(c) for c in col]) for h, col in zip(head, cols, strict=False)]
         rows = [" " + " | ".join(h.ljust(w) for h, w in zip(head, width, strict=False)) + " ;"]
         for k in range(max((len(c) for c in cols), default=0)):
-            rows.append(" " + " | ".join((col[k] if k < len(col) else "").ljust(w) for col, w in zip(cols, width, strict=False))
-                        + " ;")
+            rows.append(
+                " "
+                + " | ".join((col[k] if k < len(col) else "").ljust(w) for col, w in zip(cols, width, strict=False))
+                + " ;"
+            )
         devs: dict = {}
         for t in self.threads:
             devs.setdefault(t.dev, {}).setdefault(t.wg, []).append(t.name)
-        tree = " ".join("(device " + " ".join(f"(work_group {' '.join(ns)})" for ns in wgs.values()) + ")"
-                        for _, wgs in sorted(devs.items()))
+        tree = " ".join(
+            "(device " + " ".join(f"(work_group {' '.join(ns)})" for ns in wgs.values()) + ")"
+            for _, wgs in sorted(devs.items())
+        )
         init = " ".join(f"{n}={v};" for n, v in self.locations)
         out = [f"GPU_MACHINE {self.name}"]
         if self.scheme:
@@ -289,11 +314,13 @@ def parse_machine(text: str, path: str | None = None) -> MachineProgram:
         threads.append(MThread(n, dev, wg, regs, code))
     locs = [(n, v) for n, v in locations.items()]
     observed = [f"{t}:{r}" for t, th in enumerate(threads) for r in th.regs] + [n for n, _ in locs]
-    obs_ir = ([{"kind": "reg", "thread": t, "reg": k} for t, th in enumerate(threads) for k in range(len(th.regs))]
-              + [{"kind": "loc", "loc": k} for k in range(len(locs))])
+    obs_ir = [{"kind": "reg", "thread": t, "reg": k} for t, th in enumerate(threads) for k in range(len(th.regs))] + [
+        {"kind": "loc", "loc": k} for k in range(len(locs))
+    ]
     cond_ir = {"k": "true"}
     if cond is not None:
         from .program import _prop_ir
+
         for a in A.prop_atoms(cond.prop):
             if str(a.var) not in observed:
                 fail(f"the condition names {a.var}, which the program does not have", len(lines))
@@ -377,6 +404,7 @@ def parse_instruction(src: str, reg, loc_index: dict) -> dict:
 @dataclass
 class MachineResult:
     """What the explorer established about a machine program."""
+
     name: str
     writeback: str
     complete: bool
@@ -407,8 +435,9 @@ class MachineResult:
     def stuck_text(self) -> str:
         """Where each unfinished thread waits in the first deadlock found."""
         p = self.program
-        return "stuck: " + ", ".join(f"{p.threads[t].name} at {p.instruction_text(t, pc)}"
-                                     for t, pc in self.deadlock["waiting"])
+        return "stuck: " + ", ".join(
+            f"{p.threads[t].name} at {p.instruction_text(t, pc)}" for t, pc in self.deadlock["waiting"]
+        )
 
     def trace_of(self, outcome: dict) -> list:
         return self.traces[self.outcomes.index(outcome)]
@@ -430,12 +459,14 @@ class MachineResult:
         """`pictured`'s trace as a sequence chart (DOT): threads, caches
         and memory as lifelines, one row per step."""
         from .graph import trace_dot
+
         steps, end = self.pictured()
         return trace_dot(self.program, steps, f"{self.name} (machine, writeback={self.writeback})", end)
 
     def render(self, path) -> None:
         """Write `to_dot` to path: .dot as text, .svg/.png/.pdf through Graphviz."""
         from .graph import render
+
         render(self.to_dot(), path)
 
     def to_json(self) -> dict:
@@ -443,17 +474,30 @@ class MachineResult:
         each outcome with whether it satisfies the condition and its
         trace, readable and as the core's steps."""
         dl = self.deadlock
-        return {"name": self.name, "path": self.program.path if self.program else None,
-                "writeback": self.writeback, "complete": self.complete, "limit": self.limit,
-                "condition_holds": self.condition_holds, "states": self.states, "transitions": self.transitions,
-                "depth": self.depth, "seconds": self.seconds, "phases": self.phases,
-                "bytes_per_state": self.bytes_per_state,
-                "outcomes": [{"values": o, "holds": h, "trace": tr, "steps": st}
-                             for o, h, tr, st in zip(self.outcomes, self.holds, self.traces, self.steps, strict=False)],
-                "deadlocks": self.deadlocks,
-                "deadlock": None if dl is None else {"trace": dl["trace"], "steps": dl["steps"],
-                                                     "stuck": self.stuck_text(), "state": dl["state"]},
-                "faults": self.faults, "cut": self.cut}
+        return {
+            "name": self.name,
+            "path": self.program.path if self.program else None,
+            "writeback": self.writeback,
+            "complete": self.complete,
+            "limit": self.limit,
+            "condition_holds": self.condition_holds,
+            "states": self.states,
+            "transitions": self.transitions,
+            "depth": self.depth,
+            "seconds": self.seconds,
+            "phases": self.phases,
+            "bytes_per_state": self.bytes_per_state,
+            "outcomes": [
+                {"values": o, "holds": h, "trace": tr, "steps": st}
+                for o, h, tr, st in zip(self.outcomes, self.holds, self.traces, self.steps, strict=False)
+            ],
+            "deadlocks": self.deadlocks,
+            "deadlock": None
+            if dl is None
+            else {"trace": dl["trace"], "steps": dl["steps"], "stuck": self.stuck_text(), "state": dl["state"]},
+            "faults": self.faults,
+            "cut": self.cut,
+        }
 
     def to_text(self) -> str:
         p = self.program
@@ -465,11 +509,14 @@ class MachineResult:
             verdict = {True: "Ok", False: "No", None: "Unknown"}[self.condition_holds]
             out.append(verdict)
             out.append(f"Condition {format_condition(p.condition)}")
-        out.append(f"Machine states {self.states}, transitions {self.transitions}, depth {self.depth}, "
-                   f"{self.seconds:.3f} s")
+        out.append(
+            f"Machine states {self.states}, transitions {self.transitions}, depth {self.depth}, {self.seconds:.3f} s"
+        )
         if not self.complete:
-            out.append(f"INCOMPLETE: limit {self.limit['which']} hit ({self.limit['detail']}); "
-                       "the outcomes are those found so far")
+            out.append(
+                f"INCOMPLETE: limit {self.limit['which']} hit ({self.limit['detail']}); "
+                "the outcomes are those found so far"
+            )
         if self.deadlocks:
             out.append(f"DEADLOCK: {self.deadlocks} states cannot finish; the first reached:")
             out += ["  " + s for s in self.deadlock["trace"]]
@@ -530,23 +577,34 @@ class ExploreProgress(StatusLine):
     def update(self, label: str, states: int, layers: int, seconds: float, max_states: int | None) -> None:
         rate = states / seconds if seconds > 0 else 0.0
         cap = f" of at most {max_states:,}" if max_states else ""
-        self.show(f"  exploring {label}: {states:,} states{cap}, layer {layers}, "
-                  f"{rate:,.0f} states/s, {seconds:.0f} s   ")
+        self.show(
+            f"  exploring {label}: {states:,} states{cap}, layer {layers}, {rate:,.0f} states/s, {seconds:.0f} s   "
+        )
 
     def close(self) -> None:
         self.end(keep=False)
 
 
-def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: int | None = 20_000_000,
-            max_seconds: float | None = None, deadlocks: bool = True, workers: int | None = None,
-            on_limit: str = "result", progress: ExploreProgress | None = None,
-            max_memory: int | None = None) -> MachineResult:
+def explore(
+    prog,
+    *,
+    writeback: str = "fifo",
+    reduce: bool = True,
+    max_states: int | None = 20_000_000,
+    max_seconds: float | None = None,
+    deadlocks: bool = True,
+    workers: int | None = None,
+    on_limit: str = "result",
+    progress: ExploreProgress | None = None,
+    max_memory: int | None = None,
+) -> MachineResult:
     """Explore every reachable state of a machine program (a MachineProgram,
     or the path or text of a GPU_MACHINE test). `progress` shows a status
     line while it runs (the CLI passes one on a terminal). `max_memory`:
     resident bytes of the process (None: the default of `hrf.Limits`)."""
     from .api import Limits, _core, _interruptible, _on_limit, _verdict, check_workers
     from .errors import InvalidArgument, check_whole
+
     if writeback not in ("fifo", "any"):
         raise InvalidArgument(f"writeback must be 'fifo' or 'any', not {writeback!r}")
     check_workers(workers)
@@ -556,18 +614,29 @@ def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: i
     budget = Limits(max_seconds=max_seconds, max_memory=max_memory)
     if not isinstance(prog, MachineProgram):
         prog = parse_machine_file(prog)
-    limits = json.dumps({"max_states": max_states, "max_seconds": max_seconds, "deadlocks": deadlocks,
-                         "max_memory": budget.memory_budget()})
+    limits = json.dumps(
+        {
+            "max_states": max_states,
+            "max_seconds": max_seconds,
+            "deadlocks": deadlocks,
+            "max_memory": budget.memory_budget(),
+        }
+    )
     core = _core()
     start = time.perf_counter()
 
     def tick():
         states, layers = core.explore_progress()
-        progress.update(f"{prog.name} (writeback={writeback})", states, layers, time.perf_counter() - start,
-                        max_states)
+        progress.update(f"{prog.name} (writeback={writeback})", states, layers, time.perf_counter() - start, max_states)
+
     try:
-        raw = _interruptible(core.explore, json.dumps(prog.ir(writeback, reduce)), limits, workers,
-                             tick=tick if progress is not None else None)
+        raw = _interruptible(
+            core.explore,
+            json.dumps(prog.ir(writeback, reduce)),
+            limits,
+            workers,
+            tick=tick if progress is not None else None,
+        )
     finally:
         if progress is not None:
             progress.close()
@@ -582,12 +651,31 @@ def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: i
     dl = o["deadlock"]
     if dl is not None:
         dl = dict(dl, trace=[step_text(prog, s) for s in dl["trace"]], steps=dl["trace"])
-    r = MachineResult(prog.name, writeback, o["complete"], o["limit"], o["states"], o["transitions"], o["seconds"],
-                      o["bytes_per_state"], outcomes, [[step_text(prog, s) for s in x["trace"]] for x in o["outcomes"]],
-                      holds, o["deadlocks"], dl,
-                      [{"message": f["message"], "trace": [step_text(prog, s) for s in f["trace"]], "steps": f["trace"]}
-                       for f in o["faults"]],
-                      o["cut"], verdict, prog, [x["trace"] for x in o["outcomes"]], o["phase_seconds"], o["depth"])
+    r = MachineResult(
+        prog.name,
+        writeback,
+        o["complete"],
+        o["limit"],
+        o["states"],
+        o["transitions"],
+        o["seconds"],
+        o["bytes_per_state"],
+        outcomes,
+        [[step_text(prog, s) for s in x["trace"]] for x in o["outcomes"]],
+        holds,
+        o["deadlocks"],
+        dl,
+        [
+            {"message": f["message"], "trace": [step_text(prog, s) for s in f["trace"]], "steps": f["trace"]}
+            for f in o["faults"]
+        ],
+        o["cut"],
+        verdict,
+        prog,
+        [x["trace"] for x in o["outcomes"]],
+        o["phase_seconds"],
+        o["depth"],
+    )
     if not r.complete and on_limit == "raise":
         raise LimitExceeded(r.limit["which"], r.limit["detail"], r)
     return r
@@ -596,6 +684,7 @@ def explore(prog, *, writeback: str = "fifo", reduce: bool = True, max_states: i
 def parse_machine_file(path_or_text) -> MachineProgram:
     """A GPU_MACHINE test from a path, or from its text."""
     from .litmus import read_file
+
     s = str(path_or_text)
     return parse_machine(read_file(s), s) if "\n" not in s else parse_machine(s)
 

@@ -14,6 +14,7 @@ fences and barriers, their flags), the location's declared atomicity
 static scope and which instance of it: docs/readings.md `exact`), and `bar`, the
 barrier instance.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,9 +31,28 @@ ALLOC_CLASSES = ("coarse", "fine", "fga")  # [x]=0 @coarse (observability)
 CACHE_OPS = ("ca", "cg", "cs", "cv", "lu", "wb", "wt", "volatile")  # PTX ld/st cache operators
 TAGS = frozenset(
     ("R", "W", "F", "M", "IW")  # event kinds and init writes (the core's own sets)
-    + ("A", "NA", "remote", "global", "local", "image", "atomicloc", "nonatomicloc", "RMW", "RMW_FAIL", "fence",
-       "barrier", "entry", "exit", "cas_expected")
-    + ORDERS + SCOPES + tuple(f"alloc_{a}" for a in ALLOC_CLASSES) + tuple(f"cache_{c}" for c in CACHE_OPS))
+    + (
+        "A",
+        "NA",
+        "remote",
+        "global",
+        "local",
+        "image",
+        "atomicloc",
+        "nonatomicloc",
+        "RMW",
+        "RMW_FAIL",
+        "fence",
+        "barrier",
+        "entry",
+        "exit",
+        "cas_expected",
+    )
+    + ORDERS
+    + SCOPES
+    + tuple(f"alloc_{a}" for a in ALLOC_CLASSES)
+    + tuple(f"cache_{c}" for c in CACHE_OPS)
+)
 EVENT_ATTRS = ("sinst", "bar", "tid")  # scope instance, barrier instance, thread (agent)
 THREAD_ATTRS = ("wi", "sg", "wg", "dev")  # the thread's place in the scope tree
 DEFAULT_SCOPE = "dev"
@@ -43,8 +63,10 @@ MAX_NESTING = 100
 
 def _nested_too_deeply(test, line, what):
     from .errors import LitmusSyntaxError
-    return LitmusSyntaxError(f"{what} nested more than {MAX_NESTING} levels deep: hrf does not take it",
-                             test.path, line or None)
+
+    return LitmusSyntaxError(
+        f"{what} nested more than {MAX_NESTING} levels deep: hrf does not take it", test.path, line or None
+    )
 
 
 # Instructions of a compiled thread past which a test (typically a large
@@ -72,6 +94,7 @@ class Template:
 @dataclass
 class Compiled:
     """A program IR plus what is needed to read the core's answer."""
+
     test: A.Test
     ir: dict
     templates: list
@@ -121,12 +144,14 @@ class _Scopes:
         ids: dict = {}
         self.attrs = []
         for i, (dev, wg, sg) in enumerate(pos):
-            self.attrs.append({
-                "wi": i,
-                "sg": ids.setdefault(("sg", sg), len(ids)),
-                "wg": ids.setdefault(("wg", wg), len(ids)),
-                "dev": dev,
-            })
+            self.attrs.append(
+                {
+                    "wi": i,
+                    "sg": ids.setdefault(("sg", sg), len(ids)),
+                    "wg": ids.setdefault(("wg", wg), len(ids)),
+                    "dev": dev,
+                }
+            )
         self.instances: dict = {}
         self.n = n
 
@@ -187,13 +212,30 @@ class _ThreadCompiler:
     def emit(self, ins):
         self.code.append(ins)
         if len(self.code) > self.p.max_instructions:
-            raise LimitExceeded("size", f"{self.p.test.path or self.p.test.name}: thread {self.thread.name} "
-                                f"compiles to more than {self.p.max_instructions:,} instructions with loops "
-                                f"unrolled {self.p.unroll} times")
+            raise LimitExceeded(
+                "size",
+                f"{self.p.test.path or self.p.test.name}: thread {self.thread.name} "
+                f"compiles to more than {self.p.max_instructions:,} instructions with loops "
+                f"unrolled {self.p.unroll} times",
+            )
 
     # ------------------------------------------------------------ templates
-    def template(self, kind, op, line, text, *, order=None, scope=None, atomic=True, remote=False,
-                 loc=None, extra=(), attrs=None, scoped=True) -> int:
+    def template(
+        self,
+        kind,
+        op,
+        line,
+        text,
+        *,
+        order=None,
+        scope=None,
+        atomic=True,
+        remote=False,
+        loc=None,
+        extra=(),
+        attrs=None,
+        scoped=True,
+    ) -> int:
         """An event template. Reads and writes are `A` or `NA`; atomics and
         fences carry an order and a scope (unless `scoped` is False, as for
         barrier fences); accesses carry their location's region and
@@ -242,13 +284,13 @@ class _ThreadCompiler:
             a = self.expr(e.operand)
             return _not(a) if e.op == "!" else {"k": "neg", "a": a}
         if isinstance(e, A.DerefExpr):
-            raise UnsupportedFeature("loads from computed addresses (*(e)) are not supported yet",
-                                     self.p.test.path, e.line)
+            raise UnsupportedFeature(
+                "loads from computed addresses (*(e)) are not supported yet", self.p.test.path, e.line
+            )
         if isinstance(e, A.StoreExpr):
             # `(*x = e)`: the store's value is the expression's value
             v = self.expr(e.value)
-            ev = self.template("W", "store", e.line, f"*{e.loc} = .. (in an expression)", atomic=False,
-                               loc=e.loc)
+            ev = self.template("W", "store", e.line, f"*{e.loc} = .. (in an expression)", atomic=False, loc=e.loc)
             self.emit({"op": "store", "loc": self.loc(e.loc), "val": v, "ev": ev})
             return v
         if isinstance(e, A.BinOp):
@@ -281,8 +323,18 @@ class _ThreadCompiler:
         text = f"*{e.loc}" if not e.atomic else f"load({e.loc}, {e.order}, {e.scope or DEFAULT_SCOPE})"
         if e.cache:
             text = f"ld.{e.cache} [{e.loc}]"
-        ev = self.template("R", "load", e.line, text, order=e.order, scope=e.scope, atomic=e.atomic,
-                           remote=e.remote, loc=e.loc, extra=[f"cache_{e.cache}"] if e.cache else ())
+        ev = self.template(
+            "R",
+            "load",
+            e.line,
+            text,
+            order=e.order,
+            scope=e.scope,
+            atomic=e.atomic,
+            remote=e.remote,
+            loc=e.loc,
+            extra=[f"cache_{e.cache}"] if e.cache else (),
+        )
         self.emit({"op": "load", "dst": dst, "loc": self.loc(e.loc), "ev": ev})
 
     def rmw(self, e: A.Rmw, dst):
@@ -290,8 +342,14 @@ class _ThreadCompiler:
         common = dict(scope=e.scope, remote=e.remote, loc=e.loc)
         ev_r = self.template("R", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
         ev_w = self.template("W", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
-        ins = {"op": "rmw", "dst": dst, "loc": self.loc(e.loc), "rmw": e.op.replace("_", ""), "ev_r": ev_r,
-               "ev_w": ev_w}
+        ins = {
+            "op": "rmw",
+            "dst": dst,
+            "loc": self.loc(e.loc),
+            "rmw": e.op.replace("_", ""),
+            "ev_r": ev_r,
+            "ev_w": ev_w,
+        }
         if e.op == "cas_old":  # PTX atom.cas: compare with a value, return the old one
             ins["expected"] = self.expr(e.expected_value)
         if e.op == "cas":
@@ -302,16 +360,33 @@ class _ThreadCompiler:
             # all_svm_devices (OpenCLSem.ml), so that they are "inclusive"
             # with other all-scoped accesses; hrf does the same.
             t = self.temp()
-            exp_ev = self.template("R", "load", e.line, f"*{e.expected} (expected)", atomic=False,
-                                   loc=e.expected, extra=["all", "cas_expected"])
+            exp_ev = self.template(
+                "R",
+                "load",
+                e.line,
+                f"*{e.expected} (expected)",
+                atomic=False,
+                loc=e.expected,
+                extra=["all", "cas_expected"],
+            )
             self.emit({"op": "load", "dst": t, "loc": self.loc(e.expected), "ev": exp_ev})
             ins["expected"] = _r(t)
-            ins["ev_fail"] = self.template("R", "rmw", e.line, text + " (failed)", order=e.fail_order or e.order,
-                                           extra=["RMW_FAIL"], **common)
+            ins["ev_fail"] = self.template(
+                "R", "rmw", e.line, text + " (failed)", order=e.fail_order or e.order, extra=["RMW_FAIL"], **common
+            )
             if self.p.cas_writeback:
-                ins["fail_store"] = {"loc": self.loc(e.expected), "ev": self.template(
-                    "W", "store", e.line, f"*{e.expected} = .. (failed cas)", atomic=False, loc=e.expected,
-                    extra=["all", "cas_expected"])}
+                ins["fail_store"] = {
+                    "loc": self.loc(e.expected),
+                    "ev": self.template(
+                        "W",
+                        "store",
+                        e.line,
+                        f"*{e.expected} = .. (failed cas)",
+                        atomic=False,
+                        loc=e.expected,
+                        extra=["all", "cas_expected"],
+                    ),
+                }
         ins["val"] = self.expr(e.operand)
         self.emit(ins)
 
@@ -336,8 +411,18 @@ class _ThreadCompiler:
             text = f"*{s.loc} = .." if not s.atomic else f"store({s.loc}, {s.order}, {s.scope or DEFAULT_SCOPE})"
             if s.cache:
                 text = f"st.{s.cache} [{s.loc}]"
-            ev = self.template("W", "store", s.line, text, order=s.order, scope=s.scope, atomic=s.atomic,
-                               remote=s.remote, loc=s.loc, extra=[f"cache_{s.cache}"] if s.cache else ())
+            ev = self.template(
+                "W",
+                "store",
+                s.line,
+                text,
+                order=s.order,
+                scope=s.scope,
+                atomic=s.atomic,
+                remote=s.remote,
+                loc=s.loc,
+                extra=[f"cache_{s.cache}"] if s.cache else (),
+            )
             self.emit({"op": "store", "loc": self.loc(s.loc), "val": v, "ev": ev})
         elif isinstance(s, A.ExprStmt):
             if isinstance(s.expr, A.Load):
@@ -347,8 +432,15 @@ class _ThreadCompiler:
             else:
                 self.expr(s.expr)
         elif isinstance(s, A.Fence):
-            ev = self.template("F", "fence", s.line, f"fence({s.order}, {s.scope or DEFAULT_SCOPE})",
-                               order=s.order, scope=s.scope, extra=["fence"] + list(s.flags))
+            ev = self.template(
+                "F",
+                "fence",
+                s.line,
+                f"fence({s.order}, {s.scope or DEFAULT_SCOPE})",
+                order=s.order,
+                scope=s.scope,
+                extra=["fence"] + list(s.flags),
+            )
             self.emit({"op": "fence", "ev": ev})
         elif isinstance(s, A.Barrier):
             # A barrier is an entry fence and an exit fence,
@@ -357,8 +449,15 @@ class _ThreadCompiler:
             self.barriers += 1
             bar = self.p.barrier_ids.setdefault(key, len(self.p.barrier_ids))
             for phase in ("entry", "exit"):
-                ev = self.template("F", "barrier", s.line, f"barrier {key} {phase}", scoped=False,
-                                   extra=["barrier", phase] + list(s.flags), attrs={"bar": bar})
+                ev = self.template(
+                    "F",
+                    "barrier",
+                    s.line,
+                    f"barrier {key} {phase}",
+                    scoped=False,
+                    extra=["barrier", phase] + list(s.flags),
+                    attrs={"bar": bar},
+                )
                 self.emit({"op": "fence", "ev": ev})
         elif isinstance(s, A.If):
             els, end = _Label(), _Label()
@@ -377,8 +476,11 @@ class _ThreadCompiler:
             self.emit(self.label(s.name))
         elif isinstance(s, A.Goto):
             if s.label in self.labels_seen:
-                raise UnsupportedFeature(f"bra {s.label} jumps backwards (a loop): only forward branches are "
-                                         f"supported", self.p.test.path, s.line)
+                raise UnsupportedFeature(
+                    f"bra {s.label} jumps backwards (a loop): only forward branches are supported",
+                    self.p.test.path,
+                    s.line,
+                )
             self.emit({"op": "jump", "target": self.label(s.label)})
         elif isinstance(s, A.While):
             end = _Label()
@@ -396,8 +498,9 @@ class _ThreadCompiler:
     def finish(self) -> dict:
         missing = set(self.labels) - self.labels_seen
         if missing:
-            raise UnsupportedFeature(f"{self.thread.name}: bra to undefined label {sorted(missing)[0]}",
-                                     self.p.test.path, self.thread.line)
+            raise UnsupportedFeature(
+                f"{self.thread.name}: bra to undefined label {sorted(missing)[0]}", self.p.test.path, self.thread.line
+            )
         # Resolve labels to program counters.
         code = []
         for ins in self.code:
@@ -408,8 +511,13 @@ class _ThreadCompiler:
         for ins in code:
             if isinstance(ins.get("target"), _Label):
                 ins["target"] = ins["target"].pc
-        return {"name": self.thread.name, "attrs": self.p.scopes.attrs[self.t], "nregs": len(self.regs),
-                "regs": list(self.regs), "code": code}
+        return {
+            "name": self.thread.name,
+            "attrs": self.p.scopes.attrs[self.t],
+            "nregs": len(self.regs),
+            "regs": list(self.regs),
+            "code": code,
+        }
 
 
 class _ProgramCompiler:
@@ -475,12 +583,13 @@ class _ProgramCompiler:
         obs = list(dict.fromkeys(list(cond_vars) + list(test.locations)))
         if test.condition is None and not test.locations:
             obs = None
-        for v in (obs or []):
+        for v in obs or []:
             if isinstance(v, A.LocVar) and v.loc not in self.loc_index:
                 self.loc_index[v.loc] = len(self.locations)
                 self.locations.append(v.loc)
             if isinstance(v, A.RegVar) and v.thread >= len(test.threads):
                 from .errors import LitmusSyntaxError
+
                 raise LitmusSyntaxError(f"the condition names thread {v.thread}, which does not exist", test.path)
         tcs = []
         for i, t in enumerate(test.threads):
@@ -511,8 +620,14 @@ class _ProgramCompiler:
             locs_ir.append({"name": l, "init": init[l].value if l in init else 0, "tags": tags})
         index = {str(v): i for i, v in enumerate(obs)}
         cond = _prop_ir(test.condition.prop, index, path=test.path) if test.condition is not None else {"k": "true"}
-        ir = {"name": test.name, "locations": locs_ir, "threads": threads_ir,
-              "templates": [t.ir() for t in self.templates], "observed": observed_ir, "condition": cond}
+        ir = {
+            "name": test.name,
+            "locations": locs_ir,
+            "threads": threads_ir,
+            "templates": [t.ir() for t in self.templates],
+            "observed": observed_ir,
+            "condition": cond,
+        }
         return Compiled(test, ir, self.templates, names, list(self.locations), self.unroll)
 
 
@@ -523,8 +638,8 @@ def _prop_vars(p):
 def _prop_ir(p, index, depth: int = 0, path=None) -> dict:
     if depth > MAX_NESTING:
         from .errors import LitmusSyntaxError
-        raise LitmusSyntaxError(f"the condition nests more than {MAX_NESTING} levels deep: hrf does not take it",
-                                path)
+
+        raise LitmusSyntaxError(f"the condition nests more than {MAX_NESTING} levels deep: hrf does not take it", path)
     return _prop_ir_node(p, index, depth, path)
 
 
@@ -549,9 +664,11 @@ def compile_test(test: A.Test, unroll: int = 2, cas_writeback: bool = True, obse
     the condition's (as a comparison with the machine needs)."""
     if isinstance(unroll, bool) or not isinstance(unroll, int) or unroll < 0:
         from .errors import InvalidArgument
+
         raise InvalidArgument(f"unroll must be a whole number >= 0, not {unroll!r}")
     try:
         return _ProgramCompiler(test, unroll, cas_writeback, observe_all).compile()
     except RecursionError:
         from .litmus import read_file, too_deep
+
         raise too_deep(read_file(test.path) if test.path else "", test.path) from None

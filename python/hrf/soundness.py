@@ -4,6 +4,7 @@ machine outcome with the outcomes the source model allows. A racy source
 is reported and skipped (the model gives it no meaning); a machine state
 that cannot finish (deadlock) or a program fault counts against the scheme.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -30,16 +31,25 @@ class Counterexample:
     def to_dot(self, title: str = "") -> str:
         """The trace as a sequence chart (DOT; `hrf.graph.trace_dot`)."""
         from .graph import trace_dot
-        end = ("outcome: " + format_state(self.outcome) if self.outcome is not None
-               else self.trace[-1] if self.trace else "")
-        head = {"outcome": "outcome not allowed by the source model", "deadlock": "deadlock",
-                "fault": "fault"}[self.kind]
+
+        end = (
+            "outcome: " + format_state(self.outcome)
+            if self.outcome is not None
+            else self.trace[-1]
+            if self.trace
+            else ""
+        )
+        head = {"outcome": "outcome not allowed by the source model", "deadlock": "deadlock", "fault": "fault"}[
+            self.kind
+        ]
         return trace_dot(self.program, self.steps, f"{title}{head} (writeback={self.writeback})", end)
 
     def to_text(self) -> str:
-        head = {"outcome": "machine outcome not allowed by the source model",
-                "deadlock": "the machine can reach a state from which it never finishes",
-                "fault": "the compiled program faults"}[self.kind]
+        head = {
+            "outcome": "machine outcome not allowed by the source model",
+            "deadlock": "the machine can reach a state from which it never finishes",
+            "fault": "the compiled program faults",
+        }[self.kind]
         out = [f"{head} (writeback={self.writeback})"]
         if self.outcome is not None:
             out.append("  outcome: " + format_state(self.outcome))
@@ -62,21 +72,43 @@ class SoundnessResult:
     reason: str = ""
 
     def to_json(self) -> dict:
-        return {"name": self.name, "path": self.path, "scheme": self.scheme, "model": self.model,
-                "sound": self.sound, "racy_source": self.racy_source, "complete": self.complete,
-                "reason": self.reason, "allowed": self.allowed,
-                "machine": {wb: {"outcomes": r.outcomes, "states": r.states, "complete": r.complete,
-                                 "deadlocks": r.deadlocks, "seconds": r.seconds} for wb, r in self.machine.items()},
-                "counterexamples": [{"kind": c.kind, "writeback": c.writeback, "outcome": c.outcome,
-                                     "trace": c.trace, "steps": c.steps} for c in self.counterexamples]}
+        return {
+            "name": self.name,
+            "path": self.path,
+            "scheme": self.scheme,
+            "model": self.model,
+            "sound": self.sound,
+            "racy_source": self.racy_source,
+            "complete": self.complete,
+            "reason": self.reason,
+            "allowed": self.allowed,
+            "machine": {
+                wb: {
+                    "outcomes": r.outcomes,
+                    "states": r.states,
+                    "complete": r.complete,
+                    "deadlocks": r.deadlocks,
+                    "seconds": r.seconds,
+                }
+                for wb, r in self.machine.items()
+            },
+            "counterexamples": [
+                {"kind": c.kind, "writeback": c.writeback, "outcome": c.outcome, "trace": c.trace, "steps": c.steps}
+                for c in self.counterexamples
+            ],
+        }
 
     def to_text(self) -> str:
         verdict = {True: "SOUND", False: "UNSOUND", None: "NOT DECIDED"}[self.sound]
-        out = [f"{self.name}: scheme {self.scheme} vs model {self.model}: {verdict}"
-               + (f" ({self.reason})" if self.reason else "")]
+        out = [
+            f"{self.name}: scheme {self.scheme} vs model {self.model}: {verdict}"
+            + (f" ({self.reason})" if self.reason else "")
+        ]
         for wb, r in self.machine.items():
-            out.append(f"  machine (writeback={wb}): {len(r.outcomes)} outcomes, {r.states} states, {r.seconds:.3f} s"
-                       + ("" if r.complete else f", INCOMPLETE ({r.limit['which']})"))
+            out.append(
+                f"  machine (writeback={wb}): {len(r.outcomes)} outcomes, {r.states} states, {r.seconds:.3f} s"
+                + ("" if r.complete else f", INCOMPLETE ({r.limit['which']})")
+            )
         for c in self.counterexamples:
             out.append("  " + c.to_text().replace("\n", "\n  "))
         return "\n".join(out)
@@ -87,20 +119,33 @@ class SoundnessResult:
         """The first counterexample's trace as a sequence chart (DOT)."""
         if not self.counterexamples:
             from .errors import HrfError
-            raise HrfError(f"{self.name}: no counterexample to draw (scheme {self.scheme}: "
-                           + {True: "sound", False: "unsound", None: "not decided"}[self.sound] + ")")
+
+            raise HrfError(
+                f"{self.name}: no counterexample to draw (scheme {self.scheme}: "
+                + {True: "sound", False: "unsound", None: "not decided"}[self.sound]
+                + ")"
+            )
         return self.counterexamples[0].to_dot(f"{self.name}: scheme {self.scheme} vs model {self.model}\n")
 
     def render(self, path) -> None:
         """Write `to_dot` to path: .dot as text, .svg/.png/.pdf through Graphviz."""
         from .graph import render
+
         render(self.to_dot(), path)
 
 
-def soundness(test, scheme: str = "rsp-new", model: str | None = None, *,
-              writeback: Sequence[str] = ("fifo", "any"), limits: Limits | None = None,
-              max_states: int | None = 20_000_000, max_seconds: float | None = None,
-              workers: int | None = None, progress=None) -> SoundnessResult:
+def soundness(
+    test,
+    scheme: str = "rsp-new",
+    model: str | None = None,
+    *,
+    writeback: Sequence[str] = ("fifo", "any"),
+    limits: Limits | None = None,
+    max_states: int | None = 20_000_000,
+    max_seconds: float | None = None,
+    workers: int | None = None,
+    progress=None,
+) -> SoundnessResult:
     """Is `scheme` sound for `test` against `model` (the scheme's own model
     by default), on the machine with each write-back policy? `progress`
     (a `hrf.machine.ExploreProgress`) shows the explorer's status line."""
@@ -125,19 +170,25 @@ def soundness(test, scheme: str = "rsp-new", model: str | None = None, *,
     prog = compile_scheme(t, sch, comp=comp)
     ok = {tuple(sorted(o.items())) for o in allowed}
     for wb in writeback:
-        r: MachineResult = explore(prog, writeback=wb, max_states=max_states, max_seconds=max_seconds,
-                                   max_memory=limits.max_memory,
-                                   workers=workers, progress=progress)
+        r: MachineResult = explore(
+            prog,
+            writeback=wb,
+            max_states=max_states,
+            max_seconds=max_seconds,
+            max_memory=limits.max_memory,
+            workers=workers,
+            progress=progress,
+        )
         res.machine[wb] = r
         for o, tr, st in zip(r.outcomes, r.traces, r.steps, strict=False):
             if tuple(sorted(o.items())) not in ok:
                 res.counterexamples.append(Counterexample("outcome", wb, o, tr, st, prog))
         if r.deadlocks:
-            res.counterexamples.append(Counterexample("deadlock", wb, None, r.deadlock["trace"] + [r.stuck_text()],
-                                                      r.deadlock["steps"], prog))
+            res.counterexamples.append(
+                Counterexample("deadlock", wb, None, r.deadlock["trace"] + [r.stuck_text()], r.deadlock["steps"], prog)
+            )
         for f in r.faults:
-            res.counterexamples.append(Counterexample("fault", wb, None, f["trace"] + [f["message"]], f["steps"],
-                                                      prog))
+            res.counterexamples.append(Counterexample("fault", wb, None, f["trace"] + [f["message"]], f["steps"], prog))
         if not r.complete:
             res.complete = False
     if res.counterexamples:

@@ -1,5 +1,6 @@
 """One status line rewritten in place on a terminal: the one mechanism
 behind `hrf bulk`'s progress bar and the explorer's progress line."""
+
 from __future__ import annotations
 
 import sys

@@ -7,6 +7,7 @@ name, it also takes the path of such a file (`hrf check t.litmus -m
 ./mine.py`, `hrf soundness t.litmus -s ./my_scheme.py`). Each file is run
 once per process (again when it changes).
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -43,8 +44,9 @@ def load(path, attr: str, cls: type, what: str, builtin: list):
             text = f.read()
         code = compile(text, full, "exec")
     except SyntaxError as e:
-        raise DefinitionError(f"Python syntax: {e.msg}", path, e.lineno, e.offset,
-                              (e.text or "").rstrip("\n") or None) from None
+        raise DefinitionError(
+            f"Python syntax: {e.msg}", path, e.lineno, e.offset, (e.text or "").rstrip("\n") or None
+        ) from None
     except (OSError, UnicodeDecodeError) as e:
         raise DefinitionError(f"cannot read this {what} file: {e}", path) from None
     modname = f"hrf_user_{what}_{abs(hash(key)):x}"
@@ -56,23 +58,31 @@ def load(path, attr: str, cls: type, what: str, builtin: list):
     except SystemExit as e:  # sys.exit() in the file must not end hrf without a word
         del sys.modules[modname]
         line = next((fr.lineno for fr in reversed(traceback.extract_tb(e.__traceback__)) if fr.filename == full), None)
-        raise DefinitionError(f"this {what} file called sys.exit({e.code!r}) while it was run", path, line,
-                              excerpt=_line(text, line)) from None
+        raise DefinitionError(
+            f"this {what} file called sys.exit({e.code!r}) while it was run", path, line, excerpt=_line(text, line)
+        ) from None
     except Exception as e:
         del sys.modules[modname]
         # the deepest frame in the user's file: where its code failed
         line = next((fr.lineno for fr in reversed(traceback.extract_tb(e.__traceback__)) if fr.filename == full), None)
-        raise DefinitionError(f"running this {what} file raised {type(e).__name__}: {e}", path, line,
-                              excerpt=_line(text, line)) from e
+        raise DefinitionError(
+            f"running this {what} file raised {type(e).__name__}: {e}", path, line, excerpt=_line(text, line)
+        ) from e
     obj = mod.__dict__.get(attr)
     if obj is None:
-        raise DefinitionError(f"defines no {attr} (a {cls.__module__}.{cls.__name__}): "
-                              f"a {what} file ends with `{attr} = {cls.__name__}(...)`", path)
+        raise DefinitionError(
+            f"defines no {attr} (a {cls.__module__}.{cls.__name__}): "
+            f"a {what} file ends with `{attr} = {cls.__name__}(...)`",
+            path,
+        )
     if not isinstance(obj, cls):
         raise DefinitionError(f"{attr} is a {type(obj).__name__}, not a {cls.__module__}.{cls.__name__}", path)
     if obj.name in builtin:
-        raise DefinitionError(f"{what} name {obj.name!r} is a shipped {what}'s: give yours another name, "
-                              f"so that results say which one they come from", path)
+        raise DefinitionError(
+            f"{what} name {obj.name!r} is a shipped {what}'s: give yours another name, "
+            f"so that results say which one they come from",
+            path,
+        )
     validate = getattr(obj, "validate", None)
     if validate is not None:
         try:

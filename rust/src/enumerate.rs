@@ -11,8 +11,8 @@
 //! tests compare the two.
 
 use crate::execution::{thread_paths, value_domains, Dynamic, Event, EventStructure, Path};
-pub use crate::limits::{cancel, LimitOut, CANCEL_GENERATION};
 use crate::limits::Budget;
+pub use crate::limits::{cancel, LimitOut, CANCEL_GENERATION};
 use crate::model::{Compiled, Evaluator};
 use crate::program::{Observed, Program};
 use crate::relation::{bits, Relation};
@@ -614,8 +614,8 @@ impl<'a, 'b> Search<'a, 'b> {
         let keep = sh.limits.keep_all
             && !sh.kept_full.load(Ordering::Relaxed)
             && (self.part.executions.len() as u64) < sh.limits.max_kept.unwrap_or(u64::MAX);
-        let need_exec = (sh.limits.witnesses && (!new_flags.is_empty() || !self.part.outcomes.contains_key(&values)))
-            || keep;
+        let need_exec =
+            (sh.limits.witnesses && (!new_flags.is_empty() || !self.part.outcomes.contains_key(&values))) || keep;
         let exec = if need_exec {
             let mut e = self.execution_out();
             e.raised = raised
@@ -674,10 +674,8 @@ impl<'a, 'b> Search<'a, 'b> {
         let mut co = Vec::new();
         for ws in &es.writes_of {
             // Sort the writes of the location by their number of co-predecessors.
-            let mut order: Vec<(usize, usize)> = ws
-                .iter()
-                .map(|&w| (ws.iter().filter(|&&u| self.dynm.co.contains(u, w)).count(), w))
-                .collect();
+            let mut order: Vec<(usize, usize)> =
+                ws.iter().map(|&w| (ws.iter().filter(|&&u| self.dynm.co.contains(u, w)).count(), w)).collect();
             order.sort();
             for pair in order.windows(2) {
                 co.push((pair[0].1, pair[1].1));
@@ -692,7 +690,18 @@ impl<'a, 'b> Search<'a, 'b> {
         }
         let dynm = self.dynm.clone();
         let shown = self.ev.shown(&dynm);
-        ExecutionOut { events: es.events.clone(), rf: self.dynm.rf.pairs(), co, po, rmw: es.rmw.pairs(), shown, raised: Vec::new(), outcome: Vec::new(), data: es.data.pairs(), ctrl: es.ctrl.pairs() }
+        ExecutionOut {
+            events: es.events.clone(),
+            rf: self.dynm.rf.pairs(),
+            co,
+            po,
+            rmw: es.rmw.pairs(),
+            shown,
+            raised: Vec::new(),
+            outcome: Vec::new(),
+            data: es.data.pairs(),
+            ctrl: es.ctrl.pairs(),
+        }
     }
 }
 
@@ -845,7 +854,8 @@ mod tests {
         let ir: ModelIr = serde_json::from_value(json!({
             "name": "bad", "nodes": [{"op": "tag", "name": "M"}, {"op": "base", "name": "S"}],
             "checks": [{"kind": "empty", "node": 1, "name": "f", "flag": "data_race"}],
-            "orders": [{"name": "S", "set": 0}]})).unwrap();
+            "orders": [{"name": "S", "set": 0}]}))
+        .unwrap();
         let err = Compiled::new(ir, &sb()).err().expect("rejected");
         assert!(err.contains("witness order"));
     }
@@ -870,7 +880,8 @@ mod tests {
         // A model applying a relation operator to a set.
         let bad: ModelIr = serde_json::from_value(json!({
             "name": "bad", "nodes": [{"op": "all_set"}, {"op": "plus", "a": 0}],
-            "checks": [{"kind": "acyclic", "node": 1, "name": "x"}]})).unwrap();
+            "checks": [{"kind": "acyclic", "node": 1, "name": "x"}]}))
+        .unwrap();
         assert!(Compiled::new(bad, &sb()).is_err());
     }
 }

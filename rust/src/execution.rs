@@ -43,7 +43,13 @@ pub struct PathsOfThread {
 /// Every path of thread `t` when each read may return any value of its
 /// location's domain. Errors when more than `max_paths` paths exist, or
 /// when the budget (time, memory, Ctrl-C) runs out.
-pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize, budget: &Budget) -> Result<PathsOfThread, String> {
+pub fn thread_paths(
+    prog: &Program,
+    t: usize,
+    dom: &Domains,
+    max_paths: usize,
+    budget: &Budget,
+) -> Result<PathsOfThread, String> {
     let th = &prog.threads[t];
     let mut out = PathsOfThread { paths: Vec::new(), cut: 0 };
     // Explicit DFS stack of (pc, regs, events, register taints, control taint).
@@ -77,7 +83,16 @@ pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize, b
                             r2[*d] = v;
                             t2[*d] = me;
                         }
-                        e2.push(PathEvent { kind: Kind::R, loc: Some(*loc), value: v, template: *ev, pc, rmw_with_prev: false, data: 0, ctrl: ctl });
+                        e2.push(PathEvent {
+                            kind: Kind::R,
+                            loc: Some(*loc),
+                            value: v,
+                            template: *ev,
+                            pc,
+                            rmw_with_prev: false,
+                            data: 0,
+                            ctrl: ctl,
+                        });
                         stack.push((pc + 1, r2, e2, t2, ctl));
                     }
                     break;
@@ -102,14 +117,50 @@ pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize, b
                         }
                         match new {
                             Some(w) => {
-                                e2.push(PathEvent { kind: Kind::R, loc: Some(*loc), value: v, template: *ev_r, pc, rmw_with_prev: false, data: 0, ctrl: ctl });
-                                e2.push(PathEvent { kind: Kind::W, loc: Some(*loc), value: w, template: *ev_w, pc, rmw_with_prev: true, data: operand_deps, ctrl: ctl });
+                                e2.push(PathEvent {
+                                    kind: Kind::R,
+                                    loc: Some(*loc),
+                                    value: v,
+                                    template: *ev_r,
+                                    pc,
+                                    rmw_with_prev: false,
+                                    data: 0,
+                                    ctrl: ctl,
+                                });
+                                e2.push(PathEvent {
+                                    kind: Kind::W,
+                                    loc: Some(*loc),
+                                    value: w,
+                                    template: *ev_w,
+                                    pc,
+                                    rmw_with_prev: true,
+                                    data: operand_deps,
+                                    ctrl: ctl,
+                                });
                             }
                             None => {
                                 let tmpl = ev_fail.unwrap_or(*ev_r);
-                                e2.push(PathEvent { kind: Kind::R, loc: Some(*loc), value: v, template: tmpl, pc, rmw_with_prev: false, data: 0, ctrl: ctl });
+                                e2.push(PathEvent {
+                                    kind: Kind::R,
+                                    loc: Some(*loc),
+                                    value: v,
+                                    template: tmpl,
+                                    pc,
+                                    rmw_with_prev: false,
+                                    data: 0,
+                                    ctrl: ctl,
+                                });
                                 if let Some(fs) = fail_store {
-                                    e2.push(PathEvent { kind: Kind::W, loc: Some(fs.loc), value: v, template: fs.ev, pc, rmw_with_prev: false, data: me, ctrl: ctl });
+                                    e2.push(PathEvent {
+                                        kind: Kind::W,
+                                        loc: Some(fs.loc),
+                                        value: v,
+                                        template: fs.ev,
+                                        pc,
+                                        rmw_with_prev: false,
+                                        data: me,
+                                        ctrl: ctl,
+                                    });
                                 }
                             }
                         }
@@ -120,11 +171,29 @@ pub fn thread_paths(prog: &Program, t: usize, dom: &Domains, max_paths: usize, b
                 Instr::Store { loc, val, ev } => {
                     let v = val.eval(&regs)?;
                     let data = val.deps(&taint);
-                    evs.push(PathEvent { kind: Kind::W, loc: Some(*loc), value: v, template: *ev, pc, rmw_with_prev: false, data, ctrl: ctl });
+                    evs.push(PathEvent {
+                        kind: Kind::W,
+                        loc: Some(*loc),
+                        value: v,
+                        template: *ev,
+                        pc,
+                        rmw_with_prev: false,
+                        data,
+                        ctrl: ctl,
+                    });
                     pc += 1;
                 }
                 Instr::Fence { ev } => {
-                    evs.push(PathEvent { kind: Kind::F, loc: None, value: 0, template: *ev, pc, rmw_with_prev: false, data: 0, ctrl: ctl });
+                    evs.push(PathEvent {
+                        kind: Kind::F,
+                        loc: None,
+                        value: 0,
+                        template: *ev,
+                        pc,
+                        rmw_with_prev: false,
+                        data: 0,
+                        ctrl: ctl,
+                    });
                     pc += 1;
                 }
                 Instr::Assign { dst, val } => {
@@ -178,7 +247,13 @@ pub fn thin_air_value(prog: &Program) -> i64 {
 /// closed under the program's operations as above, so this finds the
 /// thin-air executions that copy, compare or compute from such values
 /// within that many steps, not every value arbitrary arithmetic could reach.
-pub fn value_domains(prog: &Program, max_values: usize, max_paths: usize, thin_air: bool, budget: &Budget) -> Result<Domains, String> {
+pub fn value_domains(
+    prog: &Program,
+    max_values: usize,
+    max_paths: usize,
+    thin_air: bool,
+    budget: &Budget,
+) -> Result<Domains, String> {
     let mut dom: Domains = if thin_air {
         let mut seeds = prog.constants();
         seeds.insert(thin_air_value(prog));
@@ -275,7 +350,15 @@ impl EventStructure {
         let mut events = Vec::with_capacity(n);
         let mut writes_of = vec![Vec::new(); nloc];
         for (l, loc) in prog.locations.iter().enumerate() {
-            events.push(Event { id: l, thread: None, kind: "W", loc: Some(l), value: loc.init, template: None, pc: None });
+            events.push(Event {
+                id: l,
+                thread: None,
+                kind: "W",
+                loc: Some(l),
+                value: loc.init,
+                template: None,
+                pc: None,
+            });
             writes_of[l].push(l);
         }
         let mut po = Relation::empty(n);

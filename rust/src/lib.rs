@@ -100,7 +100,11 @@ mod py {
     /// threads (all cores when None); returns JSON strings in job order.
     #[pyfunction]
     #[pyo3(signature = (jobs, workers=None))]
-    fn check_many(py: Python<'_>, jobs: Vec<(String, String, String)>, workers: Option<usize>) -> PyResult<Vec<String>> {
+    fn check_many(
+        py: Python<'_>,
+        jobs: Vec<(String, String, String)>,
+        workers: Option<usize>,
+    ) -> PyResult<Vec<String>> {
         in_pool(py, workers, || jobs.par_iter().map(|(p, m, l)| super::check_json_safe(p, m, l)).collect())
     }
 

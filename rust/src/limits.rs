@@ -95,7 +95,10 @@ impl Budget {
             if (self.calls.fetch_add(1, Ordering::Relaxed) + 1) % MEMORY_EVERY == 0 {
                 if let Some(used) = resident_bytes() {
                     if used > max {
-                        self.hit("memory", format!("resident memory {} MB, more than the budget of {} MB", used >> 20, max >> 20));
+                        self.hit(
+                            "memory",
+                            format!("resident memory {} MB, more than the budget of {} MB", used >> 20, max >> 20),
+                        );
                         return true;
                     }
                 }

@@ -18,37 +18,89 @@ pub enum Node {
     // ---- sets
     /// Events whose template carries the tag; `R`, `W`, `F`, `M` and `IW`
     /// (init writes) are built in. Init writes carry their location's tags.
-    Tag { name: String },
+    Tag {
+        name: String,
+    },
     AllSet,
     EmptySet,
-    SetUnion { a: usize, b: usize },
-    SetInter { a: usize, b: usize },
-    SetDiff { a: usize, b: usize },
-    Domain { a: usize },
-    Range { a: usize },
+    SetUnion {
+        a: usize,
+        b: usize,
+    },
+    SetInter {
+        a: usize,
+        b: usize,
+    },
+    SetDiff {
+        a: usize,
+        b: usize,
+    },
+    Domain {
+        a: usize,
+    },
+    Range {
+        a: usize,
+    },
     /// The set bound by an enclosing `foreach`.
-    Var { name: String },
+    Var {
+        name: String,
+    },
     // ---- relations
     /// `po`, `rf`, `co`, `fr`, `rmw`, `loc`, `int`, `ext`, `id`, `universal`,
     /// `empty`, and the dependencies `data`, `ctrl`, `addr` (PTX).
-    Base { name: String },
+    Base {
+        name: String,
+    },
     /// Pairs of thread events whose threads have equal attribute `name`.
-    SameThreadAttr { name: String },
+    SameThreadAttr {
+        name: String,
+    },
     /// Pairs of events whose template attribute `name` is set and equal.
-    SameEventAttr { name: String },
-    Ident { a: usize },
-    Prod { a: usize, b: usize },
-    Union { a: usize, b: usize },
-    Inter { a: usize, b: usize },
-    Diff { a: usize, b: usize },
-    Seq { a: usize, b: usize },
-    Inv { a: usize },
-    Plus { a: usize },
-    Star { a: usize },
-    Opt { a: usize },
+    SameEventAttr {
+        name: String,
+    },
+    Ident {
+        a: usize,
+    },
+    Prod {
+        a: usize,
+        b: usize,
+    },
+    Union {
+        a: usize,
+        b: usize,
+    },
+    Inter {
+        a: usize,
+        b: usize,
+    },
+    Diff {
+        a: usize,
+        b: usize,
+    },
+    Seq {
+        a: usize,
+        b: usize,
+    },
+    Inv {
+        a: usize,
+    },
+    Plus {
+        a: usize,
+    },
+    Star {
+        a: usize,
+    },
+    Opt {
+        a: usize,
+    },
     /// Union over the classes of events sharing a value of template
     /// attribute `attr`, with `var` bound to the class, of `body`.
-    Foreach { attr: String, var: String, body: usize },
+    Foreach {
+        attr: String,
+        var: String,
+        body: usize,
+    },
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,13 +234,22 @@ impl Compiled {
                     attr_tables[i] = Some(prog.templates.iter().map(|t| t.attrs.get(name).copied()).collect());
                     (false, Mono::Const, BTreeSet::new())
                 }
-                Node::Domain { a } | Node::Range { a } | Node::Ident { a } | Node::Inv { a } | Node::Plus { a }
-                | Node::Star { a } | Node::Opt { a } => {
+                Node::Domain { a }
+                | Node::Range { a }
+                | Node::Ident { a }
+                | Node::Inv { a }
+                | Node::Plus { a }
+                | Node::Star { a }
+                | Node::Opt { a } => {
                     let a = child(*a)?;
                     (dynamic[a], mono[a], vars[a].clone())
                 }
-                Node::SetUnion { a, b } | Node::SetInter { a, b } | Node::Prod { a, b } | Node::Union { a, b }
-                | Node::Inter { a, b } | Node::Seq { a, b } => {
+                Node::SetUnion { a, b }
+                | Node::SetInter { a, b }
+                | Node::Prod { a, b }
+                | Node::Union { a, b }
+                | Node::Inter { a, b }
+                | Node::Seq { a, b } => {
                     let (a, b) = (child(*a)?, child(*b)?);
                     (dynamic[a] || dynamic[b], join(mono[a], mono[b]), vars[a].union(&vars[b]).cloned().collect())
                 }
@@ -274,12 +335,21 @@ impl Compiled {
         for (i, node) in ir.nodes.iter().enumerate() {
             uses_order[i] = match node {
                 Node::Base { name } => ir.orders.iter().any(|o| &o.name == name),
-                Node::Domain { a } | Node::Range { a } | Node::Ident { a } | Node::Inv { a } | Node::Plus { a }
-                | Node::Star { a } | Node::Opt { a } => uses_order[*a],
-                Node::SetUnion { a, b } | Node::SetInter { a, b } | Node::SetDiff { a, b } | Node::Prod { a, b }
-                | Node::Union { a, b } | Node::Inter { a, b } | Node::Diff { a, b } | Node::Seq { a, b } => {
-                    uses_order[*a] || uses_order[*b]
-                }
+                Node::Domain { a }
+                | Node::Range { a }
+                | Node::Ident { a }
+                | Node::Inv { a }
+                | Node::Plus { a }
+                | Node::Star { a }
+                | Node::Opt { a } => uses_order[*a],
+                Node::SetUnion { a, b }
+                | Node::SetInter { a, b }
+                | Node::SetDiff { a, b }
+                | Node::Prod { a, b }
+                | Node::Union { a, b }
+                | Node::Inter { a, b }
+                | Node::Diff { a, b }
+                | Node::Seq { a, b } => uses_order[*a] || uses_order[*b],
                 Node::Foreach { body, .. } => uses_order[*body],
                 _ => false,
             };

@@ -293,7 +293,9 @@ impl Program {
         for t in &self.threads {
             for i in &t.code {
                 match i {
-                    Instr::Store { val, .. } | Instr::Assign { val, .. } | Instr::Branch { cond: val, .. } => val.constants(&mut out),
+                    Instr::Store { val, .. } | Instr::Assign { val, .. } | Instr::Branch { cond: val, .. } => {
+                        val.constants(&mut out)
+                    }
                     Instr::Rmw { val, expected, .. } => {
                         val.constants(&mut out);
                         if let Some(e) = expected {
@@ -322,7 +324,8 @@ impl Program {
         for t in &self.threads {
             for i in &t.code {
                 match i {
-                    Instr::Store { loc, val, .. } | Instr::Rmw { loc, rmw: RmwOp::Exch | RmwOp::Cas | RmwOp::CasOld, val, .. }
+                    Instr::Store { loc, val, .. }
+                    | Instr::Rmw { loc, rmw: RmwOp::Exch | RmwOp::Cas | RmwOp::CasOld, val, .. }
                         if val.is_const() =>
                     {
                         if let Ok(v) = val.eval(&[]) {

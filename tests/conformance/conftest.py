@@ -1,4 +1,5 @@
 """Conformance: hrf against the peers' tests and verdicts (see reference.py)."""
+
 from reference import _AGREEMENT, reference  # noqa: F401  (the fixture)
 
 

@@ -1,6 +1,7 @@
 """The conformance suite's helpers: where the peers' tests and verdicts are
 (../shared/reference beside the repository, or $HRF_REFERENCE), and the
 agreement table pytest prints. The suite fails, not skips, without them."""
+
 import os
 from pathlib import Path
 
@@ -9,8 +10,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent.parent
 REFERENCE = Path(os.environ.get("HRF_REFERENCE", ROOT.parent / "shared" / "reference"))
 if not REFERENCE.is_dir():
-    raise RuntimeError(f"the conformance suite needs the peers' reference data at {REFERENCE} "
-                       "(../shared/reference beside the repository, or set HRF_REFERENCE)")
+    raise RuntimeError(
+        f"the conformance suite needs the peers' reference data at {REFERENCE} "
+        "(../shared/reference beside the repository, or set HRF_REFERENCE)"
+    )
 
 # Folders whose syntax hrf does not read yet.
 NOT_YET: set = set()
@@ -33,6 +36,7 @@ REPAIRS = {
 def parse_reference(path):
     """hrf.parse of a peer test, repaired first where REPAIRS says so."""
     import hrf
+
     if path.name in REPAIRS:
         old, new = REPAIRS[path.name]
         return hrf.parse(path.read_text().replace(old, new))

@@ -3,6 +3,7 @@ against herd and Dartagnan on ../shared/reference. The tests are generated
 from the folders; every disagreement is listed below with the side hrf
 takes and why, and is itself pinned (if it changes, the test says so).
 An agreement table is printed at the end of the run."""
+
 import csv
 
 import pytest
@@ -79,7 +80,8 @@ DAT3M_DISAGREE = {
         "The condition names registers 0:x and 1:y, which Dat3M's edit of the test no longer assigns "
         "(it loads into x1 and y1). herd's semantics, which hrf follows, gives an unassigned register "
         "its initial value 0, so the condition holds trivially; Dartagnan reads the names otherwise. "
-        "With the intended registers hrf forbids the outcome (test_barrier_example_intended)."),
+        "With the intended registers hrf forbids the outcome (test_barrier_example_intended).",
+    ),
 }
 
 
@@ -113,13 +115,15 @@ def test_barrier_example_intended():
 
 # ---------------------------------------------------------------- opencl-herd2015/
 HERD_OUT = read_herd_output(REFERENCE / "opencl-herd2015" / "herd-opencl.out")
-HERD_FILES, HERD_NO_VERDICT = with_and_without_verdict(sorted((REFERENCE / "opencl-herd2015").glob("*.litmus")),
-                                                       HERD_OUT)
+HERD_FILES, HERD_NO_VERDICT = with_and_without_verdict(
+    sorted((REFERENCE / "opencl-herd2015").glob("*.litmus")), HERD_OUT
+)
 
 _PARTIAL_SC = (
     "herd 2015's opencl.cat has only a partial SC axiom (acyclic scp & sc6); hrf's `opencl` follows "
     "the model of [BDW16], whose scoped SC axiom forbids this outcome of seq_cst atomics "
-    "(Dartagnan agrees: the same test in opencl-dat3m is unreachable).")
+    "(Dartagnan agrees: the same test in opencl-dat3m is unreachable)."
+)
 HERD_DISAGREE = {
     "IRIW_sc_sc_sc-sc_sc-sc_xaG_yaG_P0_P1_P2_P3.litmus": ({"condition": False}, _PARTIAL_SC),
     "ISA2_sc-sc_sc-sc_sc-sc_xaG_yaG_zaG_P0_P1_P2.litmus": ({"condition": False}, _PARTIAL_SC),
@@ -129,13 +133,15 @@ HERD_DISAGREE = {
         "OpenCL axioms allow the cycle, and hrf's thin-air guessing (on for `opencl`) finds it with the "
         "condition's 42, as Dartagnan does (opencl-dat3m/herd/thinair: reachable). herd 2015 keeps the "
         "thin-air value symbolic (x=S8; y=S8), which no constant of a condition can match, so it answers "
-        "Never; herd's own listing shows the thin-air state."),
+        "Never; herd's own listing shows the thin-air state.",
+    ),
     "CT_wsq1.litmus": (
         {"condition": False},
         "P1's acquire load of tail_p = 1 reads P0's release store (same work-group, device scope), "
         "so P0's *d = 1 happens before P1's read of d, whose only visible side effect is then 1: "
         "val = 1 whenever localTail = 1. Dartagnan agrees on its copy of the test (opencl-dat3m/herd/"
-        "CT_wsq1, unreachable); herd 2015 answers Ok."),
+        "CT_wsq1, unreachable); herd 2015 answers Ok.",
+    ),
 }
 
 
@@ -145,7 +151,8 @@ HERD_REPAIRED = {
         "Both threads use `oldHead_p` but declare the parameter `oldhead_p`. herd makes the misspelt name "
         "a fresh location (initially 0); hrf refuses a name that is neither a parameter nor in the init "
         "block, since a typo read that way silently changes the test. Repaired (the parameter's spelling, "
-        "or the use's spelling throughout), it gets herd's verdict."),
+        "or the use's spelling throughout), it gets herd's verdict."
+    ),
 }
 
 
@@ -205,8 +212,9 @@ def test_c11_agrees_with_herd7_c11_simp(path):
     if path.name in C11_REJECTED:
         with pytest.raises(hrf.UnsupportedFeature, match=C11_REJECTED[path.name]):
             hrf.check(t, "c11")
-        record_agreement("c11-herd2015 / herd7 c11_simp.cat", path.name, False,
-                         f"rejected by c11: {C11_REJECTED[path.name]}")
+        record_agreement(
+            "c11-herd2015 / herd7 c11_simp.cat", path.name, False, f"rejected by c11: {C11_REJECTED[path.name]}"
+        )
         return
     r = hrf.check(t, "c11")
     v = C11_OUT[herd_name(t.name)]
@@ -215,10 +223,12 @@ def test_c11_agrees_with_herd7_c11_simp(path):
     judge("c11-herd2015 / herd7 c11_simp.cat", path.name, got, want, C11_DISAGREE)
     if path.name in C11_DISAGREE:
         return
+
     # herd7 prints a thin-air value symbolically (S8); hrf's stands for it
     # as its fresh value (Result.thin_air_value)
     def concrete(d):
         return sorted((k, r.thin_air_value if isinstance(x, str) and x.startswith("S") else x) for k, x in d.items())
+
     assert sorted(map(lambda d: sorted(d.items()), r.outcomes)) == sorted(map(concrete, v.states))
 
 
@@ -227,8 +237,13 @@ def test_tests_the_peers_gave_no_verdict_for():
     # herd7's c11_simp output lacks MP_SC and the cppmem examples, which the
     # tests below check against hand derivations instead.
     assert HERD_NO_VERDICT == ["3LB_xaG_yaG_zaG_sc--sc_na--sc_sc--sc_0_1__2.litmus"]
-    assert C11_NO_VERDICT == ["MP_SC.litmus", "cppmem_paper_datarace.litmus", "cppmem_paper_partialsb.litmus",
-                              "cppmem_paper_scatomics.litmus", "cppmem_paper_unsequencedrace.litmus"]
+    assert C11_NO_VERDICT == [
+        "MP_SC.litmus",
+        "cppmem_paper_datarace.litmus",
+        "cppmem_paper_partialsb.litmus",
+        "cppmem_paper_scatomics.litmus",
+        "cppmem_paper_unsequencedrace.litmus",
+    ]
     # hrf still checks them all to the end
     for name in HERD_NO_VERDICT:
         assert hrf.check(REFERENCE / "opencl-herd2015" / name, "opencl").complete

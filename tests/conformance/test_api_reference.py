@@ -1,4 +1,5 @@
 """test_api: the cases that need the peers' reference data."""
+
 import pytest
 from reference import REFERENCE
 
@@ -14,13 +15,18 @@ def test_hrf_rejects_relaxed_atomics():
 
 
 def test_candidate_limit_gives_no_verdict():
-    r = hrf.check(REFERENCE / "opencl-herd2015" / "IRIW_sc_sc_sc-sc_sc-sc_xaG_yaG_P0_P1_P2_P3.litmus", "sc",
-                  max_candidates=3)
+    r = hrf.check(
+        REFERENCE / "opencl-herd2015" / "IRIW_sc_sc_sc-sc_sc-sc_xaG_yaG_P0_P1_P2_P3.litmus", "sc", max_candidates=3
+    )
     assert r.complete is False and r.limit["which"] == "candidates"
     # IRIW's condition is never satisfied under SC; cut short, hrf must not say "No".
     assert r.condition_holds is None
     assert "Undetermined" in r.to_herd() and "Limit candidates reached" in r.to_herd()
     with pytest.raises(hrf.LimitExceeded) as ei:
-        hrf.check(REFERENCE / "opencl-herd2015" / "IRIW_sc_sc_sc-sc_sc-sc_xaG_yaG_P0_P1_P2_P3.litmus", "sc",
-                  max_candidates=3, on_limit="raise")
+        hrf.check(
+            REFERENCE / "opencl-herd2015" / "IRIW_sc_sc_sc-sc_sc-sc_xaG_yaG_P0_P1_P2_P3.litmus",
+            "sc",
+            max_candidates=3,
+            on_limit="raise",
+        )
     assert ei.value.which == "candidates" and ei.value.result is not None

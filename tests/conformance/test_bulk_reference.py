@@ -1,4 +1,5 @@
 """test_bulk: the cases that need the peers' reference data."""
+
 import io
 import json
 
@@ -10,8 +11,13 @@ from hrf import bulk
 
 
 def test_expand_files_folders_globs(tmp_path):
-    files = bulk.expand([str(REFERENCE / "rsp"), str(REFERENCE / "rsp" / "RSP_Test1.litmus"),
-                         str(REFERENCE / "opencl-dat3m" / "overhauling" / "MP_*.litmus")])
+    files = bulk.expand(
+        [
+            str(REFERENCE / "rsp"),
+            str(REFERENCE / "rsp" / "RSP_Test1.litmus"),
+            str(REFERENCE / "opencl-dat3m" / "overhauling" / "MP_*.litmus"),
+        ]
+    )
     assert len(files) == 14 + 4  # the RSP folder once, plus four MP_ files
     with pytest.raises(FileNotFoundError):
         bulk.expand([str(tmp_path / "nothing-here")])
@@ -38,8 +44,9 @@ def test_rows_match_single_checks():
 
 def test_limits_reported_as_incomplete():
     out = io.StringIO()
-    summary = bulk.run([str(REFERENCE / "rsp" / "RSP_Test8.litmus")], ["opencl-rsp"], out=out,
-                       limits=hrf.Limits(max_candidates=3))
+    summary = bulk.run(
+        [str(REFERENCE / "rsp" / "RSP_Test8.litmus")], ["opencl-rsp"], out=out, limits=hrf.Limits(max_candidates=3)
+    )
     r = json.loads(out.getvalue())
     assert r["verdict"] == "incomplete" and r["limit"] == "candidates" and r["complete"] is False
     assert summary.by_model["opencl-rsp"]["incomplete"] == 1
@@ -55,6 +62,7 @@ def test_ctrl_c_keeps_what_is_done(monkeypatch):
             if i == 3:
                 raise KeyboardInterrupt
             yield r
+
     monkeypatch.setattr(bulk, "check_many", interrupting)
     out = io.StringIO()
     summary = bulk.run(bulk.expand([str(REFERENCE / "rsp")]), ["opencl-rsp"], out=out, chunk=2)

@@ -1,4 +1,5 @@
 """test_cli: the cases that need the peers' reference data."""
+
 from reference import REFERENCE
 
 from hrf.cli import main

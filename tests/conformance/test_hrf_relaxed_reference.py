@@ -1,4 +1,5 @@
 """test_hrf_relaxed: the cases that need the peers' reference data."""
+
 from reference import REFERENCE
 
 import hrf
@@ -19,6 +20,9 @@ def test_address_spaces_separate_hb():
     r = hrf.check(DAT3M / "example6.litmus", "hrf-indirect-relaxed-spaces")
     assert r.racy is False and r.condition_holds is False
     # Fences with the global flag only do not bridge: racy again.
-    text = (DAT3M / "example6.litmus").read_text().replace("CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE",
-                                                           "CLK_GLOBAL_MEM_FENCE")
+    text = (
+        (DAT3M / "example6.litmus")
+        .read_text()
+        .replace("CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE", "CLK_GLOBAL_MEM_FENCE")
+    )
     assert hrf.check(text, "hrf-indirect-relaxed-spaces").racy is True

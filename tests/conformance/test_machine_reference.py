@@ -1,4 +1,5 @@
 """test_machine: the cases that need the peers' reference data."""
+
 from reference import REFERENCE
 
 from hrf.machine import explore

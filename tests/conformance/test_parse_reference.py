@@ -4,6 +4,7 @@ The folder is enumerated, so a new file there is covered automatically.
 Files that are themselves malformed would be listed in MALFORMED with the
 reason: hrf refuses a name used but declared nowhere, where herd makes it
 a fresh location (a typo read that way silently changes the test)."""
+
 import pytest
 from reference import REFERENCE, ids, reference_files
 
@@ -30,8 +31,9 @@ def test_parses(path):
     t = hrf.parse(path)
     assert t.threads, "a test has threads"
     if t.arch in ("OpenCL", "GPU_PTX"):
-        assert all(th.dev is not None and th.wg is not None for th in t.threads), \
+        assert all(th.dev is not None and th.wg is not None for th in t.threads), (
             "every thread is placed in the scope tree"
+        )
         assert t.condition is not None
     # Everything the body touches is a known location.
     locs = set(t.all_locations())
@@ -56,8 +58,15 @@ def test_scope_trees_both_ways(reference):
 def test_operations_are_read_as_written(reference):
     t = hrf.parse(reference / "rsp" / "RSP_Test8.litmus")
     cas = [op for op in A.memory_ops(t.threads[1].body) if isinstance(op, A.Rmw)][0]
-    assert (cas.op, cas.loc, cas.expected, cas.order, cas.fail_order, cas.scope, cas.remote) == \
-        ("cas", "y", "zero", "acq", "acq", "all", True)
+    assert (cas.op, cas.loc, cas.expected, cas.order, cas.fail_order, cas.scope, cas.remote) == (
+        "cas",
+        "y",
+        "zero",
+        "acq",
+        "acq",
+        "all",
+        True,
+    )
     t = hrf.parse(reference / "opencl-dat3m" / "overhauling" / "example6.litmus")
     fence = [op for op in A.memory_ops(t.threads[0].body) if isinstance(op, A.Fence)][0]
     assert fence.flags == ("global", "local") and fence.order == "rel" and fence.scope == "wg"

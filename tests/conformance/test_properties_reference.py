@@ -1,4 +1,5 @@
 """test_properties: the cases that need the peers' reference data."""
+
 from reference import REFERENCE
 
 import hrf

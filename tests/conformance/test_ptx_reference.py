@@ -1,4 +1,5 @@
 """test_ptx: the cases that need the peers' reference data."""
+
 import pytest
 from reference import REFERENCE, record_agreement
 

@@ -11,6 +11,7 @@ Barriers are the exception: they make threads wait for one another, which
 the `sc` model (barriers as plain fences) does not, so tests with barriers
 are left to the OpenCL model. This checks that hrf reads the
 tests' syntax as the peers do: operations, CAS, conditionals, defaults."""
+
 import copy
 import csv
 
@@ -107,6 +108,9 @@ def test_known_counts():
     # a reference file changed.
     assert len(HERD_CASES) == 30
     assert HERD_EXCLUDED == {"opencl-herd2015/3LB_xaG_yaG_zaG_sc--sc_na--sc_sc--sc_0_1__2.litmus": "no herd verdict"}
-    assert DAT3M_EXCLUDED == {"herd/barrier_example.litmus": "barriers", "herd/global_barrier.litmus": "barriers",
-                              "herd/global_barrier_mo.litmus": "barriers",
-                              "overhauling/MP_sc_dev.litmus": "no row in expected.csv"}
+    assert DAT3M_EXCLUDED == {
+        "herd/barrier_example.litmus": "barriers",
+        "herd/global_barrier.litmus": "barriers",
+        "herd/global_barrier_mo.litmus": "barriers",
+        "overhauling/MP_sc_dev.litmus": "no row in expected.csv",
+    }

@@ -1,4 +1,5 @@
 """test_roundtrip: the cases that need the peers' reference data."""
+
 import pytest
 from reference import ids, parse_reference, reference_files
 

@@ -1,4 +1,5 @@
 """test_soundness: the cases that need the peers' reference data."""
+
 import pytest
 from reference import REFERENCE
 

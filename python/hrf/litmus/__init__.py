@@ -1,4 +1,5 @@
 """Litmus syntaxes -> one AST, and a printer back to text."""
+
 from __future__ import annotations
 
 import os
@@ -38,9 +39,14 @@ def too_deep(text: str, path: str | None) -> LitmusSyntaxError:
     if best < 50:
         ln = max(range(len(lines)), key=lambda k: len(lines[k])) + 1
         where = (ln, 1)
-    return LitmusSyntaxError("the test nests statements, expressions, conditions or scopes too deeply for hrf "
-                             "(Python's recursion limit); split it or nest less", path, where[0], where[1],
-                             lines[where[0] - 1][:200])
+    return LitmusSyntaxError(
+        "the test nests statements, expressions, conditions or scopes too deeply for hrf "
+        "(Python's recursion limit); split it or nest less",
+        path,
+        where[0],
+        where[1],
+        lines[where[0] - 1][:200],
+    )
 
 
 def parse_text(text: str, path: str | None = None) -> Test:
@@ -48,6 +54,7 @@ def parse_text(text: str, path: str | None = None) -> Test:
     if text.startswith("\ufeff"):  # a byte-order mark
         text = text[1:]
     from lark.exceptions import VisitError
+
     try:
         return _parse_text(text, path)
     except RecursionError:
@@ -65,14 +72,20 @@ def _parse_text(text: str, path: str | None) -> Test:
     arch = m.group(1).upper()
     if arch in ("OPENCL", "C"):
         from .opencl import parse_opencl
+
         return validate(parse_opencl(text, path), text)
     if arch == "GPU_PTX":
         from .ptx import parse_ptx
+
         return validate(parse_ptx(text, path), text)
     line = text[: m.start(1)].count("\n") + 1
     raise LitmusSyntaxError(
         f"unknown litmus architecture {m.group(1)!r} (this version reads OpenCL, C and GPU_PTX tests)",
-        path, line, 1, text.splitlines()[line - 1] if text.splitlines() else None)
+        path,
+        line,
+        1,
+        text.splitlines()[line - 1] if text.splitlines() else None,
+    )
 
 
 def decode(data: bytes, path: str | None = None) -> str:
@@ -82,12 +95,13 @@ def decode(data: bytes, path: str | None = None) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
-        before = data[start:e.start]
+        before = data[start : e.start]
         line = before.count(b"\n") + 1
         col = len(before) - (before.rfind(b"\n") + 1) + 1
         excerpt = data[start:].split(b"\n")[line - 1].decode("utf-8", "replace")
-        raise LitmusSyntaxError(f"byte 0x{data[e.start]:02x} is not UTF-8 text (is this a litmus file?)",
-                                path, line, col, excerpt) from None
+        raise LitmusSyntaxError(
+            f"byte 0x{data[e.start]:02x} is not UTF-8 text (is this a litmus file?)", path, line, col, excerpt
+        ) from None
 
 
 # The tests shipped with hrf (the papers' figures, the RSP and machine
@@ -130,6 +144,7 @@ def parse(path_or_text) -> Test:
         return parse_text(decode(path_or_text))
     if not isinstance(path_or_text, str):
         from ..errors import InvalidArgument
+
         raise InvalidArgument(f"a test is a path, litmus text or an hrf.Test, not {type(path_or_text).__name__}")
     s = path_or_text
     if "\n" not in s and not looks_like_text(s):

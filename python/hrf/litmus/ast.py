@@ -5,6 +5,7 @@ in equality, so that `parse(print(t)) == t` compares meaning, not layout.
 Memory orders are normalised to `rlx, acq, rel, acq_rel, sc` (and `con`
 for consume), scopes to `wi, sg, wg, dev, all`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ class UnOp:
 @dataclass(frozen=True)
 class Load:
     """`*x` (atomic=False) or `atomic_load[_explicit][_remote](x, ...)`."""
+
     loc: str
     atomic: bool = False
     order: str | None = None
@@ -61,6 +63,7 @@ class Rmw:
     `op` is add, sub, and, or, xor, exch or cas; for cas, `expected` names
     the location holding the expected value and `fail_order` the order of
     a failing compare."""
+
     op: str
     loc: str
     operand: Expr
@@ -76,6 +79,7 @@ class Rmw:
 @dataclass(frozen=True)
 class DerefExpr:
     """`*(e)`: a load from a computed address (C tests' fake dependencies)."""
+
     addr: Expr
     line: int = _pos()
 
@@ -83,6 +87,7 @@ class DerefExpr:
 @dataclass(frozen=True)
 class StoreExpr:
     """`(*x = e)` inside an expression: its value is the stored value."""
+
     loc: str
     value: Expr
     line: int = _pos()
@@ -96,6 +101,7 @@ Expr = Const | Reg | BinOp | UnOp | Load | Rmw | DerefExpr | StoreExpr
 class Assign:
     """`int r = e;` (decl=True) or `r = e;`; `e` None for a bare declaration;
     `pointer` for `int *r = e;`."""
+
     reg: str
     expr: Expr | None
     decl: bool = False
@@ -106,6 +112,7 @@ class Assign:
 @dataclass(frozen=True)
 class Store:
     """`*x = e;` (atomic=False) or `atomic_store[_explicit][_remote](x, e, ...)`."""
+
     loc: str
     value: Expr
     atomic: bool = False
@@ -119,6 +126,7 @@ class Store:
 @dataclass(frozen=True)
 class Goto:
     """PTX `bra L`: a forward jump to label L of the same thread."""
+
     label: str
     line: int = _pos()
 
@@ -138,6 +146,7 @@ class ExprStmt:
 @dataclass(frozen=True)
 class Fence:
     """`atomic_work_item_fence(flags, order, scope)`."""
+
     flags: tuple[str, ...]
     order: str
     scope: str | None = None
@@ -147,6 +156,7 @@ class Fence:
 @dataclass(frozen=True)
 class Barrier:
     """`[L:] barrier(flags)` / `work_group_barrier(flags[, scope])`."""
+
     flags: tuple[str, ...]
     label: str | None = None
     scope: str | None = None
@@ -244,6 +254,7 @@ class LocVar:
 @dataclass(frozen=True)
 class PointeeVar:
     """`y*` in a `locations` clause: the location y points to."""
+
     loc: str
 
     def __str__(self):

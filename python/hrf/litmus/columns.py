@@ -2,6 +2,7 @@
 GPU_MACHINE): a header `ARCH name`, an init block `{ ... }`, a table whose
 first row names the threads `P0 | P1 ;` and whose cells hold one
 instruction each, then a tail (scope tree, condition, ...)."""
+
 from __future__ import annotations
 
 import re
@@ -51,7 +52,7 @@ def read_columns(text: str, path, table_end: str) -> Columns:
     init = "\n".join(body)
     if "}" not in init:
         c.fail("the init block '{' is never closed with '}'", path, c.init_line, lines[c.init_line - 1].find("{") + 1)
-    c.init_text = init[init.index("{") + 1:init.index("}")]
+    c.init_text = init[init.index("{") + 1 : init.index("}")]
     i += 1
     while i < len(lines) and not lines[i].strip():
         i += 1

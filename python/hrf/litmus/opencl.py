@@ -4,6 +4,7 @@ The grammar is `opencl.grammar` (lark, LALR); this module turns its parse
 tree into the AST of `hrf.litmus.ast` and reports every problem as a
 `LitmusSyntaxError` naming file, line and column.
 """
+
 from __future__ import annotations
 
 import re
@@ -37,9 +38,15 @@ RMW_OPS = {"add", "sub", "and", "or", "xor"}
 
 # Names of the levels of a scope tree (OpenCL and, for later, PTX).
 TREE_LEVELS = {
-    "device": "dev", "grid": "dev",
-    "work_group": "wg", "workgroup": "wg", "cta": "wg", "block": "wg",
-    "sub_group": "sg", "subgroup": "sg", "warp": "sg",
+    "device": "dev",
+    "grid": "dev",
+    "work_group": "wg",
+    "workgroup": "wg",
+    "cta": "wg",
+    "block": "wg",
+    "sub_group": "sg",
+    "subgroup": "sg",
+    "warp": "sg",
 }
 
 # How deep each level sits in a scope tree: a node's children are finer.
@@ -52,21 +59,56 @@ def _int(tok) -> int:
     s = str(tok)
     v = int(s, 16) if s[:2].lower() == "0x" else int(s, 10)
     if v >= 1 << 63:
-        raise _Err(f"{s} does not fit in 64 bits: hrf's values are 64-bit signed integers",
-                   getattr(tok, "line", None), getattr(tok, "column", None))
+        raise _Err(
+            f"{s} does not fit in 64 bits: hrf's values are 64-bit signed integers",
+            getattr(tok, "line", None),
+            getattr(tok, "column", None),
+        )
     return v
 
 
 # lark's terminal names, as a reader of the error would write them.
 _TERMINALS = {
-    "SEMICOLON": "';'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='", "LPAR": "'('", "RPAR": "')'",
-    "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['", "RSQB": "']'", "AT": "'@'", "STAR": "'*'",
-    "AMP": "'&'", "ANDAND": "'&&'", "BAR": "'|'", "OROR": "'||'", "CARET": "'^'", "BANG": "'!'",
-    "EQOP": "'==' or '!='", "RELOP": "a comparison", "PLUS": "'+'", "MINUS": "'-'", "TILDE": "'~'",
-    "NAME": "a name", "INT": "a number", "PROC": "a thread (P0, P1, ...)", "TYPENAME": "a type",
-    "QUANT": "exists/forall", "HEADER": "a header 'OPENCL name'", "DOCSTRING": "a quoted line",
-    "METALINE": "a key=value line", "IF": "if", "ELSE": "else", "WHILE": "while",
-    "SCOPETREE": "scopeTree", "LOCATIONS": "locations", "REGIONS": "regions", "NOT": "not", "TRUE": "true", "FALSE": "false",
+    "SEMICOLON": "';'",
+    "COMMA": "','",
+    "COLON": "':'",
+    "EQUAL": "'='",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "LBRACE": "'{'",
+    "RBRACE": "'}'",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "AT": "'@'",
+    "STAR": "'*'",
+    "AMP": "'&'",
+    "ANDAND": "'&&'",
+    "BAR": "'|'",
+    "OROR": "'||'",
+    "CARET": "'^'",
+    "BANG": "'!'",
+    "EQOP": "'==' or '!='",
+    "RELOP": "a comparison",
+    "PLUS": "'+'",
+    "MINUS": "'-'",
+    "TILDE": "'~'",
+    "NAME": "a name",
+    "INT": "a number",
+    "PROC": "a thread (P0, P1, ...)",
+    "TYPENAME": "a type",
+    "QUANT": "exists/forall",
+    "HEADER": "a header 'OPENCL name'",
+    "DOCSTRING": "a quoted line",
+    "METALINE": "a key=value line",
+    "IF": "if",
+    "ELSE": "else",
+    "WHILE": "while",
+    "SCOPETREE": "scopeTree",
+    "LOCATIONS": "locations",
+    "REGIONS": "regions",
+    "NOT": "not",
+    "TRUE": "true",
+    "FALSE": "false",
     "$END": "end of file",
 }
 
@@ -110,13 +152,16 @@ class _Unsupported(_Err):
 
 # Linux-kernel primitives (herd's LKMM tests are C tests too): hrf has no
 # model for them, so a test that uses one is refused, naming it.
-_LKMM = re.compile(r"\b(WRITE_ONCE|READ_ONCE|smp_\w+|spin_\w+|rcu_\w+|srcu_\w+|synchronize_\w+|__atomic_\w+|"
-                   r"atomic_t|cmpxchg\w*|xchg\w*|atomic_(?:inc|dec|add|sub)(?:_return|_unless)?\w*)\b")
+_LKMM = re.compile(
+    r"\b(WRITE_ONCE|READ_ONCE|smp_\w+|spin_\w+|rcu_\w+|srcu_\w+|synchronize_\w+|__atomic_\w+|"
+    r"atomic_t|cmpxchg\w*|xchg\w*|atomic_(?:inc|dec|add|sub)(?:_return|_unless)?\w*)\b"
+)
 
 
 def _lkmm(name: str, line=None, column=None) -> _Unsupported:
-    return _Unsupported(f"{name} is a Linux-kernel primitive (herd's LKMM tests): hrf has no model of them",
-                        line, column)
+    return _Unsupported(
+        f"{name} is a Linux-kernel primitive (herd's LKMM tests): hrf has no model of them", line, column
+    )
 
 
 def _line(meta) -> int:
@@ -229,8 +274,13 @@ class _ToAst(Transformer):
     def ptr_param(self, meta, c):
         # `_Atomic (int *) *p`: p holds a pointer
         words = [str(w) for w in c[:-3]]
-        return A.Param(str(c[-1]), region=None, atomic=words[0] == "_Atomic",
-                       ctype=f"{words[0]} ({' '.join(words[1:])} *)", points_to_pointer=True)
+        return A.Param(
+            str(c[-1]),
+            region=None,
+            atomic=words[0] == "_Atomic",
+            ctype=f"{words[0]} ({' '.join(words[1:])} *)",
+            points_to_pointer=True,
+        )
 
     def scope_kv(self, meta, c):
         return (str(c[0]), _int(c[1]), meta)
@@ -242,8 +292,9 @@ class _ToAst(Transformer):
             if k is None:
                 raise _Err(f"unknown scope level {key!r} (expected wg, dev or sg)", m.line, m.column)
             if k in out:
-                raise _Err(f"the thread is placed twice at level {key!r} ({k} {out[k]} and {k} {val})",
-                           m.line, m.column)
+                raise _Err(
+                    f"the thread is placed twice at level {key!r} ({k} {out[k]} and {k} {val})", m.line, m.column
+                )
             out[k] = val
         return out
 
@@ -256,8 +307,15 @@ class _ToAst(Transformer):
                 params.append(x)
             elif isinstance(x, list):
                 body = x
-        return A.Thread(str(c[0]), tuple(params), tuple(body), dev=annot.get("dev"), wg=annot.get("wg"),
-                        sg=annot.get("sg"), line=_line(meta))
+        return A.Thread(
+            str(c[0]),
+            tuple(params),
+            tuple(body),
+            dev=annot.get("dev"),
+            wg=annot.get("wg"),
+            sg=annot.get("sg"),
+            line=_line(meta),
+        )
 
     # ---------------------------------------------------------- init
     def signed(self, meta, c):
@@ -269,10 +327,14 @@ class _ToAst(Transformer):
 
     def init_loc(self, meta, c):
         from ..program import ALLOC_CLASSES
+
         alloc = str(c[2]) if len(c) > 2 and c[2] is not None else None
         if alloc is not None and alloc not in ALLOC_CLASSES:
-            raise _Err(f"unknown allocation class @{alloc} (known: {', '.join('@' + a for a in ALLOC_CLASSES)})",
-                       c[2].line, c[2].column)
+            raise _Err(
+                f"unknown allocation class @{alloc} (known: {', '.join('@' + a for a in ALLOC_CLASSES)})",
+                c[2].line,
+                c[2].column,
+            )
         return A.Init(c[0], c[1], alloc=alloc, line=_line(meta))
 
     def init_default(self, meta, c):
@@ -297,20 +359,27 @@ class _ToAst(Transformer):
         raise _Unsupported(f"initialiser {c[2]}(...) has no meaning in hrf", meta.line, meta.column)
 
     def init_pointer(self, meta, c):
-        raise _Unsupported(f"locations holding pointers are not supported yet ({c[0]} *{c[2]} = ...)",
-                           meta.line, meta.column)
+        raise _Unsupported(
+            f"locations holding pointers are not supported yet ({c[0]} *{c[2]} = ...)", meta.line, meta.column
+        )
 
     def init_array(self, meta, c):
         raise _Unsupported(f"arrays are not supported ({c[0]} {c[1]}[{c[2]}])", meta.line, meta.column)
 
     def array_param(self, meta, c):
-        raise _Unsupported(f"arrays are not supported (parameter {c[-2] if len(c) > 2 else c[-1]}[...])",
-                           meta.line, meta.column)
+        raise _Unsupported(
+            f"arrays are not supported (parameter {c[-2] if len(c) > 2 else c[-1]}[...])", meta.line, meta.column
+        )
 
     def ptr_ptr_param(self, meta, c):
         words = [str(w) for w in c[:-3]]
-        return A.Param(str(c[-1]), region=None, atomic=bool(words) and words[-1].startswith("atomic"),
-                       ctype=f"{' '.join(words)} *", points_to_pointer=True)
+        return A.Param(
+            str(c[-1]),
+            region=None,
+            atomic=bool(words) and words[-1].startswith("atomic"),
+            ctype=f"{' '.join(words)} *",
+            points_to_pointer=True,
+        )
 
     def regions_clause(self, meta, c):
         raise _Unsupported("herd's memory regions (regions: ...) are not supported", meta.line, meta.column)
@@ -339,8 +408,11 @@ class _ToAst(Transformer):
         rank = _TREE_RANK[TREE_LEVELS.get(name, "kernel")]
         for k in kids:
             if not isinstance(k, str) and k[2] <= rank:
-                raise _Err(f"a {k[3]} cannot be inside a {name} (the levels nest device > kernel > "
-                           f"work_group > sub_group)", k[4], k[5])
+                raise _Err(
+                    f"a {k[3]} cannot be inside a {name} (the levels nest device > kernel > work_group > sub_group)",
+                    k[4],
+                    k[5],
+                )
         return (TREE_LEVELS.get(name), kids, rank, name, meta.line, meta.column)
 
     def scope_tree(self, meta, c):
@@ -456,7 +528,8 @@ def _arity(name, args, lo, hi, meta):
 
 _CALL = re.compile(
     r"atomic_(?P<op>store|load|exchange|fetch_(?:add|sub|and|or|xor)|compare_exchange_(?:strong|weak))"
-    r"(?P<explicit>_explicit)?(?P<remote>_remote)?$")
+    r"(?P<explicit>_explicit)?(?P<remote>_remote)?$"
+)
 
 
 def _call(name, args, meta):
@@ -482,32 +555,58 @@ def _call(name, args, meta):
             _arity(name, args, 3, 4, meta)
         else:
             _arity(name, args, 2, 2, meta)
-        return A.Store(loc, _value(args[1], meta), atomic=True,
-                       order=_order(args[2], meta) if explicit else "sc",
-                       scope=_scope(args[3], meta) if len(args) > 3 else None, remote=remote, line=line)
+        return A.Store(
+            loc,
+            _value(args[1], meta),
+            atomic=True,
+            order=_order(args[2], meta) if explicit else "sc",
+            scope=_scope(args[3], meta) if len(args) > 3 else None,
+            remote=remote,
+            line=line,
+        )
     if op == "load":
         if explicit:
             _arity(name, args, 2, 3, meta)
         else:
             _arity(name, args, 1, 1, meta)
-        return A.Load(loc, atomic=True, order=_order(args[1], meta) if explicit else "sc",
-                      scope=_scope(args[2], meta) if len(args) > 2 else None, remote=remote, line=line)
+        return A.Load(
+            loc,
+            atomic=True,
+            order=_order(args[1], meta) if explicit else "sc",
+            scope=_scope(args[2], meta) if len(args) > 2 else None,
+            remote=remote,
+            line=line,
+        )
     if op.startswith("compare_exchange"):
         if explicit:
             _arity(name, args, 5, 6, meta)
         else:
             _arity(name, args, 3, 3, meta)
-        return A.Rmw("cas", loc, _value(args[2], meta), order=_order(args[3], meta) if explicit else "sc",
-                     scope=_scope(args[5], meta) if len(args) > 5 else None, remote=remote,
-                     expected=_name_arg(args[1], "the location of the expected value", meta),
-                     fail_order=_order(args[4], meta) if explicit else "sc", line=line)
-    kind = "exch" if op == "exchange" else op[len("fetch_"):]
+        return A.Rmw(
+            "cas",
+            loc,
+            _value(args[2], meta),
+            order=_order(args[3], meta) if explicit else "sc",
+            scope=_scope(args[5], meta) if len(args) > 5 else None,
+            remote=remote,
+            expected=_name_arg(args[1], "the location of the expected value", meta),
+            fail_order=_order(args[4], meta) if explicit else "sc",
+            line=line,
+        )
+    kind = "exch" if op == "exchange" else op[len("fetch_") :]
     if explicit:
         _arity(name, args, 3, 4, meta)
     else:
         _arity(name, args, 2, 2, meta)
-    return A.Rmw(kind, loc, _value(args[1], meta), order=_order(args[2], meta) if explicit else "sc",
-                 scope=_scope(args[3], meta) if len(args) > 3 else None, remote=remote, line=line)
+    return A.Rmw(
+        kind,
+        loc,
+        _value(args[1], meta),
+        order=_order(args[2], meta) if explicit else "sc",
+        scope=_scope(args[3], meta) if len(args) > 3 else None,
+        remote=remote,
+        line=line,
+    )
 
 
 def _apply_tree(threads, forest, path, text):
@@ -525,8 +624,9 @@ def _apply_tree(threads, forest, path, text):
         for k in kids:
             if isinstance(k, str):
                 if k in where:
-                    raise LitmusSyntaxError(f"thread {k} appears twice in the scope tree", path,
-                                            *_scope_tree_line(text))
+                    raise LitmusSyntaxError(
+                        f"thread {k} appears twice in the scope tree", path, *_scope_tree_line(text)
+                    )
                 where[k] = ctx
             else:
                 visit(k, ctx)
@@ -537,13 +637,11 @@ def _apply_tree(threads, forest, path, text):
     names = {t.name for t in threads}
     for k in where:
         if k not in names:
-            raise LitmusSyntaxError(f"the scope tree names {k}, which is not a thread", path,
-                                    *_scope_tree_line(text))
+            raise LitmusSyntaxError(f"the scope tree names {k}, which is not a thread", path, *_scope_tree_line(text))
     for t in threads:
         ctx = where.get(t.name)
         if ctx is None:
-            raise LitmusSyntaxError(f"thread {t.name} is missing from the scope tree", path,
-                                    *_scope_tree_line(text))
+            raise LitmusSyntaxError(f"thread {t.name} is missing from the scope tree", path, *_scope_tree_line(text))
         dev = ctx.get("dev", 0)
         wg = ctx.get("wg")
         if wg is None:
@@ -596,7 +694,7 @@ def parse_opencl(text: str, path: str | None = None) -> A.Test:
     except UnexpectedInput as e:
         lk = _LKMM.search(src)
         if lk is not None:  # an LKMM test: refuse it for what it is, not for its syntax
-            line = src[:lk.start()].count("\n") + 1
+            line = src[: lk.start()].count("\n") + 1
             raise UnsupportedFeature(_lkmm(lk.group(1)).msg, path, line) from None
         raise lark_syntax_error(e, path, lines) from None
     except (VisitError, _Err) as e:
@@ -619,23 +717,44 @@ def parse_opencl(text: str, path: str | None = None) -> A.Test:
 
     for i, t in enumerate(threads):
         if t.index != i:
-            raise LitmusSyntaxError(f"threads must be P0, P1, ... in order; found {t.name} in position {i}",
-                                    path, t.line, 1, lines[t.line - 1] if t.line else None)
+            raise LitmusSyntaxError(
+                f"threads must be P0, P1, ... in order; found {t.name} in position {i}",
+                path,
+                t.line,
+                1,
+                lines[t.line - 1] if t.line else None,
+            )
     annotated = [t for t in threads if t.wg is not None or t.dev is not None]
     if tree is not None:
         if annotated:
-            raise LitmusSyntaxError("a test gives scopes either with P0@... or with scopeTree, not both",
-                                    path, annotated[0].line)
+            raise LitmusSyntaxError(
+                "a test gives scopes either with P0@... or with scopeTree, not both", path, annotated[0].line
+            )
         threads = _apply_tree(threads, tree[1], path, text)
     elif annotated:
         bare = [t for t in threads if t.wg is None and t.dev is None]
         if bare:
             t = bare[0]
-            raise LitmusSyntaxError(f"{t.name} has no placement (@wg N, dev N) while {annotated[0].name} has one: "
-                                    "place every thread or none", path, t.line, 1,
-                                    lines[t.line - 1] if t.line else None)
-        threads = tuple(A.Thread(t.name, t.params, t.body, dev=t.dev if t.dev is not None else 0,
-                                 wg=t.wg if t.wg is not None else 0, sg=t.sg, line=t.line) for t in threads)
+            raise LitmusSyntaxError(
+                f"{t.name} has no placement (@wg N, dev N) while {annotated[0].name} has one: "
+                "place every thread or none",
+                path,
+                t.line,
+                1,
+                lines[t.line - 1] if t.line else None,
+            )
+        threads = tuple(
+            A.Thread(
+                t.name,
+                t.params,
+                t.body,
+                dev=t.dev if t.dev is not None else 0,
+                wg=t.wg if t.wg is not None else 0,
+                sg=t.sg,
+                line=t.line,
+            )
+            for t in threads
+        )
     inits = tuple(x for x in init if isinstance(x, A.Init))
     reg_inits = tuple(x for x in init if isinstance(x, A.RegInit))
     seen = set()

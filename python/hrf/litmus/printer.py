@@ -2,6 +2,7 @@
 
 `parse(to_litmus(t)) == t` for every test (a property test checks it).
 """
+
 from __future__ import annotations
 
 from . import ast as A
@@ -10,8 +11,22 @@ from .opencl import FLAGS, ORDERS, SCOPES
 _ORDER = {v: k for k, v in ORDERS.items()}
 _SCOPE = {v: k for k, v in SCOPES.items() if k != "memory_scope_all_devices"}
 _FLAG = {v: k for k, v in FLAGS.items()}
-_PREC = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, "<=": 7, ">": 7, ">=": 7,
-         "+": 8, "-": 8, "*": 9}
+_PREC = {
+    "||": 1,
+    "&&": 2,
+    "|": 3,
+    "^": 4,
+    "&": 5,
+    "==": 6,
+    "!=": 6,
+    "<": 7,
+    "<=": 7,
+    ">": 7,
+    ">=": 7,
+    "+": 8,
+    "-": 8,
+    "*": 9,
+}
 
 
 def format_var(v) -> str:
@@ -72,8 +87,10 @@ def format_expr(e, prec=0) -> str:
     if isinstance(e, A.Rmw):
         rem = "_remote" if e.remote else ""
         if e.op == "cas":
-            return (f"atomic_compare_exchange_strong_explicit{rem}({e.loc}, {e.expected}, {format_expr(e.operand)}, "
-                    f"{_ORDER[e.order]}, {_ORDER[e.fail_order or e.order]}{_scope_args(e.scope)})")
+            return (
+                f"atomic_compare_exchange_strong_explicit{rem}({e.loc}, {e.expected}, {format_expr(e.operand)}, "
+                f"{_ORDER[e.order]}, {_ORDER[e.fail_order or e.order]}{_scope_args(e.scope)})"
+            )
         fn = "atomic_exchange_explicit" if e.op == "exch" else f"atomic_fetch_{e.op}_explicit"
         return f"{fn}{rem}({e.loc}, {format_expr(e.operand)}, {_ORDER[e.order]}{_scope_args(e.scope)})"
     raise TypeError(e)
@@ -98,15 +115,19 @@ def format_stmts(stmts, indent) -> list[str]:
                 out.append(f"{pad}*{s.loc} = {format_expr(s.value)};")
             else:
                 rem = "_remote" if s.remote else ""
-                out.append(f"{pad}atomic_store_explicit{rem}({s.loc}, {format_expr(s.value)}, "
-                           f"{_ORDER[s.order]}{_scope_args(s.scope)});")
+                out.append(
+                    f"{pad}atomic_store_explicit{rem}({s.loc}, {format_expr(s.value)}, "
+                    f"{_ORDER[s.order]}{_scope_args(s.scope)});"
+                )
         elif isinstance(s, A.ExprStmt):
             out.append(f"{pad}{format_expr(s.expr)};")
         elif isinstance(s, A.Fence) and not s.flags and s.scope is None:
             out.append(f"{pad}atomic_thread_fence({_ORDER[s.order]});")
         elif isinstance(s, A.Fence):
-            out.append(f"{pad}atomic_work_item_fence({_flags(s.flags)}, {_ORDER[s.order]}"
-                       f"{_scope_args(s.scope) or ', memory_scope_device'});")
+            out.append(
+                f"{pad}atomic_work_item_fence({_flags(s.flags)}, {_ORDER[s.order]}"
+                f"{_scope_args(s.scope) or ', memory_scope_device'});"
+            )
         elif isinstance(s, A.Barrier):
             label = f"{s.label}: " if s.label else ""
             fn = "work_group_barrier" if s.scope else "barrier"

@@ -8,6 +8,7 @@ condition. The table is split by lines and cells; each cell, and the tail,
 is parsed with the lark grammar `ptx.grammar`. Registers that hold
 addresses are resolved statically to the locations they point to.
 """
+
 from __future__ import annotations
 
 import re
@@ -31,8 +32,7 @@ REGION = {"global": "global", "shared": "local", "local": "local"}
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     grammar = (Path(__file__).parent / "ptx.grammar").read_text()
-    return Lark(grammar, parser="lalr", start=["instr", "tail"], propagate_positions=True,
-                maybe_placeholders=True)
+    return Lark(grammar, parser="lalr", start=["instr", "tail"], propagate_positions=True, maybe_placeholders=True)
 
 
 @v_args(meta=True)

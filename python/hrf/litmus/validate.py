@@ -8,6 +8,7 @@ A missing final condition is herd's `forall (true)`, stated in every result.
 Each refusal is a LitmusSyntaxError naming the file,
 line and column.
 """
+
 from __future__ import annotations
 
 import re
@@ -91,13 +92,24 @@ def validate(test: A.Test, text: str) -> A.Test:
         pointers = _pointer_registers(t)
         for loc, line in _accesses(t.body):
             if loc not in declared and loc not in pointers:
-                _fail(test, lines, f"{t.name} accesses {loc!r}, which is neither a parameter of {t.name} nor "
-                      "in the init block (a misspelt name?)", line, loc)
+                _fail(
+                    test,
+                    lines,
+                    f"{t.name} accesses {loc!r}, which is neither a parameter of {t.name} nor "
+                    "in the init block (a misspelt name?)",
+                    line,
+                    loc,
+                )
         regs = _defined(test, i, t)
         for reg, line in _reads(t.body):
             if reg not in regs and reg not in declared:
-                _fail(test, lines, f"{t.name} reads register {reg!r}, which it never declares or assigns "
-                      "(a misspelt name?)", line, reg)
+                _fail(
+                    test,
+                    lines,
+                    f"{t.name} reads register {reg!r}, which it never declares or assigns (a misspelt name?)",
+                    line,
+                    reg,
+                )
     cond_line = _condition_line(lines)
     # A missing condition: herd reads it as `forall (true)` (its tests rely
     # on it); hrf does too, and every result says so (Result.notes), since a
@@ -115,10 +127,19 @@ def validate(test: A.Test, text: str) -> A.Test:
             # value 0 (peers' tests rely on it: Dat3M's barrier_example names
             # 0:x for a location x); a name that appears nowhere is refused.
             if v.reg not in _defined(test, v.thread, test.threads[v.thread]) and v.reg not in known_locs | every_reg:
-                _fail(test, lines, f"the condition names {v}, but {v.reg!r} appears nowhere in the test "
-                      "(a misspelt name?)", cond_line, str(v))
+                _fail(
+                    test,
+                    lines,
+                    f"the condition names {v}, but {v.reg!r} appears nowhere in the test (a misspelt name?)",
+                    cond_line,
+                    str(v),
+                )
         elif isinstance(v, (A.LocVar, A.PointeeVar)) and v.loc not in known_locs:
-            _fail(test, lines, f"the condition names location {v.loc!r}, which the test never declares or "
-                  "accesses (a misspelt name?)", cond_line, v.loc)
+            _fail(
+                test,
+                lines,
+                f"the condition names location {v.loc!r}, which the test never declares or accesses (a misspelt name?)",
+                cond_line,
+                v.loc,
+            )
     return test
-

@@ -12,6 +12,7 @@ rows there, and rows for seq_cst accesses (`seq_cst`), used in place of
 the others for their keys; it says why a key has no row (`missing`,
 `seq_cst_missing`).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -66,12 +67,17 @@ class Scheme:
 
         def no_row(why):
             what = f"{'remote ' if remote else ''}{'seq_cst ' if sc else ''}{op} at scope {scope}"
-            return UnsupportedFeature(f"scheme {self.name} has no row for a {what}" + (f": {why}" if why else ""),
-                                      *(where or (None, None)))
+            return UnsupportedFeature(
+                f"scheme {self.name} has no row for a {what}" + (f": {why}" if why else ""), *(where or (None, None))
+            )
+
         if sc and key in self.seq_cst_missing:
             raise no_row(self.seq_cst_missing[key])
-        r = (self.seq_cst.get(key) if sc else None) \
-            or (self.several_devices.get(key) if ndev > 1 else None) or self.rows.get(key)
+        r = (
+            (self.seq_cst.get(key) if sc else None)
+            or (self.several_devices.get(key) if ndev > 1 else None)
+            or self.rows.get(key)
+        )
         if r is None:
             raise no_row(self.missing.get(key))
         return r
@@ -86,17 +92,29 @@ class Scheme:
         for part, rows in (("rows", self.rows), ("several_devices", self.several_devices), ("seq_cst", self.seq_cst)):
             for key, r in rows.items():
                 where = f"scheme {self.name}, {part}[{key!r}]"
-                if not (isinstance(key, tuple) and len(key) == 3 and key[0] in ACCESS
-                        and (key[1] == "na" or key[1] in SCOPE_CLASS.values()) and isinstance(key[2], bool)):
-                    raise DefinitionError(f"{where}: a key is (operation, scope, remote): operation load, store "
-                                          f"or rmw, scope na, wg, dev or all, remote True or False")
-                if not isinstance(r, Row) or not isinstance(r.seq, (tuple, list)) \
-                        or not all(isinstance(w, str) for w in r.seq):
+                if not (
+                    isinstance(key, tuple)
+                    and len(key) == 3
+                    and key[0] in ACCESS
+                    and (key[1] == "na" or key[1] in SCOPE_CLASS.values())
+                    and isinstance(key[2], bool)
+                ):
+                    raise DefinitionError(
+                        f"{where}: a key is (operation, scope, remote): operation load, store "
+                        f"or rmw, scope na, wg, dev or all, remote True or False"
+                    )
+                if (
+                    not isinstance(r, Row)
+                    or not isinstance(r.seq, (tuple, list))
+                    or not all(isinstance(w, str) for w in r.seq)
+                ):
                     raise DefinitionError(f"{where}: a row is Row((instruction, ...), source)")
                 found = [w for w in r.seq if any(w in a for a in ACCESS.values())]
                 if len(found) != 1 or found[0] not in ACCESS[key[0]]:
-                    raise DefinitionError(f"{where}: the sequence must hold the {key[0]} itself once "
-                                          f"({' or '.join(ACCESS[key[0]])}), not {found or 'nothing'}")
+                    raise DefinitionError(
+                        f"{where}: the sequence must hold the {key[0]} itself once "
+                        f"({' or '.join(ACCESS[key[0]])}), not {found or 'nothing'}"
+                    )
                 for w in r.seq:
                     try:
                         _machine_instr(w, {"op": "ld", "dst": 0, "loc": 0}, 0)
@@ -110,6 +128,7 @@ class Scheme:
         def lines(rows):
             for key, r in rows.items():
                 out.append(f"  {key_text(key):<20} {'; '.join(r.seq):<62} {r.source}")
+
         lines(self.rows)
         if self.several_devices:
             out += ["", "On several devices, in place of or besides the rows above:"]
@@ -145,6 +164,7 @@ def get(name) -> Scheme:
 
 def _registry() -> dict:
     from . import hrf_cache, rsp_new, rsp_old
+
     return {s.name: s for s in (rsp_old.SCHEME, rsp_new.SLIDES, rsp_new.SCHEME, hrf_cache.SCHEME)}
 
 

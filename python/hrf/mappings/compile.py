@@ -6,6 +6,7 @@ operation is replaced by its scheme row. Registers keep their indices and
 the outcome keeps its variables, so that machine outcomes compare directly
 with the source model's.
 """
+
 from __future__ import annotations
 
 from ..errors import UnsupportedFeature
@@ -41,8 +42,9 @@ def _machine_instr(word: str, access: dict, loc: int) -> dict:
     return m
 
 
-def compile_scheme(test, scheme, *, unroll: int = 2, cas_writeback: bool = False,
-                   comp: Compiled | None = None) -> MachineProgram:
+def compile_scheme(
+    test, scheme, *, unroll: int = 2, cas_writeback: bool = False, comp: Compiled | None = None
+) -> MachineProgram:
     """Compile a source litmus test with a scheme (a name or a Scheme).
     `comp` reuses a compiled source (its outcomes then match exactly)."""
     sch = get(scheme)
@@ -66,8 +68,9 @@ def compile_scheme(test, scheme, *, unroll: int = 2, cas_writeback: bool = False
                 continue
             if op == "fence":
                 tpl = comp.templates[ins["ev"]]
-                raise UnsupportedFeature(f"scheme {sch.name} has no row for fences or barriers ({tpl.text})",
-                                         t.path, tpl.line)
+                raise UnsupportedFeature(
+                    f"scheme {sch.name} has no row for fences or barriers ({tpl.text})", t.path, tpl.line
+                )
             ev = ins["ev"] if op != "rmw" else ins["ev_r"]
             tpl = comp.templates[ev]
             where = (t.path, tpl.line)
@@ -82,8 +85,10 @@ def compile_scheme(test, scheme, *, unroll: int = 2, cas_writeback: bool = False
                 access = {"op": "st", "loc": ins["loc"], "val": ins["val"]}
             else:
                 if ins.get("fail_store") is not None:
-                    raise UnsupportedFeature(f"scheme {sch.name}: a compare-exchange that writes back on failure "
-                                             f"has no machine instruction", *where)
+                    raise UnsupportedFeature(
+                        f"scheme {sch.name}: a compare-exchange that writes back on failure has no machine instruction",
+                        *where,
+                    )
                 access = {"op": "rmw", "dst": ins.get("dst"), "loc": ins["loc"], "rmw": ins["rmw"], "val": ins["val"]}
                 if "expected" in ins:
                     access["expected"] = ins["expected"]
@@ -98,5 +103,15 @@ def compile_scheme(test, scheme, *, unroll: int = 2, cas_writeback: bool = False
                 m["target"] = newpc[m["target"]]
         threads.append(MThread(th["name"], devs[th["attrs"]["dev"]], wgs[th["attrs"]["wg"]], regs, code))
     locs = [(l["name"], l["init"]) for l in ir["locations"]]
-    return MachineProgram(t.name, locs, threads, list(comp.observed), ir["observed"], t.condition, ir["condition"],
-                          t.path, scheme=sch.name, source=comp)
+    return MachineProgram(
+        t.name,
+        locs,
+        threads,
+        list(comp.observed),
+        ir["observed"],
+        t.condition,
+        ir["condition"],
+        t.path,
+        scheme=sch.name,
+        source=comp,
+    )

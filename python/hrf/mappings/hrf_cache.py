@@ -14,6 +14,7 @@ what L2 holds) and after (acquire), a store flushes before (release) and
 after (to perform it at L2), an RMW flushes, runs at L2, invalidates.
 The source models are the HRF ones: no remote operations.
 """
+
 from . import Row, Scheme
 
 _P = "[HRF14] sec. 3.2"

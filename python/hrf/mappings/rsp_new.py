@@ -4,6 +4,7 @@ compilation scheme" slide of [RSP15 talk]), as transcribed in the README
 (`rsp-new`), with hrf's rows for programs on several devices (remote
 operations at scope all_svm_devices, which the slide's one-device machine
 does not have)."""
+
 from . import Row, Scheme
 
 _SLIDE = "[RSP15 talk] 'New compilation scheme'"
@@ -24,8 +25,10 @@ _ROWS = {
     ("store", "dev", True): Row(("FLUL1 WG", "INVL1 DV", "ST"), f"{_SLIDE}, column DV (remote)"),
     ("rmw", "wg", False): Row(("LKrmw WG", "RMWL1", "UNLKrmw WG"), f"{_SLIDE}, column na or WG, LKrmw brace"),
     ("rmw", "dev", False): Row(("FLUL1 WG", "RMWL2", "INVL1 WG"), f"{_SLIDE}, column DV (not remote)"),
-    ("rmw", "dev", True): Row(("LKrmw DV", "FLUL1 WG", "INVL1 DV", "RMWL2", "FLUL1 DV", "INVL1 WG", "UNLKrmw DV"),
-                              f"{_SLIDE}, column DV (remote), LKrmw brace"),
+    ("rmw", "dev", True): Row(
+        ("LKrmw DV", "FLUL1 WG", "INVL1 DV", "RMWL2", "FLUL1 DV", "INVL1 WG", "UNLKrmw DV"),
+        f"{_SLIDE}, column DV (remote), LKrmw brace",
+    ),
     # All-devices scope on several devices: not on the slide. hrf's rows,
     # lifting the DV rows one level with FLUL2 and hrf's INVL2 (the machine
     # has no RMW at memory, so no all-devices RMW row).
@@ -63,23 +66,41 @@ _SEVERAL_DEVICES = {
     # Release: under every rmw lock, everything to memory and every cache
     # invalidated; the store, published to memory; every cache invalidated
     # again (a fetch in between may have brought the old value).
-    ("store", "all", True): Row(("LKrmw ALL", "FLUL1 ALL", "FLUL2 ALL", "INVL2 ALL", "INVL1 ALL", "ST",
-                                 "FLUL1 WG", "FLUL2 DV", "INVL2 ALL", "INVL1 ALL", "UNLKrmw ALL"), _SEVERAL),
+    ("store", "all", True): Row(
+        (
+            "LKrmw ALL",
+            "FLUL1 ALL",
+            "FLUL2 ALL",
+            "INVL2 ALL",
+            "INVL1 ALL",
+            "ST",
+            "FLUL1 WG",
+            "FLUL2 DV",
+            "INVL2 ALL",
+            "INVL1 ALL",
+            "UNLKrmw ALL",
+        ),
+        _SEVERAL,
+    ),
     # A device-scope RMW is performed at its device's L2, which another
     # device's remote all-devices store cannot reach: without the lock the
     # RMW's result, written back later, overwrites the store in memory
     # (store-remote-all-vs-dev-rmw, x=1).
-    ("rmw", "dev", False): Row(("LKrmw DV", "FLUL1 WG", "RMWL2", "INVL1 WG", "UNLKrmw DV"),
-                               "hrf: the slide's DV row under the device's rmw locks (several devices)"),
+    ("rmw", "dev", False): Row(
+        ("LKrmw DV", "FLUL1 WG", "RMWL2", "INVL1 WG", "UNLKrmw DV"),
+        "hrf: the slide's DV row under the device's rmw locks (several devices)",
+    ),
 }
 # The machine has no RMW at memory: an RMW performed at one device's L2
 # is atomic only against writers that take a lock, and work-group stores
 # of other devices take none. hrf tried the remote store row around RMWL2
 # (flushing and invalidating on both sides): it loses a work-group store
 # of another device (mp-remote-all-rmw-acquire, y=0).
-_NO_REMOTE_ALL_RMW = ("the machine has no RMW at memory, and an RMW at one device's L2 is not atomic against "
-                      "unlocked stores of other devices (hrf's candidate loses one on litmus/rsp/"
-                      "mp-remote-all-rmw-acquire.litmus)")
+_NO_REMOTE_ALL_RMW = (
+    "the machine has no RMW at memory, and an RMW at one device's L2 is not atomic against "
+    "unlocked stores of other devices (hrf's candidate loses one on litmus/rsp/"
+    "mp-remote-all-rmw-acquire.litmus)"
+)
 _NO_ALL_RMW = "the machine has no RMW at memory"
 
 # seq_cst: the slide's rows give acquire/release order only. A dev store
@@ -99,13 +120,17 @@ _SC = "hrf: seq_cst (store buffering); the row with"
 _SEQ_CST = {
     ("load", "dev", False): Row(("INVL1 WG", "LD", "INVL1 WG"), f"{_SC} an invalidate before"),
     ("store", "dev", False): Row(("FLUL1 WG", "ST", "FLUL1 WG"), f"{_SC} a flush after"),
-    ("load", "dev", True): Row(("FLUL1 DV", "INVL1 WG", "LD", "FLUL1 DV", "INVL1 WG"),
-                               f"{_SC} a device flush and an invalidate before"),
+    ("load", "dev", True): Row(
+        ("FLUL1 DV", "INVL1 WG", "LD", "FLUL1 DV", "INVL1 WG"), f"{_SC} a device flush and an invalidate before"
+    ),
 }
 # Several devices: not derived (no test shape of the corpus or the
 # generated families has seq_cst accesses at scope all).
-_SEQ_CST_MISSING = {(op, "all", remote): "hrf has no seq_cst rows for several devices (not derived)"
-                    for op in ("load", "store", "rmw") for remote in (False, True)}
+_SEQ_CST_MISSING = {
+    (op, "all", remote): "hrf has no seq_cst rows for several devices (not derived)"
+    for op in ("load", "store", "rmw")
+    for remote in (False, True)
+}
 
 # The repair (the README's schemes section's hypotheses, confirmed by hrf: see
 # tests/test_soundness.py). The slide's remote rows flush only the
@@ -119,14 +144,21 @@ SCHEME = Scheme(
     name="rsp-new",
     description="the RSP paper's new scheme, with hrf's repair of the remote RMW and store rows",
     model="opencl-rsp",
-    rows={**_ROWS, **{
-        ("rmw", "dev", True): Row(("LKrmw DV", "FLUL1 DV", "INVL1 DV", "RMWL2", "FLUL1 DV", "INVL1 DV", "UNLKrmw DV"),
-                                  "repair: the slide's row with FLUL1/INVL1 widened to DV (the README's schemes section)"),
-        ("store", "dev", True): Row(("LKrmw DV", "FLUL1 DV", "INVL1 DV", "ST", "FLUL1 WG", "INVL1 DV", "UNLKrmw DV"),
-                                    "repair: flush the device first, publish, under the rmw locks (the README's schemes section)"),
-    }},
+    rows={
+        **_ROWS,
+        **{
+            ("rmw", "dev", True): Row(
+                ("LKrmw DV", "FLUL1 DV", "INVL1 DV", "RMWL2", "FLUL1 DV", "INVL1 DV", "UNLKrmw DV"),
+                "repair: the slide's row with FLUL1/INVL1 widened to DV (the README's schemes section)",
+            ),
+            ("store", "dev", True): Row(
+                ("LKrmw DV", "FLUL1 DV", "INVL1 DV", "ST", "FLUL1 WG", "INVL1 DV", "UNLKrmw DV"),
+                "repair: flush the device first, publish, under the rmw locks (the README's schemes section)",
+            ),
+        },
+    },
     notes="Repaired rows: remote RMW and remote store (see the module docstring and tests/test_soundness.py). "
-          "On several devices: hrf's remote all-devices load and store rows and a locked device-scope RMW.",
+    "On several devices: hrf's remote all-devices load and store rows and a locked device-scope RMW.",
     several_devices=_SEVERAL_DEVICES,
     missing={("rmw", "all", True): _NO_REMOTE_ALL_RMW, ("rmw", "all", False): _NO_ALL_RMW},
     seq_cst=_SEQ_CST,

@@ -1,4 +1,5 @@
 """The memory models, one file each, in the DSL of `hrf.dsl` (docs/readings.md)."""
+
 from __future__ import annotations
 
 from importlib import import_module

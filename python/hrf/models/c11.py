@@ -4,6 +4,7 @@ through fences sequenced before and after, must be acyclic. Data races
 and unsequenced races are undefined behaviour. The definitions follow
 herd7's c11_simp.cat (the reference of c11-herd2015/), adapted to hrf's
 events, where an RMW is a read and a write linked by `rmw`."""
+
 from ..dsl import ALL, IW, F, I, M, Model, R, W, co, dom, ext, fr, id_, int_, loc, po, ran, rf, rmw
 from ..litmus import ast as AST
 from .common import ACQ, ACQ_REL, REL, SC, A, refuse

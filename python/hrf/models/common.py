@@ -1,4 +1,5 @@
 """Definitions shared by several models; each cites where it comes from."""
+
 from __future__ import annotations
 
 from ..dsl import IW, I, M, W, co, fr, id_, loc, po, rf, rmw, tag
@@ -17,7 +18,7 @@ FINE = tag("alloc_fine")  # fine-grained allocations without platform atomics ([
 
 # Thread events: everything but the init writes.
 TE = ~IW
-A = tag("A")    # atomic accesses
+A = tag("A")  # atomic accesses
 NA = tag("NA")  # ordinary (non-atomic) data accesses
 
 # SC candidate executions: Lamport's SC as acyclicity of all communication
@@ -33,8 +34,16 @@ atomicity_violation = rmw & (fr >> co)
 conflict = (I(TE) >> (loc & ((W * M) | (M * W))) >> I(TE)) - id_
 
 
-def refuse(test: AST.Test, model: str, *, fences: bool = False, barriers: bool = False, remote: bool = False,
-           consume: bool = False, orders_other_than_sc: bool = False) -> None:
+def refuse(
+    test: AST.Test,
+    model: str,
+    *,
+    fences: bool = False,
+    barriers: bool = False,
+    remote: bool = False,
+    consume: bool = False,
+    orders_other_than_sc: bool = False,
+) -> None:
     """Raise UnsupportedFeature, naming the thread and line, for the first
     operation of `test` outside the model's fragment (docs/readings.md)."""
     for t in test.threads:

@@ -1,6 +1,7 @@
 """HRF-direct and HRF-indirect ([HRF14], sidebars "Formal Definition of
 HRF-direct" and "... of HRF-indirect"): SC for heterogeneous-race-free
 programs. Both share everything but heterogeneous-happens-before."""
+
 from __future__ import annotations
 
 from ..dsl import I, M, Model, R, Rel, W, co, rf, same_event_attr

@@ -3,6 +3,7 @@ that communicate must synchronize with operations of the exact same scope.
 
     hhb.d = U_S (po | so_S)+      (the closure inside the union, not outside)
 """
+
 from ..dsl import I, foreach, po
 from .hrf_common import hrf_model, so
 

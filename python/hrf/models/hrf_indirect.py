@@ -3,6 +3,7 @@ HRF-direct, but synchronization of different scopes composes transitively.
 
     hhb.i = (po | U_S so_S)+
 """
+
 from ..dsl import po
 from .hrf_common import hrf_model, so
 

@@ -15,6 +15,7 @@ Choices (pinned in tests/test_hrf_relaxed.py):
 - Fig. 17's race formula names hhb.dr; with clhb the model is defined by,
   hrf uses clhb.
 """
+
 from ..dsl import ALL, IW, I, co, loc, rf, tag, universal
 from .common import S_ALL, S_DEV, S_SG, S_WG, A, G, L
 from .hrf_relaxed import Acq, Rel_, bso, hb_in, hrf_relaxed_model
@@ -23,8 +24,12 @@ from .opencl_common import same_dev, same_sg, same_wg
 FGA = tag("alloc_fga")  # fine-grained with platform atomics; everything else is not
 
 # Def. 6.1: equivalent dynamic scopes.
-clincl = ((S_SG * S_SG) & same_sg) | ((S_WG * S_WG) & same_wg) | ((S_DEV * S_DEV) & same_dev) \
+clincl = (
+    ((S_SG * S_SG) & same_sg)
+    | ((S_WG * S_WG) & same_wg)
+    | ((S_DEV * S_DEV) & same_dev)
     | ((S_ALL * S_ALL) & ((FGA * FGA) | same_dev))
+)
 
 # so with clincl in place of inclusion (Fig. 17 so_{L,a}, so_{G,a}).
 so_opencl = (I(Rel_) >> co.opt >> rf >> I(Acq)) & clincl
@@ -34,10 +39,10 @@ clhb = (lhb | ghb | bso(clincl)).plus
 
 # Fig. 17 observability: global accesses of two devices observe each other
 # only between fga locations; local accesses only within a work-group.
-observable_cl = loc & ((IW * ALL) | (ALL * IW)
-                       | ((G * G) & ((FGA * FGA) | same_dev))
-                       | ((L * L) & same_wg)
-                       | ((~(G | L)) * (~(G | L))))
+observable_cl = loc & (
+    (IW * ALL) | (ALL * IW) | ((G * G) & ((FGA * FGA) | same_dev)) | ((L * L) & same_wg) | ((~(G | L)) * (~(G | L)))
+)
+
 
 # Fig. 17 sec. IV: the total order sc exists iff all atomics use svm scope
 # on fga locations, or all use device scope and none is on an fga location.
@@ -47,5 +52,6 @@ def _if_empty(s):
 
 sc_gate = _if_empty(A - (S_ALL & FGA)) | _if_empty((A - S_DEV) | (A & FGA))
 
-MODEL = hrf_relaxed_model("hrf-opencl", __doc__, clhb, observable_rel=observable_cl, incl=clincl,
-                          sc_gate=sc_gate, allow_fences=True)
+MODEL = hrf_relaxed_model(
+    "hrf-opencl", __doc__, clhb, observable_rel=observable_cl, incl=clincl, sc_gate=sc_gate, allow_fences=True
+)

@@ -15,6 +15,7 @@ Reading of the figures (docs/readings.md):
 - "Rel coh Acq" (so) between a release and an acquire of one location is
   co?;rf: the acquire reads the release or a coherence-later write.
 """
+
 from __future__ import annotations
 
 from ..dsl import ALL, IW, I, Model, R, Rel, W, co, dom, foreach, fr, loc, po, rf, rmw, same_thread_attr
@@ -52,8 +53,13 @@ so = (I(Rel_) >> co.opt >> rf >> I(Acq)) & inclusive
 
 # a's scope instance is within b's: b's instance holds a's work-item, and
 # a's scope is no wider (scopes are nested wi < sg < wg < dev < all).
-_no_wider = ((S_WI * A) | (S_SG * (S_SG | S_WG | S_DEV | S_ALL)) | (S_WG * (S_WG | S_DEV | S_ALL))
-             | (S_DEV * (S_DEV | S_ALL)) | (S_ALL * S_ALL))
+_no_wider = (
+    (S_WI * A)
+    | (S_SG * (S_SG | S_WG | S_DEV | S_ALL))
+    | (S_WG * (S_WG | S_DEV | S_ALL))
+    | (S_DEV * (S_DEV | S_ALL))
+    | (S_ALL * S_ALL)
+)
 within = _no_wider & incl1.inv
 
 # Fig. 9 sec. II: conflicts.
@@ -64,8 +70,10 @@ atomic_conflict = (conflict & (A * A)) - inclusive
 def hhb_direct_intent() -> Rel:
     """docs/readings.md: a synchronising pair belongs to the so of the narrower of
     its two scope instances; hhb.dr = U_S (po | so_S)+."""
+
     def so_of(S):
         return (I(S) >> (so & within)) | ((so & within.inv) >> I(S))
+
     # po alone when no event has a scope instance (foreach over none is empty)
     return po | foreach("sinst", lambda S: (po | so_of(S)).plus)
 
@@ -73,9 +81,11 @@ def hhb_direct_intent() -> Rel:
 def hhb_direct_literal() -> Rel:
     """Fig. 9 as printed: hhb.dr = U_a (po | so_a)+ over agents a, where
     so_a holds the pairs whose two scopes both include agent a."""
+
     def per_agent(events_of_a):
         includes_a = dom(incl1 >> I(events_of_a))
         return (po | (I(includes_a) >> so >> I(includes_a))).plus
+
     return po | foreach("tid", per_agent)
 
 
@@ -87,6 +97,7 @@ def hhb_indirect() -> Rel:
 def supports(name):
     def check(test: AST.Test) -> None:
         refuse(test, name, fences=True, remote=True, consume=True)  # [HRFR15] Fig. 9 has no fences
+
     return check
 
 
@@ -99,13 +110,25 @@ def supports(name):
 # MaxS are inclusive: for device-bounded locations, the same device. The
 # initial contents are visible everywhere.
 DEVICE_BOUNDED = COARSE | FINE
-observable = loc & (((DEVICE_BOUNDED * DEVICE_BOUNDED) & same_thread_attr("dev"))
-                    | ((~DEVICE_BOUNDED) * (~DEVICE_BOUNDED)) | (IW * ALL) | (ALL * IW))
+observable = loc & (
+    ((DEVICE_BOUNDED * DEVICE_BOUNDED) & same_thread_attr("dev"))
+    | ((~DEVICE_BOUNDED) * (~DEVICE_BOUNDED))
+    | (IW * ALL)
+    | (ALL * IW)
+)
 
 
-def hrf_relaxed_model(name: str, doc: str, hhb: Rel, observability: bool = False, *,
-                      observable_rel: Rel = None, incl: Rel = None, sc_gate: Rel = None,
-                      allow_fences: bool = False) -> Model:
+def hrf_relaxed_model(
+    name: str,
+    doc: str,
+    hhb: Rel,
+    observability: bool = False,
+    *,
+    observable_rel: Rel = None,
+    incl: Rel = None,
+    sc_gate: Rel = None,
+    allow_fences: bool = False,
+) -> Model:
     """The Fig. 9 skeleton. `hhb` is the model's happens-before; with
     `observability` (or an explicit `observable_rel`) loads read the most
     recent observable store and non-observable conflicts race (Fig. 13);
@@ -113,8 +136,9 @@ def hrf_relaxed_model(name: str, doc: str, hhb: Rel, observability: bool = False
     `sc_gate` (universal or empty) says whether the total order sc exists."""
     # [HRFR15] Fig. 9 has no no-thin-air axiom (coherence is per location, hhb
     # holds no rf of relaxed atomics): thin-air candidates are enumerated.
-    m = Model(name, doc=doc, supports=supports(name) if not allow_fences else _supports_with_fences(name),
-              thin_air=True)
+    m = Model(
+        name, doc=doc, supports=supports(name) if not allow_fences else _supports_with_fences(name), thin_air=True
+    )
     obs = observable_rel if observable_rel is not None else (observable if observability else None)
     m.show("so", so)
     # Apparent total order of the seq_cst atomics (Fig. 9 sec. IV).
@@ -147,6 +171,7 @@ def hrf_relaxed_model(name: str, doc: str, hhb: Rel, observability: bool = False
 def _supports_with_fences(name):
     def check(test: AST.Test) -> None:
         refuse(test, name, barriers=True, remote=True, consume=True)
+
     return check
 
 

@@ -9,6 +9,7 @@ and a write linked by `rmw` rather than one event.
 
 `opencl` and `opencl-rsp` differ only in scope inclusion (docs/readings.md), so
 both are built here from an `incl` relation."""
+
 from __future__ import annotations
 
 from ..dsl import (
@@ -42,13 +43,23 @@ same_barrier = same_event_attr("bar")  # the same dynamic barrier instance
 
 # Exact scope inclusion (docs/readings.md `exact`; opencl_base.cat `incl`): both
 # operations name the same scope and lie in the same instance of it.
-incl_exact = ((same_wi & (S_WI * S_WI)) | (same_sg & (S_SG * S_SG)) | (same_wg & (S_WG * S_WG))
-              | (same_dev & (S_DEV * S_DEV)) | (S_ALL * S_ALL))
+incl_exact = (
+    (same_wi & (S_WI * S_WI))
+    | (same_sg & (S_SG * S_SG))
+    | (same_wg & (S_WG * S_WG))
+    | (same_dev & (S_DEV * S_DEV))
+    | (S_ALL * S_ALL)
+)
 
 # Remote scope inclusion (docs/readings.md, from the RSP artifact's opencl_rem.cat):
 # each side lies in the other's scope instance, or a remote side reaches the other.
-incl1 = (I(S_WI) >> same_wi) | (I(S_SG) >> same_sg) | (I(S_WG) >> same_wg) | (I(S_DEV) >> same_dev) \
+incl1 = (
+    (I(S_WI) >> same_wi)
+    | (I(S_SG) >> same_sg)
+    | (I(S_WG) >> same_wg)
+    | (I(S_DEV) >> same_dev)
     | (I(S_ALL) >> universal)
+)
 incl_remote = (incl1 & incl1.inv) | (I(REMOTE) >> incl1) | (incl1.inv >> I(REMOTE))
 
 
@@ -73,8 +84,17 @@ def opencl_model(name: str, doc: str, incl: Rel, remote: bool, cas_writeback: bo
 
     def ra_sw(r):
         """Release-acquire synchronisation on region r, through fences."""
-        return (I(r & rel) >> fence_po.opt >> I((A & W) - S_WI) >> rs.opt >> I(r) >> rf
-                >> I((A & R) - S_WI) >> po_fence.opt >> I(acq & r)) & incl - same_wi
+        return (
+            I(r & rel)
+            >> fence_po.opt
+            >> I((A & W) - S_WI)
+            >> rs.opt
+            >> I(r)
+            >> rf
+            >> I((A & R) - S_WI)
+            >> po_fence.opt
+            >> I(acq & r)
+        ) & incl - same_wi
 
     def bar_sw(r):
         """Barrier synchronisation: an entry fence with another work-item's
@@ -127,12 +147,16 @@ def opencl_model(name: str, doc: str, incl: Rel, remote: bool, cas_writeback: bo
     conflict = (((W * W) | (W * R) | (R * W)) & loc) & (thread_events * thread_events)
     m.empty(conflict - hb - hb.inv - same_wi - incl, "data_race", flag="data_race")
     bsw = bar_sw(G) | bar_sw(L)
-    m.empty(I(EF) & (((same_wg - same_wi) >> universal) - (bsw >> universal)), "barrier_divergence",
-            flag="barrier_divergence")
+    m.empty(
+        I(EF) & (((same_wg - same_wi) >> universal) - (bsw >> universal)),
+        "barrier_divergence",
+        flag="barrier_divergence",
+    )
     return m
 
 
 def _supports(name: str, remote: bool):
     def check(test: AST.Test) -> None:
         refuse(test, name, consume=True, remote=not remote)
+
     return check

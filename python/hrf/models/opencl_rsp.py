@@ -1,6 +1,7 @@
 """OpenCL+RSP ([RSP15], Wickerson et al. OOPSLA 2015): the OpenCL model with
 remote scope promotion: a remote operation synchronises with any operation
 its scope reaches (docs/readings.md, the artifact's opencl_rem.cat)."""
+
 from .opencl_common import incl_remote, opencl_model
 
 # A failing compare-exchange does not write back the value it read: the RSP

@@ -7,6 +7,7 @@ atomic. The paper's fragment: ld, st, mov, add, and, setp, bra, membar,
 with the .cg cache operator; hrf also runs the model on atom.* and other
 cache operators, which the paper leaves out (results there are the model's,
 not the paper's claim)."""
+
 from ..dsl import F, I, Model, R, W, base, co, fr, int_, loc, po, rf, rmw, same_thread_attr, universal
 from ..litmus import ast as AST
 from .common import S_ALL, S_DEV, S_WG, refuse

@@ -3,6 +3,7 @@ execution whose po | rf | co | fr is acyclic, with atomic RMWs.
 No undefined behaviour: SC gives every program a meaning. Fences order
 nothing SC does not already order; an execution barrier (threads wait for
 one another) is beyond it, so a test with barriers is refused."""
+
 from ..dsl import Model
 from ..litmus import ast as AST
 from .common import atomicity_violation, refuse, sc_order

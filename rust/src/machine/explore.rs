@@ -240,7 +240,8 @@ impl Table {
                         fresh.push((q as u32, i));
                         break;
                     }
-                    let held = if v & PENDING != 0 { items[(v & !PENDING) as usize].1 } else { record(blocks, v - 1).0 };
+                    let held =
+                        if v & PENDING != 0 { items[(v & !PENDING) as usize].1 } else { record(blocks, v - 1).0 };
                     if held == b {
                         break;
                     }
@@ -411,7 +412,8 @@ fn record(blocks: &[Vec<u8>], o: Offset) -> (&[u8], Offset) {
     let block = &blocks[k];
     let len = get_u(block, &mut i) as usize;
     let end = i + len;
-    let next = if end >= block.len() { ((k as u64) + 1) << BLOCK_BITS } else { o - (o & (BLOCK as u64 - 1)) + end as u64 };
+    let next =
+        if end >= block.len() { ((k as u64) + 1) << BLOCK_BITS } else { o - (o & (BLOCK as u64 - 1)) + end as u64 };
     (&block[i..end], next)
 }
 
@@ -519,7 +521,10 @@ impl Store {
             bytes: usize,
         }
         let group = |g: usize| g * GROUP..n.min(g * GROUP + GROUP);
-        let total: Vec<usize> = (0..n.div_ceil(GROUP)).into_par_iter().map(|g| group(g).map(|j| record_size(rec(j).0.len())).sum()).collect();
+        let total: Vec<usize> = (0..n.div_ceil(GROUP))
+            .into_par_iter()
+            .map(|g| group(g).map(|j| record_size(rec(j).0.len())).sum())
+            .collect();
         let kb0 = self.blocks.len().saturating_sub(1);
         // The length each block will have, from kb0 on.
         let mut len: Vec<usize> = self.blocks.get(kb0).map(|b| b.len()).into_iter().collect();
@@ -529,7 +534,11 @@ impl Store {
             // (Each record of the group fits if the whole group does: a
             // record's `lay_out` test is below the group's.)
             if self.blocks.last().is_some_and(|l| used + t + 10 <= l.capacity().min(BLOCK)) {
-                runs.push(Run { recs: group(g), at: (((self.blocks.len() - 1) as u64) << BLOCK_BITS) | used as u64, bytes: t });
+                runs.push(Run {
+                    recs: group(g),
+                    at: (((self.blocks.len() - 1) as u64) << BLOCK_BITS) | used as u64,
+                    bytes: t,
+                });
                 *len.last_mut().unwrap() += t;
                 continue;
             }
@@ -567,8 +576,14 @@ impl Store {
         let mut offs: Vec<Offset> = vec![0; n];
         let (mut off, mut parent, mut step) = (&mut offs[..], &mut self.parent[len0..], &mut self.step[len0..]);
         let mut marks = &mut self.marks[marks_before(len0)..];
-        let mut spares: Vec<&mut [MaybeUninit<u8>]> =
-            self.blocks[kb0..].iter_mut().zip(&len).map(|(b, &l)| { let old = b.len(); &mut b.spare_capacity_mut()[..l - old] }).collect();
+        let mut spares: Vec<&mut [MaybeUninit<u8>]> = self.blocks[kb0..]
+            .iter_mut()
+            .zip(&len)
+            .map(|(b, &l)| {
+                let old = b.len();
+                &mut b.spare_capacity_mut()[..l - old]
+            })
+            .collect();
         let mut jobs = Vec::with_capacity(runs.len());
         for r in runs {
             let k = r.recs.len();
@@ -578,7 +593,8 @@ impl Store {
             parent = rest;
             let (s, rest) = std::mem::take(&mut step).split_at_mut(k);
             step = rest;
-            let (mk, rest) = std::mem::take(&mut marks).split_at_mut(marks_before(len0 + r.recs.end) - marks_before(len0 + r.recs.start));
+            let (mk, rest) = std::mem::take(&mut marks)
+                .split_at_mut(marks_before(len0 + r.recs.end) - marks_before(len0 + r.recs.start));
             marks = rest;
             let spare = &mut spares[(r.at >> BLOCK_BITS) as usize - kb0];
             let (bytes, rest) = std::mem::take(spare).split_at_mut(r.bytes);
@@ -739,7 +755,13 @@ impl Ctx {
     }
 
     /// Expand the parents of a share (consecutive states).
-    fn expand_share<const VW: usize, const SW: usize>(&self, m: View<'_, VW, SW>, store: &Store, parents: std::ops::Range<u32>, l: &mut Local) {
+    fn expand_share<const VW: usize, const SW: usize>(
+        &self,
+        m: View<'_, VW, SW>,
+        store: &Store,
+        parents: std::ops::Range<u32>,
+        l: &mut Local,
+    ) {
         // The share's records are consecutive in the arena.
         let mut o = store.offset_of(parents.start);
         for i in parents {
@@ -756,7 +778,14 @@ impl Ctx {
     /// successors (the store is asked later, `enter_layer`).
     /// (`m`: the machine, through its widths.)
     #[inline(always)]
-    fn expand<const VW: usize, const SW: usize>(&self, m: View<'_, VW, SW>, store: &Store, i: u32, cur: &[u8], l: &mut Local) {
+    fn expand<const VW: usize, const SW: usize>(
+        &self,
+        m: View<'_, VW, SW>,
+        store: &Store,
+        i: u32,
+        cur: &[u8],
+        l: &mut Local,
+    ) {
         l.expanded += 1;
         if l.expanded % 1024 == 0 && self.check_interrupt() {
             return;
@@ -986,7 +1015,11 @@ fn explore_widening(m: &Machine, limits: &ExploreLimits) -> ExploreOut {
                         which: "states".into(),
                         detail: "a machine state does not fit in 8-byte values and 2-byte fifo lengths".into(),
                     };
-                    return ExploreOut { limit: Some(limit), threads: rayon::current_num_threads(), ..Default::default() };
+                    return ExploreOut {
+                        limit: Some(limit),
+                        threads: rayon::current_num_threads(),
+                        ..Default::default()
+                    };
                 }
             },
         }
@@ -998,7 +1031,8 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
     let env = m.env_steps();
     let steps: Vec<Step> = (0..m.nthreads()).map(Step::Thread).chain(env.iter().copied()).collect();
     if steps.len() > u16::MAX as usize {
-        let limit = LimitOut { which: "states".into(), detail: format!("{} machine steps: at most {}", steps.len(), u16::MAX) };
+        let limit =
+            LimitOut { which: "states".into(), detail: format!("{} machine steps: at most {}", steps.len(), u16::MAX) };
         return Some(ExploreOut { limit: Some(limit), threads: rayon::current_num_threads(), ..Default::default() });
     }
     let ctx = Ctx {
@@ -1096,7 +1130,12 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
             .par_iter()
             .zip(&base)
             .enumerate()
-            .map(|(li, (l, &b))| (0..l.cands.len() as u32).filter(|&k| off[(b + k) as usize].load(Ordering::Relaxed) == 1).map(|k| (li as u32, k)).collect::<Vec<_>>())
+            .map(|(li, (l, &b))| {
+                (0..l.cands.len() as u32)
+                    .filter(|&k| off[(b + k) as usize].load(Ordering::Relaxed) == 1)
+                    .map(|k| (li as u32, k))
+                    .collect::<Vec<_>>()
+            })
             .collect::<Vec<_>>();
         order.clear();
         parts.iter().for_each(|p| order.extend_from_slice(p));
@@ -1105,7 +1144,10 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
             let l = &locals[li as usize];
             (l.cand_bytes(k as usize), l.cands[k as usize].parent, l.cands[k as usize].step)
         });
-        order.par_iter().zip(&offs).for_each(|(&(li, k), &o)| off[(base[li as usize] + k) as usize].store(o, Ordering::Relaxed));
+        order
+            .par_iter()
+            .zip(&offs)
+            .for_each(|(&(li, k), &o)| off[(base[li as usize] + k) as usize].store(o, Ordering::Relaxed));
         store.shards.par_iter_mut().zip(fresh).for_each(|(table, fresh)| {
             for (k, slot) in fresh {
                 table.settle(slot, off[k as usize].load(Ordering::Relaxed));
@@ -1148,8 +1190,15 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
             out.deadlock = first.map(|i| {
                 let s = store.get(i);
                 let v = m.view();
-                let waiting = (0..m.nthreads()).filter(|&t| v.pc(s, t) < m.prog.threads[t].code.len()).map(|t| (t, v.pc(s, t))).collect();
-                StuckOut { trace: trace(m, &store, &ctx.steps, i, None), waiting, state: describe_state(m, &m.unpack(s)) }
+                let waiting = (0..m.nthreads())
+                    .filter(|&t| v.pc(s, t) < m.prog.threads[t].code.len())
+                    .map(|t| (t, v.pc(s, t)))
+                    .collect();
+                StuckOut {
+                    trace: trace(m, &store, &ctx.steps, i, None),
+                    waiting,
+                    state: describe_state(m, &m.unpack(s)),
+                }
             });
         }
         lap(&mut ph.deadlocks);
@@ -1167,7 +1216,12 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
 /// backwards over environment steps to a fixpoint. None: a successor does
 /// not fit the machine's widths.
 /// (`m`: the machine, through its widths.)
-fn stuck_states<const VW: usize, const SW: usize>(ctx: &Ctx, m: View<'_, VW, SW>, store: &Store, live_idx: &[u32]) -> Option<(u64, Option<u32>)> {
+fn stuck_states<const VW: usize, const SW: usize>(
+    ctx: &Ctx,
+    m: View<'_, VW, SW>,
+    store: &Store,
+    live_idx: &[u32],
+) -> Option<(u64, Option<u32>)> {
     let n = store.len();
     let live: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
     let is_live = |i: u32| live[i as usize / 64].load(Ordering::Relaxed) & (1 << (i % 64)) != 0;
@@ -1182,26 +1236,29 @@ fn stuck_states<const VW: usize, const SW: usize>(ctx: &Ctx, m: View<'_, VW, SW>
         // Highest index first: a state's environment successors mostly
         // lie in later layers, so liveness found there reaches it in the
         // same round (RSP_Test8: 3 rounds instead of 12).
-        (0..n as u32).into_par_iter().rev().filter(|&i| !is_live(i)).for_each_init(Default::default, |(next, reads), i| {
-            let cur = store.get(i);
-            m.reads_into(cur, reads);
-            for &st in &ctx.env {
-                if m.env_step_with(cur, st, next, reads) {
-                    if next.overflow {
-                        ctx.widen.store(true, Ordering::Relaxed);
-                        return;
-                    }
-                    let buf = &next.b;
-                    if let Some(j) = store.find(store.hash(buf), buf) {
-                        if is_live(j) {
-                            set_live(i);
-                            changed.store(true, Ordering::Relaxed);
+        (0..n as u32).into_par_iter().rev().filter(|&i| !is_live(i)).for_each_init(
+            Default::default,
+            |(next, reads), i| {
+                let cur = store.get(i);
+                m.reads_into(cur, reads);
+                for &st in &ctx.env {
+                    if m.env_step_with(cur, st, next, reads) {
+                        if next.overflow {
+                            ctx.widen.store(true, Ordering::Relaxed);
                             return;
+                        }
+                        let buf = &next.b;
+                        if let Some(j) = store.find(store.hash(buf), buf) {
+                            if is_live(j) {
+                                set_live(i);
+                                changed.store(true, Ordering::Relaxed);
+                                return;
+                            }
                         }
                     }
                 }
-            }
-        });
+            },
+        );
         if ctx.widen.load(Ordering::Relaxed) {
             return None;
         }
@@ -1378,8 +1435,14 @@ mod store_tests {
         }
         assert!(one.blocks.len() > 4);
         assert_eq!(one.blocks, all.blocks);
-        assert_eq!(one.blocks.iter().map(|b| b.capacity()).collect::<Vec<_>>(), all.blocks.iter().map(|b| b.capacity()).collect::<Vec<_>>());
-        assert_eq!((one.marks.capacity(), one.parent.capacity(), one.step.capacity()), (all.marks.capacity(), all.parent.capacity(), all.step.capacity()));
+        assert_eq!(
+            one.blocks.iter().map(|b| b.capacity()).collect::<Vec<_>>(),
+            all.blocks.iter().map(|b| b.capacity()).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            (one.marks.capacity(), one.parent.capacity(), one.step.capacity()),
+            (all.marks.capacity(), all.parent.capacity(), all.step.capacity())
+        );
         assert_eq!((one.marks, one.parent, one.step), (all.marks, all.parent, all.step));
     }
 
@@ -1456,10 +1519,13 @@ mod awake_tests {
             let (sum, workers) = pool(n).install(|| {
                 awake(|| {
                     let seen = std::sync::Mutex::new(std::collections::BTreeSet::new());
-                    let sum: u64 = (0..200_000u64).into_par_iter().map(|i| {
-                        seen.lock().unwrap().insert(rayon::current_thread_index());
-                        i
-                    }).sum();
+                    let sum: u64 = (0..200_000u64)
+                        .into_par_iter()
+                        .map(|i| {
+                            seen.lock().unwrap().insert(rayon::current_thread_index());
+                            i
+                        })
+                        .sum();
                     (sum, seen.into_inner().unwrap().len())
                 })
             });
@@ -1472,7 +1538,8 @@ mod awake_tests {
     fn awakes_side_by_side_and_nested_each_give_what_f_gives() {
         let sum = |k: u64| (0..k).into_par_iter().sum::<u64>();
         let p = pool(2);
-        let (a, (b, c)) = p.install(|| rayon::join(|| awake(|| sum(100_000)), || awake(|| (sum(50_000), awake(|| sum(1000))))));
+        let (a, (b, c)) =
+            p.install(|| rayon::join(|| awake(|| sum(100_000)), || awake(|| (sum(50_000), awake(|| sum(1000))))));
         assert_eq!((a, b, c), (100_000 * 99_999 / 2, 50_000 * 49_999 / 2, 1000 * 999 / 2));
     }
 

@@ -18,9 +18,15 @@ pub enum Scope {
 #[serde(tag = "op", rename_all = "lowercase")]
 pub enum MInstr {
     /// `LD r x`
-    Ld { dst: usize, loc: usize },
+    Ld {
+        dst: usize,
+        loc: usize,
+    },
     /// `ST r x` (the value may be a register or a constant)
-    St { loc: usize, val: Expr },
+    St {
+        loc: usize,
+        val: Expr,
+    },
     /// `INCL1 r x` / `INCL2 r x` and, generalising them, an RMW performed
     /// at the L1 (level 1) or L2 (level 2) cache: add, exch, cas, ...
     /// `cas` sets dst to 1 on success, 0 on failure; the others to the old
@@ -36,19 +42,41 @@ pub enum MInstr {
         expected: Option<Expr>,
     },
     /// `FLUL1 s` / `FLUL2 s`: the thread's FLUSH marker on the fifos in s.
-    Flu { level: u8, scope: Scope },
+    Flu {
+        level: u8,
+        scope: Scope,
+    },
     /// `INVL1 s` (and hrf's `INVL2 s`): invalidate every entry of the caches in s.
-    Inv { level: u8, scope: Scope },
+    Inv {
+        level: u8,
+        scope: Scope,
+    },
     /// `LK x` / `UNLK x`: the device's lock file.
-    Lk { loc: usize },
-    Unlk { loc: usize },
+    Lk {
+        loc: usize,
+    },
+    Unlk {
+        loc: usize,
+    },
     /// `LKrmw s` / `UNLKrmw s`: every rmw lock of the work-groups in s.
-    Lkrmw { scope: Scope },
-    Unlkrmw { scope: Scope },
-    Assign { dst: usize, val: Expr },
+    Lkrmw {
+        scope: Scope,
+    },
+    Unlkrmw {
+        scope: Scope,
+    },
+    Assign {
+        dst: usize,
+        val: Expr,
+    },
     /// Jump forward to `target` when `cond` is non-zero.
-    Branch { cond: Expr, target: usize },
-    Jump { target: usize },
+    Branch {
+        cond: Expr,
+        target: usize,
+    },
+    Jump {
+        target: usize,
+    },
     /// A path cut by the loop-unrolling bound: dropped and counted.
     Cut,
 }

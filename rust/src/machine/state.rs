@@ -155,12 +155,17 @@ impl Machine {
         for t in &prog.threads {
             match wg_dev[t.wg] {
                 None => wg_dev[t.wg] = Some(t.dev),
-                Some(d) if d != t.dev => return Err(format!("work-group {} is in two devices ({d} and {})", t.wg, t.dev)),
+                Some(d) if d != t.dev => {
+                    return Err(format!("work-group {} is in two devices ({d} and {})", t.wg, t.dev))
+                }
                 _ => {}
             }
         }
-        let wg_dev: Vec<usize> =
-            wg_dev.into_iter().enumerate().map(|(w, d)| d.ok_or(format!("work-group {w} has no thread"))).collect::<Result<_, _>>()?;
+        let wg_dev: Vec<usize> = wg_dev
+            .into_iter()
+            .enumerate()
+            .map(|(w, d)| d.ok_or(format!("work-group {w} has no thread")))
+            .collect::<Result<_, _>>()?;
         for d in 0..ndev {
             if !wg_dev.contains(&d) {
                 return Err(format!("device {d} has no work-group"));

@@ -254,7 +254,10 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
             }
             MInstr::Unlk { loc } => {
                 if self.lockfile(s, d, *loc) != t + 1 {
-                    return ThreadStep::Fault(format!("{}: UNLK {} without holding it", th.name, self.prog.locations[*loc].name));
+                    return ThreadStep::Fault(format!(
+                        "{}: UNLK {} without holding it",
+                        th.name, self.prog.locations[*loc].name
+                    ));
                 }
                 self.set_lockfile(out, d, *loc, 0);
             }

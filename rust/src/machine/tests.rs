@@ -105,7 +105,10 @@ fn incl1_increments_at_l1_and_incl2_at_l2() {
     assert_eq!(step(&m, &s, 0).0, ThreadStep::Blocked);
     s.l1[0] = Line { st: CV, val: 4 };
     let (_, o) = step(&m, &s, 0);
-    assert_eq!((o.regs[0], o.l1[0], o.l1_fifo[0].clone(), o.l2_fifo[0].clone()), (4, Line { st: DV, val: 5 }, vec![0], vec![]));
+    assert_eq!(
+        (o.regs[0], o.l1[0], o.l1_fifo[0].clone(), o.l2_fifo[0].clone()),
+        (4, Line { st: DV, val: 5 }, vec![0], vec![])
+    );
     let m = three_wgs(inc(2));
     let mut s = m.initial();
     s.l1[0] = Line { st: CV, val: 4 }; // the L1 is not used
@@ -117,7 +120,8 @@ fn incl1_increments_at_l1_and_incl2_at_l2() {
 
 #[test]
 fn cas_writes_only_on_success() {
-    let m = three_wgs(json!([{"op": "rmw", "level": 2, "dst": 0, "loc": 0, "rmw": "cas", "val": c(1), "expected": c(0)}]));
+    let m =
+        three_wgs(json!([{"op": "rmw", "level": 2, "dst": 0, "loc": 0, "rmw": "cas", "val": c(1), "expected": c(0)}]));
     let mut s = m.initial();
     s.l2[0] = Line { st: CV, val: 0 };
     let (_, o) = step(&m, &s, 0);
@@ -482,7 +486,11 @@ fn mp(reduce: bool, writeback: &str) -> Machine {
                 0,
                 json!([{"op": "st", "loc": 0, "val": c(1)}, {"op": "flu", "level": 1, "scope": "wg"}, {"op": "st", "loc": 1, "val": c(1)}]),
             ),
-            (0, 1, json!([{"op": "ld", "dst": 0, "loc": 1}, {"op": "inv", "level": 1, "scope": "wg"}, {"op": "ld", "dst": 1, "loc": 0}])),
+            (
+                0,
+                1,
+                json!([{"op": "ld", "dst": 0, "loc": 1}, {"op": "inv", "level": 1, "scope": "wg"}, {"op": "ld", "dst": 1, "loc": 0}]),
+            ),
         ],
         writeback,
         reduce,
@@ -505,8 +513,16 @@ fn message_passing_with_flush_and_invalidate() {
     }
     // Without the invalidate the stale x survives: P1 may fetch x = 0 first.
     let m = machine(vec![
-        (0, 0, json!([{"op": "st", "loc": 0, "val": c(1)}, {"op": "flu", "level": 1, "scope": "wg"}, {"op": "st", "loc": 1, "val": c(1)}])),
-        (0, 1, json!([{"op": "ld", "dst": 2, "loc": 0}, {"op": "ld", "dst": 0, "loc": 1}, {"op": "ld", "dst": 1, "loc": 0}])),
+        (
+            0,
+            0,
+            json!([{"op": "st", "loc": 0, "val": c(1)}, {"op": "flu", "level": 1, "scope": "wg"}, {"op": "st", "loc": 1, "val": c(1)}]),
+        ),
+        (
+            0,
+            1,
+            json!([{"op": "ld", "dst": 2, "loc": 0}, {"op": "ld", "dst": 0, "loc": 1}, {"op": "ld", "dst": 1, "loc": 0}]),
+        ),
     ]);
     assert!(outcomes(&m).contains(&(1, 0)));
 }
@@ -551,7 +567,13 @@ fn state_limit_is_reported_not_a_verdict() {
 #[test]
 fn parallel_exploration_is_deterministic() {
     let m = mp(false, "any");
-    let on = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap().install(|| explore(&m, &ExploreLimits::default()));
+    let on = |n| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+            .install(|| explore(&m, &ExploreLimits::default()))
+    };
     // (2 workers: kept awake on a machine of 2 CPUs or more; 4: maybe not.)
     let (one, two, four) = (on(1), on(2), on(4));
     for other in [&two, &four] {
@@ -646,7 +668,8 @@ fn narrow_view_is_the_layout_view() {
     let other = json!([st(1, 2), {"op": "flu", "level": 2, "scope": "dev"}, {"op": "flu", "level": 1, "scope": "dev"}, {"op": "ld", "dst": 0, "loc": 0}]);
     // (The literal machine, with evictions, gets a smaller program: the
     // naive search must stay small.)
-    let literal = [json!([st(0, 1), {"op": "ld", "dst": 0, "loc": 0}]), json!([st(0, 2), {"op": "ld", "dst": 0, "loc": 0}])];
+    let literal =
+        [json!([st(0, 1), {"op": "ld", "dst": 0, "loc": 0}]), json!([st(0, 2), {"op": "ld", "dst": 0, "loc": 0}])];
     for (wb, reduce) in [("fifo", true), ("fifo", false), ("any", true), ("any", false)] {
         let (p0, p1) = if reduce { (code.clone(), other.clone()) } else { (literal[0].clone(), literal[1].clone()) };
         let m = machine_with(vec![(0, 0, p0), (0, 1, p1)], wb, reduce);
