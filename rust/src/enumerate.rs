@@ -438,7 +438,7 @@ impl<'a, 'b> Search<'a, 'b> {
     /// Do the prunable axioms hold on the current partial rf/co?
     fn partial_ok(&mut self) -> bool {
         self.steps += 1;
-        if self.steps % CHECK_EVERY == 0 && self.sh.budget.check() {
+        if self.steps.is_multiple_of(CHECK_EVERY) && self.sh.budget.check() {
             return false;
         }
         if self.sh.limits.reference {
@@ -576,21 +576,21 @@ impl<'a, 'b> Search<'a, 'b> {
         }
         self.part.candidates += 1;
         self.steps += 1;
-        if self.steps % 256 == 0 && sh.budget.check() {
+        if self.steps.is_multiple_of(256) && sh.budget.check() {
             return Ok(false);
         }
         self.ev.reset_dynamic();
         let checks = &sh.model.ir.checks;
-        for ci in 0..checks.len() {
-            if checks[ci].flag.is_none() && self.ev.check(ci, &self.dynm).is_err() {
+        for (ci, c) in checks.iter().enumerate() {
+            if c.flag.is_none() && self.ev.check(ci, &self.dynm).is_err() {
                 return Ok(false);
             }
         }
         self.part.consistent += 1;
         // The flag checks this execution fails, with their witness events.
         let mut raised: Vec<(usize, Vec<usize>)> = Vec::new();
-        for ci in 0..checks.len() {
-            if checks[ci].flag.is_some() {
+        for (ci, c) in checks.iter().enumerate() {
+            if c.flag.is_some() {
                 if let Err(evs) = self.ev.check(ci, &self.dynm) {
                     raised.push((ci, evs));
                 }

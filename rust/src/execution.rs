@@ -59,7 +59,7 @@ pub fn thread_paths(
     let mut steps: u64 = 0;
     while let Some((mut pc, mut regs, mut evs, mut taint, mut ctl)) = stack.pop() {
         steps += 1;
-        if steps % 1024 == 0 && budget.check() {
+        if steps.is_multiple_of(1024) && budget.check() {
             return Err(format!("stopped while listing the control paths of thread {}", th.name));
         }
         loop {

@@ -72,6 +72,9 @@ pub fn explore_json_safe(program: &str, limits: &str) -> String {
 }
 
 #[cfg(feature = "python")]
+// pyo3 0.22's #[pyfunction] expands PyResult returns into a conversion
+// newer clippy calls useless (PyO3/pyo3#4828; fixed in pyo3 0.23).
+#[allow(clippy::useless_conversion)]
 mod py {
     use pyo3::prelude::*;
     use rayon::prelude::*;

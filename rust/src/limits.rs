@@ -92,7 +92,7 @@ impl Budget {
         if let Some(max) = self.max_memory {
             // every MEMORY_EVERY-th call, not the first: a small check never
             // pays for reading /proc
-            if (self.calls.fetch_add(1, Ordering::Relaxed) + 1) % MEMORY_EVERY == 0 {
+            if (self.calls.fetch_add(1, Ordering::Relaxed) + 1).is_multiple_of(MEMORY_EVERY) {
                 if let Some(used) = resident_bytes() {
                     if used > max {
                         self.hit(

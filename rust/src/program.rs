@@ -391,8 +391,8 @@ impl Program {
                         if *loc >= nl
                             || *ev_r >= nt
                             || *ev_w >= nt
-                            || ev_fail.map_or(false, |e| e >= nt)
-                            || fail_store.as_ref().map_or(false, |f| f.loc >= nl || f.ev >= nt)
+                            || ev_fail.is_some_and(|e| e >= nt)
+                            || fail_store.as_ref().is_some_and(|f| f.loc >= nl || f.ev >= nt)
                         {
                             return Err(format!("thread {ti}, pc {pc}: bad rmw"));
                         }

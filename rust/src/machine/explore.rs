@@ -486,7 +486,7 @@ impl Store {
     /// Note the next state: its record's offset (as a mark every `MARK`
     /// states), its parent and step.
     fn note(&mut self, o: Offset, parent: u32, step: u16) {
-        if self.parent.len() % MARK == 0 {
+        if self.parent.len().is_multiple_of(MARK) {
             self.marks.push(o);
         }
         self.parent.push(parent);
@@ -610,7 +610,7 @@ impl Store {
                 bytes[at..at + k].write_copy_of_slice(&head[..k]);
                 bytes[at + k..at + k + b.len()].write_copy_of_slice(b);
                 (offs[q], parent[q], step[q]) = (o, p, s);
-                if (len0 + j) % MARK == 0 {
+                if (len0 + j).is_multiple_of(MARK) {
                     marks[m] = o;
                     m += 1;
                 }
@@ -787,7 +787,7 @@ impl Ctx {
         l: &mut Local,
     ) {
         l.expanded += 1;
-        if l.expanded % 1024 == 0 && self.check_interrupt() {
+        if l.expanded.is_multiple_of(1024) && self.check_interrupt() {
             return;
         }
         if m.is_final(cur) {
@@ -982,7 +982,7 @@ fn awake<R: Send>(f: impl FnOnce() -> R + Send) -> R {
                         idle = 0;
                     } else {
                         idle += 1;
-                        if idle % 64 == 0 {
+                        if idle.is_multiple_of(64) {
                             std::thread::yield_now();
                         } else {
                             std::hint::spin_loop();
@@ -1174,7 +1174,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
         let holds = m.prog.condition.eval(&values);
         out.outcomes.push(OutcomeOut { values, holds, trace: trace(m, &store, &ctx.steps, i, None) });
     }
-    faults.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    faults.sort_by_key(|a| (a.0, a.1));
     for (i, st, msg) in faults.into_iter().take(8) {
         out.faults.push(FaultOut { message: msg, trace: trace(m, &store, &ctx.steps, i, Some(st)) });
     }

@@ -375,7 +375,7 @@ impl Machine {
             v.set_mem(&mut s, a, st.mem[a]);
         }
         for _ in st.l1_fifo.iter().chain(&st.l2_fifo) {
-            s.b.extend(std::iter::repeat(0).take(v.sw()));
+            s.b.extend(std::iter::repeat_n(0, v.sw()));
         }
         for (f, fifo) in st.l1_fifo.iter().chain(&st.l2_fifo).enumerate() {
             for &e in fifo {
@@ -640,7 +640,7 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
         if sw == 1 {
             s.b.insert(at, e as u8);
         } else {
-            s.b.splice(at..at, (e as u16).to_le_bytes());
+            s.b.splice(at..at, e.to_le_bytes());
         }
     }
     /// Remove fifo f's head (f not empty).

@@ -79,11 +79,11 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
     ///   clean and can no longer become dirty (`idle_head`): it writes
     ///   nothing back and only removes that head, as for a marker (the
     ///   address is no marker, so no thread waits for it).
+    ///
     /// Each is enabled until taken and commutes with every other step, and
     /// a final state has empty fifos and finished threads, so every final
     /// state and every state that cannot reach one stays reachable
-    /// through it.
-    /// (`flushing`: `flushing_into` of s.)
+    /// through it. (`flushing`: `flushing_into` of s.)
     pub fn invisible_step(&self, s: &[u8], flushing: &[u64]) -> Option<Step> {
         if let Some(t) = (0..self.nthreads()).find(|&t| self.next_is_local(s, t) && !in_set(flushing, t)) {
             return Some(Step::Thread(t));
@@ -147,7 +147,7 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
 
     /// Whether thread t's next instruction is a register move or branch.
     pub fn next_is_local(&self, s: &[u8], t: usize) -> bool {
-        self.prog.threads[t].code.get(self.pc(s, t)).map_or(false, |i| i.is_local())
+        self.prog.threads[t].code.get(self.pc(s, t)).is_some_and(|i| i.is_local())
     }
 
     /// Thread t's next instruction ([RSP15] Table 1), applied to `s`, the
