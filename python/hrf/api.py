@@ -10,6 +10,7 @@ import signal
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
+from typing import cast
 
 from . import models as _models
 from .dsl import Model
@@ -152,14 +153,14 @@ class Result:
 
     name: str
     model: str
-    path: str | None
-    condition: str | None
-    quantifier: str
-    condition_holds: bool | None
-    racy: bool | None
-    flags: list
-    outcomes: list
-    observation: tuple
+    path: str | None = None
+    condition: str | None = None
+    quantifier: str = "exists"
+    condition_holds: bool | None = None
+    racy: bool | None = None
+    flags: list = field(default_factory=list)
+    outcomes: list = field(default_factory=list)
+    observation: tuple = ("Never", 0, 0)
     complete: bool = True
     limit: dict | None = None
     time: float = 0.0
@@ -181,6 +182,11 @@ class Result:
     # (test, unroll, cas_writeback) to compile again where the compiled
     # program was not kept (results from a worker process)
     _source: tuple | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def failed(cls, name: str, model: str, error: HrfError, **kw) -> Result:
+        """The result of a check that could not be made: no verdict, the error."""
+        return cls(name=name, model=model, complete=False, error=error, **kw)
 
     def compiled(self) -> Compiled | None:
         """The compiled program this result is about (compiled again on
@@ -256,6 +262,8 @@ class Result:
     def describe_event(self, ev: dict) -> dict:
         """An event of a witness execution in source terms."""
         c = self.compiled()
+        if c is None:
+            raise ValueError("this result keeps no program to describe its events with")
         d = {"id": ev["id"], "kind": ev["kind"], "value": ev["value"]}
         if ev["loc"] is not None:
             d["loc"] = c.locations[ev["loc"]]
@@ -330,34 +338,17 @@ def _build_result(raw: str, comp: Compiled, model: Model) -> Result:
     cond_text = format_condition(test.condition) if test.condition else "forall (true)"
     if "error" in data:
         err = CoreError(f"{test.path or test.name}: {data['error']}")
-        return Result(
-            test.name,
-            model.name,
-            test.path,
-            cond_text,
-            quant,
-            None,
-            None,
-            [],
-            [],
-            ("Never", 0, 0),
-            complete=False,
-            error=err,
-            _compiled=comp,
+        return Result.failed(
+            test.name, model.name, err, path=test.path, condition=cond_text, quantifier=quant, _compiled=comp
         )
     out = data["ok"]
     complete = out["complete"]
     r = Result(
-        test.name,
-        model.name,
-        test.path,
-        cond_text,
-        quant,
-        None,
-        None,
-        [],
-        [],
-        ("Never", 0, 0),
+        name=test.name,
+        model=model.name,
+        path=test.path,
+        condition=cond_text,
+        quantifier=quant,
         complete=complete,
         limit=out["limit"],
         time=out["seconds"],
@@ -428,7 +419,7 @@ def check_compiled(comp: Compiled, model: Model, limits: Limits, on_limit: str =
     r = _build_result(raw, comp, model)
     if r.error is not None:
         raise r.error
-    if not r.complete and on_limit == "raise":
+    if r.limit is not None and on_limit == "raise":
         raise LimitExceeded(r.limit["which"], r.limit["detail"], r)
     return r
 
@@ -526,9 +517,7 @@ def _check_in_threads(
         raws = iter(_interruptible(core.check_many, jobs, workers))
         for c, m, err, name in pending:
             if c is None:
-                yield Result(
-                    name, m.name, name, None, "exists", None, None, [], [], ("Never", 0, 0), complete=False, error=err
-                )
+                yield Result.failed(name, m.name, err, path=name)
             else:
                 yield _build_result(next(raws), c, m)
 
@@ -607,15 +596,10 @@ def _pickles(e: BaseException) -> bool:
 
 
 def _error_results(test, models: list, err: HrfError) -> list:
-    name = (
-        str(test)
-        if isinstance(test, (str, os.PathLike))
-        else getattr(test, "path", None) or getattr(test, "name", "<test>")
+    name = str(
+        test if isinstance(test, (str, os.PathLike)) else getattr(test, "path", None) or getattr(test, "name", "<test>")
     )
-    return [
-        Result(name, m.name, name, None, "exists", None, None, [], [], ("Never", 0, 0), complete=False, error=err)
-        for m in models
-    ]
+    return [Result.failed(name, m.name, err, path=name) for m in models]
 
 
 def _check_in_processes(tests: list, models: list, nworkers: int, limits: Limits) -> Iterator[Result]:
@@ -623,7 +607,7 @@ def _check_in_processes(tests: list, models: list, nworkers: int, limits: Limits
     is cheap and a fresh process per span keeps memory from piling up).
     A worker that dies (a crash, the kernel's OOM killer) costs one error
     row for the test it was on; the rest of its span goes to a new worker."""
-    from multiprocessing.connection import wait
+    from multiprocessing.connection import Connection, wait
 
     ctx = mp.get_context("fork")
     size = max(1, min(64, -(-len(tests) // (nworkers * 8))))
@@ -631,7 +615,7 @@ def _check_in_processes(tests: list, models: list, nworkers: int, limits: Limits
     pending.reverse()  # popped from the end: in order
     by_name = {m.name: m for m in models}
     done: dict = {}  # test index -> its results, until yielded
-    running: dict = {}  # connection -> [process, next test index, end]
+    running: dict[Connection, list] = {}  # connection -> [process, next test index, end]
     next_out = 0
 
     def launch(start: int, end: int) -> None:
@@ -645,7 +629,8 @@ def _check_in_processes(tests: list, models: list, nworkers: int, limits: Limits
         while pending or running:
             while pending and len(running) < nworkers:
                 launch(*pending.pop())
-            for conn in wait(list(running)):
+            for ready in wait(list(running)):
+                conn = cast(Connection, ready)
                 p, k, end = running[conn]
                 try:
                     idx, results = conn.recv()

@@ -6,9 +6,10 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Iterable
 
 from . import __version__
-from .api import Limits, check, check_many
+from .api import Limits, Result, check, check_many
 from .errors import HrfError, InvalidArgument, make_folder, open_output, write_output
 from .litmus.printer import format_state
 
@@ -153,10 +154,12 @@ def cmd_check(a) -> int:
 
         check_graph_path(a.graph)
     files = _inputs(a.files)
+    results: Iterable[Result]
     if len(files) == 1 and len(a.model) == 1:
-        results = []
+        one: list[Result] = []
+        results = one
         try:
-            results.append(check(files[0], a.model[0], limits=limits))
+            one.append(check(files[0], a.model[0], limits=limits))
         except InvalidArgument:
             raise
         except HrfError as e:

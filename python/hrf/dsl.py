@@ -223,7 +223,7 @@ class Model:
         self.orders: list[tuple[str, Set]] = []
         self.shows: list[tuple[str, Rel]] = []
         self._supports = supports
-        self._ir = None
+        self._ir: dict | None = None
         self._ir_json: str | None = None
 
     def _add(self, kind, rel, name, flag):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from typing import TextIO
+
 
 class HrfError(Exception):
     """Base class of every error hrf raises on purpose."""
@@ -25,10 +28,13 @@ class _Located(HrfError):
         self.excerpt = excerpt
         super().__init__(self._text())
 
+    def _text(self) -> str:
+        raise NotImplementedError  # each subclass says where
+
     def _caret(self) -> str:
         """The line, cut to a window of about 120 characters around the
         column (unprintable characters shown as ?), and a caret under it."""
-        text = "".join(c if c.isprintable() or c == "\t" else "?" for c in self.excerpt)
+        text = "".join(c if c.isprintable() or c == "\t" else "?" for c in self.excerpt or "")
         col = max((self.column or 1) - 1, 0)
         start = max(0, col - 60)
         window = text[start : start + 120]
@@ -36,7 +42,7 @@ class _Located(HrfError):
         tail = "..." if start + 120 < len(text) else ""
         return f"\n    {lead}{window}{tail}\n    " + " " * (len(lead) + col - start) + "^"
 
-    def __reduce__(self):  # pickled whole (results come back from worker processes)
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:  # pickled whole (results come back from worker processes)
         return (type(self), (self.message, self.file, self.line, self.column, self.excerpt))
 
 
@@ -60,20 +66,20 @@ class UnsupportedFeature(HrfError):
         where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")
         super().__init__(where + message)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
         return (type(self), (self.message, self.file, self.line))
 
 
 class LimitExceeded(HrfError):
     """A user-set limit cut the work short; `result` holds what was established."""
 
-    def __init__(self, which: str, detail: str, result=None):
+    def __init__(self, which: str, detail: str, result: object = None):
         self.which = which
         self.detail = detail
         self.result = result
         super().__init__(f"limit '{which}' reached: {detail}")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
         return (type(self), (self.which, self.detail, self.result))
 
 
@@ -84,12 +90,12 @@ class InvalidArgument(HrfError, ValueError):
     usage error."""
 
 
-def check_whole(what: str, value, least: int, most=None, none_ok: bool = False):
+def check_whole(what: str, value: object, least: int, most: int | None = None, none_ok: bool = False) -> int | None:
     """`value` as a whole number from `least` to `most` (None: no bound),
     or None where `none_ok`; anything else is InvalidArgument naming it."""
     if value is None and none_ok:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < least or (most is not None and value > most):
+    if not isinstance(value, int) or isinstance(value, bool) or value < least or (most is not None and value > most):
         bound = f">= {least}" if most is None else f"from {least} to {most}"
         raise InvalidArgument(f"{what} must be a whole number {bound}{' (or None)' if none_ok else ''}, not {value!r}")
     return value
@@ -117,21 +123,22 @@ class OutputError(HrfError):
     """A file or folder hrf was asked to write cannot be written."""
 
 
-def write_output(path, data) -> None:
+def write_output(path: str | os.PathLike[str], data: str | bytes | bytearray) -> None:
     """Write text or bytes to `path`; a failure is an OutputError naming it."""
-    import os
 
     try:
-        mode = "wb" if isinstance(data, (bytes, bytearray)) else "w"
-        with open(path, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
-            f.write(data)
+        if isinstance(data, (bytes, bytearray)):
+            with open(path, "wb") as fb:
+                fb.write(data)
+        else:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(data)
     except OSError as e:
         raise OutputError(f"cannot write {os.fspath(path)}: {e.strerror or e}") from None
 
 
-def open_output(path, newline=None):
+def open_output(path: str | os.PathLike[str], newline: str | None = None) -> TextIO:
     """Open `path` for writing text; a failure is an OutputError naming it."""
-    import os
 
     try:
         return open(path, "w", encoding="utf-8", newline=newline)
@@ -139,9 +146,8 @@ def open_output(path, newline=None):
         raise OutputError(f"cannot write {os.fspath(path)}: {e.strerror or e}") from None
 
 
-def make_folder(path) -> None:
+def make_folder(path: str | os.PathLike[str]) -> None:
     """Create a folder (and its parents); a failure is an OutputError naming it."""
-    import os
 
     try:
         os.makedirs(path, exist_ok=True)

@@ -137,7 +137,7 @@ TREES = {
 }
 
 
-def annotations(orders=("na", "sc"), scopes=("wg", "dev"), remote=False) -> list[Annotation]:
+def access_annotations(orders=("na", "sc"), scopes=("wg", "dev"), remote=False) -> list[Annotation]:
     out = []
     for o in orders:
         if o == "na":
@@ -164,7 +164,8 @@ def make_test(cyc, anns: Sequence[Annotation], tree: str, local: frozenset = fro
     nthreads = max(a.thread for a in accesses) + 1
     # values: writes to a location get 1, 2, ... in cycle order; the cycle's
     # coherence order is that order, so Fre reads the write before its target.
-    values, counter = [], {}
+    values: list[int | None] = []
+    counter: dict[str, int] = {}
     for a in accesses:
         if a.kind == "W":
             counter[a.loc] = counter.get(a.loc, 0) + 1
@@ -207,8 +208,10 @@ def make_test(cyc, anns: Sequence[Annotation], tree: str, local: frozenset = fro
             ann = anns[i]
             if not _legal(a, ann):
                 return None
-            if a.kind == "W":
-                st = A.Store(a.loc, A.Const(values[i]), ann.atomic, ann.order, ann.scope, ann.remote)
+            st: A.Stmt
+            v = values[i]
+            if v is not None:  # a write
+                st = A.Store(a.loc, A.Const(v), ann.atomic, ann.order, ann.scope, ann.remote)
             else:
                 reg = f"r{regs}"
                 regs += 1
@@ -272,7 +275,7 @@ def family(
     max_edges, max_threads, orders, scopes, remote, trees, edges, regions = check_family(
         max_edges, max_threads, orders, scopes, remote, trees, edges, regions
     )
-    anns = annotations(orders, scopes, remote)
+    anns = access_annotations(orders, scopes, remote)
     for cyc in cycles(max_edges, max_threads, edges):
         n = len(cyc)
         for local in _region_choices(cyc, regions):
@@ -348,7 +351,7 @@ def generate(
     if count is None:
         return list(family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions))
     cycs = cycles(max_edges, max_threads, edges)
-    anns = annotations(orders, scopes, remote)
+    anns = access_annotations(orders, scopes, remote)
     trees = tuple(trees)
     locals_of = [_region_choices(c, regions) for c in cycs]
     sizes = [len(anns) ** len(c) * len(trees) * len(lc) for c, lc in zip(cycs, locals_of, strict=False)]

@@ -101,7 +101,9 @@ def check_graph_path(path) -> None:
 
 def render(dot: str, path) -> None:
     """Write DOT text to `path`; a suffix other than .dot is rendered with
-    Graphviz (the `graphviz` package driving Debian's `dot`)."""
+    Graphviz's `dot` program (Debian: apt-get install graphviz)."""
+    import shutil
+    import subprocess
     from pathlib import Path
 
     from .errors import HrfError, write_output
@@ -112,20 +114,13 @@ def render(dot: str, path) -> None:
     if fmt in ("dot", "gv", ""):
         write_output(p, dot)
         return
-    try:
-        import graphviz
-    except ImportError:
-        raise HrfError(
-            f"writing {p} needs the graphviz package: pip install 'hrf[graph]' "
-            f"(and Graphviz itself: apt-get install graphviz), or ask for a .dot file"
-        ) from None
-    try:
-        data = graphviz.Source(dot).pipe(format=fmt)
-    except graphviz.ExecutableNotFound:
-        raise HrfError(f"writing {p} needs Graphviz's `dot` program: apt-get install graphviz") from None
-    except graphviz.CalledProcessError as e:
-        raise HrfError(f"Graphviz could not render {p}: {e.stderr.decode(errors='replace').strip()}") from None
-    write_output(p, data)
+    exe = shutil.which("dot")
+    if exe is None:
+        raise HrfError(f"writing {p} needs Graphviz's `dot` program (apt-get install graphviz), or ask for a .dot file")
+    run = subprocess.run([exe, f"-T{fmt}"], input=dot.encode(), capture_output=True, check=False)
+    if run.returncode != 0:
+        raise HrfError(f"Graphviz could not render {p}: {run.stderr.decode(errors='replace').strip()}")
+    write_output(p, run.stdout)
 
 
 # ---------------------------------------------------------------- machine traces

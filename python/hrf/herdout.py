@@ -98,10 +98,13 @@ def read_herd_output(path) -> dict[str, HerdVerdict]:
             elif l.startswith("Flag "):
                 v.flags.append(l[len("Flag ") :].strip())
             elif l.startswith("Positive:"):
-                m = re.match(r"Positive: (\d+) Negative: (\d+)", l)
-                v.positive, v.negative = int(m.group(1)), int(m.group(2))
+                counts = re.match(r"Positive: (\d+) Negative: (\d+)", l)
+                if counts:
+                    v.positive, v.negative = int(counts.group(1)), int(counts.group(2))
             elif l.startswith("Bad executions"):
-                v.bad = int(re.search(r"\((\d+) in total\)", l).group(1))
+                bad = re.search(r"\((\d+) in total\)", l)
+                if bad:
+                    v.bad = int(bad.group(1))
             elif l.startswith("Condition "):
                 v.condition = l[len("Condition ") :]
             elif l.startswith("Observation "):

@@ -29,6 +29,7 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from .errors import CoreError, LimitExceeded, LitmusSyntaxError
 from .litmus import MACHINE_ARCHES as ARCH_NAMES
@@ -260,7 +261,7 @@ def parse_machine(text: str, path: str | None = None) -> MachineProgram:
     c = read_columns(text, path, r"\s*(scopetree|exists|forall|~|locations)")
     lines, names, cells, name = c.lines, c.names, c.cells, c.name
 
-    def fail(msg, line, col=1):
+    def fail(msg, line, col=1) -> NoReturn:
         c.fail(msg, path, line, col)
 
     locations: dict = {}
@@ -289,7 +290,9 @@ def parse_machine(text: str, path: str | None = None) -> MachineProgram:
                 regs.append(r)
             return regs.index(r)
 
-        code, labels, fixups = [], {}, []
+        code: list[dict] = []
+        labels: dict[str, int] = {}
+        fixups: list = []
         for src, line, col in cells[t]:
             try:
                 if re.fullmatch(r"\w+:", src):
@@ -421,7 +424,7 @@ class MachineResult:
     faults: list
     cut: int
     condition_holds: bool | None
-    program: MachineProgram = field(repr=False, default=None)
+    program: MachineProgram = field(repr=False)
     # per outcome: the steps of its trace as the core reports them
     # ({"kind": "thread" | "fetch_l1" | ..., ...}), for pictures (`trace_dot`)
     steps: list = field(repr=False, default_factory=list)
@@ -434,10 +437,10 @@ class MachineResult:
 
     def stuck_text(self) -> str:
         """Where each unfinished thread waits in the first deadlock found."""
-        p = self.program
-        return "stuck: " + ", ".join(
-            f"{p.threads[t].name} at {p.instruction_text(t, pc)}" for t, pc in self.deadlock["waiting"]
-        )
+        p, d = self.program, self.deadlock
+        if d is None:
+            return "stuck: (no deadlock)"
+        return "stuck: " + ", ".join(f"{p.threads[t].name} at {p.instruction_text(t, pc)}" for t, pc in d["waiting"])
 
     def trace_of(self, outcome: dict) -> list:
         return self.traces[self.outcomes.index(outcome)]
@@ -512,12 +515,12 @@ class MachineResult:
         out.append(
             f"Machine states {self.states}, transitions {self.transitions}, depth {self.depth}, {self.seconds:.3f} s"
         )
-        if not self.complete:
+        if self.limit is not None:
             out.append(
                 f"INCOMPLETE: limit {self.limit['which']} hit ({self.limit['detail']}); "
                 "the outcomes are those found so far"
             )
-        if self.deadlocks:
+        if self.deadlocks and self.deadlock is not None:
             out.append(f"DEADLOCK: {self.deadlocks} states cannot finish; the first reached:")
             out += ["  " + s for s in self.deadlock["trace"]]
             out.append("  then " + self.stuck_text())
@@ -652,31 +655,31 @@ def explore(
     if dl is not None:
         dl = dict(dl, trace=[step_text(prog, s) for s in dl["trace"]], steps=dl["trace"])
     r = MachineResult(
-        prog.name,
-        writeback,
-        o["complete"],
-        o["limit"],
-        o["states"],
-        o["transitions"],
-        o["seconds"],
-        o["bytes_per_state"],
-        outcomes,
-        [[step_text(prog, s) for s in x["trace"]] for x in o["outcomes"]],
-        holds,
-        o["deadlocks"],
-        dl,
-        [
+        name=prog.name,
+        writeback=writeback,
+        complete=o["complete"],
+        limit=o["limit"],
+        states=o["states"],
+        transitions=o["transitions"],
+        seconds=o["seconds"],
+        bytes_per_state=o["bytes_per_state"],
+        outcomes=outcomes,
+        traces=[[step_text(prog, s) for s in x["trace"]] for x in o["outcomes"]],
+        holds=holds,
+        deadlocks=o["deadlocks"],
+        deadlock=dl,
+        faults=[
             {"message": f["message"], "trace": [step_text(prog, s) for s in f["trace"]], "steps": f["trace"]}
             for f in o["faults"]
         ],
-        o["cut"],
-        verdict,
-        prog,
-        [x["trace"] for x in o["outcomes"]],
-        o["phase_seconds"],
-        o["depth"],
+        cut=o["cut"],
+        condition_holds=verdict,
+        program=prog,
+        steps=[x["trace"] for x in o["outcomes"]],
+        phases=o["phase_seconds"],
+        depth=o["depth"],
     )
-    if not r.complete and on_limit == "raise":
+    if r.limit is not None and on_limit == "raise":
         raise LimitExceeded(r.limit["which"], r.limit["detail"], r)
     return r
 

@@ -353,6 +353,7 @@ class _ThreadCompiler:
         if e.op == "cas_old":  # PTX atom.cas: compare with a value, return the old one
             ins["expected"] = self.expr(e.expected_value)
         if e.op == "cas":
+            assert e.expected is not None, "the parsers give every compare-exchange its expected location"
             # C11 and herd's OpenCL: the expected value is read (not
             # atomically) from its location; a failing compare writes the
             # value it read back there (where the model's language does:
@@ -502,7 +503,7 @@ class _ThreadCompiler:
                 f"{self.thread.name}: bra to undefined label {sorted(missing)[0]}", self.p.test.path, self.thread.line
             )
         # Resolve labels to program counters.
-        code = []
+        code: list[dict] = []
         for ins in self.code:
             if isinstance(ins, _Label):
                 ins.pc = len(code)
@@ -577,10 +578,10 @@ class _ProgramCompiler:
         self._refuse_pointer_values()
         # Observed variables: the condition's and the `locations` clause's;
         # with neither, every register and location.
-        cond_vars = []
+        cond_vars: list[A.RegVar | A.LocVar] = []
         if test.condition is not None:
             cond_vars = list(_prop_vars(test.condition.prop))
-        obs = list(dict.fromkeys(list(cond_vars) + list(test.locations)))
+        obs: list[A.RegVar | A.LocVar] | None = list(dict.fromkeys(list(cond_vars) + list(test.locations)))
         if test.condition is None and not test.locations:
             obs = None
         for v in obs or []:
@@ -600,7 +601,9 @@ class _ProgramCompiler:
             tc.stmts(t.body)
             tcs.append(tc)
         if obs is None or self.observe_all:
-            every = [A.RegVar(i, r) for i, tc in enumerate(tcs) for r in tc.regs if not r.startswith("%")]
+            every: list[A.RegVar | A.LocVar] = [
+                A.RegVar(i, r) for i, tc in enumerate(tcs) for r in tc.regs if not r.startswith("%")
+            ]
             every += [A.LocVar(l) for l in self.locations]
             obs = list(dict.fromkeys((obs or []) + every))
         # herd's order: registers by thread and name, then locations by name.

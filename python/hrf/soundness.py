@@ -165,7 +165,7 @@ def soundness(
         return res
     if not src.complete:
         res.complete = False
-        res.reason = f"source model check cut by limit {src.limit['which']}"
+        res.reason = f"source model check cut by limit {(src.limit or {}).get('which')}"
         return res
     prog = compile_scheme(t, sch, comp=comp)
     ok = {tuple(sorted(o.items())) for o in allowed}
@@ -183,7 +183,7 @@ def soundness(
         for o, tr, st in zip(r.outcomes, r.traces, r.steps, strict=False):
             if tuple(sorted(o.items())) not in ok:
                 res.counterexamples.append(Counterexample("outcome", wb, o, tr, st, prog))
-        if r.deadlocks:
+        if r.deadlocks and r.deadlock is not None:
             res.counterexamples.append(
                 Counterexample("deadlock", wb, None, r.deadlock["trace"] + [r.stuck_text()], r.deadlock["steps"], prog)
             )

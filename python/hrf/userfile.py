@@ -14,6 +14,7 @@ import importlib.util
 import os
 import sys
 import traceback
+from typing import Any
 
 from .errors import DefinitionError
 
@@ -26,7 +27,7 @@ def is_path(name) -> bool:
     return isinstance(name, (str, os.PathLike)) and (str(name).endswith(".py") or os.sep in str(name))
 
 
-def load(path, attr: str, cls: type, what: str, builtin: list):
+def load(path, attr: str, cls: type[Any], what: str, builtin: list) -> Any:
     """The `attr` (an instance of `cls`) that the Python file at `path`
     defines; `what` ("model", "scheme") and `builtin` (the names shipped)
     are for the errors."""
@@ -51,6 +52,8 @@ def load(path, attr: str, cls: type, what: str, builtin: list):
         raise DefinitionError(f"cannot read this {what} file: {e}", path) from None
     modname = f"hrf_user_{what}_{abs(hash(key)):x}"
     spec = importlib.util.spec_from_file_location(modname, full)
+    if spec is None or spec.loader is None:
+        raise DefinitionError(f"cannot load this {what} file as Python", path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[modname] = mod
     try:
@@ -68,7 +71,7 @@ def load(path, attr: str, cls: type, what: str, builtin: list):
         raise DefinitionError(
             f"running this {what} file raised {type(e).__name__}: {e}", path, line, excerpt=_line(text, line)
         ) from e
-    obj = mod.__dict__.get(attr)
+    obj: Any = mod.__dict__.get(attr)
     if obj is None:
         raise DefinitionError(
             f"defines no {attr} (a {cls.__module__}.{cls.__name__}): "

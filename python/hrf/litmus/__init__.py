@@ -27,7 +27,8 @@ def too_deep(text: str, path: str | None) -> LitmusSyntaxError:
     placed where the brackets nest deepest (or, for a long flat chain such
     as a sum of thousands of terms, at the start of the longest line)."""
     lines = text.splitlines() or [""]
-    depth, best, where = 0, 0, None
+    depth, best = 0, 0
+    where: tuple[int, int] = (1, 1)
     for ln, line in enumerate(lines, 1):
         for col, ch in enumerate(line, 1):
             if ch in "({[":

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NoReturn
 
 from ..errors import LitmusSyntaxError
 
@@ -21,7 +22,7 @@ class Columns:
     cells: list  # per thread: [(text, line, column)], 1-based
     tail: int  # 0-based index of the first line after the table
 
-    def fail(self, msg: str, path, line: int, col: int = 1):
+    def fail(self, msg: str, path, line: int, col: int = 1) -> NoReturn:
         lines = self.lines
         raise LitmusSyntaxError(msg, path, line, col, lines[line - 1] if 0 < line <= len(lines) else None)
 

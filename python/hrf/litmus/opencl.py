@@ -758,8 +758,8 @@ def parse_opencl(text: str, path: str | None = None) -> A.Test:
     inits = tuple(x for x in init if isinstance(x, A.Init))
     reg_inits = tuple(x for x in init if isinstance(x, A.RegInit))
     seen = set()
-    for i in inits:
-        if i.loc in seen:
-            raise LitmusSyntaxError(f"location {i.loc} is initialised twice", path, i.line)
-        seen.add(i.loc)
+    for ini in inits:
+        if ini.loc in seen:
+            raise LitmusSyntaxError(f"location {ini.loc} is initialised twice", path, ini.line)
+        seen.add(ini.loc)
     return A.Test(header[1], header[2], threads, inits, reg_inits, cond, locs, path=path)

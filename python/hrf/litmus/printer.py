@@ -79,7 +79,7 @@ def format_expr(e, prec=0) -> str:
         if not e.atomic:
             return f"*{e.loc}"
         rem = "_remote" if e.remote else ""
-        return f"atomic_load_explicit{rem}({e.loc}, {_ORDER[e.order]}{_scope_args(e.scope)})"
+        return f"atomic_load_explicit{rem}({e.loc}, {_ORDER[e.order or 'sc']}{_scope_args(e.scope)})"
     if isinstance(e, A.DerefExpr):
         return f"*({format_expr(e.addr)})"
     if isinstance(e, A.StoreExpr):
@@ -117,7 +117,7 @@ def format_stmts(stmts, indent) -> list[str]:
                 rem = "_remote" if s.remote else ""
                 out.append(
                     f"{pad}atomic_store_explicit{rem}({s.loc}, {format_expr(s.value)}, "
-                    f"{_ORDER[s.order]}{_scope_args(s.scope)});"
+                    f"{_ORDER[s.order or 'sc']}{_scope_args(s.scope)});"
                 )
         elif isinstance(s, A.ExprStmt):
             out.append(f"{pad}{format_expr(s.expr)};")

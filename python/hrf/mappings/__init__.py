@@ -22,7 +22,7 @@ from ..userfile import is_path, load
 
 SCOPE_CLASS = {"wi": "wg", "sg": "wg", "wg": "wg", "dev": "dev", "all": "all"}
 # The access itself in a row, by operation.
-ACCESS = {"load": ("LD",), "store": ("ST",), "rmw": ("RMWL1", "RMWL2")}
+ACCESS: dict[str, tuple[str, ...]] = {"load": ("LD",), "store": ("ST",), "rmw": ("RMWL1", "RMWL2")}
 
 
 def key_text(key) -> str:

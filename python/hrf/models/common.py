@@ -48,7 +48,7 @@ def refuse(
     operation of `test` outside the model's fragment (docs/readings.md)."""
     for t in test.threads:
         for op in AST.memory_ops(t.body):
-            orders = {getattr(op, "order", None), getattr(op, "fail_order", None)} - {None}
+            orders: set[str] = {o for o in (getattr(op, "order", None), getattr(op, "fail_order", None)) if o}
             why = None
             if barriers and isinstance(op, AST.Barrier):
                 why = "no execution barriers (barrier(...) makes threads wait for one another)"

@@ -124,9 +124,9 @@ def hrf_relaxed_model(
     hhb: Rel,
     observability: bool = False,
     *,
-    observable_rel: Rel = None,
-    incl: Rel = None,
-    sc_gate: Rel = None,
+    observable_rel: Rel | None = None,
+    incl: Rel | None = None,
+    sc_gate: Rel | None = None,
     allow_fences: bool = False,
 ) -> Model:
     """The Fig. 9 skeleton. `hhb` is the model's happens-before; with
