@@ -7,11 +7,11 @@ import math
 import multiprocessing as mp
 import os
 import signal
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from typing import cast
 
+from . import core
 from . import models as _models
 from .dsl import Model
 from .errors import CoreError, HrfError, InvalidArgument, LimitExceeded, check_whole
@@ -98,53 +98,6 @@ class Limits:
         d["max_memory"] = self.memory_budget()
         d["thin_air"] = self.thin_air if self.thin_air is not None else bool(model is not None and model.thin_air)
         return json.dumps(d)
-
-
-def _core():
-    try:
-        from . import _core as core
-    except ImportError as e:  # pragma: no cover - only without a build
-        raise HrfError("hrf's Rust core is not built; install with `pip install .`") from e
-    return core
-
-
-def _interruptible(fn, *args, tick=None):
-    """Run a core call in a worker thread so that Ctrl-C reaches the main
-    thread; on Ctrl-C the core is told to stop, and once it has, the
-    KeyboardInterrupt goes on. `tick`, if given, is called about every
-    0.1 s while the call runs (a progress display)."""
-    box: dict = {}
-    # The end of the call is an Event, not Thread.join: a Ctrl-C that lands
-    # inside join() can leave the thread marked finished while it still runs
-    # (CPython), and then the interpreter exits under the core, which aborts.
-    done = threading.Event()
-
-    def target():
-        try:
-            box["value"] = fn(*args)
-        except BaseException as e:  # pragma: no cover - the core returns errors as JSON
-            box["error"] = e
-        finally:
-            done.set()
-
-    th = threading.Thread(target=target, name="hrf-core", daemon=True)
-    th.start()
-    try:
-        while not done.wait(0.1):
-            if tick is not None:
-                tick()
-    except KeyboardInterrupt:
-        _core().cancel()
-        while True:  # the core stops at its next check; further Ctrl-Cs wait for it too
-            try:
-                if done.wait(0.1):
-                    break
-            except KeyboardInterrupt:
-                _core().cancel()
-        raise
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 @dataclass
@@ -319,7 +272,7 @@ def _observation(pos: int, neg: int) -> str:
     return "Sometimes"
 
 
-def _verdict(quant: str, pos: int, neg: int, complete: bool) -> bool | None:
+def condition_verdict(quant: str, pos: int, neg: int, complete: bool) -> bool | None:
     """herd's Ok/No; None where a limit leaves it undecided."""
     if quant == "exists":
         return True if pos > 0 else (False if complete else None)
@@ -389,7 +342,7 @@ def _build_result(raw: str, comp: Compiled, model: Model) -> Result:
             f"iterations): the bound cut paths of {', '.join(r.cut_paths)}; raise it with --unroll",
         }
     r.observation = (_observation(pos, neg), pos, neg)
-    r.condition_holds = _verdict(quant, pos, neg, complete)
+    r.condition_holds = condition_verdict(quant, pos, neg, complete)
     r.racy = True if r.flags else (False if complete else None)
     return r
 
@@ -407,15 +360,15 @@ def check(test, model="sc", *, limits: Limits | None = None, on_limit: str = "re
     Keyword arguments other than `limits` and `on_limit` set fields of
     `Limits` (e.g. `unroll=3`, `max_seconds=10`). With `on_limit="raise"` a
     result cut short by a limit raises `LimitExceeded` (holding the result)."""
-    limits = _limits(limits, kw)
-    _on_limit(on_limit)
+    limits = limits_from(limits, kw)
+    on_limit_mode(on_limit)
     comp, m = _prepare(test, model, limits)
     return check_compiled(comp, m, limits, on_limit)
 
 
 def check_compiled(comp: Compiled, model: Model, limits: Limits, on_limit: str = "result") -> Result:
     """`check` of an already compiled test (`hrf.program.compile_test`)."""
-    raw = _interruptible(_core().check, comp.json(), model.ir_json(), limits.core_json(model))
+    raw = core.check(comp.json(), model.ir_json(), limits.core_json(model))
     r = _build_result(raw, comp, model)
     if r.error is not None:
         raise r.error
@@ -424,13 +377,13 @@ def check_compiled(comp: Compiled, model: Model, limits: Limits, on_limit: str =
     return r
 
 
-def _on_limit(on_limit: str) -> str:
+def on_limit_mode(on_limit: str) -> str:
     if on_limit not in ("result", "raise"):
         raise InvalidArgument(f"on_limit must be 'result' or 'raise', not {on_limit!r}")
     return on_limit
 
 
-def _limits(limits, kw) -> Limits:
+def limits_from(limits, kw) -> Limits:
     if limits is not None and not isinstance(limits, Limits):
         raise InvalidArgument(f"limits must be an hrf.Limits, not {type(limits).__name__}")
     limits = limits or Limits()
@@ -477,7 +430,7 @@ def check_many(
       too. Chosen by default (`processes=None`) when there are at least
       `PROCESS_MIN_TESTS` tests, more than one worker and `fork` exists;
       `processes=False` forces threads, `processes=True` processes."""
-    limits = _limits(limits, kw)
+    limits = limits_from(limits, kw)
     if isinstance(tests, (str, bytes, os.PathLike)) or hasattr(tests, "threads"):
         raise InvalidArgument(
             "check_many takes a list (or other iterable) of tests, not one test: "
@@ -509,12 +462,11 @@ def _check_in_threads(
     chunk of jobs at a time in parallel with the GIL released."""
     model_json = {m.name: m.ir_json() for m in models}
     limits_json = {m.name: limits.core_json(m) for m in models}
-    core = _core()
     pending: list = []  # (Compiled or None, model, error, name)
 
     def flush():
         jobs = [(c.json(), model_json[m.name], limits_json[m.name]) for c, m, _, _ in pending if c is not None]
-        raws = iter(_interruptible(core.check_many, jobs, workers))
+        raws = iter(core.check_many(jobs, workers))
         for c, m, err, name in pending:
             if c is None:
                 yield Result.failed(name, m.name, err, path=name)

@@ -67,7 +67,7 @@ def _memory(text: str) -> int:
     return int(v * _UNITS[unit])
 
 
-def _limits(a) -> Limits:
+def limits_of_args(a) -> Limits:
     return Limits(
         max_candidates=a.max_candidates,
         max_seconds=a.max_seconds,
@@ -144,7 +144,7 @@ def _inputs(files: list) -> list:
 
 
 def cmd_check(a) -> int:
-    limits = _limits(a)
+    limits = limits_of_args(a)
     status = 0
     if a.graph:
         if len(a.files) != 1 or len(a.model) != 1:
@@ -200,7 +200,9 @@ def cmd_bulk(a) -> int:
     total = len(paths) * len(a.model)
     progress = bulk.Progress(total, enabled=None if not a.no_progress else False)
     try:
-        summary = bulk.run(paths, a.model, out=out, fmt=fmt, workers=a.workers, limits=_limits(a), progress=progress)
+        summary = bulk.run(
+            paths, a.model, out=out, fmt=fmt, workers=a.workers, limits=limits_of_args(a), progress=progress
+        )
     finally:
         if a.out:
             out.close()
@@ -248,7 +250,7 @@ def cmd_compare(a) -> int:
         print("hrf: compare takes exactly two --model", file=sys.stderr)
         return 2
     tests = generate(count=a.count, seed=a.seed, **_family(a))
-    diffs = compare(tests, a.model[0], a.model[1], workers=a.workers, limits=_limits(a))
+    diffs = compare(tests, a.model[0], a.model[1], workers=a.workers, limits=limits_of_args(a))
     print(f"{len(diffs)} of {len(tests)} tests separate {a.model[0]} and {a.model[1]}", file=sys.stderr)
     for d in diffs[: a.show]:
         print(to_litmus(d.test))
@@ -392,7 +394,7 @@ def cmd_export(a) -> int:
         print("hrf export isabelle: give litmus tests (with --model) or --scheme", file=sys.stderr)
         return 2
     r = export_isabelle(
-        a.files, a.model or ["sc"], a.out, schemes=a.scheme, max_executions=a.max_executions, limits=_limits(a)
+        a.files, a.model or ["sc"], a.out, schemes=a.scheme, max_executions=a.max_executions, limits=limits_of_args(a)
     )
     for e in r.tests:
         print(

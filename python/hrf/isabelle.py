@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import mappings as _mappings
-from .api import Limits, _limits, check_compiled
+from .api import Limits, check_compiled, limits_from
 from .dsl import Model
 from .errors import OutputError, UnsupportedFeature, check_whole, make_folder, write_output
 from .litmus import parse
@@ -631,7 +631,7 @@ def export_isabelle(
     """Write Isabelle theories into `out`: the base theories, one theory per
     test and model, one per scheme, and a ROOT file for the session.
     Raises UnsupportedFeature for a model or row with no Isabelle form."""
-    limits = _limits(limits, kw)
+    limits = limits_from(limits, kw)
     check_whole("max_executions", max_executions, 1)
     out = Path(out)
     _prepare_folder(out)

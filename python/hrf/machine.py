@@ -35,7 +35,7 @@ from .errors import CoreError, LimitExceeded, LitmusSyntaxError
 from .litmus import MACHINE_ARCHES as ARCH_NAMES
 from .litmus import ast as A
 from .litmus.columns import read_columns
-from .litmus.opencl import _apply_tree
+from .litmus.opencl import apply_scope_tree
 from .litmus.printer import format_condition, format_state
 from .litmus.ptx import read_tail
 from .status import StatusLine
@@ -276,7 +276,7 @@ def parse_machine(text: str, path: str | None = None) -> MachineProgram:
     tree, _, cond, _ = read_tail(lines, c.tail, path)
     placed = tuple(A.Thread(n, (), (), line=0) for n in names)
     if tree is not None:
-        placed = _apply_tree(placed, tree, path, text)
+        placed = apply_scope_tree(placed, tree, path, text)
     threads = []
     loc_index = {n: k for k, n in enumerate(locations)}
     wg_ids: dict = {}
@@ -322,12 +322,12 @@ def parse_machine(text: str, path: str | None = None) -> MachineProgram:
     ]
     cond_ir = {"k": "true"}
     if cond is not None:
-        from .program import _prop_ir
+        from .program import prop_ir
 
         for a in A.prop_atoms(cond.prop):
             if str(a.var) not in observed:
                 fail(f"the condition names {a.var}, which the program does not have", len(lines))
-        cond_ir = _prop_ir(cond.prop, {v: k for k, v in enumerate(observed)})
+        cond_ir = prop_ir(cond.prop, {v: k for k, v in enumerate(observed)})
     return MachineProgram(name, locs, threads, observed, obs_ir, cond, cond_ir, path)
 
 
@@ -605,14 +605,15 @@ def explore(
     or the path or text of a GPU_MACHINE test). `progress` shows a status
     line while it runs (the CLI passes one on a terminal). `max_memory`:
     resident bytes of the process (None: the default of `hrf.Limits`)."""
-    from .api import Limits, _core, _interruptible, _on_limit, _verdict, check_workers
+    from . import core
+    from .api import Limits, check_workers, condition_verdict, on_limit_mode
     from .errors import InvalidArgument, check_whole
 
     if writeback not in ("fifo", "any"):
         raise InvalidArgument(f"writeback must be 'fifo' or 'any', not {writeback!r}")
     check_workers(workers)
     check_whole("max_states", max_states, 1, none_ok=True)
-    _on_limit(on_limit)
+    on_limit_mode(on_limit)
     # the time and memory limits are checked as hrf.Limits checks them
     budget = Limits(max_seconds=max_seconds, max_memory=max_memory)
     if not isinstance(prog, MachineProgram):
@@ -625,7 +626,6 @@ def explore(
             "max_memory": budget.memory_budget(),
         }
     )
-    core = _core()
     start = time.perf_counter()
 
     def tick():
@@ -633,24 +633,19 @@ def explore(
         progress.update(f"{prog.name} (writeback={writeback})", states, layers, time.perf_counter() - start, max_states)
 
     try:
-        raw = _interruptible(
-            core.explore,
-            json.dumps(prog.ir(writeback, reduce)),
-            limits,
-            workers,
-            tick=tick if progress is not None else None,
+        data = core.explore(
+            json.dumps(prog.ir(writeback, reduce)), limits, workers, tick=tick if progress is not None else None
         )
     finally:
         if progress is not None:
             progress.close()
-    data = json.loads(raw)
     if "error" in data:
         raise CoreError(f"{prog.path or prog.name}: {data['error']}")
     o = data["ok"]
     outcomes = [dict(zip(prog.observed, x["values"], strict=False)) for x in o["outcomes"]]
     holds = [x["holds"] for x in o["outcomes"]]
     quant = prog.condition.quantifier if prog.condition is not None else "forall"
-    verdict = _verdict(quant, sum(holds), len(holds) - sum(holds), o["complete"])
+    verdict = condition_verdict(quant, sum(holds), len(holds) - sum(holds), o["complete"])
     dl = o["deadlock"]
     if dl is not None:
         dl = dict(dl, trace=[step_text(prog, s) for s in dl["trace"]], steps=dl["trace"])

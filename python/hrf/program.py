@@ -622,7 +622,7 @@ class _ProgramCompiler:
             tags = list(self.location_tags(l))
             locs_ir.append({"name": l, "init": init[l].value if l in init else 0, "tags": tags})
         index = {str(v): i for i, v in enumerate(obs)}
-        cond = _prop_ir(test.condition.prop, index, path=test.path) if test.condition is not None else {"k": "true"}
+        cond = prop_ir(test.condition.prop, index, path=test.path) if test.condition is not None else {"k": "true"}
         ir = {
             "name": test.name,
             "locations": locs_ir,
@@ -638,7 +638,7 @@ def _prop_vars(p):
     return (a.var for a in A.prop_atoms(p))
 
 
-def _prop_ir(p, index, depth: int = 0, path=None) -> dict:
+def prop_ir(p, index, depth: int = 0, path=None) -> dict:
     if depth > MAX_NESTING:
         from .errors import LitmusSyntaxError
 
@@ -654,11 +654,11 @@ def _prop_ir_node(p, index, depth, path) -> dict:
     if isinstance(p, A.PAtom):
         return {"k": "eq", "var": index[str(p.var)], "val": p.value}
     if isinstance(p, A.PNot):
-        return {"k": "not", "a": _prop_ir(p.prop, index, depth + 1, path)}
+        return {"k": "not", "a": prop_ir(p.prop, index, depth + 1, path)}
     if isinstance(p, A.PAnd):
-        return {"k": "and", "args": [_prop_ir(q, index, depth + 1, path) for q in p.props]}
+        return {"k": "and", "args": [prop_ir(q, index, depth + 1, path) for q in p.props]}
     if isinstance(p, A.POr):
-        return {"k": "or", "args": [_prop_ir(q, index, depth + 1, path) for q in p.props]}
+        return {"k": "or", "args": [prop_ir(q, index, depth + 1, path) for q in p.props]}
     raise TypeError(p)
 
 

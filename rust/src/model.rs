@@ -13,7 +13,7 @@ use serde::Deserialize;
 use std::collections::BTreeSet;
 
 #[derive(Deserialize, Debug, Clone)]
-#[serde(tag = "op", rename_all = "snake_case")]
+#[serde(deny_unknown_fields, tag = "op", rename_all = "snake_case")]
 pub enum Node {
     // ---- sets
     /// Events whose template carries the tag; `R`, `W`, `F`, `M` and `IW`
@@ -112,6 +112,7 @@ pub enum CheckKind {
 }
 
 #[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
 pub struct Check {
     pub kind: CheckKind,
     pub node: usize,
@@ -127,12 +128,14 @@ pub struct Check {
 /// every total order of the events of `set` (a set node that does not
 /// depend on rf/co), and the relation is available as `Base { name }`.
 #[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
 pub struct OrderDecl {
     pub name: String,
     pub set: usize,
 }
 
 #[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
 pub struct ModelIr {
     pub name: String,
     pub nodes: Vec<Node>,

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 #[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
 pub struct Program {
     pub name: String,
     pub locations: Vec<Location>,
@@ -22,6 +23,7 @@ pub struct Program {
 }
 
 #[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
 pub struct Location {
     pub name: String,
     pub init: i64,
@@ -32,12 +34,17 @@ pub struct Location {
 }
 
 #[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
 pub struct Thread {
     pub name: String,
     /// Thread attributes such as `wg`, `dev`, `sg`: the scope tree.
     #[serde(default)]
     pub attrs: BTreeMap<String, i64>,
     pub nregs: usize,
+    /// Register names by index (the source's; for people and the
+    /// compilation schemes, not for the core's semantics).
+    #[serde(default)]
+    pub regs: Vec<String>,
     pub code: Vec<Instr>,
 }
 
@@ -49,6 +56,7 @@ pub enum Kind {
 }
 
 #[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
 pub struct EventTemplate {
     pub kind: Kind,
     #[serde(default)]
@@ -103,7 +111,7 @@ impl RmwOp {
 }
 
 #[derive(Deserialize, Debug, Clone)]
-#[serde(tag = "op", rename_all = "lowercase")]
+#[serde(deny_unknown_fields, tag = "op", rename_all = "lowercase")]
 pub enum Instr {
     Load {
         dst: Option<usize>,
@@ -154,13 +162,14 @@ pub enum Instr {
 }
 
 #[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
 pub struct FailStore {
     pub loc: usize,
     pub ev: usize,
 }
 
 #[derive(Deserialize, Debug, Clone)]
-#[serde(tag = "k", rename_all = "lowercase")]
+#[serde(deny_unknown_fields, tag = "k", rename_all = "lowercase")]
 pub enum Expr {
     C { v: i64 },
     R { r: usize },
@@ -243,14 +252,14 @@ impl Expr {
 }
 
 #[derive(Deserialize, Debug, Clone)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "lowercase")]
 pub enum Observed {
     Reg { thread: usize, reg: usize },
     Loc { loc: usize },
 }
 
 #[derive(Deserialize, Debug, Clone)]
-#[serde(tag = "k", rename_all = "lowercase")]
+#[serde(deny_unknown_fields, tag = "k", rename_all = "lowercase")]
 pub enum Cond {
     True,
     False,

@@ -53,13 +53,13 @@ TREE_LEVELS = {
 _TREE_RANK = {"dev": 0, "kernel": 1, "wg": 2, "sg": 3}
 
 
-def _int(tok) -> int:
+def int_literal(tok) -> int:
     """A litmus integer: decimal (leading zeros allowed, as herd reads them)
     or 0x hexadecimal."""
     s = str(tok)
     v = int(s, 16) if s[:2].lower() == "0x" else int(s, 10)
     if v >= 1 << 63:
-        raise _Err(
+        raise ParseFailure(
             f"{s} does not fit in 64 bits: hrf's values are 64-bit signed integers",
             getattr(tok, "line", None),
             getattr(tok, "column", None),
@@ -140,13 +140,13 @@ def _blank_preamble_comments(text: str) -> str:
     return head + text[end:tail] + _OCAML_COMMENT.sub(blank, text[tail:])
 
 
-class _Err(Exception):
+class ParseFailure(Exception):
     def __init__(self, msg, line=None, column=None):
         super().__init__(msg)
         self.msg, self.line, self.column = msg, line, column
 
 
-class _Unsupported(_Err):
+class _Unsupported(ParseFailure):
     """A construct that parses but has no meaning in hrf: UnsupportedFeature."""
 
 
@@ -175,10 +175,10 @@ def _flatten_or(e) -> list:
 
 
 @v_args(meta=True)
-class _ToAst(Transformer):
+class ToAst(Transformer):
     # ---------------------------------------------------------- expressions
     def const(self, meta, c):
-        return A.Const(_int(c[0]), line=_line(meta))
+        return A.Const(int_literal(c[0]), line=_line(meta))
 
     def var(self, meta, c):
         return A.Reg(str(c[0]), line=_line(meta))
@@ -283,16 +283,16 @@ class _ToAst(Transformer):
         )
 
     def scope_kv(self, meta, c):
-        return (str(c[0]), _int(c[1]), meta)
+        return (str(c[0]), int_literal(c[1]), meta)
 
     def scope_annot(self, meta, c):
         out = {}
         for key, val, m in c:
             k = {"wg": "wg", "dev": "dev", "sg": "sg", "work_group": "wg", "device": "dev"}.get(key)
             if k is None:
-                raise _Err(f"unknown scope level {key!r} (expected wg, dev or sg)", m.line, m.column)
+                raise ParseFailure(f"unknown scope level {key!r} (expected wg, dev or sg)", m.line, m.column)
             if k in out:
-                raise _Err(
+                raise ParseFailure(
                     f"the thread is placed twice at level {key!r} ({k} {out[k]} and {k} {val})", m.line, m.column
                 )
             out[k] = val
@@ -319,7 +319,7 @@ class _ToAst(Transformer):
 
     # ---------------------------------------------------------- init
     def signed(self, meta, c):
-        v = _int(c[-1])
+        v = int_literal(c[-1])
         return -v if len(c) == 2 else v
 
     def loc_ref(self, meta, c):
@@ -330,7 +330,7 @@ class _ToAst(Transformer):
 
         alloc = str(c[2]) if len(c) > 2 and c[2] is not None else None
         if alloc is not None and alloc not in ALLOC_CLASSES:
-            raise _Err(
+            raise ParseFailure(
                 f"unknown allocation class @{alloc} (known: {', '.join('@' + a for a in ALLOC_CLASSES)})",
                 c[2].line,
                 c[2].column,
@@ -344,7 +344,7 @@ class _ToAst(Transformer):
         return A.Init(c[0], str(c[1]), line=_line(meta))
 
     def init_reg(self, meta, c):
-        return A.RegInit(_int(c[0]), str(c[1]), c[2], line=_line(meta))
+        return A.RegInit(int_literal(c[0]), str(c[1]), c[2], line=_line(meta))
 
     def init_typed(self, meta, c):
         return A.Init(str(c[-2]), c[-1], line=_line(meta))
@@ -404,11 +404,11 @@ class _ToAst(Transformer):
             rank = min((k[2] for k in kids if not isinstance(k, str)), default=len(_TREE_RANK))
             return (None, kids, rank, "group", meta.line, meta.column)
         if name not in TREE_LEVELS and name != "kernel":
-            raise _Err(f"unknown scope-tree level {name!r}", meta.line, meta.column)
+            raise ParseFailure(f"unknown scope-tree level {name!r}", meta.line, meta.column)
         rank = _TREE_RANK[TREE_LEVELS.get(name, "kernel")]
         for k in kids:
             if not isinstance(k, str) and k[2] <= rank:
-                raise _Err(
+                raise ParseFailure(
                     f"a {k[3]} cannot be inside a {name} (the levels nest device > kernel > work_group > sub_group)",
                     k[4],
                     k[5],
@@ -419,7 +419,7 @@ class _ToAst(Transformer):
         return ("tree", c)
 
     def regvar(self, meta, c):
-        return A.RegVar(_int(c[0]), str(c[1]))
+        return A.RegVar(int_literal(c[0]), str(c[1]))
 
     def locvar(self, meta, c):
         return A.LocVar(str(c[0]))
@@ -460,7 +460,7 @@ class _ToAst(Transformer):
 
     def neg_condition(self, meta, c):
         if str(c[1]) != "exists":
-            raise _Err("only 'exists' may be negated", meta.line, meta.column)
+            raise ParseFailure("only 'exists' may be negated", meta.line, meta.column)
         return ("cond", A.Condition("~exists", c[2] if len(c) > 2 else A.PTrue()))
 
     def header(self, meta, c):
@@ -482,9 +482,9 @@ def _flat(items, cls):
 def _value(e, meta):
     """An expression used as a value: a location's address is not one."""
     if isinstance(e, tuple) and e and e[0] == "addr":
-        raise _Err(f"'&{e[1]}' is not a value here", meta.line, meta.column)
+        raise ParseFailure(f"'&{e[1]}' is not a value here", meta.line, meta.column)
     if isinstance(e, (A.Store, A.Fence, A.Barrier)):
-        raise _Err("this operation has no value", meta.line, meta.column)
+        raise ParseFailure("this operation has no value", meta.line, meta.column)
     return e
 
 
@@ -493,20 +493,20 @@ def _name_arg(a, what, meta) -> str:
         return a.name
     if isinstance(a, tuple) and a[0] == "addr":
         return a[1]
-    raise _Err(f"expected {what}", meta.line, meta.column)
+    raise ParseFailure(f"expected {what}", meta.line, meta.column)
 
 
 def _order(a, meta) -> str:
     n = _name_arg(a, "a memory order", meta)
     if n not in ORDERS:
-        raise _Err(f"unknown memory order {n!r}", meta.line, meta.column)
+        raise ParseFailure(f"unknown memory order {n!r}", meta.line, meta.column)
     return ORDERS[n]
 
 
 def _scope(a, meta) -> str:
     n = _name_arg(a, "a memory scope", meta)
     if n not in SCOPES:
-        raise _Err(f"unknown memory scope {n!r}", meta.line, meta.column)
+        raise ParseFailure(f"unknown memory scope {n!r}", meta.line, meta.column)
     return SCOPES[n]
 
 
@@ -515,7 +515,7 @@ def _flags(a, meta) -> tuple:
     for f in _flatten_or(a):
         n = _name_arg(f, "fence flags", meta)
         if n not in FLAGS:
-            raise _Err(f"unknown fence flag {n!r}", meta.line, meta.column)
+            raise ParseFailure(f"unknown fence flag {n!r}", meta.line, meta.column)
         out.append(FLAGS[n])
     return tuple(sorted(set(out)))
 
@@ -523,7 +523,7 @@ def _flags(a, meta) -> tuple:
 def _arity(name, args, lo, hi, meta):
     if not lo <= len(args) <= hi:
         want = str(lo) if lo == hi else f"{lo} to {hi}"
-        raise _Err(f"{name} takes {want} arguments, got {len(args)}", meta.line, meta.column)
+        raise ParseFailure(f"{name} takes {want} arguments, got {len(args)}", meta.line, meta.column)
 
 
 _CALL = re.compile(
@@ -547,7 +547,7 @@ def _call(name, args, meta):
     if not m:
         if _LKMM.fullmatch(name):
             raise _lkmm(name, meta.line, meta.column)
-        raise _Err(f"unknown function {name!r}", meta.line, meta.column)
+        raise ParseFailure(f"unknown function {name!r}", meta.line, meta.column)
     op, explicit, remote = m.group("op"), bool(m.group("explicit")), bool(m.group("remote"))
     loc = _name_arg(args[0], "a location", meta) if args else None
     if op == "store":
@@ -609,7 +609,7 @@ def _call(name, args, meta):
     )
 
 
-def _apply_tree(threads, forest, path, text):
+def apply_scope_tree(threads, forest, path, text):
     """Place threads in the scope tree: numbers for devices, work-groups and
     sub-groups in order of appearance."""
     where: dict[str, dict] = {}
@@ -690,18 +690,18 @@ def parse_opencl(text: str, path: str | None = None) -> A.Test:
     src = _blank_preamble_comments(text)
     lines = text.splitlines()
     try:
-        items = _ToAst().transform(_parser().parse(src)).children
+        items = ToAst().transform(_parser().parse(src)).children
     except UnexpectedInput as e:
         lk = _LKMM.search(src)
         if lk is not None:  # an LKMM test: refuse it for what it is, not for its syntax
             line = src[: lk.start()].count("\n") + 1
             raise UnsupportedFeature(_lkmm(lk.group(1)).msg, path, line) from None
         raise lark_syntax_error(e, path, lines) from None
-    except (VisitError, _Err) as e:
+    except (VisitError, ParseFailure) as e:
         orig = e.orig_exc if isinstance(e, VisitError) else e
         if isinstance(orig, _Unsupported):
             raise UnsupportedFeature(orig.msg, path, orig.line) from None
-        if isinstance(orig, _Err):
+        if isinstance(orig, ParseFailure):
             excerpt = lines[orig.line - 1] if orig.line and 0 < orig.line <= len(lines) else None
             raise LitmusSyntaxError(orig.msg, path, orig.line, orig.column, excerpt) from None
         if isinstance(orig, LitmusSyntaxError):
@@ -730,7 +730,7 @@ def parse_opencl(text: str, path: str | None = None) -> A.Test:
             raise LitmusSyntaxError(
                 "a test gives scopes either with P0@... or with scopeTree, not both", path, annotated[0].line
             )
-        threads = _apply_tree(threads, tree[1], path, text)
+        threads = apply_scope_tree(threads, tree[1], path, text)
     elif annotated:
         bare = [t for t in threads if t.wg is None and t.dev is None]
         if bare:

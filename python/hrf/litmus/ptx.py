@@ -22,7 +22,7 @@ from ..errors import LitmusSyntaxError
 from ..program import CACHE_OPS  # the cache operators (event tags cache_*)
 from . import ast as A
 from .columns import read_columns
-from .opencl import _apply_tree, _Err, _int, _ToAst, lark_syntax_error
+from .opencl import ParseFailure, ToAst, apply_scope_tree, int_literal, lark_syntax_error
 
 MEMBAR_SCOPE = {"cta": "wg", "gl": "dev", "sys": "all"}
 SETP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
@@ -36,7 +36,7 @@ def _parser() -> Lark:
 
 
 @v_args(meta=True)
-class _TailAst(_ToAst):
+class _TailAst(ToAst):
     """The OpenCL transformer reads the scope tree and condition; regions here."""
 
     def region(self, meta, c):
@@ -68,7 +68,7 @@ def read_tail(lines: list, i: int, path) -> tuple:
     except UnexpectedInput as e:
         _lark_error(e, path, lines, i)
     except VisitError as e:
-        if isinstance(e.orig_exc, _Err):
+        if isinstance(e.orig_exc, ParseFailure):
             _err(e.orig_exc.msg, path, lines, (e.orig_exc.line or 1) + i, e.orig_exc.column or 1)
         raise
 
@@ -120,7 +120,7 @@ def parse_ptx(text: str, path: str | None = None) -> A.Test:
     params = tuple(A.Param(loc, REGION[r]) for loc, r in regions.items())
     threads = tuple(A.Thread(n, params, tuple(b), line=0) for n, b in zip(names, bodies, strict=False))
     if tree is not None:
-        threads = _apply_tree(threads, tree, path, text)
+        threads = apply_scope_tree(threads, tree, path, text)
     return A.Test("GPU_PTX", name, threads, tuple(inits), tuple(reg_inits), cond, locs, path=path)
 
 
@@ -141,7 +141,7 @@ def _instr(tree, t, pointers, path, lines, line, col):
         if o.data == "op_reg":
             return A.Reg(str(o.children[0]), line=line)
         s = o.children[0]
-        v = _int(s.children[-1])
+        v = int_literal(s.children[-1])
         return A.Const(-v if len(s.children) == 2 else v, line=line)
 
     if tree.data == "label":

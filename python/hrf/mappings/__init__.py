@@ -87,7 +87,7 @@ class Scheme:
         scope, remote) as the module docstring says and a sequence of
         machine instructions with the access itself exactly once."""
         from ..errors import DefinitionError
-        from .compile import _machine_instr
+        from .compile import machine_instr
 
         for part, rows in (("rows", self.rows), ("several_devices", self.several_devices), ("seq_cst", self.seq_cst)):
             for key, r in rows.items():
@@ -117,7 +117,7 @@ class Scheme:
                     )
                 for w in r.seq:
                     try:
-                        _machine_instr(w, {"op": "ld", "dst": 0, "loc": 0}, 0)
+                        machine_instr(w, {"op": "ld", "dst": 0, "loc": 0}, 0)
                     except (ValueError, KeyError, IndexError) as e:
                         raise DefinitionError(f"{where}: {w!r} is not a machine instruction of a row: {e}") from None
 

@@ -28,7 +28,7 @@ def _no_registers(r):
     raise ValueError("a scheme row names no register")
 
 
-def _machine_instr(word: str, access: dict, loc: int) -> dict:
+def machine_instr(word: str, access: dict, loc: int) -> dict:
     """One word of a row: the access itself, or a machine instruction read
     by the assembly parser (`x` in `LK x` is the accessed location)."""
     if word in _ACCESS:
@@ -94,7 +94,7 @@ def compile_scheme(
                     access["expected"] = ins["expected"]
             row = sch.row(op, scope, remote, ndev, where, sc)
             for word in row.seq:
-                m = _machine_instr(word, access, ins["loc"])
+                m = machine_instr(word, access, ins["loc"])
                 m["src"] = f"line {tpl.line}: {tpl.text}"
                 code.append(m)
         newpc[len(th["code"])] = len(code)

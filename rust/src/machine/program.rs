@@ -15,7 +15,7 @@ pub enum Scope {
 }
 
 #[derive(Deserialize, Debug, Clone)]
-#[serde(tag = "op", rename_all = "lowercase")]
+#[serde(deny_unknown_fields, tag = "op", rename_all = "lowercase")]
 pub enum MInstr {
     /// `LD r x`
     Ld {
@@ -89,6 +89,7 @@ impl MInstr {
 }
 
 #[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
 pub struct MLocation {
     pub name: String,
     #[serde(default)]
@@ -96,6 +97,7 @@ pub struct MLocation {
 }
 
 #[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
 pub struct MThread {
     pub name: String,
     /// Device index (0..devices).
@@ -121,6 +123,7 @@ fn yes() -> bool {
 }
 
 #[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
 pub struct MProgram {
     pub name: String,
     pub locations: Vec<MLocation>,

@@ -1,0 +1,96 @@
+"""What crosses into the Rust core is checked there: a misspelt or unknown
+field anywhere in the program IR, the model IR, the limits or a machine
+program is an error naming it (the core never ignores a key)."""
+
+import json
+
+import pytest
+
+import hrf
+from conftest import ROOT
+from hrf import core
+from hrf.api import Limits
+from hrf.models import get
+from hrf.program import compile_test
+
+FIG6 = ROOT / "litmus" / "hrf" / "hrf14-fig6.litmus"
+MACHINE = ROOT / "litmus" / "machine" / "corrupt-mp-rsp-old.litmus"
+
+
+def _check(program: dict, model: dict, limits: dict) -> dict:
+    return json.loads(core.check(json.dumps(program), json.dumps(model), json.dumps(limits)))
+
+
+def _inputs():
+    model = get("hrf-direct")
+    program = json.loads(compile_test(hrf.parse(FIG6), 2).json())
+    return program, json.loads(model.ir_json()), json.loads(Limits().core_json(model))
+
+
+def test_the_inputs_as_built_are_accepted():
+    program, model, limits = _inputs()
+    assert "ok" in _check(program, model, limits)
+
+
+# (where, how to misspell it in place)
+PROGRAM_TYPOS = [
+    ("program", lambda p: p.update(nmae=p["name"])),
+    ("location", lambda p: p["locations"][0].update(intt=0)),
+    ("thread", lambda p: p["threads"][0].update(atrs={})),
+    ("instruction", lambda p: p["threads"][0]["code"][0].update(scope="wg")),
+    ("expression", lambda p: p["threads"][0]["code"][0]["val"].update(value=1)),
+    ("event template", lambda p: p["templates"][0].update(tag=[])),
+]
+
+
+@pytest.mark.parametrize("where, typo", PROGRAM_TYPOS, ids=[w for w, _ in PROGRAM_TYPOS])
+def test_an_unknown_field_of_the_program_ir_is_named(where, typo):
+    program, model, limits = _inputs()
+    typo(program)
+    reply = _check(program, model, limits)
+    assert "unknown field" in reply["error"] and "program IR" in reply["error"], where
+    new = set(json.dumps(program).split('"')) - set(json.dumps(_inputs()[0]).split('"'))
+    assert any(f"`{k}`" in reply["error"] for k in new), reply["error"]
+
+
+MODEL_TYPOS = [
+    ("model", lambda m: m.update(check=[])),
+    ("node", lambda m: m["nodes"][0].update(nam="A")),
+    ("check", lambda m: m["checks"][0].update(flags=None)),
+]
+
+
+@pytest.mark.parametrize("where, typo", MODEL_TYPOS, ids=[w for w, _ in MODEL_TYPOS])
+def test_an_unknown_field_of_the_model_ir_is_named(where, typo):
+    program, model, limits = _inputs()
+    typo(model)
+    reply = _check(program, model, limits)
+    assert "model IR" in reply["error"] and "unknown field" in reply["error"], where
+
+
+def test_a_misspelt_limit_is_named():
+    program, model, limits = _inputs()
+    limits["max_candidate"] = 1
+    reply = _check(program, model, limits)
+    assert "limits" in reply["error"] and "`max_candidate`" in reply["error"]
+
+
+MACHINE_TYPOS = [
+    ("machine program", lambda p: p.update(writeback_="fifo")),
+    ("machine thread", lambda p: p["threads"][0].update(work_group=0)),
+    ("machine instruction", lambda p: p["threads"][0]["code"][0].update(reg=0)),
+]
+
+
+@pytest.mark.parametrize("where, typo", MACHINE_TYPOS, ids=[w for w, _ in MACHINE_TYPOS])
+def test_an_unknown_field_of_a_machine_program_is_named(where, typo):
+    prog = hrf.parse_machine(MACHINE.read_text()).ir("fifo", True)
+    typo(prog)
+    reply = core.explore(json.dumps(prog), json.dumps({"max_states": 1000}), 1)
+    assert "machine program" in reply["error"] and "unknown field" in reply["error"], where
+
+
+def test_a_misspelt_explore_limit_is_named():
+    prog = hrf.parse_machine(MACHINE.read_text()).ir("fifo", True)
+    reply = core.explore(json.dumps(prog), json.dumps({"max_state": 1000}), 1)
+    assert "`max_state`" in reply["error"]
