@@ -72,7 +72,7 @@ def test_a_misspelt_limit_is_named():
     program, model, limits = _inputs()
     limits["max_candidate"] = 1
     reply = _check(program, model, limits)
-    assert "limits" in reply["error"] and "`max_candidate`" in reply["error"]
+    assert "limits" in reply["error"] and "`max_candidate`" in reply["error"] and reply["kind"] == "decode"
 
 
 MACHINE_TYPOS = [
@@ -94,3 +94,23 @@ def test_a_misspelt_explore_limit_is_named():
     prog = hrf.parse_machine(MACHINE.read_text()).ir("fifo", True)
     reply = core.explore(json.dumps(prog), json.dumps({"max_state": 1000}), 1)
     assert "`max_state`" in reply["error"]
+
+
+def test_core_errors_carry_their_kind():
+    program, model, limits = _inputs()
+    program["threads"][0]["code"][0]["loc"] = 99  # decodes, but no such location
+    reply = _check(program, model, limits)
+    assert reply["kind"] == "invalid", reply
+    with pytest.raises(hrf.CoreError) as e:
+        hrf.check(
+            "\n".join(
+                ["OPENCL big", "{ [x]=0; }"]
+                + [
+                    f"P{t}@wg 0, dev 0 (global atomic_int* x) {{ {' '.join(['atomic_store(x, 1);'] * 9)} }}"
+                    for t in range(8)
+                ]
+                + ["exists (x=1)"]
+            ),
+            "sc",
+        )
+    assert e.value.kind == "unsupported" and "at most 64" in str(e.value)

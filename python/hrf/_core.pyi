@@ -19,5 +19,8 @@ def cancel() -> None:
 def explore_progress() -> tuple[int, int]:
     """(states stored, layers done) of the exploration now running."""
 
+def limit_defaults() -> str:
+    """The limits' defaults as JSON: {"check": {...}, "explore": {...}}."""
+
 def max_events() -> int:
     """The most events an execution may have."""

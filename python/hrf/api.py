@@ -13,11 +13,14 @@ from typing import cast
 
 from . import core
 from . import models as _models
+from .core import CHECK_DEFAULTS
 from .dsl import Model
 from .errors import CoreError, HrfError, InvalidArgument, LimitExceeded, check_whole
 from .litmus import parse
 from .litmus.printer import format_condition, format_state
 from .program import Compiled, compile_test
+
+UNROLL = 2  # loop iterations before a path is cut, by default
 
 
 def physical_memory() -> int | None:
@@ -42,19 +45,20 @@ class Limits:
     did not establish. Every limit holds from the first phase of a check
     (value domains, control paths, candidates) to the last."""
 
+    # The core's defaults (rust/src/limits.rs, the one place they are written).
     # Candidate executions judged; a partial candidate that pruning rules
     # out counts as one, so that the limit bounds the work.
-    max_candidates: int = 10_000_000
-    max_seconds: float | None = None
-    max_paths: int = 100_000  # control paths per thread
-    max_values: int = 64  # values a location may hold
-    unroll: int = 2  # loop iterations before a path is cut
-    reference: bool = False  # slow reference enumerator (no pruning)
-    keep_all: bool = False  # keep every consistent execution
-    max_kept: int | None = None  # with keep_all: at most this many (the first enumerated)
+    max_candidates: int = CHECK_DEFAULTS["max_candidates"]
+    max_seconds: float | None = CHECK_DEFAULTS["max_seconds"]
+    max_paths: int = CHECK_DEFAULTS["max_paths"]  # control paths per thread
+    max_values: int = CHECK_DEFAULTS["max_values"]  # values a location may hold
+    unroll: int = UNROLL  # loop iterations before a path is cut (compiling is Python's)
+    reference: bool = CHECK_DEFAULTS["reference"]  # slow reference enumerator (no pruning)
+    keep_all: bool = CHECK_DEFAULTS["keep_all"]  # keep every consistent execution
+    max_kept: int | None = CHECK_DEFAULTS["max_kept"]  # with keep_all: at most this many (the first enumerated)
     # A witness execution per outcome and per flag; off for verdict-only bulk
     # runs (then flags carry their kind and check but no events).
-    witnesses: bool = True
+    witnesses: bool = CHECK_DEFAULTS["witnesses"]
     # Resident memory of the process in bytes; None: `default_max_memory()`.
     max_memory: int | None = None
     # Reads may guess values out of thin air (closed over the test's
@@ -290,7 +294,7 @@ def _build_result(raw: str, comp: Compiled, model: Model) -> Result:
     quant = test.condition.quantifier if test.condition else "forall"
     cond_text = format_condition(test.condition) if test.condition else "forall (true)"
     if "error" in data:
-        err = CoreError(f"{test.path or test.name}: {data['error']}")
+        err = CoreError(f"{test.path or test.name}: {data['error']}", data.get("kind", "internal"))
         return Result.failed(
             test.name, model.name, err, path=test.path, condition=cond_text, quantifier=quant, _compiled=comp
         )

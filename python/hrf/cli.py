@@ -9,7 +9,8 @@ import sys
 from collections.abc import Iterable
 
 from . import __version__
-from .api import Limits, Result, check, check_many
+from .api import UNROLL, Limits, Result, check, check_many
+from .core import CHECK_DEFAULTS, EXPLORE_DEFAULTS
 from .errors import HrfError, InvalidArgument, make_folder, open_output, write_output
 from .litmus.printer import format_state
 
@@ -79,13 +80,15 @@ def limits_of_args(a) -> Limits:
 
 def _limit_args(p, candidates: bool = True) -> None:
     """--unroll, --max-candidates, --max-seconds and --max-memory."""
-    p.add_argument("--unroll", type=_whole(0), default=2, help="loop iterations before a path is cut (default 2)")
+    p.add_argument(
+        "--unroll", type=_whole(0), default=UNROLL, help=f"loop iterations before a path is cut (default {UNROLL})"
+    )
     if candidates:
         p.add_argument(
             "--max-candidates",
             type=_whole(1),
-            default=10_000_000,
-            help="candidate executions judged, pruned ones included (default 10000000)",
+            default=CHECK_DEFAULTS["max_candidates"],
+            help=f"candidate executions judged, pruned ones included (default {CHECK_DEFAULTS['max_candidates']})",
         )
     p.add_argument("--max-seconds", type=_seconds, default=None, help="stop (reported as incomplete) after this long")
     p.add_argument(
@@ -479,8 +482,8 @@ def main(argv=None) -> int:
         p.add_argument(
             "--max-states",
             type=_whole(1),
-            default=20_000_000,
-            help="stop (reported as incomplete) past this many machine states (default 20000000)",
+            default=EXPLORE_DEFAULTS["max_states"],
+            help=f"stop (reported as incomplete) past this many machine states (default {EXPLORE_DEFAULTS['max_states']})",
         )
         p.add_argument("--workers", type=_workers, default=None, help="threads (default: all cores)")
 

@@ -95,6 +95,18 @@ def cancel() -> None:
     _module().cancel()
 
 
+def limit_defaults() -> dict[str, dict[str, Any]]:
+    """The core's limit defaults, the one place they are written:
+    `{"check": {...}, "explore": {...}}`."""
+    defaults: dict[str, dict[str, Any]] = json.loads(_module().limit_defaults())
+    return defaults
+
+
+_DEFAULTS = limit_defaults()
+CHECK_DEFAULTS = _DEFAULTS["check"]  # hrf.Limits
+EXPLORE_DEFAULTS = _DEFAULTS["explore"]  # hrf.explore, hrf.soundness
+
+
 def max_events() -> int:
     """The most events an execution may have (init writes included)."""
     return _module().max_events()

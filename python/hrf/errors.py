@@ -102,7 +102,17 @@ def check_whole(what: str, value: object, least: int, most: int | None = None, n
 
 
 class CoreError(HrfError):
-    """The Rust core rejected its input or failed; never a crash of the interpreter."""
+    """The Rust core rejected its input or failed; never a crash of the
+    interpreter. `kind` is the core's: `decode` (an input that does not
+    decode, e.g. an unknown field), `invalid` (an input not well formed),
+    `unsupported` (more events than the core handles), `internal` (a bug)."""
+
+    def __init__(self, message: str, kind: str = "internal"):
+        self.kind = kind
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return (type(self), (self.args[0], self.kind))
 
 
 class DefinitionError(_Located):

@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass, field
 from typing import NoReturn
 
+from .core import EXPLORE_DEFAULTS
 from .errors import CoreError, LimitExceeded, LitmusSyntaxError
 from .litmus import MACHINE_ARCHES as ARCH_NAMES
 from .litmus import ast as A
@@ -593,7 +594,7 @@ def explore(
     *,
     writeback: str = "fifo",
     reduce: bool = True,
-    max_states: int | None = 20_000_000,
+    max_states: int | None = EXPLORE_DEFAULTS["max_states"],
     max_seconds: float | None = None,
     deadlocks: bool = True,
     workers: int | None = None,
@@ -640,7 +641,7 @@ def explore(
         if progress is not None:
             progress.close()
     if "error" in data:
-        raise CoreError(f"{prog.path or prog.name}: {data['error']}")
+        raise CoreError(f"{prog.path or prog.name}: {data['error']}", data.get("kind", "internal"))
     o = data["ok"]
     outcomes = [dict(zip(prog.observed, x["values"], strict=False)) for x in o["outcomes"]]
     holds = [x["holds"] for x in o["outcomes"]]

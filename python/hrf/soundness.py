@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from . import models as _models
 from .api import Limits, check_compiled
+from .core import EXPLORE_DEFAULTS
 from .litmus import parse
 from .litmus.printer import format_state
 from .machine import MachineResult, explore
@@ -141,7 +142,7 @@ def soundness(
     *,
     writeback: Sequence[str] = ("fifo", "any"),
     limits: Limits | None = None,
-    max_states: int | None = 20_000_000,
+    max_states: int | None = EXPLORE_DEFAULTS["max_states"],
     max_seconds: float | None = None,
     workers: int | None = None,
     progress=None,

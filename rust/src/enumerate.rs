@@ -10,85 +10,18 @@
 //! builds every complete candidate and judges only complete ones; property
 //! tests compare the two.
 
+use crate::error::Error;
 use crate::execution::{thread_paths, value_domains, Dynamic, Event, EventStructure, Path};
 use crate::limits::Budget;
-pub use crate::limits::{cancel, LimitOut, CANCEL_GENERATION};
+pub use crate::limits::{cancel, LimitOut, Limits, CANCEL_GENERATION};
 use crate::model::{Compiled, Evaluator};
 use crate::program::{Observed, Program};
 use crate::relation::{bits, Relation};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
-
-#[derive(Deserialize, Debug, Clone)]
-#[serde(deny_unknown_fields)]
-pub struct Limits {
-    /// Candidate executions judged. A partial candidate that pruning rules
-    /// out (a combination of thread paths whose reads no write can
-    /// justify, or a partial rf/co choice that already fails an axiom)
-    /// counts as one too, so that the limit bounds the work of tests whose
-    /// candidates are mostly pruned.
-    #[serde(default = "default_max_candidates")]
-    pub max_candidates: u64,
-    #[serde(default)]
-    pub max_seconds: Option<f64>,
-    /// Resident memory of the process, in bytes (None: no budget).
-    #[serde(default)]
-    pub max_memory: Option<u64>,
-    /// Let reads guess values out of thin air (see `value_domains`).
-    #[serde(default)]
-    pub thin_air: bool,
-    #[serde(default = "default_max_paths")]
-    pub max_paths: usize,
-    #[serde(default = "default_max_values")]
-    pub max_values: usize,
-    #[serde(default)]
-    pub reference: bool,
-    /// Keep every consistent execution (for export and tests), not one per outcome.
-    #[serde(default)]
-    pub keep_all: bool,
-    /// With keep_all: keep at most this many (the first in enumeration
-    /// order); the others are still judged and counted.
-    #[serde(default)]
-    pub max_kept: Option<u64>,
-    /// Report a witness execution per outcome and per flag (off for bulk
-    /// runs that need verdicts only: no execution is built or sent).
-    #[serde(default = "default_witnesses")]
-    pub witnesses: bool,
-}
-
-fn default_witnesses() -> bool {
-    true
-}
-
-fn default_max_candidates() -> u64 {
-    10_000_000
-}
-fn default_max_paths() -> usize {
-    100_000
-}
-fn default_max_values() -> usize {
-    64
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_candidates: default_max_candidates(),
-            max_seconds: None,
-            max_memory: None,
-            thin_air: false,
-            max_paths: default_max_paths(),
-            max_values: default_max_values(),
-            reference: false,
-            keep_all: false,
-            max_kept: None,
-            witnesses: true,
-        }
-    }
-}
 
 #[derive(Serialize, Clone, Debug)]
 pub struct ExecutionOut {
@@ -222,21 +155,25 @@ impl<'a> Shared<'a> {
 /// does not grow with the number of combinations.
 const WINDOW: usize = 1 << 14;
 
-pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckOut, String> {
+pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckOut, Error> {
     let start = Instant::now();
     prog.validate()?;
     let mut out = CheckOut { complete: true, ..Default::default() };
     out.thin_air_value = limits.thin_air.then(|| crate::execution::thin_air_value(prog));
     let budget = Budget::new(limits.max_seconds, limits.max_memory);
-    let stopped = |out: &mut CheckOut, which: &str, detail: String, budget: &Budget| {
+    // A limit hit while listing values or paths ends the run (the budget's
+    // own limit, time, memory or Ctrl-C, first); any other error is one.
+    let stopped = |out: &mut CheckOut, e: Error, budget: &Budget| -> Result<(), Error> {
+        let Error::Limit { which, detail } = e else { return Err(e) };
         out.complete = false;
         out.limit = Some(budget.take().unwrap_or(LimitOut { which: which.into(), detail }));
         out.seconds = start.elapsed().as_secs_f64();
+        Ok(())
     };
     let dom = match value_domains(prog, limits.max_values, limits.max_paths, limits.thin_air, &budget) {
         Ok(d) => d,
         Err(e) => {
-            stopped(&mut out, "values", e, &budget);
+            stopped(&mut out, e, &budget)?;
             return Ok(out);
         }
     };
@@ -248,7 +185,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
                 per_thread.push(p.paths);
             }
             Err(e) => {
-                stopped(&mut out, "paths", e, &budget);
+                stopped(&mut out, e, &budget)?;
                 return Ok(out);
             }
         }
@@ -280,7 +217,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     let window = if limits.keep_all { 64 } else { WINDOW };
     while first < nblocks && !shared.budget.stopped() {
         let last = (first + window).min(nblocks);
-        let parts: Vec<Result<Partial, String>> = (first..last)
+        let parts: Vec<Result<Partial, Error>> = (first..last)
             .into_par_iter()
             .map(|b| {
                 let mut acc = Partial::default();
@@ -363,7 +300,7 @@ fn drop_unjustified_paths(prog: &Program, per_thread: &mut [Vec<Path>]) {
 }
 
 /// All candidates of one combination of thread paths.
-fn combination(sh: &Shared, paths: &[&Path]) -> Result<Partial, String> {
+fn combination(sh: &Shared, paths: &[&Path]) -> Result<Partial, Error> {
     let mut part = Partial::default();
     if sh.budget.check() {
         return Ok(part);
@@ -461,7 +398,7 @@ impl<'a, 'b> Search<'a, 'b> {
         true
     }
 
-    fn rf_step(&mut self, k: usize) -> Result<(), String> {
+    fn rf_step(&mut self, k: usize) -> Result<(), Error> {
         if self.sh.budget.stopped() {
             return Ok(());
         }
@@ -482,7 +419,7 @@ impl<'a, 'b> Search<'a, 'b> {
     }
 
     /// Order the writes of location `locs[li]`, init write first.
-    fn co_loc(&mut self, locs: &[usize], li: usize) -> Result<(), String> {
+    fn co_loc(&mut self, locs: &[usize], li: usize) -> Result<(), Error> {
         if li == locs.len() {
             return self.order_step(0).map(|_| ());
         }
@@ -492,7 +429,7 @@ impl<'a, 'b> Search<'a, 'b> {
         self.co_place(locs, li, &rest, &mut placed)
     }
 
-    fn co_place(&mut self, locs: &[usize], li: usize, rest: &[usize], placed: &mut Vec<usize>) -> Result<(), String> {
+    fn co_place(&mut self, locs: &[usize], li: usize, rest: &[usize], placed: &mut Vec<usize>) -> Result<(), Error> {
         if self.sh.budget.stopped() {
             return Ok(());
         }
@@ -524,7 +461,7 @@ impl<'a, 'b> Search<'a, 'b> {
     /// placed at a time (before every element not yet placed), pruning as
     /// for co. Orders only have to exist: the search stops at the first
     /// one with which the execution is consistent (returns true).
-    fn order_step(&mut self, k: usize) -> Result<bool, String> {
+    fn order_step(&mut self, k: usize) -> Result<bool, Error> {
         if k == self.dynm.orders.len() {
             return self.complete();
         }
@@ -536,7 +473,7 @@ impl<'a, 'b> Search<'a, 'b> {
         Ok(found)
     }
 
-    fn order_place(&mut self, k: usize, members: &[usize], placed: &mut Vec<usize>) -> Result<bool, String> {
+    fn order_place(&mut self, k: usize, members: &[usize], placed: &mut Vec<usize>) -> Result<bool, Error> {
         if self.sh.budget.stopped() {
             return Ok(false);
         }
@@ -569,7 +506,7 @@ impl<'a, 'b> Search<'a, 'b> {
     }
 
     /// Judge a complete candidate; true if it is consistent.
-    fn complete(&mut self) -> Result<bool, String> {
+    fn complete(&mut self) -> Result<bool, Error> {
         let sh = self.sh;
         if !sh.spend(1) {
             return Ok(false);
@@ -856,7 +793,7 @@ mod tests {
             "checks": [{"kind": "empty", "node": 1, "name": "f", "flag": "data_race"}],
             "orders": [{"name": "S", "set": 0}]}))
         .unwrap();
-        let err = Compiled::new(ir, &sb()).err().expect("rejected");
+        let err = Compiled::new(ir, &sb()).err().expect("rejected").to_string();
         assert!(err.contains("witness order"));
     }
 

@@ -1,6 +1,7 @@
 //! Events, per-thread control paths, and one candidate execution
 //!.
 
+use crate::error::Error;
 use crate::limits::Budget;
 use crate::program::{Instr, Kind, Program};
 use crate::relation::{bits, EventSet, Relation};
@@ -49,7 +50,7 @@ pub fn thread_paths(
     dom: &Domains,
     max_paths: usize,
     budget: &Budget,
-) -> Result<PathsOfThread, String> {
+) -> Result<PathsOfThread, Error> {
     let th = &prog.threads[t];
     let mut out = PathsOfThread { paths: Vec::new(), cut: 0 };
     // Explicit DFS stack of (pc, regs, events, register taints, control taint).
@@ -60,13 +61,19 @@ pub fn thread_paths(
     while let Some((mut pc, mut regs, mut evs, mut taint, mut ctl)) = stack.pop() {
         steps += 1;
         if steps.is_multiple_of(1024) && budget.check() {
-            return Err(format!("stopped while listing the control paths of thread {}", th.name));
+            return Err(Error::limit(
+                "paths",
+                format!("stopped while listing the control paths of thread {}", th.name),
+            ));
         }
         loop {
             if pc >= th.code.len() {
                 out.paths.push(Path { events: evs, regs });
                 if out.paths.len() + out.cut > max_paths {
-                    return Err(format!("thread {} has more than {} control paths", th.name, max_paths));
+                    return Err(Error::limit(
+                        "paths",
+                        format!("thread {} has more than {} control paths", th.name, max_paths),
+                    ));
                 }
                 break;
             }
@@ -253,7 +260,7 @@ pub fn value_domains(
     max_paths: usize,
     thin_air: bool,
     budget: &Budget,
-) -> Result<Domains, String> {
+) -> Result<Domains, Error> {
     let mut dom: Domains = if thin_air {
         let mut seeds = prog.constants();
         seeds.insert(thin_air_value(prog));
@@ -293,10 +300,13 @@ pub fn value_domains(
             break;
         }
         if let Some((l, s)) = next.iter().enumerate().find(|(_, s)| s.len() > max_values) {
-            return Err(format!(
-                "location {} may hold {} values, more than max_values = {max_values}",
-                prog.locations[l].name,
-                s.len()
+            return Err(Error::limit(
+                "values",
+                format!(
+                    "location {} may hold {} values, more than max_values = {max_values}",
+                    prog.locations[l].name,
+                    s.len()
+                ),
             ));
         }
         dom = next;
@@ -338,14 +348,14 @@ pub struct EventStructure {
 }
 
 impl EventStructure {
-    pub fn build(prog: &Program, paths: &[&Path]) -> Result<Self, String> {
+    pub fn build(prog: &Program, paths: &[&Path]) -> Result<Self, Error> {
         let nloc = prog.locations.len();
         let n = nloc + paths.iter().map(|p| p.events.len()).sum::<usize>();
         if n > crate::relation::MAX_EVENTS {
-            return Err(format!(
+            return Err(Error::Unsupported(format!(
                 "an execution has {n} events; the core handles at most {}",
                 crate::relation::MAX_EVENTS
-            ));
+            )));
         }
         let mut events = Vec::with_capacity(n);
         let mut writes_of = vec![Vec::new(); nloc];

@@ -4,6 +4,7 @@
 //! JSON out, the GIL released while Rust works, panics caught.
 
 pub mod enumerate;
+pub mod error;
 pub mod execution;
 pub mod limits;
 pub mod machine;
@@ -12,17 +13,18 @@ pub mod program;
 pub mod relation;
 
 use enumerate::{CheckOut, Limits};
+use error::{Error, Result};
 use model::{Compiled, ModelIr};
 use program::Program;
 use serde_json::json;
 
 /// A JSON document, named `what` in the error.
-fn from_json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, String> {
-    serde_json::from_str(text).map_err(|e| format!("{what}: {e}"))
+fn from_json<T: serde::de::DeserializeOwned>(text: &str, what: &'static str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| Error::Decode { what, message: e.to_string() })
 }
 
 /// Limits as JSON; empty text means the defaults.
-fn limits_from_json<T: serde::de::DeserializeOwned + Default>(text: &str) -> Result<T, String> {
+fn limits_from_json<T: serde::de::DeserializeOwned + Default>(text: &str) -> Result<T> {
     if text.trim().is_empty() {
         Ok(T::default())
     } else {
@@ -31,7 +33,7 @@ fn limits_from_json<T: serde::de::DeserializeOwned + Default>(text: &str) -> Res
 }
 
 /// Parse the three JSON documents and check the program under the model.
-pub fn check_json(program: &str, model: &str, limits: &str) -> Result<CheckOut, String> {
+pub fn check_json(program: &str, model: &str, limits: &str) -> Result<CheckOut> {
     let prog: Program = from_json(program, "program IR")?;
     let ir: ModelIr = from_json(model, "model IR")?;
     let limits: Limits = limits_from_json(limits)?;
@@ -40,17 +42,18 @@ pub fn check_json(program: &str, model: &str, limits: &str) -> Result<CheckOut, 
 }
 
 /// `{"ok": result}` or `{"error": message}`; a panic becomes an error too.
-fn safe_json<T: serde::Serialize>(f: impl FnOnce() -> Result<T, String>) -> String {
+fn safe_json<T: serde::Serialize>(f: impl FnOnce() -> Result<T>) -> String {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(Ok(out)) => json!({ "ok": out }).to_string(),
-        Ok(Err(e)) => json!({ "error": e }).to_string(),
+        Ok(Err(e)) => json!({ "error": e.to_string(), "kind": e.kind() }).to_string(),
         Err(p) => {
             let msg = p
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
-            json!({ "error": format!("internal error in the Rust core: {msg}"), "internal": true }).to_string()
+            json!({ "error": format!("internal error in the Rust core: {msg}"), "kind": "internal", "internal": true })
+                .to_string()
         }
     }
 }
@@ -60,7 +63,7 @@ pub fn check_json_safe(program: &str, model: &str, limits: &str) -> String {
 }
 
 /// Explore a machine program ([RSP15] sec. 5) under the limits.
-pub fn explore_json(program: &str, limits: &str) -> Result<machine::ExploreOut, String> {
+pub fn explore_json(program: &str, limits: &str) -> Result<machine::ExploreOut> {
     let prog: machine::MProgram = from_json(program, "machine program")?;
     let limits: machine::ExploreLimits = limits_from_json(limits)?;
     let m = machine::Machine::new(prog)?;
@@ -131,6 +134,12 @@ mod py {
         (crate::machine::explore::PROGRESS_STATES.load(Relaxed), crate::machine::explore::PROGRESS_LAYERS.load(Relaxed))
     }
 
+    /// The limits' defaults as JSON (`{"check": ..., "explore": ...}`).
+    #[pyfunction]
+    fn limit_defaults() -> String {
+        crate::limits::defaults_json()
+    }
+
     #[pyfunction]
     fn max_events() -> usize {
         crate::relation::MAX_EVENTS
@@ -141,6 +150,7 @@ mod py {
         m.add_function(wrap_pyfunction!(check, m)?)?;
         m.add_function(wrap_pyfunction!(check_many, m)?)?;
         m.add_function(wrap_pyfunction!(max_events, m)?)?;
+        m.add_function(wrap_pyfunction!(limit_defaults, m)?)?;
         m.add_function(wrap_pyfunction!(cancel, m)?)?;
         m.add_function(wrap_pyfunction!(explore, m)?)?;
         m.add_function(wrap_pyfunction!(explore_progress, m)?)?;

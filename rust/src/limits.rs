@@ -4,10 +4,84 @@
 //! from the first phase of a run to its last. A run that hits one stops
 //! where it is and reports which, never a verdict it did not establish.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// The limits of a check (the enumerator). Every field has its default
+/// here and only here (`hrf.Limits` reads them through `defaults_json`);
+/// an unknown field is an error naming it.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Candidate executions judged. A partial candidate that pruning rules
+    /// out (a combination of thread paths whose reads no write can
+    /// justify, or a partial rf/co choice that already fails an axiom)
+    /// counts as one too, so that the limit bounds the work of tests whose
+    /// candidates are mostly pruned.
+    pub max_candidates: u64,
+    pub max_seconds: Option<f64>,
+    /// Resident memory of the process, in bytes (None: no budget).
+    pub max_memory: Option<u64>,
+    /// Let reads guess values out of thin air (see `value_domains`).
+    pub thin_air: bool,
+    /// Control paths per thread.
+    pub max_paths: usize,
+    /// Values a location may hold.
+    pub max_values: usize,
+    /// The slow reference enumerator (no pruning), for property tests.
+    pub reference: bool,
+    /// Keep every consistent execution (for export and tests), not one per outcome.
+    pub keep_all: bool,
+    /// With keep_all: keep at most this many (the first in enumeration
+    /// order); the others are still judged and counted.
+    pub max_kept: Option<u64>,
+    /// Report a witness execution per outcome and per flag (off for bulk
+    /// runs that need verdicts only: no execution is built or sent).
+    pub witnesses: bool,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_candidates: 10_000_000,
+            max_seconds: None,
+            max_memory: None,
+            thin_air: false,
+            max_paths: 100_000,
+            max_values: 64,
+            reference: false,
+            keep_all: false,
+            max_kept: None,
+            witnesses: true,
+        }
+    }
+}
+
+/// The limits of a machine exploration, defaults here and only here.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExploreLimits {
+    /// States stored (None: no limit).
+    pub max_states: Option<u64>,
+    pub max_seconds: Option<f64>,
+    /// Resident memory of the process, in bytes (None: no budget).
+    pub max_memory: Option<u64>,
+    /// Look for states from which no final state is reachable.
+    pub deadlocks: bool,
+}
+
+impl Default for ExploreLimits {
+    fn default() -> Self {
+        ExploreLimits { max_states: Some(20_000_000), max_seconds: None, max_memory: None, deadlocks: true }
+    }
+}
+
+/// The defaults of both, as JSON: `{"check": {...}, "explore": {...}}`.
+pub fn defaults_json() -> String {
+    serde_json::json!({ "check": Limits::default(), "explore": ExploreLimits::default() }).to_string()
+}
 
 /// Which limit stopped a run, and how far it had got.
 #[derive(Serialize, Clone, Debug, Default)]

@@ -6,6 +6,7 @@
 //! Nothing here knows any model by name: tags and attributes are strings
 //! chosen by the Python side.
 
+use crate::error::Error;
 use crate::execution::{Dynamic, EventStructure};
 use crate::program::Program;
 use crate::relation::{bits, full_set, EventSet, Relation};
@@ -196,7 +197,7 @@ pub struct Compiled {
 }
 
 impl Compiled {
-    pub fn new(ir: ModelIr, prog: &Program) -> Result<Self, String> {
+    pub fn new(ir: ModelIr, prog: &Program) -> Result<Self, Error> {
         let n = ir.nodes.len();
         let mut dynamic = vec![false; n];
         let mut mono = vec![Mono::Const; n];
@@ -205,11 +206,11 @@ impl Compiled {
         let mut attr_tables = vec![None; n];
         let mut thread_attr_tables = vec![None; n];
         for (i, node) in ir.nodes.iter().enumerate() {
-            let child = |c: usize| -> Result<usize, String> {
+            let child = |c: usize| -> Result<usize, Error> {
                 if c < i {
                     Ok(c)
                 } else {
-                    Err(format!("model {}: node {i} refers forward to {c}", ir.name))
+                    Err(Error::invalid(format!("model {}: node {i} refers forward to {c}", ir.name)))
                 }
             };
             let (d, m, v): (bool, Mono, BTreeSet<String>) = match node {
@@ -227,7 +228,7 @@ impl Compiled {
                         (false, Mono::Const, BTreeSet::new())
                     }
                     other if ir.orders.iter().any(|o| o.name == other) => (true, Mono::Up, BTreeSet::new()),
-                    other => return Err(format!("model {}: unknown base relation {other:?}", ir.name)),
+                    other => return Err(Error::invalid(format!("model {}: unknown base relation {other:?}", ir.name))),
                 },
                 Node::SameThreadAttr { name } => {
                     thread_attr_tables[i] = Some(prog.threads.iter().map(|t| t.attrs.get(name).copied()).collect());
@@ -275,15 +276,15 @@ impl Compiled {
         // Sorts: which nodes are sets, which relations; reject ill-sorted IR.
         let mut is_set = vec![false; n];
         for (i, node) in ir.nodes.iter().enumerate() {
-            let want = |c: usize, set: bool, is_set: &[bool]| -> Result<(), String> {
+            let want = |c: usize, set: bool, is_set: &[bool]| -> Result<(), Error> {
                 if is_set[c] == set {
                     Ok(())
                 } else {
-                    Err(format!(
+                    Err(Error::invalid(format!(
                         "model {}: node {i} expects a {} at node {c}",
                         ir.name,
                         if set { "set" } else { "relation" }
-                    ))
+                    )))
                 }
             };
             is_set[i] = match node {
@@ -324,12 +325,15 @@ impl Compiled {
         }
         for (name, node) in &ir.shows {
             if *node >= n || is_set[*node] || !vars[*node].is_empty() {
-                return Err(format!("model {}: show {name} needs a relation", ir.name));
+                return Err(Error::invalid(format!("model {}: show {name} needs a relation", ir.name)));
             }
         }
         for o in &ir.orders {
             if o.set >= n || !is_set[o.set] || dynamic[o.set] || !vars[o.set].is_empty() {
-                return Err(format!("model {}: order {} needs a set fixed by the events alone", ir.name, o.name));
+                return Err(Error::invalid(format!(
+                    "model {}: order {} needs a set fixed by the events alone",
+                    ir.name, o.name
+                )));
             }
         }
         // Which nodes depend on a witness order: flags must not, because an
@@ -359,22 +363,25 @@ impl Compiled {
         }
         for c in &ir.checks {
             if c.flag.is_some() && c.node < n && uses_order[c.node] {
-                return Err(format!(
+                return Err(Error::invalid(format!(
                     "model {}: flag {} depends on a witness order; orders only have to exist",
                     ir.name, c.name
-                ));
+                )));
             }
         }
         let mut prunable = Vec::new();
         for (ci, c) in ir.checks.iter().enumerate() {
             if c.node >= n {
-                return Err(format!("model {}: check {} names no node", ir.name, c.name));
+                return Err(Error::invalid(format!("model {}: check {} names no node", ir.name, c.name)));
             }
             if is_set[c.node] {
-                return Err(format!("model {}: check {} applies to a set, not a relation", ir.name, c.name));
+                return Err(Error::invalid(format!(
+                    "model {}: check {} applies to a set, not a relation",
+                    ir.name, c.name
+                )));
             }
             if !vars[c.node].is_empty() {
-                return Err(format!("model {}: check {} uses an unbound variable", ir.name, c.name));
+                return Err(Error::invalid(format!("model {}: check {} uses an unbound variable", ir.name, c.name)));
             }
             if c.flag.is_none() && matches!(mono[c.node], Mono::Const | Mono::Up) {
                 prunable.push(ci);

@@ -6,6 +6,7 @@
 //! attributes (scope instance, barrier instance, ...). The core gives those
 //! names no meaning: models refer to them.
 
+use crate::error::Error;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -215,15 +216,15 @@ impl Expr {
         }
     }
 
-    pub fn eval(&self, regs: &[i64]) -> Result<i64, String> {
+    pub fn eval(&self, regs: &[i64]) -> Result<i64, Error> {
         self.eval_with(&|r| regs.get(r).copied())
     }
 
     /// The value, register r read as `reg(r)` (None: no such register).
-    pub fn eval_with(&self, reg: &impl Fn(usize) -> Option<i64>) -> Result<i64, String> {
+    pub fn eval_with(&self, reg: &impl Fn(usize) -> Option<i64>) -> Result<i64, Error> {
         Ok(match self {
             Expr::C { v } => *v,
-            Expr::R { r } => reg(*r).ok_or("register index out of range")?,
+            Expr::R { r } => reg(*r).ok_or_else(|| Error::invalid("register index out of range"))?,
             Expr::Not { a } => (a.eval_with(reg)? == 0) as i64,
             Expr::Neg { a } => a.eval_with(reg)?.wrapping_neg(),
             Expr::Bin { o, a, b } => {
@@ -244,7 +245,7 @@ impl Expr {
                     ">=" => (x >= y) as i64,
                     "&&" => (x != 0 && y != 0) as i64,
                     "||" => (x != 0 || y != 0) as i64,
-                    other => return Err(format!("unknown operator {other:?}")),
+                    other => return Err(Error::invalid(format!("unknown operator {other:?}"))),
                 }
             }
         })
@@ -363,7 +364,7 @@ impl Program {
     }
 
     /// Structural checks, so that enumeration can index without panicking.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), Error> {
         let nl = self.locations.len();
         let nt = self.templates.len();
         for (ti, t) in self.threads.iter().enumerate() {
@@ -371,7 +372,7 @@ impl Program {
                 if r < t.nregs {
                     Ok(())
                 } else {
-                    Err(format!("thread {ti}: register {r} out of range"))
+                    Err(Error::invalid(format!("thread {ti}: register {r} out of range")))
                 }
             };
             for (pc, ins) in t.code.iter().enumerate() {
@@ -379,13 +380,13 @@ impl Program {
                     if target > pc && target <= t.code.len() {
                         Ok(())
                     } else {
-                        Err(format!("thread {ti}, pc {pc}: jump target {target} is not forward"))
+                        Err(Error::invalid(format!("thread {ti}, pc {pc}: jump target {target} is not forward")))
                     }
                 };
                 match ins {
                     Instr::Load { dst, loc, ev } => {
                         if *loc >= nl || *ev >= nt {
-                            return Err(format!("thread {ti}, pc {pc}: bad load"));
+                            return Err(Error::invalid(format!("thread {ti}, pc {pc}: bad load")));
                         }
                         if let Some(d) = dst {
                             chk_reg(*d)?;
@@ -393,7 +394,7 @@ impl Program {
                     }
                     Instr::Store { loc, ev, .. } => {
                         if *loc >= nl || *ev >= nt {
-                            return Err(format!("thread {ti}, pc {pc}: bad store"));
+                            return Err(Error::invalid(format!("thread {ti}, pc {pc}: bad store")));
                         }
                     }
                     Instr::Rmw { dst, loc, ev_r, ev_w, ev_fail, rmw, expected, fail_store, .. } => {
@@ -403,10 +404,10 @@ impl Program {
                             || ev_fail.is_some_and(|e| e >= nt)
                             || fail_store.as_ref().is_some_and(|f| f.loc >= nl || f.ev >= nt)
                         {
-                            return Err(format!("thread {ti}, pc {pc}: bad rmw"));
+                            return Err(Error::invalid(format!("thread {ti}, pc {pc}: bad rmw")));
                         }
                         if matches!(rmw, RmwOp::Cas | RmwOp::CasOld) && expected.is_none() {
-                            return Err(format!("thread {ti}, pc {pc}: cas without expected value"));
+                            return Err(Error::invalid(format!("thread {ti}, pc {pc}: cas without expected value")));
                         }
                         if let Some(d) = dst {
                             chk_reg(*d)?;
@@ -414,7 +415,7 @@ impl Program {
                     }
                     Instr::Fence { ev } => {
                         if *ev >= nt {
-                            return Err(format!("thread {ti}, pc {pc}: bad fence"));
+                            return Err(Error::invalid(format!("thread {ti}, pc {pc}: bad fence")));
                         }
                     }
                     Instr::Assign { dst, .. } => chk_reg(*dst)?,
@@ -427,12 +428,12 @@ impl Program {
             match o {
                 Observed::Reg { thread, reg } => {
                     if *thread >= self.threads.len() || *reg >= self.threads[*thread].nregs {
-                        return Err("observed register out of range".into());
+                        return Err(Error::invalid("observed register out of range"));
                     }
                 }
                 Observed::Loc { loc } => {
                     if *loc >= nl {
-                        return Err("observed location out of range".into());
+                        return Err(Error::invalid("observed location out of range"));
                     }
                 }
             }

@@ -10,40 +10,15 @@
 
 use super::state::{get_u, put_u, varint, varint_len, Machine, Packed, View};
 use super::step::{in_set, Step, ThreadStep};
-use crate::limits::{Budget, LimitOut};
+use crate::limits::{Budget, ExploreLimits, LimitOut};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::hash::BuildHasher;
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
-
-fn yes() -> bool {
-    true
-}
-
-#[derive(Deserialize, Debug, Clone)]
-#[serde(deny_unknown_fields)]
-pub struct ExploreLimits {
-    #[serde(default)]
-    pub max_states: Option<u64>,
-    #[serde(default)]
-    pub max_seconds: Option<f64>,
-    /// Resident memory of the process, in bytes (None: no budget).
-    #[serde(default)]
-    pub max_memory: Option<u64>,
-    /// Look for states from which no final state is reachable.
-    #[serde(default = "yes")]
-    pub deadlocks: bool,
-}
-
-impl Default for ExploreLimits {
-    fn default() -> Self {
-        ExploreLimits { max_states: None, max_seconds: None, max_memory: None, deadlocks: true }
-    }
-}
 
 #[derive(Serialize, Debug)]
 pub struct OutcomeOut {

@@ -11,7 +11,8 @@ pub mod program;
 pub mod state;
 pub mod step;
 
-pub use explore::{explore, ExploreLimits, ExploreOut};
+pub use crate::limits::ExploreLimits;
+pub use explore::{explore, ExploreOut};
 pub use program::{MInstr, MProgram, Scope, Writeback};
 pub use state::{Line, Machine, State, View};
 pub use step::{Step, ThreadStep};

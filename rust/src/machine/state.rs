@@ -1,6 +1,7 @@
 //! Machine states ([RSP15] Fig. 4), apart and packed (the canonical bytes the explorer stores).
 
 use super::program::{MInstr, MProgram, Scope};
+use crate::error::Error;
 use crate::program::Observed;
 
 /// Cache entry bits: an entry is present or absent; a present one is
@@ -130,7 +131,7 @@ pub struct Machine {
 impl Machine {
     /// The machine of a program, its values packed in the fewest bytes
     /// (1, 2, 4 or 8) that hold the initial memory.
-    pub fn new(prog: MProgram) -> Result<Machine, String> {
+    pub fn new(prog: MProgram) -> Result<Machine, Error> {
         let vw = [1, 2, 4, 8].into_iter().find(|&w| prog.locations.iter().all(|l| fits(l.init, w))).unwrap_or(8);
         Machine::with_value_width(prog, vw)
     }
@@ -140,14 +141,14 @@ impl Machine {
         (self.lay.vw < 8).then(|| Machine::with_value_width(self.prog.clone(), 2 * self.lay.vw).expect("valid before"))
     }
 
-    pub fn with_value_width(prog: MProgram, vw: usize) -> Result<Machine, String> {
+    pub fn with_value_width(prog: MProgram, vw: usize) -> Result<Machine, Error> {
         let naddr = prog.locations.len();
         let nthreads = prog.threads.len();
         if nthreads == 0 {
-            return Err("the machine program has no thread".into());
+            return Err(Error::invalid("the machine program has no thread"));
         }
         if naddr + nthreads >= u16::MAX as usize || nthreads >= u16::MAX as usize - 1 {
-            return Err("too many addresses or threads for the machine".into());
+            return Err(Error::invalid("too many addresses or threads for the machine"));
         }
         let nwg = prog.threads.iter().map(|t| t.wg).max().unwrap_or(0) + 1;
         let ndev = prog.threads.iter().map(|t| t.dev).max().unwrap_or(0) + 1;
@@ -156,7 +157,7 @@ impl Machine {
             match wg_dev[t.wg] {
                 None => wg_dev[t.wg] = Some(t.dev),
                 Some(d) if d != t.dev => {
-                    return Err(format!("work-group {} is in two devices ({d} and {})", t.wg, t.dev))
+                    return Err(Error::invalid(format!("work-group {} is in two devices ({d} and {})", t.wg, t.dev)))
                 }
                 _ => {}
             }
@@ -164,11 +165,11 @@ impl Machine {
         let wg_dev: Vec<usize> = wg_dev
             .into_iter()
             .enumerate()
-            .map(|(w, d)| d.ok_or(format!("work-group {w} has no thread")))
+            .map(|(w, d)| d.ok_or_else(|| Error::invalid(format!("work-group {w} has no thread"))))
             .collect::<Result<_, _>>()?;
         for d in 0..ndev {
             if !wg_dev.contains(&d) {
-                return Err(format!("device {d} has no work-group"));
+                return Err(Error::invalid(format!("device {d} has no work-group")));
             }
         }
         let mut reg_off = Vec::with_capacity(nthreads + 1);
@@ -224,7 +225,7 @@ impl Machine {
         Ok(m)
     }
 
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), Error> {
         for t in &self.prog.threads {
             let len = t.code.len();
             for (pc, ins) in t.code.iter().enumerate() {
@@ -233,14 +234,14 @@ impl Machine {
                     if l < self.naddr {
                         Ok(())
                     } else {
-                        Err(format!("{}: address out of range", at()))
+                        Err(Error::invalid(format!("{}: address out of range", at())))
                     }
                 };
                 let reg_ok = |r: usize| {
                     if r < t.nregs {
                         Ok(())
                     } else {
-                        Err(format!("{}: register out of range", at()))
+                        Err(Error::invalid(format!("{}: register out of range", at())))
                     }
                 };
                 match ins {
@@ -255,26 +256,32 @@ impl Machine {
                             reg_ok(*d)?;
                         }
                         if *level != 1 && *level != 2 {
-                            return Err(format!("{}: RMW level must be 1 or 2", at()));
+                            return Err(Error::invalid(format!("{}: RMW level must be 1 or 2", at())));
                         }
                         use crate::program::RmwOp::*;
                         if matches!(rmw, Cas | CasOld) != expected.is_some() {
-                            return Err(format!("{}: a compare-exchange needs an expected value, only it", at()));
+                            return Err(Error::invalid(format!(
+                                "{}: a compare-exchange needs an expected value, only it",
+                                at()
+                            )));
                         }
                     }
                     MInstr::Flu { level, scope } | MInstr::Inv { level, scope } => {
                         if *level != 1 && *level != 2 {
-                            return Err(format!("{}: cache level must be 1 or 2", at()));
+                            return Err(Error::invalid(format!("{}: cache level must be 1 or 2", at())));
                         }
                         if *level == 2 && *scope == Scope::Wg {
-                            return Err(format!("{}: an L2 cache serves a device: scope WG is meaningless", at()));
+                            return Err(Error::invalid(format!(
+                                "{}: an L2 cache serves a device: scope WG is meaningless",
+                                at()
+                            )));
                         }
                     }
                     MInstr::Lkrmw { .. } | MInstr::Unlkrmw { .. } | MInstr::Cut => {}
                     MInstr::Assign { dst, .. } => reg_ok(*dst)?,
                     MInstr::Branch { target, .. } | MInstr::Jump { target } => {
                         if *target <= pc || *target > len {
-                            return Err(format!("{}: branch target {target} is not forward", at()));
+                            return Err(Error::invalid(format!("{}: branch target {target} is not forward", at())));
                         }
                     }
                 }
@@ -284,12 +291,12 @@ impl Machine {
             match o {
                 Observed::Reg { thread, reg } => {
                     if *thread >= self.prog.threads.len() || *reg >= self.prog.threads[*thread].nregs {
-                        return Err("observed register out of range".into());
+                        return Err(Error::invalid("observed register out of range"));
                     }
                 }
                 Observed::Loc { loc } => {
                     if *loc >= self.naddr {
-                        return Err("observed location out of range".into());
+                        return Err(Error::invalid("observed location out of range"));
                     }
                 }
             }

@@ -189,7 +189,7 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
                 }
                 let v = match eval(val) {
                     Ok(v) => v,
-                    Err(e) => return ThreadStep::Fault(e),
+                    Err(e) => return ThreadStep::Fault(e.to_string()),
                 };
                 self.set_l1(out, w, *loc, Line { st: PRESENT | DIRTY | VALID, val: v });
                 self.push(out, w, *loc as FifoEl);
@@ -202,7 +202,7 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
                 }
                 let (arg, exp) = match (eval(val), expected.as_ref().map(eval).transpose()) {
                     (Ok(a), Ok(e)) => (a, e),
-                    (Err(e), _) | (_, Err(e)) => return ThreadStep::Fault(e),
+                    (Err(e), _) | (_, Err(e)) => return ThreadStep::Fault(e.to_string()),
                 };
                 let (new, result) = rmw.apply(line.val, arg, exp);
                 if let Some(nv) = new {
@@ -279,12 +279,12 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
             }
             MInstr::Assign { dst, val } => match eval(val) {
                 Ok(v) => self.set_reg(out, t, *dst, v),
-                Err(e) => return ThreadStep::Fault(e),
+                Err(e) => return ThreadStep::Fault(e.to_string()),
             },
             MInstr::Branch { cond, target } => match eval(cond) {
                 Ok(0) => {}
                 Ok(_) => self.set_pc(out, t, *target),
-                Err(e) => return ThreadStep::Fault(e),
+                Err(e) => return ThreadStep::Fault(e.to_string()),
             },
             MInstr::Jump { target } => self.set_pc(out, t, *target),
             MInstr::Cut => return ThreadStep::Cut,

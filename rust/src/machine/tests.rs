@@ -1,9 +1,10 @@
 //! One unit test per instruction and per environment step ([RSP15] sec. 5),
 //! then the explorer on small programs derived by hand.
 
-use super::explore::{explore, ExploreLimits};
+use super::explore::explore;
 use super::state::{Line, Machine, Packed, State, DIRTY, PRESENT, VALID};
 use super::step::{in_set, Step, ThreadStep};
+use crate::limits::ExploreLimits;
 use serde_json::{json, Value};
 
 /// Threads as (device, work-group, code); locations x, y, z.
@@ -463,7 +464,7 @@ fn invalid_programs_are_rejected() {
     let bad = |code: Value| {
         let p = json!({"name": "t", "locations": [{"name": "x"}], "threads": [{"name": "P0", "dev": 0, "wg": 0, "nregs": 1, "code": code}],
                        "observed": [], "condition": {"k": "true"}});
-        Machine::new(serde_json::from_value(p).unwrap()).err().unwrap()
+        Machine::new(serde_json::from_value(p).unwrap()).err().unwrap().to_string()
     };
     assert!(bad(json!([{"op": "ld", "dst": 0, "loc": 1}])).contains("address"));
     assert!(bad(json!([{"op": "jump", "target": 0}])).contains("forward"));
