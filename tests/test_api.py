@@ -149,3 +149,21 @@ def test_check_many_processes_match_threads(tmp_path):
             assert type(a.error) is type(b.error) and str(a.error) == str(b.error)
     err = next(r.error for r in procs if isinstance(r.error, hrf.LitmusSyntaxError))
     assert (err.file, err.line) == (str(bad), 3) and err.column is not None
+
+
+def test_results_have_a_short_repr_and_draw_themselves_in_notebooks():
+    import shutil
+
+    r = hrf.check(CORPUS / "hrf" / "hrf14-fig6.litmus", "hrf-direct")
+    assert repr(r) == "<Result hrf14-fig6 under hrf-direct: Ok (Always 9/9), racy, 1 outcome, 9 candidates>"
+    m = hrf.explore(CORPUS / "machine" / "corrupt-mp-rsp-old.litmus")
+    assert repr(m).startswith("<MachineResult corrupt-MP-rsp-old (writeback=fifo): Ok, 4 outcomes, ")
+    s = hrf.soundness(CORPUS / "rsp" / "corrupt-mp.litmus", "rsp-old")
+    assert "UNSOUND" in repr(s) and len(repr(s)) < 200
+    if shutil.which("dot") is None:
+        assert r._repr_svg_() is None  # the notebook falls back to the repr
+        return
+    for x in (r, m, s, s.counterexamples[0]):
+        assert x._repr_svg_().lstrip().startswith(("<?xml", "<svg"))
+    # nothing to draw: no picture, no exception
+    assert hrf.check(CORPUS / "hrf" / "hrf14-fig6.litmus", "hrf-direct", witnesses=False)._repr_svg_() is None

@@ -16,6 +16,7 @@ from . import models as _models
 from .core import CHECK_DEFAULTS
 from .dsl import Model
 from .errors import CoreError, HrfError, InvalidArgument, LimitExceeded, check_whole
+from .graph import Drawable, count, render
 from .litmus import parse
 from .litmus.printer import format_condition, format_state
 from .program import Compiled, compile_test
@@ -105,7 +106,7 @@ class Limits:
 
 
 @dataclass
-class Result:
+class Result(Drawable):
     """What `check` established about one test under one model."""
 
     name: str
@@ -254,12 +255,22 @@ class Result:
     def render(self, path, execution: dict | None = None) -> None:
         """Write the execution graph to `path`: .dot as text, any other
         suffix (.svg, .png, .pdf) rendered by Graphviz."""
-        from .graph import render
-
         render(self.to_dot(execution), path)
 
     def __str__(self):
         return self.to_herd()
+
+    def __repr__(self) -> str:
+        if self.error is not None:
+            return f"<Result {self.name} under {self.model}: error: {self.error}>"
+        verdict = {True: "Ok", False: "No", None: "undetermined"}[self.condition_holds]
+        race = {True: "racy", False: "race-free", None: "race unknown"}[self.racy]
+        cut = "" if self.complete else f", cut by limit {(self.limit or {}).get('which')}"
+        return (
+            f"<Result {self.name} under {self.model}: {verdict} ({self.observation[0]} "
+            f"{self.observation[1]}/{self.observation[1] + self.observation[2]}), {race}, "
+            f"{count(len(self.outcomes), 'outcome')}, {count(self.candidates, 'candidate')}{cut}>"
+        )
 
 
 NO_CONDITION = (

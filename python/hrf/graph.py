@@ -99,11 +99,26 @@ def check_graph_path(path) -> None:
         )
 
 
+def dot_output(dot: str, fmt: str) -> bytes:
+    """DOT text rendered by Graphviz's `dot` program in format `fmt` (svg,
+    png, pdf, ...); its absence or failure is an HrfError that says so."""
+    import shutil
+    import subprocess
+
+    from .errors import HrfError
+
+    exe = shutil.which("dot")
+    if exe is None:
+        raise HrfError("drawing needs Graphviz's `dot` program (apt-get install graphviz), or ask for a .dot file")
+    run = subprocess.run([exe, f"-T{fmt}"], input=dot.encode(), capture_output=True, check=False)
+    if run.returncode != 0:
+        raise HrfError(f"Graphviz could not render the graph: {run.stderr.decode(errors='replace').strip()}")
+    return run.stdout
+
+
 def render(dot: str, path) -> None:
     """Write DOT text to `path`; a suffix other than .dot is rendered with
     Graphviz's `dot` program (Debian: apt-get install graphviz)."""
-    import shutil
-    import subprocess
     from pathlib import Path
 
     from .errors import HrfError, write_output
@@ -114,13 +129,36 @@ def render(dot: str, path) -> None:
     if fmt in ("dot", "gv", ""):
         write_output(p, dot)
         return
-    exe = shutil.which("dot")
-    if exe is None:
-        raise HrfError(f"writing {p} needs Graphviz's `dot` program (apt-get install graphviz), or ask for a .dot file")
-    run = subprocess.run([exe, f"-T{fmt}"], input=dot.encode(), capture_output=True, check=False)
-    if run.returncode != 0:
-        raise HrfError(f"Graphviz could not render {p}: {run.stderr.decode(errors='replace').strip()}")
-    write_output(p, run.stdout)
+    try:
+        data = dot_output(dot, fmt)
+    except HrfError as e:
+        raise HrfError(f"writing {p}: {e}") from None
+    write_output(p, data)
+
+
+def count(n: int, noun: str) -> str:
+    """`1 outcome`, `2 outcomes`: for the results' short reprs."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+class Drawable:
+    """A result that draws itself: `to_dot()` (each class's own), `render`
+    to a file, and `_repr_svg_` so that a notebook shows the picture."""
+
+    def to_dot(self) -> str:
+        raise NotImplementedError
+
+    def render(self, path) -> None:
+        """Write `to_dot` to path: .dot as text, .svg/.png/.pdf through Graphviz."""
+        render(self.to_dot(), path)
+
+    def _repr_svg_(self) -> str | None:
+        from .errors import HrfError
+
+        try:
+            return dot_output(self.to_dot(), "svg").decode()
+        except HrfError:  # nothing to draw, or no Graphviz: the notebook shows the repr
+            return None
 
 
 # ---------------------------------------------------------------- machine traces

@@ -33,6 +33,7 @@ from typing import NoReturn
 
 from .core import EXPLORE_DEFAULTS
 from .errors import CoreError, LimitExceeded, LitmusSyntaxError
+from .graph import Drawable, count
 from .litmus import MACHINE_ARCHES as ARCH_NAMES
 from .litmus import ast as A
 from .litmus.columns import read_columns
@@ -406,7 +407,7 @@ def parse_instruction(src: str, reg, loc_index: dict) -> dict:
 
 # ---------------------------------------------------------------- exploring
 @dataclass
-class MachineResult:
+class MachineResult(Drawable):
     """What the explorer established about a machine program."""
 
     name: str
@@ -467,11 +468,14 @@ class MachineResult:
         steps, end = self.pictured()
         return trace_dot(self.program, steps, f"{self.name} (machine, writeback={self.writeback})", end)
 
-    def render(self, path) -> None:
-        """Write `to_dot` to path: .dot as text, .svg/.png/.pdf through Graphviz."""
-        from .graph import render
-
-        render(self.to_dot(), path)
+    def __repr__(self) -> str:
+        verdict = {True: "Ok", False: "No", None: "undetermined"}[self.condition_holds]
+        cut = "" if self.complete else f", cut by limit {(self.limit or {}).get('which')}"
+        dead = f", {self.deadlocks} deadlocked states" if self.deadlocks else ""
+        return (
+            f"<MachineResult {self.name} (writeback={self.writeback}): {verdict}, {count(len(self.outcomes), 'outcome')}, "
+            f"{self.states} states{dead}{cut}>"
+        )
 
     def to_json(self) -> dict:
         """Everything established, as plain data (`hrf explore --json`):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from . import models as _models
 from .api import Limits, check_compiled
 from .core import EXPLORE_DEFAULTS
+from .graph import Drawable, count
 from .litmus import parse
 from .litmus.printer import format_state
 from .machine import MachineResult, explore
@@ -21,7 +22,7 @@ from .program import compile_test
 
 
 @dataclass
-class Counterexample:
+class Counterexample(Drawable):
     kind: str  # "outcome" (not allowed by the model), "deadlock", "fault"
     writeback: str
     outcome: dict | None
@@ -45,6 +46,9 @@ class Counterexample:
         ]
         return trace_dot(self.program, self.steps, f"{title}{head} (writeback={self.writeback})", end)
 
+    def __repr__(self) -> str:
+        return f"<Counterexample {self.kind} (writeback={self.writeback}), {count(len(self.trace), 'step')}>"
+
     def to_text(self) -> str:
         head = {
             "outcome": "machine outcome not allowed by the source model",
@@ -59,7 +63,7 @@ class Counterexample:
 
 
 @dataclass
-class SoundnessResult:
+class SoundnessResult(Drawable):
     name: str
     path: str | None
     scheme: str
@@ -128,11 +132,13 @@ class SoundnessResult:
             )
         return self.counterexamples[0].to_dot(f"{self.name}: scheme {self.scheme} vs model {self.model}\n")
 
-    def render(self, path) -> None:
-        """Write `to_dot` to path: .dot as text, .svg/.png/.pdf through Graphviz."""
-        from .graph import render
-
-        render(self.to_dot(), path)
+    def __repr__(self) -> str:
+        verdict = {True: "SOUND", False: "UNSOUND", None: "NOT DECIDED"}[self.sound]
+        why = f" ({self.reason})" if self.reason else ""
+        return (
+            f"<SoundnessResult {self.name}: scheme {self.scheme} vs model {self.model}: {verdict}{why}, "
+            f"{count(len(self.counterexamples), 'counterexample')}>"
+        )
 
 
 def soundness(
