@@ -4,16 +4,22 @@
 //! registers and a pc. `program` is the assembly Python hands over,
 //! `state` the machine state and its canonical byte encoding, `step` the
 //! instructions and environment steps as functions from a state to a set
-//! of states, `explore` the exhaustive parallel explorer.
+//! of states, `explore` the exhaustive parallel explorer (its search), with
+//! `visited` (the visited set and arena), `pool` (the worker pool) and
+//! `report` (what it reports).
 
 pub mod explore;
+mod pool;
 pub mod program;
+pub mod report;
 pub mod state;
 pub mod step;
+mod visited;
 
 pub use crate::limits::ExploreLimits;
-pub use explore::{explore, ExploreOut};
+pub use explore::explore;
 pub use program::{MInstr, MProgram, Scope, Writeback};
+pub use report::ExploreOut;
 pub use state::{Line, Machine, State, View};
 pub use step::{Step, ThreadStep};
 
