@@ -196,16 +196,14 @@ def _trace_row(prog, st: dict):
         me = ("t", t)
         if "fault" in st:
             return me, me, f"{text}\nFAULT: {st['fault']}", "fault"
-        op, level = ins["op"], ins.get("level", 1)
-        cache = ("l1", th.wg) if level == 1 else ("l2", th.dev)
-        if op == "ld":
-            return cache, me, text, "read"
-        if op == "st":
-            return me, cache, text, "write"
-        if op == "rmw":
-            return me, cache, text, "rmw"
-        if op in ("flu", "inv"):
-            return me, cache, text, "sync"
+        from .machine.instructions import row_of
+
+        lane = row_of(ins).lane  # the instruction table says how a step is drawn
+        cache = ("l1", th.wg) if ins.get("level", 1) == 1 else ("l2", th.dev)
+        if lane == "read":
+            return cache, me, text, lane
+        if lane in ("write", "rmw", "sync"):
+            return me, cache, text, lane
         return me, me, text, "local"
     env = "env: "
     if k == "fetch_l1":
@@ -226,8 +224,8 @@ def _trace_row(prog, st: dict):
         how = "dequeue" if k.startswith("dequeue") else "write back"
         return src, dst, f"{env}{how} {st['loc']} = {st['val']}", "env"
     if k in ("evict_l1", "evict_l2"):
-        lane = ("l1", st["wg"]) if k == "evict_l1" else ("l2", st["dev"])
-        return lane, lane, f"{env}evict {st['loc']}", "env"
+        cache = ("l1", st["wg"]) if k == "evict_l1" else ("l2", st["dev"])
+        return cache, cache, f"{env}evict {st['loc']}", "env"
     return ("mem", 0), ("mem", 0), str(st), "env"
 
 

@@ -29,6 +29,7 @@ from .dsl import Model
 from .errors import OutputError, UnsupportedFeature, check_whole, make_folder, write_output
 from .litmus import parse
 from .litmus.printer import to_litmus
+from .machine.instructions import isabelle_term
 from .models import get as _get_model
 from .program import compile_test
 
@@ -449,20 +450,17 @@ def _test_theory(test, model: Model, mt: ModelTheory, limits: Limits, max_execut
 # --------------------------------------------------------- scheme theories
 _SRC_OP = {"load": "Load", "store": "Store", "rmw": "FetchInc"}
 _SRC_SCOPE = {"na": "NonAtomic", "wg": "WorkGroup", "dev": "Device", "all": "AllDevices"}
+# A row's access itself: the source access's register r at location x.
 _ACCESS = {"LD": "LD r x", "ST": "ST r x", "RMWL1": "INCL1 r x", "RMWL2": "INCL2 r x"}
-_MSCOPE = {"WG": "WG", "DV": "DV", "ALL": "SYS"}
 
 
 def _instr(word: str) -> str:
-    """A row's instruction as a Hrf_Machine constructor term."""
-    if word in _ACCESS:
-        return _ACCESS[word]
-    parts = word.split()
-    if parts[0] in ("LK", "UNLK") and parts[1:] == ["x"]:
-        return f"{parts[0]} x"
-    if parts[0] in ("FLUL1", "FLUL2", "INVL1", "INVL2", "LKrmw", "UNLKrmw") and len(parts) == 2 and parts[1] in _MSCOPE:
-        return f"{parts[0]} {_MSCOPE[parts[1]]}"
-    raise UnsupportedFeature(f"row instruction {word!r} has no Isabelle form")
+    """A row's instruction as a Hrf_Machine constructor term (the
+    instruction table's Isabelle names)."""
+    term = _ACCESS.get(word) or isabelle_term(word)
+    if term is None:
+        raise UnsupportedFeature(f"row instruction {word!r} has no Isabelle form")
+    return term
 
 
 def scheme_theory(scheme) -> tuple:

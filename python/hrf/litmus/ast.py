@@ -390,3 +390,47 @@ def _locs_of(stmts):
             yield op.loc
             if isinstance(op, Rmw) and op.expected:
                 yield op.expected
+
+
+# ---------------------------------------------------------------- machine assembly (GPU_MACHINE tests)
+@dataclass(frozen=True)
+class MachineInstr:
+    """One instruction as written: `INCL1 r0 x` is ("INCL1", ("r0", "x"))."""
+
+    mnemonic: str
+    operands: tuple[str, ...]
+    line: int
+    col: int
+
+    @property
+    def text(self) -> str:
+        return " ".join((self.mnemonic, *self.operands))
+
+
+@dataclass(frozen=True)
+class MachineLabel:
+    name: str
+    line: int
+    col: int
+
+
+@dataclass(frozen=True)
+class MachineThread:
+    name: str
+    body: tuple[MachineInstr | MachineLabel, ...]
+    # Position in the scope tree; None where the test does not say.
+    dev: int | None = None
+    wg: int | None = None
+
+
+@dataclass(frozen=True)
+class MachineTest:
+    """A GPU_MACHINE test as written; `hrf.machine.lower` makes the
+    machine program of it."""
+
+    name: str
+    locations: tuple[tuple[str, int], ...]  # (name, initial value) in order
+    threads: tuple[MachineThread, ...]
+    condition: Condition | None
+    path: str | None = None
+    lines: int = 0  # the test's length, where an error about the whole condition points
