@@ -114,3 +114,42 @@ def test_core_errors_carry_their_kind():
             "sc",
         )
     assert e.value.kind == "unsupported" and "at most 64" in str(e.value)
+
+
+def _variants(schema: dict):
+    """(tag, variant schema) of a tagged enum's schema; [] for a struct or a
+    plain string enum."""
+    out = []
+    for v in schema.get("oneOf", []):
+        if v.get("type") == "object":
+            (tag,) = [p["enum"][0] for p in v["properties"].values() if "enum" in p and len(p["enum"]) == 1]
+            out.append((tag, v))
+    return out
+
+
+def test_hrf_ir_mirrors_every_type_the_core_reads_and_writes():
+    # Each class of hrf/ir.py has exactly the fields of the Rust type it
+    # mirrors, the same ones required, checked against the JSON Schema the
+    # core derives from its types: a field added, renamed or removed on one
+    # side fails here.
+    from hrf import _core, ir
+
+    schemas = json.loads(_core.ir_schema())
+    checked = set()
+    for root, schema in schemas.items():
+        for name, d in [(root, schema), *schema.get("definitions", {}).items()]:
+            variants = _variants(d)
+            if variants:
+                items = [((name, tag), v) for tag, v in variants]
+            elif d.get("type") == "object":
+                items = [((root, name) if (root, name) in ir.MIRRORS else name, d)]
+            else:
+                continue  # a plain enum of strings
+            for key, v in items:
+                assert key in ir.MIRRORS, f"hrf/ir.py has no class for {key}"
+                cls = ir.MIRRORS[key]
+                fields = set(cls.__required_keys__ | cls.__optional_keys__)
+                assert fields == set(v["properties"]), (key, fields ^ set(v["properties"]))
+                assert set(cls.__required_keys__) == set(v.get("required", [])), key
+                checked.add(key)
+    assert checked == set(ir.MIRRORS), set(ir.MIRRORS) - checked

@@ -9,9 +9,10 @@ import os
 import signal
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
-from typing import cast
+from typing import Any, cast
 
 from . import core
+from . import ir as ir_types
 from . import models as _models
 from .core import CHECK_DEFAULTS
 from .dsl import Model
@@ -120,7 +121,7 @@ class Result(Drawable):
     outcomes: list = field(default_factory=list)
     observation: tuple = ("Never", 0, 0)
     complete: bool = True
-    limit: dict | None = None
+    limit: ir_types.LimitOut | None = None
     time: float = 0.0
     candidates: int = 0
     consistent: int = 0
@@ -217,19 +218,21 @@ class Result(Drawable):
         c = self.compiled()
         return c.unroll if c else "?"
 
-    def describe_event(self, ev: dict) -> dict:
+    def describe_event(self, ev: ir_types.Event) -> dict:
         """An event of a witness execution in source terms."""
         c = self.compiled()
         if c is None:
             raise ValueError("this result keeps no program to describe its events with")
-        d = {"id": ev["id"], "kind": ev["kind"], "value": ev["value"]}
+        d: dict[str, Any] = {"id": ev["id"], "kind": ev["kind"], "value": ev["value"]}
         if ev["loc"] is not None:
             d["loc"] = c.locations[ev["loc"]]
         if ev["thread"] is None:
             d["thread"] = "init"
             d["op"] = f"init {d.get('loc')}"
         else:
-            tp = c.templates[ev["template"]]
+            template = ev["template"]
+            assert template is not None, "the core gives every event of a thread its template"
+            tp = c.templates[template]
             d["thread"] = c.test.threads[ev["thread"]].name
             d["line"] = tp.line
             d["op"] = tp.text
@@ -265,7 +268,7 @@ class Result(Drawable):
             return f"<Result {self.name} under {self.model}: error: {self.error}>"
         verdict = {True: "Ok", False: "No", None: "undetermined"}[self.condition_holds]
         race = {True: "racy", False: "race-free", None: "race unknown"}[self.racy]
-        cut = "" if self.complete else f", cut by limit {(self.limit or {}).get('which')}"
+        cut = "" if self.complete else f", cut by limit {self.limit['which'] if self.limit else '?'}"
         return (
             f"<Result {self.name} under {self.model}: {verdict} ({self.observation[0]} "
             f"{self.observation[1]}/{self.observation[1] + self.observation[2]}), {race}, "
@@ -309,7 +312,7 @@ def _build_result(raw: str, comp: Compiled, model: Model) -> Result:
         return Result.failed(
             test.name, model.name, err, path=test.path, condition=cond_text, quantifier=quant, _compiled=comp
         )
-    out = data["ok"]
+    out: ir_types.CheckOut = data["ok"]
     complete = out["complete"]
     r = Result(
         name=test.name,

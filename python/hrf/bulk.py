@@ -78,7 +78,7 @@ def row(r: Result) -> dict:
         "consistent": r.consistent,
         "candidates": r.candidates,
         "complete": r.complete,
-        "limit": (r.limit or {}).get("which"),
+        "limit": r.limit["which"] if r.limit else None,
         "time": round(r.time, 6),
         "error": None if r.error is None else f"{type(r.error).__name__}: {r.error}",
     }

@@ -16,6 +16,9 @@ consistency axiom or, with `flag=`, an undefined-behaviour flag.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
+
+from . import ir as ir_types
 
 
 class _Node:
@@ -190,7 +193,7 @@ universal = base("universal")
 
 # ---------------------------------------------------------------- models
 class Check:
-    def __init__(self, kind: str, rel: Rel, name: str, flag: str | None):
+    def __init__(self, kind: Literal["acyclic", "irreflexive", "empty"], rel: Rel, name: str, flag: str | None):
         self.kind, self.rel, self.name, self.flag = kind, _want(rel, False), name, flag
 
 
@@ -223,7 +226,7 @@ class Model:
         self.orders: list[tuple[str, Set]] = []
         self.shows: list[tuple[str, Rel]] = []
         self._supports = supports
-        self._ir: dict | None = None
+        self._ir: ir_types.ModelIr | None = None
         self._ir_json: str | None = None
 
     def _add(self, kind, rel, name, flag):
@@ -274,11 +277,11 @@ class Model:
             self._ir_json = json.dumps(self.ir(), separators=(",", ":"))
         return self._ir_json
 
-    def ir(self) -> dict:
+    def ir(self) -> ir_types.ModelIr:
         """The DAG of nodes (shared subexpressions once) and the checks."""
         if self._ir is not None:
             return self._ir
-        nodes: list[dict] = []
+        nodes: list[ir_types.AnyNode] = []
         index: dict = {}
         keys: dict = {}  # id(node) -> structural key, computed once per node
 
@@ -294,6 +297,7 @@ class Model:
             if k in index:
                 return index[k]
             op = n.key[0]
+            d: ir_types.AnyNode
             if op in ("tag",):
                 d = {"op": "tag", "name": n.key[1]}
             elif op in ("base", "same_thread_attr", "same_event_attr"):
@@ -314,8 +318,11 @@ class Model:
             nodes.append(d)
             return index[k]
 
-        orders = [{"name": n, "set": emit(st)} for n, st in self.orders]
-        shows = [[n, emit(r)] for n, r in self.shows]
-        checks = [{"kind": c.kind, "node": emit(c.rel), "name": c.name, "flag": c.flag} for c in self.checks]
-        self._ir = {"name": self.name, "nodes": nodes, "checks": checks, "orders": orders, "shows": shows}
-        return self._ir
+        orders: list[ir_types.OrderDecl] = [{"name": n, "set": emit(st)} for n, st in self.orders]
+        shows: list[tuple[str, int]] = [(n, emit(r)) for n, r in self.shows]
+        checks: list[ir_types.Check] = [
+            {"kind": c.kind, "node": emit(c.rel), "name": c.name, "flag": c.flag} for c in self.checks
+        ]
+        ir: ir_types.ModelIr = {"name": self.name, "nodes": nodes, "checks": checks, "orders": orders, "shows": shows}
+        self._ir = ir
+        return ir

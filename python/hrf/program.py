@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
+from . import ir as ir_types
 from .errors import LimitExceeded, UnsupportedFeature
 from .litmus import ast as A
 
@@ -76,7 +78,7 @@ MAX_INSTRUCTIONS = 200_000  # OpenCL: atomics without a scope argument are devic
 
 @dataclass
 class Template:
-    kind: str  # R, W, F
+    kind: Literal["R", "W", "F"]
     tags: list
     attrs: dict
     thread: int
@@ -84,10 +86,10 @@ class Template:
     text: str
     unseq: tuple = ()  # (operator, side) marks: unsequenced operand evaluation (C11)
 
-    def ir(self):
-        d = {"kind": self.kind, "tags": self.tags, "attrs": self.attrs}
+    def ir(self) -> ir_types.EventTemplate:
+        d: ir_types.EventTemplate = {"kind": self.kind, "tags": self.tags, "attrs": self.attrs}
         if self.unseq:
-            d["unseq"] = [list(m) for m in self.unseq]
+            d["unseq"] = [(op, side) for op, side in self.unseq]
         return d
 
 
@@ -96,7 +98,7 @@ class Compiled:
     """A program IR plus what is needed to read the core's answer."""
 
     test: A.Test
-    ir: dict
+    ir: ir_types.Program
     templates: list
     observed: list  # names as herd prints them: "1:r0", "x"
     locations: list
@@ -496,22 +498,23 @@ class _ThreadCompiler:
         else:
             raise UnsupportedFeature(f"statement {s!r} is not supported", self.p.test.path, getattr(s, "line", None))
 
-    def finish(self) -> dict:
+    def finish(self) -> ir_types.Thread:
         missing = set(self.labels) - self.labels_seen
         if missing:
             raise UnsupportedFeature(
                 f"{self.thread.name}: bra to undefined label {sorted(missing)[0]}", self.p.test.path, self.thread.line
             )
         # Resolve labels to program counters.
-        code: list[dict] = []
+        code: list[ir_types.AnyInstr] = []
         for ins in self.code:
             if isinstance(ins, _Label):
                 ins.pc = len(code)
             else:
                 code.append(ins)
         for ins in code:
-            if isinstance(ins.get("target"), _Label):
-                ins["target"] = ins["target"].pc
+            target: Any = ins.get("target")
+            if isinstance(target, _Label):
+                ins["target"] = target.pc
         return {
             "name": self.thread.name,
             "attrs": self.p.scopes.attrs[self.t],
@@ -608,7 +611,8 @@ class _ProgramCompiler:
             obs = list(dict.fromkeys((obs or []) + every))
         # herd's order: registers by thread and name, then locations by name.
         obs.sort(key=lambda v: (0, v.thread, v.reg, "") if isinstance(v, A.RegVar) else (1, 0, "", v.loc))
-        observed_ir, names = [], []
+        observed_ir: list[ir_types.Observed] = []
+        names: list[str] = []
         for v in obs:
             if isinstance(v, A.RegVar):
                 observed_ir.append({"kind": "reg", "thread": v.thread, "reg": tcs[v.thread].reg(v.reg)})
@@ -617,13 +621,17 @@ class _ProgramCompiler:
             names.append(str(v))
         threads_ir = [tc.finish() for tc in tcs]
         init = {i.loc: i for i in test.init}
-        locs_ir = []
+        locs_ir: list[ir_types.Location] = []
         for l in self.locations:
             tags = list(self.location_tags(l))
-            locs_ir.append({"name": l, "init": init[l].value if l in init else 0, "tags": tags})
+            value = init[l].value if l in init else 0
+            assert isinstance(value, int), "a location holding an address is refused before compiling"
+            locs_ir.append({"name": l, "init": value, "tags": tags})
         index = {str(v): i for i, v in enumerate(obs)}
-        cond = prop_ir(test.condition.prop, index, path=test.path) if test.condition is not None else {"k": "true"}
-        ir = {
+        cond: ir_types.Cond = (
+            prop_ir(test.condition.prop, index, path=test.path) if test.condition is not None else {"k": "true"}
+        )
+        ir: ir_types.Program = {
             "name": test.name,
             "locations": locs_ir,
             "threads": threads_ir,
@@ -638,7 +646,7 @@ def _prop_vars(p):
     return (a.var for a in A.prop_atoms(p))
 
 
-def prop_ir(p, index, depth: int = 0, path=None) -> dict:
+def prop_ir(p, index, depth: int = 0, path=None) -> ir_types.Cond:
     if depth > MAX_NESTING:
         from .errors import LitmusSyntaxError
 
@@ -646,12 +654,13 @@ def prop_ir(p, index, depth: int = 0, path=None) -> dict:
     return _prop_ir_node(p, index, depth, path)
 
 
-def _prop_ir_node(p, index, depth, path) -> dict:
+def _prop_ir_node(p, index, depth, path) -> ir_types.Cond:
     if isinstance(p, A.PTrue):
         return {"k": "true"}
     if isinstance(p, A.PFalse):
         return {"k": "false"}
     if isinstance(p, A.PAtom):
+        assert isinstance(p.value, int), "a condition on an address is refused before compiling"
         return {"k": "eq", "var": index[str(p.var)], "val": p.value}
     if isinstance(p, A.PNot):
         return {"k": "not", "a": prop_ir(p.prop, index, depth + 1, path)}

@@ -172,7 +172,7 @@ def soundness(
         return res
     if not src.complete:
         res.complete = False
-        res.reason = f"source model check cut by limit {(src.limit or {}).get('which')}"
+        res.reason = f"source model check cut by limit {src.limit['which'] if src.limit else '?'}"
         return res
     prog = compile_scheme(t, sch, comp=comp)
     ok = {tuple(sorted(o.items())) for o in allowed}

@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-#[derive(Serialize, Clone, Debug)]
+#[derive(Serialize, Clone, Debug, schemars::JsonSchema)]
 pub struct ExecutionOut {
     pub events: Vec<Event>,
     pub rf: Vec<(usize, usize)>,
@@ -42,7 +42,7 @@ pub struct ExecutionOut {
     pub ctrl: Vec<(usize, usize)>,
 }
 
-#[derive(Serialize, Clone, Debug)]
+#[derive(Serialize, Clone, Debug, schemars::JsonSchema)]
 pub struct FlagOut {
     pub kind: String,
     pub check: String,
@@ -50,7 +50,7 @@ pub struct FlagOut {
     pub execution: Option<ExecutionOut>,
 }
 
-#[derive(Serialize, Clone, Debug)]
+#[derive(Serialize, Clone, Debug, schemars::JsonSchema)]
 pub struct OutcomeOut {
     pub values: Vec<i64>,
     pub count: u64,
@@ -59,7 +59,7 @@ pub struct OutcomeOut {
     pub witness: Option<ExecutionOut>,
 }
 
-#[derive(Serialize, Clone, Debug, Default)]
+#[derive(Serialize, Clone, Debug, Default, schemars::JsonSchema)]
 pub struct CheckOut {
     pub outcomes: Vec<OutcomeOut>,
     pub positive: u64,

@@ -315,7 +315,7 @@ pub fn value_domains(
 }
 
 /// An event of an execution. Init writes have no thread and no template.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Event {
     pub id: usize,
     pub thread: Option<usize>,

@@ -70,6 +70,22 @@ pub fn explore_json(program: &str, limits: &str) -> Result<machine::ExploreOut> 
     Ok(machine::explore(&m, &limits))
 }
 
+/// The JSON Schema of every document that crosses the boundary, by the
+/// name of its Rust type: hrf/ir.py mirrors them (a test compares).
+pub fn ir_schema_json() -> String {
+    use schemars::schema_for;
+    json!({
+        "Program": schema_for!(Program),
+        "ModelIr": schema_for!(ModelIr),
+        "Limits": schema_for!(Limits),
+        "CheckOut": schema_for!(CheckOut),
+        "MProgram": schema_for!(machine::MProgram),
+        "ExploreLimits": schema_for!(machine::ExploreLimits),
+        "ExploreOut": schema_for!(machine::ExploreOut),
+    })
+    .to_string()
+}
+
 pub fn explore_json_safe(program: &str, limits: &str) -> String {
     safe_json(|| explore_json(program, limits))
 }
@@ -134,6 +150,12 @@ mod py {
         (crate::machine::explore::PROGRESS_STATES.load(Relaxed), crate::machine::explore::PROGRESS_LAYERS.load(Relaxed))
     }
 
+    /// The JSON Schema of the IR (`{"Program": ..., ...}`).
+    #[pyfunction]
+    fn ir_schema() -> String {
+        super::ir_schema_json()
+    }
+
     /// The limits' defaults as JSON (`{"check": ..., "explore": ...}`).
     #[pyfunction]
     fn limit_defaults() -> String {
@@ -151,6 +173,7 @@ mod py {
         m.add_function(wrap_pyfunction!(check_many, m)?)?;
         m.add_function(wrap_pyfunction!(max_events, m)?)?;
         m.add_function(wrap_pyfunction!(limit_defaults, m)?)?;
+        m.add_function(wrap_pyfunction!(ir_schema, m)?)?;
         m.add_function(wrap_pyfunction!(cancel, m)?)?;
         m.add_function(wrap_pyfunction!(explore, m)?)?;
         m.add_function(wrap_pyfunction!(explore_progress, m)?)?;

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 /// The limits of a check (the enumerator). Every field has its default
 /// here and only here (`hrf.Limits` reads them through `defaults_json`);
 /// an unknown field is an error naming it.
-#[derive(Serialize, Deserialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Limits {
     /// Candidate executions judged. A partial candidate that pruning rules
@@ -60,7 +60,7 @@ impl Default for Limits {
 }
 
 /// The limits of a machine exploration, defaults here and only here.
-#[derive(Serialize, Deserialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ExploreLimits {
     /// States stored (None: no limit).
@@ -84,7 +84,7 @@ pub fn defaults_json() -> String {
 }
 
 /// Which limit stopped a run, and how far it had got.
-#[derive(Serialize, Clone, Debug, Default)]
+#[derive(Serialize, Clone, Debug, Default, schemars::JsonSchema)]
 pub struct LimitOut {
     pub which: String,
     pub detail: String,

@@ -13,7 +13,7 @@ use crate::relation::{bits, full_set, EventSet, Relation};
 use serde::Deserialize;
 use std::collections::BTreeSet;
 
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, tag = "op", rename_all = "snake_case")]
 pub enum Node {
     // ---- sets
@@ -104,7 +104,7 @@ pub enum Node {
     },
 }
 
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CheckKind {
     Acyclic,
@@ -112,7 +112,7 @@ pub enum CheckKind {
     Empty,
 }
 
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Check {
     pub kind: CheckKind,
@@ -128,14 +128,14 @@ pub struct Check {
 /// seq_cst operations in the HRF-relaxed models): the enumerator tries
 /// every total order of the events of `set` (a set node that does not
 /// depend on rf/co), and the relation is available as `Base { name }`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OrderDecl {
     pub name: String,
     pub set: usize,
 }
 
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ModelIr {
     pub name: String,

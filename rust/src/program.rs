@@ -10,7 +10,7 @@ use crate::error::Error;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Program {
     pub name: String,
@@ -23,7 +23,7 @@ pub struct Program {
     pub condition: Cond,
 }
 
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Location {
     pub name: String,
@@ -34,7 +34,7 @@ pub struct Location {
     pub attrs: BTreeMap<String, i64>,
 }
 
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Thread {
     pub name: String,
@@ -49,14 +49,14 @@ pub struct Thread {
     pub code: Vec<Instr>,
 }
 
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, schemars::JsonSchema)]
 pub enum Kind {
     R,
     W,
     F,
 }
 
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EventTemplate {
     pub kind: Kind,
@@ -77,7 +77,7 @@ impl EventTemplate {
     }
 }
 
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RmwOp {
     Add,
@@ -111,7 +111,7 @@ impl RmwOp {
     }
 }
 
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, tag = "op", rename_all = "lowercase")]
 pub enum Instr {
     Load {
@@ -162,14 +162,14 @@ pub enum Instr {
     Cut,
 }
 
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FailStore {
     pub loc: usize,
     pub ev: usize,
 }
 
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, tag = "k", rename_all = "lowercase")]
 pub enum Expr {
     C { v: i64 },
@@ -252,14 +252,14 @@ impl Expr {
     }
 }
 
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, tag = "kind", rename_all = "lowercase")]
 pub enum Observed {
     Reg { thread: usize, reg: usize },
     Loc { loc: usize },
 }
 
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, tag = "k", rename_all = "lowercase")]
 pub enum Cond {
     True,

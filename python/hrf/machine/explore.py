@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 
+from .. import ir as ir_types
 from ..core import EXPLORE_DEFAULTS
 from ..errors import CoreError, LimitExceeded
 from ..status import StatusLine
@@ -82,14 +83,18 @@ def explore(
             progress.close()
     if "error" in data:
         raise CoreError(f"{prog.path or prog.name}: {data['error']}", data.get("kind", "internal"))
-    o = data["ok"]
+    o: ir_types.ExploreOut = data["ok"]
     outcomes = [dict(zip(prog.observed, x["values"], strict=False)) for x in o["outcomes"]]
     holds = [x["holds"] for x in o["outcomes"]]
     quant = prog.condition.quantifier if prog.condition is not None else "forall"
     verdict = condition_verdict(quant, sum(holds), len(holds) - sum(holds), o["complete"])
-    dl = o["deadlock"]
-    if dl is not None:
-        dl = dict(dl, trace=[step_text(prog, s) for s in dl["trace"]], steps=dl["trace"])
+    # the first deadlock with its trace readable (`trace`) and as the core gave it (`steps`)
+    stuck = o.get("deadlock")
+    dl = (
+        None
+        if stuck is None
+        else {**stuck, "trace": [step_text(prog, s) for s in stuck["trace"]], "steps": stuck["trace"]}
+    )
     r = MachineResult(
         name=prog.name,
         writeback=writeback,

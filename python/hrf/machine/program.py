@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NoReturn
 
+from .. import ir as ir_types
 from ..errors import LitmusSyntaxError
 from ..litmus import ast as A
 from ..litmus.machine import parse_machine_ast
@@ -38,7 +39,7 @@ class MachineProgram:
     observed: list  # names as herd prints them: "1:r0", "x"
     observed_ir: list
     condition: A.Condition | None = None
-    condition_ir: dict = field(default_factory=lambda: {"k": "true"})
+    condition_ir: ir_types.Cond = field(default_factory=lambda: ir_types.CondTrue(k="true"))
     path: str | None = None
     scheme: str | None = None  # the scheme that compiled it, if any
     source: object = None  # the source `Compiled`, if any
@@ -161,7 +162,7 @@ def lower(test: A.MachineTest) -> MachineProgram:
     obs_ir = [{"kind": "reg", "thread": t, "reg": k} for t, th in enumerate(threads) for k in range(len(th.regs))] + [
         {"kind": "loc", "loc": k} for k in range(len(locs))
     ]
-    cond_ir: dict = {"k": "true"}
+    cond_ir: ir_types.Cond = {"k": "true"}
     cond = test.condition
     if cond is not None:
         from ..program import prop_ir

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from .. import ir as ir_types
 from ..graph import Drawable, count
 from ..litmus.printer import format_condition, format_state
 from .program import MachineProgram
@@ -18,7 +19,7 @@ class MachineResult(Drawable):
     name: str
     writeback: str
     complete: bool
-    limit: dict | None
+    limit: ir_types.LimitOut | None
     states: int
     transitions: int
     seconds: float
@@ -37,7 +38,7 @@ class MachineResult(Drawable):
     steps: list = field(repr=False, default_factory=list)
     # seconds in each part of the exploration: expand, enter (visited-set
     # lookups), store (arena), outcomes (and traces), deadlocks
-    phases: dict = field(repr=False, default_factory=dict)
+    phases: ir_types.PhaseSeconds | dict = field(repr=False, default_factory=dict)
     # the most steps of a shortest trace to a state explored (breadth-first
     # layers less one; of the states stored so far when a limit cut it)
     depth: int = 0
@@ -75,7 +76,7 @@ class MachineResult(Drawable):
 
     def __repr__(self) -> str:
         verdict = {True: "Ok", False: "No", None: "undetermined"}[self.condition_holds]
-        cut = "" if self.complete else f", cut by limit {(self.limit or {}).get('which')}"
+        cut = "" if self.complete else f", cut by limit {self.limit['which'] if self.limit else '?'}"
         dead = f", {self.deadlocks} deadlocked states" if self.deadlocks else ""
         return (
             f"<MachineResult {self.name} (writeback={self.writeback}): {verdict}, {count(len(self.outcomes), 'outcome')}, "

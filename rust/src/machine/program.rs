@@ -6,7 +6,7 @@ use crate::program::{Cond, Expr, Observed, RmwOp};
 use serde::Deserialize;
 
 /// The scope operand of FLUL1/FLUL2/INVL1/LKrmw/UNLKrmw: WG, DV, ALL.
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     Wg,
@@ -14,7 +14,7 @@ pub enum Scope {
     All,
 }
 
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, tag = "op", rename_all = "lowercase")]
 pub enum MInstr {
     /// `LD r x`
@@ -88,7 +88,7 @@ impl MInstr {
     }
 }
 
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MLocation {
     pub name: String,
@@ -96,7 +96,7 @@ pub struct MLocation {
     pub init: i64,
 }
 
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MThread {
     pub name: String,
@@ -110,7 +110,7 @@ pub struct MThread {
 
 /// When dirty lines go down a level: in fifo order only ([RSP15] sec. 5), or
 /// also at any time, out of order (memalloy's EnvFlush; the README's schemes section).
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Writeback {
     #[default]
@@ -122,7 +122,7 @@ fn yes() -> bool {
     true
 }
 
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MProgram {
     pub name: String,

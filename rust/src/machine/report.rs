@@ -9,14 +9,14 @@ use crate::limits::LimitOut;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Debug, schemars::JsonSchema)]
 pub struct OutcomeOut {
     pub values: Vec<i64>,
     pub holds: bool,
     pub trace: Vec<Value>,
 }
 
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Debug, schemars::JsonSchema)]
 pub struct StuckOut {
     pub trace: Vec<Value>,
     /// Each unfinished thread and the pc it waits at.
@@ -24,7 +24,7 @@ pub struct StuckOut {
     pub state: Value,
 }
 
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Debug, schemars::JsonSchema)]
 pub struct FaultOut {
     pub message: String,
     pub trace: Vec<Value>,
@@ -32,7 +32,7 @@ pub struct FaultOut {
 
 /// Seconds spent in each part of an exploration, summed over layers (a
 /// profile: where the time goes, and how each part scales with threads).
-#[derive(Serialize, Debug, Default, Clone)]
+#[derive(Serialize, Debug, Default, Clone, schemars::JsonSchema)]
 pub struct PhaseSeconds {
     /// Expanding every state of a layer into its successors (`Ctx::expand_share`).
     pub expand: f64,
@@ -46,7 +46,7 @@ pub struct PhaseSeconds {
     pub deadlocks: f64,
 }
 
-#[derive(Serialize, Debug, Default)]
+#[derive(Serialize, Debug, Default, schemars::JsonSchema)]
 pub struct ExploreOut {
     pub complete: bool,
     pub limit: Option<LimitOut>,
