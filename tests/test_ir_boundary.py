@@ -153,3 +153,15 @@ def test_hrf_ir_mirrors_every_type_the_core_reads_and_writes():
                 assert set(cls.__required_keys__) == set(v.get("required", [])), key
                 checked.add(key)
     assert checked == set(ir.MIRRORS), set(ir.MIRRORS) - checked
+
+
+def test_the_core_stub_names_every_function_of_the_core():
+    import re
+    from pathlib import Path
+
+    from hrf import _core
+
+    stub = (Path(hrf.__file__).parent / "_core.pyi").read_text()
+    declared = set(re.findall(r"^def (\w+)\(", stub, re.M))
+    exported = {n for n in dir(_core) if not n.startswith("_") and callable(getattr(_core, n))}
+    assert declared == exported

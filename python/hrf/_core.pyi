@@ -22,5 +22,8 @@ def explore_progress() -> tuple[int, int]:
 def limit_defaults() -> str:
     """The limits' defaults as JSON: {"check": {...}, "explore": {...}}."""
 
+def ir_schema() -> str:
+    """The JSON Schema of every document that crosses, by Rust type name."""
+
 def max_events() -> int:
     """The most events an execution may have."""
