@@ -47,8 +47,8 @@ def main():
                 checked += 1
                 cands += r.candidates
                 cons += r.consistent
-            except hrf.UnsupportedFeature:
-                rejected += 1
+            except (hrf.UnsupportedFeature, hrf.LitmusSyntaxError):
+                rejected += 1  # outside hrf's fragment, or refused as written (CT_wsq2's misspelt name)
         dt = time.perf_counter() - t0
         print(
             f"[sequential] {model:13s} checked {checked:3d} rejected {rejected:3d}  {dt:.3f}s  "
@@ -65,8 +65,9 @@ def main():
         dt = time.perf_counter() - t0
         best = dt if best is None else min(best, dt)
     ok = [r for r in res if r.error is None]
-    rej = [r for r in res if isinstance(r.error, hrf.UnsupportedFeature)]
-    other = [r for r in res if r.error is not None and not isinstance(r.error, hrf.UnsupportedFeature)]
+    refused = (hrf.UnsupportedFeature, hrf.LitmusSyntaxError)
+    rej = [r for r in res if isinstance(r.error, refused)]
+    other = [r for r in res if r.error is not None and not isinstance(r.error, refused)]
     print(
         f"[check_many] {len(files)} files x {len(MODELS)} models: {len(ok)} checked, {len(rej)} rejected, "
         f"{len(other)} errors; best of {a.repeat}: {best:.3f}s = {len(ok) / best:.1f} checks/s "
