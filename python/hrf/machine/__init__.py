@@ -6,16 +6,7 @@ of GPU_MACHINE tests, whose syntax is read by `litmus/machine.py`),
 readable traces). Programs are written in the machine's assembly or
 compiled from a source test by a scheme (`hrf.mappings`).
 
-Assembly test syntax (herd-like, column format)::
-
-    GPU_MACHINE corrupt-MP
-    { x=0; y=0; }
-     P0         | P1         ;
-     ST 42 x    | INVL1 WG   ;
-     FLUL1 WG   | LD r0 y    ;
-     ST 1 y     | LD r1 x    ;
-    scopeTree (device (work_group P0) (work_group P1))
-    exists (1:r0=1 /\\ 1:r1=0)
+The test syntax (herd-like, column format) is shown in `litmus/machine.py`.
 
 Instructions ([RSP15] Table 1): ``LD r x``, ``ST v x``, ``INCL1 r x``,
 ``INCL2 r x``, ``FLUL1 s``, ``FLUL2 s``, ``INVL1 s``, ``LK x``, ``UNLK x``,
