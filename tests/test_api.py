@@ -167,3 +167,20 @@ def test_results_have_a_short_repr_and_draw_themselves_in_notebooks():
         assert x._repr_svg_().lstrip().startswith(("<?xml", "<svg"))
     # nothing to draw: no picture, no exception
     assert hrf.check(CORPUS / "hrf" / "hrf14-fig6.litmus", "hrf-direct", witnesses=False)._repr_svg_() is None
+
+
+def test_import_hrf_loads_only_what_checking_needs_and_every_public_name_resolves():
+    # A cold `hrf check` should not pay for the machine, the schemes or the
+    # Isabelle export (benchmarks/bench_cold_start.py measures the time);
+    # every name of the contract still resolves, to what it did before.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, hrf\n"
+        "print(sorted(m for m in ('hrf.machine', 'hrf.mappings', 'hrf.isabelle', 'hrf.ir') if m in sys.modules))\n"
+        "import hrf.isabelle, hrf.machine, hrf.mappings, hrf.generate\n"
+        "print(all(callable(getattr(hrf, n)) or isinstance(getattr(hrf, n), type) for n in hrf.__all__))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "[]" and out[1] == "True"

@@ -73,3 +73,6 @@ def test_python_dash_m_hrf_and_one_version():
     r = subprocess.run([sys.executable, "-m", "hrf", "--version"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == f"hrf {hrf.__version__}"
     assert hrf.__version__ == hrf._core.__version__
+    from importlib.metadata import version
+
+    assert version("hrf") == hrf.__version__  # the metadata says the same

@@ -9,6 +9,9 @@ The public names below are a contract: extend, don't rename.
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .api import Limits, Result, check, check_many
 from .compare import compare
 from .errors import (
@@ -21,26 +24,45 @@ from .errors import (
     UnsupportedFeature,
 )
 from .generate import generate
-from .isabelle import export_isabelle
 from .litmus import Test, parse
-from .litmus.printer import to_litmus
-from .machine import explore, parse_machine
-from .mappings import compile_scheme, schemes
 from .soundness import soundness
 
+# Imported on first use, so that `import hrf` (and a cold `hrf check`)
+# loads only what checking needs: name -> module that defines it. (A name
+# that is also a submodule's, such as `generate`, is imported above: the
+# import of the submodule would bind the module to it.)
+_LAZY = {
+    "export_isabelle": "isabelle",
+    "to_litmus": "litmus.printer",
+    "explore": "machine",
+    "parse_machine": "machine",
+    "compile_scheme": "mappings",
+    "schemes": "mappings",
+}
 
-def _version() -> str:
-    """The installed distribution's version (one source: Cargo.toml, which
-    maturin writes into the metadata)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("hrf")
-    except PackageNotFoundError:  # pragma: no cover - a source tree not installed
-        return "unknown"
+if TYPE_CHECKING:
+    from .isabelle import export_isabelle
+    from .litmus.printer import to_litmus
+    from .machine.explore import explore
+    from .machine.program import parse_machine
+    from .mappings import compile_scheme, schemes
 
 
-__version__ = _version()
+def __getattr__(name: str) -> Any:
+    if name == "__version__":  # one source: Cargo.toml, built into the core (and the package metadata)
+        from .core import version
+
+        globals()[name] = version()
+        return globals()[name]
+    if name in _LAZY:
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'hrf' has no attribute {name!r}")
+
+
+if TYPE_CHECKING:
+    __version__: str
 
 
 from .models import names as _model_names  # noqa: E402  (before `models` is shadowed)

@@ -9,10 +9,9 @@ import os
 import signal
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from . import core
-from . import ir as ir_types
 from . import models as _models
 from .core import CHECK_DEFAULTS
 from .dsl import Model
@@ -21,6 +20,9 @@ from .graph import Drawable, count, render
 from .litmus import parse
 from .litmus.printer import format_condition, format_state
 from .program import Compiled, compile_test
+
+if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold start)
+    from . import ir as ir_types
 
 UNROLL = 2  # loop iterations before a path is cut, by default
 

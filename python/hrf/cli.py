@@ -8,9 +8,8 @@ import math
 import sys
 from collections.abc import Iterable
 
-from . import __version__
 from .api import UNROLL, Limits, Result, check, check_many
-from .core import CHECK_DEFAULTS, EXPLORE_DEFAULTS
+from .core import CHECK_DEFAULTS, EXPLORE_DEFAULTS, version
 from .errors import HrfError, InvalidArgument, make_folder, open_output, write_output
 from .litmus.printer import format_state
 
@@ -412,7 +411,7 @@ def cmd_export(a) -> int:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="hrf", description="Scoped GPU memory models: check litmus tests.")
-    p.add_argument("--version", action="version", version=f"hrf {__version__}")
+    p.add_argument("--version", action="version", version=f"hrf {version()}")
     sub = p.add_subparsers(dest="cmd", required=True)
 
     c = sub.add_parser("check", help="check litmus tests under models (herd-style output)")

@@ -107,6 +107,13 @@ CHECK_DEFAULTS = _DEFAULTS["check"]  # hrf.Limits
 EXPLORE_DEFAULTS = _DEFAULTS["explore"]  # hrf.explore, hrf.soundness
 
 
+def version() -> str:
+    """hrf's version: Cargo.toml's, built into the core (maturin writes the
+    same into the package metadata)."""
+    v: str = _module().__version__
+    return v
+
+
 def max_events() -> int:
     """The most events an execution may have (init writes included)."""
     return _module().max_events()

@@ -16,9 +16,10 @@ consistency axiom or, with `flag=`, an undefined-behaviour flag.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from . import ir as ir_types
+if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold start)
+    from . import ir as ir_types
 
 
 class _Node:

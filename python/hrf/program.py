@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from . import ir as ir_types
 from .errors import LimitExceeded, UnsupportedFeature
 from .litmus import ast as A
+
+if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold start)
+    from . import ir as ir_types
 
 # The vocabulary of event templates, which models name (hrf.dsl checks a
 # model's tag(...), attribute and base-relation names against it).

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from . import models as _models
 from .api import Limits, check_compiled
 from .core import EXPLORE_DEFAULTS
 from .graph import Drawable, count
 from .litmus import parse
 from .litmus.printer import format_state
-from .machine import MachineResult, explore
-from .mappings import compile_scheme, get
+from .models import get as get_model
 from .program import compile_test
+
+if TYPE_CHECKING:
+    from .machine import MachineResult
 
 
 @dataclass
@@ -158,9 +160,13 @@ def soundness(
     (a `hrf.machine.ExploreProgress`) shows the explorer's status line."""
     if isinstance(writeback, str):
         writeback = (writeback,)
+    # the machine and the schemes are loaded when a soundness check runs (cold start)
+    from .machine import explore
+    from .mappings import compile_scheme, get
+
     sch = get(scheme)
     t = parse(test)
-    m = _models.get(model or sch.model)
+    m = get_model(model or sch.model)
     m.supports(t)
     limits = limits or Limits()
     comp = compile_test(t, limits.unroll, m.cas_writeback, observe_all=True)

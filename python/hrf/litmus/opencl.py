@@ -16,6 +16,7 @@ from lark.exceptions import UnexpectedInput, VisitError
 
 from ..errors import LitmusSyntaxError, UnsupportedFeature
 from . import ast as A
+from .grammar import lalr
 
 ORDERS = {
     "memory_order_relaxed": "rlx",
@@ -117,8 +118,7 @@ _OCAML_COMMENT = re.compile(r"\(\*.*?\*\)", re.S)
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    grammar = (Path(__file__).parent / "opencl.grammar").read_text()
-    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+    return lalr(Path(__file__).parent / "opencl.grammar", propagate_positions=True, maybe_placeholders=True)
 
 
 def _blank_preamble_comments(text: str) -> str:

@@ -22,6 +22,7 @@ from ..errors import LitmusSyntaxError
 from ..program import CACHE_OPS  # the cache operators (event tags cache_*)
 from . import ast as A
 from .columns import read_columns
+from .grammar import lalr
 from .opencl import ParseFailure, ToAst, apply_scope_tree, int_literal, lark_syntax_error
 
 MEMBAR_SCOPE = {"cta": "wg", "gl": "dev", "sys": "all"}
@@ -31,8 +32,12 @@ REGION = {"global": "global", "shared": "local", "local": "local"}
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    grammar = (Path(__file__).parent / "ptx.grammar").read_text()
-    return Lark(grammar, parser="lalr", start=["instr", "tail"], propagate_positions=True, maybe_placeholders=True)
+    return lalr(
+        Path(__file__).parent / "ptx.grammar",
+        start=["instr", "tail"],
+        propagate_positions=True,
+        maybe_placeholders=True,
+    )
 
 
 @v_args(meta=True)
