@@ -258,7 +258,7 @@ definition env_step :: "layout \<Rightarrow> writeback \<Rightarrow> state \<Rig
 
 section \<open>Runs, final states, outcomes, deadlocks\<close>
 
-definition step :: "layout \<Rightarrow> writeback \<Rightarrow> program \<Rightarrow> (state \<times> state) rel" where
+definition step :: "layout \<Rightarrow> writeback \<Rightarrow> program \<Rightarrow> state rel" where
   "step L wb P = {(s, s'). (\<exists>t \<in> threads P. s' \<in> step_thread L P t s) \<or> s' \<in> env_step L wb s}"
 
 text \<open>Final: every thread done, every fifo drained, no dirty line left.\<close>

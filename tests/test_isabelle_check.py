@@ -1,0 +1,60 @@
+"""The Isabelle export, checked by Isabelle itself: the corpus exported
+under every model the exporter takes, with every scheme, loads, and every
+lemma holds (`by eval`; the scheme stubs are the only `sorry`, allowed in
+their own theories). It needs an Isabelle/HOL, which CI does not have:
+set HRF_ISABELLE to one built by the project's tools and HRF_ISABELLE_CHECK
+to their `check.sh`, then run
+
+    python -m pytest -q tests/test_isabelle_check.py
+
+Without them the test is skipped, saying so."""
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import hrf
+from conftest import CORPUS
+from hrf.isabelle import export_isabelle
+
+CHECK = os.environ.get("HRF_ISABELLE_CHECK")
+
+pytestmark = pytest.mark.skipif(
+    not (os.environ.get("HRF_ISABELLE") and CHECK and Path(CHECK).is_file()),
+    reason="needs an Isabelle/HOL: set HRF_ISABELLE and HRF_ISABELLE_CHECK (its check.sh)",
+)
+
+# The models the exporter takes, on the tests they apply to.
+EXPORTS = [
+    (sorted((CORPUS / "hrf").glob("*.litmus")), ["sc", "hrf-direct", "hrf-indirect"]),
+    (sorted((CORPUS / "rsp").glob("*.litmus")), ["opencl-rsp"]),
+]
+
+
+def _check(folder: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(CHECK), str(folder)], capture_output=True, text=True, timeout=3600)
+
+
+@pytest.mark.parametrize("k", range(len(EXPORTS)))
+def test_the_exported_corpus_loads_in_isabelle(tmp_path, k):
+    tests, models = EXPORTS[k]
+    r = export_isabelle(tests, models, tmp_path, schemes=hrf.schemes() if k == 0 else None)
+    assert r.tests
+    done = _check(tmp_path)
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
+    assert f"TOTAL: {len(r.theories)} of {len(r.theories)} theories loaded" in done.stdout
+
+
+def test_a_false_lemma_or_a_sorry_in_a_test_theory_fails(tmp_path):
+    # Controls: Isabelle, not the reader, rejects a wrong verdict and a stub
+    # outside the scheme theories.
+    r = export_isabelle(CORPUS / "hrf" / "hrf14-fig5-diff-wg.litmus", "hrf-direct", tmp_path)
+    (theory,) = [t for t in r.tests]
+    path = tmp_path / f"{theory.theory}.thy"
+    text = path.read_text()
+    path.write_text(text.replace("by eval", "sorry", 1))
+    assert _check(tmp_path).returncode != 0
+    path.write_text(text.replace("hrf_direct_consistent ex1", "\\<not> hrf_direct_consistent ex1", 1))
+    assert _check(tmp_path).returncode != 0
