@@ -45,7 +45,7 @@ def test_whole_export_reads_as_a_session(tmp_path):
     assert len(r.tests) == len(pairs)
     for e, (_t, m) in zip(r.tests, pairs, strict=False):
         assert theories[e.theory].imports == [model_theory(m).theory]
-    assert (tmp_path / "ROOT").read_text().startswith("session Hrf_Export = HOL +")
+    assert "\nsession Hrf_Export = HOL +\n" in (tmp_path / "ROOT").read_text()
 
 
 @pytest.mark.parametrize(
