@@ -242,3 +242,17 @@ def test_cli_export(tmp_path):
         text=True,
     )
     assert bad.returncode == 1 and "witness order" in bad.stderr
+
+
+def test_an_export_of_several_tests_skips_and_lists_the_pairs_a_model_refuses(tmp_path):
+    # [HRFR15] Fig. 10 with relaxed atomics is outside HRF-direct's fragment
+    # (seq_cst only): that pair is skipped and named, the others exported.
+    tests = [HRF / "hrfr15-fig10-rlx.litmus", HRF / "hrf14-fig6.litmus"]
+    r = export_isabelle(tests, ["hrf-direct", "sc"], tmp_path)
+    assert [(Path(t).name, m) for t, m, _ in r.skipped] == [("hrfr15-fig10-rlx.litmus", "hrf-direct")]
+    assert "seq_cst atomics only" in r.skipped[0][2]
+    assert len(r.tests) == 3
+    check_session(tmp_path)
+    # one pair only, refused: the refusal is the answer
+    with pytest.raises(hrf.UnsupportedFeature):
+        export_isabelle(tests[0], "hrf-direct", tmp_path / "one")

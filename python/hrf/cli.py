@@ -406,6 +406,8 @@ def cmd_export(a) -> int:
     print(f"{r.out / 'ROOT'}: session of {len(r.theories)} theories (isabelle build -D {r.out})")
     for n in r.notes:
         print(f"hrf: note: {n}", file=sys.stderr)
+    for test, model, why in r.skipped:
+        print(f"hrf: skipped {test} under {model}: {why}", file=sys.stderr)
     return 0
 
 

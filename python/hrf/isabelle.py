@@ -572,6 +572,8 @@ class ExportResult:
     theories: list = field(default_factory=list)  # every theory written (names)
     tests: list = field(default_factory=list)  # Exported, one per test and model
     notes: list = field(default_factory=list)  # what the reader should know (truncations)
+    # (test, model, reason) of each pair the model refuses (UnsupportedFeature): not exported
+    skipped: list = field(default_factory=list)
 
 
 def _copy_base(out: Path) -> None:
@@ -639,8 +641,11 @@ def export_isabelle(
     **kw,
 ) -> ExportResult:
     """Write Isabelle theories into `out`: the base theories, one theory per
-    test and model, one per scheme, and a ROOT file for the session.
-    Raises UnsupportedFeature for a model or row with no Isabelle form."""
+    test and model, one per scheme, and a ROOT file for the session. A
+    (test, model) pair the model refuses (a test outside its fragment, a
+    model with no Isabelle form) is skipped and listed in `skipped`; when
+    every pair is refused and no scheme is asked for, the first refusal is
+    raised (UnsupportedFeature), as is a scheme row with no Isabelle form."""
     limits = limits_from(limits, kw)
     check_whole("max_executions", max_executions, 1)
     out = Path(out)
@@ -655,12 +660,18 @@ def export_isabelle(
     schemes = [] if schemes is None else ([schemes] if isinstance(schemes, str) else list(schemes))
     _copy_base(out)
     res.theories += list(BASE_THEORIES)
+    first_refusal: UnsupportedFeature | None = None
     for t in tests:
         test = parse(t)
         for mname in models:
             m = _get_model(mname)
-            m.supports(test)
-            mt = model_theory(m)
+            try:
+                m.supports(test)
+                mt = model_theory(m)
+            except UnsupportedFeature as e:
+                res.skipped.append((test.path or test.name, m.name, str(e)))
+                first_refusal = first_refusal or e
+                continue
             if mt.text is not None:
                 write_output(out / f"{mt.theory}.thy", mt.text)
                 if mt.theory not in res.theories:
@@ -682,6 +693,8 @@ def export_isabelle(
                 )
             if not complete:
                 res.notes.append(f"{theory}: the candidate enumeration hit a limit; more executions exist")
+    if first_refusal is not None and not res.tests and not schemes:
+        raise first_refusal
     for s in schemes:
         theory, text = scheme_theory(s)
         write_output(out / f"{theory}.thy", text)
