@@ -54,7 +54,7 @@ def test_a_false_lemma_or_a_sorry_in_a_test_theory_fails(tmp_path):
     (theory,) = [t for t in r.tests]
     path = tmp_path / f"{theory.theory}.thy"
     text = path.read_text()
-    path.write_text(text.replace("by eval", "sorry", 1))
+    path.write_text(text.replace("\n  by eval", "\n  sorry", 1))  # the first proof (not the header comment)
     assert _check(tmp_path).returncode != 0
     path.write_text(text.replace("hrf_direct_consistent ex1", "\\<not> hrf_direct_consistent ex1", 1))
     assert _check(tmp_path).returncode != 0
