@@ -209,3 +209,35 @@ def test_the_grammar_cache_is_used_rebuilt_when_damaged_and_optional(tmp_path, m
     assert grammar.cache_folder() is None
     opencl._parser.cache_clear()
     assert hrf.parse(fig6) == want
+
+
+def test_check_many_builds_witnesses_on_first_use():
+    # check_many checks without witnesses and builds them when first read
+    # (a flag's events, witness(), to_dot, to_json); the reference is
+    # `check`, which builds them at once: every field must be the same.
+    tests = [str(f) for f in sorted((CORPUS / "hrf").glob("*.litmus"))]
+    tests += hrf.generate(count=40, seed=5, max_edges=4, max_threads=3)
+    models = ["hrf-direct", "hrf-indirect", "sc"]
+    for processes in (False, True):
+        lazy = list(hrf.check_many(tests, models, workers=2, processes=processes))
+        k = 0
+        for t in tests:
+            for m in models:
+                r = lazy[k]
+                k += 1
+                if r.error is not None:
+                    continue
+                ref = hrf.check(t, m)
+                assert r._lazy is not None and all("events" not in f for f in r.flags)
+                assert [f["kind"] for f in r.flags] == [f["kind"] for f in ref.flags]  # no witness needed
+                assert r._lazy is not None
+                if ref.flags:
+                    assert r.flags[0]["events"] == ref.flags[0]["events"]  # built here
+                    assert r._lazy is None
+                ja, jb = r.to_json(), ref.to_json()
+                ja.pop("time"), jb.pop("time")
+                assert ja == jb
+                assert r.states == ref.states and r.witness() == ref.witness()
+                if ref.flags or ref.states:
+                    assert r.to_dot() == ref.to_dot()
+        assert k == len(lazy) and any(r.flags for r in lazy)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import multiprocessing as mp
 import os
 import signal
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from . import core
@@ -18,7 +19,7 @@ from .dsl import Model
 from .errors import CoreError, HrfError, InvalidArgument, LimitExceeded, check_whole
 from .graph import Drawable, count, render
 from .litmus import parse
-from .litmus.printer import format_condition, format_state
+from .litmus.printer import format_state
 from .program import Compiled, compile_test
 
 if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold start)
@@ -108,6 +109,35 @@ class Limits:
         return json.dumps(d)
 
 
+# The keys of a flag that hold its witness (built on first use under check_many).
+WITNESS_KEYS = ("events", "execution")
+
+
+class Flag(dict):
+    """A flag of a result: `kind`, `check`, and, where witnesses were asked
+    for, the `events` that show it and the `execution` they belong to.
+    Results of `check_many` build these on first use: reading `events` or
+    `execution` checks the test again, with witnesses, once per result."""
+
+    __slots__ = ("_owner",)
+
+    def __missing__(self, key):
+        owner = getattr(self, "_owner", None)
+        if key in WITNESS_KEYS and owner is not None and owner._lazy is not None:
+            owner.build_witnesses()
+            return self[key]
+        raise KeyError(key)
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __reduce__(self):  # the owner is attached again on arrival (Result.__setstate__)
+        return (Flag, (dict(self),))
+
+
 @dataclass
 class Result(Drawable):
     """What `check` established about one test under one model."""
@@ -143,6 +173,52 @@ class Result(Drawable):
     # (test, unroll, cas_writeback) to compile again where the compiled
     # program was not kept (results from a worker process)
     _source: tuple | None = field(default=None, repr=False, compare=False)
+    # Checked without witnesses that were asked for (check_many): the limits
+    # to check again with, on first use of a witness (build_witnesses).
+    _lazy: Limits | None = field(default=None, repr=False, compare=False)
+    _model_obj: Model | None = field(default=None, repr=False, compare=False)  # not sent by workers
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._attach_flags()
+
+    def _attach_flags(self) -> None:
+        for f in self.flags:
+            if isinstance(f, Flag):
+                f._owner = self
+
+    def build_witnesses(self) -> None:
+        """Build the witness executions (one per outcome and per flag) of a
+        result checked without them: `check_many` leaves them to first use
+        (a flag's events, `witness`, `to_dot`, `to_json`), which calls this.
+        The test is checked again with the same limits; the check is
+        deterministic, so the witnesses are those `check` would give."""
+        if self._lazy is None:
+            return
+        limits, self._lazy = self._lazy, None
+        comp = self.compiled()
+        model = self._model_obj or _models.get(self.model)
+        try:
+            assert comp is not None, "a lazy result keeps its program or its source"
+            full = check_compiled(comp, model, limits)
+        except HrfError as e:
+            full = Result.failed(self.name, self.model, e)
+        if full.error is not None or (full.outcomes, [f["kind"] for f in full.flags]) != (
+            self.outcomes,
+            [f["kind"] for f in self.flags],
+        ):
+            # not the same result (a deadline or memory limit met one time
+            # and not the other): no witness is better than a wrong one
+            why = f"checking again with witnesses gave a different result ({full!r})"
+            self.notes.append(f"no witnesses: {why}")
+            for f in self.flags:
+                f.setdefault("events", None)
+                f.setdefault("execution", None)
+            return
+        self.states = full.states
+        self.executions = full.executions
+        for mine, theirs in zip(self.flags, full.flags, strict=True):
+            mine["events"], mine["execution"] = theirs["events"], theirs["execution"]
 
     @classmethod
     def failed(cls, name: str, model: str, error: HrfError, **kw) -> Result:
@@ -159,6 +235,7 @@ class Result(Drawable):
 
     # ---------------------------------------------------------- output
     def to_json(self) -> dict:
+        self.build_witnesses()
         return {
             "name": self.name,
             "model": self.model,
@@ -242,6 +319,7 @@ class Result(Drawable):
 
     def witness(self, outcome: dict | None = None) -> dict | None:
         """An execution reaching `outcome` (the first outcome by default)."""
+        self.build_witnesses()
         for st in self.states:
             if outcome is None or st[0] == outcome:
                 return st[4]
@@ -252,6 +330,7 @@ class Result(Drawable):
         else the witness of the first outcome."""
         from .graph import execution_dot
 
+        self.build_witnesses()
         execution = execution or (self.flags[0]["execution"] if self.flags else self.witness())
         if execution is None:
             raise HrfError(f"{self.name}: no witness execution to draw (checked with witnesses=False)")
@@ -303,12 +382,14 @@ def condition_verdict(quant: str, pos: int, neg: int, complete: bool) -> bool | 
     raise ValueError(quant)
 
 
-def _build_result(raw: str, comp: Compiled, model: Model) -> Result:
+def _build_result(raw: str, comp: Compiled, model: Model, lazy: Limits | None = None) -> Result:
+    """The result of the core's reply. `lazy`: the limits the witnesses were
+    asked for with, where the core was asked for none (built on first use)."""
     data = json.loads(raw)
     test = comp.test
     # herd: a test without a condition is `forall (true)`
     quant = test.condition.quantifier if test.condition else "forall"
-    cond_text = format_condition(test.condition) if test.condition else "forall (true)"
+    cond_text = comp.condition_text()
     if "error" in data:
         err = CoreError(f"{test.path or test.name}: {data['error']}", data.get("kind", "internal"))
         return Result.failed(
@@ -339,17 +420,22 @@ def _build_result(raw: str, comp: Compiled, model: Model) -> Result:
         values = dict(zip(comp.observed, o["values"], strict=False))
         r.states.append((values, o["count"], o["positive"], o["flagged"], o["witness"]))
         r.outcomes.append(values)
-    r.flags = [
-        {
-            "kind": f["kind"],
-            "check": f["check"],
-            "events": None
-            if f["execution"] is None
-            else [r.describe_event(f["execution"]["events"][i]) for i in f["events"]],
-            "execution": f["execution"],
-        }
-        for f in out["flags"]
-    ]
+    if lazy is not None:
+        r._lazy, r._model_obj = lazy, model
+        r.flags = [Flag(kind=f["kind"], check=f["check"]) for f in out["flags"]]
+    else:
+        r.flags = [
+            Flag(
+                kind=f["kind"],
+                check=f["check"],
+                events=None
+                if f["execution"] is None
+                else [r.describe_event(f["execution"]["events"][i]) for i in f["events"]],
+                execution=f["execution"],
+            )
+            for f in out["flags"]
+        ]
+    r._attach_flags()
     r.executions = out["executions"]
     pos, neg = out["positive"], out["negative"]
     if complete and out["consistent"] == 0 and r.cut_paths:
@@ -473,6 +559,7 @@ def check_many(
 
 
 PROCESS_MIN_TESTS = 64
+SPAN = 512  # tests per forked worker, at most (a fresh process per span)
 
 
 def _check_in_threads(
@@ -481,7 +568,11 @@ def _check_in_threads(
     """`check_many` in this process: Python compiles, the core checks a
     chunk of jobs at a time in parallel with the GIL released."""
     model_json = {m.name: m.ir_json() for m in models}
-    limits_json = {m.name: limits.core_json(m) for m in models}
+    # Witnesses are built on first use (Result.build_witnesses): most results
+    # of a bulk check are read for their verdicts only.
+    lazy = limits if limits.witnesses and not limits.keep_all else None
+    run = replace(limits, witnesses=False) if lazy else limits
+    limits_json = {m.name: run.core_json(m) for m in models}
     pending: list = []  # (Compiled or None, model, error, name)
 
     def flush():
@@ -491,7 +582,7 @@ def _check_in_threads(
             if c is None:
                 yield Result.failed(name, m.name, err, path=name)
             else:
-                yield _build_result(next(raws), c, m)
+                yield _build_result(next(raws), c, m, lazy)
 
     for test in tests:
         name = (
@@ -544,6 +635,7 @@ def _fork_worker(conn, tests: list, models: list, limits: Limits, start: int, en
     try:
         for r in _check_in_threads(tests[start:end], models, 1, limits, 1):
             r._compiled = None  # large to send; the parent compiles again on demand
+            r._model_obj = None  # the parent has it
             if r.error is not None and not _pickles(r.error):
                 r.error = HrfError(f"{type(r.error).__name__}: {r.error}")
             batch.append(r)
@@ -582,7 +674,7 @@ def _check_in_processes(tests: list, models: list, nworkers: int, limits: Limits
     from multiprocessing.connection import Connection, wait
 
     ctx = mp.get_context("fork")
-    size = max(1, min(64, -(-len(tests) // (nworkers * 8))))
+    size = max(1, min(SPAN, -(-len(tests) // (nworkers * 8))))
     pending = [(i, min(i + size, len(tests))) for i in range(0, len(tests), size)]
     pending.reverse()  # popped from the end: in order
     by_name = {m.name: m for m in models}
@@ -591,6 +683,10 @@ def _check_in_processes(tests: list, models: list, nworkers: int, limits: Limits
     next_out = 0
 
     def launch(start: int, end: int) -> None:
+        # The parent's objects go to the permanent generation first: the
+        # child's collector then leaves them alone, and so does not copy
+        # every page it inherited (copy-on-write) by touching their headers.
+        gc.freeze()
         recv, send = ctx.Pipe(duplex=False)
         p = ctx.Process(target=_fork_worker, args=(send, tests, models, limits, start, end), daemon=True)
         p.start()
@@ -636,9 +732,11 @@ def _check_in_processes(tests: list, models: list, nworkers: int, limits: Limits
                 for r in done.pop(next_out):
                     if r.error is None:
                         r._source = (tests[next_out], limits.unroll, by_name[r.model].cas_writeback)
+                        r._model_obj = by_name[r.model]
                     yield r
                 next_out += 1
     finally:
+        gc.unfreeze()
         for conn, (p, _, _) in running.items():
             if p.is_alive():
                 p.terminate()

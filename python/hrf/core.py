@@ -9,6 +9,7 @@ ARCHITECTURE.md."""
 from __future__ import annotations
 
 import json
+import signal
 import threading
 from collections.abc import Callable
 from types import ModuleType
@@ -32,6 +33,8 @@ def interruptible(fn: Callable[..., T], *args: Any, tick: Callable[[], None] | N
     thread; on Ctrl-C the core is told to stop, and once it has, the
     KeyboardInterrupt goes on. `tick`, if given, is called about every
     0.1 s while the call runs (a progress display)."""
+    if tick is None and not _ctrl_c_reaches_us():
+        return fn(*args)  # no Ctrl-C to wait for: no thread (0.1 ms a call)
     box: dict[str, Any] = {}
     # The end of the call is an Event, not Thread.join: a Ctrl-C that lands
     # inside join() can leave the thread marked finished while it still runs
@@ -65,6 +68,15 @@ def interruptible(fn: Callable[..., T], *args: Any, tick: Callable[[], None] | N
         raise box["error"]
     value: T = box["value"]
     return value
+
+
+def _ctrl_c_reaches_us() -> bool:
+    """Whether a Ctrl-C could interrupt this thread: only the main thread
+    gets it, and not where SIGINT is ignored (bulk's worker processes)."""
+    return threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) not in (
+        signal.SIG_IGN,
+        None,
+    )
 
 
 def check(program: str, model: str, limits: str) -> str:

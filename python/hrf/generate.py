@@ -385,4 +385,4 @@ def generate(
 
 def size(t: A.Test) -> tuple:
     """Smallest first: threads, then memory accesses."""
-    return (len(t.threads), sum(1 for th in t.threads for _ in A.memory_ops(th.body)), t.name)
+    return (len(t.threads), sum(len(th.ops) for th in t.threads), t.name)

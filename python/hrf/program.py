@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import LimitExceeded, UnsupportedFeature
 from .litmus import ast as A
+from .litmus.printer import format_condition
 
 if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold start)
     from . import ir as ir_types
@@ -106,6 +107,15 @@ class Compiled:
     locations: list
     unroll: int
     _json: str | None = field(default=None, repr=False)
+    _condition: str | None = field(default=None, repr=False)
+
+    def condition_text(self) -> str:
+        """The test's condition as herd prints it (computed once: every
+        model's result states it); herd reads a missing one as forall (true)."""
+        if self._condition is None:
+            cond = self.test.condition
+            self._condition = format_condition(cond) if cond else "forall (true)"
+        return self._condition
 
     def json(self) -> str:
         if self._json is None:

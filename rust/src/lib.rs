@@ -100,22 +100,52 @@ mod py {
 
     /// Check one program; returns a JSON string.
     #[pyfunction]
-    fn check(py: Python<'_>, program: String, model: String, limits: String) -> String {
-        py.allow_threads(|| super::check_json_safe(&program, &model, &limits))
+    fn check(py: Python<'_>, program: String, model: String, limits: String) -> PyResult<String> {
+        in_pool(py, None, || super::check_json_safe(&program, &model, &limits))
     }
 
-    /// Run `f` without the GIL on `workers` threads (all cores when None).
-    fn in_pool<T: Send>(py: Python<'_>, workers: Option<usize>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
-        match workers {
-            None => Ok(py.allow_threads(f)),
-            Some(w) => {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(w.max(1))
-                    .build()
-                    .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
-                Ok(py.allow_threads(|| pool.install(f)))
+    /// The thread pools built so far: (process id, threads, pool). A pool is
+    /// built once per size and process and kept, since building one costs
+    /// about half a millisecond (a check of a small test costs less). The
+    /// process id keeps a forked child (bulk's workers, a user's
+    /// multiprocessing pool) off its parent's pools, whose threads do not
+    /// exist in the child; rayon's global pool is never used, for that reason.
+    type Pools = Vec<(u32, usize, std::sync::Arc<rayon::ThreadPool>)>;
+    static POOLS: std::sync::Mutex<Pools> = std::sync::Mutex::new(Vec::new());
+
+    fn pool(workers: Option<usize>) -> PyResult<std::sync::Arc<rayon::ThreadPool>> {
+        // 0: rayon's choice (RAYON_NUM_THREADS, else every core)
+        let threads = workers.map_or(0, |w| w.max(1));
+        let build = || {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map(std::sync::Arc::new)
+                .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
+        };
+        let pid = std::process::id();
+        // A lock held by a thread that did not survive a fork would never be
+        // released: then this call builds a pool of its own.
+        let Ok(mut pools) = POOLS.try_lock() else { return build() };
+        if pools.iter().any(|(p, _, _)| *p != pid) {
+            // The parent's pools, inherited by fork: their threads are gone,
+            // so they are forgotten, never dropped (dropping would signal them).
+            for entry in pools.drain(..) {
+                std::mem::forget(entry);
             }
         }
+        if let Some((_, _, p)) = pools.iter().find(|(_, n, _)| *n == threads) {
+            return Ok(p.clone());
+        }
+        let p = build()?;
+        pools.push((pid, threads, p.clone()));
+        Ok(p)
+    }
+
+    /// Run `f` without the GIL on a pool of `workers` threads (all cores when None).
+    fn in_pool<T: Send>(py: Python<'_>, workers: Option<usize>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+        let pool = pool(workers)?;
+        Ok(py.allow_threads(|| pool.install(f)))
     }
 
     /// Check many (program, model, limits) jobs in parallel on `workers`

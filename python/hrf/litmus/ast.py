@@ -8,6 +8,7 @@ for consume), scopes to `wi, sg, wg, dev, all`.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 
@@ -206,6 +207,12 @@ class Thread:
     def index(self) -> int:
         return int(self.name[1:])
 
+    @functools.cached_property
+    def ops(self) -> tuple:
+        """Every memory operation of the body in source order (`memory_ops`),
+        computed once: models, validation and compilation all read them."""
+        return tuple(memory_ops(self.body))
+
 
 @dataclass(frozen=True)
 class Init:
@@ -311,7 +318,7 @@ class Test:
             for p in t.params:
                 seen.setdefault(p.name)
         for t in self.threads:
-            for loc in _locs_of(t.body):
+            for loc in _locs_of(t.ops):
                 seen.setdefault(loc)
         return list(seen)
 
@@ -384,8 +391,8 @@ def prop_atoms(p):
             yield from prop_atoms(q)
 
 
-def _locs_of(stmts):
-    for op in memory_ops(stmts):
+def _locs_of(ops):
+    for op in ops:
         if isinstance(op, (Load, Store, Rmw, StoreExpr)):
             yield op.loc
             if isinstance(op, Rmw) and op.expected:

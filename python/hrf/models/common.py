@@ -47,7 +47,7 @@ def refuse(
     """Raise UnsupportedFeature, naming the thread and line, for the first
     operation of `test` outside the model's fragment (docs/readings.md)."""
     for t in test.threads:
-        for op in AST.memory_ops(t.body):
+        for op in t.ops:
             orders: set[str] = {o for o in (getattr(op, "order", None), getattr(op, "fail_order", None)) if o}
             why = None
             if barriers and isinstance(op, AST.Barrier):
