@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import math
@@ -109,6 +110,13 @@ class Limits:
         return json.dumps(d)
 
 
+def _result_from_values(values: tuple) -> Result:
+    r = Result.__new__(Result)
+    r.__dict__.update(zip(_RESULT_FIELDS, values, strict=True))
+    r._attach_flags()
+    return r
+
+
 # The keys of a flag that hold its witness (built on first use under check_many).
 WITNESS_KEYS = ("events", "execution")
 
@@ -119,10 +127,11 @@ class Flag(dict):
     Results of `check_many` build these on first use: reading `events` or
     `execution` checks the test again, with witnesses, once per result."""
 
-    __slots__ = ("_owner",)
+    _owner: Any = None  # the Result holding the flag (set by it)
+
 
     def __missing__(self, key):
-        owner = getattr(self, "_owner", None)
+        owner = self._owner
         if key in WITNESS_KEYS and owner is not None and owner._lazy is not None:
             owner.build_witnesses()
             return self[key]
@@ -178,9 +187,10 @@ class Result(Drawable):
     _lazy: Limits | None = field(default=None, repr=False, compare=False)
     _model_obj: Model | None = field(default=None, repr=False, compare=False)  # not sent by workers
 
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._attach_flags()
+    def __reduce__(self):
+        # field values in order, rebuilt without __init__: bulk's workers
+        # send every result this way, and the parent reads them one by one
+        return (_result_from_values, (tuple(self.__dict__[f] for f in _RESULT_FIELDS),))
 
     def _attach_flags(self) -> None:
         for f in self.flags:
@@ -356,6 +366,8 @@ class Result(Drawable):
             f"{count(len(self.outcomes), 'outcome')}, {count(self.candidates, 'candidate')}{cut}>"
         )
 
+
+_RESULT_FIELDS = tuple(f.name for f in fields(Result))
 
 NO_CONDITION = (
     "the test has no final condition: read as herd reads it, forall (true), which every execution "
@@ -562,11 +574,33 @@ PROCESS_MIN_TESTS = 64
 SPAN = 512  # tests per forked worker, at most (a fresh process per span)
 
 
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Run Python's cyclic collector less often while checking many tests:
+    each check allocates hundreds of short-lived containers, and the
+    collector's default pace (every 700) spent a quarter of a bulk run
+    walking them. Reference counting still frees them at once; the old
+    pace comes back when the run ends (or its generator is closed)."""
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], 20_000), *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
 def _check_in_threads(
     tests: Iterable, models: list, workers: int | None, limits: Limits, chunk: int
 ) -> Iterator[Result]:
     """`check_many` in this process: Python compiles, the core checks a
     chunk of jobs at a time in parallel with the GIL released."""
+    with _fewer_collections():
+        yield from _check_in_threads_paced(tests, models, workers, limits, chunk)
+
+
+def _check_in_threads_paced(
+    tests: Iterable, models: list, workers: int | None, limits: Limits, chunk: int
+) -> Iterator[Result]:
     model_json = {m.name: m.ir_json() for m in models}
     # Witnesses are built on first use (Result.build_witnesses): most results
     # of a bulk check are read for their verdicts only.
@@ -693,52 +727,57 @@ def _check_in_processes(tests: list, models: list, nworkers: int, limits: Limits
         send.close()
         running[recv] = [p, start, end]
 
-    try:
-        while pending or running:
-            while pending and len(running) < nworkers:
-                launch(*pending.pop())
-            for ready in wait(list(running)):
-                conn = cast(Connection, ready)
-                p, k, end = running[conn]
-                try:
-                    idx, results = conn.recv()
-                except (EOFError, OSError):
-                    # the worker ended; if before its span's end, it died on test k
-                    del running[conn]
-                    conn.close()
-                    p.join()
-                    if k < end:
-                        code = p.exitcode
-                        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
-                        done[k] = _error_results(
-                            tests[k],
-                            models,
-                            HrfError(
-                                f"{tests[k] if isinstance(tests[k], (str, os.PathLike)) else 'test'}: the worker "
-                                f"process checking it died ({how}): a crash of hrf or too little memory"
-                            ),
-                        )
-                        if k + 1 < end:
-                            pending.append((k + 1, end))
-                    continue
-                for r in results:
-                    if isinstance(r, HrfError):  # pragma: no cover - see _fork_worker
-                        done[idx] = _error_results(tests[idx], models, r)
-                        break
-                else:
-                    done[idx] = results
-                running[conn][1] = idx + 1
-            while next_out in done:
-                for r in done.pop(next_out):
-                    if r.error is None:
-                        r._source = (tests[next_out], limits.unroll, by_name[r.model].cas_writeback)
-                        r._model_obj = by_name[r.model]
-                    yield r
-                next_out += 1
-    finally:
-        gc.unfreeze()
-        for conn, (p, _, _) in running.items():
-            if p.is_alive():
-                p.terminate()
-            p.join()
-            conn.close()
+    with _fewer_collections():
+        try:
+            while pending or running:
+                while pending and len(running) < nworkers:
+                    launch(*pending.pop())
+                for ready in wait(list(running)):
+                    conn = cast(Connection, ready)
+                    p, k, end = running[conn]
+                    try:
+                        idx, results = conn.recv()
+                    except (EOFError, OSError):
+                        # the worker ended; if before its span's end, it died on test k
+                        del running[conn]
+                        conn.close()
+                        p.join()
+                        if k < end:
+                            code = p.exitcode
+                            how = (
+                                f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+                            )
+                            done[k] = _error_results(
+                                tests[k],
+                                models,
+                                HrfError(
+                                    f"{tests[k] if isinstance(tests[k], (str, os.PathLike)) else 'test'}: the worker "
+                                    f"process checking it died ({how}): a crash of hrf or too little memory"
+                                ),
+                            )
+                            if k + 1 < end:
+                                pending.append((k + 1, end))
+                        continue
+                    for r in results:
+                        if isinstance(r, HrfError):  # pragma: no cover - see _fork_worker
+                            done[idx] = _error_results(tests[idx], models, r)
+                            break
+                    else:
+                        done[idx] = results
+                    running[conn][1] = idx + 1
+                while next_out in done:
+                    for r in done.pop(next_out):
+                        if r.error is None:
+                            r._source = (tests[next_out], limits.unroll, by_name[r.model].cas_writeback)
+                            r._model_obj = by_name[r.model]
+                            if r._lazy is not None:
+                                r._lazy = limits  # one object for all, not a copy per result
+                        yield r
+                    next_out += 1
+        finally:
+            gc.unfreeze()
+            for conn, (p, _, _) in running.items():
+                if p.is_alive():
+                    p.terminate()
+                p.join()
+                conn.close()

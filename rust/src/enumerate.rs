@@ -217,25 +217,31 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     let window = if limits.keep_all { 64 } else { WINDOW };
     while first < nblocks && !shared.budget.stopped() {
         let last = (first + window).min(nblocks);
-        let parts: Vec<Result<Partial, Error>> = (first..last)
-            .into_par_iter()
-            .map(|b| {
-                let mut acc = Partial::default();
-                for idx in b * BLOCK..((b + 1) * BLOCK).min(total) {
-                    if shared.budget.stopped() {
-                        break;
-                    }
-                    let mut rem = idx;
-                    let mut chosen: Vec<&Path> = Vec::with_capacity(radices.len());
-                    for (t, &r) in radices.iter().enumerate() {
-                        chosen.push(&per_thread[t][rem % r]);
-                        rem /= r;
-                    }
-                    acc.absorb(combination(&shared, &chosen)?);
+        let block = |b: usize| {
+            let mut acc = Partial::default();
+            for idx in b * BLOCK..((b + 1) * BLOCK).min(total) {
+                if shared.budget.stopped() {
+                    break;
                 }
-                Ok(acc)
-            })
-            .collect();
+                let mut rem = idx;
+                let mut chosen: Vec<&Path> = Vec::with_capacity(radices.len());
+                for (t, &r) in radices.iter().enumerate() {
+                    chosen.push(&per_thread[t][rem % r]);
+                    rem /= r;
+                }
+                acc.absorb(combination(&shared, &chosen)?);
+            }
+            Ok(acc)
+        };
+        // In parallel inside a thread pool; on the caller's thread, in
+        // order, when called outside one (a one-worker call: no hand-over to
+        // a pool thread, and never rayon's global pool, which a forked
+        // child inherits without its threads).
+        let parts: Vec<Result<Partial, Error>> = if rayon::current_thread_index().is_some() {
+            (first..last).into_par_iter().map(block).collect()
+        } else {
+            (first..last).map(block).collect()
+        };
         // Merge in combination order.
         for p in parts {
             all.absorb(p?);

@@ -177,7 +177,8 @@ fn flip(a: Mono) -> Mono {
 #[derive(Clone, Debug)]
 pub enum Val {
     Set(EventSet),
-    Rel(Box<Relation>),
+    // shared, not copied: a cached relation is read by every node using it
+    Rel(std::rc::Rc<Relation>),
 }
 
 /// A model prepared for one program: tags resolved to template indices,
@@ -427,9 +428,9 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    fn rel(&mut self, i: usize, d: &Dynamic) -> Relation {
+    fn rel(&mut self, i: usize, d: &Dynamic) -> std::rc::Rc<Relation> {
         match self.eval(i, d) {
-            Val::Rel(r) => *r,
+            Val::Rel(r) => r,
             Val::Set(_) => panic!("model IR: node {i} is a set where a relation is expected"),
         }
     }
@@ -440,7 +441,7 @@ impl<'a> Evaluator<'a> {
         }
         let es = self.es;
         let n = es.n;
-        let r = |x: Relation| Val::Rel(Box::new(x));
+        let r = |x: Relation| Val::Rel(std::rc::Rc::new(x));
         let v = match &self.m.ir.nodes[i] {
             Node::Tag { name } => {
                 let mut s = match name.as_str() {
@@ -594,7 +595,10 @@ impl<'a> Evaluator<'a> {
                 for (_, s) in classes {
                     self.bound.push((var.clone(), s));
                     self.forget_var(&var);
-                    acc = acc.union(&self.rel(body, d));
+                    let part = self.rel(body, d);
+                    for (row, p) in acc.rows[..n].iter_mut().zip(&part.rows[..n]) {
+                        *row |= p;
+                    }
                     self.bound.pop();
                     self.forget_var(&var);
                 }
