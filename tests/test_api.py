@@ -241,3 +241,25 @@ def test_check_many_builds_witnesses_on_first_use():
                 if ref.flags or ref.states:
                     assert r.to_dot() == ref.to_dot()
         assert k == len(lazy) and any(r.flags for r in lazy)
+
+
+def test_checks_in_a_forked_child_of_a_process_that_checked():
+    # The core's thread pools are per process: a child forked after a check
+    # (a user's multiprocessing pool on Linux) must not wait for pool
+    # threads that exist only in its parent. One worker or all cores, one
+    # check or many: the child answers as the parent does.
+    import multiprocessing as mp
+
+    test = str(CORPUS / "hrf" / "hrf14-fig6.litmus")
+    here = hrf.check(test, "hrf-direct").observation
+    list(hrf.check_many([test] * 3, "sc", workers=2, processes=False))
+    ctx = mp.get_context("fork")
+    with ctx.Pool(2) as pool:
+        got = pool.map(_observations_in_child, [test] * 2, chunksize=1)
+    assert got == [(here, here)] * 2
+
+
+def _observations_in_child(test):
+    one = hrf.check(test, "hrf-direct").observation
+    many = [r.observation for r in hrf.check_many([test], "hrf-direct", workers=1)]
+    return (one, many[0])

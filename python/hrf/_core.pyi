@@ -4,11 +4,15 @@ when the core caught a panic)."""
 
 __version__: str
 
-def check(program: str, model: str, limits: str) -> str:
-    """Check one program IR under one model IR within the limits."""
+def check(program: str, model: str, limits: str, catch_sigint: bool = False) -> str:
+    """Check one program IR under one model IR within the limits; with
+    catch_sigint, a Ctrl-C stops the check (take_sigint then says so)."""
 
-def check_many(jobs: list[tuple[str, str, str]], workers: int | None = None) -> list[str]:
+def check_many(jobs: list[tuple[str, str, str]], workers: int | None = None, catch_sigint: bool = False) -> list[str]:
     """Check (program, model, limits) jobs in parallel; replies in job order."""
+
+def take_sigint() -> bool:
+    """Whether a Ctrl-C stopped the last call made with catch_sigint (and forget it)."""
 
 def explore(program: str, limits: str, workers: int | None = None) -> str:
     """Explore a machine program exhaustively within the limits."""

@@ -129,7 +129,6 @@ class Flag(dict):
 
     _owner: Any = None  # the Result holding the flag (set by it)
 
-
     def __missing__(self, key):
         owner = self._owner
         if key in WITNESS_KEYS and owner is not None and owner._lazy is not None:

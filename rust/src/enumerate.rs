@@ -17,7 +17,6 @@ pub use crate::limits::{cancel, LimitOut, Limits, CANCEL_GENERATION};
 use crate::model::{Compiled, Evaluator};
 use crate::program::{Observed, Program};
 use crate::relation::{bits, Relation};
-use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -233,15 +232,8 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
             }
             Ok(acc)
         };
-        // In parallel inside a thread pool; on the caller's thread, in
-        // order, when called outside one (a one-worker call: no hand-over to
-        // a pool thread, and never rayon's global pool, which a forked
-        // child inherits without its threads).
-        let parts: Vec<Result<Partial, Error>> = if rayon::current_thread_index().is_some() {
-            (first..last).into_par_iter().map(block).collect()
-        } else {
-            (first..last).map(block).collect()
-        };
+        // Blocks in parallel where several threads may work (threads.rs).
+        let parts: Vec<Result<Partial, Error>> = crate::threads::par_map(last - first, |i| block(first + i));
         // Merge in combination order.
         for p in parts {
             all.absorb(p?);

@@ -11,6 +11,7 @@ pub mod machine;
 pub mod model;
 pub mod program;
 pub mod relation;
+pub mod threads;
 
 use enumerate::{CheckOut, Limits};
 use error::{Error, Result};
@@ -98,72 +99,95 @@ mod py {
     use pyo3::prelude::*;
     use rayon::prelude::*;
 
-    /// Check one program; returns a JSON string.
+    /// Check one program; returns a JSON string. With `catch_sigint`, a
+    /// Ctrl-C during the check stops it (`take_sigint` then says so).
     #[pyfunction]
-    fn check(py: Python<'_>, program: String, model: String, limits: String) -> PyResult<String> {
-        in_pool(py, None, || super::check_json_safe(&program, &model, &limits))
+    #[pyo3(signature = (program, model, limits, catch_sigint=false))]
+    fn check(py: Python<'_>, program: String, model: String, limits: String, catch_sigint: bool) -> String {
+        // on this thread; the enumerator enters a pool where it has work for several
+        py.allow_threads(|| sigint::guard(catch_sigint, || super::check_json_safe(&program, &model, &limits)))
     }
 
-    /// The thread pools built so far: (process id, threads, pool). A pool is
-    /// built once per size and process and kept, since building one costs
-    /// about half a millisecond (a check of a small test costs less). The
-    /// process id keeps a forked child (bulk's workers, a user's
-    /// multiprocessing pool) off its parent's pools, whose threads do not
-    /// exist in the child; rayon's global pool is never used, for that reason.
-    type Pools = Vec<(u32, usize, std::sync::Arc<rayon::ThreadPool>)>;
-    static POOLS: std::sync::Mutex<Pools> = std::sync::Mutex::new(Vec::new());
+    /// Whether a Ctrl-C stopped the last call made with `catch_sigint`.
+    #[pyfunction]
+    fn take_sigint() -> bool {
+        sigint::take()
+    }
 
-    fn pool(workers: Option<usize>) -> PyResult<std::sync::Arc<rayon::ThreadPool>> {
-        // 0: rayon's choice (RAYON_NUM_THREADS, else every core)
-        let threads = workers.map_or(0, |w| w.max(1));
-        let build = || {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .map(std::sync::Arc::new)
-                .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
-        };
-        let pid = std::process::id();
-        // A lock held by a thread that did not survive a fork would never be
-        // released: then this call builds a pool of its own.
-        let Ok(mut pools) = POOLS.try_lock() else { return build() };
-        if pools.iter().any(|(p, _, _)| *p != pid) {
-            // The parent's pools, inherited by fork: their threads are gone,
-            // so they are forgotten, never dropped (dropping would signal them).
-            for entry in pools.drain(..) {
-                std::mem::forget(entry);
+    /// Ctrl-C during a call made on Python's main thread: the call runs
+    /// there (no helper thread, whose hand-overs cost a millisecond a call)
+    /// with a handler of its own for SIGINT, which cancels the core's work;
+    /// the Python side then raises KeyboardInterrupt. Python's handler is
+    /// put back after the call.
+    mod sigint {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        static SEEN: AtomicBool = AtomicBool::new(false);
+
+        pub fn take() -> bool {
+            SEEN.swap(false, Ordering::SeqCst)
+        }
+
+        #[cfg(target_os = "linux")]
+        extern "C" fn on_sigint(_: libc::c_int) {
+            // async-signal-safe: two atomic operations
+            SEEN.store(true, Ordering::SeqCst);
+            crate::limits::cancel();
+        }
+
+        #[cfg(target_os = "linux")]
+        pub fn guard<T>(on: bool, f: impl FnOnce() -> T) -> T {
+            if !on {
+                return f();
+            }
+            SEEN.store(false, Ordering::SeqCst);
+            // SAFETY: sigaction with a handler that only touches atomics; the
+            // previous action is restored before returning.
+            unsafe {
+                let mut new: libc::sigaction = std::mem::zeroed();
+                new.sa_sigaction = on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t;
+                libc::sigemptyset(&mut new.sa_mask);
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(libc::SIGINT, &new, &mut old) != 0 {
+                    return f();
+                }
+                let out = f();
+                libc::sigaction(libc::SIGINT, &old, std::ptr::null_mut());
+                out
             }
         }
-        if let Some((_, _, p)) = pools.iter().find(|(_, n, _)| *n == threads) {
-            return Ok(p.clone());
+
+        #[cfg(not(target_os = "linux"))]
+        pub fn guard<T>(_on: bool, f: impl FnOnce() -> T) -> T {
+            f()
         }
-        let p = build()?;
-        pools.push((pid, threads, p.clone()));
-        Ok(p)
     }
 
     /// Run `f` without the GIL on a pool of `workers` threads (all cores when None).
     fn in_pool<T: Send>(py: Python<'_>, workers: Option<usize>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
-        let pool = pool(workers)?;
+        let pool = crate::threads::pool(workers).map_err(pyo3::exceptions::PyRuntimeError::new_err)?;
         Ok(py.allow_threads(|| pool.install(f)))
     }
 
     /// Check many (program, model, limits) jobs in parallel on `workers`
     /// threads (all cores when None); returns JSON strings in job order.
     #[pyfunction]
-    #[pyo3(signature = (jobs, workers=None))]
+    #[pyo3(signature = (jobs, workers=None, catch_sigint=false))]
     fn check_many(
         py: Python<'_>,
         jobs: Vec<(String, String, String)>,
         workers: Option<usize>,
+        catch_sigint: bool,
     ) -> PyResult<Vec<String>> {
         let one = |(p, m, l): &(String, String, String)| super::check_json_safe(p, m, l);
         if workers == Some(1) {
             // on this thread: handing each call to a pool thread cost more
             // than checking a small test (bulk's workers check one test a call)
-            return Ok(py.allow_threads(|| jobs.iter().map(one).collect()));
+            return Ok(py.allow_threads(|| {
+                sigint::guard(catch_sigint, || crate::threads::one_thread(|| jobs.iter().map(one).collect()))
+            }));
         }
-        in_pool(py, workers, || jobs.par_iter().map(one).collect())
+        let pool = crate::threads::pool(workers).map_err(pyo3::exceptions::PyRuntimeError::new_err)?;
+        Ok(py.allow_threads(|| sigint::guard(catch_sigint, || pool.install(|| jobs.par_iter().map(one).collect()))))
     }
 
     /// Explore a machine program on `workers` threads; returns JSON.
@@ -206,6 +230,7 @@ mod py {
     #[pymodule]
     fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add_function(wrap_pyfunction!(check, m)?)?;
+        m.add_function(wrap_pyfunction!(take_sigint, m)?)?;
         m.add_function(wrap_pyfunction!(check_many, m)?)?;
         m.add_function(wrap_pyfunction!(max_events, m)?)?;
         m.add_function(wrap_pyfunction!(limit_defaults, m)?)?;
