@@ -416,6 +416,32 @@ def cmd_export(a) -> int:
     return 0
 
 
+def herd_spellings(argv: list[str]) -> list[str]:
+    """herd's option spellings, where they do not clash with hrf's: `-model
+    M` is `--model M`; `-initwrites true` is what hrf always does (initial
+    values are writes), so it is dropped, and `-initwrites false` refused."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "-model":
+            out.append("--model")
+        elif arg == "-initwrites":
+            value = argv[i + 1] if i + 1 < len(argv) else ""
+            if value not in ("true", "false"):
+                raise InvalidArgument(f"-initwrites takes true or false, not {value!r}")
+            if value == "false":
+                raise InvalidArgument(
+                    "-initwrites false: hrf always makes the initial values writes (herd's -initwrites true)"
+                )
+            i += 2
+            continue
+        else:
+            out.append(arg)
+        i += 1
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="hrf", description="Scoped GPU memory models: check litmus tests.")
     p.add_argument("--version", action="version", version=f"hrf {version()}")
@@ -428,7 +454,8 @@ def main(argv=None) -> int:
         "-m",
         action="append",
         required=True,
-        help="model name or a .py file defining MODEL (repeatable); `hrf models` lists the names",
+        help="model name, a .cat file (herd's cat language) or a .py file defining MODEL (repeatable); "
+        "`hrf models` lists the names",
     )
     c.add_argument("--json", action="store_true", help="one JSON object per line")
     c.add_argument("--graph", metavar="OUT", help="draw an execution (a flagged one, else the first) to OUT.dot/.svg")
@@ -563,7 +590,26 @@ def main(argv=None) -> int:
     m = sub.add_parser("models", help="list the models")
     m.set_defaults(func=cmd_models)
 
+    for verb in ("check", "bulk", "compare", "soundness", "export"):
+        sub.choices[verb].add_argument(
+            "--catdir",
+            "-I",
+            action="append",
+            default=[],
+            metavar="DIR",
+            help="a folder searched for the files a .cat model includes (repeatable; herd's -I)",
+        )
+
+    try:
+        argv = herd_spellings(sys.argv[1:] if argv is None else list(argv))
+    except InvalidArgument as e:
+        print(f"hrf: {e}", file=sys.stderr)
+        return 2
     a = p.parse_args(argv)
+    if getattr(a, "catdir", None):
+        from .models import CATDIR
+
+        CATDIR[:] = a.catdir
     if getattr(a, "writeback", 0) is None:
         a.writeback = ["fifo", "any"] if a.cmd == "soundness" else ["fifo"]
     try:

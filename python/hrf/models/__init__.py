@@ -27,6 +27,11 @@ _REGISTRY = {
 }
 
 
+# Folders searched for the files a .cat model includes, after its own
+# folder (the command line's --catdir, herd's -I).
+CATDIR: list[str] = []
+
+
 def names() -> list[str]:
     return list(_REGISTRY)
 
@@ -36,6 +41,10 @@ def get(name) -> Model:
     `hrf.userfile`)."""
     if isinstance(name, Model):
         return name
+    if name not in _REGISTRY and str(name).endswith(".cat"):
+        from ..cat import load as load_cat
+
+        return load_cat(name, CATDIR)
     if name not in _REGISTRY and is_path(name):
         return load(name, "MODEL", Model, "model", list(_REGISTRY))
     mod = _REGISTRY.get(name)

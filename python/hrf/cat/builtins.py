@@ -1,0 +1,178 @@
+"""The names a cat file uses without defining them: herd's built-in sets
+and relations of its C, OpenCL and PTX front ends, and the few functions
+of its standard library that the field's models call, each mapped onto
+hrf's events and written here in hrf's own terms.
+
+hrf's events differ from herd's in one way that matters to models: a
+read-modify-write is a read and a write linked by `rmw`, where herd has
+one event. herd's OpenCL front end of 2015 also calls the set of RMW
+events `rmw`, so `rmw` here is a relation where a relation is wanted and
+the set of RMW events (both halves) where a set is wanted.
+"""
+
+from __future__ import annotations
+
+from .. import dsl
+from ..dsl import Rel, Set
+from ..models.common import (
+    ACQ,
+    ACQ_REL,
+    EF,
+    NA,
+    NAL,
+    REL,
+    REMOTE,
+    S_ALL,
+    S_DEV,
+    S_SG,
+    S_WG,
+    S_WI,
+    SC,
+    XF,
+    A,
+    G,
+    L,
+)
+from .compile import Builtin, Empty
+
+
+class SetOrRel:
+    """A name herd uses both as a set and as a relation (`rmw`)."""
+
+    def __init__(self, as_set: Set, as_rel: Rel):
+        self.as_set, self.as_rel = as_set, as_rel
+
+
+RLX, CON = dsl.tag("rlx"), dsl.tag("con")
+RMW_EVENTS = dsl.tag("RMW")
+NOTHING = dsl.EMPTY_SET
+
+_sets: dict[str, Set] = {
+    # event kinds
+    "M": dsl.M,
+    "R": dsl.R,
+    "W": dsl.W,
+    "F": dsl.F,
+    "IW": dsl.IW,
+    "I": dsl.IW,  # herd 2015's name for the initial writes
+    "FW": dsl.W - dsl.dom(dsl.co),  # final writes: co-last
+    "A": A,  # atomic accesses
+    "NA": NA,
+    # C's memory orders (herd7's C front end)
+    "RLX": RLX,
+    "ACQ": ACQ,
+    "REL": REL,
+    "ACQ_REL": ACQ_REL,
+    "SC": SC,
+    "CON": CON,
+    # locks: hrf's tests have none
+    "LK": NOTHING,
+    "UL": NOTHING,
+    "LS": NOTHING,
+    # OpenCL's orders and scopes (herd 2015's OpenCL front end)
+    "memory_order_relaxed": RLX,
+    "memory_order_acquire": ACQ,
+    "memory_order_release": REL,
+    "memory_order_acq_rel": ACQ_REL,
+    "memory_order_seq_cst": SC,
+    # herd gives initial writes and non-atomic accesses work-item scope, and
+    # puts the initial writes in one pseudo work-item (herd 2015's OpenCL
+    # front end: mk_init_write, and its parser for `*x` and `*x = e`)
+    "memory_scope_work_item": S_WI | dsl.IW | NA,
+    "memory_scope_sub_group": S_SG,
+    "memory_scope_work_group": S_WG,
+    "memory_scope_device": S_DEV,
+    "memory_scope_all_svm_devices": S_ALL,
+    # regions, fences, locations
+    "G": G,
+    "L": L,
+    "entry_fence": EF,
+    "exit_fence": XF,
+    "atomicloc": ~NAL & dsl.M,
+    "nonatomicloc": NAL,
+    "remote": REMOTE,
+    "emptyset": NOTHING,
+}
+
+_rels: dict[str, Rel] = {
+    "po": dsl.po,
+    "rf": dsl.rf,
+    "co": dsl.co,
+    "mo": dsl.co,
+    "fr": dsl.fr,
+    "loc": dsl.loc,
+    "int": dsl.int_,
+    "ext": dsl.ext,
+    "id": dsl.id_,
+    "data": dsl.base("data"),
+    "ctrl": dsl.base("ctrl"),
+    "addr": dsl.base("addr"),
+    "unv": dsl.universal,
+    "atom": dsl.rmw,  # herd 2015 (PTX, SC): an atomic RMW's read and write
+    "lo": dsl.base("empty"),  # lock order: no locks
+    # the scope tree: events of threads in the same instance of a scope
+    "wi": dsl.same_thread_attr("wi") | (dsl.IW * dsl.IW),
+    "sg": dsl.same_thread_attr("sg"),
+    "wg": dsl.same_thread_attr("wg"),
+    "dev": dsl.same_thread_attr("dev"),
+    "cta": dsl.same_thread_attr("wg"),  # PTX's names
+    "gl": dsl.same_thread_attr("dev"),
+    "sys": dsl.universal,
+    "same_B": dsl.same_event_attr("bar"),  # the same barrier instance
+    # PTX's fences (herd 2015's GPU_PTX front end) are relations: events
+    # separated in po by a membar of that scope
+    "membar.cta": dsl.po >> dsl.I(dsl.F & S_WG) >> dsl.po,
+    "membar.gl": dsl.po >> dsl.I(dsl.F & S_DEV) >> dsl.po,
+    "membar.sys": dsl.po >> dsl.I(dsl.F & S_ALL) >> dsl.po,
+    # herd's standard library
+    "po-loc": dsl.po & dsl.loc,
+    "rfe": dsl.rf & dsl.ext,
+    "rfi": dsl.rf & dsl.int_,
+    "coe": dsl.co & dsl.ext,
+    "coi": dsl.co & dsl.int_,
+    "fre": dsl.fr & dsl.ext,
+    "fri": dsl.fr & dsl.int_,
+}
+
+
+def _toid(s):
+    if not isinstance(s, Set):
+        raise TypeError("takes a set")
+    return dsl.I(s)
+
+
+def _domain(r):
+    if isinstance(r, Empty):
+        return NOTHING
+    if isinstance(r, SetOrRel):
+        r = r.as_rel
+    if not isinstance(r, Rel):
+        raise TypeError("takes a relation")
+    return dsl.dom(r)
+
+
+def _range(r):
+    if isinstance(r, Empty):
+        return NOTHING
+    if isinstance(r, SetOrRel):
+        r = r.as_rel
+    if not isinstance(r, Rel):
+        raise TypeError("takes a relation")
+    return dsl.ran(r)
+
+
+def _fencerel(s):
+    if not isinstance(s, Set):
+        raise TypeError("takes a set of fences")
+    return (dsl.po & (dsl.ALL * s)) >> dsl.po
+
+
+BUILTINS: dict = {
+    **_sets,
+    **_rels,
+    "rmw": SetOrRel(RMW_EVENTS, dsl.rmw),
+    "toid": Builtin("toid", _toid),
+    "domain": Builtin("domain", _domain),
+    "range": Builtin("range", _range),
+    "fencerel": Builtin("fencerel", _fencerel),
+}

@@ -1,0 +1,364 @@
+"""A cat file compiled to an hrf Model: the same model IR the Python DSL
+compiles to, so the core cannot tell which language a model came from.
+
+The names a cat file finds without defining them are herd's built-ins for
+its C, OpenCL and PTX front ends, mapped onto hrf's events (`builtins`).
+Where hrf's events differ from herd's, the difference is the same as for
+hrf's own models (docs/readings.md): above all, an RMW is a read and a
+write linked by `rmw`, where herd has one event.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import dsl
+from ..dsl import Model, Rel, Set
+from ..errors import DefinitionError, UnsupportedFeature
+from . import syntax as S
+
+
+@dataclass(frozen=True)
+class Empty:
+    """herd's `0`: the empty set or relation, whichever the context wants."""
+
+
+EMPTY = Empty()
+
+
+@dataclass
+class Closure:
+    params: tuple[str | None, ...]
+    tuple_params: bool
+    body: S.Exp
+    env: dict
+    name: str
+
+
+@dataclass
+class Builtin:
+    name: str
+    fn: Callable[..., Any]
+    arity: int = 1
+
+
+@dataclass
+class ProcedureV:
+    params: tuple[str | None, ...]
+    body: tuple[S.Ins, ...]
+    env: dict
+
+
+class CatCompiler:
+    def __init__(self, path: str | None, text: str, catdir: list[str], builtins: dict):
+        self.path, self.text = path, text
+        self.catdir = catdir
+        self.env: dict[str, Any] = dict(builtins)
+        self.model: Model | None = None
+        self.tests = 0
+        self.including: list[str] = []
+
+    # ------------------------------------------------------------ errors
+    def where(self, node) -> tuple[str | None, int, int]:
+        return (getattr(node, "_path", None) or self.path, node.line, node.col)
+
+    def fail(self, msg: str, node, path: str | None = None) -> DefinitionError:
+        path = path or self.current
+        lines = self.texts.get(path, "").splitlines()
+        excerpt = lines[node.line - 1] if 0 < node.line <= len(lines) else None
+        return DefinitionError(f"cat: {msg}", path, node.line or None, node.col or None, excerpt)
+
+    def unsupported(self, what: str, node) -> UnsupportedFeature:
+        return UnsupportedFeature(f"cat: {what} has no meaning in hrf yet", self.current, node.line or None)
+
+    # ------------------------------------------------------------ files
+    def compile(self, cat: S.CatFile) -> Model:
+        self.current = cat.path
+        self.texts = {cat.path: self.text}
+        name = Path(cat.path).name if cat.path else (cat.title or "cat")
+        doc = f"{cat.title or name}, read from {cat.path or 'cat text'} (herd's cat language)"
+        self.model = Model(name, doc=doc, thin_air=True)
+        if "withsc" in cat.options:
+            # herd 2015: S, a total order of the SC events, enumerated; here a witness order
+            from ..models.common import SC
+
+            # herd 2015 binds S to the order's immediate successors (order_to_succ_rel)
+            total = self.model.total_order("S", SC)
+            self.env["S"] = total - (total >> total)
+        self.instructions(cat.body, self.env)
+        return self.model
+
+    def include(self, ins: S.Include, env: dict) -> None:
+        if ins.file in ("stdlib.cat", "stdlib"):
+            return  # herd's standard library: hrf has the names it defines built in
+        found = self.find(ins.file)
+        if found is None:
+            where = ", ".join([os.path.dirname(self.current or ".") or "."] + self.catdir)
+            raise self.fail(f"cannot find {ins.file!r} to include (looked in {where}; add folders with --catdir)", ins)
+        if str(found) in self.including or (self.path and found.resolve() == Path(self.path).resolve()):
+            raise self.fail(f"{ins.file!r} includes itself", ins)
+        text = found.read_text(encoding="utf-8")
+        cat = S.parse(text, str(found))
+        outer = self.current
+        self.including.append(str(found))
+        self.current = str(found)
+        self.texts[str(found)] = text
+        try:
+            self.instructions(cat.body, env)
+        finally:
+            self.current = outer
+            self.including.pop()
+
+    def find(self, file: str) -> Path | None:
+        here = Path(self.current).parent if self.current else Path(".")
+        for folder in [here, *map(Path, self.catdir)]:
+            p = folder / file
+            if p.is_file():
+                return p
+        return None
+
+    # ------------------------------------------------------------ instructions
+    def instructions(self, body, env: dict) -> None:
+        for ins in body:
+            self.instruction(ins, env)
+
+    def instruction(self, ins: S.Ins, env: dict) -> None:
+        assert self.model is not None
+        if isinstance(ins, S.Let):
+            if ins.rec:
+                raise self.unsupported("let rec (a least fixed point)", ins)
+            for names, e in ins.bindings:
+                self.bind(names, self.eval(e, env), env, ins)
+        elif isinstance(ins, S.Include):
+            self.include(ins, env)
+        elif isinstance(ins, S.Test):
+            self.test(ins, env)
+        elif isinstance(ins, S.Show):
+            if ins.exp is not None and ins.as_name is not None:
+                v = self.eval(ins.exp, env)
+                if isinstance(v, Rel):
+                    self.model.show(ins.as_name, v)
+            # `show name` and `unshow` only choose what herd draws
+        elif isinstance(ins, S.Procedure):
+            env[ins.name] = ProcedureV(ins.params, ins.body, env)
+        elif isinstance(ins, S.Call):
+            proc = env.get(ins.name)
+            if not isinstance(proc, ProcedureV):
+                raise self.fail(f"{ins.name!r} is not a procedure", ins)
+            local = dict(proc.env)
+            arg = self.eval(ins.arg, env)
+            self.bind_params(proc.params, len(proc.params) != 1, arg, local, ins)
+            self.instructions(proc.body, local)
+        elif isinstance(ins, S.UnsupportedIns):
+            raise self.unsupported(f"the instruction '{ins.what}'", ins)
+        else:  # pragma: no cover - every instruction class is handled above
+            raise self.fail(f"unknown instruction {ins!r}", ins)
+
+    def bind(self, names, value, env: dict, node) -> None:
+        if len(names) == 1:
+            if names[0] is not None:
+                env[names[0]] = self.named(value, names[0])
+            return
+        if not isinstance(value, tuple) or len(value) != len(names):
+            raise self.fail(f"cannot bind {len(names)} names to this value", node)
+        for n, v in zip(names, value, strict=True):
+            if n is not None:
+                env[n] = v
+
+    def named(self, value, name: str):
+        if isinstance(value, Closure) and value.name == "*fun*":
+            return Closure(value.params, value.tuple_params, value.body, value.env, name)
+        return value
+
+    def bind_params(self, params, tuple_params: bool, arg, env: dict, node) -> None:
+        if tuple_params and len(params) != 1:
+            if not isinstance(arg, tuple) or len(arg) != len(params):
+                raise self.fail(f"expected {len(params)} arguments", node)
+            for p, v in zip(params, arg, strict=True):
+                if p is not None:
+                    env[p] = v
+        elif params and params[0] is not None:
+            env[params[0]] = arg
+
+    def test(self, ins: S.Test, env: dict) -> None:
+        assert self.model is not None
+        self.tests += 1
+        name = ins.name or f"{ins.kind}-{ins.line}"
+        if any(c.name == name for c in self.model.checks):
+            name = f"{name}-{ins.line}"
+        v = self.eval(ins.exp, env)
+        rel = self.as_rel(v, ins.exp, f"the argument of {ins.kind}")
+        if ins.test_type == "check":
+            if ins.negated:
+                raise self.unsupported("a negated check (~acyclic, ~irreflexive, ~empty)", ins)
+            getattr(self.model, ins.kind)(rel, name)
+        elif ins.test_type == "undefined_unless" and not ins.negated:
+            # herd: the execution has undefined behaviour unless the test holds
+            getattr(self.model, ins.kind)(rel, name, flag=name)
+        elif ins.test_type == "flag" and ins.negated:
+            # herd: `flag ~empty r as f` raises f when r is not empty
+            getattr(self.model, ins.kind)(rel, name, flag=name)
+        else:
+            what = f"{ins.test_type} {'~' if ins.negated else ''}{ins.kind}"
+            raise self.unsupported(f"the test '{what}'", ins)
+
+    # ------------------------------------------------------------ expressions
+    def as_rel(self, v, node, what: str) -> Rel:
+        v = _either(v, want_set=False)
+        if isinstance(v, Empty):
+            return dsl.base("empty")
+        if isinstance(v, Set):
+            # herd: a set in a relation's place (e.g. `empty S`) is its identity
+            return dsl.I(v)
+        if isinstance(v, Rel):
+            return v
+        raise self.fail(f"{what} must be a relation, not {self.kind_of(v)}", node)
+
+    def kind_of(self, v) -> str:
+        if isinstance(v, (Closure, Builtin)):
+            return "a function"
+        if isinstance(v, tuple):
+            return "a tuple"
+        if isinstance(v, Set):
+            return "a set"
+        if isinstance(v, Rel):
+            return "a relation"
+        return type(v).__name__
+
+    def eval(self, e: S.Exp, env: dict):
+        if isinstance(e, S.Var):
+            if e.name not in env:
+                raise self.fail(f"unknown name {e.name!r}", e)
+            v = env[e.name]
+            if isinstance(v, Builtin) and v.arity == 0:
+                return v.fn()
+            return v
+        if isinstance(e, S.Const):
+            return EMPTY if e.what == "empty" else dsl.ALL
+        if isinstance(e, S.Op1):
+            return self.op1(e, self.eval(e.arg, env))
+        if isinstance(e, S.Op):
+            if e.op == "tuple":
+                return tuple(self.eval(a, env) for a in e.args)
+            vals = [self.eval(a, env) for a in e.args]
+            out = vals[0]
+            for v in vals[1:]:
+                out = self.op2(e, out, v)
+            return out
+        if isinstance(e, S.App):
+            return self.apply(e, self.eval(e.fn, env), self.eval(e.arg, env))
+        if isinstance(e, S.Fun):
+            return Closure(e.params, e.tuple_params, e.body, env, "*fun*")
+        if isinstance(e, S.Bind):
+            if e.rec:
+                raise self.unsupported("let rec (a least fixed point)", e)
+            local = dict(env)
+            for names, b in e.bindings:
+                self.bind(names, self.eval(b, env), local, e)
+            return self.eval(e.body, local)
+        if isinstance(e, S.TagE):
+            raise self.unsupported(f"the tag '{e.name}", e)
+        if isinstance(e, S.Unsupported):
+            raise self.unsupported(e.what, e)
+        raise self.fail(f"cannot evaluate {e!r}", e)  # pragma: no cover
+
+    def apply(self, e: S.App, fn, arg):
+        if isinstance(fn, Builtin):
+            args = arg if fn.arity > 1 and isinstance(arg, tuple) else (arg,)
+            try:
+                return fn.fn(*args)
+            except (TypeError, ValueError) as x:
+                raise self.fail(f"{fn.name}: {x}", e) from None
+        if isinstance(fn, Closure):
+            local = dict(fn.env)
+            local[fn.name] = fn  # herd lets a named function see itself
+            self.bind_params(fn.params, fn.tuple_params, arg, local, e)
+            return self.eval(fn.body, local)
+        raise self.fail(f"{self.kind_of(fn)} is applied to an argument, but is not a function", e)
+
+    def op1(self, e: S.Op1, v):
+        op = e.op
+        v = _either(v, want_set=op == "toid")
+        if isinstance(v, Empty):
+            return EMPTY if op not in ("comp", "toid") else (dsl.ALL if op == "comp" else EMPTY)
+        if op == "comp":
+            if isinstance(v, Set):
+                return ~v
+            if isinstance(v, Rel):
+                return dsl.universal - v
+        elif op == "toid":
+            if isinstance(v, Set):
+                return dsl.I(v)
+            if isinstance(v, Rel):
+                raise self.fail("[...] takes a set, not a relation", e)
+        elif op == "square":
+            if isinstance(v, Set):
+                return v * v
+            if isinstance(v, Rel):
+                return v >> v
+        elif isinstance(v, Rel):
+            return {"star": lambda: v.star, "plus": lambda: v.plus, "opt": lambda: v.opt, "inv": lambda: v.inv}[op]()
+        elif isinstance(v, Set) and op in ("star", "plus", "opt", "inv"):
+            # herd lifts a set to its identity relation here
+            r = dsl.I(v)
+            return {"star": lambda: r.star, "plus": lambda: r.plus, "opt": lambda: r.opt, "inv": lambda: r.inv}[op]()
+        raise self.fail(f"'{op}' cannot take {self.kind_of(v)}", e)
+
+    def op2(self, e: S.Op, a, b):
+        op = e.op
+        if op == "cartesian":
+            a, b = _either(a, True), _either(b, True)
+        elif op == "seq":
+            a, b = _either(a, False), _either(b, False)
+        else:  # a name that is both takes the other side's kind
+            a, b = _either(a, isinstance(b, Set)), _either(b, isinstance(a, Set))
+        if op == "cartesian":
+            if isinstance(a, Empty) or isinstance(b, Empty):
+                return EMPTY
+            if isinstance(a, Set) and isinstance(b, Set):
+                return a * b
+            raise self.fail(f"the cartesian product takes two sets, not {self.kind_of(a)} and {self.kind_of(b)}", e)
+        if op == "add":
+            raise self.unsupported("'++' (adding to a set of relations)", e)
+        if isinstance(a, Empty) or isinstance(b, Empty):
+            other = b if isinstance(a, Empty) else a
+            if op == "union":
+                return other
+            if op in ("inter", "seq"):
+                return EMPTY
+            if op == "diff":
+                return EMPTY if isinstance(a, Empty) else a
+        if op == "seq":
+            return self.as_rel(a, e, "the left of ';'") >> self.as_rel(b, e, "the right of ';'")
+        if isinstance(a, Set) and isinstance(b, Set) or isinstance(a, Rel) and isinstance(b, Rel):
+            return {"union": lambda: a | b, "inter": lambda: a & b, "diff": lambda: a - b}[op]()
+        sym = {"union": "|", "inter": "&", "diff": "\\"}[op]
+        raise self.fail(f"'{sym}' between {self.kind_of(a)} and {self.kind_of(b)}", e)
+
+
+def _either(v, want_set: bool):
+    """A name herd uses as a set and as a relation (`rmw`), as `want_set` says."""
+    from .builtins import SetOrRel
+
+    if isinstance(v, SetOrRel):
+        return v.as_set if want_set else v.as_rel
+    return v
+
+
+def load(path, catdir: list[str] | None = None) -> Model:
+    """The Model a .cat file defines (includes found beside it, then in
+    `catdir`, then in `$HRF_CATDIR`)."""
+    from .builtins import BUILTINS
+
+    path = os.fspath(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise DefinitionError(f"cannot read this cat file: {getattr(e, 'strerror', None) or e}", path) from None
+    dirs = list(catdir or []) + [d for d in os.environ.get("HRF_CATDIR", "").split(os.pathsep) if d]
+    cat = S.parse(text, path)
+    return CatCompiler(path, text, dirs, BUILTINS).compile(cat)
