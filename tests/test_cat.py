@@ -187,3 +187,11 @@ def test_cat_models_on_the_command_line(tmp_path, capsys):
     assert main(["check", test, "-m", str(tmp_path / "sc.cat"), "-initwrites", "false"]) == 2
     assert "always makes the initial values writes" in capsys.readouterr().err
     assert main(["check", test, "-m", str(tmp_path / "missing.cat")]) == 1
+
+
+def test_the_shipped_cat_example_is_sc(tmp_path):
+    # litmus/cat/sc.cat (the README's example, shipped with hrf, read from
+    # the package when there is no litmus/ folder here) says what SC_CAT says.
+    f = tmp_path / "sc.cat"
+    f.write_text(SC_CAT)
+    assert load("litmus/cat/sc.cat").ir() == load(f).ir()

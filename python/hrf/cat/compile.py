@@ -354,7 +354,9 @@ def load(path, catdir: list[str] | None = None) -> Model:
     `catdir`, then in `$HRF_CATDIR`)."""
     from .builtins import BUILTINS
 
-    path = os.fspath(path)
+    from ..litmus import resolve
+
+    path = os.fspath(resolve(path))  # litmus/cat/... : the copy shipped with hrf where there is none here
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
