@@ -270,6 +270,11 @@ def cmd_compare(a) -> int:
 def cmd_models(a) -> int:
     from .models import get, names
 
+    if a.cat:
+        from .cat.printer import to_cat
+
+        print(to_cat(get(a.cat)), end="")
+        return 0
     for n in names():
         doc = (get(n).doc or "").strip().splitlines()
         print(f"{n:16s} {doc[0] if doc else ''}")
@@ -588,6 +593,7 @@ def main(argv=None) -> int:
     x.set_defaults(func=cmd_export)
 
     m = sub.add_parser("models", help="list the models")
+    m.add_argument("--cat", metavar="MODEL", help="print a model in herd's cat language (hrf reads it back)")
     m.set_defaults(func=cmd_models)
 
     for verb in ("check", "bulk", "compare", "soundness", "export"):

@@ -167,7 +167,31 @@ def _fencerel(s):
     return (dsl.po & (dsl.ALL * s)) >> dsl.po
 
 
+def _union_per(attr: str):
+    def per(fn):
+        """The union, over the classes of events that agree on `attr`, of fn(class)."""
+        return dsl.foreach(attr, lambda cls: fn(cls))
+
+    return per
+
+
+def _hrf_names() -> dict:
+    """hrf's own names, for models written for hrf (and printed by
+    `hrf models --cat`): every event tag as `tag.NAME`, each thread or
+    event attribute as `same.NAME` (the pairs that agree on it), and
+    `union_per.NAME(fun S -> e)`, the union of e over the classes of events
+    that agree on an event attribute."""
+    from ..program import EVENT_ATTRS, TAGS, THREAD_ATTRS
+
+    out: dict = {f"tag.{t}": dsl.tag(t) for t in TAGS}
+    out.update({f"same.{a}": dsl.same_thread_attr(a) for a in THREAD_ATTRS})
+    out.update({f"same.{a}": dsl.same_event_attr(a) for a in EVENT_ATTRS})
+    out.update({f"union_per.{a}": Builtin(f"union_per.{a}", _union_per(a), higher=True) for a in EVENT_ATTRS})
+    return out
+
+
 BUILTINS: dict = {
+    **_hrf_names(),
     **_sets,
     **_rels,
     "rmw": SetOrRel(RMW_EVENTS, dsl.rmw),

@@ -44,6 +44,8 @@ class Builtin:
     name: str
     fn: Callable[..., Any]
     arity: int = 1
+    # takes a cat function, which it calls with DSL values (union_per.*)
+    higher: bool = False
 
 
 @dataclass
@@ -81,7 +83,17 @@ class CatCompiler:
         self.texts = {cat.path: self.text}
         name = Path(cat.path).name if cat.path else (cat.title or "cat")
         doc = f"{cat.title or name}, read from {cat.path or 'cat text'} (herd's cat language)"
-        self.model = Model(name, doc=doc, thin_air=True)
+        # hrf's own model options (herd has none for these): whether reads may
+        # guess values out of thin air (on unless `withoutthinair`: hrf does
+        # not inspect a cat model's axioms), and whether a failing
+        # compare-exchange writes back what it read (C11's; on unless
+        # `withoutcaswriteback`)
+        self.model = Model(
+            name,
+            doc=doc,
+            thin_air="withoutthinair" not in cat.options,
+            cas_writeback="withoutcaswriteback" not in cat.options,
+        )
         if "withsc" in cat.options:
             # herd 2015: S, a total order of the SC events, enumerated; here a witness order
             from ..models.common import SC
@@ -153,6 +165,8 @@ class CatCompiler:
             arg = self.eval(ins.arg, env)
             self.bind_params(proc.params, len(proc.params) != 1, arg, local, ins)
             self.instructions(proc.body, local)
+        elif isinstance(ins, S.WithFrom):
+            self.with_from(ins, env)
         elif isinstance(ins, S.UnsupportedIns):
             raise self.unsupported(f"the instruction '{ins.what}'", ins)
         else:  # pragma: no cover - every instruction class is handled above
@@ -183,6 +197,28 @@ class CatCompiler:
                     env[p] = v
         elif params and params[0] is not None:
             env[params[0]] = arg
+
+    def with_from(self, ins: S.WithFrom, env: dict) -> None:
+        """`with x from linearisations(S, r)`: x is any total order of the
+        events of S that contains r, a witness order the core enumerates
+        (the model holds of an execution when it holds for one such x)."""
+        assert self.model is not None
+        e = ins.exp
+        if not (isinstance(e, S.App) and isinstance(e.fn, S.Var) and e.fn.name == "linearisations"):
+            raise self.unsupported("'with ... from' other than linearisations(S, r)", ins)
+        arg = self.eval(e.arg, env)
+        if not (isinstance(arg, tuple) and len(arg) == 2):
+            raise self.fail("linearisations takes a set and a relation", e)
+        over, within = _either(arg[0], True), arg[1]
+        if not isinstance(over, Set):
+            raise self.fail(f"linearisations orders a set, not {self.kind_of(over)}", e)
+        try:
+            order = self.model.total_order(ins.name, over)
+        except ValueError as x:
+            raise self.fail(str(x), ins) from None
+        if not isinstance(within, Empty):
+            self.model.empty(self.as_rel(within, e, "the relation an order extends") - order, f"{ins.name}_extends")
+        env[ins.name] = order
 
     def test(self, ins: S.Test, env: dict) -> None:
         assert self.model is not None
@@ -267,6 +303,10 @@ class CatCompiler:
         raise self.fail(f"cannot evaluate {e!r}", e)  # pragma: no cover
 
     def apply(self, e: S.App, fn, arg):
+        if isinstance(fn, Builtin) and fn.higher:
+            if not isinstance(arg, Closure):
+                raise self.fail(f"{fn.name} takes a function (fun S -> ...)", e)
+            return fn.fn(lambda v: self.as_rel(self.apply(e, arg, v), e, f"the body of {fn.name}"))
         if isinstance(fn, Builtin):
             args = arg if fn.arity > 1 and isinstance(arg, tuple) else (arg,)
             try:
@@ -352,9 +392,8 @@ def _either(v, want_set: bool):
 def load(path, catdir: list[str] | None = None) -> Model:
     """The Model a .cat file defines (includes found beside it, then in
     `catdir`, then in `$HRF_CATDIR`)."""
-    from .builtins import BUILTINS
-
     from ..litmus import resolve
+    from .builtins import BUILTINS
 
     path = os.fspath(resolve(path))  # litmus/cat/... : the copy shipped with hrf where there is none here
     try:

@@ -256,6 +256,12 @@ class Call(Ins):
 
 
 @dataclass(frozen=True)
+class WithFrom(Ins):
+    name: str
+    exp: Exp
+
+
+@dataclass(frozen=True)
 class UnsupportedIns(Ins):
     what: str
 
@@ -270,6 +276,8 @@ class CatFile:
 
 # herd 2015's model options after the title (`withoutsc`, ...)
 MODEL_OPTIONS = {"withco", "withoutco", "withsc", "withoutsc", "withinit", "withoutinit", "catdep"}
+# ... and hrf's own (see compile.py)
+MODEL_OPTIONS |= {"withthinair", "withoutthinair", "withcaswriteback", "withoutcaswriteback"}
 
 # the binary operators of `base`: (precedence, associativity)
 _BINARY = {"|": (1, "right"), "++": (2, "right"), ";": (3, "right"), "\\": (4, "left"), "&": (5, "right")}
@@ -403,7 +411,12 @@ class Parser:
             return self.test(ttype, pos)
         if self.at_kw("acyclic") or self.at_kw("irreflexive") or self.at_kw("empty") or self.at_op("~"):
             return self.test("check", pos)
-        for kw in ("enum", "debug", "forall", "with", "if", "match", "instructions", "default"):
+        if self.at_kw("with"):
+            self.next()
+            name = self.expect("name").text
+            self.expect("kw", "from")
+            return WithFrom(name, self.exp(), **pos)
+        for kw in ("enum", "debug", "forall", "if", "match", "instructions", "default"):
             if self.at_kw(kw):
                 return self.skip_unsupported(kw, pos)
         raise self.error(f"expected an instruction (let, acyclic, show, include ...), found {self.describe(t)}")
