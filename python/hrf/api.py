@@ -302,6 +302,29 @@ class Result(Drawable):
         lines.append(f"Time {self.name} {self.time:.3f}")
         return "\n".join(lines) + "\n"
 
+    def to_herd_log(self) -> str:
+        """This result as a test block of a herd log, in the subset herd's
+        companion tools (mcompare7, msum7) read: Test, States with memory
+        locations written `[x]`, Ok or No, Witnesses, Flag lines,
+        Condition, Observation, Time. A result a limit cut short says `??`
+        (their reader's "don't know") where Ok or No would be, and lists the
+        states found; a check that failed writes no block (its error goes
+        elsewhere). hrf's own lines (Model, Note, Limit ...) are left out."""
+        if self.error is not None:
+            return ""
+        name = self.name.split("|")[0]  # herd cuts a name at its first `|`
+        kind = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}[self.quantifier]
+        lines = [f"Test {name} {kind}", f"States {len(self.states)}"]
+        for st in self.states:
+            lines.append(" ".join(f"{k if ':' in k else f'[{k}]'}={v};" for k, v in st[0].items()))
+        lines.append({True: "Ok", False: "No", None: "??"}[self.condition_holds])
+        lines += ["Witnesses", f"Positive: {self.observation[1]} Negative: {self.observation[2]}"]
+        lines += [f"Flag {f['kind']}" for f in self.flags]
+        lines.append(f"Condition {self.condition}")
+        lines.append(f"Observation {name} {self.observation[0]} {self.observation[1]} {self.observation[2]}")
+        lines.append(f"Time {name} {self.time:.2f}")
+        return "\n".join(lines) + "\n\n"
+
     def _unroll(self):
         c = self.compiled()
         return c.unroll if c else "?"

@@ -186,6 +186,8 @@ def cmd_check(a) -> int:
             print(f"hrf: note: {r.path or r.name}: {n}", file=sys.stderr)
         if a.json:
             print(json.dumps(r.to_json()))
+        elif a.herd_log:
+            print(r.to_herd_log(), end="")
         else:
             print(r.to_herd())
         if a.graph:
@@ -463,6 +465,11 @@ def main(argv=None) -> int:
         "`hrf models` lists the names",
     )
     c.add_argument("--json", action="store_true", help="one JSON object per line")
+    c.add_argument(
+        "--herd-log",
+        action="store_true",
+        help="write a log herd's tools read (mcompare7, msum7): herd's lines only, ?? where a limit left no verdict",
+    )
     c.add_argument("--graph", metavar="OUT", help="draw an execution (a flagged one, else the first) to OUT.dot/.svg")
     _limit_args(c)
     c.add_argument("--workers", type=_workers, default=None, help="threads for several tests (default: all cores)")
