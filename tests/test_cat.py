@@ -55,6 +55,7 @@ def shape(e):
         ("po+ | rf?", ("union", ("plus", "po"), ("opt", "rf"))),
         ("rf^-1 ; co", ("seq", ("inv", "rf"), "co")),
         ("~a & b", ("inter", ("comp", "a"), "b")),
+        ("~a^-1", ("comp", ("inv", "a"))),  # ^ binds tighter than ~
         ("!s_all", ("comp", "s_all")),  # herd 2015's complement
         ("mo_sc^2", ("square", "mo_sc")),  # herd 2015's s^2
         ("[R]; po; [W]", ("seq", ("toid", "R"), ("seq", "po", ("toid", "W")))),

@@ -190,7 +190,29 @@ def _hrf_names() -> dict:
     return out
 
 
+# Dartagnan's dialect (its cat/ folder): its names for the same things.
+# Its RMWs are two events, as hrf's; its barrier is one event where hrf has
+# an entry and an exit fence, so `syncbar` relates a barrier's entry to
+# the exits of the same barrier instance.
+_dartagnan: dict = {
+    "WI": S_WI,
+    "SG": S_SG,
+    "WG": S_WG,
+    "DV": S_DEV,
+    "ALL": S_ALL,
+    "GLOBAL": G,
+    "LOCAL": L,
+    "NAL": NAL,
+    "RMW": RMW_EVENTS,
+    "swg": dsl.same_thread_attr("wg"),
+    "sdv": dsl.same_thread_attr("dev"),
+    "ssg": dsl.same_thread_attr("sg"),
+    "syncbar": dsl.same_event_attr("bar") & (EF * XF),
+}
+
+
 BUILTINS: dict = {
+    **_dartagnan,
     **_hrf_names(),
     **_sets,
     **_rels,

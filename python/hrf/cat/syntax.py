@@ -624,15 +624,7 @@ class Parser:
                 left = Op1("plus" if t.text == "+" else "opt", left, **pos)
                 continue
             if t.kind == "op" and t.text == "^":
-                self.next()
-                if self.at_op("-1"):
-                    self.next()
-                    left = Op1("inv", left, **pos)
-                elif self.at("num", "2"):
-                    self.next()
-                    left = Op1("square", left, **pos)
-                else:
-                    raise self.error(f"expected -1 (or herd 2015's 2) after ^, found {self.describe(self.tok)}")
+                left = self.hat(left)
                 continue
             if t.kind == "op" and t.text in _BINARY:
                 prec, assoc = _BINARY[t.text]
@@ -645,11 +637,25 @@ class Parser:
             break
         return left
 
+    def hat(self, left: Exp) -> Exp:
+        t = self.next()  # the ^
+        pos = {"line": t.line, "col": t.col}
+        if self.at_op("-1"):
+            self.next()
+            return Op1("inv", left, **pos)
+        if self.at("num", "2"):
+            self.next()
+            return Op1("square", left, **pos)
+        raise self.error(f"expected -1 (or herd 2015's 2) after ^, found {self.describe(self.tok)}")
+
     def unary(self) -> Exp:
         t = self.tok
         if self.at_op("~") or self.at_op("!"):  # `!` is herd 2015's spelling
             self.next()
-            return Op1("comp", self.unary(), line=t.line, col=t.col)
+            arg = self.unary()
+            while self.at_op("^"):  # `^` binds tighter than `~`: ~r^-1 is ~(r^-1)
+                arg = self.hat(arg)
+            return Op1("comp", arg, line=t.line, col=t.col)
         return self.application()
 
     def application(self) -> Exp:
