@@ -33,6 +33,9 @@ MAIN_CONSTANTS = {
     "Suc",
     "insert",
     "finite",
+    "Cons",
+    "Pair",
+    "sorted_list_of_set",
 }
 MAIN_TYPES = {"nat", "int", "bool", "set", "rel", "list", "option", "string"}
 # Inner-syntax words that are not names.

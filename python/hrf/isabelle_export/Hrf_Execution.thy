@@ -127,6 +127,27 @@ definition attr_classes :: "execution \<Rightarrow> string \<Rightarrow> event s
 definition foreach :: "execution \<Rightarrow> string \<Rightarrow> (event set \<Rightarrow> event rel) \<Rightarrow> event rel" where
   "foreach X a body = \<Union> (body ` attr_classes X a)"
 
+section \<open>Witness orders\<close>
+
+text \<open>Some models (the HRF-relaxed family's apparent order sc) hold of an
+  execution when some total order of a set of its events passes their
+  checks. The orders of a finite set are the lists of its elements in
+  every order (executable, so that such lemmas are proved by evaluation).\<close>
+fun ins_all :: "'a \<Rightarrow> 'a list \<Rightarrow> 'a list list" where
+  "ins_all x [] = [[x]]"
+| "ins_all x (y # ys) = (x # y # ys) # map (Cons y) (ins_all x ys)"
+
+fun perms :: "'a list \<Rightarrow> 'a list list" where
+  "perms [] = [[]]"
+| "perms (x # xs) = concat (map (ins_all x) (perms xs))"
+
+fun order_of :: "'a list \<Rightarrow> 'a rel" where
+  "order_of [] = {}"
+| "order_of (x # xs) = Pair x ` set xs \<union> order_of xs"
+
+definition total_orders :: "event set \<Rightarrow> event rel set" where
+  "total_orders S = set (map order_of (perms (sorted_list_of_set S)))"
+
 section \<open>Named event sets (hrf's tags)\<close>
 
 definition reads :: "execution \<Rightarrow> event set" where "reads X = tag X ''R''"
