@@ -76,3 +76,15 @@ def test_python_dash_m_hrf_and_one_version():
     from importlib.metadata import version
 
     assert version("hrf") == hrf.__version__  # the metadata says the same
+
+
+def test_generate_and_compare_say_when_the_family_is_smaller_or_separates_nothing(tmp_path, capsys):
+    # a count larger than the family gives the family, and says so
+    assert main(["generate", "--count", "100000", "--max-edges", "3", "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    n = len(list(tmp_path.glob("*.litmus")))
+    assert f"the family has {n:,} tests, fewer than the 100,000 asked for" in err and n < 100000
+    assert "--max-edges, now 3" in err
+    # two models no test of the family separates: the hint names the knobs
+    assert main(["compare", "-m", "sc", "-m", "sc", "--max-edges", "3"]) == 0
+    assert "no test of this family separates them" in capsys.readouterr().err

@@ -231,11 +231,24 @@ def _family(a) -> dict:
     )
 
 
+def _say_if_short(a, tests: list) -> None:
+    """A family smaller than the count asked for gives all of it: say so
+    (with what would make it larger), rather than write fewer in silence."""
+    if a.count is not None and len(tests) < a.count:
+        print(
+            f"hrf: the family has {len(tests):,} tests, fewer than the {a.count:,} asked for: all of them "
+            f"(a larger family: raise --max-edges, now {a.max_edges}, or --max-threads, now {a.max_threads}, "
+            "or add orders, scopes or regions)",
+            file=sys.stderr,
+        )
+
+
 def cmd_generate(a) -> int:
     from .generate import generate
     from .litmus.printer import to_litmus
 
     tests = generate(count=a.count, seed=a.seed, **_family(a))
+    _say_if_short(a, tests)
     if a.out:
         import os
 
@@ -259,8 +272,15 @@ def cmd_compare(a) -> int:
         print("hrf: compare takes exactly two --model", file=sys.stderr)
         return 2
     tests = generate(count=a.count, seed=a.seed, **_family(a))
+    _say_if_short(a, tests)
     diffs = compare(tests, a.model[0], a.model[1], workers=a.workers, limits=limits_of_args(a))
     print(f"{len(diffs)} of {len(tests)} tests separate {a.model[0]} and {a.model[1]}", file=sys.stderr)
+    if not diffs:
+        print(
+            f"hrf: no test of this family separates them; a larger family may (--max-edges, now {a.max_edges}; "
+            f"--max-threads, now {a.max_threads}; --orders, --scopes)",
+            file=sys.stderr,
+        )
     for d in diffs[: a.show]:
         print(to_litmus(d.test))
         for r in (d.a, d.b):
@@ -488,21 +508,31 @@ def main(argv=None) -> int:
     b.set_defaults(func=cmd_bulk)
 
     def family_args(p):
-        p.add_argument("--count", type=_whole(1), default=None, help="a seeded sample of this many (default: all)")
-        p.add_argument("--seed", type=int, default=0)
+        p.add_argument(
+            "--count", type=_whole(1), default=None, help="a seeded sample of this many (None: the whole family)"
+        )
+        p.add_argument("--seed", type=int, default=0, help="the sample's seed")
         p.add_argument("--max-edges", type=_whole(2), default=4, help="longest cycle (edges)")
-        p.add_argument("--max-threads", type=_whole(1), default=3)
+        p.add_argument("--max-threads", type=_whole(1), default=3, help="most threads of a test")
         p.add_argument("--orders", default="na,sc", help="access annotations: na and atomic orders")
-        p.add_argument("--scopes", default="wg,dev")
+        p.add_argument("--scopes", default="wg,dev", help="the scopes atomics may name")
         p.add_argument("--remote", action="store_true", help="also remote-promoted atomics")
         p.add_argument("--regions", default="global", help="global, local or global,local (every mix)")
 
-    g = sub.add_parser("generate", help="litmus families from cycles of relations (diy-style)")
+    g = sub.add_parser(
+        "generate",
+        help="litmus families from cycles of relations (diy-style)",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     family_args(g)
-    g.add_argument("--out", help="write .litmus files to this folder (default: print names)")
+    g.add_argument("--out", help="write .litmus files to this folder (None: print their names)")
     g.set_defaults(func=cmd_generate)
 
-    c = sub.add_parser("compare", help="generated tests on which two models differ, smallest first")
+    c = sub.add_parser(
+        "compare",
+        help="generated tests on which two models differ, smallest first",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     family_args(c)
     c.add_argument(
         "--model",
