@@ -58,3 +58,16 @@ _AGREEMENT: dict = {}
 
 def record_agreement(suite: str, test: str, agrees: bool, why: str = ""):
     _AGREEMENT.setdefault(suite, []).append((test, agrees, why))
+
+
+def judge(suite, test, got, want, disagree):
+    """Compare hrf's verdicts with a peer's; a listed disagreement must be
+    exactly the one stated (hrf's pinned verdicts), else none is allowed."""
+    diff = {k for k in want if got[k] != want[k]}
+    if test in disagree:
+        pinned, why = disagree[test]
+        assert diff == set(pinned) and all(got[k] == v for k, v in pinned.items()), why
+        record_agreement(suite, test, False, why)
+        return
+    record_agreement(suite, test, not diff)
+    assert not diff, (got, want)

@@ -7,7 +7,7 @@ An agreement table is printed at the end of the run."""
 import csv
 
 import pytest
-from reference import REFERENCE, REPAIRS, parse_reference, record_agreement
+from reference import REFERENCE, REPAIRS, judge, parse_reference, record_agreement
 
 import hrf
 from hrf.herdout import herd_name, read_herd_output
@@ -23,19 +23,6 @@ def with_and_without_verdict(files, verdicts):
     """Split a folder's files by whether the peer's output has a verdict."""
     have = [p for p in files if herd_name(header_name(p)) in verdicts]
     return have, sorted(p.name for p in files if p not in have)
-
-
-def judge(suite, test, got, want, disagree):
-    """Compare hrf's verdicts with a peer's; a listed disagreement must be
-    exactly the one stated (hrf's pinned verdicts), else none is allowed."""
-    diff = {k for k in want if got[k] != want[k]}
-    if test in disagree:
-        pinned, why = disagree[test]
-        assert diff == set(pinned) and all(got[k] == v for k, v in pinned.items()), why
-        record_agreement(suite, test, False, why)
-        return
-    record_agreement(suite, test, not diff)
-    assert not diff, (got, want)
 
 
 # ---------------------------------------------------------------- rsp/

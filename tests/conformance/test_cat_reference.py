@@ -5,7 +5,7 @@ runs with `-initwrites true` are the ones to match. Every difference is
 listed with its reason and pinned."""
 
 import pytest
-from reference import REFERENCE, parse_reference, record_agreement
+from reference import REFERENCE, judge, parse_reference
 
 import hrf
 from hrf.herdout import herd_name, read_herd_output
@@ -66,15 +66,7 @@ def test_peer_cat_files_agree_with_their_tools(path, cat, verdict, disagree):
     r = hrf.check(parse_reference(path), str(CAT / cat))
     got = {"condition": r.condition_holds, "racy": r.racy}
     want = {"condition": verdict.ok, "racy": verdict.racy}
-    diff = {k for k in want if got[k] != want[k]}
-    suite = f"{path.parent.name} / hrf running {cat}"
-    if path.name in disagree:
-        pinned, why = disagree[path.name]
-        assert diff == set(pinned) and all(got[k] == v for k, v in pinned.items()), why
-        record_agreement(suite, path.name, False, why)
-        return
-    record_agreement(suite, path.name, not diff)
-    assert not diff, (got, want)
+    judge(f"{path.parent.name} / hrf running {cat}", path.name, got, want, disagree)
 
 
 def test_herd_sc_cat_is_hrfs_sc():
@@ -124,12 +116,4 @@ def test_dartagnan_opencl_cat_agrees_with_dartagnan(key):
     want = {"condition": _DAT3M_REACH[key]}
     if key in _DAT3M_RACE_FREE:
         want["racy"] = not _DAT3M_RACE_FREE[key]
-    diff = {k for k in want if got[k] != want[k]}
-    suite = "opencl-dat3m / hrf running dat3m/opencl.cat"
-    if key in _DAT3M_DISAGREE:
-        pinned, why = _DAT3M_DISAGREE[key]
-        assert diff == set(pinned) and all(got[k] == v for k, v in pinned.items()), why
-        record_agreement(suite, key, False, why)
-        return
-    record_agreement(suite, key, not diff)
-    assert not diff, (got, want)
+    judge("opencl-dat3m / hrf running dat3m/opencl.cat", key, got, want, _DAT3M_DISAGREE)

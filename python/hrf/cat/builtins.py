@@ -141,24 +141,19 @@ def _toid(s):
     return dsl.I(s)
 
 
-def _domain(r):
-    if isinstance(r, Empty):
-        return NOTHING
-    if isinstance(r, SetOrRel):
-        r = r.as_rel
-    if not isinstance(r, Rel):
-        raise TypeError("takes a relation")
-    return dsl.dom(r)
+def _of_relation(project):
+    """domain or range: a set from a relation (herd's `0` gives the empty set)."""
 
+    def fn(r):
+        if isinstance(r, Empty):
+            return NOTHING
+        if isinstance(r, SetOrRel):
+            r = r.as_rel
+        if not isinstance(r, Rel):
+            raise TypeError("takes a relation")
+        return project(r)
 
-def _range(r):
-    if isinstance(r, Empty):
-        return NOTHING
-    if isinstance(r, SetOrRel):
-        r = r.as_rel
-    if not isinstance(r, Rel):
-        raise TypeError("takes a relation")
-    return dsl.ran(r)
+    return fn
 
 
 def _fencerel(s):
@@ -218,7 +213,7 @@ BUILTINS: dict = {
     **_rels,
     "rmw": SetOrRel(RMW_EVENTS, dsl.rmw),
     "toid": Builtin("toid", _toid),
-    "domain": Builtin("domain", _domain),
-    "range": Builtin("range", _range),
+    "domain": Builtin("domain", _of_relation(dsl.dom)),
+    "range": Builtin("range", _of_relation(dsl.ran)),
     "fencerel": Builtin("fencerel", _fencerel),
 }

@@ -353,12 +353,7 @@ class Parser:
         t = self.tok
         pos = {"line": t.line, "col": t.col}
         if self.at_kw("let"):
-            self.next()
-            rec = False
-            if self.at_kw("rec"):
-                self.next()
-                rec = True
-            bindings = self.bindings()
+            rec, bindings = self.let_head()
             if self.at_kw("when"):
                 raise self.error("let rec ... when is not supported")
             if self.at_kw("in"):  # `let ... in exp` at the top: an expression statement herd ignores
@@ -490,6 +485,14 @@ class Parser:
         )
 
     # ------------------------------------------------------------ bindings
+    def let_head(self) -> tuple[bool, list]:
+        """`let [rec] bindings`: whether rec, and the bindings."""
+        self.expect("kw", "let")
+        rec = self.at_kw("rec")
+        if rec:
+            self.next()
+        return rec, self.bindings()
+
     def pat0(self) -> str | None:
         if self.at_op("_"):
             self.next()
@@ -545,12 +548,7 @@ class Parser:
         t = self.tok
         pos = {"line": t.line, "col": t.col}
         if self.at_kw("let"):
-            self.next()
-            rec = False
-            if self.at_kw("rec"):
-                self.next()
-                rec = True
-            bindings = self.bindings()
+            rec, bindings = self.let_head()
             self.expect("kw", "in")
             return Bind(tuple(bindings), self.exp(), rec, **pos)
         if self.at_kw("fun"):
