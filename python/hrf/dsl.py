@@ -211,6 +211,7 @@ class Model:
         supports: Callable | None = None,
         cas_writeback: bool = True,
         thin_air: bool = False,
+        uniproc: bool | tuple[str, ...] = False,
     ):
         self.name = name
         self.doc = doc
@@ -223,6 +224,16 @@ class Model:
         # expected object (C11 7.17.7.4)? A property of the language the
         # model is defined for; hrf.program compiles tests accordingly.
         self.cas_writeback = cas_writeback
+        # Do the model's axioms imply coherence within a thread (herd's
+        # "uniproc"): a read of a location that no other thread accesses
+        # reads the last write to it before it in program order, or the
+        # initial value? Then the enumerator gives such reads that value
+        # alone instead of every value the location may hold (loops that
+        # retry through a private variable stop multiplying paths). Only
+        # a model that states it gets it; the reference enumerator
+        # (Limits.reference) ignores it, and property tests compare. A tuple
+        # of tags: only for locations whose every access carries one of them.
+        self.uniproc = uniproc
         self.checks: list[Check] = []
         self.orders: list[tuple[str, Set]] = []
         self.shows: list[tuple[str, Rel]] = []
@@ -325,5 +336,9 @@ class Model:
             {"kind": c.kind, "node": emit(c.rel), "name": c.name, "flag": c.flag} for c in self.checks
         ]
         ir: ir_types.ModelIr = {"name": self.name, "nodes": nodes, "checks": checks, "orders": orders, "shows": shows}
+        if self.uniproc:
+            ir["uniproc"] = True
+            if isinstance(self.uniproc, tuple):
+                ir["uniproc_tags"] = list(self.uniproc)
         self._ir = ir
         return ir

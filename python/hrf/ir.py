@@ -291,6 +291,8 @@ class _ModelIr(TypedDict):
 class ModelIr(_ModelIr, total=False):
     orders: list[OrderDecl]
     shows: list[tuple[str, int]]
+    uniproc: bool
+    uniproc_tags: list[str]
 
 
 # ---------------------------------------------------------------- limits

@@ -134,6 +134,10 @@ struct Shared<'a> {
     candidates: AtomicU64,
     /// The executions merged so far fill max_kept: keep no more.
     kept_full: std::sync::atomic::AtomicBool,
+    /// Locations one thread alone accesses, under a model whose reads of
+    /// them read the last write before them (`ModelIr::uniproc`): their
+    /// rf is that write. All false otherwise.
+    private: Vec<bool>,
 }
 
 impl<'a> Shared<'a> {
@@ -169,7 +173,14 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
         out.seconds = start.elapsed().as_secs_f64();
         Ok(())
     };
-    let dom = match value_domains(prog, limits.max_values, limits.max_paths, limits.thin_air, &budget) {
+    // Reads of a location one thread alone accesses read its last write
+    // there, under a model that says so (the reference ignores it).
+    let private = if model.ir.uniproc && !limits.reference {
+        prog.private_locations(&model.ir.uniproc_tags)
+    } else {
+        vec![false; prog.locations.len()]
+    };
+    let dom = match value_domains(prog, &private, limits.max_values, limits.max_paths, limits.thin_air, &budget) {
         Ok(d) => d,
         Err(e) => {
             stopped(&mut out, e, &budget)?;
@@ -178,7 +189,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     };
     let mut per_thread: Vec<Vec<Path>> = Vec::new();
     for t in 0..prog.threads.len() {
-        match thread_paths(prog, t, &dom, limits.max_paths, &budget) {
+        match thread_paths(prog, t, &dom, &private, limits.max_paths, &budget) {
             Ok(p) => {
                 out.cut_paths.push(p.cut);
                 per_thread.push(p.paths);
@@ -195,7 +206,8 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     // Every combination of one path per thread, as a mixed-radix index.
     let radices: Vec<usize> = per_thread.iter().map(|p| p.len()).collect();
     let total: Option<usize> = radices.iter().try_fold(1usize, |a, &r| a.checked_mul(r));
-    let shared = Shared { prog, model, limits, budget, candidates: AtomicU64::new(0), kept_full: Default::default() };
+    let shared =
+        Shared { prog, model, limits, budget, candidates: AtomicU64::new(0), kept_full: Default::default(), private };
     let total = match total {
         Some(t) => t,
         None => {
@@ -331,8 +343,14 @@ fn combination(sh: &Shared, paths: &[&Path]) -> Result<Partial, Error> {
     let mut rf_choices: Vec<Vec<usize>> = Vec::with_capacity(reads.len());
     for &r in &reads {
         let e = &es.events[r];
-        let ws: Vec<usize> =
-            es.writes_of[e.loc.unwrap()].iter().copied().filter(|&w| es.events[w].value == e.value).collect();
+        let l = e.loc.unwrap();
+        let ws: Vec<usize> = if sh.private[l] {
+            // The last write before r (writes_of is in event order), or init.
+            let last = es.writes_of[l].iter().copied().rfind(|&w| w < r).unwrap_or(es.writes_of[l][0]);
+            Some(last).filter(|&w| es.events[w].value == e.value).into_iter().collect()
+        } else {
+            es.writes_of[l].iter().copied().filter(|&w| es.events[w].value == e.value).collect()
+        };
         if ws.is_empty() {
             // Ruled out: no write of the value this path reads. Counted
             // against max_candidates, as the work it is.

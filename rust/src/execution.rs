@@ -42,15 +42,28 @@ pub struct PathsOfThread {
 }
 
 /// Every path of thread `t` when each read may return any value of its
-/// location's domain. Errors when more than `max_paths` paths exist, or
-/// when the budget (time, memory, Ctrl-C) runs out.
+/// location's domain, except a read of a location marked in `private`: it
+/// returns the value of the path's last write to it, or the initial value
+/// (for models whose axioms imply as much: `ModelIr::uniproc`). Errors
+/// when more than `max_paths` paths exist, or when the budget (time,
+/// memory, Ctrl-C) runs out.
 pub fn thread_paths(
     prog: &Program,
     t: usize,
     dom: &Domains,
+    private: &[bool],
     max_paths: usize,
     budget: &Budget,
 ) -> Result<PathsOfThread, Error> {
+    // The value a read of `loc` may return on a path whose events so far are `evs`.
+    let values = |loc: usize, evs: &[PathEvent]| -> Vec<i64> {
+        if private.get(loc).copied().unwrap_or(false) {
+            let last = evs.iter().rev().find(|e| e.kind == Kind::W && e.loc == Some(loc));
+            vec![last.map_or(prog.locations[loc].init, |e| e.value)]
+        } else {
+            dom[loc].iter().copied().collect()
+        }
+    };
     let th = &prog.threads[t];
     let mut out = PathsOfThread { paths: Vec::new(), cut: 0 };
     // Explicit DFS stack of (pc, regs, events, register taints, control taint).
@@ -79,7 +92,7 @@ pub fn thread_paths(
             }
             match &th.code[pc] {
                 Instr::Load { dst, loc, ev } => {
-                    let vals: Vec<i64> = dom[*loc].iter().copied().collect();
+                    let vals = values(*loc, &evs);
                     for (k, &v) in vals.iter().enumerate() {
                         let last = k + 1 == vals.len();
                         let mut r2 = if last { std::mem::take(&mut regs) } else { regs.clone() };
@@ -111,7 +124,7 @@ pub fn thread_paths(
                         Some(e) => Some(e.eval(&regs)?),
                         None => None,
                     };
-                    let vals: Vec<i64> = dom[*loc].iter().copied().collect();
+                    let vals = values(*loc, &evs);
                     for &v in &vals {
                         let mut r2 = regs.clone();
                         let mut e2 = evs.clone();
@@ -256,6 +269,7 @@ pub fn thin_air_value(prog: &Program) -> i64 {
 /// within that many steps, not every value arbitrary arithmetic could reach.
 pub fn value_domains(
     prog: &Program,
+    private: &[bool],
     max_values: usize,
     max_paths: usize,
     thin_air: bool,
@@ -288,7 +302,7 @@ pub fn value_domains(
     for _ in 0..rounds {
         let mut next = dom.clone();
         for t in 0..prog.threads.len() {
-            for p in thread_paths(prog, t, &dom, max_paths, budget)?.paths {
+            for p in thread_paths(prog, t, &dom, private, max_paths, budget)?.paths {
                 for e in p.events {
                     if e.kind == Kind::W {
                         next[e.loc.unwrap()].insert(e.value);

@@ -147,6 +147,18 @@ pub struct ModelIr {
     /// synchronisation edges to draw: (name, node).
     #[serde(default)]
     pub shows: Vec<(String, usize)>,
+    /// The model's axioms imply that a read of a location no other thread
+    /// accesses reads the last write to it before the read in program
+    /// order, or the initial value when there is none (coherence, herd's
+    /// "uniproc"). The enumerator then gives such reads that value alone;
+    /// the reference enumerator ignores this.
+    #[serde(default)]
+    pub uniproc: bool,
+    /// When not empty: `uniproc` holds only for the locations whose every
+    /// access carries one of these tags (OpenCL: the global and local
+    /// regions, whose happens-before contains po).
+    #[serde(default)]
+    pub uniproc_tags: Vec<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

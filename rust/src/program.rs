@@ -349,6 +349,50 @@ impl Program {
         out
     }
 
+    /// The locations that one thread alone accesses, in an order program
+    /// order fixes: no two of its accesses to the location are unsequenced
+    /// (C11's operands of one operator); with `tags` not empty, each access
+    /// carries one of them. Per location.
+    pub fn private_locations(&self, tags: &[String]) -> Vec<bool> {
+        let nl = self.locations.len();
+        // Per location: the accessing thread and the templates of its accesses.
+        let mut access: Vec<Option<(usize, Vec<usize>)>> = vec![None; nl];
+        let mut shared = vec![false; nl];
+        for (ti, t) in self.threads.iter().enumerate() {
+            for i in &t.code {
+                let mut touch = |loc: usize, ev: usize| match &mut access[loc] {
+                    Some((o, _)) if *o != ti => shared[loc] = true,
+                    Some((_, evs)) => evs.push(ev),
+                    None => access[loc] = Some((ti, vec![ev])),
+                };
+                match i {
+                    Instr::Load { loc, ev, .. } | Instr::Store { loc, ev, .. } => touch(*loc, *ev),
+                    Instr::Rmw { loc, ev_r, ev_w, ev_fail, fail_store, .. } => {
+                        touch(*loc, *ev_r);
+                        touch(*loc, *ev_w);
+                        if let Some(e) = ev_fail {
+                            touch(*loc, *e);
+                        }
+                        if let Some(fs) = fail_store {
+                            touch(fs.loc, fs.ev);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        (0..nl)
+            .map(|l| match &access[l] {
+                Some((_, evs)) if !shared[l] => evs.iter().all(|&a| {
+                    let t = &self.templates[a];
+                    (tags.is_empty() || t.tags.iter().any(|g| tags.contains(g)))
+                        && evs.iter().all(|&b| !t.unsequenced_with(&self.templates[b]))
+                }),
+                _ => false,
+            })
+            .collect()
+    }
+
     pub fn value_carrying(&self) -> Vec<bool> {
         let mut out = vec![false; self.locations.len()];
         for t in &self.threads {

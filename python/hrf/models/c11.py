@@ -43,7 +43,8 @@ def supports(test: AST.Test) -> None:
 
 
 # The axioms have no no-thin-air condition ([BDW16] App. A): thin-air candidates are enumerated.
-MODEL = Model("c11", doc=__doc__, supports=supports, thin_air=True)
+# uniproc: coherence and visible side effects order a thread's own accesses (sb in hb).
+MODEL = Model("c11", doc=__doc__, supports=supports, thin_air=True, uniproc=True)
 MODEL.show("sw", sw_ra)
 MODEL.acyclic(hb, "hb")
 MODEL.irreflexive(rf.inv.opt >> mo >> rf.opt >> hb, "coherence")

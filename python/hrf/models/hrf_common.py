@@ -44,7 +44,8 @@ def supports(test: AST.Test) -> None:
 
 
 def hrf_model(name: str, doc: str, hhb: Rel) -> Model:
-    m = Model(name, doc=doc, supports=supports)
+    # uniproc: the SC axiom, acyclic(po | rf | co | fr).
+    m = Model(name, doc=doc, supports=supports, uniproc=True)
     m.show("so", so)
     # "Definitions for a Sequentially Consistent Candidate Execution"
     m.acyclic(sc_order, "sc")

@@ -136,8 +136,13 @@ def hrf_relaxed_model(
     `sc_gate` (universal or empty) says whether the total order sc exists."""
     # [HRFR15] Fig. 9 has no no-thin-air axiom (coherence is per location, hhb
     # holds no rf of relaxed atomics): thin-air candidates are enumerated.
+    # uniproc: coherence is acyclic with po & loc (a thread's own pairs are observable).
     m = Model(
-        name, doc=doc, supports=supports(name) if not allow_fences else _supports_with_fences(name), thin_air=True
+        name,
+        doc=doc,
+        supports=supports(name) if not allow_fences else _supports_with_fences(name),
+        thin_air=True,
+        uniproc=True,
     )
     obs = observable_rel if observable_rel is not None else (observable if observability else None)
     m.show("so", so)

@@ -65,7 +65,15 @@ incl_remote = (incl1 & incl1.inv) | (I(REMOTE) >> incl1) | (incl1.inv >> I(REMOT
 
 def opencl_model(name: str, doc: str, incl: Rel, remote: bool, cas_writeback: bool = True) -> Model:
     # no no-thin-air axiom ([BDW16] App. C): thin-air candidates are enumerated
-    m = Model(name, doc=doc, supports=_supports(name, remote), cas_writeback=cas_writeback, thin_air=True)
+    # uniproc within the regions: ghb and lhb hold po there, not elsewhere.
+    m = Model(
+        name,
+        doc=doc,
+        supports=_supports(name, remote),
+        cas_writeback=cas_writeback,
+        thin_air=True,
+        uniproc=("global", "local"),
+    )
 
     # Modification order: co among events of atomic locations; reads-before.
     mo = co & ((~NAL) * (~NAL))

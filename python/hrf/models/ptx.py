@@ -44,7 +44,8 @@ def supports(test: AST.Test) -> None:
     refuse(test, "the PTX model", barriers=True, remote=True)
 
 
-MODEL = Model("ptx", doc=__doc__, supports=supports)
+# uniproc: sc_per_loc_llh keeps every po-loc pair with a write.
+MODEL = Model("ptx", doc=__doc__, supports=supports, uniproc=True)
 MODEL.acyclic(po_loc_llh | com, "sc_per_loc_llh")
 MODEL.acyclic(dp | rf, "no_thin_air")
 MODEL.acyclic(rmo(cta_fence) & same_cta, "cta_constraint")

@@ -13,6 +13,7 @@ def supports(test: AST.Test) -> None:
     refuse(test, "sc", barriers=True)
 
 
-MODEL = Model("sc", doc=__doc__, supports=supports)
+# uniproc: acyclic(po | rf | co | fr).
+MODEL = Model("sc", doc=__doc__, supports=supports, uniproc=True)
 MODEL.acyclic(sc_order, "sc")
 MODEL.empty(atomicity_violation, "atomicity")
