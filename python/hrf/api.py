@@ -20,7 +20,7 @@ from .dsl import Model
 from .errors import CoreError, HrfError, InvalidArgument, LimitExceeded, check_whole
 from .graph import Drawable, count, render
 from .litmus import parse
-from .litmus.printer import format_state
+from .litmus.printer import format_state, litmus_identity
 from .program import Compiled, compile_test
 
 if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold start)
@@ -177,6 +177,10 @@ class Result(Drawable):
     # What the reader must know about how the test was read (e.g. a missing
     # condition read as herd's forall (true)).
     notes: list = field(default_factory=list)
+    # The test's identity and size (`hrf.litmus.printer.litmus_identity`),
+    # where asked for (check_many(identify=True): the results store's key).
+    test_id: str | None = None
+    test_size: int | None = None
     _compiled: Compiled | None = field(default=None, repr=False, compare=False)
     # (test, unroll, cas_writeback) to compile again where the compiled
     # program was not kept (results from a worker process)
@@ -554,6 +558,7 @@ def check_many(
     limits: Limits | None = None,
     chunk: int = 256,
     processes: bool | None = None,
+    identify: bool = False,
     **kw,
 ) -> Iterator[Result]:
     """Check every test under every model on `workers` cores (all when
@@ -569,7 +574,10 @@ def check_many(
       and do everything, parsing included, so the Python work is spread
       too. Chosen by default (`processes=None`) when there are at least
       `PROCESS_MIN_TESTS` tests, more than one worker and `fork` exists;
-      `processes=False` forces threads, `processes=True` processes."""
+      `processes=False` forces threads, `processes=True` processes.
+
+    With `identify`, each result's `test_id` holds the test's identity
+    (computed where the test is parsed)."""
     limits = limits_from(limits, kw)
     if isinstance(tests, (str, bytes, os.PathLike)) or hasattr(tests, "threads"):
         raise InvalidArgument(
@@ -587,9 +595,9 @@ def check_many(
     if processes is not False and nworkers > 1 and "fork" in mp.get_all_start_methods():
         tests = tests if isinstance(tests, list) else list(tests)
         if processes or len(tests) >= PROCESS_MIN_TESTS:
-            yield from _check_in_processes(tests, models, nworkers, limits)
+            yield from _check_in_processes(tests, models, nworkers, limits, identify)
             return
-    yield from _check_in_threads(tests, models, workers, limits, chunk)
+    yield from _check_in_threads(tests, models, workers, limits, chunk, identify)
 
 
 PROCESS_MIN_TESTS = 64
@@ -612,16 +620,16 @@ def _fewer_collections() -> Iterator[None]:
 
 
 def _check_in_threads(
-    tests: Iterable, models: list, workers: int | None, limits: Limits, chunk: int
+    tests: Iterable, models: list, workers: int | None, limits: Limits, chunk: int, identify: bool = False
 ) -> Iterator[Result]:
     """`check_many` in this process: Python compiles, the core checks a
     chunk of jobs at a time in parallel with the GIL released."""
     with _fewer_collections():
-        yield from _check_in_threads_paced(tests, models, workers, limits, chunk)
+        yield from _check_in_threads_paced(tests, models, workers, limits, chunk, identify)
 
 
 def _check_in_threads_paced(
-    tests: Iterable, models: list, workers: int | None, limits: Limits, chunk: int
+    tests: Iterable, models: list, workers: int | None, limits: Limits, chunk: int, identify: bool
 ) -> Iterator[Result]:
     model_json = {m.name: m.ir_json() for m in models}
     # Witnesses are built on first use (Result.build_witnesses): most results
@@ -638,7 +646,12 @@ def _check_in_threads_paced(
             if c is None:
                 yield Result.failed(name, m.name, err, path=name)
             else:
-                yield _build_result(next(raws), c, m, lazy)
+                r = _build_result(next(raws), c, m, lazy)
+                if identify:
+                    r.test_id, r.test_size = ids.get(id(c.test)) or ids.setdefault(id(c.test), litmus_identity(c.test))
+                yield r
+
+    ids: dict = {}  # id(test AST) -> identity, per chunk
 
     for test in tests:
         name = (
@@ -670,6 +683,7 @@ def _check_in_threads_paced(
         if len(pending) >= chunk:
             yield from flush()
             pending.clear()
+            ids.clear()
     if pending:
         yield from flush()
 
@@ -680,7 +694,7 @@ def _internal_error(e: BaseException, name: str) -> HrfError:
     return HrfError(f"{name}: internal error of hrf ({type(e).__name__}: {e}); please report it with the test")
 
 
-def _fork_worker(conn, tests: list, models: list, limits: Limits, start: int, end: int) -> None:
+def _fork_worker(conn, tests: list, models: list, limits: Limits, start: int, end: int, identify: bool) -> None:
     """A forked worker: check tests[start:end] on one core and send each
     test's results as soon as they are there, so that a worker that dies
     loses only the test it was on. Errors travel as text (an exception that
@@ -689,7 +703,7 @@ def _fork_worker(conn, tests: list, models: list, limits: Limits, start: int, en
     k = start
     batch: list = []
     try:
-        for r in _check_in_threads(tests[start:end], models, 1, limits, 1):
+        for r in _check_in_threads(tests[start:end], models, 1, limits, 1, identify):
             r._compiled = None  # large to send; the parent compiles again on demand
             r._model_obj = None  # the parent has it
             if r.error is not None and not _pickles(r.error):
@@ -722,7 +736,9 @@ def _error_results(test, models: list, err: HrfError) -> list:
     return [Result.failed(name, m.name, err, path=name) for m in models]
 
 
-def _check_in_processes(tests: list, models: list, nworkers: int, limits: Limits) -> Iterator[Result]:
+def _check_in_processes(
+    tests: list, models: list, nworkers: int, limits: Limits, identify: bool = False
+) -> Iterator[Result]:
     """`check_many` on forked worker processes, one per span of tests (fork
     is cheap and a fresh process per span keeps memory from piling up).
     A worker that dies (a crash, the kernel's OOM killer) costs one error
@@ -744,7 +760,7 @@ def _check_in_processes(tests: list, models: list, nworkers: int, limits: Limits
         # every page it inherited (copy-on-write) by touching their headers.
         gc.freeze()
         recv, send = ctx.Pipe(duplex=False)
-        p = ctx.Process(target=_fork_worker, args=(send, tests, models, limits, start, end), daemon=True)
+        p = ctx.Process(target=_fork_worker, args=(send, tests, models, limits, start, end, identify), daemon=True)
         p.start()
         send.close()
         running[recv] = [p, start, end]

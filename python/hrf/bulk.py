@@ -1,5 +1,6 @@
 """Bulk checking: many tests under several models in
-parallel, streamed to JSON lines or CSV, with a progress bar and a summary.
+parallel, streamed to JSON lines or CSV and kept in a results store
+(`hrf.store`, resumed on a rerun), with a progress bar and a summary.
 Ctrl-C stops cleanly and keeps what is done; a test cut by a limit is
 reported as `incomplete`, never dropped."""
 
@@ -90,6 +91,9 @@ class Summary:
     done: int = 0
     interrupted: bool = False
     seconds: float = 0.0
+    # With a results store: tests whose every run the store already held.
+    skipped: int = 0
+    store: str | None = None
 
     def add(self, r: Result) -> None:
         m = self.by_model.setdefault(
@@ -115,6 +119,11 @@ class Summary:
             f"{self.done} checks in {self.seconds:.2f}s ({rate:.1f} checks/s)"
             + (" -- interrupted, results so far" if self.interrupted else "")
         )
+        if self.store is not None:
+            lines.append(
+                f"store {self.store}: {self.skipped} tests already there under every model, not checked again"
+                + (" (run the same command again to resume)" if self.interrupted else "")
+            )
         return "\n".join(lines)
 
 
@@ -155,12 +164,21 @@ def run(
     limits: Limits | None = None,
     progress: Progress | None = None,
     chunk: int | None = None,
+    store=None,
+    command: str = "",
 ) -> Summary:
     """Check every path under every model, streaming one row per check to
     `out` as it finishes. Returns the summary; on Ctrl-C the rows written so
-    far stay written and the summary says it was interrupted."""
+    far stay written and the summary says it was interrupted.
+
+    With `store` (a `hrf.store.Store`), each result is also kept there, and
+    the tests whose rows the store already holds under every model (same
+    model IR, hrf version and limits) are not checked again."""
     summary = Summary()
     start = time.perf_counter()
+    limits = limits or Limits()
+    if store is not None:
+        return _run_with_store(paths, models, out, fmt, workers, limits, progress, chunk, store, command, summary)
     writer = csv.DictWriter(out, fieldnames=FIELDS) if (out is not None and fmt == "csv") else None
     if writer is not None:
         writer.writeheader()
@@ -169,18 +187,69 @@ def run(
     limits = replace(limits or Limits(), witnesses=False)
     try:
         for r in check_many(paths, models, workers=workers, limits=limits, chunk=chunk):
-            summary.add(r)
-            if out is not None:
-                if writer is not None:
-                    writer.writerow(row(r))
-                else:
-                    out.write(json.dumps(row(r)) + "\n")
-                out.flush()
-            if progress is not None:
-                progress.update(summary.done)
+            _emit(r, summary, out, writer, progress)
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:
+        summary.seconds = time.perf_counter() - start
+        if progress is not None:
+            progress.update(summary.done, force=True)
+            progress.close()
+    return summary
+
+
+def _emit(r: Result, summary: Summary, out, writer, progress) -> None:
+    summary.add(r)
+    if out is not None:
+        if writer is not None:
+            writer.writerow(row(r))
+        else:
+            out.write(json.dumps(row(r)) + "\n")
+        out.flush()
+    if progress is not None:
+        progress.update(summary.done)
+
+
+COMMIT_EVERY = 2000  # rows per store transaction (and at most a second apart)
+
+
+def _run_with_store(paths, models, out, fmt, workers, limits, progress, chunk, store, command, summary) -> Summary:
+    from .models import get as get_model
+    from .store import raw_identity
+
+    start = time.perf_counter()
+    model_objs = [get_model(m) for m in models]
+    runs = {m.name: store.run_for(m, limits) for m in model_objs}
+    known = store.known_files(paths)
+    done = {name: store.done(run, set(known.values())) for name, run in runs.items()}
+    todo = [p for p in paths if not (p in known and all(known[p] in d for d in done.values()))]
+    summary.skipped = len(paths) - len(todo)
+    summary.store = store.path
+    if progress is not None:
+        progress.total = len(todo) * len(model_objs)
+    inv = store.begin(command, list(runs.values()))
+    writer = csv.DictWriter(out, fieldnames=FIELDS) if (out is not None and fmt == "csv") else None
+    if writer is not None:
+        writer.writeheader()
+    chunk = chunk or max(32, 8 * (workers or os.cpu_count() or 1))
+    run_limits = replace(limits, witnesses=False)
+    pending, last = 0, time.perf_counter()
+    k = 0
+    try:
+        for r in check_many(todo, model_objs, workers=workers, limits=run_limits, chunk=chunk, identify=True):
+            path = str(todo[k // len(model_objs)])
+            k += 1
+            store.add(runs[r.model], r, r.test_id or raw_identity(path), path=path)
+            pending += 1
+            if pending >= COMMIT_EVERY or time.perf_counter() - last > 1.0:
+                store.commit()
+                pending, last = 0, time.perf_counter()
+            _emit(r, summary, out, writer, progress)
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    finally:
+        store.commit()
+        store.end(inv, "interrupted" if summary.interrupted else "done", summary.done, summary.skipped)
         summary.seconds = time.perf_counter() - start
         if progress is not None:
             progress.update(summary.done, force=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Iterable
 from dataclasses import replace
@@ -205,18 +206,95 @@ def cmd_bulk(a) -> int:
         print(f"hrf: {e}", file=sys.stderr)
         return 2
     fmt = a.format or ("csv" if a.out and a.out.endswith(".csv") else "jsonl")
-    out = open_output(a.out, newline="") if a.out else sys.stdout
+    # With a store and no --out, the rows go to the store only.
+    out = open_output(a.out, newline="") if a.out else (None if a.db else sys.stdout)
     total = len(paths) * len(a.model)
     progress = bulk.Progress(total, enabled=None if not a.no_progress else False)
+    store = None
+    if a.db:
+        from .store import Store
+
+        store = Store(a.db)
     try:
         summary = bulk.run(
-            paths, a.model, out=out, fmt=fmt, workers=a.workers, limits=limits_of_args(a), progress=progress
+            paths,
+            a.model,
+            out=out,
+            fmt=fmt,
+            workers=a.workers,
+            limits=limits_of_args(a),
+            progress=progress,
+            store=store,
+            command=" ".join(["hrf", *sys.argv[1:]]),
         )
     finally:
-        if a.out:
+        if a.out and out is not None:
             out.close()
-    print(summary.table(), file=sys.stdout if a.out else sys.stderr)
+        if store is not None:
+            store.close()
+    print(summary.table(), file=sys.stdout if (a.out or a.db) else sys.stderr)
     return 130 if summary.interrupted else 0
+
+
+def cmd_runs(a) -> int:
+    """hrf runs list | show RUN | diff A B, over a results store."""
+    from .store import Store, export
+
+    want = {"list": 0, "show": 1, "diff": 2}[a.action]
+    if len(a.runs) != want:
+        print(f"hrf: runs {a.action} takes {want} run number(s), not {len(a.runs)} (hrf runs list)", file=sys.stderr)
+        return 2
+    if not os.path.exists(a.db):
+        print(f"hrf: {a.db}: no results store here (hrf bulk ... --db {a.db} makes one)", file=sys.stderr)
+        return 1
+    with Store(a.db) as st:
+        if a.action == "list":
+            head = f"{'run':>4s}  {'model':28s} {'hrf':8s} {'tests':>8s} {'Ok':>7s} {'No':>7s} {'racy':>7s} "
+            head += f"{'incompl.':>8s} {'error':>6s}  limits"
+            print(head)
+            for run, c in st.runs():
+                lim = json.loads(run.limits)
+                short = ", ".join(f"{k}={v}" for k, v in lim.items() if v is not None and k != "reference")
+                print(
+                    f"{run.run:4d}  {run.model:28s} {run.version:8s} {c['tests']:8d} {c['Ok']:7d} {c['No']:7d} "
+                    f"{c['racy']:7d} {c['incomplete']:8d} {c['error']:6d}  {short}"
+                )
+            return 0
+        if a.action == "show":
+            run = st.get_run(a.runs[0])
+            rows = st.rows(run)
+            if a.out:
+                n = export(rows, a.out, a.format)
+                print(f"{n} rows of run {run.run} ({run.model}) written to {a.out}")
+                return 0
+            for r in rows:
+                print(json.dumps(r))
+            return 0
+        a_run, b_run = st.get_run(a.runs[0]), st.get_run(a.runs[1])
+        d = st.diff(a_run, b_run)
+        if a.json:
+            print(json.dumps({"a": a_run.run, "b": b_run.run, **d}))
+            return 1 if d["differ"] else 0
+        print(
+            f"run {a_run.run}: {a_run.model} (hrf {a_run.version})    run {b_run.run}: {b_run.model} (hrf {b_run.version})"
+        )
+        if a_run.limits != b_run.limits:
+            print(f"  limits differ: {a_run.limits}  vs  {b_run.limits}")
+        print(
+            f"{len(d['differ'])} tests differ, {d['same']} agree; {d['only_a']} only in run {a_run.run}, "
+            f"{d['only_b']} only in run {b_run.run}"
+        )
+        shown = d["differ"] if a.max is None else d["differ"][: a.max]
+        for x in shown:
+            print(f"\n{x['path'] or x['test']}  (size {x['size']}; differs in {', '.join(x['differs_in'])})")
+            for side, run in (("a", a_run), ("b", b_run)):
+                v = x[side]
+                outs = "; ".join(" ".join(f"{k}={val}" for k, val in o.items()) for o in v["outcomes"])
+                flags = ",".join(v["flags"]) or "-"
+                print(f"  run {run.run} {run.model:24s} {v['verdict']:10s} racy={v['racy']} flags={flags}  {{{outs}}}")
+        if len(shown) < len(d["differ"]):
+            print(f"\n... {len(d['differ']) - len(shown)} more (--max N, or --json for all)")
+        return 1 if d["differ"] else 0
 
 
 def _family(a) -> dict:
@@ -505,7 +583,29 @@ def main(argv=None) -> int:
     b.add_argument("--workers", type=_workers, default=None, help="worker processes (default: all cores)")
     _limit_args(b)
     b.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    b.add_argument(
+        "--db",
+        metavar="FILE",
+        help="keep the results in this SQLite results store (made if missing); a rerun skips what it holds",
+    )
     b.set_defaults(func=cmd_bulk)
+
+    ru = sub.add_parser(
+        "runs",
+        help="the runs of a results store: list them, show one's rows, diff two",
+        description="A run is one model (by its IR) under one hrf version and one set of limits. "
+        "`list` counts each run's verdicts; `show RUN` writes its rows (JSON lines, or -o FILE as .csv, "
+        ".jsonl or .parquet); `diff A B` lists the tests both runs hold whose verdict, race, flags or "
+        "outcomes differ, smallest first (exit 1 when some do).",
+    )
+    ru.add_argument("action", choices=["list", "show", "diff"])
+    ru.add_argument("runs", nargs="*", help="run numbers (show: one, diff: two)")
+    ru.add_argument("--db", default="runs.sqlite", help="the results store (default: runs.sqlite)")
+    ru.add_argument("--out", "-o", help="show: write the rows here (.csv, .jsonl, .parquet)")
+    ru.add_argument("--format", choices=["csv", "jsonl", "parquet"], help="show: row format (default from --out)")
+    ru.add_argument("--json", action="store_true", help="diff: one JSON object with every difference")
+    ru.add_argument("--max", type=_whole(0), default=20, help="diff: differing tests to print (default 20)")
+    ru.set_defaults(func=cmd_runs)
 
     def family_args(p):
         p.add_argument(

@@ -156,6 +156,18 @@ def _param(p: A.Param) -> str:
     return f"{' '.join(words)}* {p.name}"
 
 
+def litmus_identity(t: A.Test) -> tuple[str, int]:
+    """A test's identity and size: a hash of the test as the printer writes
+    it, name and file aside, so one test under two names (or two spellings
+    of it: comments, spacing) is one test; and that text's length, a
+    measure of how small the test is."""
+    import dataclasses
+    import hashlib
+
+    text = to_litmus(dataclasses.replace(t, name="T", path=None))
+    return hashlib.sha256(text.encode()).hexdigest()[:32], len(text)
+
+
 def to_litmus(t: A.Test) -> str:
     lines = [f"{'C' if t.arch == 'C' else 'OPENCL'} {t.name}", "", "{"]
     for i in t.init:

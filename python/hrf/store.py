@@ -1,0 +1,404 @@
+"""The results store: bulk checks kept in SQLite, resumed, compared.
+
+One row per (test, run), where a run is one model (by the hash of its IR,
+so one model under two names is one model) under one hrf version and one
+set of limits: the same question asked twice is answered once. A test is
+known by its identity (`litmus_identity`: a hash of the normalised test, so
+one test under two names is one test); a file already indexed and not
+changed since (same size and modification time) is not parsed again to
+find it. A rerun of `hrf bulk --db` skips every (test, run) the store
+holds, so an interrupted run resumes where it stopped.
+
+Tables (`runs.sqlite` in pandas: `pd.read_sql("select * from results_view",
+sqlite3.connect("runs.sqlite"))`):
+- runs(run, model, model_id, version, limits_id, limits, created)
+- tests(test_id, name, path, size): size is the length of the normalised
+  test, so `runs diff` lists the smallest differing tests first
+- results(run, test_id, verdict, condition_holds, racy, flags, outcomes,
+  n_outcomes, consistent, candidates, complete, limit_which, time, error,
+  checked_at)
+- files(path, size, mtime_ns, test_id): the index of files read
+- invocations(id, started, finished, status, command, checked, skipped)
+- results_view: results with the run's model, version and limits and the
+  test's name and size.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .errors import HrfError
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs(
+    run INTEGER PRIMARY KEY,
+    model TEXT NOT NULL,
+    model_id TEXT NOT NULL,
+    version TEXT NOT NULL,
+    limits_id TEXT NOT NULL,
+    limits TEXT NOT NULL,
+    created TEXT NOT NULL,
+    UNIQUE(model_id, version, limits_id)
+);
+CREATE TABLE IF NOT EXISTS tests(
+    test_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    path TEXT,
+    size INTEGER
+);
+CREATE TABLE IF NOT EXISTS results(
+    run INTEGER NOT NULL REFERENCES runs(run),
+    test_id TEXT NOT NULL REFERENCES tests(test_id),
+    verdict TEXT NOT NULL,
+    condition_holds INTEGER,
+    racy INTEGER,
+    flags TEXT NOT NULL,
+    outcomes TEXT NOT NULL,
+    n_outcomes INTEGER NOT NULL,
+    consistent INTEGER NOT NULL,
+    candidates INTEGER NOT NULL,
+    complete INTEGER NOT NULL,
+    limit_which TEXT,
+    time REAL NOT NULL,
+    error TEXT,
+    checked_at TEXT NOT NULL,
+    PRIMARY KEY(run, test_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS files(
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    test_id TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS invocations(
+    id INTEGER PRIMARY KEY,
+    started TEXT NOT NULL,
+    finished TEXT,
+    status TEXT NOT NULL,
+    command TEXT,
+    runs TEXT NOT NULL,
+    checked INTEGER NOT NULL DEFAULT 0,
+    skipped INTEGER NOT NULL DEFAULT 0
+);
+CREATE VIEW IF NOT EXISTS results_view AS
+    SELECT r.run, u.model, u.version, u.limits, t.name AS test, t.path, t.size, r.test_id, r.verdict,
+           r.condition_holds, r.racy, r.flags, r.outcomes, r.n_outcomes, r.consistent, r.candidates,
+           r.complete, r.limit_which, r.time, r.error, r.checked_at
+    FROM results r JOIN runs u ON u.run = r.run JOIN tests t ON t.test_id = r.test_id;
+"""
+
+# Limits that change no verdict (what is reported, not what is decided).
+_PRESENTATION = ("witnesses", "keep_all", "max_kept")
+
+COLUMNS = [
+    "run",
+    "model",
+    "version",
+    "test",
+    "path",
+    "size",
+    "test_id",
+    "verdict",
+    "condition_holds",
+    "racy",
+    "flags",
+    "outcomes",
+    "n_outcomes",
+    "consistent",
+    "candidates",
+    "complete",
+    "limit_which",
+    "time",
+    "error",
+]
+
+
+class StoreError(HrfError):
+    """A results store that cannot be used (not hrf's, a newer schema, a
+    run that does not exist)."""
+
+
+def _bool(x: int | None) -> bool | None:
+    return None if x is None else bool(x)
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def raw_identity(path: str) -> str:
+    """The identity of a file hrf could not read as a test: a hash of its
+    bytes (or of its name, when it cannot be read either)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        data = path.encode()
+    return "raw:" + hashlib.sha256(data).hexdigest()[:28]
+
+
+def model_identity(model) -> str:
+    """A model's identity: a hash of its IR, name aside (one model under two
+    names is one model; a changed axiom is another model)."""
+    ir = dict(model.ir())
+    ir.pop("name", None)
+    return _sha(json.dumps(ir, sort_keys=True, separators=(",", ":")))
+
+
+def limits_identity(limits) -> tuple[str, str]:
+    """(hash, JSON) of the limits that can change a verdict."""
+    d = {k: v for k, v in sorted(asdict(limits).items()) if k not in _PRESENTATION}
+    text = json.dumps(d, sort_keys=True)
+    return _sha(text), text
+
+
+@dataclass
+class Run:
+    run: int
+    model: str
+    model_id: str
+    version: str
+    limits_id: str
+    limits: str
+    created: str
+
+
+class Store:
+    """A results store in one SQLite file (created when missing)."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = str(path)
+        try:
+            self.db = sqlite3.connect(self.path)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            have = self.db.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall()
+            if have and ("meta",) not in have:
+                raise StoreError(f"{self.path}: an SQLite file, but not an hrf results store")
+            self.db.executescript(_SCHEMA)
+            row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None:
+                self.db.execute("INSERT INTO meta VALUES('schema', ?)", (str(SCHEMA_VERSION),))
+                self.db.commit()
+            elif int(row[0]) > SCHEMA_VERSION:
+                raise StoreError(f"{self.path}: store schema {row[0]} is newer than this hrf's ({SCHEMA_VERSION})")
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path}: not a results store ({e})") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ runs
+    def run_for(self, model, limits, version: str | None = None) -> Run:
+        """The run of `model` under `limits` with this hrf (made if new)."""
+        if version is None:
+            from . import __version__ as version
+        mid = model_identity(model)
+        lid, ltext = limits_identity(limits)
+        self.db.execute(
+            "INSERT OR IGNORE INTO runs(model, model_id, version, limits_id, limits, created) VALUES(?,?,?,?,?,?)",
+            (model.name, mid, version, lid, ltext, _now()),
+        )
+        self.db.commit()
+        row = self.db.execute(
+            "SELECT * FROM runs WHERE model_id=? AND version=? AND limits_id=?", (mid, version, lid)
+        ).fetchone()
+        return Run(*row)
+
+    def runs(self) -> list[tuple[Run, dict]]:
+        """Every run with its counts: tests, Ok, No, racy, incomplete, error, time."""
+        out = []
+        for row in self.db.execute("SELECT * FROM runs ORDER BY run").fetchall():
+            counts = dict(
+                zip(
+                    ["tests", "Ok", "No", "racy", "incomplete", "error", "time", "last"],
+                    self.db.execute(
+                        "SELECT COUNT(*), SUM(verdict='Ok'), SUM(verdict='No'), SUM(racy=1), "
+                        "SUM(verdict='incomplete'), SUM(verdict='error'), SUM(time), MAX(checked_at) "
+                        "FROM results WHERE run=?",
+                        (row[0],),
+                    ).fetchone(),
+                    strict=True,
+                )
+            )
+            out.append((Run(*row), {k: (v or 0) if k != "last" else v for k, v in counts.items()}))
+        return out
+
+    def get_run(self, run: int | str) -> Run:
+        try:
+            n = int(run)
+        except (TypeError, ValueError):
+            raise StoreError(f"{self.path}: a run is named by its number (hrf runs list), not {run!r}") from None
+        row = self.db.execute("SELECT * FROM runs WHERE run=?", (n,)).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path}: no run {n} (hrf runs list shows the runs)")
+        return Run(*row)
+
+    # ------------------------------------------------------------ resuming
+    def known_files(self, paths: Iterable[str]) -> dict[str, str]:
+        """path -> test identity, for the files indexed and unchanged since."""
+        out = {}
+        for p in paths:
+            row = self.db.execute("SELECT size, mtime_ns, test_id FROM files WHERE path=?", (p,)).fetchone()
+            if row is None:
+                continue
+            try:
+                st = os.stat(p)
+            except OSError:
+                continue
+            if (st.st_size, st.st_mtime_ns) == (row[0], row[1]):
+                out[p] = row[2]
+        return out
+
+    def done(self, run: Run, test_ids: Iterable[str]) -> set[str]:
+        """The identities among `test_ids` that `run` holds a row for."""
+        have = {r[0] for r in self.db.execute("SELECT test_id FROM results WHERE run=?", (run.run,))}
+        return have.intersection(test_ids)
+
+    # ------------------------------------------------------------ writing
+    def add(self, run: Run, r, test_id: str, path: str | None = None) -> None:
+        """Store result `r` of `run` (a row already there stays: once per key).
+        Not committed: `commit` (bulk commits in batches)."""
+        from .bulk import verdict
+
+        if path is not None:
+            try:
+                st = os.stat(path)
+                self.db.execute(
+                    "INSERT OR REPLACE INTO files VALUES(?,?,?,?)", (path, st.st_size, st.st_mtime_ns, test_id)
+                )
+            except OSError:
+                pass
+        self.db.execute(
+            "INSERT OR IGNORE INTO tests(test_id, name, path, size) VALUES(?,?,?,?)",
+            (test_id, r.name, path, r.test_size),
+        )
+        flags = sorted({f["kind"] for f in r.flags})
+        outcomes = sorted(json.dumps(o, sort_keys=True) for o in r.outcomes)
+        self.db.execute(
+            "INSERT OR IGNORE INTO results VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                run.run,
+                test_id,
+                verdict(r),
+                None if r.condition_holds is None else int(r.condition_holds),
+                None if r.racy is None else int(r.racy),
+                json.dumps(flags),
+                "[" + ",".join(outcomes) + "]",
+                len(r.outcomes),
+                r.consistent,
+                r.candidates,
+                int(r.complete),
+                r.limit["which"] if r.limit else None,
+                round(r.time, 6),
+                None if r.error is None else f"{type(r.error).__name__}: {r.error}",
+                _now(),
+            ),
+        )
+
+    def commit(self) -> None:
+        self.db.commit()
+
+    def begin(self, command: str, runs: list[Run]) -> int:
+        cur = self.db.execute(
+            "INSERT INTO invocations(started, status, command, runs) VALUES(?,?,?,?)",
+            (_now(), "running", command, json.dumps([u.run for u in runs])),
+        )
+        self.db.commit()
+        return int(cur.lastrowid or 0)
+
+    def end(self, inv: int, status: str, checked: int, skipped: int) -> None:
+        self.db.execute(
+            "UPDATE invocations SET finished=?, status=?, checked=?, skipped=? WHERE id=?",
+            (_now(), status, checked, skipped, inv),
+        )
+        self.db.commit()
+
+    # ------------------------------------------------------------ reading
+    def rows(self, run: Run) -> Iterator[dict]:
+        cur = self.db.execute(
+            f"SELECT {', '.join(COLUMNS)} FROM results_view WHERE run=? ORDER BY size, test", (run.run,)
+        )
+        for row in cur:
+            yield dict(zip(COLUMNS, row, strict=True))
+
+    def diff(self, a: Run, b: Run) -> dict:
+        """The tests both runs hold whose verdict, race, flags or outcome set
+        differ (smallest first), and the counts of the rest."""
+        q = (
+            "SELECT t.name, t.path, t.size, x.test_id, x.verdict, y.verdict, x.racy, y.racy, x.flags, y.flags, "
+            "x.outcomes, y.outcomes FROM results x JOIN results y ON x.test_id = y.test_id "
+            "JOIN tests t ON t.test_id = x.test_id WHERE x.run=? AND y.run=? ORDER BY t.size, t.name"
+        )
+        differ, same = [], 0
+        for name, path, size, tid, va, vb, ra, rb, fa, fb, oa, ob in self.db.execute(q, (a.run, b.run)):
+            if (va, ra, fa, oa) == (vb, rb, fb, ob):
+                same += 1
+                continue
+            pairs = (("verdict", va, vb), ("racy", ra, rb), ("flags", fa, fb), ("outcomes", oa, ob))
+            what = [k for k, x, y in pairs if x != y]
+            differ.append(
+                {
+                    "test": name,
+                    "path": path,
+                    "size": size,
+                    "test_id": tid,
+                    "differs_in": what,
+                    "a": {"verdict": va, "racy": _bool(ra), "flags": json.loads(fa), "outcomes": json.loads(oa)},
+                    "b": {"verdict": vb, "racy": _bool(rb), "flags": json.loads(fb), "outcomes": json.loads(ob)},
+                }
+            )
+        only = {}
+        for x, y, key in ((a, b, "only_a"), (b, a, "only_b")):
+            only[key] = self.db.execute(
+                "SELECT COUNT(*) FROM results WHERE run=? AND test_id NOT IN (SELECT test_id FROM results WHERE run=?)",
+                (x.run, y.run),
+            ).fetchone()[0]
+        return {"same": same, "differ": differ, **only}
+
+
+def export(rows: Iterable[dict], path: str, fmt: str | None = None) -> int:
+    """Write rows to `path` as CSV, JSON lines or Parquet (by `fmt`, else by
+    the suffix). Parquet needs pyarrow (`pip install pyarrow`)."""
+    fmt = fmt or {".csv": "csv", ".parquet": "parquet", ".jsonl": "jsonl"}.get(Path(path).suffix, "")
+    rows = list(rows)
+    if fmt == "parquet":
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise HrfError("writing Parquet needs pyarrow: pip install pyarrow (or write .csv)") from None
+        pq.write_table(pa.Table.from_pylist(rows) if rows else pa.table({c: [] for c in COLUMNS}), path)
+    elif fmt == "csv":
+        with open(path, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=COLUMNS)
+            w.writeheader()
+            w.writerows(rows)
+    elif fmt == "jsonl":
+        with open(path, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+    else:
+        raise HrfError(f"{path}: say the format (--format csv|jsonl|parquet) or use one of those suffixes")
+    return len(rows)

@@ -1,0 +1,221 @@
+"""The results store (hrf.store): identities, rows once per (test, run),
+resuming after an interrupt, runs list / show / diff, export."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+import hrf
+from hrf.bulk import run as bulk_run
+from hrf.dsl import Model
+from hrf.litmus.printer import litmus_identity, to_litmus
+from hrf.models.common import atomicity_violation, sc_order
+from hrf.store import Store, StoreError, export, model_identity
+
+FIG6 = "litmus/hrf/hrf14-fig6.litmus"
+
+
+def write_family(folder, count, seed=3):
+    folder.mkdir(exist_ok=True)
+    tests = hrf.generate(count=count, seed=seed, max_edges=5)
+    for i, t in enumerate(tests):
+        (folder / f"t{i:05d}.litmus").write_text(to_litmus(t))
+    return len({litmus_identity(t)[0] for t in tests})
+
+
+def test_one_test_under_two_names_is_one_test():
+    t = hrf.parse(FIG6)
+    text = hrf.to_litmus(t)
+    renamed = hrf.parse(text.replace(t.name, "another_name", 1))
+    head, rest = text.split("\n", 1)
+    spaced = hrf.parse(head + "\n(* a comment *)\n" + rest.replace(";", " ;"))
+    assert litmus_identity(renamed) == litmus_identity(t) == litmus_identity(spaced)
+    other = hrf.parse("litmus/hrf/hrf14-fig7.litmus")
+    assert litmus_identity(other)[0] != litmus_identity(t)[0]
+
+
+def test_one_model_under_two_names_is_one_model():
+    def sc(name, atomicity=True):
+        m = Model(name)
+        m.acyclic(sc_order, "sc")
+        if atomicity:
+            m.empty(atomicity_violation, "atomicity")
+        return m
+
+    assert model_identity(sc("a")) == model_identity(sc("b"))
+    assert model_identity(sc("a")) != model_identity(sc("a", atomicity=False))
+
+
+def test_rows_once_and_rerun_skips(tmp_path):
+    distinct = write_family(tmp_path / "gen", 150)
+    db = tmp_path / "runs.sqlite"
+    with Store(db) as st:
+        s1 = bulk_run([str(p) for p in sorted((tmp_path / "gen").iterdir())], ["sc", "hrf-direct"], store=st)
+        assert s1.done == 300 and s1.skipped == 0
+        s2 = bulk_run([str(p) for p in sorted((tmp_path / "gen").iterdir())], ["sc", "hrf-direct"], store=st)
+        assert s2.done == 0 and s2.skipped == 150
+        runs = st.runs()
+        assert [r.model for r, _ in runs] == ["sc", "hrf-direct"]
+        # one row per distinct test (the family may hold one test twice)
+        assert [c["tests"] for _, c in runs] == [distinct, distinct]
+    # A changed file is read again and checked under its new identity.
+    f = sorted((tmp_path / "gen").iterdir())[0]
+    f.write_text(f.read_text().replace("exists", "~exists", 1))
+    with Store(db) as st:
+        s3 = bulk_run([str(p) for p in sorted((tmp_path / "gen").iterdir())], ["sc"], store=st)
+        assert s3.done == 1 and s3.skipped == 149
+
+
+def test_diff_of_direct_and_indirect_names_fig6(tmp_path):
+    # [HRF14] Fig. 6: indirect synchronisation through a third work-item is a
+    # heterogeneous race under HRF-direct and race-free under HRF-indirect.
+    db = tmp_path / "r.sqlite"
+    with Store(db) as st:
+        bulk_run(hrf.bulk.expand(["litmus/hrf"]), ["hrf-direct", "hrf-indirect"], store=st)
+        (a, _), (b, _) = st.runs()
+        d = st.diff(a, b)
+    names = [os.path.basename(x["path"]) for x in d["differ"]]
+    assert "hrf14-fig6.litmus" in names
+    x = d["differ"][names.index("hrf14-fig6.litmus")]
+    assert x["a"]["racy"] is True and x["b"]["racy"] is False and "racy" in x["differs_in"]
+    sizes = [x["size"] for x in d["differ"]]
+    assert sizes == sorted(sizes)  # smallest first
+    assert d["only_a"] == d["only_b"] == 0
+
+
+def test_export_csv_jsonl_and_pandas_load(tmp_path):
+    db = tmp_path / "r.sqlite"
+    with Store(db) as st:
+        bulk_run(hrf.bulk.expand(["litmus/hrf"]), ["sc"], store=st)
+        ((run, counts),) = st.runs()
+        n = export(st.rows(run), str(tmp_path / "rows.csv"))
+        export(st.rows(run), str(tmp_path / "rows.jsonl"))
+    assert n == counts["tests"] == 13
+    lines = (tmp_path / "rows.csv").read_text().splitlines()
+    assert lines[0].startswith("run,model,version,test") and len(lines) == 14
+    rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
+    assert {r["verdict"] for r in rows} <= {"Ok", "No"}
+    # the documented view, as pandas would read it
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*) FROM results_view").fetchone()[0] == 13
+    con.close()
+
+
+def test_export_parquet(tmp_path):
+    pa = pytest.importorskip("pyarrow.parquet")
+    db = tmp_path / "r.sqlite"
+    with Store(db) as st:
+        bulk_run(hrf.bulk.expand(["litmus/hrf"]), ["sc"], store=st)
+        ((run, _),) = st.runs()
+        export(st.rows(run), str(tmp_path / "rows.parquet"))
+    assert pa.read_table(tmp_path / "rows.parquet").num_rows == 13
+
+
+def test_not_a_store(tmp_path):
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database at all, certainly not sqlite" * 40)
+    with pytest.raises(StoreError, match="junk.sqlite"):
+        Store(junk)
+    other = tmp_path / "other.sqlite"
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE t(x)")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="not an hrf results store"):
+        Store(other)
+    with Store(tmp_path / "ok.sqlite") as st, pytest.raises(StoreError, match="no run 7"):
+        st.get_run(7)
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "hrf", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_cli_runs(tmp_path):
+    r = _cli(
+        "bulk",
+        "litmus/hrf",
+        "-m",
+        "hrf-direct",
+        "-m",
+        "hrf-indirect",
+        "--db",
+        "s.sqlite",
+        "--no-progress",
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "store s.sqlite" in r.stdout and r.stdout.count("\n") >= 4
+    r = _cli("runs", "list", "--db", "s.sqlite", cwd=tmp_path)
+    assert r.returncode == 0 and "hrf-direct" in r.stdout and "hrf-indirect" in r.stdout
+    r = _cli("runs", "diff", "1", "2", "--db", "s.sqlite", cwd=tmp_path)
+    assert r.returncode == 1 and "hrf14-fig6.litmus" in r.stdout  # some tests differ: exit 1
+    r = _cli("runs", "show", "1", "--db", "s.sqlite", "-o", "one.csv", cwd=tmp_path)
+    assert r.returncode == 0 and (tmp_path / "one.csv").exists()
+    r = _cli("runs", "diff", "1", "--db", "s.sqlite", cwd=tmp_path)
+    assert r.returncode == 2 and "takes 2 run number(s)" in r.stderr
+    r = _cli("runs", "list", "--db", "none.sqlite", cwd=tmp_path)
+    assert r.returncode == 1 and "no results store" in r.stderr
+
+
+def test_interrupted_run_resumes(tmp_path):
+    # A real Ctrl-C (SIGINT) in the middle of a bulk run into a store, then
+    # the same command again: the second run checks only what the first did
+    # not store, and the store ends with each (test, run) once.
+    distinct = write_family(tmp_path / "gen", 1500, seed=5)
+    cmd = [
+        sys.executable,
+        "-m",
+        "hrf",
+        "bulk",
+        "gen",
+        "-m",
+        "sc",
+        "-m",
+        "hrf-indirect",
+        "--db",
+        "s.sqlite",
+        "--no-progress",
+        "--workers",
+        "1",
+    ]
+    p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    db = tmp_path / "s.sqlite"
+    deadline = time.time() + 60
+    rows = 0
+    while time.time() < deadline and p.poll() is None:
+        time.sleep(0.2)
+        try:
+            con = sqlite3.connect(db)
+            rows = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+            con.close()
+        except sqlite3.Error:
+            continue
+        if rows > 0:
+            break
+    if p.poll() is not None:
+        pytest.fail("the run finished before it could be interrupted: make the family larger")
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert "interrupted" in out and "resume" in out
+    con = sqlite3.connect(db)
+    first = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    con.close()
+    assert 0 < first < 2 * distinct
+    q = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
+    assert q.returncode == 0, q.stderr
+    con = sqlite3.connect(db)
+    per_run = dict(con.execute("SELECT run, COUNT(*) FROM results GROUP BY run").fetchall())
+    inv = con.execute("SELECT status, checked, skipped FROM invocations ORDER BY id").fetchall()
+    con.close()
+    assert per_run == {1: distinct, 2: distinct}
+    assert [s for s, _, _ in inv] == ["interrupted", "done"]
+    # the rerun skipped the tests the first run had finished under both models
+    assert inv[1][2] > 0 and inv[1][1] < 2 * 1500
