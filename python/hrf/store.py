@@ -182,6 +182,7 @@ class Store:
 
     def __init__(self, path: str | os.PathLike):
         self.path = str(path)
+        self._indexed: set[str] = set()  # files indexed by this process
         try:
             self.db = sqlite3.connect(self.path)
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -282,7 +283,8 @@ class Store:
         Not committed: `commit` (bulk commits in batches)."""
         from .bulk import verdict
 
-        if path is not None:
+        if path is not None and path not in self._indexed:
+            self._indexed.add(path)
             try:
                 st = os.stat(path)
                 self.db.execute(
@@ -295,7 +297,9 @@ class Store:
             (test_id, r.name, path, r.test_size),
         )
         flags = sorted({f["kind"] for f in r.flags})
-        outcomes = sorted(json.dumps(o, sort_keys=True) for o in r.outcomes)
+        # The core sorts outcomes by their values, in the test's order of
+        # observed variables: one test's outcome sets compare as text.
+        outcomes = json.dumps(r.outcomes, separators=(",", ":"))
         self.db.execute(
             "INSERT OR IGNORE INTO results VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
@@ -305,7 +309,7 @@ class Store:
                 None if r.condition_holds is None else int(r.condition_holds),
                 None if r.racy is None else int(r.racy),
                 json.dumps(flags),
-                "[" + ",".join(outcomes) + "]",
+                outcomes,
                 len(r.outcomes),
                 r.consistent,
                 r.candidates,
