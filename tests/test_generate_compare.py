@@ -1,5 +1,7 @@
 """Generation (diy-style cycles) and model comparison ."""
 
+import pytest
+
 import hrf
 from hrf.generate import cycle_name, cycles, family, generate, size
 from hrf.litmus import ast as A
@@ -121,3 +123,37 @@ def test_regions_vary():
         if t.name == "PodWW-Rfe-PodRR-Fre+na_rel.wg_acq.wg_na+same-wg"
     )
     assert hrf.check(glob_mp, "opencl").racy is False
+
+
+def test_named_cycles_are_forbidden_under_sc():
+    # A diy cycle of po and external communication edges is an SC
+    # violation by construction (the final condition asks for exactly the
+    # cycle): under `sc` no test of any named shape may reach it, whatever
+    # its annotations and placement.
+    from hrf.generate import NAMED, parse_cycle
+
+    for name in NAMED:
+        assert parse_cycle(name) == parse_cycle(NAMED[name]) == parse_cycle(name.lower())
+        tests = hrf.generate(cycle=name, orders=("na", "sc"), scopes=("dev",), trees=("same-wg", "dev-per-thread"))
+        assert tests, name
+        for t in tests:
+            assert hrf.check(t, "sc").condition_holds is False, (name, t.name)
+
+
+def test_cycle_rotations_are_one_cycle_and_bad_cycles_say_why():
+    from hrf.generate import parse_cycle
+
+    assert parse_cycle("Rfe PodRR Fre PodWW") == parse_cycle("PodWW, Rfe, PodRR, Fre") == parse_cycle("MP")
+    with pytest.raises(hrf.InvalidArgument, match="Fence"):
+        parse_cycle("Rfe Fence Fre PodWW")
+    with pytest.raises(hrf.InvalidArgument, match="does not make a test"):
+        parse_cycle("Rfe PodWW Fre PodWW")  # Rfe ends in a read, PodWW starts with a write
+
+
+def test_cli_generate_one_cycle(tmp_path):
+    from hrf.cli import main
+
+    assert main(["generate", "--cycle", "SB", "--orders", "sc", "--scopes", "wg,dev", "--out", str(tmp_path)]) == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names and all(n.startswith("PodWR-Fre-PodWR-Fre+") for n in names)
+    assert main(["generate", "--cycle", "Rfe DpAddrdR Fre"]) == 2

@@ -306,6 +306,7 @@ def _family(a) -> dict:
         scopes=a.scopes,
         remote=a.remote,
         regions=a.regions,
+        cycle=a.cycle,
     )
 
 
@@ -618,6 +619,12 @@ def main(argv=None) -> int:
         p.add_argument("--scopes", default="wg,dev", help="the scopes atomics may name")
         p.add_argument("--remote", action="store_true", help="also remote-promoted atomics")
         p.add_argument("--regions", default="global", help="global, local or global,local (every mix)")
+        p.add_argument(
+            "--cycle",
+            default=None,
+            help="one cycle instead of the family: diy's edges ('Rfe PodRR Fre PodWW') or a name "
+            "(MP, SB, LB, 2+2W, R, S, WRC, RWC, WRW+2W, IRIW, ISA2)",
+        )
 
     g = sub.add_parser(
         "generate",

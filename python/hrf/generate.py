@@ -64,6 +64,52 @@ def cycles(max_edges: int = 6, max_threads: int = 4, edges: Sequence[str] = tupl
     return out
 
 
+# diy's names for the classic shapes whose cycle has only the edges above
+# (Alglave, Maranget, Tautschnig, "Herding cats", 2014, and diy7's docs).
+NAMED = {
+    "MP": "PodWW Rfe PodRR Fre",
+    "SB": "PodWR Fre PodWR Fre",
+    "LB": "PodRW Rfe PodRW Rfe",
+    "2+2W": "PodWW Coe PodWW Coe",
+    "R": "PodWW Coe PodWR Fre",
+    "S": "PodWW Rfe PodRW Coe",
+    "WRC": "Rfe PodRW Rfe PodRR Fre",
+    "RWC": "Rfe PodRR Fre PodWR Fre",
+    "WRW+2W": "Rfe PodRW Coe PodWW Coe",
+    "IRIW": "Rfe PodRR Fre Rfe PodRR Fre",
+    "ISA2": "PodWW Rfe PodRW Rfe PodRR Fre",
+}
+
+
+def parse_cycle(text: str) -> tuple:
+    """A cycle in diy's notation (`"Rfe PodRR Fre PodWW"`, spaces or commas)
+    or by a name of `NAMED` (`"MP"`), as the rotation the family uses.
+    InvalidArgument when an edge is unknown or the edges do not close."""
+    from .errors import InvalidArgument
+
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidArgument(f"a cycle is a string of diy edges or a name, not {text!r}")
+    named = {k.upper(): v for k, v in NAMED.items()}
+    spelled = named.get(text.strip().upper(), text)
+    words = tuple(w for w in spelled.replace(",", " ").split() if w)
+    bad = [w for w in words if w not in EDGES]
+    if bad:
+        raise InvalidArgument(
+            f"cycle {text!r}: edge(s) {', '.join(bad)} not generated (fences, dependencies and same-location po "
+            f"edges are not yet); edges: {', '.join(EDGES)}; names: {', '.join(NAMED)}"
+        )
+    if len(words) < 2:
+        raise InvalidArgument(f"cycle {text!r}: a cycle has at least two edges")
+    rot = min(tuple(words[i:] + words[:i]) for i in range(len(words)))
+    if not _valid(rot, len(words)):
+        raise InvalidArgument(
+            f"cycle {text!r} does not make a test: each edge's target kind (R/W) must be the next edge's source "
+            "kind, po edges must be separated by communication edges, and the cycle must visit 2 or more threads "
+            "and come back"
+        )
+    return rot
+
+
 def _valid(cyc, max_threads) -> bool:
     n = len(cyc)
     ext = sum(EDGES[e][2] for e in cyc)
@@ -270,13 +316,15 @@ def family(
     trees=tuple(TREES),
     edges=tuple(EDGES),
     regions=("global",),
+    cycle: str | None = None,
 ) -> Iterator[A.Test]:
-    """Every test of the family, in a fixed order: small cycles first."""
+    """Every test of the family, in a fixed order: small cycles first. With
+    `cycle` (diy's notation or a name, `parse_cycle`), that cycle's tests only."""
     max_edges, max_threads, orders, scopes, remote, trees, edges, regions = check_family(
         max_edges, max_threads, orders, scopes, remote, trees, edges, regions
     )
     anns = access_annotations(orders, scopes, remote)
-    for cyc in cycles(max_edges, max_threads, edges):
+    for cyc in [parse_cycle(cycle)] if cycle is not None else cycles(max_edges, max_threads, edges):
         n = len(cyc)
         for local in _region_choices(cyc, regions):
             for combo in itertools.product(anns, repeat=n):
@@ -339,18 +387,21 @@ def generate(
     trees=tuple(TREES),
     edges=tuple(EDGES),
     regions=("global",),
+    cycle: str | None = None,
 ) -> list[A.Test]:
     """`count` tests of the family (all of it when None), deterministic for
     a seed: a seeded sample of (cycle, annotations, placement) indices,
-    decoded one by one (the family is never built whole), in family order."""
+    decoded one by one (the family is never built whole), in family order.
+    With `cycle` (diy's notation, `"Rfe PodRR Fre PodWW"`, or a name such as
+    `"MP"`: `NAMED`), the tests of that one cycle."""
     max_edges, max_threads, orders, scopes, remote, trees, edges, regions = check_family(
         max_edges, max_threads, orders, scopes, remote, trees, edges, regions
     )
     if count is not None:
         check_whole("count", count, 1)
     if count is None:
-        return list(family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions))
-    cycs = cycles(max_edges, max_threads, edges)
+        return list(family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions, cycle))
+    cycs = [parse_cycle(cycle)] if cycle is not None else cycles(max_edges, max_threads, edges)
     anns = access_annotations(orders, scopes, remote)
     trees = tuple(trees)
     locals_of = [_region_choices(c, regions) for c in cycs]
