@@ -72,6 +72,21 @@ def test_rows_once_and_rerun_skips(tmp_path):
         assert s3.done == 1 and s3.skipped == 149
 
 
+def test_a_test_a_model_refuses_is_one_test_and_not_checked_again(tmp_path):
+    # hrf-direct refuses hrfr15-fig10-rlx (relaxed atomics); sc checks it.
+    # Its refusal row and its sc row are one test, and a rerun skips both
+    # (it once stored the refusal under the file's bytes and rechecked it).
+    paths = hrf.bulk.expand(["litmus/hrf"])
+    with Store(tmp_path / "r.sqlite") as st:
+        first = bulk_run(paths, ["sc", "hrf-direct"], store=st)
+        again = bulk_run(paths, ["sc", "hrf-direct"], store=st)
+        ids = {tid for (tid,) in st.db.execute("SELECT test_id FROM tests")}
+        refused = st.db.execute("SELECT COUNT(*) FROM results WHERE verdict='error'").fetchone()[0]
+    assert first.by_model["hrf-direct"]["error"] == 1 == refused
+    assert (again.done, again.skipped) == (0, len(paths))
+    assert len(ids) == len(paths) and not any(i.startswith("raw:") for i in ids)
+
+
 def test_diff_of_direct_and_indirect_names_fig6(tmp_path):
     # [HRF14] Fig. 6: indirect synchronisation through a third work-item is a
     # heterogeneous race under HRF-direct and race-free under HRF-indirect.

@@ -142,7 +142,7 @@ class Flag(dict):
         except KeyError:
             return default
 
-    def __reduce__(self):  # the owner is attached again on arrival (Result.__setstate__)
+    def __reduce__(self):  # the owner is attached again on arrival (_result_from_values)
         return (Flag, (dict(self),))
 
 
@@ -576,8 +576,9 @@ def check_many(
       `PROCESS_MIN_TESTS` tests, more than one worker and `fork` exists;
       `processes=False` forces threads, `processes=True` processes.
 
-    With `identify`, each result's `test_id` holds the test's identity
-    (computed where the test is parsed)."""
+    With `identify`, each result of a test that parses holds the test's
+    identity and size in `test_id` and `test_size` (computed where the test
+    is parsed), also where a model refuses the test."""
     limits = limits_from(limits, kw)
     if isinstance(tests, (str, bytes, os.PathLike)) or hasattr(tests, "threads"):
         raise InvalidArgument(
@@ -637,21 +638,17 @@ def _check_in_threads_paced(
     lazy = limits if limits.witnesses and not limits.keep_all else None
     run = replace(limits, witnesses=False) if lazy else limits
     limits_json = {m.name: run.core_json(m) for m in models}
-    pending: list = []  # (Compiled or None, model, error, name)
+    # (Compiled or None, model, error, name, the test's identity or None)
+    pending: list = []
 
     def flush():
-        jobs = [(c.json(), model_json[m.name], limits_json[m.name]) for c, m, _, _ in pending if c is not None]
+        jobs = [(c.json(), model_json[m.name], limits_json[m.name]) for c, m, _, _, _ in pending if c is not None]
         raws = iter(core.check_many(jobs, workers))
-        for c, m, err, name in pending:
-            if c is None:
-                yield Result.failed(name, m.name, err, path=name)
-            else:
-                r = _build_result(next(raws), c, m, lazy)
-                if identify:
-                    r.test_id, r.test_size = ids.get(id(c.test)) or ids.setdefault(id(c.test), litmus_identity(c.test))
-                yield r
-
-    ids: dict = {}  # id(test AST) -> identity, per chunk
+        for c, m, err, name, ident in pending:
+            r = Result.failed(name, m.name, err, path=name) if c is None else _build_result(next(raws), c, m, lazy)
+            if ident is not None:
+                r.test_id, r.test_size = ident
+            yield r
 
     for test in tests:
         name = (
@@ -663,27 +660,28 @@ def _check_in_threads_paced(
             t = parse(test)
             name = t.path or t.name
         except HrfError as e:
-            pending.extend((None, m, e, name) for m in models)
+            pending.extend((None, m, e, name, None) for m in models)
             t = None
         except Exception as e:  # a bug of hrf: one error row, the run goes on
-            pending.extend((None, m, _internal_error(e, name), name) for m in models)
+            pending.extend((None, m, _internal_error(e, name), name, None) for m in models)
             t = None
         if t is not None:
+            # one identity per test, on every row of it (a model's refusal too)
+            ident = litmus_identity(t) if identify else None
             compiled: dict = {}  # one compilation per distinct language semantics
             for m in models:
                 try:
                     m.supports(t)
                     if m.cas_writeback not in compiled:
                         compiled[m.cas_writeback] = compile_test(t, limits.unroll, m.cas_writeback)
-                    pending.append((compiled[m.cas_writeback], m, None, name))
+                    pending.append((compiled[m.cas_writeback], m, None, name, ident))
                 except HrfError as e:
-                    pending.append((None, m, e, name))
+                    pending.append((None, m, e, name, ident))
                 except Exception as e:
-                    pending.append((None, m, _internal_error(e, name), name))
+                    pending.append((None, m, _internal_error(e, name), name, ident))
         if len(pending) >= chunk:
             yield from flush()
             pending.clear()
-            ids.clear()
     if pending:
         yield from flush()
 
