@@ -157,7 +157,7 @@ class Progress(StatusLine):
 
 def run(
     paths: list[str],
-    models: list[str],
+    models: list,
     out: TextIO | None = None,
     fmt: str = "jsonl",
     workers: int | None = None,
@@ -176,80 +176,39 @@ def run(
     model IR, hrf version and limits) are not checked again."""
     summary = Summary()
     start = time.perf_counter()
-    limits = limits or Limits()
-    if store is not None:
-        return _run_with_store(paths, models, out, fmt, workers, limits, progress, chunk, store, command, summary)
-    writer = csv.DictWriter(out, fieldnames=FIELDS) if (out is not None and fmt == "csv") else None
-    if writer is not None:
-        writer.writeheader()
-    chunk = chunk or max(32, 8 * (workers or os.cpu_count() or 1))
     # Rows hold verdicts, not executions: the core builds and sends none.
     limits = replace(limits or Limits(), witnesses=False)
-    try:
-        for r in check_many(paths, models, workers=workers, limits=limits, chunk=chunk):
-            _emit(r, summary, out, writer, progress)
-    except KeyboardInterrupt:
-        summary.interrupted = True
-    finally:
-        summary.seconds = time.perf_counter() - start
+    session = None
+    if store is not None:
+        from .store import BulkSession
+
+        session = BulkSession(store, paths, models, limits, command)
+        paths, models = session.todo, session.models
+        summary.skipped, summary.store = session.skipped, store.path
         if progress is not None:
-            progress.update(summary.done, force=True)
-            progress.close()
-    return summary
-
-
-def _emit(r: Result, summary: Summary, out, writer, progress) -> None:
-    summary.add(r)
-    if out is not None:
-        if writer is not None:
-            writer.writerow(row(r))
-        else:
-            out.write(json.dumps(row(r)) + "\n")
-        out.flush()
-    if progress is not None:
-        progress.update(summary.done)
-
-
-COMMIT_EVERY = 2000  # rows per store transaction (and at most a second apart)
-
-
-def _run_with_store(paths, models, out, fmt, workers, limits, progress, chunk, store, command, summary) -> Summary:
-    from .models import get as get_model
-    from .store import raw_identity
-
-    start = time.perf_counter()
-    model_objs = [get_model(m) for m in models]
-    runs = {m.name: store.run_for(m, limits) for m in model_objs}
-    known = store.known_files(paths)
-    done = {name: store.done(run, set(known.values())) for name, run in runs.items()}
-    todo = [p for p in paths if not (p in known and all(known[p] in d for d in done.values()))]
-    summary.skipped = len(paths) - len(todo)
-    summary.store = store.path
-    if progress is not None:
-        progress.total = len(todo) * len(model_objs)
-    inv = store.begin(command, list(runs.values()))
+            progress.total = len(paths) * len(models)
     writer = csv.DictWriter(out, fieldnames=FIELDS) if (out is not None and fmt == "csv") else None
     if writer is not None:
         writer.writeheader()
     chunk = chunk or max(32, 8 * (workers or os.cpu_count() or 1))
-    run_limits = replace(limits, witnesses=False)
-    pending, last = 0, time.perf_counter()
-    k = 0
     try:
-        for r in check_many(todo, model_objs, workers=workers, limits=run_limits, chunk=chunk, identify=True):
-            path = str(todo[k // len(model_objs)])
-            k += 1
-            store.add(runs[r.model], r, r.test_id or raw_identity(path), path=path)
-            pending += 1
-            if pending >= COMMIT_EVERY or time.perf_counter() - last > 1.0:
-                store.commit()
-                pending, last = 0, time.perf_counter()
-            _emit(r, summary, out, writer, progress)
+        for r in check_many(paths, models, workers=workers, limits=limits, chunk=chunk, identify=session is not None):
+            if session is not None:
+                session.keep(r)
+            summary.add(r)
+            if out is not None:
+                if writer is not None:
+                    writer.writerow(row(r))
+                else:
+                    out.write(json.dumps(row(r)) + "\n")
+                out.flush()
+            if progress is not None:
+                progress.update(summary.done)
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:
-        store.commit()
-        store.end(inv, "interrupted" if summary.interrupted else "done", summary.done, summary.skipped)
+        if session is not None:
+            session.close(summary.interrupted, summary.done)
         summary.seconds = time.perf_counter() - start
         if progress is not None:
             progress.update(summary.done, force=True)

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .errors import HrfError
+from .errors import HrfError, open_output, write_output
 
 SCHEMA_VERSION = 1
 
@@ -182,7 +182,7 @@ class Store:
 
     def __init__(self, path: str | os.PathLike):
         self.path = str(path)
-        self._indexed: set[str] = set()  # files indexed by this process
+        self._indexed: set[str] = set()  # files (or tests) entered by this process
         try:
             self.db = sqlite3.connect(self.path)
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -228,22 +228,19 @@ class Store:
         return Run(*row)
 
     def runs(self) -> list[tuple[Run, dict]]:
-        """Every run with its counts: tests, Ok, No, racy, incomplete, error, time."""
+        """Every run with its counts: tests, Ok, No, racy, incomplete, error,
+        time (summed) and the last check's date."""
+        keys = ["tests", "Ok", "No", "racy", "incomplete", "error", "time", "last"]
+        q = (
+            "SELECT u.*, COUNT(r.test_id), SUM(r.verdict='Ok'), SUM(r.verdict='No'), SUM(r.racy=1), "
+            "SUM(r.verdict='incomplete'), SUM(r.verdict='error'), SUM(r.time), MAX(r.checked_at) "
+            "FROM runs u LEFT JOIN results r ON r.run = u.run GROUP BY u.run ORDER BY u.run"
+        )
         out = []
-        for row in self.db.execute("SELECT * FROM runs ORDER BY run").fetchall():
-            counts = dict(
-                zip(
-                    ["tests", "Ok", "No", "racy", "incomplete", "error", "time", "last"],
-                    self.db.execute(
-                        "SELECT COUNT(*), SUM(verdict='Ok'), SUM(verdict='No'), SUM(racy=1), "
-                        "SUM(verdict='incomplete'), SUM(verdict='error'), SUM(time), MAX(checked_at) "
-                        "FROM results WHERE run=?",
-                        (row[0],),
-                    ).fetchone(),
-                    strict=True,
-                )
-            )
-            out.append((Run(*row), {k: (v or 0) if k != "last" else v for k, v in counts.items()}))
+        for row in self.db.execute(q).fetchall():
+            n = len(row) - len(keys)
+            counts = {k: v if k == "last" else (v or 0) for k, v in zip(keys, row[n:], strict=True)}
+            out.append((Run(*row[:n]), counts))
         return out
 
     def get_run(self, run: int | str) -> Run:
@@ -283,19 +280,22 @@ class Store:
         Not committed: `commit` (bulk commits in batches)."""
         from .bulk import verdict
 
-        if path is not None and path not in self._indexed:
-            self._indexed.add(path)
-            try:
-                st = os.stat(path)
-                self.db.execute(
-                    "INSERT OR REPLACE INTO files VALUES(?,?,?,?)", (path, st.st_size, st.st_mtime_ns, test_id)
-                )
-            except OSError:
-                pass
-        self.db.execute(
-            "INSERT OR IGNORE INTO tests(test_id, name, path, size) VALUES(?,?,?,?)",
-            (test_id, r.name, path, r.test_size),
-        )
+        # The test's row and the file's index entry: once per file (per test
+        # without a file) in this process, not once per model.
+        if (path or test_id) not in self._indexed:
+            self._indexed.add(path or test_id)
+            self.db.execute(
+                "INSERT OR IGNORE INTO tests(test_id, name, path, size) VALUES(?,?,?,?)",
+                (test_id, r.name, path, r.test_size),
+            )
+            if path is not None:
+                try:
+                    st = os.stat(path)
+                    self.db.execute(
+                        "INSERT OR REPLACE INTO files VALUES(?,?,?,?)", (path, st.st_size, st.st_mtime_ns, test_id)
+                    )
+                except OSError:
+                    pass
         flags = sorted({f["kind"] for f in r.flags})
         # The core sorts outcomes by their values, in the test's order of
         # observed variables: one test's outcome sets compare as text.
@@ -382,6 +382,43 @@ class Store:
         return {"same": same, "differ": differ, **only}
 
 
+class BulkSession:
+    """One `hrf bulk --db` invocation: the runs of its models, the paths the
+    store lacks a row of under some model (`todo`, checked in order), each
+    result kept as it comes (`keep`, in check_many's order: test by test,
+    models in order), committed every COMMIT_EVERY rows or every second,
+    and the invocation recorded as done or interrupted (`close`)."""
+
+    COMMIT_EVERY = 2000
+
+    def __init__(self, store: Store, paths: list, models: list, limits, command: str):
+        from .models import get as get_model
+
+        self.store = store
+        self.models = [get_model(m) for m in models]
+        self.runs = {m.name: store.run_for(m, limits) for m in self.models}
+        known = store.known_files(paths)
+        done = [store.done(run, set(known.values())) for run in self.runs.values()]
+        self.todo = [p for p in paths if not (p in known and all(known[p] in d for d in done))]
+        self.skipped = len(paths) - len(self.todo)
+        self.invocation = store.begin(command, list(self.runs.values()))
+        self._kept = self._pending = 0
+        self._last = time.perf_counter()
+
+    def keep(self, r) -> None:
+        path = str(self.todo[self._kept // len(self.models)])
+        self._kept += 1
+        self.store.add(self.runs[r.model], r, r.test_id or raw_identity(path), path=path)
+        self._pending += 1
+        if self._pending >= self.COMMIT_EVERY or time.perf_counter() - self._last > 1.0:
+            self.store.commit()
+            self._pending, self._last = 0, time.perf_counter()
+
+    def close(self, interrupted: bool, checked: int) -> None:
+        self.store.commit()
+        self.store.end(self.invocation, "interrupted" if interrupted else "done", checked, self.skipped)
+
+
 def export(rows: Iterable[dict], path: str, fmt: str | None = None) -> int:
     """Write rows to `path` as CSV, JSON lines or Parquet (by `fmt`, else by
     the suffix). Parquet needs pyarrow (`pip install pyarrow`)."""
@@ -395,14 +432,12 @@ def export(rows: Iterable[dict], path: str, fmt: str | None = None) -> int:
             raise HrfError("writing Parquet needs pyarrow: pip install pyarrow (or write .csv)") from None
         pq.write_table(pa.Table.from_pylist(rows) if rows else pa.table({c: [] for c in COLUMNS}), path)
     elif fmt == "csv":
-        with open(path, "w", newline="") as f:
+        with open_output(path, newline="") as f:
             w = csv.DictWriter(f, fieldnames=COLUMNS)
             w.writeheader()
             w.writerows(rows)
     elif fmt == "jsonl":
-        with open(path, "w") as f:
-            for r in rows:
-                f.write(json.dumps(r) + "\n")
+        write_output(path, "".join(json.dumps(r) + "\n" for r in rows))
     else:
         raise HrfError(f"{path}: say the format (--format csv|jsonl|parquet) or use one of those suffixes")
     return len(rows)

@@ -5,6 +5,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+
 from . import ast as A
 from .opencl import FLAGS, ORDERS, SCOPES
 
@@ -161,9 +164,6 @@ def litmus_identity(t: A.Test) -> tuple[str, int]:
     it, name and file aside, so one test under two names (or two spellings
     of it: comments, spacing) is one test; and that text's length, a
     measure of how small the test is."""
-    import dataclasses
-    import hashlib
-
     text = to_litmus(dataclasses.replace(t, name="T", path=None))
     return hashlib.sha256(text.encode()).hexdigest()[:32], len(text)
 
