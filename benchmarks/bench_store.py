@@ -27,7 +27,7 @@ from pathlib import Path
 import hrf
 from hrf.bulk import expand
 from hrf.bulk import run as bulk_run
-from hrf.litmus.printer import to_litmus
+from hrf.generate import write_tests
 from hrf.models import get as get_model
 from hrf.store import Store
 
@@ -44,9 +44,7 @@ def main() -> None:
         d = Path(tmp)
         t0 = time.perf_counter()
         tests = hrf.generate(count=a.count, seed=1, max_edges=6, max_threads=4)
-        (d / "gen").mkdir()
-        for i, t in enumerate(tests):
-            (d / "gen" / f"t{i:06d}.litmus").write_text(to_litmus(t))
+        write_tests(tests, str(d / "gen"))
         paths = expand([str(d / "gen")])
         print(
             f"{len(paths)} tests x {len(MODELS)} models, {a.workers} workers (written in {time.perf_counter() - t0:.1f}s)"

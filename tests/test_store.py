@@ -14,7 +14,8 @@ import pytest
 import hrf
 from hrf.bulk import run as bulk_run
 from hrf.dsl import Model
-from hrf.litmus.printer import litmus_identity, to_litmus
+from hrf.generate import write_tests
+from hrf.litmus.printer import litmus_identity
 from hrf.models.common import atomicity_violation, sc_order
 from hrf.store import Store, StoreError, export, model_identity
 
@@ -22,10 +23,8 @@ FIG6 = "litmus/hrf/hrf14-fig6.litmus"
 
 
 def write_family(folder, count, seed=3):
-    folder.mkdir(exist_ok=True)
     tests = hrf.generate(count=count, seed=seed, max_edges=5)
-    for i, t in enumerate(tests):
-        (folder / f"t{i:05d}.litmus").write_text(to_litmus(t))
+    assert len(write_tests(tests, str(folder))) == count
     return len({litmus_identity(t)[0] for t in tests})
 
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from .api import UNROLL, Limits, Result, check, check_many
 from .core import CHECK_DEFAULTS, EXPLORE_DEFAULTS, version
-from .errors import HrfError, InvalidArgument, make_folder, open_output, write_output
+from .errors import HrfError, InvalidArgument, open_output
 from .litmus.printer import format_state
 
 
@@ -323,18 +323,12 @@ def _say_if_short(a, tests: list) -> None:
 
 
 def cmd_generate(a) -> int:
-    from .generate import generate
-    from .litmus.printer import to_litmus
+    from .generate import generate, write_tests
 
     tests = generate(count=a.count, seed=a.seed, **_family(a))
     _say_if_short(a, tests)
     if a.out:
-        import os
-
-        make_folder(a.out)
-        for t in tests:
-            safe = "".join(c if c.isalnum() or c in "+-_." else "_" for c in t.name)
-            write_output(os.path.join(a.out, safe + ".litmus"), to_litmus(t))
+        write_tests(tests, a.out)
         print(f"{len(tests)} tests written to {a.out}", file=sys.stderr)
     else:
         for t in tests:

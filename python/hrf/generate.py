@@ -434,6 +434,23 @@ def generate(
     return [chosen[i] for i in sorted(chosen)]
 
 
+def write_tests(tests: Sequence[A.Test], folder: str) -> list[str]:
+    """Write tests as .litmus files into `folder` (made if missing), each
+    named after its test; the paths written, in order."""
+    import os
+
+    from .errors import make_folder, write_output
+    from .litmus.printer import to_litmus
+
+    make_folder(folder)
+    paths = []
+    for t in tests:
+        safe = "".join(c if c.isalnum() or c in "+-_." else "_" for c in t.name)
+        paths.append(os.path.join(folder, safe + ".litmus"))
+        write_output(paths[-1], to_litmus(t))
+    return paths
+
+
 def size(t: A.Test) -> tuple:
     """Smallest first: threads, then memory accesses."""
     return (len(t.threads), sum(len(th.ops) for th in t.threads), t.name)
