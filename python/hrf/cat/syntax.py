@@ -147,9 +147,16 @@ def _error(msg, path, text, line, col) -> DefinitionError:
 
 # ---------------------------------------------------------------- syntax tree
 @dataclass(frozen=True)
-class Exp:
+class Located:
+    """Where a node starts in its file (not part of its value)."""
+
     line: int = field(default=0, compare=False, kw_only=True)
     col: int = field(default=0, compare=False, kw_only=True)
+
+
+@dataclass(frozen=True)
+class Exp(Located):
+    """An expression."""
 
 
 @dataclass(frozen=True)
@@ -209,9 +216,8 @@ class Unsupported(Exp):
 
 # instructions
 @dataclass(frozen=True)
-class Ins:
-    line: int = field(default=0, compare=False, kw_only=True)
-    col: int = field(default=0, compare=False, kw_only=True)
+class Ins(Located):
+    """An instruction."""
 
 
 @dataclass(frozen=True)
