@@ -559,6 +559,7 @@ def check_many(
     chunk: int = 256,
     processes: bool | None = None,
     identify: bool = False,
+    scheduler=None,
     **kw,
 ) -> Iterator[Result]:
     """Check every test under every model on `workers` cores (all when
@@ -576,6 +577,10 @@ def check_many(
       `PROCESS_MIN_TESTS` tests, more than one worker and `fork` exists;
       `processes=False` forces threads, `processes=True` processes.
 
+    With `scheduler`, the tests are checked on a Dask distributed cluster
+    instead (`hrf.cluster`: `"local:N"`, a scheduler address or file, or a
+    `distributed.Client`), with the same results in the same order.
+
     With `identify`, each result of a test that parses holds the test's
     identity and size in `test_id` and `test_size` (computed where the test
     is parsed), also where a model refuses the test."""
@@ -592,6 +597,13 @@ def check_many(
     for m in models:
         if any(o.name == m.name and o is not m for o in models):
             raise HrfError(f"two different models are named {m.name!r}: results could not say which is which")
+    if scheduler is not None:
+        if workers is not None:
+            raise InvalidArgument("check_many: give workers or scheduler, not both (the cluster has its own workers)")
+        from .cluster import check_on_cluster
+
+        yield from check_on_cluster(list(tests), models, scheduler, limits, identify)
+        return
     nworkers = workers or os.cpu_count() or 1
     if processes is not False and nworkers > 1 and "fork" in mp.get_all_start_methods():
         tests = tests if isinstance(tests, list) else list(tests)
@@ -702,11 +714,7 @@ def _fork_worker(conn, tests: list, models: list, limits: Limits, start: int, en
     batch: list = []
     try:
         for r in _check_in_threads(tests[start:end], models, 1, limits, 1, identify):
-            r._compiled = None  # large to send; the parent compiles again on demand
-            r._model_obj = None  # the parent has it
-            if r.error is not None and not _pickles(r.error):
-                r.error = HrfError(f"{type(r.error).__name__}: {r.error}")
-            batch.append(r)
+            batch.append(portable(r))
             if len(batch) == len(models):
                 conn.send((k, batch))
                 batch, k = [], k + 1
@@ -715,6 +723,34 @@ def _fork_worker(conn, tests: list, models: list, limits: Limits, start: int, en
     finally:
         conn.close()
         os._exit(0)
+
+
+def portable(r: Result) -> Result:
+    """A result made fit to send to the process that asked for it: without
+    its compiled test (large; compiled again there on demand) and model
+    (that process has it), its error as text where the error does not
+    pickle. `adopt` undoes it on the other side."""
+    r._compiled = None
+    r._model_obj = None
+    if r.error is not None:
+        # its traceback and chained errors stay here: they hold frames and
+        # modules (pickled where tblib is installed, as dask.distributed does)
+        r.error = r.error.with_traceback(None)
+        r.error.__context__ = r.error.__cause__ = None
+    if r.error is not None and not _pickles(r.error):
+        r.error = HrfError(f"{type(r.error).__name__}: {r.error}")
+    return r
+
+
+def adopt(r: Result, test, by_name: dict, limits: Limits) -> Result:
+    """A result sent by a worker (`portable`), given back what it left out:
+    the test it came from (to compile again for witnesses) and its model."""
+    if r.error is None:
+        r._source = (test, limits.unroll, by_name[r.model].cas_writeback)
+        r._model_obj = by_name[r.model]
+        if r._lazy is not None:
+            r._lazy = limits  # one object for all, not a copy per result
+    return r
 
 
 def _pickles(e: BaseException) -> bool:
@@ -803,12 +839,7 @@ def _check_in_processes(
                     running[conn][1] = idx + 1
                 while next_out in done:
                     for r in done.pop(next_out):
-                        if r.error is None:
-                            r._source = (tests[next_out], limits.unroll, by_name[r.model].cas_writeback)
-                            r._model_obj = by_name[r.model]
-                            if r._lazy is not None:
-                                r._lazy = limits  # one object for all, not a copy per result
-                        yield r
+                        yield adopt(r, tests[next_out], by_name, limits)
                     next_out += 1
         finally:
             gc.unfreeze()

@@ -1,5 +1,5 @@
 """Bulk checking: many tests under several models in
-parallel, streamed to JSON lines or CSV and kept in a results store
+parallel (on this machine's cores or a Dask cluster), streamed to JSON lines or CSV and kept in a results store
 (`hrf.store`, resumed on a rerun), with a progress bar and a summary.
 Ctrl-C stops cleanly and keeps what is done; a test cut by a limit is
 reported as `incomplete`, never dropped."""
@@ -166,6 +166,7 @@ def run(
     chunk: int | None = None,
     store=None,
     command: str = "",
+    scheduler=None,
 ) -> Summary:
     """Check every path under every model, streaming one row per check to
     `out` as it finishes. Returns the summary; on Ctrl-C the rows written so
@@ -173,7 +174,10 @@ def run(
 
     With `store` (a `hrf.store.Store`), each result is also kept there, and
     the tests whose rows the store already holds under every model (same
-    model IR, hrf version and limits) are not checked again."""
+    model IR, hrf version and limits) are not checked again.
+
+    With `scheduler` (`hrf.cluster`), the checks run on a Dask cluster;
+    the rows come back to this process, to `out` and the store."""
     summary = Summary()
     start = time.perf_counter()
     # Rows hold verdicts, not executions: the core builds and sends none.
@@ -192,7 +196,15 @@ def run(
         writer.writeheader()
     chunk = chunk or max(32, 8 * (workers or os.cpu_count() or 1))
     try:
-        for r in check_many(paths, models, workers=workers, limits=limits, chunk=chunk, identify=session is not None):
+        for r in check_many(
+            paths,
+            models,
+            workers=workers,
+            limits=limits,
+            chunk=chunk,
+            identify=session is not None,
+            scheduler=scheduler,
+        ):
             if session is not None:
                 session.keep(r)
             summary.add(r)

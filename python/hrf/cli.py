@@ -205,6 +205,9 @@ def cmd_bulk(a) -> int:
     except FileNotFoundError as e:
         print(f"hrf: {e}", file=sys.stderr)
         return 2
+    if a.scheduler and a.workers:
+        print("hrf: bulk: give --workers or --scheduler, not both (the cluster has its own workers)", file=sys.stderr)
+        return 2
     fmt = a.format or ("csv" if a.out and a.out.endswith(".csv") else "jsonl")
     # With a store and no --out, the rows go to the store only.
     out = open_output(a.out, newline="") if a.out else (None if a.db else sys.stdout)
@@ -226,6 +229,7 @@ def cmd_bulk(a) -> int:
             progress=progress,
             store=store,
             command=" ".join(["hrf", *sys.argv[1:]]),
+            scheduler=a.scheduler,
         )
     finally:
         if a.out and out is not None:
@@ -582,6 +586,12 @@ def main(argv=None) -> int:
         "--db",
         metavar="FILE",
         help="keep the results in this SQLite results store (made if missing); a rerun skips what it holds",
+    )
+    b.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="check on a Dask cluster: its scheduler (tcp://host:8786 or a scheduler file .json), "
+        "or local:N for N worker processes here (pip install 'hrf[cluster]')",
     )
     b.set_defaults(func=cmd_bulk)
 

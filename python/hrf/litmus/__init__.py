@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import LitmusSyntaxError
 from . import ast
 from .ast import Test
 from .validate import validate
 
-__all__ = ["parse", "parse_text", "parse_file", "Test", "ast"]
+__all__ = ["parse", "parse_text", "parse_file", "LitmusText", "Test", "ast"]
 
 _ARCH = re.compile(r"\A\s*(\S+)")
 
@@ -135,10 +136,35 @@ def parse_file(path) -> Test:
     return parse_text(read_file(path), str(path))
 
 
+class LitmusText(NamedTuple):
+    """A test's bytes with the path they were read from: parsed as that
+    file would be (errors name the path), where the file itself is not at
+    hand (a cluster worker on another machine)."""
+
+    data: bytes
+    path: str
+
+    @property
+    def name(self) -> str:
+        return self.path
+
+    @classmethod
+    def read(cls, path) -> LitmusText | str:
+        """The file's bytes, or, where it cannot be read here, its path (to
+        be read, or reported unreadable, where it is parsed)."""
+        try:
+            return cls(resolve(path).read_bytes(), str(path))
+        except OSError:
+            return str(path)
+
+
 def parse(path_or_text) -> Test:
-    """A path to a .litmus file, or litmus text, or an already parsed Test."""
+    """A path to a .litmus file, or litmus text, or an already parsed Test,
+    or a `LitmusText`."""
     if isinstance(path_or_text, Test):
         return path_or_text
+    if isinstance(path_or_text, LitmusText):
+        return parse_text(decode(path_or_text.data, path_or_text.path), path_or_text.path)
     if isinstance(path_or_text, os.PathLike):
         return parse_file(path_or_text)
     if isinstance(path_or_text, bytes):
