@@ -157,3 +157,101 @@ def test_cli_generate_one_cycle(tmp_path):
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names and all(n.startswith("PodWR-Fre-PodWR-Fre+") for n in names)
     assert main(["generate", "--cycle", "Rfe DpAddrdR Fre"]) == 2
+
+
+def test_relax_and_safe_build_cycles_as_diy_does():
+    # diy7's documentation: with one relaxation r, cycles of r and the safe
+    # edges that contain r; with several (no mix), one such set per r.
+    sb = ("Fre", "PodWR", "Fre", "PodWR")
+    assert cycles(6, 4, ("Fre",), ("PodWR",)) == [sb, ("Fre", "PodWR") * 3]
+    both = cycles(4, 4, ("Rfe", "Fre", "PodWW", "PodRR"), ("PodWR", "PodRW"))
+    assert both and all(("PodWR" in c) != ("PodRW" in c) for c in both)
+    assert set(cycles(4, 4, ("Rfe", "Fre", "PodWW", "PodRR", "PodRW"), ("PodWR",))) == {
+        c for c in cycles(4, 4, ("Rfe", "Fre", "PodWW", "PodRR", "PodRW", "PodWR")) if "PodWR" in c
+    }
+    assert cycles(6, 4, ("Fre",)) == []  # Fre alone never closes (kinds R->W, W->? must chain)
+
+
+def test_fence_and_dependency_edges_are_forbidden_under_sc():
+    # Fences and dependencies only add order: each cycle of the extended
+    # vocabulary is still a critical cycle, so `sc` forbids every test of it.
+    safe = ("Rfe", "Fre", "Coe", "FencedWR", "FenceReldWW", "FenceAcqdRR", "DpDatadW", "DpCtrldR")
+    cycs = cycles(4, 2, safe)
+    assert {"FencedWR", "DpDatadW", "DpCtrldR"} <= {e for c in cycs for e in c}
+    for c in cycs:
+        for t in generate(cycle=" ".join(c), orders=("na", "rlx"), scopes=("dev",), trees=("same-wg",)):
+            assert hrf.check(t, "sc").condition_holds is False, t.name
+
+
+def test_sb_with_sc_fences_is_forbidden_under_c11_and_allowed_without():
+    # By hand, C11 (Batty et al. 2011, sc fences): in SB with relaxed
+    # atomics, W x; F_sc; R y and W y; F_sc; R x: the two fences are ordered
+    # in S, say F0 before F1; then P1's read of x, after F1, must read P0's
+    # write of x (sequenced before F0) or a later one, so r = 0 is impossible
+    # on one side. Without the fences (PodWR) nothing forbids both zeros.
+    fenced = generate(cycle="FencedWR Fre FencedWR Fre", orders=("rlx",), scopes=("dev",), trees=("same-wg",))
+    plain = generate(cycle="SB", orders=("rlx",), scopes=("dev",), trees=("same-wg",))
+    assert len(fenced) == len(plain) == 1
+    assert "atomic_work_item_fence" in to_litmus(fenced[0])
+    assert hrf.check(fenced[0], "c11").condition_holds is False
+    assert hrf.check(plain[0], "c11").condition_holds is True
+
+
+def test_dependencies_are_in_the_program():
+    # DpDatadW: the write's value depends on the read's register (data);
+    # DpCtrldR: the second read is guarded by the first (ctrl), even when plain.
+    (lb,) = generate(cycle="DpDatadW Rfe DpDatadW Rfe", orders=("na",), trees=("same-wg",))
+    assert "1 + (r0 ^ r0)" in to_litmus(lb)
+    (mp,) = generate(cycle="PodWW Rfe DpCtrldR Fre", orders=("na",), trees=("same-wg",))
+    assert "if (r0 == 1)" in to_litmus(mp)
+    ex = hrf.check(lb, "ptx", keep_all=True).executions[0]
+    assert ex["data"] and not ex.get("ctrl")
+    # where the first read sees 1 the guarded read runs, ctrl-dependent on it
+    assert any(ex["ctrl"] for ex in hrf.check(mp, "ptx", keep_all=True).executions)
+
+
+def test_unknown_and_ungenerated_edges_say_why():
+    from hrf.generate import edge, parse_cycle
+
+    with pytest.raises(hrf.InvalidArgument, match="computed address"):
+        parse_cycle("Rfe DpAddrdR Fre PodWW")
+    with pytest.raises(hrf.InvalidArgument, match="fence 'Rlx' is not generated"):
+        edge("FenceRlxdWW")
+    with pytest.raises(hrf.InvalidArgument, match="ends in a write"):
+        edge("DpDatadR")
+    with pytest.raises(hrf.InvalidArgument, match="unknown edge 'Foo'"):
+        generate(relax="Foo")
+    assert edge("Wse") == edge("Coe")
+
+
+def test_sampling_with_fences_stays_in_the_family():
+    kw = dict(max_edges=4, max_threads=2, edges=("Rfe", "Fre", "FencedWR", "PodWW"), orders=("na", "sc"))
+    whole = {t.name for t in family(**kw)}
+    some = generate(count=40, seed=2, **kw)
+    assert len(some) == 40 and {t.name for t in some} <= whole
+    assert any("f.wg" in t.name for t in some) and any("f.dev" in t.name for t in some)
+
+
+def test_cli_relax_and_safe(tmp_path):
+    from hrf.cli import main
+
+    args = ["generate", "--safe", "Fre", "--relax", "FenceScdWR,PodWR", "--orders", "sc", "--scopes", "dev"]
+    assert main([*args, "--out", str(tmp_path)]) == 0
+    names = {p.name.split("+")[0] for p in tmp_path.iterdir()}
+    assert names == {"FenceScdWR-Fre-FenceScdWR-Fre", "PodWR-Fre-PodWR-Fre"}
+    assert main(["generate", "--relax", "DpAddrdW"]) == 2
+
+
+def test_every_cycle_of_the_family_is_forbidden_under_sc():
+    # The final condition must ask for exactly the cycle: under `sc` no test
+    # of any cycle may reach it. Before, cycles whose coherence the test
+    # could not pin (Fre Rfe, Coe Coe, three writes to one location) were
+    # generated with a weaker condition that sc allows.
+    from hrf.generate import parse_cycle
+
+    for c in cycles(6, 4):
+        for t in generate(cycle=" ".join(c), orders=("sc",), scopes=("dev",), trees=("same-wg",)):
+            assert hrf.check(t, "sc").condition_holds is False, t.name
+    for broken in ("Fre Rfe", "Coe Coe", "Coe Rfe Fre", "Coe PodWW Rfe PodRW Rfe Fre"):
+        with pytest.raises(hrf.InvalidArgument, match="does not make a test"):
+            parse_cycle(broken)

@@ -311,6 +311,8 @@ def _family(a) -> dict:
         remote=a.remote,
         regions=a.regions,
         cycle=a.cycle,
+        **({"edges": a.safe} if a.safe else {}),
+        relax=a.relax or (),
     )
 
 
@@ -626,8 +628,19 @@ def main(argv=None) -> int:
         p.add_argument(
             "--cycle",
             default=None,
-            help="one cycle instead of the family: diy's edges ('Rfe PodRR Fre PodWW') or a name "
-            "(MP, SB, LB, 2+2W, R, S, WRC, RWC, WRW+2W, IRIW, ISA2)",
+            help="one cycle instead of the family: diy's edges ('Rfe PodRR Fre PodWW'; also FencedWR, "
+            "FenceRel/Acq/AR/ScdXY, DpDatadW, DpCtrldR/W) or a name (MP, SB, LB, 2+2W, R, S, WRC, RWC, WRW+2W, "
+            "IRIW, ISA2)",
+        )
+        p.add_argument(
+            "--safe",
+            default=None,
+            help="the edges cycles are built from, as diy's -safe (default: Rfe,Fre,Coe,PodWW,PodWR,PodRW,PodRR)",
+        )
+        p.add_argument(
+            "--relax",
+            default=None,
+            help="diy's -relax: for each edge r of this list, the cycles of r and the --safe edges that contain r",
         )
 
     g = sub.add_parser(

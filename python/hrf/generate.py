@@ -5,6 +5,11 @@ in the manner of herd's diy: a cycle of edges
     Fre  read -> write of another thread, same location (from-read)
     Coe  write -> write of another thread, same location (coherence)
     PodXY  X then Y in program order of one thread, different locations
+    FencedXY, FenceOdXY  the same with a fence between them (diy's C
+           fences: O is Sc, AR, Acq or Rel; Fenced is FenceScd), its
+           scope one of the family's scopes
+    DpDatadW, DpCtrldR, DpCtrldW  a read, then (different location) a
+           write whose value depends on it, or an access guarded by it
 
 fixes the threads, their accesses and the final condition (the outcome the
 cycle describes). Each test is crossed with an annotation per access (a
@@ -19,8 +24,10 @@ guard a data read after a failed flag read races under every model.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -28,16 +35,77 @@ from . import program as _program
 from .errors import check_whole
 from .litmus import ast as A
 
-EDGES = {  # name: (source kind, target kind, external?, same location?)
-    "Rfe": ("W", "R", True, True),
-    "Fre": ("R", "W", True, True),
-    "Coe": ("W", "W", True, True),
-    "PodWW": ("W", "W", False, False),
-    "PodWR": ("W", "R", False, False),
-    "PodRW": ("R", "W", False, False),
-    "PodRR": ("R", "R", False, False),
-}
+
+@dataclass(frozen=True)
+class Edge:
+    """One of diy's edges: the kinds (R/W) of its two accesses, whether it
+    goes to another thread (communication) or stays in one (program order
+    to another location), and what lies between: a fence of some order,
+    or a dependency of the target on the source read."""
+
+    name: str
+    src: str
+    tgt: str
+    external: bool
+    same_loc: bool
+    fence: str | None = None  # the fence's order (hrf's names)
+    dep: str | None = None  # "data" or "ctrl"
+
+
+# The edges a family is built from unless others are asked for.
+EDGES = ("Rfe", "Fre", "Coe", "PodWW", "PodWR", "PodRW", "PodRR")
+_COMMUNICATION = {"Rfe": ("W", "R"), "Fre": ("R", "W"), "Coe": ("W", "W"), "Wse": ("W", "W")}
+# diy's C fence names (diy7's documentation, fence prefixes) -> hrf's orders
+FENCES = {"Sc": "sc", "AR": "acq_rel", "Acq": "acq", "Rel": "rel"}
+_EDGE = re.compile(r"(Pod|Fenced|Fence([A-Za-z]+?)d|Dp(Data|Ctrl|Addr)d)([RW])([RW])?")
 LOCS = ["x", "y", "z", "w"]
+
+
+@functools.cache
+def edge(name: str) -> Edge:
+    """The edge a diy name stands for; InvalidArgument saying why not."""
+    from .errors import InvalidArgument
+
+    if name in _COMMUNICATION:
+        return Edge("Coe" if name == "Wse" else name, *_COMMUNICATION[name], True, True)  # Wse: diy's old Coe
+    m = _EDGE.fullmatch(name)
+    if m is None:
+        raise InvalidArgument(
+            f"unknown edge {name!r}; hrf generates Rfe, Fre, Coe (Wse), PodXY, FencedXY, "
+            f"Fence{{{','.join(FENCES)}}}dXY, DpDatadW, DpCtrldR, DpCtrldW (X, Y: R or W)"
+        )
+    head, order, dep, x, y = m.groups()
+    if dep is not None:
+        if y is not None:
+            raise InvalidArgument(f"edge {name!r}: a dependency edge names its target only (Dp{dep}d{x})")
+        if dep == "Addr":
+            raise InvalidArgument(
+                f"edge {name!r} is not generated: an address dependency needs a computed address (*(x + r - r)), "
+                "which hrf does not compile"
+            )
+        if dep == "Data" and x == "R":
+            raise InvalidArgument(f"edge {name!r}: a data dependency ends in a write (DpDatadW)")
+        return Edge(name, "R", x, False, False, dep=dep.lower())
+    if y is None:
+        raise InvalidArgument(f"edge {name!r}: name both kinds, as in {head}{x}R or {head}{x}W")
+    if head == "Pod":
+        return Edge(name, x, y, False, False)
+    if order is not None and order not in FENCES:
+        raise InvalidArgument(
+            f"edge {name!r}: fence {order!r} is not generated; diy's C fences hrf generates: {', '.join(FENCES)}"
+        )
+    return Edge(name, x, y, False, False, fence=FENCES[order or "Sc"])
+
+
+def edge_list(value, what: str = "edges") -> tuple[str, ...]:
+    """Edge names from a list or a comma- or space-separated string, each
+    checked (`edge`)."""
+    from .errors import InvalidArgument
+
+    items = tuple(value.replace(",", " ").split()) if isinstance(value, str) else tuple(value)
+    if not items:
+        raise InvalidArgument(f"{what}: no edges given")
+    return tuple(dict.fromkeys(edge(e).name for e in items))
 
 
 @dataclass(frozen=True)
@@ -47,21 +115,56 @@ class Access:
     loc: str
 
 
-def cycles(max_edges: int = 6, max_threads: int = 4, edges: Sequence[str] = tuple(EDGES)) -> list[tuple]:
+def cycles(
+    max_edges: int = 6, max_threads: int = 4, edges: Sequence[str] = EDGES, relax: Sequence[str] = ()
+) -> list[tuple]:
     """Every cycle of at most `max_edges` edges, one per rotation class,
     that makes 2..max_threads threads, alternates po and communication as
-    diy does (no two po edges in a row), and closes."""
+    diy does (no two po edges in a row), and closes. With `relax` (diy's
+    -relax, `edges` then being its -safe), the cycles over `edges` and one
+    relaxation r of `relax` that contain r, for each r in turn."""
+    if relax:
+        out: list[tuple] = []
+        seen: set = set()
+        for r in relax:
+            for c in cycles(max_edges, max_threads, tuple(dict.fromkeys((*edges, r))), ()):
+                if r in c and c not in seen and not any(o in c for o in relax if o != r):
+                    seen.add(c)
+                    out.append(c)
+        return sorted(out, key=_family_order((*edges, *relax)))
+    es = [edge(e) for e in dict.fromkeys(edges)]
     out = []
-    seen = set()
-    for n in range(2, max_edges + 1):
-        for cyc in itertools.product(edges, repeat=n):
-            rot = min(tuple(cyc[i:] + cyc[:i]) for i in range(n))
-            if rot in seen:
-                continue
-            seen.add(rot)
-            if _valid(rot, max_threads):
-                out.append(rot)
-    return out
+
+    def grow(word: list) -> None:
+        n = len(word)
+        first, last = word[0], word[-1]
+        if n >= 2 and last.tgt == first.src and (last.external or first.external):
+            names = tuple(e.name for e in word)
+            if names == min(names[i:] + names[:i] for i in range(n)) and _valid(names, max_threads):
+                out.append(names)
+        if n == max_edges:
+            return
+        for e in es:
+            if e.src == last.tgt and (e.external or last.external) and e.name >= first.name:
+                word.append(e)
+                grow(word)
+                word.pop()
+
+    for e in es:
+        grow([e])
+    return sorted(out, key=_family_order(edges))
+
+
+def _family_order(edges: Sequence[str]):
+    """Small cycles first; among cycles of one length, the order in which
+    words over `edges` (in the order given) first reach them."""
+    index = {e: i for i, e in enumerate(dict.fromkeys(edges))}
+
+    def key(c: tuple) -> tuple:
+        ids = tuple(index[e] for e in c)
+        return len(c), min(ids[i:] + ids[:i] for i in range(len(c)))
+
+    return key
 
 
 # diy's names for the classic shapes whose cycle has only the edges above
@@ -92,34 +195,33 @@ def parse_cycle(text: str) -> tuple:
     named = {k.upper(): v for k, v in NAMED.items()}
     spelled = named.get(text.strip().upper(), text)
     words = tuple(w for w in spelled.replace(",", " ").split() if w)
-    bad = [w for w in words if w not in EDGES]
-    if bad:
-        raise InvalidArgument(
-            f"cycle {text!r}: edge(s) {', '.join(bad)} not generated (fences, dependencies and same-location po "
-            f"edges are not yet); edges: {', '.join(EDGES)}; names: {', '.join(NAMED)}"
-        )
+    try:
+        words = tuple(edge(w).name for w in words)
+    except InvalidArgument as e:
+        raise InvalidArgument(f"cycle {text!r}: {e}; or a name: {', '.join(NAMED)}") from None
     if len(words) < 2:
         raise InvalidArgument(f"cycle {text!r}: a cycle has at least two edges")
     rot = min(tuple(words[i:] + words[:i]) for i in range(len(words)))
     if not _valid(rot, len(words)):
         raise InvalidArgument(
             f"cycle {text!r} does not make a test: each edge's target kind (R/W) must be the next edge's source "
-            "kind, po edges must be separated by communication edges, and the cycle must visit 2 or more threads "
-            "and come back"
+            "kind, po edges must be separated by communication edges, the cycle must visit 2 or more threads "
+            "and come back, and the coherence order it asks for must be one a final state can pin (at most two "
+            "writes to a location, not ordered both ways)"
         )
     return rot
 
 
 def _valid(cyc, max_threads) -> bool:
     n = len(cyc)
-    ext = sum(EDGES[e][2] for e in cyc)
+    ext = sum(edge(e).external for e in cyc)
     if not 2 <= ext <= max_threads:
         return False
     for i in range(n):
-        a, b = EDGES[cyc[i]], EDGES[cyc[(i + 1) % n]]
-        if a[1] != b[0]:
+        a, b = edge(cyc[i]), edge(cyc[(i + 1) % n])
+        if a.tgt != b.src:
             return False  # kinds must chain
-        if not a[2] and not b[2]:
+        if not a.external and not b.external:
             return False  # one po edge per thread step (diy's Pod, not Pod;Pod)
     return _build(cyc) is not None
 
@@ -128,23 +230,23 @@ def _build(cyc):
     """Accesses of a cycle: thread and location of each edge's source."""
     n = len(cyc)
     # start right after an external edge so that thread 0 begins the cycle
-    start = next(i for i in range(n) if EDGES[cyc[i - 1]][2])
+    start = next(i for i in range(n) if edge(cyc[i - 1]).external)
     order = [cyc[(start + i) % n] for i in range(n)]
     # k program-order edges make k same-location segments; the last one wraps
     # around to the first (diy). One Pod edge alone cannot close the cycle.
-    npod = sum(not EDGES[e][3] for e in order)
+    npod = sum(not edge(e).same_loc for e in order)
     if npod == 1:
         return None
     accesses = []
     thread, seg = 0, 0
     for _i, e in enumerate(order):
-        src_kind = EDGES[e][0]
+        src_kind = edge(e).src
         accesses.append(Access(thread, src_kind, LOCS[seg % npod] if npod else LOCS[0]))
-        if EDGES[e][2]:
+        if edge(e).external:
             thread += 1
-        if not EDGES[e][3]:
+        if not edge(e).same_loc:
             seg += 1
-    if not EDGES[order[-1]][2]:
+    if not edge(order[-1]).external:
         return None  # the cycle must come back to thread 0 through another thread
     locs_used = {a.loc for a in accesses}
     if len(locs_used) > len(LOCS):
@@ -154,7 +256,72 @@ def _build(cyc):
         ts = [a.loc for a in accesses if a.thread == t]
         if len(set(ts)) != len(ts):
             return None
+    if _values(order, accesses) is None:
+        return None
     return order, accesses
+
+
+def _values(order, accesses):
+    """The values of a cycle's test: each write's value, the value each read
+    must see and the final values that fix coherence, or None where the
+    cycle's coherence cannot be pinned by a final state (three writes to
+    one location) or contradicts itself (Coe Coe, Fre Rfe: no test).
+
+    Each location's writes are numbered 1, 2 in the coherence order the
+    cycle implies: a Coe edge orders its two writes, and so does a read
+    that reads from one write (Rfe) and is from-read before the other
+    (Fre). A read reads what its Rfe brings, else (from-read before its Fre
+    target) the write before that target, which is the initial value
+    wherever the cycle leaves the order free."""
+    n = len(order)
+    writes_of: dict[str, list[int]] = {}
+    for i, a in enumerate(accesses):
+        if a.kind == "W":
+            writes_of.setdefault(a.loc, []).append(i)
+    if any(len(ws) > 2 for ws in writes_of.values()):
+        return None
+    rf_from = {(i + 1) % n: i for i, e in enumerate(order) if e == "Rfe"}
+    hard: set = set()  # (w1, w2): w1 before w2 in coherence, as the cycle says
+    soft: set = set()  # the same where it lets a read read the initial value
+    for i, e in enumerate(order):
+        j = (i + 1) % n
+        if e == "Coe":
+            hard.add((i, j))
+        elif e == "Fre":
+            if i in rf_from:
+                hard.add((rf_from[i], j))
+            else:
+                soft |= {(j, w) for w in writes_of[accesses[j].loc] if w != j}
+    values: list[int | None] = [None] * n
+    final: dict = {}
+    for loc, ws in writes_of.items():
+        if len(ws) == 2:
+            a, b = ws
+            if (a, b) in hard and (b, a) in hard:
+                return None
+            if (b, a) in hard or ((a, b) not in hard and (b, a) in soft and (a, b) not in soft):
+                a, b = b, a
+            values[a], values[b] = 1, 2
+            final[loc] = 2
+        else:
+            values[ws[0]] = 1
+    expect: dict = {}  # read index -> value it must read
+    for i, e in enumerate(order):
+        if accesses[i].kind != "R":
+            continue
+        if i in rf_from:
+            expect[i] = values[rf_from[i]]
+        elif e == "Fre":
+            target = (i + 1) % n
+            before = [values[w] for w in writes_of[accesses[target].loc] if values[w] < values[target]]
+            expect[i] = max(before, default=0)
+        else:
+            expect[i] = 0
+    # a read that is from-read before a write must not read that write or a later one
+    for i, e in enumerate(order):
+        if e == "Fre" and expect[i] is not None and expect[i] >= values[(i + 1) % n]:
+            return None
+    return values, expect, final
 
 
 def cycle_name(cyc) -> str:
@@ -202,45 +369,24 @@ def _legal(acc: Access, ann: Annotation) -> bool:
     return not (ann.atomic and ann.order in ("rel",) and acc.kind == "R")
 
 
-def make_test(cyc, anns: Sequence[Annotation], tree: str, local: frozenset = frozenset()) -> A.Test | None:
-    """One test: the cycle, an annotation per access, a placement, and the
-    locations in `local` (OpenCL local memory) rather than global."""
+def fences(cyc) -> int:
+    """How many fence edges a cycle has (each takes a scope)."""
+    return sum(edge(e).fence is not None for e in cyc)
+
+
+def make_test(
+    cyc, anns: Sequence[Annotation], tree: str, local: frozenset = frozenset(), fence_scopes: Sequence[str] = ()
+) -> A.Test | None:
+    """One test: the cycle, an annotation per access, a placement, the
+    locations in `local` (OpenCL local memory) rather than global, and a
+    scope per fence edge (in the order the test's threads meet them)."""
     order, accesses = _build(cyc)
+    if len(fence_scopes) != fences(cyc):
+        return None
+    scope_of = dict(zip([i for i, e in enumerate(order) if edge(e).fence], fence_scopes, strict=True))
     n = len(order)
     nthreads = max(a.thread for a in accesses) + 1
-    # values: writes to a location get 1, 2, ... in cycle order; the cycle's
-    # coherence order is that order, so Fre reads the write before its target.
-    values: list[int | None] = []
-    counter: dict[str, int] = {}
-    for a in accesses:
-        if a.kind == "W":
-            counter[a.loc] = counter.get(a.loc, 0) + 1
-            values.append(counter[a.loc])
-        else:
-            values.append(None)
-    writes_of: dict = {}
-    for i, a in enumerate(accesses):
-        if a.kind == "W":
-            writes_of.setdefault(a.loc, []).append(i)
-    expect: dict = {}  # read index -> value it must read
-    final: dict = {}  # loc -> final value (Coe edges)
-    for i, e in enumerate(order):
-        j = (i + 1) % n
-        if e == "Rfe":
-            expect[j] = values[i]
-        elif e == "Fre":
-            w = j
-            before = [k for k in writes_of[accesses[w].loc] if values[k] < values[w]]
-            expect[i] = max((values[k] for k in before), default=0)
-        elif e == "Coe":
-            final[accesses[j].loc] = values[j]
-    for i, a in enumerate(accesses):
-        if a.kind == "R" and i not in expect:
-            expect[i] = 0
-    # a location written twice needs its co order fixed by the condition
-    for loc, ws in writes_of.items():
-        if len(ws) > 1 and loc not in final:
-            final[loc] = max(values[k] for k in ws)
+    values, expect, final = _values(order, accesses)  # type: ignore[misc]  # _build checked it
     place = TREES[tree](nthreads)
     threads = []
     conds = []
@@ -254,10 +400,19 @@ def make_test(cyc, anns: Sequence[Annotation], tree: str, local: frozenset = fro
             ann = anns[i]
             if not _legal(a, ann):
                 return None
+            into = edge(order[i - 1]) if i > 0 and accesses[i - 1].thread == t else None
+            if into is not None and into.fence is not None:
+                regions = {"local" if x.loc in local else "global" for x in (accesses[i - 1], a)}
+                body.append(A.Fence(tuple(sorted(regions)), into.fence, scope_of[i - 1]))
             st: A.Stmt
             v = values[i]
             if v is not None:  # a write
-                st = A.Store(a.loc, A.Const(v), ann.atomic, ann.order, ann.scope, ann.remote)
+                value: A.Expr = A.Const(v)
+                if into is not None and into.dep == "data":
+                    # v + (r ^ r): the value v, and a dependency on the read's register
+                    r = A.Reg(f"r{regs - 1}")
+                    value = A.BinOp("+", value, A.BinOp("^", r, r))
+                st = A.Store(a.loc, value, ann.atomic, ann.order, ann.scope, ann.remote)
             else:
                 reg = f"r{regs}"
                 regs += 1
@@ -265,7 +420,8 @@ def make_test(cyc, anns: Sequence[Annotation], tree: str, local: frozenset = fro
                 st = A.Assign(reg, ld, True)
                 conds.append(A.PAtom(A.RegVar(t, reg), expect[i]))
             body.append(st)
-            if a.kind == "R" and ann.atomic:
+            out = edge(order[i]) if i + 1 < n and accesses[i + 1].thread == t else None
+            if a.kind == "R" and (ann.atomic or (out is not None and out.dep == "ctrl")):
                 guard_stack.append((len(body), A.BinOp("==", A.Reg(f"r{regs - 1}"), A.Const(expect[i]))))
         # wrap the accesses after each atomic read in a guard on its value
         for pos, cond in reversed(guard_stack):
@@ -286,7 +442,8 @@ def make_test(cyc, anns: Sequence[Annotation], tree: str, local: frozenset = fro
     for loc, v in sorted(final.items()):
         conds.append(A.PAtom(A.LocVar(loc), v))
     prop = A.PAnd(tuple(conds)) if len(conds) > 1 else conds[0]
-    name = f"{'-'.join(order)}+{'_'.join(x.short() for x in anns)}+{tree}"
+    shorts = [x.short() for x in anns] + [f"f.{scope_of[i]}" for i in sorted(scope_of)]
+    name = f"{'-'.join(order)}+{'_'.join(shorts)}+{tree}"
     if local:
         name += "+local-" + "".join(sorted(local))
     init = tuple(A.Init(l, 0) for l in sorted({x.loc for x in accesses}))
@@ -317,21 +474,25 @@ def family(
     edges=tuple(EDGES),
     regions=("global",),
     cycle: str | None = None,
+    relax=(),
 ) -> Iterator[A.Test]:
     """Every test of the family, in a fixed order: small cycles first. With
-    `cycle` (diy's notation or a name, `parse_cycle`), that cycle's tests only."""
-    max_edges, max_threads, orders, scopes, remote, trees, edges, regions = check_family(
-        max_edges, max_threads, orders, scopes, remote, trees, edges, regions
+    `cycle` (diy's notation or a name, `parse_cycle`), that cycle's tests
+    only; with `relax` (diy's -relax; `edges` is then its -safe), the cycles
+    that contain one of them (`cycles`)."""
+    max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax = check_family(
+        max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax
     )
     anns = access_annotations(orders, scopes, remote)
-    for cyc in [parse_cycle(cycle)] if cycle is not None else cycles(max_edges, max_threads, edges):
+    for cyc in [parse_cycle(cycle)] if cycle is not None else cycles(max_edges, max_threads, edges, relax):
         n = len(cyc)
         for local in _region_choices(cyc, regions):
             for combo in itertools.product(anns, repeat=n):
-                for tree in trees:
-                    t = make_test(cyc, combo, tree, local)
-                    if t is not None:
-                        yield t
+                for fence_scopes in itertools.product(scopes, repeat=fences(cyc)):
+                    for tree in trees:
+                        t = make_test(cyc, combo, tree, local, fence_scopes)
+                        if t is not None:
+                            yield t
 
 
 # annotations: a plain access, or an atomic with one of hrf's orders (consume aside)
@@ -361,7 +522,7 @@ def _choices(what: str, value, known) -> tuple:
     return items
 
 
-def check_family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions) -> tuple:
+def check_family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax=()) -> tuple:
     """The family options, checked (InvalidArgument naming the bad one) and
     normalised to tuples."""
     return (
@@ -371,8 +532,9 @@ def check_family(max_edges, max_threads, orders, scopes, remote, trees, edges, r
         _choices("scopes", scopes, SCOPES),
         bool(remote),
         _choices("trees", trees, tuple(TREES)),
-        _choices("edges", edges, tuple(EDGES)),
+        edge_list(edges, "edges"),
         _choices("regions", regions, REGIONS),
+        edge_list(relax, "relax") if relax else (),
     )
 
 
@@ -388,24 +550,29 @@ def generate(
     edges=tuple(EDGES),
     regions=("global",),
     cycle: str | None = None,
+    relax=(),
 ) -> list[A.Test]:
     """`count` tests of the family (all of it when None), deterministic for
     a seed: a seeded sample of (cycle, annotations, placement) indices,
     decoded one by one (the family is never built whole), in family order.
     With `cycle` (diy's notation, `"Rfe PodRR Fre PodWW"`, or a name such as
-    `"MP"`: `NAMED`), the tests of that one cycle."""
-    max_edges, max_threads, orders, scopes, remote, trees, edges, regions = check_family(
-        max_edges, max_threads, orders, scopes, remote, trees, edges, regions
+    `"MP"`: `NAMED`), the tests of that one cycle; with `relax`, diy's
+    -relax (`edges` being its -safe: `cycles`)."""
+    max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax = check_family(
+        max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax
     )
     if count is not None:
         check_whole("count", count, 1)
     if count is None:
-        return list(family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions, cycle))
-    cycs = [parse_cycle(cycle)] if cycle is not None else cycles(max_edges, max_threads, edges)
+        return list(family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions, cycle, relax))
+    cycs = [parse_cycle(cycle)] if cycle is not None else cycles(max_edges, max_threads, edges, relax)
     anns = access_annotations(orders, scopes, remote)
     trees = tuple(trees)
     locals_of = [_region_choices(c, regions) for c in cycs]
-    sizes = [len(anns) ** len(c) * len(trees) * len(lc) for c, lc in zip(cycs, locals_of, strict=False)]
+    sizes = [
+        len(anns) ** len(c) * len(scopes) ** fences(c) * len(trees) * len(lc)
+        for c, lc in zip(cycs, locals_of, strict=False)
+    ]
     total = sum(sizes)
     rnd = random.Random(seed)
     chosen: dict = {}
@@ -428,7 +595,11 @@ def generate(
         for _ in cyc:
             combo.append(anns[rest % len(anns)])
             rest //= len(anns)
-        t = make_test(cyc, combo, tree, local)
+        fence_scopes = []
+        for _ in range(fences(cyc)):
+            fence_scopes.append(scopes[rest % len(scopes)])
+            rest //= len(scopes)
+        t = make_test(cyc, combo, tree, local, fence_scopes)
         if t is not None:
             chosen[idx] = t
     return [chosen[i] for i in sorted(chosen)]
