@@ -25,7 +25,7 @@ def test_classic_shapes_are_cycles():
 
 
 def test_generated_mp_is_message_passing():
-    t = next(t for t in family(max_edges=4) if t.name == "PodWW-Rfe-PodRR-Fre+na_sc.dev_sc.dev_na+same-wg")
+    t = next(t for t in family(max_edges=4) if t.name == "MP+na_sc.dev_sc.dev_na+same-wg")
     # by hand: the data read is guarded by the flag read; SC forbids r1 = 0
     r = hrf.check(t, "sc")
     assert r.condition_holds is False
@@ -114,13 +114,13 @@ def test_regions_vary():
         for t in family(
             max_edges=4, regions=("global", "local"), orders=("na", "rel", "acq"), scopes=("wg",), trees=("same-wg",)
         )
-        if t.name == "PodWW-Rfe-PodRR-Fre+na_rel.wg_acq.wg_na+same-wg+local-y"
+        if t.name == "MP+na_rel.wg_acq.wg_na+same-wg+local-y"
     )
     assert hrf.check(mp, "opencl").racy is True
     glob_mp = next(
         t
         for t in family(max_edges=4, orders=("na", "rel", "acq"), scopes=("wg",), trees=("same-wg",))
-        if t.name == "PodWW-Rfe-PodRR-Fre+na_rel.wg_acq.wg_na+same-wg"
+        if t.name == "MP+na_rel.wg_acq.wg_na+same-wg"
     )
     assert hrf.check(glob_mp, "opencl").racy is False
 
@@ -155,7 +155,7 @@ def test_cli_generate_one_cycle(tmp_path):
 
     assert main(["generate", "--cycle", "SB", "--orders", "sc", "--scopes", "wg,dev", "--out", str(tmp_path)]) == 0
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names and all(n.startswith("PodWR-Fre-PodWR-Fre+") for n in names)
+    assert names and all(n.startswith("SB+") for n in names)
     assert main(["generate", "--cycle", "Rfe DpAddrdR Fre"]) == 2
 
 
@@ -238,7 +238,7 @@ def test_cli_relax_and_safe(tmp_path):
     args = ["generate", "--safe", "Fre", "--relax", "FenceScdWR,PodWR", "--orders", "sc", "--scopes", "dev"]
     assert main([*args, "--out", str(tmp_path)]) == 0
     names = {p.name.split("+")[0] for p in tmp_path.iterdir()}
-    assert names == {"FenceScdWR-Fre-FenceScdWR-Fre", "PodWR-Fre-PodWR-Fre"}
+    assert names == {"FenceScdWR-Fre-FenceScdWR-Fre", "SB"}
     assert main(["generate", "--relax", "DpAddrdW"]) == 2
 
 

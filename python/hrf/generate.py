@@ -115,6 +115,12 @@ class Access:
     loc: str
 
 
+def _rotation(words) -> tuple:
+    """A cycle's representative among its rotations (the smallest)."""
+    words = tuple(words)
+    return min(words[i:] + words[:i] for i in range(len(words)))
+
+
 def cycles(
     max_edges: int = 6, max_threads: int = 4, edges: Sequence[str] = EDGES, relax: Sequence[str] = ()
 ) -> list[tuple]:
@@ -140,7 +146,7 @@ def cycles(
         first, last = word[0], word[-1]
         if n >= 2 and last.tgt == first.src and (last.external or first.external):
             names = tuple(e.name for e in word)
-            if names == min(names[i:] + names[:i] for i in range(n)) and _valid(names, max_threads):
+            if names == _rotation(names) and _valid(names, max_threads):
                 out.append(names)
         if n == max_edges:
             return
@@ -184,6 +190,9 @@ NAMED = {
 }
 
 
+_CANONICAL = {_rotation(v.split()): k for k, v in NAMED.items()}
+
+
 def parse_cycle(text: str) -> tuple:
     """A cycle in diy's notation (`"Rfe PodRR Fre PodWW"`, spaces or commas)
     or by a name of `NAMED` (`"MP"`), as the rotation the family uses.
@@ -201,7 +210,7 @@ def parse_cycle(text: str) -> tuple:
         raise InvalidArgument(f"cycle {text!r}: {e}; or a name: {', '.join(NAMED)}") from None
     if len(words) < 2:
         raise InvalidArgument(f"cycle {text!r}: a cycle has at least two edges")
-    rot = min(tuple(words[i:] + words[:i]) for i in range(len(words)))
+    rot = _rotation(words)
     if not _valid(rot, len(words)):
         raise InvalidArgument(
             f"cycle {text!r} does not make a test: each edge's target kind (R/W) must be the next edge's source "
@@ -324,6 +333,11 @@ def _values(order, accesses):
     return values, expect, final
 
 
+def canonical_name(cyc) -> str | None:
+    """The classic name of a cycle (MP, SB, IRIW, ...: `NAMED`), if it has one."""
+    return _CANONICAL.get(_rotation(cyc))
+
+
 def cycle_name(cyc) -> str:
     return "-".join(_build(cyc)[0])
 
@@ -443,7 +457,7 @@ def make_test(
         conds.append(A.PAtom(A.LocVar(loc), v))
     prop = A.PAnd(tuple(conds)) if len(conds) > 1 else conds[0]
     shorts = [x.short() for x in anns] + [f"f.{scope_of[i]}" for i in sorted(scope_of)]
-    name = f"{'-'.join(order)}+{'_'.join(shorts)}+{tree}"
+    name = f"{canonical_name(cyc) or '-'.join(order)}+{'_'.join(shorts)}+{tree}"
     if local:
         name += "+local-" + "".join(sorted(local))
     init = tuple(A.Init(l, 0) for l in sorted({x.loc for x in accesses}))
