@@ -40,7 +40,7 @@ MAIN_CONSTANTS = {
 MAIN_TYPES = {"nat", "int", "bool", "set", "rel", "list", "option", "string"}
 # Inner-syntax words that are not names.
 INNER_KEYWORDS = {"if", "then", "else", "case", "of", "let", "in", "O", "where"}
-BINDERS = {"\\<lambda>", "\\<forall>", "\\<exists>", "\\<Union>", "\\<Inter>"}
+BINDERS = {"\\<lambda>", "\\<forall>", "\\<exists>", "\\<Union>", "\\<Inter>", "\\<And>"}
 COMMANDS = {
     "theory",
     "imports",

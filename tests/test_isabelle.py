@@ -258,3 +258,34 @@ def test_an_export_of_several_tests_skips_and_lists_the_pairs_a_model_refuses(tm
     # one pair only, refused: the refusal is the answer
     with pytest.raises(hrf.UnsupportedFeature):
         export_isabelle(tests[0], "hrf-direct", tmp_path / "one")
+
+
+def test_consistent_executions_are_proved_with_the_witness_order_hrf_found(tmp_path):
+    # A model with a witness order: each execution hrf found consistent is
+    # proved by the model theory's intro rule with the order the core
+    # reports for it (one evaluation), not by searching the n! orders; the
+    # order lists each sc atomic of the execution once. (That the order
+    # passes the checks is Isabelle's to confirm: test_isabelle_check.)
+    fig4 = ROOT / "litmus/hrf/hrfr15-fig4.litmus"
+    r = export_isabelle(fig4, "hrf-indirect-relaxed", tmp_path)
+    (t,) = r.tests
+    text = (tmp_path / f"{t.theory}.thy").read_text()
+    model = (tmp_path / "Model_hrf_indirect_relaxed.thy").read_text()
+    assert "lemma hrf_indirect_relaxed_consistentI:" in model
+    check_session(tmp_path)
+    found = re.findall(
+        r'lemma (ex\d+)_consistent: .*\n  by \(rule hrf_indirect_relaxed_consistentI\[where X=\1 and P_SC="\[([\d, ]*)\]"\]; eval\)',
+        text,
+    )
+    consistent = re.findall(r"lemma (ex\d+)_consistent:", text)
+    assert found and len(found) == len(consistent)
+    from hrf.api import compile_test
+    from hrf.isabelle import _event_tags
+
+    verdict = hrf.check(fig4, "hrf-indirect-relaxed", keep_all=True)
+    comp = compile_test(hrf.parse(fig4), Limits().unroll, True)
+    for ex in verdict.executions:
+        (name, order), *_ = ex["orders"]
+        assert name == "sc" and len(set(order)) == len(order)
+        assert set(order) == {e["id"] for e in ex["events"] if {"A", "sc"} <= _event_tags(comp, e)}
+    assert sorted(len(o.split(",")) for _, o in found) == sorted(len(ex["orders"][0][1]) for ex in verdict.executions)

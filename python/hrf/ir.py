@@ -458,6 +458,8 @@ class ExecutionOut(TypedDict):
     outcome: list[int]
     data: list[tuple[int, int]]
     ctrl: list[tuple[int, int]]
+    # the model's witness orders as found for this execution: events, first to last
+    orders: list[tuple[str, list[int]]]
 
 
 class _OutcomeOut(TypedDict):

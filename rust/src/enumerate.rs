@@ -39,6 +39,9 @@ pub struct ExecutionOut {
     /// Data and control dependencies (read -> dependent event).
     pub data: Vec<(usize, usize)>,
     pub ctrl: Vec<(usize, usize)>,
+    /// The model's witness orders as found for this execution: each one's
+    /// events, first to last (empty for a candidate judged without them).
+    pub orders: Vec<(String, Vec<usize>)>,
 }
 
 #[derive(Serialize, Clone, Debug, schemars::JsonSchema)]
@@ -641,6 +644,16 @@ impl<'a, 'b> Search<'a, 'b> {
                 po.push((a, b));
             }
         }
+        // Each witness order (a total order of its set while a candidate is
+        // judged): its events by their number of predecessors.
+        let mut orders = Vec::new();
+        for k in 0..self.dynm.orders.len() {
+            let set_node = self.sh.model.ir.orders[k].set;
+            let mut evs: Vec<usize> = bits(self.ev.set(set_node, &self.dynm)).collect();
+            let rel = &self.dynm.orders[k].1;
+            evs.sort_by_key(|&e| (0..es.n).filter(|&u| rel.contains(u, e)).count());
+            orders.push((self.dynm.orders[k].0.clone(), evs));
+        }
         let dynm = self.dynm.clone();
         let shown = self.ev.shown(&dynm);
         ExecutionOut {
@@ -654,6 +667,7 @@ impl<'a, 'b> Search<'a, 'b> {
             outcome: Vec::new(),
             data: es.data.pairs(),
             ctrl: es.ctrl.pairs(),
+            orders,
         }
     }
 }
@@ -798,6 +812,20 @@ mod tests {
                 assert!(o.complete);
                 let want = run(&p, false);
                 assert_eq!(summary(&o), summary(&want), "{} reference={reference}", p.name);
+            }
+            // Each kept execution reports the order S it was found with: all
+            // its memory events, in an order that contains its po, rf and co.
+            let o = check(&p, &m, &Limits { keep_all: true, ..Limits::default() }).unwrap();
+            assert!(!o.executions.is_empty());
+            for e in &o.executions {
+                let (name, order) = &e.orders[0];
+                assert_eq!(name, "S");
+                let mem = e.events.iter().filter(|v| v.kind == "R" || v.kind == "W").count();
+                assert_eq!(order.len(), mem);
+                let at = |x: usize| order.iter().position(|&y| y == x).unwrap();
+                for &(a, b) in e.po.iter().chain(&e.rf).chain(&e.co) {
+                    assert!(at(a) < at(b), "{} ({a}, {b}) against S {order:?}", p.name);
+                }
             }
         }
     }
