@@ -116,3 +116,26 @@ def test_real_ctrl_c_on_worker_processes(tmp_path):
     time.sleep(0.2)
     with pytest.raises(ProcessLookupError):
         os.killpg(p.pid, 0)  # every worker of the group is gone
+
+
+def test_bulk_writes_one_herd_log_per_model(tmp_path, capsys):
+    # Each model's log holds a block per test, as herd's log reader (hrf's
+    # own, herdout) reads it back: verdict, states and flags as check gives.
+    from hrf.herdout import read_herd_output
+
+    paths = sorted(str(p) for p in (CORPUS / "hrf").glob("*.litmus"))
+    logs = tmp_path / "logs"
+    args = ["bulk", *paths, "-m", "sc", "-m", "hrf-direct", "--herd-log", str(logs), "--no-progress"]
+    assert main([*args, "-o", str(tmp_path / "rows.jsonl")]) == 0
+    assert sorted(p.name for p in logs.iterdir()) == ["hrf-direct.log", "sc.log"]
+    assert "herd log of hrf-direct:" in capsys.readouterr().err
+    for model in ("sc", "hrf-direct"):
+        read = read_herd_output(logs / f"{model}.log")
+        for r in hrf.check_many(paths, [model]):
+            if r.error is not None:
+                assert r.name not in read  # a refused test writes no block
+                continue
+            v = read[r.name]
+            assert v.ok == r.condition_holds
+            assert v.states == [s[0] for s in r.states]
+            assert v.flags == [f["kind"] for f in r.flags]

@@ -58,6 +58,25 @@ def expand(paths: Iterable[str]) -> list[str]:
     return list(out)
 
 
+def herd_log_paths(folder: str, models: list) -> dict:
+    """One herd log per model in `folder`: `<model>.log`, named after the
+    model's name (a file model: its file name without suffix; a clash
+    numbered)."""
+    from .models import get
+
+    out: dict = {}
+    used: set = set()
+    for m in models:
+        name = get(m).name
+        stem = "".join(c if c.isalnum() or c in "+-_." else "_" for c in Path(str(name)).stem) or "model"
+        base, k = stem, 2
+        while stem in used:
+            stem, k = f"{base}-{k}", k + 1
+        used.add(stem)
+        out[name] = os.path.join(folder, stem + ".log")
+    return out
+
+
 def verdict(r: Result) -> str:
     """Ok / No as herd says, `incomplete` where a limit cut the run short,
     `error` where the test could not be checked."""
@@ -167,6 +186,7 @@ def run(
     store=None,
     command: str = "",
     scheduler=None,
+    herd_logs: dict | None = None,
 ) -> Summary:
     """Check every path under every model, streaming one row per check to
     `out` as it finishes. Returns the summary; on Ctrl-C the rows written so
@@ -177,7 +197,11 @@ def run(
     model IR, hrf version and limits) are not checked again.
 
     With `scheduler` (`hrf.cluster`), the checks run on a Dask cluster;
-    the rows come back to this process, to `out` and the store."""
+    the rows come back to this process, to `out` and the store.
+
+    With `herd_logs` (model name -> text stream), each result is also
+    written to its model's stream as a test block of a herd log
+    (`Result.to_herd_log`), for herd's companion tools."""
     summary = Summary()
     start = time.perf_counter()
     # Rows hold verdicts, not executions: the core builds and sends none.
@@ -214,6 +238,8 @@ def run(
                 else:
                     out.write(json.dumps(row(r)) + "\n")
                 out.flush()
+            if herd_logs is not None and r.model in herd_logs:
+                herd_logs[r.model].write(r.to_herd_log())
             if progress is not None:
                 progress.update(summary.done)
     except KeyboardInterrupt:

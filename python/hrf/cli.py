@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from .api import UNROLL, Limits, Result, check, check_many
 from .core import CHECK_DEFAULTS, EXPLORE_DEFAULTS, version
-from .errors import HrfError, InvalidArgument, open_output
+from .errors import HrfError, InvalidArgument, make_folder, open_output
 from .litmus.printer import format_state
 
 
@@ -214,6 +214,10 @@ def cmd_bulk(a) -> int:
     total = len(paths) * len(a.model)
     progress = bulk.Progress(total, enabled=None if not a.no_progress else False)
     store = None
+    logs: dict = {}
+    if a.herd_log:
+        make_folder(a.herd_log)
+        logs = {name: open_output(path) for name, path in bulk.herd_log_paths(a.herd_log, a.model).items()}
     if a.db:
         from .store import Store
 
@@ -230,13 +234,18 @@ def cmd_bulk(a) -> int:
             store=store,
             command=" ".join(["hrf", *sys.argv[1:]]),
             scheduler=a.scheduler,
+            herd_logs=logs or None,
         )
     finally:
+        for f in logs.values():
+            f.close()
         if a.out and out is not None:
             out.close()
         if store is not None:
             store.close()
     print(summary.table(), file=sys.stdout if (a.out or a.db) else sys.stderr)
+    for name, f in logs.items():
+        print(f"herd log of {name}: {f.name}", file=sys.stderr)
     return 130 if summary.interrupted else 0
 
 
@@ -588,6 +597,11 @@ def main(argv=None) -> int:
         "--db",
         metavar="FILE",
         help="keep the results in this SQLite results store (made if missing); a rerun skips what it holds",
+    )
+    b.add_argument(
+        "--herd-log",
+        metavar="DIR",
+        help="also write one herd log per model into DIR (<model>.log), for herd's tools (mcompare7, msum7)",
     )
     b.add_argument(
         "--scheduler",
