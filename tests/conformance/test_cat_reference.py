@@ -5,7 +5,7 @@ runs with `-initwrites true` are the ones to match. Every difference is
 listed with its reason and pinned."""
 
 import pytest
-from reference import REFERENCE, judge, parse_reference
+from reference import REFERENCE, judge, parse_reference, record_agreement
 
 import hrf
 from hrf.herdout import herd_name, read_herd_output
@@ -39,6 +39,9 @@ SUITES = [
         {"thinair.litmus": ({"condition": True}, _THIN_AIR)},
     ),
     ("ptx-asplos15", "herd2015/ptx.cat", "herd-ptx.out", {}),
+    # herd7's C11 (the POPL 2016 model, simplified SC axiom): its includes
+    # c11_cos.cat and c11_los.cat are hrf's own stand-ins (litmus/cat/herd-compat)
+    ("c11-herd2015", "herd7/c11_simp.cat", "herd7-c11_simp.out", {}),
     (
         "rsp",
         "herd-rsp/opencl_rem.cat",
@@ -61,11 +64,24 @@ def _cases():
                 yield pytest.param(p, cat, verdicts[herd_name(t.name)], disagree, id=f"{cat}:{p.name}")
 
 
+# Programs hrf refuses whatever the model (pointers in C), and why.
+REFUSED = {
+    "MP_relcon_addr+REAL.litmus": "locations holding pointers",
+    "MP_relcon_addr.litmus": "computed addresses",
+    "MP_relcon_addr_real.litmus": "locations holding pointers",
+}
+
+
 @pytest.mark.parametrize("path, cat, verdict, disagree", list(_cases()))
 def test_peer_cat_files_agree_with_their_tools(path, cat, verdict, disagree):
+    if path.name in REFUSED:
+        with pytest.raises(hrf.UnsupportedFeature, match=REFUSED[path.name]):
+            hrf.check(parse_reference(path), str(CAT / cat))
+        record_agreement(f"{path.parent.name} / hrf running {cat}", path.name, False, f"refused: {REFUSED[path.name]}")
+        return
     r = hrf.check(parse_reference(path), str(CAT / cat))
     got = {"condition": r.condition_holds, "racy": r.racy}
-    want = {"condition": verdict.ok, "racy": verdict.racy}
+    want = {"condition": verdict.holds, "racy": verdict.racy}  # herd7's Undef: from its witness counts
     judge(f"{path.parent.name} / hrf running {cat}", path.name, got, want, disagree)
 
 

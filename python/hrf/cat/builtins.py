@@ -99,6 +99,7 @@ _rels: dict[str, Rel] = {
     "rf": dsl.rf,
     "co": dsl.co,
     "mo": dsl.co,
+    "co0": dsl.loc & (dsl.IW * (dsl.W - dsl.IW)),  # herd7: initial writes before the others
     "fr": dsl.fr,
     "loc": dsl.loc,
     "int": dsl.int_,

@@ -30,6 +30,11 @@ class Empty:
 EMPTY = Empty()
 
 
+# hrf's own files standing in for the includes herd's models take from
+# herd's library (c11_cos.cat, c11_los.cat), searched after every other folder.
+HERD_COMPAT = Path(__file__).resolve().parent.parent / "corpus" / "cat" / "herd-compat"
+
+
 @dataclass
 class Closure:
     params: tuple[str | None, ...]
@@ -127,7 +132,9 @@ class CatCompiler:
 
     def find(self, file: str) -> Path | None:
         here = Path(self.current).parent if self.current else Path(".")
-        for folder in [here, *map(Path, self.catdir)]:
+        # last: hrf's own stand-ins for files herd's models include from
+        # herd's library (litmus/cat/herd-compat), where none is given
+        for folder in [here, *map(Path, self.catdir), HERD_COMPAT]:
             p = folder / file
             if p.is_file():
                 return p
@@ -142,7 +149,8 @@ class CatCompiler:
         assert self.model is not None
         if isinstance(ins, S.Let):
             if ins.rec:
-                raise self.unsupported("let rec (a least fixed point)", ins)
+                self.rec_functions(ins.bindings, env, ins)
+                return
             for names, e in ins.bindings:
                 self.bind(names, self.eval(e, env), env, ins)
         elif isinstance(ins, S.Include):
@@ -171,6 +179,17 @@ class CatCompiler:
             raise self.unsupported(f"the instruction '{ins.what}'", ins)
         else:  # pragma: no cover - every instruction class is handled above
             raise self.fail(f"unknown instruction {ins!r}", ins)
+
+    def rec_functions(self, bindings, env: dict, node) -> None:
+        """`let rec` of functions (herd's recursive functions, as in its
+        cross.cat): each closure sees `env`, which then holds them all, so
+        they may call themselves and each other. A `let rec` of a relation
+        or set is a least fixed point, which hrf does not compute."""
+        for names, b in bindings:
+            if len(names) != 1 or not isinstance(b, S.Fun):
+                raise self.unsupported("let rec of a relation or set (a least fixed point)", node)
+        for names, b in bindings:
+            self.bind(names, self.eval(b, env), env, node)
 
     def bind(self, names, value, env: dict, node) -> None:
         if len(names) == 1:
@@ -201,23 +220,44 @@ class CatCompiler:
     def with_from(self, ins: S.WithFrom, env: dict) -> None:
         """`with x from linearisations(S, r)`: x is any total order of the
         events of S that contains r, a witness order the core enumerates
-        (the model holds of an execution when it holds for one such x)."""
+        (the model holds of an execution when it holds for one such x).
+        `generate_orders(S, r)` (herd's cross.cat, found by its name): the
+        same per location, as the same-location part of such an order."""
         assert self.model is not None
         e = ins.exp
-        if not (isinstance(e, S.App) and isinstance(e.fn, S.Var) and e.fn.name == "linearisations"):
-            raise self.unsupported("'with ... from' other than linearisations(S, r)", ins)
+        fn = e.fn.name if isinstance(e, S.App) and isinstance(e.fn, S.Var) else None
+        if not isinstance(e, S.App) or fn not in ("linearisations", "generate_orders"):
+            raise self.unsupported("'with ... from' other than linearisations(S, r) or generate_orders(S, r)", ins)
         arg = self.eval(e.arg, env)
         if not (isinstance(arg, tuple) and len(arg) == 2):
-            raise self.fail("linearisations takes a set and a relation", e)
+            raise self.fail(f"{fn} takes a set and a relation", e)
         over, within = _either(arg[0], True), arg[1]
         if not isinstance(over, Set):
             raise self.fail(f"linearisations orders a set, not {self.kind_of(over)}", e)
-        try:
-            order = self.model.total_order(ins.name, over)
-        except ValueError as x:
-            raise self.fail(str(x), ins) from None
+        if fn == "generate_orders" and _only(over, ("empty_set",)):
+            # no events to order (herd's lock sets, where hrf has no locks)
+            order = dsl.base("empty")
+        elif fn == "generate_orders" and _only(over, ("tag", "W"), ("tag", "IW")):
+            # herd's cross.cat: one linearisation of a set of writes per
+            # location, crossed, extending the initial writes' order: that
+            # is coherence cut to the set (herd7's C11 `mo`), which hrf
+            # enumerates with each candidate (no witness order to search)
+            order = dsl.co & (over * over)
+        else:
+            try:
+                order = self.model.total_order(ins.name, over)
+            except ValueError as x:
+                raise self.fail(str(x), ins) from None
+            if fn == "generate_orders":
+                # herd's cross.cat: one linearisation of S per location,
+                # crossed; each is a total order of S cut to same-location pairs
+                order = order & dsl.loc
         if not isinstance(within, Empty):
-            self.model.empty(self.as_rel(within, e, "the relation an order extends") - order, f"{ins.name}_extends")
+            extends = self.as_rel(within, e, "the relation an order extends")
+            if fn == "generate_orders":
+                # each location's linearisation extends r on that location's part of S
+                extends = extends & dsl.loc & (over * over)
+            self.model.empty(extends - order, f"{ins.name}_extends")
         env[ins.name] = order
 
     def test(self, ins: S.Test, env: dict) -> None:
@@ -290,10 +330,10 @@ class CatCompiler:
         if isinstance(e, S.Fun):
             return Closure(e.params, e.tuple_params, e.body, env, "*fun*")
         if isinstance(e, S.Bind):
-            if e.rec:
-                raise self.unsupported("let rec (a least fixed point)", e)
             local = dict(env)
-            for names, b in e.bindings:
+            if e.rec:
+                self.rec_functions(e.bindings, local, e)
+            for names, b in () if e.rec else e.bindings:
                 self.bind(names, self.eval(b, env), local, e)
             return self.eval(e.body, local)
         if isinstance(e, S.TagE):
@@ -323,8 +363,13 @@ class CatCompiler:
     def op1(self, e: S.Op1, v):
         op = e.op
         v = _either(v, want_set=op == "toid")
+        if isinstance(v, Empty) and op == "comp":
+            from .builtins import SetOrRel
+
+            # everything, a set or a relation as the context wants (as `0` is either)
+            return SetOrRel(dsl.ALL, dsl.universal)
         if isinstance(v, Empty):
-            return EMPTY if op not in ("comp", "toid") else (dsl.ALL if op == "comp" else EMPTY)
+            return EMPTY
         if op == "comp":
             if isinstance(v, Set):
                 return ~v
@@ -403,3 +448,20 @@ def load(path, catdir: list[str] | None = None) -> Model:
     dirs = list(catdir or []) + [d for d in os.environ.get("HRF_CATDIR", "").split(os.pathsep) if d]
     cat = S.parse(text, path)
     return CatCompiler(path, text, dirs, BUILTINS).compile(cat)
+
+
+def _only(s, *within: tuple) -> bool:
+    """Is the set `s` (a DSL expression) inside the union of the basic sets
+    `within` (their keys), as its shape shows: one of them, an intersection
+    with one inside, a union of two inside, or a difference whose left
+    side is inside? False where the shape does not show it."""
+    k = s.key
+    if k in within:
+        return True
+    if k[0] == "set_inter":
+        return _only(k[1], *within) or _only(k[2], *within)
+    if k[0] == "set_union":
+        return _only(k[1], *within) and _only(k[2], *within)
+    if k[0] == "set_diff":
+        return _only(k[1], *within)
+    return False

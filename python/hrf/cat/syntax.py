@@ -591,7 +591,7 @@ class Parser:
                     break
                 depth -= 1
                 self.next()
-                if depth < 0 or (kw == "match" and depth == 0):
+                if depth < 0:
                     break
                 continue
             elif depth == 0 and kw != "match" and self._starts_instruction() and self.tok.text != "with":
