@@ -106,7 +106,7 @@ def test_errors_name_file_line_and_column(tmp_path, text, where, message):
     "text, what",
     [
         ("X\nlet rec a = po | a\n", "let rec"),
-        ('X\nif "v" acyclic po end\n', "'if'"),
+        ("X\nforall e in W do acyclic po end\n", "'forall'"),
         ("X\n~acyclic po\n", "negated check"),
         ("X\nassert acyclic po\n", "assert"),
     ],
@@ -314,3 +314,15 @@ def test_herd_library_includes_fall_back_to_hrfs_stand_ins(tmp_path):
     mine.mkdir()
     (mine / "c11_cos.cat").write_text("Mine\nlet mo = 0\nlet fr = 0\n")  # po | rf alone: weaker
     assert _verdicts(load(str(m), [str(mine)])) != stand_in
+
+
+def test_variants_choose_the_branch_of_an_if(tmp_path):
+    # herd's `if "name" ... else ... end` on the variants asked for (-variant).
+    m = tmp_path / "v.cat"
+    m.write_text('V\nif "strong" & ~"weak"\n  acyclic po | rf | co | fr as sc\nelse\n  acyclic po as weak\nend\n')
+    strong, weak = load(str(m), variants=["strong"]), load(str(m))
+    assert [c.name for c in strong.checks] == ["sc"] and [c.name for c in weak.checks] == ["weak"]
+    assert [c.name for c in load(str(m), variants=["strong", "weak"]).checks] == ["weak"]
+    assert _verdicts(strong) == _verdicts("sc")
+    fig = str(HRF_CORPUS[0])
+    assert main(["check", fig, "-model", str(m), "-variant", "strong"]) == main(["check", fig, "-m", "sc"])

@@ -533,14 +533,14 @@ def cmd_export(a) -> int:
 
 def herd_spellings(argv: list[str]) -> list[str]:
     """herd's option spellings, where they do not clash with hrf's: `-model
-    M` is `--model M`; `-initwrites true` is what hrf always does (initial
+    M` is `--model M`, `-variant V` is `--variant V`; `-initwrites true` is what hrf always does (initial
     values are writes), so it is dropped, and `-initwrites false` refused."""
     out: list[str] = []
     i = 0
     while i < len(argv):
         arg = argv[i]
-        if arg == "-model":
-            out.append("--model")
+        if arg in ("-model", "-variant"):
+            out.append("-" + arg)
         elif arg == "-initwrites":
             value = argv[i + 1] if i + 1 < len(argv) else ""
             if value not in ("true", "false"):
@@ -780,6 +780,13 @@ def main(argv=None) -> int:
             metavar="DIR",
             help="a folder searched for the files a .cat model includes (repeatable; herd's -I)",
         )
+        sub.choices[verb].add_argument(
+            "--variant",
+            action="append",
+            default=[],
+            metavar="NAME",
+            help='a variant a .cat model tests with `if "NAME"` (repeatable; herd\'s -variant)',
+        )
 
     try:
         argv = herd_spellings(sys.argv[1:] if argv is None else list(argv))
@@ -791,6 +798,10 @@ def main(argv=None) -> int:
         from .models import CATDIR
 
         CATDIR[:] = a.catdir
+    if getattr(a, "variant", None):
+        from .models import VARIANTS
+
+        VARIANTS[:] = [v for arg in a.variant for v in arg.split(",") if v]
     if getattr(a, "writeback", 0) is None:
         a.writeback = ["fifo", "any"] if a.cmd == "soundness" else ["fifo"]
     try:

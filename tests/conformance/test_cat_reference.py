@@ -133,3 +133,27 @@ def test_dartagnan_opencl_cat_agrees_with_dartagnan(key):
     if key in _DAT3M_RACE_FREE:
         want["racy"] = not _DAT3M_RACE_FREE[key]
     judge("opencl-dat3m / hrf running dat3m/opencl.cat", key, got, want, _DAT3M_DISAGREE)
+
+
+def test_herd7_and_dartagnan_rc11_agree():
+    # Two peers' RC11 files, each run by hrf: herd7's rc11.cat (through its
+    # cos.cat and, by default, cos-no-opt.cat: coherence from generate_cos)
+    # and Dartagnan's rc11.cat give the same verdicts on every C11 test hrf
+    # reads (the three holding pointers are refused under both).
+    from hrf.models import get
+
+    herd7, dat3m = get(str(CAT / "herd7/rc11.cat")), get(str(CAT / "dat3m/rc11.cat"))
+    herd7.name, dat3m.name = "herd7-rc11", "dat3m-rc11"
+    paths = sorted((REFERENCE / "c11-herd2015").glob("*.litmus"))
+    by_test: dict = {}
+    for r in hrf.check_many(paths, [herd7, dat3m], workers=1):
+        by_test.setdefault(r.path, {})[r.model] = r
+    decided = 0
+    for p, d in by_test.items():
+        a, b = d["herd7-rc11"], d["dat3m-rc11"]
+        if a.error is not None:
+            assert b.error is not None and p.split("/")[-1] in REFUSED
+            continue
+        assert (a.condition_holds, a.racy) == (b.condition_holds, b.racy), p
+        decided += 1
+    assert decided == len(paths) - len(REFUSED)

@@ -61,9 +61,10 @@ class ProcedureV:
 
 
 class CatCompiler:
-    def __init__(self, path: str | None, text: str, catdir: list[str], builtins: dict):
+    def __init__(self, path: str | None, text: str, catdir: list[str], builtins: dict, variants=()):
         self.path, self.text = path, text
         self.catdir = catdir
+        self.variants = frozenset(variants)
         self.env: dict[str, Any] = dict(builtins)
         self.model: Model | None = None
         self.tests = 0
@@ -175,10 +176,21 @@ class CatCompiler:
             self.instructions(proc.body, local)
         elif isinstance(ins, S.WithFrom):
             self.with_from(ins, env)
+        elif isinstance(ins, S.IfVariant):
+            self.instructions(ins.then if self.holds(ins.cond) else ins.orelse, env)
         elif isinstance(ins, S.UnsupportedIns):
             raise self.unsupported(f"the instruction '{ins.what}'", ins)
         else:  # pragma: no cover - every instruction class is handled above
             raise self.fail(f"unknown instruction {ins!r}", ins)
+
+    def holds(self, cond: tuple) -> bool:
+        """A variant condition, under the variants asked for (herd's -variant)."""
+        if cond[0] == "var":
+            return cond[1] in self.variants
+        if cond[0] == "not":
+            return not self.holds(cond[1])
+        a, b = self.holds(cond[1]), self.holds(cond[2])
+        return a and b if cond[0] == "and" else a or b
 
     def rec_functions(self, bindings, env: dict, node) -> None:
         """`let rec` of functions (herd's recursive functions, as in its
@@ -226,9 +238,13 @@ class CatCompiler:
         assert self.model is not None
         e = ins.exp
         fn = e.fn.name if isinstance(e, S.App) and isinstance(e.fn, S.Var) else None
-        if not isinstance(e, S.App) or fn not in ("linearisations", "generate_orders"):
-            raise self.unsupported("'with ... from' other than linearisations(S, r) or generate_orders(S, r)", ins)
+        if not isinstance(e, S.App) or fn not in ("linearisations", "generate_orders", "generate_cos"):
+            raise self.unsupported(
+                "'with ... from' other than linearisations(S, r), generate_orders(S, r) or generate_cos(r)", ins
+            )
         arg = self.eval(e.arg, env)
+        if fn == "generate_cos":  # herd's cross.cat: generate_orders(W, r)
+            fn, arg = "generate_orders", (dsl.W, arg)
         if not (isinstance(arg, tuple) and len(arg) == 2):
             raise self.fail(f"{fn} takes a set and a relation", e)
         over, within = _either(arg[0], True), arg[1]
@@ -434,9 +450,10 @@ def _either(v, want_set: bool):
     return v
 
 
-def load(path, catdir: list[str] | None = None) -> Model:
+def load(path, catdir: list[str] | None = None, variants=()) -> Model:
     """The Model a .cat file defines (includes found beside it, then in
-    `catdir`, then in `$HRF_CATDIR`)."""
+    `catdir`, then in `$HRF_CATDIR`), its `if "name"` instructions decided
+    by `variants` (herd's -variant)."""
     from ..litmus import resolve
     from .builtins import BUILTINS
 
@@ -447,7 +464,7 @@ def load(path, catdir: list[str] | None = None) -> Model:
         raise DefinitionError(f"cannot read this cat file: {getattr(e, 'strerror', None) or e}", path) from None
     dirs = list(catdir or []) + [d for d in os.environ.get("HRF_CATDIR", "").split(os.pathsep) if d]
     cat = S.parse(text, path)
-    return CatCompiler(path, text, dirs, BUILTINS).compile(cat)
+    return CatCompiler(path, text, dirs, BUILTINS, variants).compile(cat)
 
 
 def _only(s, *within: tuple) -> bool:

@@ -268,6 +268,16 @@ class WithFrom(Ins):
 
 
 @dataclass(frozen=True)
+class IfVariant(Ins):
+    """`if "name" ... [else ...] end`: herd's model variants (its -variant
+    option). `cond` is ("var", name), ("not", c), ("and", a, b) or ("or", a, b)."""
+
+    cond: tuple
+    then: tuple[Ins, ...]
+    orelse: tuple[Ins, ...]
+
+
+@dataclass(frozen=True)
 class UnsupportedIns(Ins):
     what: str
 
@@ -417,10 +427,38 @@ class Parser:
             name = self.expect("name").text
             self.expect("kw", "from")
             return WithFrom(name, self.exp(), **pos)
+        if self.at_kw("if") and (self.peek().kind == "string" or self.peek().text in ("variant", "~", "(")):
+            self.next()
+            cond = self.variant()
+            then = self.instructions()
+            orelse: list[Ins] = []
+            if self.at_kw("else"):
+                self.next()
+                orelse = self.instructions()
+            self.expect("kw", "end")
+            return IfVariant(cond, tuple(then), tuple(orelse), **pos)
         for kw in ("enum", "debug", "forall", "if", "match", "instructions", "default"):
             if self.at_kw(kw):
                 return self.skip_unsupported(kw, pos)
         raise self.error(f"expected an instruction (let, acyclic, show, include ...), found {self.describe(t)}")
+
+    def variant(self, min_prec: int = 0) -> tuple:
+        """A variant condition: "name", variant "name", ~c, c & c, c | c, (c)."""
+        if self.at_op("~"):
+            self.next()
+            left: tuple = ("not", self.variant(2))
+        elif self.at_op("("):
+            self.next()
+            left = self.variant()
+            self.expect("op", ")")
+        else:
+            if self.at_kw("variant"):
+                self.next()
+            left = ("var", self.expect("string").text)
+        while (self.at_op("&") and min_prec <= 1) or (self.at_op("|") and min_prec == 0):
+            op = self.next().text
+            left = ("and" if op == "&" else "or", left, self.variant(2 if op == "&" else 1))
+        return left
 
     def _show_names_only(self) -> bool:
         # `show a, b` (names) against `show exp [as name]`

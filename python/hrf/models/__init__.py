@@ -30,6 +30,9 @@ _REGISTRY = {
 # Folders searched for the files a .cat model includes, after its own
 # folder (the command line's --catdir, herd's -I).
 CATDIR: list[str] = []
+# The variants a .cat model's `if "name"` tests see (the command line's
+# --variant, herd's -variant).
+VARIANTS: list[str] = []
 
 
 def names() -> list[str]:
@@ -44,7 +47,7 @@ def get(name) -> Model:
     if name not in _REGISTRY and str(name).endswith(".cat"):
         from ..cat import load as load_cat
 
-        return load_cat(name, CATDIR)
+        return load_cat(name, CATDIR, VARIANTS)
     if name not in _REGISTRY and is_path(name):
         return load(name, "MODEL", Model, "model", list(_REGISTRY))
     mod = _REGISTRY.get(name)
