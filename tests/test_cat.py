@@ -326,3 +326,58 @@ def test_variants_choose_the_branch_of_an_if(tmp_path):
     assert _verdicts(strong) == _verdicts("sc")
     fig = str(HRF_CORPUS[0])
     assert main(["check", fig, "-model", str(m), "-variant", "strong"]) == main(["check", fig, "-m", "sc"])
+
+
+# Two relaxed fetch-and-adds of one location: x=1 is a lost update.
+ADDS = """C adds
+{ [x]=0; }
+P0 (atomic_int* x) { int r0 = atomic_fetch_add_explicit(x, 1, memory_order_relaxed); }
+P1 (atomic_int* x) { int r0 = atomic_fetch_add_explicit(x, 1, memory_order_relaxed); }
+exists (x=1)
+"""
+
+
+def test_single_event_rmws_are_herds_events(tmp_path):
+    # SC over herd's events, with no atomicity axiom: `acyclic po|rf|co|fr`.
+    # Over herd's single-event RMWs e0 and e1 (both read 0), x=1 needs
+    # co(e0, e1) and fr(e1, e0), a cycle: forbidden. Over hrf's halves
+    # r0 w0 r1 w1 the same edges (co w0->w1, fr r1->w0, fr r0->w1, po
+    # r->w) have no cycle: allowed. The file is read over single events
+    # when asked, or when it says so by its use of `rmw` as a set or R & W.
+    m = tmp_path / "sc_events.cat"
+    m.write_text("SC\nacyclic po | rf | co | fr as sc\n")
+    test = hrf.parse(ADDS)
+    assert not hrf.check(test, load(str(m), single_rmw=True)).condition_holds
+    assert hrf.check(test, load(str(m))).condition_holds
+    for use in ("let a = [rmw]", "let a = R & W", "let a = W & R"):
+        m.write_text(f"SC\n{use}\nacyclic po | rf | co | fr as sc\n")
+        assert "herd's RMWs as one event" in load(str(m)).doc
+        assert not hrf.check(test, load(str(m))).condition_holds
+    m.write_text("SC\nlet a = rmw\nacyclic po | rf | co | fr | a as sc\n")  # rmw as a relation
+    assert "one event" not in load(str(m)).doc
+
+
+def test_single_event_view_keeps_reading_ones_own_write_and_drops_inner_pairs(tmp_path):
+    # herd forbids an RMW reading its own write by `irreflexive rf`: over
+    # single events hrf's rf from an RMW's write to its own read is that
+    # self-loop. po and fr between the halves of one RMW are no pairs of
+    # herd's events: `irreflexive po | fr` holds of every execution, so
+    # this file is SC with RMW atomicity (herd 2015's opencl.cat axiom).
+    m = tmp_path / "atomic.cat"
+    m.write_text(
+        "A\nlet r = [rmw]\nirreflexive po | fr as inner\nirreflexive rf | (fr;co) | (co;rf) as rmw_atomic\n"
+        "acyclic po | rf | co | fr as sc\n"
+    )
+    model = load(str(m))
+    assert "one event" in model.doc
+    r = hrf.check(hrf.parse(ADDS), model)
+    assert sorted(map(str, r.outcomes)) == sorted(map(str, hrf.check(hrf.parse(ADDS), "sc").outcomes))
+    assert not r.condition_holds
+
+
+def test_cas_writeback_is_an_option_of_the_front_end(tmp_path, capsys):
+    m = tmp_path / "sc.cat"
+    m.write_text("SC\nacyclic po | rf | co | fr as sc\n")
+    assert load(str(m)).cas_writeback and not load(str(m), cas_writeback=False).cas_writeback
+    fig = str(HRF_CORPUS[0])
+    assert main(["check", fig, "-m", str(m), "--cas-writeback", "off"]) == 0

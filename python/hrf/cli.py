@@ -787,6 +787,14 @@ def main(argv=None) -> int:
             metavar="NAME",
             help='a variant a .cat model tests with `if "NAME"` (repeatable; herd\'s -variant)',
         )
+        sub.choices[verb].add_argument(
+            "--cas-writeback",
+            choices=["on", "off"],
+            default=None,
+            help="for a .cat model: whether a failing compare-exchange writes back the value it read "
+            "(default: on unless the file says withoutcaswriteback; herd's OpenCL of 2015 does, "
+            "the RSP artifact's herd does not)",
+        )
 
     try:
         argv = herd_spellings(sys.argv[1:] if argv is None else list(argv))
@@ -794,14 +802,12 @@ def main(argv=None) -> int:
         print(f"hrf: {e}", file=sys.stderr)
         return 2
     a = p.parse_args(argv)
-    if getattr(a, "catdir", None):
-        from .models import CATDIR
+    # the .cat options of this command (reset, so one call's do not outlive it in a process)
+    from .models import CAS_WRITEBACK, CATDIR, VARIANTS
 
-        CATDIR[:] = a.catdir
-    if getattr(a, "variant", None):
-        from .models import VARIANTS
-
-        VARIANTS[:] = [v for arg in a.variant for v in arg.split(",") if v]
+    CATDIR[:] = getattr(a, "catdir", None) or []
+    VARIANTS[:] = [v for arg in getattr(a, "variant", None) or [] for v in arg.split(",") if v]
+    CAS_WRITEBACK[:] = [a.cas_writeback == "on"] if getattr(a, "cas_writeback", None) else []
     if getattr(a, "writeback", 0) is None:
         a.writeback = ["fifo", "any"] if a.cmd == "soundness" else ["fifo"]
     try:

@@ -4,10 +4,12 @@ of its standard library that the field's models call, each mapped onto
 hrf's events and written here in hrf's own terms.
 
 hrf's events differ from herd's in one way that matters to models: a
-read-modify-write is a read and a write linked by `rmw`, where herd has
-one event. herd's OpenCL front end of 2015 also calls the set of RMW
-events `rmw`, so `rmw` here is a relation where a relation is wanted and
-the set of RMW events (both halves) where a set is wanted.
+read-modify-write is a read and a write linked by `rmw`, where herd's C
+and OpenCL front ends of 2015 have one event, which is in both R and W,
+and call the set of such events `rmw`. `rmw` here is a relation where a
+relation is wanted and the set of RMW events (both halves) where a set is
+wanted; a file that takes it as a set is written for single-event RMWs
+and is compiled under `SingleEventRmw` (compile.py).
 """
 
 from __future__ import annotations
@@ -37,10 +39,11 @@ from .compile import Builtin, Empty
 
 
 class SetOrRel:
-    """A name herd uses both as a set and as a relation (`rmw`)."""
+    """A name herd uses both as a set and as a relation (`rmw`). `on_set`,
+    when given, is called each time the name is taken as a set."""
 
-    def __init__(self, as_set: Set, as_rel: Rel):
-        self.as_set, self.as_rel = as_set, as_rel
+    def __init__(self, as_set: Set, as_rel: Rel, on_set=None):
+        self.as_set, self.as_rel, self.on_set = as_set, as_rel, on_set
 
 
 RLX, CON = dsl.tag("rlx"), dsl.tag("con")
@@ -65,6 +68,20 @@ _sets: dict[str, Set] = {
     "ACQ_REL": ACQ_REL,
     "SC": SC,
     "CON": CON,
+    # herd 2015's C++11 front end: memory orders in lower case, and the
+    # initial writes' additional synchronises-with (CPP11Action, CPP11ModelChecker)
+    "rlx": RLX,
+    "acq": ACQ,
+    "rel": REL,
+    "acq_rel": ACQ_REL,
+    "sc": SC,
+    "con": CON,
+    "na": NA,
+    "brmw": NOTHING,  # blocked RMWs: hrf's tests have no locks
+    "lk": NOTHING,
+    "ls": NOTHING,
+    "ul": NOTHING,
+    "mutexloc": NOTHING,
     # locks: hrf's tests have none
     "LK": NOTHING,
     "UL": NOTHING,
@@ -94,6 +111,8 @@ _sets: dict[str, Set] = {
     "emptyset": NOTHING,
 }
 
+_KIND = {"M": dsl.M, "R": dsl.R, "W": dsl.W}
+
 _rels: dict[str, Rel] = {
     "po": dsl.po,
     "rf": dsl.rf,
@@ -111,6 +130,7 @@ _rels: dict[str, Rel] = {
     "unv": dsl.universal,
     "atom": dsl.rmw,  # herd 2015 (PTX, SC): an atomic RMW's read and write
     "lo": dsl.base("empty"),  # lock order: no locks
+    "asw": dsl.IW * ~dsl.IW,  # herd 2015's C++11: the initial writes before every other event
     # the scope tree: events of threads in the same instance of a scope
     "wi": dsl.same_thread_attr("wi") | (dsl.IW * dsl.IW),
     "sg": dsl.same_thread_attr("sg"),
@@ -125,6 +145,8 @@ _rels: dict[str, Rel] = {
     "membar.cta": dsl.po >> dsl.I(dsl.F & S_WG) >> dsl.po,
     "membar.gl": dsl.po >> dsl.I(dsl.F & S_DEV) >> dsl.po,
     "membar.sys": dsl.po >> dsl.I(dsl.F & S_ALL) >> dsl.po,
+    # herd 2015's selections (pairs of kinds), also applied as `WW(r)`
+    **{a + b: _KIND[a] * _KIND[b] for a in "MRW" for b in "MRW"},
     # herd's standard library
     "po-loc": dsl.po & dsl.loc,
     "rfe": dsl.rf & dsl.ext,

@@ -5,7 +5,9 @@ The names a cat file finds without defining them are herd's built-ins for
 its C, OpenCL and PTX front ends, mapped onto hrf's events (`builtins`).
 Where hrf's events differ from herd's, the difference is the same as for
 hrf's own models (docs/readings.md): above all, an RMW is a read and a
-write linked by `rmw`, where herd has one event.
+write linked by `rmw`, where herd's C and OpenCL front ends have one
+event; a file written for those is read over hrf's events in classes
+(`SingleEventRmw`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ class Empty:
 
 
 EMPTY = Empty()
+
+# herd 2015's selections, relations it also applies to a relation to
+# intersect with it (its modelParser: `select(exp)`)
+HERD2015_SELECTS = frozenset({"ext", "int", "MM", "MR", "MW", "WM", "WW", "WR", "RM", "RW", "RR"})
 
 
 # hrf's own files standing in for the includes herd's models take from
@@ -60,15 +66,106 @@ class ProcedureV:
     env: dict
 
 
+class SingleEventRmw:
+    r"""herd's RMW as one event, read over hrf's two. herd's C and OpenCL
+    front ends of 2015 make an RMW one event, in both R and W; hrf makes a
+    read and a write linked by rmw. A file written for the former (it takes
+    `rmw` as a set) is read over the quotient of hrf's events by
+    `same = id | rmw | rmw^-1`: a herd event is a class, a set is a union
+    of classes, and a relation holds between all members of two classes.
+    Then union, intersection, difference, complement, inverse, `;`,
+    closures, products, domain, range and the tests mean on hrf's events
+    what they mean on herd's, once three things are translated:
+    - a built-in relation X (po, rf, co, fr, loc, ...) is
+      `same; (X \ (rmw | rmw^-1)); same`: the pairs inside one RMW (its
+      read before its write in po, fr from its read to its write) are not
+      pairs of herd events, and herd's fr leaves out an RMW with itself;
+    - a built-in set S is saturated: S and the other half of every RMW
+      with a half in S (an RMW is in R and in W);
+    - the identity is `same`: `[S]` is `same; [S]`, `r?` is `r | same`,
+      `r*` is `r+ | same`."""
+
+    def __init__(self):
+        self.cross = dsl.rmw | dsl.rmw.inv
+        self.same = dsl.id_ | self.cross
+
+    def set(self, s: Set) -> Set:
+        return s | dsl.dom(self.cross >> dsl.I(s))
+
+    # the built-ins whose pairs inside one RMW are herd's pairs of an event with itself
+    SELF_PAIRS = frozenset({"rf", "rfi"})
+
+    def rel(self, r: Rel, self_pairs: bool = False) -> Rel:
+        return self.same >> (r if self_pairs else r - self.cross) >> self.same
+
+    def ident(self, s: Set) -> Rel:
+        return self.same >> dsl.I(s)
+
+    def representatives(self, s: Set) -> Set:
+        """One event of each class in s (an RMW's read): a witness order of
+        herd's events is a total order of these."""
+        return s - dsl.ran(dsl.rmw)
+
+    def order(self, o: Rel) -> Rel:
+        """An order of representatives, as an order of herd's events."""
+        return self.same >> o >> self.same
+
+    def builtins(self, env: dict) -> dict:
+        from .builtins import RMW_EVENTS, SetOrRel
+
+        out: dict = {}
+        for k, v in env.items():
+            if isinstance(v, SetOrRel):
+                # herd's `rmw` is the set of RMW events only
+                v = RMW_EVENTS
+            if isinstance(v, Set):
+                out[k] = self.set(v)
+            elif isinstance(v, Rel):
+                out[k] = self.rel(v, self_pairs=k in self.SELF_PAIRS)
+            elif isinstance(v, Builtin) and k == "toid":
+                out[k] = Builtin(k, self.ident)
+            elif isinstance(v, Builtin) and not v.higher:
+                out[k] = Builtin(v.name, self.lift_result(v.fn), v.arity)
+            else:
+                out[k] = v
+        return out
+
+    def lift_result(self, fn):
+        def lifted(*args):
+            v = fn(*args)
+            return self.rel(v) if isinstance(v, Rel) else self.set(v) if isinstance(v, Set) else v
+
+        return lifted
+
+
 class CatCompiler:
-    def __init__(self, path: str | None, text: str, catdir: list[str], builtins: dict, variants=()):
+    def __init__(
+        self, path: str | None, text: str, catdir: list[str], builtins: dict, variants=(), single_rmw: bool = False
+    ):
+        from .builtins import SetOrRel
+
         self.path, self.text = path, text
         self.catdir = catdir
         self.variants = frozenset(variants)
-        self.env: dict[str, Any] = dict(builtins)
+        # herd's single-event RMWs (SingleEventRmw): on when asked; found
+        # out when the file takes `rmw` as a set
+        self.single = SingleEventRmw() if single_rmw else None
+        self.rmw_as_set = False
+        env = dict(builtins)
+        rmw = env.get("rmw")
+        if isinstance(rmw, SetOrRel):
+            env["rmw"] = SetOrRel(rmw.as_set, rmw.as_rel, on_set=self._rmw_taken_as_set)
+        self.env: dict[str, Any] = self.single.builtins(env) if self.single else env
         self.model: Model | None = None
         self.tests = 0
         self.including: list[str] = []
+
+    def _rmw_taken_as_set(self) -> None:
+        self.rmw_as_set = True
+
+    def ident(self, s: Set) -> Rel:
+        """The identity on a set (herd's `[S]`, and a set where a relation is wanted)."""
+        return self.single.ident(s) if self.single else dsl.I(s)
 
     # ------------------------------------------------------------ errors
     def where(self, node) -> tuple[str | None, int, int]:
@@ -105,8 +202,9 @@ class CatCompiler:
             from ..models.common import SC
 
             # herd 2015 binds S to the order's immediate successors (order_to_succ_rel)
-            total = self.model.total_order("S", SC)
-            self.env["S"] = total - (total >> total)
+            total = self.model.total_order("S", self.single.representatives(SC) if self.single else SC)
+            succ = total - (total >> total)
+            self.env["S"] = self.single.order(succ) if self.single else succ
         self.instructions(cat.body, self.env)
         return self.model
 
@@ -250,10 +348,10 @@ class CatCompiler:
         over, within = _either(arg[0], True), arg[1]
         if not isinstance(over, Set):
             raise self.fail(f"linearisations orders a set, not {self.kind_of(over)}", e)
-        if fn == "generate_orders" and _only(over, ("empty_set",)):
+        if fn == "generate_orders" and _only(over, ("empty_set",), single=self.single):
             # no events to order (herd's lock sets, where hrf has no locks)
             order = dsl.base("empty")
-        elif fn == "generate_orders" and _only(over, ("tag", "W"), ("tag", "IW")):
+        elif fn == "generate_orders" and _only(over, ("tag", "W"), ("tag", "IW"), single=self.single):
             # herd's cross.cat: one linearisation of a set of writes per
             # location, crossed, extending the initial writes' order: that
             # is coherence cut to the set (herd7's C11 `mo`), which hrf
@@ -261,9 +359,11 @@ class CatCompiler:
             order = dsl.co & (over * over)
         else:
             try:
-                order = self.model.total_order(ins.name, over)
+                order = self.model.total_order(ins.name, self.single.representatives(over) if self.single else over)
             except ValueError as x:
                 raise self.fail(str(x), ins) from None
+            if self.single:
+                order = self.single.order(order)
             if fn == "generate_orders":
                 # herd's cross.cat: one linearisation of S per location,
                 # crossed; each is a total order of S cut to same-location pairs
@@ -305,7 +405,7 @@ class CatCompiler:
             return dsl.base("empty")
         if isinstance(v, Set):
             # herd: a set in a relation's place (e.g. `empty S`) is its identity
-            return dsl.I(v)
+            return self.ident(v)
         if isinstance(v, Rel):
             return v
         raise self.fail(f"{what} must be a relation, not {self.kind_of(v)}", node)
@@ -369,6 +469,9 @@ class CatCompiler:
                 return fn.fn(*args)
             except (TypeError, ValueError) as x:
                 raise self.fail(f"{fn.name}: {x}", e) from None
+        if isinstance(fn, Rel) and isinstance(e.fn, S.Var) and e.fn.name in HERD2015_SELECTS:
+            # herd 2015's selections: `ext(r)` is r & ext, `WW(r)` is r & (W * W)
+            return fn & self.as_rel(arg, e, f"the argument of {e.fn.name}")
         if isinstance(fn, Closure):
             local = dict(fn.env)
             local[fn.name] = fn  # herd lets a named function see itself
@@ -378,10 +481,13 @@ class CatCompiler:
 
     def op1(self, e: S.Op1, v):
         op = e.op
+        from .builtins import SetOrRel
+
+        if isinstance(v, SetOrRel) and op == "comp":
+            # still either: the complement of the set or of the relation
+            return SetOrRel(~v.as_set, dsl.universal - v.as_rel, v.on_set)
         v = _either(v, want_set=op == "toid")
         if isinstance(v, Empty) and op == "comp":
-            from .builtins import SetOrRel
-
             # everything, a set or a relation as the context wants (as `0` is either)
             return SetOrRel(dsl.ALL, dsl.universal)
         if isinstance(v, Empty):
@@ -393,7 +499,7 @@ class CatCompiler:
                 return dsl.universal - v
         elif op == "toid":
             if isinstance(v, Set):
-                return dsl.I(v)
+                return self.ident(v)
             if isinstance(v, Rel):
                 raise self.fail("[...] takes a set, not a relation", e)
         elif op == "square":
@@ -401,13 +507,17 @@ class CatCompiler:
                 return v * v
             if isinstance(v, Rel):
                 return v >> v
-        elif isinstance(v, Rel):
-            return {"star": lambda: v.star, "plus": lambda: v.plus, "opt": lambda: v.opt, "inv": lambda: v.inv}[op]()
-        elif isinstance(v, Set) and op in ("star", "plus", "opt", "inv"):
+        elif isinstance(v, Rel) or isinstance(v, Set) and op in ("star", "plus", "opt", "inv"):
             # herd lifts a set to its identity relation here
-            r = dsl.I(v)
-            return {"star": lambda: r.star, "plus": lambda: r.plus, "opt": lambda: r.opt, "inv": lambda: r.inv}[op]()
+            return self.closure(op, v if isinstance(v, Rel) else self.ident(v))
         raise self.fail(f"'{op}' cannot take {self.kind_of(v)}", e)
+
+    def closure(self, op: str, r: Rel) -> Rel:
+        if self.single and op == "opt":
+            return r | self.single.same
+        if self.single and op == "star":
+            return r.plus | self.single.same
+        return {"star": lambda: r.star, "plus": lambda: r.plus, "opt": lambda: r.opt, "inv": lambda: r.inv}[op]()
 
     def op2(self, e: S.Op, a, b):
         op = e.op
@@ -435,6 +545,9 @@ class CatCompiler:
                 return EMPTY if isinstance(a, Empty) else a
         if op == "seq":
             return self.as_rel(a, e, "the left of ';'") >> self.as_rel(b, e, "the right of ';'")
+        if isinstance(a, Set) and isinstance(b, Set) and op == "inter" and {a.key, b.key} == {dsl.R.key, dsl.W.key}:
+            # the events that are both reads and writes: herd's single-event RMWs
+            self.rmw_as_set = True
         if isinstance(a, Set) and isinstance(b, Set) or isinstance(a, Rel) and isinstance(b, Rel):
             return {"union": lambda: a | b, "inter": lambda: a & b, "diff": lambda: a - b}[op]()
         sym = {"union": "|", "inter": "&", "diff": "\\"}[op]
@@ -446,14 +559,29 @@ def _either(v, want_set: bool):
     from .builtins import SetOrRel
 
     if isinstance(v, SetOrRel):
+        if want_set and v.on_set is not None:
+            v.on_set()
         return v.as_set if want_set else v.as_rel
     return v
 
 
-def load(path, catdir: list[str] | None = None, variants=()) -> Model:
+def load(
+    path,
+    catdir: list[str] | None = None,
+    variants=(),
+    cas_writeback: bool | None = None,
+    single_rmw: bool | None = None,
+) -> Model:
     """The Model a .cat file defines (includes found beside it, then in
     `catdir`, then in `$HRF_CATDIR`), its `if "name"` instructions decided
-    by `variants` (herd's -variant)."""
+    by `variants` (herd's -variant). `cas_writeback`, where given, says
+    whether a failing compare-exchange writes back the value it read (a
+    choice of herd's front end, not of the file: herd's OpenCL of 2015
+    does, the RSP artifact's herd does not); otherwise the file's options
+    say (on unless `withoutcaswriteback`). `single_rmw` reads the file over
+    herd's single-event RMWs (`SingleEventRmw`) or not; where not given,
+    the file says by its use: it takes `rmw` as a set, or intersects R with
+    W (herd's RMW is in both)."""
     from ..litmus import resolve
     from .builtins import BUILTINS
 
@@ -464,21 +592,34 @@ def load(path, catdir: list[str] | None = None, variants=()) -> Model:
         raise DefinitionError(f"cannot read this cat file: {getattr(e, 'strerror', None) or e}", path) from None
     dirs = list(catdir or []) + [d for d in os.environ.get("HRF_CATDIR", "").split(os.pathsep) if d]
     cat = S.parse(text, path)
-    return CatCompiler(path, text, dirs, BUILTINS, variants).compile(cat)
+    first = CatCompiler(path, text, dirs, BUILTINS, variants, single_rmw=bool(single_rmw))
+    model = first.compile(cat)
+    if single_rmw is None and first.rmw_as_set:
+        # written for herd's single-event RMWs: read again over them
+        model = CatCompiler(path, text, dirs, BUILTINS, variants, single_rmw=True).compile(cat)
+    if single_rmw or single_rmw is None and first.rmw_as_set:
+        model.doc += "; herd's RMWs as one event"
+    if cas_writeback is not None:
+        model.cas_writeback = cas_writeback
+    return model
 
 
-def _only(s, *within: tuple) -> bool:
+def _only(s, *within: tuple, single: SingleEventRmw | None = None) -> bool:
     """Is the set `s` (a DSL expression) inside the union of the basic sets
     `within` (their keys), as its shape shows: one of them, an intersection
     with one inside, a union of two inside, or a difference whose left
-    side is inside? False where the shape does not show it."""
+    side is inside? Under single-event RMWs, the saturation of a set inside
+    is inside too (herd's events of that set). False where the shape does
+    not show it."""
     k = s.key
     if k in within:
         return True
     if k[0] == "set_inter":
-        return _only(k[1], *within) or _only(k[2], *within)
+        return _only(k[1], *within, single=single) or _only(k[2], *within, single=single)
     if k[0] == "set_union":
-        return _only(k[1], *within) and _only(k[2], *within)
+        if single is not None and single.set(k[1]).key == k:
+            return _only(k[1], *within, single=single)
+        return _only(k[1], *within, single=single) and _only(k[2], *within, single=single)
     if k[0] == "set_diff":
-        return _only(k[1], *within)
+        return _only(k[1], *within, single=single)
     return False

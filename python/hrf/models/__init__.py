@@ -33,6 +33,10 @@ CATDIR: list[str] = []
 # The variants a .cat model's `if "name"` tests see (the command line's
 # --variant, herd's -variant).
 VARIANTS: list[str] = []
+# Whether a failing compare-exchange writes back what it read, for .cat
+# models, where the command line says (--cas-writeback): a choice of herd's
+# front end, not of the file (the RSP artifact's herd leaves it out).
+CAS_WRITEBACK: list[bool] = []
 
 
 def names() -> list[str]:
@@ -47,7 +51,7 @@ def get(name) -> Model:
     if name not in _REGISTRY and str(name).endswith(".cat"):
         from ..cat import load as load_cat
 
-        return load_cat(name, CATDIR, VARIANTS)
+        return load_cat(name, CATDIR, VARIANTS, CAS_WRITEBACK[0] if CAS_WRITEBACK else None)
     if name not in _REGISTRY and is_path(name):
         return load(name, "MODEL", Model, "model", list(_REGISTRY))
     mod = _REGISTRY.get(name)
