@@ -40,6 +40,9 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--interrupt", type=float, default=5.0, help="seconds before the SIGINT")
     a = ap.parse_args()
+    # the command below is interrupted as from a terminal: started in the
+    # background, this process (and so the command) would ignore SIGINT
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         t0 = time.perf_counter()

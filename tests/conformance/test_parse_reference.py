@@ -89,3 +89,23 @@ def test_conditions(reference):
     t = hrf.parse("OPENCL t\n{ [x]=0; }\nP0@wg 0, dev 0 (global int* x) { *x = 1; }\n~exists (x=1 \\/ not x=2)\n")
     assert t.condition.quantifier == "~exists"
     assert t.condition.prop == A.POr((A.PAtom(A.LocVar("x"), 1), A.PNot(A.PAtom(A.LocVar("x"), 2))))
+
+
+C_LIKE = [p for p in FILES if p.read_text().split(None, 1)[0].upper() in ("C", "OPENCL")]
+
+
+@pytest.mark.parametrize("path", C_LIKE, ids=ids(C_LIKE))
+def test_the_fast_reader_reads_as_the_reference(path):
+    # hrf's hand-written reader of the C/OpenCL syntax builds the AST its
+    # LALR reader (the reference) builds, lines included, or gives up and
+    # lets the reference read (tests/test_parse_fast.py)
+    from hrf.litmus import opencl
+    from hrf.litmus.ast import structure
+
+    def outcome(reader):
+        try:
+            return structure(opencl.parse_opencl(path.read_text(), str(path), reader=reader))
+        except hrf.HrfError as e:
+            return (type(e).__name__, str(e))
+
+    assert outcome("fast") == outcome("lalr")

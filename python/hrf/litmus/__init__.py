@@ -55,14 +55,12 @@ def parse_text(text: str, path: str | None = None) -> Test:
     """Parse litmus text; the first word of the header chooses the syntax."""
     if text.startswith("\ufeff"):  # a byte-order mark
         text = text[1:]
-    from lark.exceptions import VisitError
-
     try:
         return _parse_text(text, path)
     except RecursionError:
         raise too_deep(text, path) from None
-    except VisitError as e:  # lark wraps what its transformer raised
-        if isinstance(e.orig_exc, RecursionError):
+    except Exception as e:  # lark's VisitError wraps what its transformer raised
+        if isinstance(getattr(e, "orig_exc", None), RecursionError):
             raise too_deep(text, path) from None
         raise
 

@@ -441,3 +441,16 @@ class MachineTest:
     condition: Condition | None
     path: str | None = None
     lines: int = 0  # the test's length, where an error about the whole condition points
+
+
+def structure(node):
+    """A node as nested tuples of every field, source lines included (which
+    equality leaves out): to compare what two readers built, line by line."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(node):
+        fs = dataclasses.fields(node)
+        return (type(node).__name__,) + tuple((f.name, structure(getattr(node, f.name))) for f in fs)
+    if isinstance(node, (list, tuple)):
+        return tuple(structure(x) for x in node)
+    return node

@@ -23,7 +23,8 @@ from ..program import CACHE_OPS  # the cache operators (event tags cache_*)
 from . import ast as A
 from .columns import read_columns
 from .grammar import lalr
-from .opencl import ParseFailure, ToAst, apply_scope_tree, int_literal, lark_syntax_error
+from .opencl import ParseFailure, apply_scope_tree, int_literal
+from .opencl_lalr import ToAst, lark_syntax_error
 
 MEMBAR_SCOPE = {"cta": "wg", "gl": "dev", "sys": "all"}
 SETP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}

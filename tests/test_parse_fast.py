@@ -1,0 +1,88 @@
+"""The hand-written reader of the C/OpenCL syntax (hrf.litmus.opencl_fast)
+against the LALR reader it stands in for (opencl_lalr, the reference):
+wherever the fast one reads a test, it builds the AST the reference
+builds, source lines included; wherever it gives up, the reference reads
+the test, so errors are the reference's. Checked on the shipped tests,
+on generated programs, and on mutations of the shipped tests."""
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import hrf
+from fuzz import mutate
+from hrf.litmus import decode, opencl, read_file
+from hrf.litmus.ast import structure
+from hrf.litmus.opencl import _blank_preamble_comments
+from hrf.litmus.opencl_fast import read_items
+from hrf.litmus.printer import to_litmus
+from strategies import litmus_asts
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = [
+    p for p in sorted((ROOT / "litmus").rglob("*.litmus")) if read_file(p).split(None, 1)[0].upper() in ("C", "OPENCL")
+]
+
+
+def outcome(text: str, reader: str):
+    """What a reader makes of a test: its AST with lines, or its error."""
+    try:
+        return ("test", structure(opencl.parse_opencl(text, "t.litmus", reader=reader)))
+    except hrf.HrfError as e:
+        return ("error", type(e).__name__, str(e))
+    except RecursionError:
+        return ("too deep",)
+
+
+def test_every_shipped_test_is_read_by_the_fast_reader_as_by_the_reference():
+    assert len(SHIPPED) >= 20
+    for p in SHIPPED:
+        text = read_file(p)
+        assert read_items(_blank_preamble_comments(text)) is not None, f"gave up on {p}"
+        assert outcome(text, "fast") == outcome(text, "lalr"), p
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(litmus_asts())
+def test_generated_programs_read_alike(t):
+    text = to_litmus(t)
+    assert read_items(_blank_preamble_comments(text)) is not None
+    assert outcome(text, "fast") == outcome(text, "lalr")
+
+
+TEXTS = [p.read_bytes() for p in SHIPPED]
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, len(TEXTS) - 1), st.lists(st.integers(0, 2**32), min_size=1, max_size=3))
+def test_mutated_tests_read_alike(i, seeds):
+    # a mutation is mostly a syntax error: the fast reader must give up
+    # on it (the reference then reports it), never read it otherwise
+    data = TEXTS[i]
+    for s in seeds:
+        data = mutate(data, random.Random(s))
+    try:
+        text = decode(data)
+    except hrf.HrfError:
+        return
+    if not text.strip() or text.split(None, 1)[0].upper() not in ("C", "OPENCL"):
+        return
+    assert outcome(text, "fast") == outcome(text, "lalr")
+
+
+def test_reading_a_c_test_loads_no_lark():
+    code = "import sys, hrf; hrf.parse(sys.argv[1]); print('lark' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code, str(SHIPPED[0])], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_hrf_parser_lalr_forces_the_reference():
+    code = "import sys, hrf; hrf.parse(sys.argv[1]); print('lark' in sys.modules)"
+    env = {**os.environ, "HRF_PARSER": "lalr"}
+    out = subprocess.run([sys.executable, "-c", code, str(SHIPPED[0])], capture_output=True, text=True, env=env)
+    assert out.stdout.strip() == "True", out.stderr
