@@ -190,6 +190,7 @@ def test_import_hrf_loads_only_what_checking_needs_and_every_public_name_resolve
 def test_the_grammar_cache_is_used_rebuilt_when_damaged_and_optional(tmp_path, monkeypatch):
     # The cached LALR tables give the same parse; a damaged cache file is
     # rebuilt silently; with the cache off (or no folder) hrf parses as before.
+    from hrf.cache import cache_folder
     from hrf.litmus import grammar, opencl, opencl_lalr
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
@@ -206,9 +207,36 @@ def test_the_grammar_cache_is_used_rebuilt_when_damaged_and_optional(tmp_path, m
     assert grammar.lalr(path, **options).parse(text) == first.parse(text)
     assert cached.read_bytes() != b"damaged"
     monkeypatch.setenv("HRF_CACHE", "off")
-    assert grammar.cache_folder() is None
+    assert cache_folder() is None
     opencl_lalr._parser.cache_clear()
     assert opencl.parse_opencl(fig6.read_text(), str(fig6), reader="lalr") == want
+
+
+def test_the_ast_methods_are_cached_and_rebuilt_when_damaged(tmp_path):
+    # the AST nodes' compiled methods live in hrf's per-user cache; a
+    # damaged file is compiled again, and without the cache hrf compiles
+    # them in memory: the same parse each way
+    import os
+    import subprocess
+    import sys
+
+    code = "import hrf; print(hrf.parse(sys.argv[1]) == hrf.parse(sys.argv[1]), repr(hrf.parse(sys.argv[1]))[:60])"
+    fig6 = str(CORPUS / "hrf" / "hrf14-fig6.litmus")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+
+    def run(**extra):
+        out = subprocess.run(
+            [sys.executable, "-c", "import sys; " + code, fig6], env={**env, **extra}, capture_output=True, text=True
+        )
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    first = run()
+    (cached,) = (tmp_path / "hrf").glob("ast-nodes-*.code")
+    assert run() == first
+    cached.write_bytes(b"damaged")
+    assert run() == first and cached.read_bytes() != b"damaged"
+    assert run(HRF_CACHE="off") == first
 
 
 def test_check_many_builds_witnesses_on_first_use():

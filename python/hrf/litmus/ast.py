@@ -1,6 +1,7 @@
 """One AST for every litmus syntax.
 
-Nodes are frozen dataclasses; source positions (`line`) do not take part
+Nodes are frozen records (`node`, a frozen dataclass made cheaply; the
+Test itself is a dataclass); source positions (`line`) do not take part
 in equality, so that `parse(print(t)) == t` compares meaning, not layout.
 Memory orders are normalised to `rlx, acq, rel, acq_rel, sc` (and `con`
 for consume), scopes to `wi, sg, wg, dev, all`.
@@ -9,42 +10,136 @@ for consume), scopes to `wi, sg, wg, dev, all`.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+else:
+
+    def dataclass_transform(**_):
+        return lambda f: f
 
 
-def _pos():
-    return field(default=0, compare=False, repr=False)
+@dataclass_transform(frozen_default=True)
+def node(cls: Any = None, *, positions: tuple[str, ...] = ("line",)) -> Any:
+    """A frozen record, as `@dataclass(frozen=True)` makes it (an __init__
+    by field, equality and hash over the fields, a repr, no assignment),
+    but cheaply: Python's dataclass machinery took about 1 ms a class, a
+    third of `import hrf`; here the methods of every node of the module
+    are compiled together, once (`_make_nodes`, at the end of the module).
+    The fields in `positions` (a node's source line) are left out of
+    equality, hash and repr."""
+
+    def make(cls):
+        _PENDING.append((cls, positions))
+        return cls
+
+    return make if cls is None else make(cls)
+
+
+_PENDING: list = []
+_METHODS = ("__init__", "__eq__", "__hash__", "__repr__")
+
+
+def _make_nodes() -> None:
+    src, spaces = [], {}
+    for k, (cls, positions) in enumerate(_PENDING):
+        names = list(cls.__dict__.get("__annotations__", {}))
+        spaces[f"_d{k}"] = {n: cls.__dict__[n] for n in names if n in cls.__dict__}
+        compared = [n for n in names if n not in positions]
+        args = "".join(f", {n}=_d{k}[{n!r}]" if n in spaces[f"_d{k}"] else f", {n}" for n in names)
+        sets = "".join(f"    d[{n!r}] = {n}\n" for n in names)
+        mine = "(" + "".join(f"self.{n}, " for n in compared) + ")"
+        theirs = "(" + "".join(f"other.{n}, " for n in compared) + ")"
+        shown = ", ".join(f"{n}={{self.{n}!r}}" for n in compared)
+        src.append(
+            f"def __init__{k}(self{args}):\n    d = self.__dict__\n{sets}    return None\n"
+            f"def __eq__{k}(self, other):\n"
+            f"    if other.__class__ is self.__class__:\n        return {mine} == {theirs}\n"
+            "    return NotImplemented\n"
+            f"def __hash__{k}(self):\n    return hash({mine})\n"
+            f"def __repr__{k}(self):\n    return f'{{self.__class__.__qualname__}}({shown})'\n"
+        )
+    ns: dict = dict(spaces)
+    exec(_compiled("".join(src)), ns)
+    for k, (cls, _) in enumerate(_PENDING):
+        for m in _METHODS:
+            f = ns[f"{m}{k}"]
+            f.__name__, f.__qualname__ = m, f"{cls.__qualname__}.{m}"
+            setattr(cls, m, f)
+        cls.__setattr__ = _frozen
+        cls.__delattr__ = _frozen
+        cls.__node_fields__ = tuple(cls.__dict__.get("__annotations__", {}))
+        setattr(cls, "__match_args__", cls.__node_fields__)  # noqa: B010 (mypy: not assignable)
+    _PENDING.clear()
+
+
+def _compiled(src: str):
+    """The methods' code, compiled, from hrf's per-user cache where it is
+    there (compiling them is most of the module's import time)."""
+    import hashlib
+    import marshal
+    import sys
+
+    from ..cache import cache_folder, write_whole
+
+    folder = cache_folder()
+    if folder is None:
+        return compile(src, "<hrf.litmus.ast nodes>", "exec")
+    path = folder / f"ast-nodes-{hashlib.sha256((sys.version + src).encode()).hexdigest()[:16]}.code"
+    try:
+        return marshal.loads(path.read_bytes())
+    except Exception:  # absent or damaged: compile it again
+        pass
+    code = compile(src, "<hrf.litmus.ast nodes>", "exec")
+    write_whole(path, lambda f: marshal.dump(code, f))
+    return code
+
+
+def _frozen(self, name, *_):
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def fields_of(n) -> tuple[str, ...]:
+    """The field names of a node (or of the Test, a dataclass)."""
+    names = getattr(n, "__node_fields__", None)
+    if names is None:
+        import dataclasses
+
+        names = tuple(f.name for f in dataclasses.fields(n))
+    return names
 
 
 # ---------------------------------------------------------------- expressions
-@dataclass(frozen=True)
+@node
 class Const:
     value: int
-    line: int = _pos()
+    line: int = 0
 
 
-@dataclass(frozen=True)
+@node
 class Reg:
     name: str
-    line: int = _pos()
+    line: int = 0
 
 
-@dataclass(frozen=True)
+@node
 class BinOp:
     op: str  # + - * & | ^ == != < <= > >= && ||
     left: Expr
     right: Expr
-    line: int = _pos()
+    line: int = 0
 
 
-@dataclass(frozen=True)
+@node
 class UnOp:
     op: str  # ! -
     operand: Expr
-    line: int = _pos()
+    line: int = 0
 
 
-@dataclass(frozen=True)
+@node
 class Load:
     """`*x` (atomic=False) or `atomic_load[_explicit][_remote](x, ...)`."""
 
@@ -53,11 +148,11 @@ class Load:
     order: str | None = None
     scope: str | None = None
     remote: bool = False
-    line: int = _pos()
+    line: int = 0
     cache: str | None = None  # PTX cache operator: cg, ca, volatile, ...
 
 
-@dataclass(frozen=True)
+@node
 class Rmw:
     """`atomic_fetch_<op>`, `atomic_exchange`, `atomic_compare_exchange_strong`.
 
@@ -73,32 +168,32 @@ class Rmw:
     remote: bool = False
     expected: str | None = None
     fail_order: str | None = None
-    line: int = _pos()
+    line: int = 0
     expected_value: Expr | None = None
 
 
-@dataclass(frozen=True)
+@node
 class DerefExpr:
     """`*(e)`: a load from a computed address (C tests' fake dependencies)."""
 
     addr: Expr
-    line: int = _pos()
+    line: int = 0
 
 
-@dataclass(frozen=True)
+@node
 class StoreExpr:
     """`(*x = e)` inside an expression: its value is the stored value."""
 
     loc: str
     value: Expr
-    line: int = _pos()
+    line: int = 0
 
 
 Expr = Const | Reg | BinOp | UnOp | Load | Rmw | DerefExpr | StoreExpr
 
 
 # ---------------------------------------------------------------- statements
-@dataclass(frozen=True)
+@node
 class Assign:
     """`int r = e;` (decl=True) or `r = e;`; `e` None for a bare declaration;
     `pointer` for `int *r = e;`."""
@@ -106,11 +201,11 @@ class Assign:
     reg: str
     expr: Expr | None
     decl: bool = False
-    line: int = _pos()
+    line: int = 0
     pointer: bool = False
 
 
-@dataclass(frozen=True)
+@node
 class Store:
     """`*x = e;` (atomic=False) or `atomic_store[_explicit][_remote](x, e, ...)`."""
 
@@ -120,70 +215,70 @@ class Store:
     order: str | None = None
     scope: str | None = None
     remote: bool = False
-    line: int = _pos()
+    line: int = 0
     cache: str | None = None  # PTX cache operator
 
 
-@dataclass(frozen=True)
+@node
 class Goto:
     """PTX `bra L`: a forward jump to label L of the same thread."""
 
     label: str
-    line: int = _pos()
+    line: int = 0
 
 
-@dataclass(frozen=True)
+@node
 class Label:
     name: str
-    line: int = _pos()
+    line: int = 0
 
 
-@dataclass(frozen=True)
+@node
 class ExprStmt:
     expr: Expr
-    line: int = _pos()
+    line: int = 0
 
 
-@dataclass(frozen=True)
+@node
 class Fence:
     """`atomic_work_item_fence(flags, order, scope)`."""
 
     flags: tuple[str, ...]
     order: str
     scope: str | None = None
-    line: int = _pos()
+    line: int = 0
 
 
-@dataclass(frozen=True)
+@node
 class Barrier:
     """`[L:] barrier(flags)` / `work_group_barrier(flags[, scope])`."""
 
     flags: tuple[str, ...]
     label: str | None = None
     scope: str | None = None
-    line: int = _pos()
+    line: int = 0
 
 
-@dataclass(frozen=True)
+@node
 class If:
     cond: Expr
     then: tuple[Stmt, ...]
     orelse: tuple[Stmt, ...] = ()
-    line: int = _pos()
+    line: int = 0
 
 
-@dataclass(frozen=True)
+@node
 class While:
     cond: Expr
     body: tuple[Stmt, ...]
-    line: int = _pos()
+    line: int = 0
 
 
 Stmt = Assign | Store | ExprStmt | Fence | Barrier | If | While | Goto | Label
 
 
 # ---------------------------------------------------------------- test
-@dataclass(frozen=True)
+@node
 class Param:
     name: str
     region: str | None = None  # global / local / None (unstated)
@@ -192,7 +287,7 @@ class Param:
     points_to_pointer: bool = False  # `_Atomic (int *) *p`: the location holds a pointer
 
 
-@dataclass(frozen=True)
+@node
 class Thread:
     name: str  # P0, P1, ...
     params: tuple[Param, ...]
@@ -201,7 +296,7 @@ class Thread:
     dev: int | None = None
     wg: int | None = None
     sg: int | None = None
-    line: int = _pos()
+    line: int = 0
 
     @property
     def index(self) -> int:
@@ -214,34 +309,34 @@ class Thread:
         return tuple(memory_ops(self.body))
 
 
-@dataclass(frozen=True)
+@node
 class Init:
     loc: str
     value: int | str = 0  # a str is another location's address (C tests)
     alloc: str | None = None  # allocation class for observability (docs/readings.md)
-    line: int = _pos()
+    line: int = 0
 
 
-@dataclass(frozen=True)
+@node
 class RegInit:
     thread: int
     reg: str
     value: int
-    line: int = _pos()
+    line: int = 0
 
 
 # condition propositions
-@dataclass(frozen=True)
+@node
 class PTrue:
     pass
 
 
-@dataclass(frozen=True)
+@node
 class PFalse:
     pass
 
 
-@dataclass(frozen=True)
+@node
 class RegVar:
     thread: int
     reg: str
@@ -250,7 +345,7 @@ class RegVar:
         return f"{self.thread}:{self.reg}"
 
 
-@dataclass(frozen=True)
+@node
 class LocVar:
     loc: str
 
@@ -258,7 +353,7 @@ class LocVar:
         return self.loc
 
 
-@dataclass(frozen=True)
+@node
 class PointeeVar:
     """`y*` in a `locations` clause: the location y points to."""
 
@@ -268,23 +363,23 @@ class PointeeVar:
         return f"{self.loc}*"
 
 
-@dataclass(frozen=True)
+@node
 class PAtom:
     var: RegVar | LocVar | PointeeVar
     value: int | str  # a str is a location's address
 
 
-@dataclass(frozen=True)
+@node
 class PNot:
     prop: Prop
 
 
-@dataclass(frozen=True)
+@node
 class PAnd:
     props: tuple[Prop, ...]
 
 
-@dataclass(frozen=True)
+@node
 class POr:
     props: tuple[Prop, ...]
 
@@ -292,14 +387,14 @@ class POr:
 Prop = PTrue | PFalse | PAtom | PNot | PAnd | POr
 
 
-@dataclass(frozen=True)
+@node
 class Condition:
     quantifier: str  # exists, ~exists, forall
     prop: Prop
 
 
 @dataclass(frozen=True)
-class Test:
+class Test:  # a dataclass: `dataclasses.replace` renames tests
     arch: str  # OpenCL, C or GPU_PTX (what the test was written in)
     name: str
     threads: tuple[Thread, ...]
@@ -400,7 +495,7 @@ def _locs_of(ops):
 
 
 # ---------------------------------------------------------------- machine assembly (GPU_MACHINE tests)
-@dataclass(frozen=True)
+@node(positions=())
 class MachineInstr:
     """One instruction as written: `INCL1 r0 x` is ("INCL1", ("r0", "x"))."""
 
@@ -414,14 +509,14 @@ class MachineInstr:
         return " ".join((self.mnemonic, *self.operands))
 
 
-@dataclass(frozen=True)
+@node(positions=())
 class MachineLabel:
     name: str
     line: int
     col: int
 
 
-@dataclass(frozen=True)
+@node(positions=())
 class MachineThread:
     name: str
     body: tuple[MachineInstr | MachineLabel, ...]
@@ -430,7 +525,7 @@ class MachineThread:
     wg: int | None = None
 
 
-@dataclass(frozen=True)
+@node(positions=())
 class MachineTest:
     """A GPU_MACHINE test as written; `hrf.machine.lower` makes the
     machine program of it."""
@@ -443,14 +538,14 @@ class MachineTest:
     lines: int = 0  # the test's length, where an error about the whole condition points
 
 
+_make_nodes()
+
+
 def structure(node):
     """A node as nested tuples of every field, source lines included (which
     equality leaves out): to compare what two readers built, line by line."""
-    import dataclasses
-
-    if dataclasses.is_dataclass(node):
-        fs = dataclasses.fields(node)
-        return (type(node).__name__,) + tuple((f.name, structure(getattr(node, f.name))) for f in fs)
+    if hasattr(node, "__node_fields__") or hasattr(node, "__dataclass_fields__"):
+        return (type(node).__name__,) + tuple((f, structure(getattr(node, f))) for f in fields_of(node))
     if isinstance(node, (list, tuple)):
         return tuple(structure(x) for x in node)
     return node

@@ -1,36 +1,19 @@
 """The LALR parsers of the litmus syntaxes, built once per grammar and
-kept between runs: lark stores the analysed tables in a per-user cache
-folder (`$XDG_CACHE_HOME/hrf`, else `~/.cache/hrf`; `HRF_CACHE=off`
-turns it off) and rebuilds them whenever the grammar, the options, lark
-or Python change (the file's name carries a hash of all four). Without a writable folder
-the parser is built in memory, as before."""
+kept between runs in hrf's per-user cache (`hrf.cache`): rebuilt whenever
+the grammar, the options, lark or Python change (the file's name carries
+a hash of all four)."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from lark import Lark
 from lark import __version__ as lark_version
 
-
-def cache_folder() -> Path | None:
-    """The per-user cache folder, created (mode 0700) on first use; None
-    when caching is off or no folder can be made."""
-    if os.environ.get("HRF_CACHE", "").lower() in ("off", "0", "no"):
-        return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = Path(base) / "hrf"
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return folder if os.access(folder, os.W_OK) else None
+from ..cache import cache_folder, write_whole
 
 
 def lalr(grammar_file: Path, **options: Any) -> Lark:
@@ -52,14 +35,5 @@ def lalr(grammar_file: Path, **options: Any) -> Lark:
     except Exception:  # absent, or unreadable: build it again
         pass
     parser = Lark(grammar, parser="lalr", **options)
-    tmp_name = None
-    try:
-        with tempfile.NamedTemporaryFile("wb", dir=folder, delete=False) as tmp:
-            tmp_name = tmp.name
-            parser.save(tmp)
-        os.replace(tmp_name, cache)
-    except OSError:  # a full or read-only disk: run without the cache
-        if tmp_name is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp_name)
+    write_whole(cache, parser.save)
     return parser

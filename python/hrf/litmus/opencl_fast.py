@@ -85,6 +85,12 @@ def read_items(src: str) -> list | None:
         return None
 
 
+def _skip(src: str, pos: int) -> int:
+    """Past the blanks and comments at pos."""
+    m = _SKIP.match(src, pos)
+    return m.end() if m else pos
+
+
 class _Reader:
     def __init__(self, src: str):
         self.src = src
@@ -101,7 +107,7 @@ class _Reader:
             m = match(src, pos)
             if m is None:
                 raise GiveUp
-            kind = m.lastgroup
+            kind = m.lastgroup or ""
             text = m.group()
             if kind == "skip":
                 nl = text.count("\n")
@@ -116,14 +122,14 @@ class _Reader:
     def preamble(self) -> tuple:
         """The header and the meta lines; lexes the rest."""
         src = self.src
-        pos = _SKIP.match(src, 0).end()
+        pos = _skip(src, 0)
         m = _HEADER.match(src, pos)
         if m is None:
             raise GiveUp
         header = make_header(m.group())
         pos = m.end()
         while True:
-            pos = _SKIP.match(src, pos).end()
+            pos = _skip(src, pos)
             m = _DOCSTRING.match(src, pos) or _METALINE.match(src, pos)
             if m is None:
                 break
