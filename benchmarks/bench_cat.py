@@ -66,8 +66,15 @@ def main() -> None:
             path = Path(tmp) / f"{name}.cat"
             path.write_text(to_cat(dsl_model))
             cat_model = load(str(path))
-            d, n = timed(tests, dsl_model, a.repeat)
-            c, m = timed(tests, cat_model, a.repeat)
+            # the tests the model takes (a printed model keeps its axioms,
+            # not the refusals of features outside its paper, `supports`)
+            taken = [
+                t
+                for t, r in zip(tests, hrf.check_many(tests, [dsl_model], workers=1, witnesses=False))
+                if r.error is None
+            ]
+            d, n = timed(taken, dsl_model, a.repeat)
+            c, m = timed(taken, cat_model, a.repeat)
             assert n == m, (name, n, m)
             print(f"{name:34} {d:8.3f} {c:8.3f} {c / d:8.2f} {n:8}")
     if not REFERENCE.is_dir():
