@@ -70,7 +70,7 @@ def main() -> None:
             # not the refusals of features outside its paper, `supports`)
             taken = [
                 t
-                for t, r in zip(tests, hrf.check_many(tests, [dsl_model], workers=1, witnesses=False))
+                for t, r in zip(tests, hrf.check_many(tests, [dsl_model], workers=1, witnesses=False), strict=True)
                 if r.error is None
             ]
             d, n = timed(taken, dsl_model, a.repeat)

@@ -6,7 +6,6 @@ import contextlib
 import gc
 import json
 import math
-import multiprocessing as mp
 import os
 import signal
 from collections.abc import Iterable, Iterator
@@ -605,7 +604,7 @@ def check_many(
         yield from check_on_cluster(list(tests), models, scheduler, limits, identify)
         return
     nworkers = workers or os.cpu_count() or 1
-    if processes is not False and nworkers > 1 and "fork" in mp.get_all_start_methods():
+    if processes is not False and nworkers > 1 and _can_fork():
         tests = tests if isinstance(tests, list) else list(tests)
         if processes or len(tests) >= PROCESS_MIN_TESTS:
             yield from _check_in_processes(tests, models, nworkers, limits, identify)
@@ -698,6 +697,12 @@ def _check_in_threads_paced(
         yield from flush()
 
 
+def _can_fork() -> bool:
+    import multiprocessing as mp
+
+    return "fork" in mp.get_all_start_methods()
+
+
 def _internal_error(e: BaseException, name: str) -> HrfError:
     """An exception hrf did not mean to raise, as an error row naming the
     test (the run goes on; the type and message say what to report)."""
@@ -777,6 +782,7 @@ def _check_in_processes(
     is cheap and a fresh process per span keeps memory from piling up).
     A worker that dies (a crash, the kernel's OOM killer) costs one error
     row for the test it was on; the rest of its span goes to a new worker."""
+    import multiprocessing as mp  # here, not at import: a cold check does not fork
     from multiprocessing.connection import Connection, wait
 
     ctx = mp.get_context("fork")

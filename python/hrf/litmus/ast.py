@@ -77,23 +77,27 @@ def _make_nodes() -> None:
 
 def _compiled(src: str):
     """The methods' code, compiled, from hrf's per-user cache where it is
-    there (compiling them is most of the module's import time)."""
-    import hashlib
+    there (compiling them is most of the module's import time). The file
+    holds the source with the code and is used only for the same source."""
     import marshal
     import sys
+    import zlib
 
     from ..cache import cache_folder, write_whole
 
     folder = cache_folder()
     if folder is None:
         return compile(src, "<hrf.litmus.ast nodes>", "exec")
-    path = folder / f"ast-nodes-{hashlib.sha256((sys.version + src).encode()).hexdigest()[:16]}.code"
+    key = f"{zlib.crc32((sys.version + src).encode()):08x}-{len(src)}"
+    path = folder / f"ast-nodes-{key}.code"
     try:
-        return marshal.loads(path.read_bytes())
+        cached_src, code = marshal.loads(path.read_bytes())
+        if cached_src == src:
+            return code
     except Exception:  # absent or damaged: compile it again
         pass
     code = compile(src, "<hrf.litmus.ast nodes>", "exec")
-    write_whole(path, lambda f: marshal.dump(code, f))
+    write_whole(path, lambda f: marshal.dump((src, code), f))
     return code
 
 
