@@ -11,6 +11,10 @@ def pytest_terminal_summary(terminalreporter):
     for suite, rows in sorted(_AGREEMENT.items()):
         n_ok = sum(1 for _, a, _ in rows if a)
         tr.write_line(f"{suite}: {n_ok}/{len(rows)} agree")
+        by_why: dict = {}
         for test, agrees, why in sorted(rows):
             if not agrees:
-                tr.write_line(f"    differs: {test}: {why[:160]}{'...' if len(why) > 160 else ''}")
+                by_why.setdefault(why, []).append(test)
+        for why, tests in by_why.items():
+            which = tests[0] if len(tests) == 1 else f"{len(tests)} tests ({tests[0]}, ...)"
+            tr.write_line(f"    differs: {which}: {why[:160]}{'...' if len(why) > 160 else ''}")
