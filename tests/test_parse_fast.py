@@ -86,3 +86,45 @@ def test_hrf_parser_lalr_forces_the_reference():
     env = {**os.environ, "HRF_PARSER": "lalr"}
     out = subprocess.run([sys.executable, "-c", code, str(SHIPPED[0])], capture_output=True, text=True, env=env)
     assert out.stdout.strip() == "True", out.stderr
+
+
+# ---------------------------------------------------------------- PTX
+def ptx_outcome(text: str, reader: str):
+    from hrf.litmus.ptx import parse_ptx
+
+    try:
+        return ("test", structure(parse_ptx(text, "t.litmus", reader=reader)))
+    except hrf.HrfError as e:
+        return ("error", type(e).__name__, str(e))
+
+
+def _ptx_texts() -> list:
+    from test_ptx import OBSERVED
+
+    return list(OBSERVED.values())
+
+
+def test_ptx_tests_are_read_by_the_fast_reader_as_by_the_reference():
+    from hrf.litmus import ptx
+    from hrf.litmus.columns import read_columns
+
+    for text in _ptx_texts():
+        assert ptx_outcome(text, "fast") == ptx_outcome(text, "lalr")
+        c = read_columns(text, None, r"\s*(scopetree|exists|forall|~|locations|\w+\s*:\s*\w+)")
+        assert all(ptx._fast_instr(src) is not None for cells in c.cells for src, _, _ in cells)
+        assert ptx._fast_tail("\n".join(c.lines[c.tail :])) is not None
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 4), st.lists(st.integers(0, 2**32), min_size=1, max_size=3))
+def test_mutated_ptx_tests_read_alike(i, seeds):
+    data = _ptx_texts()[i].encode()
+    for s in seeds:
+        data = mutate(data, random.Random(s))
+    try:
+        text = decode(data)
+    except hrf.HrfError:
+        return
+    if not text.startswith("GPU_PTX"):
+        return
+    assert ptx_outcome(text, "fast") == ptx_outcome(text, "lalr")

@@ -91,20 +91,23 @@ def test_conditions(reference):
     assert t.condition.prop == A.POr((A.PAtom(A.LocVar("x"), 1), A.PNot(A.PAtom(A.LocVar("x"), 2))))
 
 
-C_LIKE = [p for p in FILES if p.read_text().split(None, 1)[0].upper() in ("C", "OPENCL")]
+READ_TWICE = [p for p in FILES if p.read_text().split(None, 1)[0].upper() in ("C", "OPENCL", "GPU_PTX")]
 
 
-@pytest.mark.parametrize("path", C_LIKE, ids=ids(C_LIKE))
+@pytest.mark.parametrize("path", READ_TWICE, ids=ids(READ_TWICE))
 def test_the_fast_reader_reads_as_the_reference(path):
-    # hrf's hand-written reader of the C/OpenCL syntax builds the AST its
-    # LALR reader (the reference) builds, lines included, or gives up and
-    # lets the reference read (tests/test_parse_fast.py)
-    from hrf.litmus import opencl
+    # hrf's hand-written readers of the C/OpenCL and PTX syntaxes build the
+    # AST the LALR readers (the reference) build, lines included, or give
+    # up and let the reference read (tests/test_parse_fast.py)
+    from hrf.litmus import opencl, ptx
     from hrf.litmus.ast import structure
+
+    text = path.read_text()
+    read = ptx.parse_ptx if text.startswith("GPU_PTX") else opencl.parse_opencl
 
     def outcome(reader):
         try:
-            return structure(opencl.parse_opencl(path.read_text(), str(path), reader=reader))
+            return structure(read(text, str(path), reader=reader))
         except hrf.HrfError as e:
             return (type(e).__name__, str(e))
 
