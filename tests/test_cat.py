@@ -5,6 +5,7 @@ cat texts here are written for these tests; the peers' own files are the
 conformance suite's (tests/conformance/test_cat_reference.py)."""
 
 import re
+import warnings
 from pathlib import Path
 
 import pytest
@@ -308,12 +309,23 @@ def test_herd_library_includes_fall_back_to_hrfs_stand_ins(tmp_path):
 
     m = tmp_path / "uses_cos.cat"
     m.write_text('U\ninclude "c11_cos.cat"\nacyclic po | rf | mo | fr as sc\n')
-    stand_in = _verdicts(str(m))
+    with pytest.warns(hrf.errors.StandInWarning, match="c11_cos.cat"):
+        stand_in = _verdicts(str(m))
     assert stand_in == _verdicts(load(str(m), [str(HERD_COMPAT)]))
     mine = tmp_path / "lib"
     mine.mkdir()
     (mine / "c11_cos.cat").write_text("Mine\nlet mo = 0\nlet fr = 0\n")  # po | rf alone: weaker
-    assert _verdicts(load(str(m), [str(mine)])) != stand_in
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", hrf.errors.StandInWarning)  # none: the file is at hand
+        assert _verdicts(load(str(m), [str(mine)])) != stand_in
+
+
+def test_a_stand_in_is_a_note_on_the_command_line(tmp_path, capsys):
+    m = tmp_path / "uses_cos.cat"
+    m.write_text('U\ninclude "c11_cos.cat"\nacyclic po | rf | mo | fr as sc\n')
+    assert main(["check", str(HRF_CORPUS[0]), "-m", str(m)]) in (0, 1)
+    err = capsys.readouterr().err
+    assert "hrf: note:" in err and "stand-in" in err and "c11_cos.cat" in err
 
 
 def test_variants_choose_the_branch_of_an_if(tmp_path):

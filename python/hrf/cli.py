@@ -7,12 +7,13 @@ import json
 import math
 import os
 import sys
+import warnings
 from collections.abc import Iterable
 from dataclasses import replace
 
 from .api import UNROLL, Limits, Result, check, check_many
 from .core import CHECK_DEFAULTS, EXPLORE_DEFAULTS, version
-from .errors import HrfError, InvalidArgument, make_folder, open_output
+from .errors import HrfError, HrfWarning, InvalidArgument, make_folder, open_output
 from .litmus.printer import format_state
 
 
@@ -557,6 +558,19 @@ def herd_spellings(argv: list[str]) -> list[str]:
     return out
 
 
+def _notes(python_prints):
+    """A `warnings.showwarning` that prints hrf's own warnings as a note on
+    standard error, and others as Python prints them."""
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        if issubclass(category, HrfWarning):
+            print(f"hrf: note: {message}", file=sys.stderr)
+        else:
+            python_prints(message, category, filename, lineno, file, line)
+
+    return show
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="hrf", description="Scoped GPU memory models: check litmus tests.")
     p.add_argument("--version", action="version", version=f"hrf {version()}")
@@ -811,7 +825,9 @@ def main(argv=None) -> int:
     if getattr(a, "writeback", 0) is None:
         a.writeback = ["fifo", "any"] if a.cmd == "soundness" else ["fifo"]
     try:
-        return a.func(a)
+        with warnings.catch_warnings():
+            warnings.showwarning = _notes(warnings.showwarning)
+            return a.func(a)
     except BrokenPipeError:  # e.g. `hrf check ... | head`
         sys.stderr.close()
         return 0

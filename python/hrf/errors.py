@@ -10,6 +10,17 @@ class HrfError(Exception):
     """Base class of every error hrf raises on purpose."""
 
 
+class HrfWarning(UserWarning):
+    """Base class of what hrf says without stopping: the command line
+    prints it as a note on standard error."""
+
+
+class StandInWarning(HrfWarning):
+    """A .cat model includes a file of herd's library that is not at hand
+    (beside the model, in --catdir or $HRF_CATDIR): hrf read its own
+    stand-in for it (litmus/cat/herd-compat)."""
+
+
 class _Located(HrfError):
     """An error at a place in a file: the file, line, column and the line's text."""
 

@@ -217,6 +217,18 @@ class CatCompiler:
             raise self.fail(f"cannot find {ins.file!r} to include (looked in {where}; add folders with --catdir)", ins)
         if str(found) in self.including or (self.path and found.resolve() == Path(self.path).resolve()):
             raise self.fail(f"{ins.file!r} includes itself", ins)
+        if found.parent == HERD_COMPAT and all(Path(d).resolve() != HERD_COMPAT for d in self.catdir):
+            import warnings
+
+            from ..errors import StandInWarning
+
+            warnings.warn(
+                StandInWarning(
+                    f"{self.current or 'the model'} includes {ins.file!r}, which is neither beside it nor in "
+                    f"--catdir: hrf reads its own stand-in for that file of herd's library ({found})"
+                ),
+                stacklevel=2,
+            )
         text = found.read_text(encoding="utf-8")
         cat = S.parse(text, str(found))
         outer = self.current
