@@ -29,10 +29,10 @@ SHIPPED = [
 ]
 
 
-def outcome(text: str, reader: str):
+def outcome(text: str, reader: str, read=opencl.parse_opencl):
     """What a reader makes of a test: its AST with lines, or its error."""
     try:
-        return ("test", structure(opencl.parse_opencl(text, "t.litmus", reader=reader)))
+        return ("test", structure(read(text, "t.litmus", reader=reader)))
     except hrf.HrfError as e:
         return ("error", type(e).__name__, str(e))
     except RecursionError:
@@ -63,16 +63,19 @@ TEXTS = [p.read_bytes() for p in SHIPPED]
 def test_mutated_tests_read_alike(i, seeds):
     # a mutation is mostly a syntax error: the fast reader must give up
     # on it (the reference then reports it), never read it otherwise
-    data = TEXTS[i]
+    text = _mutated(TEXTS[i], seeds)
+    if text is not None and text.strip() and text.split(None, 1)[0].upper() in ("C", "OPENCL"):
+        assert outcome(text, "fast") == outcome(text, "lalr")
+
+
+def _mutated(data: bytes, seeds) -> str | None:
+    """The test after the mutations (tests/fuzz.py), or None where it is no text."""
     for s in seeds:
         data = mutate(data, random.Random(s))
     try:
-        text = decode(data)
+        return decode(data)
     except hrf.HrfError:
-        return
-    if not text.strip() or text.split(None, 1)[0].upper() not in ("C", "OPENCL"):
-        return
-    assert outcome(text, "fast") == outcome(text, "lalr")
+        return None
 
 
 def test_reading_a_c_test_loads_no_lark():
@@ -92,10 +95,7 @@ def test_hrf_parser_lalr_forces_the_reference():
 def ptx_outcome(text: str, reader: str):
     from hrf.litmus.ptx import parse_ptx
 
-    try:
-        return ("test", structure(parse_ptx(text, "t.litmus", reader=reader)))
-    except hrf.HrfError as e:
-        return ("error", type(e).__name__, str(e))
+    return outcome(text, reader, parse_ptx)
 
 
 def _ptx_texts() -> list:
@@ -118,13 +118,6 @@ def test_ptx_tests_are_read_by_the_fast_reader_as_by_the_reference():
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 4), st.lists(st.integers(0, 2**32), min_size=1, max_size=3))
 def test_mutated_ptx_tests_read_alike(i, seeds):
-    data = _ptx_texts()[i].encode()
-    for s in seeds:
-        data = mutate(data, random.Random(s))
-    try:
-        text = decode(data)
-    except hrf.HrfError:
-        return
-    if not text.startswith("GPU_PTX"):
-        return
-    assert ptx_outcome(text, "fast") == ptx_outcome(text, "lalr")
+    text = _mutated(_ptx_texts()[i].encode(), seeds)
+    if text is not None and text.startswith("GPU_PTX"):
+        assert ptx_outcome(text, "fast") == ptx_outcome(text, "lalr")

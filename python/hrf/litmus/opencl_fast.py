@@ -175,11 +175,7 @@ class _Reader:
             raise GiveUp
         t = self.peek()
         if t[1] == "scopeTree":
-            self.next()
-            trees = [self.stree()]
-            while self.peek()[0] == "(":
-                trees.append(self.stree())
-            items.append(("tree", trees))
+            items.append(self.scope_tree())
             t = self.peek()
         if t[1] == "locations":
             items.append(self.locations())
@@ -428,6 +424,14 @@ class _Reader:
         raise GiveUp
 
     # ------------------------------------------------------------ tree, locations, condition
+    def scope_tree(self) -> tuple:
+        """`scopeTree` (its keyword next) and its trees."""
+        self.next()
+        trees = [self.stree()]
+        while self.peek()[0] == "(":
+            trees.append(self.stree())
+        return ("tree", trees)
+
     def stree(self) -> tuple:
         t = self.expect("(")
         name = None
@@ -507,7 +511,10 @@ class _Reader:
             p = self.prop()
             self.expect(")")
             return p
-        var = self.cvar()
+        return self.atom(self.cvar())
+
+    def atom(self, var):
+        """`var = value` (a number or a location) or `var == n`, `var != n`."""
         op = self.next()[0]
         if op == "=":
             if self.peek()[0] == "name":

@@ -324,11 +324,7 @@ class _TailReader(_Reader):
         if t[0] == "name" and t[1].lower().startswith("scopetree"):
             if t[1].lower() != "scopetree":
                 raise GiveUp
-            self.next()
-            trees = [self.stree()]
-            while self.peek()[0] == "(":
-                trees.append(self.stree())
-            items.append(("tree", trees))
+            items.append(self.scope_tree())
             t = self.peek()
         if t[0] == "name" and t[1] not in ("locations", "exists", "forall") and self.peek(1)[0] == ":":
             regions = []
@@ -362,21 +358,8 @@ class _TailReader(_Reader):
             raise GiveUp
         return super().cvar()
 
-    def pnot(self):
+    def atom(self, var):
         # the PTX grammar's atoms are `var = number` only
-        t = self.peek()
-        if t[0] == "~" or t[1] == "not":
-            self.next()
-            return A.PNot(self.pnot())
-        if t[1] == "true" or t[1] == "false":
-            self.next()
-            return A.PTrue() if t[1] == "true" else A.PFalse()
-        if t[0] == "(":
-            self.next()
-            p = self.prop()
-            self.expect(")")
-            return p
-        var = self.cvar()
         self.expect("=")
         return A.PAtom(var, self.signed())
 
