@@ -291,3 +291,20 @@ def _observations_in_child(test):
     one = hrf.check(test, "hrf-direct").observation
     many = [r.observation for r in hrf.check_many([test], "hrf-direct", workers=1)]
     return (one, many[0])
+
+
+def test_a_model_without_a_check_is_a_new_model():
+    # Model.without: the ablation of an axiom. SB's weak outcome is what
+    # SC's acyclicity forbids; without that check it is allowed, and the
+    # model it came from (its IR computed first) is unchanged.
+    from hrf.models import get
+
+    sc = get("sc")
+    before = sc.ir_json()
+    weaker = sc.without("sc")
+    assert [c.name for c in weaker.checks] == ["atomicity"] and weaker.name == "sc without sc"
+    assert hrf.check(SB_TEXT, weaker).condition_holds is True
+    assert hrf.check(SB_TEXT, sc).condition_holds is False
+    assert sc.ir_json() == before and weaker.ir_json() != before
+    with pytest.raises(ValueError, match="no check nope"):
+        sc.without("nope")

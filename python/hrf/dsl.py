@@ -273,6 +273,21 @@ class Model:
     def empty(self, rel: Rel, name: str, flag: str | None = None):
         self._add("empty", rel, name, flag)
 
+    def without(self, *checks: str, name: str | None = None) -> Model:
+        """This model less the named checks (an ablation: which axiom decides
+        a test), as a new model with its own IR."""
+        import copy
+
+        unknown = set(checks) - {c.name for c in self.checks}
+        if unknown:
+            raise ValueError(f"model {self.name} has no check {', '.join(sorted(unknown))}")
+        m = copy.copy(self)
+        m.checks = [c for c in self.checks if c.name not in checks]
+        m.orders, m.shows = list(self.orders), list(self.shows)
+        m.name = name or f"{self.name} without {', '.join(checks)}"
+        m._ir = m._ir_json = None
+        return m
+
     def supports(self, test) -> None:
         if self._supports is not None:
             self._supports(test)
