@@ -13,6 +13,11 @@ used), so the ratio is the one a user sees who swaps herd for hrf.
 
     python benchmarks/bench_vs_peers.py [--runs 3] [--json figures.json]
         [--herd-c DIR]   # herdtools7's C tests (not shipped): the C11 row
+        [--herd7 PATH [--herd7-libdir DIR]]   # a herd7 binary: the C11 row's peer measured live
+
+With --herd7, the C11 row's peer side is herd7 run here, one process per
+test that hrf checked, with herd7's c11_simp.cat (the model hrf's `c11`
+follows), instead of the figure in PEER-TIMES.md.
 
 The suites are read from `$HRF_REFERENCE` (default ../shared/reference).
 """
@@ -113,12 +118,34 @@ def cold(test: Path, model: str, runs: int) -> float:
     return best
 
 
+def live_herd7(herd7: str, libdir: str | None, files: list[Path], model: str) -> tuple[list[Path], float]:
+    """The tests both hrf and herd7 decide (herd7 prints an Observation),
+    and herd7's total wall time over them, one process per test (as herd
+    is run), with c11_simp.cat."""
+    checked = [
+        f for f, r in zip(files, hrf.check_many(files, [model], witnesses=False), strict=True) if r.error is None
+    ]
+    cmd = [herd7, *(["-set-libdir", libdir] if libdir else []), "-model", "c11_simp.cat"]
+    both, total = [], 0.0
+    for f in checked:
+        t0 = time.perf_counter()
+        out = subprocess.run([*cmd, str(f)], capture_output=True, text=True, check=False).stdout
+        if "Observation" in out:
+            total += time.perf_counter() - t0
+            both.append(f)
+    return both, total
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="passes per suite; the best counts (default 3)")
     ap.add_argument("--cold-runs", type=int, default=5, help="fresh processes per cold run (default 5)")
     ap.add_argument("--json", metavar="FILE", help="write the figures here as JSON")
     ap.add_argument("--herd-c", metavar="DIR", help="herdtools7's C tests (herd/tests/instructions/C, catalogue)")
+    ap.add_argument("--herd7", metavar="PATH", help="a herd7 binary: the C11 row's peer, measured live")
+    ap.add_argument(
+        "--herd7-libdir", metavar="DIR", help="herd7's libdir (its -set-libdir), where it has none built in"
+    )
     a = ap.parse_args(argv)
     peers = peer_times(REFERENCE / "PEER-TIMES.md")
     figures = []
@@ -133,9 +160,12 @@ def main(argv=None) -> int:
         if not files:
             print(f"{label}: no tests found", file=sys.stderr)
             continue
+        peer = next((v for k, v in peers.items() if k.startswith(peer_key)), None)
+        if folder is None and a.herd7:
+            files, seconds = live_herd7(a.herd7, a.herd7_libdir, files, model)
+            peer = ("herd7 `c11_simp.cat` (live; the tests both decide)", seconds)
         passes = [one_pass(files, model) for _ in range(a.runs)]
         best = min(passes, key=lambda p: p["wall"])
-        peer = next((v for k, v in peers.items() if k.startswith(peer_key)), None)
         row = {
             "suite": label,
             "model": model,
