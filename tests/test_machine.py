@@ -382,3 +382,14 @@ def test_every_instruction_of_the_table_prints_and_parses_back():
                 seen.add(text.split()[0].rstrip("12"))
     # the corpus uses most of the table
     assert len(seen) >= len(TABLE) - 6, seen
+
+
+def test_a_machine_test_is_read_from_a_path_and_named_where_a_source_test_is_wanted():
+    # hrf.parse_machine takes a path as hrf.parse does; hrf.parse and
+    # hrf.check say where a GPU_MACHINE test goes instead
+    path = Path(__file__).resolve().parent.parent / "litmus" / "machine" / "corrupt-mp-rsp-old.litmus"
+    by_text = hrf.parse_machine(path.read_text(), str(path))
+    assert hrf.parse_machine(str(path)).format() == hrf.parse_machine(path).format() == by_text.format()
+    for call in (hrf.parse, lambda p: hrf.check(p, "sc")):
+        with pytest.raises(hrf.LitmusSyntaxError, match="machine code, not a source test: run it with `hrf explore`"):
+            call(str(path))

@@ -79,6 +79,15 @@ def _parse_text(text: str, path: str | None) -> Test:
 
         return validate(parse_ptx(text, path), text)
     line = text[: m.start(1)].count("\n") + 1
+    if arch in MACHINE_ARCHES:
+        raise LitmusSyntaxError(
+            f"a {m.group(1)} test is machine code, not a source test: run it with `hrf explore` "
+            "(hrf.explore), read it with hrf.parse_machine",
+            path,
+            line,
+            1,
+            text.splitlines()[line - 1] if text.splitlines() else None,
+        )
     raise LitmusSyntaxError(
         f"unknown litmus architecture {m.group(1)!r} (this version reads OpenCL, C and GPU_PTX tests)",
         path,

@@ -5,6 +5,7 @@ each instruction read by the instruction table."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import NoReturn
 
@@ -174,8 +175,16 @@ def lower(test: A.MachineTest) -> MachineProgram:
     return MachineProgram(test.name, locs, threads, observed, obs_ir, cond, cond_ir, path)
 
 
-def parse_machine(text: str, path: str | None = None) -> MachineProgram:
-    """Parse a GPU_MACHINE test; errors name file, line and column."""
+def parse_machine(text, path: str | None = None) -> MachineProgram:
+    """Parse a GPU_MACHINE test, given as its text or (as `hrf.parse`
+    takes one) a path to it; errors name file, line and column."""
+    if (
+        isinstance(text, os.PathLike)
+        or path is None
+        and "\n" not in str(text)
+        and not str(text).lstrip().upper().startswith(("GPU_MACHINE", "MACHINE"))
+    ):
+        return parse_machine_file(text)
     return lower(parse_machine_ast(text, path))
 
 
