@@ -9,11 +9,12 @@ The public names below are a contract: extend, don't rename.
 
 from __future__ import annotations
 
+import sys
+import types
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from .api import Limits, Result, check, check_many
-from .compare import compare
 from .errors import (
     CoreError,
     DefinitionError,
@@ -23,15 +24,14 @@ from .errors import (
     LitmusSyntaxError,
     UnsupportedFeature,
 )
-from .generate import generate
 from .litmus import Test, parse
-from .soundness import soundness
 
 # Imported on first use, so that `import hrf` (and a cold `hrf check`)
-# loads only what checking needs: name -> module that defines it. (A name
-# that is also a submodule's, such as `generate`, is imported above: the
-# import of the submodule would bind the module to it.)
+# loads only what checking needs: name -> module that defines it.
 _LAZY = {
+    "generate": "generate",
+    "compare": "compare",
+    "soundness": "soundness",
     "export_isabelle": "isabelle",
     "to_litmus": "litmus.printer",
     "explore": "machine",
@@ -40,12 +40,31 @@ _LAZY = {
     "schemes": "mappings",
 }
 
+# `generate`, `compare` and `soundness` are functions named as the modules
+# that define them. Importing such a module binds it to its name on this
+# package; the package keeps the function there instead (the module stays
+# in sys.modules, so `from hrf.generate import ...` reads it).
+_FUNCTIONS_NAMED_AS_MODULES = frozenset({"generate", "compare", "soundness"})
+
+
+class _Package(types.ModuleType):
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _FUNCTIONS_NAMED_AS_MODULES and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
 if TYPE_CHECKING:
+    from .compare import compare
+    from .generate import generate
     from .isabelle import export_isabelle
     from .litmus.printer import to_litmus
     from .machine.explore import explore
     from .machine.program import parse_machine
     from .mappings import compile_scheme, schemes
+    from .soundness import soundness
 
 
 def __getattr__(name: str) -> Any:
