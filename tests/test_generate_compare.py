@@ -255,3 +255,20 @@ def test_every_cycle_of_the_family_is_forbidden_under_sc():
     for broken in ("Fre Rfe", "Coe Coe", "Coe Rfe Fre", "Coe PodWW Rfe PodRW Rfe Fre"):
         with pytest.raises(hrf.InvalidArgument, match="does not make a test"):
             parse_cycle(broken)
+
+
+def test_a_family_without_mixed_accesses(tmp_path, capsys):
+    # mixed=False (--no-mixed): the family less the tests that access a
+    # location both atomically and not (a plain access beside an atomic one),
+    # where models differ most; sampling keeps to the same family
+    from hrf.cli import main
+    from hrf.generate import mixed_locations
+
+    whole = hrf.generate(max_edges=4, max_threads=3)
+    kept = hrf.generate(max_edges=4, max_threads=3, mixed=False)
+    assert [t.name for t in kept] == [t.name for t in whole if not mixed_locations(t)]
+    assert 0 < len(kept) < len(whole)
+    sample = hrf.generate(count=50, seed=2, max_edges=4, max_threads=3, mixed=False)
+    assert len(sample) == 50 and {t.name for t in sample} <= {t.name for t in kept}
+    assert main(["generate", "--no-mixed", "--count", "5", "--out", str(tmp_path)]) == 0
+    assert all(not mixed_locations(hrf.parse(p)) for p in tmp_path.glob("*.litmus"))

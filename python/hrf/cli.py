@@ -323,6 +323,7 @@ def _family(a) -> dict:
         cycle=a.cycle,
         **({"edges": a.safe} if a.safe else {}),
         relax=a.relax or (),
+        mixed=not a.no_mixed,
     )
 
 
@@ -669,6 +670,11 @@ def main(argv=None) -> int:
             "--relax",
             default=None,
             help="diy's -relax: for each edge r of this list, the cycles of r and the --safe edges that contain r",
+        )
+        p.add_argument(
+            "--no-mixed",
+            action="store_true",
+            help="no test accesses a location both atomically and not (na beside an atomic annotation)",
         )
 
     g = sub.add_parser(

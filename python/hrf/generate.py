@@ -478,6 +478,23 @@ def _region_choices(cyc, regions) -> list[frozenset]:
     return out
 
 
+def mixed_locations(t: A.Test) -> set[str]:
+    """The locations a test accesses both atomically and not (a plain
+    access to an `atomic_int`, the `na` annotation beside an atomic one)."""
+    kinds: dict = {}
+    for th in t.threads:
+        for op in th.ops:
+            if isinstance(op, (A.Load, A.Store)):
+                kinds.setdefault(op.loc, set()).add(op.atomic)
+            elif isinstance(op, A.Rmw):
+                kinds.setdefault(op.loc, set()).add(True)
+    return {loc for loc, k in kinds.items() if len(k) == 2}
+
+
+def _kept(t: A.Test | None, mixed: bool) -> A.Test | None:
+    return t if t is None or mixed or not mixed_locations(t) else None
+
+
 def family(
     max_edges=6,
     max_threads=4,
@@ -489,11 +506,13 @@ def family(
     regions=("global",),
     cycle: str | None = None,
     relax=(),
+    mixed: bool = True,
 ) -> Iterator[A.Test]:
     """Every test of the family, in a fixed order: small cycles first. With
     `cycle` (diy's notation or a name, `parse_cycle`), that cycle's tests
     only; with `relax` (diy's -relax; `edges` is then its -safe), the cycles
-    that contain one of them (`cycles`)."""
+    that contain one of them (`cycles`). With `mixed=False`, no test
+    accesses a location both atomically and not (`mixed_locations`)."""
     max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax = check_family(
         max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax
     )
@@ -504,7 +523,7 @@ def family(
             for combo in itertools.product(anns, repeat=n):
                 for fence_scopes in itertools.product(scopes, repeat=fences(cyc)):
                     for tree in trees:
-                        t = make_test(cyc, combo, tree, local, fence_scopes)
+                        t = _kept(make_test(cyc, combo, tree, local, fence_scopes), mixed)
                         if t is not None:
                             yield t
 
@@ -565,20 +584,22 @@ def generate(
     regions=("global",),
     cycle: str | None = None,
     relax=(),
+    mixed: bool = True,
 ) -> list[A.Test]:
     """`count` tests of the family (all of it when None), deterministic for
     a seed: a seeded sample of (cycle, annotations, placement) indices,
     decoded one by one (the family is never built whole), in family order.
     With `cycle` (diy's notation, `"Rfe PodRR Fre PodWW"`, or a name such as
     `"MP"`: `NAMED`), the tests of that one cycle; with `relax`, diy's
-    -relax (`edges` being its -safe: `cycles`)."""
+    -relax (`edges` being its -safe: `cycles`). With `mixed=False`, no
+    test accesses a location both atomically and not."""
     max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax = check_family(
         max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax
     )
     if count is not None:
         check_whole("count", count, 1)
     if count is None:
-        return list(family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions, cycle, relax))
+        return list(family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions, cycle, relax, mixed))
     cycs = [parse_cycle(cycle)] if cycle is not None else cycles(max_edges, max_threads, edges, relax)
     anns = access_annotations(orders, scopes, remote)
     trees = tuple(trees)
@@ -613,7 +634,7 @@ def generate(
         for _ in range(fences(cyc)):
             fence_scopes.append(scopes[rest % len(scopes)])
             rest //= len(scopes)
-        t = make_test(cyc, combo, tree, local, fence_scopes)
+        t = _kept(make_test(cyc, combo, tree, local, fence_scopes), mixed)
         if t is not None:
             chosen[idx] = t
     return [chosen[i] for i in sorted(chosen)]

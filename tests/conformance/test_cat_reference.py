@@ -227,14 +227,10 @@ def _unmixed(t):
     where no location is accessed both ways."""
     import dataclasses
 
+    from hrf.generate import mixed_locations
     from hrf.litmus import ast as A
 
-    kinds: dict = {}
-    for th in t.threads:
-        for op in th.ops:
-            if isinstance(op, (A.Load, A.Store)):
-                kinds.setdefault(op.loc, set()).add(op.atomic)
-    mixed = {loc for loc, k in kinds.items() if len(k) == 2}
+    mixed = mixed_locations(t)
     if not mixed:
         return None
 
@@ -255,15 +251,18 @@ def _same(a, b) -> bool:
     return (a.condition_holds, bool(a.racy)) == (b.condition_holds, bool(b.racy))
 
 
+@pytest.mark.parametrize("mixed", [True, False], ids=["mixed", "atomic-only"])
 @pytest.mark.parametrize("cat, mine, options, sc_check", SAME_NAME, ids=[p[0] for p in SAME_NAME])
-def test_peer_files_against_hrfs_model_of_the_same_name(cat, mine, options, sc_check):
+def test_peer_files_against_hrfs_model_of_the_same_name(cat, mine, options, sc_check, mixed):
+    # twice: the default family, and the family whose tests access no
+    # location both atomically and not (generate(mixed=False))
     from hrf.models import get
 
     model = get(mine)
     no_sc = model.without(sc_check) if sc_check else model
     peer = _model(cat, tuple(sorted(options.items())))
-    tests = hrf.generate(count=300, seed=7)
-    suite = f"generated / {cat} against hrf's {mine}"
+    tests = hrf.generate(count=300, seed=7, mixed=mixed)
+    suite = f"generated{'' if mixed else ' atomic-only'} / {cat} against hrf's {mine}"
     why: dict = {}
     for t in tests:
         a, b = hrf.check(t, model), hrf.check(t, peer)
