@@ -28,6 +28,27 @@ def cache_folder() -> Path | None:
     return folder if os.access(folder, os.W_OK) else None
 
 
+def read_or_build(name: str, read, build, write):
+    """The value the cache file `name` holds (`read(f)` of the file open for
+    reading; None or an exception means absent, damaged or stale), else
+    `build()`, then written to the file by `write(value, f)`. Without a
+    cache folder, `build()` every time."""
+    folder = cache_folder()
+    if folder is None:
+        return build()
+    path = folder / name
+    try:
+        with open(path, "rb") as f:
+            value = read(f)
+        if value is not None:
+            return value
+    except Exception:  # absent or damaged: build it again
+        pass
+    value = build()
+    write_whole(path, lambda f: write(value, f))
+    return value
+
+
 def write_whole(path: Path, write) -> None:
     """Write a cache file through `write(f)` on a temporary file renamed
     into place; on a full or read-only disk, write nothing."""

@@ -70,16 +70,19 @@ class SingleEventRmw:
     r"""herd's RMW as one event, read over hrf's two. herd's C and OpenCL
     front ends of 2015 make an RMW one event, in both R and W; hrf makes a
     read and a write linked by rmw. A file written for the former (it takes
-    `rmw` as a set) is read over the quotient of hrf's events by
+    `rmw` as a set, or intersects R with W) is read over the quotient of hrf's events by
     `same = id | rmw | rmw^-1`: a herd event is a class, a set is a union
     of classes, and a relation holds between all members of two classes.
     Then union, intersection, difference, complement, inverse, `;`,
     closures, products, domain, range and the tests mean on hrf's events
     what they mean on herd's, once three things are translated:
-    - a built-in relation X (po, rf, co, fr, loc, ...) is
+    - a built-in relation X (po, co, fr, loc, ...) is
       `same; (X \ (rmw | rmw^-1)); same`: the pairs inside one RMW (its
       read before its write in po, fr from its read to its write) are not
       pairs of herd events, and herd's fr leaves out an RMW with itself;
+      but rf (and rfi) is `same; rf; same`: an RMW's read reading its own
+      write is herd's RMW reading from itself, which herd's files forbid
+      by `irreflexive rf`;
     - a built-in set S is saturated: S and the other half of every RMW
       with a half in S (an RMW is in R and in W);
     - the identity is `same`: `[S]` is `same; [S]`, `r?` is `r | same`,
@@ -147,10 +150,10 @@ class CatCompiler:
         self.path, self.text = path, text
         self.catdir = catdir
         self.variants = frozenset(variants)
-        # herd's single-event RMWs (SingleEventRmw): on when asked; found
-        # out when the file takes `rmw` as a set
+        # herd's single-event RMWs (SingleEventRmw): on when asked; whether
+        # the file is written for them is found out as it is read
         self.single = SingleEventRmw() if single_rmw else None
-        self.rmw_as_set = False
+        self.single_events_used = False
         env = dict(builtins)
         rmw = env.get("rmw")
         if isinstance(rmw, SetOrRel):
@@ -161,7 +164,7 @@ class CatCompiler:
         self.including: list[str] = []
 
     def _rmw_taken_as_set(self) -> None:
-        self.rmw_as_set = True
+        self.single_events_used = True
 
     def ident(self, s: Set) -> Rel:
         """The identity on a set (herd's `[S]`, and a set where a relation is wanted)."""
@@ -559,7 +562,7 @@ class CatCompiler:
             return self.as_rel(a, e, "the left of ';'") >> self.as_rel(b, e, "the right of ';'")
         if isinstance(a, Set) and isinstance(b, Set) and op == "inter" and {a.key, b.key} == {dsl.R.key, dsl.W.key}:
             # the events that are both reads and writes: herd's single-event RMWs
-            self.rmw_as_set = True
+            self.single_events_used = True
         if isinstance(a, Set) and isinstance(b, Set) or isinstance(a, Rel) and isinstance(b, Rel):
             return {"union": lambda: a | b, "inter": lambda: a & b, "diff": lambda: a - b}[op]()
         sym = {"union": "|", "inter": "&", "diff": "\\"}[op]
@@ -606,10 +609,11 @@ def load(
     cat = S.parse(text, path)
     first = CatCompiler(path, text, dirs, BUILTINS, variants, single_rmw=bool(single_rmw))
     model = first.compile(cat)
-    if single_rmw is None and first.rmw_as_set:
+    single = first.single_events_used if single_rmw is None else single_rmw
+    if single and not single_rmw:
         # written for herd's single-event RMWs: read again over them
         model = CatCompiler(path, text, dirs, BUILTINS, variants, single_rmw=True).compile(cat)
-    if single_rmw or single_rmw is None and first.rmw_as_set:
+    if single:
         model.doc += "; herd's RMWs as one event"
     if cas_writeback is not None:
         model.cas_writeback = cas_writeback

@@ -83,22 +83,18 @@ def _compiled(src: str):
     import sys
     import zlib
 
-    from ..cache import cache_folder, write_whole
+    from ..cache import read_or_build
 
-    folder = cache_folder()
-    if folder is None:
-        return compile(src, "<hrf.litmus.ast nodes>", "exec")
-    key = f"{zlib.crc32((sys.version + src).encode()):08x}-{len(src)}"
-    path = folder / f"ast-nodes-{key}.code"
-    try:
-        cached_src, code = marshal.loads(path.read_bytes())
-        if cached_src == src:
-            return code
-    except Exception:  # absent or damaged: compile it again
-        pass
-    code = compile(src, "<hrf.litmus.ast nodes>", "exec")
-    write_whole(path, lambda f: marshal.dump((src, code), f))
-    return code
+    def read(f):
+        cached_src, code = marshal.load(f)
+        return code if cached_src == src else None
+
+    return read_or_build(
+        f"ast-nodes-{zlib.crc32((sys.version + src).encode()):08x}-{len(src)}.code",
+        read,
+        lambda: compile(src, "<hrf.litmus.ast nodes>", "exec"),
+        lambda code, f: marshal.dump((src, code), f),
+    )
 
 
 def _frozen(self, name, *_):

@@ -375,6 +375,28 @@ def make_stree(name: str | None, kids: list, meta) -> tuple:
     return (TREE_LEVELS.get(name), kids, rank, name, meta.line, meta.column)
 
 
+def make_unop(op: str, e, line: int):
+    """`-e` or `!e`; minus a constant is the negative constant."""
+    if op == "-" and isinstance(e, A.Const):
+        return A.Const(-e.value, line=line)
+    return A.UnOp(op, e, line=line)
+
+
+def make_expr_stmt(e, meta):
+    """An expression as a statement: a store, fence or barrier call is that
+    statement; any other expression is evaluated for its effects."""
+    if isinstance(e, (A.Store, A.Fence, A.Barrier)):
+        return e
+    return A.ExprStmt(_value(e, meta), line=meta.line)
+
+
+def make_labelled(label: str, s):
+    """`L: s`: a label names a barrier (herd's barrier instances); elsewhere it is dropped."""
+    if isinstance(s, A.Barrier):
+        return A.Barrier(s.flags, label=label, scope=s.scope, line=s.line)
+    return s
+
+
 def make_header(token: str) -> tuple:
     parts = token.split(None, 1)
     arch = "C" if parts[0] == "C" else "OpenCL"

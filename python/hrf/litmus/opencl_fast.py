@@ -25,12 +25,15 @@ from .opencl import (
     _value,
     int_literal,
     make_and,
+    make_expr_stmt,
     make_header,
+    make_labelled,
     make_or,
     make_param,
     make_scope_annot,
     make_stree,
     make_thread,
+    make_unop,
 )
 
 
@@ -332,10 +335,7 @@ class _Reader:
                 return self._semi(A.Assign(text, self.value(), line=line))
             if nxt == ":":
                 self.i += 2
-                s = self.stmt()
-                if isinstance(s, A.Barrier):
-                    return A.Barrier(s.flags, label=text, scope=s.scope, line=s.line)
-                return s
+                return make_labelled(text, self.stmt())
         elif kind == "*" and self.peek(1)[0] == "name" and self.peek(2)[0] == "=":
             self.i += 1
             loc = self.name()
@@ -343,9 +343,7 @@ class _Reader:
             return self._semi(A.Store(loc, self.value(), atomic=False, line=line))
         e = self.expr()
         self.expect(";")
-        if isinstance(e, (A.Store, A.Fence, A.Barrier)):
-            return e
-        return A.ExprStmt(_value(e, Where(line, t[3])), line=line)
+        return make_expr_stmt(e, Where(line, t[3]))
 
     def _semi(self, s):
         self.expect(";")
@@ -378,10 +376,7 @@ class _Reader:
         kind, line = t[0], t[2]
         if kind == "!" or kind == "-":
             self.next()
-            e = self.unary()
-            if kind == "-" and isinstance(e, A.Const):
-                return A.Const(-e.value, line=line)
-            return A.UnOp(kind, e, line=line)
+            return make_unop(kind, self.unary(), line)
         if kind == "*":
             self.next()
             if self.peek()[0] == "(":

@@ -18,6 +18,7 @@ from .grammar import lalr
 from .opencl import (
     _LKMM,
     ParseFailure,
+    Where,
     _call,
     _line,
     _lkmm,
@@ -25,12 +26,15 @@ from .opencl import (
     _value,
     int_literal,
     make_and,
+    make_expr_stmt,
     make_header,
+    make_labelled,
     make_or,
     make_param,
     make_scope_annot,
     make_stree,
     make_thread,
+    make_unop,
 )
 
 # lark's terminal names, as a reader of the error would write them.
@@ -122,10 +126,7 @@ class ToAst(Transformer):
         return A.BinOp(str(c[1]), c[0], c[2], line=_line(meta))
 
     def unop(self, meta, c):
-        op, e = str(c[0]), c[1]
-        if op == "-" and isinstance(e, A.Const):
-            return A.Const(-e.value, line=_line(meta))
-        return A.UnOp(op, e, line=_line(meta))
+        return make_unop(str(c[0]), c[1], _line(meta))
 
     def deref(self, meta, c):
         return A.Load(str(c[1]), atomic=False, line=_line(meta))
@@ -161,10 +162,7 @@ class ToAst(Transformer):
         return A.Store(str(c[1]), _value(c[2], meta), atomic=False, line=_line(meta))
 
     def expr_stmt(self, meta, c):
-        e = c[0]
-        if isinstance(e, (A.Store, A.Fence, A.Barrier)):
-            return e
-        return A.ExprStmt(_value(e, meta), line=_line(meta))
+        return make_expr_stmt(c[0], Where(_line(meta), getattr(meta, "column", 0)))
 
     def block(self, meta, c):
         out = []
@@ -185,10 +183,7 @@ class ToAst(Transformer):
         return A.While(_value(c[0], meta), self._body(c[1]), line=_line(meta))
 
     def labelled(self, meta, c):
-        label, s = str(c[0]), c[1]
-        if isinstance(s, A.Barrier):
-            return A.Barrier(s.flags, label=label, scope=s.scope, line=s.line)
-        return s
+        return make_labelled(str(c[0]), c[1])
 
     def skip(self, meta, c):
         return []
