@@ -263,14 +263,19 @@ class _Reader:
                     break
             annot = make_scope_annot(pairs)
         self.expect("(")
-        params = []
-        if not self.accept(")"):
-            while True:
-                params.append(self.param())
-                if self.accept(")"):
-                    break
-                self.expect(",")
+        params = self.items_to_paren(self.param)
         return make_thread(t[1], annot, params, self.block(), t[2])
+
+    def items_to_paren(self, item) -> list:
+        """`a, b, ...)` after an opening parenthesis (none: `)`), each read by `item`."""
+        out: list = []
+        if self.accept(")"):
+            return out
+        while True:
+            out.append(item())
+            if self.accept(")"):
+                return out
+            self.expect(",")
 
     def param(self) -> A.Param:
         words = [self.name()]
@@ -396,14 +401,7 @@ class _Reader:
             if text in _KEYWORDS:
                 raise GiveUp
             if self.accept("("):
-                args = []
-                if not self.accept(")"):
-                    while True:
-                        args.append(self.expr())
-                        if self.accept(")"):
-                            break
-                        self.expect(",")
-                return _call(text, args, Where(line, t[3]))
+                return _call(text, self.items_to_paren(self.expr), Where(line, t[3]))
             return A.Reg(text, line=line)
         if kind == "(":
             if self.peek()[0] == "*" and self.peek(1)[0] == "name" and self.peek(2)[0] == "=":
