@@ -250,6 +250,37 @@ def test_a_worker_that_dies_is_one_error_row(monkeypatch, tmp_path):
     assert all(r.error is None for r in others), [str(r.error) for r in others if r.error]
 
 
+def test_a_worker_that_dies_mid_message_blames_only_its_test(monkeypatch, tmp_path):
+    # Workers send the results of several tests in one message; a worker that
+    # dies loses the tests of the message it was filling. Those are checked
+    # again, one test a message, so that the death is put on its test alone.
+    import os
+    import signal
+
+    import hrf.api
+
+    killer = tmp_path / "killer.litmus"
+    killer.write_text(MP)
+    real = hrf.api.compile_test
+
+    def compile_or_die(t, *a, **k):
+        if t.path == str(killer):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(t, *a, **k)
+
+    monkeypatch.setattr(hrf.api, "compile_test", compile_or_die)
+    corpus = _corpus_tests(6)
+    tests = [corpus[i % len(corpus)] for i in range(150)]
+    tests[77] = str(killer)  # inside a span (10 tests a span here), after the first message's start
+    rows = list(hrf.check_many(tests, ["sc"], workers=2, processes=True))
+    assert [r.path for r in rows] == tests
+    assert [i for i, r in enumerate(rows) if r.error is not None] == [77]
+    assert "died" in str(rows[77].error) and "signal 9" in str(rows[77].error)
+    # the same rows as a run without the killer, elsewhere
+    alone = {t: hrf.check(t, "sc") for t in corpus}
+    assert all(r.observation == alone[r.path].observation for i, r in enumerate(rows) if i != 77)
+
+
 def test_an_exception_outside_hrf_is_one_error_row(monkeypatch, tmp_path):
     # lark's VisitError did not pickle and hung the run; any exception hrf
     # did not mean to raise is now an error row naming the test

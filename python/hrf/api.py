@@ -8,6 +8,7 @@ import json
 import math
 import os
 import signal
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, cast
@@ -613,7 +614,8 @@ def check_many(
 
 
 PROCESS_MIN_TESTS = 64
-SPAN = 512  # tests per forked worker, at most (a fresh process per span)
+SPAN = 2048  # tests per forked worker, at most (a fresh process per span; a fork of a
+# parent holding 100,000 tests costs about 20 ms)
 
 
 @contextlib.contextmanager
@@ -709,25 +711,48 @@ def _internal_error(e: BaseException, name: str) -> HrfError:
     return HrfError(f"{name}: internal error of hrf ({type(e).__name__}: {e}); please report it with the test")
 
 
-def _fork_worker(conn, tests: list, models: list, limits: Limits, start: int, end: int, identify: bool) -> None:
-    """A forked worker: check tests[start:end] on one core and send each
-    test's results as soon as they are there, so that a worker that dies
-    loses only the test it was on. Errors travel as text (an exception that
-    does not pickle cannot hang the run)."""
+# A worker sends the results of up to this many tests at once, or what it
+# has after SEND_SECONDS; after a worker died, its span's rest is checked
+# again one test a message, so that a death names its test.
+SEND_TESTS = 16
+SEND_SECONDS = 0.05
+
+
+def _fork_worker(
+    conn, tests: list, models: list, limits: Limits, start: int, end: int, identify: bool, per: int = 1
+) -> None:
+    """A forked worker: check tests[start:end] on one core and send the
+    results of `per` tests at a time (fewer when SEND_SECONDS have passed),
+    as `(index of the first, their results)`: a worker that dies loses at
+    most the tests of the message it was filling. Errors travel as text (an
+    exception that does not pickle cannot hang the run)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    k = start
+    k = start  # the first test whose results are not sent
     batch: list = []
+    sent = time.monotonic()
     try:
-        for r in _check_in_threads(tests[start:end], models, 1, limits, 1, identify):
+        for r in _check_in_threads(tests[start:end], models, 1, limits, per * len(models), identify):
             batch.append(portable(r))
-            if len(batch) == len(models):
+            if len(batch) % len(models) == 0 and (
+                len(batch) == per * len(models) or time.monotonic() - sent > SEND_SECONDS
+            ):
                 conn.send((k, batch))
-                batch, k = [], k + 1
+                k += len(batch) // len(models)
+                batch, sent = [], time.monotonic()
+        if batch:
+            conn.send((k, batch))
     except BaseException as e:  # pragma: no cover - _check_in_threads turns errors into rows
-        conn.send((k, [_internal_error(e, str(tests[k]))]))
+        done = len(batch) // len(models)
+        if done:
+            conn.send((k, batch[: done * len(models)]))
+        conn.send((k + done, [_internal_error(e, str(tests[k + done]))]))
     finally:
         conn.close()
         os._exit(0)
+
+
+# What a sent result holds in place of the limits its witnesses wait for.
+_LAZY = cast(Limits, True)
 
 
 def portable(r: Result) -> Result:
@@ -737,6 +762,8 @@ def portable(r: Result) -> Result:
     pickle. `adopt` undoes it on the other side."""
     r._compiled = None
     r._model_obj = None
+    if r._lazy is not None:
+        r._lazy = _LAZY  # the limits are the caller's own (`adopt`): not sent
     if r.error is not None:
         # its traceback and chained errors stay here: they hold frames and
         # modules (pickled where tblib is installed, as dask.distributed does)
@@ -787,23 +814,24 @@ def _check_in_processes(
 
     ctx = mp.get_context("fork")
     size = max(1, min(SPAN, -(-len(tests) // (nworkers * 8))))
-    pending = [(i, min(i + size, len(tests))) for i in range(0, len(tests), size)]
+    # (first test, end, tests per message): spans not yet started
+    pending = [(i, min(i + size, len(tests)), SEND_TESTS) for i in range(0, len(tests), size)]
     pending.reverse()  # popped from the end: in order
     by_name = {m.name: m for m in models}
     done: dict = {}  # test index -> its results, until yielded
-    running: dict[Connection, list] = {}  # connection -> [process, next test index, end]
+    running: dict[Connection, list] = {}  # connection -> [process, next test index, end, per]
     next_out = 0
 
-    def launch(start: int, end: int) -> None:
+    def launch(start: int, end: int, per: int) -> None:
         # The parent's objects go to the permanent generation first: the
         # child's collector then leaves them alone, and so does not copy
         # every page it inherited (copy-on-write) by touching their headers.
         gc.freeze()
         recv, send = ctx.Pipe(duplex=False)
-        p = ctx.Process(target=_fork_worker, args=(send, tests, models, limits, start, end, identify), daemon=True)
+        p = ctx.Process(target=_fork_worker, args=(send, tests, models, limits, start, end, identify, per), daemon=True)
         p.start()
         send.close()
-        running[recv] = [p, start, end]
+        running[recv] = [p, start, end, per]
 
     with _fewer_collections():
         try:
@@ -812,15 +840,18 @@ def _check_in_processes(
                     launch(*pending.pop())
                 for ready in wait(list(running)):
                     conn = cast(Connection, ready)
-                    p, k, end = running[conn]
+                    p, k, end, per = running[conn]
                     try:
                         idx, results = conn.recv()
                     except (EOFError, OSError):
-                        # the worker ended; if before its span's end, it died on test k
+                        # the worker ended; if before its span's end, it died on
+                        # one of the tests from k of the message it was filling
                         del running[conn]
                         conn.close()
                         p.join()
-                        if k < end:
+                        if k < end and per > 1 and p.exitcode != 0:
+                            pending.append((k, end, 1))  # again, one test a message
+                        elif k < end:
                             code = p.exitcode
                             how = (
                                 f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
@@ -834,22 +865,23 @@ def _check_in_processes(
                                 ),
                             )
                             if k + 1 < end:
-                                pending.append((k + 1, end))
+                                pending.append((k + 1, end, 1))
                         continue
-                    for r in results:
-                        if isinstance(r, HrfError):  # pragma: no cover - see _fork_worker
-                            done[idx] = _error_results(tests[idx], models, r)
-                            break
-                    else:
-                        done[idx] = results
-                    running[conn][1] = idx + 1
+                    if any(isinstance(r, HrfError) for r in results):  # pragma: no cover - see _fork_worker
+                        done[idx] = _error_results(tests[idx], models, results[0])
+                        running[conn][1] = idx + 1
+                        continue
+                    nm = len(models)
+                    for j in range(len(results) // nm):
+                        done[idx + j] = results[j * nm : (j + 1) * nm]
+                    running[conn][1] = idx + len(results) // nm
                 while next_out in done:
                     for r in done.pop(next_out):
                         yield adopt(r, tests[next_out], by_name, limits)
                     next_out += 1
         finally:
             gc.unfreeze()
-            for conn, (p, _, _) in running.items():
+            for conn, (p, *_) in running.items():
                 if p.is_alive():
                     p.terminate()
                 p.join()

@@ -605,14 +605,13 @@ impl<'a> Evaluator<'a> {
                 }
                 let mut acc = Relation::empty(n);
                 for (_, s) in classes {
+                    // what reads `var` is never cached (below): each class evaluates it anew
                     self.bound.push((var.clone(), s));
-                    self.forget_var(&var);
                     let part = self.rel(body, d);
-                    for (row, p) in acc.rows[..n].iter_mut().zip(&part.rows[..n]) {
+                    for (row, p) in acc.rows.iter_mut().zip(&part.rows) {
                         *row |= p;
                     }
                     self.bound.pop();
-                    self.forget_var(&var);
                 }
                 r(acc)
             }
@@ -623,14 +622,6 @@ impl<'a> Evaluator<'a> {
         v
     }
 
-    fn forget_var(&mut self, var: &str) {
-        for (i, c) in self.cache.iter_mut().enumerate() {
-            if self.m.vars[i].contains(var) {
-                *c = None;
-            }
-        }
-    }
-
     /// Does check `ci` hold? On failure, a witness: the events of a
     /// violating pair (`empty`) or of a cycle / reflexive point.
     pub fn check(&mut self, ci: usize, d: &Dynamic) -> Result<(), Vec<usize>> {
@@ -638,9 +629,9 @@ impl<'a> Evaluator<'a> {
         let (kind, node) = (c.kind, c.node);
         let rel = self.rel(node, d);
         match kind {
-            CheckKind::Empty => match rel.pairs().first() {
+            CheckKind::Empty => match rel.first_pair() {
                 None => Ok(()),
-                Some(&(a, b)) => Err(if a == b { vec![a] } else { vec![a, b] }),
+                Some((a, b)) => Err(if a == b { vec![a] } else { vec![a, b] }),
             },
             CheckKind::Irreflexive => {
                 let pts = rel.reflexive_points();

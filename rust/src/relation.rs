@@ -33,16 +33,19 @@ pub fn full_set(n: usize) -> EventSet {
     }
 }
 
+/// `rows` has one word per event, `n` in all: a small test's relations are
+/// a few words, copied and freed as such (a fixed array of MAX_EVENTS words
+/// made every copy 512 bytes).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Relation {
     pub n: usize,
-    pub rows: [u64; MAX_EVENTS],
+    pub rows: Vec<u64>,
 }
 
 impl Relation {
     pub fn empty(n: usize) -> Self {
         debug_assert!(n <= MAX_EVENTS);
-        Relation { n, rows: [0; MAX_EVENTS] }
+        Relation { n, rows: vec![0; n] }
     }
 
     pub fn identity(n: usize) -> Self {
@@ -96,30 +99,36 @@ impl Relation {
         v
     }
 
+    /// The first pair in row order, as `pairs().first()` without the list.
+    pub fn first_pair(&self) -> Option<(usize, usize)> {
+        let i = self.rows.iter().position(|&r| r != 0)?;
+        Some((i, self.rows[i].trailing_zeros() as usize))
+    }
+
     pub fn is_empty(&self) -> bool {
         self.rows[..self.n].iter().all(|&r| r == 0)
     }
 
     pub fn union(&self, o: &Self) -> Self {
         let mut r = self.clone();
-        for i in 0..self.n {
-            r.rows[i] |= o.rows[i];
+        for (a, &b) in r.rows.iter_mut().zip(&o.rows) {
+            *a |= b;
         }
         r
     }
 
     pub fn inter(&self, o: &Self) -> Self {
         let mut r = self.clone();
-        for i in 0..self.n {
-            r.rows[i] &= o.rows[i];
+        for (a, &b) in r.rows.iter_mut().zip(&o.rows) {
+            *a &= b;
         }
         r
     }
 
     pub fn diff(&self, o: &Self) -> Self {
         let mut r = self.clone();
-        for i in 0..self.n {
-            r.rows[i] &= !o.rows[i];
+        for (a, &b) in r.rows.iter_mut().zip(&o.rows) {
+            *a &= !b;
         }
         r
     }
@@ -258,6 +267,8 @@ mod tests {
         assert_eq!(r.domain(), 0b0111);
         assert_eq!(r.range(), 0b1110);
         assert!(r.diff(&r).is_empty());
+        assert_eq!(r.first_pair(), r.pairs().first().copied());
+        assert_eq!(r.diff(&r).first_pair(), None);
         assert_eq!(r.opt().pairs().len(), 7);
         assert_eq!(r.star().pairs().len(), 10);
     }
