@@ -186,9 +186,11 @@ def model_theory(model: str | Model) -> ModelTheory:
     def args(i: int) -> str:
         return "".join(f" {orders[o]}" for o in sorted(ov[i]))
 
-    def term(i: int, top: bool = False) -> str:
+    def term(i: int, top: bool = False, kid=None) -> str:
+        """The node's term; its children through `kid` (default: term)."""
         if i in named and not top:
             return f"{named[i]} X{args(i)}"
+        kid = kid or term
         d = nodes[i]
         op = d["op"]
         if op == "tag":
@@ -208,24 +210,24 @@ def model_theory(model: str | Model) -> ModelTheory:
         if op == "empty_set":
             return "{}"
         if op in _BINARY:
-            return f"({term(d['a'])} {_BINARY[op]} {term(d['b'])})"
+            return f"({kid(d['a'])} {_BINARY[op]} {kid(d['b'])})"
         if op == "domain":
-            return f"dom_of {_arg(term(d['a']))}"
+            return f"dom_of {_arg(kid(d['a']))}"
         if op == "range":
-            return f"ran_of {_arg(term(d['a']))}"
+            return f"ran_of {_arg(kid(d['a']))}"
         if op == "ident":
-            return f"Id_on {_arg(term(d['a']))}"
+            return f"Id_on {_arg(kid(d['a']))}"
         if op == "inv":
-            return f"conv {_arg(term(d['a']))}"
+            return f"conv {_arg(kid(d['a']))}"
         if op == "plus":
-            return f"({term(d['a'])})\\<^sup>+"
+            return f"({kid(d['a'])})\\<^sup>+"
         if op == "star":
-            return f"star X {_arg(term(d['a']))}"
+            return f"star X {_arg(kid(d['a']))}"
         if op == "opt":
-            return f"opt X {_arg(term(d['a']))}"
+            return f"opt X {_arg(kid(d['a']))}"
         if op == "foreach":
             v = safe_name(d["var"], "V").upper()
-            return f"foreach X {_str(d['attr'])} (\\<lambda>{v}. {term(d['body'])})"
+            return f"foreach X {_str(d['attr'])} (\\<lambda>{v}. {kid(d['body'])})"
         raise UnsupportedFeature(f"model {m.name}: DSL operator {op} has no Isabelle form")
 
     out = [
@@ -265,22 +267,43 @@ def model_theory(model: str | Model) -> ModelTheory:
                 raise UnsupportedFeature(f"model {m.name}: flag {c['name']} reads a witness order")
             flags[c["name"]] = (const, c["kind"])
         else:
-            conj.append((bool(ov[c["node"]]), c["kind"], _holds(c["kind"], f"{const} X{args(c['node'])}")))
+            conj.append((bool(ov[c["node"]]), c["kind"], _holds(c["kind"], f"{const} X{args(c['node'])}"), c["node"]))
     consistent = f"{prefix}_consistent"
     # The checks that read no witness order come first and once; inside
     # "some total order ...", the cheap `empty` checks before the closures,
     # so that evaluation drops most of the n! orders early.
-    free = [h for o, _, h in conj if not o]
-    bound = [h for o, k, h in sorted(conj, key=lambda c: c[1] != "empty") if o]
-    inner = " \\<and> ".join(bound) if bound else "True"
+    free = [h for o, _, h, _ in conj if not o]
+    bound = [h for o, k, h, _ in sorted(conj, key=lambda c: c[1] != "empty") if o]
+    # Inside the quantifier the checks are written out, and what in them
+    # reads no order (hhb's closure, fr, ...) is bound by a `let` outside it:
+    # computed once, not once per order tried.
+    hoisted: dict = {}  # node -> its let variable
+
+    def hterm(i: int) -> str:
+        if not ov[i] and not fv[i] and nodes[i]["op"] not in leaf:
+            return hoisted.setdefault(i, f"H{len(hoisted) + 1}")
+        if not ov[i]:
+            return term(i)
+        return term(i, top=True, kid=hterm)
+
+    bound_nodes = [(k, node) for o, k, _, node in sorted(conj, key=lambda c: c[1] != "empty") if o]
+    written = [_holds(k, hterm(node)) for k, node in bound_nodes]
     sets = []  # (variable, the term of its order's set)
     for o in ir["orders"]:
         if ov[o["set"]]:  # pragma: no cover - an order's set is fixed by the events
             raise UnsupportedFeature(f"model {m.name}: the set of order {o['name']} reads a witness order")
         sets.append((orders[o["name"]], term(o["set"], top=True)))
-    for var, over in reversed(sets):  # some total order of each witness order's set
-        inner = f"(\\<exists>{var} \\<in> total_orders ({over}). {inner})"
-    body = " \\<and> ".join(free + ([inner] if ir["orders"] else [])) or "True"
+
+    def consistency() -> str:
+        inner = " \\<and> ".join(written) if written else "True"
+        for var, over in reversed(sets):  # some total order of each witness order's set
+            inner = f"(\\<exists>{var} \\<in> total_orders ({over}). {inner})"
+        if hoisted:
+            lets = "; ".join(f"{v} = {term(i)}" for i, v in hoisted.items())
+            inner = f"(let {lets} in {inner})"
+        return " \\<and> ".join(free + ([inner] if ir["orders"] else [])) or "True"
+
+    body = consistency()
     if ir["orders"]:
         out += [
             "text \\<open>Consistency asks for some total order of each witness order's set that",
@@ -319,7 +342,10 @@ def model_theory(model: str | Model) -> ModelTheory:
             f"lemma {intro}:",
             f'  "\\<And>X {" ".join(given.values())}. \\<lbrakk>{premises}\\<rbrakk>',
             f'    \\<Longrightarrow> {consistent} X"',
-            f"  unfolding {consistent}_def total_orders_def set_map by blast",
+            f"  unfolding {consistent}_def total_orders_def set_map Let_def"
+            + "".join(f" {prefix}_{safe_name(c['name'], 'c').lower()}_def" for c in ir["checks"] if ov[c["node"]])
+            + "".join(f" {named[i]}_def" for i in sorted(named) if ov[i])
+            + " by blast",
             "",
         ]
     out += ["end", ""]
