@@ -223,9 +223,9 @@ def _corpus_tests(n):
     return sorted(str(p) for p in (CORPUS / "hrf").glob("*.litmus"))[:n]
 
 
-def test_a_worker_that_dies_is_one_error_row(monkeypatch, tmp_path):
-    # A test whose check kills its worker process (as an abort of the core
-    # or the kernel's OOM killer would): before, the pool waited forever.
+def _killer_test(monkeypatch, tmp_path):
+    """A test file whose compilation kills the process compiling it (as an
+    abort of the core or the kernel's OOM killer would)."""
     import os
     import signal
 
@@ -241,6 +241,13 @@ def test_a_worker_that_dies_is_one_error_row(monkeypatch, tmp_path):
         return real(t, *a, **k)
 
     monkeypatch.setattr(hrf.api, "compile_test", compile_or_die)  # inherited by the forked workers
+    return killer
+
+
+def test_a_worker_that_dies_is_one_error_row(monkeypatch, tmp_path):
+    # A test whose check kills its worker process (as an abort of the core
+    # or the kernel's OOM killer would): before, the pool waited forever.
+    killer = _killer_test(monkeypatch, tmp_path)
     tests = _corpus_tests(3) + [str(killer)] + _corpus_tests(6)[3:]
     rows = list(hrf.check_many(tests, ["sc", "opencl"], workers=2, processes=True))
     assert [r.path for r in rows] == [t for t in tests for _ in range(2)]
@@ -254,21 +261,7 @@ def test_a_worker_that_dies_mid_message_blames_only_its_test(monkeypatch, tmp_pa
     # Workers send the results of several tests in one message; a worker that
     # dies loses the tests of the message it was filling. Those are checked
     # again, one test a message, so that the death is put on its test alone.
-    import os
-    import signal
-
-    import hrf.api
-
-    killer = tmp_path / "killer.litmus"
-    killer.write_text(MP)
-    real = hrf.api.compile_test
-
-    def compile_or_die(t, *a, **k):
-        if t.path == str(killer):
-            os.kill(os.getpid(), signal.SIGKILL)
-        return real(t, *a, **k)
-
-    monkeypatch.setattr(hrf.api, "compile_test", compile_or_die)
+    killer = _killer_test(monkeypatch, tmp_path)
     corpus = _corpus_tests(6)
     tests = [corpus[i % len(corpus)] for i in range(150)]
     tests[77] = str(killer)  # inside a span (10 tests a span here), after the first message's start

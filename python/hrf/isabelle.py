@@ -273,7 +273,8 @@ def model_theory(model: str | Model) -> ModelTheory:
     # "some total order ...", the cheap `empty` checks before the closures,
     # so that evaluation drops most of the n! orders early.
     free = [h for o, _, h, _ in conj if not o]
-    bound = [h for o, k, h, _ in sorted(conj, key=lambda c: c[1] != "empty") if o]
+    on_orders = [c for c in sorted(conj, key=lambda c: c[1] != "empty") if c[0]]
+    bound = [h for _, _, h, _ in on_orders]
     # Inside the quantifier the checks are written out, and what in them
     # reads no order (hhb's closure, fr, ...) is bound by a `let` outside it:
     # computed once, not once per order tried.
@@ -286,24 +287,18 @@ def model_theory(model: str | Model) -> ModelTheory:
             return term(i)
         return term(i, top=True, kid=hterm)
 
-    bound_nodes = [(k, node) for o, k, _, node in sorted(conj, key=lambda c: c[1] != "empty") if o]
-    written = [_holds(k, hterm(node)) for k, node in bound_nodes]
+    inner = " \\<and> ".join(_holds(k, hterm(node)) for _, k, _, node in on_orders) or "True"
     sets = []  # (variable, the term of its order's set)
     for o in ir["orders"]:
         if ov[o["set"]]:  # pragma: no cover - an order's set is fixed by the events
             raise UnsupportedFeature(f"model {m.name}: the set of order {o['name']} reads a witness order")
         sets.append((orders[o["name"]], term(o["set"], top=True)))
-
-    def consistency() -> str:
-        inner = " \\<and> ".join(written) if written else "True"
-        for var, over in reversed(sets):  # some total order of each witness order's set
-            inner = f"(\\<exists>{var} \\<in> total_orders ({over}). {inner})"
-        if hoisted:
-            lets = "; ".join(f"{v} = {term(i)}" for i, v in hoisted.items())
-            inner = f"(let {lets} in {inner})"
-        return " \\<and> ".join(free + ([inner] if ir["orders"] else [])) or "True"
-
-    body = consistency()
+    for var, over in reversed(sets):  # some total order of each witness order's set
+        inner = f"(\\<exists>{var} \\<in> total_orders ({over}). {inner})"
+    if hoisted:
+        lets = "; ".join(f"{v} = {term(i)}" for i, v in hoisted.items())
+        inner = f"(let {lets} in {inner})"
+    body = " \\<and> ".join(free + ([inner] if ir["orders"] else [])) or "True"
     if ir["orders"]:
         out += [
             "text \\<open>Consistency asks for some total order of each witness order's set that",

@@ -106,7 +106,7 @@ impl Relation {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.rows[..self.n].iter().all(|&r| r == 0)
+        self.rows.iter().all(|&r| r == 0)
     }
 
     pub fn union(&self, o: &Self) -> Self {
@@ -195,7 +195,7 @@ impl Relation {
     }
 
     pub fn range(&self) -> EventSet {
-        self.rows[..self.n].iter().fold(0, |a, &r| a | r)
+        self.rows.iter().fold(0, |a, &r| a | r)
     }
 
     pub fn is_irreflexive(&self) -> bool {
