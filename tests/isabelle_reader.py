@@ -36,6 +36,14 @@ MAIN_CONSTANTS = {
     "Cons",
     "Pair",
     "sorted_list_of_set",
+    "of_bool",
+    "Bit_Operations.and",
+    "Bit_Operations.or",
+    "Bit_Operations.xor",
+    "map_option",
+    "set_option",
+    "Option.bind",
+    "filter",
 }
 MAIN_TYPES = {"nat", "int", "bool", "set", "rel", "list", "option", "string"}
 # Inner-syntax words that are not names.
@@ -230,6 +238,9 @@ class Theory:
     facts: set = field(default_factory=set)
     terms: list = field(default_factory=list)  # (line, text, parameters, closed: True, or None for a statement)
     type_strings: list = field(default_factory=list)  # (line, text)
+    # names a proof binds (`fix x`, `obtain x where`, `define x`, `case (C x y)`),
+    # allowed free in the statements of the hand-written theories
+    locals: set = field(default_factory=set)
 
 
 def read_theory(path: Path) -> Theory:
@@ -291,8 +302,11 @@ def read_theory(path: Path) -> Theory:
                 if toks[j].kind == "word" and toks[j + 1].text == ":":
                     th.facts.add(toks[j].text)
                     j += 2
-                th.terms.append((toks[j].line, toks[j].text, set(), None))
-                i = j + 1
+                if toks[j].kind == "string":
+                    th.terms.append((toks[j].line, toks[j].text, set(), None))
+                    j += 1
+                # else: `assumes "..." shows "..."`, read as strings after those words
+                i = j
                 continue
             elif w == "datatype":
                 i = _read_datatype(th, toks, i)
@@ -308,9 +322,23 @@ def read_theory(path: Path) -> Theory:
                 th.type_strings.append((toks[j + 2].line, toks[j + 2].text))
                 i = j + 3
                 continue
-            elif w in ("have", "show", "obtain", "assume", "fix") or w in COMMANDS:
+            elif w in ("fix", "obtain", "define"):
+                j = i + 1
+                while j < len(toks) and toks[j].kind == "word" and toks[j].text not in COMMANDS:
+                    th.locals.add(toks[j].text)
+                    j += 1
+            elif w == "case" and i + 1 < len(toks) and toks[i + 1].text == "(":
+                j = i + 3  # past `(` and the constructor
+                while j < len(toks) and toks[j].text != ")":
+                    th.locals.add(toks[j].text)
+                    j += 1
+            elif w in ("have", "show", "assume") or w in COMMANDS:
                 pass
-        elif t.kind == "string" and i > 0 and toks[i - 1].text in ("assume", "have", "show", "where"):
+        elif (
+            t.kind == "string"
+            and i > 0
+            and toks[i - 1].text in ("assume", "have", "show", "where", "assumes", "shows", "and")
+        ):
             th.terms.append((t.line, t.text, set(), None))
         i += 1
     if stack:
@@ -422,7 +450,8 @@ def check_session(directory: Path) -> dict:
             toks = inner_tokens(text)
             bound = bound_names(toks) | params
             for t in toks:
-                if is_name(t) and t not in consts and t not in bound and not (not closed and _free_ok(t)):
+                free_ok = not closed and (_free_ok(t) or t in th.locals)
+                if is_name(t) and t not in consts and t not in bound and not free_ok:
                     raise ReadError(f"{th.path.name}:{line}: {t} is not defined (in {text[:60]!r})")
         for line, text in th.type_strings:
             for t in inner_tokens(text):

@@ -289,3 +289,46 @@ def test_consistent_executions_are_proved_with_the_witness_order_hrf_found(tmp_p
         assert name == "sc" and len(set(order)) == len(order)
         assert set(order) == {e["id"] for e in ex["events"] if {"A", "sc"} <= _event_tags(comp, e)}
     assert sorted(len(o.split(",")) for _, o in found) == sorted(len(ex["orders"][0][1]) for ex in verdict.executions)
+
+
+def test_machine_instructions_as_isabelle_terms():
+    from hrf.isabelle import machine_instr
+
+    assert machine_instr({"op": "st", "loc": 0, "val": {"k": "c", "v": 42}}, 0) == "ST (EC 42) 0"
+    assert machine_instr({"op": "assign", "dst": 1, "val": {"k": "c", "v": -1}}, 2) == "MOV 1 (EC (-1))"
+    cond = {"k": "not", "a": {"k": "bin", "o": "==", "a": {"k": "r", "r": 0}, "b": {"k": "c", "v": 1}}}
+    assert machine_instr({"op": "branch", "cond": cond, "target": 5}, 2) == "BNZ (ENot (EBin BEq (ER 0) (EC 1))) 5"
+    assert machine_instr({"op": "flu", "level": 1, "scope": "all"}, 0) == "FLUL1 SYS"
+    assert machine_instr({"op": "inv", "level": 2, "scope": "dev"}, 0) == "INVL2 DV"
+    # an increment that keeps no result writes the scratch register
+    inc = {"op": "rmw", "level": 2, "dst": None, "loc": 1, "rmw": "add", "val": {"k": "c", "v": 1}}
+    assert machine_instr(inc, 3) == "INCL2 3 1"
+    cas = {"op": "rmw", "level": 1, "dst": 0, "loc": 0, "rmw": "cas", "val": {"k": "c", "v": 1}}
+    cas["expected"] = {"k": "c", "v": 0}
+    with pytest.raises(hrf.UnsupportedFeature, match="no Isabelle form"):
+        machine_instr(cas, 1)
+
+
+def test_machine_runs_of_a_scheme_are_exported_one_theorem_per_outcome(tmp_path):
+    # rsp-old on the corrupt MP of [RSP15]'s talk: the machine reaches
+    # r0=1, r1=0 (the flush of the release does not wait for x's write-back
+    # at device scope), which opencl-rsp forbids: the run theory proves that
+    # outcome reachable and marks it as the scheme's counterexample.
+    test = ROOT / "litmus/rsp/corrupt-mp.litmus"
+    r = export_isabelle(test, "opencl-rsp", tmp_path, schemes="rsp-old")
+    assert r.runs == ["Run_corrupt_MP_rsp_old"]
+    text = (tmp_path / "Run_corrupt_MP_rsp_old.thy").read_text()
+    s = hrf.soundness(test, "rsp-old")
+    for wb, m in s.machine.items():
+        theorems = re.findall(rf"^theorem run_corrupt_mp_rsp_old_{wb}_(\d+):", text, re.M)
+        assert len(theorems) == len(m.outcomes) > 0
+        for k, steps in enumerate(m.steps, 1):
+            trace = re.search(rf'"run_corrupt_mp_rsp_old_{wb}_{k}_trace = \[(.*)\]"', text).group(1)
+            assert trace.count(",") + 1 == len(steps)
+    assert text.count("a counterexample to scheme rsp-old") == len(s.counterexamples) >= 1
+    assert "outcome 1:r0=1; 1:r1=0; x=42; y=1: not allowed by opencl-rsp" in text
+    assert "sorry" not in text
+    check_session(tmp_path)
+    # without runs: no machine exploration
+    r = export_isabelle(test, "opencl-rsp", tmp_path / "none", schemes="rsp-old", runs=False)
+    assert r.runs == [] and not list((tmp_path / "none").glob("Run_*"))

@@ -518,7 +518,14 @@ def cmd_export(a) -> int:
         print("hrf export isabelle: give litmus tests (with --model) or --scheme", file=sys.stderr)
         return 2
     r = export_isabelle(
-        a.files, a.model or ["sc"], a.out, schemes=a.scheme, max_executions=a.max_executions, limits=limits_of_args(a)
+        a.files,
+        a.model or ["sc"],
+        a.out,
+        schemes=a.scheme,
+        max_executions=a.max_executions,
+        runs=a.runs,
+        max_states=a.max_states,
+        limits=limits_of_args(a),
     )
     for e in r.tests:
         print(
@@ -530,6 +537,8 @@ def cmd_export(a) -> int:
         print(f"hrf: note: {n}", file=sys.stderr)
     for test, model, why in r.skipped:
         print(f"hrf: skipped {test} under {model}: {why}", file=sys.stderr)
+    if r.runs:
+        print(f"{len(r.runs)} theories of machine runs: {', '.join(r.runs)}")
     return 0
 
 
@@ -784,6 +793,19 @@ def main(argv=None) -> int:
     x.add_argument("--scheme", "-s", action="append", help="also a theory per compilation scheme (repeatable)")
     x.add_argument("--out", "-o", required=True, help="output folder (a session: base theories, ROOT)")
     x.add_argument("--max-executions", type=_whole(1), default=64, help="executions per theory (default 64)")
+    x.add_argument(
+        "--no-runs",
+        dest="runs",
+        action="store_false",
+        help="with --scheme: do not run the tests on the machine (by default each test a scheme compiles gets "
+        "a theory of machine runs, one per outcome found)",
+    )
+    x.add_argument(
+        "--max-states",
+        type=_whole(1),
+        default=1_000_000,
+        help="machine states explored per test, scheme and write-back policy for the runs (default 1000000)",
+    )
     _limit_args(x)
     x.set_defaults(func=cmd_export)
 

@@ -29,8 +29,8 @@ from .api import Limits, check_compiled, limits_from
 from .dsl import Model
 from .errors import OutputError, UnsupportedFeature, check_whole, make_folder, write_output
 from .litmus import parse
-from .litmus.printer import to_litmus
-from .machine.instructions import isabelle_term
+from .litmus.printer import format_state, to_litmus
+from .machine.instructions import ISABELLE_SCOPES, SCOPE_NAMES, isabelle_term, mnemonic, row_of
 from .models import get as _get_model
 from .program import compile_test
 
@@ -343,6 +343,33 @@ def model_theory(model: str | Model) -> ModelTheory:
             + " by blast",
             "",
         ]
+    # One witness order whose first check is "the order and T are disjoint"
+    # (T reads no order): a code equation that builds only the orders
+    # avoiding T (perms_avoiding of Hrf_Execution), proved from the
+    # definition by ex_total_order_avoiding.
+    # ((ORD \<inter> T1) \<inter> T2) ...: the order and T1 \<inter> T2 ... disjoint.
+    avoid: list = []
+    at = on_orders[0][3] if len(sets) == 1 and on_orders and on_orders[0][1] == "empty" else None
+    while at is not None and nodes[at]["op"] == "inter" and not ov[nodes[at]["b"]]:
+        avoid.insert(0, hterm(nodes[at]["b"]))
+        at = nodes[at]["a"]
+    if avoid and at is not None and nodes[at]["op"] == "base" and nodes[at]["name"] in orders:
+        var, over = sets[0]
+        rest = [_holds(k, hterm(node)) for _, k, _, node in on_orders[1:]]
+        pvar = "P" + var[3:]
+        rest_text = " \\<and> ".join(re.sub(rf"\b{var}\b", f"(order_of {pvar})", h) for h in rest) or "True"
+        h = avoid[0] if len(avoid) == 1 else "(" + " \\<inter> ".join(avoid) + ")"
+        code = f"(\\<exists>{pvar} \\<in> set (perms_avoiding {h} (sorted_list_of_set ({over}))). {rest_text})"
+        if hoisted:
+            code = f"(let {lets} in {code})"
+        out += [
+            "text \\<open>The code equation: evaluation builds only the orders that pass the",
+            "  first check on the order (disjoint from a relation that reads none).\\<close>",
+            f"lemma {consistent}_code [code]:",
+            f'  "{consistent} X \\<longleftrightarrow> ' + " \\<and> ".join([*free, code]) + '"',
+            f"  unfolding {consistent}_def by (simp only: {'Int_assoc ' if len(avoid) > 1 else ''}ex_total_order_avoiding)",
+            "",
+        ]
     out += ["end", ""]
     return ModelTheory(
         theory, consistent, flags, "\n".join(out), intro, {o["name"]: "P" + orders[o["name"]][3:] for o in ir["orders"]}
@@ -555,7 +582,7 @@ def _test_theory(test, model: Model, mt: ModelTheory, limits: Limits, max_execut
 _SRC_OP = {"load": "Load", "store": "Store", "rmw": "FetchInc"}
 _SRC_SCOPE = {"na": "NonAtomic", "wg": "WorkGroup", "dev": "Device", "all": "AllDevices"}
 # A row's access itself: the source access's register r at location x.
-_ACCESS = {"LD": "LD r x", "ST": "ST r x", "RMWL1": "INCL1 r x", "RMWL2": "INCL2 r x"}
+_ACCESS = {"LD": "LD r x", "ST": "ST (ER r) x", "RMWL1": "INCL1 r x", "RMWL2": "INCL2 r x"}
 
 
 def _instr(word: str) -> str:
@@ -660,12 +687,185 @@ def scheme_theory(scheme) -> tuple:
     if s.refuted_by:
         out += [
             "text \\<open>Not stated: hrf finds this scheme unsound against "
-            f"{_text(s.model)} (`hrf soundness`) on {_text(', '.join(s.refuted_by))}.\\<close>",
+            f"{_text(s.model)} (`hrf soundness`) on {_text(', '.join(s.refuted_by))}; exported with "
+            "those tests, the theories Run_<test>_<scheme> prove each counterexample outcome reachable "
+            "on the machine.\\<close>",
             "",
         ]
     else:
         out += theorem(c) + (theorem(f"{c}_several_devices") if several else [])
     out += ["end", "", "end", ""]
+    return theory, "\n".join(out)
+
+
+# ------------------------------------------------------------------ machine runs
+_BINOP = {
+    "+": "BAdd", "-": "BSub", "*": "BMul", "&": "BAnd", "|": "BOr", "^": "BXor", "==": "BEq", "!=": "BNe",
+    "<": "BLt", "<=": "BLe", ">": "BGt", ">=": "BGe", "&&": "BLAnd", "||": "BLOr",
+}  # fmt: skip
+# The explorer's trace steps as Hrf_Machine's labels: (constructor, fields).
+_LABELS = {
+    "thread": ("Thread", ("thread",)),
+    "fetch_l1": ("FetchL1", ("wg", "loc")),
+    "fetch_l2": ("FetchL2", ("dev", "loc")),
+    "dequeue_l1": ("DequeueL1", ("wg",)),
+    "dequeue_l2": ("DequeueL2", ("dev",)),
+    "writeback_l1": ("WritebackL1", ("wg", "loc")),
+    "writeback_l2": ("WritebackL2", ("dev", "loc")),
+    "evict_l1": ("EvictL1", ("wg", "loc")),
+    "evict_l2": ("EvictL2", ("dev", "loc")),
+}
+
+
+def _int(v: int) -> str:
+    return str(v) if v >= 0 else f"({v})"
+
+
+def _expr(e: dict) -> str:
+    """A machine expression (the IR's `Expr`) as Hrf_Machine's `expr`."""
+    k = e["k"]
+    if k == "c":
+        return f"EC {_int(e['v'])}"
+    if k == "r":
+        return f"ER {e['r']}"
+    if k in ("not", "neg"):
+        return f"{'ENot' if k == 'not' else 'ENeg'} ({_expr(e['a'])})"
+    return f"EBin {_BINOP[e['o']]} ({_expr(e['a'])}) ({_expr(e['b'])})"
+
+
+def machine_instr(ins: dict, scratch: int) -> str:
+    """A machine instruction (the IR's dict) as a term of Hrf_Machine's
+    `instr`; an increment that keeps no result writes register `scratch`
+    (one the thread does not have). UnsupportedFeature where the theory has
+    no such instruction (compare-exchange, other read-modify-writes)."""
+    row = row_of(ins)
+    if row.isabelle is None:
+        raise UnsupportedFeature(f"machine instruction {mnemonic(ins, row)} has no Isabelle form")
+    name = row.isabelle.format(level=ins.get("level", ""))
+    op = ins["op"]
+    scope = ISABELLE_SCOPES.get(SCOPE_NAMES.get(ins.get("scope", ""), ""), "")
+    args = {
+        "ld": lambda: [str(ins["dst"]), str(ins["loc"])],
+        "st": lambda: [f"({_expr(ins['val'])})", str(ins["loc"])],
+        "rmw": lambda: [str(scratch if ins.get("dst") is None else ins["dst"]), str(ins["loc"])],
+        "flu": lambda: [scope],
+        "inv": lambda: [scope],
+        "lk": lambda: [str(ins["loc"])],
+        "unlk": lambda: [str(ins["loc"])],
+        "lkrmw": lambda: [scope],
+        "unlkrmw": lambda: [scope],
+        "assign": lambda: [str(ins["dst"]), f"({_expr(ins['val'])})"],
+        "branch": lambda: [f"({_expr(ins['cond'])})", str(ins["target"])],
+        "jump": lambda: [str(ins["target"])],
+        "cut": lambda: [],
+    }[op]()
+    return " ".join([name, *args])
+
+
+def _fun(pairs, default: str = "0") -> str:
+    """A finite function as `(%_. default)(k := v, ...)` (Isabelle's lambda)."""
+    body = ", ".join(f"{k} := {v}" for k, v in pairs)
+    return f"(\\<lambda>_. {default})({body})" if body else f"(\\<lambda>_. {default})"
+
+
+def run_theory(res, name: str | None = None) -> tuple:
+    """(theory name, text) for the machine runs of a soundness check
+    (`hrf.soundness`): the compiled program as Hrf_Machine data and, for
+    each outcome the explorer found under each write-back policy, the trace
+    that reached it as a run, with a theorem that the outcome is one of the
+    machine's (a reachable final state), proved by evaluating the run. An
+    outcome the source model does not allow is marked as the scheme's
+    counterexample."""
+    found = [(wb, r) for wb, r in res.machine.items() if r.outcomes]
+    if not found:
+        raise UnsupportedFeature(f"{res.name}: the explorer found no outcome to export")
+    prog = res.program
+    theory = name or f"Run_{safe_name(res.name)}_{safe_name(res.scheme, 'S')}"
+    p = theory.lower()
+    locs = [n for n, _ in prog.locations]
+    loc_index = {n: i for i, n in enumerate(locs)}
+    nwg = max(t.wg for t in prog.threads) + 1
+    ndev = max(t.dev for t in prog.threads) + 1
+    wg_dev = {t.wg: t.dev for t in prog.threads}
+    code = ["[" + ", ".join(machine_instr(ins, len(t.regs)) for ins in t.code) + "]" for t in prog.threads]
+    allowed = {tuple(sorted(o.items())) for o in res.allowed}
+    out = [
+        f"(* Generated by hrf: test {res.name} compiled by scheme {res.scheme}, run on the",
+        "   machine of Hrf_Machine. Each outcome hrf's explorer found is shown to be",
+        "   one of the machine's: the explorer's trace to it, as a run, evaluates to",
+        "   a final state with that outcome (by eval), and run_outcome makes that a",
+        "   reachable final state. Whether the source model allows the outcome is",
+        "   hrf's verdict (the test's own theory lists its candidate executions). *)",
+        f"theory {theory}",
+        "  imports Hrf_Machine",
+        "begin",
+        "",
+        f"text \\<open>Locations: {_text(', '.join(f'{n} = {i}' for i, n in enumerate(locs)))}. Threads: "
+        + _text(
+            "; ".join(
+                f"{t.name} = {i} (work-group {t.wg}, device {t.dev}"
+                + (f"; registers {', '.join(f'{r} = {j}' for j, r in enumerate(t.regs))}" if t.regs else "")
+                + ")"
+                for i, t in enumerate(prog.threads)
+            )
+        )
+        + ".\\<close>",
+        "",
+        f"definition {p}_layout :: layout where",
+        f'  "{p}_layout = \\<lparr>wg_of = {_fun((i, t.wg) for i, t in enumerate(prog.threads))}, '
+        f'dev_of = {_fun(sorted(wg_dev.items()))}, wgs = {_set(range(nwg))}, devs = {_set(range(ndev))}\\<rparr>"',
+        "",
+        f"definition {p}_program :: program where",
+        f'  "{p}_program = \\<lparr>threads = {_set(range(len(prog.threads)))}, instrs = '
+        + _fun(((i, c) for i, c in enumerate(code)), "[]")
+        + '\\<rparr>"',
+        "",
+        f'definition {p}_init :: "addr \\<Rightarrow> int" where',
+        f'  "{p}_init = {_fun((i, _int(v)) for i, (_, v) in enumerate(prog.locations))}"',
+        "",
+    ]
+    for wb, r in found:
+        wbc = "Fifo" if wb == "fifo" else "Any"
+        for k, (o, steps) in enumerate(zip(r.outcomes, r.steps, strict=True), 1):
+            labels = []
+            for st in steps:
+                con, fields = _LABELS[st["kind"]]
+                labels.append(" ".join([con, *(str(loc_index[st[f]] if f == "loc" else st[f]) for f in fields)]))
+            facts = []
+            for name_, obs in zip(prog.observed, prog.observed_ir, strict=True):
+                if name_ not in o:
+                    continue
+                at = f"regs s {obs['thread']} {obs['reg']}" if obs["kind"] == "reg" else f"mem s {obs['loc']}"
+                facts.append(f"{at} = {_int(o[name_])}")
+            q = " \\<and> ".join(facts) or "True"
+            lemma = f"{p}_{wb}_{k}"
+            verdict = (
+                f"allowed by {res.model}"
+                if tuple(sorted(o.items())) in allowed
+                else f"not allowed by {res.model}: a counterexample to scheme {res.scheme}"
+            )
+            ctx = f"{p}_layout {wbc} {p}_program"
+            out += [
+                f"text \\<open>writeback={wb}, outcome {_text(format_state(o).rstrip(';'))}: {_text(verdict)}.\\<close>",
+                f'definition {lemma}_trace :: "label list" where',
+                f'  "{lemma}_trace = [' + ", ".join(labels) + ']"',
+                "",
+                f"lemma {lemma}_run:",
+                f'  "case run {ctx} {lemma}_trace (initial {p}_init) of None \\<Rightarrow> False',
+                f'     | Some s \\<Rightarrow> is_final_on (addrs {p}_program) {p}_layout {p}_program s \\<and> {q}"',
+                "  by eval",
+                "",
+                f"theorem {lemma}:",
+                f'  "\\<exists>s \\<in> reachable {ctx} (initial {p}_init). is_final {p}_layout {p}_program s \\<and> {q}"',
+                f"  by (rule run_outcome[OF {lemma}_run])",
+                "",
+            ]
+    if not res.complete:
+        out += [
+            "text \\<open>The exploration stopped at a limit: more outcomes may exist.\\<close>",
+            "",
+        ]
+    out += ["end", ""]
     return theory, "\n".join(out)
 
 
@@ -676,8 +876,9 @@ class ExportResult:
     theories: list = field(default_factory=list)  # every theory written (names)
     tests: list = field(default_factory=list)  # Exported, one per test and model
     notes: list = field(default_factory=list)  # what the reader should know (truncations)
-    # (test, model, reason) of each pair the model refuses (UnsupportedFeature): not exported
+    # (test, model or "scheme S", reason) of each pair refused (UnsupportedFeature): not exported
     skipped: list = field(default_factory=list)
+    runs: list = field(default_factory=list)  # the theories of machine runs (one per test and scheme)
 
 
 def _copy_base(out: Path) -> None:
@@ -734,6 +935,30 @@ def write_root(out: Path, session: str = SESSION) -> Path:
     return p
 
 
+def _export_runs(res: ExportResult, test, scheme: str, limits: Limits, max_states: int) -> None:
+    """The machine runs of `test` compiled by `scheme` as a theory, or the
+    pair in `res.skipped` with the reason."""
+    from .soundness import soundness
+
+    test = parse(test)
+    where = test.path or test.name
+    try:
+        r = soundness(test, scheme, limits=limits, max_states=max_states)
+        if not r.machine:
+            raise UnsupportedFeature(r.reason or "not run on the machine")
+        theory, text = run_theory(r)
+    except UnsupportedFeature as e:
+        res.skipped.append((where, f"scheme {scheme}", str(e)))
+        return
+    if theory in res.theories:
+        return  # the same test given twice
+    write_output(res.out / f"{theory}.thy", text)
+    res.theories.append(theory)
+    res.runs.append(theory)
+    if not r.complete:
+        res.notes.append(f"{theory}: the machine exploration stopped at a limit; more outcomes may exist")
+
+
 def export_isabelle(
     tests: None | str | Path | object | Iterable = None,
     models: str | Iterable = "sc",
@@ -741,6 +966,8 @@ def export_isabelle(
     *,
     schemes: None | str | Iterable = None,
     max_executions: int = 64,
+    runs: bool = True,
+    max_states: int = 1_000_000,
     limits: Limits | None = None,
     **kw,
 ) -> ExportResult:
@@ -749,9 +976,14 @@ def export_isabelle(
     (test, model) pair the model refuses (a test outside its fragment, a
     model with no Isabelle form) is skipped and listed in `skipped`; when
     every pair is refused and no scheme is asked for, the first refusal is
-    raised (UnsupportedFeature), as is a scheme row with no Isabelle form."""
+    raised (UnsupportedFeature), as is a scheme row with no Isabelle form.
+    With `runs`, each test a scheme compiles is run on the machine (`hrf
+    soundness`, at most `max_states` states per write-back policy) and its
+    outcomes are written as machine runs (`run_theory`); a (test, scheme)
+    pair the scheme or the machine theory refuses is skipped and listed."""
     limits = limits_from(limits, kw)
     check_whole("max_executions", max_executions, 1)
+    check_whole("max_states", max_states, 1)
     out = Path(out)
     _prepare_folder(out)
     res = ExportResult(out)
@@ -803,5 +1035,7 @@ def export_isabelle(
         theory, text = scheme_theory(s)
         write_output(out / f"{theory}.thy", text)
         res.theories.append(theory)
+        for t in tests if runs else ():
+            _export_runs(res, t, s, limits, max_states)
     write_root(out)
     return res

@@ -77,6 +77,7 @@ class SoundnessResult(Drawable):
     machine: dict = field(default_factory=dict)  # writeback -> MachineResult
     complete: bool = True
     reason: str = ""
+    program: object = None  # the compiled MachineProgram (None when the source was not compiled)
 
     def to_json(self) -> dict:
         return {
@@ -180,7 +181,7 @@ def soundness(
         res.complete = False
         res.reason = f"source model check cut by limit {src.limit['which'] if src.limit else '?'}"
         return res
-    prog = compile_scheme(t, sch, comp=comp)
+    prog = res.program = compile_scheme(t, sch, comp=comp)
     ok = {tuple(sorted(o.items())) for o in allowed}
     for wb in writeback:
         r: MachineResult = explore(

@@ -148,6 +148,81 @@ fun order_of :: "'a list \<Rightarrow> 'a rel" where
 definition total_orders :: "event set \<Rightarrow> event rel set" where
   "total_orders S = set (map order_of (perms (sorted_list_of_set S)))"
 
+text \<open>The orders that avoid a relation H (no pair of the order in H), built
+  by inserting one element at a time and dropping a partial order as soon as
+  it has a pair in H: inserting an element only adds pairs, so nothing
+  dropped could have been completed. A model's code equation uses it where
+  its first check on the order is that the order and H are disjoint (the
+  HRF-relaxed family: sc does not contradict hhb), so that evaluation tries
+  the orders that extend H's converse, not all n! of them.\<close>
+fun perms_avoiding :: "'a rel \<Rightarrow> 'a list \<Rightarrow> 'a list list" where
+  "perms_avoiding H [] = [[]]"
+| "perms_avoiding H (x # xs) =
+     concat (map (\<lambda>p. filter (\<lambda>q. order_of q \<inter> H = {}) (ins_all x p)) (perms_avoiding H xs))"
+
+lemma set_ins_all: "q \<in> set (ins_all x ys) \<Longrightarrow> set q = insert x (set ys)"
+  by (induction ys arbitrary: q) auto
+
+lemma order_of_ins_all: "q \<in> set (ins_all x p) \<Longrightarrow> order_of p \<subseteq> order_of q"
+proof (induction p arbitrary: q)
+  case Nil
+  then show ?case by simp
+next
+  case (Cons y ys)
+  from Cons.prems consider "q = x # y # ys" | q' where "q = y # q'" "q' \<in> set (ins_all x ys)"
+    by auto
+  then show ?case
+  proof cases
+    case 1
+    then show ?thesis by auto
+  next
+    case 2
+    then show ?thesis using Cons.IH[of q'] set_ins_all[of q' x ys] by auto
+  qed
+qed
+
+lemma set_perms_avoiding: "set (perms_avoiding H xs) = {p \<in> set (perms xs). order_of p \<inter> H = {}}"
+proof (induction xs)
+  case Nil
+  show ?case by auto
+next
+  case (Cons x xs)
+  have perms_Cons: "set (perms (x # xs)) = (\<Union>p \<in> set (perms xs). set (ins_all x p))"
+    by (simp only: perms.simps set_concat set_map image_image)
+  have avoiding_Cons: "set (perms_avoiding H (x # xs))
+      = (\<Union>p \<in> set (perms_avoiding H xs). {q \<in> set (ins_all x p). order_of q \<inter> H = {}})"
+    by (simp only: perms_avoiding.simps set_concat set_map set_filter image_image)
+  show ?case
+  proof (rule set_eqI, rule iffI)
+    fix q
+    assume "q \<in> set (perms_avoiding H (x # xs))"
+    then obtain p where p: "p \<in> set (perms_avoiding H xs)" "q \<in> set (ins_all x p)" "order_of q \<inter> H = {}"
+      unfolding avoiding_Cons by blast
+    from p(1) have "p \<in> set (perms xs)"
+      unfolding Cons.IH by blast
+    with p(2,3) show "q \<in> {p \<in> set (perms (x # xs)). order_of p \<inter> H = {}}"
+      unfolding perms_Cons by blast
+  next
+    fix q
+    assume "q \<in> {p \<in> set (perms (x # xs)). order_of p \<inter> H = {}}"
+    then obtain p where p: "p \<in> set (perms xs)" "q \<in> set (ins_all x p)" "order_of q \<inter> H = {}"
+      unfolding perms_Cons by blast
+    have "order_of p \<subseteq> order_of q"
+      using p(2) by (rule order_of_ins_all)
+    then have "order_of p \<inter> H = {}"
+      using p(3) by blast
+    with p(1) have "p \<in> set (perms_avoiding H xs)"
+      unfolding Cons.IH by blast
+    with p(2,3) show "q \<in> set (perms_avoiding H (x # xs))"
+      unfolding avoiding_Cons by blast
+  qed
+qed
+
+lemma ex_total_order_avoiding:
+  "(\<exists>R \<in> total_orders S. R \<inter> H = {} \<and> P R)
+   \<longleftrightarrow> (\<exists>p \<in> set (perms_avoiding H (sorted_list_of_set S)). P (order_of p))"
+  unfolding total_orders_def set_perms_avoiding set_map by blast
+
 section \<open>Named event sets (hrf's tags)\<close>
 
 definition reads :: "execution \<Rightarrow> event set" where "reads X = tag X ''R''"

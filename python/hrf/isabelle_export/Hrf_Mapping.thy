@@ -38,7 +38,7 @@ definition compilable :: "scheme \<Rightarrow> src_program \<Rightarrow> bool" w
   "compilable S P \<longleftrightarrow> (\<forall>a \<in> ops_of P. S a \<noteq> None)"
 
 definition compile_instr :: "scheme \<Rightarrow> src_instr \<Rightarrow> instr list" where
-  "compile_instr S i = (case i of Op a r x \<Rightarrow> the (S a) r x | SetReg r v \<Rightarrow> [MOV r v])"
+  "compile_instr S i = (case i of Op a r x \<Rightarrow> the (S a) r x | SetReg r v \<Rightarrow> [MOV r (EC v)])"
 
 definition compile :: "scheme \<Rightarrow> src_program \<Rightarrow> program" where
   "compile S P = \<lparr>threads = src_threads P, instrs = (\<lambda>t. concat (map (compile_instr S) (src_code P t)))\<rparr>"

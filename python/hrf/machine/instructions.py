@@ -95,19 +95,22 @@ TABLE: tuple[Instruction, ...] = (
     Instruction("unlk", "UNLK", "UNLK", ("loc:loc",), "local", "UNLK", doc="release it"),
     Instruction("lkrmw", "LKRMW", "LKrmw", ("scope:scope",), "local", "LKrmw", doc="take the rmw lock(s) of the scope"),
     Instruction("unlkrmw", "UNLKRMW", "UNLKrmw", ("scope:scope",), "local", "UNLKrmw", doc="release them"),
-    Instruction("assign", "MOV", "MOV", ("dst:reg", "val:expr"), "local", doc="register move"),
-    Instruction("branch", "BNZ", "BNZ", ("cond:expr", "target:label"), "local", doc="branch forward if non-zero"),
+    Instruction("assign", "MOV", "MOV", ("dst:reg", "val:expr"), "local", "MOV", doc="register move"),
+    Instruction(
+        "branch", "BNZ", "BNZ", ("cond:expr", "target:label"), "local", "BNZ", doc="branch forward if non-zero"
+    ),
     Instruction(
         "branch",
         "BZ",
         "BZ",
         ("cond:expr", "target:label"),
         "local",
+        "BNZ",  # its condition is negated in the IR
         fixed={"negate": True},
         doc="branch forward if zero",
     ),
-    Instruction("jump", "JMP", "JMP", ("target:label",), "local", doc="jump forward"),
-    Instruction("cut", "CUT", "CUT", (), "local", doc="end this path (a loop bound)"),
+    Instruction("jump", "JMP", "JMP", ("target:label",), "local", "JMP", doc="jump forward"),
+    Instruction("cut", "CUT", "CUT", (), "local", "CUT", doc="end this path (a loop bound)"),
 )
 
 _RMW_MNEMONIC = {v: k for k, v in _RMW.items()} | {"cas": "CAS"}
