@@ -46,7 +46,8 @@ def _check(folder: Path) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("k", range(len(EXPORTS)))
 def test_the_exported_corpus_loads_in_isabelle(tmp_path, k):
     tests, models = EXPORTS[k]
-    r = export_isabelle(tests, models, tmp_path, schemes=hrf.schemes() if k == 0 else None)
+    # every scheme, with the machine runs of the tests it compiles
+    r = export_isabelle(tests, models, tmp_path, schemes=hrf.schemes() if k < 2 else None)
     assert r.tests
     done = _check(tmp_path)
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
@@ -63,4 +64,17 @@ def test_a_false_lemma_or_a_sorry_in_a_test_theory_fails(tmp_path):
     path.write_text(text.replace("\n  by eval", "\n  sorry", 1))  # the first proof (not the header comment)
     assert _check(tmp_path).returncode != 0
     path.write_text(text.replace("hrf_direct_consistent ex1", "\\<not> hrf_direct_consistent ex1", 1))
+    assert _check(tmp_path).returncode != 0
+
+
+def test_a_false_machine_outcome_fails(tmp_path):
+    # Control for the runs: the counterexample of rsp-old on the corrupt MP
+    # with a wrong value of r1 is not proved.
+    r = export_isabelle(CORPUS / "rsp" / "corrupt-mp.litmus", "opencl-rsp", tmp_path, schemes="rsp-old")
+    path = tmp_path / f"{r.runs[0]}.thy"
+    text = path.read_text()
+    assert _check(tmp_path).returncode == 0
+    i = text.index("a counterexample to scheme rsp-old")
+    j = text.index("regs s 1 1 = 0", i)
+    path.write_text(text[:j] + "regs s 1 1 = 42" + text[j + len("regs s 1 1 = 0") :])
     assert _check(tmp_path).returncode != 0

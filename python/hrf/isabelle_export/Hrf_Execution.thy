@@ -218,6 +218,14 @@ next
   qed
 qed
 
+text \<open>A check whose relation grows with the order holds for the empty order
+  when it holds for some order (a model's code equation tries that first).\<close>
+lemma check_subset:
+  "acyclic r \<Longrightarrow> s \<subseteq> r \<Longrightarrow> acyclic s"
+  "irrefl r \<Longrightarrow> s \<subseteq> r \<Longrightarrow> irrefl s"
+  "r = {} \<Longrightarrow> s \<subseteq> r \<Longrightarrow> s = {}"
+  by (auto simp: acyclic_subset irrefl_def)
+
 lemma ex_total_order_avoiding:
   "(\<exists>R \<in> total_orders S. R \<inter> H = {} \<and> P R)
    \<longleftrightarrow> (\<exists>p \<in> set (perms_avoiding H (sorted_list_of_set S)). P (order_of p))"
