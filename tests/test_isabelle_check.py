@@ -31,11 +31,9 @@ EXPORTS = [
     (sorted((CORPUS / "hrf").glob("*.litmus")), ["sc", "hrf-direct", "hrf-indirect"]),
     (sorted((CORPUS / "rsp").glob("*.litmus")), ["opencl-rsp"]),
     # models with a witness order (consistency: some total order of the sc
-    # atomics, n! of them, each evaluated in Isabelle: small tests only)
-    (
-        [CORPUS / "hrf" / "hrfr15-fig16-one-device.litmus", CORPUS / "hrf" / "hrfr15-fig4.litmus"],
-        ["hrf-direct-relaxed", "hrf-indirect-relaxed"],
-    ),
+    # atomics; an inconsistent execution is evaluated over the orders that
+    # avoid hhb's converse, after the coherence check on the empty order)
+    (sorted((CORPUS / "hrf").glob("*.litmus")), ["hrf-direct-relaxed", "hrf-indirect-relaxed", "hrf-opencl"]),
 ]
 
 
