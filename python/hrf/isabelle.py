@@ -357,7 +357,7 @@ def model_theory(model: str | Model) -> ModelTheory:
         var, over = sets[0]
         rest = [_holds(k, hterm(node)) for _, k, _, node in on_orders[1:]]
         pvar = "P" + var[3:]
-        rest_text = " \\<and> ".join(re.sub(rf"\b{var}\b", f"(order_of {pvar})", h) for h in rest) or "True"
+        rest_text = " \\<and> ".join(with_given(h) for h in rest) or "True"
         h = avoid[0] if len(avoid) == 1 else "(" + " \\<inter> ".join(avoid) + ")"
         code = f"(\\<exists>{pvar} \\<in> set (perms_avoiding {h} (sorted_list_of_set ({over}))). {rest_text})"
         # A check that reads the order only where more order means more
@@ -967,7 +967,6 @@ def _export_runs(res: ExportResult, test, scheme: str, limits: Limits, max_state
     pair in `res.skipped` with the reason."""
     from .soundness import soundness
 
-    test = parse(test)
     where = test.path or test.name
     try:
         r = soundness(test, scheme, limits=limits, max_states=max_states)
@@ -1024,8 +1023,8 @@ def export_isabelle(
     _copy_base(out)
     res.theories += list(BASE_THEORIES)
     first_refusal: UnsupportedFeature | None = None
-    for t in tests:
-        test = parse(t)
+    tests = [parse(t) for t in tests]
+    for test in tests:
         for mname in models:
             m = _get_model(mname)
             try:
@@ -1062,7 +1061,7 @@ def export_isabelle(
         theory, text = scheme_theory(s)
         write_output(out / f"{theory}.thy", text)
         res.theories.append(theory)
-        for t in tests if runs else ():
-            _export_runs(res, t, s, limits, max_states)
+        for test in tests if runs else ():
+            _export_runs(res, test, s, limits, max_states)
     write_root(out)
     return res
