@@ -64,6 +64,11 @@ class Counterexample(Drawable):
         return "\n".join(out)
 
 
+def outcome_key(o: dict) -> tuple:
+    """An outcome (name -> value) as a comparable key."""
+    return tuple(sorted(o.items()))
+
+
 @dataclass
 class SoundnessResult(Drawable):
     name: str
@@ -78,6 +83,10 @@ class SoundnessResult(Drawable):
     complete: bool = True
     reason: str = ""
     program: object = None  # the compiled MachineProgram (None when the source was not compiled)
+
+    def allowed_keys(self) -> set:
+        """The outcomes the source model allows, as `outcome_key`s."""
+        return {outcome_key(o) for o in self.allowed}
 
     def to_json(self) -> dict:
         return {
@@ -182,7 +191,7 @@ def soundness(
         res.reason = f"source model check cut by limit {src.limit['which'] if src.limit else '?'}"
         return res
     prog = res.program = compile_scheme(t, sch, comp=comp)
-    ok = {tuple(sorted(o.items())) for o in allowed}
+    ok = res.allowed_keys()
     for wb in writeback:
         r: MachineResult = explore(
             prog,
@@ -195,7 +204,7 @@ def soundness(
         )
         res.machine[wb] = r
         for o, tr, st in zip(r.outcomes, r.traces, r.steps, strict=False):
-            if tuple(sorted(o.items())) not in ok:
+            if outcome_key(o) not in ok:
                 res.counterexamples.append(Counterexample("outcome", wb, o, tr, st, prog))
         if r.deadlocks and r.deadlock is not None:
             res.counterexamples.append(

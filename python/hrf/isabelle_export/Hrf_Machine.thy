@@ -551,32 +551,11 @@ next
   define s1 where "s1 = s\<lparr>l1_fifo := (l1_fifo s)(w := rest)\<rparr>"
   have c1: "clean_outside A s1"
     using assms(2) by (simp add: s1_def clean_outside_def)
-  show ?thesis
-  proof (cases e)
-    case (Addr x)
-    show ?thesis
-    proof (cases "dirty (l1 s w x)")
-      case True
-      then have "s' = write_back_l1 L w x s1"
-        using assms(1) Cons Addr by (simp add: dequeue_l1_def s1_def Let_def split: if_splits)
-      moreover have "dirty (l1 s1 w x)"
-        using True by (simp add: s1_def)
-      ultimately show ?thesis
-        using write_back_l1_clean[OF c1] by simp
-    next
-      case False
-      then have "s' = s1"
-        using assms(1) Cons Addr by (simp add: dequeue_l1_def s1_def Let_def)
-      then show ?thesis
-        using c1 by simp
-    qed
-  next
-    case (Flush t)
-    then have "s' = s1"
-      using assms(1) Cons by (simp add: dequeue_l1_def s1_def Let_def)
-    then show ?thesis
-      using c1 by simp
-  qed
+  have "s' = s1 \<or> (\<exists>x. dirty (l1 s1 w x) \<and> s' = write_back_l1 L w x s1)"
+    using assms(1) Cons
+    by (cases e) (auto simp: dequeue_l1_def s1_def Let_def split: if_splits)
+  then show ?thesis
+    using c1 write_back_l1_clean by blast
 qed
 
 lemma dequeue_l2_clean:
