@@ -363,12 +363,37 @@ fn combination(sh: &Shared, paths: &[&Path]) -> Result<Partial, Error> {
         rf_choices.push(ws);
     }
     let regs: Vec<Vec<i64>> = paths.iter().map(|p| p.regs.clone()).collect();
-    let mut st = Search { sh, es: &es, ev, reads, rf_choices, part, dynm: start, regs, steps: 0, unspent: 0 };
-    st.rf_step(0)?;
+    let steps = search_order(&es, &rf_choices);
+    let mut st =
+        Search { sh, es: &es, ev, reads, rf_choices, order: steps, part, dynm: start, regs, steps: 0, unspent: 0 };
+    st.step(0)?;
     if st.unspent > 0 {
         sh.spend(st.unspent);
     }
     Ok(st.part)
+}
+
+/// One choice of the search: the rf of read `reads[k]`, or the co of a
+/// location's writes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Step {
+    Rf(usize),
+    Co(usize),
+}
+
+/// The order of the choices: reads with one possible write first (no
+/// branching, and their rf gives pruning something to work on), then the
+/// co of every location, then the reads with several possible writes, each
+/// one now checked against a complete co (a few writes have far fewer
+/// orders than many reads have rf choices, and a read's coherence with co
+/// fails as soon as its rf is chosen). Any order finds the same
+/// candidates: pruning only drops partial choices that a monotone check
+/// rejects, whatever was chosen before them.
+fn search_order(es: &EventStructure, rf_choices: &[Vec<usize>]) -> Vec<Step> {
+    let forced = (0..rf_choices.len()).filter(|&k| rf_choices[k].len() == 1).map(Step::Rf);
+    let co = (0..es.writes_of.len()).map(Step::Co);
+    let branching = (0..rf_choices.len()).filter(|&k| rf_choices[k].len() > 1).map(Step::Rf);
+    forced.chain(co).chain(branching).collect()
 }
 
 struct Search<'a, 'b> {
@@ -377,6 +402,8 @@ struct Search<'a, 'b> {
     ev: Evaluator<'b>,
     reads: Vec<usize>,
     rf_choices: Vec<Vec<usize>>,
+    /// The order in which rf and co are chosen (`search_order`).
+    order: Vec<Step>,
     part: Partial,
     dynm: Dynamic,
     regs: Vec<Vec<i64>>,
@@ -417,43 +444,44 @@ impl<'a, 'b> Search<'a, 'b> {
         true
     }
 
-    fn rf_step(&mut self, k: usize) -> Result<(), Error> {
+    /// Make choice `i` of the search order, then the ones after it.
+    fn step(&mut self, i: usize) -> Result<(), Error> {
         if self.sh.budget.stopped() {
             return Ok(());
         }
-        if k == self.reads.len() {
-            let locs: Vec<usize> = (0..self.es.writes_of.len()).collect();
-            return self.co_loc(&locs, 0);
-        }
-        let r = self.reads[k];
-        for i in 0..self.rf_choices[k].len() {
-            let w = self.rf_choices[k][i];
-            self.dynm.rf.add(w, r);
-            if self.partial_ok() {
-                self.rf_step(k + 1)?;
-            }
-            self.dynm.rf.rows[w] &= !(1u64 << r);
-        }
-        Ok(())
-    }
-
-    /// Order the writes of location `locs[li]`, init write first.
-    fn co_loc(&mut self, locs: &[usize], li: usize) -> Result<(), Error> {
-        if li == locs.len() {
+        let Some(&step) = self.order.get(i) else {
             return self.order_step(0).map(|_| ());
+        };
+        match step {
+            Step::Rf(k) => {
+                let r = self.reads[k];
+                for c in 0..self.rf_choices[k].len() {
+                    let w = self.rf_choices[k][c];
+                    self.dynm.rf.add(w, r);
+                    if self.partial_ok() {
+                        self.step(i + 1)?;
+                    }
+                    self.dynm.rf.rows[w] &= !(1u64 << r);
+                }
+                Ok(())
+            }
+            Step::Co(l) => {
+                // The init write is already co-before the others (see `combination`).
+                let rest: Vec<usize> = self.es.writes_of[l][1..].to_vec();
+                let mut placed = Vec::new();
+                self.co_place(i, &rest, &mut placed)
+            }
         }
-        // The init write is already co-before the others (see `combination`).
-        let rest: Vec<usize> = self.es.writes_of[locs[li]][1..].to_vec();
-        let mut placed = Vec::new();
-        self.co_place(locs, li, &rest, &mut placed)
     }
 
-    fn co_place(&mut self, locs: &[usize], li: usize, rest: &[usize], placed: &mut Vec<usize>) -> Result<(), Error> {
+    /// Order the writes `rest` of one location (step `i`), one placed at a
+    /// time before every write not yet placed.
+    fn co_place(&mut self, i: usize, rest: &[usize], placed: &mut Vec<usize>) -> Result<(), Error> {
         if self.sh.budget.stopped() {
             return Ok(());
         }
         if placed.len() == rest.len() {
-            return self.co_loc(locs, li + 1);
+            return self.step(i + 1);
         }
         for &w in rest {
             if placed.contains(&w) {
@@ -468,7 +496,7 @@ impl<'a, 'b> Search<'a, 'b> {
             }
             placed.push(w);
             if placed.len() == rest.len() || self.partial_ok() {
-                self.co_place(locs, li, rest, placed)?;
+                self.co_place(i, rest, placed)?;
             }
             placed.pop();
             self.dynm.co.rows[w] = saved;
@@ -768,6 +796,53 @@ mod tests {
             assert_eq!(summary(&fast), summary(&slow), "{}", p.name);
             assert!(fast.candidates <= slow.candidates);
         }
+    }
+
+    /// Two threads store 1 to x, a third reads x twice: each read of 1 may
+    /// read either store (two rf choices), a read of 0 the init write only.
+    fn two_writers() -> Program {
+        serde_json::from_value(json!({
+            "name": "2W",
+            "locations": [{"name": "x", "init": 0}],
+            "templates": [tmpl("W"), tmpl("W"), tmpl("R"), tmpl("R")],
+            "threads": [
+                {"name": "P0", "nregs": 0, "code": [{"op": "store", "loc": 0, "val": {"k": "c", "v": 1}, "ev": 0}]},
+                {"name": "P1", "nregs": 0, "code": [{"op": "store", "loc": 0, "val": {"k": "c", "v": 1}, "ev": 1}]},
+                {"name": "P2", "nregs": 2, "code": [
+                    {"op": "load", "dst": 0, "loc": 0, "ev": 2},
+                    {"op": "load", "dst": 1, "loc": 0, "ev": 3}]}
+            ],
+            "observed": [{"kind": "reg", "thread": 2, "reg": 0}, {"kind": "reg", "thread": 2, "reg": 1}],
+            "condition": {"k": "and", "args": [{"k": "eq", "var": 0, "val": 1}, {"k": "eq", "var": 1, "val": 0}]}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn search_order_forced_reads_then_co_then_branching_reads() {
+        let p = two_writers();
+        let budget = Budget::new(None, None);
+        let private = vec![false];
+        let dom = value_domains(&p, &private, 100, 100, false, &budget).unwrap();
+        let paths: Vec<Vec<Path>> =
+            (0..3).map(|t| thread_paths(&p, t, &dom, &private, 100, &budget).unwrap().paths).collect();
+        // P2 reads 0 then 1: the first read has one write to read, the second two.
+        let p2 = paths[2].iter().find(|q| q.regs == [0, 1]).unwrap();
+        let es = EventStructure::build(&p, &[&paths[0][0], &paths[1][0], p2]).unwrap();
+        let rf: Vec<Vec<usize>> = bits(es.reads)
+            .map(|r| es.writes_of[0].iter().copied().filter(|&w| es.events[w].value == es.events[r].value).collect())
+            .collect();
+        assert_eq!(rf.iter().map(Vec::len).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(search_order(&es, &rf), [Step::Rf(0), Step::Co(0), Step::Rf(1)]);
+        // Whatever the order, the same candidates: against the reference.
+        // By hand under SC: (r0, r1) is (0, 0), (0, 1), (1, 1), never
+        // (1, 0); co has 2 orders of the stores, and each read of 1 reads the
+        // store that is co-last at its place in the total order.
+        let (fast, slow) = (run(&p, false), run(&p, true));
+        assert_eq!(summary(&fast), summary(&slow));
+        let outs: Vec<Vec<i64>> = fast.outcomes.iter().map(|x| x.values.clone()).collect();
+        assert_eq!(outs, vec![vec![0, 0], vec![0, 1], vec![1, 1]]);
+        assert_eq!(fast.positive, 0);
     }
 
     #[test]
