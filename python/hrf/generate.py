@@ -235,8 +235,10 @@ def _valid(cyc, max_threads) -> bool:
     return _build(cyc) is not None
 
 
-def _build(cyc):
-    """Accesses of a cycle: thread and location of each edge's source."""
+@functools.lru_cache(maxsize=4096)
+def _build(cyc: tuple):
+    """Accesses of a cycle: thread and location of each edge's source
+    (cached: a sample of the family meets each cycle many times)."""
     n = len(cyc)
     # start right after an external edge so that thread 0 begins the cycle
     start = next(i for i in range(n) if edge(cyc[i - 1]).external)
@@ -265,11 +267,12 @@ def _build(cyc):
         ts = [a.loc for a in accesses if a.thread == t]
         if len(set(ts)) != len(ts):
             return None
-    if _values(order, accesses) is None:
+    if _values(tuple(order), tuple(accesses)) is None:
         return None
-    return order, accesses
+    return tuple(order), tuple(accesses)
 
 
+@functools.lru_cache(maxsize=4096)
 def _values(order, accesses):
     """The values of a cycle's test: each write's value, the value each read
     must see and the final values that fix coherence, or None where the
@@ -404,6 +407,16 @@ def make_test(
     place = TREES[tree](nthreads)
     threads = []
     conds = []
+    atomic_locs = {x.loc for x, ann in zip(accesses, anns, strict=True) if ann.atomic}
+    params = tuple(
+        A.Param(
+            l,
+            "local" if l in local else "global",
+            l in atomic_locs,
+            "atomic_int" if l in atomic_locs else "int",
+        )
+        for l in sorted({x.loc for x in accesses})
+    )
     for t in range(nthreads):
         body: list = []
         guard_stack: list = []
@@ -443,15 +456,6 @@ def make_test(
             if rest:
                 body = body[:pos] + [A.If(cond, rest, ())]
         dev, wg = place[t]
-        params = tuple(
-            A.Param(
-                l,
-                "local" if l in local else "global",
-                any(anns[i].atomic for i, x in enumerate(accesses) if x.loc == l),
-                "atomic_int" if any(anns[i].atomic for i, x in enumerate(accesses) if x.loc == l) else "int",
-            )
-            for l in sorted({x.loc for x in accesses})
-        )
         threads.append(A.Thread(f"P{t}", params, tuple(body), dev=dev, wg=wg))
     for loc, v in sorted(final.items()):
         conds.append(A.PAtom(A.LocVar(loc), v))
