@@ -573,7 +573,20 @@ impl<'a> Evaluator<'a> {
             }
             Node::Seq { a, b } => {
                 let (a, b) = (*a, *b);
-                r(self.rel(a, d).seq(&self.rel(b, d)))
+                // [S];r and r;[S] (the DSL's restrictions) mask rows or columns.
+                match (&self.m.ir.nodes[a], &self.m.ir.nodes[b]) {
+                    (Node::Ident { a: s }, _) => {
+                        let s = *s;
+                        let set = self.set(s, d);
+                        r(self.rel(b, d).restrict_domain(set))
+                    }
+                    (_, Node::Ident { a: s }) => {
+                        let s = *s;
+                        let set = self.set(s, d);
+                        r(self.rel(a, d).restrict_range(set))
+                    }
+                    _ => r(self.rel(a, d).seq(&self.rel(b, d))),
+                }
             }
             Node::Inv { a } => {
                 let a = *a;

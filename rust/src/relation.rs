@@ -146,6 +146,27 @@ impl Relation {
         r
     }
 
+    /// `[s] ; self`: the rows of `self` whose event is in `s` (as `seq`
+    /// with `identity_on(s)` first, without building the identity).
+    pub fn restrict_domain(&self, s: EventSet) -> Self {
+        let mut r = self.clone();
+        for (i, row) in r.rows.iter_mut().enumerate() {
+            if s >> i & 1 == 0 {
+                *row = 0;
+            }
+        }
+        r
+    }
+
+    /// `self ; [s]`: the pairs of `self` that end in `s`.
+    pub fn restrict_range(&self, s: EventSet) -> Self {
+        let mut r = self.clone();
+        for row in r.rows.iter_mut() {
+            *row &= s;
+        }
+        r
+    }
+
     pub fn inverse(&self) -> Self {
         let mut r = Self::empty(self.n);
         for i in 0..self.n {
@@ -176,12 +197,20 @@ impl Relation {
 
     /// `self*`: reflexive transitive closure.
     pub fn star(&self) -> Self {
-        self.plus().union(&Self::identity(self.n))
+        self.plus().with_identity()
     }
 
     /// `self?`: reflexive closure.
     pub fn opt(&self) -> Self {
-        self.union(&Self::identity(self.n))
+        self.clone().with_identity()
+    }
+
+    /// `self | id`, in place.
+    fn with_identity(mut self) -> Self {
+        for (i, row) in self.rows.iter_mut().enumerate() {
+            *row |= 1u64 << i;
+        }
+        self
     }
 
     pub fn domain(&self) -> EventSet {
@@ -271,6 +300,20 @@ mod tests {
         assert_eq!(r.diff(&r).first_pair(), None);
         assert_eq!(r.opt().pairs().len(), 7);
         assert_eq!(r.star().pairs().len(), 10);
+    }
+
+    #[test]
+    fn restrictions_and_closures_match_their_definitions() {
+        for seed in 0..100 {
+            let n = 1 + (seed as usize % 64);
+            let r = pseudo_random(n, seed, 5 + seed % 20);
+            let s = pseudo_random(n, seed + 1000, 50).rows[0];
+            let id = Relation::identity_on(n, s);
+            assert_eq!(r.restrict_domain(s), id.seq(&r), "seed {seed}");
+            assert_eq!(r.restrict_range(s), r.seq(&id), "seed {seed}");
+            assert_eq!(r.opt(), r.union(&Relation::identity(n)), "seed {seed}");
+            assert_eq!(r.star(), r.plus().union(&Relation::identity(n)), "seed {seed}");
+        }
     }
 
     #[test]
