@@ -135,13 +135,16 @@ def test_numbers_with_leading_zeros_are_decimal():
 # ---------------------------------------------------------------- limits
 def many_writes(threads, stores, loads):
     """`threads` threads each storing `stores` distinct values to x and
-    loading it `loads` times: the candidate count explodes."""
+    loading it `loads` times: the candidate count explodes. Every load's
+    register is observed (`locations`), so each load splits the paths by
+    the value it reads (a load whose value nothing uses would not)."""
     body = []
     for i in range(threads):
         ops = [f"  atomic_store_explicit(x, {i * 10 + k + 1}, memory_order_relaxed);" for k in range(stores)]
         ops += [f"  int r{k} = atomic_load_explicit(x, memory_order_relaxed);" for k in range(loads)]
         body.append(f"P{i} (atomic_int* x) {{\n" + "\n".join(ops) + "\n}")
-    return "C boom\n{ [x]=0; }\n" + "\n".join(body) + "\nexists (x=1)\n"
+    regs = " ".join(f"{i}:r{k};" for i in range(threads) for k in range(loads))
+    return "C boom\n{ [x]=0; }\n" + "\n".join(body) + f"\nlocations [{regs}]\nexists (x=1)\n"
 
 
 def test_an_explosive_test_stops_at_the_time_limit_without_a_verdict():

@@ -22,6 +22,9 @@ pub struct PathEvent {
     /// depends on: its value (data) and whether it happens at all (ctrl).
     pub data: u64,
     pub ctrl: u64,
+    /// A read whose value nothing uses (`Program::value_free_loads`): it
+    /// may read any write of its location, and `value` means nothing.
+    pub any_value: bool,
 }
 
 /// One control path of a thread, given the values its reads returned.
@@ -44,14 +47,17 @@ pub struct PathsOfThread {
 /// Every path of thread `t` when each read may return any value of its
 /// location's domain, except a read of a location marked in `private`: it
 /// returns the value of the path's last write to it, or the initial value
-/// (for models whose axioms imply as much: `ModelIr::uniproc`). Errors
-/// when more than `max_paths` paths exist, or when the budget (time,
-/// memory, Ctrl-C) runs out.
+/// (for models whose axioms imply as much: `ModelIr::uniproc`), and a
+/// load marked in `value_free` (by instruction; nothing uses its value):
+/// one path, whichever write it reads. Errors when more than `max_paths`
+/// paths exist, or when the budget (time, memory, Ctrl-C) runs out.
+#[allow(clippy::too_many_arguments)]
 pub fn thread_paths(
     prog: &Program,
     t: usize,
     dom: &Domains,
     private: &[bool],
+    value_free: &[bool],
     max_paths: usize,
     budget: &Budget,
 ) -> Result<PathsOfThread, Error> {
@@ -92,7 +98,10 @@ pub fn thread_paths(
             }
             match &th.code[pc] {
                 Instr::Load { dst, loc, ev } => {
-                    let vals = values(*loc, &evs);
+                    let any_value =
+                        value_free.get(pc).copied().unwrap_or(false) && !private.get(*loc).copied().unwrap_or(false);
+                    // A value-free load: one path (its value, 0, is never read).
+                    let vals = if any_value { vec![0] } else { values(*loc, &evs) };
                     for (k, &v) in vals.iter().enumerate() {
                         let last = k + 1 == vals.len();
                         let mut r2 = if last { std::mem::take(&mut regs) } else { regs.clone() };
@@ -112,6 +121,7 @@ pub fn thread_paths(
                             rmw_with_prev: false,
                             data: 0,
                             ctrl: ctl,
+                            any_value,
                         });
                         stack.push((pc + 1, r2, e2, t2, ctl));
                     }
@@ -146,6 +156,7 @@ pub fn thread_paths(
                                     rmw_with_prev: false,
                                     data: 0,
                                     ctrl: ctl,
+                                    any_value: false,
                                 });
                                 e2.push(PathEvent {
                                     kind: Kind::W,
@@ -156,6 +167,7 @@ pub fn thread_paths(
                                     rmw_with_prev: true,
                                     data: operand_deps,
                                     ctrl: ctl,
+                                    any_value: false,
                                 });
                             }
                             None => {
@@ -169,6 +181,7 @@ pub fn thread_paths(
                                     rmw_with_prev: false,
                                     data: 0,
                                     ctrl: ctl,
+                                    any_value: false,
                                 });
                                 if let Some(fs) = fail_store {
                                     e2.push(PathEvent {
@@ -180,6 +193,7 @@ pub fn thread_paths(
                                         rmw_with_prev: false,
                                         data: me,
                                         ctrl: ctl,
+                                        any_value: false,
                                     });
                                 }
                             }
@@ -200,6 +214,7 @@ pub fn thread_paths(
                         rmw_with_prev: false,
                         data,
                         ctrl: ctl,
+                        any_value: false,
                     });
                     pc += 1;
                 }
@@ -213,6 +228,7 @@ pub fn thread_paths(
                         rmw_with_prev: false,
                         data: 0,
                         ctrl: ctl,
+                        any_value: false,
                     });
                     pc += 1;
                 }
@@ -270,6 +286,7 @@ pub fn thin_air_value(prog: &Program) -> i64 {
 pub fn value_domains(
     prog: &Program,
     private: &[bool],
+    value_free: &[Vec<bool>],
     max_values: usize,
     max_paths: usize,
     thin_air: bool,
@@ -302,7 +319,8 @@ pub fn value_domains(
     for _ in 0..rounds {
         let mut next = dom.clone();
         for t in 0..prog.threads.len() {
-            for p in thread_paths(prog, t, &dom, private, max_paths, budget)?.paths {
+            let free = value_free.get(t).map_or(&[][..], |v| &v[..]);
+            for p in thread_paths(prog, t, &dom, private, free, max_paths, budget)?.paths {
                 for e in p.events {
                     if e.kind == Kind::W {
                         next[e.loc.unwrap()].insert(e.value);
@@ -359,6 +377,9 @@ pub struct EventStructure {
     pub fences: EventSet,
     /// Writes to each location (init write first).
     pub writes_of: Vec<Vec<usize>>,
+    /// Reads that may read any write of their location (`PathEvent::any_value`):
+    /// their `value` is their rf write's.
+    pub any_value: EventSet,
 }
 
 impl EventStructure {
@@ -390,6 +411,7 @@ impl EventStructure {
         let mut int = Relation::empty(n);
         let mut data = Relation::empty(n);
         let mut ctrl = Relation::empty(n);
+        let mut any_value: EventSet = 0;
         for (t, p) in paths.iter().enumerate() {
             let start = events.len();
             for e in &p.events {
@@ -405,6 +427,9 @@ impl EventStructure {
                 }
                 if e.kind == Kind::W {
                     writes_of[e.loc.unwrap()].push(id);
+                }
+                if e.any_value {
+                    any_value |= 1u64 << id;
                 }
                 events.push(Event {
                     id,
@@ -460,7 +485,22 @@ impl EventStructure {
                 loc.rows[e.id] = loc_sets[l];
             }
         }
-        Ok(EventStructure { n, events, po, rmw, loc, int, data, ctrl, init, reads, writes, fences, writes_of })
+        Ok(EventStructure {
+            n,
+            events,
+            po,
+            rmw,
+            loc,
+            int,
+            data,
+            ctrl,
+            init,
+            reads,
+            writes,
+            fences,
+            writes_of,
+            any_value,
+        })
     }
 }
 

@@ -207,6 +207,23 @@ impl Expr {
 
     /// The registers the expression reads, as a bit set over register
     /// taints: `taint[r]` is the set of reads register r depends on.
+    /// Mark every register the expression reads.
+    pub fn mark_regs(&self, used: &mut [bool]) {
+        match self {
+            Expr::C { .. } => {}
+            Expr::R { r } => {
+                if let Some(u) = used.get_mut(*r) {
+                    *u = true;
+                }
+            }
+            Expr::Not { a } | Expr::Neg { a } => a.mark_regs(used),
+            Expr::Bin { a, b, .. } => {
+                a.mark_regs(used);
+                b.mark_regs(used);
+            }
+        }
+    }
+
     pub fn deps(&self, taint: &[u64]) -> u64 {
         match self {
             Expr::C { .. } => 0,
@@ -390,6 +407,41 @@ impl Program {
                 }),
                 _ => false,
             })
+            .collect()
+    }
+
+    /// Per instruction of thread `t`: is it a load whose value nothing
+    /// uses? It writes no register, or one that no instruction of the
+    /// thread reads (no store, assignment, branch or read-modify-write
+    /// operand) and that the outcome does not observe.
+    pub fn value_free_loads(&self, t: usize) -> Vec<bool> {
+        let th = &self.threads[t];
+        let mut used = vec![false; th.nregs];
+        for i in &th.code {
+            match i {
+                Instr::Store { val, .. } | Instr::Assign { val, .. } => val.mark_regs(&mut used),
+                Instr::Branch { cond, .. } => cond.mark_regs(&mut used),
+                Instr::Rmw { val, expected, .. } => {
+                    val.mark_regs(&mut used);
+                    if let Some(e) = expected {
+                        e.mark_regs(&mut used);
+                    }
+                }
+                Instr::Load { .. } | Instr::Fence { .. } | Instr::Jump { .. } | Instr::Cut => {}
+            }
+        }
+        for o in &self.observed {
+            if let Observed::Reg { thread, reg } = o {
+                if *thread == t {
+                    if let Some(u) = used.get_mut(*reg) {
+                        *u = true;
+                    }
+                }
+            }
+        }
+        th.code
+            .iter()
+            .map(|i| matches!(i, Instr::Load { dst, .. } if dst.is_none_or(|r| !used.get(r).copied().unwrap_or(true))))
             .collect()
     }
 
