@@ -244,15 +244,26 @@ def test_the_ast_methods_are_cached_and_rebuilt_when_damaged(tmp_path):
     assert run(HRF_CACHE="off") == first
 
 
-def test_check_many_builds_witnesses_on_first_use():
-    # check_many checks without witnesses and builds them when first read
-    # (a flag's events, witness(), to_dot, to_json); the reference is
-    # `check`, which builds them at once: every field must be the same.
+def _eager(test, model):
+    """`check` with its witness executions built at once (the reference)."""
+    from hrf.api import _prepare, check_compiled
+
+    comp, m = _prepare(test, model, hrf.Limits())
+    return check_compiled(comp, m, hrf.Limits(), eager=True)
+
+
+def test_check_and_check_many_build_witnesses_on_first_use():
+    # check and check_many check without witnesses and build them when
+    # first read (a flag's events, witness(), to_dot, to_json); the
+    # reference builds them at once: every field must be the same.
     tests = [str(f) for f in sorted((CORPUS / "hrf").glob("*.litmus"))]
     tests += hrf.generate(count=40, seed=5, max_edges=4, max_threads=3)
     models = ["hrf-direct", "hrf-indirect", "sc"]
-    for processes in (False, True):
-        lazy = list(hrf.check_many(tests, models, workers=2, processes=processes))
+    for how in ("threads", "processes", "check"):
+        if how == "check":
+            lazy = [_checked_or_error(t, m) for t in tests for m in models]
+        else:
+            lazy = list(hrf.check_many(tests, models, workers=2, processes=how == "processes"))
         k = 0
         for t in tests:
             for m in models:
@@ -260,7 +271,8 @@ def test_check_many_builds_witnesses_on_first_use():
                 k += 1
                 if r.error is not None:
                     continue
-                ref = hrf.check(t, m)
+                ref = _eager(t, m)
+                assert ref._lazy is None
                 assert r._lazy is not None and all("events" not in f for f in r.flags)
                 assert [f["kind"] for f in r.flags] == [f["kind"] for f in ref.flags]  # no witness needed
                 assert r._lazy is not None
@@ -274,6 +286,13 @@ def test_check_many_builds_witnesses_on_first_use():
                 if ref.flags or ref.states:
                     assert r.to_dot() == ref.to_dot()
         assert k == len(lazy) and any(r.flags for r in lazy)
+
+
+def _checked_or_error(test, model):
+    try:
+        return hrf.check(test, model)
+    except hrf.HrfError as e:
+        return hrf.Result.failed(str(test), model, e)
 
 
 def test_checks_in_a_forked_child_of_a_process_that_checked():

@@ -213,7 +213,7 @@ class Result(Drawable):
         model = self._model_obj or _models.get(self.model)
         try:
             assert comp is not None, "a lazy result keeps its program or its source"
-            full = check_compiled(comp, model, limits)
+            full = check_compiled(comp, model, limits, eager=True)
         except HrfError as e:
             full = Result.failed(self.name, self.model, e)
         if full.error is not None or (full.outcomes, [f["kind"] for f in full.flags]) != (
@@ -510,10 +510,19 @@ def check(test, model="sc", *, limits: Limits | None = None, on_limit: str = "re
     return check_compiled(comp, m, limits, on_limit)
 
 
-def check_compiled(comp: Compiled, model: Model, limits: Limits, on_limit: str = "result") -> Result:
-    """`check` of an already compiled test (`hrf.program.compile_test`)."""
-    raw = core.check(comp.json(), model.ir_json(), limits.core_json(model))
-    r = _build_result(raw, comp, model)
+def check_compiled(
+    comp: Compiled, model: Model, limits: Limits, on_limit: str = "result", *, eager: bool = False
+) -> Result:
+    """`check` of an already compiled test (`hrf.program.compile_test`).
+    Witness executions asked for are built on first use (a flag's events,
+    `witness`, `to_dot`, `to_json`: `Result.build_witnesses` checks again),
+    as `check_many` does: a test with thousands of outcomes (C11's fig6 has
+    3,256) spent more time building them than checking. With `eager`,
+    built at once."""
+    lazy = None if eager or not limits.witnesses or limits.keep_all else limits
+    run = replace(limits, witnesses=False) if lazy else limits
+    raw = core.check(comp.json(), model.ir_json(), run.core_json(model))
+    r = _build_result(raw, comp, model, lazy)
     if r.error is not None:
         raise r.error
     if r.limit is not None and on_limit == "raise":
