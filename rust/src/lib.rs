@@ -33,19 +33,46 @@ fn limits_from_json<T: serde::de::DeserializeOwned + Default>(text: &str) -> Res
     }
 }
 
+/// The model IRs parsed lately, by their text: a bulk run sends the same
+/// few models with every test, and parsing one cost about as much as
+/// checking a small test. Kept small; the oldest goes first.
+static MODELS: std::sync::Mutex<Vec<(String, std::sync::Arc<ModelIr>)>> = std::sync::Mutex::new(Vec::new());
+const MODELS_KEPT: usize = 8;
+
+fn model_ir(text: &str) -> Result<std::sync::Arc<ModelIr>> {
+    let lock = || MODELS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, ir)) = lock().iter().find(|(t, _)| t == text) {
+        return Ok(ir.clone());
+    }
+    let ir = std::sync::Arc::new(from_json::<ModelIr>(text, "model IR")?);
+    let mut kept = lock();
+    if kept.len() == MODELS_KEPT {
+        kept.remove(0);
+    }
+    kept.push((text.to_string(), ir.clone()));
+    Ok(ir)
+}
+
 /// Parse the three JSON documents and check the program under the model.
 pub fn check_json(program: &str, model: &str, limits: &str) -> Result<CheckOut> {
     let prog: Program = from_json(program, "program IR")?;
-    let ir: ModelIr = from_json(model, "model IR")?;
+    let ir = model_ir(model)?;
     let limits: Limits = limits_from_json(limits)?;
     let compiled = Compiled::new(ir, &prog)?;
     enumerate::check(&prog, &compiled, &limits)
 }
 
+#[derive(serde::Serialize)]
+struct Reply<'a, T> {
+    ok: &'a T,
+}
+
 /// `{"ok": result}` or `{"error": message}`; a panic becomes an error too.
 fn safe_json<T: serde::Serialize>(f: impl FnOnce() -> Result<T>) -> String {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(Ok(out)) => json!({ "ok": out }).to_string(),
+        // written straight to text (through a JSON value tree it cost twice)
+        Ok(Ok(out)) => serde_json::to_string(&Reply { ok: &out })
+            .unwrap_or_else(|e| json!({ "error": format!("internal error: {e}"), "kind": "internal" }).to_string()),
         Ok(Err(e)) => json!({ "error": e.to_string(), "kind": e.kind() }).to_string(),
         Err(p) => {
             let msg = p

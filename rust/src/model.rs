@@ -196,7 +196,7 @@ pub enum Val {
 /// A model prepared for one program: tags resolved to template indices,
 /// and per node whether it depends on `rf`/`co` and on `foreach` variables.
 pub struct Compiled {
-    pub ir: ModelIr,
+    pub ir: std::sync::Arc<ModelIr>,
     dynamic: Vec<bool>,
     vars: Vec<BTreeSet<String>>,
     /// Checks that may be applied to partial `rf`/`co` (monotone in them).
@@ -210,7 +210,8 @@ pub struct Compiled {
 }
 
 impl Compiled {
-    pub fn new(ir: ModelIr, prog: &Program) -> Result<Self, Error> {
+    pub fn new(ir: impl Into<std::sync::Arc<ModelIr>>, prog: &Program) -> Result<Self, Error> {
+        let ir: std::sync::Arc<ModelIr> = ir.into();
         let n = ir.nodes.len();
         let mut dynamic = vec![false; n];
         let mut mono = vec![Mono::Const; n];
