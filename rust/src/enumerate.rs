@@ -401,8 +401,9 @@ enum Step {
 /// one now checked against a complete co (a few writes have far fewer
 /// orders than many reads have rf choices, and a read's coherence with co
 /// fails as soon as its rf is chosen). Any order finds the same
-/// candidates: pruning only drops partial choices that a monotone check
-/// rejects, whatever was chosen before them.
+/// consistent executions: pruning only drops partial choices that a
+/// monotone check rejects, whatever was chosen before them (how many
+/// inconsistent candidates reach the final judgement may differ).
 fn search_order(es: &EventStructure, rf_choices: &[Vec<usize>]) -> Vec<Step> {
     let forced = (0..rf_choices.len()).filter(|&k| rf_choices[k].len() == 1).map(Step::Rf);
     let co = (0..es.writes_of.len()).map(Step::Co);
