@@ -315,7 +315,19 @@ def test_machine_runs_of_a_scheme_are_exported_one_theorem_per_outcome(tmp_path)
     # at device scope), which opencl-rsp forbids: the run theory proves that
     # outcome reachable and marks it as the scheme's counterexample.
     test = ROOT / "litmus/rsp/corrupt-mp.litmus"
-    r = export_isabelle(test, "opencl-rsp", tmp_path, schemes="rsp-old")
+
+    class Progress:  # records the status line's use (hrf export shows one on a terminal)
+        def __init__(self):
+            self.closed = 0
+
+        def update(self, label, states, layers, seconds, max_states):
+            pass
+
+        def close(self):
+            self.closed += 1
+
+    progress = Progress()
+    r = export_isabelle(test, "opencl-rsp", tmp_path, schemes="rsp-old", progress=progress)
     assert r.runs == ["Run_corrupt_MP_rsp_old"]
     text = (tmp_path / "Run_corrupt_MP_rsp_old.thy").read_text()
     s = hrf.soundness(test, "rsp-old")
@@ -325,6 +337,7 @@ def test_machine_runs_of_a_scheme_are_exported_one_theorem_per_outcome(tmp_path)
         for k, steps in enumerate(m.steps, 1):
             trace = re.search(rf'"run_corrupt_mp_rsp_old_{wb}_{k}_trace = \[(.*)\]"', text).group(1)
             assert trace.count(",") + 1 == len(steps)
+    assert progress.closed == len(s.machine)  # one status line per exploration, wiped at its end
     assert text.count("a counterexample to scheme rsp-old") == len(s.counterexamples) >= 1
     assert "outcome 1:r0=1; 1:r1=0; x=42; y=1: not allowed by opencl-rsp" in text
     assert "sorry" not in text

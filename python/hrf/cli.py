@@ -513,6 +513,7 @@ def cmd_soundness(a) -> int:
 
 def cmd_export(a) -> int:
     from .isabelle import export_isabelle
+    from .machine import ExploreProgress
 
     if not a.files and not a.scheme:
         print("hrf export isabelle: give litmus tests (with --model) or --scheme", file=sys.stderr)
@@ -526,6 +527,7 @@ def cmd_export(a) -> int:
         runs=a.runs,
         max_states=a.max_states,
         limits=limits_of_args(a),
+        progress=ExploreProgress(),  # a status line on stderr while the machine runs, on a terminal
     )
     for e in r.tests:
         print(

@@ -964,14 +964,15 @@ def write_root(out: Path, session: str = SESSION) -> Path:
     return p
 
 
-def _export_runs(res: ExportResult, test, scheme: str, limits: Limits, max_states: int) -> None:
+def _export_runs(res: ExportResult, test, scheme: str, limits: Limits, max_states: int, progress=None) -> None:
     """The machine runs of `test` compiled by `scheme` as a theory, or the
-    pair in `res.skipped` with the reason."""
+    pair in `res.skipped` with the reason. `progress`: the explorer's
+    status line (`hrf.machine.explore.ExploreProgress`), or None."""
     from .soundness import soundness
 
     where = test.path or test.name
     try:
-        r = soundness(test, scheme, limits=limits, max_states=max_states)
+        r = soundness(test, scheme, limits=limits, max_states=max_states, progress=progress)
         if not r.machine:
             raise UnsupportedFeature(r.reason or "not run on the machine")
         theory, text = run_theory(r)
@@ -997,6 +998,7 @@ def export_isabelle(
     runs: bool = True,
     max_states: int = 1_000_000,
     limits: Limits | None = None,
+    progress=None,
     **kw,
 ) -> ExportResult:
     """Write Isabelle theories into `out`: the base theories, one theory per
@@ -1008,7 +1010,9 @@ def export_isabelle(
     With `runs`, each test a scheme compiles is run on the machine (`hrf
     soundness`, at most `max_states` states per write-back policy) and its
     outcomes are written as machine runs (`run_theory`); a (test, scheme)
-    pair the scheme or the machine theory refuses is skipped and listed."""
+    pair the scheme or the machine theory refuses is skipped and listed.
+    `progress` (an `hrf.machine.explore.ExploreProgress`) shows those
+    explorations as they run (`hrf export` passes one)."""
     limits = limits_from(limits, kw)
     check_whole("max_executions", max_executions, 1)
     check_whole("max_states", max_states, 1)
@@ -1064,6 +1068,6 @@ def export_isabelle(
         write_output(out / f"{theory}.thy", text)
         res.theories.append(theory)
         for test in tests if runs else ():
-            _export_runs(res, test, s, limits, max_states)
+            _export_runs(res, test, s, limits, max_states, progress)
     write_root(out)
     return res
