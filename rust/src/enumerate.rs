@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::execution::{thread_paths, value_domains, Dynamic, Event, EventStructure, Path};
 use crate::limits::Budget;
 pub use crate::limits::{cancel, LimitOut, Limits, CANCEL_GENERATION};
-use crate::model::{Compiled, Evaluator};
+use crate::model::{Compiled, Evaluator, READS_CO, READS_ORDERS, READS_RF};
 use crate::program::{Observed, Program};
 use crate::relation::{bits, Relation};
 use serde::Serialize;
@@ -378,8 +378,21 @@ fn combination(sh: &Shared, paths: &[&Path]) -> Result<Partial, Error> {
     }
     let regs: Vec<Vec<i64>> = paths.iter().map(|p| p.regs.clone()).collect();
     let steps = search_order(&es, &rf_choices);
-    let mut st =
-        Search { sh, es: &es, ev, reads, rf_choices, order: steps, part, dynm: start, regs, steps: 0, unspent: 0 };
+    let mut st = Search {
+        sh,
+        es: &es,
+        ev,
+        reads,
+        rf_choices,
+        order: steps,
+        // the evaluator's cache holds what the static checks computed on no rf or co
+        changed: READS_RF | READS_CO | READS_ORDERS,
+        part,
+        dynm: start,
+        regs,
+        steps: 0,
+        unspent: 0,
+    };
     st.step(0)?;
     if st.unspent > 0 {
         sh.spend(st.unspent);
@@ -419,6 +432,9 @@ struct Search<'a, 'b> {
     rf_choices: Vec<Vec<usize>>,
     /// The order in which rf and co are chosen (`search_order`).
     order: Vec<Step>,
+    /// What of rf, co and the orders changed since the evaluator's cache
+    /// was last brought up to date (`refresh`).
+    changed: u8,
     part: Partial,
     dynm: Dynamic,
     regs: Vec<Vec<i64>>,
@@ -433,6 +449,21 @@ const SPEND_BATCH: u64 = 256;
 const CHECK_EVERY: u64 = 4096;
 
 impl<'a, 'b> Search<'a, 'b> {
+    /// Forget the cached values that read what changed since the last
+    /// evaluation (`changed`), before evaluating again.
+    fn refresh(&mut self) {
+        self.ev.forget(std::mem::take(&mut self.changed));
+    }
+
+    /// With debug assertions (the Rust tests): the cached evaluation of
+    /// check `ci` agrees with an evaluation from scratch.
+    fn debug_assert_fresh(&self, ci: usize, fails: bool) {
+        if cfg!(debug_assertions) {
+            let mut fresh = Evaluator::new(self.sh.model, self.es);
+            assert_eq!(fresh.check(ci, &self.dynm).is_err(), fails, "stale cached value for check {ci}");
+        }
+    }
+
     /// Do the prunable axioms hold on the current partial rf/co?
     fn partial_ok(&mut self) -> bool {
         self.steps += 1;
@@ -442,10 +473,12 @@ impl<'a, 'b> Search<'a, 'b> {
         if self.sh.limits.reference {
             return true;
         }
-        self.ev.reset_dynamic();
+        self.refresh();
         for i in 0..self.sh.model.prunable.len() {
             let ci = self.sh.model.prunable[i];
-            if self.ev.check(ci, &self.dynm).is_err() {
+            let fails = self.ev.check(ci, &self.dynm).is_err();
+            self.debug_assert_fresh(ci, fails);
+            if fails {
                 self.part.pruned += 1;
                 // counted against max_candidates in batches: one shared
                 // atomic add per pruned partial would be contended
@@ -473,10 +506,12 @@ impl<'a, 'b> Search<'a, 'b> {
                 for c in 0..self.rf_choices[k].len() {
                     let w = self.rf_choices[k][c];
                     self.dynm.rf.add(w, r);
+                    self.changed |= READS_RF;
                     if self.partial_ok() {
                         self.step(i + 1)?;
                     }
                     self.dynm.rf.rows[w] &= !(1u64 << r);
+                    self.changed |= READS_RF;
                 }
                 Ok(())
             }
@@ -510,11 +545,13 @@ impl<'a, 'b> Search<'a, 'b> {
                 }
             }
             placed.push(w);
+            self.changed |= READS_CO;
             if placed.len() == rest.len() || self.partial_ok() {
                 self.co_place(i, rest, placed)?;
             }
             placed.pop();
             self.dynm.co.rows[w] = saved;
+            self.changed |= READS_CO;
         }
         Ok(())
     }
@@ -532,6 +569,7 @@ impl<'a, 'b> Search<'a, 'b> {
         let mut placed = Vec::new();
         let found = self.order_place(k, &members, &mut placed)?;
         self.dynm.orders[k].1 = Relation::empty(self.es.n);
+        self.changed |= READS_ORDERS;
         Ok(found)
     }
 
@@ -553,6 +591,7 @@ impl<'a, 'b> Search<'a, 'b> {
                 }
             }
             placed.push(w);
+            self.changed |= READS_ORDERS;
             let found = if placed.len() == members.len() || self.partial_ok() {
                 self.order_place(k, members, placed)?
             } else {
@@ -560,6 +599,7 @@ impl<'a, 'b> Search<'a, 'b> {
             };
             placed.pop();
             self.dynm.orders[k].1.rows[w] = saved;
+            self.changed |= READS_ORDERS;
             if found {
                 return Ok(true);
             }
@@ -578,11 +618,15 @@ impl<'a, 'b> Search<'a, 'b> {
         if self.steps.is_multiple_of(256) && sh.budget.check() {
             return Ok(false);
         }
-        self.ev.reset_dynamic();
+        self.refresh();
         let checks = &sh.model.ir.checks;
         for (ci, c) in checks.iter().enumerate() {
-            if c.flag.is_none() && self.ev.check(ci, &self.dynm).is_err() {
-                return Ok(false);
+            if c.flag.is_none() {
+                let fails = self.ev.check(ci, &self.dynm).is_err();
+                self.debug_assert_fresh(ci, fails);
+                if fails {
+                    return Ok(false);
+                }
             }
         }
         self.part.consistent += 1;
@@ -590,7 +634,9 @@ impl<'a, 'b> Search<'a, 'b> {
         let mut raised: Vec<(usize, Vec<usize>)> = Vec::new();
         for (ci, c) in checks.iter().enumerate() {
             if c.flag.is_some() {
-                if let Err(evs) = self.ev.check(ci, &self.dynm) {
+                let got = self.ev.check(ci, &self.dynm);
+                self.debug_assert_fresh(ci, got.is_err());
+                if let Err(evs) = got {
                     raised.push((ci, evs));
                 }
             }

@@ -186,6 +186,11 @@ fn flip(a: Mono) -> Mono {
     }
 }
 
+/// What a node reads of a candidate (`Compiled::reads`, `Evaluator::forget`).
+pub const READS_RF: u8 = 1;
+pub const READS_CO: u8 = 2;
+pub const READS_ORDERS: u8 = 4;
+
 #[derive(Clone, Debug)]
 pub enum Val {
     Set(EventSet),
@@ -197,7 +202,9 @@ pub enum Val {
 /// and per node whether it depends on `rf`/`co` and on `foreach` variables.
 pub struct Compiled {
     pub ir: std::sync::Arc<ModelIr>,
-    dynamic: Vec<bool>,
+    /// Per node: which of rf, co and the witness orders it reads
+    /// (`READS_RF` | `READS_CO` | `READS_ORDERS`), through its operands.
+    reads: Vec<u8>,
     vars: Vec<BTreeSet<String>>,
     /// Checks that may be applied to partial `rf`/`co` (monotone in them).
     pub prunable: Vec<usize>,
@@ -286,6 +293,42 @@ impl Compiled {
             dynamic[i] = d;
             mono[i] = m;
             vars[i] = v;
+        }
+        // What each node reads of rf, co and the orders (operands come first).
+        let mut reads = vec![0u8; n];
+        for (i, node) in ir.nodes.iter().enumerate() {
+            reads[i] = match node {
+                Node::Base { name } => match name.as_str() {
+                    "rf" => READS_RF,
+                    "co" => READS_CO,
+                    "fr" => READS_RF | READS_CO,
+                    other if ir.orders.iter().any(|o| o.name == other) => READS_ORDERS,
+                    _ => 0,
+                },
+                Node::Domain { a }
+                | Node::Range { a }
+                | Node::Ident { a }
+                | Node::Inv { a }
+                | Node::Plus { a }
+                | Node::Star { a }
+                | Node::Opt { a } => reads[*a],
+                Node::SetUnion { a, b }
+                | Node::SetInter { a, b }
+                | Node::Prod { a, b }
+                | Node::Union { a, b }
+                | Node::Inter { a, b }
+                | Node::Seq { a, b }
+                | Node::SetDiff { a, b }
+                | Node::Diff { a, b } => reads[*a] | reads[*b],
+                Node::Foreach { body, .. } => reads[*body],
+                Node::Tag { .. }
+                | Node::AllSet
+                | Node::EmptySet
+                | Node::Var { .. }
+                | Node::SameThreadAttr { .. }
+                | Node::SameEventAttr { .. } => 0,
+            };
+            debug_assert_eq!(reads[i] != 0, dynamic[i]);
         }
         // Sorts: which nodes are sets, which relations; reject ill-sorted IR.
         let mut is_set = vec![false; n];
@@ -401,12 +444,13 @@ impl Compiled {
                 prunable.push(ci);
             }
         }
-        Ok(Compiled { ir, dynamic, vars, prunable, tag_tables, attr_tables, thread_attr_tables })
+        Ok(Compiled { ir, reads, vars, prunable, tag_tables, attr_tables, thread_attr_tables })
     }
 }
 
 /// Evaluation of a compiled model on one event structure; node values are
-/// cached, static ones across all `rf`/`co` choices.
+/// cached, static ones across all `rf`/`co` choices, the others until what
+/// they read changes (`forget`).
 pub struct Evaluator<'a> {
     pub m: &'a Compiled,
     es: &'a EventStructure,
@@ -419,10 +463,14 @@ impl<'a> Evaluator<'a> {
         Evaluator { m, es, cache: vec![None; m.ir.nodes.len()], bound: Vec::new() }
     }
 
-    /// Forget everything that depends on `rf` / `co`.
-    pub fn reset_dynamic(&mut self) {
+    /// Forget what reads any of `changed` (`READS_RF`, `READS_CO`,
+    /// `READS_ORDERS`): the rest stays cached.
+    pub fn forget(&mut self, changed: u8) {
+        if changed == 0 {
+            return;
+        }
         for (i, c) in self.cache.iter_mut().enumerate() {
-            if self.m.dynamic[i] {
+            if self.m.reads[i] & changed != 0 {
                 *c = None;
             }
         }
