@@ -393,33 +393,10 @@ impl Compiled {
                 )));
             }
         }
-        // Which nodes depend on a witness order: flags must not, because an
-        // execution is kept with the first order found (orders only have to exist).
-        let mut uses_order = vec![false; n];
-        for (i, node) in ir.nodes.iter().enumerate() {
-            uses_order[i] = match node {
-                Node::Base { name } => ir.orders.iter().any(|o| &o.name == name),
-                Node::Domain { a }
-                | Node::Range { a }
-                | Node::Ident { a }
-                | Node::Inv { a }
-                | Node::Plus { a }
-                | Node::Star { a }
-                | Node::Opt { a } => uses_order[*a],
-                Node::SetUnion { a, b }
-                | Node::SetInter { a, b }
-                | Node::SetDiff { a, b }
-                | Node::Prod { a, b }
-                | Node::Union { a, b }
-                | Node::Inter { a, b }
-                | Node::Diff { a, b }
-                | Node::Seq { a, b } => uses_order[*a] || uses_order[*b],
-                Node::Foreach { body, .. } => uses_order[*body],
-                _ => false,
-            };
-        }
+        // Flags must not depend on a witness order: an execution is kept with
+        // the first order found (orders only have to exist).
         for c in &ir.checks {
-            if c.flag.is_some() && c.node < n && uses_order[c.node] {
+            if c.flag.is_some() && c.node < n && reads[c.node] & READS_ORDERS != 0 {
                 return Err(Error::invalid(format!(
                     "model {}: flag {} depends on a witness order; orders only have to exist",
                     ir.name, c.name
