@@ -220,7 +220,8 @@ impl Compiled {
     pub fn new(ir: impl Into<std::sync::Arc<ModelIr>>, prog: &Program) -> Result<Self, Error> {
         let ir: std::sync::Arc<ModelIr> = ir.into();
         let n = ir.nodes.len();
-        let mut dynamic = vec![false; n];
+        // What each node reads of rf, co and the witness orders (`READS_*`).
+        let mut reads = vec![0u8; n];
         let mut mono = vec![Mono::Const; n];
         let mut vars: Vec<BTreeSet<String>> = vec![BTreeSet::new(); n];
         let mut tag_tables = vec![None; n];
@@ -234,30 +235,32 @@ impl Compiled {
                     Err(Error::invalid(format!("model {}: node {i} refers forward to {c}", ir.name)))
                 }
             };
-            let (d, m, v): (bool, Mono, BTreeSet<String>) = match node {
+            let (d, m, v): (u8, Mono, BTreeSet<String>) = match node {
                 Node::Tag { name } => {
                     let t: Vec<bool> = prog.templates.iter().map(|t| t.tags.contains(name)).collect();
                     let l: Vec<bool> = prog.locations.iter().map(|l| l.tags.contains(name)).collect();
                     tag_tables[i] = Some((t, l));
-                    (false, Mono::Const, BTreeSet::new())
+                    (0, Mono::Const, BTreeSet::new())
                 }
-                Node::AllSet | Node::EmptySet => (false, Mono::Const, BTreeSet::new()),
-                Node::Var { name } => (false, Mono::Const, BTreeSet::from([name.clone()])),
+                Node::AllSet | Node::EmptySet => (0, Mono::Const, BTreeSet::new()),
+                Node::Var { name } => (0, Mono::Const, BTreeSet::from([name.clone()])),
                 Node::Base { name } => match name.as_str() {
-                    "rf" | "co" | "fr" => (true, Mono::Up, BTreeSet::new()),
+                    "rf" => (READS_RF, Mono::Up, BTreeSet::new()),
+                    "co" => (READS_CO, Mono::Up, BTreeSet::new()),
+                    "fr" => (READS_RF | READS_CO, Mono::Up, BTreeSet::new()),
                     "po" | "rmw" | "loc" | "int" | "ext" | "id" | "universal" | "empty" | "data" | "ctrl" | "addr" => {
-                        (false, Mono::Const, BTreeSet::new())
+                        (0, Mono::Const, BTreeSet::new())
                     }
-                    other if ir.orders.iter().any(|o| o.name == other) => (true, Mono::Up, BTreeSet::new()),
+                    other if ir.orders.iter().any(|o| o.name == other) => (READS_ORDERS, Mono::Up, BTreeSet::new()),
                     other => return Err(Error::invalid(format!("model {}: unknown base relation {other:?}", ir.name))),
                 },
                 Node::SameThreadAttr { name } => {
                     thread_attr_tables[i] = Some(prog.threads.iter().map(|t| t.attrs.get(name).copied()).collect());
-                    (false, Mono::Const, BTreeSet::new())
+                    (0, Mono::Const, BTreeSet::new())
                 }
                 Node::SameEventAttr { name } => {
                     attr_tables[i] = Some(prog.templates.iter().map(|t| t.attrs.get(name).copied()).collect());
-                    (false, Mono::Const, BTreeSet::new())
+                    (0, Mono::Const, BTreeSet::new())
                 }
                 Node::Domain { a }
                 | Node::Range { a }
@@ -267,7 +270,7 @@ impl Compiled {
                 | Node::Star { a }
                 | Node::Opt { a } => {
                     let a = child(*a)?;
-                    (dynamic[a], mono[a], vars[a].clone())
+                    (reads[a], mono[a], vars[a].clone())
                 }
                 Node::SetUnion { a, b }
                 | Node::SetInter { a, b }
@@ -276,59 +279,23 @@ impl Compiled {
                 | Node::Inter { a, b }
                 | Node::Seq { a, b } => {
                     let (a, b) = (child(*a)?, child(*b)?);
-                    (dynamic[a] || dynamic[b], join(mono[a], mono[b]), vars[a].union(&vars[b]).cloned().collect())
+                    (reads[a] | reads[b], join(mono[a], mono[b]), vars[a].union(&vars[b]).cloned().collect())
                 }
                 Node::SetDiff { a, b } | Node::Diff { a, b } => {
                     let (a, b) = (child(*a)?, child(*b)?);
-                    (dynamic[a] || dynamic[b], join(mono[a], flip(mono[b])), vars[a].union(&vars[b]).cloned().collect())
+                    (reads[a] | reads[b], join(mono[a], flip(mono[b])), vars[a].union(&vars[b]).cloned().collect())
                 }
                 Node::Foreach { attr, var, body } => {
                     let b = child(*body)?;
                     attr_tables[i] = Some(prog.templates.iter().map(|t| t.attrs.get(attr).copied()).collect());
                     let mut vs = vars[b].clone();
                     vs.remove(var);
-                    (dynamic[b], mono[b], vs)
+                    (reads[b], mono[b], vs)
                 }
             };
-            dynamic[i] = d;
+            reads[i] = d;
             mono[i] = m;
             vars[i] = v;
-        }
-        // What each node reads of rf, co and the orders (operands come first).
-        let mut reads = vec![0u8; n];
-        for (i, node) in ir.nodes.iter().enumerate() {
-            reads[i] = match node {
-                Node::Base { name } => match name.as_str() {
-                    "rf" => READS_RF,
-                    "co" => READS_CO,
-                    "fr" => READS_RF | READS_CO,
-                    other if ir.orders.iter().any(|o| o.name == other) => READS_ORDERS,
-                    _ => 0,
-                },
-                Node::Domain { a }
-                | Node::Range { a }
-                | Node::Ident { a }
-                | Node::Inv { a }
-                | Node::Plus { a }
-                | Node::Star { a }
-                | Node::Opt { a } => reads[*a],
-                Node::SetUnion { a, b }
-                | Node::SetInter { a, b }
-                | Node::Prod { a, b }
-                | Node::Union { a, b }
-                | Node::Inter { a, b }
-                | Node::Seq { a, b }
-                | Node::SetDiff { a, b }
-                | Node::Diff { a, b } => reads[*a] | reads[*b],
-                Node::Foreach { body, .. } => reads[*body],
-                Node::Tag { .. }
-                | Node::AllSet
-                | Node::EmptySet
-                | Node::Var { .. }
-                | Node::SameThreadAttr { .. }
-                | Node::SameEventAttr { .. } => 0,
-            };
-            debug_assert_eq!(reads[i] != 0, dynamic[i]);
         }
         // Sorts: which nodes are sets, which relations; reject ill-sorted IR.
         let mut is_set = vec![false; n];
@@ -386,7 +353,7 @@ impl Compiled {
             }
         }
         for o in &ir.orders {
-            if o.set >= n || !is_set[o.set] || dynamic[o.set] || !vars[o.set].is_empty() {
+            if o.set >= n || !is_set[o.set] || reads[o.set] != 0 || !vars[o.set].is_empty() {
                 return Err(Error::invalid(format!(
                     "model {}: order {} needs a set fixed by the events alone",
                     ir.name, o.name
