@@ -519,8 +519,7 @@ def check_compiled(
     as `check_many` does: a test with thousands of outcomes (C11's fig6 has
     3,256) spent more time building them than checking. With `eager`,
     built at once."""
-    lazy = None if eager or not limits.witnesses or limits.keep_all else limits
-    run = replace(limits, witnesses=False) if lazy else limits
+    lazy, run = (None, limits) if eager else _witnesses_later(limits)
     raw = core.check(comp.json(), model.ir_json(), run.core_json(model))
     r = _build_result(raw, comp, model, lazy)
     if r.error is not None:
@@ -528,6 +527,16 @@ def check_compiled(
     if r.limit is not None and on_limit == "raise":
         raise LimitExceeded(r.limit["which"], r.limit["detail"], r)
     return r
+
+
+def _witnesses_later(limits: Limits) -> tuple[Limits | None, Limits]:
+    """(the limits to build witnesses with on first use, or None; the limits
+    to check with now): witnesses asked for are left to first use
+    (`Result.build_witnesses`), except with `keep_all`, whose kept
+    executions come with the check."""
+    if limits.witnesses and not limits.keep_all:
+        return limits, replace(limits, witnesses=False)
+    return None, limits
 
 
 def on_limit_mode(on_limit: str) -> str:
@@ -655,10 +664,8 @@ def _check_in_threads_paced(
     tests: Iterable, models: list, workers: int | None, limits: Limits, chunk: int, identify: bool
 ) -> Iterator[Result]:
     model_json = {m.name: m.ir_json() for m in models}
-    # Witnesses are built on first use (Result.build_witnesses): most results
-    # of a bulk check are read for their verdicts only.
-    lazy = limits if limits.witnesses and not limits.keep_all else None
-    run = replace(limits, witnesses=False) if lazy else limits
+    # most results of a bulk check are read for their verdicts only
+    lazy, run = _witnesses_later(limits)
     limits_json = {m.name: run.core_json(m) for m in models}
     # (Compiled or None, model, error, name, the test's identity or None)
     pending: list = []

@@ -9,7 +9,6 @@ import os
 import sys
 import warnings
 from collections.abc import Iterable
-from dataclasses import replace
 
 from .api import UNROLL, Limits, Result, check, check_many
 from .core import CHECK_DEFAULTS, EXPLORE_DEFAULTS, version
@@ -159,10 +158,6 @@ def cmd_check(a) -> int:
 
         check_graph_path(a.graph)
     files = _inputs(a.files)
-    if not (a.graph or a.json) and limits.witnesses and not limits.keep_all:
-        # herd's text shows no execution: ask the core for none (3,256
-        # outcomes' witnesses were half the time of C11's fig6)
-        limits = replace(limits, witnesses=False)
     results: Iterable[Result]
     if len(files) == 1 and len(a.model) == 1:
         one: list[Result] = []

@@ -267,9 +267,10 @@ def _build(cyc: tuple):
         ts = [a.loc for a in accesses if a.thread == t]
         if len(set(ts)) != len(ts):
             return None
-    if _values(tuple(order), tuple(accesses)) is None:
+    shape = tuple(order), tuple(accesses)
+    if _values(*shape) is None:
         return None
-    return tuple(order), tuple(accesses)
+    return shape
 
 
 @functools.lru_cache(maxsize=4096)

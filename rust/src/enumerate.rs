@@ -517,9 +517,9 @@ impl<'a, 'b> Search<'a, 'b> {
             }
             Step::Co(l) => {
                 // The init write is already co-before the others (see `combination`).
-                let rest: Vec<usize> = self.es.writes_of[l][1..].to_vec();
+                let es = self.es;
                 let mut placed = Vec::new();
-                self.co_place(i, &rest, &mut placed)
+                self.co_place(i, &es.writes_of[l][1..], &mut placed)
             }
         }
     }

@@ -205,8 +205,6 @@ impl Expr {
         }
     }
 
-    /// The registers the expression reads, as a bit set over register
-    /// taints: `taint[r]` is the set of reads register r depends on.
     /// Mark every register the expression reads.
     pub fn mark_regs(&self, used: &mut [bool]) {
         match self {
@@ -224,6 +222,8 @@ impl Expr {
         }
     }
 
+    /// The registers the expression reads, as a bit set over register
+    /// taints: `taint[r]` is the set of reads register r depends on.
     pub fn deps(&self, taint: &[u64]) -> u64 {
         match self {
             Expr::C { .. } => 0,
@@ -337,12 +337,6 @@ impl Program {
         out
     }
 
-    /// The locations a thin-air value can reach: those a plain store may
-    /// give a value computed from registers, or a failing compare-exchange
-    /// writes back to. A location written only by its initial value and by
-    /// read-modify-writes holds no such value when the model makes RMWs
-    /// atomic (each reads its immediate coherence predecessor, so values
-    /// chain from the initial one), as every model hrf ships does.
     /// Per location, the constant values its stores and exchanges write,
     /// whatever the path: a write guarded by a branch on a thin-air read
     /// (load buffering through control dependencies) writes one of these.
@@ -445,6 +439,12 @@ impl Program {
             .collect()
     }
 
+    /// The locations a thin-air value can reach: those a plain store may
+    /// give a value computed from registers, or a failing compare-exchange
+    /// writes back to. A location written only by its initial value and by
+    /// read-modify-writes holds no such value when the model makes RMWs
+    /// atomic (each reads its immediate coherence predecessor, so values
+    /// chain from the initial one), as every model hrf ships does.
     pub fn value_carrying(&self) -> Vec<bool> {
         let mut out = vec![false; self.locations.len()];
         for t in &self.threads {
