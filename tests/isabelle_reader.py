@@ -44,6 +44,14 @@ MAIN_CONSTANTS = {
     "set_option",
     "Option.bind",
     "filter",
+    "zip",
+    "foldl",
+    "fold",
+    "int",
+    "rel_option",
+    "List.map_filter",
+    "tl",
+    "mod",
 }
 MAIN_TYPES = {"nat", "int", "bool", "set", "rel", "list", "option", "string"}
 # Inner-syntax words that are not names.

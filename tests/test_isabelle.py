@@ -31,7 +31,7 @@ def _lemmas(text, suffix):
 
 def test_base_theories_are_in_the_repository_where_spec_puts_them():
     names = sorted(p.name for p in (ROOT / "isabelle_export").glob("*.thy"))
-    assert names == ["Hrf_Execution.thy", "Hrf_Machine.thy", "Hrf_Mapping.thy", "Hrf_Models.thy"]
+    assert names == ["Hrf_Closure.thy", "Hrf_Execution.thy", "Hrf_Machine.thy", "Hrf_Mapping.thy", "Hrf_Models.thy"]
 
 
 def test_whole_export_reads_as_a_session(tmp_path):
@@ -345,3 +345,48 @@ def test_machine_runs_of_a_scheme_are_exported_one_theorem_per_outcome(tmp_path)
     # without runs: no machine exploration
     r = export_isabelle(test, "opencl-rsp", tmp_path / "none", schemes="rsp-old", runs=False)
     assert r.runs == [] and not list((tmp_path / "none").glob("Run_*"))
+
+
+def test_no_other_outcome_is_proved_where_hrf_found_the_scheme_sound(tmp_path):
+    # rsp-new on the RMW-vs-remote-store test: hrf finds it sound, and the
+    # unreduced machine has a few thousand states under each write-back
+    # policy, so the run theory states that every reachable final state
+    # shows an outcome opencl-rsp allows (machine_outcomes_within of
+    # Hrf_Closure), with the data Isabelle needs to enumerate those states.
+    test = ROOT / "litmus/rsp/store-remote-all-vs-rmw.litmus"
+    s = hrf.soundness(test, "rsp-new")
+    assert s.sound is True
+    r = export_isabelle(test, "opencl-rsp", tmp_path, schemes="rsp-new")
+    theory = "Run_Store_remote_all_vs_RMW_rsp_new"
+    assert r.closures == [f"{theory}: writeback=fifo", f"{theory}: writeback=any"]
+    text = (tmp_path / f"{theory}.thy").read_text()
+    assert "imports Hrf_Closure" in text
+    p = theory.lower()
+    # the observations are every register and the one location; the allowed
+    # outcomes are the source model's, in that order
+    names = [n for n in s.program.observed]
+    assert f'"{p}_obs = [OReg 0 0, OMem 0]"' in text and names == ["0:r0", "x"]
+    allowed = sorted(tuple(o[n] for n in names) for o in s.allowed)
+    shown = re.search(rf'"{p}_allowed = \[(.*)\]"', text).group(1)
+    assert shown == ", ".join("[" + ", ".join(map(str, a)) + "]" for a in allowed)
+    for wb in ("fifo", "any"):
+        literal = hrf.machine.explore(s.program, writeback=wb, reduce=False)
+        assert literal.complete
+        n = literal.states
+        assert f"outcomes_check {2 * n + 10} {p}_dom {p}_layout {wb.title()} {p}_program" in text
+        assert re.search(rf"^theorem {p}_{wb}_sound:", text, re.M)
+        assert f"machine_outcomes_within[OF {p}_{wb}_closed]" in text
+    check_session(tmp_path)
+    # a bound below the unreduced machine's states: no theorem, and a note says so
+    r = export_isabelle(test, "opencl-rsp", tmp_path / "small", schemes="rsp-new", max_proof_states=100)
+    assert r.closures == []
+    assert any("no closure theorem" in n and "more than 100 states" in n for n in r.notes)
+    assert "machine_outcomes_within" not in (tmp_path / "small" / f"{theory}.thy").read_text()
+
+
+def test_no_closure_theorem_for_an_unsound_scheme(tmp_path):
+    # rsp-old is unsound on the corrupt MP (a counterexample outcome): the run
+    # theory proves that outcome reachable and claims nothing more.
+    r = export_isabelle(ROOT / "litmus/rsp/corrupt-mp.litmus", "opencl-rsp", tmp_path, schemes="rsp-old")
+    assert r.runs == ["Run_corrupt_MP_rsp_old"] and r.closures == []
+    assert "machine_outcomes_within" not in (tmp_path / "Run_corrupt_MP_rsp_old.thy").read_text()

@@ -76,3 +76,19 @@ def test_a_false_machine_outcome_fails(tmp_path):
     j = text.index("regs s 1 1 = 0", i)
     path.write_text(text[:j] + "regs s 1 1 = 42" + text[j + len("regs s 1 1 = 0") :])
     assert _check(tmp_path).returncode != 0
+
+
+def test_a_closure_that_leaves_out_an_outcome_fails(tmp_path):
+    # Control for the no-other-outcome theorem: rsp-new on the RMW-vs-remote-
+    # store test reaches x=5 with r0=0 and x=6 with r0=5 (the RMW before or
+    # after the store); with the second left out of the allowed outcomes,
+    # Isabelle's closure check finds a final state outside them and the
+    # theory does not load.
+    r = export_isabelle(CORPUS / "rsp" / "store-remote-all-vs-rmw.litmus", "opencl-rsp", tmp_path, schemes="rsp-new")
+    assert r.closures
+    path = tmp_path / f"{r.runs[0]}.thy"
+    text = path.read_text()
+    assert _check(tmp_path).returncode == 0
+    assert "_allowed = [[0, 5], [5, 6]]" in text
+    path.write_text(text.replace("_allowed = [[0, 5], [5, 6]]", "_allowed = [[0, 5]]"))
+    assert _check(tmp_path).returncode != 0

@@ -521,6 +521,7 @@ def cmd_export(a) -> int:
         max_executions=a.max_executions,
         runs=a.runs,
         max_states=a.max_states,
+        max_proof_states=a.max_proof_states,
         limits=limits_of_args(a),
         progress=ExploreProgress(),  # a status line on stderr while the machine runs, on a terminal
     )
@@ -802,6 +803,14 @@ def main(argv=None) -> int:
         type=_whole(1),
         default=1_000_000,
         help="machine states explored per test, scheme and write-back policy for the runs (default 1000000)",
+    )
+    x.add_argument(
+        "--max-proof-states",
+        type=_whole(0),
+        default=20_000,
+        help="where the scheme is sound on a test: prove in Isabelle that the machine has no other outcome, "
+        "when the unreduced machine has at most this many states (Isabelle enumerates them; default 20000, "
+        "0: never)",
     )
     _limit_args(x)
     x.set_defaults(func=cmd_export)

@@ -35,7 +35,7 @@ from .models import get as _get_model
 from .program import compile_test
 
 BASE_DIR = Path(__file__).parent / "isabelle_export"
-BASE_THEORIES = ("Hrf_Execution", "Hrf_Models", "Hrf_Machine", "Hrf_Mapping")
+BASE_THEORIES = ("Hrf_Execution", "Hrf_Models", "Hrf_Machine", "Hrf_Closure", "Hrf_Mapping")
 SESSION = "Hrf_Export"
 
 
@@ -795,14 +795,58 @@ def _fun(pairs, default: str = "0") -> str:
     return f"(\\<lambda>_. {default})({body})" if body else f"(\\<lambda>_. {default})"
 
 
-def run_theory(res, name: str | None = None) -> tuple:
+_LOC_OPS = ("ld", "st", "rmw", "lk", "unlk")  # machine instructions with an address
+
+
+def _closure_terms(res, p: str) -> tuple:
+    """The finite part of the machine state (Hrf_Closure's `dom`), the
+    outcome's observations and the outcomes the source model allows, as
+    definitions; and a note on what the observations leave out. Locations
+    no instruction accesses are not observed (their memory never changes;
+    the closure covers the program's addresses only)."""
+    prog = res.program
+    nwg = max(t.wg for t in prog.threads) + 1
+    ndev = max(t.dev for t in prog.threads) + 1
+    used = sorted({ins["loc"] for t in prog.threads for ins in t.code if ins["op"] in _LOC_OPS})
+    nregs = max(len(t.regs) for t in prog.threads) + 1  # and the scratch register of increments
+    keep, obs = [], []
+    for name, o in zip(prog.observed, prog.observed_ir, strict=True):
+        if o["kind"] == "reg":
+            keep.append(name)
+            obs.append(f"OReg {o['thread']} {o['reg']}")
+        elif o["loc"] in used:
+            keep.append(name)
+            obs.append(f"OMem {o['loc']}")
+    left = [n for n in prog.observed if n not in keep]
+    allowed = sorted({tuple(a[n] for n in keep) for a in res.allowed})
+    lst = lambda xs: "[" + ", ".join(str(x) for x in xs) + "]"  # noqa: E731
+    defs = [
+        f"definition {p}_dom :: dom where",
+        f'  "{p}_dom = \\<lparr>d_threads = {lst(range(len(prog.threads)))}, d_regs = {lst(range(nregs))}, '
+        f'd_wgs = {lst(range(nwg))}, d_devs = {lst(range(ndev))}, d_addrs = {lst(used)}\\<rparr>"',
+        "",
+        f'definition {p}_obs :: "obs list" where',
+        f'  "{p}_obs = [{", ".join(obs)}]"',
+        "",
+        f'definition {p}_allowed :: "int list list" where',
+        f'  "{p}_allowed = [{", ".join(lst(_int(v) for v in a) for a in allowed)}]"',
+        "",
+    ]
+    return defs, keep, left
+
+
+def run_theory(res, name: str | None = None, closed: dict | None = None) -> tuple:
     """(theory name, text) for the machine runs of a soundness check
     (`hrf.soundness`): the compiled program as Hrf_Machine data and, for
     each outcome the explorer found under each write-back policy, the trace
     that reached it as a run, with a theorem that the outcome is one of the
     machine's (a reachable final state), proved by evaluating the run. An
     outcome the source model does not allow is marked as the scheme's
-    counterexample."""
+    counterexample. `closed` (write-back policy -> number of states of the
+    unreduced machine): for those policies, a theorem that the machine has
+    no outcome the source model does not allow, proved by Hrf_Closure's
+    `machine_outcomes_within` over the reachable states, which Isabelle
+    enumerates and checks closed (by eval)."""
     from .soundness import outcome_key
 
     found = [(wb, r) for wb, r in res.machine.items() if r.outcomes]
@@ -826,7 +870,7 @@ def run_theory(res, name: str | None = None) -> tuple:
         "   reachable final state. Whether the source model allows the outcome is",
         "   hrf's verdict (the test's own theory lists its candidate executions). *)",
         f"theory {theory}",
-        "  imports Hrf_Machine",
+        "  imports Hrf_Closure" if closed else "  imports Hrf_Machine",
         "begin",
         "",
         f"text \\<open>Locations: {_text(', '.join(f'{n} = {i}' for i, n in enumerate(locs)))}. Threads: "
@@ -894,6 +938,33 @@ def run_theory(res, name: str | None = None) -> tuple:
             "text \\<open>The exploration stopped at a limit: more outcomes may exist.\\<close>",
             "",
         ]
+    if closed:
+        defs, keep, left = _closure_terms(res, p)
+        out += [
+            f"text \\<open>No other outcome: every final state the machine reaches shows one of the outcomes "
+            f"{_text(res.model)} allows, over {_text(', '.join(keep))}"
+            + (f" ({_text(', '.join(left))}: no instruction accesses them)" if left else "")
+            + ". Isabelle enumerates the machine's reachable states (their part at the program's addresses, "
+            "registers and pcs; hrf's unreduced explorer counts the same number), checks the set closed under "
+            "every step and every final state's outcome allowed (by eval); machine_outcomes_within makes that a "
+            "statement over all reachable states.\\<close>",
+            "",
+            *defs,
+        ]
+        for wb, n in closed.items():
+            wbc = "Fifo" if wb == "fifo" else "Any"
+            ctx = f"{p}_layout {wbc} {p}_program"
+            out += [
+                f"lemma {p}_{wb}_closed:",
+                f'  "outcomes_check {2 * n + 10} {p}_dom {ctx} {p}_init {p}_obs {p}_allowed {n}"',
+                "  by eval",
+                "",
+                f"theorem {p}_{wb}_sound:",
+                f'  "\\<forall>s \\<in> reachable {ctx} (initial {p}_init). is_final {p}_layout {p}_program s '
+                f'\\<longrightarrow> map (obs_val s) {p}_obs \\<in> set {p}_allowed"',
+                f"  by (rule machine_outcomes_within[OF {p}_{wb}_closed])",
+                "",
+            ]
     out += ["end", ""]
     return theory, "\n".join(out)
 
@@ -908,6 +979,7 @@ class ExportResult:
     # (test, model or "scheme S", reason) of each pair refused (UnsupportedFeature): not exported
     skipped: list = field(default_factory=list)
     runs: list = field(default_factory=list)  # the theories of machine runs (one per test and scheme)
+    closures: list = field(default_factory=list)  # "theory: writeback=W" of each no-other-outcome theorem
 
 
 def _copy_base(out: Path) -> None:
@@ -964,9 +1036,35 @@ def write_root(out: Path, session: str = SESSION) -> Path:
     return p
 
 
-def _export_runs(res: ExportResult, test, scheme: str, limits: Limits, max_states: int, progress=None) -> None:
+def _closable(r, max_proof_states: int, progress=None) -> tuple:
+    """For a scheme hrf found sound on a test: write-back policy -> number
+    of states of the unreduced machine, for the policies whose unreduced
+    machine has at most `max_proof_states` states (Isabelle enumerates them
+    again); and a note for each policy left out."""
+    from .machine import explore
+
+    closed: dict[str, int] = {}
+    notes: list[str] = []
+    if r.sound is not True or max_proof_states == 0:
+        return closed, notes
+    for wb in r.machine:
+        m = explore(r.program, writeback=wb, reduce=False, max_states=max_proof_states, progress=progress)
+        if m.complete:
+            closed[wb] = m.states
+        else:
+            notes.append(
+                f"writeback={wb}: no closure theorem, the unreduced machine has more than "
+                f"{max_proof_states} states (max_proof_states)"
+            )
+    return closed, notes
+
+
+def _export_runs(
+    res: ExportResult, test, scheme: str, limits: Limits, max_states: int, max_proof_states: int, progress=None
+) -> None:
     """The machine runs of `test` compiled by `scheme` as a theory, or the
-    pair in `res.skipped` with the reason. `progress`: the explorer's
+    pair in `res.skipped` with the reason; where hrf found the scheme sound,
+    with the closure theorems of `run_theory`. `progress`: the explorer's
     status line (`hrf.machine.explore.ExploreProgress`), or None."""
     from .soundness import soundness
 
@@ -975,7 +1073,8 @@ def _export_runs(res: ExportResult, test, scheme: str, limits: Limits, max_state
         r = soundness(test, scheme, limits=limits, max_states=max_states, progress=progress)
         if not r.machine:
             raise UnsupportedFeature(r.reason or "not run on the machine")
-        theory, text = run_theory(r)
+        closed, notes = _closable(r, max_proof_states, progress)
+        theory, text = run_theory(r, closed=closed)
     except UnsupportedFeature as e:
         res.skipped.append((where, f"scheme {scheme}", str(e)))
         return
@@ -986,6 +1085,8 @@ def _export_runs(res: ExportResult, test, scheme: str, limits: Limits, max_state
     res.runs.append(theory)
     if not r.complete:
         res.notes.append(f"{theory}: the machine exploration stopped at a limit; more outcomes may exist")
+    res.notes += [f"{theory}: {n}" for n in notes]
+    res.closures += [f"{theory}: writeback={wb}" for wb in closed]
 
 
 def export_isabelle(
@@ -997,6 +1098,7 @@ def export_isabelle(
     max_executions: int = 64,
     runs: bool = True,
     max_states: int = 1_000_000,
+    max_proof_states: int = 20_000,
     limits: Limits | None = None,
     progress=None,
     **kw,
@@ -1011,11 +1113,16 @@ def export_isabelle(
     soundness`, at most `max_states` states per write-back policy) and its
     outcomes are written as machine runs (`run_theory`); a (test, scheme)
     pair the scheme or the machine theory refuses is skipped and listed.
+    Where hrf found the scheme sound on a test, and the unreduced machine
+    has at most `max_proof_states` states under a write-back policy (0:
+    never), the run theory also proves that the machine has no outcome the
+    source model does not allow (Isabelle enumerates those states again).
     `progress` (an `hrf.machine.explore.ExploreProgress`) shows those
     explorations as they run (`hrf export` passes one)."""
     limits = limits_from(limits, kw)
     check_whole("max_executions", max_executions, 1)
     check_whole("max_states", max_states, 1)
+    check_whole("max_proof_states", max_proof_states, 0)
     out = Path(out)
     _prepare_folder(out)
     res = ExportResult(out)
@@ -1068,6 +1175,6 @@ def export_isabelle(
         write_output(out / f"{theory}.thy", text)
         res.theories.append(theory)
         for test in tests if runs else ():
-            _export_runs(res, test, s, limits, max_states, progress)
+            _export_runs(res, test, s, limits, max_states, max_proof_states, progress)
     write_root(out)
     return res
