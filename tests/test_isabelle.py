@@ -224,6 +224,9 @@ def test_cli_export(tmp_path):
     )
     assert p.returncode == 0, p.stderr
     assert "4 of 4 candidate executions" in p.stdout
+    # rsp-new is sound on Fig. 7 and its unreduced machine is small under both
+    # write-back policies (2,084 and 12,220 states): both theorems are made
+    assert "2 no-other-outcome theorems: Run_hrf14_fig7_rsp_new: writeback=fifo, " in p.stdout
     assert (out / "Scheme_rsp_new.thy").exists() and (out / "ROOT").exists()
     check_session(out)
     relaxed = subprocess.run(
@@ -372,8 +375,10 @@ def test_no_other_outcome_is_proved_where_hrf_found_the_scheme_sound(tmp_path):
     for wb in ("fifo", "any"):
         literal = hrf.machine.explore(s.program, writeback=wb, reduce=False)
         assert literal.complete
-        n = literal.states
-        assert f"outcomes_check {2 * n + 10} {p}_dom {p}_layout {wb.title()} {p}_program" in text
+        n, live = literal.states, literal.states - literal.final_states
+        assert 0 < literal.final_states < n
+        assert f"outcomes_check {64 * n + 1000} {p}_dom {p}_layout {wb.title()} {p}_program" in text
+        assert f"{p}_obs {p}_allowed {live}\"" in text
         assert re.search(rf"^theorem {p}_{wb}_sound:", text, re.M)
         assert f"machine_outcomes_within[OF {p}_{wb}_closed]" in text
     check_session(tmp_path)

@@ -537,6 +537,8 @@ def cmd_export(a) -> int:
         print(f"hrf: skipped {test} under {model}: {why}", file=sys.stderr)
     if r.runs:
         print(f"{len(r.runs)} theories of machine runs: {', '.join(r.runs)}")
+    if r.closures:
+        print(f"{len(r.closures)} no-other-outcome theorems: {', '.join(r.closures)}")
     return 0
 
 

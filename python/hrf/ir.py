@@ -531,6 +531,7 @@ class PhaseSeconds(TypedDict):
 class _ExploreOut(TypedDict):
     complete: bool
     states: int
+    final_states: int
     transitions: int
     layers: int
     depth: int

@@ -842,11 +842,12 @@ def run_theory(res, name: str | None = None, closed: dict | None = None) -> tupl
     that reached it as a run, with a theorem that the outcome is one of the
     machine's (a reachable final state), proved by evaluating the run. An
     outcome the source model does not allow is marked as the scheme's
-    counterexample. `closed` (write-back policy -> number of states of the
-    unreduced machine): for those policies, a theorem that the machine has
-    no outcome the source model does not allow, proved by Hrf_Closure's
-    `machine_outcomes_within` over the reachable states, which Isabelle
-    enumerates and checks closed (by eval)."""
+    counterexample. `closed` (write-back policy -> numbers of states and of
+    states not final of the unreduced machine, as `_closable` gives them):
+    for those policies, a theorem that the machine has no outcome the source
+    model does not allow, proved by Hrf_Closure's `machine_outcomes_within`
+    over the reachable states, which Isabelle enumerates and checks closed
+    (by eval), counting as many states that are not final as hrf."""
     from .soundness import outcome_key
 
     found = [(wb, r) for wb, r in res.machine.items() if r.outcomes]
@@ -945,18 +946,22 @@ def run_theory(res, name: str | None = None, closed: dict | None = None) -> tupl
             f"{_text(res.model)} allows, over {_text(', '.join(keep))}"
             + (f" ({_text(', '.join(left))}: no instruction accesses them)" if left else "")
             + ". Isabelle enumerates the machine's reachable states (their part at the program's addresses, "
-            "registers and pcs; hrf's unreduced explorer counts the same number), checks the set closed under "
+            "registers and pcs; as many states that are not final as hrf's unreduced explorer), checks the set closed under "
             "every step and every final state's outcome allowed (by eval); machine_outcomes_within makes that a "
             "statement over all reachable states.\\<close>",
             "",
             *defs,
         ]
-        for wb, n in closed.items():
+        for wb, (states, live) in closed.items():
             wbc = "Fifo" if wb == "fifo" else "Any"
             ctx = f"{p}_layout {wbc} {p}_program"
+            # fuel: the search takes a state per round; the final states hrf
+            # did not step on from may lead to more final states
             out += [
+                f"text \\<open>writeback={wb}: hrf's unreduced explorer stores {states} states, "
+                f"{live} of them not final.\\<close>",
                 f"lemma {p}_{wb}_closed:",
-                f'  "outcomes_check {2 * n + 10} {p}_dom {ctx} {p}_init {p}_obs {p}_allowed {n}"',
+                f'  "outcomes_check {64 * states + 1000} {p}_dom {ctx} {p}_init {p}_obs {p}_allowed {live}"',
                 "  by eval",
                 "",
                 f"theorem {p}_{wb}_sound:",
@@ -1037,20 +1042,20 @@ def write_root(out: Path, session: str = SESSION) -> Path:
 
 
 def _closable(r, max_proof_states: int, progress=None) -> tuple:
-    """For a scheme hrf found sound on a test: write-back policy -> number
-    of states of the unreduced machine, for the policies whose unreduced
-    machine has at most `max_proof_states` states (Isabelle enumerates them
-    again); and a note for each policy left out."""
+    """For a scheme hrf found sound on a test: write-back policy -> (number
+    of states, number of them not final) of the unreduced machine, for the
+    policies whose unreduced machine has at most `max_proof_states` states
+    (Isabelle enumerates them again); and a note for each policy left out."""
     from .machine import explore
 
-    closed: dict[str, int] = {}
+    closed: dict[str, tuple[int, int]] = {}
     notes: list[str] = []
     if r.sound is not True or max_proof_states == 0:
         return closed, notes
     for wb in r.machine:
         m = explore(r.program, writeback=wb, reduce=False, max_states=max_proof_states, progress=progress)
         if m.complete:
-            closed[wb] = m.states
+            closed[wb] = (m.states, m.states - m.final_states)
         else:
             notes.append(
                 f"writeback={wb}: no closure theorem, the unreduced machine has more than "

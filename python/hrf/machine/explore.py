@@ -101,6 +101,7 @@ def explore(
         complete=o["complete"],
         limit=o["limit"],
         states=o["states"],
+        final_states=o["final_states"],
         transitions=o["transitions"],
         seconds=o["seconds"],
         bytes_per_state=o["bytes_per_state"],

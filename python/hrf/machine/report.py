@@ -21,6 +21,7 @@ class MachineResult(Drawable):
     complete: bool
     limit: ir_types.LimitOut | None
     states: int
+    final_states: int  # of the states, those final (not stepped on from)
     transitions: int
     seconds: float
     bytes_per_state: float
@@ -96,6 +97,7 @@ class MachineResult(Drawable):
             "limit": self.limit,
             "condition_holds": self.condition_holds,
             "states": self.states,
+            "final_states": self.final_states,
             "transitions": self.transitions,
             "depth": self.depth,
             "seconds": self.seconds,

@@ -485,6 +485,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
     out.limit = out.limit.or_else(|| ctx.limit.lock().unwrap().take());
     out.complete = out.limit.is_none();
     out.states = store.len() as u64;
+    out.final_states = finals.len() as u64;
     out.depth = out.layers.saturating_sub(1);
     // Outcomes: the first (breadth-first) final state of each.
     let mut by_outcome: BTreeMap<Vec<i64>, u32> = BTreeMap::new();

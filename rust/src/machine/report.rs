@@ -51,6 +51,10 @@ pub struct ExploreOut {
     pub complete: bool,
     pub limit: Option<LimitOut>,
     pub states: u64,
+    /// Of those, the final ones. The explorer does not step on from a final
+    /// state: a fetch or an eviction there gives another final state with
+    /// the same registers and memory.
+    pub final_states: u64,
     pub transitions: u64,
     /// Breadth-first layers expanded (the last one finds nothing new when
     /// the exploration is complete).
