@@ -378,7 +378,7 @@ def test_no_other_outcome_is_proved_where_hrf_found_the_scheme_sound(tmp_path):
         n, live = literal.states, literal.states - literal.final_states
         assert 0 < literal.final_states < n
         assert f"outcomes_check {64 * n + 1000} {p}_dom {p}_layout {wb.title()} {p}_program" in text
-        assert f"{p}_obs {p}_allowed {live}\"" in text
+        assert f'{p}_obs {p}_allowed {live}"' in text
         assert re.search(rf"^theorem {p}_{wb}_sound:", text, re.M)
         assert f"machine_outcomes_within[OF {p}_{wb}_closed]" in text
     check_session(tmp_path)
