@@ -503,11 +503,16 @@ impl<'a, 'b> Search<'a, 'b> {
         match step {
             Step::Rf(k) => {
                 let r = self.reads[k];
+                // A run of forced reads (one write each) is checked once, after
+                // its last read: with no choice among them, an earlier check
+                // would prune nothing more (the checks are monotone in rf).
+                let forced = |s: Option<&Step>| matches!(s, Some(Step::Rf(k)) if self.rf_choices[*k].len() == 1);
+                let defer = forced(Some(&step)) && forced(self.order.get(i + 1));
                 for c in 0..self.rf_choices[k].len() {
                     let w = self.rf_choices[k][c];
                     self.dynm.rf.add(w, r);
                     self.changed |= READS_RF;
-                    if self.partial_ok() {
+                    if defer || self.partial_ok() {
                         self.step(i + 1)?;
                     }
                     self.dynm.rf.rows[w] &= !(1u64 << r);
@@ -771,7 +776,8 @@ impl<'a, 'b> Search<'a, 'b> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ModelIr;
+    use crate::model::{CheckKind, ModelIr};
+    use crate::relation::{full_set, EventSet};
     use serde_json::json;
 
     /// SC as the Python DSL builds it: acyclic(po|rf|co|fr), rmw atomicity.
@@ -911,6 +917,253 @@ mod tests {
         let outs: Vec<Vec<i64>> = fast.outcomes.iter().map(|x| x.values.clone()).collect();
         assert_eq!(outs, vec![vec![0, 0], vec![0, 1], vec![1, 1]]);
         assert_eq!(fast.positive, 0);
+    }
+
+    /// The value of node `i` computed the plain way, by recursion over the
+    /// IR with `Relation`'s methods and nothing cached: the reference for
+    /// the evaluator, which keeps every node's value in one buffer.
+    fn reference_value(
+        ir: &ModelIr,
+        es: &EventStructure,
+        d: &Dynamic,
+        i: usize,
+        bound: &mut Vec<(String, EventSet)>,
+    ) -> Result<EventSet, Relation> {
+        use crate::model::Node;
+        let n = es.n;
+        let set = |j: usize, bound: &mut Vec<(String, EventSet)>| reference_value(ir, es, d, j, bound).unwrap();
+        let rel = |j: usize, bound: &mut Vec<(String, EventSet)>| reference_value(ir, es, d, j, bound).unwrap_err();
+        let events_with = |f: &dyn Fn(&crate::execution::Event) -> bool| {
+            es.events.iter().filter(|e| f(e)).fold(0u64, |s, e| s | 1 << e.id)
+        };
+        let prog_tags = |e: &crate::execution::Event, name: &str, p: &Program| match e.template {
+            Some(t) => p.templates[t].tags.iter().any(|x| x == name),
+            None => p.locations[e.loc.unwrap()].tags.iter().any(|x| x == name),
+        };
+        let p = tagged();
+        match &ir.nodes[i] {
+            Node::Tag { name } => Ok(match name.as_str() {
+                "R" => es.reads,
+                "W" => es.writes,
+                "F" => es.fences,
+                "M" => es.reads | es.writes,
+                "IW" => es.init,
+                _ => 0,
+            } | events_with(&|e| prog_tags(e, name, &p))),
+            Node::AllSet => Ok(full_set(n)),
+            Node::EmptySet => Ok(0),
+            Node::Var { name } => Ok(bound.iter().rev().find(|(v, _)| v == name).unwrap().1),
+            Node::SetUnion { a, b } => Ok(set(*a, bound) | set(*b, bound)),
+            Node::SetInter { a, b } => Ok(set(*a, bound) & set(*b, bound)),
+            Node::SetDiff { a, b } => Ok(set(*a, bound) & !set(*b, bound)),
+            Node::Domain { a } => Ok(rel(*a, bound).domain()),
+            Node::Range { a } => Ok(rel(*a, bound).range()),
+            Node::Base { name } => Err(match name.as_str() {
+                "po" => es.po.clone(),
+                "rf" => d.rf.clone(),
+                "co" => d.co.clone(),
+                "fr" => d.fr(),
+                "rmw" => es.rmw.clone(),
+                "loc" => es.loc.clone(),
+                "int" => es.int.clone(),
+                "ext" => {
+                    let t = full_set(n) & !es.init;
+                    Relation::product(n, t, t).diff(&es.int)
+                }
+                "id" => Relation::identity(n),
+                "universal" => Relation::product(n, full_set(n), full_set(n)),
+                _ => Relation::empty(n),
+            }),
+            Node::SameThreadAttr { name } => {
+                let v = |e: &crate::execution::Event| e.thread.and_then(|t| p.threads[t].attrs.get(name).copied());
+                let pairs: Vec<(usize, usize)> = (0..n)
+                    .flat_map(|a| (0..n).map(move |b| (a, b)))
+                    .filter(|&(a, b)| v(&es.events[a]).is_some() && v(&es.events[a]) == v(&es.events[b]))
+                    .collect();
+                Err(Relation::from_pairs(n, &pairs))
+            }
+            Node::SameEventAttr { name } => {
+                let v = |e: &crate::execution::Event| e.template.and_then(|t| p.templates[t].attrs.get(name).copied());
+                let pairs: Vec<(usize, usize)> = (0..n)
+                    .flat_map(|a| (0..n).map(move |b| (a, b)))
+                    .filter(|&(a, b)| v(&es.events[a]).is_some() && v(&es.events[a]) == v(&es.events[b]))
+                    .collect();
+                Err(Relation::from_pairs(n, &pairs))
+            }
+            Node::Ident { a } => Err(Relation::identity_on(n, set(*a, bound))),
+            Node::Prod { a, b } => Err(Relation::product(n, set(*a, bound), set(*b, bound))),
+            Node::Union { a, b } => Err(rel(*a, bound).union(&rel(*b, bound))),
+            Node::Inter { a, b } => Err(rel(*a, bound).inter(&rel(*b, bound))),
+            Node::Diff { a, b } => Err(rel(*a, bound).diff(&rel(*b, bound))),
+            Node::Seq { a, b } => Err(rel(*a, bound).seq(&rel(*b, bound))),
+            Node::Inv { a } => Err(rel(*a, bound).inverse()),
+            Node::Plus { a } => Err(rel(*a, bound).plus()),
+            Node::Star { a } => Err(rel(*a, bound).star()),
+            Node::Opt { a } => Err(rel(*a, bound).opt()),
+            Node::Foreach { attr, var, body } => {
+                let v = |e: &crate::execution::Event| e.template.and_then(|t| p.templates[t].attrs.get(attr).copied());
+                let mut vals: Vec<i64> = es.events.iter().filter_map(v).collect();
+                vals.sort();
+                vals.dedup();
+                let mut acc = Relation::empty(n);
+                for x in vals {
+                    bound.push((var.clone(), events_with(&|e| v(e) == Some(x))));
+                    acc = acc.union(&rel(*body, bound));
+                    bound.pop();
+                }
+                Err(acc)
+            }
+        }
+    }
+
+    /// Two threads in two work-groups; events tagged and with a scope
+    /// instance attribute, for `reference_value`.
+    fn tagged() -> Program {
+        let t = |kind: &str, tags: &[&str], si: i64| json!({"kind": kind, "tags": tags, "attrs": {"sinst": si}});
+        serde_json::from_value(json!({
+            "name": "tagged",
+            "locations": [{"name": "x", "init": 0, "tags": ["global"]}, {"name": "y", "init": 0}],
+            "templates": [t("W", &["A", "rel"], 1), t("R", &["A"], 2), t("W", &[], 1), t("R", &["A", "acq"], 2),
+                          t("W", &["A"], 2)],
+            "threads": [
+                {"name": "P0", "attrs": {"wg": 0}, "nregs": 1, "code": [
+                    {"op": "store", "loc": 0, "val": {"k": "c", "v": 1}, "ev": 0},
+                    {"op": "load", "dst": 0, "loc": 1, "ev": 1}]},
+                {"name": "P1", "attrs": {"wg": 1}, "nregs": 1, "code": [
+                    {"op": "store", "loc": 1, "val": {"k": "c", "v": 1}, "ev": 2},
+                    {"op": "load", "dst": 0, "loc": 0, "ev": 3},
+                    {"op": "store", "loc": 0, "val": {"k": "c", "v": 2}, "ev": 4}]}
+            ],
+            "observed": [{"kind": "reg", "thread": 0, "reg": 0}, {"kind": "reg", "thread": 1, "reg": 0}],
+            "condition": {"k": "eq", "var": 0, "val": 0}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn evaluator_agrees_with_plain_recursion_on_every_node() {
+        // Every kind of node, nested foreach over two variables, on
+        // arbitrary rf/co (not only candidates), changed one at a time so
+        // that cached values are forgotten as they would be in the search.
+        let ir: ModelIr = serde_json::from_str(
+            r#"{
+            "name": "all-nodes",
+            "nodes": [
+                {"op": "tag", "name": "A"}, {"op": "tag", "name": "W"}, {"op": "tag", "name": "global"},   
+                {"op": "all_set"}, {"op": "empty_set"}, {"op": "set_union", "a": 0, "b": 2},            
+                {"op": "set_inter", "a": 0, "b": 1}, {"op": "set_diff", "a": 3, "b": 1},                 
+                {"op": "base", "name": "po"}, {"op": "base", "name": "rf"}, {"op": "base", "name": "co"}, 
+                {"op": "base", "name": "fr"}, {"op": "base", "name": "ext"}, {"op": "base", "name": "id"}, 
+                {"op": "base", "name": "universal"}, {"op": "base", "name": "loc"},                       
+                {"op": "same_thread_attr", "name": "wg"}, {"op": "same_event_attr", "name": "sinst"},     
+                {"op": "ident", "a": 6}, {"op": "prod", "a": 0, "b": 7},                                  
+                {"op": "union", "a": 9, "b": 10}, {"op": "inter", "a": 20, "b": 15},                     
+                {"op": "diff", "a": 14, "b": 21}, {"op": "seq", "a": 18, "b": 20},                       
+                {"op": "seq", "a": 20, "b": 18}, {"op": "seq", "a": 11, "b": 8},                         
+                {"op": "inv", "a": 25}, {"op": "plus", "a": 20}, {"op": "star", "a": 24},               
+                {"op": "opt", "a": 9}, {"op": "domain", "a": 20}, {"op": "range", "a": 11},              
+                {"op": "var", "name": "S"}, {"op": "var", "name": "T"},                                   
+                {"op": "ident", "a": 32}, {"op": "seq", "a": 34, "b": 20}, {"op": "union", "a": 8, "b": 35}, 
+                {"op": "plus", "a": 36}, {"op": "prod", "a": 32, "b": 33},                                
+                {"op": "inter", "a": 38, "b": 12}, {"op": "foreach", "attr": "sinst", "var": "T", "body": 39}, 
+                {"op": "union", "a": 37, "b": 40}, {"op": "foreach", "attr": "sinst", "var": "S", "body": 41}, 
+                {"op": "ident", "a": 30}, {"op": "ident", "a": 31}, {"op": "seq", "a": 43, "b": 16},      
+                {"op": "seq", "a": 45, "b": 44}, {"op": "union", "a": 42, "b": 46}, {"op": "diff", "a": 47, "b": 17}, 
+                {"op": "ident", "a": 5}, {"op": "ident", "a": 4}, {"op": "union", "a": 49, "b": 50},     
+                {"op": "seq", "a": 26, "b": 27}, {"op": "union", "a": 22, "b": 28}, {"op": "union", "a": 29, "b": 19} 
+            ],
+            "checks": [{"kind": "acyclic", "node": 48, "name": "a"}, {"kind": "irreflexive", "node": 52, "name": "b"},
+                       {"kind": "empty", "node": 53, "name": "c"}, {"kind": "empty", "node": 54, "name": "d"},
+                       {"kind": "empty", "node": 51, "name": "e"}]
+        }"#,
+        )
+        .unwrap();
+        let p = tagged();
+        let m = Compiled::new(ir.clone(), &p).unwrap();
+        let budget = Budget::new(None, None);
+        let private = vec![false, false];
+        let dom = value_domains(&p, &private, &[], 100, 100, false, &budget).unwrap();
+        let paths: Vec<Vec<Path>> =
+            (0..2).map(|t| thread_paths(&p, t, &dom, &private, &[], 100, &budget).unwrap().paths).collect();
+        let es = EventStructure::build(&p, &[&paths[0][0], &paths[1][0]]).unwrap();
+        let n = es.n;
+        let mut ev = Evaluator::new(&m, &es);
+        let mut d = Dynamic { rf: Relation::empty(n), co: Relation::empty(n), orders: vec![] };
+        let mut x = 12345u64;
+        for round in 0..300 {
+            // change rf or co at random (a pair added or removed)
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let (a, b) = ((x >> 20) as usize % n, (x >> 40) as usize % n);
+            let changed = if x >> 63 == 0 {
+                d.rf.rows[a] ^= 1 << b;
+                READS_RF
+            } else {
+                d.co.rows[a] ^= 1 << b;
+                READS_CO
+            };
+            ev.forget(changed);
+            // evaluate in a different order each round: the checks, or nodes one by one
+            let order: Vec<usize> =
+                if round % 2 == 0 { (0..ir.nodes.len()).rev().collect() } else { (0..ir.nodes.len()).collect() };
+            for i in order {
+                if !ev_free(&ir, i) {
+                    continue; // a node under a foreach has no value of its own
+                }
+                let want = reference_value(&ir, &es, &d, i, &mut vec![]);
+                match want {
+                    Ok(s) => assert_eq!(ev.set(i, &d), s, "set node {i}, round {round}"),
+                    Err(r) => assert_eq!(ev.rel_pairs(i, &d), r.pairs(), "relation node {i}, round {round}"),
+                }
+            }
+            for ci in 0..ir.checks.len() {
+                let node = ir.checks[ci].node;
+                let r = reference_value(&ir, &es, &d, node, &mut vec![]).unwrap_err();
+                let holds = match ir.checks[ci].kind {
+                    CheckKind::Acyclic => r.is_acyclic(),
+                    CheckKind::Irreflexive => r.is_irreflexive(),
+                    CheckKind::Empty => r.is_empty(),
+                };
+                assert_eq!(ev.check(ci, &d).is_ok(), holds, "check {ci}, round {round}");
+            }
+        }
+        // A foreach binding a name again inside its body is refused.
+        let mut bad = ir.clone();
+        bad.nodes[40] =
+            serde_json::from_value(json!({"op": "foreach", "attr": "sinst", "var": "S", "body": 39})).unwrap();
+        bad.nodes[38] = serde_json::from_value(json!({"op": "prod", "a": 32, "b": 32})).unwrap();
+        let err = Compiled::new(bad, &p).err().expect("refused").to_string();
+        assert!(err.contains("binds S again"), "{err}");
+    }
+
+    /// Does node `i` read no foreach variable it does not bind (is it closed)?
+    fn ev_free(ir: &ModelIr, i: usize) -> bool {
+        free_vars(ir, i).is_empty()
+    }
+
+    fn free_vars(ir: &ModelIr, i: usize) -> Vec<String> {
+        use crate::model::Node;
+        let mut v = match &ir.nodes[i] {
+            Node::Var { name } => vec![name.clone()],
+            Node::Foreach { var, body, .. } => free_vars(ir, *body).into_iter().filter(|x| x != var).collect(),
+            Node::SetUnion { a, b }
+            | Node::SetInter { a, b }
+            | Node::SetDiff { a, b }
+            | Node::Prod { a, b }
+            | Node::Union { a, b }
+            | Node::Inter { a, b }
+            | Node::Diff { a, b }
+            | Node::Seq { a, b } => [free_vars(ir, *a), free_vars(ir, *b)].concat(),
+            Node::Domain { a }
+            | Node::Range { a }
+            | Node::Ident { a }
+            | Node::Inv { a }
+            | Node::Plus { a }
+            | Node::Star { a }
+            | Node::Opt { a } => free_vars(ir, *a),
+            _ => vec![],
+        };
+        v.dedup();
+        v
     }
 
     #[test]

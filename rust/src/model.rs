@@ -9,7 +9,7 @@
 use crate::error::Error;
 use crate::execution::{Dynamic, EventStructure};
 use crate::program::Program;
-use crate::relation::{bits, full_set, EventSet, Relation};
+use crate::relation::{bits, full_set, rows, EventSet};
 use serde::Deserialize;
 use std::collections::BTreeSet;
 
@@ -191,13 +191,6 @@ pub const READS_RF: u8 = 1;
 pub const READS_CO: u8 = 2;
 pub const READS_ORDERS: u8 = 4;
 
-#[derive(Clone, Debug)]
-pub enum Val {
-    Set(EventSet),
-    // shared, not copied: a cached relation is read by every node using it
-    Rel(std::rc::Rc<Relation>),
-}
-
 /// A model prepared for one program: tags resolved to template indices,
 /// and per node whether it depends on `rf`/`co` and on `foreach` variables.
 pub struct Compiled {
@@ -297,6 +290,41 @@ impl Compiled {
             mono[i] = m;
             vars[i] = v;
         }
+        // The variables the foreach nodes below each node bind: a foreach may
+        // not bind one again inside its body (the evaluator keeps one value
+        // per node, which an inner binding of the same name would overwrite).
+        let mut binds: Vec<BTreeSet<&str>> = vec![BTreeSet::new(); n];
+        for (i, node) in ir.nodes.iter().enumerate() {
+            let kids: Vec<usize> = match node {
+                Node::SetUnion { a, b }
+                | Node::SetInter { a, b }
+                | Node::SetDiff { a, b }
+                | Node::Prod { a, b }
+                | Node::Union { a, b }
+                | Node::Inter { a, b }
+                | Node::Diff { a, b }
+                | Node::Seq { a, b } => vec![*a, *b],
+                Node::Domain { a }
+                | Node::Range { a }
+                | Node::Ident { a }
+                | Node::Inv { a }
+                | Node::Plus { a }
+                | Node::Star { a }
+                | Node::Opt { a } => vec![*a],
+                Node::Foreach { body, .. } => vec![*body],
+                _ => vec![],
+            };
+            let mut bs: BTreeSet<&str> = kids.iter().flat_map(|&k| binds[k].iter().copied()).collect();
+            if let Node::Foreach { var, .. } = node {
+                if !bs.insert(var.as_str()) {
+                    return Err(Error::invalid(format!(
+                        "model {}: node {i}: a foreach inside binds {var} again; give it another name",
+                        ir.name
+                    )));
+                }
+            }
+            binds[i] = bs;
+        }
         // Sorts: which nodes are sets, which relations; reject ill-sorted IR.
         let mut is_set = vec![false; n];
         for (i, node) in ir.nodes.iter().enumerate() {
@@ -394,17 +422,36 @@ impl Compiled {
 
 /// Evaluation of a compiled model on one event structure; node values are
 /// cached, static ones across all `rf`/`co` choices, the others until what
-/// they read changes (`forget`).
+/// they read changes (`forget`). Every node's value has its place in one
+/// buffer (a set node's in `sets`, a relation node's `n` rows in `rows`),
+/// so evaluating allocates nothing; a node's operands come before it.
 pub struct Evaluator<'a> {
     pub m: &'a Compiled,
     es: &'a EventStructure,
-    cache: Vec<Option<Val>>,
+    n: usize,
+    /// Per node: its place holds its value for the current rf/co/orders.
+    /// Never set for nodes that read a `foreach` variable.
+    fresh: Vec<bool>,
+    sets: Vec<EventSet>,
+    rows: Vec<u64>,
+    /// A relation's closure, for `acyclic` checks.
+    scratch: Vec<u64>,
     bound: Vec<(String, EventSet)>,
 }
 
 impl<'a> Evaluator<'a> {
     pub fn new(m: &'a Compiled, es: &'a EventStructure) -> Self {
-        Evaluator { m, es, cache: vec![None; m.ir.nodes.len()], bound: Vec::new() }
+        let (k, n) = (m.ir.nodes.len(), es.n);
+        Evaluator {
+            m,
+            es,
+            n,
+            fresh: vec![false; k],
+            sets: vec![0; k],
+            rows: vec![0; k * n],
+            scratch: vec![0; n],
+            bound: Vec::new(),
+        }
     }
 
     /// Forget what reads any of `changed` (`READS_RF`, `READS_CO`,
@@ -413,41 +460,69 @@ impl<'a> Evaluator<'a> {
         if changed == 0 {
             return;
         }
-        for (i, c) in self.cache.iter_mut().enumerate() {
-            if self.m.reads[i] & changed != 0 {
-                *c = None;
+        for (f, &r) in self.fresh.iter_mut().zip(&self.m.reads) {
+            if r & changed != 0 {
+                *f = false;
             }
         }
     }
 
     /// The pairs of every relation the model shows, for a witness.
     pub fn shown(&mut self, d: &Dynamic) -> Vec<(String, Vec<(usize, usize)>)> {
-        let shows = self.m.ir.shows.clone();
-        shows.into_iter().map(|(name, node)| (name, self.rel(node, d).pairs())).collect()
+        let m = self.m;
+        m.ir.shows.iter().map(|(name, node)| (name.clone(), self.rel_pairs(*node, d))).collect()
     }
 
     pub fn set(&mut self, i: usize, d: &Dynamic) -> EventSet {
-        match self.eval(i, d) {
-            Val::Set(s) => s,
-            Val::Rel(_) => panic!("model IR: node {i} is a relation where a set is expected"),
-        }
+        self.eval(i, d);
+        self.sets[i]
     }
 
-    fn rel(&mut self, i: usize, d: &Dynamic) -> std::rc::Rc<Relation> {
-        match self.eval(i, d) {
-            Val::Rel(r) => r,
-            Val::Set(_) => panic!("model IR: node {i} is a set where a relation is expected"),
-        }
+    /// The pairs of relation node `i`.
+    pub fn rel_pairs(&mut self, i: usize, d: &Dynamic) -> Vec<(usize, usize)> {
+        rows::pairs(self.rel(i, d))
     }
 
-    pub fn eval(&mut self, i: usize, d: &Dynamic) -> Val {
-        if let Some(v) = &self.cache[i] {
-            return v.clone();
+    fn rel(&mut self, i: usize, d: &Dynamic) -> &[u64] {
+        self.eval(i, d);
+        &self.rows[i * self.n..(i + 1) * self.n]
+    }
+
+    /// Bring node `i`'s place up to date (its operands first).
+    fn eval(&mut self, i: usize, d: &Dynamic) {
+        if self.fresh[i] {
+            return;
         }
+        let m = self.m;
         let es = self.es;
-        let n = es.n;
-        let r = |x: Relation| Val::Rel(std::rc::Rc::new(x));
-        let v = match &self.m.ir.nodes[i] {
+        let n = self.n;
+        // operands, then this node's value from theirs
+        match &m.ir.nodes[i] {
+            Node::SetUnion { a, b }
+            | Node::SetInter { a, b }
+            | Node::SetDiff { a, b }
+            | Node::Prod { a, b }
+            | Node::Union { a, b }
+            | Node::Inter { a, b }
+            | Node::Diff { a, b }
+            | Node::Seq { a, b } => {
+                self.eval(*a, d);
+                self.eval(*b, d);
+            }
+            Node::Domain { a }
+            | Node::Range { a }
+            | Node::Ident { a }
+            | Node::Inv { a }
+            | Node::Plus { a }
+            | Node::Star { a }
+            | Node::Opt { a } => self.eval(*a, d),
+            _ => {}
+        }
+        let (before, here) = self.rows.split_at_mut(i * n);
+        let out = &mut here[..n];
+        let arg = |a: usize| &before[a * n..(a + 1) * n];
+        let sets = &mut self.sets;
+        match &m.ir.nodes[i] {
             Node::Tag { name } => {
                 let mut s = match name.as_str() {
                     "R" => es.reads,
@@ -457,7 +532,7 @@ impl<'a> Evaluator<'a> {
                     "IW" => es.init,
                     _ => 0,
                 };
-                let (tt, lt) = self.m.tag_tables[i].as_ref().unwrap();
+                let (tt, lt) = m.tag_tables[i].as_ref().unwrap();
                 for e in &es.events {
                     let has = match e.template {
                         Some(t) => tt[t],
@@ -467,139 +542,100 @@ impl<'a> Evaluator<'a> {
                         s |= 1u64 << e.id;
                     }
                 }
-                Val::Set(s)
+                sets[i] = s;
             }
-            Node::AllSet => Val::Set(full_set(n)),
-            Node::EmptySet => Val::Set(0),
+            Node::AllSet => sets[i] = full_set(n),
+            Node::EmptySet => sets[i] = 0,
             Node::Var { name } => {
                 let s = self.bound.iter().rev().find(|(v, _)| v == name).map(|(_, s)| *s);
-                Val::Set(s.expect("unbound variable (checked at compile time)"))
+                sets[i] = s.expect("unbound variable (checked at compile time)");
             }
-            Node::SetUnion { a, b } => {
-                let (a, b) = (*a, *b);
-                Val::Set(self.set(a, d) | self.set(b, d))
-            }
-            Node::SetInter { a, b } => {
-                let (a, b) = (*a, *b);
-                Val::Set(self.set(a, d) & self.set(b, d))
-            }
-            Node::SetDiff { a, b } => {
-                let (a, b) = (*a, *b);
-                Val::Set(self.set(a, d) & !self.set(b, d))
-            }
-            Node::Domain { a } => {
-                let a = *a;
-                Val::Set(self.rel(a, d).domain())
-            }
-            Node::Range { a } => {
-                let a = *a;
-                Val::Set(self.rel(a, d).range())
-            }
-            Node::Base { name } => r(match name.as_str() {
-                "po" => es.po.clone(),
-                "rf" => d.rf.clone(),
-                "co" => d.co.clone(),
-                "fr" => d.fr(),
-                other if d.orders.iter().any(|(n, _)| n == other) => {
-                    d.orders.iter().find(|(n, _)| n == other).unwrap().1.clone()
+            Node::SetUnion { a, b } => sets[i] = sets[*a] | sets[*b],
+            Node::SetInter { a, b } => sets[i] = sets[*a] & sets[*b],
+            Node::SetDiff { a, b } => sets[i] = sets[*a] & !sets[*b],
+            Node::Domain { a } => sets[i] = rows::domain(arg(*a)),
+            Node::Range { a } => sets[i] = rows::range(arg(*a)),
+            Node::Base { name } => match name.as_str() {
+                "po" => out.copy_from_slice(&es.po.rows),
+                "rf" => out.copy_from_slice(&d.rf.rows),
+                "co" => out.copy_from_slice(&d.co.rows),
+                // fr = rf^-1 ; co
+                "fr" => {
+                    rows::inverse(&mut self.scratch, &d.rf.rows);
+                    rows::seq(out, &self.scratch, &d.co.rows);
                 }
-                "rmw" => es.rmw.clone(),
-                "data" => es.data.clone(),
-                "ctrl" => es.ctrl.clone(),
-                "loc" => es.loc.clone(),
-                "int" => es.int.clone(),
+                "rmw" => out.copy_from_slice(&es.rmw.rows),
+                "data" => out.copy_from_slice(&es.data.rows),
+                "ctrl" => out.copy_from_slice(&es.ctrl.rows),
+                "loc" => out.copy_from_slice(&es.loc.rows),
+                "int" => out.copy_from_slice(&es.int.rows),
                 "ext" => {
                     let thread_events = full_set(n) & !es.init;
-                    Relation::product(n, thread_events, thread_events).diff(&es.int)
+                    rows::product(out, thread_events, thread_events);
+                    for (o, &x) in out.iter_mut().zip(&es.int.rows) {
+                        *o &= !x;
+                    }
                 }
-                "id" => Relation::identity(n),
-                "universal" => Relation::product(n, full_set(n), full_set(n)),
-                _ => Relation::empty(n),
-            }),
+                "id" => rows::identity_on(out, full_set(n)),
+                "universal" => rows::product(out, full_set(n), full_set(n)),
+                other => match d.orders.iter().find(|(o, _)| o == other) {
+                    Some((_, r)) => out.copy_from_slice(&r.rows),
+                    None => out.fill(0),
+                },
+            },
             Node::SameThreadAttr { .. } => {
-                let table = self.m.thread_attr_tables[i].as_ref().unwrap();
-                let mut rel = Relation::empty(n);
+                let table = m.thread_attr_tables[i].as_ref().unwrap();
+                out.fill(0);
                 for a in &es.events {
                     for b in &es.events {
                         if let (Some(ta), Some(tb)) = (a.thread, b.thread) {
                             if table[ta].is_some() && table[ta] == table[tb] {
-                                rel.add(a.id, b.id);
+                                out[a.id] |= 1u64 << b.id;
                             }
                         }
                     }
                 }
-                r(rel)
             }
             Node::SameEventAttr { .. } => {
-                let table = self.m.attr_tables[i].as_ref().unwrap();
+                let table = m.attr_tables[i].as_ref().unwrap();
                 let val = |e: &crate::execution::Event| e.template.and_then(|t| table[t]);
-                let mut rel = Relation::empty(n);
+                out.fill(0);
                 for a in &es.events {
                     for b in &es.events {
                         if val(a).is_some() && val(a) == val(b) {
-                            rel.add(a.id, b.id);
+                            out[a.id] |= 1u64 << b.id;
                         }
                     }
                 }
-                r(rel)
             }
-            Node::Ident { a } => {
-                let a = *a;
-                r(Relation::identity_on(n, self.set(a, d)))
-            }
-            Node::Prod { a, b } => {
-                let (a, b) = (*a, *b);
-                let (sa, sb) = (self.set(a, d), self.set(b, d));
-                r(Relation::product(n, sa, sb))
-            }
-            Node::Union { a, b } => {
-                let (a, b) = (*a, *b);
-                r(self.rel(a, d).union(&self.rel(b, d)))
-            }
-            Node::Inter { a, b } => {
-                let (a, b) = (*a, *b);
-                r(self.rel(a, d).inter(&self.rel(b, d)))
-            }
-            Node::Diff { a, b } => {
-                let (a, b) = (*a, *b);
-                r(self.rel(a, d).diff(&self.rel(b, d)))
-            }
-            Node::Seq { a, b } => {
-                let (a, b) = (*a, *b);
-                // [S];r and r;[S] (the DSL's restrictions) mask rows or columns.
-                match (&self.m.ir.nodes[a], &self.m.ir.nodes[b]) {
-                    (Node::Ident { a: s }, _) => {
-                        let s = *s;
-                        let set = self.set(s, d);
-                        r(self.rel(b, d).restrict_domain(set))
-                    }
-                    (_, Node::Ident { a: s }) => {
-                        let s = *s;
-                        let set = self.set(s, d);
-                        r(self.rel(a, d).restrict_range(set))
-                    }
-                    _ => r(self.rel(a, d).seq(&self.rel(b, d))),
-                }
-            }
-            Node::Inv { a } => {
-                let a = *a;
-                r(self.rel(a, d).inverse())
-            }
+            Node::Ident { a } => rows::identity_on(out, sets[*a]),
+            Node::Prod { a, b } => rows::product(out, sets[*a], sets[*b]),
+            Node::Union { a, b } => rows::union(out, arg(*a), arg(*b)),
+            Node::Inter { a, b } => rows::inter(out, arg(*a), arg(*b)),
+            Node::Diff { a, b } => rows::diff(out, arg(*a), arg(*b)),
+            // [S];r and r;[S] (the DSL's restrictions) mask rows or columns.
+            Node::Seq { a, b } => match (&m.ir.nodes[*a], &m.ir.nodes[*b]) {
+                (Node::Ident { a: s }, _) => rows::restrict_domain(out, arg(*b), sets[*s]),
+                (_, Node::Ident { a: s }) => rows::restrict_range(out, arg(*a), sets[*s]),
+                _ => rows::seq(out, arg(*a), arg(*b)),
+            },
+            Node::Inv { a } => rows::inverse(out, arg(*a)),
             Node::Plus { a } => {
-                let a = *a;
-                r(self.rel(a, d).plus())
+                out.copy_from_slice(arg(*a));
+                rows::close(out);
             }
             Node::Star { a } => {
-                let a = *a;
-                r(self.rel(a, d).star())
+                out.copy_from_slice(arg(*a));
+                rows::close(out);
+                rows::add_identity(out);
             }
             Node::Opt { a } => {
-                let a = *a;
-                r(self.rel(a, d).opt())
+                out.copy_from_slice(arg(*a));
+                rows::add_identity(out);
             }
             Node::Foreach { var, body, .. } => {
-                let (var, body) = (var.clone(), *body);
-                let table = self.m.attr_tables[i].as_ref().unwrap();
+                let body = *body;
+                let table = m.attr_tables[i].as_ref().unwrap();
                 let mut classes: Vec<(i64, EventSet)> = Vec::new();
                 for e in &es.events {
                     if let Some(v) = e.template.and_then(|t| table[t]) {
@@ -609,23 +645,23 @@ impl<'a> Evaluator<'a> {
                         }
                     }
                 }
-                let mut acc = Relation::empty(n);
+                out.fill(0);
                 for (_, s) in classes {
-                    // what reads `var` is never cached (below): each class evaluates it anew
+                    // what reads `var` is never fresh: each class evaluates it
+                    // anew (no foreach inside rebinds `var`: `Compiled::new`)
                     self.bound.push((var.clone(), s));
-                    let part = self.rel(body, d);
-                    for (row, p) in acc.rows.iter_mut().zip(&part.rows) {
-                        *row |= p;
-                    }
+                    self.eval(body, d);
                     self.bound.pop();
+                    let (before, here) = self.rows.split_at_mut(i * n);
+                    for (o, &p) in here[..n].iter_mut().zip(&before[body * n..(body + 1) * n]) {
+                        *o |= p;
+                    }
                 }
-                r(acc)
             }
-        };
-        if self.m.vars[i].is_empty() {
-            self.cache[i] = Some(v.clone());
         }
-        v
+        if m.vars[i].is_empty() {
+            self.fresh[i] = true;
+        }
     }
 
     /// Does check `ci` hold? On failure, a witness: the events of a
@@ -633,27 +669,23 @@ impl<'a> Evaluator<'a> {
     pub fn check(&mut self, ci: usize, d: &Dynamic) -> Result<(), Vec<usize>> {
         let c = &self.m.ir.checks[ci];
         let (kind, node) = (c.kind, c.node);
-        let rel = self.rel(node, d);
+        self.eval(node, d);
+        let rel = &self.rows[node * self.n..(node + 1) * self.n];
         match kind {
-            CheckKind::Empty => match rel.first_pair() {
+            CheckKind::Empty => match rows::first_pair(rel) {
                 None => Ok(()),
                 Some((a, b)) => Err(if a == b { vec![a] } else { vec![a, b] }),
             },
-            CheckKind::Irreflexive => {
-                let pts = rel.reflexive_points();
-                if pts.is_empty() {
-                    Ok(())
-                } else {
-                    Err(vec![pts[0]])
-                }
-            }
+            CheckKind::Irreflexive => match (0..rel.len()).find(|&i| rel[i] >> i & 1 == 1) {
+                None => Ok(()),
+                Some(p) => Err(vec![p]),
+            },
             CheckKind::Acyclic => {
-                let cl = rel.plus();
-                let pts = cl.reflexive_points();
-                if pts.is_empty() {
-                    Ok(())
-                } else {
-                    Err(cycle_through(&rel, pts[0]))
+                self.scratch.copy_from_slice(rel);
+                rows::close(&mut self.scratch);
+                match (0..rel.len()).find(|&i| self.scratch[i] >> i & 1 == 1) {
+                    None => Ok(()),
+                    Some(p) => Err(cycle_through(rel, p)),
                 }
             }
         }
@@ -661,15 +693,15 @@ impl<'a> Evaluator<'a> {
 }
 
 /// A shortest cycle of `rel` through event `start` (which lies on one).
-fn cycle_through(rel: &Relation, start: usize) -> Vec<usize> {
-    let n = rel.n;
+fn cycle_through(rel: &[u64], start: usize) -> Vec<usize> {
+    let n = rel.len();
     let mut prev = vec![usize::MAX; n];
     let mut frontier: Vec<usize> = vec![start];
     let mut seen: EventSet = 0;
     while !frontier.is_empty() {
         let mut next = Vec::new();
         for &u in &frontier {
-            for v in bits(rel.rows[u]) {
+            for v in bits(rel[u]) {
                 if v == start {
                     let mut cyc = vec![u];
                     let mut x = u;

@@ -55,19 +55,14 @@ impl Relation {
     /// `[S]`: the identity restricted to the set `s`.
     pub fn identity_on(n: usize, s: EventSet) -> Self {
         let mut r = Self::empty(n);
-        for i in bits(s & full_set(n)) {
-            r.rows[i] = 1u64 << i;
-        }
+        rows::identity_on(&mut r.rows, s & full_set(n));
         r
     }
 
     /// `S * T`: every pair from `s` to `t`.
     pub fn product(n: usize, s: EventSet, t: EventSet) -> Self {
         let mut r = Self::empty(n);
-        let t = t & full_set(n);
-        for i in bits(s & full_set(n)) {
-            r.rows[i] = t;
-        }
+        rows::product(&mut r.rows, s, t & full_set(n));
         r
     }
 
@@ -90,19 +85,12 @@ impl Relation {
     }
 
     pub fn pairs(&self) -> Vec<(usize, usize)> {
-        let mut v = Vec::new();
-        for i in 0..self.n {
-            for j in bits(self.rows[i]) {
-                v.push((i, j));
-            }
-        }
-        v
+        rows::pairs(&self.rows)
     }
 
     /// The first pair in row order, as `pairs().first()` without the list.
     pub fn first_pair(&self) -> Option<(usize, usize)> {
-        let i = self.rows.iter().position(|&r| r != 0)?;
-        Some((i, self.rows[i].trailing_zeros() as usize))
+        rows::first_pair(&self.rows)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -110,88 +98,55 @@ impl Relation {
     }
 
     pub fn union(&self, o: &Self) -> Self {
-        let mut r = self.clone();
-        for (a, &b) in r.rows.iter_mut().zip(&o.rows) {
-            *a |= b;
-        }
+        let mut r = Self::empty(self.n);
+        rows::union(&mut r.rows, &self.rows, &o.rows);
         r
     }
 
     pub fn inter(&self, o: &Self) -> Self {
-        let mut r = self.clone();
-        for (a, &b) in r.rows.iter_mut().zip(&o.rows) {
-            *a &= b;
-        }
+        let mut r = Self::empty(self.n);
+        rows::inter(&mut r.rows, &self.rows, &o.rows);
         r
     }
 
     pub fn diff(&self, o: &Self) -> Self {
-        let mut r = self.clone();
-        for (a, &b) in r.rows.iter_mut().zip(&o.rows) {
-            *a &= !b;
-        }
+        let mut r = Self::empty(self.n);
+        rows::diff(&mut r.rows, &self.rows, &o.rows);
         r
     }
 
     /// `self ; o`: relational composition.
     pub fn seq(&self, o: &Self) -> Self {
         let mut r = Self::empty(self.n);
-        for i in 0..self.n {
-            let mut acc = 0u64;
-            for j in bits(self.rows[i]) {
-                acc |= o.rows[j];
-            }
-            r.rows[i] = acc;
-        }
+        rows::seq(&mut r.rows, &self.rows, &o.rows);
         r
     }
 
     /// `[s] ; self`: the rows of `self` whose event is in `s` (as `seq`
     /// with `identity_on(s)` first, without building the identity).
     pub fn restrict_domain(&self, s: EventSet) -> Self {
-        let mut r = self.clone();
-        for (i, row) in r.rows.iter_mut().enumerate() {
-            if s >> i & 1 == 0 {
-                *row = 0;
-            }
-        }
+        let mut r = Self::empty(self.n);
+        rows::restrict_domain(&mut r.rows, &self.rows, s);
         r
     }
 
     /// `self ; [s]`: the pairs of `self` that end in `s`.
     pub fn restrict_range(&self, s: EventSet) -> Self {
-        let mut r = self.clone();
-        for row in r.rows.iter_mut() {
-            *row &= s;
-        }
+        let mut r = Self::empty(self.n);
+        rows::restrict_range(&mut r.rows, &self.rows, s);
         r
     }
 
     pub fn inverse(&self) -> Self {
         let mut r = Self::empty(self.n);
-        for i in 0..self.n {
-            for j in bits(self.rows[i]) {
-                r.rows[j] |= 1u64 << i;
-            }
-        }
+        rows::inverse(&mut r.rows, &self.rows);
         r
     }
 
     /// `self+`: transitive closure (Warshall, one word per row).
     pub fn plus(&self) -> Self {
         let mut r = self.clone();
-        for k in 0..self.n {
-            let rk = r.rows[k];
-            if rk == 0 {
-                continue;
-            }
-            let kb = 1u64 << k;
-            for i in 0..self.n {
-                if r.rows[i] & kb != 0 {
-                    r.rows[i] |= rk;
-                }
-            }
-        }
+        rows::close(&mut r.rows);
         r
     }
 
@@ -207,24 +162,16 @@ impl Relation {
 
     /// `self | id`, in place.
     fn with_identity(mut self) -> Self {
-        for (i, row) in self.rows.iter_mut().enumerate() {
-            *row |= 1u64 << i;
-        }
+        rows::add_identity(&mut self.rows);
         self
     }
 
     pub fn domain(&self) -> EventSet {
-        let mut s = 0u64;
-        for i in 0..self.n {
-            if self.rows[i] != 0 {
-                s |= 1u64 << i;
-            }
-        }
-        s
+        rows::domain(&self.rows)
     }
 
     pub fn range(&self) -> EventSet {
-        self.rows.iter().fold(0, |a, &r| a | r)
+        rows::range(&self.rows)
     }
 
     pub fn is_irreflexive(&self) -> bool {
@@ -238,7 +185,132 @@ impl Relation {
     /// The pairs `(i, i)` of a reflexive relation, or a cycle of an
     /// acyclicity violation, as a witness: events on some cycle.
     pub fn reflexive_points(&self) -> Vec<usize> {
-        (0..self.n).filter(|&i| self.rows[i] >> i & 1 == 1).collect()
+        rows::reflexive_points(&self.rows)
+    }
+}
+
+/// The operations on rows (one word per event, as `Relation::rows`),
+/// written into `out`: the evaluator keeps every node's value in one buffer
+/// and computes into it without allocating; `Relation`'s methods are these.
+pub mod rows {
+    use super::{bits, EventSet};
+
+    pub fn union(out: &mut [u64], a: &[u64], b: &[u64]) {
+        for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+            *o = x | y;
+        }
+    }
+
+    pub fn inter(out: &mut [u64], a: &[u64], b: &[u64]) {
+        for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+            *o = x & y;
+        }
+    }
+
+    pub fn diff(out: &mut [u64], a: &[u64], b: &[u64]) {
+        for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+            *o = x & !y;
+        }
+    }
+
+    /// `a ; b`: relational composition.
+    pub fn seq(out: &mut [u64], a: &[u64], b: &[u64]) {
+        for (o, &row) in out.iter_mut().zip(a) {
+            let mut acc = 0u64;
+            for j in bits(row) {
+                acc |= b[j];
+            }
+            *o = acc;
+        }
+    }
+
+    /// `[s] ; a`: the rows of `a` whose event is in `s`.
+    pub fn restrict_domain(out: &mut [u64], a: &[u64], s: EventSet) {
+        for (i, (o, &x)) in out.iter_mut().zip(a).enumerate() {
+            *o = if s >> i & 1 == 1 { x } else { 0 };
+        }
+    }
+
+    /// `a ; [s]`: the pairs of `a` that end in `s`.
+    pub fn restrict_range(out: &mut [u64], a: &[u64], s: EventSet) {
+        for (o, &x) in out.iter_mut().zip(a) {
+            *o = x & s;
+        }
+    }
+
+    pub fn inverse(out: &mut [u64], a: &[u64]) {
+        out.fill(0);
+        for (i, &row) in a.iter().enumerate() {
+            for j in bits(row) {
+                out[j] |= 1u64 << i;
+            }
+        }
+    }
+
+    /// Transitive closure in place (Warshall, one word per row).
+    pub fn close(r: &mut [u64]) {
+        for k in 0..r.len() {
+            let rk = r[k];
+            if rk == 0 {
+                continue;
+            }
+            let kb = 1u64 << k;
+            for row in r.iter_mut() {
+                if *row & kb != 0 {
+                    *row |= rk;
+                }
+            }
+        }
+    }
+
+    /// `r | id`, in place.
+    pub fn add_identity(r: &mut [u64]) {
+        for (i, row) in r.iter_mut().enumerate() {
+            *row |= 1u64 << i;
+        }
+    }
+
+    /// `[s]`: the identity restricted to `s`.
+    pub fn identity_on(out: &mut [u64], s: EventSet) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = s & (1u64 << i);
+        }
+    }
+
+    /// `s * t`: every pair from `s` to `t`.
+    pub fn product(out: &mut [u64], s: EventSet, t: EventSet) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = if s >> i & 1 == 1 { t } else { 0 };
+        }
+    }
+
+    pub fn domain(a: &[u64]) -> EventSet {
+        a.iter().enumerate().fold(0, |s, (i, &r)| if r != 0 { s | 1u64 << i } else { s })
+    }
+
+    pub fn range(a: &[u64]) -> EventSet {
+        a.iter().fold(0, |s, &r| s | r)
+    }
+
+    /// The first pair in row order.
+    pub fn first_pair(a: &[u64]) -> Option<(usize, usize)> {
+        let i = a.iter().position(|&r| r != 0)?;
+        Some((i, a[i].trailing_zeros() as usize))
+    }
+
+    /// The events `i` with `(i, i)` in `a`.
+    pub fn reflexive_points(a: &[u64]) -> Vec<usize> {
+        (0..a.len()).filter(|&i| a[i] >> i & 1 == 1).collect()
+    }
+
+    pub fn pairs(a: &[u64]) -> Vec<(usize, usize)> {
+        let mut v = Vec::new();
+        for (i, &row) in a.iter().enumerate() {
+            for j in bits(row) {
+                v.push((i, j));
+            }
+        }
+        v
     }
 }
 
