@@ -103,11 +103,14 @@ class Limits:
     def core_json(self, model: Model | None = None) -> str:
         """The limits as the core reads them, for checking under `model`
         (which decides thin_air when the limits leave it None)."""
-        d = asdict(self)
-        d.pop("unroll")
+        d = {f: getattr(self, f) for f in _CORE_LIMITS}  # scalars: no asdict's deep copy
         d["max_memory"] = self.memory_budget()
         d["thin_air"] = self.thin_air if self.thin_air is not None else bool(model is not None and model.thin_air)
         return json.dumps(d)
+
+
+# The limits the core reads (unroll is the compiler's).
+_CORE_LIMITS = tuple(f.name for f in fields(Limits) if f.name != "unroll")
 
 
 def _result_from_values(values: tuple) -> Result:

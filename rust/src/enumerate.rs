@@ -242,6 +242,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
         let last = (first + window).min(nblocks);
         let block = |b: usize| {
             let mut acc = Partial::default();
+            let mut carry = Carry::default();
             for idx in b * BLOCK..((b + 1) * BLOCK).min(total) {
                 if shared.budget.stopped() {
                     break;
@@ -252,7 +253,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
                     chosen.push(&per_thread[t][rem % r]);
                     rem /= r;
                 }
-                acc.absorb(combination(&shared, &chosen)?);
+                acc.absorb(combination(&shared, &chosen, &mut carry)?);
             }
             Ok(acc)
         };
@@ -323,14 +324,40 @@ fn drop_unjustified_paths(prog: &Program, per_thread: &mut [Vec<Path>]) {
     }
 }
 
+/// What one combination leaves to the next of its block: its event
+/// structure and the evaluator's buffers, whose static values the next
+/// one keeps when its event structure has the same shape (combinations
+/// that differ only in the values their reads read).
+#[derive(Default)]
+struct Carry {
+    es: Option<EventStructure>,
+    state: Option<crate::model::EvalState>,
+}
+
 /// All candidates of one combination of thread paths.
-fn combination(sh: &Shared, paths: &[&Path]) -> Result<Partial, Error> {
-    let mut part = Partial::default();
+fn combination(sh: &Shared, paths: &[&Path], carry: &mut Carry) -> Result<Partial, Error> {
     if sh.budget.check() {
-        return Ok(part);
+        return Ok(Partial::default());
     }
     let es = EventStructure::build(sh.prog, paths)?;
-    let mut ev = Evaluator::new(sh.model, &es);
+    // The reference evaluates everything anew for each combination.
+    let same = !sh.limits.reference && carry.es.as_ref().is_some_and(|p| p.same_shape(&es));
+    let state = if sh.limits.reference { None } else { carry.state.take() };
+    let mut ev = Evaluator::with_state(sh.model, &es, state, same);
+    let out = candidates(sh, paths, &es, &mut ev);
+    carry.state = Some(ev.into_state());
+    carry.es = Some(es);
+    out
+}
+
+/// The candidates of one combination, its event structure `es` built.
+fn candidates<'b>(
+    sh: &Shared,
+    paths: &[&Path],
+    es: &'b EventStructure,
+    ev: &mut Evaluator<'b>,
+) -> Result<Partial, Error> {
+    let mut part = Partial::default();
     let orders = sh.model.ir.orders.iter().map(|o| (o.name.clone(), Relation::empty(es.n))).collect();
     let empty = Dynamic { rf: Relation::empty(es.n), co: Relation::empty(es.n), orders };
     // Every candidate orders the init write of a location before its other
@@ -377,10 +404,10 @@ fn combination(sh: &Shared, paths: &[&Path]) -> Result<Partial, Error> {
         rf_choices.push(ws);
     }
     let regs: Vec<Vec<i64>> = paths.iter().map(|p| p.regs.clone()).collect();
-    let steps = search_order(&es, &rf_choices);
+    let steps = search_order(es, &rf_choices);
     let mut st = Search {
         sh,
-        es: &es,
+        es,
         ev,
         reads,
         rf_choices,
@@ -424,10 +451,10 @@ fn search_order(es: &EventStructure, rf_choices: &[Vec<usize>]) -> Vec<Step> {
     forced.chain(co).chain(branching).collect()
 }
 
-struct Search<'a, 'b> {
+struct Search<'a, 'b, 'c> {
     sh: &'a Shared<'a>,
     es: &'b EventStructure,
-    ev: Evaluator<'b>,
+    ev: &'c mut Evaluator<'b>,
     reads: Vec<usize>,
     rf_choices: Vec<Vec<usize>>,
     /// The order in which rf and co are chosen (`search_order`).
@@ -448,7 +475,7 @@ const SPEND_BATCH: u64 = 256;
 
 const CHECK_EVERY: u64 = 4096;
 
-impl<'a, 'b> Search<'a, 'b> {
+impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
     /// Forget the cached values that read what changed since the last
     /// evaluation (`changed`), before evaluating again.
     fn refresh(&mut self) {

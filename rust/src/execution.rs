@@ -383,6 +383,27 @@ pub struct EventStructure {
 }
 
 impl EventStructure {
+    /// Is every part of the structure a model reads the same in `o` (the
+    /// events' threads, kinds, locations and templates, the static
+    /// relations and sets)? Only the values read and written may differ, so
+    /// a model's static values are those of `o` (`model::Evaluator::with_state`).
+    pub fn same_shape(&self, o: &Self) -> bool {
+        self.n == o.n
+            && self.init == o.init
+            && self.reads == o.reads
+            && self.writes == o.writes
+            && self.fences == o.fences
+            && self.po == o.po
+            && self.rmw == o.rmw
+            && self.loc == o.loc
+            && self.int == o.int
+            && self.data == o.data
+            && self.ctrl == o.ctrl
+            && self.events.iter().zip(&o.events).all(|(a, b)| {
+                a.id == b.id && a.thread == b.thread && a.kind == b.kind && a.loc == b.loc && a.template == b.template
+            })
+    }
+
     pub fn build(prog: &Program, paths: &[&Path]) -> Result<Self, Error> {
         let nloc = prog.locations.len();
         let n = nloc + paths.iter().map(|p| p.events.len()).sum::<usize>();

@@ -11,7 +11,6 @@ use crate::execution::{Dynamic, EventStructure};
 use crate::program::Program;
 use crate::relation::{bits, full_set, rows, EventSet};
 use serde::Deserialize;
-use std::collections::BTreeSet;
 
 #[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, tag = "op", rename_all = "snake_case")]
@@ -195,10 +194,12 @@ pub const READS_ORDERS: u8 = 4;
 /// and per node whether it depends on `rf`/`co` and on `foreach` variables.
 pub struct Compiled {
     pub ir: std::sync::Arc<ModelIr>,
-    /// Per node: which of rf, co and the witness orders it reads
-    /// (`READS_RF` | `READS_CO` | `READS_ORDERS`), through its operands.
-    reads: Vec<u8>,
-    vars: Vec<BTreeSet<String>>,
+    /// For each combination of `READS_*` bits: the nodes that read any of
+    /// them, a bit per node (what `Evaluator::forget` forgets).
+    readers: [Vec<u64>; 8],
+    /// Per node: the foreach variables it reads free (a bit each); a node
+    /// with any is evaluated anew each time.
+    vars: Vec<u64>,
     /// Checks that may be applied to partial `rf`/`co` (monotone in them).
     pub prunable: Vec<usize>,
     /// For each `Tag` node: (template has tag, location has tag).
@@ -216,7 +217,24 @@ impl Compiled {
         // What each node reads of rf, co and the witness orders (`READS_*`).
         let mut reads = vec![0u8; n];
         let mut mono = vec![Mono::Const; n];
-        let mut vars: Vec<BTreeSet<String>> = vec![BTreeSet::new(); n];
+        // The foreach variables each node reads free, and those the foreach
+        // nodes below it bind, as bit masks over the IR's variable names.
+        let mut names: Vec<String> = Vec::new();
+        let mut bit = |name: &str| -> Result<u64, Error> {
+            let k = match names.iter().position(|x| *x == name) {
+                Some(k) => k,
+                None => {
+                    names.push(name.to_string());
+                    names.len() - 1
+                }
+            };
+            if k >= 64 {
+                return Err(Error::invalid(format!("model {}: more than 64 foreach variables", ir.name)));
+            }
+            Ok(1u64 << k)
+        };
+        let mut vars = vec![0u64; n];
+        let mut binds = vec![0u64; n];
         let mut tag_tables = vec![None; n];
         let mut attr_tables = vec![None; n];
         let mut thread_attr_tables = vec![None; n];
@@ -228,32 +246,32 @@ impl Compiled {
                     Err(Error::invalid(format!("model {}: node {i} refers forward to {c}", ir.name)))
                 }
             };
-            let (d, m, v): (u8, Mono, BTreeSet<String>) = match node {
+            let (d, m, v, bs): (u8, Mono, u64, u64) = match node {
                 Node::Tag { name } => {
                     let t: Vec<bool> = prog.templates.iter().map(|t| t.tags.contains(name)).collect();
                     let l: Vec<bool> = prog.locations.iter().map(|l| l.tags.contains(name)).collect();
                     tag_tables[i] = Some((t, l));
-                    (0, Mono::Const, BTreeSet::new())
+                    (0, Mono::Const, 0, 0)
                 }
-                Node::AllSet | Node::EmptySet => (0, Mono::Const, BTreeSet::new()),
-                Node::Var { name } => (0, Mono::Const, BTreeSet::from([name.clone()])),
+                Node::AllSet | Node::EmptySet => (0, Mono::Const, 0, 0),
+                Node::Var { name } => (0, Mono::Const, bit(name)?, 0),
                 Node::Base { name } => match name.as_str() {
-                    "rf" => (READS_RF, Mono::Up, BTreeSet::new()),
-                    "co" => (READS_CO, Mono::Up, BTreeSet::new()),
-                    "fr" => (READS_RF | READS_CO, Mono::Up, BTreeSet::new()),
+                    "rf" => (READS_RF, Mono::Up, 0, 0),
+                    "co" => (READS_CO, Mono::Up, 0, 0),
+                    "fr" => (READS_RF | READS_CO, Mono::Up, 0, 0),
                     "po" | "rmw" | "loc" | "int" | "ext" | "id" | "universal" | "empty" | "data" | "ctrl" | "addr" => {
-                        (0, Mono::Const, BTreeSet::new())
+                        (0, Mono::Const, 0, 0)
                     }
-                    other if ir.orders.iter().any(|o| o.name == other) => (READS_ORDERS, Mono::Up, BTreeSet::new()),
+                    other if ir.orders.iter().any(|o| o.name == other) => (READS_ORDERS, Mono::Up, 0, 0),
                     other => return Err(Error::invalid(format!("model {}: unknown base relation {other:?}", ir.name))),
                 },
                 Node::SameThreadAttr { name } => {
                     thread_attr_tables[i] = Some(prog.threads.iter().map(|t| t.attrs.get(name).copied()).collect());
-                    (0, Mono::Const, BTreeSet::new())
+                    (0, Mono::Const, 0, 0)
                 }
                 Node::SameEventAttr { name } => {
                     attr_tables[i] = Some(prog.templates.iter().map(|t| t.attrs.get(name).copied()).collect());
-                    (0, Mono::Const, BTreeSet::new())
+                    (0, Mono::Const, 0, 0)
                 }
                 Node::Domain { a }
                 | Node::Range { a }
@@ -263,7 +281,7 @@ impl Compiled {
                 | Node::Star { a }
                 | Node::Opt { a } => {
                     let a = child(*a)?;
-                    (reads[a], mono[a], vars[a].clone())
+                    (reads[a], mono[a], vars[a], binds[a])
                 }
                 Node::SetUnion { a, b }
                 | Node::SetInter { a, b }
@@ -272,57 +290,30 @@ impl Compiled {
                 | Node::Inter { a, b }
                 | Node::Seq { a, b } => {
                     let (a, b) = (child(*a)?, child(*b)?);
-                    (reads[a] | reads[b], join(mono[a], mono[b]), vars[a].union(&vars[b]).cloned().collect())
+                    (reads[a] | reads[b], join(mono[a], mono[b]), vars[a] | vars[b], binds[a] | binds[b])
                 }
                 Node::SetDiff { a, b } | Node::Diff { a, b } => {
                     let (a, b) = (child(*a)?, child(*b)?);
-                    (reads[a] | reads[b], join(mono[a], flip(mono[b])), vars[a].union(&vars[b]).cloned().collect())
+                    (reads[a] | reads[b], join(mono[a], flip(mono[b])), vars[a] | vars[b], binds[a] | binds[b])
                 }
                 Node::Foreach { attr, var, body } => {
                     let b = child(*body)?;
                     attr_tables[i] = Some(prog.templates.iter().map(|t| t.attrs.get(attr).copied()).collect());
-                    let mut vs = vars[b].clone();
-                    vs.remove(var);
-                    (reads[b], mono[b], vs)
+                    let v = bit(var)?;
+                    // No foreach inside binds `var` again: the evaluator keeps one
+                    // value per node, which an inner binding would overwrite.
+                    if binds[b] & v != 0 {
+                        return Err(Error::invalid(format!(
+                            "model {}: node {i}: a foreach inside binds {var} again; give it another name",
+                            ir.name
+                        )));
+                    }
+                    (reads[b], mono[b], vars[b] & !v, binds[b] | v)
                 }
             };
             reads[i] = d;
             mono[i] = m;
             vars[i] = v;
-        }
-        // The variables the foreach nodes below each node bind: a foreach may
-        // not bind one again inside its body (the evaluator keeps one value
-        // per node, which an inner binding of the same name would overwrite).
-        let mut binds: Vec<BTreeSet<&str>> = vec![BTreeSet::new(); n];
-        for (i, node) in ir.nodes.iter().enumerate() {
-            let kids: Vec<usize> = match node {
-                Node::SetUnion { a, b }
-                | Node::SetInter { a, b }
-                | Node::SetDiff { a, b }
-                | Node::Prod { a, b }
-                | Node::Union { a, b }
-                | Node::Inter { a, b }
-                | Node::Diff { a, b }
-                | Node::Seq { a, b } => vec![*a, *b],
-                Node::Domain { a }
-                | Node::Range { a }
-                | Node::Ident { a }
-                | Node::Inv { a }
-                | Node::Plus { a }
-                | Node::Star { a }
-                | Node::Opt { a } => vec![*a],
-                Node::Foreach { body, .. } => vec![*body],
-                _ => vec![],
-            };
-            let mut bs: BTreeSet<&str> = kids.iter().flat_map(|&k| binds[k].iter().copied()).collect();
-            if let Node::Foreach { var, .. } = node {
-                if !bs.insert(var.as_str()) {
-                    return Err(Error::invalid(format!(
-                        "model {}: node {i}: a foreach inside binds {var} again; give it another name",
-                        ir.name
-                    )));
-                }
-            }
             binds[i] = bs;
         }
         // Sorts: which nodes are sets, which relations; reject ill-sorted IR.
@@ -376,12 +367,12 @@ impl Compiled {
             };
         }
         for (name, node) in &ir.shows {
-            if *node >= n || is_set[*node] || !vars[*node].is_empty() {
+            if *node >= n || is_set[*node] || vars[*node] != 0 {
                 return Err(Error::invalid(format!("model {}: show {name} needs a relation", ir.name)));
             }
         }
         for o in &ir.orders {
-            if o.set >= n || !is_set[o.set] || reads[o.set] != 0 || !vars[o.set].is_empty() {
+            if o.set >= n || !is_set[o.set] || reads[o.set] != 0 || vars[o.set] != 0 {
                 return Err(Error::invalid(format!(
                     "model {}: order {} needs a set fixed by the events alone",
                     ir.name, o.name
@@ -409,14 +400,22 @@ impl Compiled {
                     ir.name, c.name
                 )));
             }
-            if !vars[c.node].is_empty() {
+            if vars[c.node] != 0 {
                 return Err(Error::invalid(format!("model {}: check {} uses an unbound variable", ir.name, c.name)));
             }
             if c.flag.is_none() && matches!(mono[c.node], Mono::Const | Mono::Up) {
                 prunable.push(ci);
             }
         }
-        Ok(Compiled { ir, reads, vars, prunable, tag_tables, attr_tables, thread_attr_tables })
+        let mut readers: [Vec<u64>; 8] = std::array::from_fn(|_| vec![0u64; n.div_ceil(64)]);
+        for (i, &r) in reads.iter().enumerate() {
+            for (c, set) in readers.iter_mut().enumerate() {
+                if r & c as u8 != 0 {
+                    set[i / 64] |= 1u64 << (i % 64);
+                }
+            }
+        }
+        Ok(Compiled { ir, readers, vars, prunable, tag_tables, attr_tables, thread_attr_tables })
     }
 }
 
@@ -429,29 +428,68 @@ pub struct Evaluator<'a> {
     pub m: &'a Compiled,
     es: &'a EventStructure,
     n: usize,
-    /// Per node: its place holds its value for the current rf/co/orders.
-    /// Never set for nodes that read a `foreach` variable.
-    fresh: Vec<bool>,
+    st: EvalState,
+    bound: Vec<(String, EventSet)>,
+}
+
+/// An evaluator's buffers, kept from one event structure to the next
+/// (`Evaluator::with_state`): allocated once, and their static values (what
+/// reads no rf, co or witness order) still hold for an event structure of
+/// the same shape (`EventStructure::same_shape`).
+pub struct EvalState {
+    /// A bit per node: its place holds its value for the current
+    /// rf/co/orders. Never set for nodes that read a `foreach` variable.
+    fresh: Vec<u64>,
     sets: Vec<EventSet>,
+    /// Node i's rows at `rows[i * n .. (i + 1) * n]`.
     rows: Vec<u64>,
     /// A relation's closure, for `acyclic` checks.
     scratch: Vec<u64>,
-    bound: Vec<(String, EventSet)>,
+    n: usize,
+}
+
+impl EvalState {
+    fn new(nodes: usize, n: usize) -> Self {
+        EvalState {
+            fresh: vec![0; nodes.div_ceil(64)],
+            sets: vec![0; nodes],
+            rows: vec![0; nodes * n],
+            scratch: vec![0; n],
+            n,
+        }
+    }
 }
 
 impl<'a> Evaluator<'a> {
     pub fn new(m: &'a Compiled, es: &'a EventStructure) -> Self {
-        let (k, n) = (m.ir.nodes.len(), es.n);
-        Evaluator {
-            m,
-            es,
-            n,
-            fresh: vec![false; k],
-            sets: vec![0; k],
-            rows: vec![0; k * n],
-            scratch: vec![0; n],
-            bound: Vec::new(),
-        }
+        Self::with_state(m, es, None, false)
+    }
+
+    /// An evaluator that reuses the buffers of an earlier one (of the same
+    /// model); with `same_shape`, the earlier event structure had the shape
+    /// of `es`, and the static values computed on it are kept.
+    pub fn with_state(m: &'a Compiled, es: &'a EventStructure, st: Option<EvalState>, same_shape: bool) -> Self {
+        let k = m.ir.nodes.len();
+        let st = match st {
+            Some(mut st) if st.n == es.n && st.sets.len() == k => {
+                if same_shape {
+                    // keep the static values: forget what reads rf, co or an order
+                    for (f, &r) in st.fresh.iter_mut().zip(&m.readers[7]) {
+                        *f &= !r;
+                    }
+                } else {
+                    st.fresh.fill(0);
+                }
+                st
+            }
+            _ => EvalState::new(k, es.n),
+        };
+        Evaluator { m, es, n: es.n, st, bound: Vec::new() }
+    }
+
+    /// The buffers, for the next event structure (`with_state`).
+    pub fn into_state(self) -> EvalState {
+        self.st
     }
 
     /// Forget what reads any of `changed` (`READS_RF`, `READS_CO`,
@@ -460,10 +498,8 @@ impl<'a> Evaluator<'a> {
         if changed == 0 {
             return;
         }
-        for (f, &r) in self.fresh.iter_mut().zip(&self.m.reads) {
-            if r & changed != 0 {
-                *f = false;
-            }
+        for (f, &r) in self.st.fresh.iter_mut().zip(&self.m.readers[changed as usize & 7]) {
+            *f &= !r;
         }
     }
 
@@ -475,7 +511,7 @@ impl<'a> Evaluator<'a> {
 
     pub fn set(&mut self, i: usize, d: &Dynamic) -> EventSet {
         self.eval(i, d);
-        self.sets[i]
+        self.st.sets[i]
     }
 
     /// The pairs of relation node `i`.
@@ -485,12 +521,12 @@ impl<'a> Evaluator<'a> {
 
     fn rel(&mut self, i: usize, d: &Dynamic) -> &[u64] {
         self.eval(i, d);
-        &self.rows[i * self.n..(i + 1) * self.n]
+        &self.st.rows[i * self.n..(i + 1) * self.n]
     }
 
     /// Bring node `i`'s place up to date (its operands first).
     fn eval(&mut self, i: usize, d: &Dynamic) {
-        if self.fresh[i] {
+        if self.st.fresh[i / 64] >> (i % 64) & 1 == 1 {
             return;
         }
         let m = self.m;
@@ -518,10 +554,10 @@ impl<'a> Evaluator<'a> {
             | Node::Opt { a } => self.eval(*a, d),
             _ => {}
         }
-        let (before, here) = self.rows.split_at_mut(i * n);
+        let (before, here) = self.st.rows.split_at_mut(i * n);
         let out = &mut here[..n];
         let arg = |a: usize| &before[a * n..(a + 1) * n];
-        let sets = &mut self.sets;
+        let sets = &mut self.st.sets;
         match &m.ir.nodes[i] {
             Node::Tag { name } => {
                 let mut s = match name.as_str() {
@@ -561,8 +597,8 @@ impl<'a> Evaluator<'a> {
                 "co" => out.copy_from_slice(&d.co.rows),
                 // fr = rf^-1 ; co
                 "fr" => {
-                    rows::inverse(&mut self.scratch, &d.rf.rows);
-                    rows::seq(out, &self.scratch, &d.co.rows);
+                    rows::inverse(&mut self.st.scratch, &d.rf.rows);
+                    rows::seq(out, &self.st.scratch, &d.co.rows);
                 }
                 "rmw" => out.copy_from_slice(&es.rmw.rows),
                 "data" => out.copy_from_slice(&es.data.rows),
@@ -652,15 +688,15 @@ impl<'a> Evaluator<'a> {
                     self.bound.push((var.clone(), s));
                     self.eval(body, d);
                     self.bound.pop();
-                    let (before, here) = self.rows.split_at_mut(i * n);
+                    let (before, here) = self.st.rows.split_at_mut(i * n);
                     for (o, &p) in here[..n].iter_mut().zip(&before[body * n..(body + 1) * n]) {
                         *o |= p;
                     }
                 }
             }
         }
-        if m.vars[i].is_empty() {
-            self.fresh[i] = true;
+        if m.vars[i] == 0 {
+            self.st.fresh[i / 64] |= 1u64 << (i % 64);
         }
     }
 
@@ -670,7 +706,8 @@ impl<'a> Evaluator<'a> {
         let c = &self.m.ir.checks[ci];
         let (kind, node) = (c.kind, c.node);
         self.eval(node, d);
-        let rel = &self.rows[node * self.n..(node + 1) * self.n];
+        let st = &mut self.st;
+        let rel = &st.rows[node * self.n..(node + 1) * self.n];
         match kind {
             CheckKind::Empty => match rows::first_pair(rel) {
                 None => Ok(()),
@@ -681,9 +718,9 @@ impl<'a> Evaluator<'a> {
                 Some(p) => Err(vec![p]),
             },
             CheckKind::Acyclic => {
-                self.scratch.copy_from_slice(rel);
-                rows::close(&mut self.scratch);
-                match (0..rel.len()).find(|&i| self.scratch[i] >> i & 1 == 1) {
+                st.scratch.copy_from_slice(rel);
+                rows::close(&mut st.scratch);
+                match (0..rel.len()).find(|&i| st.scratch[i] >> i & 1 == 1) {
                     None => Ok(()),
                     Some(p) => Err(cycle_through(rel, p)),
                 }

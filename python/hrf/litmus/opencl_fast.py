@@ -76,6 +76,8 @@ _KEYWORDS = frozenset(
     ["if", "else", "while", "scopeTree", "locations", "regions", "not", "true", "false", "exists", "forall", "unsigned"]
 )
 _LEVELS = (("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", "<=", ">", ">="), ("+", "-"), ("*",))
+# the binding level of each binary operator (higher binds tighter)
+_LEVEL_OF = {op: k for k, ops in enumerate(_LEVELS) for op in ops}
 _END = ("end", "", 0, 0)
 
 
@@ -366,15 +368,18 @@ class _Reader:
 
     # ------------------------------------------------------------ expressions
     def expr(self, level: int = 0):
-        if level == len(_LEVELS):
-            return self.unary()
-        ops = _LEVELS[level]
+        """A binary expression whose operators bind at least as tightly as
+        `_LEVELS[level]` (precedence climbing: left-associative, one call
+        per operand rather than one per level)."""
         line = self.peek()[2]
-        left = self.expr(level + 1)
-        while self.peek()[0] in ops:
-            op = self.next()[1]
-            left = A.BinOp(op, left, self.expr(level + 1), line=line)
-        return left
+        left = self.unary()
+        while True:
+            op = self.peek()[0]
+            at = _LEVEL_OF.get(op, -1)
+            if at < level:
+                return left
+            self.i += 1
+            left = A.BinOp(op, left, self.expr(at + 1), line=line)
 
     def unary(self):
         t = self.peek()
