@@ -197,6 +197,8 @@ pub struct Compiled {
     /// For each combination of `READS_*` bits: the nodes that read any of
     /// them, a bit per node (what `Evaluator::forget` forgets).
     readers: [Vec<u64>; 8],
+    /// Per node: a set (else a relation).
+    is_set: Vec<bool>,
     /// Per node: the foreach variables it reads free (a bit each); a node
     /// with any is evaluated anew each time.
     vars: Vec<u64>,
@@ -415,7 +417,15 @@ impl Compiled {
                 }
             }
         }
-        Ok(Compiled { ir, readers, vars, prunable, tag_tables, attr_tables, thread_attr_tables })
+        Ok(Compiled { ir, readers, is_set, vars, prunable, tag_tables, attr_tables, thread_attr_tables })
+    }
+}
+
+impl Compiled {
+    /// Does node `i` read none of rf, co, the orders and the variables (is
+    /// its value fixed by the event structure)?
+    fn is_static(&self, i: usize) -> bool {
+        self.readers[7][i / 64] >> (i % 64) & 1 == 0 && self.vars[i] == 0
     }
 }
 
@@ -532,16 +542,31 @@ impl<'a> Evaluator<'a> {
         let m = self.m;
         let es = self.es;
         let n = self.n;
-        // operands, then this node's value from theirs
+        // operands, then this node's value from theirs. An intersection,
+        // sequence or product with an empty operand, or a difference from an
+        // empty relation, is empty: the other operand is not evaluated (a
+        // static operand is looked at first, its value is kept for the
+        // event structure).
         match &m.ir.nodes[i] {
-            Node::SetUnion { a, b }
-            | Node::SetInter { a, b }
-            | Node::SetDiff { a, b }
-            | Node::Prod { a, b }
-            | Node::Union { a, b }
-            | Node::Inter { a, b }
-            | Node::Diff { a, b }
-            | Node::Seq { a, b } => {
+            Node::Inter { a, b } | Node::Seq { a, b } | Node::Prod { a, b } => {
+                let (x, y) = if m.is_static(*b) && !m.is_static(*a) { (*b, *a) } else { (*a, *b) };
+                for k in [x, y] {
+                    self.eval(k, d);
+                    if self.is_empty(k) {
+                        self.st.rows[i * n..(i + 1) * n].fill(0);
+                        return self.done(i);
+                    }
+                }
+            }
+            Node::Diff { a, b } => {
+                self.eval(*a, d);
+                if self.is_empty(*a) {
+                    self.st.rows[i * n..(i + 1) * n].fill(0);
+                    return self.done(i);
+                }
+                self.eval(*b, d);
+            }
+            Node::SetUnion { a, b } | Node::SetInter { a, b } | Node::SetDiff { a, b } | Node::Union { a, b } => {
                 self.eval(*a, d);
                 self.eval(*b, d);
             }
@@ -695,8 +720,22 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
-        if m.vars[i] == 0 {
+        self.done(i);
+    }
+
+    /// Node `i`'s place holds its value: fresh, unless it reads a variable.
+    fn done(&mut self, i: usize) {
+        if self.m.vars[i] == 0 {
             self.st.fresh[i / 64] |= 1u64 << (i % 64);
+        }
+    }
+
+    /// Is the (current) value of node `i` empty?
+    fn is_empty(&self, i: usize) -> bool {
+        if self.m.is_set[i] {
+            self.st.sets[i] == 0
+        } else {
+            self.st.rows[i * self.n..(i + 1) * self.n].iter().all(|&r| r == 0)
         }
     }
 
