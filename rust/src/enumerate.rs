@@ -332,6 +332,9 @@ fn drop_unjustified_paths(prog: &Program, per_thread: &mut [Vec<Path>]) {
 struct Carry {
     es: Option<EventStructure>,
     state: Option<crate::model::EvalState>,
+    /// Whether the monotone checks hold with no rf and no co (a function of
+    /// the shape alone), once known.
+    empty_ok: Option<bool>,
 }
 
 /// All candidates of one combination of thread paths.
@@ -344,7 +347,10 @@ fn combination(sh: &Shared, paths: &[&Path], carry: &mut Carry) -> Result<Partia
     let same = !sh.limits.reference && carry.es.as_ref().is_some_and(|p| p.same_shape(&es));
     let state = if sh.limits.reference { None } else { carry.state.take() };
     let mut ev = Evaluator::with_state(sh.model, &es, state, same);
-    let out = candidates(sh, paths, &es, &mut ev);
+    if !same {
+        carry.empty_ok = None;
+    }
+    let out = candidates(sh, paths, &es, &mut ev, &mut carry.empty_ok);
     carry.state = Some(ev.into_state());
     carry.es = Some(es);
     out
@@ -356,6 +362,7 @@ fn candidates<'b>(
     paths: &[&Path],
     es: &'b EventStructure,
     ev: &mut Evaluator<'b>,
+    empty_ok: &mut Option<bool>,
 ) -> Result<Partial, Error> {
     let mut part = Partial::default();
     let orders = sh.model.ir.orders.iter().map(|o| (o.name.clone(), Relation::empty(es.n))).collect();
@@ -369,14 +376,21 @@ fn candidates<'b>(
             start.co.add(ws[0], w);
         }
     }
-    // Static checks (no rf/co) that fail rule out the whole combination.
+    // Static checks (no rf/co) that fail rule out the whole combination;
+    // their verdict is the previous combination's when the shapes agree.
     if !sh.limits.reference {
-        for &ci in &sh.model.prunable {
-            if ev.check(ci, &empty).is_err() {
-                part.pruned += 1;
-                sh.spend(1);
-                return Ok(part);
+        let ok = match *empty_ok {
+            Some(ok) => ok,
+            None => {
+                let ok = sh.model.prunable.iter().all(|&ci| ev.check(ci, &empty).is_ok());
+                *empty_ok = Some(ok);
+                ok
             }
+        };
+        if !ok {
+            part.pruned += 1;
+            sh.spend(1);
+            return Ok(part);
         }
     }
     // rf candidates per read: writes of the same location and value.
