@@ -1208,6 +1208,37 @@ mod tests {
     }
 
     #[test]
+    fn shapes_agree_when_only_values_differ() {
+        // P2 of 2W reads (0, 1) on one path and (1, 1) on another: the same
+        // events, relations and templates, other values; INC3's threads
+        // store to y only when their increment read non-zero: other events.
+        let p = two_writers();
+        let budget = Budget::new(None, None);
+        let private = vec![false];
+        let dom = value_domains(&p, &private, &[], 100, 100, false, &budget).unwrap();
+        let paths: Vec<Vec<Path>> =
+            (0..3).map(|t| thread_paths(&p, t, &dom, &private, &[], 100, &budget).unwrap().paths).collect();
+        let with = |regs: &[i64]| {
+            let p2 = paths[2].iter().find(|q| q.regs == regs).unwrap();
+            EventStructure::build(&p, &[&paths[0][0], &paths[1][0], p2]).unwrap()
+        };
+        assert!(with(&[0, 1]).same_shape(&with(&[1, 1])));
+        let q = incs();
+        let private = vec![false, false];
+        let dom = value_domains(&q, &private, &[], 100, 100, false, &budget).unwrap();
+        let paths: Vec<Vec<Path>> =
+            (0..3).map(|t| thread_paths(&q, t, &dom, &private, &[], 100, &budget).unwrap().paths).collect();
+        let stores = |x: &Path| x.events.len();
+        let (short, long) =
+            (paths[0].iter().min_by_key(|x| stores(x)).unwrap(), paths[0].iter().max_by_key(|x| stores(x)).unwrap());
+        assert!(stores(short) < stores(long));
+        let a = EventStructure::build(&q, &[short, &paths[1][0], &paths[2][0]]).unwrap();
+        let b = EventStructure::build(&q, &[long, &paths[1][0], &paths[2][0]]).unwrap();
+        assert!(!a.same_shape(&b));
+        assert!(a.same_shape(&a));
+    }
+
+    #[test]
     fn value_free_loads_are_one_path() {
         // SB observing P0's register only: P1's load is value-free.
         let mut p = sb();
