@@ -95,7 +95,9 @@ pub enum Node {
         a: usize,
     },
     /// Union over the classes of events sharing a value of template
-    /// attribute `attr`, with `var` bound to the class, of `body`.
+    /// attribute `attr`, with `var` bound to the class, of `body`. No
+    /// foreach inside `body` may bind `var` again (`Compiled::new` refuses
+    /// it; the DSL names each variable afresh).
     Foreach {
         attr: String,
         var: String,
