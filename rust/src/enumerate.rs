@@ -936,11 +936,7 @@ mod tests {
     #[test]
     fn search_order_forced_reads_then_co_then_branching_reads() {
         let p = two_writers();
-        let budget = Budget::new(None, None);
-        let private = vec![false];
-        let dom = value_domains(&p, &private, &[], 100, 100, false, &budget).unwrap();
-        let paths: Vec<Vec<Path>> =
-            (0..3).map(|t| thread_paths(&p, t, &dom, &private, &[], 100, &budget).unwrap().paths).collect();
+        let paths = all_paths(&p);
         // P2 reads 0 then 1: the first read has one write to read, the second two.
         let p2 = paths[2].iter().find(|q| q.regs == [0, 1]).unwrap();
         let es = EventStructure::build(&p, &[&paths[0][0], &paths[1][0], p2]).unwrap();
@@ -983,14 +979,7 @@ mod tests {
         };
         let p = tagged();
         match &ir.nodes[i] {
-            Node::Tag { name } => Ok(match name.as_str() {
-                "R" => es.reads,
-                "W" => es.writes,
-                "F" => es.fences,
-                "M" => es.reads | es.writes,
-                "IW" => es.init,
-                _ => 0,
-            } | events_with(&|e| prog_tags(e, name, &p))),
+            Node::Tag { name } => Ok(es.builtin_tag(name) | events_with(&|e| prog_tags(e, name, &p))),
             Node::AllSet => Ok(full_set(n)),
             Node::EmptySet => Ok(0),
             Node::Var { name } => Ok(bound.iter().rev().find(|(v, _)| v == name).unwrap().1),
@@ -1121,11 +1110,7 @@ mod tests {
         .unwrap();
         let p = tagged();
         let m = Compiled::new(ir.clone(), &p).unwrap();
-        let budget = Budget::new(None, None);
-        let private = vec![false, false];
-        let dom = value_domains(&p, &private, &[], 100, 100, false, &budget).unwrap();
-        let paths: Vec<Vec<Path>> =
-            (0..2).map(|t| thread_paths(&p, t, &dom, &private, &[], 100, &budget).unwrap().paths).collect();
+        let paths = all_paths(&p);
         let es = EventStructure::build(&p, &[&paths[0][0], &paths[1][0]]).unwrap();
         let n = es.n;
         let mut ev = Evaluator::new(&m, &es);
@@ -1183,28 +1168,22 @@ mod tests {
 
     fn free_vars(ir: &ModelIr, i: usize) -> Vec<String> {
         use crate::model::Node;
-        let mut v = match &ir.nodes[i] {
+        let mut v: Vec<String> = match &ir.nodes[i] {
             Node::Var { name } => vec![name.clone()],
             Node::Foreach { var, body, .. } => free_vars(ir, *body).into_iter().filter(|x| x != var).collect(),
-            Node::SetUnion { a, b }
-            | Node::SetInter { a, b }
-            | Node::SetDiff { a, b }
-            | Node::Prod { a, b }
-            | Node::Union { a, b }
-            | Node::Inter { a, b }
-            | Node::Diff { a, b }
-            | Node::Seq { a, b } => [free_vars(ir, *a), free_vars(ir, *b)].concat(),
-            Node::Domain { a }
-            | Node::Range { a }
-            | Node::Ident { a }
-            | Node::Inv { a }
-            | Node::Plus { a }
-            | Node::Star { a }
-            | Node::Opt { a } => free_vars(ir, *a),
-            _ => vec![],
+            node => node.operands().flat_map(|k| free_vars(ir, k)).collect(),
         };
+        v.sort();
         v.dedup();
         v
+    }
+
+    /// Every path of every thread of `p` (no private locations, no value-free loads).
+    fn all_paths(p: &Program) -> Vec<Vec<Path>> {
+        let budget = Budget::new(None, None);
+        let private = vec![false; p.locations.len()];
+        let dom = value_domains(p, &private, &[], 100, 100, false, &budget).unwrap();
+        (0..p.threads.len()).map(|t| thread_paths(p, t, &dom, &private, &[], 100, &budget).unwrap().paths).collect()
     }
 
     #[test]
@@ -1213,21 +1192,14 @@ mod tests {
         // events, relations and templates, other values; INC3's threads
         // store to y only when their increment read non-zero: other events.
         let p = two_writers();
-        let budget = Budget::new(None, None);
-        let private = vec![false];
-        let dom = value_domains(&p, &private, &[], 100, 100, false, &budget).unwrap();
-        let paths: Vec<Vec<Path>> =
-            (0..3).map(|t| thread_paths(&p, t, &dom, &private, &[], 100, &budget).unwrap().paths).collect();
+        let paths = all_paths(&p);
         let with = |regs: &[i64]| {
             let p2 = paths[2].iter().find(|q| q.regs == regs).unwrap();
             EventStructure::build(&p, &[&paths[0][0], &paths[1][0], p2]).unwrap()
         };
         assert!(with(&[0, 1]).same_shape(&with(&[1, 1])));
         let q = incs();
-        let private = vec![false, false];
-        let dom = value_domains(&q, &private, &[], 100, 100, false, &budget).unwrap();
-        let paths: Vec<Vec<Path>> =
-            (0..3).map(|t| thread_paths(&q, t, &dom, &private, &[], 100, &budget).unwrap().paths).collect();
+        let paths = all_paths(&q);
         let stores = |x: &Path| x.events.len();
         let (short, long) =
             (paths[0].iter().min_by_key(|x| stores(x)).unwrap(), paths[0].iter().max_by_key(|x| stores(x)).unwrap());

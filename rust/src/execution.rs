@@ -383,6 +383,19 @@ pub struct EventStructure {
 }
 
 impl EventStructure {
+    /// The events of a built-in tag: `R`, `W`, `F`, `M` (reads and writes),
+    /// `IW` (init writes); no event for any other name.
+    pub fn builtin_tag(&self, name: &str) -> EventSet {
+        match name {
+            "R" => self.reads,
+            "W" => self.writes,
+            "F" => self.fences,
+            "M" => self.reads | self.writes,
+            "IW" => self.init,
+            _ => 0,
+        }
+    }
+
     /// Is every part of the structure a model reads the same in `o` (the
     /// events' threads, kinds, locations and templates, the static
     /// relations and sets)? Only the values read and written may differ, so

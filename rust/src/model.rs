@@ -105,6 +105,32 @@ pub enum Node {
     },
 }
 
+impl Node {
+    /// The nodes this one is computed from (its operands, a foreach's body).
+    pub fn operands(&self) -> impl Iterator<Item = usize> {
+        let (a, b) = match self {
+            Node::SetUnion { a, b }
+            | Node::SetInter { a, b }
+            | Node::SetDiff { a, b }
+            | Node::Prod { a, b }
+            | Node::Union { a, b }
+            | Node::Inter { a, b }
+            | Node::Diff { a, b }
+            | Node::Seq { a, b } => (Some(*a), Some(*b)),
+            Node::Domain { a }
+            | Node::Range { a }
+            | Node::Ident { a }
+            | Node::Inv { a }
+            | Node::Plus { a }
+            | Node::Star { a }
+            | Node::Opt { a } => (Some(*a), None),
+            Node::Foreach { body, .. } => (Some(*body), None),
+            _ => (None, None),
+        };
+        a.into_iter().chain(b)
+    }
+}
+
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CheckKind {
@@ -277,25 +303,7 @@ impl Compiled {
                     attr_tables[i] = Some(prog.templates.iter().map(|t| t.attrs.get(name).copied()).collect());
                     (0, Mono::Const, 0, 0)
                 }
-                Node::Domain { a }
-                | Node::Range { a }
-                | Node::Ident { a }
-                | Node::Inv { a }
-                | Node::Plus { a }
-                | Node::Star { a }
-                | Node::Opt { a } => {
-                    let a = child(*a)?;
-                    (reads[a], mono[a], vars[a], binds[a])
-                }
-                Node::SetUnion { a, b }
-                | Node::SetInter { a, b }
-                | Node::Prod { a, b }
-                | Node::Union { a, b }
-                | Node::Inter { a, b }
-                | Node::Seq { a, b } => {
-                    let (a, b) = (child(*a)?, child(*b)?);
-                    (reads[a] | reads[b], join(mono[a], mono[b]), vars[a] | vars[b], binds[a] | binds[b])
-                }
+                // a difference is monotone in its first operand, antitone in its second
                 Node::SetDiff { a, b } | Node::Diff { a, b } => {
                     let (a, b) = (child(*a)?, child(*b)?);
                     (reads[a] | reads[b], join(mono[a], flip(mono[b])), vars[a] | vars[b], binds[a] | binds[b])
@@ -313,6 +321,15 @@ impl Compiled {
                         )));
                     }
                     (reads[b], mono[b], vars[b] & !v, binds[b] | v)
+                }
+                // the other operators: what their operands read, monotone as they are
+                node => {
+                    let mut acc = (0, Mono::Const, 0, 0);
+                    for k in node.operands() {
+                        let k = child(k)?;
+                        acc = (acc.0 | reads[k], join(acc.1, mono[k]), acc.2 | vars[k], acc.3 | binds[k]);
+                    }
+                    acc
                 }
             };
             reads[i] = d;
@@ -568,18 +585,13 @@ impl<'a> Evaluator<'a> {
                 }
                 self.eval(*b, d);
             }
-            Node::SetUnion { a, b } | Node::SetInter { a, b } | Node::SetDiff { a, b } | Node::Union { a, b } => {
-                self.eval(*a, d);
-                self.eval(*b, d);
+            // a foreach evaluates its body once per class, below
+            Node::Foreach { .. } => {}
+            node => {
+                for k in node.operands() {
+                    self.eval(k, d);
+                }
             }
-            Node::Domain { a }
-            | Node::Range { a }
-            | Node::Ident { a }
-            | Node::Inv { a }
-            | Node::Plus { a }
-            | Node::Star { a }
-            | Node::Opt { a } => self.eval(*a, d),
-            _ => {}
         }
         let (before, here) = self.st.rows.split_at_mut(i * n);
         let out = &mut here[..n];
@@ -587,14 +599,7 @@ impl<'a> Evaluator<'a> {
         let sets = &mut self.st.sets;
         match &m.ir.nodes[i] {
             Node::Tag { name } => {
-                let mut s = match name.as_str() {
-                    "R" => es.reads,
-                    "W" => es.writes,
-                    "F" => es.fences,
-                    "M" => es.reads | es.writes,
-                    "IW" => es.init,
-                    _ => 0,
-                };
+                let mut s = es.builtin_tag(name);
                 let (tt, lt) = m.tag_tables[i].as_ref().unwrap();
                 for e in &es.events {
                     let has = match e.template {
