@@ -457,7 +457,6 @@ def _build_result(raw: str, comp: Compiled, model: Model, lazy: Limits | None = 
     r.thin_air_value = out.get("thin_air_value")
     if test.condition is None and not test.locations:
         r.notes.append(NO_CONDITION)
-    # as comprehensions: C11's fig6 has 3,424 outcomes
     obs, outs = comp.observed, out["outcomes"]
     r.outcomes = [dict(zip(obs, o["values"], strict=False)) for o in outs]
     r.states = [

@@ -547,8 +547,8 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                 // A run of forced reads (one write each) is checked once, after
                 // its last read: with no choice among them, an earlier check
                 // would prune nothing more (the checks are monotone in rf).
-                let forced = |s: Option<&Step>| matches!(s, Some(Step::Rf(k)) if self.rf_choices[*k].len() == 1);
-                let defer = forced(Some(&step)) && forced(self.order.get(i + 1));
+                let forced = |k: usize| self.rf_choices[k].len() == 1;
+                let defer = forced(k) && matches!(self.order.get(i + 1), Some(&Step::Rf(k2)) if forced(k2));
                 for c in 0..self.rf_choices[k].len() {
                     let w = self.rf_choices[k][c];
                     self.dynm.rf.add(w, r);
@@ -961,6 +961,7 @@ mod tests {
     /// the evaluator, which keeps every node's value in one buffer.
     fn reference_value(
         ir: &ModelIr,
+        p: &Program,
         es: &EventStructure,
         d: &Dynamic,
         i: usize,
@@ -968,8 +969,8 @@ mod tests {
     ) -> Result<EventSet, Relation> {
         use crate::model::Node;
         let n = es.n;
-        let set = |j: usize, bound: &mut Vec<(String, EventSet)>| reference_value(ir, es, d, j, bound).unwrap();
-        let rel = |j: usize, bound: &mut Vec<(String, EventSet)>| reference_value(ir, es, d, j, bound).unwrap_err();
+        let set = |j: usize, bound: &mut Vec<(String, EventSet)>| reference_value(ir, p, es, d, j, bound).unwrap();
+        let rel = |j: usize, bound: &mut Vec<(String, EventSet)>| reference_value(ir, p, es, d, j, bound).unwrap_err();
         let events_with = |f: &dyn Fn(&crate::execution::Event) -> bool| {
             es.events.iter().filter(|e| f(e)).fold(0u64, |s, e| s | 1 << e.id)
         };
@@ -977,9 +978,16 @@ mod tests {
             Some(t) => p.templates[t].tags.iter().any(|x| x == name),
             None => p.locations[e.loc.unwrap()].tags.iter().any(|x| x == name),
         };
-        let p = tagged();
+        // pairs of events with the same value (where they have one)
+        let same = |v: &dyn Fn(&crate::execution::Event) -> Option<i64>| {
+            let pairs: Vec<(usize, usize)> = (0..n)
+                .flat_map(|a| (0..n).map(move |b| (a, b)))
+                .filter(|&(a, b)| v(&es.events[a]).is_some() && v(&es.events[a]) == v(&es.events[b]))
+                .collect();
+            Relation::from_pairs(n, &pairs)
+        };
         match &ir.nodes[i] {
-            Node::Tag { name } => Ok(es.builtin_tag(name) | events_with(&|e| prog_tags(e, name, &p))),
+            Node::Tag { name } => Ok(es.builtin_tag(name) | events_with(&|e| prog_tags(e, name, p))),
             Node::AllSet => Ok(full_set(n)),
             Node::EmptySet => Ok(0),
             Node::Var { name } => Ok(bound.iter().rev().find(|(v, _)| v == name).unwrap().1),
@@ -992,7 +1000,7 @@ mod tests {
                 "po" => es.po.clone(),
                 "rf" => d.rf.clone(),
                 "co" => d.co.clone(),
-                "fr" => d.fr(),
+                "fr" => d.rf.inverse().seq(&d.co),
                 "rmw" => es.rmw.clone(),
                 "loc" => es.loc.clone(),
                 "int" => es.int.clone(),
@@ -1005,20 +1013,10 @@ mod tests {
                 _ => Relation::empty(n),
             }),
             Node::SameThreadAttr { name } => {
-                let v = |e: &crate::execution::Event| e.thread.and_then(|t| p.threads[t].attrs.get(name).copied());
-                let pairs: Vec<(usize, usize)> = (0..n)
-                    .flat_map(|a| (0..n).map(move |b| (a, b)))
-                    .filter(|&(a, b)| v(&es.events[a]).is_some() && v(&es.events[a]) == v(&es.events[b]))
-                    .collect();
-                Err(Relation::from_pairs(n, &pairs))
+                Err(same(&|e| e.thread.and_then(|t| p.threads[t].attrs.get(name).copied())))
             }
             Node::SameEventAttr { name } => {
-                let v = |e: &crate::execution::Event| e.template.and_then(|t| p.templates[t].attrs.get(name).copied());
-                let pairs: Vec<(usize, usize)> = (0..n)
-                    .flat_map(|a| (0..n).map(move |b| (a, b)))
-                    .filter(|&(a, b)| v(&es.events[a]).is_some() && v(&es.events[a]) == v(&es.events[b]))
-                    .collect();
-                Err(Relation::from_pairs(n, &pairs))
+                Err(same(&|e| e.template.and_then(|t| p.templates[t].attrs.get(name).copied())))
             }
             Node::Ident { a } => Err(Relation::identity_on(n, set(*a, bound))),
             Node::Prod { a, b } => Err(Relation::product(n, set(*a, bound), set(*b, bound))),
@@ -1135,7 +1133,7 @@ mod tests {
                 if !ev_free(&ir, i) {
                     continue; // a node under a foreach has no value of its own
                 }
-                let want = reference_value(&ir, &es, &d, i, &mut vec![]);
+                let want = reference_value(&ir, &p, &es, &d, i, &mut vec![]);
                 match want {
                     Ok(s) => assert_eq!(ev.set(i, &d), s, "set node {i}, round {round}"),
                     Err(r) => assert_eq!(ev.rel_pairs(i, &d), r.pairs(), "relation node {i}, round {round}"),
@@ -1143,7 +1141,7 @@ mod tests {
             }
             for ci in 0..ir.checks.len() {
                 let node = ir.checks[ci].node;
-                let r = reference_value(&ir, &es, &d, node, &mut vec![]).unwrap_err();
+                let r = reference_value(&ir, &p, &es, &d, node, &mut vec![]).unwrap_err();
                 let holds = match ir.checks[ci].kind {
                     CheckKind::Acyclic => r.is_acyclic(),
                     CheckKind::Irreflexive => r.is_irreflexive(),

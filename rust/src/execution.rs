@@ -549,7 +549,10 @@ pub struct Dynamic {
 }
 
 impl Dynamic {
-    pub fn fr(&self) -> Relation {
-        self.rf.inverse().seq(&self.co)
+    /// `fr = rf^-1 ; co` written into `out`, with `inv` (a row per event)
+    /// to hold rf^-1.
+    pub fn fr_into(&self, out: &mut [u64], inv: &mut [u64]) {
+        crate::relation::rows::inverse(inv, &self.rf.rows);
+        crate::relation::rows::seq(out, inv, &self.co.rows);
     }
 }

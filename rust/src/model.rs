@@ -499,21 +499,18 @@ impl<'a> Evaluator<'a> {
     /// of `es`, and the static values computed on it are kept.
     pub fn with_state(m: &'a Compiled, es: &'a EventStructure, st: Option<EvalState>, same_shape: bool) -> Self {
         let k = m.ir.nodes.len();
-        let st = match st {
-            Some(mut st) if st.n == es.n && st.sets.len() == k => {
-                if same_shape {
-                    // keep the static values: forget what reads rf, co or an order
-                    for (f, &r) in st.fresh.iter_mut().zip(&m.readers[7]) {
-                        *f &= !r;
-                    }
-                } else {
-                    st.fresh.fill(0);
-                }
-                st
-            }
-            _ => EvalState::new(k, es.n),
+        let (st, keep) = match st {
+            Some(st) if st.n == es.n && st.sets.len() == k => (st, same_shape),
+            _ => (EvalState::new(k, es.n), false),
         };
-        Evaluator { m, es, n: es.n, st, bound: Vec::new() }
+        let mut ev = Evaluator { m, es, n: es.n, st, bound: Vec::new() };
+        if keep {
+            // the static values stay: forget what reads rf, co or an order
+            ev.forget(READS_RF | READS_CO | READS_ORDERS);
+        } else {
+            ev.st.fresh.fill(0);
+        }
+        ev
     }
 
     /// The buffers, for the next event structure (`with_state`).
@@ -627,11 +624,7 @@ impl<'a> Evaluator<'a> {
                 "po" => out.copy_from_slice(&es.po.rows),
                 "rf" => out.copy_from_slice(&d.rf.rows),
                 "co" => out.copy_from_slice(&d.co.rows),
-                // fr = rf^-1 ; co
-                "fr" => {
-                    rows::inverse(&mut self.st.scratch, &d.rf.rows);
-                    rows::seq(out, &self.st.scratch, &d.co.rows);
-                }
+                "fr" => d.fr_into(out, &mut self.st.scratch),
                 "rmw" => out.copy_from_slice(&es.rmw.rows),
                 "data" => out.copy_from_slice(&es.data.rows),
                 "ctrl" => out.copy_from_slice(&es.ctrl.rows),
