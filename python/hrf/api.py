@@ -162,6 +162,8 @@ class Result(Drawable):
     racy: bool | None = None
     flags: list = field(default_factory=list)
     outcomes: list = field(default_factory=list)
+    # herd's (Never|Always|Sometimes, positive, negative); the first None
+    # where a limit cut the run before Never or Always was established
     observation: tuple = ("Never", 0, 0)
     complete: bool = True
     limit: ir_types.LimitOut | None = None
@@ -305,7 +307,8 @@ class Result(Drawable):
         if self.thin_air_value is not None and any(self.thin_air_value in o.values() for o in self.outcomes):
             lines.append(f"Thin-air value {self.thin_air_value} stands for any value the test does not name")
         lines.append(f"Condition {self.condition}")
-        lines.append(f"Observation {self.name} {self.observation[0]} {self.observation[1]} {self.observation[2]}")
+        if self.observation[0] is not None:  # a cut run established no Never or Always
+            lines.append(f"Observation {self.name} {self.observation[0]} {self.observation[1]} {self.observation[2]}")
         lines.append(f"Time {self.name} {self.time:.3f}")
         return "\n".join(lines) + "\n"
 
@@ -328,7 +331,8 @@ class Result(Drawable):
         lines += ["Witnesses", f"Positive: {self.observation[1]} Negative: {self.observation[2]}"]
         lines += [f"Flag {f['kind']}" for f in self.flags]
         lines.append(f"Condition {self.condition}")
-        lines.append(f"Observation {name} {self.observation[0]} {self.observation[1]} {self.observation[2]}")
+        if self.observation[0] is not None:  # herd's tools read it as a verdict: none where none was established
+            lines.append(f"Observation {name} {self.observation[0]} {self.observation[1]} {self.observation[2]}")
         lines.append(f"Time {name} {self.time:.2f}")
         return "\n".join(lines) + "\n\n"
 
@@ -390,7 +394,7 @@ class Result(Drawable):
         race = {True: "racy", False: "race-free", None: "race unknown"}[self.racy]
         cut = "" if self.complete else f", cut by limit {self.limit['which'] if self.limit else '?'}"
         return (
-            f"<Result {self.name} under {self.model}: {verdict} ({self.observation[0]} "
+            f"<Result {self.name} under {self.model}: {verdict} ({self.observation[0] or 'so far'} "
             f"{self.observation[1]}/{self.observation[1] + self.observation[2]}), {race}, "
             f"{count(len(self.outcomes), 'outcome')}, {count(self.candidates, 'candidate')}{cut}>"
         )
@@ -404,12 +408,17 @@ NO_CONDITION = (
 )
 
 
-def _observation(pos: int, neg: int) -> str:
+def _observation(pos: int, neg: int, complete: bool = True) -> str | None:
+    """herd's Observation: Sometimes once executions both satisfy and
+    violate the condition; Never or Always only of a complete run (a run a
+    limit cut short has not established them: None)."""
+    if pos and neg:
+        return "Sometimes"
+    if not complete:
+        return None
     if pos == 0:
         return "Never"
-    if neg == 0:
-        return "Always"
-    return "Sometimes"
+    return "Always"
 
 
 def condition_verdict(quant: str, pos: int, neg: int, complete: bool) -> bool | None:
@@ -489,7 +498,7 @@ def _build_result(raw: str, comp: Compiled, model: Model, lazy: Limits | None = 
             "detail": f"no execution completes within the loop bound ({comp.unroll} "
             f"iterations): the bound cut paths of {', '.join(r.cut_paths)}; raise it with --unroll",
         }
-    r.observation = (_observation(pos, neg), pos, neg)
+    r.observation = (_observation(pos, neg, complete), pos, neg)
     r.condition_holds = condition_verdict(quant, pos, neg, complete)
     r.racy = True if r.flags else (False if complete else None)
     return r

@@ -205,6 +205,8 @@ def cmd_bulk(a) -> int:
         print("hrf: bulk: give --workers or --scheduler, not both (the cluster has its own workers)", file=sys.stderr)
         return 2
     fmt = a.format or ("csv" if a.out and a.out.endswith(".csv") else "jsonl")
+    if a.out and a.db:
+        _not_the_store(a.out, a.db)
     # With a store and no --out, the rows go to the store only.
     out = open_output(a.out, newline="") if a.out else (None if a.db else sys.stdout)
     total = len(paths) * len(a.model)
@@ -245,6 +247,19 @@ def cmd_bulk(a) -> int:
     return 130 if summary.interrupted else 0
 
 
+def _not_the_store(out: str, db: str) -> None:
+    """Refuse an output path that is the results store itself (writing rows
+    there would destroy it)."""
+    same = os.path.realpath(out) == os.path.realpath(db)
+    if not same and os.path.exists(out) and os.path.exists(db):
+        try:
+            same = os.path.samefile(out, db)
+        except OSError:
+            pass
+    if same:
+        raise InvalidArgument(f"--out {out} is the results store --db {db}: writing rows there would destroy it")
+
+
 def cmd_runs(a) -> int:
     """hrf runs list | show RUN | diff A B, over a results store."""
     from .store import Store, export
@@ -262,8 +277,11 @@ def cmd_runs(a) -> int:
             head += f"{'incompl.':>8s} {'error':>6s}  limits"
             print(head)
             for run, c in st.runs():
-                lim = json.loads(run.limits)
-                short = ", ".join(f"{k}={v}" for k, v in lim.items() if v is not None and k != "reference")
+                try:
+                    lim = json.loads(run.limits)
+                    short = ", ".join(f"{k}={v}" for k, v in lim.items() if v is not None and k != "reference")
+                except (ValueError, AttributeError):
+                    short = f"(unreadable: {run.limits!r:.40})"
                 print(
                     f"{run.run:4d}  {run.model:28s} {run.version:8s} {c['tests']:8d} {c['Ok']:7d} {c['No']:7d} "
                     f"{c['racy']:7d} {c['incomplete']:8d} {c['error']:6d}  {short}"
@@ -271,7 +289,9 @@ def cmd_runs(a) -> int:
             return 0
         if a.action == "show":
             run = st.get_run(a.runs[0])
-            rows = st.rows(run)
+            if a.out:
+                _not_the_store(a.out, a.db)
+            rows = st.rows_list(run)
             if a.out:
                 n = export(rows, a.out, a.format)
                 print(f"{n} rows of run {run.run} ({run.model}) written to {a.out}")
@@ -316,8 +336,8 @@ def _family(a) -> dict:
         remote=a.remote,
         regions=a.regions,
         cycle=a.cycle,
-        **({"edges": a.safe} if a.safe else {}),
-        relax=a.relax or (),
+        **({"edges": a.safe} if a.safe is not None else {}),  # `--safe ''` is no edges, refused
+        relax=() if a.relax is None else a.relax,
         mixed=not a.no_mixed,
     )
 
@@ -359,8 +379,31 @@ def cmd_compare(a) -> int:
     tests = generate(count=a.count, seed=a.seed, **_family(a))
     _say_if_short(a, tests)
     diffs = compare(tests, a.model[0], a.model[1], workers=a.workers, limits=limits_of_args(a))
-    print(f"{len(diffs)} of {len(tests)} tests separate {a.model[0]} and {a.model[1]}", file=sys.stderr)
-    if not diffs:
+    print(diffs.summary(a.model[0], a.model[1]), file=sys.stderr)
+    for what, left in (("cut short by a limit", diffs.incomplete), ("refused", diffs.refused)):
+        for name, why in left[:3]:
+            print(f"hrf: {what}: {name}: {why}", file=sys.stderr)
+        if len(left) > 3:
+            print(f"hrf: ... {len(left) - 3} more {what}", file=sys.stderr)
+    status = 0
+    if not tests:
+        print("hrf: the family is empty: nothing was compared (add orders, scopes or edges)", file=sys.stderr)
+        status = 1
+    elif not diffs and diffs.compared == 0:
+        print(
+            f"hrf: the comparison established nothing: no test of the {len(tests):,} was decided under both models",
+            file=sys.stderr,
+        )
+        status = 1
+    elif not diffs and not diffs.established:
+        print(
+            f"hrf: none of the {diffs.compared:,} tests decided under both models separates them; the "
+            f"{len(diffs.incomplete) + len(diffs.refused):,} others were not compared"
+            + (" (raise the limits for those cut short)" if diffs.incomplete else ""),
+            file=sys.stderr,
+        )
+        status = 1
+    elif not diffs:
         print(
             f"hrf: no test of this family separates them; a larger family may (--max-edges, now {a.max_edges}; "
             f"--max-threads, now {a.max_threads}; --orders, --scopes)",
@@ -371,7 +414,7 @@ def cmd_compare(a) -> int:
         for r in (d.a, d.b):
             print(f"// {r.model}: condition {'Ok' if r.condition_holds else 'No'}, {'racy' if r.racy else 'race-free'}")
         print()
-    return 0
+    return status
 
 
 def cmd_models(a) -> int:

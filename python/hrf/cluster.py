@@ -76,9 +76,11 @@ def connect(scheduler) -> Iterator:
     cluster = None
     try:
         if text == "local" or text.startswith("local:"):
+            from .api import MAX_WORKERS
+
             n = text.partition(":")[2] or str(os.cpu_count() or 1)
-            if not n.isdigit() or int(n) < 1:
-                raise ClusterError(f"--scheduler {text}: local:N takes a number of workers, at least 1")
+            if not n.isdigit() or not 1 <= int(n) <= MAX_WORKERS:
+                raise ClusterError(f"--scheduler {text}: local:N takes a number of workers from 1 to {MAX_WORKERS}")
             cluster = distributed.LocalCluster(
                 n_workers=int(n),
                 threads_per_worker=1,
@@ -88,10 +90,11 @@ def connect(scheduler) -> Iterator:
             )
             client = distributed.Client(cluster)
         elif text.endswith(".json"):
-            if not os.path.exists(text):
-                raise ClusterError(f"{text}: no such scheduler file")
-            client = distributed.Client(scheduler_file=text, timeout=CONNECT_TIMEOUT)
+            address = _scheduler_file_address(text)
+            _probe(address)
+            client = distributed.Client(address, timeout=CONNECT_TIMEOUT)
         else:
+            _probe(text)
             client = distributed.Client(text, timeout=CONNECT_TIMEOUT)
     except ClusterError:
         if cluster is not None:
@@ -108,6 +111,63 @@ def connect(scheduler) -> Iterator:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _scheduler_file_address(path: str) -> str:
+    """The address a scheduler file (`dask scheduler --scheduler-file`)
+    names; a file that cannot be read, is not JSON or names none is a
+    ClusterError saying so."""
+    import json
+
+    from .errors import read_input
+
+    try:
+        data = json.loads(read_input(path).decode("utf-8"))
+    except OSError as e:
+        raise ClusterError(f"{path}: cannot read this scheduler file: {e.strerror or e}") from None
+    except (UnicodeDecodeError, ValueError) as e:
+        raise ClusterError(f"{path}: not a scheduler file (not JSON: {e})") from None
+    address = data.get("address") if isinstance(data, dict) else None
+    if not isinstance(address, str) or not address:
+        raise ClusterError(f"{path}: not a scheduler file (it names no \"address\" of a scheduler)")
+    return address
+
+
+def _probe(address: str) -> None:
+    """Refuse a tcp:// address where nothing answers as a Dask scheduler
+    within CONNECT_TIMEOUT: a scheduler speaks first on a new connection,
+    and a server that accepts and stays silent would otherwise hold the
+    client (and Ctrl-C) for good. Other schemes are left to Dask."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if "://" not in address:
+        address = "tcp://" + address
+    parts = urlsplit(address)
+    if parts.scheme != "tcp":
+        return
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError as e:
+        raise ClusterError(f"--scheduler {address}: not an address ({e})") from None
+    if not host or port is None:
+        raise ClusterError(f"--scheduler {address}: not an address (tcp://HOST:PORT)")
+    try:
+        s = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
+    except OSError as e:
+        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {e.strerror or e}") from None
+    with s:
+        try:
+            said = s.recv(1)
+        except TimeoutError:
+            raise ClusterError(
+                f"the server at {address} accepts connections but says nothing in {CONNECT_TIMEOUT} s: "
+                "not a Dask scheduler"
+            ) from None
+        except OSError as e:
+            raise ClusterError(f"cannot reach the Dask scheduler at {address}: {e.strerror or e}") from None
+        if not said:
+            raise ClusterError(f"the server at {address} closed the connection: not a Dask scheduler")
 
 
 def _check_workers(client, where: str) -> None:

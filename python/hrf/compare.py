@@ -3,12 +3,14 @@ like memalloy's distinguishing tests."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .api import Limits, Result, check_many
 from .generate import size
 from .litmus import ast as A
+from .litmus import parse
 
 
 @dataclass
@@ -27,20 +29,65 @@ class Difference:
         return out
 
 
+class Comparison(list):
+    """The differences (a list of `Difference`, smallest first) and what the
+    comparison established: `compared` tests both models decided in full,
+    `incomplete` tests a limit cut under either model, `refused` tests either
+    model refused (an unsupported operation, an error), each as
+    (test name, reason)."""
+
+    def __init__(self, diffs: Iterable[Difference] = ()):
+        super().__init__(diffs)
+        self.compared = 0
+        self.incomplete: list[tuple[str, str]] = []
+        self.refused: list[tuple[str, str]] = []
+
+    @property
+    def established(self) -> bool:
+        """True when every test was compared (no test left undecided)."""
+        return not self.incomplete and not self.refused
+
+    def summary(self, model_a: str, model_b: str) -> str:
+        total = self.compared + len(self.incomplete) + len(self.refused)
+        text = f"{len(self)} of {total} tests separate {model_a} and {model_b}"
+        if not self.established:
+            text += (
+                f" ({self.compared} compared; {len(self.incomplete)} cut short by a limit, "
+                f"{len(self.refused)} refused by a model, neither counted)"
+            )
+        return text
+
+
 def compare(
     tests: Iterable[A.Test], model_a: str, model_b: str, workers: int | None = None, limits: Limits | None = None
-) -> list[Difference]:
+) -> Comparison:
     """Every test whose condition verdict or race verdict differs between
-    the two models, smallest first. A test either model rejects or cannot
-    finish is not a difference."""
-    tests = list(tests)
+    the two models, smallest first. A test either model refuses or cannot
+    finish is no difference, and no agreement either: the result counts it
+    in `incomplete` or `refused`, with the reason."""
+    if isinstance(tests, (str, os.PathLike, A.Test)):
+        tests = [tests]  # one test (a path, a text, a parsed test)
+    tests = [t if isinstance(t, A.Test) else parse(t) for t in tests]
     results = list(check_many(tests, [model_a, model_b], workers=workers, limits=limits))
+    out = Comparison()
     diffs = []
     for i, t in enumerate(tests):
         ra, rb = results[2 * i], results[2 * i + 1]
-        if ra.error is not None or rb.error is not None or not (ra.complete and rb.complete):
+        errors = [f"{r.model}: {r.error}" for r in (ra, rb) if r.error is not None]
+        if errors:
+            out.refused.append((t.name, "; ".join(errors)))
             continue
+        cut = [f"{r.model}: {_limit_text(r)}" for r in (ra, rb) if not r.complete]
+        if cut:
+            out.incomplete.append((t.name, "; ".join(cut)))
+            continue
+        out.compared += 1
         if (ra.condition_holds, ra.racy) != (rb.condition_holds, rb.racy):
             diffs.append(Difference(t, ra, rb))
     diffs.sort(key=lambda d: size(d.test))
-    return diffs
+    out.extend(diffs)
+    return out
+
+
+def _limit_text(r: Result) -> str:
+    return f"limit {r.limit['which']} ({r.limit['detail']})" if r.limit else "incomplete"

@@ -22,6 +22,20 @@ if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold
     from . import ir as ir_types
 
 
+def _ir_node(key: tuple, operands: list[int]) -> ir_types.AnyNode:
+    """A node of the model IR: its op and fields, operands by index."""
+    op = key[0]
+    if op in ("tag", "base", "same_thread_attr", "same_event_attr", "var"):
+        return {"op": op, "name": key[1]}  # type: ignore[return-value]
+    if op in ("all_set", "empty_set"):
+        return {"op": op}  # type: ignore[return-value]
+    if op == "foreach":
+        return {"op": "foreach", "attr": key[1], "var": key[2], "body": operands[0]}
+    if len(key) == 2:
+        return {"op": op, "a": operands[0]}  # type: ignore[return-value]
+    return {"op": op, "a": operands[0], "b": operands[1]}  # type: ignore[return-value]
+
+
 class _Node:
     __slots__ = ("key", "is_set")
 
@@ -309,41 +323,35 @@ class Model:
         if self._ir is not None:
             return self._ir
         nodes: list[ir_types.AnyNode] = []
-        index: dict = {}
-        keys: dict = {}  # id(node) -> structural key, computed once per node
+        # A node's structural key is flat: its op, its atoms and the indices
+        # of its operands, so shared subexpressions are found in time linear
+        # in the DAG (nested keys would be hashed once per path: exponential
+        # in a model's sharing).
+        index: dict = {}  # flat structural key -> index in nodes
+        done: dict[int, int] = {}  # id(node) -> index in nodes
+        alive: list[_Node] = []  # the nodes done holds ids of, kept alive while ir() runs
 
-        def structural(n: _Node):
-            k = keys.get(id(n))
-            if k is None:
-                k = tuple(structural(x) if isinstance(x, _Node) else x for x in n.key)
-                keys[id(n)] = k
-            return k
-
-        def emit(n: _Node) -> int:
-            k = structural(n)
-            if k in index:
-                return index[k]
-            op = n.key[0]
-            d: ir_types.AnyNode
-            if op in ("tag",):
-                d = {"op": "tag", "name": n.key[1]}
-            elif op in ("base", "same_thread_attr", "same_event_attr"):
-                d = {"op": op, "name": n.key[1]}
-            elif op == "var":
-                d = {"op": "var", "name": n.key[1]}
-            elif op in ("all_set", "empty_set"):
-                d = {"op": op}
-            elif op == "foreach":
-                d = {"op": "foreach", "attr": n.key[1], "var": n.key[2], "body": emit(n.key[3])}
-            elif len(n.key) == 2:
-                d = {"op": op, "a": emit(n.key[1])}
-            else:
-                a = emit(n.key[1])
-                b = emit(n.key[2])
-                d = {"op": op, "a": a, "b": b}
-            index[k] = len(nodes)
-            nodes.append(d)
-            return index[k]
+        def emit(root: _Node) -> int:
+            # iterative, depth first, operands before the node: the same
+            # order as a recursive walk, at any nesting depth
+            stack: list[tuple[_Node, bool]] = [(root, False)]
+            while stack:
+                n, ready = stack.pop()
+                if id(n) in done:
+                    continue
+                operands = [x for x in n.key if isinstance(x, _Node)]
+                if not ready:
+                    stack.append((n, True))
+                    stack.extend((x, False) for x in reversed(operands) if id(x) not in done)
+                    continue
+                flat = tuple(("node", done[id(x)]) if isinstance(x, _Node) else x for x in n.key)
+                at = index.get(flat)
+                if at is None:
+                    at = index[flat] = len(nodes)
+                    nodes.append(_ir_node(n.key, [done[id(x)] for x in operands]))
+                done[id(n)] = at
+                alive.append(n)
+            return done[id(root)]
 
         orders: list[ir_types.OrderDecl] = [{"name": n, "set": emit(st)} for n, st in self.orders]
         shows: list[tuple[str, int]] = [(n, emit(r)) for n, r in self.shows]

@@ -112,6 +112,24 @@ def check_whole(what: str, value: object, least: int, most: int | None = None, n
     return value
 
 
+def check_names(what: str, value: object) -> list[str]:
+    """`value` as a list of strings (names, folders): a list, tuple or other
+    iterable of strings, or None (no names). A single string is refused, not
+    iterated as characters ("strict" is not ["s", "t", ...])."""
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes, os.PathLike)):
+        raise InvalidArgument(f"{what} must be a list of names, not the single {type(value).__name__} {value!r}")
+    try:
+        items = list(value)  # type: ignore[call-overload]
+    except TypeError:
+        raise InvalidArgument(f"{what} must be a list of names, not {value!r}") from None
+    bad = [x for x in items if not isinstance(x, (str, os.PathLike))]
+    if bad:
+        raise InvalidArgument(f"{what} must be a list of names, but holds {bad[0]!r}")
+    return [os.fspath(x) for x in items]
+
+
 class CoreError(HrfError):
     """The Rust core rejected its input or failed; never a crash of the
     interpreter. `kind` is the core's: `decode` (an input that does not
@@ -142,6 +160,39 @@ class DefinitionError(_Located):
 
 class OutputError(HrfError):
     """A file or folder hrf was asked to write cannot be written."""
+
+
+# The largest input file hrf reads (a litmus test, a model, a scheduler
+# file): the largest of the field's tests is a few kilobytes.
+MAX_INPUT_BYTES = 16 << 20
+
+
+def read_input(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of the regular file at `path`, at most `limit` of them.
+    A FIFO, a device, a folder or a larger file is refused as an OSError
+    saying so (never a read that blocks or fills memory); callers turn it
+    into their own located error."""
+    import errno
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device"
+            raise OSError(errno.EINVAL, f"not a regular file ({kind})")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit:,} bytes, the most hrf reads of an input")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def write_output(path: str | os.PathLike[str], data: str | bytes | bytearray) -> None:

@@ -211,6 +211,12 @@ def parse_cycle(text: str) -> tuple:
     if len(words) < 2:
         raise InvalidArgument(f"cycle {text!r}: a cycle has at least two edges")
     rot = _rotation(words)
+    npod = sum(not edge(e).same_loc for e in rot)  # each changes location: one location a segment
+    if npod > len(LOCS):
+        raise InvalidArgument(
+            f"cycle {text!r} has {npod} edges that change location: hrf's tests use at most {len(LOCS)} "
+            f"locations ({', '.join(LOCS)})"
+        )
     if not _valid(rot, len(words)):
         raise InvalidArgument(
             f"cycle {text!r} does not make a test: each edge's target kind (R/W) must be the next edge's source "
@@ -572,7 +578,7 @@ def check_family(max_edges, max_threads, orders, scopes, remote, trees, edges, r
         _choices("trees", trees, tuple(TREES)),
         edge_list(edges, "edges"),
         _choices("regions", regions, REGIONS),
-        edge_list(relax, "relax") if relax else (),
+        edge_list(relax, "relax") if relax != () and relax is not None else (),
     )
 
 

@@ -551,7 +551,7 @@ def _test_theory(test, model: Model, mt: ModelTheory, limits: Limits, max_execut
             if verdict.condition_holds is None
             else ("Ok" if verdict.condition_holds else "No")
         )
-        + f"; observation {verdict.observation[0]} {verdict.observation[1]} {verdict.observation[2]}"
+        + f"; observation {verdict.observation[0] or 'undetermined'} {verdict.observation[1]} {verdict.observation[2]}"
         + ("; racy" if verdict.racy else ("; race-free" if verdict.racy is False else ""))
         + "."
     )

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import os
 import sqlite3
@@ -35,7 +36,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .errors import HrfError, open_output, write_output
+from .errors import HrfError, read_input, write_output
 
 SCHEMA_VERSION = 1
 
@@ -145,7 +146,7 @@ def raw_identity(path: str) -> str:
     """The identity of a file hrf could not read as a test: a hash of its
     bytes (or of its name, when it cannot be read either)."""
     try:
-        data = Path(path).read_bytes()
+        data = read_input(path)
     except OSError:
         data = path.encode()
     return "raw:" + hashlib.sha256(data).hexdigest()[:28]
@@ -177,32 +178,124 @@ class Run:
     created: str
 
 
+# SQLite's application_id of an hrf results store ("hrf1" as a 32-bit number):
+# a file without it, or with another, is not hrf's to change.
+APPLICATION_ID = int.from_bytes(b"hrf1", "big")
+
+# The tables an hrf store of schema 1 made before the application id was set
+# holds: such a store is recognised by them and its `schema` entry.
+_TABLES = {"meta", "runs", "tests", "results", "files", "invocations"}
+
+# How long a writer waits for another hrf process that holds the store
+# (concurrent `hrf bulk --db` runs queue on it; each write is short).
+BUSY_SECONDS = 600.0
+
+
+def _guarded(method):
+    """A Store method whose SQLite failures (a damaged file, a store held
+    past BUSY_SECONDS) are StoreErrors naming the file."""
+    import functools
+
+    @functools.wraps(method)
+    def guarded(self, *args, **kw):
+        try:
+            return method(self, *args, **kw)
+        except sqlite3.OperationalError as e:
+            if "locked" in str(e) or "busy" in str(e):
+                raise StoreError(
+                    f"{self.path}: the store is held by another process past {BUSY_SECONDS:.0f} s ({e})"
+                ) from None
+            raise StoreError(f"{self.path}: the results store cannot be used ({e})") from None
+        except sqlite3.Error as e:
+            raise StoreError(f"{self.path}: the results store is damaged ({e})") from None
+        except (ValueError, OverflowError, json.JSONDecodeError) as e:
+            raise StoreError(f"{self.path}: the results store holds a value hrf cannot read ({e})") from None
+
+    return guarded
+
+
 class Store:
-    """A results store in one SQLite file (created when missing)."""
+    """A results store in one SQLite file (created when missing). A file
+    that is not an hrf store (another program's SQLite file, anything
+    else) is refused unchanged."""
 
     def __init__(self, path: str | os.PathLike):
-        self.path = str(path)
+        self.path = os.fspath(path)
         self._indexed: set[str] = set()  # files (or tests) entered by this process
+        self._pending: list[tuple] = []  # rows not yet written (`commit` writes them in one transaction)
+        self._tests: list[tuple] = []  # test and file entries not yet written
+        if os.path.exists(self.path) and not os.path.isfile(self.path):
+            raise StoreError(f"{self.path}: not a results store (not a regular file)")
         try:
-            self.db = sqlite3.connect(self.path)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.execute("PRAGMA foreign_keys=ON")
-            have = self.db.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall()
-            if have and ("meta",) not in have:
-                raise StoreError(f"{self.path}: an SQLite file, but not an hrf results store")
-            self.db.executescript(_SCHEMA)
+            # autocommit off by hand: a transaction is opened only to write, and closed at once
+            self.db = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
+        except sqlite3.Error as e:
+            raise StoreError(f"{self.path}: cannot open the results store ({e})") from None
+        try:
+            self._open()
+        except BaseException:
+            self.db.close()
+            raise
+
+    @_guarded
+    def _open(self) -> None:
+        # Look before writing anything (journal mode, tables, ids): a file
+        # that is not hrf's is left as it was.
+        app = self.db.execute("PRAGMA application_id").fetchone()[0]
+        have = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if app != APPLICATION_ID:
+            legacy = app == 0 and _TABLES <= have and self._schema() is not None
+            if have and not legacy:
+                raise StoreError(f"{self.path}: an SQLite file, but not an hrf results store (left unchanged)")
+        version = self._schema() if "meta" in have else None
+        if version is not None and version > SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: store schema {version} is newer than this hrf's ({SCHEMA_VERSION})")
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+        with self._transaction():
+            self.db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
+            self.db.execute("INSERT OR IGNORE INTO meta VALUES('schema', ?)", (str(SCHEMA_VERSION),))
+
+    def _schema(self) -> int | None:
+        """The schema version the store's meta table names (None: none); a
+        value that is not a whole number is a StoreError."""
+        try:
             row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None:
-                self.db.execute("INSERT INTO meta VALUES('schema', ?)", (str(SCHEMA_VERSION),))
-                self.db.commit()
-            elif int(row[0]) > SCHEMA_VERSION:
-                raise StoreError(f"{self.path}: store schema {row[0]} is newer than this hrf's ({SCHEMA_VERSION})")
-        except sqlite3.DatabaseError as e:
-            raise StoreError(f"{self.path}: not a results store ({e})") from None
+        except sqlite3.OperationalError:
+            return None  # a meta table of another shape: not hrf's
+        if row is None:
+            return None
+        try:
+            return int(row[0])
+        except (TypeError, ValueError):
+            raise StoreError(f"{self.path}: the store's schema version {row[0]!r} is not a number (damaged?)") from None
+
+    def _transaction(self):
+        """A write transaction (BEGIN IMMEDIATE: it waits for another writer
+        rather than failing half-way), committed on leaving."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def tx():
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
+        return tx()
 
     def close(self) -> None:
-        self.db.close()
+        try:
+            self.commit()
+        finally:
+            self.db.close()
 
     def __enter__(self) -> Store:
         return self
@@ -211,22 +304,24 @@ class Store:
         self.close()
 
     # ------------------------------------------------------------ runs
+    @_guarded
     def run_for(self, model, limits, version: str | None = None) -> Run:
         """The run of `model` under `limits` with this hrf (made if new)."""
         if version is None:
             from . import __version__ as version
         mid = model_identity(model)
         lid, ltext = limits_identity(limits)
-        self.db.execute(
-            "INSERT OR IGNORE INTO runs(model, model_id, version, limits_id, limits, created) VALUES(?,?,?,?,?,?)",
-            (model.name, mid, version, lid, ltext, _now()),
-        )
-        self.db.commit()
+        with self._transaction():
+            self.db.execute(
+                "INSERT OR IGNORE INTO runs(model, model_id, version, limits_id, limits, created) VALUES(?,?,?,?,?,?)",
+                (model.name, mid, version, lid, ltext, _now()),
+            )
         row = self.db.execute(
             "SELECT * FROM runs WHERE model_id=? AND version=? AND limits_id=?", (mid, version, lid)
         ).fetchone()
         return Run(*row)
 
+    @_guarded
     def runs(self) -> list[tuple[Run, dict]]:
         """Every run with its counts: tests, Ok, No, racy, incomplete, error,
         time (summed) and the last check's date."""
@@ -243,17 +338,21 @@ class Store:
             out.append((Run(*row[:n]), counts))
         return out
 
+    @_guarded
     def get_run(self, run: int | str) -> Run:
         try:
             n = int(run)
         except (TypeError, ValueError):
             raise StoreError(f"{self.path}: a run is named by its number (hrf runs list), not {run!r}") from None
+        if not 0 < n < 1 << 63:
+            raise StoreError(f"{self.path}: no run {n} (runs are numbered from 1; hrf runs list shows them)")
         row = self.db.execute("SELECT * FROM runs WHERE run=?", (n,)).fetchone()
         if row is None:
             raise StoreError(f"{self.path}: no run {n} (hrf runs list shows the runs)")
         return Run(*row)
 
     # ------------------------------------------------------------ resuming
+    @_guarded
     def known_files(self, paths: Iterable[str]) -> dict[str, str]:
         """path -> test identity, for the files indexed and unchanged since."""
         out = {}
@@ -269,6 +368,7 @@ class Store:
                 out[p] = row[2]
         return out
 
+    @_guarded
     def done(self, run: Run, test_ids: Iterable[str]) -> set[str]:
         """The identities among `test_ids` that `run` holds a row for."""
         have = {r[0] for r in self.db.execute("SELECT test_id FROM results WHERE run=?", (run.run,))}
@@ -284,15 +384,17 @@ class Store:
         # without a file) in this process, not once per model.
         if (path or test_id) not in self._indexed:
             self._indexed.add(path or test_id)
-            self.db.execute(
-                "INSERT OR IGNORE INTO tests(test_id, name, path, size) VALUES(?,?,?,?)",
-                (test_id, r.name, path, r.test_size),
+            self._tests.append(
+                (
+                    "INSERT OR IGNORE INTO tests(test_id, name, path, size) VALUES(?,?,?,?)",
+                    (test_id, r.name, path, r.test_size),
+                )
             )
             if path is not None:
                 try:
                     st = os.stat(path)
-                    self.db.execute(
-                        "INSERT OR REPLACE INTO files VALUES(?,?,?,?)", (path, st.st_size, st.st_mtime_ns, test_id)
+                    self._tests.append(
+                        ("INSERT OR REPLACE INTO files VALUES(?,?,?,?)", (path, st.st_size, st.st_mtime_ns, test_id))
                     )
                 except OSError:
                     pass
@@ -300,8 +402,7 @@ class Store:
         # The core sorts outcomes by their values, in the test's order of
         # observed variables: one test's outcome sets compare as text.
         outcomes = json.dumps(r.outcomes, separators=(",", ":"))
-        self.db.execute(
-            "INSERT OR IGNORE INTO results VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        self._pending.append(
             (
                 run.run,
                 test_id,
@@ -318,28 +419,47 @@ class Store:
                 round(r.time, 6),
                 None if r.error is None else f"{type(r.error).__name__}: {r.error}",
                 _now(),
-            ),
+            )
         )
 
+    @_guarded
     def commit(self) -> None:
-        self.db.commit()
+        """Write the rows `add` kept, in one short transaction: no write
+        lock is held between commits, so concurrent runs on one store
+        take turns rather than time out."""
+        rows, self._pending = self._pending, []
+        tests, self._tests = self._tests, []
+        if not rows and not tests:
+            return
+        with self._transaction():
+            for statement, values in tests:
+                self.db.execute(statement, values)
+            self.db.executemany("INSERT OR IGNORE INTO results VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
 
+    @_guarded
     def begin(self, command: str, runs: list[Run]) -> int:
-        cur = self.db.execute(
-            "INSERT INTO invocations(started, status, command, runs) VALUES(?,?,?,?)",
-            (_now(), "running", command, json.dumps([u.run for u in runs])),
-        )
-        self.db.commit()
+        with self._transaction():
+            cur = self.db.execute(
+                "INSERT INTO invocations(started, status, command, runs) VALUES(?,?,?,?)",
+                (_now(), "running", command, json.dumps([u.run for u in runs])),
+            )
         return int(cur.lastrowid or 0)
 
+    @_guarded
     def end(self, inv: int, status: str, checked: int, skipped: int) -> None:
-        self.db.execute(
-            "UPDATE invocations SET finished=?, status=?, checked=?, skipped=? WHERE id=?",
-            (_now(), status, checked, skipped, inv),
-        )
-        self.db.commit()
+        self.commit()
+        with self._transaction():
+            self.db.execute(
+                "UPDATE invocations SET finished=?, status=?, checked=?, skipped=? WHERE id=?",
+                (_now(), status, checked, skipped, inv),
+            )
 
     # ------------------------------------------------------------ reading
+    @_guarded
+    def rows_list(self, run: Run) -> list[dict]:
+        """The rows of `run`, read whole (a damaged store fails here, not half-way through writing them)."""
+        return list(self.rows(run))
+
     def rows(self, run: Run) -> Iterator[dict]:
         cur = self.db.execute(
             f"SELECT {', '.join(COLUMNS)} FROM results_view WHERE run=? ORDER BY size, test", (run.run,)
@@ -347,6 +467,7 @@ class Store:
         for row in cur:
             yield dict(zip(COLUMNS, row, strict=True))
 
+    @_guarded
     def diff(self, a: Run, b: Run) -> dict:
         """The tests both runs hold whose verdict, race, flags or outcome set
         differ (smallest first), and the counts of the rest."""
@@ -424,18 +545,24 @@ def export(rows: Iterable[dict], path: str, fmt: str | None = None) -> int:
     the suffix). Parquet needs pyarrow (`pip install pyarrow`)."""
     fmt = fmt or {".csv": "csv", ".parquet": "parquet", ".jsonl": "jsonl"}.get(Path(path).suffix, "")
     rows = list(rows)
+    # The whole file is made in memory and written once: a failure leaves
+    # the path as it was (pyarrow, writing to the path itself, removes what
+    # it fails to write, a device node included).
     if fmt == "parquet":
         try:
             import pyarrow as pa
             import pyarrow.parquet as pq
         except ImportError:
             raise HrfError("writing Parquet needs pyarrow: pip install pyarrow (or write .csv)") from None
-        pq.write_table(pa.Table.from_pylist(rows) if rows else pa.table({c: [] for c in COLUMNS}), path)
+        sink = pa.BufferOutputStream()
+        pq.write_table(pa.Table.from_pylist(rows) if rows else pa.table({c: [] for c in COLUMNS}), sink)
+        write_output(path, sink.getvalue().to_pybytes())
     elif fmt == "csv":
-        with open_output(path, newline="") as f:
-            w = csv.DictWriter(f, fieldnames=COLUMNS)
-            w.writeheader()
-            w.writerows(rows)
+        text = io.StringIO(newline="")
+        w = csv.DictWriter(text, fieldnames=COLUMNS)
+        w.writeheader()
+        w.writerows(rows)
+        write_output(path, text.getvalue().encode())
     elif fmt == "jsonl":
         write_output(path, "".join(json.dumps(r) + "\n" for r in rows))
     else:

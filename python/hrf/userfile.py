@@ -16,7 +16,7 @@ import sys
 import traceback
 from typing import Any
 
-from .errors import DefinitionError
+from .errors import DefinitionError, read_input
 
 # (absolute path, mtime_ns, size) -> the object the file defines
 _LOADED: dict = {}
@@ -41,8 +41,7 @@ def load(path, attr: str, cls: type[Any], what: str, builtin: list) -> Any:
     if key in _LOADED:
         return _LOADED[key]
     try:
-        with open(full, encoding="utf-8") as f:
-            text = f.read()
+        text = read_input(full).decode("utf-8")
         code = compile(text, full, "exec")
     except SyntaxError as e:
         raise DefinitionError(

@@ -214,6 +214,12 @@ fn flip(a: Mono) -> Mono {
 }
 
 /// What a node reads of a candidate (`Compiled::reads`, `Evaluator::forget`).
+/// The deepest model IR the evaluator takes (operand chains from a check
+/// down to a leaf): evaluation recurses along them, and a thread's stack
+/// (rayon's workers have 2 MiB) must hold the deepest. Real models are a
+/// few dozen deep.
+pub const MAX_DEPTH: usize = 1000;
+
 pub const READS_RF: u8 = 1;
 pub const READS_CO: u8 = 2;
 pub const READS_ORDERS: u8 = 4;
@@ -268,7 +274,20 @@ impl Compiled {
         let mut tag_tables = vec![None; n];
         let mut attr_tables = vec![None; n];
         let mut thread_attr_tables = vec![None; n];
+        let mut depth = vec![1usize; n];
         for (i, node) in ir.nodes.iter().enumerate() {
+            for k in node.operands() {
+                if k < i {
+                    depth[i] = depth[i].max(depth[k] + 1);
+                }
+            }
+            if depth[i] > MAX_DEPTH {
+                return Err(Error::Unsupported(format!(
+                    "model {}: expressions nested more than {MAX_DEPTH} deep (node {i}): the evaluator \
+                     recurses along them",
+                    ir.name
+                )));
+            }
             let child = |c: usize| -> Result<usize, Error> {
                 if c < i {
                     Ok(c)

@@ -232,7 +232,7 @@ class CatCompiler:
                 ),
                 stacklevel=2,
             )
-        text = found.read_text(encoding="utf-8")
+        text = _read_cat(found, lambda msg: self.fail(msg, ins))
         cat = S.parse(text, str(found))
         outer = self.current
         self.including.append(str(found))
@@ -397,7 +397,10 @@ class CatCompiler:
         name = ins.name or f"{ins.kind}-{ins.line}"
         if any(c.name == name for c in self.model.checks):
             name = f"{name}-{ins.line}"
-        v = self.eval(ins.exp, env)
+        v = _either(self.eval(ins.exp, env), want_set=False)
+        if isinstance(v, Set) and ins.kind in ("acyclic", "irreflexive"):
+            # herd: "relation expected" (only `empty` takes a set as well)
+            raise self.fail(f"{ins.kind} takes a relation, not a set (relation expected; [S] is the set's identity)", ins.exp)
         rel = self.as_rel(v, ins.exp, f"the argument of {ins.kind}")
         if ins.test_type == "check":
             if ins.negated:
@@ -569,6 +572,22 @@ class CatCompiler:
         raise self.fail(f"'{sym}' between {self.kind_of(a)} and {self.kind_of(b)}", e)
 
 
+def _read_cat(path, error) -> str:
+    """A cat file's text (a regular file of bounded size, UTF-8); `error`
+    makes the located error for a file that cannot be read."""
+    from ..errors import read_input
+
+    try:
+        data = read_input(path)
+    except OSError as e:
+        raise error(f"cannot read the cat file {os.fspath(path)}: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise error(f"the cat file {os.fspath(path)} is not UTF-8 text (byte 0x{data[e.start]:02x}, line {line})") from None
+
+
 def _either(v, want_set: bool):
     """A name herd uses as a set and as a relation (`rmw`), as `want_set` says."""
     from .builtins import SetOrRel
@@ -597,14 +616,13 @@ def load(
     herd's single-event RMWs (`SingleEventRmw`) or not; where not given,
     the file says by its use: it takes `rmw` as a set, or intersects R with
     W (herd's RMW is in both)."""
+    from ..errors import check_names
     from ..litmus import resolve
     from .builtins import BUILTINS
 
+    catdir, variants = check_names("catdir", catdir), check_names("variants", variants)
     path = os.fspath(resolve(path))  # litmus/cat/... : the copy shipped with hrf where there is none here
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise DefinitionError(f"cannot read this cat file: {getattr(e, 'strerror', None) or e}", path) from None
+    text = _read_cat(path, lambda msg: DefinitionError(msg, path))
     dirs = list(catdir or []) + [d for d in os.environ.get("HRF_CATDIR", "").split(os.pathsep) if d]
     cat = S.parse(text, path)
     first = CatCompiler(path, text, dirs, BUILTINS, variants, single_rmw=bool(single_rmw))

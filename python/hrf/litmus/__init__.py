@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import LitmusSyntaxError
+from ..errors import LitmusSyntaxError, read_input
 from . import ast
 from .ast import Test
 from .validate import validate
@@ -133,7 +133,7 @@ def read_file(path) -> str:
     """A test file's text; an unreadable file is a LitmusSyntaxError naming it."""
     path = resolve(path)
     try:
-        data = path.read_bytes()
+        data = read_input(path)
     except OSError as e:
         raise LitmusSyntaxError(f"cannot read file: {e.strerror}", str(path)) from None
     return decode(data, str(path))
@@ -160,7 +160,7 @@ class LitmusText(NamedTuple):
         """The file's bytes, or, where it cannot be read here, its path (to
         be read, or reported unreadable, where it is parsed)."""
         try:
-            return cls(resolve(path).read_bytes(), str(path))
+            return cls(read_input(resolve(path)), str(path))
         except OSError:
             return str(path)
 
