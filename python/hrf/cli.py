@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -252,10 +253,8 @@ def _not_the_store(out: str, db: str) -> None:
     there would destroy it)."""
     same = os.path.realpath(out) == os.path.realpath(db)
     if not same and os.path.exists(out) and os.path.exists(db):
-        try:
+        with contextlib.suppress(OSError):
             same = os.path.samefile(out, db)
-        except OSError:
-            pass
     if same:
         raise InvalidArgument(f"--out {out} is the results store --db {db}: writing rows there would destroy it")
 

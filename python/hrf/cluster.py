@@ -129,7 +129,7 @@ def _scheduler_file_address(path: str) -> str:
         raise ClusterError(f"{path}: not a scheduler file (not JSON: {e})") from None
     address = data.get("address") if isinstance(data, dict) else None
     if not isinstance(address, str) or not address:
-        raise ClusterError(f"{path}: not a scheduler file (it names no \"address\" of a scheduler)")
+        raise ClusterError(f'{path}: not a scheduler file (it names no "address" of a scheduler)')
     return address
 
 

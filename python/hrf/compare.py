@@ -59,19 +59,22 @@ class Comparison(list):
 
 
 def compare(
-    tests: Iterable[A.Test], model_a: str, model_b: str, workers: int | None = None, limits: Limits | None = None
+    tests: Iterable[A.Test | str | os.PathLike] | A.Test | str | os.PathLike,
+    model_a: str,
+    model_b: str,
+    workers: int | None = None,
+    limits: Limits | None = None,
 ) -> Comparison:
     """Every test whose condition verdict or race verdict differs between
     the two models, smallest first. A test either model refuses or cannot
     finish is no difference, and no agreement either: the result counts it
     in `incomplete` or `refused`, with the reason."""
-    if isinstance(tests, (str, os.PathLike, A.Test)):
-        tests = [tests]  # one test (a path, a text, a parsed test)
-    tests = [t if isinstance(t, A.Test) else parse(t) for t in tests]
-    results = list(check_many(tests, [model_a, model_b], workers=workers, limits=limits))
+    items: list = [tests] if isinstance(tests, (str, os.PathLike, A.Test)) else list(tests)  # one test, or many
+    parsed: list[A.Test] = [t if isinstance(t, A.Test) else parse(t) for t in items]
+    results = list(check_many(parsed, [model_a, model_b], workers=workers, limits=limits))
     out = Comparison()
     diffs = []
-    for i, t in enumerate(tests):
+    for i, t in enumerate(parsed):
         ra, rb = results[2 * i], results[2 * i + 1]
         errors = [f"{r.model}: {r.error}" for r in (ra, rb) if r.error is not None]
         if errors:

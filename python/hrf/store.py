@@ -244,7 +244,7 @@ class Store:
         app = self.db.execute("PRAGMA application_id").fetchone()[0]
         have = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if app != APPLICATION_ID:
-            legacy = app == 0 and _TABLES <= have and self._schema() is not None
+            legacy = app == 0 and have >= _TABLES and self._schema() is not None
             if have and not legacy:
                 raise StoreError(f"{self.path}: an SQLite file, but not an hrf results store (left unchanged)")
         version = self._schema() if "meta" in have else None

@@ -400,7 +400,9 @@ class CatCompiler:
         v = _either(self.eval(ins.exp, env), want_set=False)
         if isinstance(v, Set) and ins.kind in ("acyclic", "irreflexive"):
             # herd: "relation expected" (only `empty` takes a set as well)
-            raise self.fail(f"{ins.kind} takes a relation, not a set (relation expected; [S] is the set's identity)", ins.exp)
+            raise self.fail(
+                f"{ins.kind} takes a relation, not a set (relation expected; [S] is the set's identity)", ins.exp
+            )
         rel = self.as_rel(v, ins.exp, f"the argument of {ins.kind}")
         if ins.test_type == "check":
             if ins.negated:
@@ -585,7 +587,9 @@ def _read_cat(path, error) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
-        raise error(f"the cat file {os.fspath(path)} is not UTF-8 text (byte 0x{data[e.start]:02x}, line {line})") from None
+        raise error(
+            f"the cat file {os.fspath(path)} is not UTF-8 text (byte 0x{data[e.start]:02x}, line {line})"
+        ) from None
 
 
 def _either(v, want_set: bool):
