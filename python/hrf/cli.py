@@ -215,7 +215,7 @@ def cmd_bulk(a) -> int:
     store = None
     logs: dict = {}
     if a.herd_log:
-        make_folder(a.herd_log)
+        a.herd_log = make_folder(a.herd_log)
         logs = {name: open_output(path) for name, path in bulk.herd_log_paths(a.herd_log, a.model).items()}
     if a.db:
         from .store import Store
@@ -897,6 +897,10 @@ def main(argv=None) -> int:
     # the .cat options of this command (reset, so one call's do not outlive it in a process)
     from .models import CAS_WRITEBACK, CATDIR, VARIANTS
 
+    for name in ("stdout", "stderr"):  # started with it closed: what would go there goes nowhere
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - for the process's life
+    saved = CATDIR[:], VARIANTS[:], CAS_WRITEBACK[:]  # given back on return (main may run in a longer process)
     CATDIR[:] = getattr(a, "catdir", None) or []
     VARIANTS[:] = [v for arg in getattr(a, "variant", None) or [] for v in arg.split(",") if v]
     CAS_WRITEBACK[:] = [a.cas_writeback == "on"] if getattr(a, "cas_writeback", None) else []
@@ -905,9 +909,9 @@ def main(argv=None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _notes(warnings.showwarning)
-            return a.func(a)
-    except BrokenPipeError:  # e.g. `hrf check ... | head`
-        sys.stderr.close()
+            return _flushed(a.func(a))
+    except BrokenPipeError:  # e.g. `hrf check ... | head`, or a closed standard output
+        _quiet_stdout()
         return 0
     except KeyboardInterrupt:
         print("hrf: interrupted", file=sys.stderr)
@@ -915,9 +919,31 @@ def main(argv=None) -> int:
     except InvalidArgument as e:
         print(f"hrf: {e}", file=sys.stderr)
         return 2
+    except OSError as e:  # standard output on a full device, a closed one
+        _quiet_stdout()
+        print(f"hrf: cannot write the output: {e.strerror or e}", file=sys.stderr)
+        return 1
     except HrfError as e:
         print(f"hrf: {e}", file=sys.stderr)
         return 1
+    finally:
+        CATDIR[:], VARIANTS[:], CAS_WRITEBACK[:] = saved
+
+
+def _flushed(status: int) -> int:
+    """The status, once what was printed has reached standard output (a
+    full device fails here, inside main, not at exit)."""
+    sys.stdout.flush()
+    return status
+
+
+def _quiet_stdout() -> None:
+    """Standard output can take nothing more: point it at /dev/null so
+    that Python's flush at exit says nothing more."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 if __name__ == "__main__":

@@ -218,10 +218,16 @@ def open_output(path: str | os.PathLike[str], newline: str | None = None) -> Tex
         raise OutputError(f"cannot write {os.fspath(path)}: {e.strerror or e}") from None
 
 
-def make_folder(path: str | os.PathLike[str]) -> None:
-    """Create a folder (and its parents); a failure is an OutputError naming it."""
-
+def make_folder(path: str | os.PathLike[str]) -> str:
+    """Create a folder (and its parents) and return the path to write
+    into; a failure is an OutputError naming it. A path through a folder
+    that does not exist and back (`sub/../../gen`) is the place it names
+    (`../gen`): no `sub` is made on the way."""
+    norm = os.path.normpath(path)
+    real = os.path.realpath(path)
+    folder = norm if os.path.realpath(norm) == real else real
     try:
-        os.makedirs(path, exist_ok=True)
+        os.makedirs(folder, exist_ok=True)
     except OSError as e:
         raise OutputError(f"cannot create the folder {os.fspath(path)}: {e.strerror or e}") from None
+    return folder

@@ -659,7 +659,7 @@ def write_tests(tests: Sequence[A.Test], folder: str) -> list[str]:
     from .errors import make_folder, write_output
     from .litmus.printer import to_litmus
 
-    make_folder(folder)
+    folder = make_folder(folder)
     paths = []
     for t in tests:
         safe = "".join(c if c.isalnum() or c in "+-_." else "_" for c in t.name)

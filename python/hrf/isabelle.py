@@ -993,27 +993,37 @@ def _copy_base(out: Path) -> None:
         write_output(out / f"{name}.thy", (BASE_DIR / f"{name}.thy").read_text())
 
 
-def _prepare_folder(out: Path) -> None:
+def _prepare_folder(out: Path) -> Path:
     """The export folder: created if missing; an earlier export (its ROOT
     names hrf's session and it holds only theories) is cleared of its
     theories, so that none of them is pulled into the new session; any
     other non-empty folder is refused rather than overwritten."""
     if out.exists() and not out.is_dir():
         raise OutputError(f"cannot export to {out}: it is a file, not a folder")
-    make_folder(out)
+    out = Path(make_folder(out))
     entries = list(out.iterdir())
     if not entries:
-        return
+        return out
     root = out / "ROOT"
-    ours = root.is_file() and re.search(rf"^session {SESSION} ", root.read_text(errors="replace"), re.M) is not None
-    if not ours or any(e.name != "ROOT" and e.suffix != ".thy" for e in entries):
+    # an earlier export holds plain files only: a link (to a ROOT elsewhere,
+    # say) or a folder named X.thy is not hrf's to write through or remove
+    plain = all(e.is_file() and not e.is_symlink() and (e.name == "ROOT" or e.suffix == ".thy") for e in entries)
+    ours = (
+        plain
+        and root.is_file()
+        and re.search(rf"^session {SESSION} ", root.read_text(errors="replace"), re.M) is not None
+    )
+    if not ours:
         raise OutputError(
-            f"cannot export to {out}: the folder is not empty and holds no earlier hrf export "
-            "(hrf would overwrite its ROOT and pull its theories in): give a new or empty folder"
+            f"cannot export to {out}: the folder is not empty and holds no earlier hrf export of plain "
+            "files (hrf would overwrite its ROOT and pull its theories in): give a new or empty folder"
         )
     for e in entries:
-        if e.suffix == ".thy":
-            e.unlink()
+        try:
+            e.unlink()  # ROOT too: written anew, never through what stood there
+        except OSError as x:
+            raise OutputError(f"cannot clear the earlier export in {out}: {x.strerror or x}") from None
+    return out
 
 
 def write_root(out: Path, session: str = SESSION) -> Path:
@@ -1130,7 +1140,7 @@ def export_isabelle(
     check_whole("max_states", max_states, 1)
     check_whole("max_proof_states", max_proof_states, 0)
     out = Path(out)
-    _prepare_folder(out)
+    out = _prepare_folder(out)
     res = ExportResult(out)
     tests = (
         []

@@ -31,6 +31,11 @@ class Empty:
 
 EMPTY = Empty()
 
+# The deepest a cat file's includes and calls of its functions and
+# procedures nest: herd's models go a few levels; each level recurses here.
+MAX_INCLUDES = 50
+MAX_CALLS = 60
+
 # herd 2015's selections, relations it also applies to a relation to
 # intersect with it (its modelParser: `select(exp)`)
 HERD2015_SELECTS = frozenset({"ext", "int", "MM", "MR", "MW", "WM", "WW", "WR", "RM", "RW", "RR"})
@@ -162,6 +167,7 @@ class CatCompiler:
         self.model: Model | None = None
         self.tests = 0
         self.including: list[str] = []
+        self.calls = 0  # function and procedure calls in progress (MAX_CALLS)
 
     def _rmw_taken_as_set(self) -> None:
         self.single_events_used = True
@@ -169,6 +175,26 @@ class CatCompiler:
     def ident(self, s: Set) -> Rel:
         """The identity on a set (herd's `[S]`, and a set where a relation is wanted)."""
         return self.single.ident(s) if self.single else dsl.I(s)
+
+    def call(self, node, what: str):
+        """A call of a cat function or procedure, counted: past MAX_CALLS
+        calls in progress (one that calls itself without end: herd would
+        not stop) it is a located error."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def counted():
+            if self.calls >= MAX_CALLS:
+                raise self.fail(
+                    f"calls nested more than {MAX_CALLS} deep at the {what} (does it call itself without end?)", node
+                )
+            self.calls += 1
+            try:
+                yield
+            finally:
+                self.calls -= 1
+
+        return counted()
 
     # ------------------------------------------------------------ errors
     def where(self, node) -> tuple[str | None, int, int]:
@@ -218,8 +244,11 @@ class CatCompiler:
         if found is None:
             where = ", ".join([os.path.dirname(self.current or ".") or "."] + self.catdir)
             raise self.fail(f"cannot find {ins.file!r} to include (looked in {where}; add folders with --catdir)", ins)
-        if str(found) in self.including or (self.path and found.resolve() == Path(self.path).resolve()):
-            raise self.fail(f"{ins.file!r} includes itself", ins)
+        real = str(found.resolve())  # `sub/../a.cat` is a.cat: a cycle however it is spelled
+        if real in self.including or (self.path and real == str(Path(self.path).resolve())):
+            raise self.fail(f"{ins.file!r} includes itself (through {' -> '.join(self.including) or 'itself'})", ins)
+        if len(self.including) >= MAX_INCLUDES:
+            raise self.fail(f"includes nested more than {MAX_INCLUDES} deep", ins)
         if found.parent == HERD_COMPAT and all(Path(d).resolve() != HERD_COMPAT for d in self.catdir):
             import warnings
 
@@ -235,7 +264,7 @@ class CatCompiler:
         text = _read_cat(found, lambda msg: self.fail(msg, ins))
         cat = S.parse(text, str(found))
         outer = self.current
-        self.including.append(str(found))
+        self.including.append(real)
         self.current = str(found)
         self.texts[str(found)] = text
         try:
@@ -286,7 +315,8 @@ class CatCompiler:
             local = dict(proc.env)
             arg = self.eval(ins.arg, env)
             self.bind_params(proc.params, len(proc.params) != 1, arg, local, ins)
-            self.instructions(proc.body, local)
+            with self.call(ins, f"procedure {ins.name}"):
+                self.instructions(proc.body, local)
         elif isinstance(ins, S.WithFrom):
             self.with_from(ins, env)
         elif isinstance(ins, S.IfVariant):
@@ -452,15 +482,18 @@ class CatCompiler:
         if isinstance(e, S.Const):
             return EMPTY if e.what == "empty" else dsl.ALL
         if isinstance(e, S.Op1):
-            return self.op1(e, self.eval(e.arg, env))
+            # a chain of unary operators (po?????...) in a loop, innermost first
+            chain = [e]
+            while isinstance(chain[-1].arg, S.Op1):
+                chain.append(chain[-1].arg)
+            v = self.eval(chain[-1].arg, env)
+            for op in reversed(chain):
+                v = self.op1(op, v)
+            return v
         if isinstance(e, S.Op):
             if e.op == "tuple":
                 return tuple(self.eval(a, env) for a in e.args)
-            vals = [self.eval(a, env) for a in e.args]
-            out = vals[0]
-            for v in vals[1:]:
-                out = self.op2(e, out, v)
-            return out
+            return self.binary(e, env)
         if isinstance(e, S.App):
             return self.apply(e, self.eval(e.fn, env), self.eval(e.arg, env))
         if isinstance(e, S.Fun):
@@ -477,6 +510,27 @@ class CatCompiler:
         if isinstance(e, S.Unsupported):
             raise self.unsupported(e.what, e)
         raise self.fail(f"cannot evaluate {e!r}", e)  # pragma: no cover
+
+    def binary(self, e: S.Op, env: dict):
+        """A nest of binary operators, evaluated operands first as the tree
+        says, in a loop (a `|` of 5,000 terms is 5,000 steps, not 5,000
+        frames)."""
+        vals: dict[int, Any] = {}
+        stack: list[tuple[S.Exp, bool]] = [(e, False)]
+        while stack:
+            x, ready = stack.pop()
+            if ready:
+                assert isinstance(x, S.Op)
+                out = vals.pop(id(x.args[0]))
+                for a in x.args[1:]:
+                    out = self.op2(x, out, vals.pop(id(a)))
+                vals[id(x)] = out
+            elif isinstance(x, S.Op) and x.op != "tuple" and x.args:
+                stack.append((x, True))
+                stack.extend((a, False) for a in reversed(x.args))
+            else:
+                vals[id(x)] = self.eval(x, env)
+        return vals[id(e)]
 
     def apply(self, e: S.App, fn, arg):
         if isinstance(fn, Builtin) and fn.higher:
@@ -496,7 +550,8 @@ class CatCompiler:
             local = dict(fn.env)
             local[fn.name] = fn  # herd lets a named function see itself
             self.bind_params(fn.params, fn.tuple_params, arg, local, e)
-            return self.eval(fn.body, local)
+            with self.call(e, f"function {fn.name}"):
+                return self.eval(fn.body, local)
         raise self.fail(f"{self.kind_of(fn)} is applied to an argument, but is not a function", e)
 
     def op1(self, e: S.Op1, v):

@@ -299,6 +299,10 @@ MODEL_OPTIONS |= {"withthinair", "withoutthinair", "withcaswriteback", "withoutc
 _BINARY = {"|": (1, "right"), "++": (2, "right"), ";": (3, "right"), "\\": (4, "left"), "&": (5, "right")}
 _OPNAME = {"|": "union", "++": "add", ";": "seq", "\\": "diff", "&": "inter"}
 _STAR_PREC = 6
+# The deepest nesting of expressions (parentheses, brackets, complements,
+# bodies) a cat file may have: herd's own files nest a few levels; reading
+# recurses once per level.
+MAX_NESTING = 100
 
 
 class Parser:
@@ -306,6 +310,7 @@ class Parser:
         self.text, self.path = text, path
         self.toks = tokenize(text, path)
         self.i = 0
+        self.depth = 0  # expressions open around the one being read (MAX_NESTING)
 
     # ------------------------------------------------------------ helpers
     @property
@@ -589,6 +594,15 @@ class Parser:
 
     # ------------------------------------------------------------ expressions
     def exp(self) -> Exp:
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise self.error(f"expressions nested more than {MAX_NESTING} deep")
+            return self._exp()
+        finally:
+            self.depth -= 1
+
+    def _exp(self) -> Exp:
         t = self.tok
         pos = {"line": t.line, "col": t.col}
         if self.at_kw("let"):
@@ -672,9 +686,21 @@ class Parser:
                 prec, assoc = _BINARY[t.text]
                 if prec < min_prec:
                     break
-                self.next()
-                right = self.base(prec + 1 if assoc == "left" else prec)
-                left = Op(_OPNAME[t.text], (left, right), **pos)
+                # a chain of one operator is read in a loop (a `|` of 5,000
+                # terms recurses no deeper than one), then nested as its
+                # associativity says
+                operands, places = [left], []
+                while self.tok.kind == "op" and self.tok.text == t.text:
+                    places.append({"line": self.tok.line, "col": self.tok.col})
+                    self.next()
+                    operands.append(self.base(prec + 1))
+                if assoc == "left":
+                    for right, at in zip(operands[1:], places, strict=True):
+                        left = Op(_OPNAME[t.text], (left, right), **at)
+                else:
+                    left = operands[-1]
+                    for item, at in zip(reversed(operands[:-1]), reversed(places), strict=True):
+                        left = Op(_OPNAME[t.text], (item, left), **at)
                 continue
             break
         return left
@@ -694,7 +720,13 @@ class Parser:
         t = self.tok
         if self.at_op("~") or self.at_op("!"):  # `!` is herd 2015's spelling
             self.next()
-            arg = self.unary()
+            self.depth += 1
+            try:
+                if self.depth > MAX_NESTING:
+                    raise self.error(f"expressions nested more than {MAX_NESTING} deep")
+                arg = self.unary()
+            finally:
+                self.depth -= 1
             while self.at_op("^"):  # `^` binds tighter than `~`: ~r^-1 is ~(r^-1)
                 arg = self.hat(arg)
             return Op1("comp", arg, line=t.line, col=t.col)
