@@ -86,5 +86,8 @@ def test_generate_and_compare_say_when_the_family_is_smaller_or_separates_nothin
     assert f"the family has {n:,} tests, fewer than the 100,000 asked for" in err and n < 100000
     assert "--max-edges, now 3" in err
     # two models no test of the family separates: the hint names the knobs
-    assert main(["compare", "-m", "sc", "-m", "sc", "--max-edges", "3"]) == 0
+    assert main(["compare", "-m", "sc", "-m", "sc", "--max-edges", "4", "--count", "30"]) == 0
     assert "no test of this family separates them" in capsys.readouterr().err
+    # an empty family established nothing: it says so, and fails
+    assert main(["compare", "-m", "sc", "-m", "sc", "--max-edges", "3"]) == 1
+    assert "the family is empty" in capsys.readouterr().err
