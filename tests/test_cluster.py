@@ -135,7 +135,7 @@ def test_a_test_that_kills_every_worker_is_an_error_row(client, family):
 def test_unreachable_scheduler_and_bad_local_are_clear_errors():
     with pytest.raises(ClusterError, match="local:N takes a number"):
         list(hrf.check_many(["litmus/hrf/hrf14-fig6.litmus"], ["sc"], scheduler="local:zero"))
-    with pytest.raises(ClusterError, match="no such scheduler file"):
+    with pytest.raises(ClusterError, match="cannot read this scheduler file: No such file"):
         list(hrf.check_many(["litmus/hrf/hrf14-fig6.litmus"], ["sc"], scheduler="/nonexistent/sched.json"))
     with pytest.raises(hrf.errors.InvalidArgument, match="not both"):
         list(hrf.check_many(["litmus/hrf/hrf14-fig6.litmus"], ["sc"], scheduler="local:1", workers=2))
