@@ -22,6 +22,7 @@ from ..errors import LitmusSyntaxError
 from . import MACHINE_ARCHES
 from . import ast as A
 from .columns import read_columns
+from .comments import blank_comments
 from .opencl import apply_scope_tree
 from .ptx import read_tail
 
@@ -36,6 +37,7 @@ def parse_machine_ast(text: str, path: str | None = None) -> A.MachineTest:
     if not is_machine_text(text):
         first = text.splitlines()[0] if text.strip() else None
         raise LitmusSyntaxError("a machine test starts with 'GPU_MACHINE name'", path, 1, 1, first)
+    text = blank_comments(text, c_bodies=False)  # herd's (* *), anywhere
     c = read_columns(text, path, r"\s*(scopetree|exists|forall|~|locations)")
 
     def fail(msg: str, line: int, col: int = 1) -> NoReturn:

@@ -16,6 +16,7 @@ import re
 
 from ..errors import LitmusSyntaxError
 from . import ast as A
+from .comments import blank_comments
 
 ORDERS = {
     "memory_order_relaxed": "rlx",
@@ -65,28 +66,6 @@ def int_literal(tok) -> int:
             getattr(tok, "column", None),
         )
     return v
-
-
-_OCAML_COMMENT = re.compile(r"\(\*.*?\*\)", re.S)
-
-
-def _blank_preamble_comments(text: str) -> str:
-    """Blank out herd's `(* ... *)` comments before the first thread (Dat3M
-    puts its provenance there; herd's tests annotate the init block) and
-    after the threads (scope tree, locations, condition); inside thread
-    bodies `(*x` is C, not a comment. Blanking keeps every line and column
-    where it was."""
-    blank = lambda c: re.sub(r"[^\n]", " ", c.group(0))  # noqa: E731
-    m = re.search(r"^[ \t]*P\d+\b", text, re.M)
-    end = m.start() if m else len(text)
-    tail = None
-    for t in re.finditer(r"^[ \t]*(~[ \t]*)?(exists|forall|locations|scopeTree|regions)\b", text, re.M):
-        tail = t.start()
-        break
-    head = _OCAML_COMMENT.sub(blank, text[:end])
-    if tail is None or tail < end:
-        return head + text[end:]
-    return head + text[end:tail] + _OCAML_COMMENT.sub(blank, text[tail:])
 
 
 class ParseFailure(Exception):
@@ -418,7 +397,7 @@ READER = os.environ.get("HRF_PARSER", "fast")
 
 
 def parse_opencl(text: str, path: str | None = None, reader: str | None = None) -> A.Test:
-    src = _blank_preamble_comments(text)
+    src = blank_comments(text, c_bodies=True)
     lines = text.splitlines()
     items = None
     if (reader or READER) != "lalr":

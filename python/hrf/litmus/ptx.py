@@ -19,6 +19,7 @@ from ..errors import LitmusSyntaxError
 from ..program import CACHE_OPS  # the cache operators (event tags cache_*)
 from . import ast as A
 from .columns import read_columns
+from .comments import blank_comments
 from .opencl import READER, ParseFailure, apply_scope_tree, int_literal
 from .opencl_fast import GiveUp, _Reader
 
@@ -51,6 +52,7 @@ def parse_ptx(text: str, path: str | None = None, reader: str | None = None) -> 
     """A GPU_PTX test; `reader` "lalr" reads it with the reference alone
     (as HRF_PARSER=lalr does)."""
     fast = (reader or READER) != "lalr"
+    text = blank_comments(text, c_bodies=False)  # herd's (* *), anywhere: PTX code has none of its own
     c = read_columns(text, path, r"\s*(scopetree|exists|forall|~|locations|\w+\s*:\s*\w+)")
     lines, name, init_text = c.lines, c.name, c.init_text
     pointers: dict = {}  # thread -> reg -> location
