@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..dsl import IW, I, M, W, co, fr, id_, loc, po, rf, rmw, tag
+from ..dsl import IW, I, M, W, base, co, fr, id_, loc, po, rf, rmw, tag
 from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
 
@@ -24,6 +24,11 @@ NA = tag("NA")  # ordinary (non-atomic) data accesses
 # SC candidate executions: Lamport's SC as acyclicity of all communication
 # with program order (herd's sc.cat; [HRF14] "sequentially consistent candidate").
 sc_order = po | rf | co | fr
+
+# Dependencies from a read: to what its value feeds (data), to what follows
+# a branch on it (ctrl), to an access whose address it gives (addr).
+addr, data, ctrl = base("addr"), base("data"), base("ctrl")
+dep = data | ctrl | addr
 
 # RMW atomicity: no write comes between the write a read-modify-write reads
 # from and its own write (herd: `empty rmw & (fre; coe)`).

@@ -37,6 +37,7 @@ from .common import (
     G,
     L,
     conflict,
+    dep,
     refuse,
 )
 from .common import SC as SC_
@@ -134,8 +135,9 @@ def hrf_relaxed_model(
     recent observable store and non-observable conflicts race (Fig. 13);
     `incl` replaces inclusion in atomic conflicts (Fig. 17's clincl);
     `sc_gate` (universal or empty) says whether the total order sc exists."""
-    # [HRFR15] Fig. 9 has no no-thin-air axiom (coherence is per location, hhb
-    # holds no rf of relaxed atomics): thin-air candidates are enumerated.
+    # Thin-air candidates are enumerated (coherence is per location, hhb
+    # holds no rf of relaxed atomics); Fig. 9 III(2)'s plausibility forbids
+    # those a store's own dependencies feed (no_dependency_cycle, below).
     # uniproc: coherence is acyclic with po & loc (a thread's own pairs are observable).
     m = Model(
         name,
@@ -159,6 +161,11 @@ def hrf_relaxed_model(
         m.acyclic(rf | co | (fr & obs) | ((po | sc_c | hhb) & obs), "coherence")
     else:
         m.acyclic(rf | co | fr | ((po | sc_c | hhb) & loc), "coherence")
+    # Fig. 9 III(2): a load L may read a store S "as long as S is not
+    # control, address, or data dependent on L"; read causally
+    # (docs/readings.md): no store feeds, through dependencies and
+    # reads-from, the load it depends on.
+    m.acyclic(dep | rf, "no_dependency_cycle")
     m.empty(sc_c & hhb.inv, "sc_consistent_with_hhb")
     m.acyclic(hhb, "hhb_acyclic")
     # The read and write of an RMW are adjacent in coh: no write between.

@@ -8,16 +8,14 @@ with the .cg cache operator; hrf also runs the model on atom.* and other
 cache operators, which the paper leaves out (results there are the model's,
 not the paper's claim)."""
 
-from ..dsl import F, I, Model, R, W, base, co, fr, int_, loc, po, rf, rmw, same_thread_attr, universal
+from ..dsl import F, I, Model, R, W, co, fr, int_, loc, po, rf, rmw, same_thread_attr, universal
 from ..litmus import ast as AST
-from .common import S_ALL, S_DEV, S_WG, refuse
-
-addr, data, ctrl = base("addr"), base("data"), base("ctrl")
+from .common import S_ALL, S_DEV, S_WG, addr, ctrl, data, refuse
 
 com = rf | co | fr
 # Fig. 15 l. 2-4: po-loc without read-read pairs (coRR is allowed).
 po_loc_llh = (po & loc) & ((W * W) | (W * R) | (R * W))
-dp = addr | data | ctrl
+dp = addr | data | ctrl  # the same union as common.dep, in the paper's order
 rfe = rf - int_
 
 # Fig. 16: membar.S as the relation "separated in po by a membar.S".
