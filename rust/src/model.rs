@@ -818,3 +818,35 @@ fn cycle_through(rel: &[u64], start: usize) -> Vec<usize> {
     }
     vec![start]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A chain of `opt` nodes `depth` deep over po, checked irreflexive.
+    fn deep_model(depth: usize) -> ModelIr {
+        let mut nodes = vec![json!({"op": "base", "name": "po"})];
+        for i in 0..depth {
+            nodes.push(json!({"op": "opt", "a": i}));
+        }
+        serde_json::from_value(json!({
+            "name": "deep", "nodes": nodes, "checks": [{"kind": "irreflexive", "node": depth, "name": "deep"}]
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_model_nested_past_the_bound_is_refused_not_a_stack_overflow() {
+        // Evaluation recurses along operand chains: a model deeper than
+        // MAX_DEPTH is an error naming the bound (it once overflowed the stack).
+        let p: Program = serde_json::from_value(json!({
+            "name": "empty", "locations": [], "templates": [], "threads": [], "observed": [],
+            "condition": {"k": "and", "args": []}
+        }))
+        .unwrap();
+        assert!(Compiled::new(deep_model(MAX_DEPTH - 1), &p).is_ok());
+        let e = Compiled::new(deep_model(100_000), &p).err().expect("refused");
+        assert!(e.to_string().contains("nested more than"), "{e}");
+    }
+}
