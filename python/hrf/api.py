@@ -421,6 +421,17 @@ def _observation(pos: int, neg: int, complete: bool = True) -> str | None:
     return "Always"
 
 
+def verdict(r: Result) -> str:
+    """A result's one word, as bulk rows and the results store keep it: Ok /
+    No as herd says, `incomplete` where a limit cut the run short, `error`
+    where the test could not be checked."""
+    if r.error is not None:
+        return "error"
+    if r.condition_holds is None:
+        return "incomplete"
+    return "Ok" if r.condition_holds else "No"
+
+
 def condition_verdict(quant: str, pos: int, neg: int, complete: bool) -> bool | None:
     """herd's Ok/No; None where a limit leaves it undecided."""
     if quant == "exists":

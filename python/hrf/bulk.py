@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
-from .api import Limits, Result, check_many
+from .api import Limits, Result, check_many, verdict
 from .litmus import CORPUS, resolve
 from .status import StatusLine
 
@@ -75,16 +75,6 @@ def herd_log_paths(folder: str, models: list) -> dict:
         used.add(stem)
         out[name] = os.path.join(folder, stem + ".log")
     return out
-
-
-def verdict(r: Result) -> str:
-    """Ok / No as herd says, `incomplete` where a limit cut the run short,
-    `error` where the test could not be checked."""
-    if r.error is not None:
-        return "error"
-    if r.condition_holds is None:
-        return "incomplete"
-    return "Ok" if r.condition_holds else "No"
 
 
 def row(r: Result) -> dict:

@@ -378,7 +378,7 @@ class Store:
     def add(self, run: Run, r, test_id: str, path: str | None = None) -> None:
         """Store result `r` of `run` (a row already there stays: once per key).
         Not committed: `commit` (bulk commits in batches)."""
-        from .bulk import verdict
+        from .api import verdict
 
         # The test's row and the file's index entry: once per file (per test
         # without a file) in this process, not once per model.
