@@ -35,16 +35,7 @@ from ..models.common import (
     G,
     L,
 )
-from .compile import Builtin, Empty
-
-
-class SetOrRel:
-    """A name herd uses both as a set and as a relation (`rmw`). `on_set`,
-    when given, is called each time the name is taken as a set."""
-
-    def __init__(self, as_set: Set, as_rel: Rel, on_set=None):
-        self.as_set, self.as_rel, self.on_set = as_set, as_rel, on_set
-
+from .values import Builtin, Empty, SetOrRel
 
 RLX, CON = dsl.tag("rlx"), dsl.tag("con")
 RMW_EVENTS = dsl.tag("RMW")

@@ -13,7 +13,6 @@ event; a file written for those is read over hrf's events in classes
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,14 +21,8 @@ from .. import dsl
 from ..dsl import Model, Rel, Set
 from ..errors import DefinitionError, UnsupportedFeature
 from . import syntax as S
-
-
-@dataclass(frozen=True)
-class Empty:
-    """herd's `0`: the empty set or relation, whichever the context wants."""
-
-
-EMPTY = Empty()
+from .builtins import BUILTINS, RMW_EVENTS
+from .values import EMPTY, Builtin, Empty, SetOrRel
 
 # The deepest a cat file's includes and calls of its functions and
 # procedures nest: herd's models go a few levels; each level recurses here.
@@ -53,15 +46,6 @@ class Closure:
     body: S.Exp
     env: dict
     name: str
-
-
-@dataclass
-class Builtin:
-    name: str
-    fn: Callable[..., Any]
-    arity: int = 1
-    # takes a cat function, which it calls with DSL values (union_per.*)
-    higher: bool = False
 
 
 @dataclass
@@ -119,8 +103,6 @@ class SingleEventRmw:
         return self.same >> o >> self.same
 
     def builtins(self, env: dict) -> dict:
-        from .builtins import RMW_EVENTS, SetOrRel
-
         out: dict = {}
         for k, v in env.items():
             if isinstance(v, SetOrRel):
@@ -150,8 +132,6 @@ class CatCompiler:
     def __init__(
         self, path: str | None, text: str, catdir: list[str], builtins: dict, variants=(), single_rmw: bool = False
     ):
-        from .builtins import SetOrRel
-
         self.path, self.text = path, text
         self.catdir = catdir
         self.variants = frozenset(variants)
@@ -556,8 +536,6 @@ class CatCompiler:
 
     def op1(self, e: S.Op1, v):
         op = e.op
-        from .builtins import SetOrRel
-
         if isinstance(v, SetOrRel) and op == "comp":
             # still either: the complement of the set or of the relation
             return SetOrRel(~v.as_set, dsl.universal - v.as_rel, v.on_set)
@@ -649,8 +627,6 @@ def _read_cat(path, error) -> str:
 
 def _either(v, want_set: bool):
     """A name herd uses as a set and as a relation (`rmw`), as `want_set` says."""
-    from .builtins import SetOrRel
-
     if isinstance(v, SetOrRel):
         if want_set and v.on_set is not None:
             v.on_set()
@@ -677,7 +653,6 @@ def load(
     W (herd's RMW is in both)."""
     from ..errors import check_names
     from ..litmus import resolve
-    from .builtins import BUILTINS
 
     catdir, variants = check_names("catdir", catdir), check_names("variants", variants)
     path = os.fspath(resolve(path))  # litmus/cat/... : the copy shipped with hrf where there is none here
