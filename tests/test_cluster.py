@@ -11,8 +11,9 @@ import signal
 import pytest
 
 import hrf
+from hrf.api import check_on_cluster
 from hrf.bulk import run as bulk_run
-from hrf.cluster import ClusterError, check_on_cluster
+from hrf.cluster import ClusterError
 from hrf.generate import write_tests
 from hrf.models import get
 from hrf.store import Store

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from . import core
 from . import models as _models
-from .core import CHECK_DEFAULTS
+from .core import CHECK_DEFAULTS, MAX_WORKERS
 from .dsl import Model
 from .errors import CoreError, HrfError, InvalidArgument, LimitExceeded, check_whole
 from .graph import Drawable, count, render
@@ -584,7 +584,6 @@ def limits_from(limits, kw) -> Limits:
 
 
 # More workers than this is a mistake (each is a thread or a process).
-MAX_WORKERS = 256
 
 
 def check_workers(workers) -> None:
@@ -642,8 +641,6 @@ def check_many(
     if scheduler is not None:
         if workers is not None:
             raise InvalidArgument("check_many: give workers or scheduler, not both (the cluster has its own workers)")
-        from .cluster import check_on_cluster
-
         yield from check_on_cluster(list(tests), models, scheduler, limits, identify)
         return
     nworkers = workers or os.cpu_count() or 1
@@ -926,3 +923,31 @@ def _check_in_processes(
                     p.terminate()
                 p.join()
                 conn.close()
+
+
+def _check_slice(items: list, models: list, limits, identify: bool) -> list:
+    """Run on a cluster worker: check a slice of tests under every model, in
+    this worker's thread (the worker's own threads are the parallelism)."""
+    return [
+        portable(r) for r in check_many(items, models, workers=1, processes=False, limits=limits, identify=identify)
+    ]
+
+
+def check_on_cluster(
+    tests: list, models: list, scheduler, limits: Limits, identify: bool = False, slice_size: int | None = None
+) -> Iterator[Result]:
+    """`check_many`'s results computed on a Dask cluster (hrf.cluster does
+    the distributing; the checking is this module's)."""
+    from .cluster import check_on_cluster as distribute
+
+    yield from distribute(
+        tests,
+        models,
+        scheduler,
+        limits,
+        identify,
+        slice_size,
+        check_slice=_check_slice,
+        error_results=_error_results,
+        adopt=adopt,
+    )

@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Iterable
 
 from .api import UNROLL, Limits, Result, check, check_many
-from .core import CHECK_DEFAULTS, EXPLORE_DEFAULTS, version
+from .core import CHECK_DEFAULTS, EXPLORE_DEFAULTS, MAX_WORKERS, version
 from .errors import HrfError, HrfWarning, InvalidArgument, make_folder, open_output
 from .litmus.printer import format_state
 
@@ -35,8 +35,6 @@ def _whole(least: int):
 
 def _workers(text: str) -> int:
     """An argparse type: a number of workers, 1 to MAX_WORKERS."""
-    from .api import MAX_WORKERS
-
     v = _whole(1)(text)
     if v > MAX_WORKERS:
         raise argparse.ArgumentTypeError(f"at most {MAX_WORKERS}, not {v}")

@@ -23,8 +23,10 @@ import os
 import platform
 import uuid
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
+from .core import MAX_WORKERS
 from .errors import HrfError
 
 
@@ -76,8 +78,6 @@ def connect(scheduler) -> Iterator:
     cluster = None
     try:
         if text == "local" or text.startswith("local:"):
-            from .api import MAX_WORKERS
-
             n = text.partition(":")[2] or str(os.cpu_count() or 1)
             if not n.isdigit() or not 1 <= int(n) <= MAX_WORKERS:
                 raise ClusterError(f"--scheduler {text}: local:N takes a number of workers from 1 to {MAX_WORKERS}")
@@ -185,16 +185,6 @@ def _check_workers(client, where: str) -> None:
         raise ClusterError(f"workers run another hrf than this one ({__version__}): {listed}")
 
 
-def _check_slice(items: list, models: list, limits, identify: bool) -> list:
-    """Run on a worker: check a slice of tests under every model, in this
-    worker's thread (the worker's own threads are the parallelism)."""
-    from .api import check_many, portable
-
-    return [
-        portable(r) for r in check_many(items, models, workers=1, processes=False, limits=limits, identify=identify)
-    ]
-
-
 def _shippable(test):
     """A test as sent to a worker: a path becomes the file's bytes."""
     from .litmus import LitmusText
@@ -208,12 +198,24 @@ def _shippable(test):
 
 
 def check_on_cluster(
-    tests: list, models: list, scheduler, limits, identify: bool = False, slice_size: int | None = None
+    tests: list,
+    models: list,
+    scheduler,
+    limits,
+    identify: bool = False,
+    slice_size: int | None = None,
+    *,
+    check_slice: Callable[..., list],
+    error_results: Callable[..., list],
+    adopt: Callable[..., Any],
 ) -> Iterator:
     """`check_many`'s results, in the tests' order, computed on a Dask
-    cluster (see the module's text)."""
-    from .api import _error_results, adopt
-
+    cluster (see the module's text). The checking is the caller's (hrf.api,
+    which imports this module, not the other way round): `check_slice(items,
+    models, limits, identify)` runs on a worker and returns its results made
+    portable, `error_results(test, models, error)` stands for a test the
+    cluster could not check, `adopt(result, test, by_name, limits)` gives a
+    worker's result back what it left out."""
     distributed = _distributed()
     if not tests:
         return
@@ -236,9 +238,7 @@ def check_on_cluster(
 
         def submit(start: int, end: int) -> None:
             items = [_shippable(t) for t in tests[start:end]]
-            f = client.submit(
-                _check_slice, items, models, limits, identify, key=f"hrf-{run}-{next(serial)}", pure=False
-            )
+            f = client.submit(check_slice, items, models, limits, identify, key=f"hrf-{run}-{next(serial)}", pure=False)
             flying[f] = (start, end)
             ends[start] = end
             queue.add(f)
@@ -272,7 +272,7 @@ def check_on_cluster(
                         suspects.append((start, end))
                     else:
                         ends[start] = end
-                        ready[start] = _error_results(
+                        ready[start] = error_results(
                             tests[start],
                             models,
                             HrfError(
@@ -284,7 +284,7 @@ def check_on_cluster(
                 except Exception as e:  # a task that failed otherwise: its tests' rows say why
                     results = []
                     for k in range(start, end):
-                        results += _error_results(tests[k], models, HrfError(f"{tests[k]}: on the cluster: {e}"))
+                        results += error_results(tests[k], models, HrfError(f"{tests[k]}: on the cluster: {e}"))
                 finally:
                     f.release()
                 if results is not None:

@@ -17,6 +17,10 @@ from typing import Any, TypeVar
 
 from .errors import HrfError
 
+# The most worker processes or threads hrf starts for one run (a bound on
+# --workers and on a local cluster's local:N).
+MAX_WORKERS = 256
+
 T = TypeVar("T")
 
 
