@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .errors import LimitExceeded, UnsupportedFeature
 from .litmus import ast as A
 from .litmus.printer import format_condition
+from .litmus.toolkit import ALLOC_CLASSES, CACHE_OPS  # [x]=0 @coarse; PTX ld/st cache operators
 
 if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold start)
     from . import ir as ir_types
@@ -32,8 +33,6 @@ if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold
 # model's tag(...), attribute and base-relation names against it).
 ORDERS = ("rlx", "acq", "rel", "acq_rel", "sc", "con")
 SCOPES = ("wi", "sg", "wg", "dev", "all")
-ALLOC_CLASSES = ("coarse", "fine", "fga")  # [x]=0 @coarse (observability)
-CACHE_OPS = ("ca", "cg", "cs", "cv", "lu", "wb", "wt", "volatile")  # PTX ld/st cache operators
 TAGS = frozenset(
     ("R", "W", "F", "M", "IW")  # event kinds and init writes (the core's own sets)
     + (

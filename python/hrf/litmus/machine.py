@@ -23,8 +23,8 @@ from . import MACHINE_ARCHES
 from . import ast as A
 from .columns import read_columns
 from .comments import blank_comments
-from .opencl import apply_scope_tree
 from .ptx import read_tail
+from .toolkit import apply_scope_tree
 
 
 def is_machine_text(text: str) -> bool:

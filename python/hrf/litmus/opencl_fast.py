@@ -18,11 +18,11 @@ from __future__ import annotations
 import re
 
 from . import ast as A
-from .opencl import (
+from .toolkit import (
+    ALLOC_CLASSES,
     ParseFailure,
     Where,
-    _call,
-    _value,
+    call,
     int_literal,
     make_and,
     make_expr_stmt,
@@ -34,6 +34,7 @@ from .opencl import (
     make_stree,
     make_thread,
     make_unop,
+    value,
 )
 
 
@@ -85,7 +86,7 @@ def read_items(src: str) -> list | None:
     """The top-level items `opencl.assemble` takes, or None where this
     reader gives up (the LALR reader then reads the test)."""
     try:
-        return _Reader(src).test()
+        return Reader(src).test()
     except (GiveUp, ParseFailure, RecursionError, IndexError):
         return None
 
@@ -96,7 +97,7 @@ def _skip(src: str, pos: int) -> int:
     return m.end() if m else pos
 
 
-class _Reader:
+class Reader:
     def __init__(self, src: str):
         self.src = src
         self.toks: list[tuple[str, str, int, int]] = []
@@ -230,8 +231,6 @@ class _Reader:
             value = self.signed()
             alloc = None
             if self.accept("@"):
-                from ..program import ALLOC_CLASSES
-
                 alloc = self.name()
                 if alloc not in ALLOC_CLASSES:
                     raise GiveUp  # the LALR reader names the known ones
@@ -360,11 +359,11 @@ class _Reader:
         t = self.expect("(")
         e = self.expr()
         self.expect(")")
-        return _value(e, Where(t[2], t[3]))
+        return value(e, Where(t[2], t[3]))
 
     def value(self):
         t = self.peek()
-        return _value(self.expr(), Where(t[2], t[3]))
+        return value(self.expr(), Where(t[2], t[3]))
 
     # ------------------------------------------------------------ expressions
     def expr(self, level: int = 0):
@@ -406,7 +405,7 @@ class _Reader:
             if text in _KEYWORDS:
                 raise GiveUp
             if self.accept("("):
-                return _call(text, self.items_to_paren(self.expr), Where(line, t[3]))
+                return call(text, self.items_to_paren(self.expr), Where(line, t[3]))
             return A.Reg(text, line=line)
         if kind == "(":
             if self.peek()[0] == "*" and self.peek(1)[0] == "name" and self.peek(2)[0] == "=":

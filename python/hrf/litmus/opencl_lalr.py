@@ -15,16 +15,15 @@ from lark.exceptions import UnexpectedInput, VisitError
 from ..errors import LitmusSyntaxError, UnsupportedFeature
 from . import ast as A
 from .grammar import lalr
-from .opencl import (
-    _LKMM,
+from .toolkit import (
+    ALLOC_CLASSES,
+    LKMM,
     ParseFailure,
+    Unsupported,
     Where,
-    _call,
-    _line,
-    _lkmm,
-    _Unsupported,
-    _value,
+    call,
     int_literal,
+    lkmm,
     make_and,
     make_expr_stmt,
     make_header,
@@ -35,6 +34,8 @@ from .opencl import (
     make_stree,
     make_thread,
     make_unop,
+    meta_line,
+    value,
 )
 
 # lark's terminal names, as a reader of the error would write them.
@@ -117,25 +118,25 @@ def lark_syntax_error(e: UnexpectedInput, path, lines, line_offset: int = 0, col
 class ToAst(Transformer):
     # ---------------------------------------------------------- expressions
     def const(self, meta, c):
-        return A.Const(int_literal(c[0]), line=_line(meta))
+        return A.Const(int_literal(c[0]), line=meta_line(meta))
 
     def var(self, meta, c):
-        return A.Reg(str(c[0]), line=_line(meta))
+        return A.Reg(str(c[0]), line=meta_line(meta))
 
     def binop(self, meta, c):
-        return A.BinOp(str(c[1]), c[0], c[2], line=_line(meta))
+        return A.BinOp(str(c[1]), c[0], c[2], line=meta_line(meta))
 
     def unop(self, meta, c):
-        return make_unop(str(c[0]), c[1], _line(meta))
+        return make_unop(str(c[0]), c[1], meta_line(meta))
 
     def deref(self, meta, c):
-        return A.Load(str(c[1]), atomic=False, line=_line(meta))
+        return A.Load(str(c[1]), atomic=False, line=meta_line(meta))
 
     def deref_expr(self, meta, c):
-        return A.DerefExpr(_value(c[1], meta), line=_line(meta))
+        return A.DerefExpr(value(c[1], meta), line=meta_line(meta))
 
     def store_expr(self, meta, c):
-        return A.StoreExpr(str(c[1]), _value(c[2], meta), line=_line(meta))
+        return A.StoreExpr(str(c[1]), value(c[2], meta), line=meta_line(meta))
 
     def addr(self, meta, c):
         return ("addr", str(c[1]))
@@ -143,26 +144,26 @@ class ToAst(Transformer):
     def call(self, meta, c):
         name = str(c[0])
         args = [a for a in c[1:] if a is not None]
-        return _call(name, args, meta)
+        return call(name, args, meta)
 
     # ---------------------------------------------------------- statements
     def decl(self, meta, c):
-        return A.Assign(str(c[1]), None, decl=True, line=_line(meta))
+        return A.Assign(str(c[1]), None, decl=True, line=meta_line(meta))
 
     def decl_init(self, meta, c):
-        return A.Assign(str(c[1]), _value(c[2], meta), decl=True, line=_line(meta))
+        return A.Assign(str(c[1]), value(c[2], meta), decl=True, line=meta_line(meta))
 
     def decl_init_ptr(self, meta, c):
-        return A.Assign(str(c[2]), _value(c[3], meta), decl=True, line=_line(meta), pointer=True)
+        return A.Assign(str(c[2]), value(c[3], meta), decl=True, line=meta_line(meta), pointer=True)
 
     def assign(self, meta, c):
-        return A.Assign(str(c[0]), _value(c[1], meta), line=_line(meta))
+        return A.Assign(str(c[0]), value(c[1], meta), line=meta_line(meta))
 
     def store(self, meta, c):
-        return A.Store(str(c[1]), _value(c[2], meta), atomic=False, line=_line(meta))
+        return A.Store(str(c[1]), value(c[2], meta), atomic=False, line=meta_line(meta))
 
     def expr_stmt(self, meta, c):
-        return make_expr_stmt(c[0], Where(_line(meta), getattr(meta, "column", 0)))
+        return make_expr_stmt(c[0], Where(meta_line(meta), getattr(meta, "column", 0)))
 
     def block(self, meta, c):
         out = []
@@ -174,13 +175,13 @@ class ToAst(Transformer):
         return tuple(s) if isinstance(s, list) else ((s,) if s is not None else ())
 
     def if_else(self, meta, c):
-        return A.If(_value(c[0], meta), self._body(c[1]), self._body(c[2]), line=_line(meta))
+        return A.If(value(c[0], meta), self._body(c[1]), self._body(c[2]), line=meta_line(meta))
 
     def if_then(self, meta, c):
-        return A.If(_value(c[0], meta), self._body(c[1]), (), line=_line(meta))
+        return A.If(value(c[0], meta), self._body(c[1]), (), line=meta_line(meta))
 
     def while_(self, meta, c):
-        return A.While(_value(c[0], meta), self._body(c[1]), line=_line(meta))
+        return A.While(value(c[0], meta), self._body(c[1]), line=meta_line(meta))
 
     def labelled(self, meta, c):
         return make_labelled(str(c[0]), c[1])
@@ -218,7 +219,7 @@ class ToAst(Transformer):
                 params.append(x)
             elif isinstance(x, list):
                 body = x
-        return make_thread(str(c[0]), annot, params, body, _line(meta))
+        return make_thread(str(c[0]), annot, params, body, meta_line(meta))
 
     def signed(self, meta, c):
         v = int_literal(c[-1])
@@ -228,7 +229,6 @@ class ToAst(Transformer):
         return str(c[0])
 
     def init_loc(self, meta, c):
-        from ..program import ALLOC_CLASSES
 
         alloc = str(c[2]) if len(c) > 2 and c[2] is not None else None
         if alloc is not None and alloc not in ALLOC_CLASSES:
@@ -237,39 +237,39 @@ class ToAst(Transformer):
                 c[2].line,
                 c[2].column,
             )
-        return A.Init(c[0], c[1], alloc=alloc, line=_line(meta))
+        return A.Init(c[0], c[1], alloc=alloc, line=meta_line(meta))
 
     def init_default(self, meta, c):
-        return A.Init(c[0], 0, line=_line(meta))
+        return A.Init(c[0], 0, line=meta_line(meta))
 
     def init_locval(self, meta, c):
-        return A.Init(c[0], str(c[1]), line=_line(meta))
+        return A.Init(c[0], str(c[1]), line=meta_line(meta))
 
     def init_reg(self, meta, c):
-        return A.RegInit(int_literal(c[0]), str(c[1]), c[2], line=_line(meta))
+        return A.RegInit(int_literal(c[0]), str(c[1]), c[2], line=meta_line(meta))
 
     def init_typed(self, meta, c):
-        return A.Init(str(c[-2]), c[-1], line=_line(meta))
+        return A.Init(str(c[-2]), c[-1], line=meta_line(meta))
 
     def init_typed_default(self, meta, c):
-        return A.Init(str(c[-1]), 0, line=_line(meta))
+        return A.Init(str(c[-1]), 0, line=meta_line(meta))
 
     def init_typed_macro(self, meta, c):
         # `atomic_t x = ATOMIC_INIT(0);`
         if str(c[2]) == "ATOMIC_INIT":
-            raise _lkmm("atomic_t", meta.line, meta.column)
-        raise _Unsupported(f"initialiser {c[2]}(...) has no meaning in hrf", meta.line, meta.column)
+            raise lkmm("atomic_t", meta.line, meta.column)
+        raise Unsupported(f"initialiser {c[2]}(...) has no meaning in hrf", meta.line, meta.column)
 
     def init_pointer(self, meta, c):
-        raise _Unsupported(
+        raise Unsupported(
             f"locations holding pointers are not supported yet ({c[0]} *{c[2]} = ...)", meta.line, meta.column
         )
 
     def init_array(self, meta, c):
-        raise _Unsupported(f"arrays are not supported ({c[0]} {c[1]}[{c[2]}])", meta.line, meta.column)
+        raise Unsupported(f"arrays are not supported ({c[0]} {c[1]}[{c[2]}])", meta.line, meta.column)
 
     def array_param(self, meta, c):
-        raise _Unsupported(
+        raise Unsupported(
             f"arrays are not supported (parameter {c[-2] if len(c) > 2 else c[-1]}[...])", meta.line, meta.column
         )
 
@@ -284,7 +284,7 @@ class ToAst(Transformer):
         )
 
     def regions_clause(self, meta, c):
-        raise _Unsupported("herd's memory regions (regions: ...) are not supported", meta.line, meta.column)
+        raise Unsupported("herd's memory regions (regions: ...) are not supported", meta.line, meta.column)
 
     def init_block(self, meta, c):
         return ("init", [x for x in c if x is not None])
@@ -362,16 +362,16 @@ def read_items(src: str, path, lines: list[str]) -> list:
     try:
         return ToAst().transform(_parser().parse(src)).children
     except UnexpectedInput as e:
-        lk = _LKMM.search(src)
+        lk = LKMM.search(src)
         if lk is not None:  # an LKMM test: refuse it for what it is, not for its syntax
             line = src[: lk.start()].count("\n") + 1
-            raise UnsupportedFeature(_lkmm(lk.group(1)).msg, path, line) from None
+            raise UnsupportedFeature(lkmm(lk.group(1)).msg, path, line) from None
         raise lark_syntax_error(e, path, lines) from None
     except (VisitError, ParseFailure) as e:
         orig = e.orig_exc if isinstance(e, VisitError) else e
         if isinstance(orig, RecursionError):
             raise orig from None
-        if isinstance(orig, _Unsupported):
+        if isinstance(orig, Unsupported):
             raise UnsupportedFeature(orig.msg, path, orig.line) from None
         if isinstance(orig, ParseFailure):
             excerpt = lines[orig.line - 1] if orig.line and 0 < orig.line <= len(lines) else None

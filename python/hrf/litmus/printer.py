@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 from . import ast as A
-from .opencl import FLAGS, ORDERS, SCOPES
+from .toolkit import FLAGS, ORDERS, SCOPES
 
 _ORDER = {v: k for k, v in ORDERS.items()}
 _SCOPE = {v: k for k, v in SCOPES.items() if k != "memory_scope_all_devices"}

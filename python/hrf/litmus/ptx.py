@@ -16,12 +16,11 @@ from __future__ import annotations
 import re
 
 from ..errors import LitmusSyntaxError
-from ..program import CACHE_OPS  # the cache operators (event tags cache_*)
 from . import ast as A
 from .columns import read_columns
 from .comments import blank_comments
-from .opencl import READER, ParseFailure, apply_scope_tree, int_literal
-from .opencl_fast import GiveUp, _Reader
+from .opencl_fast import GiveUp, Reader
+from .toolkit import CACHE_OPS, READER, ParseFailure, apply_scope_tree, int_literal
 
 MEMBAR_SCOPE = {"cta": "wg", "gl": "dev", "sys": "all"}
 SETP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
@@ -314,7 +313,7 @@ def _operands(toks: list, shape: tuple):
     return out if k == len(toks) else None
 
 
-class _TailReader(_Reader):
+class _TailReader(Reader):
     """The tail of a PTX test (scope tree, regions, locations, condition)
     with the hand-written reader of the C/OpenCL syntax, where the PTX
     grammar says the same; it gives up where the grammars differ."""

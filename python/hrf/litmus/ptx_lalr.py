@@ -12,8 +12,8 @@ from lark.exceptions import UnexpectedInput, VisitError
 
 from ..errors import LitmusSyntaxError
 from .grammar import lalr
-from .opencl import ParseFailure
 from .opencl_lalr import ToAst, lark_syntax_error
+from .toolkit import ParseFailure
 
 
 @lru_cache(maxsize=1)
