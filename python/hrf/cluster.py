@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .core import MAX_WORKERS
+from .core import MAX_WORKERS, version
 from .errors import HrfError
 
 
@@ -57,9 +57,7 @@ def _distributed():
 
 def _worker_versions() -> tuple[str, str]:
     """Run on each worker: the hrf and Python it runs."""
-    from . import __version__
-
-    return __version__, platform.python_version()
+    return version(), platform.python_version()
 
 
 @contextlib.contextmanager
@@ -171,18 +169,16 @@ def _probe(address: str) -> None:
 
 
 def _check_workers(client, where: str) -> None:
-    from . import __version__
-
     try:
         client.wait_for_workers(1, timeout=WORKER_TIMEOUT)
     except TimeoutError:
         raise ClusterError(
             f"the Dask scheduler at {where} has no worker after {WORKER_TIMEOUT} s (start some: dask worker ADDRESS)"
         ) from None
-    other = {w: v for w, v in client.run(_worker_versions).items() if v[0] != __version__}
+    other = {w: v for w, v in client.run(_worker_versions).items() if v[0] != version()}
     if other:
         listed = ", ".join(f"{w} (hrf {v[0]})" for w, v in sorted(other.items()))
-        raise ClusterError(f"workers run another hrf than this one ({__version__}): {listed}")
+        raise ClusterError(f"workers run another hrf than this one ({version()}): {listed}")
 
 
 def _shippable(test):

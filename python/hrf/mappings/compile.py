@@ -11,35 +11,16 @@ from __future__ import annotations
 
 from ..errors import UnsupportedFeature
 from ..litmus import parse
-from ..machine import MachineProgram, MThread, parse_instruction
+from ..machine import MachineProgram, MThread
 from ..program import Compiled, compile_test
-from . import ACCESS, SCOPE_CLASS, get
-
-_ACCESS = {w for ws in ACCESS.values() for w in ws}
+from .registry import get
+from .scheme import SCOPE_CLASS, machine_instr
 
 
 def _classify(tags) -> tuple:
     """(scope class, remote, seq_cst) of an access's tags."""
     scope = "na" if "NA" in tags else SCOPE_CLASS[next(t for t in tags if t in SCOPE_CLASS)]
     return scope, "remote" in tags, "sc" in tags
-
-
-def _no_registers(r):
-    raise ValueError("a scheme row names no register")
-
-
-def machine_instr(word: str, access: dict, loc: int) -> dict:
-    """One word of a row: the access itself, or a machine instruction read
-    by the assembly parser (`x` in `LK x` is the accessed location)."""
-    if word in _ACCESS:
-        m = dict(access)
-        if word.startswith("RMWL"):
-            m["level"] = int(word[-1])
-        return m
-    m = parse_instruction(word, _no_registers, {"x": 0})
-    if "loc" in m:
-        m["loc"] = loc
-    return m
 
 
 def compile_scheme(

@@ -15,7 +15,7 @@ after (to perform it at L2), an RMW flushes, runs at L2, invalidates.
 The source models are the HRF ones: no remote operations.
 """
 
-from . import Row, Scheme
+from .scheme import Row, Scheme
 
 _P = "[HRF14] sec. 3.2"
 

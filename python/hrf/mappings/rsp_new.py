@@ -5,7 +5,7 @@ compilation scheme" slide of [RSP15 talk]), as transcribed in the README
 operations at scope all_svm_devices, which the slide's one-device machine
 does not have)."""
 
-from . import Row, Scheme
+from .scheme import Row, Scheme
 
 _SLIDE = "[RSP15 talk] 'New compilation scheme'"
 

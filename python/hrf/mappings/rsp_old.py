@@ -2,7 +2,7 @@
 al.), as transcribed in memalloy's `mappings/opencl_amd.als` and in the
 "Old compilation scheme" slide of the RSP talk ([RSP15 talk])."""
 
-from . import Row, Scheme
+from .scheme import Row, Scheme
 
 _SLIDE = "[RSP15 talk] 'Old compilation scheme'"
 _MEMALLOY = "memalloy mappings/opencl_amd.als"
