@@ -328,8 +328,7 @@ class Model:
         # in the DAG (nested keys would be hashed once per path: exponential
         # in a model's sharing).
         index: dict = {}  # flat structural key -> index in nodes
-        done: dict[int, int] = {}  # id(node) -> index in nodes
-        alive: list[_Node] = []  # the nodes done holds ids of, kept alive while ir() runs
+        done: dict[int, int] = {}  # id(node) -> index in nodes (all the model's: ids stay unique)
 
         def emit(root: _Node) -> int:
             # iterative, depth first, operands before the node: the same
@@ -350,7 +349,6 @@ class Model:
                     at = index[flat] = len(nodes)
                     nodes.append(_ir_node(n.key, [done[id(x)] for x in operands]))
                 done[id(n)] = at
-                alive.append(n)
             return done[id(root)]
 
         orders: list[ir_types.OrderDecl] = [{"name": n, "set": emit(st)} for n, st in self.orders]

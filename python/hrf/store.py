@@ -25,7 +25,9 @@ sqlite3.connect("runs.sqlite"))`):
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -194,7 +196,6 @@ BUSY_SECONDS = 600.0
 def _guarded(method):
     """A Store method whose SQLite failures (a damaged file, a store held
     past BUSY_SECONDS) are StoreErrors naming the file."""
-    import functools
 
     @functools.wraps(method)
     def guarded(self, *args, **kw):
@@ -274,22 +275,17 @@ class Store:
         except (TypeError, ValueError):
             raise StoreError(f"{self.path}: the store's schema version {row[0]!r} is not a number (damaged?)") from None
 
-    def _transaction(self):
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
         """A write transaction (BEGIN IMMEDIATE: it waits for another writer
         rather than failing half-way), committed on leaving."""
-        import contextlib
-
-        @contextlib.contextmanager
-        def tx():
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                yield
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
-            self.db.execute("COMMIT")
-
-        return tx()
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
 
     def close(self) -> None:
         try:

@@ -12,7 +12,9 @@ event; a file written for those is read over hrf's events in classes
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -156,25 +158,20 @@ class CatCompiler:
         """The identity on a set (herd's `[S]`, and a set where a relation is wanted)."""
         return self.single.ident(s) if self.single else dsl.I(s)
 
-    def call(self, node, what: str):
+    @contextlib.contextmanager
+    def call(self, node, what: str) -> Iterator[None]:
         """A call of a cat function or procedure, counted: past MAX_CALLS
         calls in progress (one that calls itself without end: herd would
         not stop) it is a located error."""
-        import contextlib
-
-        @contextlib.contextmanager
-        def counted():
-            if self.calls >= MAX_CALLS:
-                raise self.fail(
-                    f"calls nested more than {MAX_CALLS} deep at the {what} (does it call itself without end?)", node
-                )
-            self.calls += 1
-            try:
-                yield
-            finally:
-                self.calls -= 1
-
-        return counted()
+        if self.calls >= MAX_CALLS:
+            raise self.fail(
+                f"calls nested more than {MAX_CALLS} deep at the {what} (does it call itself without end?)", node
+            )
+        self.calls += 1
+        try:
+            yield
+        finally:
+            self.calls -= 1
 
     # ------------------------------------------------------------ errors
     def where(self, node) -> tuple[str | None, int, int]:

@@ -15,7 +15,7 @@ import re
 
 # what the scan stops at: a comment, a quoted string, a brace, or a thread
 # header at the start of a line (whose body, in C, follows in braces)
-_SCAN = re.compile(r'\(\*|"[^"\n]*"|[{}]|^[ \t]*P\d+\b', re.M)
+_SCAN = re.compile(r'(?P<open>\(\*)|"[^"\n]*"|(?P<brace>\{)|\}|(?P<header>^[ \t]*P\d+\b)', re.M)
 _NEST = re.compile(r"\(\*|\*\)")
 # C's comments and strings inside a thread body (a brace in them is not one)
 _C_SKIP = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:[^"\\\n]|\\.)*"|[{}]', re.S)
@@ -39,6 +39,8 @@ def comment_end(text: str, start: int) -> int:
 def blank_comments(text: str, c_bodies: bool) -> str:
     """`text` with herd's comments blanked. With `c_bodies`, the braces
     after a thread header hold C code and are left as they are."""
+    if "(*" not in text:
+        return text  # nothing to blank (most tests): no scan
     out: list[str] = []
     pos = 0
     header = False  # a thread header was read: its body's brace is next
@@ -47,18 +49,16 @@ def blank_comments(text: str, c_bodies: bool) -> str:
         if m is None:
             out.append(text[pos:])
             return "".join(out)
-        tok = m.group()
-        if tok == "(*":
+        if m.lastgroup == "open":
             end = comment_end(text, m.start())
             out += [text[pos : m.start()], _blank(text[m.start() : end])]
             pos = end
-        elif c_bodies and tok == "{" and header:
+        elif c_bodies and m.lastgroup == "brace" and header:
             end = _body_end(text, m.end())
             out.append(text[pos:end])
             pos, header = end, False
         else:
-            if tok.lstrip().startswith("P") and tok.lstrip()[1:].isdigit():
-                header = True
+            header = header or m.lastgroup == "header"
             out.append(text[pos : m.end()])
             pos = m.end()
 
