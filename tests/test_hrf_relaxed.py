@@ -168,6 +168,9 @@ def test_no_dependency_cycle_forbids_thin_air_load_buffering(model):
     # the default); the same through a control dependency.
     assert hrf.check(_lb("r0", "r1"), model).condition_holds is False
     assert hrf.check(_lb("1", "r1", guard=True), model).condition_holds is False
+    # and through an address dependency: P0 stores 1 to y + (r0 & 0), whose
+    # address depends on r0 (Fig. 9 III(2) names address dependencies too)
+    assert hrf.check(_lb("1", "r1").replace("(y, 1,", "(y + (r0 & 0), 1,"), model).condition_holds is False
     # Without dependencies load buffering stays allowed: the stores write 1
     # whatever is read, and no axiom of Fig. 9 orders a load before a po-later
     # store of another location.
@@ -178,3 +181,4 @@ def test_no_dependency_cycle_forbids_thin_air_load_buffering(model):
 def test_models_without_the_rule_keep_thin_air(model):
     # [BDW16] has no dependency rule: the same test is allowed there.
     assert hrf.check(_lb("r0", "r1"), model).condition_holds is True
+    assert hrf.check(_lb("1", "r1").replace("(y, 1,", "(y + (r0 & 0), 1,"), model).condition_holds is True

@@ -292,7 +292,7 @@ class Result(Drawable):
         else:
             lines.append("Ok" if self.condition_holds else "No")
         lines.append("Witnesses")
-        lines.append(f"Positive: {self.observation[1]} Negative: {self.observation[2]}")
+        lines.append(self._witnesses())
         for f in self.flags:
             lines.append(f"Flag {f['kind']}")
         if self.flags:
@@ -312,6 +312,15 @@ class Result(Drawable):
         lines.append(f"Time {self.name} {self.time:.3f}")
         return "\n".join(lines) + "\n"
 
+    def _witnesses(self) -> str:
+        """herd's `Positive: P Negative: N`: executions that satisfy the
+        condition as written and that do not. For `~exists p` that is `~p`:
+        the Observation line's counts (of `p`) swapped, as herd prints them."""
+        pos, neg = self.observation[1], self.observation[2]
+        if self.quantifier == "~exists":
+            pos, neg = neg, pos
+        return f"Positive: {pos} Negative: {neg}"
+
     def to_herd_log(self) -> str:
         """This result as a test block of a herd log, in the subset herd's
         companion tools (mcompare7, msum7) read: Test, States with memory
@@ -328,7 +337,7 @@ class Result(Drawable):
         for st in self.states:
             lines.append(" ".join(f"{k if ':' in k else f'[{k}]'}={v};" for k, v in st[0].items()))
         lines.append({True: "Ok", False: "No", None: "??"}[self.condition_holds])
-        lines += ["Witnesses", f"Positive: {self.observation[1]} Negative: {self.observation[2]}"]
+        lines += ["Witnesses", self._witnesses()]
         lines += [f"Flag {f['kind']}" for f in self.flags]
         lines.append(f"Condition {self.condition}")
         if self.observation[0] is not None:  # herd's tools read it as a verdict: none where none was established
@@ -452,7 +461,7 @@ def _build_result(raw: str, comp: Compiled, model: Model, lazy: Limits | None = 
     quant = test.condition.quantifier if test.condition else "forall"
     cond_text = comp.condition_text()
     if "error" in data:
-        err = CoreError(f"{test.path or test.name}: {data['error']}", data.get("kind", "internal"))
+        err = CoreError(f"{test.path or test.name}: {comp.source_lines(data['error'])}", data.get("kind", "internal"))
         return Result.failed(
             test.name, model.name, err, path=test.path, condition=cond_text, quantifier=quant, _compiled=comp
         )

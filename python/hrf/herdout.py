@@ -30,6 +30,10 @@ class HerdVerdict:
     observation: str | None = None
     flags: list = field(default_factory=list)  # herd7: `Flag NAME` lines
     undef: bool = False  # herd7 prints `Undef` instead of Ok/No when a flag is raised
+    # the Observation line's counts: executions where the proposition holds,
+    # and where not. herd's `Positive: P Negative: N` count the condition as
+    # a whole, so for `~exists p` (Forbidden) they count `~p`: swapped.
+    observed: tuple[int, int] | None = None
 
     @property
     def racy(self) -> bool | None:
@@ -48,8 +52,8 @@ class HerdVerdict:
             return None
         if self.kind == "Allowed":
             return self.positive > 0
-        if self.kind == "Forbidden":
-            return self.positive == 0
+        # Required (forall p) and Forbidden (~exists p, counted as ~p): no
+        # execution against the condition
         return self.negative == 0
 
 
@@ -108,7 +112,10 @@ def read_herd_output(path) -> dict[str, HerdVerdict]:
             elif l.startswith("Condition "):
                 v.condition = l[len("Condition ") :]
             elif l.startswith("Observation "):
-                v.observation = l.split()[2]
+                words = l.split()
+                v.observation = words[2]
+                if len(words) >= 5 and words[3].isdigit() and words[4].isdigit():
+                    v.observed = (int(words[3]), int(words[4]))
                 i += 1
                 break
             i += 1

@@ -127,6 +127,13 @@ class EventTemplate(_EventTemplate, total=False):
     unseq: list[tuple[int, int]]
 
 
+class At(TypedDict):
+    """A computed address: element `off` of the `len` locations from `loc`."""
+
+    off: Expr
+    len: int
+
+
 class _Load(TypedDict):
     op: Literal["load"]
     loc: int
@@ -135,13 +142,18 @@ class _Load(TypedDict):
 
 class Load(_Load, total=False):
     dst: int | None
+    at: At | None
 
 
-class Store(TypedDict):
+class _Store(TypedDict):
     op: Literal["store"]
     loc: int
     val: Expr
     ev: int
+
+
+class Store(_Store, total=False):
+    at: At | None
 
 
 class FailStore(TypedDict):
@@ -163,6 +175,7 @@ class Rmw(_Rmw, total=False):
     expected: Expr | None
     ev_fail: int | None
     fail_store: FailStore | None
+    at: At | None
 
 
 class Fence(TypedDict):
@@ -212,6 +225,7 @@ class AnyInstr(_Op, total=False):
     ev_w: int
     ev_fail: int | None
     fail_store: FailStore | None
+    at: At | None
     cond: Expr
     target: int
 
@@ -458,6 +472,7 @@ class ExecutionOut(TypedDict):
     outcome: list[int]
     data: list[tuple[int, int]]
     ctrl: list[tuple[int, int]]
+    addr: list[tuple[int, int]]
     # the model's witness orders as found for this execution: events, first to last
     orders: list[tuple[str, list[int]]]
 
@@ -571,6 +586,7 @@ MIRRORS: dict[str | tuple[str, str], Any] = {
     "Thread": Thread,
     "EventTemplate": EventTemplate,
     "FailStore": FailStore,
+    "At": At,
     **{
         ("Instr", t): c
         for t, c in [

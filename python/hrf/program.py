@@ -116,6 +116,26 @@ class Compiled:
             self._condition = format_condition(cond) if cond else "forall (true)"
         return self._condition
 
+    def source_lines(self, message: str) -> str:
+        """A message of the core's with each `thread P (instruction N)` it
+        names given as the line of the test that instruction comes from."""
+        import re
+
+        names = [t["name"] for t in self.ir["threads"]]
+
+        def line(m):
+            if m.group(1) not in names:
+                return m.group()
+            code = self.ir["threads"][names.index(m.group(1))]["code"]
+            pc = int(m.group(2))
+            ins: Any = code[pc] if pc < len(code) else {}
+            ev = ins.get("ev", ins.get("ev_r"))
+            if ev is None or not self.templates[ev].line:
+                return m.group()
+            return f"thread {m.group(1)} (line {self.templates[ev].line})"
+
+        return re.sub(r"thread (\w+) \(instruction (\d+)\)", line, message)
+
     def json(self) -> str:
         if self._json is None:
             self._json = json.dumps(self.ir, separators=(",", ":"))
@@ -220,7 +240,18 @@ class _ThreadCompiler:
         return self.reg(f"%t{self.ntemp}")
 
     def loc(self, name: str) -> int:
-        return self.p.loc_index[name]
+        return self.p.loc_index[self.p.first_cell.get(name, name)]
+
+    def address(self, op, ins: dict) -> str:
+        """Add an access's computed address to its instruction (`at`: the
+        offset and the length of the array it indexes, 1 for a location);
+        its text for the event template."""
+        if op.offset is None:
+            return op.loc
+        from .litmus.printer import format_address
+
+        ins["at"] = {"off": self.expr(op.offset), "len": self.p.array_size.get(op.loc, 1)}
+        return format_address(op)
 
     def emit(self, ins):
         self.code.append(ins)
@@ -296,10 +327,8 @@ class _ThreadCompiler:
         if isinstance(e, A.UnOp):
             a = self.expr(e.operand)
             return _not(a) if e.op == "!" else {"k": "neg", "a": a}
-        if isinstance(e, A.DerefExpr):
-            raise UnsupportedFeature(
-                "loads from computed addresses (*(e)) are not supported yet", self.p.test.path, e.line
-            )
+        if isinstance(e, A.DerefExpr):  # the C readers resolve these (litmus/addresses.py)
+            raise UnsupportedFeature("an unresolved computed address *(e)", self.p.test.path, e.line)
         if isinstance(e, A.StoreExpr):
             # `(*x = e)`: the store's value is the expression's value
             v = self.expr(e.value)
@@ -333,7 +362,9 @@ class _ThreadCompiler:
         return _r(t)
 
     def load(self, e: A.Load, dst):
-        text = f"*{e.loc}" if not e.atomic else f"load({e.loc}, {e.order}, {e.scope or DEFAULT_SCOPE})"
+        ins: dict = {"op": "load", "dst": dst, "loc": self.loc(e.loc)}
+        where = self.address(e, ins)
+        text = f"*{where}" if not e.atomic else f"load({where}, {e.order}, {e.scope or DEFAULT_SCOPE})"
         if e.cache:
             text = f"ld.{e.cache} [{e.loc}]"
         ev = self.template(
@@ -348,10 +379,13 @@ class _ThreadCompiler:
             loc=e.loc,
             extra=[f"cache_{e.cache}"] if e.cache else (),
         )
-        self.emit({"op": "load", "dst": dst, "loc": self.loc(e.loc), "ev": ev})
+        ins["ev"] = ev
+        self.emit(ins)
 
     def rmw(self, e: A.Rmw, dst):
-        text = f"{e.op}({e.loc}, {e.order}, {e.scope or DEFAULT_SCOPE})"
+        at: dict = {}
+        where = self.address(e, at)
+        text = f"{e.op}({where}, {e.order}, {e.scope or DEFAULT_SCOPE})"
         common = dict(scope=e.scope, remote=e.remote, loc=e.loc)
         ev_r = self.template("R", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
         ev_w = self.template("W", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
@@ -362,6 +396,7 @@ class _ThreadCompiler:
             "rmw": e.op.replace("_", ""),
             "ev_r": ev_r,
             "ev_w": ev_w,
+            **at,
         }
         if e.op == "cas_old":  # PTX atom.cas: compare with a value, return the old one
             ins["expected"] = self.expr(e.expected_value)
@@ -421,8 +456,10 @@ class _ThreadCompiler:
                 v = self.expr(s.expr)
                 self.emit({"op": "assign", "dst": self.reg(s.reg), "val": v})
         elif isinstance(s, A.Store):
-            v = self.expr(s.value)
-            text = f"*{s.loc} = .." if not s.atomic else f"store({s.loc}, {s.order}, {s.scope or DEFAULT_SCOPE})"
+            ins: dict = {"op": "store", "loc": self.loc(s.loc)}
+            where = self.address(s, ins)
+            ins["val"] = self.expr(s.value)
+            text = f"*{where} = .." if not s.atomic else f"store({where}, {s.order}, {s.scope or DEFAULT_SCOPE})"
             if s.cache:
                 text = f"st.{s.cache} [{s.loc}]"
             ev = self.template(
@@ -437,7 +474,8 @@ class _ThreadCompiler:
                 loc=s.loc,
                 extra=[f"cache_{s.cache}"] if s.cache else (),
             )
-            self.emit({"op": "store", "loc": self.loc(s.loc), "val": v, "ev": ev})
+            ins["ev"] = ev
+            self.emit(ins)
         elif isinstance(s, A.ExprStmt):
             if isinstance(s.expr, A.Load):
                 self.load(s.expr, None)
@@ -543,7 +581,15 @@ class _ProgramCompiler:
         self.cas_writeback = cas_writeback
         self.max_instructions = MAX_INSTRUCTIONS
         self.scopes = _Scopes(test)
-        self.locations = test.all_locations()
+        # An array is its elements, `y[0]` .. `y[n-1]`, in a row; its name
+        # stands for its first element (C: `y` is `&y[0]`).
+        arrays = {i.loc: i for i in test.init if i.size is not None}
+        self.array_size = {name: i.size for name, i in arrays.items()}
+        self.first_cell = {name: f"{name}[0]" for name in arrays}
+        self.array_of = {cell: name for name, i in arrays.items() for cell, _ in i.cells()}
+        self.locations = [
+            c for l in test.all_locations() for c in ([c for c, _ in arrays[l].cells()] if l in arrays else [l])
+        ]
         self.loc_index = {l: i for i, l in enumerate(self.locations)}
         self.templates: list[Template] = []
         self.barrier_ids: dict = {}
@@ -553,6 +599,8 @@ class _ProgramCompiler:
         """Region and declared atomicity of a location (herd's `G`/`L` and
         `atomicloc`/`nonatomicloc`: from the type of the parameter that
         declares it; a location no parameter declares is neither)."""
+        if loc in self.array_of:  # an array's element: the array's tags
+            return self.location_tags(self.array_of[loc])
         if loc not in self._loc_tags:
             region = self.test.region_of(loc)
             tags = [region] if region else []
@@ -595,7 +643,16 @@ class _ProgramCompiler:
         cond_vars: list[A.RegVar | A.LocVar] = []
         if test.condition is not None:
             cond_vars = list(_prop_vars(test.condition.prop))
-        obs: list[A.RegVar | A.LocVar] | None = list(dict.fromkeys(list(cond_vars) + list(test.locations)))
+        # An array's name in the condition is its first element.
+        cond_vars = [
+            A.LocVar(self.first_cell[v.loc]) if isinstance(v, A.LocVar) and v.loc in self.first_cell else v
+            for v in cond_vars
+        ]
+        named = [
+            A.LocVar(self.first_cell[v.loc]) if isinstance(v, A.LocVar) and v.loc in self.first_cell else v
+            for v in test.locations
+        ]
+        obs: list[A.RegVar | A.LocVar] | None = list(dict.fromkeys(list(cond_vars) + named))
         if test.condition is None and not test.locations:
             obs = None
         for v in obs or []:
@@ -631,14 +688,17 @@ class _ProgramCompiler:
                 observed_ir.append({"kind": "loc", "loc": self.loc_index[v.loc]})
             names.append(str(v))
         threads_ir = [tc.finish() for tc in tcs]
-        init = {i.loc: i for i in test.init}
+        init: dict = {c: v for i in test.init for c, v in i.cells()}
         locs_ir: list[ir_types.Location] = []
         for l in self.locations:
             tags = list(self.location_tags(l))
-            value = init[l].value if l in init else 0
+            value = init.get(l, 0)
             assert isinstance(value, int), "a location holding an address is refused before compiling"
             locs_ir.append({"name": l, "init": value, "tags": tags})
         index = {str(v): i for i, v in enumerate(obs)}
+        for name, cell in self.first_cell.items():
+            if cell in index:
+                index[name] = index[cell]
         cond: ir_types.Cond = (
             prop_ir(test.condition.prop, index, path=test.path) if test.condition is not None else {"k": "true"}
         )

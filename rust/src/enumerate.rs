@@ -36,9 +36,10 @@ pub struct ExecutionOut {
     pub raised: Vec<(String, String, Vec<usize>)>,
     /// Its outcome: the values of the test's observed registers and locations.
     pub outcome: Vec<i64>,
-    /// Data and control dependencies (read -> dependent event).
+    /// Data, control and address dependencies (read -> dependent event).
     pub data: Vec<(usize, usize)>,
     pub ctrl: Vec<(usize, usize)>,
+    pub addr: Vec<(usize, usize)>,
     /// The model's witness orders as found for this execution: each one's
     /// events, first to last (empty for a candidate judged without them).
     pub orders: Vec<(String, Vec<usize>)>,
@@ -431,6 +432,7 @@ fn candidates<'b>(
         part,
         dynm: start,
         regs,
+        fault: paths.iter().find_map(|p| p.fault.clone()),
         steps: 0,
         unspent: 0,
     };
@@ -479,6 +481,8 @@ struct Search<'a, 'b, 'c> {
     part: Partial,
     dynm: Dynamic,
     regs: Vec<Vec<i64>>,
+    /// Why a path of the combination stopped short (`Path::fault`).
+    fault: Option<String>,
     /// Partial choices tried: the budget is asked every `CHECK_EVERY`.
     steps: u64,
     /// Pruned partial candidates not yet counted against max_candidates.
@@ -676,6 +680,10 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             }
         }
         self.part.consistent += 1;
+        if let Some(why) = &self.fault {
+            // a consistent execution reaches an access out of bounds: no verdict
+            return Err(Error::Unsupported(why.clone()));
+        }
         // The flag checks this execution fails, with their witness events.
         let mut raised: Vec<(usize, Vec<usize>)> = Vec::new();
         for (ci, c) in checks.iter().enumerate() {
@@ -809,6 +817,7 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             outcome: Vec::new(),
             data: es.data.pairs(),
             ctrl: es.ctrl.pairs(),
+            addr: es.addr.pairs(),
             orders,
         }
     }

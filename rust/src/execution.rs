@@ -3,7 +3,7 @@
 
 use crate::error::Error;
 use crate::limits::Budget;
-use crate::program::{Instr, Kind, Program};
+use crate::program::{At, Instr, Kind, Program};
 use crate::relation::{bits, EventSet, Relation};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -22,6 +22,8 @@ pub struct PathEvent {
     /// depends on: its value (data) and whether it happens at all (ctrl).
     pub data: u64,
     pub ctrl: u64,
+    /// The reads its computed address depends on (addr).
+    pub addr: u64,
     /// A read whose value nothing uses (`Program::value_free_loads`): it
     /// may read any write of its location, and `value` means nothing.
     pub any_value: bool,
@@ -32,6 +34,11 @@ pub struct PathEvent {
 pub struct Path {
     pub events: Vec<PathEvent>,
     pub regs: Vec<i64>,
+    /// The path stopped at an access whose computed address is outside the
+    /// locations it may reach (C: undefined behaviour): why. An execution
+    /// made with it that the model finds consistent is an error, not an
+    /// outcome (`enumerate::check`).
+    pub fault: Option<String>,
 }
 
 /// The value each location may hold: an over-approximation computed as a
@@ -42,6 +49,33 @@ pub struct PathsOfThread {
     pub paths: Vec<Path>,
     /// Paths that reached the loop-unrolling bound (a `Cut`), dropped.
     pub cut: usize,
+}
+
+/// The location an access at `loc` with computed address `at` reaches on
+/// registers `regs` (and the reads it depends on), or why it reaches none.
+fn resolve(
+    prog: &Program,
+    t: usize,
+    pc: usize,
+    loc: usize,
+    at: &Option<At>,
+    regs: &[i64],
+    taint: &[u64],
+) -> Result<Result<(usize, u64), String>, Error> {
+    let Some(a) = at else { return Ok(Ok((loc, 0))) };
+    let off = a.off.eval(regs)?;
+    if off >= 0 && (off as u64) < a.len as u64 {
+        return Ok(Ok((loc + off as usize, a.off.deps(taint))));
+    }
+    let name = &prog.locations[loc].name;
+    let base = name.strip_suffix("[0]").unwrap_or(name);
+    Ok(Err(format!(
+        "thread {} (instruction {pc}) reaches {base} + {off}, outside {base} ({} location{}): \
+         an access out of bounds has no meaning",
+        prog.threads[t].name,
+        a.len,
+        if a.len == 1 { "" } else { "s" }
+    )))
 }
 
 /// Every path of thread `t` when each read may return any value of its
@@ -72,12 +106,15 @@ pub fn thread_paths(
     };
     let th = &prog.threads[t];
     let mut out = PathsOfThread { paths: Vec::new(), cut: 0 };
-    // Explicit DFS stack of (pc, regs, events, register taints, control taint).
-    type State = (usize, Vec<i64>, Vec<PathEvent>, Vec<u64>, u64);
-    let mut stack: Vec<State> = vec![(0, vec![0; th.nregs], Vec::new(), vec![0; th.nregs], 0)];
+    // Explicit DFS stack of (pc, regs, events, register taints, control
+    // taint, the path's first access out of bounds).
+    type State = (usize, Vec<i64>, Vec<PathEvent>, Vec<u64>, u64, Option<String>);
+    let mut stack: Vec<State> = vec![(0, vec![0; th.nregs], Vec::new(), vec![0; th.nregs], 0, None)];
     let bit = |i: usize| if i < 64 { 1u64 << i } else { 0 };
     let mut steps: u64 = 0;
-    while let Some((mut pc, mut regs, mut evs, mut taint, mut ctl)) = stack.pop() {
+    // What a load out of bounds may return: any value any location may hold.
+    let any: Vec<i64> = dom.iter().flatten().copied().collect::<BTreeSet<i64>>().into_iter().collect();
+    while let Some((mut pc, mut regs, mut evs, mut taint, mut ctl, mut fault)) = stack.pop() {
         steps += 1;
         if steps.is_multiple_of(1024) && budget.check() {
             return Err(Error::limit(
@@ -87,7 +124,7 @@ pub fn thread_paths(
         }
         loop {
             if pc >= th.code.len() {
-                out.paths.push(Path { events: evs, regs });
+                out.paths.push(Path { events: evs, regs, fault });
                 if out.paths.len() + out.cut > max_paths {
                     return Err(Error::limit(
                         "paths",
@@ -96,12 +133,41 @@ pub fn thread_paths(
                 }
                 break;
             }
+            // An access to a computed address outside its array: the path
+            // records it and goes on without the access (a load or RMW may
+            // return any value), so that every execution that reaches it,
+            // whatever the rest of the thread does, is found.
+            let outside = match &th.code[pc] {
+                Instr::Load { loc, at: at @ Some(_), dst, .. } | Instr::Rmw { loc, at: at @ Some(_), dst, .. } => {
+                    resolve(prog, t, pc, *loc, at, &regs, &taint)?.err().map(|why| (why, *dst))
+                }
+                Instr::Store { loc, at: at @ Some(_), .. } => {
+                    resolve(prog, t, pc, *loc, at, &regs, &taint)?.err().map(|why| (why, None))
+                }
+                _ => None,
+            };
+            if let Some((why, dst)) = outside {
+                let fault = fault.take().or(Some(why));
+                match dst {
+                    Some(d) => {
+                        for &v in &any {
+                            let (mut r2, mut t2) = (regs.clone(), taint.clone());
+                            r2[d] = v;
+                            t2[d] = 0;
+                            stack.push((pc + 1, r2, evs.clone(), t2, ctl, fault.clone()));
+                        }
+                    }
+                    None => stack.push((pc + 1, regs, evs, taint, ctl, fault)),
+                }
+                break;
+            }
             match &th.code[pc] {
-                Instr::Load { dst, loc, ev } => {
+                Instr::Load { dst, loc, ev, at } => {
+                    let (loc, addr) = resolve(prog, t, pc, *loc, at, &regs, &taint)?.unwrap_or((*loc, 0));
                     let any_value =
-                        value_free.get(pc).copied().unwrap_or(false) && !private.get(*loc).copied().unwrap_or(false);
+                        value_free.get(pc).copied().unwrap_or(false) && !private.get(loc).copied().unwrap_or(false);
                     // A value-free load: one path (its value, 0, is never read).
-                    let vals = if any_value { vec![0] } else { values(*loc, &evs) };
+                    let vals = if any_value { vec![0] } else { values(loc, &evs) };
                     for (k, &v) in vals.iter().enumerate() {
                         let last = k + 1 == vals.len();
                         let mut r2 = if last { std::mem::take(&mut regs) } else { regs.clone() };
@@ -114,20 +180,23 @@ pub fn thread_paths(
                         }
                         e2.push(PathEvent {
                             kind: Kind::R,
-                            loc: Some(*loc),
+                            loc: Some(loc),
                             value: v,
                             template: *ev,
                             pc,
                             rmw_with_prev: false,
                             data: 0,
                             ctrl: ctl,
+                            addr,
                             any_value,
                         });
-                        stack.push((pc + 1, r2, e2, t2, ctl));
+                        stack.push((pc + 1, r2, e2, t2, ctl, fault.clone()));
                     }
                     break;
                 }
-                Instr::Rmw { dst, loc, rmw, val, expected, ev_r, ev_w, ev_fail, fail_store } => {
+                Instr::Rmw { dst, loc, rmw, val, expected, ev_r, ev_w, ev_fail, fail_store, at } => {
+                    let (loc, addr) = resolve(prog, t, pc, *loc, at, &regs, &taint)?.unwrap_or((*loc, 0));
+                    let loc = &loc;
                     let operand = val.eval(&regs)?;
                     let operand_deps = val.deps(&taint) | expected.as_ref().map_or(0, |e| e.deps(&taint));
                     let exp = match expected {
@@ -156,6 +225,7 @@ pub fn thread_paths(
                                     rmw_with_prev: false,
                                     data: 0,
                                     ctrl: ctl,
+                                    addr,
                                     any_value: false,
                                 });
                                 e2.push(PathEvent {
@@ -167,6 +237,7 @@ pub fn thread_paths(
                                     rmw_with_prev: true,
                                     data: operand_deps,
                                     ctrl: ctl,
+                                    addr,
                                     any_value: false,
                                 });
                             }
@@ -181,6 +252,7 @@ pub fn thread_paths(
                                     rmw_with_prev: false,
                                     data: 0,
                                     ctrl: ctl,
+                                    addr,
                                     any_value: false,
                                 });
                                 if let Some(fs) = fail_store {
@@ -193,16 +265,19 @@ pub fn thread_paths(
                                         rmw_with_prev: false,
                                         data: me,
                                         ctrl: ctl,
+                                        addr: 0,
                                         any_value: false,
                                     });
                                 }
                             }
                         }
-                        stack.push((pc + 1, r2, e2, t2, ctl));
+                        stack.push((pc + 1, r2, e2, t2, ctl, fault.clone()));
                     }
                     break;
                 }
-                Instr::Store { loc, val, ev } => {
+                Instr::Store { loc, val, ev, at } => {
+                    let (loc, addr) = resolve(prog, t, pc, *loc, at, &regs, &taint)?.unwrap_or((*loc, 0));
+                    let loc = &loc;
                     let v = val.eval(&regs)?;
                     let data = val.deps(&taint);
                     evs.push(PathEvent {
@@ -214,6 +289,7 @@ pub fn thread_paths(
                         rmw_with_prev: false,
                         data,
                         ctrl: ctl,
+                        addr,
                         any_value: false,
                     });
                     pc += 1;
@@ -228,6 +304,7 @@ pub fn thread_paths(
                         rmw_with_prev: false,
                         data: 0,
                         ctrl: ctl,
+                        addr: 0,
                         any_value: false,
                     });
                     pc += 1;
@@ -367,10 +444,11 @@ pub struct EventStructure {
     pub rmw: Relation,
     pub loc: Relation,
     pub int: Relation,
-    /// Dependencies: reads to the events whose value (data) or existence
-    /// (ctrl) they determine; addresses are static, so addr is empty.
+    /// Dependencies: reads to the events whose value (data), existence
+    /// (ctrl) or location (addr: a computed address) they determine.
     pub data: Relation,
     pub ctrl: Relation,
+    pub addr: Relation,
     pub init: EventSet,
     pub reads: EventSet,
     pub writes: EventSet,
@@ -412,6 +490,7 @@ impl EventStructure {
             && self.int == o.int
             && self.data == o.data
             && self.ctrl == o.ctrl
+            && self.addr == o.addr
             && self.events.iter().zip(&o.events).all(|(a, b)| {
                 a.id == b.id && a.thread == b.thread && a.kind == b.kind && a.loc == b.loc && a.template == b.template
             })
@@ -445,6 +524,7 @@ impl EventStructure {
         let mut int = Relation::empty(n);
         let mut data = Relation::empty(n);
         let mut ctrl = Relation::empty(n);
+        let mut addr = Relation::empty(n);
         let mut any_value: EventSet = 0;
         for (t, p) in paths.iter().enumerate() {
             let start = events.len();
@@ -458,6 +538,9 @@ impl EventStructure {
                 }
                 for i in bits(e.ctrl) {
                     ctrl.add(start + i, id);
+                }
+                for i in bits(e.addr) {
+                    addr.add(start + i, id);
                 }
                 if e.kind == Kind::W {
                     writes_of[e.loc.unwrap()].push(id);
@@ -528,6 +611,7 @@ impl EventStructure {
             int,
             data,
             ctrl,
+            addr,
             init,
             reads,
             writes,

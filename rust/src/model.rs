@@ -647,6 +647,7 @@ impl<'a> Evaluator<'a> {
                 "rmw" => out.copy_from_slice(&es.rmw.rows),
                 "data" => out.copy_from_slice(&es.data.rows),
                 "ctrl" => out.copy_from_slice(&es.ctrl.rows),
+                "addr" => out.copy_from_slice(&es.addr.rows),
                 "loc" => out.copy_from_slice(&es.loc.rows),
                 "int" => out.copy_from_slice(&es.int.rows),
                 "ext" => {

@@ -118,11 +118,15 @@ pub enum Instr {
         dst: Option<usize>,
         loc: usize,
         ev: usize,
+        #[serde(default)]
+        at: Option<At>,
     },
     Store {
         loc: usize,
         val: Expr,
         ev: usize,
+        #[serde(default)]
+        at: Option<At>,
     },
     /// Read-modify-write: a read and, unless a compare-exchange fails, a
     /// write linked to it by `rmw`. `dst` gets the old value, or for `cas`
@@ -142,6 +146,8 @@ pub enum Instr {
         ev_fail: Option<usize>,
         #[serde(default)]
         fail_store: Option<FailStore>,
+        #[serde(default)]
+        at: Option<At>,
     },
     Fence {
         ev: usize,
@@ -160,6 +166,23 @@ pub enum Instr {
     },
     /// A path that reaches this was cut by the loop-unrolling bound.
     Cut,
+}
+
+/// A computed address (`y + r0` in C): the access is to location
+/// `loc + off`, `off` evaluated on the path's registers, which must name
+/// one of the `len` locations from `loc` (an array's elements; 1 for a
+/// single location). The locations are those an access may reach.
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct At {
+    pub off: Expr,
+    pub len: usize,
+}
+
+/// The locations an access at `loc` may reach: `loc` itself, or with a
+/// computed address every one of its array.
+pub fn reach(loc: usize, at: &Option<At>) -> std::ops::Range<usize> {
+    loc..loc + at.as_ref().map_or(1, |a| a.len)
 }
 
 #[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
@@ -345,12 +368,14 @@ impl Program {
         for t in &self.threads {
             for i in &t.code {
                 match i {
-                    Instr::Store { loc, val, .. }
-                    | Instr::Rmw { loc, rmw: RmwOp::Exch | RmwOp::Cas | RmwOp::CasOld, val, .. }
+                    Instr::Store { loc, val, at, .. }
+                    | Instr::Rmw { loc, rmw: RmwOp::Exch | RmwOp::Cas | RmwOp::CasOld, val, at, .. }
                         if val.is_const() =>
                     {
                         if let Ok(v) = val.eval(&[]) {
-                            out[*loc].insert(v);
+                            for l in reach(*loc, at) {
+                                out[l].insert(v);
+                            }
                         }
                     }
                     _ => {}
@@ -377,12 +402,16 @@ impl Program {
                     None => access[loc] = Some((ti, vec![ev])),
                 };
                 match i {
-                    Instr::Load { loc, ev, .. } | Instr::Store { loc, ev, .. } => touch(*loc, *ev),
-                    Instr::Rmw { loc, ev_r, ev_w, ev_fail, fail_store, .. } => {
-                        touch(*loc, *ev_r);
-                        touch(*loc, *ev_w);
-                        if let Some(e) = ev_fail {
-                            touch(*loc, *e);
+                    Instr::Load { loc, ev, at, .. } | Instr::Store { loc, ev, at, .. } => {
+                        reach(*loc, at).for_each(|l| touch(l, *ev))
+                    }
+                    Instr::Rmw { loc, ev_r, ev_w, ev_fail, fail_store, at, .. } => {
+                        for l in reach(*loc, at) {
+                            touch(l, *ev_r);
+                            touch(l, *ev_w);
+                            if let Some(e) = ev_fail {
+                                touch(l, *e);
+                            }
                         }
                         if let Some(fs) = fail_store {
                             touch(fs.loc, fs.ev);
@@ -423,6 +452,12 @@ impl Program {
                 }
                 Instr::Load { .. } | Instr::Fence { .. } | Instr::Jump { .. } | Instr::Cut => {}
             }
+            // a computed address uses the registers of its offset
+            if let Instr::Load { at: Some(a), .. } | Instr::Store { at: Some(a), .. } | Instr::Rmw { at: Some(a), .. } =
+                i
+            {
+                a.off.mark_regs(&mut used);
+            }
         }
         for o in &self.observed {
             if let Observed::Reg { thread, reg } = o {
@@ -450,7 +485,7 @@ impl Program {
         for t in &self.threads {
             for i in &t.code {
                 match i {
-                    Instr::Store { loc, val, .. } if !val.is_const() => out[*loc] = true,
+                    Instr::Store { loc, val, at, .. } if !val.is_const() => reach(*loc, at).for_each(|l| out[l] = true),
                     Instr::Rmw { fail_store: Some(fs), .. } => out[fs.loc] = true,
                     _ => {}
                 }
@@ -479,8 +514,16 @@ impl Program {
                         Err(Error::invalid(format!("thread {ti}, pc {pc}: jump target {target} is not forward")))
                     }
                 };
+                if let Instr::Load { loc, at: Some(a), .. }
+                | Instr::Store { loc, at: Some(a), .. }
+                | Instr::Rmw { loc, at: Some(a), .. } = ins
+                {
+                    if a.len == 0 || loc.checked_add(a.len).is_none_or(|end| end > nl) {
+                        return Err(Error::invalid(format!("thread {ti}, pc {pc}: bad computed address")));
+                    }
+                }
                 match ins {
-                    Instr::Load { dst, loc, ev } => {
+                    Instr::Load { dst, loc, ev, .. } => {
                         if *loc >= nl || *ev >= nt {
                             return Err(Error::invalid(format!("thread {ti}, pc {pc}: bad load")));
                         }

@@ -111,6 +111,12 @@ def fields_of(n) -> tuple[str, ...]:
     return names
 
 
+def with_fields(n, **changes):
+    """A copy of node `n` with some fields changed (`dataclasses.replace`
+    for nodes)."""
+    return type(n)(**{f: changes.get(f, getattr(n, f)) for f in fields_of(n)})
+
+
 # ---------------------------------------------------------------- expressions
 @node
 class Const:
@@ -150,6 +156,7 @@ class Load:
     remote: bool = False
     line: int = 0
     cache: str | None = None  # PTX cache operator: cg, ca, volatile, ...
+    offset: Expr | None = None  # a computed address: element `offset` from `loc` (`y+r0`)
 
 
 @node
@@ -170,11 +177,19 @@ class Rmw:
     fail_order: str | None = None
     line: int = 0
     expected_value: Expr | None = None
+    offset: Expr | None = None  # a computed address, as for Load
+
+
+# The location of an access whose address is an expression, as a reader
+# gives it (`offset` then holds the whole address, `y+r0`); `resolve_addresses`
+# splits it into a location and an offset once the test's locations are known.
+COMPUTED = "*"
 
 
 @node
 class DerefExpr:
-    """`*(e)`: a load from a computed address (C tests' fake dependencies)."""
+    """`*(e)`: a load from a computed address, as a reader gives it;
+    `resolve_addresses` makes it a Load with an offset."""
 
     addr: Expr
     line: int = 0
@@ -217,6 +232,7 @@ class Store:
     remote: bool = False
     line: int = 0
     cache: str | None = None  # PTX cache operator
+    offset: Expr | None = None  # a computed address, as for Load
 
 
 @node
@@ -315,6 +331,16 @@ class Init:
     value: int | str = 0  # a str is another location's address (C tests)
     alloc: str | None = None  # allocation class for observability (docs/readings.md)
     line: int = 0
+    size: int | None = None  # an array `int y[size] = {elements}`: its elements are `y[0]`, `y[1]`, ...
+    elements: tuple[int, ...] = ()  # an array's initial values (the rest are 0)
+
+    def cells(self) -> list[tuple[str, int]]:
+        """The locations the item declares, with their initial values: the
+        location itself, or an array's elements `y[0]` .. `y[size-1]`."""
+        if self.size is None:
+            return [(self.loc, self.value if isinstance(self.value, int) else 0)]
+        vals = list(self.elements) + [0] * (self.size - len(self.elements))
+        return [(f"{self.loc}[{k}]", v) for k, v in enumerate(vals)]
 
 
 @node
@@ -446,6 +472,10 @@ def walk_expr(e):
         yield from walk_expr(e.right)
     elif isinstance(e, (UnOp, Rmw)):
         yield from walk_expr(e.operand)
+        if isinstance(e, Rmw) and e.offset is not None:
+            yield from walk_expr(e.offset)
+    elif isinstance(e, Load) and e.offset is not None:
+        yield from walk_expr(e.offset)
     elif isinstance(e, DerefExpr):
         yield from walk_expr(e.addr)
     elif isinstance(e, StoreExpr):
@@ -456,7 +486,7 @@ def exprs_of(s):
     if isinstance(s, Assign) and s.expr is not None:
         return [s.expr]
     if isinstance(s, Store):
-        return [s.value]
+        return [s.value] if s.offset is None else [s.offset, s.value]
     if isinstance(s, ExprStmt):
         return [s.expr]
     if isinstance(s, (If, While)):

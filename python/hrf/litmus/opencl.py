@@ -12,8 +12,11 @@ the two are chosen between and their items assembled into a test.
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..errors import LitmusSyntaxError
 from . import ast as A
+from .addresses import resolve_addresses
 from .comments import blank_comments
 from .toolkit import READER, apply_scope_tree
 
@@ -89,4 +92,8 @@ def assemble(items: list, path: str | None, text: str, lines: list[str]) -> A.Te
         if ini.loc in seen:
             raise LitmusSyntaxError(f"location {ini.loc} is initialised twice", path, ini.line)
         seen.add(ini.loc)
-    return A.Test(header[1], header[2], threads, inits, reg_inits, cond, locs, path=path)
+    test = A.Test(header[1], header[2], threads, inits, reg_inits, cond, locs, path=path)
+    resolved = resolve_addresses(threads, test, text)
+    if resolved is not None:
+        test = dataclasses.replace(test, threads=resolved)
+    return test

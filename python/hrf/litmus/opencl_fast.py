@@ -25,6 +25,7 @@ from .toolkit import (
     call,
     int_literal,
     make_and,
+    make_array_init,
     make_expr_stmt,
     make_header,
     make_labelled,
@@ -237,6 +238,8 @@ class Reader:
             item = A.Init(loc, value, alloc=alloc, line=line)
         elif t0[0] == "name" and t1[0] == "name":  # int x = 0; unsigned int x;
             words = [self.name(), self.name()]
+            if self.peek()[0] == "[" and len(words) == 2:  # atomic_int y[2] = {0, 0};
+                return self._optional_semi(self.array_init(words[1], t0))
             if self.peek()[0] == "name":
                 words.append(self.name())
             if self.accept(";"):
@@ -246,6 +249,20 @@ class Reader:
         else:
             raise GiveUp
         return self._optional_semi(item)
+
+    def array_init(self, name: str, t0) -> A.Init:
+        self.expect("[")
+        size = int_literal(self.expect("int")[1])
+        self.expect("]")
+        elements: list = []
+        if self.accept("="):
+            self.expect("{")
+            if not self.accept("}"):
+                elements.append(self.signed())
+                while self.accept(","):
+                    elements.append(self.signed())
+                self.expect("}")
+        return make_array_init(name, size, elements, Where(t0[2], t0[3]))
 
     def _optional_semi(self, item):
         self.accept(";")
@@ -282,6 +299,11 @@ class Reader:
         words = [self.name()]
         while self.peek()[0] == "name":
             words.append(self.name())
+        if self.peek()[0] == "[" and len(words) > 1:  # atomic_int y[] : a pointer to its first element
+            self.next()
+            self.accept("int")
+            self.expect("]")
+            return make_param(words[:-1], words[-1])
         self.expect("*")
         return make_param(words, self.name())
 
@@ -342,6 +364,12 @@ class Reader:
             if nxt == ":":
                 self.i += 2
                 return make_labelled(text, self.stmt())
+        elif kind == "*" and self.peek(1)[0] == "(":
+            e = self.unary()
+            if self.accept("="):  # *(x + r0) = v;
+                assert isinstance(e, A.DerefExpr)
+                return self._semi(A.Store(A.COMPUTED, self.value(), atomic=False, line=line, offset=e.addr))
+            raise GiveUp  # an expression statement starting `*(...)`: rare, the LALR reader reads it
         elif kind == "*" and self.peek(1)[0] == "name" and self.peek(2)[0] == "=":
             self.i += 1
             loc = self.name()
@@ -466,6 +494,11 @@ class Reader:
             self.expect("]")
             return A.LocVar(loc)
         loc = self.name()
+        if self.peek()[0] == "[":  # y[1]: an array's element
+            self.next()
+            k = int_literal(self.expect("int")[1])
+            self.expect("]")
+            return A.LocVar(f"{loc}[{k}]")
         if self.peek()[0] == "*" and self.peek(1)[0] in ("=", "==", "!="):
             self.next()
             return A.PointeeVar(loc)

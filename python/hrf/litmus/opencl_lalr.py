@@ -25,6 +25,7 @@ from .toolkit import (
     int_literal,
     lkmm,
     make_and,
+    make_array_init,
     make_expr_stmt,
     make_header,
     make_labelled,
@@ -162,6 +163,9 @@ class ToAst(Transformer):
     def store(self, meta, c):
         return A.Store(str(c[1]), value(c[2], meta), atomic=False, line=meta_line(meta))
 
+    def store_at(self, meta, c):
+        return A.Store(A.COMPUTED, value(c[2], meta), atomic=False, line=meta_line(meta), offset=value(c[1], meta))
+
     def expr_stmt(self, meta, c):
         return make_expr_stmt(c[0], Where(meta_line(meta), getattr(meta, "column", 0)))
 
@@ -266,12 +270,12 @@ class ToAst(Transformer):
         )
 
     def init_array(self, meta, c):
-        raise Unsupported(f"arrays are not supported ({c[0]} {c[1]}[{c[2]}])", meta.line, meta.column)
+        return make_array_init(str(c[1]), int_literal(c[2]), [x for x in c[3:] if x is not None], meta)
 
     def array_param(self, meta, c):
-        raise Unsupported(
-            f"arrays are not supported (parameter {c[-2] if len(c) > 2 else c[-1]}[...])", meta.line, meta.column
-        )
+        # `atomic_int y[]` or `atomic_int y[2]`: a pointer to the array's first element
+        words = [str(w) for w in c if isinstance(w, Token) and w.type == "NAME"]
+        return make_param(words[:-1], words[-1])
 
     def ptr_ptr_param(self, meta, c):
         words = [str(w) for w in c[:-3]]
@@ -310,6 +314,9 @@ class ToAst(Transformer):
 
     def locvar(self, meta, c):
         return A.LocVar(str(c[0]))
+
+    def elemvar(self, meta, c):
+        return A.LocVar(f"{c[0]}[{int_literal(c[1])}]")
 
     def locations_clause(self, meta, c):
         return ("locations", tuple(c))

@@ -79,9 +79,9 @@ def format_expr(e, prec=0) -> str:
         return f"({s})" if p < prec else s
     if isinstance(e, A.Load):
         if not e.atomic:
-            return f"*{e.loc}"
+            return f"*{e.loc}" if e.offset is None else f"*({format_address(e)})"
         rem = "_remote" if e.remote else ""
-        return f"atomic_load_explicit{rem}({e.loc}, {_ORDER[e.order or 'sc']}{_scope_args(e.scope)})"
+        return f"atomic_load_explicit{rem}({format_address(e)}, {_ORDER[e.order or 'sc']}{_scope_args(e.scope)})"
     if isinstance(e, A.DerefExpr):
         return f"*({format_expr(e.addr)})"
     if isinstance(e, A.StoreExpr):
@@ -90,12 +90,19 @@ def format_expr(e, prec=0) -> str:
         rem = "_remote" if e.remote else ""
         if e.op == "cas":
             return (
-                f"atomic_compare_exchange_strong_explicit{rem}({e.loc}, {e.expected}, {format_expr(e.operand)}, "
+                f"atomic_compare_exchange_strong_explicit{rem}({format_address(e)}, {e.expected}, {format_expr(e.operand)}, "
                 f"{_ORDER[e.order]}, {_ORDER[e.fail_order or e.order]}{_scope_args(e.scope)})"
             )
         fn = "atomic_exchange_explicit" if e.op == "exch" else f"atomic_fetch_{e.op}_explicit"
-        return f"{fn}{rem}({e.loc}, {format_expr(e.operand)}, {_ORDER[e.order]}{_scope_args(e.scope)})"
+        return f"{fn}{rem}({format_address(e)}, {format_expr(e.operand)}, {_ORDER[e.order]}{_scope_args(e.scope)})"
     raise TypeError(e)
+
+
+def format_address(op) -> str:
+    """An access's address: its location, or `y + offset`."""
+    if op.offset is None:
+        return op.loc
+    return format_expr(A.BinOp("+", A.Reg(op.loc), op.offset))
 
 
 def _flags(flags) -> str:
@@ -114,11 +121,12 @@ def format_stmts(stmts, indent) -> list[str]:
                 out.append(f"{pad}{decl}{s.reg} = {format_expr(s.expr)};")
         elif isinstance(s, A.Store):
             if not s.atomic:
-                out.append(f"{pad}*{s.loc} = {format_expr(s.value)};")
+                where = s.loc if s.offset is None else f"({format_address(s)})"
+                out.append(f"{pad}*{where} = {format_expr(s.value)};")
             else:
                 rem = "_remote" if s.remote else ""
                 out.append(
-                    f"{pad}atomic_store_explicit{rem}({s.loc}, {format_expr(s.value)}, "
+                    f"{pad}atomic_store_explicit{rem}({format_address(s)}, {format_expr(s.value)}, "
                     f"{_ORDER[s.order or 'sc']}{_scope_args(s.scope)});"
                 )
         elif isinstance(s, A.ExprStmt):
@@ -172,6 +180,9 @@ def litmus_identity(t: A.Test) -> tuple[str, int]:
 def to_litmus(t: A.Test) -> str:
     lines = [f"{'C' if t.arch == 'C' else 'OPENCL'} {t.name}", "", "{"]
     for i in t.init:
+        if i.size is not None:
+            lines.append(f"  int {i.loc}[{i.size}] = {{{', '.join(str(v) for v in i.elements)}}};")
+            continue
         alloc = f" @{i.alloc}" if i.alloc else ""
         lines.append(f"  [{i.loc}]={i.value}{alloc};")
     for ri in t.reg_init:

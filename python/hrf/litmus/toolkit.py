@@ -122,6 +122,19 @@ def value(e, meta):
     return e
 
 
+def _location(a, meta) -> tuple:
+    """(location, offset) of an access's address argument: a name, or an
+    expression (`y+r0`), which `addresses.resolve_addresses` splits once the
+    test's locations are known: (COMPUTED, the whole address) until then."""
+    if isinstance(a, A.Reg):
+        return a.name, None
+    if isinstance(a, tuple) and a[0] == "addr":
+        return a[1], None
+    if isinstance(a, (A.BinOp, A.UnOp)):
+        return A.COMPUTED, value(a, meta)
+    raise ParseFailure("expected a location", meta.line, meta.column)
+
+
 def _name_arg(a, what, meta) -> str:
     if isinstance(a, A.Reg):
         return a.name
@@ -183,7 +196,7 @@ def call(name, args, meta):
             raise lkmm(name, meta.line, meta.column)
         raise ParseFailure(f"unknown function {name!r}", meta.line, meta.column)
     op, explicit, remote = m.group("op"), bool(m.group("explicit")), bool(m.group("remote"))
-    loc = _name_arg(args[0], "a location", meta) if args else None
+    loc, offset = _location(args[0], meta) if args else (None, None)
     if op == "store":
         if explicit:
             _arity(name, args, 3, 4, meta)
@@ -197,6 +210,7 @@ def call(name, args, meta):
             scope=_scope(args[3], meta) if len(args) > 3 else None,
             remote=remote,
             line=line,
+            offset=offset,
         )
     if op == "load":
         if explicit:
@@ -210,6 +224,7 @@ def call(name, args, meta):
             scope=_scope(args[2], meta) if len(args) > 2 else None,
             remote=remote,
             line=line,
+            offset=offset,
         )
     if op.startswith("compare_exchange"):
         if explicit:
@@ -226,6 +241,7 @@ def call(name, args, meta):
             expected=_name_arg(args[1], "the location of the expected value", meta),
             fail_order=_order(args[4], meta) if explicit else "sc",
             line=line,
+            offset=offset,
         )
     kind = "exch" if op == "exchange" else op[len("fetch_") :]
     if explicit:
@@ -240,7 +256,28 @@ def call(name, args, meta):
         scope=_scope(args[3], meta) if len(args) > 3 else None,
         remote=remote,
         line=line,
+        offset=offset,
     )
+
+
+def make_array_init(name: str, size: int, elements: list, meta) -> A.Init:
+    """`int y[size] = {v0, v1, ...};`: an array of `size` locations."""
+    if size < 1:
+        raise ParseFailure(f"array {name} has {size} elements: an array has at least one", meta.line, meta.column)
+    if size > MAX_ARRAY:
+        raise ParseFailure(
+            f"array {name} has {size:,} elements, more than hrf takes ({MAX_ARRAY})", meta.line, meta.column
+        )
+    if len(elements) > size:
+        raise ParseFailure(
+            f"array {name} has {size} elements but {len(elements)} initial values", meta.line, meta.column
+        )
+    return A.Init(name, 0, line=meta_line(meta), size=size, elements=tuple(elements))
+
+
+# Elements of an array past which a test is refused (each is a location,
+# and an execution holds at most 64 events, init writes included).
+MAX_ARRAY = 32
 
 
 def apply_scope_tree(threads, forest, path, text):

@@ -115,7 +115,7 @@ def validate(test: A.Test, text: str) -> A.Test:
     # on it); hrf does too, and every result says so (Result.notes), since a
     # file cut short after a thread looks the same.
     accessed = {loc for t in test.threads for loc, _ in _accesses(t.body)}
-    known_locs = init_locs | every_param | accessed
+    known_locs = init_locs | every_param | accessed | {c for i in test.init if i.size for c, _ in i.cells()}
     every_reg = set().union(*(_defined(test, i, t) for i, t in enumerate(test.threads)))
     atoms = A.prop_atoms(test.condition.prop) if test.condition is not None else ()
     variables = [a.var for a in atoms] + list(test.locations)
