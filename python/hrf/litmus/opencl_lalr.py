@@ -379,6 +379,11 @@ def read_items(src: str, path, lines: list[str]) -> list:
         if isinstance(orig, RecursionError):
             raise orig from None
         if isinstance(orig, Unsupported):
+            lk = LKMM.search(src)
+            if lk is not None:
+                # an LKMM test: refused for what it is, before any construct of it
+                line = src[: lk.start()].count("\n") + 1
+                raise UnsupportedFeature(lkmm(lk.group(1)).msg, path, line) from None
             raise UnsupportedFeature(orig.msg, path, orig.line) from None
         if isinstance(orig, ParseFailure):
             excerpt = lines[orig.line - 1] if orig.line and 0 < orig.line <= len(lines) else None
