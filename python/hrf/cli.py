@@ -707,7 +707,7 @@ def main(argv=None) -> int:
             "--cycle",
             default=None,
             help="one cycle instead of the family: diy's edges ('Rfe PodRR Fre PodWW'; also FencedWR, "
-            "FenceRel/Acq/AR/ScdXY, DpDatadW, DpCtrldR/W) or a name (MP, SB, LB, 2+2W, R, S, WRC, RWC, WRW+2W, "
+            "FenceRel/Acq/AR/ScdXY, DpDatadW, DpCtrldR/W, DpAddrdR/W) or a name (MP, SB, LB, 2+2W, R, S, WRC, RWC, WRW+2W, "
             "IRIW, ISA2)",
         )
         p.add_argument(

@@ -49,7 +49,7 @@ class Edge:
     external: bool
     same_loc: bool
     fence: str | None = None  # the fence's order (hrf's names)
-    dep: str | None = None  # "data" or "ctrl"
+    dep: str | None = None  # "data", "ctrl" or "addr"
 
 
 # The edges a family is built from unless others are asked for.
@@ -72,17 +72,12 @@ def edge(name: str) -> Edge:
     if m is None:
         raise InvalidArgument(
             f"unknown edge {name!r}; hrf generates Rfe, Fre, Coe (Wse), PodXY, FencedXY, "
-            f"Fence{{{','.join(FENCES)}}}dXY, DpDatadW, DpCtrldR, DpCtrldW (X, Y: R or W)"
+            f"Fence{{{','.join(FENCES)}}}dXY, DpDatadW, DpCtrldR, DpCtrldW, DpAddrdR, DpAddrdW (X, Y: R or W)"
         )
     head, order, dep, x, y = m.groups()
     if dep is not None:
         if y is not None:
             raise InvalidArgument(f"edge {name!r}: a dependency edge names its target only (Dp{dep}d{x})")
-        if dep == "Addr":
-            raise InvalidArgument(
-                f"edge {name!r} is not generated: an address dependency needs a computed address (*(x + r - r)), "
-                "which hrf does not compile"
-            )
         if dep == "Data" and x == "R":
             raise InvalidArgument(f"edge {name!r}: a data dependency ends in a write (DpDatadW)")
         return Edge(name, "R", x, False, False, dep=dep.lower())
@@ -424,6 +419,14 @@ def make_test(
         )
         for l in sorted({x.loc for x in accesses})
     )
+
+    def offset(into, regs):
+        """x + (r ^ r): the location x, at an address that depends on the read's register (diy's DpAddr)."""
+        if into is None or into.dep != "addr":
+            return None
+        r = A.Reg(f"r{regs - 1}")
+        return A.BinOp("^", r, r)
+
     for t in range(nthreads):
         body: list = []
         guard_stack: list = []
@@ -446,11 +449,12 @@ def make_test(
                     # v + (r ^ r): the value v, and a dependency on the read's register
                     r = A.Reg(f"r{regs - 1}")
                     value = A.BinOp("+", value, A.BinOp("^", r, r))
-                st = A.Store(a.loc, value, ann.atomic, ann.order, ann.scope, ann.remote)
+                st = A.Store(a.loc, value, ann.atomic, ann.order, ann.scope, ann.remote, offset=offset(into, regs))
             else:
                 reg = f"r{regs}"
+                off = offset(into, regs)
                 regs += 1
-                ld = A.Load(a.loc, ann.atomic, ann.order, ann.scope, ann.remote)
+                ld = A.Load(a.loc, ann.atomic, ann.order, ann.scope, ann.remote, offset=off)
                 st = A.Assign(reg, ld, True)
                 conds.append(A.PAtom(A.RegVar(t, reg), expect[i]))
             body.append(st)

@@ -55,6 +55,11 @@ def compile_scheme(
             ev = ins["ev"] if op != "rmw" else ins["ev_r"]
             tpl = comp.templates[ev]
             where = (t.path, tpl.line)
+            if ins.get("at") is not None:  # the machine's instructions name their location
+                raise UnsupportedFeature(
+                    f"the GPU machine has no computed addresses ({tpl.text}): scheme {sch.name} cannot compile it",
+                    *where,
+                )
             scope, remote, sc = _classify(ir["templates"][ev]["tags"])
             if op == "load":
                 dst = ins.get("dst")
