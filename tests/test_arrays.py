@@ -191,3 +191,50 @@ def test_bad_arrays_are_refused_where_they_are_declared(init, match):
 def test_an_array_parameter_is_a_pointer_to_its_first_element():
     text = IMM_E35.replace("P1 (atomic_int* x, atomic_int* y)", "P1 (atomic_int* x, atomic_int y[])")
     assert hrf.parse(text) == hrf.parse(IMM_E35)
+
+
+# Message passing through a pointer (the shape of herd's MP_relcon_addr+REAL,
+# acquire for consume): p points to y (-1) until P0 makes it point to x,
+# written before. By hand: P1 reads p = y, then y = -1; or p = x, then (the
+# acquire reading P0's release) x = 1: never x = 0.
+MP_POINTER = """C MP_pointer
+{ y = -1; p = y; }
+P0 (_Atomic (int *) *p, int* x) {
+  *x = 1;
+  atomic_store_explicit(p, x, memory_order_release);
+}
+P1 (_Atomic (int *) *p) {
+  int *r0 = atomic_load_explicit(p, memory_order_acquire);
+  int r1 = *r0;
+}
+~exists (1:r0=x /\\ 1:r1=0)
+"""
+
+
+def test_locations_and_registers_hold_addresses_shown_by_name():
+    r = hrf.check(MP_POINTER, "c11")
+    assert r.condition_holds is True and not r.racy
+    assert sorted(r.outcomes, key=str) == [{"1:r0": "x", "1:r1": 1}, {"1:r0": "y", "1:r1": -1}]
+    assert "1:r0=x; 1:r1=1;" in r.to_herd()
+    # relaxed: nothing orders P0's *x = 1 before P1's read of x through r0
+    relaxed = hrf.check(MP_POINTER.replace("memory_order_acquire", "memory_order_relaxed"), "c11")
+    assert relaxed.condition_holds is False and relaxed.racy
+    # the pointer's value in the final state, as herd's `locations [p*;]` shows it
+    shown = hrf.check(MP_POINTER.replace("~exists", "locations [p*;]\n~exists"), "c11")
+    assert {o["p"] for o in shown.outcomes} == {"x"}
+
+
+def test_dereferencing_what_is_no_address_is_refused():
+    # p starts at 0, no location's address: P1 reads it in some execution
+    text = MP_POINTER.replace("{ y = -1; p = y; }", "{ y = -1; p = 0; }")
+    with pytest.raises(hrf.HrfError, match=r"thread P1 \(line 9\) dereferences a value that is no location's address"):
+        hrf.check(text, "c11")
+    # guarded, as herd's MP_relcon_addr_real does (if (r0 != 0)): decided
+    guarded = text.replace("int r1 = *r0;", "int r1 = -1;\n  if (r0 != 0) { r1 = *r0; }")
+    assert hrf.check(guarded, "c11").condition_holds is True
+
+
+def test_a_number_where_addresses_are_kept_is_refused():
+    text = MP_POINTER.replace("{ y = -1;", f"{{ y = {1 << 40};")
+    with pytest.raises(hrf.UnsupportedFeature, match="a value hrf keeps for the address of y"):
+        hrf.check(text, "c11")

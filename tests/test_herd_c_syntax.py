@@ -79,7 +79,6 @@ def test_comments_after_the_threads():
     [
         (BASE.replace("atomic_store_explicit(x, 1, memory_order_relaxed);", "WRITE_ONCE(*x, 1);"), "WRITE_ONCE"),
         (BASE.replace("{ [x]=0; [y]=0; }", "{ atomic_t x = ATOMIC_INIT(0); [y]=0; }"), "atomic_t"),
-        (BASE.replace("{ [x]=0; [y]=0; }", "{ [x]=0; int *y = &x; }").replace("COND", "exists (x=0)"), "pointers"),
         (BASE.replace("COND", "regions: x:PROP\nexists (0:r0=0)"), "regions"),
     ],
 )

@@ -488,6 +488,8 @@ def _build_result(raw: str, comp: Compiled, model: Model, lazy: Limits | None = 
         r.notes.append(NO_CONDITION)
     obs, outs = comp.observed, out["outcomes"]
     r.outcomes = [dict(zip(obs, o["values"], strict=False)) for o in outs]
+    if comp.addresses:  # a value that is a location's address shows as its name (herd: `1:r0=x`)
+        r.outcomes = [{k: comp.addresses.get(v, v) for k, v in o.items()} for o in r.outcomes]
     r.states = [
         (v, o["count"], o["positive"], o["flagged"], o["witness"]) for v, o in zip(r.outcomes, outs, strict=True)
     ]

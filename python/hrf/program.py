@@ -73,6 +73,12 @@ def _nested_too_deeply(test, line, what):
     )
 
 
+# A location's address, as a value (a pointer held in a register or a
+# location): ADDRESS_BASE plus its index, far from the small numbers tests
+# compute with (a test that names a number in that range is refused).
+ADDRESS_BASE = 1 << 40
+
+
 # Instructions of a compiled thread past which a test (typically a large
 # unroll bound) is refused with LimitExceeded("size"), before memory goes on it.
 MAX_INSTRUCTIONS = 200_000  # OpenCL: atomics without a scope argument are device-scoped
@@ -105,6 +111,10 @@ class Compiled:
     observed: list  # names as herd prints them: "1:r0", "x"
     locations: list
     unroll: int
+    # Address values and the locations they are the addresses of, where the
+    # test holds addresses in registers or locations (`int *r0`, `p = y`);
+    # empty otherwise. Outcomes show such values by name, as herd does.
+    addresses: dict = field(default_factory=dict)
     _json: str | None = field(default=None, repr=False)
     _condition: str | None = field(default=None, repr=False)
 
@@ -226,6 +236,10 @@ class _ThreadCompiler:
         self.unseq: list = []
         self.noperators = 0
         self.depth = 0  # of the expression being compiled
+        # the names the thread uses as registers: a location's name elsewhere is its address
+        self.defined = {s.reg for s in A.walk_stmts(thread.body) if isinstance(s, A.Assign)} | {
+            ri.reg for ri in prog.test.reg_init if ri.thread == tidx
+        }
 
     def label(self, name: str) -> _Label:
         return self.labels.setdefault(name, _Label())
@@ -242,10 +256,21 @@ class _ThreadCompiler:
     def loc(self, name: str) -> int:
         return self.p.loc_index[self.p.first_cell.get(name, name)]
 
+    def through_pointer(self, op) -> bool:
+        """Is the access `*r` through a register holding an address?"""
+        return op.loc not in self.p.address_of and op.loc in self.defined
+
     def address(self, op, ins: dict) -> str:
         """Add an access's computed address to its instruction (`at`: the
-        offset and the length of the array it indexes, 1 for a location);
-        its text for the event template."""
+        offset and the length of the array it indexes, 1 for a location;
+        through a pointer register, its value less the first location's
+        address, over every location); its text for the event template."""
+        if self.through_pointer(op):
+            self.p.addresses_used = True
+            ins["loc"] = 0
+            off = {"k": "bin", "o": "-", "a": _r(self.reg(op.loc)), "b": _c(ADDRESS_BASE)}
+            ins["at"] = {"off": off, "len": len(self.p.locations)}
+            return f"*{op.loc}"
         if op.offset is None:
             return op.loc
         from .litmus.printer import format_address
@@ -315,6 +340,8 @@ class _ThreadCompiler:
         if isinstance(e, A.Const):
             return _c(e.value)
         if isinstance(e, A.Reg):
+            if e.name not in self.defined and e.name in self.p.address_of:
+                return _c(self.p.address(e.name))  # `x` as a value: x's address (C)
             return _r(self.reg(e.name))
         if isinstance(e, A.Load):
             d = self.temp()
@@ -362,7 +389,7 @@ class _ThreadCompiler:
         return _r(t)
 
     def load(self, e: A.Load, dst):
-        ins: dict = {"op": "load", "dst": dst, "loc": self.loc(e.loc)}
+        ins: dict = {"op": "load", "dst": dst, "loc": 0 if self.through_pointer(e) else self.loc(e.loc)}
         where = self.address(e, ins)
         text = f"*{where}" if not e.atomic else f"load({where}, {e.order}, {e.scope or DEFAULT_SCOPE})"
         if e.cache:
@@ -376,7 +403,7 @@ class _ThreadCompiler:
             scope=e.scope,
             atomic=e.atomic,
             remote=e.remote,
-            loc=e.loc,
+            loc=None if self.through_pointer(e) else e.loc,
             extra=[f"cache_{e.cache}"] if e.cache else (),
         )
         ins["ev"] = ev
@@ -386,13 +413,13 @@ class _ThreadCompiler:
         at: dict = {}
         where = self.address(e, at)
         text = f"{e.op}({where}, {e.order}, {e.scope or DEFAULT_SCOPE})"
-        common = dict(scope=e.scope, remote=e.remote, loc=e.loc)
+        common = dict(scope=e.scope, remote=e.remote, loc=None if self.through_pointer(e) else e.loc)
         ev_r = self.template("R", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
         ev_w = self.template("W", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
         ins = {
             "op": "rmw",
             "dst": dst,
-            "loc": self.loc(e.loc),
+            "loc": 0 if self.through_pointer(e) else self.loc(e.loc),
             "rmw": e.op.replace("_", ""),
             "ev_r": ev_r,
             "ev_w": ev_w,
@@ -456,7 +483,7 @@ class _ThreadCompiler:
                 v = self.expr(s.expr)
                 self.emit({"op": "assign", "dst": self.reg(s.reg), "val": v})
         elif isinstance(s, A.Store):
-            ins: dict = {"op": "store", "loc": self.loc(s.loc)}
+            ins: dict = {"op": "store", "loc": 0 if self.through_pointer(s) else self.loc(s.loc)}
             where = self.address(s, ins)
             ins["val"] = self.expr(s.value)
             text = f"*{where} = .." if not s.atomic else f"store({where}, {s.order}, {s.scope or DEFAULT_SCOPE})"
@@ -471,7 +498,7 @@ class _ThreadCompiler:
                 scope=s.scope,
                 atomic=s.atomic,
                 remote=s.remote,
-                loc=s.loc,
+                loc=None if self.through_pointer(s) else s.loc,
                 extra=[f"cache_{s.cache}"] if s.cache else (),
             )
             ins["ev"] = ev
@@ -587,10 +614,26 @@ class _ProgramCompiler:
         self.array_size = {name: i.size for name, i in arrays.items()}
         self.first_cell = {name: f"{name}[0]" for name in arrays}
         self.array_of = {cell: name for name, i in arrays.items() for cell, _ in i.cells()}
+        # `*r0` through a register that holds an address names no location
+        declared = {i.loc for i in test.init} | {p.name for t in test.threads for p in t.params}
+        through = {
+            op.loc
+            for t in test.threads
+            for op in t.ops
+            if isinstance(op, (A.Load, A.Store, A.Rmw))
+            and op.loc not in declared
+            and any(isinstance(s, A.Assign) and s.reg == op.loc for s in A.walk_stmts(t.body))
+        }
         self.locations = [
-            c for l in test.all_locations() for c in ([c for c, _ in arrays[l].cells()] if l in arrays else [l])
+            c
+            for l in test.all_locations()
+            if l not in through
+            for c in ([c for c, _ in arrays[l].cells()] if l in arrays else [l])
         ]
         self.loc_index = {l: i for i, l in enumerate(self.locations)}
+        # the names whose address a value may be: every location, and each array's name
+        self.address_of = set(self.locations) | set(self.first_cell)
+        self.addresses_used = False
         self.templates: list[Template] = []
         self.barrier_ids: dict = {}
         self._loc_tags: dict = {}
@@ -617,40 +660,71 @@ class _ProgramCompiler:
         self.templates.append(t)
         return len(self.templates) - 1
 
-    def _refuse_pointer_values(self):
-        test = self.test
-        why = "locations holding pointers are not supported yet"
-        for i in test.init:
-            if isinstance(i.value, str):
-                raise UnsupportedFeature(f"{why} ({i.loc} = {i.value})", test.path, i.line)
-        for t in test.threads:
-            for p in t.params:
-                if p.points_to_pointer:
-                    raise UnsupportedFeature(f"{why} ({t.name}: {p.ctype} *{p.name})", test.path, t.line)
-        for v in test.locations:
-            if isinstance(v, A.PointeeVar):
-                raise UnsupportedFeature(f"{why} (locations [{v}])", test.path)
-        if test.condition is not None:
-            for a in A.prop_atoms(test.condition.prop):
-                if isinstance(a.value, str):
-                    raise UnsupportedFeature(f"{why} (condition {a.var}={a.value})", test.path)
+    def address(self, name: str) -> int:
+        """The address of a location (of an array: of its first element), as a value."""
+        self.addresses_used = True
+        return ADDRESS_BASE + self.loc_index[self.first_cell.get(name, name)]
+
+    def _address_value(self, value, line=None) -> int:
+        """An initial or compared value: a number, or a location's name (its address)."""
+        if isinstance(value, int):
+            return value
+        if value not in self.address_of:
+            from .errors import LitmusSyntaxError
+
+            raise LitmusSyntaxError(f"{value!r} is not a location: it has no address", self.test.path, line)
+        return self.address(value)
+
+    def _prop(self, p):
+        """The condition with locations' names as addresses and `y*` as y."""
+        if isinstance(p, A.PAtom):
+            var = A.LocVar(p.var.loc) if isinstance(p.var, A.PointeeVar) else p.var
+            return A.PAtom(var, self._address_value(p.value))
+        if isinstance(p, A.PNot):
+            return A.PNot(self._prop(p.prop))
+        if isinstance(p, (A.PAnd, A.POr)):
+            return type(p)(tuple(self._prop(q) for q in p.props))
+        return p
+
+    def _refuse_address_clashes(self) -> None:
+        """A number the test names where hrf keeps addresses would read as one."""
+        top = ADDRESS_BASE + len(self.locations)
+        values = [i.value for i in self.test.init] + [ri.value for ri in self.test.reg_init]
+        values += [
+            e.value
+            for t in self.test.threads
+            for st in A.walk_stmts(t.body)
+            for x in A.exprs_of(st)
+            for e in A.walk_expr(x)
+            if isinstance(e, A.Const)
+        ]
+        if self.test.condition is not None:
+            values += [a.value for a in A.prop_atoms(self.test.condition.prop)]
+        for v in values:
+            if isinstance(v, int) and ADDRESS_BASE <= v < top:
+                raise UnsupportedFeature(
+                    f"the test names {v}, a value hrf keeps for the address of {self.locations[v - ADDRESS_BASE]}",
+                    self.test.path,
+                )
 
     def compile(self) -> Compiled:
         test = self.test
-        self._refuse_pointer_values()
+        prop = self._prop(test.condition.prop) if test.condition is not None else None
         # Observed variables: the condition's and the `locations` clause's;
         # with neither, every register and location.
         cond_vars: list[A.RegVar | A.LocVar] = []
-        if test.condition is not None:
-            cond_vars = list(_prop_vars(test.condition.prop))
+        if prop is not None:
+            cond_vars = list(_prop_vars(prop))
         # An array's name in the condition is its first element.
         cond_vars = [
             A.LocVar(self.first_cell[v.loc]) if isinstance(v, A.LocVar) and v.loc in self.first_cell else v
             for v in cond_vars
         ]
+        # `y*` in a locations clause: y's value, which herd shows as a location's name
+        listed = [A.LocVar(v.loc) if isinstance(v, A.PointeeVar) else v for v in test.locations]
         named = [
             A.LocVar(self.first_cell[v.loc]) if isinstance(v, A.LocVar) and v.loc in self.first_cell else v
-            for v in test.locations
+            for v in listed
         ]
         obs: list[A.RegVar | A.LocVar] | None = list(dict.fromkeys(list(cond_vars) + named))
         if test.condition is None and not test.locations:
@@ -688,20 +762,24 @@ class _ProgramCompiler:
                 observed_ir.append({"kind": "loc", "loc": self.loc_index[v.loc]})
             names.append(str(v))
         threads_ir = [tc.finish() for tc in tcs]
-        init: dict = {c: v for i in test.init for c, v in i.cells()}
+        init: dict = {}
+        for item in test.init:
+            if item.size is not None:
+                init.update(item.cells())
+            else:
+                init[item.loc] = self._address_value(item.value, item.line)  # `p = y`: y's address
         locs_ir: list[ir_types.Location] = []
         for l in self.locations:
-            tags = list(self.location_tags(l))
-            value = init.get(l, 0)
-            assert isinstance(value, int), "a location holding an address is refused before compiling"
-            locs_ir.append({"name": l, "init": value, "tags": tags})
+            locs_ir.append({"name": l, "init": init.get(l, 0), "tags": list(self.location_tags(l))})
         index = {str(v): i for i, v in enumerate(obs)}
         for name, cell in self.first_cell.items():
             if cell in index:
                 index[name] = index[cell]
-        cond: ir_types.Cond = (
-            prop_ir(test.condition.prop, index, path=test.path) if test.condition is not None else {"k": "true"}
-        )
+        cond: ir_types.Cond = prop_ir(prop, index, path=test.path) if prop is not None else {"k": "true"}
+        addresses: dict = {}
+        if self.addresses_used:
+            self._refuse_address_clashes()
+            addresses = {ADDRESS_BASE + k: name for k, name in enumerate(self.locations)}
         ir: ir_types.Program = {
             "name": test.name,
             "locations": locs_ir,
@@ -710,7 +788,7 @@ class _ProgramCompiler:
             "observed": observed_ir,
             "condition": cond,
         }
-        return Compiled(test, ir, self.templates, names, list(self.locations), self.unroll)
+        return Compiled(test, ir, self.templates, names, list(self.locations), self.unroll, addresses)
 
 
 def _prop_vars(p):
@@ -731,7 +809,7 @@ def _prop_ir_node(p, index, depth, path) -> ir_types.Cond:
     if isinstance(p, A.PFalse):
         return {"k": "false"}
     if isinstance(p, A.PAtom):
-        assert isinstance(p.value, int), "a condition on an address is refused before compiling"
+        assert isinstance(p.value, int), "a condition's addresses are numbers before it is compiled"
         return {"k": "eq", "var": index[str(p.var)], "val": p.value}
     if isinstance(p, A.PNot):
         return {"k": "not", "a": prop_ir(p.prop, index, depth + 1, path)}

@@ -67,6 +67,14 @@ fn resolve(
     if off >= 0 && (off as u64) < a.len as u64 {
         return Ok(Ok((loc + off as usize, a.off.deps(taint))));
     }
+    if loc == 0 && a.len == prog.locations.len() && a.len > 1 {
+        // through a pointer: any location may be named, none was
+        return Ok(Err(format!(
+            "thread {} (instruction {pc}) dereferences a value that is no location's address \
+             (offset {off} from the first location): an access there has no meaning",
+            prog.threads[t].name
+        )));
+    }
     let name = &prog.locations[loc].name;
     let base = name.strip_suffix("[0]").unwrap_or(name);
     Ok(Err(format!(

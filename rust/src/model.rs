@@ -618,8 +618,11 @@ impl<'a> Evaluator<'a> {
                 let mut s = es.builtin_tag(name);
                 let (tt, lt) = m.tag_tables[i].as_ref().unwrap();
                 for e in &es.events {
+                    // an access has its template's tags and its location's
+                    // (the same for a fixed location; for one through a
+                    // pointer, known only once the path names it)
                     let has = match e.template {
-                        Some(t) => tt[t],
+                        Some(t) => tt[t] || e.loc.is_some_and(|l| lt[l]),
                         None => lt[e.loc.unwrap()],
                     };
                     if has {

@@ -221,14 +221,16 @@ def test_c11_agrees_with_herd7_c11_simp(path):
 
 
 @pytest.mark.parametrize("order", ["memory_order_acquire", "memory_order_relaxed"])
-@pytest.mark.parametrize("name", ["MP_relcon_addr.litmus"])
+@pytest.mark.parametrize("name", ["MP_relcon_addr.litmus", "MP_relcon_addr_real.litmus", "MP_relcon_addr+REAL.litmus"])
 def test_herds_computed_address_tests_with_acquire_or_relaxed_for_consume(name, order):
     # herd's MP_relcon_addr loads through `*(x+(r0 & 2))`, x itself for
-    # r0 in {0, 1}. With consume herd7 (c11_simp.cat) says Never 0 2: x=0
-    # is not read after y=1. With acquire in its place ([BDW16]'s C11 has
-    # no consume) the same by release/acquire synchronisation; with relaxed
-    # the read of x is unsynchronised, races with P0's write and may read 0.
-    # hrf's c11 and hrf running herd7's own c11_simp.cat agree on both.
+    # r0 in {0, 1}; _real and +REAL through the pointer r0 read from y (p),
+    # which P0 sets to x. With consume herd7 (c11_simp.cat) says Never 0 2:
+    # x=0 is not read after the pointer. With acquire in its place
+    # ([BDW16]'s C11 has no consume) the same by release/acquire
+    # synchronisation; with relaxed the read of x is unsynchronised, races
+    # with P0's write and may read 0. hrf's c11 and hrf running herd7's own
+    # c11_simp.cat agree on both, states included.
     text = (REFERENCE / "c11-herd2015" / name).read_text().replace("memory_order_consume", order)
     mine = hrf.check(text, "c11")
     herds = hrf.check(text, hrf.cat.load(str(REFERENCE / "cat" / "herd7" / "c11_simp.cat")))

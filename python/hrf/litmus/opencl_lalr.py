@@ -265,9 +265,9 @@ class ToAst(Transformer):
         raise Unsupported(f"initialiser {c[2]}(...) has no meaning in hrf", meta.line, meta.column)
 
     def init_pointer(self, meta, c):
-        raise Unsupported(
-            f"locations holding pointers are not supported yet ({c[0]} *{c[2]} = ...)", meta.line, meta.column
-        )
+        # `int *y = &x;` or `int *y = x;`: y holds x's address; `int *y = 0;` a number
+        value = c[-1]
+        return A.Init(str(c[2]), str(value) if isinstance(value, Token) else value, line=meta_line(meta))
 
     def init_array(self, meta, c):
         return make_array_init(str(c[1]), int_literal(c[2]), [x for x in c[3:] if x is not None], meta)
