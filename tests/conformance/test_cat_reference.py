@@ -178,8 +178,8 @@ def test_dartagnan_opencl_cat_agrees_with_dartagnan(key):
 def test_herd7_and_dartagnan_rc11_agree():
     # Two peers' RC11 files, each run by hrf: herd7's rc11.cat (through its
     # cos.cat and, by default, cos-no-opt.cat: coherence from generate_cos)
-    # and Dartagnan's rc11.cat give the same verdicts on every C11 test hrf
-    # reads (the three holding pointers are refused under both).
+    # and Dartagnan's rc11.cat give the same verdicts on every C11 test of the
+    # reference (pointers and computed addresses included).
     from hrf.models import get
 
     herd7, dat3m = get(str(CAT / "herd7/rc11.cat")), get(str(CAT / "dat3m/rc11.cat"))
