@@ -1,0 +1,514 @@
+//! Tests of the candidate enumerator (the parent module).
+
+use super::*;
+use crate::model::{CheckKind, ModelIr};
+use crate::relation::{full_set, EventSet};
+use serde_json::json;
+
+/// SC as the Python DSL builds it: acyclic(po|rf|co|fr), rmw atomicity.
+fn sc_model() -> ModelIr {
+    serde_json::from_value(json!({
+        "name": "sc",
+        "nodes": [
+            {"op": "base", "name": "po"}, {"op": "base", "name": "rf"},
+            {"op": "union", "a": 0, "b": 1}, {"op": "base", "name": "co"},
+            {"op": "union", "a": 2, "b": 3}, {"op": "base", "name": "fr"},
+            {"op": "union", "a": 4, "b": 5}, {"op": "base", "name": "rmw"},
+            {"op": "seq", "a": 5, "b": 3}, {"op": "inter", "a": 7, "b": 8}
+        ],
+        "checks": [
+            {"kind": "acyclic", "node": 6, "name": "sc"},
+            {"kind": "empty", "node": 9, "name": "atomicity"}
+        ]
+    }))
+    .unwrap()
+}
+
+fn tmpl(kind: &str) -> serde_json::Value {
+    json!({"kind": kind, "tags": [], "attrs": {}})
+}
+
+/// Store buffering: x=1; r0=y || y=1; r1=x.
+fn sb() -> Program {
+    serde_json::from_value(json!({
+        "name": "SB",
+        "locations": [{"name": "x", "init": 0}, {"name": "y", "init": 0}],
+        "templates": [tmpl("W"), tmpl("R"), tmpl("W"), tmpl("R")],
+        "threads": [
+            {"name": "P0", "nregs": 1, "code": [
+                {"op": "store", "loc": 0, "val": {"k": "c", "v": 1}, "ev": 0},
+                {"op": "load", "dst": 0, "loc": 1, "ev": 1}]},
+            {"name": "P1", "nregs": 1, "code": [
+                {"op": "store", "loc": 1, "val": {"k": "c", "v": 1}, "ev": 2},
+                {"op": "load", "dst": 0, "loc": 0, "ev": 3}]}
+        ],
+        "observed": [{"kind": "reg", "thread": 0, "reg": 0}, {"kind": "reg", "thread": 1, "reg": 0}],
+        "condition": {"k": "and", "args": [{"k": "eq", "var": 0, "val": 0}, {"k": "eq", "var": 1, "val": 0}]}
+    }))
+    .unwrap()
+}
+
+/// Three threads each doing fetch_add(x, 1) and a loop-free branch on it.
+fn incs() -> Program {
+    let th = |name: &str| {
+        json!({"name": name, "nregs": 2, "code": [
+            {"op": "rmw", "dst": 0, "loc": 0, "rmw": "add", "val": {"k": "c", "v": 1}, "ev_r": 0, "ev_w": 1},
+            {"op": "branch", "cond": {"k": "bin", "o": "==", "a": {"k": "r", "r": 0}, "b": {"k": "c", "v": 0}}, "target": 3},
+            {"op": "store", "loc": 1, "val": {"k": "r", "r": 0}, "ev": 2}
+        ]})
+    };
+    serde_json::from_value(json!({
+        "name": "INC3",
+        "locations": [{"name": "x", "init": 0}, {"name": "y", "init": 0}],
+        "templates": [tmpl("R"), tmpl("W"), tmpl("W")],
+        "threads": [th("P0"), th("P1"), th("P2")],
+        "observed": [{"kind": "loc", "loc": 0}, {"kind": "loc", "loc": 1}],
+        "condition": {"k": "eq", "var": 0, "val": 3}
+    }))
+    .unwrap()
+}
+
+fn run(p: &Program, reference: bool) -> CheckOut {
+    let m = Compiled::new(sc_model(), p).unwrap();
+    check(p, &m, &Limits { reference, keep_all: true, ..Limits::default() }).unwrap()
+}
+
+fn summary(o: &CheckOut) -> (Vec<(Vec<i64>, u64)>, u64) {
+    (o.outcomes.iter().map(|x| (x.values.clone(), x.count)).collect(), o.consistent)
+}
+
+#[test]
+fn sb_under_sc() {
+    // By hand: SC forbids r0 = r1 = 0; the other three outcomes remain.
+    let o = run(&sb(), false);
+    let outs: Vec<Vec<i64>> = o.outcomes.iter().map(|x| x.values.clone()).collect();
+    assert_eq!(outs, vec![vec![0, 1], vec![1, 0], vec![1, 1]]);
+    assert_eq!(o.positive, 0);
+    assert!(o.complete);
+}
+
+#[test]
+fn fast_equals_reference() {
+    for p in [sb(), incs()] {
+        let fast = run(&p, false);
+        let slow = run(&p, true);
+        assert_eq!(summary(&fast), summary(&slow), "{}", p.name);
+        assert!(fast.candidates <= slow.candidates);
+    }
+}
+
+/// Two threads store 1 to x, a third reads x twice: each read of 1 may
+/// read either store (two rf choices), a read of 0 the init write only.
+fn two_writers() -> Program {
+    serde_json::from_value(json!({
+        "name": "2W",
+        "locations": [{"name": "x", "init": 0}],
+        "templates": [tmpl("W"), tmpl("W"), tmpl("R"), tmpl("R")],
+        "threads": [
+            {"name": "P0", "nregs": 0, "code": [{"op": "store", "loc": 0, "val": {"k": "c", "v": 1}, "ev": 0}]},
+            {"name": "P1", "nregs": 0, "code": [{"op": "store", "loc": 0, "val": {"k": "c", "v": 1}, "ev": 1}]},
+            {"name": "P2", "nregs": 2, "code": [
+                {"op": "load", "dst": 0, "loc": 0, "ev": 2},
+                {"op": "load", "dst": 1, "loc": 0, "ev": 3}]}
+        ],
+        "observed": [{"kind": "reg", "thread": 2, "reg": 0}, {"kind": "reg", "thread": 2, "reg": 1}],
+        "condition": {"k": "and", "args": [{"k": "eq", "var": 0, "val": 1}, {"k": "eq", "var": 1, "val": 0}]}
+    }))
+    .unwrap()
+}
+
+#[test]
+fn search_order_forced_reads_then_co_then_branching_reads() {
+    let p = two_writers();
+    let paths = all_paths(&p);
+    // P2 reads 0 then 1: the first read has one write to read, the second two.
+    let p2 = paths[2].iter().find(|q| q.regs == [0, 1]).unwrap();
+    let es = EventStructure::build(&p, &[&paths[0][0], &paths[1][0], p2]).unwrap();
+    let rf: Vec<Vec<usize>> = bits(es.reads)
+        .map(|r| es.writes_of[0].iter().copied().filter(|&w| es.events[w].value == es.events[r].value).collect())
+        .collect();
+    assert_eq!(rf.iter().map(Vec::len).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(search_order(&es, &rf), [Step::Rf(0), Step::Co(0), Step::Rf(1)]);
+    // Whatever the order, the same candidates: against the reference.
+    // By hand under SC: (r0, r1) is (0, 0), (0, 1), (1, 1), never
+    // (1, 0); co has 2 orders of the stores, and each read of 1 reads the
+    // store that is co-last at its place in the total order.
+    let (fast, slow) = (run(&p, false), run(&p, true));
+    assert_eq!(summary(&fast), summary(&slow));
+    let outs: Vec<Vec<i64>> = fast.outcomes.iter().map(|x| x.values.clone()).collect();
+    assert_eq!(outs, vec![vec![0, 0], vec![0, 1], vec![1, 1]]);
+    assert_eq!(fast.positive, 0);
+}
+
+/// The value of node `i` computed the plain way, by recursion over the
+/// IR with `Relation`'s methods and nothing cached: the reference for
+/// the evaluator, which keeps every node's value in one buffer.
+fn reference_value(
+    ir: &ModelIr,
+    p: &Program,
+    es: &EventStructure,
+    d: &Dynamic,
+    i: usize,
+    bound: &mut Vec<(String, EventSet)>,
+) -> Result<EventSet, Relation> {
+    use crate::model::Node;
+    let n = es.n;
+    let set = |j: usize, bound: &mut Vec<(String, EventSet)>| reference_value(ir, p, es, d, j, bound).unwrap();
+    let rel = |j: usize, bound: &mut Vec<(String, EventSet)>| reference_value(ir, p, es, d, j, bound).unwrap_err();
+    let events_with = |f: &dyn Fn(&crate::execution::Event) -> bool| {
+        es.events.iter().filter(|e| f(e)).fold(0u64, |s, e| s | 1 << e.id)
+    };
+    let prog_tags = |e: &crate::execution::Event, name: &str, p: &Program| match e.template {
+        // an access: its template's tags and its location's
+        Some(t) => {
+            p.templates[t].tags.iter().any(|x| x == name)
+                || e.loc.is_some_and(|l| p.locations[l].tags.iter().any(|x| x == name))
+        }
+        None => p.locations[e.loc.unwrap()].tags.iter().any(|x| x == name),
+    };
+    // pairs of events with the same value (where they have one)
+    let same = |v: &dyn Fn(&crate::execution::Event) -> Option<i64>| {
+        let pairs: Vec<(usize, usize)> = (0..n)
+            .flat_map(|a| (0..n).map(move |b| (a, b)))
+            .filter(|&(a, b)| v(&es.events[a]).is_some() && v(&es.events[a]) == v(&es.events[b]))
+            .collect();
+        Relation::from_pairs(n, &pairs)
+    };
+    match &ir.nodes[i] {
+        Node::Tag { name } => Ok(es.builtin_tag(name) | events_with(&|e| prog_tags(e, name, p))),
+        Node::AllSet => Ok(full_set(n)),
+        Node::EmptySet => Ok(0),
+        Node::Var { name } => Ok(bound.iter().rev().find(|(v, _)| v == name).unwrap().1),
+        Node::SetUnion { a, b } => Ok(set(*a, bound) | set(*b, bound)),
+        Node::SetInter { a, b } => Ok(set(*a, bound) & set(*b, bound)),
+        Node::SetDiff { a, b } => Ok(set(*a, bound) & !set(*b, bound)),
+        Node::Domain { a } => Ok(rel(*a, bound).domain()),
+        Node::Range { a } => Ok(rel(*a, bound).range()),
+        Node::Base { name } => Err(match name.as_str() {
+            "po" => es.po.clone(),
+            "rf" => d.rf.clone(),
+            "co" => d.co.clone(),
+            "fr" => d.rf.inverse().seq(&d.co),
+            "rmw" => es.rmw.clone(),
+            "loc" => es.loc.clone(),
+            "int" => es.int.clone(),
+            "ext" => {
+                let t = full_set(n) & !es.init;
+                Relation::product(n, t, t).diff(&es.int)
+            }
+            "id" => Relation::identity(n),
+            "universal" => Relation::product(n, full_set(n), full_set(n)),
+            _ => Relation::empty(n),
+        }),
+        Node::SameThreadAttr { name } => Err(same(&|e| e.thread.and_then(|t| p.threads[t].attrs.get(name).copied()))),
+        Node::SameEventAttr { name } => {
+            Err(same(&|e| e.template.and_then(|t| p.templates[t].attrs.get(name).copied())))
+        }
+        Node::Ident { a } => Err(Relation::identity_on(n, set(*a, bound))),
+        Node::Prod { a, b } => Err(Relation::product(n, set(*a, bound), set(*b, bound))),
+        Node::Union { a, b } => Err(rel(*a, bound).union(&rel(*b, bound))),
+        Node::Inter { a, b } => Err(rel(*a, bound).inter(&rel(*b, bound))),
+        Node::Diff { a, b } => Err(rel(*a, bound).diff(&rel(*b, bound))),
+        Node::Seq { a, b } => Err(rel(*a, bound).seq(&rel(*b, bound))),
+        Node::Inv { a } => Err(rel(*a, bound).inverse()),
+        Node::Plus { a } => Err(rel(*a, bound).plus()),
+        Node::Star { a } => Err(rel(*a, bound).star()),
+        Node::Opt { a } => Err(rel(*a, bound).opt()),
+        Node::Foreach { attr, var, body } => {
+            let v = |e: &crate::execution::Event| e.template.and_then(|t| p.templates[t].attrs.get(attr).copied());
+            let mut vals: Vec<i64> = es.events.iter().filter_map(v).collect();
+            vals.sort();
+            vals.dedup();
+            let mut acc = Relation::empty(n);
+            for x in vals {
+                bound.push((var.clone(), events_with(&|e| v(e) == Some(x))));
+                acc = acc.union(&rel(*body, bound));
+                bound.pop();
+            }
+            Err(acc)
+        }
+    }
+}
+
+/// Two threads in two work-groups; events tagged and with a scope
+/// instance attribute, for `reference_value`.
+fn tagged() -> Program {
+    let t = |kind: &str, tags: &[&str], si: i64| json!({"kind": kind, "tags": tags, "attrs": {"sinst": si}});
+    serde_json::from_value(json!({
+        "name": "tagged",
+        "locations": [{"name": "x", "init": 0, "tags": ["global"]}, {"name": "y", "init": 0}],
+        "templates": [t("W", &["A", "rel"], 1), t("R", &["A"], 2), t("W", &[], 1), t("R", &["A", "acq"], 2),
+                      t("W", &["A"], 2)],
+        "threads": [
+            {"name": "P0", "attrs": {"wg": 0}, "nregs": 1, "code": [
+                {"op": "store", "loc": 0, "val": {"k": "c", "v": 1}, "ev": 0},
+                {"op": "load", "dst": 0, "loc": 1, "ev": 1}]},
+            {"name": "P1", "attrs": {"wg": 1}, "nregs": 1, "code": [
+                {"op": "store", "loc": 1, "val": {"k": "c", "v": 1}, "ev": 2},
+                {"op": "load", "dst": 0, "loc": 0, "ev": 3},
+                {"op": "store", "loc": 0, "val": {"k": "c", "v": 2}, "ev": 4}]}
+        ],
+        "observed": [{"kind": "reg", "thread": 0, "reg": 0}, {"kind": "reg", "thread": 1, "reg": 0}],
+        "condition": {"k": "eq", "var": 0, "val": 0}
+    }))
+    .unwrap()
+}
+
+#[test]
+fn evaluator_agrees_with_plain_recursion_on_every_node() {
+    // Every kind of node, nested foreach over two variables, on
+    // arbitrary rf/co (not only candidates), changed one at a time so
+    // that cached values are forgotten as they would be in the search.
+    let ir: ModelIr = serde_json::from_str(
+        r#"{
+            "name": "all-nodes",
+            "nodes": [
+                {"op": "tag", "name": "A"}, {"op": "tag", "name": "W"}, {"op": "tag", "name": "global"},   
+                {"op": "all_set"}, {"op": "empty_set"}, {"op": "set_union", "a": 0, "b": 2},            
+                {"op": "set_inter", "a": 0, "b": 1}, {"op": "set_diff", "a": 3, "b": 1},                 
+                {"op": "base", "name": "po"}, {"op": "base", "name": "rf"}, {"op": "base", "name": "co"}, 
+                {"op": "base", "name": "fr"}, {"op": "base", "name": "ext"}, {"op": "base", "name": "id"}, 
+                {"op": "base", "name": "universal"}, {"op": "base", "name": "loc"},                       
+                {"op": "same_thread_attr", "name": "wg"}, {"op": "same_event_attr", "name": "sinst"},     
+                {"op": "ident", "a": 6}, {"op": "prod", "a": 0, "b": 7},                                  
+                {"op": "union", "a": 9, "b": 10}, {"op": "inter", "a": 20, "b": 15},                     
+                {"op": "diff", "a": 14, "b": 21}, {"op": "seq", "a": 18, "b": 20},                       
+                {"op": "seq", "a": 20, "b": 18}, {"op": "seq", "a": 11, "b": 8},                         
+                {"op": "inv", "a": 25}, {"op": "plus", "a": 20}, {"op": "star", "a": 24},               
+                {"op": "opt", "a": 9}, {"op": "domain", "a": 20}, {"op": "range", "a": 11},              
+                {"op": "var", "name": "S"}, {"op": "var", "name": "T"},                                   
+                {"op": "ident", "a": 32}, {"op": "seq", "a": 34, "b": 20}, {"op": "union", "a": 8, "b": 35}, 
+                {"op": "plus", "a": 36}, {"op": "prod", "a": 32, "b": 33},                                
+                {"op": "inter", "a": 38, "b": 12}, {"op": "foreach", "attr": "sinst", "var": "T", "body": 39}, 
+                {"op": "union", "a": 37, "b": 40}, {"op": "foreach", "attr": "sinst", "var": "S", "body": 41}, 
+                {"op": "ident", "a": 30}, {"op": "ident", "a": 31}, {"op": "seq", "a": 43, "b": 16},      
+                {"op": "seq", "a": 45, "b": 44}, {"op": "union", "a": 42, "b": 46}, {"op": "diff", "a": 47, "b": 17}, 
+                {"op": "ident", "a": 5}, {"op": "ident", "a": 4}, {"op": "union", "a": 49, "b": 50},     
+                {"op": "seq", "a": 26, "b": 27}, {"op": "union", "a": 22, "b": 28}, {"op": "union", "a": 29, "b": 19} 
+            ],
+            "checks": [{"kind": "acyclic", "node": 48, "name": "a"}, {"kind": "irreflexive", "node": 52, "name": "b"},
+                       {"kind": "empty", "node": 53, "name": "c"}, {"kind": "empty", "node": 54, "name": "d"},
+                       {"kind": "empty", "node": 51, "name": "e"}]
+        }"#,
+    )
+    .unwrap();
+    let p = tagged();
+    let m = Compiled::new(ir.clone(), &p).unwrap();
+    let paths = all_paths(&p);
+    let es = EventStructure::build(&p, &[&paths[0][0], &paths[1][0]]).unwrap();
+    let n = es.n;
+    let mut ev = Evaluator::new(&m, &es);
+    let mut d = Dynamic { rf: Relation::empty(n), co: Relation::empty(n), orders: vec![] };
+    let mut x = 12345u64;
+    for round in 0..300 {
+        // change rf or co at random (a pair added or removed)
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let (a, b) = ((x >> 20) as usize % n, (x >> 40) as usize % n);
+        let changed = if x >> 63 == 0 {
+            d.rf.rows[a] ^= 1 << b;
+            READS_RF
+        } else {
+            d.co.rows[a] ^= 1 << b;
+            READS_CO
+        };
+        ev.forget(changed);
+        // evaluate in a different order each round: the checks, or nodes one by one
+        let order: Vec<usize> =
+            if round % 2 == 0 { (0..ir.nodes.len()).rev().collect() } else { (0..ir.nodes.len()).collect() };
+        for i in order {
+            if !ev_free(&ir, i) {
+                continue; // a node under a foreach has no value of its own
+            }
+            let want = reference_value(&ir, &p, &es, &d, i, &mut vec![]);
+            match want {
+                Ok(s) => assert_eq!(ev.set(i, &d), s, "set node {i}, round {round}"),
+                Err(r) => assert_eq!(ev.rel_pairs(i, &d), r.pairs(), "relation node {i}, round {round}"),
+            }
+        }
+        for ci in 0..ir.checks.len() {
+            let node = ir.checks[ci].node;
+            let r = reference_value(&ir, &p, &es, &d, node, &mut vec![]).unwrap_err();
+            let holds = match ir.checks[ci].kind {
+                CheckKind::Acyclic => r.is_acyclic(),
+                CheckKind::Irreflexive => r.is_irreflexive(),
+                CheckKind::Empty => r.is_empty(),
+            };
+            assert_eq!(ev.check(ci, &d).is_ok(), holds, "check {ci}, round {round}");
+        }
+    }
+    // A foreach binding a name again inside its body is refused.
+    let mut bad = ir.clone();
+    bad.nodes[40] = serde_json::from_value(json!({"op": "foreach", "attr": "sinst", "var": "S", "body": 39})).unwrap();
+    bad.nodes[38] = serde_json::from_value(json!({"op": "prod", "a": 32, "b": 32})).unwrap();
+    let err = Compiled::new(bad, &p).err().expect("refused").to_string();
+    assert!(err.contains("binds S again"), "{err}");
+}
+
+/// Does node `i` read no foreach variable it does not bind (is it closed)?
+fn ev_free(ir: &ModelIr, i: usize) -> bool {
+    free_vars(ir, i).is_empty()
+}
+
+fn free_vars(ir: &ModelIr, i: usize) -> Vec<String> {
+    use crate::model::Node;
+    let mut v: Vec<String> = match &ir.nodes[i] {
+        Node::Var { name } => vec![name.clone()],
+        Node::Foreach { var, body, .. } => free_vars(ir, *body).into_iter().filter(|x| x != var).collect(),
+        node => node.operands().flat_map(|k| free_vars(ir, k)).collect(),
+    };
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Every path of every thread of `p` (no private locations, no value-free loads).
+fn all_paths(p: &Program) -> Vec<Vec<Path>> {
+    let budget = Budget::new(None, None);
+    let private = vec![false; p.locations.len()];
+    let dom = value_domains(p, &private, &[], 100, 100, false, &budget).unwrap();
+    (0..p.threads.len()).map(|t| thread_paths(p, t, &dom, &private, &[], 100, &budget).unwrap().paths).collect()
+}
+
+#[test]
+fn shapes_agree_when_only_values_differ() {
+    // P2 of 2W reads (0, 1) on one path and (1, 1) on another: the same
+    // events, relations and templates, other values; INC3's threads
+    // store to y only when their increment read non-zero: other events.
+    let p = two_writers();
+    let paths = all_paths(&p);
+    let with = |regs: &[i64]| {
+        let p2 = paths[2].iter().find(|q| q.regs == regs).unwrap();
+        EventStructure::build(&p, &[&paths[0][0], &paths[1][0], p2]).unwrap()
+    };
+    assert!(with(&[0, 1]).same_shape(&with(&[1, 1])));
+    let q = incs();
+    let paths = all_paths(&q);
+    let stores = |x: &Path| x.events.len();
+    let (short, long) =
+        (paths[0].iter().min_by_key(|x| stores(x)).unwrap(), paths[0].iter().max_by_key(|x| stores(x)).unwrap());
+    assert!(stores(short) < stores(long));
+    let a = EventStructure::build(&q, &[short, &paths[1][0], &paths[2][0]]).unwrap();
+    let b = EventStructure::build(&q, &[long, &paths[1][0], &paths[2][0]]).unwrap();
+    assert!(!a.same_shape(&b));
+    assert!(a.same_shape(&a));
+}
+
+#[test]
+fn value_free_loads_are_one_path() {
+    // SB observing P0's register only: P1's load is value-free.
+    let mut p = sb();
+    p.observed.truncate(1);
+    p.condition = serde_json::from_value(json!({"k": "eq", "var": 0, "val": 0})).unwrap();
+    assert_eq!(p.value_free_loads(0), [false, false]);
+    assert_eq!(p.value_free_loads(1), [false, true]);
+    let (fast, slow) = (run(&p, false), run(&p, true));
+    assert_eq!(summary(&fast), summary(&slow));
+    // By hand under SC: r0 = 0 needs P0's read before P1's store, so
+    // P1's read comes after P0's store and reads 1: one execution;
+    // r0 = 1: P1's read reads x = 0 or 1 as it comes before or after
+    // P0's store, two executions.
+    assert_eq!(summary(&fast), (vec![(vec![0], 1), (vec![1], 2)], 3));
+    assert!(fast.candidates < slow.candidates);
+    // The kept executions show what each read read.
+    for e in &fast.executions {
+        for &(w, r) in &e.rf {
+            assert_eq!(e.events[w].value, e.events[r].value);
+        }
+    }
+}
+
+#[test]
+fn increments_are_atomic_under_sc() {
+    // Three atomic increments always leave x = 3 (atomicity axiom).
+    let o = run(&incs(), false);
+    assert!(o.outcomes.iter().all(|x| x.values[0] == 3));
+    assert_eq!(o.negative, 0);
+    // 3! orders of the increments; in each, the two threads that read a
+    // non-zero value store it to y, and those two stores have 2 co
+    // orders: 6 * 2 consistent executions.
+    assert_eq!(o.consistent, 12);
+}
+
+/// SC as "some total order of all memory events contains po, rf, co
+/// and fr" (a witness order) gives the same executions as acyclicity.
+#[test]
+fn witness_order_sc_equals_acyclic_sc() {
+    let ir: ModelIr = serde_json::from_value(json!({
+        "name": "sc-as-order",
+        "nodes": [
+            {"op": "tag", "name": "M"},
+            {"op": "base", "name": "S"},
+            {"op": "base", "name": "po"}, {"op": "base", "name": "rf"},
+            {"op": "union", "a": 2, "b": 3}, {"op": "base", "name": "co"},
+            {"op": "union", "a": 4, "b": 5}, {"op": "base", "name": "fr"},
+            {"op": "union", "a": 6, "b": 7},
+            {"op": "inv", "a": 8}, {"op": "inter", "a": 1, "b": 9},
+            {"op": "base", "name": "rmw"}, {"op": "seq", "a": 7, "b": 5}, {"op": "inter", "a": 11, "b": 12}
+        ],
+        "checks": [{"kind": "empty", "node": 10, "name": "S_contains_com"},
+                   {"kind": "empty", "node": 13, "name": "atomicity"}],
+        "orders": [{"name": "S", "set": 0}]
+    }))
+    .unwrap();
+    // The reference enumerates all n! orders of the events unpruned:
+    // SB's 6 events only; INC3's 11 would be 11! per candidate.
+    for (p, refs) in [(sb(), vec![false, true]), (incs(), vec![false])] {
+        let m = Compiled::new(ir.clone(), &p).unwrap();
+        for reference in refs {
+            let o = check(&p, &m, &Limits { reference, ..Limits::default() }).unwrap();
+            assert!(o.complete);
+            let want = run(&p, false);
+            assert_eq!(summary(&o), summary(&want), "{} reference={reference}", p.name);
+        }
+        // Each kept execution reports the order S it was found with: all
+        // its memory events, in an order that contains its po, rf and co.
+        let o = check(&p, &m, &Limits { keep_all: true, ..Limits::default() }).unwrap();
+        assert!(!o.executions.is_empty());
+        for e in &o.executions {
+            let (name, order) = &e.orders[0];
+            assert_eq!(name, "S");
+            let mem = e.events.iter().filter(|v| v.kind == "R" || v.kind == "W").count();
+            assert_eq!(order.len(), mem);
+            let at = |x: usize| order.iter().position(|&y| y == x).unwrap();
+            for &(a, b) in e.po.iter().chain(&e.rf).chain(&e.co) {
+                assert!(at(a) < at(b), "{} ({a}, {b}) against S {order:?}", p.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn flags_may_not_read_witness_orders() {
+    let ir: ModelIr = serde_json::from_value(json!({
+            "name": "bad", "nodes": [{"op": "tag", "name": "M"}, {"op": "base", "name": "S"}],
+            "checks": [{"kind": "empty", "node": 1, "name": "f", "flag": "data_race"}],
+            "orders": [{"name": "S", "set": 0}]}))
+    .unwrap();
+    let err = Compiled::new(ir, &sb()).err().expect("rejected").to_string();
+    assert!(err.contains("witness order"));
+}
+
+#[test]
+fn candidate_limit_reports_incomplete() {
+    let p = incs();
+    let m = Compiled::new(sc_model(), &p).unwrap();
+    let o = check(&p, &m, &Limits { max_candidates: 2, reference: true, ..Limits::default() }).unwrap();
+    assert!(!o.complete);
+    assert_eq!(o.limit.as_ref().unwrap().which, "candidates");
+}
+
+#[test]
+fn bad_ir_is_an_error_not_a_panic() {
+    let out = crate::check_json_safe("{\"name\": 1}", "{}", "");
+    assert!(out.contains("\"error\""));
+    // A backward jump would loop forever: rejected.
+    let mut p = sb();
+    p.threads[0].code.push(crate::program::Instr::Jump { target: 0 });
+    assert!(p.validate().is_err());
+    // A model applying a relation operator to a set.
+    let bad: ModelIr = serde_json::from_value(json!({
+            "name": "bad", "nodes": [{"op": "all_set"}, {"op": "plus", "a": 0}],
+            "checks": [{"kind": "acyclic", "node": 1, "name": "x"}]}))
+    .unwrap();
+    assert!(Compiled::new(bad, &sb()).is_err());
+}
