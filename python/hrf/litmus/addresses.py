@@ -127,14 +127,11 @@ class _Resolver:
 
 
 def _computed(t: A.Thread) -> bool:
-    for s in A.walk_stmts(t.body):
-        if isinstance(s, A.Store) and s.loc == A.COMPUTED:
-            return True
-        for e in A.exprs_of(s):
-            for sub in A.walk_expr(e):
-                if isinstance(sub, A.DerefExpr) or isinstance(sub, (A.Load, A.Rmw)) and sub.loc == A.COMPUTED:
-                    return True
-    return False
+    """Has the thread an access at a computed address (read from its memory
+    operations, which later checks read too: computed once)?"""
+    return any(
+        op.__class__ is A.DerefExpr or op.__class__ in (A.Load, A.Store, A.Rmw) and op.loc == A.COMPUTED for op in t.ops
+    )
 
 
 def resolve_addresses(threads: tuple, test: A.Test, text: str) -> tuple | None:

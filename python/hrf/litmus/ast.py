@@ -495,13 +495,14 @@ def exprs_of(s):
 
 
 def memory_ops(stmts):
-    """Every memory operation (Load, Store, Rmw, Fence, Barrier) of a body."""
+    """Every memory operation (Load, Store, Rmw, Fence, Barrier) of a body
+    (and, as a reader gives them, the loads `*(e)` of `litmus/addresses.py`)."""
     for s in walk_stmts(stmts):
         if isinstance(s, (Store, Fence, Barrier)):
             yield s
         for e in exprs_of(s):
             for sub in walk_expr(e):
-                if isinstance(sub, (Load, Rmw, StoreExpr)):
+                if isinstance(sub, (Load, Rmw, StoreExpr, DerefExpr)):  # DerefExpr: only before it is resolved
                     yield sub
 
 

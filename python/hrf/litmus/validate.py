@@ -69,9 +69,9 @@ def _pointer_registers(t: A.Thread) -> set:
     return {s.reg for s in A.walk_stmts(t.body) if isinstance(s, A.Assign) and s.pointer}
 
 
-def _accesses(stmts):
-    """(location, line) of every memory access of a body."""
-    for op in A.memory_ops(stmts):
+def _accesses(t: A.Thread):
+    """(location, line) of every memory access of a thread."""
+    for op in t.ops:
         if isinstance(op, (A.Load, A.Store, A.Rmw, A.StoreExpr)):
             yield op.loc, op.line
             if isinstance(op, A.Rmw) and op.expected:
@@ -90,7 +90,7 @@ def validate(test: A.Test, text: str) -> A.Test:
         params = {p.name for p in t.params}
         declared = params | init_locs
         pointers = _pointer_registers(t)
-        for loc, line in _accesses(t.body):
+        for loc, line in _accesses(t):
             if loc not in declared and loc not in pointers:
                 _fail(
                     test,
@@ -114,7 +114,7 @@ def validate(test: A.Test, text: str) -> A.Test:
     # A missing condition: herd reads it as `forall (true)` (its tests rely
     # on it); hrf does too, and every result says so (Result.notes), since a
     # file cut short after a thread looks the same.
-    accessed = {loc for t in test.threads for loc, _ in _accesses(t.body)}
+    accessed = {loc for t in test.threads for loc, _ in _accesses(t)}
     known_locs = init_locs | every_param | accessed | {c for i in test.init if i.size for c, _ in i.cells()}
     every_reg = set().union(*(_defined(test, i, t) for i, t in enumerate(test.threads)))
     atoms = A.prop_atoms(test.condition.prop) if test.condition is not None else ()
