@@ -1,0 +1,463 @@
+"""One thread of a litmus test -> its instructions and event templates
+(the IR of `rust/src/program.rs`), for `hrf.program`.
+
+Expressions are compiled to the IR's expressions, their memory operations
+hoisted into temporaries in evaluation order (`&&` and `||` short-circuit);
+loops are unrolled, a path past the bound ending in `cut`; each memory
+operation gets an event template with the tags models name (`program.py`
+lists them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from .errors import LimitExceeded, UnsupportedFeature
+from .litmus import ast as A
+
+if TYPE_CHECKING:  # the IR's types, for annotations only
+    from . import ir as ir_types
+
+DEFAULT_SCOPE = "dev"  # OpenCL: atomics without a scope argument are device-scoped
+
+
+# Expressions and conditions nest at most this deep: the core reads its
+# input with a bounded recursion (a deeper test is a LitmusSyntaxError).
+MAX_NESTING = 100
+
+
+def nested_too_deeply(test, line, what):
+    from .errors import LitmusSyntaxError
+
+    return LitmusSyntaxError(
+        f"{what} nested more than {MAX_NESTING} levels deep: hrf does not take it", test.path, line or None
+    )
+
+
+# A location's address, as a value (a pointer held in a register or a
+# location): ADDRESS_BASE plus its index, far from the small numbers tests
+# compute with (a test that names a number in that range is refused).
+ADDRESS_BASE = 1 << 40
+
+
+# Instructions of a compiled thread past which a test (typically a large
+# unroll bound) is refused with LimitExceeded("size"), before memory goes on it.
+MAX_INSTRUCTIONS = 200_000
+
+
+@dataclass
+class Template:
+    kind: Literal["R", "W", "F"]
+    tags: list
+    attrs: dict
+    thread: int
+    line: int
+    text: str
+    unseq: tuple = ()  # (operator, side) marks: unsequenced operand evaluation (C11)
+
+    def ir(self) -> ir_types.EventTemplate:
+        d: ir_types.EventTemplate = {"kind": self.kind, "tags": self.tags, "attrs": self.attrs}
+        if self.unseq:
+            d["unseq"] = [(op, side) for op, side in self.unseq]
+        return d
+
+
+class Label:
+    __slots__ = ("pc",)
+
+    def __init__(self):
+        self.pc = None
+
+
+def const_ir(v):
+    return {"k": "c", "v": int(v)}
+
+
+def reg_ir(i):
+    return {"k": "r", "r": i}
+
+
+def not_ir(e):
+    return {"k": "not", "a": e}
+
+
+class ThreadCompiler:
+    def __init__(self, prog: Any, tidx: int, thread: A.Thread):
+        self.p = prog
+        self.t = tidx
+        self.thread = thread
+        self.regs: dict[str, int] = {}
+        self.code: list = []
+        self.ntemp = 0
+        self.barriers = 0
+        self.labels: dict = {}
+        self.labels_seen: set = set()
+        # C11 6.5: the operands of an operator (but &&, ||) are evaluated
+        # unsequenced: events of the two sides get different marks of the
+        # same operator, and the core leaves po out between them.
+        self.unseq: list = []
+        self.noperators = 0
+        self.depth = 0  # of the expression being compiled
+        # the names the thread uses as registers: a location's name elsewhere is its address
+        self.defined = {s.reg for s in A.walk_stmts(thread.body) if isinstance(s, A.Assign)} | {
+            ri.reg for ri in prog.test.reg_init if ri.thread == tidx
+        }
+
+    def label(self, name: str) -> Label:
+        return self.labels.setdefault(name, Label())
+
+    def reg(self, name: str) -> int:
+        if name not in self.regs:
+            self.regs[name] = len(self.regs)
+        return self.regs[name]
+
+    def temp(self) -> int:
+        self.ntemp += 1
+        return self.reg(f"%t{self.ntemp}")
+
+    def loc(self, name: str) -> int:
+        return self.p.loc_index[self.p.first_cell.get(name, name)]
+
+    def through_pointer(self, op) -> bool:
+        """Is the access `*r` through a register holding an address?"""
+        return op.loc not in self.p.address_of and op.loc in self.defined
+
+    def address(self, op, ins: dict) -> str:
+        """Add an access's computed address to its instruction (`at`: the
+        offset and the length of the array it indexes, 1 for a location;
+        through a pointer register, its value less the first location's
+        address, over every location); its text for the event template."""
+        if self.through_pointer(op):
+            self.p.addresses_used = True
+            ins["loc"] = 0
+            off = {"k": "bin", "o": "-", "a": reg_ir(self.reg(op.loc)), "b": const_ir(ADDRESS_BASE)}
+            ins["at"] = {"off": off, "len": len(self.p.locations)}
+            return f"*{op.loc}"
+        if op.offset is None:
+            return op.loc
+        from .litmus.printer import format_address
+
+        ins["at"] = {"off": self.expr(op.offset), "len": self.p.array_size.get(op.loc, 1)}
+        return format_address(op)
+
+    def emit(self, ins):
+        self.code.append(ins)
+        if len(self.code) > self.p.max_instructions:
+            raise LimitExceeded(
+                "size",
+                f"{self.p.test.path or self.p.test.name}: thread {self.thread.name} "
+                f"compiles to more than {self.p.max_instructions:,} instructions with loops "
+                f"unrolled {self.p.unroll} times",
+            )
+
+    # ------------------------------------------------------------ templates
+    def template(
+        self,
+        kind,
+        op,
+        line,
+        text,
+        *,
+        order=None,
+        scope=None,
+        atomic=True,
+        remote=False,
+        loc=None,
+        extra=(),
+        attrs=None,
+        scoped=True,
+    ) -> int:
+        """An event template. Reads and writes are `A` or `NA`; atomics and
+        fences carry an order and a scope (unless `scoped` is False, as for
+        barrier fences); accesses carry their location's region and
+        declared atomicity (`atomicloc` / `nonatomicloc`, herd's and
+        Dat3M's NAL)."""
+        tags = list(extra)
+        if kind in ("R", "W"):
+            tags.append("A" if atomic else "NA")
+        at = dict(attrs or {})
+        at["tid"] = self.t  # the agent, for per-agent definitions ([HRFR15] Fig. 9 so_a)
+        if atomic and scoped:
+            tags.append(order or "sc")
+            sc = scope or DEFAULT_SCOPE
+            tags.append(sc)
+            at["sinst"] = self.p.scopes.instance(self.t, sc)
+        if remote:
+            tags.append("remote")
+        if loc is not None:
+            tags.extend(self.p.location_tags(loc))
+        return self.p.add_template(Template(kind, tags, at, self.t, line, text, tuple(self.unseq)))
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e) -> dict:
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise nested_too_deeply(self.p.test, getattr(e, "line", None), "an expression")
+            return self._expr(e)
+        finally:
+            self.depth -= 1
+
+    def _expr(self, e) -> dict:
+        if isinstance(e, A.Const):
+            return const_ir(e.value)
+        if isinstance(e, A.Reg):
+            if e.name not in self.defined and e.name in self.p.address_of:
+                return const_ir(self.p.address(e.name))  # `x` as a value: x's address (C)
+            return reg_ir(self.reg(e.name))
+        if isinstance(e, A.Load):
+            d = self.temp()
+            self.load(e, d)
+            return reg_ir(d)
+        if isinstance(e, A.Rmw):
+            d = self.temp()
+            self.rmw(e, d)
+            return reg_ir(d)
+        if isinstance(e, A.UnOp):
+            a = self.expr(e.operand)
+            return not_ir(a) if e.op == "!" else {"k": "neg", "a": a}
+        if isinstance(e, A.DerefExpr):  # the C readers resolve these (litmus/addresses.py)
+            raise UnsupportedFeature("an unresolved computed address *(e)", self.p.test.path, e.line)
+        if isinstance(e, A.StoreExpr):
+            # `(*x = e)`: the store's value is the expression's value
+            v = self.expr(e.value)
+            ev = self.template("W", "store", e.line, f"*{e.loc} = .. (in an expression)", atomic=False, loc=e.loc)
+            self.emit({"op": "store", "loc": self.loc(e.loc), "val": v, "ev": ev})
+            return v
+        if isinstance(e, A.BinOp):
+            if e.op in ("&&", "||"):
+                return self.short_circuit(e)
+            self.noperators += 1
+            op = self.noperators
+            self.unseq.append((op, 0))
+            a = self.expr(e.left)
+            self.unseq[-1] = (op, 1)
+            b = self.expr(e.right)
+            self.unseq.pop()
+            return {"k": "bin", "o": e.op, "a": a, "b": b}
+        raise UnsupportedFeature(f"expression {e!r} is not supported", self.p.test.path, getattr(e, "line", None))
+
+    def short_circuit(self, e: A.BinOp) -> dict:
+        t = self.temp()
+        end = Label()
+        a = self.expr(e.left)
+        self.emit({"op": "assign", "dst": t, "val": {"k": "bin", "o": "!=", "a": a, "b": const_ir(0)}})
+        # && stops when the left is false, || when it is true.
+        cond = not_ir(reg_ir(t)) if e.op == "&&" else reg_ir(t)
+        self.emit({"op": "branch", "cond": cond, "target": end})
+        b = self.expr(e.right)
+        self.emit({"op": "assign", "dst": t, "val": {"k": "bin", "o": "!=", "a": b, "b": const_ir(0)}})
+        self.emit(end)
+        return reg_ir(t)
+
+    def load(self, e: A.Load, dst):
+        ins: dict = {"op": "load", "dst": dst, "loc": 0 if self.through_pointer(e) else self.loc(e.loc)}
+        where = self.address(e, ins)
+        text = f"*{where}" if not e.atomic else f"load({where}, {e.order}, {e.scope or DEFAULT_SCOPE})"
+        if e.cache:
+            text = f"ld.{e.cache} [{e.loc}]"
+        ev = self.template(
+            "R",
+            "load",
+            e.line,
+            text,
+            order=e.order,
+            scope=e.scope,
+            atomic=e.atomic,
+            remote=e.remote,
+            loc=None if self.through_pointer(e) else e.loc,
+            extra=[f"cache_{e.cache}"] if e.cache else (),
+        )
+        ins["ev"] = ev
+        self.emit(ins)
+
+    def rmw(self, e: A.Rmw, dst):
+        at: dict = {}
+        where = self.address(e, at)
+        text = f"{e.op}({where}, {e.order}, {e.scope or DEFAULT_SCOPE})"
+        common = dict(scope=e.scope, remote=e.remote, loc=None if self.through_pointer(e) else e.loc)
+        ev_r = self.template("R", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
+        ev_w = self.template("W", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
+        ins = {
+            "op": "rmw",
+            "dst": dst,
+            "loc": 0 if self.through_pointer(e) else self.loc(e.loc),
+            "rmw": e.op.replace("_", ""),
+            "ev_r": ev_r,
+            "ev_w": ev_w,
+            **at,
+        }
+        if e.op == "cas_old":  # PTX atom.cas: compare with a value, return the old one
+            ins["expected"] = self.expr(e.expected_value)
+        if e.op == "cas":
+            assert e.expected is not None, "the parsers give every compare-exchange its expected location"
+            # C11 and herd's OpenCL: the expected value is read (not
+            # atomically) from its location; a failing compare writes the
+            # value it read back there (where the model's language does:
+            # `cas_writeback`) and returns 0, a successful one returns 1. herd annotates both plain accesses with scope
+            # all_svm_devices (OpenCLSem.ml), so that they are "inclusive"
+            # with other all-scoped accesses; hrf does the same.
+            t = self.temp()
+            exp_ev = self.template(
+                "R",
+                "load",
+                e.line,
+                f"*{e.expected} (expected)",
+                atomic=False,
+                loc=e.expected,
+                extra=["all", "cas_expected"],
+            )
+            self.emit({"op": "load", "dst": t, "loc": self.loc(e.expected), "ev": exp_ev})
+            ins["expected"] = reg_ir(t)
+            ins["ev_fail"] = self.template(
+                "R", "rmw", e.line, text + " (failed)", order=e.fail_order or e.order, extra=["RMW_FAIL"], **common
+            )
+            if self.p.cas_writeback:
+                ins["fail_store"] = {
+                    "loc": self.loc(e.expected),
+                    "ev": self.template(
+                        "W",
+                        "store",
+                        e.line,
+                        f"*{e.expected} = .. (failed cas)",
+                        atomic=False,
+                        loc=e.expected,
+                        extra=["all", "cas_expected"],
+                    ),
+                }
+        ins["val"] = self.expr(e.operand)
+        self.emit(ins)
+
+    # ------------------------------------------------------------ statements
+    def stmts(self, body):
+        for s in body:
+            self.stmt(s)
+
+    def stmt(self, s):
+        if isinstance(s, A.Assign):
+            if s.expr is None:
+                self.reg(s.reg)
+            elif isinstance(s.expr, A.Load):
+                self.load(s.expr, self.reg(s.reg))
+            elif isinstance(s.expr, A.Rmw):
+                self.rmw(s.expr, self.reg(s.reg))
+            else:
+                v = self.expr(s.expr)
+                self.emit({"op": "assign", "dst": self.reg(s.reg), "val": v})
+        elif isinstance(s, A.Store):
+            ins: dict = {"op": "store", "loc": 0 if self.through_pointer(s) else self.loc(s.loc)}
+            where = self.address(s, ins)
+            ins["val"] = self.expr(s.value)
+            text = f"*{where} = .." if not s.atomic else f"store({where}, {s.order}, {s.scope or DEFAULT_SCOPE})"
+            if s.cache:
+                text = f"st.{s.cache} [{s.loc}]"
+            ev = self.template(
+                "W",
+                "store",
+                s.line,
+                text,
+                order=s.order,
+                scope=s.scope,
+                atomic=s.atomic,
+                remote=s.remote,
+                loc=None if self.through_pointer(s) else s.loc,
+                extra=[f"cache_{s.cache}"] if s.cache else (),
+            )
+            ins["ev"] = ev
+            self.emit(ins)
+        elif isinstance(s, A.ExprStmt):
+            if isinstance(s.expr, A.Load):
+                self.load(s.expr, None)
+            elif isinstance(s.expr, A.Rmw):
+                self.rmw(s.expr, None)
+            else:
+                self.expr(s.expr)
+        elif isinstance(s, A.Fence):
+            ev = self.template(
+                "F",
+                "fence",
+                s.line,
+                f"fence({s.order}, {s.scope or DEFAULT_SCOPE})",
+                order=s.order,
+                scope=s.scope,
+                extra=["fence"] + list(s.flags),
+            )
+            self.emit({"op": "fence", "ev": ev})
+        elif isinstance(s, A.Barrier):
+            # A barrier is an entry fence and an exit fence,
+            # matched across threads by label, else by occurrence.
+            key = s.label if s.label is not None else f"#{self.barriers}"
+            self.barriers += 1
+            bar = self.p.barrier_ids.setdefault(key, len(self.p.barrier_ids))
+            for phase in ("entry", "exit"):
+                ev = self.template(
+                    "F",
+                    "barrier",
+                    s.line,
+                    f"barrier {key} {phase}",
+                    scoped=False,
+                    extra=["barrier", phase] + list(s.flags),
+                    attrs={"bar": bar},
+                )
+                self.emit({"op": "fence", "ev": ev})
+        elif isinstance(s, A.If):
+            els, end = Label(), Label()
+            c = self.expr(s.cond)
+            self.emit({"op": "branch", "cond": not_ir(c), "target": els})
+            self.stmts(s.then)
+            if s.orelse:
+                self.emit({"op": "jump", "target": end})
+            self.emit(els)
+            self.stmts(s.orelse)
+            self.emit(end)
+        elif isinstance(s, A.Label):
+            if s.name in self.labels_seen:
+                raise UnsupportedFeature(f"label {s.name} twice in one thread", self.p.test.path, s.line)
+            self.labels_seen.add(s.name)
+            self.emit(self.label(s.name))
+        elif isinstance(s, A.Goto):
+            if s.label in self.labels_seen:
+                raise UnsupportedFeature(
+                    f"bra {s.label} jumps backwards (a loop): only forward branches are supported",
+                    self.p.test.path,
+                    s.line,
+                )
+            self.emit({"op": "jump", "target": self.label(s.label)})
+        elif isinstance(s, A.While):
+            end = Label()
+            for _ in range(self.p.unroll):
+                c = self.expr(s.cond)
+                self.emit({"op": "branch", "cond": not_ir(c), "target": end})
+                self.stmts(s.body)
+            c = self.expr(s.cond)
+            self.emit({"op": "branch", "cond": not_ir(c), "target": end})
+            self.emit({"op": "cut"})
+            self.emit(end)
+        else:
+            raise UnsupportedFeature(f"statement {s!r} is not supported", self.p.test.path, getattr(s, "line", None))
+
+    def finish(self) -> ir_types.Thread:
+        missing = set(self.labels) - self.labels_seen
+        if missing:
+            raise UnsupportedFeature(
+                f"{self.thread.name}: bra to undefined label {sorted(missing)[0]}", self.p.test.path, self.thread.line
+            )
+        # Resolve labels to program counters.
+        code: list[ir_types.AnyInstr] = []
+        for ins in self.code:
+            if isinstance(ins, Label):
+                ins.pc = len(code)
+            else:
+                code.append(ins)
+        for ins in code:
+            target: Any = ins.get("target")
+            if isinstance(target, Label):
+                ins["target"] = target.pc
+        return {
+            "name": self.thread.name,
+            "attrs": self.p.scopes.attrs[self.t],
+            "nregs": len(self.regs),
+            "regs": list(self.regs),
+            "code": code,
+        }
