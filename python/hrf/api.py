@@ -382,7 +382,10 @@ def _build_result(raw: str, comp: Compiled, model: Model, lazy: Limits | None = 
     quant = test.condition.quantifier if test.condition else "forall"
     cond_text = comp.condition_text()
     if "error" in data:
-        err = CoreError(f"{test.path or test.name}: {comp.source_lines(data['error'])}", data.get("kind", "internal"))
+        msg = data["error"]
+        if "at" in data:  # a consistent execution reached an operation without a meaning: name its line
+            msg = f"{comp.place(data['at']['thread'], data['at']['pc'])} {msg}"
+        err = CoreError(f"{test.path or test.name}: {msg}", data.get("kind", "internal"))
         return Result.failed(
             test.name, model.name, err, path=test.path, condition=cond_text, quantifier=quant, _compiled=comp
         )

@@ -95,25 +95,14 @@ class Compiled:
             self._condition = format_condition(cond) if cond else "forall (true)"
         return self._condition
 
-    def source_lines(self, message: str) -> str:
-        """A message of the core's with each `thread P (instruction N)` it
-        names given as the line of the test that instruction comes from."""
-        import re
-
-        names = [t["name"] for t in self.ir["threads"]]
-
-        def line(m):
-            if m.group(1) not in names:
-                return m.group()
-            code = self.ir["threads"][names.index(m.group(1))]["code"]
-            pc = int(m.group(2))
-            ins: Any = code[pc] if pc < len(code) else {}
-            ev = ins.get("ev", ins.get("ev_r"))
-            if ev is None or not self.templates[ev].line:
-                return m.group()
-            return f"thread {m.group(1)} (line {self.templates[ev].line})"
-
-        return re.sub(r"thread (\w+) \(instruction (\d+)\)", line, message)
+    def place(self, thread: int, pc: int) -> str:
+        """Where instruction `pc` of a thread comes from, as an error names
+        it: `thread P0 (line 5)`."""
+        th = self.ir["threads"][thread]
+        ins: Any = th["code"][pc] if pc < len(th["code"]) else {}
+        ev = ins.get("ev", ins.get("ev_r"))
+        line = self.templates[ev].line if ev is not None else 0
+        return f"thread {th['name']} ({f'line {line}' if line else f'instruction {pc}'})"
 
     def json(self) -> str:
         if self._json is None:
@@ -278,7 +267,11 @@ class _ProgramCompiler:
 
     def compile(self) -> Compiled:
         test = self.test
-        prop = self._prop(test.condition.prop) if test.condition is not None else None
+        prop = test.condition.prop if test.condition is not None else None
+        if prop is not None and any(
+            isinstance(a.value, str) or isinstance(a.var, A.PointeeVar) for a in A.prop_atoms(prop)
+        ):
+            prop = self._prop(prop)  # names as addresses, `y*` as y
         # Observed variables: the condition's and the `locations` clause's;
         # with neither, every register and location.
         cond_vars: list[A.RegVar | A.LocVar] = []

@@ -432,7 +432,7 @@ fn candidates<'b>(
         part,
         dynm: start,
         regs,
-        fault: paths.iter().find_map(|p| p.fault.clone()),
+        fault: paths.iter().enumerate().find_map(|(t, p)| p.fault.clone().map(|(pc, why)| (t, pc, why))),
         steps: 0,
         unspent: 0,
     };
@@ -481,8 +481,8 @@ struct Search<'a, 'b, 'c> {
     part: Partial,
     dynm: Dynamic,
     regs: Vec<Vec<i64>>,
-    /// Why a path of the combination stopped short (`Path::fault`).
-    fault: Option<String>,
+    /// A path's access out of bounds (`Path::fault`): thread, instruction, why.
+    fault: Option<(usize, usize, String)>,
     /// Partial choices tried: the budget is asked every `CHECK_EVERY`.
     steps: u64,
     /// Pruned partial candidates not yet counted against max_candidates.
@@ -680,9 +680,9 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             }
         }
         self.part.consistent += 1;
-        if let Some(why) = &self.fault {
+        if let Some((thread, pc, detail)) = &self.fault {
             // a consistent execution reaches an access out of bounds: no verdict
-            return Err(Error::Unsupported(why.clone()));
+            return Err(Error::Fault { thread: *thread, pc: *pc, detail: detail.clone() });
         }
         // The flag checks this execution fails, with their witness events.
         let mut raised: Vec<(usize, Vec<usize>)> = Vec::new();

@@ -15,6 +15,10 @@ pub enum Error {
     Invalid(String),
     /// Work the core does not do: more events than a relation holds.
     Unsupported(String),
+    /// A consistent execution reaches an operation without a meaning (an
+    /// access out of bounds): where (thread, instruction) and what, so that
+    /// the caller can name the source line.
+    Fault { thread: usize, pc: usize, detail: String },
     /// A limit stopped the work (which limit, and how far it got); the
     /// enumerator turns it into the run's `LimitOut`.
     Limit { which: &'static str, detail: String },
@@ -36,7 +40,7 @@ impl Error {
         match self {
             Error::Decode { .. } => "decode",
             Error::Invalid(_) => "invalid",
-            Error::Unsupported(_) => "unsupported",
+            Error::Unsupported(_) | Error::Fault { .. } => "unsupported",
             Error::Limit { .. } => "limit",
         }
     }
@@ -47,6 +51,7 @@ impl fmt::Display for Error {
         match self {
             Error::Decode { what, message } => write!(f, "{what}: {message}"),
             Error::Invalid(m) | Error::Unsupported(m) => f.write_str(m),
+            Error::Fault { thread, pc, detail } => write!(f, "thread {thread} (instruction {pc}) {detail}"),
             Error::Limit { which, detail } => write!(f, "limit {which}: {detail}"),
         }
     }

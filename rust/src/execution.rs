@@ -34,11 +34,11 @@ pub struct PathEvent {
 pub struct Path {
     pub events: Vec<PathEvent>,
     pub regs: Vec<i64>,
-    /// The path stopped at an access whose computed address is outside the
-    /// locations it may reach (C: undefined behaviour): why. An execution
-    /// made with it that the model finds consistent is an error, not an
-    /// outcome (`enumerate::check`).
-    pub fault: Option<String>,
+    /// The path's first access whose computed address is outside the
+    /// locations it may reach (C: undefined behaviour): its instruction and
+    /// why. An execution made with it that the model finds consistent is an
+    /// error, not an outcome (`enumerate::check`).
+    pub fault: Option<(usize, String)>,
 }
 
 /// The value each location may hold: an over-approximation computed as a
@@ -55,8 +55,6 @@ pub struct PathsOfThread {
 /// registers `regs` (and the reads it depends on), or why it reaches none.
 fn resolve(
     prog: &Program,
-    t: usize,
-    pc: usize,
     loc: usize,
     at: &Option<At>,
     regs: &[i64],
@@ -70,19 +68,16 @@ fn resolve(
     if loc == 0 && a.len == prog.locations.len() && a.len > 1 {
         // through a pointer: any location may be named, none was
         return Ok(Err(format!(
-            "thread {} (instruction {pc}) dereferences a value that is no location's address \
-             (offset {off} from the first location): an access there has no meaning",
-            prog.threads[t].name
+            "dereferences a value that is no location's address (offset {off} from the first location): \
+             an access there has no meaning"
         )));
     }
     let name = &prog.locations[loc].name;
     let base = name.strip_suffix("[0]").unwrap_or(name);
+    let plural = if a.len == 1 { "" } else { "s" };
     Ok(Err(format!(
-        "thread {} (instruction {pc}) reaches {base} + {off}, outside {base} ({} location{}): \
-         an access out of bounds has no meaning",
-        prog.threads[t].name,
-        a.len,
-        if a.len == 1 { "" } else { "s" }
+        "reaches {base} + {off}, outside {base} ({} location{plural}): an access out of bounds has no meaning",
+        a.len
     )))
 }
 
@@ -116,12 +111,10 @@ pub fn thread_paths(
     let mut out = PathsOfThread { paths: Vec::new(), cut: 0 };
     // Explicit DFS stack of (pc, regs, events, register taints, control
     // taint, the path's first access out of bounds).
-    type State = (usize, Vec<i64>, Vec<PathEvent>, Vec<u64>, u64, Option<String>);
+    type State = (usize, Vec<i64>, Vec<PathEvent>, Vec<u64>, u64, Option<(usize, String)>);
     let mut stack: Vec<State> = vec![(0, vec![0; th.nregs], Vec::new(), vec![0; th.nregs], 0, None)];
     let bit = |i: usize| if i < 64 { 1u64 << i } else { 0 };
     let mut steps: u64 = 0;
-    // What a load out of bounds may return: any value any location may hold.
-    let any: Vec<i64> = dom.iter().flatten().copied().collect::<BTreeSet<i64>>().into_iter().collect();
     while let Some((mut pc, mut regs, mut evs, mut taint, mut ctl, mut fault)) = stack.pop() {
         steps += 1;
         if steps.is_multiple_of(1024) && budget.check() {
@@ -141,37 +134,40 @@ pub fn thread_paths(
                 }
                 break;
             }
-            // An access to a computed address outside its array: the path
-            // records it and goes on without the access (a load or RMW may
-            // return any value), so that every execution that reaches it,
-            // whatever the rest of the thread does, is found.
-            let outside = match &th.code[pc] {
-                Instr::Load { loc, at: at @ Some(_), dst, .. } | Instr::Rmw { loc, at: at @ Some(_), dst, .. } => {
-                    resolve(prog, t, pc, *loc, at, &regs, &taint)?.err().map(|why| (why, *dst))
+            // The location an access reaches (its own, or on this path its
+            // computed address's) and the reads that address depends on.
+            let reached = match &th.code[pc] {
+                Instr::Load { loc, at, .. } | Instr::Store { loc, at, .. } | Instr::Rmw { loc, at, .. } => {
+                    resolve(prog, *loc, at, &regs, &taint)?
                 }
-                Instr::Store { loc, at: at @ Some(_), .. } => {
-                    resolve(prog, t, pc, *loc, at, &regs, &taint)?.err().map(|why| (why, None))
-                }
-                _ => None,
+                _ => Ok((0, 0)),
             };
-            if let Some((why, dst)) = outside {
-                let fault = fault.take().or(Some(why));
-                match dst {
-                    Some(d) => {
-                        for &v in &any {
-                            let (mut r2, mut t2) = (regs.clone(), taint.clone());
-                            r2[d] = v;
-                            t2[d] = 0;
-                            stack.push((pc + 1, r2, evs.clone(), t2, ctl, fault.clone()));
+            let (loc, addr) = match reached {
+                Ok(r) => r,
+                Err(why) => {
+                    // Outside its array: the path records it and goes on
+                    // without the access (a load or RMW may return any
+                    // value any location may hold), so that every execution
+                    // that reaches it, whatever the rest of the thread does,
+                    // is found.
+                    let fault = fault.take().or(Some((pc, why)));
+                    match &th.code[pc] {
+                        Instr::Load { dst: Some(d), .. } | Instr::Rmw { dst: Some(d), .. } => {
+                            let any: BTreeSet<i64> = dom.iter().flatten().copied().collect();
+                            for v in any {
+                                let (mut r2, mut t2) = (regs.clone(), taint.clone());
+                                r2[*d] = v;
+                                t2[*d] = 0;
+                                stack.push((pc + 1, r2, evs.clone(), t2, ctl, fault.clone()));
+                            }
                         }
+                        _ => stack.push((pc + 1, regs, evs, taint, ctl, fault)),
                     }
-                    None => stack.push((pc + 1, regs, evs, taint, ctl, fault)),
+                    break;
                 }
-                break;
-            }
+            };
             match &th.code[pc] {
-                Instr::Load { dst, loc, ev, at } => {
-                    let (loc, addr) = resolve(prog, t, pc, *loc, at, &regs, &taint)?.unwrap_or((*loc, 0));
+                Instr::Load { dst, ev, .. } => {
                     let any_value =
                         value_free.get(pc).copied().unwrap_or(false) && !private.get(loc).copied().unwrap_or(false);
                     // A value-free load: one path (its value, 0, is never read).
@@ -202,16 +198,14 @@ pub fn thread_paths(
                     }
                     break;
                 }
-                Instr::Rmw { dst, loc, rmw, val, expected, ev_r, ev_w, ev_fail, fail_store, at } => {
-                    let (loc, addr) = resolve(prog, t, pc, *loc, at, &regs, &taint)?.unwrap_or((*loc, 0));
-                    let loc = &loc;
+                Instr::Rmw { dst, rmw, val, expected, ev_r, ev_w, ev_fail, fail_store, .. } => {
                     let operand = val.eval(&regs)?;
                     let operand_deps = val.deps(&taint) | expected.as_ref().map_or(0, |e| e.deps(&taint));
                     let exp = match expected {
                         Some(e) => Some(e.eval(&regs)?),
                         None => None,
                     };
-                    let vals = values(*loc, &evs);
+                    let vals = values(loc, &evs);
                     for &v in &vals {
                         let mut r2 = regs.clone();
                         let mut e2 = evs.clone();
@@ -226,7 +220,7 @@ pub fn thread_paths(
                             Some(w) => {
                                 e2.push(PathEvent {
                                     kind: Kind::R,
-                                    loc: Some(*loc),
+                                    loc: Some(loc),
                                     value: v,
                                     template: *ev_r,
                                     pc,
@@ -238,7 +232,7 @@ pub fn thread_paths(
                                 });
                                 e2.push(PathEvent {
                                     kind: Kind::W,
-                                    loc: Some(*loc),
+                                    loc: Some(loc),
                                     value: w,
                                     template: *ev_w,
                                     pc,
@@ -253,7 +247,7 @@ pub fn thread_paths(
                                 let tmpl = ev_fail.unwrap_or(*ev_r);
                                 e2.push(PathEvent {
                                     kind: Kind::R,
-                                    loc: Some(*loc),
+                                    loc: Some(loc),
                                     value: v,
                                     template: tmpl,
                                     pc,
@@ -283,14 +277,12 @@ pub fn thread_paths(
                     }
                     break;
                 }
-                Instr::Store { loc, val, ev, at } => {
-                    let (loc, addr) = resolve(prog, t, pc, *loc, at, &regs, &taint)?.unwrap_or((*loc, 0));
-                    let loc = &loc;
+                Instr::Store { val, ev, .. } => {
                     let v = val.eval(&regs)?;
                     let data = val.deps(&taint);
                     evs.push(PathEvent {
                         kind: Kind::W,
-                        loc: Some(*loc),
+                        loc: Some(loc),
                         value: v,
                         template: *ev,
                         pc,

@@ -73,6 +73,9 @@ fn safe_json<T: serde::Serialize>(f: impl FnOnce() -> Result<T>) -> String {
         // written straight to text (through a JSON value tree it cost twice)
         Ok(Ok(out)) => serde_json::to_string(&Reply { ok: &out })
             .unwrap_or_else(|e| json!({ "error": format!("internal error: {e}"), "kind": "internal" }).to_string()),
+        Ok(Err(Error::Fault { thread, pc, detail })) => {
+            json!({ "error": detail, "kind": "unsupported", "at": { "thread": thread, "pc": pc } }).to_string()
+        }
         Ok(Err(e)) => json!({ "error": e.to_string(), "kind": e.kind() }).to_string(),
         Err(p) => {
             let msg = p
