@@ -124,22 +124,43 @@ class ThreadCompiler:
         return op.loc not in self.p.address_of and op.loc in self.defined
 
     def address(self, op, ins: dict) -> str:
-        """Add an access's computed address to its instruction (`at`: the
-        offset and the length of the array it indexes, 1 for a location;
-        through a pointer register, its value less the first location's
-        address, over every location); its text for the event template."""
+        """Add an access's location to its instruction, and its computed
+        address if it has one (`at`: the offset and the length of the array
+        it indexes, 1 for a location; through a pointer register, its value
+        less the first location's address, over every location); its text
+        for the event template."""
         if self.through_pointer(op):
             self.p.addresses_used = True
             ins["loc"] = 0
             off = {"k": "bin", "o": "-", "a": reg_ir(self.reg(op.loc)), "b": const_ir(ADDRESS_BASE)}
             ins["at"] = {"off": off, "len": len(self.p.locations)}
             return f"*{op.loc}"
+        ins["loc"] = self.loc(op.loc)
         if op.offset is None:
             return op.loc
         from .litmus.printer import format_address
 
         ins["at"] = {"off": self.expr(op.offset), "len": self.p.array_size.get(op.loc, 1)}
         return format_address(op)
+
+    def access_template(self, kind: str, op, where: str) -> int:
+        """The event template of a load (`R`) or store (`W`) at `where`."""
+        word, plain, ptx = ("load", f"*{where}", "ld") if kind == "R" else ("store", f"*{where} = ..", "st")
+        text = plain if not op.atomic else f"{word}({where}, {op.order}, {op.scope or DEFAULT_SCOPE})"
+        if op.cache:
+            text = f"{ptx}.{op.cache} [{op.loc}]"
+        return self.template(
+            kind,
+            word,
+            op.line,
+            text,
+            order=op.order,
+            scope=op.scope,
+            atomic=op.atomic,
+            remote=op.remote,
+            loc=None if self.through_pointer(op) else op.loc,
+            extra=[f"cache_{op.cache}"] if op.cache else (),
+        )
 
     def emit(self, ins):
         self.code.append(ins)
@@ -252,42 +273,19 @@ class ThreadCompiler:
         return reg_ir(t)
 
     def load(self, e: A.Load, dst):
-        ins: dict = {"op": "load", "dst": dst, "loc": 0 if self.through_pointer(e) else self.loc(e.loc)}
+        ins: dict = {"op": "load", "dst": dst}
         where = self.address(e, ins)
-        text = f"*{where}" if not e.atomic else f"load({where}, {e.order}, {e.scope or DEFAULT_SCOPE})"
-        if e.cache:
-            text = f"ld.{e.cache} [{e.loc}]"
-        ev = self.template(
-            "R",
-            "load",
-            e.line,
-            text,
-            order=e.order,
-            scope=e.scope,
-            atomic=e.atomic,
-            remote=e.remote,
-            loc=None if self.through_pointer(e) else e.loc,
-            extra=[f"cache_{e.cache}"] if e.cache else (),
-        )
-        ins["ev"] = ev
+        ins["ev"] = self.access_template("R", e, where)
         self.emit(ins)
 
     def rmw(self, e: A.Rmw, dst):
-        at: dict = {}
-        where = self.address(e, at)
+        ins: dict = {"op": "rmw", "dst": dst}
+        where = self.address(e, ins)
         text = f"{e.op}({where}, {e.order}, {e.scope or DEFAULT_SCOPE})"
         common = dict(scope=e.scope, remote=e.remote, loc=None if self.through_pointer(e) else e.loc)
         ev_r = self.template("R", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
         ev_w = self.template("W", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
-        ins = {
-            "op": "rmw",
-            "dst": dst,
-            "loc": 0 if self.through_pointer(e) else self.loc(e.loc),
-            "rmw": e.op.replace("_", ""),
-            "ev_r": ev_r,
-            "ev_w": ev_w,
-            **at,
-        }
+        ins.update(rmw=e.op.replace("_", ""), ev_r=ev_r, ev_w=ev_w)
         if e.op == "cas_old":  # PTX atom.cas: compare with a value, return the old one
             ins["expected"] = self.expr(e.expected_value)
         if e.op == "cas":
@@ -346,25 +344,10 @@ class ThreadCompiler:
                 v = self.expr(s.expr)
                 self.emit({"op": "assign", "dst": self.reg(s.reg), "val": v})
         elif isinstance(s, A.Store):
-            ins: dict = {"op": "store", "loc": 0 if self.through_pointer(s) else self.loc(s.loc)}
+            ins: dict = {"op": "store"}
             where = self.address(s, ins)
             ins["val"] = self.expr(s.value)
-            text = f"*{where} = .." if not s.atomic else f"store({where}, {s.order}, {s.scope or DEFAULT_SCOPE})"
-            if s.cache:
-                text = f"st.{s.cache} [{s.loc}]"
-            ev = self.template(
-                "W",
-                "store",
-                s.line,
-                text,
-                order=s.order,
-                scope=s.scope,
-                atomic=s.atomic,
-                remote=s.remote,
-                loc=None if self.through_pointer(s) else s.loc,
-                extra=[f"cache_{s.cache}"] if s.cache else (),
-            )
-            ins["ev"] = ev
+            ins["ev"] = self.access_template("W", s, where)
             self.emit(ins)
         elif isinstance(s, A.ExprStmt):
             if isinstance(s.expr, A.Load):

@@ -84,19 +84,21 @@ class _Resolver:
         return base.name, offset  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------ rewriting
+    def located(self, op):
+        """An access (Load, Store, Rmw) with its computed address, if it has
+        one, split into a location and an offset."""
+        if op.loc != A.COMPUTED:
+            return op
+        loc, off = self.split(self.expr(op.offset), op.line)
+        return A.with_fields(op, loc=loc, offset=off)
+
     def expr(self, e):
         if isinstance(e, A.DerefExpr):
-            loc, off = self.split(self.expr(e.addr), e.line)
-            return A.Load(loc, atomic=False, line=e.line, offset=off)
-        if isinstance(e, A.Load) and e.loc == A.COMPUTED:
-            loc, off = self.split(self.expr(e.offset), e.line)
-            return A.with_fields(e, loc=loc, offset=off)
+            return self.located(A.Load(A.COMPUTED, atomic=False, line=e.line, offset=e.addr))
+        if isinstance(e, A.Load):
+            return self.located(e)
         if isinstance(e, A.Rmw):
-            e = A.with_fields(e, operand=self.expr(e.operand))
-            if e.loc == A.COMPUTED:
-                loc, off = self.split(self.expr(e.offset), e.line)
-                e = A.with_fields(e, loc=loc, offset=off)
-            return e
+            return self.located(A.with_fields(e, operand=self.expr(e.operand)))
         if isinstance(e, A.BinOp):
             return A.with_fields(e, left=self.expr(e.left), right=self.expr(e.right))
         if isinstance(e, A.UnOp):
@@ -109,11 +111,7 @@ class _Resolver:
         if isinstance(s, A.Assign) and s.expr is not None:
             return A.with_fields(s, expr=self.expr(s.expr))
         if isinstance(s, A.Store):
-            s = A.with_fields(s, value=self.expr(s.value))
-            if s.loc == A.COMPUTED:
-                loc, off = self.split(self.expr(s.offset), s.line)
-                s = A.with_fields(s, loc=loc, offset=off)
-            return s
+            return self.located(A.with_fields(s, value=self.expr(s.value)))
         if isinstance(s, A.ExprStmt):
             return A.with_fields(s, expr=self.expr(s.expr))
         if isinstance(s, A.If):

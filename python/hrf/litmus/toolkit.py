@@ -197,67 +197,42 @@ def call(name, args, meta):
         raise ParseFailure(f"unknown function {name!r}", meta.line, meta.column)
     op, explicit, remote = m.group("op"), bool(m.group("explicit")), bool(m.group("remote"))
     loc, offset = _location(args[0], meta) if args else (None, None)
-    if op == "store":
-        if explicit:
-            _arity(name, args, 3, 4, meta)
-        else:
-            _arity(name, args, 2, 2, meta)
-        return A.Store(
-            loc,
-            value(args[1], meta),
-            atomic=True,
-            order=_order(args[2], meta) if explicit else "sc",
-            scope=_scope(args[3], meta) if len(args) > 3 else None,
-            remote=remote,
-            line=line,
-            offset=offset,
-        )
-    if op == "load":
-        if explicit:
-            _arity(name, args, 2, 3, meta)
-        else:
-            _arity(name, args, 1, 1, meta)
-        return A.Load(
-            loc,
-            atomic=True,
-            order=_order(args[1], meta) if explicit else "sc",
-            scope=_scope(args[2], meta) if len(args) > 2 else None,
-            remote=remote,
-            line=line,
-            offset=offset,
-        )
-    if op.startswith("compare_exchange"):
-        if explicit:
-            _arity(name, args, 5, 6, meta)
-        else:
-            _arity(name, args, 3, 3, meta)
+    kind = op if op in ("store", "load") else "cas" if op.startswith("compare_exchange") else "rmw"
+    # f(loc, ..., order[, failure order][, scope]): n arguments before the order
+    n, orders = _BEFORE_ORDER[kind], 2 if kind == "cas" else 1
+    if explicit:
+        _arity(name, args, n + orders, n + orders + 1, meta)
+    else:
+        _arity(name, args, n, n, meta)
+
+    def order(k: int) -> str:  # the k-th order argument; seq_cst without `_explicit`
+        return _order(args[n + k], meta) if explicit else "sc"
+
+    def scope() -> str | None:
+        return _scope(args[n + orders], meta) if len(args) > n + orders else None
+
+    common = dict(remote=remote, line=line, offset=offset)
+    if kind == "store":
+        return A.Store(loc, value(args[1], meta), atomic=True, order=order(0), scope=scope(), **common)
+    if kind == "load":
+        return A.Load(loc, atomic=True, order=order(0), scope=scope(), **common)
+    if kind == "cas":
         return A.Rmw(
             "cas",
             loc,
             value(args[2], meta),
-            order=_order(args[3], meta) if explicit else "sc",
-            scope=_scope(args[5], meta) if len(args) > 5 else None,
-            remote=remote,
+            order=order(0),
+            scope=scope(),
             expected=_name_arg(args[1], "the location of the expected value", meta),
-            fail_order=_order(args[4], meta) if explicit else "sc",
-            line=line,
-            offset=offset,
+            fail_order=order(1),
+            **common,
         )
-    kind = "exch" if op == "exchange" else op[len("fetch_") :]
-    if explicit:
-        _arity(name, args, 3, 4, meta)
-    else:
-        _arity(name, args, 2, 2, meta)
-    return A.Rmw(
-        kind,
-        loc,
-        value(args[1], meta),
-        order=_order(args[2], meta) if explicit else "sc",
-        scope=_scope(args[3], meta) if len(args) > 3 else None,
-        remote=remote,
-        line=line,
-        offset=offset,
-    )
+    rmw = "exch" if op == "exchange" else op[len("fetch_") :]
+    return A.Rmw(rmw, loc, value(args[1], meta), order=order(0), scope=scope(), **common)
+
+
+# Per kind of atomic call: its arguments before the memory order.
+_BEFORE_ORDER = {"store": 2, "load": 1, "cas": 3, "rmw": 2}
 
 
 def make_array_init(name: str, size: int, elements: list, meta) -> A.Init:
