@@ -4,6 +4,8 @@ elements `y[0]`, `y[1]`, ... (its name stands for `y[0]`); an access at a
 computed address reaches the element its offset names on each path, and
 the reads the offset depends on are `addr` dependencies of it."""
 
+from pathlib import Path
+
 import pytest
 
 import hrf
@@ -11,22 +13,8 @@ from hrf.litmus import ast as A
 from hrf.litmus.opencl import parse_opencl
 from hrf.litmus.printer import to_litmus
 
-# The shape of the IMM paper's example E3.5 as Dat3M's C11 suite has it
-# (hand-written here): P0 reads x, then y[r0] through a computed address,
-# then writes y[0]; P1 reads y[0] and releases x.
-IMM_E35 = """C imm-E3.5-shape
-{ atomic_int y[2] = {0, 0}; }
-P0 (atomic_int* x, atomic_int* y) {
-  int r0 = atomic_load_explicit(x, memory_order_relaxed);
-  int r1 = atomic_load_explicit(y+r0, memory_order_relaxed);
-  atomic_store_explicit(y, 1, memory_order_relaxed);
-}
-P1 (atomic_int* x, atomic_int* y) {
-  int r0 = atomic_load_explicit(y, memory_order_relaxed);
-  atomic_store_explicit(x, 1, memory_order_release);
-}
-exists (0:r0=1 /\\ 1:r0=1)
-"""
+# The shape of the IMM paper's example E3.5 (Dat3M's C11 imm-E3.5), in the corpus.
+IMM_E35 = (Path(hrf.__file__).parent / "corpus" / "c11" / "imm-e35-shape.litmus").read_text()
 
 
 def test_both_readers_read_arrays_and_computed_addresses_alike():

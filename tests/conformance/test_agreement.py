@@ -5,6 +5,7 @@ takes and why, and is itself pinned (if it changes, the test says so).
 An agreement table is printed at the end of the run."""
 
 import csv
+from pathlib import Path
 
 import pytest
 from reference import REFERENCE, REPAIRS, judge, parse_reference, record_agreement
@@ -243,20 +244,8 @@ def test_herds_computed_address_tests_with_acquire_or_relaxed_for_consume(name, 
 
 
 # The shape of Dat3M's C11 test imm-E3.5 (an array and a load from y+r0),
-# written here; Dartagnan's verdicts: C11 reachable, RC11 not.
-IMM_E35 = """C imm-E3.5-shape
-{ atomic_int y[2] = {0, 0}; }
-P0 (atomic_int* x, atomic_int* y) {
-  int r0 = atomic_load_explicit(x, memory_order_relaxed);
-  int r1 = atomic_load_explicit(y+r0, memory_order_relaxed);
-  atomic_store_explicit(y, 1, memory_order_relaxed);
-}
-P1 (atomic_int* x, atomic_int* y) {
-  int r0 = atomic_load_explicit(y, memory_order_relaxed);
-  atomic_store_explicit(x, 1, memory_order_release);
-}
-exists (0:r0=1 /\\ 1:r0=1)
-"""
+# in hrf's corpus; Dartagnan's verdicts: C11 reachable, RC11 not.
+IMM_E35 = Path(hrf.__file__).parent / "corpus" / "c11" / "imm-e35-shape.litmus"
 
 
 def test_imm_e35_as_dartagnan_decides_it():
