@@ -1,7 +1,6 @@
 """The public API and its limits."""
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -190,31 +189,6 @@ def test_import_hrf_loads_only_what_checking_needs_and_every_public_name_resolve
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     # the functions named as their modules stay functions once the modules are imported
     assert out[0] == "[]" and out[1] == "True" and out[2] == "['function', 'function', 'function']"
-
-
-def test_the_grammar_cache_is_used_rebuilt_when_damaged_and_optional(tmp_path, monkeypatch):
-    # The cached LALR tables give the same parse; a damaged cache file is
-    # rebuilt silently; with the cache off (or no folder) hrf parses as before.
-    from hrf.cache import cache_folder
-    from hrf.litmus import grammar, opencl, opencl_lalr
-
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    fig6 = CORPUS / "hrf" / "hrf14-fig6.litmus"
-    want = hrf.parse(fig6)
-    text = "OPENCL t\n{ [x]=0; }\nP0@wg 0, dev 0 (global atomic_int* x) { atomic_store(x, 1); }\nexists (x=1)\n"
-    path = Path(__file__).resolve().parent.parent / "python" / "hrf" / "litmus" / "opencl.grammar"
-    options = {"propagate_positions": True, "maybe_placeholders": True}
-    first = grammar.lalr(path, **options)  # builds and writes
-    (cached,) = (tmp_path / "hrf").glob("opencl-*.lalr")
-    again = grammar.lalr(path, **options)  # reads
-    assert first.parse(text) == again.parse(text)
-    cached.write_bytes(b"damaged")
-    assert grammar.lalr(path, **options).parse(text) == first.parse(text)
-    assert cached.read_bytes() != b"damaged"
-    monkeypatch.setenv("HRF_CACHE", "off")
-    assert cache_folder() is None
-    opencl_lalr._parser.cache_clear()
-    assert opencl.parse_opencl(fig6.read_text(), str(fig6), reader="lalr") == want
 
 
 def test_the_ast_methods_are_cached_and_rebuilt_when_damaged(tmp_path):

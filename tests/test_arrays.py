@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import hrf
+import lalr
 from hrf.litmus import ast as A
 from hrf.litmus.opencl import parse_opencl
 from hrf.litmus.printer import to_litmus
@@ -19,8 +20,8 @@ IMM_E35 = (Path(hrf.__file__).parent / "corpus" / "c11" / "imm-e35-shape.litmus"
 
 def test_both_readers_read_arrays_and_computed_addresses_alike():
     fast = parse_opencl(IMM_E35)
-    lalr = parse_opencl(IMM_E35, reader="lalr")
-    assert A.structure(fast) == A.structure(lalr)
+    reference = lalr.parse_opencl(IMM_E35)
+    assert A.structure(fast) == A.structure(reference)
     assert fast.init == (A.Init("y", 0, size=2, elements=(0, 0)),)
     load = fast.threads[0].body[1].expr
     assert (load.loc, load.offset) == ("y", A.Reg("r0"))
@@ -170,9 +171,9 @@ exists (0:r1=0)
 )
 def test_bad_arrays_are_refused_where_they_are_declared(init, match):
     text = f"C bad\n{{ {init} }}\nP0 (atomic_int* y) {{ int r0 = atomic_load_explicit(y, memory_order_relaxed); }}\nexists (0:r0=0)\n"
-    for reader in (None, "lalr"):
+    for read in (hrf.parse, lalr.parse_opencl):
         with pytest.raises(hrf.LitmusSyntaxError, match=match) as e:
-            hrf.parse(text) if reader is None else parse_opencl(text, reader=reader)
+            read(text)
         assert e.value.line == 2
 
 

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hrf
+import lalr
 from hrf.litmus.machine import parse_machine_ast
 from hrf.litmus.opencl import parse_opencl
 from hrf.litmus.ptx import parse_ptx
@@ -50,13 +51,13 @@ def test_a_comment_naming_a_thread_before_the_init_block():
 
 
 def readers(text: str):
-    """What every reader of the text's dialect makes of it (a machine
+    """What hrf's reader and the reference make of the text (a machine
     test's instructions without the lines and columns they were read at)."""
     if text.startswith("GPU_MACHINE"):
         return [re.sub(r"\b(line|col|lines)=\d+", "", repr(parse_machine_ast(text)))]
     if text.startswith("GPU_PTX"):
-        return [parse_ptx(text, reader="fast"), parse_ptx(text, reader="lalr")]
-    return [parse_opencl(text, reader="fast"), parse_opencl(text, reader="lalr")]
+        return [parse_ptx(text), lalr.parse_ptx(text)]
+    return [parse_opencl(text), lalr.parse_opencl(text)]
 
 
 def places(text: str) -> list[int]:

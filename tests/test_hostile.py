@@ -334,11 +334,12 @@ def test_a_ptx_immediate_beyond_64_bits_is_a_located_error():
         "GPU_PTX t\n{\n0:.reg .s32 r0; 0:.reg .b64 r1 = x;\n}\n P0 ;\n mov.s32 r0,99999999999999999999 ;\n"
         " st.cg.s32 [r1],r0 ;\n\nx: global\n\nexists (x=1)\n"
     )
-    for reader in ("fast", "lalr"):
-        from hrf.litmus.ptx import parse_ptx
+    import lalr
+    from hrf.litmus.ptx import parse_ptx
 
+    for read in (parse_ptx, lalr.parse_ptx):
         with pytest.raises(hrf.LitmusSyntaxError, match="does not fit in 64 bits") as e:
-            parse_ptx(text, "t.litmus", reader=reader)
+            read(text, "t.litmus")
         assert e.value.line == 6
 
 

@@ -1,5 +1,5 @@
 """hrf's per-user cache of what is slow to build and the same on every
-start: the litmus grammars' LALR tables and the AST's compiled methods.
+start: the AST nodes' compiled methods.
 The folder is `$XDG_CACHE_HOME/hrf`, else `~/.cache/hrf`; `HRF_CACHE=off`
 turns it off. Each file's name carries a hash of everything it was built
 from (so a change builds a new one), and is written whole (a temporary

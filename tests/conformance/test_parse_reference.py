@@ -95,23 +95,25 @@ READ_TWICE = [p for p in FILES if p.read_text().split(None, 1)[0].upper() in ("C
 
 
 @pytest.mark.parametrize("path", READ_TWICE, ids=ids(READ_TWICE))
-def test_the_fast_reader_reads_as_the_reference(path):
-    # hrf's hand-written readers of the C/OpenCL and PTX syntaxes build the
-    # AST the LALR readers (the reference) build, lines included, or give
-    # up and let the reference read (tests/test_parse_fast.py)
+def test_the_reader_reads_as_the_reference(path):
+    # hrf's readers of the C/OpenCL and PTX syntaxes build the AST the LALR
+    # readers of the executable grammars (tests/lalr) build, lines included,
+    # or refuse the test with the same error (tests/test_reader_reference.py)
+    import lalr
     from hrf.litmus import opencl, ptx
     from hrf.litmus.ast import structure
 
     text = path.read_text()
-    read = ptx.parse_ptx if text.startswith("GPU_PTX") else opencl.parse_opencl
+    gpu_ptx = text.startswith("GPU_PTX")
 
-    def outcome(reader):
+    def outcome(read):
         try:
-            return structure(read(text, str(path), reader=reader))
+            return structure(read(text, str(path)))
         except hrf.HrfError as e:
             return (type(e).__name__, str(e))
 
-    assert outcome("fast") == outcome("lalr")
+    mine = outcome(ptx.parse_ptx if gpu_ptx else opencl.parse_opencl)
+    assert mine == outcome(lalr.parse_ptx if gpu_ptx else lalr.parse_opencl)
 
 
 def test_dialects_not_read_yet_are_refused_by_name():

@@ -59,10 +59,6 @@ def parse_text(text: str, path: str | None = None) -> Test:
         return _parse_text(text, path)
     except RecursionError:
         raise too_deep(text, path) from None
-    except Exception as e:  # lark's VisitError wraps what its transformer raised
-        if isinstance(getattr(e, "orig_exc", None), RecursionError):
-            raise too_deep(text, path) from None
-        raise
 
 
 def _parse_text(text: str, path: str | None) -> Test:

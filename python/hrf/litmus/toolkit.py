@@ -3,14 +3,14 @@ the tables of memory orders, scopes and fence flags, integer literals,
 the errors a reader raises (`ParseFailure`, `Unsupported`), herd's call
 forms (atomics, fences, barriers) as AST nodes, scope trees and scope
 annotations, and the builders of threads, headers and conditions. Every
-reader (the C/OpenCL fast and LALR readers, PTX, the GPU machine's
-assembly) builds its AST from these; none of them imports another
-reader's private names.
+reader (C/OpenCL, PTX, the GPU machine's assembly, and the LALR reference
+readers of the tests) builds its AST from these; none of them imports
+another reader's private names. The reading itself (tokens, positions,
+syntax errors, conditions) is `reader.py`'s.
 """
 
 from __future__ import annotations
 
-import os
 import re
 
 from ..errors import LitmusSyntaxError
@@ -308,7 +308,7 @@ def _scope_tree_line(text: str) -> tuple:
 
 
 class Where:
-    """A position, where the LALR reader's builders take lark's meta."""
+    """A position (line, column), as the builders take it."""
 
     __slots__ = ("line", "column")
 
@@ -404,9 +404,3 @@ def make_and(items) -> A.PAnd:
 
 def make_or(items) -> A.POr:
     return A.POr(tuple(_flat(items, A.POr)))
-
-
-# Which reader reads a test: "fast" (the hand-written one, falling back to
-# the LALR one where it gives up) or "lalr" (the reference alone). The
-# environment's HRF_PARSER=lalr forces the reference.
-READER = os.environ.get("HRF_PARSER", "fast")

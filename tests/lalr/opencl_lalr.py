@@ -1,21 +1,16 @@
 """The LALR reader of the C/OpenCL litmus syntax (lark, `opencl.grammar`):
-the reference the hand-written reader (`opencl_fast`) is tested against,
-and the reader of every test that one gives up on, errors included. Its
-transformer turns lark's parse tree into the AST with the builders of
-`opencl`."""
+the reference `hrf.litmus.opencl` is tested against. Its transformer turns
+lark's parse tree into the AST with the package's builders."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-from pathlib import Path
-
-from lark import Lark, Token, Transformer, v_args
+from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedInput, VisitError
 
-from ..errors import LitmusSyntaxError, UnsupportedFeature
-from . import ast as A
-from .grammar import lalr
-from .toolkit import (
+from hrf.errors import LitmusSyntaxError, UnsupportedFeature
+from hrf.litmus import ast as A
+from hrf.litmus import opencl
+from hrf.litmus.toolkit import (
     ALLOC_CLASSES,
     LKMM,
     ParseFailure,
@@ -38,6 +33,8 @@ from .toolkit import (
     meta_line,
     value,
 )
+
+from .grammar import lalr
 
 # lark's terminal names, as a reader of the error would write them.
 _TERMINALS = {
@@ -85,9 +82,9 @@ _TERMINALS = {
 }
 
 
-@lru_cache(maxsize=1)
-def _parser() -> Lark:
-    return lalr(Path(__file__).parent / "opencl.grammar", propagate_positions=True, maybe_placeholders=True)
+def parse_opencl(text: str, path: str | None = None) -> A.Test:
+    """A C or OpenCL test, read by the LALR reader."""
+    return opencl.parse_opencl(text, path, read_items=read_items)
 
 
 def lark_syntax_error(e: UnexpectedInput, path, lines, line_offset: int = 0, col_offset: int = 0):
@@ -367,7 +364,7 @@ class ToAst(Transformer):
 def read_items(src: str, path, lines: list[str]) -> list:
     """The top-level items of a test (comments blanked), for `opencl.assemble`."""
     try:
-        return ToAst().transform(_parser().parse(src)).children
+        return ToAst().transform(lalr("opencl").parse(src)).children
     except UnexpectedInput as e:
         lk = LKMM.search(src)
         if lk is not None:  # an LKMM test: refuse it for what it is, not for its syntax
