@@ -220,9 +220,9 @@ def test_the_ast_methods_are_cached_and_rebuilt_when_damaged(tmp_path):
 
 def _eager(test, model):
     """`check` with its witness executions built at once (the reference)."""
-    from hrf.api import _prepare, check_compiled
+    from hrf.api import check_compiled, prepare
 
-    comp, m = _prepare(test, model, hrf.Limits())
+    comp, m = prepare(test, model, hrf.Limits())
     return check_compiled(comp, m, hrf.Limits(), eager=True)
 
 

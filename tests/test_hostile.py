@@ -232,18 +232,18 @@ def _killer_test(monkeypatch, tmp_path):
     import os
     import signal
 
-    import hrf.api
+    import hrf.many
 
     killer = tmp_path / "killer.litmus"
     killer.write_text(MP)
-    real = hrf.api.compile_test
+    real = hrf.many.compile_test
 
     def compile_or_die(t, *a, **k):
         if t.path == str(killer):
             os.kill(os.getpid(), signal.SIGKILL)
         return real(t, *a, **k)
 
-    monkeypatch.setattr(hrf.api, "compile_test", compile_or_die)  # inherited by the forked workers
+    monkeypatch.setattr(hrf.many, "compile_test", compile_or_die)  # inherited by the forked workers
     return killer
 
 
@@ -280,7 +280,7 @@ def test_a_worker_that_dies_mid_message_blames_only_its_test(monkeypatch, tmp_pa
 def test_an_exception_outside_hrf_is_one_error_row(monkeypatch, tmp_path):
     # lark's VisitError did not pickle and hung the run; any exception hrf
     # did not mean to raise is now an error row naming the test
-    import hrf.api
+    import hrf.many
 
     class Unpicklable(Exception):  # a local class: pickle cannot find it
         def __init__(self):
@@ -289,14 +289,14 @@ def test_an_exception_outside_hrf_is_one_error_row(monkeypatch, tmp_path):
 
     odd = tmp_path / "odd.litmus"
     odd.write_text(MP)
-    real = hrf.api.parse
+    real = hrf.many.parse
 
     def parse_or_raise(t):
         if str(t) == str(odd):
             raise Unpicklable()
         return real(t)
 
-    monkeypatch.setattr(hrf.api, "parse", parse_or_raise)
+    monkeypatch.setattr(hrf.many, "parse", parse_or_raise)
     tests = _corpus_tests(2) + [str(odd)]
     for processes in (True, False):
         rows = list(hrf.check_many(tests, ["sc"], workers=2, processes=processes))
