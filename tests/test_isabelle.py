@@ -283,14 +283,14 @@ def test_consistent_executions_are_proved_with_the_witness_order_hrf_found(tmp_p
     consistent = re.findall(r"lemma (ex\d+)_consistent:", text)
     assert found and len(found) == len(consistent)
     from hrf.api import compile_test
-    from hrf.isabelle import _event_tags
+    from hrf.isabelle import event_tags
 
     verdict = hrf.check(fig4, "hrf-indirect-relaxed", keep_all=True)
     comp = compile_test(hrf.parse(fig4), Limits().unroll, True)
     for ex in verdict.executions:
         (name, order), *_ = ex["orders"]
         assert name == "sc" and len(set(order)) == len(order)
-        assert set(order) == {e["id"] for e in ex["events"] if {"A", "sc"} <= _event_tags(comp, e)}
+        assert set(order) == {e["id"] for e in ex["events"] if {"A", "sc"} <= event_tags(comp, e)}
     assert sorted(len(o.split(",")) for _, o in found) == sorted(len(ex["orders"][0][1]) for ex in verdict.executions)
 
 

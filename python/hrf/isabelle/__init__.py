@@ -1,0 +1,280 @@
+"""Isabelle/HOL export (the README's Isabelle section), one module per kind of theory
+(`models`, `tests`, `schemes`, `runs`; `terms` the terms they share): executions, model definitions and
+mapping lemmas as theories importing the base theories of
+`isabelle_export/` (copied into the output directory, so that it builds on
+its own as a session: `isabelle build -D DIR`).
+
+- One theory per test and model: every candidate execution hrf enumerated
+  (up to `max_executions`, the rest counted and named in the theory), each
+  as concrete finite sets, with a lemma for its consistency or
+  inconsistency and, when consistent, its race-freedom or racing pair,
+  proved `by eval` (finite, executable definitions).
+- SC, HRF-direct and HRF-indirect are the hand-written definitions of
+  `Hrf_Models.thy`; any other model is translated from hrf's DSL into a
+  theory `Model_<name>` of its own, a witness order as "some total order of
+  its set" (`total_orders` of Hrf_Execution, executable).
+- One theory per scheme: its rows as data over `Hrf_Machine`, a lemma per
+  row (the row implements its source operation) and the scheme's soundness,
+  stated over `Hrf_Mapping` and left as stubs (`sorry`, marked so).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..api import Limits, limits_from
+from ..dsl import Model
+from ..errors import OutputError, UnsupportedFeature, check_whole, make_folder, write_output
+from ..litmus import parse
+from ..models import get as _get_model
+from .models import HANDWRITTEN, ModelTheory, holds, model_theory
+from .runs import machine_instr, run_theory
+from .schemes import scheme_theory
+from .terms import BASE_DIR, BASE_THEORIES, SESSION, safe_name
+from .tests import Exported, event_tags, execution_term, test_theory
+
+__all__ = [
+    "BASE_DIR",
+    "BASE_THEORIES",
+    "ExportResult",
+    "Exported",
+    "HANDWRITTEN",
+    "ModelTheory",
+    "SESSION",
+    "closable",
+    "event_tags",
+    "execution_term",
+    "export_isabelle",
+    "holds",
+    "machine_instr",
+    "model_theory",
+    "run_theory",
+    "safe_name",
+    "scheme_theory",
+    "test_theory",
+    "write_root",
+]
+
+
+# ------------------------------------------------------------------ export
+@dataclass
+class ExportResult:
+    out: Path
+    theories: list = field(default_factory=list)  # every theory written (names)
+    tests: list = field(default_factory=list)  # Exported, one per test and model
+    notes: list = field(default_factory=list)  # what the reader should know (truncations)
+    # (test, model or "scheme S", reason) of each pair refused (UnsupportedFeature): not exported
+    skipped: list = field(default_factory=list)
+    runs: list = field(default_factory=list)  # the theories of machine runs (one per test and scheme)
+    closures: list = field(default_factory=list)  # "theory: writeback=W" of each no-other-outcome theorem
+
+
+def _copy_base(out: Path) -> None:
+    for name in BASE_THEORIES:
+        write_output(out / f"{name}.thy", (BASE_DIR / f"{name}.thy").read_text())
+
+
+def _prepare_folder(out: Path) -> Path:
+    """The export folder: created if missing; an earlier export (its ROOT
+    names hrf's session and it holds only theories) is cleared of its
+    theories, so that none of them is pulled into the new session; any
+    other non-empty folder is refused rather than overwritten."""
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"cannot export to {out}: it is a file, not a folder")
+    out = Path(make_folder(out))
+    entries = list(out.iterdir())
+    if not entries:
+        return out
+    root = out / "ROOT"
+    # an earlier export holds plain files only: a link (to a ROOT elsewhere,
+    # say) or a folder named X.thy is not hrf's to write through or remove
+    plain = all(e.is_file() and not e.is_symlink() and (e.name == "ROOT" or e.suffix == ".thy") for e in entries)
+    ours = (
+        plain
+        and root.is_file()
+        and re.search(rf"^session {SESSION} ", root.read_text(errors="replace"), re.M) is not None
+    )
+    if not ours:
+        raise OutputError(
+            f"cannot export to {out}: the folder is not empty and holds no earlier hrf export of plain "
+            "files (hrf would overwrite its ROOT and pull its theories in): give a new or empty folder"
+        )
+    for e in entries:
+        try:
+            e.unlink()  # ROOT too: written anew, never through what stood there
+        except OSError as x:
+            raise OutputError(f"cannot clear the earlier export in {out}: {x.strerror or x}") from None
+    return out
+
+
+def write_root(out: Path, session: str = SESSION) -> Path:
+    """A ROOT file listing every theory in `out`, base theories first."""
+    present = sorted(p.stem for p in out.glob("*.thy"))
+    # What a theory imports comes first: base theories, then model theories.
+    order = [t for t in BASE_THEORIES if t in present] + sorted(
+        (t for t in present if t not in BASE_THEORIES), key=lambda t: (not t.startswith("Model_"), t)
+    )
+    text = (
+        "\n".join(
+            [
+                "(* Generated by hrf. The session does not allow sorry: every lemma of a",
+                "   test theory is proved. The Scheme_* theories, whose proofs are stubs,",
+                "   declare quick_and_dirty for themselves alone. *)",
+                f"session {session} = HOL +",
+                "  options [document = false]",
+                "  theories",
+            ]
+            + [f"    {t}" for t in order]
+        )
+        + "\n"
+    )
+    p = out / "ROOT"
+    write_output(p, text)
+    return p
+
+
+def closable(r, max_proof_states: int, progress=None) -> tuple:
+    """For a scheme hrf found sound on a test: write-back policy -> (number
+    of states, number of them not final) of the unreduced machine, for the
+    policies whose unreduced machine has at most `max_proof_states` states
+    (Isabelle enumerates them again); and a note for each policy left out."""
+    from ..machine import explore
+
+    closed: dict[str, tuple[int, int]] = {}
+    notes: list[str] = []
+    if r.sound is not True or max_proof_states == 0:
+        return closed, notes
+    for wb in r.machine:
+        m = explore(r.program, writeback=wb, reduce=False, max_states=max_proof_states, progress=progress)
+        if m.complete:
+            closed[wb] = (m.states, m.states - m.final_states)
+        else:
+            notes.append(
+                f"writeback={wb}: no closure theorem, the unreduced machine has more than "
+                f"{max_proof_states} states (max_proof_states)"
+            )
+    return closed, notes
+
+
+def _export_runs(
+    res: ExportResult, test, scheme: str, limits: Limits, max_states: int, max_proof_states: int, progress=None
+) -> None:
+    """The machine runs of `test` compiled by `scheme` as a theory, or the
+    pair in `res.skipped` with the reason; where hrf found the scheme sound,
+    with the closure theorems of `run_theory`. `progress`: the explorer's
+    status line (`hrf.machine.explore.ExploreProgress`), or None."""
+    from ..soundness import soundness
+
+    where = test.path or test.name
+    try:
+        r = soundness(test, scheme, limits=limits, max_states=max_states, progress=progress)
+        if not r.machine:
+            raise UnsupportedFeature(r.reason or "not run on the machine")
+        closed, notes = closable(r, max_proof_states, progress)
+        theory, text = run_theory(r, closed=closed)
+    except UnsupportedFeature as e:
+        res.skipped.append((where, f"scheme {scheme}", str(e)))
+        return
+    if theory in res.theories:
+        return  # the same test given twice
+    write_output(res.out / f"{theory}.thy", text)
+    res.theories.append(theory)
+    res.runs.append(theory)
+    if not r.complete:
+        res.notes.append(f"{theory}: the machine exploration stopped at a limit; more outcomes may exist")
+    res.notes += [f"{theory}: {n}" for n in notes]
+    res.closures += [f"{theory}: writeback={wb}" for wb in closed]
+
+
+def export_isabelle(
+    tests: None | str | Path | object | Iterable = None,
+    models: str | Iterable = "sc",
+    out: str | Path = "isabelle_out",
+    *,
+    schemes: None | str | Iterable = None,
+    max_executions: int = 64,
+    runs: bool = True,
+    max_states: int = 1_000_000,
+    max_proof_states: int = 20_000,
+    limits: Limits | None = None,
+    progress=None,
+    **kw,
+) -> ExportResult:
+    """Write Isabelle theories into `out`: the base theories, one theory per
+    test and model, one per scheme, and a ROOT file for the session. A
+    (test, model) pair the model refuses (a test outside its fragment, a
+    model with no Isabelle form) is skipped and listed in `skipped`; when
+    every pair is refused and no scheme is asked for, the first refusal is
+    raised (UnsupportedFeature), as is a scheme row with no Isabelle form.
+    With `runs`, each test a scheme compiles is run on the machine (`hrf
+    soundness`, at most `max_states` states per write-back policy) and its
+    outcomes are written as machine runs (`run_theory`); a (test, scheme)
+    pair the scheme or the machine theory refuses is skipped and listed.
+    Where hrf found the scheme sound on a test, and the unreduced machine
+    has at most `max_proof_states` states under a write-back policy (0:
+    never), the run theory also proves that the machine has no outcome the
+    source model does not allow (Isabelle enumerates those states again).
+    `progress` (an `hrf.machine.explore.ExploreProgress`) shows those
+    explorations as they run (`hrf export` passes one)."""
+    limits = limits_from(limits, kw)
+    check_whole("max_executions", max_executions, 1)
+    check_whole("max_states", max_states, 1)
+    check_whole("max_proof_states", max_proof_states, 0)
+    out = Path(out)
+    out = _prepare_folder(out)
+    res = ExportResult(out)
+    tests = (
+        []
+        if tests is None
+        else ([tests] if isinstance(tests, (str, Path)) or not isinstance(tests, Iterable) else list(tests))
+    )
+    models = [models] if isinstance(models, (str, Model)) else list(models)
+    schemes = [] if schemes is None else ([schemes] if isinstance(schemes, str) else list(schemes))
+    _copy_base(out)
+    res.theories += list(BASE_THEORIES)
+    first_refusal: UnsupportedFeature | None = None
+    tests = [parse(t) for t in tests]
+    for test in tests:
+        for mname in models:
+            m = _get_model(mname)
+            try:
+                m.supports(test)
+                mt = model_theory(m)
+            except UnsupportedFeature as e:
+                res.skipped.append((test.path or test.name, m.name, str(e)))
+                first_refusal = first_refusal or e
+                continue
+            if mt.text is not None:
+                write_output(out / f"{mt.theory}.thy", mt.text)
+                if mt.theory not in res.theories:
+                    res.theories.append(mt.theory)
+            theory, text, total, shown, complete = test_theory(test, m, mt, limits, max_executions)
+            if theory in res.theories:  # two tests of one name: number the later ones
+                k = 2
+                while f"{theory}_{k}" in res.theories:
+                    k += 1
+                text = re.sub(rf"^theory {theory}$", f"theory {theory}_{k}", text, count=1, flags=re.M)
+                theory = f"{theory}_{k}"
+            path = out / f"{theory}.thy"
+            write_output(path, text)
+            res.theories.append(theory)
+            res.tests.append(Exported(theory, path, total, shown, complete))
+            if shown < total:
+                res.notes.append(
+                    f"{theory}: {shown} of {total} candidate executions exported (max_executions={max_executions})"
+                )
+            if not complete:
+                res.notes.append(f"{theory}: the candidate enumeration hit a limit; more executions exist")
+    if first_refusal is not None and not res.tests and not schemes:
+        raise first_refusal
+    for s in schemes:
+        theory, text = scheme_theory(s)
+        write_output(out / f"{theory}.thy", text)
+        res.theories.append(theory)
+        for test in tests if runs else ():
+            _export_runs(res, test, s, limits, max_states, max_proof_states, progress)
+    write_root(out)
+    return res

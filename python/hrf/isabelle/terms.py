@@ -1,0 +1,60 @@
+"""Isabelle terms: names, string literals, sets, lists, text blocks, and
+the base theories' folder."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..errors import UnsupportedFeature
+
+BASE_DIR = Path(__file__).parent.parent / "isabelle_export"
+BASE_THEORIES = ("Hrf_Execution", "Hrf_Models", "Hrf_Machine", "Hrf_Closure", "Hrf_Mapping")
+SESSION = "Hrf_Export"
+
+
+def safe_name(text: str, prefix: str = "T") -> str:
+    """An Isabelle identifier for `text`: letters, digits and single
+    underscores, starting with a letter (`prefix` is put in front of
+    anything else)."""
+    s = re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")
+    if not s or not s[0].isalpha():
+        s = f"{prefix}_{s}" if s else prefix
+    return s
+
+
+def string_term(s: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9_]+", s):
+        raise UnsupportedFeature(f"cannot write {s!r} as an Isabelle string literal")
+    return f"''{s}''"
+
+
+def set_term(items) -> str:
+    items = list(items)
+    return "{" + ", ".join(str(x) for x in items) + "}" if items else "{}"
+
+
+def list_term(items) -> str:
+    return "[" + ", ".join(str(x) for x in items) + "]"
+
+
+def pairs_term(pairs) -> str:
+    return set_term(f"({a}, {b})" for a, b in sorted(map(tuple, pairs)))
+
+
+def text_body(s: str) -> str:
+    """A text block's body: no backslash (it would start a symbol, maybe a
+    closing cartouche) and no antiquotation."""
+    return s.replace("\\", "\\<backslash>").replace("@{", "@ {")
+
+
+def arg_term(t: str) -> str:
+    """A term as a function argument: parenthesised unless atomic."""
+    if " " not in t:
+        return t
+    depth = 0
+    for i, ch in enumerate(t):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0:
+            return t if t[0] == "(" and i == len(t) - 1 else f"({t})"
+    return f"({t})"
