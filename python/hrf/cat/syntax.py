@@ -1,4 +1,5 @@
-"""herd's cat language: tokens and syntax tree.
+"""herd's cat language: the reader of a cat file into its syntax tree
+(`tree.py`), over the tokens of `tokens.py`.
 
 The grammar and the operator precedences are herd7's (herdtools7,
 `lib/modelParser.mly` and `lib/modelLexer.mll`), read and restated here;
@@ -12,283 +13,31 @@ the file, line and column.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-
 from ..errors import DefinitionError
-
-KEYWORDS = {
-    "let",
-    "rec",
-    "and",
-    "when",
-    "acyclic",
-    "irreflexive",
-    "show",
-    "unshow",
-    "empty",
-    "subset",
-    "as",
-    "fun",
-    "in",
-    "undefined_unless",
-    "flag",
-    "assert",
-    "include",
-    "variant",
-    "begin",
-    "end",
-    "procedure",
-    "call",
-    "enum",
-    "debug",
-    "match",
-    "with",
-    "forall",
-    "from",
-    "do",
-    "try",
-    "if",
-    "then",
-    "else",
-    "instructions",
-    "default",
-    "not",
-}
-
-# herd's names: a letter (after an optional `_`), then letters, digits,
-# `_`, `.`, `-`, and an optional final `'` (po-loc, membar.cta, scp').
-_NAME = r"_?[A-Za-z][A-Za-z0-9_.\-]*'?"
-_TOKEN = re.compile(
-    rf"""
-    (?P<nl>\n)
-  | (?P<ws>[ \t\r]+)
-  | (?P<line_comment>(?://|\#)[^\n]*)
-  | (?P<tag>'{_NAME})
-  | (?P<name>{_NAME})
-  | (?P<string>"[^"]*")
-  | (?P<num>[0-9]+)
-  | (?P<op>\|\||&&|\+\+|->|-1|[(){{}}\[\]|&*~!+^\\?=;,_])
-    """,
-    re.X,
+from .tokens import Tok, syntax_error, tokenize
+from .tree import (
+    App,
+    Bind,
+    Call,
+    CatFile,
+    Const,
+    Exp,
+    Fun,
+    IfVariant,
+    Include,
+    Ins,
+    Let,
+    Op,
+    Op1,
+    Procedure,
+    Show,
+    TagE,
+    Test,
+    Unsupported,
+    UnsupportedIns,
+    Var,
+    WithFrom,
 )
-
-
-@dataclass(frozen=True)
-class Tok:
-    kind: str  # "name", "kw", "tag", "string", "num", "op", "eof"
-    text: str
-    line: int
-    col: int
-
-
-def tokenize(text: str, path: str | None) -> list[Tok]:
-    toks: list[Tok] = []
-    i, line, line_start = 0, 1, 0
-    n = len(text)
-    while i < n:
-        if text.startswith("(*", i):  # nested OCaml comments
-            depth, j = 1, i + 2
-            while j < n and depth:
-                if text.startswith("(*", j):
-                    depth, j = depth + 1, j + 2
-                elif text.startswith("*)", j):
-                    depth, j = depth - 1, j + 2
-                else:
-                    j += 1
-            if depth:
-                raise _error("comment (* not closed", path, text, line, i - line_start + 1)
-            chunk = text[i:j]
-            line += chunk.count("\n")
-            if "\n" in chunk:
-                line_start = i + chunk.rindex("\n") + 1
-            i = j
-            continue
-        if text.startswith("{%(*", i):  # herd 2015: LaTeX for the paper, {%(* ... %*)}
-            j = text.find("%*)}", i + 4)
-            if j < 0:
-                raise _error("{%(* not closed by %*)}", path, text, line, i - line_start + 1)
-            chunk = text[i : j + 4]
-            line += chunk.count("\n")
-            if "\n" in chunk:
-                line_start = i + chunk.rindex("\n") + 1
-            i = j + 4
-            continue
-        m = _TOKEN.match(text, i)
-        if m is None:
-            raise _error(f"unexpected character {text[i]!r}", path, text, line, i - line_start + 1)
-        kind = m.lastgroup
-        col = i - line_start + 1
-        s = m.group()
-        if kind == "nl":
-            line, line_start = line + 1, m.end()
-        elif kind in ("ws", "line_comment"):
-            pass
-        elif kind == "name":
-            toks.append(Tok("kw" if s in KEYWORDS else "name", s, line, col))
-        elif kind == "tag":
-            toks.append(Tok("tag", s[1:], line, col))
-        elif kind == "string":
-            toks.append(Tok("string", s[1:-1], line, col))
-        elif kind == "num":
-            toks.append(Tok("num", s, line, col))
-        else:
-            toks.append(Tok("op", s, line, col))
-        i = m.end()
-    toks.append(Tok("eof", "", line, i - line_start + 1))
-    return toks
-
-
-def _error(msg, path, text, line, col) -> DefinitionError:
-    lines = text.splitlines()
-    excerpt = lines[line - 1] if 0 < line <= len(lines) else None
-    return DefinitionError(f"cat: {msg}", path, line, col, excerpt)
-
-
-# ---------------------------------------------------------------- syntax tree
-@dataclass(frozen=True)
-class Located:
-    """Where a node starts in its file (not part of its value)."""
-
-    line: int = field(default=0, compare=False, kw_only=True)
-    col: int = field(default=0, compare=False, kw_only=True)
-
-
-@dataclass(frozen=True)
-class Exp(Located):
-    """An expression."""
-
-
-@dataclass(frozen=True)
-class Var(Exp):
-    name: str
-
-
-@dataclass(frozen=True)
-class Const(Exp):
-    what: str  # "empty" (0) or "universe" (_)
-
-
-@dataclass(frozen=True)
-class TagE(Exp):
-    name: str
-
-
-@dataclass(frozen=True)
-class Op1(Exp):
-    op: str  # star plus opt inv comp toid square
-    arg: Exp
-
-
-@dataclass(frozen=True)
-class Op(Exp):
-    op: str  # union seq inter diff cartesian add tuple
-    args: tuple[Exp, ...]
-
-
-@dataclass(frozen=True)
-class App(Exp):
-    fn: Exp
-    arg: Exp
-
-
-@dataclass(frozen=True)
-class Fun(Exp):
-    params: tuple[str | None, ...]
-    body: Exp
-    tuple_params: bool = False
-
-
-@dataclass(frozen=True)
-class Bind(Exp):
-    bindings: tuple[tuple[tuple[str | None, ...], Exp], ...]
-    body: Exp
-    rec: bool = False
-
-
-@dataclass(frozen=True)
-class Unsupported(Exp):
-    """A construct read but not given a meaning (if, match, try, sets of
-    tags...): compiling it is an UnsupportedFeature naming it."""
-
-    what: str
-
-
-# instructions
-@dataclass(frozen=True)
-class Ins(Located):
-    """An instruction."""
-
-
-@dataclass(frozen=True)
-class Let(Ins):
-    bindings: tuple[tuple[tuple[str | None, ...], Exp], ...]
-    rec: bool = False
-
-
-@dataclass(frozen=True)
-class Test(Ins):
-    kind: str  # acyclic irreflexive empty
-    exp: Exp
-    name: str | None
-    negated: bool = False
-    test_type: str = "check"  # check, undefined_unless, flag, assert
-
-
-@dataclass(frozen=True)
-class Show(Ins):
-    exp: Exp | None
-    names: tuple[str, ...] = ()
-    as_name: str | None = None
-
-
-@dataclass(frozen=True)
-class Include(Ins):
-    file: str
-
-
-@dataclass(frozen=True)
-class Procedure(Ins):
-    name: str
-    params: tuple[str | None, ...]
-    body: tuple[Ins, ...]
-
-
-@dataclass(frozen=True)
-class Call(Ins):
-    name: str
-    arg: Exp
-    as_name: str | None = None
-
-
-@dataclass(frozen=True)
-class WithFrom(Ins):
-    name: str
-    exp: Exp
-
-
-@dataclass(frozen=True)
-class IfVariant(Ins):
-    """`if "name" ... [else ...] end`: herd's model variants (its -variant
-    option). `cond` is ("var", name), ("not", c), ("and", a, b) or ("or", a, b)."""
-
-    cond: tuple
-    then: tuple[Ins, ...]
-    orelse: tuple[Ins, ...]
-
-
-@dataclass(frozen=True)
-class UnsupportedIns(Ins):
-    what: str
-
-
-@dataclass(frozen=True)
-class CatFile:
-    title: str
-    options: tuple[str, ...]
-    body: tuple[Ins, ...]
-    path: str | None
-
 
 # herd 2015's model options after the title (`withoutsc`, ...)
 MODEL_OPTIONS = {"withco", "withoutco", "withsc", "withoutsc", "withinit", "withoutinit", "catdep"}
@@ -346,7 +95,7 @@ class Parser:
 
     def error(self, msg: str, t: Tok | None = None) -> DefinitionError:
         t = t or self.tok
-        return _error(msg, self.path, self.text, t.line, t.col)
+        return syntax_error(msg, self.path, self.text, t.line, t.col)
 
     # ------------------------------------------------------------ file
     def parse_file(self) -> CatFile:
