@@ -17,6 +17,11 @@ executable, that the reader is tested against):
                | expr ';' | 'if' '(' expr ')' stmt ('else' stmt)? | 'while' '(' expr ')' stmt
                | label ':' stmt | ';'
     condition := '~'? ('exists' | 'forall') prop
+
+One module past 600 lines, on purpose: a dialect is one module (its
+reader, form by form in the grammar's order, and the assembly of a test),
+so that adding a dialect is adding a file; the shared reading is
+`reader.py`'s, the shared building `toolkit.py`'s.
 """
 
 from __future__ import annotations
