@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
-from typing import TextIO
+from typing import TextIO, TypeVar
+
+_L = TypeVar("_L", bound="_Located")
 
 
 class HrfError(Exception):
@@ -38,6 +40,14 @@ class _Located(HrfError):
         self.column = column
         self.excerpt = excerpt
         super().__init__(self._text())
+
+    @classmethod
+    def at(
+        cls: type[_L], message: str, file: str | None, lines: list[str], line: int | None, column: int | None = None
+    ) -> _L:
+        """The error at `line` (1-based) of a file read as `lines`, that line its excerpt."""
+        excerpt = lines[line - 1] if line and 0 < line <= len(lines) else None
+        return cls(message, file, line, column, excerpt)
 
     def _text(self) -> str:
         raise NotImplementedError  # each subclass says where

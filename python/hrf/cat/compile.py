@@ -109,8 +109,7 @@ class CatCompiler:
     def fail(self, msg: str, node, path: str | None = None) -> DefinitionError:
         path = path or self.current
         lines = self.texts.get(path, "").splitlines()
-        excerpt = lines[node.line - 1] if 0 < node.line <= len(lines) else None
-        return DefinitionError(f"cat: {msg}", path, node.line or None, node.col or None, excerpt)
+        return DefinitionError.at(f"cat: {msg}", path, lines, node.line or None, node.col or None)
 
     def unsupported(self, what: str, node) -> UnsupportedFeature:
         return UnsupportedFeature(f"cat: {what} has no meaning in hrf yet", self.current, node.line or None)

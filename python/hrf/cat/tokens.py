@@ -132,6 +132,4 @@ def tokenize(text: str, path: str | None) -> list[Tok]:
 
 
 def syntax_error(msg, path, text, line, col) -> DefinitionError:
-    lines = text.splitlines()
-    excerpt = lines[line - 1] if 0 < line <= len(lines) else None
-    return DefinitionError(f"cat: {msg}", path, line, col, excerpt)
+    return DefinitionError.at(f"cat: {msg}", path, text.splitlines(), line, col)

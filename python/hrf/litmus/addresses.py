@@ -48,10 +48,9 @@ class _Resolver:
         self.locations = {i.loc for i in test.init} | {p.name for p in thread.params}
 
     def fail(self, msg: str, line: int, cls=LitmusSyntaxError):
-        excerpt = self.lines[line - 1] if line and 0 < line <= len(self.lines) else None
         if cls is UnsupportedFeature:
             return UnsupportedFeature(msg, self.test.path, line or None)
-        return LitmusSyntaxError(msg, self.test.path, line or None, None, excerpt)
+        return LitmusSyntaxError.at(msg, self.test.path, self.lines, line or None)
 
     def split(self, addr, line: int) -> tuple[str, object]:
         """(location, offset or None) of an address expression."""

@@ -23,8 +23,7 @@ class Columns:
     tail: int  # 0-based index of the first line after the table
 
     def fail(self, msg: str, path, line: int, col: int = 1) -> NoReturn:
-        lines = self.lines
-        raise LitmusSyntaxError(msg, path, line, col, lines[line - 1] if 0 < line <= len(lines) else None)
+        raise LitmusSyntaxError.at(msg, path, self.lines, line, col)
 
     def init_item_line(self, item: str) -> int:
         """The line of one `;`-separated item of the init block."""

@@ -72,9 +72,9 @@ def read_test(src: str, path, lines: list[str]) -> list:
     except Unsupported as e:
         raise _lkmm_first(src, path) or UnsupportedFeature(e.msg, path, e.line) from None
     except SyntaxFault as e:
-        raise _lkmm_first(src, path) or _located(e, path, lines) from None
+        raise _lkmm_first(src, path) or LitmusSyntaxError.at(e.msg, path, lines, e.line, e.column) from None
     except ParseFailure as e:
-        raise _located(e, path, lines) from None
+        raise LitmusSyntaxError.at(e.msg, path, lines, e.line, e.column) from None
 
 
 def _lkmm_first(src: str, path) -> UnsupportedFeature | None:
@@ -83,11 +83,6 @@ def _lkmm_first(src: str, path) -> UnsupportedFeature | None:
     if lk is None:
         return None
     return UnsupportedFeature(lkmm(lk.group(1)).msg, path, src[: lk.start()].count("\n") + 1)
-
-
-def _located(e: ParseFailure, path, lines: list[str]) -> LitmusSyntaxError:
-    excerpt = lines[e.line - 1] if e.line and 0 < e.line <= len(lines) else None
-    return LitmusSyntaxError(e.msg, path, e.line, e.column, excerpt)
 
 
 _HEADER = re.compile(r"(?:(?i:opencl)|C)[ \t]+[^\n]*")
@@ -633,12 +628,8 @@ def assemble(items: list, path: str | None, text: str, lines: list[str]) -> A.Te
 
     for i, t in enumerate(threads):
         if t.index != i:
-            raise LitmusSyntaxError(
-                f"threads must be P0, P1, ... in order; found {t.name} in position {i}",
-                path,
-                t.line,
-                1,
-                lines[t.line - 1] if t.line else None,
+            raise LitmusSyntaxError.at(
+                f"threads must be P0, P1, ... in order; found {t.name} in position {i}", path, lines, t.line, 1
             )
     annotated = [t for t in threads if t.wg is not None or t.dev is not None]
     if tree is not None:
@@ -651,13 +642,13 @@ def assemble(items: list, path: str | None, text: str, lines: list[str]) -> A.Te
         bare = [t for t in threads if t.wg is None and t.dev is None]
         if bare:
             t = bare[0]
-            raise LitmusSyntaxError(
+            raise LitmusSyntaxError.at(
                 f"{t.name} has no placement (@wg N, dev N) while {annotated[0].name} has one: "
                 "place every thread or none",
                 path,
+                lines,
                 t.line,
                 1,
-                lines[t.line - 1] if t.line else None,
             )
         threads = tuple(
             A.Thread(

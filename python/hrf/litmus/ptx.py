@@ -51,7 +51,7 @@ _OPS = sorted(SHAPES, key=lambda o: (-len(o), o))
 
 
 def _err(msg, path, lines, line, col) -> NoReturn:
-    raise LitmusSyntaxError(msg, path, line, col, lines[line - 1] if 0 < line <= len(lines) else None)
+    raise LitmusSyntaxError.at(msg, path, lines, line, col)
 
 
 def parse_ptx(text: str, path: str | None = None, read_cell=None, read_tail_items=None) -> A.Test:
