@@ -407,7 +407,7 @@ class CReader(TokenReader):
                 return self.if_stmt(t)
             if text == "while":
                 self.i += 1
-                cond = self.cond()
+                cond = self.paren()
                 body = self.body()
                 return A.While(self.value(cond, t), body, line=line)
             if after and text == "else" or after == "}" and (text in _AFTER_THREADS or PROC.fullmatch(text)):
@@ -429,22 +429,23 @@ class CReader(TokenReader):
                 e = self.expr()
                 return self._semi(A.Store(k1[1], self.value(e, t), atomic=False, line=line))
             if k1[0] == "(":  # *(x + r0) = v;
+                star = self.i
                 self.i += 1
-                addr = self.cond()
+                addr = self.paren()
                 if self.accept("="):
                     e = self.expr()
                     v = self.value(e, t)
                     offset = self.value(addr, t)
                     return self._semi(A.Store(A.COMPUTED, v, atomic=False, line=line, offset=offset))
-                e = self.expr(0, A.DerefExpr(self.value(addr, t), line=line), t)
+                e = self.expr(0, A.DerefExpr(self.value(addr, t), line=line), star)
                 self.expect(";", "';' or an operator")
                 return self._expr_stmt(e, t)
         elif kind == "}" or kind == END:
             self.fail(_STMT)
-        start = self._start()
+        first = self.i
         e = self.expr()
         self.expect(";", "';' or an operator")
-        return self._expr_stmt(e, start)
+        return self._expr_stmt(e, self._start(first))
 
     def _unsigned_type(self) -> bool:
         """`unsigned int`: one type, where blanks alone part the words."""
@@ -470,7 +471,7 @@ class CReader(TokenReader):
 
     def if_stmt(self, t: Token) -> A.If:
         self.i += 1
-        cond = self.cond()
+        cond = self.paren()
         then = self.body()
         orelse: tuple = ()
         if self.at_word("else"):
@@ -478,7 +479,8 @@ class CReader(TokenReader):
             orelse = self.body()
         return A.If(self.value(cond, t), then, orelse, line=t[2])
 
-    def cond(self):
+    def paren(self):
+        """`( expr )`."""
         self.expect("(", "'('")
         e = self.expr()
         self.expect(")", "')' or an operator")
@@ -504,29 +506,31 @@ class CReader(TokenReader):
             return A.Const(0)
 
     # ------------------------------------------------------------ expressions
-    def _start(self) -> Token:
-        """Where the expression from here starts, as herd's grammar places
-        it: past the parentheses that open it (not those of `(*x = v)`)."""
-        k = 0
-        while self.peek(k)[0] == "(" and not (
-            self.peek(k + 1)[0] == "*" and self.peek(k + 2)[0] == "name" and self.peek(k + 3)[0] == "="
-        ):
-            k += 1
-        return self.peek(k)
+    def _start(self, j: int) -> Token:
+        """Where the expression whose first token is the j-th starts, as
+        herd's grammar places it: past the parentheses that open it (not
+        those of `(*x = v)`)."""
+        toks = self.toks
+        while toks[j][0] == "(" and not (toks[j + 1][0] == "*" and toks[j + 2][0] == "name" and toks[j + 3][0] == "="):
+            j += 1
+        return toks[j]
 
-    def expr(self, level: int = 0, left=None, start: Token | None = None):
+    def expr(self, level: int = 0, left=None, first: int = 0):
         """A binary expression whose operators bind at least as tightly as
         `_LEVELS[level]` (precedence climbing, left-associative), from its
-        first operand `left` when that is read already."""
+        first operand `left` when that is read already (its first token the
+        `first`-th). Where it starts is looked up only for a BinOp's line."""
         if left is None:
-            start = self._start()
+            first = self.i
             left = self.unary()
-        line = start[2] if start is not None else 0
+        line = 0
         while True:
             op = self.peek()[0]
             at = _LEVEL_OF.get(op, -1)
             if at < level:
                 return left
+            if not line:
+                line = self._start(first)[2]
             self.i += 1
             left = A.BinOp(op, left, self.expr(at + 1), line=line)
 
@@ -539,7 +543,7 @@ class CReader(TokenReader):
         if kind == "*":
             self.i += 1
             if self.peek()[0] == "(":
-                e = self.cond()
+                e = self.paren()
                 return A.DerefExpr(self.value(e, t), line=line)
             return A.Load(self.name("a location or '('"), atomic=False, line=line)
         if kind == "&":

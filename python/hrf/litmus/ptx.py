@@ -291,12 +291,7 @@ def tail(text: str, path, lines: list, i: int) -> list:
 class TailReader(TokenReader):
     """The tail of a PTX test: scope tree, regions, locations, condition."""
 
-    TOKEN = re.compile(
-        r"(?P<skip>[ \t\f\r\n]+|//[^\n]*)"
-        r"|(?P<int>0x[0-9a-fA-F]+|[0-9]+)"
-        r"|(?P<name>[A-Za-z_%][A-Za-z0-9_]*)"
-        r"|(?P<op>\\/|/\\|[@!,\[\]:\-()~=;])"
-    )
+    TOKEN = CellReader.TOKEN  # PTX's tokens: a modifier (.u32) is an error in the tail, where it stands
 
     def tail(self) -> list:
         items: list = []
