@@ -247,14 +247,9 @@ class CellReader(TokenReader):
         if t[0] == "name":
             op = next((o for o in _OPS if t[1].startswith(o)), None)
             if op is not None:
-                rest = t[1][len(op) :]
-                if not rest:
-                    self.i += 1
-                    return op
-                kind = "int" if rest[0].isdigit() else "name"
-                self.toks[self.i] = (kind, rest, t[2], t[3] + len(op), t[4] + len(op))
-                if kind == "int":  # digits then letters: lexed as digits, which cannot come here
-                    self.fail("a modifier (.u32, ...)")
+                if len(t[1]) > len(op):
+                    self.cut(len(op))
+                self.i += 1
                 return op
         self.fail("an instruction")
 
@@ -299,10 +294,7 @@ class TailReader(TokenReader):
         after_tree = False
         if t[0] == "name" and t[1][:9].lower() == "scopetree":  # any case; a longer name is it and the rest
             if len(t[1]) > 9:
-                rest = t[1][9:]
-                self.toks[self.i] = ("name", t[1][:9], t[2], t[3], t[4])
-                kind = "int" if rest[0].isdigit() else "name"
-                self.toks.insert(self.i + 1, (kind, rest, t[2], t[3] + 9, t[4] + 9))
+                self.cut(9)
             self.i += 1
             items.append(self.scope_tree())
             t = self.peek()

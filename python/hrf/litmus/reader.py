@@ -109,14 +109,26 @@ class TokenReader:
         t = self.toks[self.i]
         return t[0] == "name" and t[1] == word
 
+    def cut(self, n: int) -> None:
+        """The next token as two, its first n characters and the rest, each
+        of the kind its first token is: where the grammar takes only a
+        shorter token than the lexer made, as a lexer that knows the
+        grammar's state reads it."""
+        t = self.toks[self.i]
+        pieces = []
+        for text, off in ((t[1][:n], 0), (t[1][n:], n)):
+            m = self.TOKEN.match(text)
+            kind = (text if m.lastgroup == "op" else m.lastgroup) if m else BAD
+            pieces.append((kind, text, t[2], t[3] + off, t[4] + off))
+        self.toks[self.i : self.i + 1] = pieces
+
     def split(self, firsts: str) -> None:
         """Where the grammar takes `=` (or `&`, `!`) but not `==` (`&&`,
         `!=`), the two-character operator there is its first character and
-        then its second, as a lexer that knows the grammar's state reads it."""
-        t = self.toks[self.i]
-        k = t[0]
+        then its second."""
+        k = self.toks[self.i][0]
         if len(k) == 2 and k in _COMPOUND and k[0] in firsts:
-            self.toks[self.i : self.i + 1] = [(k[0], k[0], t[2], t[3], t[4]), (k[1], k[1], t[2], t[3] + 1, t[4] + 1)]
+            self.cut(1)
 
     def fail(self, expected: str | None = None, t: Token | None = None) -> NoReturn:
         """A syntax error at token t (the next one): what is there, what was expected."""
