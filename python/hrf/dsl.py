@@ -25,12 +25,14 @@ if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold
 def _ir_node(key: tuple, operands: list[int]) -> ir_types.AnyNode:
     """A node of the model IR: its op and fields, operands by index."""
     op = key[0]
-    if op in ("tag", "base", "same_thread_attr", "same_event_attr", "var"):
+    if op in ("tag", "base", "same_thread_attr", "same_event_attr", "var", "rel_var"):
         return {"op": op, "name": key[1]}  # type: ignore[return-value]
     if op in ("all_set", "empty_set"):
         return {"op": op}  # type: ignore[return-value]
     if op == "foreach":
         return {"op": "foreach", "attr": key[1], "var": key[2], "body": operands[0]}
+    if op == "fix":
+        return {"op": "fix", "var": key[1], "body": operands[0]}  # type: ignore[return-value]
     if len(key) == 2:
         return {"op": op, "a": operands[0]}  # type: ignore[return-value]
     return {"op": op, "a": operands[0], "b": operands[1]}  # type: ignore[return-value]
@@ -189,6 +191,16 @@ def foreach(attr: str, body: Callable[[Set], Rel]) -> Rel:
     name = f"v{_vars[0]}"
     b = _want(body(Set(("var", name))), False)
     return Rel(("foreach", attr, name, b))
+
+
+def fix(body: Callable[[Rel], Rel]) -> Rel:
+    """The least fixed point of body (cat's `let rec r = ...`): the least
+    relation X with X = body(X), reached from the empty relation. body must
+    be monotone in X (cat's recursive definitions are)."""
+    _vars[0] += 1
+    name = f"x{_vars[0]}"
+    b = _want(body(Rel(("rel_var", name))), False)
+    return Rel(("fix", name, b))
 
 
 def seq(*rs: Rel) -> Rel:

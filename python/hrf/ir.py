@@ -66,6 +66,23 @@ class CondEq(TypedDict):
     val: int
 
 
+class ArgVar(TypedDict):
+    k: Literal["var"]
+    var: int
+
+
+class ArgVal(TypedDict):
+    k: Literal["val"]
+    val: int
+
+
+class CondCmp(TypedDict):
+    k: Literal["cmp"]
+    op: Literal["==", "!=", "<", "<=", ">", ">="]
+    a: ArgVar | ArgVal
+    b: ArgVar | ArgVal
+
+
 class CondAnd(TypedDict):
     k: Literal["and"]
     args: list[Cond]
@@ -81,7 +98,7 @@ class CondNot(TypedDict):
     a: Cond
 
 
-Cond = CondTrue | CondFalse | CondEq | CondAnd | CondOr | CondNot
+Cond = CondTrue | CondFalse | CondEq | CondCmp | CondAnd | CondOr | CondNot
 
 
 class ObservedReg(TypedDict):
@@ -98,7 +115,7 @@ class ObservedLoc(TypedDict):
 Observed = ObservedReg | ObservedLoc
 
 # ---------------------------------------------------------------- the program IR
-RmwOp = Literal["add", "sub", "and", "or", "xor", "exch", "cas", "casold"]
+RmwOp = Literal["add", "sub", "mul", "and", "or", "xor", "exch", "cas", "casold", "casalways"]
 
 
 class _Location(TypedDict):
@@ -235,7 +252,7 @@ class AnyInstr(_Op, total=False):
     target: int
 
 
-class Program(TypedDict):
+class _Program(TypedDict):
     name: str
     locations: list[Location]
     threads: list[Thread]
@@ -244,9 +261,14 @@ class Program(TypedDict):
     condition: Cond
 
 
+class Program(_Program, total=False):
+    filter: Cond
+    partial_co: bool
+
+
 # ---------------------------------------------------------------- the model IR
 class NodeNamed(TypedDict):
-    op: Literal["tag", "var", "base", "same_thread_attr", "same_event_attr"]
+    op: Literal["tag", "var", "rel_var", "base", "same_thread_attr", "same_event_attr"]
     name: str
 
 
@@ -272,7 +294,13 @@ class NodeForeach(TypedDict):
     body: int
 
 
-Node = NodeNamed | NodeConst | NodeUnary | NodeBinary | NodeForeach
+class NodeFix(TypedDict):
+    op: Literal["fix"]
+    var: str
+    body: int
+
+
+Node = NodeNamed | NodeConst | NodeUnary | NodeBinary | NodeForeach | NodeFix
 
 
 class AnyNode(_Op, total=False):
@@ -580,11 +608,14 @@ MIRRORS: dict[str | tuple[str, str], Any] = {
             ("true", CondTrue),
             ("false", CondFalse),
             ("eq", CondEq),
+            ("cmp", CondCmp),
             ("and", CondAnd),
             ("or", CondOr),
             ("not", CondNot),
         ]
     },
+    ("Arg", "var"): ArgVar,
+    ("Arg", "val"): ArgVal,
     ("Observed", "reg"): ObservedReg,
     ("Observed", "loc"): ObservedLoc,
     "Location": Location,
@@ -606,13 +637,14 @@ MIRRORS: dict[str | tuple[str, str], Any] = {
         ]
     },
     "Program": Program,
-    **{("Node", t): NodeNamed for t in ("tag", "var", "base", "same_thread_attr", "same_event_attr")},
+    **{("Node", t): NodeNamed for t in ("tag", "var", "rel_var", "base", "same_thread_attr", "same_event_attr")},
     **{("Node", t): NodeConst for t in ("all_set", "empty_set")},
     **{("Node", t): NodeUnary for t in ("domain", "range", "ident", "inv", "plus", "star", "opt")},
     **{
         ("Node", t): NodeBinary for t in ("set_union", "set_inter", "set_diff", "prod", "union", "inter", "diff", "seq")
     },
     ("Node", "foreach"): NodeForeach,
+    ("Node", "fix"): NodeFix,
     "Check": Check,
     "OrderDecl": OrderDecl,
     "ModelIr": ModelIr,

@@ -159,7 +159,7 @@ class ThreadCompiler:
             atomic=op.atomic,
             remote=op.remote,
             loc=None if self.through_pointer(op) else op.loc,
-            extra=[f"cache_{op.cache}"] if op.cache else (),
+            extra=([f"cache_{op.cache}"] if op.cache else []) + list(op.tags),
         )
 
     def emit(self, ins):
@@ -283,10 +283,11 @@ class ThreadCompiler:
         where = self.address(e, ins)
         text = f"{e.op}({where}, {e.order}, {e.scope or DEFAULT_SCOPE})"
         common = dict(scope=e.scope, remote=e.remote, loc=None if self.through_pointer(e) else e.loc)
-        ev_r = self.template("R", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
-        ev_w = self.template("W", "rmw", e.line, text, order=e.order, extra=["RMW"], **common)
+        order_r, order_w = e.orders or (e.order, e.order)
+        ev_r = self.template("R", "rmw", e.line, text, order=order_r, extra=["RMW", *e.tags], **common)
+        ev_w = self.template("W", "rmw", e.line, text, order=order_w, extra=["RMW", *e.tags], **common)
         ins.update(rmw=e.op.replace("_", ""), ev_r=ev_r, ev_w=ev_w)
-        if e.op == "cas_old":  # PTX atom.cas: compare with a value, return the old one
+        if e.op in ("cas_old", "cas_always"):  # PTX atom.cas: compare with a value, return the old one
             ins["expected"] = self.expr(e.expected_value)
         if e.op == "cas":
             assert e.expected is not None, "the parsers give every compare-exchange its expected location"
@@ -329,7 +330,7 @@ class ThreadCompiler:
 
     # ------------------------------------------------------------ statements
     def stmts(self, body):
-        for s in body:
+        for s in unroll_backward_jumps(body, self.p.unroll):
             self.stmt(s)
 
     def stmt(self, s):
@@ -356,6 +357,10 @@ class ThreadCompiler:
                 self.rmw(s.expr, None)
             else:
                 self.expr(s.expr)
+        elif isinstance(s, A.Fence) and s.order == "proxy":  # Dat3M's fence.proxy.*: no order, no scope
+            text = f"fence.proxy.{'alias' if 'ALIAS' in s.tags else s.tags[0].lower()}"
+            ev = self.template("F", "fence", s.line, text, scoped=False, extra=["fence", *s.flags, *s.tags])
+            self.emit({"op": "fence", "ev": ev})
         elif isinstance(s, A.Fence):
             ev = self.template(
                 "F",
@@ -364,8 +369,20 @@ class ThreadCompiler:
                 f"fence({s.order}, {s.scope or DEFAULT_SCOPE})",
                 order=s.order,
                 scope=s.scope,
-                extra=["fence"] + list(s.flags),
+                extra=["fence", *s.flags, *s.tags],
             )
+            self.emit({"op": "fence", "ev": ev})
+        elif isinstance(s, A.Barrier) and "CBAR" in s.tags:
+            # Dat3M's control barrier: one event; barriers of the same number
+            # (and resource) synchronise (the models' syncbar)
+            if s.quorum is not None or (s.resource is not None and not isinstance(s.resource, A.Const)):
+                what = "a thread count" if s.quorum is not None else "a barrier resource held in a register"
+                raise UnsupportedFeature(f"a barrier with {what} is not supported yet", self.p.test.path, s.line)
+            key = f"cbar {s.label}" + (f", {s.resource.value}" if isinstance(s.resource, A.Const) else "")
+            bar = self.p.barrier_ids.setdefault(key, len(self.p.barrier_ids))
+            text = f"bar.{'arrive' if s.arrive else 'sync'} {s.label}"
+            tags = ["barrier", *s.flags, *s.tags] + (["ARRIVE"] if s.arrive else [])
+            ev = self.template("F", "barrier", s.line, text, scoped=False, extra=tags, attrs={"bar": bar})
             self.emit({"op": "fence", "ev": ev})
         elif isinstance(s, A.Barrier):
             # A barrier is an entry fence and an exit fence,
@@ -407,6 +424,8 @@ class ThreadCompiler:
                     s.line,
                 )
             self.emit({"op": "jump", "target": self.label(s.label)})
+        elif isinstance(s, _Cut):
+            self.emit({"op": "cut"})
         elif isinstance(s, A.While):
             end = Label()
             for _ in range(self.p.unroll):
@@ -444,3 +463,77 @@ class ThreadCompiler:
             "regs": list(self.regs),
             "code": code,
         }
+
+
+class _Cut:
+    """Where an unrolled loop would need another iteration: the path ends (`cut`)."""
+
+    line = 0
+
+
+def _jumps(s):
+    """The labels a statement may jump to (a goto, or a goto inside an if)."""
+    if isinstance(s, A.Goto):
+        yield s.label
+    elif isinstance(s, A.If):
+        for x in (*s.then, *s.orelse):
+            yield from _jumps(x)
+
+
+def _relabel(s, names: dict, back: str, to):
+    """A copy of statement s with its labels renamed (`names`) and its jumps
+    to label `back` replaced by `to` (a Goto or a _Cut)."""
+    if isinstance(s, A.Label):
+        return A.Label(names.get(s.name, s.name), line=s.line)
+    if isinstance(s, A.Goto):
+        if s.label == back:
+            return to
+        return A.Goto(names.get(s.label, s.label), line=s.line)
+    if isinstance(s, A.If):
+        return A.If(
+            s.cond,
+            tuple(_relabel(x, names, back, to) for x in s.then),
+            tuple(_relabel(x, names, back, to) for x in s.orelse),
+            line=s.line,
+        )
+    return s
+
+
+_copies = [0]
+
+
+def unroll_backward_jumps(body, unroll: int) -> list:
+    """A body whose jumps back to an earlier label (the loops of assembly-like
+    tests: `LC00: ... bne r0, 1, LC00`) are unrolled: the statements from the
+    label to the jump are written unroll + 1 times, a jump back in copy k
+    going to copy k + 1 and in the last one ending the path (`cut`), and a
+    copy that falls through skipping the rest. Forward jumps are kept."""
+    body = list(body)
+    while True:
+        seen: dict = {}
+        found = None
+        for j, s in enumerate(body):
+            if isinstance(s, A.Label):
+                seen.setdefault(s.name, j)
+            back = next((lab for lab in _jumps(s) if lab in seen), None)
+            if back is not None:
+                found = (seen[back], j, back)
+                break
+        if found is None:
+            return body
+        i, j, back = found
+        loop = body[i : j + 1]
+        inner = [s.name for s in loop if isinstance(s, A.Label)]
+        _copies[0] += 1
+        tag = _copies[0]
+        out_label = f"{back}#end{tag}"
+        copies: list = []
+        for k in range(unroll + 1):
+            names = {n: f"{n}#{tag}.{k}" for n in inner}
+            nxt = A.Goto(f"{back}#{tag}.{k + 1}") if k < unroll else _Cut()
+            copies += [_relabel(s, names, back, nxt) for s in loop]
+            copies.append(A.Goto(out_label))
+        # the copies' own labels: the first copy keeps the loop's name, for
+        # jumps into it from before
+        copies[0] = A.Label(back, line=loop[0].line) if isinstance(loop[0], A.Label) else copies[0]
+        body = body[:i] + copies + [A.Label(out_label)] + body[j + 1 :]

@@ -435,6 +435,7 @@ fn candidates<'b>(
         fault: paths.iter().enumerate().find_map(|(t, p)| p.fault.clone().map(|(pc, why)| (t, pc, why))),
         steps: 0,
         unspent: 0,
+        last_write: vec![None; es.writes_of.len()],
     };
     st.step(0)?;
     if st.unspent > 0 {
@@ -487,6 +488,9 @@ struct Search<'a, 'b, 'c> {
     steps: u64,
     /// Pruned partial candidates not yet counted against max_candidates.
     unspent: u64,
+    /// Under a partial co (`Program::partial_co`): per location, the write
+    /// whose value it ends with.
+    last_write: Vec<Option<usize>>,
 }
 
 const SPEND_BATCH: u64 = 256;
@@ -569,9 +573,89 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                 // The init write is already co-before the others (see `combination`).
                 let es = self.es;
                 let mut placed = Vec::new();
-                self.co_place(i, &es.writes_of[l][1..], &mut placed)
+                if self.sh.prog.partial_co {
+                    self.co_place_partial(i, l, &es.writes_of[l][1..], &mut placed)
+                } else {
+                    self.co_place(i, &es.writes_of[l][1..], &mut placed)
+                }
             }
         }
+    }
+
+    /// A partial `co` of one location's writes `rest` (step `i`): the writes
+    /// are placed one at a time in an order T, each after a down-closed set
+    /// of the writes placed before it (its co-predecessors), so that co is
+    /// transitive and T extends it. The last write of T is the one whose
+    /// value the location ends with; each pair (co, last write) is made
+    /// once: T is the extension that places, before the last, the least
+    /// event whose predecessors are all placed (`canonical_order`).
+    fn co_place_partial(&mut self, i: usize, l: usize, rest: &[usize], placed: &mut Vec<usize>) -> Result<(), Error> {
+        if self.sh.budget.stopped() {
+            return Ok(());
+        }
+        if placed.len() == rest.len() {
+            debug_assert!(self.canonical_order(placed), "the placement keeps only canonical orders");
+            let saved = self.last_write[l];
+            self.last_write[l] = placed.last().copied();
+            let out = self.step(i + 1);
+            self.last_write[l] = saved;
+            return out;
+        }
+        let k = placed.len();
+        for &w in rest {
+            if placed.contains(&w) {
+                continue;
+            }
+            let saved = self.dynm.co.clone();
+            for mask in 0u64..(1u64 << k) {
+                // the predecessors: closed under co-predecessors among the placed
+                let closed = (0..k)
+                    .filter(|&j| mask >> j & 1 == 1)
+                    .all(|j| (0..k).all(|q| !self.dynm.co.contains(placed[q], placed[j]) || mask >> q & 1 == 1));
+                if !closed {
+                    continue;
+                }
+                // canonical orders only (`canonical_order`): a write that is
+                // not the last comes before every greater one placed since
+                // its last predecessor
+                let last_pred = (0..k).rev().find(|&j| mask >> j & 1 == 1);
+                let from = last_pred.map_or(0, |j| j + 1);
+                if placed.len() + 1 < rest.len() && placed[from..].iter().any(|&q| q > w) {
+                    continue;
+                }
+                for (j, &p) in placed.iter().enumerate() {
+                    if mask >> j & 1 == 1 {
+                        self.dynm.co.add(p, w);
+                    }
+                }
+                placed.push(w);
+                self.changed |= READS_CO;
+                if placed.len() == rest.len() || self.partial_ok() {
+                    self.co_place_partial(i, l, rest, placed)?;
+                }
+                placed.pop();
+                self.dynm.co = saved.clone();
+                self.changed |= READS_CO;
+            }
+        }
+        Ok(())
+    }
+
+    /// Is `t` (all writes of a location but init, the last one the final
+    /// write) the canonical order of its co: every write before the last is
+    /// the least event, among those not yet placed, whose co-predecessors
+    /// (the last write aside) are all placed?
+    fn canonical_order(&self, t: &[usize]) -> bool {
+        let n = t.len();
+        let co = &self.dynm.co;
+        for j in 0..n.saturating_sub(1) {
+            // a lesser write placed later (the last aside) that was ready at j
+            let earlier = t[j + 1..n - 1].iter().any(|&q| q < t[j] && !(j..n - 1).any(|x| co.contains(t[x], q)));
+            if earlier {
+                return false;
+            }
+        }
+        true
     }
 
     /// Order the writes `rest` of one location (step `i`), one placed at a
@@ -679,6 +763,12 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                 }
             }
         }
+        let values = self.outcome();
+        if let Some(f) = &sh.prog.filter {
+            if !f.eval(&values) {
+                return Ok(false);
+            }
+        }
         self.part.consistent += 1;
         if let Some((thread, pc, detail)) = &self.fault {
             // a consistent execution reaches an access out of bounds: no verdict
@@ -700,7 +790,6 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             .filter(|&k| !self.part.flags.iter().any(|f| f.check == checks[raised[k].0].name))
             .collect();
         let named = |ci: usize| (checks[ci].flag.clone().unwrap_or_default(), checks[ci].name.clone());
-        let values = self.outcome();
         let pos = sh.prog.condition.eval(&values);
         if pos {
             self.part.positive += 1;
@@ -757,6 +846,9 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             .observed
             .iter()
             .map(|o| match o {
+                Observed::Loc { loc } if self.last_write[*loc].is_some() => {
+                    es.events[self.last_write[*loc].unwrap()].value
+                }
                 Observed::Loc { loc } => {
                     // The value of the co-last write of the location.
                     let ws = &es.writes_of[*loc];
@@ -771,7 +863,18 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
     fn execution_out(&mut self) -> ExecutionOut {
         let es = self.es;
         let mut co = Vec::new();
-        for ws in &es.writes_of {
+        for ws in es.writes_of.iter().filter(|_| self.sh.prog.partial_co) {
+            // A partial co: its immediate pairs.
+            let c = &self.dynm.co;
+            for &a in ws {
+                for &b in ws {
+                    if c.contains(a, b) && !ws.iter().any(|&m| c.contains(a, m) && c.contains(m, b)) {
+                        co.push((a, b));
+                    }
+                }
+            }
+        }
+        for ws in es.writes_of.iter().filter(|_| !self.sh.prog.partial_co) {
             // Sort the writes of the location by their number of co-predecessors.
             let mut order: Vec<(usize, usize)> =
                 ws.iter().map(|&w| (ws.iter().filter(|&&u| self.dynm.co.contains(u, w)).count(), w)).collect();

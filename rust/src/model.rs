@@ -45,6 +45,10 @@ pub enum Node {
     Var {
         name: String,
     },
+    /// The relation bound by an enclosing `fix`.
+    RelVar {
+        name: String,
+    },
     // ---- relations
     /// `po`, `rf`, `co`, `fr`, `rmw`, `loc`, `int`, `ext`, `id`, `universal`,
     /// `empty`, and the dependencies `data`, `ctrl`, `addr` (PTX).
@@ -103,6 +107,13 @@ pub enum Node {
         var: String,
         body: usize,
     },
+    /// The least fixed point of `body` in `var` (cat's `let rec r = ...`),
+    /// iterated from the empty relation. No fix inside `body` binds `var`
+    /// again.
+    Fix {
+        var: String,
+        body: usize,
+    },
 }
 
 impl Node {
@@ -124,7 +135,7 @@ impl Node {
             | Node::Plus { a }
             | Node::Star { a }
             | Node::Opt { a } => (Some(*a), None),
-            Node::Foreach { body, .. } => (Some(*body), None),
+            Node::Foreach { body, .. } | Node::Fix { body, .. } => (Some(*body), None),
             _ => (None, None),
         };
         a.into_iter().chain(b)
@@ -303,7 +314,7 @@ impl Compiled {
                     (0, Mono::Const, 0, 0)
                 }
                 Node::AllSet | Node::EmptySet => (0, Mono::Const, 0, 0),
-                Node::Var { name } => (0, Mono::Const, bit(name)?, 0),
+                Node::Var { name } | Node::RelVar { name } => (0, Mono::Const, bit(name)?, 0),
                 Node::Base { name } => match name.as_str() {
                     "rf" => (READS_RF, Mono::Up, 0, 0),
                     "co" => (READS_CO, Mono::Up, 0, 0),
@@ -336,6 +347,17 @@ impl Compiled {
                     if binds[b] & v != 0 {
                         return Err(Error::invalid(format!(
                             "model {}: node {i}: a foreach inside binds {var} again; give it another name",
+                            ir.name
+                        )));
+                    }
+                    (reads[b], mono[b], vars[b] & !v, binds[b] | v)
+                }
+                Node::Fix { var, body } => {
+                    let b = child(*body)?;
+                    let v = bit(var)?;
+                    if binds[b] & v != 0 {
+                        return Err(Error::invalid(format!(
+                            "model {}: node {i}: a fix inside binds {var} again; give it another name",
                             ir.name
                         )));
                     }
@@ -399,11 +421,13 @@ impl Compiled {
                     want(*a, false, &is_set)?;
                     false
                 }
-                Node::Foreach { body, .. } => {
+                Node::Foreach { body, .. } | Node::Fix { body, .. } => {
                     want(*body, false, &is_set)?;
                     false
                 }
-                Node::Base { .. } | Node::SameThreadAttr { .. } | Node::SameEventAttr { .. } => false,
+                Node::Base { .. } | Node::SameThreadAttr { .. } | Node::SameEventAttr { .. } | Node::RelVar { .. } => {
+                    false
+                }
             };
         }
         for (name, node) in &ir.shows {
@@ -478,6 +502,8 @@ pub struct Evaluator<'a> {
     n: usize,
     st: EvalState,
     bound: Vec<(String, EventSet)>,
+    /// The relations bound by the `fix` nodes being evaluated.
+    bound_rels: Vec<(String, Vec<u64>)>,
 }
 
 /// An evaluator's buffers, kept from one event structure to the next
@@ -522,7 +548,7 @@ impl<'a> Evaluator<'a> {
             Some(st) if st.n == es.n && st.sets.len() == k => (st, same_shape),
             _ => (EvalState::new(k, es.n), false),
         };
-        let mut ev = Evaluator { m, es, n: es.n, st, bound: Vec::new() };
+        let mut ev = Evaluator { m, es, n: es.n, st, bound: Vec::new(), bound_rels: Vec::new() };
         if keep {
             // the static values stay: forget what reads rf, co or an order
             ev.forget(READS_RF | READS_CO | READS_ORDERS);
@@ -601,8 +627,8 @@ impl<'a> Evaluator<'a> {
                 }
                 self.eval(*b, d);
             }
-            // a foreach evaluates its body once per class, below
-            Node::Foreach { .. } => {}
+            // a foreach evaluates its body once per class, a fix until it holds still, below
+            Node::Foreach { .. } | Node::Fix { .. } => {}
             node => {
                 for k in node.operands() {
                     self.eval(k, d);
@@ -636,6 +662,10 @@ impl<'a> Evaluator<'a> {
             Node::Var { name } => {
                 let s = self.bound.iter().rev().find(|(v, _)| v == name).map(|(_, s)| *s);
                 sets[i] = s.expect("unbound variable (checked at compile time)");
+            }
+            Node::RelVar { name } => {
+                let r = self.bound_rels.iter().rev().find(|(v, _)| v == name);
+                out.copy_from_slice(&r.expect("unbound variable (checked at compile time)").1);
             }
             Node::SetUnion { a, b } => sets[i] = sets[*a] | sets[*b],
             Node::SetInter { a, b } => sets[i] = sets[*a] & sets[*b],
@@ -717,6 +747,7 @@ impl<'a> Evaluator<'a> {
                 out.copy_from_slice(arg(*a));
                 rows::add_identity(out);
             }
+            Node::Fix { .. } => {}
             Node::Foreach { var, body, .. } => {
                 let body = *body;
                 let table = m.attr_tables[i].as_ref().unwrap();
@@ -742,6 +773,23 @@ impl<'a> Evaluator<'a> {
                     }
                 }
             }
+        }
+        if let Node::Fix { var, body } = &m.ir.nodes[i] {
+            // X0 = empty, X(k+1) = body(Xk), until it holds still: at most
+            // n*n + 1 rounds for a monotone body, each adding a pair
+            let body = *body;
+            let mut x = vec![0u64; n];
+            for _ in 0..=n * n {
+                self.bound_rels.push((var.clone(), x.clone()));
+                self.eval(body, d);
+                self.bound_rels.pop();
+                let next = &self.st.rows[body * n..(body + 1) * n];
+                if next == x.as_slice() {
+                    break;
+                }
+                x.copy_from_slice(next);
+            }
+            self.st.rows[i * n..(i + 1) * n].copy_from_slice(&x);
         }
         self.done(i);
     }

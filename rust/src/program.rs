@@ -21,6 +21,15 @@ pub struct Program {
     /// condition's variables plus a `locations` clause).
     pub observed: Vec<Observed>,
     pub condition: Cond,
+    /// Only executions whose outcome satisfies it count (Dat3M's `filter`).
+    #[serde(default)]
+    pub filter: Option<Cond>,
+    /// `co` orders only some pairs of writes of a location: it is any strict
+    /// partial order with the initial write first, and the final value of a
+    /// location is that of one of its co-maximal writes (Dat3M's reading of
+    /// PTX, whose model says "co in PTX is not total").
+    #[serde(default)]
+    pub partial_co: bool,
 }
 
 #[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
@@ -82,6 +91,7 @@ impl EventTemplate {
 pub enum RmwOp {
     Add,
     Sub,
+    Mul,
     And,
     Or,
     Xor,
@@ -89,6 +99,10 @@ pub enum RmwOp {
     Cas,
     /// Compare-and-swap returning the old value (PTX `atom.cas`).
     CasOld,
+    /// Compare-and-swap that always writes: the new value where the old one
+    /// is the expected one, else the old value again (Dartagnan's reading
+    /// of PTX `atom.cas`, `*a = (*a == b) ? c : *a`); returns the old value.
+    CasAlways,
 }
 
 impl RmwOp {
@@ -100,11 +114,13 @@ impl RmwOp {
         let new = match self {
             RmwOp::Add => Some(old.wrapping_add(operand)),
             RmwOp::Sub => Some(old.wrapping_sub(operand)),
+            RmwOp::Mul => Some(old.wrapping_mul(operand)),
             RmwOp::And => Some(old & operand),
             RmwOp::Or => Some(old | operand),
             RmwOp::Xor => Some(old ^ operand),
             RmwOp::Exch => Some(operand),
             RmwOp::Cas | RmwOp::CasOld => (Some(old) == expected).then_some(operand),
+            RmwOp::CasAlways => Some(if Some(old) == expected { operand } else { old }),
         };
         let result = if self == RmwOp::Cas { new.is_some() as i64 } else { old };
         (new, result)
@@ -304,10 +320,58 @@ pub enum Observed {
 pub enum Cond {
     True,
     False,
-    Eq { var: usize, val: i64 },
-    And { args: Vec<Cond> },
-    Or { args: Vec<Cond> },
-    Not { a: Box<Cond> },
+    Eq {
+        var: usize,
+        val: i64,
+    },
+    /// `a op b` over observed variables and numbers (Dat3M's `P0:r1 == P0:r2`, `x > 0`).
+    Cmp {
+        op: CmpOp,
+        a: Arg,
+        b: Arg,
+    },
+    And {
+        args: Vec<Cond>,
+    },
+    Or {
+        args: Vec<Cond>,
+    },
+    Not {
+        a: Box<Cond>,
+    },
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, schemars::JsonSchema)]
+pub enum CmpOp {
+    #[serde(rename = "==")]
+    Eq,
+    #[serde(rename = "!=")]
+    Ne,
+    #[serde(rename = "<")]
+    Lt,
+    #[serde(rename = "<=")]
+    Le,
+    #[serde(rename = ">")]
+    Gt,
+    #[serde(rename = ">=")]
+    Ge,
+}
+
+/// An operand of a comparison: an observed variable or a number.
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, tag = "k", rename_all = "lowercase")]
+pub enum Arg {
+    Var { var: usize },
+    Val { val: i64 },
+}
+
+impl Arg {
+    fn value(&self, values: &[i64]) -> Option<i64> {
+        match self {
+            Arg::Var { var } => values.get(*var).copied(),
+            Arg::Val { val } => Some(*val),
+        }
+    }
 }
 
 impl Cond {
@@ -317,6 +381,13 @@ impl Cond {
             Cond::True | Cond::False => {}
             Cond::Eq { val, .. } => {
                 out.insert(*val);
+            }
+            Cond::Cmp { a, b, .. } => {
+                for x in [a, b] {
+                    if let Arg::Val { val } = x {
+                        out.insert(*val);
+                    }
+                }
             }
             Cond::And { args } | Cond::Or { args } => args.iter().for_each(|c| c.constants(out)),
             Cond::Not { a } => a.constants(out),
@@ -328,6 +399,17 @@ impl Cond {
             Cond::True => true,
             Cond::False => false,
             Cond::Eq { var, val } => values.get(*var) == Some(val),
+            Cond::Cmp { op, a, b } => match (a.value(values), b.value(values)) {
+                (Some(x), Some(y)) => match op {
+                    CmpOp::Eq => x == y,
+                    CmpOp::Ne => x != y,
+                    CmpOp::Lt => x < y,
+                    CmpOp::Le => x <= y,
+                    CmpOp::Gt => x > y,
+                    CmpOp::Ge => x >= y,
+                },
+                _ => false,
+            },
             Cond::And { args } => args.iter().all(|c| c.eval(values)),
             Cond::Or { args } => args.iter().any(|c| c.eval(values)),
             Cond::Not { a } => !a.eval(values),
@@ -357,6 +439,9 @@ impl Program {
             }
         }
         self.condition.constants(&mut out);
+        if let Some(f) = &self.filter {
+            f.constants(&mut out);
+        }
         out
     }
 
@@ -369,9 +454,13 @@ impl Program {
             for i in &t.code {
                 match i {
                     Instr::Store { loc, val, at, .. }
-                    | Instr::Rmw { loc, rmw: RmwOp::Exch | RmwOp::Cas | RmwOp::CasOld, val, at, .. }
-                        if val.is_const() =>
-                    {
+                    | Instr::Rmw {
+                        loc,
+                        rmw: RmwOp::Exch | RmwOp::Cas | RmwOp::CasOld | RmwOp::CasAlways,
+                        val,
+                        at,
+                        ..
+                    } if val.is_const() => {
                         if let Ok(v) = val.eval(&[]) {
                             for l in reach(*loc, at) {
                                 out[l].insert(v);
@@ -545,7 +634,7 @@ impl Program {
                         {
                             return Err(Error::invalid(format!("thread {ti}, pc {pc}: bad rmw")));
                         }
-                        if matches!(rmw, RmwOp::Cas | RmwOp::CasOld) && expected.is_none() {
+                        if matches!(rmw, RmwOp::Cas | RmwOp::CasOld | RmwOp::CasAlways) && expected.is_none() {
                             return Err(Error::invalid(format!("thread {ti}, pc {pc}: cas without expected value")));
                         }
                         if let Some(d) = dst {

@@ -15,8 +15,8 @@ if not REFERENCE.is_dir():
         "(../shared/reference beside the repository, or set HRF_REFERENCE)"
     )
 
-# Folders whose syntax hrf does not read yet: Dat3M's PTX and Vulkan
-# dialects (test_dialects_not_read_yet holds them to a clear refusal).
+# Folders the generic suites leave out: Dat3M's GPU dialects, with their
+# own suite (test_dat3m_reference.py; Vulkan is refused by name there).
 NOT_YET: set = {"dat3m-gpu"}
 
 

@@ -6,7 +6,7 @@ reason: hrf refuses a name used but declared nowhere, where herd makes it
 a fresh location (a typo read that way silently changes the test)."""
 
 import pytest
-from reference import NOT_YET, REFERENCE, ids, reference_files
+from reference import REFERENCE, ids, reference_files
 
 import hrf
 from hrf.litmus import ast as A
@@ -114,15 +114,3 @@ def test_the_reader_reads_as_the_reference(path):
 
     mine = outcome(ptx.parse_ptx if gpu_ptx else opencl.parse_opencl)
     assert mine == outcome(lalr.parse_ptx if gpu_ptx else lalr.parse_opencl)
-
-
-def test_dialects_not_read_yet_are_refused_by_name():
-    # Dat3M's PTX and Vulkan tests (their readers are still to come): each
-    # is refused with a located error naming its architecture, never read
-    # as another dialect.
-    paths = sorted(p for folder in NOT_YET for p in (REFERENCE / folder).rglob("*.litmus"))
-    assert paths
-    for p in paths:
-        with pytest.raises(hrf.LitmusSyntaxError, match="unknown litmus architecture '(PTX|Vulkan|VULKAN)'") as e:
-            hrf.parse(p)
-        assert e.value.line == 1, p

@@ -199,6 +199,10 @@ def _hrf_names() -> dict:
     return out
 
 
+_SCOPED = S_WG | S_DEV | S_ALL
+_DEV_UP = S_DEV | S_ALL
+_CBAR = dsl.tag("CBAR")
+
 # Dartagnan's dialect (its cat/ folder): its names for the same things.
 # Its RMWs are two events, as hrf's; its barrier is one event where hrf has
 # an entry and an exit fence, so `syncbar` relates a barrier's entry to
@@ -216,8 +220,36 @@ _dartagnan: dict = {
     "swg": dsl.same_thread_attr("wg"),
     "sdv": dsl.same_thread_attr("dev"),
     "ssg": dsl.same_thread_attr("sg"),
-    "syncbar": dsl.same_event_attr("bar") & (EF * XF),
+    # its PTX names: the scopes of CTA, GPU and system, the proxies
+    "CTA": S_WG,
+    "GPU": S_DEV,
+    "SYS": S_ALL,
+    **{t: dsl.tag(t) for t in ("GEN", "SUR", "TEX", "CON", "ALIAS", "ARRIVE")},
+    "scta": dsl.same_thread_attr("wg"),  # the same CTA
+    # same-scope: both events scoped, each thread inside the other's scope
+    # instance (Dartagnan's SameScope with no scope named)
+    "sr": ((_SCOPED * _SCOPED) & dsl.same_thread_attr("wg"))
+    | ((_DEV_UP * _DEV_UP) & dsl.same_thread_attr("dev"))
+    | (S_ALL * S_ALL),
+    "vloc": dsl.loc,  # the same virtual location: hrf's tests have no aliases (refused)
+    # barriers of the same instance: an OpenCL barrier's entry with the
+    # exits; a one-event barrier (Dat3M's PTX) with those of its CTA that
+    # wait (not bar.arrive)
+    "syncbar": (dsl.same_event_attr("bar") & (EF * XF))
+    | (dsl.same_event_attr("bar") & dsl.same_thread_attr("wg") & (_CBAR * (_CBAR - dsl.tag("ARRIVE")))),
 }
+
+# Names whose meaning asks the model for a witness order: bound when a file uses them.
+LAZY = ("sync_fence",)
+
+
+def lazy_builtin(name: str, model: dsl.Model) -> Rel:
+    """`sync_fence`: the fence.sc pairs that synchronise, in an order the
+    core enumerates (Dartagnan's SyncFence: a total order of the SC fences,
+    on the pairs each inside the other's scope)."""
+    assert name == "sync_fence"
+    fences = dsl.F & SC
+    return model.total_order("sync_fence", fences) & _dartagnan["sr"] & (fences * fences)
 
 
 BUILTINS: dict = {

@@ -23,7 +23,7 @@ from .. import dsl
 from ..dsl import Model, Rel, Set
 from ..errors import DefinitionError, UnsupportedFeature
 from . import tree as S
-from .builtins import BUILTINS
+from .builtins import BUILTINS, LAZY, lazy_builtin
 from .single_rmw import SingleEventRmw, inside
 from .syntax import parse
 from .values import EMPTY, Builtin, Empty, SetOrRel
@@ -76,6 +76,7 @@ class CatCompiler:
             env["rmw"] = SetOrRel(rmw.as_set, rmw.as_rel, on_set=self._rmw_taken_as_set)
         self.env: dict[str, Any] = self.single.builtins(env) if self.single else env
         self.model: Model | None = None
+        self.lazy: dict[str, Rel] = {}  # the LAZY builtins the file used
         self.tests = 0
         self.including: list[str] = []
         self.calls = 0  # function and procedure calls in progress (MAX_CALLS)
@@ -245,9 +246,21 @@ class CatCompiler:
         cross.cat): each closure sees `env`, which then holds them all, so
         they may call themselves and each other. A `let rec` of a relation
         or set is a least fixed point, which hrf does not compute."""
+        if len(bindings) == 1 and len(bindings[0][0]) == 1 and not isinstance(bindings[0][1], S.Fun):
+            # `let rec r = e`: the least fixed point of e in r (Dartagnan's PTX models)
+            (name,), e = bindings[0]
+
+            def body(x: Rel) -> Rel:
+                value = self.eval(e, {**env, name: x})
+                if not isinstance(value, Rel):
+                    raise self.unsupported("let rec of a set (a least fixed point of sets)", node)
+                return value
+
+            self.bind([name], dsl.fix(body), env, node)
+            return
         for names, b in bindings:
             if len(names) != 1 or not isinstance(b, S.Fun):
-                raise self.unsupported("let rec of a relation or set (a least fixed point)", node)
+                raise self.unsupported("let rec of several relations or sets together (a least fixed point)", node)
         for names, b in bindings:
             self.bind(names, self.eval(b, env), env, node)
 
@@ -378,6 +391,10 @@ class CatCompiler:
 
     def eval(self, e: S.Exp, env: dict):
         if isinstance(e, S.Var):
+            if e.name not in env and e.name in LAZY and self.model is not None:
+                if e.name not in self.lazy:
+                    self.lazy[e.name] = lazy_builtin(e.name, self.model)
+                return self.lazy[e.name]
             if e.name not in env:
                 raise self.fail(f"unknown name {e.name!r}", e)
             v = env[e.name]

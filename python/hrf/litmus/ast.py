@@ -157,6 +157,7 @@ class Load:
     line: int = 0
     cache: str | None = None  # PTX cache operator: cg, ca, volatile, ...
     offset: Expr | None = None  # a computed address: element `offset` from `loc` (`y+r0`)
+    tags: tuple[str, ...] = ()  # the dialect's own event tags (Dat3M's proxies, storage classes)
 
 
 @node
@@ -178,6 +179,10 @@ class Rmw:
     line: int = 0
     expected_value: Expr | None = None
     offset: Expr | None = None  # a computed address, as for Load
+    tags: tuple[str, ...] = ()  # as for Load
+    # the orders of its read and its write where the dialect gives them
+    # apart (Dat3M's PTX: acq_rel is an acquire read and a release write)
+    orders: tuple[str, str] | None = None
 
 
 # The location of an access whose address is an expression, as a reader
@@ -233,6 +238,7 @@ class Store:
     line: int = 0
     cache: str | None = None  # PTX cache operator
     offset: Expr | None = None  # a computed address, as for Load
+    tags: tuple[str, ...] = ()  # as for Load
 
 
 @node
@@ -263,16 +269,23 @@ class Fence:
     order: str
     scope: str | None = None
     line: int = 0
+    tags: tuple[str, ...] = ()  # as for Load
 
 
 @node
 class Barrier:
-    """`[L:] barrier(flags)` / `work_group_barrier(flags[, scope])`."""
+    """`[L:] barrier(flags)` / `work_group_barrier(flags[, scope])`; Dat3M's
+    `bar.cta.sync 1` (label "1"), with a barrier resource and a quorum of
+    threads where the test names them (`bar.cta.sync 1, r0, 2`)."""
 
     flags: tuple[str, ...]
     label: str | None = None
     scope: str | None = None
     line: int = 0
+    tags: tuple[str, ...] = ()  # as for Load
+    resource: Expr | None = None
+    quorum: Expr | None = None
+    arrive: bool = False  # PTX `bar.arrive`: signals the barrier without waiting at it
 
 
 @node
@@ -333,6 +346,8 @@ class Init:
     line: int = 0
     size: int | None = None  # an array `int y[size] = {elements}`: its elements are `y[0]`, `y[1]`, ...
     elements: tuple[int, ...] = ()  # an array's initial values (the rest are 0)
+    alias_of: str | None = None  # Dat3M: `y @ generic aliases x` (PTX), `y aliases x` (Vulkan)
+    proxy: str | None = None  # the proxy of such an alias: generic, constant, texture, surface
 
     def cells(self) -> list[tuple[str, int]]:
         """The locations the item declares, with their initial values: the
@@ -396,6 +411,16 @@ class PAtom:
 
 
 @node
+class PCompare:
+    """Dat3M's comparisons: `P0:r1 == P0:r2`, `x != 1`, `P0:r0 > 0` (an
+    equation of a variable and a number is a PAtom)."""
+
+    op: str  # == != < <= > >=
+    left: RegVar | LocVar | int
+    right: RegVar | LocVar | int
+
+
+@node
 class PNot:
     prop: Prop
 
@@ -410,7 +435,7 @@ class POr:
     props: tuple[Prop, ...]
 
 
-Prop = PTrue | PFalse | PAtom | PNot | PAnd | POr
+Prop = PTrue | PFalse | PAtom | PCompare | PNot | PAnd | POr
 
 
 @node
@@ -429,6 +454,8 @@ class Test:  # a dataclass: `dataclasses.replace` renames tests
     condition: Condition | None = None
     locations: tuple[RegVar | LocVar, ...] = ()
     path: str | None = field(default=None, compare=False)
+    filter: Prop | None = None  # Dat3M's `filter p`: only executions where p holds count
+    sync_with: tuple[tuple[int, int], ...] = ()  # Dat3M Vulkan's `ssw P0 P1` pairs
 
     def all_locations(self) -> list[str]:
         """Every shared location, in order of first mention."""
@@ -515,6 +542,30 @@ def prop_atoms(p):
     elif isinstance(p, (PAnd, POr)):
         for q in p.props:
             yield from prop_atoms(q)
+
+
+def prop_compares(p):
+    """Every comparison (`PCompare`) of a proposition."""
+    if isinstance(p, PCompare):
+        yield p
+    elif isinstance(p, PNot):
+        yield from prop_compares(p.prop)
+    elif isinstance(p, (PAnd, POr)):
+        for q in p.props:
+            yield from prop_compares(q)
+
+
+def prop_vars(p):
+    """Every variable a proposition names, in order (atoms' and comparisons')."""
+    if isinstance(p, PAtom):
+        yield p.var
+    elif isinstance(p, PCompare):
+        yield from (x for x in (p.left, p.right) if not isinstance(x, int))
+    elif isinstance(p, PNot):
+        yield from prop_vars(p.prop)
+    elif isinstance(p, (PAnd, POr)):
+        for q in p.props:
+            yield from prop_vars(q)
 
 
 def _locs_of(ops):

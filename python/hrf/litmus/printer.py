@@ -42,6 +42,8 @@ def format_prop(p, top=True) -> str:
         return "false"
     if isinstance(p, A.PAtom):
         return f"{format_var(p.var)}={p.value}"
+    if isinstance(p, A.PCompare):
+        return f"{format_var(p.left)} {p.op} {format_var(p.right)}"
     if isinstance(p, A.PNot):
         return f"~({format_prop(p.prop)})"
     if isinstance(p, A.PAnd):

@@ -117,8 +117,8 @@ def validate(test: A.Test, text: str) -> A.Test:
     accessed = {loc for t in test.threads for loc, _ in _accesses(t)}
     known_locs = init_locs | every_param | accessed | {c for i in test.init if i.size for c, _ in i.cells()}
     every_reg = set().union(*(_defined(test, i, t) for i, t in enumerate(test.threads)))
-    atoms = A.prop_atoms(test.condition.prop) if test.condition is not None else ()
-    variables = [a.var for a in atoms] + list(test.locations)
+    props = [c.prop for c in (test.condition,) if c is not None] + ([test.filter] if test.filter else [])
+    variables = [v for p in props for v in A.prop_vars(p)] + list(test.locations)
     for v in variables:
         if isinstance(v, A.RegVar):
             if v.thread >= len(test.threads):

@@ -149,12 +149,16 @@ fn reference_value(
     es: &EventStructure,
     d: &Dynamic,
     i: usize,
-    bound: &mut Vec<(String, EventSet)>,
+    bound: &mut Vec<(String, Result<EventSet, Relation>)>,
 ) -> Result<EventSet, Relation> {
     use crate::model::Node;
     let n = es.n;
-    let set = |j: usize, bound: &mut Vec<(String, EventSet)>| reference_value(ir, p, es, d, j, bound).unwrap();
-    let rel = |j: usize, bound: &mut Vec<(String, EventSet)>| reference_value(ir, p, es, d, j, bound).unwrap_err();
+    let set = |j: usize, bound: &mut Vec<(String, Result<EventSet, Relation>)>| {
+        reference_value(ir, p, es, d, j, bound).unwrap()
+    };
+    let rel = |j: usize, bound: &mut Vec<(String, Result<EventSet, Relation>)>| {
+        reference_value(ir, p, es, d, j, bound).unwrap_err()
+    };
     let events_with = |f: &dyn Fn(&crate::execution::Event) -> bool| {
         es.events.iter().filter(|e| f(e)).fold(0u64, |s, e| s | 1 << e.id)
     };
@@ -178,7 +182,7 @@ fn reference_value(
         Node::Tag { name } => Ok(es.builtin_tag(name) | events_with(&|e| prog_tags(e, name, p))),
         Node::AllSet => Ok(full_set(n)),
         Node::EmptySet => Ok(0),
-        Node::Var { name } => Ok(bound.iter().rev().find(|(v, _)| v == name).unwrap().1),
+        Node::Var { name } | Node::RelVar { name } => bound.iter().rev().find(|(v, _)| v == name).unwrap().1.clone(),
         Node::SetUnion { a, b } => Ok(set(*a, bound) | set(*b, bound)),
         Node::SetInter { a, b } => Ok(set(*a, bound) & set(*b, bound)),
         Node::SetDiff { a, b } => Ok(set(*a, bound) & !set(*b, bound)),
@@ -221,11 +225,24 @@ fn reference_value(
             vals.dedup();
             let mut acc = Relation::empty(n);
             for x in vals {
-                bound.push((var.clone(), events_with(&|e| v(e) == Some(x))));
+                bound.push((var.clone(), Ok(events_with(&|e| v(e) == Some(x)))));
                 acc = acc.union(&rel(*body, bound));
                 bound.pop();
             }
             Err(acc)
+        }
+        Node::Fix { var, body } => {
+            // from the empty relation, one round at a time, until it holds still
+            let mut x = Relation::empty(n);
+            loop {
+                bound.push((var.clone(), Err(x.clone())));
+                let next = rel(*body, bound);
+                bound.pop();
+                if next == x {
+                    return Err(x);
+                }
+                x = next;
+            }
         }
     }
 }
