@@ -25,6 +25,19 @@ REFUSED = {
         for n, k in [(1, "pass"), (1, "fail"), (1, "hang"), (2, "pass"), (2, "fail"), (2, "hang")]
         + [(3, "pass"), (3, "fail"), (4, "pass"), (4, "fail")]
     },
+    # PTX 7.5's virtual aliases (`rd2 @ generic aliases rd1`)
+    **{
+        f"litmus/PTX/Manual/proxy/Proxy-{n}.litmus": "alias"
+        for n in (
+            "Alias-AliasFence",
+            "Const-ConstFence",
+            "Const-MP-cause-different-cta",
+            "Const-MP-cause1",
+            "Const-MP-cause2",
+            "SingleThread-rf-surW-surF-conF-conR",
+            "SingleThread-rf-surW-surF-genR",
+        )
+    },
 }
 
 
@@ -67,12 +80,14 @@ def test_vulkan_is_refused_by_name():
         assert e.value.line == 1, p
 
 
-PTX60 = expected("PTXv6_0-expected.csv")
+# (expected results, Dartagnan's cat file for them)
+SUITES = [("PTXv6_0-expected.csv", "ptx-v6.0.cat"), ("PTXv7_5-expected.csv", "ptx-v7.5.cat")]
+CASES = [(csv, cat, path, want) for csv, cat in SUITES for path, want in expected(csv)]
 
 
-@pytest.mark.parametrize("path,want", PTX60, ids=[p for p, _ in PTX60])
-def test_ptx60_cat_agrees_with_dartagnan(path, want):
-    model = cat_model("ptx-v6.0.cat")
+@pytest.mark.parametrize("csv,cat,path,want", CASES, ids=[f"{c}:{p}" for c, _, p, _ in CASES])
+def test_cat_agrees_with_dartagnan(csv, cat, path, want):
+    model = cat_model(cat)
     if path in REFUSED:
         with pytest.raises(hrf.UnsupportedFeature, match=REFUSED[path]):
             hrf.check(GPU / path, model, limits=UNROLL_1)
@@ -80,5 +95,5 @@ def test_ptx60_cat_agrees_with_dartagnan(path, want):
     # loops unrolled once, as Dartagnan's test suite bounds them (bound 1)
     r = hrf.check(GPU / path, model, limits=UNROLL_1)
     assert r.complete and r.error is None, r
-    record_agreement("dat3m PTXv6_0 (ptx-v6.0.cat)", path, r.condition_holds == bool(want))
+    record_agreement(f"dat3m {csv.removesuffix('-expected.csv')} ({cat})", path, r.condition_holds == bool(want))
     assert r.condition_holds == bool(want), r

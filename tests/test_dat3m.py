@@ -1,0 +1,128 @@
+"""Dat3M's PTX dialect (header `PTX`): what the reader builds, what it
+refuses and where, and the execution semantics hrf gives its tests
+(partial co, backward jumps, comparisons and filters). The verdicts of
+Dartagnan's own tests and cat files are in tests/conformance."""
+
+from pathlib import Path
+
+import pytest
+
+import hrf
+from hrf import dsl
+from hrf.litmus import ast as A
+
+PTX7 = Path(hrf.__file__).parent / "corpus" / "ptx7"
+
+
+def ptx(rows: str, init: str = "x=0;", cond: str = "exists (P0:r0 == 1)", heads=None) -> str:
+    n = rows.splitlines()[0].count("|") + 1
+    heads = heads or " | ".join(f"P{k}@cta {k},gpu 0" for k in range(n))
+    return f"PTX t\n{{\n{init}\n}}\n {heads} ;\n{rows}\n{cond}\n"
+
+
+def test_instructions_read_as_dartagnan_gives_them():
+    t = hrf.parse(
+        ptx(
+            " st.weak x, 1 | ld.acquire.gpu r0, x ;\n"
+            " st.release.sys y, r1 | atom.acq_rel.gpu.cas r2, x, 1, 2 ;\n"
+            " red.relaxed.cta.add y, 3 | fence.sc.cta ;\n"
+            " bar.cta.sync 0 | bar.cta.arrive 1 ;",
+            init="x=0; P0:r1=5;",
+            cond="exists (P1:r0 == P1:r2 /\\ x != 2)",
+        )
+    )
+    p0, p1 = t.threads
+    assert (p0.wg, p0.dev, p1.wg) == (0, 0, 1)
+    st, rel, red, bar = p0.body
+    assert st == A.Store("x", A.Const(1), False, None, None, tags=("GEN",))
+    assert rel == A.Store("y", A.Reg("r1"), True, "rel", "all", tags=("GEN",))
+    # an RMW's read and write orders apart: acq_rel is an acquire read and a release write
+    assert red.expr.orders == ("rlx", "rlx") and red.expr.scope == "wg"
+    cas = p1.body[1].expr
+    assert (cas.op, cas.order, cas.orders, cas.expected_value) == ("cas_always", "acq_rel", ("acq", "rel"), A.Const(1))
+    assert p1.body[2] == A.Fence((), "sc", "wg", tags=("GEN",))
+    assert (bar.label, bar.arrive, p1.body[3].arrive) == ("0", False, True)
+    # y is used, never declared: it holds 0, as in Dartagnan's zeroed memory
+    assert [(i.loc, i.value) for i in t.init] == [("x", 0), ("y", 0)]
+    assert t.condition.prop == A.PAnd(
+        (A.PCompare("==", A.RegVar(1, "r0"), A.RegVar(1, "r2")), A.PCompare("!=", A.LocVar("x"), 2))
+    )
+
+
+@pytest.mark.parametrize(
+    "rows,line,col,words",
+    [
+        (" st.weak x | ld.weak r0, x ;", 6, 12, "expected ','"),
+        (" st.weak.gpu x, 1 | ld.weak r0, x ;", 6, 9, "a weak st takes no scope"),
+        (" st.relaxed x, 1 | ld.weak r0, x ;", 6, 13, "a scope"),
+        (" st.weak x, 1 | ld.weak r0, x ;\n st.weak x, 1 | ld.weak r0, x | st.weak x, 2 ;", 7, 33, "more cells"),
+        (" frob x | ld.weak r0, x ;", 6, 2, "an instruction"),
+        (" atom.relaxed.gpu.nand r0, x, 1 | ld.weak r0, x ;", 6, 18, "unknown operation .nand"),
+    ],
+)
+def test_syntax_errors_are_located(rows, line, col, words):
+    with pytest.raises(hrf.LitmusSyntaxError, match=words) as e:
+        hrf.parse(ptx(rows))
+    assert (e.value.line, e.value.column) == (line, col)
+
+
+@pytest.mark.parametrize(
+    "rows,words",
+    [
+        (" st.acquire.gpu x, 1 | ld.weak r0, x ;", "st.acquire"),
+        (" atom.sc.gpu.add r0, x, 1 | ld.weak r0, x ;", "atom.sc"),
+        (" div r0, r1, 2 | ld.weak r0, x ;", "div"),
+    ],
+)
+def test_constructs_without_a_meaning_are_refused_by_name(rows, words):
+    with pytest.raises(hrf.UnsupportedFeature, match=words) as e:
+        hrf.parse(ptx(rows))
+    assert e.value.line == 6
+
+
+def test_named_barriers_and_aliases_are_refused_when_checked():
+    with pytest.raises(hrf.UnsupportedFeature, match="barrier resource held in a register"):
+        hrf.check(ptx(" bar.cta.sync 1, r1 | ld.weak r0, x ;", init="x=0; P0:r1=1;"), _none())
+    with pytest.raises(hrf.UnsupportedFeature, match="alias"):
+        hrf.check(ptx(" st.weak x, 1 | ld.weak r0, y ;", init="x=0; y @ generic aliases x;"), _none())
+
+
+def _none() -> dsl.Model:
+    """A model with no axiom: every candidate is consistent."""
+    m = dsl.Model("none")
+    m.empty(dsl.base("empty"), "nothing")
+    return m
+
+
+def test_co_is_partial_and_the_final_value_is_a_co_maximal_writes():
+    # Two writes of x from two threads, a and b. Partial orders of {a, b}
+    # after init: none, a<b, b<a; the location ends with a co-maximal write:
+    # none gives two candidates (ends a, ends b), each order one: 4 in all,
+    # where a total co gives 2. Both final values are reached.
+    src = ptx(" st.weak x, 1 | st.weak x, 2 ;", cond="exists (x == 1)")
+    r = hrf.check(src, _none())
+    assert r.candidates == 4 and r.consistent == 4
+    assert {s[0]["x"] for s in r.states} == {1, 2}
+
+
+def test_backward_jumps_unroll_and_cut():
+    # SpinMP: the consumer reads the flag until it is 1; unrolled twice, a
+    # path that would spin a third time is cut (and counted), the others
+    # all read 42 after the acquire (SC: every interleaving)
+    r = hrf.check(PTX7 / "SpinMP.litmus", "sc")
+    assert r.condition_holds is True and r.cut_paths == {"P1": 1}
+    r1 = hrf.check(PTX7 / "SpinMP.litmus", "sc", limits=hrf.Limits(unroll=0))
+    assert r1.condition_holds is True and r1.cut_paths == {"P1": 1}
+
+
+def test_filter_drops_executions():
+    # SB under SC with a filter keeping only executions where P0 reads 0:
+    # of SB's three SC outcomes (0,1) (1,0) (1,1), two remain
+    src = ptx(
+        " st.weak x, 1 | st.weak y, 1 ;\n ld.weak r0, y | ld.weak r1, x ;",
+        init="x=0; y=0;",
+        cond="filter (P0:r0 == 0) exists (P1:r1 == 0)",
+    )
+    r = hrf.check(src, "sc")
+    assert {(s[0]["0:r0"], s[0]["1:r1"]) for s in r.states} == {(0, 1)}
+    assert r.condition_holds is False
