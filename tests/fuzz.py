@@ -25,6 +25,15 @@ ROOT = Path(__file__).resolve().parent.parent
 # reads, bytes that are not UTF-8, a byte-order mark, big numbers, deep
 # openers, loops.
 TOKENS = [
+    # Dat3M's PTX dialect
+    b"@cta 1,gpu 0",
+    b"LC00:",
+    b"bne r0, 1, LC00",
+    b"goto LC00",
+    b"atom.acq_rel.gpu.cas r0, x, 0, 1",
+    b"bar.cta.sync 1, r0, 2",
+    b"filter",
+    b"!=",
     b"(",
     b")",
     b"{",
