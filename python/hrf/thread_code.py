@@ -529,11 +529,9 @@ def unroll_backward_jumps(body, unroll: int) -> list:
         out_label = f"{back}#end{tag}"
         copies: list = []
         for k in range(unroll + 1):
-            names = {n: f"{n}#{tag}.{k}" for n in inner}
+            # the first copy keeps the loop's own label, for jumps into it from before
+            names = {n: f"{n}#{tag}.{k}" for n in inner if k or n != back}
             nxt = A.Goto(f"{back}#{tag}.{k + 1}") if k < unroll else _Cut()
             copies += [_relabel(s, names, back, nxt) for s in loop]
             copies.append(A.Goto(out_label))
-        # the copies' own labels: the first copy keeps the loop's name, for
-        # jumps into it from before
-        copies[0] = A.Label(back, line=loop[0].line) if isinstance(loop[0], A.Label) else copies[0]
         body = body[:i] + copies + [A.Label(out_label)] + body[j + 1 :]

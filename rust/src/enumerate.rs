@@ -606,7 +606,6 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             if placed.contains(&w) {
                 continue;
             }
-            let saved = self.dynm.co.clone();
             for mask in 0u64..(1u64 << k) {
                 // the predecessors: closed under co-predecessors among the placed
                 let closed = (0..k)
@@ -634,7 +633,10 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                     self.co_place_partial(i, l, rest, placed)?;
                 }
                 placed.pop();
-                self.dynm.co = saved.clone();
+                // w's predecessors were set in the placed writes' rows alone
+                for &p in placed.iter() {
+                    self.dynm.co.rows[p] &= !(1u64 << w);
+                }
                 self.changed |= READS_CO;
             }
         }
@@ -863,18 +865,19 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
     fn execution_out(&mut self) -> ExecutionOut {
         let es = self.es;
         let mut co = Vec::new();
-        for ws in es.writes_of.iter().filter(|_| self.sh.prog.partial_co) {
-            // A partial co: its immediate pairs.
-            let c = &self.dynm.co;
-            for &a in ws {
-                for &b in ws {
-                    if c.contains(a, b) && !ws.iter().any(|&m| c.contains(a, m) && c.contains(m, b)) {
-                        co.push((a, b));
+        for ws in &es.writes_of {
+            if self.sh.prog.partial_co {
+                // A partial co: its immediate pairs.
+                let c = &self.dynm.co;
+                for &a in ws {
+                    for &b in ws {
+                        if c.contains(a, b) && !ws.iter().any(|&m| c.contains(a, m) && c.contains(m, b)) {
+                            co.push((a, b));
+                        }
                     }
                 }
+                continue;
             }
-        }
-        for ws in es.writes_of.iter().filter(|_| !self.sh.prog.partial_co) {
             // Sort the writes of the location by their number of co-predecessors.
             let mut order: Vec<(usize, usize)> =
                 ws.iter().map(|&w| (ws.iter().filter(|&&u| self.dynm.co.contains(u, w)).count(), w)).collect();

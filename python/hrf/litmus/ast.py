@@ -466,7 +466,7 @@ class Test:  # a dataclass: `dataclasses.replace` renames tests
             for p in t.params:
                 seen.setdefault(p.name)
         for t in self.threads:
-            for loc in _locs_of(t.ops):
+            for loc in locations_of(t.ops):
                 seen.setdefault(loc)
         return list(seen)
 
@@ -533,42 +533,38 @@ def memory_ops(stmts):
                     yield sub
 
 
-def prop_atoms(p):
-    """Every atom `var=value` of a condition's proposition."""
-    if isinstance(p, PAtom):
+def prop_leaves(p):
+    """Every leaf comparison of a proposition (PAtom, PCompare), in order."""
+    if isinstance(p, (PAtom, PCompare)):
         yield p
     elif isinstance(p, PNot):
-        yield from prop_atoms(p.prop)
+        yield from prop_leaves(p.prop)
     elif isinstance(p, (PAnd, POr)):
         for q in p.props:
-            yield from prop_atoms(q)
+            yield from prop_leaves(q)
+
+
+def prop_atoms(p):
+    """Every atom `var=value` of a condition's proposition."""
+    return (x for x in prop_leaves(p) if isinstance(x, PAtom))
 
 
 def prop_compares(p):
     """Every comparison (`PCompare`) of a proposition."""
-    if isinstance(p, PCompare):
-        yield p
-    elif isinstance(p, PNot):
-        yield from prop_compares(p.prop)
-    elif isinstance(p, (PAnd, POr)):
-        for q in p.props:
-            yield from prop_compares(q)
+    return (x for x in prop_leaves(p) if isinstance(x, PCompare))
 
 
 def prop_vars(p):
     """Every variable a proposition names, in order (atoms' and comparisons')."""
-    if isinstance(p, PAtom):
-        yield p.var
-    elif isinstance(p, PCompare):
-        yield from (x for x in (p.left, p.right) if not isinstance(x, int))
-    elif isinstance(p, PNot):
-        yield from prop_vars(p.prop)
-    elif isinstance(p, (PAnd, POr)):
-        for q in p.props:
-            yield from prop_vars(q)
+    for x in prop_leaves(p):
+        if isinstance(x, PAtom):
+            yield x.var
+        else:
+            yield from (v for v in (x.left, x.right) if not isinstance(v, int))
 
 
-def _locs_of(ops):
+def locations_of(ops):
+    """The locations memory operations access, in order (a compare-exchange's expected one too)."""
     for op in ops:
         if isinstance(op, (Load, Store, Rmw, StoreExpr)):
             yield op.loc

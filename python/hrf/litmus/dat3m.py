@@ -64,7 +64,7 @@ class Dat3mReader(TokenReader):
             A.Thread(f"P{k}", (), tuple(body), line=heads[k][1], **heads[k][0]) for k, body in enumerate(bodies)
         )
         declared = {i.loc for i in inits}
-        used = [loc for t in threads for loc in _locations(t)]
+        used = [loc for t in threads for loc in A.locations_of(t.ops)]
         inits += [A.Init(loc, 0) for loc in dict.fromkeys(used) if loc not in declared]
         return self.finish(
             A.Test(
@@ -268,7 +268,9 @@ class Dat3mReader(TokenReader):
             self.accept(";")
         t = self.peek()
         if t[0] == "~" or t[0] == "name" and t[1] in ("not", "exists", "forall"):
-            negated = self.accept("~") or self.at_word("not") and bool(self.next())
+            negated = t[0] == "~" or t[1] == "not"
+            if negated:
+                self.i += 1
             q = self.peek()
             if not (q[0] == "name" and q[1] in ("exists", "forall")) or negated and q[1] != "exists":
                 self.fail("exists" if negated else "exists or forall")
@@ -319,12 +321,6 @@ class Dat3mReader(TokenReader):
         if op == "==" and isinstance(left, int) and not isinstance(right, int):
             return A.PAtom(right, left)
         return A.PCompare(op, left, right)
-
-
-def _locations(t: A.Thread):
-    for op in t.ops:
-        if isinstance(op, (A.Load, A.Store, A.Rmw)):
-            yield op.loc
 
 
 def parse_dat3m(reader_class, text: str, path: str | None) -> A.Test:

@@ -179,16 +179,10 @@ class PtxReader(Dat3mReader):
             return None, None
         if len(ms) != 2 or ms[1][0] not in SCOPE:
             self.fail_at(ms[1][1] if len(ms) > 1 else self.peek(), "a scope (.cta, .gpu, .sys)")
-        if memory:
-            allowed = {"ld": ("rlx", "acq"), "st": ("rlx", "rel")}.get(
-                "ld" if op in LOADS else "st" if op in STORES else ""
-            )
-            if allowed and sem not in allowed:
-                self.unsupported(
-                    f"{op}.{ms[0][0]}: a {'load' if op in LOADS else 'store'} is weak, relaxed or "
-                    f"{'acquire' if op in LOADS else 'release'}",
-                    ms[0][1],
-                )
+        if memory and op in LOADS and sem not in ("rlx", "acq"):
+            self.unsupported(f"{op}.{ms[0][0]}: a load is weak, relaxed or acquire", ms[0][1])
+        if memory and op in STORES and sem not in ("rlx", "rel"):
+            self.unsupported(f"{op}.{ms[0][0]}: a store is weak, relaxed or release", ms[0][1])
         return sem, SCOPE[ms[1][0]]
 
     def fail_at(self, t, expected: str):
