@@ -94,6 +94,28 @@ CREATE TABLE IF NOT EXISTS invocations(
     checked INTEGER NOT NULL DEFAULT 0,
     skipped INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS hardware(
+    id INTEGER PRIMARY KEY,
+    test TEXT NOT NULL,
+    path TEXT,
+    device TEXT NOT NULL,
+    arch TEXT NOT NULL,
+    driver TEXT NOT NULL,
+    cuda TEXT NOT NULL,
+    incantations TEXT NOT NULL,
+    instances INTEGER NOT NULL,
+    launches INTEGER NOT NULL,
+    states TEXT NOT NULL,
+    positive INTEGER NOT NULL,
+    negative INTEGER NOT NULL,
+    observation TEXT NOT NULL,
+    timeouts INTEGER NOT NULL,
+    model TEXT,
+    forbidden INTEGER,
+    codecheck TEXT NOT NULL,
+    seconds REAL NOT NULL,
+    run_at TEXT NOT NULL
+);
 CREATE VIEW IF NOT EXISTS results_view AS
     SELECT r.run, u.model, u.version, u.limits, t.name AS test, t.path, t.size, r.test_id, r.verdict,
            r.condition_holds, r.racy, r.flags, r.outcomes, r.n_outcomes, r.consistent, r.candidates,
@@ -431,6 +453,47 @@ class Store:
             for statement, values in tests:
                 self.db.execute(statement, values)
             self.db.executemany("INSERT OR IGNORE INTO results VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+
+    @_guarded
+    def add_hardware(self, r) -> None:
+        """Keep a run on a GPU (`hrf run --db`): the device, the
+        incantations, the counts of each state."""
+        d = r.device
+        states = [{"outcome": st, "count": n} for st, n, _ in r.states]
+        with self._transaction():
+            self.db.execute(
+                "INSERT INTO hardware(test, path, device, arch, driver, cuda, incantations, instances, launches, "
+                "states, positive, negative, observation, timeouts, model, forbidden, codecheck, seconds, run_at) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    r.name,
+                    r.path,
+                    d.name,
+                    d.arch,
+                    d.driver,
+                    d.cuda,
+                    json.dumps(r.setting.to_json(), sort_keys=True),
+                    r.counts.instances,
+                    r.counts.launches,
+                    json.dumps(states, separators=(",", ":")),
+                    r.positive,
+                    r.negative,
+                    r.observation,
+                    r.counts.timeouts,
+                    r.model,
+                    None if r.model is None else sum(n for _, n in r.forbidden),
+                    r.codecheck,
+                    round(r.counts.seconds, 6),
+                    _now(),
+                ),
+            )
+
+    @_guarded
+    def hardware_rows(self) -> list[dict]:
+        """Every run on a GPU the store keeps, oldest first."""
+        cur = self.db.execute("SELECT * FROM hardware ORDER BY id")
+        names = [c[0] for c in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur]
 
     @_guarded
     def begin(self, command: str, runs: list[Run]) -> int:

@@ -11,7 +11,7 @@ import warnings
 
 from ..core import version
 from ..errors import HrfError, HrfWarning, InvalidArgument
-from . import check, export, families, machine, runs
+from . import check, export, families, gpu, machine, runs
 from .args import cat_options, herd_spellings
 
 
@@ -37,6 +37,7 @@ def main(argv=None) -> int:
     families.add(sub)
     machine.add(sub)
     export.add(sub)
+    gpu.add(sub)
     check.add_models(sub)
     cat_options(sub)
 

@@ -627,3 +627,34 @@ def structure(node):
     if isinstance(node, (list, tuple)):
         return tuple(structure(x) for x in node)
     return node
+
+
+_COMPARE = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
+
+
+def prop_holds(p, state: dict) -> bool:
+    """Whether a proposition holds of a final state ({"1:r0": 1, "x": 2},
+    variables named as `str` names them)."""
+    if isinstance(p, PTrue):
+        return True
+    if isinstance(p, PFalse):
+        return False
+    if isinstance(p, PAtom):
+        return state.get(str(p.var)) == p.value
+    if isinstance(p, PCompare):
+        a, b = (x if isinstance(x, int) else state.get(str(x)) for x in (p.left, p.right))
+        return a is not None and b is not None and _COMPARE[p.op](a, b)
+    if isinstance(p, PNot):
+        return not prop_holds(p.prop, state)
+    if isinstance(p, PAnd):
+        return all(prop_holds(q, state) for q in p.props)
+    if isinstance(p, POr):
+        return any(prop_holds(q, state) for q in p.props)
+    raise TypeError(p)

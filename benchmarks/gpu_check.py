@@ -1,0 +1,145 @@
+"""The device check of `hrf run` (benchmarks/gpu_check.sh runs it on a
+machine with an NVIDIA GPU and CuPy): [GPU15]'s PTX tests and the
+MP/SB/LB/CoRR/IRIW/2+2W families at cta and gpu scope, relaxed and fenced,
+each run with the default incantations, compared with a model (`ptx` for
+[GPU15]'s tests, Dartagnan's ptx-v6.0.cat for the PTX 6 families where it
+is at hand); weak outcomes per second for MP, SB and LB at gpu scope with
+the default and with a tuned setting; the end-to-end rate.
+
+    python benchmarks/gpu_check.py [--tests DIR ...] [--cat FILE] [--out DIR] [--launches N] [--tune SECONDS]
+
+Prints a table last; writes the litmus7 log (gpu.log), one JSON object per
+test (gpu.jsonl) and the SASS of every test kernel (sass.txt) under --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import sys
+import time
+import traceback
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tests", action="append", default=[], help="folders of .litmus files")
+    ap.add_argument("--cat", default=None, help="the model for Dat3M-PTX tests (ptx-v6.0.cat)")
+    ap.add_argument("--out", default=os.environ.get("OUT", "gpu-check"))
+    ap.add_argument("--launches", type=int, default=200)
+    ap.add_argument("--tune", type=float, default=20.0, help="seconds of tuning per MP/SB/LB test")
+    ap.add_argument("--rate-seconds", type=float, default=5.0)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+
+    from hrf import gpu
+    from hrf.gpu.runtime import Runner, cupy_module, device_info
+    from hrf.gpu.sass import disassemble
+    from hrf.litmus import parse_file
+
+    cp = cupy_module()
+    info = device_info(cp)
+    print(f"device: {info.name} {info.arch}, {info.sms} SMs, driver {info.driver}, CUDA {info.cuda}, NVRTC {info.nvrtc}")
+    folders = a.tests or ["litmus/gpu"]
+    files = sorted(f for d in folders for f in glob.glob(os.path.join(d, "*.litmus")))
+    log = open(os.path.join(a.out, "gpu.log"), "w", encoding="utf-8")
+    js = open(os.path.join(a.out, "gpu.jsonl"), "w", encoding="utf-8")
+    sass = open(os.path.join(a.out, "sass.txt"), "w", encoding="utf-8")
+    rows = []
+    cache: dict = {}
+    for f in files:
+        t = parse_file(f)
+        model = "ptx" if t.arch == "GPU_PTX" else a.cat
+        try:
+            lt, shape = gpu.prepare(t)
+        except gpu.NotRunnable as e:
+            rows.append((t.name, "refused", str(e)))
+            print(f"{t.name}: refused: {e}", flush=True)
+            continue
+        try:
+            runner = Runner(lt, shape)
+            cache[id(t)] = runner
+            sass.write(f"##### {t.name} ({f})\n{disassemble(runner.cubin)}\n")
+            sass.flush()
+        except Exception as e:  # noqa: BLE001 - the check reports every failure and goes on
+            rows.append((t.name, "compile", f"{type(e).__name__}: {e}"))
+            print(f"{t.name}: compile failed: {e}", flush=True)
+            continue
+        try:
+            r = gpu.run_test(t, launches=a.launches, model=model, runner_cache=cache, seed=1)
+        except Exception as e:  # noqa: BLE001
+            try:
+                r = gpu.run_test(t, launches=a.launches, model=model, runner_cache=cache, codecheck=False, seed=1)
+                r.notes.append(f"code check failed: {e}")
+            except Exception as e2:  # noqa: BLE001
+                rows.append((t.name, "run", f"{type(e2).__name__}: {e2}"))
+                print(f"{t.name}: run failed: {e2}", flush=True)
+                traceback.print_exc()
+                continue
+        log.write(r.to_litmus7())
+        js.write(json.dumps(r.to_json()) + "\n")
+        forb = sum(n for _, n in r.forbidden)
+        rows.append(
+            (
+                t.name,
+                "ok",
+                f"{r.positive:>9} / {r.counts.instances:>11}  {r.counts.rate / 1e6:7.1f} M/s  "
+                f"forbidden {forb if r.model else '-'}  timeouts {r.counts.timeouts}  code {r.codecheck[:40]}",
+            )
+        )
+        for line in r.comparison() + r.notes:
+            print("  " + line)
+        print(f"{t.name}: weak {r.positive} of {r.counts.instances}, {r.counts.rate / 1e6:.1f} M/s", flush=True)
+
+    # weak behaviours per second: default and tuned, MP/SB/LB at gpu scope
+    weak = []
+    for name in ("MP+rlx-gpu", "SB+rlx-gpu", "LB+rlx-gpu"):
+        path = next((f for f in files if os.path.basename(f) == f"{name}.litmus"), None)
+        if path is None:
+            continue
+        t = parse_file(path)
+        try:
+            d = gpu.run_test(t, seconds=a.rate_seconds, runner_cache=cache, seed=2)
+            tuned = gpu.tune(t, a.tune, 8, seed=3)
+            best = tuned[0][0] if tuned else gpu.Setting()
+            b = gpu.run_test(t, best, seconds=a.rate_seconds, runner_cache=cache, seed=4)
+            weak.append((name, d.positive / d.counts.seconds, b.positive / b.counts.seconds, best.describe()))
+            with open(os.path.join(a.out, f"tuned-{name}.json"), "w", encoding="utf-8") as f:
+                json.dump({"test": name, "setting": best.to_json(), "tuning": [
+                    {"setting": s.to_json(), "weak_per_second": w, "weak": n, "seconds": sec} for s, w, n, sec in tuned
+                ]}, f, indent=1)
+        except Exception as e:  # noqa: BLE001
+            print(f"{name}: weak/s failed: {e}", flush=True)
+            traceback.print_exc()
+
+    # the end-to-end rate: instances per second on SB+rlx-gpu, default setting
+    rate = None
+    path = next((f for f in files if os.path.basename(f) == "SB+rlx-gpu.litmus"), None)
+    if path:
+        t = parse_file(path)
+        t0 = time.perf_counter()
+        r = gpu.run_test(t, seconds=a.rate_seconds, runner_cache=cache, seed=5)
+        rate = (r.counts.rate, r.counts.instances, time.perf_counter() - t0)
+        fast = gpu.Setting(stress=False, sync=False, test_warps=8)
+        r2 = gpu.run_test(t, fast, seconds=a.rate_seconds, runner_cache=cache, seed=6)
+        rate += (r2.counts.rate, r2.positive)
+
+    log.close()
+    js.close()
+    sass.close()
+    print()
+    print(f"device: {info.name} {info.arch}, driver {info.driver}, CUDA {info.cuda}")
+    for name, status, what in rows:
+        print(f"{name:28s} {status:8s} {what}")
+    for name, dflt, tuned, s in weak:
+        print(f"weak/s {name:14s} default {dflt:10.1f}  tuned {tuned:10.1f}  ({s})")
+    if rate:
+        print(f"rate SB+rlx-gpu default: {rate[0] / 1e6:.1f} M instances/s; no stress, no sync: {rate[3] / 1e6:.1f} M/s "
+              f"({rate[4]} weak)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

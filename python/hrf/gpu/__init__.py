@@ -1,0 +1,134 @@
+"""Litmus tests on real NVIDIA GPUs, the hardware side of [GPU15]: each
+test lowered to PTX (`lower`), placed as its scope tree says with fresh
+random placements (`placement`), wrapped in a CUDA kernel with the
+incantations of [GPU15] sec. 4 (`cuda`, `setting`), run many times with the
+histogram kept on the device (`runtime`, CuPy), the compiled code checked
+(`sass`), reported as litmus7 does (`report`)."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+from ..litmus import ast as A
+from .cuda import source
+from .lower import LoweredTest, NotRunnable, lower
+from .placement import Shape, shape_of
+from .report import GpuResult, build, compare
+from .setting import Setting, load_setting, sample
+
+__all__ = [
+    "NotRunnable",
+    "Setting",
+    "GpuResult",
+    "load_setting",
+    "prepare",
+    "cuda_source",
+    "emit_cuda",
+    "run_test",
+    "tune",
+]
+
+
+def prepare(test: A.Test) -> tuple[LoweredTest, Shape]:
+    """A test lowered and its shape read; NotRunnable says what has no lowering."""
+    lt = lower(test)
+    return lt, shape_of(test)
+
+
+def cuda_source(test: A.Test) -> str:
+    lt, shape = prepare(test)
+    return source(lt, shape)
+
+
+def file_stem(test: A.Test) -> str:
+    keep = "".join(ch if ch.isalnum() or ch in "+-_." else "_" for ch in test.name)
+    return keep or "test"
+
+
+def emit_cuda(tests: list[A.Test], folder: str | Path) -> list[Path]:
+    """Write each test's CUDA source (`NAME.cu`) into a folder."""
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for t in tests:
+        p = out / f"{file_stem(t)}.cu"
+        p.write_text(cuda_source(t), encoding="utf-8")
+        written.append(p)
+    return written
+
+
+def run_test(
+    test: A.Test,
+    setting: Setting | None = None,
+    launches: int | None = None,
+    seconds: float | None = None,
+    model=None,
+    codecheck: bool = True,
+    seed: int | None = None,
+    runner_cache: dict | None = None,
+) -> GpuResult:
+    """Run a test on the GPU: `launches` launches, or for `seconds`. With a
+    model, each seen outcome is marked allowed or forbidden by it."""
+    from .runtime import Runner
+    from .sass import CodeCheckError, check, disassemble
+
+    setting = setting or Setting()
+    lt, shape = prepare(test)
+    runner = (runner_cache or {}).get(id(test)) or Runner(lt, shape)
+    if runner_cache is not None:
+        runner_cache[id(test)] = runner
+    status = "skipped (--no-codecheck)"
+    if codecheck:
+        problems = check(lt, disassemble(runner.cubin))
+        if problems:
+            raise CodeCheckError(
+                f"{test.name}: the compiled code is not the test as written (--no-codecheck to run anyway): "
+                + "; ".join(problems)
+            )
+        status = "ok"
+    counts = runner.run(setting, launches=launches, seconds=seconds, seed=seed)
+    r = build(lt, counts, runner.info, setting, status)
+    for what, n in (
+        ("instances timed out in a spin loop (not counted as states)", counts.timeouts),
+        ("instances where a thread did not run: a harness fault", counts.missing),
+        ("outcomes outside the recorded range were lost", counts.overflow_lost),
+    ):
+        if n:
+            r.notes.append(f"{n} {what}")
+    if model is not None:
+        from ..api import check as model_check
+
+        mr = model_check(test, model)
+        if mr.error is not None or not mr.complete:
+            r.notes.append(f"the model {mr.model} gave no complete verdict: no comparison")
+        else:
+            compare(r, mr.model, mr.outcomes)
+    return r
+
+
+def tune(test: A.Test, budget: float, samples: int, seed: int | None = None) -> list[tuple[Setting, float, int, float]]:
+    """Sample incantation settings for `budget` seconds in all: per setting,
+    (setting, weak outcomes per second, weak outcomes, seconds), best first.
+    A weak outcome is one that satisfies the condition's proposition."""
+    from .runtime import Runner
+
+    lt, shape = prepare(test)
+    runner = Runner(lt, shape)
+    rng = random.Random(seed)
+    each = budget / max(samples, 1)
+    tried = [Setting()] + [sample(rng) for _ in range(samples - 1)]
+    out = []
+    t_end = time.perf_counter() + budget
+    for s in tried:
+        if time.perf_counter() >= t_end:
+            break
+        try:
+            counts = runner.run(s, seconds=each, seed=rng.randrange(1 << 30))
+        except NotRunnable:
+            continue
+        r = build(lt, counts, runner.info, s, "skipped (tuning)")
+        out.append((s, r.positive / counts.seconds if counts.seconds else 0.0, r.positive, counts.seconds))
+    out.sort(key=lambda x: -x[1])
+    return out

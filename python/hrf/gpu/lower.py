@@ -1,0 +1,479 @@
+"""A litmus test as PTX: each thread's instructions, as `hrf run` puts them
+into a CUDA kernel's inline assembly.
+
+[GPU15]'s PTX tests keep their own instructions (`ld.cg`, `membar.gl`,
+`atom.cas`, ...); Dat3M's PTX keeps its (`ld.acquire.gpu`,
+`fence.sc.cta`, ...); C and OpenCL tests are lowered with the C++-to-PTX
+mapping proved correct in [PTX19] (NVIDIA's atomics ABI): relaxed
+accesses `ld/st/atom.relaxed.s`, acquire loads `ld.acquire.s`, release
+stores `st.release.s`, seq_cst accesses a `fence.sc.s` before an acquire
+load, a release store or an acq_rel RMW, fences `fence.acq_rel.s` (acquire,
+release, acq_rel) or `fence.sc.s`, with scopes work-group `cta`, device
+`gpu` and all devices `sys` (a narrower OpenCL scope widened to `cta`,
+which only strengthens). Non-atomic accesses are plain (weak) `ld`/`st`.
+
+What has no PTX form here is refused by name before anything runs
+(`NotRunnable`): proxies and aliases, shared or local memory, barriers
+(a CTA barrier would wait for the other instances' threads that share
+the CTA), remote-scope promotion, computed addresses and pointers.
+
+Every value is 32 bits (`.b32`); each thread's code is one `asm volatile`
+block whose operands are its observed registers (outputs), a time-out flag
+(output: a spin loop that met its bound) and the addresses of the
+locations it touches (inputs). Backward jumps count down a spin budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import UnsupportedFeature
+from ..litmus import ast as A
+
+
+class NotRunnable(UnsupportedFeature):
+    """A test, or an instruction of one, that `hrf run` cannot put on a GPU."""
+
+
+SCOPE = {"wi": "cta", "sg": "cta", "wg": "cta", "dev": "gpu", "all": "sys", None: "gpu"}
+MEMBAR = {"wg": "cta", "dev": "gl", "all": "sys"}
+ARITH = {"+": "add.s32", "-": "sub.s32", "*": "mul.lo.s32", "&": "and.b32", "|": "or.b32", "^": "xor.b32"}
+COMPARE = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+ATOM_OP = {"add": "add.u32", "sub": None, "and": "and.b32", "or": "or.b32", "xor": "xor.b32", "exch": "exch.b32"}
+PROXY_TAGS = {"TEX", "SUR", "CON", "ALIAS"}
+
+
+@dataclass
+class Access:
+    """A memory instruction of a thread, as the compiled-code check looks for it."""
+
+    kind: str  # ld, st, atom, red, fence
+    ptx: str  # the instruction's name with its qualifiers (`ld.relaxed.gpu.global.u32`)
+    loc: str | None = None
+
+
+@dataclass
+class ThreadCode:
+    name: str
+    index: int
+    locs: list[str]  # the locations whose addresses the code takes, in operand order
+    observed: list[str]  # the thread's registers that the outcome reads, in output order
+    lines: list[str] = field(default_factory=list)  # PTX, operands as %N
+    accesses: list[Access] = field(default_factory=list)
+    spins: bool = False  # has a backward jump (counts down the spin budget)
+
+    @property
+    def n_outputs(self) -> int:
+        return len(self.observed) + 1  # the last: the time-out flag
+
+
+def _refuse(what: str, line: int = 0) -> None:
+    where = f" (line {line})" if line else ""
+    raise NotRunnable(f"cannot run on a GPU: {what}{where}")
+
+
+def check_runnable(test: A.Test) -> None:
+    """Refuse, by name, what `hrf run` cannot lower."""
+    for i in test.init:
+        if isinstance(i.value, str):
+            _refuse(f"{i.loc} holds a pointer (&{i.value}): pointers have no lowering", i.line)
+        if i.alias_of is not None:
+            _refuse(f"{i.loc} aliases {i.alias_of}: aliases and proxies have no lowering", i.line)
+        if i.size is not None:
+            _refuse(f"{i.loc} is an array: arrays have no lowering yet", i.line)
+    for t in test.threads:
+        for p in t.params:
+            if p.region == "local":
+                _refuse(f"{p.name} is in {'shared' if test.arch == 'GPU_PTX' else 'local'} memory: only global memory")
+            if p.points_to_pointer:
+                _refuse(f"{p.name} holds a pointer: pointers have no lowering")
+        for op in t.ops:
+            line = getattr(op, "line", 0)
+            if isinstance(op, A.Barrier):
+                _refuse("a barrier: it would wait for the other instances' threads that share the CTA", line)
+            if getattr(op, "remote", False):
+                _refuse("remote-scope promotion has no PTX form", line)
+            if set(getattr(op, "tags", ())) & PROXY_TAGS or (isinstance(op, A.Fence) and op.order == "proxy"):
+                _refuse("a texture, surface or constant proxy access or proxy fence", line)
+            if getattr(op, "offset", None) is not None:
+                _refuse("a computed address", line)
+            if isinstance(op, A.Rmw) and op.expected is not None:
+                _refuse("a compare-exchange whose expected value is in memory", line)
+            if isinstance(op, A.Fence) and op.flags and "global" not in " ".join(op.flags).lower():
+                _refuse(f"a fence on {'|'.join(op.flags)} alone: only global memory", line)
+            if isinstance(op, A.DerefExpr):
+                _refuse("a computed address", line)
+
+
+def observed_vars(test: A.Test) -> list:
+    """The variables an outcome holds: the condition's, the `locations`
+    clause's and the filter's, in order, once each."""
+    seen: dict = {}
+    props = [p for p in (test.condition.prop if test.condition else None, test.filter) if p is not None]
+    for p in props:
+        for v in A.prop_vars(p):
+            seen.setdefault(v)
+    for v in test.locations:
+        if isinstance(v, (A.RegVar, A.LocVar)):
+            seen.setdefault(v)
+        else:
+            _refuse(f"`{v}` in the locations clause: pointers have no lowering")
+    return list(seen)
+
+
+class _Emitter:
+    """One thread's PTX."""
+
+    def __init__(self, test: A.Test, th: A.Thread, observed: list[str]):
+        self.test, self.th = test, th
+        self.locs: list[str] = []
+        for loc in A.locations_of(th.ops):
+            if loc not in self.locs:
+                self.locs.append(loc)
+        self.code = ThreadCode(th.name, th.index, self.locs, observed)
+        self.regs: list[str] = []
+        self.temps = 0
+        self.preds = 0
+        self.labels = 0
+        self.seen_labels: set[str] = set()
+        self.out: list[str] = []
+
+    # ------------------------------------------------------------ operands
+    def reg(self, name: str) -> str:
+        if name not in self.regs:
+            self.regs.append(name)
+        return f"hr_{name}"
+
+    def temp(self) -> str:
+        self.temps += 1
+        return f"ht{self.temps - 1}"
+
+    def pred(self) -> str:
+        self.preds += 1
+        return f"hp{self.preds - 1}"
+
+    def label(self, hint: str) -> str:
+        self.labels += 1
+        return f"HG_{self.th.name}_{hint}{self.labels - 1}"
+
+    def addr(self, loc: str) -> str:
+        return f"[%{self.code.n_outputs + self.locs.index(loc)}]"
+
+    def emit(self, text: str) -> None:
+        self.out.append(text)
+
+    # ------------------------------------------------------------ memory
+    def qualifiers(self, op, kind: str) -> list[str]:
+        """The PTX qualifiers of an access, by the test's dialect."""
+        arch = self.test.arch
+        if arch == "GPU_PTX":  # [GPU15]: the instruction as written
+            if op.cache == "volatile":
+                return ["volatile", "global"]
+            return ([op.cache] if op.cache else []) + ["global"]
+        if not getattr(op, "atomic", True) if kind != "atom" else False:
+            return ["global"]  # a weak access
+        order = op.order or "rlx"
+        if arch == "PTX":
+            sem = {"rlx": "relaxed", "acq": "acquire", "rel": "release", "acq_rel": "acq_rel"}.get(order)
+            if sem is None:
+                _refuse(f"an access with order {order}", op.line)
+            return [sem, SCOPE[op.scope], "global"]
+        # C and OpenCL: the [PTX19] mapping (seq_cst: the fence is emitted by the caller)
+        if kind == "ld":
+            sem = "relaxed" if order == "rlx" else "acquire"
+        elif kind == "st":
+            sem = "relaxed" if order == "rlx" else "release"
+        else:
+            sem = {"rlx": "relaxed", "acq": "acquire", "rel": "release"}.get(order, "acq_rel")
+        return [sem, SCOPE[op.scope], "global"]
+
+    def seq_cst_fence(self, op) -> None:
+        if self.test.arch not in ("PTX", "GPU_PTX") and getattr(op, "atomic", True) and op.order == "sc":
+            self.access("fence", f"fence.sc.{SCOPE[op.scope]}", None)
+
+    def access(self, kind: str, name: str, loc: str | None, operands: str = "") -> None:
+        self.code.accesses.append(Access(kind, name, loc))
+        self.emit(f"{name} {operands};" if operands else f"{name};")
+
+    def load(self, op: A.Load, dst: str) -> None:
+        self.seq_cst_fence(op)
+        q = self.qualifiers(op, "ld")
+        self.access("ld", ".".join(["ld", *q, "u32"]), op.loc, f"{dst}, {self.addr(op.loc)}")
+
+    def store(self, op: A.Store) -> None:
+        self.seq_cst_fence(op)
+        v = self.value(op.value)
+        q = self.qualifiers(op, "st")
+        self.access("st", ".".join(["st", *q, "u32"]), op.loc, f"{self.addr(op.loc)}, {v}")
+
+    def rmw(self, op: A.Rmw, dst: str | None) -> None:
+        self.seq_cst_fence(op)
+        if op.orders is not None and self.test.arch == "PTX":
+            q = self.qualifiers(op, "atom")
+        elif self.test.arch == "GPU_PTX":
+            q = ["global"]
+        else:
+            q = self.qualifiers(op, "atom")
+        operand = self.value(op.operand)
+        if op.op in ("cas", "cas_old", "cas_always"):
+            if op.expected_value is None:
+                _refuse(f"atomic {op.op} without an expected value", op.line)
+            expect = self.value(op.expected_value)
+            name = ".".join(["atom", *q, "cas", "b32"])
+            target = dst or self.temp()
+            self.access("atom", name, op.loc, f"{target}, {self.addr(op.loc)}, {expect}, {operand}")
+            if op.op == "cas" and dst is not None:  # C's compare-exchange returns success
+                _refuse("a compare-exchange whose result is a success flag", op.line)
+            return
+        kind = ATOM_OP.get(op.op)
+        if op.op == "sub":  # PTX has no atom.sub: add the negation
+            neg = self.temp()
+            self.emit(f"neg.s32 {neg}, {operand};")
+            operand, kind = neg, "add.u32"
+        if kind is None:
+            _refuse(f"atomic {op.op} has no PTX form", op.line)
+        if dst is None and op.op != "exch":
+            name = ".".join(["red", *q, kind])
+            self.access("red", name, op.loc, f"{self.addr(op.loc)}, {operand}")
+        else:
+            name = ".".join(["atom", *q, kind])
+            self.access("atom", name, op.loc, f"{dst or self.temp()}, {self.addr(op.loc)}, {operand}")
+
+    def fence(self, op: A.Fence) -> None:
+        if self.test.arch == "GPU_PTX":
+            self.access("fence", f"membar.{MEMBAR[op.scope]}", None)
+            return
+        sem = "sc" if op.order == "sc" else "acq_rel"
+        self.access("fence", f"fence.{sem}.{SCOPE[op.scope]}", None)
+
+    # ------------------------------------------------------------ expressions
+    def value(self, e) -> str:
+        """An operand holding e's value: a register, or an immediate."""
+        if isinstance(e, A.Const):
+            return str(e.value)
+        if isinstance(e, A.Reg):
+            return self.reg(e.name)
+        t = self.temp()
+        self.into(e, t)
+        return t
+
+    def into(self, e, dst: str) -> None:
+        """Compute e into register dst."""
+        if isinstance(e, A.Const):
+            self.emit(f"mov.b32 {dst}, {e.value};")
+        elif isinstance(e, A.Reg):
+            self.emit(f"mov.b32 {dst}, {self.reg(e.name)};")
+        elif isinstance(e, A.Load):
+            self.load(e, dst)
+        elif isinstance(e, A.Rmw):
+            self.rmw(e, dst)
+        elif isinstance(e, A.BinOp) and e.op in ARITH:
+            a, b = self.value(e.left), self.value(e.right)
+            if a.lstrip("-").isdigit():  # PTX wants a register first
+                t = self.temp()
+                self.emit(f"mov.b32 {t}, {a};")
+                a = t
+            self.emit(f"{ARITH[e.op]} {dst}, {a}, {b};")
+        elif isinstance(e, (A.BinOp, A.UnOp)):
+            p = self.predicate(e)
+            self.emit(f"selp.b32 {dst}, 1, 0, {p};")
+        else:
+            _refuse(f"the expression {type(e).__name__}", getattr(e, "line", 0))
+
+    def predicate(self, e) -> str:
+        """A predicate register holding e != 0."""
+        if isinstance(e, A.BinOp) and e.op in COMPARE:
+            a, b = self.value(e.left), self.value(e.right)
+            if a.lstrip("-").isdigit():
+                t = self.temp()
+                self.emit(f"mov.b32 {t}, {a};")
+                a = t
+            p = self.pred()
+            self.emit(f"setp.{COMPARE[e.op]}.s32 {p}, {a}, {b};")
+            return p
+        if isinstance(e, A.UnOp) and e.op == "!":
+            q = self.predicate(e.operand)
+            p = self.pred()
+            self.emit(f"not.pred {p}, {q};")
+            return p
+        if isinstance(e, A.BinOp) and e.op in ("&&", "||"):
+            a, b = self.predicate(e.left), self.predicate(e.right)
+            p = self.pred()
+            self.emit(f"{'and' if e.op == '&&' else 'or'}.pred {p}, {a}, {b};")
+            return p
+        v = self.value(e)
+        p = self.pred()
+        self.emit(f"setp.ne.s32 {p}, {v}, 0;")
+        return p
+
+    # ------------------------------------------------------------ statements
+    def body(self, stmts) -> None:
+        for s in stmts:
+            self.stmt(s)
+
+    def stmt(self, s) -> None:
+        if isinstance(s, A.Assign):
+            if s.pointer:
+                _refuse("a pointer register", s.line)
+            if s.expr is not None:
+                self.into(s.expr, self.reg(s.reg))
+            else:
+                self.reg(s.reg)
+        elif isinstance(s, A.Store):
+            self.store(s)
+        elif isinstance(s, A.ExprStmt):
+            if isinstance(s.expr, A.Rmw):
+                self.rmw(s.expr, None)
+            elif isinstance(s.expr, A.Load):
+                self.load(s.expr, self.temp())
+            else:
+                self.value(s.expr)
+        elif isinstance(s, A.Fence):
+            self.fence(s)
+        elif isinstance(s, A.Label):
+            self.seen_labels.add(s.name)
+            self.emit(f"HL_{self.th.name}_{s.name}:")
+        elif isinstance(s, A.Goto):
+            self.jump(f"HL_{self.th.name}_{s.label}", backward=s.label in self.seen_labels)
+        elif isinstance(s, A.If):
+            p = self.predicate(s.cond)
+            if len(s.then) == 1 and isinstance(s.then[0], A.Goto) and not s.orelse:
+                g = s.then[0]
+                self.jump(f"HL_{self.th.name}_{g.label}", backward=g.label in self.seen_labels, pred=p)
+                return
+            other, end = self.label("else"), self.label("fi")
+            self.emit(f"@!{p} bra {other};")
+            self.body(s.then)
+            self.emit(f"bra {end};")
+            self.emit(f"{other}:")
+            self.body(s.orelse)
+            self.emit(f"{end}:")
+        elif isinstance(s, A.While):
+            top, end = self.label("while"), self.label("done")
+            self.emit(f"{top}:")
+            p = self.predicate(s.cond)
+            self.emit(f"@!{p} bra {end};")
+            self.body(s.body)
+            self.jump(top, backward=True)
+            self.emit(f"{end}:")
+        elif isinstance(s, A.Barrier):
+            _refuse("a barrier", s.line)
+        else:
+            _refuse(f"the statement {type(s).__name__}", getattr(s, "line", 0))
+
+    def jump(self, target: str, backward: bool, pred: str | None = None) -> None:
+        """A jump; a backward one first spends one unit of the spin budget
+        (none left: the thread stops, its time-out flag set)."""
+        guard = f"@{pred} " if pred else ""
+        if not backward:
+            self.emit(f"{guard}bra {target};")
+            return
+        self.code.spins = True
+        skip = self.label("stay")
+        if pred:
+            self.emit(f"@!{pred} bra {skip};")
+        self.emit("sub.u32 hspin, hspin, 1;")
+        self.emit("setp.eq.u32 hpspin, hspin, 0;")
+        self.emit(f"@hpspin bra HL_{self.th.name}_timeout;")
+        self.emit(f"bra {target};")
+        if pred:
+            self.emit(f"{skip}:")
+
+
+def lower_thread(test: A.Test, th: A.Thread, observed: list[str]) -> ThreadCode:
+    """One thread's PTX: declarations, its initial registers, its body,
+    then its observed registers and time-out flag into the outputs."""
+    em = _Emitter(test, th, observed)
+    for r in observed:
+        em.reg(r)
+    init = {ri.reg: ri.value for ri in test.reg_init if ri.thread == th.index}
+    em.body(th.body)
+    for r in init:
+        em.reg(r)
+    spin_operand = f"%{em.code.n_outputs + len(em.locs)}"
+    lines = ["{"]
+    if em.regs:
+        lines.append(".reg .b32 " + ", ".join(f"hr_{r}" for r in em.regs) + ";")
+    if em.temps:
+        lines.append(".reg .b32 " + ", ".join(f"ht{k}" for k in range(em.temps)) + ";")
+    lines.append(".reg .b32 hspin;")
+    lines.append(".reg .pred hpspin" + "".join(f", hp{k}" for k in range(em.preds)) + ";")
+    for r in em.regs:  # registers start at their initial value, 0 by default
+        lines.append(f"mov.b32 hr_{r}, {init.get(r, 0)};")
+    lines.append(f"mov.b32 hspin, {spin_operand};")
+    lines += em.out
+    done = len(observed)
+    lines.append(f"mov.b32 %{done}, 0;")
+    lines.append(f"bra HL_{th.name}_end;")
+    lines.append(f"HL_{th.name}_timeout:")
+    lines.append(f"mov.b32 %{done}, 1;")
+    lines.append(f"HL_{th.name}_end:")
+    for k, r in enumerate(observed):
+        lines.append(f"mov.b32 %{k}, hr_{r};")
+    lines.append("}")
+    em.code.lines = lines
+    return em.code
+
+
+@dataclass
+class LoweredTest:
+    test: A.Test
+    threads: list[ThreadCode]
+    variables: list  # observed variables (RegVar / LocVar), in outcome order
+    locations: list[str]  # every location, in memory order
+    init: dict  # location -> initial value
+    domains: list[list[int]]  # per variable: the values the device histogram counts
+
+
+def lower(test: A.Test) -> LoweredTest:
+    """The PTX of every thread of a test, and what its outcome observes."""
+    if test.arch not in ("GPU_PTX", "PTX", "OpenCL", "C"):
+        _refuse(f"tests written in {test.arch}")
+    check_runnable(test)
+    variables = observed_vars(test)
+    threads = []
+    for th in test.threads:
+        regs = [v.reg for v in variables if isinstance(v, A.RegVar) and v.thread == th.index]
+        threads.append(lower_thread(test, th, regs))
+    locs = test.all_locations()
+    for v in variables:
+        if isinstance(v, A.LocVar) and v.loc not in locs:
+            locs.append(v.loc)
+    init = {i.loc: int(i.value) for i in test.init if isinstance(i.value, int)}
+    return LoweredTest(test, threads, variables, locs, init, [domain(test, v) for v in variables])
+
+
+def constants(test: A.Test) -> set[int]:
+    """Every number a test names: initial values, constants of its code,
+    of its condition: the values an outcome's variables most likely take."""
+    out = {0}
+    out |= {i.value for i in test.init if isinstance(i.value, int)}
+    out |= {ri.value for ri in test.reg_init}
+    for t in test.threads:
+        for s in A.walk_stmts(t.body):
+            for e in A.exprs_of(s):
+                for x in _subexprs(e):
+                    if isinstance(x, A.Const):
+                        out.add(x.value)
+    for p in (test.condition.prop if test.condition else None, test.filter):
+        if p is not None:
+            for x in A.prop_leaves(p):
+                if isinstance(x, A.PAtom) and isinstance(x.value, int):
+                    out.add(x.value)
+                elif isinstance(x, A.PCompare):
+                    out |= {v for v in (x.left, x.right) if isinstance(v, int)}
+    return out
+
+
+def _subexprs(e):
+    yield e
+    for f in A.fields_of(e):
+        v = getattr(e, f)
+        if isinstance(v, (A.Const, A.Reg, A.BinOp, A.UnOp, A.Load, A.Rmw, A.DerefExpr, A.StoreExpr)):
+            yield from _subexprs(v)
+
+
+def domain(test: A.Test, v) -> list[int]:
+    """The values of variable v the device counts in its histogram (the
+    test's numbers; any other value is recorded apart, exactly)."""
+    return sorted(x & 0xFFFFFFFF if x < 0 else x for x in constants(test))

@@ -1,0 +1,174 @@
+"""What a run on a GPU saw, as litmus7 writes it (`Test`, `Histogram (N
+states)`, the count of each state, `Ok`/`No`, `Witnesses`, `Positive: P,
+Negative: N`, `Condition ... is validated`, `Observation NAME
+Never|Sometimes|Always P N`, `Time`; herd's `mcompare7` and hrf's own log
+reader read it), as JSON, and against a model's allowed outcomes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..litmus import ast as A
+from ..litmus.printer import format_condition
+from .runtime import DeviceInfo, RunCounts
+from .setting import Setting
+
+
+def signed(v: int) -> int:
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+def var_name(v) -> str:
+    return str(v)
+
+
+@dataclass
+class GpuResult:
+    name: str
+    path: str | None
+    quantifier: str
+    condition: str
+    states: list  # (outcome dict, count, satisfies the proposition)
+    counts: RunCounts
+    device: DeviceInfo
+    setting: Setting
+    codecheck: str  # "ok", "skipped" or what did not match
+    model: str | None = None
+    forbidden: list = field(default_factory=list)  # seen states the model forbids: (outcome, count)
+    unseen: list = field(default_factory=list)  # allowed states not seen
+    notes: list = field(default_factory=list)
+
+    @property
+    def positive(self) -> int:
+        """Instances whose outcome satisfies the condition's proposition."""
+        return sum(c for _, c, sat in self.states if sat)
+
+    @property
+    def negative(self) -> int:
+        return sum(c for _, c, sat in self.states if not sat)
+
+    @property
+    def condition_holds(self) -> bool:
+        if self.quantifier == "exists":
+            return self.positive > 0
+        if self.quantifier == "~exists":
+            return self.positive == 0
+        return self.negative == 0
+
+    @property
+    def observation(self) -> str:
+        if not self.positive:
+            return "Never"
+        return "Always" if not self.negative else "Sometimes"
+
+    def kind(self) -> str:
+        return {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}[self.quantifier]
+
+    def to_litmus7(self) -> str:
+        """A test block of a litmus7 log."""
+        name = self.name.split("|")[0]
+        lines = [f"Test {name} {self.kind()}", f"Histogram ({len(self.states)} states)"]
+        for st, count, sat in self.states:
+            mark = "*" if sat != (self.quantifier == "forall") else ":"
+            state = " ".join(f"{k if ':' in k else f'[{k}]'}={v};" for k, v in st.items())
+            lines.append(f"{count:<6d}{mark}>{state}")
+        lines.append("Ok" if self.condition_holds else "No")
+        lines += ["", "Witnesses"]
+        pos, neg = self.positive, self.negative
+        if self.quantifier == "~exists":
+            pos, neg = neg, pos
+        lines.append(f"Positive: {pos}, Negative: {neg}")
+        lines.append(f"Condition {self.condition} is {'' if self.condition_holds else 'NOT '}validated")
+        c, d, s = self.counts, self.device, self.setting
+        lines.append(f"Device={d.name} ({d.arch}), driver {d.driver}, CUDA {d.cuda}, NVRTC {d.nvrtc}")
+        lines.append(f"Incantations={s.describe()}")
+        lines.append(
+            f"Instances={c.instances} in {c.launches} launches of {c.instances_per_launch}, "
+            f"{c.rate / 1e6:.1f} M/s, code check {self.codecheck}"
+        )
+        for n, v in (("Timeouts", c.timeouts), ("Filtered", c.filtered), ("Missing", c.missing)):
+            if v:
+                lines.append(f"{n}={v}")
+        lines.append(f"Observation {name} {self.observation} {self.positive} {self.negative}")
+        lines.append(f"Time {name} {c.seconds:.2f}")
+        return "\n".join(lines) + "\n\n"
+
+    def to_json(self) -> dict:
+        c = self.counts
+        return {
+            "name": self.name,
+            "path": self.path,
+            "condition": self.condition,
+            "condition_holds": self.condition_holds,
+            "observation": [self.observation, self.positive, self.negative],
+            "states": [{"outcome": st, "count": n, "satisfies": sat} for st, n, sat in self.states],
+            "instances": c.instances,
+            "launches": c.launches,
+            "instances_per_launch": c.instances_per_launch,
+            "seconds": c.seconds,
+            "compile_seconds": c.compile_seconds,
+            "rate": c.rate,
+            "timeouts": c.timeouts,
+            "filtered": c.filtered,
+            "missing": c.missing,
+            "overflow_lost": c.overflow_lost,
+            "device": self.device.to_json(),
+            "incantations": self.setting.to_json(),
+            "codecheck": self.codecheck,
+            "model": self.model,
+            "forbidden": [{"outcome": o, "count": n} for o, n in self.forbidden],
+            "unseen": self.unseen,
+            "notes": self.notes,
+        }
+
+    def comparison(self) -> list[str]:
+        """Against the model: each seen state allowed or not, each allowed state seen or not."""
+        if self.model is None:
+            return []
+        out = []
+        for o, n in self.forbidden:
+            out.append(f"{self.name}: FORBIDDEN by {self.model}, seen {n} times: {_state(o)}")
+        for o in self.unseen:
+            out.append(f"{self.name}: allowed by {self.model}, not seen: {_state(o)}")
+        seen = len(self.states)
+        out.append(
+            f"{self.name}: {seen - len(self.forbidden)} of {seen} seen states allowed by {self.model}"
+            + ("" if not self.forbidden else f"; {len(self.forbidden)} forbidden")
+        )
+        return out
+
+
+def _state(o: dict) -> str:
+    return " ".join(f"{k}={v};" for k, v in o.items())
+
+
+def build(lt, counts: RunCounts, device: DeviceInfo, setting: Setting, codecheck: str) -> GpuResult:
+    test = lt.test
+    names = [var_name(v) for v in lt.variables]
+    prop = test.condition.prop if test.condition else A.PTrue()
+    states = []
+    for vals, n in sorted(counts.histogram.items(), key=lambda kv: -kv[1]):
+        st = {k: signed(v) for k, v in zip(names, vals, strict=True)}
+        states.append((st, n, A.prop_holds(prop, st)))
+    return GpuResult(
+        name=test.name,
+        path=test.path,
+        quantifier=test.condition.quantifier if test.condition else "forall",
+        condition=format_condition(test.condition) if test.condition else "forall (true)",
+        states=states,
+        counts=counts,
+        device=device,
+        setting=setting,
+        codecheck=codecheck,
+    )
+
+
+def compare(r: GpuResult, model_name: str, allowed: list[dict]) -> None:
+    """Mark each seen state allowed or forbidden by the model's outcomes
+    (restricted to the variables the run observed)."""
+    keys = [k for k in (r.states[0][0] if r.states else {})]
+    allowed_keys = {tuple(o.get(k) for k in keys) for o in allowed}
+    r.model = model_name
+    r.forbidden = [(st, n) for st, n, _ in r.states if tuple(st[k] for k in keys) not in allowed_keys]
+    seen = {tuple(st[k] for k in keys) for st, _, _ in r.states}
+    r.unseen = [dict(zip(keys, t, strict=True)) for t in sorted(allowed_keys - seen, key=str)]
