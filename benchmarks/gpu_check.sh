@@ -9,7 +9,7 @@
 # (litmus7 log, JSON, SASS, tuned settings) go to $OUT; the table ends the output.
 set -u
 W=${HRF_GPU_DIR:-.gpu}
-python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/hrf-site "$W"/hrf-*.whl || exit 1
+python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/hrf-site "$W"/hrf-*.whl || exit 1
 export PYTHONPATH=/tmp/hrf-site PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv 2>/dev/null
 CAT=""

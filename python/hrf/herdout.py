@@ -6,6 +6,10 @@ out of thin air), `Ok`/`No`, `Positive: P Negative: N`, `Bad executions (K
 in total)` (K > 0: some consistent execution is flagged, so the test is
 racy), `Condition ...` and `Observation NAME Always|Sometimes|Never P N`.
 herd cuts test names at the first `|`.
+
+litmus7 (and `hrf run`) write `Histogram (N states)` in place of `States
+N`, each state line led by its count and `*>` (the state satisfies the
+condition's check) or `:>`, and `Positive: P, Negative: N` with a comma.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ class HerdVerdict:
     observation: str | None = None
     flags: list = field(default_factory=list)  # herd7: `Flag NAME` lines
     undef: bool = False  # herd7 prints `Undef` instead of Ok/No when a flag is raised
+    counts: list = field(default_factory=list)  # litmus7: how often each state was seen
     # the Observation line's counts: executions where the proposition holds,
     # and where not. herd's `Positive: P Negative: N` count the condition as
     # a whole, so for `~exists p` (Forbidden) they count `~p`: swapped.
@@ -83,7 +88,17 @@ def read_herd_output(path) -> dict[str, HerdVerdict]:
         v = HerdVerdict(m.group(1), m.group(2))
         i += 1
         m = re.match(r"^States (\d+)", lines[i]) if i < len(lines) else None
-        if m:
+        h = re.match(r"^Histogram \((\d+) states?\)", lines[i]) if i < len(lines) else None
+        if h:
+            i += 1
+            for _ in range(int(h.group(1))):
+                seen = re.match(r"^\s*(\d+)\s*[:*]>(.*)$", lines[i]) if i < len(lines) else None
+                if seen is None:
+                    break
+                v.counts.append(int(seen.group(1)))
+                v.states.append(parse_state(seen.group(2)))
+                i += 1
+        elif m:
             n = int(m.group(1))
             i += 1
             for _ in range(n):
@@ -102,7 +117,7 @@ def read_herd_output(path) -> dict[str, HerdVerdict]:
             elif l.startswith("Flag "):
                 v.flags.append(l[len("Flag ") :].strip())
             elif l.startswith("Positive:"):
-                counts = re.match(r"Positive: (\d+) Negative: (\d+)", l)
+                counts = re.match(r"Positive: (\d+),? Negative: (\d+)", l)
                 if counts:
                     v.positive, v.negative = int(counts.group(1)), int(counts.group(2))
             elif l.startswith("Bad executions"):

@@ -107,7 +107,9 @@ def add(sub) -> None:
         help="run litmus tests on an NVIDIA GPU (litmus7-style histogram; needs the hrf[cuda] extra)",
     )
     r.add_argument("files", nargs="+", help=".litmus files ([GPU15]'s PTX, Dat3M's PTX, C/OpenCL)")
-    r.add_argument("--model", "-m", help="mark each seen outcome allowed or forbidden by this model (exit 1 if forbidden)")
+    r.add_argument(
+        "--model", "-m", help="mark each seen outcome allowed or forbidden by this model (exit 1 if forbidden)"
+    )
     r.add_argument("--launches", type=whole(1), default=100, help="kernel launches per test (default 100)")
     r.add_argument("--seconds", type=seconds, default=None, help="run each test for this long instead")
     r.add_argument("--setting", metavar="FILE", help="incantations from a JSON file (what --tune --save writes)")

@@ -25,7 +25,9 @@ locations it touches (inputs). Backward jumps count down a spin budget.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from ..errors import UnsupportedFeature
 from ..litmus import ast as A
@@ -56,18 +58,20 @@ class Access:
 class ThreadCode:
     name: str
     index: int
-    locs: list[str]  # the locations whose addresses the code takes, in operand order
-    observed: list[str]  # the thread's registers that the outcome reads, in output order
+    locs: list[str]  # per access, the location whose address it takes (its own operand: no two
+    # accesses share an address register, so the assembler cannot merge them)
+    observed: list[str]  # the thread's registers that the outcome reads
+    outputs: list[str] = field(default_factory=list)  # every register, the observed first: loads stay live
     lines: list[str] = field(default_factory=list)  # PTX, operands as %N
     accesses: list[Access] = field(default_factory=list)
     spins: bool = False  # has a backward jump (counts down the spin budget)
 
     @property
     def n_outputs(self) -> int:
-        return len(self.observed) + 1  # the last: the time-out flag
+        return len(self.outputs) + 1  # the last: the time-out flag
 
 
-def _refuse(what: str, line: int = 0) -> None:
+def _refuse(what: str, line: int = 0) -> NoReturn:
     where = f" (line {line})" if line else ""
     raise NotRunnable(f"cannot run on a GPU: {what}{where}")
 
@@ -127,9 +131,6 @@ class _Emitter:
     def __init__(self, test: A.Test, th: A.Thread, observed: list[str]):
         self.test, self.th = test, th
         self.locs: list[str] = []
-        for loc in A.locations_of(th.ops):
-            if loc not in self.locs:
-                self.locs.append(loc)
         self.code = ThreadCode(th.name, th.index, self.locs, observed)
         self.regs: list[str] = []
         self.temps = 0
@@ -157,7 +158,9 @@ class _Emitter:
         return f"HG_{self.th.name}_{hint}{self.labels - 1}"
 
     def addr(self, loc: str) -> str:
-        return f"[%{self.code.n_outputs + self.locs.index(loc)}]"
+        """The address operand of a new access (numbered once the outputs are known)."""
+        self.locs.append(loc)
+        return f"[@A{len(self.locs) - 1}]"
 
     def emit(self, text: str) -> None:
         self.out.append(text)
@@ -241,7 +244,7 @@ class _Emitter:
 
     def fence(self, op: A.Fence) -> None:
         if self.test.arch == "GPU_PTX":
-            self.access("fence", f"membar.{MEMBAR[op.scope]}", None)
+            self.access("fence", f"membar.{MEMBAR[op.scope or 'all']}", None)
             return
         sem = "sc" if op.order == "sc" else "acq_rel"
         self.access("fence", f"fence.{sem}.{SCOPE[op.scope]}", None)
@@ -382,7 +385,8 @@ class _Emitter:
 
 def lower_thread(test: A.Test, th: A.Thread, observed: list[str]) -> ThreadCode:
     """One thread's PTX: declarations, its initial registers, its body,
-    then its observed registers and time-out flag into the outputs."""
+    then its registers (the observed first) and time-out flag into the
+    outputs, then the address operands of its accesses and the spin budget."""
     em = _Emitter(test, th, observed)
     for r in observed:
         em.reg(r)
@@ -390,7 +394,9 @@ def lower_thread(test: A.Test, th: A.Thread, observed: list[str]) -> ThreadCode:
     em.body(th.body)
     for r in init:
         em.reg(r)
-    spin_operand = f"%{em.code.n_outputs + len(em.locs)}"
+    code = em.code
+    code.outputs = list(observed) + [r for r in em.regs if r not in observed]
+    n_out = code.n_outputs
     lines = ["{"]
     if em.regs:
         lines.append(".reg .b32 " + ", ".join(f"hr_{r}" for r in em.regs) + ";")
@@ -400,19 +406,24 @@ def lower_thread(test: A.Test, th: A.Thread, observed: list[str]) -> ThreadCode:
     lines.append(".reg .pred hpspin" + "".join(f", hp{k}" for k in range(em.preds)) + ";")
     for r in em.regs:  # registers start at their initial value, 0 by default
         lines.append(f"mov.b32 hr_{r}, {init.get(r, 0)};")
-    lines.append(f"mov.b32 hspin, {spin_operand};")
+    lines.append("mov.b32 hspin, @SPIN;")
     lines += em.out
-    done = len(observed)
+    done = len(code.outputs)
     lines.append(f"mov.b32 %{done}, 0;")
     lines.append(f"bra HL_{th.name}_end;")
     lines.append(f"HL_{th.name}_timeout:")
     lines.append(f"mov.b32 %{done}, 1;")
     lines.append(f"HL_{th.name}_end:")
-    for k, r in enumerate(observed):
+    for k, r in enumerate(code.outputs):
         lines.append(f"mov.b32 %{k}, hr_{r};")
     lines.append("}")
-    em.code.lines = lines
-    return em.code
+    operand = re.compile(r"@A(\d+)|@SPIN")
+
+    def number(m):
+        return f"%{n_out + (int(m.group(1)) if m.group(1) else len(code.locs))}"
+
+    code.lines = [operand.sub(number, line) for line in lines]
+    return code
 
 
 @dataclass

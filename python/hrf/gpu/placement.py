@@ -91,12 +91,10 @@ def geometry(shape: Shape, blocks: int, block_threads: int, test_warps: int, lan
     w = block_threads // WARP
     if block_threads % WARP or w & (w - 1) or w == 0:
         raise NotRunnable(f"cannot run on a GPU: a block of {block_threads} threads (a power of two times 32)")
-    wt = min(test_warps, w)
-    for c in range(shape.k):
-        if shape.warps(c) > wt:
-            raise NotRunnable(
-                f"cannot run on a GPU: {shape.warps(c)} warps of one CTA, more than the {wt} test warps of a block"
-            )
+    need = max(shape.warps(c) for c in range(shape.k))
+    if need > w:
+        raise NotRunnable(f"cannot run on a GPU: {need} warps of one CTA, more than a block of {w} warps holds")
+    wt = min(max(test_warps, need), w)  # at least the warps a CTA of the test needs
     y = min(lanes // (shape.warps(c) * shape.lanes(c)) for c in range(shape.k))
     if y == 0:
         raise NotRunnable(f"cannot run on a GPU: a CTA of the test needs more than the {lanes} lanes a warp gives it")
@@ -122,11 +120,11 @@ def draw(g: Geometry, rng: random.Random | None) -> Permutation:
     """A fresh placement (rng None: the identity, no randomisation)."""
     if rng is None:
         return Permutation(1, 0, 1, 0, 1, 0)
-    ba = rng.randrange(1, g.blocks)
-    while math.gcd(ba, g.blocks) != 1:
-        ba = rng.randrange(1, g.blocks)
+    ba = 1
+    while g.blocks > 1 and (ba := rng.randrange(1, g.blocks)) and math.gcd(ba, g.blocks) != 1:
+        pass
     return Permutation(
-        ba if g.blocks > 1 else 1,
+        ba,
         rng.randrange(g.blocks),
         rng.randrange(1, 2 * g.warps, 2) % g.warps or 1,
         rng.randrange(g.warps),

@@ -67,7 +67,7 @@ def device_info(cupy) -> DeviceInfo:
         from cupy.cuda import nvrtc
 
         nv = ".".join(str(x) for x in nvrtc.getVersion())
-    except Exception:  # noqa: BLE001 - a version is information only
+    except Exception:
         nv = "?"
     return DeviceInfo(
         name=name,
@@ -82,7 +82,25 @@ def device_info(cupy) -> DeviceInfo:
 
 
 def compile_cubin(src: str, arch: str, name: str = "hrf.cu") -> bytes:
-    """The source compiled by NVRTC to a cubin for `arch` (sm_90)."""
+    """The source compiled to a cubin for `arch` (sm_90): by nvcc where it
+    is installed (the CUDA toolkit's cuobjdump and nvdisasm read its cubins;
+    those of the NVRTC that CuPy brings may be newer than they read), else
+    by NVRTC."""
+    from .sass import tool
+
+    nvcc = tool("nvcc")
+    if nvcc is not None:
+        import subprocess
+
+        with tempfile.TemporaryDirectory() as d:
+            cu, cubin = os.path.join(d, "test.cu"), os.path.join(d, "test.cubin")
+            with open(cu, "w", encoding="utf-8") as f:
+                f.write(src)
+            r = subprocess.run([nvcc, "-cubin", f"-arch={arch}", "-o", cubin, cu], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise HrfError(f"nvcc could not compile the kernel of {name}:\n{r.stderr.strip()}")
+            with open(cubin, "rb") as f:
+                return f.read()
     from cupy.cuda import nvrtc
 
     prog = nvrtc.createProgram(src, name, (), ())
@@ -225,8 +243,8 @@ class Runner:
         if kept:
             rows = ovf[: kept * nv].get().reshape(kept, nv)
             for r in rows:
-                vals = tuple(int(x) for x in r[: len(lt.variables)])
-                out.histogram[vals] = out.histogram.get(vals, 0) + 1
+                seen = tuple(int(x) for x in r[: len(lt.variables)])
+                out.histogram[seen] = out.histogram.get(seen, 0) + 1
         return out
 
     def _params(self, g, s: Setting, n: int, region: int, rng: random.Random) -> list[int]:

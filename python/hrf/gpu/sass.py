@@ -20,8 +20,12 @@ from .lower import Access, LoweredTest
 
 # an instruction line: `/*0050*/  @!P0 LDG.E.STRONG.GPU R2, desc[UR4][R2.64] ;`
 _INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
-_FUNCTION = re.compile(r"(?:Function\s*:\s*(\S+))|(?:^\s*\.text\.(\S+?):)|(?:^(hrf_\w+):)")
-MEMORY = ("LDG", "STG", "ATOMG", "ATOM", "RED", "REDG", "MEMBAR", "LD", "ST", "FENCE", "CCTL", "ERRBAR")
+# a function: nvdisasm's `$hrf_test$hrf_P0:` or `.text.hrf_test:`, cuobjdump's `Function : hrf_test`
+_FUNCTION = re.compile(r"^\s*(?:Function\s*:\s*(\S+)|\.text\.(\S+):|\$(\S+):)\s*$")
+ACCESSES = ("LDG", "STG", "ATOMG", "ATOM", "RED", "REDG", "LD", "ST")
+# what a fence or an acquire brings along, skipped between the accesses
+AUXILIARY = ("ERRBAR", "CGAERRBAR", "CCTL")
+MEMORY = (*ACCESSES, "MEMBAR", "FENCE", *AUXILIARY)
 
 
 class CodeCheckError(HrfError):
@@ -42,13 +46,14 @@ class Insn:
 
 
 def functions(listing: str) -> dict[str, list[Insn]]:
-    """The memory instructions of each function of a SASS listing."""
+    """The memory instructions of each function of a SASS listing (a
+    device function by its own name: `$hrf_test$hrf_P0` is hrf_P0)."""
     out: dict[str, list[Insn]] = {}
     current = None
     for line in listing.splitlines():
-        m = _FUNCTION.search(line)
+        m = _FUNCTION.match(line)
         if m:
-            current = next(g for g in m.groups() if g)
+            current = next(g for g in m.groups() if g).split("$")[-1]
             out.setdefault(current, [])
             continue
         m = _INSN.search(line)
@@ -59,50 +64,71 @@ def functions(listing: str) -> dict[str, list[Insn]]:
     return out
 
 
-_SCOPE = {"cta": "SM", "gpu": "GPU", "sys": "SYS", "gl": "GPU"}
-_STRONG_CACHE = {"cg": "GPU", "cv": "SYS", "volatile": "SYS"}
+# scopes as SASS writes them: on accesses (.STRONG.SM) and on MEMBAR (.CTA)
+_ACCESS_SCOPE = {"cta": "SM", "gpu": "GPU", "sys": "SYS", "gl": "GPU"}
+_MEMBAR_SCOPE = {"cta": "CTA", "gpu": "GPU", "sys": "SYS", "gl": "GPU"}
+# [GPU15]'s cache operators that make an access strong: .cg at the GPU's L2; .cv, .wt and volatile
+# at system scope (as sm_90's SASS shows them)
+_STRONG_CACHE = {"cg": "GPU", "cv": "SYS", "wt": "SYS", "volatile": "SYS"}
 
 
-def expected(a: Access) -> tuple[set[str], set[str]]:
-    """The SASS opcodes an access may compile to, and the modifiers it must carry."""
+@dataclass(frozen=True)
+class Step:
+    """One SASS instruction an access compiles to."""
+
+    bases: tuple[str, ...]
+    mods: frozenset = frozenset()
+    weak: bool = False  # must not be STRONG
+    optional: bool = False
+
+    def matches(self, insn: Insn) -> bool:
+        if insn.base not in self.bases or not self.mods <= insn.mods:
+            return False
+        if self.weak and "STRONG" in insn.mods:
+            return False
+        return not (insn.mods & {"64", "128", "U8", "S8", "U16", "S16"})  # 32 bits wide
+
+    def __str__(self) -> str:
+        return "/".join(self.bases) + "".join(f".{m}" for m in sorted(self.mods)) + (" (weak)" if self.weak else "")
+
+
+def steps(a: Access) -> list[Step]:
+    """The SASS an access compiles to on sm_70 and later."""
     words = a.ptx.split(".")
+    scope = next((w for w in words if w in _ACCESS_SCOPE), None)
     if a.kind == "fence":
-        scope = words[-1]
-        return {"MEMBAR"}, {_SCOPE[scope]} if scope in _SCOPE else set()
-    base = {"ld": {"LDG", "LD"}, "st": {"STG", "ST"}, "atom": {"ATOMG", "ATOM"}, "red": {"RED", "REDG", "ATOMG"}}[
-        a.kind
-    ]
-    scope = next((_SCOPE[w] for w in words if w in ("cta", "gpu", "sys")), None)
-    cache = next((_STRONG_CACHE[w] for w in words if w in _STRONG_CACHE), None)
-    strong = scope or cache
+        kind = "ALL" if "acq_rel" in words else "SC"
+        return [Step(("MEMBAR",), frozenset({kind, _MEMBAR_SCOPE[scope or "gpu"]}))]
+    strong = _ACCESS_SCOPE[scope] if scope else next((_STRONG_CACHE[w] for w in words if w in _STRONG_CACHE), None)
+    releases = any(w in ("release", "acq_rel") for w in words)
+    before = [Step(("MEMBAR",), optional=True)] if releases else []
     if a.kind in ("atom", "red"):
-        return base, {"STRONG", strong or "GPU"}
-    if strong is None:  # a weak access
-        return base, set()
-    return base, {"STRONG", strong}
+        bases = ("ATOMG", "ATOM") if a.kind == "atom" else ("RED", "REDG", "ATOMG")
+        return [*before, Step(bases, frozenset({"STRONG", strong or "GPU"}))]
+    bases = ("LDG", "LD") if a.kind == "ld" else ("STG", "ST")
+    if strong is None:
+        return [Step(bases, weak=True)]
+    return [*before, Step(bases, frozenset({"STRONG", strong}))]
 
 
-def _matches(a: Access, insn: Insn) -> bool:
-    bases, mods = expected(a)
-    if insn.base not in bases or not mods <= insn.mods:
-        return False
-    if a.kind in ("ld", "st") and not mods and "STRONG" in insn.mods:
-        return False  # a weak access made strong is not the test as written
-    return not (insn.mods & {"64", "128", "U8", "S8", "U16", "S16"})  # 32 bits wide
-
-
-def check_thread(accesses: list[Access], insns: list[Insn]) -> str | None:
-    """None where the accesses appear in order among the instructions;
-    else what is missing."""
+def check_thread(accesses: list[Access], insns: list[Insn], outputs: int) -> str | None:
+    """None where the function's memory instructions are the accesses, in
+    order, then the stores of its `outputs`; else what differs."""
+    body = [i for i in insns if i.base not in AUXILIARY]
+    tail = [i for i in body if i.base in ACCESSES][-outputs:] if outputs else []
+    if len(tail) < outputs or any(i.base != "STG" for i in tail):
+        return f"its last {outputs} accesses are not the stores of its outputs"
+    body = body[: len(body) - outputs]
     k = 0
     for a in accesses:
-        while k < len(insns) and not _matches(a, insns[k]):
-            k += 1
-        if k == len(insns):
-            want = "/".join(sorted(expected(a)[0]))
-            mods = ".".join(sorted(expected(a)[1]))
-            return f"`{a.ptx}` (as {want}{'.' + mods if mods else ''}) is not there in order"
-        k += 1
+        for st in steps(a):
+            if k < len(body) and st.matches(body[k]):
+                k += 1
+            elif not st.optional:
+                found = body[k].opcode if k < len(body) else "nothing"
+                return f"`{a.ptx}` should be {st}, found {found}"
+    if k < len(body):
+        return f"{body[k].opcode} is not an access of the test"
     return None
 
 
@@ -115,16 +141,30 @@ def check(lt: LoweredTest, listing: str) -> list[str]:
         if name not in funcs:
             problems.append(f"{th.name}: no function {name} in the SASS")
             continue
-        why = check_thread(th.accesses, funcs[name])
+        why = check_thread(th.accesses, funcs[name], th.n_outputs)
         if why:
-            problems.append(f"{th.name}: {why}; its memory instructions: {' '.join(i.opcode for i in funcs[name])}")
+            problems.append(f"{th.name}: {why} (its memory instructions: {' '.join(i.opcode for i in funcs[name])})")
     return problems
+
+
+def tool(name: str) -> str | None:
+    """A CUDA tool: on the PATH, else in $CUDA_HOME/bin or /usr/local/cuda/bin."""
+    import os
+
+    found = shutil.which(name)
+    if found:
+        return found
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if home and os.access(os.path.join(home, "bin", name), os.X_OK):
+            return os.path.join(home, "bin", name)
+    return None
 
 
 def disassemble(cubin: bytes) -> str:
     """The SASS of a cubin, by cuobjdump (or nvdisasm)."""
-    for tool, args in (("cuobjdump", ["-sass"]), ("nvdisasm", ["-c"])):
-        exe = shutil.which(tool)
+    errors = []
+    for name, args in (("nvdisasm", ["-c"]), ("cuobjdump", ["-sass"])):
+        exe = tool(name)
         if exe is None:
             continue
         with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
@@ -133,4 +173,7 @@ def disassemble(cubin: bytes) -> str:
             r = subprocess.run([exe, *args, f.name], capture_output=True, text=True, check=False)
         if r.returncode == 0:
             return r.stdout
+        errors.append(f"{name}: {(r.stderr or r.stdout).strip()[:300]}")
+    if errors:
+        raise CodeCheckError("cannot read the compiled code: " + "; ".join(errors))
     raise CodeCheckError("no cuobjdump or nvdisasm to read the compiled code (--no-codecheck to run without)")

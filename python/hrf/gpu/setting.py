@@ -17,18 +17,18 @@ PATTERNS = ("st-st", "st-ld", "ld-st", "ld-ld")
 
 @dataclass(frozen=True)
 class Setting:
-    block: int = 256  # threads per block (a power of two times 32)
-    test_warps: int = 4  # warps of a block that run test threads; the others stress memory
-    lanes: int = 32  # lanes of a test warp that test threads may take (the rest stress)
-    stress: bool = True  # memory stress by the spare threads
+    block: int = 128  # threads per block (a power of two times 32)
+    test_warps: int = 2  # warps of a block that run test threads (at least a CTA's); the others stress memory
+    lanes: int = 16  # lanes of a test warp that test threads may take (the rest stress)
+    stress: bool = False  # memory stress by the spare threads
     stress_pattern: str = "st-ld"  # what each stress iteration does: two accesses
     stress_words: int = 1024  # the scratch memory the stress threads share, in 32-bit words
     stress_iters: int = 256  # iterations of each stress thread per launch
     bank_conflicts: bool = False  # test warps hit one shared-memory bank before the test
-    sync: bool = True  # an instance's threads wait for each other before the test (bounded)
+    sync: bool = False  # an instance's threads wait for each other before the test (bounded)
     randomise: bool = True  # a fresh placement per launch (thread randomisation)
     shuffle: bool = True  # each location's copies in a fresh order per launch
-    pad: int = 1  # words between neighbouring instances' copies of a location
+    pad: int = 32  # words between neighbouring instances' copies of a location
     spin: int = 100_000  # backward jumps a thread may take before it gives up (time-out)
     blocks: int = 0  # blocks per launch (0: as many as fit on the device at once)
 

@@ -1,0 +1,347 @@
+"""`hrf run` on the CPU side: the CUDA it generates, where it places
+threads, the SASS check on listings recorded on an H100, the litmus7 log
+and the comparison with a model. The runs themselves need a GPU
+(benchmarks/gpu_check.sh); the test at the end skips without one."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hrf.cli import main
+from hrf.errors import InvalidArgument
+from hrf.gpu import NotRunnable, Setting, cuda_source, load_setting, prepare
+from hrf.gpu.lower import lower
+from hrf.gpu.placement import WARP, Permutation, Shape, draw, geometry, position, role_of
+from hrf.gpu.report import build, compare
+from hrf.gpu.runtime import DeviceInfo, RunCounts
+from hrf.gpu.sass import check, functions
+from hrf.herdout import read_herd_output
+from hrf.litmus import parse_file, parse_text
+
+ROOT = Path(__file__).resolve().parent.parent
+LITMUS = ROOT / "litmus"
+SASS = Path(__file__).parent / "data" / "sass"
+GOLDEN = Path(__file__).parent / "golden" / "gpu"
+
+
+# ------------------------------------------------------------ generated CUDA
+@pytest.mark.parametrize("golden", sorted(GOLDEN.glob("*.cu")), ids=lambda p: p.stem)
+def test_generated_cuda_matches_the_reviewed_golden(golden):
+    """The reviewed sources (regenerate: hrf run --emit-cuda tests/golden/gpu TEST)."""
+    name = golden.read_text().splitlines()[0].split(": ", 1)[1]
+    (path,) = LITMUS.rglob(name)
+    assert cuda_source(parse_file(path)) == golden.read_text()
+
+
+def _shipped():
+    for f in sorted(LITMUS.rglob("*.litmus")):
+        if f.parent.name == "machine":  # machine code, not tests
+            continue
+        t = parse_file(f)
+        if t.arch in ("GPU_PTX", "PTX", "OpenCL", "C"):
+            yield f
+
+
+@pytest.mark.parametrize("path", list(_shipped()), ids=lambda p: str(p.relative_to(LITMUS)))
+def test_every_shipped_test_lowers_or_is_refused_by_name(path):
+    t = parse_file(path)
+    try:
+        src = cuda_source(t)
+    except NotRunnable as e:
+        assert str(e).startswith("cannot run on a GPU: ")
+        return
+    lt = lower(t)
+    for th in lt.threads:  # each thread's function, with each access's instruction in its PTX
+        assert f"void hrf_{th.name}(" in src
+        for a in th.accesses:
+            assert f'"{a.ptx}' in src
+    assert src.count("asm volatile(") == len(lt.threads) + 1  # and the opaque-pointer move
+
+
+def test_c_atomics_follow_the_ptx_abi_mapping():
+    """[PTX19]'s mapping: seq_cst store = fence.sc + st.release, seq_cst
+    load = fence.sc + ld.acquire, at the access's scope."""
+    lt = lower(parse_file(LITMUS / "hrf" / "hrf14-fig5-diff-wg.litmus"))
+    assert [a.ptx for a in lt.threads[0].accesses] == [
+        "fence.sc.cta",
+        "st.release.cta.global.u32",
+        "fence.sc.gpu",
+        "ld.acquire.gpu.global.u32",
+    ]
+
+
+def test_gpu15_instructions_are_kept_as_written():
+    lt = lower(parse_file(LITMUS / "gpu15" / "MP+membar.gl.litmus"))
+    assert [a.ptx for a in lt.threads[1].accesses] == ["ld.cg.global.u32", "membar.gl", "ld.cg.global.u32"]
+
+
+def test_each_access_has_its_own_address_operand():
+    """CoRR's two loads of x: two operands, which keeps them apart in the SASS."""
+    lt = lower(parse_file(LITMUS / "gpu15" / "CoRR.litmus"))
+    assert lt.threads[1].locs == ["x", "x"]
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        (
+            "P0 (global atomic_int* x) { atomic_store_explicit_remote(x, 1, memory_order_release, memory_scope_device); }",
+            "remote-scope promotion",
+        ),
+        ("P0 (global int* x) { barrier(CLK_GLOBAL_MEM_FENCE); }", "a barrier"),
+        ("P0 (local int* x) { *x = 1; }", "local memory"),
+    ],
+)
+def test_what_has_no_lowering_is_refused_by_name(text, words):
+    t = parse_text(f"OpenCL T\n{{ x=0; }}\n{text}\nexists (x=1)\n")
+    with pytest.raises(NotRunnable, match=words):
+        lower(t)
+
+
+def test_threads_on_two_devices_are_refused():
+    with pytest.raises(NotRunnable, match="several devices"):
+        prepare(parse_file(LITMUS / "hrf" / "hrfr15-fig3-two-devices.litmus"))
+
+
+def test_emit_cuda_writes_one_source_per_test(tmp_path, capsys):
+    rc = main(["run", "--emit-cuda", str(tmp_path), str(LITMUS / "gpu" / "MP+rlx-gpu.litmus")])
+    assert rc == 0
+    assert (tmp_path / "MP+rlx-gpu.cu").read_text().startswith("// MP+rlx-gpu:")
+
+
+def test_run_without_a_gpu_is_one_clear_line(capsys, monkeypatch):
+    import hrf.gpu.runtime as rt
+
+    def no_gpu():
+        raise rt.NoGpu("hrf run needs CuPy and an NVIDIA GPU: pip install 'hrf[cuda]' (no module named cupy)")
+
+    monkeypatch.setattr(rt, "cupy_module", no_gpu)
+    rc = main(["run", str(LITMUS / "gpu" / "MP+rlx-gpu.litmus")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1 and len(err) == 1 and "hrf[cuda]" in err[0]
+
+
+# ------------------------------------------------------------ placement
+@st.composite
+def shapes(draw_):
+    """Up to 4 CTA groups of up to 3 warp groups of up to 4 threads, numbered in order."""
+    groups, n = [], 0
+    for _ in range(draw_(st.integers(1, 4))):
+        cta = []
+        for _ in range(draw_(st.integers(1, 3))):
+            size = draw_(st.integers(1, 4))
+            cta.append(tuple(range(n, n + size)))
+            n += size
+        groups.append(tuple(cta))
+    return Shape(tuple(groups))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    shapes(),
+    st.integers(1, 40),
+    st.sampled_from([32, 64, 128, 256]),
+    st.integers(1, 8),
+    st.integers(4, 32),
+    st.integers(0, 2**32),
+)
+def test_placement_respects_the_scope_tree(shape, blocks, block, test_warps, lanes, seed):
+    """Every (instance, test thread) gets its own hardware thread; threads
+    the scope tree puts in one CTA share a block, others never; threads in
+    one warp share a warp, other warp groups of a CTA never; and the
+    device's inverse (INVERSE) finds each one back."""
+    try:
+        g = geometry(shape, max(blocks, shape.k), block, test_warps, lanes)
+    except NotRunnable:
+        return
+    p = draw(g, random.Random(seed))
+    n = g.instances(shape)
+    threads = [t for cta in shape.groups for w in cta for t in w]
+    seen = {}
+    for i in range(n):
+        where = {t: position(shape, g, p, i, t) for t in threads}
+        for t, (b, tid) in where.items():
+            assert 0 <= b < g.blocks and 0 <= tid < block
+            assert (b, tid) not in seen
+            seen[(b, tid)] = (i, t)
+            assert role_of(shape, g, p, b, tid) == (i, t)
+        for c, cta in enumerate(shape.groups):
+            for h, warp in enumerate(cta):
+                blocks_ = {where[t][0] for t in warp}
+                warps = {where[t][1] // WARP for t in warp}
+                assert len(blocks_) == 1 and len(warps) == 1
+                for h2, other in enumerate(cta):
+                    if h2 != h:
+                        assert where[other[0]][0] == where[warp[0]][0]
+                        assert where[other[0]][1] // WARP != where[warp[0]][1] // WARP
+            for c2, other in enumerate(shape.groups):
+                if c2 != c:
+                    assert where[other[0][0]][0] != where[cta[0][0]][0]
+    # every other hardware thread is a stress thread or idle
+    for b in range(g.blocks):
+        for tid in range(block):
+            if (b, tid) not in seen:
+                assert role_of(shape, g, p, b, tid) is None
+
+
+def test_without_randomisation_the_placement_is_the_identity():
+    shape = Shape((((0,),), ((1,),)))
+    g = geometry(shape, 4, 64, 2, 32)
+    assert draw(g, None) == Permutation(1, 0, 1, 0, 1, 0)
+    assert position(shape, g, draw(g, None), 0, 1) == (1, 0)
+
+
+def test_geometry_refuses_a_cta_larger_than_a_block():
+    shape = Shape((tuple((t,) for t in range(5)),))
+    with pytest.raises(NotRunnable, match="5 warps of one CTA"):
+        geometry(shape, 8, 128, 2, 32)
+
+
+# ------------------------------------------------------------ the SASS check
+def _checked(test, sass):
+    return check(lower(parse_file(test)), (SASS / sass).read_text())
+
+
+@pytest.mark.parametrize(
+    "test, sass",
+    [
+        (LITMUS / "gpu" / "MP+rlx-gpu.litmus", "MP+rlx-gpu.sass"),
+        (LITMUS / "gpu" / "SB+fence.sc-cta.litmus", "SB+fence.sc-cta.sass"),
+        (LITMUS / "gpu" / "IRIW+rlx-gpu.litmus", "IRIW+rlx-gpu.sass"),
+        (LITMUS / "gpu" / "LB+rlx-gpu.litmus", "LB+rlx-gpu.sass"),
+        (LITMUS / "ptx7" / "SpinMP.litmus", "SpinMP.sass"),
+        (LITMUS / "ptx7" / "MP+rel-acq-gpu.litmus", "MP+rel-acq-gpu.sass"),
+        (LITMUS / "gpu15" / "MP+membar.gl.litmus", "mp+membar.gls.sass"),
+    ],
+)
+def test_recorded_sass_holds_the_tests_accesses(test, sass):
+    assert _checked(test, sass) == []
+
+
+def test_sass_of_a_merged_load_is_refused():
+    """Recorded before each access had its own address operand: the
+    assembler merged CoRR's two ld.cg of x into one LDG, as [GPU15]'s
+    optcheck found compilers do."""
+    problems = _checked(LITMUS / "gpu15" / "CoRR.litmus", "coRR.sass")
+    assert len(problems) == 1 and problems[0].startswith("P1: `ld.cg.global.u32` should be LDG/LD.GPU.STRONG")
+
+
+def test_sass_with_a_fence_removed_or_a_scope_changed_is_refused():
+    text = (SASS / "mp+membar.gls.sass").read_text()
+    lt = lower(parse_file(LITMUS / "gpu15" / "MP+membar.gl.litmus"))
+    no_fence = re.sub(r".*MEMBAR.SC.GPU.*\n", "", text, count=1)
+    assert any("membar.gl" in p for p in check(lt, no_fence))
+    narrower = text.replace("STG.E.STRONG.GPU", "STG.E.STRONG.SM", 1)
+    assert any("st.cg" in p for p in check(lt, narrower))
+    assert check(lt, text.replace("$hrf_test$hrf_P1:", "$hrf_test$hrf_Q1:")) == ["P1: no function hrf_P1 in the SASS"]
+
+
+def test_sass_functions_are_read_by_name():
+    funcs = functions((SASS / "MP+rlx-gpu.sass").read_text())
+    assert set(funcs) == {"hrf_P0", "hrf_P1"}
+    assert [i.opcode for i in funcs["hrf_P1"]][:2] == ["LDG.E.STRONG.GPU", "LDG.E.STRONG.GPU"]
+
+
+# ------------------------------------------------------------ reports
+DEVICE = DeviceInfo("NVIDIA H100 80GB HBM3", "sm_90", 132, 2048, 65536, "13.0", "13.2", "13.0")
+
+
+def _result(path, histogram):
+    lt = lower(parse_file(path))
+    counts = RunCounts(
+        histogram=histogram,
+        instances=sum(histogram.values()),
+        launches=2,
+        seconds=0.5,
+        instances_per_launch=sum(histogram.values()) // 2,
+    )
+    return build(lt, counts, DEVICE, Setting(), "ok")
+
+
+def test_litmus7_log_round_trip(tmp_path):
+    r = _result(LITMUS / "gpu" / "MP+rlx-gpu.litmus", {(0, 0): 600, (1, 1): 380, (1, 0): 20})
+    text = r.to_litmus7()
+    assert "Histogram (3 states)\n600   :>1:r0=0; 1:r1=0;\n" in text
+    assert "20    *>1:r0=1; 1:r1=0;" in text
+    assert "Positive: 20, Negative: 980" in text and "is validated" in text
+    path = tmp_path / "gpu.log"
+    path.write_text(text)
+    v = read_herd_output(path)["MP+rlx-gpu"]
+    assert v.kind == "Allowed" and v.ok is True
+    assert v.counts == [600, 380, 20]
+    assert v.states[2] == {"1:r0": 1, "1:r1": 0}
+    assert (v.positive, v.negative, v.observation, v.observed) == (20, 980, "Sometimes", (20, 980))
+
+
+def test_forall_counts_the_states_against_it():
+    """litmus7 marks, for forall, the states that violate it, and counts
+    Positive as the states that satisfy it (the Observation's first count)."""
+    r = _result(LITMUS / "ptx7" / "SpinMP.litmus", {(42,): 7})
+    text = r.to_litmus7()
+    assert "7     :>1:r1=42;" in text and "Ok" in text and "Observation SpinMP Always 7 0" in text
+
+
+def test_comparison_with_a_model():
+    """Hand derivation: under `ptx`, every outcome of mp without fences is
+    allowed; with membar.gl in both threads, r0=1 /\\ r2=0 is forbidden
+    (the gl_constraint cycle). A histogram showing it is flagged."""
+    r = _result(LITMUS / "gpu15" / "MP+membar.gl.litmus", {(0, 0): 5, (1, 1): 5, (1, 0): 2})
+    allowed = [{"1:r0": a, "1:r2": b} for a, b in ((0, 0), (0, 1), (1, 1))]
+    compare(r, "ptx", allowed)
+    assert r.forbidden == [({"1:r0": 1, "1:r2": 0}, 2)]
+    assert r.unseen == [{"1:r0": 0, "1:r2": 1}]
+    assert any(line.startswith("MP+membar.gl: FORBIDDEN by ptx, seen 2 times") for line in r.comparison())
+
+
+def test_json_has_the_device_and_the_incantations():
+    r = _result(LITMUS / "gpu" / "SB+rlx-gpu.litmus", {(0, 0): 1, (1, 1): 3})
+    d = json.loads(json.dumps(r.to_json()))
+    assert d["device"]["name"] == DEVICE.name and d["incantations"]["block"] == Setting().block
+    assert d["observation"] == ["Sometimes", 1, 3]
+
+
+def test_hardware_rows_in_the_store(tmp_path):
+    from hrf.store import Store
+
+    r = _result(LITMUS / "gpu" / "SB+rlx-gpu.litmus", {(0, 0): 1, (1, 1): 3})
+    with Store(tmp_path / "r.db") as s:
+        s.add_hardware(r)
+        rows = s.hardware_rows()
+    assert rows[0]["test"] == "SB+rlx-gpu" and rows[0]["instances"] == 4 and rows[0]["positive"] == 1
+
+
+# ------------------------------------------------------------ settings
+def test_setting_files(tmp_path):
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps({"setting": {"block": 256, "stress": True}}))
+    assert load_setting(str(f)) == Setting(block=256, stress=True)
+    f.write_text(json.dumps({"blok": 256}))
+    with pytest.raises(InvalidArgument, match="unknown incantations blok"):
+        load_setting(str(f))
+    f.write_text(json.dumps({"block": "big"}))
+    with pytest.raises(InvalidArgument, match="block is a int"):
+        load_setting(str(f))
+    with pytest.raises(InvalidArgument, match="block 100"):
+        Setting(block=100)
+
+
+# ------------------------------------------------------------ on a GPU
+def test_runs_on_a_gpu_when_there_is_one():
+    """The one test that runs: skipped without CuPy and a CUDA device."""
+    from hrf.gpu import run_test
+    from hrf.gpu.runtime import NoGpu, cupy_module
+
+    try:
+        cupy_module()
+    except NoGpu as e:
+        pytest.skip(str(e))
+    r = run_test(parse_file(LITMUS / "gpu" / "MP+fence.sc-gpu.litmus"), launches=20, model=None)
+    assert r.counts.instances == 20 * r.counts.instances_per_launch
+    assert r.positive == 0  # fence.sc between both pairs: forbidden, never seen
