@@ -173,7 +173,7 @@ class _Emitter:
             if op.cache == "volatile":
                 return ["volatile", "global"]
             return ([op.cache] if op.cache else []) + ["global"]
-        if not getattr(op, "atomic", True) if kind != "atom" else False:
+        if kind != "atom" and not op.atomic:
             return ["global"]  # a weak access
         order = op.order or "rlx"
         if arch == "PTX":
@@ -211,12 +211,7 @@ class _Emitter:
 
     def rmw(self, op: A.Rmw, dst: str | None) -> None:
         self.seq_cst_fence(op)
-        if op.orders is not None and self.test.arch == "PTX":
-            q = self.qualifiers(op, "atom")
-        elif self.test.arch == "GPU_PTX":
-            q = ["global"]
-        else:
-            q = self.qualifiers(op, "atom")
+        q = ["global"] if self.test.arch == "GPU_PTX" else self.qualifiers(op, "atom")
         operand = self.value(op.operand)
         if op.op in ("cas", "cas_old", "cas_always"):
             if op.expected_value is None:
@@ -433,7 +428,7 @@ class LoweredTest:
     variables: list  # observed variables (RegVar / LocVar), in outcome order
     locations: list[str]  # every location, in memory order
     init: dict  # location -> initial value
-    domains: list[list[int]]  # per variable: the values the device histogram counts
+    domains: list[list[int]]  # per variable: the values the device histogram counts (one list, shared)
 
 
 def lower(test: A.Test) -> LoweredTest:
@@ -451,7 +446,8 @@ def lower(test: A.Test) -> LoweredTest:
         if isinstance(v, A.LocVar) and v.loc not in locs:
             locs.append(v.loc)
     init = {i.loc: int(i.value) for i in test.init if isinstance(i.value, int)}
-    return LoweredTest(test, threads, variables, locs, init, [domain(test, v) for v in variables])
+    values = domain(test)
+    return LoweredTest(test, threads, variables, locs, init, [values] * len(variables))
 
 
 def constants(test: A.Test) -> set[int]:
@@ -463,9 +459,10 @@ def constants(test: A.Test) -> set[int]:
     for t in test.threads:
         for s in A.walk_stmts(t.body):
             for e in A.exprs_of(s):
-                for x in _subexprs(e):
-                    if isinstance(x, A.Const):
-                        out.add(x.value)
+                for x in A.walk_expr(e):
+                    for c in (x, getattr(x, "expected_value", None)):  # a compare-exchange's expected value too
+                        if isinstance(c, A.Const):
+                            out.add(c.value)
     for p in (test.condition.prop if test.condition else None, test.filter):
         if p is not None:
             for x in A.prop_leaves(p):
@@ -476,15 +473,8 @@ def constants(test: A.Test) -> set[int]:
     return out
 
 
-def _subexprs(e):
-    yield e
-    for f in A.fields_of(e):
-        v = getattr(e, f)
-        if isinstance(v, (A.Const, A.Reg, A.BinOp, A.UnOp, A.Load, A.Rmw, A.DerefExpr, A.StoreExpr)):
-            yield from _subexprs(v)
-
-
-def domain(test: A.Test, v) -> list[int]:
-    """The values of variable v the device counts in its histogram (the
-    test's numbers; any other value is recorded apart, exactly)."""
-    return sorted(x & 0xFFFFFFFF if x < 0 else x for x in constants(test))
+def domain(test: A.Test) -> list[int]:
+    """The values the device counts in its histogram, for every variable
+    (the test's numbers, as 32-bit words; any other value is recorded
+    apart, exactly)."""
+    return sorted(x & 0xFFFFFFFF for x in constants(test))

@@ -116,21 +116,19 @@ class Permutation:
     lc: int
 
 
+def affine(n: int, rng: random.Random) -> tuple[int, int]:
+    """A random bijection x -> (a*x + c) mod n of 0..n-1, as (a, c)."""
+    a = 1
+    while n > 1 and math.gcd(a := rng.randrange(1, n), n) != 1:
+        pass
+    return a, rng.randrange(n)
+
+
 def draw(g: Geometry, rng: random.Random | None) -> Permutation:
     """A fresh placement (rng None: the identity, no randomisation)."""
     if rng is None:
         return Permutation(1, 0, 1, 0, 1, 0)
-    ba = 1
-    while g.blocks > 1 and (ba := rng.randrange(1, g.blocks)) and math.gcd(ba, g.blocks) != 1:
-        pass
-    return Permutation(
-        ba,
-        rng.randrange(g.blocks),
-        rng.randrange(1, 2 * g.warps, 2) % g.warps or 1,
-        rng.randrange(g.warps),
-        rng.randrange(1, 64, 2) % WARP,
-        rng.randrange(WARP),
-    )
+    return Permutation(*affine(g.blocks, rng), *affine(g.warps, rng), *affine(WARP, rng))
 
 
 def inverses(g: Geometry, p: Permutation) -> tuple[int, int, int]:

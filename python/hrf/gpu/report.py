@@ -18,10 +18,6 @@ def signed(v: int) -> int:
     return v - (1 << 32) if v >= 1 << 31 else v
 
 
-def var_name(v) -> str:
-    return str(v)
-
-
 @dataclass
 class GpuResult:
     name: str
@@ -144,7 +140,7 @@ def _state(o: dict) -> str:
 
 def build(lt, counts: RunCounts, device: DeviceInfo, setting: Setting, codecheck: str) -> GpuResult:
     test = lt.test
-    names = [var_name(v) for v in lt.variables]
+    names = [str(v) for v in lt.variables]
     prop = test.condition.prop if test.condition else A.PTrue()
     states = []
     for vals, n in sorted(counts.histogram.items(), key=lambda kv: -kv[1]):

@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass, field
 
 from ..errors import HrfError
-from .cuda import COUNTERS, HIST_LIMIT, PARAMS, POISON, n_params, source, strides
+from .cuda import COUNTERS, HIST_LIMIT, PARAMS, POISON, layout, n_params, source, strides
 from .lower import LoweredTest, NotRunnable
-from .placement import Shape, draw, geometry, inverses
+from .placement import Shape, affine, draw, geometry, parameters
 from .setting import PATTERNS, Setting
 
 OVERFLOW_CAP = 1 << 16  # outcomes outside the domains, recorded one by one
@@ -183,7 +183,7 @@ class Runner:
         mem = cp.empty(max(nl, 1) * region, dtype=cp.uint32)
         for k, loc in enumerate(lt.locations):
             mem[k * region : (k + 1) * region] = lt.init.get(loc, 0) & 0xFFFFFFFF
-        _, row = _row(lt)
+        _, row = layout(lt)
         res = cp.full(n * row, POISON, dtype=cp.uint32)
         scratch = cp.zeros(s.stress_words, dtype=cp.uint32)
         sync = cp.zeros(n, dtype=cp.uint32)
@@ -248,22 +248,12 @@ class Runner:
         return out
 
     def _params(self, g, s: Setting, n: int, region: int, rng: random.Random) -> list[int]:
-        p = draw(g, rng if s.randomise else None)
-        binv, winv, linv = inverses(g, p)
-        vals = {
-            "B": g.blocks,
-            "W": g.warps,
-            "WT": g.test_warps,
-            "Y": g.per_warp,
+        """One launch's parameters, in the order of `cuda.PARAMS`, then each
+        location's shuffle (a, c): copy i of a location at (a*i + c) mod n."""
+        vals = parameters(self.shape, g, draw(g, rng if s.randomise else None)) | {
             "N": n,
             "PAD": s.pad,
             "REGION": region,
-            "BAINV": binv,
-            "BC": p.bc,
-            "WAINV": winv,
-            "WC": p.wc,
-            "LAINV": linv,
-            "LC": p.lc,
             "STRESS_ITERS": s.stress_iters if s.stress else 0,
             "STRESS_MASK": s.stress_words - 1,
             "STRESS_PATTERN": PATTERNS.index(s.stress_pattern),
@@ -271,28 +261,5 @@ class Runner:
             "BANK": int(s.bank_conflicts),
             "SPIN": s.spin,
         }
-        out = [vals[k] for k in PARAMS]
-        la, lc = [], []
-        for _ in self.lt.locations:
-            if s.shuffle:
-                a = rng.randrange(1, n) if n > 1 else 1
-                while _gcd(a, n) != 1:
-                    a = rng.randrange(1, n)
-                la.append(a)
-                lc.append(rng.randrange(n))
-            else:
-                la.append(1)
-                lc.append(0)
-        return out + la + lc
-
-
-def _gcd(a: int, b: int) -> int:
-    while b:
-        a, b = b, a % b
-    return a
-
-
-def _row(lt: LoweredTest):
-    from .cuda import layout
-
-    return layout(lt)
+        shuffles = [affine(n, rng) if s.shuffle else (1, 0) for _ in self.lt.locations]
+        return [vals[k] for k in PARAMS] + [a for a, _ in shuffles] + [c for _, c in shuffles]

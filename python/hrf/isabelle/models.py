@@ -67,6 +67,8 @@ _BINARY = {
     "seq": "O",
     "prod": "\\<times>",
 }
+# the DSL's operators of one argument, as functions of the theory (star and opt take the events)
+_UNARY = {"domain": "dom_of", "range": "ran_of", "ident": "Id_on", "inv": "conv", "star": "star X", "opt": "opt X"}
 
 
 def model_theory(model: str | Model) -> ModelTheory:
@@ -142,20 +144,10 @@ def model_theory(model: str | Model) -> ModelTheory:
             return "{}"
         if op in _BINARY:
             return f"({kid(d['a'])} {_BINARY[op]} {kid(d['b'])})"
-        if op == "domain":
-            return f"dom_of {arg_term(kid(d['a']))}"
-        if op == "range":
-            return f"ran_of {arg_term(kid(d['a']))}"
-        if op == "ident":
-            return f"Id_on {arg_term(kid(d['a']))}"
-        if op == "inv":
-            return f"conv {arg_term(kid(d['a']))}"
+        if op in _UNARY:
+            return f"{_UNARY[op]} {arg_term(kid(d['a']))}"
         if op == "plus":
             return f"({kid(d['a'])})\\<^sup>+"
-        if op == "star":
-            return f"star X {arg_term(kid(d['a']))}"
-        if op == "opt":
-            return f"opt X {arg_term(kid(d['a']))}"
         if op == "foreach":
             v = safe_name(d["var"], "V").upper()
             return f"foreach X {string_term(d['attr'])} (\\<lambda>{v}. {kid(d['body'])})"
