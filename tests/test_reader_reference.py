@@ -51,8 +51,23 @@ def alike(text: str) -> tuple:
     """The reader's outcome, checked to be the reference's."""
     ptx_test = text.startswith("GPU_PTX")
     mine = outcome(text, ptx.parse_ptx if ptx_test else opencl.parse_opencl)
+    if mine == ("too deep",):
+        # hrf's readers recurse, the reference does not: past Python's
+        # recursion limit hrf refuses the test as nested too deeply
+        # (hrf.parse says where), wherever the reference's error would be
+        assert _depth(text) > 100, text
+        return mine
     assert mine == outcome(text, lalr.parse_ptx if ptx_test else lalr.parse_opencl)
     return mine
+
+
+def _depth(text: str) -> int:
+    """The deepest nesting of brackets in the text."""
+    depth = best = 0
+    for ch in text:
+        depth += ch in "({[" and 1 or -(ch in ")}]")
+        best = max(best, depth)
+    return best
 
 
 def test_every_shipped_test_is_read_as_the_reference_reads_it():

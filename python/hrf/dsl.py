@@ -125,6 +125,7 @@ BASE_RELATIONS = (
     "data",
     "ctrl",
     "addr",
+    "ssw",  # system-synchronises-with (Dat3M's Vulkan: the test's `ssw P0 P1` pairs)
 )
 
 

@@ -264,6 +264,7 @@ class _Program(TypedDict):
 class Program(_Program, total=False):
     filter: Cond
     partial_co: bool
+    sync_with: list[tuple[int, int]]
 
 
 # ---------------------------------------------------------------- the model IR

@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold
 # The vocabulary of event templates, which models name (hrf.dsl checks a
 # model's tag(...), attribute and base-relation names against it).
 ORDERS = ("rlx", "acq", "rel", "acq_rel", "sc", "con")
-SCOPES = ("wi", "sg", "wg", "dev", "all")
+SCOPES = ("wi", "sg", "wg", "qf", "dev", "all")  # qf: Vulkan's queue family
 TAGS = frozenset(
     ("R", "W", "F", "M", "IW")  # event kinds and init writes (the core's own sets)
     + (
@@ -70,14 +70,35 @@ TAGS = frozenset(
         "CBAR",
         "ARRIVE",
         "proxy",
+        # Dat3M's Vulkan: storage classes, the storage classes of an
+        # operation's semantics, availability and visibility (of the
+        # access, of its semantics, to the device domain), non-private
+        "SC0",
+        "SC1",
+        "SC2",
+        "SC3",
+        "SEMSC0",
+        "SEMSC1",
+        "SEMSC2",
+        "SEMSC3",
+        "AV",
+        "VIS",
+        "SEMAV",
+        "SEMVIS",
+        "AVDEVICE",
+        "VISDEVICE",
+        "NONPRIV",
+        # an access through a name declared an alias of another location (`y aliases x`)
+        "virtual",
     )
     + ORDERS
     + SCOPES
     + tuple(f"alloc_{a}" for a in ALLOC_CLASSES)
     + tuple(f"cache_{c}" for c in CACHE_OPS)
 )
-EVENT_ATTRS = ("sinst", "bar", "tid")  # scope instance, barrier instance, thread (agent)
-THREAD_ATTRS = ("wi", "sg", "wg", "dev")  # the thread's place in the scope tree
+# scope instance, barrier instance, thread (agent), virtual location (the name an access uses)
+EVENT_ATTRS = ("sinst", "bar", "tid", "vloc")
+THREAD_ATTRS = ("wi", "sg", "wg", "qf", "dev")  # the thread's place in the scope tree
 
 
 @dataclass
@@ -121,7 +142,11 @@ class Compiled:
 
 
 class _Scopes:
-    """Thread attributes and scope instances of a test's scope tree."""
+    """Thread attributes and scope instances of a test's scope tree: a
+    device holds queue families (Vulkan's; one where the test names none),
+    which hold work groups, which hold subgroups."""
+
+    LEVELS = ("dev", "qf", "wg", "sg")  # outermost first; a thread's position names one instance of each
 
     def __init__(self, test: A.Test):
         self.threads = test.threads
@@ -129,21 +154,23 @@ class _Scopes:
         pos = []
         for i, t in enumerate(test.threads):
             dev = t.dev if t.dev is not None else 0
-            wg = (dev, t.wg) if t.wg is not None else ("own", i)
+            qf = (dev, t.qf) if t.qf is not None else (dev, "one")
+            wg = (qf, t.wg) if t.wg is not None else ("own", i)
             sg = (wg, t.sg) if t.sg is not None else ("own", i)
-            pos.append((dev, wg, sg))
+            pos.append({"dev": dev, "qf": qf, "wg": wg, "sg": sg})
         self.pos = pos
-        ids: dict = {}
-        self.attrs = []
-        for i, (dev, wg, sg) in enumerate(pos):
-            self.attrs.append(
-                {
-                    "wi": i,
-                    "sg": ids.setdefault(("sg", sg), len(ids)),
-                    "wg": ids.setdefault(("wg", wg), len(ids)),
-                    "dev": dev,
-                }
-            )
+        ids: dict = {}  # subgroups and work groups numbered together, queue families apart
+        qfs: dict = {}
+        self.attrs = [
+            {
+                "wi": i,
+                "sg": ids.setdefault(("sg", p["sg"]), len(ids)),
+                "wg": ids.setdefault(("wg", p["wg"]), len(ids)),
+                "qf": qfs.setdefault(p["qf"], len(qfs)),
+                "dev": p["dev"],
+            }
+            for i, p in enumerate(pos)
+        ]
         self.instances: dict = {}
         self.n = n
 
@@ -152,20 +179,17 @@ class _Scopes:
         the static scope and which instance of it (docs/readings.md `exact`). Two
         operations of different static scopes never share an instance, even
         where the litmus test puts no other work-item in the larger one."""
-        dev, wg, sg = self.pos[t]
-        where = {"wi": t, "sg": sg, "wg": wg, "dev": dev, "all": 0}[scope]
+        where = t if scope == "wi" else 0 if scope == "all" else self.pos[t][scope]
         return self.instances.setdefault((scope, where), len(self.instances))
 
     def members(self, t: int, scope: str) -> frozenset:
         """The threads of the test inside that instance."""
-        dev, wg, sg = self.pos[t]
-        col = {"sg": 2, "wg": 1, "dev": 0}
         if scope == "wi":
             return frozenset([t])
         if scope == "all":
             return frozenset(range(self.n))
-        key = self.pos[t][col[scope]]
-        return frozenset(i for i, p in enumerate(self.pos) if p[col[scope]] == key)
+        key = self.pos[t][scope]
+        return frozenset(i for i, p in enumerate(self.pos) if p[scope] == key)
 
 
 class _ProgramCompiler:
@@ -192,13 +216,18 @@ class _ProgramCompiler:
             and op.loc not in declared
             and any(isinstance(s, A.Assign) and s.reg == op.loc for s in A.walk_stmts(t.body))
         }
+        # Dat3M's `y aliases x`: y is another virtual name of x's memory
+        self.aliases = _aliases(test)
+        names = [l for l in test.all_locations() if l not in through]
         self.locations = [
             c
-            for l in test.all_locations()
-            if l not in through
+            for l in dict.fromkeys(self.aliases.get(l, l) for l in names)
             for c in ([c for c, _ in arrays[l].cells()] if l in arrays else [l])
         ]
         self.loc_index = {l: i for i, l in enumerate(self.locations)}
+        self.loc_index.update({a: self.loc_index[x] for a, x in self.aliases.items()})
+        # each name's own virtual location (the `vloc` attribute of an access through it)
+        self.vloc_index = {l: i for i, l in enumerate(dict.fromkeys(names))} if self.aliases else {}
         # the names whose address a value may be: every location, and each array's name
         self.address_of = set(self.locations) | set(self.first_cell)
         self.addresses_used = False
@@ -278,14 +307,6 @@ class _ProgramCompiler:
 
     def compile(self) -> Compiled:
         test = self.test
-        for decl in test.init:
-            if decl.alias_of is not None:
-                raise UnsupportedFeature(
-                    f"{decl.loc} is declared an alias of {decl.alias_of} (a virtual address): "
-                    "aliases are not supported yet",
-                    test.path,
-                    decl.line,
-                )
         prop = test.condition.prop if test.condition is not None else None
         if prop is not None and any(
             isinstance(a.value, str) or isinstance(a.var, A.PointeeVar) for a in A.prop_atoms(prop)
@@ -377,7 +398,33 @@ class _ProgramCompiler:
             # Dat3M's PTX: co need not be total (its models say so; Dartagnan
             # reads every PTX test so): docs/readings.md
             ir["partial_co"] = True
+        if test.sync_with:
+            ir["sync_with"] = [list(p) for p in test.sync_with]  # type: ignore[misc]
         return Compiled(test, ir, self.templates, names, list(self.locations), self.unroll, addresses)
+
+
+def _aliases(test: A.Test) -> dict[str, str]:
+    """Each name declared an alias (`y aliases x`, Dat3M's Vulkan) -> the
+    location it names. PTX 7.5's aliases, which go through proxies, are
+    refused by name, as are chains and cycles of aliases."""
+    out = {i.loc: i.alias_of for i in test.init if i.alias_of is not None}
+    for i in test.init:
+        if i.alias_of is None:
+            continue
+        if test.arch != "VULKAN":
+            raise UnsupportedFeature(
+                f"{i.loc} is declared an alias of {i.alias_of} through the {i.proxy} proxy: "
+                "PTX's virtual aliases are not supported yet",
+                test.path,
+                i.line,
+            )
+        if i.alias_of in out or i.alias_of == i.loc:
+            raise UnsupportedFeature(
+                f"{i.loc} aliases {i.alias_of}, itself an alias: name the location it aliases",
+                test.path,
+                i.line,
+            )
+    return out
 
 
 def _prop_vars(p):

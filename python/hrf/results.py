@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from . import core
+from . import core, spin
 from . import models as _models
 from .dsl import Model
 from .errors import CoreError, HrfError
@@ -425,7 +425,11 @@ def build_result(raw: str, comp: Compiled, model: Model, lazy: Limits | None = N
     r._attach_flags()
     r.executions = out["executions"]
     pos, neg = out["positive"], out["negative"]
-    if complete and out["consistent"] == 0 and r.cut_paths:
+    stuck = spin.stuck_thread(test) if complete and out["consistent"] == 0 and r.cut_paths else None
+    if stuck is not None and stuck.thread in r.cut_paths:
+        # a thread that never leaves its loop: no finite execution exists (established, spin.py)
+        r.notes.append(stuck.note())
+    elif complete and out["consistent"] == 0 and r.cut_paths:
         # Every execution would need more loop iterations than the bound:
         # nothing was established (no outcome, no race) within it.
         complete = r.complete = False

@@ -19,6 +19,8 @@ from .litmus import ast as A
 if TYPE_CHECKING:  # the IR's types, for annotations only
     from . import ir as ir_types
 
+# fences with no order and no scope: Dat3M's fence.proxy.* (PTX), avdevice and visdevice (Vulkan)
+UNORDERED_FENCES = ("proxy", "avdevice", "visdevice")
 DEFAULT_SCOPE = "dev"  # OpenCL: atomics without a scope argument are device-scoped
 
 
@@ -208,6 +210,10 @@ class ThreadCompiler:
             tags.append("remote")
         if loc is not None:
             tags.extend(self.p.location_tags(loc))
+            if self.p.aliases:  # the name it goes through: its virtual location
+                at["vloc"] = self.p.vloc_index[loc]
+                if loc in self.p.aliases:
+                    tags.append("virtual")
         return self.p.add_template(Template(kind, tags, at, self.t, line, text, tuple(self.unseq)))
 
     # ------------------------------------------------------------ expressions
@@ -284,8 +290,9 @@ class ThreadCompiler:
         text = f"{e.op}({where}, {e.order}, {e.scope or DEFAULT_SCOPE})"
         common = dict(scope=e.scope, remote=e.remote, loc=None if self.through_pointer(e) else e.loc)
         order_r, order_w = e.orders or (e.order, e.order)
-        ev_r = self.template("R", "rmw", e.line, text, order=order_r, extra=["RMW", *e.tags], **common)
-        ev_w = self.template("W", "rmw", e.line, text, order=order_w, extra=["RMW", *e.tags], **common)
+        tags_r, tags_w = e.half_tags
+        ev_r = self.template("R", "rmw", e.line, text, order=order_r, extra=["RMW", *e.tags, *tags_r], **common)
+        ev_w = self.template("W", "rmw", e.line, text, order=order_w, extra=["RMW", *e.tags, *tags_w], **common)
         ins.update(rmw=e.op.replace("_", ""), ev_r=ev_r, ev_w=ev_w)
         if e.op in ("cas_old", "cas_always"):  # PTX atom.cas: compare with a value, return the old one
             ins["expected"] = self.expr(e.expected_value)
@@ -357,8 +364,11 @@ class ThreadCompiler:
                 self.rmw(s.expr, None)
             else:
                 self.expr(s.expr)
-        elif isinstance(s, A.Fence) and s.order == "proxy":  # Dat3M's fence.proxy.*: no order, no scope
-            text = f"fence.proxy.{'alias' if 'ALIAS' in s.tags else s.tags[0].lower()}"
+        elif isinstance(s, A.Fence) and s.order in UNORDERED_FENCES:
+            # Dat3M's fence.proxy.* (PTX), avdevice and visdevice (Vulkan): no order, no scope
+            text = s.order
+            if s.order == "proxy":
+                text = f"fence.proxy.{'alias' if 'ALIAS' in s.tags else s.tags[0].lower()}"
             ev = self.template("F", "fence", s.line, text, scoped=False, extra=["fence", *s.flags, *s.tags])
             self.emit({"op": "fence", "ev": ev})
         elif isinstance(s, A.Fence):
@@ -382,7 +392,22 @@ class ThreadCompiler:
             bar = self.p.barrier_ids.setdefault(key, len(self.p.barrier_ids))
             text = f"bar.{'arrive' if s.arrive else 'sync'} {s.label}"
             tags = ["barrier", *s.flags, *s.tags] + (["ARRIVE"] if s.arrive else [])
-            ev = self.template("F", "barrier", s.line, text, scoped=False, extra=tags, attrs={"bar": bar})
+            if s.order is not None:  # Vulkan's cbar with semantics: a fence of its order and scope too
+                text = f"cbar.{s.order}.{s.scope} {s.label}"
+            elif s.scope is not None:
+                text = f"cbar.{s.scope} {s.label}"
+                tags.append(s.scope)
+            ev = self.template(
+                "F",
+                "barrier",
+                s.line,
+                text,
+                scoped=s.order is not None,
+                order=s.order,
+                scope=s.scope,
+                extra=tags,
+                attrs={"bar": bar},
+            )
             self.emit({"op": "fence", "ev": ev})
         elif isinstance(s, A.Barrier):
             # A barrier is an entry fence and an exit fence,

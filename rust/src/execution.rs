@@ -449,6 +449,9 @@ pub struct EventStructure {
     pub data: Relation,
     pub ctrl: Relation,
     pub addr: Relation,
+    /// System-synchronises-with: the events of a thread to those of the
+    /// threads the program says it synchronises with (`Program::sync_with`).
+    pub ssw: Relation,
     pub init: EventSet,
     pub reads: EventSet,
     pub writes: EventSet,
@@ -491,6 +494,7 @@ impl EventStructure {
             && self.data == o.data
             && self.ctrl == o.ctrl
             && self.addr == o.addr
+            && self.ssw == o.ssw
             && self.events.iter().zip(&o.events).all(|(a, b)| {
                 a.id == b.id && a.thread == b.thread && a.kind == b.kind && a.loc == b.loc && a.template == b.template
             })
@@ -602,6 +606,16 @@ impl EventStructure {
                 loc.rows[e.id] = loc_sets[l];
             }
         }
+        let mut ssw = Relation::empty(n);
+        let of_thread = |t: usize| events.iter().filter(|e| e.thread == Some(t)).fold(0u64, |s, e| s | 1u64 << e.id);
+        for &(a, b) in &prog.sync_with {
+            if a != b {
+                let to = of_thread(b);
+                for e in events.iter().filter(|e| e.thread == Some(a)) {
+                    ssw.rows[e.id] |= to;
+                }
+            }
+        }
         Ok(EventStructure {
             n,
             events,
@@ -612,6 +626,7 @@ impl EventStructure {
             data,
             ctrl,
             addr,
+            ssw,
             init,
             reads,
             writes,

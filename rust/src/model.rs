@@ -319,9 +319,8 @@ impl Compiled {
                     "rf" => (READS_RF, Mono::Up, 0, 0),
                     "co" => (READS_CO, Mono::Up, 0, 0),
                     "fr" => (READS_RF | READS_CO, Mono::Up, 0, 0),
-                    "po" | "rmw" | "loc" | "int" | "ext" | "id" | "universal" | "empty" | "data" | "ctrl" | "addr" => {
-                        (0, Mono::Const, 0, 0)
-                    }
+                    "po" | "rmw" | "loc" | "int" | "ext" | "id" | "universal" | "empty" | "data" | "ctrl" | "addr"
+                    | "ssw" => (0, Mono::Const, 0, 0),
                     other if ir.orders.iter().any(|o| o.name == other) => (READS_ORDERS, Mono::Up, 0, 0),
                     other => return Err(Error::invalid(format!("model {}: unknown base relation {other:?}", ir.name))),
                 },
@@ -681,6 +680,7 @@ impl<'a> Evaluator<'a> {
                 "data" => out.copy_from_slice(&es.data.rows),
                 "ctrl" => out.copy_from_slice(&es.ctrl.rows),
                 "addr" => out.copy_from_slice(&es.addr.rows),
+                "ssw" => out.copy_from_slice(&es.ssw.rows),
                 "loc" => out.copy_from_slice(&es.loc.rows),
                 "int" => out.copy_from_slice(&es.int.rows),
                 "ext" => {

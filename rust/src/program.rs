@@ -30,6 +30,10 @@ pub struct Program {
     /// PTX, whose model says "co in PTX is not total").
     #[serde(default)]
     pub partial_co: bool,
+    /// Pairs of threads (a, b) whose every event system-synchronises-with
+    /// every event of b (Dat3M's Vulkan `ssw`: work ordered by the host).
+    #[serde(default)]
+    pub sync_with: Vec<(usize, usize)>,
 }
 
 #[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
@@ -665,6 +669,9 @@ impl Program {
                     }
                 }
             }
+        }
+        if self.sync_with.iter().any(|&(a, b)| a >= self.threads.len() || b >= self.threads.len()) {
+            return Err(Error::invalid("sync_with names a thread out of range"));
         }
         Ok(())
     }

@@ -202,6 +202,7 @@ def _hrf_names() -> dict:
 _SCOPED = S_WG | S_DEV | S_ALL
 _DEV_UP = S_DEV | S_ALL
 _CBAR = dsl.tag("CBAR")
+_VIRTUAL = dsl.tag("virtual")
 
 # Dartagnan's dialect (its cat/ folder): its names for the same things.
 # Its RMWs are two events, as hrf's; its barrier is one event where hrf has
@@ -231,13 +232,36 @@ _dartagnan: dict = {
     "sr": ((_SCOPED * _SCOPED) & dsl.same_thread_attr("wg"))
     | ((_DEV_UP * _DEV_UP) & dsl.same_thread_attr("dev"))
     | (S_ALL * S_ALL),
-    "vloc": dsl.loc,  # the same virtual location: hrf's tests have no aliases (refused)
+    # the same virtual location: the same location through the same name
+    # (an access through an alias, `y aliases x`, is `virtual`)
+    "vloc": dsl.loc - (((_VIRTUAL * dsl.M) | (dsl.M * _VIRTUAL)) - dsl.same_event_attr("vloc")),
     # barriers of the same instance: an OpenCL barrier's entry with the
     # exits; a one-event barrier (Dat3M's PTX) with those of its CTA that
     # wait (not bar.arrive)
     "syncbar": (dsl.same_event_attr("bar") & (EF * XF))
     | (dsl.same_event_attr("bar") & dsl.same_thread_attr("wg") & (_CBAR * (_CBAR - dsl.tag("ARRIVE")))),
 }
+
+# Dartagnan's Vulkan names (its vulkan.cat header), for files whose title
+# starts `VULKAN`: its front end gives an acq_rel operation both ACQ and REL
+# (VisitorVulkan), and calls its atomics ATOM.
+_VULKAN: dict = {
+    "ATOM": A,
+    "ACQ": ACQ | ACQ_REL,
+    "REL": REL | ACQ_REL,
+    "QF": dsl.tag("qf"),
+    "sqf": dsl.same_thread_attr("qf"),
+    "ssw": dsl.base("ssw"),
+    **{
+        t: dsl.tag(t)
+        for t in (
+            *(f"SC{n}" for n in range(4)),
+            *(f"SEMSC{n}" for n in range(4)),
+            *("AV", "VIS", "SEMAV", "SEMVIS", "AVDEVICE", "VISDEVICE", "NONPRIV", "CBAR"),
+        )
+    },
+}
+ARCH_BUILTINS = {"VULKAN": _VULKAN}
 
 # Names whose meaning asks the model for a witness order: bound when a file uses them.
 LAZY = ("sync_fence",)
@@ -263,3 +287,9 @@ BUILTINS: dict = {
     "range": Builtin("range", _of_relation(dsl.ran)),
     "fencerel": Builtin("fencerel", _fencerel),
 }
+
+
+def builtins_for(arch: str) -> dict:
+    """The names a cat file of that architecture (its title's first word) starts with."""
+    extra = ARCH_BUILTINS.get(arch.upper())
+    return {**BUILTINS, **extra} if extra else BUILTINS

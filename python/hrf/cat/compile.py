@@ -23,7 +23,7 @@ from .. import dsl
 from ..dsl import Model, Rel, Set
 from ..errors import DefinitionError, UnsupportedFeature
 from . import tree as S
-from .builtins import BUILTINS, LAZY, lazy_builtin
+from .builtins import LAZY, builtins_for, lazy_builtin
 from .single_rmw import SingleEventRmw, inside
 from .syntax import parse
 from .values import EMPTY, Builtin, Empty, SetOrRel
@@ -601,12 +601,13 @@ def load(
     text = _read_cat(path, lambda msg: DefinitionError(msg, path))
     dirs = list(catdir or []) + [d for d in os.environ.get("HRF_CATDIR", "").split(os.pathsep) if d]
     cat = parse(text, path)
-    first = CatCompiler(path, text, dirs, BUILTINS, variants, single_rmw=bool(single_rmw))
+    builtins = builtins_for(cat.arch)
+    first = CatCompiler(path, text, dirs, builtins, variants, single_rmw=bool(single_rmw))
     model = first.compile(cat)
     single = first.single_events_used if single_rmw is None else single_rmw
     if single and not single_rmw:
         # written for herd's single-event RMWs: read again over them
-        model = CatCompiler(path, text, dirs, BUILTINS, variants, single_rmw=True).compile(cat)
+        model = CatCompiler(path, text, dirs, builtins, variants, single_rmw=True).compile(cat)
     if single:
         model.doc += "; herd's RMWs as one event"
     if cas_writeback is not None:

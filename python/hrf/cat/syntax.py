@@ -99,11 +99,11 @@ class Parser:
 
     # ------------------------------------------------------------ file
     def parse_file(self) -> CatFile:
-        title = ""
+        title = arch = ""
         if self.at("string"):
             title = self.next().text
         elif self.at("name") and self.peek().text != "=":
-            title = self.next().text
+            title = arch = self.next().text
             if self.at("string") or (self.at("name") and self.tok.text not in MODEL_OPTIONS):
                 title = self.next().text  # herd: an architecture, then the model's name
         options = []
@@ -111,7 +111,7 @@ class Parser:
             options.append(self.next().text)
         body = self.instructions(top=True)
         self.expect("eof")
-        return CatFile(title, tuple(options), tuple(body), self.path)
+        return CatFile(title, tuple(options), tuple(body), self.path, arch)
 
     def instructions(self, top: bool = False) -> list[Ins]:
         out = []

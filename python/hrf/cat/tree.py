@@ -148,3 +148,4 @@ class CatFile:
     options: tuple[str, ...]
     body: tuple[Ins, ...]
     path: str | None
+    arch: str = ""  # the architecture word a title starts with (`VULKAN`), where it has one

@@ -20,7 +20,7 @@ _ARCH = re.compile(r"\A\s*(\S+)")
 # The first words of the syntaxes hrf reads (the machine's own included).
 # (the GPU machine's own assembly: hrf.machine reads it)
 MACHINE_ARCHES = ("GPU_MACHINE", "MACHINE")
-ARCHES = ("OPENCL", "C", "GPU_PTX", "PTX") + MACHINE_ARCHES
+ARCHES = ("OPENCL", "C", "GPU_PTX", "PTX", "VULKAN") + MACHINE_ARCHES
 
 
 def too_deep(text: str, path: str | None) -> LitmusSyntaxError:
@@ -78,6 +78,10 @@ def _parse_text(text: str, path: str | None) -> Test:
         from .dat3m_ptx import parse_ptx_dat3m
 
         return validate(parse_ptx_dat3m(text, path), text)
+    if arch == "VULKAN":  # Dat3M's Vulkan dialect
+        from .vulkan import parse_vulkan
+
+        return validate(parse_vulkan(text, path), text)
     line = text[: m.start(1)].count("\n") + 1
     if arch in MACHINE_ARCHES:
         raise LitmusSyntaxError(
@@ -89,7 +93,7 @@ def _parse_text(text: str, path: str | None) -> Test:
             text.splitlines()[line - 1] if text.splitlines() else None,
         )
     raise LitmusSyntaxError(
-        f"unknown litmus architecture {m.group(1)!r} (this version reads OpenCL, C, GPU_PTX and PTX tests)",
+        f"unknown litmus architecture {m.group(1)!r} (this version reads OpenCL, C, GPU_PTX, PTX and Vulkan tests)",
         path,
         line,
         1,

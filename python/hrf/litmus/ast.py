@@ -183,6 +183,9 @@ class Rmw:
     # the orders of its read and its write where the dialect gives them
     # apart (Dat3M's PTX: acq_rel is an acquire read and a release write)
     orders: tuple[str, str] | None = None
+    # tags of its read alone and of its write alone (Dat3M's Vulkan: the
+    # read takes the acquire side, the write the release side)
+    half_tags: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
 
 # The location of an access whose address is an expression, as a reader
@@ -286,6 +289,7 @@ class Barrier:
     resource: Expr | None = None
     quorum: Expr | None = None
     arrive: bool = False  # PTX `bar.arrive`: signals the barrier without waiting at it
+    order: str | None = None  # Vulkan's `cbar.acq_rel.wg.semsc0 0`: the barrier is a fence of that order too
 
 
 @node
@@ -326,6 +330,7 @@ class Thread:
     wg: int | None = None
     sg: int | None = None
     line: int = 0
+    qf: int | None = None  # Vulkan's queue family (between work group and device)
 
     @property
     def index(self) -> int:

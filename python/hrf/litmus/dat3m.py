@@ -140,11 +140,21 @@ class Dat3mReader(TokenReader):
             if not self.at_word("ssw"):
                 self.fail("'ssw P0 P1' or '}'")
             self.i += 1
-            a = self.thread_id()
-            b = self.thread_id()
+            a = self.ssw_thread()
+            b = self.ssw_thread()
             pairs.append((a, b))
         self.accept(";")
         return tuple(pairs)
+
+    def ssw_thread(self) -> int:
+        """`P0` or `0` (Dat3M writes the pairs of `ssw` either way)."""
+        t = self.peek()
+        if t[0] == "int":
+            self.i += 1
+            return self.number(t)
+        k = self.thread_id()
+        assert k is not None  # (not optional: a thread or a located error)
+        return k
 
     def thread_id(self, optional: bool = False) -> int | None:
         """`P0` (or `0` before ':')."""
