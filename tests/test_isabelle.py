@@ -146,6 +146,11 @@ def test_every_model_is_translated_witness_orders_included(tmp_path):
     done = []
     for name in hrf.models():
         m = model(name)
+        if name.startswith("vulkan"):
+            # Vulkan's ssw (work the host orders) is not in the Isabelle execution yet: refused by name
+            with pytest.raises(hrf.UnsupportedFeature, match="base relation ssw is not exported"):
+                model_theory(name)
+            continue
         mt = model_theory(name)
         if m.ir()["orders"]:
             assert "\\<exists>ORD_SC \\<in> total_orders (" in mt.text

@@ -91,7 +91,9 @@ def test_every_builtin_model_declares_uniproc():
     # PTX by its SC-per-location axiom (read-read pairs aside, which cannot
     # change what a read of a private location reads), the HRF-relaxed
     # family by its per-location coherence (a thread's pairs are observable).
-    assert model_names() == MODELS
+    # Vulkan's do not: a thread's accesses to one location through two names
+    # (`y aliases x`) are not location-ordered (Dat3M's ssw tests).
+    assert [m for m in model_names() if not m.startswith("vulkan")] == MODELS
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

@@ -167,3 +167,41 @@ def test_a_loop_some_write_can_leave_is_not_stuck(tmp_path):
     # an RMW that adds: the same
     src = SPIN_FOREVER.replace(" LC01: | LC11: ;", " LC01: | LC11: ;\n rmw.atom.wg.sc0.add r5, x, 1 | ;")
     assert spin.stuck_thread(hrf.parse(src)) is None
+
+
+VK = "litmus/vulkan"
+
+
+def test_message_passing_with_availability_and_visibility_is_forbidden_and_race_free():
+    # Hand derivation under `vulkan`: if P1 reads y = 1 its acquire reads
+    # P0's release (both atomics at device scope: in scope, mutually
+    # ordered), so they synchronise; st x -po-> the release (SC0 with
+    # SEMSC0) and the acquire -po-> ld x put st x before ld x in
+    # happens-before for SC0. st x is made available (.av.dv) and ld x
+    # visible (.vis.dv) to the device: st x is location-ordered before ld x
+    # (through the shader domain). Reading 0, ld x would read the initial
+    # write and come before st x in from-read: a cycle with locord. Where P1
+    # reads y = 0 it skips the load; no two accesses of x are unordered.
+    r = hrf.check(f"{VK}/MP-avvis-dv.litmus", "vulkan")
+    assert r.complete and r.condition_holds is False and not r.flags, r
+
+
+@pytest.mark.parametrize("name", ["MP-plain-dv", "MP-avvis-wg-scope"])
+def test_message_passing_without_chains_or_out_of_scope_races(name):
+    # MP-plain-dv: plain (private) st x and ld x are location-ordered by
+    # nothing across threads (hb orders them, but only availability to and
+    # visibility from a domain puts a write before another thread's read).
+    # MP-avvis-wg-scope: work-group release and acquire in different work
+    # groups are not in each other's scope: no synchronisation, no hb.
+    # Either way st x and ld x are unordered in locord: a data race, and
+    # ld x may read 0 after seeing the flag.
+    r = hrf.check(f"{VK}/{name}.litmus", "vulkan")
+    assert r.complete and r.condition_holds is True, r
+    assert [f["check"] for f in r.flags] == ["data_race"], r.flags
+
+
+def test_the_vulkan_models_read_vulkan_tests_only():
+    with pytest.raises(hrf.UnsupportedFeature, match="Dat3M's Vulkan tests"):
+        hrf.check("litmus/ptx7/MP+rel-acq-cta.litmus", "vulkan")
+    # vulkan-nochains: the same verdict where one domain's chain suffices
+    assert hrf.check(f"{VK}/MP-avvis-dv.litmus", "vulkan-nochains").condition_holds is False

@@ -122,3 +122,23 @@ def test_cat_agrees_with_dartagnan(csv, cat, path, want):
     got = not r.flags if "-DR" in csv else r.condition_holds
     record_agreement(f"dat3m {csv.removesuffix('-expected.csv')} ({cat})", path, got == bool(want))
     assert got == bool(want), r
+
+
+# Dartagnan's cat files and hrf's built-in models of them (hrf.models): the
+# same verdicts on every test of the suites, and the same outcomes and races
+BUILTIN = {"vulkan.cat": "vulkan", "vulkan-nochains.cat": "vulkan-nochains"}
+BUILTIN_CASES = [c for c in CASES if c[1] in BUILTIN]
+
+
+@pytest.mark.parametrize("csv,cat,path,want", BUILTIN_CASES, ids=[f"{c}:{p}" for c, _, p, _ in BUILTIN_CASES])
+def test_builtin_model_agrees_with_dartagnan_and_the_cat_file(csv, cat, path, want):
+    if not (GPU / path).exists() or path in REFUSED:
+        pytest.skip(f"{path}: not in the reference, or refused (test_cat_agrees_with_dartagnan)")
+    mine = hrf.check(GPU / path, BUILTIN[cat], limits=UNROLL_1)
+    theirs = hrf.check(GPU / path, cat_model(cat), limits=UNROLL_1)
+    assert mine.complete and mine.error is None, mine
+    got = not mine.flags if "-DR" in csv else mine.condition_holds
+    record_agreement(f"dat3m {csv.removesuffix('-expected.csv')} ({BUILTIN[cat]}, built in)", path, got == bool(want))
+    assert got == bool(want), mine
+    assert sorted(map(str, mine.outcomes)) == sorted(map(str, theirs.outcomes))
+    assert bool(mine.flags) == bool(theirs.flags)

@@ -34,6 +34,8 @@ from ..models.common import (
     A,
     G,
     L,
+    syncbar,
+    vloc,
 )
 from .values import Builtin, Empty, SetOrRel
 
@@ -201,8 +203,6 @@ def _hrf_names() -> dict:
 
 _SCOPED = S_WG | S_DEV | S_ALL
 _DEV_UP = S_DEV | S_ALL
-_CBAR = dsl.tag("CBAR")
-_VIRTUAL = dsl.tag("virtual")
 
 # Dartagnan's dialect (its cat/ folder): its names for the same things.
 # Its RMWs are two events, as hrf's; its barrier is one event where hrf has
@@ -227,19 +227,17 @@ _dartagnan: dict = {
     "SYS": S_ALL,
     **{t: dsl.tag(t) for t in ("GEN", "SUR", "TEX", "CON", "ALIAS", "ARRIVE")},
     "scta": dsl.same_thread_attr("wg"),  # the same CTA
+    # its Vulkan names: queue families, system-synchronises-with
+    "QF": dsl.tag("qf"),
+    "sqf": dsl.same_thread_attr("qf"),
+    "ssw": dsl.base("ssw"),
     # same-scope: both events scoped, each thread inside the other's scope
     # instance (Dartagnan's SameScope with no scope named)
     "sr": ((_SCOPED * _SCOPED) & dsl.same_thread_attr("wg"))
     | ((_DEV_UP * _DEV_UP) & dsl.same_thread_attr("dev"))
     | (S_ALL * S_ALL),
-    # the same virtual location: the same location through the same name
-    # (an access through an alias, `y aliases x`, is `virtual`)
-    "vloc": dsl.loc - (((_VIRTUAL * dsl.M) | (dsl.M * _VIRTUAL)) - dsl.same_event_attr("vloc")),
-    # barriers of the same instance: an OpenCL barrier's entry with the
-    # exits; a one-event barrier (Dat3M's PTX) with those of its CTA that
-    # wait (not bar.arrive)
-    "syncbar": (dsl.same_event_attr("bar") & (EF * XF))
-    | (dsl.same_event_attr("bar") & dsl.same_thread_attr("wg") & (_CBAR * (_CBAR - dsl.tag("ARRIVE")))),
+    "vloc": vloc,  # the same virtual location (models.common)
+    "syncbar": syncbar,  # barriers of the same instance (models.common)
 }
 
 # Dartagnan's Vulkan names (its vulkan.cat header), for files whose title
@@ -249,9 +247,6 @@ _VULKAN: dict = {
     "ATOM": A,
     "ACQ": ACQ | ACQ_REL,
     "REL": REL | ACQ_REL,
-    "QF": dsl.tag("qf"),
-    "sqf": dsl.same_thread_attr("qf"),
-    "ssw": dsl.base("ssw"),
     **{
         t: dsl.tag(t)
         for t in (

@@ -24,6 +24,8 @@ _REGISTRY = {
     "hrf-indirect-relaxed-spaces": "hrf_indirect_relaxed_spaces",
     "hrf-opencl": "hrf_opencl",
     "ptx": "ptx",
+    "vulkan": "vulkan",
+    "vulkan-nochains": "vulkan_nochains",
 }
 
 

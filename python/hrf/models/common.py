@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..dsl import IW, I, M, W, base, co, fr, id_, loc, po, rf, rmw, tag
+from ..dsl import IW, I, M, W, base, co, fr, id_, loc, po, rf, rmw, same_event_attr, same_thread_attr, tag
 from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
 
@@ -15,6 +15,19 @@ REMOTE = tag("remote")
 NAL = tag("nonatomicloc")  # locations declared with a non-atomic type
 COARSE = tag("alloc_coarse")  # coarse-grained allocations ([HRFR15] sec. 6.2)
 FINE = tag("alloc_fine")  # fine-grained allocations without platform atomics ([HRFR15] sec. 6.2)
+
+# Dat3M's dialects (Dartagnan's names): the same virtual location, accesses
+# through the same name (an access through an alias, `y aliases x`, is
+# `virtual`; initial writes have no name, only a location)
+VIRTUAL = tag("virtual")
+vloc = loc - (((VIRTUAL * M) | (M * VIRTUAL)) - same_event_attr("vloc"))
+# barriers of the same instance: an OpenCL barrier's entry with the exits;
+# a one-event barrier (Dat3M's PTX `bar`, Vulkan's `cbar`) with those of its
+# work group (CTA) that wait (not `bar.arrive`)
+CBAR = tag("CBAR")
+syncbar = (same_event_attr("bar") & (EF * XF)) | (
+    same_event_attr("bar") & same_thread_attr("wg") & (CBAR * (CBAR - tag("ARRIVE")))
+)
 
 # Thread events: everything but the init writes.
 TE = ~IW
