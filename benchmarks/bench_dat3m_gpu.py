@@ -1,6 +1,8 @@
-"""Dat3M's GPU suites under Dartagnan's cat files, in one process: the
-time of each suite, the slowest tests, and the agreement with Dartagnan's
-expected verdicts (refusals counted apart).
+"""Dat3M's GPU suites in one process: each suite under Dartagnan's cat
+file and, where hrf has one, under its built-in model; the time of each,
+the slowest tests, and the agreement with Dartagnan's expected verdicts
+(the condition; race freedom for the DR suites), refusals and files the
+expected results list but the reference lacks counted apart.
 
     python benchmarks/bench_dat3m_gpu.py [REFERENCE]   (default ../shared/reference)
 """
@@ -15,7 +17,14 @@ import hrf.cat
 ROOT = Path(__file__).resolve().parent.parent
 REF = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "reference"
 GPU = REF / "dat3m-gpu"
-SUITES = [("PTXv6_0", "ptx-v6.0.cat"), ("PTXv7_5", "ptx-v7.5.cat")]
+# (suite, Dartagnan's cat file, hrf's built-in model of it or None)
+SUITES = [
+    ("PTXv6_0", "ptx-v6.0.cat", None),
+    ("PTXv7_5", "ptx-v7.5.cat", None),
+    ("VULKAN", "vulkan.cat", "vulkan"),
+    ("VULKAN-DR", "vulkan.cat", "vulkan"),
+    ("VULKAN-DR-NOCHAINS", "vulkan-nochains.cat", "vulkan-nochains"),
+]
 LIMITS = hrf.Limits(unroll=1)  # Dartagnan's test suite bounds loops at 1
 
 
@@ -27,27 +36,38 @@ def rows(name):
             yield path, int(want)
 
 
+def run(name, model, label, slow):
+    agree = differ = refused = missing = 0
+    start = time.perf_counter()
+    for path, want in rows(name):
+        if not (GPU / path).exists():
+            missing += 1
+            continue
+        t0 = time.perf_counter()
+        try:
+            r = hrf.check(GPU / path, model, limits=LIMITS)
+        except (hrf.UnsupportedFeature, hrf.CoreError):
+            refused += 1
+            continue
+        slow.append((time.perf_counter() - t0, f"{path} ({label})"))
+        got = not r.flags if "-DR" in name else r.condition_holds
+        ok = r.complete and got == bool(want)
+        agree, differ = agree + ok, differ + (not ok)
+    took = time.perf_counter() - start
+    print(
+        f"{name:19} {label:20} agree {agree:3}  differ {differ}  refused {refused:2}  missing {missing}  {took:6.2f} s"
+    )
+    return took
+
+
 def main():
-    total = 0.0
-    slow = []
-    for name, cat in SUITES:
-        model = hrf.cat.load(str(GPU / "cat" / cat))
-        agree = differ = refused = 0
-        start = time.perf_counter()
-        for path, want in rows(name):
-            t0 = time.perf_counter()
-            try:
-                r = hrf.check(GPU / path, model, limits=LIMITS)
-            except hrf.UnsupportedFeature:
-                refused += 1
-                continue
-            slow.append((time.perf_counter() - t0, path))
-            ok = r.complete and r.condition_holds == bool(want)
-            agree, differ = agree + ok, differ + (not ok)
-        took = time.perf_counter() - start
-        total += took
-        print(f"{name:10} {cat:15} agree {agree:3}  differ {differ}  refused {refused:2}  {took:6.2f} s")
-    print(f"total {total:.2f} s; slowest:")
+    totals = {"cat": 0.0, "built in": 0.0}
+    slow: list = []
+    for name, cat, builtin in SUITES:
+        totals["cat"] += run(name, hrf.cat.load(str(GPU / "cat" / cat)), cat, slow)
+        if builtin:
+            totals["built in"] += run(name, builtin, builtin, slow)
+    print(f"total: cat files {totals['cat']:.2f} s, built-in models {totals['built in']:.2f} s; slowest tests:")
     for t, p in sorted(slow)[-5:]:
         print(f"  {t:6.3f} s  {p}")
 

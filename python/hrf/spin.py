@@ -27,14 +27,7 @@ from dataclasses import dataclass
 
 from .litmus import ast as A
 
-CMP = {
-    "==": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
-}
+CMP = A.COMPARE
 MAX_COMBINATIONS = 4096  # value combinations one exit branch is evaluated on
 
 

@@ -634,7 +634,7 @@ def structure(node):
     return node
 
 
-_COMPARE = {
+COMPARE = {  # the comparisons of conditions and branches, on two numbers
     "==": lambda a, b: a == b,
     "!=": lambda a, b: a != b,
     "<": lambda a, b: a < b,
@@ -655,7 +655,7 @@ def prop_holds(p, state: dict) -> bool:
         return state.get(str(p.var)) == p.value
     if isinstance(p, PCompare):
         a, b = (x if isinstance(x, int) else state.get(str(x)) for x in (p.left, p.right))
-        return a is not None and b is not None and _COMPARE[p.op](a, b)
+        return a is not None and b is not None and COMPARE[p.op](a, b)
     if isinstance(p, PNot):
         return not prop_holds(p.prop, state)
     if isinstance(p, PAnd):

@@ -29,6 +29,7 @@ from .toolkit import ParseFailure, Unsupported
 
 TID = re.compile(r"P([0-9]+)")
 CMP = ("=", "==", "!=", "<", "<=", ">", ">=")
+BRANCHES = ("beq", "bne", "blt", "ble", "bgt", "bge")
 # the words a table ends at (its first row aside)
 TAIL_WORDS = frozenset(["exists", "forall", "not", "filter", "locations", "final"])
 
@@ -207,6 +208,37 @@ class Dat3mReader(TokenReader):
 
     def instruction(self):
         raise NotImplementedError
+
+    # the register operations of the dialect (`add r0, r1, 1`), as hrf's operators
+    LOCAL_OPS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+
+    def control(self):
+        """The cells both dialects share: a label, `goto`, a branch, a
+        register operation. -> (the statement, or None with the name read
+        and its token for the dialect's own instructions)."""
+        t = self.peek()
+        line = self.line
+        if t[0] != "name":
+            self.fail("an instruction or a label")
+        op = t[1]
+        if self.peek(1)[0] == ":":  # a label
+            self.i += 2
+            return A.Label(op, line=line), op, t
+        self.i += 1
+        if op == "goto":
+            return A.Goto(self.label(), line=line), op, t
+        if op in BRANCHES:
+            return self.branch(op), op, t
+        if op in self.LOCAL_OPS and self.peek()[0] != "mod":
+            dst = self.reg()
+            self.comma()
+            a = self.value()
+            self.comma()
+            b = self.value()
+            if op == "div":
+                self.unsupported("div is not supported (hrf's expressions have no division)", t)
+            return A.Assign(dst, A.BinOp(self.LOCAL_OPS[op], a, b, line=line), line=line), op, t
+        return None, op, t
 
     # ------------------------------------------------------------ cells
     def mods(self) -> list:

@@ -34,7 +34,6 @@ STORES = {"st": "GEN", "sust": "SUR"}
 ATOMS = {"atom": "GEN", "suatom": "SUR"}
 REDS = {"red": "GEN", "sured": "SUR"}
 PROXIES = {"generic": "GEN", "constant": "CON", "texture": "TEX", "surface": "SUR"}
-BRANCHES = ("beq", "bne", "blt", "ble", "bgt", "bge")
 # An RMW's read and write orders (Dartagnan's Tag.PTX.loadMO / storeMO: relaxed
 # halves stay strong, so that the two halves are morally strong)
 RMW_ORDERS = {"rlx": ("rlx", "rlx"), "acq": ("acq", "rlx"), "rel": ("rlx", "rel"), "acq_rel": ("acq", "rel")}
@@ -57,29 +56,10 @@ class PtxReader(Dat3mReader):
         return {"wg": cta, "dev": gpu}
 
     def instruction(self):
-        t = self.peek()
+        stmt, op, t = self.control()
+        if stmt is not None:
+            return stmt
         line = self.line
-        if t[0] != "name":
-            self.fail("an instruction or a label")
-        op = t[1]
-        if self.peek(1)[0] == ":":  # a label
-            self.i += 2
-            return A.Label(op, line=line)
-        self.i += 1
-        if op == "goto":
-            return A.Goto(self.label(), line=line)
-        if op in BRANCHES:
-            return self.branch(op)
-        if op in ("add", "sub", "mul", "div") and self.peek()[0] != "mod":
-            dst = self.reg()
-            self.comma()
-            a = self.value()
-            self.comma()
-            b = self.value()
-            sym = {"add": "+", "sub": "-", "mul": "*", "div": "/"}[op]
-            if op == "div":
-                self.unsupported("div is not supported (hrf's expressions have no division)", t)
-            return A.Assign(dst, A.BinOp(sym, a, b, line=line), line=line)
         if op == "ld" and self.peek()[0] != "mod":  # ld r0, 1: a register takes a value
             dst = self.reg()
             self.comma()

@@ -40,7 +40,6 @@ MO = {"acq": "acq", "rel": "rel", "acq_rel": "acq_rel"}
 STORAGE = {f"sc{n}": f"SC{n}" for n in range(4)}
 SEMANTICS = {f"semsc{n}": f"SEMSC{n}" for n in range(4)}
 OPS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "and": "&", "or": "|", "xor": "^"}
-BRANCHES = ("beq", "bne", "blt", "ble", "bgt", "bge")
 # An RMW's read and write orders (Dartagnan's Tag.Vulkan.loadMO / storeMO)
 RMW_ORDERS = {"rlx": ("rlx", "rlx"), "acq": ("acq", "rlx"), "rel": ("rlx", "rel"), "acq_rel": ("acq", "rel")}
 
@@ -60,29 +59,13 @@ class VulkanReader(Dat3mReader):
             out[word] = self.number(self.expect("int", f"a {word} number"))
         return out
 
+    LOCAL_OPS = OPS
+
     def instruction(self):
-        t = self.peek()
+        stmt, op, t = self.control()
+        if stmt is not None:
+            return stmt
         line = self.line
-        if t[0] != "name":
-            self.fail("an instruction or a label")
-        op = t[1]
-        if self.peek(1)[0] == ":":  # a label
-            self.i += 2
-            return A.Label(op, line=line)
-        self.i += 1
-        if op == "goto":
-            return A.Goto(self.label(), line=line)
-        if op in BRANCHES:
-            return self.branch(op)
-        if op in OPS and self.peek()[0] != "mod":
-            dst = self.reg()
-            self.comma()
-            a = self.value()
-            self.comma()
-            b = self.value()
-            if op == "div":
-                self.unsupported("div is not supported (hrf's expressions have no division)", t)
-            return A.Assign(dst, A.BinOp(OPS[op], a, b, line=line), line=line)
         if op in ("avdevice", "visdevice"):
             return A.Fence((), op, None, line=line, tags=(op.upper(),))
         ms = self.mods()
