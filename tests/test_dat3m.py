@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import hrf
+import hrf.cat
 from hrf import dsl
 from hrf.litmus import ast as A
 
@@ -80,11 +81,35 @@ def test_constructs_without_a_meaning_are_refused_by_name(rows, words):
     assert e.value.line == 6
 
 
-def test_named_barriers_and_aliases_are_refused_when_checked():
+def test_named_barriers_with_a_register_are_refused_when_checked():
     with pytest.raises(hrf.UnsupportedFeature, match="barrier resource held in a register"):
         hrf.check(ptx(" bar.cta.sync 1, r1 | ld.weak r0, x ;", init="x=0; P0:r1=1;"), _none())
-    with pytest.raises(hrf.UnsupportedFeature, match="alias"):
-        hrf.check(ptx(" st.weak x, 1 | ld.weak r0, y ;", init="x=0; y @ generic aliases x;"), _none())
+
+
+def test_aliases_share_an_address_and_a_proxy_alias_shares_the_virtual_location(tmp_path):
+    # Dat3M's VirtualMemoryObject: `y @ generic aliases x` is x's memory under
+    # a name of its own (another virtual location); `y @ constant aliases x`
+    # has x's generic address (the same virtual location, through the
+    # constant proxy). Either way y reads what x holds (loc).
+    cat = tmp_path / "probe.cat"
+    cat.write_text(
+        "PTX probe\nflag ~empty ((loc \\ vloc) & (W * R)) as other_name\n"
+        "flag ~empty (vloc & (W * R) & ~(IW * _)) as same_name\nflag ~empty [R & CON] as constant\n"
+    )
+    model = hrf.cat.load(str(cat))
+    rows = {"generic": " st.weak x, 1 | ld.weak r0, y ;", "constant": " st.weak x, 1 | cold.weak r0, y ;"}
+    for proxy, want in (("generic", {"other_name"}), ("constant", {"same_name", "constant"})):
+        src = ptx(rows[proxy], init=f"x=0; y @ {proxy} aliases x;", cond="exists (P1:r0 == 1)")
+        r = hrf.check(src, model)
+        assert r.condition_holds is True and {f["check"] for f in r.flags} == want, (proxy, r.flags)
+
+
+def test_a_location_set_to_another_takes_its_initial_value():
+    # `y = x` in the init block: y is a location of its own holding x's initial value
+    t = hrf.parse(ptx(" st.weak y, 1 ;", init="x=5; y = x;", cond="exists (y == 5)"))
+    assert [(i.loc, i.value, i.alias_of) for i in t.init] == [("x", 5, None), ("y", 5, None)]
+    with pytest.raises(hrf.LitmusSyntaxError, match="a location declared before"):
+        hrf.parse(ptx(" st.weak y, 1 ;", init="y = x; x=5;", cond="exists (y == 5)"))
 
 
 def _none() -> dsl.Model:

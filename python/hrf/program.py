@@ -226,8 +226,13 @@ class _ProgramCompiler:
         ]
         self.loc_index = {l: i for i, l in enumerate(self.locations)}
         self.loc_index.update({a: self.loc_index[x] for a, x in self.aliases.items()})
-        # each name's own virtual location (the `vloc` attribute of an access through it)
-        self.vloc_index = {l: i for i, l in enumerate(dict.fromkeys(names))} if self.aliases else {}
+        # each name's virtual location (the `vloc` attribute of an access
+        # through it): its own, but for an alias through a proxy other than
+        # the generic one, whose generic address is the location it aliases
+        # (Dat3M's VirtualMemoryObject)
+        proxied = {i.loc for i in test.init if i.alias_of is not None and i.proxy != "generic"}
+        index = {l: i for i, l in enumerate(dict.fromkeys(names))}
+        self.vloc_index = {l: index[self.aliases[l] if l in proxied else l] for l in index} if self.aliases else {}
         # the names whose address a value may be: every location, and each array's name
         self.address_of = set(self.locations) | set(self.first_cell)
         self.addresses_used = False
@@ -404,20 +409,13 @@ class _ProgramCompiler:
 
 
 def _aliases(test: A.Test) -> dict[str, str]:
-    """Each name declared an alias (`y aliases x`, Dat3M's Vulkan) -> the
-    location it names. PTX 7.5's aliases, which go through proxies, are
-    refused by name, as are chains and cycles of aliases."""
+    """Each name declared an alias (`y aliases x`, Dat3M's Vulkan; `y @
+    proxy aliases x`, its PTX 7.5) -> the location it names. Chains and
+    cycles of aliases are refused by name."""
     out = {i.loc: i.alias_of for i in test.init if i.alias_of is not None}
     for i in test.init:
         if i.alias_of is None:
             continue
-        if test.arch != "VULKAN":
-            raise UnsupportedFeature(
-                f"{i.loc} is declared an alias of {i.alias_of} through the {i.proxy} proxy: "
-                "PTX's virtual aliases are not supported yet",
-                test.path,
-                i.line,
-            )
         if i.alias_of in out or i.alias_of == i.loc:
             raise UnsupportedFeature(
                 f"{i.loc} aliases {i.alias_of}, itself an alias: name the location it aliases",

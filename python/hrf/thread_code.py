@@ -212,8 +212,8 @@ class ThreadCompiler:
             tags.extend(self.p.location_tags(loc))
             if self.p.aliases:  # the name it goes through: its virtual location
                 at["vloc"] = self.p.vloc_index[loc]
-                if loc in self.p.aliases:
-                    tags.append("virtual")
+                if at["vloc"] != self.p.vloc_index[self.p.aliases.get(loc, loc)]:
+                    tags.append("virtual")  # its virtual location is not its location's
         return self.p.add_template(Template(kind, tags, at, self.t, line, text, tuple(self.unseq)))
 
     # ------------------------------------------------------------ expressions

@@ -39,19 +39,6 @@ REFUSED = {
         for k in ("", "-cbar-rlx-1", "-cbar-rlx-2", "-cbar-rlx-3", "-load-rlx-1", "-load-rlx-2")
         + ("-store-rlx-1", "-store-rlx-2")
     },
-    # PTX 7.5's virtual aliases (`rd2 @ generic aliases rd1`)
-    **{
-        f"litmus/PTX/Manual/proxy/Proxy-{n}.litmus": (hrf.UnsupportedFeature, "alias")
-        for n in (
-            "Alias-AliasFence",
-            "Const-ConstFence",
-            "Const-MP-cause-different-cta",
-            "Const-MP-cause1",
-            "Const-MP-cause2",
-            "SingleThread-rf-surW-surF-conF-conR",
-            "SingleThread-rf-surW-surF-genR",
-        )
-    },
 }
 
 

@@ -256,7 +256,10 @@ _VULKAN: dict = {
         )
     },
 }
-ARCH_BUILTINS = {"VULKAN": _VULKAN}
+# Dartagnan's PTX names, for files whose title starts `PTX`: CON is the
+# constant proxy there, where herd's C front end calls consume CON
+_PTX: dict = {"CON": dsl.tag("CON")}
+ARCH_BUILTINS = {"VULKAN": _VULKAN, "PTX": _PTX}
 
 # Names whose meaning asks the model for a witness order: bound when a file uses them.
 LAZY = ("sync_fence",)

@@ -113,8 +113,13 @@ class Dat3mReader(TokenReader):
             self.split("=")
             self.expect("=", "'=' or 'aliases'")
             if self.accept("&") or self.peek()[0] == "name":
+                # `x = y`: a location of its own holding y's initial value (Dartagnan's initVirLocEqLoc)
+                w = self.peek()
                 other = self.name("a location")
-                inits.append(A.Init(loc, 0, line=t[2], alias_of=other, proxy="generic"))
+                value = next((i.value for i in inits if i.loc == other and i.alias_of is None), None)
+                if value is None:
+                    self.fail(f"a location declared before ({other} is not)", w)
+                inits.append(A.Init(loc, value, line=t[2]))
                 continue
             inits.append(A.Init(loc, self.signed(), line=t[2]))
         self.accept(";")
