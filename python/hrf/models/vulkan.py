@@ -56,14 +56,15 @@ mutordatom = (loc & vloc & inscope & (ATOM * ATOM)) - id_
 asmo = co & mutordatom
 
 
-# Availability and visibility: which storage classes an operation makes available/visible.
 def _each(fn):
+    """The union of fn(k) over the four storage classes."""
     out = fn(0)
     for k in range(1, 4):
         out = out | fn(k)
     return out
 
 
+# Availability and visibility: which storage classes an operation makes available/visible.
 SC_ANY = _each(lambda k: STORAGE[k])
 avvis_sem = (
     (SC_ANY * AVDEVICE)
