@@ -214,6 +214,19 @@ class Dat3mReader(TokenReader):
     def instruction(self):
         raise NotImplementedError
 
+    def barrier_operands(self) -> tuple:
+        """`n [, resource [, thread count]]` after a barrier's name -> (n, resource, quorum)."""
+        n = self.expect("int", "a barrier number")[1]
+        resource = quorum = None
+        if self.accept(","):
+            resource = self.value()
+            if self.accept(","):
+                quorum = self.value()
+        return n, resource, quorum
+
+    def fail_at(self, t, expected: str):
+        self.fail(expected, t)
+
     # the register operations of the dialect (`add r0, r1, 1`), as hrf's operators
     LOCAL_OPS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 

@@ -130,15 +130,10 @@ class PtxReader(Dat3mReader):
         if op == "bar":
             if words[:1] != ["cta"] or len(ms) != 2 or words[1] not in ("sync", "arrive"):
                 self.fail_at(t, "bar.cta.sync or bar.cta.arrive")
-            n = self.expect("int", "a barrier number")
-            resource = quorum = None
-            if self.accept(","):
-                resource = self.value()
-                if self.accept(","):
-                    quorum = self.value()
+            n, resource, quorum = self.barrier_operands()
             return A.Barrier(
                 (),
-                n[1],
+                n,
                 "wg",
                 line=line,
                 tags=("CBAR",),
@@ -164,9 +159,6 @@ class PtxReader(Dat3mReader):
         if memory and op in STORES and sem not in ("rlx", "rel"):
             self.unsupported(f"{op}.{ms[0][0]}: a store is weak, relaxed or release", ms[0][1])
         return sem, SCOPE[ms[1][0]]
-
-    def fail_at(self, t, expected: str):
-        self.fail(expected, t)
 
 
 def parse_ptx_dat3m(text: str, path: str | None = None) -> A.Test:

@@ -78,17 +78,12 @@ class VulkanReader(Dat3mReader):
             return A.Fence((), order, scope, line=line, tags=tags)
         if op == "cbar":
             order, scope, tags = self.semantics(op, ms, t, need_order=False)
-            n = self.expect("int", "a barrier number")
-            resource = quorum = None
-            if self.accept(","):
-                resource = self.value()
-                if self.accept(","):
-                    quorum = self.value()
+            n, resource, quorum = self.barrier_operands()
             # the barrier of the work group (Dartagnan: its execution scope);
             # its memory scope and order, where given, make it a fence too
             return A.Barrier(
                 (),
-                n[1],
+                n,
                 scope,
                 line=line,
                 tags=("CBAR", *tags),
@@ -234,9 +229,6 @@ class VulkanReader(Dat3mReader):
         if m[0] not in STORAGE:
             self.fail_at(m[1], "a storage class (.sc0 .. .sc3)")
         return STORAGE[m[0]]
-
-    def fail_at(self, t, expected: str):
-        self.fail(expected, t)
 
 
 def parse_vulkan(text: str, path: str | None = None) -> A.Test:
