@@ -89,14 +89,21 @@ SUITES = [
     ("VULKAN-DR-expected.csv", "vulkan.cat"),
     ("VULKAN-DR-NOCHAINS-expected.csv", "vulkan-nochains.cat"),
 ]
-CASES = [(csv, cat, path, want) for csv, cat in SUITES for path, want in expected(csv)]
+# Files Dartagnan's VULKAN-DR results list that are not among Dat3M's tests
+# (not in its repository either): no test to run, checked to stay these.
+MISSING = {f"litmus/VULKAN/Manual/XF-Barrier{k}.litmus" for k in ("", "-relacq", "-relacq2", "-rlx", "-weak")}
+CASES = [(csv, cat, path, want) for csv, cat in SUITES for path, want in expected(csv) if path not in MISSING]
+
+
+def test_the_files_missing_from_dat3m_are_the_known_ones():
+    listed = {path for csv, _ in SUITES for path, _ in expected(csv)}
+    assert {p for p in listed if not (GPU / p).exists()} == MISSING
+    assert all(path in listed for path in MISSING)
 
 
 @pytest.mark.parametrize("csv,cat,path,want", CASES, ids=[f"{c}:{p}" for c, _, p, _ in CASES])
 def test_cat_agrees_with_dartagnan(csv, cat, path, want):
     model = cat_model(cat)
-    if not (GPU / path).exists():
-        pytest.skip(f"{path}: listed in Dartagnan's {csv} but not among its tests (nor in the reference)")
     if path in REFUSED:
         error, words = REFUSED[path]
         with pytest.raises(error, match=words):
@@ -119,8 +126,11 @@ BUILTIN_CASES = [c for c in CASES if c[1] in BUILTIN]
 
 @pytest.mark.parametrize("csv,cat,path,want", BUILTIN_CASES, ids=[f"{c}:{p}" for c, _, p, _ in BUILTIN_CASES])
 def test_builtin_model_agrees_with_dartagnan_and_the_cat_file(csv, cat, path, want):
-    if not (GPU / path).exists() or path in REFUSED:
-        pytest.skip(f"{path}: not in the reference, or refused (test_cat_agrees_with_dartagnan)")
+    if path in REFUSED:  # refused by the built-in model as by the cat file, and by name
+        error, words = REFUSED[path]
+        with pytest.raises(error, match=words):
+            hrf.check(GPU / path, BUILTIN[cat], limits=UNROLL_1)
+        return
     mine = hrf.check(GPU / path, BUILTIN[cat], limits=UNROLL_1)
     theirs = hrf.check(GPU / path, cat_model(cat), limits=UNROLL_1)
     assert mine.complete and mine.error is None, mine
