@@ -394,9 +394,8 @@ class ThreadCompiler:
             tags = ["barrier", *s.flags, *s.tags] + (["ARRIVE"] if s.arrive else [])
             if s.order is not None:  # Vulkan's cbar with semantics: a fence of its order and scope too
                 text = f"cbar.{s.order}.{s.scope} {s.label}"
-            elif s.scope is not None:
-                text = f"cbar.{s.scope} {s.label}"
-                tags.append(s.scope)
+            elif s.scope is None:  # Vulkan's cbar without semantics (its scope a tag: the reader's)
+                text = f"cbar {s.label}"
             ev = self.template(
                 "F",
                 "barrier",

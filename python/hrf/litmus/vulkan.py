@@ -80,7 +80,10 @@ class VulkanReader(Dat3mReader):
             order, scope, tags = self.semantics(op, ms, t, need_order=False)
             n, resource, quorum = self.barrier_operands()
             # the barrier of the work group (Dartagnan: its execution scope);
-            # its memory scope and order, where given, make it a fence too
+            # its memory scope and order, where given, make it a fence too;
+            # without an order the scope is a tag alone, as Dartagnan gives it
+            if order is None:
+                tags, scope = (scope,), None
             return A.Barrier(
                 (),
                 n,
