@@ -19,8 +19,8 @@ REF = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "refe
 GPU = REF / "dat3m-gpu"
 # (suite, Dartagnan's cat file, hrf's built-in model of it or None)
 SUITES = [
-    ("PTXv6_0", "ptx-v6.0.cat", None),
-    ("PTXv7_5", "ptx-v7.5.cat", None),
+    ("PTXv6_0", "ptx-v6.0.cat", "ptx-6.0"),
+    ("PTXv7_5", "ptx-v7.5.cat", "ptx-7.5"),
     ("VULKAN", "vulkan.cat", "vulkan"),
     ("VULKAN-DR", "vulkan.cat", "vulkan"),
     ("VULKAN-DR-NOCHAINS", "vulkan-nochains.cat", "vulkan-nochains"),

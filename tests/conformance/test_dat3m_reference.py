@@ -120,7 +120,12 @@ def test_cat_agrees_with_dartagnan(csv, cat, path, want):
 
 # Dartagnan's cat files and hrf's built-in models of them (hrf.models): the
 # same verdicts on every test of the suites, and the same outcomes and races
-BUILTIN = {"vulkan.cat": "vulkan", "vulkan-nochains.cat": "vulkan-nochains"}
+BUILTIN = {
+    "ptx-v6.0.cat": "ptx-6.0",
+    "ptx-v7.5.cat": "ptx-7.5",
+    "vulkan.cat": "vulkan",
+    "vulkan-nochains.cat": "vulkan-nochains",
+}
 BUILTIN_CASES = [c for c in CASES if c[1] in BUILTIN]
 
 

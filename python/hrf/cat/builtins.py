@@ -24,6 +24,7 @@ from ..models.common import (
     NAL,
     REL,
     REMOTE,
+    RLX,
     S_ALL,
     S_DEV,
     S_SG,
@@ -34,12 +35,14 @@ from ..models.common import (
     A,
     G,
     L,
+    sr,
+    sync_fence,
     syncbar,
     vloc,
 )
 from .values import Builtin, Empty, SetOrRel
 
-RLX, CON = dsl.tag("rlx"), dsl.tag("con")
+CON = dsl.tag("con")
 RMW_EVENTS = dsl.tag("RMW")
 NOTHING = dsl.EMPTY_SET
 
@@ -201,9 +204,6 @@ def _hrf_names() -> dict:
     return out
 
 
-_SCOPED = S_WG | S_DEV | S_ALL
-_DEV_UP = S_DEV | S_ALL
-
 # Dartagnan's dialect (its cat/ folder): its names for the same things.
 # Its RMWs are two events, as hrf's; its barrier is one event where hrf has
 # an entry and an exit fence, so `syncbar` relates a barrier's entry to
@@ -231,11 +231,7 @@ _dartagnan: dict = {
     "QF": dsl.tag("qf"),
     "sqf": dsl.same_thread_attr("qf"),
     "ssw": dsl.base("ssw"),
-    # same-scope: both events scoped, each thread inside the other's scope
-    # instance (Dartagnan's SameScope with no scope named)
-    "sr": ((_SCOPED * _SCOPED) & dsl.same_thread_attr("wg"))
-    | ((_DEV_UP * _DEV_UP) & dsl.same_thread_attr("dev"))
-    | (S_ALL * S_ALL),
+    "sr": sr,  # same-scope (models.common)
     "vloc": vloc,  # the same virtual location (models.common)
     "syncbar": syncbar,  # barriers of the same instance (models.common)
 }
@@ -266,12 +262,9 @@ LAZY = ("sync_fence",)
 
 
 def lazy_builtin(name: str, model: dsl.Model) -> Rel:
-    """`sync_fence`: the fence.sc pairs that synchronise, in an order the
-    core enumerates (Dartagnan's SyncFence: a total order of the SC fences,
-    on the pairs each inside the other's scope)."""
+    """`sync_fence`, bound for the model being compiled (models.common)."""
     assert name == "sync_fence"
-    fences = dsl.F & SC
-    return model.total_order("sync_fence", fences) & _dartagnan["sr"] & (fences * fences)
+    return sync_fence(model)
 
 
 BUILTINS: dict = {

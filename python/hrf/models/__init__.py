@@ -24,6 +24,8 @@ _REGISTRY = {
     "hrf-indirect-relaxed-spaces": "hrf_indirect_relaxed_spaces",
     "hrf-opencl": "hrf_opencl",
     "ptx": "ptx",
+    "ptx-6.0": "ptx_6_0",
+    "ptx-7.5": "ptx_7_5",
     "vulkan": "vulkan",
     "vulkan-nochains": "vulkan_nochains",
 }

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ..dsl import IW, I, M, W, base, co, fr, id_, loc, po, rf, rmw, same_event_attr, same_thread_attr, tag
+from ..dsl import IW, F, I, M, W, base, co, fr, id_, loc, po, rf, rmw, same_event_attr, same_thread_attr, tag
 from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
 
 # The event tags hrf.program puts on templates, named once for every model.
-SC, ACQ, REL, ACQ_REL = tag("sc"), tag("acq"), tag("rel"), tag("acq_rel")  # memory orders
+RLX, SC, ACQ, REL, ACQ_REL = tag("rlx"), tag("sc"), tag("acq"), tag("rel"), tag("acq_rel")  # memory orders
 S_WI, S_SG, S_WG, S_DEV, S_ALL = tag("wi"), tag("sg"), tag("wg"), tag("dev"), tag("all")  # scopes
 G, L = tag("global"), tag("local")  # regions (fences: their flags)
 FENCE, EF, XF = tag("fence"), tag("entry"), tag("exit")  # fences; barrier entry/exit fences
@@ -28,6 +28,22 @@ CBAR = tag("CBAR")
 syncbar = (same_event_attr("bar") & (EF * XF)) | (
     same_event_attr("bar") & same_thread_attr("wg") & (CBAR * (CBAR - tag("ARRIVE")))
 )
+
+# Dartagnan's same-scope (`sr`, its SameScope with no scope named): both
+# events scoped, each thread inside the other's scope instance (PTX's
+# morally strong pairs, [PTX19]'s "morally strong")
+SCOPED, DEV_UP = S_WG | S_DEV | S_ALL, S_DEV | S_ALL
+sr = ((SCOPED * SCOPED) & same_thread_attr("wg")) | ((DEV_UP * DEV_UP) & same_thread_attr("dev")) | (S_ALL * S_ALL)
+
+
+def sync_fence(model):
+    """Dartagnan's `sync_fence`: the fence.sc pairs that synchronise, in a
+    total order of the fence.sc events the core enumerates (a witness of
+    the model), on the pairs each inside the other's scope ([PTX19]'s
+    Fence-SC order)."""
+    fences = F & SC
+    return model.total_order("sync_fence", fences) & sr & (fences * fences)
+
 
 # Thread events: everything but the init writes.
 TE = ~IW

@@ -1,0 +1,90 @@
+"""The PTX memory model of PTX ISA 6.0, as Lustig, Sahasrabuddhe and Giroux
+formalise it ([PTX19]) and Dartagnan checks it (Dat3M's `ptx-v6.0.cat`,
+which this file states in hrf's DSL, axiom for axiom), over Dat3M's PTX
+tests (header `PTX`).
+
+Strong operations (relaxed, acquire, release and fences) in each other's
+scope are morally strong; a release pattern, observed through morally
+strong reads-from and RMWs, synchronises with an acquire pattern; fence.sc
+pairs are ordered by a total order the core enumerates (`sync_fence`), and
+barriers of one CTA synchronise. Causality order is built from these and
+program order. `co` is partial: PTX orders only the writes its axioms
+order ("co in PTX is not total"), so the core enumerates partial orders
+for PTX tests (docs/readings.md).
+
+As in Dartagnan's front end, `fence.sc` is tagged `sc` alone (not also
+acq_rel), and an RMW's halves are relaxed where the other half carries the
+order (litmus/dat3m_ptx.py).
+"""
+
+from __future__ import annotations
+
+from ..dsl import F, I, M, Model, R, W, co, id_, loc, po, rf, rmw, universal
+from ..dsl import same_thread_attr as same
+from ..dsl import tag as t
+from ..errors import UnsupportedFeature
+from ..litmus import ast as AST
+from .common import ACQ, ACQ_REL, REL, RLX, SC, dep, sr, sync_fence, syncbar
+
+scta = same("wg")  # the same CTA
+GEN = t("GEN")  # the generic proxy; PTX 6.0 has no other
+sync_barrier = syncbar & scta
+co_ = co.plus  # co made transitive, as the file says (the core's partial co already is)
+fr_ = rf.inv >> co_
+po_loc = po & loc
+
+strong_write = W & (RLX | REL)
+strong_read = R & (RLX | ACQ)
+strong_operation = strong_write | strong_read | F
+# ms1: related in program order, or both strong, each in the other's scope ([PTX19] "morally strong")
+ms1 = (po | po.inv) | (I(strong_operation) >> sr >> I(strong_operation))
+
+
+def supports(name: str, test: AST.Test) -> None:
+    if test.arch != "PTX":
+        raise UnsupportedFeature(f"{name} reads Dat3M's PTX tests (header PTX); this is a {test.arch} test", test.path)
+
+
+def generic_only(test: AST.Test) -> None:
+    """PTX 6.0 has the generic proxy alone: an access through another
+    proxy, a proxy fence or an alias is PTX 7.5's (ptx-7.5), refused by name."""
+    supports("ptx-6.0", test)
+    for i in test.init:
+        if i.alias_of is not None:
+            raise UnsupportedFeature(f"ptx-6.0 has no aliases ({i.loc} aliases {i.alias_of}): use ptx-7.5", test.path)
+    for th in test.threads:
+        for op in th.ops:
+            other = sorted(set(getattr(op, "tags", ())) & {"TEX", "SUR", "CON", "ALIAS"})
+            if other:
+                raise UnsupportedFeature(
+                    f"{th.name}: ptx-6.0 has the generic proxy alone, not {', '.join(other)}: use ptx-7.5",
+                    test.path,
+                    getattr(op, "line", None),
+                )
+
+
+def build() -> Model:
+    ms2 = ((M * M) & loc) | (universal - (M * M))  # memory operations overlap completely
+    morally_strong = (ms1 & ms2) - id_
+    # the file's `let rec observation = (ms & rf) | (observation; rmw; observation)`, its least fixed point
+    observation = (morally_strong & rf) >> (rmw >> (morally_strong & rf)).star
+    release_pattern = (I(W & REL) >> po_loc.opt >> I(strong_write)) | (I(F & ACQ_REL) >> po >> I(strong_write))
+    acquire_pattern = (I(strong_read) >> po_loc.opt >> I(R & ACQ)) | (I(strong_read) >> po >> I(F & ACQ_REL))
+    model = Model("ptx-6.0", doc=__doc__, supports=generic_only)
+    fence_sc = sync_fence(model)
+    sync = morally_strong & (release_pattern >> observation >> acquire_pattern)
+    cause_base = po.opt >> ((sync | fence_sc | sync_barrier) >> po.opt).plus
+    cause = cause_base | (observation >> (cause_base | po_loc))
+    model.show("sync", sync)
+    model.show("cause", cause)
+    model.empty(((I(W) >> cause >> I(W)) & loc) - co_, "axiom-Coherence")
+    model.empty(((I(W) >> morally_strong >> I(W)) & loc) - (co_ | co_.inv), "axiom-Coherence2")
+    model.empty((I(F & SC) >> cause >> I(F & SC)) - fence_sc, "axiom-FenceSC")
+    model.empty(((morally_strong & fr_) >> (morally_strong & co_)) & rmw, "axiom-Atomicity")
+    model.acyclic(rf | dep, "axiom-NoThinAir")
+    model.acyclic((morally_strong & (rf | co_ | fr_)) | po_loc, "axiom-ScPerLocation")
+    model.irreflexive((rf | fr_) >> cause, "axiom-Causality")
+    return model
+
+
+MODEL = build()

@@ -1,0 +1,73 @@
+"""The PTX memory model of PTX ISA 7.5: PTX 6.0's model ([PTX19],
+`ptx-6.0`) with proxies, the mixed-proxy extension of [PTX22], as
+Dartagnan checks it (Dat3M's `ptx-v7.5.cat`, stated here in hrf's DSL,
+axiom for axiom), over Dat3M's PTX tests (header `PTX`).
+
+Memory is reached through proxies: generic (`GEN`), surface (`SUR`),
+texture (`TEX`), constant (`CON`); an alias (`y @ proxy aliases x`) is a
+second virtual address of one location. Morally strong operations use the
+same proxy and overlap in virtual address (`vloc`); causality order is
+preserved across proxies only through proxy fences of the CTA
+(`fence.proxy.*`) and alias fences (`fence.proxy.alias`). The 7.5 file
+keeps no SC-per-location axiom, and its causality axiom is PTX 6.0's
+(`(rf | fr); cause`, the paper's and the ISA's form, not the Alloy
+model's `(rf | co | fr)?; cause`: the file's header says why).
+"""
+
+from __future__ import annotations
+
+from ..dsl import F, I, M, Model, R, W, id_, loc, po, rf, rmw, universal
+from ..dsl import tag as t
+from .common import ACQ, ACQ_REL, REL, SC, dep, sync_fence, vloc
+from .ptx_6_0 import GEN, co_, fr_, ms1, scta, strong_read, strong_write, supports, sync_barrier
+
+SUR, TEX, CON, ALIAS = t("SUR"), t("TEX"), t("CON"), t("ALIAS")
+same_proxy = (GEN * GEN) | (SUR * SUR) | (TEX * TEX) | (CON * CON)
+po_vloc = po & vloc
+# ms2: the same proxy; ms3: memory operations overlap completely in virtual address
+ms3 = ((M * M) & vloc) | (universal - (M * M))
+morally_strong = (ms1 & same_proxy & ms3) - id_
+observation = (morally_strong & rf) | rmw
+release_pattern = (I(W & REL) >> po_vloc.opt >> I(strong_write)) | (I(F & ACQ_REL) >> po >> I(strong_write))
+acquire_pattern = (I(strong_read) >> po_vloc.opt >> I(R & ACQ)) | (I(strong_read) >> po >> I(F & ACQ_REL))
+sync = morally_strong & (release_pattern >> observation.plus >> acquire_pattern)
+# a proxy fence and the accesses of its CTA through its proxy ([PTX22] proxy fences)
+proxy_fence_ops = I(F) >> (same_proxy & scta) >> I(M)
+
+
+def proxy_preserved(cb):
+    """Causality order that survives the change of proxy: generic to generic
+    on one virtual address, within one proxy of one CTA, or through proxy
+    fences at either end and alias fences between ([PTX22])."""
+    into, out_of = cb & proxy_fence_ops.inv, cb & proxy_fence_ops
+    alias = cb >> I(F & ALIAS) >> cb
+    return (
+        (I(GEN) >> (vloc & cb) >> I(GEN))
+        | (I(M) >> (same_proxy & scta & vloc & cb) >> I(M))
+        | (vloc & (into >> cb >> I(GEN)))
+        | (vloc & (I(GEN) >> cb >> out_of))
+        | (vloc & (into >> cb >> out_of))
+        | (loc & (I(GEN) >> alias >> I(GEN)))
+        | (loc & (into >> alias >> I(GEN)))
+        | (loc & (I(GEN) >> alias >> out_of))
+        | (loc & (into >> alias >> out_of))
+    )
+
+
+def build() -> Model:
+    model = Model("ptx-7.5", doc=__doc__, supports=lambda test: supports("ptx-7.5", test))
+    fence_sc = sync_fence(model)
+    cause_base = (po.opt >> ((sync | fence_sc | sync_barrier) >> po.opt).plus) | po
+    cause = observation.opt >> proxy_preserved(cause_base)
+    model.show("sync", sync)
+    model.show("cause", cause)
+    model.empty(((I(W) >> cause >> I(W)) & loc) - co_, "axiom-Coherence")
+    model.empty(((I(W) >> morally_strong >> I(W)) & loc) - (co_ | co_.inv), "axiom-Coherence2")
+    model.empty((I(F & SC) >> cause >> I(F & SC)) - fence_sc, "axiom-FenceSC")
+    model.empty(((morally_strong & fr_) >> (morally_strong & co_)) & rmw, "axiom-Atomicity")
+    model.acyclic(rf | dep, "axiom-NoThinAir")
+    model.irreflexive((rf | fr_) >> cause, "axiom-Causality")
+    return model
+
+
+MODEL = build()
