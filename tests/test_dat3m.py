@@ -151,3 +151,46 @@ def test_filter_drops_executions():
     r = hrf.check(src, "sc")
     assert {(s[0]["0:r0"], s[0]["1:r1"]) for s in r.states} == {(0, 1)}
     assert r.condition_holds is False
+
+
+def quorum_test(q: int, extra: str = "") -> str:
+    # P0 writes x and reaches the barrier; P1 reads x after it; P2 only
+    # reaches it. Every barrier waits for q threads of the CTA.
+    bar = f"bar.cta.sync 1, 1, {q}"
+    rows = f" st.weak x, 1 | {bar} | {bar} ;\n {bar} | ld.weak r0, x | {extra or ' '} ;"
+    heads = " | ".join(f"P{k}@cta 0,gpu 0" for k in range(3))
+    return ptx(rows, init="x=0; P1:r0=0;", cond="exists (P1:r0 == 0)", heads=heads)
+
+
+def test_a_barrier_with_a_thread_count_synchronises_any_quorum():
+    # Three threads reach a barrier that waits for q of them, and any q or
+    # more of those synchronise (Dartagnan's quorum barriers): syncbar from
+    # a synchronising barrier to every barrier that passes.
+    # q = 2: P1 and P2 may pass together without P0, so P0's write is not
+    # ordered before P1's read, which may read 0.
+    r2 = hrf.check(quorum_test(2), "ptx-6.0")
+    assert r2.complete and r2.condition_holds is True and r2.blocked == 0
+    # q = 3: all three synchronise, P0's barrier among them: the write is in
+    # cause before the read (st; po; syncbar; po), which must read 1.
+    r3 = hrf.check(quorum_test(3), "ptx-6.0")
+    assert r3.complete and r3.condition_holds is False and r3.consistent > 0
+    # q = 4: three threads never make four, no thread passes: no execution
+    # at all (Dartagnan: no terminating execution), said in a note.
+    r4 = hrf.check(quorum_test(4), "ptx-6.0")
+    assert r4.complete and r4.consistent == 0 and r4.condition_holds is False and r4.blocked > 0
+    assert any("fewer threads reach than its thread count" in n for n in r4.notes)
+
+
+def test_barriers_of_one_instance_must_agree_on_their_thread_count():
+    src = quorum_test(2).replace("bar.cta.sync 1, 1, 2 ;\n", "bar.cta.sync 1, 1, 3 ;\n", 1)
+    with pytest.raises(hrf.UnsupportedFeature, match="waits for 3 threads where the barrier of line"):
+        hrf.check(src, "ptx-6.0")
+    with pytest.raises(hrf.UnsupportedFeature, match="thread count held in a register"):
+        hrf.check(
+            ptx(
+                " bar.cta.sync 1, 1, r1 | ld.weak r0, x ;",
+                init="x=0; P0:r1=1;",
+                heads="P0@cta 0,gpu 0 | P1@cta 0,gpu 0",
+            ),
+            "ptx-6.0",
+        )

@@ -211,6 +211,11 @@ class Assign(TypedDict):
     val: Expr
 
 
+class Choose(TypedDict):
+    op: Literal["choose"]
+    target: int
+
+
 class Branch(TypedDict):
     op: Literal["branch"]
     cond: Expr
@@ -226,7 +231,7 @@ class Cut(TypedDict):
     op: Literal["cut"]
 
 
-Instr = Load | Store | Rmw | Fence | Assign | Branch | Jump | Cut
+Instr = Load | Store | Rmw | Fence | Assign | Choose | Branch | Jump | Cut
 
 
 class _Op(TypedDict):
@@ -265,6 +270,13 @@ class Program(_Program, total=False):
     filter: Cond
     partial_co: bool
     sync_with: list[tuple[int, int]]
+    quorums: list[Quorum]
+
+
+class Quorum(TypedDict):
+    q: int
+    sync: list[int]
+    all: list[int]
 
 
 # ---------------------------------------------------------------- the model IR
@@ -545,6 +557,7 @@ class _CheckOut(TypedDict):
     executions: list[ExecutionOut]
     cut_paths: list[int]
     seconds: float
+    blocked: int
 
 
 class CheckOut(_CheckOut, total=False):
@@ -632,12 +645,14 @@ MIRRORS: dict[str | tuple[str, str], Any] = {
             ("rmw", Rmw),
             ("fence", Fence),
             ("assign", Assign),
+            ("choose", Choose),
             ("branch", Branch),
             ("jump", Jump),
             ("cut", Cut),
         ]
     },
     "Program": Program,
+    "Quorum": Quorum,
     **{("Node", t): NodeNamed for t in ("tag", "var", "rel_var", "base", "same_thread_attr", "same_event_attr")},
     **{("Node", t): NodeConst for t in ("all_set", "empty_set")},
     **{("Node", t): NodeUnary for t in ("domain", "range", "ident", "inv", "plus", "star", "opt")},

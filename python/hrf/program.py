@@ -69,6 +69,7 @@ TAGS = frozenset(
         "ALIAS",
         "CBAR",
         "ARRIVE",
+        "NOSYNC",
         "proxy",
         # Dat3M's Vulkan: storage classes, the storage classes of an
         # operation's semantics, availability and visibility (of the
@@ -238,6 +239,8 @@ class _ProgramCompiler:
         self.addresses_used = False
         self.templates: list[Template] = []
         self.barrier_ids: dict = {}
+        # (barrier, work group) -> a barrier with a thread count (`quorum`)
+        self.quorums: dict = {}
         self._loc_tags: dict = {}
 
     def location_tags(self, loc: str) -> list:
@@ -257,6 +260,24 @@ class _ProgramCompiler:
                 tags.append(f"alloc_{alloc}")  # allocation class ([HRFR15] sec. 5: observability)
             self._loc_tags[loc] = tags
         return self._loc_tags[loc]
+
+    def quorum(self, bar: int, thread: A.Thread, s: A.Barrier) -> dict | None:
+        """The thread count of barrier instance `bar` in the thread's work
+        group, shared by its barriers: None without one. A work group whose
+        barriers of one instance disagree on it is refused by name."""
+        key = (bar, thread.dev, thread.qf, thread.wg)
+        q = s.quorum.value if isinstance(s.quorum, A.Const) else None
+        entry = self.quorums.setdefault(key, {"q": q, "sync": [], "all": [], "line": s.line})
+        if entry["q"] != q:
+            raise UnsupportedFeature(
+                f"{thread.name}: barrier {s.label} waits for "
+                + (f"{q} threads" if q is not None else "its whole work group")
+                + f" where the barrier of line {entry['line']} waits for "
+                + (f"{entry['q']} threads" if entry["q"] is not None else "its whole work group"),
+                self.test.path,
+                s.line,
+            )
+        return entry if q is not None else None
 
     def add_template(self, t: Template) -> int:
         self.templates.append(t)
@@ -403,6 +424,10 @@ class _ProgramCompiler:
             # Dat3M's PTX: co need not be total (its models say so; Dartagnan
             # reads every PTX test so): docs/readings.md
             ir["partial_co"] = True
+        if self.quorums:  # barriers with a thread count
+            quorums = [{k: q[k] for k in ("q", "sync", "all")} for q in self.quorums.values() if q["q"] is not None]
+            if quorums:
+                ir["quorums"] = quorums  # type: ignore[typeddict-item]
         if test.sync_with:
             ir["sync_with"] = [list(p) for p in test.sync_with]  # type: ignore[misc]
         return Compiled(test, ir, self.templates, names, list(self.locations), self.unroll, addresses)

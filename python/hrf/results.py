@@ -84,6 +84,9 @@ class Result(Drawable):
     pruned: int = 0
     flagged_executions: int = 0
     cut_paths: dict = field(default_factory=dict)
+    # Path combinations with no execution: a barrier with a thread count
+    # reached by fewer threads (Dat3M's quorum barriers).
+    blocked: int = 0
     states: list = field(default_factory=list)  # (outcome, count, positive, flagged, witness)
     executions: list = field(default_factory=list)
     error: HrfError | None = None
@@ -183,6 +186,7 @@ class Result(Drawable):
             "pruned": self.pruned,
             "flagged_executions": self.flagged_executions,
             "cut_paths": self.cut_paths,
+            "blocked": self.blocked,
             "thin_air_value": self.thin_air_value,
             "notes": self.notes,
             "error": None if self.error is None else f"{type(self.error).__name__}: {self.error}",
@@ -398,6 +402,12 @@ def build_result(raw: str, comp: Compiled, model: Model, lazy: Limits | None = N
     )
     r.cut_paths = {test.threads[i].name: n for i, n in enumerate(out["cut_paths"]) if n}
     r.thin_air_value = out.get("thin_air_value")
+    r.blocked = out["blocked"]
+    if r.blocked:
+        r.notes.append(
+            f"{r.blocked} combination{'s' if r.blocked > 1 else ''} of thread paths blocked at a barrier that "
+            "fewer threads reach than its thread count: no execution there (no thread passes it)"
+        )
     if test.condition is None and not test.locations:
         r.notes.append(NO_CONDITION)
     obs, outs = comp.observed, out["outcomes"]

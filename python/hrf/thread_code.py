@@ -383,31 +383,7 @@ class ThreadCompiler:
             )
             self.emit({"op": "fence", "ev": ev})
         elif isinstance(s, A.Barrier) and "CBAR" in s.tags:
-            # Dat3M's control barrier: one event; barriers of the same number
-            # (and resource) synchronise (the models' syncbar)
-            if s.quorum is not None or (s.resource is not None and not isinstance(s.resource, A.Const)):
-                what = "a thread count" if s.quorum is not None else "a barrier resource held in a register"
-                raise UnsupportedFeature(f"a barrier with {what} is not supported yet", self.p.test.path, s.line)
-            key = f"cbar {s.label}" + (f", {s.resource.value}" if isinstance(s.resource, A.Const) else "")
-            bar = self.p.barrier_ids.setdefault(key, len(self.p.barrier_ids))
-            text = f"bar.{'arrive' if s.arrive else 'sync'} {s.label}"
-            tags = ["barrier", *s.flags, *s.tags] + (["ARRIVE"] if s.arrive else [])
-            if s.order is not None:  # Vulkan's cbar with semantics: a fence of its order and scope too
-                text = f"cbar.{s.order}.{s.scope} {s.label}"
-            elif s.scope is None:  # Vulkan's cbar without semantics (its scope a tag: the reader's)
-                text = f"cbar {s.label}"
-            ev = self.template(
-                "F",
-                "barrier",
-                s.line,
-                text,
-                scoped=s.order is not None,
-                order=s.order,
-                scope=s.scope,
-                extra=tags,
-                attrs={"bar": bar},
-            )
-            self.emit({"op": "fence", "ev": ev})
+            self.control_barrier(s)
         elif isinstance(s, A.Barrier):
             # A barrier is an entry fence and an exit fence,
             # matched across threads by label, else by occurrence.
@@ -462,6 +438,59 @@ class ThreadCompiler:
             self.emit(end)
         else:
             raise UnsupportedFeature(f"statement {s!r} is not supported", self.p.test.path, getattr(s, "line", None))
+
+    def control_barrier(self, s: A.Barrier) -> None:
+        """Dat3M's control barrier: one event; barriers of the same number
+        (and resource) in one work group synchronise (the models' syncbar).
+        With a thread count q (Dartagnan's quorum): it passes once q threads
+        of its work group reach it, and any q or more of those that reach it
+        synchronise: the thread chooses, a path each, whether its barrier is
+        among them (the other is tagged NOSYNC), and the core keeps the
+        combinations with q chosen (`Program::quorums`), a combination
+        reached by fewer than q being blocked."""
+        if s.resource is not None and not isinstance(s.resource, A.Const):
+            raise UnsupportedFeature(
+                "a barrier with a barrier resource held in a register is not supported yet", self.p.test.path, s.line
+            )
+        if s.quorum is not None and not isinstance(s.quorum, A.Const):
+            raise UnsupportedFeature("a barrier with a thread count held in a register", self.p.test.path, s.line)
+        key = f"cbar {s.label}" + (f", {s.resource.value}" if isinstance(s.resource, A.Const) else "")
+        bar = self.p.barrier_ids.setdefault(key, len(self.p.barrier_ids))
+        text = f"bar.{'arrive' if s.arrive else 'sync'} {s.label}"
+        tags = ["barrier", *s.flags, *s.tags] + (["ARRIVE"] if s.arrive else [])
+        if s.order is not None:  # Vulkan's cbar with semantics: a fence of its order and scope too
+            text = f"cbar.{s.order}.{s.scope} {s.label}"
+        elif s.scope is None:  # Vulkan's cbar without semantics (its scope a tag: the reader's)
+            text = f"cbar {s.label}"
+
+        def event(extra: list, suffix: str = "") -> int:
+            return self.template(
+                "F",
+                "barrier",
+                s.line,
+                text + suffix,
+                scoped=s.order is not None,
+                order=s.order,
+                scope=s.scope,
+                extra=tags + extra,
+                attrs={"bar": bar},
+            )
+
+        quorum = self.p.quorum(bar, self.thread, s)
+        if quorum is None:
+            self.emit({"op": "fence", "ev": event([])})
+            return
+        chosen, end = Label(), Label()
+        self.emit({"op": "choose", "target": chosen})
+        out = event(["NOSYNC"], f" (count {quorum['q']}, not among those that synchronise)")
+        self.emit({"op": "fence", "ev": out})
+        self.emit({"op": "jump", "target": end})
+        self.emit(chosen)
+        sync = event([], f" (count {quorum['q']})")
+        self.emit({"op": "fence", "ev": sync})
+        self.emit(end)
+        quorum["sync"].append(sync)
+        quorum["all"] += [out, sync]
 
     def finish(self) -> ir_types.Thread:
         missing = set(self.labels) - self.labels_seen

@@ -80,6 +80,9 @@ pub struct CheckOut {
     /// With thin-air guessing: the fresh value that stands for "any value
     /// the test does not name" (herd prints such values symbolically).
     pub thin_air_value: Option<i64>,
+    /// Path combinations with no execution because a barrier with a thread
+    /// count is reached by fewer threads than it waits for (`Program::quorums`).
+    pub blocked: u64,
 }
 
 /// What one path combination contributes; merged in combination order so
@@ -96,6 +99,7 @@ struct Partial {
     flagged: u64,
     flags: Vec<FlagOut>,
     executions: Vec<ExecutionOut>,
+    blocked: u64,
 }
 
 impl Partial {
@@ -107,6 +111,7 @@ impl Partial {
         self.candidates += p.candidates;
         self.pruned += p.pruned;
         self.flagged += p.flagged;
+        self.blocked += p.blocked;
         for f in p.flags {
             if !self.flags.iter().any(|g| g.check == f.check) {
                 self.flags.push(f);
@@ -254,7 +259,11 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
                     chosen.push(&per_thread[t][rem % r]);
                     rem /= r;
                 }
-                acc.absorb(combination(&shared, &chosen, &mut carry)?);
+                match quorums_met(prog, &chosen) {
+                    Quorums::Met => acc.absorb(combination(&shared, &chosen, &mut carry)?),
+                    Quorums::Blocked => acc.blocked += 1,
+                    Quorums::NotChosen => {}
+                }
             }
             Ok(acc)
         };
@@ -280,6 +289,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     out.flagged_executions = all.flagged;
     out.flags = all.flags;
     out.executions = all.executions;
+    out.blocked = all.blocked;
     for key in all.order {
         let (count, positive, flagged, witness) = all.outcomes.remove(&key).unwrap();
         out.outcomes.push(OutcomeOut { values: key, count, positive, flagged, witness });
@@ -291,6 +301,32 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     }
     out.seconds = start.elapsed().as_secs_f64();
     Ok(out)
+}
+
+/// Whether a path combination is an execution of the barriers with a
+/// thread count: each reached by at least its count of threads, and that
+/// many of them chosen to synchronise.
+enum Quorums {
+    Met,
+    /// Fewer threads reach a barrier than it waits for: none passes.
+    Blocked,
+    /// Enough threads reach it, but fewer are chosen to synchronise: the
+    /// choice is another combination's.
+    NotChosen,
+}
+
+fn quorums_met(prog: &Program, paths: &[&Path]) -> Quorums {
+    let mut out = Quorums::Met;
+    for q in &prog.quorums {
+        let count = |of: &[usize]| paths.iter().flat_map(|p| &p.events).filter(|e| of.contains(&e.template)).count();
+        if count(&q.all) < q.q {
+            return Quorums::Blocked;
+        }
+        if count(&q.sync) < q.q {
+            out = Quorums::NotChosen;
+        }
+    }
+    out
 }
 
 /// Drop the paths with a read of a value that no write of any remaining

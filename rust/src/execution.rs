@@ -320,6 +320,10 @@ pub fn thread_paths(
                     pc = if cond.eval(&regs)? != 0 { *target } else { pc + 1 };
                 }
                 Instr::Jump { target } => pc = *target,
+                Instr::Choose { target } => {
+                    stack.push((*target, regs.clone(), evs.clone(), taint.clone(), ctl, fault.clone()));
+                    pc += 1;
+                }
                 Instr::Cut => {
                     out.cut += 1;
                     break;

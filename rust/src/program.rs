@@ -34,6 +34,23 @@ pub struct Program {
     /// every event of b (Dat3M's Vulkan `ssw`: work ordered by the host).
     #[serde(default)]
     pub sync_with: Vec<(usize, usize)>,
+    /// Barriers with a thread count (Dat3M's quorum barriers): an
+    /// execution is one whose path combination reaches at least `q` events
+    /// of `sync` templates for each quorum; a combination that reaches
+    /// fewer than `q` events of `all` is blocked (no thread passes).
+    #[serde(default)]
+    pub quorums: Vec<Quorum>,
+}
+
+/// One barrier instance with a thread count: the templates of its events
+/// that synchronise (`sync`, those chosen into the synchronising set) and
+/// all its templates (`all`, the synchronising ones included).
+#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Quorum {
+    pub q: usize,
+    pub sync: Vec<usize>,
+    pub all: Vec<usize>,
 }
 
 #[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
@@ -175,6 +192,11 @@ pub enum Instr {
     Assign {
         dst: usize,
         val: Expr,
+    },
+    /// Go on at `target` or at the next instruction, a path each (a choice
+    /// the program does not make: which barriers synchronise).
+    Choose {
+        target: usize,
     },
     /// Jump to `target` when `cond` is non-zero.
     Branch {
@@ -543,7 +565,7 @@ impl Program {
                         e.mark_regs(&mut used);
                     }
                 }
-                Instr::Load { .. } | Instr::Fence { .. } | Instr::Jump { .. } | Instr::Cut => {}
+                Instr::Load { .. } | Instr::Fence { .. } | Instr::Jump { .. } | Instr::Choose { .. } | Instr::Cut => {}
             }
             // a computed address uses the registers of its offset
             if let Instr::Load { at: Some(a), .. } | Instr::Store { at: Some(a), .. } | Instr::Rmw { at: Some(a), .. } =
@@ -651,7 +673,7 @@ impl Program {
                         }
                     }
                     Instr::Assign { dst, .. } => chk_reg(*dst)?,
-                    Instr::Branch { target, .. } | Instr::Jump { target } => tgt(*target)?,
+                    Instr::Branch { target, .. } | Instr::Jump { target } | Instr::Choose { target } => tgt(*target)?,
                     Instr::Cut => {}
                 }
             }
@@ -672,6 +694,10 @@ impl Program {
         }
         if self.sync_with.iter().any(|&(a, b)| a >= self.threads.len() || b >= self.threads.len()) {
             return Err(Error::invalid("sync_with names a thread out of range"));
+        }
+        let n = self.templates.len();
+        if self.quorums.iter().any(|q| q.all.iter().any(|&t| t >= n) || q.sync.iter().any(|t| !q.all.contains(t))) {
+            return Err(Error::invalid("a quorum names a template out of range or outside its barrier"));
         }
         Ok(())
     }

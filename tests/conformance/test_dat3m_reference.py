@@ -15,23 +15,11 @@ import hrf.cat
 
 GPU = REFERENCE / "dat3m-gpu"
 
-QUORUM_TESTS = [(1, "pass"), (1, "fail"), (1, "hang"), (2, "pass"), (2, "fail"), (2, "hang")] + [
-    (3, "pass"),
-    (3, "fail"),
-    (4, "pass"),
-    (4, "fail"),
-]
-
 # Tests hrf refuses for now: (file, (the error, the words of the refusal)).
 REFUSED = {
     **{
         f"litmus/PTX/Manual/SB+named-bar-{n}.litmus": (hrf.UnsupportedFeature, "barrier resource held in a register")
         for n in ("dyn-reg-const", "sta-reg-const", "reg-const-diff", "reg-const-equal", "reg-diff", "reg-equal")
-    },
-    **{
-        f"litmus/{arch}/Barrier/quorum{n}-{k}.litmus": (hrf.UnsupportedFeature, "thread count")
-        for arch in ("PTX", "VULKAN")
-        for n, k in QUORUM_TESTS
     },
     # more events in one execution than the core's 64 (six threads, loops)
     **{

@@ -47,6 +47,8 @@ def compile_scheme(
             if op in ("assign", "branch", "jump", "cut"):
                 code.append(dict(ins))
                 continue
+            if op == "choose":  # only a barrier with a thread count makes one (thread_code)
+                raise UnsupportedFeature(f"scheme {sch.name} has no row for barriers with a thread count", t.path)
             if op == "fence":
                 tpl = comp.templates[ins["ev"]]
                 raise UnsupportedFeature(

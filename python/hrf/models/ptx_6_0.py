@@ -70,7 +70,9 @@ def build() -> Model:
     observation = (morally_strong & rf) >> (rmw >> (morally_strong & rf)).star
     release_pattern = (I(W & REL) >> po_loc.opt >> I(strong_write)) | (I(F & ACQ_REL) >> po >> I(strong_write))
     acquire_pattern = (I(strong_read) >> po_loc.opt >> I(R & ACQ)) | (I(strong_read) >> po >> I(F & ACQ_REL))
-    model = Model("ptx-6.0", doc=__doc__, supports=generic_only)
+    # uniproc: a thread's accesses to a location are po-related, so morally
+    # strong, and SC-per-location orders them with po-loc
+    model = Model("ptx-6.0", doc=__doc__, supports=generic_only, uniproc=True)
     fence_sc = sync_fence(model)
     sync = morally_strong & (release_pattern >> observation >> acquire_pattern)
     cause_base = po.opt >> ((sync | fence_sc | sync_barrier) >> po.opt).plus

@@ -561,3 +561,39 @@ fn partial_co_makes_each_order_and_last_write_once() {
     let m = Compiled::new(none, &p).unwrap();
     assert_eq!(check(&p, &m, &Limits::default()).unwrap().candidates, 6);
 }
+
+#[test]
+fn quorums_keep_combinations_with_enough_chosen_and_count_the_blocked() {
+    // Three threads each reach one barrier and choose (a path each) whether
+    // it synchronises: template 2t synchronises, 2t+1 does not. With q of
+    // 3 needed: the combinations with at least q chosen are candidates
+    // (no axiom, no reads: one candidate each): q=2: C(3,2)+C(3,3) = 4;
+    // q=3: 1; q=4: three barriers never make four, all 8 combinations blocked.
+    let th = |name: &str, t: usize| {
+        json!({"name": name, "nregs": 0, "code": [
+            {"op": "choose", "target": 3},
+            {"op": "fence", "ev": 2 * t + 1},
+            {"op": "jump", "target": 4},
+            {"op": "fence", "ev": 2 * t}]})
+    };
+    let none: ModelIr = serde_json::from_value(json!({"name": "none", "nodes": [], "checks": []})).unwrap();
+    for (q, candidates, blocked) in [(2, 4, 0), (3, 1, 0), (4, 0, 8)] {
+        let p: Program = serde_json::from_value(json!({
+            "name": "Q",
+            "locations": [{"name": "x", "init": 0}],
+            "templates": (0..6).map(|_| tmpl("F")).collect::<Vec<_>>(),
+            "threads": [th("P0", 0), th("P1", 1), th("P2", 2)],
+            "observed": [{"kind": "loc", "loc": 0}],
+            "condition": {"k": "true"},
+            "quorums": [{"q": q, "sync": [0, 2, 4], "all": [0, 1, 2, 3, 4, 5]}]
+        }))
+        .unwrap();
+        let m = Compiled::new(none.clone(), &p).unwrap();
+        let o = check(&p, &m, &Limits::default()).unwrap();
+        assert_eq!((o.candidates, o.blocked), (candidates, blocked), "q = {q}");
+    }
+    // A quorum naming a template outside its barrier is refused.
+    let mut p = sb();
+    p.quorums = vec![crate::program::Quorum { q: 1, sync: vec![0], all: vec![1] }];
+    assert!(p.validate().is_err());
+}
