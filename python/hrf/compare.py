@@ -8,9 +8,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .api import Limits, Result, check_many
+from .errors import UnsupportedFeature
 from .generate import size
 from .litmus import ast as A
 from .litmus import parse
+from .litmus.translate import TRANSLATIONS
+from .models import get as get_model
 
 
 @dataclass
@@ -41,6 +44,8 @@ class Comparison(list):
         self.compared = 0
         self.incomplete: list[tuple[str, str]] = []
         self.refused: list[tuple[str, str]] = []
+        # (test name, model, dialect): tests a model read through a translation
+        self.translated: list[tuple[str, str, str]] = []
 
     @property
     def established(self) -> bool:
@@ -55,6 +60,10 @@ class Comparison(list):
                 f" ({self.compared} compared; {len(self.incomplete)} cut short by a limit, "
                 f"{len(self.refused)} refused by a model, neither counted)"
             )
+        for model in dict.fromkeys(m for _, m, _ in self.translated):
+            n = sum(m == model for _, m, _ in self.translated)
+            arch = next(a for _, m, a in self.translated if m == model)
+            text += f"; {n} read by {model} translated into {arch} (hrf.litmus.translate)"
         return text
 
 
@@ -68,14 +77,21 @@ def compare(
     """Every test whose condition verdict or race verdict differs between
     the two models, smallest first. A test either model refuses or cannot
     finish is no difference, and no agreement either: the result counts it
-    in `incomplete` or `refused`, with the reason."""
+    in `incomplete` or `refused`, with the reason. A model that reads
+    another dialect of the test's architecture reads the test translated
+    (`hrf.litmus.translate`: [GPU15]'s PTX for the PTX 6.0 models), and the
+    result lists it in `translated`."""
     items: list = [tests] if isinstance(tests, (str, os.PathLike, A.Test)) else list(tests)  # one test, or many
     parsed: list[A.Test] = [t if isinstance(t, A.Test) else parse(t) for t in items]
-    results = list(check_many(parsed, [model_a, model_b], workers=workers, limits=limits))
     out = Comparison()
+    per_model = []
+    for name in (model_a, model_b):
+        model = get_model(name)
+        read = [_as_read_by(t, model, out.translated) for t in parsed]
+        per_model.append(list(check_many(read, [model], workers=workers, limits=limits)))
     diffs = []
     for i, t in enumerate(parsed):
-        ra, rb = results[2 * i], results[2 * i + 1]
+        ra, rb = per_model[0][i], per_model[1][i]
         errors = [f"{r.model}: {r.error}" for r in (ra, rb) if r.error is not None]
         if errors:
             out.refused.append((t.name, "; ".join(errors)))
@@ -90,6 +106,28 @@ def compare(
     diffs.sort(key=lambda d: size(d.test))
     out.extend(diffs)
     return out
+
+
+def _as_read_by(t: A.Test, model, translated: list) -> A.Test:
+    """The test as `model` reads it: itself, or translated into a dialect
+    the model takes where it refuses the test's own (the refusal stands
+    where no translation helps: check_many reports it)."""
+    try:
+        model.supports(t)
+        return t
+    except UnsupportedFeature:
+        pass
+    for (src, dst), fn in TRANSLATIONS.items():
+        if src != t.arch:
+            continue
+        try:
+            u = fn(t)
+            model.supports(u)
+        except UnsupportedFeature:
+            continue
+        translated.append((t.name, model.name, dst))
+        return u
+    return t
 
 
 def _limit_text(r: Result) -> str:

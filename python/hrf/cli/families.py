@@ -59,8 +59,13 @@ def cmd_compare(a) -> int:
     if len(a.model) != 2:
         print("hrf: compare takes exactly two --model", file=sys.stderr)
         return 2
-    tests = generate(count=a.count, seed=a.seed, **_family(a))
-    _say_if_short(a, tests)
+    if a.paths:  # the tests given (files, folders, patterns) rather than a family
+        from ..bulk import expand
+
+        tests: list = expand(a.paths)
+    else:
+        tests = generate(count=a.count, seed=a.seed, **_family(a))
+        _say_if_short(a, tests)
     diffs = compare(tests, a.model[0], a.model[1], workers=a.workers, limits=limits_of_args(a))
     print(diffs.summary(a.model[0], a.model[1]), file=sys.stderr)
     for what, left in (("cut short by a limit", diffs.incomplete), ("refused", diffs.refused)):
@@ -93,11 +98,19 @@ def cmd_compare(a) -> int:
             file=sys.stderr,
         )
     for d in diffs[: a.show]:
-        print(to_litmus(d.test))
+        print(to_litmus(d.test) if d.test.arch in ("C", "OpenCL") else _source(d.test))
         for r in (d.a, d.b):
             print(f"// {r.model}: condition {'Ok' if r.condition_holds else 'No'}, {'racy' if r.racy else 'race-free'}")
         print()
     return status
+
+
+def _source(t) -> str:
+    """A test of a dialect hrf does not print: its file."""
+    if t.path:
+        with open(t.path, encoding="utf-8") as f:
+            return f.read().rstrip()
+    return f"// {t.name} ({t.arch})"
 
 
 def family_args(p):
@@ -146,8 +159,14 @@ def add(sub) -> None:
 
     c = sub.add_parser(
         "compare",
-        help="generated tests on which two models differ, smallest first",
+        help="tests on which two models differ, smallest first: a generated family, or the tests given",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    c.add_argument(
+        "paths",
+        nargs="*",
+        help=".litmus files, folders or glob patterns to compare on instead of a family (a model that reads "
+        "another dialect of the tests' architecture reads them translated: [GPU15]'s PTX into PTX 6.0)",
     )
     family_args(c)
     c.add_argument(
