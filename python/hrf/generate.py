@@ -251,14 +251,16 @@ def family(
     cycle: str | None = None,
     relax=(),
     mixed: bool = True,
+    dialect: str = "opencl",
 ) -> Iterator[A.Test]:
     """Every test of the family, in a fixed order: small cycles first. With
     `cycle` (diy's notation or a name, `parse_cycle`), that cycle's tests
     only; with `relax` (diy's -relax; `edges` is then its -safe), the cycles
     that contain one of them (`cycles`). With `mixed=False`, no test
-    accesses a location both atomically and not (`mixed_locations`)."""
+    accesses a location both atomically and not (`mixed_locations`). With
+    `dialect` "ptx" or "vulkan", the tests are Dat3M's dialect (`DIALECTS`)."""
     max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax = check_family(
-        max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax
+        max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax, dialect, cycle
     )
     anns = access_annotations(orders, scopes, remote)
     for cyc in [parse_cycle(cycle)] if cycle is not None else cycles(max_edges, max_threads, edges, relax):
@@ -267,9 +269,75 @@ def family(
             for combo in itertools.product(anns, repeat=n):
                 for fence_scopes in itertools.product(scopes, repeat=fences(cyc)):
                     for tree in trees:
-                        t = _kept(make_test(cyc, combo, tree, local, fence_scopes), mixed)
+                        t = _in_dialect(_kept(make_test(cyc, combo, tree, local, fence_scopes), mixed), dialect)
                         if t is not None:
                             yield t
+
+
+# The dialects a family is written in: hrf's OpenCL, Dat3M's PTX and Vulkan
+# (litmus/dat3m_print.py), each with the orders, scopes (its own names ->
+# hrf's) and fences it has.
+DIALECTS = {
+    "opencl": None,
+    "ptx": {
+        "arch": "PTX",
+        "orders": ("na", "rlx", "acq", "rel"),
+        "scopes": {"cta": "wg", "gpu": "dev", "sys": "all", "wg": "wg", "dev": "dev", "all": "all"},
+        "fences": ("sc", "acq_rel"),
+        "plain": "weak",
+    },
+    "vulkan": {
+        "arch": "VULKAN",
+        "orders": ("na", "rlx", "acq", "rel"),
+        "scopes": {"sg": "sg", "wg": "wg", "qf": "qf", "dv": "dev", "dev": "dev"},
+        "fences": ("acq", "rel", "acq_rel"),
+        "plain": "nonpriv",
+    },
+}
+
+
+def _in_dialect(t: A.Test | None, dialect: str) -> A.Test | None:
+    """The test written in the dialect and read back by its reader (which
+    gives its events the dialect's tags): hrf's own AST for opencl."""
+    if t is None or DIALECTS[dialect] is None:
+        return t
+    from .litmus import parse
+    from .litmus.dat3m_print import to_dat3m
+
+    d = DIALECTS[dialect]
+    cyc, shorts, tree = t.name.rsplit("+", 2)
+    words = {**{v: k for k, v in d["scopes"].items() if k != v}, "na": d["plain"]}
+    shorts = "_".join(".".join(words.get(w, w) for w in a.split(".")) for a in shorts.split("_"))
+    return parse(to_dat3m(A.with_fields(t, name=f"{cyc}+{shorts}+{tree}"), d["arch"]))
+
+
+def check_dialect(dialect, orders, scopes, edges, relax, regions) -> tuple:
+    """The family's orders and scopes for the dialect (scopes in hrf's
+    names), checked: InvalidArgument naming what the dialect lacks."""
+    from .errors import InvalidArgument
+
+    if dialect not in DIALECTS:
+        raise InvalidArgument(f"dialect: unknown {dialect!r}; known: {', '.join(DIALECTS)}")
+    d = DIALECTS[dialect]
+    if d is None:
+        return orders, scopes
+    bad = [o for o in orders if o not in d["orders"]]
+    if bad:
+        raise InvalidArgument(
+            f"orders: {dialect} has no {', '.join(bad)} accesses; its orders: {', '.join(d['orders'])}"
+        )
+    bad = [x for x in scopes if x not in d["scopes"]]
+    if bad:
+        raise InvalidArgument(f"scopes: {dialect} has no {', '.join(bad)} scope; its scopes: {', '.join(d['scopes'])}")
+    for e in tuple(edges) + tuple(relax):
+        ed = edge(e)
+        if ed.dep is not None:
+            raise InvalidArgument(f"edge {e}: {dialect} families have no dependency edges yet")
+        if ed.fence is not None and ed.fence not in d["fences"]:
+            raise InvalidArgument(f"edge {e}: {dialect} has no {ed.fence} fence (its fences: {', '.join(d['fences'])})")
+    if tuple(regions) != ("global",):
+        raise InvalidArgument(f"regions: {dialect} families are in global memory only")
+    return orders, tuple(dict.fromkeys(d["scopes"][x] for x in scopes))
 
 
 # annotations: a plain access, or an atomic with one of hrf's orders (consume aside)
@@ -299,20 +367,34 @@ def _choices(what: str, value, known) -> tuple:
     return items
 
 
-def check_family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax=()) -> tuple:
+def check_family(
+    max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax=(), dialect="opencl", cycle=None
+) -> tuple:
     """The family options, checked (InvalidArgument naming the bad one) and
-    normalised to tuples."""
-    return (
+    normalised to tuples; a Dat3M dialect's scopes in hrf's names."""
+    from .errors import InvalidArgument
+
+    if dialect not in DIALECTS:
+        raise InvalidArgument(f"dialect: unknown {dialect!r}; known: {', '.join(DIALECTS)}")
+    d = DIALECTS[dialect]
+    out = (
         check_whole("max_edges", max_edges, 2, MAX_EDGES),
         check_whole("max_threads", max_threads, 1),
         _choices("orders", orders, ORDERS),
-        _choices("scopes", scopes, SCOPES),
+        _choices("scopes", scopes, SCOPES if d is None else tuple(d["scopes"])),
         bool(remote),
         _choices("trees", trees, tuple(TREES)),
         edge_list(edges, "edges"),
         _choices("regions", regions, REGIONS),
         edge_list(relax, "relax") if relax != () and relax is not None else (),
     )
+    if d is None:
+        return out
+    if out[4]:
+        raise InvalidArgument(f"remote: {dialect} has no remote scope promotion")
+    cyc = tuple(parse_cycle(cycle)) if cycle is not None else ()
+    orders, scopes = check_dialect(dialect, out[2], out[3], out[6] + cyc, out[8], out[7])
+    return out[:2] + (orders, scopes) + out[4:]
 
 
 def generate(
@@ -329,6 +411,7 @@ def generate(
     cycle: str | None = None,
     relax=(),
     mixed: bool = True,
+    dialect: str = "opencl",
 ) -> list[A.Test]:
     """`count` tests of the family (all of it when None), deterministic for
     a seed: a seeded sample of (cycle, annotations, placement) indices,
@@ -336,14 +419,16 @@ def generate(
     With `cycle` (diy's notation, `"Rfe PodRR Fre PodWW"`, or a name such as
     `"MP"`: `NAMED`), the tests of that one cycle; with `relax`, diy's
     -relax (`edges` being its -safe: `cycles`). With `mixed=False`, no
-    test accesses a location both atomically and not."""
+    test accesses a location both atomically and not. `dialect`: as `family`'s."""
     max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax = check_family(
-        max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax
+        max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax, dialect, cycle
     )
     if count is not None:
         check_whole("count", count, 1)
     if count is None:
-        return list(family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions, cycle, relax, mixed))
+        return list(
+            family(max_edges, max_threads, orders, scopes, remote, trees, edges, regions, cycle, relax, mixed, dialect)
+        )
     cycs = [parse_cycle(cycle)] if cycle is not None else cycles(max_edges, max_threads, edges, relax)
     anns = access_annotations(orders, scopes, remote)
     trees = tuple(trees)
@@ -378,7 +463,7 @@ def generate(
         for _ in range(fences(cyc)):
             fence_scopes.append(scopes[rest % len(scopes)])
             rest //= len(scopes)
-        t = _kept(make_test(cyc, combo, tree, local, fence_scopes), mixed)
+        t = _in_dialect(_kept(make_test(cyc, combo, tree, local, fence_scopes), mixed), dialect)
         if t is not None:
             chosen[idx] = t
     return [chosen[i] for i in sorted(chosen)]
@@ -392,12 +477,14 @@ def write_tests(tests: Sequence[A.Test], folder: str) -> list[str]:
     from .errors import make_folder, write_output
     from .litmus.printer import to_litmus
 
+    from .litmus.dat3m_print import to_dat3m
+
     folder = make_folder(folder)
     paths = []
     for t in tests:
         safe = "".join(c if c.isalnum() or c in "+-_." else "_" for c in t.name)
         paths.append(os.path.join(folder, safe + ".litmus"))
-        write_output(paths[-1], to_litmus(t))
+        write_output(paths[-1], to_dat3m(t, t.arch) if t.arch in ("PTX", "VULKAN") else to_litmus(t))
     return paths
 
 

@@ -9,19 +9,24 @@ import sys
 from .args import limit_args, limits_of_args, whole, workers
 
 
+DEFAULT_SCOPES = {"ptx": "cta,gpu", "vulkan": "wg,dv"}
+DEFAULT_ORDERS = {"ptx": "na,acq,rel", "vulkan": "na,acq,rel"}
+
+
 def _family(a) -> dict:
     # comma-separated lists, checked by hrf.generate (InvalidArgument: exit 2)
     return dict(
         max_edges=a.max_edges,
         max_threads=a.max_threads,
-        orders=a.orders,
-        scopes=a.scopes,
+        orders=a.orders if a.orders is not None else DEFAULT_ORDERS.get(a.dialect, "na,sc"),
+        scopes=a.scopes if a.scopes is not None else DEFAULT_SCOPES.get(a.dialect, "wg,dev"),
         remote=a.remote,
         regions=a.regions,
         cycle=a.cycle,
         **({"edges": a.safe} if a.safe is not None else {}),  # `--safe ''` is no edges, refused
         relax=() if a.relax is None else a.relax,
         mixed=not a.no_mixed,
+        dialect=a.dialect,
     )
 
 
@@ -118,8 +123,22 @@ def family_args(p):
     p.add_argument("--seed", type=int, default=0, help="the sample's seed")
     p.add_argument("--max-edges", type=whole(2), default=4, help="longest cycle (edges)")
     p.add_argument("--max-threads", type=whole(1), default=3, help="most threads of a test")
-    p.add_argument("--orders", default="na,sc", help="access annotations: na and atomic orders")
-    p.add_argument("--scopes", default="wg,dev", help="the scopes atomics may name")
+    p.add_argument(
+        "--orders",
+        default=None,
+        help="access annotations: na and atomic orders (default: na,sc; na,acq,rel for ptx, vulkan)",
+    )
+    p.add_argument(
+        "--scopes",
+        default=None,
+        help="the scopes atomics and fences may name (default: wg,dev; cta,gpu for ptx; wg,dv for vulkan)",
+    )
+    p.add_argument(
+        "--dialect",
+        default="opencl",
+        help="the tests' language: opencl (hrf's OpenCL), ptx or vulkan (Dat3M's dialects; --orders among na, rlx, "
+        "acq, rel: plain accesses are weak in PTX, non-private in Vulkan)",
+    )
     p.add_argument("--remote", action="store_true", help="also remote-promoted atomics")
     p.add_argument("--regions", default="global", help="global, local or global,local (every mix)")
     p.add_argument(
