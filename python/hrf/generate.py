@@ -475,9 +475,8 @@ def write_tests(tests: Sequence[A.Test], folder: str) -> list[str]:
     import os
 
     from .errors import make_folder, write_output
-    from .litmus.printer import to_litmus
-
     from .litmus.dat3m_print import to_dat3m
+    from .litmus.printer import to_litmus
 
     folder = make_folder(folder)
     paths = []

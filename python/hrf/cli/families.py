@@ -8,7 +8,6 @@ import sys
 
 from .args import limit_args, limits_of_args, whole, workers
 
-
 DEFAULT_SCOPES = {"ptx": "cta,gpu", "vulkan": "wg,dv"}
 DEFAULT_ORDERS = {"ptx": "na,acq,rel", "vulkan": "na,acq,rel"}
 
