@@ -277,38 +277,47 @@ def family(
 # The dialects a family is written in: hrf's OpenCL, Dat3M's PTX and Vulkan
 # (litmus/dat3m_print.py), each with the orders, scopes (its own names ->
 # hrf's) and fences it has.
-DIALECTS = {
+@dataclass(frozen=True)
+class Dialect:
+    arch: str  # the test header
+    orders: tuple[str, ...]
+    scopes: dict[str, str]  # its names (and hrf's) -> hrf's
+    fences: tuple[str, ...]  # the orders of its fences
+    plain: str  # what a plain access is called in test names
+
+
+DIALECTS: dict[str, Dialect | None] = {
     "opencl": None,
-    "ptx": {
-        "arch": "PTX",
-        "orders": ("na", "rlx", "acq", "rel"),
-        "scopes": {"cta": "wg", "gpu": "dev", "sys": "all", "wg": "wg", "dev": "dev", "all": "all"},
-        "fences": ("sc", "acq_rel"),
-        "plain": "weak",
-    },
-    "vulkan": {
-        "arch": "VULKAN",
-        "orders": ("na", "rlx", "acq", "rel"),
-        "scopes": {"sg": "sg", "wg": "wg", "qf": "qf", "dv": "dev", "dev": "dev"},
-        "fences": ("acq", "rel", "acq_rel"),
-        "plain": "nonpriv",
-    },
+    "ptx": Dialect(
+        "PTX",
+        ("na", "rlx", "acq", "rel"),
+        {"cta": "wg", "gpu": "dev", "sys": "all", "wg": "wg", "dev": "dev", "all": "all"},
+        ("sc", "acq_rel"),
+        "weak",
+    ),
+    "vulkan": Dialect(
+        "VULKAN",
+        ("na", "rlx", "acq", "rel"),
+        {"sg": "sg", "wg": "wg", "qf": "qf", "dv": "dev", "dev": "dev"},
+        ("acq", "rel", "acq_rel"),
+        "nonpriv",
+    ),
 }
 
 
 def _in_dialect(t: A.Test | None, dialect: str) -> A.Test | None:
     """The test written in the dialect and read back by its reader (which
     gives its events the dialect's tags): hrf's own AST for opencl."""
-    if t is None or DIALECTS[dialect] is None:
+    d = DIALECTS[dialect]
+    if t is None or d is None:
         return t
     from .litmus import parse
     from .litmus.dat3m_print import to_dat3m
 
-    d = DIALECTS[dialect]
     cyc, shorts, tree = t.name.rsplit("+", 2)
-    words = {**{v: k for k, v in d["scopes"].items() if k != v}, "na": d["plain"]}
+    words = {**{v: k for k, v in d.scopes.items() if k != v}, "na": d.plain}
     shorts = "_".join(".".join(words.get(w, w) for w in a.split(".")) for a in shorts.split("_"))
-    return parse(to_dat3m(A.with_fields(t, name=f"{cyc}+{shorts}+{tree}"), d["arch"]))
+    return parse(to_dat3m(A.with_fields(t, name=f"{cyc}+{shorts}+{tree}"), d.arch))
 
 
 def check_dialect(dialect, orders, scopes, edges, relax, regions) -> tuple:
@@ -321,23 +330,18 @@ def check_dialect(dialect, orders, scopes, edges, relax, regions) -> tuple:
     d = DIALECTS[dialect]
     if d is None:
         return orders, scopes
-    bad = [o for o in orders if o not in d["orders"]]
+    bad = [o for o in orders if o not in d.orders]
     if bad:
-        raise InvalidArgument(
-            f"orders: {dialect} has no {', '.join(bad)} accesses; its orders: {', '.join(d['orders'])}"
-        )
-    bad = [x for x in scopes if x not in d["scopes"]]
-    if bad:
-        raise InvalidArgument(f"scopes: {dialect} has no {', '.join(bad)} scope; its scopes: {', '.join(d['scopes'])}")
+        raise InvalidArgument(f"orders: {dialect} has no {', '.join(bad)} accesses; its orders: {', '.join(d.orders)}")
     for e in tuple(edges) + tuple(relax):
         ed = edge(e)
         if ed.dep is not None:
             raise InvalidArgument(f"edge {e}: {dialect} families have no dependency edges yet")
-        if ed.fence is not None and ed.fence not in d["fences"]:
-            raise InvalidArgument(f"edge {e}: {dialect} has no {ed.fence} fence (its fences: {', '.join(d['fences'])})")
+        if ed.fence is not None and ed.fence not in d.fences:
+            raise InvalidArgument(f"edge {e}: {dialect} has no {ed.fence} fence (its fences: {', '.join(d.fences)})")
     if tuple(regions) != ("global",):
         raise InvalidArgument(f"regions: {dialect} families are in global memory only")
-    return orders, tuple(dict.fromkeys(d["scopes"][x] for x in scopes))
+    return orders, tuple(dict.fromkeys(d.scopes[x] for x in scopes))
 
 
 # annotations: a plain access, or an atomic with one of hrf's orders (consume aside)
@@ -381,7 +385,7 @@ def check_family(
         check_whole("max_edges", max_edges, 2, MAX_EDGES),
         check_whole("max_threads", max_threads, 1),
         _choices("orders", orders, ORDERS),
-        _choices("scopes", scopes, SCOPES if d is None else tuple(d["scopes"])),
+        _choices("scopes", scopes, SCOPES if d is None else tuple(d.scopes)),
         bool(remote),
         _choices("trees", trees, tuple(TREES)),
         edge_list(edges, "edges"),
