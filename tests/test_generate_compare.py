@@ -288,3 +288,28 @@ def test_a_family_without_mixed_accesses(tmp_path, capsys):
     assert len(sample) == 50 and {t.name for t in sample} <= {t.name for t in kept}
     assert main(["generate", "--no-mixed", "--count", "5", "--out", str(tmp_path)]) == 0
     assert all(not mixed_locations(hrf.parse(p)) for p in tmp_path.glob("*.litmus"))
+
+
+def test_same_location_program_order_edges_make_the_coherence_shapes():
+    # diy's Pos edges: program order to the same location. Every cycle of
+    # Rfe, Fre, Coe and the four Pos edges is a coherence violation, so SC
+    # forbids each test's condition (as for every cycle above).
+    from hrf.generate import parse_cycle
+
+    assert parse_cycle("CoRR") == parse_cycle("Rfe PosRR Fre")
+    pos = ("Rfe", "Fre", "Coe", "PosWW", "PosWR", "PosRW", "PosRR")
+    family = cycles(4, 3, pos)
+    from hrf.cycles import canonical_name
+
+    assert {"CoRR", "CoWR", "CoRW"} <= {canonical_name(c) for c in family}
+    for c in family:
+        assert any(e.startswith("Pos") for e in c)
+        for t in generate(cycle=" ".join(c), orders=("na", "sc"), scopes=("dev",), trees=("wg-per-thread",)):
+            assert hrf.check(t, "sc").condition_holds is False, t.name
+    # CoRR in PTX: weak accesses are not morally strong, so the two reads
+    # may see the write out of order; relaxed gpu-scope ones are, and
+    # SC-per-location (po-loc with morally strong rf and fr) forbids it.
+    tests = generate(cycle="CoRR", orders="na,rlx", scopes="gpu", dialect="ptx", trees=("wg-per-thread",))
+    verdicts = {t.name: hrf.check(t, "ptx-6.0").condition_holds for t in tests}
+    assert verdicts["CoRR+weak_weak_weak+wg-per-thread"] is True
+    assert verdicts["CoRR+rlx.gpu_rlx.gpu_rlx.gpu+wg-per-thread"] is False

@@ -33,7 +33,7 @@ EDGES = ("Rfe", "Fre", "Coe", "PodWW", "PodWR", "PodRW", "PodRR")
 _COMMUNICATION = {"Rfe": ("W", "R"), "Fre": ("R", "W"), "Coe": ("W", "W"), "Wse": ("W", "W")}
 # diy's C fence names (diy7's documentation, fence prefixes) -> hrf's orders
 FENCES = {"Sc": "sc", "AR": "acq_rel", "Acq": "acq", "Rel": "rel"}
-_EDGE = re.compile(r"(Pod|Fenced|Fence([A-Za-z]+?)d|Dp(Data|Ctrl|Addr)d)([RW])([RW])?")
+_EDGE = re.compile(r"(Pod|Pos|Fenced|Fence([A-Za-z]+?)d|Dp(Data|Ctrl|Addr)d)([RW])([RW])?")
 LOCS = ["x", "y", "z", "w"]
 
 
@@ -47,7 +47,7 @@ def edge(name: str) -> Edge:
     m = _EDGE.fullmatch(name)
     if m is None:
         raise InvalidArgument(
-            f"unknown edge {name!r}; hrf generates Rfe, Fre, Coe (Wse), PodXY, FencedXY, "
+            f"unknown edge {name!r}; hrf generates Rfe, Fre, Coe (Wse), PodXY, PosXY, FencedXY, "
             f"Fence{{{','.join(FENCES)}}}dXY, DpDatadW, DpCtrldR, DpCtrldW, DpAddrdR, DpAddrdW (X, Y: R or W)"
         )
     head, order, dep, x, y = m.groups()
@@ -59,8 +59,8 @@ def edge(name: str) -> Edge:
         return Edge(name, "R", x, False, False, dep=dep.lower())
     if y is None:
         raise InvalidArgument(f"edge {name!r}: name both kinds, as in {head}{x}R or {head}{x}W")
-    if head == "Pod":
-        return Edge(name, x, y, False, False)
+    if head in ("Pod", "Pos"):  # program order to another location (d), to the same one (s)
+        return Edge(name, x, y, False, head == "Pos")
     if order is not None and order not in FENCES:
         raise InvalidArgument(
             f"edge {name!r}: fence {order!r} is not generated; diy's C fences hrf generates: {', '.join(FENCES)}"
@@ -158,6 +158,10 @@ NAMED = {
     "WRW+2W": "Rfe PodRW Coe PodWW Coe",
     "IRIW": "Rfe PodRR Fre Rfe PodRR Fre",
     "ISA2": "PodWW Rfe PodRW Rfe PodRR Fre",
+    # coherence shapes: program order to the same location (diy's Pos)
+    "CoRR": "Rfe PosRR Fre",
+    "CoWR": "PosWR Fre Coe",
+    "CoRW": "PosRW Coe Rfe",
 }
 
 
@@ -239,10 +243,13 @@ def cycle_shape(cyc: tuple):
     locs_used = {a.loc for a in accesses}
     if len(locs_used) > len(LOCS):
         return None
-    # a location must not be used by two distinct po-separated sections of one thread
+    # a location must not be used by two distinct po-separated sections of
+    # one thread (two accesses joined by a Pos edge are one section)
     for t in {a.thread for a in accesses}:
-        ts = [a.loc for a in accesses if a.thread == t]
-        if len(set(ts)) != len(ts):
+        sections = [
+            a.loc for i, a in enumerate(accesses) if a.thread == t and not (i > 0 and order[i - 1].startswith("Pos"))
+        ]
+        if len(set(sections)) != len(sections):
             return None
     shape = tuple(order), tuple(accesses)
     if cycle_values(*shape) is None:
@@ -275,7 +282,7 @@ def cycle_values(order, accesses):
     soft: set = set()  # the same where it lets a read read the initial value
     for i, e in enumerate(order):
         j = (i + 1) % n
-        if e == "Coe":
+        if e == "Coe" or e == "PosWW":  # coherence, and a thread's own writes in program order
             hard.add((i, j))
         elif e == "Fre":
             if i in rf_from:

@@ -5,6 +5,7 @@ in the manner of herd's diy: a cycle of edges
     Fre  read -> write of another thread, same location (from-read)
     Coe  write -> write of another thread, same location (coherence)
     PodXY  X then Y in program order of one thread, different locations
+    PosXY  the same, one location (the coherence shapes CoRR, CoWR, CoRW)
     FencedXY, FenceOdXY  the same with a fence between them (diy's C
            fences: O is Sc, AR, Acq or Rel; Fenced is FenceScd), its
            scope one of the family's scopes

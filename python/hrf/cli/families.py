@@ -143,9 +143,9 @@ def family_args(p):
     p.add_argument(
         "--cycle",
         default=None,
-        help="one cycle instead of the family: diy's edges ('Rfe PodRR Fre PodWW'; also FencedWR, "
-        "FenceRel/Acq/AR/ScdXY, DpDatadW, DpCtrldR/W, DpAddrdR/W) or a name (MP, SB, LB, 2+2W, R, S, WRC, RWC, WRW+2W, "
-        "IRIW, ISA2)",
+        help="one cycle instead of the family: diy's edges ('Rfe PodRR Fre PodWW'; also PosXY (same location), "
+        "FencedWR, FenceRel/Acq/AR/ScdXY, DpDatadW, DpCtrldR/W, DpAddrdR/W) or a name (MP, SB, LB, 2+2W, R, S, WRC, "
+        "RWC, WRW+2W, IRIW, ISA2, CoRR, CoWR, CoRW)",
     )
     p.add_argument(
         "--safe",
