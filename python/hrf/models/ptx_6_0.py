@@ -77,6 +77,14 @@ def build() -> Model:
     sync = morally_strong & (release_pattern >> observation >> acquire_pattern)
     cause_base = po.opt >> ((sync | fence_sc | sync_barrier) >> po.opt).plus
     cause = cause_base | (observation >> (cause_base | po_loc))
+    axioms(model, sync, cause, morally_strong, fence_sc)
+    model.acyclic((morally_strong & (rf | co_ | fr_)) | po_loc, "axiom-ScPerLocation")
+    return model
+
+
+def axioms(model: Model, sync, cause, morally_strong, fence_sc) -> None:
+    """The axioms PTX 6.0 and 7.5 share, over each one's causality order
+    and morally strong pairs ([PTX19]; the cat files' names)."""
     model.show("sync", sync)
     model.show("cause", cause)
     model.empty(((I(W) >> cause >> I(W)) & loc) - co_, "axiom-Coherence")
@@ -84,9 +92,7 @@ def build() -> Model:
     model.empty((I(F & SC) >> cause >> I(F & SC)) - fence_sc, "axiom-FenceSC")
     model.empty(((morally_strong & fr_) >> (morally_strong & co_)) & rmw, "axiom-Atomicity")
     model.acyclic(rf | dep, "axiom-NoThinAir")
-    model.acyclic((morally_strong & (rf | co_ | fr_)) | po_loc, "axiom-ScPerLocation")
     model.irreflexive((rf | fr_) >> cause, "axiom-Causality")
-    return model
 
 
 MODEL = build()

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from ..dsl import F, I, M, Model, R, W, id_, loc, po, rf, rmw, universal
 from ..dsl import tag as t
-from .common import ACQ, ACQ_REL, REL, SC, dep, sync_fence, vloc
-from .ptx_6_0 import GEN, co_, fr_, ms1, scta, strong_read, strong_write, supports, sync_barrier
+from .common import ACQ, ACQ_REL, REL, sync_fence, vloc
+from .ptx_6_0 import GEN, axioms, ms1, scta, strong_read, strong_write, supports, sync_barrier
 
 SUR, TEX, CON, ALIAS = t("SUR"), t("TEX"), t("CON"), t("ALIAS")
 same_proxy = (GEN * GEN) | (SUR * SUR) | (TEX * TEX) | (CON * CON)
@@ -59,14 +59,7 @@ def build() -> Model:
     fence_sc = sync_fence(model)
     cause_base = (po.opt >> ((sync | fence_sc | sync_barrier) >> po.opt).plus) | po
     cause = observation.opt >> proxy_preserved(cause_base)
-    model.show("sync", sync)
-    model.show("cause", cause)
-    model.empty(((I(W) >> cause >> I(W)) & loc) - co_, "axiom-Coherence")
-    model.empty(((I(W) >> morally_strong >> I(W)) & loc) - (co_ | co_.inv), "axiom-Coherence2")
-    model.empty((I(F & SC) >> cause >> I(F & SC)) - fence_sc, "axiom-FenceSC")
-    model.empty(((morally_strong & fr_) >> (morally_strong & co_)) & rmw, "axiom-Atomicity")
-    model.acyclic(rf | dep, "axiom-NoThinAir")
-    model.irreflexive((rf | fr_) >> cause, "axiom-Causality")
+    axioms(model, sync, cause, morally_strong, fence_sc)
     return model
 
 
