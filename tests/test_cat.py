@@ -199,22 +199,33 @@ def test_the_shipped_cat_example_is_sc(tmp_path):
     assert load("litmus/cat/sc.cat").ir() == load(f).ir()
 
 
-def _tree(ir, i, env=()):
-    """IR node i as a nested tuple, foreach variables named by their depth
-    (each compilation names them afresh)."""
+def _tree(ir, i, interned, env=(), memo=None):
+    """IR node i as a canonical id: equal ids for equal trees (hash-consed
+    in `interned`, shared by the IRs compared, so that a DAG with much
+    sharing is not unfolded), foreach variables named by their depth (each
+    compilation names them afresh)."""
+    memo = {} if memo is None else memo
+    if (i, env) in memo:
+        return memo[(i, env)]
     n = ir["nodes"][i]
     if n["op"] == "var":
-        return ("var", len(env) - env.index(n["name"]) if n["name"] in env else n["name"])
-    if n["op"] == "foreach":
-        return ("foreach", n["attr"], _tree(ir, n["body"], env + (n["var"],)))
-    return (n["op"],) + tuple(_tree(ir, n[k], env) if k in ("a", "b", "body") else n[k] for k in sorted(n) if k != "op")
+        shape: tuple = ("var", len(env) - env.index(n["name"]) if n["name"] in env else n["name"])
+    elif n["op"] == "foreach":
+        shape = ("foreach", n["attr"], _tree(ir, n["body"], interned, env + (n["var"],), memo))
+    else:
+        shape = (n["op"],) + tuple(
+            _tree(ir, n[k], interned, env, memo) if k in ("a", "b", "body") else n[k] for k in sorted(n) if k != "op"
+        )
+    memo[(i, env)] = out = interned.setdefault(shape, len(interned))
+    return out
 
 
-def _canonical(ir):
+def _canonical(ir, interned):
+    memo: dict = {}
     return (
-        [(c["kind"], c["name"], c["flag"], _tree(ir, c["node"])) for c in ir["checks"]],
-        [(o["name"], _tree(ir, o["set"])) for o in ir["orders"]],
-        [(name, _tree(ir, node)) for name, node in ir["shows"]],
+        [(c["kind"], c["name"], c["flag"], _tree(ir, c["node"], interned, memo=memo)) for c in ir["checks"]],
+        [(o["name"], _tree(ir, o["set"], interned, memo=memo)) for o in ir["orders"]],
+        [(name, _tree(ir, node, interned, memo=memo)) for name, node in ir["shows"]],
     )
 
 
@@ -227,7 +238,8 @@ def test_every_shipped_model_printed_as_cat_reads_back_to_its_ir(tmp_path, name,
     f = tmp_path / f"{name}.cat"
     f.write_text(capsys.readouterr().out)
     mine, back = get(name), load(f)
-    assert _canonical(back.ir()) == _canonical(mine.ir())
+    interned: dict = {}
+    assert _canonical(back.ir(), interned) == _canonical(mine.ir(), interned)
     assert (back.thin_air, back.cas_writeback) == (mine.thin_air, mine.cas_writeback)
 
 

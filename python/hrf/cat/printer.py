@@ -32,6 +32,7 @@ class _Printer:
         self.lines: list[str] = []
         self.names: dict[int, str] = {}
         self.ordered: set[str] = set()
+        self.ensured: set[int] = set()
         n = len(self.nodes)
         self.uses = [0] * n
         self.free: list[frozenset] = [frozenset()] * n  # variables a node depends on
@@ -51,7 +52,11 @@ class _Printer:
         return [node[k] for k in ("a", "b", "body") if k in node]
 
     def ensure(self, i: int) -> None:
-        """Emit the lets (and witness orders) node i's text refers to."""
+        """Emit the lets (and witness orders) node i's text refers to, once
+        per node (a DAG with much sharing is not walked as a tree)."""
+        if i in self.ensured:
+            return
+        self.ensured.add(i)
         node = self.nodes[i]
         for k in self.children(node):
             self.ensure(k)
