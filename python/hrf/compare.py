@@ -84,14 +84,18 @@ def compare(
     items: list = [tests] if isinstance(tests, (str, os.PathLike, A.Test)) else list(tests)  # one test, or many
     parsed: list[A.Test] = [t if isinstance(t, A.Test) else parse(t) for t in items]
     out = Comparison()
-    per_model = []
-    for name in (model_a, model_b):
-        model = get_model(name)
-        read = [_as_read_by(t, model, out.translated) for t in parsed]
-        per_model.append(list(check_many(read, [model], workers=workers, limits=limits)))
+    models = [get_model(model_a), get_model(model_b)]
+    read = [[_as_read_by(t, m, out.translated) for t in parsed] for m in models]
+    if out.translated:  # each model its own reading of the tests
+        per_model = [
+            list(check_many(r, [m], workers=workers, limits=limits)) for r, m in zip(read, models, strict=True)
+        ]
+        pairs = list(zip(*per_model, strict=True))
+    else:  # one run, each test compiled once for both
+        results = list(check_many(parsed, models, workers=workers, limits=limits))
+        pairs = [(results[2 * i], results[2 * i + 1]) for i in range(len(parsed))]
     diffs = []
-    for i, t in enumerate(parsed):
-        ra, rb = per_model[0][i], per_model[1][i]
+    for t, (ra, rb) in zip(parsed, pairs, strict=True):
         errors = [f"{r.model}: {r.error}" for r in (ra, rb) if r.error is not None]
         if errors:
             out.refused.append((t.name, "; ".join(errors)))

@@ -321,16 +321,11 @@ def _in_dialect(t: A.Test | None, dialect: str) -> A.Test | None:
     return parse(to_dat3m(A.with_fields(t, name=f"{cyc}+{shorts}+{tree}"), d.arch))
 
 
-def check_dialect(dialect, orders, scopes, edges, relax, regions) -> tuple:
-    """The family's orders and scopes for the dialect (scopes in hrf's
-    names), checked: InvalidArgument naming what the dialect lacks."""
+def _check_dialect(dialect: str, d: Dialect, orders, scopes, edges, relax, regions) -> tuple:
+    """The family's orders and scopes for Dat3M dialect `d` (scopes in
+    hrf's names), checked: InvalidArgument naming what the dialect lacks."""
     from .errors import InvalidArgument
 
-    if dialect not in DIALECTS:
-        raise InvalidArgument(f"dialect: unknown {dialect!r}; known: {', '.join(DIALECTS)}")
-    d = DIALECTS[dialect]
-    if d is None:
-        return orders, scopes
     bad = [o for o in orders if o not in d.orders]
     if bad:
         raise InvalidArgument(f"orders: {dialect} has no {', '.join(bad)} accesses; its orders: {', '.join(d.orders)}")
@@ -398,7 +393,7 @@ def check_family(
     if out[4]:
         raise InvalidArgument(f"remote: {dialect} has no remote scope promotion")
     cyc = tuple(parse_cycle(cycle)) if cycle is not None else ()
-    orders, scopes = check_dialect(dialect, out[2], out[3], out[6] + cyc, out[8], out[7])
+    orders, scopes = _check_dialect(dialect, d, out[2], out[3], out[6] + cyc, out[8], out[7])
     return out[:2] + (orders, scopes) + out[4:]
 
 
@@ -480,16 +475,28 @@ def write_tests(tests: Sequence[A.Test], folder: str) -> list[str]:
     import os
 
     from .errors import make_folder, write_output
-    from .litmus.dat3m_print import to_dat3m
-    from .litmus.printer import to_litmus
 
     folder = make_folder(folder)
     paths = []
     for t in tests:
         safe = "".join(c if c.isalnum() or c in "+-_." else "_" for c in t.name)
         paths.append(os.path.join(folder, safe + ".litmus"))
-        write_output(paths[-1], to_dat3m(t, t.arch) if t.arch in ("PTX", "VULKAN") else to_litmus(t))
+        write_output(paths[-1], litmus_text(t))
     return paths
+
+
+def litmus_text(t: A.Test) -> str:
+    """A test as litmus text: C and OpenCL printed from the AST, a generated
+    PTX or Vulkan test in Dat3M's dialect, any other test its file."""
+    from .litmus.dat3m_print import to_dat3m
+    from .litmus.printer import to_litmus
+
+    if t.arch in ("C", "OpenCL"):
+        return to_litmus(t)
+    if t.path:
+        with open(t.path, encoding="utf-8") as f:
+            return f.read().rstrip() + "\n"
+    return to_dat3m(t, t.arch)
 
 
 def size(t: A.Test) -> tuple:

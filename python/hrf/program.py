@@ -269,11 +269,13 @@ class _ProgramCompiler:
         q = s.quorum.value if isinstance(s.quorum, A.Const) else None
         entry = self.quorums.setdefault(key, {"q": q, "sync": [], "all": [], "line": s.line})
         if entry["q"] != q:
+
+            def waits(n):
+                return f"{n} threads" if n is not None else "its whole work group"
+
             raise UnsupportedFeature(
-                f"{thread.name}: barrier {s.label} waits for "
-                + (f"{q} threads" if q is not None else "its whole work group")
-                + f" where the barrier of line {entry['line']} waits for "
-                + (f"{entry['q']} threads" if entry["q"] is not None else "its whole work group"),
+                f"{thread.name}: barrier {s.label} waits for {waits(q)} where the barrier of line "
+                f"{entry['line']} waits for {waits(entry['q'])}",
                 self.test.path,
                 s.line,
             )
@@ -424,10 +426,10 @@ class _ProgramCompiler:
             # Dat3M's PTX: co need not be total (its models say so; Dartagnan
             # reads every PTX test so): docs/readings.md
             ir["partial_co"] = True
-        if self.quorums:  # barriers with a thread count
-            quorums = [{k: q[k] for k in ("q", "sync", "all")} for q in self.quorums.values() if q["q"] is not None]
-            if quorums:
-                ir["quorums"] = quorums  # type: ignore[typeddict-item]
+        # barriers with a thread count
+        quorums = [{k: q[k] for k in ("q", "sync", "all")} for q in self.quorums.values() if q["q"] is not None]
+        if quorums:
+            ir["quorums"] = quorums  # type: ignore[typeddict-item]
         if test.sync_with:
             ir["sync_with"] = [list(p) for p in test.sync_with]  # type: ignore[misc]
         return Compiled(test, ir, self.templates, names, list(self.locations), self.unroll, addresses)

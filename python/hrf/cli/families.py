@@ -57,8 +57,7 @@ def cmd_generate(a) -> int:
 
 def cmd_compare(a) -> int:
     from ..compare import compare
-    from ..generate import generate
-    from ..litmus.printer import to_litmus
+    from ..generate import generate, litmus_text
 
     if len(a.model) != 2:
         print("hrf: compare takes exactly two --model", file=sys.stderr)
@@ -102,19 +101,11 @@ def cmd_compare(a) -> int:
             file=sys.stderr,
         )
     for d in diffs[: a.show]:
-        print(to_litmus(d.test) if d.test.arch in ("C", "OpenCL") else _source(d.test))
+        print(litmus_text(d.test))
         for r in (d.a, d.b):
             print(f"// {r.model}: condition {'Ok' if r.condition_holds else 'No'}, {'racy' if r.racy else 'race-free'}")
         print()
     return status
-
-
-def _source(t) -> str:
-    """A test of a dialect hrf does not print: its file."""
-    if t.path:
-        with open(t.path, encoding="utf-8") as f:
-            return f.read().rstrip()
-    return f"// {t.name} ({t.arch})"
 
 
 def family_args(p):
