@@ -107,3 +107,35 @@ def test_ptx_cas_returns_old_value():
     text = _two_threads(["atom.cas.b32 r0,[r1],0,1"], ["mov.s32 r0,0"], "0:r0=0 /\\ x=1")
     r = hrf.check(text, "ptx")
     assert r.outcomes == [{"0:r0": 0, "x": 1}]
+
+
+def test_ptx_refuses_what_it_would_read_as_plain():
+    # [GPU15]'s model has membar and relaxed atom only: a Dat3M PTX test's
+    # ld.acquire / st.release, or a C atomic with memory_order_seq_cst, would
+    # be read as a plain or relaxed access -- a weaker program, silently.
+    dat3m = """PTX MP-rel-acq
+{ x=0; y=0; }
+ P0@cta 0,gpu 0              | P1@cta 1,gpu 0              ;
+ st.weak x, 1                | ld.acquire.gpu r0, y        ;
+ st.release.gpu y, 1         | ld.weak r1, x               ;
+exists (P1:r0 == 1 /\\ P1:r1 == 0)
+"""
+    with pytest.raises(hrf.UnsupportedFeature, match="Dat3M PTX test: use ptx-6.0 or ptx-7.5"):
+        hrf.check(dat3m, "ptx")
+    assert hrf.check(dat3m, "ptx-6.0").condition_holds is False
+    opencl = """OpenCL MP-sc
+{ x=0; y=0; }
+P0 (global atomic_int* x, global atomic_int* y) {
+  atomic_store_explicit(x, 1, memory_order_relaxed);
+  atomic_store(y, 1);
+}
+P1 (global atomic_int* x, global atomic_int* y) {
+  int r0 = atomic_load(y);
+  int r1 = atomic_load_explicit(x, memory_order_relaxed);
+}
+scopeTree (device (work_group P0) (work_group P1))
+exists (1:r0=1 /\\ 1:r1=0)
+"""
+    with pytest.raises(hrf.UnsupportedFeature, match="P0: the PTX model has no memory_order sc") as ei:
+        hrf.check(opencl, "ptx")
+    assert ei.value.line == 5

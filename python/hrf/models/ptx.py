@@ -9,6 +9,7 @@ cache operators, which the paper leaves out (results there are the model's,
 not the paper's claim)."""
 
 from ..dsl import F, I, Model, R, W, co, fr, int_, loc, po, rf, rmw, same_thread_attr, universal
+from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
 from .common import S_ALL, S_DEV, S_WG, addr, ctrl, data, refuse
 
@@ -39,7 +40,27 @@ same_cta, same_gl = same_thread_attr("wg"), same_thread_attr("dev")
 
 
 def supports(test: AST.Test) -> None:
+    if test.arch in ("PTX", "VULKAN"):
+        # Dat3M's dialects: ld.acquire, st.release, fence.acq_rel, .cta/.gpu scopes
+        # have no meaning in the 2015 model, which would read them as plain accesses
+        raise UnsupportedFeature(
+            f"ptx is [GPU15]'s model of 2015 PTX (GPU_PTX tests); this is a Dat3M {test.arch} test: "
+            + ("use ptx-6.0 or ptx-7.5" if test.arch == "PTX" else "use vulkan"),
+            test.path,
+        )
     refuse(test, "the PTX model", barriers=True, remote=True)
+    for t in test.threads:
+        for op in t.ops:
+            order = getattr(op, "order", None)
+            # [GPU15]'s PTX has membar (a full fence) and relaxed atom, nothing ordered
+            wanted = "sc" if isinstance(op, AST.Fence) else "rlx"
+            if order is not None and order != wanted and test.arch != "GPU_PTX":
+                what = "fences are membar (seq_cst)" if wanted == "sc" else "atomics are relaxed (atom)"
+                raise UnsupportedFeature(
+                    f"{t.name}: the PTX model has no memory_order {order}: its {what}",
+                    test.path,
+                    getattr(op, "line", None),
+                )
 
 
 # uniproc: sc_per_loc_llh keeps every po-loc pair with a write.
