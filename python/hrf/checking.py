@@ -28,14 +28,37 @@ def prepare(test, model, limits: Limits) -> tuple[Compiled, Model]:
     return compile_test(t, limits.unroll, m.cas_writeback), m
 
 
-def check(test, model="sc", *, limits: Limits | None = None, on_limit: str = "result", **kw) -> Result:
+def check(
+    test,
+    model="sc",
+    *,
+    limits: Limits | None = None,
+    on_limit: str = "result",
+    liveness: bool = False,
+    progress: str | None = None,
+    **kw,
+) -> Result:
     """Check a litmus test (path, text or parsed Test) under a model.
 
     Keyword arguments other than `limits` and `on_limit` set fields of
     `Limits` (e.g. `unroll=3`, `max_seconds=10`). With `on_limit="raise"` a
-    result cut short by a limit raises `LimitExceeded` (holding the result)."""
+    result cut short by a limit raises `LimitExceeded` (holding the result).
+    With `liveness=True`: whether a spin loop may spin forever under the
+    `progress` model (fair, hsa, obe, hsa-obe, lobe, unfair; `hrf.liveness`),
+    in `Result.live` and `Result.stuck`."""
     limits = limits_from(limits, kw)
     on_limit_mode(on_limit)
+    if liveness:
+        from .liveness import check_liveness
+
+        r = check_liveness(test, model, progress, limits)
+        if r.limit is not None and on_limit == "raise":
+            raise LimitExceeded(r.limit["which"], r.limit["detail"], r)
+        return r
+    if progress is not None:
+        from .errors import InvalidArgument
+
+        raise InvalidArgument("progress= is the scheduler of a liveness check: give liveness=True too")
     comp, m = prepare(test, model, limits)
     return check_compiled(comp, m, limits, on_limit)
 

@@ -30,6 +30,8 @@ from .thread_code import (  # noqa: F401 (DEFAULT_SCOPE, MAX_NESTING, Template: 
     DEFAULT_SCOPE,
     MAX_INSTRUCTIONS,
     MAX_NESTING,
+    NOT_STARTED,
+    STATUS,
     Template,
     ThreadCompiler,
     const_ir,
@@ -116,6 +118,9 @@ class Compiled:
     # test holds addresses in registers or locations (`int *r0`, `p = y`);
     # empty otherwise. Outcomes show such values by name, as herd does.
     addresses: dict = field(default_factory=dict)
+    # liveness (`hrf.liveness`): each spin's (thread, loop, copy, line); the
+    # observed values' last ones are the threads' `%status`
+    spins: list = field(default_factory=list)
     _json: str | None = field(default=None, repr=False)
     _condition: str | None = field(default=None, repr=False)
 
@@ -194,8 +199,12 @@ class _Scopes:
 
 
 class _ProgramCompiler:
-    def __init__(self, test: A.Test, unroll: int, cas_writeback: bool = True, observe_all: bool = False):
+    def __init__(
+        self, test: A.Test, unroll: int, cas_writeback: bool = True, observe_all: bool = False, liveness=None
+    ):
         self.test = test
+        self.liveness = liveness
+        self.spins: list = []
         self.observe_all = observe_all
         self.unroll = unroll
         self.cas_writeback = cas_writeback
@@ -280,6 +289,10 @@ class _ProgramCompiler:
                 s.line,
             )
         return entry if q is not None else None
+
+    def add_spin(self, thread: int, loop: int, copy: int, line: int) -> int:
+        self.spins.append((thread, loop, copy, line))
+        return len(self.spins) - 1
 
     def add_template(self, t: Template) -> int:
         self.templates.append(t)
@@ -375,7 +388,11 @@ class _ProgramCompiler:
             for ri in test.reg_init:
                 if ri.thread == i:
                     tc.emit({"op": "assign", "dst": tc.reg(ri.reg), "val": const_ir(ri.value)})
+            if self.liveness is not None and self.liveness.stops:
+                tc.stop_here(NOT_STARTED)
             tc.stmts(t.body)
+            if self.liveness is not None:
+                tc.end_liveness()
             tcs.append(tc)
         if obs is None or self.observe_all:
             every: list[A.RegVar | A.LocVar] = [
@@ -393,6 +410,10 @@ class _ProgramCompiler:
             else:
                 observed_ir.append({"kind": "loc", "loc": self.loc_index[v.loc]})
             names.append(str(v))
+        if self.liveness is not None:  # each thread's status, last
+            for i, tc in enumerate(tcs):
+                observed_ir.append({"kind": "reg", "thread": i, "reg": tc.reg(STATUS)})
+                names.append(f"{i}:{STATUS}")
         threads_ir = [tc.finish() for tc in tcs]
         init: dict = {}
         for item in test.init:
@@ -432,7 +453,7 @@ class _ProgramCompiler:
             ir["quorums"] = quorums  # type: ignore[typeddict-item]
         if test.sync_with:
             ir["sync_with"] = [list(p) for p in test.sync_with]  # type: ignore[misc]
-        return Compiled(test, ir, self.templates, names, list(self.locations), self.unroll, addresses)
+        return Compiled(test, ir, self.templates, names, list(self.locations), self.unroll, addresses, self.spins)
 
 
 def _aliases(test: A.Test) -> dict[str, str]:
@@ -487,15 +508,19 @@ def _prop_ir_node(p, index, depth, path) -> ir_types.Cond:
     raise TypeError(p)
 
 
-def compile_test(test: A.Test, unroll: int = 2, cas_writeback: bool = True, observe_all: bool = False) -> Compiled:
+def compile_test(
+    test: A.Test, unroll: int = 2, cas_writeback: bool = True, observe_all: bool = False, liveness=None
+) -> Compiled:
     """`observe_all`: outcomes over every register and location, not only
-    the condition's (as a comparison with the machine needs)."""
+    the condition's (as a comparison with the machine needs). `liveness`
+    (`hrf.liveness.Liveness`): loops end where an iteration repeats, and
+    each thread's `%status` is observed."""
     if isinstance(unroll, bool) or not isinstance(unroll, int) or unroll < 0:
         from .errors import InvalidArgument
 
         raise InvalidArgument(f"unroll must be a whole number >= 0, not {unroll!r}")
     try:
-        return _ProgramCompiler(test, unroll, cas_writeback, observe_all).compile()
+        return _ProgramCompiler(test, unroll, cas_writeback, observe_all, liveness).compile()
     except RecursionError:
         from .litmus import read_file, too_deep
 

@@ -100,6 +100,14 @@ class Result(Drawable):
     # where asked for (check_many(identify=True): the results store's key).
     test_id: str | None = None
     test_size: int | None = None
+    # With liveness=True (`hrf.liveness`): True when no execution spins
+    # forever under the progress model, False with the spinning threads
+    # (`stuck`) and their execution (`liveness_witness`), None when not
+    # established (the notes say why).
+    live: bool | None = None
+    stuck: list = field(default_factory=list)
+    progress: str | None = None
+    liveness_witness: dict | None = None
     _compiled: Compiled | None = field(default=None, repr=False, compare=False)
     # (test, unroll, cas_writeback) to compile again where the compiled
     # program was not kept (results from a worker process)

@@ -57,6 +57,8 @@ class Template:
     line: int
     text: str
     unseq: tuple = ()  # (operator, side) marks: unsequenced operand evaluation (C11)
+    # liveness: the unrolled loop iteration it belongs to, (loop, copy)
+    iteration: tuple | None = None
 
     def ir(self) -> ir_types.EventTemplate:
         d: ir_types.EventTemplate = {"kind": self.kind, "tags": self.tags, "attrs": self.attrs}
@@ -101,6 +103,11 @@ class ThreadCompiler:
         self.unseq: list = []
         self.noperators = 0
         self.depth = 0  # of the expression being compiled
+        # liveness (`hrf.liveness`): the loop iteration being compiled, and
+        # the blocks that end a path with a status (spinning, stopped)
+        self.iteration: tuple | None = None
+        self.exits: list = []
+        self.stopping = False
         # the names the thread uses as registers: a location's name elsewhere is its address
         self.defined = {s.reg for s in A.walk_stmts(thread.body) if isinstance(s, A.Assign)} | {
             ri.reg for ri in prog.test.reg_init if ri.thread == tidx
@@ -165,6 +172,9 @@ class ThreadCompiler:
         )
 
     def emit(self, ins):
+        live = self.p.liveness
+        if live is not None and live.stops and not self.stopping and isinstance(ins, dict) and ins["op"] in EVENTS:
+            self.stop_here(STOPPED)  # a thread the scheduler need not run may stop before any event
         self.code.append(ins)
         if len(self.code) > self.p.max_instructions:
             raise LimitExceeded(
@@ -214,7 +224,7 @@ class ThreadCompiler:
                 at["vloc"] = self.p.vloc_index[loc]
                 if at["vloc"] != self.p.vloc_index[self.p.aliases.get(loc, loc)]:
                     tags.append("virtual")  # its virtual location is not its location's
-        return self.p.add_template(Template(kind, tags, at, self.t, line, text, tuple(self.unseq)))
+        return self.p.add_template(Template(kind, tags, at, self.t, line, text, tuple(self.unseq), self.iteration))
 
     # ------------------------------------------------------------ expressions
     def expr(self, e) -> dict:
@@ -251,6 +261,7 @@ class ThreadCompiler:
             v = self.expr(e.value)
             ev = self.template("W", "store", e.line, f"*{e.loc} = .. (in an expression)", atomic=False, loc=e.loc)
             self.emit({"op": "store", "loc": self.loc(e.loc), "val": v, "ev": ev})
+            self.wrote()
             return v
         if isinstance(e, A.BinOp):
             if e.op in ("&&", "||"):
@@ -333,11 +344,91 @@ class ThreadCompiler:
                     ),
                 }
         ins["val"] = self.expr(e.operand)
+        if self.p.liveness is None:
+            self.emit(ins)
+            return
+        # liveness: whether the iteration wrote (a compare-exchange only where it succeeds)
+        if ins["dst"] is None:
+            ins["dst"] = self.temp()
+        expected = None
+        if e.op == "cas_old":
+            expected = self.temp()
+            self.emit({"op": "assign", "dst": expected, "val": ins["expected"]})
         self.emit(ins)
+        wrote = const_ir(1)
+        if e.op == "cas":
+            wrote = reg_ir(ins["dst"])  # 1 on success
+        elif expected is not None:
+            wrote = {"k": "bin", "o": "==", "a": reg_ir(ins["dst"]), "b": reg_ir(expected)}
+        se = self.reg(SIDE_EFFECT)
+        self.emit({"op": "assign", "dst": se, "val": {"k": "bin", "o": "|", "a": reg_ir(se), "b": wrote}})
+
+    def wrote(self) -> None:
+        """Liveness: the iteration being compiled has a side effect."""
+        if self.p.liveness is not None:
+            self.emit({"op": "assign", "dst": self.reg(SIDE_EFFECT), "val": const_ir(1)})
+
+    # ------------------------------------------------------------ liveness
+    def stop_here(self, status: int) -> None:
+        """A path each: go on, or end here with `status` (a thread the
+        progress model lets the scheduler stop)."""
+        stop = Label()
+        self.exits.append((stop, status))
+        self.stopping = True
+        self.emit({"op": "choose", "target": stop})
+        self.stopping = False
+
+    def enter_iteration(self, s: _Enter) -> None:
+        """The start of copy k of an unrolled loop: no side effect yet, and
+        the registers the loop writes as they are (Dartagnan's
+        DynamicSpinLoopDetection states the same check)."""
+        self.iteration = (s.loop, s.copy)
+        self.emit({"op": "assign", "dst": self.reg(SIDE_EFFECT), "val": const_ir(0)})
+        for r in s.regs:
+            self.emit({"op": "assign", "dst": self.reg(SNAPSHOT + r), "val": reg_ir(self.reg(r))})
+
+    def back_jump(self, s: _Back) -> None:
+        """The jump back of copy k: an iteration with no write that left
+        every register as it found it repeats forever once its reads keep
+        their values -- the path ends there, spinning (`hrf.liveness`
+        judges whether the execution lets it); otherwise on to copy k + 1."""
+        same: dict = {"k": "bin", "o": "==", "a": reg_ir(self.reg(SIDE_EFFECT)), "b": const_ir(0)}
+        for r in s.regs:
+            eq = {"k": "bin", "o": "==", "a": reg_ir(self.reg(SNAPSHOT + r)), "b": reg_ir(self.reg(r))}
+            same = {"k": "bin", "o": "&&", "a": same, "b": eq}
+        spin = Label()
+        self.exits.append((spin, SPINNING + self.p.add_spin(self.t, s.loop, s.copy, s.line)))
+        self.emit({"op": "branch", "cond": same, "target": spin})
+        self.stmt(s.then)
+
+    def cut(self) -> None:
+        """The unrolling bound: the path ends (`cut`); for liveness it ends
+        with status BOUND, so that the core says whether an execution the
+        model allows reaches it."""
+        if self.p.liveness is None:
+            self.emit({"op": "cut"})
+            return
+        bound = Label()
+        self.exits.append((bound, BOUND))
+        self.emit({"op": "jump", "target": bound})
+
+    def end_liveness(self) -> None:
+        """After the body: the blocks that end a path with a status, in
+        `%status` (0: the thread terminated)."""
+        if self.p.liveness.stops:
+            self.stop_here(STOPPED)  # stopped after its last event, not terminated
+        end = Label()
+        self.emit({"op": "jump", "target": end})
+        status = self.reg(STATUS)
+        for label, value in self.exits:
+            self.emit(label)
+            self.emit({"op": "assign", "dst": status, "val": const_ir(value)})
+            self.emit({"op": "jump", "target": end})
+        self.emit(end)
 
     # ------------------------------------------------------------ statements
     def stmts(self, body):
-        for s in unroll_backward_jumps(body, self.p.unroll):
+        for s in unroll_backward_jumps(body, self.p.unroll, spin=self.p.liveness is not None):
             self.stmt(s)
 
     def stmt(self, s):
@@ -357,6 +448,7 @@ class ThreadCompiler:
             ins["val"] = self.expr(s.value)
             ins["ev"] = self.access_template("W", s, where)
             self.emit(ins)
+            self.wrote()
         elif isinstance(s, A.ExprStmt):
             if isinstance(s.expr, A.Load):
                 self.load(s.expr, None)
@@ -425,17 +517,34 @@ class ThreadCompiler:
                 )
             self.emit({"op": "jump", "target": self.label(s.label)})
         elif isinstance(s, _Cut):
-            self.emit({"op": "cut"})
+            self.cut()
+        elif isinstance(s, _Enter):
+            self.enter_iteration(s)
+        elif isinstance(s, _Back):
+            self.back_jump(s)
+        elif isinstance(s, _Leave):
+            self.iteration = None
         elif isinstance(s, A.While):
             end = Label()
-            for _ in range(self.p.unroll):
+            spin = self.p.liveness is not None
+            if spin:
+                _copies[0] += 1
+                tag, regs = _copies[0], _written(s.body)
+            for k in range(self.p.unroll):
+                if spin:
+                    self.stmt(_Enter(tag, k, regs, s.line))
                 c = self.expr(s.cond)
                 self.emit({"op": "branch", "cond": not_ir(c), "target": end})
                 self.stmts(s.body)
+                if spin:
+                    self.stmt(_Back(tag, k, regs, s.line, _Leave()))
+            if spin:
+                self.stmt(_Enter(tag, self.p.unroll, regs, s.line))
             c = self.expr(s.cond)
             self.emit({"op": "branch", "cond": not_ir(c), "target": end})
-            self.emit({"op": "cut"})
+            self.cut()
             self.emit(end)
+            self.iteration = None
         else:
             raise UnsupportedFeature(f"statement {s!r} is not supported", self.p.test.path, getattr(s, "line", None))
 
@@ -524,6 +633,44 @@ class _Cut:
     line = 0
 
 
+# liveness (`hrf.liveness`): the statuses a path may end with in `%status`
+# (BOUND: a loop reached the unrolling bound, in an execution the core still checks)
+TERMINATED, NOT_STARTED, STOPPED, BOUND, SPINNING = 0, 1, 2, 3, 4  # SPINNING + the spin's index
+STATUS, SIDE_EFFECT, SNAPSHOT = "%status", "%wrote", "%was:"
+EVENTS = ("load", "store", "rmw", "fence")  # the instructions that make events
+
+
+@dataclass(frozen=True)
+class _Enter:
+    """Liveness: copy `copy` of unrolled loop `loop` starts."""
+
+    loop: int
+    copy: int
+    regs: tuple  # the registers the loop writes
+    line: int
+
+
+@dataclass(frozen=True)
+class _Back:
+    """Liveness: the jump back at the end of copy `copy`; then `then`."""
+
+    loop: int
+    copy: int
+    regs: tuple
+    line: int
+    then: Any
+
+
+class _Leave:
+    """Liveness: the copy's statements end."""
+
+    line = 0
+
+
+def _written(body) -> tuple:
+    return tuple(sorted({s.reg for s in A.walk_stmts(body) if isinstance(s, A.Assign)}))
+
+
 def _jumps(s):
     """The labels a statement may jump to (a goto, or a goto inside an if)."""
     if isinstance(s, A.Goto):
@@ -555,12 +702,14 @@ def _relabel(s, names: dict, back: str, to):
 _copies = [0]
 
 
-def unroll_backward_jumps(body, unroll: int) -> list:
+def unroll_backward_jumps(body, unroll: int, spin: bool = False) -> list:
     """A body whose jumps back to an earlier label (the loops of assembly-like
     tests: `LC00: ... bne r0, 1, LC00`) are unrolled: the statements from the
     label to the jump are written unroll + 1 times, a jump back in copy k
     going to copy k + 1 and in the last one ending the path (`cut`), and a
-    copy that falls through skipping the rest. Forward jumps are kept."""
+    copy that falls through skipping the rest. Forward jumps are kept.
+    With `spin` (liveness), each copy is marked (`_Enter`, `_Leave`) and
+    its jump back checked for a repeating iteration (`_Back`)."""
     body = list(body)
     while True:
         seen: dict = {}
@@ -581,10 +730,16 @@ def unroll_backward_jumps(body, unroll: int) -> list:
         tag = _copies[0]
         out_label = f"{back}#end{tag}"
         copies: list = []
+        regs = _written(loop)
         for k in range(unroll + 1):
             # the first copy keeps the loop's own label, for jumps into it from before
             names = {n: f"{n}#{tag}.{k}" for n in inner if k or n != back}
-            nxt = A.Goto(f"{back}#{tag}.{k + 1}") if k < unroll else _Cut()
-            copies += [_relabel(s, names, back, nxt) for s in loop]
+            nxt: Any = A.Goto(f"{back}#{tag}.{k + 1}") if k < unroll else _Cut()
+            if not spin:
+                copies += [_relabel(s, names, back, nxt) for s in loop]
+            else:
+                nxt = _Back(tag, k, regs, loop[0].line, nxt)
+                head, *rest = [_relabel(s, names, back, nxt) for s in loop]
+                copies += [head, _Enter(tag, k, regs, loop[0].line), *rest, _Leave()]
             copies.append(A.Goto(out_label))
         body = body[:i] + copies + [A.Label(out_label)] + body[j + 1 :]

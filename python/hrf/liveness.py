@@ -1,0 +1,374 @@
+"""Forward progress: can a spin loop spin forever under a GPU's scheduler?
+
+A thread waits in a spin loop until another thread's write releases it.
+Whether it ever gets out depends on the memory model (may the write stay
+invisible to it?) and on the scheduler (is the writer ever run?). The
+progress models are those of [PROG21] sec. 3, stated over the scope tree
+as Dartagnan states them (a uniform model at every level of the tree).
+
+The check, for side-effect-free spin loops (an iteration that writes
+nothing and leaves every register as it found it):
+- loops are unrolled; at each copy's jump back, an iteration with no
+  side effect ends the path *spinning* (repeated, it does the same again),
+  and an iteration with one goes on (`hrf.thread_code`);
+- where the progress model lets the scheduler stop a thread, its paths may
+  also end before any of its events (*stopped*, or *not started* before
+  the first);
+- an execution the memory model allows is a liveness violation when some
+  thread spins, every spinning thread's last iteration read, for each
+  location, a write no other write is coherence-after (so no write it has
+  not seen can ever release it: memory fairness), and the progress model
+  lets every stopped thread stay stopped.
+A loop with a side effect on every iteration (a store, an exchange) never
+ends a path spinning: the check establishes liveness where every allowed
+execution leaves it within the unrolling bound, and otherwise leaves the
+verdict open (`Result.live` None), naming the loop -- showing that such a
+loop repeats forever needs another argument. So does a loop whose
+iterations keep changing state up to the bound, and any limit.
+
+Dropping the iterations between a loop's entry and its repeating one keeps
+the execution consistent (the same assumption Dartagnan's spin-loop
+detection makes): that is why the first repeating iteration can end the
+path.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass, replace
+
+from .errors import InvalidArgument, UnsupportedFeature
+from .litmus import ast as A
+from .models import get as get_model
+from .thread_code import BOUND, NOT_STARTED, SPINNING, STOPPED, TERMINATED
+
+
+@dataclass(frozen=True)
+class Liveness:
+    """How `compile_test` prepares a test for the liveness check."""
+
+    stops: bool  # may the scheduler stop a thread anywhere (every model but fair)
+
+
+# [PROG21] sec. 3: which children of a group the scheduler must keep running,
+# given (i, S, O): the child's rank by id, which children are schedulable
+# (not terminated, not blocked) and which have run at least one step.
+PROGRESS = {
+    "fair": lambda i, S, O: True,  # every thread
+    "hsa": lambda i, S, O: not any(S[:i]),  # the lowest-id schedulable one
+    "obe": lambda i, S, O: O[i],  # occupancy-bound: those that have started
+    "hsa-obe": lambda i, S, O: not any(S[:i]) or O[i],
+    "lobe": lambda i, S, O: any(O[i:]),  # linear OBE: those at or below a started one
+    "unfair": lambda i, S, O: False,  # none (a group still runs one of its threads)
+}
+
+# each thread's state at the end of a path (`%status`), as the progress rules read it
+DONE, SPIN, STOP, UNSTARTED, CUT = "terminated", "spinning", "stopped", "not started", "at the bound"
+
+
+def progress_model(name: str | None) -> str:
+    name = "fair" if name is None else str(name).lower().replace("_", "-")
+    if name not in PROGRESS:
+        raise InvalidArgument(f"progress model {name!r}: known ones are {', '.join(PROGRESS)}")
+    return name
+
+
+@dataclass(frozen=True)
+class Stuck:
+    """A thread that spins forever in the witness execution."""
+
+    thread: str
+    line: int  # the loop's first line
+    iteration: int  # the repeating copy (0: the first time through)
+
+    def __str__(self) -> str:
+        return f"{self.thread} spins forever in the loop at line {self.line}"
+
+
+# ------------------------------------------------------------------ refusals
+def refuse(test: A.Test) -> None:
+    """Refuse, naming the thread and line, what the check cannot judge: a
+    loop inside a loop."""
+    for t in test.threads:
+        for loop_line, body in _loops(t.body):
+            if any(isinstance(s, A.While) for s in A.walk_stmts(body)) or _backward(body):
+                raise UnsupportedFeature(
+                    f"{t.name}: the loop at line {loop_line} holds another loop: the liveness check takes one level",
+                    test.path,
+                    loop_line,
+                )
+
+
+def writing_loops(test: A.Test) -> list[str]:
+    """The loops with a write on every iteration, by thread and line: they
+    never repeat an iteration, so the check cannot show them spinning."""
+    out = []
+    for t in test.threads:
+        for loop_line, body in _loops(t.body):
+            w = _unconditional_write(body)
+            if w is not None:
+                out.append(f"{t.name}'s loop at line {loop_line} writes on every iteration (line {w.line})")
+    return out
+
+
+def _loops(body):
+    """(line, body) of each loop: `while` statements and the statements from
+    a label to a jump back to it."""
+    seen: dict = {}
+    body = list(body)
+    for j, s in enumerate(body):
+        if isinstance(s, A.While):
+            yield s.line, [_CondStmt(s.cond, s.line), *s.body]
+        elif isinstance(s, A.If):
+            yield from _loops(s.then)
+            yield from _loops(s.orelse)
+        if isinstance(s, A.Label):
+            seen.setdefault(s.name, j)
+        for lab in _jump_labels(s):
+            if lab in seen:
+                yield body[seen[lab]].line, body[seen[lab] + 1 : j]
+
+
+@dataclass(frozen=True)
+class _CondStmt:
+    expr: object
+    line: int
+
+
+def _jump_labels(s):
+    if isinstance(s, A.Goto):
+        yield s.label
+    elif isinstance(s, A.If):
+        for x in (*s.then, *s.orelse):
+            yield from _jump_labels(x)
+
+
+def _backward(body) -> bool:
+    seen = set()
+    for s in body:
+        if isinstance(s, A.Label):
+            seen.add(s.name)
+        if any(lab in seen for lab in _jump_labels(s)):
+            return True
+    return False
+
+
+def _unconditional_write(body):
+    """The first statement at the loop's top level (so on every iteration
+    that gets to it) that writes: a store, or an RMW other than a
+    compare-exchange (which writes only where it succeeds)."""
+    for s in body:
+        if isinstance(s, (A.Label, A.Goto)):
+            continue
+        if isinstance(s, A.If):
+            return None  # what follows may be skipped
+        if isinstance(s, A.Store):
+            return s
+        exprs = [s.expr] if isinstance(s, _CondStmt) else list(A.exprs_of(s))
+        for ex in exprs:
+            for e in A.walk_expr(ex):
+                if isinstance(e, A.StoreExpr) or (isinstance(e, A.Rmw) and e.op not in ("cas", "cas_old")):
+                    return s
+    return None
+
+
+# ------------------------------------------------------------ the scheduler
+def hierarchy(test: A.Test) -> tuple:
+    """The scope tree as nested groups, outermost first (device, queue
+    family, work group, subgroup), each group's children in id order:
+    ("group", children) and ("thread", index)."""
+    from .program import _Scopes
+
+    pos = _Scopes(test).pos
+
+    def build(members: list, level: int):
+        if level == len(_Scopes.LEVELS):
+            return tuple(("thread", i) for i in members)
+        name = _Scopes.LEVELS[level]
+        groups: dict = {}
+        for i in members:
+            groups.setdefault(pos[i][name], []).append(i)
+
+        def rank(key):
+            last = key[-1] if isinstance(key, tuple) else key
+            return (0, last, "") if isinstance(last, int) else (1, 0, str(last))
+
+        return tuple(("group", build(groups[k], level + 1)) for k in sorted(groups, key=rank))
+
+    return ("group", build(list(range(len(test.threads))), 0))
+
+
+@functools.lru_cache(maxsize=4096)
+def scheduler_allows(tree: tuple, progress: str, states: tuple) -> bool:
+    """Whether some schedule under `progress` leaves every stopped or
+    unstarted thread so, given each thread's state: the progress
+    obligations of Dartagnan's ForwardProgressEncoder, solved exactly
+    (the trees are small). The root group always makes progress; a group
+    that makes progress and has a schedulable thread makes progress in one
+    schedulable child, and passes it on to the children its model names; a
+    thread that makes progress is not stopped."""
+    nodes: list = []  # (parent, children, thread)
+
+    def walk(node, parent):
+        k = len(nodes)
+        nodes.append([parent, [], node[1] if node[0] == "thread" else None])
+        if node[0] == "group":
+            nodes[k][1] = [walk(c, k) for c in node[1]]
+        return k
+
+    walk(tree, None)
+    rule = PROGRESS[progress]
+    # leaves: schedulable (not terminated), started, may make progress
+    sched = [None] * len(nodes)
+    started = [False] * len(nodes)
+    for k in reversed(range(len(nodes))):
+        parent, children, t = nodes[k]
+        if t is not None:
+            sched[k] = states[t] != DONE
+            started[k] = states[t] != UNSTARTED
+        else:
+            sched[k] = any(sched[c] for c in children)
+            started[k] = any(started[c] for c in children)
+    # a group with no schedulable thread may still count as schedulable
+    free = [k for k in range(len(nodes)) if nodes[k][2] is None and not sched[k]]
+    for extra in itertools.product((False, True), repeat=len(free)):
+        S = list(sched)
+        for k, v in zip(free, extra, strict=True):
+            S[k] = v
+        if _progress_exists(nodes, S, started, rule, states, frozenset([0])):
+            return True
+    return False
+
+
+def _progress_exists(nodes, S, O, rule, states, P: frozenset) -> bool:
+    """Is there a set of nodes making progress, containing P, closed under
+    the obligations, with no stopped thread in it?"""
+    P = set(P)
+    work = list(P)
+    while work:
+        k = work.pop()
+        parent, children, t = nodes[k]
+        if t is not None and states[t] not in (DONE, SPIN):
+            return False
+        new = [parent] if parent is not None else []
+        if children:
+            Sc, Oc = [S[c] for c in children], [O[c] for c in children]
+            new += [c for i, c in enumerate(children) if rule(i, Sc, Oc)]
+        for n in new:
+            if n not in P:
+                P.add(n)
+                work.append(n)
+    # a progressing schedulable group runs one of its schedulable children
+    for k in sorted(P):
+        children = nodes[k][1]
+        if children and S[k] and not any(c in P and S[c] for c in children):
+            return any(_progress_exists(nodes, S, O, rule, states, frozenset(P | {c})) for c in children if S[c])
+    return True
+
+
+# ------------------------------------------------------------------ the check
+def state_of(status: int) -> str:
+    if status == TERMINATED:
+        return DONE
+    if status == NOT_STARTED:
+        return UNSTARTED
+    if status == STOPPED:
+        return STOP
+    if status == BOUND:
+        return CUT
+    return SPIN
+
+
+def witness(comp, execution: dict, tree: tuple, progress: str) -> list[Stuck] | None:
+    """The threads stuck forever in this execution, or None where it
+    shows no violation."""
+    n = len(comp.test.threads)
+    statuses = execution["outcome"][-n:]
+    states = tuple(state_of(s) for s in statuses)
+    if SPIN not in states or CUT in states:
+        return None  # nothing spins, or a thread's future is past the bound
+    events = execution["events"]
+    source = {r: w for w, r in execution["rf"]}
+    # with co's immediate pairs, a write with a successor is not co-maximal
+    overtaken = {a for a, _ in execution["co"]}
+    stuck = []
+    for t, status in enumerate(statuses):
+        if states[t] != SPIN:
+            continue
+        _, loop, copy, line = comp.spins[status - SPINNING]
+        for e in events:
+            if e["thread"] == t and e["kind"] == "R" and comp.templates[e["template"]].iteration == (loop, copy):
+                if source.get(e["id"]) in overtaken:
+                    return None  # a later write would reach it: it does not spin forever here
+        stuck.append(Stuck(comp.test.threads[t].name, line, copy))
+    if not scheduler_allows(tree, progress, states):
+        return None
+    return stuck
+
+
+def check_liveness(test, model, progress: str | None, limits):
+    """`hrf.check(..., liveness=True)`: the Result of the test's check with
+    `live` (True: no execution gets stuck; False: `stuck` names the
+    spinning threads of `witness`; None: not established, `notes` say why)."""
+    from .litmus import parse
+
+    progress = progress_model(progress)
+    t = parse(test)
+    m = get_model(model)
+    m.supports(t)
+    refuse(t)
+    tree = hierarchy(t)
+    # Unrolled 0, 1, .. limits.unroll times, until established: a witness
+    # is one at any bound, and where no allowed execution reaches bound k
+    # none reaches a larger one (its prefix would reach k).
+    for unroll in range(limits.unroll + 1):
+        r = _check_at(t, m, progress, replace(limits, unroll=unroll), tree)
+        if r.live is not None or not r.complete:
+            break
+    return r
+
+
+def _check_at(t: A.Test, m, progress: str, limits, tree: tuple):
+    """The liveness check with loops unrolled `limits.unroll` times."""
+    from .checking import check_compiled
+    from .program import compile_test
+
+    comp = compile_test(t, limits.unroll, m.cas_writeback, liveness=Liveness(stops=progress != "fair"))
+    r = check_compiled(comp, m, replace(limits, keep_all=True))
+    r.progress = progress
+    bound: set = set()  # the threads an allowed execution takes to the bound
+    for ex in r.executions:
+        bound |= {i for i, s in enumerate(ex["outcome"][-len(t.threads) :]) if s == BOUND}
+        stuck = witness(comp, ex, tree, progress)
+        if stuck:
+            r.live, r.stuck, r.liveness_witness = False, stuck, ex
+            r.notes.append(f"not live under {progress} progress: " + "; ".join(map(str, stuck)))
+            break
+    else:
+        why = []
+        if not r.complete:
+            why.append("a limit cut the check short")
+        if limits.max_kept is not None and len(r.executions) >= limits.max_kept:
+            why.append(f"max_kept={limits.max_kept} left executions unexamined")
+        if bound:
+            names = ", ".join(t.threads[i].name for i in sorted(bound))
+            writes = writing_loops(t)
+            why.append(
+                f"an execution the model allows takes {names} to the unrolling bound ({limits.unroll}) in a loop "
+                + (
+                    f"with a side effect on every iteration ({'; '.join(writes)}): hrf shows only "
+                    "side-effect-free loops spinning forever"
+                    if writes
+                    else "whose iterations keep changing state (raise --unroll to see whether they repeat)"
+                )
+            )
+        r.live = None if why else True
+        r.notes.append(
+            f"live under {progress} progress: no execution spins forever"
+            if r.live
+            else "liveness not established: " + "; ".join(why)
+        )
+    # the outcomes are over the threads' statuses: not the test's own
+    r.outcomes, r.states, r.condition_holds = [], [], None
+    return r
