@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 from .errors import InvalidArgument, UnsupportedFeature
 from .litmus import ast as A
 from .models import get as get_model
-from .thread_code import BOUND, NOT_STARTED, SPINNING, STOPPED, TERMINATED
+from .thread_code import BOUND, LISTED, NOT_STARTED, STOPPED, TERMINATED
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,14 @@ PROGRESS = {
 }
 
 # each thread's state at the end of a path (`%status`), as the progress rules read it
-DONE, SPIN, STOP, UNSTARTED, CUT = "terminated", "spinning", "stopped", "not started", "at the bound"
+DONE, SPIN, STOP, UNSTARTED, CUT, BLOCKED = (
+    "terminated",
+    "spinning",
+    "stopped",
+    "not started",
+    "at the bound",
+    "blocked at a barrier",
+)
 
 
 def progress_model(name: str | None) -> str:
@@ -76,13 +83,17 @@ def progress_model(name: str | None) -> str:
 
 @dataclass(frozen=True)
 class Stuck:
-    """A thread that spins forever in the witness execution."""
+    """A thread that never finishes in the witness execution: it spins
+    forever in a loop, or waits forever at a barrier."""
 
     thread: str
-    line: int  # the loop's first line
-    iteration: int  # the repeating copy (0: the first time through)
+    line: int  # the loop's first line, or the barrier's
+    iteration: int | None = None  # the repeating copy of the loop (0: the first time through)
+    barrier: bool = False
 
     def __str__(self) -> str:
+        if self.barrier:
+            return f"{self.thread} waits forever at the barrier at line {self.line}"
         return f"{self.thread} spins forever in the loop at line {self.line}"
 
 
@@ -225,7 +236,7 @@ def scheduler_allows(tree: tuple, progress: str, states: tuple) -> bool:
     for k in reversed(range(len(nodes))):
         parent, children, t = nodes[k]
         if t is not None:
-            sched[k] = states[t] != DONE
+            sched[k] = states[t] not in (DONE, BLOCKED)
             started[k] = states[t] != UNSTARTED
         else:
             sched[k] = any(sched[c] for c in children)
@@ -249,7 +260,7 @@ def _progress_exists(nodes, S, O, rule, states, P: frozenset) -> bool:
     while work:
         k = work.pop()
         parent, children, t = nodes[k]
-        if t is not None and states[t] not in (DONE, SPIN):
+        if t is not None and states[t] not in (DONE, SPIN, BLOCKED):
             return False
         new = [parent] if parent is not None else []
         if children:
@@ -268,16 +279,10 @@ def _progress_exists(nodes, S, O, rule, states, P: frozenset) -> bool:
 
 
 # ------------------------------------------------------------------ the check
-def state_of(status: int) -> str:
-    if status == TERMINATED:
-        return DONE
-    if status == NOT_STARTED:
-        return UNSTARTED
-    if status == STOPPED:
-        return STOP
-    if status == BOUND:
-        return CUT
-    return SPIN
+def state_of(comp, status: int) -> str:
+    if status >= LISTED:
+        return SPIN if comp.ends[status - LISTED][0] == "spin" else BLOCKED
+    return {TERMINATED: DONE, NOT_STARTED: UNSTARTED, STOPPED: STOP, BOUND: CUT}[status]
 
 
 def witness(comp, execution: dict, tree: tuple, progress: str) -> list[Stuck] | None:
@@ -285,26 +290,63 @@ def witness(comp, execution: dict, tree: tuple, progress: str) -> list[Stuck] | 
     shows no violation."""
     n = len(comp.test.threads)
     statuses = execution["outcome"][-n:]
-    states = tuple(state_of(s) for s in statuses)
-    if SPIN not in states or CUT in states:
-        return None  # nothing spins, or a thread's future is past the bound
-    events = execution["events"]
-    source = {r: w for w, r in execution["rf"]}
-    # with co's immediate pairs, a write with a successor is not co-maximal
-    overtaken = {a for a, _ in execution["co"]}
+    states = tuple(state_of(comp, s) for s in statuses)
+    if (SPIN not in states and BLOCKED not in states) or CUT in states:
+        return None  # nothing waits, or a thread's future is past the bound
     stuck = []
     for t, status in enumerate(statuses):
-        if states[t] != SPIN:
-            continue
-        _, loop, copy, line = comp.spins[status - SPINNING]
-        for e in events:
-            if e["thread"] == t and e["kind"] == "R" and comp.templates[e["template"]].iteration == (loop, copy):
-                if source.get(e["id"]) in overtaken:
-                    return None  # a later write would reach it: it does not spin forever here
-        stuck.append(Stuck(comp.test.threads[t].name, line, copy))
+        if states[t] == SPIN:
+            if not _repeats(comp, execution, t, *comp.ends[status - LISTED][2:4]):
+                return None  # a write it has not seen would reach it: it does not spin forever here
+            stuck.append(Stuck(comp.test.threads[t].name, comp.ends[status - LISTED][4], comp.ends[status - LISTED][3]))
+        elif states[t] == BLOCKED:
+            _, _, bar, q, line = comp.ends[status - LISTED]
+            if not _too_few_arrive(comp, execution, statuses, t, bar, q):
+                return None
+            stuck.append(Stuck(comp.test.threads[t].name, line, barrier=True))
     if not scheduler_allows(tree, progress, states):
         return None
     return stuck
+
+
+def _repeats(comp, execution: dict, t: int, loop: int, copy: int) -> bool:
+    """Memory fairness: every read of thread t's last iteration read a
+    write that no other write is coherence-after, so repeating the
+    iteration reads the same values forever."""
+    source = {r: w for w, r in execution["rf"]}
+    overtaken = {a for a, _ in execution["co"]}  # co's immediate pairs: these have a successor
+    return not any(
+        e["thread"] == t
+        and e["kind"] == "R"
+        and comp.templates[e["template"]].iteration == (loop, copy)
+        and source.get(e["id"]) in overtaken
+        for e in execution["events"]
+    )
+
+
+def _too_few_arrive(comp, execution: dict, statuses, t: int, bar: int, q: int | None) -> bool:
+    """A barrier waits forever when no thread of the work group passed it
+    and fewer threads arrive (wait there, or arrive without waiting) than
+    it waits for: its count, or else every thread of the work group whose
+    code holds it."""
+    group = comp.ir["threads"][t]["attrs"]["wg"]
+    members = [i for i, th in enumerate(comp.ir["threads"]) if th["attrs"]["wg"] == group]
+    arrivals = 0
+    for e in execution["events"]:
+        if e["template"] is None or e["thread"] not in members:
+            continue
+        tpl = comp.templates[e["template"]]
+        if tpl.attrs.get("bar") == bar and "barrier" in tpl.tags:
+            if "ARRIVE" not in tpl.tags:
+                return False  # a thread went through it
+            arrivals += 1
+    for i in members:
+        s = statuses[i]
+        if s >= LISTED and comp.ends[s - LISTED][0] == "blocked" and comp.ends[s - LISTED][2] == bar:
+            arrivals += 1
+    if q is None:  # without a count: every thread of the work group whose code holds it (Dartagnan's reading)
+        q = len({tpl.thread for tpl in comp.templates if tpl.attrs.get("bar") == bar and tpl.thread in members})
+    return arrivals < q
 
 
 def check_liveness(test, model, progress: str | None, limits):

@@ -118,9 +118,11 @@ class Compiled:
     # test holds addresses in registers or locations (`int *r0`, `p = y`);
     # empty otherwise. Outcomes show such values by name, as herd does.
     addresses: dict = field(default_factory=dict)
-    # liveness (`hrf.liveness`): each spin's (thread, loop, copy, line); the
-    # observed values' last ones are the threads' `%status`
-    spins: list = field(default_factory=list)
+    # liveness (`hrf.liveness`): the ends a path may have, indexed by a
+    # thread's `%status` - LISTED: ("spin", thread, loop, copy, line) or
+    # ("blocked", thread, barrier, count, line); the observed values' last
+    # ones are the threads' `%status`
+    ends: list = field(default_factory=list)
     _json: str | None = field(default=None, repr=False)
     _condition: str | None = field(default=None, repr=False)
 
@@ -204,7 +206,7 @@ class _ProgramCompiler:
     ):
         self.test = test
         self.liveness = liveness
-        self.spins: list = []
+        self.ends: list = []
         self.observe_all = observe_all
         self.unroll = unroll
         self.cas_writeback = cas_writeback
@@ -290,9 +292,9 @@ class _ProgramCompiler:
             )
         return entry if q is not None else None
 
-    def add_spin(self, thread: int, loop: int, copy: int, line: int) -> int:
-        self.spins.append((thread, loop, copy, line))
-        return len(self.spins) - 1
+    def add_end(self, end: tuple) -> int:
+        self.ends.append(end)
+        return len(self.ends) - 1
 
     def add_template(self, t: Template) -> int:
         self.templates.append(t)
@@ -453,7 +455,7 @@ class _ProgramCompiler:
             ir["quorums"] = quorums  # type: ignore[typeddict-item]
         if test.sync_with:
             ir["sync_with"] = [list(p) for p in test.sync_with]  # type: ignore[misc]
-        return Compiled(test, ir, self.templates, names, list(self.locations), self.unroll, addresses, self.spins)
+        return Compiled(test, ir, self.templates, names, list(self.locations), self.unroll, addresses, self.ends)
 
 
 def _aliases(test: A.Test) -> dict[str, str]:

@@ -397,7 +397,7 @@ class ThreadCompiler:
             eq = {"k": "bin", "o": "==", "a": reg_ir(self.reg(SNAPSHOT + r)), "b": reg_ir(self.reg(r))}
             same = {"k": "bin", "o": "&&", "a": same, "b": eq}
         spin = Label()
-        self.exits.append((spin, SPINNING + self.p.add_spin(self.t, s.loop, s.copy, s.line)))
+        self.exits.append((spin, LISTED + self.p.add_end(("spin", self.t, s.loop, s.copy, s.line))))
         self.emit({"op": "branch", "cond": same, "target": spin})
         self.stmt(s.then)
 
@@ -477,6 +477,12 @@ class ThreadCompiler:
         elif isinstance(s, A.Barrier) and "CBAR" in s.tags:
             self.control_barrier(s)
         elif isinstance(s, A.Barrier):
+            if self.p.liveness is not None:
+                raise UnsupportedFeature(
+                    "barrier(...) in a liveness check: not yet (Dat3M's bar.sync and cbar are)",
+                    self.p.test.path,
+                    s.line,
+                )
             # A barrier is an entry fence and an exit fence,
             # matched across threads by label, else by occurrence.
             key = s.label if s.label is not None else f"#{self.barriers}"
@@ -586,6 +592,10 @@ class ThreadCompiler:
             )
 
         quorum = self.p.quorum(bar, self.thread, s)
+        if self.p.liveness is not None and not s.arrive:
+            # a path that waits here forever (`hrf.liveness` judges whether too few arrive)
+            q = quorum["q"] if quorum is not None else None
+            self.stop_here(LISTED + self.p.add_end(("blocked", self.t, bar, q, s.line)))
         if quorum is None:
             self.emit({"op": "fence", "ev": event([])})
             return
@@ -634,8 +644,9 @@ class _Cut:
 
 
 # liveness (`hrf.liveness`): the statuses a path may end with in `%status`
-# (BOUND: a loop reached the unrolling bound, in an execution the core still checks)
-TERMINATED, NOT_STARTED, STOPPED, BOUND, SPINNING = 0, 1, 2, 3, 4  # SPINNING + the spin's index
+# (BOUND: a loop reached the unrolling bound, in an execution the core still
+# checks; LISTED + k: the program's k-th listed end, a spin or a barrier)
+TERMINATED, NOT_STARTED, STOPPED, BOUND, LISTED = 0, 1, 2, 3, 4
 STATUS, SIDE_EFFECT, SNAPSHOT = "%status", "%wrote", "%was:"
 EVENTS = ("load", "store", "rmw", "fence")  # the instructions that make events
 

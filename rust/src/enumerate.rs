@@ -304,8 +304,8 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
 }
 
 /// Whether a path combination is an execution of the barriers with a
-/// thread count: each reached by at least its count of threads, and that
-/// many of them chosen to synchronise.
+/// thread count: each that some path reaches reached by at least its count
+/// of threads, and that many of them chosen to synchronise.
 enum Quorums {
     Met,
     /// Fewer threads reach a barrier than it waits for: none passes.
@@ -319,7 +319,11 @@ fn quorums_met(prog: &Program, paths: &[&Path]) -> Quorums {
     let mut out = Quorums::Met;
     for q in &prog.quorums {
         let count = |of: &[usize]| paths.iter().flat_map(|p| &p.events).filter(|e| of.contains(&e.template)).count();
-        if count(&q.all) < q.q {
+        let reached = count(&q.all);
+        if reached == 0 {
+            continue; // no thread reaches it on these paths: nothing waits there
+        }
+        if reached < q.q {
             return Quorums::Blocked;
         }
         if count(&q.sync) < q.q {
