@@ -43,6 +43,10 @@ from .litmus import ast as A
 from .models import get as get_model
 from .thread_code import BOUND, LISTED, NOT_STARTED, STOPPED, TERMINATED
 
+# Unrolling goes on to the next bound only while a round cost fewer
+# candidates than this: loops that write on every iteration multiply them.
+DEEPEN_CANDIDATES = 300
+
 
 @dataclass(frozen=True)
 class Liveness:
@@ -100,15 +104,54 @@ class Stuck:
 # ------------------------------------------------------------------ refusals
 def refuse(test: A.Test) -> None:
     """Refuse, naming the thread and line, what the check cannot judge: a
-    loop inside a loop."""
+    loop inside a loop, or loops that overlap (a jump back into another
+    loop's middle)."""
     for t in test.threads:
-        for loop_line, body in _loops(t.body):
-            if any(isinstance(s, A.While) for s in A.walk_stmts(body)) or _backward(body):
+        for body in _bodies(t.body):
+            spans = _spans(body)
+            for (i, j), (k, l) in itertools.combinations(spans, 2):
+                if i <= l and k <= j:
+                    line = body[max(i, k)].line
+                    raise UnsupportedFeature(
+                        f"{t.name}: the loops at lines {body[i].line} and {body[k].line} overlap or nest: "
+                        "the liveness check takes loops of one level, one jump back each",
+                        test.path,
+                        line,
+                    )
+            for i, j in spans:
+                if any(isinstance(x, A.While) for x in A.walk_stmts(body[i : j + 1])):
+                    raise UnsupportedFeature(
+                        f"{t.name}: the loop at line {body[i].line} holds another loop: the liveness check takes one level",
+                        test.path,
+                        body[i].line,
+                    )
+        for s in A.walk_stmts(t.body):
+            if isinstance(s, A.While) and (any(isinstance(x, A.While) for x in A.walk_stmts(s.body)) or _spans(s.body)):
                 raise UnsupportedFeature(
-                    f"{t.name}: the loop at line {loop_line} holds another loop: the liveness check takes one level",
+                    f"{t.name}: the loop at line {s.line} holds another loop: the liveness check takes one level",
                     test.path,
-                    loop_line,
+                    s.line,
                 )
+
+
+def _bodies(body):
+    """A statement list and those nested in its if statements."""
+    yield list(body)
+    for s in body:
+        if isinstance(s, A.If):
+            yield from _bodies(s.then)
+            yield from _bodies(s.orelse)
+
+
+def _spans(body) -> list:
+    """(label index, jump index) of each jump back to a label of `body`."""
+    seen: dict = {}
+    out = []
+    for j, s in enumerate(body):
+        if isinstance(s, A.Label):
+            seen.setdefault(s.name, j)
+        out += [(seen[lab], j) for lab in _jump_labels(s) if lab in seen]
+    return out
 
 
 def writing_loops(test: A.Test) -> list[str]:
@@ -138,7 +181,7 @@ def _loops(body):
             seen.setdefault(s.name, j)
         for lab in _jump_labels(s):
             if lab in seen:
-                yield body[seen[lab]].line, body[seen[lab] + 1 : j]
+                yield body[seen[lab]].line, body[seen[lab] : j]  # from its label
 
 
 @dataclass(frozen=True)
@@ -153,16 +196,6 @@ def _jump_labels(s):
     elif isinstance(s, A.If):
         for x in (*s.then, *s.orelse):
             yield from _jump_labels(x)
-
-
-def _backward(body) -> bool:
-    seen = set()
-    for s in body:
-        if isinstance(s, A.Label):
-            seen.add(s.name)
-        if any(lab in seen for lab in _jump_labels(s)):
-            return True
-    return False
 
 
 def _unconditional_write(body):
@@ -368,6 +401,12 @@ def check_liveness(test, model, progress: str | None, limits):
         r = _check_at(t, m, progress, replace(limits, unroll=unroll), tree)
         if r.live is not None or not r.complete:
             break
+        if r.candidates > DEEPEN_CANDIDATES and unroll < limits.unroll:
+            r.notes.append(
+                f"not unrolled further: {r.candidates:,} candidates at unroll {unroll} "
+                f"(hrf.liveness.DEEPEN_CANDIDATES; a larger bound multiplies them)"
+            )
+            break
     return r
 
 
@@ -385,6 +424,7 @@ def _check_at(t: A.Test, m, progress: str, limits, tree: tuple):
         stuck = witness(comp, ex, tree, progress)
         if stuck:
             r.live, r.stuck, r.liveness_witness = False, stuck, ex
+            r.executions = [ex]
             r.notes.append(f"not live under {progress} progress: " + "; ".join(map(str, stuck)))
             break
     else:
@@ -413,4 +453,16 @@ def _check_at(t: A.Test, m, progress: str, limits, tree: tuple):
         )
     # the outcomes are over the threads' statuses: not the test's own
     r.outcomes, r.states, r.condition_holds = [], [], None
+    if r.live is not False:
+        r.executions = []
     return r
+
+
+def liveness_text(r) -> str:
+    """A liveness result as text, herd-like: the test, the model and the
+    progress model, the verdict, the threads that never finish."""
+    verdict = {True: "Yes", False: "No", None: "Unknown"}[r.live]
+    lines = [f"Test {r.name} Liveness", f"Model {r.model}", f"Progress {r.progress}", f"Live {verdict}"]
+    lines += [f"Stuck {x}" for x in r.stuck]
+    lines.append(f"Time {r.name} {r.time:.2f}")
+    return "\n".join(lines) + "\n"

@@ -197,6 +197,9 @@ class Result(Drawable):
             "blocked": self.blocked,
             "thin_air_value": self.thin_air_value,
             "notes": self.notes,
+            "live": self.live,
+            "stuck": [{"thread": x.thread, "line": x.line, "barrier": x.barrier} for x in self.stuck],
+            "progress": self.progress,
             "error": None if self.error is None else f"{type(self.error).__name__}: {self.error}",
         }
 
@@ -301,11 +304,13 @@ class Result(Drawable):
         return None
 
     def to_dot(self, execution: dict | None = None) -> str:
-        """Graphviz DOT of an execution: the first flagged one by default,
-        else the witness of the first outcome."""
+        """Graphviz DOT of an execution: a liveness check's witness, else
+        the first flagged one by default, else the witness of the first
+        outcome."""
         from .graph import execution_dot
 
         self.build_witnesses()
+        execution = execution or self.liveness_witness
         execution = execution or (self.flags[0]["execution"] if self.flags else self.witness())
         if execution is None:
             raise HrfError(f"{self.name}: no witness execution to draw (checked with witnesses=False)")

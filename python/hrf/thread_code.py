@@ -743,8 +743,8 @@ def unroll_backward_jumps(body, unroll: int, spin: bool = False) -> list:
         copies: list = []
         regs = _written(loop)
         for k in range(unroll + 1):
-            # the first copy keeps the loop's own label, for jumps into it from before
-            names = {n: f"{n}#{tag}.{k}" for n in inner if k or n != back}
+            # the first copy keeps the loop's labels, for jumps into it from before
+            names = {n: f"{n}#{tag}.{k}" for n in inner} if k else {}
             nxt: Any = A.Goto(f"{back}#{tag}.{k + 1}") if k < unroll else _Cut()
             if not spin:
                 copies += [_relabel(s, names, back, nxt) for s in loop]

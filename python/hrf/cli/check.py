@@ -8,11 +8,17 @@ from collections.abc import Iterable
 
 from ..api import Result, check, check_many
 from ..errors import HrfError, InvalidArgument
+from ..liveness import PROGRESS
 from .args import error_json, inputs, limit_args, limits_of_args, workers
 
 
 def cmd_check(a) -> int:
     limits = limits_of_args(a)
+    if a.progress is not None and not a.liveness:
+        print("hrf: --progress is the scheduler of a liveness check: give --liveness too", file=sys.stderr)
+        return 2
+    if a.liveness:
+        return _liveness(a, limits)
     status = 0
     if a.graph:
         if len(a.files) != 1 or len(a.model) != 1:
@@ -57,6 +63,29 @@ def cmd_check(a) -> int:
     return status
 
 
+def _liveness(a, limits) -> int:
+    """`hrf check --liveness`: each test under each model, one at a time."""
+    from ..liveness import liveness_text
+
+    status = 0
+    for f in inputs(a.files):
+        for m in a.model:
+            try:
+                r = check(f, m, limits=limits, liveness=True, progress=a.progress)
+            except InvalidArgument:
+                raise
+            except HrfError as e:
+                print(f"hrf: {e}", file=sys.stderr)
+                status = 1
+                continue
+            for n in r.notes:
+                print(f"hrf: note: {r.path or r.name}: {n}", file=sys.stderr)
+            print(json.dumps(r.to_json()) if a.json else liveness_text(r), flush=True)
+            if a.graph and r.live is False:
+                r.render(a.graph)
+    return status
+
+
 def cmd_models(a) -> int:
     from ..models import get, names
 
@@ -90,6 +119,18 @@ def add(sub) -> None:
         help="write a log herd's tools read (mcompare7, msum7): herd's lines only, ?? where a limit left no verdict",
     )
     c.add_argument("--graph", metavar="OUT", help="draw an execution (a flagged one, else the first) to OUT.dot/.svg")
+    c.add_argument(
+        "--liveness",
+        action="store_true",
+        help="may a spin loop spin forever (or a barrier wait forever)? Live Yes/No/Unknown, the stuck threads; "
+        "--graph draws the witness",
+    )
+    c.add_argument(
+        "--progress",
+        choices=list(PROGRESS),
+        default=None,
+        help="with --liveness: the scheduler's progress model (default fair)",
+    )
     limit_args(c)
     c.add_argument("--workers", type=workers, default=None, help="threads for several tests (default: all cores)")
     c.set_defaults(func=cmd_check)

@@ -1,0 +1,122 @@
+"""Liveness of spin loops under progress models (`hrf.liveness`).
+Every expected verdict is derived by hand next to its test."""
+
+import pytest
+
+import hrf
+from hrf.liveness import DONE, SPIN, UNSTARTED, hierarchy, scheduler_allows
+
+
+def _ptx(p0: list, p1: list, name="t") -> str:
+    rows = "\n".join(
+        f" {a:24s}| {b:24s};" for a, b in zip(p0 + [""] * (len(p1) - len(p0)), p1 + [""] * (len(p0) - len(p1)))
+    )
+    return f"PTX {name}\n{{ x=0; }}\n P0@cta 0,gpu 0          | P1@cta 0,gpu 0          ;\n{rows}\nexists 0==0\n"
+
+
+SPIN_ON_X = ["LC10:", "ld.relaxed.gpu r0, x", "bne r0, 0, LC11", "goto LC10", "LC11:"]
+
+
+def test_a_waiter_is_released_under_fair_scheduling():
+    # P1 spins until it reads x != 0; P0 writes x = 1. Fair: P0 runs, and a
+    # spinning iteration of P1 reads either 1 (it leaves) or the initial 0,
+    # which is coherence-before P0's write (not the last write: memory
+    # fairness lets it see 1 later). No execution spins forever.
+    t = _ptx(["st.relaxed.gpu x, 1"], SPIN_ON_X)
+    r = hrf.check(t, "ptx-6.0", liveness=True)
+    assert r.live is True and r.stuck == []
+
+
+def test_a_waiter_whose_writer_never_starts_spins_under_obe():
+    # OBE runs only threads that have started: P0 may never start, and then
+    # 0 is the last write of x -- P1 reads it forever (line 5: its loop).
+    t = _ptx(["st.relaxed.gpu x, 1"], SPIN_ON_X)
+    r = hrf.check(t, "ptx-6.0", liveness=True, progress="obe")
+    assert r.live is False
+    assert [(s.thread, s.line) for s in r.stuck] == [("P1", 4)]
+    assert r.to_dot().startswith("digraph")  # the witness is drawn
+    # HSA runs the lowest-id unfinished thread: P0 writes, P1 is released
+    assert hrf.check(t, "ptx-6.0", liveness=True, progress="hsa").live is True
+
+
+def test_hsa_runs_the_lowest_thread_only():
+    # Now P0 waits for P1. HSA: P0 (lowest, never finished) is the one run;
+    # P1 need not run at all -- P0 spins forever. LOBE: P1 has not started,
+    # so no one above P0 forces it either. Fair: P1 runs.
+    t = _ptx(["LC00:", "ld.relaxed.gpu r0, x", "bne r0, 0, LC01", "goto LC00", "LC01:"], ["st.relaxed.gpu x, 1"])
+    assert hrf.check(t, "ptx-6.0", liveness=True, progress="hsa").live is False
+    assert hrf.check(t, "ptx-6.0", liveness=True, progress="lobe").live is False
+    assert hrf.check(t, "ptx-6.0", liveness=True, progress="fair").live is True
+
+
+def test_the_progress_rules_by_hand():
+    tree = hierarchy(hrf.parse(_ptx(["st.relaxed.gpu x, 1"], SPIN_ON_X)))
+    # P0 spins, P1 never started: fair runs P1 (no); OBE need not (yes);
+    # HSA runs P0, the lowest, which spins: P1 need not run (yes)
+    assert not scheduler_allows(tree, "fair", (SPIN, UNSTARTED))
+    assert scheduler_allows(tree, "obe", (SPIN, UNSTARTED))
+    assert scheduler_allows(tree, "hsa", (SPIN, UNSTARTED))
+    # P0 never started, P1 spins: HSA must run P0 (no); LOBE must run
+    # every thread below a started one (no); OBE need not (yes)
+    assert not scheduler_allows(tree, "hsa", (UNSTARTED, SPIN))
+    assert not scheduler_allows(tree, "lobe", (UNSTARTED, SPIN))
+    assert scheduler_allows(tree, "obe", (UNSTARTED, SPIN))
+    # with no guarantee the machine still runs one unfinished thread: a
+    # spinning one will do, but not one that never starts
+    assert scheduler_allows(tree, "unfair", (SPIN, UNSTARTED))
+    assert not scheduler_allows(tree, "unfair", (DONE, UNSTARTED))
+
+
+def test_a_loop_that_writes_every_iteration():
+    # P0 exchanges 1 into x until it reads 1. Its first iteration reads the
+    # initial 0, the second its own 1 (coherence): it leaves by the second
+    # iteration in every execution, so no execution goes past the bound
+    # when unrolled once -- live, established by deepening the bound.
+    leaves = _ptx(["LC00:", "atom.relaxed.gpu.exch r0, x, 1", "bne r0, 0, LC01", "goto LC00", "LC01:"], [])
+    r = hrf.check(leaves, "ptx-6.0", liveness=True)
+    assert r.live is True
+    # Exchanging 0 until it reads 1, which no thread writes: it never
+    # leaves, but every iteration writes, so it never repeats one -- hrf
+    # does not show it spinning, and says so, naming the loop.
+    never = _ptx(["LC00:", "atom.relaxed.gpu.exch r0, x, 0", "bne r0, 1, LC00"], [])
+    r = hrf.check(never, "ptx-6.0", liveness=True)
+    assert r.live is None
+    assert "P0's loop at line 4 writes on every iteration (line 5)" in r.notes[-1]
+
+
+def test_a_barrier_that_too_few_threads_reach_waits_forever():
+    # bar.cta.sync 1, 1, 3: three threads must arrive; only two run it.
+    t = """PTX hang
+{ x=0; }
+ P0@cta 0,gpu 0       | P1@cta 0,gpu 0       ;
+ st.weak x, 1         | bar.cta.sync 1, 1, 3 ;
+ bar.cta.sync 1, 1, 3 | ld.weak r0, x        ;
+exists (P1:r0 == 0)
+"""
+    r = hrf.check(t, "ptx-6.0", liveness=True)
+    assert r.live is False and {s.thread for s in r.stuck} == {"P0", "P1"} and all(s.barrier for s in r.stuck)
+    # with a count of two, both pass
+    assert hrf.check(t.replace("1, 1, 3", "1, 1, 2"), "ptx-6.0", liveness=True).live is True
+
+
+def test_what_the_check_refuses_or_rejects():
+    nested = _ptx(["LC00:", "LC01:", "ld.relaxed.gpu r0, x", "bne r0, 0, LC01", "bne r0, 1, LC00"], [])
+    with pytest.raises(hrf.UnsupportedFeature, match="P0: the loops at lines 5 and 4 overlap or nest") as ei:
+        hrf.check(nested, "ptx-6.0", liveness=True)
+    assert ei.value.line == 5
+    t = _ptx(["st.relaxed.gpu x, 1"], SPIN_ON_X)
+    with pytest.raises(hrf.InvalidArgument, match="known ones are fair, hsa"):
+        hrf.check(t, "ptx-6.0", liveness=True, progress="eventually")
+    with pytest.raises(hrf.InvalidArgument, match="give liveness=True too"):
+        hrf.check(t, "ptx-6.0", progress="obe")
+
+
+def test_cli_liveness(tmp_path, capsys):
+    from hrf.cli import main
+
+    f = tmp_path / "t.litmus"
+    f.write_text(_ptx(["st.relaxed.gpu x, 1"], SPIN_ON_X))
+    assert main(["check", "--liveness", "--progress", "obe", "-m", "ptx-6.0", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert "Live No" in out and "Stuck P1 spins forever in the loop at line 4" in out
+    assert main(["check", "--progress", "obe", "-m", "ptx-6.0", str(f)]) == 2
