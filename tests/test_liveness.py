@@ -9,7 +9,8 @@ from hrf.liveness import DONE, SPIN, UNSTARTED, hierarchy, scheduler_allows
 
 def _ptx(p0: list, p1: list, name="t") -> str:
     rows = "\n".join(
-        f" {a:24s}| {b:24s};" for a, b in zip(p0 + [""] * (len(p1) - len(p0)), p1 + [""] * (len(p0) - len(p1)))
+        f" {a:24s}| {b:24s};"
+        for a, b in zip(p0 + [""] * (len(p1) - len(p0)), p1 + [""] * (len(p0) - len(p1)), strict=True)
     )
     return f"PTX {name}\n{{ x=0; }}\n P0@cta 0,gpu 0          | P1@cta 0,gpu 0          ;\n{rows}\nexists 0==0\n"
 

@@ -43,9 +43,10 @@ from .litmus import ast as A
 from .models import get as get_model
 from .thread_code import BOUND, LISTED, NOT_STARTED, STOPPED, TERMINATED
 
-# Unrolling goes on to the next bound only while a round cost fewer
-# candidates than this: loops that write on every iteration multiply them.
-DEEPEN_CANDIDATES = 300
+# Where a loop that writes on every iteration reaches the bound, unrolling
+# goes on to the next bound only while a round cost fewer candidates than
+# this: each iteration's write multiplies the coherence orders.
+DEEPEN_CANDIDATES = 50
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,10 @@ def _spans(body) -> list:
             seen.setdefault(s.name, j)
         out += [(seen[lab], j) for lab in _jump_labels(s) if lab in seen]
     return out
+
+
+def _one_thread(test: A.Test, th) -> A.Test:
+    return A.with_fields(test, threads=(th,))
 
 
 def writing_loops(test: A.Test) -> list[str]:
@@ -264,7 +269,7 @@ def scheduler_allows(tree: tuple, progress: str, states: tuple) -> bool:
     walk(tree, None)
     rule = PROGRESS[progress]
     # leaves: schedulable (not terminated), started, may make progress
-    sched = [None] * len(nodes)
+    sched = [False] * len(nodes)
     started = [False] * len(nodes)
     for k in reversed(range(len(nodes))):
         parent, children, t = nodes[k]
@@ -285,10 +290,10 @@ def scheduler_allows(tree: tuple, progress: str, states: tuple) -> bool:
     return False
 
 
-def _progress_exists(nodes, S, O, rule, states, P: frozenset) -> bool:
-    """Is there a set of nodes making progress, containing P, closed under
-    the obligations, with no stopped thread in it?"""
-    P = set(P)
+def _progress_exists(nodes, S, O, rule, states, given: frozenset) -> bool:
+    """Is there a set of nodes making progress, containing `given`, closed
+    under the obligations, with no stopped thread in it?"""
+    P = set(given)
     work = list(P)
     while work:
         k = work.pop()
@@ -394,14 +399,15 @@ def check_liveness(test, model, progress: str | None, limits):
     m.supports(t)
     refuse(t)
     tree = hierarchy(t)
+    writers = {i for i, th in enumerate(t.threads) if writing_loops(_one_thread(t, th))}
     # Unrolled 0, 1, .. limits.unroll times, until established: a witness
     # is one at any bound, and where no allowed execution reaches bound k
     # none reaches a larger one (its prefix would reach k).
     for unroll in range(limits.unroll + 1):
-        r = _check_at(t, m, progress, replace(limits, unroll=unroll), tree)
+        r, at_bound = _check_at(t, m, progress, replace(limits, unroll=unroll), tree)
         if r.live is not None or not r.complete:
             break
-        if r.candidates > DEEPEN_CANDIDATES and unroll < limits.unroll:
+        if at_bound & writers and unroll < limits.unroll and r.candidates > DEEPEN_CANDIDATES:
             r.notes.append(
                 f"not unrolled further: {r.candidates:,} candidates at unroll {unroll} "
                 f"(hrf.liveness.DEEPEN_CANDIDATES; a larger bound multiplies them)"
@@ -411,7 +417,8 @@ def check_liveness(test, model, progress: str | None, limits):
 
 
 def _check_at(t: A.Test, m, progress: str, limits, tree: tuple):
-    """The liveness check with loops unrolled `limits.unroll` times."""
+    """The liveness check with loops unrolled `limits.unroll` times, and
+    the threads an allowed execution takes to the bound."""
     from .checking import check_compiled
     from .program import compile_test
 
@@ -455,7 +462,7 @@ def _check_at(t: A.Test, m, progress: str, limits, tree: tuple):
     r.outcomes, r.states, r.condition_holds = [], [], None
     if r.live is not False:
         r.executions = []
-    return r
+    return r, bound
 
 
 def liveness_text(r) -> str:

@@ -201,9 +201,7 @@ class _Scopes:
 
 
 class _ProgramCompiler:
-    def __init__(
-        self, test: A.Test, unroll: int, cas_writeback: bool = True, observe_all: bool = False, liveness=None
-    ):
+    def __init__(self, test: A.Test, unroll: int, cas_writeback: bool = True, observe_all: bool = False, liveness=None):
         self.test = test
         self.liveness = liveness
         self.ends: list = []
