@@ -227,14 +227,14 @@ def hierarchy(test: A.Test) -> tuple:
     """The scope tree as nested groups, outermost first (device, queue
     family, work group, subgroup), each group's children in id order:
     ("group", children) and ("thread", index)."""
-    from .program import _Scopes
+    from .program import SCOPE_LEVELS, thread_places
 
-    pos = _Scopes(test).pos
+    pos = thread_places(test)
 
     def build(members: list, level: int):
-        if level == len(_Scopes.LEVELS):
+        if level == len(SCOPE_LEVELS):
             return tuple(("thread", i) for i in members)
-        name = _Scopes.LEVELS[level]
+        name = SCOPE_LEVELS[level]
         groups: dict = {}
         for i in members:
             groups.setdefault(pos[i][name], []).append(i)
@@ -419,11 +419,13 @@ def check_liveness(test, model, progress: str | None, limits):
 def _check_at(t: A.Test, m, progress: str, limits, tree: tuple):
     """The liveness check with loops unrolled `limits.unroll` times, and
     the threads an allowed execution takes to the bound."""
-    from .checking import check_compiled
     from .program import compile_test
+    from .results import run_core
 
     comp = compile_test(t, limits.unroll, m.cas_writeback, liveness=Liveness(stops=progress != "fair"))
-    r = check_compiled(comp, m, replace(limits, keep_all=True))
+    r = run_core(comp, m, replace(limits, keep_all=True))
+    if r.error is not None:
+        raise r.error
     r.progress = progress
     bound: set = set()  # the threads an allowed execution takes to the bound
     for ex in r.executions:

@@ -200,6 +200,16 @@ class _Scopes:
         return frozenset(i for i, p in enumerate(self.pos) if p[scope] == key)
 
 
+def thread_places(test: A.Test) -> list[dict]:
+    """Each thread's place in the scope tree: its instance of each level of
+    `SCOPE_LEVELS`, outermost first (a level the test leaves out is the
+    thread's own)."""
+    return _Scopes(test).pos
+
+
+SCOPE_LEVELS = _Scopes.LEVELS
+
+
 class _ProgramCompiler:
     def __init__(self, test: A.Test, unroll: int, cas_writeback: bool = True, observe_all: bool = False, liveness=None):
         self.test = test
