@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 from .errors import InvalidArgument, UnsupportedFeature
 from .litmus import ast as A
 from .models import get as get_model
-from .thread_code import BOUND, LISTED, NOT_STARTED, STOPPED, TERMINATED
+from .thread_code import BOUND, LISTED, NOT_STARTED, STOPPED, TERMINATED, jump_labels
 
 # Where a loop that writes on every iteration reaches the bound, unrolling
 # goes on to the next bound only while a round cost fewer candidates than
@@ -151,56 +151,39 @@ def _spans(body) -> list:
     for j, s in enumerate(body):
         if isinstance(s, A.Label):
             seen.setdefault(s.name, j)
-        out += [(seen[lab], j) for lab in _jump_labels(s) if lab in seen]
+        out += [(seen[lab], j) for lab in jump_labels(s) if lab in seen]
     return out
 
 
-def _one_thread(test: A.Test, th) -> A.Test:
-    return A.with_fields(test, threads=(th,))
-
-
-def writing_loops(test: A.Test) -> list[str]:
-    """The loops with a write on every iteration, by thread and line: they
-    never repeat an iteration, so the check cannot show them spinning."""
-    out = []
-    for t in test.threads:
+def writing_loops(test: A.Test) -> dict[int, list[str]]:
+    """The loops with a write on every iteration, by thread: they never
+    repeat an iteration, so the check cannot show them spinning."""
+    out: dict[int, list[str]] = {}
+    for i, t in enumerate(test.threads):
         for loop_line, body in _loops(t.body):
             w = _unconditional_write(body)
             if w is not None:
-                out.append(f"{t.name}'s loop at line {loop_line} writes on every iteration (line {w.line})")
+                out.setdefault(i, []).append(
+                    f"{t.name}'s loop at line {loop_line} writes on every iteration (line {w.line})"
+                )
     return out
 
 
 def _loops(body):
-    """(line, body) of each loop: `while` statements and the statements from
-    a label to a jump back to it."""
-    seen: dict = {}
-    body = list(body)
-    for j, s in enumerate(body):
-        if isinstance(s, A.While):
-            yield s.line, [_CondStmt(s.cond, s.line), *s.body]
-        elif isinstance(s, A.If):
-            yield from _loops(s.then)
-            yield from _loops(s.orelse)
-        if isinstance(s, A.Label):
-            seen.setdefault(s.name, j)
-        for lab in _jump_labels(s):
-            if lab in seen:
-                yield body[seen[lab]].line, body[seen[lab] : j]  # from its label
+    """(line, body) of each loop: the statements from a label to a jump
+    back to it, and `while` statements (their condition first)."""
+    for b in _bodies(body):
+        for i, j in _spans(b):
+            yield b[i].line, b[i:j]
+        for s in b:
+            if isinstance(s, A.While):
+                yield s.line, [_CondStmt(s.cond, s.line), *s.body]
 
 
 @dataclass(frozen=True)
 class _CondStmt:
     expr: object
     line: int
-
-
-def _jump_labels(s):
-    if isinstance(s, A.Goto):
-        yield s.label
-    elif isinstance(s, A.If):
-        for x in (*s.then, *s.orelse):
-            yield from _jump_labels(x)
 
 
 def _unconditional_write(body):
@@ -331,19 +314,22 @@ def witness(comp, execution: dict, tree: tuple, progress: str) -> list[Stuck] | 
     states = tuple(state_of(comp, s) for s in statuses)
     if (SPIN not in states and BLOCKED not in states) or CUT in states:
         return None  # nothing waits, or a thread's future is past the bound
+    if not scheduler_allows(tree, progress, states):  # cached: the cheap test first
+        return None
     stuck = []
     for t, status in enumerate(statuses):
-        if states[t] == SPIN:
-            if not _repeats(comp, execution, t, *comp.ends[status - LISTED][2:4]):
+        if states[t] not in (SPIN, BLOCKED):
+            continue
+        kind, _, a, b, line = comp.ends[status - LISTED]
+        name = comp.test.threads[t].name
+        if kind == "spin":
+            if not _repeats(comp, execution, t, a, b):
                 return None  # a write it has not seen would reach it: it does not spin forever here
-            stuck.append(Stuck(comp.test.threads[t].name, comp.ends[status - LISTED][4], comp.ends[status - LISTED][3]))
-        elif states[t] == BLOCKED:
-            _, _, bar, q, line = comp.ends[status - LISTED]
-            if not _too_few_arrive(comp, execution, statuses, t, bar, q):
+            stuck.append(Stuck(name, line, b))
+        else:
+            if not _too_few_arrive(comp, execution, statuses, t, a, b):
                 return None
-            stuck.append(Stuck(comp.test.threads[t].name, line, barrier=True))
-    if not scheduler_allows(tree, progress, states):
-        return None
+            stuck.append(Stuck(name, line, barrier=True))
     return stuck
 
 
@@ -399,15 +385,15 @@ def check_liveness(test, model, progress: str | None, limits):
     m.supports(t)
     refuse(t)
     tree = hierarchy(t)
-    writers = {i for i, th in enumerate(t.threads) if writing_loops(_one_thread(t, th))}
+    writing = writing_loops(t)
     # Unrolled 0, 1, .. limits.unroll times, until established: a witness
     # is one at any bound, and where no allowed execution reaches bound k
     # none reaches a larger one (its prefix would reach k).
     for unroll in range(limits.unroll + 1):
-        r, at_bound = _check_at(t, m, progress, replace(limits, unroll=unroll), tree)
+        r, at_bound = _check_at(t, m, progress, replace(limits, unroll=unroll), tree, writing)
         if r.live is not None or not r.complete:
             break
-        if at_bound & writers and unroll < limits.unroll and r.candidates > DEEPEN_CANDIDATES:
+        if at_bound & writing.keys() and unroll < limits.unroll and r.candidates > DEEPEN_CANDIDATES:
             r.notes.append(
                 f"not unrolled further: {r.candidates:,} candidates at unroll {unroll} "
                 f"(hrf.liveness.DEEPEN_CANDIDATES; a larger bound multiplies them)"
@@ -416,7 +402,7 @@ def check_liveness(test, model, progress: str | None, limits):
     return r
 
 
-def _check_at(t: A.Test, m, progress: str, limits, tree: tuple):
+def _check_at(t: A.Test, m, progress: str, limits, tree: tuple, writing: dict):
     """The liveness check with loops unrolled `limits.unroll` times, and
     the threads an allowed execution takes to the bound."""
     from .program import compile_test
@@ -444,7 +430,7 @@ def _check_at(t: A.Test, m, progress: str, limits, tree: tuple):
             why.append(f"max_kept={limits.max_kept} left executions unexamined")
         if bound:
             names = ", ".join(t.threads[i].name for i in sorted(bound))
-            writes = writing_loops(t)
+            writes = [w for ws in writing.values() for w in ws]
             why.append(
                 f"an execution the model allows takes {names} to the unrolling bound ({limits.unroll}) in a loop "
                 + (

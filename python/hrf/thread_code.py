@@ -107,7 +107,6 @@ class ThreadCompiler:
         # the blocks that end a path with a status (spinning, stopped)
         self.iteration: tuple | None = None
         self.exits: list = []
-        self.stopping = False
         # the names the thread uses as registers: a location's name elsewhere is its address
         self.defined = {s.reg for s in A.walk_stmts(thread.body) if isinstance(s, A.Assign)} | {
             ri.reg for ri in prog.test.reg_init if ri.thread == tidx
@@ -173,7 +172,7 @@ class ThreadCompiler:
 
     def emit(self, ins):
         live = self.p.liveness
-        if live is not None and live.stops and not self.stopping and isinstance(ins, dict) and ins["op"] in EVENTS:
+        if live is not None and live.stops and isinstance(ins, dict) and ins["op"] in EVENTS:
             self.stop_here(STOPPED)  # a thread the scheduler need not run may stop before any event
         self.code.append(ins)
         if len(self.code) > self.p.max_instructions:
@@ -374,9 +373,7 @@ class ThreadCompiler:
         progress model lets the scheduler stop)."""
         stop = Label()
         self.exits.append((stop, status))
-        self.stopping = True
         self.emit({"op": "choose", "target": stop})
-        self.stopping = False
 
     def enter_iteration(self, s: _Enter) -> None:
         """The start of copy k of an unrolled loop: no side effect yet, and
@@ -682,13 +679,13 @@ def _written(body) -> tuple:
     return tuple(sorted({s.reg for s in A.walk_stmts(body) if isinstance(s, A.Assign)}))
 
 
-def _jumps(s):
+def jump_labels(s):
     """The labels a statement may jump to (a goto, or a goto inside an if)."""
     if isinstance(s, A.Goto):
         yield s.label
     elif isinstance(s, A.If):
         for x in (*s.then, *s.orelse):
-            yield from _jumps(x)
+            yield from jump_labels(x)
 
 
 def _relabel(s, names: dict, back: str, to):
@@ -728,7 +725,7 @@ def unroll_backward_jumps(body, unroll: int, spin: bool = False) -> list:
         for j, s in enumerate(body):
             if isinstance(s, A.Label):
                 seen.setdefault(s.name, j)
-            back = next((lab for lab in _jumps(s) if lab in seen), None)
+            back = next((lab for lab in jump_labels(s) if lab in seen), None)
             if back is not None:
                 found = (seen[back], j, back)
                 break
