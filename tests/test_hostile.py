@@ -11,6 +11,7 @@ import math
 import pytest
 
 import hrf
+from conftest import many_writes
 from hrf.errors import InvalidArgument
 
 # Message passing at work-group scope, both threads in work-group 0: the
@@ -133,20 +134,6 @@ def test_numbers_with_leading_zeros_are_decimal():
 
 
 # ---------------------------------------------------------------- limits
-def many_writes(threads, stores, loads):
-    """`threads` threads each storing `stores` distinct values to x and
-    loading it `loads` times: the candidate count explodes. Every load's
-    register is observed (`locations`), so each load splits the paths by
-    the value it reads (a load whose value nothing uses would not)."""
-    body = []
-    for i in range(threads):
-        ops = [f"  atomic_store_explicit(x, {i * 10 + k + 1}, memory_order_relaxed);" for k in range(stores)]
-        ops += [f"  int r{k} = atomic_load_explicit(x, memory_order_relaxed);" for k in range(loads)]
-        body.append(f"P{i} (atomic_int* x) {{\n" + "\n".join(ops) + "\n}")
-    regs = " ".join(f"{i}:r{k};" for i in range(threads) for k in range(loads))
-    return "C boom\n{ [x]=0; }\n" + "\n".join(body) + f"\nlocations [{regs}]\nexists (x=1)\n"
-
-
 def test_an_explosive_test_stops_at_the_time_limit_without_a_verdict():
     # 3 x (4 stores + 4 loads) once aborted the interpreter (an allocation of
     # 52 TB for the path combinations) whatever the limits

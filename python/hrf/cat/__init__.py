@@ -3,6 +3,6 @@
 reads the file, compile.py gives it a meaning, builtins.py maps herd's
 built-in names onto hrf's events)."""
 
-from .compile import load
+from .compile import load, load_text
 
-__all__ = ["load"]
+__all__ = ["load", "load_text"]

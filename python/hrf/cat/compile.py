@@ -41,6 +41,9 @@ HERD2015_SELECTS = frozenset({"ext", "int", "MM", "MR", "MW", "WM", "WW", "WR", 
 # hrf's own files standing in for the includes herd's models take from
 # herd's library (c11_cos.cat, c11_los.cat), searched after every other folder.
 HERD_COMPAT = Path(__file__).resolve().parent.parent / "corpus" / "cat" / "herd-compat"
+# The cat files shipped with hrf (litmus/cat): all that a confined model
+# (cat text from a browser, `load_text(confined=True)`) may include.
+SHIPPED_CAT = HERD_COMPAT.parent
 
 
 @dataclass
@@ -61,10 +64,20 @@ class ProcedureV:
 
 class CatCompiler:
     def __init__(
-        self, path: str | None, text: str, catdir: list[str], builtins: dict, variants=(), single_rmw: bool = False
+        self,
+        path: str | None,
+        text: str,
+        catdir: list[str],
+        builtins: dict,
+        variants=(),
+        single_rmw: bool = False,
+        confined: bool = False,
     ):
         self.path, self.text = path, text
         self.catdir = catdir
+        # includes only of hrf's shipped cat files, by plain name (text from
+        # someone who may not read this machine's files: `hrf serve`)
+        self.confined = confined
         self.variants = frozenset(variants)
         # herd's single-event RMWs (SingleEventRmw): on when asked; whether
         # the file is written for them is found out as it is read
@@ -146,8 +159,16 @@ class CatCompiler:
     def include(self, ins: S.Include, env: dict) -> None:
         if ins.file in ("stdlib.cat", "stdlib"):
             return  # herd's standard library: hrf has the names it defines built in
+        if self.confined and (Path(ins.file).name != ins.file or ins.file.startswith(".")):
+            raise self.fail(
+                f"include {ins.file!r} refused: this model may include only hrf's shipped cat files, by name "
+                f"({', '.join(sorted(p.name for p in SHIPPED_CAT.rglob('*.cat')))})",
+                ins,
+            )
         found = self.find(ins.file)
         if found is None:
+            if self.confined:
+                raise self.fail(f"cannot find {ins.file!r} among hrf's shipped cat files", ins)
             where = ", ".join([os.path.dirname(self.current or ".") or "."] + self.catdir)
             raise self.fail(f"cannot find {ins.file!r} to include (looked in {where}; add folders with --catdir)", ins)
         real = str(found.resolve())  # `sub/../a.cat` is a.cat: a cycle however it is spelled
@@ -155,7 +176,11 @@ class CatCompiler:
             raise self.fail(f"{ins.file!r} includes itself (through {' -> '.join(self.including) or 'itself'})", ins)
         if len(self.including) >= MAX_INCLUDES:
             raise self.fail(f"includes nested more than {MAX_INCLUDES} deep", ins)
-        if found.parent == HERD_COMPAT and all(Path(d).resolve() != HERD_COMPAT for d in self.catdir):
+        if (
+            not self.confined
+            and found.parent == HERD_COMPAT
+            and all(Path(d).resolve() != HERD_COMPAT for d in self.catdir)
+        ):
             import warnings
 
             from ..errors import StandInWarning
@@ -183,7 +208,8 @@ class CatCompiler:
         here = Path(self.current).parent if self.current else Path(".")
         # last: hrf's own stand-ins for files herd's models include from
         # herd's library (litmus/cat/herd-compat), where none is given
-        for folder in [here, *map(Path, self.catdir), HERD_COMPAT]:
+        folders = [SHIPPED_CAT] if self.confined else [here, *map(Path, self.catdir)]
+        for folder in [*folders, HERD_COMPAT]:
             p = folder / file
             if p.is_file():
                 return p
@@ -600,14 +626,30 @@ def load(
     path = os.fspath(resolve(path))  # litmus/cat/... : the copy shipped with hrf where there is none here
     text = _read_cat(path, lambda msg: DefinitionError(msg, path))
     dirs = list(catdir or []) + [d for d in os.environ.get("HRF_CATDIR", "").split(os.pathsep) if d]
+    return _compile(path, text, dirs, variants, cas_writeback, single_rmw, confined=False)
+
+
+def load_text(text: str, variants=(), single_rmw: bool | None = None, *, confined: bool = True) -> Model:
+    """The Model of cat text that comes with no file (pasted in `hrf serve`'s
+    page): `confined`, it may include only hrf's shipped cat files, by name,
+    and reads nothing else of this machine's files."""
+    from ..errors import check_names
+
+    if not isinstance(text, str):
+        raise DefinitionError(f"cat text must be a string, not {type(text).__name__}")
+    variants = check_names("variants", variants)
+    return _compile(None, text, [], variants, None, single_rmw, confined=confined)
+
+
+def _compile(path, text, dirs, variants, cas_writeback, single_rmw, confined: bool) -> Model:
     cat = parse(text, path)
     builtins = builtins_for(cat.arch)
-    first = CatCompiler(path, text, dirs, builtins, variants, single_rmw=bool(single_rmw))
+    first = CatCompiler(path, text, dirs, builtins, variants, single_rmw=bool(single_rmw), confined=confined)
     model = first.compile(cat)
     single = first.single_events_used if single_rmw is None else single_rmw
     if single and not single_rmw:
         # written for herd's single-event RMWs: read again over them
-        model = CatCompiler(path, text, dirs, builtins, variants, single_rmw=True).compile(cat)
+        model = CatCompiler(path, text, dirs, builtins, variants, single_rmw=True, confined=confined).compile(cat)
     if single:
         model.doc += "; herd's RMWs as one event"
     if cas_writeback is not None:

@@ -11,7 +11,7 @@ import warnings
 
 from ..core import version
 from ..errors import HrfError, HrfWarning, InvalidArgument
-from . import check, export, families, gpu, machine, runs
+from . import check, export, families, gpu, machine, runs, web
 from .args import cat_options, herd_spellings
 
 
@@ -38,6 +38,7 @@ def main(argv=None) -> int:
     machine.add(sub)
     export.add(sub)
     gpu.add(sub)
+    web.add(sub)
     check.add_models(sub)
     cat_options(sub)
 

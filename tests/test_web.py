@@ -1,0 +1,229 @@
+"""`hrf serve` without a browser: the answers (hrf.web.work), the server's
+limits and its refusals of bad input (through Starlette's test client),
+and the worker pool's deadline. The page itself: test_web_browser.py."""
+
+import asyncio
+import json
+import time
+
+import pytest
+from starlette.testclient import TestClient
+
+from conftest import CORPUS, many_writes
+from hrf.web import ServeLimits, answer, create_app
+from hrf.web.pool import WorkerPool
+
+FIG6 = (CORPUS / "hrf" / "hrf14-fig6.litmus").read_text()
+CORRUPT_MP = (CORPUS / "rsp" / "corrupt-mp.litmus").read_text()
+LIM = ServeLimits(seconds=2.0, workers=2)
+
+
+# ---------------------------------------------------------------- answers
+def test_fig6_is_racy_under_hrf_direct_only():
+    # [HRF14] Fig. 6: "an example of a racey execution in HRF-direct that is
+    # data-race-free in HRF-indirect"; R2 = R3 = 1 in every execution
+    a = answer("check", {"test": FIG6, "models": ["hrf-direct", "hrf-indirect"]}, LIM)
+    assert a["ok"], a
+    direct, indirect = a["models"]
+    assert (direct["racy"], indirect["racy"]) == (True, False)
+    (race,) = direct["flags"]
+    assert race["kind"] == "heterogeneous_race"
+    # the race is on X: P0's plain store (line 14) and P2's plain load (line 26)
+    assert sorted((e["thread"], e["line"], e["loc"]) for e in race["events"]) == [("P0", 14, "X"), ("P2", 26, "X")]
+    assert a["outcomes"] == [{"outcome": "1:R2=1; 2:R3=1;", "allowed": [True, True], "differs": False}]
+    # the race's execution is the page's execution after the one outcome's witness
+    assert race["execution"] == 1 and direct["executions"][1].startswith("heterogeneous_race")
+
+
+def test_the_outcome_table_marks_where_models_differ():
+    # MP with relaxed atomics: SC forbids 1:r0=1 /\ 1:r1=0, C11 allows it
+    mp = """C MP
+{ [x]=0; [y]=0; }
+P0 (atomic_int* x, atomic_int* y) {
+  atomic_store_explicit(x, 1, memory_order_relaxed);
+  atomic_store_explicit(y, 1, memory_order_relaxed);
+}
+P1 (atomic_int* x, atomic_int* y) {
+  int r0 = atomic_load_explicit(y, memory_order_relaxed);
+  int r1 = atomic_load_explicit(x, memory_order_relaxed);
+}
+exists (1:r0=1 /\\ 1:r1=0)
+"""
+    a = answer("check", {"test": mp, "models": ["sc", "c11"]}, LIM)
+    rows = {r["outcome"]: r for r in a["outcomes"]}
+    assert len(rows) == 4
+    assert rows["1:r0=1; 1:r1=0;"] == {"outcome": "1:r0=1; 1:r1=0;", "allowed": [False, True], "differs": True}
+    assert [r["outcome"] for r in a["outcomes"] if r["differs"]] == ["1:r0=1; 1:r1=0;"]
+
+
+def test_a_graph_is_an_svg_of_the_chosen_execution():
+    a = answer("graph", {"test": FIG6, "models": ["hrf-direct"], "index": 1}, LIM)
+    assert a["ok"], a
+    assert a["label"].startswith("heterogeneous_race") and a["count"] == 2
+    assert a["svg"].lstrip().startswith("<?xml") and "<svg" in a["svg"] and ">P2<" in a["svg"]
+    past = answer("graph", {"test": FIG6, "models": ["hrf-direct"], "index": 2}, LIM)
+    assert not past["ok"] and "has 2 executions" in past["error"]["message"]
+
+
+def test_soundness_gives_the_counterexample_trace():
+    # [RSP15] talk's "corrupt MP": the old scheme is unsound for it
+    a = answer("soundness", {"test": CORRUPT_MP, "scheme": "rsp-old"}, LIM)
+    assert a["ok"] and a["verdict"] == "unsound" and "<svg" in a["svg"]
+    b = answer("soundness", {"test": CORRUPT_MP, "scheme": "rsp-new"}, LIM)
+    assert b["ok"] and b["verdict"] == "sound" and b["svg"] is None
+
+
+def test_a_syntax_error_is_located_in_the_test():
+    broken = FIG6.replace("  *X = 1;", "  *X = = 1;")
+    a = answer("check", {"test": broken, "models": ["sc"]}, LIM)
+    assert not a["ok"]
+    e = a["error"]
+    assert (e["kind"], e["where"], e["line"]) == ("LitmusSyntaxError", "test", 14)
+    assert e["column"] is not None
+
+
+def test_a_model_that_refuses_the_test_says_so_for_that_model_alone():
+    # [GPU15]'s ptx model reads no seq_cst atomics (Fig. 6 has them)
+    a = answer("check", {"test": FIG6, "models": ["sc", "ptx"]}, LIM)
+    assert a["ok"]
+    assert a["models"][0]["verdict"] == "Ok"
+    assert a["models"][1]["error"]["kind"] == "UnsupportedFeature" and a["models"][1]["error"]["line"]
+    assert all(r["allowed"][1] is None for r in a["outcomes"])
+
+
+def test_a_cat_model_from_the_page_is_checked_and_confined():
+    sc = '"SC"\ninclude "communication.cat"\nacyclic po | com as sc\n'
+    a = answer("check", {"test": FIG6, "models": [{"cat": sc}, "sc"]}, LIM)
+    assert a["ok"] and a["models"][0]["label"] == "SC (cat)"
+    assert a["outcomes"][0]["allowed"] == [True, True]
+    for bad in ("/etc/passwd", "../../../../etc/passwd", "sub/sc.cat"):
+        e = answer("check", {"test": FIG6, "models": [{"cat": f'"m"\ninclude "{bad}"\n'}]}, LIM)["error"]
+        assert (e["kind"], e["where"], e["line"]) == ("DefinitionError", "model 0", 2)
+        assert "refused" in e["message"] and "passwd" not in e["message"].split("refused")[1]
+
+
+@pytest.mark.parametrize(
+    "payload, says",
+    [
+        ({"test": FIG6}, "'models' must be a list"),
+        ({"test": FIG6, "models": ["no-such"]}, "unknown model 'no-such'"),
+        ({"test": FIG6, "models": ["hrf/models/sc.py"]}, "unknown model"),  # never a path
+        ({"test": "litmus/hrf/hrf14-fig6.litmus", "models": ["sc"]}, "LitmusSyntaxError"),  # text, not a path
+        ({"test": 3, "models": ["sc"]}, "'test' must be text"),
+        ({"test": FIG6, "models": ["sc"] * 5}, "at most 4 models"),
+        ({"test": FIG6, "models": ["sc"], "unroll": 99}, "'unroll'"),
+        ({"test": FIG6, "models": [{"python": "import os"}]}, "a built-in model's name"),
+        ([1, 2], "a request is a JSON object"),
+    ],
+)
+def test_bad_requests_get_clear_errors(payload, says):
+    a = answer("check", payload, LIM)
+    assert not a["ok"]
+    assert says in a["error"]["message"] or says == a["error"]["kind"]
+
+
+# ---------------------------------------------------------------- the server
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app(LIM)) as c:
+        yield c
+
+
+def test_the_page_and_its_files_are_served(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "app.js" in page.text
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert client.get("/static/app.js").status_code == 200
+    info = client.get("/api/info").json()
+    assert "hrf-direct" in [m["name"] for m in info["models"]] and "rsp-new" in info["schemes"]
+    assert "hrf/hrf14-fig6.litmus" in info["corpus"]
+    assert client.get("/api/corpus/hrf/hrf14-fig6.litmus").text == FIG6
+
+
+def test_the_corpus_serves_only_its_own_files(client):
+    for path in ("/api/corpus/../../etc/passwd", "/api/corpus/hrf/..%2F..%2Fpyproject.toml", "/api/corpus/cat/sc.cat"):
+        assert client.get(path).status_code == 404
+
+
+def test_a_check_through_the_server(client):
+    r = client.post("/api/check", json={"test": FIG6, "models": ["hrf-direct", "hrf-indirect"]})
+    assert r.status_code == 200 and [m["racy"] for m in r.json()["models"]] == [True, False]
+
+
+def test_a_huge_paste_is_refused_and_the_server_goes_on(client):
+    r = client.post("/api/check", content=b'{"test": "' + b"x" * (10 << 20) + b'", "models": ["sc"]}')
+    assert r.status_code == 413 and r.json()["error"]["kind"] == "TooLarge"
+    assert client.post("/api/check", json={"test": FIG6, "models": ["sc"]}).json()["ok"]
+
+
+def test_malformed_json_is_a_bad_request(client):
+    for body in (b"{not json", b"\xff\xfe", b""):
+        r = client.post("/api/check", content=body)
+        assert r.status_code == 400 and r.json()["error"]["kind"] == "BadRequest"
+
+
+def test_an_explosive_test_meets_the_servers_limit_and_others_are_answered(client):
+    boom = many_writes(3, 4, 4)
+    t0 = time.monotonic()
+    r = client.post("/api/check", json={"test": boom, "models": ["c11"]}).json()
+    assert r["ok"]
+    (m,) = r["models"]
+    assert (
+        not m["complete"]
+        and m["limit"]["which"] == "time"
+        and m["verdict"] == "incomplete"
+        and m["condition_holds"] is None
+    )
+    assert time.monotonic() - t0 < LIM.seconds + 10
+    assert client.post("/api/check", json={"test": FIG6, "models": ["sc"]}).json()["ok"]
+
+
+# ---------------------------------------------------------------- the pool
+def sleeper(kind, payload, lim):
+    """A stand-in for a request that ignores its deadline."""
+    time.sleep(payload["sleep"])
+    return {"ok": True, "slept": payload["sleep"]}
+
+
+def test_a_worker_past_its_deadline_is_replaced():
+    async def go():
+        pool = WorkerPool(ServeLimits(seconds=0.2, workers=1), respond=sleeper, grace=0.3)
+        pool.start()
+        try:
+            stuck = await pool.run("sleep", {"sleep": 30})
+            fine = await pool.run("sleep", {"sleep": 0})
+            return stuck, fine, pool.restarts
+        finally:
+            pool.close()
+
+    stuck, fine, restarts = asyncio.run(go())
+    assert stuck["error"]["kind"] == "LimitExceeded" and "0.2 s" in stuck["error"]["message"]
+    assert fine == {"ok": True, "slept": 0} and restarts == 1
+
+
+def test_a_full_queue_is_answered_busy():
+    async def go():
+        pool = WorkerPool(ServeLimits(seconds=5, workers=1, queue=1), respond=sleeper)
+        pool.start()
+        try:
+            first = asyncio.ensure_future(pool.run("sleep", {"sleep": 0.5}))
+            await asyncio.sleep(0.05)
+            second = asyncio.ensure_future(pool.run("sleep", {"sleep": 0}))  # waits for the one worker
+            await asyncio.sleep(0.05)
+            third = await pool.run("sleep", {"sleep": 0})  # the queue (1) is full
+            return await first, await second, third
+        finally:
+            pool.close()
+
+    first, second, third = asyncio.run(go())
+    assert first["ok"] and second["ok"]
+    assert third["error"]["kind"] == "Busy"
+
+
+def test_serve_limits_are_checked():
+    from hrf.errors import InvalidArgument
+    from hrf.web import check_limits
+
+    with pytest.raises(InvalidArgument, match="seconds"):
+        check_limits(ServeLimits(seconds=0))
+    assert json.dumps(ServeLimits().public())
