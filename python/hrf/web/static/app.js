@@ -114,6 +114,7 @@ function showError(error) {
 // ---------------------------------------------------------------- checking
 function schedule() {
   clearTimeout(state.timer);
+  document.body.dataset.state = "pending"; // an edit not yet answered (tests wait on it)
   paintEditor(null);
   state.timer = setTimeout(check, DEBOUNCE_MS);
 }
@@ -124,7 +125,8 @@ async function check() {
   const controller = (state.controller = new AbortController());
   const seq = ++state.seq;
   const body = request();
-  if (!body.models.length) { $("status").textContent = "choose a model"; return; }
+  document.body.dataset.state = "checking";
+  if (!body.models.length) { $("status").textContent = "choose a model"; document.body.dataset.state = "done"; return; }
   $("status").textContent = "checking…";
   const t0 = performance.now();
   let reply;
@@ -135,6 +137,7 @@ async function check() {
   if (seq !== state.seq) return; // a newer edit was sent
   $("status").textContent = reply.ok ? `checked in ${Math.round(performance.now() - t0)} ms` : "error";
   render(reply);
+  if (seq === state.seq && document.body.dataset.state !== "pending") document.body.dataset.state = "done";
 }
 
 function render(reply) {
@@ -191,6 +194,7 @@ function outcomeTable(reply) {
 
 // ---------------------------------------------------------------- graphs
 function clearGraph() {
+  $("graphs").hidden = true;
   $("graph").removeAttribute("src");
   $("graph-label").textContent = "";
 }
@@ -207,6 +211,7 @@ async function drawGraph() {
   if (!reply || !reply.ok) return clearGraph();
   const m = reply.models[state.graph.model];
   if (!m || m.error || !m.executions.length) { clearGraph(); $("graph-label").textContent = m && m.error ? "" : "no execution"; return; }
+  $("graphs").hidden = false;
   const n = m.executions.length;
   state.graph.index = ((state.graph.index % n) + n) % n;
   const spec = request().models[state.graph.model];

@@ -1,0 +1,203 @@
+"""`hrf serve` through a real browser (Debian's chromium and chromedriver,
+driven by Selenium): the steps a user takes, a screenshot of each in
+test-output/web/ (or $HRF_TEST_OUTPUT/web). Without a browser these tests
+skip, unless HRF_REQUIRE_BROWSER is set (as .ci/run sets it): then a
+missing browser fails them."""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPUS, ROOT, many_writes
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+DRIVER = shutil.which("chromedriver")
+OUT = Path(os.environ.get("HRF_TEST_OUTPUT", ROOT / "test-output")) / "web"
+FIG6 = (CORPUS / "hrf" / "hrf14-fig6.litmus").read_text()
+
+if not (CHROMIUM and DRIVER):
+    if os.environ.get("HRF_REQUIRE_BROWSER"):
+        pytest.fail("HRF_REQUIRE_BROWSER is set but chromium or chromedriver is missing", pytrace=False)
+    pytest.skip("no chromium and chromedriver (apt-get install chromium chromium-driver)", allow_module_level=True)
+
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hrf", "serve", "--port", str(port), "--workers", "2", "--seconds", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            urllib.request.urlopen(url + "/api/info", timeout=1).read()
+            break
+        except OSError:
+            if proc.poll() is not None:
+                pytest.fail(f"hrf serve stopped: {proc.stdout.read().decode()}")
+            time.sleep(0.1)
+    yield url
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1500,1100"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    OUT.mkdir(parents=True, exist_ok=True)
+    yield driver
+    driver.quit()
+
+
+def wait(driver, cond, what: str, seconds: float = 30):
+    return WebDriverWait(driver, seconds).until(lambda d: cond(d), message=f"waiting for {what}")
+
+
+def shot(driver, name: str) -> None:
+    driver.save_screenshot(str(OUT / f"{name}.png"))
+
+
+def text(driver, css: str) -> str:
+    """The text of the first element `css` selects ("" if none), read in
+    one step (the page redraws its cards at each answer)."""
+    return driver.execute_script("const e = document.querySelector(arguments[0]); return e ? e.innerText : '';", css)
+
+
+def card(driver, model: str) -> str:
+    return text(driver, f'.card[data-model="{model}"]')
+
+
+def choose_models(driver, names) -> None:
+    for box in driver.find_elements(By.CSS_SELECTOR, "#models input"):
+        if box.is_selected() != (box.get_attribute("value") in names):
+            box.click()
+
+
+def answered(driver) -> bool:
+    """The last edit is answered (none waits for its debounce or reply)."""
+    return driver.execute_script("return document.body.dataset.state") == "done"
+
+
+def test_a_users_steps(server, browser):
+    d = browser
+    d.get(server + "/")
+    wait(d, answered, "the first check")
+    # 1. load Fig. 6 of [HRF14] from the menu, choose hrf-direct and hrf-indirect
+    Select(d.find_element(By.ID, "corpus")).select_by_value("rsp/corrupt-mp.litmus")
+    wait(d, lambda d: "corrupt" in d.find_element(By.ID, "test").get_attribute("value"), "corrupt-mp's text")
+    Select(d.find_element(By.ID, "corpus")).select_by_value("hrf/hrf14-fig6.litmus")
+    choose_models(d, {"hrf-direct", "hrf-indirect"})
+    wait(d, lambda d: d.find_element(By.ID, "test").get_attribute("value") == FIG6, "Fig. 6's text")
+    wait(d, lambda d: answered(d) and len(d.find_elements(By.CSS_SELECTOR, ".card")) == 2, "two verdict cards")
+    # [HRF14] Fig. 6: racy in HRF-direct, race-free in HRF-indirect
+    assert "racy" in card(d, "hrf-direct") and "race-free" in card(d, "hrf-indirect")
+    race = text(d, '.card[data-model="hrf-direct"] .flag')
+    assert "heterogeneous_race" in race and "P0, line 14" in race and "P2, line 26" in race
+    shot(d, "01-fig6-racy-under-hrf-direct")
+
+    # 2. click through to the race's execution graph
+    d.find_element(By.CSS_SELECTOR, '.card[data-model="hrf-direct"] .graph-link').click()
+    wait(d, lambda d: "heterogeneous_race" in text(d, "#graph-label"), "the race's graph")
+    wait(d, lambda d: d.execute_script("return document.getElementById('graph').naturalWidth") > 100, "the SVG")
+    shot(d, "02-the-race-drawn")
+
+    # 3. edit line 14 into a syntax error: marked at its line and column
+    area = d.find_element(By.ID, "test")
+    area.click()
+    area.send_keys(Keys.CONTROL, Keys.HOME)
+    area.send_keys(*([Keys.DOWN] * 13), Keys.HOME, "@")
+    wait(d, lambda d: answered(d) and text(d, "#error"), "the error")
+    error = text(d, "#error")
+    assert "LitmusSyntaxError at line 14, column 1" in error, error
+    assert text(d, "#gutter .err") == "14"
+    assert text(d, "#backdrop .col") == "@"
+    edited = area.get_attribute("value")
+    assert edited.split("\n")[13].startswith("@")
+    shot(d, "03-syntax-error-marked")
+
+    # 4. the permalink, opened in a fresh page, gives the same state
+    link = d.find_element(By.ID, "permalink").get_attribute("href")
+    d.get("about:blank")
+    d.get(link)
+    wait(d, lambda d: d.find_element(By.ID, "test").get_attribute("value") == edited, "the test from the link")
+    chosen = {b.get_attribute("value") for b in d.find_elements(By.CSS_SELECTOR, "#models input") if b.is_selected()}
+    assert chosen == {"hrf-direct", "hrf-indirect"}
+    wait(d, lambda d: "line 14, column 1" in text(d, "#error"), "the error again")
+    shot(d, "04-permalink-same-state")
+
+    # 5. the machine side: corrupt MP is unsound under [RSP15]'s old scheme
+    Select(d.find_element(By.ID, "corpus")).select_by_value("rsp/corrupt-mp.litmus")
+    wait(d, lambda d: "corrupt" in d.find_element(By.ID, "test").get_attribute("value"), "corrupt-mp's text")
+    d.find_element(By.CSS_SELECTOR, "#soundbox summary").click()
+    Select(d.find_element(By.ID, "scheme")).select_by_value("rsp-old")
+    d.find_element(By.ID, "sound-run").click()
+    wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, ".sound-verdict"), "the soundness verdict")
+    assert text(d, ".sound-verdict") == "unsound"
+    wait(d, lambda d: d.execute_script("return document.getElementById('sound-trace').naturalWidth") > 100, "trace")
+    d.execute_script("document.getElementById('soundbox').scrollIntoView()")
+    shot(d, "05-soundness-trace")
+
+
+def set_text(driver, element_id: str, text: str) -> None:
+    driver.execute_script(
+        "const e = document.getElementById(arguments[0]); e.value = arguments[1];e.dispatchEvent(new Event('input'));",
+        element_id,
+        text,
+    )
+
+
+def test_bad_input_on_the_page(server, browser):
+    d = browser
+    d.get("about:blank")
+    d.get(server + "/")
+    wait(d, answered, "the first check")
+    choose_models(d, {"sc"})
+    # a cat model including /etc/passwd: refused, located in the cat text
+    d.find_element(By.CSS_SELECTOR, "#catbox summary").click()
+    set_text(d, "cat", '"mine"\ninclude "/etc/passwd"\nacyclic po as sc\n')
+    d.find_element(By.ID, "cat-on").click()
+    wait(d, lambda d: "refused" in text(d, "#cat-error"), "the include refused")
+    assert "at line 2" in text(d, "#cat-error")
+    shot(d, "06-cat-include-refused")
+    d.find_element(By.ID, "cat-on").click()
+    # a 10 MB paste: the server refuses it, the page says so
+    set_text(d, "test", "C huge\n" + "x" * (10 << 20))
+    wait(d, lambda d: "TooLarge" in text(d, "#error"), "the size refusal")
+    shot(d, "07-huge-paste-refused")
+    # a test that explodes: stopped by the server's time limit, no verdict
+    set_text(d, "test", many_writes(3, 4, 4))
+    wait(d, lambda d: "reached" in card(d, "sc"), "a limit of the server", seconds=60)
+    assert "incomplete" in card(d, "sc")
+    shot(d, "08-explosive-test-limited")
+    # and the server still serves
+    set_text(d, "test", FIG6)
+    wait(d, lambda d: "Ok" in card(d, "sc") and answered(d), "Fig. 6 under sc")
