@@ -24,3 +24,40 @@ def many_writes(threads, stores, loads):
         body.append(f"P{i} (atomic_int* x) {{\n" + "\n".join(ops) + "\n}")
     regs = " ".join(f"{i}:r{k};" for i in range(threads) for k in range(loads))
     return "C boom\n{ [x]=0; }\n" + "\n".join(body) + f"\nlocations [{regs}]\nexists (x=1)\n"
+
+
+def free_port() -> int:
+    """A TCP port on the loopback that nothing listens on now."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(*options: str):
+    """`hrf serve` on a free port in a process of its own, once it answers:
+    (the process, its URL). The caller ends the process."""
+    import subprocess
+    import sys
+    import tempfile
+    import time
+    import urllib.request
+
+    port = free_port()
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the server; a pipe nobody reads could fill
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hrf", "serve", "--port", str(port), *options], stdout=log, stderr=subprocess.STDOUT
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        try:
+            urllib.request.urlopen(url + "/api/info", timeout=1).read()
+            return proc, url
+        except OSError:
+            if proc.poll() is not None:
+                log.seek(0)
+                raise RuntimeError(f"hrf serve stopped: {log.read().decode(errors='replace')}") from None
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("hrf serve did not answer within a minute")

@@ -7,16 +7,12 @@ missing browser fails them."""
 import os
 import shutil
 import signal
-import socket
 import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, ROOT, many_writes
+from conftest import CORPUS, ROOT, many_writes, start_server
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 DRIVER = shutil.which("chromedriver")
@@ -35,29 +31,9 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server():
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "hrf", "serve", "--port", str(port), "--workers", "2", "--seconds", "2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            urllib.request.urlopen(url + "/api/info", timeout=1).read()
-            break
-        except OSError:
-            if proc.poll() is not None:
-                pytest.fail(f"hrf serve stopped: {proc.stdout.read().decode()}")
-            time.sleep(0.1)
+    proc, url = start_server("--workers", "2", "--seconds", "2")
     yield url
     proc.send_signal(signal.SIGINT)
     try:
