@@ -4,6 +4,7 @@ Every expected verdict is derived by hand next to its test."""
 import pytest
 
 import hrf
+from conftest import CORPUS
 from hrf.liveness import DONE, SPIN, UNSTARTED, hierarchy, scheduler_allows
 
 
@@ -121,3 +122,26 @@ def test_cli_liveness(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "Live No" in out and "Stuck P1 spins forever in the loop at line 4" in out
     assert main(["check", "--progress", "obe", "-m", "ptx-6.0", str(f)]) == 2
+
+
+@pytest.mark.parametrize("model", ["hrf-direct", "hrf-indirect", "opencl"])
+def test_hrf14_fig6_under_each_progress_model(model):
+    # [HRF14] Fig. 6: P1 (wg 0) spins on A until P0 (wg 0) stores it; P2
+    # (wg 1) spins on B until P1 stores it. Derived by hand, the progress
+    # model applied at every level of the scope tree (threads within a
+    # work-group too, as Dartagnan's rules apply it):
+    # - fair: everyone runs: P0 stores A, P1 leaves and stores B, P2 leaves;
+    # - hsa: the lowest-id unfinished thread runs: P0 finishes, then P1 is
+    #   the lowest and leaves (A = 1 is the last write), then P2: live;
+    # - lobe: a started thread forces every lower one: P1 spinning forces
+    #   P0, P2 spinning forces P0 and P1: live;
+    # - hsa-obe: at least what hsa gives: live;
+    # - obe: only started threads run: P1 may start and P0 never, and then
+    #   A = 0 is A's last write: P1 spins at line 19 forever;
+    # - unfair: the same execution (a group runs one of its threads: P1).
+    expected = {"fair": True, "hsa": True, "lobe": True, "hsa-obe": True, "obe": False, "unfair": False}
+    for progress, live in expected.items():
+        r = hrf.check(CORPUS / "hrf" / "hrf14-fig6.litmus", model, liveness=True, progress=progress)
+        assert r.live is live, (progress, r.notes)
+        if not live:
+            assert [(s.thread, s.line) for s in r.stuck] == [("P1", 19)]
