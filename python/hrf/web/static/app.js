@@ -49,7 +49,15 @@ function b64decode(s) {
   return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
 }
 
+const LINK_MAX = 200000; // characters of test and cat text a link carries (browsers cap a URL's length)
+
 function permalink() {
+  if ($("test").value.length + $("cat").value.length > LINK_MAX) {
+    $("permalink").removeAttribute("href");
+    $("permalink").title = "too long for a link";
+    return;
+  }
+  $("permalink").title = "a link that holds this test and these models";
   const p = new URLSearchParams();
   p.set("m", [...document.querySelectorAll("#models input:checked")].map((c) => c.value).join(","));
   p.set("u", $("unroll").value);
