@@ -133,9 +133,9 @@ def _models(payload: dict, lim: ServeLimits) -> list:
 
 
 def _limits(lim: ServeLimits, payload: dict):
-    from ..api import Limits
+    from ..api import UNROLL, Limits
 
-    unroll = payload.get("unroll", 2)
+    unroll = payload.get("unroll", UNROLL)
     if isinstance(unroll, bool) or not isinstance(unroll, int) or not 0 <= unroll <= 8:
         raise InvalidArgument("'unroll' must be a whole number from 0 to 8")
     return Limits(max_seconds=lim.seconds, max_memory=lim.memory, max_candidates=lim.candidates, unroll=unroll)
@@ -173,7 +173,7 @@ def _check(payload: dict, lim: ServeLimits) -> dict:
 
     test, results = _results(payload, lim)
     models: list[dict] = []
-    allowed: list[dict | None] = []
+    allowed: list[dict[str, None] | None] = []
     for label, r in results:
         if isinstance(r, HrfError):
             # about a line of the test (a construct this model refuses) or about the model
@@ -201,12 +201,9 @@ def _check(payload: dict, lim: ServeLimits) -> dict:
                 "executions": labels,
             }
         )
-        allowed.append({format_state(o): i for i, o in enumerate(r.outcomes)})
-    keys: list[str] = []
-    for a in allowed:
-        for k in a or {}:
-            if k not in keys:
-                keys.append(k)
+        allowed.append(dict.fromkeys(format_state(o) for o in r.outcomes))  # in order, found at once
+    # every model's outcomes, first seen first (C11's fig6 has thousands: no list scans)
+    keys = dict.fromkeys(k for a in allowed for k in a or ())
     rows = []
     for k in keys:
         cells = [None if a is None else k in a for a in allowed]
