@@ -182,7 +182,8 @@ def test_interrupted_run_resumes(tmp_path):
     # A real Ctrl-C (SIGINT) in the middle of a bulk run into a store, then
     # the same command again: the second run checks only what the first did
     # not store, and the store ends with each (test, run) once.
-    distinct = write_family(tmp_path / "gen", 1500, seed=5)
+    files = 4000  # (rows are committed every second: a run long enough to be interrupted)
+    distinct = write_family(tmp_path / "gen", files, seed=5)
     cmd = [
         sys.executable,
         "-m",
@@ -232,4 +233,4 @@ def test_interrupted_run_resumes(tmp_path):
     assert per_run == {1: distinct, 2: distinct}
     assert [s for s, _, _ in inv] == ["interrupted", "done"]
     # the rerun skipped the tests the first run had finished under both models
-    assert inv[1][2] > 0 and inv[1][1] < 2 * 1500
+    assert inv[1][2] > 0 and inv[1][1] < 2 * files

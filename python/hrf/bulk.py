@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import csv
 import glob
+import io
 import json
 import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
-from .api import Limits, Result, check_many, verdict
+from .api import Limits, Result, verdict
 from .litmus import CORPUS, resolve
+from .many import check_batches
 from .status import StatusLine
 
 FIELDS = [
@@ -115,6 +118,14 @@ class Summary:
         m["time"] += r.time
         self.done += 1
 
+    def merge(self, other: Summary) -> None:
+        """Add the counts of `other` (a batch's, made in a worker)."""
+        for name, counts in other.by_model.items():
+            mine = self.by_model.setdefault(name, dict.fromkeys(counts, 0))
+            for k, v in counts.items():
+                mine[k] = mine.get(k, 0) + v
+        self.done += other.done
+
     def table(self) -> str:
         head = f"{'model':32s} {'checked':>8s} {'Ok':>7s} {'No':>7s} {'racy':>7s} {'incompl.':>8s} {'error':>7s}"
         lines = [head, "-" * len(head)]
@@ -134,6 +145,36 @@ class Summary:
                 + (" (run the same command again to resume)" if self.interrupted else "")
             )
         return "\n".join(lines)
+
+
+@dataclass
+class Batch:
+    """What a bulk run makes of the results of some consecutive tests where
+    they were checked (a worker process: `_batch`), so that the run's own
+    process only writes it: the output's lines, the summary's counts, the
+    herd logs' blocks and the store's entries."""
+
+    text: str
+    summary: Summary
+    herd: dict
+    store: tuple
+
+
+def _batch(results: list, first: int, fmt: str | None, herd: tuple, session) -> Batch:
+    summary = Summary()
+    lines = io.StringIO(newline="")
+    writer = csv.DictWriter(lines, fieldnames=FIELDS) if fmt == "csv" else None
+    logs: dict = {name: [] for name in herd}
+    for r in results:
+        summary.add(r)
+        if writer is not None:
+            writer.writerow(row(r))
+        elif fmt is not None:
+            lines.write(json.dumps(row(r)) + "\n")
+        if r.model in logs:
+            logs[r.model].append(r.to_herd_log())
+    store = session.rows(results, first) if session is not None else ()
+    return Batch(lines.getvalue(), summary, {k: "".join(v) for k, v in logs.items() if v}, store)
 
 
 class Progress(StatusLine):
@@ -205,14 +246,15 @@ def run(
         summary.skipped, summary.store = session.skipped, store.path
         if progress is not None:
             progress.total = len(paths) * len(models)
-    writer = csv.DictWriter(out, fieldnames=FIELDS) if (out is not None and fmt == "csv") else None
-    if writer is not None:
-        writer.writeheader()
+    if out is not None and fmt == "csv":
+        csv.DictWriter(out, fieldnames=FIELDS).writeheader()
     chunk = chunk or max(32, 8 * (workers or os.cpu_count() or 1))
+    shape = partial(_batch, fmt=fmt if out is not None else None, herd=tuple(herd_logs or ()), session=session)
     try:
-        for r in check_many(
+        for _, _, batch in check_batches(
             paths,
             models,
+            shape,
             workers=workers,
             limits=limits,
             chunk=chunk,
@@ -220,16 +262,13 @@ def run(
             scheduler=scheduler,
         ):
             if session is not None:
-                session.keep(r)
-            summary.add(r)
+                session.keep(*batch.store)
+            summary.merge(batch.summary)
             if out is not None:
-                if writer is not None:
-                    writer.writerow(row(r))
-                else:
-                    out.write(json.dumps(row(r)) + "\n")
+                out.write(batch.text)
                 out.flush()
-            if herd_logs is not None and r.model in herd_logs:
-                herd_logs[r.model].write(r.to_herd_log())
+            for name, text in batch.herd.items():
+                cast(dict, herd_logs)[name].write(text)
             if progress is not None:
                 progress.update(summary.done)
     except KeyboardInterrupt:

@@ -9,10 +9,11 @@ import os
 import signal
 import time
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, cast
+from typing import Any, cast
 
 from . import core
 from . import models as _models
+from .checking import witnesses_later
 from .dsl import Model
 from .errors import HrfError, InvalidArgument
 from .limits import (
@@ -23,11 +24,7 @@ from .limits import (
 from .litmus import parse
 from .litmus.printer import litmus_identity
 from .program import compile_test
-
-if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold start)
-    pass
-from .checking import witnesses_later
-from .results import Result, build_result
+from .results import Result, build_result, pack_results, unpack_results
 
 
 def check_many(
@@ -65,6 +62,59 @@ def check_many(
     identity and size in `test_id` and `test_size` (computed where the test
     is parsed), also where a model refuses the test."""
     limits = limits_from(limits, kw)
+    todo, models, how, nworkers = _plan(tests, models, workers, processes, scheduler)
+    if how == "cluster":
+        yield from check_on_cluster(todo, models, scheduler, limits, identify)
+    elif how == "processes":
+        yield from _check_in_processes(todo, models, nworkers, limits, identify)
+    else:
+        yield from _check_in_threads(todo, models, workers, limits, chunk, identify)
+
+
+def check_batches(
+    tests: Iterable,
+    models,
+    shape,
+    workers: int | None = None,
+    *,
+    limits: Limits | None = None,
+    chunk: int = 256,
+    processes: bool | None = None,
+    identify: bool = False,
+    scheduler=None,
+) -> Iterator[tuple]:
+    """`check_many`'s checks, given back as `(first, n, shape(results,
+    first))` for consecutive runs of tests (the results of tests[first:first
+    + n], models in order), in the tests' order. On worker processes,
+    `shape` runs in the workers: a bulk run has its rows made there, and
+    its own process only writes them (elsewhere, `shape` runs here, on
+    `chunk` results at a time)."""
+    limits = limits or Limits()
+    todo, models, how, nworkers = _plan(tests, models, workers, processes, scheduler)
+    if how == "processes":
+        yield from in_processes(todo, models, nworkers, limits, identify, shape)
+        return
+    if how == "cluster":
+        results = check_on_cluster(todo, models, scheduler, limits, identify)
+    else:
+        results = _check_in_threads(todo, models, workers, limits, chunk, identify)
+    per = max(1, chunk // len(models)) * len(models)
+    first, batch = 0, []
+    for r in results:
+        batch.append(r)
+        if len(batch) == per:
+            yield first, per // len(models), shape(batch, first)
+            first, batch = first + per // len(models), []
+    if batch:
+        yield first, len(batch) // len(models), shape(batch, first)
+
+
+def _plan(
+    tests: Iterable, models, workers: int | None, processes: bool | None, scheduler
+) -> tuple[Any, list, str, int]:
+    """`check_many`'s arguments checked, its models found, and where the
+    checks run: `(tests, models, "cluster" | "processes" | "threads",
+    workers)`."""
     if isinstance(tests, (str, bytes, os.PathLike)) or hasattr(tests, "threads"):
         raise InvalidArgument(
             "check_many takes a list (or other iterable) of tests, not one test: "
@@ -80,15 +130,13 @@ def check_many(
     if scheduler is not None:
         if workers is not None:
             raise InvalidArgument("check_many: give workers or scheduler, not both (the cluster has its own workers)")
-        yield from check_on_cluster(list(tests), models, scheduler, limits, identify)
-        return
+        return list(tests), models, "cluster", 0
     nworkers = workers or os.cpu_count() or 1
     if processes is not False and nworkers > 1 and _can_fork():
         tests = tests if isinstance(tests, list) else list(tests)
         if processes or len(tests) >= PROCESS_MIN_TESTS:
-            yield from _check_in_processes(tests, models, nworkers, limits, identify)
-            return
-    yield from _check_in_threads(tests, models, workers, limits, chunk, identify)
+            return tests, models, "processes", nworkers
+    return tests, models, "threads", nworkers
 
 
 PROCESS_MIN_TESTS = 64
@@ -192,36 +240,46 @@ def _internal_error(e: BaseException, name: str) -> HrfError:
 # again one test a message, so that a death names its test.
 SEND_TESTS = 16
 SEND_SECONDS = 0.05
+# A worker takes span after span until it has checked this many tests, then
+# a fresh one takes its place (memory a long-lived process piles up goes
+# with it; a fork of a parent holding 100,000 tests costs about 20 ms).
+WORKER_TESTS = 20_000
 
 
-def _fork_worker(
-    conn, tests: list, models: list, limits: Limits, start: int, end: int, identify: bool, per: int = 1
-) -> None:
-    """A forked worker: check tests[start:end] on one core and send the
-    results of `per` tests at a time (fewer when SEND_SECONDS have passed),
-    as `(index of the first, their results)`: a worker that dies loses at
-    most the tests of the message it was filling. Errors travel as text (an
-    exception that does not pickle cannot hang the run)."""
+def _fork_worker(conn, tests: list, models: list, limits: Limits, identify: bool, shape) -> None:
+    """A forked worker: take spans `(start, end, per)` from `conn` until
+    `None` (or WORKER_TESTS checked), check each on one core and send
+    `("batch", first, n, shape(results of n tests, first))` for `per` tests
+    at a time (fewer when SEND_SECONDS have passed), then `("done",)`: a
+    worker that dies loses at most the tests of the batch it was filling.
+    Errors travel as text (an exception that does not pickle cannot hang
+    the run)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    k = start  # the first test whose results are not sent
-    batch: list = []
-    sent = time.monotonic()
+    nm = len(models)
+    checked = 0
+    k = 0  # the first test whose results are not sent
     try:
-        for r in _check_in_threads(tests[start:end], models, 1, limits, per * len(models), identify):
-            batch.append(portable(r))
-            if len(batch) % len(models) == 0 and (
-                len(batch) == per * len(models) or time.monotonic() - sent > SEND_SECONDS
-            ):
-                conn.send((k, batch))
-                k += len(batch) // len(models)
-                batch, sent = [], time.monotonic()
-        if batch:
-            conn.send((k, batch))
+        while checked < WORKER_TESTS:
+            span = conn.recv()
+            if span is None:
+                break
+            start, end, per = span
+            k, batch, sent = start, [], time.monotonic()
+            for r in _check_in_threads(tests[start:end], models, 1, limits, per * nm, identify):
+                batch.append(r)
+                if len(batch) % nm == 0 and (len(batch) == per * nm or time.monotonic() - sent > SEND_SECONDS):
+                    conn.send(("batch", k, len(batch) // nm, shape(batch, k)))
+                    k += len(batch) // nm
+                    batch, sent = [], time.monotonic()
+            if batch:
+                conn.send(("batch", k, len(batch) // nm, shape(batch, k)))
+            checked += end - start
+            conn.send(("done", checked >= WORKER_TESTS))  # (True: this worker leaves)
+    except (EOFError, BrokenPipeError):  # pragma: no cover - the parent went away
+        pass
     except BaseException as e:  # pragma: no cover - _check_in_threads turns errors into rows
-        done = len(batch) // len(models)
-        if done:
-            conn.send((k, batch[: done * len(models)]))
-        conn.send((k + done, [_internal_error(e, str(tests[k + done]))]))
+        with contextlib.suppress(Exception):
+            conn.send(("error", k, str(_internal_error(e, str(tests[k])))))
     finally:
         conn.close()
         os._exit(0)
@@ -278,13 +336,37 @@ def error_results(test, models: list, err: HrfError) -> list:
     return [Result.failed(name, m.name, err, path=name) for m in models]
 
 
+def portable_batch(results: list, first: int) -> list:
+    """A worker's batch as `check_many` sends it: its results portable and
+    packed (`pack_results`: the parent reads scalars, lists wait)."""
+    return pack_results([portable(r) for r in results])
+
+
 def _check_in_processes(
     tests: list, models: list, nworkers: int, limits: Limits, identify: bool = False
 ) -> Iterator[Result]:
-    """`check_many` on forked worker processes, one per span of tests (fork
-    is cheap and a fresh process per span keeps memory from piling up).
-    A worker that dies (a crash, the kernel's OOM killer) costs one error
-    row for the test it was on; the rest of its span goes to a new worker."""
+    """`check_many` on forked worker processes (`in_processes`)."""
+    by_name = {m.name: m for m in models}
+    nm = len(models)
+    for first, _, packed in in_processes(tests, models, nworkers, limits, identify, portable_batch):
+        batch = unpack_results(packed)
+        for j, r in enumerate(batch):
+            adopt(r, tests[first + j // nm], by_name, limits)
+        yield from batch
+
+
+def in_processes(tests: list, models: list, nworkers: int, limits: Limits, identify: bool, shape) -> Iterator[tuple]:
+    """Check `tests` under `models` on `nworkers` forked worker processes and
+    yield `(first, n, shape(results, first))` for consecutive runs of tests,
+    in the tests' order: the results of tests[first:first + n], models in
+    order, made by `shape` where they were checked (a worker) into what the
+    caller wants of them (portable results; a bulk run's rows), so that
+    this process touches each check as little as it can.
+
+    Workers take spans of tests in turn and live for several (a fork per
+    span cost the parent more than its checks at 16 workers). A worker that
+    dies (a crash, the kernel's OOM killer) costs one error row for the
+    test it was on; the rest of its span goes to a new worker."""
     import multiprocessing as mp  # here, not at import: a cold check does not fork
     from multiprocessing.connection import Connection, wait
 
@@ -293,68 +375,85 @@ def _check_in_processes(
     # (first test, end, tests per message): spans not yet started
     pending = [(i, min(i + size, len(tests)), SEND_TESTS) for i in range(0, len(tests), size)]
     pending.reverse()  # popped from the end: in order
-    by_name = {m.name: m for m in models}
-    done: dict = {}  # test index -> its results, until yielded
-    running: dict[Connection, list] = {}  # connection -> [process, next test index, end, per]
+    done: dict = {}  # first test index -> (n, payload), until yielded
+    # connection -> [process, next test index, end of its span, per] (end == -1: idle)
+    running: dict[Connection, list] = {}
     next_out = 0
 
-    def launch(start: int, end: int, per: int) -> None:
+    def launch() -> Connection:
         # The parent's objects go to the permanent generation first: the
         # child's collector then leaves them alone, and so does not copy
         # every page it inherited (copy-on-write) by touching their headers.
         gc.freeze()
-        recv, send = ctx.Pipe(duplex=False)
-        p = ctx.Process(target=_fork_worker, args=(send, tests, models, limits, start, end, identify, per), daemon=True)
+        mine, theirs = ctx.Pipe(duplex=True)
+        p = ctx.Process(target=_fork_worker, args=(theirs, tests, models, limits, identify, shape), daemon=True)
         p.start()
-        send.close()
-        running[recv] = [p, start, end, per]
+        theirs.close()
+        running[mine] = [p, 0, -1, 0]
+        return mine
+
+    def give(conn: Connection) -> None:
+        # the next span to an idle worker, or its leave to go
+        state = running[conn]
+        if pending:
+            start, end, per = pending.pop()
+            state[1:] = [start, end, per]
+            conn.send((start, end, per))
+        else:
+            state[1:] = [0, -1, 0]
+            with contextlib.suppress(OSError):
+                conn.send(None)
+
+    def died(conn: Connection) -> None:
+        # the worker ended; if before its span's end, it died on one of the
+        # tests from k of the batch it was filling
+        p, k, end, per = running.pop(conn)
+        conn.close()
+        p.join()
+        if k >= end:
+            return
+        if per > 1 and p.exitcode != 0:
+            pending.append((k, end, 1))  # again, one test a message
+            return
+        code = p.exitcode
+        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+        name = tests[k] if isinstance(tests[k], (str, os.PathLike)) else "test"
+        err = HrfError(f"{name}: the worker process checking it died ({how}): a crash of hrf or too little memory")
+        done[k] = (1, shape(error_results(tests[k], models, err), k))
+        if k + 1 < end:
+            pending.append((k + 1, end, 1))
 
     with _fewer_collections():
         try:
-            while pending or running:
+            while pending or any(state[2] != -1 for state in running.values()):
                 while pending and len(running) < nworkers:
-                    launch(*pending.pop())
+                    give(launch())
                 for ready in wait(list(running)):
                     conn = cast(Connection, ready)
-                    p, k, end, per = running[conn]
                     try:
-                        idx, results = conn.recv()
+                        msg = conn.recv()
                     except (EOFError, OSError):
-                        # the worker ended; if before its span's end, it died on
-                        # one of the tests from k of the message it was filling
-                        del running[conn]
-                        conn.close()
-                        p.join()
-                        if k < end and per > 1 and p.exitcode != 0:
-                            pending.append((k, end, 1))  # again, one test a message
-                        elif k < end:
-                            code = p.exitcode
-                            how = (
-                                f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
-                            )
-                            done[k] = error_results(
-                                tests[k],
-                                models,
-                                HrfError(
-                                    f"{tests[k] if isinstance(tests[k], (str, os.PathLike)) else 'test'}: the worker "
-                                    f"process checking it died ({how}): a crash of hrf or too little memory"
-                                ),
-                            )
-                            if k + 1 < end:
-                                pending.append((k + 1, end, 1))
+                        died(conn)
                         continue
-                    if any(isinstance(r, HrfError) for r in results):  # pragma: no cover - see _fork_worker
-                        done[idx] = error_results(tests[idx], models, results[0])
-                        running[conn][1] = idx + 1
-                        continue
-                    nm = len(models)
-                    for j in range(len(results) // nm):
-                        done[idx + j] = results[j * nm : (j + 1) * nm]
-                    running[conn][1] = idx + len(results) // nm
+                    state = running[conn]
+                    if msg[0] == "batch":
+                        _, first, n, payload = msg
+                        done[first] = (n, payload)
+                        state[1] = first + n
+                    elif msg[0] == "done" and not msg[1]:
+                        give(conn)
+                    elif msg[0] == "done":  # it leaves: a fresh one takes its place
+                        state[1:] = [0, -1, 0]
+                    else:  # pragma: no cover - see _fork_worker
+                        k, end = msg[1], state[2]
+                        done[k] = (1, shape(error_results(tests[k], models, HrfError(msg[2])), k))
+                        if k + 1 < end:
+                            pending.append((k + 1, end, 1))
+                        state[1:] = [0, -1, 0]  # it leaves
                 while next_out in done:
-                    for r in done.pop(next_out):
-                        yield adopt(r, tests[next_out], by_name, limits)
-                    next_out += 1
+                    n, payload = done.pop(next_out)
+                    yield next_out, n, payload
+                    next_out += n
         finally:
             gc.unfreeze()
             for conn, (p, *_) in running.items():

@@ -5,7 +5,8 @@ witnesses, herd's text and log, pictures), built from the core's reply
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields
+import pickle
+from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from . import core, spin
@@ -24,10 +25,32 @@ if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold
     from . import ir as ir_types
 
 
-def _result_from_values(values: tuple) -> Result:
+def pack_results(results: list) -> list:
+    """Results as they travel between processes in bulk: the scalar fields
+    of each, and its lists pickled apart (`Result.__reduce__` for one)."""
+    return [r.__reduce__()[1] for r in results]
+
+
+def unpack_results(packed: list) -> list:
+    """`pack_results`'s results again, their lists still packed."""
+    new, scalars = Result.__new__, _SCALAR_FIELDS
+    out = []
+    for values, lists in packed:
+        r = new(Result)
+        d = r.__dict__
+        d.update(zip(scalars, values, strict=True))
+        d["_packed"] = lists
+        out.append(r)
+    return out
+
+
+def _result_from_packed(values: tuple, packed: bytes) -> Result:
+    """A pickled Result on arrival: its scalar fields set, its lists (flags,
+    outcomes, states, ...) left packed until first read (`_unpack`)."""
     r = Result.__new__(Result)
-    r.__dict__.update(zip(_RESULT_FIELDS, values, strict=True))
-    r._attach_flags()
+    d = r.__dict__
+    d.update(zip(_SCALAR_FIELDS, values, strict=True))
+    d["_packed"] = packed
     return r
 
 
@@ -56,7 +79,7 @@ class Flag(dict):
         except KeyError:
             return default
 
-    def __reduce__(self):  # the owner is attached again on arrival (_result_from_values)
+    def __reduce__(self):  # the owner is attached again where its result unpacks it
         return (Flag, (dict(self),))
 
 
@@ -118,9 +141,34 @@ class Result(Drawable):
     _model_obj: Model | None = field(default=None, repr=False, compare=False)  # not sent by workers
 
     def __reduce__(self):
-        # field values in order, rebuilt without __init__: bulk's workers
-        # send every result this way, and the parent reads them one by one
-        return (_result_from_values, (tuple(self.__dict__[f] for f in _RESULT_FIELDS),))
+        # Bulk's workers send every result this way and the parent reads
+        # them one by one: the scalar fields in order, the lists pickled
+        # apart as one bytes object the receiver unpacks only where one of
+        # them is read (a bulk run reading verdicts never does: building the
+        # outcome dicts and flags was most of the parent's time per check).
+        d = self.__dict__
+        packed = d.get("_packed")
+        if packed is None or any(f in d for f in _PACKED_FIELDS):  # (one set before reading it)
+            if packed is not None:
+                self._unpack()
+            packed = pickle.dumps(tuple(d[f] for f in _PACKED_FIELDS), protocol=pickle.HIGHEST_PROTOCOL)
+        return (_result_from_packed, (tuple(d[f] for f in _SCALAR_FIELDS), packed))
+
+    if not TYPE_CHECKING:  # (mypy keeps checking attribute names)
+
+        def __getattr__(self, name):
+            # Called only for an attribute the instance lacks: a packed list.
+            d = self.__dict__
+            if name in _PACKED_FIELDS and "_packed" in d:
+                self._unpack()
+                return d[name]
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _unpack(self) -> None:
+        d = self.__dict__
+        for name, value in zip(_PACKED_FIELDS, pickle.loads(d.pop("_packed")), strict=True):
+            d.setdefault(name, value)  # one set before any was read stays
+        self._attach_flags()
 
     def _attach_flags(self) -> None:
         for f in self.flags:
@@ -338,6 +386,10 @@ class Result(Drawable):
 
 
 _RESULT_FIELDS = tuple(f.name for f in fields(Result))
+# The fields a pickled Result carries packed (its lists and dicts: flags,
+# outcomes, states, ...) and those it carries as they are.
+_PACKED_FIELDS = tuple(f.name for f in fields(Result) if f.default_factory is not MISSING)
+_SCALAR_FIELDS = tuple(f for f in _RESULT_FIELDS if f not in _PACKED_FIELDS)
 
 NO_CONDITION = (
     "the test has no final condition: read as herd reads it, forall (true), which every execution "

@@ -1,0 +1,126 @@
+"""Scaling with the cores: bulk checking and the machine explorer at 1, 2,
+4, ... workers up to this machine's cores, each rate and its speed-up over
+1 worker, and the CPU time the coordinating process spends per check
+(`parent: N us per check`: what stops bulk from scaling when it grows).
+
+- `check_many`: `--count` generated tests x 2 models, verdicts only (as
+  `hrf bulk` runs them), results collected in a list;
+- `hrf bulk` (`hrf.bulk.run`): the same tests as files, rows written as
+  JSON lines, and with `--db` into a results store as well (a fresh one per
+  run: nothing is skipped);
+- the explorer: RSP_Test9 compiled with rsp-new, writeback fifo, cut at
+  `--states` states (11.3 M on the 16-core machine for docs/speed.md).
+
+Aims (issue of record: docs/speed.md): on 2 cores the parent under 10 us
+per check and 1 -> 2 workers at least 1.9x; on 16 cores at least 12x for
+bulk and for the explorer over 10 M states.
+Run by hand: `python benchmarks/bench_scale.py [--count N] [--db]
+[--states N] [--rsp DIR] [--workers 1,2,4]`."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import resource
+import tempfile
+import time
+from pathlib import Path
+
+import hrf
+from hrf import bulk
+from hrf.generate import write_tests
+from hrf.machine import explore
+from hrf.mappings import compile_scheme
+from hrf.store import Store
+
+MODELS = ["hrf-direct", "hrf-indirect"]
+RSP = Path(__file__).resolve().parent.parent.parent / "shared/reference/rsp"
+
+
+def parent_cpu() -> float:
+    """CPU seconds of this process alone (its worker processes not counted)."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def counts(top: int) -> list[int]:
+    out, w = [], 1
+    while w < top:
+        out.append(w)
+        w *= 2
+    return [*out, top]
+
+
+def timed(work) -> tuple[float, float, int]:
+    """(wall seconds, parent CPU seconds, checks) of `work()`."""
+    c0, t0 = parent_cpu(), time.perf_counter()
+    n = work()
+    return time.perf_counter() - t0, parent_cpu() - c0, n
+
+
+def table(title: str, unit: str, rows: list) -> None:
+    print(f"\n{title}")
+    print(f"{'workers':>7} {'seconds':>8} {unit + '/s':>12} {'speed-up':>8} {'parent us/' + unit[:-1]:>16}")
+    base = rows[0][1]
+    for w, dt, cpu, n in rows:
+        own = "-" if cpu is None or w == 1 else f"{cpu / n * 1e6:.1f}"  # (1 worker: all of the work is its own)
+        print(f"{w:>7} {dt:>8.2f} {n / dt:>12.0f} {base / dt:>7.2f}x {own:>16}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--count", type=int, default=10_000, help="generated tests (each checked under 2 models)")
+    ap.add_argument("--workers", default=None, help="worker counts, comma-separated (default 1, 2, 4, ... cores)")
+    ap.add_argument("--db", action="store_true", help="also time hrf bulk writing a results store")
+    ap.add_argument("--states", type=int, default=3_000_000, help="the explorer's cut (states)")
+    ap.add_argument("--rsp", default=str(RSP), help="folder holding RSP_Test9.litmus ([RSP15]'s tests)")
+    ap.add_argument("--skip-explore", action="store_true")
+    a = ap.parse_args()
+    cores = os.cpu_count() or 1
+    ws = [int(x) for x in a.workers.split(",")] if a.workers else counts(cores)
+    print(f"{cores} cores; workers {ws}")
+
+    tests = hrf.generate(count=a.count, seed=1, max_edges=5, max_threads=3)
+    limits = hrf.Limits(witnesses=False)
+    rows = []
+    for w in ws:
+        dt, cpu, n = timed(lambda w=w: len(list(hrf.check_many(tests, MODELS, workers=w, limits=limits))))
+        rows.append((w, dt, cpu, n))
+    table(f"check_many: {len(tests)} tests x {len(MODELS)} models", "checks", rows)
+    parent = rows[-1][2] / rows[-1][3] * 1e6 if len(rows) > 1 else float("nan")
+
+    with tempfile.TemporaryDirectory() as d:
+        paths = write_tests(tests, os.path.join(d, "tests"))
+        for store in (False, True) if a.db else (False,):
+            rows = []
+            for w in ws:
+
+                def work(w=w, store=store) -> int:
+                    db = Store(os.path.join(d, f"s{w}-{time.monotonic_ns()}.db")) if store else None
+                    try:
+                        return bulk.run(paths, MODELS, out=io.StringIO(), workers=w, store=db).done
+                    finally:
+                        if db is not None:
+                            db.close()
+
+                rows.append((w, *timed(work)))
+            table(f"hrf bulk{' --db' if store else ''}: {len(paths)} files x {len(MODELS)} models", "checks", rows)
+            if len(rows) > 1:
+                print(
+                    f"parent (hrf bulk{' --db' if store else ''}): {rows[-1][2] / rows[-1][3] * 1e6:.1f} us per check"
+                )
+
+    if not a.skip_explore:
+        prog = compile_scheme(Path(a.rsp) / "RSP_Test9.litmus", "rsp-new")
+        rows = []
+        for w in ws:
+            r = explore(prog, writeback="fifo", workers=w, deadlocks=False, max_states=a.states)
+            rows.append((w, r.seconds, None, r.states))
+        table(f"explorer: RSP_Test9 under rsp-new, fifo, cut at {a.states} states", "states", rows)
+    # the line watched where CI runs (2 cores): check_many's parent at the most workers
+    print(f"parent: {parent:.1f} us per check")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""Bulk work on worker processes: what travels between processes, workers
+that take span after span, and a bulk run's rows made where the tests are
+checked -- the same rows, logs and store as a run in one process."""
+
+import io
+import json
+import pickle
+import sqlite3
+
+import hrf
+import hrf.many
+from conftest import CORPUS
+from hrf import bulk
+from hrf.generate import write_tests
+from hrf.store import Store
+
+MODELS = ["hrf-direct", "hrf-indirect"]
+
+
+def _fields(r):
+    return (r.name, r.model, r.condition_holds, r.racy, r.outcomes, r.states, r.observation, r.notes, r.cut_paths)
+
+
+def test_a_pickled_result_unpacks_its_lists_on_first_read():
+    r = hrf.check(CORPUS / "hrf" / "hrf14-fig6.litmus", "hrf-direct")
+    back = pickle.loads(pickle.dumps(r))
+    assert "outcomes" not in back.__dict__ and "_packed" in back.__dict__  # not yet read
+    assert back.racy is True and back.observation == r.observation  # scalars need no unpacking
+    assert _fields(back) == _fields(r)
+    assert "_packed" not in back.__dict__
+    assert [f["kind"] for f in back.flags] == [f["kind"] for f in r.flags]
+    assert all(f._owner is back for f in back.flags)  # a flag finds its result again
+    # pickled again before being read: the packed lists travel as they came
+    again = pickle.loads(pickle.dumps(pickle.loads(pickle.dumps(r))))
+    assert _fields(again) == _fields(r)
+    # a list set before any was read is kept, the others still unpack
+    mine = pickle.loads(pickle.dumps(r))
+    mine.notes = ["mine"]
+    assert mine.notes == ["mine"] and mine.outcomes == r.outcomes and mine.notes == ["mine"]
+
+
+def test_workers_that_take_several_spans_and_leave_give_the_same_results(monkeypatch, tmp_path):
+    # A worker takes span after span until it has checked WORKER_TESTS
+    # tests, then a fresh one takes its place: each test's results arrive
+    # once, in order, equal to a run in one process.
+    pids = tmp_path / "pids"
+    real = hrf.many._fork_worker
+
+    def counted(*a, **k):
+        import os
+
+        with open(pids, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        real(*a, **k)
+
+    monkeypatch.setattr(hrf.many, "WORKER_TESTS", 15)
+    monkeypatch.setattr(hrf.many, "_fork_worker", counted)
+    tests = hrf.generate(count=120, seed=4, max_edges=4, max_threads=3)
+    forked = list(hrf.check_many(tests, MODELS, workers=2, processes=True, limits=hrf.Limits(witnesses=False)))
+    alone = list(hrf.check_many(tests, MODELS, workers=1, processes=False, limits=hrf.Limits(witnesses=False)))
+    assert [_fields(r) for r in forked] == [_fields(r) for r in alone]
+    # 120 tests in spans of 8 (2 workers x 8 spans each); a worker leaves
+    # after 15 or more tests (two spans): at least 120 / 16 workers
+    assert len(set(pids.read_text().split())) >= 120 // 16
+
+
+def _bulk(paths, workers, store_path=None, herd=None):
+    out = io.StringIO()
+    store = Store(store_path) if store_path else None
+    try:
+        summary = bulk.run(paths, MODELS, out=out, workers=workers, store=store, herd_logs=herd)
+    finally:
+        if store is not None:
+            store.close()
+    return summary, [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def _without_time(rows):
+    return [{k: v for k, v in r.items() if k != "time"} for r in rows]
+
+
+def test_bulk_rows_made_in_workers_are_a_single_process_run_s(tmp_path):
+    # With worker processes, rows, summary, herd logs and store entries are
+    # made in the workers; the run's process writes them. Same as one process.
+    tests = hrf.generate(count=150, seed=9, max_edges=4, max_threads=3)
+    paths = write_tests(tests, str(tmp_path / "t"))
+    paths.append(str(tmp_path / "broken.litmus"))
+    (tmp_path / "broken.litmus").write_text("C broken\n{ x = 0; }\nP0 (int* x) { *x = ; }\nexists (x=1)\n")
+    runs = {}
+    for w in (1, 2):
+        herd = {m: io.StringIO() for m in MODELS}
+        summary, rows = _bulk(paths, w, tmp_path / f"s{w}.db", herd)
+        con = sqlite3.connect(tmp_path / f"s{w}.db")
+        stored = con.execute(
+            "SELECT model, test_id, verdict, condition_holds, racy, flags, outcomes, consistent, candidates, error "
+            "FROM results JOIN runs USING(run) ORDER BY model, test_id"
+        ).fetchall()
+        indexed = con.execute("SELECT path, test_id FROM files ORDER BY path").fetchall()
+        named = con.execute("SELECT test_id, name, size FROM tests ORDER BY test_id").fetchall()
+        con.close()
+        logs = {m: [ln for ln in h.getvalue().splitlines() if not ln.startswith("Time ")] for m, h in herd.items()}
+        counts = {m: {k: v for k, v in c.items() if k != "time"} for m, c in summary.by_model.items()}
+        runs[w] = (_without_time(rows), counts, summary.done, stored, indexed, named, logs)
+    assert runs[1] == runs[2]
+    rows = runs[2][0]
+    assert [r["test"] for r in rows] == [p for p in paths for _ in MODELS]  # in order, test by test
+    assert rows[-1]["verdict"] == "error" and rows[0]["verdict"] in ("Ok", "No")
+    # a row per (test, model), a test under two names once; every file indexed
+    assert len(runs[2][3]) == 2 * len(runs[2][5]) and len(runs[2][4]) == len(paths)
+
+
+def test_bulk_csv_rows_made_in_workers(tmp_path):
+    tests = hrf.generate(count=80, seed=2, max_edges=4, max_threads=3)
+    paths = write_tests(tests, str(tmp_path / "t"))
+    texts = []
+    for w in (1, 2):
+        out = io.StringIO(newline="")
+        bulk.run(paths, MODELS, out=out, fmt="csv", workers=w)
+        texts.append(
+            [",".join(c for i, c in enumerate(line.split(",")) if i != 10) for line in out.getvalue().splitlines()]
+        )
+    assert texts[0] == texts[1] and texts[0][0].startswith("test,model,verdict")
+    assert len(texts[0]) == 1 + 2 * len(paths)
