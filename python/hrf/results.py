@@ -26,31 +26,28 @@ if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold
 
 
 def pack_results(results: list) -> list:
-    """Results as they travel between processes in bulk: the scalar fields
-    of each, and its lists pickled apart (`Result.__reduce__` for one)."""
-    return [r.__reduce__()[1] for r in results]
+    """Results as they travel between processes in bulk: the state of each
+    (`Result.__reduce__`), a dict of its fields, the lists packed."""
+    return [r.__reduce__()[1][0] for r in results]
 
 
 def unpack_results(packed: list) -> list:
     """`pack_results`'s results again, their lists still packed."""
-    new, scalars = Result.__new__, _SCALAR_FIELDS
+    new = Result.__new__
     out = []
-    for values, lists in packed:
+    for state in packed:
         r = new(Result)
-        d = r.__dict__
-        d.update(zip(scalars, values, strict=True))
-        d["_packed"] = lists
+        r.__dict__ = state
         out.append(r)
     return out
 
 
-def _result_from_packed(values: tuple, packed: bytes) -> Result:
-    """A pickled Result on arrival: its scalar fields set, its lists (flags,
-    outcomes, states, ...) left packed until first read (`_unpack`)."""
+def _result_from_state(state: dict) -> Result:
+    """A pickled Result on arrival: its scalar fields set (those it does not
+    hold are their defaults), its lists (flags, outcomes, states, ...) left
+    packed until first read (`_unpack`)."""
     r = Result.__new__(Result)
-    d = r.__dict__
-    d.update(zip(_SCALAR_FIELDS, values, strict=True))
-    d["_packed"] = packed
+    r.__dict__ = state
     return r
 
 
@@ -142,17 +139,24 @@ class Result(Drawable):
 
     def __reduce__(self):
         # Bulk's workers send every result this way and the parent reads
-        # them one by one: the scalar fields in order, the lists pickled
-        # apart as one bytes object the receiver unpacks only where one of
-        # them is read (a bulk run reading verdicts never does: building the
-        # outcome dicts and flags was most of the parent's time per check).
+        # them one by one: a dict of the scalar fields that are not their
+        # defaults, and the lists pickled apart as one bytes object that
+        # the receiver unpacks only where one of them is read (a bulk run
+        # reading verdicts never does: building the outcome dicts and flags
+        # was most of the parent's time per check).
         d = self.__dict__
         packed = d.get("_packed")
         if packed is None or any(f in d for f in _PACKED_FIELDS):  # (one set before reading it)
             if packed is not None:
                 self._unpack()
             packed = pickle.dumps(tuple(d[f] for f in _PACKED_FIELDS), protocol=pickle.HIGHEST_PROTOCOL)
-        return (_result_from_packed, (tuple(d[f] for f in _SCALAR_FIELDS), packed))
+        state = {
+            f: v
+            for f in _SCALAR_FIELDS
+            if (v := d.get(f, _NONE)) is not _NONE and not (f in _DEFAULTS and _is_default(v, _DEFAULTS[f]))
+        }
+        state["_packed"] = packed
+        return (_result_from_state, (state,))
 
     if not TYPE_CHECKING:  # (mypy keeps checking attribute names)
 
@@ -390,6 +394,12 @@ _RESULT_FIELDS = tuple(f.name for f in fields(Result))
 # outcomes, states, ...) and those it carries as they are.
 _PACKED_FIELDS = tuple(f.name for f in fields(Result) if f.default_factory is not MISSING)
 _SCALAR_FIELDS = tuple(f for f in _RESULT_FIELDS if f not in _PACKED_FIELDS)
+_DEFAULTS = {f.name: f.default for f in fields(Result) if f.default is not MISSING}
+_NONE = object()
+
+
+def _is_default(v, default) -> bool:
+    return v is default or (type(v) is type(default) and v == default)
 
 NO_CONDITION = (
     "the test has no final condition: read as herd reads it, forall (true), which every execution "
