@@ -75,6 +75,7 @@ def main() -> None:
     ap.add_argument("--db", action="store_true", help="also time hrf bulk writing a results store")
     ap.add_argument("--states", type=int, default=3_000_000, help="the explorer's cut (states)")
     ap.add_argument("--rsp", default=str(RSP), help="folder holding RSP_Test9.litmus ([RSP15]'s tests)")
+    ap.add_argument("--repeat", type=int, default=2, help="explorer runs per worker count (the best is shown)")
     ap.add_argument("--skip-explore", action="store_true")
     a = ap.parse_args()
     cores = os.cpu_count() or 1
@@ -113,10 +114,18 @@ def main() -> None:
 
     if not a.skip_explore:
         prog = compile_scheme(Path(a.rsp) / "RSP_Test9.litmus", "rsp-new")
-        rows = []
-        for w in ws:
-            r = explore(prog, writeback="fifo", workers=w, deadlocks=False, max_states=a.states)
-            rows.append((w, r.seconds, None, r.states))
+        # The first run in a process also pays for the pages its visited set
+        # takes from the system: one run first, untimed; then the best of
+        # `--repeat` runs at each worker count (the counts alternating, so
+        # that a slow spell of a shared machine falls on all of them).
+        explore(prog, writeback="fifo", workers=ws[-1], deadlocks=False, max_states=a.states)
+        best: dict = {}
+        for _ in range(a.repeat):
+            for w in ws:
+                r = explore(prog, writeback="fifo", workers=w, deadlocks=False, max_states=a.states)
+                if w not in best or r.seconds < best[w].seconds:
+                    best[w] = r
+        rows = [(w, best[w].seconds, None, best[w].states) for w in ws]
         table(f"explorer: RSP_Test9 under rsp-new, fifo, cut at {a.states} states", "states", rows)
     # the line watched where CI runs (2 cores): check_many's parent at the most workers
     print(f"parent: {parent:.1f} us per check")
