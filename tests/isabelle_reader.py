@@ -51,6 +51,9 @@ MAIN_CONSTANTS = {
     "rel_option",
     "List.map_filter",
     "tl",
+    "UNIV",
+    "Domain",
+    "trans",
     "mod",
 }
 MAIN_TYPES = {"nat", "int", "bool", "set", "rel", "list", "option", "string"}
@@ -330,7 +333,7 @@ def read_theory(path: Path) -> Theory:
                 th.type_strings.append((toks[j + 2].line, toks[j + 2].text))
                 i = j + 3
                 continue
-            elif w in ("fix", "obtain", "define"):
+            elif w in ("fix", "fixes", "obtain", "define"):
                 j = i + 1
                 while j < len(toks) and toks[j].kind == "word" and toks[j].text not in COMMANDS:
                     th.locals.add(toks[j].text)

@@ -92,3 +92,35 @@ def test_a_closure_that_leaves_out_an_outcome_fails(tmp_path):
     assert "_allowed = [[0, 5], [5, 6]]" in text
     path.write_text(text.replace("_allowed = [[0, 5], [5, 6]]", "_allowed = [[0, 5]]"))
     assert _check(tmp_path).returncode != 0
+
+
+BASE = Path(__file__).resolve().parent.parent / "isabelle_export"
+
+
+def test_the_papers_theorems_load_and_a_planted_error_breaks_sc_for_hrf(tmp_path):
+    # Hrf_Theorems proves SC for HRF over Hrf_Models' definitions. Planted
+    # error: hhb.d without its `po X \<union>` (HRF-direct's happens-before
+    # before it was mended: empty for a program without atomics). Hrf_Models
+    # still loads; the SC-for-HRF proof does not (po is no longer within hhb.d).
+    for name in ("Hrf_Execution", "Hrf_Models", "Hrf_Theorems"):
+        (tmp_path / f"{name}.thy").write_text((BASE / f"{name}.thy").read_text())
+    done = subprocess.run(
+        ["bash", str(CHECK), str(tmp_path), "Hrf_Execution", "Hrf_Models", "Hrf_Theorems"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0 and "TOTAL: 3 of 3 theories loaded" in done.stdout, done.stdout[-3000:]
+    models = tmp_path / "Hrf_Models.thy"
+    text = models.read_text()
+    mended = "\"hhb_d X = po X \\<union> foreach X ''sinst''"
+    assert mended in text
+    models.write_text(text.replace(mended, "\"hhb_d X = foreach X ''sinst''"))
+    done = subprocess.run(
+        ["bash", str(CHECK), str(tmp_path), "Hrf_Execution", "Hrf_Models", "Hrf_Theorems"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode != 0
+    assert "RESULT Hrf_Models: OK" in done.stdout and "RESULT Hrf_Theorems: FAILED" in done.stdout

@@ -401,6 +401,7 @@ _NONE = object()
 def _is_default(v, default) -> bool:
     return v is default or (type(v) is type(default) and v == default)
 
+
 NO_CONDITION = (
     "the test has no final condition: read as herd reads it, forall (true), which every execution "
     "satisfies (is the file cut short?)"

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import UnsupportedFeature
 
 BASE_DIR = Path(__file__).parent.parent / "isabelle_export"
-BASE_THEORIES = ("Hrf_Execution", "Hrf_Models", "Hrf_Machine", "Hrf_Closure", "Hrf_Mapping")
+BASE_THEORIES = ("Hrf_Execution", "Hrf_Models", "Hrf_Theorems", "Hrf_Machine", "Hrf_Closure", "Hrf_Mapping")
 SESSION = "Hrf_Export"
 
 
