@@ -250,8 +250,9 @@ def _fork_worker(conn, tests: list, models: list, limits: Limits, identify: bool
     """A forked worker: take spans `(start, end, per)` from `conn` until
     `None` (or WORKER_TESTS checked), check each on one core and send
     `("batch", first, n, shape(results of n tests, first))` for `per` tests
-    at a time (fewer when SEND_SECONDS have passed), then `("done",)`: a
-    worker that dies loses at most the tests of the batch it was filling.
+    at a time (fewer when SEND_SECONDS have passed), then `("done", leaves)`
+    (`leaves`: it has checked WORKER_TESTS and ends): a worker that dies
+    loses at most the tests of the batch it was filling.
     Errors travel as text (an exception that does not pickle cannot hang
     the run)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
