@@ -33,13 +33,7 @@ def pack_results(results: list) -> list:
 
 def unpack_results(packed: list) -> list:
     """`pack_results`'s results again, their lists still packed."""
-    new = Result.__new__
-    out = []
-    for state in packed:
-        r = new(Result)
-        r.__dict__ = state
-        out.append(r)
-    return out
+    return [_result_from_state(state) for state in packed]
 
 
 def _result_from_state(state: dict) -> Result:
