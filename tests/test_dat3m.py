@@ -81,9 +81,51 @@ def test_constructs_without_a_meaning_are_refused_by_name(rows, words):
     assert e.value.line == 6
 
 
-def test_named_barriers_with_a_register_are_refused_when_checked():
-    with pytest.raises(hrf.UnsupportedFeature, match="barrier resource held in a register"):
-        hrf.check(ptx(" bar.cta.sync 1, r1 | ld.weak r0, x ;", init="x=0; P0:r1=1;"), _none())
+def named_barrier_mp(res0: str, res1: str, init: str = "x=0;", cond: str = "exists (P1:r0 == 0)") -> str:
+    # MP through a barrier of number 1 with a resource each side: P0 writes
+    # x (and may load its resource from z), then waits; P1 waits, then reads
+    # x; P2 writes z = 5. One CTA, so the barriers synchronise iff the
+    # resources are equal on the path (Dartagnan's NamedBarrier: sameId).
+    load = "ld.weak r2, z" if res0 == "r2" else "fence.sc.cta"
+    rows = (
+        f" st.weak x, 1 | bar.cta.sync 1, {res1} | st.weak z, 5 ;\n"
+        f" {load} | ld.weak r0, x | fence.sc.cta ;\n"
+        f" bar.cta.sync 1, {res0} | fence.sc.cta | fence.sc.cta ;"
+    )
+    heads = " | ".join(f"P{k}@cta 0,gpu 0" for k in range(3))
+    return ptx(rows, init=init, cond=cond, heads=heads)
+
+
+def test_a_barrier_resource_held_in_a_register_is_its_value_on_the_path():
+    # Hand derivation under ptx-6.0: with syncbar from P0's barrier to P1's,
+    # st x; po; syncbar; po; ld x is in causality order, so P1 reads 1
+    # (r0 == 0 forbidden); without it nothing orders them and r0 == 0 is allowed.
+    # Registers holding equal values synchronise, different ones do not.
+    same = hrf.check(named_barrier_mp("r4", "r3", init="x=0; P0:r4=7; P1:r3=7;"), "ptx-6.0")
+    assert same.complete and same.condition_holds is False
+    other = hrf.check(named_barrier_mp("r4", "r3", init="x=0; P0:r4=7; P1:r3=8;"), "ptx-6.0")
+    assert other.complete and other.condition_holds is True
+    # A register and a constant of its value synchronise (and not another).
+    assert hrf.check(named_barrier_mp("r4", "7", init="x=0; P0:r4=7;"), "ptx-6.0").condition_holds is False
+    assert hrf.check(named_barrier_mp("r4", "6", init="x=0; P0:r4=7;"), "ptx-6.0").condition_holds is True
+    # P0's resource loaded from z: 5 (P2's write) synchronises with P1's
+    # constant 5, the initial 0 does not; r0 == 0 only on paths with r2 == 0.
+    r = hrf.check(named_barrier_mp("r2", "5", "x=0; z=0;", "exists (P1:r0 == 0 /\\ P0:r2 == 5)"), "ptx-6.0")
+    assert r.condition_holds is False
+    stale = {(s[0]["0:r2"], s[0]["1:r0"]) for s in r.states}
+    assert r.complete and stale == {(0, 0), (0, 1), (5, 1)}
+
+
+def test_a_register_resource_is_refused_with_a_thread_count_or_under_liveness():
+    with pytest.raises(hrf.UnsupportedFeature, match="thread count and a barrier resource held in a register"):
+        hrf.check(ptx(" bar.cta.sync 1, r1, 2 | ld.weak r0, x ;", init="x=0; P0:r1=1;"), _none())
+    src = ptx(
+        " bar.cta.sync 1, r1 | bar.cta.sync 1, 1 ;\n ld.weak r0, x | fence.sc.cta ;",
+        init="x=0; P0:r1=1;",
+        heads="P0@cta 0,gpu 0 | P1@cta 0,gpu 0",
+    )
+    with pytest.raises(hrf.UnsupportedFeature, match="liveness of a barrier whose barrier resource"):
+        hrf.check(src, "ptx-6.0", liveness=True)
 
 
 def test_aliases_share_an_address_and_a_proxy_alias_shares_the_virtual_location(tmp_path):

@@ -421,3 +421,19 @@ def test_the_papers_theorems_are_proved_and_listed_in_the_docs():
     )
     docs = (ROOT / "docs" / "isabelle.md").read_text()
     assert [n for n in names if f"`{n}`" not in docs] == []
+
+
+def test_a_barrier_resource_held_in_a_register_is_exported_with_its_value(tmp_path):
+    # `bar.cta.sync 1, r4` with r4 = 7 on P0 and r3 = 7 on P1: each barrier
+    # event's `res` is the value its register holds (the core's event value),
+    # so the exported execution has them in one barrier instance.
+    src = tmp_path / "nb.litmus"
+    src.write_text(
+        "PTX nb\n{\nx=0; P0:r4=7; P1:r3=7;\n}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n"
+        " st.weak x, 1 | bar.cta.sync 1, r3 ;\n bar.cta.sync 1, r4 | ld.weak r0, x ;\nexists (P1:r0 == 0)\n"
+    )
+    r = export_isabelle(src, "ptx-6.0", tmp_path / "out")
+    (t,) = r.tests
+    text = t.path.read_text()
+    assert t.complete and "(''res'', [(2, 7), (3, 7)])" in text
+    check_session(tmp_path / "out")

@@ -147,6 +147,7 @@ class EventTemplate(_EventTemplate, total=False):
     tags: list[str]
     attrs: dict[str, int]
     unseq: list[tuple[int, int]]
+    value_attr: str  # the attribute whose value is the event's own (a barrier resource in a register)
 
 
 class At(TypedDict):
@@ -200,9 +201,13 @@ class Rmw(_Rmw, total=False):
     at: At | None
 
 
-class Fence(TypedDict):
+class _Fence(TypedDict):
     op: Literal["fence"]
     ev: int
+
+
+class Fence(_Fence, total=False):
+    val: Expr  # the event's value: a barrier resource held in a register
 
 
 class Assign(TypedDict):

@@ -348,7 +348,7 @@ def _repeats(comp, execution: dict, t: int, loop: int, copy: int) -> bool:
     )
 
 
-def _too_few_arrive(comp, execution: dict, statuses, t: int, bar: int, q: int | None) -> bool:
+def _too_few_arrive(comp, execution: dict, statuses, t: int, bar: tuple, q: int | None) -> bool:
     """A barrier waits forever when no thread of the work group passed it
     and fewer threads arrive (wait there, or arrive without waiting) than
     it waits for: its count, or else every thread of the work group whose
@@ -360,7 +360,7 @@ def _too_few_arrive(comp, execution: dict, statuses, t: int, bar: int, q: int | 
         if e["template"] is None or e["thread"] not in members:
             continue
         tpl = comp.templates[e["template"]]
-        if tpl.attrs.get("bar") == bar and "barrier" in tpl.tags:
+        if _instance(tpl) == bar and "barrier" in tpl.tags:
             if "ARRIVE" not in tpl.tags:
                 return False  # a thread went through it
             arrivals += 1
@@ -369,8 +369,14 @@ def _too_few_arrive(comp, execution: dict, statuses, t: int, bar: int, q: int | 
         if s >= LISTED and comp.ends[s - LISTED][0] == "blocked" and comp.ends[s - LISTED][2] == bar:
             arrivals += 1
     if q is None:  # without a count: every thread of the work group whose code holds it (Dartagnan's reading)
-        q = len({tpl.thread for tpl in comp.templates if tpl.attrs.get("bar") == bar and tpl.thread in members})
+        q = len({tpl.thread for tpl in comp.templates if _instance(tpl) == bar and tpl.thread in members})
     return arrivals < q
+
+
+def _instance(tpl) -> tuple:
+    """A barrier event's instance: its number and resource (liveness
+    refuses a resource held in a register)."""
+    return (tpl.attrs.get("bar"), tpl.attrs.get("res"))
 
 
 def check_liveness(test, model, progress: str | None, limits):

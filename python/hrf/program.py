@@ -99,8 +99,9 @@ TAGS = frozenset(
     + tuple(f"alloc_{a}" for a in ALLOC_CLASSES)
     + tuple(f"cache_{c}" for c in CACHE_OPS)
 )
-# scope instance, barrier instance, thread (agent), virtual location (the name an access uses)
-EVENT_ATTRS = ("sinst", "bar", "tid", "vloc")
+# scope instance, barrier (its number), barrier resource, thread (agent),
+# virtual location (the name an access uses)
+EVENT_ATTRS = ("sinst", "bar", "res", "tid", "vloc")
 THREAD_ATTRS = ("wi", "sg", "wg", "qf", "dev")  # the thread's place in the scope tree
 
 
@@ -280,8 +281,8 @@ class _ProgramCompiler:
             self._loc_tags[loc] = tags
         return self._loc_tags[loc]
 
-    def quorum(self, bar: int, thread: A.Thread, s: A.Barrier) -> dict | None:
-        """The thread count of barrier instance `bar` in the thread's work
+    def quorum(self, bar: tuple, thread: A.Thread, s: A.Barrier) -> dict | None:
+        """The thread count of barrier instance `bar` (number, resource) in the thread's work
         group, shared by its barriers: None without one. A work group whose
         barriers of one instance disagree on it is refused by name."""
         key = (bar, thread.dev, thread.qf, thread.wg)

@@ -59,11 +59,16 @@ class Template:
     unseq: tuple = ()  # (operator, side) marks: unsequenced operand evaluation (C11)
     # liveness: the unrolled loop iteration it belongs to, (loop, copy)
     iteration: tuple | None = None
+    # the attribute whose value is the event's own (a barrier resource held
+    # in a register), known only on the event's path
+    value_attr: str | None = None
 
     def ir(self) -> ir_types.EventTemplate:
         d: ir_types.EventTemplate = {"kind": self.kind, "tags": self.tags, "attrs": self.attrs}
         if self.unseq:
             d["unseq"] = [(op, side) for op, side in self.unseq]
+        if self.value_attr is not None:
+            d["value_attr"] = self.value_attr
         return d
 
 
@@ -553,22 +558,38 @@ class ThreadCompiler:
 
     def control_barrier(self, s: A.Barrier) -> None:
         """Dat3M's control barrier: one event; barriers of the same number
-        (and resource) in one work group synchronise (the models' syncbar).
+        and resource in one work group synchronise (the models' syncbar:
+        the same `bar` and `res`). A resource held in a register is the
+        event's value (`value_attr`), known on its path: barriers whose
+        registers hold equal values synchronise, as do a register and a
+        constant of that value (Dartagnan's NamedBarrier).
         With a thread count q (Dartagnan's quorum): it passes once q threads
         of its work group reach it, and any q or more of those that reach it
         synchronise: the thread chooses, a path each, whether its barrier is
         among them (the other is tagged NOSYNC), and the core keeps the
         combinations with q chosen (`Program::quorums`), a combination
         reached by fewer than q being blocked."""
-        if s.resource is not None and not isinstance(s.resource, A.Const):
+        in_register = s.resource is not None and not isinstance(s.resource, A.Const)
+        if in_register and s.quorum is not None:
             raise UnsupportedFeature(
-                "a barrier with a barrier resource held in a register is not supported yet", self.p.test.path, s.line
+                "a barrier with a thread count and a barrier resource held in a register", self.p.test.path, s.line
+            )
+        if in_register and self.p.liveness is not None:
+            raise UnsupportedFeature(
+                "liveness of a barrier whose barrier resource is held in a register", self.p.test.path, s.line
             )
         if s.quorum is not None and not isinstance(s.quorum, A.Const):
             raise UnsupportedFeature("a barrier with a thread count held in a register", self.p.test.path, s.line)
-        key = f"cbar {s.label}" + (f", {s.resource.value}" if isinstance(s.resource, A.Const) else "")
-        bar = self.p.barrier_ids.setdefault(key, len(self.p.barrier_ids))
+        # the barrier's number (and whether it names a resource), its resource
+        bar = self.p.barrier_ids.setdefault(
+            f"cbar {s.label}" + (", resource" if s.resource is not None else ""), len(self.p.barrier_ids)
+        )
+        res = s.resource.value if isinstance(s.resource, A.Const) else 0
+        attrs = {"bar": bar} if in_register else {"bar": bar, "res": res}
+        val = self.expr(s.resource) if in_register else None
         text = f"bar.{'arrive' if s.arrive else 'sync'} {s.label}"
+        if isinstance(s.resource, A.Const | A.Reg):
+            text += f", {s.resource.value if isinstance(s.resource, A.Const) else s.resource.name}"
         tags = ["barrier", *s.flags, *s.tags] + (["ARRIVE"] if s.arrive else [])
         if s.order is not None:  # Vulkan's cbar with semantics: a fence of its order and scope too
             text = f"cbar.{s.order}.{s.scope} {s.label}"
@@ -576,7 +597,7 @@ class ThreadCompiler:
             text = f"cbar {s.label}"
 
         def event(extra: list, suffix: str = "") -> int:
-            return self.template(
+            ev = self.template(
                 "F",
                 "barrier",
                 s.line,
@@ -585,14 +606,20 @@ class ThreadCompiler:
                 order=s.order,
                 scope=s.scope,
                 extra=tags + extra,
-                attrs={"bar": bar},
+                attrs=attrs,
             )
+            if in_register:
+                self.p.templates[ev].value_attr = "res"
+            return ev
 
-        quorum = self.p.quorum(bar, self.thread, s)
+        if in_register:
+            self.emit({"op": "fence", "ev": event([]), "val": val})
+            return
+        quorum = self.p.quorum((bar, res), self.thread, s)
         if self.p.liveness is not None and not s.arrive:
             # a path that waits here forever (`hrf.liveness` judges whether too few arrive)
             q = quorum["q"] if quorum is not None else None
-            self.stop_here(LISTED + self.p.add_end(("blocked", self.t, bar, q, s.line)))
+            self.stop_here(LISTED + self.p.add_end(("blocked", self.t, (bar, res), q, s.line)))
         if quorum is None:
             self.emit({"op": "fence", "ev": event([])})
             return

@@ -294,15 +294,19 @@ pub fn thread_paths(
                     });
                     pc += 1;
                 }
-                Instr::Fence { ev } => {
+                Instr::Fence { ev, val } => {
+                    let (value, data) = match val {
+                        Some(v) => (v.eval(&regs)?, v.deps(&taint)),
+                        None => (0, 0),
+                    };
                     evs.push(PathEvent {
                         kind: Kind::F,
                         loc: None,
-                        value: 0,
+                        value,
                         template: *ev,
                         pc,
                         rmw_with_prev: false,
-                        data: 0,
+                        data,
                         ctrl: ctl,
                         addr: 0,
                         any_value: false,
@@ -500,7 +504,12 @@ impl EventStructure {
             && self.addr == o.addr
             && self.ssw == o.ssw
             && self.events.iter().zip(&o.events).all(|(a, b)| {
-                a.id == b.id && a.thread == b.thread && a.kind == b.kind && a.loc == b.loc && a.template == b.template
+                a.id == b.id
+                    && a.thread == b.thread
+                    && a.kind == b.kind
+                    && a.loc == b.loc
+                    && a.template == b.template
+                    && (a.kind != "F" || a.value == b.value) // a fence's value: a `value_attr`
             })
     }
 

@@ -252,9 +252,37 @@ pub struct Compiled {
     /// For each `Tag` node: (template has tag, location has tag).
     tag_tables: Vec<Option<(Vec<bool>, Vec<bool>)>>,
     /// For each `SameEventAttr` / `Foreach`: template attribute values.
-    attr_tables: Vec<Option<Vec<Option<i64>>>>,
+    attr_tables: Vec<Option<Vec<AttrOf>>>,
     /// For each `SameThreadAttr`: thread attribute values.
     thread_attr_tables: Vec<Option<Vec<Option<i64>>>>,
+}
+
+/// A template's value of an event attribute: set in its `attrs`, the
+/// event's own value (its `value_attr`: known only on the path), or unset.
+#[derive(Clone, Copy, Debug)]
+enum AttrOf {
+    Unset,
+    Is(i64),
+    EventValue,
+}
+
+impl AttrOf {
+    fn table(prog: &Program, name: &str) -> Vec<AttrOf> {
+        let of = |t: &crate::program::EventTemplate| match t.attrs.get(name) {
+            _ if t.value_attr.as_deref() == Some(name) => AttrOf::EventValue,
+            Some(v) => AttrOf::Is(*v),
+            None => AttrOf::Unset,
+        };
+        prog.templates.iter().map(of).collect()
+    }
+
+    fn of(table: &[AttrOf], e: &crate::execution::Event) -> Option<i64> {
+        match table[e.template?] {
+            AttrOf::Unset => None,
+            AttrOf::Is(v) => Some(v),
+            AttrOf::EventValue => Some(e.value),
+        }
+    }
 }
 
 impl Compiled {
@@ -329,7 +357,7 @@ impl Compiled {
                     (0, Mono::Const, 0, 0)
                 }
                 Node::SameEventAttr { name } => {
-                    attr_tables[i] = Some(prog.templates.iter().map(|t| t.attrs.get(name).copied()).collect());
+                    attr_tables[i] = Some(AttrOf::table(prog, name));
                     (0, Mono::Const, 0, 0)
                 }
                 // a difference is monotone in its first operand, antitone in its second
@@ -339,7 +367,7 @@ impl Compiled {
                 }
                 Node::Foreach { attr, var, body } => {
                     let b = child(*body)?;
-                    attr_tables[i] = Some(prog.templates.iter().map(|t| t.attrs.get(attr).copied()).collect());
+                    attr_tables[i] = Some(AttrOf::table(prog, attr));
                     let v = bit(var)?;
                     // No foreach inside binds `var` again: the evaluator keeps one
                     // value per node, which an inner binding would overwrite.
@@ -712,7 +740,7 @@ impl<'a> Evaluator<'a> {
             }
             Node::SameEventAttr { .. } => {
                 let table = m.attr_tables[i].as_ref().unwrap();
-                let val = |e: &crate::execution::Event| e.template.and_then(|t| table[t]);
+                let val = |e: &crate::execution::Event| AttrOf::of(table, e);
                 out.fill(0);
                 for a in &es.events {
                     for b in &es.events {
@@ -753,7 +781,7 @@ impl<'a> Evaluator<'a> {
                 let table = m.attr_tables[i].as_ref().unwrap();
                 let mut classes: Vec<(i64, EventSet)> = Vec::new();
                 for e in &es.events {
-                    if let Some(v) = e.template.and_then(|t| table[t]) {
+                    if let Some(v) = AttrOf::of(table, e) {
                         match classes.iter_mut().find(|(k, _)| *k == v) {
                             Some((_, s)) => *s |= 1u64 << e.id,
                             None => classes.push((v, 1u64 << e.id)),

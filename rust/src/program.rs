@@ -99,6 +99,10 @@ pub struct EventTemplate {
     /// on different sides (its operands are evaluated unsequenced).
     #[serde(default)]
     pub unseq: Vec<(u32, u8)>,
+    /// The attribute whose value is the event's own value, known only on
+    /// its path (a barrier resource held in a register): it is not in `attrs`.
+    #[serde(default)]
+    pub value_attr: Option<String>,
 }
 
 impl EventTemplate {
@@ -188,6 +192,10 @@ pub enum Instr {
     },
     Fence {
         ev: usize,
+        /// The event's value, where it has one: a barrier's resource
+        /// (PTX's `bar.cta.sync 1, r2`), read by a template's `value_attr`.
+        #[serde(default)]
+        val: Option<Expr>,
     },
     Assign {
         dst: usize,
@@ -451,9 +459,10 @@ impl Program {
         for t in &self.threads {
             for i in &t.code {
                 match i {
-                    Instr::Store { val, .. } | Instr::Assign { val, .. } | Instr::Branch { cond: val, .. } => {
-                        val.constants(&mut out)
-                    }
+                    Instr::Store { val, .. }
+                    | Instr::Assign { val, .. }
+                    | Instr::Branch { cond: val, .. }
+                    | Instr::Fence { val: Some(val), .. } => val.constants(&mut out),
                     Instr::Rmw { val, expected, .. } => {
                         val.constants(&mut out);
                         if let Some(e) = expected {
@@ -558,14 +567,18 @@ impl Program {
         for i in &th.code {
             match i {
                 Instr::Store { val, .. } | Instr::Assign { val, .. } => val.mark_regs(&mut used),
-                Instr::Branch { cond, .. } => cond.mark_regs(&mut used),
+                Instr::Branch { cond, .. } | Instr::Fence { val: Some(cond), .. } => cond.mark_regs(&mut used),
                 Instr::Rmw { val, expected, .. } => {
                     val.mark_regs(&mut used);
                     if let Some(e) = expected {
                         e.mark_regs(&mut used);
                     }
                 }
-                Instr::Load { .. } | Instr::Fence { .. } | Instr::Jump { .. } | Instr::Choose { .. } | Instr::Cut => {}
+                Instr::Load { .. }
+                | Instr::Fence { val: None, .. }
+                | Instr::Jump { .. }
+                | Instr::Choose { .. }
+                | Instr::Cut => {}
             }
             // a computed address uses the registers of its offset
             if let Instr::Load { at: Some(a), .. } | Instr::Store { at: Some(a), .. } | Instr::Rmw { at: Some(a), .. } =
@@ -667,7 +680,7 @@ impl Program {
                             chk_reg(*d)?;
                         }
                     }
-                    Instr::Fence { ev } => {
+                    Instr::Fence { ev, .. } => {
                         if *ev >= nt {
                             return Err(Error::invalid(format!("thread {ti}, pc {pc}: bad fence")));
                         }

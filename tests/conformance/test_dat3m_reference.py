@@ -17,10 +17,6 @@ GPU = REFERENCE / "dat3m-gpu"
 
 # Tests hrf refuses for now: (file, (the error, the words of the refusal)).
 REFUSED = {
-    **{
-        f"litmus/PTX/Manual/SB+named-bar-{n}.litmus": (hrf.UnsupportedFeature, "barrier resource held in a register")
-        for n in ("dyn-reg-const", "sta-reg-const", "reg-const-diff", "reg-const-equal", "reg-diff", "reg-equal")
-    },
     # more events in one execution than the core's 64 (six threads, loops)
     **{
         f"litmus/VULKAN/Manual/xf-barrier{k}.litmus": (hrf.CoreError, "70 events; the core handles at most 64")

@@ -47,7 +47,9 @@ def execution_term(comp, ex: dict) -> str:
         for t in sorted(event_tags(comp, e)):
             tags.setdefault(t, []).append(e["id"])
         if e["template"] is not None:
-            for k, v in sorted(comp.templates[e["template"]].attrs.items()):
+            tpl = comp.templates[e["template"]]
+            own = {tpl.value_attr: e["value"]} if tpl.value_attr is not None else {}  # known on the path
+            for k, v in sorted({**tpl.attrs, **own}.items()):
                 attrs.setdefault(k, []).append((e["id"], v))
     tattrs: dict = {}
     for ti, th in enumerate(comp.ir["threads"]):

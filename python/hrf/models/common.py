@@ -23,11 +23,16 @@ VIRTUAL = tag("virtual")
 vloc = loc - (((VIRTUAL * M) | (M * VIRTUAL)) - same_event_attr("vloc"))
 # barriers of the same instance: an OpenCL barrier's entry with the exits;
 # a one-event barrier (Dat3M's PTX `bar`, Vulkan's `cbar`) with those of its
-# work group (CTA) that wait (not `bar.arrive`), from those among the
-# synchronising ones (all, but for barriers with a thread count: NOSYNC)
+# work group (CTA) of the same number and barrier resource (`res`: the value
+# a register holds on the event's path, for `bar.cta.sync 1, r2`) that wait
+# (not `bar.arrive`), from those among the synchronising ones (all, but for
+# barriers with a thread count: NOSYNC)
 CBAR = tag("CBAR")
 syncbar = (same_event_attr("bar") & (EF * XF)) | (
-    same_event_attr("bar") & same_thread_attr("wg") & ((CBAR - tag("NOSYNC")) * (CBAR - tag("ARRIVE")))
+    same_event_attr("bar")
+    & same_event_attr("res")
+    & same_thread_attr("wg")
+    & ((CBAR - tag("NOSYNC")) * (CBAR - tag("ARRIVE")))
 )
 
 # Dartagnan's same-scope (`sr`, its SameScope with no scope named): both
