@@ -12,18 +12,21 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-def many_writes(threads, stores, loads):
+def many_writes(threads, stores, loads, observe=True):
     """`threads` threads each storing `stores` distinct values to x and
     loading it `loads` times: the candidate count explodes. Every load's
-    register is observed (`locations`), so each load splits the paths by
-    the value it reads (a load whose value nothing uses would not)."""
+    register is observed (`locations`) and used by nothing else, so each
+    load may read any of the stores (a choice of `rf` each), and the
+    outcomes are many. Without `observe`: no register is observed, the
+    outcomes are x's final values (few), the candidates as many."""
     body = []
     for i in range(threads):
         ops = [f"  atomic_store_explicit(x, {i * 10 + k + 1}, memory_order_relaxed);" for k in range(stores)]
         ops += [f"  int r{k} = atomic_load_explicit(x, memory_order_relaxed);" for k in range(loads)]
         body.append(f"P{i} (atomic_int* x) {{\n" + "\n".join(ops) + "\n}")
     regs = " ".join(f"{i}:r{k};" for i in range(threads) for k in range(loads))
-    return "C boom\n{ [x]=0; }\n" + "\n".join(body) + f"\nlocations [{regs}]\nexists (x=1)\n"
+    shown = f"\nlocations [{regs}]" if observe else ""
+    return "C boom\n{ [x]=0; }\n" + "\n".join(body) + f"{shown}\nexists (x=1)\n"
 
 
 def free_port() -> int:

@@ -152,7 +152,9 @@ def test_the_candidate_limit_counts_pruned_work():
 
 def test_the_memory_budget_holds():
     # a budget below what the process already uses stops the run at once
-    r = hrf.check(many_writes(2, 2, 2), "sc", max_memory=1)
+    # (the memory is read every 64th time the budget is asked: a family of
+    # some thousands of candidates asks often enough)
+    r = hrf.check(many_writes(3, 3, 3), "sc", max_memory=1)
     assert not r.complete and r.limit["which"] == "memory" and r.condition_holds is None
 
 

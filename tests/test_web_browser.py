@@ -170,7 +170,7 @@ def test_bad_input_on_the_page(server, browser):
     wait(d, lambda d: "TooLarge" in text(d, "#error"), "the size refusal")
     shot(d, "07-huge-paste-refused")
     # a test that explodes: stopped by the server's time limit, no verdict
-    set_text(d, "test", many_writes(3, 4, 4))
+    set_text(d, "test", many_writes(4, 4, 4, observe=False))
     wait(d, lambda d: "reached" in card(d, "sc"), "a limit of the server", seconds=60)
     assert "incomplete" in card(d, "sc")
     shot(d, "08-explosive-test-limited")

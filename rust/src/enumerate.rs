@@ -459,6 +459,13 @@ fn candidates<'b>(
         rf_choices.push(ws);
     }
     let regs: Vec<Vec<i64>> = paths.iter().map(|p| p.regs.clone()).collect();
+    // the registers that hold what an any-value read reads: (thread, register, read)
+    let mut read_regs = Vec::new();
+    let mut first = es.writes_of.len(); // a thread's events follow the init writes and the threads before
+    for (t, p) in paths.iter().enumerate() {
+        read_regs.extend(p.read_regs.iter().map(|&(d, i)| (t, d, first + i)));
+        first += p.events.len();
+    }
     let steps = search_order(es, &rf_choices);
     let mut st = Search {
         sh,
@@ -472,6 +479,7 @@ fn candidates<'b>(
         part,
         dynm: start,
         regs,
+        read_regs,
         fault: paths.iter().enumerate().find_map(|(t, p)| p.fault.clone().map(|(pc, why)| (t, pc, why))),
         steps: 0,
         unspent: 0,
@@ -522,6 +530,9 @@ struct Search<'a, 'b, 'c> {
     part: Partial,
     dynm: Dynamic,
     regs: Vec<Vec<i64>>,
+    /// Registers whose value is what an any-value read reads, not `regs`'s:
+    /// (thread, register, the read).
+    read_regs: Vec<(usize, usize, usize)>,
     /// A path's access out of bounds (`Path::fault`): thread, instruction, why.
     fault: Option<(usize, usize, String)>,
     /// Partial choices tried: the budget is asked every `CHECK_EVERY`.
@@ -897,7 +908,13 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                     let last = ws.iter().copied().find(|&w| ws.iter().all(|&u| u == w || !co.contains(w, u)));
                     es.events[last.unwrap_or(ws[0])].value
                 }
-                Observed::Reg { thread, reg } => self.regs[*thread][*reg],
+                Observed::Reg { thread, reg } => match self.read_regs.iter().find(|x| (x.0, x.1) == (*thread, *reg)) {
+                    Some(&(_, _, r)) => {
+                        let w = (0..es.n).find(|&w| self.dynm.rf.contains(w, r));
+                        es.events[w.expect("every read has its rf chosen")].value
+                    }
+                    None => self.regs[*thread][*reg],
+                },
             })
             .collect()
     }

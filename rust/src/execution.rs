@@ -34,6 +34,10 @@ pub struct PathEvent {
 pub struct Path {
     pub events: Vec<PathEvent>,
     pub regs: Vec<i64>,
+    /// Registers whose final value is that of a read whose value nothing
+    /// uses (`any_value`): (register, the read's index in `events`). The
+    /// outcome takes the value of the write the read reads, not `regs`'s.
+    pub read_regs: Vec<(usize, usize)>,
     /// The path's first access whose computed address is outside the
     /// locations it may reach (C: undefined behaviour): its instruction and
     /// why. An execution made with it that the model finds consistent is an
@@ -125,7 +129,16 @@ pub fn thread_paths(
         }
         loop {
             if pc >= th.code.len() {
-                out.paths.push(Path { events: evs, regs, fault });
+                // A register last written by an any-value read has exactly
+                // that read in its taint (no instruction reads the register,
+                // so its taint goes nowhere else); a path longer than the
+                // taint's bits makes an execution the core refuses anyway.
+                let read_regs = (0..th.nregs)
+                    .filter(|&d| taint[d].count_ones() == 1)
+                    .map(|d| (d, taint[d].trailing_zeros() as usize))
+                    .filter(|&(_, i)| evs.get(i).is_some_and(|e| e.any_value))
+                    .collect();
+                out.paths.push(Path { events: evs, regs, read_regs, fault });
                 if out.paths.len() + out.cut > max_paths {
                     return Err(Error::limit(
                         "paths",

@@ -557,10 +557,12 @@ impl Program {
             .collect()
     }
 
-    /// Per instruction of thread `t`: is it a load whose value nothing
-    /// uses? It writes no register, or one that no instruction of the
-    /// thread reads (no store, assignment, branch or read-modify-write
-    /// operand) and that the outcome does not observe.
+    /// Per instruction of thread `t`: is it a load whose value no
+    /// instruction uses? It writes no register, or one that no instruction
+    /// of the thread reads (no store, assignment, branch, fence value or
+    /// read-modify-write operand, no computed address). The outcome may
+    /// observe that register: its value is then the write the load reads
+    /// (`Path::read_regs`), chosen with `rf` rather than a path per value.
     pub fn value_free_loads(&self, t: usize) -> Vec<bool> {
         let th = &self.threads[t];
         let mut used = vec![false; th.nregs];
@@ -585,15 +587,6 @@ impl Program {
                 i
             {
                 a.off.mark_regs(&mut used);
-            }
-        }
-        for o in &self.observed {
-            if let Observed::Reg { thread, reg } = o {
-                if *thread == t {
-                    if let Some(u) = used.get_mut(*reg) {
-                        *u = true;
-                    }
-                }
             }
         }
         th.code

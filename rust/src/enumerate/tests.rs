@@ -412,11 +412,13 @@ fn shapes_agree_when_only_values_differ() {
 
 #[test]
 fn value_free_loads_are_one_path() {
-    // SB observing P0's register only: P1's load is value-free.
+    // SB observing P0's register only: P1's load is value-free, and so is
+    // P0's (the outcome observes it, no instruction uses it: its value is
+    // the write it reads).
     let mut p = sb();
     p.observed.truncate(1);
     p.condition = serde_json::from_value(json!({"k": "eq", "var": 0, "val": 0})).unwrap();
-    assert_eq!(p.value_free_loads(0), [false, false]);
+    assert_eq!(p.value_free_loads(0), [false, true]);
     assert_eq!(p.value_free_loads(1), [false, true]);
     let (fast, slow) = (run(&p, false), run(&p, true));
     assert_eq!(summary(&fast), summary(&slow));
