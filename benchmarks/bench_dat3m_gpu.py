@@ -4,9 +4,15 @@ the slowest tests, and the agreement with Dartagnan's expected verdicts
 (the condition; race freedom for the DR suites), refusals and files the
 expected results list but the reference lacks counted apart.
 
-    python benchmarks/bench_dat3m_gpu.py [REFERENCE]   (default ../shared/reference)
+Every test's outcomes are enumerated whole, but for the conformance
+suite's DECIDE tests (too many outcomes to list: decided at the first
+execution that settles the condition). With --decide, every test is
+decided so, as Dartagnan decides them (verdicts only).
+
+    python benchmarks/bench_dat3m_gpu.py [REFERENCE] [--decide]   (default ../shared/reference)
 """
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -15,8 +21,14 @@ import hrf
 import hrf.cat
 
 ROOT = Path(__file__).resolve().parent.parent
-REF = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "reference"
+ARGS = [a for a in sys.argv[1:] if a != "--decide"]
+REF = Path(ARGS[0]) if ARGS else ROOT.parent / "shared" / "reference"
 GPU = REF / "dat3m-gpu"
+ALL_DECIDED = "--decide" in sys.argv
+os.environ["HRF_REFERENCE"] = str(REF)
+sys.path.insert(0, str(ROOT / "tests" / "conformance"))
+from test_dat3m_reference import DECIDE  # noqa: E402  (one list of them, the suite's)
+
 # (suite, Dartagnan's cat file, hrf's built-in model of it or None)
 SUITES = [
     ("PTXv6_0", "ptx-v6.0.cat", "ptx-6.0"),
@@ -25,7 +37,8 @@ SUITES = [
     ("VULKAN-DR", "vulkan.cat", "vulkan"),
     ("VULKAN-DR-NOCHAINS", "vulkan-nochains.cat", "vulkan-nochains"),
 ]
-LIMITS = hrf.Limits(unroll=1)  # Dartagnan's test suite bounds loops at 1
+WHOLE = hrf.Limits(unroll=1)  # Dartagnan's test suite bounds loops at 1
+DECIDED = hrf.Limits(unroll=1, decide=True)
 
 
 def rows(name):
@@ -45,13 +58,13 @@ def run(name, model, label, slow):
             continue
         t0 = time.perf_counter()
         try:
-            r = hrf.check(GPU / path, model, limits=LIMITS)
+            r = hrf.check(GPU / path, model, limits=DECIDED if ALL_DECIDED or path in DECIDE else WHOLE)
         except (hrf.UnsupportedFeature, hrf.CoreError):
             refused += 1
             continue
         slow.append((time.perf_counter() - t0, f"{path} ({label})"))
         got = not r.flags if "-DR" in name else r.condition_holds
-        ok = r.complete and got == bool(want)
+        ok = (r.complete or (r.limit or {}).get("which") == "decided") and got == bool(want)
         agree, differ = agree + ok, differ + (not ok)
     took = time.perf_counter() - start
     print(

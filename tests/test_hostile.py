@@ -6,12 +6,14 @@ expected behaviour is a LitmusSyntaxError naming file, line and column, an
 InvalidArgument, or a result marked incomplete by the limit that cut it.
 """
 
+import json
 import math
 
 import pytest
 
 import hrf
 from conftest import many_writes
+from hrf.cli import main
 from hrf.errors import InvalidArgument
 
 # Message passing at work-group scope, both threads in work-group 0: the
@@ -531,3 +533,29 @@ def test_expressions_and_conditions_nested_past_the_cores_reader_are_refused():
     assert err.value.line == 9
     with pytest.raises(hrf.LitmusSyntaxError, match="condition nests more than 100"):
         hrf.check(MP.replace("exists (1:r0=1 /\\ 1:r1=0)", "exists (" + "~" * 150 + "1:r0=1)"), "sc")
+
+
+def test_decide_stops_at_the_first_execution_that_settles_the_condition(tmp_path, capsys):
+    # MP under sc: four outcomes by hand, (r0, r1) in {(0,0), (0,1), (1,1)}
+    # allowed and (1,0) forbidden.
+    allowed = MP.replace("exists (1:r0=1 /\\ 1:r1=0)", "exists (1:r0=1 /\\ 1:r1=1)")
+    whole = hrf.check(allowed, "sc")
+    r = hrf.check(allowed, "sc", decide=True)
+    # exists, and an execution reaches it: settled at the first one found,
+    # said as a limit (the outcome list is not whole), the verdict established
+    assert whole.complete and whole.condition_holds is True and len(whole.outcomes) == 3
+    assert not r.complete and r.limit["which"] == "decided" and r.condition_holds is True
+    assert r.observation[1] >= 1 and r.consistent <= whole.consistent
+    # no execution settles it (the forbidden outcome): every one is enumerated
+    # and the answer is whole
+    never = hrf.check(MP, "sc", decide=True)
+    assert never.complete and never.condition_holds is False and never.limit is None
+    # forall: settled at the first execution where it fails
+    every = hrf.check(MP.replace("exists (1:r0=1 /\\ 1:r1=0)", "forall (1:r1=1)"), "sc", decide=True)
+    assert not every.complete and every.limit["which"] == "decided" and every.condition_holds is False
+    # the command line's --decide
+    f = tmp_path / "mp.litmus"
+    f.write_text(allowed)
+    assert main(["check", str(f), "-m", "sc", "--decide", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["condition_holds"] is True and out["complete"] is False and out["limit"]["which"] == "decided"

@@ -272,6 +272,7 @@ class _Program(TypedDict):
 
 
 class Program(_Program, total=False):
+    deciding_value: bool  # the condition's value on an execution that settles the quantifier
     filter: Cond
     partial_co: bool
     sync_with: list[tuple[int, int]]
@@ -372,6 +373,7 @@ class Limits(TypedDict, total=False):
     keep_all: bool
     max_kept: int | None
     witnesses: bool
+    decide: bool
 
 
 class ExploreLimits(TypedDict, total=False):

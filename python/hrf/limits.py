@@ -55,6 +55,11 @@ class Limits:
     # A witness execution per outcome and per flag; off for verdict-only bulk
     # runs (then flags carry their kind and check but no events).
     witnesses: bool = CHECK_DEFAULTS["witnesses"]
+    # Stop at the first consistent execution that settles the condition
+    # (exists, ~exists: one where it holds; forall: one where it fails):
+    # the verdict is established, the outcomes and flags are those found
+    # until then, and the result says so (complete False, limit `decided`).
+    decide: bool = CHECK_DEFAULTS["decide"]
     # Resident memory of the process in bytes; None: `default_max_memory()`.
     max_memory: int | None = None
     # Reads may guess values out of thin air (closed over the test's

@@ -45,7 +45,8 @@ from .thread_code import BOUND, LISTED, NOT_STARTED, STOPPED, TERMINATED, jump_l
 
 # Where a loop that writes on every iteration reaches the bound, unrolling
 # goes on to the next bound only while a round cost fewer candidates than
-# this: each iteration's write multiplies the coherence orders.
+# this, the partial ones pruning ruled out included (the work of a round,
+# whatever the pruning): each iteration's write multiplies the coherence orders.
 DEEPEN_CANDIDATES = 50
 
 
@@ -399,9 +400,10 @@ def check_liveness(test, model, progress: str | None, limits):
         r, at_bound = _check_at(t, m, progress, replace(limits, unroll=unroll), tree, writing)
         if r.live is not None or not r.complete:
             break
-        if at_bound & writing.keys() and unroll < limits.unroll and r.candidates > DEEPEN_CANDIDATES:
+        work = r.candidates + r.pruned
+        if at_bound & writing.keys() and unroll < limits.unroll and work > DEEPEN_CANDIDATES:
             r.notes.append(
-                f"not unrolled further: {r.candidates:,} candidates at unroll {unroll} "
+                f"not unrolled further: {work:,} candidates (pruned ones included) at unroll {unroll} "
                 f"(hrf.liveness.DEEPEN_CANDIDATES; a larger bound multiplies them)"
             )
             break

@@ -451,6 +451,9 @@ class _ProgramCompiler:
             "templates": [t.ir() for t in self.templates],
             "observed": observed_ir,
             "condition": cond,
+            # an execution where the condition holds settles exists and
+            # ~exists; for forall (herd's reading of no condition too), one where it fails
+            "deciding_value": test.condition is not None and test.condition.quantifier != "forall",
         }
         if test.filter is not None:
             ir["filter"] = prop_ir(test.filter, index, path=test.path)

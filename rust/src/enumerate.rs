@@ -10,13 +10,13 @@
 //! builds every complete candidate and judges only complete ones; property
 //! tests compare the two.
 
+use super::execution::{thread_paths, value_domains, Dynamic, Event, EventStructure, Path};
+use super::model::{Compiled, Evaluator, READS_CO, READS_ORDERS, READS_RF};
+use super::relation::{bits, EventSet, Relation, MAX_EVENTS};
 use crate::error::Error;
-use crate::execution::{thread_paths, value_domains, Dynamic, Event, EventStructure, Path};
 use crate::limits::Budget;
 pub use crate::limits::{cancel, LimitOut, Limits, CANCEL_GENERATION};
-use crate::model::{Compiled, Evaluator, READS_CO, READS_ORDERS, READS_RF};
 use crate::program::{Observed, Program};
-use crate::relation::{bits, Relation};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -171,7 +171,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     let start = Instant::now();
     prog.validate()?;
     let mut out = CheckOut { complete: true, ..Default::default() };
-    out.thin_air_value = limits.thin_air.then(|| crate::execution::thin_air_value(prog));
+    out.thin_air_value = limits.thin_air.then(|| super::execution::thin_air_value(prog));
     let budget = Budget::new(limits.max_seconds, limits.max_memory);
     // A limit hit while listing values or paths ends the run (the budget's
     // own limit, time, memory or Ctrl-C, first); any other error is one.
@@ -220,6 +220,13 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     }
     if !limits.reference {
         drop_unjustified_paths(prog, &mut per_thread);
+    }
+    // The most events a combination of paths may have: more than this
+    // checker's event sets hold goes to a wider one (lib.rs, check_json).
+    let most = prog.locations.len()
+        + per_thread.iter().map(|p| p.iter().map(|x| x.events.len()).max().unwrap_or(0)).sum::<usize>();
+    if most > MAX_EVENTS {
+        return Err(Error::TooManyEvents { events: most, max: MAX_EVENTS });
     }
     // Every combination of one path per thread, as a mixed-radix index.
     let radices: Vec<usize> = per_thread.iter().map(|p| p.len()).collect();
@@ -372,7 +379,7 @@ fn drop_unjustified_paths(prog: &Program, per_thread: &mut [Vec<Path>]) {
 #[derive(Default)]
 struct Carry {
     es: Option<EventStructure>,
-    state: Option<crate::model::EvalState>,
+    state: Option<super::model::EvalState>,
     /// Whether the monotone checks hold with no rf and no co (a function of
     /// the shape alone), once known.
     empty_ok: Option<bool>,
@@ -473,6 +480,7 @@ fn candidates<'b>(
         ev,
         reads,
         rf_choices,
+        co_chosen_at: steps.iter().rposition(|s| matches!(s, Step::Co(_))).map_or(0, |p| p + 1),
         order: steps,
         // the evaluator's cache holds what the static checks computed on no rf or co
         changed: READS_RF | READS_CO | READS_ORDERS,
@@ -524,6 +532,9 @@ struct Search<'a, 'b, 'c> {
     rf_choices: Vec<Vec<usize>>,
     /// The order in which rf and co are chosen (`search_order`).
     order: Vec<Step>,
+    /// The first step of `order` after its last co step: from there on,
+    /// co is complete (`Compiled::prunable_once_co` prune too).
+    co_chosen_at: usize,
     /// What of rf, co and the orders changed since the evaluator's cache
     /// was last brought up to date (`refresh`).
     changed: u8,
@@ -564,8 +575,9 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
         }
     }
 
-    /// Do the prunable axioms hold on the current partial rf/co?
-    fn partial_ok(&mut self) -> bool {
+    /// Do the prunable axioms hold on the current partial rf/co? With
+    /// `co_chosen` (all of co is chosen), those monotone in rf alone too.
+    fn partial_ok(&mut self, co_chosen: bool) -> bool {
         self.steps += 1;
         if self.steps.is_multiple_of(CHECK_EVERY) && self.sh.budget.check() {
             return false;
@@ -574,8 +586,10 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             return true;
         }
         self.refresh();
-        for i in 0..self.sh.model.prunable.len() {
-            let ci = self.sh.model.prunable[i];
+        let (all, once_co) = (&self.sh.model.prunable, &self.sh.model.prunable_once_co);
+        let n = all.len() + if co_chosen { once_co.len() } else { 0 };
+        for i in 0..n {
+            let ci = if i < all.len() { all[i] } else { once_co[i - all.len()] };
             let fails = self.ev.check(ci, &self.dynm).is_err();
             self.debug_assert_fresh(ci, fails);
             if fails {
@@ -608,14 +622,15 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                 // would prune nothing more (the checks are monotone in rf).
                 let forced = |k: usize| self.rf_choices[k].len() == 1;
                 let defer = forced(k) && matches!(self.order.get(i + 1), Some(&Step::Rf(k2)) if forced(k2));
+                let co_chosen = i >= self.co_chosen_at;
                 for c in 0..self.rf_choices[k].len() {
                     let w = self.rf_choices[k][c];
                     self.dynm.rf.add(w, r);
                     self.changed |= READS_RF;
-                    if defer || self.partial_ok() {
+                    if defer || self.partial_ok(co_chosen) {
                         self.step(i + 1)?;
                     }
-                    self.dynm.rf.rows[w] &= !(1u64 << r);
+                    self.dynm.rf.rows[w] &= !((1 as EventSet) << r);
                     self.changed |= READS_RF;
                 }
                 Ok(())
@@ -680,13 +695,13 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                 }
                 placed.push(w);
                 self.changed |= READS_CO;
-                if placed.len() == rest.len() || self.partial_ok() {
+                if placed.len() == rest.len() || self.partial_ok(false) {
                     self.co_place_partial(i, l, rest, placed)?;
                 }
                 placed.pop();
                 // w's predecessors were set in the placed writes' rows alone
                 for &p in placed.iter() {
-                    self.dynm.co.rows[p] &= !(1u64 << w);
+                    self.dynm.co.rows[p] &= !((1 as EventSet) << w);
                 }
                 self.changed |= READS_CO;
             }
@@ -733,7 +748,7 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             }
             placed.push(w);
             self.changed |= READS_CO;
-            if placed.len() == rest.len() || self.partial_ok() {
+            if placed.len() == rest.len() || self.partial_ok(false) {
                 self.co_place(i, rest, placed)?;
             }
             placed.pop();
@@ -779,7 +794,7 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             }
             placed.push(w);
             self.changed |= READS_ORDERS;
-            let found = if placed.len() == members.len() || self.partial_ok() {
+            let found = if placed.len() == members.len() || self.partial_ok(true) {
                 self.order_place(k, members, placed)?
             } else {
                 false
@@ -888,6 +903,9 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                 self.part.outcomes.insert(values, (1, pos, flagged as u64, exec));
             }
         }
+        if sh.limits.decide && pos == sh.prog.deciding_value {
+            sh.budget.hit("decided", "stopped at the first execution that settles the condition (decide)".into());
+        }
         Ok(true)
     }
 
@@ -987,4 +1005,5 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
 }
 
 #[cfg(test)]
+#[path = "enumerate/tests.rs"]
 mod tests;

@@ -13,8 +13,12 @@ pub enum Error {
     /// An input that decodes but is not well formed: an index out of
     /// range, a backward jump, a model node that refers forward.
     Invalid(String),
-    /// Work the core does not do: more events than a relation holds.
+    /// Work the core does not do.
     Unsupported(String),
+    /// An execution of the program may have `events` events, more than
+    /// the checker's event sets hold (`max`): `check_json` then takes the
+    /// wider checker, and past the widest it is unsupported work.
+    TooManyEvents { events: usize, max: usize },
     /// A consistent execution reaches an operation without a meaning (an
     /// access out of bounds): where (thread, instruction) and what, so that
     /// the caller can name the source line.
@@ -40,7 +44,7 @@ impl Error {
         match self {
             Error::Decode { .. } => "decode",
             Error::Invalid(_) => "invalid",
-            Error::Unsupported(_) | Error::Fault { .. } => "unsupported",
+            Error::Unsupported(_) | Error::Fault { .. } | Error::TooManyEvents { .. } => "unsupported",
             Error::Limit { .. } => "limit",
         }
     }
@@ -52,6 +56,9 @@ impl fmt::Display for Error {
             Error::Decode { what, message } => write!(f, "{what}: {message}"),
             Error::Invalid(m) | Error::Unsupported(m) => f.write_str(m),
             Error::Fault { thread, pc, detail } => write!(f, "thread {thread} (instruction {pc}) {detail}"),
+            Error::TooManyEvents { events, max } => {
+                write!(f, "an execution has {events} events; the core handles at most {max}")
+            }
             Error::Limit { which, detail } => write!(f, "limit {which}: {detail}"),
         }
     }

@@ -1,10 +1,10 @@
 //! Events, per-thread control paths, and one candidate execution
 //!.
 
+use super::relation::{bits, EventSet, Relation};
 use crate::error::Error;
 use crate::limits::Budget;
 use crate::program::{At, Instr, Kind, Program};
-use crate::relation::{bits, EventSet, Relation};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -20,10 +20,10 @@ pub struct PathEvent {
     pub rmw_with_prev: bool,
     /// Earlier events of the path (bit = index in the path) this one
     /// depends on: its value (data) and whether it happens at all (ctrl).
-    pub data: u64,
-    pub ctrl: u64,
+    pub data: EventSet,
+    pub ctrl: EventSet,
     /// The reads its computed address depends on (addr).
-    pub addr: u64,
+    pub addr: EventSet,
     /// A read whose value nothing uses (`Program::value_free_loads`): it
     /// may read any write of its location, and `value` means nothing.
     pub any_value: bool,
@@ -62,8 +62,8 @@ fn resolve(
     loc: usize,
     at: &Option<At>,
     regs: &[i64],
-    taint: &[u64],
-) -> Result<Result<(usize, u64), String>, Error> {
+    taint: &[EventSet],
+) -> Result<Result<(usize, EventSet), String>, Error> {
     let Some(a) = at else { return Ok(Ok((loc, 0))) };
     let off = a.off.eval(regs)?;
     if off >= 0 && (off as u64) < a.len as u64 {
@@ -115,9 +115,9 @@ pub fn thread_paths(
     let mut out = PathsOfThread { paths: Vec::new(), cut: 0 };
     // Explicit DFS stack of (pc, regs, events, register taints, control
     // taint, the path's first access out of bounds).
-    type State = (usize, Vec<i64>, Vec<PathEvent>, Vec<u64>, u64, Option<(usize, String)>);
+    type State = (usize, Vec<i64>, Vec<PathEvent>, Vec<EventSet>, EventSet, Option<(usize, String)>);
     let mut stack: Vec<State> = vec![(0, vec![0; th.nregs], Vec::new(), vec![0; th.nregs], 0, None)];
-    let bit = |i: usize| if i < 64 { 1u64 << i } else { 0 };
+    let bit = |i: usize| if i < super::relation::MAX_EVENTS { (1 as EventSet) << i } else { 0 };
     let mut steps: u64 = 0;
     while let Some((mut pc, mut regs, mut evs, mut taint, mut ctl, mut fault)) = stack.pop() {
         steps += 1;
@@ -529,11 +529,8 @@ impl EventStructure {
     pub fn build(prog: &Program, paths: &[&Path]) -> Result<Self, Error> {
         let nloc = prog.locations.len();
         let n = nloc + paths.iter().map(|p| p.events.len()).sum::<usize>();
-        if n > crate::relation::MAX_EVENTS {
-            return Err(Error::Unsupported(format!(
-                "an execution has {n} events; the core handles at most {}",
-                crate::relation::MAX_EVENTS
-            )));
+        if n > super::relation::MAX_EVENTS {
+            return Err(Error::TooManyEvents { events: n, max: super::relation::MAX_EVENTS });
         }
         let mut events = Vec::with_capacity(n);
         let mut writes_of = vec![Vec::new(); nloc];
@@ -576,7 +573,7 @@ impl EventStructure {
                     writes_of[e.loc.unwrap()].push(id);
                 }
                 if e.any_value {
-                    any_value |= 1u64 << id;
+                    any_value |= (1 as EventSet) << id;
                 }
                 events.push(Event {
                     id,
@@ -593,10 +590,10 @@ impl EventStructure {
                 });
             }
             let end = events.len();
-            let mask = crate::relation::full_set(end) & !crate::relation::full_set(start);
+            let mask = super::relation::full_set(end) & !super::relation::full_set(start);
             for i in start..end {
                 int.rows[i] = mask;
-                po.rows[i] = mask & !crate::relation::full_set(i + 1);
+                po.rows[i] = mask & !super::relation::full_set(i + 1);
             }
             // Operands of one operator are unsequenced (C11): no po between them.
             let tmpl = |i: usize| &prog.templates[events[i].template.unwrap()];
@@ -604,27 +601,27 @@ impl EventStructure {
                 for i in start..end {
                     for j in i + 1..end {
                         if tmpl(i).unsequenced_with(tmpl(j)) {
-                            po.rows[i] &= !(1u64 << j);
+                            po.rows[i] &= !((1 as EventSet) << j);
                         }
                     }
                 }
             }
         }
         let mut loc = Relation::empty(n);
-        let mut init = 0u64;
-        let (mut reads, mut writes, mut fences) = (0u64, 0u64, 0u64);
-        let mut loc_sets = vec![0u64; nloc];
+        let mut init: EventSet = 0;
+        let (mut reads, mut writes, mut fences) = (0 as EventSet, 0 as EventSet, 0 as EventSet);
+        let mut loc_sets = vec![0 as EventSet; nloc];
         for e in &events {
             if let Some(l) = e.loc {
-                loc_sets[l] |= 1u64 << e.id;
+                loc_sets[l] |= (1 as EventSet) << e.id;
             }
             match e.kind {
-                "R" => reads |= 1u64 << e.id,
-                "W" => writes |= 1u64 << e.id,
-                _ => fences |= 1u64 << e.id,
+                "R" => reads |= (1 as EventSet) << e.id,
+                "W" => writes |= (1 as EventSet) << e.id,
+                _ => fences |= (1 as EventSet) << e.id,
             }
             if e.thread.is_none() {
-                init |= 1u64 << e.id;
+                init |= (1 as EventSet) << e.id;
             }
         }
         for e in &events {
@@ -633,7 +630,9 @@ impl EventStructure {
             }
         }
         let mut ssw = Relation::empty(n);
-        let of_thread = |t: usize| events.iter().filter(|e| e.thread == Some(t)).fold(0u64, |s, e| s | 1u64 << e.id);
+        let of_thread = |t: usize| {
+            events.iter().filter(|e| e.thread == Some(t)).fold(0 as EventSet, |s, e| s | (1 as EventSet) << e.id)
+        };
         for &(a, b) in &prog.sync_with {
             if a != b {
                 let to = of_thread(b);
@@ -676,8 +675,8 @@ pub struct Dynamic {
 impl Dynamic {
     /// `fr = rf^-1 ; co` written into `out`, with `inv` (a row per event)
     /// to hold rf^-1.
-    pub fn fr_into(&self, out: &mut [u64], inv: &mut [u64]) {
-        crate::relation::rows::inverse(inv, &self.rf.rows);
-        crate::relation::rows::seq(out, inv, &self.co.rows);
+    pub fn fr_into(&self, out: &mut [EventSet], inv: &mut [EventSet]) {
+        super::relation::rows::inverse(inv, &self.rf.rows);
+        super::relation::rows::seq(out, inv, &self.co.rows);
     }
 }

@@ -3,19 +3,25 @@
 //! program and model IRs. The PyO3 layer at the bottom is thin: JSON in,
 //! JSON out, the GIL released while Rust works, panics caught.
 
-pub mod enumerate;
 pub mod error;
-pub mod execution;
 pub mod limits;
 pub mod machine;
-pub mod model;
+pub mod model_ir;
 pub mod program;
-pub mod relation;
 pub mod threads;
+
+// One source, two widths of event set: narrow.rs and wide.rs load the
+// same files (clippy's duplicate_mod, on purpose).
+#[allow(clippy::duplicate_mod)]
+pub mod narrow;
+#[allow(clippy::duplicate_mod)]
+pub mod wide;
+
+pub use narrow::{enumerate, execution, model, relation};
 
 use enumerate::{CheckOut, Limits};
 use error::{Error, Result};
-use model::{Compiled, ModelIr};
+use model_ir::ModelIr;
 use program::Program;
 use serde_json::json;
 
@@ -53,13 +59,36 @@ fn model_ir(text: &str) -> Result<std::sync::Arc<ModelIr>> {
     Ok(ir)
 }
 
-/// Parse the three JSON documents and check the program under the model.
-pub fn check_json(program: &str, model: &str, limits: &str) -> Result<CheckOut> {
+/// A check's answer from either width of the checker (the same document).
+pub enum Checked {
+    Narrow(CheckOut),
+    Wide(wide::enumerate::CheckOut),
+}
+
+impl serde::Serialize for Checked {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Checked::Narrow(c) => c.serialize(s),
+            Checked::Wide(c) => c.serialize(s),
+        }
+    }
+}
+
+/// Parse the three JSON documents and check the program under the model:
+/// with 64-bit event sets, or 128-bit ones where an execution of the
+/// program may have more than 64 events.
+pub fn check_json(program: &str, model: &str, limits: &str) -> Result<Checked> {
     let prog: Program = from_json(program, "program IR")?;
     let ir = model_ir(model)?;
     let limits: Limits = limits_from_json(limits)?;
-    let compiled = Compiled::new(ir, &prog)?;
-    enumerate::check(&prog, &compiled, &limits)
+    let compiled = narrow::model::Compiled::new(ir.clone(), &prog)?;
+    match narrow::enumerate::check(&prog, &compiled, &limits) {
+        Err(Error::TooManyEvents { .. }) => {
+            let compiled = wide::model::Compiled::new(ir, &prog)?;
+            wide::enumerate::check(&prog, &compiled, &limits).map(Checked::Wide)
+        }
+        other => other.map(Checked::Narrow),
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -254,7 +283,7 @@ mod py {
 
     #[pyfunction]
     fn max_events() -> usize {
-        crate::relation::MAX_EVENTS
+        crate::wide::relation::MAX_EVENTS
     }
 
     #[pymodule]

@@ -40,6 +40,10 @@ pub struct Limits {
     /// Report a witness execution per outcome and per flag (off for bulk
     /// runs that need verdicts only: no execution is built or sent).
     pub witnesses: bool,
+    /// Stop at the first consistent execution that settles the condition
+    /// (`Program::deciding_value`): the verdict is established, the
+    /// outcomes and flags are those found until then (limit `decided`).
+    pub decide: bool,
 }
 
 impl Default for Limits {
@@ -55,6 +59,7 @@ impl Default for Limits {
             keep_all: false,
             max_kept: None,
             witnesses: true,
+            decide: false,
         }
     }
 }

@@ -6,198 +6,11 @@
 //! Nothing here knows any model by name: tags and attributes are strings
 //! chosen by the Python side.
 
+use super::execution::{Dynamic, EventStructure};
+use super::relation::{bits, full_set, rows, EventSet};
 use crate::error::Error;
-use crate::execution::{Dynamic, EventStructure};
+pub use crate::model_ir::{Check, CheckKind, ModelIr, Node, OrderDecl};
 use crate::program::Program;
-use crate::relation::{bits, full_set, rows, EventSet};
-use serde::Deserialize;
-
-#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
-#[serde(deny_unknown_fields, tag = "op", rename_all = "snake_case")]
-pub enum Node {
-    // ---- sets
-    /// Events whose template carries the tag; `R`, `W`, `F`, `M` and `IW`
-    /// (init writes) are built in. Init writes carry their location's tags.
-    Tag {
-        name: String,
-    },
-    AllSet,
-    EmptySet,
-    SetUnion {
-        a: usize,
-        b: usize,
-    },
-    SetInter {
-        a: usize,
-        b: usize,
-    },
-    SetDiff {
-        a: usize,
-        b: usize,
-    },
-    Domain {
-        a: usize,
-    },
-    Range {
-        a: usize,
-    },
-    /// The set bound by an enclosing `foreach`.
-    Var {
-        name: String,
-    },
-    /// The relation bound by an enclosing `fix`.
-    RelVar {
-        name: String,
-    },
-    // ---- relations
-    /// `po`, `rf`, `co`, `fr`, `rmw`, `loc`, `int`, `ext`, `id`, `universal`,
-    /// `empty`, and the dependencies `data`, `ctrl`, `addr` (PTX).
-    Base {
-        name: String,
-    },
-    /// Pairs of thread events whose threads have equal attribute `name`.
-    SameThreadAttr {
-        name: String,
-    },
-    /// Pairs of events whose template attribute `name` is set and equal.
-    SameEventAttr {
-        name: String,
-    },
-    Ident {
-        a: usize,
-    },
-    Prod {
-        a: usize,
-        b: usize,
-    },
-    Union {
-        a: usize,
-        b: usize,
-    },
-    Inter {
-        a: usize,
-        b: usize,
-    },
-    Diff {
-        a: usize,
-        b: usize,
-    },
-    Seq {
-        a: usize,
-        b: usize,
-    },
-    Inv {
-        a: usize,
-    },
-    Plus {
-        a: usize,
-    },
-    Star {
-        a: usize,
-    },
-    Opt {
-        a: usize,
-    },
-    /// Union over the classes of events sharing a value of template
-    /// attribute `attr`, with `var` bound to the class, of `body`. No
-    /// foreach inside `body` may bind `var` again (`Compiled::new` refuses
-    /// it; the DSL names each variable afresh).
-    Foreach {
-        attr: String,
-        var: String,
-        body: usize,
-    },
-    /// The least fixed point of `body` in `var` (cat's `let rec r = ...`),
-    /// iterated from the empty relation. No fix inside `body` binds `var`
-    /// again.
-    Fix {
-        var: String,
-        body: usize,
-    },
-}
-
-impl Node {
-    /// The nodes this one is computed from (its operands, a foreach's body).
-    pub fn operands(&self) -> impl Iterator<Item = usize> {
-        let (a, b) = match self {
-            Node::SetUnion { a, b }
-            | Node::SetInter { a, b }
-            | Node::SetDiff { a, b }
-            | Node::Prod { a, b }
-            | Node::Union { a, b }
-            | Node::Inter { a, b }
-            | Node::Diff { a, b }
-            | Node::Seq { a, b } => (Some(*a), Some(*b)),
-            Node::Domain { a }
-            | Node::Range { a }
-            | Node::Ident { a }
-            | Node::Inv { a }
-            | Node::Plus { a }
-            | Node::Star { a }
-            | Node::Opt { a } => (Some(*a), None),
-            Node::Foreach { body, .. } | Node::Fix { body, .. } => (Some(*body), None),
-            _ => (None, None),
-        };
-        a.into_iter().chain(b)
-    }
-}
-
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum CheckKind {
-    Acyclic,
-    Irreflexive,
-    Empty,
-}
-
-#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Check {
-    pub kind: CheckKind,
-    pub node: usize,
-    pub name: String,
-    /// None: a consistency axiom. Some(kind): an undefined-behaviour flag
-    /// (`heterogeneous_race`, `data_race`, ...), raised when the check fails.
-    #[serde(default)]
-    pub flag: Option<String>,
-}
-
-/// A witness order the model asks for (e.g. the total order `sc` of
-/// seq_cst operations in the HRF-relaxed models): the enumerator tries
-/// every total order of the events of `set` (a set node that does not
-/// depend on rf/co), and the relation is available as `Base { name }`.
-#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct OrderDecl {
-    pub name: String,
-    pub set: usize,
-}
-
-#[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ModelIr {
-    pub name: String,
-    pub nodes: Vec<Node>,
-    pub checks: Vec<Check>,
-    #[serde(default)]
-    pub orders: Vec<OrderDecl>,
-    /// Relations to report for witness executions (herd's `show`), e.g.
-    /// synchronisation edges to draw: (name, node).
-    #[serde(default)]
-    pub shows: Vec<(String, usize)>,
-    /// The model's axioms imply that a read of a location no other thread
-    /// accesses reads the last write to it before the read in program
-    /// order, or the initial value when there is none (coherence, herd's
-    /// "uniproc"). The enumerator then gives such reads that value alone;
-    /// the reference enumerator ignores this.
-    #[serde(default)]
-    pub uniproc: bool,
-    /// When not empty: `uniproc` holds only for the locations whose every
-    /// access carries one of these tags (OpenCL: the global and local
-    /// regions, whose happens-before contains po).
-    #[serde(default)]
-    pub uniproc_tags: Vec<String>,
-}
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Mono {
@@ -249,6 +62,9 @@ pub struct Compiled {
     vars: Vec<u64>,
     /// Checks that may be applied to partial `rf`/`co` (monotone in them).
     pub prunable: Vec<usize>,
+    /// Checks that may be applied to a partial `rf` once `co` is complete
+    /// (monotone in rf, not in co).
+    pub prunable_once_co: Vec<usize>,
     /// For each `Tag` node: (template has tag, location has tag).
     tag_tables: Vec<Option<(Vec<bool>, Vec<bool>)>>,
     /// For each `SameEventAttr` / `Foreach`: template attribute values.
@@ -276,7 +92,7 @@ impl AttrOf {
         prog.templates.iter().map(of).collect()
     }
 
-    fn of(table: &[AttrOf], e: &crate::execution::Event) -> Option<i64> {
+    fn of(table: &[AttrOf], e: &super::execution::Event) -> Option<i64> {
         match table[e.template?] {
             AttrOf::Unset => None,
             AttrOf::Is(v) => Some(v),
@@ -480,7 +296,22 @@ impl Compiled {
                 )));
             }
         }
+        // Monotonicity in rf (and the witness orders) with co held fixed:
+        // once the search has chosen all of co (`enumerate::search_order`
+        // chooses it before the reads with several possible writes), the
+        // checks monotone in rf alone prune too (a check may read co
+        // antitonically: the immediate pairs of an order, `r - r;r+`).
+        let mut mono_rf = vec![Mono::Const; n];
+        for (i, node) in ir.nodes.iter().enumerate() {
+            mono_rf[i] = match node {
+                Node::Base { name } if name == "co" => Mono::Const,
+                Node::SetDiff { a, b } | Node::Diff { a, b } => join(mono_rf[*a], flip(mono_rf[*b])),
+                node if node.operands().next().is_none() => mono[i],
+                node => node.operands().fold(Mono::Const, |acc, k| join(acc, mono_rf[k])),
+            };
+        }
         let mut prunable = Vec::new();
+        let mut prunable_once_co = Vec::new();
         for (ci, c) in ir.checks.iter().enumerate() {
             if c.node >= n {
                 return Err(Error::invalid(format!("model {}: check {} names no node", ir.name, c.name)));
@@ -496,6 +327,8 @@ impl Compiled {
             }
             if c.flag.is_none() && matches!(mono[c.node], Mono::Const | Mono::Up) {
                 prunable.push(ci);
+            } else if c.flag.is_none() && matches!(mono_rf[c.node], Mono::Const | Mono::Up) {
+                prunable_once_co.push(ci);
             }
         }
         let mut readers: [Vec<u64>; 8] = std::array::from_fn(|_| vec![0u64; n.div_ceil(64)]);
@@ -506,7 +339,17 @@ impl Compiled {
                 }
             }
         }
-        Ok(Compiled { ir, readers, is_set, vars, prunable, tag_tables, attr_tables, thread_attr_tables })
+        Ok(Compiled {
+            ir,
+            readers,
+            is_set,
+            vars,
+            prunable,
+            prunable_once_co,
+            tag_tables,
+            attr_tables,
+            thread_attr_tables,
+        })
     }
 }
 
@@ -530,7 +373,7 @@ pub struct Evaluator<'a> {
     st: EvalState,
     bound: Vec<(String, EventSet)>,
     /// The relations bound by the `fix` nodes being evaluated.
-    bound_rels: Vec<(String, Vec<u64>)>,
+    bound_rels: Vec<(String, Vec<EventSet>)>,
 }
 
 /// An evaluator's buffers, kept from one event structure to the next
@@ -543,9 +386,9 @@ pub struct EvalState {
     fresh: Vec<u64>,
     sets: Vec<EventSet>,
     /// Node i's rows at `rows[i * n .. (i + 1) * n]`.
-    rows: Vec<u64>,
+    rows: Vec<EventSet>,
     /// A relation's closure, for `acyclic` checks.
-    scratch: Vec<u64>,
+    scratch: Vec<EventSet>,
     n: usize,
 }
 
@@ -617,7 +460,7 @@ impl<'a> Evaluator<'a> {
         rows::pairs(self.rel(i, d))
     }
 
-    fn rel(&mut self, i: usize, d: &Dynamic) -> &[u64] {
+    fn rel(&mut self, i: usize, d: &Dynamic) -> &[EventSet] {
         self.eval(i, d);
         &self.st.rows[i * self.n..(i + 1) * self.n]
     }
@@ -679,7 +522,7 @@ impl<'a> Evaluator<'a> {
                         None => lt[e.loc.unwrap()],
                     };
                     if has {
-                        s |= 1u64 << e.id;
+                        s |= (1 as EventSet) << e.id;
                     }
                 }
                 sets[i] = s;
@@ -732,7 +575,7 @@ impl<'a> Evaluator<'a> {
                     for b in &es.events {
                         if let (Some(ta), Some(tb)) = (a.thread, b.thread) {
                             if table[ta].is_some() && table[ta] == table[tb] {
-                                out[a.id] |= 1u64 << b.id;
+                                out[a.id] |= (1 as EventSet) << b.id;
                             }
                         }
                     }
@@ -740,12 +583,12 @@ impl<'a> Evaluator<'a> {
             }
             Node::SameEventAttr { .. } => {
                 let table = m.attr_tables[i].as_ref().unwrap();
-                let val = |e: &crate::execution::Event| AttrOf::of(table, e);
+                let val = |e: &super::execution::Event| AttrOf::of(table, e);
                 out.fill(0);
                 for a in &es.events {
                     for b in &es.events {
                         if val(a).is_some() && val(a) == val(b) {
-                            out[a.id] |= 1u64 << b.id;
+                            out[a.id] |= (1 as EventSet) << b.id;
                         }
                     }
                 }
@@ -783,8 +626,8 @@ impl<'a> Evaluator<'a> {
                 for e in &es.events {
                     if let Some(v) = AttrOf::of(table, e) {
                         match classes.iter_mut().find(|(k, _)| *k == v) {
-                            Some((_, s)) => *s |= 1u64 << e.id,
-                            None => classes.push((v, 1u64 << e.id)),
+                            Some((_, s)) => *s |= (1 as EventSet) << e.id,
+                            None => classes.push((v, (1 as EventSet) << e.id)),
                         }
                     }
                 }
@@ -806,7 +649,7 @@ impl<'a> Evaluator<'a> {
             // X0 = empty, X(k+1) = body(Xk), until it holds still: at most
             // n*n + 1 rounds for a monotone body, each adding a pair
             let body = *body;
-            let mut x = vec![0u64; n];
+            let mut x: Vec<EventSet> = vec![0; n];
             for _ in 0..=n * n {
                 self.bound_rels.push((var.clone(), x.clone()));
                 self.eval(body, d);
@@ -868,7 +711,7 @@ impl<'a> Evaluator<'a> {
 }
 
 /// A shortest cycle of `rel` through event `start` (which lies on one).
-fn cycle_through(rel: &[u64], start: usize) -> Vec<usize> {
+fn cycle_through(rel: &[EventSet], start: usize) -> Vec<usize> {
     let n = rel.len();
     let mut prev = vec![usize::MAX; n];
     let mut frontier: Vec<usize> = vec![start];
@@ -888,7 +731,7 @@ fn cycle_through(rel: &[u64], start: usize) -> Vec<usize> {
                     return cyc;
                 }
                 if seen >> v & 1 == 0 {
-                    seen |= 1u64 << v;
+                    seen |= (1 as EventSet) << v;
                     prev[v] = u;
                     next.push(v);
                 }

@@ -21,6 +21,11 @@ pub struct Program {
     /// condition's variables plus a `locations` clause).
     pub observed: Vec<Observed>,
     pub condition: Cond,
+    /// The condition's value on an execution that settles the test's
+    /// quantifier: true for `exists` and `~exists`, false for `forall`
+    /// (`Limits::decide` stops at the first such execution).
+    #[serde(default)]
+    pub deciding_value: bool,
     /// Only executions whose outcome satisfies it count (Dat3M's `filter`).
     #[serde(default)]
     pub filter: Option<Cond>,
@@ -297,10 +302,10 @@ impl Expr {
 
     /// The registers the expression reads, as a bit set over register
     /// taints: `taint[r]` is the set of reads register r depends on.
-    pub fn deps(&self, taint: &[u64]) -> u64 {
+    pub fn deps<S: Copy + Default + std::ops::BitOr<Output = S>>(&self, taint: &[S]) -> S {
         match self {
-            Expr::C { .. } => 0,
-            Expr::R { r } => taint.get(*r).copied().unwrap_or(0),
+            Expr::C { .. } => S::default(),
+            Expr::R { r } => taint.get(*r).copied().unwrap_or_default(),
             Expr::Not { a } | Expr::Neg { a } => a.deps(taint),
             Expr::Bin { a, b, .. } => a.deps(taint) | b.deps(taint),
         }

@@ -6,10 +6,12 @@
 //! here: union, intersection, difference, sequence, inverse, closures,
 //! identity on a set, cartesian product, and the three checks.
 
-pub const MAX_EVENTS: usize = 64;
+pub const MAX_EVENTS: usize = EventSet::BITS as usize;
 
 /// A set of events: bit `i` is event `i`.
-pub type EventSet = u64;
+/// A set of events, bit i for event i: the width of the enclosing
+/// checker (`narrow` or `wide` in lib.rs).
+pub type EventSet = super::EventSet;
 
 #[inline]
 pub fn bits(mut s: EventSet) -> impl Iterator<Item = usize> {
@@ -26,10 +28,10 @@ pub fn bits(mut s: EventSet) -> impl Iterator<Item = usize> {
 
 #[inline]
 pub fn full_set(n: usize) -> EventSet {
-    if n >= 64 {
-        u64::MAX
+    if n >= MAX_EVENTS {
+        EventSet::MAX
     } else {
-        (1u64 << n) - 1
+        ((1 as EventSet) << n) - 1
     }
 }
 
@@ -39,7 +41,7 @@ pub fn full_set(n: usize) -> EventSet {
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Relation {
     pub n: usize,
-    pub rows: Vec<u64>,
+    pub rows: Vec<EventSet>,
 }
 
 impl Relation {
@@ -76,7 +78,7 @@ impl Relation {
 
     #[inline]
     pub fn add(&mut self, a: usize, b: usize) {
-        self.rows[a] |= 1u64 << b;
+        self.rows[a] |= (1 as EventSet) << b;
     }
 
     #[inline]
@@ -195,28 +197,28 @@ impl Relation {
 pub mod rows {
     use super::{bits, EventSet};
 
-    pub fn union(out: &mut [u64], a: &[u64], b: &[u64]) {
+    pub fn union(out: &mut [EventSet], a: &[EventSet], b: &[EventSet]) {
         for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
             *o = x | y;
         }
     }
 
-    pub fn inter(out: &mut [u64], a: &[u64], b: &[u64]) {
+    pub fn inter(out: &mut [EventSet], a: &[EventSet], b: &[EventSet]) {
         for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
             *o = x & y;
         }
     }
 
-    pub fn diff(out: &mut [u64], a: &[u64], b: &[u64]) {
+    pub fn diff(out: &mut [EventSet], a: &[EventSet], b: &[EventSet]) {
         for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
             *o = x & !y;
         }
     }
 
     /// `a ; b`: relational composition.
-    pub fn seq(out: &mut [u64], a: &[u64], b: &[u64]) {
+    pub fn seq(out: &mut [EventSet], a: &[EventSet], b: &[EventSet]) {
         for (o, &row) in out.iter_mut().zip(a) {
-            let mut acc = 0u64;
+            let mut acc: EventSet = 0;
             for j in bits(row) {
                 acc |= b[j];
             }
@@ -225,36 +227,36 @@ pub mod rows {
     }
 
     /// `[s] ; a`: the rows of `a` whose event is in `s`.
-    pub fn restrict_domain(out: &mut [u64], a: &[u64], s: EventSet) {
+    pub fn restrict_domain(out: &mut [EventSet], a: &[EventSet], s: EventSet) {
         for (i, (o, &x)) in out.iter_mut().zip(a).enumerate() {
             *o = if s >> i & 1 == 1 { x } else { 0 };
         }
     }
 
     /// `a ; [s]`: the pairs of `a` that end in `s`.
-    pub fn restrict_range(out: &mut [u64], a: &[u64], s: EventSet) {
+    pub fn restrict_range(out: &mut [EventSet], a: &[EventSet], s: EventSet) {
         for (o, &x) in out.iter_mut().zip(a) {
             *o = x & s;
         }
     }
 
-    pub fn inverse(out: &mut [u64], a: &[u64]) {
+    pub fn inverse(out: &mut [EventSet], a: &[EventSet]) {
         out.fill(0);
         for (i, &row) in a.iter().enumerate() {
             for j in bits(row) {
-                out[j] |= 1u64 << i;
+                out[j] |= (1 as EventSet) << i;
             }
         }
     }
 
     /// Transitive closure in place (Warshall, one word per row).
-    pub fn close(r: &mut [u64]) {
+    pub fn close(r: &mut [EventSet]) {
         for k in 0..r.len() {
             let rk = r[k];
             if rk == 0 {
                 continue;
             }
-            let kb = 1u64 << k;
+            let kb = (1 as EventSet) << k;
             for row in r.iter_mut() {
                 if *row & kb != 0 {
                     *row |= rk;
@@ -264,46 +266,46 @@ pub mod rows {
     }
 
     /// `r | id`, in place.
-    pub fn add_identity(r: &mut [u64]) {
+    pub fn add_identity(r: &mut [EventSet]) {
         for (i, row) in r.iter_mut().enumerate() {
-            *row |= 1u64 << i;
+            *row |= (1 as EventSet) << i;
         }
     }
 
     /// `[s]`: the identity restricted to `s`.
-    pub fn identity_on(out: &mut [u64], s: EventSet) {
+    pub fn identity_on(out: &mut [EventSet], s: EventSet) {
         for (i, o) in out.iter_mut().enumerate() {
-            *o = s & (1u64 << i);
+            *o = s & ((1 as EventSet) << i);
         }
     }
 
     /// `s * t`: every pair from `s` to `t`.
-    pub fn product(out: &mut [u64], s: EventSet, t: EventSet) {
+    pub fn product(out: &mut [EventSet], s: EventSet, t: EventSet) {
         for (i, o) in out.iter_mut().enumerate() {
             *o = if s >> i & 1 == 1 { t } else { 0 };
         }
     }
 
-    pub fn domain(a: &[u64]) -> EventSet {
-        a.iter().enumerate().fold(0, |s, (i, &r)| if r != 0 { s | 1u64 << i } else { s })
+    pub fn domain(a: &[EventSet]) -> EventSet {
+        a.iter().enumerate().fold(0, |s, (i, &r)| if r != 0 { s | (1 as EventSet) << i } else { s })
     }
 
-    pub fn range(a: &[u64]) -> EventSet {
+    pub fn range(a: &[EventSet]) -> EventSet {
         a.iter().fold(0, |s, &r| s | r)
     }
 
     /// The first pair in row order.
-    pub fn first_pair(a: &[u64]) -> Option<(usize, usize)> {
+    pub fn first_pair(a: &[EventSet]) -> Option<(usize, usize)> {
         let i = a.iter().position(|&r| r != 0)?;
         Some((i, a[i].trailing_zeros() as usize))
     }
 
     /// The events `i` with `(i, i)` in `a`.
-    pub fn reflexive_points(a: &[u64]) -> Vec<usize> {
+    pub fn reflexive_points(a: &[EventSet]) -> Vec<usize> {
         (0..a.len()).filter(|&i| a[i] >> i & 1 == 1).collect()
     }
 
-    pub fn pairs(a: &[u64]) -> Vec<(usize, usize)> {
+    pub fn pairs(a: &[EventSet]) -> Vec<(usize, usize)> {
         let mut v = Vec::new();
         for (i, &row) in a.iter().enumerate() {
             for j in bits(row) {

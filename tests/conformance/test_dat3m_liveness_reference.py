@@ -30,10 +30,10 @@ SUITES = {
 ESTABLISHED_AT_LEAST = {
     "PTXv6_0-Liveness": 91,
     "PTXv7_5-Liveness": 91,
-    "VULKAN-Liveness-Fair": 104,
-    "VULKAN-Liveness-HSA": 103,
-    "VULKAN-Liveness-HSA_OBE": 99,
-    "VULKAN-Liveness-LOBE": 99,
+    "VULKAN-Liveness-Fair": 106,
+    "VULKAN-Liveness-HSA": 104,
+    "VULKAN-Liveness-HSA_OBE": 100,
+    "VULKAN-Liveness-LOBE": 100,
     "VULKAN-Liveness-OBE": 121,
 }
 

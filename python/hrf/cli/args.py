@@ -72,6 +72,7 @@ def limits_of_args(a) -> Limits:
         unroll=a.unroll,
         max_memory=a.max_memory,
         thin_air=getattr(a, "thin_air", None),
+        decide=getattr(a, "decide", False),
     )
 
 
@@ -112,6 +113,12 @@ def limit_args(p, candidates: bool = True) -> None:
             action="store_true",
             default=None,
             help="let reads guess values out of thin air under every model (the default for the models above)",
+        )
+        p.add_argument(
+            "--decide",
+            action="store_true",
+            help="stop at the first execution that settles the condition (exists: one where it holds; "
+            "forall: one where it fails): the verdict without every outcome",
         )
 
 

@@ -251,7 +251,7 @@ def make_array_init(name: str, size: int, elements: list, meta) -> A.Init:
 
 
 # Elements of an array past which a test is refused (each is a location,
-# and an execution holds at most 64 events, init writes included).
+# and an execution holds at most 128 events, init writes included).
 MAX_ARRAY = 32
 
 

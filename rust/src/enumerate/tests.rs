@@ -1,8 +1,8 @@
 //! Tests of the candidate enumerator (the parent module).
 
+use super::super::model::{CheckKind, ModelIr};
+use super::super::relation::{full_set, EventSet};
 use super::*;
-use crate::model::{CheckKind, ModelIr};
-use crate::relation::{full_set, EventSet};
 use serde_json::json;
 
 /// SC as the Python DSL builds it: acyclic(po|rf|co|fr), rmw atomicity.
@@ -151,7 +151,7 @@ fn reference_value(
     i: usize,
     bound: &mut Vec<(String, Result<EventSet, Relation>)>,
 ) -> Result<EventSet, Relation> {
-    use crate::model::Node;
+    use super::super::model::Node;
     let n = es.n;
     let set = |j: usize, bound: &mut Vec<(String, Result<EventSet, Relation>)>| {
         reference_value(ir, p, es, d, j, bound).unwrap()
@@ -159,10 +159,10 @@ fn reference_value(
     let rel = |j: usize, bound: &mut Vec<(String, Result<EventSet, Relation>)>| {
         reference_value(ir, p, es, d, j, bound).unwrap_err()
     };
-    let events_with = |f: &dyn Fn(&crate::execution::Event) -> bool| {
-        es.events.iter().filter(|e| f(e)).fold(0u64, |s, e| s | 1 << e.id)
+    let events_with = |f: &dyn Fn(&super::super::execution::Event) -> bool| {
+        es.events.iter().filter(|e| f(e)).fold(0 as EventSet, |s, e| s | (1 as EventSet) << e.id)
     };
-    let prog_tags = |e: &crate::execution::Event, name: &str, p: &Program| match e.template {
+    let prog_tags = |e: &super::super::execution::Event, name: &str, p: &Program| match e.template {
         // an access: its template's tags and its location's
         Some(t) => {
             p.templates[t].tags.iter().any(|x| x == name)
@@ -171,7 +171,7 @@ fn reference_value(
         None => p.locations[e.loc.unwrap()].tags.iter().any(|x| x == name),
     };
     // pairs of events with the same value (where they have one)
-    let same = |v: &dyn Fn(&crate::execution::Event) -> Option<i64>| {
+    let same = |v: &dyn Fn(&super::super::execution::Event) -> Option<i64>| {
         let pairs: Vec<(usize, usize)> = (0..n)
             .flat_map(|a| (0..n).map(move |b| (a, b)))
             .filter(|&(a, b)| v(&es.events[a]).is_some() && v(&es.events[a]) == v(&es.events[b]))
@@ -219,7 +219,8 @@ fn reference_value(
         Node::Star { a } => Err(rel(*a, bound).star()),
         Node::Opt { a } => Err(rel(*a, bound).opt()),
         Node::Foreach { attr, var, body } => {
-            let v = |e: &crate::execution::Event| e.template.and_then(|t| p.templates[t].attrs.get(attr).copied());
+            let v =
+                |e: &super::super::execution::Event| e.template.and_then(|t| p.templates[t].attrs.get(attr).copied());
             let mut vals: Vec<i64> = es.events.iter().filter_map(v).collect();
             vals.sort();
             vals.dedup();
@@ -367,7 +368,7 @@ fn ev_free(ir: &ModelIr, i: usize) -> bool {
 }
 
 fn free_vars(ir: &ModelIr, i: usize) -> Vec<String> {
-    use crate::model::Node;
+    use super::super::model::Node;
     let mut v: Vec<String> = match &ir.nodes[i] {
         Node::Var { name } => vec![name.clone()],
         Node::Foreach { var, body, .. } => free_vars(ir, *body).into_iter().filter(|x| x != var).collect(),
