@@ -57,12 +57,33 @@ def test_vulkan_message_passing_by_scope():
     assert same.condition_holds is False and not same.flags
 
 
+def test_ptx_load_buffering_with_dependencies():
+    # LB, weak accesses in one CTA. ptx-v6.0's NoThinAir is acyclic (rf |
+    # dep): with a data (or control) dependency from each read to the write
+    # after it, both reads seeing 1 closes rf; dep; rf; dep: forbidden. With
+    # program order only, nothing forbids it: allowed. The data dependency
+    # is written r * 0 + 1 (the dialect has no xor), read back as written.
+    def lb(edge):
+        (t,) = generate(cycle=f"{edge} Rfe {edge} Rfe", orders="na", scopes="cta", dialect="ptx", trees=("same-wg",))
+        return t
+
+    data, ctrl, po = lb("DpDatadW"), lb("DpCtrldW"), lb("PodRW")
+    text = to_dat3m(data, "PTX")
+    assert "mul r100, r0, 0" in text and "add r100, r100, 1" in text and "st.weak y, r100" in text
+    assert to_dat3m(hrf.parse(text), "PTX") == text
+    assert "bne r0, 1, LC00" in to_dat3m(ctrl, "PTX")
+    for model in ("ptx-6.0", "ptx-7.5"):
+        assert hrf.check(data, model).condition_holds is False
+        assert hrf.check(ctrl, model).condition_holds is False
+        assert hrf.check(po, model).condition_holds is True
+
+
 @pytest.mark.parametrize(
     "kw,words",
     [
         ({"dialect": "vulkan", "orders": "na,sc"}, "vulkan has no sc accesses"),
         ({"dialect": "ptx", "scopes": "wg,qf"}, "scopes: unknown .qf.; known: cta, gpu, sys"),
-        ({"dialect": "ptx", "cycle": "Rfe DpDatadW Rfe DpDatadW"}, "no dependency edges"),
+        ({"dialect": "ptx", "cycle": "Rfe DpAddrdW Rfe DpAddrdW"}, "ptx names locations only"),
         ({"dialect": "vulkan", "cycle": "Rfe FenceScdRR Fre FenceScdWW"}, "vulkan has no sc fence"),
         ({"dialect": "ptx", "regions": "local"}, "global memory only"),
         ({"dialect": "ptx", "remote": True}, "no remote scope promotion"),

@@ -331,8 +331,11 @@ def _check_dialect(dialect: str, d: Dialect, orders, scopes, edges, relax, regio
         raise InvalidArgument(f"orders: {dialect} has no {', '.join(bad)} accesses; its orders: {', '.join(d.orders)}")
     for e in tuple(edges) + tuple(relax):
         ed = edge(e)
-        if ed.dep is not None:
-            raise InvalidArgument(f"edge {e}: {dialect} families have no dependency edges yet")
+        if ed.dep == "addr":
+            raise InvalidArgument(
+                f"edge {e}: {dialect} names locations only (Dat3M's dialects have no computed address): "
+                "DpData and DpCtrl edges it has"
+            )
         if ed.fence is not None and ed.fence not in d.fences:
             raise InvalidArgument(f"edge {e}: {dialect} has no {ed.fence} fence (its fences: {', '.join(d.fences)})")
     if tuple(regions) != ("global",):

@@ -78,17 +78,49 @@ def _fence(f: A.Fence, dialect: str) -> str:
 def _value(e) -> str:
     if isinstance(e, A.Const):
         return str(e.value)
-    raise UnsupportedFeature("Dat3M's dialects here take constant values (no dependencies)")
+    if isinstance(e, A.Reg):
+        return e.name
+    raise UnsupportedFeature("Dat3M's dialects here take constants and registers as values")
+
+
+LOCAL_OPS = {"+": "add", "-": "sub", "*": "mul"}  # the register arithmetic both dialects write alike
+
+
+def _data_dependent(e) -> tuple[str, int] | None:
+    """(r, v) for `v + (r ^ r)`: the value v, data-dependent on register r
+    (the generated families' DpData)."""
+    if (
+        isinstance(e, A.BinOp)
+        and e.op == "+"
+        and isinstance(e.left, A.Const)
+        and isinstance(e.right, A.BinOp)
+        and e.right.op == "^"
+        and isinstance(e.right.left, A.Reg)
+        and e.right.right == e.right.left
+    ):
+        return e.right.left.name, e.left.value
+    return None
+
+
+DATA_REG = 100  # registers from here on hold data-dependent values (below: the loads')
 
 
 def _cells(stmts, dialect: str, labels: list) -> list[str]:
     access = _ptx_access if dialect == "PTX" else _vk_access
     out: list[str] = []
     for s in stmts:
-        if isinstance(s, A.Store) and s.offset is None:
+        dep = _data_dependent(s.value) if isinstance(s, A.Store) else None
+        if isinstance(s, A.Store) and s.offset is None and dep is not None:
+            # r * 0 + v: the value v, depending on r (the dialects have no xor)
+            reg, v = dep
+            tmp = f"r{DATA_REG + len([c for c in out if c.startswith('mul ')])}"
+            out += [f"mul {tmp}, {reg}, 0", f"add {tmp}, {tmp}, {v}", f"{access(s, 'st')} {s.loc}, {tmp}"]
+        elif isinstance(s, A.Store) and s.offset is None:
             out.append(f"{access(s, 'st')} {s.loc}, {_value(s.value)}")
         elif isinstance(s, A.Assign) and isinstance(s.expr, A.Load) and s.expr.offset is None:
             out.append(f"{access(s.expr, 'ld')} {s.reg}, {s.expr.loc}")
+        elif isinstance(s, A.Assign) and isinstance(s.expr, A.BinOp) and s.expr.op in LOCAL_OPS:
+            out.append(f"{LOCAL_OPS[s.expr.op]} {s.reg}, {_value(s.expr.left)}, {_value(s.expr.right)}")
         elif isinstance(s, A.Fence):
             out.append(_fence(s, dialect))
         elif isinstance(s, A.Label):
