@@ -204,6 +204,7 @@ class ThreadCompiler:
         extra=(),
         attrs=None,
         scoped=True,
+        value_attr=None,
     ) -> int:
         """An event template. Reads and writes are `A` or `NA`; atomics and
         fences carry an order and a scope (unless `scoped` is False, as for
@@ -228,7 +229,9 @@ class ThreadCompiler:
                 at["vloc"] = self.p.vloc_index[loc]
                 if at["vloc"] != self.p.vloc_index[self.p.aliases.get(loc, loc)]:
                     tags.append("virtual")  # its virtual location is not its location's
-        return self.p.add_template(Template(kind, tags, at, self.t, line, text, tuple(self.unseq), self.iteration))
+        return self.p.add_template(
+            Template(kind, tags, at, self.t, line, text, tuple(self.unseq), self.iteration, value_attr)
+        )
 
     # ------------------------------------------------------------ expressions
     def expr(self, e) -> dict:
@@ -597,7 +600,7 @@ class ThreadCompiler:
             text = f"cbar {s.label}"
 
         def event(extra: list, suffix: str = "") -> int:
-            ev = self.template(
+            return self.template(
                 "F",
                 "barrier",
                 s.line,
@@ -607,10 +610,8 @@ class ThreadCompiler:
                 scope=s.scope,
                 extra=tags + extra,
                 attrs=attrs,
+                value_attr="res" if in_register else None,
             )
-            if in_register:
-                self.p.templates[ev].value_attr = "res"
-            return ev
 
         if in_register:
             self.emit({"op": "fence", "ev": event([]), "val": val})

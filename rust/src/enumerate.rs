@@ -466,13 +466,21 @@ fn candidates<'b>(
         rf_choices.push(ws);
     }
     let regs: Vec<Vec<i64>> = paths.iter().map(|p| p.regs.clone()).collect();
-    // the registers that hold what an any-value read reads: (thread, register, read)
-    let mut read_regs = Vec::new();
+    // per observed value: the any-value read whose write gives it, if any
+    let mut firsts = Vec::with_capacity(paths.len());
     let mut first = es.writes_of.len(); // a thread's events follow the init writes and the threads before
-    for (t, p) in paths.iter().enumerate() {
-        read_regs.extend(p.read_regs.iter().map(|&(d, i)| (t, d, first + i)));
+    for p in paths {
+        firsts.push(first);
         first += p.events.len();
     }
+    let observed_reads = (sh.prog.observed.iter())
+        .map(|o| match o {
+            Observed::Reg { thread, reg } => {
+                paths[*thread].read_regs.iter().find(|x| x.0 == *reg).map(|&(_, i)| firsts[*thread] + i)
+            }
+            Observed::Loc { .. } => None,
+        })
+        .collect();
     let steps = search_order(es, &rf_choices);
     let mut st = Search {
         sh,
@@ -487,7 +495,7 @@ fn candidates<'b>(
         part,
         dynm: start,
         regs,
-        read_regs,
+        observed_reads,
         fault: paths.iter().enumerate().find_map(|(t, p)| p.fault.clone().map(|(pc, why)| (t, pc, why))),
         steps: 0,
         unspent: 0,
@@ -541,9 +549,9 @@ struct Search<'a, 'b, 'c> {
     part: Partial,
     dynm: Dynamic,
     regs: Vec<Vec<i64>>,
-    /// Registers whose value is what an any-value read reads, not `regs`'s:
-    /// (thread, register, the read).
-    read_regs: Vec<(usize, usize, usize)>,
+    /// Per observed value: the any-value read whose write gives it (a
+    /// register such a read wrote last), not `regs`'s value.
+    observed_reads: Vec<Option<usize>>,
     /// A path's access out of bounds (`Path::fault`): thread, instruction, why.
     fault: Option<(usize, usize, String)>,
     /// Partial choices tried: the budget is asked every `CHECK_EVERY`.
@@ -586,10 +594,9 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             return true;
         }
         self.refresh();
-        let (all, once_co) = (&self.sh.model.prunable, &self.sh.model.prunable_once_co);
-        let n = all.len() + if co_chosen { once_co.len() } else { 0 };
-        for i in 0..n {
-            let ci = if i < all.len() { all[i] } else { once_co[i - all.len()] };
+        let model = self.sh.model;
+        let once_co = if co_chosen { &model.prunable_once_co[..] } else { &[] };
+        for &ci in model.prunable.iter().chain(once_co) {
             let fails = self.ev.check(ci, &self.dynm).is_err();
             self.debug_assert_fresh(ci, fails);
             if fails {
@@ -916,23 +923,22 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             .prog
             .observed
             .iter()
-            .map(|o| match o {
-                Observed::Loc { loc } if self.last_write[*loc].is_some() => {
+            .zip(&self.observed_reads)
+            .map(|(o, read)| match (o, read) {
+                (_, Some(r)) => {
+                    let w = (0..es.n).find(|&w| self.dynm.rf.contains(w, *r));
+                    es.events[w.expect("every read has its rf chosen")].value
+                }
+                (Observed::Loc { loc }, None) if self.last_write[*loc].is_some() => {
                     es.events[self.last_write[*loc].unwrap()].value
                 }
-                Observed::Loc { loc } => {
+                (Observed::Loc { loc }, None) => {
                     // The value of the co-last write of the location.
                     let ws = &es.writes_of[*loc];
                     let last = ws.iter().copied().find(|&w| ws.iter().all(|&u| u == w || !co.contains(w, u)));
                     es.events[last.unwrap_or(ws[0])].value
                 }
-                Observed::Reg { thread, reg } => match self.read_regs.iter().find(|x| (x.0, x.1) == (*thread, *reg)) {
-                    Some(&(_, _, r)) => {
-                        let w = (0..es.n).find(|&w| self.dynm.rf.contains(w, r));
-                        es.events[w.expect("every read has its rf chosen")].value
-                    }
-                    None => self.regs[*thread][*reg],
-                },
+                (Observed::Reg { thread, reg }, None) => self.regs[*thread][*reg],
             })
             .collect()
     }

@@ -102,7 +102,7 @@ def _data_dependent(e) -> tuple[str, int] | None:
     return None
 
 
-DATA_REG = 100  # registers from here on hold data-dependent values (below: the loads')
+DATA_REG = "r100"  # holds a data-dependent value from its computation to its store (the loads' are below)
 
 
 def _cells(stmts, dialect: str, labels: list) -> list[str]:
@@ -113,8 +113,8 @@ def _cells(stmts, dialect: str, labels: list) -> list[str]:
         if isinstance(s, A.Store) and s.offset is None and dep is not None:
             # r * 0 + v: the value v, depending on r (the dialects have no xor)
             reg, v = dep
-            tmp = f"r{DATA_REG + len([c for c in out if c.startswith('mul ')])}"
-            out += [f"mul {tmp}, {reg}, 0", f"add {tmp}, {tmp}, {v}", f"{access(s, 'st')} {s.loc}, {tmp}"]
+            t = DATA_REG
+            out += [f"mul {t}, {reg}, 0", f"add {t}, {t}, {v}", f"{access(s, 'st')} {s.loc}, {t}"]
         elif isinstance(s, A.Store) and s.offset is None:
             out.append(f"{access(s, 'st')} {s.loc}, {_value(s.value)}")
         elif isinstance(s, A.Assign) and isinstance(s.expr, A.Load) and s.expr.offset is None:
