@@ -313,3 +313,78 @@ def test_same_location_program_order_edges_make_the_coherence_shapes():
     verdicts = {t.name: hrf.check(t, "ptx-6.0").condition_holds for t in tests}
     assert verdicts["CoRR+weak_weak_weak+wg-per-thread"] is True
     assert verdicts["CoRR+rlx.gpu_rlx.gpu_rlx.gpu+wg-per-thread"] is False
+
+
+def test_access_annotations_in_edge_names():
+    # diy's C annotations after an edge name pin the orders of its source
+    # and target accesses (herdtools7: Na, Rlx, Acq, Rel, AR, Sc, Con)
+    from hrf.generate import edge, parse_cycle
+
+    e = edge("PodWWRlxRel")
+    assert (e.src, e.tgt, e.a1, e.a2) == ("W", "W", "rlx", "rel") and not e.external
+    assert (edge("RfeRelAcq").a1, edge("RfeRelAcq").a2) == ("rel", "acq") and edge("RfeRelAcq").external
+    assert edge("WseRlxRlx") == edge("CoeRlxRlx")
+    d = edge("DpDatadWRlxNa")  # `W` then the annotations: the target is a write
+    assert (d.dep, d.tgt, d.a1, d.a2) == ("data", "W", "rlx", "na")
+    assert edge("PodWR").a1 is None  # unannotated: the family's orders
+    with pytest.raises(hrf.InvalidArgument, match="a write has no acquire order"):
+        edge("RfeAcqAcq")
+    with pytest.raises(hrf.InvalidArgument, match="a read has no release order"):
+        edge("FreRelRlx")
+    with pytest.raises(hrf.InvalidArgument, match="read-modify-writes"):
+        edge("PodWWARRlx")
+    with pytest.raises(hrf.InvalidArgument, match="consume"):
+        edge("RfeRlxCon")
+    # two edges annotating one access must agree (diy's can_precede_atoms)
+    with pytest.raises(hrf.InvalidArgument, match="annotate the access between them differently"):
+        parse_cycle("PodWWRlxRel RfeRlxAcq PodRR Fre")
+    assert parse_cycle("PodWWRlxRel Rfe PodRRAcqRlx Fre")  # one side unannotated: the other's order
+
+
+def test_annotated_message_passing_by_hand():
+    # MP whose edges pin a relaxed data write, a release flag write, an
+    # acquire flag read and a relaxed data read; the two threads in different
+    # work-groups, every access at each of two scopes: 2^4 tests.
+    # By hand ([BDW16], OpenCL): the release and the acquire synchronise only
+    # when each one's scope includes the other thread, that is both at device
+    # scope; then the data write happens before the data read, which cannot
+    # read the initial value (coherence with happens-before), whatever the
+    # data accesses' scopes. PTX 6.0 (morally strong release/acquire pattern,
+    # causality order) is the same with cta/gpu.
+    cyc = "PodWWRlxRel RfeRelAcq PodRRAcqRlx Fre"
+    tests = generate(cycle=cyc, scopes=("wg", "dev"), trees=("wg-per-thread",))
+    assert len(tests) == 16
+    for t in tests:
+        anns = t.name.split("+")[1].split("_")
+        assert [a.split(".")[0] for a in anns] == ["rlx", "rel", "acq", "rlx"]
+        synchronise = anns[1] == "rel.dev" and anns[2] == "acq.dev"
+        assert hrf.check(t, "opencl").condition_holds is (not synchronise), t.name
+    ptx = generate(cycle=cyc, scopes=("cta", "gpu"), trees=("wg-per-thread",), dialect="ptx", orders=("rlx",))
+    assert len(ptx) == 16 and "st.release.gpu y, 1" in hrf.litmus.dat3m_print.to_dat3m(ptx[-1], "PTX")
+    for t in ptx:
+        anns = t.name.split("+")[1].split("_")
+        synchronise = anns[1] == "rel.gpu" and anns[2] == "acq.gpu"
+        assert hrf.check(t, "ptx-6.0").condition_holds is (not synchronise), t.name
+    # a pinned order the dialect lacks is refused by name
+    with pytest.raises(hrf.InvalidArgument, match="ptx has no sc accesses"):
+        generate(cycle="PodWWScSc Rfe PodRR Fre", dialect="ptx", orders=("rlx",))
+
+
+def test_annotated_edges_in_a_family_and_its_sample():
+    # a pinned access takes its order at each scope; the others the family's
+    edges = ("RfeRelAcq", "Fre", "PodWW", "PodRR", "PodRW")
+    kw = dict(max_edges=5, max_threads=3, edges=edges, orders=("na", "sc"), trees=("same-wg",))
+    whole = list(family(**kw))
+    assert {t.name.split("+")[0] for t in whole} == {
+        "PodWW-RfeRelAcq-PodRR-Fre",  # MP
+        "PodRW-RfeRelAcq-PodRW-RfeRelAcq",  # LB
+        "RfeRelAcq-PodRW-RfeRelAcq-PodRR-Fre",  # WRC
+        "Fre-PodWW-RfeRelAcq-PodRW-RfeRelAcq",  # three threads, the first a single read
+    }
+    for t in whole:  # sc or na elsewhere: each rel and acq is an end of an RfeRelAcq edge
+        cyc, anns = t.name.split("+")[:2]
+        orders = [a.split(".")[0] for a in anns.split("_")]
+        n = cyc.split("-").count("RfeRelAcq")
+        assert orders.count("rel") == orders.count("acq") == n and set(orders) <= {"rel", "acq", "sc", "na"}
+    some = generate(count=20, seed=3, **kw)
+    assert len(some) == 20 and {t.name for t in some} <= {t.name for t in whole}

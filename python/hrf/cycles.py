@@ -6,6 +6,7 @@ cycle describes. `generate` makes tests of them."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Sequence
@@ -26,6 +27,18 @@ class Edge:
     same_loc: bool
     fence: str | None = None  # the fence's order (hrf's names)
     dep: str | None = None  # "data", "ctrl" or "addr"
+    # diy's access annotations after the edge (`PodWWRlxRel`): the order of
+    # its source and target accesses ("na": plain), None where unpinned
+    a1: str | None = None
+    a2: str | None = None
+
+    @property
+    def rf(self) -> bool:
+        return self.external and (self.src, self.tgt) == ("W", "R")
+
+    @property
+    def fr(self) -> bool:
+        return self.external and (self.src, self.tgt) == ("R", "W")
 
 
 # The edges a family is built from unless others are asked for.
@@ -34,12 +47,52 @@ _COMMUNICATION = {"Rfe": ("W", "R"), "Fre": ("R", "W"), "Coe": ("W", "W"), "Wse"
 # diy's C fence names (diy7's documentation, fence prefixes) -> hrf's orders
 FENCES = {"Sc": "sc", "AR": "acq_rel", "Acq": "acq", "Rel": "rel"}
 _EDGE = re.compile(r"(Pod|Pos|Fenced|Fence([A-Za-z]+?)d|Dp(Data|Ctrl|Addr)d)([RW])([RW])?")
+# diy's C access annotations (herdtools7's memory orders, `Na` for a plain
+# access), written after an edge for its source and target: -> hrf's orders
+ANNOTATIONS = {"Na": "na", "Rlx": "rlx", "Acq": "acq", "Rel": "rel", "AR": "acq_rel", "Sc": "sc", "Con": "con"}
+_ANN = "|".join(ANNOTATIONS)
+_ANNOTATED = re.compile(rf"(.+?)({_ANN})({_ANN})")
 LOCS = ["x", "y", "z", "w"]
 
 
 @functools.cache
 def edge(name: str) -> Edge:
-    """The edge a diy name stands for; InvalidArgument saying why not."""
+    """The edge a diy name stands for, with its access annotations if it
+    ends in two (`RfeRelAcq`: a release write read by an acquire read);
+    InvalidArgument saying why not."""
+    from .errors import InvalidArgument
+
+    m = _ANNOTATED.fullmatch(name)
+    if m is not None:
+        try:
+            base = _unannotated(m.group(1))
+        except InvalidArgument:
+            base = None
+        if base is not None:
+            a1, a2 = ANNOTATIONS[m.group(2)], ANNOTATIONS[m.group(3)]
+            for end, kind, a in (("source", base.src, a1), ("target", base.tgt, a2)):
+                why = _inapplicable(kind, a)
+                if why:
+                    raise InvalidArgument(f"edge {name!r}: its {end} is a {'read' if kind == 'R' else 'write'}; {why}")
+            return dataclasses.replace(base, name=base.name + m.group(2) + m.group(3), a1=a1, a2=a2)
+    return _unannotated(name)
+
+
+def _inapplicable(kind: str, order: str) -> str | None:
+    """Why an access of `kind` cannot carry annotation `order` in hrf's
+    families (diy's C: no acquire write, no release read), or None."""
+    if order == "acq_rel":
+        return "AR annotates read-modify-writes, which hrf's families do not make"
+    if order == "con":
+        return "Con (consume) is not generated: hrf's families read with rlx, acq or sc"
+    if kind == "W" and order == "acq":
+        return "a write has no acquire order"
+    if kind == "R" and order == "rel":
+        return "a read has no release order"
+    return None
+
+
+def _unannotated(name: str) -> Edge:
     from .errors import InvalidArgument
 
     if name in _COMMUNICATION:
@@ -48,7 +101,8 @@ def edge(name: str) -> Edge:
     if m is None:
         raise InvalidArgument(
             f"unknown edge {name!r}; hrf generates Rfe, Fre, Coe (Wse), PodXY, PosXY, FencedXY, "
-            f"Fence{{{','.join(FENCES)}}}dXY, DpDatadW, DpCtrldR, DpCtrldW, DpAddrdR, DpAddrdW (X, Y: R or W)"
+            f"Fence{{{','.join(FENCES)}}}dXY, DpDatadW, DpCtrldR, DpCtrldW, DpAddrdR, DpAddrdW (X, Y: R or W), "
+            f"each optionally followed by the annotations of its two accesses ({', '.join(ANNOTATIONS)}: PodWWRlxRel)"
         )
     head, order, dep, x, y = m.groups()
     if dep is not None:
@@ -84,6 +138,22 @@ class Access:
     thread: int
     kind: str  # R or W
     loc: str
+    pinned: str | None = None  # the order the edges' annotations give it ("na": plain)
+
+
+def _pos(e: Edge) -> bool:
+    """Program order to the same location (diy's Pos)."""
+    return not e.external and e.same_loc
+
+
+def _pinned(into: Edge, out: Edge) -> tuple[bool, str | None]:
+    """The order annotations give the access between two edges (the target
+    of `into`, the source of `out`): where both annotate it they must agree
+    (diy's can_precede_atoms); (False, None) where they do not."""
+    a, b = into.a2, out.a1
+    if a is not None and b is not None and a != b:
+        return False, None
+    return True, a if a is not None else b
 
 
 def rotation(words) -> tuple:
@@ -192,12 +262,18 @@ def parse_cycle(text: str) -> tuple:
             f"cycle {text!r} has {npod} edges that change location: hrf's tests use at most {len(LOCS)} "
             f"locations ({', '.join(LOCS)})"
         )
+    for a, b in zip(words, words[1:] + words[:1], strict=True):
+        if edge(a).tgt == edge(b).src and not _pinned(edge(a), edge(b))[0]:
+            raise InvalidArgument(
+                f"cycle {text!r}: {a} and {b} annotate the access between them differently "
+                f"({edge(a).a2} and {edge(b).a1}); diy joins two edges only where their annotations agree"
+            )
     if not valid_cycle(rot, len(words)):
         raise InvalidArgument(
             f"cycle {text!r} does not make a test: each edge's target kind (R/W) must be the next edge's source "
             "kind, po edges must be separated by communication edges, the cycle must visit 2 or more threads "
-            "and come back, and the coherence order it asks for must be one a final state can pin (at most two "
-            "writes to a location, not ordered both ways)"
+            "and come back, the coherence order it asks for must be one a final state can pin (at most two "
+            "writes to a location, not ordered both ways), and two edges annotating one access must agree"
         )
     return rot
 
@@ -231,9 +307,12 @@ def cycle_shape(cyc: tuple):
         return None
     accesses = []
     thread, seg = 0, 0
-    for _i, e in enumerate(order):
+    for i, e in enumerate(order):
         src_kind = edge(e).src
-        accesses.append(Access(thread, src_kind, LOCS[seg % npod] if npod else LOCS[0]))
+        agree, pinned = _pinned(edge(order[i - 1]), edge(e))
+        if not agree:
+            return None
+        accesses.append(Access(thread, src_kind, LOCS[seg % npod] if npod else LOCS[0], pinned))
         if edge(e).external:
             thread += 1
         if not edge(e).same_loc:
@@ -246,9 +325,7 @@ def cycle_shape(cyc: tuple):
     # a location must not be used by two distinct po-separated sections of
     # one thread (two accesses joined by a Pos edge are one section)
     for t in {a.thread for a in accesses}:
-        sections = [
-            a.loc for i, a in enumerate(accesses) if a.thread == t and not (i > 0 and order[i - 1].startswith("Pos"))
-        ]
+        sections = [a.loc for i, a in enumerate(accesses) if a.thread == t and not (i > 0 and _pos(edge(order[i - 1])))]
         if len(set(sections)) != len(sections):
             return None
     shape = tuple(order), tuple(accesses)
@@ -277,14 +354,14 @@ def cycle_values(order, accesses):
             writes_of.setdefault(a.loc, []).append(i)
     if any(len(ws) > 2 for ws in writes_of.values()):
         return None
-    rf_from = {(i + 1) % n: i for i, e in enumerate(order) if e == "Rfe"}
+    rf_from = {(i + 1) % n: i for i, e in enumerate(order) if edge(e).rf}
     hard: set = set()  # (w1, w2): w1 before w2 in coherence, as the cycle says
     soft: set = set()  # the same where it lets a read read the initial value
     for i, e in enumerate(order):
         j = (i + 1) % n
-        if e == "Coe" or e == "PosWW":  # coherence, and a thread's own writes in program order
+        if edge(e).same_loc and (edge(e).src, edge(e).tgt) == ("W", "W"):  # Coe, PosWW: coherence
             hard.add((i, j))
-        elif e == "Fre":
+        elif edge(e).fr:
             if i in rf_from:
                 hard.add((rf_from[i], j))
             else:
@@ -308,7 +385,7 @@ def cycle_values(order, accesses):
             continue
         if i in rf_from:
             expect[i] = values[rf_from[i]]
-        elif e == "Fre":
+        elif edge(e).fr:
             target = (i + 1) % n
             before = [values[w] for w in writes_of[accesses[target].loc] if values[w] < values[target]]
             expect[i] = max(before, default=0)
@@ -316,7 +393,7 @@ def cycle_values(order, accesses):
             expect[i] = 0
     # a read that is from-read before a write must not read that write or a later one
     for i, e in enumerate(order):
-        if e == "Fre" and expect[i] is not None and expect[i] >= values[(i + 1) % n]:
+        if edge(e).fr and expect[i] is not None and expect[i] >= values[(i + 1) % n]:
             return None
     return values, expect, final
 

@@ -12,6 +12,11 @@ in the manner of herd's diy: a cycle of edges
     DpDatadW, DpCtrldR, DpCtrldW  a read, then (different location) a
            write whose value depends on it, or an access guarded by it
 
+each optionally followed by diy's annotations of its source and target
+accesses (`PodWWRlxRel`, `RfeRelAcq`: Na for plain, Rlx, Acq, Rel, Sc),
+which pin their orders (at each of the family's scopes); two edges
+annotating one access must agree, as diy requires,
+
 fixes the threads, their accesses and the final condition (the outcome the
 cycle describes). Each test is crossed with an annotation per access (a
 plain data access, or an atomic with an order, a scope and optionally
@@ -26,6 +31,7 @@ guard a data read after a failed flag read races under every model.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -58,6 +64,7 @@ __all__ = [
     "SCOPES",
     "TREES",
     "access_annotations",
+    "access_choices",
     "canonical_name",
     "check_family",
     "cycle_name",
@@ -109,6 +116,21 @@ def access_annotations(orders=("na", "sc"), scopes=("wg", "dev"), remote=False) 
             out.append(Annotation(True, o, s))
             if remote:
                 out.append(Annotation(True, o, s, True))
+    return out
+
+
+def access_choices(cyc, anns: Sequence[Annotation], scopes, remote=False) -> list[list[Annotation]]:
+    """The annotations each access of the cycle is crossed with: the
+    family's, or where the cycle's edges pin its order (`PodWWRlxRel`),
+    that order at each of the family's scopes."""
+    out = []
+    for a in cycle_shape(cyc)[1]:
+        if a.pinned is None:
+            out.append(list(anns))
+        elif a.pinned == "na":
+            out.append([Annotation(False)])
+        else:
+            out.append([Annotation(True, a.pinned, s, r) for s in scopes for r in (False, True)[: 1 + bool(remote)]])
     return out
 
 
@@ -265,9 +287,9 @@ def family(
     )
     anns = access_annotations(orders, scopes, remote)
     for cyc in [parse_cycle(cycle)] if cycle is not None else cycles(max_edges, max_threads, edges, relax):
-        n = len(cyc)
+        choices = access_choices(cyc, anns, scopes, remote)
         for local in _region_choices(cyc, regions):
-            for combo in itertools.product(anns, repeat=n):
+            for combo in itertools.product(*choices):
                 for fence_scopes in itertools.product(scopes, repeat=fences(cyc)):
                     for tree in trees:
                         t = _in_dialect(_kept(make_test(cyc, combo, tree, local, fence_scopes), mixed), dialect)
@@ -335,6 +357,11 @@ def _check_dialect(dialect: str, d: Dialect, orders, scopes, edges, relax, regio
             raise InvalidArgument(
                 f"edge {e}: {dialect} names locations only (Dat3M's dialects have no computed address): "
                 "DpData and DpCtrl edges it has"
+            )
+        bad = [a for a in dict.fromkeys((ed.a1, ed.a2)) if a is not None and a not in d.orders]
+        if bad:
+            raise InvalidArgument(
+                f"edge {e}: {dialect} has no {', '.join(bad)} accesses; its orders: {', '.join(d.orders)}"
             )
         if ed.fence is not None and ed.fence not in d.fences:
             raise InvalidArgument(f"edge {e}: {dialect} has no {ed.fence} fence (its fences: {', '.join(d.fences)})")
@@ -436,9 +463,10 @@ def generate(
     anns = access_annotations(orders, scopes, remote)
     trees = tuple(trees)
     locals_of = [_region_choices(c, regions) for c in cycs]
+    choices_of = [access_choices(c, anns, scopes, remote) for c in cycs]
     sizes = [
-        len(anns) ** len(c) * len(scopes) ** fences(c) * len(trees) * len(lc)
-        for c, lc in zip(cycs, locals_of, strict=False)
+        math.prod(map(len, ch)) * len(scopes) ** fences(c) * len(trees) * len(lc)
+        for c, ch, lc in zip(cycs, choices_of, locals_of, strict=True)
     ]
     total = sum(sizes)
     rnd = random.Random(seed)
@@ -459,9 +487,9 @@ def generate(
         tree = trees[rest % len(trees)]
         rest //= len(trees)
         combo = []
-        for _ in cyc:
-            combo.append(anns[rest % len(anns)])
-            rest //= len(anns)
+        for ch in choices_of[k]:
+            combo.append(ch[rest % len(ch)])
+            rest //= len(ch)
         fence_scopes = []
         for _ in range(fences(cyc)):
             fence_scopes.append(scopes[rest % len(scopes)])

@@ -135,7 +135,8 @@ def family_args(p):
         "--cycle",
         default=None,
         help="one cycle instead of the family: diy's edges ('Rfe PodRR Fre PodWW'; also PosXY (same location), "
-        "FencedWR, FenceRel/Acq/AR/ScdXY, DpDatadW, DpCtrldR/W, DpAddrdR/W) or a name (MP, SB, LB, 2+2W, R, S, WRC, "
+        "FencedWR, FenceRel/Acq/AR/ScdXY, DpDatadW, DpCtrldR/W, DpAddrdR/W; each may end in the orders of its two "
+        "accesses, diy's Na/Rlx/Acq/Rel/Sc: 'PodWWRlxRel RfeRelAcq PodRRAcqRlx Fre') or a name (MP, SB, LB, 2+2W, R, S, WRC, "
         "RWC, WRW+2W, IRIW, ISA2, CoRR, CoWR, CoRW)",
     )
     p.add_argument(
