@@ -55,6 +55,7 @@ MAIN_CONSTANTS = {
     "Domain",
     "trans",
     "mod",
+    "distinct",
 }
 MAIN_TYPES = {"nat", "int", "bool", "set", "rel", "list", "option", "string"}
 # Inner-syntax words that are not names.

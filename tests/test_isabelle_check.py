@@ -124,3 +124,39 @@ def test_the_papers_theorems_load_and_a_planted_error_breaks_sc_for_hrf(tmp_path
     )
     assert done.returncode != 0
     assert "RESULT Hrf_Models: OK" in done.stdout and "RESULT Hrf_Theorems: FAILED" in done.stdout
+
+
+RELAXED = (
+    "Hrf_Execution",
+    "Hrf_Models",
+    "Hrf_Theorems",
+    "Model_hrf_direct_relaxed",
+    "Model_hrf_indirect_relaxed",
+    "Hrf_Relaxed_Theorems",
+)
+
+
+def test_theorem_a4_loads_and_a_planted_error_in_the_relaxed_model_breaks_it(tmp_path):
+    # Hrf_Relaxed_Theorems proves [HRFR15] Theorem A.4 over the exported
+    # HRF-relaxed models. Planted error: HRF-direct-relaxed's hhb without
+    # its `po X \<union>` (a happens-before that need not contain program
+    # order). The model theory still loads; the theorem does not.
+    for name in RELAXED:
+        (tmp_path / f"{name}.thy").write_text((BASE / f"{name}.thy").read_text())
+
+    def check():
+        return subprocess.run(
+            ["bash", str(CHECK), str(tmp_path), *RELAXED], capture_output=True, text=True, timeout=600
+        )
+
+    done = check()
+    assert done.returncode == 0 and "TOTAL: 6 of 6 theories loaded" in done.stdout, done.stdout[-3000:]
+    model = tmp_path / "Model_hrf_direct_relaxed.thy"
+    text = model.read_text()
+    whole = "hrf_direct_relaxed_hhb X = (po X \\<union> foreach X"
+    assert whole in text
+    model.write_text(text.replace(whole, "hrf_direct_relaxed_hhb X = (foreach X"))
+    done = check()
+    assert done.returncode != 0
+    assert "RESULT Model_hrf_direct_relaxed: OK" in done.stdout
+    assert "RESULT Hrf_Relaxed_Theorems: FAILED" in done.stdout

@@ -113,8 +113,25 @@ def model_theory(model: str | Model) -> ModelTheory:
     for c in ir["checks"]:
         uses[c["node"]] += 1
     leaf = {"tag", "base", "same_event_attr", "same_thread_attr", "var", "all_set", "empty_set"}
-    named = {i: f"{prefix}_n{i}" for i, d in enumerate(nodes) if uses[i] >= 2 and not fv[i] and d["op"] not in leaf}
+    named = {
+        i: f"{prefix}_n{i}"
+        for i, d in enumerate(nodes)
+        if uses[i] >= 2 and not fv[i] and d["op"] not in leaf and not _inverse_of_shown(nodes, i, ir["shows"])
+    }
+    # a relation the model shows (hhb, so, ...) is a constant of its name, so
+    # that theorems about the model can speak of it (Hrf_Relaxed_Theorems)
+    taken = {f"{prefix}_{safe_name(c['name'], 'c').lower()}" for c in ir["checks"]} | {f"{prefix}_consistent"}
+    for show, i in ir["shows"]:
+        const = f"{prefix}_{safe_name(show, 'r').lower()}"
+        if not fv[i] and nodes[i]["op"] not in leaf and const not in taken and const not in named.values():
+            named[i] = const
     is_set = _set_nodes(nodes)
+    # foreach's variables, numbered in the model's own order (the DSL's
+    # names count every foreach the process has built)
+    bound: dict = {}
+    for d in nodes:
+        for v in (d["name"],) if d["op"] == "var" else (d["var"],) if d["op"] == "foreach" else ():
+            bound.setdefault(v, f"V{len(bound) + 1}")
 
     def args(i: int) -> str:
         return "".join(f" {orders[o]}" for o in sorted(ov[i]))
@@ -137,7 +154,7 @@ def model_theory(model: str | Model) -> ModelTheory:
         if op == "same_thread_attr":
             return f"same_thread_attr X {string_term(d['name'])}"
         if op == "var":
-            return safe_name(d["name"], "V").upper()
+            return bound[d["name"]]
         if op == "all_set":
             return "events X"
         if op == "empty_set":
@@ -149,7 +166,7 @@ def model_theory(model: str | Model) -> ModelTheory:
         if op == "plus":
             return f"({kid(d['a'])})\\<^sup>+"
         if op == "foreach":
-            v = safe_name(d["var"], "V").upper()
+            v = bound[d["var"]]
             return f"foreach X {string_term(d['attr'])} (\\<lambda>{v}. {kid(d['body'])})"
         raise UnsupportedFeature(f"model {m.name}: DSL operator {op} has no Isabelle form")
 
@@ -169,6 +186,7 @@ def model_theory(model: str | Model) -> ModelTheory:
     def signature(i: int, typ: str) -> str:
         return "execution \\<Rightarrow> " + "event rel \\<Rightarrow> " * len(ov[i]) + typ
 
+    defs = [f"{named[i]}_def" for i in sorted(named)]
     for i in sorted(named):
         typ = "event set" if is_set[i] else "event rel"
         out += [
@@ -182,9 +200,10 @@ def model_theory(model: str | Model) -> ModelTheory:
         out += [
             f"text \\<open>Check {c['name']} ({c['kind']}{', flag ' + c['flag'] if c['flag'] else ''}).\\<close>",
             f'definition {const} :: "{signature(c["node"], "event rel")}" where',
-            f'  "{const} X{args(c["node"])} = {term(c["node"], top=True)}"',
+            f'  "{const} X{args(c["node"])} = {term(c["node"], top=c["node"] not in named)}"',
             "",
         ]
+        defs.append(f"{const}_def")
         if c["flag"]:
             if ov[c["node"]]:  # pragma: no cover - the DSL refuses it (hrf.dsl, the core)
                 raise UnsupportedFeature(f"model {m.name}: flag {c['name']} reads a witness order")
@@ -234,6 +253,9 @@ def model_theory(model: str | Model) -> ModelTheory:
     out += [
         f'definition {consistent} :: "execution \\<Rightarrow> bool" where',
         f'  "{consistent} X \\<longleftrightarrow> {body}"',
+        "",
+        "text \\<open>Every definition above, for proofs that unfold the model whole.\\<close>",
+        f"lemmas {prefix}_defs = {' '.join(defs)}",
         "",
     ]
     intro = None
@@ -307,6 +329,12 @@ def model_theory(model: str | Model) -> ModelTheory:
     return ModelTheory(
         theory, consistent, flags, "\n".join(out), intro, {o["name"]: "P" + orders[o["name"]][3:] for o in ir["orders"]}
     )
+
+
+def _inverse_of_shown(nodes: list, i: int, shows) -> bool:
+    """Whether node i is the inverse of a relation the model shows (written
+    `conv (m_hhb X)` where it is used rather than as a constant of its own)."""
+    return nodes[i]["op"] == "inv" and any(nodes[i]["a"] == j for _, j in shows)
 
 
 def _monotone(nodes: list, ov: list, i: int) -> bool:

@@ -148,6 +148,7 @@ def hrf_relaxed_model(
     )
     obs = observable_rel if observable_rel is not None else (observable if observability else None)
     m.show("so", so)
+    m.show("hhb", hhb)
     # Apparent total order of the seq_cst atomics (Fig. 9 sec. IV).
     sc = m.total_order("sc", over=A & SC_)
     sc_c = sc if sc_gate is None else (sc & sc_gate)
