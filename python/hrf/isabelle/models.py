@@ -128,10 +128,10 @@ def model_theory(model: str | Model) -> ModelTheory:
     is_set = _set_nodes(nodes)
     # foreach's variables, numbered in the model's own order (the DSL's
     # names count every foreach the process has built)
-    bound: dict = {}
+    var_names: dict = {}
     for d in nodes:
         for v in (d["name"],) if d["op"] == "var" else (d["var"],) if d["op"] == "foreach" else ():
-            bound.setdefault(v, f"V{len(bound) + 1}")
+            var_names.setdefault(v, f"V{len(var_names) + 1}")
 
     def args(i: int) -> str:
         return "".join(f" {orders[o]}" for o in sorted(ov[i]))
@@ -154,7 +154,7 @@ def model_theory(model: str | Model) -> ModelTheory:
         if op == "same_thread_attr":
             return f"same_thread_attr X {string_term(d['name'])}"
         if op == "var":
-            return bound[d["name"]]
+            return var_names[d["name"]]
         if op == "all_set":
             return "events X"
         if op == "empty_set":
@@ -166,7 +166,7 @@ def model_theory(model: str | Model) -> ModelTheory:
         if op == "plus":
             return f"({kid(d['a'])})\\<^sup>+"
         if op == "foreach":
-            v = bound[d["var"]]
+            v = var_names[d["var"]]
             return f"foreach X {string_term(d['attr'])} (\\<lambda>{v}. {kid(d['body'])})"
         raise UnsupportedFeature(f"model {m.name}: DSL operator {op} has no Isabelle form")
 
