@@ -17,7 +17,7 @@ import pytest
 
 import hrf
 from conftest import CORPUS
-from hrf.isabelle import export_isabelle
+from hrf.isabelle import BASE_THEORIES, export_isabelle
 
 CHECK = os.environ.get("HRF_ISABELLE_CHECK")
 
@@ -97,43 +97,37 @@ def test_a_closure_that_leaves_out_an_outcome_fails(tmp_path):
 BASE = Path(__file__).resolve().parent.parent / "isabelle_export"
 
 
+def _planted(tmp_path, theories, model, whole, planted):
+    """Load `theories` (base theories, in order) copied into tmp_path; then
+    replace `whole` by `planted` in `model` and load them again."""
+    for name in theories:
+        (tmp_path / f"{name}.thy").write_text((BASE / f"{name}.thy").read_text())
+
+    def check():
+        return subprocess.run(
+            ["bash", str(CHECK), str(tmp_path), *theories], capture_output=True, text=True, timeout=600
+        )
+
+    done = check()
+    n = len(theories)
+    assert done.returncode == 0 and f"TOTAL: {n} of {n} theories loaded" in done.stdout, done.stdout[-3000:]
+    path = tmp_path / f"{model}.thy"
+    text = path.read_text()
+    assert whole in text
+    path.write_text(text.replace(whole, planted))
+    return check()
+
+
 def test_the_papers_theorems_load_and_a_planted_error_breaks_sc_for_hrf(tmp_path):
     # Hrf_Theorems proves SC for HRF over Hrf_Models' definitions. Planted
     # error: hhb.d without its `po X \<union>` (HRF-direct's happens-before
     # before it was mended: empty for a program without atomics). Hrf_Models
     # still loads; the SC-for-HRF proof does not (po is no longer within hhb.d).
-    for name in ("Hrf_Execution", "Hrf_Models", "Hrf_Theorems"):
-        (tmp_path / f"{name}.thy").write_text((BASE / f"{name}.thy").read_text())
-    done = subprocess.run(
-        ["bash", str(CHECK), str(tmp_path), "Hrf_Execution", "Hrf_Models", "Hrf_Theorems"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0 and "TOTAL: 3 of 3 theories loaded" in done.stdout, done.stdout[-3000:]
-    models = tmp_path / "Hrf_Models.thy"
-    text = models.read_text()
+    theories = ("Hrf_Execution", "Hrf_Models", "Hrf_Theorems")
     mended = "\"hhb_d X = po X \\<union> foreach X ''sinst''"
-    assert mended in text
-    models.write_text(text.replace(mended, "\"hhb_d X = foreach X ''sinst''"))
-    done = subprocess.run(
-        ["bash", str(CHECK), str(tmp_path), "Hrf_Execution", "Hrf_Models", "Hrf_Theorems"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = _planted(tmp_path, theories, "Hrf_Models", mended, "\"hhb_d X = foreach X ''sinst''")
     assert done.returncode != 0
     assert "RESULT Hrf_Models: OK" in done.stdout and "RESULT Hrf_Theorems: FAILED" in done.stdout
-
-
-RELAXED = (
-    "Hrf_Execution",
-    "Hrf_Models",
-    "Hrf_Theorems",
-    "Model_hrf_direct_relaxed",
-    "Model_hrf_indirect_relaxed",
-    "Hrf_Relaxed_Theorems",
-)
 
 
 def test_theorem_a4_loads_and_a_planted_error_in_the_relaxed_model_breaks_it(tmp_path):
@@ -141,22 +135,9 @@ def test_theorem_a4_loads_and_a_planted_error_in_the_relaxed_model_breaks_it(tmp
     # HRF-relaxed models. Planted error: HRF-direct-relaxed's hhb without
     # its `po X \<union>` (a happens-before that need not contain program
     # order). The model theory still loads; the theorem does not.
-    for name in RELAXED:
-        (tmp_path / f"{name}.thy").write_text((BASE / f"{name}.thy").read_text())
-
-    def check():
-        return subprocess.run(
-            ["bash", str(CHECK), str(tmp_path), *RELAXED], capture_output=True, text=True, timeout=600
-        )
-
-    done = check()
-    assert done.returncode == 0 and "TOTAL: 6 of 6 theories loaded" in done.stdout, done.stdout[-3000:]
-    model = tmp_path / "Model_hrf_direct_relaxed.thy"
-    text = model.read_text()
+    theories = BASE_THEORIES[: BASE_THEORIES.index("Hrf_Relaxed_Theorems") + 1]
     whole = "hrf_direct_relaxed_hhb X = (po X \\<union> foreach X"
-    assert whole in text
-    model.write_text(text.replace(whole, "hrf_direct_relaxed_hhb X = (foreach X"))
-    done = check()
+    done = _planted(tmp_path, theories, "Model_hrf_direct_relaxed", whole, "hrf_direct_relaxed_hhb X = (foreach X")
     assert done.returncode != 0
     assert "RESULT Model_hrf_direct_relaxed: OK" in done.stdout
     assert "RESULT Hrf_Relaxed_Theorems: FAILED" in done.stdout
