@@ -78,18 +78,19 @@ def edge(name: str) -> Edge:
     return _unannotated(name)
 
 
+# Orders a load or store of hrf's families cannot have (diy's C: no acquire
+# write, no release read), and why.
+NOT_FOR = {("W", "acq"): "a write has no acquire order", ("R", "rel"): "a read has no release order"}
+
+
 def _inapplicable(kind: str, order: str) -> str | None:
     """Why an access of `kind` cannot carry annotation `order` in hrf's
-    families (diy's C: no acquire write, no release read), or None."""
+    families, or None."""
     if order == "acq_rel":
         return "AR annotates read-modify-writes, which hrf's families do not make"
     if order == "con":
         return "Con (consume) is not generated: hrf's families read with rlx, acq or sc"
-    if kind == "W" and order == "acq":
-        return "a write has no acquire order"
-    if kind == "R" and order == "rel":
-        return "a read has no release order"
-    return None
+    return NOT_FOR.get((kind, order))
 
 
 def _unannotated(name: str) -> Edge:

@@ -40,6 +40,7 @@ from . import program as _program
 from .cycles import (
     EDGES,
     NAMED,
+    NOT_FOR,
     Access,
     canonical_name,
     cycle_name,
@@ -123,21 +124,13 @@ def access_choices(cyc, anns: Sequence[Annotation], scopes, remote=False) -> lis
     """The annotations each access of the cycle is crossed with: the
     family's, or where the cycle's edges pin its order (`PodWWRlxRel`),
     that order at each of the family's scopes."""
-    out = []
-    for a in cycle_shape(cyc)[1]:
-        if a.pinned is None:
-            out.append(list(anns))
-        elif a.pinned == "na":
-            out.append([Annotation(False)])
-        else:
-            out.append([Annotation(True, a.pinned, s, r) for s in scopes for r in (False, True)[: 1 + bool(remote)]])
-    return out
+    return [
+        list(anns) if a.pinned is None else access_annotations((a.pinned,), scopes, remote) for a in cycle_shape(cyc)[1]
+    ]
 
 
 def _legal(acc: Access, ann: Annotation) -> bool:
-    if ann.atomic and ann.order in ("acq",) and acc.kind == "W":
-        return False
-    return not (ann.atomic and ann.order in ("rel",) and acc.kind == "R")
+    return not (ann.atomic and (acc.kind, ann.order) in NOT_FOR)
 
 
 def fences(cyc) -> int:
