@@ -13,6 +13,8 @@ idiom) and shared locations, every built-in model gives the same outcomes,
 verdict, race flags and execution counts with and without the reduction
 (`reference=True` turns every reduction off)."""
 
+import importlib
+
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -240,3 +242,58 @@ def test_value_free_loads_show_the_value_they_read(text):
             continue
         for e in r.executions:
             _reads_show_their_writes(e)
+
+
+# Lower bounds: a consistency check that reads co through a difference (the
+# immediate pairs of an order: Vulkan's release sequences, imm(asmo)) cannot
+# prune a partial co as it is; the core adds the same check on a lower bound
+# of its relation, which can (rust/src/model.rs, lower_bounds). It prunes
+# only: the candidates judged and their verdicts are the reference's.
+EXCHANGE_LOOPS = """VULKAN exchange-loops
+"two threads swap a flag in exchange loops while a third stores 2"
+{
+f=0;
+P0:r0=0;
+P1:r1=0;
+}
+P0@sg 0,wg 0, qf 0        | P1@sg 0,wg 1, qf 0        | P2@sg 0,wg 1, qf 0  ;
+LC00:                     | LC10:                     | st.atom.dv.sc0 f, 2 ;
+rmw.atom.wg.sc0 r0, f, 1  | rmw.atom.dv.sc0 r1, f, 0  |                     ;
+bne r0, 0, LC01           | beq r1, 2, LC11           |                     ;
+goto LC00                 | goto LC10                 |                     ;
+LC01:                     | LC11:                     |                     ;
+exists (P0:r0=2)
+"""
+
+
+@pytest.mark.parametrize("model", ["vulkan", "vulkan-nochains"])
+def test_lower_bounds_prune_exchange_loops_as_the_reference_judges(model):
+    slow = hrf.check(EXCHANGE_LOOPS, model, reference=True, unroll=1)
+    fast = hrf.check(EXCHANGE_LOOPS, model, unroll=1)
+    assert slow.complete and fast.complete
+    assert summary(fast) == summary(slow)
+    assert sorted(fast.flags) == sorted(slow.flags)
+    assert fast.consistent == slow.consistent > 0
+    # every co of the eight writes that places P0's or P1's writes against
+    # their program order is pruned before its reads are chosen
+    assert fast.candidates < slow.candidates / 10
+
+
+@pytest.mark.parametrize(
+    "dialect,models,scopes",
+    [("vulkan", ("vulkan", "vulkan-nochains"), ("wg", "dev")), ("ptx", ("ptx-6.0", "ptx-7.5"), ("cta", "gpu"))],
+)
+def test_lower_bounds_keep_generated_verdicts(dialect, models, scopes):
+    tests = importlib.import_module("hrf.generate").generate(
+        count=60, seed=3, max_edges=4, dialect=dialect, orders=("na", "rlx", "acq", "rel"), scopes=scopes
+    )
+    compared = 0
+    for t in tests:
+        for m in models:
+            slow = hrf.check(t, m, reference=True, max_candidates=200_000)
+            if not slow.complete:
+                continue
+            fast = hrf.check(t, m)
+            assert summary(fast) == summary(slow), (m, t.name)
+            compared += 1
+    assert compared >= 100

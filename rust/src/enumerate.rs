@@ -828,7 +828,7 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             return Ok(false);
         }
         self.refresh();
-        let checks = &sh.model.ir.checks;
+        let checks = &sh.model.ir.checks[..sh.model.judged];
         for (ci, c) in checks.iter().enumerate() {
             if c.flag.is_none() {
                 let fails = self.ev.check(ci, &self.dynm).is_err();

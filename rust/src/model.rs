@@ -65,6 +65,10 @@ pub struct Compiled {
     /// Checks that may be applied to a partial `rf` once `co` is complete
     /// (monotone in rf, not in co).
     pub prunable_once_co: Vec<usize>,
+    /// The checks that judge a candidate: the model's own, `checks[..judged]`.
+    /// Those after them prune only: each is a model check applied to a
+    /// lower bound of its relation (`lower_bounds`).
+    pub judged: usize,
     /// For each `Tag` node: (template has tag, location has tag).
     tag_tables: Vec<Option<(Vec<bool>, Vec<bool>)>>,
     /// For each `SameEventAttr` / `Foreach`: template attribute values.
@@ -102,8 +106,20 @@ impl AttrOf {
 }
 
 impl Compiled {
+    /// The model prepared for `prog`. A consistency check that is not
+    /// monotone in rf/co (it reads them through a difference, as the
+    /// immediate pairs of an order do) cannot prune partial candidates; its
+    /// check on a lower bound of its relation can (`lower_bounds`).
     pub fn new(ir: impl Into<std::sync::Arc<ModelIr>>, prog: &Program) -> Result<Self, Error> {
         let ir: std::sync::Arc<ModelIr> = ir.into();
+        let (c, mono) = Self::analyse(ir.clone(), prog, ir.checks.len())?;
+        match lower_bounds(&ir, &mono) {
+            Some(extended) => Ok(Self::analyse(std::sync::Arc::new(extended), prog, ir.checks.len())?.0),
+            None => Ok(c),
+        }
+    }
+
+    fn analyse(ir: std::sync::Arc<ModelIr>, prog: &Program, judged: usize) -> Result<(Self, Vec<Mono>), Error> {
         let n = ir.nodes.len();
         // What each node reads of rf, co and the witness orders (`READS_*`).
         let mut reads = vec![0u8; n];
@@ -339,17 +355,174 @@ impl Compiled {
                 }
             }
         }
-        Ok(Compiled {
-            ir,
-            readers,
-            is_set,
-            vars,
-            prunable,
-            prunable_once_co,
-            tag_tables,
-            attr_tables,
-            thread_attr_tables,
-        })
+        Ok((
+            Compiled {
+                ir,
+                readers,
+                is_set,
+                vars,
+                prunable,
+                prunable_once_co,
+                judged,
+                tag_tables,
+                attr_tables,
+                thread_attr_tables,
+            },
+            mono,
+        ))
+    }
+}
+
+/// The model with a pruning check added for each consistency check that is
+/// not monotone in rf/co: the same check on a lower bound of its relation,
+/// built from the IR so that it is monotone. As rf and co grow toward a
+/// candidate, a monotone node's value only grows (its value now is a lower
+/// bound of its final one) and an antitone node's only shrinks (an upper
+/// bound); a difference's lower bound is its first operand's lower bound
+/// less its second's upper bound. Where no bound is known (a lower bound:
+/// empty; an upper bound: everything) the operators say what is left. A
+/// check fails on its relation whenever it fails on a part of it, so a
+/// failing lower bound rules out every candidate the partial one extends.
+/// None when every consistency check is monotone already.
+fn lower_bounds(ir: &ModelIr, mono: &[Mono]) -> Option<ModelIr> {
+    let wanted: Vec<usize> = (ir.checks.iter().enumerate())
+        .filter(|(_, c)| c.flag.is_none() && matches!(mono[c.node], Mono::Down | Mono::Mixed))
+        .map(|(ci, _)| ci)
+        .collect();
+    if wanted.is_empty() {
+        return None;
+    }
+    let mut b = Bounds { nodes: ir.nodes.clone(), mono, memo: std::collections::HashMap::new() };
+    let mut checks = ir.checks.clone();
+    for ci in wanted {
+        let c = &ir.checks[ci];
+        if let Some(node) = b.bound(c.node, true) {
+            checks.push(crate::model_ir::Check {
+                kind: c.kind,
+                node,
+                name: format!("{} (a lower bound, pruning only)", c.name),
+                flag: None,
+            });
+        }
+    }
+    if checks.len() == ir.checks.len() {
+        return None;
+    }
+    Some(ModelIr { nodes: b.nodes, checks, ..ir.clone() })
+}
+
+/// Builds bound nodes (`lower_bounds`): `bound(i, true)` a node whose value
+/// is always within node i's final value and grows with rf/co,
+/// `bound(i, false)` one that always holds it and shrinks; None where the
+/// bound is empty (lower) or everything (upper).
+struct Bounds<'m> {
+    nodes: Vec<Node>,
+    mono: &'m [Mono],
+    memo: std::collections::HashMap<(usize, bool), Option<usize>>,
+}
+
+impl Bounds<'_> {
+    fn push(&mut self, node: Node) -> Option<usize> {
+        self.nodes.push(node);
+        Some(self.nodes.len() - 1)
+    }
+
+    fn bound(&mut self, i: usize, lower: bool) -> Option<usize> {
+        let own = if lower { Mono::Up } else { Mono::Down };
+        if self.mono[i] == Mono::Const || self.mono[i] == own {
+            return Some(i); // its value now is the bound
+        }
+        if let Some(&got) = self.memo.get(&(i, lower)) {
+            return got;
+        }
+        let got = self.derive(i, lower);
+        self.memo.insert((i, lower), got);
+        got
+    }
+
+    fn derive(&mut self, i: usize, lower: bool) -> Option<usize> {
+        // None is the empty relation (set) for a lower bound, everything for an upper one
+        let node = self.nodes[i].clone();
+        match node {
+            Node::Diff { a, b } | Node::SetDiff { a, b } => {
+                let x = self.bound(a, lower)?;
+                match self.bound(b, !lower) {
+                    Some(y) => self.push(if matches!(node, Node::Diff { .. }) {
+                        Node::Diff { a: x, b: y }
+                    } else {
+                        Node::SetDiff { a: x, b: y }
+                    }),
+                    None if lower => None, // less everything
+                    None => Some(x),       // less nothing
+                }
+            }
+            Node::Union { a, b } | Node::SetUnion { a, b } => {
+                let (x, y) = (self.bound(a, lower), self.bound(b, lower));
+                match (x, y) {
+                    (Some(x), Some(y)) => self.push(if matches!(node, Node::Union { .. }) {
+                        Node::Union { a: x, b: y }
+                    } else {
+                        Node::SetUnion { a: x, b: y }
+                    }),
+                    (x, y) if lower => x.or(y),
+                    _ => None,
+                }
+            }
+            Node::Inter { a, b } | Node::SetInter { a, b } => {
+                let (x, y) = (self.bound(a, lower), self.bound(b, lower));
+                match (x, y) {
+                    (Some(x), Some(y)) => self.push(if matches!(node, Node::Inter { .. }) {
+                        Node::Inter { a: x, b: y }
+                    } else {
+                        Node::SetInter { a: x, b: y }
+                    }),
+                    (x, y) if !lower => x.or(y),
+                    _ => None,
+                }
+            }
+            Node::Seq { a, b } | Node::Prod { a, b } => {
+                let (x, y) = (self.bound(a, lower)?, self.bound(b, lower)?);
+                self.push(if matches!(node, Node::Seq { .. }) {
+                    Node::Seq { a: x, b: y }
+                } else {
+                    Node::Prod { a: x, b: y }
+                })
+            }
+            Node::Inv { a } => {
+                let a = self.bound(a, lower)?;
+                self.push(Node::Inv { a })
+            }
+            Node::Plus { a } => {
+                let a = self.bound(a, lower)?;
+                self.push(Node::Plus { a })
+            }
+            Node::Domain { a } => {
+                let a = self.bound(a, lower)?;
+                self.push(Node::Domain { a })
+            }
+            Node::Range { a } => {
+                let a = self.bound(a, lower)?;
+                self.push(Node::Range { a })
+            }
+            Node::Ident { a } => {
+                let a = self.bound(a, lower)?;
+                self.push(Node::Ident { a })
+            }
+            Node::Star { a } | Node::Opt { a } => match self.bound(a, lower) {
+                Some(a) => {
+                    self.push(if matches!(node, Node::Star { .. }) { Node::Star { a } } else { Node::Opt { a } })
+                }
+                // the identity alone, for a lower bound
+                None if lower => self.push(Node::Base { name: "id".into() }),
+                None => None,
+            },
+            Node::Foreach { attr, var, body } => {
+                let body = self.bound(body, lower)?;
+                self.push(Node::Foreach { attr, var, body })
+            }
+            // a fixed point, a leaf that grows and shrinks: no bound
+            _ => None,
+        }
     }
 }
 
@@ -771,5 +944,37 @@ mod tests {
         assert!(Compiled::new(deep_model(MAX_DEPTH - 1), &p).is_ok());
         let e = Compiled::new(deep_model(100_000), &p).err().expect("refused");
         assert!(e.to_string().contains("nested more than"), "{e}");
+    }
+
+    #[test]
+    fn a_check_through_immediate_pairs_prunes_through_its_lower_bound() {
+        // acyclic(po | (co - co;co)): co's immediate pairs shrink as co grows,
+        // so the check is not monotone; its lower bound po | (lower(co) -
+        // upper(co;co)) has no upper bound for co;co (it grows), so it is
+        // po alone, monotone: a pruning-only check after the model's one.
+        let ir: ModelIr = serde_json::from_value(json!({
+            "name": "imm", "nodes": [
+                {"op": "base", "name": "co"}, {"op": "seq", "a": 0, "b": 0}, {"op": "diff", "a": 0, "b": 1},
+                {"op": "base", "name": "po"}, {"op": "union", "a": 3, "b": 2},
+                {"op": "diff", "a": 3, "b": 1}
+            ],
+            "checks": [{"kind": "acyclic", "node": 4, "name": "imm"}, {"kind": "empty", "node": 5, "name": "po-less"}]
+        }))
+        .unwrap();
+        let p: Program = serde_json::from_value(json!({
+            "name": "empty", "locations": [], "templates": [], "threads": [], "observed": [],
+            "condition": {"k": "and", "args": []}
+        }))
+        .unwrap();
+        let c = Compiled::new(ir, &p).unwrap();
+        assert_eq!(c.judged, 2);
+        // the union's lower bound is po (node 3) itself; the lower bound of po - co;co is po less
+        // the upper bound of co;co, which is everything: empty, so that check gets none
+        assert_eq!(c.ir.checks.len(), 3);
+        assert_eq!(c.ir.checks[2].node, 3);
+        assert!(c.ir.checks[2].name.contains("pruning only"));
+        assert!(c.prunable.contains(&2) && !c.prunable.contains(&0));
+        // empty(po - co;co) shrinks as co grows: it prunes once co is chosen, and gets no bound
+        assert!(!c.prunable.contains(&1) && c.prunable_once_co.contains(&1));
     }
 }
