@@ -1,6 +1,7 @@
 """Liveness speed: every file of Dartagnan's liveness suites (PTX 2 x 91,
 Vulkan 278 + 436 + 419 + 408 + 467 listed) checked in one process under
-its model and progress model, wall time per suite and the slowest test.
+its model and progress model, loops unrolled up to three times (as the
+conformance suite checks them), wall time per suite and the slowest test.
 Aim: all under 30 s on this machine, no test over 1 s.
 Run by hand: `python benchmarks/bench_liveness.py` (reads
 ../shared/reference, or $HRF_REFERENCE)."""
@@ -18,7 +19,7 @@ import hrf
 ROOT = Path(__file__).resolve().parent.parent
 GPU = Path(os.environ.get("HRF_REFERENCE", ROOT.parent / "shared" / "reference")) / "dat3m-gpu"
 sys.path.insert(0, str(ROOT / "tests" / "conformance"))
-from test_dat3m_liveness_reference import SUITES, _expected  # noqa: E402
+from test_dat3m_liveness_reference import SUITES, UNROLL, _expected  # noqa: E402
 
 
 def main():
@@ -28,7 +29,7 @@ def main():
         for path, _ in _expected(suite):
             t1 = time.perf_counter()
             with contextlib.suppress(hrf.UnsupportedFeature):  # nested loops: refused by name
-                hrf.check(GPU / path, model, liveness=True, progress=progress)
+                hrf.check(GPU / path, model, liveness=True, progress=progress, unroll=UNROLL)
             slowest = max(slowest, (time.perf_counter() - t1, f"{suite}: {path}"))
         dt = time.perf_counter() - t0
         total += dt

@@ -77,13 +77,71 @@ def test_a_loop_that_writes_every_iteration():
     leaves = _ptx(["LC00:", "atom.relaxed.gpu.exch r0, x, 1", "bne r0, 0, LC01", "goto LC00", "LC01:"], [])
     r = hrf.check(leaves, "ptx-6.0", liveness=True)
     assert r.live is True
-    # Exchanging 0 until it reads 1, which no thread writes: it never
-    # leaves, but every iteration writes, so it never repeats one -- hrf
-    # does not show it spinning, and says so, naming the loop.
+    # Exchanging 0 until it reads 1, which no thread writes: every
+    # iteration writes, so none spins, but copy 1 does what copy 0 did
+    # (reads 0, writes 0, r0 = 0) and reads copy 0's write, which no write
+    # follows: repeating copy 0 forever is an execution -- a livelock.
     never = _ptx(["LC00:", "atom.relaxed.gpu.exch r0, x, 0", "bne r0, 1, LC00"], [])
     r = hrf.check(never, "ptx-6.0", liveness=True)
-    assert r.live is None
-    assert "P0's loop at line 4 writes on every iteration (line 5)" in r.notes[-1]
+    assert r.live is False
+    assert [str(s) for s in r.stuck] == ["P0 loops forever at line 4, repeating copy 0 of the loop (a livelock)"]
+    assert r.stuck[0].livelock == (0, 1)
+    assert r.to_json()["stuck"] == [{"thread": "P0", "line": 4, "barrier": False, "repeats": {"first": 0, "count": 1}}]
+
+
+def test_two_threads_that_swap_a_flag_forever():
+    # P0 exchanges 0 into x while it reads 1; P1 exchanges 1 while it reads
+    # 0. One execution alternates forever: P1 reads 0 (initial) and writes
+    # 1, P0 reads that 1 and writes 0, P1 reads that 0, ... Unrolled once,
+    # each thread's copy 1 repeats its copy 0 (same values read and
+    # written), the rf and coherence among the copies 0 are those among the
+    # copies 1, and the copies 1 read only the copies before them: under
+    # fair scheduling a livelock of both. Unrolled zero times no stretch
+    # can repeat (it takes two copies): open, and the note says why.
+    swap = _ptx(
+        ["LC00:", "atom.relaxed.gpu.exch r0, x, 0", "beq r0, 1, LC00"],
+        ["LC10:", "atom.relaxed.gpu.exch r1, x, 1", "beq r1, 0, LC10"],
+    )
+    r = hrf.check(swap, "ptx-6.0", liveness=True)
+    assert r.live is False
+    assert [(s.thread, s.livelock) for s in r.stuck] == [("P0", (0, 1)), ("P1", (0, 1))]
+    r = hrf.check(swap, "ptx-6.0", liveness=True, unroll=0)
+    assert r.live is None and "no stretch of iterations within the bound repeats forever" in r.notes[-1]
+    # both threads run forever in it, so every progress model lets it be
+    # (each promises that some threads run, none forbids running others)
+    for progress in ("hsa", "obe", "hsa-obe", "lobe", "unfair"):
+        assert hrf.check(swap, "ptx-6.0", liveness=True, progress=progress).live is False, progress
+
+
+ASYMMETRIC = """VULKAN two-for-one
+{
+x=0;
+}
+P0@sg 0,wg 0, qf 0       | P1@sg 0,wg 0, qf 0       ;
+LC00:                    | LC10:                    ;
+rmw.atom.wg.sc0 r0, x, 1 | rmw.atom.wg.sc0 r1, x, 0 ;
+beq r0, 0, LC00          | beq r1, 0, LC11          ;
+                         | rmw.atom.wg.sc0 r2, x, 0 ;
+                         | beq r2, 1, LC10          ;
+                         | LC11:                    ;
+exists 0==0
+"""
+
+
+def test_a_livelock_where_one_thread_loops_twice_as_often():
+    # P0 exchanges 1 while it reads 0; P1 exchanges 0 twice per iteration
+    # and goes on while both read 1. Forever: P0 reads 0 and writes 1, P1's
+    # first exchange reads that 1 and writes 0, P0 again, P1's second
+    # exchange reads 1 -- two copies of P0's loop per copy of P1's. The
+    # stretch that repeats is P0's copies 1-2 (copy 3 does what copy 1 did)
+    # with P1's copy 0 (its path ends after copy 1, claiming the loop goes
+    # on): four copies of P0's loop, so unrolled three times. Unrolled
+    # twice, P0 reaches the bound with no stretch that repeats: open.
+    r = hrf.check(ASYMMETRIC, "vulkan", liveness=True, unroll=3)
+    assert r.live is False
+    assert [(s.thread, s.livelock) for s in r.stuck] == [("P0", (1, 2)), ("P1", (0, 1))]
+    r = hrf.check(ASYMMETRIC, "vulkan", liveness=True, unroll=2)
+    assert r.live is None and "takes P0 to the unrolling bound (2)" in r.notes[-1]
 
 
 def test_a_barrier_that_too_few_threads_reach_waits_forever():

@@ -6,30 +6,38 @@ invisible to it?) and on the scheduler (is the writer ever run?). The
 progress models are those of [PROG21] sec. 3, stated over the scope tree
 as Dartagnan states them (a uniform model at every level of the tree).
 
-The check, for side-effect-free spin loops (an iteration that writes
-nothing and leaves every register as it found it):
+The check:
 - loops are unrolled; at each copy's jump back, an iteration with no
   side effect ends the path *spinning* (repeated, it does the same again),
-  and an iteration with one goes on (`hrf.thread_code`);
+  and an iteration with one goes on (`hrf.thread_code`); it may also end
+  the path *looping on* (a claim that the loop runs forever from there),
+  and the last copy's jump back ends it at the bound;
 - where the progress model lets the scheduler stop a thread, its paths may
   also end before any of its events (*stopped*, or *not started* before
   the first);
 - an execution the memory model allows is a liveness violation when some
-  thread spins, every spinning thread's last iteration read, for each
-  location, a write no other write is coherence-after (so no write it has
-  not seen can ever release it: memory fairness), and the progress model
-  lets every stopped thread stay stopped.
-A loop with a side effect on every iteration (a store, an exchange) never
-ends a path spinning: the check establishes liveness where every allowed
-execution leaves it within the unrolling bound, and otherwise leaves the
-verdict open (`Result.live` None), naming the loop -- showing that such a
-loop repeats forever needs another argument. So does a loop whose
-iterations keep changing state up to the bound, and any limit.
+  thread never finishes, the progress model lets every stopped thread stay
+  stopped, and what never finishes repeats forever:
+  - a spinning thread's last iteration read, for each location, a write no
+    other write is coherence-after (so no write it has not seen can ever
+    release it: memory fairness);
+  - a thread looping on, or at the bound, repeats a stretch of its loop's
+    copies (a livelock: `repeating_stretches`, the decomposition into
+    prefix, infix and suffix that Dartagnan's non-termination check
+    makes): its last copies do what the copies before them did, and the
+    memory they read stays as they found it;
+  - a thread waiting at a barrier waits for more threads than arrive.
+Liveness is established where no allowed execution reaches the bound
+(none does at a larger one either); otherwise, with no violation found,
+the verdict is open (`Result.live` None), naming the threads at the
+bound: raise `--unroll` to look at longer stretches. So are the verdicts
+a limit cuts short.
 
 Dropping the iterations between a loop's entry and its repeating one keeps
-the execution consistent (the same assumption Dartagnan's spin-loop
-detection makes): that is why the first repeating iteration can end the
-path.
+the execution consistent, and an execution whose stretches relate as
+above can be repeated consistently (the assumptions Dartagnan's spin-loop
+and non-termination checks make): that is why a path can end where the
+repetition starts.
 """
 
 from __future__ import annotations
@@ -41,13 +49,7 @@ from dataclasses import dataclass, replace
 from .errors import InvalidArgument, UnsupportedFeature
 from .litmus import ast as A
 from .models import get as get_model
-from .thread_code import BOUND, LISTED, NOT_STARTED, STOPPED, TERMINATED, jump_labels
-
-# Where a loop that writes on every iteration reaches the bound, unrolling
-# goes on to the next bound only while a round cost fewer candidates than
-# this, the partial ones pruning ruled out included (the work of a round,
-# whatever the pruning): each iteration's write multiplies the coherence orders.
-DEEPEN_CANDIDATES = 50
+from .thread_code import BOUND, LISTED, NOT_STARTED, STOPPED, TERMINATED, end_register, jump_labels
 
 
 @dataclass(frozen=True)
@@ -70,13 +72,14 @@ PROGRESS = {
 }
 
 # each thread's state at the end of a path (`%status`), as the progress rules read it
-DONE, SPIN, STOP, UNSTARTED, CUT, BLOCKED = (
+DONE, SPIN, STOP, UNSTARTED, CUT, BLOCKED, LOOPS = (
     "terminated",
     "spinning",
     "stopped",
     "not started",
     "at the bound",
     "blocked at a barrier",
+    "looping on",  # its path ends after a copy of a loop it claims to repeat (a livelock, if one repeats)
 )
 
 
@@ -96,10 +99,18 @@ class Stuck:
     line: int  # the loop's first line, or the barrier's
     iteration: int | None = None  # the repeating copy of the loop (0: the first time through)
     barrier: bool = False
+    # a livelock (the loop changes memory or registers as it goes): (first,
+    # count) of the copies it runs over and over, `iteration` the first;
+    # None where it spins
+    livelock: tuple | None = None
 
     def __str__(self) -> str:
         if self.barrier:
             return f"{self.thread} waits forever at the barrier at line {self.line}"
+        if self.livelock is not None:
+            first, count = self.livelock
+            copies = f"copy {first}" if count == 1 else f"copies {first}-{first + count - 1}"
+            return f"{self.thread} loops forever at line {self.line}, repeating {copies} of the loop (a livelock)"
         return f"{self.thread} spins forever in the loop at line {self.line}"
 
 
@@ -158,7 +169,7 @@ def _spans(body) -> list:
 
 def writing_loops(test: A.Test) -> dict[int, list[str]]:
     """The loops with a write on every iteration, by thread: they never
-    repeat an iteration, so the check cannot show them spinning."""
+    spin; only a livelock (a repeating stretch) keeps them going forever."""
     out: dict[int, list[str]] = {}
     for i, t in enumerate(test.threads):
         for loop_line, body in _loops(t.body):
@@ -303,7 +314,7 @@ def _progress_exists(nodes, S, O, rule, states, given: frozenset) -> bool:
 # ------------------------------------------------------------------ the check
 def state_of(comp, status: int) -> str:
     if status >= LISTED:
-        return SPIN if comp.ends[status - LISTED][0] == "spin" else BLOCKED
+        return {"spin": SPIN, "loops": LOOPS, "blocked": BLOCKED}[comp.ends[status - LISTED][0]]
     return {TERMINATED: DONE, NOT_STARTED: UNSTARTED, STOPPED: STOP, BOUND: CUT}[status]
 
 
@@ -313,40 +324,197 @@ def witness(comp, execution: dict, tree: tuple, progress: str) -> list[Stuck] | 
     n = len(comp.test.threads)
     statuses = execution["outcome"][-n:]
     states = tuple(state_of(comp, s) for s in statuses)
-    if (SPIN not in states and BLOCKED not in states) or CUT in states:
-        return None  # nothing waits, or a thread's future is past the bound
-    if not scheduler_allows(tree, progress, states):  # cached: the cheap test first
+    if SPIN not in states and BLOCKED not in states and CUT not in states and LOOPS not in states:
+        return None  # every thread ends or stops
+    # a thread at the bound, or looping on, runs forever only in a livelock: the scheduler runs it
+    running = tuple(SPIN if s in (CUT, LOOPS) else s for s in states)
+    if not scheduler_allows(tree, progress, running):  # cached: the cheap test first
         return None
-    stuck = []
+    spinning: dict = {}
+    looping: dict[int, tuple | None] = {}
+    blocked: list[Stuck] = []
     for t, status in enumerate(statuses):
-        if states[t] not in (SPIN, BLOCKED):
-            continue
-        kind, _, a, b, line = comp.ends[status - LISTED]
-        name = comp.test.threads[t].name
-        if kind == "spin":
-            if not _repeats(comp, execution, t, a, b):
-                return None  # a write it has not seen would reach it: it does not spin forever here
-            stuck.append(Stuck(name, line, b))
-        else:
-            if not _too_few_arrive(comp, execution, statuses, t, a, b):
+        if states[t] == CUT:
+            looping[t] = None  # its loop and copy: its last events'
+        elif status >= LISTED:
+            kind, _, a, b, line = comp.ends[status - LISTED]
+            if kind == "spin":
+                spinning[t] = (a, b, line)
+            elif kind == "loops":
+                looping[t] = (a, b)
+            elif _too_few_arrive(comp, execution, statuses, t, a, b):
+                blocked.append(Stuck(comp.test.threads[t].name, line, barrier=True))
+            else:
                 return None
-            stuck.append(Stuck(name, line, barrier=True))
-    return stuck
+    stretches = repeating_stretches(comp, execution, spinning, looping)
+    if stretches is None:
+        return None
+    stuck = [Stuck(comp.test.threads[t].name, line, b) for t, (_, b, line) in spinning.items()]
+    for t, (loop, first, count) in stretches.items():
+        name, line = comp.test.threads[t].name, comp.loops[loop].line
+        stuck.append(Stuck(name, line, first, livelock=(first, count)))
+    return sorted(stuck + blocked, key=lambda x: comp.test.threads.index(_thread(comp.test, x.thread)))
 
 
-def _repeats(comp, execution: dict, t: int, loop: int, copy: int) -> bool:
-    """Memory fairness: every read of thread t's last iteration read a
-    write that no other write is coherence-after, so repeating the
-    iteration reads the same values forever."""
-    source = {r: w for w, r in execution["rf"]}
-    overtaken = {a for a, _ in execution["co"]}  # co's immediate pairs: these have a successor
-    return not any(
-        e["thread"] == t
-        and e["kind"] == "R"
-        and comp.templates[e["template"]].iteration == (loop, copy)
-        and source.get(e["id"]) in overtaken
-        for e in execution["events"]
-    )
+def _thread(test: A.Test, name: str):
+    return next(t for t in test.threads if t.name == name)
+
+
+# ------------------------------------------------------ repeating iterations
+# A livelock: threads that keep writing, each repeating a stretch of its
+# loop's iterations forever. Found as Dartagnan's non-termination encoding
+# finds it: each looping thread's iterations split into a prefix, an infix
+# and a suffix whose last iterations repeat the infix.
+def repeating_stretches(comp, execution: dict, spinning: dict, looping: dict) -> dict | None:
+    """Whether the execution repeats forever: each spinning thread's last
+    iteration (side-effect-free: a suffix of one, no infix) and, for each
+    thread `looping` on (at the bound, or its path ended after copy N of a
+    loop, claiming it runs on), a suffix of its loop's copies s..N whose
+    last m copies repeat the m copies before s (the infix): the same
+    events, values and locations, the same registers at each copy's end,
+    and the same rf and coherence among infix events as among those that
+    repeat them. Memory fairness, so that the suffix repeats: no write
+    outside the stretches is coherence-after a suffix write, only suffix
+    reads read suffix writes, and a suffix read reads a write outside the
+    stretches only where no write is coherence-after it (as for a spin).
+    Repeating, such a thread runs copies s-m..N-m over and over (the
+    infix, then the suffix less its last m copies). Returns {thread:
+    (loop, s-m, N-s+1)} for the looping threads, or None where no
+    split does. A stretch holding a barrier is not judged (None).
+
+    The repeated execution is assumed consistent where the finite one is
+    and the stretches relate so (Dartagnan's encoding assumes the same)."""
+    by_copy: dict = {}  # (thread, loop, copy) -> its events in program order
+    for e in sorted(execution["events"], key=lambda e: e["id"]):
+        if e["template"] is not None and comp.templates[e["template"]].iteration is not None:
+            by_copy.setdefault((e["thread"], *comp.templates[e["template"]].iteration), []).append(e)
+    base: set = set()
+    for t, (loop, copy, _) in spinning.items():
+        base |= {e["id"] for e in by_copy.get((t, loop, copy), [])}
+    options = []
+    for t, where in looping.items():
+        found = _splits(comp, execution, by_copy, t, where)
+        if not found:
+            return None
+        options.append(found)
+    events = {e["id"]: e for e in execution["events"]}
+    after = _coherence_after(execution["co"])
+    rf = {(w, r) for w, r in execution["rf"]}
+    for choice in itertools.product(*options):
+        suffix, match = set(base), {}
+        for split in choice:
+            suffix |= split.suffix
+            match.update(split.match)
+        if _repeatable(events, rf, after, suffix, match):
+            return {
+                t: (split.loop, split.start - split.length, split.last - split.start + 1)
+                for t, split in zip(looping, choice, strict=True)
+            }
+    return None
+
+
+@dataclass(frozen=True)
+class _Split:
+    """A looping thread's loop copies: suffix start..last, infix start-length..start-1."""
+
+    loop: int
+    start: int
+    length: int
+    last: int
+    suffix: frozenset  # event ids
+    match: dict  # infix event id -> the suffix event that repeats it
+
+
+def _splits(comp, execution: dict, by_copy: dict, t: int, where: tuple | None) -> list:
+    """The splits of thread t's loop, ending at copy N, whose infix copies
+    the suffix's last copies repeat, event for event and in the registers
+    each copy leaves (`thread_code.end_register`). `where`: (loop, N), or
+    None for the bound (the loop of the thread's last event)."""
+    if where is None:
+        mine = [e for e in execution["events"] if e["thread"] == t]
+        last = comp.templates[max(mine, key=lambda e: e["id"])["template"]].iteration if mine else None
+        if last is None or last[1] != comp.unroll or not comp.loops[last[0]].whole_last:
+            return []  # its last copy has no events, or a while loop stopped at its test
+        where = last
+    loop, N = where
+    regs = comp.loops[loop].regs
+    index = {name: i for i, name in enumerate(comp.observed)}
+    outcome = execution["outcome"]
+
+    def same(j: int, k: int):
+        """The pairs of events copy k repeats of copy j, or None."""
+        a, b = by_copy.get((t, loop, j), []), by_copy.get((t, loop, k), [])
+        if [_shape(comp, e) for e in a] != [_shape(comp, e) for e in b]:
+            return None
+        for r in regs:
+            x, y = (outcome[index[f"{t}:{end_register(loop, c, r)}"]] for c in (j, k))
+            if x != y:
+                return None
+        return {e["id"]: f["id"] for e, f in zip(a, b, strict=True)}
+
+    out = []
+    for start in range(1, N + 1):
+        for length in range(1, min(start, N - start + 1) + 1):
+            match: dict = {}
+            for i in range(1, length + 1):  # infix copy start-i repeats as copy N+1-i
+                pairs = same(start - i, N + 1 - i)
+                if pairs is None:
+                    break
+                match.update(pairs)
+            else:
+                stretch = [e for c in range(start - length, N + 1) for e in by_copy.get((t, loop, c), [])]
+                if any("barrier" in comp.templates[e["template"]].tags for e in stretch):
+                    continue  # not judged: which barriers a repeated stretch meets
+                suffix = frozenset(e["id"] for c in range(start, N + 1) for e in by_copy.get((t, loop, c), []))
+                out.append(_Split(loop, start, length, N, suffix, match))
+    return out
+
+
+def _shape(comp, e: dict) -> tuple:
+    """What two events of copies of one loop share when one repeats the other."""
+    return (comp.loop_rank(e["template"]), e["kind"], e["loc"], e["value"])
+
+
+def _coherence_after(co_pairs) -> dict:
+    """Each write -> the writes coherence-after it (co's immediate pairs closed)."""
+    succ: dict = {}
+    for a, b in co_pairs:
+        succ.setdefault(a, set()).add(b)
+    out: dict = {}
+
+    def reach(w):
+        if w not in out:
+            out[w] = set()
+            for v in succ.get(w, ()):
+                out[w] |= {v} | reach(v)
+        return out[w]
+
+    for w in list(succ):
+        reach(w)
+    return out
+
+
+def _repeatable(events: dict, rf: set, after: dict, suffix: set, match: dict) -> bool:
+    infix = set(match)
+    # the infix relates among itself as the events that repeat it do
+    for x in infix:
+        for y in infix:
+            if x == y:
+                continue
+            mx, my = match[x], match[y]
+            if ((x, y) in rf) != ((mx, my) in rf) or (y in after.get(x, ())) != (my in after.get(mx, ())):
+                return False
+    stretch = infix | suffix
+    writes = [i for i, e in events.items() if e["kind"] == "W"]
+    for y in writes:
+        if y in suffix and any(x not in stretch for x in after.get(y, ())):
+            return False  # a write outside the stretches is coherence-after a suffix write
+    for w, r in rf:
+        if w in suffix and r not in suffix:
+            return False  # the suffix's writes are read only by the suffix
+        if r in suffix and w not in stretch and after.get(w):
+            return False  # a newer write would reach the repeating read
+    return True
 
 
 def _too_few_arrive(comp, execution: dict, statuses, t: int, bar: tuple, q: int | None) -> bool:
@@ -397,22 +565,14 @@ def check_liveness(test, model, progress: str | None, limits):
     # is one at any bound, and where no allowed execution reaches bound k
     # none reaches a larger one (its prefix would reach k).
     for unroll in range(limits.unroll + 1):
-        r, at_bound = _check_at(t, m, progress, replace(limits, unroll=unroll), tree, writing)
+        r = _check_at(t, m, progress, replace(limits, unroll=unroll), tree, writing)
         if r.live is not None or not r.complete:
-            break
-        work = r.candidates + r.pruned
-        if at_bound & writing.keys() and unroll < limits.unroll and work > DEEPEN_CANDIDATES:
-            r.notes.append(
-                f"not unrolled further: {work:,} candidates (pruned ones included) at unroll {unroll} "
-                f"(hrf.liveness.DEEPEN_CANDIDATES; a larger bound multiplies them)"
-            )
             break
     return r
 
 
 def _check_at(t: A.Test, m, progress: str, limits, tree: tuple, writing: dict):
-    """The liveness check with loops unrolled `limits.unroll` times, and
-    the threads an allowed execution takes to the bound."""
+    """The liveness check with loops unrolled `limits.unroll` times."""
     from .program import compile_test
     from .results import run_core
 
@@ -438,15 +598,12 @@ def _check_at(t: A.Test, m, progress: str, limits, tree: tuple, writing: dict):
             why.append(f"max_kept={limits.max_kept} left executions unexamined")
         if bound:
             names = ", ".join(t.threads[i].name for i in sorted(bound))
-            writes = [w for ws in writing.values() for w in ws]
+            writes = [w for i in sorted(bound) for w in writing.get(i, [])]
             why.append(
                 f"an execution the model allows takes {names} to the unrolling bound ({limits.unroll}) in a loop "
-                + (
-                    f"with a side effect on every iteration ({'; '.join(writes)}): hrf shows only "
-                    "side-effect-free loops spinning forever"
-                    if writes
-                    else "whose iterations keep changing state (raise --unroll to see whether they repeat)"
-                )
+                + (f"with a side effect on every iteration ({'; '.join(writes)}) " if writes else "")
+                + "and no stretch of iterations within the bound repeats forever "
+                "(raise --unroll to look at longer ones)"
             )
         r.live = None if why else True
         r.notes.append(
@@ -458,7 +615,7 @@ def _check_at(t: A.Test, m, progress: str, limits, tree: tuple, writing: dict):
     r.outcomes, r.states, r.condition_holds = [], [], None
     if r.live is not False:
         r.executions = []
-    return r, bound
+    return r
 
 
 def liveness_text(r) -> str:

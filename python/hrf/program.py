@@ -27,7 +27,9 @@ from .litmus.printer import format_condition
 from .litmus.toolkit import ALLOC_CLASSES, CACHE_OPS  # [x]=0 @coarse; PTX ld/st cache operators
 from .thread_code import (  # noqa: F401 (DEFAULT_SCOPE, MAX_NESTING, Template: hrf.program's names too)
     ADDRESS_BASE,
+    BOUND,
     DEFAULT_SCOPE,
+    END,
     MAX_INSTRUCTIONS,
     MAX_NESTING,
     NOT_STARTED,
@@ -120,12 +122,29 @@ class Compiled:
     # empty otherwise. Outcomes show such values by name, as herd does.
     addresses: dict = field(default_factory=dict)
     # liveness (`hrf.liveness`): the ends a path may have, indexed by a
-    # thread's `%status` - LISTED: ("spin", thread, loop, copy, line) or
+    # thread's `%status` - LISTED: ("spin", thread, loop, copy, line),
+    # ("loops", thread, loop, copy, line) (a livelock's claim) or
     # ("blocked", thread, barrier, count, line); the observed values' last
     # ones are the threads' `%status`
     ends: list = field(default_factory=list)
+    # liveness: the unrolled loops, by tag (thread_code.Loop); the observed
+    # values before the statuses hold the registers at each copy's end
+    loops: dict = field(default_factory=dict)
+    _ranks: dict | None = field(default=None, repr=False)
     _json: str | None = field(default=None, repr=False)
     _condition: str | None = field(default=None, repr=False)
+
+    def loop_rank(self, template: int) -> int:
+        """Liveness: a loop copy's event template's place among its copy's
+        templates (the same in every copy of the loop)."""
+        if self._ranks is None:
+            self._ranks = {}
+            seen: dict[tuple, int] = {}
+            for k, tpl in enumerate(self.templates):
+                if tpl.iteration is not None:
+                    key = (tpl.thread, tpl.iteration)
+                    self._ranks[k] = seen[key] = seen.get(key, -1) + 1
+        return self._ranks[template]
 
     def condition_text(self) -> str:
         """The test's condition as herd prints it (computed once: every
@@ -216,6 +235,7 @@ class _ProgramCompiler:
         self.test = test
         self.liveness = liveness
         self.ends: list = []
+        self.loops: dict = {}  # liveness: loop tag -> thread_code.Loop
         self.observe_all = observe_all
         self.unroll = unroll
         self.cas_writeback = cas_writeback
@@ -421,7 +441,12 @@ class _ProgramCompiler:
             else:
                 observed_ir.append({"kind": "loc", "loc": self.loc_index[v.loc]})
             names.append(str(v))
-        if self.liveness is not None:  # each thread's status, last
+        if self.liveness is not None:  # the loops' copies' end states, then each thread's status, last
+            for i, tc in enumerate(tcs):
+                for r in tc.regs:
+                    if r.startswith(END):
+                        observed_ir.append({"kind": "reg", "thread": i, "reg": tc.reg(r)})
+                        names.append(f"{i}:{r}")
             for i, tc in enumerate(tcs):
                 observed_ir.append({"kind": "reg", "thread": i, "reg": tc.reg(STATUS)})
                 names.append(f"{i}:{STATUS}")
@@ -457,6 +482,18 @@ class _ProgramCompiler:
         }
         if test.filter is not None:
             ir["filter"] = prop_ir(test.filter, index, path=test.path)
+        if self.liveness is not None:
+            # executions where every thread terminates or stops say nothing of
+            # liveness: some thread must end at the bound, spinning, blocked or
+            # looping on (the core drops other combinations of paths unexplored)
+            first = len(names) - len(test.threads)
+            ir["filter"] = {
+                "k": "or",
+                "args": [
+                    {"k": "cmp", "op": ">=", "a": {"k": "var", "var": first + i}, "b": {"k": "val", "val": BOUND}}
+                    for i in range(len(test.threads))
+                ],
+            }
         if test.arch == "PTX":
             # Dat3M's PTX: co need not be total (its models say so; Dartagnan
             # reads every PTX test so): docs/readings.md
@@ -467,7 +504,9 @@ class _ProgramCompiler:
             ir["quorums"] = quorums  # type: ignore[typeddict-item]
         if test.sync_with:
             ir["sync_with"] = [list(p) for p in test.sync_with]  # type: ignore[misc]
-        return Compiled(test, ir, self.templates, names, list(self.locations), self.unroll, addresses, self.ends)
+        return Compiled(
+            test, ir, self.templates, names, list(self.locations), self.unroll, addresses, self.ends, self.loops
+        )
 
 
 def _aliases(test: A.Test) -> dict[str, str]:

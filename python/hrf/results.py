@@ -244,7 +244,16 @@ class Result(Drawable):
             "thin_air_value": self.thin_air_value,
             "notes": self.notes,
             "live": self.live,
-            "stuck": [{"thread": x.thread, "line": x.line, "barrier": x.barrier} for x in self.stuck],
+            "stuck": [
+                {
+                    "thread": x.thread,
+                    "line": x.line,
+                    "barrier": x.barrier,
+                    # a livelock: the loop copies it runs over and over
+                    "repeats": None if x.livelock is None else {"first": x.livelock[0], "count": x.livelock[1]},
+                }
+                for x in self.stuck
+            ],
             "progress": self.progress,
             "error": None if self.error is None else f"{type(self.error).__name__}: {self.error}",
         }

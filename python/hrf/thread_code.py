@@ -388,6 +388,8 @@ class ThreadCompiler:
         the registers the loop writes as they are (Dartagnan's
         DynamicSpinLoopDetection states the same check)."""
         self.iteration = (s.loop, s.copy)
+        if s.copy == 0:
+            self.p.loops[s.loop] = Loop(self.t, s.line, s.regs, s.whole_last)
         self.emit({"op": "assign", "dst": self.reg(SIDE_EFFECT), "val": const_ir(0)})
         for r in s.regs:
             self.emit({"op": "assign", "dst": self.reg(SNAPSHOT + r), "val": reg_ir(self.reg(r))})
@@ -397,6 +399,8 @@ class ThreadCompiler:
         every register as it found it repeats forever once its reads keep
         their values -- the path ends there, spinning (`hrf.liveness`
         judges whether the execution lets it); otherwise on to copy k + 1."""
+        for r in s.regs:  # the state it ends in, for a livelock's repeating iterations
+            self.emit({"op": "assign", "dst": self.reg(end_register(s.loop, s.copy, r)), "val": reg_ir(self.reg(r))})
         same: dict = {"k": "bin", "o": "==", "a": reg_ir(self.reg(SIDE_EFFECT)), "b": const_ir(0)}
         for r in s.regs:
             eq = {"k": "bin", "o": "==", "a": reg_ir(self.reg(SNAPSHOT + r)), "b": reg_ir(self.reg(r))}
@@ -404,6 +408,12 @@ class ThreadCompiler:
         spin = Label()
         self.exits.append((spin, LISTED + self.p.add_end(("spin", self.t, s.loop, s.copy, s.line))))
         self.emit({"op": "branch", "cond": same, "target": spin})
+        if s.copy > 0 and not isinstance(s.then, _Cut):
+            # or the path ends here, the loop claimed to run on forever: a
+            # livelock may repeat a stretch ending at any copy, one thread's
+            # stretch longer than another's (the last copy's claim is the
+            # bound; a stretch that repeats needs a copy before it)
+            self.stop_here(LISTED + self.p.add_end(("loops", self.t, s.loop, s.copy, s.line)))
         self.stmt(s.then)
 
     def cut(self) -> None:
@@ -543,14 +553,14 @@ class ThreadCompiler:
                 tag, regs = _copies[0], _written(s.body)
             for k in range(self.p.unroll):
                 if spin:
-                    self.stmt(_Enter(tag, k, regs, s.line))
+                    self.stmt(_Enter(tag, k, regs, s.line, whole_last=False))
                 c = self.expr(s.cond)
                 self.emit({"op": "branch", "cond": not_ir(c), "target": end})
                 self.stmts(s.body)
                 if spin:
                     self.stmt(_Back(tag, k, regs, s.line, _Leave()))
             if spin:
-                self.stmt(_Enter(tag, self.p.unroll, regs, s.line))
+                self.stmt(_Enter(tag, self.p.unroll, regs, s.line, whole_last=False))
             c = self.expr(s.cond)
             self.emit({"op": "branch", "cond": not_ir(c), "target": end})
             self.cut()
@@ -672,7 +682,7 @@ class _Cut:
 # (BOUND: a loop reached the unrolling bound, in an execution the core still
 # checks; LISTED + k: the program's k-th listed end, a spin or a barrier)
 TERMINATED, NOT_STARTED, STOPPED, BOUND, LISTED = 0, 1, 2, 3, 4
-STATUS, SIDE_EFFECT, SNAPSHOT = "%status", "%wrote", "%was:"
+STATUS, SIDE_EFFECT, SNAPSHOT, END = "%status", "%wrote", "%was:", "%end:"
 EVENTS = ("load", "store", "rmw", "fence")  # the instructions that make events
 
 
@@ -684,6 +694,22 @@ class _Enter:
     copy: int
     regs: tuple  # the registers the loop writes
     line: int
+    whole_last: bool = True  # does the last copy end at the jump back (not a while's test alone)
+
+
+@dataclass(frozen=True)
+class Loop:
+    """Liveness: an unrolled loop of a thread (`Compiled.loops`)."""
+
+    thread: int
+    line: int
+    regs: tuple  # the registers it writes: their values at each copy's end are observed
+    whole_last: bool  # a path at the bound ran the last copy whole (a while loop's ends at its test)
+
+
+def end_register(loop: int, copy: int, reg: str) -> str:
+    """Liveness: register `reg` as copy `copy` of `loop` left it."""
+    return f"{END}{loop}.{copy}:{reg}"
 
 
 @dataclass(frozen=True)

@@ -473,7 +473,7 @@ fn candidates<'b>(
         firsts.push(first);
         first += p.events.len();
     }
-    let observed_reads = (sh.prog.observed.iter())
+    let observed_reads: Vec<Option<usize>> = (sh.prog.observed.iter())
         .map(|o| match o {
             Observed::Reg { thread, reg } => {
                 paths[*thread].read_regs.iter().find(|x| x.0 == *reg).map(|&(_, i)| firsts[*thread] + i)
@@ -481,7 +481,40 @@ fn candidates<'b>(
             Observed::Loc { .. } => None,
         })
         .collect();
+    // A filter that reads registers alone holds or fails for the whole
+    // combination: its paths fix every register but those an any-value
+    // read loads (`observed_reads`).
+    if let Some(f) = &sh.prog.filter {
+        let mut vars = Vec::new();
+        f.vars(&mut vars);
+        let fixed = |v: usize| matches!(sh.prog.observed[v], Observed::Reg { .. }) && observed_reads[v].is_none();
+        if !sh.limits.reference && vars.iter().all(|&v| fixed(v)) {
+            let values: Vec<i64> = (sh.prog.observed.iter())
+                .map(|o| match o {
+                    Observed::Reg { thread, reg } => regs[*thread][*reg],
+                    Observed::Loc { .. } => 0, // not read
+                })
+                .collect();
+            if !f.eval(&values) {
+                part.pruned += 1;
+                sh.spend(1);
+                return Ok(part);
+            }
+        }
+    }
     let steps = search_order(es, &rf_choices);
+    // The read of an RMW whose rf is not forced: chosen as soon as co places
+    // its write (`co_place`), where the write placed before it is known.
+    let mut rmw_read = vec![None; es.n];
+    let mut rf_in_co = vec![false; reads.len()];
+    for (r, w) in es.rmw.pairs() {
+        if let Ok(k) = reads.binary_search(&r) {
+            if rf_choices[k].len() > 1 {
+                rmw_read[w] = Some(k);
+                rf_in_co[k] = true;
+            }
+        }
+    }
     let mut st = Search {
         sh,
         es,
@@ -500,6 +533,8 @@ fn candidates<'b>(
         steps: 0,
         unspent: 0,
         last_write: vec![None; es.writes_of.len()],
+        rmw_read,
+        rf_in_co,
     };
     st.step(0)?;
     if st.unspent > 0 {
@@ -561,6 +596,11 @@ struct Search<'a, 'b, 'c> {
     /// Under a partial co (`Program::partial_co`): per location, the write
     /// whose value it ends with.
     last_write: Vec<Option<usize>>,
+    /// Per write of an RMW: its read (an index into `reads`), where the
+    /// read's rf is chosen when co places the write, not at its own step.
+    rmw_read: Vec<Option<usize>>,
+    /// Per read: its rf is chosen in co_place (`rmw_read`).
+    rf_in_co: Vec<bool>,
 }
 
 const SPEND_BATCH: u64 = 256;
@@ -622,6 +662,7 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             return self.order_step(0).map(|_| ());
         };
         match step {
+            Step::Rf(k) if self.rf_in_co[k] => self.step(i + 1), // chosen in co_place
             Step::Rf(k) => {
                 let r = self.reads[k];
                 // A run of forced reads (one write each) is checked once, after
@@ -702,9 +743,8 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                 }
                 placed.push(w);
                 self.changed |= READS_CO;
-                if placed.len() == rest.len() || self.partial_ok(false) {
-                    self.co_place_partial(i, l, rest, placed)?;
-                }
+                let last = placed.len() == rest.len();
+                self.after_placing(w, last, &mut |s: &mut Self| s.co_place_partial(i, l, rest, placed))?;
                 placed.pop();
                 // w's predecessors were set in the placed writes' rows alone
                 for &p in placed.iter() {
@@ -733,6 +773,33 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
         true
     }
 
+    /// Co has just placed write `w` (`last`: the location's last): go on
+    /// (`next`) where the monotone checks hold. The write of an RMW first
+    /// chooses its read's rf (`rmw_read`), each choice checked: the writes
+    /// before it are placed, which is what the read's choice depends on.
+    fn after_placing(
+        &mut self,
+        w: usize,
+        last: bool,
+        next: &mut dyn FnMut(&mut Self) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let Some(k) = self.rmw_read[w] else {
+            return if last || self.partial_ok(false) { next(self) } else { Ok(()) };
+        };
+        let r = self.reads[k];
+        for c in 0..self.rf_choices[k].len() {
+            let x = self.rf_choices[k][c];
+            self.dynm.rf.add(x, r);
+            self.changed |= READS_RF;
+            if self.partial_ok(false) {
+                next(self)?;
+            }
+            self.dynm.rf.rows[x] &= !((1 as EventSet) << r);
+            self.changed |= READS_RF;
+        }
+        Ok(())
+    }
+
     /// Order the writes `rest` of one location (step `i`), one placed at a
     /// time before every write not yet placed.
     fn co_place(&mut self, i: usize, rest: &[usize], placed: &mut Vec<usize>) -> Result<(), Error> {
@@ -755,9 +822,8 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             }
             placed.push(w);
             self.changed |= READS_CO;
-            if placed.len() == rest.len() || self.partial_ok(false) {
-                self.co_place(i, rest, placed)?;
-            }
+            let last = placed.len() == rest.len();
+            self.after_placing(w, last, &mut |s: &mut Self| s.co_place(i, rest, placed))?;
             placed.pop();
             self.dynm.co.rows[w] = saved;
             self.changed |= READS_CO;

@@ -414,6 +414,23 @@ impl Arg {
 }
 
 impl Cond {
+    /// The observed variables the condition reads.
+    pub fn vars(&self, out: &mut Vec<usize>) {
+        match self {
+            Cond::True | Cond::False => {}
+            Cond::Eq { var, .. } => out.push(*var),
+            Cond::Cmp { a, b, .. } => {
+                for x in [a, b] {
+                    if let Arg::Var { var } = x {
+                        out.push(*var);
+                    }
+                }
+            }
+            Cond::And { args } | Cond::Or { args } => args.iter().for_each(|c| c.vars(out)),
+            Cond::Not { a } => a.vars(out),
+        }
+    }
+
     /// Every value the condition compares with.
     pub fn constants(&self, out: &mut std::collections::BTreeSet<i64>) {
         match self {
