@@ -144,6 +144,24 @@ def test_a_livelock_where_one_thread_loops_twice_as_often():
     assert r.live is None and "takes P0 to the unrolling bound (2)" in r.notes[-1]
 
 
+def test_a_loop_with_two_ways_back_is_one_loop():
+    # P1 goes back to LC10 while x is 0, and again while y is 0: one loop
+    # with two jumps back (not two nested loops). P0 stores x then y.
+    # Fair: P0 runs, the last writes of x and y are 1s, no iteration of P1
+    # can repeat forever reading 0s that a newer write follows: live. OBE:
+    # P0 may never start, x = 0 stays the last write: P1 spins (line 4).
+    both = ["LC10:", "ld.relaxed.gpu r0, x", "beq r0, 0, LC10", "ld.relaxed.gpu r1, y", "beq r1, 0, LC10"]
+    t = _ptx(["st.relaxed.gpu x, 1", "st.relaxed.gpu y, 1"], both)
+    assert hrf.check(t, "ptx-6.0", liveness=True).live is True
+    r = hrf.check(t, "ptx-6.0", liveness=True, progress="obe")
+    assert r.live is False and [str(s) for s in r.stuck] == ["P1 spins forever in the loop at line 4"]
+    # P0 stores x alone: once P1 reads x = 1 it goes back from the second
+    # jump while y stays 0, the only write of y: it spins even when fair
+    t = _ptx(["st.relaxed.gpu x, 1"], both)
+    r = hrf.check(t, "ptx-6.0", liveness=True)
+    assert r.live is False and [s.thread for s in r.stuck] == ["P1"]
+
+
 def test_a_barrier_that_too_few_threads_reach_waits_forever():
     # bar.cta.sync 1, 1, 3: three threads must arrive; only two run it.
     t = """PTX hang
@@ -161,7 +179,7 @@ exists (P1:r0 == 0)
 
 def test_what_the_check_refuses_or_rejects():
     nested = _ptx(["LC00:", "LC01:", "ld.relaxed.gpu r0, x", "bne r0, 0, LC01", "bne r0, 1, LC00"], [])
-    with pytest.raises(hrf.UnsupportedFeature, match="P0: the loops at lines 5 and 4 overlap or nest") as ei:
+    with pytest.raises(hrf.UnsupportedFeature, match="P0: the loops at lines 4 and 5 overlap or nest") as ei:
         hrf.check(nested, "ptx-6.0", liveness=True)
     assert ei.value.line == 5
     t = _ptx(["st.relaxed.gpu x, 1"], SPIN_ON_X)

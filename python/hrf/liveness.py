@@ -118,7 +118,7 @@ class Stuck:
 def refuse(test: A.Test) -> None:
     """Refuse, naming the thread and line, what the check cannot judge: a
     loop inside a loop, or loops that overlap (a jump back into another
-    loop's middle)."""
+    loop's middle). Several jumps back to one label make one loop."""
     for t in test.threads:
         for body in _bodies(t.body):
             spans = _spans(body)
@@ -127,7 +127,7 @@ def refuse(test: A.Test) -> None:
                     line = body[max(i, k)].line
                     raise UnsupportedFeature(
                         f"{t.name}: the loops at lines {body[i].line} and {body[k].line} overlap or nest: "
-                        "the liveness check takes loops of one level, one jump back each",
+                        "the liveness check takes loops of one level (each may jump back from several places)",
                         test.path,
                         line,
                     )
@@ -157,14 +157,18 @@ def _bodies(body):
 
 
 def _spans(body) -> list:
-    """(label index, jump index) of each jump back to a label of `body`."""
+    """(label index, last jump index) of each label of `body` that a later
+    statement jumps back to: one loop per label, however many jumps go
+    back to it (`thread_code.unroll_backward_jumps` unrolls it so)."""
     seen: dict = {}
-    out = []
+    last: dict = {}
     for j, s in enumerate(body):
         if isinstance(s, A.Label):
             seen.setdefault(s.name, j)
-        out += [(seen[lab], j) for lab in jump_labels(s) if lab in seen]
-    return out
+        for lab in jump_labels(s):
+            if lab in seen:
+                last[seen[lab]] = j
+    return sorted(last.items())
 
 
 def writing_loops(test: A.Test) -> dict[int, list[str]]:

@@ -786,6 +786,11 @@ def unroll_backward_jumps(body, unroll: int, spin: bool = False) -> list:
         if found is None:
             return body
         i, j, back = found
+        if spin:
+            # liveness: one loop from the label to the last jump back to it,
+            # each jump back going to the next copy (a loop with two ways
+            # back is one loop, as Dartagnan's loop normalisation makes it)
+            j = max(k for k in range(j, len(body)) if back in set(jump_labels(body[k])))
         loop = body[i : j + 1]
         inner = [s.name for s in loop if isinstance(s, A.Label)]
         _copies[0] += 1
