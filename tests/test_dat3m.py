@@ -236,3 +236,11 @@ def test_barriers_of_one_instance_must_agree_on_their_thread_count():
             ),
             "ptx-6.0",
         )
+
+
+def test_to_litmus_refuses_a_dialect_test_by_name():
+    # herd's C has no labels or jumps: a Dat3M test is not written as C (it
+    # was a TypeError from inside the printer)
+    t = hrf.parse("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n LC00: ;\n ld.weak r0, x ;\n bne r0, 0, LC00 ;\nexists 0==0\n")
+    with pytest.raises(hrf.UnsupportedFeature, match="herd's C and OpenCL, which have no labels"):
+        hrf.to_litmus(t)

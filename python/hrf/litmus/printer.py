@@ -156,7 +156,15 @@ def format_stmts(stmts, indent) -> list[str]:
             out.extend(format_stmts(s.body, indent + 1))
             out.append(f"{pad}}}")
         else:
-            raise TypeError(s)
+            from ..errors import UnsupportedFeature
+
+            kind = {"Goto": "jumps (goto)", "Label": "labels"}.get(type(s).__name__, type(s).__name__ + " statements")
+            raise UnsupportedFeature(
+                f"to_litmus writes herd's C and OpenCL, which have no {kind}: "
+                "a test read from an assembly-like dialect (PTX, Vulkan) stays in its file",
+                None,
+                getattr(s, "line", None),
+            )
     return out
 
 
