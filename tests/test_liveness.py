@@ -177,11 +177,29 @@ exists (P1:r0 == 0)
     assert hrf.check(t.replace("1, 1, 3", "1, 1, 2"), "ptx-6.0", liveness=True).live is True
 
 
+def test_nested_loops():
+    # P0: an outer loop (LC00, line 4) around an inner one (LC01, line 5)
+    # that goes back while x != 0; the outer goes back while r0 != 1.
+    # Alone, P0 reads x = 0 every time: the inner loop falls through, the
+    # outer goes back, and its iteration (one read of 0, r0 as it was)
+    # repeats reading the only write of x: it spins in the outer loop.
+    nested = ["LC00:", "LC01:", "ld.relaxed.gpu r0, x", "bne r0, 0, LC01", "bne r0, 1, LC00"]
+    r = hrf.check(_ptx(nested, []), "ptx-6.0", liveness=True)
+    assert r.live is False and [str(s) for s in r.stuck] == ["P0 spins forever in the loop at line 4"]
+    # With P1 storing x = 1: once P0 reads 1 (the last write of x) the inner
+    # loop goes back forever, reading 1 again: it spins in the inner loop.
+    r = hrf.check(_ptx(nested, ["st.relaxed.gpu x, 1"]), "ptx-6.0", liveness=True)
+    assert r.live is False and [str(s) for s in r.stuck] == ["P0 spins forever in the loop at line 5"]
+
+
 def test_what_the_check_refuses_or_rejects():
-    nested = _ptx(["LC00:", "LC01:", "ld.relaxed.gpu r0, x", "bne r0, 0, LC01", "bne r0, 1, LC00"], [])
-    with pytest.raises(hrf.UnsupportedFeature, match="P0: the loops at lines 4 and 5 overlap or nest") as ei:
-        hrf.check(nested, "ptx-6.0", liveness=True)
-    assert ei.value.line == 5
+    # two loops that overlap, neither holding the other
+    over = _ptx(
+        ["LC00:", "ld.relaxed.gpu r0, x", "LC01:", "ld.relaxed.gpu r1, x", "bne r0, 0, LC00", "bne r1, 0, LC01"], []
+    )
+    with pytest.raises(hrf.UnsupportedFeature, match="P0: the loops at lines 4 and 6 overlap, neither holding") as ei:
+        hrf.check(over, "ptx-6.0", liveness=True)
+    assert ei.value.line == 6
     t = _ptx(["st.relaxed.gpu x, 1"], SPIN_ON_X)
     with pytest.raises(hrf.InvalidArgument, match="known ones are fair, hsa"):
         hrf.check(t, "ptx-6.0", liveness=True, progress="eventually")

@@ -49,7 +49,7 @@ from dataclasses import dataclass, replace
 from .errors import InvalidArgument, UnsupportedFeature
 from .litmus import ast as A
 from .models import get as get_model
-from .thread_code import BOUND, LISTED, NOT_STARTED, STOPPED, TERMINATED, end_register, jump_labels
+from .thread_code import LISTED, NOT_STARTED, STOPPED, TERMINATED, end_register, jump_labels
 
 
 @dataclass(frozen=True)
@@ -116,35 +116,20 @@ class Stuck:
 
 # ------------------------------------------------------------------ refusals
 def refuse(test: A.Test) -> None:
-    """Refuse, naming the thread and line, what the check cannot judge: a
-    loop inside a loop, or loops that overlap (a jump back into another
-    loop's middle). Several jumps back to one label make one loop."""
+    """Refuse, naming the thread and line, what the check cannot judge:
+    loops that overlap without one holding the other (a jump back into
+    another loop's middle). Several jumps back to one label make one loop;
+    a loop may hold others."""
     for t in test.threads:
         for body in _bodies(t.body):
-            spans = _spans(body)
-            for (i, j), (k, l) in itertools.combinations(spans, 2):
-                if i <= l and k <= j:
-                    line = body[max(i, k)].line
+            for (i, j), (k, l) in itertools.combinations(_spans(body), 2):
+                if i <= l and k <= j and not (i <= k and l <= j) and not (k <= i and j <= l):
                     raise UnsupportedFeature(
-                        f"{t.name}: the loops at lines {body[i].line} and {body[k].line} overlap or nest: "
-                        "the liveness check takes loops of one level (each may jump back from several places)",
+                        f"{t.name}: the loops at lines {body[i].line} and {body[k].line} overlap, neither "
+                        "holding the other: the liveness check takes loops that nest",
                         test.path,
-                        line,
+                        body[max(i, k)].line,
                     )
-            for i, j in spans:
-                if any(isinstance(x, A.While) for x in A.walk_stmts(body[i : j + 1])):
-                    raise UnsupportedFeature(
-                        f"{t.name}: the loop at line {body[i].line} holds another loop: the liveness check takes one level",
-                        test.path,
-                        body[i].line,
-                    )
-        for s in A.walk_stmts(t.body):
-            if isinstance(s, A.While) and (any(isinstance(x, A.While) for x in A.walk_stmts(s.body)) or _spans(s.body)):
-                raise UnsupportedFeature(
-                    f"{t.name}: the loop at line {s.line} holds another loop: the liveness check takes one level",
-                    test.path,
-                    s.line,
-                )
 
 
 def _bodies(body):
@@ -318,8 +303,8 @@ def _progress_exists(nodes, S, O, rule, states, given: frozenset) -> bool:
 # ------------------------------------------------------------------ the check
 def state_of(comp, status: int) -> str:
     if status >= LISTED:
-        return {"spin": SPIN, "loops": LOOPS, "blocked": BLOCKED}[comp.ends[status - LISTED][0]]
-    return {TERMINATED: DONE, NOT_STARTED: UNSTARTED, STOPPED: STOP, BOUND: CUT}[status]
+        return {"spin": SPIN, "loops": LOOPS, "bound": CUT, "blocked": BLOCKED}[comp.ends[status - LISTED][0]]
+    return {TERMINATED: DONE, NOT_STARTED: UNSTARTED, STOPPED: STOP}[status]
 
 
 def witness(comp, execution: dict, tree: tuple, progress: str) -> list[Stuck] | None:
@@ -334,26 +319,25 @@ def witness(comp, execution: dict, tree: tuple, progress: str) -> list[Stuck] | 
     running = tuple(SPIN if s in (CUT, LOOPS) else s for s in states)
     if not scheduler_allows(tree, progress, running):  # cached: the cheap test first
         return None
-    spinning: dict = {}
-    looping: dict[int, tuple | None] = {}
+    spinning: dict[int, tuple] = {}  # thread -> the copy (its frames) that repeats
+    looping: dict[int, tuple] = {}  # thread -> the copy its path ended after
     blocked: list[Stuck] = []
     for t, status in enumerate(statuses):
-        if states[t] == CUT:
-            looping[t] = None  # its loop and copy: its last events'
-        elif status >= LISTED:
-            kind, _, a, b, line = comp.ends[status - LISTED]
-            if kind == "spin":
-                spinning[t] = (a, b, line)
-            elif kind == "loops":
-                looping[t] = (a, b)
-            elif _too_few_arrive(comp, execution, statuses, t, a, b):
-                blocked.append(Stuck(comp.test.threads[t].name, line, barrier=True))
-            else:
-                return None
+        if status < LISTED:
+            continue
+        end = comp.ends[status - LISTED]
+        if end[0] == "spin":
+            spinning[t] = end[2]
+        elif end[0] in ("loops", "bound"):
+            looping[t] = end[2]
+        elif _too_few_arrive(comp, execution, statuses, t, end[2], end[3]):
+            blocked.append(Stuck(comp.test.threads[t].name, end[4], barrier=True))
+        else:
+            return None
     stretches = repeating_stretches(comp, execution, spinning, looping)
     if stretches is None:
         return None
-    stuck = [Stuck(comp.test.threads[t].name, line, b) for t, (_, b, line) in spinning.items()]
+    stuck = [Stuck(comp.test.threads[t].name, comp.loops[ctx[-1][0]].line, ctx[-1][1]) for t, ctx in spinning.items()]
     for t, (loop, first, count) in stretches.items():
         name, line = comp.test.threads[t].name, comp.loops[loop].line
         stuck.append(Stuck(name, line, first, livelock=(first, count)))
@@ -388,13 +372,14 @@ def repeating_stretches(comp, execution: dict, spinning: dict, looping: dict) ->
 
     The repeated execution is assumed consistent where the finite one is
     and the stretches relate so (Dartagnan's encoding assumes the same)."""
-    by_copy: dict = {}  # (thread, loop, copy) -> its events in program order
+    by_copy: dict = {}  # (thread, frames) -> the events of that copy (inner loops' included), in program order
     for e in sorted(execution["events"], key=lambda e: e["id"]):
-        if e["template"] is not None and comp.templates[e["template"]].iteration is not None:
-            by_copy.setdefault((e["thread"], *comp.templates[e["template"]].iteration), []).append(e)
+        frames: tuple = (comp.templates[e["template"]].iteration or ()) if e["template"] is not None else ()
+        for d in range(1, len(frames) + 1):
+            by_copy.setdefault((e["thread"], frames[:d]), []).append(e)
     base: set = set()
-    for t, (loop, copy, _) in spinning.items():
-        base |= {e["id"] for e in by_copy.get((t, loop, copy), [])}
+    for t, ctx in spinning.items():
+        base |= {e["id"] for e in by_copy.get((t, ctx), [])}
     options = []
     for t, where in looping.items():
         found = _splits(comp, execution, by_copy, t, where)
@@ -429,54 +414,56 @@ class _Split:
     match: dict  # infix event id -> the suffix event that repeats it
 
 
-def _splits(comp, execution: dict, by_copy: dict, t: int, where: tuple | None) -> list:
-    """The splits of thread t's loop, ending at copy N, whose infix copies
-    the suffix's last copies repeat, event for event and in the registers
-    each copy leaves (`thread_code.end_register`). `where`: (loop, N), or
-    None for the bound (the loop of the thread's last event)."""
-    if where is None:
-        mine = [e for e in execution["events"] if e["thread"] == t]
-        last = comp.templates[max(mine, key=lambda e: e["id"])["template"]].iteration if mine else None
-        if last is None or last[1] != comp.unroll or not comp.loops[last[0]].whole_last:
-            return []  # its last copy has no events, or a while loop stopped at its test
-        where = last
-    loop, N = where
+def _splits(comp, execution: dict, by_copy: dict, t: int, ctx: tuple) -> list:
+    """The splits of thread t's loop, its path ended after copy `last` (`ctx`:
+    that copy's frames), whose infix copies the suffix's last copies
+    repeat, event for event and in the registers each copy leaves
+    (`thread_code.end_register`); the copies compared are those of the
+    same copies of the loops around it."""
+    around, (loop, last) = ctx[:-1], ctx[-1]
+    if last == comp.unroll and not comp.loops[loop].whole_last:
+        return []  # a while loop stopped at its test
+    depth = len(ctx)
     regs = comp.loops[loop].regs
     index = {name: i for i, name in enumerate(comp.observed)}
     outcome = execution["outcome"]
 
+    def copy(j: int) -> tuple:
+        return (*around, (loop, j))
+
     def same(j: int, k: int):
         """The pairs of events copy k repeats of copy j, or None."""
-        a, b = by_copy.get((t, loop, j), []), by_copy.get((t, loop, k), [])
-        if [_shape(comp, e) for e in a] != [_shape(comp, e) for e in b]:
+        a, b = by_copy.get((t, copy(j)), []), by_copy.get((t, copy(k)), [])
+        if [_shape(comp, e, depth) for e in a] != [_shape(comp, e, depth) for e in b]:
             return None
         for r in regs:
-            x, y = (outcome[index[f"{t}:{end_register(loop, c, r)}"]] for c in (j, k))
+            x, y = (outcome[index[f"{t}:{end_register(copy(c), r)}"]] for c in (j, k))
             if x != y:
                 return None
         return {e["id"]: f["id"] for e, f in zip(a, b, strict=True)}
 
     out = []
-    for start in range(1, N + 1):
-        for length in range(1, min(start, N - start + 1) + 1):
+    for start in range(1, last + 1):
+        for length in range(1, min(start, last - start + 1) + 1):
             match: dict = {}
-            for i in range(1, length + 1):  # infix copy start-i repeats as copy N+1-i
-                pairs = same(start - i, N + 1 - i)
+            for i in range(1, length + 1):  # infix copy start-i repeats as copy last+1-i
+                pairs = same(start - i, last + 1 - i)
                 if pairs is None:
                     break
                 match.update(pairs)
             else:
-                stretch = [e for c in range(start - length, N + 1) for e in by_copy.get((t, loop, c), [])]
+                stretch = [e for c in range(start - length, last + 1) for e in by_copy.get((t, copy(c)), [])]
                 if any("barrier" in comp.templates[e["template"]].tags for e in stretch):
                     continue  # not judged: which barriers a repeated stretch meets
-                suffix = frozenset(e["id"] for c in range(start, N + 1) for e in by_copy.get((t, loop, c), []))
-                out.append(_Split(loop, start, length, N, suffix, match))
+                suffix = frozenset(e["id"] for c in range(start, last + 1) for e in by_copy.get((t, copy(c)), []))
+                out.append(_Split(loop, start, length, last, suffix, match))
     return out
 
 
-def _shape(comp, e: dict) -> tuple:
-    """What two events of copies of one loop share when one repeats the other."""
-    return (comp.loop_rank(e["template"]), e["kind"], e["loc"], e["value"])
+def _shape(comp, e: dict, depth: int) -> tuple:
+    """What two events of copies of one loop (its `depth`-th, from the
+    outermost) share when one repeats the other."""
+    return (comp.loop_rank(e["template"], depth), e["kind"], e["loc"], e["value"])
 
 
 def _coherence_after(co_pairs) -> dict:
@@ -587,7 +574,7 @@ def _check_at(t: A.Test, m, progress: str, limits, tree: tuple, writing: dict):
     r.progress = progress
     bound: set = set()  # the threads an allowed execution takes to the bound
     for ex in r.executions:
-        bound |= {i for i, s in enumerate(ex["outcome"][-len(t.threads) :]) if s == BOUND}
+        bound |= {i for i, s in enumerate(ex["outcome"][-len(t.threads) :]) if state_of(comp, s) == CUT}
         stuck = witness(comp, ex, tree, progress)
         if stuck:
             r.live, r.stuck, r.liveness_witness = False, stuck, ex

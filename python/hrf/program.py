@@ -27,9 +27,9 @@ from .litmus.printer import format_condition
 from .litmus.toolkit import ALLOC_CLASSES, CACHE_OPS  # [x]=0 @coarse; PTX ld/st cache operators
 from .thread_code import (  # noqa: F401 (DEFAULT_SCOPE, MAX_NESTING, Template: hrf.program's names too)
     ADDRESS_BASE,
-    BOUND,
     DEFAULT_SCOPE,
     END,
+    LISTED,
     MAX_INSTRUCTIONS,
     MAX_NESTING,
     NOT_STARTED,
@@ -122,8 +122,9 @@ class Compiled:
     # empty otherwise. Outcomes show such values by name, as herd does.
     addresses: dict = field(default_factory=dict)
     # liveness (`hrf.liveness`): the ends a path may have, indexed by a
-    # thread's `%status` - LISTED: ("spin", thread, loop, copy, line),
-    # ("loops", thread, loop, copy, line) (a livelock's claim) or
+    # thread's `%status` - LISTED: ("spin", thread, ctx, line), ("loops",
+    # thread, ctx, line) (a livelock's claim), ("bound", thread, ctx, line)
+    # -- ctx the (loop, copy) frames of the copy, outermost first -- or
     # ("blocked", thread, barrier, count, line); the observed values' last
     # ones are the threads' `%status`
     ends: list = field(default_factory=list)
@@ -134,17 +135,18 @@ class Compiled:
     _json: str | None = field(default=None, repr=False)
     _condition: str | None = field(default=None, repr=False)
 
-    def loop_rank(self, template: int) -> int:
-        """Liveness: a loop copy's event template's place among its copy's
-        templates (the same in every copy of the loop)."""
+    def loop_rank(self, template: int, depth: int) -> int:
+        """Liveness: an event template's place among the templates of its
+        thread in the same copy of its `depth`-th loop, counted from the
+        outermost (`Template.iteration[:depth]`): the same in every copy."""
         if self._ranks is None:
             self._ranks = {}
             seen: dict[tuple, int] = {}
             for k, tpl in enumerate(self.templates):
-                if tpl.iteration is not None:
-                    key = (tpl.thread, tpl.iteration)
-                    self._ranks[k] = seen[key] = seen.get(key, -1) + 1
-        return self._ranks[template]
+                for d in range(1, len(tpl.iteration or ()) + 1):
+                    key = (tpl.thread, tpl.iteration[:d])
+                    self._ranks[k, d] = seen[key] = seen.get(key, -1) + 1
+        return self._ranks[template, depth]
 
     def condition_text(self) -> str:
         """The test's condition as herd prints it (computed once: every
@@ -490,7 +492,7 @@ class _ProgramCompiler:
             ir["filter"] = {
                 "k": "or",
                 "args": [
-                    {"k": "cmp", "op": ">=", "a": {"k": "var", "var": first + i}, "b": {"k": "val", "val": BOUND}}
+                    {"k": "cmp", "op": ">=", "a": {"k": "var", "var": first + i}, "b": {"k": "val", "val": LISTED}}
                     for i in range(len(test.threads))
                 ],
             }

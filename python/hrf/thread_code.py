@@ -10,7 +10,7 @@ lists them).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import LimitExceeded, UnsupportedFeature
@@ -57,7 +57,8 @@ class Template:
     line: int
     text: str
     unseq: tuple = ()  # (operator, side) marks: unsequenced operand evaluation (C11)
-    # liveness: the unrolled loop iteration it belongs to, (loop, copy)
+    # liveness: the unrolled loop copies it belongs to, (loop, copy) frames
+    # from the outermost loop in
     iteration: tuple | None = None
     # the attribute whose value is the event's own (a barrier resource held
     # in a register), known only on the event's path
@@ -108,9 +109,10 @@ class ThreadCompiler:
         self.unseq: list = []
         self.noperators = 0
         self.depth = 0  # of the expression being compiled
-        # liveness (`hrf.liveness`): the loop iteration being compiled, and
-        # the blocks that end a path with a status (spinning, stopped)
-        self.iteration: tuple | None = None
+        # liveness (`hrf.liveness`): the loop copies being compiled, outermost
+        # first, as (loop, copy) frames, and the blocks that end a path with
+        # a status (spinning, stopped, ...)
+        self.frames: list[tuple[int, int]] = []
         self.exits: list = []
         # the names the thread uses as registers: a location's name elsewhere is its address
         self.defined = {s.reg for s in A.walk_stmts(thread.body) if isinstance(s, A.Assign)} | {
@@ -230,7 +232,7 @@ class ThreadCompiler:
                 if at["vloc"] != self.p.vloc_index[self.p.aliases.get(loc, loc)]:
                     tags.append("virtual")  # its virtual location is not its location's
         return self.p.add_template(
-            Template(kind, tags, at, self.t, line, text, tuple(self.unseq), self.iteration, value_attr)
+            Template(kind, tags, at, self.t, line, text, tuple(self.unseq), tuple(self.frames) or None, value_attr)
         )
 
     # ------------------------------------------------------------ expressions
@@ -367,13 +369,15 @@ class ThreadCompiler:
             wrote = reg_ir(ins["dst"])  # 1 on success
         elif expected is not None:
             wrote = {"k": "bin", "o": "==", "a": reg_ir(ins["dst"]), "b": reg_ir(expected)}
-        se = self.reg(SIDE_EFFECT)
-        self.emit({"op": "assign", "dst": se, "val": {"k": "bin", "o": "|", "a": reg_ir(se), "b": wrote}})
+        for loop, _ in self.frames:  # a side effect of every copy it is in
+            se = self.reg(f"{SIDE_EFFECT}{loop}")
+            self.emit({"op": "assign", "dst": se, "val": {"k": "bin", "o": "|", "a": reg_ir(se), "b": wrote}})
 
     def wrote(self) -> None:
-        """Liveness: the iteration being compiled has a side effect."""
+        """Liveness: the copies being compiled have a side effect."""
         if self.p.liveness is not None:
-            self.emit({"op": "assign", "dst": self.reg(SIDE_EFFECT), "val": const_ir(1)})
+            for loop, _ in self.frames:
+                self.emit({"op": "assign", "dst": self.reg(f"{SIDE_EFFECT}{loop}"), "val": const_ir(1)})
 
     # ------------------------------------------------------------ liveness
     def stop_here(self, status: int) -> None:
@@ -387,44 +391,56 @@ class ThreadCompiler:
         """The start of copy k of an unrolled loop: no side effect yet, and
         the registers the loop writes as they are (Dartagnan's
         DynamicSpinLoopDetection states the same check)."""
-        self.iteration = (s.loop, s.copy)
-        if s.copy == 0:
-            self.p.loops[s.loop] = Loop(self.t, s.line, s.regs, s.whole_last)
-        self.emit({"op": "assign", "dst": self.reg(SIDE_EFFECT), "val": const_ir(0)})
+        self.frames.append((s.loop, s.copy))
+        self.p.loops[s.loop] = Loop(self.t, s.line, s.regs, s.whole_last)
+        self.emit({"op": "assign", "dst": self.reg(f"{SIDE_EFFECT}{s.loop}"), "val": const_ir(0)})
         for r in s.regs:
-            self.emit({"op": "assign", "dst": self.reg(SNAPSHOT + r), "val": reg_ir(self.reg(r))})
+            self.emit({"op": "assign", "dst": self.reg(f"{SNAPSHOT}{s.loop}:{r}"), "val": reg_ir(self.reg(r))})
+
+    def leave_iteration(self, loop: int) -> None:
+        """The end of a copy's statements: its frame and those inside it go."""
+        while self.frames and self.frames.pop()[0] != loop:
+            pass
 
     def back_jump(self, s: _Back) -> None:
         """The jump back of copy k: an iteration with no write that left
         every register as it found it repeats forever once its reads keep
         their values -- the path ends there, spinning (`hrf.liveness`
-        judges whether the execution lets it); otherwise on to copy k + 1."""
+        judges whether the execution lets it); otherwise on to copy k + 1.
+        A jump back from inside an inner loop's copy leaves that copy."""
+        frames = tuple(self.frames)
+        ctx = frames[: frames.index((s.loop, s.copy)) + 1]  # this copy, in the copies around it
         for r in s.regs:  # the state it ends in, for a livelock's repeating iterations
-            self.emit({"op": "assign", "dst": self.reg(end_register(s.loop, s.copy, r)), "val": reg_ir(self.reg(r))})
-        same: dict = {"k": "bin", "o": "==", "a": reg_ir(self.reg(SIDE_EFFECT)), "b": const_ir(0)}
+            self.emit({"op": "assign", "dst": self.reg(end_register(ctx, r)), "val": reg_ir(self.reg(r))})
+        same: dict = {"k": "bin", "o": "==", "a": reg_ir(self.reg(f"{SIDE_EFFECT}{s.loop}")), "b": const_ir(0)}
         for r in s.regs:
-            eq = {"k": "bin", "o": "==", "a": reg_ir(self.reg(SNAPSHOT + r)), "b": reg_ir(self.reg(r))}
+            eq = {"k": "bin", "o": "==", "a": reg_ir(self.reg(f"{SNAPSHOT}{s.loop}:{r}")), "b": reg_ir(self.reg(r))}
             same = {"k": "bin", "o": "&&", "a": same, "b": eq}
         spin = Label()
-        self.exits.append((spin, LISTED + self.p.add_end(("spin", self.t, s.loop, s.copy, s.line))))
+        self.exits.append((spin, LISTED + self.p.add_end(("spin", self.t, ctx, s.line))))
         self.emit({"op": "branch", "cond": same, "target": spin})
-        if s.copy > 0 and not isinstance(s.then, _Cut):
+        if isinstance(s.then, _Cut):
+            self.cut(ctx)
+            return
+        if s.copy > 0:
             # or the path ends here, the loop claimed to run on forever: a
             # livelock may repeat a stretch ending at any copy, one thread's
             # stretch longer than another's (the last copy's claim is the
             # bound; a stretch that repeats needs a copy before it)
-            self.stop_here(LISTED + self.p.add_end(("loops", self.t, s.loop, s.copy, s.line)))
+            self.stop_here(LISTED + self.p.add_end(("loops", self.t, ctx, s.line)))
         self.stmt(s.then)
 
-    def cut(self) -> None:
+    def cut(self, ctx: tuple | None = None) -> None:
         """The unrolling bound: the path ends (`cut`); for liveness it ends
-        with status BOUND, so that the core says whether an execution the
-        model allows reaches it."""
+        with a listed status ("bound", the copies it is in), so that the
+        core says whether an execution the model allows reaches it."""
         if self.p.liveness is None:
             self.emit({"op": "cut"})
             return
         bound = Label()
-        self.exits.append((bound, BOUND))
+        ctx = tuple(self.frames) if ctx is None else ctx
+        line = self.p.loops[ctx[-1][0]].line if ctx else 0
+        self.exits.append((bound, LISTED + self.p.add_end(("bound", self.t, ctx, line))))
         self.emit({"op": "jump", "target": bound})
 
     def end_liveness(self) -> None:
@@ -544,7 +560,7 @@ class ThreadCompiler:
         elif isinstance(s, _Back):
             self.back_jump(s)
         elif isinstance(s, _Leave):
-            self.iteration = None
+            self.leave_iteration(s.loop)
         elif isinstance(s, A.While):
             end = Label()
             spin = self.p.liveness is not None
@@ -558,14 +574,15 @@ class ThreadCompiler:
                 self.emit({"op": "branch", "cond": not_ir(c), "target": end})
                 self.stmts(s.body)
                 if spin:
-                    self.stmt(_Back(tag, k, regs, s.line, _Leave()))
+                    self.stmt(_Back(tag, k, regs, s.line, _Leave(tag)))
             if spin:
                 self.stmt(_Enter(tag, self.p.unroll, regs, s.line, whole_last=False))
             c = self.expr(s.cond)
             self.emit({"op": "branch", "cond": not_ir(c), "target": end})
             self.cut()
             self.emit(end)
-            self.iteration = None
+            if spin:
+                self.leave_iteration(tag)
         else:
             raise UnsupportedFeature(f"statement {s!r} is not supported", self.p.test.path, getattr(s, "line", None))
 
@@ -679,9 +696,9 @@ class _Cut:
 
 
 # liveness (`hrf.liveness`): the statuses a path may end with in `%status`
-# (BOUND: a loop reached the unrolling bound, in an execution the core still
-# checks; LISTED + k: the program's k-th listed end, a spin or a barrier)
-TERMINATED, NOT_STARTED, STOPPED, BOUND, LISTED = 0, 1, 2, 3, 4
+# (LISTED + k: the program's k-th listed end -- a spin, a loop claimed to go
+# on, the unrolling bound, a barrier -- `Compiled.ends`)
+TERMINATED, NOT_STARTED, STOPPED, LISTED = 0, 1, 2, 4
 STATUS, SIDE_EFFECT, SNAPSHOT, END = "%status", "%wrote", "%was:", "%end:"
 EVENTS = ("load", "store", "rmw", "fence")  # the instructions that make events
 
@@ -707,9 +724,10 @@ class Loop:
     whole_last: bool  # a path at the bound ran the last copy whole (a while loop's ends at its test)
 
 
-def end_register(loop: int, copy: int, reg: str) -> str:
-    """Liveness: register `reg` as copy `copy` of `loop` left it."""
-    return f"{END}{loop}.{copy}:{reg}"
+def end_register(ctx: tuple, reg: str) -> str:
+    """Liveness: register `reg` as the innermost copy of `ctx` (its (loop,
+    copy) frames, outermost first) left it."""
+    return END + "/".join(f"{loop}.{copy}" for loop, copy in ctx) + ":" + reg
 
 
 @dataclass(frozen=True)
@@ -723,9 +741,11 @@ class _Back:
     then: Any
 
 
+@dataclass(frozen=True)
 class _Leave:
-    """Liveness: the copy's statements end."""
+    """Liveness: the statements of a copy of loop `loop` end."""
 
+    loop: int
     line = 0
 
 
@@ -758,6 +778,8 @@ def _relabel(s, names: dict, back: str, to):
             tuple(_relabel(x, names, back, to) for x in s.orelse),
             line=s.line,
         )
+    if isinstance(s, _Back):  # an inner loop's jump back: to its next copy, in this copy
+        return replace(s, then=_relabel(s.then, names, back, to))
     return s
 
 
@@ -807,6 +829,6 @@ def unroll_backward_jumps(body, unroll: int, spin: bool = False) -> list:
             else:
                 nxt = _Back(tag, k, regs, loop[0].line, nxt)
                 head, *rest = [_relabel(s, names, back, nxt) for s in loop]
-                copies += [head, _Enter(tag, k, regs, loop[0].line), *rest, _Leave()]
+                copies += [head, _Enter(tag, k, regs, loop[0].line), *rest, _Leave(tag)]
             copies.append(A.Goto(out_label))
         body = body[:i] + copies + [A.Label(out_label)] + body[j + 1 :]
