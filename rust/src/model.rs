@@ -447,71 +447,31 @@ impl Bounds<'_> {
             Node::Diff { a, b } | Node::SetDiff { a, b } => {
                 let x = self.bound(a, lower)?;
                 match self.bound(b, !lower) {
-                    Some(y) => self.push(if matches!(node, Node::Diff { .. }) {
-                        Node::Diff { a: x, b: y }
-                    } else {
-                        Node::SetDiff { a: x, b: y }
-                    }),
+                    Some(y) => self.push(rebuilt(&node, x, y)?),
                     None if lower => None, // less everything
                     None => Some(x),       // less nothing
                 }
             }
-            Node::Union { a, b } | Node::SetUnion { a, b } => {
-                let (x, y) = (self.bound(a, lower), self.bound(b, lower));
-                match (x, y) {
-                    (Some(x), Some(y)) => self.push(if matches!(node, Node::Union { .. }) {
-                        Node::Union { a: x, b: y }
-                    } else {
-                        Node::SetUnion { a: x, b: y }
-                    }),
-                    (x, y) if lower => x.or(y),
-                    _ => None,
-                }
-            }
-            Node::Inter { a, b } | Node::SetInter { a, b } => {
-                let (x, y) = (self.bound(a, lower), self.bound(b, lower));
-                match (x, y) {
-                    (Some(x), Some(y)) => self.push(if matches!(node, Node::Inter { .. }) {
-                        Node::Inter { a: x, b: y }
-                    } else {
-                        Node::SetInter { a: x, b: y }
-                    }),
-                    (x, y) if !lower => x.or(y),
-                    _ => None,
-                }
-            }
+            Node::Union { a, b } | Node::SetUnion { a, b } => match (self.bound(a, lower), self.bound(b, lower)) {
+                (Some(x), Some(y)) => self.push(rebuilt(&node, x, y)?),
+                (x, y) if lower => x.or(y),
+                _ => None,
+            },
+            Node::Inter { a, b } | Node::SetInter { a, b } => match (self.bound(a, lower), self.bound(b, lower)) {
+                (Some(x), Some(y)) => self.push(rebuilt(&node, x, y)?),
+                (x, y) if !lower => x.or(y),
+                _ => None,
+            },
             Node::Seq { a, b } | Node::Prod { a, b } => {
                 let (x, y) = (self.bound(a, lower)?, self.bound(b, lower)?);
-                self.push(if matches!(node, Node::Seq { .. }) {
-                    Node::Seq { a: x, b: y }
-                } else {
-                    Node::Prod { a: x, b: y }
-                })
+                self.push(rebuilt(&node, x, y)?)
             }
-            Node::Inv { a } => {
-                let a = self.bound(a, lower)?;
-                self.push(Node::Inv { a })
-            }
-            Node::Plus { a } => {
-                let a = self.bound(a, lower)?;
-                self.push(Node::Plus { a })
-            }
-            Node::Domain { a } => {
-                let a = self.bound(a, lower)?;
-                self.push(Node::Domain { a })
-            }
-            Node::Range { a } => {
-                let a = self.bound(a, lower)?;
-                self.push(Node::Range { a })
-            }
-            Node::Ident { a } => {
-                let a = self.bound(a, lower)?;
-                self.push(Node::Ident { a })
+            Node::Inv { a } | Node::Plus { a } | Node::Domain { a } | Node::Range { a } | Node::Ident { a } => {
+                let x = self.bound(a, lower)?;
+                self.push(rebuilt(&node, x, x)?)
             }
             Node::Star { a } | Node::Opt { a } => match self.bound(a, lower) {
-                Some(a) => {
-                    self.push(if matches!(node, Node::Star { .. }) { Node::Star { a } } else { Node::Opt { a } })
-                }
+                Some(x) => self.push(rebuilt(&node, x, x)?),
                 // the identity alone, for a lower bound
                 None if lower => self.push(Node::Base { name: "id".into() }),
                 None => None,
@@ -524,6 +484,29 @@ impl Bounds<'_> {
             _ => None,
         }
     }
+}
+
+/// An operator node of `node`'s kind over operands `a` and `b` (a unary
+/// one takes `a`); None for a node that is no operator.
+fn rebuilt(node: &Node, a: usize, b: usize) -> Option<Node> {
+    Some(match node {
+        Node::Diff { .. } => Node::Diff { a, b },
+        Node::SetDiff { .. } => Node::SetDiff { a, b },
+        Node::Union { .. } => Node::Union { a, b },
+        Node::SetUnion { .. } => Node::SetUnion { a, b },
+        Node::Inter { .. } => Node::Inter { a, b },
+        Node::SetInter { .. } => Node::SetInter { a, b },
+        Node::Seq { .. } => Node::Seq { a, b },
+        Node::Prod { .. } => Node::Prod { a, b },
+        Node::Inv { .. } => Node::Inv { a },
+        Node::Plus { .. } => Node::Plus { a },
+        Node::Domain { .. } => Node::Domain { a },
+        Node::Range { .. } => Node::Range { a },
+        Node::Ident { .. } => Node::Ident { a },
+        Node::Star { .. } => Node::Star { a },
+        Node::Opt { .. } => Node::Opt { a },
+        _ => return None,
+    })
 }
 
 impl Compiled {

@@ -414,40 +414,37 @@ impl Arg {
 }
 
 impl Cond {
-    /// The observed variables the condition reads.
-    pub fn vars(&self, out: &mut Vec<usize>) {
+    /// Each observed variable (`var`) and each number (`val`) the condition reads.
+    fn operands(&self, var: &mut dyn FnMut(usize), val: &mut dyn FnMut(i64)) {
         match self {
             Cond::True | Cond::False => {}
-            Cond::Eq { var, .. } => out.push(*var),
+            Cond::Eq { var: v, val: x } => {
+                var(*v);
+                val(*x);
+            }
             Cond::Cmp { a, b, .. } => {
                 for x in [a, b] {
-                    if let Arg::Var { var } = x {
-                        out.push(*var);
+                    match x {
+                        Arg::Var { var: v } => var(*v),
+                        Arg::Val { val: x } => val(*x),
                     }
                 }
             }
-            Cond::And { args } | Cond::Or { args } => args.iter().for_each(|c| c.vars(out)),
-            Cond::Not { a } => a.vars(out),
+            Cond::And { args } | Cond::Or { args } => args.iter().for_each(|c| c.operands(var, val)),
+            Cond::Not { a } => a.operands(var, val),
         }
+    }
+
+    /// The observed variables the condition reads.
+    pub fn vars(&self, out: &mut Vec<usize>) {
+        self.operands(&mut |v| out.push(v), &mut |_| {});
     }
 
     /// Every value the condition compares with.
     pub fn constants(&self, out: &mut std::collections::BTreeSet<i64>) {
-        match self {
-            Cond::True | Cond::False => {}
-            Cond::Eq { val, .. } => {
-                out.insert(*val);
-            }
-            Cond::Cmp { a, b, .. } => {
-                for x in [a, b] {
-                    if let Arg::Val { val } = x {
-                        out.insert(*val);
-                    }
-                }
-            }
-            Cond::And { args } | Cond::Or { args } => args.iter().for_each(|c| c.constants(out)),
-            Cond::Not { a } => a.constants(out),
-        }
+        self.operands(&mut |_| {}, &mut |x| {
+            out.insert(x);
+        });
     }
 
     pub fn eval(&self, values: &[i64]) -> bool {
