@@ -321,7 +321,7 @@ def witness(comp, execution: dict, tree: tuple, progress: str) -> list[Stuck] | 
         return None
     spinning: dict[int, tuple] = {}  # thread -> the copy (its frames) that repeats
     looping: dict[int, tuple] = {}  # thread -> the copy its path ended after
-    blocked: list[Stuck] = []
+    stuck: dict[int, Stuck] = {}
     for t, status in enumerate(statuses):
         if status < LISTED:
             continue
@@ -331,21 +331,17 @@ def witness(comp, execution: dict, tree: tuple, progress: str) -> list[Stuck] | 
         elif end[0] in ("loops", "bound"):
             looping[t] = end[2]
         elif _too_few_arrive(comp, execution, statuses, t, end[2], end[3]):
-            blocked.append(Stuck(comp.test.threads[t].name, end[4], barrier=True))
+            stuck[t] = Stuck(comp.test.threads[t].name, end[4], barrier=True)
         else:
             return None
     stretches = repeating_stretches(comp, execution, spinning, looping)
     if stretches is None:
         return None
-    stuck = [Stuck(comp.test.threads[t].name, comp.loops[ctx[-1][0]].line, ctx[-1][1]) for t, ctx in spinning.items()]
+    for t, ctx in spinning.items():
+        stuck[t] = Stuck(comp.test.threads[t].name, comp.loops[ctx[-1][0]].line, ctx[-1][1])
     for t, (loop, first, count) in stretches.items():
-        name, line = comp.test.threads[t].name, comp.loops[loop].line
-        stuck.append(Stuck(name, line, first, livelock=(first, count)))
-    return sorted(stuck + blocked, key=lambda x: comp.test.threads.index(_thread(comp.test, x.thread)))
-
-
-def _thread(test: A.Test, name: str):
-    return next(t for t in test.threads if t.name == name)
+        stuck[t] = Stuck(comp.test.threads[t].name, comp.loops[loop].line, first, livelock=(first, count))
+    return [stuck[t] for t in sorted(stuck)]
 
 
 # ------------------------------------------------------ repeating iterations
@@ -425,7 +421,6 @@ def _splits(comp, execution: dict, by_copy: dict, t: int, ctx: tuple) -> list:
         return []  # a while loop stopped at its test
     depth = len(ctx)
     regs = comp.loops[loop].regs
-    index = {name: i for i, name in enumerate(comp.observed)}
     outcome = execution["outcome"]
 
     def copy(j: int) -> tuple:
@@ -437,7 +432,7 @@ def _splits(comp, execution: dict, by_copy: dict, t: int, ctx: tuple) -> list:
         if [_shape(comp, e, depth) for e in a] != [_shape(comp, e, depth) for e in b]:
             return None
         for r in regs:
-            x, y = (outcome[index[f"{t}:{end_register(copy(c), r)}"]] for c in (j, k))
+            x, y = (outcome[comp.observed_at(f"{t}:{end_register(copy(c), r)}")] for c in (j, k))
             if x != y:
                 return None
         return {e["id"]: f["id"] for e, f in zip(a, b, strict=True)}

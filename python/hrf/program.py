@@ -132,8 +132,15 @@ class Compiled:
     # values before the statuses hold the registers at each copy's end
     loops: dict = field(default_factory=dict)
     _ranks: dict | None = field(default=None, repr=False)
+    _observed_at: dict | None = field(default=None, repr=False)
     _json: str | None = field(default=None, repr=False)
     _condition: str | None = field(default=None, repr=False)
+
+    def observed_at(self, name: str) -> int:
+        """The place of observed value `name` ("1:r0", "x") in an outcome."""
+        if self._observed_at is None:
+            self._observed_at = {n: i for i, n in enumerate(self.observed)}
+        return self._observed_at[name]
 
     def loop_rank(self, template: int, depth: int) -> int:
         """Liveness: an event template's place among the templates of its

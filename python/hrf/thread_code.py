@@ -698,7 +698,7 @@ class _Cut:
 # liveness (`hrf.liveness`): the statuses a path may end with in `%status`
 # (LISTED + k: the program's k-th listed end -- a spin, a loop claimed to go
 # on, the unrolling bound, a barrier -- `Compiled.ends`)
-TERMINATED, NOT_STARTED, STOPPED, LISTED = 0, 1, 2, 4
+TERMINATED, NOT_STARTED, STOPPED, LISTED = 0, 1, 2, 3
 STATUS, SIDE_EFFECT, SNAPSHOT, END = "%status", "%wrote", "%was:", "%end:"
 EVENTS = ("load", "store", "rmw", "fence")  # the instructions that make events
 

@@ -147,6 +147,9 @@ struct Shared<'a> {
     /// them read the last write before them (`ModelIr::uniproc`): their
     /// rf is that write. All false otherwise.
     private: Vec<bool>,
+    /// The observed values a filter reads, where all are registers (the
+    /// filter is then judged once per combination of paths).
+    filter_regs: Option<Vec<usize>>,
 }
 
 impl<'a> Shared<'a> {
@@ -231,8 +234,22 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     // Every combination of one path per thread, as a mixed-radix index.
     let radices: Vec<usize> = per_thread.iter().map(|p| p.len()).collect();
     let total: Option<usize> = radices.iter().try_fold(1usize, |a, &r| a.checked_mul(r));
-    let shared =
-        Shared { prog, model, limits, budget, candidates: AtomicU64::new(0), kept_full: Default::default(), private };
+    // the observed values the filter reads, where they are registers alone
+    let filter_regs = prog.filter.as_ref().and_then(|f| {
+        let mut vars = Vec::new();
+        f.vars(&mut vars);
+        vars.iter().all(|&v| matches!(prog.observed.get(v), Some(Observed::Reg { .. }))).then_some(vars)
+    });
+    let shared = Shared {
+        prog,
+        model,
+        limits,
+        budget,
+        candidates: AtomicU64::new(0),
+        kept_full: Default::default(),
+        private,
+        filter_regs,
+    };
     let total = match total {
         Some(t) => t,
         None => {
@@ -484,11 +501,8 @@ fn candidates<'b>(
     // A filter that reads registers alone holds or fails for the whole
     // combination: its paths fix every register but those an any-value
     // read loads (`observed_reads`).
-    if let Some(f) = &sh.prog.filter {
-        let mut vars = Vec::new();
-        f.vars(&mut vars);
-        let fixed = |v: usize| matches!(sh.prog.observed[v], Observed::Reg { .. }) && observed_reads[v].is_none();
-        if !sh.limits.reference && vars.iter().all(|&v| fixed(v)) {
+    if let (Some(f), Some(vars)) = (&sh.prog.filter, &sh.filter_regs) {
+        if !sh.limits.reference && vars.iter().all(|&v| observed_reads[v].is_none()) {
             let values: Vec<i64> = (sh.prog.observed.iter())
                 .map(|o| match o {
                     Observed::Reg { thread, reg } => regs[*thread][*reg],
