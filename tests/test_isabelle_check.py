@@ -141,3 +141,21 @@ def test_theorem_a4_loads_and_a_planted_error_in_the_relaxed_model_breaks_it(tmp
     assert done.returncode != 0
     assert "RESULT Model_hrf_direct_relaxed: OK" in done.stdout
     assert "RESULT Hrf_Relaxed_Theorems: FAILED" in done.stdout
+
+
+def test_the_model_lattice_loads_and_a_planted_error_breaks_it(tmp_path):
+    # Hrf_Lattice proves that hhb.dr lies within hhb.ir, so that a program
+    # race-free under HRF-direct-relaxed is race-free under
+    # HRF-indirect-relaxed. Planted error: HRF-direct-relaxed's pairs "in
+    # each other's scope" (n51) no longer symmetric: the scope relation
+    # itself, not its meet with its converse, so that its so holds pairs the
+    # indirect model's does not. Theorem A.4 still holds of it (it reads
+    # only the shape of so); the lattice does not.
+    theories = BASE_THEORIES[: BASE_THEORIES.index("Hrf_Lattice") + 1]
+    whole = "hrf_direct_relaxed_n51 X = (hrf_direct_relaxed_n49 X \\<inter> hrf_direct_relaxed_n50 X)"
+    planted = "hrf_direct_relaxed_n51 X = hrf_direct_relaxed_n49 X"
+    done = _planted(tmp_path, theories, "Model_hrf_direct_relaxed", whole, planted)
+    assert done.returncode != 0
+    assert "RESULT Model_hrf_direct_relaxed: OK" in done.stdout
+    assert "RESULT Hrf_Relaxed_Theorems: OK" in done.stdout
+    assert "RESULT Hrf_Lattice: FAILED" in done.stdout
