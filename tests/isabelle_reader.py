@@ -56,6 +56,9 @@ MAIN_CONSTANTS = {
     "trans",
     "mod",
     "distinct",
+    "list_ex",
+    "fst",
+    "snd",
 }
 MAIN_TYPES = {"nat", "int", "bool", "set", "rel", "list", "option", "string"}
 # Inner-syntax words that are not names.

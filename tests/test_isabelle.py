@@ -39,6 +39,7 @@ def test_base_theories_are_in_the_repository_where_spec_puts_them():
         "Hrf_Mapping.thy",
         "Hrf_Models.thy",
         "Hrf_Relaxed_Theorems.thy",
+        "Hrf_Soundness.thy",
         "Hrf_Theorems.thy",
         "Model_hrf_direct_relaxed.thy",
         "Model_hrf_indirect_relaxed.thy",
