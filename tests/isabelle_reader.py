@@ -57,8 +57,7 @@ MAIN_CONSTANTS = {
     "mod",
     "distinct",
     "list_ex",
-    "fst",
-    "snd",
+    "list_all",
 }
 MAIN_TYPES = {"nat", "int", "bool", "set", "rel", "list", "option", "string"}
 # Inner-syntax words that are not names.

@@ -10,6 +10,7 @@ to their `check.sh`, then run
 Without them the test is skipped, saying so."""
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -159,3 +160,32 @@ def test_the_model_lattice_loads_and_a_planted_error_breaks_it(tmp_path):
     assert "RESULT Model_hrf_direct_relaxed: OK" in done.stdout
     assert "RESULT Hrf_Relaxed_Theorems: OK" in done.stdout
     assert "RESULT Hrf_Lattice: FAILED" in done.stdout
+
+
+def test_a_family_theory_loads_and_a_planted_outcome_breaks_it(tmp_path):
+    # rsp-new on the family's first two programs (two acquire loads of x at
+    # all-devices scope, in one work-group and in two): sound_check is
+    # evaluated over Hrf_Mapping's compile. Planted error: the first
+    # program's allowed outcomes emptied; its final states then show an
+    # outcome not listed, and the theory no longer loads.
+    from hrf.isabelle.family import export_scheme_family
+
+    r = export_scheme_family("rsp-new", tmp_path, locations=1, first=2)
+    assert len(r.members) == 2
+    theories = ("Hrf_Execution", "Hrf_Machine", "Hrf_Closure", "Hrf_Mapping", "Hrf_Soundness")
+    theories += ("Scheme_rsp_new", r.theory)
+
+    def check():
+        return subprocess.run(
+            ["bash", str(CHECK), str(tmp_path), *theories], capture_output=True, text=True, timeout=900
+        )
+
+    done = check()
+    assert done.returncode == 0 and f"RESULT {r.theory}: OK" in done.stdout, done.stdout[-3000:]
+    path = tmp_path / f"{r.theory}.thy"
+    text = path.read_text()
+    planted, n = re.subn(r'(_allowed = )\[\[.*?\]\]"', r'\1[]"', text, count=1)
+    assert n == 1
+    path.write_text(planted)
+    done = check()
+    assert done.returncode != 0 and f"RESULT {r.theory}: FAILED" in done.stdout

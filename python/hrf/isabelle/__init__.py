@@ -30,6 +30,7 @@ from ..dsl import Model
 from ..errors import OutputError, UnsupportedFeature, check_whole, make_folder, write_output
 from ..litmus import parse
 from ..models import get as _get_model
+from .family import FamilyResult, export_scheme_family
 from .models import HANDWRITTEN, ModelTheory, holds, model_theory
 from .runs import machine_instr, run_theory
 from .schemes import scheme_theory
@@ -41,6 +42,7 @@ __all__ = [
     "BASE_THEORIES",
     "ExportResult",
     "Exported",
+    "FamilyResult",
     "HANDWRITTEN",
     "ModelTheory",
     "SESSION",
@@ -48,6 +50,7 @@ __all__ = [
     "event_tags",
     "execution_term",
     "export_isabelle",
+    "export_scheme_family",
     "holds",
     "machine_instr",
     "model_theory",

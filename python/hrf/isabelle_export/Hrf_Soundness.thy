@@ -246,4 +246,31 @@ proof -
   qed
 qed
 
+section \<open>Soundness on a list of programs\<close>
+
+text \<open>A family of programs, each with its placement, its finite part, its
+  observations and its allowed outcomes, checked by sound_check under both
+  write-back policies (evaluate the premise by eval): machine_sound on each.
+  C is the compiler (Hrf_Mapping's compile of a scheme).\<close>
+lemma sound_on_members:
+  assumes chk: "list_all (\<lambda>(L, D, P, os, vs). sound_check k D L Fifo (C P) (src_init P) os vs
+                    \<and> sound_check k D L Any (C P) (src_init P) os vs) F"
+  shows "\<forall>(L, D, P, os, vs) \<in> set F. \<forall>wb.
+           (\<forall>s \<in> reachable L wb (C P) (initial (src_init P)). is_final L (C P) s \<longrightarrow> map (obs_val s) os \<in> set vs)
+           \<and> deadlock_free L wb (C P) (initial (src_init P))"
+proof -
+  have "\<forall>wb. (\<forall>s \<in> reachable L wb (C P) (initial (src_init P)). is_final L (C P) s \<longrightarrow> map (obs_val s) os \<in> set vs)
+           \<and> deadlock_free L wb (C P) (initial (src_init P))"
+    if m: "(L, D, P, os, vs) \<in> set F" for L D P os vs
+  proof
+    fix wb
+    have both: "sound_check k D L Fifo (C P) (src_init P) os vs \<and> sound_check k D L Any (C P) (src_init P) os vs"
+      using chk m unfolding list_all_iff by fastforce
+    show "(\<forall>s \<in> reachable L wb (C P) (initial (src_init P)). is_final L (C P) s \<longrightarrow> map (obs_val s) os \<in> set vs)
+           \<and> deadlock_free L wb (C P) (initial (src_init P))"
+      using machine_sound[OF conjunct1[OF both]] machine_sound[OF conjunct2[OF both]] by (cases wb) auto
+  qed
+  then show ?thesis by auto
+qed
+
 end

@@ -1,0 +1,239 @@
+"""A scheme's soundness on a family of small programs ([RSP15] sec. 5),
+proved in Isabelle program by program: every straight-line program of two
+threads with one operation each (every source operation the scheme has a
+row for, on one location or two), in each placement of the threads on one
+device. For each race-free program, Hrf_Soundness's `sound_check`,
+evaluated over Hrf_Mapping's `compile` of the program, proves that every
+final state the machine reaches, under either write-back policy, shows an
+outcome the source model allows, and that no reachable state deadlocks.
+What the source model allows is hrf's verdict on the same program written
+as a litmus test (hrf.soundness, which also runs hrf's own explorer)."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import mappings as _mappings
+from ..errors import UnsupportedFeature
+from .schemes import _SRC_OP, _SRC_SCOPE, scheme_theory
+from .terms import list_term, safe_name, text_body
+
+# The C/OpenCL spelling of each source operation's scope and memory order.
+# Hrf_Mapping's operations carry no memory order: the rows are those of
+# acquire loads, release stores and acq_rel RMWs (a scheme's seq_cst rows
+# are other rows).
+_SCOPE_C = {"wg": "memory_scope_work_group", "dev": "memory_scope_device", "all": "memory_scope_all_svm_devices"}
+_ORDER_C = {"load": "memory_order_acquire", "store": "memory_order_release", "rmw": "memory_order_acq_rel"}
+_LOCS = ("x", "y")
+
+
+@dataclass(frozen=True)
+class Member:
+    """One program of the family: each thread's operation (op, scope,
+    remote, location index), and each thread's work-group."""
+
+    ops: tuple
+    wgs: tuple
+
+    @property
+    def name(self) -> str:
+        parts = [f"{op}_{scope}{'_remote' if remote else ''}_{_LOCS[loc]}" for op, scope, remote, loc in self.ops]
+        return "F_" + "__".join(parts) + ("_same_wg" if len(set(self.wgs)) == 1 else "_two_wgs")
+
+    def litmus(self) -> str:
+        """The program as a litmus test of hrf's C/OpenCL dialect."""
+        lines = [f"OpenCL {self.name}", "{"]
+        lines += [f"  [{v}]=0;" for v in _LOCS[: self.locations]] + ["}", ""]
+        for t, (op, scope, remote, loc) in enumerate(self.ops):
+            x = _LOCS[loc]
+            params = ", ".join(
+                f"global {'int' if (scope == 'na' and i == loc) else 'atomic_int'}* {v}"
+                for i, v in enumerate(_LOCS[: self.locations])
+            )
+            suffix = "_remote" if remote else ""
+            if scope == "na":
+                body = f"int r0 = *{x};" if op == "load" else f"*{x} = {t + 1};"
+            else:
+                args = f"{_ORDER_C[op]}, {_SCOPE_C[scope]}"
+                body = {
+                    "load": f"int r0 = atomic_load_explicit{suffix}({x}, {args});",
+                    "store": f"atomic_store_explicit{suffix}({x}, {t + 1}, {args});",
+                    "rmw": f"int r0 = atomic_fetch_add_explicit{suffix}({x}, 1, {args});",
+                }[op]
+            lines += [f"P{t} ({params}) {{", f"  {body}", "}", ""]
+        groups: dict = {}
+        for t, w in enumerate(self.wgs):
+            groups.setdefault(w, []).append(f"P{t}")
+        tree = " ".join(f"(work_group {' '.join(ps)})" for _, ps in sorted(groups.items()))
+        lines += [f"scopeTree (device {tree})", "exists (x=0)", ""]
+        return "\n".join(lines)
+
+    @property
+    def locations(self) -> int:
+        return max(loc for *_, loc in self.ops) + 1
+
+
+def family(scheme: str, locations: int = 2) -> list:
+    """The family's programs: two threads with one operation each, over the
+    scheme's source operations (single-device rows), P0's on x and P1's on
+    x or (with locations=2) y; both threads in one work-group or in two.
+    Programs equal up to swapping the threads are listed once."""
+    if locations not in (1, 2):
+        raise UnsupportedFeature(f"a family over {locations} locations: hrf lists families over 1 or 2")
+    keys = sorted(_mappings.get(scheme).rows)
+    out = []
+    # swapping the threads (and, with two locations, x and y) gives a
+    # program already listed: each unordered pair of operations once
+    for a, b in itertools.combinations_with_replacement(keys, 2):
+        for loc in range(locations):
+            for wgs in ((0, 0), (0, 1)):
+                out.append(Member(((*a, 0), (*b, loc)), wgs))
+    return out
+
+
+def _src_code(op: str, scope: str, remote: bool, loc: int, value: int) -> str:
+    """A thread's source code over Hrf_Mapping: register 0 holds a load's
+    or an increment's result, or the value a store writes."""
+    src = f"{_SRC_OP[op]} {_SRC_SCOPE[scope]} {'True' if remote else 'False'}"
+    access = f"Op ({src}) 0 {loc}"
+    return list_term([f"SetReg 0 {value}", access] if op == "store" else [access])
+
+
+@dataclass
+class FamilyResult:
+    out: Path
+    theory: str
+    members: list = field(default_factory=list)  # the race-free programs proved, by name
+    racy: list = field(default_factory=list)  # racy sources: soundness says nothing of them
+    left_out: list = field(default_factory=list)  # (name, reason): hrf found no verdict or refused
+
+
+def family_theory(
+    scheme: str, model: str | None = None, locations: int = 2, max_states: int = 20_000, first: int | None = None
+):
+    """(theory name, text, proved, racy, left out) for a scheme's family
+    (its first `first` programs only, where given)."""
+    from ..litmus import parse
+    from ..soundness import soundness
+
+    s = _mappings.get(scheme)
+    model = model or s.model
+    c = safe_name(s.name, "S").lower()
+    scheme_thy, _ = scheme_theory(scheme)
+    theory = f"Sound_{safe_name(s.name, 'S')}_family"
+    proved, racy, left = [], [], []
+    defs, lemmas, entries = [], [], []
+    for m in family(scheme, locations)[:first]:
+        res = soundness(parse(m.litmus()), scheme, model=model, max_states=max_states)
+        if res.racy_source:
+            racy.append(m.name)
+            continue
+        if res.sound is not True:
+            left.append((m.name, res.reason or "hrf found it unsound"))
+            continue
+        p = safe_name(m.name, "F").lower()
+        obs, keys = [], []
+        for t, (op, *_rest) in enumerate(m.ops):
+            if op in ("load", "rmw"):
+                obs.append(f"OReg {t} 0")
+                keys.append(f"{t}:r0")
+        for i in range(m.locations):
+            obs.append(f"OMem {i}")
+            keys.append(_LOCS[i])
+        allowed = sorted({tuple(a[k] for k in keys) for a in res.allowed})
+        nwg = max(m.wgs) + 1
+        code = ", ".join(f"{t} := {_src_code(o[0], o[1], o[2], o[3], t + 1)}" for t, o in enumerate(m.ops))
+        defs += [
+            f"text \\<open>{text_body(m.name)}: {text_body(', '.join(_mappings.key_text(o[:3]) for o in m.ops))}; "
+            f"P0 in work-group 0, P1 in work-group {m.wgs[1]}.\\<close>",
+            f"definition {p}_layout :: layout where",
+            f'  "{p}_layout = \\<lparr>wg_of = (\\<lambda>_. 0)(1 := {m.wgs[1]}), dev_of = (\\<lambda>_. 0), '
+            f'wgs = {{{", ".join(str(w) for w in range(nwg))}}}, devs = {{0}}\\<rparr>"',
+            f"definition {p}_src :: src_program where",
+            f'  "{p}_src = \\<lparr>src_threads = {{0, 1}}, src_code = (\\<lambda>_. [])({code}), '
+            f'src_init = (\\<lambda>_. 0)\\<rparr>"',
+            f"definition {p}_dom :: dom where",
+            f'  "{p}_dom = \\<lparr>d_threads = [0, 1], d_regs = [0], d_wgs = {list_term(range(nwg))}, d_devs = [0], '
+            f'd_addrs = {list_term(sorted({o[3] for o in m.ops}))}\\<rparr>"',
+            f'definition {p}_obs :: "obs list" where',
+            f'  "{p}_obs = {list_term(obs)}"',
+            f'definition {p}_allowed :: "int list list" where',
+            f'  "{p}_allowed = {list_term(list_term(str(v) if v >= 0 else f"({v})" for v in a) for a in allowed)}"',
+            "",
+        ]
+        entries.append(f"({p}_layout, {p}_dom, {p}_src, {p}_obs, {p}_allowed)")
+        ctx = f"{p}_dom {p}_layout"
+        prog = f"(compile {c} {p}_src) (src_init {p}_src) {p}_obs {p}_allowed"
+        lemmas += [
+            f"lemma {p}_checked:",
+            f'  "sound_check 100000 {ctx} Fifo {prog} \\<and> sound_check 100000 {ctx} Any {prog}"',
+            "  by eval",
+            "",
+        ]
+        proved.append(m.name)
+    if not entries:
+        raise UnsupportedFeature(f"scheme {scheme}: no race-free program of the family that hrf found sound")
+    member_t = "(layout \\<times> dom \\<times> src_program \\<times> obs list \\<times> int list list)"
+    out = [
+        f"(* Generated by hrf: scheme {s.name} on every program of two threads with one",
+        "   operation each (hrf.isabelle.export_scheme_family). For each race-free one,",
+        "   sound_check (Hrf_Soundness) is evaluated over Hrf_Mapping's compile of the",
+        "   program, under both write-back policies; machine_sound makes that the",
+        f"   scheme's soundness on it. What {model} allows is hrf's verdict. *)",
+        f"theory {theory}",
+        f"  imports Hrf_Soundness {scheme_thy}",
+        "begin",
+        "",
+        "text \\<open>The scheme theory allows its own stubs; this theory allows none.\\<close>",
+        "declare [[quick_and_dirty = false]]",
+        "",
+        *defs,
+        *lemmas,
+        f'definition {c}_family :: "{member_t} list" where',
+        f'  "{c}_family = [\n     ' + ",\n     ".join(entries) + ']"',
+        "",
+        f"lemma {c}_family_checked:",
+        f'  "list_all (\\<lambda>(L, D, P, os, vs). sound_check 100000 D L Fifo (compile {c} P) (src_init P) os vs',
+        f'     \\<and> sound_check 100000 D L Any (compile {c} P) (src_init P) os vs) {c}_family"',
+        f"  unfolding {c}_family_def list_all_simps prod.case",
+        "  by (simp only: simp_thms " + " ".join(f"{safe_name(n, 'F').lower()}_checked" for n in proved) + ")",
+        "",
+        f"text \\<open>[RSP15] sec. 5's soundness of {text_body(s.name)} on each program of the family (race-free "
+        f"under {text_body(model)}): under either write-back policy, every final state the machine reaches "
+        "shows an outcome the source model allows, and from every reachable state a final one is "
+        "reachable.\\<close>",
+        f"theorem {c}_sound_on_family:",
+        f'  "\\<forall>(L, D, P, os, vs) \\<in> set {c}_family. \\<forall>wb.',
+        f"     (\\<forall>s \\<in> reachable L wb (compile {c} P) (initial (src_init P)).",
+        f"         is_final L (compile {c} P) s \\<longrightarrow> map (obs_val s) os \\<in> set vs)",
+        f'     \\<and> deadlock_free L wb (compile {c} P) (initial (src_init P))"',
+        f"  by (rule sound_on_members[OF {c}_family_checked])",
+        "",
+        "end",
+        "",
+    ]
+    return theory, "\n".join(out), proved, racy, left
+
+
+def export_scheme_family(
+    scheme: str,
+    out,
+    model: str | None = None,
+    locations: int = 2,
+    max_states: int = 20_000,
+    first: int | None = None,
+) -> FamilyResult:
+    """Write a session folder (base theories, the scheme theory, the family
+    theory and ROOT) proving `scheme` sound on its family of programs."""
+    from . import _copy_base, _prepare_folder, write_output, write_root
+
+    folder = _prepare_folder(Path(out))
+    _copy_base(folder)
+    scheme_thy, scheme_text = scheme_theory(scheme)
+    write_output(folder / f"{scheme_thy}.thy", scheme_text)
+    theory, text, proved, racy, left = family_theory(scheme, model, locations, max_states, first)
+    write_output(folder / f"{theory}.thy", text)
+    write_root(folder)
+    return FamilyResult(folder, theory, proved, racy, left)
