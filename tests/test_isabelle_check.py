@@ -168,7 +168,7 @@ def test_a_family_theory_loads_and_a_planted_outcome_breaks_it(tmp_path):
     # evaluated over Hrf_Mapping's compile. Planted error: the first
     # program's allowed outcomes emptied; its final states then show an
     # outcome not listed, and the theory no longer loads.
-    from hrf.isabelle.family import export_scheme_family
+    from hrf.isabelle import export_scheme_family
 
     r = export_scheme_family("rsp-new", tmp_path, locations=1, first=2)
     assert len(r.members) == 2

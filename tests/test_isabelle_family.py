@@ -8,8 +8,8 @@ tests/test_isabelle_check.py."""
 import re
 
 import hrf
-from hrf.isabelle import safe_name
-from hrf.isabelle.family import export_scheme_family, family
+from hrf.isabelle import export_scheme_family, safe_name
+from hrf.isabelle.family import family
 from hrf.mappings import get
 from isabelle_reader import check_session
 

@@ -30,7 +30,7 @@ from ..dsl import Model
 from ..errors import OutputError, UnsupportedFeature, check_whole, make_folder, write_output
 from ..litmus import parse
 from ..models import get as _get_model
-from .family import FamilyResult, export_scheme_family
+from .family import FamilyResult, family_theory
 from .models import HANDWRITTEN, ModelTheory, holds, model_theory
 from .runs import machine_instr, run_theory
 from .schemes import scheme_theory
@@ -281,3 +281,23 @@ def export_isabelle(
             _export_runs(res, test, s, limits, max_states, max_proof_states, progress)
     write_root(out)
     return res
+
+
+def export_scheme_family(
+    scheme: str,
+    out,
+    model: str | None = None,
+    locations: int = 2,
+    max_states: int = 20_000,
+    first: int | None = None,
+) -> FamilyResult:
+    """Write a session folder (base theories, the scheme theory, the family
+    theory and ROOT) proving `scheme` sound on its family of programs."""
+    folder = _prepare_folder(Path(out))
+    _copy_base(folder)
+    scheme_thy, scheme_text = scheme_theory(scheme)
+    write_output(folder / f"{scheme_thy}.thy", scheme_text)
+    theory, text, proved, racy, left = family_theory(scheme, model, locations, max_states, first)
+    write_output(folder / f"{theory}.thy", text)
+    write_root(folder)
+    return FamilyResult(folder, theory, proved, racy, left)

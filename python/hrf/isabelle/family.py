@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .. import mappings as _mappings
 from ..errors import UnsupportedFeature
-from .schemes import _SRC_OP, _SRC_SCOPE, scheme_theory
+from .schemes import SRC_OP, SRC_SCOPE, scheme_theory
 from .terms import list_term, safe_name, text_body
 
 # The C/OpenCL spelling of each source operation's scope and memory order.
@@ -96,7 +96,7 @@ def family(scheme: str, locations: int = 2) -> list:
 def _src_code(op: str, scope: str, remote: bool, loc: int, value: int) -> str:
     """A thread's source code over Hrf_Mapping: register 0 holds a load's
     or an increment's result, or the value a store writes."""
-    src = f"{_SRC_OP[op]} {_SRC_SCOPE[scope]} {'True' if remote else 'False'}"
+    src = f"{SRC_OP[op]} {SRC_SCOPE[scope]} {'True' if remote else 'False'}"
     access = f"Op ({src}) 0 {loc}"
     return list_term([f"SetReg 0 {value}", access] if op == "store" else [access])
 
@@ -215,25 +215,3 @@ def family_theory(
         "",
     ]
     return theory, "\n".join(out), proved, racy, left
-
-
-def export_scheme_family(
-    scheme: str,
-    out,
-    model: str | None = None,
-    locations: int = 2,
-    max_states: int = 20_000,
-    first: int | None = None,
-) -> FamilyResult:
-    """Write a session folder (base theories, the scheme theory, the family
-    theory and ROOT) proving `scheme` sound on its family of programs."""
-    from . import _copy_base, _prepare_folder, write_output, write_root
-
-    folder = _prepare_folder(Path(out))
-    _copy_base(folder)
-    scheme_thy, scheme_text = scheme_theory(scheme)
-    write_output(folder / f"{scheme_thy}.thy", scheme_text)
-    theory, text, proved, racy, left = family_theory(scheme, model, locations, max_states, first)
-    write_output(folder / f"{theory}.thy", text)
-    write_root(folder)
-    return FamilyResult(folder, theory, proved, racy, left)

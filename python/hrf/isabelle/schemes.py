@@ -10,8 +10,8 @@ from ..machine.instructions import isabelle_term
 from .terms import list_term, safe_name, text_body
 
 # --------------------------------------------------------- scheme theories
-_SRC_OP = {"load": "Load", "store": "Store", "rmw": "FetchInc"}
-_SRC_SCOPE = {"na": "NonAtomic", "wg": "WorkGroup", "dev": "Device", "all": "AllDevices"}
+SRC_OP = {"load": "Load", "store": "Store", "rmw": "FetchInc"}
+SRC_SCOPE = {"na": "NonAtomic", "wg": "WorkGroup", "dev": "Device", "all": "AllDevices"}
 # A row's access itself: the source access's register r at location x.
 _ACCESS = {"LD": "LD r x", "ST": "ST (ER r) x", "RMWL1": "INCL1 r x", "RMWL2": "INCL2 r x"}
 
@@ -54,7 +54,7 @@ def scheme_theory(scheme) -> tuple:
                 scope,
                 remote,
                 r,
-                f"{_SRC_OP[op]} {_SRC_SCOPE[scope]} {'True' if remote else 'False'}",
+                f"{SRC_OP[op]} {SRC_SCOPE[scope]} {'True' if remote else 'False'}",
                 list_term(_instr(w) for w in r.seq),
             )
             for (op, scope, remote), r in rows.items()
