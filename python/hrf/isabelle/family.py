@@ -17,8 +17,8 @@ from pathlib import Path
 
 from .. import mappings as _mappings
 from ..errors import UnsupportedFeature
-from .schemes import SRC_OP, SRC_SCOPE, scheme_theory
-from .terms import list_term, safe_name, text_body
+from .schemes import scheme_theory_name, src_op_term
+from .terms import int_term, list_term, safe_name, text_body
 
 # The C/OpenCL spelling of each source operation's scope and memory order.
 # Hrf_Mapping's operations carry no memory order: the rows are those of
@@ -27,6 +27,9 @@ from .terms import list_term, safe_name, text_body
 _SCOPE_C = {"wg": "memory_scope_work_group", "dev": "memory_scope_device", "all": "memory_scope_all_svm_devices"}
 _ORDER_C = {"load": "memory_order_acquire", "store": "memory_order_release", "rmw": "memory_order_acq_rel"}
 _LOCS = ("x", "y")
+# The search's fuel (Hrf_Closure's explore takes a state per round): more
+# than any family program's machine has states.
+_FUEL = 100_000
 
 
 @dataclass(frozen=True)
@@ -96,8 +99,7 @@ def family(scheme: str, locations: int = 2) -> list:
 def _src_code(op: str, scope: str, remote: bool, loc: int, value: int) -> str:
     """A thread's source code over Hrf_Mapping: register 0 holds a load's
     or an increment's result, or the value a store writes."""
-    src = f"{SRC_OP[op]} {SRC_SCOPE[scope]} {'True' if remote else 'False'}"
-    access = f"Op ({src}) 0 {loc}"
+    access = f"Op ({src_op_term(op, scope, remote)}) 0 {loc}"
     return list_term([f"SetReg 0 {value}", access] if op == "store" else [access])
 
 
@@ -121,7 +123,7 @@ def family_theory(
     s = _mappings.get(scheme)
     model = model or s.model
     c = safe_name(s.name, "S").lower()
-    scheme_thy, _ = scheme_theory(scheme)
+    scheme_thy = scheme_theory_name(scheme)
     theory = f"Sound_{safe_name(s.name, 'S')}_family"
     proved, racy, left = [], [], []
     defs, lemmas, entries = [], [], []
@@ -160,7 +162,7 @@ def family_theory(
             f'definition {p}_obs :: "obs list" where',
             f'  "{p}_obs = {list_term(obs)}"',
             f'definition {p}_allowed :: "int list list" where',
-            f'  "{p}_allowed = {list_term(list_term(str(v) if v >= 0 else f"({v})" for v in a) for a in allowed)}"',
+            f'  "{p}_allowed = {list_term(list_term(int_term(v) for v in a) for a in allowed)}"',
             "",
         ]
         entries.append(f"({p}_layout, {p}_dom, {p}_src, {p}_obs, {p}_allowed)")
@@ -168,7 +170,7 @@ def family_theory(
         prog = f"(compile {c} {p}_src) (src_init {p}_src) {p}_obs {p}_allowed"
         lemmas += [
             f"lemma {p}_checked:",
-            f'  "sound_check 100000 {ctx} Fifo {prog} \\<and> sound_check 100000 {ctx} Any {prog}"',
+            f'  "sound_check {_FUEL} {ctx} Fifo {prog} \\<and> sound_check {_FUEL} {ctx} Any {prog}"',
             "  by eval",
             "",
         ]
@@ -195,8 +197,8 @@ def family_theory(
         f'  "{c}_family = [\n     ' + ",\n     ".join(entries) + ']"',
         "",
         f"lemma {c}_family_checked:",
-        f'  "list_all (\\<lambda>(L, D, P, os, vs). sound_check 100000 D L Fifo (compile {c} P) (src_init P) os vs',
-        f'     \\<and> sound_check 100000 D L Any (compile {c} P) (src_init P) os vs) {c}_family"',
+        f'  "list_all (\\<lambda>(L, D, P, os, vs). sound_check {_FUEL} D L Fifo (compile {c} P) (src_init P) os vs',
+        f'     \\<and> sound_check {_FUEL} D L Any (compile {c} P) (src_init P) os vs) {c}_family"',
         f"  unfolding {c}_family_def list_all_simps prod.case",
         "  by (simp only: simp_thms " + " ".join(f"{safe_name(n, 'F').lower()}_checked" for n in proved) + ")",
         "",

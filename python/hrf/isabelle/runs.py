@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..errors import UnsupportedFeature
 from ..litmus.printer import format_state
 from ..machine.instructions import ISABELLE_SCOPES, SCOPE_NAMES, mnemonic, row_of
-from .terms import list_term, safe_name, set_term, text_body
+from .terms import int_term, list_term, safe_name, set_term, text_body
 
 # ------------------------------------------------------------------ machine runs
 _BINOP = {
@@ -28,15 +28,11 @@ _LABELS = {
 }
 
 
-def _int(v: int) -> str:
-    return str(v) if v >= 0 else f"({v})"
-
-
 def _expr(e: dict) -> str:
     """A machine expression (the IR's `Expr`) as Hrf_Machine's `expr`."""
     k = e["k"]
     if k == "c":
-        return f"EC {_int(e['v'])}"
+        return f"EC {int_term(e['v'])}"
     if k == "r":
         return f"ER {e['r']}"
     if k in ("not", "neg"):
@@ -110,7 +106,7 @@ def _closure_terms(res, p: str, nwg: int, ndev: int) -> tuple:
         f'  "{p}_obs = {list_term(obs)}"',
         "",
         f'definition {p}_allowed :: "int list list" where',
-        f'  "{p}_allowed = {list_term(list_term(_int(v) for v in a) for a in allowed)}"',
+        f'  "{p}_allowed = {list_term(list_term(int_term(v) for v in a) for a in allowed)}"',
         "",
     ]
     return defs, keep, left
@@ -176,7 +172,7 @@ def run_theory(res, name: str | None = None, closed: dict | None = None) -> tupl
         + '\\<rparr>"',
         "",
         f'definition {p}_init :: "addr \\<Rightarrow> int" where',
-        f'  "{p}_init = {_fun((i, _int(v)) for i, (_, v) in enumerate(prog.locations))}"',
+        f'  "{p}_init = {_fun((i, int_term(v)) for i, (_, v) in enumerate(prog.locations))}"',
         "",
     ]
     for wb, r in found:
@@ -191,7 +187,7 @@ def run_theory(res, name: str | None = None, closed: dict | None = None) -> tupl
                 if name_ not in o:
                     continue
                 at = f"regs s {obs['thread']} {obs['reg']}" if obs["kind"] == "reg" else f"mem s {obs['loc']}"
-                facts.append(f"{at} = {_int(o[name_])}")
+                facts.append(f"{at} = {int_term(o[name_])}")
             q = " \\<and> ".join(facts) or "True"
             lemma = f"{p}_{wb}_{k}"
             verdict = (

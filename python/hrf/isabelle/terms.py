@@ -53,6 +53,11 @@ def list_term(items) -> str:
     return "[" + ", ".join(str(x) for x in items) + "]"
 
 
+def int_term(v: int) -> str:
+    """An integer literal; a negative one in parentheses."""
+    return str(v) if v >= 0 else f"({v})"
+
+
 def pairs_term(pairs) -> str:
     return set_term(f"({a}, {b})" for a, b in sorted(map(tuple, pairs)))
 
