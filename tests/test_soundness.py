@@ -112,12 +112,28 @@ def test_repaired_rsp_new_is_sound_on_the_findings(test):
     assert set(r.machine) == {"fifo", "any"} and all(m.deadlocks == 0 for m in r.machine.values())
 
 
-def test_the_repair_changes_only_the_remote_rows():
+def test_the_repair_changes_only_the_rmw_rows_and_the_remote_store():
     new, slides = get("rsp-new"), get("rsp-new-slides")
     changed = {k for k in new.rows if new.rows[k] != slides.rows[k]}
-    assert changed == {("rmw", "dev", True), ("store", "dev", True)}
+    assert changed == {("rmw", "dev", False), ("rmw", "dev", True), ("store", "dev", True)}
     for k in changed:
         assert "repair" in new.rows[k].source
+
+
+@pytest.mark.parametrize("drop", [("LKrmw WG", "UNLKrmw WG"), ("FLUL1 WG",)])
+def test_the_device_rmw_needs_its_work_group_lock_and_flush(drop):
+    # rmw-dev-vs-wg (its comment derives x=2 only): without the lock the
+    # work-group RMW's L1 line overwrites the device increment; without the
+    # flush a line it left dirty before does (x=1 either way).
+    new = get("rsp-new")
+    seq = tuple(i for i in new.rows[("rmw", "dev", False)].seq if i not in drop)
+    rows = {**new.rows, ("rmw", "dev", False): Row(seq, "less")}
+    test = RSP / "rmw-dev-vs-wg.litmus"
+    assert hrf.check(test, "opencl-rsp").outcomes == [{"x": 2}]
+    r = hrf.soundness(test, dataclasses.replace(new, name="rsp-new-less", rows=rows))
+    assert r.sound is False
+    assert {"0:r0": 0, "1:r0": 0, "x": 1} in _outcomes(r, "fifo")
+    assert hrf.soundness(test, "rsp-new").sound is True
 
 
 # The reference RSP tests (AMD's, via the RSP paper's herd). Race-free ones
@@ -199,8 +215,8 @@ def test_every_instruction_of_the_several_device_rows_is_needed():
 
 
 def test_several_device_rows_apply_on_several_devices_only():
-    # P0's device-scope increment: the slide's row on one device, under the
-    # device's rmw locks on two.
+    # P0's device-scope increment: under its work-group's rmw lock on one
+    # device (the repaired row), under the device's rmw locks on two.
     text = (RSP / "store-remote-all-vs-dev-rmw.litmus").read_text()
     two = compile_scheme(text, "rsp-new")
     one = compile_scheme(
@@ -208,7 +224,7 @@ def test_several_device_rows_apply_on_several_devices_only():
         "rsp-new",
     )
     ops = lambda p: [(i["op"], i.get("scope")) for i in p.threads[0].code]  # noqa: E731
-    assert ops(one) == [("flu", "wg"), ("rmw", None), ("inv", "wg")]
+    assert ops(one) == [("lkrmw", "wg"), ("flu", "wg"), ("rmw", None), ("inv", "wg"), ("unlkrmw", "wg")]
     assert ops(two) == [("lkrmw", "dev"), ("flu", "wg"), ("rmw", None), ("inv", "wg"), ("unlkrmw", "dev")]
 
 

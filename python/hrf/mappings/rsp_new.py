@@ -44,7 +44,7 @@ SLIDES = Scheme(
     description="the RSP talk's new scheme as transcribed in the README",
     model="opencl-rsp",
     rows=dict(_ROWS),
-    refuted_by=("litmus/rsp/rmw-two-remote.litmus",),
+    refuted_by=("litmus/rsp/rmw-two-remote.litmus", "litmus/rsp/rmw-dev-vs-wg.litmus"),
 )
 
 # Several devices: remote operations at scope all_svm_devices (RSP_Test3).
@@ -140,13 +140,22 @@ _SEQ_CST_MISSING = {
 # widens the flush to the device (FLUL1 DV) and invalidates the device's
 # L1s after as well as before, and brackets the remote store with the rmw
 # locks like the remote RMW, so that no work-group RMW runs in between.
+# The slide's device RMW takes no lock either: a work-group RMW of its own
+# work-group, in the L1, reads x before the device RMW's increment at L2
+# and its line, written back after, overwrites it (rmw-dev-vs-wg, x=1;
+# found by the Isabelle family, hrf.isabelle.family). The repair runs it
+# under its work-group's rmw lock, which every work-group RMW takes.
 SCHEME = Scheme(
     name="rsp-new",
-    description="the RSP paper's new scheme, with hrf's repair of the remote RMW and store rows",
+    description="the RSP paper's new scheme, with hrf's repair of the RMW rows and the remote store row",
     model="opencl-rsp",
     rows={
         **_ROWS,
         **{
+            ("rmw", "dev", False): Row(
+                ("LKrmw WG", "FLUL1 WG", "RMWL2", "INVL1 WG", "UNLKrmw WG"),
+                "repair: the slide's row under the work-group's rmw lock (rmw-dev-vs-wg)",
+            ),
             ("rmw", "dev", True): Row(
                 ("LKrmw DV", "FLUL1 DV", "INVL1 DV", "RMWL2", "FLUL1 DV", "INVL1 DV", "UNLKrmw DV"),
                 "repair: the slide's row with FLUL1/INVL1 widened to DV (the README's schemes section)",
@@ -157,7 +166,8 @@ SCHEME = Scheme(
             ),
         },
     },
-    notes="Repaired rows: remote RMW and remote store (see the module docstring and tests/test_soundness.py). "
+    notes="Repaired rows: device RMW, remote RMW and remote store (see the module docstring and "
+    "tests/test_soundness.py). "
     "On several devices: hrf's remote all-devices load and store rows and a locked device-scope RMW.",
     several_devices=_SEVERAL_DEVICES,
     missing={("rmw", "all", True): _NO_REMOTE_ALL_RMW, ("rmw", "all", False): _NO_ALL_RMW},
