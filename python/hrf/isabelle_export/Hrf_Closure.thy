@@ -710,8 +710,16 @@ fun bst_list :: "bst \<Rightarrow> astate list" where
 lemma set_bst_list [simp]: "set (bst_list t) = bst_set t"
   by (induction t) auto
 
-definition mix :: "int \<Rightarrow> int \<Rightarrow> int" where
-  "mix h v = (h * 1000003 + v) mod 2305843009213693951"
+text \<open>The hash: a weighted sum of the state's numbers (weights 1, 3, ..., 17
+  in turn). The search only needs it to spread states over the tree (equal
+  hashes share a bucket). It keeps its numbers small: eval computes with
+  the code generator's own binary integers (the theories import no
+  target-language integers, so that they load in any session over HOL),
+  where a product-and-remainder hash of 60-bit numbers made the search ten
+  times slower (17 s against 1.7 s on a program of 140 states).\<close>
+fun wsum :: "int \<Rightarrow> int list \<Rightarrow> int" where
+  "wsum w [] = 0"
+| "wsum w (v # vs) = w * v + wsum (if w < 17 then w + 2 else 1) vs"
 
 fun hentry :: "entry option \<Rightarrow> int" where
   "hentry None = 0"
@@ -727,7 +735,7 @@ fun hopt :: "nat option \<Rightarrow> int" where
 
 definition hash :: "astate \<Rightarrow> int" where
   "hash a = (case a of (am, al2, af2, alk, al1, af1, arl, ars, apc) \<Rightarrow>
-     foldl mix 17 (am @ map hentry (concat al2) @ concat (map (\<lambda>f. map hfifo f @ [-1]) af2)
+     wsum 1 (am @ map hentry (concat al2) @ concat (map (\<lambda>f. map hfifo f @ [-1]) af2)
        @ map hopt (concat alk) @ map hentry (concat al1) @ concat (map (\<lambda>f. map hfifo f @ [-1]) af1)
        @ map hopt arl @ concat ars @ map int apc))"
 
