@@ -96,3 +96,19 @@ def test_the_family_theory_reads_as_a_session_with_every_race_free_member_checke
     assert f'"{p}_obs = [OReg 0 0, OReg 1 0, OMem 0]"' in text
     got = re.search(rf'"{p}_allowed = (\[.*\])"', text).group(1)
     assert got == "[" + ", ".join("[" + ", ".join(map(str, w)) + "]" for w in want) + "]"
+
+
+def test_the_hrf_cache_family_under_hrf_direct_relaxed_leaves_out_the_lost_update(tmp_path):
+    # [HRFR15] App. B on the family: hrf-cache's 8 single-device rows (no
+    # remote, no all-devices scope), 36 pairs x 2 locations x 2 placements.
+    # The one member hrf finds unsound is the lost update of
+    # tests/test_soundness.py (a device and a work-group RMW of x in one
+    # work-group, in each other's scope under HRF-relaxed's inclusion).
+    r = export_scheme_family("hrf-cache", tmp_path, model="hrf-direct-relaxed")
+    assert len(family("hrf-cache", 2)) == 8 * 9 // 2 * 2 * 2 == 144
+    assert r.left_out == [("F_rmw_dev_x__rmw_wg_x_same_wg", "hrf found it unsound")]
+    assert len(r.members) + len(r.racy) == 143 and len(r.members) > 100
+    assert "Sound_hrf_cache_family" in check_session(tmp_path)
+    text = (tmp_path / "Sound_hrf_cache_family.thy").read_text()
+    assert re.search(r"^theorem hrf_cache_sound_on_family:", text, re.M)
+    assert "[HRFR15] App. B" in text

@@ -284,6 +284,28 @@ def test_hrf_cache_implements_the_hrf_models(name, model):
     assert r.sound is True, r.to_text()
 
 
+@pytest.mark.parametrize("order", ["memory_order_relaxed", "memory_order_seq_cst"])
+def test_hrf_cache_loses_an_update_under_hrf_relaxed_scope_inclusion(order):
+    # rmw-dev-vs-wg: P0's device-scope RMW and P1's work-group-scope RMW of
+    # x, one work-group. [HRFR15] sec. 4: each is in the other's scope (the
+    # device holds P1, the work-group P0), so they do not conflict (App. A,
+    # "Atomic Conflict"), and an RMW's read and write are adjacent in coh:
+    # x = 2 only. Fig. 11 performs an RMW "at the cache or memory
+    # corresponding to" its scope: P1's in the L1, P0's in the L2, so P1's
+    # L1 line, written back after, overwrites P0's increment: x = 1. Under
+    # [HRF14]'s exact scopes the same program is racy (nothing to check).
+    text = (RSP / "rmw-dev-vs-wg.litmus").read_text().replace("memory_order_relaxed", order)
+    test = hrf.parse(text)
+    for model in ("hrf-direct-relaxed", "hrf-indirect-relaxed"):
+        assert hrf.check(test, model).outcomes == [{"x": 2}]
+        r = hrf.soundness(test, "hrf-cache", model)
+        assert r.sound is False and not r.racy_source
+        assert {c.outcome["x"] for c in r.counterexamples} == {1}
+    for model in ("hrf-direct", "hrf-indirect"):
+        if order == "memory_order_seq_cst":  # the HRF models have seq_cst atomics only
+            assert hrf.soundness(test, "hrf-cache", model).racy_source
+
+
 def test_compile_prints_rows_with_their_source_lines():
     p = compile_scheme(RSP / "corrupt-mp.litmus", "rsp-new")
     text = p.format()

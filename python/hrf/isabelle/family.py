@@ -7,7 +7,11 @@ evaluated over Hrf_Mapping's `compile` of the program, proves that every
 final state the machine reaches, under either write-back policy, shows an
 outcome the source model allows, and that no reachable state deadlocks.
 What the source model allows is hrf's verdict on the same program written
-as a litmus test (hrf.soundness, which also runs hrf's own explorer)."""
+as a litmus test (hrf.soundness, which also runs hrf's own explorer).
+The litmus tests' atomics are acquire loads, release stores and acq_rel
+RMWs: a source model with seq_cst atomics only (HRF-direct,
+HRF-indirect) refuses them; hrf-cache's family is judged under the
+relaxed HRF models ([HRFR15] App. B: model="hrf-direct-relaxed")."""
 
 from __future__ import annotations
 
@@ -212,7 +216,8 @@ def family_theory(
         f"  unfolding {c}_family_def list_all_append",
         "  by (simp only: simp_thms " + " ".join(f"{n}_checked" for n in names) + ")",
         "",
-        f"text \\<open>[RSP15] sec. 5's soundness of {text_body(s.name)} on each program of the family (race-free "
+        f"text \\<open>The soundness of {text_body(s.name)} against {text_body(model)} ([RSP15] sec. 5; for the HRF "
+        "papers' implementation, [HRFR15] App. B's validity) on each program of the family (race-free "
         f"under {text_body(model)}): under either write-back policy, every final state the machine reaches "
         "shows an outcome the source model allows, and from every reachable state a final one is "
         "reachable.\\<close>",
