@@ -32,7 +32,7 @@ from ..litmus import parse
 from ..models import get as _get_model
 from .family import FamilyResult, family_theory
 from .models import HANDWRITTEN, ModelTheory, holds, model_theory
-from .runs import machine_instr, run_theory
+from .runs import closable, machine_instr, run_theory
 from .schemes import scheme_theory
 from .terms import BASE_DIR, BASE_THEORIES, SESSION, safe_name
 from .tests import Exported, event_tags, execution_term, test_theory
@@ -137,29 +137,6 @@ def write_root(out: Path, session: str = SESSION) -> Path:
     p = out / "ROOT"
     write_output(p, text)
     return p
-
-
-def closable(r, max_proof_states: int, progress=None) -> tuple:
-    """For a scheme hrf found sound on a test: write-back policy -> (number
-    of states, number of them not final) of the unreduced machine, for the
-    policies whose unreduced machine has at most `max_proof_states` states
-    (Isabelle enumerates them again); and a note for each policy left out."""
-    from ..machine import explore
-
-    closed: dict[str, tuple[int, int]] = {}
-    notes: list[str] = []
-    if r.sound is not True or max_proof_states == 0:
-        return closed, notes
-    for wb in r.machine:
-        m = explore(r.program, writeback=wb, reduce=False, max_states=max_proof_states, progress=progress)
-        if m.complete:
-            closed[wb] = (m.states, m.states - m.final_states)
-        else:
-            notes.append(
-                f"writeback={wb}: no closure theorem, the unreduced machine has more than "
-                f"{max_proof_states} states (max_proof_states)"
-            )
-    return closed, notes
 
 
 def _export_runs(
@@ -290,14 +267,20 @@ def export_scheme_family(
     locations: int = 2,
     max_states: int = 20_000,
     first: int | None = None,
+    max_proof_states: int = 20_000,
 ) -> FamilyResult:
     """Write a session folder (base theories, the scheme theory, the family
-    theory and ROOT) proving `scheme` sound on its family of programs."""
+    theory and ROOT) proving `scheme` sound on its family of programs: the
+    race-free ones hrf finds sound and whose unreduced machine has at most
+    `max_proof_states` states under each write-back policy (the others are
+    in `left_out`, with the reason)."""
+    check_whole("max_states", max_states, 1)
+    check_whole("max_proof_states", max_proof_states, 1)
     folder = _prepare_folder(Path(out))
     _copy_base(folder)
     scheme_thy, scheme_text = scheme_theory(scheme)
     write_output(folder / f"{scheme_thy}.thy", scheme_text)
-    theory, text, proved, racy, left = family_theory(scheme, model, locations, max_states, first)
+    theory, text, proved, racy, left = family_theory(scheme, model, locations, max_states, first, max_proof_states)
     write_output(folder / f"{theory}.thy", text)
     write_root(folder)
     return FamilyResult(folder, theory, proved, racy, left)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .. import mappings as _mappings
 from ..errors import UnsupportedFeature
+from .runs import closable
 from .schemes import scheme_theory_name, src_op_term
 from .terms import int_term, list_term, safe_name, text_body
 
@@ -31,9 +32,6 @@ from .terms import int_term, list_term, safe_name, text_body
 _SCOPE_C = {"wg": "memory_scope_work_group", "dev": "memory_scope_device", "all": "memory_scope_all_svm_devices"}
 _ORDER_C = {"load": "memory_order_acquire", "store": "memory_order_release", "rmw": "memory_order_acq_rel"}
 _LOCS = ("x", "y")
-# The search's fuel (Hrf_Closure's explore takes a state per round): more
-# than any family program's machine has states.
-_FUEL = 100_000
 # Members per eval (family_theory).
 _CHUNK = 10
 
@@ -119,10 +117,18 @@ class FamilyResult:
 
 
 def family_theory(
-    scheme: str, model: str | None = None, locations: int = 2, max_states: int = 20_000, first: int | None = None
+    scheme: str,
+    model: str | None = None,
+    locations: int = 2,
+    max_states: int = 20_000,
+    first: int | None = None,
+    max_proof_states: int = 20_000,
 ):
     """(theory name, text, proved, racy, left out) for a scheme's family
-    (its first `first` programs only, where given)."""
+    (its first `first` programs only, where given). Isabelle's search
+    enumerates the unreduced machine, under each write-back policy: a
+    program whose unreduced machine has more than `max_proof_states` states
+    is left out, and says so."""
     from ..litmus import parse
     from ..soundness import soundness
 
@@ -140,6 +146,10 @@ def family_theory(
             continue
         if res.sound is not True:
             left.append((m.name, res.reason or "hrf found it unsound"))
+            continue
+        closed, notes = closable(res, max_proof_states)
+        if set(closed) != {"fifo", "any"}:
+            left.append((m.name, "; ".join(notes)))
             continue
         p = safe_name(m.name, "F").lower()
         obs, keys = [], []
@@ -176,9 +186,12 @@ def family_theory(
     if not entries:
         raise UnsupportedFeature(f"scheme {scheme}: no race-free program of the family that hrf found sound")
     member_t = "(layout \\<times> dom \\<times> src_program \\<times> obs list \\<times> int list list)"
+    # The search's fuel: a state per round, so one more than any member's
+    # unreduced machine has states.
+    fuel = max_proof_states + 1
     checked = (
-        f"(\\<lambda>(L, D, P, os, vs). sound_check {_FUEL} D L Fifo (compile {c} P) (src_init P) os vs"
-        f" \\<and> sound_check {_FUEL} D L Any (compile {c} P) (src_init P) os vs)"
+        f"(\\<lambda>(L, D, P, os, vs). sound_check {fuel} D L Fifo (compile {c} P) (src_init P) os vs"
+        f" \\<and> sound_check {fuel} D L Any (compile {c} P) (src_init P) os vs)"
     )
     # One eval per chunk of members: each eval generates and compiles the
     # machine's code once (under a second), and the chunks' proofs run in

@@ -249,3 +249,26 @@ def run_theory(res, name: str | None = None, closed: dict | None = None) -> tupl
             ]
     out += ["end", ""]
     return theory, "\n".join(out)
+
+
+def closable(r, max_proof_states: int, progress=None) -> tuple:
+    """For a scheme hrf found sound on a test: write-back policy -> (number
+    of states, number of them not final) of the unreduced machine, for the
+    policies whose unreduced machine has at most `max_proof_states` states
+    (Isabelle enumerates them again); and a note for each policy left out."""
+    from ..machine import explore
+
+    closed: dict[str, tuple[int, int]] = {}
+    notes: list[str] = []
+    if r.sound is not True or max_proof_states == 0:
+        return closed, notes
+    for wb in r.machine:
+        m = explore(r.program, writeback=wb, reduce=False, max_states=max_proof_states, progress=progress)
+        if m.complete:
+            closed[wb] = (m.states, m.states - m.final_states)
+        else:
+            notes.append(
+                f"writeback={wb}: no closure theorem, the unreduced machine has more than "
+                f"{max_proof_states} states (max_proof_states)"
+            )
+    return closed, notes
