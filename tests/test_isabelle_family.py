@@ -126,3 +126,27 @@ def test_the_hrf_cache_family_under_hrf_direct_relaxed_leaves_out_the_lost_updat
     text = (tmp_path / "Sound_hrf_cache_family.thy").read_text()
     assert re.search(r"^theorem hrf_cache_sound_on_family:", text, re.M)
     assert "[HRFR15] App. B" in text
+
+
+def test_hrf_export_isabelle_family_from_the_command_line(tmp_path, capsys):
+    from hrf.cli import main
+
+    assert (
+        main(["export", "isabelle", "--family", "-s", "rsp-new", "--locations", "1", "--out", str(tmp_path / "a")]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "Sound_rsp_new_family.thy: soundness on 134 race-free programs (48 racy, 0 left out)" in out
+    assert (tmp_path / "a" / "ROOT").is_file()
+    # one scheme, no tests; a model that refuses the family's orders says why
+    assert main(["export", "isabelle", "--family", "--out", str(tmp_path / "b")]) == 2
+    assert main(["export", "isabelle", "--family", "-s", "hrf-cache", "--out", str(tmp_path / "c")]) != 0
+    err = capsys.readouterr().err
+    assert "give one --scheme" in err
+    assert "the family of hrf-cache under hrf-indirect" in err and "hrf-direct-relaxed" in err
+    assert (
+        main(
+            ["export", "isabelle", "--family", "-s", "rsp-new", "--max-proof-states", "0", "--out", str(tmp_path / "d")]
+        )
+        != 0
+    )
+    assert "max_proof_states must be a whole number >= 1" in capsys.readouterr().err

@@ -140,7 +140,13 @@ def family_theory(
     proved, racy, left = [], [], []
     defs, entries = [], []
     for m in family(scheme, locations)[:first]:
-        res = soundness(parse(m.litmus()), scheme, model=model, max_states=max_states)
+        try:
+            res = soundness(parse(m.litmus()), scheme, model=model, max_states=max_states)
+        except UnsupportedFeature as e:
+            raise UnsupportedFeature(
+                f"the family of {scheme} under {model}: {e} (the family's atomics are acquire loads, release "
+                "stores and acq_rel RMWs; for hrf-cache, give model hrf-direct-relaxed or hrf-indirect-relaxed)"
+            ) from e
         if res.racy_source:
             racy.append(m.name)
             continue
