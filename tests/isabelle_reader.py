@@ -275,6 +275,8 @@ def read_theory(path: Path) -> Theory:
         raise ReadError(f"{path}: header without `begin`")
     th = Theory(name, imports, Path(path))
     stack = ["theory"]
+    blocks: list = []  # the names of the locale and context blocks open
+    block_name = None
     i += 1
     prev_cmd = None
     while i < len(toks):
@@ -285,10 +287,13 @@ def read_theory(path: Path) -> Theory:
                 if prev_cmd not in ("context", "locale"):
                     raise ReadError(f"{path}:{t.line}: `begin` after {prev_cmd}")
                 stack.append(prev_cmd)
+                blocks.append(block_name)
                 prev_cmd = None
             elif w == "end":
                 if not stack or stack[-1] == "proof":
                     raise ReadError(f"{path}:{t.line}: `end` without a block")
+                if stack[-1] in ("context", "locale"):
+                    blocks.pop()
                 stack.pop()
                 if not stack and i != len(toks) - 1:
                     raise ReadError(f"{path}:{t.line}: text after the theory's `end`")
@@ -300,6 +305,7 @@ def read_theory(path: Path) -> Theory:
                 stack.pop()
             elif w in ("context", "locale"):
                 prev_cmd = w
+                block_name = toks[i + 1].text
                 if w == "locale":
                     th.constants.add(toks[i + 1].text)
                     j = i + 2
@@ -309,6 +315,8 @@ def read_theory(path: Path) -> Theory:
                         j += 1
             elif w in ("definition", "fun", "primrec"):
                 th.constants.add(toks[i + 1].text)
+                if blocks:  # a definition in a locale is also the locale's qualified constant
+                    th.constants.add(f"{blocks[-1]}.{toks[i + 1].text}")
                 i = _read_definition(th, toks, i, path)
                 continue
             elif w in ("lemma", "theorem", "corollary"):

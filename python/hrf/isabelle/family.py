@@ -247,6 +247,13 @@ def family_theory(
         f'     \\<and> deadlock_free L wb (compile {c} P) (initial (src_init P))"',
         f"  by (rule sound_on_members[OF {c}_family_checked])",
         "",
+        "text \\<open>The same as Hrf_Mapping's sound_on (locale source_model) with the family's verdicts as the "
+        "source model (family_allowed: what hrf's source model allows each member; no member is racy).\\<close>",
+        f"theorem {c}_sound_on_family_model:",
+        f'  "\\<forall>(L, D, P, os, vs) \\<in> set {c}_family. \\<forall>wb.',
+        f'     source_model.sound_on (family_allowed {c}_family) (\\<lambda>_ _. False) L wb {c} P"',
+        f"  by (rule sound_on_family[OF {c}_family_checked])",
+        "",
         "end",
         "",
     ]

@@ -53,9 +53,12 @@ text \<open>Plain (non-atomic, not remote) loads and stores.\<close>
 definition plain_ops :: "src_op set" where
   "plain_ops = {Load NonAtomic False, Store NonAtomic False}"
 
+text \<open>The source model: the outcomes it allows a program, and whether the
+  program is racy, both for a placement of its threads (scopes are
+  instances of the layout's work-groups and devices).\<close>
 locale source_model =
-  fixes allowed :: "src_program \<Rightarrow> outcome set"
-    and racy :: "src_program \<Rightarrow> bool"
+  fixes allowed :: "layout \<Rightarrow> src_program \<Rightarrow> outcome set"
+    and racy :: "layout \<Rightarrow> src_program \<Rightarrow> bool"
 begin
 
 text \<open>Soundness on one program (the README's schemes section): a racy source is skipped;
@@ -64,8 +67,8 @@ text \<open>Soundness on one program (the README's schemes section): a racy sour
   program cannot deadlock.\<close>
 definition sound_on :: "layout \<Rightarrow> writeback \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> bool" where
   "sound_on L wb S P \<longleftrightarrow>
-     (\<not> racy P \<longrightarrow>
-        outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> allowed P
+     (\<not> racy L P \<longrightarrow>
+        outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> allowed L P
         \<and> deadlock_free L wb (compile S P) (initial (src_init P)))"
 
 definition sound :: "scheme \<Rightarrow> bool" where

@@ -273,4 +273,66 @@ proof -
   then show ?thesis by auto
 qed
 
+section \<open>A family's verdicts as a source model\<close>
+
+text \<open>What an observation shows of an outcome (obs_val on a state's
+  registers and memory).\<close>
+fun obs_of :: "outcome \<Rightarrow> obs \<Rightarrow> int" where
+  "obs_of (rs, m) (OReg t r) = rs t r"
+| "obs_of (rs, m) (OMem x) = m x"
+
+lemma obs_of_state: "obs_of (regs s, mem s) = obs_val s"
+proof
+  fix ob show "obs_of (regs s, mem s) ob = obs_val s ob"
+    by (cases ob) simp_all
+qed
+
+text \<open>The source model a family gives: a program, placed as a member is,
+  may show what that member's outcome list allows (what hrf's source model
+  allows); no member is racy.\<close>
+definition family_allowed ::
+  "(layout \<times> dom \<times> src_program \<times> obs list \<times> int list list) list \<Rightarrow> layout \<Rightarrow> src_program \<Rightarrow> outcome set" where
+  "family_allowed F L P =
+     {oc. \<forall>(L', D, P', os, vs) \<in> set F. L' = L \<and> P' = P \<longrightarrow> map (obs_of oc) os \<in> set vs}"
+
+text \<open>Hrf_Mapping's soundness on one program (sound_on of the locale
+  source_model), for every member of a checked family, with the family's
+  verdicts as the source model.\<close>
+lemma sound_on_family:
+  assumes chk: "list_all (\<lambda>(L, D, P, os, vs). sound_check k D L Fifo (compile S P) (src_init P) os vs
+                    \<and> sound_check k D L Any (compile S P) (src_init P) os vs) F"
+  shows "\<forall>(L, D, P, os, vs) \<in> set F. \<forall>wb. source_model.sound_on (family_allowed F) (\<lambda>_ _. False) L wb S P"
+proof -
+  have each: "\<forall>(L, D, P, os, vs) \<in> set F. \<forall>wb.
+      (\<forall>s \<in> reachable L wb (compile S P) (initial (src_init P)).
+          is_final L (compile S P) s \<longrightarrow> map (obs_val s) os \<in> set vs)
+      \<and> deadlock_free L wb (compile S P) (initial (src_init P))"
+    by (rule sound_on_members[OF chk])
+  have "source_model.sound_on (family_allowed F) (\<lambda>_ _. False) L wb S P"
+    if m: "(L, D, P, os, vs) \<in> set F" for L D P os vs wb
+  proof -
+    have within: "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> family_allowed F L P"
+    proof
+      fix oc assume "oc \<in> outcomes L wb (compile S P) (initial (src_init P))"
+      then obtain s where s: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
+        and fin: "is_final L (compile S P) s" and oc: "oc = (regs s, mem s)"
+        unfolding outcomes_def by auto
+      have "map (obs_of oc) xs \<in> set ys" if m': "(L, D', P, xs, ys) \<in> set F" for D' xs ys
+      proof -
+        have "map (obs_val s) xs \<in> set ys"
+          using each m' s fin by fastforce
+        then show ?thesis
+          unfolding oc obs_of_state .
+      qed
+      then show "oc \<in> family_allowed F L P"
+        unfolding family_allowed_def by blast
+    qed
+    have "deadlock_free L wb (compile S P) (initial (src_init P))"
+      using each m by fastforce
+    then show ?thesis
+      using within by (simp add: source_model.sound_on_def)
+  qed
+  then show ?thesis by blast
+qed
+
 end
