@@ -144,7 +144,9 @@ _SEQ_CST_MISSING = {
 # work-group, in the L1, reads x before the device RMW's increment at L2
 # and its line, written back after, overwrites it (rmw-dev-vs-wg, x=1;
 # found by the Isabelle family, hrf.isabelle.family). The repair runs it
-# under its work-group's rmw lock, which every work-group RMW takes.
+# under its work-group's rmw lock, which every work-group RMW takes (what
+# the slide gives if one of its LKrmw braces spans the DV column too: the
+# extraction lost which columns they span).
 SCHEME = Scheme(
     name="rsp-new",
     description="the RSP paper's new scheme, with hrf's repair of the RMW rows and the remote store row",
