@@ -78,7 +78,7 @@ def test_repaired_rsp_new_is_sound_on_its_whole_family(tmp_path):
     assert len(small.members) + len(small.left_out) == 316 and len(small.left_out) == 30
     assert all("unreduced machine has more than 20000 states" in why for _, why in small.left_out)
     text = (tmp_path / "small" / "Sound_rsp_new_family.thy").read_text()
-    assert "sound_check 20001 D L Fifo" in text
+    assert "sound_check 80001 D L Fifo" in text
     with pytest.raises(hrf.InvalidArgument, match="max_proof_states"):
         export_scheme_family("rsp-new", tmp_path / "bad", max_proof_states=0)
 
