@@ -116,6 +116,41 @@ class FamilyResult:
     left_out: list = field(default_factory=list)  # (name, reason): hrf found no verdict or refused
 
 
+def _member_defs(m: Member, allowed_outcomes: list) -> tuple:
+    """A member's definitions (placement, source program, finite part,
+    observations, allowed outcomes) and the prefix of their names."""
+    p = safe_name(m.name, "F").lower()
+    obs, keys = [], []
+    for t, (op, *_rest) in enumerate(m.ops):
+        if op in ("load", "rmw"):
+            obs.append(f"OReg {t} 0")
+            keys.append(f"{t}:r0")
+    for i in range(m.locations):
+        obs.append(f"OMem {i}")
+        keys.append(_LOCS[i])
+    allowed = sorted({tuple(a[k] for k in keys) for a in allowed_outcomes})
+    nwg = max(m.wgs) + 1
+    code = ", ".join(f"{t} := {_src_code(o[0], o[1], o[2], o[3], t + 1)}" for t, o in enumerate(m.ops))
+    return p, [
+        f"text \\<open>{text_body(m.name)}: {text_body(', '.join(_mappings.key_text(o[:3]) for o in m.ops))}; "
+        f"P0 in work-group 0, P1 in work-group {m.wgs[1]}.\\<close>",
+        f"definition {p}_layout :: layout where",
+        f'  "{p}_layout = \\<lparr>wg_of = (\\<lambda>_. 0)(1 := {m.wgs[1]}), dev_of = (\\<lambda>_. 0), '
+        f'wgs = {{{", ".join(str(w) for w in range(nwg))}}}, devs = {{0}}\\<rparr>"',
+        f"definition {p}_src :: src_program where",
+        f'  "{p}_src = \\<lparr>src_threads = {{0, 1}}, src_code = (\\<lambda>_. [])({code}), '
+        f'src_init = (\\<lambda>_. 0)\\<rparr>"',
+        f"definition {p}_dom :: dom where",
+        f'  "{p}_dom = \\<lparr>d_threads = [0, 1], d_regs = [0], d_wgs = {list_term(range(nwg))}, d_devs = [0], '
+        f'd_addrs = {list_term(sorted({o[3] for o in m.ops}))}\\<rparr>"',
+        f'definition {p}_obs :: "obs list" where',
+        f'  "{p}_obs = {list_term(obs)}"',
+        f'definition {p}_allowed :: "int list list" where',
+        f'  "{p}_allowed = {list_term(list_term(int_term(v) for v in a) for a in allowed)}"',
+        "",
+    ]
+
+
 def family_theory(
     scheme: str,
     model: str | None = None,
@@ -157,36 +192,8 @@ def family_theory(
         if set(closed) != {"fifo", "any"}:
             left.append((m.name, "; ".join(notes)))
             continue
-        p = safe_name(m.name, "F").lower()
-        obs, keys = [], []
-        for t, (op, *_rest) in enumerate(m.ops):
-            if op in ("load", "rmw"):
-                obs.append(f"OReg {t} 0")
-                keys.append(f"{t}:r0")
-        for i in range(m.locations):
-            obs.append(f"OMem {i}")
-            keys.append(_LOCS[i])
-        allowed = sorted({tuple(a[k] for k in keys) for a in res.allowed})
-        nwg = max(m.wgs) + 1
-        code = ", ".join(f"{t} := {_src_code(o[0], o[1], o[2], o[3], t + 1)}" for t, o in enumerate(m.ops))
-        defs += [
-            f"text \\<open>{text_body(m.name)}: {text_body(', '.join(_mappings.key_text(o[:3]) for o in m.ops))}; "
-            f"P0 in work-group 0, P1 in work-group {m.wgs[1]}.\\<close>",
-            f"definition {p}_layout :: layout where",
-            f'  "{p}_layout = \\<lparr>wg_of = (\\<lambda>_. 0)(1 := {m.wgs[1]}), dev_of = (\\<lambda>_. 0), '
-            f'wgs = {{{", ".join(str(w) for w in range(nwg))}}}, devs = {{0}}\\<rparr>"',
-            f"definition {p}_src :: src_program where",
-            f'  "{p}_src = \\<lparr>src_threads = {{0, 1}}, src_code = (\\<lambda>_. [])({code}), '
-            f'src_init = (\\<lambda>_. 0)\\<rparr>"',
-            f"definition {p}_dom :: dom where",
-            f'  "{p}_dom = \\<lparr>d_threads = [0, 1], d_regs = [0], d_wgs = {list_term(range(nwg))}, d_devs = [0], '
-            f'd_addrs = {list_term(sorted({o[3] for o in m.ops}))}\\<rparr>"',
-            f'definition {p}_obs :: "obs list" where',
-            f'  "{p}_obs = {list_term(obs)}"',
-            f'definition {p}_allowed :: "int list list" where',
-            f'  "{p}_allowed = {list_term(list_term(int_term(v) for v in a) for a in allowed)}"',
-            "",
-        ]
+        p, member_defs = _member_defs(m, res.allowed)
+        defs += member_defs
         entries.append(f"({p}_layout, {p}_dom, {p}_src, {p}_obs, {p}_allowed)")
         proved.append(m.name)
     if not entries:
