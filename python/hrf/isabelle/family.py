@@ -21,9 +21,9 @@ from pathlib import Path
 
 from .. import mappings as _mappings
 from ..errors import UnsupportedFeature
-from .runs import closable
+from .runs import closable, outcome_defs
 from .schemes import scheme_theory_name, src_op_term
-from .terms import int_term, list_term, safe_name, text_body
+from .terms import list_term, safe_name, text_body
 
 # The C/OpenCL spelling of each source operation's scope and memory order.
 # Hrf_Mapping's operations carry no memory order: the rows are those of
@@ -128,7 +128,6 @@ def _member_defs(m: Member, allowed_outcomes: list) -> tuple:
     for i in range(m.locations):
         obs.append(f"OMem {i}")
         keys.append(_LOCS[i])
-    allowed = sorted({tuple(a[k] for k in keys) for a in allowed_outcomes})
     nwg = max(m.wgs) + 1
     code = ", ".join(f"{t} := {_src_code(o[0], o[1], o[2], o[3], t + 1)}" for t, o in enumerate(m.ops))
     return p, [
@@ -143,10 +142,7 @@ def _member_defs(m: Member, allowed_outcomes: list) -> tuple:
         f"definition {p}_dom :: dom where",
         f'  "{p}_dom = \\<lparr>d_threads = [0, 1], d_regs = [0], d_wgs = {list_term(range(nwg))}, d_devs = [0], '
         f'd_addrs = {list_term(sorted({o[3] for o in m.ops}))}\\<rparr>"',
-        f'definition {p}_obs :: "obs list" where',
-        f'  "{p}_obs = {list_term(obs)}"',
-        f'definition {p}_allowed :: "int list list" where',
-        f'  "{p}_allowed = {list_term(list_term(int_term(v) for v in a) for a in allowed)}"',
+        *(line for lines in outcome_defs(p, obs, keys, allowed_outcomes) for line in lines),
         "",
     ]
 

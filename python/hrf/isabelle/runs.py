@@ -96,20 +96,32 @@ def _closure_terms(res, p: str, nwg: int, ndev: int) -> tuple:
             keep.append(name)
             obs.append(f"OMem {o['loc']}")
     left = [n for n in prog.observed if n not in keep]
-    allowed = sorted({tuple(a[n] for n in keep) for a in res.allowed})
+    obs_def, allowed_def = outcome_defs(p, obs, keep, res.allowed)
     defs = [
         f"definition {p}_dom :: dom where",
         f'  "{p}_dom = \\<lparr>d_threads = {list_term(range(len(prog.threads)))}, d_regs = {list_term(range(nregs))}, '
         f'd_wgs = {list_term(range(nwg))}, d_devs = {list_term(range(ndev))}, d_addrs = {list_term(used)}\\<rparr>"',
         "",
-        f'definition {p}_obs :: "obs list" where',
-        f'  "{p}_obs = {list_term(obs)}"',
+        *obs_def,
         "",
-        f'definition {p}_allowed :: "int list list" where',
-        f'  "{p}_allowed = {list_term(list_term(int_term(v) for v in a) for a in allowed)}"',
+        *allowed_def,
         "",
     ]
     return defs, keep, left
+
+
+def outcome_defs(p: str, obs: list, keys: list, allowed: list) -> tuple:
+    """The definitions `{p}_obs` (Hrf_Closure's observations, one per key)
+    and `{p}_allowed` (the source model's allowed outcomes, each the values
+    of `keys` in that order, sorted, once each), as two pairs of lines."""
+    rows = sorted({tuple(a[k] for k in keys) for a in allowed})
+    return (
+        [f'definition {p}_obs :: "obs list" where', f'  "{p}_obs = {list_term(obs)}"'],
+        [
+            f'definition {p}_allowed :: "int list list" where',
+            f'  "{p}_allowed = {list_term(list_term(int_term(v) for v in a) for a in rows)}"',
+        ],
+    )
 
 
 def run_theory(res, name: str | None = None, closed: dict | None = None) -> tuple:

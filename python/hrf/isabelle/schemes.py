@@ -10,15 +10,15 @@ from ..machine.instructions import isabelle_term
 from .terms import list_term, safe_name, text_body
 
 # --------------------------------------------------------- scheme theories
-SRC_OP = {"load": "Load", "store": "Store", "rmw": "FetchInc"}
-SRC_SCOPE = {"na": "NonAtomic", "wg": "WorkGroup", "dev": "Device", "all": "AllDevices"}
+_SRC_OP = {"load": "Load", "store": "Store", "rmw": "FetchInc"}
+_SRC_SCOPE = {"na": "NonAtomic", "wg": "WorkGroup", "dev": "Device", "all": "AllDevices"}
 # A row's access itself: the source access's register r at location x.
 _ACCESS = {"LD": "LD r x", "ST": "ST (ER r) x", "RMWL1": "INCL1 r x", "RMWL2": "INCL2 r x"}
 
 
 def src_op_term(op: str, scope: str, remote: bool) -> str:
     """A source operation (a row's key) as Hrf_Mapping's `src_op`."""
-    return f"{SRC_OP[op]} {SRC_SCOPE[scope]} {'True' if remote else 'False'}"
+    return f"{_SRC_OP[op]} {_SRC_SCOPE[scope]} {'True' if remote else 'False'}"
 
 
 def scheme_theory_name(scheme: str) -> str:
