@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from hrf.cli import main
 from hrf.errors import InvalidArgument
 from hrf.gpu import NotRunnable, Setting, cuda_source, load_setting, prepare
+from hrf.gpu.cuda import standalone
 from hrf.gpu.lower import lower
 from hrf.gpu.placement import WARP, Permutation, Shape, draw, geometry, position, role_of
 from hrf.gpu.report import build, compare
@@ -34,10 +35,12 @@ GOLDEN = Path(__file__).parent / "golden" / "gpu"
 # ------------------------------------------------------------ generated CUDA
 @pytest.mark.parametrize("golden", sorted(GOLDEN.glob("*.cu")), ids=lambda p: p.stem)
 def test_generated_cuda_matches_the_reviewed_golden(golden):
-    """The reviewed sources (regenerate: hrf run --emit-cuda tests/golden/gpu TEST)."""
+    """The reviewed sources, the kernels and the standalone driver's tables
+    (regenerate: hrf run --emit-cuda DIR TEST, then copy DIR/NAME.cu here)."""
     name = golden.read_text().splitlines()[0].split(": ", 1)[1]
     (path,) = LITMUS.rglob(name)
-    assert cuda_source(parse_file(path)) == golden.read_text()
+    lt, shape = prepare(parse_file(path))
+    assert standalone(lt, shape, Setting()) == golden.read_text()
 
 
 def _shipped():

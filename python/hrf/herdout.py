@@ -18,6 +18,16 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# herd's word for a test by its condition's quantifier (`Test NAME Allowed`)
+HERD_KIND = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}
+
+
+def log_variable(name: str) -> str:
+    """A state's variable as a herd log writes it: a register as it is
+    (`0:r0`), a memory location in brackets (`[x]`)."""
+    return name if ":" in name else f"[{name}]"
+
+
 _STATE_ITEM = re.compile(r"\s*([^=;\s]+)=([^;]+);")
 
 

@@ -14,6 +14,7 @@ from . import models as _models
 from .dsl import Model
 from .errors import CoreError, HrfError
 from .graph import Drawable, count, render
+from .herdout import HERD_KIND, herd_name, log_variable
 from .limits import (
     Limits,
 )
@@ -264,7 +265,7 @@ class Result(Drawable):
         a `Flag` line per undefined behaviour."""
         if self.error is not None:
             return f"Test {self.name} Error\n{type(self.error).__name__}: {self.error}\n"
-        kind = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}[self.quantifier]
+        kind = HERD_KIND[self.quantifier]
         lines = [f"Test {self.name} {kind}", f"Model {self.model}", f"States {len(self.states)}"]
         for st in self.states:
             lines.append(format_state(st[0]))
@@ -312,11 +313,11 @@ class Result(Drawable):
         elsewhere). hrf's own lines (Model, Note, Limit ...) are left out."""
         if self.error is not None:
             return ""
-        name = self.name.split("|")[0]  # herd cuts a name at its first `|`
-        kind = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}[self.quantifier]
+        name = herd_name(self.name)
+        kind = HERD_KIND[self.quantifier]
         lines = [f"Test {name} {kind}", f"States {len(self.states)}"]
         for st in self.states:
-            lines.append(" ".join(f"{k if ':' in k else f'[{k}]'}={v};" for k, v in st[0].items()))
+            lines.append(" ".join(f"{log_variable(k)}={v};" for k, v in st[0].items()))
         lines.append({True: "Ok", False: "No", None: "??"}[self.condition_holds])
         lines += ["Witnesses", self._witnesses()]
         lines += [f"Flag {f['kind']}" for f in self.flags]

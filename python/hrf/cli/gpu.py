@@ -21,9 +21,10 @@ def cmd_run(a) -> int:
     tests = _tests(a.files)
     if a.emit_cuda:
         status = 0
+        setting = gpu.load_setting(a.setting) if a.setting else None
         for t in tests:
             try:
-                (path,) = gpu.emit_cuda([t], a.emit_cuda)
+                (path,) = gpu.emit_cuda([t], a.emit_cuda, setting)
                 print(path)
             except gpu.NotRunnable as e:
                 print(f"hrf: {t.path or t.name}: {e}", file=sys.stderr)
@@ -116,7 +117,12 @@ def add(sub) -> None:
     r.add_argument("--json", action="store_true", help="one JSON object per test")
     r.add_argument("--db", metavar="FILE", help="keep each run in a results store (SQLite)")
     r.add_argument("--no-codecheck", action="store_true", help="run even where the SASS does not match the test")
-    r.add_argument("--emit-cuda", metavar="DIR", help="write each test's CUDA source to DIR and run nothing")
+    r.add_argument(
+        "--emit-cuda",
+        metavar="DIR",
+        help="write each test's CUDA source and the standalone driver to DIR, run nothing "
+        "(nvcc -o T T.cu && ./T launches=N runs a test without Python; --setting: its defaults)",
+    )
     r.add_argument("--tune", type=seconds, metavar="SECONDS", help="sample incantation settings for this long")
     r.add_argument("--samples", type=whole(1), default=12, help="settings --tune tries (default 12)")
     r.add_argument("--save", metavar="FILE", help="with --tune: write the best setting to FILE")

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from ..litmus import ast as A
-from .cuda import source
+from .cuda import DRIVER_FILES, driver_file, file_stem, source, standalone
 from .lower import LoweredTest, NotRunnable, lower
 from .placement import Shape, shape_of
 from .report import GpuResult, build, compare
@@ -42,20 +42,22 @@ def cuda_source(test: A.Test) -> str:
     return source(lt, shape)
 
 
-def file_stem(test: A.Test) -> str:
-    keep = "".join(ch if ch.isalnum() or ch in "+-_." else "_" for ch in test.name)
-    return keep or "test"
-
-
-def emit_cuda(tests: list[A.Test], folder: str | Path) -> list[Path]:
-    """Write each test's CUDA source (`NAME.cu`) into a folder."""
+def emit_cuda(tests: list[A.Test], folder: str | Path, setting: Setting | None = None) -> list[Path]:
+    """Write each test's CUDA source (`NAME.cu`: the kernels and the
+    standalone driver's tables, starting from `setting`) into a folder,
+    with the driver's headers beside them (`hrf_driver.h`, and
+    `hrf_emulate.h` that checks it on a CPU): `nvcc -O2 -arch=native -o
+    NAME NAME.cu && ./NAME launches=1000` runs a test without Python."""
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for t in tests:
+        lt, shape = prepare(t)
         p = out / f"{file_stem(t)}.cu"
-        p.write_text(cuda_source(t), encoding="utf-8")
+        p.write_text(standalone(lt, shape, setting or Setting()), encoding="utf-8")
         written.append(p)
+    for name in DRIVER_FILES:
+        (out / name).write_text(driver_file(name), encoding="utf-8")
     return written
 
 

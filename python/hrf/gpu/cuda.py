@@ -12,11 +12,15 @@ one compiled module serves every setting and every device.
 from __future__ import annotations
 
 import os
+from dataclasses import fields
+from pathlib import Path
 
+from ..herdout import HERD_KIND, herd_name, log_variable
 from ..litmus import ast as A
 from ..litmus.printer import format_condition
 from .lower import LoweredTest
 from .placement import Shape, inverse_c
+from .setting import PATTERNS, Setting
 
 # per-launch parameters, in the order the host writes them
 PARAMS = (
@@ -115,9 +119,15 @@ def thread_function(lt: LoweredTest, k: int) -> str:
     out_ops = ", ".join(f'"=r"({o})' for o in outs)
     in_ops = ", ".join([f'"l"(a{n})' for n in range(len(th.locs))] + ['"r"(spin)'])
     stores = " ".join(f"out[{n}] = {o};" for n, o in enumerate(outs))
+    addrs = ", ".join(f"a{n}" for n in range(len(th.locs))) or "nullptr"
     return f"""
 // test thread {th.name}: {", ".join(f"a{n} = &{loc}" for n, loc in enumerate(th.locs)) or "no accesses"}; outputs {", ".join(th.outputs + ["time-out"])}
 extern "C" __device__ __noinline__ void hrf_{th.name}({args}u32 spin, u32 *out) {{
+#ifdef HRF_EMULATE  // hrf's check of the driver on a CPU (hrf_emulate.h): no PTX runs
+    u32 *const addrs[] = {{{addrs}}};
+    (void)spin;
+    hrf_emulate_thread({k}, out, addrs);
+#else
     u32 {", ".join(outs)};
     asm volatile(
 {_asm_string(th.lines)}
@@ -125,6 +135,7 @@ extern "C" __device__ __noinline__ void hrf_{th.name}({args}u32 spin, u32 *out) 
         : {in_ops}
         : "memory");
     {stores}
+#endif
 }}
 """
 
@@ -204,9 +215,13 @@ __constant__ signed char HRF_ROLE[HRF_K][{wmax}][{smax}] = {_c_array(roles)};
 // a pointer the compiler cannot see through: two accesses to one location keep two address
 // registers, so that neither the compiler nor the assembler merges them
 __device__ __forceinline__ u32 *hrf_opaque(u32 *p) {{
+#ifdef HRF_EMULATE
+    return p;
+#else
     u32 *q;
     asm volatile("mov.b64 %0, %1;" : "=l"(q) : "l"(p));
     return q;
+#endif
 }}
 
 // where instance i keeps location `loc`: its region, shuffled, padded
@@ -289,3 +304,105 @@ extern "C" __global__ void hrf_tally(u32 *mem, u32 *res, u32 *sync, const u32 *p
     if (key != ~0ull && (threadIdx.x % 32) == (u32)(__ffs(same) - 1)) atomicAdd(&hist[key], (u64)__popc(same));
 }}
 """
+
+
+# ------------------------------------------------------------ the standalone driver
+DRIVER_FILES = ("hrf_driver.h", "hrf_emulate.h")  # beside the emitted sources (gpu/driver/)
+
+
+def driver_file(name: str) -> str:
+    """The text of one of the driver's headers, shipped with the package."""
+    return (Path(__file__).parent / "driver" / name).read_text(encoding="utf-8")
+
+
+def _c_string(s: str) -> str:
+    """A C string literal of s (UTF-8; quotes, backslashes and controls escaped)."""
+    out = []
+    for b in s.encode("utf-8"):
+        ch = chr(b)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif 32 <= b < 127:
+            out.append(ch)
+        else:
+            out.append(f"\\{b:03o}")
+    return '"' + "".join(out) + '"'
+
+
+def _c_rows(rows: list[list[int]] | list[list[str]], pad: str = "-1") -> str:
+    """A two-dimensional C initialiser, rows padded with `pad` to one length (at least 1)."""
+    width = max([len(r) for r in rows] + [1])
+    return _c_array(_c_array([*r, *[pad] * (width - len(r))]) for r in rows) if rows else "{{" + pad + "}}"
+
+
+def driver_tables(lt: LoweredTest, shape: Shape, setting: Setting) -> str:
+    """What the standalone driver (driver/hrf_driver.h) knows of a test: its
+    name and condition as the log prints them, the outcome's variables and
+    their domains, the locations' initial values, the scope tree's lanes
+    and warps, the condition's proposition, the setting to start from; and,
+    for the driver's check on a CPU (HRF_EMULATE), where each thread's
+    outputs and accesses go."""
+    test = lt.test
+    quantifier = test.condition.quantifier if test.condition else "forall"
+    condition = format_condition(test.condition) if test.condition else "forall (true)"
+    prop = test.condition.prop if test.condition else A.PTrue()
+    index = {v: n for n, v in enumerate(lt.variables)}
+    stride, _ = strides(lt)
+    nv = max(len(lt.variables), 1)
+    names = [_c_string(log_variable(str(v))) for v in lt.variables] or ['""']
+    out_var = [
+        [index.get(A.RegVar(th.index, r), -1) for r in th.outputs] + [-1] for th in lt.threads
+    ]  # the last output: the time-out flag
+    access_loc = [[lt.locations.index(loc) for loc in th.locs] for th in lt.threads]
+    loc_var = [index.get(A.LocVar(loc), -1) for loc in lt.locations] or [-1]
+    values = []
+    for f in fields(Setting):
+        v = getattr(setting, f.name)
+        values.append(PATTERNS.index(v) if f.name == "stress_pattern" else int(v))
+    return f"""
+#ifndef __CUDACC_RTC__  // the standalone driver (NVRTC, which hrf run uses, compiles the kernels alone)
+// build and run: nvcc -O2 -arch=native -o {file_stem(test)} {file_stem(test)}.cu && ./{file_stem(test)} launches=1000
+#define HRF_NAME {_c_string(herd_name(test.name))}
+#define HRF_KIND "{HERD_KIND[quantifier]}"
+#define HRF_QUANTIFIER {("exists", "~exists", "forall").index(quantifier)}  // 0 exists, 1 ~exists, 2 forall
+#define HRF_CONDITION {_c_string(condition)}
+static const char *const HRF_VAR_NAME[{nv}] = {_c_array(names)};
+static const unsigned HRF_DOMAIN_SIZE[{nv}] = {_c_array([len(d) for d in lt.domains] or [1])};
+static const u32 HRF_DOMAIN[{nv}][{max([len(d) for d in lt.domains] + [1])}] = {_c_rows([[f"{x}u" for x in d] for d in lt.domains], "0u")};
+static const u64 HRF_STRIDE[{nv}] = {_c_array([f"{x}ull" for x in stride] or ["1ull"])};
+static const u32 HRF_INIT[{max(len(lt.locations), 1)}] = {_c_array([f"{lt.init.get(loc, 0) & 0xFFFFFFFF}u" for loc in lt.locations] or ["0u"])};
+static const unsigned HRF_LANES[HRF_K] = {_c_array(shape.lanes(c) for c in range(shape.k))};
+static const unsigned HRF_WARPS[HRF_K] = {_c_array(shape.warps(c) for c in range(shape.k))};
+// the condition's proposition over an outcome
+static int hrf_holds(const int *v) {{
+    (void)v;
+    return {_prop_c(prop, index)};
+}}
+// the setting a run starts from ({setting.describe()})
+#define HRF_SETTING {{{", ".join(f"{v}u" for v in values)}}}
+#ifdef HRF_EMULATE  // per test thread: its outputs' variables (-1: none), its accesses' locations; each location's variable
+static const int HRF_N_OUTPUTS[HRF_T] = {_c_array(th.n_outputs for th in lt.threads)};
+static const int HRF_OUTPUT_VAR[HRF_T]{_dims(out_var)} = {_c_rows(out_var)};
+static const int HRF_N_ACCESSES[HRF_T] = {_c_array(len(th.locs) for th in lt.threads)};
+static const int HRF_ACCESS_LOC[HRF_T]{_dims(access_loc)} = {_c_rows(access_loc)};
+static const int HRF_LOC_VAR[{len(loc_var)}] = {_c_array(loc_var)};
+#endif
+#include "hrf_driver.h"
+#endif
+"""
+
+
+def _dims(rows: list[list[int]]) -> str:
+    return f"[{max([len(r) for r in rows] + [1])}]"
+
+
+def standalone(lt: LoweredTest, shape: Shape, setting: Setting) -> str:
+    """The kernels and the driver's tables: a `.cu` that nvcc builds into a
+    program running the test (with driver/hrf_driver.h beside it)."""
+    return source(lt, shape) + driver_tables(lt, shape, setting)
+
+
+def file_stem(test: A.Test) -> str:
+    """The name of a test's emitted files: its name, letters kept."""
+    keep = "".join(ch if ch.isalnum() or ch in "+-_." else "_" for ch in test.name)
+    return keep or "test"

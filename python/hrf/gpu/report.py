@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..herdout import HERD_KIND, herd_name, log_variable
 from ..litmus import ast as A
 from ..litmus.printer import format_condition
 from .runtime import DeviceInfo, RunCounts
@@ -58,15 +59,15 @@ class GpuResult:
         return "Always" if not self.negative else "Sometimes"
 
     def kind(self) -> str:
-        return {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}[self.quantifier]
+        return HERD_KIND[self.quantifier]
 
     def to_litmus7(self) -> str:
         """A test block of a litmus7 log."""
-        name = self.name.split("|")[0]
+        name = herd_name(self.name)
         lines = [f"Test {name} {self.kind()}", f"Histogram ({len(self.states)} states)"]
         for st, count, sat in self.states:
             mark = "*" if sat != (self.quantifier == "forall") else ":"
-            state = " ".join(f"{k if ':' in k else f'[{k}]'}={v};" for k, v in st.items())
+            state = " ".join(f"{log_variable(k)}={v};" for k, v in st.items())
             lines.append(f"{count:<6d}{mark}>{state}")
         lines.append("Ok" if self.condition_holds else "No")
         lines += ["", "Witnesses"]

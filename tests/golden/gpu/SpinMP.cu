@@ -41,9 +41,13 @@ __constant__ signed char HRF_ROLE[HRF_K][1][1] = {{{0}}, {{1}}};
 // a pointer the compiler cannot see through: two accesses to one location keep two address
 // registers, so that neither the compiler nor the assembler merges them
 __device__ __forceinline__ u32 *hrf_opaque(u32 *p) {
+#ifdef HRF_EMULATE
+    return p;
+#else
     u32 *q;
     asm volatile("mov.b64 %0, %1;" : "=l"(q) : "l"(p));
     return q;
+#endif
 }
 
 // where instance i keeps location `loc`: its region, shuffled, padded
@@ -53,6 +57,11 @@ __device__ __forceinline__ u64 hrf_slot(const u32 *P, u32 loc, u64 i) {
 
 // test thread P0: a0 = &x, a1 = &flag; outputs time-out
 extern "C" __device__ __noinline__ void hrf_P0(u32 *a0, u32 *a1, u32 spin, u32 *out) {
+#ifdef HRF_EMULATE  // hrf's check of the driver on a CPU (hrf_emulate.h): no PTX runs
+    u32 *const addrs[] = {a0, a1};
+    (void)spin;
+    hrf_emulate_thread(0, out, addrs);
+#else
     u32 o0;
     asm volatile(
         "{\n\t"
@@ -71,10 +80,16 @@ extern "C" __device__ __noinline__ void hrf_P0(u32 *a0, u32 *a1, u32 spin, u32 *
         : "l"(a0), "l"(a1), "r"(spin)
         : "memory");
     out[0] = o0;
+#endif
 }
 
 // test thread P1: a0 = &flag, a1 = &x; outputs r1, r0, time-out
 extern "C" __device__ __noinline__ void hrf_P1(u32 *a0, u32 *a1, u32 spin, u32 *out) {
+#ifdef HRF_EMULATE  // hrf's check of the driver on a CPU (hrf_emulate.h): no PTX runs
+    u32 *const addrs[] = {a0, a1};
+    (void)spin;
+    hrf_emulate_thread(1, out, addrs);
+#else
     u32 o0, o1, o2;
     asm volatile(
         "{\n\t"
@@ -106,6 +121,7 @@ extern "C" __device__ __noinline__ void hrf_P1(u32 *a0, u32 *a1, u32 spin, u32 *
         : "l"(a0), "l"(a1), "r"(spin)
         : "memory");
     out[0] = o0; out[1] = o1; out[2] = o2;
+#endif
 }
 
 // a spare thread: stress memory ([GPU15] sec. 4), two accesses per iteration
@@ -194,3 +210,33 @@ extern "C" __global__ void hrf_tally(u32 *mem, u32 *res, u32 *sync, const u32 *p
     const u32 same = __match_any_sync(0xffffffffu, key);
     if (key != ~0ull && (threadIdx.x % 32) == (u32)(__ffs(same) - 1)) atomicAdd(&hist[key], (u64)__popc(same));
 }
+
+#ifndef __CUDACC_RTC__  // the standalone driver (NVRTC, which hrf run uses, compiles the kernels alone)
+// build and run: nvcc -O2 -arch=native -o SpinMP SpinMP.cu && ./SpinMP launches=1000
+#define HRF_NAME "SpinMP"
+#define HRF_KIND "Required"
+#define HRF_QUANTIFIER 2  // 0 exists, 1 ~exists, 2 forall
+#define HRF_CONDITION "forall (1:r1=42)"
+static const char *const HRF_VAR_NAME[1] = {"1:r1"};
+static const unsigned HRF_DOMAIN_SIZE[1] = {3};
+static const u32 HRF_DOMAIN[1][3] = {{0u, 1u, 42u}};
+static const u64 HRF_STRIDE[1] = {1ull};
+static const u32 HRF_INIT[2] = {0u, 0u};
+static const unsigned HRF_LANES[HRF_K] = {1, 1};
+static const unsigned HRF_WARPS[HRF_K] = {1, 1};
+// the condition's proposition over an outcome
+static int hrf_holds(const int *v) {
+    (void)v;
+    return ((int)v[0] == (int)42);
+}
+// the setting a run starts from (block 128, test warps 2, lanes 16, no stress, randomise, shuffle, pad 32)
+#define HRF_SETTING {128u, 2u, 16u, 0u, 1u, 1024u, 256u, 0u, 0u, 1u, 1u, 32u, 100000u, 0u}
+#ifdef HRF_EMULATE  // per test thread: its outputs' variables (-1: none), its accesses' locations; each location's variable
+static const int HRF_N_OUTPUTS[HRF_T] = {1, 3};
+static const int HRF_OUTPUT_VAR[HRF_T][3] = {{-1, -1, -1}, {0, -1, -1}};
+static const int HRF_N_ACCESSES[HRF_T] = {2, 2};
+static const int HRF_ACCESS_LOC[HRF_T][2] = {{0, 1}, {1, 0}};
+static const int HRF_LOC_VAR[2] = {-1, -1};
+#endif
+#include "hrf_driver.h"
+#endif
