@@ -18,12 +18,13 @@ from hrf.cli import main
 from hrf.errors import InvalidArgument
 from hrf.gpu import NotRunnable, Setting, cuda_source, load_setting, prepare
 from hrf.gpu.cuda import standalone
-from hrf.gpu.lower import lower
+from hrf.gpu.lower import lower, observed_vars
 from hrf.gpu.placement import WARP, Permutation, Shape, draw, geometry, position, role_of
 from hrf.gpu.report import build, compare
 from hrf.gpu.runtime import DeviceInfo, RunCounts
 from hrf.gpu.sass import check, functions
 from hrf.herdout import read_herd_output
+from hrf.litmus import ast as A
 from hrf.litmus import parse_file, parse_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -299,8 +300,81 @@ def test_comparison_with_a_model():
     allowed = [{"1:r0": a, "1:r2": b} for a, b in ((0, 0), (0, 1), (1, 1))]
     compare(r, "ptx", allowed)
     assert r.forbidden == [({"1:r0": 1, "1:r2": 0}, 2)]
-    assert r.unseen == [{"1:r0": 0, "1:r2": 1}]
+    assert r.verdicts[0].unseen == [{"1:r0": 0, "1:r2": 1}]
     assert any(line.startswith("MP+membar.gl: FORBIDDEN by ptx, seen 2 times") for line in r.comparison())
+
+
+def test_several_models_each_read_the_test_as_it_takes_it():
+    """[GPU15]'s mp with membar.gl in both threads, read by PTX 7.5 through
+    the translation (membar.gl -> fence.sc.gpu, ld.cg/st.cg -> weak): the
+    two fence.sc order the pairs, so r0=1 /\\ r2=0 is forbidden there as
+    under `ptx` (hand derivation: the fences' sc order puts P0's fence
+    before P1's, so P1's load of x after its fence reads P0's store)."""
+    from hrf.gpu import judge
+
+    path = LITMUS / "gpu15" / "MP+membar.gl.litmus"
+    r = _result(path, {(0, 0): 5, (1, 1): 5, (1, 0): 2})
+    for m in ("ptx", "ptx-7.5", "ptx-6.0"):
+        judge(r, parse_file(path), m)
+    assert [(v.model, v.read_as) for v in r.verdicts] == [("ptx", None), ("ptx-7.5", "PTX"), ("ptx-6.0", "PTX")]
+    for v in r.verdicts:
+        assert v.forbidden == [({"1:r0": 1, "1:r2": 0}, 2)]
+    assert r.model == "ptx, ptx-7.5, ptx-6.0" and r.forbidden == [({"1:r0": 1, "1:r2": 0}, 2)]
+    lines = r.comparison()
+    assert "MP+membar.gl: FORBIDDEN by ptx-7.5 (the test read as PTX), seen 2 times: 1:r0=1; 1:r2=0;" in lines
+    d = r.to_json()
+    assert [m["model"] for m in d["models"]] == ["ptx", "ptx-7.5", "ptx-6.0"] and d["models"][1]["read_as"] == "PTX"
+
+
+def test_a_model_without_a_verdict_is_a_note_not_a_comparison():
+    from hrf.gpu import judge
+
+    path = LITMUS / "gpu" / "MP+rlx-gpu.litmus"
+    r = _result(path, {(0, 0): 5})
+    judge(r, parse_file(path), "ptx")  # [GPU15]'s 2015 model refuses Dat3M's PTX, and no translation helps
+    assert r.verdicts == [] and r.forbidden == [] and r.model is None
+    assert r.notes and r.notes[0].startswith("the model ptx gave no verdict (")
+
+
+def test_a_log_compared_with_models(tmp_path, capsys):
+    """`hrf run --log`: a run's log read back and judged, no GPU needed."""
+    path = LITMUS / "gpu15" / "MP+membar.gl.litmus"
+    log = tmp_path / "gpu.log"
+    log.write_text(_result(path, {(0, 0): 5, (1, 1): 5, (1, 0): 2}).to_litmus7())
+    rc = main(["run", "--log", str(log), "-m", "ptx", "-m", "ptx-7.5", str(path)])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "MP+membar.gl: FORBIDDEN by ptx, seen 2 times: 1:r0=1; 1:r2=0;" in out
+    assert "MP+membar.gl: 2 of 3 seen states allowed by ptx-7.5 (the test read as PTX); 1 forbidden" in out
+    log.write_text(_result(path, {(0, 0): 5, (1, 1): 5}).to_litmus7())
+    assert main(["run", "--log", str(log), "-m", "ptx-7.5", "--json", str(path)]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["models"][0]["forbidden"] == [] and d["instances"] == 10 and d["observation"] == ["Never", 0, 10]
+
+
+def test_a_log_that_is_no_run_s_histogram_is_refused_by_name(tmp_path, capsys):
+    path = LITMUS / "gpu" / "MP+rlx-gpu.litmus"
+    good = _result(path, {(0, 0): 5, (1, 1): 5}).to_litmus7()
+    log = tmp_path / "gpu.log"
+    for text, words in (
+        (good.replace("Histogram (2 states)", "Histogram (3 states)"), "its histogram announces 3 states, 2 read"),
+        (good.replace("1:r1=", "1:r7="), "a state names no 1:r1 (the test observes 1:r0, 1:r1)"),
+        (hrf_check_log(path), "has no histogram (a model's `States` list, not a run's)"),
+    ):
+        log.write_text(text)
+        assert main(["run", "--log", str(log), "-m", "ptx-7.5", str(path)]) == 2
+        assert words in capsys.readouterr().err
+    log.write_text(good)
+    assert main(["run", "--log", str(log), "-m", "ptx-7.5", str(LITMUS / "gpu" / "SB+rlx-gpu.litmus")]) == 1
+    assert "no histogram of SB+rlx-gpu (its tests: MP+rlx-gpu)" in capsys.readouterr().err
+    assert main(["run", "--log", str(log), str(path)]) == 2
+    assert "give -m MODEL" in capsys.readouterr().err
+
+
+def hrf_check_log(path) -> str:
+    import hrf
+
+    return hrf.check(path, "ptx-7.5").to_herd_log()
 
 
 def test_json_has_the_device_and_the_incantations():
@@ -318,6 +392,62 @@ def test_hardware_rows_in_the_store(tmp_path):
         s.add_hardware(r)
         rows = s.hardware_rows()
     assert rows[0]["test"] == "SB+rlx-gpu" and rows[0]["instances"] == 4 and rows[0]["positive"] == 1
+
+
+# ------------------------------------------------------------ the hardware's observations
+HARDWARE = Path(__file__).parent / "data" / "hardware"
+
+
+def hardware_rows(folders: tuple[str, ...]) -> list[dict]:
+    """The device runs recorded in tests/data/hardware (one JSON file a
+    run of benchmarks/gpu_check.sh) whose tests come from these folders."""
+    rows = []
+    for f in sorted(HARDWARE.glob("*.json")):
+        for row in json.loads(f.read_text())["runs"]:
+            if row["from"] in folders:
+                rows.append(row | {"record": f.name})
+    return rows
+
+
+def weak_state_allowed(test, model) -> bool:
+    """Whether `model` allows the state the condition's proposition names
+    (the test read as the model takes it). The proposition must fix every
+    observed variable (a conjunction of equalities), so that one state is
+    meant."""
+    import hrf
+    from hrf.litmus.translate import read_as_by
+    from hrf.models import get as get_model
+
+    prop = test.condition.prop
+    atoms = list(prop.props) if isinstance(prop, A.PAnd) else [prop]
+    assert all(isinstance(a, A.PAtom) for a in atoms), test.name
+    assert {a.var for a in atoms} == set(observed_vars(test)), test.name
+    read, _ = read_as_by(test, get_model(model))
+    r = hrf.check(read, model)
+    assert r.complete and r.error is None
+    return any(A.prop_holds(prop, o) for o in r.outcomes)
+
+
+def test_the_hardware_records_are_whole():
+    rows = hardware_rows(("litmus/gpu", "litmus/ptx7", "ptx-asplos15"))
+    assert len(rows) >= 35
+    for row in rows:
+        assert (row["weak"] > 0) == (row["observation"] != "Never") and 0 <= row["weak"] <= row["instances"]
+        assert row["forbidden_seen"] == 0 and row["code"] == "ok"
+
+
+@pytest.mark.parametrize(
+    "row",
+    [r for r in hardware_rows(("litmus/gpu", "litmus/ptx7")) if r["weak"]],
+    ids=lambda r: f"{r['record']}:{r['test']}",
+)
+def test_every_weak_outcome_the_hardware_showed_is_allowed_by_ptx_6_and_7_5(row):
+    """docs/hardware.md's device runs: a test whose weak outcome the GPU
+    showed (weak > 0) has it allowed by PTX 6.0 and PTX 7.5 (a test that
+    never showed it asks nothing of a model: not seeing is no proof)."""
+    test = parse_file(ROOT / row["from"] / f"{row['test']}.litmus")
+    for model in ("ptx-6.0", "ptx-7.5"):
+        assert weak_state_allowed(test, model), (row["test"], model)
 
 
 # ------------------------------------------------------------ settings

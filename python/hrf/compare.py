@@ -8,11 +8,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .api import Limits, Result, check_many
-from .errors import UnsupportedFeature
 from .generate import size
 from .litmus import ast as A
 from .litmus import parse
-from .litmus.translate import TRANSLATIONS
+from .litmus.translate import read_as_by
 from .models import get as get_model
 
 
@@ -113,25 +112,11 @@ def compare(
 
 
 def _as_read_by(t: A.Test, model, translated: list) -> A.Test:
-    """The test as `model` reads it: itself, or translated into a dialect
-    the model takes where it refuses the test's own (the refusal stands
-    where no translation helps: check_many reports it)."""
-    try:
-        model.supports(t)
-        return t
-    except UnsupportedFeature:
-        pass
-    for (src, dst), fn in TRANSLATIONS.items():
-        if src != t.arch:
-            continue
-        try:
-            u = fn(t)
-            model.supports(u)
-        except UnsupportedFeature:
-            continue
-        translated.append((t.name, model.name, dst))
-        return u
-    return t
+    """The test as `model` reads it (`read_as_by`), each translation listed."""
+    u, arch = read_as_by(t, model)
+    if arch is not None:
+        translated.append((t.name, model.name, arch))
+    return u
 
 
 def _limit_text(r: Result) -> str:

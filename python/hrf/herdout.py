@@ -45,6 +45,7 @@ class HerdVerdict:
     flags: list = field(default_factory=list)  # herd7: `Flag NAME` lines
     undef: bool = False  # herd7 prints `Undef` instead of Ok/No when a flag is raised
     counts: list = field(default_factory=list)  # litmus7: how often each state was seen
+    histogram: int | None = None  # litmus7: the states its `Histogram (N states)` line announces
     # the Observation line's counts: executions where the proposition holds,
     # and where not. herd's `Positive: P Negative: N` count the condition as
     # a whole, so for `~exists p` (Forbidden) they count `~p`: swapped.
@@ -100,6 +101,7 @@ def read_herd_output(path) -> dict[str, HerdVerdict]:
         m = re.match(r"^States (\d+)", lines[i]) if i < len(lines) else None
         h = re.match(r"^Histogram \((\d+) states?\)", lines[i]) if i < len(lines) else None
         if h:
+            v.histogram = int(h.group(1))
             i += 1
             for _ in range(int(h.group(1))):
                 seen = re.match(r"^\s*(\d+)\s*[:*]>(.*)$", lines[i]) if i < len(lines) else None

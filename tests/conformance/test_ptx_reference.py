@@ -30,3 +30,34 @@ def test_membar_gl_restores_mp_across_ctas():
     # cta fences do not (herd agrees: MP+membar.ctas Ok, MP+membar.gls No).
     assert hrf.check(PTX / "mp+membar.gls.litmus", "ptx").condition_holds is False
     assert hrf.check(PTX / "mp+membar.ctas.litmus", "ptx").condition_holds is True
+
+
+def _asplos15_weak_rows():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from test_gpu import hardware_rows
+
+    return [r for r in hardware_rows(("ptx-asplos15",)) if r["weak"]]
+
+
+@pytest.mark.parametrize("row", _asplos15_weak_rows(), ids=lambda r: f"{r['record']}:{r['test']}")
+def test_every_weak_outcome_the_hardware_showed_is_allowed_by_every_ptx_model(row):
+    """[GPU15]'s tests on the lent H100 (tests/data/hardware): each weak
+    outcome the GPU showed is allowed by [GPU15]'s `ptx`, and by PTX 6.0
+    and 7.5 reading the test translated."""
+    from test_gpu import weak_state_allowed
+
+    from hrf.gpu import NotRunnable, prepare
+
+    def runs(t) -> bool:
+        try:
+            prepare(t)
+            return True
+        except NotRunnable:  # herd2015-MP (shared memory) is MP too, but never ran on the GPU
+            return False
+
+    (path,) = [p for p in FILES if herd_name(hrf.parse(p).name) == row["test"] and runs(hrf.parse(p))]
+    for model in ("ptx", "ptx-6.0", "ptx-7.5"):
+        assert weak_state_allowed(hrf.parse(path), model), (row["test"], model)

@@ -30,6 +30,8 @@ def cmd_run(a) -> int:
                 print(f"hrf: {t.path or t.name}: {e}", file=sys.stderr)
                 status = 1
         return status
+    if a.log:
+        return _from_log(a, tests)
     setting = gpu.load_setting(a.setting) if a.setting else gpu.Setting()
     for t in tests:  # refuse what cannot run before anything runs
         try:
@@ -69,10 +71,7 @@ def cmd_run(a) -> int:
                 print(r.to_litmus7(), end="")
             for n in r.notes:
                 print(f"hrf: note: {r.path or r.name}: {n}", file=sys.stderr)
-            red = sys.stderr.isatty()
-            for line in r.comparison():
-                forbidden = "FORBIDDEN" in line
-                print(f"\033[31m{line}\033[0m" if forbidden and red else line, file=sys.stderr)
+            _print_comparison(r, sys.stderr)
             if r.forbidden or r.counts.missing:
                 status = 1
             if store is not None:
@@ -81,6 +80,48 @@ def cmd_run(a) -> int:
     finally:
         if store is not None:
             store.close()
+    return status
+
+
+def _print_comparison(r, out) -> None:
+    """Each model's word on the seen states; a forbidden one in red on a terminal."""
+    red = out.isatty()
+    for line in r.comparison():
+        print(f"\033[31m{line}\033[0m" if "FORBIDDEN" in line and red else line, file=out)
+
+
+def _from_log(a, tests) -> int:
+    """`hrf run --log FILE -m MODEL TEST...`: the histograms of a litmus7 log
+    (the standalone driver's, an earlier run's, litmus7's) against models."""
+    from .. import gpu
+    from ..herdout import herd_name, read_herd_output
+
+    if not a.model:
+        raise InvalidArgument("--log compares a log's histograms with models: give -m MODEL")
+    try:
+        blocks = read_herd_output(a.log)
+    except (OSError, UnicodeDecodeError) as e:
+        raise InvalidArgument(f"cannot read the log {a.log}: {getattr(e, 'strerror', None) or e}") from None
+    status = 0
+    for t in tests:
+        block = blocks.get(herd_name(t.name))
+        if block is None:
+            print(f"hrf: {a.log}: no histogram of {t.name} (its tests: {', '.join(blocks) or 'none'})", file=sys.stderr)
+            status = 1
+            continue
+        r = gpu.from_log(t, block, a.log)
+        for m in a.model:
+            gpu.judge(r, t, m)
+        if a.json:
+            d = r.to_json()
+            keep = ("name", "path", "condition", "observation", "states", "instances", "model", "forbidden", "models")
+            print(json.dumps({"log": a.log} | {k: d[k] for k in keep} | {"notes": r.notes}))
+        else:
+            _print_comparison(r, sys.stdout)
+        for n in r.notes:
+            print(f"hrf: note: {r.path or r.name}: {n}", file=sys.stderr)
+        if r.forbidden or len(r.verdicts) < len(a.model):
+            status = 1
     return status
 
 
@@ -109,7 +150,17 @@ def add(sub) -> None:
     )
     r.add_argument("files", nargs="+", help=".litmus files ([GPU15]'s PTX, Dat3M's PTX, C/OpenCL)")
     r.add_argument(
-        "--model", "-m", help="mark each seen outcome allowed or forbidden by this model (exit 1 if forbidden)"
+        "--model",
+        "-m",
+        action="append",
+        help="mark each seen outcome allowed or forbidden by this model (repeat for several; exit 1 if forbidden); "
+        "a [GPU15] test is read translated by the PTX 6.0/7.5 models",
+    )
+    r.add_argument(
+        "--log",
+        metavar="FILE",
+        help="run nothing: compare the histograms of a litmus7 log (hrf run's, the standalone driver's, "
+        "litmus7's) with the -m models",
     )
     r.add_argument("--launches", type=whole(1), default=100, help="kernel launches per test (default 100)")
     r.add_argument("--seconds", type=seconds, default=None, help="run each test for this long instead")

@@ -11,11 +11,12 @@ import random
 import time
 from pathlib import Path
 
+from ..errors import HrfError
 from ..litmus import ast as A
 from .cuda import DRIVER_FILES, driver_file, file_stem, source, standalone
 from .lower import LoweredTest, NotRunnable, lower
 from .placement import Shape, shape_of
-from .report import GpuResult, build, compare
+from .report import GpuResult, build, compare, from_log
 from .setting import Setting, load_setting, sample
 
 __all__ = [
@@ -27,6 +28,8 @@ __all__ = [
     "cuda_source",
     "emit_cuda",
     "run_test",
+    "judge",
+    "from_log",
     "tune",
 ]
 
@@ -99,15 +102,39 @@ def run_test(
     ):
         if n:
             r.notes.append(f"{n} {what}")
-    if model is not None:
-        from ..api import check as model_check
-
-        mr = model_check(test, model)
-        if mr.error is not None or not mr.complete:
-            r.notes.append(f"the model {mr.model} gave no complete verdict: no comparison")
-        else:
-            compare(r, mr.model, mr.outcomes)
+    for m in models_of(model):
+        judge(r, test, m)
     return r
+
+
+def models_of(model) -> list:
+    """None, one model (a name, a cat file, a Model) or several, as a list."""
+    if model is None:
+        return []
+    return list(model) if isinstance(model, (list, tuple)) else [model]
+
+
+def judge(r: GpuResult, test: A.Test, model) -> None:
+    """Mark each state the run saw allowed or forbidden by `model`, the
+    test read as the model reads it (translated where it takes another
+    dialect: [GPU15]'s PTX for the PTX 6.0/7.5 models); a model that gives
+    no complete verdict is a note, never a comparison."""
+    from ..api import check as model_check
+    from ..litmus.translate import read_as_by
+    from ..models import get as get_model
+
+    m = get_model(model)
+    read, arch = read_as_by(test, m)
+    try:
+        mr = model_check(read, m)
+    except HrfError as e:  # the model refuses the test
+        r.notes.append(f"the model {m.name} gave no verdict ({e}): no comparison")
+        return
+    if not mr.complete:
+        why = f"limit {mr.limit['which']}: {mr.limit['detail']}" if mr.limit else "incomplete"
+        r.notes.append(f"the model {m.name} gave no complete verdict ({why}): no comparison")
+    else:
+        compare(r, mr.model, mr.outcomes, arch)
 
 
 def tune(test: A.Test, budget: float, samples: int, seed: int | None = None) -> list[tuple[Setting, float, int, float]]:

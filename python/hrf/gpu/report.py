@@ -8,15 +8,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import InvalidArgument
 from ..herdout import HERD_KIND, herd_name, log_variable
 from ..litmus import ast as A
 from ..litmus.printer import format_condition
+from .lower import observed_vars
 from .runtime import DeviceInfo, RunCounts
 from .setting import Setting
 
 
 def signed(v: int) -> int:
     return v - (1 << 32) if v >= 1 << 31 else v
+
+
+@dataclass
+class ModelVerdict:
+    """What one model says of the states a run saw."""
+
+    model: str
+    forbidden: list  # seen states the model forbids: (outcome, count)
+    unseen: list  # states the model allows that the run did not see
+    read_as: str | None = None  # the dialect the model read the test translated into, if any
+
+    def to_json(self) -> dict:
+        return {
+            "model": self.model,
+            "read_as": self.read_as,
+            "forbidden": [{"outcome": o, "count": n} for o, n in self.forbidden],
+            "unseen": self.unseen,
+        }
 
 
 @dataclass
@@ -30,10 +50,19 @@ class GpuResult:
     device: DeviceInfo
     setting: Setting
     codecheck: str  # "ok", "skipped" or what did not match
-    model: str | None = None
-    forbidden: list = field(default_factory=list)  # seen states the model forbids: (outcome, count)
-    unseen: list = field(default_factory=list)  # allowed states not seen
+    verdicts: list[ModelVerdict] = field(default_factory=list)  # one per model compared (`compare`)
     notes: list = field(default_factory=list)
+
+    @property
+    def model(self) -> str | None:
+        """The models compared, by name (None: none)."""
+        return ", ".join(v.model for v in self.verdicts) or None
+
+    @property
+    def forbidden(self) -> list:
+        """The seen states some compared model forbids: (outcome, count)."""
+        bad = [st for v in self.verdicts for st, _ in v.forbidden]
+        return [(st, n) for st, n, _ in self.states if st in bad]
 
     @property
     def positive(self) -> int:
@@ -114,24 +143,24 @@ class GpuResult:
             "codecheck": self.codecheck,
             "model": self.model,
             "forbidden": [{"outcome": o, "count": n} for o, n in self.forbidden],
-            "unseen": self.unseen,
+            "models": [v.to_json() for v in self.verdicts],
             "notes": self.notes,
         }
 
     def comparison(self) -> list[str]:
-        """Against the model: each seen state allowed or not, each allowed state seen or not."""
-        if self.model is None:
-            return []
+        """Against each model: each seen state allowed or not, each allowed state seen or not."""
         out = []
-        for o, n in self.forbidden:
-            out.append(f"{self.name}: FORBIDDEN by {self.model}, seen {n} times: {_state(o)}")
-        for o in self.unseen:
-            out.append(f"{self.name}: allowed by {self.model}, not seen: {_state(o)}")
         seen = len(self.states)
-        out.append(
-            f"{self.name}: {seen - len(self.forbidden)} of {seen} seen states allowed by {self.model}"
-            + ("" if not self.forbidden else f"; {len(self.forbidden)} forbidden")
-        )
+        for v in self.verdicts:
+            by = v.model + (f" (the test read as {v.read_as})" if v.read_as else "")
+            for o, n in v.forbidden:
+                out.append(f"{self.name}: FORBIDDEN by {by}, seen {n} times: {_state(o)}")
+            for o in v.unseen:
+                out.append(f"{self.name}: allowed by {by}, not seen: {_state(o)}")
+            out.append(
+                f"{self.name}: {seen - len(v.forbidden)} of {seen} seen states allowed by {by}"
+                + ("" if not v.forbidden else f"; {len(v.forbidden)} forbidden")
+            )
         return out
 
 
@@ -160,12 +189,51 @@ def build(lt, counts: RunCounts, device: DeviceInfo, setting: Setting, codecheck
     )
 
 
-def compare(r: GpuResult, model_name: str, allowed: list[dict]) -> None:
-    """Mark each seen state allowed or forbidden by the model's outcomes
-    (restricted to the variables the run observed)."""
+def compare(r: GpuResult, model_name: str, allowed: list[dict], read_as: str | None = None) -> ModelVerdict:
+    """Mark each seen state allowed or forbidden by a model's outcomes
+    (restricted to the variables the run observed); the verdict is added
+    to the result's."""
     keys = [k for k in (r.states[0][0] if r.states else {})]
     allowed_keys = {tuple(o.get(k) for k in keys) for o in allowed}
-    r.model = model_name
-    r.forbidden = [(st, n) for st, n, _ in r.states if tuple(st[k] for k in keys) not in allowed_keys]
+    forbidden = [(st, n) for st, n, _ in r.states if tuple(st[k] for k in keys) not in allowed_keys]
     seen = {tuple(st[k] for k in keys) for st, _, _ in r.states}
-    r.unseen = [dict(zip(keys, t, strict=True)) for t in sorted(allowed_keys - seen, key=str)]
+    unseen = [dict(zip(keys, t, strict=True)) for t in sorted(allowed_keys - seen, key=str)]
+    v = ModelVerdict(model_name, forbidden, unseen, read_as)
+    r.verdicts.append(v)
+    return v
+
+
+def from_log(test: A.Test, block, log: str) -> GpuResult:
+    """A test's block of a litmus7 log (`hrf run`'s, its standalone
+    driver's, litmus7's own; `herdout.read_herd_output`) as a result to
+    compare with models (`judge`). InvalidArgument where the block holds no
+    histogram (a model's `States` list, not a run's) or its states do not
+    name every variable the test observes."""
+    names = [str(v) for v in observed_vars(test)]
+    if block.histogram is None:
+        raise InvalidArgument(f"{log}: {block.name} has no histogram (a model's `States` list, not a run's)")
+    if len(block.counts) != block.histogram:
+        raise InvalidArgument(
+            f"{log}: {block.name}: its histogram announces {block.histogram} states, {len(block.counts)} read"
+        )
+    prop = test.condition.prop if test.condition else A.PTrue()
+    states = []
+    for st, n in zip(block.states, block.counts, strict=True):
+        missing = [k for k in names if k not in st]
+        if missing:
+            raise InvalidArgument(
+                f"{log}: {block.name}: a state names no {', '.join(missing)} (the test observes {', '.join(names)})"
+            )
+        o = {k: st[k] for k in names}
+        states.append((o, n, A.prop_holds(prop, o)))
+    return GpuResult(
+        name=test.name,
+        path=test.path,
+        quantifier=test.condition.quantifier if test.condition else "forall",
+        condition=format_condition(test.condition) if test.condition else "forall (true)",
+        states=states,
+        counts=RunCounts(instances=sum(block.counts)),
+        device=DeviceInfo(f"(read from {log})", "", 0, 0, 0, "", "", ""),
+        setting=Setting(),
+        codecheck="not run (read from a log)",
+    )

@@ -84,3 +84,26 @@ def translate(test: A.Test, arch: str) -> A.Test:
     if fn is None:
         raise UnsupportedFeature(f"no translation of {test.arch} tests into {arch}", test.path)
     return fn(test)
+
+
+def read_as_by(test: A.Test, model) -> tuple[A.Test, str | None]:
+    """The test as `model` (anything with `supports(test)`, which raises
+    UnsupportedFeature on a test it refuses) reads it, and the dialect it
+    was translated into: itself and None where the model takes it, else a
+    translation the model takes (the refusal stands where none helps: the
+    check reports it)."""
+    try:
+        model.supports(test)
+        return test, None
+    except UnsupportedFeature:
+        pass
+    for (src, dst), fn in TRANSLATIONS.items():
+        if src != test.arch:
+            continue
+        try:
+            u = fn(test)
+            model.supports(u)
+        except UnsupportedFeature:
+            continue
+        return u, dst
+    return test, None
