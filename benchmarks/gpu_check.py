@@ -1,15 +1,20 @@
 """The device check of `hrf run` (benchmarks/gpu_check.sh runs it on a
 machine with an NVIDIA GPU and CuPy): [GPU15]'s PTX tests and the
 MP/SB/LB/CoRR/IRIW/2+2W families at cta and gpu scope, relaxed and fenced,
-each run with the default incantations, compared with a model (`ptx` for
-[GPU15]'s tests, Dartagnan's ptx-v6.0.cat for the PTX 6 families where it
-is at hand); weak outcomes per second for MP, SB and LB at gpu scope with
-the default and with a tuned setting; the end-to-end rate.
+each run with the default incantations, compared with the models (`ptx`,
+and translated `ptx-6.0` and `ptx-7.5`, for [GPU15]'s tests; `ptx-6.0`,
+`ptx-7.5` and Dartagnan's ptx-v6.0.cat where it is at hand for the PTX 6
+families); weak outcomes per second for MP, SB and LB at gpu scope with
+the default and with a tuned setting; the end-to-end rate; the standalone
+driver of `hrf run --emit-cuda` built with nvcc, run, its log judged.
 
     python benchmarks/gpu_check.py [--tests DIR ...] [--cat FILE] [--out DIR] [--launches N] [--tune SECONDS]
 
 Prints a table last; writes the litmus7 log (gpu.log), one JSON object per
-test (gpu.jsonl) and the SASS of every test kernel (sass.txt) under --out.
+test (gpu.jsonl), the SASS of every test kernel (sass.txt), the runs as
+tests/data/hardware keeps them (hardware.json: copy it there, named after
+the device and the date) and the driver's builds and logs (driver/) under
+--out.
 """
 
 from __future__ import annotations
@@ -50,10 +55,13 @@ def main() -> int:
     js = open(os.path.join(a.out, "gpu.jsonl"), "w", encoding="utf-8")  # noqa: SIM115 - closed at the end
     sass = open(os.path.join(a.out, "sass.txt"), "w", encoding="utf-8")  # noqa: SIM115 - closed at the end
     rows = []
+    record: list = []  # the runs as tests/data/hardware keeps them
     cache: dict = {}
     for f in files:
         t = parse_file(f)
-        model = "ptx" if t.arch == "GPU_PTX" else a.cat
+        # [GPU15]'s tests under its model and, translated, PTX 6.0 and 7.5; Dat3M's under 6.0, 7.5 and the cat file
+        models = ["ptx", "ptx-6.0", "ptx-7.5"] if t.arch == "GPU_PTX" else ["ptx-6.0", "ptx-7.5"]
+        model = models + ([a.cat] if a.cat and t.arch == "PTX" else [])
         try:
             lt, shape = gpu.prepare(t)
         except gpu.NotRunnable as e:
@@ -87,6 +95,18 @@ def main() -> int:
         log.write(r.to_litmus7())
         js.write(json.dumps(r.to_json()) + "\n")
         forb = sum(n for _, n in r.forbidden)
+        record.append(
+            {
+                "test": t.name,
+                "from": origin(f),
+                "observation": r.observation,
+                "weak": r.positive,
+                "instances": r.counts.instances,
+                "compared_with": r.model,
+                "forbidden_seen": forb,
+                "code": r.codecheck,
+            }
+        )
         rows.append(
             (
                 t.name,
@@ -155,21 +175,97 @@ def main() -> int:
                 flush=True,
             )
 
+    driver = standalone_driver(files, a.out, info)
     log.close()
     js.close()
     sass.close()
+    with open(os.path.join(a.out, "hardware.json"), "w", encoding="utf-8") as f:
+        json.dump(
+            {
+                "device": f"{info.name} ({info.arch}, {info.sms} SMs)",
+                "driver": f"CUDA {info.driver} (nvidia-smi above names the driver's release)",
+                "runtime": f"CuPy's CUDA {info.cuda}, NVRTC {info.nvrtc}",
+                "date": time.strftime("%Y-%m-%d"),
+                "launches": a.launches,
+                "setting": "the default (gpu/setting.py)",
+                "how": "benchmarks/gpu_check.sh; weak: instances whose final state satisfies the condition's proposition",
+                "runs": record,
+            },
+            f,
+            indent=1,
+        )
     print()
     print(f"device: {info.name} {info.arch}, driver {info.driver}, CUDA {info.cuda}")
     for name, status, what in rows:
         print(f"{name:28s} {status:8s} {what}")
     for name, dflt, tuned, s in weak:
         print(f"weak/s {name:14s} default {dflt:10.1f}  tuned {tuned:10.1f}  ({s})")
+    for line in driver:
+        print(line)
     if rate:
         print(
             f"rate SB+rlx-gpu default: {rate[0] / 1e6:.1f} M instances/s; dense (block 256, 8 test warps): {rate[3] / 1e6:.1f} M/s "
             f"({rate[4]} weak)"
         )
     return 0
+
+
+def origin(path: str) -> str:
+    """Where a test comes from, as tests/data/hardware names it."""
+    d = os.path.dirname(os.path.relpath(path))
+    return os.path.basename(d) if os.path.basename(d) == "ptx-asplos15" else d
+
+
+DRIVER_TESTS = ("MP+rlx-gpu", "SB+fence.sc-gpu", "SpinMP")
+
+
+def standalone_driver(files: list[str], out: str, info) -> list[str]:
+    """`hrf run --emit-cuda`'s standalone driver on the device: built by
+    nvcc, run without Python, its log judged by `hrf run --log`'s code
+    (every state allowed by ptx-6.0 and ptx-7.5; no instance missing)."""
+    import subprocess
+
+    from hrf import gpu
+    from hrf.gpu.sass import tool
+    from hrf.herdout import herd_name, read_herd_output
+    from hrf.litmus import parse_file
+
+    nvcc = tool("nvcc")
+    if nvcc is None:
+        return ["driver: no nvcc here: the standalone driver was not built"]
+    folder = os.path.join(out, "driver")
+    lines = []
+    for name in DRIVER_TESTS:
+        path = next((f for f in files if os.path.basename(f) == f"{name}.litmus"), None)
+        if path is None:
+            continue
+        t = parse_file(path)
+        try:
+            (cu,) = gpu.emit_cuda([t], folder)
+            exe = str(cu)[: -len(".cu")]
+            b = subprocess.run(
+                [nvcc, "-O2", f"-arch={info.arch}", "-o", exe, str(cu)], capture_output=True, text=True, timeout=120
+            )
+            if b.returncode:
+                lines.append(f"driver {name}: nvcc failed: {b.stderr.strip()[:500]}")
+                continue
+            r = subprocess.run([exe, "launches=1000"], capture_output=True, text=True, timeout=120)
+            logf = exe + ".log"
+            with open(logf, "w", encoding="utf-8") as f:
+                f.write(r.stdout)
+            res = gpu.from_log(t, read_herd_output(logf)[herd_name(t.name)], logf)
+            for m in ("ptx-6.0", "ptx-7.5"):
+                gpu.judge(res, t, m)
+            speed = next((x for x in r.stdout.splitlines() if x.startswith("Instances=")), "?")
+            lines.append(
+                f"driver {name}: exit {r.returncode}, weak {res.positive} of {res.counts.instances}, "
+                f"forbidden {sum(n for _, n in res.forbidden)} ({res.model}); {speed}; {r.stderr.strip()}"
+            )
+        except Exception as e:
+            lines.append(f"driver {name}: {type(e).__name__}: {e}")
+            traceback.print_exc()
+        print(lines[-1], flush=True)
+    return lines
 
 
 if __name__ == "__main__":

@@ -47,9 +47,8 @@ def test_every_weak_outcome_the_hardware_showed_is_allowed_by_every_ptx_model(ro
     """[GPU15]'s tests on the lent H100 (tests/data/hardware): each weak
     outcome the GPU showed is allowed by [GPU15]'s `ptx`, and by PTX 6.0
     and 7.5 reading the test translated."""
-    from test_gpu import weak_state_allowed
-
     from hrf.gpu import NotRunnable, prepare
+    from test_gpu import weak_state_allowed
 
     def runs(t) -> bool:
         try:
