@@ -11,6 +11,9 @@ python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /
 export PYTHONPATH=/tmp/hrf-site PYTHONUNBUFFERED=1
 OUT=${OUT:-scale-check}
 mkdir -p "$OUT"
-echo "cores: $(nproc), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+# what the 16 CPUs are: 16 cores, or 8 cores of two hardware threads each
+# (a speed-up past 8 is then bounded by what the second threads add)
+echo "cpus: $(nproc)"
+lscpu 2>/dev/null | grep -E "^(Model name|Socket|Core|Thread|NUMA node|L3)" || grep -m1 'model name' /proc/cpuinfo
 python3 benchmarks/bench_scale.py --count 100000 --db --states 11300000 --rsp "$W" \
   --workers "${HRF_SCALE_WORKERS:-1,8,16}" --repeat 1 "$@" 2>&1 | tee "$OUT/scale.txt"

@@ -223,10 +223,74 @@ def _checked(test, sass):
         (LITMUS / "ptx7" / "SpinMP.litmus", "SpinMP.sass"),
         (LITMUS / "ptx7" / "MP+rel-acq-gpu.litmus", "MP+rel-acq-gpu.sass"),
         (LITMUS / "gpu15" / "MP+membar.gl.litmus", "mp+membar.gls.sass"),
+        # ptxas 13.5 from NVIDIA's wheels: ld.ca is LDG.E.STRONG.SM on sm_90
+        (LITMUS / "gpu15" / "mp-L1.litmus", "mp-L1.sass"),
+        (LITMUS / "gpu15" / "coRR-L2-L1+membar.gl.litmus", "coRR-L2-L1+membar.gl.sass"),
     ],
 )
 def test_recorded_sass_holds_the_tests_accesses(test, sass):
     assert _checked(test, sass) == []
+
+
+# hrf's own: a lock's two spin loops on one word
+SPIN_EXCH = """PTX spin-exch
+"P1 takes the lock (exchange 0 until it was nonzero), then waits for it back (exchange 0 until it was 1)"
+{
+x=0;
+P0:r0=0;
+P1:r1=0;
+P1:r2=0;
+}
+P0@cta 0,gpu 0                 | P1@cta 0,gpu 0                 ;
+LC00:                          | LC10:                          ;
+atom.relaxed.gpu.exch r0, x, 1 | atom.relaxed.gpu.exch r1, x, 0 ;
+bne r0, 0, LC01                | bne r1, 0, LC11                ;
+goto LC00                      | goto LC10                      ;
+LC01:                          | LC11:                          ;
+                               | atom.relaxed.gpu.exch r2, x, 0 ;
+                               | bne r2, 1, LC12                ;
+                               | goto LC11                      ;
+                               | LC12:                          ;
+exists (P1:r1 == 1)
+"""
+
+
+def test_a_peeled_loop_is_held_to_its_accesses_forms():
+    """ptxas peels P1's first loop (recorded: its exchange compiled twice,
+    the loop's test moved ahead), so P1's code is not its accesses in order;
+    a thread with a loop is then held to their forms alone, and the check
+    says so. A form that is no access of the thread is still refused."""
+    lt = lower(parse_text(SPIN_EXCH))
+    text = (SASS / "spin-exch.sass").read_text()
+    notes: list = []
+    assert check(lt, text, notes) == []
+    assert notes == [
+        "P1 loops: its accesses' forms checked, not their order (ATOMG.E.EXCH.STRONG.GPU is not an access of the test)"
+    ]
+    p1 = text.index("$hrf_test$hrf_P1:")
+    weaker = text[:p1] + text[p1:].replace("ATOMG.E.EXCH.STRONG.GPU", "ATOMG.E.EXCH.STRONG.SM", 1)
+    (problem,) = check(lt, weaker)
+    assert (
+        problem.startswith("P1: ") and "its accesses' forms: ATOMG.E.EXCH.STRONG.SM is the form of no access" in problem
+    )
+    straight = (SASS / "MP+rlx-gpu.sass").read_text()  # no loop: the order stays required
+    swapped = straight.replace("LDG.E.STRONG.GPU", "LDG.E", 1)
+    assert check(lower(parse_file(LITMUS / "gpu" / "MP+rlx-gpu.litmus")), swapped)
+
+
+def test_an_acquiring_reduction_is_an_atom():
+    """PTX's red takes .relaxed and .release alone (ptxas: "Illegal modifier
+    '.acq_rel' for instruction 'red'"): Dat3M's red.acq_rel is lowered to
+    atom.acq_rel into a scratch register, the same access."""
+    t = parse_text(
+        "PTX red-acq\n{\nx=0;\n}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n"
+        " red.acq_rel.cta.add x, 1 | red.release.gpu.add x, 1 ;\nexists (x == 2)\n"
+    )
+    lt = lower(t)
+    assert [a.ptx for th in lt.threads for a in th.accesses] == [
+        "atom.acq_rel.cta.global.add.u32",
+        "red.release.gpu.global.add.u32",
+    ]
 
 
 def test_sass_of_a_merged_load_is_refused():

@@ -86,13 +86,14 @@ def run_test(
         runner_cache[id(test)] = runner
     status = "skipped (--no-codecheck)"
     if codecheck:
-        problems = check(lt, disassemble(runner.cubin))
+        notes: list[str] = []
+        problems = check(lt, disassemble(runner.cubin), notes)
         if problems:
             raise CodeCheckError(
                 f"{test.name}: the compiled code is not the test as written (--no-codecheck to run anyway): "
                 + "; ".join(problems)
             )
-        status = "ok"
+        status = "ok" + (f" ({'; '.join(notes)})" if notes else "")
     counts = runner.run(setting, launches=launches, seconds=seconds, seed=seed)
     r = build(lt, counts, runner.info, setting, status)
     for what, n in (

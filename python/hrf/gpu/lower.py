@@ -230,7 +230,10 @@ class _Emitter:
             operand, kind = neg, "add.u32"
         if kind is None:
             _refuse(f"atomic {op.op} has no PTX form", op.line)
-        if dst is None and op.op != "exch":
+        # PTX's red takes .relaxed and .release alone: an acquiring RMW whose
+        # value nothing reads is an atom into a scratch register
+        acquiring = any(w in ("acquire", "acq_rel") for w in q)
+        if dst is None and op.op != "exch" and not acquiring:
             name = ".".join(["red", *q, kind])
             self.access("red", name, op.loc, f"{self.addr(op.loc)}, {operand}")
         else:

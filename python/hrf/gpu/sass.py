@@ -67,9 +67,10 @@ def functions(listing: str) -> dict[str, list[Insn]]:
 # scopes as SASS writes them: on accesses (.STRONG.SM) and on MEMBAR (.CTA)
 _ACCESS_SCOPE = {"cta": "SM", "gpu": "GPU", "sys": "SYS", "gl": "GPU"}
 _MEMBAR_SCOPE = {"cta": "CTA", "gpu": "GPU", "sys": "SYS", "gl": "GPU"}
-# [GPU15]'s cache operators that make an access strong: .cg at the GPU's L2; .cv, .wt and volatile
-# at system scope (as sm_90's SASS shows them)
-_STRONG_CACHE = {"cg": "GPU", "cv": "SYS", "wt": "SYS", "volatile": "SYS"}
+# [GPU15]'s cache operators that make an access strong, as ptxas 13 compiles them for sm_90: .ca
+# and .wb at the SM (LDG.E.STRONG.SM, STG.E.STRONG.SM), .cg at the GPU's L2, .cv, .wt and volatile at
+# system scope; .cs and .lu stay weak (LDG.E.EF, LDG.E.LU; tests/data/sass/cache-operators.sass)
+_STRONG_CACHE = {"ca": "SM", "wb": "SM", "cg": "GPU", "cv": "SYS", "wt": "SYS", "volatile": "SYS"}
 
 
 @dataclass(frozen=True)
@@ -111,14 +112,23 @@ def steps(a: Access) -> list[Step]:
     return [*before, Step(bases, frozenset({"STRONG", strong}))]
 
 
-def check_thread(accesses: list[Access], insns: list[Insn], outputs: int) -> str | None:
-    """None where the function's memory instructions are the accesses, in
-    order, then the stores of its `outputs`; else what differs."""
+def _body(insns: list[Insn], outputs: int) -> list[Insn] | str:
+    """The function's memory instructions before the stores of its
+    `outputs` (a fence's auxiliaries left out); what differs if it does
+    not end with those stores."""
     body = [i for i in insns if i.base not in AUXILIARY]
     tail = [i for i in body if i.base in ACCESSES][-outputs:] if outputs else []
     if len(tail) < outputs or any(i.base != "STG" for i in tail):
         return f"its last {outputs} accesses are not the stores of its outputs"
-    body = body[: len(body) - outputs]
+    return body[: len(body) - outputs]
+
+
+def check_thread(accesses: list[Access], insns: list[Insn], outputs: int) -> str | None:
+    """None where the function's memory instructions are the accesses, in
+    order, then the stores of its `outputs`; else what differs."""
+    body = _body(insns, outputs)
+    if isinstance(body, str):
+        return body
     k = 0
     for a in accesses:
         for st in steps(a):
@@ -132,8 +142,30 @@ def check_thread(accesses: list[Access], insns: list[Insn], outputs: int) -> str
     return None
 
 
-def check(lt: LoweredTest, listing: str) -> list[str]:
-    """What does not match, per thread (empty: the code is the test's)."""
+def check_forms(accesses: list[Access], insns: list[Insn], outputs: int) -> str | None:
+    """The check of a thread with a loop, which the assembler may peel or
+    rotate (an access compiled twice, a loop's first test moved ahead):
+    None where every memory instruction before the output stores is the
+    form of one of the accesses and every access's form is there; their
+    number and order are not checked. Else what differs."""
+    body = _body(insns, outputs)
+    if isinstance(body, str):
+        return body
+    forms = [st for a in accesses for st in steps(a)]
+    for i in body:
+        if not any(st.matches(i) for st in forms):
+            return f"{i.opcode} is the form of no access of the test"
+    for a in accesses:
+        for st in steps(a):
+            if not st.optional and not any(st.matches(i) for i in body):
+                return f"`{a.ptx}` should be {st}, found none"
+    return None
+
+
+def check(lt: LoweredTest, listing: str, notes: list | None = None) -> list[str]:
+    """What does not match, per thread (empty: the code is the test's). A
+    thread with a loop whose code is not its accesses in order is held to
+    their forms alone (`check_forms`), and `notes` says so."""
     funcs = functions(listing)
     problems = []
     for th in lt.threads:
@@ -142,19 +174,36 @@ def check(lt: LoweredTest, listing: str) -> list[str]:
             problems.append(f"{th.name}: no function {name} in the SASS")
             continue
         why = check_thread(th.accesses, funcs[name], th.n_outputs)
+        if why and th.spins:
+            loose = check_forms(th.accesses, funcs[name], th.n_outputs)
+            if loose is None:
+                if notes is not None:
+                    notes.append(f"{th.name} loops: its accesses' forms checked, not their order ({why})")
+                continue
+            why = f"{why}; nor, as a thread with a loop, its accesses' forms: {loose}"
         if why:
             problems.append(f"{th.name}: {why} (its memory instructions: {' '.join(i.opcode for i in funcs[name])})")
     return problems
 
 
 def tool(name: str) -> str | None:
-    """A CUDA tool: on the PATH, else in $CUDA_HOME/bin or /usr/local/cuda/bin."""
+    """A CUDA tool: on the PATH, else in $CUDA_HOME/bin or
+    /usr/local/cuda/bin, else from NVIDIA's wheels (`pip install
+    nvidia-cuda-nvcc nvidia-nvvm nvidia-cuda-runtime nvidia-cuda-crt
+    nvidia-cuda-nvdisasm`: nvidia/cu13/bin in site-packages), which need
+    no GPU: the code check then runs on any Linux machine."""
     import os
 
     found = shutil.which(name)
     if found:
         return found
-    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+    homes = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    import importlib.util
+
+    spec = importlib.util.find_spec("nvidia")  # NVIDIA's wheels: a namespace package
+    if spec is not None and spec.submodule_search_locations:
+        homes += [os.path.join(p, "cu13") for p in spec.submodule_search_locations]
+    for home in homes:
         if home and os.access(os.path.join(home, "bin", name), os.X_OK):
             return os.path.join(home, "bin", name)
     return None

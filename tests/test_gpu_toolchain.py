@@ -1,0 +1,99 @@
+"""`hrf run`'s generated code through NVIDIA's own compiler, with no GPU:
+NVIDIA's wheels (`pip install '.[nvcc]'`, which `.ci/run` installs) bring
+nvcc, ptxas and nvdisasm to any Linux x86-64 machine. Every shipped test
+that `hrf run` runs is compiled as `hrf run` compiles it, for sm_90 (the
+H100 and H200), and its SASS must hold the test's accesses (the code check
+that refuses a run otherwise); the standalone driver of `--emit-cuda` must
+build, and without a GPU say so in one line.
+
+Without the tools these tests skip, unless HRF_REQUIRE_NVCC is set (as in
+CI), where they fail."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from hrf.gpu import NotRunnable, emit_cuda, prepare
+from hrf.gpu.cuda import source
+from hrf.gpu.runtime import compile_cubin
+from hrf.gpu.sass import check, disassemble, tool
+from hrf.litmus import parse_file
+
+LITMUS = Path(__file__).parent.parent / "litmus"
+NVCC, NVDISASM = tool("nvcc"), tool("nvdisasm")
+ARCH = "sm_90"
+
+
+@pytest.fixture(autouse=True)
+def _toolchain():
+    if NVCC is None or NVDISASM is None:
+        if os.environ.get("HRF_REQUIRE_NVCC"):
+            pytest.fail("HRF_REQUIRE_NVCC is set, but nvcc or nvdisasm is missing: pip install '.[nvcc]'")
+        pytest.skip("no nvcc and nvdisasm: pip install '.[nvcc]' brings NVIDIA's (no GPU needed)")
+
+
+def _runnable():
+    out = []
+    for f in sorted(LITMUS.rglob("*.litmus")):
+        if f.parent.name == "machine":
+            continue
+        t = parse_file(f)
+        if t.arch not in ("GPU_PTX", "PTX", "OpenCL", "C"):
+            continue
+        try:
+            out.append((f, *prepare(t)))
+        except NotRunnable:
+            continue
+    return out
+
+
+def test_every_shipped_test_compiles_to_its_accesses():
+    """ptxas may reorder, merge or drop accesses ([GPU15]'s optcheck found
+    compilers do): the SASS of every shipped test's threads holds its
+    accesses in order with their width, strength and scope (a thread with a
+    loop the assembler peeled: their forms), then its output stores."""
+
+    def one(item):
+        f, lt, shape = item
+        notes: list = []
+        try:
+            return f, check(lt, disassemble(compile_cubin(source(lt, shape), ARCH, f.name)), notes), notes
+        except Exception as e:  # a compile error is a failure of the generated code too
+            return f, [f"{type(e).__name__}: {e}"], notes
+
+    items = _runnable()
+    assert len(items) > 50
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        results = list(pool.map(one, items))
+    bad = {str(f.relative_to(LITMUS)): p for f, p, _ in results if p}
+    assert bad == {}
+
+
+def test_the_standalone_driver_builds_and_without_a_gpu_says_so(tmp_path):
+    """nvcc builds the emitted driver (host and device code); run where no
+    GPU is, it stops at its first CUDA call with one line naming it (exit
+    2), having printed no histogram."""
+    names = ("gpu/MP+rlx-gpu.litmus", "ptx7/SpinMP.litmus", "hrf/hrf14-fig5-diff-wg.litmus")
+    cus = emit_cuda([parse_file(LITMUS / n) for n in names], tmp_path)
+
+    def build(cu):
+        exe = cu.with_suffix("")
+        r = subprocess.run([NVCC, "-O2", f"-arch={ARCH}", "-o", str(exe), str(cu)], capture_output=True, text=True)
+        return exe, r
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        built = list(pool.map(build, cus))
+    for exe, r in built:
+        assert r.returncode == 0, r.stderr
+        run = subprocess.run([str(exe), "launches=1"], capture_output=True, text=True, timeout=60)
+        if run.returncode == 0:  # a machine with a GPU: the log is there
+            assert "Histogram (" in run.stdout
+            continue
+        assert run.returncode == 2 and run.stdout == "", (run.returncode, run.stdout)
+        (line,) = run.stderr.strip().splitlines()
+        assert line.startswith(f"{exe.name}: CUDA error in cudaGetDeviceProperties(&props, 0): ")
