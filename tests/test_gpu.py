@@ -53,6 +53,17 @@ def _shipped():
             yield f
 
 
+def runnable_shipped() -> list:
+    """(path, lowered test, shape) of every shipped test `hrf run` runs."""
+    out = []
+    for f in _shipped():
+        try:
+            out.append((f, *prepare(parse_file(f))))
+        except NotRunnable:
+            continue
+    return out
+
+
 @pytest.mark.parametrize("path", list(_shipped()), ids=lambda p: str(p.relative_to(LITMUS)))
 def test_every_shipped_test_lowers_or_is_refused_by_name(path):
     t = parse_file(path)

@@ -181,20 +181,9 @@ def test_every_shipped_test_s_driver_counts_what_the_script_writes(tmp_path):
     import os
     from concurrent.futures import ThreadPoolExecutor
 
-    from hrf.gpu import NotRunnable
+    from test_gpu import runnable_shipped
 
-    runnable = []
-    for f in sorted(LITMUS.rglob("*.litmus")):
-        if f.parent.name == "machine":
-            continue
-        t = parse_file(f)
-        if t.arch not in ("GPU_PTX", "PTX", "OpenCL", "C"):
-            continue
-        try:
-            prepare(t)
-        except NotRunnable:
-            continue
-        runnable.append((f, emit_cuda([t], tmp_path / f.parent.name)[0]))
+    runnable = [(f, emit_cuda([lt.test], tmp_path / f.parent.name)[0]) for f, lt, _ in runnable_shipped()]
     assert len(runnable) > 50
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         exes = list(pool.map(lambda fc: build_emulation(fc[1], "-O0"), runnable))

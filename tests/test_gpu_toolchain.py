@@ -18,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from hrf.gpu import NotRunnable, emit_cuda, prepare
+from hrf.gpu import emit_cuda
 from hrf.gpu.cuda import source
 from hrf.gpu.runtime import compile_cubin
 from hrf.gpu.sass import check, disassemble, tool
 from hrf.litmus import parse_file
+from test_gpu import runnable_shipped
 
 LITMUS = Path(__file__).parent.parent / "litmus"
 NVCC, NVDISASM = tool("nvcc"), tool("nvdisasm")
@@ -35,21 +36,6 @@ def _toolchain():
         if os.environ.get("HRF_REQUIRE_NVCC"):
             pytest.fail("HRF_REQUIRE_NVCC is set, but nvcc or nvdisasm is missing: pip install '.[nvcc]'")
         pytest.skip("no nvcc and nvdisasm: pip install '.[nvcc]' brings NVIDIA's (no GPU needed)")
-
-
-def _runnable():
-    out = []
-    for f in sorted(LITMUS.rglob("*.litmus")):
-        if f.parent.name == "machine":
-            continue
-        t = parse_file(f)
-        if t.arch not in ("GPU_PTX", "PTX", "OpenCL", "C"):
-            continue
-        try:
-            out.append((f, *prepare(t)))
-        except NotRunnable:
-            continue
-    return out
 
 
 def test_every_shipped_test_compiles_to_its_accesses():
@@ -66,7 +52,7 @@ def test_every_shipped_test_compiles_to_its_accesses():
         except Exception as e:  # a compile error is a failure of the generated code too
             return f, [f"{type(e).__name__}: {e}"], notes
 
-    items = _runnable()
+    items = runnable_shipped()
     assert len(items) > 50
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         results = list(pool.map(one, items))

@@ -176,6 +176,11 @@ def build(lt, counts: RunCounts, device: DeviceInfo, setting: Setting, codecheck
     for vals, n in sorted(counts.histogram.items(), key=lambda kv: -kv[1]):
         st = {k: signed(v) for k, v in zip(names, vals, strict=True)}
         states.append((st, n, A.prop_holds(prop, st)))
+    return _result(test, states, counts, device, setting, codecheck)
+
+
+def _result(test: A.Test, states: list, counts: RunCounts, device: DeviceInfo, setting: Setting, codecheck: str):
+    """A test's result of a run: its states (outcome, count, satisfies the proposition) and what saw them."""
     return GpuResult(
         name=test.name,
         path=test.path,
@@ -226,14 +231,5 @@ def from_log(test: A.Test, block, log: str) -> GpuResult:
             )
         o = {k: st[k] for k in names}
         states.append((o, n, A.prop_holds(prop, o)))
-    return GpuResult(
-        name=test.name,
-        path=test.path,
-        quantifier=test.condition.quantifier if test.condition else "forall",
-        condition=format_condition(test.condition) if test.condition else "forall (true)",
-        states=states,
-        counts=RunCounts(instances=sum(block.counts)),
-        device=DeviceInfo(f"(read from {log})", "", 0, 0, 0, "", "", ""),
-        setting=Setting(),
-        codecheck="not run (read from a log)",
-    )
+    device = DeviceInfo(f"(read from {log})", "", 0, 0, 0, "", "", "")
+    return _result(test, states, RunCounts(instances=sum(block.counts)), device, Setting(), "not run (read from a log)")
