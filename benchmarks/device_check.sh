@@ -11,7 +11,7 @@
 set -u
 export OUT=${OUT:-device-check}
 mkdir -p "$OUT"
-timeout 300 bash "$(dirname "$0")/gpu_check.sh" --launches 1000 > "$OUT/gpu_check.txt" 2>&1
+timeout 300 bash "$(dirname "$0")/gpu_check.sh" --launches 1000 --tune 12 > "$OUT/gpu_check.txt" 2>&1
 echo "gpu_check: exit $?"
 tail -60 "$OUT/gpu_check.txt"
 timeout 250 bash "$(dirname "$0")/scale_check.sh" > "$OUT/scale_check.txt" 2>&1

@@ -4,7 +4,8 @@ MP/SB/LB/CoRR/IRIW/2+2W families at cta and gpu scope, relaxed and fenced,
 each run with the default incantations, compared with the models (`ptx`,
 and translated `ptx-6.0` and `ptx-7.5`, for [GPU15]'s tests; `ptx-6.0`,
 `ptx-7.5` and Dartagnan's ptx-v6.0.cat where it is at hand for the PTX 6
-families); weak outcomes per second for MP, SB and LB at gpu scope with
+families; `opencl`, `hrf-direct` and `hrf-indirect` for the HRF papers'
+OpenCL tests, run through the atomics ABI); weak outcomes per second for MP, SB and LB at gpu scope with
 the default and with a tuned setting; the end-to-end rate; the standalone
 driver of `hrf run --emit-cuda` built with nvcc, run, its log judged.
 
@@ -59,9 +60,7 @@ def main() -> int:
     cache: dict = {}
     for f in files:
         t = parse_file(f)
-        # [GPU15]'s tests under its model and, translated, PTX 6.0 and 7.5; Dat3M's under 6.0, 7.5 and the cat file
-        models = ["ptx", "ptx-6.0", "ptx-7.5"] if t.arch == "GPU_PTX" else ["ptx-6.0", "ptx-7.5"]
-        model = models + ([a.cat] if a.cat and t.arch == "PTX" else [])
+        model = gpu.judges(t.arch) + ([a.cat] if a.cat and t.arch == "PTX" else [])
         try:
             lt, shape = gpu.prepare(t)
         except gpu.NotRunnable as e:

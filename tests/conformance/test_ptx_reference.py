@@ -47,7 +47,7 @@ def test_every_weak_outcome_the_hardware_showed_is_allowed_by_every_ptx_model(ro
     """[GPU15]'s tests on the lent H100 (tests/data/hardware): each weak
     outcome the GPU showed is allowed by [GPU15]'s `ptx`, and by PTX 6.0
     and 7.5 reading the test translated."""
-    from hrf.gpu import NotRunnable, prepare
+    from hrf.gpu import NotRunnable, judges, prepare
     from test_gpu import weak_state_allowed
 
     def runs(t) -> bool:
@@ -58,5 +58,6 @@ def test_every_weak_outcome_the_hardware_showed_is_allowed_by_every_ptx_model(ro
             return False
 
     (path,) = [p for p in FILES if herd_name(hrf.parse(p).name) == row["test"] and runs(hrf.parse(p))]
-    for model in ("ptx", "ptx-6.0", "ptx-7.5"):
+    assert judges("GPU_PTX") == ["ptx", "ptx-6.0", "ptx-7.5"]
+    for model in judges("GPU_PTX"):
         assert weak_state_allowed(hrf.parse(path), model), (row["test"], model)

@@ -29,6 +29,7 @@ __all__ = [
     "emit_cuda",
     "run_test",
     "judge",
+    "judges",
     "from_log",
     "tune",
 ]
@@ -108,6 +109,18 @@ def run_test(
     return r
 
 
+def judges(arch: str) -> list[str]:
+    """The models that judge a run of a test in dialect `arch` in hrf's
+    device check and its records (benchmarks/gpu_check.py,
+    tests/data/hardware): [GPU15]'s PTX by its model and, translated, PTX
+    6.0 and 7.5; Dat3M's PTX by PTX 6.0 and 7.5; C/OpenCL (run through the
+    atomics ABI) by its source models, OpenCL and [HRF14]'s (a test racy
+    under one has no meaning there)."""
+    return {"GPU_PTX": ["ptx", "ptx-6.0", "ptx-7.5"], "PTX": ["ptx-6.0", "ptx-7.5"]}.get(
+        arch, ["opencl", "hrf-direct", "hrf-indirect"]
+    )
+
+
 def models_of(model) -> list:
     """None, one model (a name, a cat file, a Model) or several, as a list."""
     if model is None:
@@ -119,7 +132,9 @@ def judge(r: GpuResult, test: A.Test, model) -> None:
     """Mark each state the run saw allowed or forbidden by `model`, the
     test read as the model reads it (translated where it takes another
     dialect: [GPU15]'s PTX for the PTX 6.0/7.5 models); a model that gives
-    no complete verdict is a note, never a comparison."""
+    no complete verdict is a note, never a comparison, and one that finds
+    the test racy gives it no meaning (`ModelVerdict.racy`: its forbidden
+    states are no violations)."""
     from ..api import check as model_check
     from ..litmus.translate import read_as_by
     from ..models import get as get_model
@@ -135,7 +150,7 @@ def judge(r: GpuResult, test: A.Test, model) -> None:
         why = f"limit {mr.limit['which']}: {mr.limit['detail']}" if mr.limit else "incomplete"
         r.notes.append(f"the model {m.name} gave no complete verdict ({why}): no comparison")
     else:
-        compare(r, mr.model, mr.outcomes, arch)
+        compare(r, mr.model, mr.outcomes, arch, bool(mr.racy))
 
 
 def tune(test: A.Test, budget: float, samples: int, seed: int | None = None) -> list[tuple[Setting, float, int, float]]:

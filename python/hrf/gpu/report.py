@@ -29,11 +29,20 @@ class ModelVerdict:
     forbidden: list  # seen states the model forbids: (outcome, count)
     unseen: list  # states the model allows that the run did not see
     read_as: str | None = None  # the dialect the model read the test translated into, if any
+    # the model finds a race: the program has no meaning under it (a data or heterogeneous
+    # race is undefined behaviour), so a seen state outside its outcomes is no violation
+    racy: bool = False
+
+    @property
+    def violations(self) -> list:
+        """The seen states this model forbids of a program it gives a meaning: (outcome, count)."""
+        return [] if self.racy else self.forbidden
 
     def to_json(self) -> dict:
         return {
             "model": self.model,
             "read_as": self.read_as,
+            "racy": self.racy,
             "forbidden": [{"outcome": o, "count": n} for o, n in self.forbidden],
             "unseen": self.unseen,
         }
@@ -60,8 +69,9 @@ class GpuResult:
 
     @property
     def forbidden(self) -> list:
-        """The seen states some compared model forbids: (outcome, count)."""
-        bad = [st for v in self.verdicts for st, _ in v.forbidden]
+        """The seen states some compared model forbids of a program it gives
+        a meaning (not racy under it): (outcome, count)."""
+        bad = [st for v in self.verdicts for st, _ in v.violations]
         return [(st, n) for st, n, _ in self.states if st in bad]
 
     @property
@@ -153,6 +163,12 @@ class GpuResult:
         seen = len(self.states)
         for v in self.verdicts:
             by = v.model + (f" (the test read as {v.read_as})" if v.read_as else "")
+            if v.racy:
+                out.append(
+                    f"{self.name}: racy under {by}: a race is undefined behaviour there, so no seen state "
+                    f"violates it; {len(v.forbidden)} of {seen} seen states are outside its executions' outcomes"
+                )
+                continue
             for o, n in v.forbidden:
                 out.append(f"{self.name}: FORBIDDEN by {by}, seen {n} times: {_state(o)}")
             for o in v.unseen:
@@ -194,7 +210,9 @@ def _result(test: A.Test, states: list, counts: RunCounts, device: DeviceInfo, s
     )
 
 
-def compare(r: GpuResult, model_name: str, allowed: list[dict], read_as: str | None = None) -> ModelVerdict:
+def compare(
+    r: GpuResult, model_name: str, allowed: list[dict], read_as: str | None = None, racy: bool = False
+) -> ModelVerdict:
     """Mark each seen state allowed or forbidden by a model's outcomes
     (restricted to the variables the run observed); the verdict is added
     to the result's."""
@@ -203,7 +221,7 @@ def compare(r: GpuResult, model_name: str, allowed: list[dict], read_as: str | N
     forbidden = [(st, n) for st, n, _ in r.states if tuple(st[k] for k in keys) not in allowed_keys]
     seen = {tuple(st[k] for k in keys) for st, _, _ in r.states}
     unseen = [dict(zip(keys, t, strict=True)) for t in sorted(allowed_keys - seen, key=str)]
-    v = ModelVerdict(model_name, forbidden, unseen, read_as)
+    v = ModelVerdict(model_name, forbidden, unseen, read_as, racy)
     r.verdicts.append(v)
     return v
 
