@@ -131,6 +131,17 @@ def test_emit_cuda_writes_one_source_per_test(tmp_path, capsys):
     assert (tmp_path / "MP+rlx-gpu.cu").read_text().startswith("// MP+rlx-gpu:")
 
 
+def test_a_misspelt_model_is_an_error_before_anything_runs(capsys, monkeypatch):
+    import hrf.gpu.runtime as rt
+
+    def no_gpu():  # pragma: no cover - must not be reached
+        raise AssertionError("the GPU was asked for before the models were read")
+
+    monkeypatch.setattr(rt, "cupy_module", no_gpu)
+    rc = main(["run", "-m", "ptx-7.5", "-m", "ptx-75", str(LITMUS / "gpu" / "MP+rlx-gpu.litmus")])
+    assert rc != 0 and "unknown model 'ptx-75'" in capsys.readouterr().err
+
+
 def test_run_without_a_gpu_is_one_clear_line(capsys, monkeypatch):
     import hrf.gpu.runtime as rt
 

@@ -30,6 +30,10 @@ def cmd_run(a) -> int:
                 print(f"hrf: {t.path or t.name}: {e}", file=sys.stderr)
                 status = 1
         return status
+    if a.model:  # every model read before anything runs (a misspelt one is an error now, not after the run)
+        from ..models import get as get_model
+
+        a.model = [get_model(m) for m in a.model]
     if a.log:
         return _from_log(a, tests)
     setting = gpu.load_setting(a.setting) if a.setting else gpu.Setting()
@@ -72,8 +76,8 @@ def cmd_run(a) -> int:
             for n in r.notes:
                 print(f"hrf: note: {r.path or r.name}: {n}", file=sys.stderr)
             _print_comparison(r, sys.stderr)
-            if r.forbidden or r.counts.missing:
-                status = 1
+            if r.forbidden or r.counts.missing or len(r.verdicts) < len(a.model or ()):
+                status = 1  # a forbidden state, a harness fault, or a model that gave no verdict
             if store is not None:
                 store.add_hardware(r)
             sys.stdout.flush()
