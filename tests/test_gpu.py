@@ -466,7 +466,8 @@ def test_a_log_that_is_no_run_s_histogram_is_refused_by_name(tmp_path, capsys):
     good = _result(path, {(0, 0): 5, (1, 1): 5}).to_litmus7()
     log = tmp_path / "gpu.log"
     for text, words in (
-        (good.replace("Histogram (2 states)", "Histogram (3 states)"), "its histogram announces 3 states, 2 read"),
+        (good.replace("Histogram (2 states)", "Histogram (3 states)"), "its histogram announces 3 states and lists 2"),
+        (good.replace("Histogram (2 states)", "Histogram (1 states)"), "its histogram announces 1 states and lists 2"),
         (good.replace("1:r1=", "1:r7="), "a state names no 1:r1 (the test observes 1:r0, 1:r1)"),
         (hrf_check_log(path), "has no histogram (a model's `States` list, not a run's)"),
     ):

@@ -103,7 +103,9 @@ def read_herd_output(path) -> dict[str, HerdVerdict]:
         if h:
             v.histogram = int(h.group(1))
             i += 1
-            for _ in range(int(h.group(1))):
+            # every state line there is, however many the header announces
+            # (a reader of the histogram compares the two: `gpu.from_log`)
+            while True:
                 seen = re.match(r"^\s*(\d+)\s*[:*]>(.*)$", lines[i]) if i < len(lines) else None
                 if seen is None:
                     break

@@ -237,7 +237,7 @@ def from_log(test: A.Test, block, log: str) -> GpuResult:
         raise InvalidArgument(f"{log}: {block.name} has no histogram (a model's `States` list, not a run's)")
     if len(block.counts) != block.histogram:
         raise InvalidArgument(
-            f"{log}: {block.name}: its histogram announces {block.histogram} states, {len(block.counts)} read"
+            f"{log}: {block.name}: its histogram announces {block.histogram} states and lists {len(block.counts)}"
         )
     prop = test.condition.prop if test.condition else A.PTrue()
     states = []
