@@ -142,6 +142,28 @@ def test_a_misspelt_model_is_an_error_before_anything_runs(capsys, monkeypatch):
     assert rc != 0 and "unknown model 'ptx-75'" in capsys.readouterr().err
 
 
+def test_check_code_without_a_compiler_is_one_clear_line(capsys, monkeypatch):
+    import builtins
+
+    import hrf.gpu.sass as sass
+
+    monkeypatch.setattr(sass, "tool", lambda name: None)
+    real_import = builtins.__import__
+
+    def no_cupy(name, *args, **kw):
+        if name.startswith("cupy"):
+            raise ImportError("No module named 'cupy'")
+        return real_import(name, *args, **kw)
+
+    monkeypatch.setattr(builtins, "__import__", no_cupy)
+    rc = main(["run", "--check-code", str(LITMUS / "gpu" / "MP+rlx-gpu.litmus")])
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1 and "no compiler for the kernel of MP+rlx-gpu.cu: nvcc" in line and "hrf[nvcc]" in line
+    with pytest.raises(SystemExit):
+        main(["run", "--check-code", "--arch", "90", str(LITMUS / "gpu" / "MP+rlx-gpu.litmus")])
+    assert "a GPU architecture such as sm_80" in capsys.readouterr().err
+
+
 def test_run_without_a_gpu_is_one_clear_line(capsys, monkeypatch):
     import hrf.gpu.runtime as rt
 

@@ -83,3 +83,21 @@ def test_the_standalone_driver_builds_and_without_a_gpu_says_so(tmp_path):
         assert run.returncode == 2 and run.stdout == "", (run.returncode, run.stdout)
         (line,) = run.stderr.strip().splitlines()
         assert line.startswith(f"{exe.name}: CUDA error in cudaGetDeviceProperties(&props, 0): ")
+
+
+def test_check_code_as_a_command(capsys):
+    """`hrf run --check-code`: [GPU15]'s optcheck with no GPU. For sm_90
+    the coherence test coRR-L2-L1 (ld.cg then ld.ca of x) compiles as
+    written; for sm_80 ptxas 13.5 swaps its two loads (it cannot know their
+    addresses are one, and PTX orders a weak load after a relaxed one to
+    no other address), so a run there would not be the test: refused."""
+    from hrf.cli import main
+
+    corr = str(LITMUS / "gpu15" / "coRR-L2-L1.litmus")
+    assert main(["run", "--check-code", corr, str(LITMUS / "gpu" / "MP+rlx-gpu.litmus")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f"{corr}: sm_90: ok", f"{LITMUS / 'gpu' / 'MP+rlx-gpu.litmus'}: sm_90: ok"]
+    assert main(["run", "--check-code", "--arch", "sm_80", corr]) == 1
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith(f"{corr}: sm_80: NOT AS WRITTEN: P1: `ld.cg.global.u32` should be")
+    assert "(the form of the later `ld.ca.global.u32`: the two swapped)" in line

@@ -30,6 +30,8 @@ def cmd_run(a) -> int:
                 print(f"hrf: {t.path or t.name}: {e}", file=sys.stderr)
                 status = 1
         return status
+    if a.check_code:
+        return _check_code(a, tests)
     if a.model:  # every model read before anything runs (a misspelt one is an error now, not after the run)
         from ..models import get as get_model
 
@@ -129,6 +131,35 @@ def _from_log(a, tests) -> int:
     return status
 
 
+def _check_code(a, tests) -> int:
+    """`hrf run --check-code [--arch sm_NN] TEST...`: each test compiled as
+    `hrf run` compiles it, for a GPU architecture, and its SASS checked
+    ([GPU15]'s optcheck); no GPU needed, only nvcc and nvdisasm."""
+    from .. import gpu
+    from ..gpu.cuda import source
+    from ..gpu.runtime import compile_cubin
+    from ..gpu.sass import check, disassemble
+
+    status = 0
+    for t in tests:
+        where = t.path or t.name
+        try:
+            lt, shape = gpu.prepare(t)
+            notes: list[str] = []
+            problems = check(lt, disassemble(compile_cubin(source(lt, shape), a.arch, f"{t.name}.cu")), notes)
+        except HrfError as e:  # not runnable, not compiled, not disassembled
+            print(f"hrf: {where}: {e}", file=sys.stderr)
+            status = 1
+            continue
+        if problems:
+            status = 1
+            for p in problems:
+                print(f"{where}: {a.arch}: NOT AS WRITTEN: {p}")
+        else:
+            print(f"{where}: {a.arch}: ok" + (f" ({'; '.join(notes)})" if notes else ""))
+    return status
+
+
 def _tune(a, tests) -> int:
     from .. import gpu
 
@@ -144,6 +175,16 @@ def _tune(a, tests) -> int:
             json.dump({"test": tests[0].name, "weak_per_second": best[1], "setting": best[0].to_json()}, f, indent=1)
         print(f"hrf: the best setting is in {a.save} (hrf run --setting {a.save})", file=sys.stderr)
     return 0
+
+
+def _arch(text: str) -> str:
+    """A GPU architecture as nvcc names it: sm_ and its number (sm_90, sm_100a)."""
+    import argparse
+    import re
+
+    if not re.fullmatch(r"sm_\d{2,3}[a-z]?", text):
+        raise argparse.ArgumentTypeError(f"{text!r}: a GPU architecture such as sm_80, sm_90, sm_100")
+    return text
 
 
 def add(sub) -> None:
@@ -177,6 +218,15 @@ def add(sub) -> None:
         metavar="DIR",
         help="write each test's CUDA source and the standalone driver to DIR, run nothing "
         "(nvcc -o T T.cu && ./T launches=N runs a test without Python; --setting: its defaults)",
+    )
+    r.add_argument(
+        "--check-code",
+        action="store_true",
+        help="run nothing: compile each test as hrf run does and check that its SASS holds the test's accesses "
+        "as written (no GPU needed: nvcc and nvdisasm, e.g. pip install 'hrf[nvcc]')",
+    )
+    r.add_argument(
+        "--arch", default="sm_90", type=_arch, help="with --check-code: the GPU architecture (default sm_90)"
     )
     r.add_argument("--tune", type=seconds, metavar="SECONDS", help="sample incantation settings for this long")
     r.add_argument("--samples", type=whole(1), default=12, help="settings --tune tries (default 12)")

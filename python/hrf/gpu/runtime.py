@@ -101,7 +101,13 @@ def compile_cubin(src: str, arch: str, name: str = "hrf.cu") -> bytes:
                 raise HrfError(f"nvcc could not compile the kernel of {name}:\n{r.stderr.strip()}")
             with open(cubin, "rb") as f:
                 return f.read()
-    from cupy.cuda import nvrtc
+    try:
+        from cupy.cuda import nvrtc
+    except ImportError:
+        raise HrfError(
+            f"no compiler for the kernel of {name}: nvcc (a CUDA toolkit, or NVIDIA's wheels: "
+            "pip install 'hrf[nvcc]', no GPU needed) or CuPy's NVRTC (pip install 'hrf[cuda]')"
+        ) from None
 
     prog = nvrtc.createProgram(src, name, (), ())
     try:

@@ -130,16 +130,23 @@ def check_thread(accesses: list[Access], insns: list[Insn], outputs: int) -> str
     if isinstance(body, str):
         return body
     k = 0
-    for a in accesses:
+    for j, a in enumerate(accesses):
         for st in steps(a):
             if k < len(body) and st.matches(body[k]):
                 k += 1
             elif not st.optional:
                 found = body[k].opcode if k < len(body) else "nothing"
-                return f"`{a.ptx}` should be {st}, found {found}"
+                later = next((b for b in accesses[j + 1 :] if k < len(body) and _first(b).matches(body[k])), None)
+                moved = f" (the form of the later `{later.ptx}`: the two swapped)" if later is not None else ""
+                return f"`{a.ptx}` should be {st}, found {found}{moved}"
     if k < len(body):
         return f"{body[k].opcode} is not an access of the test"
     return None
+
+
+def _first(a: Access) -> Step:
+    """The instruction that stands for an access (a release's fence aside)."""
+    return next(st for st in steps(a) if not st.optional)
 
 
 def check_forms(accesses: list[Access], insns: list[Insn], outputs: int) -> str | None:
