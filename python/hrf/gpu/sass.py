@@ -42,7 +42,10 @@ class Insn:
 
     @property
     def mods(self) -> set[str]:
-        return set(self.opcode.split(".")[1:])
+        mods = set(self.opcode.split(".")[1:])
+        if self.base in ACCESSES and "CTA" in mods:  # Turing (sm_75) spells an access's SM scope CTA
+            mods = (mods - {"CTA"}) | {"SM"}
+        return mods
 
 
 def functions(listing: str) -> dict[str, list[Insn]]:
