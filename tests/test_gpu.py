@@ -270,6 +270,8 @@ def _checked(test, sass):
         # ptxas 13.5 from NVIDIA's wheels: ld.ca is LDG.E.STRONG.SM on sm_90
         (LITMUS / "gpu15" / "mp-L1.litmus", "mp-L1.sass"),
         (LITMUS / "gpu15" / "coRR-L2-L1+membar.gl.litmus", "coRR-L2-L1+membar.gl.sass"),
+        # and for sm_75 (Turing), whose SASS spells the SM scope .CTA: LDG.E.STRONG.CTA
+        (LITMUS / "gpu15" / "mp-L1.litmus", "mp-L1.sm_75.sass"),
     ],
 )
 def test_recorded_sass_holds_the_tests_accesses(test, sass):
