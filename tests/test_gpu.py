@@ -131,6 +131,13 @@ def test_emit_cuda_writes_one_source_per_test(tmp_path, capsys):
     assert (tmp_path / "MP+rlx-gpu.cu").read_text().startswith("// MP+rlx-gpu:")
 
 
+def test_emit_cuda_into_a_file_is_a_located_error(tmp_path, capsys):
+    f = tmp_path / "taken"
+    f.write_text("")
+    assert main(["run", "--emit-cuda", str(f), str(LITMUS / "gpu" / "MP+rlx-gpu.litmus")]) == 2
+    assert f"cannot write the CUDA sources into {f}: " in capsys.readouterr().err
+
+
 def test_a_misspelt_model_is_an_error_before_anything_runs(capsys, monkeypatch):
     import hrf.gpu.runtime as rt
 

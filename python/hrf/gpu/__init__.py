@@ -11,7 +11,7 @@ import random
 import time
 from pathlib import Path
 
-from ..errors import HrfError
+from ..errors import HrfError, InvalidArgument
 from ..litmus import ast as A
 from .cuda import DRIVER_FILES, driver_file, file_stem, source, standalone
 from .lower import LoweredTest, NotRunnable, lower
@@ -53,15 +53,18 @@ def emit_cuda(tests: list[A.Test], folder: str | Path, setting: Setting | None =
     `hrf_emulate.h` that checks it on a CPU): `nvcc -O2 -arch=native -o
     NAME NAME.cu && ./NAME launches=1000` runs a test without Python."""
     out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
     written = []
-    for t in tests:
-        lt, shape = prepare(t)
-        p = out / f"{file_stem(t)}.cu"
-        p.write_text(standalone(lt, shape, setting or Setting()), encoding="utf-8")
-        written.append(p)
-    for name in DRIVER_FILES:
-        (out / name).write_text(driver_file(name), encoding="utf-8")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for t in tests:
+            lt, shape = prepare(t)
+            p = out / f"{file_stem(t)}.cu"
+            p.write_text(standalone(lt, shape, setting or Setting()), encoding="utf-8")
+            written.append(p)
+        for name in DRIVER_FILES:
+            (out / name).write_text(driver_file(name), encoding="utf-8")
+    except OSError as e:
+        raise InvalidArgument(f"cannot write the CUDA sources into {folder}: {e.strerror or e}") from None
     return written
 
 
