@@ -41,11 +41,15 @@ def main() -> int:
     os.makedirs(a.out, exist_ok=True)
 
     from hrf import gpu
-    from hrf.gpu.runtime import Runner, cupy_module, device_info
+    from hrf.gpu.runtime import NoGpu, Runner, cupy_module, device_info
     from hrf.gpu.sass import disassemble
     from hrf.litmus import parse_file
 
-    cp = cupy_module()
+    try:
+        cp = cupy_module()
+    except NoGpu as e:
+        print(f"gpu_check: {e}", file=sys.stderr)
+        return 2
     info = device_info(cp)
     print(
         f"device: {info.name} {info.arch}, {info.sms} SMs, driver {info.driver}, CUDA {info.cuda}, NVRTC {info.nvrtc}"
