@@ -613,6 +613,23 @@ def test_setting_files(tmp_path):
         Setting(block=100)
 
 
+def test_tuning_samples_every_incantation():
+    """Each parameter tuning varies takes more than one value over a few
+    hundred samples, and every sample is a valid setting (Setting checks)."""
+    from dataclasses import fields
+
+    from hrf.gpu.setting import sample
+
+    rng = random.Random(7)
+    seen: dict = {}
+    for _ in range(300):
+        s = sample(rng)
+        for f in fields(s):
+            seen.setdefault(f.name, set()).add(getattr(s, f.name))
+    varied = {k for k, v in seen.items() if len(v) > 1}
+    assert varied == {f.name for f in fields(Setting)} - {"randomise", "spin"}
+
+
 # ------------------------------------------------------------ on a GPU
 def test_runs_on_a_gpu_when_there_is_one():
     """The one test that runs: skipped without CuPy and a CUDA device."""

@@ -99,7 +99,10 @@ def load_setting(path: str) -> Setting:
 
 
 def sample(rng: random.Random) -> Setting:
-    """A random setting, as tuning draws them."""
+    """A random setting, as tuning draws them: the parameters Kirkham et
+    al. and GPUHarbor tune (workgroups and their size, the stress pattern
+    and its memory, shuffling, the synchronising barrier) and [GPU15]'s
+    bank conflicts and padding."""
     block = rng.choice((128, 256, 512))
     return Setting(
         block=block,
@@ -114,4 +117,5 @@ def sample(rng: random.Random) -> Setting:
         randomise=True,
         shuffle=rng.random() < 0.8,
         pad=rng.choice((1, 1, 2, 8, 32)),
+        blocks=rng.choice((0, 0, 32, 128, 512)),  # workgroups per launch (0: all that fit at once)
     )
