@@ -282,3 +282,62 @@ def test_what_nvrtc_compiles_is_the_kernels_alone():
     assert full.startswith(kernels)
     rest = full[len(kernels) :].strip().splitlines()
     assert rest[0].startswith("#ifndef __CUDACC_RTC__") and rest[-1] == "#endif"
+
+
+# ------------------------------------------------------------ hrf run's own runtime, on a CPU
+def test_hrf_run_s_runtime_counts_what_the_script_writes(tmp_path):
+    """gpu/runtime.py's Runner (what `hrf run` uses with CuPy) over the
+    emulated kernels (tests/fake_cupy.py): its geometry, per-launch
+    parameters, memory layout and histogram reading give the histogram
+    computed from the script, time-outs, filtered instances and values
+    outside the domains included; no instance misses a thread."""
+    from fake_cupy import fake_cupy
+    from hrf.gpu.runtime import Runner
+
+    for k, path in enumerate(_tests(tmp_path)):
+        test = parse_file(path)
+        lt, shape = prepare(test)
+        cp = fake_cupy(test, tmp_path / f"lib{k}")
+        runner = Runner(lt, shape, cupy=cp, cubin=b"")
+        for s, launches in ((Setting(blocks=8), 37), (Setting(blocks=16, shuffle=False, randomise=False, pad=1), 9)):
+            cp.restart()
+            got = runner.run(s, launches=launches, seed=11)
+            want = expected_counts(test, s, launches, s.blocks)
+            assert got.histogram == want.histogram, path.name
+            assert (got.instances, got.launches, got.instances_per_launch) == (
+                want.instances,
+                want.launches,
+                want.instances_per_launch,
+            )
+            assert (got.timeouts, got.filtered, got.missing, got.overflow_lost) == (want.timeouts, want.filtered, 0, 0)
+
+
+def test_hrf_run_end_to_end_on_a_cpu(tmp_path):
+    """`gpu.run_test` whole, over the emulated kernels: with NVIDIA's
+    compiler at hand the code check runs on the real SASS; the models judge
+    the histogram (the script's values are no memory model's, so they find
+    states to forbid: the comparison at work, not a finding); the report is
+    the one the standalone driver prints for the same launches."""
+    from fake_cupy import fake_cupy
+    from hrf import gpu
+    from hrf.gpu.cuda import source
+    from hrf.gpu.runtime import Runner, compile_cubin
+    from hrf.gpu.sass import tool
+
+    path = LITMUS / "gpu" / "MP+rlx-gpu.litmus"
+    test = parse_file(path)
+    lt, shape = prepare(test)
+    cp = fake_cupy(test, tmp_path)
+    have_nvcc = tool("nvcc") is not None and tool("nvdisasm") is not None
+    cubin = compile_cubin(source(lt, shape), "sm_90", "MP.cu") if have_nvcc else b""
+    runner = Runner(lt, shape, cupy=cp, cubin=cubin)
+    s = Setting(blocks=8)
+    r = gpu.run_test(
+        test, s, launches=23, model=["ptx-6.0", "ptx-7.5"], codecheck=have_nvcc, runner_cache={id(test): runner}
+    )
+    assert r.codecheck == ("ok" if have_nvcc else "skipped (--no-codecheck)")
+    assert [v.model for v in r.verdicts] == ["ptx-6.0", "ptx-7.5"] and r.forbidden
+    assert "384 instances timed out in a spin loop (not counted as states)" in r.notes  # launches 6, 13, 20
+    exe = build_emulation(next(tmp_path.glob("*.cu")))
+    d = subprocess.run([str(exe), "launches=23", "blocks=8"], capture_output=True, text=True)
+    assert _log_lines(d.stdout) == _log_lines(r.to_litmus7())

@@ -312,6 +312,24 @@ void hrf_emulate_thread(int k, unsigned *out, unsigned *const *addrs) {
         if (v >= 0) *addrs[a] = hrf_script(l, v);
     }
 }
+
+// The kernels for hrf's CPU test of `hrf run`'s own runtime (built as a
+// shared library and called in place of CuPy's launches): a kernel by
+// name, its arguments as words (pointers and numbers) in its order; 0, or
+// 1 for a name it does not know. hrf_emulate_restart starts the script
+// again at launch 0.
+extern "C" int hrf_emulate_kernel(const char *kernel, unsigned grid, unsigned block, const unsigned long long *a) {
+    if (!std::strcmp(kernel, "hrf_test"))
+        HRF_LAUNCH(hrf_test, grid, block, (u32 *)a[0], (u32 *)a[1], (u32 *)a[2], (u32 *)a[3], (const u32 *)a[4],
+                   (u32)a[5]);
+    else if (!std::strcmp(kernel, "hrf_tally"))
+        HRF_LAUNCH(hrf_tally, grid, block, (u32 *)a[0], (u32 *)a[1], (u32 *)a[2], (const u32 *)a[3], (u32)a[4],
+                   (u64 *)a[5], (u32 *)a[6], (u32)a[7], (u32 *)a[8]);
+    else
+        return 1;
+    return 0;
+}
+extern "C" void hrf_emulate_restart() { hrf_emulated_launches = 0; }
 #endif
 
 // ------------------------------------------------------------ the run

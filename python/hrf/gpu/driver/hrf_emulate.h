@@ -29,8 +29,10 @@
 struct dim3 {
     unsigned x = 1, y = 1, z = 1;
 };
-inline dim3 blockIdx, threadIdx, blockDim;
-inline unsigned long long hrf_emulated_launches = 0;  // launches of hrf_test so far
+// (one translation unit: internal linkage, so that two tests' emulations
+// loaded into one process, as hrf's tests load them, share nothing)
+static dim3 blockIdx, threadIdx, blockDim;
+static unsigned long long hrf_emulated_launches = 0;  // launches of hrf_test so far
 
 inline unsigned atomicAdd(unsigned *p, unsigned v) {
     unsigned old = *p;
