@@ -35,6 +35,7 @@ from hrf.mappings import compile_scheme
 from hrf.store import Store
 
 MODELS = ["hrf-direct", "hrf-indirect"]
+PHASES = ("expand", "enter", "store")  # the explorer's per-layer phases (ExploreOut's phase_seconds)
 RSP = Path(__file__).resolve().parent.parent.parent / "shared/reference/rsp"
 
 
@@ -127,6 +128,12 @@ def main() -> None:
                     best[w] = r
         rows = [(w, best[w].seconds, None, best[w].states) for w in ws]
         table(f"explorer: RSP_Test9 under rsp-new, fifo, cut at {a.states} states", "states", rows)
+        # where a worker count's time goes, phase by phase (which one stops scaling)
+        print(f"{'workers':>7} " + " ".join(f"{p:>9}" for p in PHASES) + "  (seconds; speed-up over 1 worker)")
+        for w in ws:
+            ph, base = best[w].phases, best[ws[0]].phases
+            cells = [f"{ph.get(p, 0):5.2f} {base.get(p, 0) / ph[p] if ph.get(p) else 0:>3.1f}x" for p in PHASES]
+            print(f"{w:>7} " + " ".join(f"{c:>9}" for c in cells))
     # the line watched where CI runs (2 cores): check_many's parent at the most workers
     print(f"parent: {parent:.1f} us per check")
 
