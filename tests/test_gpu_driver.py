@@ -341,3 +341,37 @@ def test_hrf_run_end_to_end_on_a_cpu(tmp_path):
     exe = build_emulation(next(tmp_path.glob("*.cu")))
     d = subprocess.run([str(exe), "launches=23", "blocks=8"], capture_output=True, text=True)
     assert _log_lines(d.stdout) == _log_lines(r.to_litmus7())
+
+
+def test_runs_for_a_time_and_tuning_on_a_cpu(tmp_path, monkeypatch):
+    """`--seconds` (the Runner's and the driver's) runs whole batches until
+    the time is up and counts every launch it made; `--tune` samples
+    settings (workgroups, stress, synchronised start, ...) and runs each
+    through the Runner, best first (over the emulated kernels: the weak
+    counts are the script's)."""
+    import hrf.gpu.runtime as rt
+    from fake_cupy import fake_cupy
+    from hrf import gpu
+    from hrf.gpu.runtime import Runner
+
+    test = parse_file(LITMUS / "gpu" / "SB+rlx-gpu.litmus")
+    lt, shape = prepare(test)
+    cp = fake_cupy(test, tmp_path)
+    got = Runner(lt, shape, cupy=cp, cubin=b"").run(Setting(blocks=8), seconds=0.3, seed=1)
+    assert got.launches % 64 == 0 and got.launches >= 64 and got.seconds >= 0.3  # whole batches of 64
+    assert got.instances == got.launches * got.instances_per_launch
+    # every instance counted once: a state, a time-out, or beyond the 65,536 out-of-domain records (lost, said)
+    assert sum(got.histogram.values()) + got.timeouts + got.filtered + got.overflow_lost == got.instances
+    assert got.overflow_lost > 0 and sum(n for k, n in got.histogram.items() if k[0] >= 1000000) == 1 << 16
+    exe = build_emulation(next(tmp_path.glob("*.cu")))
+    d = subprocess.run([str(exe), "seconds=0.2", "blocks=8"], capture_output=True, text=True)
+    inst = re.search(r"^Instances=(\d+) in (\d+) launches of (\d+),", d.stdout, re.M)
+    assert d.returncode == 0 and inst and int(inst.group(2)) % 64 == 0 and int(inst.group(2)) >= 64
+
+    monkeypatch.setattr(rt, "cupy_module", lambda: cp)
+    monkeypatch.setattr(rt, "compile_cubin", lambda src, arch, name="": b"")
+    rows = gpu.tune(test, 1.5, 3, seed=5)
+    assert 1 <= len(rows) <= 3 and any(r[0] == Setting() for r in rows)  # the default is tried first
+    assert [r[1] for r in rows] == sorted((r[1] for r in rows), reverse=True)
+    for _setting, rate, weak, secs in rows:
+        assert secs > 0 and rate == weak / secs
