@@ -59,12 +59,15 @@ def main() -> int:
     log = open(os.path.join(a.out, "gpu.log"), "w", encoding="utf-8")  # noqa: SIM115 - closed at the end
     js = open(os.path.join(a.out, "gpu.jsonl"), "w", encoding="utf-8")  # noqa: SIM115 - closed at the end
     sass = open(os.path.join(a.out, "sass.txt"), "w", encoding="utf-8")  # noqa: SIM115 - closed at the end
+    from hrf.models import get as get_model
+
+    cat = [get_model(a.cat)] if a.cat else []  # read once, not once a test
     rows = []
     record: list = []  # the runs as tests/data/hardware keeps them
     cache: dict = {}
     for f in files:
         t = parse_file(f)
-        model = gpu.judges(t.arch) + ([a.cat] if a.cat and t.arch == "PTX" else [])
+        model = gpu.judges(t.arch) + (cat if t.arch == "PTX" else [])
         try:
             lt, shape = gpu.prepare(t)
         except gpu.NotRunnable as e:

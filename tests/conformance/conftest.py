@@ -1,6 +1,13 @@
 """Conformance: hrf against the peers' tests and verdicts (see reference.py)."""
 
+import sys
+from pathlib import Path
+
 from reference import _AGREEMENT, reference  # noqa: F401  (the fixture)
+
+# the unit suite's helpers (test_gpu's hardware records, test_gpu_toolchain's
+# toolchain check) importable here as they are there
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -9,21 +9,18 @@ HRF_REQUIRE_NVCC is set (as in CI)."""
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
 from reference import REFERENCE
 
 import hrf
 from hrf.gpu import NotRunnable, prepare
 from hrf.gpu.cuda import source
 from hrf.gpu.runtime import compile_cubin
-from hrf.gpu.sass import check, disassemble, tool
+from hrf.gpu.sass import check, disassemble
+from test_gpu_toolchain import require_toolchain
 
 
 def test_every_runnable_reference_ptx_test_compiles_to_its_accesses():
-    if tool("nvcc") is None or tool("nvdisasm") is None:
-        if os.environ.get("HRF_REQUIRE_NVCC"):
-            pytest.fail("HRF_REQUIRE_NVCC is set, but nvcc or nvdisasm is missing: pip install '.[nvcc]'")
-        pytest.skip("no nvcc and nvdisasm: pip install '.[nvcc]'")
+    require_toolchain()
     files = sorted((REFERENCE / "ptx-asplos15").glob("*.litmus")) + sorted(
         (REFERENCE / "dat3m-gpu" / "litmus" / "PTX").rglob("*.litmus")
     )

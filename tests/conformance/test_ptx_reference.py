@@ -33,10 +33,6 @@ def test_membar_gl_restores_mp_across_ctas():
 
 
 def _asplos15_weak_rows():
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from test_gpu import hardware_rows
 
     return [r for r in hardware_rows(("ptx-asplos15",)) if r["weak"]]

@@ -138,7 +138,7 @@ def _check_code(a, tests) -> int:
     from .. import gpu
     from ..gpu.cuda import source
     from ..gpu.runtime import compile_cubin
-    from ..gpu.sass import check, disassemble
+    from ..gpu.sass import check, disassemble, passed
 
     status = 0
     for t in tests:
@@ -156,7 +156,7 @@ def _check_code(a, tests) -> int:
             for p in problems:
                 print(f"{where}: {a.arch}: NOT AS WRITTEN: {p}")
         else:
-            print(f"{where}: {a.arch}: ok" + (f" ({'; '.join(notes)})" if notes else ""))
+            print(f"{where}: {a.arch}: {passed(notes)}")
     return status
 
 

@@ -81,7 +81,7 @@ def run_test(
     """Run a test on the GPU: `launches` launches, or for `seconds`. With a
     model, each seen outcome is marked allowed or forbidden by it."""
     from .runtime import Runner
-    from .sass import CodeCheckError, check, disassemble
+    from .sass import CodeCheckError, check, disassemble, passed
 
     setting = setting or Setting()
     lt, shape = prepare(test)
@@ -97,7 +97,7 @@ def run_test(
                 f"{test.name}: the compiled code is not the test as written (--no-codecheck to run anyway): "
                 + "; ".join(problems)
             )
-        status = "ok" + (f" ({'; '.join(notes)})" if notes else "")
+        status = passed(notes)
     counts = runner.run(setting, launches=launches, seconds=seconds, seed=seed)
     r = build(lt, counts, runner.info, setting, status)
     for what, n in (

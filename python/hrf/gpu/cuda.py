@@ -329,6 +329,11 @@ def _c_string(s: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+def _dims(rows: list) -> str:
+    """The inner dimension of `_c_rows(rows)`: its longest row's length, at least 1."""
+    return f"[{max([len(r) for r in rows] + [1])}]"
+
+
 def _c_rows(rows: list[list[int]] | list[list[str]], pad: str = "-1") -> str:
     """A two-dimensional C initialiser, rows padded with `pad` to one length (at least 1)."""
     width = max([len(r) for r in rows] + [1])
@@ -343,9 +348,7 @@ def driver_tables(lt: LoweredTest, shape: Shape, setting: Setting) -> str:
     for the driver's check on a CPU (HRF_EMULATE), where each thread's
     outputs and accesses go."""
     test = lt.test
-    quantifier = test.condition.quantifier if test.condition else "forall"
-    condition = format_condition(test.condition) if test.condition else "forall (true)"
-    prop = test.condition.prop if test.condition else A.PTrue()
+    cond = A.condition_of(test)
     index = {v: n for n, v in enumerate(lt.variables)}
     stride, _ = strides(lt)
     nv = max(len(lt.variables), 1)
@@ -363,12 +366,12 @@ def driver_tables(lt: LoweredTest, shape: Shape, setting: Setting) -> str:
 #ifndef __CUDACC_RTC__  // the standalone driver (NVRTC, which hrf run uses, compiles the kernels alone)
 // build and run: nvcc -O2 -arch=native -o {file_stem(test)} {file_stem(test)}.cu && ./{file_stem(test)} launches=1000
 #define HRF_NAME {_c_string(herd_name(test.name))}
-#define HRF_KIND "{HERD_KIND[quantifier]}"
-#define HRF_QUANTIFIER {("exists", "~exists", "forall").index(quantifier)}  // 0 exists, 1 ~exists, 2 forall
-#define HRF_CONDITION {_c_string(condition)}
+#define HRF_KIND "{HERD_KIND[cond.quantifier]}"
+#define HRF_QUANTIFIER {("exists", "~exists", "forall").index(cond.quantifier)}  // 0 exists, 1 ~exists, 2 forall
+#define HRF_CONDITION {_c_string(format_condition(cond))}
 static const char *const HRF_VAR_NAME[{nv}] = {_c_array(names)};
 static const unsigned HRF_DOMAIN_SIZE[{nv}] = {_c_array([len(d) for d in lt.domains] or [1])};
-static const u32 HRF_DOMAIN[{nv}][{max([len(d) for d in lt.domains] + [1])}] = {_c_rows([[f"{x}u" for x in d] for d in lt.domains], "0u")};
+static const u32 HRF_DOMAIN[{nv}]{_dims(lt.domains)} = {_c_rows([[f"{x}u" for x in d] for d in lt.domains], "0u")};
 static const u64 HRF_STRIDE[{nv}] = {_c_array([f"{x}ull" for x in stride] or ["1ull"])};
 static const u32 HRF_INIT[{max(len(lt.locations), 1)}] = {_c_array([f"{lt.init.get(loc, 0) & 0xFFFFFFFF}u" for loc in lt.locations] or ["0u"])};
 static const unsigned HRF_LANES[HRF_K] = {_c_array(shape.lanes(c) for c in range(shape.k))};
@@ -376,7 +379,7 @@ static const unsigned HRF_WARPS[HRF_K] = {_c_array(shape.warps(c) for c in range
 // the condition's proposition over an outcome
 static int hrf_holds(const int *v) {{
     (void)v;
-    return {_prop_c(prop, index)};
+    return {_prop_c(cond.prop, index)};
 }}
 // the setting a run starts from ({setting.describe()})
 #define HRF_SETTING {{{", ".join(f"{v}u" for v in values)}}}
@@ -390,10 +393,6 @@ static const int HRF_LOC_VAR[{len(loc_var)}] = {_c_array(loc_var)};
 #include "hrf_driver.h"
 #endif
 """
-
-
-def _dims(rows: list[list[int]]) -> str:
-    return f"[{max([len(r) for r in rows] + [1])}]"
 
 
 def standalone(lt: LoweredTest, shape: Shape, setting: Setting) -> str:

@@ -187,7 +187,7 @@ def _state(o: dict) -> str:
 def build(lt, counts: RunCounts, device: DeviceInfo, setting: Setting, codecheck: str) -> GpuResult:
     test = lt.test
     names = [str(v) for v in lt.variables]
-    prop = test.condition.prop if test.condition else A.PTrue()
+    prop = A.condition_of(test).prop
     states = []
     for vals, n in sorted(counts.histogram.items(), key=lambda kv: -kv[1]):
         st = {k: signed(v) for k, v in zip(names, vals, strict=True)}
@@ -200,8 +200,8 @@ def _result(test: A.Test, states: list, counts: RunCounts, device: DeviceInfo, s
     return GpuResult(
         name=test.name,
         path=test.path,
-        quantifier=test.condition.quantifier if test.condition else "forall",
-        condition=format_condition(test.condition) if test.condition else "forall (true)",
+        quantifier=A.condition_of(test).quantifier,
+        condition=format_condition(A.condition_of(test)),
         states=states,
         counts=counts,
         device=device,
@@ -239,7 +239,7 @@ def from_log(test: A.Test, block, log: str) -> GpuResult:
         raise InvalidArgument(
             f"{log}: {block.name}: its histogram announces {block.histogram} states and lists {len(block.counts)}"
         )
-    prop = test.condition.prop if test.condition else A.PTrue()
+    prop = A.condition_of(test).prop
     states = []
     for st, n in zip(block.states, block.counts, strict=True):
         missing = [k for k in names if k not in st]

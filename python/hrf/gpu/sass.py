@@ -172,6 +172,11 @@ def check_forms(accesses: list[Access], insns: list[Insn], outputs: int) -> str 
     return None
 
 
+def passed(notes: list[str]) -> str:
+    """A passed check's word, with what `check` noted (threads held to their forms)."""
+    return "ok" + (f" ({'; '.join(notes)})" if notes else "")
+
+
 def check(lt: LoweredTest, listing: str, notes: list | None = None) -> list[str]:
     """What does not match, per thread (empty: the code is the test's). A
     thread with a loop whose code is not its accesses in order is held to

@@ -449,6 +449,12 @@ class Condition:
     prop: Prop
 
 
+def condition_of(test) -> Condition:
+    """A test's condition; a test without one says `forall (true)`, which
+    every outcome satisfies (as herd reads it)."""
+    return test.condition or Condition("forall", PTrue())
+
+
 @dataclass(frozen=True)
 class Test:  # a dataclass: `dataclasses.replace` renames tests
     arch: str  # OpenCL, C or GPU_PTX (what the test was written in)
