@@ -595,6 +595,7 @@ class PhaseSeconds(TypedDict):
     store: float
     outcomes: float
     deadlocks: float
+    serial: float
 
 
 class _ExploreOut(TypedDict):

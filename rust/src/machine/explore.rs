@@ -266,33 +266,54 @@ impl Ctx {
     }
 }
 
+/// A shard's lists for `enter_layer`, kept from layer to layer (fresh
+/// ones would be paged in again every layer, by every thread at once).
+#[derive(Default)]
+struct ShardLists {
+    /// Each successor's index in the layer, in the shard's order.
+    ks: Vec<u32>,
+    /// Always empty between layers (`relife`): the allocation is what is kept.
+    items: Vec<(u64, &'static [u8])>,
+    /// The shard's new states: (layer index, slot), pending in the table.
+    fresh: Vec<(u32, usize)>,
+}
+
+/// An emptied list of borrowed bytes, its allocation kept, for another
+/// lifetime. (Collected in place: the same allocation.)
+fn relife<'b>(mut v: Vec<(u64, &[u8])>) -> Vec<(u64, &'b [u8])> {
+    v.clear();
+    v.into_iter().map(|_| unreachable!("the list is empty")).collect()
+}
+
 /// The layer's new successors, by shard: each shard's successors, in
 /// (parent, step) order (locals in order, each local's in order), are
 /// entered into the shard's table in parallel (`Table::enter`), so the
 /// first of each new state is kept (its smallest (parent, step)). The new
-/// ones come back as (layer index: `base` of the local plus index in it,
-/// slot), pending in the table until they are pushed and settled.
-fn enter_layer(store: &mut Store, locals: &[Local], base: &[u32]) -> Vec<Vec<(u32, usize)>> {
+/// ones go to their shard's `fresh` as (layer index: `base` of the local
+/// plus index in it, slot), pending in the table until they are pushed
+/// and settled.
+fn enter_layer(store: &mut Store, locals: &[Local], base: &[u32], lists: &mut [ShardLists]) {
     let Store { shards, blocks, .. } = store;
     let blocks = &*blocks;
-    shards
-        .par_iter_mut()
-        .enumerate()
-        .map(|(s, table)| {
-            let count = locals.iter().map(|l| l.by_shard.get(s).map_or(0, Vec::len)).sum();
-            let mut ks: Vec<u32> = Vec::with_capacity(count);
-            let mut items: Vec<(u64, &[u8])> = Vec::with_capacity(count);
-            for (l, &b) in locals.iter().zip(base) {
-                for e in l.by_shard.get(s).map_or(&[][..], |v| &v[..]) {
-                    ks.push(b + e.k);
-                    items.push((e.h, span(&l.bytes, e.start, e.len)));
-                }
+    shards.par_iter_mut().zip(lists.par_iter_mut()).enumerate().for_each(|(s, (table, sl))| {
+        let count = locals.iter().map(|l| l.by_shard.get(s).map_or(0, Vec::len)).sum();
+        let mut items = relife(std::mem::take(&mut sl.items));
+        sl.ks.clear();
+        sl.ks.reserve(count);
+        items.reserve(count);
+        for (l, &b) in locals.iter().zip(base) {
+            for e in l.by_shard.get(s).map_or(&[][..], |v| &v[..]) {
+                sl.ks.push(b + e.k);
+                items.push((e.h, span(&l.bytes, e.start, e.len)));
             }
-            let mut fresh = Vec::with_capacity(count);
-            table.enter(blocks, &items, &mut fresh);
-            fresh.into_iter().map(|(j, slot)| (ks[j as usize], slot)).collect()
-        })
-        .collect()
+        }
+        sl.fresh.clear();
+        table.enter(blocks, &items, &mut sl.fresh);
+        sl.items = relife(items);
+        for f in &mut sl.fresh {
+            f.0 = sl.ks[f.0 as usize];
+        }
+    })
 }
 
 /// `body` with `v` the machine `m` seen through its widths: as constants
@@ -376,11 +397,15 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
         buckets[shard(h)].push((h, e));
         store.insert(buckets);
     }
-    let mut live_idx: Vec<u32> = Vec::new();
-    // A layer's `off` and `order` (below), their allocations kept from
-    // layer to layer (fresh ones would be paged in again every layer).
+    // The states that are final or where some thread can step, a bit each
+    // (`stuck_states`).
+    let mut live: Vec<AtomicU64> = Vec::new();
+    // A layer's lists, their allocations kept from layer to layer (fresh
+    // ones would be paged in again every layer): `off` and `order` (below),
+    // and the shards' (`enter_layer`).
     let mut off: Vec<AtomicU64> = Vec::new();
     let mut order: Vec<(u32, u32)> = Vec::new();
+    let mut lists: Vec<ShardLists> = (0..SHARDS).map(|_| ShardLists::default()).collect();
     let mut finals: Vec<u32> = Vec::new();
     let mut faults: Vec<(u32, u16, String)> = Vec::new();
     let (mut lo, mut hi) = (0u32, 1u32);
@@ -394,6 +419,12 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
         clock = now;
     };
     let mut ph = PhaseSeconds::default();
+    // The seconds `work` takes, added to `ph.serial` (work on one thread).
+    let serially = |serial: &mut f64, work: &mut dyn FnMut()| {
+        let t = Instant::now();
+        work();
+        *serial += t.elapsed().as_secs_f64();
+    };
     while lo < hi {
         out.layers += 1;
         // Shares of consecutive parents, each expanded by one worker into
@@ -415,26 +446,35 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
         if ctx.check_interrupt() {
             break;
         }
-        for l in &locals {
-            out.transitions += l.transitions;
-            out.cut += l.cut;
-            live_idx.extend_from_slice(&l.live);
-            finals.extend_from_slice(&l.finals);
-            faults.extend(l.faults.iter().cloned());
-        }
-        lap(&mut ph.expand);
-        // The layer's successors, locals in order: each local covers a
-        // range of parents in order and emits in step order, so this is
-        // (parent, step) order whatever the scheduling.
         let mut base = Vec::with_capacity(locals.len());
         let mut n = 0u32;
-        for l in &locals {
-            base.push(n);
-            n = n.checked_add(l.cands.len() as u32).expect("fewer than 2^32 successors in a layer");
-        }
-        let fresh = enter_layer(&mut store, &locals, &base);
+        serially(&mut ph.serial, &mut || {
+            for l in &locals {
+                out.transitions += l.transitions;
+                out.cut += l.cut;
+                finals.extend_from_slice(&l.finals);
+                faults.extend(l.faults.iter().cloned());
+            }
+            // The layer's successors, locals in order: each local covers a
+            // range of parents in order and emits in step order, so this is
+            // (parent, step) order whatever the scheduling.
+            for l in &locals {
+                base.push(n);
+                n = n.checked_add(l.cands.len() as u32).expect("fewer than 2^32 successors in a layer");
+            }
+        });
+        let words = (hi as usize).div_ceil(64);
+        let more = words.saturating_sub(live.len());
+        live.par_extend((0..more).into_par_iter().map(|_| AtomicU64::new(0)));
+        locals.par_iter().for_each(|l| {
+            for &i in &l.live {
+                live[i as usize / 64].fetch_or(1 << (i % 64), Ordering::Relaxed);
+            }
+        });
+        lap(&mut ph.expand);
+        enter_layer(&mut store, &locals, &base, &mut lists);
         lap(&mut ph.enter);
-        let nfresh: usize = fresh.iter().map(Vec::len).sum();
+        let nfresh: usize = lists.iter().map(|sl| sl.fresh.len()).sum();
         if let Some(max) = limits.max_states {
             if store.len() as u64 + nfresh as u64 > max {
                 store.shards.par_iter_mut().for_each(Table::drop_pending);
@@ -447,35 +487,57 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
         // written by one worker: relaxed atomics let workers share it).
         off.clear();
         off.par_extend((0..n).into_par_iter().map(|_| AtomicU64::new(0)));
-        fresh.par_iter().flatten().for_each(|&(k, _)| off[k as usize].store(1, Ordering::Relaxed));
-        let parts = locals
-            .par_iter()
-            .zip(&base)
-            .enumerate()
-            .map(|(li, (l, &b))| {
-                (0..l.cands.len() as u32)
-                    .filter(|&k| off[(b + k) as usize].load(Ordering::Relaxed) == 1)
-                    .map(|k| (li as u32, k))
-                    .collect::<Vec<_>>()
-            })
-            .collect::<Vec<_>>();
-        order.clear();
-        parts.iter().for_each(|p| order.extend_from_slice(p));
-        let offs = store.push_all(order.len(), |j| {
-            let (li, k) = order[j];
-            let l = &locals[li as usize];
-            (l.cand_bytes(k as usize), l.cands[k as usize].parent, l.cands[k as usize].step)
+        lists.par_iter().for_each(|sl| {
+            for &(k, _) in &sl.fresh {
+                off[k as usize].store(1, Ordering::Relaxed);
+            }
         });
-        order
-            .par_iter()
-            .zip(&offs)
-            .for_each(|(&(li, k), &o)| off[(base[li as usize] + k) as usize].store(o, Ordering::Relaxed));
-        store.shards.par_iter_mut().zip(fresh).for_each(|(table, fresh)| {
-            for (k, slot) in fresh {
+        // `order`: the new states as (local, index in it), in order; each
+        // local's part counted, then written, in parallel.
+        let (offs, locs, bases) = (&off, &locals, &base);
+        let fresh_in = move |li: usize| {
+            let (l, b) = (&locs[li], bases[li]);
+            (0..l.cands.len() as u32).filter(move |&k| offs[(b + k) as usize].load(Ordering::Relaxed) == 1)
+        };
+        let counts: Vec<usize> = (0..locals.len()).into_par_iter().map(|li| fresh_in(li).count()).collect();
+        order.clear();
+        order.reserve(nfresh);
+        {
+            let mut parts = Vec::with_capacity(locals.len());
+            let mut rest = &mut order.spare_capacity_mut()[..nfresh];
+            for &c in &counts {
+                let (part, r) = std::mem::take(&mut rest).split_at_mut(c);
+                parts.push(part);
+                rest = r;
+            }
+            parts.into_par_iter().enumerate().for_each(|(li, part)| {
+                for (slot, k) in part.iter_mut().zip(fresh_in(li)) {
+                    slot.write((li as u32, k));
+                }
+            });
+        }
+        // SAFETY: the parts cover order's first nfresh places, each written
+        // above (a local's part is as long as its count of new states).
+        unsafe { order.set_len(nfresh) };
+        store.push_all(
+            order.len(),
+            |j| {
+                let (li, k) = order[j];
+                let l = &locals[li as usize];
+                (l.cand_bytes(k as usize), l.cands[k as usize].parent, l.cands[k as usize].step)
+            },
+            |j, o| {
+                let (li, k) = order[j];
+                off[(base[li as usize] + k) as usize].store(o, Ordering::Relaxed)
+            },
+        );
+        store.shards.par_iter_mut().zip(&lists).for_each(|(table, sl)| {
+            for &(k, slot) in &sl.fresh {
                 table.settle(slot, off[k as usize].load(Ordering::Relaxed));
             }
         });
-        ctx.recycle(locals);
+        let mut done = Some(locals);
+        serially(&mut ph.serial, &mut || ctx.recycle(done.take().unwrap_or_default()));
         lap(&mut ph.store);
         lo = hi;
         hi = store.len() as u32;
@@ -503,7 +565,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
     }
     lap(&mut ph.outcomes);
     if out.complete && limits.deadlocks {
-        let (count, first) = with_view!(m, v => stuck_states(&ctx, v, &store, &live_idx))?;
+        let (count, first) = with_view!(m, v => stuck_states(&ctx, v, &store, live))?;
         if let Some(h) = ctx.limit.lock().unwrap_or_else(|p| p.into_inner()).take() {
             // Cut during the deadlock search: no deadlock verdict.
             out.limit = Some(h);
@@ -536,24 +598,22 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
 /// forward (branches are forward), so such a state exists iff one exists
 /// whose every environment-reachable state lets no thread move and is not
 /// final; "live" states (final, or some thread can step) are propagated
-/// backwards over environment steps to a fixpoint. None: a successor does
-/// not fit the machine's widths.
+/// backwards over environment steps to a fixpoint, from `live` (a bit per
+/// state: the layers' live states). None: a successor does not fit the
+/// machine's widths.
 /// (`m`: the machine, through its widths.)
 fn stuck_states<const VW: usize, const SW: usize>(
     ctx: &Ctx,
     m: View<'_, VW, SW>,
     store: &Store,
-    live_idx: &[u32],
+    mut live: Vec<AtomicU64>,
 ) -> Option<(u64, Option<u32>)> {
     let n = store.len();
-    let live: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+    live.resize_with(n.div_ceil(64).max(live.len()), || AtomicU64::new(0));
     let is_live = |i: u32| live[i as usize / 64].load(Ordering::Relaxed) & (1 << (i % 64)) != 0;
     let set_live = |i: u32| {
         live[i as usize / 64].fetch_or(1 << (i % 64), Ordering::Relaxed);
     };
-    for &i in live_idx {
-        set_live(i);
-    }
     loop {
         let changed = AtomicBool::new(false);
         // Highest index first: a state's environment successors mostly
@@ -591,4 +651,22 @@ fn stuck_states<const VW: usize, const SW: usize>(
     }
     let stuck: Vec<u32> = (0..n as u32).filter(|&i| !is_live(i)).collect();
     Some((stuck.len() as u64, stuck.first().copied()))
+}
+
+#[cfg(test)]
+mod lists_tests {
+    use super::relife;
+
+    #[test]
+    fn relife_keeps_the_allocation() {
+        // What `ShardLists` keeps from layer to layer: an emptied list with
+        // its allocation (no fresh pages every layer).
+        let bytes = [7u8; 16];
+        let mut v: Vec<(u64, &[u8])> = Vec::with_capacity(1000);
+        v.push((1, &bytes[..]));
+        let (ptr, cap) = (v.as_ptr() as usize, v.capacity());
+        let w: Vec<(u64, &'static [u8])> = relife(v);
+        assert!(w.is_empty());
+        assert_eq!((w.as_ptr() as usize, w.capacity()), (ptr, cap));
+    }
 }

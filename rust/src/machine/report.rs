@@ -44,6 +44,10 @@ pub struct PhaseSeconds {
     pub outcomes: f64,
     /// The search for states that cannot finish (`stuck_states`).
     pub deadlocks: f64,
+    /// Of `expand`, `enter` and `store`, the seconds spent on one thread
+    /// between their parallel parts: what bounds the speed-up over one
+    /// thread (Amdahl's law), whatever the number of threads.
+    pub serial: f64,
 }
 
 #[derive(Serialize, Debug, Default, schemars::JsonSchema)]

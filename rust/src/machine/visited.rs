@@ -290,11 +290,21 @@ pub(crate) struct Store {
     pub(crate) hasher: foldhash::fast::FixedState,
 }
 
-/// Room in v for `extra` more values: its capacity the next power of two.
-pub(crate) fn grow<T>(v: &mut Vec<T>, extra: usize) {
+/// Room in v for `extra` more values: its capacity the next power of two,
+/// the values it holds copied over in parallel (a copy on one thread of the
+/// explorer's longest lists would be a layer's one part that does not
+/// scale with the threads).
+pub(crate) fn grow<T: Copy + Send + Sync>(v: &mut Vec<T>, extra: usize) {
+    const CHUNK: usize = 1 << 15;
     let need = v.len() + extra;
     if need > v.capacity() {
-        v.reserve_exact(need.next_power_of_two() - v.len());
+        let mut wider: Vec<T> = Vec::with_capacity(need.next_power_of_two());
+        wider.spare_capacity_mut()[..v.len()].par_chunks_mut(CHUNK).zip(v.par_chunks(CHUNK)).for_each(|(to, from)| {
+            to.write_copy_of_slice(from);
+        });
+        // SAFETY: the first v.len() values were written just above.
+        unsafe { wider.set_len(v.len()) };
+        *v = wider;
     }
 }
 
@@ -408,8 +418,13 @@ impl Store {
     /// Each run is then written by one worker: its records' bytes (the
     /// copy, and the first touch of the new pages, spread over the
     /// workers even when a layer fits in one block), offsets, parents,
-    /// steps and marks. Their offsets.
-    pub(crate) fn push_all<'c>(&mut self, n: usize, rec: impl Fn(usize) -> (&'c [u8], u32, u16) + Sync) -> Vec<Offset> {
+    /// steps and marks; record j's offset goes to `put(j, offset)`.
+    pub(crate) fn push_all<'c>(
+        &mut self,
+        n: usize,
+        rec: impl Fn(usize) -> (&'c [u8], u32, u16) + Sync,
+        put: impl Fn(usize, Offset) + Sync,
+    ) {
         const GROUP: usize = 1024;
         /// Records `recs`, consecutive in one block from offset `at`, `bytes` long.
         struct Run {
@@ -467,12 +482,12 @@ impl Store {
         grow(&mut self.parent, n);
         grow(&mut self.step, n);
         grow(&mut self.marks, marks_before(len0 + n) - marks_before(len0));
-        self.parent.resize(len0 + n, 0);
-        self.step.resize(len0 + n, 0);
-        self.marks.resize(marks_before(len0 + n), 0);
-        let mut offs: Vec<Offset> = vec![0; n];
-        let (mut off, mut parent, mut step) = (&mut offs[..], &mut self.parent[len0..], &mut self.step[len0..]);
-        let mut marks = &mut self.marks[marks_before(len0)..];
+        let new_marks = marks_before(len0 + n) - marks_before(len0);
+        // The new values are written in parallel into the lists' spare
+        // room (not zeroed first), then the lists' lengths set.
+        let (mut parent, mut step) =
+            (&mut self.parent.spare_capacity_mut()[..n], &mut self.step.spare_capacity_mut()[..n]);
+        let mut marks = &mut self.marks.spare_capacity_mut()[..new_marks];
         let mut spares: Vec<&mut [MaybeUninit<u8>]> = self.blocks[kb0..]
             .iter_mut()
             .zip(&len)
@@ -484,8 +499,6 @@ impl Store {
         let mut jobs = Vec::with_capacity(runs.len());
         for r in runs {
             let k = r.recs.len();
-            let (o, rest) = std::mem::take(&mut off).split_at_mut(k);
-            off = rest;
             let (p, rest) = std::mem::take(&mut parent).split_at_mut(k);
             parent = rest;
             let (s, rest) = std::mem::take(&mut step).split_at_mut(k);
@@ -496,32 +509,41 @@ impl Store {
             let spare = &mut spares[(r.at >> BLOCK_BITS) as usize - kb0];
             let (bytes, rest) = std::mem::take(spare).split_at_mut(r.bytes);
             *spare = rest;
-            jobs.push((r, o, p, s, mk, bytes));
+            jobs.push((r, p, s, mk, bytes));
         }
         assert!(spares.iter().all(|s| s.is_empty()), "the runs fill the blocks' new bytes");
-        jobs.into_par_iter().for_each(|(r, offs, parent, step, marks, bytes)| {
+        jobs.into_par_iter().for_each(|(r, parent, step, marks, bytes)| {
             let (mut o, mut at, mut m) = (r.at, 0, 0);
             for (q, j) in r.recs.enumerate() {
                 let (b, p, s) = rec(j);
                 let (head, k) = varint(b.len() as u64);
                 bytes[at..at + k].write_copy_of_slice(&head[..k]);
                 bytes[at + k..at + k + b.len()].write_copy_of_slice(b);
-                (offs[q], parent[q], step[q]) = (o, p, s);
+                parent[q].write(p);
+                step[q].write(s);
+                put(j, o);
                 if (len0 + j).is_multiple_of(MARK) {
-                    marks[m] = o;
+                    marks[m].write(o);
                     m += 1;
                 }
                 at += k + b.len();
                 o += (k + b.len()) as u64;
             }
             assert_eq!(at, bytes.len(), "a run's records fill its part");
+            assert_eq!(m, marks.len(), "a run's marks fill its part");
         });
+        // SAFETY: the runs cover records 0..n (each written once above),
+        // and so the new parents, steps and marks.
+        unsafe {
+            self.parent.set_len(len0 + n);
+            self.step.set_len(len0 + n);
+            self.marks.set_len(marks_before(len0 + n));
+        }
         for (block, &l) in self.blocks[kb0..].iter_mut().zip(&len) {
             // SAFETY: the runs' parts cover the spare capacity up to l
             // exactly (asserted above) and each was filled (asserted).
             unsafe { block.set_len(l) };
         }
-        offs
     }
     /// Put entries made by `push` into the hash set, shard by shard in parallel.
     pub(crate) fn insert(&mut self, buckets: Vec<Vec<(u64, Offset)>>) {
@@ -593,7 +615,14 @@ mod store_tests {
                 })
                 .collect();
             let want: Vec<Offset> = recs.iter().map(|(b, p, s)| one.push(b, *p, *s)).collect();
-            let got = all.push_all(recs.len(), |j| (&recs[j].0[..], recs[j].1, recs[j].2));
+            let got: Vec<std::sync::atomic::AtomicU64> =
+                (0..recs.len()).map(|_| std::sync::atomic::AtomicU64::new(u64::MAX)).collect();
+            all.push_all(
+                recs.len(),
+                |j| (&recs[j].0[..], recs[j].1, recs[j].2),
+                |j, o| got[j].store(o, std::sync::atomic::Ordering::Relaxed),
+            );
+            let got: Vec<Offset> = got.into_iter().map(|o| o.into_inner()).collect();
             assert_eq!(got, want, "round {round}");
         }
         assert!(one.blocks.len() > 4);
