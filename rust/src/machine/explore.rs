@@ -26,16 +26,17 @@ use super::visited::*;
 pub static PROGRESS_STATES: AtomicU64 = AtomicU64::new(0);
 pub static PROGRESS_LAYERS: AtomicU64 = AtomicU64::new(0);
 
-/// A successor found while expanding a layer.
+/// A successor found while expanding a layer: where its bytes start in
+/// its share's `bytes` (they end where the next one's start), its parent
+/// and step. (Small: a layer writes one per successor, and reads it twice.)
 struct Cand {
-    h: u64,
     start: u32,
-    len: u32,
     parent: u32,
     step: u16,
 }
 
-/// A successor in its shard's list: its hash, its index in `cands` and its bytes' place.
+/// A successor in its shard's list: its hash, its index in `cands` and its
+/// bytes' place (what entering it reads, in one place).
 #[derive(Clone, Copy)]
 struct ShardEntry {
     h: u64,
@@ -76,16 +77,16 @@ struct Local {
 /// Entries of `Local::recent`.
 const RECENT: usize = 1 << 12;
 
-/// The bytes of a successor that start at `start` in a share's `bytes`.
+/// The bytes of successor k of a share (`cands`, `bytes`).
 #[inline(always)]
-fn span(bytes: &[u8], start: u32, len: u32) -> &[u8] {
-    &bytes[start as usize..(start + len) as usize]
+fn cand_bytes<'a>(cands: &[Cand], bytes: &'a [u8], k: usize) -> &'a [u8] {
+    let end = cands.get(k + 1).map_or(bytes.len(), |c| c.start as usize);
+    &bytes[cands[k].start as usize..end]
 }
 
 impl Local {
     fn cand_bytes(&self, k: usize) -> &[u8] {
-        let c = &self.cands[k];
-        span(&self.bytes, c.start, c.len)
+        cand_bytes(&self.cands, &self.bytes, k)
     }
 }
 
@@ -247,12 +248,9 @@ impl Ctx {
         const LOW: u64 = u32::MAX as u64;
         let slot = (h >> 40) as usize % RECENT;
         let e = recent[slot];
-        if (e ^ h) & !LOW == 0 {
-            if let Some(c) = cands.get((e & LOW) as usize) {
-                if c.h == h && span(bytes, c.start, c.len) == &next.b[..] {
-                    return;
-                }
-            }
+        let k = (e & LOW) as usize;
+        if (e ^ h) & !LOW == 0 && k < cands.len() && cand_bytes(cands, bytes, k) == &next.b[..] {
+            return;
         }
         recent[slot] = (h & !LOW) | cands.len() as u64;
         let start = bytes.len() as u32;
@@ -262,7 +260,7 @@ impl Ctx {
         }
         let len = next.b.len() as u32;
         by_shard[shard(h)].push(ShardEntry { h, k: cands.len() as u32, start, len });
-        cands.push(Cand { h, start, len, parent, step });
+        cands.push(Cand { start, parent, step });
     }
 }
 
@@ -304,7 +302,7 @@ fn enter_layer(store: &mut Store, locals: &[Local], base: &[u32], lists: &mut [S
         for (l, &b) in locals.iter().zip(base) {
             for e in l.by_shard.get(s).map_or(&[][..], |v| &v[..]) {
                 sl.ks.push(b + e.k);
-                items.push((e.h, span(&l.bytes, e.start, e.len)));
+                items.push((e.h, &l.bytes[e.start as usize..(e.start + e.len) as usize]));
             }
         }
         sl.fresh.clear();
