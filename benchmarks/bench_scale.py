@@ -69,20 +69,51 @@ def table(title: str, unit: str, rows: list) -> None:
         print(f"{w:>7} {dt:>8.2f} {n / dt:>12.0f} {base / dt:>7.2f}x {own:>16}")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--count", type=int, default=10_000, help="generated tests (each checked under 2 models)")
-    ap.add_argument("--workers", default=None, help="worker counts, comma-separated (default 1, 2, 4, ... cores)")
-    ap.add_argument("--db", action="store_true", help="also time hrf bulk writing a results store")
-    ap.add_argument("--states", type=int, default=3_000_000, help="the explorer's cut (states)")
-    ap.add_argument("--rsp", default=str(RSP), help="folder holding RSP_Test9.litmus ([RSP15]'s tests)")
-    ap.add_argument("--repeat", type=int, default=2, help="explorer runs per worker count (the best is shown)")
-    ap.add_argument("--skip-explore", action="store_true")
-    a = ap.parse_args()
-    cores = os.cpu_count() or 1
-    ws = [int(x) for x in a.workers.split(",")] if a.workers else counts(cores)
-    print(f"{cores} cores; workers {ws}")
+def _copy(size: int, rounds: int, start, q) -> None:
+    import numpy as np
 
+    a, b = np.ones(size // 8), np.zeros(size // 8)
+    np.copyto(b, a)  # pages touched before the clock starts
+    start.wait()
+    t = time.perf_counter()
+    for _ in range(rounds):
+        np.copyto(b, a)
+    q.put(time.perf_counter() - t)
+
+
+def bandwidth(ws: list[int], size: int = 256 << 20, rounds: int = 8, tries: int = 3) -> None:
+    """The machine's memory copy bandwidth with 1, 2, ... processes copying
+    at once (each its own `size`-byte arrays; the best of `tries`): the
+    ceiling of a speed-up of work that moves as many bytes as it computes,
+    as the explorer does."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        print("\nmemory bandwidth: skipped (no numpy)")
+        return
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    print(f"\nmemory copy bandwidth ({size >> 20} MiB arrays, {rounds} copies per process, best of {tries})")
+    print(f"{'workers':>7} {'GB/s':>8} {'speed-up':>8}")
+    best: dict[int, float] = {}
+    for _ in range(tries):
+        for w in ws:
+            start, q = ctx.Barrier(w), ctx.Queue()
+            procs = [ctx.Process(target=_copy, args=(size, rounds, start, q)) for _ in range(w)]
+            for p in procs:
+                p.start()
+            slowest = max(q.get() for _ in procs)
+            for p in procs:
+                p.join()
+            best[w] = max(best.get(w, 0.0), w * size * rounds / slowest / 1e9)
+    for w in ws:
+        print(f"{w:>7} {best[w]:>8.1f} {best[w] / best[ws[0]]:>7.2f}x")
+
+
+def bulk_figures(a, ws: list[int]) -> float:
+    """check_many and hrf bulk at each worker count; the parent's CPU
+    microseconds per check (check_many at the most workers)."""
     tests = hrf.generate(count=a.count, seed=1, max_edges=5, max_threads=3)
     limits = hrf.Limits(witnesses=False)
     rows = []
@@ -112,44 +143,69 @@ def main() -> None:
                 print(
                     f"parent (hrf bulk{' --db' if store else ''}): {rows[-1][2] / rows[-1][3] * 1e6:.1f} us per check"
                 )
+    return parent
 
-    if not a.skip_explore:
-        prog = compile_scheme(Path(a.rsp) / "RSP_Test9.litmus", "rsp-new")
-        # The first run in a process also pays for the pages its visited set
-        # takes from the system: one run first, untimed; then the best of
-        # `--repeat` runs at each worker count (the counts alternating, so
-        # that a slow spell of a shared machine falls on all of them).
-        explore(prog, writeback="fifo", workers=ws[-1], deadlocks=False, max_states=a.states)
-        best: dict = {}
-        for _ in range(a.repeat):
-            for w in ws:
-                r0 = resource.getrusage(resource.RUSAGE_SELF)
-                r = explore(prog, writeback="fifo", workers=w, deadlocks=False, max_states=a.states)
-                r1 = resource.getrusage(resource.RUSAGE_SELF)
-                if w not in best or r.seconds < best[w][0].seconds:
-                    best[w] = (r, r1.ru_stime - r0.ru_stime, r1.ru_minflt - r0.ru_minflt)
-        rows = [(w, best[w][0].seconds, None, best[w][0].states) for w in ws]
-        table(f"explorer: RSP_Test9 under rsp-new, fifo, cut at {a.states} states", "states", rows)
-        # where a worker count's time goes, phase by phase (which one stops
-        # scaling); the kernel's share (system CPU seconds, all threads: mostly
-        # fresh pages zeroed for the arena and the visited set) and page faults
-        print(
-            f"{'workers':>7} "
-            + " ".join(f"{p:>10}" for p in PHASES)
-            + f" {'kernel s':>8} {'faults':>8}  (seconds; speed-up over 1 worker)"
-        )
+
+def explorer_figures(a, ws: list[int]) -> None:
+    """The explorer at each worker count, phase by phase."""
+    prog = compile_scheme(Path(a.rsp) / "RSP_Test9.litmus", "rsp-new")
+    # The first run in a process also pays for the pages its visited set
+    # takes from the system: one run first, untimed; then the best of
+    # `--repeat` runs at each worker count (the counts alternating, so
+    # that a slow spell of a shared machine falls on all of them).
+    explore(prog, writeback="fifo", workers=ws[-1], deadlocks=False, max_states=a.states)
+    best: dict = {}
+    for _ in range(a.repeat):
         for w in ws:
-            ph, base = best[w][0].phases, best[ws[0]][0].phases
-            cells = [f"{ph.get(p, 0):5.2f} {base.get(p, 0) / ph[p] if ph.get(p) else 0:>3.1f}x" for p in PHASES]
-            print(f"{w:>7} " + " ".join(f"{c:>10}" for c in cells) + f" {best[w][1]:>8.2f} {best[w][2]:>8}")
-        # Amdahl's law: the work done on one thread between the parallel parts
-        # (`serial`) bounds the speed-up at any number of workers
-        one = best[ws[0]][0]
-        share = one.phases.get("serial", 0) / one.seconds
-        bound = 1 / (share + (1 - share) / 16)
-        print(
-            f"serial: {share:.2%} of 1 worker's time ({one.phases.get('serial', 0):.3f} s): at most {bound:.1f}x on 16"
-        )
+            r0 = resource.getrusage(resource.RUSAGE_SELF)
+            r = explore(prog, writeback="fifo", workers=w, deadlocks=False, max_states=a.states)
+            r1 = resource.getrusage(resource.RUSAGE_SELF)
+            if w not in best or r.seconds < best[w][0].seconds:
+                best[w] = (r, r1.ru_stime - r0.ru_stime, r1.ru_minflt - r0.ru_minflt)
+    rows = [(w, best[w][0].seconds, None, best[w][0].states) for w in ws]
+    table(f"explorer: RSP_Test9 under rsp-new, fifo, cut at {a.states} states", "states", rows)
+    # where a worker count's time goes, phase by phase (which one stops
+    # scaling); the kernel's share (system CPU seconds, all threads: mostly
+    # fresh pages zeroed for the arena and the visited set) and page faults
+    print(
+        f"{'workers':>7} "
+        + " ".join(f"{p:>10}" for p in PHASES)
+        + f" {'kernel s':>8} {'faults':>8}  (seconds; speed-up over 1 worker)"
+    )
+    for w in ws:
+        ph, base = best[w][0].phases, best[ws[0]][0].phases
+        cells = [f"{ph.get(p, 0):5.2f} {base.get(p, 0) / ph[p] if ph.get(p) else 0:>3.1f}x" for p in PHASES]
+        print(f"{w:>7} " + " ".join(f"{c:>10}" for c in cells) + f" {best[w][1]:>8.2f} {best[w][2]:>8}")
+    # Amdahl's law: the work done on one thread between the parallel parts
+    # (`serial`) bounds the speed-up at any number of workers
+    one = best[ws[0]][0]
+    share = one.phases.get("serial", 0) / one.seconds
+    bound = 1 / (share + (1 - share) / 16)
+    print(f"serial: {share:.2%} of 1 worker's time ({one.phases.get('serial', 0):.3f} s): at most {bound:.1f}x on 16")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--count", type=int, default=10_000, help="generated tests (each checked under 2 models)")
+    ap.add_argument("--workers", default=None, help="worker counts, comma-separated (default 1, 2, 4, ... cores)")
+    ap.add_argument("--db", action="store_true", help="also time hrf bulk writing a results store")
+    ap.add_argument("--states", type=int, default=3_000_000, help="the explorer's cut (states)")
+    ap.add_argument("--rsp", default=str(RSP), help="folder holding RSP_Test9.litmus ([RSP15]'s tests)")
+    ap.add_argument("--repeat", type=int, default=2, help="explorer runs per worker count (the best is shown)")
+    ap.add_argument("--skip-explore", action="store_true")
+    ap.add_argument("--bandwidth", action="store_true", help="also the memory copy bandwidth per worker count (numpy)")
+    a = ap.parse_args()
+    cores = os.cpu_count() or 1
+    ws = [int(x) for x in a.workers.split(",")] if a.workers else counts(cores)
+    print(f"{cores} cores; workers {ws}")
+
+    # the explorer first: on a machine lent for a few minutes, what the
+    # earlier runs did not show comes first
+    if not a.skip_explore:
+        explorer_figures(a, ws)
+    if a.bandwidth:
+        bandwidth(ws)
+    parent = bulk_figures(a, ws)
     # the line watched where CI runs (2 cores): check_many's parent at the most workers
     print(f"parent: {parent:.1f} us per check")
 
