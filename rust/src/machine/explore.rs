@@ -289,8 +289,8 @@ fn relife<'b>(mut v: Vec<(u64, &[u8])>) -> Vec<(u64, &'b [u8])> {
 /// first of each new state is kept (its smallest (parent, step)). The new
 /// ones go to their shard's `fresh` as (layer index: `base` of the local
 /// plus index in it, slot), pending in the table until they are pushed
-/// and settled.
-fn enter_layer(store: &mut Store, locals: &[Local], base: &[u32], lists: &mut [ShardLists]) {
+/// and settled, and are marked in `off` (1: new).
+fn enter_layer(store: &mut Store, locals: &[Local], base: &[u32], lists: &mut [ShardLists], off: &[AtomicU64]) {
     let Store { shards, blocks, .. } = store;
     let blocks = &*blocks;
     shards.par_iter_mut().zip(lists.par_iter_mut()).enumerate().for_each(|(s, (table, sl))| {
@@ -310,6 +310,7 @@ fn enter_layer(store: &mut Store, locals: &[Local], base: &[u32], lists: &mut [S
         sl.items = relife(items);
         for f in &mut sl.fresh {
             f.0 = sl.ks[f.0 as usize];
+            off[f.0 as usize].store(1, Ordering::Relaxed);
         }
     })
 }
@@ -428,6 +429,9 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
         // Shares of consecutive parents, each expanded by one worker into
         // its own `Local` (collected in order).
         let share = ((hi - lo) / (16 * rayon::current_num_threads() as u32)).clamp(256, 1 << 14);
+        let words = (hi as usize).div_ceil(64);
+        let more = words.saturating_sub(live.len());
+        live.par_extend((0..more).into_par_iter().map(|_| AtomicU64::new(0)));
         let locals: Vec<Local> = (0..(hi - lo).div_ceil(share))
             .into_par_iter()
             .map(|k| {
@@ -435,6 +439,9 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
                 let first = lo + k * share;
                 let parents = first..(first + share).min(hi);
                 with_view!(m, v => ctx.expand_share(v, &store, parents, &mut l));
+                for &i in &l.live {
+                    live[i as usize / 64].fetch_or(1 << (i % 64), Ordering::Relaxed);
+                }
                 l
             })
             .collect();
@@ -461,16 +468,13 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
                 n = n.checked_add(l.cands.len() as u32).expect("fewer than 2^32 successors in a layer");
             }
         });
-        let words = (hi as usize).div_ceil(64);
-        let more = words.saturating_sub(live.len());
-        live.par_extend((0..more).into_par_iter().map(|_| AtomicU64::new(0)));
-        locals.par_iter().for_each(|l| {
-            for &i in &l.live {
-                live[i as usize / 64].fetch_or(1 << (i % 64), Ordering::Relaxed);
-            }
-        });
         lap(&mut ph.expand);
-        enter_layer(&mut store, &locals, &base, &mut lists);
+        // `off`, a place per successor: 1 for the new states (marked as they
+        // are entered), then their offsets (every entry is written by one
+        // worker: relaxed atomics let workers share it).
+        off.clear();
+        off.par_extend((0..n).into_par_iter().map(|_| AtomicU64::new(0)));
+        enter_layer(&mut store, &locals, &base, &mut lists, &off);
         lap(&mut ph.enter);
         let nfresh: usize = lists.iter().map(|sl| sl.fresh.len()).sum();
         if let Some(max) = limits.max_states {
@@ -480,16 +484,7 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
                 break;
             }
         }
-        // The new states pushed in (parent, step) order, then settled:
-        // `off` marks them (1), then holds their offsets (every entry is
-        // written by one worker: relaxed atomics let workers share it).
-        off.clear();
-        off.par_extend((0..n).into_par_iter().map(|_| AtomicU64::new(0)));
-        lists.par_iter().for_each(|sl| {
-            for &(k, _) in &sl.fresh {
-                off[k as usize].store(1, Ordering::Relaxed);
-            }
-        });
+        // The new states pushed in (parent, step) order, then settled.
         // `order`: the new states as (local, index in it), in order; each
         // local's part counted, then written, in parallel.
         let (offs, locs, bases) = (&off, &locals, &base);
