@@ -150,10 +150,17 @@ def explorer_figures(a, ws: list[int]) -> None:
     """The explorer at each worker count, phase by phase."""
     prog = compile_scheme(Path(a.rsp) / "RSP_Test9.litmus", "rsp-new")
     # The first run in a process also pays for the pages its visited set
-    # takes from the system: one run first, untimed; then the best of
-    # `--repeat` runs at each worker count (the counts alternating, so
-    # that a slow spell of a shared machine falls on all of them).
-    explore(prog, writeback="fifo", workers=ws[-1], deadlocks=False, max_states=a.states)
+    # takes from the system (a user's single run does): one run first,
+    # shown apart; then the best of `--repeat` runs at each worker count
+    # (the counts alternating, so that a slow spell of a shared machine
+    # falls on all of them).
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    first = explore(prog, writeback="fifo", workers=ws[-1], deadlocks=False, max_states=a.states)
+    kernel = resource.getrusage(resource.RUSAGE_SELF).ru_stime - r0.ru_stime
+    print(
+        f"\nexplorer, first run in the process at {ws[-1]} workers: {first.seconds:.2f} s, "
+        f"of which the kernel {kernel:.2f} CPU s (fresh pages), {first.bytes_per_state:.0f} bytes per state"
+    )
     best: dict = {}
     for _ in range(a.repeat):
         for w in ws:
