@@ -265,7 +265,8 @@ impl Ctx {
 }
 
 /// A shard's lists for `enter_layer`, kept from layer to layer (fresh
-/// ones would be paged in again every layer, by every thread at once).
+/// ones were allocated, and their pages often taken from the system
+/// again, every layer by every thread at once).
 #[derive(Default)]
 struct ShardLists {
     /// Each successor's index in the layer, in the shard's order.
@@ -399,9 +400,8 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
     // The states that are final or where some thread can step, a bit each
     // (`stuck_states`).
     let mut live: Vec<AtomicU64> = Vec::new();
-    // A layer's lists, their allocations kept from layer to layer (fresh
-    // ones would be paged in again every layer): `off` and `order` (below),
-    // and the shards' (`enter_layer`).
+    // A layer's lists, their allocations kept from layer to layer: `off`
+    // and `order` (below), and the shards' (`enter_layer`).
     let mut off: Vec<AtomicU64> = Vec::new();
     let mut order: Vec<(u32, u32)> = Vec::new();
     let mut lists: Vec<ShardLists> = (0..SHARDS).map(|_| ShardLists::default()).collect();
@@ -493,6 +493,8 @@ fn explore_packed(m: &Machine, limits: &ExploreLimits, start: Instant) -> Option
             (0..l.cands.len() as u32).filter(move |&k| offs[(b + k) as usize].load(Ordering::Relaxed) == 1)
         };
         let counts: Vec<usize> = (0..locals.len()).into_par_iter().map(|li| fresh_in(li).count()).collect();
+        // (each new state is one shard's and marked once: the parts below fill `order` exactly)
+        assert_eq!(counts.iter().sum::<usize>(), nfresh, "new states marked once each");
         order.clear();
         order.reserve(nfresh);
         {

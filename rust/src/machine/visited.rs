@@ -512,6 +512,7 @@ impl Store {
             jobs.push((r, p, s, mk, bytes));
         }
         assert!(spares.iter().all(|s| s.is_empty()), "the runs fill the blocks' new bytes");
+        assert!(parent.is_empty() && step.is_empty() && marks.is_empty(), "the runs cover the new records");
         jobs.into_par_iter().for_each(|(r, parent, step, marks, bytes)| {
             let (mut o, mut at, mut m) = (r.at, 0, 0);
             for (q, j) in r.recs.enumerate() {
