@@ -127,12 +127,15 @@ def bulk_figures(a, ws: list[int]) -> float:
         paths = write_tests(tests, os.path.join(d, "tests"))
         for store in (False, True) if a.db else (False,):
             rows = []
+            writer: list = []  # the store writer's CPU seconds per run (a process of its own)
             for w in ws:
 
-                def work(w=w, store=store) -> int:
+                def work(w=w, store=store, writer=writer) -> int:
                     db = Store(os.path.join(d, f"s{w}-{time.monotonic_ns()}.db")) if store else None
                     try:
-                        return bulk.run(paths, MODELS, out=io.StringIO(), workers=w, store=db).done
+                        summary = bulk.run(paths, MODELS, out=io.StringIO(), workers=w, store=db)
+                        writer.append(summary.writer_seconds)
+                        return summary.done
                     finally:
                         if db is not None:
                             db.close()
@@ -143,6 +146,8 @@ def bulk_figures(a, ws: list[int]) -> float:
                 print(
                     f"parent (hrf bulk{' --db' if store else ''}): {rows[-1][2] / rows[-1][3] * 1e6:.1f} us per check"
                 )
+            if store and writer[-1] is not None:
+                print(f"store writer (a process of its own): {writer[-1] / rows[-1][3] * 1e6:.1f} us per check")
     return parent
 
 

@@ -234,3 +234,78 @@ def test_interrupted_run_resumes(tmp_path):
     assert [s for s, _, _ in inv] == ["interrupted", "done"]
     # the rerun skipped the tests the first run had finished under both models
     assert inv[1][2] > 0 and inv[1][1] < 2 * files
+
+
+def test_a_store_its_writer_cannot_write_fails_the_run_by_its_error(tmp_path, monkeypatch):
+    # The rows are written by a process of their own; its StoreError (here
+    # a full disk, made by hand: the forked writer inherits the patch) is
+    # the run's, raised once, not hidden behind "the writer ended".
+    write_family(tmp_path / "gen", 300, seed=4)
+
+    def full(self, tests, rows):
+        raise StoreError(f"{self.path}: the results store cannot be used (database or disk is full)")
+
+    monkeypatch.setattr(Store, "add_rows", full)
+    paths = sorted(str(p) for p in (tmp_path / "gen").iterdir())
+    db = Store(tmp_path / "s.sqlite")
+    with pytest.raises(StoreError, match="disk is full") as e:
+        bulk_run(paths, ["sc"], workers=2, store=db)
+    assert "ended unexpectedly" not in str(e.value)
+    db.close()
+
+
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return [int(x) for x in f.read().split()]
+
+
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"), reason="needs Linux /proc")
+def test_a_killed_run_leaves_its_rows_and_no_process_behind(tmp_path):
+    # SIGKILL of `hrf bulk --db` (no Ctrl-C to handle): its workers and the
+    # process writing the store see it gone and end; the writer commits the
+    # rows it was given first, so that a rerun resumes from them.
+    distinct = write_family(tmp_path / "gen", 8000, seed=6)  # (rows are committed every second)
+    cmd = [sys.executable, "-m", "hrf", "bulk", "gen", "-m", "sc", "-m", "hrf-indirect", "--db", "s.sqlite"]
+    cmd += ["--no-progress", "--workers", "2"]
+    p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    db = tmp_path / "s.sqlite"
+    deadline = time.time() + 60
+    while time.time() < deadline and p.poll() is None:
+        time.sleep(0.2)
+        try:
+            con = sqlite3.connect(db)
+            rows = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+            con.close()
+        except sqlite3.Error:
+            continue
+        if rows > 0:
+            break
+    if p.poll() is not None:
+        pytest.fail("the run finished before it could be killed: make the family larger")
+    children = _children(p.pid)
+    assert len(children) >= 2  # the writer and the workers
+    p.kill()
+    p.wait(timeout=30)
+    deadline = time.time() + 30
+    while time.time() < deadline and any(os.path.exists(f"/proc/{c}") and _alive(c) for c in children):
+        time.sleep(0.1)
+    assert not any(os.path.exists(f"/proc/{c}") and _alive(c) for c in children), "a process outlived the run"
+    con = sqlite3.connect(db)
+    kept = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    con.close()
+    assert kept >= rows
+    q = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
+    assert q.returncode == 0, q.stderr
+    con = sqlite3.connect(db)
+    total = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    con.close()
+    assert total == 2 * distinct
+
+
+def _alive(pid: int) -> bool:
+    # a zombie (ended, not yet reaped by its adopter) counts as gone
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

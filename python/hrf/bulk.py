@@ -106,6 +106,9 @@ class Summary:
     # With a results store: tests whose every run the store already held.
     skipped: int = 0
     store: str | None = None
+    # The CPU seconds of the process that wrote the store's rows (a process
+    # of its own: `hrf.store.BulkSession`), once it has ended.
+    writer_seconds: float | None = None
 
     def add(self, r: Result) -> None:
         m = self.by_model.setdefault(
@@ -157,7 +160,7 @@ class Batch:
     text: str
     summary: Summary
     herd: dict
-    store: tuple
+    store: bytes
 
 
 def _batch(results: list, first: int, fmt: str | None, herd: tuple, session) -> Batch:
@@ -173,7 +176,7 @@ def _batch(results: list, first: int, fmt: str | None, herd: tuple, session) -> 
             lines.write(json.dumps(row(r)) + "\n")
         if r.model in logs:
             logs[r.model].append(r.to_herd_log())
-    store = session.rows(results, first) if session is not None else ()
+    store = session.rows(results, first) if session is not None else b""
     return Batch(lines.getvalue(), summary, {k: "".join(v) for k, v in logs.items() if v}, store)
 
 
@@ -262,7 +265,7 @@ def run(
             scheduler=scheduler,
         ):
             if session is not None:
-                session.keep(*batch.store)
+                session.keep(batch.store)
             summary.merge(batch.summary)
             if out is not None:
                 out.write(batch.text)
@@ -276,6 +279,7 @@ def run(
     finally:
         if session is not None:
             session.close(summary.interrupted, summary.done)
+            summary.writer_seconds = session.writer_cpu
         summary.seconds = time.perf_counter() - start
         if progress is not None:
             progress.update(summary.done, force=True)

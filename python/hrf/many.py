@@ -246,16 +246,21 @@ SEND_SECONDS = 0.05
 WORKER_TESTS = 20_000
 
 
-def _fork_worker(conn, tests: list, models: list, limits: Limits, identify: bool, shape) -> None:
+def _fork_worker(conn, tests: list, models: list, limits: Limits, identify: bool, shape, others=()) -> None:
     """A forked worker: take spans `(start, end, per)` from `conn` until
     `None` (or WORKER_TESTS checked), check each on one core and send
     `("batch", first, n, shape(results of n tests, first))` for `per` tests
     at a time (fewer when SEND_SECONDS have passed), then `("done", leaves)`
     (`leaves`: it has checked WORKER_TESTS and ends): a worker that dies
-    loses at most the tests of the batch it was filling.
+    loses at most the tests of the batch it was filling. `others`: the
+    parent's ends of this worker's pipe and the other workers', closed at
+    once (a fork inherits them), so that the worker sees the parent gone
+    (killed) and ends.
     Errors travel as text (an exception that does not pickle cannot hang
     the run)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    for c in others:
+        c.close()
     nm = len(models)
     checked = 0
     k = 0  # the first test whose results are not sent
@@ -387,7 +392,8 @@ def in_processes(tests: list, models: list, nworkers: int, limits: Limits, ident
         # every page it inherited (copy-on-write) by touching their headers.
         gc.freeze()
         mine, theirs = ctx.Pipe(duplex=True)
-        p = ctx.Process(target=_fork_worker, args=(theirs, tests, models, limits, identify, shape), daemon=True)
+        others = [mine, *running]  # the parent's ends: not the worker's to hold
+        p = ctx.Process(target=_fork_worker, args=(theirs, tests, models, limits, identify, shape, others), daemon=True)
         p.start()
         theirs.close()
         running[mine] = [p, 0, -1, 0]

@@ -35,9 +35,9 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from .errors import HrfError, read_input, write_output
 
@@ -294,7 +294,7 @@ class Store:
             raise StoreError(f"{self.path}: not a results store (not a regular file)")
         try:
             # autocommit off by hand: a transaction is opened only to write, and closed at once
-            # (a bulk run writes on a thread of its own, one write at a time: BulkSession)
+            # (a bulk run's rows are written by a process of its own, with its own connection: BulkSession)
             self.db = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as e:
             raise StoreError(f"{self.path}: cannot open the results store ({e})") from None
@@ -465,7 +465,7 @@ class Store:
 
     def take(self) -> tuple[list, list]:
         """The entries kept and not yet written, `(tests, rows)`, for `write`
-        (a bulk run writes them on a thread of its own); kept no longer."""
+        (`commit`); kept no longer."""
         tests, self._tests = self._tests, []
         rows, self._pending = self._pending, []
         return tests, rows
@@ -596,7 +596,13 @@ class BulkSession:
     store lacks a row of under some model (`todo`, checked in order), each
     result kept as it comes (`keep`, in check_many's order: test by test,
     models in order), committed every COMMIT_EVERY rows or every second,
-    and the invocation recorded as done or interrupted (`close`)."""
+    and the invocation recorded as done or interrupted (`close`).
+
+    The rows are written by a process of their own (`_store_writer`, with
+    its own connection to the store): the entries come packed from where
+    the results were checked (`rows`, in a bulk run's workers) and the
+    run's process only passes them on, so that SQLite's work per row is not
+    the run's (at 16 workers it was what bounded a bulk run with a store)."""
 
     # Rows go to the results table's B-tree at random places (a row's key
     # is its test's hash): a commit writes each page it touched, so that
@@ -604,6 +610,7 @@ class BulkSession:
     # (2,000 rows a commit: 17 us a check at 200,000 checks; 66,000: 7).
     # At most a second's rows wait (and a Ctrl-C commits them).
     COMMIT_EVERY = 100_000
+    COMMIT_SECONDS = 1.0
 
     def __init__(self, store: Store, paths: list, models: list, limits, command: str):
         from .models import get as get_model
@@ -616,18 +623,22 @@ class BulkSession:
         self.todo = [p for p in paths if not (p in known and all(known[p] in d for d in done))]
         self.skipped = len(paths) - len(self.todo)
         self.invocation = store.begin(command, list(self.runs.values()))
-        self._pending = 0
-        self._last = time.perf_counter()
-        # Commits run on a thread of their own (SQLite lets go of the GIL
-        # while it writes): the run's process goes on receiving results.
-        # One at a time: the next waits for the last.
-        self._writer: ThreadPoolExecutor | None = None
-        self._writing: Future | None = None
+        # The writer's own CPU seconds, once it has ended (`close`).
+        self.writer_cpu: float | None = None
+        # The writer process, started now: before the run forks its workers,
+        # so that it holds none of their pipes (a worker whose run's process
+        # is gone must see its pipe's end).
+        self._writer: Any = None  # a multiprocessing Process
+        self._conn: Any = None  # its Connection
+        if self.todo:
+            self._start()
 
-    def rows(self, results: list, first: int) -> tuple[list, list]:
+    def rows(self, results: list, first: int) -> bytes:
         """The store's entries for results of self.todo[first:], models in
-        order: `(test entries, result rows)` for `keep` (made where the
-        results are: a bulk run's workers)."""
+        order, packed for `keep`: `(test entries, result rows)` pickled
+        (made where the results are: a bulk run's workers)."""
+        import pickle
+
         nm = len(self.models)
         tests: list = []
         rows: list = []
@@ -637,34 +648,130 @@ class BulkSession:
             if j % nm == 0:
                 tests += test_entries(r, test_id, path)
             rows.append(result_row(self.runs[r.model].run, r, test_id))
-        return tests, rows
+        return pickle.dumps((tests, rows), protocol=pickle.HIGHEST_PROTOCOL)
 
-    def keep(self, tests: list, rows: list) -> None:
-        """Keep entries made by `rows`, in check_many's order (test by test,
-        models in order); committed every COMMIT_EVERY rows or every second."""
-        self.store.add_rows(tests, rows)
-        self._pending += len(rows)
-        if self._pending >= self.COMMIT_EVERY or time.perf_counter() - self._last > 1.0:
-            self._written()
-            if self._writer is None:
-                self._writer = ThreadPoolExecutor(1, thread_name_prefix="hrf-store")
-            self._writing = self._writer.submit(self.store.write, *self.store.take())
-            self._pending, self._last = 0, time.perf_counter()
+    def keep(self, packed: bytes) -> None:
+        """Keep entries packed by `rows`, in check_many's order (test by
+        test, models in order): passed on to the writer process as they
+        are. A StoreError the writer met is raised here."""
+        conn = self._conn
+        if conn is None:
+            raise StoreError(f"{self.store.path}: entries kept after the bulk session ended")
+        if conn.poll():  # the writer speaks only when it fails (or has ended)
+            self._failed()
+        try:
+            conn.send_bytes(packed)
+        except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
+            self._failed()
 
-    def _written(self) -> None:
-        # the commit under way done (its StoreError raised here)
-        writing, self._writing = self._writing, None
-        if writing is not None:
-            writing.result()
+    def _start(self) -> None:
+        import multiprocessing as mp
+
+        # fork where there is one (the writer starts at once); spawn elsewhere
+        ctx: Any = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+        mine, theirs = ctx.Pipe(duplex=True)
+        args = (self.store.path, theirs, self.COMMIT_EVERY, self.COMMIT_SECONDS, mine)
+        self._writer = ctx.Process(target=_store_writer, args=args, daemon=True, name="hrf-store-writer")
+        self._writer.start()
+        theirs.close()
+        self._conn = mine
+
+    def _failed(self) -> None:
+        # the writer's last word (its StoreError), or its death; the writer
+        # is then done with (close does not ask it again)
+        conn, writer = self._conn, self._writer
+        self._conn = self._writer = None
+        msg = None
+        with contextlib.suppress(EOFError, OSError):
+            if conn.poll(5.0):
+                msg = conn.recv()
+        conn.close()
+        writer.join()
+        if isinstance(msg, tuple) and msg and msg[0] == "error":
+            raise StoreError(msg[1])
+        raise StoreError(
+            f"{self.store.path}: the process writing the store ended unexpectedly (exit status {writer.exitcode})"
+        )
+
+    def _finish_writer(self) -> None:
+        # the writer commits what it was given and ends; its errors raised here
+        conn, writer = self._conn, self._writer
+        if conn is None or writer is None:
+            return
+        self._conn = self._writer = None
+        try:
+            try:
+                conn.send_bytes(b"")  # the end: commit and leave
+                msg = conn.recv()
+            except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
+                msg = None
+            if isinstance(msg, tuple) and msg and msg[0] == "ok":
+                self.writer_cpu = msg[1]
+            elif isinstance(msg, tuple) and msg and msg[0] == "error":
+                raise StoreError(msg[1])
+            else:
+                writer.join()
+                raise StoreError(
+                    f"{self.store.path}: the process writing the store ended unexpectedly "
+                    f"(exit status {writer.exitcode})"
+                )
+        finally:
+            conn.close()
+            writer.join()
 
     def close(self, interrupted: bool, checked: int) -> None:
         try:
-            self._written()
+            self._finish_writer()
         finally:
-            if self._writer is not None:
-                self._writer.shutdown(wait=True)
-        self.store.commit()
-        self.store.end(self.invocation, "interrupted" if interrupted else "done", checked, self.skipped)
+            self.store.commit()
+            self.store.end(self.invocation, "interrupted" if interrupted else "done", checked, self.skipped)
+
+
+def _store_writer(path: str, conn, commit_every: int, commit_seconds: float, theirs=None) -> None:
+    """The process that writes a bulk run's rows (`BulkSession`): packed
+    entries from `conn` until an empty message (or the run's process is
+    gone), committed every `commit_every` rows or `commit_seconds`, and at
+    the end; then `("ok", its CPU seconds)`, or `("error", message)` as soon
+    as the store fails. Ctrl-C is the run's to handle: the writer commits
+    what it was given either way. `theirs`: the run's end of the pipe,
+    closed at once (a fork inherits it), so that the writer sees the run's
+    process gone (killed)."""
+    import pickle
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if theirs is not None:
+        theirs.close()
+    try:
+        store = Store(path)
+        pending, last = 0, time.monotonic()
+        while True:
+            wait = max(0.0, commit_seconds - (time.monotonic() - last))
+            if not conn.poll(wait if pending else None):
+                store.commit()
+                pending, last = 0, time.monotonic()
+                continue
+            try:
+                packed = conn.recv_bytes()
+            except (EOFError, OSError):
+                break  # the run's process is gone: keep what came
+            if not packed:
+                break
+            tests, rows = pickle.loads(packed)
+            store.add_rows(tests, rows)
+            pending += len(rows)
+            if pending >= commit_every or time.monotonic() - last > commit_seconds:
+                store.commit()
+                pending, last = 0, time.monotonic()
+        store.close()
+        with contextlib.suppress(OSError):
+            conn.send(("ok", time.process_time()))
+    except BaseException as e:
+        with contextlib.suppress(Exception):
+            conn.send(("error", str(e) if isinstance(e, StoreError) else f"{path}: writing the store failed ({e!r})"))
+    finally:
+        conn.close()
+        os._exit(0)
 
 
 def export(rows: Iterable[dict], path: str, fmt: str | None = None) -> int:
