@@ -309,3 +309,25 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_the_writer_runs_where_there_is_no_fork(tmp_path, monkeypatch):
+    # Where processes are spawned, not forked (Windows), the store's writer
+    # is a fresh interpreter given the store's path: the same rows.
+    import multiprocessing
+
+    write_family(tmp_path / "gen", 40, seed=7)
+    paths = sorted(str(p) for p in (tmp_path / "gen").iterdir())
+    want = Store(tmp_path / "fork.sqlite")
+    bulk_run(paths, ["sc", "hrf-indirect"], workers=1, store=want)
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    got = Store(tmp_path / "spawn.sqlite")
+    summary = bulk_run(paths, ["sc", "hrf-indirect"], workers=1, store=got)
+    assert summary.done == 80 and summary.writer_seconds is not None
+    rows = [
+        sorted((r["model"], r["test"], r["verdict"], r["outcomes"]) for run, _ in s.runs() for r in s.rows(run))
+        for s in (want, got)
+    ]
+    assert rows[0] == rows[1] and len(rows[0]) == 80
+    want.close()
+    got.close()
