@@ -331,3 +331,18 @@ def test_the_writer_runs_where_there_is_no_fork(tmp_path, monkeypatch):
     assert rows[0] == rows[1] and len(rows[0]) == 80
     want.close()
     got.close()
+
+
+def test_a_message_to_the_writer_is_not_cut_by_ctrl_c():
+    # Ctrl-C during a message to the store's writer (a write to a full pipe
+    # can take a while) waits for the message's end: the writer never reads
+    # half a message. Here the signal comes inside the block and is raised
+    # only when the block is done.
+    from hrf.store import _whole
+
+    done = False
+    with pytest.raises(KeyboardInterrupt), _whole():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+        done = True
+    assert done

@@ -660,7 +660,8 @@ class BulkSession:
         if conn.poll():  # the writer speaks only when it fails (or has ended)
             self._failed()
         try:
-            conn.send_bytes(packed)
+            with _whole():
+                conn.send_bytes(packed)
         except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
             self._failed()
 
@@ -727,6 +728,29 @@ class BulkSession:
             self.store.end(self.invocation, "interrupted" if interrupted else "done", checked, self.skipped)
 
 
+@contextlib.contextmanager
+def _whole() -> Iterator[None]:
+    """Ctrl-C held back until the block is done (on the main thread, where
+    Python handles signals): a message to the store's writer is sent whole,
+    never cut by a KeyboardInterrupt half-way through a write to a full
+    pipe (the writer would read garbage). (A signal mask would not do: the
+    core's threads take a signal the main thread blocks.)"""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if caught:
+            signal.raise_signal(signal.SIGINT)  # now, to the handler that was there
+
+
 def _store_writer(path: str, conn, commit_every: int, commit_seconds: float, theirs=None) -> None:
     """The process that writes a bulk run's rows (`BulkSession`): packed
     entries from `conn` until an empty message (or the run's process is
@@ -742,6 +766,7 @@ def _store_writer(path: str, conn, commit_every: int, commit_seconds: float, the
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if theirs is not None:
         theirs.close()
+    store = None
     try:
         store = Store(path)
         pending, last = 0, time.monotonic()
@@ -767,6 +792,10 @@ def _store_writer(path: str, conn, commit_every: int, commit_seconds: float, the
         with contextlib.suppress(OSError):
             conn.send(("ok", time.process_time()))
     except BaseException as e:
+        # the rows kept so far are whole: committed if the store lets them be
+        if store is not None:
+            with contextlib.suppress(Exception):
+                store.close()
         with contextlib.suppress(Exception):
             conn.send(("error", str(e) if isinstance(e, StoreError) else f"{path}: writing the store failed ({e!r})"))
     finally:
