@@ -16,4 +16,4 @@ mkdir -p "$OUT"
 echo "cpus: $(nproc)"
 lscpu 2>/dev/null | grep -E "^(Model name|Socket|Core|Thread|NUMA node|L3)" || grep -m1 'model name' /proc/cpuinfo
 python3 benchmarks/bench_scale.py --count 100000 --db --states 11300000 --rsp "$W" \
-  --workers "${HRF_SCALE_WORKERS:-1,8,16}" --repeat 1 --bandwidth "$@" 2>&1 | tee "$OUT/scale.txt"
+  --workers "${HRF_SCALE_WORKERS:-1,8,16}" --repeat 1 --bandwidth --one-every 4 "$@" 2>&1 | tee "$OUT/scale.txt"
