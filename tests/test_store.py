@@ -178,6 +178,26 @@ def test_cli_runs(tmp_path):
     assert r.returncode == 1 and "no results store" in r.stderr
 
 
+def _first_rows(p: subprocess.Popen, db, what: str) -> int:
+    """Wait (up to a minute) until the running bulk run `p` has committed
+    rows to `db`; their number. The run must still be running then."""
+    deadline = time.time() + 60
+    rows = 0
+    while time.time() < deadline and p.poll() is None:
+        time.sleep(0.2)
+        try:
+            con = sqlite3.connect(db)
+            rows = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+            con.close()
+        except sqlite3.Error:
+            continue
+        if rows > 0:
+            break
+    if p.poll() is not None:
+        pytest.fail(f"the run finished before it could be {what}: make the family larger")
+    return rows
+
+
 def test_interrupted_run_resumes(tmp_path):
     # A real Ctrl-C (SIGINT) in the middle of a bulk run into a store, then
     # the same command again: the second run checks only what the first did
@@ -202,20 +222,7 @@ def test_interrupted_run_resumes(tmp_path):
     ]
     p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     db = tmp_path / "s.sqlite"
-    deadline = time.time() + 60
-    rows = 0
-    while time.time() < deadline and p.poll() is None:
-        time.sleep(0.2)
-        try:
-            con = sqlite3.connect(db)
-            rows = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
-            con.close()
-        except sqlite3.Error:
-            continue
-        if rows > 0:
-            break
-    if p.poll() is not None:
-        pytest.fail("the run finished before it could be interrupted: make the family larger")
+    _first_rows(p, db, "interrupted")
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130, err
@@ -269,19 +276,7 @@ def test_a_killed_run_leaves_its_rows_and_no_process_behind(tmp_path):
     cmd += ["--no-progress", "--workers", "2"]
     p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     db = tmp_path / "s.sqlite"
-    deadline = time.time() + 60
-    while time.time() < deadline and p.poll() is None:
-        time.sleep(0.2)
-        try:
-            con = sqlite3.connect(db)
-            rows = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
-            con.close()
-        except sqlite3.Error:
-            continue
-        if rows > 0:
-            break
-    if p.poll() is not None:
-        pytest.fail("the run finished before it could be killed: make the family larger")
+    rows = _first_rows(p, db, "killed")
     children = _children(p.pid)
     assert len(children) >= 2  # the writer and the workers
     p.kill()

@@ -37,7 +37,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from .errors import HrfError, read_input, write_output
 
@@ -689,11 +689,7 @@ class BulkSession:
                 msg = conn.recv()
         conn.close()
         writer.join()
-        if isinstance(msg, tuple) and msg and msg[0] == "error":
-            raise StoreError(msg[1])
-        raise StoreError(
-            f"{self.store.path}: the process writing the store ended unexpectedly (exit status {writer.exitcode})"
-        )
+        self._writer_failed(msg, writer)
 
     def _finish_writer(self) -> None:
         # the writer commits what it was given and ends; its errors raised here
@@ -709,17 +705,20 @@ class BulkSession:
                 msg = None
             if isinstance(msg, tuple) and msg and msg[0] == "ok":
                 self.writer_cpu = msg[1]
-            elif isinstance(msg, tuple) and msg and msg[0] == "error":
-                raise StoreError(msg[1])
             else:
                 writer.join()
-                raise StoreError(
-                    f"{self.store.path}: the process writing the store ended unexpectedly "
-                    f"(exit status {writer.exitcode})"
-                )
+                self._writer_failed(msg, writer)
         finally:
             conn.close()
             writer.join()
+
+    def _writer_failed(self, msg, writer) -> NoReturn:
+        # the writer's own word (its StoreError), else how it ended
+        if isinstance(msg, tuple) and msg and msg[0] == "error":
+            raise StoreError(msg[1])
+        raise StoreError(
+            f"{self.store.path}: the process writing the store ended unexpectedly (exit status {writer.exitcode})"
+        )
 
     def close(self, interrupted: bool, checked: int) -> None:
         try:
