@@ -8,9 +8,13 @@ edges, 4 threads) to a temporary folder, then:
    --interrupt seconds, then run again: how much each part checked, the
    rows in the store at the end (each once), and the times;
 3. a rerun of a complete store: time to find there is nothing to do;
-4. Store.add alone, on results in memory: rows per second into SQLite.
+4. Store.add alone, on results in memory: rows per second into SQLite;
+5. with --grow N: a store grown to N rows in commits of --commit rows (the
+   rows of step 4's results, each under a fresh test identity), the CPU
+   time per row for each tenth of them: what a commit costs as the store
+   grows (a bulk run's writer commits every second).
 
-    python benchmarks/bench_store.py [--count 100000] [--workers 2] [--interrupt 20]
+    python benchmarks/bench_store.py [--count 100000] [--workers 2] [--interrupt 20] [--grow N [--commit C]]
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ def main() -> None:
     ap.add_argument("--count", type=int, default=10_000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--interrupt", type=float, default=5.0, help="seconds before the SIGINT")
+    ap.add_argument("--grow", type=int, default=0, help="also grow a store to this many rows")
+    ap.add_argument("--commit", type=int, default=20_000, help="rows a commit while growing")
     a = ap.parse_args()
     # the command below is interrupted as from a terminal: started in the
     # background, this process (and so the command) would ignore SIGINT
@@ -80,6 +86,8 @@ def main() -> None:
             st.commit()
             ins = time.perf_counter() - t0
         print(f"Store.add alone: {len(results) / ins:,.0f} rows/s ({len(results)} rows, file index included)")
+        if a.grow:
+            grow(d / "grown.sqlite", results, a.grow, a.commit)
 
         cmd = [
             sys.executable,
@@ -114,6 +122,36 @@ def main() -> None:
         subprocess.run(cmd, capture_output=True, text=True)
         print(f"rerun of a complete store: {time.perf_counter() - t0:.2f}s")
 
+
+def grow(db: Path, results: list, total: int, every: int) -> None:
+    """Rows of `results` (in turn) under fresh test identities into a fresh
+    store, `every` a commit, up to `total`: CPU microseconds a row, a tenth
+    of them at a time."""
+    from hrf.store import result_row, test_entries
+
+    with Store(db) as st:
+        runs = {m: st.run_for(get_model(m), hrf.Limits(witnesses=False)) for m in MODELS}
+        n = last = 0
+        spent = 0.0  # CPU seconds in SQLite (the rows are made beforehand, as a bulk run's workers make them)
+        print(f"a store grown to {total:,} rows, {every:,} a commit (CPU us a row, SQLite's work):")
+        while n < total:
+            tests, rows = [], []
+            for k in range(n, min(n + every, total)):
+                r = results[k % len(results)]
+                test_id = f"{k // len(MODELS):032x}"[::-1]  # spread over the key space, as hashes are
+                if k % len(MODELS) == 0:
+                    tests += test_entries(r, test_id, None)
+                rows.append(result_row(runs[r.model].run, r, test_id))
+            n += len(rows)
+            t0 = time.process_time()
+            st.add_rows(tests, rows)
+            st.commit()
+            spent += time.process_time() - t0
+            if n - last >= total // 10 or n == total:
+                print(f"  {n:>9,} rows: {spent / (n - last) * 1e6:6.1f} us a row", flush=True)
+                last, spent = n, 0.0
+        size = db.stat().st_size
+    print(f"  the file: {size / 2**20:.0f} MB, {size / total:.0f} bytes a row")
 
 if __name__ == "__main__":
     main()

@@ -2,6 +2,7 @@
 that take span after span, and a bulk run's rows made where the tests are
 checked -- the same rows, logs and store as a run in one process."""
 
+import gc
 import io
 import json
 import pickle
@@ -121,3 +122,26 @@ def test_bulk_csv_rows_made_in_workers(tmp_path):
         )
     assert texts[0] == texts[1] and texts[0][0].startswith("test,model,verdict")
     assert len(texts[0]) == 1 + 2 * len(paths)
+
+
+def test_a_run_in_threads_freezes_what_was_there_and_gives_it_back():
+    # The objects there before the run are left alone by the collector
+    # while it runs (hrf.many._fewer_collections) and given back after it,
+    # closed early or not; a freeze that was there before (a forked
+    # worker's parent) stays.
+    tests = [hrf.parse(p) for p in sorted((CORPUS / "hrf").glob("*.litmus"))[:6]]
+    assert gc.get_freeze_count() == 0
+    run = hrf.check_many(tests, ["sc"], workers=1, processes=False)
+    first = next(run)
+    assert gc.get_freeze_count() > 0 and first.error is None
+    run.close()
+    assert gc.get_freeze_count() == 0
+    full = list(hrf.check_many(tests, ["sc"], workers=1, processes=False))
+    assert gc.get_freeze_count() == 0 and len(full) == len(tests)
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        again = list(hrf.check_many(tests, ["sc"], workers=1, processes=False))
+        assert gc.get_freeze_count() >= frozen and [_fields(r) for r in again] == [_fields(r) for r in full]
+    finally:
+        gc.unfreeze()

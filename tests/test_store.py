@@ -3,11 +3,13 @@ resuming after an interrupt, runs list / show / diff, export."""
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -145,6 +147,71 @@ def test_not_a_store(tmp_path):
         Store(other)
     with Store(tmp_path / "ok.sqlite") as st, pytest.raises(StoreError, match="no run 7"):
         st.get_run(7)
+
+
+# A store written by hrf's schema 1 (its results table in key order,
+# WITHOUT ROWID): `hrf bulk litmus/hrf -m sc -m hrf-direct --db
+# schema1.sqlite` at commit fbe3e8a.
+SCHEMA1 = Path(__file__).parent / "data" / "store" / "schema1.sqlite"
+TABLES = ("runs", "tests", "files", "results", "invocations", "meta")
+
+
+def _contents(db) -> tuple[dict, str]:
+    """Every table's rows (sorted) and the results table's definition."""
+    con = sqlite3.connect(db)
+    try:
+        rows = {t: sorted(con.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in TABLES}
+        sql = con.execute("SELECT sql FROM sqlite_master WHERE name='results'").fetchone()[0]
+    finally:
+        con.close()
+    return rows, sql
+
+
+def test_a_schema_1_store_is_upgraded_with_every_row(tmp_path):
+    db = tmp_path / "old.sqlite"
+    shutil.copy(SCHEMA1, db)
+    before, sql = _contents(db)
+    assert "WITHOUT ROWID" in sql and ("schema", "1") in before["meta"] and len(before["results"]) == 26
+    with Store(db) as st:
+        (a, ca), (b, cb) = st.runs()
+        assert (a.model, b.model, ca["tests"], cb["tests"]) == ("sc", "hrf-direct", 13, 13)
+        # [HRF14] Fig. 6 as the old rows hold it: racy under HRF-direct, not under SC
+        fig6 = [x for x in st.diff(a, b)["differ"] if x["path"].endswith("hrf14-fig6.litmus")]
+        assert [(x["a"]["racy"], x["b"]["racy"]) for x in fig6] == [(False, True)]
+        # the key is still one row per (run, test)
+        assert st.db.execute("INSERT OR IGNORE INTO results SELECT * FROM results").rowcount == 0
+    after, sql = _contents(db)
+    assert "WITHOUT ROWID" not in sql and "UNIQUE(run, test_id)" in sql
+    assert after.pop("meta") == [("schema", "2")]
+    before.pop("meta")
+    assert after == before
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*) FROM results_view").fetchone()[0] == 26
+    con.close()
+
+
+def test_an_upgrade_that_fails_leaves_the_store_as_it_was(tmp_path):
+    db = tmp_path / "old.sqlite"
+    shutil.copy(SCHEMA1, db)
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE results_schema1(x)")  # the name the upgrade moves the old table to, taken
+    con.commit()
+    con.close()
+    before = _contents(db)
+    with pytest.raises(StoreError, match="old.sqlite: .*results_schema1"):
+        Store(db)
+    assert _contents(db) == before
+
+
+def test_a_schema_no_hrf_made_is_refused(tmp_path):
+    db = tmp_path / "old.sqlite"
+    shutil.copy(SCHEMA1, db)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE meta SET value='0' WHERE key='schema'")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="schema 0, which no hrf made"):
+        Store(db)
 
 
 def _cli(*args, cwd):
