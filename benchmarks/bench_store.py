@@ -153,5 +153,6 @@ def grow(db: Path, results: list, total: int, every: int) -> None:
         size = db.stat().st_size
     print(f"  the file: {size / 2**20:.0f} MB, {size / total:.0f} bytes a row")
 
+
 if __name__ == "__main__":
     main()

@@ -622,11 +622,13 @@ class BulkSession:
     10 us a check) is not the run's: at 16 workers' pace it took most of a
     core there, beside receiving the results."""
 
-    # Rows go to the results table's B-tree at random places (a row's key
-    # is its test's hash): a commit writes each page it touched, so that
-    # small commits in a large store cost more per row the larger it grows
-    # (2,000 rows a commit: 17 us a check at 200,000 checks; 66,000: 7).
-    # At most a second's rows wait (and a Ctrl-C commits them).
+    # A row's key goes to the results table's index at a random place (a
+    # test's identity is a hash): a commit writes each index page it
+    # touched, so that small commits in a large store cost more per row
+    # the larger it grows (`bench_store.py --grow 500000`: 4,000 rows a
+    # commit, 6.5 us a row at first and 15.6 at 500,000 rows; 60,000 rows
+    # a commit, 5.5 and 9.9; schema 1's rows in key order: 13 and 33, 8
+    # and 23). At most a second's rows wait (and a Ctrl-C commits them).
     COMMIT_EVERY = 100_000
     COMMIT_SECONDS = 1.0
 
