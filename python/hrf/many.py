@@ -145,36 +145,42 @@ SPAN = 2048  # tests per forked worker, at most (a fresh process per span; a for
 
 
 @contextlib.contextmanager
-def _fewer_collections() -> Iterator[None]:
+def _fewer_collections(freeze: bool = True) -> Iterator[None]:
     """Run Python's cyclic collector less often while checking many tests:
     each check allocates hundreds of short-lived containers, and the
     collector's default pace (every 700) spent a quarter of a bulk run
     walking them. Reference counting still frees them at once; the old
     pace comes back when the run ends (or its generator is closed).
-    The objects there before the run (a caller's list of 100,000 parsed
-    tests, say) go to the permanent generation meanwhile: the collections
-    of the oldest generation, which the results kept set off, walked them
-    every time (42% of one worker's time on 25,000 of 100,000 generated
-    tests). Unless something froze them already (a forked worker's
-    parent, `in_processes`), they are unfrozen at the end."""
+    With `freeze`, the objects there before the run (a caller's list of
+    100,000 parsed tests, say) go to the permanent generation meanwhile,
+    as `in_processes` puts them before it forks: the collections of the
+    oldest generation, which the results kept set off, walked them every
+    time (42% of one worker's time on 25,000 of 100,000 generated tests).
+    A forked worker does without (its parent froze them)."""
     old = gc.get_threshold()
-    outer = gc.get_freeze_count() > 0
-    gc.freeze()
+    if freeze:
+        gc.freeze()
     gc.set_threshold(max(old[0], 20_000), *old[1:])
     try:
         yield
     finally:
         gc.set_threshold(*old)
-        if not outer:
+        if freeze:
             gc.unfreeze()
 
 
 def _check_in_threads(
-    tests: Iterable, models: list, workers: int | None, limits: Limits, chunk: int, identify: bool = False
+    tests: Iterable,
+    models: list,
+    workers: int | None,
+    limits: Limits,
+    chunk: int,
+    identify: bool = False,
+    freeze: bool = True,
 ) -> Iterator[Result]:
     """`check_many` in this process: Python compiles, the core checks a
     chunk of jobs at a time in parallel with the GIL released."""
-    with _fewer_collections():
+    with _fewer_collections(freeze):
         yield from _check_in_threads_paced(tests, models, workers, limits, chunk, identify)
 
 
@@ -281,7 +287,7 @@ def _fork_worker(conn, tests: list, models: list, limits: Limits, identify: bool
                 break
             start, end, per = span
             k, batch, sent = start, [], time.monotonic()
-            for r in _check_in_threads(tests[start:end], models, 1, limits, per * nm, identify):
+            for r in _check_in_threads(tests[start:end], models, 1, limits, per * nm, identify, freeze=False):
                 batch.append(r)
                 if len(batch) % nm == 0 and (len(batch) == per * nm or time.monotonic() - sent > SEND_SECONDS):
                     conn.send(("batch", k, len(batch) // nm, shape(batch, k)))
