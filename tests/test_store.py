@@ -190,6 +190,37 @@ def test_a_schema_1_store_is_upgraded_with_every_row(tmp_path):
     con.close()
 
 
+def test_a_schema_1_store_opened_by_several_at_once_is_upgraded_once(tmp_path, monkeypatch):
+    # each opener asks the version again under the write lock: the later
+    # ones find schema 2 and leave it be
+    import threading
+
+    upgrades: list = []
+    upgrade = Store._upgrade
+    monkeypatch.setattr(Store, "_upgrade", lambda self: (upgrades.append(1), upgrade(self)))
+    db = tmp_path / "old.sqlite"
+    shutil.copy(SCHEMA1, db)
+    before, _ = _contents(db)
+    errors: list = []
+
+    def open_it():
+        try:
+            Store(db).close()
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=open_it) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    after, sql = _contents(db)
+    assert errors == [] and len(upgrades) == 1 and "WITHOUT ROWID" not in sql
+    assert after.pop("meta") == [("schema", "2")]
+    before.pop("meta")
+    assert after == before
+
+
 def test_an_upgrade_that_fails_leaves_the_store_as_it_was(tmp_path):
     db = tmp_path / "old.sqlite"
     shutil.copy(SCHEMA1, db)

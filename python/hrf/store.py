@@ -323,28 +323,44 @@ class Store:
             legacy = app == 0 and have >= _TABLES and self._schema() is not None
             if have and not legacy:
                 raise StoreError(f"{self.path}: an SQLite file, but not an hrf results store (left unchanged)")
-        version = self._schema() if "meta" in have else None
-        if version is not None and version > SCHEMA_VERSION:
-            raise StoreError(f"{self.path}: store schema {version} is newer than this hrf's ({SCHEMA_VERSION})")
-        if version is not None and version < 1:
-            raise StoreError(f"{self.path}: the store names schema {version}, which no hrf made (damaged?)")
+        self._known_schema("meta" in have)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA cache_size=-65536")  # KiB: a bulk run's index pages stay at hand
         self.db.execute("PRAGMA foreign_keys=ON")
-        upgrade = version is not None and version < SCHEMA_VERSION
         with self._transaction():  # one transaction: an upgrade is whole or not at all
+            # asked again under the write lock: another process may have upgraded it meanwhile
+            version = self._known_schema("meta" in have)
+            upgrade = version is not None and version < SCHEMA_VERSION
             self.db.execute(f"PRAGMA application_id={APPLICATION_ID}")
-            if upgrade:  # schema 1's results table (in key order) moved aside, its rows into schema 2's
-                self.db.execute("DROP VIEW IF EXISTS results_view")
-                self.db.execute("ALTER TABLE results RENAME TO results_schema1")
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    self.db.execute(statement)
             if upgrade:
-                self.db.execute("INSERT INTO results SELECT * FROM results_schema1")
-                self.db.execute("DROP TABLE results_schema1")
+                self._upgrade()
+            self._create()
             self.db.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (str(SCHEMA_VERSION),))
+
+    def _create(self) -> None:
+        """The tables and the view that are missing."""
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                self.db.execute(statement)
+
+    def _upgrade(self) -> None:
+        """Schema 1 to 2, in the caller's transaction: the results table
+        kept in key order moved aside, its rows copied into schema 2's."""
+        self.db.execute("DROP VIEW IF EXISTS results_view")
+        self.db.execute("ALTER TABLE results RENAME TO results_schema1")
+        self._create()
+        self.db.execute("INSERT INTO results SELECT * FROM results_schema1")
+        self.db.execute("DROP TABLE results_schema1")
+
+    def _known_schema(self, has_meta: bool) -> int | None:
+        """The store's schema version (None: a new store), if this hrf can read it."""
+        version = self._schema() if has_meta else None
+        if version is not None and version > SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: store schema {version} is newer than this hrf's ({SCHEMA_VERSION})")
+        if version is not None and version < 1:
+            raise StoreError(f"{self.path}: the store names schema {version}, which no hrf made (damaged?)")
+        return version
 
     def _schema(self) -> int | None:
         """The schema version the store's meta table names (None: none); a
