@@ -53,20 +53,39 @@ def counts(top: int) -> list[int]:
     return [*out, top]
 
 
-def timed(work) -> tuple[float, float, int]:
-    """(wall seconds, parent CPU seconds, checks) of `work()`."""
-    c0, t0 = parent_cpu(), time.perf_counter()
+def all_cpu() -> float:
+    """CPU seconds of this process and of its ended child processes."""
+    r, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime + c.ru_utime + c.ru_stime
+
+
+def timed(work) -> tuple[float, float, int, float]:
+    """(wall seconds, parent CPU seconds, checks, CPU seconds of all its
+    processes, the parent's and its workers') of `work()`."""
+    c0, a0, t0 = parent_cpu(), all_cpu(), time.perf_counter()
     n = work()
-    return time.perf_counter() - t0, parent_cpu() - c0, n
+    return time.perf_counter() - t0, parent_cpu() - c0, n, all_cpu() - a0
 
 
 def table(title: str, unit: str, rows: list) -> None:
+    """Rows (workers, seconds, parent CPU s, units, CPU s of all). Where a
+    speed-up falls short of the workers, the last two columns say why:
+    `CPU us/unit` rising with the workers is work each core does slower
+    (a lower clock with every core busy, shared caches and memory, a
+    core's second hardware thread), `busy` under 100% is cores left idle
+    (work not spread, or waiting on the parent)."""
     print(f"\n{title}")
-    print(f"{'workers':>7} {'seconds':>8} {unit + '/s':>12} {'speed-up':>8} {'parent us/' + unit[:-1]:>16}")
+    print(
+        f"{'workers':>7} {'seconds':>8} {unit + '/s':>12} {'speed-up':>8} {'parent us/' + unit[:-1]:>16}"
+        f" {'CPU us/' + unit[:-1]:>13} {'busy':>6}"
+    )
     base = rows[0][3] / rows[0][1]  # (speed-ups compare rates: a row may have checked fewer, --one-every)
-    for w, dt, cpu, n in rows:
+    for w, dt, cpu, n, total in rows:
         own = "-" if cpu is None or w == 1 else f"{cpu / n * 1e6:.1f}"  # (1 worker: all of the work is its own)
-        print(f"{w:>7} {dt:>8.2f} {n / dt:>12.0f} {n / dt / base:>7.2f}x {own:>16}")
+        print(
+            f"{w:>7} {dt:>8.2f} {n / dt:>12.0f} {n / dt / base:>7.2f}x {own:>16}"
+            f" {total / n * 1e6:>13.2f} {total / dt / w:>6.0%}"
+        )
 
 
 def _copy(size: int, rounds: int, start, q) -> None:
@@ -130,8 +149,9 @@ def bulk_figures(a, ws: list[int]) -> float:
         print(f"\n(1 worker checks every {a.one_every}th test; speed-ups compare rates)")
     rows = []
     for w in ws:
-        dt, cpu, n = timed(lambda w=w: len(list(hrf.check_many(some(tests, w), MODELS, workers=w, limits=limits))))
-        rows.append((w, dt, cpu, n))
+        rows.append(
+            (w, *timed(lambda w=w: len(list(hrf.check_many(some(tests, w), MODELS, workers=w, limits=limits)))))
+        )
     table(f"check_many: {len(tests)} tests x {len(MODELS)} models", "checks", rows)
     parent = rows[-1][2] / rows[-1][3] * 1e6 if len(rows) > 1 else float("nan")
 
@@ -152,7 +172,8 @@ def bulk_figures(a, ws: list[int]) -> float:
                         if db is not None:
                             db.close()
 
-                rows.append((w, *timed(work)))
+                dt, cpu, n, total = timed(work)
+                rows.append((w, dt, cpu, n, total - (writer[-1] or 0.0)))  # the writer's apart (below)
             table(f"hrf bulk{' --db' if store else ''}: {len(paths)} files x {len(MODELS)} models", "checks", rows)
             if len(rows) > 1:
                 print(
@@ -185,8 +206,9 @@ def explorer_figures(a, ws: list[int]) -> None:
             r = explore(prog, writeback="fifo", workers=w, deadlocks=False, max_states=a.states)
             r1 = resource.getrusage(resource.RUSAGE_SELF)
             if w not in best or r.seconds < best[w][0].seconds:
-                best[w] = (r, r1.ru_stime - r0.ru_stime, r1.ru_minflt - r0.ru_minflt)
-    rows = [(w, best[w][0].seconds, None, best[w][0].states) for w in ws]
+                cpu = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime  # all its threads
+                best[w] = (r, r1.ru_stime - r0.ru_stime, r1.ru_minflt - r0.ru_minflt, cpu)
+    rows = [(w, best[w][0].seconds, None, best[w][0].states, best[w][3]) for w in ws]
     table(f"explorer: RSP_Test9 under rsp-new, fifo, cut at {a.states} states", "states", rows)
     # where a worker count's time goes, phase by phase (which one stops
     # scaling); the kernel's share (system CPU seconds, all threads: mostly
