@@ -146,7 +146,7 @@ def bulk_figures(a, ws: list[int]) -> float:
         return xs[:: a.one_every] if w == 1 else xs
 
     if a.one_every > 1:
-        print(f"\n(1 worker checks every {a.one_every}th test; speed-ups compare rates)")
+        print(f"\n(1 worker checks one test in {a.one_every}; speed-ups compare rates)")
     rows = []
     for w in ws:
         rows.append(

@@ -45,4 +45,4 @@ def test_bench_scale_prints_every_table_and_the_parents_line():
         assert rows[0][4] == "-" and float(rows[1][4]) > 0  # the parent's CPU, where there are workers
     assert re.search(r"store writer \(a process of its own\): [\d.]+ us per check", out)
     assert re.search(r"^parent: [\d.]+ us per check$", out, re.M)
-    assert "1 worker checks every 2th test" in out
+    assert "1 worker checks one test in 2;" in out
