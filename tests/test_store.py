@@ -167,9 +167,20 @@ def _contents(db) -> tuple[dict, str]:
     return rows, sql
 
 
-def test_a_schema_1_store_is_upgraded_with_every_row(tmp_path):
+def _schema1_copy(tmp_path, *statements):
+    """A copy of the schema-1 store, `statements` run on it."""
     db = tmp_path / "old.sqlite"
     shutil.copy(SCHEMA1, db)
+    con = sqlite3.connect(db)
+    for statement in statements:
+        con.execute(statement)
+    con.commit()
+    con.close()
+    return db
+
+
+def test_a_schema_1_store_is_upgraded_with_every_row(tmp_path):
+    db = _schema1_copy(tmp_path)
     before, sql = _contents(db)
     assert "WITHOUT ROWID" in sql and ("schema", "1") in before["meta"] and len(before["results"]) == 26
     with Store(db) as st:
@@ -198,8 +209,7 @@ def test_a_schema_1_store_opened_by_several_at_once_is_upgraded_once(tmp_path, m
     upgrades: list = []
     upgrade = Store._upgrade
     monkeypatch.setattr(Store, "_upgrade", lambda self: (upgrades.append(1), upgrade(self)))
-    db = tmp_path / "old.sqlite"
-    shutil.copy(SCHEMA1, db)
+    db = _schema1_copy(tmp_path)
     before, _ = _contents(db)
     errors: list = []
 
@@ -222,12 +232,8 @@ def test_a_schema_1_store_opened_by_several_at_once_is_upgraded_once(tmp_path, m
 
 
 def test_an_upgrade_that_fails_leaves_the_store_as_it_was(tmp_path):
-    db = tmp_path / "old.sqlite"
-    shutil.copy(SCHEMA1, db)
-    con = sqlite3.connect(db)
-    con.execute("CREATE TABLE results_schema1(x)")  # the name the upgrade moves the old table to, taken
-    con.commit()
-    con.close()
+    # the name the upgrade moves the old table to, taken
+    db = _schema1_copy(tmp_path, "CREATE TABLE results_schema1(x)")
     before = _contents(db)
     with pytest.raises(StoreError, match="old.sqlite: .*results_schema1"):
         Store(db)
@@ -235,12 +241,7 @@ def test_an_upgrade_that_fails_leaves_the_store_as_it_was(tmp_path):
 
 
 def test_a_schema_no_hrf_made_is_refused(tmp_path):
-    db = tmp_path / "old.sqlite"
-    shutil.copy(SCHEMA1, db)
-    con = sqlite3.connect(db)
-    con.execute("UPDATE meta SET value='0' WHERE key='schema'")
-    con.commit()
-    con.close()
+    db = _schema1_copy(tmp_path, "UPDATE meta SET value='0' WHERE key='schema'")
     with pytest.raises(StoreError, match="schema 0, which no hrf made"):
         Store(db)
 
