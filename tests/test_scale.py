@@ -137,3 +137,38 @@ def test_a_run_in_threads_freezes_what_was_there_and_gives_it_back():
     assert gc.get_freeze_count() == 0
     full = list(hrf.check_many(tests, ["sc"], workers=1, processes=False))
     assert gc.get_freeze_count() == 0 and len(full) == len(tests)
+
+
+def test_spans_shrink_with_the_tests_left_and_cover_each_test_once(monkeypatch, tmp_path):
+    # Guided self-scheduling (hrf.many.in_processes): spans of an eighth of
+    # a worker's share of the tests left, down to MIN_SPAN, handed out in
+    # order; the workers end together rather than wait on long last spans.
+    log = tmp_path / "spans"
+    real = hrf.many._fork_worker
+
+    class Logged:
+        def __init__(self, conn):
+            self.conn = conn
+
+        def recv(self):
+            span = self.conn.recv()
+            if span is not None:
+                with open(log, "a") as f:
+                    f.write(f"{span[0]} {span[1]}\n")
+            return span
+
+        def __getattr__(self, name):
+            return getattr(self.conn, name)
+
+    monkeypatch.setattr(hrf.many, "_fork_worker", lambda conn, *a, **k: real(Logged(conn), *a, **k))
+    tests = hrf.generate(count=600, seed=4, max_edges=4, max_threads=3)
+    forked = list(hrf.check_many(tests, MODELS, workers=2, processes=True, limits=hrf.Limits(witnesses=False)))
+    assert len(forked) == 2 * len(tests)
+    spans = sorted(tuple(map(int, line.split())) for line in log.read_text().splitlines())
+    # each test in one span, the spans in order without a gap
+    assert spans[0][0] == 0 and spans[-1][1] == len(tests)
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:], strict=False))
+    sizes = [e - s for s, e in spans]
+    # 600 tests, 2 workers: 38 first (600 / 16, rounded up), then shrinking to 16 (the last may be shorter)
+    assert sizes[0] == 38 and sizes == sorted(sizes, reverse=True)
+    assert sizes[-2] == hrf.many.MIN_SPAN and sizes[-1] <= hrf.many.MIN_SPAN

@@ -255,6 +255,7 @@ def _internal_error(e: BaseException, name: str) -> HrfError:
 # has after SEND_SECONDS; after a worker died, its span's rest is checked
 # again one test a message, so that a death names its test.
 SEND_TESTS = 16
+MIN_SPAN = 16  # tests: the shortest span (`in_processes`), as many as a message holds
 SEND_SECONDS = 0.05
 # A worker takes span after span until it has checked this many tests, then
 # a fresh one takes its place (memory a long-lived process piles up goes
@@ -393,10 +394,28 @@ def in_processes(tests: list, models: list, nworkers: int, limits: Limits, ident
     from multiprocessing.connection import Connection, wait
 
     ctx = mp.get_context("fork")
-    size = max(1, min(SPAN, -(-len(tests) // (nworkers * 8))))
-    # (first test, end, tests per message): spans not yet started
-    pending = [(i, min(i + size, len(tests)), SEND_TESTS) for i in range(0, len(tests), size)]
-    pending.reverse()  # popped from the end: in order
+    # Spans shrink with the tests left (guided self-scheduling): an eighth of
+    # a worker's share of them, from one of the whole at first down to
+    # MIN_SPAN tests, so that the workers end together rather than some
+    # idle while others finish long spans (at the end of a run of equal
+    # spans, half a span's time on average).
+    floor = min(MIN_SPAN, -(-len(tests) // (nworkers * 8)))
+    cursor = 0  # the first test no span has taken yet
+    # (first test, end, tests per message): spans a dead worker left, to be checked again first
+    pending: list = []
+
+    def more() -> bool:
+        return bool(pending) or cursor < len(tests)
+
+    def next_span() -> tuple:
+        nonlocal cursor
+        if pending:
+            return pending.pop()
+        size = max(1, min(SPAN, max(floor, -(-(len(tests) - cursor) // (nworkers * 8)))))
+        span = (cursor, min(cursor + size, len(tests)), SEND_TESTS)
+        cursor = span[1]
+        return span
+
     done: dict = {}  # first test index -> (n, payload), until yielded
     # connection -> [process, next test index, end of its span, per] (end == -1: idle)
     running: dict[Connection, list] = {}
@@ -418,8 +437,8 @@ def in_processes(tests: list, models: list, nworkers: int, limits: Limits, ident
     def give(conn: Connection) -> None:
         # the next span to an idle worker, or its leave to go
         state = running[conn]
-        if pending:
-            start, end, per = pending.pop()
+        if more():
+            start, end, per = next_span()
             state[1:] = [start, end, per]
             conn.send((start, end, per))
         else:
@@ -448,8 +467,8 @@ def in_processes(tests: list, models: list, nworkers: int, limits: Limits, ident
 
     with _fewer_collections():
         try:
-            while pending or any(state[2] != -1 for state in running.values()):
-                while pending and len(running) < nworkers:
+            while more() or any(state[2] != -1 for state in running.values()):
+                while more() and len(running) < nworkers:
                     give(launch())
                 for ready in wait(list(running)):
                     conn = cast(Connection, ready)
