@@ -16,6 +16,7 @@ import pytest
 import hrf
 from hrf.bulk import run as bulk_run
 from hrf.dsl import Model
+from hrf.errors import HrfWarning
 from hrf.generate import write_tests
 from hrf.litmus.printer import litmus_identity
 from hrf.models.common import atomicity_violation, sc_order
@@ -183,7 +184,9 @@ def test_a_schema_1_store_is_upgraded_with_every_row(tmp_path):
     db = _schema1_copy(tmp_path)
     before, sql = _contents(db)
     assert "WITHOUT ROWID" in sql and ("schema", "1") in before["meta"] and len(before["results"]) == 26
-    with Store(db) as st:
+    with pytest.warns(HrfWarning, match="old.sqlite: the store was upgraded from schema 1 to 2, every row kept"):
+        st = Store(db)
+    with st:
         (a, ca), (b, cb) = st.runs()
         assert (a.model, b.model, ca["tests"], cb["tests"]) == ("sc", "hrf-direct", 13, 13)
         # [HRF14] Fig. 6 as the old rows hold it: racy under HRF-direct, not under SC
@@ -199,6 +202,15 @@ def test_a_schema_1_store_is_upgraded_with_every_row(tmp_path):
     con = sqlite3.connect(db)
     assert con.execute("SELECT COUNT(*) FROM results_view").fetchone()[0] == 26
     con.close()
+
+
+def test_the_command_line_says_a_store_was_upgraded_once(tmp_path):
+    db = _schema1_copy(tmp_path)
+    first = _cli("runs", "list", "--db", str(db), cwd=tmp_path)
+    again = _cli("runs", "list", "--db", str(db), cwd=tmp_path)
+    assert first.returncode == again.returncode == 0 and first.stdout == again.stdout
+    assert "hrf: note: " in first.stderr and "upgraded from schema 1 to 2" in first.stderr
+    assert again.stderr == ""
 
 
 def test_a_schema_1_store_opened_by_several_at_once_is_upgraded_once(tmp_path, monkeypatch):
@@ -220,12 +232,13 @@ def test_a_schema_1_store_opened_by_several_at_once_is_upgraded_once(tmp_path, m
             errors.append(e)
 
     threads = [threading.Thread(target=open_it) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    with pytest.warns(HrfWarning, match="upgraded from schema 1 to 2") as said:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
     after, sql = _contents(db)
-    assert errors == [] and len(upgrades) == 1 and "WITHOUT ROWID" not in sql
+    assert errors == [] and len(upgrades) == 1 == len(said) and "WITHOUT ROWID" not in sql
     assert after.pop("meta") == [("schema", "2")]
     before.pop("meta")
     assert after == before

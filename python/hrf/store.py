@@ -35,12 +35,13 @@ import json
 import os
 import sqlite3
 import time
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .errors import HrfError, read_input, write_output
+from .errors import HrfError, HrfWarning, read_input, write_output
 
 SCHEMA_VERSION = 2
 
@@ -337,6 +338,13 @@ class Store:
                 self._upgrade()
             self._create()
             self.db.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (str(SCHEMA_VERSION),))
+        if upgrade:  # the file changed under the user: said (an earlier hrf refuses it now)
+            warnings.warn(
+                f"{self.path}: the store was upgraded from schema {version} to {SCHEMA_VERSION}, every row kept "
+                f"(an hrf that knows only schema {version} refuses it now)",
+                HrfWarning,
+                stacklevel=4,  # (here, _guarded, Store(), the caller's line)
+            )
 
     def _create(self) -> None:
         """The tables and the view that are missing."""
