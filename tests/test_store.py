@@ -189,6 +189,11 @@ def test_a_schema_1_store_is_upgraded_with_every_row(tmp_path):
     with st:
         (a, ca), (b, cb) = st.runs()
         assert (a.model, b.model, ca["tests"], cb["tests"]) == ("sc", "hrf-direct", 13, 13)
+        # the counts of a run, as a plain query over its rows gives them
+        q = "SELECT run, COUNT(*), SUM(verdict='Ok'), SUM(verdict='No'), SUM(verdict='error'), SUM(racy=1) FROM results"
+        direct = {row[0]: row[1:] for row in st.db.execute(q + " GROUP BY run")}
+        keys = ("tests", "Ok", "No", "error", "racy")
+        assert {u.run: tuple(c[k] for k in keys) for u, c in st.runs()} == direct
         # [HRF14] Fig. 6 as the old rows hold it: racy under HRF-direct, not under SC
         fig6 = [x for x in st.diff(a, b)["differ"] if x["path"].endswith("hrf14-fig6.litmus")]
         assert [(x["a"]["racy"], x["b"]["racy"]) for x in fig6] == [(False, True)]
