@@ -12,7 +12,8 @@ edges, 4 threads) to a temporary folder, then:
 5. with --grow N: a store grown to N rows in commits of --commit rows (the
    rows of step 4's results, each under a fresh test identity), the CPU
    time per row for each tenth of them: what a commit costs as the store
-   grows (a bulk run's writer commits every second).
+   grows (a bulk run's writer commits every second); then the time to read
+   it (the runs' counts, a run's rows, the runs' difference).
 
     python benchmarks/bench_store.py [--count 100000] [--workers 2] [--interrupt 20] [--grow N [--commit C]]
 """
@@ -151,6 +152,16 @@ def grow(db: Path, results: list, total: int, every: int) -> None:
                 print(f"  {n:>9,} rows: {spent / (n - last) * 1e6:6.1f} us a row", flush=True)
                 last, spent = n, 0.0
         size = db.stat().st_size
+        # reading it: the runs' counts, a run's rows whole, the two runs' difference
+        (a, _), (b, _) = st.runs()
+        for what, read in (
+            ("runs list", st.runs),
+            ("a run's rows", lambda: st.rows_list(a)),
+            ("diff", lambda: st.diff(a, b)),
+        ):
+            t0 = time.perf_counter()
+            read()
+            print(f"  {what}: {time.perf_counter() - t0:.2f} s")
     print(f"  the file: {size / 2**20:.0f} MB, {size / total:.0f} bytes a row")
 
 
