@@ -151,7 +151,6 @@ def grow(db: Path, results: list, total: int, every: int) -> None:
             if n - last >= total // 10 or n == total:
                 print(f"  {n:>9,} rows: {spent / (n - last) * 1e6:6.1f} us a row", flush=True)
                 last, spent = n, 0.0
-        size = db.stat().st_size
         # reading it: the runs' counts, a run's rows whole, the two runs' difference
         (a, _), (b, _) = st.runs()
         for what, read in (
@@ -162,6 +161,7 @@ def grow(db: Path, results: list, total: int, every: int) -> None:
             t0 = time.perf_counter()
             read()
             print(f"  {what}: {time.perf_counter() - t0:.2f} s")
+    size = db.stat().st_size  # closed: the write-ahead log's pages are in the file
     print(f"  the file: {size / 2**20:.0f} MB, {size / total:.0f} bytes a row")
 
 

@@ -496,8 +496,7 @@ def in_processes(tests: list, models: list, nworkers: int, limits: Limits, ident
                     n, payload = done.pop(next_out)
                     yield next_out, n, payload
                     next_out += n
-        finally:
-            gc.unfreeze()
+        finally:  # (what launch froze is given back as the run ends: _fewer_collections)
             for conn, (p, *_) in running.items():
                 if p.is_alive():
                     p.terminate()

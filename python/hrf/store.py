@@ -335,8 +335,9 @@ class Store:
             upgrade = version is not None and version < SCHEMA_VERSION
             self.db.execute(f"PRAGMA application_id={APPLICATION_ID}")
             if upgrade:
-                self._upgrade()
-            self._create()
+                self._upgrade()  # (it makes the tables and the view too)
+            else:
+                self._create()
             self.db.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (str(SCHEMA_VERSION),))
         if upgrade:  # the file changed under the user: said (an earlier hrf refuses it now)
             warnings.warn(
