@@ -137,6 +137,8 @@ def test_check_many_processes_match_threads(tmp_path):
     assert any(r.racy for r in procs) and any(r.error for r in procs)
     for a, b in zip(threads, procs, strict=False):
         assert b._compiled is None  # not sent back by the worker
+        # nor kept in one process (the parsed test is, to compile again from)
+        assert a._compiled is None and (a.error is not None or a._source is not None)
         ja, jb = a.to_json(), b.to_json()
         ja.pop("time"), jb.pop("time")
         assert ja == jb

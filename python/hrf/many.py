@@ -191,14 +191,24 @@ def _check_in_threads_paced(
     # most results of a bulk check are read for their verdicts only
     lazy, run = witnesses_later(limits)
     limits_json = {m.name: run.core_json(m) for m in models}
-    # (Compiled or None, model, error, name, the test's identity or None)
+    # (Compiled or None, model, error, name, the test's identity or None,
+    # what compiles it again: (test, unroll, cas_writeback) or None)
     pending: list = []
 
     def flush():
-        jobs = [(c.json(), model_json[m.name], limits_json[m.name]) for c, m, _, _, _ in pending if c is not None]
+        jobs = [(c.json(), model_json[m.name], limits_json[m.name]) for c, m, *_ in pending if c is not None]
         raws = iter(core.check_many(jobs, workers))
-        for c, m, err, name, ident in pending:
-            r = Result.failed(name, m.name, err, path=name) if c is None else build_result(next(raws), c, m, lazy)
+        for c, m, err, name, ident, source in pending:
+            if c is None:
+                r = Result.failed(name, m.name, err, path=name)
+            else:
+                r = build_result(next(raws), c, m, lazy)
+                # A result keeps its parsed test, not its compiled program (13 KB
+                # a test in a generated family, against 5 KB parsed), compiled
+                # again on first use as a worker's results are: a caller keeping
+                # 200,000 results held 3.4 GB (0.75 GB now), and Python's
+                # collections of the oldest generation walked every program.
+                r._compiled, r._source = None, source
             if ident is not None:
                 r.test_id, r.test_size = ident
             yield r
@@ -213,10 +223,10 @@ def _check_in_threads_paced(
             t = parse(test)
             name = t.path or t.name
         except HrfError as e:
-            pending.extend((None, m, e, name, None) for m in models)
+            pending.extend((None, m, e, name, None, None) for m in models)
             t = None
         except Exception as e:  # a bug of hrf: one error row, the run goes on
-            pending.extend((None, m, _internal_error(e, name), name, None) for m in models)
+            pending.extend((None, m, _internal_error(e, name), name, None, None) for m in models)
             t = None
         if t is not None:
             # one identity per test, on every row of it (a model's refusal too)
@@ -227,11 +237,12 @@ def _check_in_threads_paced(
                     m.supports(t)
                     if m.cas_writeback not in compiled:
                         compiled[m.cas_writeback] = compile_test(t, limits.unroll, m.cas_writeback)
-                    pending.append((compiled[m.cas_writeback], m, None, name, ident))
+                    source = (t, limits.unroll, m.cas_writeback)
+                    pending.append((compiled[m.cas_writeback], m, None, name, ident, source))
                 except HrfError as e:
-                    pending.append((None, m, e, name, ident))
+                    pending.append((None, m, e, name, ident, None))
                 except Exception as e:
-                    pending.append((None, m, _internal_error(e, name), name, ident))
+                    pending.append((None, m, _internal_error(e, name), name, ident, None))
         if len(pending) >= chunk:
             yield from flush()
             pending.clear()
@@ -317,7 +328,7 @@ def portable(r: Result) -> Result:
     its compiled test (large; compiled again there on demand) and model
     (that process has it), its error as text where the error does not
     pickle. `adopt` undoes it on the other side."""
-    r._compiled = None
+    r._compiled = r._source = None  # (`adopt` gives the source back)
     r._model_obj = None
     if r._lazy is not None:
         r._lazy = _LAZY  # the limits are the caller's own (`adopt`): not sent

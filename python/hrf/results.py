@@ -328,6 +328,8 @@ class Result(Drawable):
         return "\n".join(lines) + "\n\n"
 
     def _unroll(self):
+        if self._compiled is None and self._source is not None:
+            return self._source[1]  # (not compiled again for this alone)
         c = self.compiled()
         return c.unroll if c else "?"
 
