@@ -45,6 +45,19 @@ def parent_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def fork_ms(tries: int = 3) -> float:
+    """Milliseconds a fork of this process takes (the best of `tries`)."""
+    best = float("inf")
+    for _ in range(tries):
+        t = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        best = min(best, time.perf_counter() - t)
+        os.waitpid(pid, 0)
+    return best * 1e3
+
+
 def counts(top: int) -> list[int]:
     out, w = [], 1
     while w < top:
@@ -147,6 +160,14 @@ def bulk_figures(a, ws: list[int]) -> float:
 
     if a.one_every > 1:
         print(f"\n(1 worker checks one test in {a.one_every}; speed-ups compare rates)")
+    if hasattr(os, "fork"):
+        # check_many forks its workers one after another from the process
+        # that holds the tests, each fork copying its page tables: what the
+        # last of many workers waits before it starts
+        ms = fork_ms()
+        print(
+            f"\na fork of this process (holding the tests): {ms:.1f} ms; {ws[-1]} workers start over {(ws[-1] - 1) * ms:.0f} ms"
+        )
     rows = []
     for w in ws:
         rows.append(
