@@ -153,6 +153,21 @@ def test_check_many_processes_match_threads(tmp_path):
     assert (err.file, err.line) == (str(bad), 3) and err.column is not None
 
 
+def test_check_many_results_keep_their_test_and_compile_it_again_on_first_use():
+    # Results made in one process hold the parsed test (the caller's own
+    # object), not the program compiled from it; a herd log needs only the
+    # unroll bound; witnesses compile it again and are those check gives.
+    tests = hrf.generate(count=12, seed=5, max_edges=4, max_threads=3)
+    rs = list(hrf.check_many(tests, ["hrf-direct"], workers=1))
+    assert all(r._compiled is None and r._source[0] is t for r, t in zip(rs, tests, strict=True))
+    assert "States" in rs[0].to_herd_log() and rs[0]._compiled is None
+    for t, r in zip(tests, rs, strict=True):
+        want, got = hrf.check(t, "hrf-direct").to_json(), r.to_json()
+        want.pop("time"), got.pop("time")
+        assert got == want
+        assert r._compiled is not None  # compiled for the witnesses, once
+
+
 def test_results_have_a_short_repr_and_draw_themselves_in_notebooks():
     import shutil
 

@@ -60,7 +60,11 @@ def check_many(
 
     With `identify`, each result of a test that parses holds the test's
     identity and size in `test_id` and `test_size` (computed where the test
-    is parsed), also where a model refuses the test."""
+    is parsed), also where a model refuses the test.
+
+    A result keeps its parsed test, not the program compiled from it: what
+    needs the program (a witness, a flag's events, a drawing) compiles it
+    again on first use, so that many results kept cost little memory."""
     limits = limits_from(limits, kw)
     todo, models, how, nworkers = _plan(tests, models, workers, processes, scheduler)
     if how == "cluster":
