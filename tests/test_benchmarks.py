@@ -46,4 +46,6 @@ def test_bench_scale_prints_every_table_and_the_parents_line():
     assert re.search(r"store writer \(a process of its own\): [\d.]+ us per check", out)
     assert re.search(r"^parent: [\d.]+ us per check$", out, re.M)
     assert "1 worker checks one test in 2;" in out
-    assert re.search(r"^a fork of this process \(holding the tests\): [\d.]+ ms; 2 workers start over \d+ ms$", out, re.M)
+    assert re.search(
+        r"^a fork of this process \(holding the tests\): [\d.]+ ms; 2 workers start over \d+ ms$", out, re.M
+    )

@@ -29,32 +29,46 @@ def node(cls: Any = None, *, positions: tuple[str, ...] = ("line",)) -> Any:
     third of `import hrf`; here the methods of every node of the module
     are compiled together, once (`_make_nodes`, at the end of the module).
     The fields in `positions` (a node's source line) are left out of
-    equality, hash and repr."""
+    equality, hash and repr. A node keeps its fields in slots, not in a
+    dict of its own: a parsed test takes about half the memory (and a
+    forked worker reading it copies half the pages)."""
 
     def make(cls):
-        _PENDING.append((cls, positions))
-        return cls
+        names = tuple(cls.__dict__.get("__annotations__", {}))
+        defaults = {n: cls.__dict__[n] for n in names if n in cls.__dict__}
+        ns = {k: v for k, v in cls.__dict__.items() if k not in defaults and k not in ("__dict__", "__weakref__")}
+        # (a cached property, Thread.ops, keeps its value in a dict made when it is first read)
+        cached = any(isinstance(v, functools.cached_property) for v in ns.values())
+        ns["__slots__"] = names + (("__dict__",) if cached else ())
+        slotted = type(cls.__name__, cls.__bases__, ns)
+        slotted.__qualname__ = cls.__qualname__
+        _PENDING.append((slotted, positions, defaults))
+        return slotted
 
     return make if cls is None else make(cls)
 
 
 _PENDING: list = []
-_METHODS = ("__init__", "__eq__", "__hash__", "__repr__")
+_METHODS = ("__init__", "__eq__", "__hash__", "__repr__", "__reduce__")
 
 
 def _make_nodes() -> None:
     src, spaces = [], {}
-    for k, (cls, positions) in enumerate(_PENDING):
+    for k, (cls, positions, defaults) in enumerate(_PENDING):
         names = list(cls.__dict__.get("__annotations__", {}))
-        spaces[f"_d{k}"] = {n: cls.__dict__[n] for n in names if n in cls.__dict__}
+        spaces[f"_d{k}"] = defaults
+        # a field set through its slot's descriptor (the node's own __setattr__ refuses)
+        spaces.update({f"_s{k}_{i}": cls.__dict__[n].__set__ for i, n in enumerate(names)})
         compared = [n for n in names if n not in positions]
-        args = "".join(f", {n}=_d{k}[{n!r}]" if n in spaces[f"_d{k}"] else f", {n}" for n in names)
-        sets = "".join(f"    d[{n!r}] = {n}\n" for n in names)
+        args = "".join(f", {n}=_d{k}[{n!r}]" if n in defaults else f", {n}" for n in names)
+        sets = "".join(f"    _s{k}_{i}(self, {n})\n" for i, n in enumerate(names))
         mine = "(" + "".join(f"self.{n}, " for n in compared) + ")"
         theirs = "(" + "".join(f"other.{n}, " for n in compared) + ")"
         shown = ", ".join(f"{n}={{self.{n}!r}}" for n in compared)
+        every = "(" + "".join(f"self.{n}, " for n in names) + ")"
         src.append(
-            f"def __init__{k}(self{args}):\n    d = self.__dict__\n{sets}    return None\n"
+            f"def __init__{k}(self{args}):\n{sets}    return None\n"
+            f"def __reduce__{k}(self):\n    return (self.__class__, {every})\n"
             f"def __eq__{k}(self, other):\n"
             f"    if other.__class__ is self.__class__:\n        return {mine} == {theirs}\n"
             "    return NotImplemented\n"
@@ -63,7 +77,7 @@ def _make_nodes() -> None:
         )
     ns: dict = dict(spaces)
     exec(_compiled("".join(src)), ns)
-    for k, (cls, _) in enumerate(_PENDING):
+    for k, (cls, *_) in enumerate(_PENDING):
         for m in _METHODS:
             f = ns[f"{m}{k}"]
             f.__name__, f.__qualname__ = m, f"{cls.__qualname__}.{m}"
