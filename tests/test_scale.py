@@ -14,6 +14,7 @@ from conftest import CORPUS
 from hrf import bulk
 from hrf.generate import write_tests
 from hrf.store import Store
+from test_arrays import MP_POINTER
 
 MODELS = ["hrf-direct", "hrf-indirect"]
 
@@ -38,6 +39,25 @@ def test_a_pickled_result_unpacks_its_lists_on_first_read():
     mine = pickle.loads(pickle.dumps(r))
     mine.notes = ["mine"]
     assert mine.notes == ["mine"] and mine.outcomes == r.outcomes and mine.notes == ["mine"]
+
+
+def test_outcomes_and_states_are_built_where_first_read():
+    # A result keeps the core's outcomes as they came and builds its
+    # outcomes and states on first read, in either order, each state's
+    # outcome the outcome itself; pickled unread, the core's outcomes
+    # travel (addresses with them: shown by name on the other side).
+    r = hrf.check(CORPUS / "hrf" / "hrf14-fig6.litmus", "hrf-direct")
+    assert "outcomes" not in r.__dict__ and "states" not in r.__dict__
+    assert r.condition_holds is True and r.observation == ("Always", 9, 0)  # the verdict needs neither
+    states = r.states
+    assert len(states) == 1 and states[0][0] is r.outcomes[0] and states[0][1:3] == (9, True)  # Always 9/9
+    again = hrf.check(CORPUS / "hrf" / "hrf14-fig6.litmus", "hrf-direct")
+    assert again.outcomes == r.outcomes and again.states[0][0] is again.outcomes[0]
+    pointer = hrf.check(MP_POINTER, "c11")
+    back = pickle.loads(pickle.dumps(pointer))
+    assert "outcomes" not in back.__dict__ and "_packed" in back.__dict__  # nothing built on either side yet
+    assert sorted(back.outcomes, key=str) == [{"1:r0": "x", "1:r1": 1}, {"1:r0": "y", "1:r1": -1}]  # (test_arrays)
+    assert back.states[0][0] is back.outcomes[0] and back.to_herd() == pointer.to_herd()
 
 
 def test_workers_that_take_several_spans_and_leave_give_the_same_results(monkeypatch, tmp_path):

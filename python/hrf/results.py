@@ -144,30 +144,62 @@ class Result(Drawable):
         if packed is None or any(f in d for f in _PACKED_FIELDS):  # (one set before reading it)
             if packed is not None:
                 self._unpack()
-            packed = pickle.dumps(tuple(d[f] for f in _PACKED_FIELDS), protocol=pickle.HIGHEST_PROTOCOL)
-        state = {
-            f: v
-            for f in _SCALAR_FIELDS
-            if (v := d.get(f, _NONE)) is not _NONE and not (f in _DEFAULTS and _is_default(v, _DEFAULTS[f]))
-        }
+            rows = d.get("_rows")
+            if rows is not None and ("outcomes" in d or "states" in d):  # (one set before reading it)
+                self._build_rows()
+                rows = None
+            # outcomes and states not built yet travel as the core gave them
+            lists = tuple(None if rows is not None and f in _ROW_FIELDS else d[f] for f in _PACKED_FIELDS)
+            packed = pickle.dumps((*lists, rows), protocol=pickle.HIGHEST_PROTOCOL)
+        state = {}
+        for f, default in _SCALAR_DEFAULTS:  # (the fields that are not their defaults)
+            v = d.get(f, _NONE)
+            if v is _NONE or v is default or (type(v) is type(default) and v == default):
+                continue
+            state[f] = v
         state["_packed"] = packed
         return (_result_from_state, (state,))
 
     if not TYPE_CHECKING:  # (mypy keeps checking attribute names)
 
         def __getattr__(self, name):
-            # Called only for an attribute the instance lacks: a packed list.
+            # Called only for an attribute the instance lacks: a packed list,
+            # or the outcomes and states, built on first use.
             d = self.__dict__
-            if name in _PACKED_FIELDS and "_packed" in d:
-                self._unpack()
-                return d[name]
+            if name in _PACKED_FIELDS:
+                if "_packed" in d:
+                    self._unpack()
+                if name not in d and name in _ROW_FIELDS and "_rows" in d:
+                    self._build_rows()
+                if name in d:
+                    return d[name]
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _unpack(self) -> None:
         d = self.__dict__
-        for name, value in zip(_PACKED_FIELDS, pickle.loads(d.pop("_packed")), strict=True):
-            d.setdefault(name, value)  # one set before any was read stays
+        *lists, rows = pickle.loads(d.pop("_packed"))
+        for name, value in zip(_PACKED_FIELDS, lists, strict=True):
+            if value is not None:  # (None: outcomes and states still as the core gave them, `rows`)
+                d.setdefault(name, value)  # one set before any was read stays
+        if rows is not None:
+            d.setdefault("_rows", rows)
         self._attach_flags()
+
+    def _build_rows(self) -> None:
+        """The outcomes and states, from the core's outcomes (`_rows`, kept
+        by `build_result`: a result read for its verdict never builds them,
+        and a worker sends them as they came)."""
+        d = self.__dict__
+        obs, addresses, outs = d.pop("_rows")
+        outcomes = [dict(zip(obs, o["values"], strict=False)) for o in outs]
+        if addresses:  # a value that is a location's address shows as its name (herd: `1:r0=x`)
+            outcomes = [{k: addresses.get(v, v) for k, v in o.items()} for o in outcomes]
+        d.setdefault("outcomes", outcomes)  # one set before any was read stays
+        states = [
+            (v, o["count"], o["positive"], o["flagged"], o["witness"])
+            for v, o in zip(d["outcomes"], outs, strict=False)
+        ]
+        d.setdefault("states", states)
 
     def _attach_flags(self) -> None:
         for f in self.flags:
@@ -402,10 +434,9 @@ _PACKED_FIELDS = tuple(f.name for f in fields(Result) if f.default_factory is no
 _SCALAR_FIELDS = tuple(f for f in _RESULT_FIELDS if f not in _PACKED_FIELDS)
 _DEFAULTS = {f.name: f.default for f in fields(Result) if f.default is not MISSING}
 _NONE = object()
-
-
-def _is_default(v, default) -> bool:
-    return v is default or (type(v) is type(default) and v == default)
+_SCALAR_DEFAULTS = tuple((f, _DEFAULTS.get(f, _NONE)) for f in _SCALAR_FIELDS)
+# The lists a result builds from the core's outcomes on first use.
+_ROW_FIELDS = ("outcomes", "states")
 
 
 NO_CONDITION = (
@@ -492,13 +523,10 @@ def build_result(raw: str, comp: Compiled, model: Model, lazy: Limits | None = N
         )
     if test.condition is None and not test.locations:
         r.notes.append(NO_CONDITION)
-    obs, outs = comp.observed, out["outcomes"]
-    r.outcomes = [dict(zip(obs, o["values"], strict=False)) for o in outs]
-    if comp.addresses:  # a value that is a location's address shows as its name (herd: `1:r0=x`)
-        r.outcomes = [{k: comp.addresses.get(v, v) for k, v in o.items()} for o in r.outcomes]
-    r.states = [
-        (v, o["count"], o["positive"], o["flagged"], o["witness"]) for v, o in zip(r.outcomes, outs, strict=True)
-    ]
+    # the outcomes and states, built where first read (`Result._build_rows`)
+    d = r.__dict__
+    del d["outcomes"], d["states"]
+    d["_rows"] = (comp.observed, comp.addresses or None, out["outcomes"])
     if lazy is not None:
         r._lazy, r._model_obj = lazy, model
         r.flags = [Flag(kind=f["kind"], check=f["check"]) for f in out["flags"]]
