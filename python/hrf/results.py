@@ -148,7 +148,7 @@ class Result(Drawable):
             if rows is not None and ("outcomes" in d or "states" in d):  # (one set before reading it)
                 self._build_rows()
                 rows = None
-            # outcomes and states not built yet travel as the core gave them
+            # outcomes and states not built yet travel as their rows
             lists = tuple(None if rows is not None and f in _ROW_FIELDS else d[f] for f in _PACKED_FIELDS)
             packed = pickle.dumps((*lists, rows), protocol=pickle.HIGHEST_PROTOCOL)
         state = {}
@@ -186,20 +186,16 @@ class Result(Drawable):
         self._attach_flags()
 
     def _build_rows(self) -> None:
-        """The outcomes and states, from the core's outcomes (`_rows`, kept
-        by `build_result`: a result read for its verdict never builds them,
-        and a worker sends them as they came)."""
+        """The outcomes and states, from the core's outcomes kept as rows of
+        numbers (`_rows`, by `build_result`): a result read for its verdict
+        never builds them, and a worker sends the rows."""
         d = self.__dict__
-        obs, addresses, outs = d.pop("_rows")
-        outcomes = [dict(zip(obs, o["values"], strict=False)) for o in outs]
+        obs, addresses, rows = d.pop("_rows")
+        outcomes = [dict(zip(obs, row[0], strict=False)) for row in rows]
         if addresses:  # a value that is a location's address shows as its name (herd: `1:r0=x`)
             outcomes = [{k: addresses.get(v, v) for k, v in o.items()} for o in outcomes]
         d.setdefault("outcomes", outcomes)  # one set before any was read stays
-        states = [
-            (v, o["count"], o["positive"], o["flagged"], o["witness"])
-            for v, o in zip(d["outcomes"], outs, strict=False)
-        ]
-        d.setdefault("states", states)
+        d.setdefault("states", [(o, *row[1:]) for o, row in zip(d["outcomes"], rows, strict=False)])
 
     def _attach_flags(self) -> None:
         for f in self.flags:
@@ -526,7 +522,9 @@ def build_result(raw: str, comp: Compiled, model: Model, lazy: Limits | None = N
     # the outcomes and states, built where first read (`Result._build_rows`)
     d = r.__dict__
     del d["outcomes"], d["states"]
-    d["_rows"] = (comp.observed, comp.addresses or None, out["outcomes"])
+    # (as tuples: once they are found to hold only numbers, Python's collector leaves them alone)
+    rows = [(tuple(o["values"]), o["count"], o["positive"], o["flagged"], o["witness"]) for o in out["outcomes"]]
+    d["_rows"] = (comp.observed, comp.addresses or None, rows)
     if lazy is not None:
         r._lazy, r._model_obj = lazy, model
         r.flags = [Flag(kind=f["kind"], check=f["check"]) for f in out["flags"]]
