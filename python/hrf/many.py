@@ -406,7 +406,8 @@ def in_processes(tests: list, models: list, nworkers: int, limits: Limits, ident
     dies (a crash, the kernel's OOM killer) costs one error row for the
     test it was on; the rest of its span goes to a new worker."""
     import multiprocessing as mp  # here, not at import: a cold check does not fork
-    from multiprocessing.connection import Connection, wait
+    import selectors
+    from multiprocessing.connection import Connection
 
     ctx = mp.get_context("fork")
     # Spans shrink with the tests left (guided self-scheduling): an eighth of
@@ -434,6 +435,9 @@ def in_processes(tests: list, models: list, nworkers: int, limits: Limits, ident
     done: dict = {}  # first test index -> (n, payload), until yielded
     # connection -> [process, next test index, end of its span, per] (end == -1: idle)
     running: dict[Connection, list] = {}
+    # the workers' pipes, each registered once (multiprocessing's wait()
+    # registers every pipe again at each call: 15 us a call with 16 workers)
+    ready_pipes = selectors.DefaultSelector()
     next_out = 0
 
     def launch() -> Connection:
@@ -447,6 +451,7 @@ def in_processes(tests: list, models: list, nworkers: int, limits: Limits, ident
         p.start()
         theirs.close()
         running[mine] = [p, 0, -1, 0]
+        ready_pipes.register(mine, selectors.EVENT_READ)
         return mine
 
     def give(conn: Connection) -> None:
@@ -465,6 +470,7 @@ def in_processes(tests: list, models: list, nworkers: int, limits: Limits, ident
         # the worker ended; if before its span's end, it died on one of the
         # tests from k of the batch it was filling
         p, k, end, per = running.pop(conn)
+        ready_pipes.unregister(conn)
         conn.close()
         p.join()
         if k >= end:
@@ -485,8 +491,8 @@ def in_processes(tests: list, models: list, nworkers: int, limits: Limits, ident
             while more() or any(state[2] != -1 for state in running.values()):
                 while more() and len(running) < nworkers:
                     give(launch())
-                for ready in wait(list(running)):
-                    conn = cast(Connection, ready)
+                for key, _ in ready_pipes.select():
+                    conn = cast(Connection, key.fileobj)
                     try:
                         msg = conn.recv()
                     except (EOFError, OSError):
@@ -512,6 +518,7 @@ def in_processes(tests: list, models: list, nworkers: int, limits: Limits, ident
                     yield next_out, n, payload
                     next_out += n
         finally:  # (what launch froze is given back as the run ends: _fewer_collections)
+            ready_pipes.close()
             for conn, (p, *_) in running.items():
                 if p.is_alive():
                     p.terminate()
