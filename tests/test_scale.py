@@ -42,10 +42,10 @@ def test_a_pickled_result_unpacks_its_lists_on_first_read():
 
 
 def test_outcomes_and_states_are_built_where_first_read():
-    # A result keeps the core's outcomes as they came and builds its
+    # A result keeps the core's outcomes as rows of numbers and builds its
     # outcomes and states on first read, in either order, each state's
-    # outcome the outcome itself; pickled unread, the core's outcomes
-    # travel (addresses with them: shown by name on the other side).
+    # outcome the outcome itself; pickled unread, the rows travel
+    # (addresses with them: shown by name on the other side).
     r = hrf.check(CORPUS / "hrf" / "hrf14-fig6.litmus", "hrf-direct")
     assert "outcomes" not in r.__dict__ and "states" not in r.__dict__
     assert r.condition_holds is True and r.observation == ("Always", 9, 0)  # the verdict needs neither

@@ -125,7 +125,8 @@ def test_export_csv_jsonl_and_pandas_load(tmp_path):
 
 
 def test_export_parquet(tmp_path):
-    pa = pytest.importorskip("pyarrow.parquet")
+    import pyarrow.parquet as pa  # (a test dependency: the `test` extra)
+
     db = tmp_path / "r.sqlite"
     with Store(db) as st:
         bulk_run(hrf.bulk.expand(["litmus/hrf"]), ["sc"], store=st)
@@ -379,11 +380,21 @@ def test_a_store_its_writer_cannot_write_fails_the_run_by_its_error(tmp_path, mo
 
 
 def _children(pid: int) -> list[int]:
-    with open(f"/proc/{pid}/task/{pid}/children") as f:
-        return [int(x) for x in f.read().split()]
+    """The processes whose parent is `pid` (their /proc stat's fourth field)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+            except OSError:  # ended meanwhile
+                continue
+            if int(stat[stat.rindex(")") + 2 :].split()[1]) == pid:
+                out.append(int(entry))
+    return out
 
 
-@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"), reason="needs Linux /proc")
+@pytest.mark.skipif(sys.platform != "linux", reason="reads the processes in Linux's /proc")
 def test_a_killed_run_leaves_its_rows_and_no_process_behind(tmp_path):
     # SIGKILL of `hrf bulk --db` (no Ctrl-C to handle): its workers and the
     # process writing the store see it gone and end; the writer commits the

@@ -196,13 +196,13 @@ def _check_in_threads_paced(
     lazy, run = witnesses_later(limits)
     limits_json = {m.name: run.core_json(m) for m in models}
     # (Compiled or None, model, error, name, the test's identity or None,
-    # what compiles it again: (test, unroll, cas_writeback) or None)
+    # the parsed test or None)
     pending: list = []
 
     def flush():
         jobs = [(c.json(), model_json[m.name], limits_json[m.name]) for c, m, *_ in pending if c is not None]
         raws = iter(core.check_many(jobs, workers))
-        for c, m, err, name, ident, source in pending:
+        for c, m, err, name, ident, t in pending:
             if c is None:
                 r = Result.failed(name, m.name, err, path=name)
             else:
@@ -210,9 +210,9 @@ def _check_in_threads_paced(
                 # A result keeps its parsed test, not its compiled program (13 KB
                 # a test in a generated family, against 5 KB parsed), compiled
                 # again on first use as a worker's results are: a caller keeping
-                # 200,000 results held 3.4 GB (0.75 GB now), and Python's
+                # 200,000 results held 3.4 GB (2.1 GB then), and Python's
                 # collections of the oldest generation walked every program.
-                r._compiled, r._source = None, source
+                r.keep_source(t, limits.unroll, m.cas_writeback)
             if ident is not None:
                 r.test_id, r.test_size = ident
             yield r
@@ -241,8 +241,7 @@ def _check_in_threads_paced(
                     m.supports(t)
                     if m.cas_writeback not in compiled:
                         compiled[m.cas_writeback] = compile_test(t, limits.unroll, m.cas_writeback)
-                    source = (t, limits.unroll, m.cas_writeback)
-                    pending.append((compiled[m.cas_writeback], m, None, name, ident, source))
+                    pending.append((compiled[m.cas_writeback], m, None, name, ident, t))
                 except HrfError as e:
                     pending.append((None, m, e, name, ident, None))
                 except Exception as e:
@@ -350,7 +349,7 @@ def adopt(r: Result, test, by_name: dict, limits: Limits) -> Result:
     """A result sent by a worker (`portable`), given back what it left out:
     the test it came from (to compile again for witnesses) and its model."""
     if r.error is None:
-        r._source = (test, limits.unroll, by_name[r.model].cas_writeback)
+        r.keep_source(test, limits.unroll, by_name[r.model].cas_writeback)
         r._model_obj = by_name[r.model]
         if r._lazy is not None:
             r._lazy = limits  # one object for all, not a copy per result

@@ -240,6 +240,12 @@ class Result(Drawable):
         """The result of a check that could not be made: no verdict, the error."""
         return cls(name=name, model=model, complete=False, error=error, **kw)
 
+    def keep_source(self, test, unroll: int, cas_writeback: bool) -> None:
+        """Hold what compiles this result's program again on first use
+        (`compiled`: the parsed test, or its path, and how it was compiled)
+        in place of the program itself, which is large."""
+        self._compiled, self._source = None, (test, unroll, cas_writeback)
+
     def compiled(self) -> Compiled | None:
         """The compiled program this result is about (compiled again on
         first use for results that come from a worker process)."""
