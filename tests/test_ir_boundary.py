@@ -18,7 +18,16 @@ MACHINE = ROOT / "litmus" / "machine" / "corrupt-mp-rsp-old.litmus"
 
 
 def _check(program: dict, model: dict, limits: dict) -> dict:
-    return json.loads(core.check(json.dumps(program), json.dumps(model), json.dumps(limits)))
+    """The core's whole reply: its outcomes, given apart, put back."""
+    raw, outcomes, n = core.check(json.dumps(program), json.dumps(model), json.dumps(limits))
+    reply = json.loads(raw)
+    if "ok" in reply:
+        assert reply["ok"]["outcomes"] == []
+        reply["ok"]["outcomes"] = json.loads(outcomes)
+        assert len(reply["ok"]["outcomes"]) == n
+    else:
+        assert (outcomes, n) == ("[]", 0)
+    return reply
 
 
 def _inputs():

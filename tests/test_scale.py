@@ -60,6 +60,22 @@ def test_outcomes_and_states_are_built_where_first_read():
     assert back.states[0][0] is back.outcomes[0] and back.to_herd() == pointer.to_herd()
 
 
+def test_a_result_counts_its_outcomes_without_building_them():
+    # A bulk row counts the outcomes: the count comes with the core's reply,
+    # the outcomes stay the core's text (fig6: one outcome, above; the
+    # pointer test: two), here and where a pickled result arrives.
+    r = hrf.check(CORPUS / "hrf" / "hrf14-fig6.litmus", "hrf-direct")
+    assert r.n_outcomes == 1 and "outcomes" not in r.__dict__ and isinstance(r._rows[2], str)
+    back = pickle.loads(pickle.dumps(hrf.check(MP_POINTER, "c11")))
+    assert back.n_outcomes == 2 and "outcomes" not in back.__dict__
+    # and the count is the outcomes' own, in one process and from workers
+    tests = hrf.generate(count=80, seed=2, max_edges=5, max_threads=3)
+    for processes in (False, True):
+        rs = list(hrf.check_many(tests, MODELS, workers=2, processes=processes, limits=hrf.Limits(witnesses=False)))
+        counts = [r.n_outcomes for r in rs]
+        assert counts == [len(r.outcomes) for r in rs] and max(counts) > 1
+
+
 def test_workers_that_take_several_spans_and_leave_give_the_same_results(monkeypatch, tmp_path):
     # A worker takes span after span until it has checked WORKER_TESTS
     # tests, then a fresh one takes its place: each test's results arrive

@@ -4,11 +4,14 @@ when the core caught a panic)."""
 
 __version__: str
 
-def check(program: str, model: str, limits: str, catch_sigint: bool = False) -> str:
-    """Check one program IR under one model IR within the limits; with
+def check(program: str, model: str, limits: str, catch_sigint: bool = False) -> tuple[str, str, int]:
+    """Check one program IR under one model IR within the limits: (the
+    reply, its outcomes an empty list; the outcomes' JSON; how many); with
     catch_sigint, a Ctrl-C stops the check (take_sigint then says so)."""
 
-def check_many(jobs: list[tuple[str, str, str]], workers: int | None = None, catch_sigint: bool = False) -> list[str]:
+def check_many(
+    jobs: list[tuple[str, str, str]], workers: int | None = None, catch_sigint: bool = False
+) -> list[tuple[str, str, int]]:
     """Check (program, model, limits) jobs in parallel; replies in job order."""
 
 def take_sigint() -> bool:

@@ -87,7 +87,7 @@ def row(r: Result) -> dict:
         "verdict": verdict(r),
         "condition_holds": r.condition_holds,
         "racy": r.racy,
-        "outcomes": len(r.outcomes),
+        "outcomes": r.n_outcomes,
         "consistent": r.consistent,
         "candidates": r.candidates,
         "complete": r.complete,

@@ -97,13 +97,19 @@ def _on_this_thread(fn: Callable[..., T], *args: Any) -> T:
     return value
 
 
-def check(program: str, model: str, limits: str) -> str:
-    """One program IR under one model IR: the reply as JSON text
-    (`{"ok": ...}` or `{"error": ...}`)."""
+# A check's reply: its JSON text (`{"ok": ...}`, whose outcomes are an
+# empty list, or `{"error": ...}`), the outcomes' JSON text apart, and how
+# many (most results are read for their verdicts only: the outcomes are
+# read where they are used).
+Reply = tuple[str, str, int]
+
+
+def check(program: str, model: str, limits: str) -> Reply:
+    """One program IR under one model IR: the reply (`Reply`)."""
     return _on_this_thread(_module().check, program, model, limits)
 
 
-def check_many(jobs: list[tuple[str, str, str]], workers: int | None) -> list[str]:
+def check_many(jobs: list[tuple[str, str, str]], workers: int | None) -> list[Reply]:
     """(program, model, limits) jobs in parallel on `workers` threads; the
     replies in job order."""
     return _on_this_thread(_module().check_many, jobs, workers)

@@ -74,6 +74,21 @@ impl serde::Serialize for Checked {
     }
 }
 
+impl Checked {
+    /// Take the outcomes out of the answer: (them as a JSON array of
+    /// `OutcomeOut`, how many); the answer keeps an empty list.
+    fn take_outcomes(&mut self) -> Result<(String, usize)> {
+        fn text<T: serde::Serialize>(o: Vec<T>) -> Result<(String, usize)> {
+            let n = o.len();
+            serde_json::to_string(&o).map(|t| (t, n)).map_err(|e| Error::invalid(format!("outcomes: {e}")))
+        }
+        match self {
+            Checked::Narrow(c) => text(std::mem::take(&mut c.outcomes)),
+            Checked::Wide(c) => text(std::mem::take(&mut c.outcomes)),
+        }
+    }
+}
+
 /// Parse the three JSON documents and check the program under the model:
 /// with 64-bit event sets, or 128-bit ones where an execution of the
 /// program may have more than 64 events.
@@ -122,6 +137,21 @@ pub fn check_json_safe(program: &str, model: &str, limits: &str) -> String {
     safe_json(|| check_json(program, model, limits))
 }
 
+/// `check_json_safe` with the outcomes apart: (the reply, whose outcomes
+/// are an empty list; the outcomes as a JSON array; how many). Most
+/// results of a bulk check are read for their verdicts only: reading the
+/// outcomes' JSON was most of reading a reply, so the caller reads them
+/// where they are used (an error reply: no outcomes, `[]`).
+pub fn check_json_apart(program: &str, model: &str, limits: &str) -> (String, String, usize) {
+    let mut apart = (String::from("[]"), 0);
+    let reply = safe_json(|| {
+        let mut out = check_json(program, model, limits)?;
+        apart = out.take_outcomes()?;
+        Ok(out)
+    });
+    (reply, apart.0, apart.1)
+}
+
 /// Explore a machine program ([RSP15] sec. 5) under the limits.
 pub fn explore_json(program: &str, limits: &str) -> Result<machine::ExploreOut> {
     let prog: machine::MProgram = from_json(program, "machine program")?;
@@ -158,13 +188,20 @@ mod py {
     use pyo3::prelude::*;
     use rayon::prelude::*;
 
-    /// Check one program; returns a JSON string. With `catch_sigint`, a
-    /// Ctrl-C during the check stops it (`take_sigint` then says so).
+    /// Check one program; returns (the reply's JSON, its outcomes' JSON,
+    /// how many: `check_json_apart`). With `catch_sigint`, a Ctrl-C during
+    /// the check stops it (`take_sigint` then says so).
     #[pyfunction]
     #[pyo3(signature = (program, model, limits, catch_sigint=false))]
-    fn check(py: Python<'_>, program: String, model: String, limits: String, catch_sigint: bool) -> String {
+    fn check(
+        py: Python<'_>,
+        program: String,
+        model: String,
+        limits: String,
+        catch_sigint: bool,
+    ) -> (String, String, usize) {
         // on this thread; the enumerator enters a pool where it has work for several
-        py.allow_threads(|| sigint::guard(catch_sigint, || super::check_json_safe(&program, &model, &limits)))
+        py.allow_threads(|| sigint::guard(catch_sigint, || super::check_json_apart(&program, &model, &limits)))
     }
 
     /// Whether a Ctrl-C stopped the last call made with `catch_sigint`.
@@ -228,7 +265,7 @@ mod py {
     }
 
     /// Check many (program, model, limits) jobs in parallel on `workers`
-    /// threads (all cores when None); returns JSON strings in job order.
+    /// threads (all cores when None); returns `check`'s answers in job order.
     #[pyfunction]
     #[pyo3(signature = (jobs, workers=None, catch_sigint=false))]
     fn check_many(
@@ -236,8 +273,8 @@ mod py {
         jobs: Vec<(String, String, String)>,
         workers: Option<usize>,
         catch_sigint: bool,
-    ) -> PyResult<Vec<String>> {
-        let one = |(p, m, l): &(String, String, String)| super::check_json_safe(p, m, l);
+    ) -> PyResult<Vec<(String, String, usize)>> {
+        let one = |(p, m, l): &(String, String, String)| super::check_json_apart(p, m, l);
         if workers == Some(1) {
             // on this thread: handing each call to a pool thread cost more
             // than checking a small test (bulk's workers check one test a call)

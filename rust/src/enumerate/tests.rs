@@ -7,7 +7,11 @@ use serde_json::json;
 
 /// SC as the Python DSL builds it: acyclic(po|rf|co|fr), rmw atomicity.
 fn sc_model() -> ModelIr {
-    serde_json::from_value(json!({
+    serde_json::from_value(sc_model_json()).unwrap()
+}
+
+fn sc_model_json() -> serde_json::Value {
+    json!({
         "name": "sc",
         "nodes": [
             {"op": "base", "name": "po"}, {"op": "base", "name": "rf"},
@@ -20,8 +24,7 @@ fn sc_model() -> ModelIr {
             {"kind": "acyclic", "node": 6, "name": "sc"},
             {"kind": "empty", "node": 9, "name": "atomicity"}
         ]
-    }))
-    .unwrap()
+    })
 }
 
 fn tmpl(kind: &str) -> serde_json::Value {
@@ -30,7 +33,11 @@ fn tmpl(kind: &str) -> serde_json::Value {
 
 /// Store buffering: x=1; r0=y || y=1; r1=x.
 fn sb() -> Program {
-    serde_json::from_value(json!({
+    serde_json::from_value(sb_json()).unwrap()
+}
+
+fn sb_json() -> serde_json::Value {
+    json!({
         "name": "SB",
         "locations": [{"name": "x", "init": 0}, {"name": "y", "init": 0}],
         "templates": [tmpl("W"), tmpl("R"), tmpl("W"), tmpl("R")],
@@ -44,8 +51,7 @@ fn sb() -> Program {
         ],
         "observed": [{"kind": "reg", "thread": 0, "reg": 0}, {"kind": "reg", "thread": 1, "reg": 0}],
         "condition": {"k": "and", "args": [{"k": "eq", "var": 0, "val": 0}, {"k": "eq", "var": 1, "val": 0}]}
-    }))
-    .unwrap()
+    })
 }
 
 /// Three threads each doing fetch_add(x, 1) and a loop-free branch on it.
@@ -531,6 +537,32 @@ fn bad_ir_is_an_error_not_a_panic() {
             "checks": [{"kind": "acyclic", "node": 1, "name": "x"}]}))
     .unwrap();
     assert!(Compiled::new(bad, &sb()).is_err());
+}
+
+#[test]
+fn outcomes_apart_are_the_whole_replys_outcomes() {
+    // The reply with its outcomes apart (what Python is given) is the whole
+    // reply once they are put back (its time aside): SB under SC, the three
+    // outcomes of `sb_under_sc`, with witnesses and without.
+    use serde_json::Value;
+    let (prog, model) = (sb_json().to_string(), sc_model_json().to_string());
+    for limits in ["", "{\"witnesses\": false}"] {
+        let mut whole: Value = serde_json::from_str(&crate::check_json_safe(&prog, &model, limits)).unwrap();
+        let (reply, outcomes, n) = crate::check_json_apart(&prog, &model, limits);
+        let mut reply: Value = serde_json::from_str(&reply).unwrap();
+        assert_eq!(reply["ok"]["outcomes"], json!([]));
+        let outcomes: Value = serde_json::from_str(&outcomes).unwrap();
+        assert_eq!((outcomes.as_array().unwrap().len(), n), (3, 3));
+        assert_eq!(outcomes[0]["witness"].is_null(), limits.contains("false"));
+        reply["ok"]["outcomes"] = outcomes;
+        for r in [&mut reply, &mut whole] {
+            r["ok"]["seconds"] = json!(0);
+        }
+        assert_eq!(reply, whole);
+    }
+    let (reply, outcomes, n) = crate::check_json_apart("{\"name\": 1}", "{}", "");
+    assert!(reply.contains("\"error\""));
+    assert_eq!((outcomes.as_str(), n), ("[]", 0));
 }
 
 #[test]
