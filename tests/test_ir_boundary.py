@@ -23,7 +23,8 @@ def _check(program: dict, model: dict, limits: dict) -> dict:
     reply = json.loads(raw)
     if "ok" in reply:
         assert reply["ok"]["outcomes"] == []
-        reply["ok"]["outcomes"] = json.loads(outcomes)
+        keys = ("values", "count", "positive", "flagged", "witness")
+        reply["ok"]["outcomes"] = [dict(zip(keys, row, strict=True)) for row in json.loads(outcomes)]
         assert len(reply["ok"]["outcomes"]) == n
     else:
         assert (outcomes, n) == ("[]", 0)

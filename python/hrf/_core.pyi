@@ -6,7 +6,8 @@ __version__: str
 
 def check(program: str, model: str, limits: str, catch_sigint: bool = False) -> tuple[str, str, int]:
     """Check one program IR under one model IR within the limits: (the
-    reply, its outcomes an empty list; the outcomes' JSON; how many); with
+    reply, its outcomes an empty list; the outcomes as JSON rows, each
+    [values, count, positive, flagged, witness]; how many); with
     catch_sigint, a Ctrl-C stops the check (take_sigint then says so)."""
 
 def check_many(

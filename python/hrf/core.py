@@ -98,9 +98,10 @@ def _on_this_thread(fn: Callable[..., T], *args: Any) -> T:
 
 
 # A check's reply: its JSON text (`{"ok": ...}`, whose outcomes are an
-# empty list, or `{"error": ...}`), the outcomes' JSON text apart, and how
-# many (most results are read for their verdicts only: the outcomes are
-# read where they are used).
+# empty list, or `{"error": ...}`), the outcomes apart as JSON rows
+# (`[values, count, positive, flagged, witness]` each), and how many (most
+# results are read for their verdicts only: the outcomes are read where
+# they are used).
 Reply = tuple[str, str, int]
 
 

@@ -187,22 +187,16 @@ class Result(Drawable):
 
     def _build_rows(self) -> None:
         """The outcomes and states, from the core's outcomes kept as its
-        JSON text (`_rows`, by `build_result`): a result read for its
+        JSON rows (`_rows`, by `build_result`): a result read for its
         verdict never reads them, and a worker sends the text."""
         d = self.__dict__
         obs, addresses, text, _ = d.pop("_rows")
-        rows = json.loads(text)
-        outcomes = [dict(zip(obs, row["values"], strict=False)) for row in rows]
+        rows = json.loads(text)  # [values, count, positive, flagged, witness] each
+        outcomes = [dict(zip(obs, row[0], strict=False)) for row in rows]
         if addresses:  # a value that is a location's address shows as its name (herd: `1:r0=x`)
             outcomes = [{k: addresses.get(v, v) for k, v in o.items()} for o in outcomes]
         d.setdefault("outcomes", outcomes)  # one set before any was read stays
-        d.setdefault(
-            "states",
-            [
-                (o, x["count"], x["positive"], x["flagged"], x["witness"])
-                for o, x in zip(d["outcomes"], rows, strict=False)
-            ],
-        )
+        d.setdefault("states", [(o, *row[1:]) for o, row in zip(d["outcomes"], rows, strict=False)])
 
     @property
     def n_outcomes(self) -> int:
@@ -500,8 +494,8 @@ def condition_verdict(quant: str, pos: int, neg: int, complete: bool) -> bool | 
 
 
 def build_result(reply: core.Reply, comp: Compiled, model: Model, lazy: Limits | None = None) -> Result:
-    """The result of the core's reply (`core.check`: its JSON, its outcomes'
-    JSON apart, how many). `lazy`: the limits the witnesses were asked for
+    """The result of the core's reply (`core.Reply`: its JSON, its outcomes
+    apart as JSON rows, how many). `lazy`: the limits the witnesses were asked for
     with, where the core was asked for none (built on first use)."""
     raw, outcomes, n_outcomes = reply
     data = json.loads(raw)

@@ -75,16 +75,21 @@ impl serde::Serialize for Checked {
 }
 
 impl Checked {
-    /// Take the outcomes out of the answer: (them as a JSON array of
-    /// `OutcomeOut`, how many); the answer keeps an empty list.
+    /// Take the outcomes out of the answer: (them as JSON rows, how many);
+    /// the answer keeps an empty list. A row is an `OutcomeOut`'s fields in
+    /// order, `[values, count, positive, flagged, witness]`: read in Python,
+    /// 14 outcomes took 9.6 us as objects (their keys each time).
     fn take_outcomes(&mut self) -> Result<(String, usize)> {
-        fn text<T: serde::Serialize>(o: Vec<T>) -> Result<(String, usize)> {
-            let n = o.len();
-            serde_json::to_string(&o).map(|t| (t, n)).map_err(|e| Error::invalid(format!("outcomes: {e}")))
+        macro_rules! rows {
+            ($outcomes:expr) => {{
+                let o = std::mem::take($outcomes);
+                let rows: Vec<_> = o.iter().map(|x| (&x.values, x.count, x.positive, x.flagged, &x.witness)).collect();
+                serde_json::to_string(&rows).map(|t| (t, o.len())).map_err(|e| Error::invalid(format!("outcomes: {e}")))
+            }};
         }
         match self {
-            Checked::Narrow(c) => text(std::mem::take(&mut c.outcomes)),
-            Checked::Wide(c) => text(std::mem::take(&mut c.outcomes)),
+            Checked::Narrow(c) => rows!(&mut c.outcomes),
+            Checked::Wide(c) => rows!(&mut c.outcomes),
         }
     }
 }
@@ -138,7 +143,8 @@ pub fn check_json_safe(program: &str, model: &str, limits: &str) -> String {
 }
 
 /// `check_json_safe` with the outcomes apart: (the reply, whose outcomes
-/// are an empty list; the outcomes as a JSON array; how many). Most
+/// are an empty list; the outcomes as JSON rows, `Checked::take_outcomes`;
+/// how many). Most
 /// results of a bulk check are read for their verdicts only: reading the
 /// outcomes' JSON was most of reading a reply, so the caller reads them
 /// where they are used (an error reply: no outcomes, `[]`).

@@ -551,10 +551,15 @@ fn outcomes_apart_are_the_whole_replys_outcomes() {
         let (reply, outcomes, n) = crate::check_json_apart(&prog, &model, limits);
         let mut reply: Value = serde_json::from_str(&reply).unwrap();
         assert_eq!(reply["ok"]["outcomes"], json!([]));
-        let outcomes: Value = serde_json::from_str(&outcomes).unwrap();
-        assert_eq!((outcomes.as_array().unwrap().len(), n), (3, 3));
-        assert_eq!(outcomes[0]["witness"].is_null(), limits.contains("false"));
-        reply["ok"]["outcomes"] = outcomes;
+        let rows: Vec<Value> = serde_json::from_str(&outcomes).unwrap();
+        assert_eq!((rows.len(), n), (3, 3));
+        assert_eq!(rows[0][4].is_null(), limits.contains("false"));
+        let keys = ["values", "count", "positive", "flagged", "witness"];
+        let objects: Vec<Value> = rows
+            .iter()
+            .map(|row| keys.iter().enumerate().map(|(i, k)| (k.to_string(), row[i].clone())).collect())
+            .collect();
+        reply["ok"]["outcomes"] = json!(objects);
         for r in [&mut reply, &mut whole] {
             r["ok"]["seconds"] = json!(0);
         }
