@@ -801,6 +801,8 @@ def unroll_backward_jumps(body, unroll: int, spin: bool = False) -> list:
         for j, s in enumerate(body):
             if isinstance(s, A.Label):
                 seen.setdefault(s.name, j)
+            if not seen:  # (no label yet: no jump back; most bodies have none)
+                continue
             back = next((lab for lab in jump_labels(s) if lab in seen), None)
             if back is not None:
                 found = (seen[back], j, back)
