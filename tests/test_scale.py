@@ -68,6 +68,9 @@ def test_a_result_counts_its_outcomes_without_building_them():
     assert r.n_outcomes == 1 and "outcomes" not in r.__dict__ and isinstance(r._rows[2], str)
     back = pickle.loads(pickle.dumps(hrf.check(MP_POINTER, "c11")))
     assert back.n_outcomes == 2 and "outcomes" not in back.__dict__
+    mine = hrf.check(MP_POINTER, "c11")
+    mine.outcomes = [{"1:r0": "x", "1:r1": 1}]  # set before any was read: these are counted
+    assert mine.n_outcomes == 1
     # and the count is the outcomes' own, in one process and from workers
     tests = hrf.generate(count=80, seed=2, max_edges=5, max_threads=3)
     for processes in (False, True):

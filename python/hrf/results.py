@@ -206,7 +206,7 @@ class Result(Drawable):
         if "_packed" in d:
             self._unpack()
         rows = d.get("_rows")
-        return len(self.outcomes) if rows is None else rows[3]
+        return len(self.outcomes) if rows is None or "outcomes" in d else rows[3]  # (one set before it was read)
 
     def _attach_flags(self) -> None:
         for f in self.flags:
