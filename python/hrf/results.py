@@ -148,9 +148,13 @@ class Result(Drawable):
             if rows is not None and ("outcomes" in d or "states" in d):  # (one set before reading it)
                 self._build_rows()
                 rows = None
-            # outcomes and states not built yet travel as their rows
-            lists = tuple(None if rows is not None and f in _ROW_FIELDS else d[f] for f in _PACKED_FIELDS)
-            packed = pickle.dumps((*lists, rows), protocol=pickle.HIGHEST_PROTOCOL)
+            # outcomes and states not built yet travel as their rows (they
+            # are not in the dict: None); flags as plain dicts, which pickle
+            # without a call each (Flags again in `_unpack`)
+            lists = [*map(d.get, _PACKED_FIELDS), rows]
+            if lists[_FLAGS]:
+                lists[_FLAGS] = [dict(f) for f in lists[_FLAGS]]
+            packed = pickle.dumps(tuple(lists), protocol=pickle.HIGHEST_PROTOCOL)
         state = {}
         for f, default in _SCALAR_DEFAULTS:  # (the fields that are not their defaults)
             v = d.get(f, _NONE)
@@ -180,7 +184,7 @@ class Result(Drawable):
         *lists, rows = pickle.loads(d.pop("_packed"))
         for name, value in zip(_PACKED_FIELDS, lists, strict=True):
             if value is not None:  # (None: outcomes and states still as the core gave them, `rows`)
-                d.setdefault(name, value)  # one set before any was read stays
+                d.setdefault(name, [Flag(f) for f in value] if name == "flags" else value)  # one set before stays
         if rows is not None:
             d.setdefault("_rows", rows)
         self._attach_flags()
@@ -448,6 +452,7 @@ _SCALAR_FIELDS = tuple(f for f in _RESULT_FIELDS if f not in _PACKED_FIELDS)
 _DEFAULTS = {f.name: f.default for f in fields(Result) if f.default is not MISSING}
 _NONE = object()
 _SCALAR_DEFAULTS = tuple((f, _DEFAULTS.get(f, _NONE)) for f in _SCALAR_FIELDS)
+_FLAGS = _PACKED_FIELDS.index("flags")
 # The lists a result builds from the core's outcomes on first use.
 _ROW_FIELDS = ("outcomes", "states")
 
