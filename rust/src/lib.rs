@@ -144,10 +144,9 @@ pub fn check_json_safe(program: &str, model: &str, limits: &str) -> String {
 
 /// `check_json_safe` with the outcomes apart: (the reply, whose outcomes
 /// are an empty list; the outcomes as JSON rows, `Checked::take_outcomes`;
-/// how many). Most
-/// results of a bulk check are read for their verdicts only: reading the
-/// outcomes' JSON was most of reading a reply, so the caller reads them
-/// where they are used (an error reply: no outcomes, `[]`).
+/// how many). Most results of a bulk check are read for their verdicts
+/// only: reading the outcomes was most of reading a reply, so the caller
+/// reads them where they are used (an error reply: no outcomes, `[]`).
 pub fn check_json_apart(program: &str, model: &str, limits: &str) -> (String, String, usize) {
     let mut apart = (String::from("[]"), 0);
     let reply = safe_json(|| {
@@ -194,8 +193,8 @@ mod py {
     use pyo3::prelude::*;
     use rayon::prelude::*;
 
-    /// Check one program; returns (the reply's JSON, its outcomes' JSON,
-    /// how many: `check_json_apart`). With `catch_sigint`, a Ctrl-C during
+    /// Check one program; returns (the reply's JSON, its outcomes as JSON
+    /// rows, how many: `check_json_apart`). With `catch_sigint`, a Ctrl-C during
     /// the check stops it (`take_sigint` then says so).
     #[pyfunction]
     #[pyo3(signature = (program, model, limits, catch_sigint=false))]
