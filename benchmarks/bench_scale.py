@@ -208,8 +208,9 @@ def bulk_figures(a, ws: list[int]) -> float:
 def explorer_figures(a, ws: list[int]) -> None:
     """The explorer at each worker count, phase by phase."""
     prog = compile_scheme(Path(a.rsp) / "RSP_Test9.litmus", "rsp-new")
-    # The first run in a process also pays for the pages its visited set
-    # takes from the system (a user's single run does): one run first,
+    # The first run in a process also starts the thread pool, and every
+    # run takes its pages from the system (the core gives an exploration's
+    # memory back after it, as a user's single run ends): one run first,
     # shown apart; then the best of `--repeat` runs at each worker count
     # (the counts alternating, so that a slow spell of a shared machine
     # falls on all of them).
