@@ -3,7 +3,7 @@
 //! through the open-addressing tables of its shards (`Table`), with
 //! prefetching. (No request for transparent huge pages: where the system
 //! grants them on request, its compaction made a fresh process's first
-//! exploration 3x slower, 8.6-9.9 s against 2.9-3.1 s for 11.3 M states
+//! exploration 3x slower, 8.6-10.2 s against 2.7-3.4 s for 11.3 M states
 //! on 2 cores, and later ones gained nothing measurable.)
 
 use super::state::{get_u, put_u, varint, varint_len};
