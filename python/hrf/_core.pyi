@@ -1,6 +1,7 @@
 """The Rust core (rust/src/lib.rs). Every document crosses as JSON text:
 the reply is `{"ok": ...}` or `{"error": message}` (`"internal": true`
-when the core caught a panic)."""
+when the core caught a panic); a check's reply comes with its outcomes
+apart (`check`)."""
 
 __version__: str
 

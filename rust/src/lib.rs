@@ -138,6 +138,8 @@ fn safe_json<T: serde::Serialize>(f: impl FnOnce() -> Result<T>) -> String {
     }
 }
 
+/// The whole reply as one document, its outcomes inside (the reference
+/// that `check_json_apart`, which Python is given, is tested against).
 pub fn check_json_safe(program: &str, model: &str, limits: &str) -> String {
     safe_json(|| check_json(program, model, limits))
 }

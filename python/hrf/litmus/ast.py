@@ -42,7 +42,7 @@ def node(cls: Any = None, *, positions: tuple[str, ...] = ("line",)) -> Any:
         ns["__slots__"] = names + (("__dict__",) if cached else ())
         slotted = type(cls.__name__, cls.__bases__, ns)
         slotted.__qualname__ = cls.__qualname__
-        _PENDING.append((slotted, positions, defaults))
+        _PENDING.append((slotted, names, positions, defaults))
         return slotted
 
     return make if cls is None else make(cls)
@@ -54,8 +54,7 @@ _METHODS = ("__init__", "__eq__", "__hash__", "__repr__", "__reduce__")
 
 def _make_nodes() -> None:
     src, spaces = [], {}
-    for k, (cls, positions, defaults) in enumerate(_PENDING):
-        names = list(cls.__dict__.get("__annotations__", {}))
+    for k, (cls, names, positions, defaults) in enumerate(_PENDING):
         spaces[f"_d{k}"] = defaults
         # a field set through its slot's descriptor (the node's own __setattr__ refuses)
         spaces.update({f"_s{k}_{i}": cls.__dict__[n].__set__ for i, n in enumerate(names)})
