@@ -408,6 +408,10 @@ def test_single_event_view_keeps_reading_ones_own_write_and_drops_inner_pairs(tm
 def test_cas_writeback_is_an_option_of_the_front_end(tmp_path, capsys):
     m = tmp_path / "sc.cat"
     m.write_text("SC\nacyclic po | rf | co | fr as sc\n")
-    assert load(str(m)).cas_writeback and not load(str(m), cas_writeback=False).cas_writeback
+    # unset: each instruction as its language says (C's compare-exchange
+    # writes back, PTX's atom.cas does not); on or off: every one alike
+    assert load(str(m)).cas_writeback is None
+    assert load(str(m), cas_writeback=False).cas_writeback is False
+    assert load(str(m), cas_writeback=True).cas_writeback is True
     fig = str(HRF_CORPUS[0])
     assert main(["check", fig, "-m", str(m), "--cas-writeback", "off"]) == 0

@@ -40,7 +40,7 @@ def test_instructions_read_as_dartagnan_gives_them():
     # an RMW's read and write orders apart: acq_rel is an acquire read and a release write
     assert red.expr.orders == ("rlx", "rlx") and red.expr.scope == "wg"
     cas = p1.body[1].expr
-    assert (cas.op, cas.order, cas.orders, cas.expected_value) == ("cas_always", "acq_rel", ("acq", "rel"), A.Const(1))
+    assert (cas.op, cas.order, cas.orders, cas.expected_value) == ("cas_old", "acq_rel", ("acq", "rel"), A.Const(1))
     assert p1.body[2] == A.Fence((), "sc", "wg", tags=("GEN",))
     assert (bar.label, bar.arrive, p1.body[3].arrive) == ("0", False, True)
     # y is used, never declared: it holds 0, as in Dartagnan's zeroed memory

@@ -275,3 +275,37 @@ def test_a_non_atomic_load_of_an_atomic_location_reads_no_later_store(variant):
     for model in ("opencl-rsp",) + (("opencl",) if "_remote" not in variant else ()):
         r = hrf.check(variant, model)
         assert r.condition_holds is False and r.racy is False, (model, r)
+
+
+WW_SYNC = """OPENCL WW-sync
+{
+  [A]=0;
+  [X]=0;
+}
+
+P0@wg 0, dev 0 (global atomic_int* A, global int* X) {
+  *X = 1;
+  atomic_store_explicit(A, 1, memory_order_release, memory_scope_device);
+}
+
+P1@wg 1, dev 0 (global atomic_int* A, global int* X) {
+  int r0 = atomic_load_explicit(A, memory_order_acquire, memory_scope_device);
+  if (r0 == 1) { *X = 2; }
+}
+
+exists (1:r0=1 /\\ [X]=1)
+"""
+
+
+@pytest.mark.parametrize("model", ["opencl", "opencl-rsp", "hrf-opencl", "c11"])
+def test_a_plain_location_ends_with_its_happens_before_last_write(model):
+    # P1's acquire reading 1 reads P0's release (device scope, one device):
+    # they synchronise, so P0's *X = 1 happens before P1's *X = 2 (race
+    # free: the two writes are hb-ordered). X is a plain int: the models'
+    # axioms constrain no modification order of it, and its final value is
+    # its co-last write; co follows happens-before for every location's
+    # writes (herd 2015's opencl.cat orders every write so), so X ends 2.
+    r = hrf.check(WW_SYNC.replace("OPENCL", "C" if model == "c11" else "OPENCL"), model)
+    assert r.complete and not r.flags
+    assert r.condition_holds is False
+    assert sorted(str(o) for o in r.outcomes) == ["{'1:r0': 0, 'X': 1}", "{'1:r0': 1, 'X': 2}"]

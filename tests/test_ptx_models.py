@@ -132,3 +132,131 @@ def test_compare_reads_gpu15_tests_translated_for_ptx_6_0():
     assert all(d.a.condition_holds is False and d.b.condition_holds is True for d in diffs)
     assert {m for _, m, _ in diffs.translated} == {"ptx-6.0"} and len(diffs.translated) == diffs.compared
     assert "read by ptx-6.0 translated into PTX" in diffs.summary("ptx", "ptx-6.0")
+
+
+# ---- where the PTX ISA and [PTX19] decide against Dartagnan's reading
+ISA_MODELS = ["ptx-6.0", "ptx-7.5"]
+DAT3M_MODELS = ["ptx-6.0-dat3m", "ptx-7.5-dat3m"]
+
+
+def mp_fences(f0: str, f1: str) -> str:
+    return (
+        "PTX MP+fences\n{\nx=0; y=0;\nP1:r0=0; P1:r1=0;\n}\n"
+        " P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+        " st.weak x, 1 | ld.relaxed.gpu r0, y ;\n"
+        f" fence.{f0}.gpu | fence.{f1}.gpu ;\n"
+        " st.relaxed.gpu y, 1 | ld.weak r1, x ;\n"
+        "exists (P1:r0 == 1 /\\ P1:r1 == 0)\n"
+    )
+
+
+@pytest.mark.parametrize("model", ISA_MODELS)
+@pytest.mark.parametrize("f0,f1", [("acq_rel", "acq_rel"), ("sc", "acq_rel"), ("acq_rel", "sc"), ("sc", "sc")])
+def test_fence_sc_is_also_a_release_and_an_acquire_fence(model, f0, f1):
+    # [PTX19]'s Alloy model declares FenceSC a FenceAcqRel ([PTX22]'s
+    # release and acquire fences are FenceAcqRel + FenceSC), and the ISA's
+    # release pattern is "a release fence followed by a strong write": so
+    # with fence.sc or fence.acq_rel on either side, P0's fence, po, the
+    # strong write of y, observed by P1's strong read (morally strong: both
+    # .gpu, both CTAs in GPU 0), po, P1's fence is sync; the write of x is
+    # in cause before the read of x, and that read taking 0 would be fr
+    # before the write: (fr; cause) reflexive, Causality forbids it.
+    # Strengthening a fence (acq_rel -> sc, always valid: the atomics ABI)
+    # keeps the outcome forbidden.
+    r = hrf.check(mp_fences(f0, f1), model)
+    assert r.complete and r.condition_holds is False
+
+
+@pytest.mark.parametrize("model", DAT3M_MODELS)
+def test_dartagnans_reading_of_fence_sc_is_not_monotonic(model):
+    # Dartagnan's front end tags fence.sc SC alone: with one side fence.sc,
+    # neither pattern forms (no FenceAcqRel there), and one fence.sc alone
+    # synchronises with no other fence.sc: the outcome is allowed, though
+    # fence.acq_rel on both sides forbids it (as does fence.sc on both:
+    # the two SC fences are ordered by sync_fence one way or the other)
+    assert hrf.check(mp_fences("acq_rel", "acq_rel"), model).condition_holds is False
+    assert hrf.check(mp_fences("sc", "acq_rel"), model).condition_holds is True
+    assert hrf.check(mp_fences("acq_rel", "sc"), model).condition_holds is True
+    assert hrf.check(mp_fences("sc", "sc"), model).condition_holds is False
+
+
+MP_RED = """PTX MP+rel+red-fence
+{
+x=0; y=0;
+P1:r1=0;
+}
+ P0@cta 0,gpu 0         | P1@cta 1,gpu 0            ;
+ st.weak x, 1           | red.relaxed.gpu.add y, 1  ;
+ st.release.gpu y, 1    | fence.acq_rel.gpu         ;
+                        | ld.weak r1, x             ;
+exists (y == 2 /\\ P1:r1 == 0)
+"""
+
+
+def test_a_reduction_begins_no_acquire_pattern():
+    # The ISA's operation types: a read is "ld and atom, but not red". y == 2
+    # says the red read-modify-wrote after the release store (its read half
+    # took 1, observation from a morally strong release), but the acquire
+    # pattern needs a strong *read* before the fence: none, so no sync, and
+    # nothing orders P0's x=1 before P1's read of x, which may take 0.
+    for model in ISA_MODELS:
+        r = hrf.check(MP_RED, model)
+        assert r.complete and r.condition_holds is True, model
+    # Dartagnan reads red as a read: release pattern, observation, acquire
+    # pattern (red; po; fence.acq_rel): sync, and Causality forbids r1 = 0
+    for model in DAT3M_MODELS:
+        assert hrf.check(MP_RED, model).condition_holds is False, model
+
+
+@pytest.mark.parametrize("order", ["acquire", "acq_rel"])
+def test_red_acquire_is_not_ptx(order):
+    text = MP_RED.replace("red.relaxed", f"red.{order}")
+    for model in ISA_MODELS:
+        with pytest.raises(
+            hrf.UnsupportedFeature, match=rf"P1: red\.{order} is not PTX .* {model}-dat3m reads it"
+        ) as e:
+            hrf.check(text, model)
+        assert e.value.line == 7  # the red's line
+    hrf.check(text, "ptx-6.0-dat3m")  # Dartagnan's reading takes it
+
+
+CAS_FAILS = """PTX cas-fails
+{
+x=0;
+P1:r0=0;
+}
+ P0@cta 0,gpu 0  | P1@cta 0,gpu 0                    ;
+ st.weak x, 1    | atom.relaxed.gpu.cas r0, x, 5, 6  ;
+exists (x == 0)
+"""
+
+
+def test_a_failing_atom_cas_writes_nothing():
+    # The ISA: atom.cas leaves memory unchanged when the compare fails, and
+    # only atomic operations "that result in a write" are writes. x never
+    # holds 5, so the CAS fails and writes nothing: the writes of x are the
+    # initial one and P0's, co puts the initial write first, and x ends 1.
+    for model in ISA_MODELS:
+        r = hrf.check(CAS_FAILS, model)
+        assert r.complete and r.condition_holds is False, model
+    # Dartagnan's reading writes the old value (0) back: the weak store and
+    # the CAS's write are not morally strong, so co need not order them
+    # (Coherence2) and atomicity holds them to nothing; the write-back may
+    # be co-last and x end 0
+    for model in DAT3M_MODELS:
+        assert hrf.check(CAS_FAILS, model).condition_holds is True, model
+
+
+def test_cat_files_tag_fence_sc_acq_rel_unless_read_as_dartagnan(tmp_path):
+    # a PTX cat file whose one axiom says no fence is in ACQ_REL: over the
+    # ISA's tags a fence.sc is (no execution of MP with one is consistent,
+    # so no outcome); over Dartagnan's it is SC alone (every MP outcome)
+    import hrf.cat
+
+    path = tmp_path / "acq-rel-fences.cat"
+    path.write_text("PTX acq-rel-fences\nempty (F & ACQ_REL) as no-acq-rel-fence\n")
+    both_sc = mp_fences("sc", "sc")
+    assert hrf.check(both_sc, hrf.cat.load(path)).outcomes == []
+    assert len(hrf.check(both_sc, hrf.cat.load(path, reading="dartagnan")).outcomes) == 4
+    with pytest.raises(hrf.InvalidArgument, match="reading must be one of isa, dartagnan"):
+        hrf.cat.load(path, reading="herd")

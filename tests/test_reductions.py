@@ -98,7 +98,7 @@ def test_every_builtin_model_declares_uniproc():
     # PTX 7.5's, which has no SC-per-location axiom: its causality order
     # keeps program order only between generic accesses of one virtual
     # location, not through proxies or aliases.
-    assert [m for m in model_names() if not m.startswith("vulkan") and m != "ptx-7.5"] == MODELS
+    assert [m for m in model_names() if not m.startswith(("vulkan", "ptx-7.5"))] == MODELS
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

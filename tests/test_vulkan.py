@@ -205,3 +205,43 @@ def test_the_vulkan_models_read_vulkan_tests_only():
         hrf.check("litmus/ptx7/MP+rel-acq-cta.litmus", "vulkan")
     # vulkan-nochains: the same verdict where one domain's chain suffices
     assert hrf.check(f"{VK}/MP-avvis-dv.litmus", "vulkan-nochains").condition_holds is False
+
+
+# Khronos' noncohcoww (its Alloy tests, added with the 2024 revision of
+# from-read), in Dat3M's syntax: P0 writes x non-atomically with
+# availability to the work group, then atomically (relaxed, work-group
+# scope); P1, another subgroup of the same work group, reads 2 atomically,
+# then 1 with visibility from the work group.
+NONCOHCOWW = """VULKAN noncohcoww
+{
+x=0;
+P1:r0=0; P1:r1=0;
+}
+ P0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 ;
+ st.av.wg.sc0 x, 1   | ld.atom.wg.sc0 r0, x ;
+ st.atom.wg.sc0 x, 2 | ld.vis.wg.sc0 r1, x  ;
+exists (P1:r0 == 2 /\\ P1:r1 == 1)
+"""
+
+
+def test_from_read_follows_the_specification_not_vulkan_cat():
+    # [VK] From-reads: R from-reads W when R reads a value written earlier
+    # than W in W's location order. P0's two writes are location-ordered
+    # (same agent and reference, in program order); P1's read of 1 reads the
+    # first, so it from-reads the second; P1's two reads are location-ordered
+    # (same agent and reference). Then: second write -rf-> P1's read of 2
+    # -locord-> P1's read of 1 -fr-> second write, a cycle the consistency
+    # axiom forbids (Khronos: NOSOLUTION consistent[X]).
+    r = hrf.check(NONCOHCOWW, "vulkan")
+    assert r.complete and r.condition_holds is False
+    # vulkan.cat takes fr through locord only where the read is location-
+    # ordered after the write it reads: no visibility chain carries the
+    # first write to P1 (no release/acquire, no happens-before), so no fr
+    # edge, no cycle, and the outcome is allowed (racy)
+    r = hrf.check(NONCOHCOWW, "vulkan-dat3m")
+    assert r.condition_holds is True and r.flags
+
+
+def test_the_nochains_model_follows_the_specification_too():
+    assert hrf.check(NONCOHCOWW, "vulkan-nochains").condition_holds is False
+    assert hrf.check(NONCOHCOWW, "vulkan-nochains-dat3m").condition_holds is True

@@ -236,7 +236,7 @@ class Model:
         name: str,
         doc: str = "",
         supports: Callable | None = None,
-        cas_writeback: bool = True,
+        cas_writeback: bool | None = None,
         thin_air: bool = False,
         uniproc: bool | tuple[str, ...] = False,
     ):
@@ -247,9 +247,13 @@ class Model:
         # such values by default (hrf.Limits.thin_air overrides), so that a
         # check gives the model's own answer, known flaws included.
         self.thin_air = thin_air
-        # Does a failing compare-exchange write the value it read into the
-        # expected object (C11 7.17.7.4)? A property of the language the
-        # model is defined for; hrf.program compiles tests accordingly.
+        # Does a failing compare-exchange write back the value it read? None:
+        # each instruction as its language says: C11's compare-exchange
+        # writes it into the expected object (C11 7.17.7.4), PTX's atom.cas
+        # writes nothing (the PTX ISA: memory is unchanged when the compare
+        # fails). True: both write back (PTX's atom.cas the old value to its
+        # own location, Dartagnan's reading); False: neither does (the RSP
+        # artifact's herd). hrf.program compiles tests accordingly.
         self.cas_writeback = cas_writeback
         # Do the model's axioms imply coherence within a thread (herd's
         # "uniproc"): a read of a location that no other thread accesses

@@ -75,6 +75,7 @@ TAGS = frozenset(
         "ARRIVE",
         "NOSYNC",
         "proxy",
+        "RED",  # a reduction (red), an atomic operation but no read of the ISA
         # Dat3M's Vulkan: storage classes, the storage classes of an
         # operation's semantics, availability and visibility (of the
         # access, of its semantics, to the device domain), non-private
@@ -245,7 +246,9 @@ SCOPE_LEVELS = _Scopes.LEVELS
 
 
 class _ProgramCompiler:
-    def __init__(self, test: A.Test, unroll: int, cas_writeback: bool = True, observe_all: bool = False, liveness=None):
+    def __init__(
+        self, test: A.Test, unroll: int, cas_writeback: bool | None = None, observe_all: bool = False, liveness=None
+    ):
         self.test = test
         self.liveness = liveness
         self.ends: list = []
@@ -576,7 +579,7 @@ def _prop_ir_node(p, index, depth, path) -> ir_types.Cond:
 
 
 def compile_test(
-    test: A.Test, unroll: int = 2, cas_writeback: bool = True, observe_all: bool = False, liveness=None
+    test: A.Test, unroll: int = 2, cas_writeback: bool | None = None, observe_all: bool = False, liveness=None
 ) -> Compiled:
     """`observe_all`: outcomes over every register and location, not only
     the condition's (as a comparison with the machine needs). `liveness`

@@ -65,8 +65,9 @@ def location_values(test: A.Test) -> dict[str, frozenset | None] | None:
                 if loc not in out or getattr(e, "offset", None) is not None:
                     return None  # through a pointer, or a computed address
                 operand = e.operand if isinstance(e, A.Rmw) else e.value
-                # an exchange writes its operand; a PTX compare-and-swap its operand or the old value
-                writes_operand = not isinstance(e, A.Rmw) or e.op in ("exch", "cas_always")
+                # an exchange writes its operand; a PTX compare-and-swap its
+                # operand, or nothing (or the old value again, where it writes back)
+                writes_operand = not isinstance(e, A.Rmw) or e.op in ("exch", "cas_old")
                 vals = out[loc]
                 if vals is None or not isinstance(operand, A.Const) or not writes_operand:
                     out[loc] = None

@@ -313,8 +313,12 @@ class ThreadCompiler:
         tags_r, tags_w = e.half_tags
         ev_r = self.template("R", "rmw", e.line, text, order=order_r, extra=["RMW", *e.tags, *tags_r], **common)
         ev_w = self.template("W", "rmw", e.line, text, order=order_w, extra=["RMW", *e.tags, *tags_w], **common)
-        ins.update(rmw=e.op.replace("_", ""), ev_r=ev_r, ev_w=ev_w)
-        if e.op in ("cas_old", "cas_always"):  # PTX atom.cas: compare with a value, return the old one
+        # PTX atom.cas: compare with a value, return the old one; a failing
+        # compare writes nothing (the PTX ISA), or the old value again where
+        # every failing compare writes back (Dartagnan's reading)
+        op = "cas_always" if e.op == "cas_old" and self.p.cas_writeback is True else e.op
+        ins.update(rmw=op.replace("_", ""), ev_r=ev_r, ev_w=ev_w)
+        if op in ("cas_old", "cas_always"):
             ins["expected"] = self.expr(e.expected_value)
         if e.op == "cas":
             assert e.expected is not None, "the parsers give every compare-exchange its expected location"
@@ -339,7 +343,7 @@ class ThreadCompiler:
             ins["ev_fail"] = self.template(
                 "R", "rmw", e.line, text + " (failed)", order=e.fail_order or e.order, extra=["RMW_FAIL"], **common
             )
-            if self.p.cas_writeback:
+            if self.p.cas_writeback is not False:
                 ins["fail_store"] = {
                     "loc": self.loc(e.expected),
                     "ev": self.template(
@@ -360,7 +364,7 @@ class ThreadCompiler:
         if ins["dst"] is None:
             ins["dst"] = self.temp()
         expected = None
-        if e.op == "cas_old":
+        if op == "cas_old":
             expected = self.temp()
             self.emit({"op": "assign", "dst": expected, "val": ins["expected"]})
         self.emit(ins)

@@ -255,7 +255,13 @@ _VULKAN: dict = {
 # Dartagnan's PTX names, for files whose title starts `PTX`: CON is the
 # constant proxy there, where herd's C front end calls consume CON
 _PTX: dict = {"CON": dsl.tag("CON")}
-ARCH_BUILTINS = {"VULKAN": _VULKAN, "PTX": _PTX}
+# ... read as the PTX ISA says: fence.sc is also a release and an acquire
+# fence ([PTX19]'s Alloy model: FenceSC is a FenceAcqRel), where Dartagnan's
+# front end tags it SC alone (the reading "dartagnan")
+_PTX_ISA: dict = {**_PTX, "ACQ_REL": ACQ_REL | (dsl.F & SC)}
+ARCH_BUILTINS = {"VULKAN": _VULKAN, "PTX": _PTX_ISA}
+# the readings of Dat3M's PTX tests a cat file may be run under (hrf.cat.load)
+READINGS = ("isa", "dartagnan")
 
 # Names whose meaning asks the model for a witness order: bound when a file uses them.
 LAZY = ("sync_fence",)
@@ -280,7 +286,8 @@ BUILTINS: dict = {
 }
 
 
-def builtins_for(arch: str) -> dict:
-    """The names a cat file of that architecture (its title's first word) starts with."""
-    extra = ARCH_BUILTINS.get(arch.upper())
+def builtins_for(arch: str, reading: str = "isa") -> dict:
+    """The names a cat file of that architecture (its title's first word)
+    starts with, under `reading` (READINGS)."""
+    extra = _PTX if arch.upper() == "PTX" and reading == "dartagnan" else ARCH_BUILTINS.get(arch.upper())
     return {**BUILTINS, **extra} if extra else BUILTINS

@@ -21,9 +21,9 @@ from typing import Any
 
 from .. import dsl
 from ..dsl import Model, Rel, Set
-from ..errors import DefinitionError, UnsupportedFeature
+from ..errors import DefinitionError, InvalidArgument, UnsupportedFeature
 from . import tree as S
-from .builtins import LAZY, builtins_for, lazy_builtin
+from .builtins import LAZY, READINGS, builtins_for, lazy_builtin
 from .single_rmw import SingleEventRmw, inside
 from .syntax import parse
 from .values import EMPTY, Builtin, Empty, SetOrRel
@@ -143,7 +143,9 @@ class CatCompiler:
             name,
             doc=doc,
             thin_air="withoutthinair" not in cat.options,
-            cas_writeback="withoutcaswriteback" not in cat.options,
+            cas_writeback=(
+                False if "withoutcaswriteback" in cat.options else True if "withcaswriteback" in cat.options else None
+            ),
         )
         if "withsc" in cat.options:
             # herd 2015: S, a total order of the SC events, enumerated; here a witness order
@@ -608,6 +610,7 @@ def load(
     variants=(),
     cas_writeback: bool | None = None,
     single_rmw: bool | None = None,
+    reading: str = "isa",
 ) -> Model:
     """The Model a .cat file defines (includes found beside it, then in
     `catdir`, then in `$HRF_CATDIR`), its `if "name"` instructions decided
@@ -618,7 +621,12 @@ def load(
     say (on unless `withoutcaswriteback`). `single_rmw` reads the file over
     herd's single-event RMWs (`SingleEventRmw`) or not; where not given,
     the file says by its use: it takes `rmw` as a set, or intersects R with
-    W (herd's RMW is in both)."""
+    W (herd's RMW is in both). `reading` says how the events of Dat3M's
+    PTX tests are tagged for a file whose title starts `PTX`: "isa" as
+    the PTX ISA says (fence.sc is also in ACQ_REL, a failing atom.cas
+    writes nothing), "dartagnan" as Dartagnan's front end does (fence.sc
+    in SC alone; a failing atom.cas writes the old value back, unless
+    `cas_writeback` says otherwise)."""
     from ..errors import check_names
     from ..litmus import resolve
 
@@ -626,7 +634,11 @@ def load(
     path = os.fspath(resolve(path))  # litmus/cat/... : the copy shipped with hrf where there is none here
     text = _read_cat(path, lambda msg: DefinitionError(msg, path))
     dirs = list(catdir or []) + [d for d in os.environ.get("HRF_CATDIR", "").split(os.pathsep) if d]
-    return _compile(path, text, dirs, variants, cas_writeback, single_rmw, confined=False)
+    if reading not in READINGS:
+        raise InvalidArgument(f"reading must be one of {', '.join(READINGS)}, not {reading!r}")
+    if reading == "dartagnan" and cas_writeback is None:
+        cas_writeback = True
+    return _compile(path, text, dirs, variants, cas_writeback, single_rmw, confined=False, reading=reading)
 
 
 def load_text(text: str, variants=(), single_rmw: bool | None = None, *, confined: bool = True) -> Model:
@@ -641,9 +653,9 @@ def load_text(text: str, variants=(), single_rmw: bool | None = None, *, confine
     return _compile(None, text, [], variants, None, single_rmw, confined=confined)
 
 
-def _compile(path, text, dirs, variants, cas_writeback, single_rmw, confined: bool) -> Model:
+def _compile(path, text, dirs, variants, cas_writeback, single_rmw, confined: bool, reading: str = "isa") -> Model:
     cat = parse(text, path)
-    builtins = builtins_for(cat.arch)
+    builtins = builtins_for(cat.arch, reading)
     first = CatCompiler(path, text, dirs, builtins, variants, single_rmw=bool(single_rmw), confined=confined)
     model = first.compile(cat)
     single = first.single_events_used if single_rmw is None else single_rmw

@@ -104,9 +104,10 @@ class _Printer:
         m = self.model
         doc = " ".join(m.doc.split()).replace("*)", "* )") if m.doc else ""
         head = [f'"{m.name}"']
-        options = [
-            o for o, off in (("withoutthinair", not m.thin_air), ("withoutcaswriteback", not m.cas_writeback)) if off
-        ]
+        writeback = (
+            None if m.cas_writeback is None else ("withcaswriteback" if m.cas_writeback else "withoutcaswriteback")
+        )
+        options = [o for o in ("withoutthinair" if not m.thin_air else None, writeback) if o]
         if options:
             head.append(" ".join(options))
         if doc:

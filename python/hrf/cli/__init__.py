@@ -49,15 +49,21 @@ def main(argv=None) -> int:
         return 2
     a = p.parse_args(argv)
     # the .cat options of this command (reset, so one call's do not outlive it in a process)
-    from ..models import CAS_WRITEBACK, CATDIR, VARIANTS
+    from ..models import CAS_WRITEBACK, CATDIR, READING, VARIANTS
 
     for name in ("stdout", "stderr"):  # started with it closed: what would go there goes nowhere
         if getattr(sys, name) is None:
             setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - for the process's life
-    saved = CATDIR[:], VARIANTS[:], CAS_WRITEBACK[:]  # given back on return (main may run in a longer process)
+    saved = (
+        CATDIR[:],
+        VARIANTS[:],
+        CAS_WRITEBACK[:],
+        READING[:],
+    )  # given back on return (main may run in a longer process)
     CATDIR[:] = getattr(a, "catdir", None) or []
     VARIANTS[:] = [v for arg in getattr(a, "variant", None) or [] for v in arg.split(",") if v]
     CAS_WRITEBACK[:] = [a.cas_writeback == "on"] if getattr(a, "cas_writeback", None) else []
+    READING[:] = [a.reading] if getattr(a, "reading", None) else []
     if getattr(a, "writeback", 0) is None:
         a.writeback = ["fifo", "any"] if a.cmd == "soundness" else ["fifo"]
     try:
@@ -81,7 +87,7 @@ def main(argv=None) -> int:
         print(f"hrf: {e}", file=sys.stderr)
         return 1
     finally:
-        CATDIR[:], VARIANTS[:], CAS_WRITEBACK[:] = saved
+        CATDIR[:], VARIANTS[:], CAS_WRITEBACK[:], READING[:] = saved
 
 
 def _flushed(status: int) -> int:

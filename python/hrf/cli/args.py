@@ -200,5 +200,13 @@ def cat_options(sub) -> None:
             default=None,
             help="for a .cat model: whether a failing compare-exchange writes back the value it read "
             "(default: on unless the file says withoutcaswriteback; herd's OpenCL of 2015 does, "
-            "the RSP artifact's herd does not)",
+            "the RSP artifact's herd does not; PTX's atom.cas writes nothing unless on)",
+        )
+        sub.choices[verb].add_argument(
+            "--reading",
+            choices=["isa", "dartagnan"],
+            default=None,
+            help="for a .cat model of PTX: Dat3M's PTX tests tagged as the PTX ISA says (isa, the default: "
+            "fence.sc is also an acq_rel fence, a failing atom.cas writes nothing) or as Dartagnan's "
+            "front end does (dartagnan)",
         )

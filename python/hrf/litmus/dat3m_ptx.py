@@ -87,6 +87,9 @@ class PtxReader(Dat3mReader):
                 self.unsupported(f"{op}.{words[0]}: an atomic operation is relaxed, acquire, release or acq_rel", kt)
             tags = (ATOMS.get(op) or REDS[op],)
             if op in REDS:
+                # RED: a reduction is an atomic operation, not a read (the PTX
+                # ISA's operation types); models say what its read half may do
+                tags = (*tags, "RED")
                 if kind not in RMW:
                     self.fail_at(kt, f"unknown operation .{kind} ({', '.join(RMW)})")
                 loc = self.loc()
@@ -102,11 +105,11 @@ class PtxReader(Dat3mReader):
             self.comma()
             v = self.value()
             orders = RMW_ORDERS.get(sem or "")
-            if kind == "cas":  # always writes: the old value where the compare fails
+            if kind == "cas":  # writes only where the compare succeeds (the ISA; models choose: cas_writeback)
                 self.comma()
                 new = self.value()
                 rmw = A.Rmw(
-                    "cas_always", loc, new, sem or "rlx", scope, expected_value=v, line=line, tags=tags, orders=orders
+                    "cas_old", loc, new, sem or "rlx", scope, expected_value=v, line=line, tags=tags, orders=orders
                 )
             elif kind == "exch":
                 rmw = A.Rmw("exch", loc, v, sem or "rlx", scope, line=line, tags=tags, orders=orders)

@@ -26,8 +26,12 @@ _REGISTRY = {
     "ptx": "ptx",
     "ptx-6.0": "ptx_6_0",
     "ptx-7.5": "ptx_7_5",
+    "ptx-6.0-dat3m": "ptx_6_0_dat3m",
+    "ptx-7.5-dat3m": "ptx_7_5_dat3m",
     "vulkan": "vulkan",
     "vulkan-nochains": "vulkan_nochains",
+    "vulkan-dat3m": "vulkan_dat3m",
+    "vulkan-nochains-dat3m": "vulkan_nochains_dat3m",
 }
 
 
@@ -41,6 +45,9 @@ VARIANTS: list[str] = []
 # models, where the command line says (--cas-writeback): a choice of herd's
 # front end, not of the file (the RSP artifact's herd leaves it out).
 CAS_WRITEBACK: list[bool] = []
+# How a .cat model of PTX reads Dat3M's PTX tests, where the command line
+# says (--reading): "isa" (the default) or "dartagnan" (hrf.cat.load).
+READING: list[str] = []
 
 
 def names() -> list[str]:
@@ -55,7 +62,13 @@ def get(name) -> Model:
     if name not in _REGISTRY and str(name).endswith(".cat"):
         from ..cat import load as load_cat
 
-        return load_cat(name, CATDIR, VARIANTS, CAS_WRITEBACK[0] if CAS_WRITEBACK else None)
+        return load_cat(
+            name,
+            CATDIR,
+            VARIANTS,
+            CAS_WRITEBACK[0] if CAS_WRITEBACK else None,
+            reading=READING[0] if READING else "isa",
+        )
     if name not in _REGISTRY and is_path(name):
         return load(name, "MODEL", Model, "model", list(_REGISTRY))
     mod = _REGISTRY.get(name)

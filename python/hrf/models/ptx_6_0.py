@@ -12,9 +12,14 @@ program order. `co` is partial: PTX orders only the writes its axioms
 order ("co in PTX is not total"), so the core enumerates partial orders
 for PTX tests (docs/readings.md).
 
-As in Dartagnan's front end, `fence.sc` is tagged `sc` alone (not also
-acq_rel), and an RMW's halves are relaxed where the other half carries the
-order (litmus/dat3m_ptx.py).
+As the PTX ISA and [PTX19]'s Alloy model say, where Dartagnan's front
+end reads otherwise (docs/readings.md): `fence.sc` is also a release and an
+acquire fence (the Alloy model's FenceSC is a FenceAcqRel); a reduction
+(`red`) is an atomic operation but not a read, so it begins no acquire
+pattern, and `.acquire`/`.acq_rel` are no orders of it; a failing
+`atom.cas` writes nothing. `ptx-6.0-dat3m` keeps Dartagnan's readings, for
+comparison with its verdicts. An RMW's halves are relaxed where the other
+half carries the order (litmus/dat3m_ptx.py).
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from ..dsl import tag as t
 from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
 from .common import ACQ, ACQ_REL, REL, RLX, SC, dep, sr, sync_fence, syncbar
+
+RED = t("RED")  # both halves of a reduction (`red`)
 
 scta = same("wg")  # the same CTA
 GEN = t("GEN")  # the generic proxy; PTX 6.0 has no other
@@ -40,15 +47,46 @@ strong_operation = strong_write | strong_read | F
 ms1 = (po | po.inv) | (I(strong_operation) >> sr >> I(strong_operation))
 
 
-def supports(name: str, test: AST.Test) -> None:
+def supports(name: str, test: AST.Test, dartagnan: bool = False) -> None:
     if test.arch != "PTX":
         raise UnsupportedFeature(f"{name} reads Dat3M's PTX tests (header PTX); this is a {test.arch} test", test.path)
+    if dartagnan:
+        return
+    for th in test.threads:
+        for op in th.ops:
+            if isinstance(op, AST.Rmw) and "RED" in op.tags and op.order in ("acq", "acq_rel"):
+                order = "acquire" if op.order == "acq" else "acq_rel"
+                raise UnsupportedFeature(
+                    f"{th.name}: red.{order} is not PTX (the ISA gives red .relaxed and .release): "
+                    f"{name}-dat3m reads it as Dartagnan does",
+                    test.path,
+                    op.line,
+                )
 
 
-def generic_only(test: AST.Test) -> None:
+def release_fence(dartagnan: bool):
+    """The fences that begin a release pattern and end an acquire pattern:
+    fence.acq_rel, and fence.sc ([PTX19]'s Alloy model: FenceSC is a kind of
+    FenceAcqRel); Dartagnan's front end tags fence.sc SC alone."""
+    return F & ACQ_REL if dartagnan else F & (ACQ_REL | SC)
+
+
+def patterns(po_same, dartagnan: bool):
+    """[PTX19]'s release and acquire patterns, `po_same` the program order
+    of one (virtual) location. A reduction is no read of the ISA (its
+    operation types: "ld and atom, but not red"): it begins no acquire
+    pattern, where Dartagnan reads it as a read."""
+    fence = release_fence(dartagnan)
+    first_read = strong_read if dartagnan else strong_read - RED
+    release = (I(W & REL) >> po_same.opt >> I(strong_write)) | (I(fence) >> po >> I(strong_write))
+    acquire = (I(first_read) >> po_same.opt >> I(R & ACQ)) | (I(first_read) >> po >> I(fence))
+    return release, acquire
+
+
+def generic_only(name: str, dartagnan: bool, test: AST.Test) -> None:
     """PTX 6.0 has the generic proxy alone: an access through another
     proxy, a proxy fence or an alias is PTX 7.5's (ptx-7.5), refused by name."""
-    supports("ptx-6.0", test)
+    supports(name, test, dartagnan)
     for i in test.init:
         if i.alias_of is not None:
             raise UnsupportedFeature(f"ptx-6.0 has no aliases ({i.loc} aliases {i.alias_of}): use ptx-7.5", test.path)
@@ -63,16 +101,26 @@ def generic_only(test: AST.Test) -> None:
                 )
 
 
-def build() -> Model:
+def build(dartagnan: bool = False) -> Model:
+    """PTX 6.0's model as the ISA states it, or as Dartagnan reads it
+    (`dartagnan`: fence.sc no acq_rel fence, red a read, a failing atom.cas
+    writing the old value back)."""
+    name = "ptx-6.0-dat3m" if dartagnan else "ptx-6.0"
     ms2 = ((M * M) & loc) | (universal - (M * M))  # memory operations overlap completely
     morally_strong = (ms1 & ms2) - id_
     # the file's `let rec observation = (ms & rf) | (observation; rmw; observation)`, its least fixed point
     observation = (morally_strong & rf) >> (rmw >> (morally_strong & rf)).star
-    release_pattern = (I(W & REL) >> po_loc.opt >> I(strong_write)) | (I(F & ACQ_REL) >> po >> I(strong_write))
-    acquire_pattern = (I(strong_read) >> po_loc.opt >> I(R & ACQ)) | (I(strong_read) >> po >> I(F & ACQ_REL))
+    release_pattern, acquire_pattern = patterns(po_loc, dartagnan)
+    doc = __doc__ + ("\nThis is Dartagnan's reading (ptx-v6.0.cat as its front end tags events)." if dartagnan else "")
     # uniproc: a thread's accesses to a location are po-related, so morally
     # strong, and SC-per-location orders them with po-loc
-    model = Model("ptx-6.0", doc=__doc__, supports=generic_only, uniproc=True)
+    model = Model(
+        name,
+        doc=doc,
+        supports=lambda test: generic_only(name, dartagnan, test),
+        uniproc=True,
+        cas_writeback=True if dartagnan else None,
+    )
     fence_sc = sync_fence(model)
     sync = morally_strong & (release_pattern >> observation >> acquire_pattern)
     cause_base = po.opt >> ((sync | fence_sc | sync_barrier) >> po.opt).plus

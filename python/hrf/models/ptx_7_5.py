@@ -11,15 +11,18 @@ preserved across proxies only through proxy fences of the CTA
 (`fence.proxy.*`) and alias fences (`fence.proxy.alias`). The 7.5 file
 keeps no SC-per-location axiom, and its causality axiom is PTX 6.0's
 (`(rf | fr); cause`, the paper's and the ISA's form, not the Alloy
-model's `(rf | co | fr)?; cause`: the file's header says why).
+model's `(rf | co | fr)?; cause`: the file's header says why). Where
+the ISA and Dartagnan's front end differ (fence.sc an acq_rel fence too,
+`red` no read, a failing `atom.cas` no write), this model follows the ISA
+as `ptx-6.0` does; `ptx-7.5-dat3m` keeps Dartagnan's readings.
 """
 
 from __future__ import annotations
 
-from ..dsl import F, I, M, Model, R, W, id_, loc, po, rf, rmw, universal
+from ..dsl import F, I, M, Model, id_, loc, po, rf, rmw, universal
 from ..dsl import tag as t
-from .common import ACQ, ACQ_REL, REL, sync_fence, vloc
-from .ptx_6_0 import GEN, axioms, ms1, scta, strong_read, strong_write, supports, sync_barrier
+from .common import sync_fence, vloc
+from .ptx_6_0 import GEN, axioms, ms1, patterns, scta, supports, sync_barrier
 
 SUR, TEX, CON, ALIAS = t("SUR"), t("TEX"), t("CON"), t("ALIAS")
 same_proxy = (GEN * GEN) | (SUR * SUR) | (TEX * TEX) | (CON * CON)
@@ -28,9 +31,6 @@ po_vloc = po & vloc
 ms3 = ((M * M) & vloc) | (universal - (M * M))
 morally_strong = (ms1 & same_proxy & ms3) - id_
 observation = (morally_strong & rf) | rmw
-release_pattern = (I(W & REL) >> po_vloc.opt >> I(strong_write)) | (I(F & ACQ_REL) >> po >> I(strong_write))
-acquire_pattern = (I(strong_read) >> po_vloc.opt >> I(R & ACQ)) | (I(strong_read) >> po >> I(F & ACQ_REL))
-sync = morally_strong & (release_pattern >> observation.plus >> acquire_pattern)
 # a proxy fence and the accesses of its CTA through its proxy ([PTX22] proxy fences)
 proxy_fence_ops = I(F) >> (same_proxy & scta) >> I(M)
 
@@ -54,8 +54,19 @@ def proxy_preserved(cb):
     )
 
 
-def build() -> Model:
-    model = Model("ptx-7.5", doc=__doc__, supports=lambda test: supports("ptx-7.5", test))
+def build(dartagnan: bool = False) -> Model:
+    """PTX 7.5's model as the ISA states it, or as Dartagnan reads it
+    (`dartagnan`, as ptx_6_0.build)."""
+    name = "ptx-7.5-dat3m" if dartagnan else "ptx-7.5"
+    doc = __doc__ + ("\nThis is Dartagnan's reading (ptx-v7.5.cat as its front end tags events)." if dartagnan else "")
+    model = Model(
+        name,
+        doc=doc,
+        supports=lambda test: supports(name, test, dartagnan),
+        cas_writeback=True if dartagnan else None,
+    )
+    release_pattern, acquire_pattern = patterns(po_vloc, dartagnan)
+    sync = morally_strong & (release_pattern >> observation.plus >> acquire_pattern)
     fence_sc = sync_fence(model)
     cause_base = (po.opt >> ((sync | fence_sc | sync_barrier) >> po.opt).plus) | po
     cause = observation.opt >> proxy_preserved(cause_base)

@@ -1,6 +1,7 @@
 """The Vulkan memory model ([VK] appendix "Memory Model", its Alloy
-formalisation by Khronos; the form Dartagnan checks, Dat3M's vulkan.cat,
-with the correction it makes to from-read) over Dat3M's Vulkan tests.
+formalisation by Khronos; in the form Dartagnan checks, Dat3M's vulkan.cat,
+but with the specification's from-read as Khronos revised it in 2024)
+over Dat3M's Vulkan tests. `vulkan-dat3m` keeps vulkan.cat's from-read.
 
 Vulkan has no total order of all writes: atomics in each other's scope
 are mutually ordered (`asmo`, a part of co); plain accesses are ordered by
@@ -169,13 +170,18 @@ def supports(test: AST.Test) -> None:
 EVENTS = (M | F | CBAR | AVDEVICE | VISDEVICE) - IW  # what chains are made of
 
 
-def build(name: str, chains, doc: str) -> Model:
+def build(name: str, chains, doc: str, dat3m_fr: bool = False) -> Model:
     locord = location_order(chains)
-    # from-read by location order, not by co: a read reads-before the writes
-    # location-ordered after the write it reads (Dat3M's correction: the
-    # original Alloy definition forbids CoWW-RR), after it in asmo, and
-    # every other write of its location if it reads the initial write
-    fr_vk = ((rf & locord).inv >> ((W * W) & locord)) | (rf.inv >> asmo) | ((I(IW) >> rf).inv >> ((loc >> I(W)) - id_))
+    # [VK] "From-reads": a read reads a value written earlier than the write
+    # in its scoped modification order or location order, or reads the
+    # initial value and the write is any write of its location (Khronos'
+    # Alloy model since its 2024 revision: ~rf . ((W -> W) & locord)).
+    # Dat3M's vulkan.cat (`dat3m_fr`) takes the locord case only where the
+    # read is itself location-ordered after the write it reads: it allows
+    # non-atomic reads of a racy location that the specification forbids
+    # (Khronos' noncohcoww, Dat3M's CoWW-RR)
+    reads = (rf & locord).inv if dat3m_fr else rf.inv
+    fr_vk = (reads >> ((W * W) & locord)) | (rf.inv >> asmo) | ((I(IW) >> rf).inv >> ((loc >> I(W)) - id_))
     # no axiom forbids a cycle of dependencies through rf: values out of thin air are the model's (Dat3M's OOTA test)
     model = Model(name, doc=doc, supports=supports, thin_air=True)
     model.show("hb", hb)
@@ -195,5 +201,9 @@ MODEL_NOCHAINS = build(
     "vulkan-nochains",
     I(EVENTS),
     "The Vulkan memory model with availability and visibility chains of one "
-    "operation only (Dat3M's vulkan-nochains.cat); see `vulkan`.",
+    "operation only (Dat3M's vulkan-nochains.cat, with the specification's "
+    "from-read); see `vulkan`.",
 )
+_DAT3M = " Dartagnan's reading: from-read as Dat3M's vulkan.cat defines it (docs/readings.md)."
+MODEL_DAT3M = build("vulkan-dat3m", EVENTS * EVENTS, __doc__ + _DAT3M, dat3m_fr=True)
+MODEL_NOCHAINS_DAT3M = build("vulkan-nochains-dat3m", I(EVENTS), MODEL_NOCHAINS.doc + _DAT3M, dat3m_fr=True)

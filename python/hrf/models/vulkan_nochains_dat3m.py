@@ -1,0 +1,6 @@
+"""vulkan-nochains-dat3m: `vulkan-nochains` with from-read as Dat3M's vulkan.cat
+defines it (`vulkan.py`, MODEL_NOCHAINS_DAT3M; docs/readings.md)."""
+
+from .vulkan import MODEL_NOCHAINS_DAT3M as MODEL
+
+__all__ = ["MODEL"]
