@@ -1,5 +1,9 @@
+import os
+import shutil
 import signal
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "litmus"
@@ -10,6 +14,23 @@ CORPUS = ROOT / "litmus"
 # disposition back (a Python handler here is the default after exec).
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def have_dot() -> bool:
+    """Whether Graphviz's `dot` is on PATH. Where HRF_REQUIRE_DOT is set
+    (.ci/run installs Graphviz) its absence fails the test instead: a test
+    that should draw must not skip there."""
+    if shutil.which("dot") is not None:
+        return True
+    if os.environ.get("HRF_REQUIRE_DOT"):
+        pytest.fail("HRF_REQUIRE_DOT is set, but Graphviz's dot is not on PATH", pytrace=False)
+    return False
+
+
+def require_dot() -> None:
+    """Skip the calling test without Graphviz's `dot` (see have_dot)."""
+    if not have_dot():
+        pytest.skip("Graphviz's dot is not on PATH (Debian: apt install graphviz)")
 
 
 def many_writes(threads, stores, loads, observe=True):

@@ -5,7 +5,7 @@ import json
 import pytest
 
 import hrf
-from conftest import CORPUS
+from conftest import CORPUS, have_dot
 
 FIG5 = CORPUS / "hrf" / "hrf14-fig5-diff-wg.litmus"
 
@@ -169,7 +169,6 @@ def test_check_many_results_keep_their_test_and_compile_it_again_on_first_use():
 
 
 def test_results_have_a_short_repr_and_draw_themselves_in_notebooks():
-    import shutil
 
     r = hrf.check(CORPUS / "hrf" / "hrf14-fig6.litmus", "hrf-direct")
     assert repr(r) == "<Result hrf14-fig6 under hrf-direct: Ok (Always 9/9), racy, 1 outcome, 9 candidates>"
@@ -177,7 +176,7 @@ def test_results_have_a_short_repr_and_draw_themselves_in_notebooks():
     assert repr(m).startswith("<MachineResult corrupt-MP-rsp-old (writeback=fifo): Ok, 4 outcomes, ")
     s = hrf.soundness(CORPUS / "rsp" / "corrupt-mp.litmus", "rsp-old")
     assert "UNSOUND" in repr(s) and len(repr(s)) < 200
-    if shutil.which("dot") is None:
+    if not have_dot():
         assert r._repr_svg_() is None  # the notebook falls back to the repr
         return
     for x in (r, m, s, s.counterexamples[0]):

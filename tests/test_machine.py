@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import hrf
+from conftest import have_dot
 from hrf.machine import explore, parse_machine, parse_machine_file
 from hrf.mappings import compile_scheme
 
@@ -251,8 +252,6 @@ def test_cli_explore_json(capsys):
 
 
 def test_cli_draws_machine_traces(tmp_path, capsys):
-    import os
-    import shutil
 
     from hrf.cli import main
 
@@ -269,8 +268,7 @@ def test_cli_draws_machine_traces(tmp_path, capsys):
     assert main(["soundness", str(rsp), "--scheme", "rsp-new", "--writeback", "fifo", "--graph", str(none)]) == 0
     assert "no counterexample, nothing drawn" in capsys.readouterr().err and not none.exists()
     svg = tmp_path / "cex.svg"
-    if shutil.which("dot") is None:
-        assert os.environ.get("CI") != "true", ".ci/run installs graphviz"
+    if not have_dot():
         assert main(["soundness", str(rsp), "--scheme", "rsp-old", "--writeback", "fifo", "--graph", str(svg)]) == 1
         assert "Graphviz" in capsys.readouterr().err
         return

@@ -255,9 +255,15 @@ def _soundness(payload: dict, lim: ServeLimits) -> dict:
         max_seconds=lim.seconds,
         workers=1,
     )
-    svg = dot_output(s.to_dot(), "svg").decode() if s.counterexamples else None
+    svg = svg_error = None
+    if s.counterexamples:
+        try:  # the verdict stands without its picture (no Graphviz here)
+            svg = dot_output(s.to_dot(), "svg").decode()
+        except HrfError as e:
+            svg_error = str(e)
     return {
         "verdict": {True: "sound", False: "unsound", None: "not decided"}[s.sound],
         "text": s.to_text(),
         "svg": svg,
+        "svg_error": svg_error,
     }

@@ -241,6 +241,7 @@ async function soundness() {
   const s = await post("/api/soundness", { test: $("test").value, scheme: $("scheme").value, unroll: Number($("unroll").value) || 0 });
   if (!s.ok) { $("sound-out").replaceChildren(el("div", { class: "error" }, `${s.error.kind}: ${s.error.message}`)); return; }
   $("sound-out").replaceChildren(el("strong", { class: "sound-verdict" }, s.verdict), el("pre", {}, s.text));
+  if (s.svg_error) $("sound-out").append(el("div", { class: "note" }, `no picture: ${s.svg_error}`));
   if (s.svg) {
     $("sound-trace").src = URL.createObjectURL(new Blob([s.svg], { type: "image/svg+xml" }));
     $("sound-trace").hidden = false;
