@@ -8,7 +8,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuzz import MODELS, corpus, is_bug, judge, mutate
+from fuzz import DIALECT_MODELS, MODELS, ROOT, corpus, is_bug, judge, mutate
 
 TEXTS = corpus()
 
@@ -21,6 +21,26 @@ def test_the_corpus_is_there():
 @given(st.integers(0, len(TEXTS) - 1), st.lists(st.integers(0, 2**32), min_size=1, max_size=3), st.sampled_from(MODELS))
 def test_mutated_tests_end_in_a_result_or_an_hrf_error(i, seeds, model):
     data = TEXTS[i]
+    for s in seeds:
+        data = mutate(data, random.Random(s))
+    cls, detail = judge(data, model)
+    assert not is_bug(cls), (cls, detail, data[:2000])
+
+
+# Dat3M's dialects as hrf reads them: PTX with the forms kernels write
+# (volatile, membar, clusters, the ISA's barriers, inc/dec/min/max) and
+# Vulkan, mutated and run under their models
+DIALECTS = [t for t in corpus(ROOT / "litmus" / "ptx7") + corpus(ROOT / "litmus" / "vulkan")]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(0, len(DIALECTS) - 1),
+    st.lists(st.integers(0, 2**32), min_size=1, max_size=3),
+    st.sampled_from(DIALECT_MODELS),
+)
+def test_mutated_dialect_tests_end_in_a_result_or_an_hrf_error(i, seeds, model):
+    data = DIALECTS[i]
     for s in seeds:
         data = mutate(data, random.Random(s))
     cls, detail = judge(data, model)

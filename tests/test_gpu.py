@@ -273,6 +273,9 @@ def _checked(test, sass):
         (LITMUS / "gpu" / "LB+rlx-gpu.litmus", "LB+rlx-gpu.sass"),
         (LITMUS / "ptx7" / "SpinMP.litmus", "SpinMP.sass"),
         (LITMUS / "ptx7" / "MP+rel-acq-gpu.litmus", "MP+rel-acq-gpu.sass"),
+        # the forms kernels write: volatile (STRONG.SYS), membar.gl (MEMBAR.SC.GPU),
+        # atom.inc/min/dec and red.max, .cluster accesses (STRONG.GPU on sm_90)
+        (LITMUS / "ptx7" / "MP+volatile+membar.gl.litmus", "MP+volatile+membar.gl.sass"),
         (LITMUS / "gpu15" / "MP+membar.gl.litmus", "mp+membar.gls.sass"),
         # ptxas 13.5 from NVIDIA's wheels: ld.ca is LDG.E.STRONG.SM on sm_90
         (LITMUS / "gpu15" / "mp-L1.litmus", "mp-L1.sass"),

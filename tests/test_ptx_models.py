@@ -260,3 +260,42 @@ def test_cat_files_tag_fence_sc_acq_rel_unless_read_as_dartagnan(tmp_path):
     assert len(hrf.check(both_sc, hrf.cat.load(path, reading="dartagnan")).outcomes) == 4
     with pytest.raises(hrf.InvalidArgument, match="reading must be one of isa, dartagnan"):
         hrf.cat.load(path, reading="herd")
+
+
+FENCE_SC_CTA_AFTER = """PTX MP+fence.sc.gpus+fence.sc.cta
+{
+x=0; y=0;
+P1:r0=0; P1:r1=0;
+}
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0        ;
+ st.weak x, 1         | ld.relaxed.gpu r0, y  ;
+ fence.sc.gpu         | fence.sc.gpu          ;
+ st.relaxed.gpu y, 1  | ld.weak r1, x         ;
+                      | fence.sc.cta          ;
+exists (P1:r0 == 1 /\\ P1:r1 == 1)
+"""
+
+
+def test_fence_sc_orders_morally_strong_fences_alone():
+    # Message passing's expected outcome (the flag read 1, then the data 1),
+    # with a fence.sc.cta at the end of P1. P0's fence.sc.gpu synchronises
+    # with P1's (release and acquire patterns, morally strong), and P1's
+    # fence.sc.cta follows in program order: P0's fence is in causality
+    # order before the CTA fence. The two are not morally strong (the CTA
+    # fence's scope leaves P0 out), so no Fence-SC order relates them, and
+    # [PTXISA]'s Fence-SC axiom, which speaks of morally strong pairs,
+    # asks nothing of them: the outcome is allowed (as without the last fence).
+    for model in ISA_MODELS:
+        r = hrf.check(FENCE_SC_CTA_AFTER, model)
+        assert r.complete and r.condition_holds is True, model
+        # the reference enumerator (no reductions) agrees
+        assert hrf.check(FENCE_SC_CTA_AFTER, model, reference=True).condition_holds is True
+    # Dat3M's ptx-v6.0.cat asks it of every pair of SC fences in causality
+    # order (`empty ([F & SC]; cause; [F & SC]) \ sync_fence`), which no
+    # Fence-SC order can hold here: every execution reading the flag is
+    # forbidden, and a fence at the end of a thread forbids what it saw
+    assert hrf.check(FENCE_SC_CTA_AFTER, "ptx-6.0-dat3m").condition_holds is False
+    # (ptx-v7.5.cat states its cause with the proxies: P1's fence.sc.cta is
+    # not in its proxy-preserved causality order after P0's fence, so the
+    # file's 7.5 gives the outcome)
+    assert hrf.check(FENCE_SC_CTA_AFTER, "ptx-7.5-dat3m").condition_holds is True

@@ -115,7 +115,24 @@ class ObservedLoc(TypedDict):
 Observed = ObservedReg | ObservedLoc
 
 # ---------------------------------------------------------------- the program IR
-RmwOp = Literal["add", "sub", "mul", "and", "or", "xor", "exch", "cas", "casold", "casalways"]
+RmwOp = Literal[
+    "add",
+    "sub",
+    "mul",
+    "and",
+    "or",
+    "xor",
+    "exch",
+    "cas",
+    "casold",
+    "casalways",
+    "min",
+    "max",
+    "umin",
+    "umax",
+    "inc",
+    "dec",
+]
 
 
 class _Location(TypedDict):

@@ -275,7 +275,7 @@ class _ProgramCompiler:
             and any(isinstance(s, A.Assign) and s.reg == op.loc for s in A.walk_stmts(t.body))
         }
         # Dat3M's `y aliases x`: y is another virtual name of x's memory
-        self.aliases = _aliases(test)
+        self.aliases, direct = _aliases(test)
         names = [l for l in test.all_locations() if l not in through]
         self.locations = [
             c
@@ -288,9 +288,15 @@ class _ProgramCompiler:
         # through it): its own, but for an alias through a proxy other than
         # the generic one, whose generic address is the location it aliases
         # (Dat3M's VirtualMemoryObject)
+        # (Dat3M's VirtualMemoryObject); through a chain of aliases, the
+        # virtual location of the first generic name on the way
         proxied = {i.loc for i in test.init if i.alias_of is not None and i.proxy != "generic"}
         index = {l: i for i, l in enumerate(dict.fromkeys(names))}
-        self.vloc_index = {l: index[self.aliases[l] if l in proxied else l] for l in index} if self.aliases else {}
+
+        def virtual(l: str) -> int:
+            return virtual(direct[l]) if l in proxied else index[l]
+
+        self.vloc_index = {l: virtual(l) for l in index} if self.aliases else {}
         # the names whose address a value may be: every location, and each array's name
         self.address_of = set(self.locations) | set(self.first_cell)
         self.addresses_used = False
@@ -526,21 +532,30 @@ class _ProgramCompiler:
         )
 
 
-def _aliases(test: A.Test) -> dict[str, str]:
+def _aliases(test: A.Test) -> tuple[dict[str, str], dict[str, str]]:
     """Each name declared an alias (`y aliases x`, Dat3M's Vulkan; `y @
-    proxy aliases x`, its PTX 7.5) -> the location it names. Chains and
-    cycles of aliases are refused by name."""
-    out = {i.loc: i.alias_of for i in test.init if i.alias_of is not None}
-    for i in test.init:
-        if i.alias_of is None:
-            continue
-        if i.alias_of in out or i.alias_of == i.loc:
-            raise UnsupportedFeature(
-                f"{i.loc} aliases {i.alias_of}, itself an alias: name the location it aliases",
-                test.path,
-                i.line,
-            )
-    return out
+    proxy aliases x`, its PTX 7.5) -> the location it names, following a
+    chain of aliases ([PTX22]'s synonyms: `s1 @ surface aliases y` where y
+    aliases x names x); and each one -> the name it aliases directly. A
+    cycle of aliases is refused by name."""
+    direct = {i.loc: i.alias_of for i in test.init if i.alias_of is not None}
+    lines = {i.loc: i.line for i in test.init}
+    out = {}
+    for name in direct:
+        seen, at = [name], direct[name]
+        while at in direct:
+            if at in seen:
+                raise UnsupportedFeature(
+                    f"{name} aliases {direct[name]}: a cycle of aliases ({' -> '.join([*seen, at])}) names no location",
+                    test.path,
+                    lines.get(name),
+                )
+            seen.append(at)
+            at = direct[at]
+        if at == name:
+            raise UnsupportedFeature(f"{name} aliases itself", test.path, lines.get(name))
+        out[name] = at
+    return out, direct
 
 
 def _prop_vars(p):

@@ -49,7 +49,14 @@ class Stuck:
 def location_values(test: A.Test) -> dict[str, frozenset | None] | None:
     """Each location's possible values (None: not known from constants
     alone); None for a test that writes through pointers or into arrays."""
-    alias = {i.loc: i.alias_of for i in test.init if i.alias_of is not None}
+    direct = {i.loc: i.alias_of for i in test.init if i.alias_of is not None}
+    alias = {}
+    for name, at in direct.items():  # the location a chain of aliases names (cycles: none)
+        seen = {name}
+        while at in direct and at not in seen:
+            seen.add(at)
+            at = direct[at]
+        alias[name] = at
     out: dict[str, set | None] = {}
     for i in test.init:
         if i.alias_of is None:

@@ -133,6 +133,18 @@ pub enum RmwOp {
     /// is the expected one, else the old value again (Dartagnan's reading
     /// of PTX `atom.cas`, `*a = (*a == b) ? c : *a`); returns the old value.
     CasAlways,
+    /// The smaller and the larger of the old value and the operand, signed
+    /// (PTX `atom.min.s32`, SPIR-V's OpAtomicSMin) ...
+    Min,
+    Max,
+    /// ... and unsigned (`atom.min.u32`, OpAtomicUMin): values compared as
+    /// unsigned 64-bit numbers.
+    Umin,
+    Umax,
+    /// PTX `atom.inc`: `old >= b ? 0 : old + 1`, and `atom.dec`:
+    /// `old == 0 || old > b ? b : old - 1`, comparisons unsigned.
+    Inc,
+    Dec,
 }
 
 impl RmwOp {
@@ -151,6 +163,12 @@ impl RmwOp {
             RmwOp::Exch => Some(operand),
             RmwOp::Cas | RmwOp::CasOld => (Some(old) == expected).then_some(operand),
             RmwOp::CasAlways => Some(if Some(old) == expected { operand } else { old }),
+            RmwOp::Min => Some(old.min(operand)),
+            RmwOp::Max => Some(old.max(operand)),
+            RmwOp::Umin => Some(if (old as u64) <= (operand as u64) { old } else { operand }),
+            RmwOp::Umax => Some(if (old as u64) >= (operand as u64) { old } else { operand }),
+            RmwOp::Inc => Some(if (old as u64) >= (operand as u64) { 0 } else { old.wrapping_add(1) }),
+            RmwOp::Dec => Some(if old == 0 || (old as u64) > (operand as u64) { operand } else { old.wrapping_sub(1) }),
         };
         let result = if self == RmwOp::Cas { new.is_some() as i64 } else { old };
         (new, result)
@@ -510,7 +528,15 @@ impl Program {
                     Instr::Store { loc, val, at, .. }
                     | Instr::Rmw {
                         loc,
-                        rmw: RmwOp::Exch | RmwOp::Cas | RmwOp::CasOld | RmwOp::CasAlways,
+                        rmw:
+                            RmwOp::Exch
+                            | RmwOp::Cas
+                            | RmwOp::CasOld
+                            | RmwOp::CasAlways
+                            | RmwOp::Min
+                            | RmwOp::Max
+                            | RmwOp::Umin
+                            | RmwOp::Umax,
                         val,
                         at,
                         ..
@@ -725,5 +751,26 @@ impl Program {
             return Err(Error::invalid("a quorum names a template out of range or outside its barrier"));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RmwOp;
+
+    #[test]
+    fn min_max_inc_dec_as_ptx_defines_them() {
+        // signed and unsigned: -1 is the smallest signed, the largest unsigned
+        assert_eq!(RmwOp::Min.apply(-1, 3, None), (Some(-1), -1));
+        assert_eq!(RmwOp::Umin.apply(-1, 3, None), (Some(3), -1));
+        assert_eq!(RmwOp::Max.apply(-1, 3, None), (Some(3), -1));
+        assert_eq!(RmwOp::Umax.apply(-1, 3, None), (Some(-1), -1));
+        // atom.inc: old >= b ? 0 : old + 1
+        assert_eq!(RmwOp::Inc.apply(2, 3, None), (Some(3), 2));
+        assert_eq!(RmwOp::Inc.apply(3, 3, None), (Some(0), 3));
+        // atom.dec: old == 0 || old > b ? b : old - 1
+        assert_eq!(RmwOp::Dec.apply(0, 3, None), (Some(3), 0));
+        assert_eq!(RmwOp::Dec.apply(5, 3, None), (Some(3), 5));
+        assert_eq!(RmwOp::Dec.apply(2, 3, None), (Some(1), 2));
     }
 }

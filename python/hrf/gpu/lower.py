@@ -37,11 +37,24 @@ class NotRunnable(UnsupportedFeature):
     """A test, or an instruction of one, that `hrf run` cannot put on a GPU."""
 
 
-SCOPE = {"wi": "cta", "sg": "cta", "wg": "cta", "dev": "gpu", "all": "sys", None: "gpu"}
+SCOPE = {"wi": "cta", "sg": "cta", "wg": "cta", "qf": "cluster", "dev": "gpu", "all": "sys", None: "gpu"}
 MEMBAR = {"wg": "cta", "dev": "gl", "all": "sys"}
 ARITH = {"+": "add.s32", "-": "sub.s32", "*": "mul.lo.s32", "&": "and.b32", "|": "or.b32", "^": "xor.b32"}
 COMPARE = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
-ATOM_OP = {"add": "add.u32", "sub": None, "and": "and.b32", "or": "or.b32", "xor": "xor.b32", "exch": "exch.b32"}
+ATOM_OP = {
+    "add": "add.u32",
+    "sub": None,
+    "and": "and.b32",
+    "or": "or.b32",
+    "xor": "xor.b32",
+    "exch": "exch.b32",
+    "min": "min.s32",
+    "max": "max.s32",
+    "umin": "min.u32",
+    "umax": "max.u32",
+    "inc": "inc.u32",
+    "dec": "dec.u32",
+}
 PROXY_TAGS = {"TEX", "SUR", "CON", "ALIAS"}
 
 
@@ -85,6 +98,11 @@ def check_runnable(test: A.Test) -> None:
             _refuse(f"{i.loc} aliases {i.alias_of}: aliases and proxies have no lowering", i.line)
         if i.size is not None:
             _refuse(f"{i.loc} is an array: arrays have no lowering yet", i.line)
+    ctas: dict = {}
+    for t in test.threads:
+        ctas.setdefault((t.dev, t.qf), set()).add(t.wg)
+    if test.arch == "PTX" and any(len(w) > 1 for w in ctas.values()):
+        _refuse("a cluster of several CTAs: hrf run launches no thread-block clusters yet")
     for t in test.threads:
         for p in t.params:
             if p.region == "local":
@@ -176,6 +194,8 @@ class _Emitter:
         if kind != "atom" and not op.atomic:
             return ["global"]  # a weak access
         order = op.order or "rlx"
+        if arch == "PTX" and getattr(op, "cache", None) == "volatile":  # ld.volatile / st.volatile, as written
+            return ["volatile", "global"]
         if arch == "PTX":
             sem = {"rlx": "relaxed", "acq": "acquire", "rel": "release", "acq_rel": "acq_rel"}.get(order)
             if sem is None:

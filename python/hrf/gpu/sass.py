@@ -67,9 +67,11 @@ def functions(listing: str) -> dict[str, list[Insn]]:
     return out
 
 
-# scopes as SASS writes them: on accesses (.STRONG.SM) and on MEMBAR (.CTA)
-_ACCESS_SCOPE = {"cta": "SM", "gpu": "GPU", "sys": "SYS", "gl": "GPU"}
-_MEMBAR_SCOPE = {"cta": "CTA", "gpu": "GPU", "sys": "SYS", "gl": "GPU"}
+# scopes as SASS writes them: on accesses (.STRONG.SM) and on MEMBAR (.CTA);
+# ptxas 13 compiles sm_90's .cluster scope to the GPU's (STG.E.STRONG.GPU,
+# MEMBAR.SC.GPU: tests/data/sass/ptx-forms.sass)
+_ACCESS_SCOPE = {"cta": "SM", "cluster": "GPU", "gpu": "GPU", "sys": "SYS", "gl": "GPU"}
+_MEMBAR_SCOPE = {"cta": "CTA", "cluster": "GPU", "gpu": "GPU", "sys": "SYS", "gl": "GPU"}
 # [GPU15]'s cache operators that make an access strong, as ptxas 13 compiles them for sm_90: .ca
 # and .wb at the SM (LDG.E.STRONG.SM, STG.E.STRONG.SM), .cg at the GPU's L2, .cv, .wt and volatile at
 # system scope; .cs and .lu stay weak (LDG.E.EF, LDG.E.LU; tests/data/sass/cache-operators.sass)

@@ -132,6 +132,8 @@ class Dat3mReader(TokenReader):
             self.fail("'aliases'")
         self.i += 1
         other = self.name("a location")
+        if other not in {i.loc for i in inits}:
+            self.defer(ParseFailure(f"{loc} aliases {other}, which is not declared before it", w[2], w[3]))
         if proxy is not None and proxy not in ("generic", "constant", "texture", "surface"):
             self.defer(ParseFailure(f"unknown proxy {proxy!r} (generic, constant, texture, surface)", w[2], w[3]))
         inits.append(A.Init(loc, 0, line=t[2], alias_of=other, proxy=proxy or "generic"))
@@ -285,9 +287,10 @@ class Dat3mReader(TokenReader):
         return t[1]
 
     def label(self) -> str:
+        """A label: any name but a register's (`LC00`, `loop`, `L1`, `$Lt_0`)."""
         t = self.peek()
-        if t[0] != "name" or not re.fullmatch(r"LC[0-9]+", t[1]):
-            self.fail("a label (LC00, ...)")
+        if t[0] != "name" or re.fullmatch(r"r[0-9]+", t[1]):
+            self.fail("a label (LC00, loop, ...)")
         self.i += 1
         return t[1]
 
@@ -383,6 +386,23 @@ class Dat3mReader(TokenReader):
         return A.PCompare(op, left, right)
 
 
+def _init_block(text: str, start: int) -> int:
+    """Where the init block's `{` is, after the header line: the first `{`
+    outside the doc strings ("...") between them, or -1."""
+    k = start
+    while k < len(text):
+        c = text[k]
+        if c == "{":
+            return k
+        if c == '"':
+            end = text.find('"', k + 1)
+            if end < 0:
+                return text.find("{", k + 1)  # an unclosed string: the first brace after it
+            k = end
+        k += 1
+    return -1
+
+
 def parse_dat3m(reader_class, text: str, path: str | None) -> A.Test:
     """A test of a Dat3M dialect, read by `reader_class`."""
     text = blank_comments(text, c_bodies=False)  # (* ... *)
@@ -391,8 +411,9 @@ def parse_dat3m(reader_class, text: str, path: str | None) -> A.Test:
     header = lines[0].split(None, 1) if lines else []
     # after the header line, whose name may hold any character, and the doc
     # strings before the init block, which Dartagnan skips whatever they hold
+    # (a `{` inside a quoted one included)
     start = text.find("\n") + 1 if "\n" in text else len(text)
-    brace = text.find("{", start)
+    brace = _init_block(text, start)
     first = brace if brace >= 0 else start
     line = text.count("\n", 0, first) + 1
     try:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from ..errors import UnsupportedFeature
 from . import ast as A
 
-PTX_SCOPE = {"wg": "cta", "dev": "gpu", "all": "sys"}
+PTX_SCOPE = {"wg": "cta", "qf": "cluster", "dev": "gpu", "all": "sys"}
 VK_SCOPE = {"sg": "sg", "wg": "wg", "qf": "qf", "dev": "dv"}
 PTX_ORDER = {"rlx": "relaxed", "acq": "acquire", "rel": "release"}
 
@@ -182,9 +182,18 @@ def to_dat3m(t: A.Test, dialect: str) -> str:
     labels: list[str] = []
     columns = [_cells(th.body, dialect, labels) for th in t.threads]
     heads = []
+    # PTX clusters are written where one holds several CTAs (each CTA is
+    # alone in its cluster otherwise: litmus/dat3m_ptx.py)
+    ctas: dict = {}
+    for th in t.threads:
+        ctas.setdefault((th.dev or 0, th.qf), set()).add(th.wg or 0)
+    clusters = dialect == "PTX" and any(q is not None and len(w) > 1 for (_, q), w in ctas.items())
     for k, th in enumerate(t.threads):
         dev, wg = th.dev or 0, th.wg or 0
-        heads.append(f"P{k}@cta {wg},gpu {dev}" if dialect == "PTX" else f"P{k}@sg {k}, wg {wg}, qf {dev}")
+        if dialect != "PTX":
+            heads.append(f"P{k}@sg {k}, wg {wg}, qf {dev}")
+        else:
+            heads.append(f"P{k}@cta {wg},cluster {th.qf},gpu {dev}" if clusters else f"P{k}@cta {wg},gpu {dev}")
     rows = [heads] + [[c[i] if i < len(c) else "" for c in columns] for i in range(max(map(len, columns), default=0))]
     widths = [max(len(r[j]) for r in rows) for j in range(len(heads))]
     body = [" " + " | ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)) + " ;" for r in rows]

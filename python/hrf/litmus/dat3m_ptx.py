@@ -1,39 +1,74 @@
-"""Dat3M's PTX dialect (header `PTX`): the PTX ISA 6.0 and 7.5 memory
-model's litmus tests as Dartagnan reads them, on the layout of `dat3m.py`.
-hrf's reader of [GPU15]'s older syntax (`GPU_PTX`) is `ptx.py`.
+"""Dat3M's PTX dialect (header `PTX`): the PTX ISA's memory model's litmus
+tests as Dartagnan reads them, on the layout of `dat3m.py`, and the forms
+of the PTX ISA that real kernels and compilers write. hrf's reader of
+[GPU15]'s older syntax (`GPU_PTX`) is `ptx.py`.
 
-    head    := 'cta' n ',' 'gpu' n
-    cell    := (st | sust) '.' sem ('.' scope)? loc ',' v
-             | (ld | tld | suld | cold) '.' sem ('.' scope)? reg ',' loc  |  ld reg ',' v
+    head    := 'cta' n (',' 'cluster' n)? ',' 'gpu' n
+    cell    := (st | sust) qual* loc ',' v
+             | (ld | tld | suld | cold) qual* reg ',' loc  |  ld reg ',' v
              | (add | sub | mul | div) reg ',' v ',' v
-             | (atom | suatom) '.' sem '.' scope '.' op reg ',' loc ',' v (',' v)?   (op: cas takes two)
-             | (red | sured) '.' sem '.' scope '.' op loc ',' v
-             | fence '.' (sc | acq_rel) '.' scope | fence '.proxy.' (proxy | alias)
-             | bar '.cta.' (sync | arrive) n (',' v (',' v)?)?
+             | (atom | suatom) qual* '.' op reg ',' loc ',' v (',' v)?   (cas takes two)
+             | (red | sured) qual* '.' op loc ',' v
+             | fence ('.' (sc | acq_rel))? '.' scope | fence '.proxy.' (proxy | alias)
+             | membar '.' (cta | gl | sys)
+             | bar '.cta.' (sync | arrive) n (',' v (',' v)?)?          (Dat3M's operands)
+             | (bar | barrier) ('.cta')? '.' (sync | arrive) ('.aligned')? a (',' b)?   (the ISA's)
              | (beq | bne | blt | ble | bgt | bge) v ',' v ',' label | goto label | label ':'
-    sem     := weak | relaxed | acquire | release | acq_rel | sc      scope := cta | gpu | sys
+    qual    := '.' (sem | scope | 'global' | type)        (any order, each at most once)
+    sem     := weak | relaxed | acquire | release | acq_rel | volatile
+    scope   := cta | cluster | gpu | sys      type := (b | u | s) (8 | 16 | 32 | 64)
+    op      := add | sub | mul | and | or | xor | min | max | inc | dec | exch | cas
+    loc     := name | '[' name ']'
 
-Meanings (as Dartagnan gives them): `.weak` accesses are plain (no order,
-no scope); `.relaxed`, `.acquire`, `.release` are atomic with the PTX
-scope (cta -> hrf's wg, gpu -> dev, sys -> all); the proxy of an access
-(generic, texture, surface, constant) is an event tag; `bar.cta.sync n`
-is the control barrier n of the thread's CTA.
+Meanings, as the PTX ISA gives them: an access with no order is weak (no
+scope); `.volatile` is relaxed at system scope; `.relaxed`, `.acquire`,
+`.release` are strong with their scope (cta -> hrf's wg, cluster -> qf,
+the level between CTA and GPU, gpu -> dev, sys -> all). `atom` and `red`
+without an order are relaxed, without a scope at GPU scope; `min`/`max`
+compare signed values unless the type is unsigned (`.u32`, `.u64`);
+`inc`/`dec` are the ISA's wrapping counters. `membar.cta/gl/sys` is
+`fence.sc` at CTA, GPU or system scope; `fence.<scope>` is
+`fence.acq_rel.<scope>`. The proxy of an access (generic, texture,
+surface, constant) is an event tag; a reduction's events carry `RED` (it
+is no read: the models say what that means). `bar.cta.sync n` is the
+control barrier n of the thread's CTA with Dat3M's operands (a barrier
+resource and a thread count after the number); `bar.sync a, b` and
+`barrier.sync a, b` are the ISA's (the barrier resource a, the thread
+count b). A thread with no `cluster` in its head is alone in its
+cluster with its CTA (the ISA: a CTA launched without clusters is a
+cluster of one), unless no thread names one and the test uses no
+`.cluster` scope. Forms the ISA gives but hrf does not model (other state
+spaces, floating-point types, `bar.red`, warp barriers, cache hints) are
+refused by name.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 from . import ast as A
 from .dat3m import Dat3mReader, parse_dat3m
+from .reader import END
+from .toolkit import ParseFailure
 
-SCOPE = {"cta": "wg", "gpu": "dev", "sys": "all"}
+SCOPE = {"cta": "wg", "cluster": "qf", "gpu": "dev", "sys": "all"}
 SEM = {"weak": None, "relaxed": "rlx", "acquire": "acq", "release": "rel", "acq_rel": "acq_rel", "sc": "sc"}
+# the read-modify-write operations, as hrf's RMWs (min and max: signed; unsigned below)
 RMW = {"add": "add", "sub": "sub", "mul": "mul", "and": "and", "or": "or", "xor": "xor"}
+RMW_PTX = {**RMW, "min": "min", "max": "max", "inc": "inc", "dec": "dec"}
+UNSIGNED = {"min": "umin", "max": "umax"}
+TYPE = re.compile(r"[bus](8|16|32|64)")
 # the instruction names of each kind, with the proxy each one accesses memory through
 LOADS = {"ld": "GEN", "tld": "TEX", "suld": "SUR", "cold": "CON"}
 STORES = {"st": "GEN", "sust": "SUR"}
 ATOMS = {"atom": "GEN", "suatom": "SUR"}
 REDS = {"red": "GEN", "sured": "SUR"}
 PROXIES = {"generic": "GEN", "constant": "CON", "texture": "TEX", "surface": "SUR"}
+MEMBAR = {"cta": "wg", "gl": "dev", "sys": "all"}
+# the ISA's other state spaces, floating-point types and qualifiers hrf does not model
+SPACES = ("shared", "local", "const", "param", "tex")
+HINTS = ("ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "mmio", "L1", "L2", "v2", "v4", "v8")
 # An RMW's read and write orders (Dartagnan's Tag.PTX.loadMO / storeMO: relaxed
 # halves stay strong, so that the two halves are morally strong)
 RMW_ORDERS = {"rlx": ("rlx", "rlx"), "acq": ("acq", "rlx"), "rel": ("rlx", "rel"), "acq_rel": ("acq", "rel")}
@@ -43,125 +78,233 @@ class PtxReader(Dat3mReader):
     ARCH = "PTX"
 
     def head(self) -> dict:
-        """`cta 0, gpu 0`."""
+        """`cta 0, gpu 0` or `cta 0, cluster 0, gpu 0`."""
         if not self.at_word("cta"):
             self.fail("'cta'")
         self.i += 1
         cta = self.number(self.expect("int", "a CTA number"))
         self.comma()
+        out = {"wg": cta}
+        if self.at_word("cluster"):
+            self.i += 1
+            out["qf"] = self.number(self.expect("int", "a cluster number"))
+            self.comma()
         if not self.at_word("gpu"):
-            self.fail("'gpu'")
+            self.fail("'gpu'" if "qf" in out else "'cluster' or 'gpu'")
         self.i += 1
-        gpu = self.number(self.expect("int", "a GPU number"))
-        return {"wg": cta, "dev": gpu}
+        out["dev"] = self.number(self.expect("int", "a GPU number"))
+        return out
+
+    def finish(self, test: A.Test) -> A.Test:
+        """Clusters: where no thread names one, each CTA is a cluster of its
+        own (the ISA's CTAs launched without clusters), so that `.cluster`
+        is the CTA's scope there; a test naming them for some threads
+        alone is refused."""
+        named = [t.qf is not None for t in test.threads]
+        if any(named) and not all(named):
+            t = test.threads[named.index(False)]
+            msg = f"{t.name} names no cluster, where other threads do (cta n, cluster m, gpu k)"
+            self.defer(ParseFailure(msg, t.line, 1))
+        elif not any(named):
+            ctas: dict = {}
+            threads = tuple(A.with_fields(t, qf=ctas.setdefault((t.dev, t.wg), len(ctas))) for t in test.threads)
+            test = dataclasses.replace(test, threads=threads)
+        return super().finish(test)
 
     def instruction(self):
         stmt, op, t = self.control()
         if stmt is not None:
             return stmt
         line = self.line
-        if op == "ld" and self.peek()[0] != "mod":  # ld r0, 1: a register takes a value
+        if op == "ld" and self.peek()[0] != "mod" and self.is_move():  # ld r0, 1: a register takes a value
             dst = self.reg()
             self.comma()
             return A.Assign(dst, self.value(), line=line)
         ms = self.mods()
-        words = [m for m, _ in ms]
         if op in STORES or op in LOADS:
-            sem, scope = self.sem_scope(op, ms, t, memory=True)
+            q = self.qualifiers(op, ms, t, kinds=("sem", "scope", "space", "type"))
+            sem, scope = self.access_order(op, q, t)
             tags = (LOADS.get(op) or STORES[op],)
+            cache = "volatile" if q.get("sem", ("",))[0] == "volatile" else None  # kept for hrf run's lowering
             if op in STORES:
                 loc = self.loc()
                 self.comma()
                 v = self.value()
-                return A.Store(loc, v, sem is not None, sem, scope, line=line, tags=tags)
+                return A.Store(loc, v, sem is not None, sem, scope, line=line, tags=tags, cache=cache)
             dst = self.reg()
             self.comma()
             loc = self.loc()
-            return A.Assign(dst, A.Load(loc, sem is not None, sem, scope, line=line, tags=tags), line=line)
+            load = A.Load(loc, sem is not None, sem, scope, line=line, tags=tags, cache=cache)
+            return A.Assign(dst, load, line=line)
         if op in ATOMS or op in REDS:
-            if len(ms) != 3:
-                self.fail_at(t, f"{op} takes .sem.scope.operation (atom.acquire.gpu.add)")
-            sem, scope = self.sem_scope(op, ms[:2], t, memory=True)
-            kind, kt = ms[2]
-            if sem in (None, "sc"):
-                self.unsupported(f"{op}.{words[0]}: an atomic operation is relaxed, acquire, release or acq_rel", kt)
-            tags = (ATOMS.get(op) or REDS[op],)
-            if op in REDS:
-                # RED: a reduction is an atomic operation, not a read (the PTX
-                # ISA's operation types); models say what its read half may do
-                tags = (*tags, "RED")
-                if kind not in RMW:
-                    self.fail_at(kt, f"unknown operation .{kind} ({', '.join(RMW)})")
-                loc = self.loc()
-                self.comma()
-                v = self.value()
-                red = A.Rmw(
-                    RMW[kind], loc, v, sem or "rlx", scope, line=line, tags=tags, orders=RMW_ORDERS.get(sem or "")
+            return self.atomic(op, ms, t, line)
+        if op == "fence":
+            return self.fence(ms, t, line)
+        if op == "membar":
+            if len(ms) != 1 or ms[0][0] not in MEMBAR:
+                self.fail_at(ms[0][1] if ms else t, "membar.cta, membar.gl or membar.sys")
+            # the ISA: on sm_70 and later, membar is a synonym of fence.sc
+            return A.Fence((), "sc", MEMBAR[ms[0][0]], line=line, tags=("GEN",))
+        if op in ("bar", "barrier"):
+            return self.barrier(op, ms, t, line)
+        self.fail_at(t, "an instruction (ld, st, atom, red, fence, membar, bar, add, beq, goto, ...)")
+
+    def loc(self) -> str:
+        """A location, or the ISA's `[x]`."""
+        if self.accept("["):
+            name = super().loc()
+            self.expect("]", "']'")
+            return name
+        return super().loc()
+
+    def is_move(self) -> bool:
+        """`ld r0, 1` or `ld r0, r1` (Dat3M's move), not `ld r0, x` (a weak load)."""
+        t = self.peek(2)
+        return t[0] in ("int", "-") or (t[0] == "name" and re.fullmatch(r"r[0-9]+", t[1]) is not None)
+
+    def qualifiers(self, op: str, ms: list, t, kinds: tuple) -> dict:
+        """The qualifiers `.sem.scope.global.type` in any order -> {kind: (word, token)}."""
+        out: dict = {}
+        for word, tok in ms:
+            if word in SEM or word == "volatile":
+                kind = "sem"
+            elif word in SCOPE:
+                kind = "scope"
+            elif word == "global":
+                kind = "space"
+            elif TYPE.fullmatch(word):
+                kind = "type"
+            elif word in RMW_PTX or word in ("exch", "cas"):
+                kind = "op"
+            elif word in SPACES:
+                self.unsupported(
+                    f"{op}.{word}: hrf's PTX tests are in global memory alone (.{word} is not modelled)", tok
                 )
-                return A.ExprStmt(red, line=line)
-            dst = self.reg()
-            self.comma()
+                continue
+            elif word in HINTS or word.startswith("f") and word[1:].isdigit():
+                what = "floating-point values" if word.startswith("f") else "its cache and vector qualifiers"
+                self.unsupported(f"{op}.{word}: hrf does not model {what}", tok)
+                continue
+            elif "op" in kinds and (word, tok) == ms[-1]:
+                self.fail_at(tok, f"an operation; unknown operation .{word} ({', '.join([*RMW_PTX, 'exch', 'cas'])})")
+            else:
+                self.fail_at(tok, f"a qualifier of {op} ({', '.join(kinds)}); unknown qualifier .{word}")
+            if kind not in kinds:
+                self.fail_at(tok, f"{op} takes no .{word}")
+            if kind in out:
+                self.fail_at(tok, f"one {kind} ({op}.{out[kind][0]} already)")
+            out[kind] = (word, tok)
+        return out
+
+    def access_order(self, op: str, q: dict, t) -> tuple:
+        """(order, scope) of a load or store: weak with neither, relaxed at
+        system scope if volatile, else the order at its scope."""
+        word, tok = q.get("sem", ("weak", t))
+        scope = q.get("scope")
+        if word == "volatile":  # the ISA: ld.volatile / st.volatile are relaxed at system scope
+            if scope is not None:
+                self.fail_at(scope[1], f"a volatile {op} takes no scope")
+            return "rlx", "all"
+        sem = SEM[word]
+        if sem is None:
+            if scope is not None:
+                self.fail_at(scope[1], f"a weak {op} takes no scope")
+            return None, None
+        if scope is None:
+            self.fail("a scope (.cta, .cluster, .gpu, .sys)")
+        if op in LOADS and sem not in ("rlx", "acq"):
+            self.unsupported(f"{op}.{word}: a load is weak, relaxed or acquire", tok)
+        if op in STORES and sem not in ("rlx", "rel"):
+            self.unsupported(f"{op}.{word}: a store is weak, relaxed or release", tok)
+        return sem, SCOPE[scope[0]]
+
+    def atomic(self, op: str, ms: list, t, line: int):
+        """`atom{.sem}{.scope}{.global}.op{.type}` and `red` alike: relaxed
+        and at GPU scope where the instruction names neither (the ISA)."""
+        q = self.qualifiers(op, ms, t, kinds=("sem", "scope", "space", "op", "type"))
+        if "op" not in q:
+            self.fail_at(ms[-1][1] if ms else t, f"{op} takes an operation (.add, .cas, .min, ...)")
+        kind, kt = q["op"]
+        word, st = q.get("sem", ("relaxed", t))
+        sem = SEM.get(word)
+        if sem in (None, "sc"):
+            self.unsupported(f"{op}.{word}: an atomic operation is relaxed, acquire, release or acq_rel", st)
+        scope = SCOPE[q["scope"][0]] if "scope" in q else "dev"
+        typ = q.get("type", ("", t))[0]
+        if kind in ("min", "max", "inc", "dec") and typ.startswith("b"):
+            self.fail_at(q["type"][1], f"{op}.{kind} takes a signed or unsigned type (.s32, .u32, ...), not .{typ}")
+        rmw = UNSIGNED[kind] if kind in UNSIGNED and typ.startswith("u") else RMW_PTX.get(kind, kind)
+        tags = (ATOMS.get(op) or REDS[op],)
+        orders = RMW_ORDERS.get(sem or "")
+        if op in REDS:
+            if kind in ("exch", "cas"):
+                self.fail_at(kt, f"red has no .{kind} (the ISA: atom.{kind})")
+            # RED: a reduction is an atomic operation, not a read (the PTX
+            # ISA's operation types); models say what its read half may do
             loc = self.loc()
             self.comma()
             v = self.value()
-            orders = RMW_ORDERS.get(sem or "")
-            if kind == "cas":  # writes only where the compare succeeds (the ISA; models choose: cas_writeback)
-                self.comma()
-                new = self.value()
-                rmw = A.Rmw(
-                    "cas_old", loc, new, sem or "rlx", scope, expected_value=v, line=line, tags=tags, orders=orders
-                )
-            elif kind == "exch":
-                rmw = A.Rmw("exch", loc, v, sem or "rlx", scope, line=line, tags=tags, orders=orders)
-            elif kind in RMW:
-                rmw = A.Rmw(RMW[kind], loc, v, sem or "rlx", scope, line=line, tags=tags, orders=orders)
-            else:
-                self.fail_at(kt, f"unknown operation .{kind} (cas, exch, {', '.join(RMW)})")
-            return A.Assign(dst, rmw, line=line)
-        if op == "fence":
-            if words[:1] == ["proxy"]:
-                if len(ms) != 2 or words[1] not in (*PROXIES, "alias"):
-                    self.fail_at(t, "fence.proxy.generic, .constant, .texture, .surface or .alias")
-                tag = "ALIAS" if words[1] == "alias" else PROXIES[words[1]]
-                return A.Fence(("proxy",), "proxy", None, line=line, tags=(tag,))
-            if len(ms) != 2:
-                self.fail_at(t, "fence.sc.<scope> or fence.acq_rel.<scope>")
-            sem, scope = self.sem_scope(op, ms, t, memory=False)
-            if sem not in ("sc", "acq_rel"):
-                self.unsupported(f"fence.{words[0]}: a fence is sc or acq_rel", ms[0][1])
-            return A.Fence((), sem or "sc", scope, line=line, tags=("GEN",))
-        if op == "bar":
-            if words[:1] != ["cta"] or len(ms) != 2 or words[1] not in ("sync", "arrive"):
-                self.fail_at(t, "bar.cta.sync or bar.cta.arrive")
-            n, resource, quorum = self.barrier_operands()
-            return A.Barrier(
-                (),
-                n,
-                "wg",
-                line=line,
-                tags=("CBAR",),
-                resource=resource,
-                quorum=quorum,
-                arrive=words[1] == "arrive",
-            )
-        self.fail_at(t, "an instruction (ld, st, atom, red, fence, bar, add, beq, goto, ...)")
+            red = A.Rmw(rmw, loc, v, sem or "rlx", scope, line=line, tags=(*tags, "RED"), orders=orders)
+            return A.ExprStmt(red, line=line)
+        dst = self.reg()
+        self.comma()
+        loc = self.loc()
+        self.comma()
+        v = self.value()
+        if kind == "cas":  # writes only where the compare succeeds (the ISA; models choose: cas_writeback)
+            self.comma()
+            new = self.value()
+            out = A.Rmw("cas_old", loc, new, sem or "rlx", scope, expected_value=v, line=line, tags=tags, orders=orders)
+        else:
+            out = A.Rmw(rmw, loc, v, sem or "rlx", scope, line=line, tags=tags, orders=orders)
+        return A.Assign(dst, out, line=line)
 
-    def sem_scope(self, op: str, ms: list, t, memory: bool) -> tuple:
-        """(order, scope) of `.sem[.scope]`: weak takes no scope, the others one."""
-        if not ms or ms[0][0] not in SEM:
-            self.fail_at(ms[0][1] if ms else self.peek(), f"{op} takes .weak, .relaxed, .acquire, .release, ...")
-        sem = SEM[ms[0][0]]
-        if sem is None:
-            if len(ms) > 1:
-                self.fail_at(ms[1][1], f"a weak {op} takes no scope")
-            return None, None
-        if len(ms) != 2 or ms[1][0] not in SCOPE:
-            self.fail_at(ms[1][1] if len(ms) > 1 else self.peek(), "a scope (.cta, .gpu, .sys)")
-        if memory and op in LOADS and sem not in ("rlx", "acq"):
-            self.unsupported(f"{op}.{ms[0][0]}: a load is weak, relaxed or acquire", ms[0][1])
-        if memory and op in STORES and sem not in ("rlx", "rel"):
-            self.unsupported(f"{op}.{ms[0][0]}: a store is weak, relaxed or release", ms[0][1])
-        return sem, SCOPE[ms[1][0]]
+    def fence(self, ms: list, t, line: int):
+        words = [m for m, _ in ms]
+        if words[:1] == ["proxy"]:
+            if len(ms) != 2 or words[1] not in (*PROXIES, "alias"):
+                self.fail_at(t, "fence.proxy.generic, .constant, .texture, .surface or .alias")
+            tag = "ALIAS" if words[1] == "alias" else PROXIES[words[1]]
+            return A.Fence(("proxy",), "proxy", None, line=line, tags=(tag,))
+        if len(ms) == 1 and words[0] in SCOPE:  # the ISA: fence.scope is fence.acq_rel.scope
+            return A.Fence((), "acq_rel", SCOPE[words[0]], line=line, tags=("GEN",))
+        if len(ms) != 2 or words[1] not in SCOPE:
+            self.fail_at(
+                ms[-1][1] if ms else t, "fence.sc.<scope> or fence.acq_rel.<scope> (.cta, .cluster, .gpu, .sys)"
+            )
+        if words[0] not in ("sc", "acq_rel"):
+            self.unsupported(f"fence.{words[0]}: a fence is sc or acq_rel", ms[0][1])
+        return A.Fence((), words[0], SCOPE[words[1]], line=line, tags=("GEN",))
+
+    def barrier(self, op: str, ms: list, t, line: int):
+        words = [m for m, _ in ms]
+        if words[:1] == ["cta"]:
+            words = words[1:]
+            dat3m = op == "bar"
+        else:
+            dat3m = False
+        if words[-1:] == ["aligned"]:
+            words = words[:-1]
+        if words in (["warp", "sync"], ["red"]) or words[:1] == ["red"] or words[:1] == ["cluster"]:
+            what = {"warp": "a warp barrier", "red": "a barrier reduction", "cluster": "a cluster barrier"}[words[0]]
+            self.unsupported(f"{op}.{'.'.join(words)}: {what} is not modelled", t)
+            while self.peek()[0] not in ("|", ";", END):  # its operands, unread
+                self.i += 1
+            return A.Barrier((), "0", "wg", line=line, tags=("CBAR",))
+        if words not in (["sync"], ["arrive"]):
+            self.fail_at(t, f"{op}.sync or {op}.arrive ({op}.cta.sync, {op}.sync.aligned, ...)")
+        arrive = words[0] == "arrive"
+        if dat3m:  # Dat3M's operands: a number, then a barrier resource and a thread count
+            n, resource, quorum = self.barrier_operands()
+            return A.Barrier((), n, "wg", line=line, tags=("CBAR",), resource=resource, quorum=quorum, arrive=arrive)
+        # the ISA's: the barrier resource a (0-15), and the thread count b (required by arrive)
+        resource = self.value()
+        quorum = None
+        if self.accept(","):
+            quorum = self.value()
+        elif arrive:
+            self.fail(f"',' and a thread count ({op}.arrive a, b)")
+        return A.Barrier((), "isa", "wg", line=line, tags=("CBAR",), resource=resource, quorum=quorum, arrive=arrive)
 
 
 def parse_ptx_dat3m(text: str, path: str | None = None) -> A.Test:

@@ -15,6 +15,7 @@ of `dat3m.py` (with its `{ ssw P0 P1; }` block and `y aliases x`).
     scope   := .sg | .wg | .qf | .dv      sc := .sc0 .. .sc3      semsc := .semsc0 .. .semsc3
     mo      := .acq | .rel | .acq_rel     av-vis := '.semav'? '.semvis'? (as the order allows)
     op      := add | sub | mul | div | and | or | xor      (rmw without op: an exchange)
+             | min | max | smin | smax | umin | umax | cmpxchg  (cmpxchg reg ',' loc ',' comparator ',' v)
 
 Meanings, as Dartagnan's front end gives them (its event tags, which
 `vulkan.cat` names, become hrf's event tags): a plain access has its
@@ -40,6 +41,19 @@ MO = {"acq": "acq", "rel": "rel", "acq_rel": "acq_rel"}
 STORAGE = {f"sc{n}": f"SC{n}" for n in range(4)}
 SEMANTICS = {f"semsc{n}": f"SEMSC{n}" for n in range(4)}
 OPS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "and": "&", "or": "|", "xor": "^"}
+# SPIR-V's other atomic read-modify-writes: OpAtomicSMin/SMax (min, max
+# too), OpAtomicUMin/UMax, and OpAtomicCompareExchange (cmpxchg r0, x,
+# comparator, value: returns the old value, writes only where it equals
+# the comparator)
+RMW_MORE = {
+    "min": "min",
+    "max": "max",
+    "smin": "min",
+    "smax": "max",
+    "umin": "umin",
+    "umax": "umax",
+    "cmpxchg": "cas_old",
+}
 # An RMW's read and write orders (Dartagnan's Tag.Vulkan.loadMO / storeMO)
 RMW_ORDERS = {"rlx": ("rlx", "rlx"), "acq": ("acq", "rlx"), "rel": ("rlx", "rel"), "acq_rel": ("acq", "rel")}
 
@@ -141,7 +155,7 @@ class VulkanReader(Dat3mReader):
             self.fail_at(ms[0][1] if ms else self.peek(), "rmw.atom")
         ms = ms[1:]
         kind = "exch"
-        if ms and ms[-1][0] in OPS:
+        if ms and (ms[-1][0] in OPS or ms[-1][0] in RMW_MORE):
             kind = ms[-1][0]
             if kind == "div":
                 self.unsupported("rmw .div is not supported (hrf's RMWs have no division)", ms[-1][1])
@@ -157,8 +171,12 @@ class VulkanReader(Dat3mReader):
         loc = self.loc()
         self.comma()
         v = self.value()
+        expected = None
+        if kind == "cmpxchg":  # OpAtomicCompareExchange: the comparator, then the value
+            self.comma()
+            expected, v = v, self.value()
         rmw = A.Rmw(
-            "add" if kind == "div" else kind,  # (div is refused above)
+            "add" if kind == "div" else RMW_MORE.get(kind, kind),  # (div is refused above)
             loc,
             v,
             order,
@@ -167,6 +185,7 @@ class VulkanReader(Dat3mReader):
             tags=(sc, "NONPRIV"),
             orders=orders,
             half_tags=(read, write),
+            expected_value=expected,
         )
         return A.Assign(dst, rmw, line=line)
 

@@ -37,9 +37,16 @@ syncbar = (same_event_attr("bar") & (EF * XF)) | (
 
 # Dartagnan's same-scope (`sr`, its SameScope with no scope named): both
 # events scoped, each thread inside the other's scope instance (PTX's
-# morally strong pairs, [PTX19]'s "morally strong")
-SCOPED, DEV_UP = S_WG | S_DEV | S_ALL, S_DEV | S_ALL
-sr = ((SCOPED * SCOPED) & same_thread_attr("wg")) | ((DEV_UP * DEV_UP) & same_thread_attr("dev")) | (S_ALL * S_ALL)
+# morally strong pairs, [PTX19]'s "morally strong"). The level between
+# work group and device (`qf`) is PTX's cluster (sm_90's `.cluster` scope)
+S_QF = tag("qf")
+SCOPED, QF_UP, DEV_UP = S_WG | S_QF | S_DEV | S_ALL, S_QF | S_DEV | S_ALL, S_DEV | S_ALL
+sr = (
+    ((SCOPED * SCOPED) & same_thread_attr("wg"))
+    | ((QF_UP * QF_UP) & same_thread_attr("qf"))
+    | ((DEV_UP * DEV_UP) & same_thread_attr("dev"))
+    | (S_ALL * S_ALL)
+)
 
 
 def sync_fence(model):

@@ -125,19 +125,26 @@ def build(dartagnan: bool = False) -> Model:
     sync = morally_strong & (release_pattern >> observation >> acquire_pattern)
     cause_base = po.opt >> ((sync | fence_sc | sync_barrier) >> po.opt).plus
     cause = cause_base | (observation >> (cause_base | po_loc))
-    axioms(model, sync, cause, morally_strong, fence_sc)
+    axioms(model, sync, cause, morally_strong, fence_sc, dartagnan)
     model.acyclic((morally_strong & (rf | co_ | fr_)) | po_loc, "axiom-ScPerLocation")
     return model
 
 
-def axioms(model: Model, sync, cause, morally_strong, fence_sc) -> None:
+def axioms(model: Model, sync, cause, morally_strong, fence_sc, dartagnan: bool = False) -> None:
     """The axioms PTX 6.0 and 7.5 share, over each one's causality order
     and morally strong pairs ([PTX19]; the cat files' names)."""
     model.show("sync", sync)
     model.show("cause", cause)
     model.empty(((I(W) >> cause >> I(W)) & loc) - co_, "axiom-Coherence")
     model.empty(((I(W) >> morally_strong >> I(W)) & loc) - (co_ | co_.inv), "axiom-Coherence2")
-    model.empty((I(F & SC) >> cause >> I(F & SC)) - fence_sc, "axiom-FenceSC")
+    # [PTXISA] Fence-SC: "for a pair of morally strong fence.sc operations F1
+    # and F2, if F1 precedes F2 in causality order, then F1 must precede F2
+    # in Fence-SC order". The cat files require it of every pair of SC
+    # fences in causality order: one at CTA scope after another CTA's
+    # fence.sc.gpu, in no Fence-SC order with it, then forbids what its
+    # thread saw before it (docs/readings.md)
+    fences_in_cause = I(F & SC) >> cause >> I(F & SC)
+    model.empty((fences_in_cause if dartagnan else fences_in_cause & morally_strong) - fence_sc, "axiom-FenceSC")
     model.empty(((morally_strong & fr_) >> (morally_strong & co_)) & rmw, "axiom-Atomicity")
     model.acyclic(rf | dep, "axiom-NoThinAir")
     model.irreflexive((rf | fr_) >> cause, "axiom-Causality")

@@ -70,7 +70,7 @@ def build(dartagnan: bool = False) -> Model:
     fence_sc = sync_fence(model)
     cause_base = (po.opt >> ((sync | fence_sc | sync_barrier) >> po.opt).plus) | po
     cause = observation.opt >> proxy_preserved(cause_base)
-    axioms(model, sync, cause, morally_strong, fence_sc)
+    axioms(model, sync, cause, morally_strong, fence_sc, dartagnan)
     return model
 
 

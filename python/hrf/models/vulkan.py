@@ -27,12 +27,11 @@ from ..dsl import same_thread_attr as same
 from ..dsl import tag as t
 from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
-from .common import ACQ_REL, S_DEV, S_SG, S_WG, A, syncbar, vloc
+from .common import ACQ_REL, S_DEV, S_QF, S_SG, S_WG, A, syncbar, vloc
 
 ATOM = A
 ACQ = t("acq") | ACQ_REL  # an acq_rel operation acquires and releases ([VK]; Dat3M's VisitorVulkan)
 REL = t("rel") | ACQ_REL
-S_QF = t("qf")
 CBAR, AVDEVICE, VISDEVICE = t("CBAR"), t("AVDEVICE"), t("VISDEVICE")
 AV, VIS, SEMAV, SEMVIS = t("AV"), t("VIS"), t("SEMAV"), t("SEMVIS")
 PRIV = M - t("NONPRIV")  # private accesses: the complement of non-private ones

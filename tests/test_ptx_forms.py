@@ -1,0 +1,299 @@
+"""The PTX that real kernels and compilers write, read with the PTX ISA's
+meaning in hrf's PTX dialect (Dat3M's, extended): `.volatile`, `membar`,
+unqualified accesses, `atom`/`red` without order or scope, `atom.inc/dec/
+min/max` with their types, the `.cluster` scope, the ISA's barriers,
+chains of aliases, labels of any name, a `{` in a description; and
+SPIR-V's compare-exchange and min/max in the Vulkan dialect. Each verdict
+is derived next to its test from the ISA's definitions and [PTX19]'s
+axioms (as tests/test_ptx_models.py does)."""
+
+import pytest
+
+import hrf
+from hrf.litmus import ast as A
+
+MODELS = ["ptx-6.0", "ptx-7.5"]
+
+
+def ptx(rows: list[str], cond: str, heads: str = "P0@cta 0,gpu 0 | P1@cta 1,gpu 0", init: str = "x=0; y=0;") -> str:
+    body = "\n".join(f" {r} ;" for r in rows)
+    return f"PTX t\n{{\n{init}\nP0:r0=0; P0:r1=0; P1:r0=0; P1:r1=0;\n}}\n {heads} ;\n{body}\n{cond}\n"
+
+
+def ops(text: str) -> list:
+    return [op for th in hrf.parse(text).threads for op in th.ops]
+
+
+MP = "exists (P1:r0 == 1 /\\ P1:r1 == 0)"
+
+
+def mp(w: str, f0: str, r: str, f1: str, heads: str = "P0@cta 0,gpu 0 | P1@cta 1,gpu 0") -> str:
+    """Message passing: data x plain, flag y written by `w`, read by `r`, fences between."""
+    return ptx(
+        [f"st.weak x, 1 | {r} r0, y", f"{f0} | {f1}", f"{w} y, 1 | ld.weak r1, x"],
+        MP,
+        heads,
+    )
+
+
+def test_the_forms_read_with_the_isas_meanings():
+    got = ops(
+        ptx(
+            [
+                "ld.volatile r0, x | st.volatile y, 1",
+                "ld r1, y | st x, 2",
+                "membar.gl | membar.cta",
+                "fence.gpu | membar.sys",
+                "atom.add.u32 r0, x, 1 | red.add.global.u32 [y], 1",
+                "atom.global.relaxed.cluster.min.u32 r1, x, 1 | atom.acquire.sys.max.s64 r1, [y], 1",
+            ],
+            "exists (x == 0)",
+        )
+    )
+    kinds = [
+        (type(o).__name__, getattr(o, "order", None), getattr(o, "scope", None), getattr(o, "op", None)) for o in got
+    ]
+    assert kinds == [
+        ("Load", "rlx", "all", None),  # ld.volatile: relaxed at system scope (the ISA)
+        ("Load", None, None, None),  # ld: weak
+        ("Fence", "sc", "dev", None),  # membar.gl: fence.sc.gpu
+        ("Fence", "acq_rel", "dev", None),  # fence.gpu: fence.acq_rel.gpu
+        ("Rmw", "rlx", "dev", "add"),  # atom without order or scope: relaxed, GPU
+        ("Rmw", "rlx", "qf", "umin"),  # .cluster: the level between CTA and GPU; .u32: unsigned
+        ("Store", "rlx", "all", None),  # st.volatile
+        ("Store", None, None, None),  # st: weak
+        ("Fence", "sc", "wg", None),  # membar.cta
+        ("Fence", "sc", "all", None),  # membar.sys
+        ("Rmw", "rlx", "dev", "add"),  # red.add.global.u32 [y]
+        ("Rmw", "acq", "all", "max"),  # .s64: signed
+    ]
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_volatile_accesses_are_strong_at_system_scope(model):
+    # st.volatile / ld.volatile are relaxed.sys: strong, each in the other's
+    # (system) scope, so morally strong; with fence.acq_rel.gpu on both
+    # sides (in each other's GPU scope) the release pattern (fence; po;
+    # strong write) is observed by the acquire pattern (strong read; po;
+    # fence): sync; x=1 is in cause before P1's read of x, which taking 0
+    # would be fr before it: Causality forbids the outcome.
+    text = mp("st.volatile", "fence.acq_rel.gpu", "ld.volatile", "fence.acq_rel.gpu")
+    assert hrf.check(text, model).condition_holds is False
+    # unqualified ld/st are weak: no moral strength, no sync, allowed
+    weak = mp("st", "fence.acq_rel.gpu", "ld", "fence.acq_rel.gpu")
+    r = hrf.check(weak, model)
+    assert r.complete and r.condition_holds is True
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_membar_is_fence_sc_at_its_scope(model):
+    # membar.gl is fence.sc.gpu: also a release and an acquire fence, so MP
+    # with relaxed.gpu flag accesses is forbidden as with fence.sc.gpu
+    flag = ("st.relaxed.gpu", "ld.relaxed.gpu")
+    assert hrf.check(mp(flag[0], "membar.gl", flag[1], "membar.gl"), model).condition_holds is False
+    # membar.cta is fence.sc.cta: the two fences, in two CTAs, are not in
+    # each other's scope: neither morally strong (no sync) nor ordered by
+    # the fence-SC order (sync_fence takes pairs in each other's scope)
+    r = hrf.check(mp(flag[0], "membar.cta", flag[1], "membar.cta"), model)
+    assert r.complete and r.condition_holds is True
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_atom_and_red_without_order_or_scope_are_relaxed_at_gpu_scope(model):
+    # relaxed.gpu on both sides: morally strong, so Atomicity forbids a
+    # write between an RMW's read and write: x ends 2 in every execution
+    text = ptx(["atom.add.u32 r0, x, 1 | red.add.u32 x, 1"], "forall (x == 2)")
+    r = hrf.check(text, model)
+    assert r.complete and r.condition_holds is True
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_inc_dec_min_max_compute_as_the_isa_says(model):
+    # atom.inc.u32 with b = 1 from 0: 0 -> 1 -> 0 (old >= b gives 0), each
+    # thread returning the old value: {0, 1} in some order, x ends 0
+    text = ptx(["atom.inc.u32 r0, x, 1 | atom.inc.u32 r0, x, 1"], "forall (x == 0 /\\ (P0:r0 == 0 \\/ P1:r0 == 0))")
+    r = hrf.check(text, model)
+    assert r.condition_holds is True
+    assert sorted(str(o) for o in r.outcomes) == ["{'0:r0': 0, '1:r0': 1, 'x': 0}", "{'0:r0': 1, '1:r0': 0, 'x': 0}"]
+    # atom.dec.u32 with b = 3 from 0: old == 0 gives b
+    one = "P0@cta 0,gpu 0"
+    assert hrf.check(ptx(["atom.dec.u32 r0, x, 3"], "forall (x == 3)", one), model).condition_holds is True
+    # -1 is the smallest signed value and the largest unsigned one
+    neg = "x=-1; y=0;"
+    assert hrf.check(ptx(["atom.min.s32 r0, x, 3"], "forall (x == -1)", one, neg), model).condition_holds is True
+    assert hrf.check(ptx(["atom.min.u32 r0, x, 3"], "forall (x == 3)", one, neg), model).condition_holds is True
+    assert hrf.check(ptx(["atom.max.u32 r0, x, 3"], "forall (x == -1)", one, neg), model).condition_holds is True
+    assert hrf.check(ptx(["atom.max.s64 r0, x, 3"], "forall (x == 3)", one, neg), model).condition_holds is True
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_the_cluster_scope_lies_between_cta_and_gpu(model):
+    # two CTAs of one cluster: the release and the acquire, each at
+    # cluster scope, are in each other's scope: morally strong, sync, and
+    # Causality forbids the stale read (as at GPU scope)
+    same = "P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0"
+    text = ptx(["st.weak x, 1 | ld.acquire.cluster r0, y", "st.release.cluster y, 1 | ld.weak r1, x"], MP, same)
+    assert hrf.check(text, model).condition_holds is False
+    # two clusters: neither in the other's scope, no sync, allowed
+    other = same.replace("cta 1,cluster 0", "cta 1,cluster 1")
+    r = hrf.check(text.replace(same, other), model)
+    assert r.complete and r.condition_holds is True
+    # no clusters named: each CTA is a cluster of its own (the ISA's CTAs
+    # launched without clusters), so two CTAs do not share one
+    bare = "P0@cta 0,gpu 0 | P1@cta 1,gpu 0"
+    assert hrf.check(text.replace(same, bare), model).condition_holds is True
+    # .gpu across the two clusters synchronises again
+    gpu = text.replace(same, other).replace(".cluster", ".gpu")
+    assert hrf.check(gpu, model).condition_holds is False
+
+
+def test_a_cluster_for_some_threads_alone_is_refused():
+    with pytest.raises(hrf.LitmusSyntaxError, match="P1 names no cluster, where other threads do"):
+        hrf.parse(ptx(["st.weak x, 1 | ld.weak r0, x"], MP, "P0@cta 0,cluster 0,gpu 0 | P1@cta 1,gpu 0"))
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("bar", ["bar.sync 0", "barrier.sync 0", "barrier.sync.aligned 0", "bar.cta.sync 0"])
+def test_the_isas_barriers_order_a_ctas_threads(model, bar):
+    # one CTA: the two barriers with resource 0 synchronise (sync_barrier),
+    # so x=1 is in cause before P1's read of x: taking 0 is forbidden
+    heads = "P0@cta 0,gpu 0 | P1@cta 0,gpu 0"
+    text = ptx([f"st.weak x, 1 | {bar}", f"{bar} | ld.weak r1, x"], "exists (P1:r1 == 0)", heads)
+    assert hrf.check(text, model).condition_holds is False
+    # resources 0 and 1 are two barriers: no synchronisation, allowed
+    other = bar.replace(" 0", " 1")
+    text2 = ptx([f"st.weak x, 1 | {other}", f"{bar} | ld.weak r1, x"], "exists (P1:r1 == 0)", heads)
+    assert hrf.check(text2, model).condition_holds is True
+
+
+@pytest.mark.parametrize(
+    "cell,words",
+    [
+        ("ld.shared.relaxed.cta r0, x", r"ld\.shared: hrf's PTX tests are in global memory alone"),
+        ("ld.relaxed.gpu.f32 r0, x", r"ld\.f32: hrf does not model floating-point values"),
+        ("ld.cg r0, x", r"ld\.cg: hrf does not model its cache"),
+        ("bar.warp.sync 0", "a warp barrier is not modelled"),
+        ("bar.red.popc.u32 r0, 0, 1", "a barrier reduction is not modelled"),
+        ("barrier.cluster.arrive", "a cluster barrier is not modelled"),
+    ],
+)
+def test_forms_the_isa_gives_but_hrf_does_not_model_are_refused_by_name(cell, words):
+    with pytest.raises(hrf.UnsupportedFeature, match=words):
+        hrf.parse(ptx([f"{cell} | ld.weak r0, x"], MP))
+
+
+@pytest.mark.parametrize(
+    "cell,words",
+    [
+        ("atom.relaxed.gpu.min.b32 r0, x, 1", r"atom\.min takes a signed or unsigned type"),
+        ("atom.relaxed.relaxed.add r0, x, 1", r"one sem \(atom\.relaxed already\)"),
+        ("red.cas x, 1", r"red has no \.cas"),
+        ("ld.volatile.gpu r0, x", "a volatile ld takes no scope"),
+        ("bar.arrive 0", "a thread count"),
+    ],
+)
+def test_malformed_forms_are_located_syntax_errors(cell, words):
+    with pytest.raises(hrf.LitmusSyntaxError, match=words) as e:
+        hrf.parse(ptx([f"{cell} | ld.weak r0, x"], MP))
+    assert e.value.line == 7
+
+
+SYNONYMS = """PTX synonyms
+"[PTX22]'s synonym tests: y a generic alias of x, s1 a surface alias of y {not the init block}"
+{
+x=0;
+y @ generic aliases x;
+s1 @ surface aliases y;
+P0:r0=0;
+}
+ P0@cta 0,gpu 0   ;
+ st.weak x, 1     ;
+FENCES
+ suld.weak r0, s1 ;
+exists (P0:r0 == 0)
+"""
+
+
+@pytest.mark.parametrize(
+    "fences,allowed",
+    [
+        # no fence: the surface read is in another proxy, nothing orders it
+        ((), True),
+        # a surface proxy fence: the write and the read are at different
+        # virtual addresses (x, and y's, which the surface alias reaches
+        # through its generic synonym), and causality crosses virtual
+        # addresses only through an alias fence ([PTX22])
+        (("fence.proxy.surface",), True),
+        # an alias fence, then the surface proxy fence before the read:
+        # causality order is preserved (GEN; alias; proxy fence to the read)
+        # and the read taking 0 would be fr before the write: forbidden
+        (("fence.proxy.alias", "fence.proxy.surface"), False),
+    ],
+)
+def test_an_alias_of_an_alias_names_the_first_location(fences, allowed):
+    text = SYNONYMS.replace("FENCES\n", "".join(f" {f} ;\n" for f in fences))
+    r = hrf.check(text, "ptx-7.5")
+    assert r.complete and r.condition_holds is allowed
+
+
+def test_an_alias_names_a_location_declared_before_it():
+    # so no chain of aliases can close a cycle
+    text = SYNONYMS.replace("x=0;\n", "x @ generic aliases s1;\n").replace("FENCES\n", "")
+    with pytest.raises(hrf.LitmusSyntaxError, match="x aliases s1, which is not declared before it") as e:
+        hrf.parse(text)
+    assert e.value.line == 4
+
+
+def test_labels_of_any_name_and_a_brace_in_a_description():
+    text = ptx(
+        ["ld.relaxed.gpu r0, x | st.relaxed.gpu x, 1", "bne r0, 1, done | ", "ld.relaxed.gpu r1, x | ", "done: | "],
+        "exists (P0:r1 == 1)",
+    )
+    text = text.replace("PTX t\n", 'PTX t\n"a loop-free test {with braces} in its description"\n')
+    t = hrf.parse(text)
+    assert any(isinstance(s, A.Label) and s.name == "done" for s in t.threads[0].body)
+    # P0 reads 1 (P1's store) and then x again: 1 again (SC per location)
+    assert hrf.check(text, "ptx-6.0").condition_holds is True
+
+
+VK_CAS = """VULKAN cmpxchg
+{
+x=0;
+P0:r0=0; P1:r0=0;
+}
+ P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;
+ rmw.atom.dv.sc0.cmpxchg r0, x, 0, 1 | rmw.atom.dv.sc0.cmpxchg r0, x, 0, 2 ;
+exists (P0:r0 == 0 /\\ P1:r0 == 0)
+"""
+
+
+def test_vulkan_compare_exchange_and_min_max():
+    # OpAtomicCompareExchange from 0 in two threads, device scope: mutually
+    # ordered atomics; both reading 0 would put the second write between
+    # the other's read (of the initial value, which from-reads every write)
+    # and its write in asmo, which the atomicity axiom forbids: one succeeds,
+    # the other reads its value and writes nothing
+    r = hrf.check(VK_CAS, "vulkan")
+    assert r.condition_holds is False
+    assert sorted(str(o) for o in r.outcomes) == ["{'0:r0': 0, '1:r0': 1}", "{'0:r0': 2, '1:r0': 0}"]
+    # umax(·, 5) and min(·, -3) in either order: -3, which as an unsigned
+    # value is larger than 5, stays
+    mm = VK_CAS.replace("cmpxchg r0, x, 0, 1", "umax r0, x, 5").replace("cmpxchg r0, x, 0, 2", "smin r0, x, -3")
+    mm = mm.replace("exists (P0:r0 == 0 /\\ P1:r0 == 0)", "forall (x == -3)")
+    assert hrf.check(mm, "vulkan").condition_holds is True
+
+
+def test_a_test_with_clusters_prints_them_back():
+    from hrf.litmus.dat3m_print import to_dat3m
+
+    heads = "P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0"
+    t = hrf.parse(
+        ptx(["st.weak x, 1 | ld.acquire.cluster r0, y", "st.release.cluster y, 1 | ld.weak r1, x"], MP, heads)
+    )
+    text = to_dat3m(t, "PTX")
+    assert "P0@cta 0,cluster 0,gpu 0" in text and "ld.acquire.cluster r0, y" in text
+    back = hrf.parse(text)
+    assert [(th.wg, th.qf) for th in back.threads] == [(th.wg, th.qf) for th in t.threads]
+    # without clusters named, none is written (each CTA alone in its own)
+    bare = hrf.parse(ptx(["st.weak x, 1 | ld.weak r0, x"], MP))
+    assert "cluster" not in to_dat3m(bare, "PTX")
