@@ -38,6 +38,8 @@ _LAZY = {
     "parse_machine": "machine",
     "compile_scheme": "mappings",
     "schemes": "mappings",
+    "check_mapping": "mapcheck",
+    "check_mappings": "mapcheck",
 }
 
 # `generate`, `compare` and `soundness` are functions named as the modules
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
     from .litmus.printer import to_litmus
     from .machine.explore import explore
     from .machine.program import parse_machine
+    from .mapcheck import check_mapping, check_mappings
     from .mappings import compile_scheme, schemes
     from .soundness import soundness
 
@@ -105,6 +108,8 @@ __all__ = [
     "Test",
     "to_litmus",
     "soundness",
+    "check_mapping",
+    "check_mappings",
     "compile_scheme",
     "schemes",
     "explore",

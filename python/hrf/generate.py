@@ -304,6 +304,9 @@ class Dialect:
 
 DIALECTS: dict[str, Dialect | None] = {
     "opencl": None,
+    # C11: atomics with orders and no scopes, every thread in one place
+    # (a family's scopes and trees are ignored: one of each is generated)
+    "c": None,
     "ptx": Dialect(
         "PTX",
         ("na", "rlx", "acq", "rel"),
@@ -325,6 +328,8 @@ def _in_dialect(t: A.Test | None, dialect: str) -> A.Test | None:
     """The test written in the dialect and read back by its reader (which
     gives its events the dialect's tags): hrf's own AST for opencl."""
     d = DIALECTS[dialect]
+    if t is not None and dialect == "c":
+        return _in_c(t)
     if t is None or d is None:
         return t
     from .litmus import parse
@@ -334,6 +339,41 @@ def _in_dialect(t: A.Test | None, dialect: str) -> A.Test | None:
     words = {**{v: k for k, v in d.scopes.items() if k != v}, "na": d.plain}
     shorts = "_".join(".".join(words.get(w, w) for w in a.split(".")) for a in shorts.split("_"))
     return parse(to_dat3m(A.with_fields(t, name=f"{cyc}+{shorts}+{tree}"), d.arch))
+
+
+def _in_c(t: A.Test) -> A.Test:
+    """The OpenCL test as C11 writes it (no scopes, no regions, no scope
+    tree), printed and read back."""
+    import dataclasses
+
+    from .litmus import parse
+    from .litmus.printer import to_litmus
+
+    def strip(s):
+        if isinstance(s, (A.Store, A.Fence)):
+            s = A.with_fields(s, scope=None)
+            return A.with_fields(s, flags=()) if isinstance(s, A.Fence) else s
+        if isinstance(s, A.Assign) and isinstance(s.expr, A.Load):
+            return A.with_fields(s, expr=A.with_fields(s.expr, scope=None))
+        if isinstance(s, A.If):
+            return A.with_fields(s, then=tuple(map(strip, s.then)), orelse=tuple(map(strip, s.orelse)))
+        return s
+
+    threads = tuple(
+        A.with_fields(
+            th,
+            dev=None,
+            wg=None,
+            sg=None,
+            params=tuple(A.with_fields(p, region=None) for p in th.params),
+            body=tuple(map(strip, th.body)),
+        )
+        for th in t.threads
+    )
+    cyc, shorts, _tree = t.name.rsplit("+", 2)
+    shorts = "_".join(a.split(".")[0] for a in shorts.split("_"))
+    c = dataclasses.replace(t, arch="C", name=f"{cyc}+{shorts}", threads=threads)
+    return parse(to_litmus(c))
 
 
 def _check_dialect(dialect: str, d: Dialect, orders, scopes, edges, relax, regions) -> tuple:
@@ -411,6 +451,12 @@ def check_family(
         _choices("regions", regions, REGIONS),
         edge_list(relax, "relax") if relax != () and relax is not None else (),
     )
+    if dialect == "c":  # no scopes, no scope tree, no regions, no remote promotion
+        if out[4]:
+            raise InvalidArgument("remote: C11 has no remote scope promotion")
+        if out[7] != ("global",):
+            raise InvalidArgument("regions: C11 has no address spaces (global only)")
+        return out[:3] + (out[3][:1],) + (out[4], out[5][:1]) + out[6:]
     if d is None:
         return out
     if out[4]:

@@ -186,15 +186,19 @@ def test_herd7_and_dartagnan_rc11_agree():
     herd7.name, dat3m.name = "herd7-rc11", "dat3m-rc11"
     paths = sorted((REFERENCE / "c11-herd2015").glob("*.litmus"))
     by_test: dict = {}
-    for r in hrf.check_many(paths, [herd7, dat3m], workers=1):
+    for r in hrf.check_many(paths, [herd7, dat3m, "rc11"], workers=1):
         by_test.setdefault(r.path, {})[r.model] = r
     decided = 0
     for p, d in by_test.items():
-        a, b = d["herd7-rc11"], d["dat3m-rc11"]
+        a, b, mine = d["herd7-rc11"], d["dat3m-rc11"], d["rc11"]
         if a.error is not None:
             assert b.error is not None and p.split("/")[-1] in REFUSED
             continue
         assert (a.condition_holds, a.racy) == (b.condition_holds, b.racy), p
+        # hrf's built-in rc11 ([RC11]) too, where it takes the test
+        if mine.error is None:
+            assert (mine.condition_holds, bool(mine.racy)) == (a.condition_holds, bool(a.racy)), p
+            record_agreement("c11-herd2015 / herd7 rc11.cat against hrf's rc11", p.split("/")[-1], True)
         decided += 1
     assert decided == len(paths) - len(REFUSED)
 
@@ -209,6 +213,7 @@ SAME_NAME = [
     ("herd-rsp/opencl_rem.cat", "opencl-rsp", {"cas_writeback": False}, "scoped_sc"),
     ("dat3m/opencl.cat", "opencl", {}, "scoped_sc"),
     ("herd7/c11_simp.cat", "c11", {}, "sc_simplified"),
+    ("herd7/rc11.cat", "rc11", {}, "sc"),
     ("herd2015/cpp11.cat", "c11", {}, "sc_simplified"),
 ]
 # Why a file and hrf's model of the same name may differ on a test, each

@@ -11,7 +11,7 @@ import warnings
 
 from ..core import version
 from ..errors import HrfError, HrfWarning, InvalidArgument
-from . import check, export, families, gpu, machine, runs, web
+from . import check, export, families, gpu, machine, mapping, runs, web
 from .args import cat_options, herd_spellings
 
 
@@ -35,6 +35,7 @@ def main(argv=None) -> int:
     check.add(sub)
     runs.add(sub)
     families.add(sub)
+    mapping.add(sub)
     machine.add(sub)
     export.add(sub)
     gpu.add(sub)

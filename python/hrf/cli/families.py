@@ -12,7 +12,7 @@ DEFAULT_SCOPES = {"ptx": "cta,gpu", "vulkan": "wg,dv"}
 DEFAULT_ORDERS = {"ptx": "na,acq,rel", "vulkan": "na,acq,rel"}
 
 
-def _family(a) -> dict:
+def family_options(a) -> dict:
     # comma-separated lists, checked by hrf.generate (InvalidArgument: exit 2)
     return dict(
         max_edges=a.max_edges,
@@ -29,7 +29,7 @@ def _family(a) -> dict:
     )
 
 
-def _say_if_short(a, tests: list) -> None:
+def say_if_short(a, tests: list) -> None:
     """A family smaller than the count asked for gives all of it: say so
     (with what would make it larger), rather than write fewer in silence."""
     if a.count is not None and len(tests) < a.count:
@@ -44,8 +44,8 @@ def _say_if_short(a, tests: list) -> None:
 def cmd_generate(a) -> int:
     from ..generate import generate, write_tests
 
-    tests = generate(count=a.count, seed=a.seed, **_family(a))
-    _say_if_short(a, tests)
+    tests = generate(count=a.count, seed=a.seed, **family_options(a))
+    say_if_short(a, tests)
     if a.out:
         write_tests(tests, a.out)
         print(f"{len(tests)} tests written to {a.out}", file=sys.stderr)
@@ -67,8 +67,8 @@ def cmd_compare(a) -> int:
 
         tests: list = expand(a.paths)
     else:
-        tests = generate(count=a.count, seed=a.seed, **_family(a))
-        _say_if_short(a, tests)
+        tests = generate(count=a.count, seed=a.seed, **family_options(a))
+        say_if_short(a, tests)
     diffs = compare(tests, a.model[0], a.model[1], workers=a.workers, limits=limits_of_args(a))
     print(diffs.summary(a.model[0], a.model[1]), file=sys.stderr)
     for what, left in (("cut short by a limit", diffs.incomplete), ("refused", diffs.refused)):
@@ -126,8 +126,8 @@ def family_args(p):
     p.add_argument(
         "--dialect",
         default="opencl",
-        help="the tests' language: opencl (hrf's OpenCL), ptx or vulkan (Dat3M's dialects; --orders among na, rlx, "
-        "acq, rel: plain accesses are weak in PTX, non-private in Vulkan)",
+        help="the tests' language: opencl (hrf's OpenCL), c (C11: no scopes, no scope tree), ptx or vulkan "
+        "(Dat3M's dialects; --orders among na, rlx, acq, rel: plain accesses are weak in PTX, non-private in Vulkan)",
     )
     p.add_argument("--remote", action="store_true", help="also remote-promoted atomics")
     p.add_argument("--regions", default="global", help="global, local or global,local (every mix)")

@@ -31,13 +31,13 @@ from typing import NoReturn
 
 from ..errors import UnsupportedFeature
 from ..litmus import ast as A
+from ..mappings.axiomatic import SCOPES as SCOPE  # hrf's scopes -> PTX's, one table with `hrf map`
 
 
 class NotRunnable(UnsupportedFeature):
     """A test, or an instruction of one, that `hrf run` cannot put on a GPU."""
 
 
-SCOPE = {"wi": "cta", "sg": "cta", "wg": "cta", "qf": "cluster", "dev": "gpu", "all": "sys", None: "gpu"}
 MEMBAR = {"wg": "cta", "dev": "gl", "all": "sys"}
 ARITH = {"+": "add.s32", "-": "sub.s32", "*": "mul.lo.s32", "&": "and.b32", "|": "or.b32", "^": "xor.b32"}
 COMPARE = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
@@ -201,36 +201,60 @@ class _Emitter:
             if sem is None:
                 _refuse(f"an access with order {order}", op.line)
             return [sem, SCOPE[op.scope], "global"]
-        # C and OpenCL: the [PTX19] mapping (seq_cst: the fence is emitted by the caller)
-        if kind == "ld":
-            sem = "relaxed" if order == "rlx" else "acquire"
-        elif kind == "st":
-            sem = "relaxed" if order == "rlx" else "release"
-        else:
-            sem = {"rlx": "relaxed", "acq": "acquire", "rel": "release"}.get(order, "acq_rel")
-        return [sem, SCOPE[op.scope], "global"]
+        # C and OpenCL: the atomics ABI's row ([PTX19]; hrf.mappings.ptx_abi,
+        # the mapping `hrf map` checks), its fences emitted around the access
+        word = self.abi_row(op, {"ld": "load", "st": "store", "atom": "rmw"}[kind])[1]
+        assert word is not None  # (an access row holds its access: Mapping.validate)
+        sem = word.split(".")[1]
+        return ["global"] if sem == "weak" else [sem, SCOPE[op.scope], "global"]
 
-    def seq_cst_fence(self, op) -> None:
-        if self.test.arch not in ("PTX", "GPU_PTX") and getattr(op, "atomic", True) and op.order == "sc":
-            self.access("fence", f"fence.sc.{SCOPE[op.scope]}", None)
+    def abi_row(self, op, kind: str) -> tuple[list[str], str | None, list[str]]:
+        """(fences before, the access's word, fences after) of a C or OpenCL
+        operation by the atomics ABI, as PTX instructions with their scope."""
+        from ..mappings.axiomatic import order_of
+        from ..mappings.ptx_abi import ABI
+
+        before: list[str] = []
+        after: list[str] = []
+        access = None
+        for w in ABI.row(kind, order_of(op), (self.test.path, op.line)).seq:
+            if w.startswith("fence."):
+                (after if access is not None else before).append(f"{w}.{SCOPE[op.scope]}")
+            else:
+                access = w
+        return before, access, after
+
+    def seq_cst_fence(self, op, kind: str = "", after: bool = False) -> None:
+        """The fences the ABI puts before (or after) a C or OpenCL access."""
+        if self.test.arch in ("PTX", "GPU_PTX"):
+            return
+        before, _, later = self.abi_row(op, kind)
+        for f in later if after else before:
+            self.access("fence", f, None)
 
     def access(self, kind: str, name: str, loc: str | None, operands: str = "") -> None:
         self.code.accesses.append(Access(kind, name, loc))
         self.emit(f"{name} {operands};" if operands else f"{name};")
 
     def load(self, op: A.Load, dst: str) -> None:
-        self.seq_cst_fence(op)
+        self.seq_cst_fence(op, "load")
         q = self.qualifiers(op, "ld")
         self.access("ld", ".".join(["ld", *q, "u32"]), op.loc, f"{dst}, {self.addr(op.loc)}")
+        self.seq_cst_fence(op, "load", after=True)
 
     def store(self, op: A.Store) -> None:
-        self.seq_cst_fence(op)
+        self.seq_cst_fence(op, "store")
         v = self.value(op.value)
         q = self.qualifiers(op, "st")
         self.access("st", ".".join(["st", *q, "u32"]), op.loc, f"{self.addr(op.loc)}, {v}")
+        self.seq_cst_fence(op, "store", after=True)
 
     def rmw(self, op: A.Rmw, dst: str | None) -> None:
-        self.seq_cst_fence(op)
+        self.seq_cst_fence(op, "rmw")
+        self._rmw(op, dst)
+        self.seq_cst_fence(op, "rmw", after=True)
+
+    def _rmw(self, op: A.Rmw, dst: str | None) -> None:
         q = ["global"] if self.test.arch == "GPU_PTX" else self.qualifiers(op, "atom")
         operand = self.value(op.operand)
         if op.op in ("cas", "cas_old", "cas_always"):
@@ -264,8 +288,11 @@ class _Emitter:
         if self.test.arch == "GPU_PTX":
             self.access("fence", f"membar.{MEMBAR[op.scope or 'all']}", None)
             return
-        sem = "sc" if op.order == "sc" else "acq_rel"
-        self.access("fence", f"fence.{sem}.{SCOPE[op.scope]}", None)
+        if self.test.arch == "PTX":
+            sem = "sc" if op.order == "sc" else "acq_rel"
+            self.access("fence", f"fence.{sem}.{SCOPE[op.scope]}", None)
+            return
+        self.seq_cst_fence(op, "fence")  # C and OpenCL: the ABI's row
 
     # ------------------------------------------------------------ expressions
     def value(self, e) -> str:

@@ -150,12 +150,34 @@ def _cells(stmts, dialect: str, labels: list) -> list[str]:
             out.append(f"bne {s.cond.left.name}, {s.cond.right.value}, {label}")
             out += _cells(s.then, dialect, labels)
             out.append(f"{label}:")
+        elif isinstance(s, A.While) and _exit_branch(s.cond) is not None:
+            # `while (c) b`: a label, a jump out where c fails, b, a jump back
+            top, out_label = f"LC{len(labels):02d}", f"LC{len(labels) + 1:02d}"
+            labels += [top, out_label]
+            out.append(f"{top}:")
+            out.append(f"{_exit_branch(s.cond)}, {out_label}")
+            out += _cells(s.body, dialect, labels)
+            out.append(f"goto {top}")
+            out.append(f"{out_label}:")
         else:
             raise UnsupportedFeature(f"{type(s).__name__} has no form in Dat3M's {dialect} here")
     return out
 
 
 BRANCH = {"==": "beq", "!=": "bne", "<": "blt", "<=": "ble", ">": "bgt", ">=": "bge"}
+NEGATED = {"==": "bne", "!=": "beq", "<": "bge", "<=": "bgt", ">": "ble", ">=": "blt"}
+
+
+def _exit_branch(cond) -> str | None:
+    """The branch (without its label) taken where `cond` fails: a register
+    compared with a value, a register, or its negation; None otherwise."""
+    if isinstance(cond, A.BinOp) and cond.op in NEGATED:
+        return f"{NEGATED[cond.op]} {_operand(cond.left)}, {_operand(cond.right)}"
+    if isinstance(cond, A.Reg):
+        return f"beq {cond.name}, 0"
+    if isinstance(cond, A.UnOp) and cond.op == "!" and isinstance(cond.operand, A.Reg):
+        return f"bne {cond.operand.name}, 0"
+    return None
 
 
 def _operand(e) -> str:

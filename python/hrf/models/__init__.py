@@ -16,6 +16,7 @@ _REGISTRY = {
     "opencl": "opencl",
     "opencl-rsp": "opencl_rsp",
     "c11": "c11",
+    "rc11": "rc11",
     "hrf-direct-relaxed": "hrf_direct_relaxed",
     "hrf-direct-relaxed-literal": "hrf_direct_relaxed_literal",
     "hrf-indirect-relaxed": "hrf_indirect_relaxed",
