@@ -415,3 +415,36 @@ def test_cas_writeback_is_an_option_of_the_front_end(tmp_path, capsys):
     assert load(str(m), cas_writeback=True).cas_writeback is True
     fig = str(HRF_CORPUS[0])
     assert main(["check", fig, "-m", str(m), "--cas-writeback", "off"]) == 0
+
+
+def test_generated_coherence_and_lock_orders_over_single_event_rmws(tmp_path):
+    # herd7's C11 library generates mo per location over the atomic and
+    # initial writes (`with mo from generate_orders(W & (A | IW), co0)`)
+    # and a lock order over lock events (none in C tests); a file in that
+    # shape, read over herd's single-event RMWs (it names `rmw` as a set),
+    # must give coherence cut to those writes -- no witness order -- so a
+    # flag reading mo is allowed, and a fetch_add chain keeps its
+    # executions. (Written here in hrf's words; the shape is herd7's.)
+    m = tmp_path / "gen.cat"
+    m.write_text(
+        "C gen\n"
+        "let mobase = co0\n"
+        "with mo from generate_orders(W & (A | IW), mobase)\n"
+        "with lk from generate_orders(LS, po)\n"
+        "let fr = (rf^-1; mo) \\ id\n"
+        "let rmwev = R & W\n"  # herd's RMW events: read over single-event RMWs
+        "acyclic po | rf | mo | fr as sc\n"
+        "undefined_unless empty ((mo & ext) \\ (A * A)) \\ (rmwev * rmwev) as Dr\n"
+    )
+    model = load(str(m))
+    text = (
+        "C adds\n{ [x]=0; }\n"
+        "P0 (atomic_int* x) { int r0 = atomic_fetch_add_explicit(x, 1, memory_order_relaxed); }\n"
+        "P1 (atomic_int* x) { int r0 = atomic_fetch_add_explicit(x, 1, memory_order_relaxed); }\n"
+        "forall (x=2)\n"
+    )
+    r = hrf.check(text, model)
+    # herd's single-event RMWs: both reading 0 puts each RMW fr-before the
+    # other, a cycle; the two increments in either mo order remain, x ends
+    # 2 in each (no execution lost to an order the reading left out)
+    assert r.condition_holds is True and r.consistent == 2 and not r.flags

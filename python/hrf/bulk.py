@@ -109,6 +109,9 @@ class Summary:
     # The CPU seconds of the process that wrote the store's rows (a process
     # of its own: `hrf.store.BulkSession`), once it has ended.
     writer_seconds: float | None = None
+    # The first errors (test, model, reason), named in the table (the counts have them all)
+    errors: list = field(default_factory=list)
+    ERRORS_KEPT = 5
 
     def add(self, r: Result) -> None:
         m = self.by_model.setdefault(
@@ -120,6 +123,8 @@ class Summary:
         m["racy"] += bool(r.racy)
         m["time"] += r.time
         self.done += 1
+        if r.error is not None and len(self.errors) < self.ERRORS_KEPT:
+            self.errors.append((r.name, r.model, f"{type(r.error).__name__}: {r.error}"))
 
     def merge(self, other: Summary) -> None:
         """Add the counts of `other` (a batch's, made in a worker)."""
@@ -128,6 +133,7 @@ class Summary:
             for k, v in counts.items():
                 mine[k] = mine.get(k, 0) + v
         self.done += other.done
+        self.errors += other.errors[: self.ERRORS_KEPT - len(self.errors)]
 
     def table(self) -> str:
         head = f"{'model':32s} {'checked':>8s} {'Ok':>7s} {'No':>7s} {'racy':>7s} {'incompl.':>8s} {'error':>7s}"
@@ -137,6 +143,11 @@ class Summary:
                 f"{name:32s} {m['checked']:8d} {m['Ok']:7d} {m['No']:7d} {m['racy']:7d} "
                 f"{m['incomplete']:8d} {m['error']:7d}"
             )
+        n_errors = sum(m["error"] for m in self.by_model.values())
+        for name, model, why in self.errors:
+            lines.append(f"error: {name} under {model}: {' '.join(why.split())[:300]}")
+        if n_errors > len(self.errors):
+            lines.append(f"... and {n_errors - len(self.errors)} more errors (--json or --db holds each)")
         rate = self.done / self.seconds if self.seconds > 0 else 0.0
         lines.append(
             f"{self.done} checks in {self.seconds:.2f}s ({rate:.1f} checks/s)"

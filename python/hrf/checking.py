@@ -22,10 +22,14 @@ from .results import Result, run_core
 
 
 def prepare(test, model, limits: Limits) -> tuple[Compiled, Model]:
+    from .litmus.translate import read_by, translation_note
+
     t = parse(test)
     m = _models.get(model)
-    m.supports(t)
-    return compile_test(t, limits.unroll, m.cas_writeback), m
+    u = read_by(t, m)
+    comp = compile_test(u, limits.unroll, m.cas_writeback)
+    comp.read_note = translation_note(t, u)
+    return comp, m
 
 
 def check(

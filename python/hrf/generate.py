@@ -224,6 +224,15 @@ def make_test(
     return A.Test("OpenCL", name, tuple(threads), init, (), A.Condition("exists", prop), ())
 
 
+def _shadowed(tree: str, trees, cyc) -> bool:
+    """Whether an earlier tree of `trees` places the cycle's threads as
+    `tree` does (for two threads first-two-share-wg is same-wg; for one,
+    every tree is one): its tests are that tree's, emitted once."""
+    n = max(a.thread for a in cycle_shape(cyc)[1]) + 1
+    place = TREES[tree](n)[:n]
+    return any(TREES[u](n)[:n] == place for u in trees[: trees.index(tree)])
+
+
 def _region_choices(cyc, regions) -> list[frozenset]:
     """Which of the cycle's locations are local: none, or (with `local` in
     `regions`) every subset."""
@@ -285,6 +294,8 @@ def family(
             for combo in itertools.product(*choices):
                 for fence_scopes in itertools.product(scopes, repeat=fences(cyc)):
                     for tree in trees:
+                        if _shadowed(tree, trees, cyc):
+                            continue
                         t = _in_dialect(_kept(make_test(cyc, combo, tree, local, fence_scopes), mixed), dialect)
                         if t is not None:
                             yield t
@@ -533,6 +544,8 @@ def generate(
         for _ in range(fences(cyc)):
             fence_scopes.append(scopes[rest % len(scopes)])
             rest //= len(scopes)
+        if _shadowed(tree, trees, cyc):
+            continue
         t = _in_dialect(_kept(make_test(cyc, combo, tree, local, fence_scopes), mixed), dialect)
         if t is not None:
             chosen[idx] = t

@@ -4,6 +4,10 @@ events of undefined-behaviour flags highlighted."""
 
 from __future__ import annotations
 
+# the scope-tree boxes' words per dialect (outer, inner): PTX's GPUs and
+# CTAs; device and work group elsewhere
+GROUP_WORDS = {"PTX": ("GPU", "CTA"), "GPU_PTX": ("GPU", "CTA"), "VULKAN": ("device", "work group")}
+
 
 def _q(s) -> str:
     """A DOT string literal; newlines become DOT's centred line breaks."""
@@ -30,14 +34,20 @@ def execution_dot(result, execution: dict) -> str:
             label = f"W {comp.locations[e['loc']]}={e['value']}"
             lines.append(f"    e{e['id']} [label={_q(label)}];")
         lines.append("  }")
-    # scope boxes: device > work-group > thread
+    # scope boxes: device > work-group > thread, in the dialect's words (a
+    # PTX test's GPUs and CTAs); a test with no scope tree (C) has none
+    outer, inner = GROUP_WORDS.get(test.arch, ("device", "work-group"))
+    boxes = any(t.dev is not None or t.wg is not None for t in test.threads)
     tree: dict = {}
     for i, t in enumerate(test.threads):
         tree.setdefault(t.dev or 0, {}).setdefault((t.wg if t.wg is not None else f"own{i}"), []).append(i)
     for dev, wgs in tree.items():
-        lines.append(f'  subgraph cluster_dev{dev} {{ label="device {dev}"; style=rounded;')
+        if boxes:
+            lines.append(f'  subgraph cluster_dev{dev} {{ label="{outer} {dev}"; style=rounded;')
         for wg, ts in wgs.items():
-            lines.append(f'    subgraph cluster_wg_{dev}_{wg} {{ label="work-group {wg}"; style=dashed;')
+            if boxes:
+                label = f"{inner} {wg}" if not str(wg).startswith("own") else ""
+                lines.append(f'    subgraph cluster_wg_{dev}_{wg} {{ label="{label}"; style=dashed;')
             for ti in ts:
                 lines.append(f'      subgraph cluster_t{ti} {{ label="{test.threads[ti].name}"; style=solid;')
                 for e in events:
@@ -48,8 +58,10 @@ def execution_dot(result, execution: dict) -> str:
                         color = ", color=red, penwidth=2" if e["id"] in hot else ""
                         lines.append(f"        e{e['id']} [label={_q(label)}{color}];")
                 lines.append("      }")
-            lines.append("    }")
-        lines.append("  }")
+            if boxes:
+                lines.append("    }")
+        if boxes:
+            lines.append("  }")
     styles = {
         "po": "color=black",
         "rf": "color=red, fontcolor=red",

@@ -541,9 +541,11 @@ def check_liveness(test, model, progress: str | None, limits):
     from .litmus import parse
 
     progress = progress_model(progress)
+    from .litmus.translate import read_by
+
     t = parse(test)
     m = get_model(model)
-    m.supports(t)
+    t = read_by(t, m)  # as every verb reads it (translated where the model reads another dialect)
     refuse(t)
     tree = hierarchy(t)
     writing = writing_loops(t)

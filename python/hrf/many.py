@@ -23,6 +23,7 @@ from .limits import (
 )
 from .litmus import parse
 from .litmus.printer import litmus_identity
+from .litmus.translate import read_by, translation_note
 from .program import compile_test
 from .results import Result, build_result, pack_results, unpack_results
 
@@ -235,13 +236,15 @@ def _check_in_threads_paced(
         if t is not None:
             # one identity per test, on every row of it (a model's refusal too)
             ident = litmus_identity(t) if identify else None
-            compiled: dict = {}  # one compilation per distinct language semantics
+            compiled: dict = {}  # one compilation per distinct language semantics and reading
             for m in models:
                 try:
-                    m.supports(t)
-                    if m.cas_writeback not in compiled:
-                        compiled[m.cas_writeback] = compile_test(t, limits.unroll, m.cas_writeback)
-                    pending.append((compiled[m.cas_writeback], m, None, name, ident, t))
+                    u = read_by(t, m)
+                    key = (m.cas_writeback, u.arch)
+                    if key not in compiled:
+                        compiled[key] = compile_test(u, limits.unroll, m.cas_writeback)
+                        compiled[key].read_note = translation_note(t, u)
+                    pending.append((compiled[key], m, None, name, ident, u))
                 except HrfError as e:
                     pending.append((None, m, e, name, ident, None))
                 except Exception as e:

@@ -136,6 +136,8 @@ class Compiled:
     _observed_at: dict | None = field(default=None, repr=False)
     _json: str | None = field(default=None, repr=False)
     _condition: str | None = field(default=None, repr=False)
+    # where the test was read translated for the model (`litmus.translate.read_by`): why
+    read_note: str | None = None
 
     def observed_at(self, name: str) -> int:
         """The place of observed value `name` ("1:r0", "x") in an outcome."""

@@ -37,6 +37,13 @@ def unpack_results(packed: list) -> list:
     return [_result_from_state(state) for state in packed]
 
 
+def _event_text(e: dict) -> str:
+    """`P0 line 14: W X=1 (*X = ..)`: a flagged event, as the terminal shows it."""
+    where = f"{e['thread']} line {e['line']}" if e.get("thread") else "init"
+    access = f"{e['kind']} {e['loc']}={e['value']}" if e.get("loc") is not None else e["kind"]
+    return f"{where}: {access}" + (f" ({e['op']})" if e.get("op") else "")
+
+
 def _result_from_state(state: dict) -> Result:
     """A pickled Result on arrival: its scalar fields set (those it does not
     hold are their defaults), its lists (flags, outcomes, states, ...) left
@@ -73,6 +80,12 @@ class Flag(dict):
 
     def __reduce__(self):  # the owner is attached again where its result unpacks it
         return (Flag, (dict(self),))
+
+    def __repr__(self) -> str:
+        # the same before and after its witness is first read: read it here
+        for key in WITNESS_KEYS:
+            self.get(key)
+        return dict.__repr__(self)
 
 
 @dataclass
@@ -326,6 +339,9 @@ class Result(Drawable):
         lines.append(self._witnesses())
         for f in self.flags:
             lines.append(f"Flag {f['kind']}")
+            events = f.get("events")
+            if events:  # the events that show it (where witnesses were kept)
+                lines.append("  events: " + "; ".join(_event_text(e) for e in events))
         if self.flags:
             lines.append(f"Bad executions ({self.flagged_executions} in total)")
         if self.cut_paths:
@@ -541,6 +557,8 @@ def build_result(reply: core.Reply, comp: Compiled, model: Model, lazy: Limits |
             f"{r.blocked} combination{'s' if r.blocked > 1 else ''} of thread paths blocked at a barrier that "
             "fewer threads reach than its thread count: no execution there (no thread passes it)"
         )
+    if comp.read_note:
+        r.notes.append(comp.read_note)
     if test.condition is None and not test.locations:
         r.notes.append(NO_CONDITION)
     # the outcomes and states, built where first read (`Result._build_rows`)

@@ -339,7 +339,10 @@ class CatCompiler:
         over, within = _either(arg[0], True), arg[1]
         if not isinstance(over, Set):
             raise self.fail(f"linearisations orders a set, not {self.kind_of(over)}", e)
-        if fn == "generate_orders" and inside(over, ("empty_set",), single=self.single):
+        empty = inside(over, ("empty_set",), single=self.single) or (
+            self.single is not None and repr(over) == repr(self.single.set(dsl.EMPTY_SET))
+        )
+        if fn == "generate_orders" and empty:
             # no events to order (herd's lock sets, where hrf has no locks)
             order = dsl.base("empty")
         elif fn == "generate_orders" and inside(over, ("tag", "W"), ("tag", "IW"), single=self.single):
@@ -347,7 +350,8 @@ class CatCompiler:
             # location, crossed, extending the initial writes' order: that
             # is coherence cut to the set (herd7's C11 `mo`), which hrf
             # enumerates with each candidate (no witness order to search)
-            order = dsl.co & (over * over)
+            # (over herd's single-event RMWs: coherence of their events)
+            order = (self.single.rel(dsl.co) if self.single else dsl.co) & (over * over)
         else:
             try:
                 order = self.model.total_order(ins.name, self.single.representatives(over) if self.single else over)

@@ -96,7 +96,7 @@ def inside(s, *within: tuple, single: SingleEventRmw | None = None) -> bool:
     if k[0] == "set_inter":
         return inside(k[1], *within, single=single) or inside(k[2], *within, single=single)
     if k[0] == "set_union":
-        if single is not None and single.set(k[1]).key == k:
+        if single is not None and repr(single.set(k[1])) == repr(s):  # (nodes compare by identity: by shape here)
             return inside(k[1], *within, single=single)
         return inside(k[1], *within, single=single) and inside(k[2], *within, single=single)
     if k[0] == "set_diff":

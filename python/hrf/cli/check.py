@@ -87,16 +87,26 @@ def _liveness(a, limits) -> int:
 
 
 def cmd_models(a) -> int:
-    from ..models import get, names
+    import shutil
+    import textwrap
+
+    from ..models import get, names, summary
 
     if a.cat:
         from ..cat.printer import to_cat
 
         print(to_cat(get(a.cat)), end="")
         return 0
-    for n in names():
-        doc = (get(n).doc or "").strip().splitlines()
-        print(f"{n:16s} {doc[0] if doc else ''}")
+    width = max(60, min(shutil.get_terminal_size((100, 24)).columns, 120))
+    for n in names():  # each model's first sentence, whole, wrapped under its name
+        print(
+            textwrap.fill(
+                summary(n),
+                width,
+                initial_indent=f"{n:16s} " if len(n) < 16 else f"{n}\n" + " " * 17,
+                subsequent_indent=" " * 17,
+            )
+        )
     return 0
 
 

@@ -107,3 +107,21 @@ def read_as_by(test: A.Test, model) -> tuple[A.Test, str | None]:
             continue
         return u, dst
     return test, None
+
+
+def read_by(test: A.Test, model) -> A.Test:
+    """The test as `model` reads it, the same in every verb (check, bulk,
+    compare, run, the page): itself where the model takes it, else its
+    translation into a dialect the model takes ([GPU15]'s PTX into PTX 6.0
+    for ptx-6.0 and ptx-7.5), else the model's own refusal (raised)."""
+    u, arch = read_as_by(test, model)
+    if arch is None:
+        model.supports(test)
+    return u
+
+
+def translation_note(source: A.Test, read: A.Test) -> str | None:
+    """The note a result carries where its test was read translated."""
+    if read.arch == source.arch:
+        return None
+    return f"the test read as {read.arch}, translated from {source.arch} (the PTX ISA's meanings: litmus/translate.py)"

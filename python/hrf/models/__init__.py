@@ -55,6 +55,21 @@ def names() -> list[str]:
     return list(_REGISTRY)
 
 
+def summary(name) -> str:
+    """A model's first sentence, whole (its docstring's lines joined): what
+    `hrf models` and the page show."""
+    import re
+
+    text = " ".join((get(name).doc or "").split())
+    # the first full stop that ends a sentence: not an abbreviation's (et al., App., Fig., e.g.)
+    for m in re.finditer(r"\.(\s|$)", text):
+        before = text[: m.start()].rsplit(" ", 1)[-1]
+        if before in ("al", "App", "Fig", "Figs", "sec", "e.g", "i.e", "cf", "vs", "Def", "Thm") or len(before) == 1:
+            continue
+        return text[: m.start() + 1]
+    return text
+
+
 def get(name) -> Model:
     """A shipped model by name, or the MODEL of a Python file (a path:
     `hrf.userfile`)."""

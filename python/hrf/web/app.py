@@ -58,12 +58,12 @@ def create_app(lim: ServeLimits | None = None) -> Starlette:
     async def info(request: Request) -> Response:
         from ..core import version
         from ..mappings import schemes
-        from ..models import get, names
+        from ..models import names, summary
 
         return JSONResponse(
             {
                 "version": version(),
-                "models": [{"name": n, "doc": get(n).doc.split("\n")[0]} for n in names()],
+                "models": [{"name": n, "doc": summary(n)} for n in names()],
                 "schemes": schemes(),
                 "corpus": list(tests),
                 "limits": lim.public(),
