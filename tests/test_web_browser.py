@@ -177,3 +177,101 @@ def test_bad_input_on_the_page(server, browser):
     # and the server still serves
     set_text(d, "test", FIG6)
     wait(d, lambda d: "Ok" in card(d, "sc") and answered(d), "Fig. 6 under sc")
+
+
+# ---- what the page shows is current, or marked as not current
+def test_a_pending_check_greys_the_previous_answer(server, browser):
+    d = browser
+    d.get("about:blank")
+    d.get(server + "/")
+    wait(d, answered, "the first check")
+    assert "stale" not in d.find_element(By.ID, "right").get_attribute("class")
+    # an edit: until its answer, the previous cards, table and graph are greyed, the status spins
+    set_text(d, "test", FIG6.replace("*X = 1", "*X = 2"))
+    assert "stale" in d.find_element(By.ID, "right").get_attribute("class")
+    assert "busy" in d.find_element(By.ID, "status").get_attribute("class")
+    shot(d, "09-pending-greyed")
+    wait(d, answered, "the edit's answer")
+    assert "stale" not in d.find_element(By.ID, "right").get_attribute("class")
+
+
+def test_the_soundness_panel_is_cleared_when_the_test_changes(server, browser):
+    d = browser
+    d.get("about:blank")
+    d.get(server + "/")
+    wait(d, answered, "the first check")
+    Select(d.find_element(By.ID, "corpus")).select_by_value("rsp/corrupt-mp.litmus")
+    wait(d, lambda d: "corrupt" in d.find_element(By.ID, "test").get_attribute("value"), "corrupt-mp's text")
+    d.find_element(By.CSS_SELECTOR, "#soundbox summary").click()
+    Select(d.find_element(By.ID, "scheme")).select_by_value("rsp-old")
+    d.find_element(By.ID, "sound-run").click()
+    wait(d, lambda d: text(d, ".sound-verdict") == "unsound", "the soundness verdict")
+    # another test: the verdict was about the old one, and is no longer shown
+    Select(d.find_element(By.ID, "corpus")).select_by_value("hrf/hrf14-fig6.litmus")
+    wait(d, lambda d: "hrf14-fig6" in d.find_element(By.ID, "test").get_attribute("value"), "Fig. 6's text")
+    wait(d, lambda d: "check soundness again" in text(d, "#sound-out"), "the panel cleared")
+    assert not d.find_elements(By.CSS_SELECTOR, ".sound-verdict")
+    assert not d.find_element(By.ID, "sound-trace").is_displayed()
+    shot(d, "10-soundness-cleared-on-change")
+
+
+def test_a_cat_error_belongs_to_the_cat_card_alone(server, browser):
+    d = browser
+    d.get("about:blank")
+    d.get(server + "/")
+    wait(d, answered, "the first check")
+    choose_models(d, {"sc", "hrf-direct"})
+    wait(d, lambda d: answered(d) and "Ok" in card(d, "sc"), "sc's card")
+    d.find_element(By.CSS_SELECTOR, "#catbox summary").click()
+    set_text(d, "cat", '"mine"\nacyclic po | nosuchrelation as sc\n')
+    d.find_element(By.ID, "cat-on").click()
+    wait(d, lambda d: answered(d) and text(d, "#cat-error"), "the cat model's error")
+    # the built-in models keep their answers; the error is the cat model's box and card
+    assert "Ok" in card(d, "sc") and "racy" in card(d, "hrf-direct")
+    assert "nosuchrelation" in text(d, "#cat-error") and not text(d, "#error")
+    assert "nosuchrelation" in card(d, "cat model")
+    shot(d, "11-cat-error-its-own")
+    d.find_element(By.ID, "cat-on").click()
+
+
+def test_a_refusal_looks_like_one_and_names_the_models_that_read_the_test(server, browser):
+    d = browser
+    d.get("about:blank")
+    d.get(server + "/")
+    wait(d, answered, "the first check")
+    Select(d.find_element(By.ID, "corpus")).select_by_value("ptx7/SpinMP.litmus")
+    choose_models(d, {"hrf-direct", "ptx-7.5"})
+    wait(d, lambda d: "SpinMP" in d.find_element(By.ID, "test").get_attribute("value"), "SpinMP's text")
+    wait(d, lambda d: answered(d) and "refuses this test" in card(d, "hrf-direct"), "the refusal")
+    refusal = card(d, "hrf-direct")
+    assert "models that read it:" in refusal and "ptx-7.5" in refusal
+    # not painted as a syntax error: no red line, no error box
+    assert not d.find_elements(By.CSS_SELECTOR, "#gutter .err") and not text(d, "#error")
+    assert "Ok" in card(d, "ptx-7.5")
+    # the models that cannot read a PTX test are marked in the list; the ? column has its legend
+    marked = {b.text.strip() for b in d.find_elements(By.CSS_SELECTOR, "#models label.cannot")}
+    assert "opencl" in marked and "ptx-7.5" not in marked and "sc" not in marked
+    assert "? : no verdict" in text(d, "#outcomes caption")
+    shot(d, "12-refusal-and-readers")
+
+
+def test_the_graph_zooms_and_downloads(server, browser):
+    d = browser
+    d.get("about:blank")
+    d.get(server + "/")
+    wait(d, answered, "the first check")
+    Select(d.find_element(By.ID, "corpus")).select_by_value("hrf/hrf14-fig6.litmus")
+    choose_models(d, {"hrf-direct"})
+    wait(d, lambda d: answered(d) and d.find_elements(By.CSS_SELECTOR, ".graph-link"), "the race")
+    d.find_element(By.CSS_SELECTOR, ".graph-link").click()
+    wait(d, lambda d: d.execute_script("return document.getElementById('graph').naturalWidth") > 100, "the SVG")
+    href = d.find_element(By.ID, "graph-download").get_attribute("href")
+    assert (
+        href.startswith("blob:")
+        and d.find_element(By.ID, "graph-download").get_attribute("download") == "execution.svg"
+    )
+    before = d.execute_script("return document.getElementById('graph').getBoundingClientRect().width")
+    d.find_element(By.ID, "zoom-in").click()
+    after = d.execute_script("return document.getElementById('graph').getBoundingClientRect().width")
+    assert after > before
+    shot(d, "13-graph-zoomed")

@@ -39,7 +39,9 @@ final_writes = W - dom(co)
 
 
 def supports(test: AST.Test) -> None:
-    refuse(test, "c11", barriers=True, remote=True, consume=True)  # docs/readings.md: C11 without consume
+    refuse(
+        test, "c11", barriers=True, remote=True, consume=True, dialects=("C", "OpenCL")
+    )  # docs/readings.md: C11 without consume
 
 
 # The axioms have no no-thin-air condition ([BDW16] App. A): thin-air candidates are enumerated.

@@ -90,9 +90,14 @@ def refuse(
     remote: bool = False,
     consume: bool = False,
     orders_other_than_sc: bool = False,
+    dialects: tuple[str, ...] | None = None,
 ) -> None:
     """Raise UnsupportedFeature, naming the thread and line, for the first
-    operation of `test` outside the model's fragment (docs/readings.md)."""
+    operation of `test` outside the model's fragment (docs/readings.md);
+    with `dialects`, for a test of another dialect (a PTX or Vulkan test's
+    orders and scopes mean other things than C's)."""
+    if dialects is not None and test.arch not in dialects:
+        raise UnsupportedFeature(f"{model} reads {' and '.join(dialects)} tests; this is a {test.arch} test", test.path)
     for t in test.threads:
         for op in t.ops:
             orders: set[str] = {o for o in (getattr(op, "order", None), getattr(op, "fail_order", None)) if o}

@@ -40,7 +40,7 @@ def heterogeneous_race(hhb: Rel) -> Rel:
 def supports(test: AST.Test) -> None:
     """HRF-direct/-indirect define seq_cst atomics only ([HRF14] sec. 3): no
     relaxed or acquire/release atomics, fences, barriers or remote scopes."""
-    refuse(test, "the HRF model", fences=True, remote=True, orders_other_than_sc=True)
+    refuse(test, "the HRF model", fences=True, remote=True, orders_other_than_sc=True, dialects=("C", "OpenCL"))
 
 
 def hrf_model(name: str, doc: str, hhb: Rel) -> Model:

@@ -97,7 +97,9 @@ def hhb_indirect() -> Rel:
 
 def supports(name):
     def check(test: AST.Test) -> None:
-        refuse(test, name, fences=True, remote=True, consume=True)  # [HRFR15] Fig. 9 has no fences
+        refuse(
+            test, name, fences=True, remote=True, consume=True, dialects=("C", "OpenCL")
+        )  # [HRFR15] Fig. 9 has no fences
 
     return check
 
@@ -183,7 +185,7 @@ def hrf_relaxed_model(
 
 def _supports_with_fences(name):
     def check(test: AST.Test) -> None:
-        refuse(test, name, barriers=True, remote=True, consume=True)
+        refuse(test, name, barriers=True, remote=True, consume=True, dialects=("C", "OpenCL"))
 
     return check
 

@@ -171,6 +171,6 @@ def opencl_model(name: str, doc: str, incl: Rel, remote: bool, cas_writeback: bo
 
 def _supports(name: str, remote: bool):
     def check(test: AST.Test) -> None:
-        refuse(test, name, consume=True, remote=not remote)
+        refuse(test, name, consume=True, remote=not remote, dialects=("C", "OpenCL"))
 
     return check

@@ -38,7 +38,7 @@ race = conflict - hb - hb.inv - (A * A)
 
 
 def supports(test: AST.Test) -> None:
-    refuse(test, "rc11", barriers=True, remote=True, consume=True)
+    refuse(test, "rc11", barriers=True, remote=True, consume=True, dialects=("C", "OpenCL"))
 
 
 # uniproc: coherence orders a thread's own accesses (sb in hb); no thin air

@@ -10,7 +10,7 @@ import warnings
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..errors import HrfError, InvalidArgument
+from ..errors import HrfError, InvalidArgument, UnsupportedFeature
 
 
 @dataclass(frozen=True)
@@ -124,8 +124,9 @@ def _models(payload: dict, lim: ServeLimits) -> list:
             text = _text(spec, "cat", lim)
             try:
                 m = load_text(text)
-            except HrfError as e:
-                raise _Located(e, f"model {i}") from None
+            except HrfError as e:  # the cat model's own error: its card's, the others still answer
+                out.append(("cat model", _Located(e, f"model {i}")))
+                continue
             out.append((f"{m.name} (cat)", m))
         else:
             raise InvalidArgument(f'model {i}: a built-in model\'s name or {{"cat": text}}')
@@ -148,6 +149,9 @@ def _results(payload: dict, lim: ServeLimits):
     limits = _limits(lim, payload)
     out: list = []
     for label, model in _models(payload, lim):
+        if isinstance(model, _Located):  # a model that did not compile: said for that model
+            out.append((label, model))
+            continue
         try:
             # witnesses with the check, under its deadline (not built again on first use)
             out.append((label, check_compiled(*prepare(test, model, limits), limits, eager=True)))
@@ -175,9 +179,16 @@ def _check(payload: dict, lim: ServeLimits) -> dict:
     models: list[dict] = []
     allowed: list[dict[str, None] | None] = []
     for label, r in results:
+        if isinstance(r, _Located):  # the model's own text is wrong (a cat model): where in it
+            models.append({"label": label, "error": error_json(r.error, r.where)})
+            allowed.append(None)
+            continue
         if isinstance(r, HrfError):
             # about a line of the test (a construct this model refuses) or about the model
-            models.append({"label": label, "error": error_json(r, "test" if getattr(r, "line", None) else "model")})
+            where = "test" if getattr(r, "line", None) else "model"
+            e = error_json(r, where)
+            e["refused"] = isinstance(r, UnsupportedFeature)  # a refusal, not a syntax error
+            models.append({"label": label, "error": e})
             allowed.append(None)
             continue
         labels = [x[0] for x in executions(r)]
@@ -213,7 +224,24 @@ def _check(payload: dict, lim: ServeLimits) -> dict:
         "test": {"name": test.name, "arch": test.arch, "threads": [t.name for t in test.threads]},
         "models": models,
         "outcomes": rows,
+        "readers": readers(test),
     }
+
+
+def readers(test) -> list[str]:
+    """The built-in models that read the test (directly or translated, as
+    every verb reads it): the page suggests them where a model refuses it."""
+    from ..litmus.translate import read_by
+    from ..models import get, names
+
+    out = []
+    for n in names():
+        try:
+            read_by(test, get(n))
+        except HrfError:
+            continue
+        out.append(n)
+    return out
 
 
 def _graph(payload: dict, lim: ServeLimits) -> dict:

@@ -123,8 +123,23 @@ function showError(error) {
 function schedule() {
   clearTimeout(state.timer);
   document.body.dataset.state = "pending"; // an edit not yet answered (tests wait on it)
+  stale(true);
   paintEditor(null);
+  staleSoundness();
   state.timer = setTimeout(check, DEBOUNCE_MS);
+}
+
+// what the page shows is the previous test's until its answer comes: greyed, with a spinner
+function stale(on) {
+  $("right").classList.toggle("stale", on);
+  $("status").classList.toggle("busy", on);
+}
+
+// the soundness panel answers for the test it was run on: cleared when the test changes
+function staleSoundness() {
+  if (!$("sound-out").textContent || $("sound-out").dataset.test === $("test").value) return;
+  $("sound-out").replaceChildren(el("div", { class: "note" }, "the test changed: check soundness again"));
+  $("sound-trace").hidden = true;
 }
 
 async function check() {
@@ -134,7 +149,7 @@ async function check() {
   const seq = ++state.seq;
   const body = request();
   document.body.dataset.state = "checking";
-  if (!body.models.length) { $("status").textContent = "choose a model"; document.body.dataset.state = "done"; return; }
+  if (!body.models.length) { $("status").textContent = "choose a model"; stale(false); document.body.dataset.state = "done"; return; }
   $("status").textContent = "checking…";
   const t0 = performance.now();
   let reply;
@@ -145,6 +160,7 @@ async function check() {
   if (seq !== state.seq) return; // a newer edit was sent
   $("status").textContent = reply.ok ? `checked in ${Math.round(performance.now() - t0)} ms` : "error";
   render(reply);
+  stale(false);
   if (seq === state.seq && document.body.dataset.state !== "pending") document.body.dataset.state = "done";
 }
 
@@ -158,9 +174,13 @@ function render(reply) {
     clearGraph();
     return;
   }
-  const refused = reply.models.find((m) => m.error && m.error.where === "test");
-  showError(null);
-  paintEditor(refused ? refused.error : null);
+  // a model's own error (a cat model that does not compile) belongs to its box and card alone;
+  // a refusal is not a syntax error: the editor stays unmarked, the card says so
+  const broken = reply.models.find((m) => m.error && m.error.where.startsWith("model "));
+  showError(broken ? broken.error : null);
+  const wrong = reply.models.find((m) => m.error && m.error.where === "test" && !m.error.refused);
+  paintEditor(wrong ? wrong.error : null);
+  markReaders(reply.readers || null);
   $("verdicts").replaceChildren(...reply.models.map(card));
   if (reply.warnings && reply.warnings.length) $("verdicts").append(el("div", { class: "note" }, reply.warnings.join("\n")));
   outcomeTable(reply);
@@ -172,6 +192,13 @@ function render(reply) {
 }
 
 function card(m, i) {
+  if (m.error && m.error.refused) {
+    const at = m.error.line ? ` (line ${m.error.line})` : "";
+    const readers = (state.reply && state.reply.readers) || [];
+    return el("div", { class: "card refused", "data-model": m.label }, el("h3", {}, m.label, " ", el("span", { class: "tag-refused" }, "refuses this test")),
+      el("div", { class: "note" }, `${m.error.message}${at}`),
+      el("div", { class: "note" }, readers.length ? `models that read it: ${readers.join(", ")}` : "no built-in model reads it"));
+  }
   if (m.error) {
     const at = m.error.line ? ` (line ${m.error.line})` : "";
     return el("div", { class: "card", "data-model": m.label }, el("h3", {}, m.label),
@@ -197,7 +224,19 @@ function outcomeTable(reply) {
   const head = el("tr", {}, el("th", {}, "outcome"), ...reply.models.map((m) => el("th", {}, m.label)));
   const rows = reply.outcomes.map((o) => el("tr", o.differs ? { class: "differs" } : {}, el("td", {}, o.outcome),
     ...o.allowed.map((a) => el("td", { class: a === null ? "" : a ? "yes" : "no" }, a === null ? "?" : a ? "allowed" : "forbidden"))));
-  $("outcomes").replaceChildren(el("caption", {}, "Outcomes (rows where the models differ are marked)"), head, ...rows);
+  $("outcomes").replaceChildren(
+    el("caption", {}, "Outcomes (rows where the models differ are marked; ? : no verdict, the model refused the test or did not compile)"),
+    head, ...rows);
+}
+
+// the models that cannot read the test's dialect, marked in the list (with why in their title)
+function markReaders(readers) {
+  for (const box of document.querySelectorAll("#models label")) {
+    const name = box.querySelector("input").value;
+    const cannot = readers !== null && !readers.includes(name);
+    box.classList.toggle("cannot", cannot);
+    box.title = cannot ? "this model does not read this test's dialect" : box.dataset.doc || "";
+  }
 }
 
 // ---------------------------------------------------------------- graphs
@@ -230,13 +269,24 @@ async function drawGraph() {
   const url = URL.createObjectURL(new Blob([g.svg], { type: "image/svg+xml" }));
   const old = $("graph").src;
   $("graph").src = url;
+  $("graph-download").href = url;
   if (old && old.startsWith("blob:")) URL.revokeObjectURL(old);
   $("graph-label").textContent = `${g.index + 1} of ${g.count}: ${g.label}`;
+}
+
+// the graph's size: its natural width times the zoom (the pane scrolls to pan)
+function zoom(f) {
+  const g = $("graph");
+  const z = Math.min(8, Math.max(0.25, (Number(g.dataset.zoom) || 1) * f));
+  g.dataset.zoom = z;
+  g.style.maxWidth = "none";
+  g.style.width = `${Math.round(g.naturalWidth * z)}px`;
 }
 
 // ---------------------------------------------------------------- soundness
 async function soundness() {
   $("sound-out").textContent = "exploring the machine…";
+  $("sound-out").dataset.test = $("test").value;
   $("sound-trace").hidden = true;
   const s = await post("/api/soundness", { test: $("test").value, scheme: $("scheme").value, unroll: Number($("unroll").value) || 0 });
   if (!s.ok) { $("sound-out").replaceChildren(el("div", { class: "error" }, `${s.error.kind}: ${s.error.message}`)); return; }
@@ -265,7 +315,7 @@ async function start() {
     $("corpus").append(el("optgroup", { label: g }, ...names.map((n) => el("option", { value: n }, n.split("/")[1]))));
   }
   for (const m of info.models) {
-    $("models").append(el("label", { title: m.doc }, el("input", { type: "checkbox", value: m.name, onchange: schedule }), " " + m.name));
+    $("models").append(el("label", { title: m.doc, "data-doc": m.doc }, el("input", { type: "checkbox", value: m.name, onchange: schedule }), " " + m.name));
   }
   $("scheme").replaceChildren(...info.schemes.map((s) => el("option", { value: s }, s)));
   $("test").addEventListener("input", schedule);
@@ -281,6 +331,8 @@ async function start() {
   $("graph-model").addEventListener("change", (e) => { state.graph = { model: Number(e.target.value), index: 0 }; drawGraph(); });
   $("prev").addEventListener("click", () => { state.graph.index--; drawGraph(); });
   $("next").addEventListener("click", () => { state.graph.index++; drawGraph(); });
+  $("zoom-in").addEventListener("click", () => zoom(1.25));
+  $("zoom-out").addEventListener("click", () => zoom(0.8));
   $("sound-run").addEventListener("click", soundness);
   if (fromHash()) { schedule(); return; }
   for (const c of document.querySelectorAll("#models input")) c.checked = c.value === "hrf-direct" || c.value === "hrf-indirect";
