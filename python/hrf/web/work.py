@@ -114,7 +114,7 @@ def _models(payload: dict, lim: ServeLimits) -> list:
         raise InvalidArgument("'models' must be a list of one or more models")
     if len(specs) > lim.models:
         raise InvalidArgument(f"at most {lim.models} models at once (the server's limit), not {len(specs)}")
-    out = []
+    out: list[tuple[str, Any]] = []  # a Model, or the _Located error of a cat model that does not compile
     for i, spec in enumerate(specs):
         if isinstance(spec, str):
             if spec not in names():
