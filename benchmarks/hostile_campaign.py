@@ -1,6 +1,8 @@
 """A campaign of hostile and careless inputs on hrf's surfaces beyond the
 litmus readers: cat models, Python model files, the results store, the
-cluster option, generate, compare, export, limits and I/O.
+cluster option, generate, compare, export, limits and I/O; and (--new) the
+newer ones: litmus7 logs read by `hrf run --log`, `hrf map` with mapping
+files, liveness options, Dat3M's dialects mutated.
 
 Each attack runs the `hrf` command in a process of its own, in a sandbox
 folder, and is classed by what came back:
@@ -364,6 +366,140 @@ def io_attacks(rng: random.Random, n: int) -> list[Attack]:
     return out
 
 
+MP_GPU = ROOT / "litmus/gpu/MP+rlx-gpu.litmus"
+# a litmus7 log of MP+rlx-gpu as `hrf run` writes one (the base of the log mutants)
+LOG = (
+    "Test MP+rlx-gpu Allowed\nHistogram (3 states)\n600   :>1:r0=0; 1:r1=0;\n380   :>1:r0=1; 1:r1=1;\n"
+    "20    *>1:r0=1; 1:r1=0;\nOk\n\nWitnesses\nPositive: 20, Negative: 980\n"
+    "Condition exists (1:r0=1 /\\ 1:r1=0) is validated\nObservation MP+rlx-gpu Sometimes 20 980\n"
+    "Time MP+rlx-gpu 0.50\n"
+)
+
+
+def log_attacks(rng: random.Random, n: int) -> list[Attack]:
+    """`hrf run --log`: litmus7 logs written by other programs, wrong or hostile."""
+    edits = [
+        ("wrong count", lambda t: t.replace("600   :>", "-5    :>")),
+        ("huge count", lambda t: t.replace("600   :>", "99999999999999999999999 :>")),
+        ("unknown variable", lambda t: t.replace("1:r1=0;\nOk", "2:r9=0;\nOk")),
+        ("value outside the domain", lambda t: t.replace("1:r0=1; 1:r1=1;", "1:r0=7; 1:r1=1;")),
+        ("duplicated state", lambda t: t.replace("20    *>", "380   :>1:r0=1; 1:r1=1;\n20    *>")),
+        ("missing state line", lambda t: t.replace("380   :>1:r0=1; 1:r1=1;\n", "")),
+        ("wrong state count", lambda t: t.replace("Histogram (3 states)", "Histogram (9 states)")),
+        ("no histogram", lambda t: t.replace("Histogram (3 states)", "Histo")),
+        ("another test's name", lambda t: t.replace("Test MP+rlx-gpu", "Test SB")),
+        ("truncated", lambda t: t[: rng.randrange(len(t))]),
+        ("empty", lambda t: ""),
+        ("missing register", lambda t: t.replace("1:r0=0; 1:r1=0;", "1:r0=0;")),
+        ("garbage state", lambda t: t.replace("1:r0=0; 1:r1=0;", "1:r0==; ;;")),
+    ]
+    out = []
+    for i in range(n):
+        kind = rng.randrange(len(edits) + 2)
+        if kind < len(edits):
+            what, edit = edits[kind]
+            data = edit(LOG).encode()
+        elif kind == len(edits):
+            what, data = "non-UTF-8", LOG.encode().replace(b"Ok", b"\xff\xfe")
+        else:
+            what = "random bytes"
+            data = bytes(rng.randrange(256) for _ in range(rng.randint(0, 400)))
+        models = rng.choice([["-m", "ptx-7.5"], ["-m", "ptx-6.0", "-m", "ptx-7.5"], ["-m", "ptx"], []])
+
+        def setup(d: Path, data=data) -> None:
+            (d / "gpu.log").write_bytes(data)
+
+        json_out = ["--json"] if rng.random() < 0.3 else []
+        out.append(
+            Attack("run --log", f"{what} #{i}", ["run", "--log", "gpu.log", *models, *json_out, str(MP_GPU)], setup)
+        )
+    return out
+
+
+def map_attacks(rng: random.Random, n: int) -> list[Attack]:
+    """`hrf map`: mappings by name and by file, families and tests."""
+    files = {
+        "syntax error": "MAPPING = (\n",
+        "not a Mapping": "MAPPING = 3\n",
+        "no MAPPING": "X = 1\n",
+        "a bad key": "from hrf.mappings.axiomatic import Mapping, Row\nMAPPING = Mapping('m', '', {('jump', 'sc'): Row(('ld.weak',), 'x')})\n",
+        "two accesses": "from hrf.mappings.axiomatic import Mapping, Row\nMAPPING = Mapping('m', '', {('load', 'sc'): Row(('ld.weak', 'ld.weak'), 'x')})\n",
+        "an unknown instruction": "from hrf.mappings.axiomatic import Mapping, Row\nMAPPING = Mapping('m', '', {('load', 'sc'): Row(('ld.frob',), 'x')})\n",
+        "a bad scope": "from hrf.mappings.axiomatic import Mapping, Row\nMAPPING = Mapping('m', '', {('load', 'sc'): Row(('ld.acquire.galaxy',), 'x')})\n",
+        "rows not a dict": "from hrf.mappings.axiomatic import Mapping\nMAPPING = Mapping('m', '', [1, 2])\n",
+        "raises": "raise SystemExit(3)\n",
+        "no rows": "from hrf.mappings.axiomatic import Mapping\nMAPPING = Mapping('m', '', {})\n",
+    }
+    tests = [FIG6, str(ROOT / "litmus/ptx7/SpinMP.litmus"), str(ROOT / "litmus/c11"), str(MP_GPU), "nosuch.litmus"]
+    out = []
+    for i in range(n):
+        r = rng.random()
+        setup = None
+        if r < 0.4:
+            what, text = rng.choice(sorted(files.items()))
+            mapping = "mine.py"
+
+            def setup(d: Path, text=text) -> None:
+                (d / "mine.py").write_text(text)
+        else:
+            what, mapping = "by name", rng.choice(["ptx-abi", "ptx-abi-trailing", "nosuch", "", "../ptx-abi"])
+        argv = ["map", "--mapping", mapping]
+        if rng.random() < 0.5:
+            argv += [rng.choice(tests)]
+        else:
+            argv += ["--dialect", rng.choice(["c", "opencl", "ptx", "vulkan", "klingon"]), "--count"]
+            argv += [
+                rng.choice(["5", "0", "-3", "x", "99999999999999999999"]),
+                "--max-edges",
+                rng.choice(["3", "4", "1", "99"]),
+            ]
+        argv += rng.choice(
+            [[], ["-m", "rc11"], ["-m", "nosuch"], ["--target", "vulkan"], ["--target", "ptx-7.5-dat3m"]]
+        )
+        argv += rng.choice(
+            [[], ["--json"], ["--show", "-1"], ["--graph", "/"], ["--graph", "g.svg"], ["--max-seconds", "0.001"]]
+        )
+        out.append(Attack("map", f"{what} #{i}", argv, setup))
+    return out
+
+
+def liveness_attacks(rng: random.Random, n: int) -> list[Attack]:
+    """Liveness: progress models, unroll bounds, loops of every shape."""
+    tests = [FIG6, str(ROOT / "litmus/ptx7/SpinMP.litmus"), str(ROOT / "litmus/vulkan/MP-avvis-dv.litmus")]
+    out = []
+    for i in range(n):
+        t = rng.choice(tests)
+        model = {"ptx7": "ptx-7.5", "vulkan": "vulkan"}.get(Path(t).parent.name, "hrf-indirect")
+        progress = rng.choice(["fair", "obe", "hsa", "hsa-obe", "lobe", "unfair", "bogus", ""])
+        unroll = rng.choice(["0", "1", "3", "-1", "99999", "x", "2.5"])
+        argv = ["check", t, "-m", model, "--liveness", "--progress", progress, "--unroll", unroll]
+        argv += rng.choice([[], ["--json"], ["--max-seconds", "0.01"], ["--max-paths", "1"]])
+        out.append(Attack("liveness", f"{progress}/{unroll} #{i}", argv))
+    return out
+
+
+def dialect_mutants(rng: random.Random, n: int) -> list[Attack]:
+    """Dat3M's PTX and Vulkan tests, mutated (tests/fuzz.py's mutations),
+    under their models."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fuzz import mutate
+
+    texts = [p.read_bytes() for d in ("ptx7", "vulkan") for p in sorted((ROOT / "litmus" / d).glob("*.litmus"))]
+    out = []
+    for i in range(n):
+        data = rng.choice(texts)
+        for _ in range(rng.randint(1, 3)):
+            data = mutate(data, rng)
+        model = rng.choice(["ptx-6.0", "ptx-7.5", "ptx-7.5-dat3m", "vulkan", "vulkan-dat3m"])
+
+        def setup(d: Path, data=data) -> None:
+            (d / "t.litmus").write_bytes(data)
+
+        extra = rng.choice([[], ["--liveness"], ["--graph", "g.dot"], ["--json"]])
+        out.append(Attack("dat3m", f"mutant #{i}", ["check", "t.litmus", "-m", model, *extra], setup))
+    return out
+
+
 def run(attack: Attack, timeout: float, sandbox_root: Path) -> tuple[str, str]:
     d = Path(tempfile.mkdtemp(dir=sandbox_root))
     try:
@@ -430,6 +566,9 @@ def main(argv=None) -> int:
     a.add_argument("--seed", type=int, default=1)
     a.add_argument("--timeout", type=float, default=60.0, help="seconds before an attack counts as a hang")
     a.add_argument("--jobs", type=int, default=2)
+    a.add_argument(
+        "--new", type=int, default=400, help="attacks on the newer surfaces (run --log, map, liveness, Dat3M mutants)"
+    )
     args = a.parse_args(argv)
     rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="hrf-campaign-"))
@@ -462,6 +601,14 @@ def main(argv=None) -> int:
         + export_attacks(rng, share // 2)
         + io_attacks(rng, share)
     )
+    if args.new:  # the surfaces landed since the last campaigns: --new N attacks over them
+        k = max(1, args.new // 4)
+        attacks += (
+            log_attacks(rng, k)
+            + map_attacks(rng, k)
+            + liveness_attacks(rng, k)
+            + dialect_mutants(rng, args.new - 3 * k)
+        )
     before = snapshot(sentinel)
     table: dict[str, Counter] = defaultdict(Counter)
     bad: list[tuple[Attack, str, str]] = []

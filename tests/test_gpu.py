@@ -647,3 +647,34 @@ def test_runs_on_a_gpu_when_there_is_one():
     r = run_test(parse_file(LITMUS / "gpu" / "MP+fence.sc-gpu.litmus"), launches=20, model=None)
     assert r.counts.instances == 20 * r.counts.instances_per_launch
     assert r.positive == 0  # fence.sc between both pairs: forbidden, never seen
+
+
+@pytest.mark.parametrize(
+    "edit, says",
+    [
+        (lambda t: t.replace("1:r0=1; 1:r1=1;", "1:r0=7; 1:r1=1;"), "no execution of the test gives the state 1:r0=7"),
+        (lambda t: t.replace("1:r1=0;\nOk", "1:r1=0; 2:r9=0;\nOk"), "names 2:r9, which the test does not observe"),
+        (
+            lambda t: t.replace("20    *>", "380   :>1:r0=1; 1:r1=1;\n20    *>").replace("(3 states)", "(4 states)"),
+            "listed twice",
+        ),
+    ],
+)
+def test_a_log_that_is_not_of_the_test_is_refused_by_name(tmp_path, capsys, edit, says):
+    # a litmus7 log written by another program: a state the test cannot
+    # produce (r0 is 0 or 1 in every execution, whatever the model), a
+    # variable the test does not observe, a state counted on two lines
+    path = LITMUS / "gpu" / "MP+rlx-gpu.litmus"
+    log = tmp_path / "gpu.log"
+    log.write_text(edit(_result(path, {(0, 0): 600, (1, 1): 380, (1, 0): 20}).to_litmus7()))
+    assert main(["run", "--log", str(log), "-m", "ptx-7.5", str(path)]) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_a_log_cut_short_is_read_without_a_traceback(tmp_path, capsys):
+    path = LITMUS / "gpu" / "MP+rlx-gpu.litmus"
+    text = _result(path, {(0, 0): 600, (1, 1): 380, (1, 0): 20}).to_litmus7()
+    log = tmp_path / "gpu.log"
+    log.write_text(text[: text.index("Observation") + len("Observation MP+r")])
+    assert main(["run", "--log", str(log), "-m", "ptx-7.5", str(path)]) in (0, 1)
+    assert "Traceback" not in capsys.readouterr().err

@@ -226,3 +226,8 @@ def test_the_command_prints_the_smallest_counterexample(capsys, tmp_path):
     t = tmp_path / "mp.litmus"
     t.write_text(litmus_text(family(count=1, max_edges=4, max_threads=2)[0]))
     assert main(["map", "--mapping", "ptx-abi", "-m", "rc11", str(t)]) == 0
+
+
+def test_a_mapping_whose_rows_are_no_dict_is_a_definition_error():
+    with pytest.raises(hrf.DefinitionError, match="its rows are a dict"):
+        get(Mapping("m", "", [1, 2]))  # type: ignore[arg-type]

@@ -142,7 +142,7 @@ def read_herd_output(path) -> dict[str, HerdVerdict]:
                 v.condition = l[len("Condition ") :]
             elif l.startswith("Observation "):
                 words = l.split()
-                v.observation = words[2]
+                v.observation = words[2] if len(words) > 2 else None  # (a log cut short: no word)
                 if len(words) >= 5 and words[3].isdigit() and words[4].isdigit():
                     v.observed = (int(words[3]), int(words[4]))
                 i += 1

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import InvalidArgument
+from ..errors import HrfError, InvalidArgument
 from ..herdout import HERD_KIND, herd_name, log_variable
 from ..litmus import ast as A
-from ..litmus.printer import format_condition
+from ..litmus.printer import format_condition, format_state
 from .lower import observed_vars
 from .runtime import DeviceInfo, RunCounts
 from .setting import Setting
@@ -226,6 +226,24 @@ def compare(
     return v
 
 
+def _possible_states(test: A.Test, names: list) -> set | None:
+    """Every state any execution of the test gives, over `names` (under no
+    axiom at all: the program's own values), or None where that is not
+    established within the default limits."""
+    from ..api import Limits, check_compiled
+    from ..dsl import Model
+    from ..program import compile_test
+
+    try:
+        comp = compile_test(test, 2, None, observe_all=True)
+        r = check_compiled(comp, Model("candidates"), Limits(max_seconds=10))
+    except HrfError:  # a program hrf cannot check has no states to compare with
+        return None
+    if not r.complete:
+        return None
+    return {tuple(sorted((k, o[k]) for k in names if k in o)) for o in r.outcomes}
+
+
 def from_log(test: A.Test, block, log: str) -> GpuResult:
     """A test's block of a litmus7 log (`hrf run`'s, its standalone
     driver's, litmus7's own; `herdout.read_herd_output`) as a result to
@@ -240,14 +258,31 @@ def from_log(test: A.Test, block, log: str) -> GpuResult:
             f"{log}: {block.name}: its histogram announces {block.histogram} states and lists {len(block.counts)}"
         )
     prop = A.condition_of(test).prop
+    possible = _possible_states(test, names)
     states = []
+    seen: set = set()
     for st, n in zip(block.states, block.counts, strict=True):
         missing = [k for k in names if k not in st]
         if missing:
             raise InvalidArgument(
                 f"{log}: {block.name}: a state names no {', '.join(missing)} (the test observes {', '.join(names)})"
             )
+        extra = [k for k in st if k not in names]
+        if extra:
+            raise InvalidArgument(
+                f"{log}: {block.name}: a state names {', '.join(extra)}, which the test does not observe "
+                f"(it observes {', '.join(names)}): not a log of this test"
+            )
         o = {k: st[k] for k in names}
+        key = tuple(sorted(o.items()))
+        if key in seen:
+            raise InvalidArgument(f"{log}: {block.name}: the state {format_state(o)} is listed twice")
+        seen.add(key)
+        if possible is not None and key not in possible:
+            raise InvalidArgument(
+                f"{log}: {block.name}: no execution of the test gives the state {format_state(o)} "
+                "(whatever the model): not a log of this test"
+            )
         states.append((o, n, A.prop_holds(prop, o)))
     device = DeviceInfo(f"(read from {log})", "", 0, 0, 0, "", "", "")
     return _result(test, states, RunCounts(instances=sum(block.counts)), device, Setting(), "not run (read from a log)")

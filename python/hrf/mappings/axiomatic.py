@@ -66,11 +66,19 @@ class Mapping:
     def validate(self) -> None:
         """DefinitionError unless every key and instruction is one of the
         module docstring's, and every access row holds its access once."""
+        if not isinstance(self.rows, dict):
+            raise DefinitionError(
+                f"mapping {self.name}: its rows are a dict (operation, order) -> Row, not {type(self.rows).__name__}"
+            )
+        if not isinstance(self.scopes, dict):
+            raise DefinitionError(f"mapping {self.name}: its scopes are a dict, not {type(self.scopes).__name__}")
         for key, r in self.rows.items():
             if not (isinstance(key, tuple) and len(key) == 2 and key[0] in OPERATIONS and key[1] in ORDERS):
                 raise DefinitionError(f"mapping {self.name}: row key {key!r} is not (operation, order) of {OPERATIONS}")
-            if not isinstance(r, Row):
-                raise DefinitionError(f"mapping {self.name}: row {key} is not a Row")
+            if not isinstance(r, Row) or not isinstance(r.seq, tuple) or not all(isinstance(w, str) for w in r.seq):
+                raise DefinitionError(
+                    f"mapping {self.name}: row {key} is not a Row of PTX instructions (a tuple of text)"
+                )
             kinds = [instruction(w, None, self.name)[0] for w in r.seq]
             want = {"load": "ld", "store": "st", "rmw": "atom"}.get(key[0])
             accesses = [k for k in kinds if k != "fence"]
