@@ -232,3 +232,20 @@ def test_serve_limits_are_checked():
     with pytest.raises(InvalidArgument, match="seconds"):
         check_limits(ServeLimits(seconds=0))
     assert json.dumps(ServeLimits().public())
+
+
+def test_a_check_draws_the_graph_asked_for_from_its_own_executions():
+    # no second search: the check's answer carries the chosen execution's drawing
+    a = answer("check", {"test": FIG6, "models": ["sc", "hrf-direct"], "graph": {"model": 1, "index": 1}}, LIM)
+    assert a["ok"] and a["graph"]["model"] == 1 and a["graph"]["count"] == 2
+    if have_dot():
+        assert a["graph"]["label"].startswith("heterogeneous_race") and "<svg" in a["graph"]["svg"]
+    else:
+        assert "Graphviz" in a["graph"]["error"]
+    # an index past the end wraps round; none asked, none drawn; a bad one is the request's error
+    assert (
+        answer("check", {"test": FIG6, "models": ["sc"], "graph": {"model": 0, "index": 5}}, LIM)["graph"]["index"] == 0
+    )
+    assert answer("check", {"test": FIG6, "models": ["sc"]}, LIM)["graph"] is None
+    bad = answer("check", {"test": FIG6, "models": ["sc"], "graph": {"model": -1}}, LIM)
+    assert not bad["ok"] and "'model' must be a whole number" in bad["error"]["message"]

@@ -275,3 +275,25 @@ def test_the_graph_zooms_and_downloads(server, browser):
     after = d.execute_script("return document.getElementById('graph').getBoundingClientRect().width")
     assert after > before
     shot(d, "13-graph-zoomed")
+
+
+def test_the_graph_comes_with_the_check_not_a_second_search(server, browser):
+    d = browser
+    d.get("about:blank")
+    d.get(server + "/")
+    wait(d, answered, "the first check")
+    Select(d.find_element(By.ID, "corpus")).select_by_value("hrf/hrf14-fig6.litmus")
+    choose_models(d, {"hrf-direct"})
+    wait(d, lambda d: answered(d) and "racy" in card(d, "hrf-direct"), "the check")
+    d.execute_script("performance.clearResourceTimings()")
+    set_text(d, "test", FIG6.replace("*X = 1", "*X = 3"))
+    wait(d, answered, "the edit's answer")
+    wait(d, lambda d: d.execute_script("return document.getElementById('graph').naturalWidth") > 100, "the graph")
+    graph_requests = d.execute_script(
+        "return performance.getEntriesByType('resource').filter(e => e.name.includes('/api/graph')).length"
+    )
+    assert graph_requests == 0
+    assert "of" in text(d, "#graph-label")
+    # stepping asks for the next drawing, with a sign of work until it comes
+    d.find_element(By.ID, "next").click()
+    wait(d, lambda d: text(d, "#graph-label").startswith("2 of"), "the next execution")

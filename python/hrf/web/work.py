@@ -225,6 +225,7 @@ def _check(payload: dict, lim: ServeLimits) -> dict:
         "models": models,
         "outcomes": rows,
         "readers": readers(test),
+        "graph": _check_graph(payload, results),
     }
 
 
@@ -244,21 +245,57 @@ def readers(test) -> list[str]:
     return out
 
 
-def _graph(payload: dict, lim: ServeLimits) -> dict:
-    from ..graph import dot_output, execution_dot
+def _whole(payload: dict, key: str, default: int = 0) -> int:
+    v = payload.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise InvalidArgument(f"'{key}' must be a whole number >= 0")
+    return v
 
-    index = payload.get("index", 0)
-    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
-        raise InvalidArgument("'index' must be a whole number >= 0")
+
+def _check_graph(payload: dict, results: list) -> dict | None:
+    """The graph the page shows, drawn from the check's own executions (no
+    second search): `"graph": {"model": i, "index": k}` in a check request.
+    None where it asks for none; its error where it cannot be drawn."""
+    want = payload.get("graph")
+    if want is None:
+        return None
+    if not isinstance(want, dict):
+        raise InvalidArgument("'graph' must be an object {model, index}")
+    model, index = _whole(want, "model"), _whole(want, "index")
+    if model >= len(results):
+        return None
+    label, r = results[model]
+    if isinstance(r, (HrfError, _Located)):
+        return None
+    execs = executions(r)
+    if not execs:
+        return None
+    index %= len(execs)
+    try:
+        return {"model": model, **_draw(label, r, execs, index)}
+    except HrfError as e:  # no Graphviz here, or no execution kept: the check's answer stands
+        return {"model": model, "index": index, "count": len(execs), "error": str(e)}
+
+
+def _graph(payload: dict, lim: ServeLimits) -> dict:
+    index = _whole(payload, "index")
     _, results = _results(payload, lim)
     if len(results) != 1:
         raise InvalidArgument("a graph is of one model's execution: give one model")
     label, r = results[0]
+    if isinstance(r, _Located):
+        raise r
     if isinstance(r, HrfError):
         raise r
     execs = executions(r)
     if index >= len(execs):
         raise InvalidArgument(f"{label} has {len(execs)} executions to draw, not {index + 1}")
+    return _draw(label, r, execs, index)
+
+
+def _draw(label: str, r, execs: list, index: int) -> dict:
+    from ..graph import dot_output, execution_dot
+
     name, ex = execs[index]
     if ex is None:
         raise HrfError(f"no execution kept for {name}")

@@ -147,7 +147,8 @@ async function check() {
   if (state.controller) state.controller.abort();
   const controller = (state.controller = new AbortController());
   const seq = ++state.seq;
-  const body = request();
+  // the graph shown is drawn from this check's own executions (no second search)
+  const body = { ...request(), graph: { model: state.graph.model, index: Math.max(0, state.graph.index) } };
   document.body.dataset.state = "checking";
   if (!body.models.length) { $("status").textContent = "choose a model"; stale(false); document.body.dataset.state = "done"; return; }
   $("status").textContent = "checking…";
@@ -188,7 +189,13 @@ function render(reply) {
   sel.replaceChildren(...reply.models.map((m, i) => el("option", { value: i }, m.label)));
   if (state.graph.model >= reply.models.length) state.graph = { model: 0, index: 0 };
   sel.value = state.graph.model;
-  drawGraph();
+  const g = reply.graph;
+  const m = reply.models[state.graph.model];
+  if (g && g.model === state.graph.model && g.svg) showGraph(g);
+  else if (g && g.model === state.graph.model && g.error && m && !m.error) {
+    $("graphs").hidden = false;
+    $("graph-label").textContent = g.error;
+  } else drawGraph();
 }
 
 function card(m, i) {
@@ -263,9 +270,18 @@ async function drawGraph() {
   state.graph.index = ((state.graph.index % n) + n) % n;
   const spec = request().models[state.graph.model];
   const seq = state.seq;
+  $("graph-pane").classList.add("stale");  // a sign of work until the drawing comes
+  $("graph-label").textContent = "drawing…";
   const g = await post("/api/graph", { ...request(), models: [spec], index: state.graph.index });
+  $("graph-pane").classList.remove("stale");
   if (seq !== state.seq) return;
   if (!g.ok) { $("graph-label").textContent = g.error.message; return; }
+  showGraph(g);
+}
+
+function showGraph(g) {
+  $("graphs").hidden = false;
+  state.graph.index = g.index;
   const url = URL.createObjectURL(new Blob([g.svg], { type: "image/svg+xml" }));
   const old = $("graph").src;
   $("graph").src = url;
