@@ -388,3 +388,13 @@ def test_annotated_edges_in_a_family_and_its_sample():
         assert orders.count("rel") == orders.count("acq") == n and set(orders) <= {"rel", "acq", "sc", "na"}
     some = generate(count=20, seed=3, **kw)
     assert len(some) == 20 and {t.name for t in some} <= {t.name for t in whole}
+
+
+def test_a_family_holds_each_test_once():
+    # two placements that put a cycle's threads alike (two threads:
+    # first-two-share-wg is same-wg) give one test, not two files of it
+    from hrf.generate import generate, litmus_text
+
+    tests = generate(max_edges=4, max_threads=3, orders=("na", "sc"), scopes=("wg", "dev"))
+    bodies = [litmus_text(t).split("\n", 1)[1] for t in tests]
+    assert len(set(bodies)) == len(bodies) == 1458
