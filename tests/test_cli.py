@@ -86,3 +86,12 @@ def test_generate_and_compare_say_when_the_family_is_smaller_or_separates_nothin
     # an empty family established nothing: it says so, and fails
     assert main(["compare", "-m", "sc", "-m", "sc", "--max-edges", "3"]) == 1
     assert "the family is empty" in capsys.readouterr().err
+
+
+def test_a_refusal_names_the_models_that_read_the_test(capsys):
+    # a Dat3M PTX test under a C-family model: refused by name, the readers named
+    spin = str(CORPUS / "ptx7" / "SpinMP.litmus")
+    assert main(["check", spin, "-m", "opencl"]) == 1
+    err = capsys.readouterr().err
+    assert "opencl reads C and OpenCL tests; this is a PTX test" in err
+    assert "models that read it:" in err and "ptx-7.5" in err

@@ -38,6 +38,7 @@ def cmd_check(a) -> int:
             raise
         except HrfError as e:
             print(f"hrf: {e}", file=sys.stderr)
+            _suggest_readers(e, files[0])
             if a.json:
                 print(error_json(e, a.files[0], a.model[0]), flush=True)
             return 1
@@ -61,6 +62,22 @@ def cmd_check(a) -> int:
             r.render(a.graph)
         sys.stdout.flush()
     return status
+
+
+def _suggest_readers(e, path) -> None:
+    """After a model's refusal: the built-in models that read the test."""
+    from ..errors import HrfError, UnsupportedFeature
+    from ..litmus import parse
+    from ..models import readers
+
+    if not isinstance(e, UnsupportedFeature):
+        return
+    try:
+        names = readers(parse(path))
+    except HrfError:
+        return
+    if names:
+        print(f"hrf: note: models that read it: {', '.join(names)}", file=sys.stderr)
 
 
 def _liveness(a, limits) -> int:

@@ -91,3 +91,19 @@ def get(name) -> Model:
     if mod is None:
         raise HrfError(f"unknown model {name!r}; known models: {', '.join(_REGISTRY)}")
     return import_module(f"{__name__}.{mod}").MODEL
+
+
+def readers(test) -> list[str]:
+    """The built-in models that read the test (directly or translated, as
+    every verb reads it): named where a model refuses it (the page, `hrf check`)."""
+    from ..errors import HrfError
+    from ..litmus.translate import read_by
+
+    out = []
+    for n in names():
+        try:
+            read_by(test, get(n))
+        except HrfError:
+            continue
+        out.append(n)
+    return out

@@ -173,6 +173,7 @@ def executions(r) -> list[tuple[str, dict | None]]:
 
 def _check(payload: dict, lim: ServeLimits) -> dict:
     from ..litmus.printer import format_state
+    from ..models import readers as model_readers
     from ..results import verdict
 
     test, results = _results(payload, lim)
@@ -224,25 +225,9 @@ def _check(payload: dict, lim: ServeLimits) -> dict:
         "test": {"name": test.name, "arch": test.arch, "threads": [t.name for t in test.threads]},
         "models": models,
         "outcomes": rows,
-        "readers": readers(test),
+        "readers": model_readers(test),
         "graph": _check_graph(payload, results),
     }
-
-
-def readers(test) -> list[str]:
-    """The built-in models that read the test (directly or translated, as
-    every verb reads it): the page suggests them where a model refuses it."""
-    from ..litmus.translate import read_by
-    from ..models import get, names
-
-    out = []
-    for n in names():
-        try:
-            read_by(test, get(n))
-        except HrfError:
-            continue
-        out.append(n)
-    return out
 
 
 def _whole(payload: dict, key: str, default: int = 0) -> int:
