@@ -78,6 +78,14 @@ def choose_models(driver, names) -> None:
             box.click()
 
 
+def fresh(driver, server: str):
+    """The page loaded anew, its first check answered."""
+    driver.get("about:blank")
+    driver.get(server + "/")
+    wait(driver, answered, "the first check")
+    return driver
+
+
 def answered(driver) -> bool:
     """The last edit is answered (none waits for its debounce or reply)."""
     return driver.execute_script("return document.body.dataset.state") == "done"
@@ -152,10 +160,7 @@ def set_text(driver, element_id: str, text: str) -> None:
 
 
 def test_bad_input_on_the_page(server, browser):
-    d = browser
-    d.get("about:blank")
-    d.get(server + "/")
-    wait(d, answered, "the first check")
+    d = fresh(browser, server)
     choose_models(d, {"sc"})
     # a cat model including /etc/passwd: refused, located in the cat text
     d.find_element(By.CSS_SELECTOR, "#catbox summary").click()
@@ -181,10 +186,7 @@ def test_bad_input_on_the_page(server, browser):
 
 # ---- what the page shows is current, or marked as not current
 def test_a_pending_check_greys_the_previous_answer(server, browser):
-    d = browser
-    d.get("about:blank")
-    d.get(server + "/")
-    wait(d, answered, "the first check")
+    d = fresh(browser, server)
     assert "stale" not in d.find_element(By.ID, "right").get_attribute("class")
     # an edit: until its answer, the previous cards, table and graph are greyed, the status spins
     set_text(d, "test", FIG6.replace("*X = 1", "*X = 2"))
@@ -196,10 +198,7 @@ def test_a_pending_check_greys_the_previous_answer(server, browser):
 
 
 def test_the_soundness_panel_is_cleared_when_the_test_changes(server, browser):
-    d = browser
-    d.get("about:blank")
-    d.get(server + "/")
-    wait(d, answered, "the first check")
+    d = fresh(browser, server)
     Select(d.find_element(By.ID, "corpus")).select_by_value("rsp/corrupt-mp.litmus")
     wait(d, lambda d: "corrupt" in d.find_element(By.ID, "test").get_attribute("value"), "corrupt-mp's text")
     d.find_element(By.CSS_SELECTOR, "#soundbox summary").click()
@@ -216,10 +215,7 @@ def test_the_soundness_panel_is_cleared_when_the_test_changes(server, browser):
 
 
 def test_a_cat_error_belongs_to_the_cat_card_alone(server, browser):
-    d = browser
-    d.get("about:blank")
-    d.get(server + "/")
-    wait(d, answered, "the first check")
+    d = fresh(browser, server)
     choose_models(d, {"sc", "hrf-direct"})
     wait(d, lambda d: answered(d) and "Ok" in card(d, "sc"), "sc's card")
     d.find_element(By.CSS_SELECTOR, "#catbox summary").click()
@@ -235,10 +231,7 @@ def test_a_cat_error_belongs_to_the_cat_card_alone(server, browser):
 
 
 def test_a_refusal_looks_like_one_and_names_the_models_that_read_the_test(server, browser):
-    d = browser
-    d.get("about:blank")
-    d.get(server + "/")
-    wait(d, answered, "the first check")
+    d = fresh(browser, server)
     Select(d.find_element(By.ID, "corpus")).select_by_value("ptx7/SpinMP.litmus")
     choose_models(d, {"hrf-direct", "ptx-7.5"})
     wait(d, lambda d: "SpinMP" in d.find_element(By.ID, "test").get_attribute("value"), "SpinMP's text")
@@ -256,10 +249,7 @@ def test_a_refusal_looks_like_one_and_names_the_models_that_read_the_test(server
 
 
 def test_the_graph_zooms_and_downloads(server, browser):
-    d = browser
-    d.get("about:blank")
-    d.get(server + "/")
-    wait(d, answered, "the first check")
+    d = fresh(browser, server)
     Select(d.find_element(By.ID, "corpus")).select_by_value("hrf/hrf14-fig6.litmus")
     choose_models(d, {"hrf-direct"})
     wait(d, lambda d: answered(d) and d.find_elements(By.CSS_SELECTOR, ".graph-link"), "the race")
@@ -278,10 +268,7 @@ def test_the_graph_zooms_and_downloads(server, browser):
 
 
 def test_the_graph_comes_with_the_check_not_a_second_search(server, browser):
-    d = browser
-    d.get("about:blank")
-    d.get(server + "/")
-    wait(d, answered, "the first check")
+    d = fresh(browser, server)
     Select(d.find_element(By.ID, "corpus")).select_by_value("hrf/hrf14-fig6.litmus")
     choose_models(d, {"hrf-direct"})
     wait(d, lambda d: answered(d) and "racy" in card(d, "hrf-direct"), "the check")

@@ -290,12 +290,11 @@ def family(
     anns = access_annotations(orders, scopes, remote)
     for cyc in [parse_cycle(cycle)] if cycle is not None else cycles(max_edges, max_threads, edges, relax):
         choices = access_choices(cyc, anns, scopes, remote)
+        placements = [tree for tree in trees if not _shadowed(tree, trees, cyc)]  # once per cycle
         for local in _region_choices(cyc, regions):
             for combo in itertools.product(*choices):
                 for fence_scopes in itertools.product(scopes, repeat=fences(cyc)):
-                    for tree in trees:
-                        if _shadowed(tree, trees, cyc):
-                            continue
+                    for tree in placements:
                         t = _in_dialect(_kept(make_test(cyc, combo, tree, local, fence_scopes), mixed), dialect)
                         if t is not None:
                             yield t
@@ -522,6 +521,7 @@ def generate(
     rnd = random.Random(seed)
     chosen: dict = {}
     tried: set = set()
+    shadowed: dict = {}
     while len(chosen) < count and len(tried) < total:
         idx = rnd.randrange(total)
         if idx in tried:
@@ -544,7 +544,7 @@ def generate(
         for _ in range(fences(cyc)):
             fence_scopes.append(scopes[rest % len(scopes)])
             rest //= len(scopes)
-        if _shadowed(tree, trees, cyc):
+        if shadowed.setdefault((k, tree), _shadowed(tree, trees, cyc)):  # once per cycle and placement
             continue
         t = _in_dialect(_kept(make_test(cyc, combo, tree, local, fence_scopes), mixed), dialect)
         if t is not None:
