@@ -464,3 +464,65 @@ def test_a_barrier_resource_held_in_a_register_is_exported_with_its_value(tmp_pa
     text = t.path.read_text()
     assert t.complete and "(''res'', [(2, 7), (3, 7)])" in text
     check_session(tmp_path / "out")
+
+
+def test_mapping_lemmas_per_test_read_as_a_session(tmp_path):
+    # The ABI mapping from rc11 to ptx-7.5 on a sample of generated C11
+    # tests: a theory per test with every candidate execution of the source
+    # and of the compiled test, and the two lemmas (race-free source, target
+    # outcomes within the source's); a racy source has no lemma, named.
+    from hrf.generate import generate
+    from hrf.isabelle import export_mapping_isabelle
+
+    tests = generate(count=8, seed=3, dialect="c", orders="rlx,acq,rel,sc", scopes="dev", max_edges=4)
+    racy = hrf.parse(
+        "C racy\n{ x = 0; }\nP0 (atomic_int* y, int* x) { *x = 1; }\nP1 (int* x) { int r0 = *x; }\nexists (1:r0=1)"
+    )
+    r = export_mapping_isabelle([*tests, racy], "ptx-abi", tmp_path, source="rc11", target="ptx-7.5")
+    theories = check_session(tmp_path)
+    assert len(r.tests) == 8
+    assert r.skipped == [("racy", "mapping ptx-abi", "racy: racy (the source is racy under rc11: skipped): no lemma")]
+    for e in r.tests:
+        th = theories[e.theory]
+        assert th.imports == ["Model_rc11", "Model_ptx_7_5"]
+        text = e.path.read_text()
+        assert "lemma source_race_free:" in text and "lemma mapping_sound:" in text
+        assert text.count("\n  by eval\n") == 2
+    assert {"Model_rc11", "Model_ptx_7_5"} <= set(r.theories)
+
+
+def test_mapping_lemma_refused_where_hrf_finds_the_mapping_unsound(tmp_path):
+    # the planted acquire-as-relaxed mapping on message passing: unsound, so
+    # no lemma is claimed (only_sound=False writes the false one, for controls)
+    from hrf.isabelle import export_mapping_isabelle, mapping_theory
+    from hrf.mappings.axiomatic import Mapping, Row
+    from hrf.mappings.models import get as get_mapping
+
+    abi = get_mapping("ptx-abi")
+    bad = Mapping("acquire-relaxed", "planted", {**abi.rows, ("load", "acq"): Row(("ld.relaxed",), "planted")})
+    mp = hrf.parse(
+        "C MP\n{ x = 0; y = 0; }\n"
+        "P0 (atomic_int* x, atomic_int* y) { atomic_store_explicit(x, 1, memory_order_relaxed);"
+        " atomic_store_explicit(y, 1, memory_order_release); }\n"
+        "P1 (atomic_int* x, atomic_int* y) { int r0 = atomic_load_explicit(y, memory_order_acquire);"
+        " int r1 = atomic_load_explicit(x, memory_order_relaxed); }\n"
+        "exists (1:r0=1 /\\ 1:r1=0)"
+    )
+    with pytest.raises(hrf.UnsupportedFeature, match="unsound"):
+        export_mapping_isabelle(mp, bad, tmp_path, source="rc11", target="ptx-7.5")
+    from hrf.models import get as get_model
+
+    src, tgt = get_model("rc11"), get_model("ptx-7.5")
+    _, text, *_ = mapping_theory(mp, bad, src, tgt, Limits(), 64, only_sound=False)
+    assert "lemma mapping_sound:" in text
+
+
+def test_cli_map_writes_the_mapping_lemmas_of_the_sound_tests(tmp_path):
+    out = tmp_path / "thy"
+    cmd = [sys.executable, "-m", "hrf.cli", "map", "--mapping", "ptx-abi", "-m", "rc11", "--dialect", "c"]
+    cmd += ["--orders", "rlx,acq,rel,sc", "--scopes", "dev", "--max-edges", "4", "--count", "6", "--isabelle", str(out)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "6 sound" in p.stderr and f"6 mapping lemmas written to {out}" in p.stderr
+    theories = check_session(out)
+    assert sum(t.startswith("Map_") for t in theories) == 6

@@ -189,3 +189,56 @@ def test_a_family_theory_loads_and_a_planted_outcome_breaks_it(tmp_path):
     path.write_text(planted)
     done = check()
     assert done.returncode != 0 and f"RESULT {r.theory}: FAILED" in done.stdout
+
+
+def _mapping_sample(n: int, seed: int = 11):
+    from hrf.generate import generate
+
+    return generate(count=n, seed=seed, dialect="c", orders="rlx,acq,rel,sc", scopes="dev", max_edges=6, max_threads=4)
+
+
+def test_mapping_lemmas_load_for_50_tests(tmp_path):
+    # The ABI mapping from rc11 to ptx-7.5: for each of 50 generated C11
+    # tests, Isabelle decides which candidate executions each model takes
+    # and proves the source race-free and every target outcome a source one.
+    from hrf.isabelle import export_mapping_isabelle
+
+    r = export_mapping_isabelle(_mapping_sample(50), "ptx-abi", tmp_path, source="rc11", target="ptx-7.5")
+    assert len(r.tests) == 50, r.skipped
+    done = _check(tmp_path)
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
+    assert f"TOTAL: {len(r.theories)} of {len(r.theories)} theories loaded" in done.stdout
+
+
+def test_a_planted_unsound_mapping_lemma_fails(tmp_path):
+    # Control: the acquire load mapped to ld.relaxed on message passing;
+    # hrf finds it unsound and claims nothing, and the lemma written anyway
+    # (only_sound=False) is refused by Isabelle, not only by hrf.
+    from hrf.api import Limits
+    from hrf.isabelle import export_mapping_isabelle, mapping_theory
+    from hrf.mappings.axiomatic import Mapping, Row
+    from hrf.mappings.models import get as get_mapping
+    from hrf.models import get as get_model
+
+    abi = get_mapping("ptx-abi")
+    bad = Mapping("acquire-relaxed", "planted", {**abi.rows, ("load", "acq"): Row(("ld.relaxed",), "planted")})
+    mp = hrf.parse(
+        "C MP\n{ x = 0; y = 0; }\n"
+        "P0 (atomic_int* x, atomic_int* y) { atomic_store_explicit(x, 1, memory_order_relaxed);"
+        " atomic_store_explicit(y, 1, memory_order_release); }\n"
+        "P1 (atomic_int* x, atomic_int* y) { int r0 = atomic_load_explicit(y, memory_order_acquire);"
+        " int r1 = atomic_load_explicit(x, memory_order_relaxed); }\n"
+        "exists (1:r0=1 /\\ 1:r1=0)"
+    )
+    # the same test under the ABI itself loads (so what fails is the mapping)
+    ok = export_mapping_isabelle(mp, "ptx-abi", tmp_path / "ok", source="rc11", target="ptx-7.5")
+    assert _check(tmp_path / "ok").returncode == 0
+    theory, text, *_ = mapping_theory(mp, bad, get_model("rc11"), get_model("ptx-7.5"), Limits(), 64, only_sound=False)
+    (tmp_path / "ok" / f"{ok.tests[0].theory}.thy").unlink()
+    (tmp_path / "ok" / f"{theory}.thy").write_text(text)
+    from hrf.isabelle import write_root
+
+    write_root(tmp_path / "ok")
+    done = _check(tmp_path / "ok")
+    assert done.returncode != 0
+    assert f"RESULT {theory}: FAILED" in done.stdout

@@ -33,6 +33,7 @@ _LAZY = {
     "compare": "compare",
     "soundness": "soundness",
     "export_isabelle": "isabelle",
+    "export_mapping_isabelle": "isabelle",
     "to_litmus": "litmus.printer",
     "explore": "machine",
     "parse_machine": "machine",
@@ -61,7 +62,7 @@ sys.modules[__name__].__class__ = _Package
 if TYPE_CHECKING:
     from .compare import compare
     from .generate import generate
-    from .isabelle import export_isabelle
+    from .isabelle import export_isabelle, export_mapping_isabelle
     from .litmus.printer import to_litmus
     from .machine.explore import explore
     from .machine.program import parse_machine
@@ -115,6 +116,7 @@ __all__ = [
     "explore",
     "parse_machine",
     "export_isabelle",
+    "export_mapping_isabelle",
     "HrfError",
     "LitmusSyntaxError",
     "UnsupportedFeature",

@@ -42,6 +42,7 @@ def cmd_map(a) -> int:
     unsound: list = []
     refused: list = []
     done = 0
+    verdicts: list = []
     tty = sys.stderr.isatty()
     for t, r in zip(
         tests, check_mappings(tests, mp, source, target, limits=limits_of_args(a), workers=a.workers), strict=True
@@ -49,6 +50,7 @@ def cmd_map(a) -> int:
         done += 1
         if tty and done % 200 == 0:
             print(f"\rhrf: {done:,}/{len(tests):,} mapped", end="", file=sys.stderr, flush=True)
+        verdicts.append(None if isinstance(r, HrfError) else r.verdict)
         if isinstance(r, HrfError):
             counts["refused"] += 1
             refused.append(f"{getattr(t, 'name', t)}: {r}")
@@ -76,6 +78,21 @@ def cmd_map(a) -> int:
         print(r.target_text())
         if k == 0 and a.graph:
             r.render(a.graph)
+    if a.isabelle:
+        from ..isabelle import export_mapping_isabelle
+
+        sound = [t for t, v in zip(tests, verdicts, strict=True) if v == "sound"]
+        if sound:
+            ex = export_mapping_isabelle(
+                sound, mp, a.isabelle, source, target, max_executions=a.max_executions, limits=limits_of_args(a)
+            )
+            print(
+                f"hrf: {len(ex.tests):,} mapping lemmas written to {ex.out} (isabelle build -D {ex.out})"
+                + (f"; {len(ex.skipped):,} sound tests without one, e.g. {ex.skipped[0][2]}" if ex.skipped else ""),
+                file=sys.stderr,
+            )
+        else:
+            print("hrf: no test found sound: no mapping lemma written", file=sys.stderr)
     status = 1 if unsound else 0
     if counts["sound"] == 0 and not unsound:
         print("hrf: no test was decided (racy sources, limits or refusals): nothing established", file=sys.stderr)
@@ -97,6 +114,18 @@ def add(sub) -> None:
     m.add_argument("--show", type=int, default=1, help="print this many smallest counterexamples")
     m.add_argument("--graph", metavar="OUT", help="draw the smallest counterexample's target execution to OUT")
     m.add_argument("--json", action="store_true", help="one JSON object per test")
+    m.add_argument(
+        "--isabelle",
+        metavar="DIR",
+        help="write a theory per sound test into DIR (a new or earlier export's folder): its source race-free and "
+        "every target outcome a source outcome, proved by evaluation over every candidate execution",
+    )
+    m.add_argument(
+        "--max-executions",
+        type=int,
+        default=256,
+        help="with --isabelle: a test with more candidate executions (source or target) gets no lemma",
+    )
     m.add_argument("--workers", type=workers, default=None)
     family_args(m)
     limit_args(m)

@@ -31,6 +31,7 @@ from ..errors import OutputError, UnsupportedFeature, check_whole, make_folder, 
 from ..litmus import parse
 from ..models import get as _get_model
 from .family import FamilyResult, family_theory
+from .mapping import mapping_theory
 from .models import HANDWRITTEN, ModelTheory, holds, model_theory
 from .runs import closable, machine_instr, run_theory
 from .schemes import scheme_theory
@@ -50,8 +51,10 @@ __all__ = [
     "event_tags",
     "execution_term",
     "export_isabelle",
+    "export_mapping_isabelle",
     "export_scheme_family",
     "holds",
+    "mapping_theory",
     "machine_instr",
     "model_theory",
     "run_theory",
@@ -256,6 +259,61 @@ def export_isabelle(
         res.theories.append(theory)
         for test in tests if runs else ():
             _export_runs(res, test, s, limits, max_states, max_proof_states, progress)
+    write_root(out)
+    return res
+
+
+def export_mapping_isabelle(
+    tests: str | Path | object | Iterable,
+    mapping,
+    out: str | Path = "isabelle_out",
+    source: str | Model | None = None,
+    target: str | Model | None = None,
+    *,
+    max_executions: int = 256,
+    limits: Limits | None = None,
+    **kw,
+) -> ExportResult:
+    """Write a session folder with, per test the mapping keeps sound, a
+    theory `Map_<test>_<mapping>_<source>_<target>` proving by evaluation
+    that the source is race-free under `source` and that every outcome of
+    the compiled test under `target` is a source outcome (the source and
+    target models' theories beside it). A test with no lemma (racy,
+    unsound, cut by a limit, more than `max_executions` candidates, a model
+    without an Isabelle form) is listed in `skipped` with the reason; when
+    every test is, the first reason is raised (UnsupportedFeature)."""
+    from ..mappings.models import get as get_mapping
+
+    limits = limits_from(limits, kw)
+    check_whole("max_executions", max_executions, 1)
+    mp = get_mapping(mapping)
+    src, tgt = _get_model(source or mp.source_model), _get_model(target or mp.target_model)
+    out = _prepare_folder(Path(out))
+    res = ExportResult(out)
+    items = [tests] if isinstance(tests, (str, Path)) or not isinstance(tests, Iterable) else list(tests)
+    _copy_base(out)
+    res.theories += list(BASE_THEORIES)
+    first_refusal: UnsupportedFeature | None = None
+    for t in items:
+        test = parse(t)
+        try:
+            theory, text, smt, tmt, n = mapping_theory(test, mp, src, tgt, limits, max_executions)
+        except UnsupportedFeature as e:
+            res.skipped.append((test.path or test.name, f"mapping {mp.name}", str(e)))
+            first_refusal = first_refusal or e
+            continue
+        for mt in (smt, tmt):
+            if mt.text is not None and mt.theory not in res.theories:
+                write_output(out / f"{mt.theory}.thy", mt.text)
+                res.theories.append(mt.theory)
+        if theory in res.theories:
+            continue  # the same test given twice
+        path = out / f"{theory}.thy"
+        write_output(path, text)
+        res.theories.append(theory)
+        res.tests.append(Exported(theory, path, n, n, True))
+    if first_refusal is not None and not res.tests:
+        raise first_refusal
     write_root(out)
     return res
 
