@@ -95,3 +95,20 @@ def test_a_refusal_names_the_models_that_read_the_test(capsys):
     err = capsys.readouterr().err
     assert "opencl reads C and OpenCL tests; this is a PTX test" in err
     assert "models that read it:" in err and "ptx-7.5" in err
+
+
+def test_each_verb_builds_its_own_modules_parser_and_the_table_names_every_verb():
+    # A command builds only its verb's module's parsers (cold start); the
+    # table that says which module that is must name every verb, rightly.
+    import argparse
+    import importlib
+
+    from hrf.cli import MODULES, VERBS
+
+    for name in MODULES:
+        sub = argparse.ArgumentParser().add_subparsers()
+        mod = importlib.import_module(f"hrf.cli.{name}")
+        mod.add(sub)
+        if name == "check":
+            mod.add_models(sub)
+        assert {v for v, m in VERBS.items() if m == name} == set(sub.choices), name

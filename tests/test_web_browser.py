@@ -284,3 +284,31 @@ def test_the_graph_comes_with_the_check_not_a_second_search(server, browser):
     # stepping asks for the next drawing, with a sign of work until it comes
     d.find_element(By.ID, "next").click()
     wait(d, lambda d: text(d, "#graph-label").startswith("2 of"), "the next execution")
+
+
+def test_the_editor_keeps_long_lines_whole_and_marks_an_error_on_them(server, browser):
+    # A long line neither wraps nor is cut: the text area scrolls sideways,
+    # the highlight layer and the line numbers follow it, and an error at the
+    # line's far end is marked where the text is.
+    d = fresh(browser, server)
+    long_name = "X" + "y" * 300
+    broken = FIG6.replace("*X = 1", f"*X = 1; *{long_name} = @")
+    set_text(d, "test", broken)
+    wait(d, answered, "the long line's answer")
+    geo = d.execute_script(
+        "const t = document.getElementById('test'), b = document.getElementById('backdrop');"
+        "t.scrollLeft = t.scrollWidth; t.scrollTop = t.scrollHeight; t.dispatchEvent(new Event('scroll'));"
+        "const lineH = parseFloat(getComputedStyle(t).lineHeight);"
+        "const lines = t.value.split('\\n').length;"
+        "return {sw: t.scrollWidth, cw: t.clientWidth, left: t.scrollLeft, bleft: b.scrollLeft,"
+        " rows: Math.round((t.scrollHeight - 8) / lineH), lines: lines, top: t.scrollTop,"
+        " gtop: document.getElementById('gutter').scrollTop, btop: b.scrollTop,"
+        " gutter: document.getElementById('gutter').innerText.trim().split('\\n').length,"
+        " mark: (document.querySelector('#backdrop .col, #backdrop mark') || {}).textContent || ''};"
+    )
+    assert geo["sw"] > 2 * geo["cw"] and geo["left"] > 0  # the line is whole, reached by scrolling
+    assert geo["bleft"] == geo["left"]  # the highlight layer scrolled with the text
+    assert geo["top"] > 0 and geo["gtop"] == geo["btop"] == geo["top"]  # the numbers too, to the last line
+    assert geo["gutter"] == geo["lines"] and geo["rows"] <= geo["lines"] + 1  # no line wrapped
+    assert geo["mark"]  # the error is marked in the text
+    shot(d, "15-long-line-scrolled")

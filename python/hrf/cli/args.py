@@ -179,6 +179,8 @@ def herd_spellings(argv: list[str]) -> list[str]:
 def cat_options(sub) -> None:
     """The options of the verbs that read .cat models (herd's -I and -variant)."""
     for verb in ("check", "bulk", "compare", "soundness", "export"):
+        if verb not in sub.choices:
+            continue  # a command builds its own verb's parser only
         sub.choices[verb].add_argument(
             "--catdir",
             "-I",

@@ -104,6 +104,12 @@ function paintEditor(error) {
 }
 
 function syncScroll() {
+  // the highlight layer as wide and high as the text's visible area (not
+  // under its scroll bars), so that both scroll equally far on a long line
+  $("backdrop").style.width = $("test").clientWidth + "px";
+  $("backdrop").style.height = $("test").clientHeight + "px";
+  // and the line numbers as far down as the text scrolls above its scroll bar
+  $("gutter").style.paddingBottom = 4 + $("test").offsetHeight - $("test").clientHeight + "px";
   $("backdrop").scrollTop = $("test").scrollTop;
   $("backdrop").scrollLeft = $("test").scrollLeft;
   $("gutter").scrollTop = $("test").scrollTop;
