@@ -2,7 +2,9 @@
 litmus readers: cat models, Python model files, the results store, the
 cluster option, generate, compare, export, limits and I/O; and (--new) the
 newer ones: litmus7 logs read by `hrf run --log`, `hrf map` with mapping
-files, liveness options, Dat3M's dialects mutated.
+files, liveness options, Dat3M's dialects mutated, `--emit-cuda` and
+family exports onto files and links; and (--serve N) N requests on `hrf
+serve` under load (`benchmarks/hostile_serve.py`).
 
 Each attack runs the `hrf` command in a process of its own, in a sandbox
 folder, and is classed by what came back:
@@ -14,7 +16,7 @@ folder, and is classed by what came back:
 - crash: killed by a signal, or another exit status;
 - outside: a file beside the sandbox (the sentinel folder) changed.
 
-    python benchmarks/hostile_campaign.py [--count 520] [--seed 1] [--timeout 60] [--jobs 2]
+    python benchmarks/hostile_campaign.py [--count 520] [--new 400] [--serve 240] [--seed 1] [--timeout 60] [--jobs 2]
 
 Prints one row per surface with the count of each class, and every attack
 that was not an answer or a refusal, with its command; exits 1 if any was.
@@ -500,6 +502,55 @@ def dialect_mutants(rng: random.Random, n: int) -> list[Attack]:
     return out
 
 
+def emit_attacks(rng: random.Random, n: int) -> list[Attack]:
+    """`hrf run --emit-cuda DIR` onto files, links, read-only and special
+    files; `hrf export isabelle --family` onto folders with links."""
+    out = []
+    for i in range(n):
+        kind = rng.choice(
+            ["file", "link-out", "link-dir-out", "read-only", "device", "fifo-inside", "link-inside", "nested", "ok"]
+        )
+        emit = rng.random() < 0.5
+        if emit and kind == "link-dir-out":
+            kind = "link-out"  # a folder named through a link is where the user asked for the sources
+
+        fifo = rng.choice(["MP+rlx-gpu.cu", "hrf_driver.h"])
+
+        def setup(d: Path, kind=kind, fifo=fifo) -> None:
+            e = d / "out"
+            sentinel = d.parent.parent / "sentinel"
+            if kind == "file":
+                e.write_text("mine\n")
+            elif kind == "link-out":
+                e.mkdir()
+                # a file the export would write, linked to one outside the sandbox
+                for name in ("MP+rlx-gpu.cu", "hrf_driver.h", "hrf_emulate.h", "ROOT", "Family_rsp_new.thy"):
+                    (e / name).symlink_to(sentinel / "keep.txt")
+            elif kind == "link-dir-out":
+                e.symlink_to(sentinel, target_is_directory=True)
+            elif kind == "read-only":
+                e.mkdir()
+                e.chmod(0o500)
+            elif kind == "fifo-inside":
+                e.mkdir()
+                os.mkfifo(e / fifo)
+            elif kind == "link-inside":
+                e.mkdir()
+                (e / "MP+rlx-gpu.cu").symlink_to(e / "other.cu")
+            elif kind == "nested":
+                (d / "a").mkdir()
+
+        target = {"device": "/dev/null", "nested": "a/b/c/out"}.get(kind, "out")
+        if emit:
+            argv = ["run", str(MP_GPU), "--emit-cuda", target]
+            surface = "emit-cuda"
+        else:
+            argv = ["export", "isabelle", "--scheme", "rsp-new", "--family", "--locations", "1", "--out", target]
+            surface = "export family"
+        out.append(Attack(surface, f"{kind} #{i}", argv, setup))
+    return out
+
+
 def run(attack: Attack, timeout: float, sandbox_root: Path) -> tuple[str, str]:
     d = Path(tempfile.mkdtemp(dir=sandbox_root))
     try:
@@ -567,7 +618,16 @@ def main(argv=None) -> int:
     a.add_argument("--timeout", type=float, default=60.0, help="seconds before an attack counts as a hang")
     a.add_argument("--jobs", type=int, default=2)
     a.add_argument(
-        "--new", type=int, default=400, help="attacks on the newer surfaces (run --log, map, liveness, Dat3M mutants)"
+        "--new",
+        type=int,
+        default=400,
+        help="attacks on the newer surfaces (run --log, map, liveness, Dat3M mutants, --emit-cuda, family exports)",
+    )
+    a.add_argument(
+        "--serve",
+        type=int,
+        default=0,
+        help="also this many requests on `hrf serve` under docs/web.md's load (benchmarks/hostile_serve.py)",
     )
     args = a.parse_args(argv)
     rng = random.Random(args.seed)
@@ -602,12 +662,13 @@ def main(argv=None) -> int:
         + io_attacks(rng, share)
     )
     if args.new:  # the surfaces landed since the last campaigns: --new N attacks over them
-        k = max(1, args.new // 4)
+        k = max(1, args.new // 5)
         attacks += (
             log_attacks(rng, k)
             + map_attacks(rng, k)
             + liveness_attacks(rng, k)
-            + dialect_mutants(rng, args.new - 3 * k)
+            + emit_attacks(rng, k)
+            + dialect_mutants(rng, args.new - 4 * k)
         )
     before = snapshot(sentinel)
     table: dict[str, Counter] = defaultdict(Counter)
@@ -635,7 +696,14 @@ def main(argv=None) -> int:
     for attack, cls, detail in bad:
         print(f"\n{cls}: {attack.surface} {attack.what}: hrf {' '.join(attack.argv)}\n    {detail}")
     shutil.rmtree(work, ignore_errors=True)
-    return 1 if bad else 0
+    served_ok = True
+    if args.serve:
+        from hostile_serve import campaign, ok, report
+
+        r = campaign(args.serve, args.seed, 50, args.timeout)
+        print("\n" + report(r))
+        served_ok = ok(r)
+    return 1 if bad or not served_ok else 0
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ and the comparison with a model. The runs themselves need a GPU
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 from pathlib import Path
@@ -137,6 +138,27 @@ def test_emit_cuda_into_a_file_is_a_located_error(tmp_path, capsys):
     f.write_text("")
     assert main(["run", "--emit-cuda", str(f), str(LITMUS / "gpu" / "MP+rlx-gpu.litmus")]) == 2
     assert f"cannot write the CUDA sources into {f}: " in capsys.readouterr().err
+
+
+def test_emit_cuda_replaces_links_and_fifos_of_its_names_and_writes_through_none(tmp_path, capsys):
+    # A source's name linked to a file outside the folder was written
+    # through (the file outside overwritten); a fifo of a header's name
+    # waited for a reader for ever. Each name is now replaced.
+    outside = tmp_path / "outside.txt"
+    outside.write_text("mine\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "MP+rlx-gpu.cu").symlink_to(outside)
+    os.mkfifo(out / "hrf_driver.h")
+    assert main(["run", "--emit-cuda", str(out), str(LITMUS / "gpu" / "MP+rlx-gpu.litmus")]) == 0
+    assert outside.read_text() == "mine\n"
+    cu = out / "MP+rlx-gpu.cu"
+    assert not cu.is_symlink() and cu.read_text().startswith("// MP+rlx-gpu:")
+    assert (out / "hrf_driver.h").is_file() and not any(p.name.startswith(".") for p in out.iterdir())
+    (out / "hrf_emulate.h").unlink()
+    (out / "hrf_emulate.h").mkdir()  # a folder of a header's name: an error, named
+    assert main(["run", "--emit-cuda", str(out), str(LITMUS / "gpu" / "MP+rlx-gpu.litmus")]) == 2
+    assert "hrf_emulate.h is a folder" in capsys.readouterr().err
 
 
 def test_a_misspelt_model_is_an_error_before_anything_runs(capsys, monkeypatch):

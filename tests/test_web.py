@@ -170,6 +170,20 @@ def test_malformed_json_is_a_bad_request(client):
         assert r.status_code == 400 and r.json()["error"]["kind"] == "BadRequest"
 
 
+def test_deeply_nested_json_is_a_bad_request_not_a_server_error(client):
+    # Python's JSON decoder recursed past its limit on 100,000 brackets (a
+    # 500 and a traceback in the log); 17 levels reached the worker.
+    for body in (b"[" * 100_000 + b"]" * 100_000, b'{"test": "x", "models": ' + b"[" * 17 + b"]" * 17 + b"}"):
+        for route in ("/api/check", "/api/graph", "/api/soundness"):
+            r = client.post(route, content=body)
+            assert r.status_code == 400, (route, r.status_code)
+            assert "nested deeper than 16 levels" in r.json()["error"]["message"]
+    # a request of ordinary depth (an object holding a list of objects) passes
+    cat = '"mine"\ninclude "cos.cat"\nacyclic po | com as sc'
+    r = client.post("/api/check", json={"test": FIG6, "models": ["sc", {"cat": cat}]})
+    assert r.status_code == 200 and r.json()["ok"]
+
+
 def test_an_explosive_test_meets_the_servers_limit_and_others_are_answered(client):
     boom = many_writes(4, 4, 4, observe=False)
     t0 = time.monotonic()

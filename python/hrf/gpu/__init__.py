@@ -7,6 +7,7 @@ histogram kept on the device (`runtime`, CuPy), the compiled code checked
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from pathlib import Path
@@ -54,18 +55,43 @@ def emit_cuda(tests: list[A.Test], folder: str | Path, setting: Setting | None =
     NAME NAME.cu && ./NAME launches=1000` runs a test without Python."""
     out = Path(folder)
     written = []
+    if out.exists() and not out.is_dir():
+        raise InvalidArgument(f"cannot write the CUDA sources into {folder}: it is a file, not a folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
         for t in tests:
             lt, shape = prepare(t)
             p = out / f"{file_stem(t)}.cu"
-            p.write_text(standalone(lt, shape, setting or Setting()), encoding="utf-8")
+            _replace(p, standalone(lt, shape, setting or Setting()))
             written.append(p)
         for name in DRIVER_FILES:
-            (out / name).write_text(driver_file(name), encoding="utf-8")
+            _replace(out / name, driver_file(name))
     except OSError as e:
         raise InvalidArgument(f"cannot write the CUDA sources into {folder}: {e.strerror or e}") from None
     return written
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write `path` anew: a file written beside it, then renamed onto it,
+    so that a link of that name is replaced, not written through (to a
+    file outside the folder), and a fifo or device of that name is not
+    opened (a fifo would wait for a reader for ever); a folder of that
+    name is an error."""
+    import os
+    import tempfile
+
+    if path.is_dir() and not path.is_symlink():
+        raise IsADirectoryError(21, f"{path.name} is a folder")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def run_test(

@@ -86,6 +86,14 @@ def create_app(lim: ServeLimits | None = None) -> Starlette:
                 payload = json.loads(body)
             except (ValueError, UnicodeDecodeError) as e:
                 return JSONResponse(failure("BadRequest", f"malformed JSON: {e}"), status_code=400, headers=SECURITY)
+            except RecursionError:  # Python's decoder recurses per level
+                payload = _DEEP
+            if payload is _DEEP or _too_deep(payload):
+                return JSONResponse(
+                    failure("BadRequest", f"the request's JSON is nested deeper than {MAX_DEPTH} levels"),
+                    status_code=400,
+                    headers=SECURITY,
+                )
             reply = await pool.run(kind, payload)
             status = 503 if not reply["ok"] and reply["error"]["kind"] == "Busy" else 200
             return JSONResponse(reply, status_code=status, headers=SECURITY)
@@ -106,6 +114,26 @@ def create_app(lim: ServeLimits | None = None) -> Starlette:
     )
     app.state.pool = pool
     return app
+
+
+# A request is an object of texts, lists of models and small objects: a
+# few levels. Deeper JSON is refused before it reaches a worker (pickling
+# and reading it recurse per level).
+MAX_DEPTH = 16
+_DEEP = object()
+
+
+def _too_deep(payload) -> bool:
+    """Whether a decoded JSON value nests lists and objects deeper than
+    MAX_DEPTH (walked without recursion)."""
+    stack = [(payload, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (list, dict)):
+            if d > MAX_DEPTH:
+                return True
+            stack.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return False
 
 
 async def _body(request: Request, cap: int) -> bytes | Response:
