@@ -461,7 +461,7 @@ def test_a_message_to_the_writer_is_not_cut_by_ctrl_c():
     # can take a while) waits for the message's end: the writer never reads
     # half a message. Here the signal comes inside the block and is raised
     # only when the block is done.
-    from hrf.store import _whole
+    from hrf.bulk_session import _whole
 
     done = False
     with pytest.raises(KeyboardInterrupt), _whole():

@@ -107,7 +107,7 @@ class Summary:
     skipped: int = 0
     store: str | None = None
     # The CPU seconds of the process that wrote the store's rows (a process
-    # of its own: `hrf.store.BulkSession`), once it has ended.
+    # of its own: `hrf.bulk_session.BulkSession`), once it has ended.
     writer_seconds: float | None = None
     # The first errors (test, model, reason), named in the table (the counts have them all)
     errors: list = field(default_factory=list)
@@ -253,7 +253,7 @@ def run(
     limits = replace(limits or Limits(), witnesses=False)
     session = None
     if store is not None:
-        from .store import BulkSession
+        from .bulk_session import BulkSession
 
         session = BulkSession(store, paths, models, limits, command)
         paths, models = session.todo, session.models

@@ -49,7 +49,8 @@ from dataclasses import dataclass, replace
 from .errors import InvalidArgument, UnsupportedFeature
 from .litmus import ast as A
 from .models import get as get_model
-from .thread_code import LISTED, NOT_STARTED, STOPPED, TERMINATED, end_register, jump_labels
+from .thread_code import LISTED, NOT_STARTED, STOPPED, TERMINATED, end_register
+from .unroll import jump_labels
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,7 @@ def _bodies(body):
 def _spans(body) -> list:
     """(label index, last jump index) of each label of `body` that a later
     statement jumps back to: one loop per label, however many jumps go
-    back to it (`thread_code.unroll_backward_jumps` unrolls it so)."""
+    back to it (`unroll.unroll_backward_jumps` unrolls it so)."""
     seen: dict = {}
     last: dict = {}
     for j, s in enumerate(body):

@@ -129,7 +129,7 @@ class Compiled:
     # ("blocked", thread, barrier, count, line); the observed values' last
     # ones are the threads' `%status`
     ends: list = field(default_factory=list)
-    # liveness: the unrolled loops, by tag (thread_code.Loop); the observed
+    # liveness: the unrolled loops, by tag (unroll.Loop); the observed
     # values before the statuses hold the registers at each copy's end
     loops: dict = field(default_factory=dict)
     _ranks: dict | None = field(default=None, repr=False)
@@ -254,7 +254,7 @@ class _ProgramCompiler:
         self.test = test
         self.liveness = liveness
         self.ends: list = []
-        self.loops: dict = {}  # liveness: loop tag -> thread_code.Loop
+        self.loops: dict = {}  # liveness: loop tag -> unroll.Loop
         self.observe_all = observe_all
         self.unroll = unroll
         self.cas_writeback = cas_writeback
