@@ -244,6 +244,32 @@ def _possible_states(test: A.Test, names: list) -> set | None:
     return {tuple(sorted((k, o[k]) for k in names if k in o)) for o in r.outcomes}
 
 
+def _summary_agrees(block, quantifier: str, states: list, log: str) -> None:
+    """The lines a litmus7 log writes after its histogram (Ok or No, the
+    witnesses, the Observation) say what its states say, or the log is
+    refused: which of them to believe is not hrf's to guess."""
+    holds = sum(n for _, n, h in states if h)
+    fails = sum(n for _, n, h in states if not h)
+    # herd's Positive and Negative count the condition as a whole: for ~exists, ~p
+    positive, negative = (fails, holds) if quantifier == "~exists" else (holds, fails)
+    ok = {"exists": holds > 0, "forall": fails == 0, "~exists": holds == 0}.get(quantifier)
+    word = "Never" if holds == 0 else ("Always" if fails == 0 else "Sometimes")
+    wrong = []
+    if block.ok is not None and ok is not None and block.ok != ok:
+        wrong.append(f"it says {'Ok' if block.ok else 'No'}, its states {'Ok' if ok else 'No'}")
+    if block.positive is not None and (block.positive, block.negative) != (positive, negative):
+        wrong.append(
+            f"its witnesses are Positive: {block.positive}, Negative: {block.negative}; its states "
+            f"Positive: {positive}, Negative: {negative}"
+        )
+    if block.observed is not None and block.observed != (holds, fails):
+        wrong.append(f"its Observation counts {block.observed[0]} {block.observed[1]}, its states {holds} {fails}")
+    if block.observation is not None and block.observation != word:
+        wrong.append(f"its Observation says {block.observation}, its states {word}")
+    if wrong:
+        raise InvalidArgument(f"{log}: {block.name}: the log contradicts itself: " + "; ".join(wrong))
+
+
 def from_log(test: A.Test, block, log: str) -> GpuResult:
     """A test's block of a litmus7 log (`hrf run`'s, its standalone
     driver's, litmus7's own; `herdout.read_herd_output`) as a result to
@@ -283,6 +309,11 @@ def from_log(test: A.Test, block, log: str) -> GpuResult:
                 f"{log}: {block.name}: no execution of the test gives the state {format_state(o)} "
                 "(whatever the model): not a log of this test"
             )
+        if n <= 0:
+            raise InvalidArgument(
+                f"{log}: {block.name}: the state {format_state(o)} is counted {n} times (litmus7 lists the states seen)"
+            )
         states.append((o, n, A.prop_holds(prop, o)))
+    _summary_agrees(block, A.condition_of(test).quantifier, states, log)
     device = DeviceInfo(f"(read from {log})", "", 0, 0, 0, "", "", "")
     return _result(test, states, RunCounts(instances=sum(block.counts)), device, Setting(), "not run (read from a log)")

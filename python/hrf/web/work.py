@@ -38,6 +38,23 @@ def check_limits(lim: ServeLimits) -> ServeLimits:
     return lim
 
 
+# The fields each request reads: any other is refused by name (a misspelt
+# "unrol" would otherwise be answered as if it were not there).
+FIELDS = {
+    "check": ("test", "models", "unroll", "graph"),
+    "graph": ("test", "models", "unroll", "index"),
+    "soundness": ("test", "scheme", "unroll"),
+}
+
+
+def _known_fields(obj: dict, known: tuple, what: str) -> None:
+    unknown = [k for k in obj if k not in known]
+    if unknown:
+        raise InvalidArgument(
+            f"{what} has no field {', '.join(repr(k) for k in unknown)} (its fields: {', '.join(known)})"
+        )
+
+
 def answer(kind: str, payload: Any, lim: ServeLimits) -> dict:
     """The reply to one request: `{"ok": True, ...}`, or `{"ok": False,
     "error": {...}}` with the error's kind, message, and where it is
@@ -48,6 +65,7 @@ def answer(kind: str, payload: Any, lim: ServeLimits) -> dict:
             raise InvalidArgument(f"unknown request {kind!r}")
         if not isinstance(payload, dict):
             raise InvalidArgument("a request is a JSON object")
+        _known_fields(payload, FIELDS[kind], f"a {kind} request")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             reply = handlers[kind](payload, lim)
@@ -121,6 +139,7 @@ def _models(payload: dict, lim: ServeLimits) -> list:
                 raise InvalidArgument(f"unknown model {spec!r}; known models: {', '.join(names())}")
             out.append((spec, get(spec)))
         elif isinstance(spec, dict) and isinstance(spec.get("cat"), str):
+            _known_fields(spec, ("cat",), f"model {i}")
             text = _text(spec, "cat", lim)
             try:
                 m = load_text(text)
@@ -246,6 +265,7 @@ def _check_graph(payload: dict, results: list) -> dict | None:
         return None
     if not isinstance(want, dict):
         raise InvalidArgument("'graph' must be an object {model, index}")
+    _known_fields(want, ("model", "index"), "'graph'")
     model, index = _whole(want, "model"), _whole(want, "index")
     if model >= len(results):
         return None
