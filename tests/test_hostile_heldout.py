@@ -152,3 +152,37 @@ def test_serve_corpus_paths_that_leave_it_are_not_found(client):
     for path in ("/api/corpus/./..", "/api/corpus/hrf/.", "/api/corpus/%00/%00", "/static/%2e%2e/%2e%2e/README.md"):
         r = client.get(path)
         assert r.status_code == 404 and "root:" not in r.text
+
+
+def _writers(n: int) -> str:
+    return (
+        "PTX many\n{\nx=0;\n}\n"
+        + " | ".join(f"P{i}@cta {i},gpu 0" for i in range(n))
+        + " ;\n"
+        + " | ".join("st.relaxed.gpu x, 1" for _ in range(n))
+        + " ;\nexists (x=1)\n"
+    )
+
+
+def test_many_writers_to_one_location_meet_the_time_limit(tmp_path):
+    # found by this corpus: PTX's partial coherence order tried 2^k sets of
+    # predecessors per write without looking at the clock (24 writers under
+    # --max-seconds 1 ran for 14 s, 28 for ever)
+    (tmp_path / "w.litmus").write_text(_writers(28))
+    p = subprocess.run(
+        [sys.executable, "-m", "hrf", "check", "w.litmus", "-m", "ptx-7.5", "--max-seconds", "1", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,  # a hang guard, not a speed figure
+    )
+    r = json.loads(p.stdout)
+    r = r[0] if isinstance(r, list) else r
+    assert r["complete"] is False and r["limit"]["which"] == "time" and r["condition_holds"] is None
+
+
+def test_more_than_63_writers_to_one_location_are_a_limit_not_a_hang(tmp_path):
+    (tmp_path / "w.litmus").write_text(_writers(65))
+    p = hrf_cli("check", "w.litmus", "-m", "ptx-7.5", cwd=tmp_path)
+    assert "more than 63 writes to one location in a partial coherence order" in p.stdout
+    assert "Undetermined" in p.stdout and "Traceback" not in p.stderr

@@ -730,11 +730,24 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             return out;
         }
         let k = placed.len();
+        if k >= 63 {
+            // the predecessor sets below are the masks of a u64
+            self.sh.budget.hit(
+                "candidates",
+                format!("more than 63 writes to one location in a partial coherence order ({})", rest.len()),
+            );
+            return Ok(());
+        }
         for &w in rest {
             if placed.contains(&w) {
                 continue;
             }
             for mask in 0u64..(1u64 << k) {
+                // 2^k sets to try: the time limit is looked at as they go
+                self.steps += 1;
+                if self.sh.budget.stopped() || (self.steps.is_multiple_of(CHECK_EVERY) && self.sh.budget.check()) {
+                    return Ok(());
+                }
                 // the predecessors: closed under co-predecessors among the placed
                 let closed = (0..k)
                     .filter(|&j| mask >> j & 1 == 1)
