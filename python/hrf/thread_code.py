@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import LimitExceeded, UnsupportedFeature
 from .litmus import ast as A
+from .unroll import Back, Cut, Enter, Leave, next_loop_tag, unroll_backward_jumps, written_regs
 from .unroll import Loop as Loop
-from .unroll import _Back, _Cut, _Enter, _Leave, _written, next_loop_tag, unroll_backward_jumps
 
 if TYPE_CHECKING:  # the IR's types, for annotations only
     from . import ir as ir_types
@@ -393,7 +393,7 @@ class ThreadCompiler:
         self.exits.append((stop, status))
         self.emit({"op": "choose", "target": stop})
 
-    def enter_iteration(self, s: _Enter) -> None:
+    def enter_iteration(self, s: Enter) -> None:
         """The start of copy k of an unrolled loop: no side effect yet, and
         the registers the loop writes as they are (Dartagnan's
         DynamicSpinLoopDetection states the same check)."""
@@ -408,7 +408,7 @@ class ThreadCompiler:
         while self.frames and self.frames.pop()[0] != loop:
             pass
 
-    def back_jump(self, s: _Back) -> None:
+    def back_jump(self, s: Back) -> None:
         """The jump back of copy k: an iteration with no write that left
         every register as it found it repeats forever once its reads keep
         their values -- the path ends there, spinning (`hrf.liveness`
@@ -425,7 +425,7 @@ class ThreadCompiler:
         spin = Label()
         self.exits.append((spin, LISTED + self.p.add_end(("spin", self.t, ctx, s.line))))
         self.emit({"op": "branch", "cond": same, "target": spin})
-        if isinstance(s.then, _Cut):
+        if isinstance(s.then, Cut):
             self.cut(ctx)
             return
         if s.copy > 0:
@@ -559,29 +559,29 @@ class ThreadCompiler:
                     s.line,
                 )
             self.emit({"op": "jump", "target": self.label(s.label)})
-        elif isinstance(s, _Cut):
+        elif isinstance(s, Cut):
             self.cut()
-        elif isinstance(s, _Enter):
+        elif isinstance(s, Enter):
             self.enter_iteration(s)
-        elif isinstance(s, _Back):
+        elif isinstance(s, Back):
             self.back_jump(s)
-        elif isinstance(s, _Leave):
+        elif isinstance(s, Leave):
             self.leave_iteration(s.loop)
         elif isinstance(s, A.While):
             end = Label()
             spin = self.p.liveness is not None
             if spin:
-                tag, regs = next_loop_tag(), _written(s.body)
+                tag, regs = next_loop_tag(), written_regs(s.body)
             for k in range(self.p.unroll):
                 if spin:
-                    self.stmt(_Enter(tag, k, regs, s.line, whole_last=False))
+                    self.stmt(Enter(tag, k, regs, s.line, whole_last=False))
                 c = self.expr(s.cond)
                 self.emit({"op": "branch", "cond": not_ir(c), "target": end})
                 self.stmts(s.body)
                 if spin:
-                    self.stmt(_Back(tag, k, regs, s.line, _Leave(tag)))
+                    self.stmt(Back(tag, k, regs, s.line, Leave(tag)))
             if spin:
-                self.stmt(_Enter(tag, self.p.unroll, regs, s.line, whole_last=False))
+                self.stmt(Enter(tag, self.p.unroll, regs, s.line, whole_last=False))
             c = self.expr(s.cond)
             self.emit({"op": "branch", "cond": not_ir(c), "target": end})
             self.cut()

@@ -12,14 +12,14 @@ from typing import Any
 from .litmus import ast as A
 
 
-class _Cut:
+class Cut:
     """Where an unrolled loop would need another iteration: the path ends (`cut`)."""
 
     line = 0
 
 
 @dataclass(frozen=True)
-class _Enter:
+class Enter:
     """Liveness: copy `copy` of unrolled loop `loop` starts."""
 
     loop: int
@@ -40,7 +40,7 @@ class Loop:
 
 
 @dataclass(frozen=True)
-class _Back:
+class Back:
     """Liveness: the jump back at the end of copy `copy`; then `then`."""
 
     loop: int
@@ -51,14 +51,14 @@ class _Back:
 
 
 @dataclass(frozen=True)
-class _Leave:
+class Leave:
     """Liveness: the statements of a copy of loop `loop` end."""
 
     loop: int
     line = 0
 
 
-def _written(body) -> tuple:
+def written_regs(body) -> tuple:
     return tuple(sorted({s.reg for s in A.walk_stmts(body) if isinstance(s, A.Assign)}))
 
 
@@ -73,7 +73,7 @@ def jump_labels(s):
 
 def _relabel(s, names: dict, back: str, to):
     """A copy of statement s with its labels renamed (`names`) and its jumps
-    to label `back` replaced by `to` (a Goto or a _Cut)."""
+    to label `back` replaced by `to` (a Goto or a Cut)."""
     if isinstance(s, A.Label):
         return A.Label(names.get(s.name, s.name), line=s.line)
     if isinstance(s, A.Goto):
@@ -87,7 +87,7 @@ def _relabel(s, names: dict, back: str, to):
             tuple(_relabel(x, names, back, to) for x in s.orelse),
             line=s.line,
         )
-    if isinstance(s, _Back):  # an inner loop's jump back: to its next copy, in this copy
+    if isinstance(s, Back):  # an inner loop's jump back: to its next copy, in this copy
         return replace(s, then=_relabel(s.then, names, back, to))
     return s
 
@@ -107,8 +107,8 @@ def unroll_backward_jumps(body, unroll: int, spin: bool = False) -> list:
     label to the jump are written unroll + 1 times, a jump back in copy k
     going to copy k + 1 and in the last one ending the path (`cut`), and a
     copy that falls through skipping the rest. Forward jumps are kept.
-    With `spin` (liveness), each copy is marked (`_Enter`, `_Leave`) and
-    its jump back checked for a repeating iteration (`_Back`)."""
+    With `spin` (liveness), each copy is marked (`Enter`, `Leave`) and
+    its jump back checked for a repeating iteration (`Back`)."""
     body = list(body)
     while True:
         seen: dict = {}
@@ -135,16 +135,16 @@ def unroll_backward_jumps(body, unroll: int, spin: bool = False) -> list:
         tag = next_loop_tag()
         out_label = f"{back}#end{tag}"
         copies: list = []
-        regs = _written(loop)
+        regs = written_regs(loop)
         for k in range(unroll + 1):
             # the first copy keeps the loop's labels, for jumps into it from before
             names = {n: f"{n}#{tag}.{k}" for n in inner} if k else {}
-            nxt: Any = A.Goto(f"{back}#{tag}.{k + 1}") if k < unroll else _Cut()
+            nxt: Any = A.Goto(f"{back}#{tag}.{k + 1}") if k < unroll else Cut()
             if not spin:
                 copies += [_relabel(s, names, back, nxt) for s in loop]
             else:
-                nxt = _Back(tag, k, regs, loop[0].line, nxt)
+                nxt = Back(tag, k, regs, loop[0].line, nxt)
                 head, *rest = [_relabel(s, names, back, nxt) for s in loop]
-                copies += [head, _Enter(tag, k, regs, loop[0].line), *rest, _Leave(tag)]
+                copies += [head, Enter(tag, k, regs, loop[0].line), *rest, Leave(tag)]
             copies.append(A.Goto(out_label))
         body = body[:i] + copies + [A.Label(out_label)] + body[j + 1 :]
