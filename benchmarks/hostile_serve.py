@@ -146,7 +146,13 @@ def classify(url: str, method: str, path: str, body: bytes | None, timeout: floa
     except TimeoutError:
         return "hang", f"no reply within {timeout} s"
     except (OSError, urllib.error.URLError) as e:
-        return ("crash", "the server stopped") if not alive() else ("hang", f"connection: {e}")
+        if not alive():
+            return "crash", "the server stopped"
+        reason = getattr(e, "reason", e)
+        if isinstance(reason, (BrokenPipeError, ConnectionResetError)) and len(body or b"") > (256 << 10):
+            # the server answered 413 and closed before the whole body was sent
+            return "refused", "closed after refusing a body over its limit"
+        return "hang", f"connection: {e}"
     if LEAK in data:
         return "outside", "a reply holds /etc/passwd"
     if status >= 500 and status != 503:
@@ -249,11 +255,12 @@ def campaign(count: int, seed: int, clients: int, timeout: float, workers: int =
     bad: list = []
     slow = threading.Thread(target=slow_clients, args=(port, 30, 30.0), daemon=True)
     slow.start()
+    started = time.monotonic()
     crowd_failed = many_at_once(url, 200)
     with ThreadPoolExecutor(4) as pool:
         jobs = attacks(rng, count)
         for (kind, method, path, body), (cls, detail) in zip(
-            jobs, pool.map(lambda j: classify(url, *j, timeout, alive), jobs), strict=True
+            jobs, pool.map(lambda j: classify(url, *j[1:], timeout, alive), jobs), strict=True
         ):
             table[cls] += 1
             if cls not in ("answer", "refused"):
@@ -261,6 +268,7 @@ def campaign(count: int, seed: int, clients: int, timeout: float, workers: int =
     slow.join()
     done.set()
     loader.join(60)
+    seconds = time.monotonic() - started
     # every worker answers: as many concurrent checks as workers, twice
     after = 0
     for _ in range(2):
@@ -279,6 +287,7 @@ def campaign(count: int, seed: int, clients: int, timeout: float, workers: int =
         "table": table,
         "bad": bad,
         "load": len(results),
+        "seconds": seconds,
         "load_failed": sum(not ok for _, ok in results),
         "crowd_failed": crowd_failed,
         "after_failed": after,
@@ -308,7 +317,8 @@ def report(r: dict) -> str:
     lines = [
         "serve attacks: "
         + ", ".join(f"{t[c]} {c}" for c in ("answer", "refused", "traceback", "hang", "crash", "outside")),
-        f"ordinary load beside: {r['load']:,} requests, {r['load_failed']} failed; 200 clients at once: "
+        f"ordinary load beside: {r['load']:,} requests in {r['seconds']:.0f} s, {r['load_failed']} failed; "
+        "200 clients at once: "
         f"{r['crowd_failed']} failed; tracebacks in the server's log: {r['log_tracebacks']}; "
         f"every worker answering after: {'yes' if r['alive'] else 'NO'}",
     ]
