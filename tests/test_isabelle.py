@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import hrf
+from conftest import planted_acquire_relaxed
 from hrf.api import Limits
 from hrf.dsl import Model
 from hrf.isabelle import HANDWRITTEN, export_isabelle, model_theory, safe_name, scheme_theory
@@ -495,19 +496,8 @@ def test_mapping_lemma_refused_where_hrf_finds_the_mapping_unsound(tmp_path):
     # the planted acquire-as-relaxed mapping on message passing: unsound, so
     # no lemma is claimed (only_sound=False writes the false one, for controls)
     from hrf.isabelle import export_mapping_isabelle, mapping_theory
-    from hrf.mappings.axiomatic import Mapping, Row
-    from hrf.mappings.models import get as get_mapping
 
-    abi = get_mapping("ptx-abi")
-    bad = Mapping("acquire-relaxed", "planted", {**abi.rows, ("load", "acq"): Row(("ld.relaxed",), "planted")})
-    mp = hrf.parse(
-        "C MP\n{ x = 0; y = 0; }\n"
-        "P0 (atomic_int* x, atomic_int* y) { atomic_store_explicit(x, 1, memory_order_relaxed);"
-        " atomic_store_explicit(y, 1, memory_order_release); }\n"
-        "P1 (atomic_int* x, atomic_int* y) { int r0 = atomic_load_explicit(y, memory_order_acquire);"
-        " int r1 = atomic_load_explicit(x, memory_order_relaxed); }\n"
-        "exists (1:r0=1 /\\ 1:r1=0)"
-    )
+    mp, bad = planted_acquire_relaxed()
     with pytest.raises(hrf.UnsupportedFeature, match="unsound"):
         export_mapping_isabelle(mp, bad, tmp_path, source="rc11", target="ptx-7.5")
     from hrf.models import get as get_model

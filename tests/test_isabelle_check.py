@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import hrf
-from conftest import CORPUS
+from conftest import CORPUS, planted_acquire_relaxed
 from hrf.isabelle import BASE_THEORIES, export_isabelle
 
 CHECK = os.environ.get("HRF_ISABELLE_CHECK")
@@ -216,20 +216,9 @@ def test_a_planted_unsound_mapping_lemma_fails(tmp_path):
     # (only_sound=False) is refused by Isabelle, not only by hrf.
     from hrf.api import Limits
     from hrf.isabelle import export_mapping_isabelle, mapping_theory
-    from hrf.mappings.axiomatic import Mapping, Row
-    from hrf.mappings.models import get as get_mapping
     from hrf.models import get as get_model
 
-    abi = get_mapping("ptx-abi")
-    bad = Mapping("acquire-relaxed", "planted", {**abi.rows, ("load", "acq"): Row(("ld.relaxed",), "planted")})
-    mp = hrf.parse(
-        "C MP\n{ x = 0; y = 0; }\n"
-        "P0 (atomic_int* x, atomic_int* y) { atomic_store_explicit(x, 1, memory_order_relaxed);"
-        " atomic_store_explicit(y, 1, memory_order_release); }\n"
-        "P1 (atomic_int* x, atomic_int* y) { int r0 = atomic_load_explicit(y, memory_order_acquire);"
-        " int r1 = atomic_load_explicit(x, memory_order_relaxed); }\n"
-        "exists (1:r0=1 /\\ 1:r1=0)"
-    )
+    mp, bad = planted_acquire_relaxed()
     # the same test under the ABI itself loads (so what fails is the mapping)
     ok = export_mapping_isabelle(mp, "ptx-abi", tmp_path / "ok", source="rc11", target="ptx-7.5")
     assert _check(tmp_path / "ok").returncode == 0
