@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import socket
@@ -181,10 +182,8 @@ def slow_clients(port: int, n: int, seconds: float) -> None:
     i = 0
     while time.monotonic() - t0 < seconds and i < len(head):
         for s in socks:
-            try:
+            with contextlib.suppress(OSError):
                 s.send(head[i : i + 1])
-            except OSError:
-                pass
         i += 1
         time.sleep(0.5)
     for s in socks:
