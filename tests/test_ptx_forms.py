@@ -169,12 +169,11 @@ def test_the_isas_barriers_order_a_ctas_threads(model, bar):
 @pytest.mark.parametrize(
     "cell,words",
     [
-        ("ld.shared.relaxed.cta r0, x", r"ld\.shared: hrf's PTX tests are in global memory alone"),
+        ("ld.local.relaxed.cta r0, x", r"ld\.local: hrf's PTX tests are in global and shared memory alone"),
         ("ld.relaxed.gpu.f32 r0, x", r"ld\.f32: hrf does not model floating-point values"),
         ("ld.cg r0, x", r"ld\.cg: hrf does not model its cache"),
         ("bar.warp.sync 0", "a warp barrier is not modelled"),
         ("bar.red.popc.u32 r0, 0, 1", "a barrier reduction is not modelled"),
-        ("barrier.cluster.arrive", "a cluster barrier is not modelled"),
     ],
 )
 def test_forms_the_isa_gives_but_hrf_does_not_model_are_refused_by_name(cell, words):
@@ -190,6 +189,7 @@ def test_forms_the_isa_gives_but_hrf_does_not_model_are_refused_by_name(cell, wo
         ("red.cas x, 1", r"red has no \.cas"),
         ("ld.volatile.gpu r0, x", "a volatile ld takes no scope"),
         ("bar.arrive 0", "a thread count"),
+        ("ld.shared.relaxed.cta r0, x", r"x is not declared in shared memory \(x @ shared P0\)"),
     ],
 )
 def test_malformed_forms_are_located_syntax_errors(cell, words):

@@ -76,6 +76,16 @@ TAGS = frozenset(
         "NOSYNC",
         "proxy",
         "RED",  # a reduction (red), an atomic operation but no read of the ISA
+        # PTX on sm_90: mbarrier operations, mbarrier.init, a wait's read and
+        # acquire, an uninitialised mbarrier's location, the async proxy, a
+        # bulk copy's events, the cluster barrier
+        "MBAR",
+        "MBINIT",
+        "MBWAIT",
+        "UNINIT",
+        "ASYNC",
+        "BULK",
+        "CLBAR",
         # Dat3M's Vulkan: storage classes, the storage classes of an
         # operation's semantics, availability and visibility (of the
         # access, of its semantics, to the device domain), non-private
@@ -320,6 +330,11 @@ class _ProgramCompiler:
             kinds = {p.atomic for t in self.test.threads for p in t.params if p.name == loc}
             if kinds:
                 tags.append("atomicloc" if True in kinds else "nonatomicloc")
+            space = next((i.space for i in self.test.init if i.loc == loc and i.space), None)
+            if space is not None:  # PTX's shared memory of a CTA: OpenCL's local memory, hrf's `local` region
+                tags.append("local")
+                if space == "mbarrier-uninit":
+                    tags.append("UNINIT")
             alloc = next((i.alloc for i in self.test.init if i.loc == loc and i.alloc), None)
             if alloc:
                 tags.append(f"alloc_{alloc}")  # allocation class ([HRFR15] sec. 5: observability)

@@ -39,7 +39,8 @@ def unpack_results(packed: list) -> list:
 
 def _event_text(e: dict) -> str:
     """`P0 line 14: W X=1 (*X = ..)`: a flagged event, as the terminal shows it."""
-    where = f"{e['thread']} line {e['line']}" if e.get("thread") else "init"
+    # an initial write has no line (its `thread` is "init")
+    where = f"{e['thread']} line {e['line']}" if e.get("thread") not in (None, "init") else "init"
     access = f"{e['kind']} {e['loc']}={e['value']}" if e.get("loc") is not None else e["kind"]
     return f"{where}: {access}" + (f" ({e['op']})" if e.get("op") else "")
 

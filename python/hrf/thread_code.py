@@ -511,7 +511,7 @@ class ThreadCompiler:
                 extra=["fence", *s.flags, *s.tags],
             )
             self.emit({"op": "fence", "ev": ev})
-        elif isinstance(s, A.Barrier) and "CBAR" in s.tags:
+        elif isinstance(s, A.Barrier) and ("CBAR" in s.tags or "CLBAR" in s.tags):
             self.control_barrier(s)
         elif isinstance(s, A.Barrier):
             if self.p.liveness is not None:

@@ -31,6 +31,7 @@ from typing import NoReturn
 
 from ..errors import UnsupportedFeature
 from ..litmus import ast as A
+from ..litmus.ptx_hopper import HOPPER
 from ..mappings.axiomatic import SCOPES as SCOPE  # hrf's scopes -> PTX's, one table with `hrf map`
 
 
@@ -98,6 +99,9 @@ def check_runnable(test: A.Test) -> None:
             _refuse(f"{i.loc} aliases {i.alias_of}: aliases and proxies have no lowering", i.line)
         if i.size is not None:
             _refuse(f"{i.loc} is an array: arrays have no lowering yet", i.line)
+        if i.space is not None:
+            what = "an mbarrier" if i.space.startswith("mbarrier") else "in shared memory"
+            _refuse(f"{i.loc} is {what}: hrf run places PTX tests in global memory alone yet", i.line)
     ctas: dict = {}
     for t in test.threads:
         ctas.setdefault((t.dev, t.qf), set()).add(t.wg)
@@ -113,6 +117,9 @@ def check_runnable(test: A.Test) -> None:
             line = getattr(op, "line", 0)
             if isinstance(op, A.Barrier):
                 _refuse("a barrier: it would wait for the other instances' threads that share the CTA", line)
+            hopper = set(getattr(op, "tags", ())) & set(HOPPER)
+            if hopper:
+                _refuse(f"{HOPPER[min(hopper)]} (sm_90): hrf run has no lowering of them yet", line)
             if getattr(op, "remote", False):
                 _refuse("remote-scope promotion has no PTX form", line)
             if set(getattr(op, "tags", ())) & PROXY_TAGS or (isinstance(op, A.Fence) and op.order == "proxy"):

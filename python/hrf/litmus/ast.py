@@ -366,6 +366,11 @@ class Init:
     elements: tuple[int, ...] = ()  # an array's initial values (the rest are 0)
     alias_of: str | None = None  # Dat3M: `y @ generic aliases x` (PTX), `y aliases x` (Vulkan)
     proxy: str | None = None  # the proxy of such an alias: generic, constant, texture, surface
+    # PTX (sm_90): `shared` for a location in the shared memory of the CTA of
+    # thread `owner`; `mbarrier` for an mbarrier object there (initialised
+    # before the test), `mbarrier-uninit` for one a thread must initialise
+    space: str | None = None
+    owner: str | None = None
 
     def cells(self) -> list[tuple[str, int]]:
         """The locations the item declares, with their initial values: the

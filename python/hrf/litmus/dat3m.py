@@ -50,6 +50,7 @@ class Dat3mReader(TokenReader):
     def __init__(self, src: str):
         super().__init__(src)
         self.line = 0  # the line of the cell being read
+        self.col = 0  # its column: the thread's index
 
     # ------------------------------------------------------------ the test
     def test(self, name: str, path) -> A.Test:
@@ -104,8 +105,7 @@ class Dat3mReader(TokenReader):
                 continue
             loc = self.name("a location or a register (P0:r0)")
             if self.accept("@"):
-                proxy = self.name("a proxy (generic, constant, texture, surface)")
-                self.alias(t, loc, proxy, inits)
+                self.init_at(t, loc, inits)
                 continue
             if self.at_word("aliases"):
                 self.alias(t, loc, None, inits)
@@ -124,6 +124,11 @@ class Dat3mReader(TokenReader):
             inits.append(A.Init(loc, self.signed(), line=t[2]))
         self.accept(";")
         return inits, reg_inits
+
+    def init_at(self, t, loc: str, inits: list) -> None:
+        """`loc @ proxy aliases other` (a dialect adds its own forms after `@`)."""
+        proxy = self.name("a proxy (generic, constant, texture, surface)")
+        self.alias(t, loc, proxy, inits)
 
     def alias(self, t, loc: str, proxy: str | None, inits: list) -> None:
         """`loc @ proxy aliases other` (PTX) or `loc aliases other` (Vulkan)."""
@@ -207,7 +212,10 @@ class Dat3mReader(TokenReader):
                 if k >= len(bodies):
                     raise SyntaxFault(f"more cells than the {len(bodies)} threads", t[2], t[3])
                 self.line = t[2]
-                bodies[k].append(self.instruction())
+                self.col = k
+                cell = self.instruction()
+                # a cell is a statement, or several (PTX's bulk copy, mbarrier waits)
+                bodies[k].extend(cell) if isinstance(cell, tuple) else bodies[k].append(cell)
             if self.accept(";"):
                 return
             self.expect("|", "'|', ';' or the end of an instruction")

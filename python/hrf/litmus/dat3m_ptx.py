@@ -14,7 +14,10 @@ of the PTX ISA that real kernels and compilers write. hrf's reader of
              | bar '.cta.' (sync | arrive) n (',' v (',' v)?)?          (Dat3M's operands)
              | (bar | barrier) ('.cta')? '.' (sync | arrive) ('.aligned')? a (',' b)?   (the ISA's)
              | (beq | bne | blt | ble | bgt | bge) v ',' v ',' label | goto label | label ':'
-    qual    := '.' (sem | scope | 'global' | type)        (any order, each at most once)
+             | mbarrier.*, cp.async.bulk, fence.proxy.async, fence.mbarrier_init,
+               barrier.cluster.*                                     (sm_90: `ptx_hopper.py`)
+    qual    := '.' (sem | scope | space | type)          (any order, each at most once)
+    space   := global | shared | shared::cta | shared::cluster   (a shared location: `x @ shared P1`)
     sem     := weak | relaxed | acquire | release | acq_rel | volatile
     scope   := cta | cluster | gpu | sys      type := (b | u | s) (8 | 16 | 32 | 64)
     op      := add | sub | mul | and | or | xor | min | max | inc | dec | exch | cas
@@ -37,9 +40,12 @@ resource and a thread count after the number); `bar.sync a, b` and
 count b). A thread with no `cluster` in its head is alone in its
 cluster with its CTA (the ISA: a CTA launched without clusters is a
 cluster of one), unless no thread names one and the test uses no
-`.cluster` scope. Forms the ISA gives but hrf does not model (other state
-spaces, floating-point types, `bar.red`, warp barriers, cache hints) are
-refused by name.
+`.cluster` scope. A location declared `x @ shared P1` lies in the shared
+memory of P1's CTA: its CTA reaches it generically or through
+`.shared::cta`, the other CTAs of its cluster through `.shared::cluster`,
+no other thread at all. Forms the ISA gives but hrf does not model (other
+state spaces, floating-point types, `bar.red`, warp barriers, cache hints)
+are refused by name.
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ import re
 
 from . import ast as A
 from .dat3m import Dat3mReader, parse_dat3m
+from .ptx_hopper import SHARED, HopperForms
 from .reader import END
 from .toolkit import ParseFailure
 
@@ -67,15 +74,27 @@ REDS = {"red": "GEN", "sured": "SUR"}
 PROXIES = {"generic": "GEN", "constant": "CON", "texture": "TEX", "surface": "SUR"}
 MEMBAR = {"cta": "wg", "gl": "dev", "sys": "all"}
 # the ISA's other state spaces, floating-point types and qualifiers hrf does not model
-SPACES = ("shared", "local", "const", "param", "tex")
+SPACES = ("local", "const", "param", "tex")
 HINTS = ("ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "mmio", "L1", "L2", "v2", "v4", "v8")
 # An RMW's read and write orders (Dartagnan's Tag.PTX.loadMO / storeMO: relaxed
 # halves stay strong, so that the two halves are morally strong)
 RMW_ORDERS = {"rlx": ("rlx", "rlx"), "acq": ("acq", "rlx"), "rel": ("rlx", "rel"), "acq_rel": ("acq", "rel")}
 
 
-class PtxReader(Dat3mReader):
+class PtxReader(HopperForms):
     ARCH = "PTX"
+    # a modifier may begin with a digit (`cp.async.bulk.tensor.2d`)
+    TOKEN = re.compile(Dat3mReader.TOKEN.pattern.replace(r"(?P<mod>\.[A-Za-z_]", r"(?P<mod>\.[A-Za-z_0-9]"))
+
+    def mods(self) -> list:
+        """The modifiers, `.shared::cluster` and `.mbarrier::complete_tx::bytes` each one."""
+        out = super().mods()
+        while out and self.peek()[0] == ":" and self.peek(1)[0] == ":" and self.peek(2)[0] == "name":
+            word, tok = out[-1]
+            out[-1] = (f"{word}::{self.peek(2)[1]}", tok)
+            self.i += 3
+            out += super().mods()
+        return out
 
     def head(self) -> dict:
         """`cta 0, gpu 0` or `cta 0, cluster 0, gpu 0`."""
@@ -109,6 +128,7 @@ class PtxReader(Dat3mReader):
             ctas: dict = {}
             threads = tuple(A.with_fields(t, qf=ctas.setdefault((t.dev, t.wg), len(ctas))) for t in test.threads)
             test = dataclasses.replace(test, threads=threads)
+        self.check_hopper(test)
         return super().finish(test)
 
     def instruction(self):
@@ -121,6 +141,10 @@ class PtxReader(Dat3mReader):
             self.comma()
             return A.Assign(dst, self.value(), line=line)
         ms = self.mods()
+        if op == "mbarrier":
+            return self.mbarrier(ms, t, line)
+        if op == "cp":
+            return self.bulk_copy(ms, t, line)
         if op in STORES or op in LOADS:
             q = self.qualifiers(op, ms, t, kinds=("sem", "scope", "space", "type"))
             sem, scope = self.access_order(op, q, t)
@@ -128,12 +152,14 @@ class PtxReader(Dat3mReader):
             cache = "volatile" if q.get("sem", ("",))[0] == "volatile" else None  # kept for hrf run's lowering
             if op in STORES:
                 loc = self.loc()
+                self.note_space(loc, q, t)
                 self.comma()
                 v = self.value()
                 return A.Store(loc, v, sem is not None, sem, scope, line=line, tags=tags, cache=cache)
             dst = self.reg()
             self.comma()
             loc = self.loc()
+            self.note_space(loc, q, t)
             load = A.Load(loc, sem is not None, sem, scope, line=line, tags=tags, cache=cache)
             return A.Assign(dst, load, line=line)
         if op in ATOMS or op in REDS:
@@ -170,7 +196,7 @@ class PtxReader(Dat3mReader):
                 kind = "sem"
             elif word in SCOPE:
                 kind = "scope"
-            elif word == "global":
+            elif word == "global" or word in SHARED:
                 kind = "space"
             elif TYPE.fullmatch(word):
                 kind = "type"
@@ -178,7 +204,7 @@ class PtxReader(Dat3mReader):
                 kind = "op"
             elif word in SPACES:
                 self.unsupported(
-                    f"{op}.{word}: hrf's PTX tests are in global memory alone (.{word} is not modelled)", tok
+                    f"{op}.{word}: hrf's PTX tests are in global and shared memory alone (.{word} is not modelled)", tok
                 )
                 continue
             elif word in HINTS or word.startswith("f") and word[1:].isdigit():
@@ -242,6 +268,7 @@ class PtxReader(Dat3mReader):
             # RED: a reduction is an atomic operation, not a read (the PTX
             # ISA's operation types); models say what its read half may do
             loc = self.loc()
+            self.note_space(loc, q, t)
             self.comma()
             v = self.value()
             red = A.Rmw(rmw, loc, v, sem or "rlx", scope, line=line, tags=(*tags, "RED"), orders=orders)
@@ -249,6 +276,7 @@ class PtxReader(Dat3mReader):
         dst = self.reg()
         self.comma()
         loc = self.loc()
+        self.note_space(loc, q, t)
         self.comma()
         v = self.value()
         if kind == "cas":  # writes only where the compare succeeds (the ISA; models choose: cas_writeback)
@@ -261,6 +289,10 @@ class PtxReader(Dat3mReader):
 
     def fence(self, ms: list, t, line: int):
         words = [m for m, _ in ms]
+        if words[:2] == ["proxy", "async"]:
+            return self.async_proxy_fence(ms, t, line)
+        if words[:1] == ["mbarrier_init"]:
+            return self.mbarrier_init_fence(ms, t, line)
         if words[:1] == ["proxy"]:
             if len(ms) != 2 or words[1] not in (*PROXIES, "alias"):
                 self.fail_at(t, "fence.proxy.generic, .constant, .texture, .surface or .alias")
@@ -285,6 +317,8 @@ class PtxReader(Dat3mReader):
             dat3m = False
         if words[-1:] == ["aligned"]:
             words = words[:-1]
+        if op == "barrier" and words[:1] == ["cluster"]:
+            return self.cluster_barrier(words, t, line)
         if words in (["warp", "sync"], ["red"]) or words[:1] == ["red"] or words[:1] == ["cluster"]:
             what = {"warp": "a warp barrier", "red": "a barrier reduction", "cluster": "a cluster barrier"}[words[0]]
             self.unsupported(f"{op}.{'.'.join(words)}: {what} is not modelled", t)

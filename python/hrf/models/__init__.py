@@ -27,6 +27,7 @@ _REGISTRY = {
     "ptx": "ptx",
     "ptx-6.0": "ptx_6_0",
     "ptx-7.5": "ptx_7_5",
+    "ptx-8.0": "ptx_8_0",
     "ptx-6.0-dat3m": "ptx_6_0_dat3m",
     "ptx-7.5-dat3m": "ptx_7_5_dat3m",
     "vulkan": "vulkan",

@@ -29,6 +29,7 @@ from ..dsl import same_thread_attr as same
 from ..dsl import tag as t
 from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
+from ..litmus.ptx_hopper import HOPPER
 from .common import ACQ, ACQ_REL, REL, RLX, SC, dep, sr, sync_fence, syncbar
 
 RED = t("RED")  # both halves of a reduction (`red`)
@@ -47,9 +48,16 @@ strong_operation = strong_write | strong_read | F
 ms1 = (po | po.inv) | (I(strong_operation) >> sr >> I(strong_operation))
 
 
-def supports(name: str, test: AST.Test, dartagnan: bool = False) -> None:
+def supports(name: str, test: AST.Test, dartagnan: bool = False, hopper: bool = False) -> None:
     if test.arch != "PTX":
         raise UnsupportedFeature(f"{name} reads Dat3M's PTX tests (header PTX); this is a {test.arch} test", test.path)
+    if not hopper:
+        for th in test.threads:
+            for op in th.ops:
+                what = next((HOPPER[k] for k in HOPPER if k in getattr(op, "tags", ())), None)
+                if what is not None:
+                    msg = f"{th.name}: {name} has no {what} (PTX ISA 8.0's, sm_90): use ptx-8.0"
+                    raise UnsupportedFeature(msg, test.path, getattr(op, "line", None))
     if dartagnan:
         return
     for th in test.threads:

@@ -25,17 +25,28 @@ from .common import sync_fence, vloc
 from .ptx_6_0 import GEN, axioms, ms1, patterns, scta, supports, sync_barrier
 
 SUR, TEX, CON, ALIAS = t("SUR"), t("TEX"), t("CON"), t("ALIAS")
-same_proxy = (GEN * GEN) | (SUR * SUR) | (TEX * TEX) | (CON * CON)
+PROXIES = (GEN, SUR, TEX, CON)
+
+
+def proxies(*kinds):
+    """The relations that depend on the proxies a model knows: the same
+    proxy, morally strong pairs, observation, and each proxy fence with the
+    accesses of its CTA through its proxy ([PTX22] proxy fences)."""
+    same_proxy = kinds[0] * kinds[0]
+    for p in kinds[1:]:
+        same_proxy = same_proxy | (p * p)
+    morally_strong = (ms1 & same_proxy & ms3) - id_
+    observation = (morally_strong & rf) | rmw
+    return same_proxy, morally_strong, observation, I(F) >> (same_proxy & scta) >> I(M)
+
+
 po_vloc = po & vloc
 # ms2: the same proxy; ms3: memory operations overlap completely in virtual address
 ms3 = ((M * M) & vloc) | (universal - (M * M))
-morally_strong = (ms1 & same_proxy & ms3) - id_
-observation = (morally_strong & rf) | rmw
-# a proxy fence and the accesses of its CTA through its proxy ([PTX22] proxy fences)
-proxy_fence_ops = I(F) >> (same_proxy & scta) >> I(M)
+same_proxy, morally_strong, observation, proxy_fence_ops = proxies(*PROXIES)
 
 
-def proxy_preserved(cb):
+def proxy_preserved(cb, same_proxy=same_proxy, proxy_fence_ops=proxy_fence_ops):
     """Causality order that survives the change of proxy: generic to generic
     on one virtual address, within one proxy of one CTA, or through proxy
     fences at either end and alias fences between ([PTX22])."""

@@ -1,0 +1,441 @@
+"""The PTX forms of sm_90 (Hopper) in hrf's PTX dialect (`dat3m_ptx.py`):
+shared memory of a CTA and of a cluster, mbarriers, bulk copies through
+the async proxy, proxy fences of the async proxy and cluster barriers,
+read into the one AST with the tags the `ptx-8.0` model reads.
+
+    init    := loc '@' 'shared' tid ('=' number)?       x in the shared memory of tid's CTA
+             | loc '@' 'mbarrier' tid ('=' count)?       an mbarrier there (with count: initialised)
+    cell    := mbarrier.init{.shared::cta}.b64 [b], count
+             | mbarrier.arrive{.expect_tx}{.sem}{.scope}{.space}.b64 _, [b] (',' n)?
+             | mbarrier.expect_tx.relaxed.scope.space.b64 [b], tx  |  mbarrier.complete_tx... [b], tx
+             | mbarrier.(test_wait | try_wait).parity{.sem}{.scope}{.shared::cta}.b64 reg, [b], 0
+             | cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], n, [b]
+             | fence.proxy.async{.global | .shared::cta | .shared::cluster}
+             | fence.mbarrier_init.release.cluster
+             | barrier.cluster.arrive{.release | .relaxed}{.aligned}
+             | barrier.cluster.wait{.acquire}{.aligned}
+
+An mbarrier is a location whose value is its state in the current phase:
+its pending arrivals times ARRIVAL plus its pending transaction count
+(ARRIVAL exceeds any transaction count the ISA allows, 2^20 - 1, so the
+value is 0 exactly when both are: the phase is complete). `mbarrier.init`
+is a weak write of the count; an arrive is an atomic add (by default
+.release at .cta scope, the ISA's default), with `.expect_tx` adding the
+transaction count too; `expect_tx`/`complete_tx` are relaxed adds. A wait
+(`test_wait`, `try_wait`: either may return false) is a relaxed read at
+its scope whose register is 1 when it reads 0; where it does, and where
+the wait is `.acquire` (the default), an acquire fence of its scope
+follows, on that path alone: the ISA's acquire pattern of a wait that
+observes the phase's completion. Only the first phase (parity 0) is
+modelled: more arrivals than the count, or a wait on another parity, are
+refused by name.
+
+A bulk copy is a weak read of the source and a weak write of the
+destination through the async proxy (`ASYNC`), then the implicit proxy
+fence that follows its completion, then its complete-tx on the mbarrier:
+an add of minus its byte count, a release at .cluster scope (the ISA:
+"the complete-tx operation on the mbarrier has .release semantics at the
+.cluster scope"). hrf places these events where the instruction is in
+its thread's program order (docs/readings.md).
+"""
+
+from __future__ import annotations
+
+from . import ast as A
+from .dat3m import Dat3mReader
+from .reader import END
+from .toolkit import ParseFailure, Unsupported
+
+# One pending arrival in an mbarrier's value; above the ISA's largest
+# transaction count (2^20 - 1), so that value 0 is "no arrival and no byte pending"
+ARRIVAL = 1 << 20
+MAX_TX = ARRIVAL - 1
+SCOPES = {"cta": "wg", "cluster": "qf"}  # an mbarrier operation's scopes (the ISA's)
+SHARED = {"shared": "cta", "shared::cta": "cta", "shared::cluster": "cluster"}
+# the tags of an mbarrier operation's events: the generic proxy, the object's kind
+MBAR_TAGS = ("GEN", "MBAR")
+# the forms' event tags, each with what it names (the models before ptx-8.0 and `hrf run` refuse them)
+HOPPER = {"ASYNC": "the async proxy", "CLBAR": "cluster barriers", "MBAR": "mbarriers"}
+
+
+class HopperForms(Dat3mReader):
+    """The sm_90 forms, which the PTX reader (`dat3m_ptx.PtxReader`) reads
+    beside the older ones; what they need of the whole test is checked
+    once it is read (`check_hopper`)."""
+
+    def __init__(self, src: str):
+        super().__init__(src)
+        self.spaces: list = []  # (thread index, location, state space named, token)
+        self.arrivals: dict = {}  # mbarrier -> [(arrivals, token)]
+        self.copies = 0
+        self.cluster_barriers: list = []  # (thread index, arrive or wait, token)
+
+    # ------------------------------------------------------------ the init block
+    def init_at(self, t, loc: str, inits: list) -> None:
+        w = self.peek()
+        if w[0] == "name" and w[1] in ("shared", "mbarrier"):
+            self.i += 1
+            owner = self.peek()
+            if owner[0] != "name" or not owner[1].startswith("P") or not owner[1][1:].isdigit():
+                self.fail("a thread (P0, P1, ...): the location lies in the shared memory of its CTA")
+            self.i += 1
+            count = None
+            if self.accept("="):
+                count = self.signed()
+            if w[1] == "shared":
+                inits.append(A.Init(loc, count or 0, line=t[2], space="shared", owner=owner[1]))
+                return
+            if count is None:
+                inits.append(A.Init(loc, 0, line=t[2], space="mbarrier-uninit", owner=owner[1]))
+                return
+            if not 1 <= count < ARRIVAL:
+                self.defer(
+                    ParseFailure(f"an mbarrier's count is 1 to {ARRIVAL - 1} (the ISA), not {count}", t[2], t[3])
+                )
+            inits.append(A.Init(loc, count * ARRIVAL, line=t[2], space="mbarrier", owner=owner[1]))
+            return
+        super().init_at(t, loc, inits)
+
+    # ------------------------------------------------------------ mbarriers
+    def address(self) -> str:
+        """`[b]`: the ISA's address operand."""
+        self.expect("[", "'[' (an address, [b])")
+        name = self.loc()
+        self.expect("]", "']'")
+        return name
+
+    def mbarrier_quals(self, ms: list, what: str, allowed: tuple, default_sem: str | None) -> dict:
+        """The qualifiers of an mbarrier instruction: {kind: (word, token)}, sem and scope defaulted."""
+        kinds = {
+            "release": "sem",
+            "acquire": "sem",
+            "relaxed": "sem",
+            "cta": "scope",
+            "cluster": "scope",
+            "shared": "space",
+            "shared::cta": "space",
+            "shared::cluster": "space",
+            "b64": "type",
+            "parity": "parity",
+            "expect_tx": "expect_tx",
+        }
+        out: dict = {}
+        for word, tok in ms:
+            kind = kinds.get(word)
+            if kind is None or word not in allowed:
+                self.fail_at(tok, f"a qualifier of {what} ({', '.join('.' + a for a in allowed)}); not .{word}")
+            if kind in out:
+                self.fail_at(tok, f"one {kind} ({what}.{out[kind][0]} already)")
+            out[kind] = (word, tok)
+        if default_sem is not None:
+            out.setdefault("sem", (default_sem, None))
+        out.setdefault("scope", ("cta", None))  # the ISA: .cta where no scope is named
+        return out
+
+    def mbarrier(self, ms: list, t, line: int):
+        words = [m for m, _ in ms]
+        kind = words[0] if words else ""
+        if kind == "init":
+            q = self.mbarrier_quals(ms[1:], "mbarrier.init", ("shared", "shared::cta", "b64"), None)
+            b = self.address()
+            self.comma()
+            count = self.value()
+            if not isinstance(count, A.Const) or not 1 <= count.value < ARRIVAL:
+                self.fail_at(t, f"a count from 1 to {ARRIVAL - 1} (the ISA)")
+            self.note_space(b, q, t)
+            # a weak write of the count: the object's state at the start of its first phase
+            return A.Store(b, A.Const(count.value * ARRIVAL, line=line), line=line, tags=(*MBAR_TAGS, "MBINIT"))
+        if kind in ("arrive", "expect_tx", "complete_tx"):
+            return self.mbarrier_update(kind, ms[1:], t, line)
+        if kind in ("test_wait", "try_wait"):
+            return self.mbarrier_wait(kind, ms[1:], t, line)
+        if kind in ("arrive_drop", "inval", "pending_count"):
+            self.unsupported(f"mbarrier.{kind} is not modelled (hrf models an mbarrier's first phase)", t)
+            return self.skip_operands(line)
+        self.fail_at(t, "mbarrier.init, .arrive, .expect_tx, .complete_tx, .test_wait or .try_wait")
+
+    def mbarrier_update(self, kind: str, ms: list, t, line: int):
+        """An arrive (with `.expect_tx`: and an expectation of bytes), or a
+        relaxed expect_tx / complete_tx: an atomic add on the object."""
+        what = f"mbarrier.{kind}"
+        allowed: tuple = ("relaxed", "cta", "cluster", "shared", "shared::cta", "shared::cluster", "b64")
+        if kind == "arrive":
+            allowed += ("release", "expect_tx")
+        q = self.mbarrier_quals(ms, what, allowed, "release" if kind == "arrive" else None)
+        if kind != "arrive" and "sem" not in q:
+            self.fail_at(t, f"{what}.relaxed (the ISA: .relaxed is required)")
+        if kind == "arrive":
+            sink = self.peek()
+            if not (sink[0] == "name" and sink[1] == "_"):
+                self.fail_at(sink, "'_': the state an arrive returns is opaque (hrf gives it no value)")
+            self.i += 1
+            self.comma()
+        b = self.address()
+        n = None
+        if kind != "arrive" or "expect_tx" in q or self.peek()[0] == ",":
+            self.comma()
+            n = self.value()
+            if not isinstance(n, A.Const) or not 0 < n.value <= MAX_TX:
+                self.fail_at(t, f"a count from 1 to {MAX_TX} (the ISA's range)")
+        self.note_space(b, q, t)
+        if kind == "arrive" and "expect_tx" in q:
+            delta, arrivals = n.value - ARRIVAL, 1  # type: ignore[union-attr]
+        elif kind == "arrive":
+            arrivals = n.value if n is not None else 1  # type: ignore[union-attr]
+            delta = -arrivals * ARRIVAL
+        else:
+            arrivals, delta = 0, (n.value if kind == "expect_tx" else -n.value)  # type: ignore[union-attr]
+        self.arrivals.setdefault(b, []).append((arrivals, t))
+        sem = {"release": "rel", "relaxed": "rlx"}[q["sem"][0]]
+        orders = ("rlx", sem)
+        rmw = A.Rmw(
+            "add", b, A.Const(delta, line=line), sem, SCOPES[q["scope"][0]], line=line, tags=MBAR_TAGS, orders=orders
+        )
+        return A.ExprStmt(rmw, line=line)
+
+    def mbarrier_wait(self, kind: str, ms: list, t, line: int):
+        what = f"mbarrier.{kind}"
+        q = self.mbarrier_quals(
+            ms, what, ("parity", "acquire", "relaxed", "cta", "cluster", "shared", "shared::cta", "b64"), "acquire"
+        )
+        if "parity" not in q:
+            self.unsupported(f"{what} with a state operand: hrf reads the .parity form (parity 0, the first phase)", t)
+        dst = self.reg()
+        self.comma()
+        b = self.address()
+        self.comma()
+        parity = self.value()
+        if not isinstance(parity, A.Const) or parity.value not in (0, 1):
+            self.fail_at(t, "a parity, 0 or 1")
+        elif parity.value != 0:
+            self.unsupported(f"{what} on parity 1: hrf models an mbarrier's first phase alone (parity 0)", t)
+        if kind == "try_wait" and self.accept(","):
+            self.unsupported(f"{what} with a time limit: hrf reads try_wait without one", t)
+            self.value()
+        self.note_space(b, q, t)
+        scope = SCOPES[q["scope"][0]]
+        read = A.Load(b, True, "rlx", scope, line=line, tags=(*MBAR_TAGS, "MBWAIT"))
+        done = A.Assign(dst, A.BinOp("==", read, A.Const(0, line=line), line=line), line=line)
+        if q["sem"][0] == "relaxed":
+            return (done,)
+        # the acquire pattern of a wait that observes the phase's completion: on that path alone
+        acquire = A.Fence((), "acq", scope, line=line, tags=(*MBAR_TAGS, "MBWAIT"))
+        return (
+            done,
+            A.If(A.BinOp("!=", A.Reg(dst, line=line), A.Const(0, line=line), line=line), (acquire,), line=line),
+        )
+
+    # ------------------------------------------------------------ bulk copies
+    def bulk_copy(self, ms: list, t, line: int):
+        words = [m for m, _ in ms]
+        form = ["async", "bulk", "shared::cluster", "global", "mbarrier::complete_tx::bytes"]
+        if words[:2] != ["async", "bulk"]:
+            self.unsupported(f"cp.{'.'.join(words)}: hrf models cp.async.bulk (global to shared, an mbarrier's)", t)
+            return self.skip_operands(line)
+        if words != form:
+            self.unsupported(
+                f"cp.{'.'.join(words)}: hrf models cp.async.bulk.shared::cluster.global"
+                ".mbarrier::complete_tx::bytes (bulk groups, tensors, multicast and reductions are not modelled)",
+                t,
+            )
+            return self.skip_operands(line)
+        dst = self.address()
+        self.comma()
+        src = self.address()
+        self.comma()
+        size = self.value()
+        self.comma()
+        b = self.address()
+        if not isinstance(size, A.Const) or not 0 < size.value <= MAX_TX or size.value % 16:
+            self.fail_at(t, f"a size in bytes, a multiple of 16 up to {MAX_TX} (the ISA)")
+        self.note_space(dst, {"space": ("shared::cluster", t)}, t)
+        self.note_space(src, {"space": ("global", t)}, t)
+        self.note_space(b, {"space": ("shared::cluster", t)}, t)
+        self.copies += 1
+        reg = f"copy{self.copies}"  # the copied value, in no register the test names
+        self.arrivals.setdefault(b, []).append((0, t))
+        return (
+            A.Assign(reg, A.Load(src, False, line=line, tags=("ASYNC", "BULK")), line=line),
+            A.Store(dst, A.Reg(reg, line=line), False, line=line, tags=("ASYNC", "BULK")),
+            # the implicit generic-async proxy fence that follows the copy's completion (the ISA)
+            A.Fence(("proxy",), "proxy", None, line=line, tags=("ASYNC", "BULK")),
+            A.ExprStmt(
+                A.Rmw(
+                    "add",
+                    b,
+                    A.Const(-size.value, line=line),
+                    "rel",
+                    "qf",
+                    line=line,
+                    tags=MBAR_TAGS,
+                    orders=("rlx", "rel"),
+                ),
+                line=line,
+            ),
+        )
+
+    def skip_operands(self, line: int):
+        while self.peek()[0] not in ("|", ";", END):
+            self.i += 1
+        return A.Label(f"$unread{line}", line=line)
+
+    # ------------------------------------------------------------ fences and cluster barriers
+    def async_proxy_fence(self, ms: list, t, line: int):
+        """`fence.proxy.async{.global | .shared::cta | .shared::cluster}`: both directions, the generic
+        and the async proxy, for the state space it names (all where it names none)."""
+        space = [m for m, _ in ms[2:]]
+        if space not in ([], ["global"], ["shared::cta"], ["shared::cluster"]):
+            self.fail_at(t, "fence.proxy.async, fence.proxy.async.global, .shared::cta or .shared::cluster")
+        tags: tuple = ("ASYNC",) + (("global",) if space == ["global"] else ("local",) if space else ())
+        return A.Fence(("proxy",), "proxy", None, line=line, tags=tags)
+
+    def mbarrier_init_fence(self, ms: list, t, line: int):
+        words = [m for m, _ in ms]
+        if words != ["mbarrier_init", "release", "cluster"]:
+            self.fail_at(t, "fence.mbarrier_init.release.cluster (the ISA's one form)")
+        return A.Fence((), "rel", "qf", line=line, tags=("GEN", "MBINIT"))
+
+    def cluster_barrier(self, words: list, t, line: int):
+        """`barrier.cluster.arrive{.release|.relaxed}` and `barrier.cluster.wait{.acquire}`."""
+        rest = [w for w in words[1:] if w != "aligned"]
+        # the k-th arrive and the k-th wait of each thread are one use of the barrier (`cluster k`)
+        k = sum(1 for col, kind, _ in self.cluster_barriers if col == self.col and kind == "arrive")
+        if rest[:1] == ["arrive"] and rest[1:] in ([], ["release"], ["relaxed"]):
+            order = "rlx" if rest[1:] == ["relaxed"] else "rel"
+            self.cluster_barriers.append((self.col, "arrive", t))
+            return A.Barrier((), f"cluster{k}", "qf", line=line, tags=("CLBAR",), arrive=True, order=order)
+        if rest[:1] == ["wait"] and rest[1:] in ([], ["acquire"]):
+            self.cluster_barriers.append((self.col, "wait", t))
+            return A.Barrier((), f"cluster{max(k - 1, 0)}", "qf", line=line, tags=("CLBAR",), order="acq")
+        self.fail_at(
+            t, "barrier.cluster.arrive{.release,.relaxed}{.aligned} or barrier.cluster.wait{.acquire}{.aligned}"
+        )
+
+    # ------------------------------------------------------------ the whole test
+    def note_space(self, loc: str, q: dict, t) -> None:
+        """Keep the state space an access names, checked against the location's once the test is read."""
+        space = q.get("space")
+        self.spaces.append((self.col, loc, space[0] if space else None, t))
+
+    def check_hopper(self, test: A.Test) -> None:
+        """What the forms above need of the whole test: mbarrier operations
+        on mbarriers alone and mbarriers touched by no other access; shared
+        locations reached from their CTA (`.shared::cta`, generic) or from
+        its cluster (`.shared::cluster`); no more arrivals than an
+        mbarrier's count (its first phase); cluster barriers that every
+        thread of a cluster arrives at and waits on alike."""
+        decl = {i.loc: i for i in test.init}
+        threads = {th.name: th for th in test.threads}
+        for th in test.threads:
+            for op in th.ops:
+                loc = getattr(op, "loc", None)
+                if loc is None or loc not in decl:
+                    continue
+                is_mbar = "MBAR" in getattr(op, "tags", ())
+                declared_mbar = (decl[loc].space or "").startswith("mbarrier")
+                if is_mbar and not declared_mbar:
+                    self.defer(
+                        ParseFailure(f"{th.name}: {loc} is no mbarrier ({loc} @ mbarrier P0 = count)", op.line, 1)
+                    )
+                elif declared_mbar and not is_mbar:
+                    self.defer(
+                        ParseFailure(
+                            f"{th.name}: {loc} is an mbarrier: only mbarrier instructions access it (the ISA)",
+                            op.line,
+                            1,
+                        )
+                    )
+        for col, loc, space, tok in self.spaces:
+            i = decl.get(loc)
+            th = test.threads[col]
+            kind = i.space if i is not None else None
+            if space == "global":
+                if kind is not None:
+                    self.defer(ParseFailure(f"{th.name}: {loc} is in shared memory, not .global", tok[2], tok[3]))
+                continue
+            if kind is None and space is None:
+                continue
+            if kind is None or i is None or i.owner is None:
+                self.defer(
+                    ParseFailure(
+                        f"{th.name}: {loc} is not declared in shared memory ({loc} @ shared P0)", tok[2], tok[3]
+                    )
+                )
+                continue
+            owner = threads.get(i.owner)
+            if owner is None:
+                self.defer(
+                    ParseFailure(
+                        f"{loc} is in the shared memory of {i.owner}'s CTA: the test has no {i.owner}", tok[2], tok[3]
+                    )
+                )
+                continue
+            same_cta = (owner.dev, owner.qf, owner.wg) == (th.dev, th.qf, th.wg)
+            same_cluster = (owner.dev, owner.qf) == (th.dev, th.qf)
+            if not same_cluster:
+                self.defer(
+                    ParseFailure(
+                        f"{th.name}: {loc} is in the shared memory of {i.owner}'s cluster, out of its reach",
+                        tok[2],
+                        tok[3],
+                    )
+                )
+            elif not same_cta and space in ("shared", "shared::cta"):
+                self.defer(
+                    ParseFailure(
+                        f"{th.name}: {loc} is in the shared memory of {i.owner}'s CTA: another CTA reaches it through .shared::cluster",
+                        tok[2],
+                        tok[3],
+                    )
+                )
+        for b, uses in self.arrivals.items():
+            i = decl.get(b)
+            if i is None or not (i.space or "").startswith("mbarrier"):
+                continue
+            # the count of the object's initialisation: the init block's, or each mbarrier.init's
+            counts = [i.value // ARRIVAL] if i.space == "mbarrier" and isinstance(i.value, int) else []
+            for th in test.threads:
+                for op in th.ops:
+                    if (
+                        isinstance(op, A.Store)
+                        and "MBINIT" in op.tags
+                        and op.loc == b
+                        and isinstance(op.value, A.Const)
+                    ):
+                        counts.append(op.value.value // ARRIVAL)
+            total = sum(n for n, _ in uses)
+            if counts and total > min(counts):
+                tok = uses[-1][1]
+                self.unsupported(
+                    f"{b}: {total} arrivals for a count of {min(counts)}: the second phase is not modelled "
+                    "(hrf models an mbarrier's first phase)",
+                    tok,
+                )
+        self.check_cluster_barriers(test)
+
+    def check_cluster_barriers(self, test: A.Test) -> None:
+        """Each thread of a cluster arrives at its barrier and then waits on
+        it, the same number of times, in straight-line code: a wait that
+        some thread never arrives for blocks for ever (not modelled)."""
+        if not self.cluster_barriers:
+            return
+        per: dict = {}
+        for col, kind, tok in self.cluster_barriers:
+            per.setdefault(col, []).append((kind, tok))
+        rounds: dict = {}
+        for k, th in enumerate(test.threads):
+            kinds = [kind for kind, _ in per.get(k, [])]
+            line, col = (per[k][0][1][2], per[k][0][1][3]) if k in per else (th.line, 1)
+            if k in per and any(isinstance(s, (A.If, A.While, A.Goto, A.Label)) for s in th.body):
+                self.defer(
+                    Unsupported(f"{th.name}: a cluster barrier in a thread that branches is not modelled", line, col)
+                )
+            if len(kinds) % 2 or kinds != ["arrive", "wait"] * (len(kinds) // 2):
+                msg = f"{th.name}: a cluster barrier is an arrive, then a wait (barrier.cluster.arrive; barrier.cluster.wait)"
+                self.defer(ParseFailure(msg, line, col))
+            rounds.setdefault((th.dev, th.qf), {})[th.name] = len(kinds) // 2
+        for n in rounds.values():
+            if len(set(n.values())) > 1:
+                listed = ", ".join(f"{name} {k}" for name, k in n.items())
+                msg = f"the threads of a cluster pass its barrier different numbers of times ({listed}): a wait would block for ever"
+                self.defer(Unsupported(msg, test.threads[0].line, 1))

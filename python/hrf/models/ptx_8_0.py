@@ -1,0 +1,72 @@
+"""The PTX memory model of PTX ISA 8.0 (sm_90, Hopper): PTX 7.5's model as
+the ISA states it (`ptx-7.5`: [PTX19]'s axioms with [PTX22]'s proxies)
+with what the 8.0 ISA adds to its memory consistency model and to the
+instructions that synchronise:
+
+- the cluster scope (`.cluster`, between CTA and GPU) and the shared
+  memory of a CTA, reached from the other CTAs of its cluster
+  (`.shared::cluster`, distributed shared memory);
+- the async proxy among the proxies ("Async proxy"): bulk copies read
+  and write through it, and `fence.proxy.async` orders an access through
+  the generic proxy with one through the async proxy, in the state space
+  it names;
+- mbarriers ("Parallel Synchronization and Communication Instructions:
+  mbarrier"): an arrive with `.release` is a release at its scope, a wait
+  with `.acquire` that observes its phase's completion is an acquire at
+  its scope, transaction counts complete a phase only when their bytes
+  have arrived; a bulk copy's complete-tx is a release at `.cluster`
+  scope, after the implicit generic-async proxy fence that follows its
+  completion;
+- cluster barriers (`barrier.cluster.arrive.release` then
+  `barrier.cluster.wait.acquire`): every arrive of a use of the barrier
+  synchronises with every wait of that use, in the cluster; a relaxed
+  arrive after a release fence of cluster scope or wider does too;
+- `fence.mbarrier_init.release.cluster`: a release of the mbarrier.init
+  before it alone, paired with a cluster barrier's wait;
+- an mbarrier used before an initialisation it can see is undefined
+  (`mbarrier_uninitialised`).
+
+How the litmus syntax reads into events is `litmus/ptx_hopper.py`; each
+place where the ISA's prose leaves a choice is a row of docs/readings.md.
+"""
+
+from __future__ import annotations
+
+from ..dsl import IW, F, I, Model, R, W, po, rf, same_event_attr, same_thread_attr
+from ..dsl import tag as t
+from .common import ACQ, ACQ_REL, QF_UP, REL, SC, sync_fence
+from .ptx_6_0 import axioms, patterns, strong_read, supports, sync_barrier
+from .ptx_7_5 import PROXIES, po_vloc, proxies, proxy_preserved
+
+ASYNC, MBAR, MBINIT, UNINIT, CLBAR = t("ASYNC"), t("MBAR"), t("MBINIT"), t("UNINIT"), t("CLBAR")
+ARRIVE, GLOBAL, SHARED = t("ARRIVE"), t("global"), t("local")  # shared memory is hrf's `local` region
+same_proxy, morally_strong, observation, fence_ops = proxies(*PROXIES, ASYNC)
+# a proxy fence naming a state space orders the accesses to that space alone ("fence.proxy.async.global")
+proxy_fence_ops = fence_ops - (I(F & GLOBAL) >> fence_ops >> I(SHARED)) - (I(F & SHARED) >> fence_ops >> I(~SHARED))
+# the arrives and the waits of one use of a cluster barrier, in one cluster
+cluster_pairs = same_thread_attr("qf") & same_event_attr("bar") & ((CLBAR & ARRIVE) * (CLBAR - ARRIVE))
+# a release arrive, or a relaxed one after a release fence of cluster scope or wider
+cluster_release = I(CLBAR & ARRIVE & REL) | (I(F & (ACQ_REL | SC) & QF_UP - MBINIT) >> po >> I(CLBAR & ARRIVE))
+cluster_sync = cluster_release >> cluster_pairs
+# fence.mbarrier_init.release.cluster: the mbarrier.init before it, released by the cluster barrier's arrive
+init_sync = I(W & MBINIT) >> po >> I(F & MBINIT) >> po >> I(CLBAR & ARRIVE) >> cluster_pairs
+
+
+def build() -> Model:
+    name = "ptx-8.0"
+    model = Model(name, doc=__doc__, supports=lambda test: supports(name, test, hopper=True))
+    release_pattern, acquire_pattern = patterns(po_vloc, dartagnan=False)
+    # a wait that observes its phase's completion: its read, then its acquire on that path
+    acquire_pattern = acquire_pattern | (I(strong_read) >> po >> I(F & ACQ))
+    sync = morally_strong & (release_pattern >> observation.plus >> acquire_pattern)
+    fence_sc = sync_fence(model)
+    steps = (po.opt >> (sync | fence_sc | sync_barrier | cluster_sync) >> po.opt) | (init_sync >> po.opt)
+    cause_base = steps.plus | po
+    cause = observation.opt >> proxy_preserved(cause_base, same_proxy, proxy_fence_ops)
+    axioms(model, sync, cause, morally_strong, fence_sc)
+    # an mbarrier operation reading an mbarrier no initialisation it sees has set
+    model.empty(I(IW & UNINIT) >> rf >> I(R & MBAR), "mbarrier_uninitialised", flag="mbarrier_uninitialised")
+    return model
+
+
+MODEL = build()

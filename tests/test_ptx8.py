@@ -1,0 +1,164 @@
+"""sm_90's forms under `ptx-8.0`: mbarriers, bulk copies through the async
+proxy, `fence.proxy.async`, distributed shared memory, cluster barriers and
+`fence.mbarrier_init` (litmus/ptx_hopper.py, models/ptx_8_0.py). The
+family's verdicts are derived by hand from the PTX ISA's text in
+litmus/ptx8/manifest.toml; here each is checked, with the refusals by name
+of what is not modelled and of what the older models and `hrf run` do not
+take, and located errors for mutated tests."""
+
+from pathlib import Path
+
+import pytest
+import tomllib
+
+import hrf
+from hrf.errors import HrfError, LitmusSyntaxError, UnsupportedFeature
+from hrf.gpu.lower import NotRunnable, check_runnable
+from hrf.litmus import parse_text
+
+FAMILY = Path(__file__).resolve().parent.parent / "litmus" / "ptx8"
+MANIFEST = tomllib.loads((FAMILY / "manifest.toml").read_text())["test"]
+
+
+def test_the_manifest_covers_the_family():
+    assert sorted(t["file"] for t in MANIFEST) == sorted(p.name for p in FAMILY.glob("*.litmus"))
+    assert all(t["derivation"] and t["isa"] for t in MANIFEST)
+
+
+@pytest.mark.parametrize("entry", MANIFEST, ids=[t["file"] for t in MANIFEST])
+def test_each_verdict_is_its_derivation(entry):
+    r = hrf.check(str(FAMILY / entry["file"]), "ptx-8.0")
+    assert r.error is None and r.complete
+    assert r.condition_holds is entry["expect"]["condition_holds"], entry["derivation"]
+    assert [f["kind"] for f in r.flags][:1] == ([entry["expect"]["flag"]] if "flag" in entry["expect"] else [])
+
+
+def test_the_uninitialised_use_names_its_events():
+    r = hrf.check(str(FAMILY / "mbar-init-no-fence.litmus"), "ptx-8.0")
+    events = r.flags[0]["events"]
+    assert [(e["thread"], e["kind"], e["loc"]) for e in events] == [("init", "W", "b"), ("P1", "R", "b")]
+    assert "init: W b=0" in r.to_herd()
+
+
+@pytest.mark.parametrize("model", ["ptx-6.0", "ptx-7.5", "ptx-7.5-dat3m"])
+def test_older_models_refuse_the_forms_by_name(model):
+    for name, what in [
+        ("MP+mbar-cta", "mbarriers"),
+        ("bulk-copy-wait", "mbarriers"),
+        ("MP+cluster-barrier", "cluster barriers"),
+    ]:
+        with pytest.raises(UnsupportedFeature, match=f"{model} has no {what} .*: use ptx-8.0"):
+            hrf.check(str(FAMILY / f"{name}.litmus"), model)
+
+
+def test_ptx_8_keeps_the_older_verdicts():
+    """Without sm_90's forms ptx-8.0 is ptx-7.5: the same outcomes on the PTX corpus."""
+    corpus = Path(__file__).resolve().parent.parent / "litmus"
+    files = sorted((corpus / "ptx7").glob("*.litmus")) + sorted((corpus / "gpu").glob("*.litmus"))[:24]
+    assert len(files) > 10
+    for f in files:
+        a, b = hrf.check(str(f), "ptx-7.5"), hrf.check(str(f), "ptx-8.0")
+        assert (a.error is None) == (b.error is None), f
+        assert sorted(map(str, a.outcomes)) == sorted(map(str, b.outcomes)), f
+
+
+@pytest.mark.parametrize("path", sorted(FAMILY.glob("*.litmus")), ids=lambda p: p.name)
+def test_hrf_run_refuses_them_by_name(path):
+    with pytest.raises(NotRunnable, match="cluster|mbarrier|shared memory"):
+        check_runnable(hrf.parse(path))
+
+
+HEAD = "PTX t\n{\n%s\nP0:r0=0; P1:r0=0; P1:r1=0;\n}\n P0@cta 0,cluster 0,gpu 0 | P1@cta %s,cluster 0,gpu 0 ;\n%s\nexists (P1:r0 == 1)\n"
+ARRIVE = "mbarrier.arrive.release.cta.shared::cta.b64 _, [b]"
+WAIT = "mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 r0, [b], 0"
+
+
+def two(row0: str, row1: str, init: str = "b @ mbarrier P1 = 1;", cta1: int = 0) -> str:
+    return HEAD % (init, cta1, f" {row0} | {row1} ;")
+
+
+# each: a test, the error's class, words of its message, the line it names
+REFUSED = [
+    (two(ARRIVE, WAIT.replace("], 0", "], 1")), UnsupportedFeature, "parity 1", 7),
+    (two(ARRIVE.replace("_,", "r1,"), WAIT), LitmusSyntaxError, "opaque", 7),
+    (two(ARRIVE, WAIT.replace(".parity", "")), UnsupportedFeature, "state operand", 7),
+    (two(ARRIVE, WAIT.replace("test_wait", "try_wait") + ", 1000"), UnsupportedFeature, "time limit", 7),
+    (two(ARRIVE, ARRIVE), UnsupportedFeature, "2 arrivals for a count of 1", 7),
+    (two(ARRIVE, WAIT, init="b=0;"), LitmusSyntaxError, "b is no mbarrier", 7),
+    (two("ld.weak r0, b", WAIT), LitmusSyntaxError, "only mbarrier instructions", 7),
+    (two(ARRIVE, WAIT, init="b @ mbarrier P1 = 0;"), LitmusSyntaxError, "count is 1 to", 3),
+    (two(ARRIVE, WAIT, init="b @ mbarrier P7 = 1;"), LitmusSyntaxError, "no P7", 7),
+    (two(ARRIVE, WAIT, cta1=1), LitmusSyntaxError, "through .shared::cluster", 7),
+    (
+        two("ld.shared::cta.weak r0, [x]", "st.weak y, 1", init="x @ shared P1;", cta1=1),
+        LitmusSyntaxError,
+        ".shared::cluster",
+        7,
+    ),
+    (two("ld.global.weak r0, [x]", "st.weak y, 1", init="x @ shared P1;"), LitmusSyntaxError, "not .global", 7),
+    (
+        two("ld.shared::cta.weak r0, [x]", "st.weak y, 1", init="x=0;"),
+        LitmusSyntaxError,
+        "not declared in shared memory",
+        7,
+    ),
+    (two("mbarrier.arrive.bogus.b64 _, [b]", WAIT), LitmusSyntaxError, "not .bogus", 7),
+    (two("mbarrier.expect_tx.cta.shared::cta.b64 [b], 16", WAIT), LitmusSyntaxError, ".relaxed is required", 7),
+    (two("mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [b], 2000000", WAIT), LitmusSyntaxError, "range", 7),
+    (two("mbarrier.inval.shared::cta.b64 [b]", WAIT), UnsupportedFeature, "not modelled", 7),
+    (two("cp.async.bulk.tensor.2d.shared::cluster.global [b], [x]", WAIT), UnsupportedFeature, "tensors", 7),
+    (
+        two(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [d], [g], 7, [b]",
+            WAIT,
+            init="b @ mbarrier P1 = 1; d @ shared P1;",
+        ),
+        LitmusSyntaxError,
+        "multiple of 16",
+        7,
+    ),
+    (two("fence.proxy.async.local", WAIT), LitmusSyntaxError, "fence.proxy.async", 7),
+    (two("fence.mbarrier_init.release.gpu", WAIT), LitmusSyntaxError, "one form", 7),
+    (two("barrier.cluster.wait", "barrier.cluster.arrive"), LitmusSyntaxError, "an arrive, then a wait", 7),
+    (two("barrier.cluster.arrive.acquire", WAIT), LitmusSyntaxError, "barrier.cluster.arrive", 7),
+    (
+        HEAD
+        % (
+            "b @ mbarrier P1 = 1;",
+            0,
+            " barrier.cluster.arrive | st.weak x, 1 ;\n barrier.cluster.wait | st.weak y, 1 ;",
+        ),
+        UnsupportedFeature,
+        "different numbers of times",
+        None,
+    ),
+    (two("mbarrier.arrive.release.cta.shared::cta.b64 _, [b", WAIT), LitmusSyntaxError, "']'", 7),
+    (two("mbarrier.arrive.release.cta.shared:cta.b64 _, [b]", WAIT), LitmusSyntaxError, None, 7),
+]
+
+
+@pytest.mark.parametrize("text,error,words,line", REFUSED, ids=[str(k) for k in range(len(REFUSED))])
+def test_mutated_forms_give_located_errors(text, error, words, line):
+    with pytest.raises(error) as e:
+        parse_text(text, "t.litmus")
+    assert isinstance(e.value, HrfError)
+    if words is not None:
+        assert words in str(e.value)
+    if line is not None:
+        assert f":{line}:" in str(e.value), str(e.value)
+
+
+def test_the_forms_read_into_the_one_ast():
+    t = hrf.parse((FAMILY / "bulk-copy-wait.litmus").read_text())
+    kinds = [(type(op).__name__, op.tags) for op in t.threads[0].ops]
+    assert kinds == [
+        ("Rmw", ("GEN", "MBAR")),  # the arrive with its expect_tx
+        ("Load", ("ASYNC", "BULK")),  # the copy's read of the source
+        ("Store", ("ASYNC", "BULK")),  # its write of the destination
+        ("Fence", ("ASYNC", "BULK")),  # the implicit generic-async proxy fence
+        ("Rmw", ("GEN", "MBAR")),  # its complete-tx, a release at cluster scope
+    ]
+    arrive, complete = t.threads[0].ops[0], t.threads[0].ops[-1]
+    assert (arrive.order, arrive.scope, complete.order, complete.scope) == ("rel", "wg", "rel", "qf")
+    d = next(i for i in t.init if i.loc == "d")
+    assert (d.space, d.owner) == ("shared", "P1")
