@@ -486,13 +486,13 @@ def dialect_mutants(rng: random.Random, n: int) -> list[Attack]:
     sys.path.insert(0, str(ROOT / "tests"))
     from fuzz import mutate
 
-    texts = [p.read_bytes() for d in ("ptx7", "vulkan") for p in sorted((ROOT / "litmus" / d).glob("*.litmus"))]
+    texts = [p.read_bytes() for d in ("ptx7", "ptx8", "vulkan") for p in sorted((ROOT / "litmus" / d).glob("*.litmus"))]
     out = []
     for i in range(n):
         data = rng.choice(texts)
         for _ in range(rng.randint(1, 3)):
             data = mutate(data, rng)
-        model = rng.choice(["ptx-6.0", "ptx-7.5", "ptx-7.5-dat3m", "vulkan", "vulkan-dat3m"])
+        model = rng.choice(["ptx-6.0", "ptx-7.5", "ptx-8.0", "ptx-7.5-dat3m", "vulkan", "vulkan-dat3m"])
 
         def setup(d: Path, data=data) -> None:
             (d / "t.litmus").write_bytes(data)

@@ -89,10 +89,20 @@ TOKENS = [
     b".shared",
     b"y @ surface aliases x;",
     b"rmw.atom.dv.sc0.cmpxchg r0, x, 0, 1",
+    # sm_90's forms (ptx-8.0)
+    b"b @ mbarrier P0 = 1;",
+    b"x @ shared P1;",
+    b"mbarrier.arrive.release.cluster.shared::cluster.b64 _, [b]",
+    b"mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 r0, [b], 0",
+    b"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [d], [g], 16, [b]",
+    b"fence.proxy.async.shared::cta",
+    b"barrier.cluster.arrive.relaxed",
+    b"::",
+    b".expect_tx",
 ]
 MODELS = ["sc", "opencl", "opencl-rsp", "c11", "ptx", "hrf-direct", "hrf-indirect-relaxed", "hrf-opencl"]
 # the models of Dat3M's dialects, for the mutated tests of those dialects
-DIALECT_MODELS = ["ptx-6.0", "ptx-7.5", "ptx-6.0-dat3m", "vulkan"]
+DIALECT_MODELS = ["ptx-6.0", "ptx-7.5", "ptx-8.0", "ptx-6.0-dat3m", "vulkan"]
 MAX_SECONDS = 2.0
 SLACK = 10.0  # seconds past max_seconds that a run may take (setup, parse, compile)
 
@@ -224,7 +234,8 @@ def main(argv=None) -> int:
         data = rnd.choice(texts)
         for _ in range(rnd.randrange(1, 4)):
             data = mutate(data, rnd)
-        model = rnd.choice(MODELS)
+        # a test of Dat3M's dialects under its dialect's models, the others under the C family's
+        model = rnd.choice(DIALECT_MODELS if data.lstrip().startswith((b"PTX ", b"VULKAN")) else MODELS)
         if a.cli:
             import tempfile
 

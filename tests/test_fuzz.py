@@ -24,9 +24,10 @@ def test_mutated_tests_end_in_a_result_or_an_hrf_error(i, seeds, model):
 
 
 # Dat3M's dialects as hrf reads them: PTX with the forms kernels write
-# (volatile, membar, clusters, the ISA's barriers, inc/dec/min/max) and
+# (volatile, membar, clusters, the ISA's barriers, inc/dec/min/max; sm_90's
+# mbarriers, bulk copies, proxy fences and cluster barriers) and
 # Vulkan, mutated and run under their models
-DIALECTS = [t for t in corpus(ROOT / "litmus" / "ptx7") + corpus(ROOT / "litmus" / "vulkan")]
+DIALECTS = [t for d in ("ptx7", "ptx8", "vulkan") for t in corpus(ROOT / "litmus" / d)]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
