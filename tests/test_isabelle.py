@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 import hrf
-from conftest import planted_acquire_relaxed
 from hrf.api import Limits
 from hrf.dsl import Model
 from hrf.isabelle import HANDWRITTEN, export_isabelle, model_theory, safe_name, scheme_theory
 from hrf.mappings import get, schemes
 from isabelle_reader import ReadError, check_session, read_theory
+from planted import planted_acquire_relaxed
 
 ROOT = Path(__file__).resolve().parent.parent
 HRF = ROOT / "litmus/hrf"

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 import hrf
-from conftest import CORPUS, planted_acquire_relaxed
+from conftest import CORPUS
 from hrf.isabelle import BASE_THEORIES, export_isabelle
+from planted import planted_acquire_relaxed
 
 CHECK = os.environ.get("HRF_ISABELLE_CHECK")
 
@@ -231,3 +232,28 @@ def test_a_planted_unsound_mapping_lemma_fails(tmp_path):
     done = _check(tmp_path / "ok")
     assert done.returncode != 0
     assert f"RESULT {theory}: FAILED" in done.stdout
+
+
+def test_the_theorems_apply_to_exported_executions(tmp_path):
+    # Each consistent, race-free execution exported under the HRF models
+    # gets `exK_well_formed` (by evaluation) and SC for HRF / [HRFR15]
+    # Theorem A.4 obtained by `rule`, its hypotheses evaluated: the
+    # theorems hold of what hrf exports. Control: `well_formed` as it was
+    # (every access atomic or ordinary, the initial writes included, which
+    # hrf tags neither) is false of every exported execution, and the
+    # instances fail to load.
+    test = CORPUS / "hrf" / "hrf14-fig5-same-wg.litmus"
+    r = export_isabelle([test], ["hrf-direct", "hrf-direct-relaxed"], tmp_path)
+    texts = [p.read_text() for p in tmp_path.glob("hrf14_fig5*.thy")]
+    assert sum(t.count('_sc: "sc_consistent') for t in texts) == 6  # 3 consistent executions, 2 models
+    done = _check(tmp_path)
+    assert done.returncode == 0, done.stdout[-5000:]
+    assert f"TOTAL: {len(r.theories)} of {len(r.theories)} theories loaded" in done.stdout
+    base = tmp_path / "Hrf_Theorems.thy"
+    now = "\\<and> accesses X - init_writes X \\<subseteq> atomics X \\<union> ordinary X"
+    assert now in base.read_text()
+    base.write_text(base.read_text().replace(now, "\\<and> accesses X \\<subseteq> atomics X \\<union> ordinary X"))
+    done = _check(tmp_path)
+    assert "RESULT Hrf_Theorems: OK" in done.stdout
+    assert "RESULT hrf14_fig5_same_wg_hrf_direct: FAILED" in done.stdout
+    assert "RESULT hrf14_fig5_same_wg_hrf_direct_relaxed: FAILED" in done.stdout

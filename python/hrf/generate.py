@@ -51,7 +51,7 @@ from .cycles import (
     edge_list,
     parse_cycle,
 )
-from .errors import check_whole
+from .errors import InvalidArgument, check_whole
 from .litmus import ast as A
 
 __all__ = [
@@ -491,6 +491,7 @@ def generate(
     relax=(),
     mixed: bool = True,
     dialect: str = "opencl",
+    sync: tuple = (),
 ) -> list[A.Test]:
     """`count` tests of the family (all of it when None), deterministic for
     a seed: a seeded sample of (cycle, annotations, placement) indices,
@@ -498,7 +499,11 @@ def generate(
     With `cycle` (diy's notation, `"Rfe PodRR Fre PodWW"`, or a name such as
     `"MP"`: `NAMED`), the tests of that one cycle; with `relax`, diy's
     -relax (`edges` being its -safe: `cycles`). With `mixed=False`, no
-    test accesses a location both atomically and not. `dialect`: as `family`'s."""
+    test accesses a location both atomically and not. `dialect`: as `family`'s.
+    With `sync` (PTX alone), the message-passing family over sm_90's
+    signals instead (`generate_hopper.sync_family`), sampled alike."""
+    if sync:
+        return _sync_tests(count, seed, sync, dialect)
     max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax = check_family(
         max_edges, max_threads, orders, scopes, remote, trees, edges, regions, relax, dialect, cycle
     )
@@ -552,6 +557,23 @@ def generate(
     return [chosen[i] for i in sorted(chosen)]
 
 
+def _sync_tests(count, seed, sync, dialect) -> list[A.Test]:
+    import dataclasses
+
+    from .generate_hopper import sync_family
+    from .litmus import parse_text
+
+    if dialect != "ptx":
+        raise InvalidArgument(f"--sync: sm_90's signals are PTX's (--dialect ptx, not {dialect})")
+    syncs = tuple(s.strip() for s in sync.split(",")) if isinstance(sync, str) else tuple(sync)
+    fam = sync_family(syncs)
+    if count is not None:
+        check_whole("count", count, 1)
+        keep = sorted(random.Random(seed).sample(range(len(fam)), min(count, len(fam))))
+        fam = [fam[k] for k in keep]
+    return [dataclasses.replace(parse_text(text), source=text) for _, text in fam]
+
+
 def write_tests(tests: Sequence[A.Test], folder: str) -> list[str]:
     """Write tests as .litmus files into `folder` (made if missing), each
     named after its test; the paths written, in order."""
@@ -579,6 +601,8 @@ def litmus_text(t: A.Test) -> str:
     if t.path:
         with open(t.path, encoding="utf-8") as f:
             return f.read().rstrip() + "\n"
+    if t.source is not None:
+        return t.source
     return to_dat3m(t, t.arch)
 
 

@@ -26,6 +26,7 @@ def family_options(a) -> dict:
         relax=() if a.relax is None else a.relax,
         mixed=not a.no_mixed,
         dialect=a.dialect,
+        sync=a.sync or (),
     )
 
 
@@ -153,6 +154,12 @@ def family_args(p):
         "--no-mixed",
         action="store_true",
         help="no test accesses a location both atomically and not (na beside an atomic annotation)",
+    )
+    p.add_argument(
+        "--sync",
+        default=None,
+        help="with --dialect ptx: instead of cycles, message passing over sm_90's signals, any of "
+        "mbarrier,cluster-barrier,dsmem,bulk (every strength, scope, placement and data place; ptx-8.0 reads them)",
     )
 
 

@@ -108,6 +108,40 @@ def _describe(comp, ex: dict) -> str:
     return "\n".join(lines)
 
 
+# The papers' theorems, instantiated on each consistent, race-free execution
+# a theory exports under these models: (the theory proving it, its rule,
+# whether it asks for seq_cst atomics alone, the `sco` it is given)
+THEOREMS = {
+    # SC for HRF ([HRF14] sec. 3-4): the same-scope atomics' communication as the order sco
+    "hrf-direct": ("Hrf_Theorems", "sc_for_hrf_direct", False),
+    "hrf-indirect": ("Hrf_Theorems", "sc_for_hrf_indirect", False),
+    # [HRFR15] Theorem A.4, for programs whose atomics are all seq_cst
+    "hrf-direct-relaxed": ("Hrf_Relaxed_Theorems", "sc_for_hrf_direct_relaxed", True),
+    "hrf-indirect-relaxed": ("Hrf_Relaxed_Theorems", "sc_for_hrf_indirect_relaxed", True),
+}
+
+
+def theorem_instance(name: str, model: str, race_lemma: str, seq_cst_only: bool) -> list:
+    """The theorem of `model` (THEOREMS) obtained by `rule` for execution
+    `name`, its hypotheses proved by evaluation: that the paper's theorem
+    applies to what hrf exports (its `well_formed` included). Empty where the
+    theorem asks for seq_cst atomics and the execution has others."""
+    if model not in THEOREMS:
+        return []
+    _, rule, sc_only = THEOREMS[model]
+    if sc_only and not seq_cst_only:
+        return []
+    out = [f'lemma {name}_well_formed: "well_formed {name}"', "  by eval", ""]
+    if sc_only:
+        # finite (atomics X): by simplification (evaluation would need a finite type of events)
+        premises = f"OF {name}_well_formed _ _ {name}_consistent {race_lemma}"
+        rest = f"(simp add: atomics_def tag_def {name}_def table_def, eval)"
+    else:
+        premises = f'OF {name}_well_formed {race_lemma}, where sco = "com {name} \\<inter> same_scope_atomics {name}"'
+        rest = "(eval+)"
+    return out + [f'theorem {name}_sc: "sc_consistent {name}"', f"  by (rule {rule}[{premises}]) {rest}", ""]
+
+
 def test_theory(test, model: Model, mt: ModelTheory, limits: Limits, max_executions: int) -> tuple:
     comp = compile_test(test, limits.unroll, model.cas_writeback)
     # The core keeps no more executions than a theory shows (it counts the rest).
@@ -142,7 +176,7 @@ def test_theory(test, model: Model, mt: ModelTheory, limits: Limits, max_executi
         "   about it, proved by evaluation. That these are all the candidate",
         "   executions of the program is hrf's enumeration, not proved here. *)",
         f"theory {theory}",
-        f"  imports {mt.theory}",
+        f"  imports {mt.theory}" + (f" {THEOREMS[model.name][0]}" if model.name in THEOREMS else ""),
         "begin",
         "",
     ]
@@ -209,5 +243,9 @@ def test_theory(test, model: Model, mt: ModelTheory, limits: Limits, max_executi
                     "  by eval",
                     "",
                 ]
+        if "heterogeneous_race" in mt.flags and "heterogeneous_race" not in raised:
+            tags = [event_tags(comp, e) for e in ex["events"]]
+            sc_only = all("sc" in t for t in tags if "A" in t)
+            out += theorem_instance(name, model.name, f"{name}_no_heterogeneous_race", sc_only)
     out += ["end", ""]
     return theory, "\n".join(out), total, len(shown), cands.complete

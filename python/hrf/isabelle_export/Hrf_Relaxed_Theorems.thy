@@ -346,14 +346,14 @@ proof -
     using consistent HA RA by auto
   have fin_S: "finite ?S" using fin by (simp add: atomics_def)
   note strict = total_orders_strict[OF fin_S ord]
-  have acc: "tag X ''M'' \<subseteq> tag X ''A'' \<union> tag X ''NA''" and wm: "tag X ''W'' \<subseteq> tag X ''M''"
-    using wf by (auto simp: well_formed_def accesses_def atomics_def ordinary_def writes_def)
+  have acc: "tag X ''M'' - tag X ''IW'' \<subseteq> tag X ''A'' \<union> tag X ''NA''" and wm: "tag X ''W'' \<subseteq> tag X ''M''"
+    using wf by (auto simp: well_formed_def accesses_def atomics_def ordinary_def writes_def init_writes_def)
   have ordered: "conflict X - atomics X \<times> atomics X \<subseteq> H \<union> H\<inverse>"
   proof
     fix p assume p: "p \<in> conflict X - atomics X \<times> atomics X"
     obtain a b where ab: "p = (a, b)" by (cases p)
-    have "p \<in> tag X ''M'' \<times> tag X ''M''"
-      using p wm unfolding conflict_def accesses_def writes_def by blast
+    have "p \<in> (tag X ''M'' - tag X ''IW'') \<times> (tag X ''M'' - tag X ''IW'')"
+      using p wm unfolding conflict_def accesses_def writes_def thread_events_def init_writes_def by blast
     with p ab acc have "p \<in> (tag X ''NA'' \<times> M) \<union> (M \<times> tag X ''NA'')"
       unfolding M by (auto simp: atomics_def)
     with p race C show "p \<in> H \<union> H\<inverse>"

@@ -16,13 +16,17 @@ text \<open>What the theorems need of a candidate execution, all of which hrf's
   the same location that is not an initial write; coherence steps go
   between writes of one location and never into an initial write (the
   initial write is coherence-first); program order steps stay among thread
-  events; and every access is atomic or ordinary.\<close>
+  events; and every access of a thread is atomic or ordinary. The initial
+  writes are neither: they are no access of the program (hrf's core tags
+  them IW alone, and no race involves them, as [HRF14]'s conflicts are
+  between the program's accesses), so that the definition holds of the
+  executions hrf exports.\<close>
 definition well_formed :: "execution \<Rightarrow> bool" where
   "well_formed X \<longleftrightarrow>
      reads X \<inter> writes X = {}
    \<and> reads X \<union> writes X \<subseteq> accesses X
    \<and> init_writes X \<subseteq> writes X
-   \<and> accesses X \<subseteq> atomics X \<union> ordinary X
+   \<and> accesses X - init_writes X \<subseteq> atomics X \<union> ordinary X
    \<and> rf X \<subseteq> (writes X \<times> reads X) \<inter> loc X
    \<and> co_imm X \<subseteq> (writes X \<times> (writes X - init_writes X)) \<inter> loc X
    \<and> po_imm X \<subseteq> thread_events X \<times> thread_events X"
@@ -255,10 +259,10 @@ lemma heterogeneous_race_free_ordered:
   shows "conflict X - same_scope_atomics X \<subseteq> hhb \<union> hhb\<inverse>"
 proof
   fix p assume p: "p \<in> conflict X - same_scope_atomics X"
-  have acc: "accesses X \<subseteq> atomics X \<union> ordinary X"
+  have acc: "accesses X - init_writes X \<subseteq> atomics X \<union> ordinary X"
     using wf by (simp add: well_formed_def)
-  have in_acc: "conflict X \<subseteq> accesses X \<times> accesses X"
-    using wf by (auto simp: conflict_def well_formed_def)
+  have in_acc: "conflict X \<subseteq> (accesses X - init_writes X) \<times> (accesses X - init_writes X)"
+    using wf by (auto simp: conflict_def well_formed_def thread_events_def)
   have "p \<in> ordinary_conflict X \<union> synchronization_conflict X"
     using p acc in_acc
     by (auto simp: ordinary_conflict_def synchronization_conflict_def same_scope_atomics_def)

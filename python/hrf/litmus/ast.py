@@ -485,6 +485,8 @@ class Test:  # a dataclass: `dataclasses.replace` renames tests
     path: str | None = field(default=None, compare=False)
     filter: Prop | None = None  # Dat3M's `filter p`: only executions where p holds count
     sync_with: tuple[tuple[int, int], ...] = ()  # Dat3M Vulkan's `ssw P0 P1` pairs
+    # the text a generated test was read from, where no printer writes it (sm_90's forms)
+    source: str | None = field(default=None, compare=False, repr=False)
 
     def all_locations(self) -> list[str]:
         """Every shared location, in order of first mention."""

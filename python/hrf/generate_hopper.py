@@ -1,0 +1,130 @@
+"""Families of message-passing tests over sm_90's synchronisation edges,
+in hrf's PTX dialect (`hrf generate --dialect ptx --sync ...`): a producer
+writes data and signals, a consumer observes the signal and reads the
+data, for every choice of
+
+- the signal (`--sync`): an mbarrier (`mbarrier`: arrive / wait), the
+  cluster barrier (`cluster-barrier`: arrive / wait), a flag in
+  distributed shared memory (`dsmem`: store / load), or a bulk copy of the
+  data through the async proxy completing on an mbarrier (`bulk`);
+- its strength on each side: release or relaxed (a relaxed one after a
+  `fence.acq_rel` too, where the ISA has that pattern), acquire or relaxed;
+- its scope (`.cta`, `.cluster`) where the instruction takes one;
+- where the two threads run: one CTA, or two CTAs of one cluster;
+- where the data lies: global memory or the consumer's shared memory
+  (for `bulk`: what fence orders the producer's generic write of the
+  copy's source with the copy's async-proxy read).
+
+Each test asks whether the consumer can see the signal and not the data.
+The verdicts are the model's; the hand-derived family `litmus/ptx8/` and
+the properties of the generated one (stronger never allows more) are
+checked in tests/test_ptx8.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from .errors import InvalidArgument
+
+SYNCS = ("mbarrier", "cluster-barrier", "dsmem", "bulk")
+PLACES = {
+    "cta": "P0@cta 0,cluster 0,gpu 0 | P1@cta 0,cluster 0,gpu 0",
+    "cluster": "P0@cta 1,cluster 0,gpu 0 | P1@cta 0,cluster 0,gpu 0",
+}
+
+
+def _test(name: str, doc: str, init: list, p0: list, p1: list, place: str, cond: str, regs: str) -> str:
+    rows = itertools.zip_longest(p0, p1, fillvalue="")
+    body = "\n".join(f" {a} | {b} ;" for a, b in rows)
+    return f'PTX {name}\n"{doc}"\n{{\n{" ".join(init)}\n{regs}\n}}\n {PLACES[place]} ;\n{body}\nexists\n({cond})\n'
+
+
+def _space(place: str) -> str:
+    """How the producer names the consumer's shared memory."""
+    return "shared::cta" if place == "cta" else "shared::cluster"
+
+
+def _data(where: str, place: str) -> tuple[list, str, str]:
+    """(init, the producer's write, the consumer's read) of the data x."""
+    if where == "global":
+        return ["x=0;"], "st.weak x, 1", "ld.weak r1, x"
+    return ["x @ shared P1 = 0;"], f"st.{_space(place)}.weak [x], 1", "ld.shared::cta.weak r1, [x]"
+
+
+def _mbarrier(place, where, rel, acq, scope) -> tuple:
+    init, write, read = _data(where, place)
+    arrive = f"mbarrier.arrive.{rel}.{scope}.{_space(place)}.b64 _, [b]"
+    wait = f"mbarrier.test_wait.parity.{acq}.{scope}.shared::cta.b64 r0, [b], 0"
+    return (
+        init + ["b @ mbarrier P1 = 1;"],
+        [write, arrive],
+        [wait, read],
+        "P1:r0 == 1 /\\ P1:r1 == 0",
+        "P1:r0=0; P1:r1=0;",
+    )
+
+
+def _cluster_barrier(place, where, rel, acq, scope) -> tuple:
+    init, write, read = _data(where, place)
+    arrive = {
+        "release": ["barrier.cluster.arrive.release"],
+        "relaxed": ["barrier.cluster.arrive.relaxed"],
+        "fence": ["fence.acq_rel.cluster", "barrier.cluster.arrive.relaxed"],
+    }[rel]
+    p0 = [write, *arrive, "barrier.cluster.wait.acquire"]
+    p1 = ["barrier.cluster.arrive.relaxed", "barrier.cluster.wait.acquire", read]
+    return init, p0, p1, "P1:r1 == 0", "P1:r1=0;"
+
+
+def _dsmem(place, where, rel, acq, scope) -> tuple:
+    init, write, read = _data(where, place)
+    p0 = [write, f"st.{rel}.{scope}.{_space(place)} [f], 1"]
+    p1 = [f"ld.{acq}.{scope}.shared::cta r0, [f]", read]
+    return init + ["f @ shared P1 = 0;"], p0, p1, "P1:r0 == 1 /\\ P1:r1 == 0", "P1:r0=0; P1:r1=0;"
+
+
+def _bulk(place, fence, rel, acq, scope) -> tuple:
+    fences = {"none": [], "async": ["fence.proxy.async"], "global": ["fence.proxy.async.global"]}[fence]
+    copy = "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [d], [g], 16, [b]"
+    arrive = f"mbarrier.arrive.expect_tx.{rel}.{scope}.{_space(place)}.b64 _, [b], 16"
+    p0 = ["st.weak g, 1", *fences, arrive, copy]
+    p1 = [f"mbarrier.try_wait.parity.{acq}.{scope}.shared::cta.b64 r0, [b], 0", "ld.shared::cta.weak r1, [d]"]
+    init = ["g=0;", "d @ shared P1 = 0;", "b @ mbarrier P1 = 1;"]
+    return init, p0, p1, "P1:r0 == 1 /\\ P1:r1 == 0", "P1:r0=0; P1:r1=0;"
+
+
+# per signal: its builder, the producer's strengths, the consumer's, the scopes, the data's places
+KINDS = {
+    "mbarrier": (_mbarrier, ("release", "relaxed"), ("acquire", "relaxed"), ("cta", "cluster"), ("global", "shared")),
+    "cluster-barrier": (
+        _cluster_barrier,
+        ("release", "relaxed", "fence"),
+        ("acquire",),
+        ("cluster",),
+        ("global", "shared"),
+    ),
+    "dsmem": (_dsmem, ("release", "relaxed"), ("acquire", "relaxed"), ("cta", "cluster"), ("global", "shared")),
+    "bulk": (_bulk, ("release", "relaxed"), ("acquire", "relaxed"), ("cta", "cluster"), ("none", "async", "global")),
+}
+
+
+def sync_family(syncs) -> list[tuple[str, str]]:
+    """(name, litmus text) of every test of the family over the signals named."""
+    unknown = [s for s in syncs if s not in SYNCS]
+    if unknown:
+        raise InvalidArgument(f"--sync {','.join(unknown)}: unknown (known: {', '.join(SYNCS)})")
+    out = []
+    for sync in syncs:
+        build, rels, acqs, scopes, wheres = KINDS[sync]
+        for place, where, rel, acq, scope in itertools.product(PLACES, wheres, rels, acqs, scopes):
+            if sync == "cluster-barrier" and place == "cta":
+                continue  # one CTA: the cluster barrier of a cluster of one (the CTA barrier's job)
+            init, p0, p1, cond, regs = build(place, where, rel, acq, scope)
+            name = f"MP+{sync}+{rel}+{acq}+{scope}+{where}+{place}"
+            doc = (
+                f"Message passing through {sync}: {rel} signal, {acq} observation at {scope} scope, "
+                f"data {where if sync != 'bulk' else 'copied (fence: ' + where + ')'}, threads in one {place}"
+            )
+            out.append((name, _test(name, doc, init, p0, p1, place, cond, regs)))
+    return out
