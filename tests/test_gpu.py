@@ -729,3 +729,18 @@ def test_the_h200_showed_what_the_cat_files_fence_sc_axiom_forbids():
         assert state in hrf.check(test, model).outcomes, model
     # Dartagnan's reading of Fence-SC (ptx-6.0-dat3m states the cat file's axioms) forbids it
     assert state not in hrf.check(test, "ptx-6.0-dat3m").outcomes
+
+
+def test_ctas_of_two_clusters_are_two_ctas():
+    # PTX numbers CTAs within their cluster: `cta 0` of cluster 0 and `cta 0`
+    # of cluster 1 are two CTAs (they were once placed in one, where a
+    # .cta-scope pair between them would synchronise)
+    from hrf.gpu.placement import shape_of
+
+    text = (
+        "PTX t\n{ x=0; y=0; }\n P0@cta 0,cluster 0,gpu 0 | P1@cta 0,cluster 1,gpu 0 ;\n"
+        " st.weak x, 1 | ld.acquire.cta r0, y ;\n st.release.cta y, 1 | ld.weak r1, x ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n"
+    )
+    import hrf
+
+    assert shape_of(hrf.parse(text)).groups == (((0,),), ((1,),))
