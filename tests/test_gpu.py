@@ -113,7 +113,10 @@ def test_each_access_has_its_own_address_operand():
             "remote-scope promotion",
         ),
         ("P0 (global int* x) { barrier(CLK_GLOBAL_MEM_FENCE); }", "a barrier"),
-        ("P0 (local int* x) { *x = 1; }", "local memory"),
+        (
+            "P0@wg 0, dev 0 (local int* x) { *x = 1; }\nP1@wg 1, dev 0 (local int* x) { *x = 2; }",
+            r"x is in shared memory, which one CTA holds, and P0, P1 are in 2 CTAs",
+        ),
     ],
 )
 def test_what_has_no_lowering_is_refused_by_name(text, words):

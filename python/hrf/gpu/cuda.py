@@ -142,8 +142,63 @@ extern "C" __device__ __noinline__ void hrf_{th.name}({args}u32 spin, u32 *out) 
 
 def _call(lt: LoweredTest, k: int, off: int) -> str:
     th = lt.threads[k]
-    addrs = "".join(f"hrf_opaque(mem + hrf_slot(P, {lt.locations.index(loc)}, i)), " for loc in th.locs)
+    shared = [loc for loc in lt.locations if loc in lt.shared]
+
+    def address(loc: str) -> str:
+        if loc in lt.shared:  # the instance's copy in its block's shared memory
+            return f"hrf_opaque(hrf_sh + {shared.index(loc)} * M + i % M)"
+        return f"hrf_opaque(mem + hrf_slot(P, {lt.locations.index(loc)}, i))"
+
+    addrs = "".join(f"{address(loc)}, " for loc in th.locs)
     return f"case {th.index}: hrf_{th.name}({addrs}P[P_SPIN], out + {off}); break;"
+
+
+# the words of shared memory a block keeps per shared location: one per
+# instance the block runs (at most 32 warps of 32 lanes)
+SHARED_SLOTS = 1024
+
+
+def _shared_code(lt: LoweredTest, shape: Shape) -> tuple[str, str, str]:
+    """(declarations, the kernel's start, its end) for the test's shared
+    locations: each instance's copy in the block that runs the CTA holding
+    it, set to its initial value before the test threads start and copied
+    into the instance's global slot (which the tally reads) once they are
+    done; a barrier of the whole block between (every thread reaches both).
+    Empty without shared locations."""
+    shared = [loc for loc in lt.locations if loc in lt.shared]
+    if not shared:
+        return "", "", ""
+    group = [shape.where(lt.shared[loc])[0] for loc in shared]
+    decl = f"""#define HRF_SL {len(shared)}  // in shared memory: {", ".join(shared)}
+__constant__ u32 HRF_SH_INIT[HRF_SL] = {_c_array(f"{lt.init.get(loc, 0) & 0xFFFFFFFF}u" for loc in shared)};
+__constant__ u32 HRF_SH_LOC[HRF_SL] = {_c_array(lt.locations.index(loc) for loc in shared)};
+__constant__ u32 HRF_SH_GROUP[HRF_SL] = {_c_array(group)};  // the CTA group holding each
+#ifdef HRF_EMULATE  // the kernel's phases, one pass each over the block's threads (hrf_emulate.h)
+#define HRF_PHASE(k) if (hrf_emulated_phase == (k))
+#define hrf_sync()
+static const struct HrfPhases {{ HrfPhases() {{ hrf_test_phases = 3; }} }} hrf_phases;
+#else
+#define HRF_PHASE(k) if (1)
+#define hrf_sync() __syncthreads()
+#endif
+
+"""
+    start = f"""
+    __shared__ u32 hrf_sh[HRF_SL * {SHARED_SLOTS}];
+    const u64 M = WT * Y;  // the instances this block runs, one copy each
+    HRF_PHASE(0) {{
+        for (u64 n = t; n < HRF_SL * M; n += blockDim.x) hrf_sh[n] = HRF_SH_INIT[n / M];
+    }}
+    hrf_sync();
+    HRF_PHASE(1) {{"""
+    end = """
+    }
+    hrf_sync();
+    HRF_PHASE(2) {  // the final values into the instances' global slots, which the tally reads
+        for (u64 n = t; n < HRF_SL * M; n += blockDim.x)
+            if (HRF_SH_GROUP[n / M] == c) mem[hrf_slot(P, HRF_SH_LOC[n / M], j * M + n % M)] = hrf_sh[n];
+    }"""
+    return decl, start, end
 
 
 def source(lt: LoweredTest, shape: Shape) -> str:
@@ -191,7 +246,8 @@ def source(lt: LoweredTest, shape: Shape) -> str:
         for n, loc in enumerate(lt.locations)
     ]
     filt = _prop_c(test.filter, index) if test.filter is not None else "1"
-    cases = _indent([_call(lt, k, offs[k]) for k in range(len(lt.threads))], 4)
+    cases = _indent([_call(lt, k, offs[k]) for k in range(len(lt.threads))], 8)
+    shared_decl, shared_start, shared_end = _shared_code(lt, shape)
     nv = max(len(lt.variables), 1)
     return f"""{chr(10).join(head)}
 typedef unsigned int u32;
@@ -224,7 +280,7 @@ __device__ __forceinline__ u32 *hrf_opaque(u32 *p) {{
 #endif
 }}
 
-// where instance i keeps location `loc`: its region, shuffled, padded
+{shared_decl}// where instance i keeps location `loc`: its region, shuffled, padded
 __device__ __forceinline__ u64 hrf_slot(const u32 *P, u32 loc, u64 i) {{
     return (u64)loc * P[P_REGION] + (((u64)P[P_LOC_A + loc] * i + P[P_LOC_C + loc]) % P[P_N]) * P[P_PAD];
 }}
@@ -251,23 +307,23 @@ extern "C" __global__ void hrf_test(u32 *mem, u32 *res, u32 *scratch, u32 *sync,
     const u64 LAINV = P[P_LAINV], LC = P[P_LC];
     (void)K;
     {inverse_c().replace(chr(10), chr(10) + "    ")}
-    const int role = (live && q < {smax} && h < {wmax}) ? HRF_ROLE[c][h][q] : -1;
+    const int role = (live && q < {smax} && h < {wmax}) ? HRF_ROLE[c][h][q] : -1;{shared_start}
     if (role < 0) {{
         if (P[P_STRESS_ITERS]) hrf_stress(scratch, P, b, t);
-        return;
-    }}
-    if (P[P_BANK]) {{  // the warp's lanes all hit one shared-memory bank
-        __shared__ volatile u32 bank[32 * 32];
-        for (int n = 0; n < 8; n++) bank[(t % 32) * 32] += n;
-    }}
-    if (P[P_SYNC]) {{  // wait (bounded) until the instance's threads are all here
-        atomicAdd(&sync[i], 1u);
-        for (u32 n = 0; ((volatile u32 *)sync)[i] < HRF_T && n < (1u << 16); n++) {{}}
-    }}
-    u32 *out = res + i * HRF_ROW;
-    switch (role) {{
+    }} else {{
+        if (P[P_BANK]) {{  // the warp's lanes all hit one shared-memory bank
+            __shared__ volatile u32 bank[32 * 32];
+            for (int n = 0; n < 8; n++) bank[(t % 32) * 32] += n;
+        }}
+        if (P[P_SYNC]) {{  // wait (bounded) until the instance's threads are all here
+            atomicAdd(&sync[i], 1u);
+            for (u32 n = 0; ((volatile u32 *)sync)[i] < HRF_T && n < (1u << 16); n++) {{}}
+        }}
+        u32 *out = res + i * HRF_ROW;
+        switch (role) {{
 {cases}
-    }}
+        }}
+    }}{shared_end}
 }}
 
 // one thread per instance: count its outcome, reset it for the next launch

@@ -12,10 +12,16 @@ release, acq_rel) or `fence.sc.s`, with scopes work-group `cta`, device
 `gpu` and all devices `sys` (a narrower OpenCL scope widened to `cta`,
 which only strengthens). Non-atomic accesses are plain (weak) `ld`/`st`.
 
-What has no PTX form here is refused by name before anything runs
-(`NotRunnable`): proxies and aliases, shared or local memory, barriers
-(a CTA barrier would wait for the other instances' threads that share
-the CTA), remote-scope promotion, computed addresses and pointers.
+A location in shared memory (OpenCL's `local`, [GPU15]'s `x: shared`,
+hrf's PTX `x @ shared P1`) is accessed through the `.shared` state space
+(`ld.shared`, `atom.shared`, ...: the generic address converted with
+`cvta.to.shared`); each instance has its own copy in the shared memory of
+the block that runs its CTA (cuda.py). What has no PTX form here is
+refused by name before anything runs (`NotRunnable`): proxies and aliases,
+a shared location that threads of two CTAs access, sm_90's mbarriers,
+bulk copies and clusters of several CTAs, barriers (a CTA barrier would
+wait for the other instances' threads that share the CTA), remote-scope
+promotion, computed addresses and pointers.
 
 Every value is 32 bits (`.b32`); each thread's code is one `asm volatile`
 block whose operands are its observed registers (outputs), a time-out flag
@@ -99,9 +105,8 @@ def check_runnable(test: A.Test) -> None:
             _refuse(f"{i.loc} aliases {i.alias_of}: aliases and proxies have no lowering", i.line)
         if i.size is not None:
             _refuse(f"{i.loc} is an array: arrays have no lowering yet", i.line)
-        if i.space is not None:
-            what = "an mbarrier" if i.space.startswith("mbarrier") else "in shared memory"
-            _refuse(f"{i.loc} is {what}: hrf run places PTX tests in global memory alone yet", i.line)
+        if i.space is not None and i.space.startswith("mbarrier"):
+            _refuse(f"{i.loc} is an mbarrier: hrf run has no lowering of sm_90's mbarriers yet", i.line)
     ctas: dict = {}
     for t in test.threads:
         ctas.setdefault((t.dev, t.qf), set()).add(t.wg)
@@ -109,8 +114,6 @@ def check_runnable(test: A.Test) -> None:
         _refuse("a cluster of several CTAs: hrf run launches no thread-block clusters yet")
     for t in test.threads:
         for p in t.params:
-            if p.region == "local":
-                _refuse(f"{p.name} is in {'shared' if test.arch == 'GPU_PTX' else 'local'} memory: only global memory")
             if p.points_to_pointer:
                 _refuse(f"{p.name} holds a pointer: pointers have no lowering")
         for op in t.ops:
@@ -134,6 +137,36 @@ def check_runnable(test: A.Test) -> None:
                 _refuse("a computed address", line)
 
 
+def shared_locations(test: A.Test) -> dict:
+    """The test's locations in shared memory, each with the threads that
+    access it (or, for hrf's PTX, the thread whose CTA holds it), in order."""
+    names = {p.name for t in test.threads for p in t.params if p.region == "local"}
+    names |= {i.loc for i in test.init if i.space == "shared"}
+    out: dict = {}
+    for loc in test.all_locations():
+        if loc not in names:
+            continue
+        owner = next((i.owner for i in test.init if i.loc == loc and i.owner), None)
+        users = [t.index for t in test.threads if loc in set(A.locations_of(t.ops))]
+        out[loc] = [int(owner[1:])] if owner is not None else users
+    return out
+
+
+def check_shared(test: A.Test) -> dict:
+    """`shared_locations`, refusing by name one that threads of two CTAs access."""
+    from .placement import shape_of
+
+    shape = shape_of(test)
+    out = shared_locations(test)
+    for loc, users in out.items():
+        touching = sorted({t.index for t in test.threads if loc in set(A.locations_of(t.ops))} | set(users))
+        groups = {shape.where(k)[0] for k in touching}
+        if len(groups) > 1:
+            names = ", ".join(f"P{k}" for k in touching)
+            _refuse(f"{loc} is in shared memory, which one CTA holds, and {names} are in {len(groups)} CTAs")
+    return out
+
+
 def observed_vars(test: A.Test) -> list:
     """The variables an outcome holds: the condition's, the `locations`
     clause's and the filter's, in order, once each."""
@@ -153,8 +186,10 @@ def observed_vars(test: A.Test) -> list:
 class _Emitter:
     """One thread's PTX."""
 
-    def __init__(self, test: A.Test, th: A.Thread, observed: list[str]):
+    def __init__(self, test: A.Test, th: A.Thread, observed: list[str], shared: frozenset = frozenset()):
         self.test, self.th = test, th
+        self.shared = shared  # the locations in shared memory
+        self.shared_addrs = 0  # .b64 registers holding shared-window addresses
         self.locs: list[str] = []
         self.code = ThreadCode(th.name, th.index, self.locs, observed)
         self.regs: list[str] = []
@@ -183,9 +218,20 @@ class _Emitter:
         return f"HG_{self.th.name}_{hint}{self.labels - 1}"
 
     def addr(self, loc: str) -> str:
-        """The address operand of a new access (numbered once the outputs are known)."""
+        """The address operand of a new access (numbered once the outputs are
+        known); for a shared location, the generic address converted to the
+        shared window first (the access names `.shared`)."""
         self.locs.append(loc)
+        if loc in self.shared:
+            self.shared_addrs += 1
+            reg = f"hsa{self.shared_addrs - 1}"
+            self.emit(f"cvta.to.shared.u64 {reg}, @A{len(self.locs) - 1};")
+            return f"[{reg}]"
         return f"[@A{len(self.locs) - 1}]"
+
+    def space(self, q: list[str], loc: str) -> list[str]:
+        """An access's qualifiers with the state space of its location."""
+        return [("shared" if w == "global" and loc in self.shared else w) for w in q]
 
     def emit(self, text: str) -> None:
         self.out.append(text)
@@ -245,14 +291,14 @@ class _Emitter:
 
     def load(self, op: A.Load, dst: str) -> None:
         self.seq_cst_fence(op, "load")
-        q = self.qualifiers(op, "ld")
+        q = self.space(self.qualifiers(op, "ld"), op.loc)
         self.access("ld", ".".join(["ld", *q, "u32"]), op.loc, f"{dst}, {self.addr(op.loc)}")
         self.seq_cst_fence(op, "load", after=True)
 
     def store(self, op: A.Store) -> None:
         self.seq_cst_fence(op, "store")
         v = self.value(op.value)
-        q = self.qualifiers(op, "st")
+        q = self.space(self.qualifiers(op, "st"), op.loc)
         self.access("st", ".".join(["st", *q, "u32"]), op.loc, f"{self.addr(op.loc)}, {v}")
         self.seq_cst_fence(op, "store", after=True)
 
@@ -262,7 +308,7 @@ class _Emitter:
         self.seq_cst_fence(op, "rmw", after=True)
 
     def _rmw(self, op: A.Rmw, dst: str | None) -> None:
-        q = ["global"] if self.test.arch == "GPU_PTX" else self.qualifiers(op, "atom")
+        q = self.space(["global"] if self.test.arch == "GPU_PTX" else self.qualifiers(op, "atom"), op.loc)
         operand = self.value(op.operand)
         if op.op in ("cas", "cas_old", "cas_always"):
             if op.expected_value is None:
@@ -435,11 +481,11 @@ class _Emitter:
             self.emit(f"{skip}:")
 
 
-def lower_thread(test: A.Test, th: A.Thread, observed: list[str]) -> ThreadCode:
+def lower_thread(test: A.Test, th: A.Thread, observed: list[str], shared: frozenset = frozenset()) -> ThreadCode:
     """One thread's PTX: declarations, its initial registers, its body,
     then its registers (the observed first) and time-out flag into the
     outputs, then the address operands of its accesses and the spin budget."""
-    em = _Emitter(test, th, observed)
+    em = _Emitter(test, th, observed, shared)
     for r in observed:
         em.reg(r)
     init = {ri.reg: ri.value for ri in test.reg_init if ri.thread == th.index}
@@ -454,6 +500,8 @@ def lower_thread(test: A.Test, th: A.Thread, observed: list[str]) -> ThreadCode:
         lines.append(".reg .b32 " + ", ".join(f"hr_{r}" for r in em.regs) + ";")
     if em.temps:
         lines.append(".reg .b32 " + ", ".join(f"ht{k}" for k in range(em.temps)) + ";")
+    if em.shared_addrs:
+        lines.append(".reg .b64 " + ", ".join(f"hsa{k}" for k in range(em.shared_addrs)) + ";")
     lines.append(".reg .b32 hspin;")
     lines.append(".reg .pred hpspin" + "".join(f", hp{k}" for k in range(em.preds)) + ";")
     for r in em.regs:  # registers start at their initial value, 0 by default
@@ -486,6 +534,8 @@ class LoweredTest:
     locations: list[str]  # every location, in memory order
     init: dict  # location -> initial value
     domains: list[list[int]]  # per variable: the values the device histogram counts (one list, shared)
+    # the locations in shared memory, each with a thread of the CTA that holds it
+    shared: dict = field(default_factory=dict)
 
 
 def lower(test: A.Test) -> LoweredTest:
@@ -493,18 +543,19 @@ def lower(test: A.Test) -> LoweredTest:
     if test.arch not in ("GPU_PTX", "PTX", "OpenCL", "C"):
         _refuse(f"tests written in {test.arch}")
     check_runnable(test)
+    shared = {loc: users[0] for loc, users in check_shared(test).items() if users}
     variables = observed_vars(test)
     threads = []
     for th in test.threads:
         regs = [v.reg for v in variables if isinstance(v, A.RegVar) and v.thread == th.index]
-        threads.append(lower_thread(test, th, regs))
+        threads.append(lower_thread(test, th, regs, frozenset(shared)))
     locs = test.all_locations()
     for v in variables:
         if isinstance(v, A.LocVar) and v.loc not in locs:
             locs.append(v.loc)
     init = {i.loc: int(i.value) for i in test.init if isinstance(i.value, int)}
     values = domain(test)
-    return LoweredTest(test, threads, variables, locs, init, [values] * len(variables))
+    return LoweredTest(test, threads, variables, locs, init, [values] * len(variables), shared)
 
 
 def constants(test: A.Test) -> set[int]:

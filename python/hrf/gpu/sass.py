@@ -22,7 +22,8 @@ from .lower import Access, LoweredTest
 _INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
 # a function: nvdisasm's `$hrf_test$hrf_P0:` or `.text.hrf_test:`, cuobjdump's `Function : hrf_test`
 _FUNCTION = re.compile(r"^\s*(?:Function\s*:\s*(\S+)|\.text\.(\S+):|\$(\S+):)\s*$")
-ACCESSES = ("LDG", "STG", "ATOMG", "ATOM", "RED", "REDG", "LD", "ST")
+SHARED_ACCESSES = ("LDS", "STS", "ATOMS")
+ACCESSES = ("LDG", "STG", "ATOMG", "ATOM", "RED", "REDG", "LD", "ST", *SHARED_ACCESSES)
 # what a fence or an acquire brings along, skipped between the accesses
 AUXILIARY = ("ERRBAR", "CGAERRBAR", "CCTL")
 MEMORY = (*ACCESSES, "MEMBAR", "FENCE", *AUXILIARY)
@@ -108,6 +109,9 @@ def steps(a: Access) -> list[Step]:
     strong = _ACCESS_SCOPE[scope] if scope else next((_STRONG_CACHE[w] for w in words if w in _STRONG_CACHE), None)
     releases = any(w in ("release", "acq_rel") for w in words)
     before = [Step(("MEMBAR",), optional=True)] if releases else []
+    if "shared" in words:  # shared memory: LDS, STS, ATOMS, which carry no strength or scope in SASS
+        bases = {"ld": ("LDS",), "st": ("STS",), "atom": ("ATOMS",), "red": ("ATOMS",)}[a.kind]
+        return [*before, Step(bases)]
     if a.kind in ("atom", "red"):
         bases = ("ATOMG", "ATOM") if a.kind == "atom" else ("RED", "REDG", "ATOMG")
         return [*before, Step(bases, frozenset({"STRONG", strong or "GPU"}))]
@@ -122,10 +126,16 @@ def _body(insns: list[Insn], outputs: int) -> list[Insn] | str:
     `outputs` (a fence's auxiliaries left out); what differs if it does
     not end with those stores."""
     body = [i for i in insns if i.base not in AUXILIARY]
-    tail = [i for i in body if i.base in ACCESSES][-outputs:] if outputs else []
-    if len(tail) < outputs or any(i.base != "STG" for i in tail):
+    if not outputs:
+        return body
+    # the output stores: the last `outputs` global stores. The assembler may
+    # move a shared-memory access past them (the two state spaces never
+    # alias), so only those may come after the first of them
+    stores = [k for k, i in enumerate(body) if i.base == "STG"][-outputs:]
+    after = [i for k, i in enumerate(body) if stores and k > stores[0] and k not in stores and i.base in ACCESSES]
+    if len(stores) < outputs or any(i.base not in SHARED_ACCESSES for i in after):
         return f"its last {outputs} accesses are not the stores of its outputs"
-    return body[: len(body) - outputs]
+    return [i for k, i in enumerate(body) if k not in stores]
 
 
 def check_thread(accesses: list[Access], insns: list[Insn], outputs: int) -> str | None:

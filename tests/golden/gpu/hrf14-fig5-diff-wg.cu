@@ -156,20 +156,20 @@ extern "C" __global__ void hrf_test(u32 *mem, u32 *res, u32 *scratch, u32 *sync,
     const int role = (live && q < 1 && h < 1) ? HRF_ROLE[c][h][q] : -1;
     if (role < 0) {
         if (P[P_STRESS_ITERS]) hrf_stress(scratch, P, b, t);
-        return;
-    }
-    if (P[P_BANK]) {  // the warp's lanes all hit one shared-memory bank
-        __shared__ volatile u32 bank[32 * 32];
-        for (int n = 0; n < 8; n++) bank[(t % 32) * 32] += n;
-    }
-    if (P[P_SYNC]) {  // wait (bounded) until the instance's threads are all here
-        atomicAdd(&sync[i], 1u);
-        for (u32 n = 0; ((volatile u32 *)sync)[i] < HRF_T && n < (1u << 16); n++) {}
-    }
-    u32 *out = res + i * HRF_ROW;
-    switch (role) {
-    case 0: hrf_P0(hrf_opaque(mem + hrf_slot(P, 0, i)), hrf_opaque(mem + hrf_slot(P, 1, i)), P[P_SPIN], out + 0); break;
-    case 1: hrf_P1(hrf_opaque(mem + hrf_slot(P, 1, i)), hrf_opaque(mem + hrf_slot(P, 0, i)), P[P_SPIN], out + 2); break;
+    } else {
+        if (P[P_BANK]) {  // the warp's lanes all hit one shared-memory bank
+            __shared__ volatile u32 bank[32 * 32];
+            for (int n = 0; n < 8; n++) bank[(t % 32) * 32] += n;
+        }
+        if (P[P_SYNC]) {  // wait (bounded) until the instance's threads are all here
+            atomicAdd(&sync[i], 1u);
+            for (u32 n = 0; ((volatile u32 *)sync)[i] < HRF_T && n < (1u << 16); n++) {}
+        }
+        u32 *out = res + i * HRF_ROW;
+        switch (role) {
+        case 0: hrf_P0(hrf_opaque(mem + hrf_slot(P, 0, i)), hrf_opaque(mem + hrf_slot(P, 1, i)), P[P_SPIN], out + 0); break;
+        case 1: hrf_P1(hrf_opaque(mem + hrf_slot(P, 1, i)), hrf_opaque(mem + hrf_slot(P, 0, i)), P[P_SPIN], out + 2); break;
+        }
     }
 }
 

@@ -33,6 +33,10 @@ struct dim3 {
 // loaded into one process, as hrf's tests load them, share nothing)
 static dim3 blockIdx, threadIdx, blockDim;
 static unsigned long long hrf_emulated_launches = 0;  // launches of hrf_test so far
+// hrf_test's phases (3 for a test with shared memory: set its copies, run,
+// copy them out; a barrier of the block between), each one pass over a block's threads
+static unsigned hrf_test_phases = 1;
+static unsigned hrf_emulated_phase = 0;
 
 inline unsigned atomicAdd(unsigned *p, unsigned v) {
     unsigned old = *p;
@@ -98,13 +102,15 @@ inline cudaError_t cudaRuntimeGetVersion(int *v) { return *v = 0, 0; }
 
 template <class F>
 void hrf_emulate_launch(const char *kernel, unsigned grid, unsigned block, F f) {
-    if (!std::strcmp(kernel, "hrf_test")) hrf_emulated_launches++;
+    const bool test = !std::strcmp(kernel, "hrf_test");
+    if (test) hrf_emulated_launches++;
     blockDim.x = block;
     for (unsigned b = 0; b < grid; b++)
-        for (unsigned t = 0; t < block; t++) {
-            blockIdx.x = b, threadIdx.x = t;
-            f();
-        }
+        for (unsigned phase = 0; phase < (test ? hrf_test_phases : 1u); phase++)
+            for (unsigned t = 0; t < block; t++) {
+                blockIdx.x = b, threadIdx.x = t, hrf_emulated_phase = phase;
+                f();
+            }
 }
 #define HRF_LAUNCH(kernel, grid, block, ...) hrf_emulate_launch(#kernel, (grid), (block), [&] { kernel(__VA_ARGS__); })
 #endif
