@@ -110,8 +110,8 @@ def steps(a: Access) -> list[Step]:
     releases = any(w in ("release", "acq_rel") for w in words)
     before = [Step(("MEMBAR",), optional=True)] if releases else []
     if "shared" in words:  # shared memory: LDS, STS, ATOMS, which carry no strength or scope in SASS
-        bases = {"ld": ("LDS",), "st": ("STS",), "atom": ("ATOMS",), "red": ("ATOMS",)}[a.kind]
-        return [*before, Step(bases)]
+        shared: tuple[str, ...] = {"ld": ("LDS",), "st": ("STS",), "atom": ("ATOMS",), "red": ("ATOMS",)}[a.kind]
+        return [*before, Step(shared)]
     if a.kind in ("atom", "red"):
         bases = ("ATOMG", "ATOM") if a.kind == "atom" else ("RED", "REDG", "ATOMG")
         return [*before, Step(bases, frozenset({"STRONG", strong or "GPU"}))]
