@@ -17,6 +17,7 @@ import hrf
 from hrf.api import Limits
 from hrf.dsl import Model
 from hrf.isabelle import HANDWRITTEN, export_isabelle, model_theory, safe_name, scheme_theory
+from hrf.isabelle.tests import THEOREMS
 from hrf.mappings import get, schemes
 from isabelle_reader import ReadError, check_session, read_theory
 from planted import planted_acquire_relaxed
@@ -65,11 +66,13 @@ def test_whole_export_reads_as_a_session(tmp_path):
     r = export_isabelle(tests, models, tmp_path, schemes=schemes())
     theories = check_session(tmp_path)
     assert set(r.theories) == set(theories)
-    # Every test theory imports the theory that defines its model.
+    # Every test theory imports the theory that defines its model (and,
+    # under the HRF models, the theory of the papers' theorems it instantiates).
     pairs = [(t, m) for t in tests for m in models]
     assert len(r.tests) == len(pairs)
     for e, (_t, m) in zip(r.tests, pairs, strict=False):
-        assert theories[e.theory].imports == [model_theory(m).theory]
+        theorems = [THEOREMS[m][0]] if m in THEOREMS else []
+        assert theories[e.theory].imports == [model_theory(m).theory, *theorems]
     assert "\nsession Hrf_Export = HOL +\n" in (tmp_path / "ROOT").read_text()
 
 

@@ -259,3 +259,24 @@ def test_the_theorems_apply_to_exported_executions(tmp_path):
     assert "RESULT Hrf_Theorems: OK" in done.stdout
     assert "RESULT hrf14_fig5_same_wg_hrf_direct: FAILED" in done.stdout
     assert "RESULT hrf14_fig5_same_wg_hrf_direct_relaxed: FAILED" in done.stdout
+
+
+def test_theorem_b4_repaired_loads_and_its_refutation_is_a_theorem(tmp_path):
+    # [HRFR15] Theorem B.4: refuted for Fig. 11's hrf-cache (a run of the
+    # machine to x = 1, a theorem here) and proved, family member by member,
+    # for the repaired hrf-cache-locked (under both write-back policies).
+    from hrf.isabelle import export_scheme_family
+
+    r = export_scheme_family("hrf-cache", tmp_path / "cache", model="hrf-direct-relaxed")
+    (cex,) = r.counterexamples
+    done = subprocess.run(
+        ["bash", str(CHECK), str(tmp_path / "cache"), "Hrf_Execution", "Hrf_Machine", cex],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
+    assert done.returncode == 0 and f"RESULT {cex}: OK" in done.stdout, done.stdout[-3000:]
+    r = export_scheme_family("hrf-cache-locked", tmp_path / "locked", model="hrf-direct-relaxed")
+    assert "F_rmw_dev_x__rmw_wg_x_same_wg" in r.members
+    done = _check(tmp_path / "locked")
+    assert done.returncode == 0 and f"RESULT {r.theory}: OK" in done.stdout, done.stdout[-3000:]

@@ -126,6 +126,22 @@ def test_the_hrf_cache_family_under_hrf_direct_relaxed_leaves_out_the_lost_updat
     text = (tmp_path / "Sound_hrf_cache_family.thy").read_text()
     assert re.search(r"^theorem hrf_cache_sound_on_family:", text, re.M)
     assert "[HRFR15] App. B" in text
+    # the lost update as a theorem: the machine's run to x = 1, which
+    # HRF-direct-relaxed does not allow (tests/test_isabelle_check.py loads it)
+    (cex,) = r.counterexamples
+    run = (tmp_path / f"{cex}.thy").read_text()
+    assert "x=1: not allowed by hrf-direct-relaxed: a counterexample to scheme hrf-cache" in run
+    assert re.search(r"^theorem \w+_fifo_\d+:", run, re.M) and "mem s 0 = 1" in run
+
+
+def test_the_repaired_hrf_cache_is_sound_on_its_whole_family(tmp_path):
+    # [HRFR15] Theorem B.4 repaired: hrf-cache-locked (its RMWs under the
+    # work-group's rmw lock) is sound on every race-free member hrf can
+    # explore, the lost update's program among them; none is unsound
+    r = export_scheme_family("hrf-cache-locked", tmp_path, model="hrf-direct-relaxed")
+    assert "F_rmw_dev_x__rmw_wg_x_same_wg" in r.members and not r.counterexamples
+    assert all("unreduced machine" in why for _, why in r.left_out)
+    assert len(r.members) + len(r.racy) + len(r.left_out) == 144 and len(r.members) >= 99
 
 
 def test_hrf_export_isabelle_family_from_the_command_line(tmp_path, capsys):

@@ -301,6 +301,10 @@ def test_hrf_cache_loses_an_update_under_hrf_relaxed_scope_inclusion(order):
         r = hrf.soundness(test, "hrf-cache", model)
         assert r.sound is False and not r.racy_source
         assert {c.outcome["x"] for c in r.counterexamples} == {1}
+        # repaired ([HRFR15] Theorem B.4 for hrf-cache-locked): both RMWs under
+        # the work-group's rmw lock, the device one with its flush and
+        # invalidate, so that neither runs between the other's halves
+        assert hrf.soundness(test, "hrf-cache-locked", model).sound is True
     for model in ("hrf-direct", "hrf-indirect"):
         if order == "memory_order_seq_cst":  # the HRF models have seq_cst atomics only
             assert hrf.soundness(test, "hrf-cache", model).racy_source

@@ -3,7 +3,7 @@
    about it, proved by evaluation. That these are all the candidate
    executions of the program is hrf's enumeration, not proved here. *)
 theory hrf14_fig5_diff_wg_hrf_direct
-  imports Hrf_Models
+  imports Hrf_Models Hrf_Theorems
 begin
 
 text \<open>OPENCL hrf14-fig5-diff-wg

@@ -30,6 +30,10 @@ def cmd_family(a) -> int:
         f"{r.out / (r.theory + '.thy')}: soundness on {len(r.members)} race-free programs "
         f"({len(r.racy)} racy, {len(r.left_out)} left out)"
     )
+    for name in r.counterexamples:
+        print(
+            f"{r.out / (name + '.thy')}: a counterexample: the machine's run to an outcome the source model does not allow"
+        )
     print(f"{r.out / 'ROOT'}: the session (isabelle build -D {r.out})")
     for name, why in r.left_out:
         print(f"hrf: left out {name}: {why}", file=sys.stderr)

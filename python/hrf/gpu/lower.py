@@ -152,15 +152,18 @@ def shared_locations(test: A.Test) -> dict:
     return out
 
 
+def cta_of(t: A.Thread) -> tuple:
+    """The CTA of a thread as placement groups them: its number within its
+    cluster (PTX numbers CTAs so), or, with no CTA in the scope tree, its own."""
+    return ("wg", t.qf, t.wg) if t.wg is not None else ("own", t.index)
+
+
 def check_shared(test: A.Test) -> dict:
     """`shared_locations`, refusing by name one that threads of two CTAs access."""
-    from .placement import shape_of
-
-    shape = shape_of(test)
     out = shared_locations(test)
     for loc, users in out.items():
         touching = sorted({t.index for t in test.threads if loc in set(A.locations_of(t.ops))} | set(users))
-        groups = {shape.where(k)[0] for k in touching}
+        groups = {cta_of(test.threads[k]) for k in touching}
         if len(groups) > 1:
             names = ", ".join(f"P{k}" for k in touching)
             _refuse(f"{loc} is in shared memory, which one CTA holds, and {names} are in {len(groups)} CTAs")

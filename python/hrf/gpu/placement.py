@@ -24,7 +24,7 @@ import random
 from dataclasses import dataclass
 
 from ..litmus import ast as A
-from .lower import NotRunnable
+from .lower import NotRunnable, cta_of
 
 WARP = 32
 
@@ -63,8 +63,7 @@ def shape_of(test: A.Test) -> Shape:
         raise NotRunnable("cannot run on a GPU: the test's threads are on several devices")
     ctas: dict = {}
     for t in test.threads:
-        # a CTA: its number within its cluster (PTX numbers CTAs so), or a thread's own
-        key = ("wg", t.qf, t.wg) if t.wg is not None else ("own", t.index)
+        key = cta_of(t)
         warp = ("sg", t.sg) if t.sg is not None else ("own", t.index)
         ctas.setdefault(key, {}).setdefault(warp, []).append(t.index)
     return Shape(tuple(tuple(tuple(w) for w in cta.values()) for cta in ctas.values()))

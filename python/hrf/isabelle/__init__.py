@@ -338,7 +338,14 @@ def export_scheme_family(
     _copy_base(folder)
     scheme_thy, scheme_text = scheme_theory(scheme)
     write_output(folder / f"{scheme_thy}.thy", scheme_text)
-    theory, text, proved, racy, left = family_theory(scheme, model, locations, max_states, first, max_proof_states)
+    theory, text, proved, racy, left, unsound = family_theory(
+        scheme, model, locations, max_states, first, max_proof_states
+    )
     write_output(folder / f"{theory}.thy", text)
+    counterexamples = []
+    for res in unsound:  # the run to each outcome the source model does not allow, a theorem
+        name, run = run_theory(res, name=f"Counterexample_{safe_name(res.name)}_{safe_name(res.scheme, 'S')}")
+        write_output(folder / f"{name}.thy", run)
+        counterexamples.append(name)
     write_root(folder)
-    return FamilyResult(folder, theory, proved, racy, left)
+    return FamilyResult(folder, theory, proved, racy, left, counterexamples)

@@ -114,6 +114,9 @@ class FamilyResult:
     members: list = field(default_factory=list)  # the race-free programs proved, by name
     racy: list = field(default_factory=list)  # racy sources: soundness says nothing of them
     left_out: list = field(default_factory=list)  # (name, reason): hrf found no verdict or refused
+    # theories of the members hrf finds unsound: the machine's run to the
+    # outcome the source model does not allow, proved reachable in Isabelle
+    counterexamples: list = field(default_factory=list)
 
 
 def _member_defs(m: Member, allowed_outcomes: list) -> tuple:
@@ -168,7 +171,7 @@ def family_theory(
     c = safe_name(s.name, "S").lower()
     scheme_thy = scheme_theory_name(scheme)
     theory = f"Sound_{safe_name(s.name, 'S')}_family"
-    proved, racy, left = [], [], []
+    proved, racy, left, unsound = [], [], [], []
     defs, entries = [], []
     for m in family(scheme, locations)[:first]:
         try:
@@ -183,6 +186,8 @@ def family_theory(
             continue
         if res.sound is not True:
             left.append((m.name, res.reason or "hrf found it unsound"))
+            if res.sound is False and res.machine:
+                unsound.append(res)
             continue
         closed, notes = closable(res, max_proof_states)
         if set(closed) != {"fifo", "any"}:
@@ -264,4 +269,4 @@ def family_theory(
         "end",
         "",
     ]
-    return theory, "\n".join(out), proved, racy, left
+    return theory, "\n".join(out), proved, racy, left, unsound

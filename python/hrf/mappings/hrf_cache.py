@@ -34,3 +34,27 @@ SCHEME = Scheme(
         ("rmw", "dev", False): Row(("FLUL1 WG", "RMWL2", "INVL1 WG"), f"{_P} (1)-(3): 'performed entirely in the L2'"),
     },
 )
+
+# [HRFR15] Theorem B.4 repaired. Fig. 11 performs a device-scope RMW at the
+# L2 and a work-group-scope RMW at the L1 with nothing between them: under
+# HRF-relaxed's scope inclusion the two are in each other's scope and do
+# not conflict, and the L1's line, written back after, overwrites the
+# device RMW's increment (x = 1 where RMW atomicity asks x = 2:
+# litmus/rsp/rmw-dev-vs-wg.litmus, tests/test_soundness.py). The repair, as
+# rsp-new's: every work-group RMW runs under its work-group's rmw lock, and
+# so does the device RMW, flush and invalidate included.
+LOCKED = Scheme(
+    name="hrf-cache-locked",
+    description="hrf-cache with its RMWs under the work-group's rmw lock ([HRFR15] Theorem B.4 repaired)",
+    model="hrf-indirect",
+    rows={
+        **SCHEME.rows,
+        ("rmw", "wg", False): Row(
+            ("LKrmw WG", "RMWL1", "UNLKrmw WG"), f"{_P} (3) at the L1; repair: under the rmw lock"
+        ),
+        ("rmw", "dev", False): Row(
+            ("LKrmw WG", "FLUL1 WG", "RMWL2", "INVL1 WG", "UNLKrmw WG"),
+            f"{_P} (1)-(3) at the L2; repair: under the work-group's rmw lock (rmw-dev-vs-wg)",
+        ),
+    },
+)

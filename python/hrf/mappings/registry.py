@@ -27,4 +27,4 @@ def get(name) -> Scheme:
 def _registry() -> dict:
     from . import hrf_cache, rsp_new, rsp_old
 
-    return {s.name: s for s in (rsp_old.SCHEME, rsp_new.SLIDES, rsp_new.SCHEME, hrf_cache.SCHEME)}
+    return {s.name: s for s in (rsp_old.SCHEME, rsp_new.SLIDES, rsp_new.SCHEME, hrf_cache.SCHEME, hrf_cache.LOCKED)}
