@@ -156,7 +156,7 @@ def add(sub) -> None:
         "--scheme",
         "-s",
         required=True,
-        help="rsp-old, rsp-new-slides, rsp-new, hrf-cache, or a .py file defining SCHEME",
+        help="rsp-old, rsp-new-slides, rsp-new, hrf-cache, hrf-cache-locked, or a .py file defining SCHEME",
     )
     k.add_argument("--table", action="store_true", help="print the scheme's rows and their sources")
     k.add_argument("--unroll", type=whole(0), default=2)
@@ -191,7 +191,7 @@ def add(sub) -> None:
         "--scheme",
         "-s",
         required=True,
-        help="rsp-old, rsp-new-slides, rsp-new, hrf-cache, or a .py file defining SCHEME",
+        help="rsp-old, rsp-new-slides, rsp-new, hrf-cache, hrf-cache-locked, or a .py file defining SCHEME",
     )
     s.add_argument(
         "--model",
