@@ -280,3 +280,34 @@ def test_theorem_b4_repaired_loads_and_its_refutation_is_a_theorem(tmp_path):
     assert "F_rmw_dev_x__rmw_wg_x_same_wg" in r.members
     done = _check(tmp_path / "locked")
     assert done.returncode == 0 and f"RESULT {r.theory}: OK" in done.stdout, done.stdout[-3000:]
+
+
+def test_a_planted_error_in_rsp_new_fails_the_family_proof(tmp_path):
+    # The family's soundness proof, not hrf's verdict, rejects a planted
+    # error: rsp-new's device RMW without its work-group's rmw lock (the
+    # slide's row), with the member it breaks put in the theory although hrf
+    # finds it unsound (include_unsound): Isabelle's sound_check evaluates
+    # to False on it and the theory does not load. Control: the repaired
+    # row on the same members loads. (Without the L1 invalidation after an
+    # acquire, or the flush before a device store, no program of one
+    # operation per thread goes wrong: hrf soundness catches those on
+    # message passing, tests/test_soundness.py.)
+    import dataclasses
+
+    from hrf.isabelle import export_scheme_family
+    from hrf.mappings.registry import get
+    from hrf.mappings.scheme import Row
+
+    s = get("rsp-new")
+    planted = dataclasses.replace(
+        s,
+        name="rsp-new-no-lock",
+        rows={**s.rows, ("rmw", "dev", False): Row(("FLUL1 WG", "RMWL2", "INVL1 WG"), "planted")},
+    )
+    names = {"F_rmw_dev_x__rmw_wg_x_same_wg", "F_rmw_dev_x__rmw_dev_x_same_wg"}
+    for scheme, ok in ((s, True), (planted, False)):
+        out = tmp_path / scheme.name
+        r = export_scheme_family(scheme, out, names=names, include_unsound=True)
+        assert set(r.members) == names
+        done = _check(out)
+        assert (f"RESULT {r.theory}: OK" in done.stdout) is ok, done.stdout[-3000:]

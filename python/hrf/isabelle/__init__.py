@@ -326,12 +326,15 @@ def export_scheme_family(
     max_states: int = 20_000,
     first: int | None = None,
     max_proof_states: int = 20_000,
+    names=None,
+    include_unsound: bool = False,
 ) -> FamilyResult:
     """Write a session folder (base theories, the scheme theory, the family
     theory and ROOT) proving `scheme` sound on its family of programs: the
     race-free ones hrf finds sound and whose unreduced machine has at most
     `max_proof_states` states under each write-back policy (the others are
-    in `left_out`, with the reason)."""
+    in `left_out`, with the reason). `names`, `include_unsound`: as
+    `family.family_theory`'s (the latter a control of the proof)."""
     check_whole("max_states", max_states, 1)
     check_whole("max_proof_states", max_proof_states, 1)
     folder = _prepare_folder(Path(out))
@@ -339,7 +342,7 @@ def export_scheme_family(
     scheme_thy, scheme_text = scheme_theory(scheme)
     write_output(folder / f"{scheme_thy}.thy", scheme_text)
     theory, text, proved, racy, left, unsound = family_theory(
-        scheme, model, locations, max_states, first, max_proof_states
+        scheme, model, locations, max_states, first, max_proof_states, names, include_unsound
     )
     write_output(folder / f"{theory}.thy", text)
     counterexamples = []

@@ -15,6 +15,7 @@ relaxed HRF models ([HRFR15] App. B: model="hrf-direct-relaxed")."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,12 +158,17 @@ def family_theory(
     max_states: int = 20_000,
     first: int | None = None,
     max_proof_states: int = 20_000,
+    names=None,
+    include_unsound: bool = False,
 ):
-    """(theory name, text, proved, racy, left out) for a scheme's family
-    (its first `first` programs only, where given). Isabelle's search
-    enumerates the unreduced machine, under each write-back policy: a
-    program whose unreduced machine has more than `max_proof_states` states
-    is left out, and says so."""
+    """(theory name, text, proved, racy, left out, unsound results) for a
+    scheme's family (its first `first` programs only, where given; only
+    those named in `names`, where given). Isabelle's search enumerates the
+    unreduced machine, under each write-back policy: a program whose
+    unreduced machine has more than `max_proof_states` states is left out,
+    and says so. A program hrf finds unsound is left out, unless
+    `include_unsound` (a control: Isabelle must then refute it itself, and
+    the theory fails to load)."""
     from ..litmus import parse
     from ..soundness import soundness
 
@@ -174,6 +180,8 @@ def family_theory(
     proved, racy, left, unsound = [], [], [], []
     defs, entries = [], []
     for m in family(scheme, locations)[:first]:
+        if names is not None and m.name not in names:
+            continue
         try:
             res = soundness(parse(m.litmus()), scheme, model=model, max_states=max_states)
         except UnsupportedFeature as e:
@@ -184,12 +192,13 @@ def family_theory(
         if res.racy_source:
             racy.append(m.name)
             continue
-        if res.sound is not True:
+        if res.sound is not True and not (include_unsound and res.sound is False):
             left.append((m.name, res.reason or "hrf found it unsound"))
             if res.sound is False and res.machine:
                 unsound.append(res)
             continue
-        closed, notes = closable(res, max_proof_states)
+        # (an unsound member included as a control: its machine's size all the same)
+        closed, notes = closable(dataclasses.replace(res, sound=True) if res.sound is False else res, max_proof_states)
         if set(closed) != {"fifo", "any"}:
             left.append((m.name, "; ".join(notes)))
             continue
