@@ -436,3 +436,25 @@ def test_the_sample_holds_a_seq_cst_counterexample_without_the_seq_cst_rows():
     # The same sample has teeth: rsp-new less its seq_cst rows fails on it.
     acq_rel_only = _without_seq_cst_rows()
     assert _sample_tally(acq_rel_only, True)["unsound"] >= 1
+
+
+@pytest.mark.parametrize(
+    "key, row",
+    [(("load", "dev", False), ("LD",)), (("store", "dev", False), ("ST",))],
+    ids=["no-invalidation-after-acquire", "no-flush-before-release"],
+)
+def test_planted_errors_that_one_operation_per_thread_misses_break_message_passing(key, row):
+    # rsp-new without the L1 invalidation after a device acquire, or without
+    # the flush before a device store: no program of the Isabelle family
+    # (one operation per thread) goes wrong, but message passing does (the
+    # corrupt MP: the reader's stale L1 line, or the writer's data still in
+    # its L1 when the flag reaches the L2)
+    import dataclasses
+
+    from hrf.mappings.registry import get
+    from hrf.mappings.scheme import Row
+
+    s = get("rsp-new")
+    planted = dataclasses.replace(s, name="planted", rows={**s.rows, key: Row(row, "planted")})
+    assert hrf.soundness(RSP / "corrupt-mp.litmus", "rsp-new").sound is True
+    assert hrf.soundness(RSP / "corrupt-mp.litmus", planted).sound is False
