@@ -15,7 +15,7 @@ after (to perform it at L2), an RMW flushes, runs at L2, invalidates.
 The source models are the HRF ones: no remote operations.
 """
 
-from .scheme import Row, Scheme
+from .scheme import LOCKED_DEVICE_RMW, LOCKED_WORK_GROUP_RMW, Row, Scheme
 
 _P = "[HRF14] sec. 3.2"
 
@@ -49,11 +49,9 @@ LOCKED = Scheme(
     model="hrf-indirect",
     rows={
         **SCHEME.rows,
-        ("rmw", "wg", False): Row(
-            ("LKrmw WG", "RMWL1", "UNLKrmw WG"), f"{_P} (3) at the L1; repair: under the rmw lock"
-        ),
+        ("rmw", "wg", False): Row(LOCKED_WORK_GROUP_RMW, f"{_P} (3) at the L1; repair: under the rmw lock"),
         ("rmw", "dev", False): Row(
-            ("LKrmw WG", "FLUL1 WG", "RMWL2", "INVL1 WG", "UNLKrmw WG"),
+            LOCKED_DEVICE_RMW,
             f"{_P} (1)-(3) at the L2; repair: under the work-group's rmw lock (rmw-dev-vs-wg)",
         ),
     },

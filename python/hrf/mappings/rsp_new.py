@@ -5,7 +5,7 @@ compilation scheme" slide of [RSP15 talk]), as transcribed in the README
 operations at scope all_svm_devices, which the slide's one-device machine
 does not have)."""
 
-from .scheme import Row, Scheme
+from .scheme import LOCKED_DEVICE_RMW, LOCKED_WORK_GROUP_RMW, Row, Scheme
 
 _SLIDE = "[RSP15 talk] 'New compilation scheme'"
 
@@ -23,7 +23,7 @@ _ROWS = {
     ("store", "wg", False): Row(("ST",), f"{_SLIDE}, column na or WG"),
     ("store", "dev", False): Row(("FLUL1 WG", "ST"), f"{_SLIDE}, column DV (not remote)"),
     ("store", "dev", True): Row(("FLUL1 WG", "INVL1 DV", "ST"), f"{_SLIDE}, column DV (remote)"),
-    ("rmw", "wg", False): Row(("LKrmw WG", "RMWL1", "UNLKrmw WG"), f"{_SLIDE}, column na or WG, LKrmw brace"),
+    ("rmw", "wg", False): Row(LOCKED_WORK_GROUP_RMW, f"{_SLIDE}, column na or WG, LKrmw brace"),
     ("rmw", "dev", False): Row(("FLUL1 WG", "RMWL2", "INVL1 WG"), f"{_SLIDE}, column DV (not remote)"),
     ("rmw", "dev", True): Row(
         ("LKrmw DV", "FLUL1 WG", "INVL1 DV", "RMWL2", "FLUL1 DV", "INVL1 WG", "UNLKrmw DV"),
@@ -155,7 +155,7 @@ SCHEME = Scheme(
         **_ROWS,
         **{
             ("rmw", "dev", False): Row(
-                ("LKrmw WG", "FLUL1 WG", "RMWL2", "INVL1 WG", "UNLKrmw WG"),
+                LOCKED_DEVICE_RMW,
                 "repair: the slide's row under the work-group's rmw lock (rmw-dev-vs-wg)",
             ),
             ("rmw", "dev", True): Row(

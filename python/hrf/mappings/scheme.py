@@ -27,6 +27,15 @@ class Row:
     source: str  # where the row comes from (paper, slide, hrf's derivation)
 
 
+# The repair of a device-scope RMW on the [RSP15] machine (rsp-new, hrf-cache-locked):
+# flush, RMW at the L2 and invalidate under the work-group's rmw lock, which
+# every work-group RMW takes too, so that a work-group RMW in the L1 cannot
+# run between them and its line, written back after, overwrite the increment
+# (litmus/rsp/rmw-dev-vs-wg.litmus)
+LOCKED_DEVICE_RMW = ("LKrmw WG", "FLUL1 WG", "RMWL2", "INVL1 WG", "UNLKrmw WG")
+LOCKED_WORK_GROUP_RMW = ("LKrmw WG", "RMWL1", "UNLKrmw WG")
+
+
 @dataclass
 class Scheme:
     name: str
