@@ -152,7 +152,7 @@ def test_the_forms_read_into_the_one_ast():
     t = hrf.parse((FAMILY / "bulk-copy-wait.litmus").read_text())
     kinds = [(type(op).__name__, op.tags) for op in t.threads[0].ops]
     assert kinds == [
-        ("Rmw", ("GEN", "MBAR")),  # the arrive with its expect_tx
+        ("Rmw", ("GEN", "MBAR", "ARRIVE")),  # the arrive with its expect_tx
         ("Load", ("ASYNC", "BULK")),  # the copy's read of the source
         ("Store", ("ASYNC", "BULK")),  # its write of the destination
         ("Fence", ("ASYNC", "BULK")),  # the implicit generic-async proxy fence

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import LimitExceeded, UnsupportedFeature
 from .litmus import ast as A
+from .litmus.ptx_hopper import event_text
 from .unroll import Back, Cut, Enter, Leave, next_loop_tag, unroll_backward_jumps, written_regs
 from .unroll import Loop as Loop
 
@@ -166,6 +167,7 @@ class ThreadCompiler:
         text = plain if not op.atomic else f"{word}({where}, {op.order}, {op.scope or DEFAULT_SCOPE})"
         if op.cache:
             text = f"{ptx}.{op.cache} [{op.loc}]"
+        text = event_text(op) or text
         return self.template(
             kind,
             word,
@@ -309,7 +311,7 @@ class ThreadCompiler:
     def rmw(self, e: A.Rmw, dst):
         ins: dict = {"op": "rmw", "dst": dst}
         where = self.address(e, ins)
-        text = f"{e.op}({where}, {e.order}, {e.scope or DEFAULT_SCOPE})"
+        text = event_text(e) or f"{e.op}({where}, {e.order}, {e.scope or DEFAULT_SCOPE})"
         common = dict(scope=e.scope, remote=e.remote, loc=None if self.through_pointer(e) else e.loc)
         order_r, order_w = e.orders or (e.order, e.order)
         tags_r, tags_w = e.half_tags
@@ -498,6 +500,7 @@ class ThreadCompiler:
             text = s.order
             if s.order == "proxy":
                 text = f"fence.proxy.{'alias' if 'ALIAS' in s.tags else s.tags[0].lower()}"
+            text = event_text(s) or text
             ev = self.template("F", "fence", s.line, text, scoped=False, extra=["fence", *s.flags, *s.tags])
             self.emit({"op": "fence", "ev": ev})
         elif isinstance(s, A.Fence):
@@ -505,7 +508,7 @@ class ThreadCompiler:
                 "F",
                 "fence",
                 s.line,
-                f"fence({s.order}, {s.scope or DEFAULT_SCOPE})",
+                event_text(s) or f"fence({s.order}, {s.scope or DEFAULT_SCOPE})",
                 order=s.order,
                 scope=s.scope,
                 extra=["fence", *s.flags, *s.tags],
@@ -630,6 +633,8 @@ class ThreadCompiler:
             text = f"cbar.{s.order}.{s.scope} {s.label}"
         elif s.scope is None:  # Vulkan's cbar without semantics (its scope a tag: the reader's)
             text = f"cbar {s.label}"
+        if "CLBAR" in s.tags:  # PTX's cluster barrier, as the ISA writes it
+            text = f"barrier.cluster.{'arrive' if s.arrive else 'wait'}.{ {'rel': 'release', 'rlx': 'relaxed', 'acq': 'acquire'}[s.order or 'acq'] }"
 
         def event(extra: list, suffix: str = "") -> int:
             return self.template(

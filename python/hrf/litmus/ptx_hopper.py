@@ -188,8 +188,9 @@ class HopperForms(Dat3mReader):
         self.arrivals.setdefault(b, []).append((arrivals, t))
         sem = {"release": "rel", "relaxed": "rlx"}[q["sem"][0]]
         orders = ("rlx", sem)
+        tags = (*MBAR_TAGS, "ARRIVE") if kind == "arrive" else MBAR_TAGS
         rmw = A.Rmw(
-            "add", b, A.Const(delta, line=line), sem, SCOPES[q["scope"][0]], line=line, tags=MBAR_TAGS, orders=orders
+            "add", b, A.Const(delta, line=line), sem, SCOPES[q["scope"][0]], line=line, tags=tags, orders=orders
         )
         return A.ExprStmt(rmw, line=line)
 
@@ -439,3 +440,35 @@ class HopperForms(Dat3mReader):
                 listed = ", ".join(f"{name} {k}" for name, k in n.items())
                 msg = f"the threads of a cluster pass its barrier different numbers of times ({listed}): a wait would block for ever"
                 self.defer(Unsupported(msg, test.threads[0].line, 1))
+
+
+_SEM = {"rel": "release", "rlx": "relaxed", "acq": "acquire"}
+_SCOPE = {v: k for k, v in SCOPES.items()}
+
+
+def event_text(op) -> str | None:
+    """An sm_90 form's events as the ISA writes the instruction (execution
+    graphs, flagged events), or None for any other operation."""
+    tags = getattr(op, "tags", ())
+    loc = getattr(op, "loc", None)
+    scope = _SCOPE.get(getattr(op, "scope", None) or "", "")
+    if "BULK" in tags:
+        what = {A.Load: f"read [{loc}]", A.Store: f"write [{loc}]", A.Fence: "the proxy fence after its completion"}
+        return f"cp.async.bulk: {what.get(type(op), '')}"
+    if "MBINIT" in tags:
+        if isinstance(op, A.Store) and isinstance(op.value, A.Const):
+            return f"mbarrier.init [{loc}], {op.value.value // ARRIVAL}"
+        return "fence.mbarrier_init.release.cluster"
+    if "MBWAIT" in tags:
+        return f"mbarrier.test_wait.{scope} [{loc}]" if loc else f"(the wait's acquire.{scope}: its phase complete)"
+    if "MBAR" in tags and isinstance(op, A.Rmw) and isinstance(op.operand, A.Const):
+        d, sem = op.operand.value, _SEM.get(op.order, op.order)
+        if "ARRIVE" in tags and d % ARRIVAL == 0:
+            n = -d // ARRIVAL
+            return f"mbarrier.arrive.{sem}.{scope} [{loc}]" + (f", {n}" if n > 1 else "")
+        if "ARRIVE" in tags:  # one arrival and the bytes it expects
+            return f"mbarrier.arrive.expect_tx.{sem}.{scope} [{loc}], {d + ARRIVAL}"
+        if d > 0:
+            return f"mbarrier.expect_tx.{sem}.{scope} [{loc}], {d}"
+        return f"complete_tx.{sem}.{scope} [{loc}], {-d}"
+    return None
