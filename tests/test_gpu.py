@@ -78,7 +78,8 @@ def test_every_shipped_test_lowers_or_is_refused_by_name(path):
         assert f"void hrf_{th.name}(" in src
         for a in th.accesses:
             assert f'"{a.ptx}' in src
-    assert src.count("asm volatile(") == len(lt.threads) + 1  # and the opaque-pointer move
+    # and the opaque-pointer move, and the mbarriers' initialisation where there are any
+    assert src.count("asm volatile(") == len(lt.threads) + 1 + bool(lt.mbarriers)
 
 
 def test_c_atomics_follow_the_ptx_abi_mapping():
@@ -308,10 +309,24 @@ def _checked(test, sass):
         (LITMUS / "gpu15" / "coRR-L2-L1+membar.gl.litmus", "coRR-L2-L1+membar.gl.sass"),
         # and for sm_75 (Turing), whose SASS spells the SM scope .CTA: LDG.E.STRONG.CTA
         (LITMUS / "gpu15" / "mp-L1.litmus", "mp-L1.sm_75.sass"),
+        # shared memory: LDS, STS (a release's MEMBAR.ALL.CTA before), moved past the output stores
+        (LITMUS / "gpu15" / "mp-volatile.litmus", "mp-volatile.sass"),
+        (LITMUS / "ptx7" / "MP+shared-rel-acq-cta.litmus", "MP+shared-rel-acq-cta.sass"),
+        # sm_90's mbarriers: SYNCS.ARRIVE.TRANS64.A1T0, SYNCS.PHASECHK.TRANS64 (ptxas 13.5)
+        (LITMUS / "ptx8" / "MP+mbar-cta.litmus", "MP+mbar-cta.sass"),
+        (LITMUS / "ptx8" / "MP+mbar-count2.litmus", "MP+mbar-count2.sass"),
     ],
 )
 def test_recorded_sass_holds_the_tests_accesses(test, sass):
     assert _checked(test, sass) == []
+
+
+def test_recorded_sass_of_a_relaxed_wait_has_the_load_moved_above_it():
+    # ptxas 13.5 puts P1's weak global load before its relaxed mbarrier
+    # wait (nothing orders them): the code check refuses to run it as written
+    (why,) = _checked(LITMUS / "ptx8" / "MP+mbar-relaxed-wait.litmus", "MP+mbar-relaxed-wait.sass")
+    assert why.startswith("P1: `mbarrier.test_wait.parity.relaxed.cta.shared::cta.b64` should be SYNCS.PHASECHK")
+    assert "the two swapped" in why
 
 
 # hrf's own: a lock's two spin loops on one word

@@ -70,7 +70,14 @@ def test_every_shipped_test_compiles_to_its_accesses():
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         results = list(pool.map(one, items))
     bad = {str(f.relative_to(LITMUS)): p for f, p, _ in results if p}
-    assert bad == {}
+    # ptxas moves a weak global access across a relaxed mbarrier operation
+    # (they order nothing, and shared memory never aliases global memory):
+    # the code check refuses to run these two as written, and says why
+    moved = {"ptx8/MP+mbar-relaxed-arrive.litmus": "P0", "ptx8/MP+mbar-relaxed-wait.litmus": "P1"}
+    assert set(bad) == set(moved)
+    for name, thread in moved.items():
+        (why,) = bad[name]
+        assert why.startswith(f"{thread}: ") and "the two swapped" in why and "relaxed" in why
 
 
 def test_the_standalone_driver_builds_and_without_a_gpu_says_so(tmp_path):

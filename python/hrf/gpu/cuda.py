@@ -142,9 +142,11 @@ extern "C" __device__ __noinline__ void hrf_{th.name}({args}u32 spin, u32 *out) 
 
 def _call(lt: LoweredTest, k: int, off: int) -> str:
     th = lt.threads[k]
-    shared = [loc for loc in lt.locations if loc in lt.shared]
+    shared, mbars = _shared_lists(lt)
 
     def address(loc: str) -> str:
+        if loc in lt.mbarriers:  # the instance's mbarrier, 8 bytes in its block's shared memory
+            return f"hrf_opaque((u32 *)(hrf_mb + {mbars.index(loc)} * M + i % M))"
         if loc in lt.shared:  # the instance's copy in its block's shared memory
             return f"hrf_opaque(hrf_sh + {shared.index(loc)} * M + i % M)"
         return f"hrf_opaque(mem + hrf_slot(P, {lt.locations.index(loc)}, i))"
@@ -158,6 +160,27 @@ def _call(lt: LoweredTest, k: int, off: int) -> str:
 SHARED_SLOTS = 1024
 
 
+def _shared_lists(lt: LoweredTest) -> tuple[list[str], list[str]]:
+    """(the shared locations that hold values, the mbarriers), in memory order."""
+    shared = [loc for loc in lt.locations if loc in lt.shared and loc not in lt.mbarriers]
+    return shared, [loc for loc in lt.locations if loc in lt.mbarriers]
+
+
+def _mbarrier_decl(counts: list[int]) -> str:
+    """The mbarriers' counts and their initialisation (a test with mbarriers alone)."""
+    return f"""__constant__ u32 HRF_MB_COUNT[HRF_MB] = {_c_array(counts)};  // each mbarrier's count (0: uninitialised)
+// an mbarrier initialised with its count (PTX's mbarrier.init), or left at 0
+__device__ __forceinline__ void hrf_mbarrier_init(u64 *b, u32 count) {{
+#ifdef HRF_EMULATE
+    *b = count;
+#else
+    if (count) asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"((u32)__cvta_generic_to_shared(b)), "r"(count) : "memory");
+    else *b = 0;
+#endif
+}}
+"""
+
+
 def _shared_code(lt: LoweredTest, shape: Shape) -> tuple[str, str, str]:
     """(declarations, the kernel's start, its end) for the test's shared
     locations: each instance's copy in the block that runs the CTA holding
@@ -165,15 +188,17 @@ def _shared_code(lt: LoweredTest, shape: Shape) -> tuple[str, str, str]:
     into the instance's global slot (which the tally reads) once they are
     done; a barrier of the whole block between (every thread reaches both).
     Empty without shared locations."""
-    shared = [loc for loc in lt.locations if loc in lt.shared]
-    if not shared:
+    shared, mbars = _shared_lists(lt)
+    if not shared and not mbars:
         return "", "", ""
     group = [shape.where(lt.shared[loc])[0] for loc in shared]
-    decl = f"""#define HRF_SL {len(shared)}  // in shared memory: {", ".join(shared)}
-__constant__ u32 HRF_SH_INIT[HRF_SL] = {_c_array(f"{lt.init.get(loc, 0) & 0xFFFFFFFF}u" for loc in shared)};
-__constant__ u32 HRF_SH_LOC[HRF_SL] = {_c_array(lt.locations.index(loc) for loc in shared)};
-__constant__ u32 HRF_SH_GROUP[HRF_SL] = {_c_array(group)};  // the CTA group holding each
-#ifdef HRF_EMULATE  // the kernel's phases, one pass each over the block's threads (hrf_emulate.h)
+    counts = [lt.mbarriers[b] or 0 for b in mbars]  # 0: a thread's mbarrier.init sets it
+    decl = f"""#define HRF_SL {len(shared)}  // in shared memory: {", ".join(shared) or "(none)"}
+#define HRF_MB {len(mbars)}  // mbarriers: {", ".join(mbars) or "(none)"}
+__constant__ u32 HRF_SH_INIT[HRF_SL + 1] = {_c_array([f"{lt.init.get(loc, 0) & 0xFFFFFFFF}u" for loc in shared] + ["0u"])};
+__constant__ u32 HRF_SH_LOC[HRF_SL + 1] = {_c_array([lt.locations.index(loc) for loc in shared] + [0])};
+__constant__ u32 HRF_SH_GROUP[HRF_SL + 1] = {_c_array([*group, 0])};  // the CTA group holding each
+{_mbarrier_decl(counts) if mbars else ""}#ifdef HRF_EMULATE  // the kernel's phases, one pass each over the block's threads (hrf_emulate.h)
 #define HRF_PHASE(k) if (hrf_emulated_phase == (k))
 #define hrf_sync()
 static const struct HrfPhases {{ HrfPhases() {{ hrf_test_phases = 3; }} }} hrf_phases;
@@ -184,11 +209,11 @@ static const struct HrfPhases {{ HrfPhases() {{ hrf_test_phases = 3; }} }} hrf_p
 
 """
     start = f"""
-    __shared__ u32 hrf_sh[HRF_SL * {SHARED_SLOTS}];
-    const u64 M = WT * Y;  // the instances this block runs, one copy each
+    __shared__ u32 hrf_sh[(HRF_SL ? HRF_SL : 1) * {SHARED_SLOTS}];
+{"    __shared__ u64 hrf_mb[HRF_MB * " + str(SHARED_SLOTS) + "];" + chr(10) if mbars else ""}    const u64 M = WT * Y;  // the instances this block runs, one copy each
     HRF_PHASE(0) {{
         for (u64 n = t; n < HRF_SL * M; n += blockDim.x) hrf_sh[n] = HRF_SH_INIT[n / M];
-    }}
+{"        for (u64 n = t; n < HRF_MB * M; n += blockDim.x) hrf_mbarrier_init(&hrf_mb[n], HRF_MB_COUNT[n / M]);" + chr(10) if mbars else ""}    }}
     hrf_sync();
     HRF_PHASE(1) {{"""
     end = """

@@ -37,7 +37,7 @@ from typing import NoReturn
 
 from ..errors import UnsupportedFeature
 from ..litmus import ast as A
-from ..litmus.ptx_hopper import HOPPER
+from ..litmus.ptx_hopper import ARRIVAL, HOPPER, SCOPES
 from ..mappings.axiomatic import SCOPES as SCOPE  # hrf's scopes -> PTX's, one table with `hrf map`
 
 
@@ -105,8 +105,6 @@ def check_runnable(test: A.Test) -> None:
             _refuse(f"{i.loc} aliases {i.alias_of}: aliases and proxies have no lowering", i.line)
         if i.size is not None:
             _refuse(f"{i.loc} is an array: arrays have no lowering yet", i.line)
-        if i.space is not None and i.space.startswith("mbarrier"):
-            _refuse(f"{i.loc} is an mbarrier: hrf run has no lowering of sm_90's mbarriers yet", i.line)
     ctas: dict = {}
     for t in test.threads:
         ctas.setdefault((t.dev, t.qf), set()).add(t.wg)
@@ -120,7 +118,7 @@ def check_runnable(test: A.Test) -> None:
             line = getattr(op, "line", 0)
             if isinstance(op, A.Barrier):
                 _refuse("a barrier: it would wait for the other instances' threads that share the CTA", line)
-            hopper = set(getattr(op, "tags", ())) & set(HOPPER)
+            hopper = set(getattr(op, "tags", ())) & (set(HOPPER) - {"MBAR"})
             if hopper:
                 _refuse(f"{HOPPER[min(hopper)]} (sm_90): hrf run has no lowering of them yet", line)
             if getattr(op, "remote", False):
@@ -141,7 +139,7 @@ def shared_locations(test: A.Test) -> dict:
     """The test's locations in shared memory, each with the threads that
     access it (or, for hrf's PTX, the thread whose CTA holds it), in order."""
     names = {p.name for t in test.threads for p in t.params if p.region == "local"}
-    names |= {i.loc for i in test.init if i.space == "shared"}
+    names |= {i.loc for i in test.init if i.space is not None}  # shared, and mbarriers (in shared memory)
     out: dict = {}
     for loc in test.all_locations():
         if loc not in names:
@@ -150,6 +148,16 @@ def shared_locations(test: A.Test) -> dict:
         users = [t.index for t in test.threads if loc in set(A.locations_of(t.ops))]
         out[loc] = [int(owner[1:])] if owner is not None else users
     return out
+
+
+def mbarriers(test: A.Test) -> dict:
+    """The test's mbarriers, each with its count where the init block
+    initialises it (None where a thread's mbarrier.init does)."""
+    return {
+        i.loc: (i.value // ARRIVAL if i.space == "mbarrier" and isinstance(i.value, int) else None)
+        for i in test.init
+        if i.space is not None and i.space.startswith("mbarrier")
+    }
 
 
 def cta_of(t: A.Thread) -> tuple:
@@ -305,7 +313,41 @@ class _Emitter:
         self.access("st", ".".join(["st", *q, "u32"]), op.loc, f"{self.addr(op.loc)}, {v}")
         self.seq_cst_fence(op, "store", after=True)
 
+    def mbarrier_update(self, op: A.Rmw) -> None:
+        """An arrive, expect_tx or complete_tx on an mbarrier (litmus/ptx_hopper.py's encoding)."""
+        d = op.operand.value if isinstance(op.operand, A.Const) else 0
+        scope = {v: k for k, v in SCOPES.items()}[op.scope]
+        sem = {"rel": "release", "rlx": "relaxed"}[op.order]
+        state = self.state_reg()
+        if "ARRIVE" in op.tags and d % ARRIVAL == 0:
+            n = -d // ARRIVAL
+            name = f"mbarrier.arrive.{sem}.{scope}.shared::cta.b64"
+            self.access("mbar", name, op.loc, f"{state}, {self.addr(op.loc)}" + (f", {n}" if n > 1 else ""))
+        elif "ARRIVE" in op.tags:
+            name = f"mbarrier.arrive.expect_tx.{sem}.{scope}.shared::cta.b64"
+            self.access("mbar", name, op.loc, f"{state}, {self.addr(op.loc)}, {d + ARRIVAL}")
+        else:
+            name = f"mbarrier.{'expect_tx' if d > 0 else 'complete_tx'}.relaxed.{scope}.shared::cta.b64"
+            self.access("mbar", name, op.loc, f"{self.addr(op.loc)}, {abs(d)}")
+
+    def state_reg(self) -> str:
+        """A .b64 register for an arrive's opaque state (unread)."""
+        self.states = getattr(self, "states", 0) + 1
+        return f"hmb{self.states - 1}"
+
+    def mbarrier_wait(self, load: A.Load, dst: str, acquire: bool) -> None:
+        """A wait on phase 0: its predicate as the register's 1 or 0."""
+        scope = {v: k for k, v in SCOPES.items()}[load.scope]
+        p = self.pred()
+        sem = "acquire" if acquire else "relaxed"
+        name = f"mbarrier.test_wait.parity.{sem}.{scope}.shared::cta.b64"
+        self.access("mbar", name, load.loc, f"{p}, {self.addr(load.loc)}, 0")
+        self.emit(f"selp.b32 {dst}, 1, 0, {p};")
+
     def rmw(self, op: A.Rmw, dst: str | None) -> None:
+        if "MBAR" in op.tags:
+            self.mbarrier_update(op)
+            return
         self.seq_cst_fence(op, "rmw")
         self._rmw(op, dst)
         self.seq_cst_fence(op, "rmw", after=True)
@@ -341,6 +383,9 @@ class _Emitter:
             self.access("atom", name, op.loc, f"{dst or self.temp()}, {self.addr(op.loc)}, {operand}")
 
     def fence(self, op: A.Fence) -> None:
+        if "MBINIT" in op.tags:
+            self.access("fence", "fence.mbarrier_init.release.cluster", None)
+            return
         if self.test.arch == "GPU_PTX":
             self.access("fence", f"membar.{MEMBAR[op.scope or 'all']}", None)
             return
@@ -412,8 +457,19 @@ class _Emitter:
 
     # ------------------------------------------------------------ statements
     def body(self, stmts) -> None:
-        for s in stmts:
+        stmts = list(stmts)
+        k = 0
+        while k < len(stmts):
+            s = stmts[k]
+            wait = _mbarrier_wait(s)
+            if wait is not None:  # a wait, and on its success path its acquire (the reader's pair)
+                nxt = stmts[k + 1] if k + 1 < len(stmts) else None
+                acquire = isinstance(nxt, A.If) and any("MBWAIT" in getattr(x, "tags", ()) for x in nxt.then)
+                self.mbarrier_wait(wait, self.reg(s.reg), acquire)
+                k += 2 if acquire else 1
+                continue
             self.stmt(s)
+            k += 1
 
     def stmt(self, s) -> None:
         if isinstance(s, A.Assign):
@@ -423,6 +479,9 @@ class _Emitter:
                 self.into(s.expr, self.reg(s.reg))
             else:
                 self.reg(s.reg)
+        elif isinstance(s, A.Store) and "MBINIT" in s.tags:
+            count = s.value.value // ARRIVAL if isinstance(s.value, A.Const) else 1
+            self.access("mbar", "mbarrier.init.shared::cta.b64", s.loc, f"{self.addr(s.loc)}, {count}")
         elif isinstance(s, A.Store):
             self.store(s)
         elif isinstance(s, A.ExprStmt):
@@ -484,6 +543,14 @@ class _Emitter:
             self.emit(f"{skip}:")
 
 
+def _mbarrier_wait(s) -> A.Load | None:
+    """The read of a wait (`r = (ld b) == 0`, litmus/ptx_hopper.py), if `s` is one."""
+    if isinstance(s, A.Assign) and isinstance(s.expr, A.BinOp) and isinstance(s.expr.left, A.Load):
+        if "MBWAIT" in s.expr.left.tags:
+            return s.expr.left
+    return None
+
+
 def lower_thread(test: A.Test, th: A.Thread, observed: list[str], shared: frozenset = frozenset()) -> ThreadCode:
     """One thread's PTX: declarations, its initial registers, its body,
     then its registers (the observed first) and time-out flag into the
@@ -505,6 +572,8 @@ def lower_thread(test: A.Test, th: A.Thread, observed: list[str], shared: frozen
         lines.append(".reg .b32 " + ", ".join(f"ht{k}" for k in range(em.temps)) + ";")
     if em.shared_addrs:
         lines.append(".reg .b64 " + ", ".join(f"hsa{k}" for k in range(em.shared_addrs)) + ";")
+    if getattr(em, "states", 0):
+        lines.append(".reg .b64 " + ", ".join(f"hmb{k}" for k in range(em.states)) + ";")
     lines.append(".reg .b32 hspin;")
     lines.append(".reg .pred hpspin" + "".join(f", hp{k}" for k in range(em.preds)) + ";")
     for r in em.regs:  # registers start at their initial value, 0 by default
@@ -539,6 +608,8 @@ class LoweredTest:
     domains: list[list[int]]  # per variable: the values the device histogram counts (one list, shared)
     # the locations in shared memory, each with a thread of the CTA that holds it
     shared: dict = field(default_factory=dict)
+    # the mbarriers among them, each with its count where the init block sets one
+    mbarriers: dict = field(default_factory=dict)
 
 
 def lower(test: A.Test) -> LoweredTest:
@@ -558,7 +629,11 @@ def lower(test: A.Test) -> LoweredTest:
             locs.append(v.loc)
     init = {i.loc: int(i.value) for i in test.init if isinstance(i.value, int)}
     values = domain(test)
-    return LoweredTest(test, threads, variables, locs, init, [values] * len(variables), shared)
+    mbars = mbarriers(test)
+    for v in variables:
+        if isinstance(v, A.LocVar) and v.loc in mbars:
+            _refuse(f"the condition observes mbarrier {v.loc}, whose state is opaque on a GPU")
+    return LoweredTest(test, threads, variables, locs, init, [values] * len(variables), shared, mbars)
 
 
 def constants(test: A.Test) -> set[int]:

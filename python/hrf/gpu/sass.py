@@ -22,7 +22,8 @@ from .lower import Access, LoweredTest
 _INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
 # a function: nvdisasm's `$hrf_test$hrf_P0:` or `.text.hrf_test:`, cuobjdump's `Function : hrf_test`
 _FUNCTION = re.compile(r"^\s*(?:Function\s*:\s*(\S+)|\.text\.(\S+):|\$(\S+):)\s*$")
-SHARED_ACCESSES = ("LDS", "STS", "ATOMS")
+# shared memory's accesses, and sm_90's mbarrier operations (SYNCS.ARRIVE, .PHASECHK, .EXCH)
+SHARED_ACCESSES = ("LDS", "STS", "ATOMS", "SYNCS")
 ACCESSES = ("LDG", "STG", "ATOMG", "ATOM", "RED", "REDG", "LD", "ST", *SHARED_ACCESSES)
 # what a fence or an acquire brings along, skipped between the accesses
 AUXILIARY = ("ERRBAR", "CGAERRBAR", "CCTL")
@@ -93,6 +94,8 @@ class Step:
             return False
         if self.weak and "STRONG" in insn.mods:
             return False
+        if insn.base == "SYNCS":  # an mbarrier is 64 bits wide
+            return True
         return not (insn.mods & {"64", "128", "U8", "S8", "U16", "S16"})  # 32 bits wide
 
     def __str__(self) -> str:
@@ -103,6 +106,14 @@ def steps(a: Access) -> list[Step]:
     """The SASS an access compiles to on sm_70 and later."""
     words = a.ptx.split(".")
     scope = next((w for w in words if w in _ACCESS_SCOPE), None)
+    if a.kind == "mbar":  # sm_90's mbarrier operations, as ptxas 13 compiles them (tests/data/sass/mbarrier.sass)
+        if "init" in words:
+            return [Step(("FENCE",), optional=True), Step(("SYNCS",), frozenset({"EXCH"}))]
+        if "test_wait" in words:
+            return [Step(("SYNCS",), frozenset({"PHASECHK"}))]
+        if "arrive" in words:
+            return [Step(("SYNCS",), frozenset({"ARRIVE"}))]
+        return [Step(("SYNCS",), frozenset({"ARRIVE", "RED"}))]  # expect_tx, complete_tx: no arrival
     if a.kind == "fence":
         kind = "ALL" if "acq_rel" in words else "SC"
         return [Step(("MEMBAR",), frozenset({kind, _MEMBAR_SCOPE[scope or "gpu"]}))]

@@ -51,9 +51,10 @@ __device__ __forceinline__ u32 *hrf_opaque(u32 *p) {
 }
 
 #define HRF_SL 2  // in shared memory: x, y
-__constant__ u32 HRF_SH_INIT[HRF_SL] = {0u, 0u};
-__constant__ u32 HRF_SH_LOC[HRF_SL] = {0, 1};
-__constant__ u32 HRF_SH_GROUP[HRF_SL] = {0, 0};  // the CTA group holding each
+#define HRF_MB 0  // mbarriers: (none)
+__constant__ u32 HRF_SH_INIT[HRF_SL + 1] = {0u, 0u, 0u};
+__constant__ u32 HRF_SH_LOC[HRF_SL + 1] = {0, 1, 0};
+__constant__ u32 HRF_SH_GROUP[HRF_SL + 1] = {0, 0, 0};  // the CTA group holding each
 #ifdef HRF_EMULATE  // the kernel's phases, one pass each over the block's threads (hrf_emulate.h)
 #define HRF_PHASE(k) if (hrf_emulated_phase == (k))
 #define hrf_sync()
@@ -172,7 +173,7 @@ extern "C" __global__ void hrf_test(u32 *mem, u32 *res, u32 *scratch, u32 *sync,
     const u64 live = (x < WT) * (y < Y);
     const u64 i = j * (WT * Y) + y * WT + (x + WT - h) % WT;
     const int role = (live && q < 1 && h < 2) ? HRF_ROLE[c][h][q] : -1;
-    __shared__ u32 hrf_sh[HRF_SL * 1024];
+    __shared__ u32 hrf_sh[(HRF_SL ? HRF_SL : 1) * 1024];
     const u64 M = WT * Y;  // the instances this block runs, one copy each
     HRF_PHASE(0) {
         for (u64 n = t; n < HRF_SL * M; n += blockDim.x) hrf_sh[n] = HRF_SH_INIT[n / M];
