@@ -316,7 +316,7 @@ class _Emitter:
     def mbarrier_update(self, op: A.Rmw) -> None:
         """An arrive, expect_tx or complete_tx on an mbarrier (litmus/ptx_hopper.py's encoding)."""
         d = op.operand.value if isinstance(op.operand, A.Const) else 0
-        scope = {v: k for k, v in SCOPES.items()}[op.scope]
+        scope = {v: k for k, v in SCOPES.items()}[op.scope or "wg"]
         sem = {"rel": "release", "rlx": "relaxed"}[op.order]
         state = self.state_reg()
         if "ARRIVE" in op.tags and d % ARRIVAL == 0:
@@ -337,7 +337,7 @@ class _Emitter:
 
     def mbarrier_wait(self, load: A.Load, dst: str, acquire: bool) -> None:
         """A wait on phase 0: its predicate as the register's 1 or 0."""
-        scope = {v: k for k, v in SCOPES.items()}[load.scope]
+        scope = {v: k for k, v in SCOPES.items()}[load.scope or "wg"]
         p = self.pred()
         sem = "acquire" if acquire else "relaxed"
         name = f"mbarrier.test_wait.parity.{sem}.{scope}.shared::cta.b64"
@@ -545,9 +545,9 @@ class _Emitter:
 
 def _mbarrier_wait(s) -> A.Load | None:
     """The read of a wait (`r = (ld b) == 0`, litmus/ptx_hopper.py), if `s` is one."""
-    if isinstance(s, A.Assign) and isinstance(s.expr, A.BinOp) and isinstance(s.expr.left, A.Load):
-        if "MBWAIT" in s.expr.left.tags:
-            return s.expr.left
+    e = s.expr if isinstance(s, A.Assign) else None
+    if isinstance(e, A.BinOp) and isinstance(e.left, A.Load) and "MBWAIT" in e.left.tags:
+        return e.left
     return None
 
 
