@@ -14,6 +14,6 @@ export PYTHONPATH=/tmp/hrf-site PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv 2>/dev/null
 CAT=""
 [ -f "$W/ptx-v6.0.cat" ] && CAT="--cat $W/ptx-v6.0.cat"
-TESTS="--tests litmus/gpu --tests litmus/ptx7 --tests litmus/gpu15 --tests litmus/hrf"
+TESTS="--tests litmus/gpu --tests litmus/ptx7 --tests litmus/ptx8 --tests litmus/gpu15 --tests litmus/hrf"
 [ -d "$W/ptx-asplos15" ] && TESTS="$TESTS --tests $W/ptx-asplos15"
 exec python3 benchmarks/gpu_check.py $TESTS $CAT --out "${OUT:-gpu-check}" "$@"

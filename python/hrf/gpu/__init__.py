@@ -142,10 +142,10 @@ def judges(arch: str) -> list[str]:
     """The models that judge a run of a test in dialect `arch` in hrf's
     device check and its records (benchmarks/gpu_check.py,
     tests/data/hardware): [GPU15]'s PTX by its model and, translated, PTX
-    6.0 and 7.5; Dat3M's PTX by PTX 6.0 and 7.5; C/OpenCL (run through the
-    atomics ABI) by its source models, OpenCL and [HRF14]'s (a test racy
-    under one has no meaning there)."""
-    return {"GPU_PTX": ["ptx", "ptx-6.0", "ptx-7.5"], "PTX": ["ptx-6.0", "ptx-7.5"]}.get(
+    6.0 and 7.5; Dat3M's PTX by PTX 6.0, 7.5 and 8.0 (sm_90's forms: 8.0
+    alone); C/OpenCL (run through the atomics ABI) by its source models,
+    OpenCL and [HRF14]'s (a test racy under one has no meaning there)."""
+    return {"GPU_PTX": ["ptx", "ptx-6.0", "ptx-7.5"], "PTX": ["ptx-6.0", "ptx-7.5", "ptx-8.0"]}.get(
         arch, ["opencl", "hrf-direct", "hrf-indirect"]
     )
 
