@@ -633,8 +633,7 @@ class ThreadCompiler:
             text = f"cbar.{s.order}.{s.scope} {s.label}"
         elif s.scope is None:  # Vulkan's cbar without semantics (its scope a tag: the reader's)
             text = f"cbar {s.label}"
-        if "CLBAR" in s.tags:  # PTX's cluster barrier, as the ISA writes it
-            text = f"barrier.cluster.{'arrive' if s.arrive else 'wait'}.{ {'rel': 'release', 'rlx': 'relaxed', 'acq': 'acquire'}[s.order or 'acq'] }"
+        text = event_text(s) or text  # PTX's cluster barrier, as the ISA writes it
 
         def event(extra: list, suffix: str = "") -> int:
             return self.template(

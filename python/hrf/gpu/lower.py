@@ -37,7 +37,7 @@ from typing import NoReturn
 
 from ..errors import UnsupportedFeature
 from ..litmus import ast as A
-from ..litmus.ptx_hopper import ARRIVAL, HOPPER, SCOPES
+from ..litmus.ptx_hopper import ARRIVAL, HOPPER, ISA_SCOPE, ISA_SEM, mbarrier_update
 from ..mappings.axiomatic import SCOPES as SCOPE  # hrf's scopes -> PTX's, one table with `hrf map`
 
 
@@ -135,21 +135,6 @@ def check_runnable(test: A.Test) -> None:
                 _refuse("a computed address", line)
 
 
-def shared_locations(test: A.Test) -> dict:
-    """The test's locations in shared memory, each with the threads that
-    access it (or, for hrf's PTX, the thread whose CTA holds it), in order."""
-    names = {p.name for t in test.threads for p in t.params if p.region == "local"}
-    names |= {i.loc for i in test.init if i.space is not None}  # shared, and mbarriers (in shared memory)
-    out: dict = {}
-    for loc in test.all_locations():
-        if loc not in names:
-            continue
-        owner = next((i.owner for i in test.init if i.loc == loc and i.owner), None)
-        users = [t.index for t in test.threads if loc in set(A.locations_of(t.ops))]
-        out[loc] = [int(owner[1:])] if owner is not None else users
-    return out
-
-
 def mbarriers(test: A.Test) -> dict:
     """The test's mbarriers, each with its count where the init block
     initialises it (None where a thread's mbarrier.init does)."""
@@ -166,15 +151,29 @@ def cta_of(t: A.Thread) -> tuple:
     return ("wg", t.qf, t.wg) if t.wg is not None else ("own", t.index)
 
 
-def check_shared(test: A.Test) -> dict:
-    """`shared_locations`, refusing by name one that threads of two CTAs access."""
-    out = shared_locations(test)
-    for loc, users in out.items():
-        touching = sorted({t.index for t in test.threads if loc in set(A.locations_of(t.ops))} | set(users))
-        groups = {cta_of(test.threads[k]) for k in touching}
-        if len(groups) > 1:
-            names = ", ".join(f"P{k}" for k in touching)
-            _refuse(f"{loc} is in shared memory, which one CTA holds, and {names} are in {len(groups)} CTAs")
+def shared_locations(test: A.Test) -> dict:
+    """The test's locations in shared memory (and its mbarriers, which live
+    there), each with a thread of the CTA that holds it: the one the test
+    names (hrf's PTX: `x @ shared P1`), else the first that accesses it.
+    One that threads of two CTAs reach is refused by name."""
+    names = {p.name for t in test.threads for p in t.params if p.region == "local"}
+    names |= {i.loc for i in test.init if i.space is not None}
+    owners = {i.loc: int(i.owner[1:]) for i in test.init if i.owner}
+    touched = {t.index: set(A.locations_of(t.ops)) for t in test.threads}
+    by_index = {t.index: t for t in test.threads}
+    out: dict = {}
+    for loc in test.all_locations():
+        if loc not in names:
+            continue
+        holders = sorted(
+            {k for k, locs in touched.items() if loc in locs} | ({owners[loc]} if loc in owners else set())
+        )
+        ctas = {cta_of(by_index[k]) for k in holders}
+        if len(ctas) > 1:
+            names_ = ", ".join(f"P{k}" for k in holders)
+            _refuse(f"{loc} is in shared memory, which one CTA holds, and {names_} are in {len(ctas)} CTAs")
+        if holders:
+            out[loc] = owners.get(loc, holders[0])
     return out
 
 
@@ -201,6 +200,7 @@ class _Emitter:
         self.test, self.th = test, th
         self.shared = shared  # the locations in shared memory
         self.shared_addrs = 0  # .b64 registers holding shared-window addresses
+        self.states = 0  # .b64 registers holding arrives' states
         self.locs: list[str] = []
         self.code = ThreadCode(th.name, th.index, self.locs, observed)
         self.regs: list[str] = []
@@ -314,33 +314,24 @@ class _Emitter:
         self.seq_cst_fence(op, "store", after=True)
 
     def mbarrier_update(self, op: A.Rmw) -> None:
-        """An arrive, expect_tx or complete_tx on an mbarrier (litmus/ptx_hopper.py's encoding)."""
-        d = op.operand.value if isinstance(op.operand, A.Const) else 0
-        scope = {v: k for k, v in SCOPES.items()}[op.scope or "wg"]
-        sem = {"rel": "release", "rlx": "relaxed"}[op.order]
-        state = self.state_reg()
-        if "ARRIVE" in op.tags and d % ARRIVAL == 0:
-            n = -d // ARRIVAL
-            name = f"mbarrier.arrive.{sem}.{scope}.shared::cta.b64"
-            self.access("mbar", name, op.loc, f"{state}, {self.addr(op.loc)}" + (f", {n}" if n > 1 else ""))
-        elif "ARRIVE" in op.tags:
-            name = f"mbarrier.arrive.expect_tx.{sem}.{scope}.shared::cta.b64"
-            self.access("mbar", name, op.loc, f"{state}, {self.addr(op.loc)}, {d + ARRIVAL}")
-        else:
-            name = f"mbarrier.{'expect_tx' if d > 0 else 'complete_tx'}.relaxed.{scope}.shared::cta.b64"
-            self.access("mbar", name, op.loc, f"{self.addr(op.loc)}, {abs(d)}")
-
-    def state_reg(self) -> str:
-        """A .b64 register for an arrive's opaque state (unread)."""
-        self.states = getattr(self, "states", 0) + 1
-        return f"hmb{self.states - 1}"
+        """An arrive, expect_tx or complete_tx on an mbarrier (the instruction the reader's encoding stands for)."""
+        kind, n = mbarrier_update(op)
+        sem = ISA_SEM[op.order] if kind.startswith("arrive") else "relaxed"
+        name = f"mbarrier.{kind}.{sem}.{ISA_SCOPE[op.scope or 'wg']}.shared::cta.b64"
+        if not kind.startswith("arrive"):
+            self.access("mbar", name, op.loc, f"{self.addr(op.loc)}, {n}")
+            return
+        # an arrive's state: opaque, unread, a .b64 register of its own
+        self.states += 1
+        state = f"hmb{self.states - 1}"
+        count = f", {n}" if kind != "arrive" or n > 1 else ""
+        self.access("mbar", name, op.loc, f"{state}, {self.addr(op.loc)}{count}")
 
     def mbarrier_wait(self, load: A.Load, dst: str, acquire: bool) -> None:
         """A wait on phase 0: its predicate as the register's 1 or 0."""
-        scope = {v: k for k, v in SCOPES.items()}[load.scope or "wg"]
         p = self.pred()
         sem = "acquire" if acquire else "relaxed"
-        name = f"mbarrier.test_wait.parity.{sem}.{scope}.shared::cta.b64"
+        name = f"mbarrier.test_wait.parity.{sem}.{ISA_SCOPE[load.scope or 'wg']}.shared::cta.b64"
         self.access("mbar", name, load.loc, f"{p}, {self.addr(load.loc)}, 0")
         self.emit(f"selp.b32 {dst}, 1, 0, {p};")
 
@@ -572,7 +563,7 @@ def lower_thread(test: A.Test, th: A.Thread, observed: list[str], shared: frozen
         lines.append(".reg .b32 " + ", ".join(f"ht{k}" for k in range(em.temps)) + ";")
     if em.shared_addrs:
         lines.append(".reg .b64 " + ", ".join(f"hsa{k}" for k in range(em.shared_addrs)) + ";")
-    if getattr(em, "states", 0):
+    if em.states:
         lines.append(".reg .b64 " + ", ".join(f"hmb{k}" for k in range(em.states)) + ";")
     lines.append(".reg .b32 hspin;")
     lines.append(".reg .pred hpspin" + "".join(f", hp{k}" for k in range(em.preds)) + ";")
@@ -617,7 +608,7 @@ def lower(test: A.Test) -> LoweredTest:
     if test.arch not in ("GPU_PTX", "PTX", "OpenCL", "C"):
         _refuse(f"tests written in {test.arch}")
     check_runnable(test)
-    shared = {loc: users[0] for loc, users in check_shared(test).items() if users}
+    shared = shared_locations(test)
     variables = observed_vars(test)
     threads = []
     for th in test.threads:

@@ -15,7 +15,6 @@ relaxed HRF models ([HRFR15] App. B: model="hrf-direct-relaxed")."""
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -197,8 +196,7 @@ def family_theory(
             if res.sound is False and res.machine:
                 unsound.append(res)
             continue
-        # (an unsound member included as a control: its machine's size all the same)
-        closed, notes = closable(dataclasses.replace(res, sound=True) if res.sound is False else res, max_proof_states)
+        closed, notes = closable(res, max_proof_states, unsound_too=include_unsound)
         if set(closed) != {"fifo", "any"}:
             left.append((m.name, "; ".join(notes)))
             continue

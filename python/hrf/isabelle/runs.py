@@ -263,16 +263,17 @@ def run_theory(res, name: str | None = None, closed: dict | None = None) -> tupl
     return theory, "\n".join(out)
 
 
-def closable(r, max_proof_states: int, progress=None) -> tuple:
-    """For a scheme hrf found sound on a test: write-back policy -> (number
-    of states, number of them not final) of the unreduced machine, for the
+def closable(r, max_proof_states: int, progress=None, unsound_too: bool = False) -> tuple:
+    """For a scheme hrf found sound on a test (or, `unsound_too`, unsound:
+    a control whose proof must fail): write-back policy -> (number of
+    states, number of them not final) of the unreduced machine, for the
     policies whose unreduced machine has at most `max_proof_states` states
     (Isabelle enumerates them again); and a note for each policy left out."""
     from ..machine import explore
 
     closed: dict[str, tuple[int, int]] = {}
     notes: list[str] = []
-    if r.sound is not True or max_proof_states == 0:
+    if not (r.sound is True or (unsound_too and r.sound is False)) or max_proof_states == 0:
         return closed, notes
     for wb in r.machine:
         m = explore(r.program, writeback=wb, reduce=False, max_states=max_proof_states, progress=progress)

@@ -442,8 +442,21 @@ class HopperForms(Dat3mReader):
                 self.defer(Unsupported(msg, test.threads[0].line, 1))
 
 
-_SEM = {"rel": "release", "rlx": "relaxed", "acq": "acquire"}
-_SCOPE = {v: k for k, v in SCOPES.items()}
+# hrf's orders and scopes as the ISA's qualifiers of these instructions
+ISA_SEM = {"rel": "release", "rlx": "relaxed", "acq": "acquire"}
+ISA_SCOPE = {v: k for k, v in SCOPES.items()}
+
+
+def mbarrier_update(op: A.Rmw) -> tuple[str, int]:
+    """An mbarrier update as the instruction it encodes: (`arrive`, its
+    count), (`arrive.expect_tx`, bytes), (`expect_tx`, bytes) or
+    (`complete_tx`, bytes): the one decoding of this module's encoding."""
+    d = op.operand.value if isinstance(op.operand, A.Const) else 0
+    if "ARRIVE" in op.tags and d % ARRIVAL == 0:
+        return "arrive", -d // ARRIVAL
+    if "ARRIVE" in op.tags:  # one arrival and the bytes it expects
+        return "arrive.expect_tx", d + ARRIVAL
+    return ("expect_tx", d) if d > 0 else ("complete_tx", -d)
 
 
 def event_text(op) -> str | None:
@@ -451,24 +464,21 @@ def event_text(op) -> str | None:
     graphs, flagged events), or None for any other operation."""
     tags = getattr(op, "tags", ())
     loc = getattr(op, "loc", None)
-    scope = _SCOPE.get(getattr(op, "scope", None) or "", "")
+    scope = ISA_SCOPE.get(getattr(op, "scope", None) or "", "")
     if "BULK" in tags:
         what = {A.Load: f"read [{loc}]", A.Store: f"write [{loc}]", A.Fence: "the proxy fence after its completion"}
         return f"cp.async.bulk: {what.get(type(op), '')}"
+    if "CLBAR" in tags:
+        return f"barrier.cluster.{'arrive' if op.arrive else 'wait'}.{ISA_SEM[op.order or 'acq']}"
     if "MBINIT" in tags:
         if isinstance(op, A.Store) and isinstance(op.value, A.Const):
             return f"mbarrier.init [{loc}], {op.value.value // ARRIVAL}"
         return "fence.mbarrier_init.release.cluster"
     if "MBWAIT" in tags:
         return f"mbarrier.test_wait.{scope} [{loc}]" if loc else f"(the wait's acquire.{scope}: its phase complete)"
-    if "MBAR" in tags and isinstance(op, A.Rmw) and isinstance(op.operand, A.Const):
-        d, sem = op.operand.value, _SEM.get(op.order, op.order)
-        if "ARRIVE" in tags and d % ARRIVAL == 0:
-            n = -d // ARRIVAL
-            return f"mbarrier.arrive.{sem}.{scope} [{loc}]" + (f", {n}" if n > 1 else "")
-        if "ARRIVE" in tags:  # one arrival and the bytes it expects
-            return f"mbarrier.arrive.expect_tx.{sem}.{scope} [{loc}], {d + ARRIVAL}"
-        if d > 0:
-            return f"mbarrier.expect_tx.{sem}.{scope} [{loc}], {d}"
-        return f"complete_tx.{sem}.{scope} [{loc}], {-d}"
+    if "MBAR" in tags and isinstance(op, A.Rmw):
+        kind, n = mbarrier_update(op)
+        prefix = "" if kind == "complete_tx" else "mbarrier."
+        text = f"{prefix}{kind}.{ISA_SEM.get(op.order, op.order)}.{scope} [{loc}]"
+        return text + (f", {n}" if kind != "arrive" or n > 1 else "")
     return None
