@@ -7,6 +7,8 @@
 # Prepare here, in the repository's root (.gpu is in .git/info/exclude):
 #   maturin build --release -o .gpu && mkdir -p .gpu/ptx-asplos15
 #   cp ../shared/reference/ptx-asplos15/*.litmus .gpu/ptx-asplos15/
+#   mkdir -p .gpu/barriers && cp ../shared/reference/dat3m-gpu/litmus/PTX/{Barrier,Manual}/*.litmus \
+#     ../shared/reference/opencl-dat3m/herd/barrier_example.litmus .gpu/barriers/  (CTA barriers; the rest refused by name)
 #   cp ../shared/reference/dat3m-gpu/cat/ptx-v6.0.cat ../shared/reference/rsp/RSP_Test9.litmus .gpu/
 set -u
 export OUT=${OUT:-device-check}

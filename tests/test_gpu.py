@@ -113,7 +113,16 @@ def test_each_access_has_its_own_address_operand():
             "P0 (global atomic_int* x) { atomic_store_explicit_remote(x, 1, memory_order_release, memory_scope_device); }",
             "remote-scope promotion",
         ),
-        ("P0 (global int* x) { barrier(CLK_GLOBAL_MEM_FENCE); }", "a barrier"),
+        (  # P1 never reaches the work-group's barrier: on a GPU, P0 would wait forever
+            "P0@wg 0, dev 0 (global int* x) { barrier(CLK_GLOBAL_MEM_FENCE); }\n"
+            "P1@wg 0, dev 0 (global int* x) { *x = 1; }",
+            "barrier divergence",
+        ),
+        (
+            "P0@wg 0, dev 0 (global int* x) { while (*x == 0) { barrier(CLK_GLOBAL_MEM_FENCE); } }\n"
+            "P1@wg 0, dev 0 (global int* x) { *x = 1; }",
+            "a barrier in P0, which branches or loops",
+        ),
         (
             "P0@wg 0, dev 0 (local int* x) { *x = 1; }\nP1@wg 1, dev 0 (local int* x) { *x = 2; }",
             r"x is in shared memory, which one CTA holds, and P0, P1 are in 2 CTAs",
@@ -213,16 +222,19 @@ def test_run_without_a_gpu_is_one_clear_line(capsys, monkeypatch):
 # ------------------------------------------------------------ placement
 @st.composite
 def shapes(draw_):
-    """Up to 4 CTA groups of up to 3 warp groups of up to 4 threads, numbered in order."""
+    """Up to 4 CTA groups of up to 3 warp groups of up to 4 threads, numbered
+    in order; or, a test with barriers (placed in whole warps), warp groups
+    of one thread each and up to 7 named barriers an instance."""
+    barriers = draw_(st.sampled_from([0, 0, 1, 2, 7]))
     groups, n = [], 0
     for _ in range(draw_(st.integers(1, 4))):
         cta = []
         for _ in range(draw_(st.integers(1, 3))):
-            size = draw_(st.integers(1, 4))
+            size = 1 if barriers else draw_(st.integers(1, 4))
             cta.append(tuple(range(n, n + size)))
             n += size
         groups.append(tuple(cta))
-    return Shape(tuple(groups))
+    return Shape(tuple(groups), barriers)
 
 
 @settings(max_examples=60, deadline=None)
@@ -247,6 +259,7 @@ def test_placement_respects_the_scope_tree(shape, blocks, block, test_warps, lan
     n = g.instances(shape)
     threads = [t for cta in shape.groups for w in cta for t in w]
     seen = {}
+    warps_of: dict = {}
     for i in range(n):
         where = {t: position(shape, g, p, i, t) for t in threads}
         for t, (b, tid) in where.items():
@@ -266,6 +279,12 @@ def test_placement_respects_the_scope_tree(shape, blocks, block, test_warps, lan
             for c2, other in enumerate(shape.groups):
                 if c2 != c:
                     assert where[other[0][0]][0] != where[cta[0][0]][0]
+        if shape.whole:  # its warps its own: no other instance's thread in them
+            warps_of[i] = {(b, tid // WARP) for b, tid in where.values()}
+    if shape.whole:
+        assert g.per_block() * shape.barriers <= 15  # the named barriers of a block, the first the block's
+        held = [w for ws in warps_of.values() for w in ws]
+        assert len(held) == len(set(held))
     # every other hardware thread is a stress thread or idle
     for b in range(g.blocks):
         for tid in range(block):
@@ -762,3 +781,53 @@ def test_ctas_of_two_clusters_are_two_ctas():
     import hrf
 
     assert shape_of(hrf.parse(text)).groups == (((0,),), ((1,),))
+
+
+# ------------------------------------------------------------ CTA barriers
+def _dat3m(rows: str, cond: str = "exists (P0:r0 == 0)") -> A.Test:
+    return parse_text(f"PTX T\n{{\nx=0; y=0;\n}}\n{rows}\n{cond}\n")
+
+
+def test_barriers_are_planned_per_instance():
+    """Each barrier (number, resource) of a CTA is one of the instance's named
+    barriers, in the order met; its count in whole warps: a Dat3M thread
+    count q is q warps, none the CTA's threads (here 3)."""
+    t = _dat3m(
+        " P0@cta 0,gpu 0       | P1@cta 0,gpu 0         | P2@cta 0,gpu 0       ;\n"
+        " st.weak x, 1         | bar.cta.arrive 2, 2, 2 | bar.cta.sync 7       ;\n"
+        " bar.cta.sync 2, 2, 2 | bar.cta.sync 7         | ld.weak r0, x        ;\n"
+        " bar.cta.sync 7       |                        |                      ;"
+    )
+    lt, shape = prepare(t)
+    steps = {k: [(s.index, s.warps, s.arrive) for s in v] for k, v in lt.barriers.steps.items()}
+    assert steps == {0: [(0, 2, False), (1, 3, False)], 1: [(0, 2, True), (1, 3, False)], 2: [(1, 3, False)]}
+    assert shape.whole and shape.barriers == 2
+
+
+def test_barriers_that_can_hang_are_refused():
+    """quorum: three threads reach a barrier counting two: the third waits
+    forever (the ISA's barrier starts again after two arrive)."""
+    three = _dat3m(
+        " P0@cta 0,gpu 0       | P1@cta 0,gpu 0       | P2@cta 0,gpu 0       ;\n"
+        " bar.cta.sync 1, 1, 2 | bar.cta.sync 1, 1, 2 | bar.cta.sync 1, 1, 2 ;\n"
+        " ld.weak r0, x        |                      |                      ;"
+    )
+    with pytest.raises(NotRunnable, match="waiting forever"):
+        prepare(three)
+    # P0 at barrier 1 then 2, P1 at 2 then 1: each waits for the other
+    crossed = _dat3m(
+        " P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n bar.cta.sync 1 | bar.cta.sync 2 ;\n bar.cta.sync 2 | bar.cta.sync 1 ;\n"
+        " ld.weak r0, x  |                ;"
+    )
+    with pytest.raises(NotRunnable, match="P0 at its barrier 1 waiting forever|P1 at its barrier 1 waiting forever"):
+        prepare(crossed)
+    # the same barriers in one order: runs
+    lt, shape = prepare(
+        _dat3m(
+            " P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n bar.cta.sync 1 | bar.cta.sync 1 ;\n bar.cta.sync 2 | bar.cta.sync 2 ;\n"
+            " ld.weak r0, x  |                ;"
+        )
+    )
+    assert shape.barriers == 2
+    # P0's operands: r0 and its time-out flag (%0, %1), x (%2), the spin budget (%3), @BAR (%4)
+    assert "add.u32 hbar, %4, 1;" in lt.threads[0].lines and "barrier.sync hbar, 64;" in lt.threads[0].lines

@@ -60,10 +60,39 @@ P2@sg 1, wg 0, dev 0 (global atomic_int* x, global atomic_int* y) {
 exists (1:r0=1 /\\ 2:r1=0)
 """
 
+# CTA barriers (placed in whole warps): Dat3M's named barriers, an arrive, two CTAs
+BARRIERS = """PTX barriers
+{
+x=0; y=0; z=0;
+}
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0   | P2@cta 1,gpu 0 | P3@cta 1,gpu 0 ;
+ st.weak x, 1   | bar.cta.arrive 2 | st.weak z, 1   | bar.cta.sync 1 ;
+ bar.cta.sync 1 | bar.cta.sync 1   | bar.cta.sync 1 | ld.weak r0, z  ;
+ bar.cta.sync 2 | ld.weak r0, x    |                | ld.weak r1, y  ;
+exists (P1:r0 == 0 /\\ P3:r0 == 1)
+"""
+# OpenCL's work-group barrier
+WG_BARRIER = """OpenCL wg-barrier
+{ [x]=0; [y]=0; }
+P0@wg 0, dev 0 (global atomic_int* x, global atomic_int* y) {
+  atomic_store_explicit(x, 1, memory_order_relaxed, memory_scope_work_group);
+  barrier(CLK_GLOBAL_MEM_FENCE);
+  int r0 = atomic_load_explicit(y, memory_order_relaxed, memory_scope_work_group);
+}
+P1@wg 0, dev 0 (global atomic_int* x, global atomic_int* y) {
+  atomic_store_explicit(y, 1, memory_order_relaxed, memory_scope_work_group);
+  barrier(CLK_GLOBAL_MEM_FENCE);
+  int r1 = atomic_load_explicit(x, memory_order_relaxed, memory_scope_work_group);
+}
+exists (0:r0=0 /\\ 1:r1=0)
+"""
+
 
 def _tests(tmp_path):
     (tmp_path / "filtered.litmus").write_text(FILTERED)
     (tmp_path / "warps.litmus").write_text(WARPS)
+    (tmp_path / "barriers.litmus").write_text(BARRIERS)
+    (tmp_path / "wg-barrier.litmus").write_text(WG_BARRIER)
     return [
         LITMUS / "gpu15" / "MP+membar.gl.litmus",  # [GPU15]'s PTX
         LITMUS / "ptx7" / "SpinMP.litmus",  # forall, a spin loop
@@ -72,6 +101,8 @@ def _tests(tmp_path):
         LITMUS / "hrf" / "hrf14-fig5-diff-wg.litmus",  # C/OpenCL lowered with the atomics ABI
         tmp_path / "filtered.litmus",
         tmp_path / "warps.litmus",
+        tmp_path / "barriers.litmus",
+        tmp_path / "wg-barrier.litmus",
     ]
 
 

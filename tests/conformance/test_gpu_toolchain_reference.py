@@ -16,6 +16,7 @@ from hrf.gpu import NotRunnable, prepare
 from hrf.gpu.cuda import source
 from hrf.gpu.runtime import compile_cubin
 from hrf.gpu.sass import check, disassemble
+from hrf.litmus import ast as A
 from test_gpu_toolchain import require_toolchain
 
 
@@ -43,3 +44,61 @@ def test_every_runnable_reference_ptx_test_compiles_to_its_accesses():
     with ThreadPoolExecutor(max_workers=2 * (os.cpu_count() or 1)) as pool:
         bad = {str(f.relative_to(REFERENCE)): p for f, p in pool.map(one, runnable) if p}
     assert len(runnable) > 550 and bad == {}
+
+
+# the reference's CTA-barrier tests `hrf run` runs (placed in whole warps, a named barrier
+# each of an instance's barriers); every other one is refused by name, for the reason given
+BARRIER_RUNS = {
+    "barrier-inscope", "barrier-not-inscope", "quorum1-fail", "quorum2-fail", "PC-bar-sync-arrive",
+    "PC-bar-sync-sync-1", "PC-bar-sync-sync-2", "SB+bar-const-equal", "SB+bar-diff-cta",
+    "SB+named-bar-reg-const-equal", "SB+named-bar-reg-equal", "SB+twice-bars", "counter-atomic-store-rmw",
+    "counter-plain-store-atomic-load", "counter-plain-store-plain-load", "counter-plain-store-rmw",
+    "barrier_example",
+}  # fmt: skip
+BARRIER_REFUSALS = {
+    # more threads reach a barrier than its count, or fewer than the CTA's: on a GPU, a thread waits forever
+    "waiting forever": {
+        "quorum1-hang", "quorum1-pass", "quorum2-hang", "quorum2-pass", "quorum3-fail", "quorum3-pass",
+        "quorum4-fail", "quorum4-pass", "PC-bar-sync-sync-3", "PC-bar-sync-sync-4", "SB+bar-const-diff",
+        "SB+named-bar-reg-const-diff", "SB+named-bar-reg-diff", "SB+twice-bars-diff", "barrier-instance-id-exists",
+        "barrier-instance-id-forall", "barrier-logical-id-exists", "barrier-logical-id-forall",
+    },
+    "a barrier resource the thread computes": {"SB+named-bar-dyn-reg-const", "SB+named-bar-sta-reg-const"},
+    "which branches or loops": {"XF-Barrier-relacq", "XF-Barrier-rlx", "XF-Barrier-weak"},
+    "a fence on local alone": {"global_barrier", "global_barrier_mo"},
+}  # fmt: skip
+
+
+def _barrier_tests():
+    files = sorted((REFERENCE / "dat3m-gpu" / "litmus" / "PTX").rglob("*.litmus"))
+    files += sorted((REFERENCE / "opencl-dat3m").rglob("*.litmus"))
+    for f in files:
+        t = hrf.parse(f)
+        if any(isinstance(op, A.Barrier) for th in t.threads for op in th.ops):
+            yield f, t
+
+
+def test_the_reference_barrier_tests_run_or_are_refused_by_name():
+    """Each of Dat3M's 39 PTX barrier tests and herd's 3 OpenCL ones: run, or
+    refused for the reason pinned (docs/hardware.md's table); the run ones
+    compile for sm_90 to their accesses and barriers (BAR.SYNC, BAR.ARV)."""
+    require_toolchain()
+    runs, refused = [], {}
+    for f, t in _barrier_tests():
+        try:
+            runs.append((f, *prepare(t)))
+        except NotRunnable as e:
+            refused[f.stem] = str(e)
+    assert len(runs) + len(refused) == 42
+    assert {f.stem for f, _, _ in runs} == BARRIER_RUNS
+    for why, names in BARRIER_REFUSALS.items():
+        assert {n for n, e in refused.items() if why in e} == names, why
+    assert set(refused) == set().union(*BARRIER_REFUSALS.values())
+
+    def one(item):
+        f, lt, shape = item
+        return f, check(lt, disassemble(compile_cubin(source(lt, shape), "sm_90", f.name)))
+
+    with ThreadPoolExecutor(max_workers=2 * (os.cpu_count() or 1)) as pool:
+        bad = {f.stem: p for f, p in pool.map(one, runs) if p}
+    assert bad == {}

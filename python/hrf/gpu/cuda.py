@@ -19,7 +19,7 @@ from ..herdout import HERD_KIND, herd_name, log_variable
 from ..litmus import ast as A
 from ..litmus.printer import format_condition
 from .lower import LoweredTest
-from .placement import Shape, inverse_c
+from .placement import Shape, geometry_c, inverse_c
 from .setting import PATTERNS, Setting
 
 # per-launch parameters, in the order the host writes them
@@ -115,9 +115,11 @@ def thread_function(lt: LoweredTest, k: int) -> str:
     are the test's accesses and, last, the stores of its outputs."""
     th = lt.threads[k]
     outs = [f"o{n}" for n in range(th.n_outputs)]
-    args = "".join(f"u32 *a{n}, " for n in range(len(th.locs)))
+    args = "".join(f"u32 *a{n}, " for n in range(len(th.locs))) + ("u32 bar, " if th.barriers else "")
     out_ops = ", ".join(f'"=r"({o})' for o in outs)
-    in_ops = ", ".join([f'"l"(a{n})' for n in range(len(th.locs))] + ['"r"(spin)'])
+    in_ops = ", ".join(
+        [f'"l"(a{n})' for n in range(len(th.locs))] + ['"r"(spin)'] + (['"r"(bar)'] if th.barriers else [])
+    )
     stores = " ".join(f"out[{n}] = {o};" for n, o in enumerate(outs))
     addrs = ", ".join(f"a{n}" for n in range(len(th.locs))) or "nullptr"
     return f"""
@@ -125,10 +127,10 @@ def thread_function(lt: LoweredTest, k: int) -> str:
 extern "C" __device__ __noinline__ void hrf_{th.name}({args}u32 spin, u32 *out) {{
 #ifdef HRF_EMULATE  // hrf's check of the driver on a CPU (hrf_emulate.h): no PTX runs
     u32 *const addrs[] = {{{addrs}}};
-    (void)spin;
+    (void)spin;{" (void)bar;" if th.barriers else ""}
     hrf_emulate_thread({k}, out, addrs);
 #else
-    u32 {", ".join(outs)};
+    u32 {", ".join(outs)};{_in_step if th.barriers else ""}
     asm volatile(
 {_asm_string(th.lines)}
         : {out_ops}
@@ -140,20 +142,37 @@ extern "C" __device__ __noinline__ void hrf_{th.name}({args}u32 spin, u32 *out) 
 """
 
 
-def _call(lt: LoweredTest, k: int, off: int) -> str:
+def _call(lt: LoweredTest, k: int, off: int, whole: bool = False) -> str:
     th = lt.threads[k]
     shared, mbars = _shared_lists(lt)
 
-    def address(loc: str) -> str:
+    def address(n: int, loc: str) -> str:
+        if whole:  # a spare lane of the instance's warp: scratch memory
+            return f"spare ? hrf_opaque(scratch + (((t % 32) * 8 + {n}) & P[P_STRESS_MASK])) : {instance(loc)}"
+        return instance(loc)
+
+    def instance(loc: str) -> str:
         if loc in lt.mbarriers:  # the instance's mbarrier, 8 bytes in its block's shared memory
             return f"hrf_opaque((u32 *)(hrf_mb + {mbars.index(loc)} * M + i % M))"
         if loc in lt.shared:  # the instance's copy in its block's shared memory
             return f"hrf_opaque(hrf_sh + {shared.index(loc)} * M + i % M)"
         return f"hrf_opaque(mem + hrf_slot(P, {lt.locations.index(loc)}, i))"
 
-    addrs = "".join(f"{address(loc)}, " for loc in th.locs)
+    addrs = "".join(f"{address(n, loc)}, " for n, loc in enumerate(th.locs)) + ("bar, " if th.barriers else "")
     return f"case {th.index}: hrf_{th.name}({addrs}P[P_SPIN], out + {off}); break;"
 
+
+# a test placed in whole warps (CTA barriers): a named barrier waits for every lane of
+# the warps it counts, and a warp whose lanes diverged passes it on a path of its own
+# (ptxas puts it out of line, with a copy of the code after it: BRA.DIV). So the spare
+# lanes of an instance's warp run its thread's code too, in step with it, on scratch
+# memory; the instance's first named barrier is `bar` (the block's own is 0)
+_in_step = """
+    __syncwarp();  // the warp in step (its spare lanes run this code too): its barriers on the converged path"""
+_whole_start = """
+    const bool spare = role < 0;  // a spare lane of an instance's warp
+    const u32 bar = 1 + (u32)(i % m) * HRF_NB;"""
+_whole_out = "res + (spare ? P[P_N] : i) * HRF_ROW;  // a spare lane's: the row after the instances'"
 
 # the words of shared memory a block keeps per shared location: one per
 # instance the block runs (at most 32 warps of 32 lanes)
@@ -210,7 +229,7 @@ static const struct HrfPhases {{ HrfPhases() {{ hrf_test_phases = 3; }} }} hrf_p
 """
     start = f"""
     __shared__ u32 hrf_sh[(HRF_SL ? HRF_SL : 1) * {SHARED_SLOTS}];
-{"    __shared__ u64 hrf_mb[HRF_MB * " + str(SHARED_SLOTS) + "];" + chr(10) if mbars else ""}    const u64 M = WT * Y;  // the instances this block runs, one copy each
+{"    __shared__ u64 hrf_mb[HRF_MB * " + str(SHARED_SLOTS) + "];" + chr(10) if mbars else ""}    const u64 M = m;  // the instances this block runs, one copy each
     HRF_PHASE(0) {{
         for (u64 n = t; n < HRF_SL * M; n += blockDim.x) hrf_sh[n] = HRF_SH_INIT[n / M];
 {"        for (u64 n = t; n < HRF_MB * M; n += blockDim.x) hrf_mbarrier_init(&hrf_mb[n], HRF_MB_COUNT[n / M]);" + chr(10) if mbars else ""}    }}
@@ -271,14 +290,16 @@ def source(lt: LoweredTest, shape: Shape) -> str:
         for n, loc in enumerate(lt.locations)
     ]
     filt = _prop_c(test.filter, index) if test.filter is not None else "1"
-    cases = _indent([_call(lt, k, offs[k]) for k in range(len(lt.threads))], 8)
+    cases = _indent([_call(lt, k, offs[k], shape.whole) for k in range(len(lt.threads))], 8)
     shared_decl, shared_start, shared_end = _shared_code(lt, shape)
+    whole = shape.whole
     nv = max(len(lt.variables), 1)
     return f"""{chr(10).join(head)}
 typedef unsigned int u32;
 typedef unsigned long long u64;
 #define HRF_T {len(lt.threads)}
 #define HRF_K {shape.k}
+#define HRF_NB {shape.barriers}  // named barriers an instance needs in one CTA
 #define HRF_L {len(lt.locations)}  // {loc_names}
 #define HRF_ROW {row}
 #define HRF_V {len(lt.variables)}
@@ -330,22 +351,23 @@ extern "C" __global__ void hrf_test(u32 *mem, u32 *res, u32 *scratch, u32 *sync,
     const u64 B = P[P_B], W = P[P_W], WT = P[P_WT], Y = P[P_Y];
     const u64 BAINV = P[P_BAINV], BC = P[P_BC], WAINV = P[P_WAINV], WC = P[P_WC];
     const u64 LAINV = P[P_LAINV], LC = P[P_LC];
-    (void)K;
+    const u64 NEED = {shape.need}, WHOLE = {int(shape.whole)};  // the test's largest CTA in warps; placed in whole warps
+    (void)K, (void)NEED;
     {inverse_c().replace(chr(10), chr(10) + "    ")}
-    const int role = (live && q < {smax} && h < {wmax}) ? HRF_ROLE[c][h][q] : -1;{shared_start}
-    if (role < 0) {{
+    const int role = (live && q < {smax} && h < {wmax}) ? HRF_ROLE[c][h][q] : -1;{_whole_start if whole else ""}{shared_start}
+    if ({"!live" if whole else "role < 0"}) {{
         if (P[P_STRESS_ITERS]) hrf_stress(scratch, P, b, t);
     }} else {{
         if (P[P_BANK]) {{  // the warp's lanes all hit one shared-memory bank
             __shared__ volatile u32 bank[32 * 32];
             for (int n = 0; n < 8; n++) bank[(t % 32) * 32] += n;
         }}
-        if (P[P_SYNC]) {{  // wait (bounded) until the instance's threads are all here
+        if (P[P_SYNC]{" && !spare" if whole else ""}) {{  // wait (bounded) until the instance's threads are all here
             atomicAdd(&sync[i], 1u);
             for (u32 n = 0; ((volatile u32 *)sync)[i] < HRF_T && n < (1u << 16); n++) {{}}
         }}
-        u32 *out = res + i * HRF_ROW;
-        switch (role) {{
+        u32 *out = {_whole_out if whole else "res + i * HRF_ROW;"}
+        switch ({"spare ? HRF_ROLE[c][h][0] : role" if whole else "role"}) {{
 {cases}
         }}
     }}{shared_end}
@@ -472,7 +494,7 @@ static const int HRF_ACCESS_LOC[HRF_T]{_dims(access_loc)} = {_c_rows(access_loc)
 static const int HRF_LOC_VAR[{len(loc_var)}] = {_c_array(loc_var)};
 #endif
 #include "hrf_driver.h"
-#endif
+{geometry_c(shape)}#endif
 """
 
 

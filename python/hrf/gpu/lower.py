@@ -18,10 +18,19 @@ hrf's PTX `x @ shared P1`) is accessed through the `.shared` state space
 `cvta.to.shared`); each instance has its own copy in the shared memory of
 the block that runs its CTA (cuda.py). What has no PTX form here is
 refused by name before anything runs (`NotRunnable`): proxies and aliases,
-a shared location that threads of two CTAs access, sm_90's mbarriers,
-bulk copies and clusters of several CTAs, barriers (a CTA barrier would
-wait for the other instances' threads that share the CTA), remote-scope
-promotion, computed addresses and pointers.
+a shared location that threads of two CTAs access, bulk copies and
+clusters of several CTAs, remote-scope promotion, computed addresses and
+pointers, and the CTA barriers that could leave a thread waiting forever
+or that depend on run-time values (`barrier_plan`).
+
+A CTA barrier (Dat3M's `bar.cta.sync n[, resource[, count]]`, the ISA's
+`bar.sync a[, b]` and `bar.arrive a, b`, OpenCL's `barrier(flags)`) is
+`barrier.sync id, count` (`barrier.arrive`) at one of the instance's own
+named barriers: each barrier of the test a CTA holds (Dat3M: its number and
+resource; OpenCL: the work-group's one barrier, passed in order) is one of
+them, and the count is in whole warps (placement gives every warp group of
+a test with barriers a warp of its own). The non-aligned form, since the
+warp's other lanes mirror the barriers at another instruction.
 
 Every value is 32 bits (`.b32`); each thread's code is one `asm volatile`
 block whose operands are its observed registers (outputs), a time-out flag
@@ -85,6 +94,7 @@ class ThreadCode:
     lines: list[str] = field(default_factory=list)  # PTX, operands as %N
     accesses: list[Access] = field(default_factory=list)
     spins: bool = False  # has a backward jump (counts down the spin budget)
+    barriers: bool = False  # passes CTA barriers (takes the instance's first named barrier as an operand)
 
     @property
     def n_outputs(self) -> int:
@@ -116,8 +126,6 @@ def check_runnable(test: A.Test) -> None:
                 _refuse(f"{p.name} holds a pointer: pointers have no lowering")
         for op in t.ops:
             line = getattr(op, "line", 0)
-            if isinstance(op, A.Barrier):
-                _refuse("a barrier: it would wait for the other instances' threads that share the CTA", line)
             hopper = set(getattr(op, "tags", ())) & (set(HOPPER) - {"MBAR"})
             if hopper:
                 _refuse(f"{HOPPER[min(hopper)]} (sm_90): hrf run has no lowering of them yet", line)
@@ -149,6 +157,148 @@ def cta_of(t: A.Thread) -> tuple:
     """The CTA of a thread as placement groups them: its number within its
     cluster (PTX numbers CTAs so), or, with no CTA in the scope tree, its own."""
     return ("wg", t.qf, t.wg) if t.wg is not None else ("own", t.index)
+
+
+def warp_of(t: A.Thread) -> tuple:
+    """The warp of a thread as placement groups them: its sub-group, or its own."""
+    return ("sg", t.sg) if t.sg is not None else ("own", t.index)
+
+
+@dataclass(frozen=True)
+class BarrierStep:
+    """One CTA barrier a thread passes: the instance's `index`-th named
+    barrier, waited at (or, `arrive`, only signalled) until `warps` whole
+    warps have arrived."""
+
+    index: int
+    warps: int
+    arrive: bool = False
+
+
+@dataclass(frozen=True)
+class BarrierPlan:
+    """Each thread's barriers, in order (the threads without: none), and the
+    named barriers an instance needs in one CTA (0: a test without)."""
+
+    steps: dict
+    ids: int = 0
+
+
+# named barriers of a CTA: 16, the first the block's own (__syncthreads)
+NAMED_BARRIERS = 16
+
+
+def barrier_plan(test: A.Test) -> BarrierPlan:
+    """The CTA barriers of a test as `hrf run` places them, refusing by name
+    what could hang on a GPU or depends on values known at run time alone:
+    a barrier in a thread that branches or loops (a time-out or a branch
+    would leave its partners waiting), a barrier resource or thread count
+    a thread computes, threads that share a warp (a barrier counts whole
+    warps, and the warp's lanes run one thread's code in step: cuda.py),
+    OpenCL work-groups whose threads pass different barriers (divergence),
+    and barriers that can leave a thread waiting forever (every order of
+    the CTA's arrivals is tried: `_may_hang`)."""
+    bars = {t.index: [s for s in t.body if isinstance(s, A.Barrier)] for t in test.threads}
+    if not any(isinstance(s, A.Barrier) for t in test.threads for s in A.walk_stmts(t.body)):
+        return BarrierPlan({})
+    ctas: dict = {}
+    for t in test.threads:
+        ctas.setdefault(cta_of(t), {}).setdefault(warp_of(t), []).append(t)
+    for cta in ctas.values():
+        for warp in cta.values():
+            if len(warp) > 1:
+                _refuse(f"{', '.join(t.name for t in warp)} share a warp in a test with CTA barriers (a warp a thread)")
+    steps: dict = {}
+    ids = 0
+    for cta in ctas.values():
+        threads = [t for warp in cta.values() for t in warp]
+        keys: dict = {}
+        for t in threads:
+            nested = [s for s in A.walk_stmts(t.body) if isinstance(s, A.Barrier)]
+            if len(nested) > len(bars[t.index]) or (
+                nested and any(isinstance(s, (A.If, A.While, A.Goto, A.Label)) for s in t.body)
+            ):
+                _refuse(
+                    f"a barrier in {t.name}, which branches or loops (its partners could wait forever)", nested[0].line
+                )
+        if test.arch in ("OpenCL", "C"):  # the work-group's barrier, its phases passed in order
+            seqs = {tuple(s.label for s in bars[t.index]) for t in threads}
+            if len(seqs) > 1:
+                _refuse(
+                    "the threads of a work-group pass different barriers (barrier divergence)",
+                    bars[threads[0].index][0].line if bars[threads[0].index] else 0,
+                )
+        for t in threads:
+            out = []
+            for s in bars[t.index]:
+                key = (
+                    ("wg",)
+                    if test.arch in ("OpenCL", "C")
+                    else (s.label, s.resource is not None, _static(test, t, s.resource, s.line, "barrier resource"))
+                )
+                count = _static(test, t, s.quorum, s.line, "thread count")
+                out.append(
+                    BarrierStep(keys.setdefault(key, len(keys)), count if count is not None else len(cta), s.arrive)
+                )
+            steps[t.index] = out
+        hang = _may_hang([steps[w[0].index] for w in cta.values()], [w[0].name for w in cta.values()])
+        if hang:
+            _refuse(
+                f"its barriers can leave {hang} waiting forever (on a GPU, a hang)",
+                bars[threads[0].index][0].line if bars[threads[0].index] else 0,
+            )
+        ids = max(ids, len(keys))
+    if ids >= NAMED_BARRIERS:
+        _refuse(f"{ids} barriers in one CTA, more than the {NAMED_BARRIERS - 1} named barriers a CTA lends")
+    return BarrierPlan(steps, ids)
+
+
+def _static(test: A.Test, t: A.Thread, e, line: int, what: str) -> int | None:
+    """A barrier operand's value where it is known before the thread runs: a
+    number, or a register no statement of the thread writes (its initial value)."""
+    if e is None or isinstance(e, A.Const):
+        return None if e is None else e.value
+    if isinstance(e, A.Reg) and not any(isinstance(s, A.Assign) and s.reg == e.name for s in A.walk_stmts(t.body)):
+        return next((ri.value for ri in test.reg_init if ri.thread == t.index and ri.reg == e.name), 0)
+    _refuse(f"a {what} the thread computes (known at run time alone)", line)
+
+
+def _may_hang(warps: list[list[BarrierStep]], names: list[str]) -> str | None:
+    """Which warp can wait forever at a barrier, in some order of the warps'
+    arrivals (each warp's barriers in turn; a barrier completes, releasing
+    those waiting at it, when its count has arrived): None if none can."""
+    State = tuple[tuple[int, ...], tuple[bool, ...], tuple[tuple[int, int], ...]]
+    start: State = (tuple(0 for _ in warps), tuple(False for _ in warps), ())
+    seen, todo = {start}, [start]
+    while todo:
+        pcs, waiting, counts = todo.pop()
+        arrived: dict[int, int] = dict(counts)
+        moves: list[State] = []
+        for w, steps in enumerate(warps):
+            if waiting[w] or pcs[w] == len(steps):
+                continue
+            st = steps[pcs[w]]
+            n = arrived.get(st.index, 0) + 1
+            npcs = pcs[:w] + (pcs[w] + 1,) + pcs[w + 1 :]
+            nwait = list(waiting)
+            nwait[w] = not st.arrive
+            nar = dict(arrived)
+            if n == st.warps:  # complete: its waiting warps go on
+                nar.pop(st.index, None)
+                for v in range(len(warps)):
+                    if nwait[v] and warps[v][npcs[v] - 1].index == st.index:
+                        nwait[v] = False
+            else:
+                nar[st.index] = n
+            moves.append((npcs, tuple(nwait), tuple(sorted(nar.items()))))
+        if not moves and any(waiting):
+            w = waiting.index(True)
+            return f"{names[w]} at its barrier {pcs[w]}"
+        for m in moves:
+            if m not in seen:
+                seen.add(m)
+                todo.append(m)
+    return None
 
 
 def shared_locations(test: A.Test) -> dict:
@@ -196,8 +346,11 @@ def observed_vars(test: A.Test) -> list:
 class _Emitter:
     """One thread's PTX."""
 
-    def __init__(self, test: A.Test, th: A.Thread, observed: list[str], shared: frozenset = frozenset()):
+    def __init__(
+        self, test: A.Test, th: A.Thread, observed: list[str], shared: frozenset = frozenset(), barriers: tuple = ()
+    ):
         self.test, self.th = test, th
+        self.barriers = list(barriers)  # the thread's CTA barriers, in order (barrier_plan)
         self.shared = shared  # the locations in shared memory
         self.shared_addrs = 0  # .b64 registers holding shared-window addresses
         self.states = 0  # .b64 registers holding arrives' states
@@ -511,9 +664,20 @@ class _Emitter:
             self.jump(top, backward=True)
             self.emit(f"{end}:")
         elif isinstance(s, A.Barrier):
-            _refuse("a barrier", s.line)
+            self.barrier(s)
         else:
             _refuse(f"the statement {type(s).__name__}", getattr(s, "line", 0))
+
+    def barrier(self, s: A.Barrier) -> None:
+        """A CTA barrier: the instance's named barrier for it (its first,
+        @BAR, plus the barrier's index), the count in whole warps."""
+        if not self.barriers:
+            _refuse("a barrier placement has not planned", s.line)
+        step = self.barriers.pop(0)
+        self.code.barriers = True
+        self.emit(f"add.u32 hbar, @BAR, {step.index};")
+        name = "barrier.arrive" if step.arrive else "barrier.sync"
+        self.access("bar", name, None, f"hbar, {step.warps * 32}")
 
     def jump(self, target: str, backward: bool, pred: str | None = None) -> None:
         """A jump; a backward one first spends one unit of the spin budget
@@ -542,11 +706,14 @@ def _mbarrier_wait(s) -> A.Load | None:
     return None
 
 
-def lower_thread(test: A.Test, th: A.Thread, observed: list[str], shared: frozenset = frozenset()) -> ThreadCode:
+def lower_thread(
+    test: A.Test, th: A.Thread, observed: list[str], shared: frozenset = frozenset(), barriers: tuple = ()
+) -> ThreadCode:
     """One thread's PTX: declarations, its initial registers, its body,
     then its registers (the observed first) and time-out flag into the
-    outputs, then the address operands of its accesses and the spin budget."""
-    em = _Emitter(test, th, observed, shared)
+    outputs, then the address operands of its accesses, the spin budget
+    and (a thread passing barriers) the instance's first named barrier."""
+    em = _Emitter(test, th, observed, shared, barriers)
     for r in observed:
         em.reg(r)
     init = {ri.reg: ri.value for ri in test.reg_init if ri.thread == th.index}
@@ -565,7 +732,7 @@ def lower_thread(test: A.Test, th: A.Thread, observed: list[str], shared: frozen
         lines.append(".reg .b64 " + ", ".join(f"hsa{k}" for k in range(em.shared_addrs)) + ";")
     if em.states:
         lines.append(".reg .b64 " + ", ".join(f"hmb{k}" for k in range(em.states)) + ";")
-    lines.append(".reg .b32 hspin;")
+    lines.append(".reg .b32 hspin;" if not code.barriers else ".reg .b32 hspin, hbar;")
     lines.append(".reg .pred hpspin" + "".join(f", hp{k}" for k in range(em.preds)) + ";")
     for r in em.regs:  # registers start at their initial value, 0 by default
         lines.append(f"mov.b32 hr_{r}, {init.get(r, 0)};")
@@ -580,9 +747,11 @@ def lower_thread(test: A.Test, th: A.Thread, observed: list[str], shared: frozen
     for k, r in enumerate(code.outputs):
         lines.append(f"mov.b32 %{k}, hr_{r};")
     lines.append("}")
-    operand = re.compile(r"@A(\d+)|@SPIN")
+    operand = re.compile(r"@A(\d+)|@SPIN|@BAR")
 
     def number(m):
+        if m.group(0) == "@BAR":
+            return f"%{n_out + len(code.locs) + 1}"
         return f"%{n_out + (int(m.group(1)) if m.group(1) else len(code.locs))}"
 
     code.lines = [operand.sub(number, line) for line in lines]
@@ -601,6 +770,7 @@ class LoweredTest:
     shared: dict = field(default_factory=dict)
     # the mbarriers among them, each with its count where the init block sets one
     mbarriers: dict = field(default_factory=dict)
+    barriers: BarrierPlan = field(default_factory=lambda: BarrierPlan({}))  # the CTA barriers, per thread
 
 
 def lower(test: A.Test) -> LoweredTest:
@@ -609,11 +779,16 @@ def lower(test: A.Test) -> LoweredTest:
         _refuse(f"tests written in {test.arch}")
     check_runnable(test)
     shared = shared_locations(test)
+    plan = barrier_plan(test)
+    if plan.ids and shared:
+        _refuse(
+            "shared memory in a test with CTA barriers: not yet (the spare lanes that keep a warp in step have none)"
+        )
     variables = observed_vars(test)
     threads = []
     for th in test.threads:
         regs = [v.reg for v in variables if isinstance(v, A.RegVar) and v.thread == th.index]
-        threads.append(lower_thread(test, th, regs, frozenset(shared)))
+        threads.append(lower_thread(test, th, regs, frozenset(shared), tuple(plan.steps.get(th.index, ()))))
     locs = test.all_locations()
     for v in variables:
         if isinstance(v, A.LocVar) and v.loc not in locs:
@@ -624,7 +799,7 @@ def lower(test: A.Test) -> LoweredTest:
     for v in variables:
         if isinstance(v, A.LocVar) and v.loc in mbars:
             _refuse(f"the condition observes mbarrier {v.loc}, whose state is opaque on a GPU")
-    return LoweredTest(test, threads, variables, locs, init, [values] * len(variables), shared, mbars)
+    return LoweredTest(test, threads, variables, locs, init, [values] * len(variables), shared, mbars, plan)
 
 
 def constants(test: A.Test) -> set[int]:

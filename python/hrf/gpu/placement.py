@@ -9,12 +9,22 @@ warp in the tree is a warp group of its own). Blocks come in tuples of `K`
 stress memory; in a test warp, a warp group takes `S_c` consecutive lanes
 (the size of the group's largest warp group), `Y` instances per warp.
 
+A test with CTA barriers is placed in whole warps (`WHOLE`): a barrier
+counts whole warps and waits for every lane of each, so every warp group
+of an instance has a warp of its own (the other lanes mirror its
+barriers: cuda.py), one instance a warp, and each instance of a block has
+its own named barriers (16 a CTA, the first kept for the block's own
+barrier): a block runs at most 15 // (the barriers an instance needs)
+instances, each over `NEED` consecutive test warps.
+
 Per launch, three random affine bijections (block, warp, lane) move every
 thread: the instance's CTA groups land in `K` different blocks, its warp
 groups in different warps of a block, each thread on its own lane. The
 device computes the inverse (hardware thread -> instance and role) from
 `INVERSE`, the same statements this module evaluates in `role_of`: one
-text, run in Python by the tests and compiled into the kernel.
+text, run in Python by the tests and compiled into the kernel. The
+launch's geometry is one text too (`GEOMETRY`), which `hrf run` evaluates
+in Python and the standalone driver compiles (cuda.py writes it as C).
 """
 
 from __future__ import annotations
@@ -24,7 +34,7 @@ import random
 from dataclasses import dataclass
 
 from ..litmus import ast as A
-from .lower import NotRunnable, cta_of
+from .lower import NotRunnable, barrier_plan, cta_of, warp_of
 
 WARP = 32
 
@@ -35,10 +45,26 @@ class Shape:
     warp group, the test threads (indices)."""
 
     groups: tuple[tuple[tuple[int, ...], ...], ...]
+    barriers: int = 0  # named barriers an instance needs in one CTA (0: none, not placed in whole warps)
 
     @property
     def k(self) -> int:
         return len(self.groups)
+
+    @property
+    def whole(self) -> bool:
+        """Placed in whole warps (a test with CTA barriers)."""
+        return self.barriers > 0
+
+    @property
+    def need(self) -> int:
+        """The warps of the test's largest CTA."""
+        return max(self.warps(c) for c in range(self.k))
+
+    @property
+    def span(self) -> int:
+        """The lanes of the test's largest CTA, packed (warps times lanes)."""
+        return max(self.warps(c) * self.lanes(c) for c in range(self.k))
 
     def warps(self, c: int) -> int:
         return len(self.groups[c])
@@ -63,10 +89,9 @@ def shape_of(test: A.Test) -> Shape:
         raise NotRunnable("cannot run on a GPU: the test's threads are on several devices")
     ctas: dict = {}
     for t in test.threads:
-        key = cta_of(t)
-        warp = ("sg", t.sg) if t.sg is not None else ("own", t.index)
-        ctas.setdefault(key, {}).setdefault(warp, []).append(t.index)
-    return Shape(tuple(tuple(tuple(w) for w in cta.values()) for cta in ctas.values()))
+        ctas.setdefault(cta_of(t), {}).setdefault(warp_of(t), []).append(t.index)
+    plan = barrier_plan(test)
+    return Shape(tuple(tuple(tuple(w) for w in cta.values()) for cta in ctas.values()), plan.ids)
 
 
 @dataclass(frozen=True)
@@ -76,32 +101,85 @@ class Geometry:
     blocks: int  # B, a multiple of K
     warps: int  # W, warps per block (a power of two)
     test_warps: int  # WT <= W
-    per_warp: int  # Y: instances whose warp group shares one warp
+    per_warp: int  # Y: instances whose warp group shares one warp (1 in whole warps)
+    block_instances: int = 0  # M: the instances a block runs (0: WT * Y)
 
     def per_block(self) -> int:
-        return self.test_warps * self.per_warp  # M
+        return self.block_instances or self.test_warps * self.per_warp  # M
 
     def instances(self, shape: Shape) -> int:
         return self.blocks // shape.k * self.per_block()  # N
 
 
+# A launch's geometry from the blocks that fit (BLOCKS), the setting's block
+# size, test warps and lanes, and the test's CTAs (K, NEED, SPAN) and
+# barriers (WHOLE, NB). Statements valid in Python and C, as `INVERSE`.
+GEOMETRY = """
+w = BLOCK // 32
+wt0 = min(max(TEST_WARPS, NEED), w)
+g = min(wt0 // NEED, 15 // max(NB, 1))
+wt = wt0 - WHOLE * (wt0 - g * NEED)
+y = (LANES // SPAN) * (1 - WHOLE) + WHOLE
+m = wt * y // (1 + WHOLE * (NEED - 1))
+b = BLOCKS // K * K
+"""
+# what cannot be launched, checked in order: (condition, message, its values)
+GEOMETRY_CHECKS = (
+    (
+        "(BLOCK % 32 != 0) + ((w & (w - 1)) != 0) + (w == 0)",
+        "a block of %u threads (a power of two times 32)",
+        ("BLOCK",),
+    ),
+    ("NEED > w", "%u warps of one CTA, more than a block of %u warps holds", ("NEED", "w")),
+    ("y == 0", "a CTA of the test needs more than the %u lanes a warp gives it", ("LANES",)),
+    ("b == 0", "%u CTAs, more than the %u blocks that fit", ("K", "BLOCKS")),
+)
+
+
+def test_constants(shape: Shape) -> dict:
+    """What `GEOMETRY` and `INVERSE` know of a test (compiled into its kernels)."""
+    return {"K": shape.k, "NEED": shape.need, "SPAN": shape.span, "WHOLE": int(shape.whole), "NB": shape.barriers}
+
+
 def geometry(shape: Shape, blocks: int, block_threads: int, test_warps: int, lanes: int) -> Geometry:
     """The geometry for a shape, given the blocks that fit on the device
     at once, the block size and the incantation's test warps and lanes."""
-    w = block_threads // WARP
-    if block_threads % WARP or w & (w - 1) or w == 0:
-        raise NotRunnable(f"cannot run on a GPU: a block of {block_threads} threads (a power of two times 32)")
-    need = max(shape.warps(c) for c in range(shape.k))
-    if need > w:
-        raise NotRunnable(f"cannot run on a GPU: {need} warps of one CTA, more than a block of {w} warps holds")
-    wt = min(max(test_warps, need), w)  # at least the warps a CTA of the test needs
-    y = min(lanes // (shape.warps(c) * shape.lanes(c)) for c in range(shape.k))
-    if y == 0:
-        raise NotRunnable(f"cannot run on a GPU: a CTA of the test needs more than the {lanes} lanes a warp gives it")
-    b = blocks // shape.k * shape.k
-    if b == 0:
-        raise NotRunnable(f"cannot run on a GPU: {shape.k} CTAs, more than the {blocks} blocks that fit")
-    return Geometry(b, w, wt, y)
+    env = test_constants(shape) | {"BLOCKS": blocks, "BLOCK": block_threads, "TEST_WARPS": test_warps, "LANES": lanes}
+    exec(GEOMETRY, {}, env)
+    for cond, message, values in GEOMETRY_CHECKS:
+        if eval(cond, {}, env):
+            raise NotRunnable("cannot run on a GPU: " + message % tuple(env[v] for v in values))
+    return Geometry(env["b"], env["w"], env["wt"], env["y"], env["m"])
+
+
+def geometry_c(shape: Shape) -> str:
+    """`GEOMETRY` and its checks as the standalone driver's `hrf_geometry`."""
+    test = " ".join(f"const u64 {k} = {v};" for k, v in test_constants(shape).items())
+    body = [f"    {test}"] + [f"    const u64 {name} = {_c(expr)};" for name, expr in _statements(GEOMETRY)]
+    for cond, message, values in GEOMETRY_CHECKS:
+        args = "".join(f", (unsigned){v}" for v in values)
+        body.append(f'    if ({_c(cond)}) hrf_failf("cannot run on a GPU: {message}"{args});')
+    consts = " ".join(
+        f"const u64 {k} = {v};" for k, v in (("TEST_WARPS", "s.test_warps"), ("LANES", "s.lanes"), ("BLOCK", "s.block"))
+    )
+    return f"""// the launch's geometry (gpu/placement.py's GEOMETRY, as C)
+static HrfGeometry hrf_geometry(unsigned long long BLOCKS, const HrfSetting &s) {{
+    {consts}
+{chr(10).join(body)}
+    HrfGeometry out;
+    out.blocks = b, out.warps = w, out.test_warps = wt, out.per_warp = y, out.per_block = m;
+    return out;
+}}
+"""
+
+
+def _statements(text: str) -> list[tuple[str, str]]:
+    return [tuple(s.strip() for s in line.split("=", 1)) for line in text.strip().splitlines()]  # type: ignore[misc]
+
+
+def _c(expr: str) -> str:
+    """A statement's expression as C: `//` divides whole numbers, min and max are hrf's."""
+    return expr.replace("//", "/").replace("min(", "hrf_min(").replace("max(", "hrf_max(")
 
 
 @dataclass(frozen=True)
@@ -136,29 +214,32 @@ def inverses(g: Geometry, p: Permutation) -> tuple[int, int, int]:
 
 
 # Hardware thread (b, t) -> instance i and CTA group c, warp group h, lane q
-# (`live` 0: a stress thread). Statements valid in both Python and C
-# (`//` becomes `/`); every quantity is a non-negative whole number.
+# (`live` 0: a stress thread), and m, the instances a block runs. Statements
+# valid in both Python and C (`//` becomes `/`); every quantity is a
+# non-negative whole number. Packed (WHOLE 0): a warp holds Y instances'
+# slots, warp group h of instance x - h in warp x; in whole warps (WHOLE 1):
+# instance u of a block holds warps u * WN[c] .. + WN[c] - 1, lanes 0..SC[c]-1.
 INVERSE = """
+m = WT * Y // (1 + WHOLE * (NEED - 1))
 tb = (BAINV * ((b + B - BC) % B)) % B
 j = tb // K
 c = tb % K
 x = (WAINV * (((t // 32) + W - WC) % W)) % W
 s = (LAINV * (((t % 32) + 32 - LC) % 32)) % 32
-slot = s // SC[c]
-q = s % SC[c]
+slot = (s // SC[c]) * (1 - WHOLE)
+q = WHOLE * s + (1 - WHOLE) * (s % SC[c])
 y = slot // WN[c]
-h = slot % WN[c]
-live = (x < WT) * (y < Y)
-i = j * (WT * Y) + y * WT + (x + WT - h) % WT
+u = x // WN[c]
+h = WHOLE * (x % WN[c]) + (1 - WHOLE) * (slot % WN[c])
+live = (x < WT) * (y < Y) * (1 - WHOLE + WHOLE * (u < m))
+i = j * m + WHOLE * u + (1 - WHOLE) * (y * WT + (x + WT - h) % WT)
 """
-INVERSE_NAMES = ("tb", "j", "c", "x", "s", "slot", "q", "y", "h", "live", "i")
 
 
 def parameters(shape: Shape, g: Geometry, p: Permutation) -> dict:
     binv, winv, linv = inverses(g, p)
-    return {
+    return test_constants(shape) | {
         "B": g.blocks,
-        "K": shape.k,
         "W": g.warps,
         "WT": g.test_warps,
         "Y": g.per_warp,
@@ -193,9 +274,12 @@ def position(shape: Shape, g: Geometry, p: Permutation, i: int, thread: int) -> 
     c, h, q = shape.where(thread)
     m = g.per_block()
     j, r = divmod(i, m)
-    y, x0 = divmod(r, g.test_warps)
-    x = (x0 + h) % g.test_warps
-    s = (y * shape.warps(c) + h) * shape.lanes(c) + q
+    if shape.whole:  # instance r of the block: warps r * WN[c] + h, lanes from 0
+        x, s = r * shape.warps(c) + h, q
+    else:
+        y, x0 = divmod(r, g.test_warps)
+        x = (x0 + h) % g.test_warps
+        s = (y * shape.warps(c) + h) * shape.lanes(c) + q
     block = (p.ba * (j * shape.k + c) + p.bc) % g.blocks
     warp = (p.wa * x + p.wc) % g.warps
     lane = (p.la * s + p.lc) % WARP
@@ -204,8 +288,4 @@ def position(shape: Shape, g: Geometry, p: Permutation, i: int, thread: int) -> 
 
 def inverse_c() -> str:
     """`INVERSE` as C statements (unsigned 64-bit arithmetic)."""
-    out = []
-    for line in INVERSE.strip().splitlines():
-        name, expr = (s.strip() for s in line.split("=", 1))
-        out.append(f"const u64 {name} = {expr.replace('//', '/')};")
-    return "\n".join(out)
+    return "\n".join(f"const u64 {name} = {_c(expr)};" for name, expr in _statements(INVERSE))

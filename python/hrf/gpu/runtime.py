@@ -190,7 +190,7 @@ class Runner:
         for k, loc in enumerate(lt.locations):
             mem[k * region : (k + 1) * region] = lt.init.get(loc, 0) & 0xFFFFFFFF
         _, row = layout(lt)
-        res = cp.full(n * row, POISON, dtype=cp.uint32)
+        res = cp.full((n + 1) * row, POISON, dtype=cp.uint32)  # the last row: spare lanes' outputs (cuda.py)
         scratch = cp.zeros(s.stress_words, dtype=cp.uint32)
         sync = cp.zeros(n, dtype=cp.uint32)
         hist = cp.zeros(self.hist_size, dtype=cp.uint64)

@@ -27,7 +27,8 @@ SHARED_ACCESSES = ("LDS", "STS", "ATOMS", "SYNCS")
 ACCESSES = ("LDG", "STG", "ATOMG", "ATOM", "RED", "REDG", "LD", "ST", *SHARED_ACCESSES)
 # what a fence or an acquire brings along, skipped between the accesses
 AUXILIARY = ("ERRBAR", "CGAERRBAR", "CCTL")
-MEMORY = (*ACCESSES, "MEMBAR", "FENCE", *AUXILIARY)
+# a CTA barrier: BAR.SYNC (barrier.sync; .DEFER_BLOCKING on sm_70 and later), BAR.ARV (barrier.arrive)
+MEMORY = (*ACCESSES, "MEMBAR", "FENCE", "BAR", *AUXILIARY)
 
 
 class CodeCheckError(HrfError):
@@ -37,6 +38,10 @@ class CodeCheckError(HrfError):
 @dataclass(frozen=True)
 class Insn:
     opcode: str  # LDG.E.STRONG.GPU
+    # out of line, after the function's return, where a barrier sends a warp whose
+    # lanes diverged (BRA.DIV): ptxas's copy of the barrier (warp-collective) and of
+    # the code after it. hrf keeps a test's warps in step (cuda.py): it never runs
+    diverged: bool = False
 
     @property
     def base(self) -> str:
@@ -55,16 +60,22 @@ def functions(listing: str) -> dict[str, list[Insn]]:
     device function by its own name: `$hrf_test$hrf_P0` is hrf_P0)."""
     out: dict[str, list[Insn]] = {}
     current = None
+    divergent = diverged = False  # a BRA.DIV seen; past the return that follows it
     for line in listing.splitlines():
         m = _FUNCTION.match(line)
         if m:
             current = next(g for g in m.groups() if g).split("$")[-1]
             out.setdefault(current, [])
+            divergent = diverged = False
             continue
         m = _INSN.search(line)
         if m and current is not None:
-            insn = Insn(m.group(1))
-            if insn.base in MEMORY:
+            insn = Insn(m.group(1), diverged)
+            if insn.base == "BRA" and "DIV" in insn.mods:
+                divergent = True
+            elif insn.base == "RET" and divergent:
+                diverged = True
+            elif insn.base in MEMORY:
                 out[current].append(insn)
     return out
 
@@ -114,6 +125,8 @@ def steps(a: Access) -> list[Step]:
         if "arrive" in words:
             return [Step(("SYNCS",), frozenset({"ARRIVE"}))]
         return [Step(("SYNCS",), frozenset({"ARRIVE", "RED"}))]  # expect_tx, complete_tx: no arrival
+    if a.kind == "bar":  # a CTA barrier, its named barrier and count in registers
+        return [Step(("BAR",), frozenset({"ARV" if "arrive" in words else "SYNC"}))]
     if a.kind == "fence":
         kind = "ALL" if "acq_rel" in words else "SC"
         return [Step(("MEMBAR",), frozenset({kind, _MEMBAR_SCOPE[scope or "gpu"]}))]
@@ -136,7 +149,7 @@ def _body(insns: list[Insn], outputs: int) -> list[Insn] | str:
     """The function's memory instructions before the stores of its
     `outputs` (a fence's auxiliaries left out); what differs if it does
     not end with those stores."""
-    body = [i for i in insns if i.base not in AUXILIARY]
+    body = [i for i in insns if i.base not in AUXILIARY and not i.diverged]
     if not outputs:
         return body
     # the output stores: the last `outputs` global stores. The assembler may
@@ -149,9 +162,22 @@ def _body(insns: list[Insn], outputs: int) -> list[Insn] | str:
     return [i for k, i in enumerate(body) if k not in stores]
 
 
+def _diverged(accesses: list[Access], insns: list[Insn]) -> str | None:
+    """The out-of-line copy for a diverged warp holds only the forms of the
+    thread's accesses (the barrier, the code after it) and of its output stores."""
+    forms = [st for a in accesses for st in steps(a)] + [Step(("STG",), weak=True)]
+    for i in insns:
+        if i.diverged and i.base not in AUXILIARY and not any(st.matches(i) for st in forms):
+            return f"{i.opcode} (on the path of a diverged warp) is the form of no access of the test"
+    return None
+
+
 def check_thread(accesses: list[Access], insns: list[Insn], outputs: int) -> str | None:
     """None where the function's memory instructions are the accesses, in
     order, then the stores of its `outputs`; else what differs."""
+    why = _diverged(accesses, insns)
+    if why:
+        return why
     body = _body(insns, outputs)
     if isinstance(body, str):
         return body

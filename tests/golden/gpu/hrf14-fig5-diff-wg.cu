@@ -6,6 +6,7 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 #define HRF_T 2
 #define HRF_K 2
+#define HRF_NB 0  // named barriers an instance needs in one CTA
 #define HRF_L 2  // A, B
 #define HRF_ROW 4
 #define HRF_V 2
@@ -141,18 +142,21 @@ extern "C" __global__ void hrf_test(u32 *mem, u32 *res, u32 *scratch, u32 *sync,
     const u64 B = P[P_B], W = P[P_W], WT = P[P_WT], Y = P[P_Y];
     const u64 BAINV = P[P_BAINV], BC = P[P_BC], WAINV = P[P_WAINV], WC = P[P_WC];
     const u64 LAINV = P[P_LAINV], LC = P[P_LC];
-    (void)K;
+    const u64 NEED = 1, WHOLE = 0;  // the test's largest CTA in warps; placed in whole warps
+    (void)K, (void)NEED;
+    const u64 m = WT * Y / (1 + WHOLE * (NEED - 1));
     const u64 tb = (BAINV * ((b + B - BC) % B)) % B;
     const u64 j = tb / K;
     const u64 c = tb % K;
     const u64 x = (WAINV * (((t / 32) + W - WC) % W)) % W;
     const u64 s = (LAINV * (((t % 32) + 32 - LC) % 32)) % 32;
-    const u64 slot = s / SC[c];
-    const u64 q = s % SC[c];
+    const u64 slot = (s / SC[c]) * (1 - WHOLE);
+    const u64 q = WHOLE * s + (1 - WHOLE) * (s % SC[c]);
     const u64 y = slot / WN[c];
-    const u64 h = slot % WN[c];
-    const u64 live = (x < WT) * (y < Y);
-    const u64 i = j * (WT * Y) + y * WT + (x + WT - h) % WT;
+    const u64 u = x / WN[c];
+    const u64 h = WHOLE * (x % WN[c]) + (1 - WHOLE) * (slot % WN[c]);
+    const u64 live = (x < WT) * (y < Y) * (1 - WHOLE + WHOLE * (u < m));
+    const u64 i = j * m + WHOLE * u + (1 - WHOLE) * (y * WT + (x + WT - h) % WT);
     const int role = (live && q < 1 && h < 1) ? HRF_ROLE[c][h][q] : -1;
     if (role < 0) {
         if (P[P_STRESS_ITERS]) hrf_stress(scratch, P, b, t);
@@ -238,4 +242,23 @@ static const int HRF_ACCESS_LOC[HRF_T][2] = {{0, 1}, {1, 0}};
 static const int HRF_LOC_VAR[2] = {-1, -1};
 #endif
 #include "hrf_driver.h"
+// the launch's geometry (gpu/placement.py's GEOMETRY, as C)
+static HrfGeometry hrf_geometry(unsigned long long BLOCKS, const HrfSetting &s) {
+    const u64 TEST_WARPS = s.test_warps; const u64 LANES = s.lanes; const u64 BLOCK = s.block;
+    const u64 K = 2; const u64 NEED = 1; const u64 SPAN = 1; const u64 WHOLE = 0; const u64 NB = 0;
+    const u64 w = BLOCK / 32;
+    const u64 wt0 = hrf_min(hrf_max(TEST_WARPS, NEED), w);
+    const u64 g = hrf_min(wt0 / NEED, 15 / hrf_max(NB, 1));
+    const u64 wt = wt0 - WHOLE * (wt0 - g * NEED);
+    const u64 y = (LANES / SPAN) * (1 - WHOLE) + WHOLE;
+    const u64 m = wt * y / (1 + WHOLE * (NEED - 1));
+    const u64 b = BLOCKS / K * K;
+    if ((BLOCK % 32 != 0) + ((w & (w - 1)) != 0) + (w == 0)) hrf_failf("cannot run on a GPU: a block of %u threads (a power of two times 32)", (unsigned)BLOCK);
+    if (NEED > w) hrf_failf("cannot run on a GPU: %u warps of one CTA, more than a block of %u warps holds", (unsigned)NEED, (unsigned)w);
+    if (y == 0) hrf_failf("cannot run on a GPU: a CTA of the test needs more than the %u lanes a warp gives it", (unsigned)LANES);
+    if (b == 0) hrf_failf("cannot run on a GPU: %u CTAs, more than the %u blocks that fit", (unsigned)K, (unsigned)BLOCKS);
+    HrfGeometry out;
+    out.blocks = b, out.warps = w, out.test_warps = wt, out.per_warp = y, out.per_block = m;
+    return out;
+}
 #endif

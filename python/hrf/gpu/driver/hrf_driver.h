@@ -201,37 +201,18 @@ static HrfArgs hrf_args(int argc, char **argv) {
 
 // ------------------------------------------------------------ placement (gpu/placement.py)
 struct HrfGeometry {
-    unsigned long long blocks, warps, test_warps, per_warp;
-    unsigned long long instances() const { return blocks / HRF_K * test_warps * per_warp; }
+    unsigned long long blocks, warps, test_warps, per_warp, per_block;
+    unsigned long long instances() const { return blocks / HRF_K * per_block; }
 };
-
-static HrfGeometry hrf_geometry(unsigned long long blocks, const HrfSetting &s) {
-    char m[200];
-    const unsigned w = s.block / HRF_WARP;
-    unsigned need = 0;
-    for (int c = 0; c < HRF_K; c++) need = std::max(need, HRF_WARPS[c]);
-    if (need > w) {
-        std::snprintf(m, sizeof m, "cannot run on a GPU: %u warps of one CTA, more than a block of %u warps holds",
-                      need, w);
-        hrf_fail(m);
-    }
-    HrfGeometry g;
-    g.warps = w;
-    g.test_warps = std::min(std::max(s.test_warps, need), w);
-    g.per_warp = ~0ull;
-    for (int c = 0; c < HRF_K; c++) g.per_warp = std::min(g.per_warp, (unsigned long long)(s.lanes / (HRF_WARPS[c] * HRF_LANES[c])));
-    if (!g.per_warp) {
-        std::snprintf(m, sizeof m, "cannot run on a GPU: a CTA of the test needs more than the %u lanes a warp gives it",
-                      s.lanes);
-        hrf_fail(m);
-    }
-    g.blocks = blocks / HRF_K * HRF_K;
-    if (!g.blocks) {
-        std::snprintf(m, sizeof m, "cannot run on a GPU: %d CTAs, more than the %llu blocks that fit", HRF_K, blocks);
-        hrf_fail(m);
-    }
-    return g;
+static unsigned long long hrf_min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+static unsigned long long hrf_max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+static void hrf_failf(const char *format, unsigned a, unsigned b = 0) {
+    char m[300];
+    std::snprintf(m, sizeof m, format, a, b);
+    hrf_fail(m);
 }
+// the launch's geometry, written beside the test's tables (placement.py's GEOMETRY, as C)
+static HrfGeometry hrf_geometry(unsigned long long blocks, const HrfSetting &s);
 
 // splitmix64: the placements' random numbers (not Python's: a run is random either way)
 static unsigned long long hrf_state;
@@ -367,7 +348,7 @@ int main(int argc, char **argv) {
     u64 *hist;
     const size_t mem_words = (size_t)std::max(HRF_L, 1) * region;
     HRF_CUDA(cudaMalloc((void **)&mem, mem_words * 4));
-    HRF_CUDA(cudaMalloc((void **)&res, (size_t)n * HRF_ROW * 4));
+    HRF_CUDA(cudaMalloc((void **)&res, (size_t)(n + 1) * HRF_ROW * 4));  // the last row: spare lanes' outputs
     HRF_CUDA(cudaMalloc((void **)&scratch, (size_t)s.stress_words * 4));
     HRF_CUDA(cudaMalloc((void **)&sync, (size_t)n * 4));
     HRF_CUDA(cudaMalloc((void **)&params, (size_t)HRF_BATCH * HRF_NP * 4));
@@ -378,7 +359,7 @@ int main(int argc, char **argv) {
         std::vector<u32> host(mem_words, 0);
         for (int l = 0; l < HRF_L; l++) std::fill(host.begin() + l * region, host.begin() + (l + 1) * region, HRF_INIT[l]);
         HRF_CUDA(cudaMemcpy(mem, host.data(), mem_words * 4, cudaMemcpyHostToDevice));
-        std::vector<u32> poison((size_t)n * HRF_ROW, HRF_POISON);
+        std::vector<u32> poison((size_t)(n + 1) * HRF_ROW, HRF_POISON);
         HRF_CUDA(cudaMemcpy(res, poison.data(), poison.size() * 4, cudaMemcpyHostToDevice));
     }
     HRF_CUDA(cudaMemset(scratch, 0, (size_t)s.stress_words * 4));

@@ -51,6 +51,7 @@ inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v)
 // one thread at a time: a thread's key matches its own lane only
 inline unsigned __match_any_sync(unsigned, unsigned long long) { return 1u << (threadIdx.x % 32); }
 inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
+inline void __syncwarp(unsigned = 0xffffffffu) {}  // one thread at a time: always in step
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 
 // what a test thread does instead of its PTX (hrf_driver.h)
