@@ -155,7 +155,8 @@ def _call(lt: LoweredTest, k: int, off: int, whole: bool = False) -> str:
         if loc in lt.mbarriers:  # the instance's mbarrier, 8 bytes in its block's shared memory
             return f"hrf_opaque((u32 *)(hrf_mb + {mbars.index(loc)} * M + i % M))"
         if loc in lt.shared:  # the instance's copy in its block's shared memory
-            return f"hrf_opaque(hrf_sh + {shared.index(loc)} * M + i % M)"
+            base, stride = _shared_slots(lt)[loc]
+            return f"hrf_opaque(hrf_sh + {base} + i % M * {stride})"
         return f"hrf_opaque(mem + hrf_slot(P, {lt.locations.index(loc)}, i))"
 
     addrs = "".join(f"{address(n, loc)}, " for n, loc in enumerate(th.locs)) + ("bar, " if th.barriers else "")
@@ -177,6 +178,17 @@ _whole_out = "res + (spare ? P[P_N] : i) * HRF_ROW;  // a spare lane's: the row 
 # the words of shared memory a block keeps per shared location: one per
 # instance the block runs (at most 32 warps of 32 lanes)
 SHARED_SLOTS = 1024
+
+
+def _shared_slots(lt: LoweredTest) -> dict:
+    """Each shared location's (first word, words an instance) in the block's
+    `hrf_sh`: one word, or 4 (16 aligned bytes) for a bulk copy's destination."""
+    out, base = {}, 0
+    for loc in _shared_lists(lt)[0]:
+        stride = 4 if loc in lt.bulk else 1
+        out[loc] = (base, stride)
+        base += stride * SHARED_SLOTS
+    return out
 
 
 def _shared_lists(lt: LoweredTest) -> tuple[list[str], list[str]]:
@@ -211,12 +223,15 @@ def _shared_code(lt: LoweredTest, shape: Shape) -> tuple[str, str, str]:
     if not shared and not mbars:
         return "", "", ""
     group = [shape.where(lt.shared[loc])[0] for loc in shared]
+    slots = _shared_slots(lt)
     counts = [lt.mbarriers[b] or 0 for b in mbars]  # 0: a thread's mbarrier.init sets it
     decl = f"""#define HRF_SL {len(shared)}  // in shared memory: {", ".join(shared) or "(none)"}
 #define HRF_MB {len(mbars)}  // mbarriers: {", ".join(mbars) or "(none)"}
 __constant__ u32 HRF_SH_INIT[HRF_SL + 1] = {_c_array([f"{lt.init.get(loc, 0) & 0xFFFFFFFF}u" for loc in shared] + ["0u"])};
 __constant__ u32 HRF_SH_LOC[HRF_SL + 1] = {_c_array([lt.locations.index(loc) for loc in shared] + [0])};
 __constant__ u32 HRF_SH_GROUP[HRF_SL + 1] = {_c_array([*group, 0])};  // the CTA group holding each
+__constant__ u32 HRF_SH_BASE[HRF_SL + 1] = {_c_array([slots[loc][0] for loc in shared] + [0])};  // its first word in hrf_sh
+__constant__ u32 HRF_SH_STRIDE[HRF_SL + 1] = {_c_array([slots[loc][1] for loc in shared] + [1])};  // its words an instance (4: 16 bytes a bulk copy writes)
 {_mbarrier_decl(counts) if mbars else ""}#ifdef HRF_EMULATE  // the kernel's phases, one pass each over the block's threads (hrf_emulate.h)
 #define HRF_PHASE(k) if (hrf_emulated_phase == (k))
 #define hrf_sync()
@@ -228,10 +243,10 @@ static const struct HrfPhases {{ HrfPhases() {{ hrf_test_phases = 3; }} }} hrf_p
 
 """
     start = f"""
-    __shared__ u32 hrf_sh[(HRF_SL ? HRF_SL : 1) * {SHARED_SLOTS}];
+    __shared__ __align__(16) u32 hrf_sh[{max(sum(st for _, st in slots.values()), 1) * SHARED_SLOTS}];
 {"    __shared__ u64 hrf_mb[HRF_MB * " + str(SHARED_SLOTS) + "];" + chr(10) if mbars else ""}    const u64 M = m;  // the instances this block runs, one copy each
     HRF_PHASE(0) {{
-        for (u64 n = t; n < HRF_SL * M; n += blockDim.x) hrf_sh[n] = HRF_SH_INIT[n / M];
+        for (u64 n = t; n < HRF_SL * M; n += blockDim.x) hrf_sh[HRF_SH_BASE[n / M] + n % M * HRF_SH_STRIDE[n / M]] = HRF_SH_INIT[n / M];
 {"        for (u64 n = t; n < HRF_MB * M; n += blockDim.x) hrf_mbarrier_init(&hrf_mb[n], HRF_MB_COUNT[n / M]);" + chr(10) if mbars else ""}    }}
     hrf_sync();
     HRF_PHASE(1) {{"""
@@ -240,7 +255,8 @@ static const struct HrfPhases {{ HrfPhases() {{ hrf_test_phases = 3; }} }} hrf_p
     hrf_sync();
     HRF_PHASE(2) {  // the final values into the instances' global slots, which the tally reads
         for (u64 n = t; n < HRF_SL * M; n += blockDim.x)
-            if (HRF_SH_GROUP[n / M] == c) mem[hrf_slot(P, HRF_SH_LOC[n / M], j * M + n % M)] = hrf_sh[n];
+            if (HRF_SH_GROUP[n / M] == c)
+                mem[hrf_slot(P, HRF_SH_LOC[n / M], j * M + n % M)] = hrf_sh[HRF_SH_BASE[n / M] + n % M * HRF_SH_STRIDE[n / M]];
     }"""
     return decl, start, end
 

@@ -126,18 +126,21 @@ def check_runnable(test: A.Test) -> None:
                 _refuse(f"{p.name} holds a pointer: pointers have no lowering")
         for op in t.ops:
             line = getattr(op, "line", 0)
-            hopper = set(getattr(op, "tags", ())) & (set(HOPPER) - {"MBAR"})
+            hopper = set(getattr(op, "tags", ())) & (set(HOPPER) - {"MBAR", "ASYNC"})
             if hopper:
                 _refuse(f"{HOPPER[min(hopper)]} (sm_90): hrf run has no lowering of them yet", line)
             if getattr(op, "remote", False):
                 _refuse("remote-scope promotion has no PTX form", line)
-            if set(getattr(op, "tags", ())) & PROXY_TAGS or (isinstance(op, A.Fence) and op.order == "proxy"):
+            asynchronous = "ASYNC" in getattr(op, "tags", ())  # sm_90's async proxy: bulk copies, its fences
+            if set(getattr(op, "tags", ())) & PROXY_TAGS or (
+                isinstance(op, A.Fence) and op.order == "proxy" and not asynchronous
+            ):
                 _refuse("a texture, surface or constant proxy access or proxy fence", line)
             if getattr(op, "offset", None) is not None:
                 _refuse("a computed address", line)
             if isinstance(op, A.Rmw) and op.expected is not None:
                 _refuse("a compare-exchange whose expected value is in memory", line)
-            if isinstance(op, A.Fence) and op.flags and "global" not in " ".join(op.flags).lower():
+            if isinstance(op, A.Fence) and op.flags and "global" not in " ".join(op.flags).lower() and not asynchronous:
                 _refuse(f"a fence on {'|'.join(op.flags)} alone: only global memory", line)
             if isinstance(op, A.DerefExpr):
                 _refuse("a computed address", line)
@@ -480,6 +483,18 @@ class _Emitter:
         count = f", {n}" if kind != "arrive" or n > 1 else ""
         self.access("mbar", name, op.loc, f"{state}, {self.addr(op.loc)}{count}")
 
+    def bulk_copy(self, read: A.Assign, write: A.Store, _fence: A.Fence, complete: A.ExprStmt) -> None:
+        """`cp.async.bulk` from global to shared memory, its bytes' completion on an
+        mbarrier: the reader's four statements (the async proxy's read and
+        write, the implicit proxy fence, the complete_tx), one instruction."""
+        assert isinstance(read.expr, A.Load) and isinstance(complete.expr, A.Rmw)
+        _, size = mbarrier_update(complete.expr)
+        if size != 16:  # an instance's copy of the destination is 16 bytes (cuda.py), the source's padding as many
+            _refuse(f"a bulk copy of {size} bytes: hrf run copies 16", write.line)
+        dst, src, bar = self.addr(write.loc), self.addr(read.expr.loc), self.addr(complete.expr.loc)
+        name = "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+        self.access("bulk", name, write.loc, f"{dst}, {src}, {size}, {bar}")
+
     def mbarrier_wait(self, load: A.Load, dst: str, acquire: bool) -> None:
         """A wait on phase 0: its predicate as the register's 1 or 0."""
         p = self.pred()
@@ -527,6 +542,10 @@ class _Emitter:
             self.access("atom", name, op.loc, f"{dst or self.temp()}, {self.addr(op.loc)}, {operand}")
 
     def fence(self, op: A.Fence) -> None:
+        if "ASYNC" in op.tags:  # fence.proxy.async, for the state space the test names (all where none)
+            space = ".global" if "global" in op.tags else ".shared::cta" if "local" in op.tags else ""
+            self.access("fence", f"fence.proxy.async{space}", None)
+            return
         if "MBINIT" in op.tags:
             self.access("fence", "fence.mbarrier_init.release.cluster", None)
             return
@@ -605,6 +624,10 @@ class _Emitter:
         k = 0
         while k < len(stmts):
             s = stmts[k]
+            if _bulk_copy(stmts[k : k + 4]):
+                self.bulk_copy(*stmts[k : k + 4])
+                k += 4
+                continue
             wait = _mbarrier_wait(s)
             if wait is not None:  # a wait, and on its success path its acquire (the reader's pair)
                 nxt = stmts[k + 1] if k + 1 < len(stmts) else None
@@ -698,6 +721,20 @@ class _Emitter:
             self.emit(f"{skip}:")
 
 
+def _bulk_copy(stmts: list) -> bool:
+    """Whether a bulk copy's four statements (litmus/ptx_hopper.py) start `stmts`."""
+    return (
+        len(stmts) == 4
+        and isinstance(stmts[0], A.Assign)
+        and isinstance(stmts[0].expr, A.Load)
+        and "BULK" in stmts[0].expr.tags
+        and isinstance(stmts[1], A.Store)
+        and isinstance(stmts[2], A.Fence)
+        and isinstance(stmts[3], A.ExprStmt)
+        and isinstance(stmts[3].expr, A.Rmw)
+    )
+
+
 def _mbarrier_wait(s) -> A.Load | None:
     """The read of a wait (`r = (ld b) == 0`, litmus/ptx_hopper.py), if `s` is one."""
     e = s.expr if isinstance(s, A.Assign) else None
@@ -771,6 +808,7 @@ class LoweredTest:
     # the mbarriers among them, each with its count where the init block sets one
     mbarriers: dict = field(default_factory=dict)
     barriers: BarrierPlan = field(default_factory=lambda: BarrierPlan({}))  # the CTA barriers, per thread
+    bulk: frozenset = frozenset()  # the shared locations bulk copies write (16 aligned bytes an instance)
 
 
 def lower(test: A.Test) -> LoweredTest:
@@ -799,7 +837,10 @@ def lower(test: A.Test) -> LoweredTest:
     for v in variables:
         if isinstance(v, A.LocVar) and v.loc in mbars:
             _refuse(f"the condition observes mbarrier {v.loc}, whose state is opaque on a GPU")
-    return LoweredTest(test, threads, variables, locs, init, [values] * len(variables), shared, mbars, plan)
+    bulk = frozenset(
+        s.loc for t in test.threads for s in A.walk_stmts(t.body) if isinstance(s, A.Store) and "BULK" in s.tags
+    )
+    return LoweredTest(test, threads, variables, locs, init, [values] * len(variables), shared, mbars, plan, bulk)
 
 
 def constants(test: A.Test) -> set[int]:

@@ -46,6 +46,7 @@ class Shape:
 
     groups: tuple[tuple[tuple[int, ...], ...], ...]
     barriers: int = 0  # named barriers an instance needs in one CTA (0: none, not placed in whole warps)
+    align: int = 1  # words an instance's global copies align to (4: a bulk copy reads 16 aligned bytes)
 
     @property
     def k(self) -> int:
@@ -91,7 +92,8 @@ def shape_of(test: A.Test) -> Shape:
     for t in test.threads:
         ctas.setdefault(cta_of(t), {}).setdefault(warp_of(t), []).append(t.index)
     plan = barrier_plan(test)
-    return Shape(tuple(tuple(tuple(w) for w in cta.values()) for cta in ctas.values()), plan.ids)
+    bulk = any("BULK" in getattr(op, "tags", ()) for t in test.threads for op in t.ops)
+    return Shape(tuple(tuple(tuple(w) for w in cta.values()) for cta in ctas.values()), plan.ids, 4 if bulk else 1)
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,8 @@ class Geometry:
     test_warps: int  # WT <= W
     per_warp: int  # Y: instances whose warp group shares one warp (1 in whole warps)
     block_instances: int = 0  # M: the instances a block runs (0: WT * Y)
+    pad: int = 1  # words between neighbouring instances' copies of a location (the setting's, aligned)
+    region: int = 32  # words of a location's copies (a multiple of 32)
 
     def per_block(self) -> int:
         return self.block_instances or self.test_warps * self.per_warp  # M
@@ -112,8 +116,10 @@ class Geometry:
 
 
 # A launch's geometry from the blocks that fit (BLOCKS), the setting's block
-# size, test warps and lanes, and the test's CTAs (K, NEED, SPAN) and
-# barriers (WHOLE, NB). Statements valid in Python and C, as `INVERSE`.
+# size, test warps, lanes and padding, and the test's CTAs (K, NEED, SPAN),
+# barriers (WHOLE, NB) and alignment (ALIGN): blocks b, warps w, test warps
+# wt, instances per warp y and per block m, instances n, the padding and a
+# location's region (words). Statements valid in Python and C, as `INVERSE`.
 GEOMETRY = """
 w = BLOCK // 32
 wt0 = min(max(TEST_WARPS, NEED), w)
@@ -122,6 +128,9 @@ wt = wt0 - WHOLE * (wt0 - g * NEED)
 y = (LANES // SPAN) * (1 - WHOLE) + WHOLE
 m = wt * y // (1 + WHOLE * (NEED - 1))
 b = BLOCKS // K * K
+n = b // K * m
+pad = (PAD + ALIGN - 1) // ALIGN * ALIGN
+region = (n * pad + 31) // 32 * 32
 """
 # what cannot be launched, checked in order: (condition, message, its values)
 GEOMETRY_CHECKS = (
@@ -138,18 +147,31 @@ GEOMETRY_CHECKS = (
 
 def test_constants(shape: Shape) -> dict:
     """What `GEOMETRY` and `INVERSE` know of a test (compiled into its kernels)."""
-    return {"K": shape.k, "NEED": shape.need, "SPAN": shape.span, "WHOLE": int(shape.whole), "NB": shape.barriers}
+    return {
+        "K": shape.k,
+        "NEED": shape.need,
+        "SPAN": shape.span,
+        "WHOLE": int(shape.whole),
+        "NB": shape.barriers,
+        "ALIGN": shape.align,
+    }
 
 
-def geometry(shape: Shape, blocks: int, block_threads: int, test_warps: int, lanes: int) -> Geometry:
+def geometry(shape: Shape, blocks: int, block_threads: int, test_warps: int, lanes: int, pad: int = 1) -> Geometry:
     """The geometry for a shape, given the blocks that fit on the device
-    at once, the block size and the incantation's test warps and lanes."""
-    env = test_constants(shape) | {"BLOCKS": blocks, "BLOCK": block_threads, "TEST_WARPS": test_warps, "LANES": lanes}
+    at once, the block size and the incantation's test warps, lanes and padding."""
+    env = test_constants(shape) | {
+        "BLOCKS": blocks,
+        "BLOCK": block_threads,
+        "TEST_WARPS": test_warps,
+        "LANES": lanes,
+        "PAD": pad,
+    }
     exec(GEOMETRY, {}, env)
     for cond, message, values in GEOMETRY_CHECKS:
         if eval(cond, {}, env):
             raise NotRunnable("cannot run on a GPU: " + message % tuple(env[v] for v in values))
-    return Geometry(env["b"], env["w"], env["wt"], env["y"], env["m"])
+    return Geometry(env["b"], env["w"], env["wt"], env["y"], env["m"], env["pad"], env["region"])
 
 
 def geometry_c(shape: Shape) -> str:
@@ -160,7 +182,8 @@ def geometry_c(shape: Shape) -> str:
         args = "".join(f", (unsigned){v}" for v in values)
         body.append(f'    if ({_c(cond)}) hrf_failf("cannot run on a GPU: {message}"{args});')
     consts = " ".join(
-        f"const u64 {k} = {v};" for k, v in (("TEST_WARPS", "s.test_warps"), ("LANES", "s.lanes"), ("BLOCK", "s.block"))
+        f"const u64 {k} = {v};"
+        for k, v in (("TEST_WARPS", "s.test_warps"), ("LANES", "s.lanes"), ("BLOCK", "s.block"), ("PAD", "s.pad"))
     )
     return f"""// the launch's geometry (gpu/placement.py's GEOMETRY, as C)
 static HrfGeometry hrf_geometry(unsigned long long BLOCKS, const HrfSetting &s) {{
@@ -168,6 +191,7 @@ static HrfGeometry hrf_geometry(unsigned long long BLOCKS, const HrfSetting &s) 
 {chr(10).join(body)}
     HrfGeometry out;
     out.blocks = b, out.warps = w, out.test_warps = wt, out.per_warp = y, out.per_block = m;
+    out.pad = pad, out.region = region;
     return out;
 }}
 """

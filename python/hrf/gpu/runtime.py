@@ -182,10 +182,10 @@ class Runner:
         cp, lt = self.cp, self.lt
         import numpy as np
 
-        g = geometry(self.shape, s.blocks or self.resident_blocks(s), s.block, s.test_warps, s.lanes)
+        g = geometry(self.shape, s.blocks or self.resident_blocks(s), s.block, s.test_warps, s.lanes, s.pad)
         n = g.instances(self.shape)
         nl = len(lt.locations)
-        region = -(-n * s.pad // 32) * 32
+        region = g.region
         mem = cp.empty(max(nl, 1) * region, dtype=cp.uint32)
         for k, loc in enumerate(lt.locations):
             mem[k * region : (k + 1) * region] = lt.init.get(loc, 0) & 0xFFFFFFFF
@@ -258,7 +258,7 @@ class Runner:
         location's shuffle (a, c): copy i of a location at (a*i + c) mod n."""
         vals = parameters(self.shape, g, draw(g, rng if s.randomise else None)) | {
             "N": n,
-            "PAD": s.pad,
+            "PAD": g.pad,
             "REGION": region,
             "STRESS_ITERS": s.stress_iters if s.stress else 0,
             "STRESS_MASK": s.stress_words - 1,

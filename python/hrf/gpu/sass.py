@@ -24,7 +24,8 @@ _INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
 _FUNCTION = re.compile(r"^\s*(?:Function\s*:\s*(\S+)|\.text\.(\S+):|\$(\S+):)\s*$")
 # shared memory's accesses, and sm_90's mbarrier operations (SYNCS.ARRIVE, .PHASECHK, .EXCH)
 SHARED_ACCESSES = ("LDS", "STS", "ATOMS", "SYNCS")
-ACCESSES = ("LDG", "STG", "ATOMG", "ATOM", "RED", "REDG", "LD", "ST", *SHARED_ACCESSES)
+# a bulk copy (cp.async.bulk, global to shared): UBLKCP.S.G, issued by one elected lane
+ACCESSES = ("LDG", "STG", "ATOMG", "ATOM", "RED", "REDG", "LD", "ST", "UBLKCP", *SHARED_ACCESSES)
 # what a fence or an acquire brings along, skipped between the accesses
 AUXILIARY = ("ERRBAR", "CGAERRBAR", "CCTL")
 # a CTA barrier: BAR.SYNC (barrier.sync; .DEFER_BLOCKING on sm_70 and later), BAR.ARV (barrier.arrive)
@@ -127,6 +128,13 @@ def steps(a: Access) -> list[Step]:
         return [Step(("SYNCS",), frozenset({"ARRIVE", "RED"}))]  # expect_tx, complete_tx: no arrival
     if a.kind == "bar":  # a CTA barrier, its named barrier and count in registers
         return [Step(("BAR",), frozenset({"ARV" if "arrive" in words else "SYNC"}))]
+    if a.kind == "bulk":
+        return [Step(("UBLKCP",), frozenset({"S", "G"}))]
+    if a.ptx.startswith("fence.proxy.async"):  # the async proxy's fence: a view fence of the space
+        # (ptxas 13.5: .global FENCE.VIEW.ASYNC.G; shared or all, MEMBARs then FENCE.VIEW.ASYNC.S)
+        view = "G" if a.ptx.endswith(".global") else "S"
+        lead = [] if view == "G" else [Step(("MEMBAR",), optional=True), Step(("MEMBAR",), optional=True)]
+        return [*lead, Step(("FENCE",), frozenset({"VIEW", "ASYNC", view}))]
     if a.kind == "fence":
         kind = "ALL" if "acq_rel" in words else "SC"
         return [Step(("MEMBAR",), frozenset({kind, _MEMBAR_SCOPE[scope or "gpu"]}))]

@@ -245,8 +245,8 @@ static const int HRF_LOC_VAR[2] = {-1, -1};
 #include "hrf_driver.h"
 // the launch's geometry (gpu/placement.py's GEOMETRY, as C)
 static HrfGeometry hrf_geometry(unsigned long long BLOCKS, const HrfSetting &s) {
-    const u64 TEST_WARPS = s.test_warps; const u64 LANES = s.lanes; const u64 BLOCK = s.block;
-    const u64 K = 2; const u64 NEED = 1; const u64 SPAN = 1; const u64 WHOLE = 0; const u64 NB = 0;
+    const u64 TEST_WARPS = s.test_warps; const u64 LANES = s.lanes; const u64 BLOCK = s.block; const u64 PAD = s.pad;
+    const u64 K = 2; const u64 NEED = 1; const u64 SPAN = 1; const u64 WHOLE = 0; const u64 NB = 0; const u64 ALIGN = 1;
     const u64 w = BLOCK / 32;
     const u64 wt0 = hrf_min(hrf_max(TEST_WARPS, NEED), w);
     const u64 g = hrf_min(wt0 / NEED, 15 / hrf_max(NB, 1));
@@ -254,12 +254,16 @@ static HrfGeometry hrf_geometry(unsigned long long BLOCKS, const HrfSetting &s) 
     const u64 y = (LANES / SPAN) * (1 - WHOLE) + WHOLE;
     const u64 m = wt * y / (1 + WHOLE * (NEED - 1));
     const u64 b = BLOCKS / K * K;
+    const u64 n = b / K * m;
+    const u64 pad = (PAD + ALIGN - 1) / ALIGN * ALIGN;
+    const u64 region = (n * pad + 31) / 32 * 32;
     if ((BLOCK % 32 != 0) + ((w & (w - 1)) != 0) + (w == 0)) hrf_failf("cannot run on a GPU: a block of %u threads (a power of two times 32)", (unsigned)BLOCK);
     if (NEED > w) hrf_failf("cannot run on a GPU: %u warps of one CTA, more than a block of %u warps holds", (unsigned)NEED, (unsigned)w);
     if (y == 0) hrf_failf("cannot run on a GPU: a CTA of the test needs more than the %u lanes a warp gives it", (unsigned)LANES);
     if (b == 0) hrf_failf("cannot run on a GPU: %u CTAs, more than the %u blocks that fit", (unsigned)K, (unsigned)BLOCKS);
     HrfGeometry out;
     out.blocks = b, out.warps = w, out.test_warps = wt, out.per_warp = y, out.per_block = m;
+    out.pad = pad, out.region = region;
     return out;
 }
 #endif

@@ -56,6 +56,8 @@ __device__ __forceinline__ u32 *hrf_opaque(u32 *p) {
 __constant__ u32 HRF_SH_INIT[HRF_SL + 1] = {0u, 0u, 0u};
 __constant__ u32 HRF_SH_LOC[HRF_SL + 1] = {0, 1, 0};
 __constant__ u32 HRF_SH_GROUP[HRF_SL + 1] = {0, 0, 0};  // the CTA group holding each
+__constant__ u32 HRF_SH_BASE[HRF_SL + 1] = {0, 1024, 0};  // its first word in hrf_sh
+__constant__ u32 HRF_SH_STRIDE[HRF_SL + 1] = {1, 1, 1};  // its words an instance (4: 16 bytes a bulk copy writes)
 #ifdef HRF_EMULATE  // the kernel's phases, one pass each over the block's threads (hrf_emulate.h)
 #define HRF_PHASE(k) if (hrf_emulated_phase == (k))
 #define hrf_sync()
@@ -177,10 +179,10 @@ extern "C" __global__ void hrf_test(u32 *mem, u32 *res, u32 *scratch, u32 *sync,
     const u64 live = (x < WT) * (y < Y) * (1 - WHOLE + WHOLE * (u < m));
     const u64 i = j * m + WHOLE * u + (1 - WHOLE) * (y * WT + (x + WT - h) % WT);
     const int role = (live && q < 1 && h < 2) ? HRF_ROLE[c][h][q] : -1;
-    __shared__ u32 hrf_sh[(HRF_SL ? HRF_SL : 1) * 1024];
+    __shared__ __align__(16) u32 hrf_sh[2048];
     const u64 M = m;  // the instances this block runs, one copy each
     HRF_PHASE(0) {
-        for (u64 n = t; n < HRF_SL * M; n += blockDim.x) hrf_sh[n] = HRF_SH_INIT[n / M];
+        for (u64 n = t; n < HRF_SL * M; n += blockDim.x) hrf_sh[HRF_SH_BASE[n / M] + n % M * HRF_SH_STRIDE[n / M]] = HRF_SH_INIT[n / M];
     }
     hrf_sync();
     HRF_PHASE(1) {
@@ -197,15 +199,16 @@ extern "C" __global__ void hrf_test(u32 *mem, u32 *res, u32 *scratch, u32 *sync,
         }
         u32 *out = res + i * HRF_ROW;
         switch (role) {
-        case 0: hrf_P0(hrf_opaque(hrf_sh + 0 * M + i % M), hrf_opaque(hrf_sh + 1 * M + i % M), P[P_SPIN], out + 0); break;
-        case 1: hrf_P1(hrf_opaque(hrf_sh + 1 * M + i % M), hrf_opaque(hrf_sh + 0 * M + i % M), P[P_SPIN], out + 2); break;
+        case 0: hrf_P0(hrf_opaque(hrf_sh + 0 + i % M * 1), hrf_opaque(hrf_sh + 1024 + i % M * 1), P[P_SPIN], out + 0); break;
+        case 1: hrf_P1(hrf_opaque(hrf_sh + 1024 + i % M * 1), hrf_opaque(hrf_sh + 0 + i % M * 1), P[P_SPIN], out + 2); break;
         }
     }
     }
     hrf_sync();
     HRF_PHASE(2) {  // the final values into the instances' global slots, which the tally reads
         for (u64 n = t; n < HRF_SL * M; n += blockDim.x)
-            if (HRF_SH_GROUP[n / M] == c) mem[hrf_slot(P, HRF_SH_LOC[n / M], j * M + n % M)] = hrf_sh[n];
+            if (HRF_SH_GROUP[n / M] == c)
+                mem[hrf_slot(P, HRF_SH_LOC[n / M], j * M + n % M)] = hrf_sh[HRF_SH_BASE[n / M] + n % M * HRF_SH_STRIDE[n / M]];
     }
 }
 
@@ -276,8 +279,8 @@ static const int HRF_LOC_VAR[2] = {-1, -1};
 #include "hrf_driver.h"
 // the launch's geometry (gpu/placement.py's GEOMETRY, as C)
 static HrfGeometry hrf_geometry(unsigned long long BLOCKS, const HrfSetting &s) {
-    const u64 TEST_WARPS = s.test_warps; const u64 LANES = s.lanes; const u64 BLOCK = s.block;
-    const u64 K = 1; const u64 NEED = 2; const u64 SPAN = 2; const u64 WHOLE = 0; const u64 NB = 0;
+    const u64 TEST_WARPS = s.test_warps; const u64 LANES = s.lanes; const u64 BLOCK = s.block; const u64 PAD = s.pad;
+    const u64 K = 1; const u64 NEED = 2; const u64 SPAN = 2; const u64 WHOLE = 0; const u64 NB = 0; const u64 ALIGN = 1;
     const u64 w = BLOCK / 32;
     const u64 wt0 = hrf_min(hrf_max(TEST_WARPS, NEED), w);
     const u64 g = hrf_min(wt0 / NEED, 15 / hrf_max(NB, 1));
@@ -285,12 +288,16 @@ static HrfGeometry hrf_geometry(unsigned long long BLOCKS, const HrfSetting &s) 
     const u64 y = (LANES / SPAN) * (1 - WHOLE) + WHOLE;
     const u64 m = wt * y / (1 + WHOLE * (NEED - 1));
     const u64 b = BLOCKS / K * K;
+    const u64 n = b / K * m;
+    const u64 pad = (PAD + ALIGN - 1) / ALIGN * ALIGN;
+    const u64 region = (n * pad + 31) / 32 * 32;
     if ((BLOCK % 32 != 0) + ((w & (w - 1)) != 0) + (w == 0)) hrf_failf("cannot run on a GPU: a block of %u threads (a power of two times 32)", (unsigned)BLOCK);
     if (NEED > w) hrf_failf("cannot run on a GPU: %u warps of one CTA, more than a block of %u warps holds", (unsigned)NEED, (unsigned)w);
     if (y == 0) hrf_failf("cannot run on a GPU: a CTA of the test needs more than the %u lanes a warp gives it", (unsigned)LANES);
     if (b == 0) hrf_failf("cannot run on a GPU: %u CTAs, more than the %u blocks that fit", (unsigned)K, (unsigned)BLOCKS);
     HrfGeometry out;
     out.blocks = b, out.warps = w, out.test_warps = wt, out.per_warp = y, out.per_block = m;
+    out.pad = pad, out.region = region;
     return out;
 }
 #endif

@@ -201,7 +201,7 @@ static HrfArgs hrf_args(int argc, char **argv) {
 
 // ------------------------------------------------------------ placement (gpu/placement.py)
 struct HrfGeometry {
-    unsigned long long blocks, warps, test_warps, per_warp, per_block;
+    unsigned long long blocks, warps, test_warps, per_warp, per_block, pad, region;
     unsigned long long instances() const { return blocks / HRF_K * per_block; }
 };
 static unsigned long long hrf_min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
@@ -258,7 +258,7 @@ static void hrf_params(u32 *P, const HrfGeometry &g, const HrfSetting &s, unsign
         hrf_affine(HRF_WARP, la, lc);
     }
     P[P_B] = (u32)g.blocks, P[P_W] = (u32)g.warps, P[P_WT] = (u32)g.test_warps, P[P_Y] = (u32)g.per_warp;
-    P[P_N] = (u32)n, P[P_PAD] = s.pad, P[P_REGION] = (u32)region;
+    P[P_N] = (u32)n, P[P_PAD] = (u32)g.pad, P[P_REGION] = (u32)region;
     P[P_BAINV] = (u32)hrf_inverse(ba, g.blocks), P[P_BC] = (u32)bc;
     P[P_WAINV] = (u32)hrf_inverse(wa, g.warps), P[P_WC] = (u32)wc;
     P[P_LAINV] = (u32)hrf_inverse(la, HRF_WARP), P[P_LC] = (u32)lc;
@@ -341,7 +341,7 @@ int main(int argc, char **argv) {
     }
     const HrfGeometry g = hrf_geometry(resident, s);
     const unsigned long long n = g.instances();
-    const unsigned long long region = (n * s.pad + 31) / 32 * 32;
+    const unsigned long long region = g.region;
     const int nv = HRF_V > 0 ? HRF_V : 1;
 
     u32 *mem, *res, *scratch, *sync, *params, *ovf, *counters;
