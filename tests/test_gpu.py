@@ -78,8 +78,11 @@ def test_every_shipped_test_lowers_or_is_refused_by_name(path):
         assert f"void hrf_{th.name}(" in src
         for a in th.accesses:
             assert f'"{a.ptx}' in src
-    # and the opaque-pointer move, and the mbarriers' initialisation where there are any
-    assert src.count("asm volatile(") == len(lt.threads) + 1 + bool(lt.mbarriers)
+    # and the opaque-pointer move, the mbarriers' initialisation where there are any, the
+    # cluster's barrier between the phases (a cluster with shared memory), the other
+    # threads' rounds of the cluster barrier (a test that passes it)
+    phases = lt.cluster and bool(lt.shared)
+    assert src.count("asm volatile(") == len(lt.threads) + 1 + bool(lt.mbarriers) + phases + bool(lt.cluster_rounds)
 
 
 def test_c_atomics_follow_the_ptx_abi_mapping():
@@ -234,7 +237,7 @@ def shapes(draw_):
             cta.append(tuple(range(n, n + size)))
             n += size
         groups.append(tuple(cta))
-    return Shape(tuple(groups), barriers)
+    return Shape(tuple(groups), barriers, cluster=draw_(st.booleans()))  # a cluster: its tuples move whole
 
 
 @settings(max_examples=60, deadline=None)
@@ -279,6 +282,10 @@ def test_placement_respects_the_scope_tree(shape, blocks, block, test_warps, lan
             for c2, other in enumerate(shape.groups):
                 if c2 != c:
                     assert where[other[0][0]][0] != where[cta[0][0]][0]
+        if shape.cluster:  # its CTAs one cluster's blocks (K consecutive), each at its rank
+            for c, cta in enumerate(shape.groups):
+                b0 = where[cta[0][0]][0]
+                assert b0 % shape.k == c and b0 // shape.k == where[shape.groups[0][0][0]][0] // shape.k
         if shape.whole:  # its warps its own: no other instance's thread in them
             warps_of[i] = {(b, tid // WARP) for b, tid in where.values()}
     if shape.whole:

@@ -13,7 +13,7 @@ import tomllib
 
 import hrf
 from hrf.errors import HrfError, LitmusSyntaxError, UnsupportedFeature
-from hrf.gpu.lower import NotRunnable, check_runnable
+from hrf.gpu.lower import NotRunnable
 from hrf.litmus import parse_text
 
 FAMILY = Path(__file__).resolve().parent.parent / "litmus" / "ptx8"
@@ -62,26 +62,26 @@ def test_ptx_8_keeps_the_older_verdicts():
         assert sorted(map(str, a.outcomes)) == sorted(map(str, b.outcomes)), f
 
 
-# one CTA's mbarriers run (hrf run lowers them, tests/test_gpu_toolchain.py
-# checks their SASS); clusters of several CTAs and the async proxy do not yet
-RUNNABLE = {
-    "MP+mbar-cta",
-    "MP+mbar-relaxed-arrive",
-    "MP+mbar-relaxed-wait",
-    "MP+mbar-count2",
-    "mbar-count2-one-arrival",
-}
+# what hrf run takes of the family (tests/test_gpu_toolchain.py checks their SASS): one
+# CTA's mbarriers, bulk copies, clusters of several CTAs (distributed shared memory,
+# remote arrives, cluster barriers); the two whose condition reads an mbarrier are refused
+REFUSED_BY_HRF_RUN = {"mbar-init-fence", "mbar-init-no-fence"}
 
 
 @pytest.mark.parametrize("path", sorted(FAMILY.glob("*.litmus")), ids=lambda p: p.name)
-def test_hrf_run_takes_one_ctas_mbarriers_and_refuses_the_rest_by_name(path):
-    from hrf.gpu.lower import lower
+def test_hrf_run_takes_the_family_and_refuses_the_rest_by_name(path):
+    from hrf.gpu import prepare
 
-    if path.stem in RUNNABLE:
-        assert lower(hrf.parse(path)).mbarriers
+    test = hrf.parse(path)
+    if path.stem in REFUSED_BY_HRF_RUN:
+        with pytest.raises(NotRunnable, match="the condition observes mbarrier b, whose state is opaque"):
+            prepare(test)
         return
-    with pytest.raises(NotRunnable, match="a cluster of several CTAs|the async proxy"):
-        check_runnable(hrf.parse(path))
+    lt, shape = prepare(test)
+    tags = {tag for t in test.threads for op in t.ops for tag in getattr(op, "tags", ())}
+    assert shape.cluster == (len({t.wg for t in test.threads}) > 1)  # several CTAs: one cluster
+    assert bool(lt.bulk) == ("BULK" in tags) and bool(lt.cluster_rounds) == ("CLBAR" in tags)
+    assert bool(lt.mbarriers) == ("MBAR" in tags)
 
 
 HEAD = "PTX t\n{\n%s\nP0:r0=0; P1:r0=0; P1:r1=0;\n}\n P0@cta 0,cluster 0,gpu 0 | P1@cta %s,cluster 0,gpu 0 ;\n%s\nexists (P1:r0 == 1)\n"

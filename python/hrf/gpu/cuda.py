@@ -212,6 +212,26 @@ __device__ __forceinline__ void hrf_mbarrier_init(u64 *b, u32 count) {{
 """
 
 
+# a test's CTAs in one cluster: its shared memory is reached from the cluster's other CTAs, so
+# the phases are separated by a barrier of the whole cluster (a CTA then also outlives the
+# accesses to its shared memory)
+_cluster_sync = """#define hrf_sync() asm volatile("barrier.cluster.arrive.release;\\n\\tbarrier.cluster.wait.acquire;" ::: "memory")"""
+
+
+def _cluster_rounds_code(lt: LoweredTest) -> str:
+    """A test with cluster barriers: what a thread that runs no test thread does."""
+    if not lt.cluster_rounds:
+        return ""
+    return f"""// every thread of a cluster passes its barrier {lt.cluster_rounds} time(s), as the test's threads do
+__device__ __noinline__ void hrf_cluster_rounds() {{
+#ifndef HRF_EMULATE
+    for (int n = 0; n < {lt.cluster_rounds}; n++)
+        asm volatile("barrier.cluster.arrive.relaxed;\\n\\tbarrier.cluster.wait;" ::: "memory");
+#endif
+}}
+"""
+
+
 def _shared_code(lt: LoweredTest, shape: Shape) -> tuple[str, str, str]:
     """(declarations, the kernel's start, its end) for the test's shared
     locations: each instance's copy in the block that runs the CTA holding
@@ -238,7 +258,7 @@ __constant__ u32 HRF_SH_STRIDE[HRF_SL + 1] = {_c_array([slots[loc][1] for loc in
 static const struct HrfPhases {{ HrfPhases() {{ hrf_test_phases = 3; }} }} hrf_phases;
 #else
 #define HRF_PHASE(k) if (1)
-#define hrf_sync() __syncthreads()
+{_cluster_sync if lt.cluster else "#define hrf_sync() __syncthreads()"}
 #endif
 
 """
@@ -309,6 +329,10 @@ def source(lt: LoweredTest, shape: Shape) -> str:
     cases = _indent([_call(lt, k, offs[k], shape.whole) for k in range(len(lt.threads))], 8)
     shared_decl, shared_start, shared_end = _shared_code(lt, shape)
     whole = shape.whole
+    # a cluster: the CTA groups of an instance tuple are one cluster's blocks, ranked in order
+    cluster_dims = f"__cluster_dims__({shape.k}, 1, 1) " if lt.cluster else ""
+    # the cluster barrier waits for every thread of the cluster: the others pass it as often
+    rounds = "\n        hrf_cluster_rounds();" if lt.cluster_rounds else ""
     nv = max(len(lt.variables), 1)
     return f"""{chr(10).join(head)}
 typedef unsigned int u32;
@@ -342,7 +366,7 @@ __device__ __forceinline__ u32 *hrf_opaque(u32 *p) {{
 #endif
 }}
 
-{shared_decl}// where instance i keeps location `loc`: its region, shuffled, padded
+{shared_decl}{_cluster_rounds_code(lt)}// where instance i keeps location `loc`: its region, shuffled, padded
 __device__ __forceinline__ u64 hrf_slot(const u32 *P, u32 loc, u64 i) {{
     return (u64)loc * P[P_REGION] + (((u64)P[P_LOC_A + loc] * i + P[P_LOC_C + loc]) % P[P_N]) * P[P_PAD];
 }}
@@ -361,17 +385,17 @@ __device__ __noinline__ void hrf_stress(u32 *scratch, const u32 *P, u64 b, u64 t
     if (acc == 0xfffffffeu) s[0] = acc;  // keeps the loads
 }}
 
-extern "C" __global__ void hrf_test(u32 *mem, u32 *res, u32 *scratch, u32 *sync, const u32 *params, u32 launch) {{
+extern "C" __global__ void {cluster_dims}hrf_test(u32 *mem, u32 *res, u32 *scratch, u32 *sync, const u32 *params, u32 launch) {{
     const u32 *P = params + (u64)launch * HRF_NP;
     const u64 b = blockIdx.x, t = threadIdx.x, K = HRF_K;
     const u64 B = P[P_B], W = P[P_W], WT = P[P_WT], Y = P[P_Y];
     const u64 BAINV = P[P_BAINV], BC = P[P_BC], WAINV = P[P_WAINV], WC = P[P_WC];
     const u64 LAINV = P[P_LAINV], LC = P[P_LC];
-    const u64 NEED = {shape.need}, WHOLE = {int(shape.whole)};  // the test's largest CTA in warps; placed in whole warps
+    const u64 NEED = {shape.need}, WHOLE = {int(shape.whole)}, CL = {int(shape.cluster)};  // the largest CTA's warps; whole warps; a cluster
     (void)K, (void)NEED;
     {inverse_c().replace(chr(10), chr(10) + "    ")}
     const int role = (live && q < {smax} && h < {wmax}) ? HRF_ROLE[c][h][q] : -1;{_whole_start if whole else ""}{shared_start}
-    if ({"!live" if whole else "role < 0"}) {{
+    if ({"!live" if whole else "role < 0"}) {{{rounds}
         if (P[P_STRESS_ITERS]) hrf_stress(scratch, P, b, t);
     }} else {{
         if (P[P_BANK]) {{  // the warp's lanes all hit one shared-memory bank

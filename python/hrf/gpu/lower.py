@@ -18,10 +18,11 @@ hrf's PTX `x @ shared P1`) is accessed through the `.shared` state space
 `cvta.to.shared`); each instance has its own copy in the shared memory of
 the block that runs its CTA (cuda.py). What has no PTX form here is
 refused by name before anything runs (`NotRunnable`): proxies and aliases,
-a shared location that threads of two CTAs access, bulk copies and
-clusters of several CTAs, remote-scope promotion, computed addresses and
-pointers, and the CTA barriers that could leave a thread waiting forever
-or that depend on run-time values (`barrier_plan`).
+a shared location that threads of two CTAs of no one cluster access
+(a cluster's: `mapa`, `in_cluster`), bulk copies of other than 16 bytes,
+several clusters of several CTAs, remote-scope promotion, computed
+addresses and pointers, and the CTA barriers that could leave a thread
+waiting forever or that depend on run-time values (`barrier_plan`).
 
 A CTA barrier (Dat3M's `bar.cta.sync n[, resource[, count]]`, the ISA's
 `bar.sync a[, b]` and `bar.arrive a, b`, OpenCL's `barrier(flags)`) is
@@ -42,7 +43,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import NoReturn
+from typing import NoReturn, TypeGuard
 
 from ..errors import UnsupportedFeature
 from ..litmus import ast as A
@@ -115,18 +116,14 @@ def check_runnable(test: A.Test) -> None:
             _refuse(f"{i.loc} aliases {i.alias_of}: aliases and proxies have no lowering", i.line)
         if i.size is not None:
             _refuse(f"{i.loc} is an array: arrays have no lowering yet", i.line)
-    ctas: dict = {}
-    for t in test.threads:
-        ctas.setdefault((t.dev, t.qf), set()).add(t.wg)
-    if test.arch == "PTX" and any(len(w) > 1 for w in ctas.values()):
-        _refuse("a cluster of several CTAs: hrf run launches no thread-block clusters yet")
+    in_cluster(test)  # a cluster it cannot launch: refused
     for t in test.threads:
         for p in t.params:
             if p.points_to_pointer:
                 _refuse(f"{p.name} holds a pointer: pointers have no lowering")
         for op in t.ops:
             line = getattr(op, "line", 0)
-            hopper = set(getattr(op, "tags", ())) & (set(HOPPER) - {"MBAR", "ASYNC"})
+            hopper = set(getattr(op, "tags", ())) & (set(HOPPER) - {"MBAR", "ASYNC", "CLBAR"})
             if hopper:
                 _refuse(f"{HOPPER[min(hopper)]} (sm_90): hrf run has no lowering of them yet", line)
             if getattr(op, "remote", False):
@@ -154,6 +151,31 @@ def mbarriers(test: A.Test) -> dict:
         for i in test.init
         if i.space is not None and i.space.startswith("mbarrier")
     }
+
+
+# CTAs a cluster holds, portably (the ISA: 8; 16 with a non-portable size)
+CLUSTER_CTAS = 8
+
+
+def in_cluster(test: A.Test) -> bool:
+    """Whether the test's CTAs run as one thread-block cluster (a PTX test
+    whose threads are in one cluster of several CTAs: distributed shared
+    memory, remote arrives and cluster barriers reach across them). Several
+    clusters of several CTAs, or more CTAs than a cluster holds, are refused."""
+    if test.arch != "PTX":
+        return False
+    clusters: dict = {}
+    for t in test.threads:
+        clusters.setdefault(t.qf, set()).add(t.wg)
+    several = [q for q, ctas in clusters.items() if len(ctas) > 1]
+    if not several:
+        return False
+    if len(clusters) > 1:
+        _refuse("threads in several clusters, one of several CTAs: hrf run launches one cluster a test")
+    members = clusters[several[0]]
+    if len(members) > CLUSTER_CTAS or None in members:
+        _refuse(f"a cluster of {len(members)} CTAs: hrf run launches clusters of up to {CLUSTER_CTAS} named CTAs")
+    return True
 
 
 def cta_of(t: A.Thread) -> tuple:
@@ -201,8 +223,8 @@ def barrier_plan(test: A.Test) -> BarrierPlan:
     OpenCL work-groups whose threads pass different barriers (divergence),
     and barriers that can leave a thread waiting forever (every order of
     the CTA's arrivals is tried: `_may_hang`)."""
-    bars = {t.index: [s for s in t.body if isinstance(s, A.Barrier)] for t in test.threads}
-    if not any(isinstance(s, A.Barrier) for t in test.threads for s in A.walk_stmts(t.body)):
+    bars = {t.index: [s for s in t.body if _cta_barrier(s)] for t in test.threads}
+    if not any(_cta_barrier(s) for t in test.threads for s in A.walk_stmts(t.body)):
         return BarrierPlan({})
     ctas: dict = {}
     for t in test.threads:
@@ -217,7 +239,7 @@ def barrier_plan(test: A.Test) -> BarrierPlan:
         threads = [t for warp in cta.values() for t in warp]
         keys: dict = {}
         for t in threads:
-            nested = [s for s in A.walk_stmts(t.body) if isinstance(s, A.Barrier)]
+            nested = [s for s in A.walk_stmts(t.body) if _cta_barrier(s)]
             if len(nested) > len(bars[t.index]) or (
                 nested and any(isinstance(s, (A.If, A.While, A.Goto, A.Label)) for s in t.body)
             ):
@@ -254,6 +276,27 @@ def barrier_plan(test: A.Test) -> BarrierPlan:
     if ids >= NAMED_BARRIERS:
         _refuse(f"{ids} barriers in one CTA, more than the {NAMED_BARRIERS - 1} named barriers a CTA lends")
     return BarrierPlan(steps, ids)
+
+
+def _cta_barrier(s) -> TypeGuard[A.Barrier]:
+    """A CTA barrier (not sm_90's cluster barrier, which every thread of the cluster passes)."""
+    return isinstance(s, A.Barrier) and "CLBAR" not in s.tags
+
+
+def cluster_rounds(test: A.Test) -> int:
+    """How many times each thread passes the cluster barrier (an arrive and a
+    wait; the reader checks the threads agree): every other thread of the
+    launch's clusters passes it as many times (cuda.py)."""
+    return max(
+        (sum(1 for s in t.body if isinstance(s, A.Barrier) and "CLBAR" in s.tags and s.arrive) for t in test.threads),
+        default=0,
+    )
+
+
+def ctas(test: A.Test) -> list:
+    """The test's CTAs (`cta_of`) in the order placement numbers them: a CTA's
+    number is its block's rank in the cluster (`in_cluster`)."""
+    return list(dict.fromkeys(cta_of(t) for t in test.threads))
 
 
 def _static(test: A.Test, t: A.Thread, e, line: int, what: str) -> int | None:
@@ -308,7 +351,9 @@ def shared_locations(test: A.Test) -> dict:
     """The test's locations in shared memory (and its mbarriers, which live
     there), each with a thread of the CTA that holds it: the one the test
     names (hrf's PTX: `x @ shared P1`), else the first that accesses it.
-    One that threads of two CTAs reach is refused by name."""
+    One that threads of two CTAs reach is refused by name, unless the CTAs
+    are one cluster's (`in_cluster`): then the others reach it by `mapa`."""
+    cluster = in_cluster(test)  # distributed shared memory: a CTA's shared memory, reached from the cluster's
     names = {p.name for t in test.threads for p in t.params if p.region == "local"}
     names |= {i.loc for i in test.init if i.space is not None}
     owners = {i.loc: int(i.owner[1:]) for i in test.init if i.owner}
@@ -322,7 +367,7 @@ def shared_locations(test: A.Test) -> dict:
             {k for k, locs in touched.items() if loc in locs} | ({owners[loc]} if loc in owners else set())
         )
         ctas = {cta_of(by_index[k]) for k in holders}
-        if len(ctas) > 1:
+        if len(ctas) > 1 and not cluster:
             names_ = ", ".join(f"P{k}" for k in holders)
             _refuse(f"{loc} is in shared memory, which one CTA holds, and {names_} are in {len(ctas)} CTAs")
         if holders:
@@ -346,15 +391,24 @@ def observed_vars(test: A.Test) -> list:
     return list(seen)
 
 
+@dataclass(frozen=True)
+class Around:
+    """What a thread's code depends on beyond its own statements."""
+
+    shared: frozenset = frozenset()  # the test's locations in shared memory
+    barriers: tuple = ()  # the thread's CTA barriers, in order (barrier_plan)
+    remote: dict = field(default_factory=dict)  # shared locations another CTA of the cluster holds: its rank
+
+
 class _Emitter:
     """One thread's PTX."""
 
-    def __init__(
-        self, test: A.Test, th: A.Thread, observed: list[str], shared: frozenset = frozenset(), barriers: tuple = ()
-    ):
+    def __init__(self, test: A.Test, th: A.Thread, observed: list[str], around: Around):
         self.test, self.th = test, th
-        self.barriers = list(barriers)  # the thread's CTA barriers, in order (barrier_plan)
-        self.shared = shared  # the locations in shared memory
+        self.remote = around.remote  # the shared locations another CTA of the cluster holds, with its rank
+        self.remote_addrs = 0  # .b32 registers holding shared::cluster addresses (mapa's)
+        self.barriers = list(around.barriers)  # the thread's CTA barriers, in order (barrier_plan)
+        self.shared = around.shared  # the locations in shared memory
         self.shared_addrs = 0  # .b64 registers holding shared-window addresses
         self.states = 0  # .b64 registers holding arrives' states
         self.locs: list[str] = []
@@ -389,6 +443,14 @@ class _Emitter:
         known); for a shared location, the generic address converted to the
         shared window first (the access names `.shared`)."""
         self.locs.append(loc)
+        if loc in self.remote:  # distributed shared memory: the holder's copy, by its rank in the cluster
+            self.shared_addrs += 1
+            self.remote_addrs += 1
+            wide, reg = f"hsa{self.shared_addrs - 1}", f"hra{self.remote_addrs - 1}"
+            self.emit(f"cvta.to.shared.u64 {wide}, @A{len(self.locs) - 1};")
+            self.emit(f"cvt.u32.u64 {reg}, {wide};")
+            self.emit(f"mapa.shared::cluster.u32 {reg}, {reg}, {self.remote[loc]};")
+            return f"[{reg}]"
         if loc in self.shared:
             self.shared_addrs += 1
             reg = f"hsa{self.shared_addrs - 1}"
@@ -398,7 +460,8 @@ class _Emitter:
 
     def space(self, q: list[str], loc: str) -> list[str]:
         """An access's qualifiers with the state space of its location."""
-        return [("shared" if w == "global" and loc in self.shared else w) for w in q]
+        space = "shared::cluster" if loc in self.remote else "shared"
+        return [(space if w == "global" and loc in self.shared else w) for w in q]
 
     def emit(self, text: str) -> None:
         self.out.append(text)
@@ -473,9 +536,13 @@ class _Emitter:
         """An arrive, expect_tx or complete_tx on an mbarrier (the instruction the reader's encoding stands for)."""
         kind, n = mbarrier_update(op)
         sem = ISA_SEM[op.order] if kind.startswith("arrive") else "relaxed"
-        name = f"mbarrier.{kind}.{sem}.{ISA_SCOPE[op.scope or 'wg']}.shared::cta.b64"
+        space = "shared::cluster" if op.loc in self.remote else "shared::cta"
+        name = f"mbarrier.{kind}.{sem}.{ISA_SCOPE[op.scope or 'wg']}.{space}.b64"
         if not kind.startswith("arrive"):
             self.access("mbar", name, op.loc, f"{self.addr(op.loc)}, {n}")
+            return
+        if op.loc in self.remote:  # a remote arrive returns no state (the ISA: the sink `_`)
+            self.access("mbar", name, op.loc, f"_, {self.addr(op.loc)}" + (f", {n}" if n > 1 else ""))
             return
         # an arrive's state: opaque, unread, a .b64 register of its own
         self.states += 1
@@ -686,6 +753,11 @@ class _Emitter:
             self.body(s.body)
             self.jump(top, backward=True)
             self.emit(f"{end}:")
+        elif isinstance(s, A.Barrier) and "CLBAR" in s.tags:  # sm_90's cluster barrier, non-aligned
+            if s.arrive:
+                self.access("clbar", f"barrier.cluster.arrive.{ISA_SEM[s.order or 'rel']}", None)
+            else:
+                self.access("clbar", "barrier.cluster.wait" + (".acquire" if s.order == "acq" else ""), None)
         elif isinstance(s, A.Barrier):
             self.barrier(s)
         else:
@@ -743,14 +815,12 @@ def _mbarrier_wait(s) -> A.Load | None:
     return None
 
 
-def lower_thread(
-    test: A.Test, th: A.Thread, observed: list[str], shared: frozenset = frozenset(), barriers: tuple = ()
-) -> ThreadCode:
+def lower_thread(test: A.Test, th: A.Thread, observed: list[str], around: Around | None = None) -> ThreadCode:
     """One thread's PTX: declarations, its initial registers, its body,
     then its registers (the observed first) and time-out flag into the
     outputs, then the address operands of its accesses, the spin budget
     and (a thread passing barriers) the instance's first named barrier."""
-    em = _Emitter(test, th, observed, shared, barriers)
+    em = _Emitter(test, th, observed, around or Around())
     for r in observed:
         em.reg(r)
     init = {ri.reg: ri.value for ri in test.reg_init if ri.thread == th.index}
@@ -767,6 +837,8 @@ def lower_thread(
         lines.append(".reg .b32 " + ", ".join(f"ht{k}" for k in range(em.temps)) + ";")
     if em.shared_addrs:
         lines.append(".reg .b64 " + ", ".join(f"hsa{k}" for k in range(em.shared_addrs)) + ";")
+    if em.remote_addrs:
+        lines.append(".reg .b32 " + ", ".join(f"hra{k}" for k in range(em.remote_addrs)) + ";")
     if em.states:
         lines.append(".reg .b64 " + ", ".join(f"hmb{k}" for k in range(em.states)) + ";")
     lines.append(".reg .b32 hspin;" if not code.barriers else ".reg .b32 hspin, hbar;")
@@ -809,6 +881,8 @@ class LoweredTest:
     mbarriers: dict = field(default_factory=dict)
     barriers: BarrierPlan = field(default_factory=lambda: BarrierPlan({}))  # the CTA barriers, per thread
     bulk: frozenset = frozenset()  # the shared locations bulk copies write (16 aligned bytes an instance)
+    cluster: bool = False  # the test's CTAs run as one thread-block cluster
+    cluster_rounds: int = 0  # times each thread passes the cluster barrier
 
 
 def lower(test: A.Test) -> LoweredTest:
@@ -824,9 +898,15 @@ def lower(test: A.Test) -> LoweredTest:
         )
     variables = observed_vars(test)
     threads = []
+    order = ctas(test)
+    by_index = {t.index: t for t in test.threads}
     for th in test.threads:
         regs = [v.reg for v in variables if isinstance(v, A.RegVar) and v.thread == th.index]
-        threads.append(lower_thread(test, th, regs, frozenset(shared), tuple(plan.steps.get(th.index, ()))))
+        remote = {  # another CTA's shared memory (a cluster's): its rank, the holder's number in `ctas`
+            loc: order.index(cta_of(by_index[k])) for loc, k in shared.items() if cta_of(by_index[k]) != cta_of(th)
+        }
+        steps = tuple(plan.steps.get(th.index, ()))
+        threads.append(lower_thread(test, th, regs, Around(frozenset(shared), steps, remote)))
     locs = test.all_locations()
     for v in variables:
         if isinstance(v, A.LocVar) and v.loc not in locs:
@@ -840,7 +920,20 @@ def lower(test: A.Test) -> LoweredTest:
     bulk = frozenset(
         s.loc for t in test.threads for s in A.walk_stmts(t.body) if isinstance(s, A.Store) and "BULK" in s.tags
     )
-    return LoweredTest(test, threads, variables, locs, init, [values] * len(variables), shared, mbars, plan, bulk)
+    return LoweredTest(
+        test,
+        threads,
+        variables,
+        locs,
+        init,
+        [values] * len(variables),
+        shared,
+        mbars,
+        plan,
+        bulk,
+        in_cluster(test),
+        cluster_rounds(test),
+    )
 
 
 def constants(test: A.Test) -> set[int]:

@@ -34,7 +34,7 @@ import random
 from dataclasses import dataclass
 
 from ..litmus import ast as A
-from .lower import NotRunnable, barrier_plan, cta_of, warp_of
+from .lower import NotRunnable, barrier_plan, cta_of, in_cluster, warp_of
 
 WARP = 32
 
@@ -47,6 +47,7 @@ class Shape:
     groups: tuple[tuple[tuple[int, ...], ...], ...]
     barriers: int = 0  # named barriers an instance needs in one CTA (0: none, not placed in whole warps)
     align: int = 1  # words an instance's global copies align to (4: a bulk copy reads 16 aligned bytes)
+    cluster: bool = False  # the CTAs run as one thread-block cluster (a tuple of blocks is a cluster)
 
     @property
     def k(self) -> int:
@@ -93,7 +94,8 @@ def shape_of(test: A.Test) -> Shape:
         ctas.setdefault(cta_of(t), {}).setdefault(warp_of(t), []).append(t.index)
     plan = barrier_plan(test)
     bulk = any("BULK" in getattr(op, "tags", ()) for t in test.threads for op in t.ops)
-    return Shape(tuple(tuple(tuple(w) for w in cta.values()) for cta in ctas.values()), plan.ids, 4 if bulk else 1)
+    groups = tuple(tuple(tuple(w) for w in cta.values()) for cta in ctas.values())
+    return Shape(groups, plan.ids, 4 if bulk else 1, in_cluster(test))
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,11 @@ class Geometry:
     block_instances: int = 0  # M: the instances a block runs (0: WT * Y)
     pad: int = 1  # words between neighbouring instances' copies of a location (the setting's, aligned)
     region: int = 32  # words of a location's copies (a multiple of 32)
+    units: int = 0  # what the block permutation moves: blocks, or clusters (tuples) of K (0: blocks)
+
+    @property
+    def moved(self) -> int:
+        return self.units or self.blocks
 
     def per_block(self) -> int:
         return self.block_instances or self.test_warps * self.per_warp  # M
@@ -131,6 +138,7 @@ b = BLOCKS // K * K
 n = b // K * m
 pad = (PAD + ALIGN - 1) // ALIGN * ALIGN
 region = (n * pad + 31) // 32 * 32
+units = b // (1 + CL * (K - 1))
 """
 # what cannot be launched, checked in order: (condition, message, its values)
 GEOMETRY_CHECKS = (
@@ -154,6 +162,7 @@ def test_constants(shape: Shape) -> dict:
         "WHOLE": int(shape.whole),
         "NB": shape.barriers,
         "ALIGN": shape.align,
+        "CL": int(shape.cluster),
     }
 
 
@@ -171,7 +180,7 @@ def geometry(shape: Shape, blocks: int, block_threads: int, test_warps: int, lan
     for cond, message, values in GEOMETRY_CHECKS:
         if eval(cond, {}, env):
             raise NotRunnable("cannot run on a GPU: " + message % tuple(env[v] for v in values))
-    return Geometry(env["b"], env["w"], env["wt"], env["y"], env["m"], env["pad"], env["region"])
+    return Geometry(env["b"], env["w"], env["wt"], env["y"], env["m"], env["pad"], env["region"], env["units"])
 
 
 def geometry_c(shape: Shape) -> str:
@@ -191,7 +200,7 @@ static HrfGeometry hrf_geometry(unsigned long long BLOCKS, const HrfSetting &s) 
 {chr(10).join(body)}
     HrfGeometry out;
     out.blocks = b, out.warps = w, out.test_warps = wt, out.per_warp = y, out.per_block = m;
-    out.pad = pad, out.region = region;
+    out.pad = pad, out.region = region, out.units = units;
     return out;
 }}
 """
@@ -230,11 +239,11 @@ def draw(g: Geometry, rng: random.Random | None) -> Permutation:
     """A fresh placement (rng None: the identity, no randomisation)."""
     if rng is None:
         return Permutation(1, 0, 1, 0, 1, 0)
-    return Permutation(*affine(g.blocks, rng), *affine(g.warps, rng), *affine(WARP, rng))
+    return Permutation(*affine(g.moved, rng), *affine(g.warps, rng), *affine(WARP, rng))
 
 
 def inverses(g: Geometry, p: Permutation) -> tuple[int, int, int]:
-    return pow(p.ba, -1, g.blocks), pow(p.wa, -1, g.warps), pow(p.la, -1, WARP)
+    return pow(p.ba, -1, g.moved), pow(p.wa, -1, g.warps), pow(p.la, -1, WARP)
 
 
 # Hardware thread (b, t) -> instance i and CTA group c, warp group h, lane q
@@ -245,7 +254,10 @@ def inverses(g: Geometry, p: Permutation) -> tuple[int, int, int]:
 # instance u of a block holds warps u * WN[c] .. + WN[c] - 1, lanes 0..SC[c]-1.
 INVERSE = """
 m = WT * Y // (1 + WHOLE * (NEED - 1))
-tb = (BAINV * ((b + B - BC) % B)) % B
+nb = B // (1 + CL * (K - 1))
+ub = b // (1 + CL * (K - 1))
+tu = (BAINV * ((ub + nb - BC) % nb)) % nb
+tb = CL * (tu * K + b % K) + (1 - CL) * tu
 j = tb // K
 c = tb % K
 x = (WAINV * (((t // 32) + W - WC) % W)) % W
@@ -304,7 +316,10 @@ def position(shape: Shape, g: Geometry, p: Permutation, i: int, thread: int) -> 
         y, x0 = divmod(r, g.test_warps)
         x = (x0 + h) % g.test_warps
         s = (y * shape.warps(c) + h) * shape.lanes(c) + q
-    block = (p.ba * (j * shape.k + c) + p.bc) % g.blocks
+    if shape.cluster:  # clusters move whole: a block's rank in its cluster is its CTA group
+        block = (p.ba * j + p.bc) % g.moved * shape.k + c
+    else:
+        block = (p.ba * (j * shape.k + c) + p.bc) % g.blocks
     warp = (p.wa * x + p.wc) % g.warps
     lane = (p.la * s + p.lc) % WARP
     return block, warp * WARP + lane

@@ -29,7 +29,8 @@ ACCESSES = ("LDG", "STG", "ATOMG", "ATOM", "RED", "REDG", "LD", "ST", "UBLKCP", 
 # what a fence or an acquire brings along, skipped between the accesses
 AUXILIARY = ("ERRBAR", "CGAERRBAR", "CCTL")
 # a CTA barrier: BAR.SYNC (barrier.sync; .DEFER_BLOCKING on sm_70 and later), BAR.ARV (barrier.arrive)
-MEMORY = (*ACCESSES, "MEMBAR", "FENCE", "BAR", *AUXILIARY)
+# sm_90's cluster barrier: UCGABAR_ARV (barrier.cluster.arrive), UCGABAR_WAIT (.wait)
+MEMORY = (*ACCESSES, "MEMBAR", "FENCE", "BAR", "UCGABAR_ARV", "UCGABAR_WAIT", *AUXILIARY)
 
 
 class CodeCheckError(HrfError):
@@ -123,11 +124,17 @@ def steps(a: Access) -> list[Step]:
             return [Step(("FENCE",), optional=True), Step(("SYNCS",), frozenset({"EXCH"}))]
         if "test_wait" in words:
             return [Step(("SYNCS",), frozenset({"PHASECHK"}))]
-        if "arrive" in words:
-            return [Step(("SYNCS",), frozenset({"ARRIVE"}))]
+        if "arrive" in words:  # a release: MEMBARs first where ptxas needs them (cluster scope)
+            lead = [Step(("MEMBAR",), optional=True)] * 2 if "release" in words else []
+            return [*lead, Step(("SYNCS",), frozenset({"ARRIVE"}))]
         return [Step(("SYNCS",), frozenset({"ARRIVE", "RED"}))]  # expect_tx, complete_tx: no arrival
     if a.kind == "bar":  # a CTA barrier, its named barrier and count in registers
         return [Step(("BAR",), frozenset({"ARV" if "arrive" in words else "SYNC"}))]
+    if a.kind == "clbar":  # a release arrive: MEMBAR.ALL.CTA, MEMBAR.ALL.GPU first
+        if "arrive" in words:
+            lead = [Step(("MEMBAR",), optional=True)] * 2 if "release" in words else []
+            return [*lead, Step(("UCGABAR_ARV",))]
+        return [Step(("UCGABAR_WAIT",))]
     if a.kind == "bulk":
         return [Step(("UBLKCP",), frozenset({"S", "G"}))]
     if a.ptx.startswith("fence.proxy.async"):  # the async proxy's fence: a view fence of the space

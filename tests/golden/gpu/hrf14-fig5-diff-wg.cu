@@ -142,10 +142,13 @@ extern "C" __global__ void hrf_test(u32 *mem, u32 *res, u32 *scratch, u32 *sync,
     const u64 B = P[P_B], W = P[P_W], WT = P[P_WT], Y = P[P_Y];
     const u64 BAINV = P[P_BAINV], BC = P[P_BC], WAINV = P[P_WAINV], WC = P[P_WC];
     const u64 LAINV = P[P_LAINV], LC = P[P_LC];
-    const u64 NEED = 1, WHOLE = 0;  // the test's largest CTA in warps; placed in whole warps
+    const u64 NEED = 1, WHOLE = 0, CL = 0;  // the largest CTA's warps; whole warps; a cluster
     (void)K, (void)NEED;
     const u64 m = WT * Y / (1 + WHOLE * (NEED - 1));
-    const u64 tb = (BAINV * ((b + B - BC) % B)) % B;
+    const u64 nb = B / (1 + CL * (K - 1));
+    const u64 ub = b / (1 + CL * (K - 1));
+    const u64 tu = (BAINV * ((ub + nb - BC) % nb)) % nb;
+    const u64 tb = CL * (tu * K + b % K) + (1 - CL) * tu;
     const u64 j = tb / K;
     const u64 c = tb % K;
     const u64 x = (WAINV * (((t / 32) + W - WC) % W)) % W;
@@ -245,7 +248,7 @@ static const int HRF_LOC_VAR[2] = {-1, -1};
 // the launch's geometry (gpu/placement.py's GEOMETRY, as C)
 static HrfGeometry hrf_geometry(unsigned long long BLOCKS, const HrfSetting &s) {
     const u64 TEST_WARPS = s.test_warps; const u64 LANES = s.lanes; const u64 BLOCK = s.block; const u64 PAD = s.pad;
-    const u64 K = 2; const u64 NEED = 1; const u64 SPAN = 1; const u64 WHOLE = 0; const u64 NB = 0; const u64 ALIGN = 1;
+    const u64 K = 2; const u64 NEED = 1; const u64 SPAN = 1; const u64 WHOLE = 0; const u64 NB = 0; const u64 ALIGN = 1; const u64 CL = 0;
     const u64 w = BLOCK / 32;
     const u64 wt0 = hrf_min(hrf_max(TEST_WARPS, NEED), w);
     const u64 g = hrf_min(wt0 / NEED, 15 / hrf_max(NB, 1));
@@ -256,13 +259,14 @@ static HrfGeometry hrf_geometry(unsigned long long BLOCKS, const HrfSetting &s) 
     const u64 n = b / K * m;
     const u64 pad = (PAD + ALIGN - 1) / ALIGN * ALIGN;
     const u64 region = (n * pad + 31) / 32 * 32;
+    const u64 units = b / (1 + CL * (K - 1));
     if ((BLOCK % 32 != 0) + ((w & (w - 1)) != 0) + (w == 0)) hrf_failf("cannot run on a GPU: a block of %u threads (a power of two times 32)", (unsigned)BLOCK);
     if (NEED > w) hrf_failf("cannot run on a GPU: %u warps of one CTA, more than a block of %u warps holds", (unsigned)NEED, (unsigned)w);
     if (y == 0) hrf_failf("cannot run on a GPU: a CTA of the test needs more than the %u lanes a warp gives it", (unsigned)LANES);
     if (b == 0) hrf_failf("cannot run on a GPU: %u CTAs, more than the %u blocks that fit", (unsigned)K, (unsigned)BLOCKS);
     HrfGeometry out;
     out.blocks = b, out.warps = w, out.test_warps = wt, out.per_warp = y, out.per_block = m;
-    out.pad = pad, out.region = region;
+    out.pad = pad, out.region = region, out.units = units;
     return out;
 }
 #endif

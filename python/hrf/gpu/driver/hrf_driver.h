@@ -201,7 +201,7 @@ static HrfArgs hrf_args(int argc, char **argv) {
 
 // ------------------------------------------------------------ placement (gpu/placement.py)
 struct HrfGeometry {
-    unsigned long long blocks, warps, test_warps, per_warp, per_block, pad, region;
+    unsigned long long blocks, warps, test_warps, per_warp, per_block, pad, region, units;
     unsigned long long instances() const { return blocks / HRF_K * per_block; }
 };
 static unsigned long long hrf_min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
@@ -253,13 +253,13 @@ static void hrf_params(u32 *P, const HrfGeometry &g, const HrfSetting &s, unsign
                        unsigned long long region) {
     unsigned long long ba = 1, bc = 0, wa = 1, wc = 0, la = 1, lc = 0;
     if (s.randomise) {
-        hrf_affine(g.blocks, ba, bc);
+        hrf_affine(g.units, ba, bc);  // blocks, or clusters moved whole
         hrf_affine(g.warps, wa, wc);
         hrf_affine(HRF_WARP, la, lc);
     }
     P[P_B] = (u32)g.blocks, P[P_W] = (u32)g.warps, P[P_WT] = (u32)g.test_warps, P[P_Y] = (u32)g.per_warp;
     P[P_N] = (u32)n, P[P_PAD] = (u32)g.pad, P[P_REGION] = (u32)region;
-    P[P_BAINV] = (u32)hrf_inverse(ba, g.blocks), P[P_BC] = (u32)bc;
+    P[P_BAINV] = (u32)hrf_inverse(ba, g.units), P[P_BC] = (u32)bc;
     P[P_WAINV] = (u32)hrf_inverse(wa, g.warps), P[P_WC] = (u32)wc;
     P[P_LAINV] = (u32)hrf_inverse(la, HRF_WARP), P[P_LC] = (u32)lc;
     P[P_STRESS_ITERS] = s.stress ? s.stress_iters : 0, P[P_STRESS_MASK] = s.stress_words - 1;

@@ -26,6 +26,7 @@
 #define __forceinline__ inline
 #define __shared__ static
 #define __align__(n) __attribute__((aligned(n)))
+#define __cluster_dims__(x, y, z)  // one block at a time: no clusters
 
 struct dim3 {
     unsigned x = 1, y = 1, z = 1;
