@@ -91,8 +91,18 @@ def test_the_standalone_driver_builds_and_without_a_gpu_says_so(tmp_path):
     """nvcc builds the emitted driver (host and device code); run where no
     GPU is, it stops at its first CUDA call with one line naming it (exit
     2), having printed no histogram."""
-    names = ("gpu/MP+rlx-gpu.litmus", "ptx7/SpinMP.litmus", "hrf/hrf14-fig5-diff-wg.litmus")
-    cus = emit_cuda([parse_file(LITMUS / n) for n in names], tmp_path)
+    names = (
+        "gpu/MP+rlx-gpu.litmus",
+        "ptx7/SpinMP.litmus",
+        "hrf/hrf14-fig5-diff-wg.litmus",
+        "ptx8/MP+dsmem-cluster.litmus",  # a thread-block cluster (sm_90: the driver is built for it)
+        "ptx8/bulk-copy-wait.litmus",
+    )
+    from test_gpu_driver import BARRIERS  # CTA barriers, placed in whole warps
+
+    (tmp_path / "barriers.litmus").write_text(BARRIERS)
+    tests = [parse_file(LITMUS / n) for n in names] + [parse_file(tmp_path / "barriers.litmus")]
+    cus = emit_cuda(tests, tmp_path / "cu")
 
     def build(cu):
         exe = cu.with_suffix("")
