@@ -838,3 +838,14 @@ def test_barriers_that_can_hang_are_refused():
     assert shape.barriers == 2
     # P0's operands: r0 and its time-out flag (%0, %1), x (%2), the spin budget (%3), @BAR (%4)
     assert "add.u32 hbar, %4, 1;" in lt.threads[0].lines and "barrier.sync hbar, 64;" in lt.threads[0].lines
+
+
+def test_every_launch_parameter_has_one_value_text():
+    """The per-launch parameters (cuda.PARAMS) are placement's or the
+    setting's, one text each, which hrf run evaluates and the driver compiles."""
+    from hrf.gpu.cuda import PARAMS, SETTING_VALUES, param_values_c
+    from hrf.gpu.placement import PLACEMENT_VALUES
+
+    assert sorted([*PLACEMENT_VALUES, *SETTING_VALUES]) == sorted(PARAMS)
+    c = param_values_c()
+    assert all(f"P[P_{k}] = " in c for k in PARAMS) and "hrf_inverse(ba, units)" in c

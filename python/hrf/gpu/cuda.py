@@ -12,6 +12,7 @@ one compiled module serves every setting and every device.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import fields
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from ..herdout import HERD_KIND, herd_name, log_variable
 from ..litmus import ast as A
 from ..litmus.printer import format_condition
 from .lower import LoweredTest
-from .placement import Shape, geometry_c, inverse_c
+from .placement import PLACEMENT_VALUES, Shape, compiled, geometry_c, inverse_c
 from .setting import PATTERNS, Setting
 
 # per-launch parameters, in the order the host writes them
@@ -44,6 +45,18 @@ PARAMS = (
     "BANK",
     "SPIN",
 )
+# the per-launch parameters the setting gives (its fields by name, the stress
+# pattern as its number, switches as 0 or 1): as PLACEMENT_VALUES, text that
+# hrf run evaluates and the standalone driver compiles
+SETTING_VALUES = {
+    "STRESS_ITERS": "stress * stress_iters",
+    "STRESS_MASK": "stress_words - 1",
+    "STRESS_PATTERN": "stress_pattern",
+    "SYNC": "sync",
+    "BANK": "bank_conflicts",
+    "SPIN": "spin",
+}
+SETTING_CODE = compiled(SETTING_VALUES)
 POISON = 0xDEADBEEF
 # tally counters
 COUNTERS = ("timeouts", "filtered", "overflow", "missing")
@@ -534,7 +547,43 @@ static const int HRF_ACCESS_LOC[HRF_T]{_dims(access_loc)} = {_c_rows(access_loc)
 static const int HRF_LOC_VAR[{len(loc_var)}] = {_c_array(loc_var)};
 #endif
 #include "hrf_driver.h"
-{geometry_c(shape)}#endif
+{geometry_c(shape)}{param_values_c()}#endif
+"""
+
+
+def setting_env(s: Setting) -> dict:
+    """The names `SETTING_VALUES` reads: the setting's fields, as numbers."""
+    return {
+        f.name: PATTERNS.index(v) if f.name == "stress_pattern" else int(v)
+        for f in fields(Setting)
+        for v in [getattr(s, f.name)]
+    }
+
+
+def param_values_c() -> str:
+    """`PLACEMENT_VALUES` and `SETTING_VALUES` as the standalone driver's
+    `hrf_param_values`: one launch's parameters in the order of PARAMS."""
+    geo = (
+        ("b", "blocks"),
+        ("w", "warps"),
+        ("wt", "test_warps"),
+        ("y", "per_warp"),
+        ("pad", "pad"),
+        ("region", "region"),
+        ("units", "units"),
+    )
+    env = " ".join(f"const u64 {k} = g.{v};" for k, v in geo)
+    used = {w for v in SETTING_VALUES.values() for w in re.findall(r"[a-z_]+", v)}
+    names = " ".join(f"const u64 {f.name} = s.{f.name};" for f in fields(Setting) if f.name in used)
+    values = PLACEMENT_VALUES | SETTING_VALUES
+    sets = "\n".join(f"    P[P_{k}] = (u32)({values[k].replace('inverse(', 'hrf_inverse(')});" for k in PARAMS)
+    return f"""// one launch's parameters (gpu/placement.py's PLACEMENT_VALUES, cuda.py's SETTING_VALUES, as C)
+static void hrf_param_values(u32 *P, const HrfGeometry &g, const HrfSetting &s, u64 n, u64 ba, u64 bc, u64 wa, u64 wc,
+                             u64 la, u64 lc) {{
+    {env}
+    {names}
+{sets}
+}}
 """
 
 

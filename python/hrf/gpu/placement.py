@@ -242,10 +242,6 @@ def draw(g: Geometry, rng: random.Random | None) -> Permutation:
     return Permutation(*affine(g.moved, rng), *affine(g.warps, rng), *affine(WARP, rng))
 
 
-def inverses(g: Geometry, p: Permutation) -> tuple[int, int, int]:
-    return pow(p.ba, -1, g.moved), pow(p.wa, -1, g.warps), pow(p.la, -1, WARP)
-
-
 # Hardware thread (b, t) -> instance i and CTA group c, warp group h, lane q
 # (`live` 0: a stress thread), and m, the instances a block runs. Statements
 # valid in both Python and C (`//` becomes `/`); every quantity is a
@@ -272,22 +268,67 @@ i = j * m + WHOLE * u + (1 - WHOLE) * (y * WT + (x + WT - h) % WT)
 """
 
 
-def parameters(shape: Shape, g: Geometry, p: Permutation) -> dict:
-    binv, winv, linv = inverses(g, p)
-    return test_constants(shape) | {
-        "B": g.blocks,
-        "W": g.warps,
-        "WT": g.test_warps,
-        "Y": g.per_warp,
-        "BAINV": binv,
-        "BC": p.bc,
-        "WAINV": winv,
-        "WC": p.wc,
-        "LAINV": linv,
-        "LC": p.lc,
-        "SC": [shape.lanes(c) for c in range(shape.k)],
-        "WN": [shape.warps(c) for c in range(shape.k)],
+# The per-launch parameters placement sets, from the launch's geometry (GEOMETRY's
+# names) and permutation (ba, bc, wa, wc, la, lc): statements valid in Python
+# and C, which `hrf run` evaluates and the standalone driver compiles
+# (cuda.py writes them as its `hrf_param_values`, beside the setting's).
+PLACEMENT_VALUES = {
+    "B": "b",
+    "W": "w",
+    "WT": "wt",
+    "Y": "y",
+    "N": "n",
+    "PAD": "pad",
+    "REGION": "region",
+    "BAINV": "inverse(ba, units)",
+    "BC": "bc",
+    "WAINV": "inverse(wa, w)",
+    "WC": "wc",
+    "LAINV": "inverse(la, 32)",
+    "LC": "lc",
+}
+
+
+def compiled(values: dict) -> dict:
+    """Each value's text compiled once (a launch evaluates them all)."""
+    return {k: compile(v, f"<{k}>", "eval") for k, v in values.items()}
+
+
+_PLACEMENT = compiled(PLACEMENT_VALUES)
+
+
+def geometry_env(shape: Shape, g: Geometry, p: Permutation) -> dict:
+    """The names `PLACEMENT_VALUES` reads: the geometry's (as GEOMETRY
+    names them) and the permutation's, and `inverse` (a's inverse mod n)."""
+    return {
+        "b": g.blocks,
+        "w": g.warps,
+        "wt": g.test_warps,
+        "y": g.per_warp,
+        "m": g.per_block(),
+        "n": g.instances(shape),
+        "pad": g.pad,
+        "region": g.region,
+        "units": g.moved,
+        "ba": p.ba,
+        "bc": p.bc,
+        "wa": p.wa,
+        "wc": p.wc,
+        "la": p.la,
+        "lc": p.lc,
+        "inverse": lambda a, n: pow(a, -1, n),
     }
+
+
+def parameters(shape: Shape, g: Geometry, p: Permutation) -> dict:
+    """What `INVERSE` reads: the test's constants and CTAs' lanes and warps,
+    and the launch's placement parameters (`PLACEMENT_VALUES`)."""
+    env = geometry_env(shape, g, p)
+    return (
+        test_constants(shape)
+        | {k: eval(v, {}, env) for k, v in _PLACEMENT.items()}
+        | {"SC": [shape.lanes(c) for c in range(shape.k)], "WN": [shape.warps(c) for c in range(shape.k)]}
+    )
 
 
 def role_of(shape: Shape, g: Geometry, p: Permutation, b: int, t: int) -> tuple[int, int] | None:

@@ -13,10 +13,10 @@ import time
 from dataclasses import dataclass, field
 
 from ..errors import HrfError
-from .cuda import COUNTERS, HIST_LIMIT, PARAMS, POISON, layout, n_params, source, strides
+from .cuda import COUNTERS, HIST_LIMIT, PARAMS, POISON, SETTING_CODE, layout, n_params, setting_env, source, strides
 from .lower import LoweredTest, NotRunnable
 from .placement import Shape, affine, draw, geometry, parameters
-from .setting import PATTERNS, Setting
+from .setting import Setting
 
 OVERFLOW_CAP = 1 << 16  # outcomes outside the domains, recorded one by one
 BATCH = 64  # launches whose parameters go to the device together
@@ -210,7 +210,7 @@ class Runner:
             batch = BATCH if launches is None else min(BATCH, launches - done)
             params = np.empty((batch, np_), dtype=np.uint32)
             for k in range(batch):
-                params[k] = self._params(g, s, n, region, rng)
+                params[k] = self._params(g, s, n, rng)
             dparams = cp.asarray(params)
             for k in range(batch):
                 kk = np.uint32(k)
@@ -253,19 +253,11 @@ class Runner:
                 out.histogram[seen] = out.histogram.get(seen, 0) + 1
         return out
 
-    def _params(self, g, s: Setting, n: int, region: int, rng: random.Random) -> list[int]:
-        """One launch's parameters, in the order of `cuda.PARAMS`, then each
+    def _params(self, g, s: Setting, n: int, rng: random.Random) -> list[int]:
+        """One launch's parameters, in the order of `cuda.PARAMS` (placement's
+        and the setting's, one table each with the driver), then each
         location's shuffle (a, c): copy i of a location at (a*i + c) mod n."""
-        vals = parameters(self.shape, g, draw(g, rng if s.randomise else None)) | {
-            "N": n,
-            "PAD": g.pad,
-            "REGION": region,
-            "STRESS_ITERS": s.stress_iters if s.stress else 0,
-            "STRESS_MASK": s.stress_words - 1,
-            "STRESS_PATTERN": PATTERNS.index(s.stress_pattern),
-            "SYNC": int(s.sync),
-            "BANK": int(s.bank_conflicts),
-            "SPIN": s.spin,
-        }
+        vals = parameters(self.shape, g, draw(g, rng if s.randomise else None))
+        vals |= {k: eval(v, {}, setting_env(s)) for k, v in SETTING_CODE.items()}
         shuffles = [affine(n, rng) if s.shuffle else (1, 0) for _ in self.lt.locations]
         return [vals[k] for k in PARAMS] + [a for a, _ in shuffles] + [c for _, c in shuffles]

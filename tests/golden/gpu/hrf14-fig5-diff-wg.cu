@@ -269,4 +269,29 @@ static HrfGeometry hrf_geometry(unsigned long long BLOCKS, const HrfSetting &s) 
     out.pad = pad, out.region = region, out.units = units;
     return out;
 }
+// one launch's parameters (gpu/placement.py's PLACEMENT_VALUES, cuda.py's SETTING_VALUES, as C)
+static void hrf_param_values(u32 *P, const HrfGeometry &g, const HrfSetting &s, u64 n, u64 ba, u64 bc, u64 wa, u64 wc,
+                             u64 la, u64 lc) {
+    const u64 b = g.blocks; const u64 w = g.warps; const u64 wt = g.test_warps; const u64 y = g.per_warp; const u64 pad = g.pad; const u64 region = g.region; const u64 units = g.units;
+    const u64 stress = s.stress; const u64 stress_pattern = s.stress_pattern; const u64 stress_words = s.stress_words; const u64 stress_iters = s.stress_iters; const u64 bank_conflicts = s.bank_conflicts; const u64 sync = s.sync; const u64 spin = s.spin;
+    P[P_B] = (u32)(b);
+    P[P_W] = (u32)(w);
+    P[P_WT] = (u32)(wt);
+    P[P_Y] = (u32)(y);
+    P[P_N] = (u32)(n);
+    P[P_PAD] = (u32)(pad);
+    P[P_REGION] = (u32)(region);
+    P[P_BAINV] = (u32)(hrf_inverse(ba, units));
+    P[P_BC] = (u32)(bc);
+    P[P_WAINV] = (u32)(hrf_inverse(wa, w));
+    P[P_WC] = (u32)(wc);
+    P[P_LAINV] = (u32)(hrf_inverse(la, 32));
+    P[P_LC] = (u32)(lc);
+    P[P_STRESS_ITERS] = (u32)(stress * stress_iters);
+    P[P_STRESS_MASK] = (u32)(stress_words - 1);
+    P[P_STRESS_PATTERN] = (u32)(stress_pattern);
+    P[P_SYNC] = (u32)(sync);
+    P[P_BANK] = (u32)(bank_conflicts);
+    P[P_SPIN] = (u32)(spin);
+}
 #endif

@@ -213,6 +213,9 @@ static void hrf_failf(const char *format, unsigned a, unsigned b = 0) {
 }
 // the launch's geometry, written beside the test's tables (placement.py's GEOMETRY, as C)
 static HrfGeometry hrf_geometry(unsigned long long blocks, const HrfSetting &s);
+// one launch's parameters from its geometry, setting and placement, written beside them too
+static void hrf_param_values(u32 *P, const HrfGeometry &g, const HrfSetting &s, u64 n, u64 ba, u64 bc, u64 wa, u64 wc,
+                             u64 la, u64 lc);
 
 // splitmix64: the placements' random numbers (not Python's: a run is random either way)
 static unsigned long long hrf_state;
@@ -249,21 +252,14 @@ static unsigned long long hrf_inverse(unsigned long long a, unsigned long long n
 }
 
 // one launch's parameters, in the order of the P_* numbers
-static void hrf_params(u32 *P, const HrfGeometry &g, const HrfSetting &s, unsigned long long n,
-                       unsigned long long region) {
+static void hrf_params(u32 *P, const HrfGeometry &g, const HrfSetting &s, unsigned long long n) {
     unsigned long long ba = 1, bc = 0, wa = 1, wc = 0, la = 1, lc = 0;
     if (s.randomise) {
         hrf_affine(g.units, ba, bc);  // blocks, or clusters moved whole
         hrf_affine(g.warps, wa, wc);
         hrf_affine(HRF_WARP, la, lc);
     }
-    P[P_B] = (u32)g.blocks, P[P_W] = (u32)g.warps, P[P_WT] = (u32)g.test_warps, P[P_Y] = (u32)g.per_warp;
-    P[P_N] = (u32)n, P[P_PAD] = (u32)g.pad, P[P_REGION] = (u32)region;
-    P[P_BAINV] = (u32)hrf_inverse(ba, g.units), P[P_BC] = (u32)bc;
-    P[P_WAINV] = (u32)hrf_inverse(wa, g.warps), P[P_WC] = (u32)wc;
-    P[P_LAINV] = (u32)hrf_inverse(la, HRF_WARP), P[P_LC] = (u32)lc;
-    P[P_STRESS_ITERS] = s.stress ? s.stress_iters : 0, P[P_STRESS_MASK] = s.stress_words - 1;
-    P[P_STRESS_PATTERN] = s.stress_pattern, P[P_SYNC] = s.sync, P[P_BANK] = s.bank_conflicts, P[P_SPIN] = s.spin;
+    hrf_param_values(P, g, s, n, ba, bc, wa, wc, la, lc);
     for (int l = 0; l < HRF_L; l++) {
         unsigned long long a = 1, c = 0;
         if (s.shuffle) hrf_affine(n, a, c);
@@ -374,7 +370,7 @@ int main(int argc, char **argv) {
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     while (a.seconds > 0 ? (done == 0 || elapsed() < a.seconds) : done < a.launches) {
         const unsigned k = a.seconds > 0 ? HRF_BATCH : (unsigned)std::min<unsigned long long>(HRF_BATCH, a.launches - done);
-        for (unsigned j = 0; j < k; j++) hrf_params(&batch[(size_t)j * HRF_NP], g, s, n, region);
+        for (unsigned j = 0; j < k; j++) hrf_params(&batch[(size_t)j * HRF_NP], g, s, n);
         HRF_CUDA(cudaMemcpy(params, batch.data(), (size_t)k * HRF_NP * 4, cudaMemcpyHostToDevice));
         for (unsigned j = 0; j < k; j++) {
             HRF_LAUNCH(hrf_test, (unsigned)g.blocks, s.block, mem, res, scratch, sync, params, j);
