@@ -20,7 +20,7 @@ from ..herdout import HERD_KIND, herd_name, log_variable
 from ..litmus import ast as A
 from ..litmus.printer import format_condition
 from .lower import LoweredTest
-from .placement import PLACEMENT_VALUES, Shape, compiled, geometry_c, inverse_c
+from .placement import PLACEMENT_VALUES, Shape, compiled, geometry_c, inverse_c, resident_c
 from .setting import PATTERNS, Setting
 
 # per-launch parameters, in the order the host writes them
@@ -546,6 +546,7 @@ static const int HRF_N_ACCESSES[HRF_T] = {_c_array(len(th.locs) for th in lt.thr
 static const int HRF_ACCESS_LOC[HRF_T]{_dims(access_loc)} = {_c_rows(access_loc)};
 static const int HRF_LOC_VAR[{len(loc_var)}] = {_c_array(loc_var)};
 #endif
+#define HRF_RESIDENT ({resident_c()})  // the blocks that fit (props, attr, s: hrf_driver.h's names)
 #include "hrf_driver.h"
 {geometry_c(shape)}{param_values_c()}#endif
 """

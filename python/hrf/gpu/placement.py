@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from dataclasses import dataclass
 
 from ..litmus import ast as A
@@ -120,6 +121,30 @@ class Geometry:
 
     def instances(self, shape: Shape) -> int:
         return self.blocks // shape.k * self.per_block()  # N
+
+
+# The blocks of BLOCK threads that fit on the device at once, from its SMs,
+# threads and registers an SM and the kernel's registers a thread (spin loops
+# and the synchronised start need every block running): Python and C, as below.
+RESIDENT = "max(min(min(THREADS_SM // BLOCK, REGS_SM // (max(REGS, 1) * BLOCK)), 32), 1) * SMS"
+
+
+def resident(block: int, sms: int, threads_sm: int, regs_sm: int, regs: int) -> int:
+    """`RESIDENT` for a device and a kernel."""
+    env = {"BLOCK": block, "SMS": sms, "THREADS_SM": threads_sm, "REGS_SM": regs_sm, "REGS": regs}
+    return eval(RESIDENT, {}, env)
+
+
+def resident_c() -> str:
+    """`RESIDENT` as a C expression over the driver's names (cudaDeviceProp, cudaFuncAttributes)."""
+    names = {
+        "THREADS_SM": "(u64)props.maxThreadsPerMultiProcessor",
+        "REGS_SM": "(u64)props.regsPerMultiprocessor",
+        "REGS": "(u64)attr.numRegs",
+        "SMS": "(u64)props.multiProcessorCount",
+        "BLOCK": "(u64)s.block",
+    }
+    return re.sub(r"\b[A-Z][A-Z_]*\b", lambda m: names[m.group(0)], _c(RESIDENT))
 
 
 # A launch's geometry from the blocks that fit (BLOCKS), the setting's block

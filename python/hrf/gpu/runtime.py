@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from ..errors import HrfError
 from .cuda import COUNTERS, HIST_LIMIT, PARAMS, POISON, SETTING_CODE, layout, n_params, setting_env, source, strides
 from .lower import LoweredTest, NotRunnable
-from .placement import Shape, affine, draw, geometry, parameters
+from .placement import Shape, affine, draw, geometry, parameters, resident
 from .setting import Setting
 
 OVERFLOW_CAP = 1 << 16  # outcomes outside the domains, recorded one by one
@@ -171,9 +171,8 @@ class Runner:
     def resident_blocks(self, s: Setting) -> int:
         """Blocks of `s.block` threads that fit on the device at once (spin
         loops and the synchronised start need every block running)."""
-        regs = max(self.k_test.num_regs, 1)
-        per_sm = min(self.info.threads_per_sm // s.block, self.info.regs_per_sm // (regs * s.block), 32)
-        return max(per_sm, 1) * self.info.sms
+        i = self.info
+        return resident(s.block, i.sms, i.threads_per_sm, i.regs_per_sm, self.k_test.num_regs)
 
     def run(
         self, s: Setting, launches: int | None = None, seconds: float | None = None, seed: int | None = None

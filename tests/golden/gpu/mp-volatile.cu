@@ -279,6 +279,7 @@ static const int HRF_N_ACCESSES[HRF_T] = {2, 2};
 static const int HRF_ACCESS_LOC[HRF_T][2] = {{0, 1}, {1, 0}};
 static const int HRF_LOC_VAR[2] = {-1, -1};
 #endif
+#define HRF_RESIDENT (hrf_max(hrf_min(hrf_min((u64)props.maxThreadsPerMultiProcessor / (u64)s.block, (u64)props.regsPerMultiprocessor / (hrf_max((u64)attr.numRegs, 1) * (u64)s.block)), 32), 1) * (u64)props.multiProcessorCount)  // the blocks that fit (props, attr, s: hrf_driver.h's names)
 #include "hrf_driver.h"
 // the launch's geometry (gpu/placement.py's GEOMETRY, as C)
 static HrfGeometry hrf_geometry(unsigned long long BLOCKS, const HrfSetting &s) {

@@ -327,14 +327,8 @@ int main(int argc, char **argv) {
     int driver = 0, runtime = 0;
     HRF_CUDA(cudaDriverGetVersion(&driver));
     HRF_CUDA(cudaRuntimeGetVersion(&runtime));
-    unsigned long long resident = s.blocks;
-    if (!resident) {  // blocks that fit on the device at once (spin loops and the synchronised start need them all)
-        const unsigned regs = std::max(attr.numRegs, 1);
-        unsigned per_sm = std::min(std::min((unsigned)props.maxThreadsPerMultiProcessor / s.block,
-                                            (unsigned)props.regsPerMultiprocessor / (regs * s.block)),
-                                   32u);
-        resident = (unsigned long long)std::max(per_sm, 1u) * props.multiProcessorCount;
-    }
+    // blocks that fit on the device at once (placement.py's RESIDENT, written beside the tables as HRF_RESIDENT)
+    const unsigned long long resident = s.blocks ? s.blocks : HRF_RESIDENT;
     const HrfGeometry g = hrf_geometry(resident, s);
     const unsigned long long n = g.instances();
     const unsigned long long region = g.region;
