@@ -88,8 +88,7 @@ def test_the_family_theory_reads_as_a_session_with_every_race_free_member_checke
     theories = check_session(tmp_path)
     assert "Sound_rsp_new_family" in theories
     text = (tmp_path / "Sound_rsp_new_family.thy").read_text()
-    assert not re.search(r"\b(sorry|oops)\b", text)
-    assert "declare [[quick_and_dirty = false]]" in text
+    assert not re.search(r"\b(sorry|oops|quick_and_dirty|axiomatization)\b", text)
     assert len(r.members) + len(r.racy) + len(r.left_out) == 25 and len(r.members) > 10
     # each member in exactly one chunk, each chunk checked by one eval, the
     # family the chunks appended
