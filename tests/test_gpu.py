@@ -849,3 +849,21 @@ def test_every_launch_parameter_has_one_value_text():
     assert sorted([*PLACEMENT_VALUES, *SETTING_VALUES]) == sorted(PARAMS)
     c = param_values_c()
     assert all(f"P[P_{k}] = " in c for k in PARAMS) and "hrf_inverse(ba, units)" in c
+
+
+def test_sm_90_forms_are_refused_for_older_gpus_by_name():
+    """mbarriers, bulk copies, cluster barriers and clusters are sm_90's: a
+    launch or a code check for an older architecture is refused, naming them."""
+    from hrf.gpu.lower import needs, refuse_below
+
+    lt, _ = prepare(parse_file(LITMUS / "ptx8" / "MP+dsmem-cluster.litmus"))
+    assert needs(lt) == (90, "thread-block clusters")
+    with pytest.raises(NotRunnable, match="thread-block clusters need sm_90 or later, not sm_80"):
+        refuse_below(lt, "sm_80")
+    refuse_below(lt, "sm_90")
+    refuse_below(lt, "sm_100a")
+    lt, _ = prepare(parse_file(LITMUS / "ptx8" / "bulk-copy-wait.litmus"))
+    assert needs(lt) == (90, "the async proxy, mbarriers")
+    lt, _ = prepare(parse_file(LITMUS / "gpu" / "MP+rlx-gpu.litmus"))
+    assert needs(lt) is None
+    refuse_below(lt, "sm_70")

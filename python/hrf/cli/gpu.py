@@ -137,6 +137,7 @@ def _check_code(a, tests) -> int:
     ([GPU15]'s optcheck); no GPU needed, only nvcc and nvdisasm."""
     from .. import gpu
     from ..gpu.cuda import source
+    from ..gpu.lower import refuse_below
     from ..gpu.runtime import compile_cubin
     from ..gpu.sass import check, disassemble, passed
 
@@ -146,6 +147,7 @@ def _check_code(a, tests) -> int:
         try:
             lt, shape = gpu.prepare(t)
             notes: list[str] = []
+            refuse_below(lt, a.arch)
             problems = check(lt, disassemble(compile_cubin(source(lt, shape), a.arch, f"{t.name}.cu")), notes)
         except HrfError as e:  # not runnable, not compiled, not disassembled
             print(f"hrf: {where}: {e}", file=sys.stderr)

@@ -936,6 +936,22 @@ def lower(test: A.Test) -> LoweredTest:
     )
 
 
+def needs(lt: LoweredTest) -> tuple[int, str] | None:
+    """The least GPU architecture a lowered test runs on, with what needs it
+    (None: any hrf run takes, sm_70 and later)."""
+    tags = {tag for th in lt.test.threads for op in th.ops for tag in getattr(op, "tags", ())}
+    found = [HOPPER[t] for t in sorted(tags & set(HOPPER))] + (["thread-block clusters"] if lt.cluster else [])
+    return (90, ", ".join(found)) if found else None
+
+
+def refuse_below(lt: LoweredTest, arch: str) -> None:
+    """Refuse by name to compile a test for an architecture older than it needs."""
+    need = needs(lt)
+    number = int(re.sub(r"\D", "", arch) or 0)
+    if need is not None and number < need[0]:
+        _refuse(f"{need[1]} need sm_{need[0]} or later, not {arch}")
+
+
 def constants(test: A.Test) -> set[int]:
     """Every number a test names: initial values, constants of its code,
     of its condition: the values an outcome's variables most likely take."""

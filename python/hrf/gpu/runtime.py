@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ..errors import HrfError
 from .cuda import COUNTERS, HIST_LIMIT, PARAMS, POISON, SETTING_CODE, layout, n_params, setting_env, source, strides
-from .lower import LoweredTest, NotRunnable
+from .lower import LoweredTest, NotRunnable, refuse_below
 from .placement import Shape, affine, draw, geometry, parameters, resident
 from .setting import Setting
 
@@ -156,6 +156,7 @@ class Runner:
                 f"more than the device histogram's {HIST_LIMIT}"
             )
         t0 = time.perf_counter()
+        refuse_below(lt, self.info.arch)
         self.cubin = cubin if cubin is not None else compile_cubin(self.src, self.info.arch, f"{lt.test.name}.cu")
         with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
             f.write(self.cubin)
