@@ -313,3 +313,46 @@ def test_a_planted_error_in_rsp_new_fails_the_family_proof(tmp_path):
         assert set(r.members) == names
         done = _check(out)
         assert (f"RESULT {r.theory}: OK" in done.stdout) is ok, done.stdout[-3000:]
+
+
+@pytest.mark.parametrize(
+    "key, row, wb",
+    [(("load", "dev", False), ("LD",), "fifo"), (("store", "dev", False), ("ST",), "any")],
+    ids=["no-invalidation-after-acquire", "no-flush-before-release"],
+)
+def test_planted_errors_one_operation_misses_fail_the_closure_on_message_passing(tmp_path, key, row, wb):
+    # rsp-new without the L1 invalidation after a device acquire, or without
+    # the flush before a device store: no program of the family (one
+    # operation per thread) goes wrong, but the corrupt MP does (the first
+    # under either write-back policy, the second when the L1 may write its
+    # lines back in any order). The no-other-outcome theorem claimed for it
+    # anyway (closable's unsound_too) is refused by Isabelle's closure check
+    # over the machine's reachable states, not by hrf; control: the same
+    # theorem for rsp-new loads.
+    import dataclasses
+
+    from hrf.isabelle.runs import closable, run_theory
+    from hrf.mappings.registry import get
+    from hrf.mappings.scheme import Row
+
+    s = get("rsp-new")
+    planted = dataclasses.replace(s, name="rsp-new-planted", rows={**s.rows, key: Row(row, "planted")})
+    for scheme, ok in ((s, True), (planted, False)):
+        res = hrf.soundness(CORPUS / "rsp" / "corrupt-mp.litmus", scheme, writeback=[wb])
+        assert res.sound is ok
+        closed, _ = closable(res, 100_000, unsound_too=True)
+        assert set(closed) == {wb}
+        name, text = run_theory(res, closed=closed)
+        assert re.search(rf"^theorem {name.lower()}_{wb}_sound:", text, re.M)
+        folder = tmp_path / scheme.name
+        folder.mkdir()
+        for base in ("Hrf_Machine", "Hrf_Closure"):
+            (folder / f"{base}.thy").write_text((BASE / f"{base}.thy").read_text())
+        (folder / f"{name}.thy").write_text(text)
+        done = subprocess.run(
+            ["bash", str(CHECK), str(folder), "Hrf_Machine", "Hrf_Closure", name],
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
+        assert (f"RESULT {name}: OK" in done.stdout) is ok, done.stdout[-3000:]
