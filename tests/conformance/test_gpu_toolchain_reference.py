@@ -102,3 +102,29 @@ def test_the_reference_barrier_tests_run_or_are_refused_by_name():
     with ThreadPoolExecutor(max_workers=2 * (os.cpu_count() or 1)) as pool:
         bad = {f.stem: p for f, p in pool.map(one, runs) if p}
     assert bad == {}
+
+
+def test_the_reference_barrier_tests_drivers_count_what_the_script_writes(tmp_path):
+    """The standalone driver of each barrier test `hrf run` takes, built for
+    hrf's CPU emulation (g++): its log is what the placement and the
+    driver's script make it (tests/test_gpu_driver.py's check)."""
+    import pytest
+
+    from hrf.gpu import emit_cuda
+    from hrf.gpu.setting import Setting
+    from test_gpu_driver import GXX, _check_run, build_emulation
+
+    if GXX is None:
+        pytest.skip("g++ builds the driver's CPU check")
+    runs = []
+    for f, t in _barrier_tests():
+        try:
+            prepare(t)
+        except NotRunnable:
+            continue
+        runs.append((f, emit_cuda([t], tmp_path / f.stem)[0]))
+    assert {f.stem for f, _ in runs} == BARRIER_RUNS
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        exes = list(pool.map(lambda fc: build_emulation(fc[1], "-O0"), runs))
+    for (f, _), exe in zip(runs, exes, strict=True):
+        _check_run(tmp_path, f, Setting(), [], launches=12, blocks=8, exe=exe)
