@@ -178,7 +178,7 @@ def _log_lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if not line.startswith(SKIP)]
 
 
-def _check_run(tmp_path, path: Path, s: Setting, args: list[str], launches: int, blocks: int, exe=None) -> None:
+def check_run(tmp_path, path: Path, s: Setting, args: list[str], launches: int, blocks: int, exe=None) -> None:
     test = parse_file(path)
     if exe is None:
         (cu,) = emit_cuda([test], tmp_path / "out", s)
@@ -203,7 +203,7 @@ def test_the_driver_counts_what_the_script_writes(tmp_path):
     is `hrf run`'s report of the histogram computed here; time-outs and
     filtered instances counted apart, values outside the domains listed."""
     for path in _tests(tmp_path):
-        _check_run(tmp_path, path, Setting(), [], launches=37, blocks=8)
+        check_run(tmp_path, path, Setting(), [], launches=37, blocks=8)
 
 
 def test_every_shipped_test_s_driver_counts_what_the_script_writes(tmp_path):
@@ -219,7 +219,7 @@ def test_every_shipped_test_s_driver_counts_what_the_script_writes(tmp_path):
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         exes = list(pool.map(lambda fc: build_emulation(fc[1], "-O0"), runnable))
     for (f, _), exe in zip(runnable, exes, strict=True):
-        _check_run(tmp_path, f, Setting(), [], launches=12, blocks=8, exe=exe)
+        check_run(tmp_path, f, Setting(), [], launches=12, blocks=8, exe=exe)
 
 
 def test_the_driver_under_other_settings(tmp_path):

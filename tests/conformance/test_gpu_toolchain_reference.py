@@ -112,7 +112,7 @@ def test_the_reference_barrier_tests_drivers_count_what_the_script_writes(tmp_pa
 
     from hrf.gpu import emit_cuda
     from hrf.gpu.setting import Setting
-    from test_gpu_driver import GXX, _check_run, build_emulation
+    from test_gpu_driver import GXX, check_run, build_emulation
 
     if GXX is None:
         pytest.skip("g++ builds the driver's CPU check")
@@ -127,4 +127,4 @@ def test_the_reference_barrier_tests_drivers_count_what_the_script_writes(tmp_pa
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         exes = list(pool.map(lambda fc: build_emulation(fc[1], "-O0"), runs))
     for (f, _), exe in zip(runs, exes, strict=True):
-        _check_run(tmp_path, f, Setting(), [], launches=12, blocks=8, exe=exe)
+        check_run(tmp_path, f, Setting(), [], launches=12, blocks=8, exe=exe)
