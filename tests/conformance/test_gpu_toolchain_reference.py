@@ -112,7 +112,7 @@ def test_the_reference_barrier_tests_drivers_count_what_the_script_writes(tmp_pa
 
     from hrf.gpu import emit_cuda
     from hrf.gpu.setting import Setting
-    from test_gpu_driver import GXX, check_run, build_emulation
+    from test_gpu_driver import GXX, build_emulation, check_run
 
     if GXX is None:
         pytest.skip("g++ builds the driver's CPU check")
