@@ -29,9 +29,10 @@ A CTA barrier (Dat3M's `bar.cta.sync n[, resource[, count]]`, the ISA's
 `barrier.sync id, count` (`barrier.arrive`) at one of the instance's own
 named barriers: each barrier of the test a CTA holds (Dat3M: its number and
 resource; OpenCL: the work-group's one barrier, passed in order) is one of
-them, and the count is in whole warps (placement gives every warp group of
-a test with barriers a warp of its own). The non-aligned form, since the
-warp's other lanes mirror the barriers at another instruction.
+them, and the count is in whole warps: placement gives every thread of a
+test with barriers a warp of its own, whose spare lanes run its code in
+step (cuda.py), so a thread count q of the test (Dat3M's, the ISA's b, as
+the models read it: test threads) is q warps. The non-aligned form.
 
 Every value is 32 bits (`.b32`); each thread's code is one `asm volatile`
 block whose operands are its observed registers (outputs), a time-out flag
