@@ -232,13 +232,17 @@ _cluster_sync = """#define hrf_sync() asm volatile("barrier.cluster.arrive.relea
 
 
 def _cluster_rounds_code(lt: LoweredTest) -> str:
-    """A test with cluster barriers: what a thread that runs no test thread does."""
-    if not lt.cluster_rounds:
+    """A test with cluster barriers: what a thread that runs no test thread
+    does, as many times as the test threads of its block's CTA."""
+    if not any(lt.cluster_rounds):
         return ""
-    return f"""// every thread of a cluster passes its barrier {lt.cluster_rounds} time(s), as the test's threads do
-__device__ __noinline__ void hrf_cluster_rounds() {{
-#ifndef HRF_EMULATE
-    for (int n = 0; n < {lt.cluster_rounds}; n++)
+    return f"""// per CTA group, the times its threads pass the cluster barrier: every thread of a cluster passes it
+__constant__ u32 HRF_ROUNDS[HRF_K] = {_c_array(lt.cluster_rounds)};
+__device__ __noinline__ void hrf_cluster_rounds(u32 rounds) {{
+#ifdef HRF_EMULATE
+    (void)rounds;
+#else
+    for (u32 n = 0; n < rounds; n++)
         asm volatile("barrier.cluster.arrive.relaxed;\\n\\tbarrier.cluster.wait;" ::: "memory");
 #endif
 }}
@@ -345,7 +349,7 @@ def source(lt: LoweredTest, shape: Shape) -> str:
     # a cluster: the CTA groups of an instance tuple are one cluster's blocks, ranked in order
     cluster_dims = f"__cluster_dims__({shape.k}, 1, 1) " if lt.cluster else ""
     # the cluster barrier waits for every thread of the cluster: the others pass it as often
-    rounds = "\n        hrf_cluster_rounds();" if lt.cluster_rounds else ""
+    rounds = "\n        hrf_cluster_rounds(HRF_ROUNDS[c]);" if any(lt.cluster_rounds) else ""
     nv = max(len(lt.variables), 1)
     return f"""{chr(10).join(head)}
 typedef unsigned int u32;

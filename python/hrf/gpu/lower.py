@@ -284,14 +284,11 @@ def _cta_barrier(s) -> TypeGuard[A.Barrier]:
     return isinstance(s, A.Barrier) and "CLBAR" not in s.tags
 
 
-def cluster_rounds(test: A.Test) -> int:
-    """How many times each thread passes the cluster barrier (an arrive and a
-    wait; the reader checks the threads agree): every other thread of the
-    launch's clusters passes it as many times (cuda.py)."""
-    return max(
-        (sum(1 for s in t.body if isinstance(s, A.Barrier) and "CLBAR" in s.tags and s.arrive) for t in test.threads),
-        default=0,
-    )
+def cluster_rounds(t: A.Thread) -> int:
+    """How many times a thread passes the cluster barrier (an arrive and a
+    wait; the reader checks a cluster's threads agree): every other thread
+    of its block passes it as many times (cuda.py)."""
+    return sum(1 for s in t.body if isinstance(s, A.Barrier) and "CLBAR" in s.tags and s.arrive)
 
 
 def ctas(test: A.Test) -> list:
@@ -883,7 +880,7 @@ class LoweredTest:
     barriers: BarrierPlan = field(default_factory=lambda: BarrierPlan({}))  # the CTA barriers, per thread
     bulk: frozenset = frozenset()  # the shared locations bulk copies write (16 aligned bytes an instance)
     cluster: bool = False  # the test's CTAs run as one thread-block cluster
-    cluster_rounds: int = 0  # times each thread passes the cluster barrier
+    cluster_rounds: tuple = ()  # per CTA (`ctas` order), times its threads pass the cluster barrier
 
 
 def lower(test: A.Test) -> LoweredTest:
@@ -933,7 +930,7 @@ def lower(test: A.Test) -> LoweredTest:
         plan,
         bulk,
         in_cluster(test),
-        cluster_rounds(test),
+        tuple(max(cluster_rounds(t) for t in test.threads if cta_of(t) == c) for c in order),
     )
 
 
