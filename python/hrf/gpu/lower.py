@@ -32,7 +32,9 @@ resource; OpenCL: the work-group's one barrier, passed in order) is one of
 them, and the count is in whole warps: placement gives every thread of a
 test with barriers a warp of its own, whose spare lanes run its code in
 step (cuda.py), so a thread count q of the test (Dat3M's, the ISA's b, as
-the models read it: test threads) is q warps. The non-aligned form.
+the models read it: test threads) is q warps. The form as written: `bar.sync`
+(aligned: the warp, in step, passes it together) for `bar` and
+`barrier...aligned`, `barrier.sync` otherwise and for OpenCL.
 
 Every value is 32 bits (`.b32`); each thread's code is one `asm volatile`
 block whose operands are its observed registers (outputs), a time-out flag
@@ -199,6 +201,7 @@ class BarrierStep:
     index: int
     warps: int
     arrive: bool = False
+    aligned: bool = False  # as the test writes it (`bar.sync`): the warp passes it together
 
 
 @dataclass(frozen=True)
@@ -264,7 +267,9 @@ def barrier_plan(test: A.Test) -> BarrierPlan:
                 )
                 count = _static(test, t, s.quorum, s.line, "thread count")
                 out.append(
-                    BarrierStep(keys.setdefault(key, len(keys)), count if count is not None else len(cta), s.arrive)
+                    BarrierStep(
+                        keys.setdefault(key, len(keys)), count if count is not None else len(cta), s.arrive, s.aligned
+                    )
                 )
             steps[t.index] = out
         hang = _may_hang([steps[w[0].index] for w in cta.values()], [w[0].name for w in cta.values()])
@@ -769,7 +774,7 @@ class _Emitter:
         step = self.barriers.pop(0)
         self.code.barriers = True
         self.emit(f"add.u32 hbar, @BAR, {step.index};")
-        name = "barrier.arrive" if step.arrive else "barrier.sync"
+        name = ("bar." if step.aligned else "barrier.") + ("arrive" if step.arrive else "sync")  # as written
         self.access("bar", name, None, f"hbar, {step.warps * 32}")
 
     def jump(self, target: str, backward: bool, pred: str | None = None) -> None:

@@ -303,6 +303,7 @@ class Barrier:
     quorum: Expr | None = None
     arrive: bool = False  # PTX `bar.arrive`: signals the barrier without waiting at it
     order: str | None = None  # Vulkan's `cbar.acq_rel.wg.semsc0 0`: the barrier is a fence of that order too
+    aligned: bool = False  # PTX's aligned form (`bar.sync`, `barrier.sync.aligned`): the warp executes it together
 
 
 @node

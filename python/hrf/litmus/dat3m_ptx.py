@@ -315,6 +315,7 @@ class PtxReader(HopperForms):
             dat3m = op == "bar"
         else:
             dat3m = False
+        aligned = op == "bar" or words[-1:] == ["aligned"]  # the ISA: bar{.cta} is barrier{.cta}.aligned
         if words[-1:] == ["aligned"]:
             words = words[:-1]
         if op == "barrier" and words[:1] == ["cluster"]:
@@ -330,7 +331,9 @@ class PtxReader(HopperForms):
         arrive = words[0] == "arrive"
         if dat3m:  # Dat3M's operands: a number, then a barrier resource and a thread count
             n, resource, quorum = self.barrier_operands()
-            return A.Barrier((), n, "wg", line=line, tags=("CBAR",), resource=resource, quorum=quorum, arrive=arrive)
+            return A.Barrier(
+                (), n, "wg", line=line, tags=("CBAR",), resource=resource, quorum=quorum, arrive=arrive, aligned=aligned
+            )
         # the ISA's: the barrier resource a (0-15), and the thread count b (required by arrive)
         resource = self.value()
         quorum = None
@@ -338,7 +341,9 @@ class PtxReader(HopperForms):
             quorum = self.value()
         elif arrive:
             self.fail(f"',' and a thread count ({op}.arrive a, b)")
-        return A.Barrier((), "isa", "wg", line=line, tags=("CBAR",), resource=resource, quorum=quorum, arrive=arrive)
+        return A.Barrier(
+            (), "isa", "wg", line=line, tags=("CBAR",), resource=resource, quorum=quorum, arrive=arrive, aligned=aligned
+        )
 
 
 def parse_ptx_dat3m(text: str, path: str | None = None) -> A.Test:
