@@ -837,7 +837,9 @@ def test_barriers_that_can_hang_are_refused():
     )
     assert shape.barriers == 2
     # P0's operands: r0 and its time-out flag (%0, %1), x (%2), the spin budget (%3), @BAR (%4)
-    assert "add.u32 hbar, %4, 1;" in lt.threads[0].lines and "bar.sync hbar, 64;" in lt.threads[0].lines  # Dat3M's bar.cta.sync: aligned, as written
+    assert (
+        "add.u32 hbar, %4, 1;" in lt.threads[0].lines and "bar.sync hbar, 64;" in lt.threads[0].lines
+    )  # Dat3M's bar.cta.sync: aligned, as written
 
 
 def test_every_launch_parameter_has_one_value_text():
