@@ -87,12 +87,27 @@ P1@wg 0, dev 0 (global atomic_int* x, global atomic_int* y) {
 exists (0:r0=0 /\\ 1:r1=0)
 """
 
+# a work-group's barrier over local (shared) memory: the spare lanes' shared scratch
+LOCAL_BARRIER = """OpenCL local-barrier
+{ [x]=0; }
+P0@wg 0, dev 0 (local int* x) {
+  *x = 1;
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+P1@wg 0, dev 0 (local int* x) {
+  barrier(CLK_LOCAL_MEM_FENCE);
+  int r0 = *x;
+}
+exists (1:r0=0)
+"""
+BARRIER_TESTS = {"barriers": BARRIERS, "wg-barrier": WG_BARRIER, "local-barrier": LOCAL_BARRIER}
+
 
 def _tests(tmp_path):
     (tmp_path / "filtered.litmus").write_text(FILTERED)
     (tmp_path / "warps.litmus").write_text(WARPS)
-    (tmp_path / "barriers.litmus").write_text(BARRIERS)
-    (tmp_path / "wg-barrier.litmus").write_text(WG_BARRIER)
+    for name, text in BARRIER_TESTS.items():
+        (tmp_path / f"{name}.litmus").write_text(text)
     return [
         LITMUS / "gpu15" / "MP+membar.gl.litmus",  # [GPU15]'s PTX
         LITMUS / "ptx7" / "SpinMP.litmus",  # forall, a spin loop
@@ -101,8 +116,7 @@ def _tests(tmp_path):
         LITMUS / "hrf" / "hrf14-fig5-diff-wg.litmus",  # C/OpenCL lowered with the atomics ABI
         tmp_path / "filtered.litmus",
         tmp_path / "warps.litmus",
-        tmp_path / "barriers.litmus",
-        tmp_path / "wg-barrier.litmus",
+        *(tmp_path / f"{name}.litmus" for name in BARRIER_TESTS),
     ]
 
 

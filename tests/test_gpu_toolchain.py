@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from hrf.gpu import emit_cuda
+import hrf
+from hrf.gpu import emit_cuda, prepare
 from hrf.gpu.cuda import source
 from hrf.gpu.runtime import compile_cubin
 from hrf.gpu.sass import check, disassemble, tool
@@ -138,3 +139,16 @@ def test_check_code_as_a_command(capsys):
     (line,) = capsys.readouterr().out.splitlines()
     assert line.startswith(f"{corr}: sm_80: NOT AS WRITTEN: P1: `ld.cg.global.u32` should be")
     assert "(the form of the later `ld.ca.global.u32`: the two swapped)" in line
+
+
+def test_barrier_tests_compile_to_their_accesses_and_barriers(tmp_path):
+    """The barrier tests of the driver's suite (Dat3M's named barriers and an
+    arrive over two CTAs; OpenCL's work-group barrier over global and over
+    local memory): the SASS of each thread holds its accesses and barriers
+    (BAR.SYNC, BAR.ARV) in order; every thread passes its barriers."""
+    from test_gpu_driver import BARRIER_TESTS
+
+    for name, text in BARRIER_TESTS.items():
+        lt, shape = prepare(hrf.parse(text))
+        assert shape.whole and all(lt.barriers.steps.get(th.index) for th in lt.threads)
+        assert check(lt, disassemble(compile_cubin(source(lt, shape), ARCH, f"{name}.cu"))) == [], name

@@ -160,6 +160,8 @@ def _call(lt: LoweredTest, k: int, off: int, whole: bool = False) -> str:
     shared, mbars = _shared_lists(lt)
 
     def address(n: int, loc: str) -> str:
+        if whole and loc in lt.shared:  # a spare lane of the instance's warp: scratch, shared memory
+            return f"spare ? hrf_opaque(hrf_spare + ((t % 32) * 8 + {n}) % {SPARE_WORDS}) : {instance(loc)}"
         if whole:  # a spare lane of the instance's warp: scratch memory
             return f"spare ? hrf_opaque(scratch + (((t % 32) * 8 + {n}) & P[P_STRESS_MASK])) : {instance(loc)}"
         return instance(loc)
@@ -187,6 +189,9 @@ _whole_start = """
     const bool spare = role < 0;  // a spare lane of an instance's warp
     const u32 bar = 1 + (u32)(i % m) * HRF_NB;"""
 _whole_out = "res + (spare ? P[P_N] : i) * HRF_ROW;  // a spare lane's: the row after the instances'"
+
+# the shared-memory scratch of spare lanes in a warp kept in step (a word per lane and access)
+SPARE_WORDS = 256
 
 # the words of shared memory a block keeps per shared location: one per
 # instance the block runs (at most 32 warps of 32 lanes)
@@ -261,6 +266,8 @@ def _shared_code(lt: LoweredTest, shape: Shape) -> tuple[str, str, str]:
         return "", "", ""
     group = [shape.where(lt.shared[loc])[0] for loc in shared]
     slots = _shared_slots(lt)
+    # spare lanes of a warp kept in step (a test with CTA barriers) write their shared accesses here
+    spare = f"\n    __shared__ u32 hrf_spare[{SPARE_WORDS}];" if shape.whole else ""
     counts = [lt.mbarriers[b] or 0 for b in mbars]  # 0: a thread's mbarrier.init sets it
     decl = f"""#define HRF_SL {len(shared)}  // in shared memory: {", ".join(shared) or "(none)"}
 #define HRF_MB {len(mbars)}  // mbarriers: {", ".join(mbars) or "(none)"}
@@ -280,7 +287,7 @@ static const struct HrfPhases {{ HrfPhases() {{ hrf_test_phases = 3; }} }} hrf_p
 
 """
     start = f"""
-    __shared__ __align__(16) u32 hrf_sh[{max(sum(st for _, st in slots.values()), 1) * SHARED_SLOTS}];
+    __shared__ __align__(16) u32 hrf_sh[{max(sum(st for _, st in slots.values()), 1) * SHARED_SLOTS}];{spare}
 {"    __shared__ u64 hrf_mb[HRF_MB * " + str(SHARED_SLOTS) + "];" + chr(10) if mbars else ""}    const u64 M = m;  // the instances this block runs, one copy each
     HRF_PHASE(0) {{
         for (u64 n = t; n < HRF_SL * M; n += blockDim.x) hrf_sh[HRF_SH_BASE[n / M] + n % M * HRF_SH_STRIDE[n / M]] = HRF_SH_INIT[n / M];
