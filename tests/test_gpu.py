@@ -787,7 +787,7 @@ def test_ctas_of_two_clusters_are_two_ctas():
     )
     import hrf
 
-    assert shape_of(hrf.parse(text)).groups == (((0,),), ((1,),))
+    assert shape_of(lower(hrf.parse(text))).groups == (((0,),), ((1,),))
 
 
 # ------------------------------------------------------------ CTA barriers

@@ -39,7 +39,7 @@ __all__ = [
 def prepare(test: A.Test) -> tuple[LoweredTest, Shape]:
     """A test lowered and its shape read; NotRunnable says what has no lowering."""
     lt = lower(test)
-    return lt, shape_of(test)
+    return lt, shape_of(lt)
 
 
 def cuda_source(test: A.Test) -> str:

@@ -20,7 +20,7 @@ from ..herdout import HERD_KIND, herd_name, log_variable
 from ..litmus import ast as A
 from ..litmus.printer import format_condition
 from .lower import LoweredTest
-from .placement import PLACEMENT_VALUES, Shape, compiled, geometry_c, inverse_c, resident_c
+from .placement import GEOMETRY_FIELDS, PLACEMENT_VALUES, Shape, compiled, geometry_c, inverse_c, resident_c
 from .setting import PATTERNS, Setting
 
 # per-launch parameters, in the order the host writes them
@@ -158,6 +158,7 @@ extern "C" __device__ __noinline__ void hrf_{th.name}({args}u32 spin, u32 *out) 
 def _call(lt: LoweredTest, k: int, off: int, whole: bool = False) -> str:
     th = lt.threads[k]
     shared, mbars = _shared_lists(lt)
+    slots = _shared_slots(lt)
 
     def address(n: int, loc: str) -> str:
         if whole and loc in lt.shared:  # a spare lane of the instance's warp: scratch, shared memory
@@ -170,7 +171,7 @@ def _call(lt: LoweredTest, k: int, off: int, whole: bool = False) -> str:
         if loc in lt.mbarriers:  # the instance's mbarrier, 8 bytes in its block's shared memory
             return f"hrf_opaque((u32 *)(hrf_mb + {mbars.index(loc)} * M + i % M))"
         if loc in lt.shared:  # the instance's copy in its block's shared memory
-            base, stride = _shared_slots(lt)[loc]
+            base, stride = slots[loc]
             return f"hrf_opaque(hrf_sh + {base} + i % M * {stride})"
         return f"hrf_opaque(mem + hrf_slot(P, {lt.locations.index(loc)}, i))"
 
@@ -575,16 +576,8 @@ def setting_env(s: Setting) -> dict:
 def param_values_c() -> str:
     """`PLACEMENT_VALUES` and `SETTING_VALUES` as the standalone driver's
     `hrf_param_values`: one launch's parameters in the order of PARAMS."""
-    geo = (
-        ("b", "blocks"),
-        ("w", "warps"),
-        ("wt", "test_warps"),
-        ("y", "per_warp"),
-        ("pad", "pad"),
-        ("region", "region"),
-        ("units", "units"),
-    )
-    env = " ".join(f"const u64 {k} = g.{v};" for k, v in geo)
+    used = {w for v in PLACEMENT_VALUES.values() for w in re.findall(r"[a-z_]+", v)}
+    env = " ".join(f"const u64 {k} = g.{v};" for k, v in GEOMETRY_FIELDS if k in used)
     used = {w for v in SETTING_VALUES.values() for w in re.findall(r"[a-z_]+", v)}
     names = " ".join(f"const u64 {f.name} = s.{f.name};" for f in fields(Setting) if f.name in used)
     values = PLACEMENT_VALUES | SETTING_VALUES

@@ -350,13 +350,12 @@ def _may_hang(warps: list[list[BarrierStep]], names: list[str]) -> str | None:
     return None
 
 
-def shared_locations(test: A.Test) -> dict:
+def shared_locations(test: A.Test, cluster: bool = False) -> dict:
     """The test's locations in shared memory (and its mbarriers, which live
     there), each with a thread of the CTA that holds it: the one the test
     names (hrf's PTX: `x @ shared P1`), else the first that accesses it.
     One that threads of two CTAs reach is refused by name, unless the CTAs
     are one cluster's (`in_cluster`): then the others reach it by `mapa`."""
-    cluster = in_cluster(test)  # distributed shared memory: a CTA's shared memory, reached from the cluster's
     names = {p.name for t in test.threads for p in t.params if p.region == "local"}
     names |= {i.loc for i in test.init if i.space is not None}
     owners = {i.loc: int(i.owner[1:]) for i in test.init if i.owner}
@@ -893,7 +892,8 @@ def lower(test: A.Test) -> LoweredTest:
     if test.arch not in ("GPU_PTX", "PTX", "OpenCL", "C"):
         _refuse(f"tests written in {test.arch}")
     check_runnable(test)
-    shared = shared_locations(test)
+    cluster = in_cluster(test)  # distributed shared memory: a CTA's shared memory, reached from the cluster's
+    shared = shared_locations(test, cluster)
     plan = barrier_plan(test)
     mbars = mbarriers(test)
     if plan.ids and mbars:  # the spare lanes that keep a warp in step would arrive on no mbarrier
@@ -932,7 +932,7 @@ def lower(test: A.Test) -> LoweredTest:
         mbars,
         plan,
         bulk,
-        in_cluster(test),
+        cluster,
         tuple(max(cluster_rounds(t) for t in test.threads if cta_of(t) == c) for c in order),
     )
 

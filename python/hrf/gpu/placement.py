@@ -34,8 +34,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from ..litmus import ast as A
-from .lower import NotRunnable, barrier_plan, cta_of, in_cluster, warp_of
+from .lower import LoweredTest, NotRunnable, cta_of, warp_of
 
 WARP = 32
 
@@ -84,19 +83,19 @@ class Shape:
         raise KeyError(thread)
 
 
-def shape_of(test: A.Test) -> Shape:
-    """The CTA and warp groups of a test's threads, from its scope tree
-    (a thread with no CTA gets one of its own)."""
+def shape_of(lt: LoweredTest) -> Shape:
+    """The CTA and warp groups of a lowered test's threads, from its scope
+    tree (a thread with no CTA gets one of its own), with what lowering
+    found: its CTA barriers, bulk copies and cluster."""
+    test = lt.test
     devices = {t.dev for t in test.threads if t.dev is not None}
     if len(devices) > 1:
         raise NotRunnable("cannot run on a GPU: the test's threads are on several devices")
     ctas: dict = {}
     for t in test.threads:
         ctas.setdefault(cta_of(t), {}).setdefault(warp_of(t), []).append(t.index)
-    plan = barrier_plan(test)
-    bulk = any("BULK" in getattr(op, "tags", ()) for t in test.threads for op in t.ops)
     groups = tuple(tuple(tuple(w) for w in cta.values()) for cta in ctas.values())
-    return Shape(groups, plan.ids, 4 if bulk else 1, in_cluster(test))
+    return Shape(groups, lt.barriers.ids, 4 if lt.bulk else 1, lt.cluster)
 
 
 @dataclass(frozen=True)
@@ -178,6 +177,19 @@ GEOMETRY_CHECKS = (
 )
 
 
+# GEOMETRY's results as the standalone driver's HrfGeometry keeps them (its field names)
+GEOMETRY_FIELDS = (
+    ("b", "blocks"),
+    ("w", "warps"),
+    ("wt", "test_warps"),
+    ("y", "per_warp"),
+    ("m", "per_block"),
+    ("pad", "pad"),
+    ("region", "region"),
+    ("units", "units"),
+)
+
+
 def test_constants(shape: Shape) -> dict:
     """What `GEOMETRY` and `INVERSE` know of a test (compiled into its kernels)."""
     return {
@@ -224,8 +236,7 @@ static HrfGeometry hrf_geometry(unsigned long long BLOCKS, const HrfSetting &s) 
     {consts}
 {chr(10).join(body)}
     HrfGeometry out;
-    out.blocks = b, out.warps = w, out.test_warps = wt, out.per_warp = y, out.per_block = m;
-    out.pad = pad, out.region = region, out.units = units;
+    {" ".join(f"out.{field} = {name};" for name, field in GEOMETRY_FIELDS)}
     return out;
 }}
 """

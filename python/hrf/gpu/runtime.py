@@ -199,6 +199,7 @@ class Runner:
         counters = cp.zeros(len(COUNTERS), dtype=cp.uint32)
         rng = random.Random(seed)
         np_ = n_params(lt)
+        fixed = {k: eval(v, {}, setting_env(s)) for k, v in SETTING_CODE.items()}  # the setting's, every launch
         done = 0
         tally_blocks = -(-n // 256)
         t0 = time.perf_counter()
@@ -210,7 +211,7 @@ class Runner:
             batch = BATCH if launches is None else min(BATCH, launches - done)
             params = np.empty((batch, np_), dtype=np.uint32)
             for k in range(batch):
-                params[k] = self._params(g, s, n, rng)
+                params[k] = self._params(g, s, n, rng, fixed)
             dparams = cp.asarray(params)
             for k in range(batch):
                 kk = np.uint32(k)
@@ -253,11 +254,11 @@ class Runner:
                 out.histogram[seen] = out.histogram.get(seen, 0) + 1
         return out
 
-    def _params(self, g, s: Setting, n: int, rng: random.Random) -> list[int]:
-        """One launch's parameters, in the order of `cuda.PARAMS` (placement's
-        and the setting's, one table each with the driver), then each
-        location's shuffle (a, c): copy i of a location at (a*i + c) mod n."""
-        vals = parameters(self.shape, g, draw(g, rng if s.randomise else None))
-        vals |= {k: eval(v, {}, setting_env(s)) for k, v in SETTING_CODE.items()}
+    def _params(self, g, s: Setting, n: int, rng: random.Random, fixed: dict) -> list[int]:
+        """One launch's parameters, in the order of `cuda.PARAMS`: placement's
+        (drawn afresh) and the setting's (`fixed`, the same every launch), one
+        table each with the driver; then each location's shuffle (a, c): copy
+        i of a location at (a*i + c) mod n."""
+        vals = parameters(self.shape, g, draw(g, rng if s.randomise else None)) | fixed
         shuffles = [affine(n, rng) if s.shuffle else (1, 0) for _ in self.lt.locations]
         return [vals[k] for k in PARAMS] + [a for a, _ in shuffles] + [c for _, c in shuffles]

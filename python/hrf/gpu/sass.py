@@ -177,10 +177,15 @@ def _body(insns: list[Insn], outputs: int) -> list[Insn] | str:
     return [i for k, i in enumerate(body) if k not in stores]
 
 
+def _forms(accesses: list[Access]) -> list[Step]:
+    """Every SASS form the accesses compile to."""
+    return [st for a in accesses for st in steps(a)]
+
+
 def _diverged(accesses: list[Access], insns: list[Insn]) -> str | None:
     """The out-of-line copy for a diverged warp holds only the forms of the
     thread's accesses (the barrier, the code after it) and of its output stores."""
-    forms = [st for a in accesses for st in steps(a)] + [Step(("STG",), weak=True)]
+    forms = _forms(accesses) + [Step(("STG",), weak=True)]
     for i in insns:
         if i.diverged and i.base not in AUXILIARY and not any(st.matches(i) for st in forms):
             return f"{i.opcode} (on the path of a diverged warp) is the form of no access of the test"
@@ -225,7 +230,7 @@ def check_forms(accesses: list[Access], insns: list[Insn], outputs: int) -> str 
     body = _body(insns, outputs)
     if isinstance(body, str):
         return body
-    forms = [st for a in accesses for st in steps(a)]
+    forms = _forms(accesses)
     for i in body:
         if not any(st.matches(i) for st in forms):
             return f"{i.opcode} is the form of no access of the test"

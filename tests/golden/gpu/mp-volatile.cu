@@ -301,8 +301,7 @@ static HrfGeometry hrf_geometry(unsigned long long BLOCKS, const HrfSetting &s) 
     if (y == 0) hrf_failf("cannot run on a GPU: a CTA of the test needs more than the %u lanes a warp gives it", (unsigned)LANES);
     if (b == 0) hrf_failf("cannot run on a GPU: %u CTAs, more than the %u blocks that fit", (unsigned)K, (unsigned)BLOCKS);
     HrfGeometry out;
-    out.blocks = b, out.warps = w, out.test_warps = wt, out.per_warp = y, out.per_block = m;
-    out.pad = pad, out.region = region, out.units = units;
+    out.blocks = b; out.warps = w; out.test_warps = wt; out.per_warp = y; out.per_block = m; out.pad = pad; out.region = region; out.units = units;
     return out;
 }
 // one launch's parameters (gpu/placement.py's PLACEMENT_VALUES, cuda.py's SETTING_VALUES, as C)
