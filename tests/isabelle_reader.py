@@ -58,6 +58,8 @@ MAIN_CONSTANTS = {
     "distinct",
     "list_ex",
     "list_all",
+    "take",
+    "drop",
 }
 MAIN_TYPES = {"nat", "int", "bool", "set", "rel", "list", "option", "string"}
 # Inner-syntax words that are not names.

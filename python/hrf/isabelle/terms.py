@@ -23,6 +23,7 @@ BASE_THEORIES = (
     "Hrf_Machine",
     "Hrf_Closure",
     "Hrf_Mapping",
+    "Hrf_Simulation",
     "Hrf_Soundness",
 )
 SESSION = "Hrf_Export"
