@@ -165,6 +165,56 @@ def test_the_model_lattice_loads_and_a_planted_error_breaks_it(tmp_path):
     assert "RESULT Hrf_Lattice: FAILED" in done.stdout
 
 
+def test_the_simulation_theorem_loads_and_planted_machine_errors_break_it(tmp_path):
+    # Hrf_Simulation proves, for every program whose locations each belong
+    # to one work-group and every layout, that the machine's outcomes are
+    # SC outcomes. Planted errors in the machine, each a lost write that the
+    # theorem rules out: a write-back from an L1 that leaves the L2's line
+    # clean (never written to memory), and a fetch into an L1 over a dirty
+    # line. The machine theory still loads; the simulation does not.
+    theories = ("Hrf_Machine", "Hrf_Mapping", "Hrf_Simulation")
+    whole = "(set_l2 (dev_of L w) x (Some (v, Dirty, Valid))"
+    done = _planted(tmp_path, theories, "Hrf_Machine", whole, "(set_l2 (dev_of L w) x (Some (v, Clean, Valid))")
+    assert done.returncode != 0
+    assert "RESULT Hrf_Machine: OK" in done.stdout and "RESULT Hrf_Simulation: FAILED" in done.stdout
+    whole = "(if (l1 s w x = None \\<or> l1 s w x = Some (val_of (l1 s w x), Clean, Invalid))"
+    done = _planted(tmp_path, theories, "Hrf_Machine", whole, "(if True")
+    assert done.returncode != 0
+    assert "RESULT Hrf_Machine: OK" in done.stdout and "RESULT Hrf_Simulation: FAILED" in done.stdout
+
+
+def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_path):
+    # Each scheme theory proves which of its rows are L1 rows and states
+    # Hrf_Simulation's theorem for them. Planted claim: rsp-new's device RMW
+    # (performed at the L2) among them.
+    from hrf.isabelle.schemes import scheme_theory
+
+    theories = ("Hrf_Machine", "Hrf_Mapping", "Hrf_Simulation")
+    for name in theories:
+        (tmp_path / f"{name}.thy").write_text((BASE / f"{name}.thy").read_text())
+    names = []
+    for scheme in hrf.schemes():
+        name, text = scheme_theory(scheme)
+        (tmp_path / f"{name}.thy").write_text(text)
+        names.append(name)
+
+    def check(*extra):
+        return subprocess.run(
+            ["bash", str(CHECK), str(tmp_path), *theories, *extra], capture_output=True, text=True, timeout=600
+        )
+
+    done = check(*names)
+    n = len(theories) + len(names)
+    assert done.returncode == 0 and f"TOTAL: {n} of {n} theories loaded" in done.stdout, done.stdout[-3000:]
+    path = tmp_path / "Scheme_rsp_new.thy"
+    text = path.read_text()
+    planted, k = re.subn(r'(lemma rsp_new_l1_rows: "l1_rows rsp_new \{)', r"\1FetchInc Device False, ", text)
+    assert k == 1
+    path.write_text(planted)
+    done = check("Scheme_rsp_new")
+    assert done.returncode != 0 and "RESULT Scheme_rsp_new: FAILED" in done.stdout
+
+
 def test_a_family_theory_loads_and_a_planted_outcome_breaks_it(tmp_path):
     # rsp-new on the family's first two programs (two acquire loads of x at
     # all-devices scope, in one work-group and in two): sound_check is
@@ -175,7 +225,7 @@ def test_a_family_theory_loads_and_a_planted_outcome_breaks_it(tmp_path):
 
     r = export_scheme_family("rsp-new", tmp_path, locations=1, first=2)
     assert len(r.members) == 2
-    theories = ("Hrf_Execution", "Hrf_Machine", "Hrf_Closure", "Hrf_Mapping", "Hrf_Soundness")
+    theories = ("Hrf_Execution", "Hrf_Machine", "Hrf_Closure", "Hrf_Mapping", "Hrf_Simulation", "Hrf_Soundness")
     theories += ("Scheme_rsp_new", r.theory)
 
     def check():
