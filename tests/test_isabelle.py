@@ -215,7 +215,9 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
         assert not re.search(r"\b(sorry|oops|quick_and_dirty|axiomatization)\b", text)
         c = safe_name(s.name, "S").lower()
         claimed = re.findall(r"^(?:lemma|theorem) (\w+):", text, re.M)
-        assert set(claimed) <= {f"{n}_{k}" for n in (c, f"{c}_several_devices") for k in ("l1_rows", "homed_outcomes_sc")}
+        assert set(claimed) <= {
+            f"{n}_{k}" for n in (c, f"{c}_several_devices") for k in ("l1_rows", "homed_outcomes_sc")
+        }
         assert f"{c}_homed_outcomes_sc" in claimed
         assert ("_sound_goal" in text) == (not s.refuted_by)
 
@@ -232,7 +234,9 @@ def test_the_l1_rows_are_those_whose_one_data_instruction_is_an_l1_access():
     everything = sorted(get("rsp-new").rows)
     assert l1("rsp-new") == [k for k in everything if k not in {("rmw", "dev", False), ("rmw", "dev", True)}]
     assert l1("hrf-cache") == sorted(k for k in get("hrf-cache").rows if k != ("rmw", "dev", False))
-    assert l1("rsp-old") == sorted(k for k in get("rsp-old").rows if k not in {("rmw", "dev", False), ("rmw", "dev", True)})
+    assert l1("rsp-old") == sorted(
+        k for k in get("rsp-old").rows if k not in {("rmw", "dev", False), ("rmw", "dev", True)}
+    )
     assert not l1_row("rmw", ("RMWL2",)) and not l1_row("load", ("LD", "LD")) and not l1_row("store", ("FLUL1 WG",))
     assert l1_row("store", ("LK x", "FLUL1 WG", "ST", "INVL1 DV", "UNLK x"))
 

@@ -128,7 +128,7 @@ def scheme_theory(scheme) -> tuple:
             "",
             f"theorem {name}_homed_outcomes_sc:",
             f'  "\\<forall>P L h wb. ops_of P \\<subseteq> {ops_set} \\<and> homed L h P',
-            '     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)',
+            "     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)",
             f'     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P)) \\<subseteq> sc_outcomes P"',
             f"  using homed_outcomes_sc[OF {name}_l1_rows] by blast",
             "",
