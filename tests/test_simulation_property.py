@@ -13,8 +13,8 @@ import random
 import pytest
 
 import hrf
-from hrf.isabelle.schemes import l1_row
 from conftest import CORPUS
+from hrf.isabelle.schemes import l1_row
 from hrf.mappings import get
 
 # Straight-line OpenCL operations; {l} a location, {v} a value.
