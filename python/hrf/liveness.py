@@ -49,7 +49,7 @@ from dataclasses import dataclass, replace
 from .errors import InvalidArgument, UnsupportedFeature
 from .litmus import ast as A
 from .models import get as get_model
-from .thread_code import LISTED, NOT_STARTED, STOPPED, TERMINATED, end_register
+from .thread_liveness import LISTED, NOT_STARTED, STOPPED, TERMINATED, end_register
 from .unroll import jump_labels
 
 
@@ -415,7 +415,7 @@ def _splits(comp, execution: dict, by_copy: dict, t: int, ctx: tuple) -> list:
     """The splits of thread t's loop, its path ended after copy `last` (`ctx`:
     that copy's frames), whose infix copies the suffix's last copies
     repeat, event for event and in the registers each copy leaves
-    (`thread_code.end_register`); the copies compared are those of the
+    (`thread_liveness.end_register`); the copies compared are those of the
     same copies of the loops around it."""
     around, (loop, last) = ctx[:-1], ctx[-1]
     if last == comp.unroll and not comp.loops[loop].whole_last:

@@ -28,16 +28,13 @@ from .litmus.toolkit import ALLOC_CLASSES, CACHE_OPS  # [x]=0 @coarse; PTX ld/st
 from .thread_code import (  # noqa: F401 (DEFAULT_SCOPE, MAX_NESTING, Template: hrf.program's names too)
     ADDRESS_BASE,
     DEFAULT_SCOPE,
-    END,
-    LISTED,
     MAX_INSTRUCTIONS,
     MAX_NESTING,
-    NOT_STARTED,
-    STATUS,
     Template,
     ThreadCompiler,
-    const_ir,
 )
+from .thread_ir import const_ir
+from .thread_liveness import END, LISTED, NOT_STARTED, STATUS
 
 if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold start)
     from . import ir as ir_types
