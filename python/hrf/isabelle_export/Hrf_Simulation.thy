@@ -851,4 +851,606 @@ theorem homed_outcomes_allowed:
 
 end
 
+section \<open>Deadlock freedom of lock-free straight-line programs\<close>
+
+text \<open>A program whose instructions take no lock, do not branch and perform
+  no RMW at the L2 cannot deadlock ([RSP15] sec. 5 asks it of a compiled
+  program): from every reachable state the environment drains every fifo
+  (a dirty line's address is always queued, `queued`), then fetches what a
+  load needs, so each thread in turn runs to its end, and a last drain
+  leaves a final state. For any layout and either write-back policy.\<close>
+
+text \<open>Instructions that neither take a lock nor branch, and no INCL2.\<close>
+fun unlocked :: "instr \<Rightarrow> bool" where
+  "unlocked (LD _ _) = True" | "unlocked (ST _ _) = True" | "unlocked (INCL1 _ _) = True"
+| "unlocked (FLUL1 _) = True" | "unlocked (FLUL2 _) = True" | "unlocked (INVL1 _) = True"
+| "unlocked (INVL2 _) = True" | "unlocked (MOV _ _) = True" | "unlocked _ = False"
+
+definition progress_ok :: "layout \<Rightarrow> program \<Rightarrow> bool" where
+  "progress_ok L P \<longleftrightarrow> finite (threads P) \<and> finite (wgs L) \<and> finite (devs L)
+     \<and> (\<forall>t \<in> threads P. wg_of L t \<in> wgs L \<and> (\<forall>i \<in> set (instrs P t). unlocked i))
+     \<and> (\<forall>w \<in> wgs L. dev_of L w \<in> devs L)"
+
+text \<open>Every dirty line has its address in its cache's fifo; no lock is held.\<close>
+definition queued :: "state \<Rightarrow> bool" where
+  "queued s \<longleftrightarrow> (\<forall>w x. dirty (l1 s w x) \<longrightarrow> Addr x \<in> set (l1_fifo s w))
+     \<and> (\<forall>d x. dirty (l2 s d x) \<longrightarrow> Addr x \<in> set (l2_fifo s d))
+     \<and> lockfile s = (\<lambda>_ _. None) \<and> rmw_lock s = (\<lambda>_. None)"
+
+lemma queued_initial: "queued (initial m)"
+  by (simp add: queued_def initial_def)
+
+lemma write_back_l1_queued:
+  "queued s \<Longrightarrow> queued (write_back_l1 L w x s)"
+  by (auto simp: queued_def write_back_l1_def enq_l2_def set_l1_def set_l2_def split: option.splits)
+
+lemma write_back_l2_queued:
+  "queued s \<Longrightarrow> queued (write_back_l2 d x s)"
+  by (auto simp: queued_def write_back_l2_def set_l2_def split: option.splits)
+
+lemma dequeue_l1_queued:
+  assumes "dequeue_l1 L w s = Some s'" "queued s"
+  shows "queued s'"
+proof (cases "l1_fifo s w")
+  case Nil
+  with assms show ?thesis by (simp add: dequeue_l1_def)
+next
+  case (Cons e rest)
+  define s1 where "s1 = s\<lparr>l1_fifo := (l1_fifo s)(w := rest)\<rparr>"
+  show ?thesis
+  proof (cases e)
+    case (Addr x)
+    have q1: "Addr y \<in> set (l1_fifo s1 w)" if "dirty (l1 s w y)" "y \<noteq> x" for y
+    proof -
+      have "Addr y \<in> set (l1_fifo s w)"
+        using assms(2) that(1) unfolding queued_def by blast
+      then show ?thesis using Cons Addr that(2) by (simp add: s1_def)
+    qed
+    show ?thesis
+    proof (cases "dirty (l1 s w x)")
+      case True
+      then have s': "s' = write_back_l1 L w x s1"
+        using assms(1) Cons Addr by (auto simp: dequeue_l1_def s1_def Let_def split: if_splits)
+      show ?thesis
+        unfolding s' using assms(2) q1 True
+        by (auto simp: queued_def write_back_l1_def enq_l2_def set_l1_def set_l2_def s1_def split: option.splits)
+    next
+      case False
+      then have s': "s' = s1"
+        using assms(1) Cons Addr by (auto simp: dequeue_l1_def s1_def Let_def)
+      show ?thesis
+        unfolding s' using assms(2) q1 False by (auto simp: queued_def s1_def)
+    qed
+  next
+    case (Flush u)
+    then have s': "s' = s1"
+      using assms(1) Cons by (auto simp: dequeue_l1_def s1_def Let_def)
+    have q: "Addr y \<in> set (l1_fifo s1 w)" if "dirty (l1 s w y)" for y
+    proof -
+      have "Addr y \<in> set (l1_fifo s w)"
+        using assms(2) that unfolding queued_def by blast
+      then show ?thesis using Cons Flush by (simp add: s1_def)
+    qed
+    show ?thesis
+      unfolding s' using assms(2) q by (auto simp: queued_def s1_def)
+  qed
+qed
+
+lemma dequeue_l2_queued:
+  assumes "dequeue_l2 d s = Some s'" "queued s"
+  shows "queued s'"
+proof (cases "l2_fifo s d")
+  case Nil
+  with assms show ?thesis by (simp add: dequeue_l2_def)
+next
+  case (Cons e rest)
+  define s1 where "s1 = s\<lparr>l2_fifo := (l2_fifo s)(d := rest)\<rparr>"
+  show ?thesis
+  proof (cases e)
+    case (Addr x)
+    have q1: "Addr y \<in> set (l2_fifo s1 d)" if "dirty (l2 s d y)" "y \<noteq> x" for y
+    proof -
+      have "Addr y \<in> set (l2_fifo s d)"
+        using assms(2) that(1) unfolding queued_def by blast
+      then show ?thesis using Cons Addr that(2) by (simp add: s1_def)
+    qed
+    show ?thesis
+    proof (cases "dirty (l2 s d x)")
+      case True
+      then have s': "s' = write_back_l2 d x s1"
+        using assms(1) Cons Addr by (auto simp: dequeue_l2_def s1_def Let_def split: if_splits)
+      show ?thesis
+        unfolding s' using assms(2) q1 True
+        by (auto simp: queued_def write_back_l2_def set_l2_def s1_def split: option.splits)
+    next
+      case False
+      then have s': "s' = s1"
+        using assms(1) Cons Addr by (auto simp: dequeue_l2_def s1_def Let_def)
+      show ?thesis
+        unfolding s' using assms(2) q1 False by (auto simp: queued_def s1_def)
+    qed
+  next
+    case (Flush u)
+    then have s': "s' = s1"
+      using assms(1) Cons by (auto simp: dequeue_l2_def s1_def Let_def)
+    have q: "Addr y \<in> set (l2_fifo s1 d)" if "dirty (l2 s d y)" for y
+    proof -
+      have "Addr y \<in> set (l2_fifo s d)"
+        using assms(2) that unfolding queued_def by blast
+      then show ?thesis using Cons Flush by (simp add: s1_def)
+    qed
+    show ?thesis
+      unfolding s' using assms(2) q by (auto simp: queued_def s1_def)
+  qed
+qed
+
+
+lemma env_step_queued:
+  assumes "s' \<in> env_step L wb s" "queued s"
+  shows "queued s'"
+  using env_step_cases[OF assms(1)]
+proof (elim disjE exE conjE)
+  fix w x assume "fetch_l1 L w x s = Some s'"
+  then show ?thesis using assms(2)
+    by (auto simp: queued_def fetch_l1_def set_l1_def split: if_splits)
+next
+  fix d x assume "fetch_l2 d x s = Some s'"
+  then show ?thesis using assms(2)
+    by (auto simp: queued_def fetch_l2_def set_l2_def split: if_splits)
+next
+  fix w assume "dequeue_l1 L w s = Some s'"
+  then show ?thesis using assms(2) by (rule dequeue_l1_queued)
+next
+  fix d assume "dequeue_l2 d s = Some s'"
+  then show ?thesis using assms(2) by (rule dequeue_l2_queued)
+next
+  fix w x assume "s' = write_back_l1 L w x s"
+  then show ?thesis using assms(2) write_back_l1_queued by simp
+next
+  fix d x assume "s' = write_back_l2 d x s"
+  then show ?thesis using assms(2) write_back_l2_queued by simp
+next
+  fix w x assume "s' = set_l1 w x None s"
+  then show ?thesis using assms(2) by (auto simp: queued_def set_l1_def)
+next
+  fix d x assume "s' = set_l2 d x None s"
+  then show ?thesis using assms(2) by (auto simp: queued_def set_l2_def)
+qed
+
+lemma exec_queued:
+  assumes "exec L t i s = Some s'" "unlocked i" "queued s"
+  shows "queued s'"
+  using assms
+  by (cases i) (auto simp: queued_def Let_def set_reg_def set_l1_def enq_l1_def split: if_splits)
+
+lemma step_queued:
+  assumes "(s, s') \<in> step L wb P" "queued s" "\<forall>t \<in> threads P. \<forall>i \<in> set (instrs P t). unlocked i"
+  shows "queued s'"
+proof -
+  { fix t assume t: "t \<in> threads P" and st: "step_thread L P t s = Some s'"
+    then have pc: "pc s t < length (instrs P t)"
+      by (auto simp: step_thread_def split: if_splits)
+    then have u: "unlocked (instrs P t ! pc s t)"
+      using assms(3) t nth_mem by blast
+    obtain z where "exec L t (instrs P t ! pc s t) s = Some z" "s' = set_pc t (next_pc t (instrs P t ! pc s t) s) z"
+      using st by (auto simp: step_thread_def Let_def split: if_splits)
+    then have ?thesis
+      using exec_queued[OF _ u assms(2)] by (auto simp: queued_def set_pc_def) }
+  then show ?thesis
+    using assms env_step_queued by (auto simp: step_def)
+qed
+
+lemma reachable_queued:
+  assumes "s \<in> reachable L wb P (initial m)" "\<forall>t \<in> threads P. \<forall>i \<in> set (instrs P t). unlocked i"
+  shows "queued s"
+proof -
+  have "(initial m, s) \<in> (step L wb P)\<^sup>*"
+    using assms(1) by (simp add: reachable_def)
+  then show ?thesis
+  proof (induction rule: rtrancl_induct)
+    case base
+    then show ?case by (rule queued_initial)
+  next
+    case (step s1 s2)
+    then show ?case using step_queued assms(2) by blast
+  qed
+qed
+
+subsection \<open>Draining the fifos\<close>
+
+lemma env_step_step: "s' \<in> env_step L wb s \<Longrightarrow> (s, s') \<in> step L wb P"
+  by (simp add: step_def)
+
+lemma dequeue_l1_some:
+  assumes "queued s" "l1_fifo s w = e # rest"
+  shows "\<exists>s1. dequeue_l1 L w s = Some s1 \<and> l1_fifo s1 = (l1_fifo s)(w := rest) \<and> pc s1 = pc s"
+proof -
+  have nl: "\<not> locked_out L s w x" for x
+    using assms(1) by (simp add: queued_def locked_out_def)
+  show ?thesis
+    using assms(2) nl
+    by (cases e) (auto simp: dequeue_l1_def Let_def write_back_l1_def enq_l2_def set_l1_def set_l2_def
+                       split: option.splits)
+qed
+
+lemma dequeue_l2_some:
+  assumes "l2_fifo s d = e # rest"
+  shows "\<exists>s1. dequeue_l2 d s = Some s1 \<and> l2_fifo s1 = (l2_fifo s)(d := rest) \<and> l1_fifo s1 = l1_fifo s \<and> pc s1 = pc s"
+  using assms
+  by (cases e) (auto simp: dequeue_l2_def Let_def write_back_l2_def set_l2_def split: option.splits)
+
+lemma drain_l1_one:
+  assumes "queued s" "w \<in> wgs L"
+  shows "\<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> l1_fifo s' w = []
+           \<and> (\<forall>v. v \<noteq> w \<longrightarrow> l1_fifo s' v = l1_fifo s v) \<and> pc s' = pc s"
+  using assms(1)
+proof (induction "length (l1_fifo s w)" arbitrary: s)
+  case 0
+  then show ?case by auto
+next
+  case (Suc n)
+  then obtain e rest where q: "l1_fifo s w = e # rest"
+    by (cases "l1_fifo s w") auto
+  obtain s1 where s1: "dequeue_l1 L w s = Some s1" "l1_fifo s1 = (l1_fifo s)(w := rest)" "pc s1 = pc s"
+    using dequeue_l1_some[OF Suc.prems q] by blast
+  have st: "(s, s1) \<in> step L wb P"
+    using s1(1) assms(2) by (intro env_step_step) (auto simp: env_step_def)
+  have "queued s1" using dequeue_l1_queued[OF s1(1) Suc.prems] .
+  moreover have "n = length (l1_fifo s1 w)" using Suc.hyps(2) q s1(2) by simp
+  ultimately obtain s' where "(s1, s') \<in> (step L wb P)\<^sup>*" "queued s'" "l1_fifo s' w = []"
+      "\<forall>v. v \<noteq> w \<longrightarrow> l1_fifo s' v = l1_fifo s1 v" "pc s' = pc s1"
+    using Suc.hyps(1) by blast
+  then show ?case using st s1(2,3) by (auto intro: converse_rtrancl_into_rtrancl)
+qed
+
+lemma drain_l2_one:
+  assumes "queued s" "d \<in> devs L"
+  shows "\<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> l2_fifo s' d = []
+           \<and> (\<forall>e. e \<noteq> d \<longrightarrow> l2_fifo s' e = l2_fifo s e) \<and> l1_fifo s' = l1_fifo s \<and> pc s' = pc s"
+  using assms(1)
+proof (induction "length (l2_fifo s d)" arbitrary: s)
+  case 0
+  then show ?case by auto
+next
+  case (Suc n)
+  then obtain e rest where q: "l2_fifo s d = e # rest"
+    by (cases "l2_fifo s d") auto
+  obtain s1 where s1: "dequeue_l2 d s = Some s1" "l2_fifo s1 = (l2_fifo s)(d := rest)" "l1_fifo s1 = l1_fifo s" "pc s1 = pc s"
+    using dequeue_l2_some[OF q] by blast
+  have st: "(s, s1) \<in> step L wb P"
+    using s1(1) assms(2) by (intro env_step_step) (auto simp: env_step_def)
+  have "queued s1" using dequeue_l2_queued[OF s1(1) Suc.prems] .
+  moreover have "n = length (l2_fifo s1 d)" using Suc.hyps(2) q s1(2) by simp
+  ultimately obtain s' where "(s1, s') \<in> (step L wb P)\<^sup>*" "queued s'" "l2_fifo s' d = []"
+      "\<forall>e. e \<noteq> d \<longrightarrow> l2_fifo s' e = l2_fifo s1 e" "l1_fifo s' = l1_fifo s1" "pc s' = pc s1"
+    using Suc.hyps(1) by blast
+  then show ?case using st s1(2-4) by (auto intro: converse_rtrancl_into_rtrancl)
+qed
+
+lemma drain_l1_set:
+  assumes "finite W" "W \<subseteq> wgs L" "queued s"
+  shows "\<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> (\<forall>w \<in> W. l1_fifo s' w = []) \<and> pc s' = pc s"
+  using assms
+proof (induction W arbitrary: s rule: finite_induct)
+  case empty
+  then show ?case by auto
+next
+  case (insert w W)
+  then obtain s1 where s1: "(s, s1) \<in> (step L wb P)\<^sup>*" "queued s1" "\<forall>v \<in> W. l1_fifo s1 v = []" "pc s1 = pc s"
+    by blast
+  obtain s' where s': "(s1, s') \<in> (step L wb P)\<^sup>*" "queued s'" "l1_fifo s' w = []"
+      "\<forall>v. v \<noteq> w \<longrightarrow> l1_fifo s' v = l1_fifo s1 v" "pc s' = pc s1"
+    using drain_l1_one[OF s1(2)] insert.prems(1) by blast
+  have "\<forall>v \<in> insert w W. l1_fifo s' v = []"
+    using s'(3,4) s1(3) insert.hyps(2) by auto
+  moreover have "(s, s') \<in> (step L wb P)\<^sup>*"
+    using s1(1) s'(1) by (rule rtrancl_trans)
+  ultimately show ?case using s'(2,5) s1(4) by auto
+qed
+
+lemma drain_l2_set:
+  assumes "finite D" "D \<subseteq> devs L" "queued s"
+  shows "\<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> (\<forall>d \<in> D. l2_fifo s' d = []) \<and> l1_fifo s' = l1_fifo s \<and> pc s' = pc s"
+  using assms
+proof (induction D arbitrary: s rule: finite_induct)
+  case empty
+  then show ?case by auto
+next
+  case (insert d D)
+  then obtain s1 where s1: "(s, s1) \<in> (step L wb P)\<^sup>*" "queued s1" "\<forall>e \<in> D. l2_fifo s1 e = []" "l1_fifo s1 = l1_fifo s" "pc s1 = pc s"
+    by blast
+  obtain s' where s': "(s1, s') \<in> (step L wb P)\<^sup>*" "queued s'" "l2_fifo s' d = []"
+      "\<forall>e. e \<noteq> d \<longrightarrow> l2_fifo s' e = l2_fifo s1 e" "l1_fifo s' = l1_fifo s1" "pc s' = pc s1"
+    using drain_l2_one[OF s1(2)] insert.prems(1) by blast
+  have "\<forall>e \<in> insert d D. l2_fifo s' e = []"
+    using s'(3,4) s1(3) insert.hyps(2) by auto
+  moreover have "(s, s') \<in> (step L wb P)\<^sup>*"
+    using s1(1) s'(1) by (rule rtrancl_trans)
+  ultimately show ?case using s'(2,5,6) s1(4,5) by auto
+qed
+
+definition drained :: "layout \<Rightarrow> state \<Rightarrow> bool" where
+  "drained L s \<longleftrightarrow> (\<forall>w \<in> wgs L. l1_fifo s w = []) \<and> (\<forall>d \<in> devs L. l2_fifo s d = [])"
+
+lemma drain:
+  assumes "progress_ok L P" "queued s"
+  shows "\<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> drained L s' \<and> pc s' = pc s"
+proof -
+  have fin: "finite (wgs L)" "finite (devs L)"
+    using assms(1) by (simp_all add: progress_ok_def)
+  obtain s1 where s1: "(s, s1) \<in> (step L wb P)\<^sup>*" "queued s1" "\<forall>w \<in> wgs L. l1_fifo s1 w = []" "pc s1 = pc s"
+    using drain_l1_set[OF fin(1) subset_refl assms(2)] by blast
+  obtain s' where s': "(s1, s') \<in> (step L wb P)\<^sup>*" "queued s'" "\<forall>d \<in> devs L. l2_fifo s' d = []"
+      "l1_fifo s' = l1_fifo s1" "pc s' = pc s1"
+    using drain_l2_set[OF fin(2) subset_refl s1(2)] by blast
+  show ?thesis
+    using s1 s' by (auto simp: drained_def intro: rtrancl_trans)
+qed
+
+lemma drained_clean:
+  assumes "queued s" "drained L s"
+  shows "\<forall>w \<in> wgs L. \<forall>x. \<not> dirty (l1 s w x)" "\<forall>d \<in> devs L. \<forall>x. \<not> dirty (l2 s d x)"
+  using assms by (fastforce simp: queued_def drained_def)+
+
+
+subsection \<open>Each thread runs to its end\<close>
+
+lemma fetch_to_readable:
+  assumes "queued s" "\<not> dirty (l1 s w x)" "\<not> dirty (l2 s (dev_of L w) x)" "w \<in> wgs L" "dev_of L w \<in> devs L"
+  shows "\<exists>s2. (s, s2) \<in> (step L wb P)\<^sup>* \<and> readable (l1 s2 w x) \<and> pc s2 = pc s \<and> queued s2
+           \<and> l1_fifo s2 = l1_fifo s \<and> l2_fifo s2 = l2_fifo s"
+proof (cases "readable (l1 s w x)")
+  case True
+  then show ?thesis using assms(1) by (intro exI[of _ s]) simp
+next
+  case False
+  define d where "d = dev_of L w"
+  have nl: "\<not> locked_out L s1 w x" if "lockfile s1 = lockfile s" for s1
+    using assms(1) that by (simp add: queued_def locked_out_def)
+  have l1: "l1 s w x = None \<or> (\<exists>v. l1 s w x = Some (v, Clean, Invalid))"
+  proof (cases "l1 s w x")
+    case (Some e)
+    obtain v hy f where e: "e = (v, hy, f)" by (cases e) auto
+    have "hy = Clean" using assms(2) Some e by (cases hy) auto
+    moreover have "f = Invalid" using False Some e by (cases f) (auto simp: readable_def)
+    ultimately show ?thesis using Some e by simp
+  qed simp
+  have fetch1: "\<exists>s2. (s1, s2) \<in> (step L wb P)\<^sup>* \<and> readable (l1 s2 w x) \<and> pc s2 = pc s1 \<and> queued s2
+           \<and> l1_fifo s2 = l1_fifo s1 \<and> l2_fifo s2 = l2_fifo s1"
+    if "readable (l2 s1 d x)" "l1 s1 w x = l1 s w x" "lockfile s1 = lockfile s" "queued s1" for s1
+  proof -
+    define s2 where "s2 = set_l1 w x (Some (val_of (l2 s1 d x), Clean, Valid)) s1"
+    have cond: "l1 s1 w x = None \<or> l1 s1 w x = Some (val_of (l1 s1 w x), Clean, Invalid)"
+      using l1 that(2) by auto
+    have "fetch_l1 L w x s1 = Some s2"
+      unfolding fetch_l1_def using cond that(1) nl[OF that(3)] by (simp add: s2_def d_def)
+    then have "(s1, s2) \<in> step L wb P"
+      using assms(4) by (intro env_step_step) (auto simp: env_step_def)
+    moreover have "queued s2"
+      using that(4) by (auto simp: queued_def s2_def set_l1_def)
+    moreover have "readable (l1 s2 w x)" "pc s2 = pc s1" "l1_fifo s2 = l1_fifo s1" "l2_fifo s2 = l2_fifo s1"
+      by (simp_all add: s2_def set_l1_def readable_def)
+    ultimately show ?thesis
+      by (intro exI[of _ s2]) simp
+  qed
+  show ?thesis
+  proof (cases "readable (l2 s d x)")
+    case True
+    show ?thesis by (rule fetch1[OF True refl refl assms(1)])
+  next
+    case l2F: False
+    define s1 where "s1 = set_l2 d x (Some (mem s x, Clean, Valid)) s"
+    have "fetch_l2 d x s = Some s1"
+      using assms(3) by (auto simp: fetch_l2_def s1_def d_def dirty_iff)
+    then have st: "(s, s1) \<in> step L wb P"
+      using assms(5) by (intro env_step_step) (auto simp: env_step_def d_def)
+    have q1: "queued s1"
+      using assms(1) by (auto simp: queued_def s1_def set_l2_def)
+    have r1: "readable (l2 s1 d x)" "l1 s1 w x = l1 s w x" "lockfile s1 = lockfile s"
+      by (simp_all add: s1_def set_l2_def readable_def)
+    obtain s2 where h: "(s1, s2) \<in> (step L wb P)\<^sup>*" "readable (l1 s2 w x)" "pc s2 = pc s1" "queued s2"
+        "l1_fifo s2 = l1_fifo s1" "l2_fifo s2 = l2_fifo s1"
+      using fetch1[OF r1 q1] by blast
+    have "(s, s2) \<in> (step L wb P)\<^sup>*"
+      using st h(1) by (rule converse_rtrancl_into_rtrancl)
+    moreover have "pc s1 = pc s" "l1_fifo s1 = l1_fifo s" "l2_fifo s1 = l2_fifo s"
+      by (simp_all add: s1_def set_l2_def)
+    ultimately show ?thesis
+      using h by (intro exI[of _ s2]) simp
+  qed
+qed
+
+lemma step_one:
+  assumes ok: "progress_ok L P" and q: "queued s" and dr: "drained L s"
+    and t: "t \<in> threads P" and pc: "pc s t < length (instrs P t)"
+  shows "\<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> pc s' = (pc s)(t := Suc (pc s t))"
+proof -
+  define i where "i = instrs P t ! pc s t"
+  define w where "w = wg_of L t"
+  have w: "w \<in> wgs L" and d: "dev_of L w \<in> devs L" and u: "unlocked i"
+    using ok t pc nth_mem[OF pc] by (auto simp: progress_ok_def w_def i_def)
+  have clean: "\<not> dirty (l1 s w x)" "\<not> dirty (l2 s (dev_of L w) x)" for x
+    using drained_clean[OF q dr] w d by auto
+  have go: "\<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> pc s' = (pc s)(t := Suc (pc s t))"
+    if s2: "(s, s2) \<in> (step L wb P)\<^sup>*" "pc s2 = pc s" "queued s2" "l1_fifo s2 = l1_fifo s" "l2_fifo s2 = l2_fifo s"
+      and ex: "exec L t i s2 \<noteq> None" for s2
+  proof -
+    obtain z where z: "exec L t i s2 = Some z" using ex by auto
+    have nf: "\<not> unflushed L s2 t"
+      using dr s2(4,5) by (auto simp: unflushed_def drained_def)
+    have np: "next_pc t i s2 = Suc (pc s t)"
+      using u s2(2) by (cases i) (auto simp: next_pc_def)
+    define s' where "s' = set_pc t (Suc (pc s t)) z"
+    have "step_thread L P t s2 = Some s'"
+      using z t pc s2(2) nf np by (simp add: step_thread_def i_def s'_def)
+    then have "(s2, s') \<in> step L wb P"
+      using t by (auto simp: step_def)
+    moreover have "queued s'"
+      using exec_queued[OF z u s2(3)] by (simp add: s'_def set_pc_def queued_def)
+    moreover have "pc z = pc s2"
+      using z by (cases i) (auto simp: Let_def set_reg_def set_l1_def set_l2_def enq_l1_def enq_l2_def split: if_splits)
+    ultimately show ?thesis
+      using s2(1,2) by (auto simp: s'_def set_pc_def intro: rtrancl_into_rtrancl)
+  qed
+  have other: "exec L t i s \<noteq> None"
+    if "\<forall>r x. i \<noteq> LD r x" "\<forall>r x. i \<noteq> INCL1 r x" "\<forall>v x. i \<noteq> ST v x"
+    using u that by (cases i) auto
+  show ?thesis
+  proof (cases "\<exists>r x. i = LD r x \<or> i = INCL1 r x")
+    case True
+    then obtain r x where rx: "i = LD r x \<or> i = INCL1 r x" by blast
+    obtain s2 where h: "(s, s2) \<in> (step L wb P)\<^sup>*" "readable (l1 s2 w x)" "pc s2 = pc s" "queued s2"
+        "l1_fifo s2 = l1_fifo s" "l2_fifo s2 = l2_fifo s"
+      using fetch_to_readable[OF q clean w d] by blast
+    have "exec L t i s2 \<noteq> None"
+      using h(2) rx by (auto simp: w_def Let_def)
+    then show ?thesis by (rule go[OF h(1) h(3) h(4) h(5) h(6)])
+  next
+    case nrx: False
+    show ?thesis
+    proof (cases "\<exists>v x. i = ST v x")
+      case True
+      then obtain v x where st: "i = ST v x" by blast
+      have "l1 s w x \<noteq> Some (val_of (l1 s w x), Dirty, Invalid)"
+      proof
+        assume e: "l1 s w x = Some (val_of (l1 s w x), Dirty, Invalid)"
+        have "dirty (Some (val_of (l1 s w x), Dirty, Invalid))" by simp
+        then show False using clean(1)[of x] e by metis
+      qed
+      then have "exec L t i s \<noteq> None"
+        using st by (simp add: w_def Let_def)
+      then show ?thesis by (rule go[OF rtrancl_refl refl q refl refl])
+    next
+      case False
+      then have "exec L t i s \<noteq> None"
+        using nrx by (intro other) auto
+      then show ?thesis by (rule go[OF rtrancl_refl refl q refl refl])
+    qed
+  qed
+qed
+
+lemma finish_thread:
+  assumes "progress_ok L P" "queued s" "t \<in> threads P"
+  shows "\<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> length (instrs P t) \<le> pc s' t
+           \<and> (\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s u)"
+  using assms(2)
+proof (induction "length (instrs P t) - pc s t" arbitrary: s)
+  case 0
+  then show ?case by auto
+next
+  case (Suc n)
+  obtain s1 where s1: "(s, s1) \<in> (step L wb P)\<^sup>*" "queued s1" "drained L s1" "pc s1 = pc s"
+    using drain[OF assms(1) Suc.prems] by blast
+  have pc: "pc s1 t < length (instrs P t)" using Suc.hyps(2) s1(4) by simp
+  obtain s2 where s2: "(s1, s2) \<in> (step L wb P)\<^sup>*" "queued s2" "pc s2 = (pc s1)(t := Suc (pc s1 t))"
+    using step_one[OF assms(1) s1(2,3) assms(3) pc] by blast
+  have "n = length (instrs P t) - pc s2 t" using Suc.hyps(2) s2(3) s1(4) by simp
+  then obtain s' where s': "(s2, s') \<in> (step L wb P)\<^sup>*" "queued s'" "length (instrs P t) \<le> pc s' t"
+      "\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s2 u"
+    using Suc.hyps(1) s2(2) by blast
+  have "(s, s') \<in> (step L wb P)\<^sup>*"
+    using s1(1) s2(1) s'(1) by (meson rtrancl_trans)
+  then show ?case using s' s2(3) s1(4) by auto
+qed
+
+lemma finish_threads:
+  assumes "finite T" "T \<subseteq> threads P" "progress_ok L P" "queued s"
+  shows "\<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> (\<forall>t \<in> T. length (instrs P t) \<le> pc s' t)"
+  using assms(1,2,4)
+proof (induction T arbitrary: s rule: finite_induct)
+  case empty
+  then show ?case by auto
+next
+  case (insert t T)
+  then obtain s1 where s1: "(s, s1) \<in> (step L wb P)\<^sup>*" "queued s1" "\<forall>u \<in> T. length (instrs P u) \<le> pc s1 u"
+    by blast
+  obtain s' where s': "(s1, s') \<in> (step L wb P)\<^sup>*" "queued s'" "length (instrs P t) \<le> pc s' t"
+      "\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s1 u"
+    using finish_thread[OF assms(3) s1(2)] insert.prems(1) by blast
+  have "\<forall>u \<in> insert t T. length (instrs P u) \<le> pc s' u"
+    using s'(3,4) s1(3) insert.hyps(2) by auto
+  moreover have "(s, s') \<in> (step L wb P)\<^sup>*"
+    using s1(1) s'(1) by (rule rtrancl_trans)
+  ultimately show ?case using s'(2) by auto
+qed
+
+theorem progress:
+  assumes "progress_ok L P" "queued s"
+  shows "\<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> is_final L P s'"
+proof -
+  obtain s1 where s1: "(s, s1) \<in> (step L wb P)\<^sup>*" "queued s1" "\<forall>t \<in> threads P. length (instrs P t) \<le> pc s1 t"
+    using finish_threads[where wb = wb, OF _ subset_refl assms] assms(1) by (auto simp: progress_ok_def)
+  obtain s' where s': "(s1, s') \<in> (step L wb P)\<^sup>*" "queued s'" "drained L s'" "pc s' = pc s1"
+    using drain[OF assms(1) s1(2)] by blast
+  have "is_final L P s'"
+    using s1(3) s'(3,4) drained_clean[OF s'(2,3)] by (auto simp: is_final_def drained_def)
+  moreover have "(s, s') \<in> (step L wb P)\<^sup>*"
+    using s1(1) s'(1) by (rule rtrancl_trans)
+  ultimately show ?thesis by blast
+qed
+
+theorem unlocked_deadlock_free:
+  assumes "progress_ok L P"
+  shows "deadlock_free L wb P (initial m)"
+  unfolding deadlock_free_def
+proof
+  fix s assume "s \<in> reachable L wb P (initial m)"
+  then have "queued s"
+    using reachable_queued assms by (auto simp: progress_ok_def)
+  then obtain s' where "(s, s') \<in> (step L wb P)\<^sup>*" "is_final L P s'"
+    using progress[OF assms] by blast
+  then show "\<exists>s' \<in> reachable L wb P s. is_final L P s'"
+    by (auto simp: reachable_def)
+qed
+
+section \<open>Soundness for the class\<close>
+
+text \<open>The rows of A take no lock either (`unlocked_rows`): a compiled
+  program of the class is then lock-free and straight-line.\<close>
+definition unlocked_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> bool" where
+  "unlocked_rows S A \<longleftrightarrow> (\<forall>a \<in> A. \<exists>rw. S a = Some rw \<and> (\<forall>r x. \<forall>i \<in> set (rw r x). unlocked i))"
+
+lemma compile_progress_ok:
+  assumes "unlocked_rows S A" "ops_of P \<subseteq> A" "well_placed L P"
+  shows "progress_ok L (compile S P)"
+proof -
+  have "unlocked i" if t: "t \<in> src_threads P" and i: "i \<in> set (instrs (compile S P) t)" for t i
+  proof -
+    obtain c where c: "c \<in> set (src_code P t)" "i \<in> set (compile_instr S c)"
+      using i by (auto simp: compile_def)
+    show ?thesis
+    proof (cases c)
+      case (Op a r x)
+      have "op_of c \<subseteq> A" using assms(2) t c(1) by (auto simp: ops_of_def)
+      then have "a \<in> A" using Op by (simp add: op_of_def)
+      then obtain rw where "S a = Some rw" "\<forall>r x. \<forall>i \<in> set (rw r x). unlocked i"
+        using assms(1) by (auto simp: unlocked_rows_def)
+      then show ?thesis using c(2) Op by (simp add: compile_instr_def)
+    next
+      case (SetReg r v)
+      then show ?thesis using c(2) by (simp add: compile_instr_def)
+    qed
+  qed
+  then show ?thesis
+    using assms(3) by (simp add: progress_ok_def well_placed_def compile_def)
+qed
+
+context sc_source_model
+begin
+
+text \<open>Hrf_Mapping's `sound_on`, outcomes and deadlock freedom, for every
+  program of the class on every layout that places it, under either
+  write-back policy: the first infinite class of programs on which a
+  scheme is proved sound against the source model.\<close>
+theorem homed_sound_on:
+  assumes "l1_rows S A" "unlocked_rows S A" "ops_of P \<subseteq> A" "homed L h P"
+    and "\<forall>x. h x \<in> wgs L \<and> dev_of L (h x) \<in> devs L" "well_placed L P"
+  shows "sound_on L wb S P"
+  unfolding sound_on_def
+  using homed_outcomes_allowed[OF assms(1) assms(3) assms(4) assms(5)]
+    unlocked_deadlock_free[OF compile_progress_ok[OF assms(2) assms(3) assms(6)]]
+  by blast
+
+end
+
 end
