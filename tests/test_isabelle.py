@@ -214,10 +214,9 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
         assert len(goals) == len(s.rows) + len(s.several_devices)
         assert not re.search(r"\b(sorry|oops|quick_and_dirty|axiomatization)\b", text)
         c = safe_name(s.name, "S").lower()
-        claimed = re.findall(r"^(?:lemma|theorem) (\w+):", text, re.M)
-        assert set(claimed) <= {
-            f"{n}_{k}" for n in (c, f"{c}_several_devices") for k in ("l1_rows", "homed_outcomes_sc")
-        }
+        claimed = re.findall(r"^(?:lemma|theorem) (?:\(in sc_source_model\) )?(\w+):", text, re.M)
+        simulation = ("l1_rows", "homed_outcomes_sc", "unlocked_l1_rows", "homed_sound_on")
+        assert set(claimed) <= {f"{n}_{k}" for n in (c, f"{c}_several_devices") for k in simulation}
         assert f"{c}_homed_outcomes_sc" in claimed
         assert ("_sound_goal" in text) == (not s.refuted_by)
 
@@ -239,6 +238,14 @@ def test_the_l1_rows_are_those_whose_one_data_instruction_is_an_l1_access():
     )
     assert not l1_row("rmw", ("RMWL2",)) and not l1_row("load", ("LD", "LD")) and not l1_row("store", ("FLUL1 WG",))
     assert l1_row("store", ("LK x", "FLUL1 WG", "ST", "INVL1 DV", "UNLK x"))
+    # of those, the ones that take no lock (proved sound, deadlock freedom included)
+    from hrf.isabelle.schemes import unlocked_row
+
+    locked = {k for k, r in get("rsp-new").rows.items() if any(w.split()[0] in ("LKrmw", "LK") for w in r.seq)}
+    assert locked == {("store", "dev", True), ("rmw", "wg", False), ("rmw", "dev", False), ("rmw", "dev", True)}
+    unlocked = sorted(k for k, r in get("rsp-new").rows.items() if unlocked_row(k[0], r.seq))
+    assert unlocked == [k for k in everything if k not in locked]
+    assert not unlocked_row("store", ("LK x", "FLUL1 WG", "ST", "INVL1 DV", "UNLK x"))
 
 
 @pytest.mark.parametrize("scheme", [n for n in schemes() if get(n).refuted_by])

@@ -25,6 +25,9 @@ _L1_ACCESS = {"load": "LD", "store": "ST", "rmw": "RMWL1"}
 _QUIET = {"FLUL1", "FLUL2", "INVL1", "INVL2", "LK", "UNLK", "LKrmw", "UNLKrmw"}
 
 
+_LOCKS = {"LK", "UNLK", "LKrmw", "UNLKrmw"}
+
+
 def l1_row(op: str, seq) -> bool:
     """Whether a row is one of Hrf_Simulation's L1 rows (its theorem then
     applies to programs using it): hrf chooses the rows, Isabelle proves
@@ -32,6 +35,12 @@ def l1_row(op: str, seq) -> bool:
     words = [w.split()[0] for w in seq]
     access = [w for w in words if w not in _QUIET]
     return access == [_L1_ACCESS[op]]
+
+
+def unlocked_row(op: str, seq) -> bool:
+    """An L1 row that takes no lock (Hrf_Simulation's `unlocked_rows`: its
+    programs cannot deadlock, and the scheme is proved sound on them)."""
+    return l1_row(op, seq) and not any(w.split()[0] in _LOCKS for w in seq)
 
 
 def src_op_term(op: str, scope: str, remote: bool) -> str:
@@ -131,6 +140,28 @@ def scheme_theory(scheme) -> tuple:
             "     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)",
             f'     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P)) \\<subseteq> sc_outcomes P"',
             f"  using homed_outcomes_sc[OF {name}_l1_rows] by blast",
+            "",
+        ] + unlocked_theorem(name, rows)
+
+    def unlocked_theorem(name, rows):
+        ops = [src for op, _scope, _remote, r, src, _seq in rows if unlocked_row(op, r.seq)]
+        if not ops:
+            return []
+        ops_set = "{" + ", ".join(ops) + "}"
+        defs = f"{name}_def {name}_rows_def" + (f" {base_of[name]}_rows_def" if name in base_of else "")
+        return [
+            "text \\<open>Of those, the rows that take no lock: on a program of the class using only "
+            "them, placed on any layout, the scheme is sound (Hrf_Mapping's sound_on: outcomes and "
+            "deadlock freedom) against every source model that allows the SC outcomes of a race-free "
+            "program.\\<close>",
+            f'lemma {name}_unlocked_l1_rows: "l1_rows {name} {ops_set} \\<and> unlocked_rows {name} {ops_set}"',
+            f"  by (simp add: l1_rows_def l1_row_def unlocked_rows_def {defs} access_def)",
+            "",
+            f"theorem (in sc_source_model) {name}_homed_sound_on:",
+            f'  "\\<forall>P L h wb. ops_of P \\<subseteq> {ops_set} \\<and> homed L h P \\<and> well_placed L P',
+            "     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)",
+            f'     \\<longrightarrow> sound_on L wb {name} P"',
+            f"  using homed_sound_on {name}_unlocked_l1_rows by blast",
             "",
         ]
 
