@@ -120,20 +120,24 @@ def scheme_theory(scheme) -> tuple:
             ]
         return out
 
+    def chosen(name, rows, keep):
+        """The source operations whose rows `keep` takes, as a list and as a
+        set term, and the definitions that unfold the scheme's rows."""
+        ops = [src for op, _scope, _remote, r, src, _seq in rows if keep(op, r.seq)]
+        defs = f"{name}_def {name}_rows_def" + (f" {base_of[name]}_rows_def" if name in base_of else "")
+        return ops, "{" + ", ".join(ops) + "}", defs
+
     def l1_theorem(name, rows):
-        ops = [src for op, _scope, _remote, r, src, _seq in rows if l1_row(op, r.seq)]
+        ops, ops_set, defs = chosen(name, rows, l1_row)
         if not ops:
             return []
-        ops_set = "{" + ", ".join(ops) + "}"
         return [
             f"text \\<open>The operations whose rows in {name} perform their access in the L1 "
             "(Hrf_Simulation's l1_rows): on a program whose every location is accessed by the "
             "threads of one work-group, whatever the layout and the write-back policy, every "
             "outcome of the machine is an SC outcome of the source program.\\<close>",
             f'lemma {name}_l1_rows: "l1_rows {name} {ops_set}"',
-            f"  by (simp add: l1_rows_def l1_row_def {name}_def {name}_rows_def"
-            + (f" {base_of[name]}_rows_def" if name in base_of else "")
-            + " access_def)",
+            f"  by (simp add: l1_rows_def l1_row_def {defs} access_def)",
             "",
             f"theorem {name}_homed_outcomes_sc:",
             f'  "\\<forall>P L h wb. ops_of P \\<subseteq> {ops_set} \\<and> homed L h P',
@@ -144,11 +148,9 @@ def scheme_theory(scheme) -> tuple:
         ] + unlocked_theorem(name, rows)
 
     def unlocked_theorem(name, rows):
-        ops = [src for op, _scope, _remote, r, src, _seq in rows if unlocked_row(op, r.seq)]
+        ops, ops_set, defs = chosen(name, rows, unlocked_row)
         if not ops:
             return []
-        ops_set = "{" + ", ".join(ops) + "}"
-        defs = f"{name}_def {name}_rows_def" + (f" {base_of[name]}_rows_def" if name in base_of else "")
         return [
             "text \\<open>Of those, the rows that take no lock: on a program of the class using only "
             "them, placed on any layout, the scheme is sound (Hrf_Mapping's sound_on: outcomes and "
