@@ -215,7 +215,14 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
         assert not re.search(r"\b(sorry|oops|quick_and_dirty|axiomatization)\b", text)
         c = safe_name(s.name, "S").lower()
         claimed = re.findall(r"^(?:lemma|theorem) (?:\(in sc_source_model\) )?(\w+):", text, re.M)
-        simulation = ("l1_rows", "homed_outcomes_sc", "unlocked_l1_rows", "homed_sound_on")
+        simulation = (
+            "l1_rows",
+            "homed_outcomes_sc",
+            "disciplined",
+            "deadlock_free",
+            "homed_sound_on",
+            "sound_goal_outcomes",
+        )
         assert set(claimed) <= {f"{n}_{k}" for n in (c, f"{c}_several_devices") for k in simulation}
         assert f"{c}_homed_outcomes_sc" in claimed
         assert ("_sound_goal" in text) == (not s.refuted_by)
@@ -238,14 +245,43 @@ def test_the_l1_rows_are_those_whose_one_data_instruction_is_an_l1_access():
     )
     assert not l1_row("rmw", ("RMWL2",)) and not l1_row("load", ("LD", "LD")) and not l1_row("store", ("FLUL1 WG",))
     assert l1_row("store", ("LK x", "FLUL1 WG", "ST", "INVL1 DV", "UNLK x"))
-    # of those, the ones that take no lock (proved sound, deadlock freedom included)
-    from hrf.isabelle.schemes import unlocked_row
 
-    locked = {k for k, r in get("rsp-new").rows.items() if any(w.split()[0] in ("LKrmw", "LK") for w in r.seq)}
-    assert locked == {("store", "dev", True), ("rmw", "wg", False), ("rmw", "dev", False), ("rmw", "dev", True)}
-    unlocked = sorted(k for k, r in get("rsp-new").rows.items() if unlocked_row(k[0], r.seq))
-    assert unlocked == [k for k in everything if k not in locked]
-    assert not unlocked_row("store", ("LK x", "FLUL1 WG", "ST", "INVL1 DV", "UNLK x"))
+
+def test_the_disciplined_schemes_are_those_taking_rmw_locks_in_brackets():
+    # Hrf_Simulation's lock discipline, by hand from the rows: an LKrmw when
+    # no rmw lock is held, the UNLKrmw of that scope before any other lock
+    # instruction, nothing held at the end, no lock of the lock file.
+    from hrf.isabelle.schemes import disciplined_row, scheme_theory
+
+    assert disciplined_row(("LKrmw WG", "RMWL1", "UNLKrmw WG")) and disciplined_row(("FLUL1 WG", "ST"))
+    assert disciplined_row(("LKrmw DV", "FLUL1 DV", "RMWL2", "UNLKrmw DV", "LKrmw WG", "UNLKrmw WG"))
+    assert not disciplined_row(("LKrmw WG", "RMWL1"))  # held at the end
+    assert not disciplined_row(("LKrmw WG", "LKrmw WG", "RMWL1", "UNLKrmw WG"))  # taken twice: deadlocks
+    assert not disciplined_row(("LKrmw WG", "RMWL1", "UNLKrmw DV"))  # another scope released
+    assert not disciplined_row(("UNLKrmw WG",))
+    assert not disciplined_row(("LK x", "FLUL1 WG", "ST", "INVL1 DV", "UNLK x"))  # the lock file
+    # rsp-new's rows all keep it (the work-group RMW, the locked device RMW,
+    # the remote rows and the several-device rows); rsp-old's remote rows
+    # take the lock file, so it gets no deadlock theorem.
+    rsp_new = get("rsp-new")
+    assert all(disciplined_row(r.seq) for r in [*rsp_new.rows.values(), *rsp_new.several_devices.values()])
+    assert not all(disciplined_row(r.seq) for r in get("rsp-old").rows.values())
+    claimed = {}
+    for name in ("rsp-new", "rsp-old", "hrf-cache", "hrf-cache-locked"):
+        text = scheme_theory(name)[1]
+        claimed[name] = set(re.findall(r"^(?:lemma|theorem) (?:\(in sc_source_model\) )?(\w+):", text, re.M))
+    assert {
+        "rsp_new_deadlock_free",
+        "rsp_new_several_devices_deadlock_free",
+        "rsp_new_homed_sound_on",
+        "rsp_new_sound_goal_outcomes",
+        "rsp_new_several_devices_sound_goal_outcomes",
+    } <= claimed["rsp-new"]
+    assert not any(n.endswith(("_deadlock_free", "_homed_sound_on")) for n in claimed["rsp-old"])
+    assert (
+        "hrf_cache_deadlock_free" in claimed["hrf-cache"]
+        and "hrf_cache_locked_deadlock_free" in claimed["hrf-cache-locked"]
+    )
 
 
 @pytest.mark.parametrize("scheme", [n for n in schemes() if get(n).refuted_by])

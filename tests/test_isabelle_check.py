@@ -179,6 +179,9 @@ def test_the_simulation_theorem_loads_and_planted_machine_errors_break_it(tmp_pa
         # a fetch into the L2 of a line it does not hold blocked: a load of
         # it waits forever (the deadlock-freedom part fails, the rest holds)
         "(if l2 s d x = Some (val_of (l2 s d x), Dirty, Valid)": "(if l2 s d x = None \\<or> l2 s d x = Some (val_of (l2 s d x), Dirty, Valid)",
+        # an UNLKrmw that leaves its locks held: the next LKrmw of the scope
+        # waits forever (the lock invariant, and deadlock freedom, fail)
+        "then None else rmw_lock s w)": "then rmw_lock s w else rmw_lock s w)",
     }
     for whole, error in planted.items():
         done = _planted(tmp_path, ("Hrf_Machine", "Hrf_Mapping", "Hrf_Simulation"), "Hrf_Machine", whole, error)
@@ -189,8 +192,10 @@ def test_the_simulation_theorem_loads_and_planted_machine_errors_break_it(tmp_pa
 
 def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_path):
     # Each scheme theory proves which of its rows are L1 rows and states
-    # Hrf_Simulation's theorem for them. Planted claim: rsp-new's device RMW
-    # (performed at the L2) among them.
+    # Hrf_Simulation's theorem for them, and, where every row takes its rmw
+    # locks in brackets, deadlock freedom of every program it compiles.
+    # Planted claims: rsp-new's device RMW (performed at the L2) among the
+    # L1 rows; a row that never releases its lock among disciplined rows.
     from hrf.isabelle.schemes import scheme_theory
 
     theories = ("Hrf_Machine", "Hrf_Mapping", "Hrf_Simulation")
@@ -217,6 +222,15 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
     path.write_text(planted)
     done = check("Scheme_rsp_new")
     assert done.returncode != 0 and "RESULT Scheme_rsp_new: FAILED" in done.stdout
+    # Planted: the work-group RMW's row without its UNLKrmw (a lock held
+    # for ever): rsp_new_disciplined, and so its deadlock freedom, fail.
+    unlocked, k = re.subn(r"\[LKrmw WG, INCL1 r x, UNLKrmw WG\]", "[LKrmw WG, INCL1 r x]", text)
+    assert k == 1
+    path.write_text(unlocked)
+    done = check("Scheme_rsp_new")
+    assert done.returncode != 0 and "RESULT Scheme_rsp_new: FAILED" in done.stdout
+    line = unlocked[: unlocked.index("lemma rsp_new_disciplined:")].count("\n") + 2  # its proof
+    assert f"(line {line} of" in done.stdout, done.stdout[-3000:]
 
 
 def test_a_family_theory_loads_and_a_planted_outcome_breaks_it(tmp_path):

@@ -8,8 +8,10 @@
    for that class: the machine's caches keep, for each location, one
    current value (lv), which every L1 access of the home work-group reads
    and writes, whatever the fetches, write-backs (FIFO or any order),
-   evictions and invalidations in between. Written by hand, every proof
-   complete. *)
+   evictions and invalidations in between. And deadlock freedom of every
+   straight-line program that takes its rmw locks in brackets (every
+   program a disciplined scheme compiles, rsp-new's among them): half of
+   the goal `sound`. Written by hand, every proof complete. *)
 theory Hrf_Simulation
   imports Hrf_Mapping
 begin
@@ -452,21 +454,21 @@ lemma env_step_cases:
   using assms unfolding env_step_def write_back_any_def evict_def
   by (auto split: if_splits)
 
-lemma env_step_regs_pc:
+lemma env_step_regs_pc_locks:
   assumes "s' \<in> env_step L wb s"
-  shows "regs s' = regs s \<and> pc s' = pc s"
+  shows "regs s' = regs s \<and> pc s' = pc s \<and> rmw_lock s' = rmw_lock s"
 proof -
-  have f1: "fetch_l1 L w x s = Some s' \<Longrightarrow> regs s' = regs s \<and> pc s' = pc s" for w x
+  have f1: "fetch_l1 L w x s = Some s' \<Longrightarrow> regs s' = regs s \<and> pc s' = pc s \<and> rmw_lock s' = rmw_lock s" for w x
     by (auto simp: fetch_l1_def set_l1_def split: if_splits)
-  have f2: "fetch_l2 d x s = Some s' \<Longrightarrow> regs s' = regs s \<and> pc s' = pc s" for d x
+  have f2: "fetch_l2 d x s = Some s' \<Longrightarrow> regs s' = regs s \<and> pc s' = pc s \<and> rmw_lock s' = rmw_lock s" for d x
     by (auto simp: fetch_l2_def set_l2_def split: if_splits)
-  have w1: "regs (write_back_l1 L w x s1) = regs s1 \<and> pc (write_back_l1 L w x s1) = pc s1" for w x s1
+  have w1: "regs (write_back_l1 L w x s1) = regs s1 \<and> pc (write_back_l1 L w x s1) = pc s1 \<and> rmw_lock (write_back_l1 L w x s1) = rmw_lock s1" for w x s1
     by (auto simp: write_back_l1_def enq_l2_def set_l1_def set_l2_def split: option.splits)
-  have w2: "regs (write_back_l2 d x s1) = regs s1 \<and> pc (write_back_l2 d x s1) = pc s1" for d x s1
+  have w2: "regs (write_back_l2 d x s1) = regs s1 \<and> pc (write_back_l2 d x s1) = pc s1 \<and> rmw_lock (write_back_l2 d x s1) = rmw_lock s1" for d x s1
     by (auto simp: write_back_l2_def set_l2_def split: option.splits)
-  have q1: "dequeue_l1 L w s = Some s' \<Longrightarrow> regs s' = regs s \<and> pc s' = pc s" for w
+  have q1: "dequeue_l1 L w s = Some s' \<Longrightarrow> regs s' = regs s \<and> pc s' = pc s \<and> rmw_lock s' = rmw_lock s" for w
     using w1 by (auto simp: dequeue_l1_def Let_def split: list.splits fifo_el.splits if_splits)
-  have q2: "dequeue_l2 d s = Some s' \<Longrightarrow> regs s' = regs s \<and> pc s' = pc s" for d
+  have q2: "dequeue_l2 d s = Some s' \<Longrightarrow> regs s' = regs s \<and> pc s' = pc s \<and> rmw_lock s' = rmw_lock s" for d
     using w2 by (auto simp: dequeue_l2_def Let_def split: list.splits fifo_el.splits if_splits)
   show ?thesis
     using env_step_cases[OF assms] f1 f2 q1 q2 w1 w2 by (auto simp: set_l1_def set_l2_def)
@@ -503,7 +505,7 @@ proof -
     fix d x assume "\<not> dirty (l2 s d x)" "s' = set_l2 d x None s"
     then show ?thesis using assms(2) evict_l2_inv by simp
   qed
-  then show ?thesis using env_step_regs_pc[OF assms(1)] by simp
+  then show ?thesis using env_step_regs_pc_locks[OF assms(1)] by simp
 qed
 
 subsection \<open>Instructions of the home work-group\<close>
@@ -851,31 +853,112 @@ theorem homed_outcomes_allowed:
 
 end
 
-section \<open>Deadlock freedom of lock-free straight-line programs\<close>
+section \<open>Deadlock freedom of straight-line programs with bracketed rmw locks\<close>
 
-text \<open>A program whose instructions take no lock, do not branch and perform
-  no RMW at the L2 cannot deadlock ([RSP15] sec. 5 asks it of a compiled
-  program): from every reachable state the environment drains every fifo
-  (a dirty line's address is always queued, `queued`), then fetches what a
-  load needs, so each thread in turn runs to its end, and a last drain
-  leaves a final state. For any layout and either write-back policy.\<close>
+text \<open>A program that does not branch, takes no lock of the lock file, and
+  takes its rmw locks in brackets (an LKrmw when it holds none, the UNLKrmw
+  of the same scope before any other lock instruction, none held at the
+  end: `disciplined`) cannot deadlock ([RSP15] sec. 5 asks it of a
+  compiled program): from every reachable state each thread inside a
+  bracket runs to its UNLKrmw, so that no rmw lock is held; the environment
+  drains every fifo (a dirty line's address is always queued, `queued`)
+  and fetches what a load or an RMW needs, so each thread in turn runs to
+  its end, one bracket at a time; a last drain leaves a final state. For
+  any layout and either write-back policy.\<close>
 
-text \<open>Instructions that neither take a lock nor branch, and no INCL2.\<close>
+text \<open>Instructions that neither take a lock nor branch.\<close>
 fun unlocked :: "instr \<Rightarrow> bool" where
   "unlocked (LD _ _) = True" | "unlocked (ST _ _) = True" | "unlocked (INCL1 _ _) = True"
+| "unlocked (INCL2 _ _) = True"
 | "unlocked (FLUL1 _) = True" | "unlocked (FLUL2 _) = True" | "unlocked (INVL1 _) = True"
 | "unlocked (INVL2 _) = True" | "unlocked (MOV _ _) = True" | "unlocked _ = False"
 
+text \<open>The rmw lock a code holds after its first instructions: the scope of
+  its last LKrmw, unless an UNLKrmw followed it.\<close>
+fun hold :: "scope option \<Rightarrow> instr \<Rightarrow> scope option" where
+  "hold h (LKrmw sc) = Some sc" | "hold h (UNLKrmw sc) = None" | "hold h _ = h"
+
+definition held :: "instr list \<Rightarrow> nat \<Rightarrow> scope option" where
+  "held c p = foldl hold None (take p c)"
+
+text \<open>The lock discipline, instruction by instruction: an LKrmw only when no
+  rmw lock is held, an UNLKrmw only of the scope held, anything else
+  unlocked; and no rmw lock held at the end.\<close>
+fun lock_ok :: "scope option \<Rightarrow> instr \<Rightarrow> bool" where
+  "lock_ok h (LKrmw sc) = (h = None)"
+| "lock_ok h (UNLKrmw sc) = (h = Some sc)"
+| "lock_ok h i = unlocked i"
+
+fun disc :: "scope option \<Rightarrow> instr list \<Rightarrow> bool" where
+  "disc h [] = (h = None)"
+| "disc h (i # rest) = (lock_ok h i \<and> disc (hold h i) rest)"
+
+definition disciplined :: "instr list \<Rightarrow> bool" where
+  "disciplined c \<longleftrightarrow> disc None c"
+
+lemma disc_at:
+  "disc h c \<Longrightarrow> p < length c \<Longrightarrow> lock_ok (foldl hold h (take p c)) (c ! p)"
+proof (induction c arbitrary: h p)
+  case (Cons i rest)
+  then show ?case by (cases p) auto
+qed simp
+
+lemma disc_end: "disc h c \<Longrightarrow> foldl hold h c = None"
+  by (induction c arbitrary: h) auto
+
+lemma disc_append: "disc h a \<Longrightarrow> disc None b \<Longrightarrow> disc h (a @ b)"
+  by (induction a arbitrary: h) auto
+
+lemma disciplined_at: "disciplined c \<Longrightarrow> p < length c \<Longrightarrow> lock_ok (held c p) (c ! p)"
+  by (simp add: disciplined_def held_def disc_at)
+
+lemma held_Suc: "p < length c \<Longrightarrow> held c (Suc p) = hold (held c p) (c ! p)"
+  by (simp add: held_def take_Suc_conv_app_nth)
+
+lemma held_end: "disciplined c \<Longrightarrow> length c \<le> p \<Longrightarrow> held c p = None"
+  by (simp add: disciplined_def held_def disc_end)
+
+lemma held_0 [simp]: "held c 0 = None"
+  by (simp add: held_def)
+
+lemma hold_unlocked: "unlocked i \<Longrightarrow> hold h i = h"
+  by (cases i) auto
+
+lemma lock_ok_unlocked: "unlocked i \<Longrightarrow> lock_ok h i"
+  by (cases i) auto
+
+lemma unlocked_disc: "\<forall>i \<in> set c. unlocked i \<Longrightarrow> disc None c"
+  by (induction c) (auto simp: hold_unlocked lock_ok_unlocked)
+
+lemma disciplined_concat: "\<forall>c \<in> set cs. disciplined c \<Longrightarrow> disciplined (concat cs)"
+  by (induction cs) (auto simp: disciplined_def disc_append)
+
+text \<open>Instructions that use no lock of the lock file.\<close>
+fun lockfile_free :: "instr \<Rightarrow> bool" where
+  "lockfile_free (LK _) = False" | "lockfile_free (UNLK _) = False" | "lockfile_free _ = True"
+
+lemma disciplined_lockfile_free:
+  assumes "disciplined c" "i \<in> set c"
+  shows "lockfile_free i"
+proof -
+  obtain p where p: "p < length c" "c ! p = i"
+    using assms(2) by (auto simp: in_set_conv_nth)
+  then have "lock_ok (held c p) i"
+    using disciplined_at[OF assms(1)] by blast
+  then show ?thesis by (cases i) auto
+qed
+
 definition progress_ok :: "layout \<Rightarrow> program \<Rightarrow> bool" where
   "progress_ok L P \<longleftrightarrow> finite (threads P) \<and> finite (wgs L) \<and> finite (devs L)
-     \<and> (\<forall>t \<in> threads P. wg_of L t \<in> wgs L \<and> (\<forall>i \<in> set (instrs P t). unlocked i))
+     \<and> (\<forall>t \<in> threads P. wg_of L t \<in> wgs L \<and> disciplined (instrs P t))
      \<and> (\<forall>w \<in> wgs L. dev_of L w \<in> devs L)"
 
-text \<open>Every dirty line has its address in its cache's fifo; no lock is held.\<close>
+text \<open>Every dirty line has its address in its cache's fifo; no lock of the
+  lock file is held.\<close>
 definition queued :: "state \<Rightarrow> bool" where
   "queued s \<longleftrightarrow> (\<forall>w x. dirty (l1 s w x) \<longrightarrow> Addr x \<in> set (l1_fifo s w))
      \<and> (\<forall>d x. dirty (l2 s d x) \<longrightarrow> Addr x \<in> set (l2_fifo s d))
-     \<and> lockfile s = (\<lambda>_ _. None) \<and> rmw_lock s = (\<lambda>_. None)"
+     \<and> lockfile s = (\<lambda>_ _. None)"
 
 lemma queued_initial: "queued (initial m)"
   by (simp add: queued_def initial_def)
@@ -1018,19 +1101,22 @@ next
 qed
 
 lemma exec_queued:
-  assumes "exec L t i s = Some s'" "unlocked i" "queued s"
+  assumes "exec L t i s = Some s'" "lockfile_free i" "queued s"
   shows "queued s'"
   using assms
-  by (cases i) (auto simp: queued_def Let_def set_reg_def set_l1_def enq_l1_def split: if_splits)
+  by (cases i) (auto simp: queued_def Let_def set_reg_def set_l1_def set_l2_def enq_l1_def enq_l2_def split: if_splits)
+
+lemma exec_pc: "exec L t i s = Some s' \<Longrightarrow> pc s' = pc s"
+  by (cases i) (auto simp: Let_def set_reg_def set_l1_def set_l2_def enq_l1_def enq_l2_def split: if_splits)
 
 lemma step_queued:
-  assumes "(s, s') \<in> step L wb P" "queued s" "\<forall>t \<in> threads P. \<forall>i \<in> set (instrs P t). unlocked i"
+  assumes "(s, s') \<in> step L wb P" "queued s" "\<forall>t \<in> threads P. \<forall>i \<in> set (instrs P t). lockfile_free i"
   shows "queued s'"
 proof -
   { fix t assume t: "t \<in> threads P" and st: "step_thread L P t s = Some s'"
     then have pc: "pc s t < length (instrs P t)"
       by (auto simp: step_thread_def split: if_splits)
-    then have u: "unlocked (instrs P t ! pc s t)"
+    then have u: "lockfile_free (instrs P t ! pc s t)"
       using assms(3) t nth_mem by blast
     obtain z where "exec L t (instrs P t ! pc s t) s = Some z" "s' = set_pc t (next_pc t (instrs P t ! pc s t) s) z"
       using st by (auto simp: step_thread_def Let_def split: if_splits)
@@ -1040,21 +1126,182 @@ proof -
     using assms env_step_queued by (auto simp: step_def)
 qed
 
-lemma reachable_queued:
-  assumes "s \<in> reachable L wb P (initial m)" "\<forall>t \<in> threads P. \<forall>i \<in> set (instrs P t). unlocked i"
-  shows "queued s"
+subsection \<open>The rmw locks held are those of the brackets the threads are in\<close>
+
+definition lock_inv :: "layout \<Rightarrow> program \<Rightarrow> state \<Rightarrow> bool" where
+  "lock_inv L P s \<longleftrightarrow>
+     (\<forall>t \<in> threads P. \<forall>sc. held (instrs P t) (pc s t) = Some sc
+        \<longrightarrow> (\<forall>w \<in> wgs_in L sc (wg_of L t). rmw_lock s w = Some t))
+     \<and> (\<forall>w t. rmw_lock s w = Some t \<longrightarrow> t \<in> threads P
+        \<and> (\<exists>sc. held (instrs P t) (pc s t) = Some sc \<and> w \<in> wgs_in L sc (wg_of L t)))"
+
+lemma lock_inv_initial: "lock_inv L P (initial m)"
+  by (simp add: lock_inv_def initial_def)
+
+lemma lock_invD1:
+  "lock_inv L P s \<Longrightarrow> t \<in> threads P \<Longrightarrow> held (instrs P t) (pc s t) = Some sc
+    \<Longrightarrow> w \<in> wgs_in L sc (wg_of L t) \<Longrightarrow> rmw_lock s w = Some t"
+  unfolding lock_inv_def by blast
+
+lemma lock_invD2:
+  "lock_inv L P s \<Longrightarrow> rmw_lock s w = Some t
+    \<Longrightarrow> t \<in> threads P \<and> (\<exists>sc. held (instrs P t) (pc s t) = Some sc \<and> w \<in> wgs_in L sc (wg_of L t))"
+  unfolding lock_inv_def by blast
+
+text \<open>The invariant reads a state's locks and the locks its threads hold.\<close>
+lemma lock_inv_cong:
+  assumes "\<And>u. held (instrs P u) (pc s' u) = held (instrs P u) (pc s u)" "rmw_lock s' = rmw_lock s"
+  shows "lock_inv L P s' \<longleftrightarrow> lock_inv L P s"
+  unfolding lock_inv_def by (simp only: assms)
+
+lemma exec_unlocked_locks: "exec L t i s = Some z \<Longrightarrow> unlocked i \<Longrightarrow> rmw_lock z = rmw_lock s"
+  by (cases i) (auto simp: Let_def set_reg_def set_l1_def set_l2_def enq_l1_def enq_l2_def split: if_splits)
+
+lemma thread_lock_inv:
+  assumes st: "step_thread L P t s = Some s'" and inv: "lock_inv L P s"
+    and dis: "\<forall>u \<in> threads P. disciplined (instrs P u)"
+  shows "lock_inv L P s'"
 proof -
-  have "(initial m, s) \<in> (step L wb P)\<^sup>*"
-    using assms(1) by (simp add: reachable_def)
+  have t: "t \<in> threads P" and p: "pc s t < length (instrs P t)"
+    using st by (auto simp: step_thread_def split: if_splits)
+  define c where "c = instrs P t"
+  define i where "i = c ! pc s t"
+  obtain z where z: "exec L t i s = Some z" and s': "s' = set_pc t (next_pc t i s) z"
+    using st by (auto simp: step_thread_def Let_def c_def i_def split: if_splits)
+  have ok: "lock_ok (held c (pc s t)) i"
+    using dis t p disciplined_at by (simp add: c_def i_def)
+  have np: "next_pc t i s = Suc (pc s t)"
+    using ok by (cases i) (auto simp: next_pc_def)
+  have hs: "held c (Suc (pc s t)) = hold (held c (pc s t)) i"
+    using p held_Suc by (simp add: c_def i_def)
+  have pcs: "pc s' = (pc s)(t := Suc (pc s t))" and lks: "rmw_lock s' = rmw_lock z"
+    using s' np exec_pc[OF z] by (simp_all add: set_pc_def)
+  have hu: "held (instrs P u) (pc s' u) = held (instrs P u) (pc s u)" if "u \<noteq> t" for u
+    using pcs that by simp
+  have ht: "held (instrs P t) (pc s' t) = hold (held c (pc s t)) i"
+    using pcs hs by (simp add: c_def)
+  consider (U) "unlocked i" | (L) sc where "i = LKrmw sc" | (R) sc where "i = UNLKrmw sc"
+    using ok by (cases i) auto
   then show ?thesis
-  proof (induction rule: rtrancl_induct)
-    case base
-    then show ?case by (rule queued_initial)
+  proof cases
+    case U
+    have "held (instrs P u) (pc s' u) = held (instrs P u) (pc s u)" for u
+      using hu ht hold_unlocked[OF U] by (cases "u = t") (simp_all add: c_def)
+    moreover have "rmw_lock s' = rmw_lock s"
+      using lks exec_unlocked_locks[OF z U] by simp
+    ultimately show ?thesis
+      using inv lock_inv_cong by blast
   next
-    case (step s1 s2)
-    then show ?case using step_queued assms(2) by blast
+    case (L sc)
+    define W where "W = wgs_in L sc (wg_of L t)"
+    have h0: "held c (pc s t) = None" using ok L by simp
+    have free: "\<forall>w \<in> W. rmw_lock s w = None" and
+      lz: "rmw_lock z = (\<lambda>w. if w \<in> W then Some t else rmw_lock s w)"
+      using z L by (auto simp: W_def split: if_splits)
+    have ht': "held (instrs P t) (pc s' t) = Some sc" using ht h0 L by simp
+    show ?thesis
+      unfolding lock_inv_def
+    proof (rule conjI; intro ballI allI impI)
+      fix u sc' w assume u: "u \<in> threads P" and hu': "held (instrs P u) (pc s' u) = Some sc'"
+        and w: "w \<in> wgs_in L sc' (wg_of L u)"
+      show "rmw_lock s' w = Some u"
+      proof (cases "u = t")
+        case True
+        then show ?thesis using hu' ht' w lks lz by (simp add: W_def)
+      next
+        case False
+        then have hs': "held (instrs P u) (pc s u) = Some sc'" using hu hu' by simp
+        have old: "rmw_lock s w = Some u" by (rule lock_invD1[OF inv u hs' w])
+        then have "w \<notin> W" using free by auto
+        then show ?thesis using lks lz old by simp
+      qed
+    next
+      fix w u assume wu: "rmw_lock s' w = Some u"
+      show "u \<in> threads P \<and> (\<exists>sc'. held (instrs P u) (pc s' u) = Some sc' \<and> w \<in> wgs_in L sc' (wg_of L u))"
+      proof (cases "w \<in> W")
+        case True
+        then have "u = t" using wu lks lz by simp
+        then show ?thesis using True t ht' by (auto simp: W_def)
+      next
+        case False
+        then have old: "rmw_lock s w = Some u" using wu lks lz by simp
+        obtain sc' where o: "u \<in> threads P" "held (instrs P u) (pc s u) = Some sc'" "w \<in> wgs_in L sc' (wg_of L u)"
+          using lock_invD2[OF inv old] by blast
+        have "u \<noteq> t" using o(2) h0 by (auto simp: c_def)
+        then show ?thesis using o hu by auto
+      qed
+    qed
+  next
+    case (R sc)
+    define W where "W = wgs_in L sc (wg_of L t)"
+    have h0: "held c (pc s t) = Some sc" using ok R by simp
+    have mine: "\<forall>w \<in> W. rmw_lock s w = Some t" and
+      lz: "rmw_lock z = (\<lambda>w. if w \<in> W then None else rmw_lock s w)"
+      using z R by (auto simp: W_def split: if_splits)
+    have ht': "held (instrs P t) (pc s' t) = None" using ht R by simp
+    show ?thesis
+      unfolding lock_inv_def
+    proof (rule conjI; intro ballI allI impI)
+      fix u sc' w assume u: "u \<in> threads P" and hu': "held (instrs P u) (pc s' u) = Some sc'"
+        and w: "w \<in> wgs_in L sc' (wg_of L u)"
+      have ut: "u \<noteq> t" using hu' ht' by auto
+      then have hs': "held (instrs P u) (pc s u) = Some sc'" using hu hu' by simp
+      have old: "rmw_lock s w = Some u" by (rule lock_invD1[OF inv u hs' w])
+      then have "w \<notin> W" using mine ut by auto
+      then show "rmw_lock s' w = Some u" using lks lz old by simp
+    next
+      fix w u assume wu: "rmw_lock s' w = Some u"
+      then have nw: "w \<notin> W" and old: "rmw_lock s w = Some u" using lks lz by (auto split: if_splits)
+      obtain sc' where o: "u \<in> threads P" "held (instrs P u) (pc s u) = Some sc'" "w \<in> wgs_in L sc' (wg_of L u)"
+        using lock_invD2[OF inv old] by blast
+      have "u \<noteq> t"
+      proof
+        assume "u = t"
+        then show False using o(2,3) h0 nw by (simp add: W_def c_def)
+      qed
+      then show "u \<in> threads P \<and> (\<exists>sc'. held (instrs P u) (pc s' u) = Some sc' \<and> w \<in> wgs_in L sc' (wg_of L u))"
+        using o hu by auto
+    qed
   qed
 qed
+
+lemma step_invs:
+  assumes "(s, s') \<in> step L wb P" "queued s" "lock_inv L P s" "\<forall>t \<in> threads P. disciplined (instrs P t)"
+  shows "queued s' \<and> lock_inv L P s'"
+proof -
+  have "queued s'"
+    using step_queued[OF assms(1,2)] assms(4) disciplined_lockfile_free by blast
+  moreover have "lock_inv L P s'"
+  proof (cases "s' \<in> env_step L wb s")
+    case True
+    then have "pc s' = pc s" "rmw_lock s' = rmw_lock s"
+      using env_step_regs_pc_locks by blast+
+    then show ?thesis using assms(3) lock_inv_cong[of P s' s] by simp
+  next
+    case False
+    then obtain t where "step_thread L P t s = Some s'"
+      using assms(1) by (auto simp: step_def)
+    then show ?thesis using thread_lock_inv assms(3,4) by blast
+  qed
+  ultimately show ?thesis by blast
+qed
+
+lemma steps_invs:
+  assumes "(s, s') \<in> (step L wb P)\<^sup>*" "queued s" "lock_inv L P s" "\<forall>t \<in> threads P. disciplined (instrs P t)"
+  shows "queued s' \<and> lock_inv L P s'"
+  using assms(1)
+proof (induction rule: rtrancl_induct)
+  case base
+  then show ?case using assms(2,3) by blast
+next
+  case (step s1 s2)
+  then show ?case using step_invs assms(4) by blast
+qed
+
+lemma reachable_invs:
+  assumes "s \<in> reachable L wb P (initial m)" "\<forall>t \<in> threads P. disciplined (instrs P t)"
+  shows "queued s \<and> lock_inv L P s"
+  using steps_invs[OF _ queued_initial lock_inv_initial assms(2)] assms(1) by (simp add: reachable_def)
 
 subsection \<open>Draining the fifos\<close>
 
@@ -1193,7 +1440,31 @@ lemma drained_clean:
   using assms by (fastforce simp: queued_def drained_def)+
 
 
+
 subsection \<open>Each thread runs to its end\<close>
+
+lemma fetch_l2_to_readable:
+  assumes "queued s" "\<not> dirty (l2 s d x)" "d \<in> devs L"
+  shows "\<exists>s1. (s, s1) \<in> (step L wb P)\<^sup>* \<and> readable (l2 s1 d x) \<and> pc s1 = pc s \<and> queued s1
+           \<and> l1_fifo s1 = l1_fifo s \<and> l2_fifo s1 = l2_fifo s \<and> l1 s1 = l1 s \<and> lockfile s1 = lockfile s"
+proof (cases "readable (l2 s d x)")
+  case True
+  then show ?thesis using assms(1) by (intro exI[of _ s]) simp
+next
+  case False
+  define s1 where "s1 = set_l2 d x (Some (mem s x, Clean, Valid)) s"
+  have "fetch_l2 d x s = Some s1"
+    using assms(2) by (auto simp: fetch_l2_def s1_def dirty_iff)
+  then have "(s, s1) \<in> step L wb P"
+    using assms(3) by (intro env_step_step) (auto simp: env_step_def)
+  moreover have "queued s1"
+    using assms(1) by (auto simp: queued_def s1_def set_l2_def)
+  moreover have "readable (l2 s1 d x)" "pc s1 = pc s" "l1_fifo s1 = l1_fifo s" "l2_fifo s1 = l2_fifo s"
+      "l1 s1 = l1 s" "lockfile s1 = lockfile s"
+    by (simp_all add: s1_def set_l2_def readable_def)
+  ultimately show ?thesis
+    by (intro exI[of _ s1]) auto
+qed
 
 lemma fetch_to_readable:
   assumes "queued s" "\<not> dirty (l1 s w x)" "\<not> dirty (l2 s (dev_of L w) x)" "w \<in> wgs L" "dev_of L w \<in> devs L"
@@ -1205,8 +1476,6 @@ proof (cases "readable (l1 s w x)")
 next
   case False
   define d where "d = dev_of L w"
-  have nl: "\<not> locked_out L s1 w x" if "lockfile s1 = lockfile s" for s1
-    using assms(1) that by (simp add: queued_def locked_out_def)
   have l1: "l1 s w x = None \<or> (\<exists>v. l1 s w x = Some (v, Clean, Invalid))"
   proof (cases "l1 s w x")
     case (Some e)
@@ -1215,188 +1484,338 @@ next
     moreover have "f = Invalid" using False Some e by (cases f) (auto simp: readable_def)
     ultimately show ?thesis using Some e by simp
   qed simp
-  have fetch1: "\<exists>s2. (s1, s2) \<in> (step L wb P)\<^sup>* \<and> readable (l1 s2 w x) \<and> pc s2 = pc s1 \<and> queued s2
-           \<and> l1_fifo s2 = l1_fifo s1 \<and> l2_fifo s2 = l2_fifo s1"
-    if "readable (l2 s1 d x)" "l1 s1 w x = l1 s w x" "lockfile s1 = lockfile s" "queued s1" for s1
-  proof -
-    define s2 where "s2 = set_l1 w x (Some (val_of (l2 s1 d x), Clean, Valid)) s1"
-    have cond: "l1 s1 w x = None \<or> l1 s1 w x = Some (val_of (l1 s1 w x), Clean, Invalid)"
-      using l1 that(2) by auto
-    have "fetch_l1 L w x s1 = Some s2"
-      unfolding fetch_l1_def using cond that(1) nl[OF that(3)] by (simp add: s2_def d_def)
-    then have "(s1, s2) \<in> step L wb P"
-      using assms(4) by (intro env_step_step) (auto simp: env_step_def)
-    moreover have "queued s2"
-      using that(4) by (auto simp: queued_def s2_def set_l1_def)
-    moreover have "readable (l1 s2 w x)" "pc s2 = pc s1" "l1_fifo s2 = l1_fifo s1" "l2_fifo s2 = l2_fifo s1"
-      by (simp_all add: s2_def set_l1_def readable_def)
-    ultimately show ?thesis
-      by (intro exI[of _ s2]) simp
-  qed
-  show ?thesis
-  proof (cases "readable (l2 s d x)")
-    case True
-    show ?thesis by (rule fetch1[OF True refl refl assms(1)])
-  next
-    case l2F: False
-    define s1 where "s1 = set_l2 d x (Some (mem s x, Clean, Valid)) s"
-    have "fetch_l2 d x s = Some s1"
-      using assms(3) by (auto simp: fetch_l2_def s1_def d_def dirty_iff)
-    then have st: "(s, s1) \<in> step L wb P"
-      using assms(5) by (intro env_step_step) (auto simp: env_step_def d_def)
-    have q1: "queued s1"
-      using assms(1) by (auto simp: queued_def s1_def set_l2_def)
-    have r1: "readable (l2 s1 d x)" "l1 s1 w x = l1 s w x" "lockfile s1 = lockfile s"
-      by (simp_all add: s1_def set_l2_def readable_def)
-    obtain s2 where h: "(s1, s2) \<in> (step L wb P)\<^sup>*" "readable (l1 s2 w x)" "pc s2 = pc s1" "queued s2"
-        "l1_fifo s2 = l1_fifo s1" "l2_fifo s2 = l2_fifo s1"
-      using fetch1[OF r1 q1] by blast
-    have "(s, s2) \<in> (step L wb P)\<^sup>*"
-      using st h(1) by (rule converse_rtrancl_into_rtrancl)
-    moreover have "pc s1 = pc s" "l1_fifo s1 = l1_fifo s" "l2_fifo s1 = l2_fifo s"
-      by (simp_all add: s1_def set_l2_def)
-    ultimately show ?thesis
-      using h by (intro exI[of _ s2]) simp
-  qed
+  obtain s1 where s1: "(s, s1) \<in> (step L wb P)\<^sup>*" "readable (l2 s1 d x)" "pc s1 = pc s" "queued s1"
+      "l1_fifo s1 = l1_fifo s" "l2_fifo s1 = l2_fifo s" "l1 s1 = l1 s" "lockfile s1 = lockfile s"
+    using fetch_l2_to_readable[OF assms(1) assms(3) assms(5)] unfolding d_def by blast
+  define s2 where "s2 = set_l1 w x (Some (val_of (l2 s1 d x), Clean, Valid)) s1"
+  have nl: "\<not> locked_out L s1 w x"
+    using s1(4) by (simp add: queued_def locked_out_def)
+  have cond: "l1 s1 w x = None \<or> l1 s1 w x = Some (val_of (l1 s1 w x), Clean, Invalid)"
+    using l1 s1(7) by auto
+  have "fetch_l1 L w x s1 = Some s2"
+    unfolding fetch_l1_def using cond s1(2) nl by (simp add: s2_def d_def)
+  then have "(s1, s2) \<in> step L wb P"
+    using assms(4) by (intro env_step_step) (auto simp: env_step_def)
+  then have "(s, s2) \<in> (step L wb P)\<^sup>*"
+    by (rule rtrancl_into_rtrancl[OF s1(1)])
+  moreover have "queued s2"
+    using s1(4) by (auto simp: queued_def s2_def set_l1_def)
+  moreover have "readable (l1 s2 w x)" "pc s2 = pc s" "l1_fifo s2 = l1_fifo s" "l2_fifo s2 = l2_fifo s"
+    using s1(3,5,6) by (simp_all add: s2_def set_l1_def readable_def)
+  ultimately show ?thesis
+    by (intro exI[of _ s2]) simp
+qed
+
+text \<open>From a drained state, a thread whose instruction can execute takes its step.\<close>
+lemma step_exec:
+  assumes q: "queued s" and dr: "drained L s" and t: "t \<in> threads P" and pc: "pc s t < length (instrs P t)"
+    and z: "exec L t (instrs P t ! pc s t) s = Some z" and lf: "lockfile_free (instrs P t ! pc s t)"
+    and np: "next_pc t (instrs P t ! pc s t) s = Suc (pc s t)"
+  shows "\<exists>s'. (s, s') \<in> step L wb P \<and> queued s' \<and> pc s' = (pc s)(t := Suc (pc s t))"
+proof -
+  have nf: "\<not> unflushed L s t"
+    using dr by (auto simp: unflushed_def drained_def)
+  define s' where "s' = set_pc t (Suc (pc s t)) z"
+  have "step_thread L P t s = Some s'"
+    using z t pc nf np by (simp add: step_thread_def s'_def)
+  then have "(s, s') \<in> step L wb P"
+    using t by (auto simp: step_def)
+  moreover have "queued s'"
+    using exec_queued[OF z lf q] by (simp add: s'_def set_pc_def queued_def)
+  moreover have "pc s' = (pc s)(t := Suc (pc s t))"
+    using exec_pc[OF z] by (simp add: s'_def set_pc_def)
+  ultimately show ?thesis by blast
 qed
 
 lemma step_one:
-  assumes ok: "progress_ok L P" and q: "queued s" and dr: "drained L s"
-    and t: "t \<in> threads P" and pc: "pc s t < length (instrs P t)"
+  assumes q: "queued s" and dr: "drained L s" and t: "t \<in> threads P" and pc: "pc s t < length (instrs P t)"
+    and w: "wg_of L t \<in> wgs L" and d: "dev_of L (wg_of L t) \<in> devs L" and u: "unlocked (instrs P t ! pc s t)"
   shows "\<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> pc s' = (pc s)(t := Suc (pc s t))"
 proof -
   define i where "i = instrs P t ! pc s t"
-  define w where "w = wg_of L t"
-  have w: "w \<in> wgs L" and d: "dev_of L w \<in> devs L" and u: "unlocked i"
-    using ok t pc nth_mem[OF pc] by (auto simp: progress_ok_def w_def i_def)
-  have clean: "\<not> dirty (l1 s w x)" "\<not> dirty (l2 s (dev_of L w) x)" for x
+  have clean: "\<not> dirty (l1 s (wg_of L t) x)" "\<not> dirty (l2 s (dev_of L (wg_of L t)) x)" for x
     using drained_clean[OF q dr] w d by auto
+  have lf: "lockfile_free i" using u by (cases i) (auto simp: i_def)
   have go: "\<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> pc s' = (pc s)(t := Suc (pc s t))"
     if s2: "(s, s2) \<in> (step L wb P)\<^sup>*" "pc s2 = pc s" "queued s2" "l1_fifo s2 = l1_fifo s" "l2_fifo s2 = l2_fifo s"
       and ex: "exec L t i s2 \<noteq> None" for s2
   proof -
     obtain z where z: "exec L t i s2 = Some z" using ex by auto
-    have nf: "\<not> unflushed L s2 t"
-      using dr s2(4,5) by (auto simp: unflushed_def drained_def)
-    have np: "next_pc t i s2 = Suc (pc s t)"
-      using u s2(2) by (cases i) (auto simp: next_pc_def)
-    define s' where "s' = set_pc t (Suc (pc s t)) z"
-    have "step_thread L P t s2 = Some s'"
-      using z t pc s2(2) nf np by (simp add: step_thread_def i_def s'_def)
-    then have "(s2, s') \<in> step L wb P"
-      using t by (auto simp: step_def)
-    moreover have "queued s'"
-      using exec_queued[OF z u s2(3)] by (simp add: s'_def set_pc_def queued_def)
-    moreover have "pc z = pc s2"
-      using z by (cases i) (auto simp: Let_def set_reg_def set_l1_def set_l2_def enq_l1_def enq_l2_def split: if_splits)
-    ultimately show ?thesis
-      using s2(1,2) by (auto simp: s'_def set_pc_def intro: rtrancl_into_rtrancl)
+    have dr2: "drained L s2" using dr s2(4,5) by (simp add: drained_def)
+    have np: "next_pc t i s2 = Suc (pc s2 t)"
+      using u s2(2) by (cases i) (auto simp: next_pc_def i_def)
+    obtain s' where "(s2, s') \<in> step L wb P" "queued s'" "pc s' = (pc s2)(t := Suc (pc s2 t))"
+      using step_exec[OF s2(3) dr2 t] pc s2(2) z lf np unfolding i_def by auto
+    then show ?thesis
+      using s2(1,2) by (auto intro: rtrancl_into_rtrancl)
   qed
-  have other: "exec L t i s \<noteq> None"
-    if "\<forall>r x. i \<noteq> LD r x" "\<forall>r x. i \<noteq> INCL1 r x" "\<forall>v x. i \<noteq> ST v x"
-    using u that by (cases i) auto
-  show ?thesis
-  proof (cases "\<exists>r x. i = LD r x \<or> i = INCL1 r x")
-    case True
-    then obtain r x where rx: "i = LD r x \<or> i = INCL1 r x" by blast
-    obtain s2 where h: "(s, s2) \<in> (step L wb P)\<^sup>*" "readable (l1 s2 w x)" "pc s2 = pc s" "queued s2"
+  consider (R) r x where "i = LD r x \<or> i = INCL1 r x" | (R2) r x where "i = INCL2 r x" | (S) v x where "i = ST v x"
+    | (O) "\<forall>r x. i \<noteq> LD r x \<and> i \<noteq> INCL1 r x \<and> i \<noteq> INCL2 r x" "\<forall>v x. i \<noteq> ST v x"
+    by blast
+  then show ?thesis
+  proof cases
+    case (R r x)
+    obtain s2 where h: "(s, s2) \<in> (step L wb P)\<^sup>*" "readable (l1 s2 (wg_of L t) x)" "pc s2 = pc s" "queued s2"
         "l1_fifo s2 = l1_fifo s" "l2_fifo s2 = l2_fifo s"
       using fetch_to_readable[OF q clean w d] by blast
     have "exec L t i s2 \<noteq> None"
-      using h(2) rx by (auto simp: w_def Let_def)
+      using h(2) R by (auto simp: Let_def)
     then show ?thesis by (rule go[OF h(1) h(3) h(4) h(5) h(6)])
   next
-    case nrx: False
-    show ?thesis
-    proof (cases "\<exists>v x. i = ST v x")
-      case True
-      then obtain v x where st: "i = ST v x" by blast
-      have "l1 s w x \<noteq> Some (val_of (l1 s w x), Dirty, Invalid)"
-      proof
-        assume e: "l1 s w x = Some (val_of (l1 s w x), Dirty, Invalid)"
-        have "dirty (Some (val_of (l1 s w x), Dirty, Invalid))" by simp
-        then show False using clean(1)[of x] e by metis
-      qed
-      then have "exec L t i s \<noteq> None"
-        using st by (simp add: w_def Let_def)
-      then show ?thesis by (rule go[OF rtrancl_refl refl q refl refl])
-    next
-      case False
-      then have "exec L t i s \<noteq> None"
-        using nrx by (intro other) auto
-      then show ?thesis by (rule go[OF rtrancl_refl refl q refl refl])
+    case (R2 r x)
+    obtain s2 where h: "(s, s2) \<in> (step L wb P)\<^sup>*" "readable (l2 s2 (dev_of L (wg_of L t)) x)" "pc s2 = pc s" "queued s2"
+        "l1_fifo s2 = l1_fifo s" "l2_fifo s2 = l2_fifo s"
+      using fetch_l2_to_readable[OF q clean(2) d] by blast
+    have "exec L t i s2 \<noteq> None"
+      using h(2) R2 by (auto simp: Let_def)
+    then show ?thesis by (rule go[OF h(1) h(3) h(4) h(5) h(6)])
+  next
+    case (S v x)
+    have "l1 s (wg_of L t) x \<noteq> Some (val_of (l1 s (wg_of L t) x), Dirty, Invalid)"
+    proof
+      assume e: "l1 s (wg_of L t) x = Some (val_of (l1 s (wg_of L t) x), Dirty, Invalid)"
+      have "dirty (Some (val_of (l1 s (wg_of L t) x), Dirty, Invalid))" by simp
+      then show False using clean(1)[of x] e by metis
     qed
+    then have "exec L t i s \<noteq> None"
+      using S by (simp add: Let_def)
+    then show ?thesis by (rule go[OF rtrancl_refl refl q refl refl])
+  next
+    case O
+    then have "exec L t i s \<noteq> None"
+      using u by (cases i) (auto simp: i_def)
+    then show ?thesis by (rule go[OF rtrancl_refl refl q refl refl])
   qed
 qed
 
-lemma finish_thread:
-  assumes "progress_ok L P" "queued s" "t \<in> threads P"
-  shows "\<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> length (instrs P t) \<le> pc s' t
-           \<and> (\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s u)"
-  using assms(2)
+text \<open>A thread inside a bracket runs to its UNLKrmw (no other lock
+  instruction comes first), the other threads standing still.\<close>
+lemma release_one:
+  assumes ok: "progress_ok L P" and t: "t \<in> threads P"
+  shows "queued s \<Longrightarrow> lock_inv L P s \<Longrightarrow>
+    \<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> lock_inv L P s' \<and> held (instrs P t) (pc s' t) = None
+      \<and> pc s t \<le> pc s' t \<and> (\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s u)"
 proof (induction "length (instrs P t) - pc s t" arbitrary: s)
   case 0
-  then show ?case by auto
+  have "held (instrs P t) (pc s t) = None"
+    using 0 ok t held_end by (simp add: progress_ok_def)
+  then show ?case using 0 by (intro exI[of _ s]) simp
 next
   case (Suc n)
-  obtain s1 where s1: "(s, s1) \<in> (step L wb P)\<^sup>*" "queued s1" "drained L s1" "pc s1 = pc s"
-    using drain[OF assms(1) Suc.prems] by blast
-  have pc: "pc s1 t < length (instrs P t)" using Suc.hyps(2) s1(4) by simp
-  obtain s2 where s2: "(s1, s2) \<in> (step L wb P)\<^sup>*" "queued s2" "pc s2 = (pc s1)(t := Suc (pc s1 t))"
-    using step_one[OF assms(1) s1(2,3) assms(3) pc] by blast
-  have "n = length (instrs P t) - pc s2 t" using Suc.hyps(2) s2(3) s1(4) by simp
-  then obtain s' where s': "(s2, s') \<in> (step L wb P)\<^sup>*" "queued s'" "length (instrs P t) \<le> pc s' t"
-      "\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s2 u"
-    using Suc.hyps(1) s2(2) by blast
-  have "(s, s') \<in> (step L wb P)\<^sup>*"
-    using s1(1) s2(1) s'(1) by (meson rtrancl_trans)
-  then show ?case using s' s2(3) s1(4) by auto
+  have dis: "\<forall>u \<in> threads P. disciplined (instrs P u)"
+    using ok by (simp add: progress_ok_def)
+  show ?case
+  proof (cases "held (instrs P t) (pc s t)")
+    case None
+    then show ?thesis using Suc.prems by (intro exI[of _ s]) simp
+  next
+    case (Some sc)
+    have pc: "pc s t < length (instrs P t)" using Suc.hyps(2) by simp
+    obtain s1 where s1: "(s, s1) \<in> (step L wb P)\<^sup>*" "queued s1" "drained L s1" "pc s1 = pc s"
+      using drain[OF ok Suc.prems(1)] by blast
+    have li1: "lock_inv L P s1" using steps_invs[OF s1(1) Suc.prems dis] by blast
+    define i where "i = instrs P t ! pc s t"
+    have lk: "lock_ok (Some sc) i"
+      using disciplined_at dis t pc Some by (fastforce simp: i_def)
+    have w: "wg_of L t \<in> wgs L" and d: "dev_of L (wg_of L t) \<in> devs L"
+      using ok t by (auto simp: progress_ok_def)
+    obtain s2 where s2: "(s1, s2) \<in> (step L wb P)\<^sup>*" "queued s2" "pc s2 = (pc s1)(t := Suc (pc s1 t))"
+    proof -
+      consider (U) "unlocked i" | (R) "i = UNLKrmw sc" using lk by (cases i) auto
+      then show ?thesis
+      proof cases
+        case U
+        then show ?thesis using step_one[OF s1(2,3) t] pc s1(4) w d that unfolding i_def by auto
+      next
+        case R
+        have mine: "\<forall>w \<in> wgs_in L sc (wg_of L t). rmw_lock s1 w = Some t"
+          using lock_invD1[OF li1 t] Some s1(4) by simp
+        then obtain z where "exec L t i s1 = Some z" using R by simp
+        moreover have "lockfile_free i" "next_pc t i s1 = Suc (pc s1 t)"
+          using R by (simp_all add: next_pc_def)
+        ultimately obtain s' where "(s1, s') \<in> step L wb P" "queued s'" "pc s' = (pc s1)(t := Suc (pc s1 t))"
+          using step_exec[OF s1(2,3) t] pc s1(4) unfolding i_def by auto
+        then show ?thesis using that by blast
+      qed
+    qed
+    have ss2: "(s, s2) \<in> (step L wb P)\<^sup>*" using s1(1) s2(1) by (rule rtrancl_trans)
+    have li2: "lock_inv L P s2" using steps_invs[OF ss2 Suc.prems dis] by blast
+    have "n = length (instrs P t) - pc s2 t" using Suc.hyps(2) s2(3) s1(4) by simp
+    then obtain s' where s': "(s2, s') \<in> (step L wb P)\<^sup>*" "queued s'" "lock_inv L P s'"
+        "held (instrs P t) (pc s' t) = None" "pc s2 t \<le> pc s' t" "\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s2 u"
+      using Suc.hyps(1) s2(2) li2 by blast
+    have "(s, s') \<in> (step L wb P)\<^sup>*" using ss2 s'(1) by (rule rtrancl_trans)
+    then show ?thesis using s' s2(3) s1(4) by auto
+  qed
+qed
+
+lemma release_all:
+  assumes ok: "progress_ok L P" and "finite T" "T \<subseteq> threads P"
+  shows "queued s \<Longrightarrow> lock_inv L P s \<Longrightarrow>
+    \<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> lock_inv L P s' \<and> (\<forall>t \<in> T. held (instrs P t) (pc s' t) = None)"
+  using assms(2,3)
+proof (induction T arbitrary: s rule: finite_induct)
+  case empty
+  then show ?case by blast
+next
+  case (insert t T)
+  then obtain s1 where s1: "(s, s1) \<in> (step L wb P)\<^sup>*" "queued s1" "lock_inv L P s1"
+      "\<forall>u \<in> T. held (instrs P u) (pc s1 u) = None"
+    by blast
+  obtain s' where s': "(s1, s') \<in> (step L wb P)\<^sup>*" "queued s'" "lock_inv L P s'"
+      "held (instrs P t) (pc s' t) = None" "\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s1 u"
+    using release_one[OF ok _ s1(2,3)] insert.prems by blast
+  have "held (instrs P u) (pc s' u) = None" if "u \<in> insert t T" for u
+  proof (cases "u = t")
+    case True
+    then show ?thesis using s'(4) by simp
+  next
+    case False
+    then show ?thesis using that s'(5) s1(4) by auto
+  qed
+  moreover have "(s, s') \<in> (step L wb P)\<^sup>*"
+    using s1(1) s'(1) by (rule rtrancl_trans)
+  ultimately show ?case using s'(2,3) by blast
+qed
+
+text \<open>Outside every bracket, no rmw lock is held.\<close>
+definition outside :: "program \<Rightarrow> state \<Rightarrow> bool" where
+  "outside P s \<longleftrightarrow> (\<forall>t \<in> threads P. held (instrs P t) (pc s t) = None)"
+
+lemma outside_after:
+  "outside P s \<Longrightarrow> held (instrs P t) (pc s' t) = None \<Longrightarrow> \<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s u \<Longrightarrow> outside P s'"
+  unfolding outside_def by metis
+
+lemma outside_free:
+  assumes "lock_inv L P s" "outside P s"
+  shows "rmw_lock s w = None"
+proof (rule ccontr)
+  assume "rmw_lock s w \<noteq> None"
+  then obtain t where "rmw_lock s w = Some t" by auto
+  then show False using lock_invD2[OF assms(1)] assms(2) by (fastforce simp: outside_def)
+qed
+
+lemma finish_thread:
+  assumes ok: "progress_ok L P" and t: "t \<in> threads P"
+  shows "queued s \<Longrightarrow> lock_inv L P s \<Longrightarrow> outside P s \<Longrightarrow>
+    \<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> lock_inv L P s' \<and> outside P s'
+      \<and> length (instrs P t) \<le> pc s' t \<and> (\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s u)"
+proof (induction "length (instrs P t) - pc s t" arbitrary: s rule: less_induct)
+  case less
+  have dis: "\<forall>u \<in> threads P. disciplined (instrs P u)"
+    using ok by (simp add: progress_ok_def)
+  show ?case
+  proof (cases "length (instrs P t) \<le> pc s t")
+    case True
+    then show ?thesis using less.prems by (intro exI[of _ s]) simp
+  next
+    case False
+    then have pc: "pc s t < length (instrs P t)" by simp
+    obtain s1 where s1: "(s, s1) \<in> (step L wb P)\<^sup>*" "queued s1" "drained L s1" "pc s1 = pc s"
+      using drain[OF ok less.prems(1)] by blast
+    have li1: "lock_inv L P s1" using steps_invs[OF s1(1) less.prems(1,2) dis] by blast
+    have out1: "outside P s1" using less.prems(3) s1(4) by (simp add: outside_def)
+    define i where "i = instrs P t ! pc s t"
+    have h0: "held (instrs P t) (pc s t) = None" using less.prems(3) t by (simp add: outside_def)
+    have lk: "lock_ok None i"
+      using disciplined_at dis t pc h0 by (fastforce simp: i_def)
+    have w: "wg_of L t \<in> wgs L" and d: "dev_of L (wg_of L t) \<in> devs L"
+      using ok t by (auto simp: progress_ok_def)
+    obtain s3 where s3: "(s1, s3) \<in> (step L wb P)\<^sup>*" "queued s3" "lock_inv L P s3" "outside P s3"
+        "pc s t < pc s3 t" "\<forall>u. u \<noteq> t \<longrightarrow> pc s3 u = pc s u"
+    proof -
+      consider (U) "unlocked i" | (K) sc where "i = LKrmw sc" using lk by (cases i) auto
+      then show ?thesis
+      proof cases
+        case U
+        obtain s2 where s2: "(s1, s2) \<in> (step L wb P)\<^sup>*" "queued s2" "pc s2 = (pc s1)(t := Suc (pc s1 t))"
+          using step_one[OF s1(2,3) t] pc s1(4) w d U unfolding i_def by auto
+        have li2: "lock_inv L P s2" using steps_invs[OF s2(1) s1(2) li1 dis] by blast
+        have "held (instrs P t) (pc s2 t) = None"
+          using s2(3) s1(4) held_Suc[OF pc] h0 hold_unlocked[OF U] by (simp add: i_def)
+        moreover have "\<forall>u. u \<noteq> t \<longrightarrow> pc s2 u = pc s u" using s2(3) s1(4) by simp
+        ultimately have "outside P s2" using outside_after[OF less.prems(3)] by blast
+        then show ?thesis using that[OF s2(1,2) li2] s2(3) s1(4) by simp
+      next
+        case (K sc)
+        have "rmw_lock s1 w = None" for w using outside_free[OF li1 out1] .
+        then obtain z where "exec L t i s1 = Some z" using K by simp
+        moreover have "lockfile_free i" "next_pc t i s1 = Suc (pc s1 t)"
+          using K by (simp_all add: next_pc_def)
+        ultimately obtain s2 where s2: "(s1, s2) \<in> step L wb P" "queued s2" "pc s2 = (pc s1)(t := Suc (pc s1 t))"
+          using step_exec[OF s1(2,3) t] pc s1(4) unfolding i_def by auto
+        have li2: "lock_inv L P s2" using step_invs[OF s2(1) s1(2) li1 dis] by blast
+        obtain s3 where s3: "(s2, s3) \<in> (step L wb P)\<^sup>*" "queued s3" "lock_inv L P s3"
+            "held (instrs P t) (pc s3 t) = None" "pc s2 t \<le> pc s3 t" "\<forall>u. u \<noteq> t \<longrightarrow> pc s3 u = pc s2 u"
+          using release_one[OF ok t s2(2) li2] by blast
+        have "(s1, s3) \<in> (step L wb P)\<^sup>*" using s2(1) s3(1) by (rule converse_rtrancl_into_rtrancl)
+        moreover have o6: "\<forall>u. u \<noteq> t \<longrightarrow> pc s3 u = pc s u" using s3(6) s2(3) s1(4) by simp
+        moreover have "outside P s3" using outside_after[OF less.prems(3) s3(4) o6] .
+        moreover have "pc s t < pc s3 t" using s3(5) s2(3) s1(4) by simp
+        ultimately show ?thesis using that s3(2,3) by blast
+      qed
+    qed
+    have ss3: "(s, s3) \<in> (step L wb P)\<^sup>*" using s1(1) s3(1) by (rule rtrancl_trans)
+    have "length (instrs P t) - pc s3 t < length (instrs P t) - pc s t" using s3(5) pc by simp
+    then obtain s' where s': "(s3, s') \<in> (step L wb P)\<^sup>*" "queued s'" "lock_inv L P s'" "outside P s'"
+        "length (instrs P t) \<le> pc s' t" "\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s3 u"
+      using less.hyps s3(2,3,4) by blast
+    have "(s, s') \<in> (step L wb P)\<^sup>*" using ss3 s'(1) by (rule rtrancl_trans)
+    then show ?thesis using s' s3(6) by auto
+  qed
 qed
 
 lemma finish_threads:
-  assumes "finite T" "T \<subseteq> threads P" "progress_ok L P" "queued s"
-  shows "\<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> (\<forall>t \<in> T. length (instrs P t) \<le> pc s' t)"
-  using assms(1,2,4)
+  assumes "finite T" "T \<subseteq> threads P" "progress_ok L P"
+  shows "queued s \<Longrightarrow> lock_inv L P s \<Longrightarrow> outside P s \<Longrightarrow>
+    \<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> queued s' \<and> lock_inv L P s' \<and> outside P s'
+      \<and> (\<forall>t \<in> T. length (instrs P t) \<le> pc s' t)"
+  using assms(1,2)
 proof (induction T arbitrary: s rule: finite_induct)
   case empty
-  then show ?case by auto
+  then show ?case by blast
 next
   case (insert t T)
-  then obtain s1 where s1: "(s, s1) \<in> (step L wb P)\<^sup>*" "queued s1" "\<forall>u \<in> T. length (instrs P u) \<le> pc s1 u"
+  then obtain s1 where s1: "(s, s1) \<in> (step L wb P)\<^sup>*" "queued s1" "lock_inv L P s1" "outside P s1"
+      "\<forall>u \<in> T. length (instrs P u) \<le> pc s1 u"
     by blast
-  obtain s' where s': "(s1, s') \<in> (step L wb P)\<^sup>*" "queued s'" "length (instrs P t) \<le> pc s' t"
-      "\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s1 u"
-    using finish_thread[OF assms(3) s1(2)] insert.prems(1) by blast
+  obtain s' where s': "(s1, s') \<in> (step L wb P)\<^sup>*" "queued s'" "lock_inv L P s'" "outside P s'"
+      "length (instrs P t) \<le> pc s' t" "\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s1 u"
+    using finish_thread[OF assms(3) _ s1(2,3,4)] insert.prems by blast
   have "\<forall>u \<in> insert t T. length (instrs P u) \<le> pc s' u"
-    using s'(3,4) s1(3) insert.hyps(2) by auto
+    using s'(5,6) s1(5) insert.hyps(2) by auto
   moreover have "(s, s') \<in> (step L wb P)\<^sup>*"
     using s1(1) s'(1) by (rule rtrancl_trans)
-  ultimately show ?case using s'(2) by auto
+  ultimately show ?case using s'(2,3,4) by blast
 qed
 
 theorem progress:
-  assumes "progress_ok L P" "queued s"
+  assumes ok: "progress_ok L P" and "queued s" "lock_inv L P s"
   shows "\<exists>s'. (s, s') \<in> (step L wb P)\<^sup>* \<and> is_final L P s'"
 proof -
-  obtain s1 where s1: "(s, s1) \<in> (step L wb P)\<^sup>*" "queued s1" "\<forall>t \<in> threads P. length (instrs P t) \<le> pc s1 t"
-    using finish_threads[where wb = wb, OF _ subset_refl assms] assms(1) by (auto simp: progress_ok_def)
+  have fin: "finite (threads P)" using ok by (simp add: progress_ok_def)
+  obtain s0 where s0: "(s, s0) \<in> (step L wb P)\<^sup>*" "queued s0" "lock_inv L P s0"
+      "\<forall>t \<in> threads P. held (instrs P t) (pc s0 t) = None"
+    using release_all[where wb = wb, OF ok fin subset_refl assms(2,3)] by blast
+  obtain s1 where s1: "(s0, s1) \<in> (step L wb P)\<^sup>*" "queued s1" "\<forall>t \<in> threads P. length (instrs P t) \<le> pc s1 t"
+    using finish_threads[where wb = wb, OF fin subset_refl ok s0(2,3)] s0(4) by (auto simp: outside_def)
   obtain s' where s': "(s1, s') \<in> (step L wb P)\<^sup>*" "queued s'" "drained L s'" "pc s' = pc s1"
-    using drain[OF assms(1) s1(2)] by blast
+    using drain[OF ok s1(2)] by blast
   have "is_final L P s'"
     using s1(3) s'(3,4) drained_clean[OF s'(2,3)] by (auto simp: is_final_def drained_def)
   moreover have "(s, s') \<in> (step L wb P)\<^sup>*"
-    using s1(1) s'(1) by (rule rtrancl_trans)
+    using s0(1) s1(1) s'(1) by (meson rtrancl_trans)
   ultimately show ?thesis by blast
 qed
 
-theorem unlocked_deadlock_free:
+theorem disciplined_deadlock_free:
   assumes "progress_ok L P"
   shows "deadlock_free L wb P (initial m)"
   unfolding deadlock_free_def
 proof
   fix s assume "s \<in> reachable L wb P (initial m)"
-  then have "queued s"
-    using reachable_queued assms by (auto simp: progress_ok_def)
+  then have "queued s \<and> lock_inv L P s"
+    using reachable_invs assms by (auto simp: progress_ok_def)
   then obtain s' where "(s, s') \<in> (step L wb P)\<^sup>*" "is_final L P s'"
     using progress[OF assms] by blast
   then show "\<exists>s' \<in> reachable L wb P s. is_final L P s'"
@@ -1405,35 +1824,61 @@ qed
 
 section \<open>Soundness for the class\<close>
 
-text \<open>The rows of A take no lock either (`unlocked_rows`): a compiled
-  program of the class is then lock-free and straight-line.\<close>
-definition unlocked_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> bool" where
-  "unlocked_rows S A \<longleftrightarrow> (\<forall>a \<in> A. \<exists>rw. S a = Some rw \<and> (\<forall>r x. \<forall>i \<in> set (rw r x). unlocked i))"
+text \<open>Every row of the scheme keeps the lock discipline: a compiled
+  program is then straight-line and keeps it too.\<close>
+definition disciplined_scheme :: "scheme \<Rightarrow> bool" where
+  "disciplined_scheme S \<longleftrightarrow> (\<forall>a rw r x. S a = Some rw \<longrightarrow> disciplined (rw r x))"
+
+lemma disciplined_map_of:
+  assumes "\<forall>(a, rw) \<in> set xs. \<forall>r x. disc None (rw r x)"
+  shows "disciplined_scheme (map_of xs)"
+  unfolding disciplined_scheme_def disciplined_def
+proof (intro allI impI)
+  fix a rw r x assume "map_of xs a = Some rw"
+  then have "(a, rw) \<in> set xs" by (rule map_of_SomeD)
+  then show "disc None (rw r x)" using assms by fastforce
+qed
 
 lemma compile_progress_ok:
-  assumes "unlocked_rows S A" "ops_of P \<subseteq> A" "well_placed L P"
+  assumes "disciplined_scheme S" "compilable S P" "well_placed L P"
   shows "progress_ok L (compile S P)"
 proof -
-  have "unlocked i" if t: "t \<in> src_threads P" and i: "i \<in> set (instrs (compile S P) t)" for t i
-  proof -
-    obtain c where c: "c \<in> set (src_code P t)" "i \<in> set (compile_instr S c)"
-      using i by (auto simp: compile_def)
-    show ?thesis
-    proof (cases c)
-      case (Op a r x)
-      have "op_of c \<subseteq> A" using assms(2) t c(1) by (auto simp: ops_of_def)
-      then have "a \<in> A" using Op by (simp add: op_of_def)
-      then obtain rw where "S a = Some rw" "\<forall>r x. \<forall>i \<in> set (rw r x). unlocked i"
-        using assms(1) by (auto simp: unlocked_rows_def)
-      then show ?thesis using c(2) Op by (simp add: compile_instr_def)
-    next
-      case (SetReg r v)
-      then show ?thesis using c(2) by (simp add: compile_instr_def)
-    qed
+  have "disciplined (compile_instr S c)" if t: "t \<in> src_threads P" and c: "c \<in> set (src_code P t)" for t c
+  proof (cases c)
+    case (Op a r x)
+    have "op_of c \<subseteq> ops_of P" using t c by (auto simp: ops_of_def)
+    then have "a \<in> ops_of P" using Op by (simp add: op_of_def)
+    then obtain rw where "S a = Some rw" using assms(2) by (auto simp: compilable_def)
+    then show ?thesis using assms(1) Op by (simp add: compile_instr_def disciplined_scheme_def)
+  next
+    case (SetReg r v)
+    then show ?thesis by (simp add: compile_instr_def disciplined_def)
   qed
+  then have "disciplined (instrs (compile S P) t)" if "t \<in> src_threads P" for t
+    using that by (auto simp: compile_def intro!: disciplined_concat)
   then show ?thesis
     using assms(3) by (simp add: progress_ok_def well_placed_def compile_def)
 qed
+
+text \<open>Deadlock freedom, half of Hrf_Mapping's `sound S`, for every program
+  a disciplined scheme compiles, on every layout, under both policies.\<close>
+theorem scheme_deadlock_free:
+  assumes "disciplined_scheme S" "compilable S P" "well_placed L P"
+  shows "deadlock_free L wb (compile S P) (initial (src_init P))"
+  using disciplined_deadlock_free[OF compile_progress_ok[OF assms]] .
+
+context source_model
+begin
+
+text \<open>For a disciplined scheme, what is left of the goal `sound S` is its
+  outcome part: the compiled race-free programs show only allowed outcomes.\<close>
+theorem sound_iff_outcomes:
+  assumes "disciplined_scheme S"
+  shows "sound S \<longleftrightarrow> (\<forall>L wb P. well_placed L P \<and> compilable S P \<and> \<not> racy L P
+           \<longrightarrow> outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> allowed L P)"
+  unfolding sound_def sound_on_def using scheme_deadlock_free[OF assms] by blast
+
+end
 
 context sc_source_model
 begin
@@ -1443,13 +1888,18 @@ text \<open>Hrf_Mapping's `sound_on`, outcomes and deadlock freedom, for every
   write-back policy: the first infinite class of programs on which a
   scheme is proved sound against the source model.\<close>
 theorem homed_sound_on:
-  assumes "l1_rows S A" "unlocked_rows S A" "ops_of P \<subseteq> A" "homed L h P"
+  assumes "l1_rows S A" "disciplined_scheme S" "ops_of P \<subseteq> A" "homed L h P"
     and "\<forall>x. h x \<in> wgs L \<and> dev_of L (h x) \<in> devs L" "well_placed L P"
   shows "sound_on L wb S P"
-  unfolding sound_on_def
-  using homed_outcomes_allowed[OF assms(1) assms(3) assms(4) assms(5)]
-    unlocked_deadlock_free[OF compile_progress_ok[OF assms(2) assms(3) assms(6)]]
-  by blast
+proof -
+  have "compilable S P"
+    using assms(1,3) by (auto simp: compilable_def l1_rows_def)
+  then show ?thesis
+    unfolding sound_on_def
+    using homed_outcomes_allowed[OF assms(1) assms(3) assms(4) assms(5)]
+      scheme_deadlock_free[OF assms(2) _ assms(6)]
+    by blast
+qed
 
 end
 
