@@ -17,17 +17,28 @@ from conftest import CORPUS
 from hrf.isabelle.schemes import l1_row
 from hrf.mappings import get
 
-# Straight-line OpenCL operations; {l} a location, {v} a value.
-_STORE = {
-    "na": "*{l} = {v};",
-    "at": "atomic_store_explicit({l}, {v}, memory_order_{o}, memory_scope_{s});",
-}
-_LOAD = {
-    "na": "int {r} = *{l};",
-    "at": "int {r} = atomic_load_explicit({l}, memory_order_{o}, memory_scope_{s});",
-}
-_RMW = "int {r} = atomic_fetch_add_explicit({l}, 1, memory_order_{o}, memory_scope_work_group);"
 _SCOPE = {"wg": "work_group", "dev": "device"}
+
+
+def _op(kind: str, x: str, r: str, order: str, scope: str, remote: bool = False, value: int = 0) -> str:
+    """One straight-line OpenCL operation on location x (register r);
+    `order` "na" for a non-atomic access."""
+    if order == "na":
+        return f"int {r} = *{x};" if kind == "load" else f"*{x} = {value};"
+    tail = "_remote" if remote else ""
+    if kind == "rmw":
+        return f"int {r} = atomic_fetch_add_explicit{tail}({x}, 1, memory_order_{order}, memory_scope_{scope});"
+    if kind == "load":
+        return f"int {r} = atomic_load_explicit{tail}({x}, memory_order_{order}, memory_scope_{scope});"
+    return f"atomic_store_explicit{tail}({x}, {value}, memory_order_{order}, memory_scope_{scope});"
+
+
+def _litmus(name: str, locs: str, threads: list, groups: str) -> str:
+    """An OpenCL litmus test of the threads' texts, every location 0 at first."""
+    init = " ".join(f"[{x}]=0;" for x in locs)
+    return (
+        f"OpenCL {name}\n{{\n  {init}\n}}\n\n" + "\n".join(threads) + f"\nscopeTree (device {groups})\nexists (x=0)\n"
+    )
 
 
 def _program(rng: random.Random, k: int) -> str:
@@ -45,19 +56,15 @@ def _program(rng: random.Random, k: int) -> str:
             kind = rng.choice(("load", "store", "rmw") if atomic[x] else ("load", "store"))
             s = _SCOPE[rng.choice(("wg", "dev"))]
             if kind == "rmw":
-                body.append(_RMW.format(r=f"r{i}", l=x, o=rng.choice(("relaxed", "acq_rel"))))
+                body.append(_op("rmw", x, f"r{i}", rng.choice(("relaxed", "acq_rel")), "work_group"))
             elif kind == "load":
                 o = rng.choice(("relaxed", "acquire", "seq_cst"))
-                body.append(_LOAD["at" if atomic[x] else "na"].format(r=f"r{i}", l=x, o=o, s=s))
+                body.append(_op("load", x, f"r{i}", o if atomic[x] else "na", s))
             else:
                 o = rng.choice(("relaxed", "release", "seq_cst"))
-                body.append(_STORE["at" if atomic[x] else "na"].format(l=x, v=rng.randint(1, 2), o=o, s=s))
+                body.append(_op("store", x, f"r{i}", o if atomic[x] else "na", s, value=rng.randint(1, 2)))
         threads.append(f"{name} ({params}) {{\n  " + "\n  ".join(body) + "\n}\n")
-    return (
-        f"OpenCL homed{k}\n{{\n  [x]=0; [y]=0; [z]=0;\n}}\n\n"
-        + "\n".join(threads)
-        + "\nscopeTree (device (work_group P0 P1) (work_group P2))\nexists (x=0)\n"
-    )
+    return _litmus(f"homed{k}", "xyz", threads, "(work_group P0 P1) (work_group P2)")
 
 
 def _sample(n: int, seed: int):
@@ -100,7 +107,8 @@ def test_outside_the_class_the_explorer_finds_what_the_theorem_leaves_out():
 # can always finish. A seeded sample across work-groups, with device and
 # remote RMWs and stores (the rows that take rmw locks), explored under
 # both write-back policies: no deadlock.
-_REMOTE = {"load": "atomic_load_explicit_remote", "store": "atomic_store_explicit_remote"}
+
+_ORDER = {"load": "acquire", "store": "release", "rmw": "acq_rel"}
 
 
 def _shared_program(rng: random.Random, k: int) -> str:
@@ -115,21 +123,10 @@ def _shared_program(rng: random.Random, k: int) -> str:
             kind = rng.choice(("load", "store", "rmw"))
             s = rng.choice(("work_group", "device"))
             remote = s == "device" and rng.random() < 0.4
-            if kind == "rmw":
-                f = "atomic_fetch_add_explicit" + ("_remote" if remote else "")
-                body.append(f"int r{i} = {f}({x}, 1, memory_order_acq_rel, memory_scope_{s});")
-            elif kind == "load":
-                f = _REMOTE["load"] if remote else "atomic_load_explicit"
-                body.append(f"int r{i} = {f}({x}, memory_order_acquire, memory_scope_{s});")
-            else:
-                f = _REMOTE["store"] if remote else "atomic_store_explicit"
-                body.append(f"{f}({x}, {rng.randint(1, 2)}, memory_order_release, memory_scope_{s});")
+            value = rng.randint(1, 2) if kind == "store" else 0
+            body.append(_op(kind, x, f"r{i}", _ORDER[kind], s, remote, value))
         threads.append(f"P{t} (global atomic_int* x, global atomic_int* y) {{\n  " + "\n  ".join(body) + "\n}\n")
-    return (
-        f"OpenCL shared{k}\n{{\n  [x]=0; [y]=0;\n}}\n\n"
-        + "\n".join(threads)
-        + f"\nscopeTree (device {groups})\nexists (x=0)\n"
-    )
+    return _litmus(f"shared{k}", "xy", threads, groups)
 
 
 def _deadlocks(path, scheme) -> list:
@@ -170,7 +167,7 @@ def test_a_row_that_keeps_its_lock_deadlocks(tmp_path):
         rows={**base.rows, ("rmw", "wg", False): Row(("LKrmw WG", "RMWL1"), "planted: never released")},
     )
     assert not disciplined_row(broken.rows[("rmw", "wg", False)].seq)
-    rmw = "int r0 = atomic_fetch_add_explicit(x, 1, memory_order_acq_rel, memory_scope_work_group);"
+    rmw = _op("rmw", "x", "r0", "acq_rel", "work_group")
     path = tmp_path / "two-rmw.litmus"
     path.write_text(
         "OpenCL two_rmw\n{\n  [x]=0;\n}\n\n"
@@ -202,29 +199,14 @@ def _mixed_program(rng: random.Random, k: int):
             kind = rng.choice(("load", "store", "rmw") if atomic[x] else ("load", "store"))
             s = rng.choice(("work_group", "device"))
             remote = atomic[x] and s == "device" and rng.random() < 0.3
-            tail = "_remote" if remote else ""
+            value = rng.randint(1, 2) if kind == "store" else 0
             if not atomic[x]:
-                body.append(f"int r{i} = *{x};" if kind == "load" else f"*{x} = {rng.randint(1, 2)};")
                 s = "na"
-            elif kind == "rmw":
-                body.append(
-                    f"int r{i} = atomic_fetch_add_explicit{tail}({x}, 1, memory_order_acq_rel, memory_scope_{s});"
-                )
-            elif kind == "load":
-                body.append(f"int r{i} = atomic_load_explicit{tail}({x}, memory_order_acquire, memory_scope_{s});")
-            else:
-                body.append(
-                    f"atomic_store_explicit{tail}({x}, {rng.randint(1, 2)}, memory_order_release, memory_scope_{s});"
-                )
+            body.append(_op(kind, x, f"r{i}", _ORDER[kind] if atomic[x] else "na", s, remote, value))
             accesses.append((t, wg[t], x, kind != "load", s, remote))
         params = ", ".join(f"global {'atomic_int' if atomic[x] else 'int'}* {x}" for x in "xy")
         threads.append(f"P{t} ({params}) {{\n  " + "\n  ".join(body) + "\n}\n")
-    text = (
-        f"OpenCL mixed{k}\n{{\n  [x]=0; [y]=0;\n}}\n\n"
-        + "\n".join(threads)
-        + f"\nscopeTree (device {groups})\nexists (x=0)\n"
-    )
-    return text, accesses
+    return _litmus(f"mixed{k}", "xy", threads, groups), accesses
 
 
 def test_race_free_straight_line_programs_share_across_work_groups_only_through_inclusive_atomics(tmp_path):

@@ -137,9 +137,9 @@ def scheme_theory(scheme) -> tuple:
             ]
         return out
 
-    def defs_of(name):
-        """The definitions that unfold the scheme's rows."""
-        return f"{name}_def {name}_rows_def" + (f" {base_of[name]}_rows_def" if name in base_of else "")
+    def rows_defs(name):
+        """The definitions of the scheme's row lists (its base's too)."""
+        return f"{name}_rows_def" + (f" {base_of[name]}_rows_def" if name in base_of else "")
 
     def chosen(name, rows, keep):
         """The source operations whose rows `keep` takes, as a list and as a
@@ -147,18 +147,16 @@ def scheme_theory(scheme) -> tuple:
         ops = [src for op, _scope, _remote, r, src, _seq in rows if keep(op, r.seq)]
         return ops, "{" + ", ".join(ops) + "}"
 
-    def deadlock_theorem(name, listed_rows):
-        """Every row of the list (the scheme's map_of list, rows it shadows
-        included) keeps the lock discipline: proved, with deadlock freedom
-        of every program the scheme compiles."""
-        if not all(disciplined_row(r.seq) for _op, _scope, _remote, r, _src, _seq in listed_rows):
-            return []
+    def deadlock_theorem(name):
+        """Every row of the scheme's map_of list (rows it shadows included)
+        keeps the lock discipline: proved, with deadlock freedom of every
+        program the scheme compiles."""
         return [
             f"text \\<open>Every row of {name} takes its rmw locks in brackets (Hrf_Simulation's "
             "disciplined_scheme): every program it compiles is deadlock-free, on every layout that "
             "places it, under both write-back policies (half of the goal sound).\\<close>",
             f'lemma {name}_disciplined: "disciplined_scheme {name}"',
-            f"  unfolding {name}_def by (rule disciplined_map_of) (simp add: {defs_of(name).split(' ', 1)[1]})",
+            f"  unfolding {name}_def by (rule disciplined_map_of) (simp add: {rows_defs(name)})",
             "",
             f"theorem {name}_deadlock_free:",
             f'  "\\<forall>P L wb. compilable {name} P \\<and> well_placed L P',
@@ -177,7 +175,7 @@ def scheme_theory(scheme) -> tuple:
             "threads of one work-group, whatever the layout and the write-back policy, every "
             "outcome of the machine is an SC outcome of the source program.\\<close>",
             f'lemma {name}_l1_rows: "l1_rows {name} {ops_set}"',
-            f"  by (simp add: l1_rows_def l1_row_def {defs_of(name)} access_def)",
+            f"  by (simp add: l1_rows_def l1_row_def {name}_def {rows_defs(name)} access_def)",
             "",
             f"theorem {name}_homed_outcomes_sc:",
             f'  "\\<forall>P L h wb. ops_of P \\<subseteq> {ops_set} \\<and> homed L h P',
@@ -222,10 +220,17 @@ def scheme_theory(scheme) -> tuple:
     several = listed(s.several_devices)
     base_of = {f"{c}_several_devices": c}
     disciplined = set()
+
+    def claim(name, all_rows, rows_taken):
+        """The discipline (over every row of the map_of list) and the L1
+        theorems (over the rows the scheme takes) for one scheme term."""
+        ok = all(disciplined_row(r.seq) for _op, _scope, _remote, r, _src, _seq in all_rows)
+        if ok:
+            disciplined.add(name)
+        return (deadlock_theorem(name) if ok else []) + l1_theorem(name, rows_taken, ok)
+
     out += define(c, rows)
-    deadlock = deadlock_theorem(c, rows)
-    disciplined |= {c} if deadlock else set()
-    out += deadlock + l1_theorem(c, rows, bool(deadlock))
+    out += claim(c, rows, rows)
     if several:
         out += [
             f"text \\<open>On several devices the scheme is {c}_several_devices: these rows in place of "
@@ -236,9 +241,7 @@ def scheme_theory(scheme) -> tuple:
         # map_of takes a several-device row before the base row it replaces.
         keys = {(op, scope, remote) for op, scope, remote, *_ in several}
         merged = several + [row for row in rows if tuple(row[:3]) not in keys]
-        deadlock = deadlock_theorem(f"{c}_several_devices", several + rows)
-        disciplined |= {f"{c}_several_devices"} if deadlock else set()
-        out += deadlock + l1_theorem(f"{c}_several_devices", merged, bool(deadlock))
+        out += claim(f"{c}_several_devices", several + rows, merged)
     out += ["context source_model", "begin", ""]
     out += lemmas(c, rows)
     out += lemmas(f"{c}_several_devices", several)

@@ -924,12 +924,6 @@ lemma held_0 [simp]: "held c 0 = None"
 lemma hold_unlocked: "unlocked i \<Longrightarrow> hold h i = h"
   by (cases i) auto
 
-lemma lock_ok_unlocked: "unlocked i \<Longrightarrow> lock_ok h i"
-  by (cases i) auto
-
-lemma unlocked_disc: "\<forall>i \<in> set c. unlocked i \<Longrightarrow> disc None c"
-  by (induction c) (auto simp: hold_unlocked lock_ok_unlocked)
-
 lemma disciplined_concat: "\<forall>c \<in> set cs. disciplined c \<Longrightarrow> disciplined (concat cs)"
   by (induction cs) (auto simp: disciplined_def disc_append)
 
