@@ -222,6 +222,9 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "deadlock_free",
             "homed_sound_on",
             "sound_goal_outcomes",
+            "l2_rows",
+            "homed_l2_outcomes_sc",
+            "homed_l2_sound_on",
         )
         assert set(claimed) <= {f"{n}_{k}" for n in (c, f"{c}_several_devices") for k in simulation}
         assert f"{c}_homed_outcomes_sc" in claimed
@@ -245,6 +248,29 @@ def test_the_l1_rows_are_those_whose_one_data_instruction_is_an_l1_access():
     )
     assert not l1_row("rmw", ("RMWL2",)) and not l1_row("load", ("LD", "LD")) and not l1_row("store", ("FLUL1 WG",))
     assert l1_row("store", ("LK x", "FLUL1 WG", "ST", "INVL1 DV", "UNLK x"))
+
+
+def test_the_l2_rows_are_the_rmws_performed_at_the_l2():
+    # By hand from the rows: the L2 rows are the RMWs whose one data
+    # instruction is RMWL2: rsp-new's device and remote RMWs (the locked
+    # repair and the remote row), hrf-cache's device RMW; no load or store,
+    # no RMW at the L1, and no row with two data instructions.
+    from hrf.isabelle.schemes import l1_row, l2_row, scheme_theory
+
+    def l2(name):
+        return sorted(k for k, r in get(name).rows.items() if l2_row(k[0], r.seq))
+
+    assert l2("rsp-new") == [("rmw", "dev", False), ("rmw", "dev", True)]
+    assert l2("hrf-cache") == [("rmw", "dev", False)]
+    assert l2_row("rmw", ("LKrmw WG", "FLUL1 WG", "RMWL2", "INVL1 WG", "UNLKrmw WG"))
+    assert not l2_row("rmw", ("LKrmw WG", "RMWL1", "UNLKrmw WG")) and not l2_row("rmw", ("RMWL2", "RMWL2"))
+    assert not l2_row("load", ("RMWL2",)) and not l2_row("rmw", ("RMWL2", "LD"))
+    # No row is both: a location is homed in a work-group or in a device.
+    for name in schemes():
+        assert not any(l1_row(k[0], r.seq) and l2_row(k[0], r.seq) for k, r in get(name).rows.items())
+    text = scheme_theory("rsp-new")[1]
+    assert 'lemma rsp_new_l2_rows: "l2_rows rsp_new {FetchInc Device False, FetchInc Device True}"' in text
+    assert "theorem (in sc_source_model) rsp_new_homed_l2_sound_on:" in text
 
 
 def test_the_disciplined_schemes_are_those_taking_rmw_locks_in_brackets():

@@ -182,6 +182,9 @@ def test_the_simulation_theorem_loads_and_planted_machine_errors_break_it(tmp_pa
         # an UNLKrmw that leaves its locks held: the next LKrmw of the scope
         # waits forever (the lock invariant, and deadlock freedom, fail)
         "then None else rmw_lock s w)": "then rmw_lock s w else rmw_lock s w)",
+        # an increment at the L2 that leaves its line clean: evicted, the
+        # increment is lost (the invariant for locations homed in a device)
+        "(set_l2 d x (Some (val_of e + 1, Dirty, Valid))": "(set_l2 d x (Some (val_of e + 1, Clean, Valid))",
     }
     for whole, error in planted.items():
         done = _planted(tmp_path, ("Hrf_Machine", "Hrf_Mapping", "Hrf_Simulation"), "Hrf_Machine", whole, error)
@@ -191,11 +194,12 @@ def test_the_simulation_theorem_loads_and_planted_machine_errors_break_it(tmp_pa
 
 
 def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_path):
-    # Each scheme theory proves which of its rows are L1 rows and states
-    # Hrf_Simulation's theorem for them, and, where every row takes its rmw
-    # locks in brackets, deadlock freedom of every program it compiles.
-    # Planted claims: rsp-new's device RMW (performed at the L2) among the
-    # L1 rows; a row that never releases its lock among disciplined rows.
+    # Each scheme theory proves which of its rows are L1 rows and which L2
+    # rows and states Hrf_Simulation's theorems for them, and, where every
+    # row takes its rmw locks in brackets, deadlock freedom of every program
+    # it compiles. Planted claims: rsp-new's device RMW (performed at the
+    # L2) among the L1 rows; a row that never releases its lock among
+    # disciplined rows; its work-group RMW (in the L1) among the L2 rows.
     from hrf.isabelle.schemes import scheme_theory
 
     theories = ("Hrf_Machine", "Hrf_Mapping", "Hrf_Simulation")
@@ -230,6 +234,14 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
     done = check("Scheme_rsp_new")
     assert done.returncode != 0 and "RESULT Scheme_rsp_new: FAILED" in done.stdout
     line = unlocked[: unlocked.index("lemma rsp_new_disciplined:")].count("\n") + 2  # its proof
+    assert f"(line {line} of" in done.stdout, done.stdout[-3000:]
+    # Planted: the work-group RMW (performed in the L1) among the L2 rows.
+    l2, k = re.subn(r'(lemma rsp_new_l2_rows: "l2_rows rsp_new \{)', r"\1FetchInc WorkGroup False, ", text)
+    assert k == 1
+    path.write_text(l2)
+    done = check("Scheme_rsp_new")
+    assert done.returncode != 0 and "RESULT Scheme_rsp_new: FAILED" in done.stdout
+    line = l2[: l2.index("lemma rsp_new_l2_rows:")].count("\n") + 2
     assert f"(line {line} of" in done.stdout, done.stdout[-3000:]
 
 

@@ -4,11 +4,15 @@
    every location is accessed by the threads of one work-group (its home;
    locations of different homes may sit on different devices) through rows
    whose only data instruction is an L1 access (LD, ST, INCL1) beside
-   flushes, invalidations and locks. Step (3) of docs/isabelle.md's plan
-   for that class: the machine's caches keep, for each location, one
-   current value (lv), which every L1 access of the home work-group reads
-   and writes, whatever the fetches, write-backs (FIFO or any order),
-   evictions and invalidations in between. And deadlock freedom of every
+   flushes, invalidations and locks; and besides, locations homed in a
+   device, accessed by its threads only through rows whose one data
+   instruction is an increment at its L2 (rsp-new's device and remote
+   RMWs: counters shared across work-groups). Step (3) of docs/isabelle.md's
+   plan for that class: the machine's caches keep, for each location, one
+   current value (lv), which every L1 access of the home work-group, and
+   every L2 increment of the home device, reads and writes, whatever the
+   fetches, write-backs (FIFO or any order), evictions and invalidations in
+   between. And deadlock freedom of every
    straight-line program that takes its rmw locks in brackets (every
    program a disciplined scheme compiles, rsp-new's among them): half of
    the goal `sound`. Written by hand, every proof complete. *)
@@ -57,9 +61,11 @@ text \<open>The instruction a source operation's row performs its access with,
 definition access :: "src_op \<Rightarrow> reg \<Rightarrow> addr \<Rightarrow> instr" where
   "access a r x = (case a of Load _ _ \<Rightarrow> LD r x | Store _ _ \<Rightarrow> ST (ER r) x | FetchInc _ _ \<Rightarrow> INCL1 r x)"
 
-fun src_access :: "src_instr \<Rightarrow> instr" where
-  "src_access (Op a r x) = access a r x"
-| "src_access (SetReg r v) = MOV r (EC v)"
+text \<open>The instruction a compiled source instruction performs its access
+  with: an L1 access, or, for the operations of B, an increment at the L2.\<close>
+fun src_access :: "src_op set \<Rightarrow> src_instr \<Rightarrow> instr" where
+  "src_access B (Op a r x) = (if a \<in> B then INCL2 r x else access a r x)"
+| "src_access B (SetReg r v) = MOV r (EC v)"
 
 text \<open>Visible instructions read or write data or registers; quiet ones
   (flushes, invalidations, locks) change neither and go on to the next.\<close>
@@ -83,28 +89,60 @@ text \<open>Each location x is accessed only by threads of its home work-group h
 definition homed :: "layout \<Rightarrow> (addr \<Rightarrow> wid) \<Rightarrow> src_program \<Rightarrow> bool" where
   "homed L h P \<longleftrightarrow> (\<forall>t \<in> src_threads P. \<forall>i \<in> set (src_code P t). \<forall>a r x. i = Op a r x \<longrightarrow> wg_of L t = h x)"
 
+text \<open>Rows whose one data instruction is an increment at the device's L2
+  (rsp-new's device and remote RMWs), beside flushes, invalidations and locks.\<close>
+definition l2_row :: "src_op \<Rightarrow> row \<Rightarrow> bool" where
+  "l2_row a rw \<longleftrightarrow> (case a of FetchInc _ _ \<Rightarrow> True | _ \<Rightarrow> False)
+     \<and> (\<forall>r x. filter visible (rw r x) = [INCL2 r x] \<and> (\<forall>i \<in> set (rw r x). visible i \<or> quiet i))"
+
+definition l2_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> bool" where
+  "l2_rows S B \<longleftrightarrow> (\<forall>a \<in> B. \<exists>rw. S a = Some rw \<and> l2_row a rw)"
+
+text \<open>Each location is homed in a work-group or in a device: a location
+  outside Z is accessed only by threads of its work-group h x, through the
+  operations outside B; a location of Z only by threads of the device of
+  h x, through the operations of B (increments at that device's L2).\<close>
+definition homed_l2 :: "layout \<Rightarrow> (addr \<Rightarrow> wid) \<Rightarrow> addr set \<Rightarrow> src_op set \<Rightarrow> src_program \<Rightarrow> bool" where
+  "homed_l2 L h Z B P \<longleftrightarrow> (\<forall>t \<in> src_threads P. \<forall>i \<in> set (src_code P t). \<forall>a r x. i = Op a r x \<longrightarrow>
+     (if a \<in> B then x \<in> Z \<and> dev_of L (wg_of L t) = dev_of L (h x) else x \<notin> Z \<and> wg_of L t = h x))"
+
+lemma homed_homed_l2: "homed L h P \<Longrightarrow> homed_l2 L h {} {} P"
+  by (simp add: homed_def homed_l2_def)
+
+lemma l2_rows_empty [simp]: "l2_rows S {}"
+  by (simp add: l2_rows_def)
+
 lemma compiled_code_both:
-  assumes "l1_rows S A" "\<forall>i \<in> set c. op_of i \<subseteq> A"
-  shows "filter visible (concat (map (compile_instr S) c)) = map src_access c
+  assumes "l1_rows S A" "l2_rows S B" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
+  shows "filter visible (concat (map (compile_instr S) c)) = map (src_access B) c
          \<and> (\<forall>i \<in> set (concat (map (compile_instr S) c)). visible i \<or> quiet i)"
-  using assms(2)
+  using assms(3)
 proof (induction c)
   case Nil
   then show ?case by simp
 next
   case (Cons i c)
-  have one: "filter visible (compile_instr S i) = [src_access i] \<and> (\<forall>j \<in> set (compile_instr S i). visible j \<or> quiet j)"
+  have one: "filter visible (compile_instr S i) = [src_access B i] \<and> (\<forall>j \<in> set (compile_instr S i). visible j \<or> quiet j)"
   proof (cases i)
     case (Op a r x)
-    then have "a \<in> A" using Cons.prems by (simp add: op_of_def)
-    then obtain rw where "S a = Some rw" "l1_row a rw"
-      using assms(1) by (auto simp: l1_rows_def)
-    then show ?thesis using Op by (simp add: compile_instr_def l1_row_def)
+    then have a: "a \<in> A \<union> B" using Cons.prems by (simp add: op_of_def)
+    show ?thesis
+    proof (cases "a \<in> B")
+      case True
+      then obtain rw where "S a = Some rw" "l2_row a rw"
+        using assms(2) by (auto simp: l2_rows_def)
+      then show ?thesis using Op True by (simp add: compile_instr_def l2_row_def)
+    next
+      case False
+      then obtain rw where "S a = Some rw" "l1_row a rw"
+        using a assms(1) by (auto simp: l1_rows_def)
+      then show ?thesis using Op False by (simp add: compile_instr_def l1_row_def)
+    qed
   next
     case (SetReg r v)
     then show ?thesis by (simp add: compile_instr_def)
   qed
-  have "filter visible (concat (map (compile_instr S) c)) = map src_access c
+  have "filter visible (concat (map (compile_instr S) c)) = map (src_access B) c
          \<and> (\<forall>i \<in> set (concat (map (compile_instr S) c)). visible i \<or> quiet i)"
     using Cons.IH Cons.prems by simp
   then show ?case using one by auto
@@ -146,12 +184,14 @@ definition lv :: "layout \<Rightarrow> (addr \<Rightarrow> wid) \<Rightarrow> st
 
 text \<open>The invariant: a valid clean line of the home L1 holds the current
   value; a clean line of the home device's L2 holds memory's; no other L1 or
-  L2 holds the location dirty.\<close>
-definition cache_inv :: "layout \<Rightarrow> (addr \<Rightarrow> wid) \<Rightarrow> state \<Rightarrow> bool" where
-  "cache_inv L h s \<longleftrightarrow>
-     (\<forall>x v. l1 s (h x) x = Some (v, Clean, Valid) \<longrightarrow> v = lv L h s x)
+  L2 holds the location dirty. A location of Z (homed in the device of h x,
+  accessed only by increments at its L2) is dirty in no L1, and a clean
+  line of it in an L1 may be stale.\<close>
+definition cache_inv :: "layout \<Rightarrow> (addr \<Rightarrow> wid) \<Rightarrow> addr set \<Rightarrow> state \<Rightarrow> bool" where
+  "cache_inv L h Z s \<longleftrightarrow>
+     (\<forall>x v. x \<notin> Z \<longrightarrow> l1 s (h x) x = Some (v, Clean, Valid) \<longrightarrow> v = lv L h s x)
      \<and> (\<forall>x v f. l2 s (dev_of L (h x)) x = Some (v, Clean, f) \<longrightarrow> v = mem s x)
-     \<and> (\<forall>x w. w \<noteq> h x \<longrightarrow> \<not> dirty (l1 s w x))
+     \<and> (\<forall>x w. w \<noteq> h x \<or> x \<in> Z \<longrightarrow> \<not> dirty (l1 s w x))
      \<and> (\<forall>x d. d \<noteq> dev_of L (h x) \<longrightarrow> \<not> dirty (l2 s d x))"
 
 lemma val_of_Some [simp]: "val_of (Some (v, hy, f)) = v"
@@ -183,19 +223,19 @@ lemma pick_dirty [simp]: "pick (Some (v, Dirty, f)) b m = v"
 
 lemma same_data:
   assumes "l1 s' = l1 s" "l2 s' = l2 s" "mem s' = mem s"
-  shows "lv L h s' = lv L h s" "cache_inv L h s' = cache_inv L h s"
+  shows "lv L h s' = lv L h s" "cache_inv L h Z s' = cache_inv L h Z s"
 proof -
   show lv: "lv L h s' = lv L h s"
     using assms by (simp add: lv_def[abs_def])
-  show "cache_inv L h s' = cache_inv L h s"
+  show "cache_inv L h Z s' = cache_inv L h Z s"
     unfolding cache_inv_def lv using assms by simp
 qed
 
 subsection \<open>Environment steps keep the invariant and every current value\<close>
 
 lemma fetch_l1_inv:
-  assumes "fetch_l1 L w x s = Some s'" "cache_inv L h s"
-  shows "cache_inv L h s' \<and> lv L h s' = lv L h s"
+  assumes "fetch_l1 L w x s = Some s'" "cache_inv L h Z s"
+  shows "cache_inv L h Z s' \<and> lv L h s' = lv L h s"
 proof -
   define d where "d = dev_of L w"
   have c: "(l1 s w x = None \<or> l1 s w x = Some (val_of (l1 s w x), Clean, Invalid))
@@ -222,8 +262,8 @@ proof -
 qed
 
 lemma fetch_l2_inv:
-  assumes "fetch_l2 d x s = Some s'" "cache_inv L h s"
-  shows "cache_inv L h s' \<and> lv L h s' = lv L h s"
+  assumes "fetch_l2 d x s = Some s'" "cache_inv L h Z s"
+  shows "cache_inv L h Z s' \<and> lv L h s' = lv L h s"
 proof -
   have pre: "\<not> dirty (l2 s d x)"
   proof
@@ -247,14 +287,18 @@ proof -
 qed
 
 lemma write_back_l1_inv:
-  assumes "dirty (l1 s w x)" "cache_inv L h s"
-  shows "cache_inv L h (write_back_l1 L w x s) \<and> lv L h (write_back_l1 L w x s) = lv L h s"
+  assumes "dirty (l1 s w x)" "cache_inv L h Z s"
+  shows "cache_inv L h Z (write_back_l1 L w x s) \<and> lv L h (write_back_l1 L w x s) = lv L h s"
 proof -
-  have w: "w = h x"
-  proof (rule ccontr)
-    assume "w \<noteq> h x"
-    then have "\<not> dirty (l1 s w x)" using assms(2) unfolding cache_inv_def by blast
-    then show False using assms(1) by simp
+  have w: "w = h x" and xZ: "x \<notin> Z"
+  proof -
+    have "\<not> (w \<noteq> h x \<or> x \<in> Z)"
+    proof
+      assume "w \<noteq> h x \<or> x \<in> Z"
+      then have "\<not> dirty (l1 s w x)" using assms(2) unfolding cache_inv_def by blast
+      then show False using assms(1) by simp
+    qed
+    then show "w = h x" "x \<notin> Z" by simp_all
   qed
   obtain v f where l1: "l1 s w x = Some (v, Dirty, f)"
     using assms(1) by (auto simp: dirty_iff)
@@ -283,12 +327,12 @@ proof -
       qed
     qed
   qed
-  have inv: "\<forall>y u. l1 s (h y) y = Some (u, Clean, Valid) \<longrightarrow> u = lv L h s y"
+  have inv: "\<forall>y u. y \<notin> Z \<longrightarrow> l1 s (h y) y = Some (u, Clean, Valid) \<longrightarrow> u = lv L h s y"
     "\<forall>y v f. l2 s (dev_of L (h y)) y = Some (v, Clean, f) \<longrightarrow> v = mem s y"
-    "\<forall>y w. w \<noteq> h y \<longrightarrow> \<not> dirty (l1 s w y)"
+    "\<forall>y w. w \<noteq> h y \<or> y \<in> Z \<longrightarrow> \<not> dirty (l1 s w y)"
     "\<forall>y d. d \<noteq> dev_of L (h y) \<longrightarrow> \<not> dirty (l2 s d y)"
     using assms(2) by (simp_all add: cache_inv_def)
-  have c1: "u = lv L h s y" if "l1 s' (h y) y = Some (u, Clean, Valid)" for y u
+  have c1: "u = lv L h s y" if "y \<notin> Z" "l1 s' (h y) y = Some (u, Clean, Valid)" for y u
   proof (cases "y = x")
     case True
     then show ?thesis using that l1 w by (simp add: s' lv_def)
@@ -312,10 +356,10 @@ proof -
       using that by simp
     then show ?thesis using inv(2) s'(3) by simp
   qed
-  have c3: "\<not> dirty (l1 s' v y)" if "v \<noteq> h y" for v y
+  have c3: "\<not> dirty (l1 s' v y)" if "v \<noteq> h y \<or> y \<in> Z" for v y
   proof -
     have "l1 s' v y = l1 s v y"
-      using that w by (cases "y = x") (simp_all add: s')
+      using that w xZ by (cases "y = x") (auto simp: s')
     then show ?thesis using that inv(3) by simp
   qed
   have c4: "\<not> dirty (l2 s' e y)" if "e \<noteq> dev_of L (h y)" for e y
@@ -324,15 +368,15 @@ proof -
       using that w by (cases "y = x") (simp_all add: s')
     then show ?thesis using that inv(4) by simp
   qed
-  have "cache_inv L h s'"
+  have "cache_inv L h Z s'"
     unfolding cache_inv_def lv_eq using c1 c2 c3 c4 by blast
   then show ?thesis
     using lv_eq by (simp add: s'_def)
 qed
 
 lemma write_back_l2_inv:
-  assumes "dirty (l2 s d x)" "cache_inv L h s"
-  shows "cache_inv L h (write_back_l2 d x s) \<and> lv L h (write_back_l2 d x s) = lv L h s"
+  assumes "dirty (l2 s d x)" "cache_inv L h Z s"
+  shows "cache_inv L h Z (write_back_l2 d x s) \<and> lv L h (write_back_l2 d x s) = lv L h s"
 proof -
   have d: "d = dev_of L (h x)"
   proof (rule ccontr)
@@ -353,7 +397,7 @@ proof -
     show "lv L h s' y = lv L h s y"
       using l2 d by (cases "y = x") (auto simp: lv_def s' pick_def)
   qed
-  have "cache_inv L h s'"
+  have "cache_inv L h Z s'"
     using assms(2) l2 d unfolding cache_inv_def lv_eq
     by (auto simp: s')
   then show ?thesis
@@ -361,8 +405,8 @@ proof -
 qed
 
 lemma evict_l1_inv:
-  assumes "\<not> dirty (l1 s w x)" "cache_inv L h s"
-  shows "cache_inv L h (set_l1 w x None s) \<and> lv L h (set_l1 w x None s) = lv L h s"
+  assumes "\<not> dirty (l1 s w x)" "cache_inv L h Z s"
+  shows "cache_inv L h Z (set_l1 w x None s) \<and> lv L h (set_l1 w x None s) = lv L h s"
 proof -
   have lv_eq: "lv L h (set_l1 w x None s) = lv L h s"
   proof
@@ -375,8 +419,8 @@ proof -
 qed
 
 lemma evict_l2_inv:
-  assumes "\<not> dirty (l2 s d x)" "cache_inv L h s"
-  shows "cache_inv L h (set_l2 d x None s) \<and> lv L h (set_l2 d x None s) = lv L h s"
+  assumes "\<not> dirty (l2 s d x)" "cache_inv L h Z s"
+  shows "cache_inv L h Z (set_l2 d x None s) \<and> lv L h (set_l2 d x None s) = lv L h s"
 proof -
   have lv_eq: "lv L h (set_l2 d x None s) = lv L h s"
   proof
@@ -389,20 +433,20 @@ proof -
 qed
 
 lemma fifo_inv:
-  "cache_inv L h (s\<lparr>l1_fifo := q\<rparr>) = cache_inv L h s" "lv L h (s\<lparr>l1_fifo := q\<rparr>) = lv L h s"
-  "cache_inv L h (s\<lparr>l2_fifo := q'\<rparr>) = cache_inv L h s" "lv L h (s\<lparr>l2_fifo := q'\<rparr>) = lv L h s"
+  "cache_inv L h Z (s\<lparr>l1_fifo := q\<rparr>) = cache_inv L h Z s" "lv L h (s\<lparr>l1_fifo := q\<rparr>) = lv L h s"
+  "cache_inv L h Z (s\<lparr>l2_fifo := q'\<rparr>) = cache_inv L h Z s" "lv L h (s\<lparr>l2_fifo := q'\<rparr>) = lv L h s"
   using same_data[of "s\<lparr>l1_fifo := q\<rparr>" s L h] same_data[of "s\<lparr>l2_fifo := q'\<rparr>" s L h] by simp_all
 
 lemma dequeue_l1_inv:
-  assumes "dequeue_l1 L w s = Some s'" "cache_inv L h s"
-  shows "cache_inv L h s' \<and> lv L h s' = lv L h s"
+  assumes "dequeue_l1 L w s = Some s'" "cache_inv L h Z s"
+  shows "cache_inv L h Z s' \<and> lv L h s' = lv L h s"
 proof (cases "l1_fifo s w")
   case Nil
   with assms show ?thesis by (simp add: dequeue_l1_def)
 next
   case (Cons e rest)
   define s1 where "s1 = s\<lparr>l1_fifo := (l1_fifo s)(w := rest)\<rparr>"
-  have c1: "cache_inv L h s1" "lv L h s1 = lv L h s"
+  have c1: "cache_inv L h Z s1" "lv L h s1 = lv L h s"
     using assms(2) by (simp_all add: s1_def fifo_inv)
   have "s' = s1 \<or> (\<exists>x. dirty (l1 s1 w x) \<and> s' = write_back_l1 L w x s1)"
     using assms(1) Cons
@@ -420,15 +464,15 @@ next
 qed
 
 lemma dequeue_l2_inv:
-  assumes "dequeue_l2 d s = Some s'" "cache_inv L h s"
-  shows "cache_inv L h s' \<and> lv L h s' = lv L h s"
+  assumes "dequeue_l2 d s = Some s'" "cache_inv L h Z s"
+  shows "cache_inv L h Z s' \<and> lv L h s' = lv L h s"
 proof (cases "l2_fifo s d")
   case Nil
   with assms show ?thesis by (simp add: dequeue_l2_def)
 next
   case (Cons e rest)
   define s1 where "s1 = s\<lparr>l2_fifo := (l2_fifo s)(d := rest)\<rparr>"
-  have c1: "cache_inv L h s1" "lv L h s1 = lv L h s"
+  have c1: "cache_inv L h Z s1" "lv L h s1 = lv L h s"
     using assms(2) by (simp_all add: s1_def fifo_inv)
   have "s' = s1 \<or> (\<exists>x. dirty (l2 s1 d x) \<and> s' = write_back_l2 d x s1)"
     using assms(1) Cons
@@ -475,10 +519,10 @@ proof -
 qed
 
 lemma env_step_inv:
-  assumes "s' \<in> env_step L wb s" "cache_inv L h s"
-  shows "cache_inv L h s' \<and> lv L h s' = lv L h s \<and> regs s' = regs s \<and> pc s' = pc s"
+  assumes "s' \<in> env_step L wb s" "cache_inv L h Z s"
+  shows "cache_inv L h Z s' \<and> lv L h s' = lv L h s \<and> regs s' = regs s \<and> pc s' = pc s"
 proof -
-  have "cache_inv L h s' \<and> lv L h s' = lv L h s"
+  have "cache_inv L h Z s' \<and> lv L h s' = lv L h s"
     using env_step_cases[OF assms(1)]
   proof (elim disjE exE conjE)
     fix w x assume "fetch_l1 L w x s = Some s'"
@@ -513,8 +557,8 @@ subsection \<open>Instructions of the home work-group\<close>
 text \<open>A quiet instruction changes neither the current values nor the
   invariant, nor any register.\<close>
 lemma quiet_inv:
-  assumes "exec L t i s = Some s'" "quiet i" "cache_inv L h s"
-  shows "cache_inv L h s' \<and> lv L h s' = lv L h s \<and> regs s' = regs s"
+  assumes "exec L t i s = Some s'" "quiet i" "cache_inv L h Z s"
+  shows "cache_inv L h Z s' \<and> lv L h s' = lv L h s \<and> regs s' = regs s"
 proof (cases i)
   case (INVL1 sc)
   define s1 where "s1 = s\<lparr>l1 := (\<lambda>w. if w \<in> wgs_in L sc (wg_of L t) then invalidate \<circ> l1 s w else l1 s w)\<rparr>"
@@ -523,7 +567,7 @@ proof (cases i)
     by (rule ext) (simp add: lv_def s1_def pick_def)
   have l1: "l1 s1 w y = l1 s w y \<or> l1 s1 w y = invalidate (l1 s w y)" for w y
     by (simp add: s1_def)
-  have "cache_inv L h s1"
+  have "cache_inv L h Z s1"
     using assms(3) l1 unfolding cache_inv_def lv_eq
     by (simp add: s1_def) (metis invalidate_not_valid)
   then show ?thesis using lv_eq s' by (simp add: s1_def)
@@ -535,7 +579,7 @@ next
     by (rule ext) (simp add: lv_def s1_def pick_def invalidate_def split: option.splits)
   have l2: "l2 s1 d y = l2 s d y \<or> l2 s1 d y = invalidate (l2 s d y)" for d y
     by (simp add: s1_def)
-  have "cache_inv L h s1"
+  have "cache_inv L h Z s1"
     using assms(3) l2 unfolding cache_inv_def lv_eq
     by (simp add: s1_def) (metis invalidate_clean)
   then show ?thesis using lv_eq s' by (simp add: s1_def)
@@ -544,18 +588,18 @@ qed (use assms in \<open>auto simp: cache_inv_def lv_def[abs_def] Let_def set_re
 text \<open>An access of the home work-group: what it reads is the current value,
   and it leaves the invariant with the location's new current value.\<close>
 lemma readable_lv:
-  assumes "readable (l1 s (h x) x)" "cache_inv L h s"
+  assumes "readable (l1 s (h x) x)" "cache_inv L h Z s" "x \<notin> Z"
   shows "val_of (l1 s (h x) x) = lv L h s x"
 proof -
   obtain v hy where l1: "l1 s (h x) x = Some (v, hy, Valid)"
     using assms(1) by (auto simp: readable_def split: option.splits prod.splits freshness.splits)
   then show ?thesis
-    using assms(2) by (cases hy) (auto simp: cache_inv_def lv_def)
+    using assms(2,3) by (cases hy) (auto simp: cache_inv_def lv_def)
 qed
 
 lemma write_l1_inv:
-  assumes "cache_inv L h s" "w = h x"
-  shows "cache_inv L h (set_l1 w x (Some (v, Dirty, Valid)) s)
+  assumes "cache_inv L h Z s" "w = h x" "x \<notin> Z"
+  shows "cache_inv L h Z (set_l1 w x (Some (v, Dirty, Valid)) s)
          \<and> lv L h (set_l1 w x (Some (v, Dirty, Valid)) s) = (lv L h s)(x := v)"
 proof -
   define s' where "s' = set_l1 w x (Some (v, Dirty, Valid)) s"
@@ -565,9 +609,44 @@ proof -
     show "lv L h s' y = ((lv L h s)(x := v)) y"
       using assms(2) by (cases "y = x") (auto simp: s'_def set_l1_def lv_def)
   qed
-  have "cache_inv L h s'"
+  have "cache_inv L h Z s'"
     using assms unfolding cache_inv_def lv_eq
     by (auto simp: s'_def set_l1_def)
+  then show ?thesis using lv_eq by (simp add: s'_def)
+qed
+
+text \<open>An increment of a location of Z at the L2 of its device: what it reads
+  is the current value, and it leaves the invariant with the location's new
+  current value.\<close>
+lemma readable_l2_lv:
+  assumes "readable (l2 s (dev_of L (h x)) x)" "cache_inv L h Z s" "x \<in> Z"
+  shows "val_of (l2 s (dev_of L (h x)) x) = lv L h s x"
+proof -
+  obtain v hy where l2: "l2 s (dev_of L (h x)) x = Some (v, hy, Valid)"
+    using assms(1) by (auto simp: readable_def split: option.splits prod.splits freshness.splits)
+  have "\<not> dirty (l1 s (h x) x)"
+    using assms(2,3) by (simp add: cache_inv_def)
+  then show ?thesis
+    using l2 assms(2) by (cases hy) (auto simp: cache_inv_def lv_def)
+qed
+
+lemma write_l2_inv:
+  assumes "cache_inv L h Z s" "d = dev_of L (h x)" "x \<in> Z"
+  shows "cache_inv L h Z (set_l2 d x (Some (v, Dirty, Valid)) s)
+         \<and> lv L h (set_l2 d x (Some (v, Dirty, Valid)) s) = (lv L h s)(x := v)"
+proof -
+  define s' where "s' = set_l2 d x (Some (v, Dirty, Valid)) s"
+  have nd: "\<not> dirty (l1 s (h x) x)"
+    using assms(1,3) by (simp add: cache_inv_def)
+  have lv_eq: "lv L h s' = (lv L h s)(x := v)"
+  proof
+    fix y
+    show "lv L h s' y = ((lv L h s)(x := v)) y"
+      using assms(2) nd by (cases "y = x") (auto simp: s'_def set_l2_def lv_def pick_def)
+  qed
+  have "cache_inv L h Z s'"
+    using assms unfolding cache_inv_def lv_eq
+    by (auto simp: s'_def set_l2_def)
   then show ?thesis using lv_eq by (simp add: s'_def)
 qed
 
@@ -577,19 +656,19 @@ text \<open>A machine state and an SC state correspond when the registers agree,
   each thread's SC position counts the visible instructions it has done,
   the SC memory holds every location's current value, and the invariant
   holds.\<close>
-definition sim :: "layout \<Rightarrow> (addr \<Rightarrow> wid) \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> sc_state \<Rightarrow> bool" where
-  "sim L h S P s \<sigma> \<longleftrightarrow>
-     regs s = sc_regs \<sigma> \<and> sc_mem \<sigma> = lv L h s \<and> cache_inv L h s
+definition sim :: "layout \<Rightarrow> (addr \<Rightarrow> wid) \<Rightarrow> addr set \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> sc_state \<Rightarrow> bool" where
+  "sim L h Z S P s \<sigma> \<longleftrightarrow>
+     regs s = sc_regs \<sigma> \<and> sc_mem \<sigma> = lv L h s \<and> cache_inv L h Z s
      \<and> (\<forall>t \<in> src_threads P. sc_pc \<sigma> t = length (filter visible (take (pc s t) (instrs (compile S P) t))))"
 
-lemma sim_initial: "sim L h S P (initial (src_init P)) (sc_initial P)"
+lemma sim_initial: "sim L h Z S P (initial (src_init P)) (sc_initial P)"
   by (simp add: sim_def initial_def sc_initial_def lv_def[abs_def] pick_def cache_inv_def)
 
 lemma sim_env:
-  assumes "sim L h S P s \<sigma>" "s' \<in> env_step L wb s"
-  shows "sim L h S P s' \<sigma>"
+  assumes "sim L h Z S P s \<sigma>" "s' \<in> env_step L wb s"
+  shows "sim L h Z S P s' \<sigma>"
 proof -
-  have "cache_inv L h s"
+  have "cache_inv L h Z s"
     using assms(1) by (simp add: sim_def)
   note e = env_step_inv[OF assms(2) this]
   show ?thesis
@@ -597,17 +676,17 @@ proof -
 qed
 
 lemma sim_thread:
-  assumes "sim L h S P s \<sigma>" "t \<in> src_threads P" "step_thread L (compile S P) t s = Some s'"
-    and rows: "l1_rows S A" "ops_of P \<subseteq> A" and home: "homed L h P"
-  shows "\<exists>\<sigma>'. (\<sigma>, \<sigma>') \<in> (sc_step P)\<^sup>= \<and> sim L h S P s' \<sigma>'"
+  assumes "sim L h Z S P s \<sigma>" "t \<in> src_threads P" "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and home: "homed_l2 L h Z B P"
+  shows "\<exists>\<sigma>'. (\<sigma>, \<sigma>') \<in> (sc_step P)\<^sup>= \<and> sim L h Z S P s' \<sigma>'"
 proof -
   define xs where "xs = instrs (compile S P) t"
   define n where "n = pc s t"
   define i where "i = xs ! n"
   have xs: "xs = concat (map (compile_instr S) (src_code P t))"
     by (simp add: xs_def compile_def)
-  have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A"
-    using rows(2) assms(2) by (auto simp: ops_of_def)
+  have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B"
+    using rows(3) assms(2) by (auto simp: ops_of_def)
   obtain z where n: "n < length xs" and z: "exec L t i s = Some z" "s' = set_pc t (next_pc t i s) z"
     using assms(3)
     by (auto simp: step_thread_def xs_def n_def i_def compile_def Let_def split: if_splits)
@@ -616,7 +695,7 @@ proof -
   then have s': "exec L t i s = Some (s'\<lparr>pc := pc s\<rparr>)" "pc s' = (pc s)(t := next_pc t i s)"
     using z by (simp_all add: set_pc_def)
   have vq: "visible i \<or> quiet i"
-    using compiled_code(2)[OF rows(1) ops] n by (simp add: i_def xs[symmetric])
+    using compiled_code(2)[OF rows(1,2) ops] n by (simp add: i_def xs[symmetric])
   then have nxt: "next_pc t i s = Suc n"
     by (cases i) (auto simp: next_pc_def n_def)
   have pcs: "\<forall>u \<in> src_threads P. u \<noteq> t \<longrightarrow> pc s' u = pc s u"
@@ -630,25 +709,25 @@ proof -
   proof (cases "visible i")
     case False
     then have q: "quiet i" using vq by simp
-    have ci: "cache_inv L h s"
+    have ci: "cache_inv L h Z s"
       using assms(1) by (simp add: sim_def)
-    have qi: "cache_inv L h (s'\<lparr>pc := pc s\<rparr>) \<and> lv L h (s'\<lparr>pc := pc s\<rparr>) = lv L h s
+    have qi: "cache_inv L h Z (s'\<lparr>pc := pc s\<rparr>) \<and> lv L h (s'\<lparr>pc := pc s\<rparr>) = lv L h s
         \<and> regs (s'\<lparr>pc := pc s\<rparr>) = regs s"
       by (rule quiet_inv[OF s'(1) q ci])
-    have "cache_inv L h (s'\<lparr>pc := pc s\<rparr>) = cache_inv L h s'" "lv L h (s'\<lparr>pc := pc s\<rparr>) = lv L h s'"
+    have "cache_inv L h Z (s'\<lparr>pc := pc s\<rparr>) = cache_inv L h Z s'" "lv L h (s'\<lparr>pc := pc s\<rparr>) = lv L h s'"
       using same_data[of "s'\<lparr>pc := pc s\<rparr>" s' L h] by simp_all
-    then have inv: "cache_inv L h s' \<and> lv L h s' = lv L h s \<and> regs s' = regs s"
+    then have inv: "cache_inv L h Z s' \<and> lv L h s' = lv L h s \<and> regs s' = regs s"
       using qi by simp
     have "filter visible (take (Suc n) xs) = filter visible (take n xs)"
       using filter_take_Suc[OF n] False by (simp add: i_def)
-    then have "sim L h S P s' \<sigma>"
+    then have "sim L h Z S P s' \<sigma>"
       using assms(1) inv pcs s'(2) nxt by (auto simp: sim_def xs_def n_def)
     then show ?thesis by blast
   next
     case True
     define k where "k = length (filter visible (take n xs))"
-    have k: "k < length (src_code P t)" and ik: "i = src_access (src_code P t ! k)"
-      using filter_take_nth[OF n, of visible] True compiled_code(1)[OF rows(1) ops]
+    have k: "k < length (src_code P t)" and ik: "i = src_access B (src_code P t ! k)"
+      using filter_take_nth[OF n, of visible] True compiled_code(1)[OF rows(1,2) ops]
       by (simp_all add: k_def i_def xs[symmetric])
     have kpc: "sc_pc \<sigma> t = k"
       using assms(1,2) by (simp add: sim_def k_def xs_def n_def)
@@ -659,13 +738,50 @@ proof -
       using assms(2) k kpc by (auto simp: sc_step_def \<sigma>'_def)
     have c_in: "src_code P t ! k \<in> set (src_code P t)"
       using k by simp
-    have inv: "cache_inv L h s" "sc_mem \<sigma> = lv L h s" "regs s = sc_regs \<sigma>"
+    have inv: "cache_inv L h Z s" "sc_mem \<sigma> = lv L h s" "regs s = sc_regs \<sigma>"
       using assms(1) by (simp_all add: sim_def)
-    have data: "cache_inv L h s' \<and> sc_mem \<sigma>' = lv L h s' \<and> regs s' = sc_regs \<sigma>'"
+    have data: "cache_inv L h Z s' \<and> sc_mem \<sigma>' = lv L h s' \<and> regs s' = sc_regs \<sigma>'"
     proof (cases "src_code P t ! k")
       case (Op a r x)
-      have hx: "wg_of L t = h x"
-        using home assms(2) c_in Op by (auto simp: homed_def)
+      show ?thesis
+      proof (cases "a \<in> B")
+        case True
+        have hx: "dev_of L (wg_of L t) = dev_of L (h x)" and xZ: "x \<in> Z"
+          using home assms(2) c_in Op True by (auto simp: homed_l2_def)
+        obtain sc rm where a: "a = FetchInc sc rm"
+        proof (cases a)
+          case (FetchInc sc rm)
+          then show ?thesis using that by simp
+        qed (use rows(2) True in \<open>auto simp: l2_rows_def l2_row_def\<close>)
+        have i: "i = INCL2 r x" using ik Op True by simp
+        define d where "d = dev_of L (h x)"
+        then have rd: "readable (l2 s d x)"
+          using s'(1) hx i by (auto simp: Let_def split: if_splits)
+        define v where "v = val_of (l2 s d x)"
+        define s2 where "s2 = set_reg t r v s"
+        have s1: "s'\<lparr>pc := pc s\<rparr> = enq_l2 d (Addr x) (set_l2 d x (Some (v + 1, Dirty, Valid)) s2)"
+          using s'(1) hx i rd by (auto simp: Let_def v_def s2_def d_def)
+        have inv2: "cache_inv L h Z s2" "lv L h s2 = lv L h s"
+          using same_data[of s2 s] inv(1) by (simp_all add: s2_def set_reg_def)
+        have w: "cache_inv L h Z (set_l2 d x (Some (v + 1, Dirty, Valid)) s2)
+              \<and> lv L h (set_l2 d x (Some (v + 1, Dirty, Valid)) s2) = (lv L h s2)(x := v + 1)"
+          by (rule write_l2_inv[OF inv2(1) d_def xZ])
+        have e: "l1 s' = l1 (set_l2 d x (Some (v + 1, Dirty, Valid)) s2)"
+                "l2 s' = l2 (set_l2 d x (Some (v + 1, Dirty, Valid)) s2)"
+                "mem s' = mem (set_l2 d x (Some (v + 1, Dirty, Valid)) s2)"
+                "regs s' = regs s2"
+          using arg_cong[OF s1, of l1] arg_cong[OF s1, of l2] arg_cong[OF s1, of mem] arg_cong[OF s1, of regs]
+          by (simp_all add: enq_l2_def set_l2_def)
+        have vlv: "v = lv L h s x"
+          using readable_l2_lv[OF rd[unfolded d_def] inv(1) xZ] by (simp add: v_def d_def)
+        show ?thesis
+          using w same_data[OF e(1-3)] e(4) inv inv2 Op a vlv
+          by (simp add: \<sigma>'_def s2_def set_reg_def sc_set_reg_def)
+      next
+        case notB: False
+      have hx: "wg_of L t = h x" and xZ: "x \<notin> Z"
+        using home assms(2) c_in Op notB by (auto simp: homed_l2_def)
+      have ik: "i = access a r x" using ik Op notB by simp
       show ?thesis
       proof (cases a)
         case (Load sc rm)
@@ -678,7 +794,7 @@ proof -
           using arg_cong[OF s1, of l1] arg_cong[OF s1, of l2] arg_cong[OF s1, of mem] arg_cong[OF s1, of regs]
           by (simp_all add: set_reg_def)
         show ?thesis
-          using same_data[OF e(1-3)] e(4) inv readable_lv[OF rd inv(1)] Op Load
+          using same_data[OF e(1-3)] e(4) inv readable_lv[OF rd inv(1) xZ] Op Load
           by (simp add: \<sigma>'_def sc_set_reg_def set_reg_def)
       next
         case (Store sc rm)
@@ -686,9 +802,9 @@ proof -
         define v where "v = regs s t r"
         have s1: "s'\<lparr>pc := pc s\<rparr> = enq_l1 (h x) (Addr x) (set_l1 (h x) x (Some (v, Dirty, Valid)) s)"
           using s'(1) hx i by (auto simp: Let_def v_def split: if_splits)
-        have w: "cache_inv L h (set_l1 (h x) x (Some (v, Dirty, Valid)) s)
+        have w: "cache_inv L h Z (set_l1 (h x) x (Some (v, Dirty, Valid)) s)
               \<and> lv L h (set_l1 (h x) x (Some (v, Dirty, Valid)) s) = (lv L h s)(x := v)"
-          by (rule write_l1_inv[OF inv(1) refl])
+          by (rule write_l1_inv[OF inv(1) refl xZ])
         have e: "l1 s' = l1 (set_l1 (h x) x (Some (v, Dirty, Valid)) s)"
                 "l2 s' = l2 (set_l1 (h x) x (Some (v, Dirty, Valid)) s)"
                 "mem s' = mem (set_l1 (h x) x (Some (v, Dirty, Valid)) s)"
@@ -707,11 +823,11 @@ proof -
         define s2 where "s2 = set_reg t r v s"
         have s1: "s'\<lparr>pc := pc s\<rparr> = enq_l1 (h x) (Addr x) (set_l1 (h x) x (Some (v + 1, Dirty, Valid)) s2)"
           using s'(1) hx i rd by (auto simp: Let_def v_def s2_def)
-        have inv2: "cache_inv L h s2" "lv L h s2 = lv L h s"
+        have inv2: "cache_inv L h Z s2" "lv L h s2 = lv L h s"
           using same_data[of s2 s] inv(1) by (simp_all add: s2_def set_reg_def)
-        have w: "cache_inv L h (set_l1 (h x) x (Some (v + 1, Dirty, Valid)) s2)
+        have w: "cache_inv L h Z (set_l1 (h x) x (Some (v + 1, Dirty, Valid)) s2)
               \<and> lv L h (set_l1 (h x) x (Some (v + 1, Dirty, Valid)) s2) = (lv L h s2)(x := v + 1)"
-          by (rule write_l1_inv[OF inv2(1) refl])
+          by (rule write_l1_inv[OF inv2(1) refl xZ])
         have e: "l1 s' = l1 (set_l1 (h x) x (Some (v + 1, Dirty, Valid)) s2)"
                 "l2 s' = l2 (set_l1 (h x) x (Some (v + 1, Dirty, Valid)) s2)"
                 "mem s' = mem (set_l1 (h x) x (Some (v + 1, Dirty, Valid)) s2)"
@@ -719,10 +835,11 @@ proof -
           using arg_cong[OF s1, of l1] arg_cong[OF s1, of l2] arg_cong[OF s1, of mem] arg_cong[OF s1, of regs]
           by (simp_all add: enq_l1_def set_l1_def)
         have vlv: "v = lv L h s x"
-          using readable_lv[OF rd inv(1)] by (simp add: v_def)
+          using readable_lv[OF rd inv(1) xZ] by (simp add: v_def)
         show ?thesis
           using w same_data[OF e(1-3)] e(4) inv inv2 Op FetchInc vlv
           by (simp add: \<sigma>'_def s2_def set_reg_def sc_set_reg_def)
+      qed
       qed
     next
       case (SetReg r v)
@@ -738,7 +855,7 @@ proof -
     qed
     have pc_\<sigma>': "sc_pc \<sigma>' = (sc_pc \<sigma>)(t := Suc k)"
       by (simp add: \<sigma>'_def)
-    have "sim L h S P s' \<sigma>'"
+    have "sim L h Z S P s' \<sigma>'"
       using data assms(1) pcs s'(2) nxt take' pc_\<sigma>'
       by (auto simp: sim_def xs_def n_def)
     then show ?thesis using st by blast
@@ -747,8 +864,8 @@ qed
 
 lemma sim_reachable:
   assumes "s \<in> reachable L wb (compile S P) (initial (src_init P))"
-    and "l1_rows S A" "ops_of P \<subseteq> A" "homed L h P"
-  shows "\<exists>\<sigma>. (sc_initial P, \<sigma>) \<in> (sc_step P)\<^sup>* \<and> sim L h S P s \<sigma>"
+    and "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "homed_l2 L h Z B P"
+  shows "\<exists>\<sigma>. (sc_initial P, \<sigma>) \<in> (sc_step P)\<^sup>* \<and> sim L h Z S P s \<sigma>"
 proof -
   have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
     using assms(1) by (simp add: reachable_def)
@@ -758,7 +875,7 @@ proof -
     then show ?case using sim_initial by blast
   next
     case (step s1 s2)
-    then obtain \<sigma> where \<sigma>: "(sc_initial P, \<sigma>) \<in> (sc_step P)\<^sup>*" "sim L h S P s1 \<sigma>"
+    then obtain \<sigma> where \<sigma>: "(sc_initial P, \<sigma>) \<in> (sc_step P)\<^sup>*" "sim L h Z S P s1 \<sigma>"
       by blast
     from step.hyps(2) consider (thr) t where "t \<in> src_threads P" "step_thread L (compile S P) t s1 = Some s2"
       | (env) "s2 \<in> env_step L wb s1"
@@ -771,8 +888,8 @@ proof -
     then show ?case
     proof cases
       case thr
-      obtain \<sigma>' where \<sigma>': "(\<sigma>, \<sigma>') \<in> (sc_step P)\<^sup>=" "sim L h S P s2 \<sigma>'"
-        using sim_thread[OF \<sigma>(2) thr(1) thr(2) assms(2) assms(3) assms(4)] by blast
+      obtain \<sigma>' where \<sigma>': "(\<sigma>, \<sigma>') \<in> (sc_step P)\<^sup>=" "sim L h Z S P s2 \<sigma>'"
+        using sim_thread[OF \<sigma>(2) thr(1) thr(2) assms(2-5)] by blast
       have "(\<sigma>, \<sigma>') \<in> (sc_step P)\<^sup>*"
         using r_into_rtrancl[OF \<sigma>'(1)] by (simp only: rtrancl_reflcl)
       then have "(sc_initial P, \<sigma>') \<in> (sc_step P)\<^sup>*"
@@ -780,7 +897,7 @@ proof -
       then show ?thesis using \<sigma>'(2) by blast
     next
       case env
-      have "sim L h S P s2 \<sigma>"
+      have "sim L h Z S P s2 \<sigma>"
         by (rule sim_env[OF \<sigma>(2) env])
       then show ?thesis using \<sigma>(1) by blast
     qed
@@ -789,13 +906,15 @@ qed
 
 section \<open>The theorem\<close>
 
-text \<open>For every program whose locations are each accessed by one work-group
-  (h x, which the layout has, on a device it has), compiled by rows whose
-  one data instruction is an L1 access: every outcome of the machine,
-  under either write-back policy, is an SC outcome of the source program.
-  Race-freedom is not needed.\<close>
-theorem homed_outcomes_sc:
-  assumes "l1_rows S A" "ops_of P \<subseteq> A" "homed L h P"
+text \<open>For every program whose locations are each homed in a work-group
+  (h x, which the layout has, on a device it has) and accessed by it
+  through rows whose one data instruction is an L1 access, or homed in a
+  device (Z, the device of h x) and accessed by its threads through rows
+  whose one data instruction is an increment at its L2: every outcome of
+  the machine, under either write-back policy, is an SC outcome of the
+  source program. Race-freedom is not needed.\<close>
+theorem homed_l2_outcomes_sc:
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "homed_l2 L h Z B P"
     and "\<forall>x. h x \<in> wgs L \<and> dev_of L (h x) \<in> devs L"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> sc_outcomes P"
 proof
@@ -803,33 +922,41 @@ proof
   then obtain s where s: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     "is_final L (compile S P) s" "ob = (regs s, mem s)"
     by (auto simp: outcomes_def)
-  obtain \<sigma> where \<sigma>: "(sc_initial P, \<sigma>) \<in> (sc_step P)\<^sup>*" "sim L h S P s \<sigma>"
-    using sim_reachable[OF s(1) assms(1-3)] by blast
+  obtain \<sigma> where \<sigma>: "(sc_initial P, \<sigma>) \<in> (sc_step P)\<^sup>*" "sim L h Z S P s \<sigma>"
+    using sim_reachable[OF s(1) assms(1-4)] by blast
   have mem: "sc_mem \<sigma> = mem s"
   proof
     fix x
     have "\<not> dirty (l1 s (h x) x)" "\<not> dirty (l2 s (dev_of L (h x)) x)"
-      using s(2) assms(4) by (auto simp: is_final_def)
+      using s(2) assms(5) by (auto simp: is_final_def)
     then show "sc_mem \<sigma> x = mem s x"
       using \<sigma>(2) by (simp add: sim_def lv_def)
   qed
   have fin: "\<forall>t \<in> src_threads P. sc_pc \<sigma> t \<ge> length (src_code P t)"
   proof
     fix t assume t: "t \<in> src_threads P"
-    have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A"
-      using assms(2) t by (auto simp: ops_of_def)
+    have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B"
+      using assms(3) t by (auto simp: ops_of_def)
     have "pc s t \<ge> length (instrs (compile S P) t)"
       using s(2) t by (auto simp: is_final_def compile_def)
     then have "sc_pc \<sigma> t = length (filter visible (instrs (compile S P) t))"
       using \<sigma>(2) t by (simp add: sim_def)
     then show "sc_pc \<sigma> t \<ge> length (src_code P t)"
-      using compiled_code(1)[OF assms(1) ops] by (simp add: compile_def)
+      using compiled_code(1)[OF assms(1,2) ops] by (simp add: compile_def)
   qed
   have "ob = (sc_regs \<sigma>, sc_mem \<sigma>)"
     using s(3) \<sigma>(2) mem by (simp add: sim_def)
   then show "ob \<in> sc_outcomes P"
     using \<sigma>(1) fin by (auto simp: sc_outcomes_def)
 qed
+
+text \<open>Every location homed in a work-group.\<close>
+corollary homed_outcomes_sc:
+  assumes "l1_rows S A" "ops_of P \<subseteq> A" "homed L h P"
+    and "\<forall>x. h x \<in> wgs L \<and> dev_of L (h x) \<in> devs L"
+  shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> sc_outcomes P"
+  using homed_l2_outcomes_sc[OF assms(1) l2_rows_empty _ homed_homed_l2[OF assms(3)] assms(4)] assms(2)
+  by simp
 
 text \<open>All threads in one work-group w: every location's home is w.\<close>
 corollary one_work_group_outcomes_sc:
@@ -850,6 +977,12 @@ theorem homed_outcomes_allowed:
     and "\<forall>x. h x \<in> wgs L \<and> dev_of L (h x) \<in> devs L" "\<not> racy L P"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> allowed L P"
   using homed_outcomes_sc[OF assms(1-4)] allows_sc[OF assms(5)] by blast
+
+theorem homed_l2_outcomes_allowed:
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "homed_l2 L h Z B P"
+    and "\<forall>x. h x \<in> wgs L \<and> dev_of L (h x) \<in> devs L" "\<not> racy L P"
+  shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> allowed L P"
+  using homed_l2_outcomes_sc[OF assms(1-5)] allows_sc[OF assms(6)] by blast
 
 end
 
@@ -1892,6 +2025,22 @@ proof -
     unfolding sound_on_def
     using homed_outcomes_allowed[OF assms(1) assms(3) assms(4) assms(5)]
       scheme_deadlock_free[OF assms(2) _ assms(6)]
+    by blast
+qed
+
+text \<open>The same for the class with locations homed in a device and
+  incremented at its L2 (rsp-new's device and remote RMWs).\<close>
+theorem homed_l2_sound_on:
+  assumes "l1_rows S A" "l2_rows S B" "disciplined_scheme S" "ops_of P \<subseteq> A \<union> B"
+    and "homed_l2 L h Z B P" "\<forall>x. h x \<in> wgs L \<and> dev_of L (h x) \<in> devs L" "well_placed L P"
+  shows "sound_on L wb S P"
+proof -
+  have "compilable S P"
+    using assms(1,2,4) by (fastforce simp: compilable_def l1_rows_def l2_rows_def)
+  then show ?thesis
+    unfolding sound_on_def
+    using homed_l2_outcomes_allowed[OF assms(1) assms(2) assms(4) assms(5) assms(6)]
+      scheme_deadlock_free[OF assms(3) _ assms(7)]
     by blast
 qed
 
