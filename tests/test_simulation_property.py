@@ -33,11 +33,13 @@ def _op(kind: str, x: str, r: str, order: str, scope: str, remote: bool = False,
     return f"atomic_store_explicit{tail}({x}, {value}, memory_order_{order}, memory_scope_{scope});"
 
 
-def _litmus(name: str, locs: str, threads: list, groups: str) -> str:
+def _litmus(name: str, locs: str, threads: list, groups: str, exists: str = "x=0") -> str:
     """An OpenCL litmus test of the threads' texts, every location 0 at first."""
     init = " ".join(f"[{x}]=0;" for x in locs)
     return (
-        f"OpenCL {name}\n{{\n  {init}\n}}\n\n" + "\n".join(threads) + f"\nscopeTree (device {groups})\nexists (x=0)\n"
+        f"OpenCL {name}\n{{\n  {init}\n}}\n\n"
+        + "\n".join(threads)
+        + f"\nscopeTree (device {groups})\nexists ({exists})\n"
     )
 
 
@@ -100,6 +102,69 @@ def test_outside_the_class_the_explorer_finds_what_the_theorem_leaves_out():
     assert r.sound is False and any(c.kind == "outcome" for c in r.counterexamples)
     r = hrf.soundness(CORPUS / "rsp/rmw-dev-vs-wg.litmus", "hrf-cache", model="sc")
     assert r.sound is False and any(c.outcome and c.outcome.get("x") == 1 for c in r.counterexamples)
+
+
+# Hrf_Simulation's homed_l2_outcomes_sc: besides locations homed in a
+# work-group, locations homed in a device and accessed by its threads only
+# through L2 rows (device and remote RMWs, performed at the L2): a counter
+# shared across work-groups. Every outcome is still an SC outcome.
+
+
+def _counter_program(rng: random.Random, k: int, remote: bool) -> str:
+    """Two work-groups: P0 and P1 share x (homed in the first), P2 owns z;
+    all three increment the counter c, homed in the device, by device-scope
+    RMWs (remote or not, where the scheme has a remote RMW), between their
+    other operations."""
+    homes = [("P0", "x"), ("P1", "x"), ("P2", "z")]
+    threads = []
+    for name, loc in homes:
+        body = []
+        for i in range(rng.randint(0, 2)):
+            kind = rng.choice(("load", "store", "rmw"))
+            value = rng.randint(1, 2) if kind == "store" else 0
+            body.append(_op(kind, loc, f"r{i}", _ORDER[kind], "work_group", value=value))
+        body.insert(
+            rng.randint(0, len(body)), _op("rmw", "c", "rc", "acq_rel", "device", remote and rng.random() < 0.4)
+        )
+        params = f"global atomic_int* {loc}, global atomic_int* c"
+        threads.append(f"{name} ({params}) {{\n  " + "\n  ".join(body) + "\n}\n")
+    return _litmus(f"counter{k}", "xzc", threads, "(work_group P0 P1) (work_group P2)", exists="c=0")
+
+
+@pytest.mark.parametrize("scheme", ["rsp-new", "rsp-old", "hrf-cache"])
+def test_the_explorer_shows_only_sc_outcomes_with_counters_homed_in_the_device(tmp_path, scheme):
+    from hrf.isabelle.schemes import l2_row
+
+    rows = get(scheme).rows
+    assert all(l1_row(op, rows[(op, "wg", False)].seq) for op in ("load", "store", "rmw"))
+    assert l2_row("rmw", rows[("rmw", "dev", False)].seq)
+    remote = l2_row("rmw", rows[("rmw", "dev", True)].seq) if ("rmw", "dev", True) in rows else False
+    rng = random.Random(11)
+    checked = 0
+    for k in range(12):
+        text = _counter_program(rng, k, remote)
+        path = tmp_path / f"counter{k}.litmus"
+        path.write_text(text)
+        r = hrf.soundness(path, scheme, model="sc")
+        assert r.complete and not r.racy_source, text
+        assert r.sound, (text, [(c.writeback, c.outcome) for c in r.counterexamples])
+        checked += 1
+    assert checked == 12
+
+
+def test_a_counter_incremented_in_two_l1s_loses_an_update(tmp_path):
+    # Control for the hypothesis that a location of Z is accessed only
+    # through L2 rows: two work-groups increment c with work-group-scope
+    # RMWs, which rsp-new performs in each work-group's L1 (an L1 row, but c
+    # has no home work-group). By hand: both L1s fetch c = 0 and increment
+    # it to 1; the second write-back overwrites the first, so c = 1 is
+    # reachable, which no SC execution gives (SC: c = 2).
+    inc = _op("rmw", "c", "r0", "acq_rel", "work_group")
+    threads = [f"P{t} (global atomic_int* c) {{\n  {inc}\n}}\n" for t in range(2)]
+    path = tmp_path / "counter-wg.litmus"
+    path.write_text(_litmus("counter-wg", "c", threads, "(work_group P0) (work_group P1)", exists="c=0"))
+    r = hrf.soundness(path, "rsp-new", model="sc")
+    assert r.sound is False and any(c.outcome and c.outcome.get("c") == 1 for c in r.counterexamples)
 
 
 # Deadlock freedom (Hrf_Simulation's scheme_deadlock_free, instantiated as

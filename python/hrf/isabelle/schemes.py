@@ -180,21 +180,25 @@ def scheme_theory(scheme) -> tuple:
         ops, ops_set = chosen(name, rows, l1_row)
         if not ops:
             return []
-        return [
-            f"text \\<open>The operations whose rows in {name} perform their access in the L1 "
-            "(Hrf_Simulation's l1_rows): on a program whose every location is accessed by the "
-            "threads of one work-group, whatever the layout and the write-back policy, every "
-            "outcome of the machine is an SC outcome of the source program.\\<close>",
-            f'lemma {name}_l1_rows: "l1_rows {name} {ops_set}"',
-            f"  by (simp add: l1_rows_def l1_row_def {name}_def {rows_defs(name)} access_def)",
-            "",
-            f"theorem {name}_homed_outcomes_sc:",
-            f'  "\\<forall>P L h wb. ops_of P \\<subseteq> {ops_set} \\<and> homed L h P',
-            "     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)",
-            f'     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P)) \\<subseteq> sc_outcomes P"',
-            f"  using homed_outcomes_sc[OF {name}_l1_rows] by blast",
-            "",
-        ] + (sound_on_theorem(name, ops_set) if disciplined else []) + l2_theorem(name, rows, ops_set, disciplined)
+        return (
+            [
+                f"text \\<open>The operations whose rows in {name} perform their access in the L1 "
+                "(Hrf_Simulation's l1_rows): on a program whose every location is accessed by the "
+                "threads of one work-group, whatever the layout and the write-back policy, every "
+                "outcome of the machine is an SC outcome of the source program.\\<close>",
+                f'lemma {name}_l1_rows: "l1_rows {name} {ops_set}"',
+                f"  by (simp add: l1_rows_def l1_row_def {name}_def {rows_defs(name)} access_def)",
+                "",
+                f"theorem {name}_homed_outcomes_sc:",
+                f'  "\\<forall>P L h wb. ops_of P \\<subseteq> {ops_set} \\<and> homed L h P',
+                "     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)",
+                f'     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P)) \\<subseteq> sc_outcomes P"',
+                f"  using homed_outcomes_sc[OF {name}_l1_rows] by blast",
+                "",
+            ]
+            + (sound_on_theorem(name, ops_set) if disciplined else [])
+            + l2_theorem(name, rows, ops_set, disciplined)
+        )
 
     def l2_theorem(name, rows, l1_set, disciplined):
         ops, ops_set = chosen(name, rows, l2_row)
