@@ -33,9 +33,10 @@ def _op(kind: str, x: str, r: str, order: str, scope: str, remote: bool = False,
     return f"atomic_store_explicit{tail}({x}, {value}, memory_order_{order}, memory_scope_{scope});"
 
 
-def _litmus(name: str, locs: str, threads: list, groups: str, exists: str = "x=0") -> str:
-    """An OpenCL litmus test of the threads' texts, every location 0 at first."""
-    init = " ".join(f"[{x}]=0;" for x in locs)
+def _litmus(name: str, locs: str, threads: list, groups: str, exists: str = "x=0", init: dict | None = None) -> str:
+    """An OpenCL litmus test of the threads' texts, every location 0 at
+    first unless `init` says otherwise."""
+    init = " ".join(f"[{x}]={(init or {}).get(x, 0)};" for x in locs)
     return (
         f"OpenCL {name}\n{{\n  {init}\n}}\n\n"
         + "\n".join(threads)
@@ -107,14 +108,16 @@ def test_outside_the_class_the_explorer_finds_what_the_theorem_leaves_out():
 # Hrf_Simulation's homed_l2_outcomes_sc: besides locations homed in a
 # work-group, locations homed in a device and accessed by its threads only
 # through L2 rows (device and remote RMWs, performed at the L2): a counter
-# shared across work-groups. Every outcome is still an SC outcome.
+# shared across work-groups; and read-only locations, loaded by any thread.
+# Every outcome is still an SC outcome.
 
 
 def _counter_program(rng: random.Random, k: int, remote: bool) -> str:
     """Two work-groups: P0 and P1 share x (homed in the first), P2 owns z;
     all three increment the counter c, homed in the device, by device-scope
     RMWs (remote or not, where the scheme has a remote RMW), between their
-    other operations."""
+    other operations; some load k (3 at first, read-only), at work-group or
+    device scope."""
     homes = [("P0", "x"), ("P1", "x"), ("P2", "z")]
     threads = []
     for name, loc in homes:
@@ -126,9 +129,13 @@ def _counter_program(rng: random.Random, k: int, remote: bool) -> str:
         body.insert(
             rng.randint(0, len(body)), _op("rmw", "c", "rc", "acq_rel", "device", remote and rng.random() < 0.4)
         )
-        params = f"global atomic_int* {loc}, global atomic_int* c"
+        if rng.random() < 0.5:
+            scope = rng.choice(("work_group", "device"))
+            body.insert(rng.randint(0, len(body)), _op("load", "k", "rk", "acquire", scope))
+        params = f"global atomic_int* {loc}, global atomic_int* c, global atomic_int* k"
         threads.append(f"{name} ({params}) {{\n  " + "\n  ".join(body) + "\n}\n")
-    return _litmus(f"counter{k}", "xzc", threads, "(work_group P0 P1) (work_group P2)", exists="c=0")
+    groups = "(work_group P0 P1) (work_group P2)"
+    return _litmus(f"counter{k}", "xzck", threads, groups, exists="c=0", init={"k": 3})
 
 
 @pytest.mark.parametrize("scheme", ["rsp-new", "rsp-old", "hrf-cache"])

@@ -208,14 +208,14 @@ def scheme_theory(scheme) -> tuple:
         out = [
             f"text \\<open>The operations whose rows in {name} perform their access as an increment at "
             "the device's L2 (Hrf_Simulation's l2_rows): on a program whose every location is homed "
-            "either in a work-group (accessed by its threads through the L1 rows above) or in a device "
-            "(accessed by its threads through these rows), every outcome of the machine is an SC "
-            "outcome of the source program.\\<close>",
+            "in a work-group (accessed by its threads through the L1 rows above), or in a device "
+            "(accessed by its threads through these rows), or read-only (loaded by any thread), every "
+            "outcome of the machine is an SC outcome of the source program.\\<close>",
             f'lemma {name}_l2_rows: "l2_rows {name} {ops_set}"',
             f"  by (simp add: l2_rows_def l2_row_def {name}_def {rows_defs(name)})",
             "",
             f"theorem {name}_homed_l2_outcomes_sc:",
-            f'  "\\<forall>P L h Z wb. ops_of P \\<subseteq> {both} \\<and> homed_l2 L h Z {ops_set} P',
+            f'  "\\<forall>P L h Z R wb. ops_of P \\<subseteq> {both} \\<and> homed_l2 L h Z R {ops_set} P',
             "     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)",
             f'     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P)) \\<subseteq> sc_outcomes P"',
             f"  using homed_l2_outcomes_sc[OF {name}_l1_rows {name}_l2_rows] by blast",
@@ -224,7 +224,7 @@ def scheme_theory(scheme) -> tuple:
         if disciplined:
             out += [
                 f"theorem (in sc_source_model) {name}_homed_l2_sound_on:",
-                f'  "\\<forall>P L h Z wb. ops_of P \\<subseteq> {both} \\<and> homed_l2 L h Z {ops_set} P '
+                f'  "\\<forall>P L h Z R wb. ops_of P \\<subseteq> {both} \\<and> homed_l2 L h Z R {ops_set} P '
                 "\\<and> well_placed L P",
                 "     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)",
                 f'     \\<longrightarrow> sound_on L wb {name} P"',

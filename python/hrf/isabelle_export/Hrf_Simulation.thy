@@ -7,7 +7,8 @@
    flushes, invalidations and locks; and besides, locations homed in a
    device, accessed by its threads only through rows whose one data
    instruction is an increment at its L2 (rsp-new's device and remote
-   RMWs: counters shared across work-groups). Step (3) of docs/isabelle.md's
+   RMWs: counters shared across work-groups), and read-only locations,
+   loaded by any thread. Step (3) of docs/isabelle.md's
    plan for that class: the machine's caches keep, for each location, one
    current value (lv), which every L1 access of the home work-group, and
    every L2 increment of the home device, reads and writes, whatever the
@@ -98,15 +99,17 @@ definition l2_row :: "src_op \<Rightarrow> row \<Rightarrow> bool" where
 definition l2_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> bool" where
   "l2_rows S B \<longleftrightarrow> (\<forall>a \<in> B. \<exists>rw. S a = Some rw \<and> l2_row a rw)"
 
-text \<open>Each location is homed in a work-group or in a device: a location
-  outside Z is accessed only by threads of its work-group h x, through the
-  operations outside B; a location of Z only by threads of the device of
-  h x, through the operations of B (increments at that device's L2).\<close>
-definition homed_l2 :: "layout \<Rightarrow> (addr \<Rightarrow> wid) \<Rightarrow> addr set \<Rightarrow> src_op set \<Rightarrow> src_program \<Rightarrow> bool" where
-  "homed_l2 L h Z B P \<longleftrightarrow> (\<forall>t \<in> src_threads P. \<forall>i \<in> set (src_code P t). \<forall>a r x. i = Op a r x \<longrightarrow>
-     (if a \<in> B then x \<in> Z \<and> dev_of L (wg_of L t) = dev_of L (h x) else x \<notin> Z \<and> wg_of L t = h x))"
+text \<open>Each location is homed in a work-group or in a device, or read-only:
+  a location outside Z and R is accessed only by threads of its work-group
+  h x, through the operations outside B; a location of Z only by threads of
+  the device of h x, through the operations of B (increments at that
+  device's L2); a location of R only by loads, of any thread.\<close>
+definition homed_l2 :: "layout \<Rightarrow> (addr \<Rightarrow> wid) \<Rightarrow> addr set \<Rightarrow> addr set \<Rightarrow> src_op set \<Rightarrow> src_program \<Rightarrow> bool" where
+  "homed_l2 L h Z R B P \<longleftrightarrow> (\<forall>t \<in> src_threads P. \<forall>i \<in> set (src_code P t). \<forall>a r x. i = Op a r x \<longrightarrow>
+     (if a \<in> B then x \<in> Z \<and> x \<notin> R \<and> dev_of L (wg_of L t) = dev_of L (h x)
+      else x \<notin> Z \<and> (if x \<in> R then (\<exists>sc rm. a = Load sc rm) else wg_of L t = h x)))"
 
-lemma homed_homed_l2: "homed L h P \<Longrightarrow> homed_l2 L h {} {} P"
+lemma homed_homed_l2: "homed L h P \<Longrightarrow> homed_l2 L h {} {} {} P"
   by (simp add: homed_def homed_l2_def)
 
 lemma l2_rows_empty [simp]: "l2_rows S {}"
@@ -552,6 +555,190 @@ proof -
   then show ?thesis using env_step_regs_pc_locks[OF assms(1)] by simp
 qed
 
+subsection \<open>Read-only locations\<close>
+
+text \<open>A location of R is loaded by any thread and written by none: it is
+  dirty nowhere, and each of its lines holds memory's value.\<close>
+definition ro_inv :: "addr set \<Rightarrow> state \<Rightarrow> bool" where
+  "ro_inv R s \<longleftrightarrow> (\<forall>x \<in> R.
+     (\<forall>w v hy f. l1 s w x = Some (v, hy, f) \<longrightarrow> v = mem s x \<and> hy = Clean)
+     \<and> (\<forall>d v hy f. l2 s d x = Some (v, hy, f) \<longrightarrow> v = mem s x \<and> hy = Clean))"
+
+lemma ro_clean: "ro_inv R s \<Longrightarrow> x \<in> R \<Longrightarrow> \<not> dirty (l1 s w x) \<and> \<not> dirty (l2 s d x)"
+  unfolding ro_inv_def dirty_iff by fastforce
+
+lemma ro_lv: "ro_inv R s \<Longrightarrow> x \<in> R \<Longrightarrow> lv L h s x = mem s x"
+  using ro_clean[of R s x] by (simp add: lv_def pick_def)
+
+lemma ro_read:
+  assumes "ro_inv R s" "x \<in> R" "readable (l1 s w x)"
+  shows "val_of (l1 s w x) = mem s x"
+proof -
+  obtain v hy where "l1 s w x = Some (v, hy, Valid)"
+    using assms(3) by (auto simp: readable_def split: option.splits prod.splits freshness.splits)
+  then show ?thesis using assms(1,2) unfolding ro_inv_def by fastforce
+qed
+
+lemma invalidate_Some: "invalidate e = Some (v, hy, f) \<Longrightarrow> \<exists>f'. e = Some (v, hy, f')"
+  by (auto simp: invalidate_def split: option.splits)
+
+lemma ro_same: "l1 s' = l1 s \<Longrightarrow> l2 s' = l2 s \<Longrightarrow> mem s' = mem s \<Longrightarrow> ro_inv R s' = ro_inv R s"
+  by (simp add: ro_inv_def)
+
+lemma ro_set_l1: "ro_inv R s \<Longrightarrow> (x \<in> R \<Longrightarrow> e = None \<or> (\<exists>f. e = Some (mem s x, Clean, f))) \<Longrightarrow> ro_inv R (set_l1 w x e s)"
+  unfolding ro_inv_def set_l1_def by auto
+
+lemma ro_set_l2: "ro_inv R s \<Longrightarrow> (x \<in> R \<Longrightarrow> e = None \<or> (\<exists>f. e = Some (mem s x, Clean, f))) \<Longrightarrow> ro_inv R (set_l2 d x e s)"
+  unfolding ro_inv_def set_l2_def by auto
+
+lemma ro_set_l1_out: "ro_inv R s \<Longrightarrow> x \<notin> R \<Longrightarrow> ro_inv R (set_l1 w x e s)"
+  by (rule ro_set_l1) simp_all
+
+lemma ro_set_l2_out: "ro_inv R s \<Longrightarrow> x \<notin> R \<Longrightarrow> ro_inv R (set_l2 d x e s)"
+  by (rule ro_set_l2) simp_all
+
+lemma ro_fifo: "ro_inv R (s\<lparr>l1_fifo := q\<rparr>) = ro_inv R s" "ro_inv R (s\<lparr>l2_fifo := q'\<rparr>) = ro_inv R s"
+  by (simp_all add: ro_inv_def)
+
+lemma ro_write_back_l1:
+  assumes "dirty (l1 s w x)" "ro_inv R s"
+  shows "ro_inv R (write_back_l1 L w x s)"
+proof -
+  have x: "x \<notin> R" using assms ro_clean by blast
+  obtain v f where l1: "l1 s w x = Some (v, Dirty, f)"
+    using assms(1) by (auto simp: dirty_iff)
+  have "ro_inv R (set_l2 (dev_of L w) x (Some (v, Dirty, Valid)) (set_l1 w x (Some (v, Clean, f)) s))"
+    using x assms(2) by (intro ro_set_l2 ro_set_l1) auto
+  then show ?thesis
+    using l1 by (simp add: write_back_l1_def enq_l2_def ro_inv_def)
+qed
+
+lemma ro_write_back_l2:
+  assumes "dirty (l2 s d x)" "ro_inv R s"
+  shows "ro_inv R (write_back_l2 d x s)"
+proof -
+  have x: "x \<notin> R" using assms ro_clean by blast
+  obtain v f where l2: "l2 s d x = Some (v, Dirty, f)"
+    using assms(1) by (auto simp: dirty_iff)
+  have "ro_inv R (s\<lparr>mem := (mem s)(x := v)\<rparr>)"
+  proof -
+    have "y \<in> R \<Longrightarrow> ((mem s)(x := v)) y = mem s y" for y using x by auto
+    then show ?thesis using assms(2) unfolding ro_inv_def by simp
+  qed
+  then have "ro_inv R (set_l2 d x (Some (v, Clean, f)) (s\<lparr>mem := (mem s)(x := v)\<rparr>))"
+    using x by (intro ro_set_l2) auto
+  then show ?thesis
+    using l2 by (simp add: write_back_l2_def)
+qed
+
+lemma env_step_ro:
+  assumes "s' \<in> env_step L wb s" "ro_inv R s"
+  shows "ro_inv R s'"
+  using env_step_cases[OF assms(1)]
+proof (elim disjE exE conjE)
+  fix w x assume f: "fetch_l1 L w x s = Some s'"
+  then have rd: "readable (l2 s (dev_of L w) x)"
+    and s': "s' = set_l1 w x (Some (val_of (l2 s (dev_of L w) x), Clean, Valid)) s"
+    by (auto simp: fetch_l1_def split: if_splits)
+  have "val_of (l2 s (dev_of L w) x) = mem s x" if "x \<in> R"
+  proof -
+    obtain v hy where "l2 s (dev_of L w) x = Some (v, hy, Valid)"
+      using rd by (auto simp: readable_def split: option.splits prod.splits freshness.splits)
+    then show ?thesis using assms(2) that unfolding ro_inv_def by fastforce
+  qed
+  then show ?thesis
+    unfolding s' using assms(2) by (intro ro_set_l1) auto
+next
+  fix d x assume "fetch_l2 d x s = Some s'"
+  then have s': "s' = set_l2 d x (Some (mem s x, Clean, Valid)) s"
+    by (auto simp: fetch_l2_def split: if_splits)
+  show ?thesis
+    unfolding s' using assms(2) by (intro ro_set_l2) auto
+next
+  fix w assume q: "dequeue_l1 L w s = Some s'"
+  show ?thesis
+  proof (cases "l1_fifo s w")
+    case Nil
+    with q show ?thesis by (simp add: dequeue_l1_def)
+  next
+    case (Cons e rest)
+    define s1 where "s1 = s\<lparr>l1_fifo := (l1_fifo s)(w := rest)\<rparr>"
+    have r1: "ro_inv R s1" using assms(2) by (simp add: s1_def ro_fifo)
+    have "s' = s1 \<or> (\<exists>x. dirty (l1 s1 w x) \<and> s' = write_back_l1 L w x s1)"
+      using q Cons by (cases e) (auto simp: dequeue_l1_def s1_def Let_def split: if_splits)
+    then show ?thesis using r1 ro_write_back_l1 by blast
+  qed
+next
+  fix d assume q: "dequeue_l2 d s = Some s'"
+  show ?thesis
+  proof (cases "l2_fifo s d")
+    case Nil
+    with q show ?thesis by (simp add: dequeue_l2_def)
+  next
+    case (Cons e rest)
+    define s1 where "s1 = s\<lparr>l2_fifo := (l2_fifo s)(d := rest)\<rparr>"
+    have r1: "ro_inv R s1" using assms(2) by (simp add: s1_def ro_fifo)
+    have "s' = s1 \<or> (\<exists>x. dirty (l2 s1 d x) \<and> s' = write_back_l2 d x s1)"
+      using q Cons by (cases e) (auto simp: dequeue_l2_def s1_def Let_def split: if_splits)
+    then show ?thesis using r1 ro_write_back_l2 by blast
+  qed
+next
+  fix w x assume "dirty (l1 s w x)" "s' = write_back_l1 L w x s"
+  then show ?thesis using assms(2) ro_write_back_l1 by simp
+next
+  fix d x assume "dirty (l2 s d x)" "s' = write_back_l2 d x s"
+  then show ?thesis using assms(2) ro_write_back_l2 by simp
+next
+  fix w x assume "\<not> dirty (l1 s w x)" "s' = set_l1 w x None s"
+  then show ?thesis using assms(2) ro_set_l1 by simp
+next
+  fix d x assume "\<not> dirty (l2 s d x)" "s' = set_l2 d x None s"
+  then show ?thesis using assms(2) ro_set_l2 by simp
+qed
+
+text \<open>A quiet instruction keeps it: an invalidation keeps a line's value
+  and hygiene.\<close>
+lemma quiet_ro:
+  assumes "exec L t i s = Some s'" "quiet i" "ro_inv R s"
+  shows "ro_inv R s'"
+proof (cases "\<exists>sc. i = INVL1 sc \<or> i = INVL2 sc")
+  case False
+  then have e: "l1 s' = l1 s" "l2 s' = l2 s" "mem s' = mem s"
+    using assms(1,2) by (cases i; auto simp: Let_def split: if_splits)+
+  show ?thesis using assms(3) ro_same[OF e] by simp
+next
+  case True
+  then obtain sc where "i = INVL1 sc \<or> i = INVL2 sc" by blast
+  then show ?thesis
+  proof
+    assume INVL1: "i = INVL1 sc"
+    have s': "l1 s' w y = l1 s w y \<or> l1 s' w y = invalidate (l1 s w y)" "l2 s' = l2 s" "mem s' = mem s" for w y
+      using assms(1) INVL1 by auto
+    show ?thesis unfolding ro_inv_def
+    proof (intro ballI, rule conjI; intro allI impI)
+      fix x w v hy f assume x: "x \<in> R" "l1 s' w x = Some (v, hy, f)"
+      then obtain f' where "l1 s w x = Some (v, hy, f')" using s'(1)[of w x] invalidate_Some by metis
+      then show "v = mem s' x \<and> hy = Clean" using assms(3) x(1) s'(3) unfolding ro_inv_def by fastforce
+    next
+      fix x d v hy f assume "x \<in> R" "l2 s' d x = Some (v, hy, f)"
+      then show "v = mem s' x \<and> hy = Clean" using assms(3) s'(2,3) unfolding ro_inv_def by fastforce
+    qed
+  next
+    assume INVL2: "i = INVL2 sc"
+    have s': "l2 s' d y = l2 s d y \<or> l2 s' d y = invalidate (l2 s d y)" "l1 s' = l1 s" "mem s' = mem s" for d y
+      using assms(1) INVL2 by auto
+    show ?thesis unfolding ro_inv_def
+    proof (intro ballI, rule conjI; intro allI impI)
+      fix x w v hy f assume "x \<in> R" "l1 s' w x = Some (v, hy, f)"
+      then show "v = mem s' x \<and> hy = Clean" using assms(3) s'(2,3) unfolding ro_inv_def by fastforce
+    next
+      fix x d v hy f assume x: "x \<in> R" "l2 s' d x = Some (v, hy, f)"
+      then obtain f' where "l2 s d x = Some (v, hy, f')" using s'(1)[of d x] invalidate_Some by metis
+      then show "v = mem s' x \<and> hy = Clean" using assms(3) x(1) s'(3) unfolding ro_inv_def by fastforce
+    qed
+  qed
+qed
+
 subsection \<open>Instructions of the home work-group\<close>
 
 text \<open>A quiet instruction changes neither the current values nor the
@@ -656,29 +843,29 @@ text \<open>A machine state and an SC state correspond when the registers agree,
   each thread's SC position counts the visible instructions it has done,
   the SC memory holds every location's current value, and the invariant
   holds.\<close>
-definition sim :: "layout \<Rightarrow> (addr \<Rightarrow> wid) \<Rightarrow> addr set \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> sc_state \<Rightarrow> bool" where
-  "sim L h Z S P s \<sigma> \<longleftrightarrow>
-     regs s = sc_regs \<sigma> \<and> sc_mem \<sigma> = lv L h s \<and> cache_inv L h Z s
+definition sim :: "layout \<Rightarrow> (addr \<Rightarrow> wid) \<Rightarrow> addr set \<Rightarrow> addr set \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> sc_state \<Rightarrow> bool" where
+  "sim L h Z R S P s \<sigma> \<longleftrightarrow>
+     regs s = sc_regs \<sigma> \<and> sc_mem \<sigma> = lv L h s \<and> cache_inv L h Z s \<and> ro_inv R s
      \<and> (\<forall>t \<in> src_threads P. sc_pc \<sigma> t = length (filter visible (take (pc s t) (instrs (compile S P) t))))"
 
-lemma sim_initial: "sim L h Z S P (initial (src_init P)) (sc_initial P)"
-  by (simp add: sim_def initial_def sc_initial_def lv_def[abs_def] pick_def cache_inv_def)
+lemma sim_initial: "sim L h Z R S P (initial (src_init P)) (sc_initial P)"
+  by (simp add: sim_def initial_def sc_initial_def lv_def[abs_def] pick_def cache_inv_def ro_inv_def)
 
 lemma sim_env:
-  assumes "sim L h Z S P s \<sigma>" "s' \<in> env_step L wb s"
-  shows "sim L h Z S P s' \<sigma>"
+  assumes "sim L h Z R S P s \<sigma>" "s' \<in> env_step L wb s"
+  shows "sim L h Z R S P s' \<sigma>"
 proof -
-  have "cache_inv L h Z s"
-    using assms(1) by (simp add: sim_def)
-  note e = env_step_inv[OF assms(2) this]
+  have "cache_inv L h Z s" "ro_inv R s"
+    using assms(1) by (simp_all add: sim_def)
+  note e = env_step_inv[OF assms(2) this(1)] env_step_ro[OF assms(2) this(2)]
   show ?thesis
     using assms(1) e by (simp add: sim_def)
 qed
 
 lemma sim_thread:
-  assumes "sim L h Z S P s \<sigma>" "t \<in> src_threads P" "step_thread L (compile S P) t s = Some s'"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and home: "homed_l2 L h Z B P"
-  shows "\<exists>\<sigma>'. (\<sigma>, \<sigma>') \<in> (sc_step P)\<^sup>= \<and> sim L h Z S P s' \<sigma>'"
+  assumes "sim L h Z R S P s \<sigma>" "t \<in> src_threads P" "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and home: "homed_l2 L h Z R B P"
+  shows "\<exists>\<sigma>'. (\<sigma>, \<sigma>') \<in> (sc_step P)\<^sup>= \<and> sim L h Z R S P s' \<sigma>'"
 proof -
   define xs where "xs = instrs (compile S P) t"
   define n where "n = pc s t"
@@ -709,18 +896,20 @@ proof -
   proof (cases "visible i")
     case False
     then have q: "quiet i" using vq by simp
-    have ci: "cache_inv L h Z s"
-      using assms(1) by (simp add: sim_def)
+    have ci: "cache_inv L h Z s" and ri: "ro_inv R s"
+      using assms(1) by (simp_all add: sim_def)
     have qi: "cache_inv L h Z (s'\<lparr>pc := pc s\<rparr>) \<and> lv L h (s'\<lparr>pc := pc s\<rparr>) = lv L h s
         \<and> regs (s'\<lparr>pc := pc s\<rparr>) = regs s"
       by (rule quiet_inv[OF s'(1) q ci])
     have "cache_inv L h Z (s'\<lparr>pc := pc s\<rparr>) = cache_inv L h Z s'" "lv L h (s'\<lparr>pc := pc s\<rparr>) = lv L h s'"
       using same_data[of "s'\<lparr>pc := pc s\<rparr>" s' L h] by simp_all
-    then have inv: "cache_inv L h Z s' \<and> lv L h s' = lv L h s \<and> regs s' = regs s"
+    moreover have "ro_inv R s'"
+      using quiet_ro[OF s'(1) q ri] ro_same[of "s'\<lparr>pc := pc s\<rparr>" s' R] by simp
+    ultimately have inv: "cache_inv L h Z s' \<and> ro_inv R s' \<and> lv L h s' = lv L h s \<and> regs s' = regs s"
       using qi by simp
     have "filter visible (take (Suc n) xs) = filter visible (take n xs)"
       using filter_take_Suc[OF n] False by (simp add: i_def)
-    then have "sim L h Z S P s' \<sigma>"
+    then have "sim L h Z R S P s' \<sigma>"
       using assms(1) inv pcs s'(2) nxt by (auto simp: sim_def xs_def n_def)
     then show ?thesis by blast
   next
@@ -738,15 +927,15 @@ proof -
       using assms(2) k kpc by (auto simp: sc_step_def \<sigma>'_def)
     have c_in: "src_code P t ! k \<in> set (src_code P t)"
       using k by simp
-    have inv: "cache_inv L h Z s" "sc_mem \<sigma> = lv L h s" "regs s = sc_regs \<sigma>"
+    have inv: "cache_inv L h Z s" "sc_mem \<sigma> = lv L h s" "regs s = sc_regs \<sigma>" "ro_inv R s"
       using assms(1) by (simp_all add: sim_def)
-    have data: "cache_inv L h Z s' \<and> sc_mem \<sigma>' = lv L h s' \<and> regs s' = sc_regs \<sigma>'"
+    have data: "cache_inv L h Z s' \<and> ro_inv R s' \<and> sc_mem \<sigma>' = lv L h s' \<and> regs s' = sc_regs \<sigma>'"
     proof (cases "src_code P t ! k")
       case (Op a r x)
       show ?thesis
       proof (cases "a \<in> B")
         case True
-        have hx: "dev_of L (wg_of L t) = dev_of L (h x)" and xZ: "x \<in> Z"
+        have hx: "dev_of L (wg_of L t) = dev_of L (h x)" and xZ: "x \<in> Z" and xR: "x \<notin> R"
           using home assms(2) c_in Op True by (auto simp: homed_l2_def)
         obtain sc rm where a: "a = FetchInc sc rm"
         proof (cases a)
@@ -774,31 +963,45 @@ proof -
           by (simp_all add: enq_l2_def set_l2_def)
         have vlv: "v = lv L h s x"
           using readable_l2_lv[OF rd[unfolded d_def] inv(1) xZ] by (simp add: v_def d_def)
+        have ro: "ro_inv R s'"
+          using ro_same[OF e(1-3)] ro_set_l2_out[OF ro_same[of s2 s, THEN iffD2, OF _ _ _ inv(4)] xR]
+          by (simp add: s2_def set_reg_def)
         show ?thesis
-          using w same_data[OF e(1-3)] e(4) inv inv2 Op a vlv
+          using w same_data[OF e(1-3)] e(4) inv inv2 Op a vlv ro
           by (simp add: \<sigma>'_def s2_def set_reg_def sc_set_reg_def)
       next
         case notB: False
-      have hx: "wg_of L t = h x" and xZ: "x \<notin> Z"
+      have xZ: "x \<notin> Z" and hx0: "x \<notin> R \<Longrightarrow> wg_of L t = h x" and xR0: "x \<in> R \<Longrightarrow> \<exists>sc rm. a = Load sc rm"
         using home assms(2) c_in Op notB by (auto simp: homed_l2_def)
       have ik: "i = access a r x" using ik Op notB by simp
       show ?thesis
       proof (cases a)
         case (Load sc rm)
+        define w where "w = wg_of L t"
         have i: "i = LD r x" using ik Op Load by (simp add: access_def)
-        then have rd: "readable (l1 s (h x) x)" and
-          s1: "s'\<lparr>pc := pc s\<rparr> = set_reg t r (val_of (l1 s (h x) x)) s"
-          using s'(1) hx by (auto simp: Let_def split: if_splits)
+        then have rd: "readable (l1 s w x)" and
+          s1: "s'\<lparr>pc := pc s\<rparr> = set_reg t r (val_of (l1 s w x)) s"
+          using s'(1) by (auto simp: Let_def w_def split: if_splits)
         have e: "l1 s' = l1 s" "l2 s' = l2 s" "mem s' = mem s"
-            "regs s' = regs (set_reg t r (val_of (l1 s (h x) x)) s)"
+            "regs s' = regs (set_reg t r (val_of (l1 s w x)) s)"
           using arg_cong[OF s1, of l1] arg_cong[OF s1, of l2] arg_cong[OF s1, of mem] arg_cong[OF s1, of regs]
           by (simp_all add: set_reg_def)
+        have val: "val_of (l1 s w x) = lv L h s x"
+        proof (cases "x \<in> R")
+          case True
+          then show ?thesis using ro_read[OF inv(4) True rd] ro_lv[OF inv(4) True] by simp
+        next
+          case False
+          then show ?thesis using readable_lv[OF _ inv(1) xZ] rd hx0 by (simp add: w_def)
+        qed
         show ?thesis
-          using same_data[OF e(1-3)] e(4) inv readable_lv[OF rd inv(1) xZ] Op Load
+          using same_data[OF e(1-3)] ro_same[OF e(1-3)] e(4) inv val Op Load
           by (simp add: \<sigma>'_def sc_set_reg_def set_reg_def)
       next
         case (Store sc rm)
         have i: "i = ST (ER r) x" using ik Op Store by (simp add: access_def)
+        have xR: "x \<notin> R" using xR0 Store by auto
+        have hx: "wg_of L t = h x" using hx0 xR by blast
         define v where "v = regs s t r"
         have s1: "s'\<lparr>pc := pc s\<rparr> = enq_l1 (h x) (Addr x) (set_l1 (h x) x (Some (v, Dirty, Valid)) s)"
           using s'(1) hx i by (auto simp: Let_def v_def split: if_splits)
@@ -812,12 +1015,14 @@ proof -
           using arg_cong[OF s1, of l1] arg_cong[OF s1, of l2] arg_cong[OF s1, of mem] arg_cong[OF s1, of regs]
           by (simp_all add: enq_l1_def set_l1_def)
         show ?thesis
-          using w same_data[OF e(1-3)] e(4) inv Op Store
+          using w same_data[OF e(1-3)] ro_same[OF e(1-3)] ro_set_l1_out[OF inv(4) xR] e(4) inv Op Store
           by (simp add: \<sigma>'_def v_def)
       next
         case (FetchInc sc rm)
         have i: "i = INCL1 r x" using ik Op FetchInc by (simp add: access_def)
-        then have rd: "readable (l1 s (h x) x)"
+        have xR: "x \<notin> R" using xR0 FetchInc by auto
+        have hx: "wg_of L t = h x" using hx0 xR by blast
+        from i have rd: "readable (l1 s (h x) x)"
           using s'(1) hx by (auto simp: Let_def split: if_splits)
         define v where "v = val_of (l1 s (h x) x)"
         define s2 where "s2 = set_reg t r v s"
@@ -836,8 +1041,11 @@ proof -
           by (simp_all add: enq_l1_def set_l1_def)
         have vlv: "v = lv L h s x"
           using readable_lv[OF rd inv(1) xZ] by (simp add: v_def)
+        have ro: "ro_inv R s'"
+          using ro_same[OF e(1-3)] ro_set_l1_out[OF ro_same[of s2 s, THEN iffD2, OF _ _ _ inv(4)] xR]
+          by (simp add: s2_def set_reg_def)
         show ?thesis
-          using w same_data[OF e(1-3)] e(4) inv inv2 Op FetchInc vlv
+          using w same_data[OF e(1-3)] e(4) inv inv2 Op FetchInc vlv ro
           by (simp add: \<sigma>'_def s2_def set_reg_def sc_set_reg_def)
       qed
       qed
@@ -850,12 +1058,12 @@ proof -
         using arg_cong[OF s1, of l1] arg_cong[OF s1, of l2] arg_cong[OF s1, of mem] arg_cong[OF s1, of regs]
         by (simp_all add: set_reg_def)
       show ?thesis
-        using same_data[OF e(1-3)] e(4) inv SetReg
+        using same_data[OF e(1-3)] ro_same[OF e(1-3)] e(4) inv SetReg
         by (simp add: \<sigma>'_def set_reg_def sc_set_reg_def)
     qed
     have pc_\<sigma>': "sc_pc \<sigma>' = (sc_pc \<sigma>)(t := Suc k)"
       by (simp add: \<sigma>'_def)
-    have "sim L h Z S P s' \<sigma>'"
+    have "sim L h Z R S P s' \<sigma>'"
       using data assms(1) pcs s'(2) nxt take' pc_\<sigma>'
       by (auto simp: sim_def xs_def n_def)
     then show ?thesis using st by blast
@@ -864,8 +1072,8 @@ qed
 
 lemma sim_reachable:
   assumes "s \<in> reachable L wb (compile S P) (initial (src_init P))"
-    and "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "homed_l2 L h Z B P"
-  shows "\<exists>\<sigma>. (sc_initial P, \<sigma>) \<in> (sc_step P)\<^sup>* \<and> sim L h Z S P s \<sigma>"
+    and "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "homed_l2 L h Z R B P"
+  shows "\<exists>\<sigma>. (sc_initial P, \<sigma>) \<in> (sc_step P)\<^sup>* \<and> sim L h Z R S P s \<sigma>"
 proof -
   have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
     using assms(1) by (simp add: reachable_def)
@@ -875,7 +1083,7 @@ proof -
     then show ?case using sim_initial by blast
   next
     case (step s1 s2)
-    then obtain \<sigma> where \<sigma>: "(sc_initial P, \<sigma>) \<in> (sc_step P)\<^sup>*" "sim L h Z S P s1 \<sigma>"
+    then obtain \<sigma> where \<sigma>: "(sc_initial P, \<sigma>) \<in> (sc_step P)\<^sup>*" "sim L h Z R S P s1 \<sigma>"
       by blast
     from step.hyps(2) consider (thr) t where "t \<in> src_threads P" "step_thread L (compile S P) t s1 = Some s2"
       | (env) "s2 \<in> env_step L wb s1"
@@ -888,7 +1096,7 @@ proof -
     then show ?case
     proof cases
       case thr
-      obtain \<sigma>' where \<sigma>': "(\<sigma>, \<sigma>') \<in> (sc_step P)\<^sup>=" "sim L h Z S P s2 \<sigma>'"
+      obtain \<sigma>' where \<sigma>': "(\<sigma>, \<sigma>') \<in> (sc_step P)\<^sup>=" "sim L h Z R S P s2 \<sigma>'"
         using sim_thread[OF \<sigma>(2) thr(1) thr(2) assms(2-5)] by blast
       have "(\<sigma>, \<sigma>') \<in> (sc_step P)\<^sup>*"
         using r_into_rtrancl[OF \<sigma>'(1)] by (simp only: rtrancl_reflcl)
@@ -897,7 +1105,7 @@ proof -
       then show ?thesis using \<sigma>'(2) by blast
     next
       case env
-      have "sim L h Z S P s2 \<sigma>"
+      have "sim L h Z R S P s2 \<sigma>"
         by (rule sim_env[OF \<sigma>(2) env])
       then show ?thesis using \<sigma>(1) by blast
     qed
@@ -910,11 +1118,12 @@ text \<open>For every program whose locations are each homed in a work-group
   (h x, which the layout has, on a device it has) and accessed by it
   through rows whose one data instruction is an L1 access, or homed in a
   device (Z, the device of h x) and accessed by its threads through rows
-  whose one data instruction is an increment at its L2: every outcome of
-  the machine, under either write-back policy, is an SC outcome of the
-  source program. Race-freedom is not needed.\<close>
+  whose one data instruction is an increment at its L2, or read-only (R,
+  loaded by any thread through L1 rows): every outcome of the machine,
+  under either write-back policy, is an SC outcome of the source program.
+  Race-freedom is not needed.\<close>
 theorem homed_l2_outcomes_sc:
-  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "homed_l2 L h Z B P"
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "homed_l2 L h Z R B P"
     and "\<forall>x. h x \<in> wgs L \<and> dev_of L (h x) \<in> devs L"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> sc_outcomes P"
 proof
@@ -922,7 +1131,7 @@ proof
   then obtain s where s: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     "is_final L (compile S P) s" "ob = (regs s, mem s)"
     by (auto simp: outcomes_def)
-  obtain \<sigma> where \<sigma>: "(sc_initial P, \<sigma>) \<in> (sc_step P)\<^sup>*" "sim L h Z S P s \<sigma>"
+  obtain \<sigma> where \<sigma>: "(sc_initial P, \<sigma>) \<in> (sc_step P)\<^sup>*" "sim L h Z R S P s \<sigma>"
     using sim_reachable[OF s(1) assms(1-4)] by blast
   have mem: "sc_mem \<sigma> = mem s"
   proof
@@ -979,7 +1188,7 @@ theorem homed_outcomes_allowed:
   using homed_outcomes_sc[OF assms(1-4)] allows_sc[OF assms(5)] by blast
 
 theorem homed_l2_outcomes_allowed:
-  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "homed_l2 L h Z B P"
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "homed_l2 L h Z R B P"
     and "\<forall>x. h x \<in> wgs L \<and> dev_of L (h x) \<in> devs L" "\<not> racy L P"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> allowed L P"
   using homed_l2_outcomes_sc[OF assms(1-5)] allows_sc[OF assms(6)] by blast
@@ -2032,7 +2241,7 @@ text \<open>The same for the class with locations homed in a device and
   incremented at its L2 (rsp-new's device and remote RMWs).\<close>
 theorem homed_l2_sound_on:
   assumes "l1_rows S A" "l2_rows S B" "disciplined_scheme S" "ops_of P \<subseteq> A \<union> B"
-    and "homed_l2 L h Z B P" "\<forall>x. h x \<in> wgs L \<and> dev_of L (h x) \<in> devs L" "well_placed L P"
+    and "homed_l2 L h Z R B P" "\<forall>x. h x \<in> wgs L \<and> dev_of L (h x) \<in> devs L" "well_placed L P"
   shows "sound_on L wb S P"
 proof -
   have "compilable S P"
