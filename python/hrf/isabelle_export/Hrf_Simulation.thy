@@ -440,56 +440,44 @@ lemma fifo_inv:
   "cache_inv L h Z (s\<lparr>l2_fifo := q'\<rparr>) = cache_inv L h Z s" "lv L h (s\<lparr>l2_fifo := q'\<rparr>) = lv L h s"
   using same_data[of "s\<lparr>l1_fifo := q\<rparr>" s L h] same_data[of "s\<lparr>l2_fifo := q'\<rparr>" s L h] by simp_all
 
+text \<open>A dequeue pops the fifo's head, and writes back the line it names
+  if that line is dirty.\<close>
+lemma dequeue_l1_cases:
+  assumes "dequeue_l1 L w s = Some s'"
+  obtains q where "s' = s\<lparr>l1_fifo := q\<rparr>"
+  | q x where "dirty (l1 s w x)" "s' = write_back_l1 L w x (s\<lparr>l1_fifo := q\<rparr>)"
+  using assms by (auto simp: dequeue_l1_def Let_def split: list.splits fifo_el.splits if_splits)
+
+lemma dequeue_l2_cases:
+  assumes "dequeue_l2 d s = Some s'"
+  obtains q where "s' = s\<lparr>l2_fifo := q\<rparr>"
+  | q x where "dirty (l2 s d x)" "s' = write_back_l2 d x (s\<lparr>l2_fifo := q\<rparr>)"
+  using assms by (auto simp: dequeue_l2_def Let_def split: list.splits fifo_el.splits if_splits)
+
 lemma dequeue_l1_inv:
   assumes "dequeue_l1 L w s = Some s'" "cache_inv L h Z s"
   shows "cache_inv L h Z s' \<and> lv L h s' = lv L h s"
-proof (cases "l1_fifo s w")
-  case Nil
-  with assms show ?thesis by (simp add: dequeue_l1_def)
+  using assms(1)
+proof (cases rule: dequeue_l1_cases)
+  case (1 q)
+  then show ?thesis using assms(2) by (simp add: fifo_inv)
 next
-  case (Cons e rest)
-  define s1 where "s1 = s\<lparr>l1_fifo := (l1_fifo s)(w := rest)\<rparr>"
-  have c1: "cache_inv L h Z s1" "lv L h s1 = lv L h s"
-    using assms(2) by (simp_all add: s1_def fifo_inv)
-  have "s' = s1 \<or> (\<exists>x. dirty (l1 s1 w x) \<and> s' = write_back_l1 L w x s1)"
-    using assms(1) Cons
-    by (cases e) (auto simp: dequeue_l1_def s1_def Let_def split: if_splits)
+  case (2 q x)
   then show ?thesis
-  proof
-    assume "s' = s1"
-    then show ?thesis using c1 by simp
-  next
-    assume "\<exists>x. dirty (l1 s1 w x) \<and> s' = write_back_l1 L w x s1"
-    then obtain x where "dirty (l1 s1 w x)" "s' = write_back_l1 L w x s1"
-      by blast
-    then show ?thesis using write_back_l1_inv[OF _ c1(1)] c1(2) by simp
-  qed
+    using write_back_l1_inv[of "s\<lparr>l1_fifo := q\<rparr>" w x L h Z] assms(2) by (simp add: fifo_inv)
 qed
 
 lemma dequeue_l2_inv:
   assumes "dequeue_l2 d s = Some s'" "cache_inv L h Z s"
   shows "cache_inv L h Z s' \<and> lv L h s' = lv L h s"
-proof (cases "l2_fifo s d")
-  case Nil
-  with assms show ?thesis by (simp add: dequeue_l2_def)
+  using assms(1)
+proof (cases rule: dequeue_l2_cases)
+  case (1 q)
+  then show ?thesis using assms(2) by (simp add: fifo_inv)
 next
-  case (Cons e rest)
-  define s1 where "s1 = s\<lparr>l2_fifo := (l2_fifo s)(d := rest)\<rparr>"
-  have c1: "cache_inv L h Z s1" "lv L h s1 = lv L h s"
-    using assms(2) by (simp_all add: s1_def fifo_inv)
-  have "s' = s1 \<or> (\<exists>x. dirty (l2 s1 d x) \<and> s' = write_back_l2 d x s1)"
-    using assms(1) Cons
-    by (cases e) (auto simp: dequeue_l2_def s1_def Let_def split: if_splits)
+  case (2 q x)
   then show ?thesis
-  proof
-    assume "s' = s1"
-    then show ?thesis using c1 by simp
-  next
-    assume "\<exists>x. dirty (l2 s1 d x) \<and> s' = write_back_l2 d x s1"
-    then obtain x where "dirty (l2 s1 d x)" "s' = write_back_l2 d x s1"
-      by blast
-    then show ?thesis using write_back_l2_inv[OF _ c1(1)] c1(2) by simp
-  qed
+    using write_back_l2_inv[of "s\<lparr>l2_fifo := q\<rparr>" d x L h Z] assms(2) by (simp add: fifo_inv)
 qed
 
 lemma env_step_cases:
@@ -655,33 +643,19 @@ next
   show ?thesis
     unfolding s' using assms(2) by (intro ro_set_l2) auto
 next
-  fix w assume q: "dequeue_l1 L w s = Some s'"
-  show ?thesis
-  proof (cases "l1_fifo s w")
-    case Nil
-    with q show ?thesis by (simp add: dequeue_l1_def)
-  next
-    case (Cons e rest)
-    define s1 where "s1 = s\<lparr>l1_fifo := (l1_fifo s)(w := rest)\<rparr>"
-    have r1: "ro_inv R s1" using assms(2) by (simp add: s1_def ro_fifo)
-    have "s' = s1 \<or> (\<exists>x. dirty (l1 s1 w x) \<and> s' = write_back_l1 L w x s1)"
-      using q Cons by (cases e) (auto simp: dequeue_l1_def s1_def Let_def split: if_splits)
-    then show ?thesis using r1 ro_write_back_l1 by blast
-  qed
+  fix w assume "dequeue_l1 L w s = Some s'"
+  then show ?thesis
+  proof (cases rule: dequeue_l1_cases)
+    case (2 q x)
+    then show ?thesis using ro_write_back_l1[of "s\<lparr>l1_fifo := q\<rparr>" w x R L] assms(2) by (simp add: ro_fifo)
+  qed (use assms(2) in \<open>simp add: ro_fifo\<close>)
 next
-  fix d assume q: "dequeue_l2 d s = Some s'"
-  show ?thesis
-  proof (cases "l2_fifo s d")
-    case Nil
-    with q show ?thesis by (simp add: dequeue_l2_def)
-  next
-    case (Cons e rest)
-    define s1 where "s1 = s\<lparr>l2_fifo := (l2_fifo s)(d := rest)\<rparr>"
-    have r1: "ro_inv R s1" using assms(2) by (simp add: s1_def ro_fifo)
-    have "s' = s1 \<or> (\<exists>x. dirty (l2 s1 d x) \<and> s' = write_back_l2 d x s1)"
-      using q Cons by (cases e) (auto simp: dequeue_l2_def s1_def Let_def split: if_splits)
-    then show ?thesis using r1 ro_write_back_l2 by blast
-  qed
+  fix d assume "dequeue_l2 d s = Some s'"
+  then show ?thesis
+  proof (cases rule: dequeue_l2_cases)
+    case (2 q x)
+    then show ?thesis using ro_write_back_l2[of "s\<lparr>l2_fifo := q\<rparr>" d x R] assms(2) by (simp add: ro_fifo)
+  qed (use assms(2) in \<open>simp add: ro_fifo\<close>)
 next
   fix w x assume "dirty (l1 s w x)" "s' = write_back_l1 L w x s"
   then show ?thesis using assms(2) ro_write_back_l1 by simp
@@ -698,45 +672,36 @@ qed
 
 text \<open>A quiet instruction keeps it: an invalidation keeps a line's value
   and hygiene.\<close>
+lemma ro_invalidate:
+  assumes "ro_inv R s" "mem s' = mem s"
+    "\<forall>w y. l1 s' w y = l1 s w y \<or> l1 s' w y = invalidate (l1 s w y)"
+    "\<forall>d y. l2 s' d y = l2 s d y \<or> l2 s' d y = invalidate (l2 s d y)"
+  shows "ro_inv R s'"
+  unfolding ro_inv_def
+proof (intro ballI, rule conjI; intro allI impI)
+  fix x w v hy f assume x: "x \<in> R" "l1 s' w x = Some (v, hy, f)"
+  then obtain f' where "l1 s w x = Some (v, hy, f')" using assms(3) invalidate_Some by metis
+  then show "v = mem s' x \<and> hy = Clean" using assms(1,2) x(1) unfolding ro_inv_def by fastforce
+next
+  fix x d v hy f assume x: "x \<in> R" "l2 s' d x = Some (v, hy, f)"
+  then obtain f' where "l2 s d x = Some (v, hy, f')" using assms(4) invalidate_Some by metis
+  then show "v = mem s' x \<and> hy = Clean" using assms(1,2) x(1) unfolding ro_inv_def by fastforce
+qed
+
 lemma quiet_ro:
   assumes "exec L t i s = Some s'" "quiet i" "ro_inv R s"
   shows "ro_inv R s'"
 proof (cases "\<exists>sc. i = INVL1 sc \<or> i = INVL2 sc")
+  case True
+  then have "mem s' = mem s" "\<forall>w y. l1 s' w y = l1 s w y \<or> l1 s' w y = invalidate (l1 s w y)"
+    "\<forall>d y. l2 s' d y = l2 s d y \<or> l2 s' d y = invalidate (l2 s d y)"
+    using assms(1) by auto
+  then show ?thesis by (rule ro_invalidate[OF assms(3)])
+next
   case False
   then have e: "l1 s' = l1 s" "l2 s' = l2 s" "mem s' = mem s"
     using assms(1,2) by (cases i; auto simp: Let_def split: if_splits)+
   show ?thesis using assms(3) ro_same[OF e] by simp
-next
-  case True
-  then obtain sc where "i = INVL1 sc \<or> i = INVL2 sc" by blast
-  then show ?thesis
-  proof
-    assume INVL1: "i = INVL1 sc"
-    have s': "l1 s' w y = l1 s w y \<or> l1 s' w y = invalidate (l1 s w y)" "l2 s' = l2 s" "mem s' = mem s" for w y
-      using assms(1) INVL1 by auto
-    show ?thesis unfolding ro_inv_def
-    proof (intro ballI, rule conjI; intro allI impI)
-      fix x w v hy f assume x: "x \<in> R" "l1 s' w x = Some (v, hy, f)"
-      then obtain f' where "l1 s w x = Some (v, hy, f')" using s'(1)[of w x] invalidate_Some by metis
-      then show "v = mem s' x \<and> hy = Clean" using assms(3) x(1) s'(3) unfolding ro_inv_def by fastforce
-    next
-      fix x d v hy f assume "x \<in> R" "l2 s' d x = Some (v, hy, f)"
-      then show "v = mem s' x \<and> hy = Clean" using assms(3) s'(2,3) unfolding ro_inv_def by fastforce
-    qed
-  next
-    assume INVL2: "i = INVL2 sc"
-    have s': "l2 s' d y = l2 s d y \<or> l2 s' d y = invalidate (l2 s d y)" "l1 s' = l1 s" "mem s' = mem s" for d y
-      using assms(1) INVL2 by auto
-    show ?thesis unfolding ro_inv_def
-    proof (intro ballI, rule conjI; intro allI impI)
-      fix x w v hy f assume "x \<in> R" "l1 s' w x = Some (v, hy, f)"
-      then show "v = mem s' x \<and> hy = Clean" using assms(3) s'(2,3) unfolding ro_inv_def by fastforce
-    next
-      fix x d v hy f assume x: "x \<in> R" "l2 s' d x = Some (v, hy, f)"
-      then obtain f' where "l2 s d x = Some (v, hy, f')" using s'(1)[of d x] invalidate_Some by metis
-      then show "v = mem s' x \<and> hy = Clean" using assms(3) x(1) s'(3) unfolding ro_inv_def by fastforce
-    qed
-  qed
 qed
 
 subsection \<open>Instructions of the home work-group\<close>
