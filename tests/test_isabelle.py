@@ -201,6 +201,11 @@ def test_model_without_axioms_translates_to_true():
     assert "no_axioms_consistent X \\<longleftrightarrow> True" in mt.text
 
 
+def _claimed(text: str) -> list:
+    """The names of a theory's lemmas and theorems (in a locale or not)."""
+    return re.findall(r"^(?:lemma|theorem) (?:\(in sc_source_model\) )?(\w+):", text, re.M)
+
+
 def test_scheme_theory_states_a_goal_per_row_and_claims_none():
     """A scheme's rows and soundness are goals (definitions), not lemmas: no
     sorry, no quick_and_dirty (over an arbitrary source model they do not
@@ -214,7 +219,7 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
         assert len(goals) == len(s.rows) + len(s.several_devices)
         assert not re.search(r"\b(sorry|oops|quick_and_dirty|axiomatization)\b", text)
         c = safe_name(s.name, "S").lower()
-        claimed = re.findall(r"^(?:lemma|theorem) (?:\(in sc_source_model\) )?(\w+):", text, re.M)
+        claimed = _claimed(text)
         simulation = (
             "l1_rows",
             "homed_outcomes_sc",
@@ -295,7 +300,7 @@ def test_the_disciplined_schemes_are_those_taking_rmw_locks_in_brackets():
     claimed = {}
     for name in ("rsp-new", "rsp-old", "hrf-cache", "hrf-cache-locked"):
         text = scheme_theory(name)[1]
-        claimed[name] = set(re.findall(r"^(?:lemma|theorem) (?:\(in sc_source_model\) )?(\w+):", text, re.M))
+        claimed[name] = set(_claimed(text))
     assert {
         "rsp_new_deadlock_free",
         "rsp_new_several_devices_deadlock_free",

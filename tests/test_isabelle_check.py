@@ -221,28 +221,25 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
     assert done.returncode == 0 and f"TOTAL: {n} of {n} theories loaded" in done.stdout, done.stdout[-3000:]
     path = tmp_path / "Scheme_rsp_new.thy"
     text = path.read_text()
-    planted, k = re.subn(r'(lemma rsp_new_l1_rows: "l1_rows rsp_new \{)', r"\1FetchInc Device False, ", text)
-    assert k == 1
-    path.write_text(planted)
-    done = check("Scheme_rsp_new")
-    assert done.returncode != 0 and "RESULT Scheme_rsp_new: FAILED" in done.stdout
+
+    def fails(pattern, replacement, lemma=None):
+        """rsp-new's theory with one planted change fails, at the proof of
+        `lemma` where one is named."""
+        planted, k = re.subn(pattern, replacement, text)
+        assert k == 1
+        path.write_text(planted)
+        done = check("Scheme_rsp_new")
+        assert done.returncode != 0 and "RESULT Scheme_rsp_new: FAILED" in done.stdout
+        if lemma:
+            line = planted[: planted.index(f"lemma {lemma}:")].count("\n") + 2  # its proof
+            assert f"(line {line} of" in done.stdout, done.stdout[-3000:]
+
+    fails(r'(lemma rsp_new_l1_rows: "l1_rows rsp_new \{)', r"\1FetchInc Device False, ")
     # Planted: the work-group RMW's row without its UNLKrmw (a lock held
     # for ever): rsp_new_disciplined, and so its deadlock freedom, fail.
-    unlocked, k = re.subn(r"\[LKrmw WG, INCL1 r x, UNLKrmw WG\]", "[LKrmw WG, INCL1 r x]", text)
-    assert k == 1
-    path.write_text(unlocked)
-    done = check("Scheme_rsp_new")
-    assert done.returncode != 0 and "RESULT Scheme_rsp_new: FAILED" in done.stdout
-    line = unlocked[: unlocked.index("lemma rsp_new_disciplined:")].count("\n") + 2  # its proof
-    assert f"(line {line} of" in done.stdout, done.stdout[-3000:]
+    fails(r"\[LKrmw WG, INCL1 r x, UNLKrmw WG\]", "[LKrmw WG, INCL1 r x]", "rsp_new_disciplined")
     # Planted: the work-group RMW (performed in the L1) among the L2 rows.
-    l2, k = re.subn(r'(lemma rsp_new_l2_rows: "l2_rows rsp_new \{)', r"\1FetchInc WorkGroup False, ", text)
-    assert k == 1
-    path.write_text(l2)
-    done = check("Scheme_rsp_new")
-    assert done.returncode != 0 and "RESULT Scheme_rsp_new: FAILED" in done.stdout
-    line = l2[: l2.index("lemma rsp_new_l2_rows:")].count("\n") + 2
-    assert f"(line {line} of" in done.stdout, done.stdout[-3000:]
+    fails(r'(lemma rsp_new_l2_rows: "l2_rows rsp_new \{)', r"\1FetchInc WorkGroup False, ", "rsp_new_l2_rows")
 
 
 def test_a_family_theory_loads_and_a_planted_outcome_breaks_it(tmp_path):

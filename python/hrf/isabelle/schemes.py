@@ -31,13 +31,17 @@ _QUIET = {"FLUL1", "FLUL2", "INVL1", "INVL2", "LK", "UNLK", "LKrmw", "UNLKrmw"}
 _UNLOCKED = {"LD", "ST", "RMWL1", "RMWL2", "FLUL1", "FLUL2", "INVL1", "INVL2"}
 
 
+def _data_words(seq) -> list:
+    """A row's instructions that are not quiet (Hrf_Simulation's visible
+    ones), by name."""
+    return [w for w in (word.split()[0] for word in seq) if w not in _QUIET]
+
+
 def l1_row(op: str, seq) -> bool:
     """Whether a row is one of Hrf_Simulation's L1 rows (its theorem then
     applies to programs using it): hrf chooses the rows, Isabelle proves
     that they are (`<scheme>_l1_rows`)."""
-    words = [w.split()[0] for w in seq]
-    access = [w for w in words if w not in _QUIET]
-    return access == [_L1_ACCESS[op]]
+    return _data_words(seq) == [_L1_ACCESS[op]]
 
 
 def l2_row(op: str, seq) -> bool:
@@ -45,8 +49,7 @@ def l2_row(op: str, seq) -> bool:
     data instruction is the increment at the device's L2 (RMWL2), every
     other one quiet. Its theorem covers locations homed in a device and
     accessed only through such rows (`<scheme>_l2_rows`)."""
-    words = [w.split()[0] for w in seq]
-    return op == "rmw" and [w for w in words if w not in _QUIET] == ["RMWL2"]
+    return op == "rmw" and _data_words(seq) == ["RMWL2"]
 
 
 def disciplined_row(seq) -> bool:
@@ -180,29 +183,28 @@ def scheme_theory(scheme) -> tuple:
         ops, ops_set = chosen(name, rows, l1_row)
         if not ops:
             return []
-        return (
-            [
-                f"text \\<open>The operations whose rows in {name} perform their access in the L1 "
-                "(Hrf_Simulation's l1_rows): on a program whose every location is accessed by the "
-                "threads of one work-group, whatever the layout and the write-back policy, every "
-                "outcome of the machine is an SC outcome of the source program.\\<close>",
-                f'lemma {name}_l1_rows: "l1_rows {name} {ops_set}"',
-                f"  by (simp add: l1_rows_def l1_row_def {name}_def {rows_defs(name)} access_def)",
-                "",
-                f"theorem {name}_homed_outcomes_sc:",
-                f'  "\\<forall>P L h wb. ops_of P \\<subseteq> {ops_set} \\<and> homed L h P',
-                "     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)",
-                f'     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P)) \\<subseteq> sc_outcomes P"',
-                f"  using homed_outcomes_sc[OF {name}_l1_rows] by blast",
-                "",
-            ]
-            + (sound_on_theorem(name, ops_set) if disciplined else [])
-            + l2_theorem(name, rows, ops_set, disciplined)
-        )
+        return [
+            f"text \\<open>The operations whose rows in {name} perform their access in the L1 "
+            "(Hrf_Simulation's l1_rows): on a program whose every location is accessed by the "
+            "threads of one work-group, whatever the layout and the write-back policy, every "
+            "outcome of the machine is an SC outcome of the source program.\\<close>",
+            f'lemma {name}_l1_rows: "l1_rows {name} {ops_set}"',
+            f"  by (simp add: l1_rows_def l1_row_def {name}_def {rows_defs(name)} access_def)",
+            "",
+            f"theorem {name}_homed_outcomes_sc:",
+            f'  "\\<forall>P L h wb. ops_of P \\<subseteq> {ops_set} \\<and> homed L h P',
+            "     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)",
+            f'     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P)) \\<subseteq> sc_outcomes P"',
+            f"  using homed_outcomes_sc[OF {name}_l1_rows] by blast",
+            "",
+        ] + (sound_on_theorem(name, ops_set) if disciplined else [])
 
-    def l2_theorem(name, rows, l1_set, disciplined):
+    def l2_theorem(name, rows, disciplined):
+        """The L2 rows, with the theorems for the class they widen (over the
+        L1 rows' lemma: none without L1 rows)."""
         ops, ops_set = chosen(name, rows, l2_row)
-        if not ops:
+        l1_ops, l1_set = chosen(name, rows, l1_row)
+        if not ops or not l1_ops:
             return []
         both = f"{l1_set} \\<union> {ops_set}"
         out = [
@@ -270,12 +272,14 @@ def scheme_theory(scheme) -> tuple:
     disciplined = set()
 
     def claim(name, all_rows, rows_taken):
-        """The discipline (over every row of the map_of list) and the L1
-        theorems (over the rows the scheme takes) for one scheme term."""
+        """The discipline (over every row of the map_of list) and the L1 and
+        L2 theorems (over the rows the scheme takes) for one scheme term."""
         ok = all(disciplined_row(r.seq) for _op, _scope, _remote, r, _src, _seq in all_rows)
         if ok:
             disciplined.add(name)
-        return (deadlock_theorem(name) if ok else []) + l1_theorem(name, rows_taken, ok)
+        return (
+            (deadlock_theorem(name) if ok else []) + l1_theorem(name, rows_taken, ok) + l2_theorem(name, rows_taken, ok)
+        )
 
     out += define(c, rows)
     out += claim(c, rows, rows)
