@@ -43,6 +43,7 @@ def test_base_theories_are_in_the_repository_where_spec_puts_them():
         "Hrf_Relaxed_Theorems.thy",
         "Hrf_Simulation.thy",
         "Hrf_Soundness.thy",
+        "Hrf_Source.thy",
         "Hrf_Theorems.thy",
         "Model_hrf_direct_relaxed.thy",
         "Model_hrf_indirect_relaxed.thy",

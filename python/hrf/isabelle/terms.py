@@ -24,6 +24,7 @@ BASE_THEORIES = (
     "Hrf_Closure",
     "Hrf_Mapping",
     "Hrf_Simulation",
+    "Hrf_Source",
     "Hrf_Soundness",
 )
 SESSION = "Hrf_Export"
