@@ -193,6 +193,36 @@ def test_the_simulation_theorem_loads_and_planted_machine_errors_break_it(tmp_pa
         assert ("Hrf_Simulation", "FAILED") in results, whole
 
 
+def test_the_source_models_candidates_load_and_planted_errors_break_them(tmp_path):
+    # Hrf_Source defines the candidate executions of a source program, with
+    # values, and proves that every outcome of the SC semantics is the
+    # outcome of an SC-consistent candidate (sc_outcomes_allowed, through
+    # run_cand: the run's execution is a candidate). Planted errors:
+    # an RMW's write part writing its read's value plus two (the candidates
+    # then no longer hold the SC run's values: run_cand fails); a read's
+    # value no longer tied to its write's (then the candidates do not
+    # constrain: the check own_store_reads_1, a thread reading its own
+    # store, fails).
+    theories = ("Hrf_Execution", "Hrf_Models", "Hrf_Theorems", "Hrf_Machine", "Hrf_Mapping", "Hrf_Simulation")
+    theories += ("Hrf_Source",)
+    planted = {
+        "v (Acc t i True) = v (Acc t i False) + 1)": ("v (Acc t i True) = v (Acc t i False) + 2)", "run_cand"),
+        "\\<and> (\\<forall>r. is_rd P r \\<longrightarrow> v r = v (rfw r))\n": ("", "own_store_reads_1"),
+    }
+    for whole, (error, lemma) in planted.items():
+        done = _planted(tmp_path, theories, "Hrf_Source", whole, error)
+        results = dict(re.findall(r"^RESULT (\w+): (\w+)", done.stdout, re.M))
+        assert done.returncode != 0 and results["Hrf_Simulation"] == "OK", whole
+        assert results["Hrf_Source"] == "FAILED", whole
+        text = (tmp_path / "Hrf_Source.thy").read_text()
+        start = text.index(f"\ntheorem {lemma}:") if f"\ntheorem {lemma}:" in text else text.index(f"\nlemma {lemma}:")
+        ends = (text.find(f"\n{word} ", start + 1) for word in ("theorem", "lemma", "section"))
+        end = min((i for i in ends if i > 0), default=len(text))
+        first, last = text[:start].count("\n") + 2, text[:end].count("\n") + 1
+        lines = [int(n) for n in re.findall(r"\(line (\d+) of", done.stdout)]
+        assert any(first <= n <= last for n in lines), (lemma, lines, first, last)
+
+
 def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_path):
     # Each scheme theory proves which of its rows are L1 rows and which L2
     # rows and states Hrf_Simulation's theorems for them, and, where every
@@ -202,7 +232,8 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
     # disciplined rows; its work-group RMW (in the L1) among the L2 rows.
     from hrf.isabelle.schemes import scheme_theory
 
-    theories = ("Hrf_Machine", "Hrf_Mapping", "Hrf_Simulation")
+    theories = ("Hrf_Execution", "Hrf_Models", "Hrf_Theorems", "Hrf_Machine", "Hrf_Mapping", "Hrf_Simulation")
+    theories += ("Hrf_Source",)
     for name in theories:
         (tmp_path / f"{name}.thy").write_text((BASE / f"{name}.thy").read_text())
     names = []
@@ -252,8 +283,8 @@ def test_a_family_theory_loads_and_a_planted_outcome_breaks_it(tmp_path):
 
     r = export_scheme_family("rsp-new", tmp_path, locations=1, first=2)
     assert len(r.members) == 2
-    theories = ("Hrf_Execution", "Hrf_Machine", "Hrf_Closure", "Hrf_Mapping", "Hrf_Simulation", "Hrf_Soundness")
-    theories += ("Scheme_rsp_new", r.theory)
+    theories = ("Hrf_Execution", "Hrf_Models", "Hrf_Theorems", "Hrf_Machine", "Hrf_Closure", "Hrf_Mapping")
+    theories += ("Hrf_Simulation", "Hrf_Source", "Hrf_Soundness", "Scheme_rsp_new", r.theory)
 
     def check():
         return subprocess.run(

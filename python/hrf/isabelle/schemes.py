@@ -20,6 +20,10 @@ _SRC_OP = {"load": "Load", "store": "Store", "rmw": "FetchInc"}
 _SRC_SCOPE = {"na": "NonAtomic", "wg": "WorkGroup", "dev": "Device", "all": "AllDevices"}
 # A row's access itself: the source access's register r at location x.
 _ACCESS = {"LD": "LD r x", "ST": "ST (ER r) x", "RMWL1": "INCL1 r x", "RMWL2": "INCL2 r x"}
+# Hrf_Source's interpretations of sc_source_model: the source models whose
+# candidate executions it defines.
+SOURCE_MODELS = ("sc", "hrf_direct", "hrf_indirect")
+
 # Hrf_Simulation's L1 rows: the one data instruction an L1 access (LD, ST,
 # RMWL1 for a load, a store, an RMW), every other one quiet (a flush, an
 # invalidation or a lock).
@@ -106,7 +110,7 @@ def scheme_theory(scheme) -> tuple:
         "   every program whose locations each belong to one work-group or,",
         "   incremented at the L2, to one device). *)",
         f"theory {theory}",
-        "  imports Hrf_Simulation",
+        "  imports Hrf_Source",
         "begin",
         "",
         f"text \\<open>{text_body(s.description)} (default source model: {s.model}).\\<close>",
@@ -233,6 +237,30 @@ def scheme_theory(scheme) -> tuple:
                 f"  using homed_l2_sound_on[OF {name}_l1_rows {name}_l2_rows {name}_disciplined] by blast",
                 "",
             ]
+            out += source_instances(
+                name,
+                "homed_l2_sound_on",
+                "\\<forall>P L h Z R wb.",
+                f"ops_of P \\<subseteq> {both} \\<and> homed_l2 L h Z R {ops_set} P \\<and> well_placed L P",
+            )
+        return out
+
+    def source_instances(name, thm, quantifier, premises):
+        """The locale theorem `thm` against SC, HRF-direct and HRF-indirect
+        as Hrf_Source defines them: no assumption left."""
+        out = [
+            f"text \\<open>The same against SC, HRF-direct and HRF-indirect, each judging the source "
+            "program's candidate executions as Hrf_Models defines it (Hrf_Source).\\<close>",
+        ]
+        for model in SOURCE_MODELS:
+            out += [
+                f"theorem {name}_{thm}_{model}:",
+                f'  "{quantifier} {premises}',
+                "     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)",
+                f'     \\<longrightarrow> {model}_source.sound_on L wb {name} P"',
+                f"  using {model}_source.{name}_{thm} by blast",
+                "",
+            ]
         return out
 
     def sound_on_theorem(name, ops_set):
@@ -246,7 +274,12 @@ def scheme_theory(scheme) -> tuple:
             f'     \\<longrightarrow> sound_on L wb {name} P"',
             f"  using homed_sound_on[OF {name}_l1_rows {name}_disciplined] by blast",
             "",
-        ]
+        ] + source_instances(
+            name,
+            "homed_sound_on",
+            "\\<forall>P L h wb.",
+            f"ops_of P \\<subseteq> {ops_set} \\<and> homed L h P \\<and> well_placed L P",
+        )
 
     def theorem(name):
         out = [
