@@ -60,11 +60,19 @@ MAIN_CONSTANTS = {
     "list_all",
     "take",
     "drop",
+    "count_list",
+    "upt",
+    "nth",
+    "Collect",
+    "image",
+    "fun_upd",
+    "THE",
+    "SOME",
 }
 MAIN_TYPES = {"nat", "int", "bool", "set", "rel", "list", "option", "string"}
 # Inner-syntax words that are not names.
 INNER_KEYWORDS = {"if", "then", "else", "case", "of", "let", "in", "O", "where"}
-BINDERS = {"\\<lambda>", "\\<forall>", "\\<exists>", "\\<Union>", "\\<Inter>", "\\<And>"}
+BINDERS = {"\\<lambda>", "\\<forall>", "\\<exists>", "\\<Union>", "\\<Inter>", "\\<And>", "THE", "SOME"}
 COMMANDS = {
     "theory",
     "imports",
@@ -250,6 +258,7 @@ class Theory:
     imports: list
     path: Path
     constants: set = field(default_factory=set)
+    interpretations: set = field(default_factory=set)
     types: set = field(default_factory=set)
     facts: set = field(default_factory=set)
     terms: list = field(default_factory=list)  # (line, text, parameters, closed: True, or None for a statement)
@@ -315,6 +324,9 @@ def read_theory(path: Path) -> Theory:
                         if toks[j].text in ("fixes", "and") and toks[j + 1].kind == "word":
                             th.constants.add(toks[j + 1].text)
                         j += 1
+            elif w == "interpretation" and toks[i + 2].text == ":":
+                # interpretation q: loc ...: the locale's constants as q.c
+                th.interpretations.add(toks[i + 1].text)
             elif w in ("definition", "fun", "primrec"):
                 th.constants.add(toks[i + 1].text)
                 if blocks:  # a definition in a locale is also the locale's qualified constant
@@ -465,6 +477,8 @@ def check_session(directory: Path) -> dict:
     for th in theories.values():
         visible = [theories[n] for n in closure(th.name)] + [th]
         consts = set(MAIN_CONSTANTS).union(*(v.constants for v in visible))
+        prefixes = set().union(*(v.interpretations for v in visible))
+        consts |= {f"{q}.{c}" for q in prefixes for c in consts if "." not in c}
         types = set(MAIN_TYPES).union(*(v.types for v in visible))
         base = th.name.startswith("Hrf_")
         for line, text, params, closed in th.terms:
@@ -473,9 +487,11 @@ def check_session(directory: Path) -> dict:
             closed = closed or (closed is None and not base)
             toks = inner_tokens(text)
             bound = bound_names(toks) | params
-            for t in toks:
+            for k, t in enumerate(toks):
                 free_ok = not closed and (_free_ok(t) or t in th.locals)
-                if is_name(t) and t not in consts and t not in bound and not free_ok:
+                annotation = k > 1 and toks[k - 2 : k] == [":", ":"] and t in types  # (a::nat)
+                schematic = k > 0 and toks[k - 1] == "?"  # ?thesis
+                if is_name(t) and t not in consts | bound and not (free_ok or annotation or schematic):
                     raise ReadError(f"{th.path.name}:{line}: {t} is not defined (in {text[:60]!r})")
         for line, text in th.type_strings:
             for t in inner_tokens(text):

@@ -17,6 +17,7 @@ import hrf
 from hrf.api import Limits
 from hrf.dsl import Model
 from hrf.isabelle import HANDWRITTEN, export_isabelle, model_theory, safe_name, scheme_theory
+from hrf.isabelle.schemes import SOURCE_MODELS
 from hrf.isabelle.tests import THEOREMS
 from hrf.mappings import get, schemes
 from isabelle_reader import ReadError, check_session, read_theory
@@ -232,8 +233,12 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "homed_l2_outcomes_sc",
             "homed_l2_sound_on",
         )
+        # and the sound_on theorems against each model Hrf_Source defines
+        simulation += tuple(f"{k}_{m}" for k in ("homed_sound_on", "homed_l2_sound_on") for m in SOURCE_MODELS)
         assert set(claimed) <= {f"{n}_{k}" for n in (c, f"{c}_several_devices") for k in simulation}
         assert f"{c}_homed_outcomes_sc" in claimed
+        if f"{c}_homed_l2_sound_on" in claimed:
+            assert {f"{c}_homed_l2_sound_on_{m}" for m in SOURCE_MODELS} <= set(claimed)
         assert ("_sound_goal" in text) == (not s.refuted_by)
 
 

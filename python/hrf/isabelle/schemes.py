@@ -249,7 +249,7 @@ def scheme_theory(scheme) -> tuple:
         """The locale theorem `thm` against SC, HRF-direct and HRF-indirect
         as Hrf_Source defines them: no assumption left."""
         out = [
-            f"text \\<open>The same against SC, HRF-direct and HRF-indirect, each judging the source "
+            "text \\<open>The same against SC, HRF-direct and HRF-indirect, each judging the source "
             "program's candidate executions as Hrf_Models defines it (Hrf_Source).\\<close>",
         ]
         for model in SOURCE_MODELS:
