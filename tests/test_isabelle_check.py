@@ -203,8 +203,7 @@ def test_the_source_models_candidates_load_and_planted_errors_break_them(tmp_pat
     # value no longer tied to its write's (then the candidates do not
     # constrain: the check own_store_reads_1, a thread reading its own
     # store, fails).
-    theories = ("Hrf_Execution", "Hrf_Models", "Hrf_Theorems", "Hrf_Machine", "Hrf_Mapping", "Hrf_Simulation")
-    theories += ("Hrf_Source",)
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Source") + 1] if t != "Hrf_Closure")
     planted = {
         "v (Acc t i True) = v (Acc t i False) + 1)": ("v (Acc t i True) = v (Acc t i False) + 2)", "run_cand"),
         "\\<and> (\\<forall>r. is_rd P r \\<longrightarrow> v r = v (rfw r))\n": ("", "own_store_reads_1"),
@@ -232,8 +231,7 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
     # disciplined rows; its work-group RMW (in the L1) among the L2 rows.
     from hrf.isabelle.schemes import scheme_theory
 
-    theories = ("Hrf_Execution", "Hrf_Models", "Hrf_Theorems", "Hrf_Machine", "Hrf_Mapping", "Hrf_Simulation")
-    theories += ("Hrf_Source",)
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Source") + 1] if t != "Hrf_Closure")
     for name in theories:
         (tmp_path / f"{name}.thy").write_text((BASE / f"{name}.thy").read_text())
     names = []
@@ -283,8 +281,7 @@ def test_a_family_theory_loads_and_a_planted_outcome_breaks_it(tmp_path):
 
     r = export_scheme_family("rsp-new", tmp_path, locations=1, first=2)
     assert len(r.members) == 2
-    theories = ("Hrf_Execution", "Hrf_Models", "Hrf_Theorems", "Hrf_Machine", "Hrf_Closure", "Hrf_Mapping")
-    theories += ("Hrf_Simulation", "Hrf_Source", "Hrf_Soundness", "Scheme_rsp_new", r.theory)
+    theories = BASE_THEORIES[: BASE_THEORIES.index("Hrf_Soundness") + 1] + ("Scheme_rsp_new", r.theory)
 
     def check():
         return subprocess.run(

@@ -22,7 +22,7 @@ _SRC_SCOPE = {"na": "NonAtomic", "wg": "WorkGroup", "dev": "Device", "all": "All
 _ACCESS = {"LD": "LD r x", "ST": "ST (ER r) x", "RMWL1": "INCL1 r x", "RMWL2": "INCL2 r x"}
 # Hrf_Source's interpretations of sc_source_model: the source models whose
 # candidate executions it defines.
-SOURCE_MODELS = ("sc", "hrf_direct", "hrf_indirect")
+SOURCE_MODELS = ("sc", "hrf_direct", "hrf_indirect", "hrf_direct_relaxed", "hrf_indirect_relaxed")
 
 # Hrf_Simulation's L1 rows: the one data instruction an L1 access (LD, ST,
 # RMWL1 for a load, a store, an RMW), every other one quiet (a flush, an
@@ -246,11 +246,11 @@ def scheme_theory(scheme) -> tuple:
         return out
 
     def source_instances(name, thm, quantifier, premises):
-        """The locale theorem `thm` against SC, HRF-direct and HRF-indirect
-        as Hrf_Source defines them: no assumption left."""
+        """The locale theorem `thm` against each source model Hrf_Source
+        interprets sc_source_model with: no assumption left."""
         out = [
-            "text \\<open>The same against SC, HRF-direct and HRF-indirect, each judging the source "
-            "program's candidate executions as Hrf_Models defines it (Hrf_Source).\\<close>",
+            "text \\<open>The same against SC, HRF-direct, HRF-indirect and the HRF-relaxed models, each "
+            "judging the source program's candidate executions (Hrf_Source).\\<close>",
         ]
         for model in SOURCE_MODELS:
             out += [

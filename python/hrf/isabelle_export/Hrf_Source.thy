@@ -8,7 +8,7 @@
    hold against the models as Hrf_Models defines them. Written by hand,
    every proof complete. *)
 theory Hrf_Source
-  imports Hrf_Simulation Hrf_Theorems
+  imports Hrf_Simulation Hrf_Lattice
 begin
 
 section \<open>Events of a source program\<close>
@@ -143,10 +143,19 @@ fun sinst :: "layout \<Rightarrow> src_program \<Rightarrow> sev \<Rightarrow> i
   "sinst L P (Init x) = None"
 | "sinst L P (Acc t i p) = scope_inst L t (op_scope (ins P t i))"
 
+text \<open>The memory order of an atomic (Hrf_Mapping's operations carry none:
+  hrf's rows are those of acquire loads, release stores and acq_rel RMWs).\<close>
+fun mo_tag :: "src_instr \<Rightarrow> string" where
+  "mo_tag (Op (Load _ _) _ _) = ''acq''"
+| "mo_tag (Op (Store _ _) _ _) = ''rel''"
+| "mo_tag (Op (FetchInc _ _) _ _) = ''acq_rel''"
+| "mo_tag (SetReg _ _) = ''''"
+
 definition scope_tag :: "src_scope \<Rightarrow> string" where
   "scope_tag sc = (case sc of NonAtomic \<Rightarrow> ''NA'' | WorkGroup \<Rightarrow> ''wg'' | Device \<Rightarrow> ''dev'' | AllDevices \<Rightarrow> ''all'')"
 
-text \<open>hrf's tags: R, W, M, IW; A (atomic) or NA; the scope; remote.\<close>
+text \<open>hrf's tags: R, W, M, IW; A (atomic) or NA; an atomic's scope and
+  memory order; remote.\<close>
 definition src_tags :: "src_program \<Rightarrow> string \<Rightarrow> sev set" where
   "src_tags P s = {e. is_ev P e \<and>
      (if s = ''R'' then is_rd P e
@@ -157,6 +166,7 @@ definition src_tags :: "src_program \<Rightarrow> string \<Rightarrow> sev set" 
               (s = ''A'' \<and> op_scope (ins P t i) \<noteq> NonAtomic)
             \<or> (s = ''NA'' \<and> op_scope (ins P t i) = NonAtomic)
             \<or> (s = scope_tag (op_scope (ins P t i)) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
+            \<or> (s = mo_tag (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
             \<or> (s = ''remote'' \<and> op_remote (ins P t i))))}"
 
 text \<open>Program order: a thread's accesses in the order of its code, an RMW's
@@ -932,6 +942,45 @@ next
     using w by (auto simp: run_T last_before_def before_def)
 qed
 
+text \<open>The run has finitely many events (its steps, and the locations they
+  access), even where the program names infinitely many threads.\<close>
+lemma finite_events: "finite (Collect (is_ev P))"
+proof -
+  define S where "S = set (evl T)"
+  have fin: "finite S" by (simp add: S_def)
+  have locs: "src_locs P \<subseteq> (\<lambda>(t, i). the (addr_of (ins P t i))) ` S"
+  proof
+    fix x assume "x \<in> src_locs P"
+    then obtain t i where "t \<in> src_threads P" "i < length (src_code P t)" "addr_of (ins P t i) = Some x"
+      by (auto simp: src_locs_def)
+    then show "x \<in> (\<lambda>(t, i). the (addr_of (ins P t i))) ` S"
+      using in_evl by (force simp: S_def)
+  qed
+  have "Collect (is_ev P) \<subseteq> Init ` src_locs P \<union> (\<lambda>((t, i), p). Acc t i p) ` (S \<times> UNIV)"
+  proof
+    fix e assume e: "e \<in> Collect (is_ev P)"
+    show "e \<in> Init ` src_locs P \<union> (\<lambda>((t, i), p). Acc t i p) ` (S \<times> UNIV)"
+    proof (cases e)
+      case (Init x)
+      then show ?thesis using e by auto
+    next
+      case (Acc t i p)
+      then have "(t, i) \<in> S" using e in_evl by (auto simp: S_def acc_def)
+      then show ?thesis using Acc by force
+    qed
+  qed
+  moreover have "finite (Init ` src_locs P \<union> (\<lambda>((t, i), p). Acc t i p) ` (S \<times> UNIV))"
+    using finite_subset[OF locs] fin by simp
+  ultimately show ?thesis by (rule finite_subset)
+qed
+
+lemma finite_atomics: "finite (atomics (src_exec L P rfw co_r))"
+proof -
+  have "atomics (src_exec L P rfw co_r) \<subseteq> enc ` Collect (is_ev P)"
+    by (auto simp: atomics_def tag_def src_exec_def src_tags_def)
+  then show ?thesis using finite_events finite_subset by blast
+qed
+
 section \<open>The run's execution is SC-consistent\<close>
 
 text \<open>Every edge of sc_order goes forward in time.\<close>
@@ -1077,7 +1126,11 @@ end
 
 section \<open>Every SC outcome is an outcome of an SC-consistent candidate\<close>
 
-theorem sc_outcomes_allowed: "sc_outcomes P \<subseteq> src_allowed sc_consistent L P"
+text \<open>The same for every model that accepts the SC-consistent candidates
+  (finitely many atomics, no dependencies), whatever their tags.\<close>
+theorem sc_outcomes_within:
+  assumes C: "\<And>X. finite (atomics X) \<Longrightarrow> data X \<union> ctrl X \<subseteq> po X \<Longrightarrow> sc_consistent X \<Longrightarrow> C X"
+  shows "sc_outcomes P \<subseteq> src_allowed C L P"
 proof
   fix ob assume "ob \<in> sc_outcomes P"
   then obtain s where s: "(sc_initial P, s) \<in> (sc_step P)\<^sup>*"
@@ -1087,9 +1140,14 @@ proof
     using steps_run[OF s(1)] by blast
   interpret sc_run P T
     using T s(2) by unfold_locales simp_all
-  show "ob \<in> src_allowed sc_consistent L P"
-    unfolding src_allowed_def using run_cand run_sc run_outcome s(3) T(2) by blast
+  have "C (src_exec L P rfw co_r)"
+    using C[OF finite_atomics _ run_sc] by (simp add: src_exec_def)
+  then show "ob \<in> src_allowed C L P"
+    unfolding src_allowed_def using run_cand run_outcome s(3) T(2) by blast
 qed
+
+theorem sc_outcomes_allowed: "sc_outcomes P \<subseteq> src_allowed sc_consistent L P"
+  by (rule sc_outcomes_within)
 
 section \<open>A check that the candidates constrain\<close>
 
@@ -1209,5 +1267,19 @@ interpretation hrf_direct_source:
 interpretation hrf_indirect_source:
   sc_source_model "src_allowed hrf_indirect_consistent" "src_racy hrf_indirect_consistent hrf_indirect_race"
   by unfold_locales (simp add: hrf_indirect_consistent_def[abs_def] sc_outcomes_allowed)
+
+text \<open>HRF-direct-relaxed and HRF-indirect-relaxed ([HRFR15], as hrf exports
+  them) accept every SC-consistent candidate (Hrf_Lattice, the model
+  lattice), so they too allow every SC outcome; racy: a consistent
+  candidate with a heterogeneous race.\<close>
+interpretation hrf_direct_relaxed_source:
+  sc_source_model "src_allowed hrf_direct_relaxed_consistent"
+    "src_racy hrf_direct_relaxed_consistent hrf_direct_relaxed_heterogeneous_race"
+  by unfold_locales (rule sc_outcomes_within, rule sc_hrf_direct_relaxed_consistent)
+
+interpretation hrf_indirect_relaxed_source:
+  sc_source_model "src_allowed hrf_indirect_relaxed_consistent"
+    "src_racy hrf_indirect_relaxed_consistent hrf_indirect_relaxed_heterogeneous_race"
+  by unfold_locales (rule sc_outcomes_within, rule sc_hrf_indirect_relaxed_consistent)
 
 end
