@@ -1,12 +1,13 @@
 (* hrf base theory: the candidate executions of a source program of
    Hrf_Mapping, with values (events numbered as Hrf_Execution's executions
-   are), the outcomes an axiomatic model of Hrf_Models allows a program,
-   and the theorem that every outcome of the SC semantics of Hrf_Simulation
-   is the outcome of an SC-consistent candidate execution. The source
-   models SC, HRF-direct and HRF-indirect then discharge the assumption of
-   Hrf_Simulation's locale sc_source_model, so that its soundness theorems
-   hold against the models as Hrf_Models defines them. Written by hand,
-   every proof complete. *)
+   are), the outcomes an axiomatic model allows a program, and the theorem
+   that every outcome of the SC semantics of Hrf_Simulation is the outcome
+   of an SC-consistent candidate execution. The source models SC,
+   HRF-direct and HRF-indirect (Hrf_Models) and the two HRF-relaxed models
+   (their exported theories, with Hrf_Lattice) then discharge the
+   assumption of Hrf_Simulation's locale sc_source_model, so that its
+   soundness theorems hold against each of them. Written by hand, every
+   proof complete. *)
 theory Hrf_Source
   imports Hrf_Simulation Hrf_Lattice
 begin
