@@ -597,6 +597,15 @@ lemma exec_mem:
   "sc_mem (sc_exec t c s) y = (if addr_of c = Some y \<and> (wr c False \<or> wr c True) then sc_mem (sc_exec t c s) y else sc_mem s y)"
   by (cases "(t, c, s)" rule: sc_exec.cases) (auto simp: sc_set_reg_def)
 
+text \<open>Step k: thread T ! k performs its next instruction.\<close>
+lemma step_k:
+  assumes k: "k < length T"
+  obtains t i where "T ! k = t" "count_list (take k T) t = i" "t \<in> src_threads P"
+    "i < length (src_code P t)" "k_of t i = k"
+    "\<sigma> (Suc k) = (sc_exec t (ins P t i) (\<sigma> k))\<lparr>sc_pc := (sc_pc (\<sigma> k))(t := Suc i)\<rparr>"
+  using step_acc[OF k] k_of_step[OF k] \<sigma>_Suc[OF k] \<sigma>_pc[of k "T ! k"]
+  by (simp add: sc_do_def ins_def)
+
 text \<open>The memory before step k holds, for each location the program
   accesses, the value of the last write of it before the step.\<close>
 lemma mem_last:
@@ -613,14 +622,13 @@ next
   then have k: "k < length T" by simp
   obtain w where w: "last_before x (2 * k + 1) w" "sc_mem (\<sigma> k) x = val w"
     using Suc by auto
-  define t where "t = T ! k"
-  define i where "i = count_list (take k T) t"
+  obtain t i where tk: "T ! k = t" and ik: "count_list (take k T) t = i"
+    and ti: "t \<in> src_threads P" "i < length (src_code P t)" and kk: "k_of t i = k"
+    and s0: "\<sigma> (Suc k) = (sc_exec t (ins P t i) (\<sigma> k))\<lparr>sc_pc := (sc_pc (\<sigma> k))(t := Suc i)\<rparr>"
+    using step_k[OF k] by blast
   define c where "c = ins P t i"
-  have ti: "t \<in> src_threads P" "i < length (src_code P t)"
-    using step_acc[OF k] by (simp_all add: t_def i_def)
-  have kk: "k_of t i = k" using k_of_step[OF k] by (simp add: t_def i_def)
   have s: "\<sigma> (Suc k) = (sc_exec t c (\<sigma> k))\<lparr>sc_pc := (sc_pc (\<sigma> k))(t := Suc i)\<rparr>"
-    using \<sigma>_Suc[OF k] \<sigma>_pc[of k t] by (simp add: sc_do_def c_def ins_def t_def i_def)
+    using s0 by (simp add: c_def)
   show ?case
   proof (cases "addr_of c = Some x \<and> (wr c False \<or> wr c True)")
     case True
@@ -644,7 +652,7 @@ next
         next
           case False
           then obtain q where q: "w' = Acc t i q"
-            using stamp_step[of w' k] w' by (auto simp: before_def t_def i_def)
+            using stamp_step[of w' k] w' by (auto simp: before_def tk ik)
           have "wr c q" using w' q by (auto simp: before_def c_def)
           then have "q = p" using p by (cases "(c, p)" rule: wr.cases) auto
           then show ?thesis using q by simp
@@ -670,7 +678,7 @@ next
           then have "2 * k < stamp w'" "stamp w' \<le> 2 * k + 2"
             using w' by (auto simp: before_def)
           then obtain q where q: "w' = Acc t i q"
-            using stamp_step[of w' k] w' by (auto simp: before_def t_def i_def)
+            using stamp_step[of w' k] w' by (auto simp: before_def tk ik)
           then have "wr c q" "addr_of c = Some x"
             using w' by (auto simp: before_def c_def)
           then show False using False by (cases q) auto
@@ -694,15 +702,12 @@ next
   show ?case
   proof (cases "k < length T")
     case True
-    define t where "t = T ! k"
-    define i where "i = count_list (take k T) t"
-    have ti: "t \<in> src_threads P" "i < length (src_code P t)"
-      using step_acc[OF True] by (simp_all add: t_def i_def)
+    obtain t i where ti: "t \<in> src_threads P" "i < length (src_code P t)"
+      and s: "\<sigma> (Suc k) = (sc_exec t (ins P t i) (\<sigma> k))\<lparr>sc_pc := (sc_pc (\<sigma> k))(t := Suc i)\<rparr>"
+      using step_k[OF True] by blast
     have "addr_of (ins P t i) \<noteq> Some x"
       using Suc.prems ti by (auto simp: src_locs_def)
-    moreover have "\<sigma> (Suc k) = (sc_exec t (ins P t i) (\<sigma> k))\<lparr>sc_pc := (sc_pc (\<sigma> k))(t := Suc i)\<rparr>"
-      using \<sigma>_Suc[OF True] \<sigma>_pc[of k t] by (simp add: sc_do_def ins_def t_def i_def)
-    ultimately show ?thesis
+    with s show ?thesis
       using Suc exec_mem[of t "ins P t i" "\<sigma> k" x] by auto
   next
     case False
@@ -733,14 +738,6 @@ lemma exec_regs:
   "sc_regs (sc_exec u c s) t = (if t = u then step_regs c (case addr_of c of Some x \<Rightarrow> sc_mem s x | None \<Rightarrow> 0) (sc_regs s u) else sc_regs s t)"
   by (cases "(u, c, s)" rule: sc_exec.cases) (auto simp: sc_set_reg_def)
 
-lemma exec_store:
-  "sc_mem (sc_exec u (Op (Store sc rm) r x) s) x = sc_regs s u r"
-  by simp
-
-lemma exec_inc:
-  "sc_mem (sc_exec u (Op (FetchInc sc rm) r x) s) x = sc_mem s x + 1"
-  by (simp add: sc_set_reg_def)
-
 lemma step_regs_cong:
   "(\<And>x. addr_of c = Some x \<Longrightarrow> rd c False \<Longrightarrow> a = b) \<Longrightarrow> step_regs c a R = step_regs c b R"
   by (cases "(c, a, R)" rule: step_regs.cases) auto
@@ -755,15 +752,11 @@ proof (induction k)
 next
   case (Suc k)
   then have k: "k < length T" by simp
-  define u where "u = T ! k"
-  define i where "i = count_list (take k T) u"
-  have ui: "u \<in> src_threads P" "i < length (src_code P u)"
-    using step_acc[OF k] by (simp_all add: u_def i_def)
-  have kk: "k_of u i = k" using k_of_step[OF k] by (simp add: u_def i_def)
-  have s: "\<sigma> (Suc k) = (sc_exec u (ins P u i) (\<sigma> k))\<lparr>sc_pc := (sc_pc (\<sigma> k))(u := Suc i)\<rparr>"
-    using \<sigma>_Suc[OF k] \<sigma>_pc[of k u] by (simp add: sc_do_def ins_def u_def i_def)
+  obtain u i where uk: "T ! k = u" and ik: "count_list (take k T) u = i" and kk: "k_of u i = k"
+    and s: "\<sigma> (Suc k) = (sc_exec u (ins P u i) (\<sigma> k))\<lparr>sc_pc := (sc_pc (\<sigma> k))(u := Suc i)\<rparr>"
+    using step_k[OF k] by blast
   have cnt: "count_list (take (Suc k) T) t = (if t = u then Suc i else count_list (take k T) t)"
-    using k by (simp add: take_Suc_conv_app_nth u_def i_def)
+    using k uk ik by (simp add: take_Suc_conv_app_nth)
   have IH: "sc_regs (\<sigma> k) t = tregs (src_code P t) (reads_val val t) (count_list (take k T) t)"
     using Suc by simp
   show ?case
@@ -783,7 +776,7 @@ next
     have "sc_regs (\<sigma> (Suc k)) t = step_regs (ins P u i) (reads_val val u i) (sc_regs (\<sigma> k) u)"
       using s True exec_regs[of u "ins P u i" "\<sigma> k" u] rv by simp
     also have "\<dots> = tregs (src_code P t) (reads_val val t) (count_list (take (Suc k) T) t)"
-      using True IH cnt by (simp add: ins_def i_def)
+      using True IH cnt by (simp add: ins_def ik)
     finally show ?thesis .
   qed
 qed
