@@ -183,11 +183,48 @@ def scheme_theory(scheme) -> tuple:
             "",
         ]
 
+    def class_theorem(head, quantifier, premises, conclusion, proof):
+        """A theorem over the programs of Hrf_Simulation's class: the
+        quantified premises, the homes on the layout, the conclusion."""
+        return [
+            f"theorem {head}:",
+            f'  "{quantifier} {premises}',
+            "     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)",
+            f'     \\<longrightarrow> {conclusion}"',
+            f"  using {proof} by blast",
+            "",
+        ]
+
+    def outcomes_sc(name, thm, quantifier, premises, proof):
+        sc = f"outcomes L wb (compile {name} P) (initial (src_init P)) \\<subseteq> sc_outcomes P"
+        return class_theorem(f"{name}_{thm}", quantifier, premises, sc, proof)
+
+    def sound_on(name, thm, quantifier, premises, proof):
+        """The locale theorem `thm` (sound_on for the class), then its
+        instance against each source model Hrf_Source interprets
+        sc_source_model with: no assumption left."""
+        out = class_theorem(
+            f"(in sc_source_model) {name}_{thm}", quantifier, premises, f"sound_on L wb {name} P", proof
+        )
+        out.append(
+            "text \\<open>The same against SC, HRF-direct, HRF-indirect and the HRF-relaxed models, each "
+            "judging the source program's candidate executions (Hrf_Source).\\<close>"
+        )
+        for model in SOURCE_MODELS:
+            out += class_theorem(
+                f"{name}_{thm}_{model}",
+                quantifier,
+                premises,
+                f"{model}_source.sound_on L wb {name} P",
+                f"{model}_source.{name}_{thm}",
+            )
+        return out
+
     def l1_theorem(name, rows, disciplined):
         ops, ops_set = chosen(name, rows, l1_row)
         if not ops:
             return []
-        return [
+        out = [
             f"text \\<open>The operations whose rows in {name} perform their access in the L1 "
             "(Hrf_Simulation's l1_rows): on a program whose every location is accessed by the "
             "threads of one work-group, whatever the layout and the write-back policy, every "
@@ -195,13 +232,25 @@ def scheme_theory(scheme) -> tuple:
             f'lemma {name}_l1_rows: "l1_rows {name} {ops_set}"',
             f"  by (simp add: l1_rows_def l1_row_def {name}_def {rows_defs(name)} access_def)",
             "",
-            f"theorem {name}_homed_outcomes_sc:",
-            f'  "\\<forall>P L h wb. ops_of P \\<subseteq> {ops_set} \\<and> homed L h P',
-            "     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)",
-            f'     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P)) \\<subseteq> sc_outcomes P"',
-            f"  using homed_outcomes_sc[OF {name}_l1_rows] by blast",
-            "",
-        ] + (sound_on_theorem(name, ops_set) if disciplined else [])
+        ]
+        homed = f"ops_of P \\<subseteq> {ops_set} \\<and> homed L h P"
+        out += outcomes_sc(
+            name, "homed_outcomes_sc", "\\<forall>P L h wb.", homed, f"homed_outcomes_sc[OF {name}_l1_rows]"
+        )
+        if disciplined:
+            out += [
+                "text \\<open>The scheme being disciplined, on a program of the class placed on any layout it "
+                "is sound (Hrf_Mapping's sound_on: outcomes and deadlock freedom) against every source "
+                "model that allows the SC outcomes of a race-free program.\\<close>",
+            ]
+            out += sound_on(
+                name,
+                "homed_sound_on",
+                "\\<forall>P L h wb.",
+                f"{homed} \\<and> well_placed L P",
+                f"homed_sound_on[OF {name}_l1_rows {name}_disciplined]",
+            )
+        return out
 
     def l2_theorem(name, rows, disciplined):
         """The L2 rows, with the theorems for the class they widen (over the
@@ -210,7 +259,7 @@ def scheme_theory(scheme) -> tuple:
         l1_ops, l1_set = chosen(name, rows, l1_row)
         if not ops or not l1_ops:
             return []
-        both = f"{l1_set} \\<union> {ops_set}"
+        homed = f"ops_of P \\<subseteq> {l1_set} \\<union> {ops_set} \\<and> homed_l2 L h Z R {ops_set} P"
         out = [
             f"text \\<open>The operations whose rows in {name} perform their access as an increment at "
             "the device's L2 (Hrf_Simulation's l2_rows): on a program whose every location is homed "
@@ -220,66 +269,20 @@ def scheme_theory(scheme) -> tuple:
             f'lemma {name}_l2_rows: "l2_rows {name} {ops_set}"',
             f"  by (simp add: l2_rows_def l2_row_def {name}_def {rows_defs(name)})",
             "",
-            f"theorem {name}_homed_l2_outcomes_sc:",
-            f'  "\\<forall>P L h Z R wb. ops_of P \\<subseteq> {both} \\<and> homed_l2 L h Z R {ops_set} P',
-            "     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)",
-            f'     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P)) \\<subseteq> sc_outcomes P"',
-            f"  using homed_l2_outcomes_sc[OF {name}_l1_rows {name}_l2_rows] by blast",
-            "",
         ]
+        rows_l1_l2 = f"{name}_l1_rows {name}_l2_rows"
+        out += outcomes_sc(
+            name, "homed_l2_outcomes_sc", "\\<forall>P L h Z R wb.", homed, f"homed_l2_outcomes_sc[OF {rows_l1_l2}]"
+        )
         if disciplined:
-            out += [
-                f"theorem (in sc_source_model) {name}_homed_l2_sound_on:",
-                f'  "\\<forall>P L h Z R wb. ops_of P \\<subseteq> {both} \\<and> homed_l2 L h Z R {ops_set} P '
-                "\\<and> well_placed L P",
-                "     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)",
-                f'     \\<longrightarrow> sound_on L wb {name} P"',
-                f"  using homed_l2_sound_on[OF {name}_l1_rows {name}_l2_rows {name}_disciplined] by blast",
-                "",
-            ]
-            out += source_instances(
+            out += sound_on(
                 name,
                 "homed_l2_sound_on",
                 "\\<forall>P L h Z R wb.",
-                f"ops_of P \\<subseteq> {both} \\<and> homed_l2 L h Z R {ops_set} P \\<and> well_placed L P",
+                f"{homed} \\<and> well_placed L P",
+                f"homed_l2_sound_on[OF {rows_l1_l2} {name}_disciplined]",
             )
         return out
-
-    def source_instances(name, thm, quantifier, premises):
-        """The locale theorem `thm` against each source model Hrf_Source
-        interprets sc_source_model with: no assumption left."""
-        out = [
-            "text \\<open>The same against SC, HRF-direct, HRF-indirect and the HRF-relaxed models, each "
-            "judging the source program's candidate executions (Hrf_Source).\\<close>",
-        ]
-        for model in SOURCE_MODELS:
-            out += [
-                f"theorem {name}_{thm}_{model}:",
-                f'  "{quantifier} {premises}',
-                "     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)",
-                f'     \\<longrightarrow> {model}_source.sound_on L wb {name} P"',
-                f"  using {model}_source.{name}_{thm} by blast",
-                "",
-            ]
-        return out
-
-    def sound_on_theorem(name, ops_set):
-        return [
-            "text \\<open>The scheme being disciplined, on a program of the class placed on any layout it "
-            "is sound (Hrf_Mapping's sound_on: outcomes and deadlock freedom) against every source "
-            "model that allows the SC outcomes of a race-free program.\\<close>",
-            f"theorem (in sc_source_model) {name}_homed_sound_on:",
-            f'  "\\<forall>P L h wb. ops_of P \\<subseteq> {ops_set} \\<and> homed L h P \\<and> well_placed L P',
-            "     \\<and> (\\<forall>x. h x \\<in> wgs L \\<and> dev_of L (h x) \\<in> devs L)",
-            f'     \\<longrightarrow> sound_on L wb {name} P"',
-            f"  using homed_sound_on[OF {name}_l1_rows {name}_disciplined] by blast",
-            "",
-        ] + source_instances(
-            name,
-            "homed_sound_on",
-            "\\<forall>P L h wb.",
-            f"ops_of P \\<subseteq> {ops_set} \\<and> homed L h P \\<and> well_placed L P",
-        )
 
     def theorem(name):
         out = [
