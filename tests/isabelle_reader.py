@@ -68,6 +68,7 @@ MAIN_CONSTANTS = {
     "fun_upd",
     "THE",
     "SOME",
+    "Max",
 }
 MAIN_TYPES = {"nat", "int", "bool", "set", "rel", "list", "option", "string"}
 # Inner-syntax words that are not names.
@@ -79,6 +80,7 @@ COMMANDS = {
     "begin",
     "end",
     "definition",
+    "abbreviation",
     "fun",
     "primrec",
     "datatype",
@@ -327,7 +329,7 @@ def read_theory(path: Path) -> Theory:
             elif w == "interpretation" and toks[i + 2].text == ":":
                 # interpretation q: loc ...: the locale's constants as q.c
                 th.interpretations.add(toks[i + 1].text)
-            elif w in ("definition", "fun", "primrec"):
+            elif w in ("definition", "abbreviation", "fun", "primrec"):
                 th.constants.add(toks[i + 1].text)
                 if blocks:  # a definition in a locale is also the locale's qualified constant
                     th.constants.add(f"{blocks[-1]}.{toks[i + 1].text}")
@@ -383,7 +385,7 @@ def read_theory(path: Path) -> Theory:
 
 
 def _read_definition(th: Theory, toks: list, i: int, path) -> int:
-    """definition / fun: `name :: "type" where "eq" | "eq" ...`."""
+    """definition / abbreviation / fun: `name :: "type" where "eq" | "eq" ...`."""
     j = i + 2
     if toks[j].text == ":":
         j += 1  # `::` is two symbols

@@ -193,6 +193,18 @@ def test_the_simulation_theorem_loads_and_planted_machine_errors_break_it(tmp_pa
         assert ("Hrf_Simulation", "FAILED") in results, whole
 
 
+def _failed_in(done, path: Path, lemma: str) -> None:
+    """Isabelle's messages in `done` name a line of `lemma` in `path` (the
+    planted error breaks that proof, not another)."""
+    text = path.read_text()
+    start = text.index(f"\ntheorem {lemma}:") if f"\ntheorem {lemma}:" in text else text.index(f"\nlemma {lemma}:")
+    ends = (text.find(f"\n{word} ", start + 1) for word in ("theorem", "lemma", "section"))
+    end = min((i for i in ends if i > 0), default=len(text))
+    first, last = text[:start].count("\n") + 2, text[:end].count("\n") + 1
+    lines = [int(n) for n in re.findall(r"\(line (\d+) of", done.stdout)]
+    assert any(first <= n <= last for n in lines), (lemma, lines, first, last)
+
+
 def test_the_source_models_candidates_load_and_planted_errors_break_them(tmp_path):
     # Hrf_Source defines the candidate executions of a source program, with
     # values, and proves that every outcome of the SC semantics is the
@@ -213,13 +225,38 @@ def test_the_source_models_candidates_load_and_planted_errors_break_them(tmp_pat
         results = dict(re.findall(r"^RESULT (\w+): (\w+)", done.stdout, re.M))
         assert done.returncode != 0 and results["Hrf_Simulation"] == "OK", whole
         assert results["Hrf_Source"] == "FAILED", whole
-        text = (tmp_path / "Hrf_Source.thy").read_text()
-        start = text.index(f"\ntheorem {lemma}:") if f"\ntheorem {lemma}:" in text else text.index(f"\nlemma {lemma}:")
-        ends = (text.find(f"\n{word} ", start + 1) for word in ("theorem", "lemma", "section"))
-        end = min((i for i in ends if i > 0), default=len(text))
-        first, last = text[:start].count("\n") + 2, text[:end].count("\n") + 1
-        lines = [int(n) for n in re.findall(r"\(line (\d+) of", done.stdout)]
-        assert any(first <= n <= last for n in lines), (lemma, lines, first, last)
+        _failed_in(done, tmp_path / "Hrf_Source.thy", lemma)
+
+
+def test_opencl_rsp_as_a_source_model_loads_and_planted_errors_break_it(tmp_path):
+    # Hrf_Source_Opencl proves that opencl-rsp (Model_opencl_rsp, as hrf
+    # exports it) allows every SC outcome of a program race-free under it
+    # with no non-atomic RMW: the SC run's candidate with each read of a
+    # non-atomic location moved to its happens-before-latest write is
+    # consistent, and is the run's own unless that read races. Planted
+    # errors, each breaking the proof where the claim becomes false:
+    # - a data race flag that sees only pairs of atomics (a message passed
+    #   through a plain location without synchronisation is then
+    #   "race-free", and its SC outcome, the message read, is not allowed:
+    #   race2 fails);
+    # - the reads of non-atomic locations left on the run's write (then a
+    #   racy run's candidate breaks the axiom of visible side effects:
+    #   nonatomic_rf2 fails).
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Source_Opencl") + 1] if t != "Hrf_Closure")
+    planted = {
+        "- same_thread_attr X ''wi'') - opencl_rsp_n90 X)": (
+            "Model_opencl_rsp",
+            "- same_thread_attr X ''wi'') - opencl_rsp_n90 X) \\<inter> (tag X ''A'' \\<times> tag X ''A'')",
+            "race2",
+        ),
+        "if nal_ev P r then (SOME w.": ("Hrf_Source_Opencl", "if False then (SOME w.", "nonatomic_rf2"),
+    }
+    for whole, (theory, error, lemma) in planted.items():
+        done = _planted(tmp_path, theories, theory, whole, error)
+        results = dict(re.findall(r"^RESULT (\w+): (\w+)", done.stdout, re.M))
+        assert done.returncode != 0 and results["Hrf_Source"] == "OK", whole
+        assert results["Hrf_Source_Opencl"] == "FAILED", whole
+        _failed_in(done, tmp_path / "Hrf_Source_Opencl.thy", lemma)
 
 
 def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_path):
@@ -231,7 +268,7 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
     # disciplined rows; its work-group RMW (in the L1) among the L2 rows.
     from hrf.isabelle.schemes import scheme_theory
 
-    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Source") + 1] if t != "Hrf_Closure")
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Source_Opencl") + 1] if t != "Hrf_Closure")
     for name in theories:
         (tmp_path / f"{name}.thy").write_text((BASE / f"{name}.thy").read_text())
     names = []

@@ -20,9 +20,10 @@ _SRC_OP = {"load": "Load", "store": "Store", "rmw": "FetchInc"}
 _SRC_SCOPE = {"na": "NonAtomic", "wg": "WorkGroup", "dev": "Device", "all": "AllDevices"}
 # A row's access itself: the source access's register r at location x.
 _ACCESS = {"LD": "LD r x", "ST": "ST (ER r) x", "RMWL1": "INCL1 r x", "RMWL2": "INCL2 r x"}
-# Hrf_Source's interpretations of sc_source_model: the source models whose
-# candidate executions it defines.
-SOURCE_MODELS = ("sc", "hrf_direct", "hrf_indirect", "hrf_direct_relaxed", "hrf_indirect_relaxed")
+# The interpretations of sc_source_model by Hrf_Source (and
+# Hrf_Source_Opencl, for opencl-rsp): the source models whose candidate
+# executions it defines.
+SOURCE_MODELS = ("sc", "hrf_direct", "hrf_indirect", "hrf_direct_relaxed", "hrf_indirect_relaxed", "opencl_rsp")
 
 # Hrf_Simulation's L1 rows: the one data instruction an L1 access (LD, ST,
 # RMWL1 for a load, a store, an RMW), every other one quiet (a flush, an
@@ -110,7 +111,7 @@ def scheme_theory(scheme) -> tuple:
         "   every program whose locations each belong to one work-group or,",
         "   incremented at the L2, to one device). *)",
         f"theory {theory}",
-        "  imports Hrf_Source",
+        "  imports Hrf_Source_Opencl",
         "begin",
         "",
         f"text \\<open>{text_body(s.description)} (default source model: {s.model}).\\<close>",
@@ -207,8 +208,8 @@ def scheme_theory(scheme) -> tuple:
             f"(in sc_source_model) {name}_{thm}", quantifier, premises, f"sound_on L wb {name} P", proof
         )
         out.append(
-            "text \\<open>The same against SC, HRF-direct, HRF-indirect and the HRF-relaxed models, each "
-            "judging the source program's candidate executions (Hrf_Source).\\<close>"
+            "text \\<open>The same against SC, HRF-direct, HRF-indirect, the HRF-relaxed models and "
+            "OpenCL+RSP, each judging the source program's candidate executions (Hrf_Source).\\<close>"
         )
         for model in SOURCE_MODELS:
             out += class_theorem(

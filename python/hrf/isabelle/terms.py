@@ -9,15 +9,17 @@ from pathlib import Path
 from ..errors import UnsupportedFeature
 
 BASE_DIR = Path(__file__).parent.parent / "isabelle_export"
-# Model_hrf_*_relaxed: the exporter's translation of those models, kept
-# here so that Hrf_Relaxed_Theorems and Hrf_Lattice prove their theorems
-# over them (a test checks they are what the exporter writes today).
+# Model_hrf_*_relaxed, Model_opencl_rsp: the exporter's translation of
+# those models, kept here so that Hrf_Relaxed_Theorems, Hrf_Lattice and
+# Hrf_Source_Opencl prove their theorems over them (a test checks they are
+# what the exporter writes today).
 BASE_THEORIES = (
     "Hrf_Execution",
     "Hrf_Models",
     "Hrf_Theorems",
     "Model_hrf_direct_relaxed",
     "Model_hrf_indirect_relaxed",
+    "Model_opencl_rsp",
     "Hrf_Relaxed_Theorems",
     "Hrf_Lattice",
     "Hrf_Machine",
@@ -25,6 +27,7 @@ BASE_THEORIES = (
     "Hrf_Mapping",
     "Hrf_Simulation",
     "Hrf_Source",
+    "Hrf_Source_Opencl",
     "Hrf_Soundness",
 )
 SESSION = "Hrf_Export"

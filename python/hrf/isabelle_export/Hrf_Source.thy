@@ -155,7 +155,15 @@ fun mo_tag :: "src_instr \<Rightarrow> string" where
 definition scope_tag :: "src_scope \<Rightarrow> string" where
   "scope_tag sc = (case sc of NonAtomic \<Rightarrow> ''NA'' | WorkGroup \<Rightarrow> ''wg'' | Device \<Rightarrow> ''dev'' | AllDevices \<Rightarrow> ''all'')"
 
-text \<open>hrf's tags: R, W, M, IW; A (atomic) or NA; an atomic's scope and
+text \<open>The locations the program accesses by no atomic operation (OpenCL's
+  non-atomic locations, herd's nonatomicloc: a location's type is atomic
+  where some access of it is).\<close>
+definition nal_locs :: "src_program \<Rightarrow> addr set" where
+  "nal_locs P = {x. \<forall>t \<in> src_threads P. \<forall>i < length (src_code P t).
+     addr_of (ins P t i) = Some x \<longrightarrow> op_scope (ins P t i) = NonAtomic}"
+
+text \<open>hrf's tags: R, W, M, IW; global (every location is in global memory,
+  the machine's); nonatomicloc; A (atomic) or NA; an atomic's scope and
   memory order; remote.\<close>
 definition src_tags :: "src_program \<Rightarrow> string \<Rightarrow> sev set" where
   "src_tags P s = {e. is_ev P e \<and>
@@ -163,6 +171,8 @@ definition src_tags :: "src_program \<Rightarrow> string \<Rightarrow> sev set" 
       else if s = ''W'' then is_wr P e
       else if s = ''M'' then is_rd P e \<or> is_wr P e
       else if s = ''IW'' then (\<exists>x. e = Init x)
+      else if s = ''global'' then True
+      else if s = ''nonatomicloc'' then (\<exists>x. sloc P e = Some x \<and> x \<in> nal_locs P)
       else (case e of Init x \<Rightarrow> False | Acc t i p \<Rightarrow>
               (s = ''A'' \<and> op_scope (ins P t i) \<noteq> NonAtomic)
             \<or> (s = ''NA'' \<and> op_scope (ins P t i) = NonAtomic)
