@@ -239,9 +239,10 @@ def test_opencl_rsp_as_a_source_model_loads_and_planted_errors_break_it(tmp_path
     #   through a plain location without synchronisation is then
     #   "race-free", and its SC outcome, the message read, is not allowed:
     #   race2 fails);
-    # - the reads of non-atomic locations left on the run's write (then a
-    #   racy run's candidate breaks the axiom of visible side effects:
-    #   nonatomic_rf2 fails).
+    # - the reads of non-atomic locations left on the run's write (the
+    #   claim that each then reads a write before it in happens-before,
+    #   which the axiom of visible side effects needs, is false for a racy
+    #   run: rf2_nal fails).
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Source_Opencl") + 1] if t != "Hrf_Closure")
     planted = {
         "- same_thread_attr X ''wi'') - opencl_rsp_n90 X)": (
@@ -249,7 +250,7 @@ def test_opencl_rsp_as_a_source_model_loads_and_planted_errors_break_it(tmp_path
             "- same_thread_attr X ''wi'') - opencl_rsp_n90 X) \\<inter> (tag X ''A'' \\<times> tag X ''A'')",
             "race2",
         ),
-        "if nal_ev P r then (SOME w.": ("Hrf_Source_Opencl", "if False then (SOME w.", "nonatomic_rf2"),
+        "if nal_ev P r then (SOME w.": ("Hrf_Source_Opencl", "if False then (SOME w.", "rf2_nal"),
     }
     for whole, (theory, error, lemma) in planted.items():
         done = _planted(tmp_path, theories, theory, whole, error)
