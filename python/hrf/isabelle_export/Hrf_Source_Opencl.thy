@@ -193,6 +193,9 @@ lemma tag_XS: "tag (src_exec L P f cs) s = enc ` src_tags P s"
 lemma events_XS: "events (src_exec L P f cs) = enc ` Collect (is_ev P)"
   by (simp add: src_exec_def)
 
+lemma rf_XS: "(a, b) \<in> rf (src_exec L P f cs) \<longleftrightarrow> (\<exists>r. is_rd P r \<and> a = enc (f r) \<and> b = enc r)"
+  by (auto simp: src_exec_def lift_def)
+
 lemma loc_XS: "(enc a, enc b) \<in> loc (src_exec L P f cs) \<longleftrightarrow>
     is_ev P a \<and> is_ev P b \<and> sloc P a \<noteq> None \<and> sloc P a = sloc P b"
   by (auto simp: loc_def pairs_where_def src_exec_def)
@@ -362,11 +365,7 @@ definition ghb :: "event rel" where
 lemma tsn_enc [simp]: "tsn (enc e) = stamp e"
   by (simp add: tsn_def)
 
-lemma events_X: "events X = enc ` Collect (is_ev P)"
-  by (simp add: src_exec_def)
-
-lemma ev_enc: "a \<in> events X \<Longrightarrow> \<exists>e. a = enc e \<and> is_ev P e"
-  by (auto simp: events_X)
+lemmas events_X = events_XS[of L P rfw co_r]
 
 lemma init_first: "is_ev P (Init x) \<Longrightarrow> is_ev P (Acc t i p) \<Longrightarrow> (enc (Init x), enc (Acc t i p)) \<in> ghb"
 proof -
@@ -500,11 +499,8 @@ abbreviation X2 :: execution where "X2 \<equiv> src_exec L P rf2 co_r"
 lemma X2_upd: "X2 = X\<lparr>rf := lift {(rf2 r, r) | r. is_rd P r}\<rparr>"
   by (simp add: src_exec_def)
 
-lemma rf_X2: "(a, b) \<in> rf X2 \<longleftrightarrow> (\<exists>r. is_rd P r \<and> a = enc (rf2 r) \<and> b = enc r)"
-  by (auto simp: src_exec_def lift_def)
-
-lemma rf_X: "(a, b) \<in> rf X \<longleftrightarrow> (\<exists>r. is_rd P r \<and> a = enc (rfw r) \<and> b = enc r)"
-  by (auto simp: src_exec_def lift_def)
+lemmas rf_X2 = rf_XS[of _ _ L P rf2 co_r]
+lemmas rf_X = rf_XS[of _ _ L P rfw co_r]
 
 text \<open>Atomic reads keep their writes, so happens-before is the run's.\<close>
 lemma ghb2: "opencl_rsp_n137 X2 = ghb"
