@@ -55,7 +55,8 @@ def main() -> int:
         f"device: {info.name} {info.arch}, {info.sms} SMs, driver {info.driver}, CUDA {info.cuda}, NVRTC {info.nvrtc}"
     )
     folders = a.tests or ["litmus/gpu"]
-    files = sorted(f for d in folders for f in glob.glob(os.path.join(d, "*.litmus")))
+    # in the order the folders are given (the first run first: a run cut at its time limit keeps them)
+    files = [f for d in folders for f in sorted(glob.glob(os.path.join(d, "*.litmus")))]
     log = open(os.path.join(a.out, "gpu.log"), "w", encoding="utf-8")  # noqa: SIM115 - closed at the end
     js = open(os.path.join(a.out, "gpu.jsonl"), "w", encoding="utf-8")  # noqa: SIM115 - closed at the end
     sass = open(os.path.join(a.out, "sass.txt"), "w", encoding="utf-8")  # noqa: SIM115 - closed at the end
@@ -222,13 +223,16 @@ def origin(path: str) -> str:
     return os.path.basename(d) if os.path.basename(d) == "ptx-asplos15" else d
 
 
-DRIVER_TESTS = ("MP+rlx-gpu", "SB+fence.sc-gpu", "SpinMP")
+# the driver on global memory, a spin loop, shared memory ([GPU15]'s mp-volatile), a CTA barrier
+# (Dat3M's SB+bar-const-equal) and sm_90's mbarrier in shared memory
+DRIVER_TESTS = ("MP+rlx-gpu", "SB+fence.sc-gpu", "SpinMP", "mp-volatile", "SB+bar-const-equal", "MP+mbar-cta")
 
 
 def standalone_driver(files: list[str], out: str, info) -> list[str]:
     """`hrf run --emit-cuda`'s standalone driver on the device: built by
     nvcc, run without Python, its log judged by `hrf run --log`'s code
-    (every state allowed by ptx-6.0 and ptx-7.5; no instance missing)."""
+    (every state allowed by the models that judge the test's dialect,
+    `gpu.judges`; no instance missing)."""
     import subprocess
 
     from hrf import gpu
@@ -260,7 +264,7 @@ def standalone_driver(files: list[str], out: str, info) -> list[str]:
             with open(logf, "w", encoding="utf-8") as f:
                 f.write(r.stdout)
             res = gpu.from_log(t, read_herd_output(logf)[herd_name(t.name)], logf)
-            for m in ("ptx-6.0", "ptx-7.5"):
+            for m in gpu.judges(t.arch):
                 gpu.judge(res, t, m)
             speed = next((x for x in r.stdout.splitlines() if x.startswith("Instances=")), "?")
             lines.append(
