@@ -351,7 +351,7 @@ def test_recorded_sass_of_a_relaxed_wait_has_the_load_moved_above_it():
     # ptxas 13.5 puts P1's weak global load before its relaxed mbarrier
     # wait (nothing orders them): the code check refuses to run it as written
     (why,) = _checked(LITMUS / "ptx8" / "MP+mbar-relaxed-wait.litmus", "MP+mbar-relaxed-wait.sass")
-    assert why.startswith("P1: `mbarrier.test_wait.parity.relaxed.cta.shared::cta.b64` should be SYNCS.PHASECHK")
+    assert why.startswith("P1: `mbarrier.try_wait.parity.relaxed.cta.shared::cta.b64` should be SYNCS.PHASECHK.TRYWAIT")
     assert "the two swapped" in why
 
 

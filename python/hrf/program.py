@@ -79,6 +79,7 @@ TAGS = frozenset(
         "MBAR",
         "MBINIT",
         "MBWAIT",
+        "TRYWAIT",  # a wait written as try_wait (test_wait otherwise)
         "UNINIT",
         "ASYNC",
         "BULK",

@@ -565,10 +565,12 @@ class _Emitter:
         self.access("bulk", name, write.loc, f"{dst}, {src}, {size}, {bar}")
 
     def mbarrier_wait(self, load: A.Load, dst: str, acquire: bool) -> None:
-        """A wait on phase 0: its predicate as the register's 1 or 0."""
+        """A wait on phase 0, in the form written (test_wait or try_wait): its
+        predicate as the register's 1 or 0."""
         p = self.pred()
         sem = "acquire" if acquire else "relaxed"
-        name = f"mbarrier.test_wait.parity.{sem}.{ISA_SCOPE[load.scope or 'wg']}.shared::cta.b64"
+        kind = "try_wait" if "TRYWAIT" in load.tags else "test_wait"
+        name = f"mbarrier.{kind}.parity.{sem}.{ISA_SCOPE[load.scope or 'wg']}.shared::cta.b64"
         self.access("mbar", name, load.loc, f"{p}, {self.addr(load.loc)}, 0")
         self.emit(f"selp.b32 {dst}, 1, 0, {p};")
 

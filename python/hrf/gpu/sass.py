@@ -124,6 +124,8 @@ def steps(a: Access) -> list[Step]:
             return [Step(("FENCE",), optional=True), Step(("SYNCS",), frozenset({"EXCH"}))]
         if "test_wait" in words:
             return [Step(("SYNCS",), frozenset({"PHASECHK"}))]
+        if "try_wait" in words:  # the potentially blocking test: SYNCS.PHASECHK.TRANS64.TRYWAIT
+            return [Step(("SYNCS",), frozenset({"PHASECHK", "TRYWAIT"}))]
         if "arrive" in words:  # a release: MEMBARs first where ptxas needs them (cluster scope)
             lead = [Step(("MEMBAR",), optional=True)] * 2 if "release" in words else []
             return [*lead, Step(("SYNCS",), frozenset({"ARRIVE"}))]

@@ -215,7 +215,9 @@ class HopperForms(Dat3mReader):
             self.value()
         self.note_space(b, q, t)
         scope = SCOPES[q["scope"][0]]
-        read = A.Load(b, True, "rlx", scope, line=line, tags=(*MBAR_TAGS, "MBWAIT"))
+        # TRYWAIT: the form as written, which `hrf run` runs (the two mean the same here)
+        tags = (*MBAR_TAGS, "MBWAIT") + (("TRYWAIT",) if kind == "try_wait" else ())
+        read = A.Load(b, True, "rlx", scope, line=line, tags=tags)
         done = A.Assign(dst, A.BinOp("==", read, A.Const(0, line=line), line=line), line=line)
         if q["sem"][0] == "relaxed":
             return (done,)
@@ -475,7 +477,8 @@ def event_text(op) -> str | None:
             return f"mbarrier.init [{loc}], {op.value.value // ARRIVAL}"
         return "fence.mbarrier_init.release.cluster"
     if "MBWAIT" in tags:
-        return f"mbarrier.test_wait.{scope} [{loc}]" if loc else f"(the wait's acquire.{scope}: its phase complete)"
+        kind = "try_wait" if "TRYWAIT" in tags else "test_wait"
+        return f"mbarrier.{kind}.{scope} [{loc}]" if loc else f"(the wait's acquire.{scope}: its phase complete)"
     if "MBAR" in tags and isinstance(op, A.Rmw):
         kind, n = mbarrier_update(op)
         prefix = "" if kind == "complete_tx" else "mbarrier."
