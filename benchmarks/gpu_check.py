@@ -44,6 +44,7 @@ def main() -> int:
     from hrf.gpu.runtime import NoGpu, Runner, cupy_module, device_info
     from hrf.gpu.sass import disassemble
     from hrf.litmus import parse_file
+    from hrf.litmus.ptx_hopper import first_sm90_form
 
     try:
         cp = cupy_module()
@@ -68,7 +69,8 @@ def main() -> int:
     cache: dict = {}
     for f in files:
         t = parse_file(f)
-        model = gpu.judges(t.arch) + (cat if t.arch == "PTX" else [])
+        # Dat3M's cat file predates sm_90: it judges no test of sm_90's forms
+        model = gpu.judges(t.arch) + (cat if t.arch == "PTX" and first_sm90_form(t) is None else [])
         try:
             lt, shape = gpu.prepare(t)
         except gpu.NotRunnable as e:

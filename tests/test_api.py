@@ -86,6 +86,35 @@ def test_unroll_bound_changes_cut_paths():
     assert r3.consistent > r0.consistent  # more iterations, more executions kept
 
 
+SPIN_ON_OWN_STORE = """PTX spin-own
+"P0 spins on what it wrote itself; P1 writes another location"
+{
+x=0;
+P0:r0=0;
+}
+ P0@cta 0,gpu 0  | P1@cta 0,gpu 0 ;
+ st.weak x, 1    | st.weak y, 1   ;
+ LC00:           |                ;
+ ld.weak r0, x   |                ;
+ bne r0, 1, LC00 |                ;
+exists
+(P0:r0 == 1)
+"""
+
+
+@pytest.mark.parametrize("model", ["sc", "ptx-6.0", "ptx-7.5", "ptx-8.0"])
+def test_a_thread_spinning_on_its_own_write_leaves_its_loop(model):
+    # By hand: P0's load is po-after its store of 1, so coherence gives it 1
+    # (or a co-later write: there is none) and the loop exits at once; 0 (the
+    # initial write, co-before the store) is forbidden by read-write coherence.
+    # The write lies on every path of P0, and each path of the unrolled loop is
+    # cut by the bound but the one leaving it: the values a read may take
+    # include what cut paths wrote (earlier, no execution completed).
+    r = hrf.check(SPIN_ON_OWN_STORE, model)
+    assert r.complete and r.condition_holds is True
+    assert [dict(o) for o in r.outcomes] == [{"0:r0": 1}]
+
+
 def test_check_many_in_order_and_errors_inline(tmp_path):
     bad = tmp_path / "bad.litmus"
     bad.write_text("OPENCL bad\n{ [x]=0; }\nP0 (global int* x) { *x = }\nexists (x=1)\n")

@@ -53,6 +53,10 @@ pub struct PathsOfThread {
     pub paths: Vec<Path>,
     /// Paths that reached the loop-unrolling bound (a `Cut`), dropped.
     pub cut: usize,
+    /// The writes (location, value) those paths made before the bound: a
+    /// longer unrolling makes them too, so they are values reads may see
+    /// (a thread spinning on what it wrote itself leaves its loop on them).
+    pub cut_writes: BTreeSet<(usize, i64)>,
 }
 
 /// The location an access at `loc` with computed address `at` reaches on
@@ -112,7 +116,7 @@ pub fn thread_paths(
         }
     };
     let th = &prog.threads[t];
-    let mut out = PathsOfThread { paths: Vec::new(), cut: 0 };
+    let mut out = PathsOfThread { paths: Vec::new(), cut: 0, cut_writes: BTreeSet::new() };
     // Explicit DFS stack of (pc, regs, events, register taints, control
     // taint, the path's first access out of bounds).
     type State = (usize, Vec<i64>, Vec<PathEvent>, Vec<EventSet>, EventSet, Option<(usize, String)>);
@@ -343,6 +347,7 @@ pub fn thread_paths(
                 }
                 Instr::Cut => {
                     out.cut += 1;
+                    out.cut_writes.extend(evs.iter().filter(|e| e.kind == Kind::W).map(|e| (e.loc.unwrap(), e.value)));
                     break;
                 }
             }
@@ -418,12 +423,17 @@ pub fn value_domains(
         let mut next = dom.clone();
         for t in 0..prog.threads.len() {
             let free = value_free.get(t).map_or(&[][..], |v| &v[..]);
-            for p in thread_paths(prog, t, &dom, private, free, max_paths, budget)?.paths {
+            let paths = thread_paths(prog, t, &dom, private, free, max_paths, budget)?;
+            for p in paths.paths {
                 for e in p.events {
                     if e.kind == Kind::W {
                         next[e.loc.unwrap()].insert(e.value);
                     }
                 }
+            }
+            // and the writes of paths the loop bound cut: a read may see them
+            for (l, v) in paths.cut_writes {
+                next[l].insert(v);
             }
         }
         if next == dom {

@@ -57,3 +57,38 @@ def test_every_weak_outcome_the_hardware_showed_is_allowed_by_every_ptx_model(ro
     assert judges("GPU_PTX") == ["ptx", "ptx-6.0", "ptx-7.5"]
     for model in judges("GPU_PTX"):
         assert weak_state_allowed(hrf.parse(path), model), (row["test"], model)
+
+
+DAT3M_FOLDERS = ("dat3m-gpu/litmus/PTX/Barrier", "dat3m-gpu/litmus/PTX/Manual", "opencl-dat3m/herd")
+
+
+def _dat3m_rows():
+    from test_gpu import hardware_rows
+
+    return hardware_rows(DAT3M_FOLDERS)
+
+
+@pytest.mark.parametrize("row", _dat3m_rows(), ids=lambda r: f"{r['record']}:{r['test']}")
+def test_every_state_the_hardware_showed_for_dat3ms_tests_is_allowed(row):
+    """Dat3M's barrier and manual tests (and its OpenCL barrier example)
+    on the lent H200 (tests/data/hardware): each state the GPU showed is
+    allowed by every model that judges the dialect and takes the test
+    (`red.acq_rel`, which the PTX models refuse by name, gives no verdict)."""
+    from hrf.errors import UnsupportedFeature
+    from hrf.gpu import judges
+
+    test = hrf.parse(REFERENCE / row["from"] / row["file"])
+    assert herd_name(test.name) == row["test"]
+    judged = 0
+    for model in judges(test.arch):
+        try:
+            r = hrf.check(test, model)
+        except UnsupportedFeature:
+            continue
+        assert r.complete, (row["test"], model)
+        if r.racy:  # no meaning under the model
+            continue
+        allowed = [dict(o) for o in r.outcomes]
+        assert all(s["outcome"] in allowed for s in row["states"]), (row["test"], model)
+        judged += 1
+    assert judged or row["test"] in ("Atom-plus-register", "_Red-minus-location", "Red-plus-location"), row["test"]

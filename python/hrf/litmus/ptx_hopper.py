@@ -35,8 +35,10 @@ destination through the async proxy (`ASYNC`), then the implicit proxy
 fence that follows its completion, then its complete-tx on the mbarrier:
 an add of minus its byte count, a release at .cluster scope (the ISA:
 "the complete-tx operation on the mbarrier has .release semantics at the
-.cluster scope"). hrf places these events where the instruction is in
-its thread's program order (docs/readings.md).
+.cluster scope"), all four tagged BULK. hrf places these events where the
+instruction is in its thread's program order; `ptx-8.0` orders them after
+what the thread did before the copy and not before what it does after
+(the copy is asynchronous: docs/readings.md).
 """
 
 from __future__ import annotations
@@ -56,6 +58,18 @@ SHARED = {"shared": "cta", "shared::cta": "cta", "shared::cluster": "cluster"}
 MBAR_TAGS = ("GEN", "MBAR")
 # the forms' event tags, each with what it names (the models before ptx-8.0 and `hrf run` refuse them)
 HOPPER = {"ASYNC": "the async proxy", "CLBAR": "cluster barriers", "MBAR": "mbarriers"}
+
+
+def first_sm90_form(test: A.Test) -> tuple[A.Thread, object, str] | None:
+    """The first operation of an sm_90 form in `test` (its thread, the
+    operation, what the form is), or None: what the models before ptx-8.0,
+    and Dat3M's cat files, which predate sm_90, do not read."""
+    for th in test.threads:
+        for op in th.ops:
+            what = next((HOPPER[k] for k in HOPPER if k in getattr(op, "tags", ())), None)
+            if what is not None:
+                return th, op, what
+    return None
 
 
 class HopperForms(Dat3mReader):
@@ -270,7 +284,7 @@ class HopperForms(Dat3mReader):
                     "rel",
                     "qf",
                     line=line,
-                    tags=MBAR_TAGS,
+                    tags=(*MBAR_TAGS, "BULK"),
                     orders=("rlx", "rel"),
                 ),
                 line=line,
@@ -468,7 +482,12 @@ def event_text(op) -> str | None:
     loc = getattr(op, "loc", None)
     scope = ISA_SCOPE.get(getattr(op, "scope", None) or "", "")
     if "BULK" in tags:
-        what = {A.Load: f"read [{loc}]", A.Store: f"write [{loc}]", A.Fence: "the proxy fence after its completion"}
+        what = {
+            A.Load: f"read [{loc}]",
+            A.Store: f"write [{loc}]",
+            A.Fence: "the proxy fence after its completion",
+            A.Rmw: f"complete_tx [{loc}]",
+        }
         return f"cp.async.bulk: {what.get(type(op), '')}"
     if "CLBAR" in tags:
         return f"barrier.cluster.{'arrive' if op.arrive else 'wait'}.{ISA_SEM[op.order or 'acq']}"

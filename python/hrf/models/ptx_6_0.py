@@ -29,7 +29,7 @@ from ..dsl import same_thread_attr as same
 from ..dsl import tag as t
 from ..errors import UnsupportedFeature
 from ..litmus import ast as AST
-from ..litmus.ptx_hopper import HOPPER
+from ..litmus.ptx_hopper import first_sm90_form
 from .common import ACQ, ACQ_REL, REL, RLX, SC, dep, sr, sync_fence, syncbar
 
 RED = t("RED")  # both halves of a reduction (`red`)
@@ -51,13 +51,11 @@ ms1 = (po | po.inv) | (I(strong_operation) >> sr >> I(strong_operation))
 def supports(name: str, test: AST.Test, dartagnan: bool = False, hopper: bool = False) -> None:
     if test.arch != "PTX":
         raise UnsupportedFeature(f"{name} reads Dat3M's PTX tests (header PTX); this is a {test.arch} test", test.path)
-    if not hopper:
-        for th in test.threads:
-            for op in th.ops:
-                what = next((HOPPER[k] for k in HOPPER if k in getattr(op, "tags", ())), None)
-                if what is not None:
-                    msg = f"{th.name}: {name} has no {what} (PTX ISA 8.0's, sm_90): use ptx-8.0"
-                    raise UnsupportedFeature(msg, test.path, getattr(op, "line", None))
+    form = None if hopper else first_sm90_form(test)
+    if form is not None:
+        th, op, what = form
+        msg = f"{th.name}: {name} has no {what} (PTX ISA 8.0's, sm_90): use ptx-8.0"
+        raise UnsupportedFeature(msg, test.path, getattr(op, "line", None))
     if dartagnan:
         return
     for th in test.threads:
@@ -79,15 +77,16 @@ def release_fence(dartagnan: bool):
     return F & ACQ_REL if dartagnan else F & (ACQ_REL | SC)
 
 
-def patterns(po_same, dartagnan: bool):
+def patterns(po_same, dartagnan: bool, po_=po):
     """[PTX19]'s release and acquire patterns, `po_same` the program order
-    of one (virtual) location. A reduction is no read of the ISA (its
-    operation types: "ld and atom, but not red"): it begins no acquire
-    pattern, where Dartagnan reads it as a read."""
+    of one (virtual) location, `po_` the program order (PTX 8.0's less the
+    edges out of an asynchronous copy). A reduction is no read of the ISA
+    (its operation types: "ld and atom, but not red"): it begins no
+    acquire pattern, where Dartagnan reads it as a read."""
     fence = release_fence(dartagnan)
     first_read = strong_read if dartagnan else strong_read - RED
-    release = (I(W & REL) >> po_same.opt >> I(strong_write)) | (I(fence) >> po >> I(strong_write))
-    acquire = (I(first_read) >> po_same.opt >> I(R & ACQ)) | (I(first_read) >> po >> I(fence))
+    release = (I(W & REL) >> po_same.opt >> I(strong_write)) | (I(fence) >> po_ >> I(strong_write))
+    acquire = (I(first_read) >> po_same.opt >> I(R & ACQ)) | (I(first_read) >> po_ >> I(fence))
     return release, acquire
 
 
