@@ -68,6 +68,7 @@ def main() -> int:
     record: list = []  # the runs as tests/data/hardware keeps them
     cache: dict = {}
     for f in files:
+        started = time.perf_counter()  # the test's whole time here: compile, SASS, run, judging
         t = parse_file(f)
         # Dat3M's cat file predates sm_90: it judges no test of sm_90's forms
         model = gpu.judges(t.arch) + (cat if t.arch == "PTX" and first_sm90_form(t) is None else [])
@@ -126,7 +127,11 @@ def main() -> int:
         )
         for line in r.comparison() + r.notes:
             print("  " + line)
-        print(f"{t.name}: weak {r.positive} of {r.counts.instances}, {r.counts.rate / 1e6:.1f} M/s", flush=True)
+        print(
+            f"{t.name}: weak {r.positive} of {r.counts.instances}, {r.counts.rate / 1e6:.1f} M/s; "
+            f"{time.perf_counter() - started:.1f} s in all (compile {r.counts.compile_seconds:.1f} s)",
+            flush=True,
+        )
 
     # weak behaviours per second: default and tuned, MP/SB/LB at gpu scope
     weak = []
