@@ -107,9 +107,10 @@ def test_a_thread_spinning_on_its_own_write_leaves_its_loop(model):
     # By hand: P0's load is po-after its store of 1, so coherence gives it 1
     # (or a co-later write: there is none) and the loop exits at once; 0 (the
     # initial write, co-before the store) is forbidden by read-write coherence.
-    # The write lies on every path of P0, and each path of the unrolled loop is
-    # cut by the bound but the one leaving it: the values a read may take
-    # include what cut paths wrote (earlier, no execution completed).
+    # Every path of P0 that does not leave the unrolled loop is cut by the
+    # bound, and the store of 1 is on each: the values a read may take now
+    # include what cut paths wrote (before, 1 was none of x's values, so the
+    # read never returned it and no execution completed).
     r = hrf.check(SPIN_ON_OWN_STORE, model)
     assert r.complete and r.condition_holds is True
     assert [dict(o) for o in r.outcomes] == [{"0:r0": 1}]
