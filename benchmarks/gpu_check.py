@@ -103,20 +103,25 @@ def main() -> int:
                 traceback.print_exc()
                 continue
         log.write(r.to_litmus7())
-        js.write(json.dumps(r.to_json()) + "\n")
+        whole = r.to_json()
+        js.write(json.dumps(whole) + "\n")
         forb = sum(n for _, n in r.forbidden)
         record.append(
             {
                 "test": t.name,
                 "from": origin(f),
+                "file": os.path.basename(f),
                 "observation": r.observation,
                 "weak": r.positive,
                 "instances": r.counts.instances,
                 "compared_with": r.model,
                 "forbidden_seen": forb,
                 "code": r.codecheck,
+                "states": [{"outcome": s["outcome"], "count": s["count"]} for s in whole["states"]],
+                "forbidden": {m["model"]: m["forbidden"] for m in whole["models"] if m["forbidden"]},
             }
         )
+        save_record(a, info, record)  # after each test: a run cut at its time limit keeps its record
         rows.append(
             (
                 t.name,
@@ -193,21 +198,7 @@ def main() -> int:
     log.close()
     js.close()
     sass.close()
-    with open(os.path.join(a.out, "hardware.json"), "w", encoding="utf-8") as f:
-        json.dump(
-            {
-                "device": f"{info.name} ({info.arch}, {info.sms} SMs)",
-                "driver": f"CUDA {info.driver} (nvidia-smi above names the driver's release)",
-                "runtime": f"CuPy's CUDA {info.cuda}, NVRTC {info.nvrtc}",
-                "date": time.strftime("%Y-%m-%d"),
-                "launches": a.launches,
-                "setting": "the default (gpu/setting.py)",
-                "how": "benchmarks/gpu_check.sh; weak: instances whose final state satisfies the condition's proposition",
-                "runs": record,
-            },
-            f,
-            indent=1,
-        )
+    save_record(a, info, record)
     print()
     print(f"device: {info.name} {info.arch}, driver {info.driver}, CUDA {info.cuda}")
     for name, status, what in rows:
@@ -222,6 +213,28 @@ def main() -> int:
             f"({rate[4]} weak)"
         )
     return 0
+
+
+def save_record(a, info, record: list) -> None:
+    """The runs so far as tests/data/hardware keeps them (hardware.json
+    under --out): each test's states with their counts, and the states
+    each judging model forbids."""
+    with open(os.path.join(a.out, "hardware.json"), "w", encoding="utf-8") as f:
+        json.dump(
+            {
+                "device": f"{info.name} ({info.arch}, {info.sms} SMs)",
+                "driver": f"CUDA {info.driver} (nvidia-smi above names the driver's release)",
+                "runtime": f"CuPy's CUDA {info.cuda}, NVRTC {info.nvrtc}",
+                "date": time.strftime("%Y-%m-%d"),
+                "launches": a.launches,
+                "setting": "the default (gpu/setting.py)",
+                "how": "benchmarks/gpu_check.sh; weak: instances whose final state satisfies the condition's proposition; "
+                "states: the histogram; forbidden: the states each judging model forbids",
+                "runs": record,
+            },
+            f,
+            indent=1,
+        )
 
 
 def origin(path: str) -> str:
