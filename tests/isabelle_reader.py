@@ -61,6 +61,8 @@ MAIN_CONSTANTS = {
     "take",
     "drop",
     "count_list",
+    "replicate",
+    "sum_list",
     "upt",
     "nth",
     "Collect",

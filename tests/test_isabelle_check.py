@@ -242,7 +242,16 @@ def test_opencl_rsp_as_a_source_model_loads_and_planted_errors_break_it(tmp_path
     # - the reads of non-atomic locations left on the run's write (the
     #   claim that each then reads a write before it in happens-before,
     #   which the axiom of visible side effects needs, is false for a racy
-    #   run: rf2_nal fails).
+    #   run: rf2_nal fails);
+    # - synchronisation without scope inclusion (the model's sw no longer
+    #   asks that release and acquire be in each other's scope: two threads
+    #   of two work-groups then pass a message through work-group-scope
+    #   atomics race-free, and the claim that a race-free program's
+    #   conflicting accesses are in each other's scope is false:
+    #   cross_step_incl fails);
+    # - the schedule that puts the two accesses side by side with the other
+    #   access first (the write is then no longer right before it:
+    #   race_free_conflicts_incl fails).
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Source_Opencl") + 1] if t != "Hrf_Closure")
     planted = {
         "- same_thread_attr X ''wi'') - opencl_rsp_n90 X)": (
@@ -251,6 +260,16 @@ def test_opencl_rsp_as_a_source_model_loads_and_planted_errors_break_it(tmp_path
             "race2",
         ),
         "if nal_ev P r then (SOME w.": ("Hrf_Source_Opencl", "if False then (SOME w.", "rf2_nal"),
+        "O Id_on (opencl_rsp_n58 X \\<inter> tag X ''global'')) \\<inter> opencl_rsp_n91 X)": (
+            "Model_opencl_rsp",
+            "O Id_on (opencl_rsp_n58 X \\<inter> tag X ''global'')))",
+            "cross_step_incl",
+        ),
+        "replicate i t @ replicate j u @ [t, u]": (
+            "Hrf_Source_Opencl",
+            "replicate i t @ replicate j u @ [u, t]",
+            "race_free_conflicts_incl",
+        ),
     }
     for whole, (theory, error, lemma) in planted.items():
         done = _planted(tmp_path, theories, theory, whole, error)

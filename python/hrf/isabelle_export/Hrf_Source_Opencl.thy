@@ -394,8 +394,8 @@ qed
 lemma ghb_trans: "(a, b) \<in> ghb \<Longrightarrow> (b, c) \<in> ghb \<Longrightarrow> (a, c) \<in> ghb"
   unfolding ghb_def opencl_rsp_n137_def by (rule trancl_trans)
 
-text \<open>Happens-before goes forward in time.\<close>
-lemma ghb_later: "ghb \<subseteq> later"
+text \<open>Happens-before goes forward in time: each of its steps does.\<close>
+lemma base_later: "(opencl_rsp_n100 X \<inter> opencl_rsp_n134 X) \<union> opencl_rsp_n92 X \<subseteq> later"
 proof -
   have "opencl_rsp_n134 X \<inter> opencl_rsp_n100 X \<subseteq> later"
   proof
@@ -423,9 +423,11 @@ proof -
     qed
     then show ?thesis using XS_n92 by blast
   qed
-  ultimately show ?thesis
-    unfolding ghb_def XS_ghb_gen by (intro later_trancl) blast
+  ultimately show ?thesis by blast
 qed
+
+lemma ghb_later: "ghb \<subseteq> later"
+  unfolding ghb_def XS_ghb_gen by (rule later_trancl[OF base_later])
 
 text \<open>The writes a read may read under the axiom of visible side effects:
   its location's, before it in global happens-before.\<close>
@@ -810,5 +812,306 @@ interpretation opencl_rsp_source:
   sc_source_model "src_allowed opencl_rsp_consistent"
     "\<lambda>L P. src_racy opencl_rsp_consistent opencl_rsp_data_race L P \<or> na_rmw P"
   by unfold_locales (simp add: opencl_rsp_sc_outcomes)
+
+
+section \<open>A race-free program's conflicting accesses are in each other's scope\<close>
+
+text \<open>In a straight-line program, two conflicting accesses of two threads,
+  a write of the first and any access of the second, are in each other's
+  scope (opencl-rsp's scope inclusion, remote promotion included) unless
+  the program is racy: run the two threads up to them, the write first and
+  the other access right after it, then every thread to its end. Nothing
+  comes between the two in time, so global happens-before orders them only
+  by one synchronisation edge, which relates accesses in each other's
+  scope; unordered, they race. So non-atomic accesses and atomics of
+  scopes that leave each other out are never shared across threads by a
+  race-free program.\<close>
+
+lemma po_thread: "(a, b) \<in> po (src_exec L P f cs) \<Longrightarrow> sthread (dec a) = sthread (dec b)"
+proof -
+  assume "(a, b) \<in> po (src_exec L P f cs)"
+  then have "(a, b) \<in> (lift (src_po P))\<^sup>+" by (simp add: po_def src_exec_def)
+  then show ?thesis
+    by (induction rule: trancl_induct) (auto simp: lift_def src_po_def)
+qed
+
+lemma n90_XS: "opencl_rsp_n90 (src_exec L P f cs) = opencl_rsp_n90 (src_exec L P g ds)"
+proof -
+  have "tag (src_exec L P f cs) = tag (src_exec L P g ds)"
+    by (rule ext) (simp add: tag_def src_exec_def)
+  moreover have "same_thread_attr (src_exec L P f cs) = same_thread_attr (src_exec L P g ds)"
+  proof -
+    have "thread_attr (src_exec L P f cs) = thread_attr (src_exec L P g ds)"
+      "thread_of (src_exec L P f cs) = thread_of (src_exec L P g ds)"
+      "events (src_exec L P f cs) = events (src_exec L P g ds)"
+      by (simp_all add: src_exec_def)
+    then show ?thesis unfolding same_thread_attr_def pairs_where_def by (simp only:)
+  qed
+  moreover have "universal (src_exec L P f cs) = universal (src_exec L P g ds)"
+    by (simp add: universal_def src_exec_def)
+  ultimately show ?thesis
+    unfolding opencl_rsp_n90_def opencl_rsp_n82_def opencl_rsp_n83_def opencl_rsp_n86_def by (simp only:)
+qed
+
+context ocl_run
+begin
+
+text \<open>A step of global happens-before ends at an event.\<close>
+lemma base_target:
+  assumes "(a, c) \<in> (opencl_rsp_n100 X \<inter> opencl_rsp_n134 X) \<union> opencl_rsp_n92 X"
+  shows "\<exists>e. is_ev P e \<and> c = enc e"
+proof (cases "(a, c) \<in> opencl_rsp_n92 X")
+  case True
+  then obtain b where "(b, c) \<in> rf X" using XS_n92 by blast
+  then obtain r where "is_rd P r" "c = enc r" by (auto simp: rf_X)
+  then show ?thesis by (blast intro: ev_of)
+next
+  case False
+  then have "c \<in> tag X ''global''" using assms by (auto simp: opencl_rsp_n100_def)
+  then show ?thesis by (auto simp: tag_XS tags_global)
+qed
+
+text \<open>Between two events with no event between them in time, global
+  happens-before is one of its steps.\<close>
+lemma ghb_one_step:
+  assumes ab: "(enc a, enc b) \<in> ghb"
+    and none: "\<And>e. is_ev P e \<Longrightarrow> stamp a < stamp e \<Longrightarrow> stamp e < stamp b \<Longrightarrow> False"
+  shows "(enc a, enc b) \<in> (opencl_rsp_n100 X \<inter> opencl_rsp_n134 X) \<union> opencl_rsp_n92 X"
+proof -
+  let ?B = "(opencl_rsp_n100 X \<inter> opencl_rsp_n134 X) \<union> opencl_rsp_n92 X"
+  have "(enc a, enc b) \<in> ?B\<^sup>+" using ab unfolding ghb_def XS_ghb_gen .
+  then show ?thesis
+  proof (rule tranclE)
+    assume "(enc a, enc b) \<in> ?B"
+    then show ?thesis .
+  next
+    fix c assume ac: "(enc a, c) \<in> ?B\<^sup>+" and cb: "(c, enc b) \<in> ?B"
+    have "\<exists>y. (y, c) \<in> ?B" using ac by (induction rule: trancl.induct) blast+
+    then obtain e where e: "is_ev P e" "c = enc e" using base_target by blast
+    have "(enc a, c) \<in> later" using ac later_trancl[OF base_later] by blast
+    moreover have "(c, enc b) \<in> later" using cb base_later by blast
+    ultimately have "stamp a < stamp e" "stamp e < stamp b" using e(2) by (simp_all add: later_def)
+    then show ?thesis using none[OF e(1)] by blast
+  qed
+qed
+
+text \<open>A step between two threads' events is a synchronisation: its ends
+  are in each other's scope.\<close>
+lemma cross_step_incl:
+  assumes s: "(enc a, enc b) \<in> (opencl_rsp_n100 X \<inter> opencl_rsp_n134 X) \<union> opencl_rsp_n92 X"
+    and ab: "sthread a \<noteq> sthread b" and a: "a = Acc t i p"
+  shows "(enc a, enc b) \<in> opencl_rsp_n90 X"
+proof -
+  have "(enc a, enc b) \<notin> opencl_rsp_n134 X"
+  proof
+    assume "(enc a, enc b) \<in> opencl_rsp_n134 X"
+    then consider "(enc a, enc b) \<in> po X" | "enc a \<in> tag X ''IW''"
+      by (auto simp: opencl_rsp_n134_def)
+    then show False
+    proof cases
+      case 1
+      then show False using po_thread[OF 1] ab by simp
+    next
+      case 2
+      then show False using a by (auto simp: tag_XS tags_IW dest: enc_inj)
+    qed
+  qed
+  then have "(enc a, enc b) \<in> opencl_rsp_n92 X" using s by blast
+  then show ?thesis by (simp add: opencl_rsp_n92_def opencl_rsp_n91_def)
+qed
+
+text \<open>A write and a later access of its location by another thread, with
+  no event between them in time, are in each other's scope, or the
+  program is racy.\<close>
+lemma adjacent_incl:
+  assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    and a: "a = Acc t i p" "is_wr P a"
+    and b: "is_rd P b \<or> is_wr P b" "sloc P b = sloc P a" "sthread a \<noteq> sthread b"
+    and ab: "stamp a < stamp b"
+    and none: "\<And>e. is_ev P e \<Longrightarrow> stamp a < stamp e \<Longrightarrow> stamp e < stamp b \<Longrightarrow> False"
+  shows "(enc a, enc b) \<in> opencl_rsp_n90 X"
+proof (cases "(enc a, enc b) \<in> ghb")
+  case True
+  show ?thesis using cross_step_incl[OF ghb_one_step[OF True none] b(3) a(1)] .
+next
+  case False
+  show ?thesis
+  proof (rule ccontr)
+    assume ni: "(enc a, enc b) \<notin> opencl_rsp_n90 X"
+    obtain x where x: "sloc P a = Some x" using a by (auto dest: wr_addr)
+    have ev: "is_ev P a" "is_ev P b" using a(2) b(1) by (auto intro: ev_of)
+    obtain u j q where bu: "b = Acc u j q"
+    proof (cases b)
+      case (Init y)
+      then show ?thesis using ab by simp
+    next
+      case (Acc u j q)
+      then show ?thesis using that by simp
+    qed
+    have conflict: "(enc a, enc b) \<in> (((tag X2 ''W'' \<times> tag X2 ''W'') \<union> opencl_rsp_n157 X2)
+        \<union> (tag X2 ''R'' \<times> tag X2 ''W'')) \<inter> loc X2 \<inter> (opencl_rsp_n132 X2 \<times> opencl_rsp_n132 X2)"
+      using a b(1,2) ev x bu
+      by (auto simp: opencl_rsp_n157_def opencl_rsp_n132_def tag_XS tags_R tags_W tags_IW loc_XS events_XS)
+    have nhb: "(enc a, enc b) \<notin> opencl_rsp_n152 X2" "(enc b, enc a) \<notin> opencl_rsp_n152 X2"
+      using False ab ghb_later unfolding opencl_rsp_n152_def ghb2 XS_lhb by (auto simp: later_def)
+    have nwi: "(enc a, enc b) \<notin> same_thread_attr X2 ''wi''"
+      using same_wi_XS[of a b L P rf2 co_r] b(3) by blast
+    have "(enc a, enc b) \<notin> opencl_rsp_n90 X2" using ni by (simp add: X2_upd)
+    then have "(enc a, enc b) \<in> opencl_rsp_data_race X2"
+      using conflict nhb nwi unfolding opencl_rsp_data_race_def by (simp add: conv_is_converse)
+    moreover have "cand_ok P rf2 co_r (vv rf2)"
+      using run_cand rf2_loc values_exist[OF rf2_time] by (auto simp: cand_ok_def)
+    ultimately show False using rfree consistent2[OF nr] unfolding src_racy_def by blast
+  qed
+qed
+
+end
+
+text \<open>The schedule: the two threads up to the two accesses, the write, the
+  other access, then every thread to its end.\<close>
+lemma between_stamps:
+  fixes a k :: nat
+  assumes "2 * a + (if p then 2 else 1) < 2 * k + (if q then 2 else 1)" "2 * k + (if q then 2 else 1) < 2 * a + 3"
+  shows "q \<and> \<not> p \<and> k = a"
+proof (cases p)
+  case True
+  then show ?thesis using assms by (cases q) auto
+next
+  case False
+  then show ?thesis using assms by (cases q) auto
+qed
+
+lemma count_replicate: "count_list (replicate n x) y = (if x = y then n else 0)"
+  by (induction n) auto
+
+lemma count_concat: "count_list (concat (map g xs)) y = sum_list (map (\<lambda>x. count_list (g x) y) xs)"
+  by (induction xs) auto
+
+lemma sum_one: "distinct xs \<Longrightarrow> sum_list (map (\<lambda>x. if x = y then n x else (0::nat)) xs) = (if y \<in> set xs then n y else 0)"
+  by (induction xs) auto
+
+lemma valid_counts:
+  "set ts \<subseteq> src_threads P \<Longrightarrow> (\<forall>v. count_list ts v \<le> length (src_code P v)) \<Longrightarrow> valid P ts"
+proof (induction ts rule: rev_induct)
+  case Nil
+  then show ?case by (simp add: valid_def)
+next
+  case (snoc x xs)
+  have "\<forall>v. count_list xs v \<le> length (src_code P v)"
+  proof
+    fix v show "count_list xs v \<le> length (src_code P v)"
+      using snoc.prems(2)[rule_format, of v] by simp
+  qed
+  then have "valid P xs" using snoc by simp
+  moreover have "count_list xs x < length (src_code P x)" using snoc.prems(2)[rule_format, of x] by simp
+  ultimately show ?case using snoc.prems(1) by (simp add: valid_snoc run_pc)
+qed
+
+definition pair_sched :: "src_program \<Rightarrow> tid \<Rightarrow> nat \<Rightarrow> tid \<Rightarrow> nat \<Rightarrow> tid list" where
+  "pair_sched P t i u j = replicate i t @ replicate j u @ [t, u]
+     @ replicate (length (src_code P t) - Suc i) t @ replicate (length (src_code P u) - Suc j) u
+     @ concat (map (\<lambda>v. replicate (length (src_code P v)) v)
+         (filter (\<lambda>v. v \<noteq> t \<and> v \<noteq> u) (sorted_list_of_set (src_threads P))))"
+
+lemma pair_sched_count:
+  assumes "finite (src_threads P)" "t \<in> src_threads P" "u \<in> src_threads P" "t \<noteq> u"
+    "i < length (src_code P t)" "j < length (src_code P u)"
+  shows "count_list (pair_sched P t i u j) v = (if v \<in> src_threads P then length (src_code P v) else 0)"
+proof -
+  let ?O = "filter (\<lambda>v. v \<noteq> t \<and> v \<noteq> u) (sorted_list_of_set (src_threads P))"
+  have d: "distinct ?O" by simp
+  have s: "set ?O = src_threads P - {t, u}" using assms(1) by auto
+  have "count_list (concat (map (\<lambda>v. replicate (length (src_code P v)) v) ?O)) v
+      = (if v \<in> src_threads P - {t, u} then length (src_code P v) else 0)"
+    unfolding count_concat count_replicate sum_one[OF d] s ..
+  then show ?thesis using assms by (auto simp: pair_sched_def count_replicate)
+qed
+
+lemma pair_sched_run:
+  assumes "finite (src_threads P)" "t \<in> src_threads P" "u \<in> src_threads P" "t \<noteq> u"
+    "i < length (src_code P t)" "j < length (src_code P u)"
+  shows "sc_run P (pair_sched P t i u j)"
+proof
+  let ?T = "pair_sched P t i u j"
+  have c: "\<And>v. count_list ?T v = (if v \<in> src_threads P then length (src_code P v) else 0)"
+    using pair_sched_count[OF assms] .
+  have "set ?T \<subseteq> src_threads P"
+  proof
+    fix v assume "v \<in> set ?T"
+    then have "count_list ?T v \<noteq> 0" by (simp add: count_list_0_iff)
+    then show "v \<in> src_threads P" using c[of v] by (auto split: if_splits)
+  qed
+  moreover have "\<forall>v. count_list ?T v \<le> length (src_code P v)" using c by simp
+  ultimately show "valid P ?T" by (rule valid_counts)
+  show "\<forall>v \<in> src_threads P. sc_pc (run P ?T) v \<ge> length (src_code P v)" using c by (simp add: run_pc)
+qed
+
+theorem race_free_conflicts_incl:
+  assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    and fin: "finite (src_threads P)"
+    and a: "acc P t i p" "wr (ins P t i) p" and b: "acc P u j False" and tu: "t \<noteq> u"
+    and same: "addr_of (ins P u j) = addr_of (ins P t i)"
+  shows "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n90 (src_exec L P f cs)"
+proof -
+  let ?T = "pair_sched P t i u j"
+  have th: "t \<in> src_threads P" "i < length (src_code P t)" "u \<in> src_threads P" "j < length (src_code P u)"
+    using a(1) b by (auto simp: acc_def)
+  interpret ocl_run P ?T L
+    using pair_sched_run[OF fin th(1) th(3) tu th(2) th(4)] by (simp add: ocl_run_def)
+  have Tt: "?T ! (i + j) = t" "take (i + j) ?T = replicate i t @ replicate j u"
+    by (simp_all add: pair_sched_def nth_append)
+  have Tu: "?T ! Suc (i + j) = u" "take (Suc (i + j)) ?T = replicate i t @ replicate j u @ [t]"
+    by (simp_all add: pair_sched_def nth_append take_Suc_conv_app_nth)
+  have len: "Suc (i + j) < length ?T" by (simp add: pair_sched_def)
+  have kt: "k_of t i = i + j"
+    using k_of_step[of "i + j"] len Tt tu by (simp add: count_replicate)
+  have ku: "k_of u j = Suc (i + j)"
+    using k_of_step[of "Suc (i + j)"] len Tu tu by (simp add: count_replicate)
+  have wa: "is_wr P (Acc t i p)" using a by simp
+  have rb: "is_rd P (Acc u j False) \<or> is_wr P (Acc u j False)" using b by (auto simp: acc_def)
+  have none: False
+    if e: "is_ev P e" "stamp (Acc t i p) < stamp e" "stamp e < stamp (Acc u j False)" for e
+  proof (cases e)
+    case (Init x)
+    then show False using e(2) by simp
+  next
+    case (Acc v m q)
+    have ae: "acc P v m q" using e(1) Acc by simp
+    have sa: "stamp (Acc t i p) = 2 * (i + j) + (if p then 2 else 1)"
+      and sb: "stamp (Acc u j False) = 2 * (i + j) + 3" and se: "stamp e = 2 * k_of v m + (if q then 2 else 1)"
+      using kt ku Acc by simp_all
+    have qk: "q \<and> \<not> p \<and> k_of v m = i + j"
+      using e(2,3) unfolding sa sb se by (rule between_stamps)
+    then have "(v, m) = (t, i)" using k_of_evl[OF ae] k_of_evl[OF a(1)] kt by simp
+    then have "acc P t i True" using ae qk by simp
+    then have "wr (ins P t i) True" by (auto simp: acc_def dest: rd_part)
+    then obtain sc rm r x where "ins P t i = Op (FetchInc sc rm) r x" using wr_part by blast
+    then show False using a(2) qk by simp
+  qed
+  have "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n90 X"
+    using adjacent_incl[OF nr rfree refl wa rb _ _ _ none] same tu kt ku by simp
+  then show ?thesis using n90_XS by blast
+qed
+
+
+text \<open>So a location no operation accesses atomically is shared by no two
+  threads of a race-free program that writes it: each access of it is by
+  the writer's thread.\<close>
+corollary race_free_nonatomic_local:
+  assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    and fin: "finite (src_threads P)"
+    and a: "acc P t i p" "wr (ins P t i) p" and b: "acc P u j False"
+    and same: "addr_of (ins P u j) = addr_of (ins P t i)" and na: "nal_ev P (Acc t i p)"
+  shows "u = t"
+proof (rule ccontr)
+  assume "u \<noteq> t"
+  then have "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n90 (src_exec L P (\<lambda>r. r) {})"
+    using race_free_conflicts_incl[OF nr rfree fin a b _ same] by simp
+  then have "enc (Acc t i p) \<in> scoped (src_exec L P (\<lambda>r. r) {})
+      \<or> enc (Acc u j False) \<in> scoped (src_exec L P (\<lambda>r. r) {})"
+    by (rule incl_scoped)
+  moreover have "nal_ev P (Acc u j False)" using na same by (simp add: nal_ev_def)
+  ultimately show False using nal_unscoped na a(1) b by fastforce
+qed
 
 end
