@@ -766,6 +766,16 @@ proof -
     using conflict nhb nwi nincl unfolding opencl_rsp_data_race_def by (simp add: conv_is_converse)
 qed
 
+text \<open>A race in the moved candidate, which is consistent, makes the program racy.\<close>
+lemma racy2:
+  assumes "\<not> na_rmw P" "opencl_rsp_data_race X2 \<noteq> {}"
+  shows "src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+proof -
+  have "cand_ok P rf2 co_r (vv rf2)"
+    using run_cand rf2_loc values_exist[OF rf2_time] by (auto simp: cand_ok_def)
+  then show ?thesis unfolding src_racy_def using consistent2[OF assms(1)] assms(2) by blast
+qed
+
 theorem run_allowed_or_racy:
   assumes "\<not> na_rmw P"
   shows "(sc_regs (run P T), sc_mem (run P T)) \<in> src_allowed opencl_rsp_consistent L P
@@ -778,11 +788,8 @@ proof (cases "\<forall>r. is_rd P r \<longrightarrow> nal_ev P r \<longrightarro
 next
   case False
   then obtain r where r: "is_rd P r" "nal_ev P r" "(enc (rfw r), enc r) \<notin> ghb" by blast
-  have "cand_ok P rf2 co_r (vv rf2)"
-    using run_cand rf2_loc values_exist[OF rf2_time] by (auto simp: cand_ok_def)
-  moreover have "opencl_rsp_data_race X2 \<noteq> {}" using race2[OF r] by blast
-  ultimately show ?thesis
-    unfolding src_racy_def using consistent2[OF assms] by blast
+  have "opencl_rsp_data_race X2 \<noteq> {}" using race2[OF r] by blast
+  then show ?thesis using racy2[OF assms] by blast
 qed
 
 end
@@ -959,9 +966,7 @@ next
     have "(enc a, enc b) \<notin> opencl_rsp_n90 X2" using ni by (simp add: X2_upd)
     then have "(enc a, enc b) \<in> opencl_rsp_data_race X2"
       using conflict nhb nwi unfolding opencl_rsp_data_race_def by (simp add: conv_is_converse)
-    moreover have "cand_ok P rf2 co_r (vv rf2)"
-      using run_cand rf2_loc values_exist[OF rf2_time] by (auto simp: cand_ok_def)
-    ultimately show False using rfree consistent2[OF nr] unfolding src_racy_def by blast
+    then show False using rfree racy2[OF nr] by blast
   qed
 qed
 
