@@ -210,7 +210,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
         };
     let mut per_thread: Vec<Vec<Path>> = Vec::new();
     for (t, free) in value_free.iter().enumerate() {
-        match thread_paths(prog, t, &dom, &private, free, limits.max_paths, &budget) {
+        match thread_paths(prog, t, &dom, &private, free, limits.max_paths, &budget, false) {
             Ok(p) => {
                 out.cut_paths.push(p.cut);
                 per_thread.push(p.paths);

@@ -53,9 +53,10 @@ pub struct PathsOfThread {
     pub paths: Vec<Path>,
     /// Paths that reached the loop-unrolling bound (a `Cut`), dropped.
     pub cut: usize,
-    /// The writes (location, value) those paths made before the bound: a
-    /// longer unrolling makes them too, so they are values reads may see
-    /// (a thread spinning on what it wrote itself leaves its loop on them).
+    /// The writes (location, value) those paths made before the bound, when
+    /// asked for (`value_domains`: a longer unrolling makes them too, so
+    /// they are values reads may see; a thread spinning on what it wrote
+    /// itself leaves its loop on them).
     pub cut_writes: BTreeSet<(usize, i64)>,
 }
 
@@ -105,6 +106,7 @@ pub fn thread_paths(
     value_free: &[bool],
     max_paths: usize,
     budget: &Budget,
+    cut_writes: bool,
 ) -> Result<PathsOfThread, Error> {
     // The value a read of `loc` may return on a path whose events so far are `evs`.
     let values = |loc: usize, evs: &[PathEvent]| -> Vec<i64> {
@@ -347,7 +349,10 @@ pub fn thread_paths(
                 }
                 Instr::Cut => {
                     out.cut += 1;
-                    out.cut_writes.extend(evs.iter().filter(|e| e.kind == Kind::W).map(|e| (e.loc.unwrap(), e.value)));
+                    if cut_writes {
+                        out.cut_writes
+                            .extend(evs.iter().filter(|e| e.kind == Kind::W).map(|e| (e.loc.unwrap(), e.value)));
+                    }
                     break;
                 }
             }
@@ -423,7 +428,7 @@ pub fn value_domains(
         let mut next = dom.clone();
         for t in 0..prog.threads.len() {
             let free = value_free.get(t).map_or(&[][..], |v| &v[..]);
-            let paths = thread_paths(prog, t, &dom, private, free, max_paths, budget)?;
+            let paths = thread_paths(prog, t, &dom, private, free, max_paths, budget, true)?;
             for p in paths.paths {
                 for e in p.events {
                     if e.kind == Kind::W {

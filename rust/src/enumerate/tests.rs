@@ -390,7 +390,7 @@ fn all_paths(p: &Program) -> Vec<Vec<Path>> {
     let budget = Budget::new(None, None);
     let private = vec![false; p.locations.len()];
     let dom = value_domains(p, &private, &[], 100, 100, false, &budget).unwrap();
-    (0..p.threads.len()).map(|t| thread_paths(p, t, &dom, &private, &[], 100, &budget).unwrap().paths).collect()
+    (0..p.threads.len()).map(|t| thread_paths(p, t, &dom, &private, &[], 100, &budget, false).unwrap().paths).collect()
 }
 
 #[test]
