@@ -642,6 +642,13 @@ def weak_state_allowed(test, model) -> bool:
     return any(A.prop_holds(prop, o) for o in r.outcomes)
 
 
+def states_not_allowed(row: dict, r) -> list[dict]:
+    """The states a hardware record's row saw that the check result `r`
+    (the model's outcomes) does not allow, each a whole outcome."""
+    allowed = [dict(o) for o in r.outcomes]
+    return [s["outcome"] for s in row["states"] if s["outcome"] not in allowed]
+
+
 def test_the_hardware_records_are_whole():
     rows = hardware_rows((*SHIPPED_RUNS, "ptx-asplos15"))
     assert len(rows) >= 35
@@ -825,10 +832,8 @@ def test_what_sm_90_showed_is_allowed_by_ptx_8_but_the_lone_waits_stale_reads(ro
     limits = next(e.get("limits", {}) for e in manifest if e["file"] == f"{row['test']}.litmus")
     r = hrf.check(str(LITMUS / "ptx8" / f"{row['test']}.litmus"), "ptx-8.0", **limits)
     assert r.complete and not r.racy
-    allowed = [dict(o) for o in r.outcomes]
-    forbidden_seen = [s for s in row["states"] if s["outcome"] not in allowed]
     finding = LONE_WAIT_FINDINGS.get(row["test"])
-    assert [s["outcome"] for s in forbidden_seen] == ([finding] if finding else [])
+    assert states_not_allowed(row, r) == ([finding] if finding else [])
     assert sum(s["count"] for s in row["states"]) == row["instances"]
 
 
@@ -865,10 +870,9 @@ def test_the_generated_sm_90_family_on_the_h200_shows_only_the_lone_waits_stale_
     for row in rows:
         r = hrf.check(family[row["test"]], "ptx-8.0")
         assert r.complete and not r.racy, row["test"]
-        allowed = [dict(o) for o in r.outcomes]
-        forbidden = [s for s in row["states"] if s["outcome"] not in allowed]
+        forbidden = states_not_allowed(row, r)
         if forbidden:
-            assert [s["outcome"] for s in forbidden] == [{"1:r0": 1, "1:r1": 0}], row["test"]
+            assert forbidden == [{"1:r0": 1, "1:r1": 0}], row["test"]
             stale.append(row["test"])
     # MP+bulk+<signal>+acquire+cta+<fenced copy>+cta: one CTA, a .cta acquire wait, the copy fenced
     assert stale == [
