@@ -37,6 +37,7 @@ def test_base_theories_are_in_the_repository_where_spec_puts_them():
     assert names == [
         "Hrf_Closure.thy",
         "Hrf_Execution.thy",
+        "Hrf_Exhibit.thy",
         "Hrf_Lattice.thy",
         "Hrf_Machine.thy",
         "Hrf_Mapping.thy",

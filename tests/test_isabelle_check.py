@@ -228,6 +228,32 @@ def test_the_source_models_candidates_load_and_planted_errors_break_them(tmp_pat
         _failed_in(done, tmp_path / "Hrf_Source.thy", lemma)
 
 
+def test_the_execution_a_machine_run_exhibits_loads_and_planted_errors_break_it(tmp_path):
+    # Hrf_Exhibit proves, for every program compiled by rows whose one data
+    # instruction is an L1 access or an increment at the L2 (every row of
+    # rsp-new), every layout and both write-back policies, that every final
+    # state of the machine shows the outcome of a candidate execution of
+    # the source program (machine_candidate): reads-from from the write a
+    # line holds, coherence from the order in which writes reach memory.
+    # Planted errors: coherence by when writes were performed (two
+    # work-groups' writes reach memory in the other order, and memory's
+    # last value is then not the coherence-last write: wb2_inv fails); an
+    # L2 line written back from an L1 that still names its old write (a
+    # later read of it would read from the wrong write: wb1_inv fails).
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Source") + 1] if t != "Hrf_Closure")
+    theories += ("Hrf_Exhibit",)
+    planted = {
+        '"key g e = (the (ga3 g e), the (ga2 g e), gt g e)"': ('"key g e = (0, 0, gt g e)"', "wb2_inv"),
+        "(x := h1 g w x)), clk := Suc (clk g)": ("(x := h2 g (dev_of L w) x)), clk := Suc (clk g)", "wb1_inv"),
+    }
+    for whole, (error, lemma) in planted.items():
+        done = _planted(tmp_path, theories, "Hrf_Exhibit", whole, error)
+        results = dict(re.findall(r"^RESULT (\w+): (\w+)", done.stdout, re.M))
+        assert done.returncode != 0 and results["Hrf_Source"] == "OK", whole
+        assert results["Hrf_Exhibit"] == "FAILED", whole
+        _failed_in(done, tmp_path / "Hrf_Exhibit.thy", lemma)
+
+
 def test_opencl_rsp_as_a_source_model_loads_and_planted_errors_break_it(tmp_path):
     # Hrf_Source_Opencl proves that opencl-rsp (Model_opencl_rsp, as hrf
     # exports it) allows every SC outcome of a program race-free under it

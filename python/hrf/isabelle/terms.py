@@ -28,6 +28,7 @@ BASE_THEORIES = (
     "Hrf_Simulation",
     "Hrf_Source",
     "Hrf_Source_Opencl",
+    "Hrf_Exhibit",
     "Hrf_Soundness",
 )
 SESSION = "Hrf_Export"
