@@ -205,6 +205,17 @@ def _failed_in(done, path: Path, lemma: str) -> None:
     assert any(first <= n <= last for n in lines), (lemma, lines, first, last)
 
 
+def _each_breaks(tmp_path, theories, planted, loads: str, fails: str) -> None:
+    """Each planted error (`whole` -> (theory, error, lemma)) leaves
+    `loads` loading and makes `fails` fail in `lemma`."""
+    for whole, (theory, error, lemma) in planted.items():
+        done = _planted(tmp_path, theories, theory, whole, error)
+        results = dict(re.findall(r"^RESULT (\w+): (\w+)", done.stdout, re.M))
+        assert done.returncode != 0 and results[loads] == "OK", whole
+        assert results[fails] == "FAILED", whole
+        _failed_in(done, tmp_path / f"{fails}.thy", lemma)
+
+
 def test_the_source_models_candidates_load_and_planted_errors_break_them(tmp_path):
     # Hrf_Source defines the candidate executions of a source program, with
     # values, and proves that every outcome of the SC semantics is the
@@ -217,15 +228,10 @@ def test_the_source_models_candidates_load_and_planted_errors_break_them(tmp_pat
     # store, fails).
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Source") + 1] if t != "Hrf_Closure")
     planted = {
-        "v (Acc t i True) = v (Acc t i False) + 1)": ("v (Acc t i True) = v (Acc t i False) + 2)", "run_cand"),
-        "\\<and> (\\<forall>r. is_rd P r \\<longrightarrow> v r = v (rfw r))\n": ("", "own_store_reads_1"),
+        "v (Acc t i True) = v (Acc t i False) + 1)": ("Hrf_Source", "v (Acc t i True) = v (Acc t i False) + 2)", "run_cand"),
+        "\\<and> (\\<forall>r. is_rd P r \\<longrightarrow> v r = v (rfw r))\n": ("Hrf_Source", "", "own_store_reads_1"),
     }
-    for whole, (error, lemma) in planted.items():
-        done = _planted(tmp_path, theories, "Hrf_Source", whole, error)
-        results = dict(re.findall(r"^RESULT (\w+): (\w+)", done.stdout, re.M))
-        assert done.returncode != 0 and results["Hrf_Simulation"] == "OK", whole
-        assert results["Hrf_Source"] == "FAILED", whole
-        _failed_in(done, tmp_path / "Hrf_Source.thy", lemma)
+    _each_breaks(tmp_path, theories, planted, loads="Hrf_Simulation", fails="Hrf_Source")
 
 
 def test_the_execution_a_machine_run_exhibits_loads_and_planted_errors_break_it(tmp_path):
@@ -242,16 +248,12 @@ def test_the_execution_a_machine_run_exhibits_loads_and_planted_errors_break_it(
     # later read of it would read from the wrong write: wb1_inv fails).
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Source") + 1] if t != "Hrf_Closure")
     theories += ("Hrf_Exhibit",)
+    exhibit = "Hrf_Exhibit"
     planted = {
-        '"key g e = (the (ga3 g e), the (ga2 g e), gt g e)"': ('"key g e = (0, 0, gt g e)"', "wb2_inv"),
-        "(x := h1 g w x)), clk := Suc (clk g)": ("(x := h2 g (dev_of L w) x)), clk := Suc (clk g)", "wb1_inv"),
+        '"key g e = (the (ga3 g e), the (ga2 g e), gt g e)"': (exhibit, '"key g e = (0, 0, gt g e)"', "wb2_inv"),
+        "(x := h1 g w x)), clk := Suc (clk g)": (exhibit, "(x := h2 g (dev_of L w) x)), clk := Suc (clk g)", "wb1_inv"),
     }
-    for whole, (error, lemma) in planted.items():
-        done = _planted(tmp_path, theories, "Hrf_Exhibit", whole, error)
-        results = dict(re.findall(r"^RESULT (\w+): (\w+)", done.stdout, re.M))
-        assert done.returncode != 0 and results["Hrf_Source"] == "OK", whole
-        assert results["Hrf_Exhibit"] == "FAILED", whole
-        _failed_in(done, tmp_path / "Hrf_Exhibit.thy", lemma)
+    _each_breaks(tmp_path, theories, planted, loads="Hrf_Source", fails=exhibit)
 
 
 def test_opencl_rsp_as_a_source_model_loads_and_planted_errors_break_it(tmp_path):
@@ -297,12 +299,7 @@ def test_opencl_rsp_as_a_source_model_loads_and_planted_errors_break_it(tmp_path
             "race_free_conflicts_incl",
         ),
     }
-    for whole, (theory, error, lemma) in planted.items():
-        done = _planted(tmp_path, theories, theory, whole, error)
-        results = dict(re.findall(r"^RESULT (\w+): (\w+)", done.stdout, re.M))
-        assert done.returncode != 0 and results["Hrf_Source"] == "OK", whole
-        assert results["Hrf_Source_Opencl"] == "FAILED", whole
-        _failed_in(done, tmp_path / "Hrf_Source_Opencl.thy", lemma)
+    _each_breaks(tmp_path, theories, planted, loads="Hrf_Source", fails="Hrf_Source_Opencl")
 
 
 def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_path):
