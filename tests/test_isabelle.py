@@ -236,11 +236,12 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "l2_rows",
             "homed_l2_outcomes_sc",
             "homed_l2_sound_on",
+            "outcomes_candidates",  # Hrf_Exhibit's machine_outcomes_candidates
         )
         # and the sound_on theorems against each model Hrf_Source defines
         simulation += tuple(f"{k}_{m}" for k in ("homed_sound_on", "homed_l2_sound_on") for m in SOURCE_MODELS)
         assert set(claimed) <= {f"{n}_{k}" for n in (c, f"{c}_several_devices") for k in simulation}
-        assert f"{c}_homed_outcomes_sc" in claimed
+        assert f"{c}_homed_outcomes_sc" in claimed and f"{c}_outcomes_candidates" in claimed
         if f"{c}_homed_l2_sound_on" in claimed:
             assert {f"{c}_homed_l2_sound_on_{m}" for m in SOURCE_MODELS} <= set(claimed)
         assert ("_sound_goal" in text) == (not s.refuted_by)

@@ -111,7 +111,7 @@ def scheme_theory(scheme) -> tuple:
         "   every program whose locations each belong to one work-group or,",
         "   incremented at the L2, to one device). *)",
         f"theory {theory}",
-        "  imports Hrf_Source_Opencl",
+        "  imports Hrf_Source_Opencl Hrf_Exhibit",
         "begin",
         "",
         f"text \\<open>{text_body(s.description)} (default source model: {s.model}).\\<close>",
@@ -285,6 +285,28 @@ def scheme_theory(scheme) -> tuple:
             )
         return out
 
+    def candidates_theorem(name, rows):
+        """Hrf_Exhibit's machine_outcomes_candidates for the programs whose
+        every operation has an L1 or an L2 row."""
+        l1_ops, l1_set = chosen(name, rows, l1_row)
+        l2_ops, l2_set = chosen(name, rows, l2_row)
+        if not l1_ops:
+            return []
+        ops, l2_lemma = (f"{l1_set} \\<union> {l2_set}", f"{name}_l2_rows") if l2_ops else (l1_set, "l2_rows_empty")
+        return [
+            "text \\<open>On every program whose operations all have such rows, well placed on any layout, "
+            "under either write-back policy, every outcome of the machine is the outcome of a candidate "
+            "execution of the source program (Hrf_Exhibit): its reads read from the writes their lines held, "
+            "its coherence is the order in which writes reached memory. No model's axioms are claimed of "
+            "it.\\<close>",
+            f"theorem {name}_outcomes_candidates:",
+            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P',
+            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
+            '       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob}"',
+            f"  using machine_outcomes_candidates[OF {name}_l1_rows {l2_lemma}] by blast",
+            "",
+        ]
+
     def theorem(name):
         out = [
             f"text \\<open>The goal: {name} is sound on every program (not proved here).\\<close>",
@@ -315,7 +337,10 @@ def scheme_theory(scheme) -> tuple:
         if ok:
             disciplined.add(name)
         return (
-            (deadlock_theorem(name) if ok else []) + l1_theorem(name, rows_taken, ok) + l2_theorem(name, rows_taken, ok)
+            (deadlock_theorem(name) if ok else [])
+            + l1_theorem(name, rows_taken, ok)
+            + l2_theorem(name, rows_taken, ok)
+            + candidates_theorem(name, rows_taken)
         )
 
     out += define(c, rows)

@@ -137,7 +137,7 @@ definition ginv :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Righ
   "ginv L S P s g \<longleftrightarrow> lines_inv S P s g \<and> dirty_inv L S P s g \<and> time_inv S P s g \<and> ev_inv S P s g"
 
 definition ghost0 :: "src_program \<Rightarrow> ghost" where
-  "ghost0 P = \<lparr>gv = (\<lambda>e. case e of Init x \<Rightarrow> src_init P x | Acc t k p \<Rightarrow> 0), grf = id,
+  "ghost0 P = \<lparr>gv = (\<lambda>e. case e of Init x \<Rightarrow> src_init P x | Acc t k p \<Rightarrow> 0), grf = (\<lambda>e. e),
      gt = (\<lambda>_. 0), ga2 = (\<lambda>e. case e of Init x \<Rightarrow> Some 0 | Acc t k p \<Rightarrow> None),
      ga3 = (\<lambda>e. case e of Init x \<Rightarrow> Some 0 | Acc t k p \<Rightarrow> None),
      h1 = (\<lambda>w x. Init x), h2 = (\<lambda>d x. Init x), hm = Init, clk = 1\<rparr>"
@@ -1000,7 +1000,7 @@ qed
 
 section \<open>Thread steps keep the invariant\<close>
 
-lemma tregs_cong: "(\<forall>j < k. rv j = rv' j) \<Longrightarrow> tregs cs rv k = tregs cs rv' k"
+lemma tregs_cong: "(\<forall>j < k. f j = f' j) \<Longrightarrow> tregs cs f k = tregs cs f' k"
   by (induction k) auto
 
 lemma done_kd: "kd S P s' = kd S P s \<Longrightarrow> done_ev S P s' = done_ev S P s"
