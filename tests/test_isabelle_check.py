@@ -227,11 +227,12 @@ def test_the_source_models_candidates_load_and_planted_errors_break_them(tmp_pat
     # constrain: the check own_store_reads_1, a thread reading its own
     # store, fails).
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Source") + 1] if t != "Hrf_Closure")
+    src = "Hrf_Source"
     planted = {
-        "v (Acc t i True) = v (Acc t i False) + 1)": ("Hrf_Source", "v (Acc t i True) = v (Acc t i False) + 2)", "run_cand"),
-        "\\<and> (\\<forall>r. is_rd P r \\<longrightarrow> v r = v (rfw r))\n": ("Hrf_Source", "", "own_store_reads_1"),
+        "v (Acc t i True) = v (Acc t i False) + 1)": (src, "v (Acc t i True) = v (Acc t i False) + 2)", "run_cand"),
+        "\\<and> (\\<forall>r. is_rd P r \\<longrightarrow> v r = v (rfw r))\n": (src, "", "own_store_reads_1"),
     }
-    _each_breaks(tmp_path, theories, planted, loads="Hrf_Simulation", fails="Hrf_Source")
+    _each_breaks(tmp_path, theories, planted, loads="Hrf_Simulation", fails=src)
 
 
 def test_the_execution_a_machine_run_exhibits_loads_and_planted_errors_break_it(tmp_path):
