@@ -185,9 +185,6 @@ qed
 
 section \<open>Basic facts\<close>
 
-lemma wx_Acc: "wx S P s x (Acc t k p) \<longleftrightarrow> is_wr P (Acc t k p) \<and> k < kd S P s t \<and> sloc P (Acc t k p) = Some x"
-  by (simp add: wx_def)
-
 lemma wx_Init: "wx S P s x (Init y) \<longleftrightarrow> y = x"
   by (auto simp: wx_def)
 
@@ -1048,6 +1045,19 @@ proof -
     by (rule conjunct2[OF conjunct2[OF conjunct2[OF conjunct2[OF conjunct2[OF a]]]]])
 qed
 
+text \<open>A step of thread t leaves the registers and pc of every other
+  thread, so those of the threads P does not have stay as they began.\<close>
+lemma ev_others:
+  assumes "ev_inv S P s g" "t \<in> src_threads P" "\<forall>u. u \<noteq> t \<longrightarrow> regs s' u = regs s u"
+    "\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s u"
+  shows "\<forall>u. u \<notin> src_threads P \<longrightarrow> regs s' u = (\<lambda>_. 0) \<and> pc s' u = 0"
+proof (intro allI impI)
+  fix u assume u: "u \<notin> src_threads P"
+  then have "u \<noteq> t" using assms(2) by blast
+  moreover have "regs s u = (\<lambda>_. 0) \<and> pc s u = 0" using ev_parts(6)[OF assms(1)] u by blast
+  ultimately show "regs s' u = (\<lambda>_. 0) \<and> pc s' u = 0" using assms(3,4) by simp
+qed
+
 lemma time_inv_sub:
   assumes a: "time_inv S P s g" and b: "\<And>e. is_wr P e \<Longrightarrow> done_ev S P s' e \<Longrightarrow> done_ev S P s e"
   shows "time_inv S P s' g"
@@ -1158,12 +1168,7 @@ proof -
       qed
     qed
     have e6: "\<forall>u. u \<notin> src_threads P \<longrightarrow> regs s' u = (\<lambda>_. 0) \<and> pc s' u = 0"
-    proof (intro allI impI)
-      fix u assume u: "u \<notin> src_threads P"
-      then have "u \<noteq> t" using t by blast
-      moreover have "regs s u = (\<lambda>_. 0) \<and> pc s u = 0" using ev_parts(6)[OF ei] u by blast
-      ultimately show "regs s' u = (\<lambda>_. 0) \<and> pc s' u = 0" using s'(4,6) by simp
-    qed
+      by (rule ev_others[OF ei t _ s'(6)]) (simp add: s'(4))
     show ?thesis unfolding ev_inv_def using e1 e2 e3 e4 e5 e6 by blast
   qed
   ultimately show ?thesis by (simp add: ginv_def)
@@ -1293,12 +1298,7 @@ proof -
       qed
     qed
     have e6: "\<forall>u. u \<notin> src_threads P \<longrightarrow> regs s' u = (\<lambda>_. 0) \<and> pc s' u = 0"
-    proof (intro allI impI)
-      fix u assume u: "u \<notin> src_threads P"
-      then have "u \<noteq> t" using t by blast
-      moreover have "regs s u = (\<lambda>_. 0) \<and> pc s u = 0" using ev_parts(6)[OF ei] u by blast
-      ultimately show "regs s' u = (\<lambda>_. 0) \<and> pc s' u = 0" using s'(4,6) by simp
-    qed
+      by (rule ev_others[OF ei t _ s'(6)]) (simp add: s'(4))
     show ?thesis unfolding ev_inv_def using e1 e2 e3 e4 e5 e6 by blast
   qed
   ultimately show ?thesis by (simp add: ginv_def g'_def re_def)
@@ -1596,12 +1596,7 @@ proof -
       qed
     qed
     have e6: "\<forall>u. u \<notin> src_threads P \<longrightarrow> regs s' u = (\<lambda>_. 0) \<and> pc s' u = 0"
-    proof (intro allI impI)
-      fix u assume u: "u \<notin> src_threads P"
-      then have "u \<noteq> t" using t by blast
-      moreover have "regs s u = (\<lambda>_. 0) \<and> pc s u = 0" using ev_parts(6)[OF ei] u by blast
-      ultimately show "regs s' u = (\<lambda>_. 0) \<and> pc s' u = 0" using s'(4,6) by simp
-    qed
+      by (rule ev_others[OF ei t _ s'(6)]) (simp add: s'(4))
     show ?thesis unfolding ev_inv_def using e1 e2 e3 e4 e5 e6 by blast
   qed
   ultimately show ?thesis by (simp add: ginv_def g'_def we_def T_def)
@@ -1926,12 +1921,7 @@ proof -
       qed
     qed
     have e6: "\<forall>u. u \<notin> src_threads P \<longrightarrow> regs s' u = (\<lambda>_. 0) \<and> pc s' u = 0"
-    proof (intro allI impI)
-      fix u assume u: "u \<notin> src_threads P"
-      then have "u \<noteq> t" using t by blast
-      moreover have "regs s u = (\<lambda>_. 0) \<and> pc s u = 0" using ev_parts(6)[OF ei] u by blast
-      ultimately show "regs s' u = (\<lambda>_. 0) \<and> pc s' u = 0" using s'(4,6) by simp
-    qed
+      by (rule ev_others[OF ei t _ s'(6)]) (simp add: s'(4))
     show ?thesis unfolding ev_inv_def using e1 e2 e3 e4 e5 e6 by blast
   qed
   ultimately show ?thesis by (simp add: ginv_def g'_def we_def re_def T_def)
@@ -2260,12 +2250,7 @@ proof -
       qed
     qed
     have e6: "\<forall>u. u \<notin> src_threads P \<longrightarrow> regs s' u = (\<lambda>_. 0) \<and> pc s' u = 0"
-    proof (intro allI impI)
-      fix u assume u: "u \<notin> src_threads P"
-      then have "u \<noteq> t" using t by blast
-      moreover have "regs s u = (\<lambda>_. 0) \<and> pc s u = 0" using ev_parts(6)[OF ei] u by blast
-      ultimately show "regs s' u = (\<lambda>_. 0) \<and> pc s' u = 0" using s'(4,6) by simp
-    qed
+      by (rule ev_others[OF ei t _ s'(6)]) (simp add: s'(4))
     show ?thesis unfolding ev_inv_def using e1 e2 e3 e4 e5 e6 by blast
   qed
   ultimately show ?thesis by (simp add: ginv_def g'_def we_def re_def T_def)
