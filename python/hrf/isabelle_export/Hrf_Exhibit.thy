@@ -2301,11 +2301,35 @@ proof -
   ultimately show ?thesis by (simp add: ginv_def)
 qed
 
+text \<open>What a thread step does to the ghost's times: every event performed
+  before keeps its times; a write it performs is performed after every time
+  given so far, has not reached memory, and has reached its L2 only if the
+  step is an increment at the L2 (at once).\<close>
+definition gstep :: "src_program \<Rightarrow> (sev \<Rightarrow> bool) \<Rightarrow> (sev \<Rightarrow> bool) \<Rightarrow> instr \<Rightarrow> ghost \<Rightarrow> ghost \<Rightarrow> bool" where
+  "gstep P dn dn' i g g' \<longleftrightarrow> clk g \<le> clk g'
+     \<and> (\<forall>e. dn e \<longrightarrow> gt g' e = gt g e \<and> ga2 g' e = ga2 g e \<and> ga3 g' e = ga3 g e)
+     \<and> (\<forall>e. is_wr P e \<and> dn' e \<and> \<not> dn e \<longrightarrow> clk g < gt g' e \<and> gt g' e < clk g' \<and> ga3 g' e = None
+          \<and> (ga2 g' e = None \<or> (ga2 g' e = Some (gt g' e) \<and> (\<exists>r x. i = INCL2 r x))))"
+
+lemma new_ev: "kd S P s' = (kd S P s)(t := Suc k) \<Longrightarrow> k = kd S P s t \<Longrightarrow> done_ev S P s' e \<Longrightarrow> \<not> done_ev S P s e
+    \<Longrightarrow> \<exists>p. e = Acc t k p"
+  by (cases e) (auto split: if_splits)
+
+lemma new_wr: "kd S P s' = (kd S P s)(t := Suc k) \<Longrightarrow> k = kd S P s t \<Longrightarrow> done_ev S P s' e \<Longrightarrow> \<not> done_ev S P s e
+    \<Longrightarrow> is_wr P e \<Longrightarrow> e = Acc t k (wr (ins P t k) True) \<and> \<not> done_ev S P s (Acc t k p)"
+proof -
+  assume a: "kd S P s' = (kd S P s)(t := Suc k)" "k = kd S P s t" "done_ev S P s' e" "\<not> done_ev S P s e" "is_wr P e"
+  obtain q where e: "e = Acc t k q" using new_ev[OF a(1-4)] by blast
+  then have "wr (ins P t k) q" using a(5) by (simp add: acc_def)
+  then have "q = wr (ins P t k) True" by (cases "(ins P t k, q)" rule: wr.cases) auto
+  then show ?thesis using e a(2) by simp
+qed
+
 text \<open>Every step of a thread keeps the invariant, with the ghost updated.\<close>
-lemma ginv_thread:
+lemma ginv_thread_ghost:
   assumes inv: "ginv L S P s g" and t: "t \<in> src_threads P" and st: "step_thread L (compile S P) t s = Some s'"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
-  shows "\<exists>g'. ginv L S P s' g'"
+  shows "\<exists>g'. ginv L S P s' g' \<and> gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
 proof -
   define xs where "xs = instrs (compile S P) t"
   define n where "n = pc s t"
@@ -2335,9 +2359,10 @@ proof -
     case False
     then have q: "quiet i" using vq by simp
     have "kd S P s' u = kd S P s u" for u using kdo kt False by (cases "u = t") (auto simp: k_def)
-    then have "kd S P s' = kd S P s" by blast
-    then show ?thesis
+    then have kq: "kd S P s' = kd S P s" by blast
+    then have "ginv L S P s' g"
       using quiet_inv[OF inv t] quiet_lines[OF z(1) q] s'f pco by (metis (no_types, lifting))
+    then show ?thesis using done_kd[OF kq] by (auto simp: gstep_def)
   next
     case True
     have kd': "kd S P s' = (kd S P s)(t := Suc k)" using kdo kt True by auto
@@ -2352,7 +2377,8 @@ proof -
       have "z = set_reg t r v s" using z(1) ik SetReg by simp
       then have "l1 s' = l1 s" "l2 s' = l2 s" "mem s' = mem s" "regs s' = (regs s)(t := (regs s t)(r := v))"
         using s'f by (simp_all add: set_reg_def)
-      then show ?thesis using mov_inv[OF inv t k_def k] SetReg ins kd' pco by auto
+      then have "ginv L S P s' g" using mov_inv[OF inv t k_def k] SetReg ins kd' pco by auto
+      then show ?thesis using new_ev[OF kd' k_def] SetReg ins by (force simp: gstep_def)
     next
       case (Op a r x)
       have c_in: "src_code P t ! k \<in> set (src_code P t)" using k by simp
@@ -2377,7 +2403,10 @@ proof -
         have "line2 S P s g d x" using li by (simp add: lines_inv_iff)
         then have h: "v = gv g (h2 g d x)" "wx S P s x (h2 g d x)"
           using rd by (auto simp: line2_def v_def readable_def split: option.splits)
-        show ?thesis using incl2_inv[OF inv t k_def k _ h d_def sf kd' pco] Op a ins by auto
+        have c: "ins P t k = Op (FetchInc sc rm) r x" using Op a ins by simp
+        show ?thesis
+          apply (rule exI, rule conjI, rule incl2_inv[OF inv t k_def k c h d_def sf kd' pco])
+          using new_wr[OF kd' k_def] i[unfolded i_def xs_def n_def] c by (auto simp: gstep_def k_def)
       next
         case notB: False
         have ia: "i = access a r x" using ik Op notB by simp
@@ -2395,7 +2424,8 @@ proof -
             using s'f zz by (simp_all add: set_reg_def)
           have h: "val_of (l1 s w x) = gv g (h1 g w x)" "wx S P s x (h1 g w x)"
             using l1v rd by (auto simp: readable_def split: option.splits)
-          show ?thesis using ld_inv[OF inv t k_def k _ h sf kd' pco] Op Load ins by auto
+          show ?thesis using ld_inv[OF inv t k_def k _ h sf kd' pco] Op Load ins new_ev[OF kd' k_def]
+            by (force simp: gstep_def)
         next
           case (Store sc rm)
           have i: "i = ST (ER r) x" using ia Store by (simp add: access_def)
@@ -2404,7 +2434,10 @@ proof -
           have sf: "l1 s' = (l1 s)(w := (l1 s w)(x := Some (regs s t r, Dirty, Valid)))" "l2 s' = l2 s" "mem s' = mem s"
               "regs s' = regs s"
             using s'f zz by (simp_all add: enq_l1_def set_l1_def)
-          show ?thesis using st_inv[OF inv t k_def k _ refl w_def sf kd' pco] Op Store ins by auto
+          have c: "ins P t k = Op (Store sc rm) r x" using Op Store ins by simp
+          show ?thesis
+            apply (rule exI, rule conjI, rule st_inv[OF inv t k_def k c refl w_def sf kd' pco])
+            using new_wr[OF kd' k_def] c by (auto simp: gstep_def k_def)
         next
           case (FetchInc sc rm)
           have i: "i = INCL1 r x" using ia FetchInc by (simp add: access_def)
@@ -2417,13 +2450,22 @@ proof -
             using s'f zz by (simp_all add: enq_l1_def set_l1_def set_reg_def)
           have h: "v = gv g (h1 g w x)" "wx S P s x (h1 g w x)"
             using l1v rd by (auto simp: readable_def v_def split: option.splits)
-          show ?thesis using incl1_inv[OF inv t k_def k _ h w_def sf kd' pco] Op FetchInc ins by auto
+          have c: "ins P t k = Op (FetchInc sc rm) r x" using Op FetchInc ins by simp
+          show ?thesis
+            apply (rule exI, rule conjI, rule incl1_inv[OF inv t k_def k c h w_def sf kd' pco])
+            using new_wr[OF kd' k_def] c by (auto simp: gstep_def k_def)
         qed
       qed
     qed
   qed
 qed
 
+
+lemma ginv_thread:
+  assumes "ginv L S P s g" "t \<in> src_threads P" "step_thread L (compile S P) t s = Some s'"
+    "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+  shows "\<exists>g'. ginv L S P s' g'"
+  using ginv_thread_ghost[OF assms] by blast
 
 lemma ginv_reachable:
   assumes "s \<in> reachable L wb (compile S P) (initial (src_init P))"
