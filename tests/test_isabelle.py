@@ -36,6 +36,7 @@ def test_base_theories_are_in_the_repository_where_spec_puts_them():
     names = sorted(p.name for p in (ROOT / "isabelle_export").glob("*.thy"))
     assert names == [
         "Hrf_Closure.thy",
+        "Hrf_Coherence.thy",
         "Hrf_Execution.thy",
         "Hrf_Exhibit.thy",
         "Hrf_Lattice.thy",
@@ -237,11 +238,15 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "homed_l2_outcomes_sc",
             "homed_l2_sound_on",
             "outcomes_candidates",  # Hrf_Exhibit's machine_outcomes_candidates
+            "l2_flushed",
+            "outcomes_po_co",  # Hrf_Coherence's machine_outcomes_po_co
         )
         # and the sound_on theorems against each model Hrf_Source defines
         simulation += tuple(f"{k}_{m}" for k in ("homed_sound_on", "homed_l2_sound_on") for m in SOURCE_MODELS)
         assert set(claimed) <= {f"{n}_{k}" for n in (c, f"{c}_several_devices") for k in simulation}
         assert f"{c}_homed_outcomes_sc" in claimed and f"{c}_outcomes_candidates" in claimed
+        # every shipped scheme flushes the L1 before its increments at the L2
+        assert f"{c}_outcomes_po_co" in claimed
         if f"{c}_homed_l2_sound_on" in claimed:
             assert {f"{c}_homed_l2_sound_on_{m}" for m in SOURCE_MODELS} <= set(claimed)
         assert ("_sound_goal" in text) == (not s.refuted_by)
@@ -287,6 +292,26 @@ def test_the_l2_rows_are_the_rmws_performed_at_the_l2():
     text = scheme_theory("rsp-new")[1]
     assert 'lemma rsp_new_l2_rows: "l2_rows rsp_new {FetchInc Device False, FetchInc Device True}"' in text
     assert "theorem (in sc_source_model) rsp_new_homed_l2_sound_on:" in text
+
+
+def test_the_flushed_l2_rows_flush_the_l1_right_before_their_increment():
+    # Hrf_Coherence's fl_seq, by hand: every RMWL2 comes after an FLUL1 with
+    # only quiet instructions (flushes, invalidations, locks) between. The
+    # shipped schemes' L2 rows are such rows (rsp-new's locked device RMW,
+    # its remote RMW with an INVL1 DV between, hrf-cache's FLUL1 WG; RMWL2).
+    from hrf.isabelle.schemes import flushed_row, l2_row, scheme_theory
+
+    assert flushed_row(("LKrmw WG", "FLUL1 WG", "RMWL2", "INVL1 WG", "UNLKrmw WG"))
+    assert flushed_row(("LKrmw DV", "FLUL1 WG", "INVL1 DV", "RMWL2", "FLUL1 DV", "INVL1 WG", "UNLKrmw DV"))
+    assert flushed_row(("LD",)) and flushed_row(("FLUL1 WG", "ST"))
+    assert not flushed_row(("RMWL2",)) and not flushed_row(("INVL1 WG", "RMWL2", "FLUL1 WG"))
+    assert not flushed_row(("FLUL1 WG", "LD", "RMWL2"))  # a data instruction between
+    assert not flushed_row(("FLUL1 WG", "RMWL2", "RMWL2"))  # one flush for each increment
+    for name in schemes():
+        assert all(flushed_row(r.seq) for k, r in get(name).rows.items() if l2_row(k[0], r.seq)), name
+    text = scheme_theory("rsp-new")[1]
+    assert 'lemma rsp_new_l2_flushed: "l2_flushed rsp_new {FetchInc Device False, FetchInc Device True}"' in text
+    assert "using machine_outcomes_po_co[OF rsp_new_l1_rows rsp_new_l2_rows _ rsp_new_l2_flushed]" in text
 
 
 def test_the_disciplined_schemes_are_those_taking_rmw_locks_in_brackets():

@@ -257,6 +257,38 @@ def test_the_execution_a_machine_run_exhibits_loads_and_planted_errors_break_it(
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Source", fails=exhibit)
 
 
+def test_program_order_in_the_exhibited_coherence_loads_and_planted_errors_break_it(tmp_path):
+    # Hrf_Coherence proves, for every program compiled by such rows whose
+    # increments at the L2 each come after a flush of the L1 (every rsp-new
+    # row), every layout and both write-back policies, that a thread that
+    # has flushed its L1 and waited has no write left in it
+    # (flushed_reached_l2), and that the exhibited coherence orders each
+    # thread's writes of a location as the program does
+    # (machine_candidate_po_co). Planted errors, each making the claim
+    # false: a flush of the L1 that puts no marker on the fifo (the thread
+    # then does not wait for its writes to leave its L1, and an increment
+    # at the L2 after it reaches memory before the thread's own earlier
+    # store: exec_fifo, what a flush does, fails); rows whose increment at
+    # the L2 need not follow a flush (a row of RMWL2 alone then passes, with
+    # the same reordering: compiled_flushed fails).
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Source") + 1] if t != "Hrf_Closure")
+    theories += ("Hrf_Exhibit", "Hrf_Coherence")
+    coherence = "Hrf_Coherence"
+    planted = {
+        "then l1_fifo s w @ [Flush t] else l1_fifo s w)": (
+            "Hrf_Machine",
+            "then l1_fifo s w else l1_fifo s w)",
+            "exec_fifo",
+        ),
+        "(\\<forall>r x. fl_seq False (rw r x)))": (
+            coherence,
+            "(\\<forall>r x. fl_seq True (rw r x)))",
+            "compiled_flushed",
+        ),
+    }
+    _each_breaks(tmp_path, theories, planted, loads="Hrf_Exhibit", fails=coherence)
+
+
 def test_opencl_rsp_as_a_source_model_loads_and_planted_errors_break_it(tmp_path):
     # Hrf_Source_Opencl proves that opencl-rsp (Model_opencl_rsp, as hrf
     # exports it) allows every SC outcome of a program race-free under it

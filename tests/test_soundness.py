@@ -136,6 +136,30 @@ def test_the_device_rmw_needs_its_work_group_lock_and_flush(drop):
     assert hrf.soundness(test, "rsp-new").sound is True
 
 
+def test_rsp_old_reconstructed_device_rmw_breaks_coherence_on_one_work_item():
+    # rmw-then-load, derived by hand: one work-item increments x at device
+    # scope (r0 = 0, x = 1), then loads x at work-group scope. The load is
+    # after the increment in program order, so coherence (opencl-rsp's
+    # coherence axioms with po) lets it read only the increment's write:
+    # r1 = 1. hrf's reconstruction of rsp-old's device RMW (a damaged slide
+    # cell) invalidates the L1 before the increment at the L2: a line of x
+    # fetched between the two holds x = 0, and the load reads it (r1 = 0).
+    # rsp-new invalidates after the increment (FLUL1 WG; RMWL2; INVL1 WG).
+    test = RSP / "rmw-then-load.litmus"
+    assert hrf.check(test, "opencl-rsp").outcomes == [{"0:r1": 1}]
+    r = hrf.soundness(test, "rsp-old")
+    assert r.sound is False and not r.racy_source
+    bad = {"0:r0": 0, "0:r1": 0, "x": 1}
+    assert bad in _outcomes(r, "fifo") and bad in _outcomes(r, "any")
+    tr = next(c.trace for c in r.counterexamples if c.outcome == bad)
+    inv = next(i for i, s in enumerate(tr) if "INVL1 WG" in s)
+    stale = next(i for i, s in enumerate(tr) if "fetch x = 0 from L2 into the L1 of wg 0" in s)
+    inc = next(i for i, s in enumerate(tr) if "INCL2 r0 x" in s)
+    ld = next(i for i, s in enumerate(tr) if "LD r1 x" in s and "-> r1 = 0" in s)
+    assert inv < stale < inc < ld
+    assert hrf.soundness(test, "rsp-new").sound is True and hrf.soundness(test, "rsp-new-slides").sound is True
+
+
 # The reference RSP tests (AMD's, via the RSP paper's herd). Race-free ones
 # must be sound under rsp-new; racy ones are reported and skipped.
 # RSP_Test8 (a lock taken by CAS from three work-groups) is the largest:

@@ -57,6 +57,21 @@ def l2_row(op: str, seq) -> bool:
     return op == "rmw" and _data_words(seq) == ["RMWL2"]
 
 
+def flushed_row(seq) -> bool:
+    """Whether each increment at the L2 (RMWL2) in a row comes after a
+    flush of the L1 with only quiet instructions between (Hrf_Coherence's
+    `fl_seq False`): a thread's writes waiting in its L1 reach the L2
+    before its increment there. hrf chooses, Isabelle proves
+    (`<scheme>_l2_flushed`)."""
+    ready = False
+    for word in seq:
+        op = word.split()[0]
+        if op == "RMWL2" and not ready:
+            return False
+        ready = op == "FLUL1" or (ready and op in _QUIET)
+    return True
+
+
 def disciplined_row(seq) -> bool:
     """Whether a row keeps Hrf_Simulation's lock discipline (`disc None`):
     an LKrmw only when it holds no rmw lock, an UNLKrmw only of the scope it
@@ -111,7 +126,7 @@ def scheme_theory(scheme) -> tuple:
         "   every program whose locations each belong to one work-group or,",
         "   incremented at the L2, to one device). *)",
         f"theory {theory}",
-        "  imports Hrf_Source_Opencl Hrf_Exhibit",
+        "  imports Hrf_Source_Opencl Hrf_Coherence",
         "begin",
         "",
         f"text \\<open>{text_body(s.description)} (default source model: {s.model}).\\<close>",
@@ -304,6 +319,36 @@ def scheme_theory(scheme) -> tuple:
             f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
             '       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob}"',
             f"  using machine_outcomes_candidates[OF {name}_l1_rows {l2_lemma}] by blast",
+            "",
+        ] + po_co_theorem(name, rows, ops, l2_lemma)
+
+    def po_co_theorem(name, rows, ops, l2_lemma):
+        """Hrf_Coherence's machine_outcomes_po_co, where every L2 row
+        flushes the L1 before its increment."""
+        l2_ops, l2_set = chosen(name, rows, l2_row)
+        if not all(flushed_row(r.seq) for op, _scope, _remote, r, _src, _seq in rows if l2_row(op, r.seq)):
+            return []
+        out = []
+        flushed = "l2_flushed_empty"
+        if l2_ops:
+            flushed = f"{name}_l2_flushed"
+            out += [
+                "text \\<open>Each of these increments at the L2 comes after a flush of the L1 "
+                "(Hrf_Coherence's l2_flushed).\\<close>",
+                f'lemma {name}_l2_flushed: "l2_flushed {name} {l2_set}"',
+                f"  by (simp add: l2_flushed_def {name}_def {rows_defs(name)})",
+                "",
+            ]
+        return out + [
+            "text \\<open>So the candidate's coherence orders each thread's writes of a location as the "
+            "program does (Hrf_Coherence).\\<close>",
+            f"theorem {name}_outcomes_po_co:",
+            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P',
+            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
+            "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob",
+            "         \\<and> (\\<forall>e e'. (e, e') \\<in> src_po P \\<and> is_wr P e \\<and> is_wr P e' "
+            "\\<and> sloc P e = sloc P e' \\<longrightarrow> (e, e') \\<in> co)}\"",
+            f"  using machine_outcomes_po_co[OF {name}_l1_rows {l2_lemma} _ {flushed}] by blast",
             "",
         ]
 

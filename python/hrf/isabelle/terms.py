@@ -29,6 +29,7 @@ BASE_THEORIES = (
     "Hrf_Source",
     "Hrf_Source_Opencl",
     "Hrf_Exhibit",
+    "Hrf_Coherence",
     "Hrf_Soundness",
 )
 SESSION = "Hrf_Export"

@@ -2309,7 +2309,8 @@ definition gstep :: "src_program \<Rightarrow> (sev \<Rightarrow> bool) \<Righta
   "gstep P dn dn' i g g' \<longleftrightarrow> clk g \<le> clk g'
      \<and> (\<forall>e. dn e \<longrightarrow> gt g' e = gt g e \<and> ga2 g' e = ga2 g e \<and> ga3 g' e = ga3 g e)
      \<and> (\<forall>e. is_wr P e \<and> dn' e \<and> \<not> dn e \<longrightarrow> clk g < gt g' e \<and> gt g' e < clk g' \<and> ga3 g' e = None
-          \<and> (ga2 g' e = None \<or> (ga2 g' e = Some (gt g' e) \<and> (\<exists>r x. i = INCL2 r x))))"
+          \<and> ((ga2 g' e = None \<and> (\<exists>y v r. sloc P e = Some y \<and> (i = ST v y \<or> i = INCL1 r y)))
+             \<or> (ga2 g' e = Some (gt g' e) \<and> (\<exists>r x. i = INCL2 r x))))"
 
 lemma new_ev: "kd S P s' = (kd S P s)(t := Suc k) \<Longrightarrow> k = kd S P s t \<Longrightarrow> done_ev S P s' e \<Longrightarrow> \<not> done_ev S P s e
     \<Longrightarrow> \<exists>p. e = Acc t k p"
@@ -2437,7 +2438,7 @@ proof -
           have c: "ins P t k = Op (Store sc rm) r x" using Op Store ins by simp
           show ?thesis
             apply (rule exI, rule conjI, rule st_inv[OF inv t k_def k c refl w_def sf kd' pco])
-            using new_wr[OF kd' k_def] c by (auto simp: gstep_def k_def)
+            using new_wr[OF kd' k_def] c i[unfolded i_def xs_def n_def] by (auto simp: gstep_def k_def) fastforce+
         next
           case (FetchInc sc rm)
           have i: "i = INCL1 r x" using ia FetchInc by (simp add: access_def)
@@ -2453,7 +2454,7 @@ proof -
           have c: "ins P t k = Op (FetchInc sc rm) r x" using Op FetchInc ins by simp
           show ?thesis
             apply (rule exI, rule conjI, rule incl1_inv[OF inv t k_def k c h w_def sf kd' pco])
-            using new_wr[OF kd' k_def] c by (auto simp: gstep_def k_def)
+            using new_wr[OF kd' k_def] c i[unfolded i_def xs_def n_def] by (auto simp: gstep_def k_def) fastforce+
         qed
       qed
     qed
@@ -2558,20 +2559,12 @@ proof -
   then show "wx S P s x e \<and> ga3 g e \<noteq> None" using wxe by simp
 qed
 
-text \<open>For every program compiled by rows whose one data instruction is an
-  L1 access or an increment at the L2, on every layout that places its
-  threads, under both write-back policies: every final state the machine
-  reaches shows the outcome of a candidate execution of the source program
-  (Hrf_Source's cand_ok and is_outcome), whose reads read from the writes
-  their lines held and whose coherence is the order in which writes reached
-  memory. Race freedom is not needed; which model's axioms that candidate
-  satisfies is the next step.\<close>
-theorem machine_candidate:
+text \<open>The candidate a final state exhibits, for the ghost the run carries.\<close>
+lemma final_candidate:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and wp: "well_placed L P"
-    and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
-  shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)"
+    and inv: "ginv L S P s g" and fin: "is_final L (compile S P) s"
+  shows "cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)"
 proof -
-  obtain g where inv: "ginv L S P s g" using ginv_reachable[OF reach rows] by blast
   have li: "lines_inv S P s g" and ti: "time_inv S P s g" and ei: "ev_inv S P s g"
     using inv by (simp_all add: ginv_def)
   note ff = final_facts[OF inv fin wp rows]
@@ -2707,6 +2700,23 @@ proof -
       using wr sl h(2) by auto
   qed
   then show ?thesis using cand by blast
+qed
+
+text \<open>For every program compiled by rows whose one data instruction is an
+  L1 access or an increment at the L2, on every layout that places its
+  threads, under both write-back policies: every final state the machine
+  reaches shows the outcome of a candidate execution of the source program
+  (Hrf_Source's cand_ok and is_outcome), whose reads read from the writes
+  their lines held and whose coherence is the order in which writes reached
+  memory. Race freedom is not needed; which model's axioms that candidate
+  satisfies is the next step.\<close>
+theorem machine_candidate:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and wp: "well_placed L P"
+    and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
+  shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)"
+proof -
+  obtain g where inv: "ginv L S P s g" using ginv_reachable[OF reach rows] by blast
+  then show ?thesis using final_candidate[OF rows wp inv fin] by blast
 qed
 
 corollary machine_outcomes_candidates:

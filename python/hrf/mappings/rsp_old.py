@@ -15,6 +15,7 @@ SCHEME = Scheme(
         "litmus/rsp/corrupt-mp.litmus",
         "litmus/rsp/mp-remote-acquire.litmus",
         "litmus/rsp/rmw-two-remote.litmus",
+        "litmus/rsp/rmw-then-load.litmus",
     ),
     rows={
         ("load", "na", False): Row(("LD",), f"{_SLIDE}, column na or WG; {_MEMALLOY}"),
