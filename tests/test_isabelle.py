@@ -311,7 +311,7 @@ def test_the_flushed_l2_rows_flush_the_l1_right_before_their_increment():
         assert all(flushed_row(r.seq) for k, r in get(name).rows.items() if l2_row(k[0], r.seq)), name
     text = scheme_theory("rsp-new")[1]
     assert 'lemma rsp_new_l2_flushed: "l2_flushed rsp_new {FetchInc Device False, FetchInc Device True}"' in text
-    assert "using machine_outcomes_po_co[OF rsp_new_l1_rows rsp_new_l2_rows _ rsp_new_l2_flushed]" in text
+    assert "apply (rule machine_outcomes_po_co[OF rsp_new_l1_rows rsp_new_l2_rows _ rsp_new_l2_flushed])" in text
 
 
 def test_the_disciplined_schemes_are_those_taking_rmw_locks_in_brackets():

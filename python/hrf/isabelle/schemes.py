@@ -348,7 +348,9 @@ def scheme_theory(scheme) -> tuple:
             "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob",
             "         \\<and> (\\<forall>e e'. (e, e') \\<in> src_po P \\<and> is_wr P e \\<and> is_wr P e' "
             "\\<and> sloc P e = sloc P e' \\<longrightarrow> (e, e') \\<in> co)}\"",
-            f"  using machine_outcomes_po_co[OF {name}_l1_rows {l2_lemma} _ {flushed}] by blast",
+            "  apply (intro allI impI)",
+            f"  apply (rule machine_outcomes_po_co[OF {name}_l1_rows {l2_lemma} _ {flushed}])",
+            "  by simp_all",
             "",
         ]
 
