@@ -240,13 +240,18 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "outcomes_candidates",  # Hrf_Exhibit's machine_outcomes_candidates
             "l2_flushed",
             "outcomes_po_co",  # Hrf_Coherence's machine_outcomes_po_co
+            "l2_invalidated",
+            "outcomes_wr_rd",  # Hrf_Coherence's machine_outcomes_wr_rd
         )
         # and the sound_on theorems against each model Hrf_Source defines
         simulation += tuple(f"{k}_{m}" for k in ("homed_sound_on", "homed_l2_sound_on") for m in SOURCE_MODELS)
         assert set(claimed) <= {f"{n}_{k}" for n in (c, f"{c}_several_devices") for k in simulation}
         assert f"{c}_homed_outcomes_sc" in claimed and f"{c}_outcomes_candidates" in claimed
-        # every shipped scheme flushes the L1 before its increments at the L2
+        # every shipped scheme flushes the L1 before its increments at the L2;
+        # all but rsp-old invalidate it after (rsp-old's device RMW, as hrf
+        # reconstructs it, invalidates before: rmw-then-load's stale read)
         assert f"{c}_outcomes_po_co" in claimed
+        assert (f"{c}_outcomes_wr_rd" in claimed) == (s.name != "rsp-old")
         if f"{c}_homed_l2_sound_on" in claimed:
             assert {f"{c}_homed_l2_sound_on_{m}" for m in SOURCE_MODELS} <= set(claimed)
         assert ("_sound_goal" in text) == (not s.refuted_by)
@@ -312,6 +317,27 @@ def test_the_flushed_l2_rows_flush_the_l1_right_before_their_increment():
     text = scheme_theory("rsp-new")[1]
     assert 'lemma rsp_new_l2_flushed: "l2_flushed rsp_new {FetchInc Device False, FetchInc Device True}"' in text
     assert "apply (rule machine_outcomes_po_co[OF rsp_new_l1_rows rsp_new_l2_rows _ rsp_new_l2_flushed])" in text
+
+
+def test_the_invalidated_l2_rows_invalidate_the_l1_after_their_increment():
+    # Hrf_Coherence's iv_seq, by hand: every RMWL2 is followed, within its
+    # row, by an INVL1 with only quiet instructions between. rsp-new's
+    # device RMW (FLUL1 WG; RMWL2; INVL1 WG) and its remote RMW (RMWL2;
+    # FLUL1 DV; INVL1 WG) are; rsp-old's device RMW, which invalidates
+    # before the increment (FLUL1 WG; INVL1 WG; RMWL2), is not.
+    from hrf.isabelle.schemes import invalidated_row, l2_row
+
+    assert invalidated_row(("FLUL1 WG", "RMWL2", "INVL1 WG"))
+    assert invalidated_row(("LKrmw DV", "FLUL1 WG", "INVL1 DV", "RMWL2", "FLUL1 DV", "INVL1 WG", "UNLKrmw DV"))
+    assert invalidated_row(("LD",)) and invalidated_row(("FLUL1 WG", "ST"))
+    assert not invalidated_row(("FLUL1 WG", "INVL1 WG", "RMWL2"))  # rsp-old's, before
+    assert not invalidated_row(("RMWL2", "LD", "INVL1 WG"))  # a read between
+    assert not invalidated_row(("RMWL2", "RMWL2", "INVL1 WG"))
+    unflagged = {
+        n for n in schemes() if not all(invalidated_row(r.seq) for k, r in get(n).rows.items() if l2_row(k[0], r.seq))
+    }
+    assert unflagged == {"rsp-old"}
+    assert not invalidated_row(get("rsp-old").rows[("rmw", "dev", False)].seq)
 
 
 def test_the_disciplined_schemes_are_those_taking_rmw_locks_in_brackets():

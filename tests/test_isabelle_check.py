@@ -264,13 +264,18 @@ def test_program_order_in_the_exhibited_coherence_loads_and_planted_errors_break
     # has flushed its L1 and waited has no write left in it
     # (flushed_reached_l2), and that the exhibited coherence orders each
     # thread's writes of a location as the program does
-    # (machine_candidate_po_co). Planted errors, each making the claim
+    # (machine_candidate_po_co); where the increments are also followed by
+    # an invalidation of the L1, that a read reads from its own thread's
+    # last write of the location or a coherence-later one
+    # (machine_candidate_wr_rd). Planted errors, each making the claim
     # false: a flush of the L1 that puts no marker on the fifo (the thread
     # then does not wait for its writes to leave its L1, and an increment
     # at the L2 after it reaches memory before the thread's own earlier
     # store: exec_fifo, what a flush does, fails); rows whose increment at
     # the L2 need not follow a flush (a row of RMWL2 alone then passes, with
-    # the same reordering: compiled_flushed fails).
+    # the same reordering: compiled_flushed fails); rows whose increment at
+    # the L2 need not be invalidated after (rsp-old's device RMW then
+    # passes, whose stale read rmw-then-load shows: iv_seq_quiet fails).
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Source") + 1] if t != "Hrf_Closure")
     theories += ("Hrf_Exhibit", "Hrf_Coherence")
     coherence = "Hrf_Coherence"
@@ -284,6 +289,11 @@ def test_program_order_in_the_exhibited_coherence_loads_and_planted_errors_break
             coherence,
             "(\\<forall>r x. fl_seq True (rw r x)))",
             "compiled_flushed",
+        ),
+        "INCL2 _ _ \\<Rightarrow> \\<not> p \\<and> iv_seq True xs": (
+            coherence,
+            "INCL2 _ _ \\<Rightarrow> \\<not> p \\<and> iv_seq False xs",
+            "iv_seq_quiet",
         ),
     }
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Exhibit", fails=coherence)

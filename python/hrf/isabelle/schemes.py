@@ -72,6 +72,26 @@ def flushed_row(seq) -> bool:
     return True
 
 
+def invalidated_row(seq) -> bool:
+    """Whether each increment at the L2 (RMWL2) in a row is followed by an
+    invalidation of the L1 (INVL1) with only quiet instructions between,
+    within the row (Hrf_Coherence's `iv_seq False`): the thread's next read
+    of its L1 does not find a line older than its increment. hrf chooses,
+    Isabelle proves (`<scheme>_l2_invalidated`)."""
+    pending = False
+    for word in seq:
+        op = word.split()[0]
+        if op == "RMWL2":
+            if pending:
+                return False
+            pending = True
+        elif op == "INVL1":
+            pending = False
+        elif pending and op not in _QUIET:
+            return False
+    return not pending
+
+
 def disciplined_row(seq) -> bool:
     """Whether a row keeps Hrf_Simulation's lock discipline (`disc None`):
     an LKrmw only when it holds no rmw lock, an UNLKrmw only of the scope it
@@ -339,17 +359,59 @@ def scheme_theory(scheme) -> tuple:
                 f"  by (simp add: l2_flushed_def {name}_def {rows_defs(name)})",
                 "",
             ]
+        return (
+            out
+            + [
+                "text \\<open>So the candidate's coherence orders each thread's writes of a location as the "
+                "program does (Hrf_Coherence).\\<close>",
+                f"theorem {name}_outcomes_po_co:",
+                f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P',
+                f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
+                "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob",
+                "         \\<and> (\\<forall>e e'. (e, e') \\<in> src_po P \\<and> is_wr P e \\<and> is_wr P e' "
+                "\\<and> sloc P e = sloc P e' \\<longrightarrow> (e, e') \\<in> co)}\"",
+                "  apply (intro allI impI)",
+                f"  apply (rule machine_outcomes_po_co[OF {name}_l1_rows {l2_lemma} _ {flushed}])",
+                "  by simp_all",
+                "",
+            ]
+            + wr_rd_theorem(name, rows, ops, l2_lemma, flushed)
+        )
+
+    def wr_rd_theorem(name, rows, ops, l2_lemma, flushed):
+        """Hrf_Coherence's machine_outcomes_wr_rd, where every L2 row also
+        invalidates the L1 after its increment."""
+        l2_ops, l2_set = chosen(name, rows, l2_row)
+        if not all(invalidated_row(r.seq) for op, _scope, _remote, r, _src, _seq in rows if l2_row(op, r.seq)):
+            return [
+                "text \\<open>Not stated: Hrf_Coherence's theorem on a thread's reads after its writes "
+                f"(an increment at the L2 of {name} is not followed by an invalidation of the L1).\\<close>",
+                "",
+            ]
+        out = []
+        invalidated = "l2_invalidated_empty"
+        if l2_ops:
+            invalidated = f"{name}_l2_invalidated"
+            out += [
+                "text \\<open>Each of these increments at the L2 is followed by an invalidation of the L1 "
+                "(Hrf_Coherence's l2_invalidated).\\<close>",
+                f'lemma {name}_l2_invalidated: "l2_invalidated {name} {l2_set}"',
+                f"  by (simp add: l2_invalidated_def {name}_def {rows_defs(name)})",
+                "",
+            ]
         return out + [
-            "text \\<open>So the candidate's coherence orders each thread's writes of a location as the "
-            "program does (Hrf_Coherence).\\<close>",
-            f"theorem {name}_outcomes_po_co:",
+            "text \\<open>So a thread's read reads from its own last write of the location or from a "
+            "coherence-later one (Hrf_Coherence).\\<close>",
+            f"theorem {name}_outcomes_wr_rd:",
             f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P',
             f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
             "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob",
             "         \\<and> (\\<forall>e e'. (e, e') \\<in> src_po P \\<and> is_wr P e \\<and> is_wr P e' "
-            "\\<and> sloc P e = sloc P e' \\<longrightarrow> (e, e') \\<in> co)}\"",
+            "\\<and> sloc P e = sloc P e' \\<longrightarrow> (e, e') \\<in> co)",
+            "         \\<and> (\\<forall>a r. (a, r) \\<in> src_po P \\<and> is_wr P a \\<and> is_rd P r "
+            '\\<and> sloc P a = sloc P r \\<longrightarrow> a = rfw r \\<or> (a, rfw r) \\<in> co)}"',
             "  apply (intro allI impI)",
-            f"  apply (rule machine_outcomes_po_co[OF {name}_l1_rows {l2_lemma} _ {flushed}])",
+            f"  apply (rule machine_outcomes_wr_rd[OF {name}_l1_rows {l2_lemma} _ {flushed} {invalidated}])",
             "  by simp_all",
             "",
         ]

@@ -5,10 +5,12 @@
    L1 and waited has no write left in it. For a scheme whose increments at
    the L2 are preceded by such a flush (rsp-new's are), a thread's writes
    of a location reach the L2 and memory in program order, and the
-   coherence order Hrf_Exhibit exhibits orders them as the program does:
-   for every program of any length and thread count, on every layout,
-   under both write-back policies, racy or not. Written by hand, every
-   proof complete. *)
+   coherence order Hrf_Exhibit exhibits orders them as the program does;
+   where the increments are also followed by an invalidation of the L1
+   (rsp-new's are), a thread's read reads from its own last write of the
+   location or from a coherence-later one. For every program of any length
+   and thread count, on every layout, under both write-back policies,
+   racy or not. Written by hand, every proof complete. *)
 theory Hrf_Coherence
   imports Hrf_Exhibit
 begin
@@ -177,7 +179,7 @@ proof -
   ultimately show ?thesis by (auto simp: oinv_def fifo_ok_def since_ok_def ww_ok_def)
 qed
 
-section \<open>Environment steps keep it\<close>
+section \<open>Environment steps: what they do\<close>
 
 text \<open>A step that keeps the L1 fifos or pops the head of one, and lets no
   write start waiting in an L1 (none that waits behind the popped address).\<close>
@@ -404,37 +406,44 @@ proof -
   then show ?thesis using fs by (simp add: oinv_def g'_def)
 qed
 
-text \<open>Every environment step keeps both invariants, with the ghost updated.\<close>
-lemma oinv_env:
-  assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and st: "s' \<in> env_step L wb s"
-  shows "\<exists>g'. ginv L S P s' g' \<and> oinv L S P s' g'"
+text \<open>An environment step and the ghost Hrf_Exhibit updates with it, case by
+  case: a fetch into an L1 or the L2, a fifo's head popped, a line written
+  back (from a fifo's head or in any order), an eviction.\<close>
+lemma env_ghost_cases:
+  assumes inv: "ginv L S P s g" and st: "s' \<in> env_step L wb s"
+  obtains (fetch1) w x where "ginv L S P s' (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>)"
+      "s' = set_l1 w x (Some (val_of (l2 s (dev_of L w) x), Clean, Valid)) s"
+      "l1 s w x = None \<or> l1 s w x = Some (val_of (l1 s w x), Clean, Invalid)" "readable (l2 s (dev_of L w) x)"
+  | (fetch2) d x where "ginv L S P s' (g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>)"
+      "s' = set_l2 d x (Some (mem s x, Clean, Valid)) s" "\<not> dirty (l2 s d x)"
+  | (pop1) w e0 rest where "ginv L S P s' g" "l1_fifo s w = e0 # rest" "s' = s\<lparr>l1_fifo := (l1_fifo s)(w := rest)\<rparr>"
+      "\<forall>y. e0 = Addr y \<longrightarrow> \<not> dirty (l1 s w y)"
+  | (wb1) w x q where "ginv L S P s' (wb1g L S P s g w x)" "dirty (l1 s w x)" "s' = write_back_l1 L w x (s\<lparr>l1_fifo := q\<rparr>)"
+      "\<forall>v. q v = l1_fifo s v \<or> (v = w \<and> l1_fifo s w = Addr x # q w)"
+  | (pop2) q where "ginv L S P s' g" "s' = s\<lparr>l2_fifo := q\<rparr>"
+  | (wb2) d x q where "ginv L S P s' (wb2g L S P s g d x)" "dirty (l2 s d x)" "s' = write_back_l2 d x (s\<lparr>l2_fifo := q\<rparr>)"
+  | (evict1) w x where "ginv L S P s' g" "\<not> dirty (l1 s w x)" "s' = set_l1 w x None s"
+  | (evict2) d x where "ginv L S P s' g" "\<not> dirty (l2 s d x)" "s' = set_l2 d x None s"
 proof -
   have fifo2: "ginv L S P (s\<lparr>l2_fifo := q\<rparr>) g" for q
     using ginv_cong[of "s\<lparr>l2_fifo := q\<rparr>" s] inv by simp
-  have pcs: "pc s' = pc s" using env_step_regs_pc_locks[OF st] by simp
   from env_step_cases[OF st] show ?thesis
   proof (elim disjE exE conjE)
     fix w x assume f: "fetch_l1 L w x s = Some s'"
-    then have "l1_fifo s' = l1_fifo s" by (auto simp: fetch_l1_def set_l1_def split: if_splits)
-    then show ?thesis using fetch1_inv[OF inv f] oinv_keep[OF oi pcs] by fastforce
+    then show ?thesis using fetch1_inv[OF inv f] that(1) by (auto simp: fetch_l1_def split: if_splits)
   next
     fix d x assume f: "fetch_l2 d x s = Some s'"
-    then have "l1_fifo s' = l1_fifo s" by (auto simp: fetch_l2_def set_l2_def split: if_splits)
-    then show ?thesis using fetch2_inv[OF inv f] oinv_keep[OF oi pcs] by fastforce
+    have "\<not> dirty (l2 s d x)" "s' = set_l2 d x (Some (mem s x, Clean, Valid)) s"
+      using f by (auto simp: fetch_l2_def dirty_def split: if_splits option.splits hygiene.splits freshness.splits)
+        (metis freshness.exhaust)
+    then show ?thesis using fetch2_inv[OF inv f] that(2) by blast
   next
     fix w assume dq: "dequeue_l1 L w s = Some s'"
     then show ?thesis
     proof (cases rule: dequeue_l1_pop)
       case (1 e0 rest)
-      have gi: "ginv L S P s' g" using ginv_cong[of s' s] inv 1(2) by simp
-      have di: "dirty_inv L S P s g" using inv by (simp add: ginv_def)
-      have pe: "pend1 L S P s' g = pend1 L S P s g" using pend_same[OF pcs] by simp
-      have emp: "pend1 L S P s g w y = {}" if "e0 = Addr y" for y
-        using di 1(3) that by (simp add: dirty_inv_def)
-      have fs: "fifo_ok L S P s' g \<and> since_ok L S P s' g"
-        by (rule fs_mono[OF _ _ pcs]) (use oi pe emp 1(1,2) in \<open>auto simp: oinv_def\<close>)
-      have "ww_ok S P s' g" using oi unfolding oinv_def ww_ok_def done_same[OF pcs] by blast
-      then show ?thesis using gi fs by (auto simp: oinv_def)
+      have "ginv L S P s' g" using ginv_cong[of s' s] inv 1(2) by simp
+      then show ?thesis using that(3) 1 by blast
     next
       case (2 rest y)
       define s1 where "s1 = s\<lparr>l1_fifo := (l1_fifo s)(w := rest)\<rparr>"
@@ -442,40 +451,832 @@ proof -
       have d1: "dirty (l1 s1 w y)" using 2(2) by (simp add: s1_def)
       have "wb1g L S P s1 g w y = wb1g L S P s g w y"
         using pend_same[of s1 s] by (simp add: s1_def wb1g_def)
-      then have gi: "ginv L S P s' (wb1g L S P s g w y)" using wb1_inv[OF g1 d1] 2(3) by (simp add: s1_def)
-      have "\<forall>v. l1_fifo s' v = l1_fifo s v \<or> (v = w \<and> l1_fifo s w = Addr y # l1_fifo s' w)"
-        using 2(1,3) wb_fields(1) by (simp add: s1_def)
-      then show ?thesis using oinv_wb1[OF inv oi pcs] gi by blast
+      then have "ginv L S P s' (wb1g L S P s g w y)" using wb1_inv[OF g1 d1] 2(3) by (simp add: s1_def)
+      moreover have "\<forall>v. ((l1_fifo s)(w := rest)) v = l1_fifo s v \<or> (v = w \<and> l1_fifo s w = Addr y # ((l1_fifo s)(w := rest)) w)"
+        using 2(1) by simp
+      ultimately show ?thesis using that(4) 2(2,3) by blast
     qed
   next
     fix d assume dq: "dequeue_l2 d s = Some s'"
     then show ?thesis
     proof (cases rule: dequeue_l2_cases)
       case (1 q)
-      then show ?thesis using fifo2 oinv_keep[OF oi pcs] by fastforce
+      then show ?thesis using fifo2 that(5) by blast
     next
       case (2 q x)
       have d1: "dirty (l2 (s\<lparr>l2_fifo := q\<rparr>) d x)" using 2(1) by simp
       have "wb2g L S P (s\<lparr>l2_fifo := q\<rparr>) g d x = wb2g L S P s g d x"
         using pend_same[of "s\<lparr>l2_fifo := q\<rparr>" s] by (simp add: wb2g_def)
-      then have gi: "ginv L S P s' (wb2g L S P s g d x)" using wb2_inv[OF fifo2 d1] 2(2) by simp
-      have "l1_fifo s' = l1_fifo s" using 2(2) wb_fields(3) by simp
-      then show ?thesis using oinv_wb2[OF inv oi pcs] gi by blast
+      then show ?thesis using wb2_inv[OF fifo2 d1] 2 that(6) by auto
     qed
   next
     fix w x assume d: "dirty (l1 s w x)" "s' = write_back_l1 L w x s"
-    then show ?thesis using wb1_inv[OF inv d(1)] oinv_wb1[OF inv oi pcs] wb_fields(1) by fastforce
+    then have "s' = write_back_l1 L w x (s\<lparr>l1_fifo := l1_fifo s\<rparr>)" by simp
+    then show ?thesis using wb1_inv[OF inv d(1)] d that(4)[of w x "l1_fifo s"] by auto
   next
     fix d x assume d: "dirty (l2 s d x)" "s' = write_back_l2 d x s"
-    then show ?thesis using wb2_inv[OF inv d(1)] oinv_wb2[OF inv oi pcs] wb_fields(3) by fastforce
+    then have "s' = write_back_l2 d x (s\<lparr>l2_fifo := l2_fifo s\<rparr>)" by simp
+    then show ?thesis using wb2_inv[OF inv d(1)] d that(6)[of d x "l2_fifo s"] by auto
   next
     fix w x assume d: "\<not> dirty (l1 s w x)" "s' = set_l1 w x None s"
-    then show ?thesis using evict1_inv[OF inv d(1)] oinv_keep[OF oi pcs] by (fastforce simp: set_l1_def)
+    then show ?thesis using evict1_inv[OF inv d(1)] that(7) by blast
   next
     fix d x assume d: "\<not> dirty (l2 s d x)" "s' = set_l2 d x None s"
-    then show ?thesis using evict2_inv[OF inv d(1)] oinv_keep[OF oi pcs] by (fastforce simp: set_l2_def)
+    then show ?thesis using evict2_inv[OF inv d(1)] that(8) by blast
   qed
 qed
+
+section \<open>Settled coherence\<close>
+
+text \<open>The device a thread event's write starts from.\<close>
+definition dv :: "layout \<Rightarrow> sev \<Rightarrow> did option" where
+  "dv L e = map_option (dev_of L) (ewg L e)"
+
+text \<open>sb L g e h: whatever the run does next, e ends coherence-before h, or is
+  h. Either e has reached memory and h not yet, or later; or both wait in
+  one device's L2 (written back together), e arrived first; or e waits in
+  an L2 and h in an L1 of that device; or both wait in one L1 (written back
+  together), e performed first.\<close>
+definition sb :: "layout \<Rightarrow> ghost \<Rightarrow> sev \<Rightarrow> sev \<Rightarrow> bool" where
+  "sb L g e h \<longleftrightarrow> e = h
+     \<or> (ga3 g e \<noteq> None \<and> (ga3 g h = None \<or> klt (key g e) (key g h)))
+     \<or> (ga3 g e = None \<and> ga2 g e \<noteq> None \<and> ga3 g h = None \<and> ga2 g h \<noteq> None \<and> dv L e = dv L h
+        \<and> (the (ga2 g e) < the (ga2 g h) \<or> (the (ga2 g e) = the (ga2 g h) \<and> gt g e < gt g h)))
+     \<or> (ga3 g e = None \<and> ga2 g e \<noteq> None \<and> ga2 g h = None \<and> dv L e = dv L h)
+     \<or> (ga2 g e = None \<and> ga2 g h = None \<and> ewg L e = ewg L h \<and> gt g e < gt g h)"
+
+lemma sb_refl [simp]: "sb L g e e"
+  by (simp add: sb_def)
+
+lemma sb_cong:
+  assumes "gt g' e = gt g e" "gt g' h = gt g h" "ga2 g' e = ga2 g e" "ga2 g' h = ga2 g h"
+    "ga3 g' e = ga3 g e" "ga3 g' h = ga3 g h"
+  shows "sb L g' e h = sb L g e h"
+  using assms by (simp add: sb_def key_def)
+
+text \<open>Once both have reached memory, sb is the coherence order's.\<close>
+lemma sb_final: "sb L g e h \<Longrightarrow> ga3 g e \<noteq> None \<Longrightarrow> ga3 g h \<noteq> None \<Longrightarrow> ga2 g e \<noteq> None \<Longrightarrow> ga2 g h \<noteq> None
+    \<Longrightarrow> e = h \<or> klt (key g e) (key g h)"
+  by (auto simp: sb_def)
+
+lemma times_lt: "time_inv S P s g \<Longrightarrow> 0 < clk g \<Longrightarrow> wx S P s y e
+    \<Longrightarrow> (\<forall>n. ga2 g e = Some n \<longrightarrow> n < clk g) \<and> (\<forall>n. ga3 g e = Some n \<longrightarrow> n < clk g) \<and> (ga2 g e = None \<longrightarrow> ga3 g e = None)"
+proof -
+  assume a: "time_inv S P s g" "0 < clk g" "wx S P s y e"
+  show ?thesis
+  proof (cases "\<exists>z. e = Init z")
+    case True
+    then obtain z where "e = Init z" by blast
+    then show ?thesis using a(1,2) by (simp add: time_inv_def)
+  next
+    case False
+    then show ?thesis using time_perf[OF a(1,3)] by blast
+  qed
+qed
+
+text \<open>A write-back from an L1 keeps it: the writes waiting in the line reach
+  the L2 together, after every write already there.\<close>
+lemma sb_wb1:
+  assumes ti: "time_inv S P s g" and c: "0 < clk g" and we: "wx S P s y e" and wh: "wx S P s y h"
+    and sb: "sb L g e h"
+  shows "sb L (wb1g L S P s g w x) e h"
+proof -
+  define g' where "g' = wb1g L S P s g w x"
+  have te: "(\<forall>n. ga2 g e = Some n \<longrightarrow> n < clk g) \<and> (ga2 g e = None \<longrightarrow> ga3 g e = None)"
+    and th: "ga2 g h = None \<longrightarrow> ga3 g h = None"
+    using times_lt[OF ti c we] times_lt[OF ti c wh] by blast+
+  have o: "gt g' = gt g" "ga3 g' = ga3 g" by (simp_all add: g'_def wb1g_def)
+  have a2: "ga2 g' z = (if z \<in> pend1 L S P s g w x then Some (clk g) else ga2 g z)" for z
+    by (simp add: g'_def wb1g_def)
+  have pe: "z \<in> pend1 L S P s g w x \<longleftrightarrow> y = x \<and> ewg L z = Some w \<and> ga2 g z = None" if "wx S P s y z" for z
+    using that wx_loc_eq by (auto simp: pend1_def)
+  have same: "sb L g' e h" if "e \<notin> pend1 L S P s g w x" "h \<notin> pend1 L S P s g w x"
+    using sb sb_cong[of g' e g h L] o that a2 by simp
+  consider (c1) "e = h" | (c2) "ga3 g e \<noteq> None" "ga3 g h = None \<or> klt (key g e) (key g h)"
+    | (c3) "ga2 g e \<noteq> None" "ga2 g h \<noteq> None"
+    | (c4) "ga3 g e = None" "ga2 g e \<noteq> None" "ga2 g h = None" "dv L e = dv L h"
+    | (c5) "ga2 g e = None" "ga2 g h = None" "ewg L e = ewg L h" "gt g e < gt g h"
+    using sb unfolding sb_def by (elim disjE conjE; blast)
+  then have "sb L g' e h"
+  proof cases
+    case c1
+    then show ?thesis by simp
+  next
+    case c2
+    then have "e \<notin> pend1 L S P s g w x" using te pe[OF we] by auto
+    show ?thesis
+    proof (cases "ga3 g h = None")
+      case True
+      then show ?thesis using c2 \<open>e \<notin> _\<close> o a2 by (simp add: sb_def)
+    next
+      case False
+      then have "h \<notin> pend1 L S P s g w x" using th pe[OF wh] by auto
+      then show ?thesis using same \<open>e \<notin> _\<close> by blast
+    qed
+  next
+    case c3
+    then have "e \<notin> pend1 L S P s g w x" "h \<notin> pend1 L S P s g w x" using pe[OF we] pe[OF wh] by auto
+    then show ?thesis using same by blast
+  next
+    case c4
+    have ne: "e \<notin> pend1 L S P s g w x" using c4 pe[OF we] by auto
+    show ?thesis
+    proof (cases "h \<in> pend1 L S P s g w x")
+      case True
+      have "ga2 g' e = ga2 g e" "ga2 g' h = Some (clk g)" "ga3 g' h = None" "ga3 g' e = None"
+        using ne True a2 o c4 th by simp_all
+      moreover have "the (ga2 g e) < clk g" using te c4 by auto
+      ultimately show ?thesis using c4 o by (simp add: sb_def)
+    next
+      case False
+      then show ?thesis using same ne by blast
+    qed
+  next
+    case c5
+    have iff: "e \<in> pend1 L S P s g w x \<longleftrightarrow> h \<in> pend1 L S P s g w x" using c5 pe[OF we] pe[OF wh] by auto
+    show ?thesis
+    proof (cases "h \<in> pend1 L S P s g w x")
+      case True
+      have "ga2 g' e = Some (clk g)" "ga2 g' h = Some (clk g)" "ga3 g' e = None" "ga3 g' h = None"
+        using True iff a2 o c5 te th by simp_all
+      moreover have "dv L e = dv L h" using c5 by (simp add: dv_def)
+      ultimately show ?thesis using c5 o by (simp add: sb_def)
+    next
+      case False
+      then show ?thesis using same iff by blast
+    qed
+  qed
+  then show ?thesis by (simp add: g'_def)
+qed
+
+text \<open>A write-back from an L2 keeps it: the writes waiting in the line reach
+  memory together, after every write already there.\<close>
+lemma sb_wb2:
+  assumes ti: "time_inv S P s g" and c: "0 < clk g" and we: "wx S P s y e" and wh: "wx S P s y h"
+    and sb: "sb L g e h"
+  shows "sb L (wb2g L S P s g d x) e h"
+proof -
+  define g' where "g' = wb2g L S P s g d x"
+  have te: "(\<forall>n. ga3 g e = Some n \<longrightarrow> n < clk g) \<and> (ga2 g e = None \<longrightarrow> ga3 g e = None)"
+    and th: "ga2 g h = None \<longrightarrow> ga3 g h = None"
+    using times_lt[OF ti c we] times_lt[OF ti c wh] by blast+
+  have o: "gt g' = gt g" "ga2 g' = ga2 g" by (simp_all add: g'_def wb2g_def)
+  have a3: "ga3 g' z = (if z \<in> pend2 L S P s g d x then Some (clk g) else ga3 g z)" for z
+    by (simp add: g'_def wb2g_def)
+  have pe: "z \<in> pend2 L S P s g d x \<longleftrightarrow> y = x \<and> dv L z = Some d \<and> ga2 g z \<noteq> None \<and> ga3 g z = None"
+    if "wx S P s y z" for z
+    using that wx_loc_eq by (auto simp: pend2_def dv_def)
+  have same: "sb L g' e h" if "e \<notin> pend2 L S P s g d x" "h \<notin> pend2 L S P s g d x"
+    using sb sb_cong[of g' e g h L] o that a3 by simp
+  consider (c1) "e = h" | (c2) "ga3 g e \<noteq> None" "ga3 g h = None \<or> klt (key g e) (key g h)"
+    | (c3) "ga3 g e = None" "ga2 g e \<noteq> None" "ga3 g h = None" "ga2 g h \<noteq> None" "dv L e = dv L h"
+        "the (ga2 g e) < the (ga2 g h) \<or> (the (ga2 g e) = the (ga2 g h) \<and> gt g e < gt g h)"
+    | (c4) "ga3 g e = None" "ga2 g e \<noteq> None" "ga2 g h = None" "dv L e = dv L h"
+    | (c5) "ga2 g e = None" "ga2 g h = None"
+    using sb unfolding sb_def by (elim disjE conjE; blast)
+  then have "sb L g' e h"
+  proof cases
+    case c1
+    then show ?thesis by simp
+  next
+    case c2
+    then have ne: "e \<notin> pend2 L S P s g d x" using pe[OF we] by auto
+    show ?thesis
+    proof (cases "h \<in> pend2 L S P s g d x")
+      case True
+      have "ga3 g' e = ga3 g e" "ga3 g' h = Some (clk g)" using ne True a3 by simp_all
+      moreover have "the (ga3 g e) < clk g" using te c2 by auto
+      ultimately show ?thesis using c2 o by (auto simp: sb_def key_def klt_def)
+    next
+      case False
+      then show ?thesis using same ne by blast
+    qed
+  next
+    case c3
+    have iff: "e \<in> pend2 L S P s g d x \<longleftrightarrow> h \<in> pend2 L S P s g d x" using c3 pe[OF we] pe[OF wh] by auto
+    show ?thesis
+    proof (cases "h \<in> pend2 L S P s g d x")
+      case True
+      have "ga3 g' e = Some (clk g)" "ga3 g' h = Some (clk g)" using True iff a3 by simp_all
+      then show ?thesis using c3 o by (auto simp: sb_def key_def klt_def)
+    next
+      case False
+      then show ?thesis using same iff by blast
+    qed
+  next
+    case c4
+    have nh: "h \<notin> pend2 L S P s g d x" using c4 pe[OF wh] by auto
+    show ?thesis
+    proof (cases "e \<in> pend2 L S P s g d x")
+      case True
+      have "ga3 g' e = Some (clk g)" "ga3 g' h = None" using True nh a3 c4 th by simp_all
+      then show ?thesis by (simp add: sb_def)
+    next
+      case False
+      then show ?thesis using same nh by blast
+    qed
+  next
+    case c5
+    then have "e \<notin> pend2 L S P s g d x" "h \<notin> pend2 L S P s g d x" using pe[OF we] pe[OF wh] by auto
+    then show ?thesis using same by blast
+  qed
+  then show ?thesis by (simp add: g'_def)
+qed
+
+section \<open>A thread's reads after its writes\<close>
+
+text \<open>iv_seq p xs: in xs every increment at the L2 is followed by an
+  invalidation of the L1 before any other visible instruction (and before
+  the end); p: an increment waits for its invalidation at the start.\<close>
+fun iv_seq :: "bool \<Rightarrow> instr list \<Rightarrow> bool" where
+  "iv_seq p [] = (\<not> p)"
+| "iv_seq p (i # xs) = (case i of
+      INCL2 _ _ \<Rightarrow> \<not> p \<and> iv_seq True xs
+    | INVL1 _ \<Rightarrow> iv_seq False xs
+    | _ \<Rightarrow> (\<not> p \<or> quiet i) \<and> iv_seq p xs)"
+
+text \<open>Each row that increments at the L2 invalidates the L1 after (rsp-new's
+  RMWL2; INVL1 WG): the thread's next read of the L1 does not find a line
+  older than its increment.\<close>
+definition l2_invalidated :: "scheme \<Rightarrow> src_op set \<Rightarrow> bool" where
+  "l2_invalidated S B \<longleftrightarrow> (\<forall>a \<in> B. \<exists>rw. S a = Some rw \<and> (\<forall>r x. iv_seq False (rw r x)))"
+
+lemma l2_invalidated_empty [simp]: "l2_invalidated S {}"
+  by (simp add: l2_invalidated_def)
+
+text \<open>Position n of a thread's code comes after an increment at the L2 with
+  only quiet instructions and no invalidation of the L1 between.\<close>
+definition iv_pend :: "instr list \<Rightarrow> nat \<Rightarrow> bool" where
+  "iv_pend xs n \<longleftrightarrow> (\<exists>j < n. (\<exists>r x. xs ! j = INCL2 r x)
+     \<and> (\<forall>m. j < m \<and> m < n \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc)))"
+
+lemma iv_pend_Suc: "iv_pend xs (Suc n) \<longleftrightarrow> (\<exists>r x. xs ! n = INCL2 r x)
+    \<or> (iv_pend xs n \<and> quiet (xs ! n) \<and> (\<forall>sc. xs ! n \<noteq> INVL1 sc))"
+proof
+  assume "iv_pend xs (Suc n)"
+  then obtain j r x where j: "j < Suc n" "xs ! j = INCL2 r x"
+    "\<forall>m. j < m \<and> m < Suc n \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc)"
+    by (auto simp: iv_pend_def)
+  show "(\<exists>r x. xs ! n = INCL2 r x) \<or> (iv_pend xs n \<and> quiet (xs ! n) \<and> (\<forall>sc. xs ! n \<noteq> INVL1 sc))"
+  proof (cases "j = n")
+    case True
+    then show ?thesis using j(2) by blast
+  next
+    case False
+    then have "j < n" using j(1) by simp
+    then show ?thesis using j unfolding iv_pend_def by auto
+  qed
+next
+  assume a: "(\<exists>r x. xs ! n = INCL2 r x) \<or> (iv_pend xs n \<and> quiet (xs ! n) \<and> (\<forall>sc. xs ! n \<noteq> INVL1 sc))"
+  show "iv_pend xs (Suc n)"
+  proof (cases "\<exists>r x. xs ! n = INCL2 r x")
+    case True
+    then show ?thesis unfolding iv_pend_def by (intro exI[of _ n]) auto
+  next
+    case False
+    then obtain j r x where j: "j < n" "xs ! j = INCL2 r x"
+      "\<forall>m. j < m \<and> m < n \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc)"
+      "quiet (xs ! n)" "\<forall>sc. xs ! n \<noteq> INVL1 sc"
+      using a by (auto simp: iv_pend_def)
+    have "\<forall>m. j < m \<and> m < Suc n \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc)"
+    proof (intro allI impI)
+      fix m assume "j < m \<and> m < Suc n"
+      then show "quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc)" using j(3-5) by (cases "m = n") auto
+    qed
+    then show ?thesis unfolding iv_pend_def using j(1,2) by (intro exI[of _ j]) auto
+  qed
+qed
+
+lemma iv_seq_append: "iv_seq p xs \<Longrightarrow> iv_seq False ys \<Longrightarrow> iv_seq p (xs @ ys)"
+  by (induction xs arbitrary: p) (auto split: instr.splits)
+
+lemma iv_seq_no_incl2: "\<forall>r x. INCL2 r x \<notin> set xs \<Longrightarrow> iv_seq False xs"
+  by (induction xs) (auto split: instr.splits)
+
+text \<open>In such code the instruction at a position that waits for its
+  invalidation is quiet.\<close>
+lemma iv_seq_quiet: "iv_seq p xs \<Longrightarrow> n < length xs
+    \<Longrightarrow> iv_pend xs n \<or> (p \<and> (\<forall>m < n. quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc))) \<Longrightarrow> quiet (xs ! n)"
+proof (induction xs arbitrary: p n)
+  case Nil
+  then show ?case by simp
+next
+  case (Cons i xs)
+  show ?case
+  proof (cases n)
+    case 0
+    then have p: p using Cons.prems(3) by (simp add: iv_pend_def)
+    then show ?thesis using Cons.prems(1) 0 by (cases i) auto
+  next
+    case (Suc n')
+    have n': "n' < length xs" using Cons.prems(2) Suc by simp
+    have pend: "iv_pend xs n' \<or> ((\<exists>r x. i = INCL2 r x) \<and> (\<forall>m < n'. quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc)))
+        \<or> (iv_pend (i # xs) n' \<and> False) \<or> (p \<and> quiet i \<and> (\<forall>sc. i \<noteq> INVL1 sc) \<and> (\<forall>m < n'. quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc)))"
+    proof -
+      consider "iv_pend (i # xs) (Suc n')" | "p \<and> (\<forall>m < Suc n'. quiet ((i # xs) ! m) \<and> (\<forall>sc. (i # xs) ! m \<noteq> INVL1 sc))"
+        using Cons.prems(3) Suc by blast
+      then show ?thesis
+      proof cases
+        case 1
+        then obtain j r x where j: "j < Suc n'" "(i # xs) ! j = INCL2 r x"
+          "\<forall>m. j < m \<and> m < Suc n' \<longrightarrow> quiet ((i # xs) ! m) \<and> (\<forall>sc. (i # xs) ! m \<noteq> INVL1 sc)"
+          by (auto simp: iv_pend_def)
+        show ?thesis
+        proof (cases j)
+          case 0
+          have "\<forall>m < n'. quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc)"
+            using j(3) 0 by (metis Suc_mono nth_Cons_Suc zero_less_Suc)
+          then show ?thesis using j(2) 0 by auto
+        next
+          case (Suc j')
+          have q: "\<forall>m. j' < m \<and> m < n' \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc)"
+          proof (intro allI impI)
+            fix m assume "j' < m \<and> m < n'"
+            then show "quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc)" using j(3) Suc
+              by (metis Suc_mono nth_Cons_Suc)
+          qed
+          have "j' < n'" "\<exists>r x. xs ! j' = INCL2 r x" using j(1,2) Suc by auto
+          then have "iv_pend xs n'" unfolding iv_pend_def using q by blast
+          then show ?thesis by blast
+        qed
+      next
+        case 2
+        have "\<forall>m < n'. quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc)"
+          using 2 by (metis Suc_mono nth_Cons_Suc)
+        moreover have "quiet i" "\<forall>sc. i \<noteq> INVL1 sc" using 2 by (metis nth_Cons_0 zero_less_Suc)+
+        ultimately show ?thesis using 2 by blast
+      qed
+    qed
+    have "quiet (xs ! n')"
+    proof (cases i)
+      case (INCL2 r x)
+      then have "iv_seq True xs" using Cons.prems(1) by simp
+      moreover have "iv_pend xs n' \<or> (True \<and> (\<forall>m < n'. quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc)))"
+        using pend INCL2 by auto
+      ultimately show ?thesis using Cons.IH n' by blast
+    next
+      case (INVL1 sc)
+      then have "iv_seq False xs" using Cons.prems(1) by simp
+      moreover have "iv_pend xs n'" using pend INVL1 by auto
+      ultimately show ?thesis using Cons.IH n' by blast
+    qed (use Cons.prems(1) Cons.IH n' pend in auto)
+    then show ?thesis using Suc by simp
+  qed
+qed
+
+text \<open>So in code compiled by such rows no visible instruction waits.\<close>
+lemma compiled_iv_seq:
+  assumes rows: "l1_rows S A" "l2_invalidated S B" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
+  shows "iv_seq False (concat (map (compile_instr S) c))"
+proof -
+  have "iv_seq False (compile_instr S i)" if "i \<in> set c" for i
+  proof (cases i)
+    case (Op a r' x')
+    then have a: "a \<in> A \<union> B" using rows(3) that by (auto simp: op_of_def)
+    show ?thesis
+    proof (cases "a \<in> B")
+      case True
+      then obtain rw where "S a = Some rw" "\<forall>r x. iv_seq False (rw r x)" using rows(2) by (auto simp: l2_invalidated_def)
+      then show ?thesis using Op by (simp add: compile_instr_def)
+    next
+      case False
+      then obtain rw where rw: "S a = Some rw" "l1_row a rw" using rows(1) a by (auto simp: l1_rows_def)
+      have "INCL2 rq xq \<notin> set (rw r' x')" for rq xq
+      proof
+        assume "INCL2 rq xq \<in> set (rw r' x')"
+        then have "INCL2 rq xq \<in> set (filter visible (rw r' x'))" by simp
+        moreover have "filter visible (rw r' x') = [access a r' x']" using rw(2) by (simp add: l1_row_def)
+        ultimately have "INCL2 rq xq = access a r' x'" by simp
+        then show False by (cases a) (simp_all add: access_def)
+      qed
+      then show ?thesis using Op rw(1) iv_seq_no_incl2 by (simp add: compile_instr_def)
+    qed
+  next
+    case (SetReg r' v)
+    then show ?thesis by (simp add: compile_instr_def)
+  qed
+  then show ?thesis by (induction c) (auto intro: iv_seq_append)
+qed
+
+text \<open>A write of thread t to x that it has performed.\<close>
+definition own_wr :: "scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> tid \<Rightarrow> addr \<Rightarrow> sev \<Rightarrow> bool" where
+  "own_wr S P s t x a \<longleftrightarrow> is_wr P a \<and> done_ev S P s a \<and> sthread a = Some t \<and> sloc P a = Some x"
+
+text \<open>A thread's own writes are settled before what it would read next: its
+  L1 line (unless it waits for the invalidation after an increment at the
+  L2), its L2 line once they have reached the L2; and every read it has
+  performed reads from a write settled after its earlier writes.\<close>
+definition wr_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "wr_ok L S P s g \<longleftrightarrow> 0 < clk g
+   \<and> (\<forall>t \<in> src_threads P. \<forall>x a. own_wr S P s t x a \<and> readable (l1 s (wg_of L t) x)
+        \<and> \<not> iv_pend (instrs (compile S P) t) (pc s t) \<longrightarrow> sb L g a (h1 g (wg_of L t) x))
+   \<and> (\<forall>t \<in> src_threads P. \<forall>x a. own_wr S P s t x a \<and> readable (l2 s (dev_of L (wg_of L t)) x) \<and> ga2 g a \<noteq> None
+        \<longrightarrow> sb L g a (h2 g (dev_of L (wg_of L t)) x))
+   \<and> (\<forall>a r. (a, r) \<in> src_po P \<and> is_wr P a \<and> is_rd P r \<and> done_ev S P s r \<and> sloc P a = sloc P r
+        \<longrightarrow> sb L g a (grf g r))"
+
+lemma wr_ok_initial: "wr_ok L S P (initial (src_init P)) (ghost0 P)"
+proof -
+  have "\<not> own_wr S P (initial (src_init P)) t x a" for t x a
+    by (cases a) (auto simp: own_wr_def)
+  moreover have "\<not> done_ev S P (initial (src_init P)) r" if "is_rd P r" for r
+    using that by (cases r) auto
+  ultimately show ?thesis by (auto simp: wr_ok_def ghost0_def)
+qed
+
+lemma sb_times: "gt g' = gt g \<Longrightarrow> ga2 g' = ga2 g \<Longrightarrow> ga3 g' = ga3 g \<Longrightarrow> sb L g' = sb L g"
+  by (simp add: sb_def[abs_def] key_def)
+
+lemma own_wr_same: "pc s' = pc s \<Longrightarrow> own_wr S P s' = own_wr S P s"
+proof -
+  assume a: "pc s' = pc s"
+  show ?thesis unfolding own_wr_def[abs_def] done_same[OF a] ..
+qed
+
+lemma own_wx: "own_wr S P s t x a \<Longrightarrow> wx S P s x a"
+  by (cases a) (auto simp: own_wr_def wx_def)
+
+lemma own_ewg: "own_wr S P s t x a \<Longrightarrow> ewg L a = Some (wg_of L t)"
+  by (cases a) (auto simp: own_wr_def)
+
+lemma readable_some: "readable e \<Longrightarrow> e \<noteq> None"
+  by (cases e) (auto simp: readable_def)
+
+lemma wr_okD:
+  assumes "wr_ok L S P s g"
+  shows "0 < clk g"
+    and "t \<in> src_threads P \<Longrightarrow> own_wr S P s t x a \<Longrightarrow> readable (l1 s (wg_of L t) x)
+      \<Longrightarrow> \<not> iv_pend (instrs (compile S P) t) (pc s t) \<Longrightarrow> sb L g a (h1 g (wg_of L t) x)"
+    and "t \<in> src_threads P \<Longrightarrow> own_wr S P s t x a \<Longrightarrow> readable (l2 s (dev_of L (wg_of L t)) x)
+      \<Longrightarrow> ga2 g a \<noteq> None \<Longrightarrow> sb L g a (h2 g (dev_of L (wg_of L t)) x)"
+    and "(a, r) \<in> src_po P \<Longrightarrow> is_wr P a \<Longrightarrow> is_rd P r \<Longrightarrow> done_ev S P s r \<Longrightarrow> sloc P a = sloc P r
+      \<Longrightarrow> sb L g a (grf g r)"
+  using assms unfolding wr_ok_def by blast+
+
+lemma wr_okI:
+  assumes "0 < clk g"
+    and "\<And>t x a. t \<in> src_threads P \<Longrightarrow> own_wr S P s t x a \<Longrightarrow> readable (l1 s (wg_of L t) x)
+      \<Longrightarrow> \<not> iv_pend (instrs (compile S P) t) (pc s t) \<Longrightarrow> sb L g a (h1 g (wg_of L t) x)"
+    and "\<And>t x a. t \<in> src_threads P \<Longrightarrow> own_wr S P s t x a \<Longrightarrow> readable (l2 s (dev_of L (wg_of L t)) x)
+      \<Longrightarrow> ga2 g a \<noteq> None \<Longrightarrow> sb L g a (h2 g (dev_of L (wg_of L t)) x)"
+    and "\<And>a r. (a, r) \<in> src_po P \<Longrightarrow> is_wr P a \<Longrightarrow> is_rd P r \<Longrightarrow> done_ev S P s r \<Longrightarrow> sloc P a = sloc P r
+      \<Longrightarrow> sb L g a (grf g r)"
+  shows "wr_ok L S P s g"
+  using assms unfolding wr_ok_def by blast
+
+text \<open>Lines that lose readability, and a ghost whose times, lines and reads stay.\<close>
+lemma wr_mono:
+  assumes wr: "wr_ok L S P s g" and pc: "pc s' = pc s"
+    and r1: "\<forall>w y. readable (l1 s' w y) \<longrightarrow> readable (l1 s w y)" and r2: "\<forall>d y. readable (l2 s' d y) \<longrightarrow> readable (l2 s d y)"
+    and gh: "gt g' = gt g" "ga2 g' = ga2 g" "ga3 g' = ga3 g" "h1 g' = h1 g" "h2 g' = h2 g" "grf g' = grf g" "clk g \<le> clk g'"
+  shows "wr_ok L S P s' g'"
+proof -
+  have e: "sb L g' = sb L g" using sb_times[OF gh(1-3)] .
+  have w: "0 < clk g"
+    "\<forall>t \<in> src_threads P. \<forall>x a. own_wr S P s t x a \<and> readable (l1 s (wg_of L t) x)
+        \<and> \<not> iv_pend (instrs (compile S P) t) (pc s t) \<longrightarrow> sb L g a (h1 g (wg_of L t) x)"
+    "\<forall>t \<in> src_threads P. \<forall>x a. own_wr S P s t x a \<and> readable (l2 s (dev_of L (wg_of L t)) x) \<and> ga2 g a \<noteq> None
+        \<longrightarrow> sb L g a (h2 g (dev_of L (wg_of L t)) x)"
+    "\<forall>a r. (a, r) \<in> src_po P \<and> is_wr P a \<and> is_rd P r \<and> done_ev S P s r \<and> sloc P a = sloc P r
+        \<longrightarrow> sb L g a (grf g r)"
+    using wr unfolding wr_ok_def by blast+
+  show ?thesis unfolding wr_ok_def e own_wr_same[OF pc] done_same[OF pc] pc gh(2,4,5,6)
+  proof (intro conjI)
+    show "0 < clk g'" using w(1) gh(7) by simp
+  qed (use w r1 r2 in blast)+
+qed
+
+text \<open>A fetch into an L1 copies the L2's line, which a thread's writes that
+  reached the L2 are settled before; none waits in the L1 (a fetch needs
+  the line clean).\<close>
+lemma wr_fetch1:
+  assumes inv: "ginv L S P s g" and wr: "wr_ok L S P s g"
+    and s': "s' = set_l1 w x (Some (val_of (l2 s (dev_of L w) x), Clean, Valid)) s"
+    and c: "l1 s w x = None \<or> l1 s w x = Some (val_of (l1 s w x), Clean, Invalid)" "readable (l2 s (dev_of L w) x)"
+  shows "wr_ok L S P s' (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>)"
+proof -
+  define g' where "g' = g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>"
+  have pc: "pc s' = pc s" using s' by (simp add: set_l1_def)
+  have e: "sb L g' = sb L g" by (rule sb_times) (simp_all add: g'_def)
+  have di: "dirty_inv L S P s g" using inv by (simp add: ginv_def)
+  have nd: "\<not> dirty (l1 s w x)" using c(1) by (auto simp: dirty_iff)
+  show ?thesis unfolding g'_def[symmetric]
+  proof (rule wr_okI)
+    show "0 < clk g'" using wr_okD(1)[OF wr] by (simp add: g'_def)
+  next
+    fix t y a assume t: "t \<in> src_threads P" and a': "own_wr S P s' t y a" and rd: "readable (l1 s' (wg_of L t) y)"
+      and np': "\<not> iv_pend (instrs (compile S P) t) (pc s' t)"
+    have a: "own_wr S P s t y a" and np: "\<not> iv_pend (instrs (compile S P) t) (pc s t)"
+      using a' np' own_wr_same[OF pc] pc by simp_all
+    show "sb L g' a (h1 g' (wg_of L t) y)"
+    proof (cases "wg_of L t = w \<and> y = x")
+      case True
+      have "ga2 g a \<noteq> None"
+      proof
+        assume "ga2 g a = None"
+        then have "a \<in> pend1 L S P s g w x" using own_wx[OF a] own_ewg[OF a] True by (simp add: pend1_def)
+        then show False using di nd by (auto simp: dirty_inv_def)
+      qed
+      then have "sb L g a (h2 g (dev_of L (wg_of L t)) y)" using wr_okD(3)[OF wr t a] c(2) True by simp
+      then show ?thesis using True e by (simp add: g'_def)
+    next
+      case False
+      then have "readable (l1 s (wg_of L t) y)" "h1 g' (wg_of L t) y = h1 g (wg_of L t) y"
+        using rd s' by (auto simp: set_l1_def g'_def split: if_splits)
+      then show ?thesis using wr_okD(2)[OF wr t a _ np] e by simp
+    qed
+  next
+    fix t y a assume t: "t \<in> src_threads P" and a': "own_wr S P s' t y a"
+      and rd: "readable (l2 s' (dev_of L (wg_of L t)) y)" and a2: "ga2 g' a \<noteq> None"
+    have a: "own_wr S P s t y a" using a' own_wr_same[OF pc] by simp
+    have "readable (l2 s (dev_of L (wg_of L t)) y)" using rd s' by (simp add: set_l1_def)
+    then show "sb L g' a (h2 g' (dev_of L (wg_of L t)) y)" using wr_okD(3)[OF wr t a] a2 e by (simp add: g'_def)
+  next
+    fix a r assume "(a, r) \<in> src_po P" "is_wr P a" "is_rd P r" "done_ev S P s' r" "sloc P a = sloc P r"
+    then show "sb L g' a (grf g' r)" using wr_okD(4)[OF wr] done_same[OF pc] e by (simp add: g'_def)
+  qed
+qed
+
+text \<open>A fetch into an L2 copies memory's cell: a write that has reached the
+  L2 but not memory would leave the line dirty, and the fetch needs it
+  clean; one that has reached memory is settled before the cell's.\<close>
+lemma wr_fetch2:
+  assumes inv: "ginv L S P s g" and wr: "wr_ok L S P s g"
+    and s': "s' = set_l2 d x (Some (mem s x, Clean, Valid)) s" and nd: "\<not> dirty (l2 s d x)"
+  shows "wr_ok L S P s' (g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>)"
+proof -
+  define g' where "g' = g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>"
+  have pc: "pc s' = pc s" using s' by (simp add: set_l2_def)
+  have e: "sb L g' = sb L g" by (rule sb_times) (simp_all add: g'_def)
+  have di: "dirty_inv L S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
+  show ?thesis unfolding g'_def[symmetric]
+  proof (rule wr_okI)
+    show "0 < clk g'" using wr_okD(1)[OF wr] by (simp add: g'_def)
+  next
+    fix t y a assume t: "t \<in> src_threads P" and a': "own_wr S P s' t y a" and rd: "readable (l1 s' (wg_of L t) y)"
+      and np': "\<not> iv_pend (instrs (compile S P) t) (pc s' t)"
+    have a: "own_wr S P s t y a" and np: "\<not> iv_pend (instrs (compile S P) t) (pc s t)"
+      using a' np' own_wr_same[OF pc] pc by simp_all
+    have "readable (l1 s (wg_of L t) y)" using rd s' by (simp add: set_l2_def)
+    then show "sb L g' a (h1 g' (wg_of L t) y)" using wr_okD(2)[OF wr t a _ np] e by (simp add: g'_def)
+  next
+    fix t y a assume t: "t \<in> src_threads P" and a': "own_wr S P s' t y a"
+      and rd: "readable (l2 s' (dev_of L (wg_of L t)) y)" and a2: "ga2 g' a \<noteq> None"
+    have a: "own_wr S P s t y a" using a' own_wr_same[OF pc] by simp
+    show "sb L g' a (h2 g' (dev_of L (wg_of L t)) y)"
+    proof (cases "dev_of L (wg_of L t) = d \<and> y = x")
+      case True
+      have a2': "ga2 g a \<noteq> None" using a2 by (simp add: g'_def)
+      have "ga3 g a \<noteq> None"
+      proof
+        assume "ga3 g a = None"
+        then have "a \<in> pend2 L S P s g d x" using own_wx[OF a] own_ewg[OF a] True a2' by (simp add: pend2_def)
+        then show False using di nd by (auto simp: dirty_inv_def)
+      qed
+      moreover have "cell S P s g x" using li by (simp add: lines_inv_iff)
+      ultimately have "a = hm g x \<or> klt (key g a) (key g (hm g x))" using own_wx[OF a] True by (simp add: cell_def)
+      then have "sb L g a (hm g x)" using \<open>ga3 g a \<noteq> None\<close> by (auto simp: sb_def)
+      then show ?thesis using True e by (simp add: g'_def)
+    next
+      case False
+      then have "readable (l2 s (dev_of L (wg_of L t)) y)" "h2 g' (dev_of L (wg_of L t)) y = h2 g (dev_of L (wg_of L t)) y"
+        using rd s' by (auto simp: set_l2_def g'_def split: if_splits)
+      then show ?thesis using wr_okD(3)[OF wr t a] a2 e by (simp add: g'_def)
+    qed
+  next
+    fix a r assume "(a, r) \<in> src_po P" "is_wr P a" "is_rd P r" "done_ev S P s' r" "sloc P a = sloc P r"
+    then show "sb L g' a (grf g' r)" using wr_okD(4)[OF wr] done_same[OF pc] e by (simp add: g'_def)
+  qed
+qed
+
+lemma grf_wx: "ev_inv S P s g \<Longrightarrow> is_rd P r \<Longrightarrow> done_ev S P s r \<Longrightarrow> sloc P r = Some y \<Longrightarrow> wx S P s y (grf g r)"
+  using ev_parts(2) wr_wx by metis
+
+lemma wr_po_wx: "(a, r) \<in> src_po P \<Longrightarrow> is_wr P a \<Longrightarrow> done_ev S P s r \<Longrightarrow> sloc P a = Some y \<Longrightarrow> wx S P s y a"
+  using po_done wr_wx by metis
+
+lemma h1_wx: "lines_inv S P s g \<Longrightarrow> readable (l1 s w y) \<Longrightarrow> wx S P s y (h1 g w y)"
+  using readable_some by (auto simp: lines_inv_iff line1_def)
+
+lemma h2_wx: "lines_inv S P s g \<Longrightarrow> readable (l2 s d y) \<Longrightarrow> wx S P s y (h2 g d y)"
+  using readable_some by (auto simp: lines_inv_iff line2_def)
+
+text \<open>A write-back from an L1 puts the line's write in the L2: the writes
+  that waited with it arrive together, the line's the newest; a write that
+  reached the L2 before is settled before it.\<close>
+lemma wr_wb1:
+  assumes inv: "ginv L S P s g" and wr: "wr_ok L S P s g" and dty: "dirty (l1 s w x)"
+    and s': "s' = write_back_l1 L w x (s\<lparr>l1_fifo := q\<rparr>)"
+  shows "wr_ok L S P s' (wb1g L S P s g w x)"
+proof -
+  define g' where "g' = wb1g L S P s g w x"
+  obtain v f where l: "l1 s w x = Some (v, Dirty, f)" using dty by (auto simp: dirty_iff)
+  have sf: "l1 s' = (l1 s)(w := (l1 s w)(x := Some (v, Clean, f)))"
+      "l2 s' = (l2 s)(dev_of L w := (l2 s (dev_of L w))(x := Some (v, Dirty, Valid)))" "pc s' = pc s"
+    using s' l by (simp_all add: write_back_l1_def enq_l2_def set_l2_def set_l1_def)
+  have pc: "pc s' = pc s" using sf(3) .
+  have ti: "time_inv S P s g" and li: "lines_inv S P s g" and di: "dirty_inv L S P s g" and ei: "ev_inv S P s g"
+    using inv by (simp_all add: ginv_def)
+  have c: "0 < clk g" using wr_okD(1)[OF wr] .
+  have gf: "h1 g' = h1 g" "h2 g' = (h2 g)(dev_of L w := (h2 g (dev_of L w))(x := h1 g w x))" "grf g' = grf g"
+      "clk g' = Suc (clk g)" "gt g' = gt g" "ga3 g' = ga3 g"
+      "ga2 g' = (\<lambda>e. if e \<in> pend1 L S P s g w x then Some (clk g) else ga2 g e)"
+    by (simp_all add: g'_def wb1g_def)
+  have r1: "readable (l1 s' v' y) \<longleftrightarrow> readable (l1 s v' y)" for v' y
+    using sf(1) l by (auto simp: readable_def)
+  have hh: "h1 g w x \<in> pend1 L S P s g w x" "\<forall>e \<in> pend1 L S P s g w x. gt g e \<le> gt g (h1 g w x)"
+    using di dty unfolding dirty_inv_def by blast+
+  show ?thesis unfolding g'_def[symmetric]
+  proof (rule wr_okI)
+    show "0 < clk g'" using gf(4) by simp
+  next
+    fix t y a assume t: "t \<in> src_threads P" and a': "own_wr S P s' t y a" and rd: "readable (l1 s' (wg_of L t) y)"
+      and np': "\<not> iv_pend (instrs (compile S P) t) (pc s' t)"
+    have a: "own_wr S P s t y a" and np: "\<not> iv_pend (instrs (compile S P) t) (pc s t)"
+      using a' np' own_wr_same[OF pc] pc by simp_all
+    have rd0: "readable (l1 s (wg_of L t) y)" using rd r1 by simp
+    have "sb L g a (h1 g (wg_of L t) y)" using wr_okD(2)[OF wr t a rd0 np] .
+    then have "sb L g' a (h1 g (wg_of L t) y)"
+      using sb_wb1[OF ti c own_wx[OF a] h1_wx[OF li rd0]] by (simp add: g'_def)
+    then show "sb L g' a (h1 g' (wg_of L t) y)" using gf(1) by simp
+  next
+    fix t y a assume t: "t \<in> src_threads P" and a': "own_wr S P s' t y a"
+      and rd: "readable (l2 s' (dev_of L (wg_of L t)) y)" and a2: "ga2 g' a \<noteq> None"
+    have a: "own_wr S P s t y a" using a' own_wr_same[OF pc] by simp
+    have wa: "wx S P s y a" using own_wx[OF a] .
+    show "sb L g' a (h2 g' (dev_of L (wg_of L t)) y)"
+    proof (cases "dev_of L (wg_of L t) = dev_of L w \<and> y = x")
+      case True
+      have h2': "h2 g' (dev_of L (wg_of L t)) y = h1 g w x" using True gf(2) by simp
+      define hx where "hx = h1 g w x"
+      have hxp: "hx \<in> pend1 L S P s g w x" using hh(1) by (simp add: hx_def)
+      have hx: "ga2 g' hx = Some (clk g)" "ga3 g hx = None" "wx S P s x hx" "ewg L hx = Some w" "\<forall>z. hx \<noteq> Init z"
+        using hxp gf(7) times_lt[OF ti c, of x hx] by (auto simp: pend1_def)
+      show ?thesis
+      proof (cases "a \<in> pend1 L S P s g w x")
+        case True
+        have aa: "ga2 g' a = Some (clk g)" "ga3 g a = None" "ewg L a = Some w" "\<forall>z. a \<noteq> Init z"
+          using True gf(7) times_lt[OF ti c, of x a] by (auto simp: pend1_def)
+        show ?thesis
+        proof (cases "a = hx")
+          case True
+          then show ?thesis using h2' by (simp add: hx_def)
+        next
+          case False
+          have "gt g a \<le> gt g hx" using hh(2) \<open>a \<in> pend1 L S P s g w x\<close> by (simp add: hx_def)
+          moreover have "gt g a \<noteq> gt g hx" using time_inj[OF ti _ hx(3) aa(4) hx(5)] \<open>a \<in> pend1 L S P s g w x\<close> False
+            by (auto simp: pend1_def)
+          ultimately have "gt g a < gt g hx" by simp
+          then show ?thesis using aa hx h2' gf(5,6) by (simp add: sb_def dv_def hx_def)
+        qed
+      next
+        case False
+        then have a2g: "ga2 g' a = ga2 g a" using gf(7) by simp
+        then have "ga2 g a \<noteq> None" using a2 by simp
+        then have lt: "the (ga2 g a) < clk g" using times_lt[OF ti c wa] by auto
+        have "dv L a = dv L hx" using own_ewg[OF a] hx(4) True by (simp add: dv_def)
+        then show ?thesis using lt a2g \<open>ga2 g a \<noteq> None\<close> hx h2' gf(5,6)
+          by (cases "ga3 g a") (auto simp: sb_def hx_def)
+      qed
+    next
+      case False
+      have ne: "a \<notin> pend1 L S P s g w x"
+      proof
+        assume "a \<in> pend1 L S P s g w x"
+        then have "ewg L a = Some w" "wx S P s x a" by (auto simp: pend1_def)
+        then have "wg_of L t = w" "y = x" using own_ewg[OF a] wx_loc_eq[OF wa] by auto
+        then show False using False by simp
+      qed
+      have rd0: "readable (l2 s (dev_of L (wg_of L t)) y)" using rd sf(2) False by (auto split: if_splits)
+      have "ga2 g a \<noteq> None" using a2 ne gf(7) by simp
+      then have "sb L g a (h2 g (dev_of L (wg_of L t)) y)" using wr_okD(3)[OF wr t a rd0] by simp
+      then have "sb L g' a (h2 g (dev_of L (wg_of L t)) y)"
+        using sb_wb1[OF ti c wa h2_wx[OF li rd0]] by (simp add: g'_def)
+      then show ?thesis using gf(2) False by auto
+    qed
+  next
+    fix a r assume ar: "(a, r) \<in> src_po P" "is_wr P a" "is_rd P r" "done_ev S P s' r" "sloc P a = sloc P r"
+    have dr: "done_ev S P s r" using ar(4) done_same[OF pc] by simp
+    obtain y where y: "sloc P a = Some y" using ar(2) wr_loc by blast
+    have "sb L g a (grf g r)" using wr_okD(4)[OF wr ar(1-3) dr ar(5)] .
+    then have "sb L g' a (grf g r)"
+      using sb_wb1[OF ti c wr_po_wx[OF ar(1,2) dr y] grf_wx[OF ei ar(3) dr]] y ar(5) by (simp add: g'_def)
+    then show "sb L g' a (grf g' r)" using gf(3) by simp
+  qed
+qed
+
+text \<open>A write-back from an L2 moves no line's write.\<close>
+lemma wr_wb2:
+  assumes inv: "ginv L S P s g" and wr: "wr_ok L S P s g" and dty: "dirty (l2 s d x)"
+    and s': "s' = write_back_l2 d x (s\<lparr>l2_fifo := q\<rparr>)"
+  shows "wr_ok L S P s' (wb2g L S P s g d x)"
+proof -
+  define g' where "g' = wb2g L S P s g d x"
+  obtain v f where l: "l2 s d x = Some (v, Dirty, f)" using dty by (auto simp: dirty_iff)
+  have sf: "l1 s' = l1 s" "l2 s' = (l2 s)(d := (l2 s d)(x := Some (v, Clean, f)))" "pc s' = pc s"
+    using s' l by (simp_all add: write_back_l2_def set_l2_def)
+  have pc: "pc s' = pc s" using sf(3) .
+  have ti: "time_inv S P s g" and li: "lines_inv S P s g" and ei: "ev_inv S P s g"
+    using inv by (simp_all add: ginv_def)
+  have c: "0 < clk g" using wr_okD(1)[OF wr] .
+  have gf: "h1 g' = h1 g" "h2 g' = h2 g" "grf g' = grf g" "clk g' = Suc (clk g)" "ga2 g' = ga2 g"
+    by (simp_all add: g'_def wb2g_def)
+  have r2: "readable (l2 s' d' y) \<longleftrightarrow> readable (l2 s d' y)" for d' y
+    using sf(2) l by (auto simp: readable_def)
+  show ?thesis unfolding g'_def[symmetric]
+  proof (rule wr_okI)
+    show "0 < clk g'" using gf(4) by simp
+  next
+    fix t y a assume t: "t \<in> src_threads P" and a': "own_wr S P s' t y a" and rd: "readable (l1 s' (wg_of L t) y)"
+      and np': "\<not> iv_pend (instrs (compile S P) t) (pc s' t)"
+    have a: "own_wr S P s t y a" and np: "\<not> iv_pend (instrs (compile S P) t) (pc s t)"
+      using a' np' own_wr_same[OF pc] pc by simp_all
+    have rd0: "readable (l1 s (wg_of L t) y)" using rd sf(1) by simp
+    have "sb L g a (h1 g (wg_of L t) y)" using wr_okD(2)[OF wr t a rd0 np] .
+    then show "sb L g' a (h1 g' (wg_of L t) y)"
+      using sb_wb2[OF ti c own_wx[OF a] h1_wx[OF li rd0]] gf(1) by (simp add: g'_def)
+  next
+    fix t y a assume t: "t \<in> src_threads P" and a': "own_wr S P s' t y a"
+      and rd: "readable (l2 s' (dev_of L (wg_of L t)) y)" and a2: "ga2 g' a \<noteq> None"
+    have a: "own_wr S P s t y a" using a' own_wr_same[OF pc] by simp
+    have rd0: "readable (l2 s (dev_of L (wg_of L t)) y)" using rd r2 by simp
+    have "sb L g a (h2 g (dev_of L (wg_of L t)) y)" using wr_okD(3)[OF wr t a rd0] a2 gf(5) by simp
+    then show "sb L g' a (h2 g' (dev_of L (wg_of L t)) y)"
+      using sb_wb2[OF ti c own_wx[OF a] h2_wx[OF li rd0]] gf(2) by (simp add: g'_def)
+  next
+    fix a r assume ar: "(a, r) \<in> src_po P" "is_wr P a" "is_rd P r" "done_ev S P s' r" "sloc P a = sloc P r"
+    have dr: "done_ev S P s r" using ar(4) done_same[OF pc] by simp
+    obtain y where y: "sloc P a = Some y" using ar(2) wr_loc by blast
+    have "sb L g a (grf g r)" using wr_okD(4)[OF wr ar(1-3) dr ar(5)] .
+    then show "sb L g' a (grf g' r)"
+      using sb_wb2[OF ti c wr_po_wx[OF ar(1,2) dr y] grf_wx[OF ei ar(3) dr]] y ar(5) gf(3) by (simp add: g'_def)
+  qed
+qed
+
+section \<open>Environment steps keep them\<close>
+
+lemma wr_same: "wr_ok L S P s g \<Longrightarrow> pc s' = pc s \<Longrightarrow> l1 s' = l1 s \<Longrightarrow> l2 s' = l2 s \<Longrightarrow> wr_ok L S P s' g"
+  using wr_mono[of L S P s g s' g] by simp
+
+text \<open>Every environment step keeps the invariants, with the ghost updated.\<close>
+lemma oinv_env:
+  assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and st: "s' \<in> env_step L wb s"
+  shows "\<exists>g'. ginv L S P s' g' \<and> oinv L S P s' g' \<and> (wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g')"
+proof -
+  have pcs: "pc s' = pc s" using env_step_regs_pc_locks[OF st] by simp
+  from inv st show ?thesis
+  proof (cases rule: env_ghost_cases)
+    case (fetch1 w x)
+    then have "oinv L S P s' (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>)"
+      using oinv_keep[OF oi pcs] by (simp add: set_l1_def)
+    then show ?thesis using fetch1 wr_fetch1[OF inv _ fetch1(2-4)] by blast
+  next
+    case (fetch2 d x)
+    then have "oinv L S P s' (g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>)"
+      using oinv_keep[OF oi pcs] by (simp add: set_l2_def)
+    then show ?thesis using fetch2 wr_fetch2[OF inv _ fetch2(2,3)] by blast
+  next
+    case (pop1 w e0 rest)
+    have di: "dirty_inv L S P s g" using inv by (simp add: ginv_def)
+    have pe: "pend1 L S P s' g = pend1 L S P s g" using pend_same[OF pcs] by simp
+    have emp: "pend1 L S P s g w y = {}" if "e0 = Addr y" for y
+      using di pop1(4) that by (simp add: dirty_inv_def)
+    have fs: "fifo_ok L S P s' g \<and> since_ok L S P s' g"
+      by (rule fs_mono[OF _ _ pcs]) (use oi pe emp pop1(2,3) in \<open>auto simp: oinv_def\<close>)
+    have "ww_ok S P s' g" using oi unfolding oinv_def ww_ok_def done_same[OF pcs] by blast
+    moreover have "wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g" using wr_same pcs pop1(3) by simp
+    ultimately show ?thesis using pop1(1) fs by (auto simp: oinv_def)
+  next
+    case (wb1 w x q)
+    have "\<forall>v. l1_fifo s' v = l1_fifo s v \<or> (v = w \<and> l1_fifo s w = Addr x # l1_fifo s' w)"
+      using wb1(3,4) wb_fields(1) by auto
+    then have "oinv L S P s' (wb1g L S P s g w x)" using oinv_wb1[OF inv oi pcs] by blast
+    then show ?thesis using wb1(1) wr_wb1[OF inv _ wb1(2,3)] by blast
+  next
+    case (pop2 q)
+    have "oinv L S P s' g" using oinv_keep[OF oi pcs] pop2(2) by simp
+    moreover have "wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g" using wr_same pcs pop2(2) by simp
+    ultimately show ?thesis using pop2(1) by blast
+  next
+    case (wb2 d x q)
+    have "l1_fifo s' = l1_fifo s" using wb2(3) wb_fields(3) by simp
+    then have "oinv L S P s' (wb2g L S P s g d x)" using oinv_wb2[OF inv oi pcs] by blast
+    then show ?thesis using wb2(1) wr_wb2[OF inv _ wb2(2,3)] by blast
+  next
+    case (evict1 w x)
+    have "oinv L S P s' g" using oinv_keep[OF oi pcs] evict1(3) by (simp add: set_l1_def)
+    moreover have "wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g"
+      using wr_mono[of L S P s g s' g] pcs evict1(3) by (auto simp: set_l1_def readable_def)
+    ultimately show ?thesis using evict1(1) by blast
+  next
+    case (evict2 d x)
+    have "oinv L S P s' g" using oinv_keep[OF oi pcs] evict2(3) by (simp add: set_l2_def)
+    moreover have "wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g"
+      using wr_mono[of L S P s g s' g] pcs evict2(3) by (auto simp: set_l2_def readable_def)
+    ultimately show ?thesis using evict2(1) by blast
+  qed
+qed
+
 
 section \<open>Thread steps keep it\<close>
 
@@ -506,18 +1307,40 @@ lemma exec_fifo:
 lemma wg_in_scope: "w \<in> wgs L \<Longrightarrow> w \<in> wgs_in L sc w"
   by (cases sc) (auto simp: wgs_in_def)
 
+text \<open>What a thread's instruction does to the lines' readability: a store or
+  an increment in the L1 makes its work-group's line readable, an increment
+  at the L2 its device's; an invalidation of the L1 makes the lines in its
+  scope unreadable; nothing else makes a line readable.\<close>
+lemma exec_readable:
+  assumes "exec L t i s = Some z"
+  shows "readable (l1 z w y) \<Longrightarrow> readable (l1 s w y) \<or> (w = wg_of L t \<and> ((\<exists>v. i = ST v y) \<or> (\<exists>r. i = INCL1 r y)))"
+    and "readable (l2 z d y) \<Longrightarrow> readable (l2 s d y) \<or> (d = dev_of L (wg_of L t) \<and> (\<exists>r. i = INCL2 r y))"
+    and "i = INVL1 sc \<Longrightarrow> w \<in> wgs_in L sc (wg_of L t) \<Longrightarrow> \<not> readable (l1 z w y)"
+  using assms by (cases i; auto simp: Let_def set_reg_def set_l1_def set_l2_def enq_l1_def enq_l2_def readable_def
+      invalidate_def split: if_splits option.splits freshness.splits)+
+
+lemma l2_rows_fetchinc: "l2_rows S B \<Longrightarrow> a \<in> B \<Longrightarrow> \<exists>sc rm. a = FetchInc sc rm"
+  by (cases a) (auto simp: l2_rows_def l2_row_def)
+
+lemma visible_quiet: "visible i \<Longrightarrow> \<not> quiet i"
+  by (cases i) auto
+
+lemma wx_done: "wx S P s y h \<Longrightarrow> done_ev S P s h"
+  by (cases h) (auto simp: wx_def)
+
 text \<open>Every step of a thread keeps both invariants, with the ghost updated,
   for a scheme whose increments at the L2 are flushed.\<close>
 lemma oinv_thread:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" and wp: "well_placed L P"
-  shows "\<exists>g'. ginv L S P s' g' \<and> oinv L S P s' g'"
+  shows "\<exists>g'. ginv L S P s' g' \<and> oinv L S P s' g' \<and> (wr_ok L S P s g \<and> l2_invalidated S B \<longrightarrow> wr_ok L S P s' g')"
 proof -
   define xs where "xs = instrs (compile S P) t"
   define n where "n = pc s t"
   define i where "i = xs ! n"
   obtain g' where gi: "ginv L S P s' g'" and gs: "gstep P (done_ev S P s) (done_ev S P s') i g g'"
+    and gv: "gview L t (kd S P s t) i g g'"
     using ginv_thread_ghost[OF inv t st rows(1-3)] by (auto simp: i_def xs_def n_def)
   have xs: "xs = concat (map (compile_instr S) (src_code P t))"
     by (simp add: xs_def compile_def)
@@ -553,6 +1376,11 @@ proof -
           \<and> ((ga2 g' e = None \<and> (\<exists>y v r. sloc P e = Some y \<and> (i = ST v y \<or> i = INCL1 r y)))
              \<or> (ga2 g' e = Some (gt g' e) \<and> (\<exists>r x. i = INCL2 r x)))"
     using gs by (simp_all add: gstep_def)
+  have gs2r: "clk g < gt g' e \<and> gt g' e < clk g' \<and> ga3 g' e = None
+          \<and> ((ga2 g' e = None \<and> (\<exists>y v r. sloc P e = Some y \<and> (i = ST v y \<or> i = INCL1 r y)))
+             \<or> (ga2 g' e = Some (gt g' e) \<and> (\<exists>r x. i = INCL2 r x)))"
+    if "is_wr P e" "done_ev S P s' e" "\<not> done_ev S P s e" for e
+    using gs2 that by blast
   \<comment> \<open>a write waiting in an L1 after the step waited before it, or is the step's own\<close>
   have old: "e \<in> pend1 L S P s g w y" if "e \<in> pend1 L S P s' g' w y" "done_ev S P s e" for e w y
   proof -
@@ -694,23 +1522,329 @@ proof -
       then show ?thesis using gs1 de tp(1) n2 by simp
     qed
   qed
-  show ?thesis using gi fo' so' ww' by (auto simp: oinv_def)
+  \<comment> \<open>a thread's own writes reached its L2 before its increment there\<close>
+  have flushed_wr: "ga2 g a \<noteq> None"
+    if e2: "\<exists>r x. i = INCL2 r x" and aw: "is_wr P a" and ad: "done_ev S P s a" and at: "sthread a = Some t" for a
+  proof
+    assume a2: "ga2 g a = None"
+    obtain r x where i2: "i = INCL2 r x" using e2 by blast
+    have "flushed xs n" using compiled_flushed[OF rows(1,2,4) ops] nl i2 by (simp add: xs i_def)
+    obtain y where y: "sloc P a = Some y" using aw wr_loc by blast
+    have "a \<in> pend1 L S P s g w0 y"
+      using a2 wr_wx[OF aw ad y] at by (cases a) (auto simp: pend1_def w0_def)
+    then have "Flush t \<in> set (l1_fifo s w0)"
+      using so t \<open>flushed xs n\<close> at unfolding since_ok_def xs_def n_def w0_def by blast
+    then show False using nf by simp
+  qed
+  have wr': "wr_ok L S P s' g'" if wr: "wr_ok L S P s g" and iv: "l2_invalidated S B"
+  proof -
+    have ivs: "iv_seq False xs" using compiled_iv_seq[OF rows(1) iv ops] xs by simp
+    have vnp: "\<not> iv_pend xs n" if "visible i"
+      using iv_seq_quiet[OF ivs nl] visible_quiet[OF that] by (auto simp: i_def)
+    have l': "l1 s' = l1 z" "l2 s' = l2 z" using z(2) by (simp_all add: set_pc_def)
+    have c: "0 < clk g" using wr_okD(1)[OF wr] .
+    have ti: "time_inv S P s g" and li: "lines_inv S P s g" and ei: "ev_inv S P s g" using inv by (simp_all add: ginv_def)
+    have gs0: "clk g \<le> clk g'" using gs by (simp add: gstep_def)
+    have gv': "h1 g' = (case i of ST v x \<Rightarrow> (h1 g)(w0 := (h1 g w0)(x := Acc t (kd S P s t) False))
+       | INCL1 r x \<Rightarrow> (h1 g)(w0 := (h1 g w0)(x := Acc t (kd S P s t) True)) | _ \<Rightarrow> h1 g)"
+      "h2 g' = (case i of INCL2 r x \<Rightarrow> (h2 g)(dev_of L w0 := (h2 g (dev_of L w0))(x := Acc t (kd S P s t) True))
+       | _ \<Rightarrow> h2 g)"
+      "grf g' = (case i of LD r x \<Rightarrow> (grf g)(Acc t (kd S P s t) False := h1 g w0 x)
+       | INCL1 r x \<Rightarrow> (grf g)(Acc t (kd S P s t) False := h1 g w0 x)
+       | INCL2 r x \<Rightarrow> (grf g)(Acc t (kd S P s t) False := h2 g (dev_of L w0) x) | _ \<Rightarrow> grf g)"
+      using gv unfolding gview_def w0_def by blast+
+    define k where "k = kd S P s t"
+    have kt: "kd S P s' t = (if visible i then Suc k else k)"
+      using filter_take_Suc[OF nl, of visible] pc' by (simp add: kd_def k_def xs_def n_def i_def)
+    have kdo: "kd S P s' u = kd S P s u" if "u \<noteq> t" for u
+      using that pc' by (simp add: kd_def)
+    have nd_k: "\<not> done_ev S P s (Acc t k p)" for p by (simp add: k_def)
+    \<comment> \<open>the times of what was performed before the step stay, so does sb between them\<close>
+    have sbo: "sb L g' a h = sb L g a h" if "done_ev S P s a" "done_ev S P s h" for a h
+      using gs1 that by (intro sb_cong) auto
+    \<comment> \<open>the step's own events: of thread t, at instruction k, of the source instruction i performs\<close>
+    have newk: "\<exists>p. e = Acc t k p" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
+    proof -
+      have "visible i"
+      proof (rule ccontr)
+        assume "\<not> visible i"
+        then have "kd S P s' u = kd S P s u" for u using kt kdo by (cases "u = t") (auto simp: k_def)
+        then have "kd S P s' = kd S P s" by blast
+        then show False using that done_kd by metis
+      qed
+      then have "kd S P s' u = ((kd S P s)(t := Suc k)) u" for u using kt kdo by (cases "u = t") auto
+      then have "kd S P s' = (kd S P s)(t := Suc k)" by blast
+      then show ?thesis using new_ev[OF _ k_def that] by blast
+    qed
+    have ik: "i = src_access B (src_code P t ! k) \<and> k < length (src_code P t)" if "visible i"
+      using filter_take_nth[OF nl, of visible] that compiled_code(1)[OF rows(1,2) ops]
+      by (simp add: k_def kd_def i_def xs[symmetric] n_def xs_def)
+    have sl: "sloc P (Acc t k p) = addr_of (src_code P t ! k)" for p by (simp add: ins_def)
+    show ?thesis
+    proof (rule wr_okI)
+      show "0 < clk g'" using c gs0 by simp
+    next
+      fix v y a assume v: "v \<in> src_threads P" and a': "own_wr S P s' v y a" and rd: "readable (l1 s' (wg_of L v) y)"
+        and np': "\<not> iv_pend (instrs (compile S P) v) (pc s' v)"
+      show "sb L g' a (h1 g' (wg_of L v) y)"
+      proof (cases "wg_of L v = w0 \<and> ((\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y))")
+        case True
+        then have vis: "visible i" by auto
+        obtain sc rm r0 where op: "src_code P t ! k = Op (if \<exists>v'. i = ST v' y then Store sc rm else FetchInc sc rm) r0 y"
+          "(\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y)"
+        proof -
+          obtain c0 where c0: "src_code P t ! k = c0" by blast
+          show ?thesis
+          proof (cases c0)
+            case (Op a0 r0 y0)
+            then show ?thesis using ik[OF vis] c0 True that by (cases a0) (auto simp: access_def split: if_splits)
+          next
+            case (SetReg r0 v0)
+            then show ?thesis using ik[OF vis] c0 True by auto
+          qed
+        qed
+        define b where "b = Acc t k (\<not> (\<exists>v'. i = ST v' y))"
+        have hb: "h1 g' (wg_of L v) y = b" using gv'(1) True by (auto simp: b_def k_def)
+        have ins: "ins P t k = src_code P t ! k" by (simp add: ins_def)
+        have bw: "is_wr P b" "done_ev S P s' b" "\<not> done_ev S P s b" "sloc P b = Some y"
+          using op ik[OF vis] t kt vis by (auto simp: b_def acc_def ins_def k_def split: if_splits)
+        have tb: "clk g < gt g' b" "ga3 g' b = None" "ga2 g' b = None"
+          using gs2r[OF bw(1-3)] True by auto
+        show ?thesis
+        proof (cases "a = b")
+          case True
+          then show ?thesis using hb by simp
+        next
+          case False
+          have da: "done_ev S P s a"
+          proof (rule ccontr)
+            assume "\<not> done_ev S P s a"
+            then obtain p where "a = Acc t k p" using newk a' by (auto simp: own_wr_def)
+            moreover have "is_wr P a" "sloc P a = Some y" using a' by (auto simp: own_wr_def)
+            ultimately show False using False op bw by (auto simp: b_def acc_def ins split: if_splits)
+          qed
+          have a: "own_wr S P s v y a" using a' da by (simp add: own_wr_def)
+          have ni: "\<forall>z. a \<noteq> Init z" using a by (cases a) (auto simp: own_wr_def)
+          have ta: "gt g a < clk g" "(\<forall>n. ga2 g a = Some n \<longrightarrow> n < clk g)"
+            using time_perf[OF ti own_wx[OF a] ni] by blast+
+          have ea: "ewg L a = Some w0" using own_ewg[OF a] True by simp
+          have eb: "ewg L b = Some w0" by (simp add: b_def w0_def)
+          have o: "gt g' a = gt g a" "ga2 g' a = ga2 g a" "ga3 g' a = ga3 g a" using gs1 da by blast+
+          have "sb L g' a b" using ta tb o ea eb unfolding sb_def dv_def
+            by (cases "ga2 g a"; cases "ga3 g a") auto
+          then show ?thesis using hb by simp
+        qed
+      next
+        case False
+        have h: "h1 g' (wg_of L v) y = h1 g (wg_of L v) y" using gv'(1) False by (cases i) auto
+        have rd0: "readable (l1 s (wg_of L v) y)" using exec_readable(1)[OF z(1)] rd l'(1) False by (auto simp: w0_def)
+        have da: "done_ev S P s a"
+        proof (rule ccontr)
+          assume nd: "\<not> done_ev S P s a"
+          have aw: "is_wr P a" "done_ev S P s' a" "sthread a = Some v" "sloc P a = Some y" using a' by (auto simp: own_wr_def)
+          obtain p where ak: "a = Acc t k p" using newk aw(2) nd by blast
+          then have vt: "v = t" using aw(3) by simp
+          have "(ga2 g' a = None \<and> (\<exists>y' v' r. sloc P a = Some y' \<and> (i = ST v' y' \<or> i = INCL1 r y')))
+             \<or> (ga2 g' a = Some (gt g' a) \<and> (\<exists>r x. i = INCL2 r x))" using gs2r[OF aw(1,2) nd] by blast
+          then show False
+          proof
+            assume "ga2 g' a = None \<and> (\<exists>y' v' r. sloc P a = Some y' \<and> (i = ST v' y' \<or> i = INCL1 r y'))"
+            then show False using False aw(4) vt by (auto simp: w0_def)
+          next
+            assume "ga2 g' a = Some (gt g' a) \<and> (\<exists>r x. i = INCL2 r x)"
+            then have "iv_pend xs (Suc n)" using iv_pend_Suc by (auto simp: i_def)
+            then show False using np' vt pc' by (simp add: xs_def)
+          qed
+        qed
+        have a: "own_wr S P s v y a" using a' da by (simp add: own_wr_def)
+        have np: "\<not> iv_pend (instrs (compile S P) v) (pc s v)"
+        proof (cases "v = t")
+          case False
+          then show ?thesis using np' pco by simp
+        next
+          case True
+          have n1: "\<not> iv_pend xs (Suc n)" using np' True pc' by (simp add: xs_def)
+          show ?thesis
+          proof
+            assume "iv_pend (instrs (compile S P) v) (pc s v)"
+            then have p: "iv_pend xs n" using True by (simp add: xs_def n_def)
+            then have "quiet i" using iv_seq_quiet[OF ivs nl] by (simp add: i_def)
+            then obtain sc where "i = INVL1 sc" using n1 p iv_pend_Suc[of xs n] by (auto simp: i_def)
+            then have "\<not> readable (l1 z w0 y)" using exec_readable(3)[OF z(1)] wg_in_scope[OF w0] by (simp add: w0_def)
+            then show False using rd True l'(1) by (simp add: w0_def)
+          qed
+        qed
+        have "sb L g a (h1 g (wg_of L v) y)" using wr_okD(2)[OF wr v a rd0 np] .
+        then show ?thesis using sbo[OF da wx_done[OF h1_wx[OF li rd0]]] h by simp
+      qed
+    next
+      fix v y a assume v: "v \<in> src_threads P" and a': "own_wr S P s' v y a"
+        and rd: "readable (l2 s' (dev_of L (wg_of L v)) y)" and a2: "ga2 g' a \<noteq> None"
+      show "sb L g' a (h2 g' (dev_of L (wg_of L v)) y)"
+      proof (cases "dev_of L (wg_of L v) = dev_of L w0 \<and> (\<exists>r. i = INCL2 r y)")
+        case True
+        then have vis: "visible i" by auto
+        obtain r0 where i2: "i = INCL2 r0 y" using True by blast
+        obtain sc rm where op: "src_code P t ! k = Op (FetchInc sc rm) r0 y"
+        proof -
+          obtain c0 where c0: "src_code P t ! k = c0" by blast
+          show ?thesis
+          proof (cases c0)
+            case (Op a0 r1 y0)
+            have "a0 \<in> B"
+            proof (rule ccontr)
+              assume "a0 \<notin> B"
+              then have "i = access a0 r1 y0" using ik[OF vis] c0 Op by simp
+              then show False using i2 by (cases a0) (simp_all add: access_def)
+            qed
+            then obtain sc rm where "a0 = FetchInc sc rm" using l2_rows_fetchinc[OF rows(2)] by blast
+            moreover have "i = INCL2 r1 y0" using ik[OF vis] c0 Op \<open>a0 \<in> B\<close> by simp
+            ultimately show ?thesis using that c0 Op i2 by simp
+          next
+            case (SetReg r1 v0)
+            then show ?thesis using ik[OF vis] c0 i2 by auto
+          qed
+        qed
+        define b where "b = Acc t k True"
+        have hb: "h2 g' (dev_of L (wg_of L v)) y = b" using gv'(2) True i2 by (auto simp: b_def k_def)
+        have ins: "ins P t k = src_code P t ! k" by (simp add: ins_def)
+        have bw: "is_wr P b" "done_ev S P s' b" "\<not> done_ev S P s b" "sloc P b = Some y"
+          using op ik[OF vis] t kt vis by (auto simp: b_def acc_def ins_def k_def)
+        have tb: "clk g < gt g' b" "ga3 g' b = None" "ga2 g' b = Some (gt g' b)"
+          using gs2r[OF bw(1-3)] i2 by auto
+        show ?thesis
+        proof (cases "a = b")
+          case True
+          then show ?thesis using hb by simp
+        next
+          case False
+          have da: "done_ev S P s a"
+          proof (rule ccontr)
+            assume "\<not> done_ev S P s a"
+            then obtain p where "a = Acc t k p" using newk a' by (auto simp: own_wr_def)
+            moreover have "is_wr P a" using a' by (auto simp: own_wr_def)
+            ultimately show False using False op by (auto simp: b_def acc_def ins)
+          qed
+          have a: "own_wr S P s v y a" using a' da by (simp add: own_wr_def)
+          have o: "gt g' a = gt g a" "ga2 g' a = ga2 g a" "ga3 g' a = ga3 g a" using gs1 da by blast+
+          have "ga2 g a \<noteq> None" using a2 o by simp
+          then have lt: "the (ga2 g a) < clk g" using times_lt[OF ti c own_wx[OF a]] by auto
+          have "dv L a = dv L b" using own_ewg[OF a] True by (simp add: dv_def b_def w0_def)
+          then have "sb L g' a b" using lt tb o \<open>ga2 g a \<noteq> None\<close> unfolding sb_def
+            by (cases "ga3 g a") auto
+          then show ?thesis using hb by simp
+        qed
+      next
+        case False
+        have h: "h2 g' (dev_of L (wg_of L v)) y = h2 g (dev_of L (wg_of L v)) y" using gv'(2) False by (cases i) auto
+        have rd0: "readable (l2 s (dev_of L (wg_of L v)) y)" using exec_readable(2)[OF z(1)] rd l'(2) False
+          by (auto simp: w0_def)
+        have da: "done_ev S P s a"
+        proof (rule ccontr)
+          assume nd: "\<not> done_ev S P s a"
+          have aw: "is_wr P a" "done_ev S P s' a" "sthread a = Some v" "sloc P a = Some y" using a' by (auto simp: own_wr_def)
+          obtain p where ak: "a = Acc t k p" using newk aw(2) nd by blast
+          then have vt: "v = t" using aw(3) by simp
+          have "ga2 g' a = Some (gt g' a) \<and> (\<exists>r x. i = INCL2 r x)" using gs2r[OF aw(1,2) nd] a2 by auto
+          then obtain r x where i2: "i = INCL2 r x" by blast
+          then have vis: "visible i" by simp
+          have "x = y"
+          proof -
+            obtain c0 where c0: "src_code P t ! k = c0" by blast
+            then show ?thesis
+            proof (cases c0)
+              case (Op a0 r1 y0)
+              then have "x = y0" using ik[OF vis] c0 i2 by (cases "a0 \<in> B"; cases a0) (auto simp: access_def)
+              moreover have "sloc P a = Some y0" using ak sl c0 Op by simp
+              ultimately show ?thesis using aw(4) by simp
+            next
+              case (SetReg r1 v0)
+              then show ?thesis using ik[OF vis] c0 i2 by auto
+            qed
+          qed
+          then show False using False vt i2 by (simp add: w0_def)
+        qed
+        have a: "own_wr S P s v y a" using a' da by (simp add: own_wr_def)
+        have "ga2 g a \<noteq> None" using a2 gs1 da by auto
+        then have "sb L g a (h2 g (dev_of L (wg_of L v)) y)" using wr_okD(3)[OF wr v a rd0] by simp
+        then show ?thesis using sbo[OF da wx_done[OF h2_wx[OF li rd0]]] h by simp
+      qed
+    next
+      fix a r assume ar: "(a, r) \<in> src_po P" "is_wr P a" "is_rd P r" "done_ev S P s' r" "sloc P a = sloc P r"
+      show "sb L g' a (grf g' r)"
+      proof (cases "done_ev S P s r")
+        case True
+        have da: "done_ev S P s a" using po_done ar(1) True by blast
+        have gr: "grf g' r = grf g r" using gv'(3) True nd_k by (cases i) (auto simp: k_def)
+        obtain y where y: "sloc P r = Some y" using ar(3) rd_addr by (cases r) auto
+        have "sb L g a (grf g r)" using wr_okD(4)[OF wr ar(1-3) True ar(5)] .
+        then show ?thesis using sbo[OF da wx_done[OF grf_wx[OF ei ar(3) True y]]] gr by simp
+      next
+        case False
+        obtain p where rk: "r = Acc t k p" using newk ar(4) False by blast
+        have p: "\<not> p" using ar(3) rk rd_part by (auto simp: acc_def)
+        obtain k' p' where ak: "a = Acc t k' p'" "k' < k" using ar(1) rk p by (auto simp: src_po_def)
+        have da: "done_ev S P s a" using ak by (simp add: k_def)
+        have vis: "visible i"
+        proof (rule ccontr)
+          assume "\<not> visible i"
+          then have "kd S P s' u = kd S P s u" for u using kt kdo by (cases "u = t") (auto simp: k_def)
+          then have "kd S P s' = kd S P s" by blast
+          then show False using ar(4) False done_kd by metis
+        qed
+        obtain a0 r0 y where op: "src_code P t ! k = Op a0 r0 y" "a0 \<noteq> Store (op_scope (src_code P t ! k)) (op_remote (src_code P t ! k))"
+        proof -
+          obtain c0 where c0: "src_code P t ! k = c0" by blast
+          show ?thesis
+          proof (cases c0)
+            case (Op a1 r1 y1)
+            then show ?thesis using that c0 ar(3) rk p by (cases a1) (auto simp: ins_def acc_def)
+          next
+            case (SetReg r1 v0)
+            then show ?thesis using c0 ar(3) rk by (auto simp: ins_def acc_def)
+          qed
+        qed
+        have y: "sloc P a = Some y" using ar(5) rk sl op(1) by simp
+        have aw: "own_wr S P s t y a" using ar(2) da ak y by (simp add: own_wr_def)
+        have rr: "r = Acc t (kd S P s t) False" using rk p by (simp add: k_def)
+        show ?thesis
+        proof (cases "a0 \<in> B")
+          case True
+          then have i2: "i = INCL2 r0 y" using ik[OF vis] op(1) by simp
+          have gr: "grf g' r = h2 g (dev_of L w0) y" using gv'(3) i2 rr by simp
+          have rd0: "readable (l2 s (dev_of L w0) y)" using z(1) i2 by (auto simp: Let_def w0_def split: if_splits)
+          have "ga2 g a \<noteq> None" using flushed_wr[of a] i2 ar(2) da ak by simp
+          then have "sb L g a (h2 g (dev_of L (wg_of L t)) y)" using wr_okD(3)[OF wr t aw] rd0 by (simp add: w0_def)
+          then show ?thesis using sbo[OF da wx_done[OF h2_wx[OF li rd0]]] gr by (simp add: w0_def)
+        next
+          case notB: False
+          then have ia: "i = access a0 r0 y" using ik[OF vis] op(1) by simp
+          then have i1: "i = LD r0 y \<or> i = INCL1 r0 y" using op(2) by (cases a0) (auto simp: access_def op(1))
+          have gr: "grf g' r = h1 g w0 y" using gv'(3) i1 rr by auto
+          have rd0: "readable (l1 s w0 y)" using z(1) i1 by (auto simp: Let_def w0_def split: if_splits)
+          have "sb L g a (h1 g (wg_of L t) y)" using wr_okD(2)[OF wr t aw] rd0 vnp[OF vis] by (simp add: w0_def xs_def n_def)
+          then show ?thesis using sbo[OF da wx_done[OF h1_wx[OF li rd0]]] gr by (simp add: w0_def)
+        qed
+      qed
+    qed
+  qed
+  show ?thesis using gi fo' so' ww' wr' by (auto simp: oinv_def)
 qed
 
 lemma oinv_reachable:
   assumes "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" and wp: "well_placed L P"
-  shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g"
+  shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> (l2_invalidated S B \<longrightarrow> wr_ok L S P s g)"
 proof -
   have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
     using assms(1) by (simp add: reachable_def)
   then show ?thesis
   proof induction
     case base
-    then show ?case using ginv_initial oinv_initial by blast
+    then show ?case using ginv_initial oinv_initial wr_ok_initial by blast
   next
     case (step s1 s2)
-    then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" by blast
+    then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "l2_invalidated S B \<longrightarrow> wr_ok L S P s1 g" by blast
     have "threads (compile S P) = src_threads P" by (simp add: compile_def)
     then consider (thr) t where "t \<in> src_threads P" "step_thread L (compile S P) t s1 = Some s2"
       | (env) "s2 \<in> env_step L wb s1"
@@ -718,10 +1852,10 @@ proof -
     then show ?case
     proof cases
       case thr
-      then show ?thesis using oinv_thread[OF g thr rows wp] by blast
+      then show ?thesis using oinv_thread[OF g(1,2) thr rows wp] g(3) by blast
     next
       case env
-      then show ?thesis using oinv_env[OF g] by blast
+      then show ?thesis using oinv_env[OF g(1,2)] g(3) by blast
     qed
   qed
 qed
@@ -794,6 +1928,85 @@ proof
   then show "ob \<in> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob
      \<and> (\<forall>e e'. (e, e') \<in> src_po P \<and> is_wr P e \<and> is_wr P e' \<and> sloc P e = sloc P e' \<longrightarrow> (e, e') \<in> co)}"
     using machine_candidate_po_co[OF assms s(1,2)] by blast
+qed
+
+
+text \<open>For a scheme whose increments at the L2 are also followed by an
+  invalidation of the L1 (rsp-new's), a read reads from its own thread's
+  last write of its location or from a coherence-later write: every final
+  state shows the outcome of a candidate whose reads-from and coherence
+  agree with program order on each thread's writes and the reads after
+  them, for every program of any length and thread count, on every layout,
+  under both write-back policies, racy or not.\<close>
+theorem machine_candidate_wr_rd:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B"
+    and wp: "well_placed L P"
+    and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
+  shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
+     \<and> (\<forall>e e'. (e, e') \<in> src_po P \<and> is_wr P e \<and> is_wr P e' \<and> sloc P e = sloc P e' \<longrightarrow> (e, e') \<in> run_co P g)
+     \<and> (\<forall>a r. (a, r) \<in> src_po P \<and> is_wr P a \<and> is_rd P r \<and> sloc P a = sloc P r
+          \<longrightarrow> a = grf g r \<or> (a, grf g r) \<in> run_co P g)"
+proof -
+  obtain g where g: "ginv L S P s g" "oinv L S P s g" "wr_ok L S P s g"
+    using oinv_reachable[OF reach rows(1-4) wp] rows(5) by blast
+  note ff = final_facts[OF g(1) fin wp rows(1-3)]
+  have ti: "time_inv S P s g" and ei: "ev_inv S P s g" using g(1) by (simp_all add: ginv_def)
+  have ww: "(e, e') \<in> run_co P g"
+    if a: "(e, e') \<in> src_po P" "is_wr P e" "is_wr P e'" "sloc P e = sloc P e'" for e e'
+  proof -
+    obtain x where x: "sloc P e' = Some x" using a(3) wr_loc by blast
+    have ev: "is_ev P e'" using a(3) by (cases e') auto
+    have de: "done_ev S P s e'" using ff(2)[OF ev] .
+    have ni: "\<forall>z. e \<noteq> Init z" "\<forall>z. e' \<noteq> Init z" using po_acc[OF a(1)] by blast+
+    have w3: "wx S P s x e \<and> ga3 g e \<noteq> None" "wx S P s x e' \<and> ga3 g e' \<noteq> None"
+      using ff(3) a(2,3,4) x by metis+
+    have w2: "ga2 g e' \<noteq> None" using time_perf[OF ti conjunct1[OF w3(2)] ni(2)] w3(2) by blast
+    have o: "gt g e < gt g e' \<and> (ga2 g e' \<noteq> None \<longrightarrow> ga2 g e \<noteq> None \<and> the (ga2 g e) \<le> the (ga2 g e'))
+       \<and> (ga3 g e' \<noteq> None \<longrightarrow> ga3 g e \<noteq> None \<and> the (ga3 g e) \<le> the (ga3 g e'))"
+      using g(2) a de unfolding oinv_def ww_ok_def by blast
+    then have "klt (key g e) (key g e')" using w2 w3 by (auto simp: klt_def key_def)
+    then show ?thesis using a ni(2) by (simp add: run_co_def)
+  qed
+  have wr: "a = grf g r \<or> (a, grf g r) \<in> run_co P g"
+    if a: "(a, r) \<in> src_po P" "is_wr P a" "is_rd P r" "sloc P a = sloc P r" for a r
+  proof -
+    have er: "is_ev P r" using a(3) by (cases r) auto
+    have dr: "done_ev S P s r" using ff(2)[OF er] .
+    obtain x where x: "sloc P r = Some x" using a(2,4) wr_loc by fastforce
+    have ga: "wx S P s x a \<and> ga3 g a \<noteq> None" using ff(3) a(2,4) x by metis
+    have wh: "wx S P s x (grf g r)" using grf_wx[OF ei a(3) dr x] .
+    have hw: "is_wr P (grf g r)" "sloc P (grf g r) = Some x" using ev_parts(2)[OF ei] a(3) dr x by auto
+    have gh: "wx S P s x (grf g r) \<and> ga3 g (grf g r) \<noteq> None" using ff(3)[OF hw] by blast
+    have a2: "ga2 g a \<noteq> None" using ga times_lt[OF ti wr_okD(1)[OF g(3)] conjunct1[OF ga]] by auto
+    have a2': "ga2 g (grf g r) \<noteq> None" using gh times_lt[OF ti wr_okD(1)[OF g(3)] wh] by auto
+    have "sb L g a (grf g r)" using wr_okD(4)[OF g(3) a(1-3) dr a(4)] .
+    then have "a = grf g r \<or> klt (key g a) (key g (grf g r))" using sb_final ga gh a2 a2' by blast
+    moreover have "\<forall>z. grf g r \<noteq> Init z" if "klt (key g a) (key g (grf g r))"
+      using that klt_zero ti by (auto simp: time_inv_def key_def)
+    ultimately show ?thesis using a(2,4) hw x by (auto simp: run_co_def)
+  qed
+  show ?thesis using final_candidate[OF rows(1-3) wp g(1) fin] ww wr by blast
+qed
+
+corollary machine_outcomes_wr_rd:
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "well_placed L P"
+  shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob
+     \<and> (\<forall>e e'. (e, e') \<in> src_po P \<and> is_wr P e \<and> is_wr P e' \<and> sloc P e = sloc P e' \<longrightarrow> (e, e') \<in> co)
+     \<and> (\<forall>a r. (a, r) \<in> src_po P \<and> is_wr P a \<and> is_rd P r \<and> sloc P a = sloc P r \<longrightarrow> a = rfw r \<or> (a, rfw r) \<in> co)}"
+proof
+  fix ob assume "ob \<in> outcomes L wb (compile S P) (initial (src_init P))"
+  then obtain s where s: "s \<in> reachable L wb (compile S P) (initial (src_init P))" "is_final L (compile S P) s"
+    "ob = (regs s, mem s)"
+    by (auto simp: outcomes_def)
+  have "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) ob
+     \<and> (\<forall>e e'. (e, e') \<in> src_po P \<and> is_wr P e \<and> is_wr P e' \<and> sloc P e = sloc P e' \<longrightarrow> (e, e') \<in> run_co P g)
+     \<and> (\<forall>a r. (a, r) \<in> src_po P \<and> is_wr P a \<and> is_rd P r \<and> sloc P a = sloc P r
+          \<longrightarrow> a = grf g r \<or> (a, grf g r) \<in> run_co P g)"
+    using machine_candidate_wr_rd[OF assms(1-5) assms(6) s(1,2)] s(3) by simp
+  then show "ob \<in> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob
+     \<and> (\<forall>e e'. (e, e') \<in> src_po P \<and> is_wr P e \<and> is_wr P e' \<and> sloc P e = sloc P e' \<longrightarrow> (e, e') \<in> co)
+     \<and> (\<forall>a r. (a, r) \<in> src_po P \<and> is_wr P a \<and> is_rd P r \<and> sloc P a = sloc P r \<longrightarrow> a = rfw r \<or> (a, rfw r) \<in> co)}"
+    by blast
 qed
 
 end

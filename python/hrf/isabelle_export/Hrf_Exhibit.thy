@@ -2312,6 +2312,24 @@ definition gstep :: "src_program \<Rightarrow> (sev \<Rightarrow> bool) \<Righta
           \<and> ((ga2 g' e = None \<and> (\<exists>y v r. sloc P e = Some y \<and> (i = ST v y \<or> i = INCL1 r y)))
              \<or> (ga2 g' e = Some (gt g' e) \<and> (\<exists>r x. i = INCL2 r x))))"
 
+text \<open>What a thread step does to the lines' and reads' writes: a store or an
+  increment in the L1 puts its write in its work-group's line, an increment
+  at the L2 in its device's; a read reads from the write its line held.\<close>
+definition gview :: "layout \<Rightarrow> tid \<Rightarrow> nat \<Rightarrow> instr \<Rightarrow> ghost \<Rightarrow> ghost \<Rightarrow> bool" where
+  "gview L t k i g g' \<longleftrightarrow>
+     h1 g' = (case i of ST v x \<Rightarrow> (h1 g)(wg_of L t := (h1 g (wg_of L t))(x := Acc t k False))
+       | INCL1 r x \<Rightarrow> (h1 g)(wg_of L t := (h1 g (wg_of L t))(x := Acc t k True)) | _ \<Rightarrow> h1 g)
+   \<and> h2 g' = (case i of INCL2 r x \<Rightarrow> (h2 g)(dev_of L (wg_of L t) := (h2 g (dev_of L (wg_of L t)))(x := Acc t k True))
+       | _ \<Rightarrow> h2 g)
+   \<and> grf g' = (case i of LD r x \<Rightarrow> (grf g)(Acc t k False := h1 g (wg_of L t) x)
+       | INCL1 r x \<Rightarrow> (grf g)(Acc t k False := h1 g (wg_of L t) x)
+       | INCL2 r x \<Rightarrow> (grf g)(Acc t k False := h2 g (dev_of L (wg_of L t)) x) | _ \<Rightarrow> grf g)
+   \<and> hm g' = hm g"
+
+lemma gview_quiet: "quiet i \<Longrightarrow> gview L t k i g g'
+    \<longleftrightarrow> h1 g' = h1 g \<and> h2 g' = h2 g \<and> grf g' = grf g \<and> hm g' = hm g"
+  by (cases i) (simp_all add: gview_def)
+
 lemma new_ev: "kd S P s' = (kd S P s)(t := Suc k) \<Longrightarrow> k = kd S P s t \<Longrightarrow> done_ev S P s' e \<Longrightarrow> \<not> done_ev S P s e
     \<Longrightarrow> \<exists>p. e = Acc t k p"
   by (cases e) (auto split: if_splits)
@@ -2330,7 +2348,8 @@ text \<open>Every step of a thread keeps the invariant, with the ghost updated.\
 lemma ginv_thread_ghost:
   assumes inv: "ginv L S P s g" and t: "t \<in> src_threads P" and st: "step_thread L (compile S P) t s = Some s'"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
-  shows "\<exists>g'. ginv L S P s' g' \<and> gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+  shows "\<exists>g'. ginv L S P s' g' \<and> gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'
+    \<and> gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
 proof -
   define xs where "xs = instrs (compile S P) t"
   define n where "n = pc s t"
@@ -2363,7 +2382,8 @@ proof -
     then have kq: "kd S P s' = kd S P s" by blast
     then have "ginv L S P s' g"
       using quiet_inv[OF inv t] quiet_lines[OF z(1) q] s'f pco by (metis (no_types, lifting))
-    then show ?thesis using done_kd[OF kq] by (auto simp: gstep_def)
+    moreover have "gview L t (kd S P s t) i g g" using gview_quiet[OF q] by simp
+    ultimately show ?thesis using done_kd[OF kq] by (auto simp: gstep_def i_def xs_def n_def)
   next
     case True
     have kd': "kd S P s' = (kd S P s)(t := Suc k)" using kdo kt True by auto
@@ -2379,7 +2399,8 @@ proof -
       then have "l1 s' = l1 s" "l2 s' = l2 s" "mem s' = mem s" "regs s' = (regs s)(t := (regs s t)(r := v))"
         using s'f by (simp_all add: set_reg_def)
       then have "ginv L S P s' g" using mov_inv[OF inv t k_def k] SetReg ins kd' pco by auto
-      then show ?thesis using new_ev[OF kd' k_def] SetReg ins by (force simp: gstep_def)
+      moreover have "gview L t (kd S P s t) i g g" using ik SetReg by (simp add: gview_def)
+      ultimately show ?thesis using new_ev[OF kd' k_def] SetReg ins by (force simp: gstep_def i_def xs_def n_def)
     next
       case (Op a r x)
       have c_in: "src_code P t ! k \<in> set (src_code P t)" using k by simp
@@ -2406,8 +2427,9 @@ proof -
           using rd by (auto simp: line2_def v_def readable_def split: option.splits)
         have c: "ins P t k = Op (FetchInc sc rm) r x" using Op a ins by simp
         show ?thesis
-          apply (rule exI, rule conjI, rule incl2_inv[OF inv t k_def k c h d_def sf kd' pco])
-          using new_wr[OF kd' k_def] i[unfolded i_def xs_def n_def] c by (auto simp: gstep_def k_def)
+          apply (rule exI, rule conjI, rule incl2_inv[OF inv t k_def k c h d_def sf kd' pco], rule conjI)
+          subgoal using new_wr[OF kd' k_def] i[unfolded i_def xs_def n_def] c by (auto simp: gstep_def k_def)
+          using i[unfolded i_def xs_def n_def] by (simp add: gview_def k_def d_def)
       next
         case notB: False
         have ia: "i = access a r x" using ik Op notB by simp
@@ -2425,8 +2447,11 @@ proof -
             using s'f zz by (simp_all add: set_reg_def)
           have h: "val_of (l1 s w x) = gv g (h1 g w x)" "wx S P s x (h1 g w x)"
             using l1v rd by (auto simp: readable_def split: option.splits)
-          show ?thesis using ld_inv[OF inv t k_def k _ h sf kd' pco] Op Load ins new_ev[OF kd' k_def]
-            by (force simp: gstep_def)
+          have c: "ins P t k = Op (Load sc rm) r x" using Op Load ins by simp
+          show ?thesis
+            apply (rule exI, rule conjI, rule ld_inv[OF inv t k_def k c h sf kd' pco], rule conjI)
+            subgoal using new_ev[OF kd' k_def] c by (force simp: gstep_def)
+            using i[unfolded i_def xs_def n_def] by (simp add: gview_def k_def w_def)
         next
           case (Store sc rm)
           have i: "i = ST (ER r) x" using ia Store by (simp add: access_def)
@@ -2437,8 +2462,9 @@ proof -
             using s'f zz by (simp_all add: enq_l1_def set_l1_def)
           have c: "ins P t k = Op (Store sc rm) r x" using Op Store ins by simp
           show ?thesis
-            apply (rule exI, rule conjI, rule st_inv[OF inv t k_def k c refl w_def sf kd' pco])
-            using new_wr[OF kd' k_def] c i[unfolded i_def xs_def n_def] by (auto simp: gstep_def k_def) fastforce+
+            apply (rule exI, rule conjI, rule st_inv[OF inv t k_def k c refl w_def sf kd' pco], rule conjI)
+            subgoal using new_wr[OF kd' k_def] c i[unfolded i_def xs_def n_def] by (auto simp: gstep_def k_def) fastforce+
+            using i[unfolded i_def xs_def n_def] by (simp add: gview_def k_def w_def)
         next
           case (FetchInc sc rm)
           have i: "i = INCL1 r x" using ia FetchInc by (simp add: access_def)
@@ -2453,8 +2479,9 @@ proof -
             using l1v rd by (auto simp: readable_def v_def split: option.splits)
           have c: "ins P t k = Op (FetchInc sc rm) r x" using Op FetchInc ins by simp
           show ?thesis
-            apply (rule exI, rule conjI, rule incl1_inv[OF inv t k_def k c h w_def sf kd' pco])
-            using new_wr[OF kd' k_def] c i[unfolded i_def xs_def n_def] by (auto simp: gstep_def k_def) fastforce+
+            apply (rule exI, rule conjI, rule incl1_inv[OF inv t k_def k c h w_def sf kd' pco], rule conjI)
+            subgoal using new_wr[OF kd' k_def] c i[unfolded i_def xs_def n_def] by (auto simp: gstep_def k_def) fastforce+
+            using i[unfolded i_def xs_def n_def] by (simp add: gview_def k_def w_def)
         qed
       qed
     qed
