@@ -1278,7 +1278,7 @@ proof -
 qed
 
 
-section \<open>Thread steps keep it\<close>
+section \<open>Thread steps keep them\<close>
 
 lemma new_thread: "\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s u \<Longrightarrow> done_ev S P s' e \<Longrightarrow> \<not> done_ev S P s e \<Longrightarrow> sthread e = Some t"
   by (cases e) (auto simp: kd_def split: if_splits)
@@ -1328,8 +1328,9 @@ lemma visible_quiet: "visible i \<Longrightarrow> \<not> quiet i"
 lemma wx_done: "wx S P s y h \<Longrightarrow> done_ev S P s h"
   by (cases h) (auto simp: wx_def)
 
-text \<open>Every step of a thread keeps both invariants, with the ghost updated,
-  for a scheme whose increments at the L2 are flushed.\<close>
+text \<open>Every step of a thread keeps the invariants, with the ghost updated, for
+  a scheme whose increments at the L2 are flushed (wr_ok where they are
+  invalidated after, too).\<close>
 lemma oinv_thread:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
