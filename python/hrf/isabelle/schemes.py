@@ -25,6 +25,17 @@ _ACCESS = {"LD": "LD r x", "ST": "ST (ER r) x", "RMWL1": "INCL1 r x", "RMWL2": "
 # executions it defines.
 SOURCE_MODELS = ("sc", "hrf_direct", "hrf_indirect", "hrf_direct_relaxed", "hrf_indirect_relaxed", "opencl_rsp")
 
+# Hrf_Coherence's conjuncts of the candidate: coherence agrees with program
+# order on a thread's writes of a location, and on its reads after them.
+_PO_CO = (
+    "         \\<and> (\\<forall>e e'. (e, e') \\<in> src_po P \\<and> is_wr P e \\<and> is_wr P e' "
+    "\\<and> sloc P e = sloc P e' \\<longrightarrow> (e, e') \\<in> co)"
+)
+_WR_RD = (
+    "         \\<and> (\\<forall>a r. (a, r) \\<in> src_po P \\<and> is_wr P a \\<and> is_rd P r "
+    "\\<and> sloc P a = sloc P r \\<longrightarrow> a = rfw r \\<or> (a, rfw r) \\<in> co)"
+)
+
 # Hrf_Simulation's L1 rows: the one data instruction an L1 access (LD, ST,
 # RMWL1 for a load, a store, an RMW), every other one quiet (a flush, an
 # invalidation or a lock).
@@ -320,101 +331,99 @@ def scheme_theory(scheme) -> tuple:
             )
         return out
 
+    def l2_property(name, rows, l2_set, prop, row_ok, text):
+        """The lemma that every L2 row of the scheme has Hrf_Coherence's
+        `prop` (`<prop>_empty` without L2 rows), or None where a row lacks
+        it."""
+        taken = [r for op, _scope, _remote, r, _src, _seq in rows if l2_row(op, r.seq)]
+        if not all(row_ok(r.seq) for r in taken):
+            return None, []
+        if not taken:
+            return f"{prop}_empty", []
+        return f"{name}_{prop}", [
+            f"text \\<open>Each of these increments at the L2 {text} (Hrf_Coherence's {prop}).\\<close>",
+            f'lemma {name}_{prop}: "{prop} {name} {l2_set}"',
+            f"  by (simp add: {prop}_def {name}_def {rows_defs(name)})",
+            "",
+        ]
+
+    def outcomes_theorem(name, thm, ops, conjuncts, proof):
+        """A theorem that every outcome of the scheme's programs over `ops`
+        is the outcome of a candidate with the given properties."""
+        body = [
+            f"theorem {name}_{thm}:",
+            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P',
+            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
+            "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob",
+            *conjuncts,
+        ]
+        body[-1] += '}"'
+        return body + proof + [""]
+
     def candidates_theorem(name, rows):
         """Hrf_Exhibit's machine_outcomes_candidates for the programs whose
-        every operation has an L1 or an L2 row."""
+        every operation has an L1 or an L2 row, then Hrf_Coherence's
+        theorems where the L2 rows are flushed (and invalidated)."""
         l1_ops, l1_set = chosen(name, rows, l1_row)
         l2_ops, l2_set = chosen(name, rows, l2_row)
         if not l1_ops:
             return []
         ops, l2_lemma = (f"{l1_set} \\<union> {l2_set}", f"{name}_l2_rows") if l2_ops else (l1_set, "l2_rows_empty")
-        return [
+        out = [
             "text \\<open>On every program whose operations all have such rows, well placed on any layout, "
             "under either write-back policy, every outcome of the machine is the outcome of a candidate "
             "execution of the source program (Hrf_Exhibit): its reads read from the writes their lines held, "
             "its coherence is the order in which writes reached memory. No model's axioms are claimed of "
             "it.\\<close>",
-            f"theorem {name}_outcomes_candidates:",
-            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P',
-            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
-            '       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob}"',
-            f"  using machine_outcomes_candidates[OF {name}_l1_rows {l2_lemma}] by blast",
-            "",
-        ] + po_co_theorem(name, rows, ops, l2_lemma)
-
-    def po_co_theorem(name, rows, ops, l2_lemma):
-        """Hrf_Coherence's machine_outcomes_po_co, where every L2 row
-        flushes the L1 before its increment."""
-        l2_ops, l2_set = chosen(name, rows, l2_row)
-        if not all(flushed_row(r.seq) for op, _scope, _remote, r, _src, _seq in rows if l2_row(op, r.seq)):
-            return []
-        out = []
-        flushed = "l2_flushed_empty"
-        if l2_ops:
-            flushed = f"{name}_l2_flushed"
-            out += [
-                "text \\<open>Each of these increments at the L2 comes after a flush of the L1 "
-                "(Hrf_Coherence's l2_flushed).\\<close>",
-                f'lemma {name}_l2_flushed: "l2_flushed {name} {l2_set}"',
-                f"  by (simp add: l2_flushed_def {name}_def {rows_defs(name)})",
-                "",
-            ]
-        return (
-            out
-            + [
-                "text \\<open>So the candidate's coherence orders each thread's writes of a location as the "
-                "program does (Hrf_Coherence).\\<close>",
-                f"theorem {name}_outcomes_po_co:",
-                f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P',
-                f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
-                "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob",
-                "         \\<and> (\\<forall>e e'. (e, e') \\<in> src_po P \\<and> is_wr P e \\<and> is_wr P e' "
-                "\\<and> sloc P e = sloc P e' \\<longrightarrow> (e, e') \\<in> co)}\"",
+        ] + outcomes_theorem(
+            name,
+            "outcomes_candidates",
+            ops,
+            [],
+            [f"  using machine_outcomes_candidates[OF {name}_l1_rows {l2_lemma}] by blast"],
+        )
+        flushed, lemma = l2_property(name, rows, l2_set, "l2_flushed", flushed_row, "comes after a flush of the L1")
+        if flushed is None:
+            return out
+        out += lemma + [
+            "text \\<open>So the candidate's coherence orders each thread's writes of a location as the "
+            "program does (Hrf_Coherence).\\<close>",
+        ]
+        out += outcomes_theorem(
+            name,
+            "outcomes_po_co",
+            ops,
+            [_PO_CO],
+            [
                 "  apply (intro allI impI)",
                 f"  apply (rule machine_outcomes_po_co[OF {name}_l1_rows {l2_lemma} _ {flushed}])",
                 "  by simp_all",
-                "",
-            ]
-            + wr_rd_theorem(name, rows, ops, l2_lemma, flushed)
+            ],
         )
-
-    def wr_rd_theorem(name, rows, ops, l2_lemma, flushed):
-        """Hrf_Coherence's machine_outcomes_wr_rd, where every L2 row also
-        invalidates the L1 after its increment."""
-        l2_ops, l2_set = chosen(name, rows, l2_row)
-        if not all(invalidated_row(r.seq) for op, _scope, _remote, r, _src, _seq in rows if l2_row(op, r.seq)):
-            return [
+        invalidated, lemma = l2_property(
+            name, rows, l2_set, "l2_invalidated", invalidated_row, "is followed by an invalidation of the L1"
+        )
+        if invalidated is None:
+            return out + [
                 "text \\<open>Not stated: Hrf_Coherence's theorem on a thread's reads after its writes "
                 f"(an increment at the L2 of {name} is not followed by an invalidation of the L1).\\<close>",
                 "",
             ]
-        out = []
-        invalidated = "l2_invalidated_empty"
-        if l2_ops:
-            invalidated = f"{name}_l2_invalidated"
-            out += [
-                "text \\<open>Each of these increments at the L2 is followed by an invalidation of the L1 "
-                "(Hrf_Coherence's l2_invalidated).\\<close>",
-                f'lemma {name}_l2_invalidated: "l2_invalidated {name} {l2_set}"',
-                f"  by (simp add: l2_invalidated_def {name}_def {rows_defs(name)})",
-                "",
-            ]
-        return out + [
+        out += lemma + [
             "text \\<open>So a thread's read reads from its own last write of the location or from a "
             "coherence-later one (Hrf_Coherence).\\<close>",
-            f"theorem {name}_outcomes_wr_rd:",
-            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P',
-            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
-            "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob",
-            "         \\<and> (\\<forall>e e'. (e, e') \\<in> src_po P \\<and> is_wr P e \\<and> is_wr P e' "
-            "\\<and> sloc P e = sloc P e' \\<longrightarrow> (e, e') \\<in> co)",
-            "         \\<and> (\\<forall>a r. (a, r) \\<in> src_po P \\<and> is_wr P a \\<and> is_rd P r "
-            '\\<and> sloc P a = sloc P r \\<longrightarrow> a = rfw r \\<or> (a, rfw r) \\<in> co)}"',
-            "  apply (intro allI impI)",
-            f"  apply (rule machine_outcomes_wr_rd[OF {name}_l1_rows {l2_lemma} _ {flushed} {invalidated}])",
-            "  by simp_all",
-            "",
         ]
+        return out + outcomes_theorem(
+            name,
+            "outcomes_wr_rd",
+            ops,
+            [_PO_CO, _WR_RD],
+            [
+                "  apply (intro allI impI)",
+                f"  apply (rule machine_outcomes_wr_rd[OF {name}_l1_rows {l2_lemma} _ {flushed} {invalidated}])",
+                "  by simp_all",
+            ],
+        )
 
     def theorem(name):
         out = [
