@@ -144,18 +144,32 @@ qed
 
 section \<open>The invariant\<close>
 
+text \<open>The writes thread t has seen: its own, and those its performed reads
+  read from.\<close>
+definition seen :: "scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> tid \<Rightarrow> sev \<Rightarrow> bool" where
+  "seen S P s g t e \<longleftrightarrow> sthread e = Some t
+     \<or> (\<exists>r. is_rd P r \<and> done_ev S P s r \<and> sthread r = Some t \<and> grf g r = e)"
+
+lemma seen_same: "pc s' = pc s \<Longrightarrow> grf g' = grf g \<Longrightarrow> seen S P s' g' = seen S P s g"
+proof -
+  assume a: "pc s' = pc s" "grf g' = grf g"
+  show ?thesis unfolding seen_def[abs_def] done_same[OF a(1)] a(2) ..
+qed
+
 text \<open>[RSP15] sec. 5.2: a FLUSH marker leaves an L1's fifo only after the
   addresses enqueued before it. A write waiting in an L1 has its address in
-  the L1's fifo ahead of every marker of its own thread.\<close>
+  the L1's fifo ahead of every marker of each thread that has seen it (a
+  thread's instructions wait while its marker is in a fifo, so it sees
+  nothing then).\<close>
 definition fifo_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
   "fifo_ok L S P s g \<longleftrightarrow> (\<forall>w x e. e \<in> pend1 L S P s g w x \<longrightarrow> (\<exists>i < length (l1_fifo s w).
-     l1_fifo s w ! i = Addr x \<and> (\<forall>j < i. \<forall>u. sthread e = Some u \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u)))"
+     l1_fifo s w ! i = Addr x \<and> (\<forall>j < i. \<forall>u. seen S P s g u e \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u)))"
 
-text \<open>From a flush of its L1 until its next visible instruction, a thread's
-  writes still waiting in its L1 wait ahead of its marker.\<close>
+text \<open>From a flush of its L1 until its next visible instruction, the writes
+  a thread has seen that still wait in its L1 wait ahead of its marker.\<close>
 definition since_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
   "since_ok L S P s g \<longleftrightarrow> (\<forall>t \<in> src_threads P. flushed (instrs (compile S P) t) (pc s t) \<longrightarrow>
-     (\<forall>x e. e \<in> pend1 L S P s g (wg_of L t) x \<and> sthread e = Some t \<longrightarrow> Flush t \<in> set (l1_fifo s (wg_of L t))))"
+     (\<forall>x e. e \<in> pend1 L S P s g (wg_of L t) x \<and> seen S P s g t e \<longrightarrow> Flush t \<in> set (l1_fifo s (wg_of L t))))"
 
 text \<open>A thread's writes of a location are performed, reach the L2 and reach
   memory in program order.\<close>
@@ -184,22 +198,22 @@ section \<open>Environment steps: what they do\<close>
 text \<open>A step that keeps the L1 fifos or pops the head of one, and lets no
   write start waiting in an L1 (none that waits behind the popped address).\<close>
 lemma fs_mono:
-  assumes fo: "fifo_ok L S P s g" and so: "since_ok L S P s g" and pc: "pc s' = pc s"
+  assumes fo: "fifo_ok L S P s g" and so: "since_ok L S P s g" and pc: "pc s' = pc s" and gr: "grf g' = grf g"
     and sub: "\<forall>w y. pend1 L S P s' g' w y \<subseteq> pend1 L S P s g w y"
     and q: "\<forall>w. l1_fifo s' w = l1_fifo s w \<or> (\<exists>e0. l1_fifo s w = e0 # l1_fifo s' w
       \<and> (\<forall>y. e0 = Addr y \<longrightarrow> pend1 L S P s' g' w y = {}))"
   shows "fifo_ok L S P s' g' \<and> since_ok L S P s' g'"
 proof
   show "fifo_ok L S P s' g'"
-    unfolding fifo_ok_def
+    unfolding fifo_ok_def seen_same[OF pc gr]
   proof (intro allI impI)
     fix w y e assume e': "e \<in> pend1 L S P s' g' w y"
     then have e: "e \<in> pend1 L S P s g w y" using sub by blast
     obtain i where i: "i < length (l1_fifo s w)" "l1_fifo s w ! i = Addr y"
-      "\<forall>j < i. \<forall>u. sthread e = Some u \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u"
+      "\<forall>j < i. \<forall>u. seen S P s g u e \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u"
       using fo e unfolding fifo_ok_def by blast
     show "\<exists>i < length (l1_fifo s' w). l1_fifo s' w ! i = Addr y
-        \<and> (\<forall>j < i. \<forall>u. sthread e = Some u \<longrightarrow> l1_fifo s' w ! j \<noteq> Flush u)"
+        \<and> (\<forall>j < i. \<forall>u. seen S P s g u e \<longrightarrow> l1_fifo s' w ! j \<noteq> Flush u)"
     proof (cases "l1_fifo s' w = l1_fifo s w")
       case True
       then show ?thesis using i by metis
@@ -213,16 +227,16 @@ proof
       proof (intro exI conjI allI impI)
         show "i' < length (l1_fifo s' w)" using i(1) i' e0(1) by simp
         show "l1_fifo s' w ! i' = Addr y" using i(2) i' e0(1) by simp
-        fix j u assume "j < i'" "sthread e = Some u"
+        fix j u assume "j < i'" "seen S P s g u e"
         then show "l1_fifo s' w ! j \<noteq> Flush u" using i(3) i' e0(1) by (metis Suc_mono nth_Cons_Suc)
       qed
     qed
   qed
   show "since_ok L S P s' g'"
-    unfolding since_ok_def
+    unfolding since_ok_def seen_same[OF pc gr]
   proof (intro ballI impI allI)
     fix t y e assume t: "t \<in> src_threads P" and fl: "flushed (instrs (compile S P) t) (pc s' t)"
-      and e': "e \<in> pend1 L S P s' g' (wg_of L t) y \<and> sthread e = Some t"
+      and e': "e \<in> pend1 L S P s' g' (wg_of L t) y \<and> seen S P s g t e"
     define w where "w = wg_of L t"
     have e: "e \<in> pend1 L S P s g w y" using sub e' by (auto simp: w_def)
     have "Flush t \<in> set (l1_fifo s w)" using so t fl pc e e' unfolding since_ok_def w_def by metis
@@ -235,7 +249,7 @@ proof
       then obtain e0 where e0: "l1_fifo s w = e0 # l1_fifo s' w" "\<forall>y. e0 = Addr y \<longrightarrow> pend1 L S P s' g' w y = {}"
         using q by blast
       obtain i where i: "i < length (l1_fifo s w)" "l1_fifo s w ! i = Addr y"
-        "\<forall>j < i. \<forall>u. sthread e = Some u \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u"
+        "\<forall>j < i. \<forall>u. seen S P s g u e \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u"
         using fo e unfolding fifo_ok_def by blast
       have "e0 \<noteq> Flush t"
       proof (cases i)
@@ -368,13 +382,14 @@ lemma wb_fields:
 text \<open>Steps that change no time of the ghost and no L1 fifo keep it.\<close>
 lemma oinv_keep:
   assumes oi: "oinv L S P s g" and pc: "pc s1 = pc s" and q: "l1_fifo s1 = l1_fifo s"
-    and gh: "gt g1 = gt g" "ga2 g1 = ga2 g" "ga3 g1 = ga3 g"
+    and gh: "gt g1 = gt g" "ga2 g1 = ga2 g" "ga3 g1 = ga3 g" "grf g1 = grf g"
   shows "oinv L S P s1 g1"
 proof -
   have e1: "pend1 L S P s1 g1 = pend1 L S P s g"
     using pend_same[OF pc] gh by (simp add: pend1_def[abs_def])
   have e2: "done_ev S P s1 = done_ev S P s" using done_same[OF pc] .
-  show ?thesis using oi unfolding oinv_def fifo_ok_def since_ok_def ww_ok_def e1 e2 pc q gh .
+  have e3: "seen S P s1 g1 = seen S P s g" using seen_same[OF pc gh(4)] .
+  show ?thesis using oi unfolding oinv_def fifo_ok_def since_ok_def ww_ok_def e1 e2 e3 pc q gh(1-3) .
 qed
 
 lemma oinv_wb1:
@@ -386,7 +401,7 @@ proof -
   have pe: "pend1 L S P s1 g' v y = (if v = w \<and> y = x then {} else pend1 L S P s g v y)" for v y
     using pend1_wb1[of L S P s g w x v y] pend_same[OF pc] by (simp add: g'_def)
   have fs: "fifo_ok L S P s1 g' \<and> since_ok L S P s1 g'"
-    by (rule fs_mono[OF _ _ pc]) (use oi pe q in \<open>auto simp: oinv_def\<close>)
+    by (rule fs_mono[OF _ _ pc]) (use oi pe q in \<open>auto simp: oinv_def g'_def wb1g_def wb2g_def\<close>)
   have "ww_ok S P s g'" using ww_wb1 inv oi by (simp add: ginv_def oinv_def g'_def)
   then have "ww_ok S P s1 g'" unfolding ww_ok_def done_same[OF pc] .
   then show ?thesis using fs by (simp add: oinv_def g'_def)
@@ -400,7 +415,7 @@ proof -
   have pe: "pend1 L S P s1 g' = pend1 L S P s g"
     using pend1_wb2[of L S P s g d x] pend_same[OF pc] by (simp add: g'_def)
   have fs: "fifo_ok L S P s1 g' \<and> since_ok L S P s1 g'"
-    by (rule fs_mono[OF _ _ pc]) (use oi pe q in \<open>auto simp: oinv_def\<close>)
+    by (rule fs_mono[OF _ _ pc]) (use oi pe q in \<open>auto simp: oinv_def g'_def wb1g_def wb2g_def\<close>)
   have "ww_ok S P s g'" using ww_wb2 inv oi by (simp add: ginv_def oinv_def g'_def)
   then have "ww_ok S P s1 g'" unfolding ww_ok_def done_same[OF pc] .
   then show ?thesis using fs by (simp add: oinv_def g'_def)
@@ -1328,6 +1343,24 @@ lemma visible_quiet: "visible i \<Longrightarrow> \<not> quiet i"
 lemma wx_done: "wx S P s y h \<Longrightarrow> done_ev S P s h"
   by (cases h) (auto simp: wx_def)
 
+text \<open>A thread has seen its own writes, and writes performed before.\<close>
+lemma seen_old: "ev_inv S P s g \<Longrightarrow> seen S P s g u e \<Longrightarrow> sthread e = Some u \<or> done_ev S P s e"
+  using ev_parts(2) unfolding seen_def by blast
+
+lemma done_thread: "ev_inv S P s g \<Longrightarrow> done_ev S P s (Acc u k p) \<Longrightarrow> u \<in> src_threads P"
+  using ev_parts(6) by (fastforce simp: kd_def)
+
+text \<open>A write waits in the L1 of a work-group of the layout.\<close>
+lemma pend_wgs: "ev_inv S P s g \<Longrightarrow> well_placed L P \<Longrightarrow> e \<in> pend1 L S P s g w y \<Longrightarrow> w \<in> wgs L"
+proof -
+  assume a: "ev_inv S P s g" "well_placed L P" "e \<in> pend1 L S P s g w y"
+  then have p: "wx S P s y e" "ewg L e = Some w" by (auto simp: pend1_def)
+  then obtain u k q where e: "e = Acc u k q" by (cases e) auto
+  then have "done_ev S P s e" using p(1) by (simp add: wx_def)
+  then have "u \<in> src_threads P" using done_thread[OF a(1)] e by simp
+  then show ?thesis using a(2) p(2) e by (auto simp: well_placed_def)
+qed
+
 text \<open>Every step of a thread keeps the invariants, with the ghost updated, for
   a scheme whose increments at the L2 are flushed (wr_ok where they are
   invalidated after, too).\<close>
@@ -1400,20 +1433,62 @@ proof -
     moreover have "\<exists>v r. i = ST v y \<or> i = INCL1 r y" using gs2 wr that(2) p(3) by fastforce
     ultimately show ?thesis using th by blast
   qed
+  have ei0: "ev_inv S P s g" using inv by (simp add: ginv_def)
+  have nfa: "Flush t \<notin> set (l1_fifo s w)" if "w \<in> wgs L" for w using nu that by (auto simp: unflushed_def)
+  have grf_old: "grf g' r = grf g r" if "done_ev S P s r" for r
+  proof -
+    have "r \<noteq> Acc t (kd S P s t) False" using that by auto
+    then show ?thesis using gv by (cases i) (auto simp: gview_def)
+  qed
+  \<comment> \<open>only the stepping thread sees more\<close>
+  have seen_new: "seen S P s g u e \<or> u = t" if se: "seen S P s' g' u e" for u e
+  proof (cases "sthread e = Some u")
+    case True
+    then show ?thesis by (simp add: seen_def)
+  next
+    case False
+    then obtain r where r: "is_rd P r" "done_ev S P s' r" "sthread r = Some u" "grf g' r = e"
+      using se by (auto simp: seen_def)
+    show ?thesis
+    proof (cases "done_ev S P s r")
+      case True
+      then show ?thesis using r grf_old[OF True] by (auto simp: seen_def)
+    next
+      case False
+      then show ?thesis using new_thread[OF pco r(2) False] r(3) by simp
+    qed
+  qed
   have fo': "fifo_ok L S P s' g'"
     unfolding fifo_ok_def
   proof (intro allI impI)
     fix w y e assume e: "e \<in> pend1 L S P s' g' w y"
     show "\<exists>k < length (l1_fifo s' w). l1_fifo s' w ! k = Addr y
-        \<and> (\<forall>j < k. \<forall>u. sthread e = Some u \<longrightarrow> l1_fifo s' w ! j \<noteq> Flush u)"
+        \<and> (\<forall>j < k. \<forall>u. seen S P s' g' u e \<longrightarrow> l1_fifo s' w ! j \<noteq> Flush u)"
     proof (cases "done_ev S P s e")
       case True
-      then have "e \<in> pend1 L S P s g w y" using old e by blast
+      then have ep: "e \<in> pend1 L S P s g w y" using old e by blast
       then obtain k where k: "k < length (l1_fifo s w)" "l1_fifo s w ! k = Addr y"
-        "\<forall>j < k. \<forall>u. sthread e = Some u \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u"
+        "\<forall>j < k. \<forall>u. seen S P s g u e \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u"
         using fo unfolding fifo_ok_def by blast
       obtain ys where ys: "l1_fifo s' w = l1_fifo s w @ ys" using grow by blast
-      show ?thesis using k ys by (intro exI[of _ k]) (auto simp: nth_append)
+      have ww: "w \<in> wgs L" using pend_wgs[OF ei0 wp ep] .
+      show ?thesis
+      proof (intro exI[of _ k] conjI allI impI)
+        show "k < length (l1_fifo s' w)" "l1_fifo s' w ! k = Addr y" using k ys by (auto simp: nth_append)
+        fix j u assume j: "j < k" and su: "seen S P s' g' u e"
+        have "l1_fifo s' w ! j = l1_fifo s w ! j" using j k(1) ys by (simp add: nth_append)
+        moreover have "l1_fifo s w ! j \<noteq> Flush u"
+        proof (cases "seen S P s g u e")
+          case True
+          then show ?thesis using k(3) j by blast
+        next
+          case False
+          then have "u = t" using seen_new[OF su] by blast
+          moreover have "l1_fifo s w ! j \<in> set (l1_fifo s w)" using j k(1) by simp
+          ultimately show ?thesis using nfa[OF ww] by auto
+        qed
+        ultimately show "l1_fifo s' w ! j \<noteq> Flush u" by simp
+      qed
     next
       case False
       then have n: "sthread e = Some t" "w = w0" "\<exists>v r. i = ST v y \<or> i = INCL1 r y" using new e by blast+
@@ -1422,8 +1497,14 @@ proof -
       proof (intro exI[of _ "length (l1_fifo s w0)"] conjI allI impI)
         show "length (l1_fifo s w0) < length (l1_fifo s' w)" "l1_fifo s' w ! length (l1_fifo s w0) = Addr y"
           using q by simp_all
-        fix j u assume "j < length (l1_fifo s w0)" "sthread e = Some u"
-        then show "l1_fifo s' w ! j \<noteq> Flush u" using q n(1) nf by (auto simp: nth_append) (metis nth_mem)
+        fix j u assume j: "j < length (l1_fifo s w0)" and su: "seen S P s' g' u e"
+        have "u = t"
+        proof (rule ccontr)
+          assume ut: "u \<noteq> t"
+          then have "seen S P s g u e" using seen_new[OF su] by blast
+          then show False using seen_old[OF ei0] n(1) False ut by fastforce
+        qed
+        then show "l1_fifo s' w ! j \<noteq> Flush u" using q j nf by (auto simp: nth_append) (metis nth_mem)
       qed
     qed
   qed
@@ -1431,13 +1512,19 @@ proof -
     unfolding since_ok_def
   proof (intro ballI impI allI)
     fix u y e assume u: "u \<in> src_threads P" and fl: "flushed (instrs (compile S P) u) (pc s' u)"
-      and e: "e \<in> pend1 L S P s' g' (wg_of L u) y \<and> sthread e = Some u"
+      and e: "e \<in> pend1 L S P s' g' (wg_of L u) y \<and> seen S P s' g' u e"
     show "Flush u \<in> set (l1_fifo s' (wg_of L u))"
     proof (cases "u = t")
       case False
-      have "done_ev S P s e" using new e False by fastforce
+      have su: "seen S P s g u e" using seen_new e False by blast
+      have "done_ev S P s e"
+      proof (rule ccontr)
+        assume nd: "\<not> done_ev S P s e"
+        then have "sthread e = Some t" using new e by blast
+        then show False using seen_old[OF ei0 su] nd False by auto
+      qed
       then have "e \<in> pend1 L S P s g (wg_of L u) y" using old e by blast
-      then have "Flush u \<in> set (l1_fifo s (wg_of L u))" using so u fl pco False e unfolding since_ok_def by metis
+      then have "Flush u \<in> set (l1_fifo s (wg_of L u))" using so u fl pco False su unfolding since_ok_def by metis
       then show ?thesis using grow by (metis Un_iff set_append)
     next
       case True
@@ -1450,14 +1537,18 @@ proof -
         case notf: False
         have "flushed xs (Suc n)" using fl True pc' by (simp add: xs_def)
         then have fn: "flushed xs n" "quiet i" using flushed_Suc notf by (auto simp: i_def)
-        have "done_ev S P s e"
-        proof (rule ccontr)
-          assume "\<not> done_ev S P s e"
-          then have "\<exists>v r. i = ST v y \<or> i = INCL1 r y" using new e by blast
-          then show False using fn(2) by auto
+        have nv: "\<not> visible i" using fn(2) visible_quiet by blast
+        have ks: "kd S P s' = kd S P s"
+        proof
+          fix u' show "kd S P s' u' = kd S P s u'"
+            using filter_take_Suc[OF nl, of visible] pc' nv by (cases "u' = t") (auto simp: kd_def xs_def n_def i_def)
         qed
+        have gq: "grf g' = grf g" using gv gview_quiet[OF fn(2)] by blast
+        have sq: "seen S P s' g' = seen S P s g" unfolding seen_def[abs_def] done_kd[OF ks] gq ..
+        have "wx S P s' y e" using e by (simp add: pend1_def)
+        then have "done_ev S P s e" using wx_done[of S P s' y e] done_kd[OF ks] by simp
         then have "e \<in> pend1 L S P s g w0 y" using old e True by (simp add: w0_def)
-        then have "Flush t \<in> set (l1_fifo s w0)" using so t fn(1) e True unfolding since_ok_def xs_def n_def w0_def by metis
+        then have "Flush t \<in> set (l1_fifo s w0)" using so t fn(1) e True sq unfolding since_ok_def xs_def n_def w0_def by metis
         then show ?thesis using nf by simp
       qed
     qed
@@ -1514,7 +1605,7 @@ proof -
           assume "ga2 g e = None"
           then have "e \<in> pend1 L S P s g w0 y" using wxe e by (simp add: pend1_def w0_def)
           then have "Flush t \<in> set (l1_fifo s w0)"
-            using so t \<open>flushed xs n\<close> e unfolding since_ok_def xs_def n_def w0_def by fastforce
+            using so t \<open>flushed xs n\<close> e unfolding since_ok_def seen_def xs_def n_def w0_def by fastforce
           then show False using nf by simp
         qed
         then show "ga2 g' e \<noteq> None \<and> the (ga2 g' e) \<le> the (ga2 g' e')"
@@ -1534,7 +1625,7 @@ proof -
     have "a \<in> pend1 L S P s g w0 y"
       using a2 wr_wx[OF aw ad y] at by (cases a) (auto simp: pend1_def w0_def)
     then have "Flush t \<in> set (l1_fifo s w0)"
-      using so t \<open>flushed xs n\<close> at unfolding since_ok_def xs_def n_def w0_def by blast
+      using so t \<open>flushed xs n\<close> at unfolding since_ok_def seen_def xs_def n_def w0_def by blast
     then show False using nf by simp
   qed
   have wr': "wr_ok L S P s' g'" if wr: "wr_ok L S P s g" and iv: "l2_invalidated S B"
@@ -1878,7 +1969,7 @@ proof -
   proof
     assume "ga2 g e = None"
     then have "e \<in> pend1 L S P s g (wg_of L t) x" using that by (cases e) (auto simp: pend1_def)
-    then have "Flush t \<in> set (l1_fifo s (wg_of L t))" using g(2) t fl that(2) by (auto simp: oinv_def since_ok_def)
+    then have "Flush t \<in> set (l1_fifo s (wg_of L t))" using g(2) t fl that(2) by (auto simp: oinv_def since_ok_def seen_def)
     then show False using nu w0 by (auto simp: unflushed_def)
   qed
   then show ?thesis using g(1) by blast
