@@ -549,6 +549,17 @@ proof -
   qed
 qed
 
+lemma gt_lt: "time_inv S P s g \<Longrightarrow> 0 < clk g \<Longrightarrow> wx S P s y e \<Longrightarrow> gt g e < clk g"
+proof (cases "\<exists>z. e = Init z")
+  case True
+  assume "time_inv S P s g" "0 < clk g"
+  then show ?thesis using True by (auto simp: time_inv_def)
+next
+  case False
+  assume "time_inv S P s g" "wx S P s y e"
+  then show ?thesis using time_perf False by blast
+qed
+
 text \<open>A write-back from an L1 keeps it: the writes waiting in the line reach
   the L2 together, after every write already there.\<close>
 lemma sb_wb1:
@@ -873,71 +884,179 @@ proof -
   then show ?thesis by (induction c) (auto intro: iv_seq_append)
 qed
 
-text \<open>A write of thread t to x that it has performed.\<close>
-definition own_wr :: "scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> tid \<Rightarrow> addr \<Rightarrow> sev \<Rightarrow> bool" where
-  "own_wr S P s t x a \<longleftrightarrow> is_wr P a \<and> done_ev S P s a \<and> sthread a = Some t \<and> sloc P a = Some x"
+text \<open>A write of x that thread t has seen.\<close>
+definition seen_wr :: "scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> tid \<Rightarrow> addr \<Rightarrow> sev \<Rightarrow> bool" where
+  "seen_wr S P s g t x a \<longleftrightarrow> wx S P s x a \<and> seen S P s g t a"
 
-text \<open>A thread's own writes are settled before what it would read next: its
-  L1 line (unless it waits for the invalidation after an increment at the
-  L2), its L2 line once they have reached the L2; and every read it has
-  performed reads from a write settled after its earlier writes.\<close>
+text \<open>The write an access observes: the one a read reads from, a write itself.\<close>
+definition ob :: "src_program \<Rightarrow> ghost \<Rightarrow> sev \<Rightarrow> sev" where
+  "ob P g a = (if is_rd P a then grf g a else a)"
+
+text \<open>The writes of the readable lines are at home: an L1 line's write that
+  has not reached the L2 is of the line's work-group, one that has not
+  reached memory of the line's device; an L2 line's write has reached the
+  L2, of the line's device unless it has reached memory.\<close>
+definition home_ok :: "layout \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "home_ok L s g \<longleftrightarrow>
+     (\<forall>w x. readable (l1 s w x) \<longrightarrow> (ga2 g (h1 g w x) = None \<longrightarrow> ewg L (h1 g w x) = Some w)
+        \<and> (ga3 g (h1 g w x) = None \<longrightarrow> dv L (h1 g w x) = Some (dev_of L w)))
+   \<and> (\<forall>d x. readable (l2 s d x) \<longrightarrow> ga2 g (h2 g d x) \<noteq> None
+        \<and> (ga3 g (h2 g d x) = None \<longrightarrow> dv L (h2 g d x) = Some d))"
+
+text \<open>[RSP15] sec. 5: a readable L1 line whose write has reached the L2 is no
+  newer than the L2's line.\<close>
+definition l12_ok :: "layout \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "l12_ok L s g \<longleftrightarrow> (\<forall>w x. readable (l1 s w x) \<and> ga2 g (h1 g w x) \<noteq> None \<and> readable (l2 s (dev_of L w) x)
+     \<longrightarrow> sb L g (h1 g w x) (h2 g (dev_of L w) x))"
+
+text \<open>The writes a thread has seen are settled before what it would read
+  next: its L1 line (unless it waits for the invalidation after an
+  increment at the L2), its L2 line once they have reached the L2; each is
+  at home for the thread (in its work-group's L1 until it reaches the L2,
+  in its device's L2 until memory). Every access a thread has performed
+  observes a write settled after those its earlier accesses of the
+  location observed.\<close>
 definition wr_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
   "wr_ok L S P s g \<longleftrightarrow> 0 < clk g
-   \<and> (\<forall>t \<in> src_threads P. \<forall>x a. own_wr S P s t x a \<and> readable (l1 s (wg_of L t) x)
+   \<and> (\<forall>t \<in> src_threads P. \<forall>x a. seen_wr S P s g t x a \<and> readable (l1 s (wg_of L t) x)
         \<and> \<not> iv_pend (instrs (compile S P) t) (pc s t) \<longrightarrow> sb L g a (h1 g (wg_of L t) x))
-   \<and> (\<forall>t \<in> src_threads P. \<forall>x a. own_wr S P s t x a \<and> readable (l2 s (dev_of L (wg_of L t)) x) \<and> ga2 g a \<noteq> None
+   \<and> (\<forall>t \<in> src_threads P. \<forall>x a. seen_wr S P s g t x a \<and> readable (l2 s (dev_of L (wg_of L t)) x) \<and> ga2 g a \<noteq> None
         \<longrightarrow> sb L g a (h2 g (dev_of L (wg_of L t)) x))
-   \<and> (\<forall>a r. (a, r) \<in> src_po P \<and> is_wr P a \<and> is_rd P r \<and> done_ev S P s r \<and> sloc P a = sloc P r
-        \<longrightarrow> sb L g a (grf g r))"
+   \<and> (\<forall>a r. (a, r) \<in> src_po P \<and> (is_wr P a \<or> is_rd P a) \<and> is_rd P r \<and> done_ev S P s r \<and> sloc P a = sloc P r
+        \<longrightarrow> sb L g (ob P g a) (grf g r))
+   \<and> (\<forall>r e. (r, e) \<in> src_po P \<and> is_rd P r \<and> is_wr P e \<and> done_ev S P s e \<and> sloc P r = sloc P e
+        \<longrightarrow> sb L g (grf g r) e)
+   \<and> (\<forall>t \<in> src_threads P. \<forall>x a. seen_wr S P s g t x a \<longrightarrow> (ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L t))
+        \<and> (ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t))))
+   \<and> home_ok L s g \<and> l12_ok L s g"
 
 lemma wr_ok_initial: "wr_ok L S P (initial (src_init P)) (ghost0 P)"
 proof -
-  have "\<not> own_wr S P (initial (src_init P)) t x a" for t x a
-    by (cases a) (auto simp: own_wr_def)
-  moreover have "\<not> done_ev S P (initial (src_init P)) r" if "is_rd P r" for r
-    using that by (cases r) auto
-  ultimately show ?thesis by (auto simp: wr_ok_def ghost0_def)
+  have nr: "\<not> (is_rd P r \<and> done_ev S P (initial (src_init P)) r)" for r
+    by (cases r) auto
+  have "\<not> seen_wr S P (initial (src_init P)) (ghost0 P) t x a" for t x a
+    using nr by (cases a) (auto simp: seen_wr_def seen_def wx_def)
+  moreover have "\<not> done_ev S P (initial (src_init P)) e" if "(r, e) \<in> src_po P" for r e
+    using that by (auto simp: src_po_def)
+  moreover have "\<not> readable (l1 (initial (src_init P)) w x)" "\<not> readable (l2 (initial (src_init P)) d x)" for w d x
+    by (simp_all add: initial_fields readable_def)
+  ultimately show ?thesis using nr by (auto simp: wr_ok_def ghost0_def home_ok_def l12_ok_def)
 qed
 
 lemma sb_times: "gt g' = gt g \<Longrightarrow> ga2 g' = ga2 g \<Longrightarrow> ga3 g' = ga3 g \<Longrightarrow> sb L g' = sb L g"
   by (simp add: sb_def[abs_def] key_def)
 
-lemma own_wr_same: "pc s' = pc s \<Longrightarrow> own_wr S P s' = own_wr S P s"
+lemma seen_wr_same: "pc s' = pc s \<Longrightarrow> grf g' = grf g \<Longrightarrow> seen_wr S P s' g' = seen_wr S P s g"
 proof -
-  assume a: "pc s' = pc s"
-  show ?thesis unfolding own_wr_def[abs_def] done_same[OF a] ..
+  assume a: "pc s' = pc s" "grf g' = grf g"
+  have "wx S P s' = wx S P s" unfolding wx_def[abs_def] done_same[OF a(1)] ..
+  then show ?thesis unfolding seen_wr_def[abs_def] seen_same[OF a] by simp
 qed
 
-lemma own_wx: "own_wr S P s t x a \<Longrightarrow> wx S P s x a"
-  by (cases a) (auto simp: own_wr_def wx_def)
+lemma seen_wx: "seen_wr S P s g t x a \<Longrightarrow> wx S P s x a"
+  by (simp add: seen_wr_def)
 
-lemma own_ewg: "own_wr S P s t x a \<Longrightarrow> ewg L a = Some (wg_of L t)"
-  by (cases a) (auto simp: own_wr_def)
+lemma own_seen: "is_wr P a \<Longrightarrow> done_ev S P s a \<Longrightarrow> sthread a = Some t \<Longrightarrow> sloc P a = Some x
+    \<Longrightarrow> seen_wr S P s g t x a"
+  by (auto simp: seen_wr_def seen_def wx_def)
+
+lemma ob_same: "grf g' = grf g \<Longrightarrow> ob P g' = ob P g"
+  by (simp add: ob_def fun_eq_iff)
+
+lemma ob_wr: "is_wr P a \<Longrightarrow> ob P g a = a"
+  by (cases a) (auto simp: ob_def dest: rd_wr)
+
+lemma ob_rd: "is_rd P a \<Longrightarrow> ob P g a = grf g a"
+  by (simp add: ob_def)
 
 lemma readable_some: "readable e \<Longrightarrow> e \<noteq> None"
   by (cases e) (auto simp: readable_def)
 
+lemma grf_wx: "ev_inv S P s g \<Longrightarrow> is_rd P r \<Longrightarrow> done_ev S P s r \<Longrightarrow> sloc P r = Some y \<Longrightarrow> wx S P s y (grf g r)"
+  using ev_parts(2) wr_wx by metis
+
+lemma wr_po_wx: "(a, r) \<in> src_po P \<Longrightarrow> is_wr P a \<Longrightarrow> done_ev S P s r \<Longrightarrow> sloc P a = Some y \<Longrightarrow> wx S P s y a"
+  using po_done wr_wx by metis
+
+lemma h1_wx: "lines_inv S P s g \<Longrightarrow> readable (l1 s w y) \<Longrightarrow> wx S P s y (h1 g w y)"
+  using readable_some by (auto simp: lines_inv_iff line1_def)
+
+lemma h2_wx: "lines_inv S P s g \<Longrightarrow> readable (l2 s d y) \<Longrightarrow> wx S P s y (h2 g d y)"
+  using readable_some by (auto simp: lines_inv_iff line2_def)
+
+text \<open>What a read of a thread has seen, and what an access observes.\<close>
+lemma read_seen: "ev_inv S P s g \<Longrightarrow> is_rd P r \<Longrightarrow> done_ev S P s r \<Longrightarrow> sthread r = Some t \<Longrightarrow> sloc P r = Some x
+    \<Longrightarrow> seen_wr S P s g t x (grf g r)"
+  using grf_wx by (auto simp: seen_wr_def seen_def)
+
+lemma ob_seen:
+  assumes "ev_inv S P s g" "is_wr P a \<or> is_rd P a" "done_ev S P s a" "sthread a = Some t" "sloc P a = Some x"
+  shows "seen_wr S P s g t x (ob P g a)"
+proof (cases "is_rd P a")
+  case True
+  then show ?thesis using read_seen[OF assms(1) True assms(3-5)] by (simp add: ob_def)
+next
+  case False
+  then show ?thesis using own_seen[of P a S s t x g] assms(2-5) by (simp add: ob_def)
+qed
+
+lemma ob_wx: "ev_inv S P s g \<Longrightarrow> (a, r) \<in> src_po P \<Longrightarrow> is_wr P a \<or> is_rd P a \<Longrightarrow> done_ev S P s r \<Longrightarrow> sloc P a = Some y
+    \<Longrightarrow> wx S P s y (ob P g a)"
+proof -
+  assume a: "ev_inv S P s g" "(a, r) \<in> src_po P" "is_wr P a \<or> is_rd P a" "done_ev S P s r" "sloc P a = Some y"
+  show ?thesis
+  proof (cases "is_rd P a")
+    case True
+    then show ?thesis using grf_wx[OF a(1) True po_done[OF a(2,4)] a(5)] by (simp add: ob_def)
+  next
+    case False
+    then show ?thesis using wr_po_wx[OF a(2) _ a(4,5)] a(3) by (simp add: ob_def)
+  qed
+qed
+
 lemma wr_okD:
   assumes "wr_ok L S P s g"
   shows "0 < clk g"
-    and "t \<in> src_threads P \<Longrightarrow> own_wr S P s t x a \<Longrightarrow> readable (l1 s (wg_of L t) x)
+    and "t \<in> src_threads P \<Longrightarrow> seen_wr S P s g t x a \<Longrightarrow> readable (l1 s (wg_of L t) x)
       \<Longrightarrow> \<not> iv_pend (instrs (compile S P) t) (pc s t) \<Longrightarrow> sb L g a (h1 g (wg_of L t) x)"
-    and "t \<in> src_threads P \<Longrightarrow> own_wr S P s t x a \<Longrightarrow> readable (l2 s (dev_of L (wg_of L t)) x)
+    and "t \<in> src_threads P \<Longrightarrow> seen_wr S P s g t x a \<Longrightarrow> readable (l2 s (dev_of L (wg_of L t)) x)
       \<Longrightarrow> ga2 g a \<noteq> None \<Longrightarrow> sb L g a (h2 g (dev_of L (wg_of L t)) x)"
-    and "(a, r) \<in> src_po P \<Longrightarrow> is_wr P a \<Longrightarrow> is_rd P r \<Longrightarrow> done_ev S P s r \<Longrightarrow> sloc P a = sloc P r
-      \<Longrightarrow> sb L g a (grf g r)"
+    and "(a, r) \<in> src_po P \<Longrightarrow> is_wr P a \<or> is_rd P a \<Longrightarrow> is_rd P r \<Longrightarrow> done_ev S P s r \<Longrightarrow> sloc P a = sloc P r
+      \<Longrightarrow> sb L g (ob P g a) (grf g r)"
+    and "(r, e) \<in> src_po P \<Longrightarrow> is_rd P r \<Longrightarrow> is_wr P e \<Longrightarrow> done_ev S P s e \<Longrightarrow> sloc P r = sloc P e
+      \<Longrightarrow> sb L g (grf g r) e"
+    and "t \<in> src_threads P \<Longrightarrow> seen_wr S P s g t x a \<Longrightarrow> ga2 g a = None \<Longrightarrow> ewg L a = Some (wg_of L t)"
+    and "t \<in> src_threads P \<Longrightarrow> seen_wr S P s g t x a \<Longrightarrow> ga3 g a = None \<Longrightarrow> dv L a = Some (dev_of L (wg_of L t))"
+    and "home_ok L s g" and "l12_ok L s g"
   using assms unfolding wr_ok_def by blast+
 
 lemma wr_okI:
   assumes "0 < clk g"
-    and "\<And>t x a. t \<in> src_threads P \<Longrightarrow> own_wr S P s t x a \<Longrightarrow> readable (l1 s (wg_of L t) x)
+    and "\<And>t x a. t \<in> src_threads P \<Longrightarrow> seen_wr S P s g t x a \<Longrightarrow> readable (l1 s (wg_of L t) x)
       \<Longrightarrow> \<not> iv_pend (instrs (compile S P) t) (pc s t) \<Longrightarrow> sb L g a (h1 g (wg_of L t) x)"
-    and "\<And>t x a. t \<in> src_threads P \<Longrightarrow> own_wr S P s t x a \<Longrightarrow> readable (l2 s (dev_of L (wg_of L t)) x)
+    and "\<And>t x a. t \<in> src_threads P \<Longrightarrow> seen_wr S P s g t x a \<Longrightarrow> readable (l2 s (dev_of L (wg_of L t)) x)
       \<Longrightarrow> ga2 g a \<noteq> None \<Longrightarrow> sb L g a (h2 g (dev_of L (wg_of L t)) x)"
-    and "\<And>a r. (a, r) \<in> src_po P \<Longrightarrow> is_wr P a \<Longrightarrow> is_rd P r \<Longrightarrow> done_ev S P s r \<Longrightarrow> sloc P a = sloc P r
-      \<Longrightarrow> sb L g a (grf g r)"
+    and "\<And>a r. (a, r) \<in> src_po P \<Longrightarrow> is_wr P a \<or> is_rd P a \<Longrightarrow> is_rd P r \<Longrightarrow> done_ev S P s r \<Longrightarrow> sloc P a = sloc P r
+      \<Longrightarrow> sb L g (ob P g a) (grf g r)"
+    and "\<And>r e. (r, e) \<in> src_po P \<Longrightarrow> is_rd P r \<Longrightarrow> is_wr P e \<Longrightarrow> done_ev S P s e \<Longrightarrow> sloc P r = sloc P e
+      \<Longrightarrow> sb L g (grf g r) e"
+    and "\<And>t x a. t \<in> src_threads P \<Longrightarrow> seen_wr S P s g t x a \<Longrightarrow> (ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L t))
+      \<and> (ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t)))"
+    and "home_ok L s g" and "l12_ok L s g"
   shows "wr_ok L S P s g"
   using assms unfolding wr_ok_def by blast
+
+lemma home_okD:
+  assumes "home_ok L s g"
+  shows "readable (l1 s w x) \<Longrightarrow> ga2 g (h1 g w x) = None \<Longrightarrow> ewg L (h1 g w x) = Some w"
+    and "readable (l1 s w x) \<Longrightarrow> ga3 g (h1 g w x) = None \<Longrightarrow> dv L (h1 g w x) = Some (dev_of L w)"
+    and "readable (l2 s d x) \<Longrightarrow> ga2 g (h2 g d x) \<noteq> None"
+    and "readable (l2 s d x) \<Longrightarrow> ga3 g (h2 g d x) = None \<Longrightarrow> dv L (h2 g d x) = Some d"
+  using assms unfolding home_ok_def by blast+
+
+lemma l12_okD: "l12_ok L s g \<Longrightarrow> readable (l1 s w x) \<Longrightarrow> ga2 g (h1 g w x) \<noteq> None \<Longrightarrow> readable (l2 s (dev_of L w) x)
+    \<Longrightarrow> sb L g (h1 g w x) (h2 g (dev_of L w) x)"
+  unfolding l12_ok_def by blast
 
 text \<open>Lines that lose readability, and a ghost whose times, lines and reads stay.\<close>
 lemma wr_mono:
@@ -947,23 +1066,40 @@ lemma wr_mono:
   shows "wr_ok L S P s' g'"
 proof -
   have e: "sb L g' = sb L g" using sb_times[OF gh(1-3)] .
-  have w: "0 < clk g"
-    "\<forall>t \<in> src_threads P. \<forall>x a. own_wr S P s t x a \<and> readable (l1 s (wg_of L t) x)
-        \<and> \<not> iv_pend (instrs (compile S P) t) (pc s t) \<longrightarrow> sb L g a (h1 g (wg_of L t) x)"
-    "\<forall>t \<in> src_threads P. \<forall>x a. own_wr S P s t x a \<and> readable (l2 s (dev_of L (wg_of L t)) x) \<and> ga2 g a \<noteq> None
-        \<longrightarrow> sb L g a (h2 g (dev_of L (wg_of L t)) x)"
-    "\<forall>a r. (a, r) \<in> src_po P \<and> is_wr P a \<and> is_rd P r \<and> done_ev S P s r \<and> sloc P a = sloc P r
-        \<longrightarrow> sb L g a (grf g r)"
-    using wr unfolding wr_ok_def by blast+
-  show ?thesis unfolding wr_ok_def e own_wr_same[OF pc] done_same[OF pc] pc gh(2,4,5,6)
-  proof (intro conjI)
-    show "0 < clk g'" using w(1) gh(7) by simp
-  qed (use w r1 r2 in blast)+
+  have sw: "seen_wr S P s' g' = seen_wr S P s g" using seen_wr_same[OF pc gh(6)] .
+  have o: "ob P g' = ob P g" using ob_same[OF gh(6)] .
+  have ho: "home_ok L s g" and lo: "l12_ok L s g" using wr_okD(8,9)[OF wr] .
+  show ?thesis
+  proof (rule wr_okI)
+    show "0 < clk g'" using wr_okD(1)[OF wr] gh(7) by simp
+  next
+    fix t x a assume "t \<in> src_threads P" "seen_wr S P s' g' t x a" "readable (l1 s' (wg_of L t) x)"
+      "\<not> iv_pend (instrs (compile S P) t) (pc s' t)"
+    then show "sb L g' a (h1 g' (wg_of L t) x)" using wr_okD(2)[OF wr] sw r1 pc e gh by simp
+  next
+    fix t x a assume "t \<in> src_threads P" "seen_wr S P s' g' t x a" "readable (l2 s' (dev_of L (wg_of L t)) x)"
+      "ga2 g' a \<noteq> None"
+    then show "sb L g' a (h2 g' (dev_of L (wg_of L t)) x)" using wr_okD(3)[OF wr] sw r2 e gh by simp
+  next
+    fix a r assume "(a, r) \<in> src_po P" "is_wr P a \<or> is_rd P a" "is_rd P r" "done_ev S P s' r" "sloc P a = sloc P r"
+    then show "sb L g' (ob P g' a) (grf g' r)" using wr_okD(4)[OF wr] done_same[OF pc] e o gh by simp
+  next
+    fix r e' assume "(r, e') \<in> src_po P" "is_rd P r" "is_wr P e'" "done_ev S P s' e'" "sloc P r = sloc P e'"
+    then show "sb L g' (grf g' r) e'" using wr_okD(5)[OF wr] done_same[OF pc] e gh by simp
+  next
+    fix t x a assume "t \<in> src_threads P" "seen_wr S P s' g' t x a"
+    then show "(ga2 g' a = None \<longrightarrow> ewg L a = Some (wg_of L t)) \<and> (ga3 g' a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t)))"
+      using wr_okD(6,7)[OF wr] sw gh by simp
+  next
+    show "home_ok L s' g'" using ho r1 r2 gh unfolding home_ok_def by simp
+  next
+    show "l12_ok L s' g'" using lo r1 r2 gh e unfolding l12_ok_def by simp
+  qed
 qed
 
-text \<open>A fetch into an L1 copies the L2's line, which a thread's writes that
-  reached the L2 are settled before; none waits in the L1 (a fetch needs
-  the line clean).\<close>
+text \<open>A fetch into an L1 copies the L2's line, which the writes a thread has
+  seen that reached the L2 are settled before; none waits in the L1 (a
+  fetch needs the line clean).\<close>
 lemma wr_fetch1:
   assumes inv: "ginv L S P s g" and wr: "wr_ok L S P s g"
     and s': "s' = set_l1 w x (Some (val_of (l2 s (dev_of L w) x), Clean, Valid)) s"
@@ -973,42 +1109,105 @@ proof -
   define g' where "g' = g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>"
   have pc: "pc s' = pc s" using s' by (simp add: set_l1_def)
   have e: "sb L g' = sb L g" by (rule sb_times) (simp_all add: g'_def)
+  have o: "ga2 g' = ga2 g" "ga3 g' = ga3 g" "h2 g' = h2 g" "grf g' = grf g" "clk g' = clk g"
+    by (simp_all add: g'_def)
+  have sw: "seen_wr S P s' g' = seen_wr S P s g" using seen_wr_same[OF pc o(4)] .
+  have ob: "ob P g' = ob P g" using ob_same[OF o(4)] .
   have di: "dirty_inv L S P s g" using inv by (simp add: ginv_def)
   have nd: "\<not> dirty (l1 s w x)" using c(1) by (auto simp: dirty_iff)
+  have ho: "home_ok L s g" and lo: "l12_ok L s g" using wr_okD(8,9)[OF wr] .
+  have r1: "readable (l1 s' v y) \<longleftrightarrow> (v = w \<and> y = x) \<or> readable (l1 s v y)" for v y
+    using s' by (auto simp: set_l1_def readable_def)
+  have h1': "h1 g' v y = (if v = w \<and> y = x then h2 g (dev_of L w) x else h1 g v y)" for v y
+    by (simp add: g'_def)
+  have l2s: "l2 s' = l2 s" using s' by (simp add: set_l1_def)
   show ?thesis unfolding g'_def[symmetric]
   proof (rule wr_okI)
-    show "0 < clk g'" using wr_okD(1)[OF wr] by (simp add: g'_def)
+    show "0 < clk g'" using wr_okD(1)[OF wr] o(5) by simp
   next
-    fix t y a assume t: "t \<in> src_threads P" and a': "own_wr S P s' t y a" and rd: "readable (l1 s' (wg_of L t) y)"
+    fix t y a assume t: "t \<in> src_threads P" and a': "seen_wr S P s' g' t y a" and rd: "readable (l1 s' (wg_of L t) y)"
       and np': "\<not> iv_pend (instrs (compile S P) t) (pc s' t)"
-    have a: "own_wr S P s t y a" and np: "\<not> iv_pend (instrs (compile S P) t) (pc s t)"
-      using a' np' own_wr_same[OF pc] pc by simp_all
+    have a: "seen_wr S P s g t y a" and np: "\<not> iv_pend (instrs (compile S P) t) (pc s t)"
+      using a' np' sw pc by simp_all
     show "sb L g' a (h1 g' (wg_of L t) y)"
     proof (cases "wg_of L t = w \<and> y = x")
       case True
       have "ga2 g a \<noteq> None"
       proof
-        assume "ga2 g a = None"
-        then have "a \<in> pend1 L S P s g w x" using own_wx[OF a] own_ewg[OF a] True by (simp add: pend1_def)
+        assume n: "ga2 g a = None"
+        then have "a \<in> pend1 L S P s g w x" using seen_wx[OF a] wr_okD(6)[OF wr t a n] True by (simp add: pend1_def)
         then show False using di nd by (auto simp: dirty_inv_def)
       qed
       then have "sb L g a (h2 g (dev_of L (wg_of L t)) y)" using wr_okD(3)[OF wr t a] c(2) True by simp
-      then show ?thesis using True e by (simp add: g'_def)
+      then show ?thesis using True e h1' by simp
     next
       case False
       then have "readable (l1 s (wg_of L t) y)" "h1 g' (wg_of L t) y = h1 g (wg_of L t) y"
-        using rd s' by (auto simp: set_l1_def g'_def split: if_splits)
+        using rd r1 h1' by auto
       then show ?thesis using wr_okD(2)[OF wr t a _ np] e by simp
     qed
   next
-    fix t y a assume t: "t \<in> src_threads P" and a': "own_wr S P s' t y a"
+    fix t y a assume t: "t \<in> src_threads P" and a': "seen_wr S P s' g' t y a"
       and rd: "readable (l2 s' (dev_of L (wg_of L t)) y)" and a2: "ga2 g' a \<noteq> None"
-    have a: "own_wr S P s t y a" using a' own_wr_same[OF pc] by simp
-    have "readable (l2 s (dev_of L (wg_of L t)) y)" using rd s' by (simp add: set_l1_def)
-    then show "sb L g' a (h2 g' (dev_of L (wg_of L t)) y)" using wr_okD(3)[OF wr t a] a2 e by (simp add: g'_def)
+    have a: "seen_wr S P s g t y a" using a' sw by simp
+    show "sb L g' a (h2 g' (dev_of L (wg_of L t)) y)" using wr_okD(3)[OF wr t a] rd a2 e o l2s by simp
   next
-    fix a r assume "(a, r) \<in> src_po P" "is_wr P a" "is_rd P r" "done_ev S P s' r" "sloc P a = sloc P r"
-    then show "sb L g' a (grf g' r)" using wr_okD(4)[OF wr] done_same[OF pc] e by (simp add: g'_def)
+    fix a r assume "(a, r) \<in> src_po P" "is_wr P a \<or> is_rd P a" "is_rd P r" "done_ev S P s' r" "sloc P a = sloc P r"
+    then show "sb L g' (ob P g' a) (grf g' r)" using wr_okD(4)[OF wr] done_same[OF pc] e ob o by simp
+  next
+    fix r e' assume "(r, e') \<in> src_po P" "is_rd P r" "is_wr P e'" "done_ev S P s' e'" "sloc P r = sloc P e'"
+    then show "sb L g' (grf g' r) e'" using wr_okD(5)[OF wr] done_same[OF pc] e o by simp
+  next
+    fix t y a assume t: "t \<in> src_threads P" and a': "seen_wr S P s' g' t y a"
+    have a: "seen_wr S P s g t y a" using a' sw by simp
+    show "(ga2 g' a = None \<longrightarrow> ewg L a = Some (wg_of L t)) \<and> (ga3 g' a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t)))"
+      using wr_okD(6,7)[OF wr t a] o by simp
+  next
+    show "home_ok L s' g'" unfolding home_ok_def
+    proof (intro conjI allI impI)
+      fix v y assume rv: "readable (l1 s' v y)" and n: "ga2 g' (h1 g' v y) = None"
+      show "ewg L (h1 g' v y) = Some v"
+      proof (cases "v = w \<and> y = x")
+        case True
+        then show ?thesis using home_okD(3)[OF ho c(2)] n h1' o by simp
+      next
+        case False
+        then have "readable (l1 s v y)" "h1 g' v y = h1 g v y" using rv r1 h1' by auto
+        then show ?thesis using home_okD(1)[OF ho] n o by simp
+      qed
+    next
+      fix v y assume rv: "readable (l1 s' v y)" and n: "ga3 g' (h1 g' v y) = None"
+      show "dv L (h1 g' v y) = Some (dev_of L v)"
+      proof (cases "v = w \<and> y = x")
+        case True
+        then show ?thesis using home_okD(4)[OF ho c(2)] n h1' o by simp
+      next
+        case False
+        then have "readable (l1 s v y)" "h1 g' v y = h1 g v y" using rv r1 h1' by auto
+        then show ?thesis using home_okD(2)[OF ho] n o by simp
+      qed
+    next
+      fix d y assume "readable (l2 s' d y)"
+      then show "ga2 g' (h2 g' d y) \<noteq> None" using home_okD(3)[OF ho] l2s o by simp
+    next
+      fix d y assume "readable (l2 s' d y)" "ga3 g' (h2 g' d y) = None"
+      then show "dv L (h2 g' d y) = Some d" using home_okD(4)[OF ho] l2s o by simp
+    qed
+  next
+    show "l12_ok L s' g'" unfolding l12_ok_def
+    proof (intro allI impI)
+      fix v y assume a: "readable (l1 s' v y) \<and> ga2 g' (h1 g' v y) \<noteq> None \<and> readable (l2 s' (dev_of L v) y)"
+      show "sb L g' (h1 g' v y) (h2 g' (dev_of L v) y)"
+      proof (cases "v = w \<and> y = x")
+        case True
+        then show ?thesis using h1' o by simp
+      next
+        case False
+        then have h: "readable (l1 s v y)" "h1 g' v y = h1 g v y" using a r1 h1' by auto
+        then have "sb L g (h1 g v y) (h2 g (dev_of L v) y)" using l12_okD[OF lo h(1)] a l2s o by simp
+        then show ?thesis using e o h(2) by simp
+      qed
+    qed
   qed
 qed
 
@@ -1023,58 +1222,124 @@ proof -
   define g' where "g' = g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>"
   have pc: "pc s' = pc s" using s' by (simp add: set_l2_def)
   have e: "sb L g' = sb L g" by (rule sb_times) (simp_all add: g'_def)
-  have di: "dirty_inv L S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
+  have o: "ga2 g' = ga2 g" "ga3 g' = ga3 g" "h1 g' = h1 g" "grf g' = grf g" "clk g' = clk g"
+    by (simp_all add: g'_def)
+  have sw: "seen_wr S P s' g' = seen_wr S P s g" using seen_wr_same[OF pc o(4)] .
+  have ob: "ob P g' = ob P g" using ob_same[OF o(4)] .
+  have di: "dirty_inv L S P s g" and li: "lines_inv S P s g" and ti: "time_inv S P s g"
+    using inv by (simp_all add: ginv_def)
+  have c: "0 < clk g" using wr_okD(1)[OF wr] .
+  have ho: "home_ok L s g" and lo: "l12_ok L s g" using wr_okD(8,9)[OF wr] .
+  have cl: "cell S P s g x" using li by (simp add: lines_inv_iff)
+  have r2: "readable (l2 s' d' y) \<longleftrightarrow> (d' = d \<and> y = x) \<or> readable (l2 s d' y)" for d' y
+    using s' by (auto simp: set_l2_def readable_def)
+  have h2': "h2 g' d' y = (if d' = d \<and> y = x then hm g x else h2 g d' y)" for d' y
+    by (simp add: g'_def)
+  have l1s: "l1 s' = l1 s" using s' by (simp add: set_l2_def)
+  \<comment> \<open>a write of x that has reached the L2 of d but not memory makes the line dirty\<close>
+  have mem3: "ga3 g a \<noteq> None" if "wx S P s x a" "ga2 g a \<noteq> None" "ga3 g a = None \<longrightarrow> dv L a = Some d" for a
+  proof
+    assume n: "ga3 g a = None"
+    then have "a \<in> pend2 L S P s g d x" using that by (simp add: pend2_def dv_def)
+    then show False using di nd by (auto simp: dirty_inv_def)
+  qed
+  have cm: "sb L g a (hm g x)" if "wx S P s x a" "ga3 g a \<noteq> None" for a
+  proof -
+    have "a = hm g x \<or> klt (key g a) (key g (hm g x))" using cl that by (simp add: cell_def)
+    then show ?thesis using that(2) by (auto simp: sb_def)
+  qed
+  have hm: "wx S P s x (hm g x)" "ga3 g (hm g x) \<noteq> None" using cl by (simp_all add: cell_def)
+  have hm2: "ga2 g (hm g x) \<noteq> None" using hm times_lt[OF ti c hm(1)] by auto
   show ?thesis unfolding g'_def[symmetric]
   proof (rule wr_okI)
-    show "0 < clk g'" using wr_okD(1)[OF wr] by (simp add: g'_def)
+    show "0 < clk g'" using c o(5) by simp
   next
-    fix t y a assume t: "t \<in> src_threads P" and a': "own_wr S P s' t y a" and rd: "readable (l1 s' (wg_of L t) y)"
+    fix t y a assume t: "t \<in> src_threads P" and a': "seen_wr S P s' g' t y a" and rd: "readable (l1 s' (wg_of L t) y)"
       and np': "\<not> iv_pend (instrs (compile S P) t) (pc s' t)"
-    have a: "own_wr S P s t y a" and np: "\<not> iv_pend (instrs (compile S P) t) (pc s t)"
-      using a' np' own_wr_same[OF pc] pc by simp_all
-    have "readable (l1 s (wg_of L t) y)" using rd s' by (simp add: set_l2_def)
-    then show "sb L g' a (h1 g' (wg_of L t) y)" using wr_okD(2)[OF wr t a _ np] e by (simp add: g'_def)
+    have a: "seen_wr S P s g t y a" and np: "\<not> iv_pend (instrs (compile S P) t) (pc s t)"
+      using a' np' sw pc by simp_all
+    show "sb L g' a (h1 g' (wg_of L t) y)" using wr_okD(2)[OF wr t a _ np] rd l1s e o by simp
   next
-    fix t y a assume t: "t \<in> src_threads P" and a': "own_wr S P s' t y a"
+    fix t y a assume t: "t \<in> src_threads P" and a': "seen_wr S P s' g' t y a"
       and rd: "readable (l2 s' (dev_of L (wg_of L t)) y)" and a2: "ga2 g' a \<noteq> None"
-    have a: "own_wr S P s t y a" using a' own_wr_same[OF pc] by simp
+    have a: "seen_wr S P s g t y a" using a' sw by simp
     show "sb L g' a (h2 g' (dev_of L (wg_of L t)) y)"
     proof (cases "dev_of L (wg_of L t) = d \<and> y = x")
       case True
-      have a2': "ga2 g a \<noteq> None" using a2 by (simp add: g'_def)
-      have "ga3 g a \<noteq> None"
-      proof
-        assume "ga3 g a = None"
-        then have "a \<in> pend2 L S P s g d x" using own_wx[OF a] own_ewg[OF a] True a2' by (simp add: pend2_def)
-        then show False using di nd by (auto simp: dirty_inv_def)
-      qed
-      moreover have "cell S P s g x" using li by (simp add: lines_inv_iff)
-      ultimately have "a = hm g x \<or> klt (key g a) (key g (hm g x))" using own_wx[OF a] True by (simp add: cell_def)
-      then have "sb L g a (hm g x)" using \<open>ga3 g a \<noteq> None\<close> by (auto simp: sb_def)
-      then show ?thesis using True e by (simp add: g'_def)
+      have "ga3 g a \<noteq> None" using mem3[of a] seen_wx[OF a] a2 wr_okD(7)[OF wr t a] True o by simp
+      then have "sb L g a (hm g x)" using cm seen_wx[OF a] True by simp
+      then show ?thesis using True e h2' by simp
     next
       case False
       then have "readable (l2 s (dev_of L (wg_of L t)) y)" "h2 g' (dev_of L (wg_of L t)) y = h2 g (dev_of L (wg_of L t)) y"
-        using rd s' by (auto simp: set_l2_def g'_def split: if_splits)
-      then show ?thesis using wr_okD(3)[OF wr t a] a2 e by (simp add: g'_def)
+        using rd r2 h2' by auto
+      then show ?thesis using wr_okD(3)[OF wr t a] a2 e o by simp
     qed
   next
-    fix a r assume "(a, r) \<in> src_po P" "is_wr P a" "is_rd P r" "done_ev S P s' r" "sloc P a = sloc P r"
-    then show "sb L g' a (grf g' r)" using wr_okD(4)[OF wr] done_same[OF pc] e by (simp add: g'_def)
+    fix a r assume "(a, r) \<in> src_po P" "is_wr P a \<or> is_rd P a" "is_rd P r" "done_ev S P s' r" "sloc P a = sloc P r"
+    then show "sb L g' (ob P g' a) (grf g' r)" using wr_okD(4)[OF wr] done_same[OF pc] e ob o by simp
+  next
+    fix r e' assume "(r, e') \<in> src_po P" "is_rd P r" "is_wr P e'" "done_ev S P s' e'" "sloc P r = sloc P e'"
+    then show "sb L g' (grf g' r) e'" using wr_okD(5)[OF wr] done_same[OF pc] e o by simp
+  next
+    fix t y a assume t: "t \<in> src_threads P" and a': "seen_wr S P s' g' t y a"
+    have a: "seen_wr S P s g t y a" using a' sw by simp
+    show "(ga2 g' a = None \<longrightarrow> ewg L a = Some (wg_of L t)) \<and> (ga3 g' a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t)))"
+      using wr_okD(6,7)[OF wr t a] o by simp
+  next
+    show "home_ok L s' g'" unfolding home_ok_def
+    proof (intro conjI allI impI)
+      fix v y assume "readable (l1 s' v y)" "ga2 g' (h1 g' v y) = None"
+      then show "ewg L (h1 g' v y) = Some v" using home_okD(1)[OF ho] l1s o by simp
+    next
+      fix v y assume "readable (l1 s' v y)" "ga3 g' (h1 g' v y) = None"
+      then show "dv L (h1 g' v y) = Some (dev_of L v)" using home_okD(2)[OF ho] l1s o by simp
+    next
+      fix d' y assume rv: "readable (l2 s' d' y)"
+      show "ga2 g' (h2 g' d' y) \<noteq> None"
+      proof (cases "d' = d \<and> y = x")
+        case True
+        then show ?thesis using hm2 h2' o by simp
+      next
+        case False
+        then have "readable (l2 s d' y)" "h2 g' d' y = h2 g d' y" using rv r2 h2' by auto
+        then show ?thesis using home_okD(3)[OF ho] o by simp
+      qed
+    next
+      fix d' y assume rv: "readable (l2 s' d' y)" and n: "ga3 g' (h2 g' d' y) = None"
+      show "dv L (h2 g' d' y) = Some d'"
+      proof (cases "d' = d \<and> y = x")
+        case True
+        then show ?thesis using hm(2) n h2' o by simp
+      next
+        case False
+        then have "readable (l2 s d' y)" "h2 g' d' y = h2 g d' y" using rv r2 h2' by auto
+        then show ?thesis using home_okD(4)[OF ho] n o by simp
+      qed
+    qed
+  next
+    show "l12_ok L s' g'" unfolding l12_ok_def
+    proof (intro allI impI)
+      fix v y assume a: "readable (l1 s' v y) \<and> ga2 g' (h1 g' v y) \<noteq> None \<and> readable (l2 s' (dev_of L v) y)"
+      have rv: "readable (l1 s v y)" using a l1s by simp
+      show "sb L g' (h1 g' v y) (h2 g' (dev_of L v) y)"
+      proof (cases "dev_of L v = d \<and> y = x")
+        case True
+        have wv: "wx S P s x (h1 g v x)" using h1_wx[OF li rv] True by simp
+        have "ga3 g (h1 g v x) \<noteq> None"
+          using mem3[OF wv] a home_okD(2)[OF ho rv] True o by simp
+        then have "sb L g (h1 g v x) (hm g x)" using cm wv by simp
+        then show ?thesis using True e h2' o by simp
+      next
+        case False
+        then have h: "readable (l2 s (dev_of L v) y)" "h2 g' (dev_of L v) y = h2 g (dev_of L v) y"
+          using a r2 h2' by auto
+        then have "sb L g (h1 g v y) (h2 g (dev_of L v) y)" using l12_okD[OF lo rv] a o by simp
+        then show ?thesis using e o h(2) by simp
+      qed
+    qed
   qed
 qed
-
-lemma grf_wx: "ev_inv S P s g \<Longrightarrow> is_rd P r \<Longrightarrow> done_ev S P s r \<Longrightarrow> sloc P r = Some y \<Longrightarrow> wx S P s y (grf g r)"
-  using ev_parts(2) wr_wx by metis
-
-lemma wr_po_wx: "(a, r) \<in> src_po P \<Longrightarrow> is_wr P a \<Longrightarrow> done_ev S P s r \<Longrightarrow> sloc P a = Some y \<Longrightarrow> wx S P s y a"
-  using po_done wr_wx by metis
-
-lemma h1_wx: "lines_inv S P s g \<Longrightarrow> readable (l1 s w y) \<Longrightarrow> wx S P s y (h1 g w y)"
-  using readable_some by (auto simp: lines_inv_iff line1_def)
-
-lemma h2_wx: "lines_inv S P s g \<Longrightarrow> readable (l2 s d y) \<Longrightarrow> wx S P s y (h2 g d y)"
-  using readable_some by (auto simp: lines_inv_iff line2_def)
 
 text \<open>A write-back from an L1 puts the line's write in the L2: the writes
   that waited with it arrive together, the line's the newest; a write that
@@ -1097,36 +1362,59 @@ proof -
       "clk g' = Suc (clk g)" "gt g' = gt g" "ga3 g' = ga3 g"
       "ga2 g' = (\<lambda>e. if e \<in> pend1 L S P s g w x then Some (clk g) else ga2 g e)"
     by (simp_all add: g'_def wb1g_def)
+  have sw: "seen_wr S P s' g' = seen_wr S P s g" using seen_wr_same[OF pc gf(3)] .
+  have ob: "ob P g' = ob P g" using ob_same[OF gf(3)] .
+  have ho: "home_ok L s g" and lo: "l12_ok L s g" using wr_okD(8,9)[OF wr] .
   have r1: "readable (l1 s' v' y) \<longleftrightarrow> readable (l1 s v' y)" for v' y
     using sf(1) l by (auto simp: readable_def)
+  have r2: "readable (l2 s' d y) \<longleftrightarrow> (d = dev_of L w \<and> y = x) \<or> readable (l2 s d y)" for d y
+    using sf(2) by (auto simp: readable_def)
   have hh: "h1 g w x \<in> pend1 L S P s g w x" "\<forall>e \<in> pend1 L S P s g w x. gt g e \<le> gt g (h1 g w x)"
     using di dty unfolding dirty_inv_def by blast+
+  define hx where "hx = h1 g w x"
+  have hxp: "hx \<in> pend1 L S P s g w x" using hh(1) by (simp add: hx_def)
+  have hx: "ga2 g' hx = Some (clk g)" "ga3 g hx = None" "wx S P s x hx" "ewg L hx = Some w" "\<forall>z. hx \<noteq> Init z"
+    using hxp gf(7) times_lt[OF ti c, of x hx] by (auto simp: pend1_def)
+  have sbk: "sb L g' a h" if "sb L g a h" "wx S P s y a" "wx S P s y h" for a h y
+    using sb_wb1[OF ti c that(2,3) that(1)] by (simp add: g'_def)
+  \<comment> \<open>a write that has reached the L2 before is settled before the line's write\<close>
+  have before: "sb L g' a hx" if wa: "wx S P s x a" and a2: "ga2 g a \<noteq> None"
+    and a3: "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L w)" for a
+  proof -
+    have np: "a \<notin> pend1 L S P s g w x" using a2 by (simp add: pend1_def)
+    then have a2g: "ga2 g' a = ga2 g a" using gf(7) by simp
+    have lt: "the (ga2 g a) < clk g" using a2 times_lt[OF ti c wa] by auto
+    show ?thesis
+    proof (cases "ga3 g a")
+      case None
+      then have "dv L a = dv L hx" using a3 hx(4) by (simp add: dv_def)
+      then show ?thesis using lt a2g a2 hx gf(5,6) None by (auto simp: sb_def)
+    next
+      case (Some n)
+      then show ?thesis using hx gf(6) by (simp add: sb_def)
+    qed
+  qed
   show ?thesis unfolding g'_def[symmetric]
   proof (rule wr_okI)
     show "0 < clk g'" using gf(4) by simp
   next
-    fix t y a assume t: "t \<in> src_threads P" and a': "own_wr S P s' t y a" and rd: "readable (l1 s' (wg_of L t) y)"
+    fix t y a assume t: "t \<in> src_threads P" and a': "seen_wr S P s' g' t y a" and rd: "readable (l1 s' (wg_of L t) y)"
       and np': "\<not> iv_pend (instrs (compile S P) t) (pc s' t)"
-    have a: "own_wr S P s t y a" and np: "\<not> iv_pend (instrs (compile S P) t) (pc s t)"
-      using a' np' own_wr_same[OF pc] pc by simp_all
+    have a: "seen_wr S P s g t y a" and np: "\<not> iv_pend (instrs (compile S P) t) (pc s t)"
+      using a' np' sw pc by simp_all
     have rd0: "readable (l1 s (wg_of L t) y)" using rd r1 by simp
     have "sb L g a (h1 g (wg_of L t) y)" using wr_okD(2)[OF wr t a rd0 np] .
-    then have "sb L g' a (h1 g (wg_of L t) y)"
-      using sb_wb1[OF ti c own_wx[OF a] h1_wx[OF li rd0]] by (simp add: g'_def)
+    then have "sb L g' a (h1 g (wg_of L t) y)" using sbk seen_wx[OF a] h1_wx[OF li rd0] by blast
     then show "sb L g' a (h1 g' (wg_of L t) y)" using gf(1) by simp
   next
-    fix t y a assume t: "t \<in> src_threads P" and a': "own_wr S P s' t y a"
+    fix t y a assume t: "t \<in> src_threads P" and a': "seen_wr S P s' g' t y a"
       and rd: "readable (l2 s' (dev_of L (wg_of L t)) y)" and a2: "ga2 g' a \<noteq> None"
-    have a: "own_wr S P s t y a" using a' own_wr_same[OF pc] by simp
-    have wa: "wx S P s y a" using own_wx[OF a] .
+    have a: "seen_wr S P s g t y a" using a' sw by simp
+    have wa: "wx S P s y a" using seen_wx[OF a] .
     show "sb L g' a (h2 g' (dev_of L (wg_of L t)) y)"
     proof (cases "dev_of L (wg_of L t) = dev_of L w \<and> y = x")
       case True
-      have h2': "h2 g' (dev_of L (wg_of L t)) y = h1 g w x" using True gf(2) by simp
-      define hx where "hx = h1 g w x"
-      have hxp: "hx \<in> pend1 L S P s g w x" using hh(1) by (simp add: hx_def)
-      have hx: "ga2 g' hx = Some (clk g)" "ga3 g hx = None" "wx S P s x hx" "ewg L hx = Some w" "\<forall>z. hx \<noteq> Init z"
-        using hxp gf(7) times_lt[OF ti c, of x hx] by (auto simp: pend1_def)
+      have h2': "h2 g' (dev_of L (wg_of L t)) y = hx" using True gf(2) by (simp add: hx_def)
       show ?thesis
       proof (cases "a \<in> pend1 L S P s g w x")
         case True
@@ -1135,7 +1423,7 @@ proof -
         show ?thesis
         proof (cases "a = hx")
           case True
-          then show ?thesis using h2' by (simp add: hx_def)
+          then show ?thesis using h2' by simp
         next
           case False
           have "gt g a \<le> gt g hx" using hh(2) \<open>a \<in> pend1 L S P s g w x\<close> by (simp add: hx_def)
@@ -1146,37 +1434,130 @@ proof -
         qed
       next
         case False
-        then have a2g: "ga2 g' a = ga2 g a" using gf(7) by simp
-        then have "ga2 g a \<noteq> None" using a2 by simp
-        then have lt: "the (ga2 g a) < clk g" using times_lt[OF ti c wa] by auto
-        have "dv L a = dv L hx" using own_ewg[OF a] hx(4) True by (simp add: dv_def)
-        then show ?thesis using lt a2g \<open>ga2 g a \<noteq> None\<close> hx h2' gf(5,6)
-          by (cases "ga3 g a") (auto simp: sb_def hx_def)
+        then have "ga2 g a \<noteq> None" using a2 gf(7) by (simp split: if_splits)
+        moreover have "wx S P s x a" using wa True by simp
+        moreover have "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L w)" using wr_okD(7)[OF wr t a] True by simp
+        ultimately show ?thesis using before h2' by simp
       qed
     next
       case False
       have ne: "a \<notin> pend1 L S P s g w x"
       proof
-        assume "a \<in> pend1 L S P s g w x"
-        then have "ewg L a = Some w" "wx S P s x a" by (auto simp: pend1_def)
-        then have "wg_of L t = w" "y = x" using own_ewg[OF a] wx_loc_eq[OF wa] by auto
+        assume p: "a \<in> pend1 L S P s g w x"
+        then have "ewg L a = Some w" "wx S P s x a" "ga2 g a = None" by (auto simp: pend1_def)
+        then have "wg_of L t = w" "y = x" using wr_okD(6)[OF wr t a] wx_loc_eq[OF wa] by auto
         then show False using False by simp
       qed
-      have rd0: "readable (l2 s (dev_of L (wg_of L t)) y)" using rd sf(2) False by (auto split: if_splits)
+      have rd0: "readable (l2 s (dev_of L (wg_of L t)) y)" using rd r2 False by auto
       have "ga2 g a \<noteq> None" using a2 ne gf(7) by simp
       then have "sb L g a (h2 g (dev_of L (wg_of L t)) y)" using wr_okD(3)[OF wr t a rd0] by simp
-      then have "sb L g' a (h2 g (dev_of L (wg_of L t)) y)"
-        using sb_wb1[OF ti c wa h2_wx[OF li rd0]] by (simp add: g'_def)
+      then have "sb L g' a (h2 g (dev_of L (wg_of L t)) y)" using sbk wa h2_wx[OF li rd0] by blast
       then show ?thesis using gf(2) False by auto
     qed
   next
-    fix a r assume ar: "(a, r) \<in> src_po P" "is_wr P a" "is_rd P r" "done_ev S P s' r" "sloc P a = sloc P r"
+    fix a r assume ar: "(a, r) \<in> src_po P" "is_wr P a \<or> is_rd P a" "is_rd P r" "done_ev S P s' r" "sloc P a = sloc P r"
     have dr: "done_ev S P s r" using ar(4) done_same[OF pc] by simp
-    obtain y where y: "sloc P a = Some y" using ar(2) wr_loc by blast
-    have "sb L g a (grf g r)" using wr_okD(4)[OF wr ar(1-3) dr ar(5)] .
-    then have "sb L g' a (grf g r)"
-      using sb_wb1[OF ti c wr_po_wx[OF ar(1,2) dr y] grf_wx[OF ei ar(3) dr]] y ar(5) by (simp add: g'_def)
-    then show "sb L g' a (grf g' r)" using gf(3) by simp
+    obtain y where y: "sloc P r = Some y" using ar(3) rd_addr by (cases r) auto
+    have "sb L g (ob P g a) (grf g r)" using wr_okD(4)[OF wr ar(1-3) dr ar(5)] .
+    then have "sb L g' (ob P g a) (grf g r)"
+      using sbk ob_wx[OF ei ar(1,2) dr] grf_wx[OF ei ar(3) dr y] y ar(5) by metis
+    then show "sb L g' (ob P g' a) (grf g' r)" using gf(3) ob by simp
+  next
+    fix r e' assume ar: "(r, e') \<in> src_po P" "is_rd P r" "is_wr P e'" "done_ev S P s' e'" "sloc P r = sloc P e'"
+    have de: "done_ev S P s e'" using ar(4) done_same[OF pc] by simp
+    obtain y where y: "sloc P e' = Some y" using ar(3) wr_loc by blast
+    have "sb L g (grf g r) e'" using wr_okD(5)[OF wr ar(1-3) de ar(5)] .
+    then have "sb L g' (grf g r) e'"
+      using sbk grf_wx[OF ei ar(2) po_done[OF ar(1) de]] wr_wx[OF ar(3) de y] y ar(5) by metis
+    then show "sb L g' (grf g' r) e'" using gf(3) by simp
+  next
+    fix t y a assume t: "t \<in> src_threads P" and a': "seen_wr S P s' g' t y a"
+    have a: "seen_wr S P s g t y a" using a' sw by simp
+    have "ga2 g' a = None \<Longrightarrow> ewg L a = Some (wg_of L t)" using wr_okD(6)[OF wr t a] gf(7) by (auto split: if_splits)
+    moreover have "dv L a = Some (dev_of L (wg_of L t))" if n3: "ga3 g' a = None"
+    proof (cases "ga2 g a")
+      case None
+      then show ?thesis using wr_okD(6)[OF wr t a] by (simp add: dv_def)
+    next
+      case (Some n)
+      then show ?thesis using wr_okD(7)[OF wr t a] n3 gf(6) by simp
+    qed
+    ultimately show "(ga2 g' a = None \<longrightarrow> ewg L a = Some (wg_of L t)) \<and> (ga3 g' a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t)))"
+      by blast
+  next
+    show "home_ok L s' g'" unfolding home_ok_def
+    proof (intro conjI allI impI)
+      fix v' y assume rv: "readable (l1 s' v' y)" and n: "ga2 g' (h1 g' v' y) = None"
+      have "ga2 g (h1 g v' y) = None" using n gf(1,7) by (simp split: if_splits)
+      then show "ewg L (h1 g' v' y) = Some v'" using home_okD(1)[OF ho] rv r1 gf(1) by simp
+    next
+      fix v' y assume rv: "readable (l1 s' v' y)" and n: "ga3 g' (h1 g' v' y) = None"
+      then show "dv L (h1 g' v' y) = Some (dev_of L v')" using home_okD(2)[OF ho] r1 gf(1,6) by simp
+    next
+      fix d y assume rv: "readable (l2 s' d y)"
+      show "ga2 g' (h2 g' d y) \<noteq> None"
+      proof (cases "d = dev_of L w \<and> y = x")
+        case True
+        then show ?thesis using hx(1) gf(2) by (simp add: hx_def)
+      next
+        case False
+        then show ?thesis using home_okD(3)[OF ho] rv r2 gf(2,7) by auto
+      qed
+    next
+      fix d y assume rv: "readable (l2 s' d y)" and n: "ga3 g' (h2 g' d y) = None"
+      show "dv L (h2 g' d y) = Some d"
+      proof (cases "d = dev_of L w \<and> y = x")
+        case True
+        then show ?thesis using hx(4) gf(2) by (simp add: hx_def dv_def)
+      next
+        case False
+        then show ?thesis using home_okD(4)[OF ho] rv r2 n gf(2,6) by auto
+      qed
+    qed
+  next
+    show "l12_ok L s' g'" unfolding l12_ok_def
+    proof (intro allI impI)
+      fix v' y assume a: "readable (l1 s' v' y) \<and> ga2 g' (h1 g' v' y) \<noteq> None \<and> readable (l2 s' (dev_of L v') y)"
+      have rv: "readable (l1 s v' y)" using a r1 by simp
+      have wv: "wx S P s y (h1 g v' y)" using h1_wx[OF li rv] .
+      show "sb L g' (h1 g' v' y) (h2 g' (dev_of L v') y)"
+      proof (cases "dev_of L v' = dev_of L w \<and> y = x")
+        case True
+        have h2': "h2 g' (dev_of L v') y = hx" using True gf(2) by (simp add: hx_def)
+        show ?thesis
+        proof (cases "v' = w")
+          case True
+          then show ?thesis using h2' \<open>dev_of L v' = dev_of L w \<and> y = x\<close> gf(1) by (simp add: hx_def)
+        next
+          case False
+          have "ga2 g (h1 g v' y) \<noteq> None"
+          proof
+            assume n: "ga2 g (h1 g v' y) = None"
+            then have "ewg L (h1 g v' y) = Some v'" using home_okD(1)[OF ho rv] by simp
+            then have "h1 g v' y \<notin> pend1 L S P s g w x" using False by (auto simp: pend1_def)
+            then show False using a n gf(1,7) by simp
+          qed
+          moreover have "ga3 g (h1 g v' y) = None \<longrightarrow> dv L (h1 g v' y) = Some (dev_of L w)"
+            using home_okD(2)[OF ho rv] True by simp
+          ultimately show ?thesis using before[of "h1 g v' y"] wv True h2' gf(1) by simp
+        qed
+      next
+        case False
+        have rd2: "readable (l2 s (dev_of L v') y)" using a r2 False by auto
+        have "h1 g v' y \<notin> pend1 L S P s g w x"
+        proof
+          assume p: "h1 g v' y \<in> pend1 L S P s g w x"
+          then have "ewg L (h1 g v' y) = Some w" "ga2 g (h1 g v' y) = None" "wx S P s x (h1 g v' y)"
+            by (auto simp: pend1_def)
+          then have "v' = w" "y = x" using home_okD(1)[OF ho rv] wx_loc_eq[OF wv] by auto
+          then show False using False by simp
+        qed
+        then have "ga2 g (h1 g v' y) \<noteq> None" using a gf(1,7) by simp
+        then have "sb L g (h1 g v' y) (h2 g (dev_of L v') y)" using l12_okD[OF lo rv _ rd2] by simp
+        then have "sb L g' (h1 g v' y) (h2 g (dev_of L v') y)" using sbk wv h2_wx[OF li rd2] by blast
+        then show ?thesis using gf(1,2) False by auto
+      qed
+    qed
   qed
 qed
 
@@ -1195,36 +1576,65 @@ proof -
     using inv by (simp_all add: ginv_def)
   have c: "0 < clk g" using wr_okD(1)[OF wr] .
   have gf: "h1 g' = h1 g" "h2 g' = h2 g" "grf g' = grf g" "clk g' = Suc (clk g)" "ga2 g' = ga2 g"
+      "\<forall>e. ga3 g' e = None \<longrightarrow> ga3 g e = None"
     by (simp_all add: g'_def wb2g_def)
+  have sw: "seen_wr S P s' g' = seen_wr S P s g" using seen_wr_same[OF pc gf(3)] .
+  have ob: "ob P g' = ob P g" using ob_same[OF gf(3)] .
+  have ho: "home_ok L s g" and lo: "l12_ok L s g" using wr_okD(8,9)[OF wr] .
   have r2: "readable (l2 s' d' y) \<longleftrightarrow> readable (l2 s d' y)" for d' y
     using sf(2) l by (auto simp: readable_def)
+  have sbk: "sb L g' a h" if "sb L g a h" "wx S P s y a" "wx S P s y h" for a h y
+    using sb_wb2[OF ti c that(2,3) that(1)] by (simp add: g'_def)
   show ?thesis unfolding g'_def[symmetric]
   proof (rule wr_okI)
     show "0 < clk g'" using gf(4) by simp
   next
-    fix t y a assume t: "t \<in> src_threads P" and a': "own_wr S P s' t y a" and rd: "readable (l1 s' (wg_of L t) y)"
+    fix t y a assume t: "t \<in> src_threads P" and a': "seen_wr S P s' g' t y a" and rd: "readable (l1 s' (wg_of L t) y)"
       and np': "\<not> iv_pend (instrs (compile S P) t) (pc s' t)"
-    have a: "own_wr S P s t y a" and np: "\<not> iv_pend (instrs (compile S P) t) (pc s t)"
-      using a' np' own_wr_same[OF pc] pc by simp_all
+    have a: "seen_wr S P s g t y a" and np: "\<not> iv_pend (instrs (compile S P) t) (pc s t)"
+      using a' np' sw pc by simp_all
     have rd0: "readable (l1 s (wg_of L t) y)" using rd sf(1) by simp
     have "sb L g a (h1 g (wg_of L t) y)" using wr_okD(2)[OF wr t a rd0 np] .
-    then show "sb L g' a (h1 g' (wg_of L t) y)"
-      using sb_wb2[OF ti c own_wx[OF a] h1_wx[OF li rd0]] gf(1) by (simp add: g'_def)
+    then show "sb L g' a (h1 g' (wg_of L t) y)" using sbk seen_wx[OF a] h1_wx[OF li rd0] gf(1) by metis
   next
-    fix t y a assume t: "t \<in> src_threads P" and a': "own_wr S P s' t y a"
+    fix t y a assume t: "t \<in> src_threads P" and a': "seen_wr S P s' g' t y a"
       and rd: "readable (l2 s' (dev_of L (wg_of L t)) y)" and a2: "ga2 g' a \<noteq> None"
-    have a: "own_wr S P s t y a" using a' own_wr_same[OF pc] by simp
+    have a: "seen_wr S P s g t y a" using a' sw by simp
     have rd0: "readable (l2 s (dev_of L (wg_of L t)) y)" using rd r2 by simp
     have "sb L g a (h2 g (dev_of L (wg_of L t)) y)" using wr_okD(3)[OF wr t a rd0] a2 gf(5) by simp
-    then show "sb L g' a (h2 g' (dev_of L (wg_of L t)) y)"
-      using sb_wb2[OF ti c own_wx[OF a] h2_wx[OF li rd0]] gf(2) by (simp add: g'_def)
+    then show "sb L g' a (h2 g' (dev_of L (wg_of L t)) y)" using sbk seen_wx[OF a] h2_wx[OF li rd0] gf(2) by metis
   next
-    fix a r assume ar: "(a, r) \<in> src_po P" "is_wr P a" "is_rd P r" "done_ev S P s' r" "sloc P a = sloc P r"
+    fix a r assume ar: "(a, r) \<in> src_po P" "is_wr P a \<or> is_rd P a" "is_rd P r" "done_ev S P s' r" "sloc P a = sloc P r"
     have dr: "done_ev S P s r" using ar(4) done_same[OF pc] by simp
-    obtain y where y: "sloc P a = Some y" using ar(2) wr_loc by blast
-    have "sb L g a (grf g r)" using wr_okD(4)[OF wr ar(1-3) dr ar(5)] .
-    then show "sb L g' a (grf g' r)"
-      using sb_wb2[OF ti c wr_po_wx[OF ar(1,2) dr y] grf_wx[OF ei ar(3) dr]] y ar(5) gf(3) by (simp add: g'_def)
+    obtain y where y: "sloc P r = Some y" using ar(3) rd_addr by (cases r) auto
+    have "sb L g (ob P g a) (grf g r)" using wr_okD(4)[OF wr ar(1-3) dr ar(5)] .
+    then have "sb L g' (ob P g a) (grf g r)"
+      using sbk ob_wx[OF ei ar(1,2) dr] grf_wx[OF ei ar(3) dr y] y ar(5) by metis
+    then show "sb L g' (ob P g' a) (grf g' r)" using gf(3) ob by simp
+  next
+    fix r e' assume ar: "(r, e') \<in> src_po P" "is_rd P r" "is_wr P e'" "done_ev S P s' e'" "sloc P r = sloc P e'"
+    have de: "done_ev S P s e'" using ar(4) done_same[OF pc] by simp
+    obtain y where y: "sloc P e' = Some y" using ar(3) wr_loc by blast
+    have "sb L g (grf g r) e'" using wr_okD(5)[OF wr ar(1-3) de ar(5)] .
+    then have "sb L g' (grf g r) e'"
+      using sbk grf_wx[OF ei ar(2) po_done[OF ar(1) de]] wr_wx[OF ar(3) de y] y ar(5) by metis
+    then show "sb L g' (grf g' r) e'" using gf(3) by simp
+  next
+    fix t y a assume t: "t \<in> src_threads P" and a': "seen_wr S P s' g' t y a"
+    have a: "seen_wr S P s g t y a" using a' sw by simp
+    show "(ga2 g' a = None \<longrightarrow> ewg L a = Some (wg_of L t)) \<and> (ga3 g' a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t)))"
+      using wr_okD(6,7)[OF wr t a] gf(5,6) by simp
+  next
+    show "home_ok L s' g'" using ho sf(1) r2 gf(1,2,5,6) unfolding home_ok_def by simp
+  next
+    show "l12_ok L s' g'" unfolding l12_ok_def
+    proof (intro allI impI)
+      fix v' y assume a: "readable (l1 s' v' y) \<and> ga2 g' (h1 g' v' y) \<noteq> None \<and> readable (l2 s' (dev_of L v') y)"
+      have rv: "readable (l1 s v' y)" and rd2: "readable (l2 s (dev_of L v') y)" using a sf(1) r2 by simp_all
+      have "sb L g (h1 g v' y) (h2 g (dev_of L v') y)" using l12_okD[OF lo rv _ rd2] a gf(1,5) by simp
+      then show "sb L g' (h1 g' v' y) (h2 g' (dev_of L v') y)"
+        using sbk h1_wx[OF li rv] h2_wx[OF li rd2] gf(1,2) by metis
+    qed
   qed
 qed
 
@@ -1360,6 +1770,24 @@ proof -
   then have "u \<in> src_threads P" using done_thread[OF a(1)] e by simp
   then show ?thesis using a(2) p(2) e by (auto simp: well_placed_def)
 qed
+
+text \<open>A write performed before a fresh write of the L1 of work-group w, and at
+  home there, is settled before it; so is one that has reached the L2 before
+  a fresh increment at the L2 of device d, at home there.\<close>
+lemma sb_fresh1:
+  assumes "ga2 g a = None \<longrightarrow> ewg L a = Some w" "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L w)"
+    "ga2 g a = None \<longrightarrow> ga3 g a = None" "ga2 g b = None" "ga3 g b = None" "ewg L b = Some w" "gt g a < gt g b"
+  shows "sb L g a b"
+  using assms by (cases "ga2 g a"; cases "ga3 g a") (auto simp: sb_def dv_def)
+
+lemma sb_fresh2:
+  assumes "ga2 g a \<noteq> None" "ga3 g a = None \<longrightarrow> dv L a = Some d" "the (ga2 g a) < n"
+    "ga2 g b = Some n" "ga3 g b = None" "dv L b = Some d"
+  shows "sb L g a b"
+  using assms by (cases "ga3 g a") (auto simp: sb_def)
+
+lemma wr_one: "wr c p \<Longrightarrow> wr c q \<Longrightarrow> p = q"
+  by (cases "(c, p)" rule: wr.cases) auto
 
 text \<open>Every step of a thread keeps the invariants, with the ghost updated, for
   a scheme whose increments at the L2 are flushed (wr_ok where they are
@@ -1616,16 +2044,15 @@ proof -
   qed
   \<comment> \<open>a thread's own writes reached its L2 before its increment there\<close>
   have flushed_wr: "ga2 g a \<noteq> None"
-    if e2: "\<exists>r x. i = INCL2 r x" and aw: "is_wr P a" and ad: "done_ev S P s a" and at: "sthread a = Some t" for a
+    if e2: "\<exists>r x. i = INCL2 r x" and aw: "wx S P s y a" and sa: "seen S P s g t a"
+      and ew: "ga2 g a = None \<longrightarrow> ewg L a = Some w0" for a y
   proof
     assume a2: "ga2 g a = None"
     obtain r x where i2: "i = INCL2 r x" using e2 by blast
     have "flushed xs n" using compiled_flushed[OF rows(1,2,4) ops] nl i2 by (simp add: xs i_def)
-    obtain y where y: "sloc P a = Some y" using aw wr_loc by blast
-    have "a \<in> pend1 L S P s g w0 y"
-      using a2 wr_wx[OF aw ad y] at by (cases a) (auto simp: pend1_def w0_def)
+    have "a \<in> pend1 L S P s g w0 y" using a2 aw ew by (simp add: pend1_def)
     then have "Flush t \<in> set (l1_fifo s w0)"
-      using so t \<open>flushed xs n\<close> at unfolding since_ok_def seen_def xs_def n_def w0_def by blast
+      using so t \<open>flushed xs n\<close> sa unfolding since_ok_def xs_def n_def w0_def by blast
     then show False using nf by simp
   qed
   have wr': "wr_ok L S P s' g'" if wr: "wr_ok L S P s g" and iv: "l2_invalidated S B"
@@ -1635,7 +2062,9 @@ proof -
       using iv_seq_quiet[OF ivs nl] visible_quiet[OF that] by (auto simp: i_def)
     have l': "l1 s' = l1 z" "l2 s' = l2 z" using z(2) by (simp_all add: set_pc_def)
     have c: "0 < clk g" using wr_okD(1)[OF wr] .
-    have ti: "time_inv S P s g" and li: "lines_inv S P s g" and ei: "ev_inv S P s g" using inv by (simp_all add: ginv_def)
+    have li: "lines_inv S P s g" and ei: "ev_inv S P s g" using inv by (simp_all add: ginv_def)
+    have ei': "ev_inv S P s' g'" using gi by (simp add: ginv_def)
+    have ho: "home_ok L s g" and lo: "l12_ok L s g" using wr_okD(8,9)[OF wr] .
     have gs0: "clk g \<le> clk g'" using gs by (simp add: gstep_def)
     have gv': "h1 g' = (case i of ST v x \<Rightarrow> (h1 g)(w0 := (h1 g w0)(x := Acc t (kd S P s t) False))
        | INCL1 r x \<Rightarrow> (h1 g)(w0 := (h1 g w0)(x := Acc t (kd S P s t) True)) | _ \<Rightarrow> h1 g)"
@@ -1672,83 +2101,264 @@ proof -
       using filter_take_nth[OF nl, of visible] that compiled_code(1)[OF rows(1,2) ops]
       by (simp add: k_def kd_def i_def xs[symmetric] n_def xs_def)
     have sl: "sloc P (Acc t k p) = addr_of (src_code P t ! k)" for p by (simp add: ins_def)
+    have ins: "ins P t k = src_code P t ! k" by (simp add: ins_def)
+    have ewk: "ewg L (Acc t k p) = Some w0" "dv L (Acc t k p) = Some (dev_of L w0)" for p
+      by (simp_all add: w0_def dv_def)
+    have vis_new: "visible i" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
+    proof (rule ccontr)
+      assume "\<not> visible i"
+      then have "kd S P s' u = kd S P s u" for u using kt kdo by (cases "u = t") (auto simp: k_def)
+      then have "kd S P s' = kd S P s" by blast
+      then show False using that done_kd by metis
+    qed
+    \<comment> \<open>the step's read: of its work-group's L1 line, or of its device's L2 line\<close>
+    have rd_step: "\<exists>y0 r0. sloc P (Acc t k False) = Some y0
+        \<and> (((i = LD r0 y0 \<or> i = INCL1 r0 y0) \<and> grf g' (Acc t k False) = h1 g w0 y0 \<and> readable (l1 s w0 y0))
+          \<or> (i = INCL2 r0 y0 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y0 \<and> readable (l2 s (dev_of L w0) y0)))"
+      if r: "is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)"
+    proof -
+      have vis: "visible i" using vis_new[OF r(2) nd_k] .
+      obtain a0 r0 y0 where op: "src_code P t ! k = Op a0 r0 y0" and rd0: "rd (Op a0 r0 y0) False"
+      proof (cases "src_code P t ! k")
+        case (Op a1 r1 y1)
+        then show ?thesis using that r(1) by (simp add: ins)
+      next
+        case (SetReg r1 v1)
+        then show ?thesis using r(1) by (simp add: ins)
+      qed
+      have y0: "sloc P (Acc t k False) = Some y0" using op by (simp add: ins_def)
+      show ?thesis
+      proof (cases "a0 \<in> B")
+        case True
+        then have i2: "i = INCL2 r0 y0" using ik[OF vis] op by simp
+        have "grf g' (Acc t k False) = h2 g (dev_of L w0) y0" using gv'(3) i2 by (simp add: k_def)
+        moreover have "readable (l2 s (dev_of L w0) y0)" using z(1) i2 by (auto simp: Let_def w0_def split: if_splits)
+        ultimately show ?thesis using y0 i2 by blast
+      next
+        case False
+        then have ia: "i = access a0 r0 y0" using ik[OF vis] op by simp
+        then have i1: "i = LD r0 y0 \<or> i = INCL1 r0 y0" using rd0 by (cases a0) (auto simp: access_def)
+        have "grf g' (Acc t k False) = h1 g w0 y0" using gv'(3) i1 by (auto simp: k_def)
+        moreover have "readable (l1 s w0 y0)" using z(1) i1 by (auto simp: Let_def w0_def split: if_splits)
+        ultimately show ?thesis using y0 i1 by blast
+      qed
+    qed
+    \<comment> \<open>the step's write: in its work-group's L1 line, or at its device's L2 line\<close>
+    have wr_step: "\<exists>y0. sloc P e = Some y0 \<and> (\<exists>p. e = Acc t k p)
+        \<and> ((((\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)) \<and> ga2 g' e = None \<and> h1 g' w0 y0 = e)
+          \<or> ((\<exists>r. i = INCL2 r y0) \<and> ga2 g' e = Some (gt g' e) \<and> h2 g' (dev_of L w0) y0 = e))"
+      if e: "is_wr P e" "done_ev S P s' e" "\<not> done_ev S P s e" for e
+    proof -
+      obtain p where ek: "e = Acc t k p" using newk e(2,3) by blast
+      have vis: "visible i" using vis_new[OF e(2,3)] .
+      obtain a0 r0 y0 where op: "src_code P t ! k = Op a0 r0 y0" and wr0: "wr (Op a0 r0 y0) p"
+      proof (cases "src_code P t ! k")
+        case (Op a1 r1 y1)
+        then show ?thesis using that e(1) ek by (simp add: ins)
+      next
+        case (SetReg r1 v1)
+        then show ?thesis using e(1) ek by (simp add: ins)
+      qed
+      have y0: "sloc P e = Some y0" using op ek by (simp add: ins_def)
+      have g2: "(ga2 g' e = None \<and> (\<exists>y v r. sloc P e = Some y \<and> (i = ST v y \<or> i = INCL1 r y)))
+          \<or> (ga2 g' e = Some (gt g' e) \<and> (\<exists>r x. i = INCL2 r x))"
+        using gs2r[OF e] by blast
+      show ?thesis
+      proof (cases "a0 \<in> B")
+        case True
+        then obtain sc rm where "a0 = FetchInc sc rm" using l2_rows_fetchinc[OF rows(2)] by blast
+        then have p: "p" using wr0 by simp
+        have i2: "i = INCL2 r0 y0" using ik[OF vis] op True by simp
+        have "ga2 g' e = Some (gt g' e)" using g2 i2 by auto
+        moreover have "h2 g' (dev_of L w0) y0 = e" using gv'(2) i2 ek p by (simp add: k_def)
+        ultimately show ?thesis using y0 i2 ek by blast
+      next
+        case False
+        then have ia: "i = access a0 r0 y0" using ik[OF vis] op by simp
+        then have i1: "(\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)" using wr0 by (cases a0) (auto simp: access_def)
+        have "ga2 g' e = None" using g2 i1 by auto
+        moreover have "h1 g' w0 y0 = e" using gv'(1) ia ek wr0 by (cases a0) (auto simp: access_def k_def)
+        ultimately show ?thesis using y0 i1 ek by blast
+      qed
+    qed
+    \<comment> \<open>a store or an increment performs a write\<close>
+    have step_wr: "\<exists>b. is_wr P b \<and> done_ev S P s' b \<and> \<not> done_ev S P s b \<and> sloc P b = Some y"
+      if iy: "(\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y) \<or> (\<exists>r. i = INCL2 r y)" for y
+    proof -
+      have vis: "visible i" using iy by auto
+      have kl: "k < length (src_code P t)" using ik[OF vis] by simp
+      have dk: "done_ev S P s' (Acc t k p)" for p using kt vis by simp
+      obtain a0 r0 y0 where op: "src_code P t ! k = Op a0 r0 y0"
+      proof (cases "src_code P t ! k")
+        case (Op a1 r1 y1)
+        then show ?thesis using that by simp
+      next
+        case (SetReg r1 v1)
+        then show ?thesis using ik[OF vis] iy by auto
+      qed
+      have y0: "y0 = y" "sloc P (Acc t k p) = Some y0" for p
+        using ik[OF vis] op iy by (auto simp: access_def ins_def split: if_splits src_op.splits)
+      have "\<exists>p. wr (Op a0 r0 y0) p"
+      proof (cases a0)
+        case (Load sc rm)
+        have "i = LD r0 y0" using ik[OF vis] op Load l2_rows_fetchinc[OF rows(2)] by (auto simp: access_def)
+        then show ?thesis using iy by auto
+      qed auto
+      then obtain p where "wr (Op a0 r0 y0) p" by blast
+      then show ?thesis using dk[of p] nd_k[of p] y0 t kl op
+        by (intro exI[of _ "Acc t k p"]) (auto simp: acc_def ins)
+    qed
+    \<comment> \<open>a write performed before the step, at home for work-group w\<close>
+    define ath where "ath w a \<longleftrightarrow> (ga2 g' a = None \<longrightarrow> ewg L a = Some w) \<and> (ga3 g' a = None \<longrightarrow> dv L a = Some (dev_of L w))
+        \<and> (ga2 g' a = None \<longrightarrow> ga3 g' a = None) \<and> gt g' a < clk g \<and> (\<forall>m. ga2 g' a = Some m \<longrightarrow> m < clk g)
+        \<and> done_ev S P s a" for w a
+    have ath_old: "ath w a" if "wx S P s y a" "ga2 g a = None \<longrightarrow> ewg L a = Some w"
+      "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L w)" for w a y
+    proof -
+      have d: "done_ev S P s a" using wx_done[OF that(1)] .
+      have "gt g a < clk g" using gt_lt[OF ti c that(1)] .
+      then show ?thesis using gs1 d that(2,3) times_lt[OF ti c that(1)] unfolding ath_def by auto
+    qed
+    have ath_seen: "ath (wg_of L v) a" if "v \<in> src_threads P" "seen_wr S P s g v y a" for v y a
+      by (rule ath_old[OF seen_wx[OF that(2)]]) (use wr_okD(6,7)[OF wr that] in auto)
+    have ath_h1: "ath w0 (h1 g w0 y)" if "readable (l1 s w0 y)" for y
+      by (rule ath_old[OF h1_wx[OF li that]]) (use home_okD(1,2)[OF ho that] in auto)
+    have ath_h2: "ath w0 (h2 g (dev_of L w0) y) \<and> ga2 g' (h2 g (dev_of L w0) y) \<noteq> None"
+      if "readable (l2 s (dev_of L w0) y)" for y
+    proof -
+      have d: "done_ev S P s (h2 g (dev_of L w0) y)" using wx_done[OF h2_wx[OF li that]] .
+      have "ga2 g (h2 g (dev_of L w0) y) \<noteq> None" using home_okD(3)[OF ho that] .
+      then show ?thesis using ath_old[OF h2_wx[OF li that]] home_okD(4)[OF ho that] gs1 d by auto
+    qed
+    have fresh1: "sb L g' a b" if h: "ath w0 a" "is_wr P b" "done_ev S P s' b" "\<not> done_ev S P s b" "ga2 g' b = None" for a b
+    proof -
+      obtain p where "b = Acc t k p" using newk h(3,4) by blast
+      moreover have "clk g < gt g' b" "ga3 g' b = None" using gs2r[OF h(2-4)] by blast+
+      ultimately show ?thesis using sb_fresh1[of g' a L w0 b] h(1,5) ewk unfolding ath_def by auto
+    qed
+    have fresh2: "sb L g' a b" if h: "ga2 g' a \<noteq> None" "ga3 g' a = None \<longrightarrow> dv L a = Some (dev_of L w0)"
+      "\<forall>m. ga2 g' a = Some m \<longrightarrow> m < clk g" "is_wr P b" "done_ev S P s' b" "\<not> done_ev S P s b" "ga2 g' b \<noteq> None" for a b
+    proof -
+      obtain p where bk: "b = Acc t k p" using newk h(5,6) by blast
+      have "ga2 g' b = Some (gt g' b)" "clk g < gt g' b" "ga3 g' b = None" using gs2r[OF h(4-6)] h(7) by auto
+      moreover have "the (ga2 g' a) < clk g" using h(1,3) by auto
+      ultimately show ?thesis using sb_fresh2[of g' a L "dev_of L w0" "gt g' b" b] h(1,2) ewk bk by auto
+    qed
+    \<comment> \<open>before an increment at the L2 the writes t has seen have reached the L2\<close>
+    have fl2: "ga2 g a \<noteq> None" if "\<exists>r x. i = INCL2 r x" "seen_wr S P s g t y a" for a y
+    proof (rule flushed_wr[OF that(1) seen_wx[OF that(2)]])
+      show "seen S P s g t a" using that(2) by (simp add: seen_wr_def)
+      show "ga2 g a = None \<longrightarrow> ewg L a = Some w0" using wr_okD(6)[OF wr t that(2)] by (simp add: w0_def)
+    qed
+    \<comment> \<open>what t sees after the step: what it saw, its new write, or what its read read\<close>
+    have seen_cases: "seen_wr S P s g v y a
+        \<or> (v = t \<and> is_wr P a \<and> done_ev S P s' a \<and> \<not> done_ev S P s a)
+        \<or> (v = t \<and> is_rd P (Acc t k False) \<and> done_ev S P s' (Acc t k False) \<and> grf g' (Acc t k False) = a
+           \<and> sloc P (Acc t k False) = Some y)"
+      if a': "seen_wr S P s' g' v y a" for v y a
+    proof -
+      have sa': "seen S P s' g' v a" using a' by (simp add: seen_wr_def)
+      show ?thesis
+      proof (cases "done_ev S P s a")
+        case da: True
+        have wa: "wx S P s y a" using seen_wx[OF a'] da by (auto simp: wx_def)
+        show ?thesis
+        proof (cases "seen S P s g v a")
+          case True
+          then show ?thesis using wa by (simp add: seen_wr_def)
+        next
+          case False
+          then have vt: "v = t" using seen_new[OF sa'] by blast
+          have "sthread a \<noteq> Some v" using False by (auto simp: seen_def)
+          then obtain r where r: "is_rd P r" "done_ev S P s' r" "sthread r = Some v" "grf g' r = a"
+            using sa' by (auto simp: seen_def)
+          have nr: "\<not> done_ev S P s r"
+          proof
+            assume "done_ev S P s r"
+            then have "seen S P s g v a" using r grf_old by (auto simp: seen_def)
+            then show False using False by simp
+          qed
+          obtain p where rk: "r = Acc t k p" using newk r(2) nr by blast
+          then have "\<not> p" using r(1) rd_part by (auto simp: acc_def)
+          then have rk': "r = Acc t k False" using rk by simp
+          have "sloc P r = sloc P (grf g' r)" using ev_parts(2)[OF ei'] r(1,2) by metis
+          then have "sloc P r = Some y" using r(4) wx_loc[OF seen_wx[OF a']] by simp
+          then show ?thesis using vt rk' r by blast
+        qed
+      next
+        case False
+        have "\<forall>z. a \<noteq> Init z" using False by auto
+        then have aw: "is_wr P a" "done_ev S P s' a" using wx_perf[OF seen_wx[OF a']] by blast+
+        have "v = t"
+        proof (cases "sthread a = Some v")
+          case True
+          then show ?thesis using new_thread[OF pco aw(2) False] by simp
+        next
+          case nv: False
+          then obtain r where r: "is_rd P r" "done_ev S P s' r" "sthread r = Some v" "grf g' r = a"
+            using sa' by (auto simp: seen_def)
+          have "\<not> done_ev S P s r"
+          proof
+            assume dr: "done_ev S P s r"
+            then have "done_ev S P s (grf g r)" using ev_parts(2)[OF ei] r(1) by blast
+            then show False using r(4) grf_old[OF dr] False by simp
+          qed
+          then show ?thesis using new_thread[OF pco r(2)] r(3) by simp
+        qed
+        then show ?thesis using aw False by blast
+      qed
+    qed
     show ?thesis
     proof (rule wr_okI)
       show "0 < clk g'" using c gs0 by simp
     next
-      fix v y a assume v: "v \<in> src_threads P" and a': "own_wr S P s' v y a" and rd: "readable (l1 s' (wg_of L v) y)"
+      fix v y a assume v: "v \<in> src_threads P" and a': "seen_wr S P s' g' v y a" and rd: "readable (l1 s' (wg_of L v) y)"
         and np': "\<not> iv_pend (instrs (compile S P) v) (pc s' v)"
       show "sb L g' a (h1 g' (wg_of L v) y)"
       proof (cases "wg_of L v = w0 \<and> ((\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y))")
         case True
-        then have vis: "visible i" by auto
-        obtain sc rm r0 where op: "src_code P t ! k = Op (if \<exists>v'. i = ST v' y then Store sc rm else FetchInc sc rm) r0 y"
-          "(\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y)"
-        proof -
-          obtain c0 where c0: "src_code P t ! k = c0" by blast
-          show ?thesis
-          proof (cases c0)
-            case (Op a0 r0 y0)
-            then show ?thesis using ik[OF vis] c0 True that by (cases a0) (auto simp: access_def split: if_splits)
-          next
-            case (SetReg r0 v0)
-            then show ?thesis using ik[OF vis] c0 True by auto
-          qed
-        qed
-        define b where "b = Acc t k (\<not> (\<exists>v'. i = ST v' y))"
-        have hb: "h1 g' (wg_of L v) y = b" using gv'(1) True by (auto simp: b_def k_def)
-        have ins: "ins P t k = src_code P t ! k" by (simp add: ins_def)
-        have bw: "is_wr P b" "done_ev S P s' b" "\<not> done_ev S P s b" "sloc P b = Some y"
-          using op ik[OF vis] t kt vis by (auto simp: b_def acc_def ins_def k_def split: if_splits)
-        have tb: "clk g < gt g' b" "ga3 g' b = None" "ga2 g' b = None"
-          using gs2r[OF bw(1-3)] True by auto
+        obtain b where bw: "is_wr P b" "done_ev S P s' b" "\<not> done_ev S P s b" "sloc P b = Some y"
+          using step_wr[of y] True by blast
+        obtain y0 where y0: "sloc P b = Some y0" "(((\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)) \<and> ga2 g' b = None \<and> h1 g' w0 y0 = b)
+          \<or> ((\<exists>r. i = INCL2 r y0) \<and> ga2 g' b = Some (gt g' b) \<and> h2 g' (dev_of L w0) y0 = b)"
+          using wr_step[OF bw(1-3)] by blast
+        have yy: "y0 = y" using y0(1) bw(4) by simp
+        have hb: "h1 g' (wg_of L v) y = b" "ga2 g' b = None" using y0(2) True yy by auto
         show ?thesis
         proof (cases "a = b")
           case True
           then show ?thesis using hb by simp
         next
           case False
-          have da: "done_ev S P s a"
-          proof (rule ccontr)
-            assume "\<not> done_ev S P s a"
-            then obtain p where "a = Acc t k p" using newk a' by (auto simp: own_wr_def)
-            moreover have "is_wr P a" "sloc P a = Some y" using a' by (auto simp: own_wr_def)
-            ultimately show False using False op bw by (auto simp: b_def acc_def ins split: if_splits)
+          have "ath w0 a"
+          proof -
+            consider (o) "seen_wr S P s g v y a" | (n) "v = t" "is_wr P a" "done_ev S P s' a" "\<not> done_ev S P s a"
+              | (r) "v = t" "is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)" "grf g' (Acc t k False) = a"
+              using seen_cases[OF a'] by blast
+            then show ?thesis
+            proof cases
+              case o
+              then show ?thesis using ath_seen[OF v o] True by simp
+            next
+              case n
+              obtain p where "a = Acc t k p" using newk n(3,4) by blast
+              moreover obtain q where "b = Acc t k q" using newk bw(2,3) by blast
+              ultimately have "a = b" using n(2) bw(1) wr_one by (auto simp: acc_def)
+              then show ?thesis using False by simp
+            next
+              case r
+              obtain y1 r1 where "((i = LD r1 y1 \<or> i = INCL1 r1 y1) \<and> grf g' (Acc t k False) = h1 g w0 y1 \<and> readable (l1 s w0 y1))
+                \<or> (i = INCL2 r1 y1 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y1 \<and> readable (l2 s (dev_of L w0) y1))"
+                using rd_step[OF r(2,3)] by blast
+              then show ?thesis using ath_h1 r(4) True by auto
+            qed
           qed
-          have a: "own_wr S P s v y a" using a' da by (simp add: own_wr_def)
-          have ni: "\<forall>z. a \<noteq> Init z" using a by (cases a) (auto simp: own_wr_def)
-          have ta: "gt g a < clk g" "(\<forall>n. ga2 g a = Some n \<longrightarrow> n < clk g)"
-            using time_perf[OF ti own_wx[OF a] ni] by blast+
-          have ea: "ewg L a = Some w0" using own_ewg[OF a] True by simp
-          have eb: "ewg L b = Some w0" by (simp add: b_def w0_def)
-          have o: "gt g' a = gt g a" "ga2 g' a = ga2 g a" "ga3 g' a = ga3 g a" using gs1 da by blast+
-          have "sb L g' a b" using ta tb o ea eb unfolding sb_def dv_def
-            by (cases "ga2 g a"; cases "ga3 g a") auto
-          then show ?thesis using hb by simp
+          then show ?thesis using fresh1[OF _ bw(1-3) hb(2)] hb(1) by simp
         qed
       next
         case False
-        have h: "h1 g' (wg_of L v) y = h1 g (wg_of L v) y" using gv'(1) False by (cases i) auto
+        have h: "h1 g' (wg_of L v) y = h1 g (wg_of L v) y" using gv'(1) False by (cases i) (auto simp: w0_def)
         have rd0: "readable (l1 s (wg_of L v) y)" using exec_readable(1)[OF z(1)] rd l'(1) False by (auto simp: w0_def)
-        have da: "done_ev S P s a"
-        proof (rule ccontr)
-          assume nd: "\<not> done_ev S P s a"
-          have aw: "is_wr P a" "done_ev S P s' a" "sthread a = Some v" "sloc P a = Some y" using a' by (auto simp: own_wr_def)
-          obtain p where ak: "a = Acc t k p" using newk aw(2) nd by blast
-          then have vt: "v = t" using aw(3) by simp
-          have "(ga2 g' a = None \<and> (\<exists>y' v' r. sloc P a = Some y' \<and> (i = ST v' y' \<or> i = INCL1 r y')))
-             \<or> (ga2 g' a = Some (gt g' a) \<and> (\<exists>r x. i = INCL2 r x))" using gs2r[OF aw(1,2) nd] by blast
-          then show False
-          proof
-            assume "ga2 g' a = None \<and> (\<exists>y' v' r. sloc P a = Some y' \<and> (i = ST v' y' \<or> i = INCL1 r y'))"
-            then show False using False aw(4) vt by (auto simp: w0_def)
-          next
-            assume "ga2 g' a = Some (gt g' a) \<and> (\<exists>r x. i = INCL2 r x)"
-            then have "iv_pend xs (Suc n)" using iv_pend_Suc by (auto simp: i_def)
-            then show False using np' vt pc' by (simp add: xs_def)
-          qed
-        qed
-        have a: "own_wr S P s v y a" using a' da by (simp add: own_wr_def)
         have np: "\<not> iv_pend (instrs (compile S P) v) (pc s v)"
         proof (cases "v = t")
           case False
@@ -1766,156 +2376,325 @@ proof -
             then show False using rd True l'(1) by (simp add: w0_def)
           qed
         qed
-        have "sb L g a (h1 g (wg_of L v) y)" using wr_okD(2)[OF wr v a rd0 np] .
-        then show ?thesis using sbo[OF da wx_done[OF h1_wx[OF li rd0]]] h by simp
+        have no2: "\<not> iv_pend xs (Suc n)" if "v = t" using np' that pc' by (simp add: xs_def)
+        consider (o) "seen_wr S P s g v y a" | (n) "v = t" "is_wr P a" "done_ev S P s' a" "\<not> done_ev S P s a"
+          | (r) "v = t" "is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)" "grf g' (Acc t k False) = a"
+            "sloc P (Acc t k False) = Some y"
+          using seen_cases[OF a'] by blast
+        then show ?thesis
+        proof cases
+          case o
+          have "sb L g a (h1 g (wg_of L v) y)" using wr_okD(2)[OF wr v o rd0 np] .
+          then show ?thesis using sbo[OF wx_done[OF seen_wx[OF o]] wx_done[OF h1_wx[OF li rd0]]] h by simp
+        next
+          case n
+          obtain y0 where y0: "sloc P a = Some y0" "(((\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)) \<and> ga2 g' a = None \<and> h1 g' w0 y0 = a)
+            \<or> ((\<exists>r. i = INCL2 r y0) \<and> ga2 g' a = Some (gt g' a) \<and> h2 g' (dev_of L w0) y0 = a)"
+            using wr_step[OF n(2-4)] by blast
+          have "y0 = y" using y0(1) wx_loc[OF seen_wx[OF a']] by simp
+          then show ?thesis using y0(2) False n(1) no2 iv_pend_Suc[of xs n] by (auto simp: w0_def i_def)
+        next
+          case r
+          obtain y1 r1 where y1: "sloc P (Acc t k False) = Some y1"
+            "((i = LD r1 y1 \<or> i = INCL1 r1 y1) \<and> grf g' (Acc t k False) = h1 g w0 y1 \<and> readable (l1 s w0 y1))
+              \<or> (i = INCL2 r1 y1 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y1 \<and> readable (l2 s (dev_of L w0) y1))"
+            using rd_step[OF r(2,3)] by blast
+          have yy: "y1 = y" using y1(1) r(5) by simp
+          show ?thesis using y1(2) yy r(1,4) h False no2 iv_pend_Suc[of xs n] by (auto simp: w0_def i_def)
+        qed
       qed
     next
-      fix v y a assume v: "v \<in> src_threads P" and a': "own_wr S P s' v y a"
+      fix v y a assume v: "v \<in> src_threads P" and a': "seen_wr S P s' g' v y a"
         and rd: "readable (l2 s' (dev_of L (wg_of L v)) y)" and a2: "ga2 g' a \<noteq> None"
       show "sb L g' a (h2 g' (dev_of L (wg_of L v)) y)"
       proof (cases "dev_of L (wg_of L v) = dev_of L w0 \<and> (\<exists>r. i = INCL2 r y)")
         case True
-        then have vis: "visible i" by auto
-        obtain r0 where i2: "i = INCL2 r0 y" using True by blast
-        obtain sc rm where op: "src_code P t ! k = Op (FetchInc sc rm) r0 y"
-        proof -
-          obtain c0 where c0: "src_code P t ! k = c0" by blast
-          show ?thesis
-          proof (cases c0)
-            case (Op a0 r1 y0)
-            have "a0 \<in> B"
-            proof (rule ccontr)
-              assume "a0 \<notin> B"
-              then have "i = access a0 r1 y0" using ik[OF vis] c0 Op by simp
-              then show False using i2 by (cases a0) (simp_all add: access_def)
-            qed
-            then obtain sc rm where "a0 = FetchInc sc rm" using l2_rows_fetchinc[OF rows(2)] by blast
-            moreover have "i = INCL2 r1 y0" using ik[OF vis] c0 Op \<open>a0 \<in> B\<close> by simp
-            ultimately show ?thesis using that c0 Op i2 by simp
-          next
-            case (SetReg r1 v0)
-            then show ?thesis using ik[OF vis] c0 i2 by auto
-          qed
-        qed
-        define b where "b = Acc t k True"
-        have hb: "h2 g' (dev_of L (wg_of L v)) y = b" using gv'(2) True i2 by (auto simp: b_def k_def)
-        have ins: "ins P t k = src_code P t ! k" by (simp add: ins_def)
-        have bw: "is_wr P b" "done_ev S P s' b" "\<not> done_ev S P s b" "sloc P b = Some y"
-          using op ik[OF vis] t kt vis by (auto simp: b_def acc_def ins_def k_def)
-        have tb: "clk g < gt g' b" "ga3 g' b = None" "ga2 g' b = Some (gt g' b)"
-          using gs2r[OF bw(1-3)] i2 by auto
+        obtain b where bw: "is_wr P b" "done_ev S P s' b" "\<not> done_ev S P s b" "sloc P b = Some y"
+          using step_wr[of y] True by blast
+        obtain y0 where y0: "sloc P b = Some y0" "(((\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)) \<and> ga2 g' b = None \<and> h1 g' w0 y0 = b)
+          \<or> ((\<exists>r. i = INCL2 r y0) \<and> ga2 g' b = Some (gt g' b) \<and> h2 g' (dev_of L w0) y0 = b)"
+          using wr_step[OF bw(1-3)] by blast
+        have yy: "y0 = y" using y0(1) bw(4) by simp
+        have hb: "h2 g' (dev_of L (wg_of L v)) y = b" "ga2 g' b \<noteq> None" using y0(2) True yy by auto
         show ?thesis
         proof (cases "a = b")
           case True
           then show ?thesis using hb by simp
         next
           case False
-          have da: "done_ev S P s a"
-          proof (rule ccontr)
-            assume "\<not> done_ev S P s a"
-            then obtain p where "a = Acc t k p" using newk a' by (auto simp: own_wr_def)
-            moreover have "is_wr P a" using a' by (auto simp: own_wr_def)
-            ultimately show False using False op by (auto simp: b_def acc_def ins)
+          have "(ga3 g' a = None \<longrightarrow> dv L a = Some (dev_of L w0)) \<and> (\<forall>m. ga2 g' a = Some m \<longrightarrow> m < clk g)"
+          proof -
+            consider (o) "seen_wr S P s g v y a" | (n) "v = t" "is_wr P a" "done_ev S P s' a" "\<not> done_ev S P s a"
+              | (r) "v = t" "is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)" "grf g' (Acc t k False) = a"
+              using seen_cases[OF a'] by blast
+            then show ?thesis
+            proof cases
+              case o
+              then show ?thesis using ath_seen[OF v o] True unfolding ath_def by simp
+            next
+              case n
+              obtain p where "a = Acc t k p" using newk n(3,4) by blast
+              moreover obtain q where "b = Acc t k q" using newk bw(2,3) by blast
+              ultimately have "a = b" using n(2) bw(1) wr_one by (auto simp: acc_def)
+              then show ?thesis using False by simp
+            next
+              case r
+              obtain y1 r1 where "((i = LD r1 y1 \<or> i = INCL1 r1 y1) \<and> grf g' (Acc t k False) = h1 g w0 y1 \<and> readable (l1 s w0 y1))
+                \<or> (i = INCL2 r1 y1 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y1 \<and> readable (l2 s (dev_of L w0) y1))"
+                using rd_step[OF r(2,3)] by blast
+              then show ?thesis using ath_h2 r(4) True unfolding ath_def by auto
+            qed
           qed
-          have a: "own_wr S P s v y a" using a' da by (simp add: own_wr_def)
-          have o: "gt g' a = gt g a" "ga2 g' a = ga2 g a" "ga3 g' a = ga3 g a" using gs1 da by blast+
-          have "ga2 g a \<noteq> None" using a2 o by simp
-          then have lt: "the (ga2 g a) < clk g" using times_lt[OF ti c own_wx[OF a]] by auto
-          have "dv L a = dv L b" using own_ewg[OF a] True by (simp add: dv_def b_def w0_def)
-          then have "sb L g' a b" using lt tb o \<open>ga2 g a \<noteq> None\<close> unfolding sb_def
-            by (cases "ga3 g a") auto
-          then show ?thesis using hb by simp
+          then show ?thesis using fresh2[OF a2 _ _ bw(1-3) hb(2)] hb(1) by simp
         qed
       next
         case False
         have h: "h2 g' (dev_of L (wg_of L v)) y = h2 g (dev_of L (wg_of L v)) y" using gv'(2) False by (cases i) auto
         have rd0: "readable (l2 s (dev_of L (wg_of L v)) y)" using exec_readable(2)[OF z(1)] rd l'(2) False
           by (auto simp: w0_def)
-        have da: "done_ev S P s a"
-        proof (rule ccontr)
-          assume nd: "\<not> done_ev S P s a"
-          have aw: "is_wr P a" "done_ev S P s' a" "sthread a = Some v" "sloc P a = Some y" using a' by (auto simp: own_wr_def)
-          obtain p where ak: "a = Acc t k p" using newk aw(2) nd by blast
-          then have vt: "v = t" using aw(3) by simp
-          have "ga2 g' a = Some (gt g' a) \<and> (\<exists>r x. i = INCL2 r x)" using gs2r[OF aw(1,2) nd] a2 by auto
-          then obtain r x where i2: "i = INCL2 r x" by blast
-          then have vis: "visible i" by simp
-          have "x = y"
-          proof -
-            obtain c0 where c0: "src_code P t ! k = c0" by blast
-            then show ?thesis
-            proof (cases c0)
-              case (Op a0 r1 y0)
-              then have "x = y0" using ik[OF vis] c0 i2 by (cases "a0 \<in> B"; cases a0) (auto simp: access_def)
-              moreover have "sloc P a = Some y0" using ak sl c0 Op by simp
-              ultimately show ?thesis using aw(4) by simp
-            next
-              case (SetReg r1 v0)
-              then show ?thesis using ik[OF vis] c0 i2 by auto
-            qed
-          qed
-          then show False using False vt i2 by (simp add: w0_def)
+        consider (o) "seen_wr S P s g v y a" | (n) "v = t" "is_wr P a" "done_ev S P s' a" "\<not> done_ev S P s a"
+          | (r) "v = t" "is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)" "grf g' (Acc t k False) = a"
+            "sloc P (Acc t k False) = Some y"
+          using seen_cases[OF a'] by blast
+        then show ?thesis
+        proof cases
+          case o
+          have da: "done_ev S P s a" using wx_done[OF seen_wx[OF o]] .
+          have "ga2 g a \<noteq> None" using a2 gs1 da by auto
+          then have "sb L g a (h2 g (dev_of L (wg_of L v)) y)" using wr_okD(3)[OF wr v o rd0] by simp
+          then show ?thesis using sbo[OF da wx_done[OF h2_wx[OF li rd0]]] h by simp
+        next
+          case n
+          obtain y0 where y0: "sloc P a = Some y0" "(((\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)) \<and> ga2 g' a = None \<and> h1 g' w0 y0 = a)
+            \<or> ((\<exists>r. i = INCL2 r y0) \<and> ga2 g' a = Some (gt g' a) \<and> h2 g' (dev_of L w0) y0 = a)"
+            using wr_step[OF n(2-4)] by blast
+          have "y0 = y" using y0(1) wx_loc[OF seen_wx[OF a']] by simp
+          then show ?thesis using y0(2) False n(1) a2 by (auto simp: w0_def)
+        next
+          case r
+          obtain y1 r1 where y1: "sloc P (Acc t k False) = Some y1"
+            "((i = LD r1 y1 \<or> i = INCL1 r1 y1) \<and> grf g' (Acc t k False) = h1 g w0 y1 \<and> readable (l1 s w0 y1))
+              \<or> (i = INCL2 r1 y1 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y1 \<and> readable (l2 s (dev_of L w0) y1))"
+            using rd_step[OF r(2,3)] by blast
+          have yy: "y1 = y" using y1(1) r(5) by simp
+          have i1: "(i = LD r1 y \<or> i = INCL1 r1 y) \<and> a = h1 g w0 y \<and> readable (l1 s w0 y)"
+            using y1(2) yy r(1,4) False by (auto simp: w0_def)
+          have da: "done_ev S P s a" using wx_done[OF h1_wx[OF li conjunct2[OF conjunct2[OF i1]]]] i1 by simp
+          have "ga2 g a \<noteq> None" using a2 gs1 da by auto
+          then have "sb L g a (h2 g (dev_of L w0) y)" using l12_okD[OF lo _ _ rd0[unfolded r(1) w0_def[symmetric]]] i1 by simp
+          then show ?thesis using sbo[OF da wx_done[OF h2_wx[OF li rd0]]] h r(1) by (simp add: w0_def)
         qed
-        have a: "own_wr S P s v y a" using a' da by (simp add: own_wr_def)
-        have "ga2 g a \<noteq> None" using a2 gs1 da by auto
-        then have "sb L g a (h2 g (dev_of L (wg_of L v)) y)" using wr_okD(3)[OF wr v a rd0] by simp
-        then show ?thesis using sbo[OF da wx_done[OF h2_wx[OF li rd0]]] h by simp
       qed
     next
-      fix a r assume ar: "(a, r) \<in> src_po P" "is_wr P a" "is_rd P r" "done_ev S P s' r" "sloc P a = sloc P r"
-      show "sb L g' a (grf g' r)"
+      fix a r assume ar: "(a, r) \<in> src_po P" "is_wr P a \<or> is_rd P a" "is_rd P r" "done_ev S P s' r" "sloc P a = sloc P r"
+      obtain y where y: "sloc P r = Some y" using ar(3) rd_addr by (cases r) auto
+      have ya: "sloc P a = Some y" using ar(5) y by simp
+      have obo: "ob P g' a = ob P g a" if "done_ev S P s a" using that grf_old by (simp add: ob_def)
+      show "sb L g' (ob P g' a) (grf g' r)"
       proof (cases "done_ev S P s r")
         case True
         have da: "done_ev S P s a" using po_done ar(1) True by blast
-        have gr: "grf g' r = grf g r" using gv'(3) True nd_k by (cases i) (auto simp: k_def)
-        obtain y where y: "sloc P r = Some y" using ar(3) rd_addr by (cases r) auto
-        have "sb L g a (grf g r)" using wr_okD(4)[OF wr ar(1-3) True ar(5)] .
-        then show ?thesis using sbo[OF da wx_done[OF grf_wx[OF ei ar(3) True y]]] gr by simp
+        have "sb L g (ob P g a) (grf g r)" using wr_okD(4)[OF wr ar(1-3) True ar(5)] .
+        then show ?thesis
+          using sbo[OF wx_done[OF ob_wx[OF ei ar(1,2) True ya]] wx_done[OF grf_wx[OF ei ar(3) True y]]]
+            obo[OF da] grf_old[OF True] by simp
       next
         case False
         obtain p where rk: "r = Acc t k p" using newk ar(4) False by blast
         have p: "\<not> p" using ar(3) rk rd_part by (auto simp: acc_def)
         obtain k' p' where ak: "a = Acc t k' p'" "k' < k" using ar(1) rk p by (auto simp: src_po_def)
         have da: "done_ev S P s a" using ak by (simp add: k_def)
-        have vis: "visible i"
-        proof (rule ccontr)
-          assume "\<not> visible i"
-          then have "kd S P s' u = kd S P s u" for u using kt kdo by (cases "u = t") (auto simp: k_def)
-          then have "kd S P s' = kd S P s" by blast
-          then show False using ar(4) False done_kd by metis
-        qed
-        obtain a0 r0 y where op: "src_code P t ! k = Op a0 r0 y" "a0 \<noteq> Store (op_scope (src_code P t ! k)) (op_remote (src_code P t ! k))"
-        proof -
-          obtain c0 where c0: "src_code P t ! k = c0" by blast
-          show ?thesis
-          proof (cases c0)
-            case (Op a1 r1 y1)
-            then show ?thesis using that c0 ar(3) rk p by (cases a1) (auto simp: ins_def acc_def)
-          next
-            case (SetReg r1 v0)
-            then show ?thesis using c0 ar(3) rk by (auto simp: ins_def acc_def)
-          qed
-        qed
-        have y: "sloc P a = Some y" using ar(5) rk sl op(1) by simp
-        have aw: "own_wr S P s t y a" using ar(2) da ak y by (simp add: own_wr_def)
-        have rr: "r = Acc t (kd S P s t) False" using rk p by (simp add: k_def)
+        have sa: "seen_wr S P s g t y (ob P g a)" using ob_seen[OF ei ar(2) da _ ya] ak by simp
+        have rr: "r = Acc t k False" using rk p by simp
+        obtain y1 r1 where y1: "sloc P (Acc t k False) = Some y1"
+          "((i = LD r1 y1 \<or> i = INCL1 r1 y1) \<and> grf g' (Acc t k False) = h1 g w0 y1 \<and> readable (l1 s w0 y1))
+            \<or> (i = INCL2 r1 y1 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y1 \<and> readable (l2 s (dev_of L w0) y1))"
+          using rd_step ar(3,4) rr by blast
+        have yy: "y1 = y" using y1(1) y rr by simp
+        have dob: "done_ev S P s (ob P g a)" using wx_done[OF seen_wx[OF sa]] .
         show ?thesis
-        proof (cases "a0 \<in> B")
+        proof (cases "\<exists>r2. i = INCL2 r2 y")
           case True
-          then have i2: "i = INCL2 r0 y" using ik[OF vis] op(1) by simp
-          have gr: "grf g' r = h2 g (dev_of L w0) y" using gv'(3) i2 rr by simp
-          have rd0: "readable (l2 s (dev_of L w0) y)" using z(1) i2 by (auto simp: Let_def w0_def split: if_splits)
-          have "ga2 g a \<noteq> None" using flushed_wr[of a] i2 ar(2) da ak by simp
-          then have "sb L g a (h2 g (dev_of L (wg_of L t)) y)" using wr_okD(3)[OF wr t aw] rd0 by (simp add: w0_def)
-          then show ?thesis using sbo[OF da wx_done[OF h2_wx[OF li rd0]]] gr by (simp add: w0_def)
+          then have gr: "grf g' r = h2 g (dev_of L w0) y" "readable (l2 s (dev_of L w0) y)" using y1(2) yy rr by auto
+          have "ga2 g (ob P g a) \<noteq> None" using fl2 sa True by blast
+          then have "sb L g (ob P g a) (h2 g (dev_of L (wg_of L t)) y)" using wr_okD(3)[OF wr t sa] gr(2) by (simp add: w0_def)
+          then show ?thesis using sbo[OF dob wx_done[OF h2_wx[OF li gr(2)]]] gr obo[OF da] by (simp add: w0_def)
         next
-          case notB: False
-          then have ia: "i = access a0 r0 y" using ik[OF vis] op(1) by simp
-          then have i1: "i = LD r0 y \<or> i = INCL1 r0 y" using op(2) by (cases a0) (auto simp: access_def op(1))
-          have gr: "grf g' r = h1 g w0 y" using gv'(3) i1 rr by auto
-          have rd0: "readable (l1 s w0 y)" using z(1) i1 by (auto simp: Let_def w0_def split: if_splits)
-          have "sb L g a (h1 g (wg_of L t) y)" using wr_okD(2)[OF wr t aw] rd0 vnp[OF vis] by (simp add: w0_def xs_def n_def)
-          then show ?thesis using sbo[OF da wx_done[OF h1_wx[OF li rd0]]] gr by (simp add: w0_def)
+          case False
+          then have gr: "i = LD r1 y \<or> i = INCL1 r1 y" "grf g' r = h1 g w0 y" "readable (l1 s w0 y)" using y1(2) yy rr by auto
+          have vis: "visible i" using gr(1) by auto
+          have "sb L g (ob P g a) (h1 g (wg_of L t) y)"
+            using wr_okD(2)[OF wr t sa] gr(3) vnp[OF vis] by (simp add: w0_def xs_def n_def)
+          then show ?thesis using sbo[OF dob wx_done[OF h1_wx[OF li gr(3)]]] gr obo[OF da] by (simp add: w0_def)
+        qed
+      qed
+    next
+      fix r e assume ar: "(r, e) \<in> src_po P" "is_rd P r" "is_wr P e" "done_ev S P s' e" "sloc P r = sloc P e"
+      obtain y where y: "sloc P e = Some y" using ar(3) wr_loc by blast
+      have yr: "sloc P r = Some y" using ar(5) y by simp
+      show "sb L g' (grf g' r) e"
+      proof (cases "done_ev S P s e")
+        case True
+        have dr: "done_ev S P s r" using po_done ar(1) True by blast
+        have "sb L g (grf g r) e" using wr_okD(5)[OF wr ar(1-3) True ar(5)] .
+        then show ?thesis
+          using sbo[OF wx_done[OF grf_wx[OF ei ar(2) dr yr]] True] grf_old[OF dr] by simp
+      next
+        case False
+        obtain y0 where y0: "sloc P e = Some y0" "(((\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)) \<and> ga2 g' e = None \<and> h1 g' w0 y0 = e)
+          \<or> ((\<exists>r. i = INCL2 r y0) \<and> ga2 g' e = Some (gt g' e) \<and> h2 g' (dev_of L w0) y0 = e)"
+          using wr_step[OF ar(3,4) False] by blast
+        have yy: "y0 = y" using y0(1) y by simp
+        obtain p where ek: "e = Acc t k p" using newk ar(4) False by blast
+        \<comment> \<open>the write t's read read from: before the step, or the line the step read\<close>
+        have hr: "ath w0 (grf g' r) \<and> ((\<exists>r2. i = INCL2 r2 y) \<longrightarrow> ga2 g' (grf g' r) \<noteq> None)"
+        proof (cases "done_ev S P s r")
+          case True
+          have st: "sthread r = Some t" using ar(1) ek by (auto simp: src_po_def)
+          have sr: "seen_wr S P s g t y (grf g r)" using read_seen[OF ei ar(2) True st yr] .
+          have "ath w0 (grf g r)" using ath_seen[OF t sr] by (simp add: w0_def)
+          moreover have "(\<exists>r2. i = INCL2 r2 y) \<longrightarrow> ga2 g' (grf g r) \<noteq> None"
+            using fl2[OF _ sr] gs1 wx_done[OF seen_wx[OF sr]] by auto
+          ultimately show ?thesis using grf_old[OF True] by simp
+        next
+          case nr: False
+          obtain q where rk: "r = Acc t k q" using newk po_done[OF ar(1,4)] nr by blast
+          have "\<not> q" using ar(2) rk rd_part by (auto simp: acc_def)
+          then have rr: "r = Acc t k False" using rk by simp
+          obtain y1 r1 where y1: "sloc P (Acc t k False) = Some y1"
+            "((i = LD r1 y1 \<or> i = INCL1 r1 y1) \<and> grf g' (Acc t k False) = h1 g w0 y1 \<and> readable (l1 s w0 y1))
+              \<or> (i = INCL2 r1 y1 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y1 \<and> readable (l2 s (dev_of L w0) y1))"
+            using rd_step ar(2) po_done[OF ar(1,4)] rr by blast
+          have "y1 = y" using y1(1) yr rr by simp
+          then show ?thesis using y1(2) rr ath_h1 ath_h2 by auto
+        qed
+        show ?thesis
+        proof (cases "\<exists>r2. i = INCL2 r2 y")
+          case True
+          have "ga2 g' e \<noteq> None" using y0(2) yy True by auto
+          then show ?thesis using fresh2[of "grf g' r" e] hr True ar(3,4) False unfolding ath_def by auto
+        next
+          case nI: False
+          have "ga2 g' e = None" using y0(2) yy nI by auto
+          then show ?thesis using fresh1[of "grf g' r" e] hr ar(3,4) False by auto
+        qed
+      qed
+    next
+      fix v y a assume v: "v \<in> src_threads P" and a': "seen_wr S P s' g' v y a"
+      consider (o) "seen_wr S P s g v y a" | (n) "v = t" "is_wr P a" "done_ev S P s' a" "\<not> done_ev S P s a"
+        | (r) "v = t" "is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)" "grf g' (Acc t k False) = a"
+        using seen_cases[OF a'] by blast
+      then show "(ga2 g' a = None \<longrightarrow> ewg L a = Some (wg_of L v)) \<and> (ga3 g' a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L v)))"
+      proof cases
+        case o
+        then show ?thesis using ath_seen[OF v o] unfolding ath_def by blast
+      next
+        case n
+        obtain p where "a = Acc t k p" using newk n(3,4) by blast
+        then show ?thesis using ewk n(1) by (simp add: w0_def)
+      next
+        case r
+        obtain y1 r1 where "((i = LD r1 y1 \<or> i = INCL1 r1 y1) \<and> grf g' (Acc t k False) = h1 g w0 y1 \<and> readable (l1 s w0 y1))
+          \<or> (i = INCL2 r1 y1 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y1 \<and> readable (l2 s (dev_of L w0) y1))"
+          using rd_step[OF r(2,3)] by blast
+        then have "ath w0 a" using ath_h1 ath_h2 r(4) by auto
+        then show ?thesis using r(1) unfolding ath_def by (simp add: w0_def)
+      qed
+    next
+      show "home_ok L s' g'" unfolding home_ok_def
+      proof (intro conjI allI impI)
+        fix w y assume rw: "readable (l1 s' w y)" and n: "ga2 g' (h1 g' w y) = None"
+        show "ewg L (h1 g' w y) = Some w"
+        proof (cases "w = w0 \<and> ((\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y))")
+          case True
+          obtain b where bw: "is_wr P b" "done_ev S P s' b" "\<not> done_ev S P s b" "sloc P b = Some y"
+            using step_wr[of y] True by blast
+          then have "h1 g' w0 y = b" using wr_step[OF bw(1-3)] True by auto
+          then show ?thesis using newk[OF bw(2,3)] ewk True by auto
+        next
+          case False
+          have "h1 g' w y = h1 g w y" using gv'(1) False by (cases i) auto
+          moreover have "readable (l1 s w y)" using exec_readable(1)[OF z(1)] rw l'(1) False by (auto simp: w0_def)
+          ultimately show ?thesis using home_okD(1)[OF ho] n gs1 wx_done[OF h1_wx[OF li]] by metis
+        qed
+      next
+        fix w y assume rw: "readable (l1 s' w y)" and n: "ga3 g' (h1 g' w y) = None"
+        show "dv L (h1 g' w y) = Some (dev_of L w)"
+        proof (cases "w = w0 \<and> ((\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y))")
+          case True
+          obtain b where bw: "is_wr P b" "done_ev S P s' b" "\<not> done_ev S P s b" "sloc P b = Some y"
+            using step_wr[of y] True by blast
+          then have "h1 g' w0 y = b" using wr_step[OF bw(1-3)] True by auto
+          then show ?thesis using newk[OF bw(2,3)] ewk True by auto
+        next
+          case False
+          have "h1 g' w y = h1 g w y" using gv'(1) False by (cases i) auto
+          moreover have "readable (l1 s w y)" using exec_readable(1)[OF z(1)] rw l'(1) False by (auto simp: w0_def)
+          ultimately show ?thesis using home_okD(2)[OF ho] n gs1 wx_done[OF h1_wx[OF li]] by metis
+        qed
+      next
+        fix d y assume rw: "readable (l2 s' d y)"
+        show "ga2 g' (h2 g' d y) \<noteq> None"
+        proof (cases "d = dev_of L w0 \<and> (\<exists>r. i = INCL2 r y)")
+          case True
+          obtain b where bw: "is_wr P b" "done_ev S P s' b" "\<not> done_ev S P s b" "sloc P b = Some y"
+            using step_wr[of y] True by blast
+          then show ?thesis using wr_step[OF bw(1-3)] True by auto
+        next
+          case False
+          have "h2 g' d y = h2 g d y" using gv'(2) False by (cases i) auto
+          moreover have "readable (l2 s d y)" using exec_readable(2)[OF z(1)] rw l'(2) False by (auto simp: w0_def)
+          ultimately show ?thesis using home_okD(3)[OF ho] gs1 wx_done[OF h2_wx[OF li]] by metis
+        qed
+      next
+        fix d y assume rw: "readable (l2 s' d y)" and n: "ga3 g' (h2 g' d y) = None"
+        show "dv L (h2 g' d y) = Some d"
+        proof (cases "d = dev_of L w0 \<and> (\<exists>r. i = INCL2 r y)")
+          case True
+          obtain b where bw: "is_wr P b" "done_ev S P s' b" "\<not> done_ev S P s b" "sloc P b = Some y"
+            using step_wr[of y] True by blast
+          then have "h2 g' (dev_of L w0) y = b" using wr_step[OF bw(1-3)] True by auto
+          then show ?thesis using newk[OF bw(2,3)] ewk True by auto
+        next
+          case False
+          have "h2 g' d y = h2 g d y" using gv'(2) False by (cases i) auto
+          moreover have "readable (l2 s d y)" using exec_readable(2)[OF z(1)] rw l'(2) False by (auto simp: w0_def)
+          ultimately show ?thesis using home_okD(4)[OF ho] n gs1 wx_done[OF h2_wx[OF li]] by metis
+        qed
+      qed
+    next
+      show "l12_ok L s' g'" unfolding l12_ok_def
+      proof (intro allI impI)
+        fix w y assume a: "readable (l1 s' w y) \<and> ga2 g' (h1 g' w y) \<noteq> None \<and> readable (l2 s' (dev_of L w) y)"
+        have nw: "\<not> (w = w0 \<and> ((\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y)))"
+        proof
+          assume True: "w = w0 \<and> ((\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y))"
+          obtain b where bw: "is_wr P b" "done_ev S P s' b" "\<not> done_ev S P s b" "sloc P b = Some y"
+            using step_wr[of y] True by blast
+          then have "h1 g' w0 y = b" "ga2 g' b = None" using wr_step[OF bw(1-3)] True by auto
+          then show False using a True by simp
+        qed
+        have h1e: "h1 g' w y = h1 g w y" using gv'(1) nw by (cases i) auto
+        have rw: "readable (l1 s w y)" using exec_readable(1)[OF z(1)] a l'(1) nw by (auto simp: w0_def)
+        have wh: "wx S P s y (h1 g w y)" using h1_wx[OF li rw] .
+        have dh: "done_ev S P s (h1 g w y)" using wx_done[OF wh] .
+        have a2: "ga2 g (h1 g w y) \<noteq> None" using a h1e gs1 dh by auto
+        show "sb L g' (h1 g' w y) (h2 g' (dev_of L w) y)"
+        proof (cases "dev_of L w = dev_of L w0 \<and> (\<exists>r. i = INCL2 r y)")
+          case True
+          obtain b where bw: "is_wr P b" "done_ev S P s' b" "\<not> done_ev S P s b" "sloc P b = Some y"
+            using step_wr[of y] True by blast
+          then have hb: "h2 g' (dev_of L w0) y = b" "ga2 g' b \<noteq> None" using wr_step[OF bw(1-3)] True by auto
+          have "ath w (h1 g w y)" by (rule ath_old[OF wh]) (use home_okD(1,2)[OF ho rw] in auto)
+          then have "(ga3 g' (h1 g w y) = None \<longrightarrow> dv L (h1 g w y) = Some (dev_of L w0)) \<and> (\<forall>m. ga2 g' (h1 g w y) = Some m \<longrightarrow> m < clk g)"
+            using True unfolding ath_def by simp
+          then show ?thesis using fresh2[of "h1 g w y" b] a2 gs1 dh bw hb h1e True by auto
+        next
+          case False
+          have "h2 g' (dev_of L w) y = h2 g (dev_of L w) y" using gv'(2) False by (cases i) auto
+          moreover have r2: "readable (l2 s (dev_of L w) y)" using exec_readable(2)[OF z(1)] a l'(2) False by (auto simp: w0_def)
+          moreover have "sb L g (h1 g w y) (h2 g (dev_of L w) y)" using l12_okD[OF lo rw a2 r2] .
+          ultimately show ?thesis using sbo[OF dh wx_done[OF h2_wx[OF li r2]]] h1e by simp
         qed
       qed
     qed
@@ -2071,7 +2850,8 @@ proof -
     have gh: "wx S P s x (grf g r) \<and> ga3 g (grf g r) \<noteq> None" using ff(3)[OF hw] by blast
     have a2: "ga2 g a \<noteq> None" using ga times_lt[OF ti wr_okD(1)[OF g(3)] conjunct1[OF ga]] by auto
     have a2': "ga2 g (grf g r) \<noteq> None" using gh times_lt[OF ti wr_okD(1)[OF g(3)] wh] by auto
-    have "sb L g a (grf g r)" using wr_okD(4)[OF g(3) a(1-3) dr a(4)] .
+    have "sb L g (ob P g a) (grf g r)" using wr_okD(4)[OF g(3) a(1) disjI1[OF a(2)] a(3) dr a(4)] .
+    then have "sb L g a (grf g r)" using ob_wr[OF a(2)] by simp
     then have "a = grf g r \<or> klt (key g a) (key g (grf g r))" using sb_final ga gh a2 a2' by blast
     moreover have "\<forall>z. grf g r \<noteq> Init z" if "klt (key g a) (key g (grf g r))"
       using that klt_zero ti by (auto simp: time_inv_def key_def)
