@@ -241,7 +241,7 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "l2_flushed",
             "outcomes_po_co",  # Hrf_Coherence's machine_outcomes_po_co
             "l2_invalidated",
-            "outcomes_wr_rd",  # Hrf_Coherence's machine_outcomes_wr_rd
+            "outcomes_po_loc",  # Hrf_Coherence's machine_outcomes_po_loc
         )
         # and the sound_on theorems against each model Hrf_Source defines
         simulation += tuple(f"{k}_{m}" for k in ("homed_sound_on", "homed_l2_sound_on") for m in SOURCE_MODELS)
@@ -251,7 +251,7 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
         # all but rsp-old invalidate it after (rsp-old's device RMW, as hrf
         # reconstructs it, invalidates before: rmw-then-load's stale read)
         assert f"{c}_outcomes_po_co" in claimed
-        assert (f"{c}_outcomes_wr_rd" in claimed) == (s.name != "rsp-old")
+        assert (f"{c}_outcomes_po_loc" in claimed) == (s.name != "rsp-old")
         if f"{c}_homed_l2_sound_on" in claimed:
             assert {f"{c}_homed_l2_sound_on_{m}" for m in SOURCE_MODELS} <= set(claimed)
         assert ("_sound_goal" in text) == (not s.refuted_by)

@@ -265,17 +265,20 @@ def test_program_order_in_the_exhibited_coherence_loads_and_planted_errors_break
     # (flushed_reached_l2), and that the exhibited coherence orders each
     # thread's writes of a location as the program does
     # (machine_candidate_po_co); where the increments are also followed by
-    # an invalidation of the L1, that a read reads from its own thread's
-    # last write of the location or a coherence-later one
-    # (machine_candidate_wr_rd). Planted errors, each making the claim
-    # false: a flush of the L1 that puts no marker on the fifo (the thread
+    # an invalidation of the L1, that reads-from and coherence agree with
+    # program order on every pair of a thread's accesses of a location,
+    # reads included (machine_candidate_po_loc). Planted errors, each making
+    # the claim false: a flush of the L1 that puts no marker on the fifo (the thread
     # then does not wait for its writes to leave its L1, and an increment
     # at the L2 after it reaches memory before the thread's own earlier
     # store: exec_fifo, what a flush does, fails); rows whose increment at
     # the L2 need not follow a flush (a row of RMWL2 alone then passes, with
     # the same reordering: compiled_flushed fails); rows whose increment at
     # the L2 need not be invalidated after (rsp-old's device RMW then
-    # passes, whose stale read rmw-then-load shows: iv_seq_quiet fails).
+    # passes, whose stale read rmw-then-load shows: iv_seq_quiet fails);
+    # po_loc_ok with two reads of a location ordered the other way, and with
+    # a read's write after the thread's later write of the location (the
+    # machine never shows either: machine_candidate_po_loc fails).
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Source") + 1] if t != "Hrf_Closure")
     theories += ("Hrf_Exhibit", "Hrf_Coherence")
     coherence = "Hrf_Coherence"
@@ -294,6 +297,16 @@ def test_program_order_in_the_exhibited_coherence_loads_and_planted_errors_break
             coherence,
             "INCL2 _ _ \\<Rightarrow> \\<not> p \\<and> iv_seq False xs",
             "iv_seq_quiet",
+        ),
+        "\\<longrightarrow> rfw a = rfw r \\<or> (rfw a, rfw r) \\<in> cr)": (
+            coherence,
+            "\\<longrightarrow> rfw a = rfw r \\<or> (rfw r, rfw a) \\<in> cr)",
+            "machine_candidate_po_loc",
+        ),
+        "\\<longrightarrow> (rfw r, e) \\<in> cr)": (
+            coherence,
+            "\\<longrightarrow> (e, rfw r) \\<in> cr)",
+            "machine_candidate_po_loc",
         ),
     }
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Exhibit", fails=coherence)
@@ -354,7 +367,8 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
     # disciplined rows; its work-group RMW (in the L1) among the L2 rows.
     from hrf.isabelle.schemes import scheme_theory
 
-    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Source_Opencl") + 1] if t != "Hrf_Closure")
+    # every base theory a scheme theory imports (Hrf_Coherence's among them)
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Coherence") + 1] if t != "Hrf_Closure")
     for name in theories:
         (tmp_path / f"{name}.thy").write_text((BASE / f"{name}.thy").read_text())
     names = []

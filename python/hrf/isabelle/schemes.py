@@ -26,15 +26,14 @@ _ACCESS = {"LD": "LD r x", "ST": "ST (ER r) x", "RMWL1": "INCL1 r x", "RMWL2": "
 SOURCE_MODELS = ("sc", "hrf_direct", "hrf_indirect", "hrf_direct_relaxed", "hrf_indirect_relaxed", "opencl_rsp")
 
 # Hrf_Coherence's conjuncts of the candidate: coherence agrees with program
-# order on a thread's writes of a location, and on its reads after them.
+# order on a thread's writes of a location; and on every pair of accesses
+# of a location, reads included (po_loc_ok), so the candidate is SC per
+# location (com_loc acyclic).
 _PO_CO = (
     "         \\<and> (\\<forall>e e'. (e, e') \\<in> src_po P \\<and> is_wr P e \\<and> is_wr P e' "
     "\\<and> sloc P e = sloc P e' \\<longrightarrow> (e, e') \\<in> co)"
 )
-_WR_RD = (
-    "         \\<and> (\\<forall>a r. (a, r) \\<in> src_po P \\<and> is_wr P a \\<and> is_rd P r "
-    "\\<and> sloc P a = sloc P r \\<longrightarrow> a = rfw r \\<or> (a, rfw r) \\<in> co)"
-)
+_PO_LOC = "         \\<and> po_loc_ok P rfw co \\<and> acyclic (com_loc P rfw co)"
 
 # Hrf_Simulation's L1 rows: the one data instruction an L1 access (LD, ST,
 # RMWL1 for a load, a store, an RMW), every other one quiet (a flush, an
@@ -405,22 +404,22 @@ def scheme_theory(scheme) -> tuple:
         )
         if invalidated is None:
             return out + [
-                "text \\<open>Not stated: Hrf_Coherence's theorem on a thread's reads after its writes "
+                "text \\<open>Not stated: Hrf_Coherence's theorem on a thread's reads (po_loc_ok) "
                 f"(an increment at the L2 of {name} is not followed by an invalidation of the L1).\\<close>",
                 "",
             ]
         out += lemma + [
-            "text \\<open>So a thread's read reads from its own last write of the location or from a "
-            "coherence-later one (Hrf_Coherence).\\<close>",
+            "text \\<open>So the candidate's reads-from and coherence agree with program order on each "
+            "location, reads included (Hrf_Coherence's po_loc_ok): it is SC per location.\\<close>",
         ]
         return out + outcomes_theorem(
             name,
-            "outcomes_wr_rd",
+            "outcomes_po_loc",
             ops,
-            [_PO_CO, _WR_RD],
+            [_PO_LOC],
             [
                 "  apply (intro allI impI)",
-                f"  apply (rule machine_outcomes_wr_rd[OF {name}_l1_rows {l2_lemma} _ {flushed} {invalidated}])",
+                f"  apply (rule machine_outcomes_po_loc[OF {name}_l1_rows {l2_lemma} _ {flushed} {invalidated}])",
                 "  by simp_all",
             ],
         )

@@ -925,7 +925,7 @@ definition wr_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rig
    \<and> (\<forall>a r. (a, r) \<in> src_po P \<and> (is_wr P a \<or> is_rd P a) \<and> is_rd P r \<and> done_ev S P s r \<and> sloc P a = sloc P r
         \<longrightarrow> sb L g (ob P g a) (grf g r))
    \<and> (\<forall>r e. (r, e) \<in> src_po P \<and> is_rd P r \<and> is_wr P e \<and> done_ev S P s e \<and> sloc P r = sloc P e
-        \<longrightarrow> sb L g (grf g r) e)
+        \<longrightarrow> grf g r \<noteq> e \<and> sb L g (grf g r) e)
    \<and> (\<forall>t \<in> src_threads P. \<forall>x a. seen_wr S P s g t x a \<longrightarrow> (ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L t))
         \<and> (ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t))))
    \<and> home_ok L s g \<and> l12_ok L s g"
@@ -1028,6 +1028,8 @@ lemma wr_okD:
     and "t \<in> src_threads P \<Longrightarrow> seen_wr S P s g t x a \<Longrightarrow> ga2 g a = None \<Longrightarrow> ewg L a = Some (wg_of L t)"
     and "t \<in> src_threads P \<Longrightarrow> seen_wr S P s g t x a \<Longrightarrow> ga3 g a = None \<Longrightarrow> dv L a = Some (dev_of L (wg_of L t))"
     and "home_ok L s g" and "l12_ok L s g"
+    and "(r, e) \<in> src_po P \<Longrightarrow> is_rd P r \<Longrightarrow> is_wr P e \<Longrightarrow> done_ev S P s e \<Longrightarrow> sloc P r = sloc P e
+      \<Longrightarrow> grf g r \<noteq> e"
   using assms unfolding wr_ok_def by blast+
 
 lemma wr_okI:
@@ -1039,7 +1041,7 @@ lemma wr_okI:
     and "\<And>a r. (a, r) \<in> src_po P \<Longrightarrow> is_wr P a \<or> is_rd P a \<Longrightarrow> is_rd P r \<Longrightarrow> done_ev S P s r \<Longrightarrow> sloc P a = sloc P r
       \<Longrightarrow> sb L g (ob P g a) (grf g r)"
     and "\<And>r e. (r, e) \<in> src_po P \<Longrightarrow> is_rd P r \<Longrightarrow> is_wr P e \<Longrightarrow> done_ev S P s e \<Longrightarrow> sloc P r = sloc P e
-      \<Longrightarrow> sb L g (grf g r) e"
+      \<Longrightarrow> grf g r \<noteq> e \<and> sb L g (grf g r) e"
     and "\<And>t x a. t \<in> src_threads P \<Longrightarrow> seen_wr S P s g t x a \<Longrightarrow> (ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L t))
       \<and> (ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t)))"
     and "home_ok L s g" and "l12_ok L s g"
@@ -1085,7 +1087,7 @@ proof -
     then show "sb L g' (ob P g' a) (grf g' r)" using wr_okD(4)[OF wr] done_same[OF pc] e o gh by simp
   next
     fix r e' assume "(r, e') \<in> src_po P" "is_rd P r" "is_wr P e'" "done_ev S P s' e'" "sloc P r = sloc P e'"
-    then show "sb L g' (grf g' r) e'" using wr_okD(5)[OF wr] done_same[OF pc] e gh by simp
+    then show "grf g' r \<noteq> e' \<and> sb L g' (grf g' r) e'" using wr_okD(5,10)[OF wr] done_same[OF pc] e gh by simp
   next
     fix t x a assume "t \<in> src_threads P" "seen_wr S P s' g' t x a"
     then show "(ga2 g' a = None \<longrightarrow> ewg L a = Some (wg_of L t)) \<and> (ga3 g' a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t)))"
@@ -1156,7 +1158,7 @@ proof -
     then show "sb L g' (ob P g' a) (grf g' r)" using wr_okD(4)[OF wr] done_same[OF pc] e ob o by simp
   next
     fix r e' assume "(r, e') \<in> src_po P" "is_rd P r" "is_wr P e'" "done_ev S P s' e'" "sloc P r = sloc P e'"
-    then show "sb L g' (grf g' r) e'" using wr_okD(5)[OF wr] done_same[OF pc] e o by simp
+    then show "grf g' r \<noteq> e' \<and> sb L g' (grf g' r) e'" using wr_okD(5,10)[OF wr] done_same[OF pc] e o by simp
   next
     fix t y a assume t: "t \<in> src_threads P" and a': "seen_wr S P s' g' t y a"
     have a: "seen_wr S P s g t y a" using a' sw by simp
@@ -1280,7 +1282,7 @@ proof -
     then show "sb L g' (ob P g' a) (grf g' r)" using wr_okD(4)[OF wr] done_same[OF pc] e ob o by simp
   next
     fix r e' assume "(r, e') \<in> src_po P" "is_rd P r" "is_wr P e'" "done_ev S P s' e'" "sloc P r = sloc P e'"
-    then show "sb L g' (grf g' r) e'" using wr_okD(5)[OF wr] done_same[OF pc] e o by simp
+    then show "grf g' r \<noteq> e' \<and> sb L g' (grf g' r) e'" using wr_okD(5,10)[OF wr] done_same[OF pc] e o by simp
   next
     fix t y a assume t: "t \<in> src_threads P" and a': "seen_wr S P s' g' t y a"
     have a: "seen_wr S P s g t y a" using a' sw by simp
@@ -1466,10 +1468,11 @@ proof -
     fix r e' assume ar: "(r, e') \<in> src_po P" "is_rd P r" "is_wr P e'" "done_ev S P s' e'" "sloc P r = sloc P e'"
     have de: "done_ev S P s e'" using ar(4) done_same[OF pc] by simp
     obtain y where y: "sloc P e' = Some y" using ar(3) wr_loc by blast
+    have ne: "grf g r \<noteq> e'" using wr_okD(10)[OF wr ar(1-3) de ar(5)] .
     have "sb L g (grf g r) e'" using wr_okD(5)[OF wr ar(1-3) de ar(5)] .
     then have "sb L g' (grf g r) e'"
       using sbk grf_wx[OF ei ar(2) po_done[OF ar(1) de]] wr_wx[OF ar(3) de y] y ar(5) by metis
-    then show "sb L g' (grf g' r) e'" using gf(3) by simp
+    then show "grf g' r \<noteq> e' \<and> sb L g' (grf g' r) e'" using gf(3) ne by simp
   next
     fix t y a assume t: "t \<in> src_threads P" and a': "seen_wr S P s' g' t y a"
     have a: "seen_wr S P s g t y a" using a' sw by simp
@@ -1615,10 +1618,11 @@ proof -
     fix r e' assume ar: "(r, e') \<in> src_po P" "is_rd P r" "is_wr P e'" "done_ev S P s' e'" "sloc P r = sloc P e'"
     have de: "done_ev S P s e'" using ar(4) done_same[OF pc] by simp
     obtain y where y: "sloc P e' = Some y" using ar(3) wr_loc by blast
+    have ne: "grf g r \<noteq> e'" using wr_okD(10)[OF wr ar(1-3) de ar(5)] .
     have "sb L g (grf g r) e'" using wr_okD(5)[OF wr ar(1-3) de ar(5)] .
     then have "sb L g' (grf g r) e'"
       using sbk grf_wx[OF ei ar(2) po_done[OF ar(1) de]] wr_wx[OF ar(3) de y] y ar(5) by metis
-    then show "sb L g' (grf g' r) e'" using gf(3) by simp
+    then show "grf g' r \<noteq> e' \<and> sb L g' (grf g' r) e'" using gf(3) ne by simp
   next
     fix t y a assume t: "t \<in> src_threads P" and a': "seen_wr S P s' g' t y a"
     have a: "seen_wr S P s g t y a" using a' sw by simp
@@ -1638,6 +1642,172 @@ proof -
   qed
 qed
 
+section \<open>A write that has reached an L2 is settled before its line\<close>
+
+text \<open>[RSP15] sec. 5: the line of a device's L2 is the newest copy on the
+  device: a write of the device that has reached its L2 (and perhaps
+  memory since) is settled before the line.\<close>
+definition l2_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "l2_ok L S P s g \<longleftrightarrow> 0 < clk g \<and> (\<forall>d y e. readable (l2 s d y) \<and> wx S P s y e \<and> ga2 g e \<noteq> None \<and> dv L e = Some d
+     \<longrightarrow> sb L g e (h2 g d y))"
+
+lemma l2_ok_initial: "l2_ok L S P (initial (src_init P)) (ghost0 P)"
+  by (simp add: l2_ok_def initial_fields readable_def ghost0_def)
+
+lemma l2_okD: "l2_ok L S P s g \<Longrightarrow> readable (l2 s d y) \<Longrightarrow> wx S P s y e \<Longrightarrow> ga2 g e \<noteq> None \<Longrightarrow> dv L e = Some d
+    \<Longrightarrow> sb L g e (h2 g d y)"
+  unfolding l2_ok_def by blast
+
+text \<open>Steps that keep the times and the L2 lines' writes, and make no L2
+  line readable, keep it.\<close>
+lemma l2_keep:
+  assumes lo: "l2_ok L S P s g" and pc: "pc s' = pc s" and r2: "\<forall>d y. readable (l2 s' d y) \<longrightarrow> readable (l2 s d y)"
+    and gh: "gt g' = gt g" "ga2 g' = ga2 g" "ga3 g' = ga3 g" "h2 g' = h2 g" "clk g \<le> clk g'"
+  shows "l2_ok L S P s' g'"
+proof -
+  have "wx S P s' = wx S P s" unfolding wx_def[abs_def] done_same[OF pc] ..
+  then show ?thesis using lo r2 sb_times[OF gh(1-3)] gh(2,4,5) unfolding l2_ok_def by auto
+qed
+
+text \<open>A fetch into an L2 copies memory's cell: a write of the device that
+  has reached the L2 but not memory would leave the line dirty.\<close>
+lemma l2_fetch2:
+  assumes inv: "ginv L S P s g" and lo: "l2_ok L S P s g"
+    and s': "s' = set_l2 d x (Some (mem s x, Clean, Valid)) s" and nd: "\<not> dirty (l2 s d x)"
+  shows "l2_ok L S P s' (g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>)"
+proof -
+  define g' where "g' = g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>"
+  have pc: "pc s' = pc s" using s' by (simp add: set_l2_def)
+  have wq: "wx S P s' = wx S P s" unfolding wx_def[abs_def] done_same[OF pc] ..
+  have e: "sb L g' = sb L g" by (rule sb_times) (simp_all add: g'_def)
+  have di: "dirty_inv L S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
+  have cl: "cell S P s g x" using li by (simp add: lines_inv_iff)
+  show ?thesis unfolding g'_def[symmetric] l2_ok_def
+  proof (intro conjI allI impI)
+    show "0 < clk g'" using lo by (simp add: l2_ok_def g'_def)
+    fix d' y e assume a: "readable (l2 s' d' y) \<and> wx S P s' y e \<and> ga2 g' e \<noteq> None \<and> dv L e = Some d'"
+    have we: "wx S P s y e" using a wq by simp
+    show "sb L g' e (h2 g' d' y)"
+    proof (cases "d' = d \<and> y = x")
+      case True
+      have "ga3 g e \<noteq> None"
+      proof
+        assume "ga3 g e = None"
+        then have "e \<in> pend2 L S P s g d x" using we a True by (simp add: pend2_def g'_def dv_def)
+        then show False using di nd by (auto simp: dirty_inv_def)
+      qed
+      moreover have "e = hm g x \<or> klt (key g e) (key g (hm g x))" if "ga3 g e \<noteq> None"
+        using cl we True that by (simp add: cell_def)
+      ultimately have "sb L g e (hm g x)" by (auto simp: sb_def)
+      then show ?thesis using True e by (simp add: g'_def)
+    next
+      case False
+      then have "readable (l2 s d' y)" "h2 g' d' y = h2 g d' y" using a s' by (auto simp: set_l2_def g'_def split: if_splits)
+      then show ?thesis using l2_okD[OF lo _ we] a e by (simp add: g'_def)
+    qed
+  qed
+qed
+
+text \<open>A write-back from an L1 puts the line's write in the L2, after every
+  write there.\<close>
+lemma l2_wb1:
+  assumes inv: "ginv L S P s g" and lo: "l2_ok L S P s g" and dty: "dirty (l1 s w x)"
+    and s': "s' = write_back_l1 L w x (s\<lparr>l1_fifo := q\<rparr>)"
+  shows "l2_ok L S P s' (wb1g L S P s g w x)"
+proof -
+  define g' where "g' = wb1g L S P s g w x"
+  obtain v f where l: "l1 s w x = Some (v, Dirty, f)" using dty by (auto simp: dirty_iff)
+  have sf: "l2 s' = (l2 s)(dev_of L w := (l2 s (dev_of L w))(x := Some (v, Dirty, Valid)))" "pc s' = pc s"
+    using s' l by (simp_all add: write_back_l1_def enq_l2_def set_l2_def set_l1_def)
+  have wq: "wx S P s' = wx S P s" unfolding wx_def[abs_def] done_same[OF sf(2)] ..
+  have ti: "time_inv S P s g" and li: "lines_inv S P s g" and di: "dirty_inv L S P s g"
+    using inv by (simp_all add: ginv_def)
+  have c: "0 < clk g" using lo by (simp add: l2_ok_def)
+  have gf: "h2 g' = (h2 g)(dev_of L w := (h2 g (dev_of L w))(x := h1 g w x))"
+      "clk g' = Suc (clk g)" "gt g' = gt g" "ga3 g' = ga3 g"
+      "ga2 g' = (\<lambda>e. if e \<in> pend1 L S P s g w x then Some (clk g) else ga2 g e)"
+    by (simp_all add: g'_def wb1g_def)
+  have hh: "h1 g w x \<in> pend1 L S P s g w x" "\<forall>e \<in> pend1 L S P s g w x. gt g e \<le> gt g (h1 g w x)"
+    using di dty unfolding dirty_inv_def by blast+
+  define hx where "hx = h1 g w x"
+  have hx: "ga2 g' hx = Some (clk g)" "ga3 g hx = None" "wx S P s x hx" "ewg L hx = Some w" "\<forall>z. hx \<noteq> Init z"
+    using hh(1) gf(5) times_lt[OF ti c, of x hx] by (auto simp: pend1_def hx_def)
+  show ?thesis unfolding g'_def[symmetric] l2_ok_def
+  proof (intro conjI allI impI)
+    show "0 < clk g'" using gf(2) by simp
+    fix d y e assume a: "readable (l2 s' d y) \<and> wx S P s' y e \<and> ga2 g' e \<noteq> None \<and> dv L e = Some d"
+    have we: "wx S P s y e" using a wq by simp
+    show "sb L g' e (h2 g' d y)"
+    proof (cases "d = dev_of L w \<and> y = x")
+      case True
+      have h2': "h2 g' d y = hx" using True gf(1) by (simp add: hx_def)
+      show ?thesis
+      proof (cases "e \<in> pend1 L S P s g w x")
+        case True
+        have aa: "ga2 g' e = Some (clk g)" "ga3 g e = None" "ewg L e = Some w" "\<forall>z. e \<noteq> Init z"
+          using True gf(5) times_lt[OF ti c, of x e] by (auto simp: pend1_def)
+        show ?thesis
+        proof (cases "e = hx")
+          case True
+          then show ?thesis using h2' by simp
+        next
+          case False
+          have "gt g e \<le> gt g hx" using hh(2) \<open>e \<in> pend1 L S P s g w x\<close> by (simp add: hx_def)
+          moreover have "gt g e \<noteq> gt g hx" using time_inj[OF ti _ hx(3) aa(4) hx(5)] \<open>e \<in> pend1 L S P s g w x\<close> False
+            by (auto simp: pend1_def)
+          ultimately have "gt g e < gt g hx" by simp
+          then show ?thesis using aa hx h2' gf(3,4) by (simp add: sb_def dv_def)
+        qed
+      next
+        case False
+        then have a2: "ga2 g' e = ga2 g e" "ga2 g e \<noteq> None" using a gf(5) by (simp_all split: if_splits)
+        then have lt: "the (ga2 g e) < clk g" using times_lt[OF ti c we] by auto
+        have "dv L e = dv L hx" using a True hx(4) by (simp add: dv_def)
+        then show ?thesis using lt a2 hx h2' gf(3,4) by (cases "ga3 g e") (auto simp: sb_def)
+      qed
+    next
+      case False
+      then have r: "readable (l2 s d y)" "h2 g' d y = h2 g d y" using a sf(1) gf(1) by (auto split: if_splits)
+      have "e \<notin> pend1 L S P s g w x"
+      proof
+        assume "e \<in> pend1 L S P s g w x"
+        then have "ewg L e = Some w" "wx S P s x e" by (auto simp: pend1_def)
+        then have "d = dev_of L w" "y = x" using a wx_loc_eq[OF we] by (auto simp: dv_def)
+        then show False using False by simp
+      qed
+      then have "ga2 g e \<noteq> None" using a gf(5) by simp
+      then have "sb L g e (h2 g d y)" using l2_okD[OF lo r(1) we] a by simp
+      then show ?thesis using sb_wb1[OF ti c we h2_wx[OF li r(1)]] r(2) by (simp add: g'_def)
+    qed
+  qed
+qed
+
+text \<open>A write-back from an L2 moves no line's write.\<close>
+lemma l2_wb2:
+  assumes inv: "ginv L S P s g" and lo: "l2_ok L S P s g" and dty: "dirty (l2 s d x)"
+    and s': "s' = write_back_l2 d x (s\<lparr>l2_fifo := q\<rparr>)"
+  shows "l2_ok L S P s' (wb2g L S P s g d x)"
+proof -
+  define g' where "g' = wb2g L S P s g d x"
+  obtain v f where l: "l2 s d x = Some (v, Dirty, f)" using dty by (auto simp: dirty_iff)
+  have sf: "l2 s' = (l2 s)(d := (l2 s d)(x := Some (v, Clean, f)))" "pc s' = pc s"
+    using s' l by (simp_all add: write_back_l2_def set_l2_def)
+  have wq: "wx S P s' = wx S P s" unfolding wx_def[abs_def] done_same[OF sf(2)] ..
+  have ti: "time_inv S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
+  have c: "0 < clk g" using lo by (simp add: l2_ok_def)
+  have gf: "h2 g' = h2 g" "clk g' = Suc (clk g)" "ga2 g' = ga2 g" by (simp_all add: g'_def wb2g_def)
+  have r2: "readable (l2 s' d' y) \<longleftrightarrow> readable (l2 s d' y)" for d' y
+    using sf(1) l by (auto simp: readable_def)
+  show ?thesis unfolding g'_def[symmetric] l2_ok_def
+  proof (intro conjI allI impI)
+    show "0 < clk g'" using gf(2) by simp
+    fix d' y e assume a: "readable (l2 s' d' y) \<and> wx S P s' y e \<and> ga2 g' e \<noteq> None \<and> dv L e = Some d'"
+    have we: "wx S P s y e" and r: "readable (l2 s d' y)" using a wq r2 by simp_all
+    have "sb L g e (h2 g d' y)" using l2_okD[OF lo r we] a gf(3) by simp
+    then show "sb L g' e (h2 g' d' y)" using sb_wb2[OF ti c we h2_wx[OF li r]] gf(1) by (simp add: g'_def)
+  qed
+qed
+
 section \<open>Environment steps keep them\<close>
 
 lemma wr_same: "wr_ok L S P s g \<Longrightarrow> pc s' = pc s \<Longrightarrow> l1 s' = l1 s \<Longrightarrow> l2 s' = l2 s \<Longrightarrow> wr_ok L S P s' g"
@@ -1646,7 +1816,8 @@ lemma wr_same: "wr_ok L S P s g \<Longrightarrow> pc s' = pc s \<Longrightarrow>
 text \<open>Every environment step keeps the invariants, with the ghost updated.\<close>
 lemma oinv_env:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and st: "s' \<in> env_step L wb s"
-  shows "\<exists>g'. ginv L S P s' g' \<and> oinv L S P s' g' \<and> (wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g')"
+  shows "\<exists>g'. ginv L S P s' g' \<and> oinv L S P s' g' \<and> (wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g')
+    \<and> (l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g')"
 proof -
   have pcs: "pc s' = pc s" using env_step_regs_pc_locks[OF st] by simp
   from inv st show ?thesis
@@ -1654,12 +1825,14 @@ proof -
     case (fetch1 w x)
     then have "oinv L S P s' (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>)"
       using oinv_keep[OF oi pcs] by (simp add: set_l1_def)
-    then show ?thesis using fetch1 wr_fetch1[OF inv _ fetch1(2-4)] by blast
+    moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>)"
+      using l2_keep[of L S P s g s'] pcs fetch1(2) by (auto simp: set_l1_def)
+    ultimately show ?thesis using fetch1 wr_fetch1[OF inv _ fetch1(2-4)] by blast
   next
     case (fetch2 d x)
     then have "oinv L S P s' (g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>)"
       using oinv_keep[OF oi pcs] by (simp add: set_l2_def)
-    then show ?thesis using fetch2 wr_fetch2[OF inv _ fetch2(2,3)] by blast
+    then show ?thesis using fetch2 wr_fetch2[OF inv _ fetch2(2,3)] l2_fetch2[OF inv _ fetch2(2,3)] by blast
   next
     case (pop1 w e0 rest)
     have di: "dirty_inv L S P s g" using inv by (simp add: ginv_def)
@@ -1670,34 +1843,40 @@ proof -
       by (rule fs_mono[OF _ _ pcs]) (use oi pe emp pop1(2,3) in \<open>auto simp: oinv_def\<close>)
     have "ww_ok S P s' g" using oi unfolding oinv_def ww_ok_def done_same[OF pcs] by blast
     moreover have "wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g" using wr_same pcs pop1(3) by simp
+    moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs pop1(3) by simp
     ultimately show ?thesis using pop1(1) fs by (auto simp: oinv_def)
   next
     case (wb1 w x q)
     have "\<forall>v. l1_fifo s' v = l1_fifo s v \<or> (v = w \<and> l1_fifo s w = Addr x # l1_fifo s' w)"
       using wb1(3,4) wb_fields(1) by auto
     then have "oinv L S P s' (wb1g L S P s g w x)" using oinv_wb1[OF inv oi pcs] by blast
-    then show ?thesis using wb1(1) wr_wb1[OF inv _ wb1(2,3)] by blast
+    then show ?thesis using wb1(1) wr_wb1[OF inv _ wb1(2,3)] l2_wb1[OF inv _ wb1(2,3)] by blast
   next
     case (pop2 q)
     have "oinv L S P s' g" using oinv_keep[OF oi pcs] pop2(2) by simp
     moreover have "wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g" using wr_same pcs pop2(2) by simp
+    moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs pop2(2) by simp
     ultimately show ?thesis using pop2(1) by blast
   next
     case (wb2 d x q)
     have "l1_fifo s' = l1_fifo s" using wb2(3) wb_fields(3) by simp
     then have "oinv L S P s' (wb2g L S P s g d x)" using oinv_wb2[OF inv oi pcs] by blast
-    then show ?thesis using wb2(1) wr_wb2[OF inv _ wb2(2,3)] by blast
+    then show ?thesis using wb2(1) wr_wb2[OF inv _ wb2(2,3)] l2_wb2[OF inv _ wb2(2,3)] by blast
   next
     case (evict1 w x)
     have "oinv L S P s' g" using oinv_keep[OF oi pcs] evict1(3) by (simp add: set_l1_def)
     moreover have "wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g"
       using wr_mono[of L S P s g s' g] pcs evict1(3) by (auto simp: set_l1_def readable_def)
+    moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs evict1(3)
+      by (simp add: set_l1_def)
     ultimately show ?thesis using evict1(1) by blast
   next
     case (evict2 d x)
     have "oinv L S P s' g" using oinv_keep[OF oi pcs] evict2(3) by (simp add: set_l2_def)
     moreover have "wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g"
       using wr_mono[of L S P s g s' g] pcs evict2(3) by (auto simp: set_l2_def readable_def)
+    moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs evict2(3)
+      by (auto simp: set_l2_def readable_def)
     ultimately show ?thesis using evict2(1) by blast
   qed
 qed
@@ -1796,7 +1975,8 @@ lemma oinv_thread:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" and wp: "well_placed L P"
-  shows "\<exists>g'. ginv L S P s' g' \<and> oinv L S P s' g' \<and> (wr_ok L S P s g \<and> l2_invalidated S B \<longrightarrow> wr_ok L S P s' g')"
+  shows "\<exists>g'. ginv L S P s' g' \<and> oinv L S P s' g' \<and> (wr_ok L S P s g \<and> l2_invalidated S B \<longrightarrow> wr_ok L S P s' g')
+    \<and> (l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g')"
 proof -
   define xs where "xs = instrs (compile S P) t"
   define n where "n = pc s t"
@@ -1861,7 +2041,7 @@ proof -
     moreover have "\<exists>v r. i = ST v y \<or> i = INCL1 r y" using gs2 wr that(2) p(3) by fastforce
     ultimately show ?thesis using th by blast
   qed
-  have ei0: "ev_inv S P s g" using inv by (simp add: ginv_def)
+  have ei0: "ev_inv S P s g" and li0: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
   have nfa: "Flush t \<notin> set (l1_fifo s w)" if "w \<in> wgs L" for w using nu that by (auto simp: unflushed_def)
   have grf_old: "grf g' r = grf g r" if "done_ev S P s r" for r
   proof -
@@ -2055,6 +2235,41 @@ proof -
       using so t \<open>flushed xs n\<close> sa unfolding since_ok_def xs_def n_def w0_def by blast
     then show False using nf by simp
   qed
+  have gv': "h1 g' = (case i of ST v x \<Rightarrow> (h1 g)(w0 := (h1 g w0)(x := Acc t (kd S P s t) False))
+     | INCL1 r x \<Rightarrow> (h1 g)(w0 := (h1 g w0)(x := Acc t (kd S P s t) True)) | _ \<Rightarrow> h1 g)"
+    "h2 g' = (case i of INCL2 r x \<Rightarrow> (h2 g)(dev_of L w0 := (h2 g (dev_of L w0))(x := Acc t (kd S P s t) True))
+     | _ \<Rightarrow> h2 g)"
+    "grf g' = (case i of LD r x \<Rightarrow> (grf g)(Acc t (kd S P s t) False := h1 g w0 x)
+     | INCL1 r x \<Rightarrow> (grf g)(Acc t (kd S P s t) False := h1 g w0 x)
+     | INCL2 r x \<Rightarrow> (grf g)(Acc t (kd S P s t) False := h2 g (dev_of L w0) x) | _ \<Rightarrow> grf g)"
+    using gv unfolding gview_def w0_def by blast+
+  define k where "k = kd S P s t"
+  have kt: "kd S P s' t = (if visible i then Suc k else k)"
+    using filter_take_Suc[OF nl, of visible] pc' by (simp add: kd_def k_def xs_def n_def i_def)
+  have kdo: "kd S P s' u = kd S P s u" if "u \<noteq> t" for u
+    using that pc' by (simp add: kd_def)
+  have nd_k: "\<not> done_ev S P s (Acc t k p)" for p by (simp add: k_def)
+  \<comment> \<open>the times of what was performed before the step stay, so does sb between them\<close>
+  have sbo: "sb L g' a h = sb L g a h" if "done_ev S P s a" "done_ev S P s h" for a h
+    using gs1 that by (intro sb_cong) auto
+  \<comment> \<open>the step's own events: of thread t, at instruction k, of the source instruction i performs\<close>
+  have newk: "\<exists>p. e = Acc t k p" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
+  proof -
+    have "visible i"
+    proof (rule ccontr)
+      assume "\<not> visible i"
+      then have "kd S P s' u = kd S P s u" for u using kt kdo by (cases "u = t") (auto simp: k_def)
+      then have "kd S P s' = kd S P s" by blast
+      then show False using that done_kd by metis
+    qed
+    then have "kd S P s' u = ((kd S P s)(t := Suc k)) u" for u using kt kdo by (cases "u = t") auto
+    then have "kd S P s' = (kd S P s)(t := Suc k)" by blast
+    then show ?thesis using new_ev[OF _ k_def that] by blast
+  qed
+  have ik: "i = src_access B (src_code P t ! k) \<and> k < length (src_code P t)" if "visible i"
+    using filter_take_nth[OF nl, of visible] that compiled_code(1)[OF rows(1,2) ops]
+    by (simp add: k_def kd_def i_def xs[symmetric] n_def xs_def)
+  have sl: "sloc P (Acc t k p) = addr_of (src_code P t ! k)" for p by (simp add: ins_def)
   have wr': "wr_ok L S P s' g'" if wr: "wr_ok L S P s g" and iv: "l2_invalidated S B"
   proof -
     have ivs: "iv_seq False xs" using compiled_iv_seq[OF rows(1) iv ops] xs by simp
@@ -2066,41 +2281,6 @@ proof -
     have ei': "ev_inv S P s' g'" using gi by (simp add: ginv_def)
     have ho: "home_ok L s g" and lo: "l12_ok L s g" using wr_okD(8,9)[OF wr] .
     have gs0: "clk g \<le> clk g'" using gs by (simp add: gstep_def)
-    have gv': "h1 g' = (case i of ST v x \<Rightarrow> (h1 g)(w0 := (h1 g w0)(x := Acc t (kd S P s t) False))
-       | INCL1 r x \<Rightarrow> (h1 g)(w0 := (h1 g w0)(x := Acc t (kd S P s t) True)) | _ \<Rightarrow> h1 g)"
-      "h2 g' = (case i of INCL2 r x \<Rightarrow> (h2 g)(dev_of L w0 := (h2 g (dev_of L w0))(x := Acc t (kd S P s t) True))
-       | _ \<Rightarrow> h2 g)"
-      "grf g' = (case i of LD r x \<Rightarrow> (grf g)(Acc t (kd S P s t) False := h1 g w0 x)
-       | INCL1 r x \<Rightarrow> (grf g)(Acc t (kd S P s t) False := h1 g w0 x)
-       | INCL2 r x \<Rightarrow> (grf g)(Acc t (kd S P s t) False := h2 g (dev_of L w0) x) | _ \<Rightarrow> grf g)"
-      using gv unfolding gview_def w0_def by blast+
-    define k where "k = kd S P s t"
-    have kt: "kd S P s' t = (if visible i then Suc k else k)"
-      using filter_take_Suc[OF nl, of visible] pc' by (simp add: kd_def k_def xs_def n_def i_def)
-    have kdo: "kd S P s' u = kd S P s u" if "u \<noteq> t" for u
-      using that pc' by (simp add: kd_def)
-    have nd_k: "\<not> done_ev S P s (Acc t k p)" for p by (simp add: k_def)
-    \<comment> \<open>the times of what was performed before the step stay, so does sb between them\<close>
-    have sbo: "sb L g' a h = sb L g a h" if "done_ev S P s a" "done_ev S P s h" for a h
-      using gs1 that by (intro sb_cong) auto
-    \<comment> \<open>the step's own events: of thread t, at instruction k, of the source instruction i performs\<close>
-    have newk: "\<exists>p. e = Acc t k p" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
-    proof -
-      have "visible i"
-      proof (rule ccontr)
-        assume "\<not> visible i"
-        then have "kd S P s' u = kd S P s u" for u using kt kdo by (cases "u = t") (auto simp: k_def)
-        then have "kd S P s' = kd S P s" by blast
-        then show False using that done_kd by metis
-      qed
-      then have "kd S P s' u = ((kd S P s)(t := Suc k)) u" for u using kt kdo by (cases "u = t") auto
-      then have "kd S P s' = (kd S P s)(t := Suc k)" by blast
-      then show ?thesis using new_ev[OF _ k_def that] by blast
-    qed
-    have ik: "i = src_access B (src_code P t ! k) \<and> k < length (src_code P t)" if "visible i"
-      using filter_take_nth[OF nl, of visible] that compiled_code(1)[OF rows(1,2) ops]
-      by (simp add: k_def kd_def i_def xs[symmetric] n_def xs_def)
-    have sl: "sloc P (Acc t k p) = addr_of (src_code P t ! k)" for p by (simp add: ins_def)
     have ins: "ins P t k = src_code P t ! k" by (simp add: ins_def)
     have ewk: "ewg L (Acc t k p) = Some w0" "dv L (Acc t k p) = Some (dev_of L w0)" for p
       by (simp_all add: w0_def dv_def)
@@ -2532,13 +2712,13 @@ proof -
       fix r e assume ar: "(r, e) \<in> src_po P" "is_rd P r" "is_wr P e" "done_ev S P s' e" "sloc P r = sloc P e"
       obtain y where y: "sloc P e = Some y" using ar(3) wr_loc by blast
       have yr: "sloc P r = Some y" using ar(5) y by simp
-      show "sb L g' (grf g' r) e"
+      show "grf g' r \<noteq> e \<and> sb L g' (grf g' r) e"
       proof (cases "done_ev S P s e")
         case True
         have dr: "done_ev S P s r" using po_done ar(1) True by blast
         have "sb L g (grf g r) e" using wr_okD(5)[OF wr ar(1-3) True ar(5)] .
         then show ?thesis
-          using sbo[OF wx_done[OF grf_wx[OF ei ar(2) dr yr]] True] grf_old[OF dr] by simp
+          using sbo[OF wx_done[OF grf_wx[OF ei ar(2) dr yr]] True] grf_old[OF dr] wr_okD(10)[OF wr ar(1-3) True ar(5)] by simp
       next
         case False
         obtain y0 where y0: "sloc P e = Some y0" "(((\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)) \<and> ga2 g' e = None \<and> h1 g' w0 y0 = e)
@@ -2568,7 +2748,8 @@ proof -
           have "y1 = y" using y1(1) yr rr by simp
           then show ?thesis using y1(2) rr ath_h1 ath_h2 by auto
         qed
-        show ?thesis
+        have "grf g' r \<noteq> e" using hr False unfolding ath_def by auto
+        moreover have "sb L g' (grf g' r) e"
         proof (cases "\<exists>r2. i = INCL2 r2 y")
           case True
           have "ga2 g' e \<noteq> None" using y0(2) yy True by auto
@@ -2578,6 +2759,7 @@ proof -
           have "ga2 g' e = None" using y0(2) yy nI by auto
           then show ?thesis using fresh1[of "grf g' r" e] hr ar(3,4) False by auto
         qed
+        ultimately show ?thesis by blast
       qed
     next
       fix v y a assume v: "v \<in> src_threads P" and a': "seen_wr S P s' g' v y a"
@@ -2699,23 +2881,91 @@ proof -
       qed
     qed
   qed
-  show ?thesis using gi fo' so' ww' wr' by (auto simp: oinv_def)
+  \<comment> \<open>an increment at the L2 puts the newest write of its device in the line\<close>
+  have l2': "l2_ok L S P s' g'" if lo: "l2_ok L S P s g"
+  proof -
+    have c: "0 < clk g" using lo by (simp add: l2_ok_def)
+    have gs0: "clk g \<le> clk g'" using gs by (simp add: gstep_def)
+    have l2z: "l2 s' = l2 z" using z(2) by (simp add: set_pc_def)
+    have li': "lines_inv S P s' g'" using gi by (simp add: ginv_def)
+    show ?thesis unfolding l2_ok_def
+    proof (intro conjI allI impI)
+      show "0 < clk g'" using c gs0 by simp
+      fix d y e assume a: "readable (l2 s' d y) \<and> wx S P s' y e \<and> ga2 g' e \<noteq> None \<and> dv L e = Some d"
+      \<comment> \<open>a write the step performs with a time at the L2 is the increment's, at its line\<close>
+      have new2: "\<exists>r. i = INCL2 r y \<and> d = dev_of L w0 \<and> h2 g' d y = e \<and> ga2 g' e = Some (gt g' e) \<and> clk g < gt g' e
+          \<and> ga3 g' e = None" if nd: "\<not> done_ev S P s e"
+      proof -
+        have ni: "\<forall>z. e \<noteq> Init z" using nd by auto
+        then have ew: "is_wr P e" "done_ev S P s' e" using wx_perf[of S P s' y e] a by blast+
+        obtain p where ek: "e = Acc t k p" using newk[OF ew(2) nd] by blast
+        have g2: "ga2 g' e = Some (gt g' e)" "\<exists>r x. i = INCL2 r x" "clk g < gt g' e" "ga3 g' e = None"
+          using gs2r[OF ew nd] a by auto
+        then obtain r x where i2: "i = INCL2 r x" by blast
+        have vis: "visible i" using i2 by simp
+        obtain a0 where op: "src_code P t ! k = Op a0 r x"
+          using ik[OF vis] i2 by (cases "src_code P t ! k") (auto simp: access_def split: if_splits src_op.splits)
+        have "sloc P e = Some x" using ek sl op by simp
+        then have xy: "x = y" using wx_loc[of S P s' y e] a by simp
+        have "p" using ew(1) ek op ik[OF vis] i2 l2_rows_fetchinc[OF rows(2), of a0]
+          by (cases a0) (auto simp: acc_def ins_def access_def split: if_splits)
+        then have "h2 g' (dev_of L w0) x = e" using gv'(2) i2 ek by (simp add: k_def)
+        moreover have "d = dev_of L w0" using a ek by (simp add: dv_def w0_def)
+        ultimately show ?thesis using i2 xy g2 by blast
+      qed
+      show "sb L g' e (h2 g' d y)"
+      proof (cases "d = dev_of L w0 \<and> (\<exists>r. i = INCL2 r y)")
+        case True
+        then obtain r where i2: "i = INCL2 r y" by blast
+        define b where "b = Acc t k True"
+        have hb: "h2 g' d y = b" using gv'(2) i2 True by (simp add: b_def k_def)
+        show ?thesis
+        proof (cases "done_ev S P s e")
+          case de: True
+          have rb: "readable (l2 s' d y)" using a by simp
+          have bw: "wx S P s' y b" using li' rb hb readable_some by (auto simp: lines_inv_iff line2_def)
+          have nb: "\<not> done_ev S P s b" using nd_k by (simp add: b_def)
+          have bw2: "is_wr P b" "done_ev S P s' b" using wx_perf[OF bw] by (simp_all add: b_def)
+          have tb: "ga2 g' b = Some (gt g' b)" "clk g < gt g' b" "ga3 g' b = None"
+            using gs2r[OF bw2 nb] i2 by auto
+          have we: "wx S P s y e" using a de by (auto simp: wx_def)
+          have o: "ga2 g' e = ga2 g e" "ga3 g' e = ga3 g e" using gs1 de by blast+
+          have "the (ga2 g e) < clk g" using a o times_lt[OF ti c we] by auto
+          then show ?thesis using sb_fresh2[of g' e L d "gt g' b" b] a o tb hb True by (simp add: dv_def b_def w0_def)
+        next
+          case False
+          then show ?thesis using new2 by auto
+        qed
+      next
+        case False
+        have h: "h2 g' d y = h2 g d y" using gv'(2) False by (cases i) auto
+        have r0: "readable (l2 s d y)" using exec_readable(2)[OF z(1)] a l2z False by (auto simp: w0_def)
+        have de: "done_ev S P s e" using new2 False by blast
+        have we: "wx S P s y e" using a de by (auto simp: wx_def)
+        have o: "ga2 g' e = ga2 g e" using gs1 de by blast
+        have "sb L g e (h2 g d y)" using l2_okD[OF lo r0 we] a o by simp
+        then show ?thesis using sbo[OF de wx_done[OF h2_wx[OF li0 r0]]] h by simp
+      qed
+    qed
+  qed
+  show ?thesis using gi fo' so' ww' wr' l2' by (auto simp: oinv_def)
 qed
 
 lemma oinv_reachable:
   assumes "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" and wp: "well_placed L P"
-  shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> (l2_invalidated S B \<longrightarrow> wr_ok L S P s g)"
+  shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> (l2_invalidated S B \<longrightarrow> wr_ok L S P s g) \<and> l2_ok L S P s g"
 proof -
   have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
     using assms(1) by (simp add: reachable_def)
   then show ?thesis
   proof induction
     case base
-    then show ?case using ginv_initial oinv_initial wr_ok_initial by blast
+    then show ?case using ginv_initial oinv_initial wr_ok_initial l2_ok_initial by blast
   next
     case (step s1 s2)
-    then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "l2_invalidated S B \<longrightarrow> wr_ok L S P s1 g" by blast
+    then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "l2_invalidated S B \<longrightarrow> wr_ok L S P s1 g"
+      "l2_ok L S P s1 g" by blast
     have "threads (compile S P) = src_threads P" by (simp add: compile_def)
     then consider (thr) t where "t \<in> src_threads P" "step_thread L (compile S P) t s1 = Some s2"
       | (env) "s2 \<in> env_step L wb s1"
@@ -2723,10 +2973,10 @@ proof -
     then show ?case
     proof cases
       case thr
-      then show ?thesis using oinv_thread[OF g(1,2) thr rows wp] g(3) by blast
+      then show ?thesis using oinv_thread[OF g(1,2) thr rows wp] g(3,4) by blast
     next
       case env
-      then show ?thesis using oinv_env[OF g(1,2)] g(3) by blast
+      then show ?thesis using oinv_env[OF g(1,2)] g(3,4) by blast
     qed
   qed
 qed
@@ -2802,32 +3052,173 @@ proof
 qed
 
 
+text \<open>Coherence agrees with program order on each location (herd's
+  uniproc shapes, [HRF14]'s coherence): a thread's writes of a location
+  are coherence-ordered as it performs them; its read reads from its own
+  last earlier write of the location or from a coherence-later write; of
+  two of its reads of a location the later reads from the same write or
+  from a coherence-later one; a read reads from a write coherence-before
+  each write of the location its thread performs after it.\<close>
+definition po_loc_ok :: "src_program \<Rightarrow> (sev \<Rightarrow> sev) \<Rightarrow> sev rel \<Rightarrow> bool" where
+  "po_loc_ok P rfw cr \<longleftrightarrow>
+     (\<forall>e e'. (e, e') \<in> src_po P \<and> is_wr P e \<and> is_wr P e' \<and> sloc P e = sloc P e' \<longrightarrow> (e, e') \<in> cr)
+   \<and> (\<forall>a r. (a, r) \<in> src_po P \<and> is_wr P a \<and> is_rd P r \<and> sloc P a = sloc P r \<longrightarrow> a = rfw r \<or> (a, rfw r) \<in> cr)
+   \<and> (\<forall>a r. (a, r) \<in> src_po P \<and> is_rd P a \<and> is_rd P r \<and> sloc P a = sloc P r
+        \<longrightarrow> rfw a = rfw r \<or> (rfw a, rfw r) \<in> cr)
+   \<and> (\<forall>r e. (r, e) \<in> src_po P \<and> is_rd P r \<and> is_wr P e \<and> sloc P r = sloc P e \<longrightarrow> (rfw r, e) \<in> cr)"
+
+text \<open>A candidate's program order and communication on each location:
+  program order between accesses of one location, reads-from, coherence and
+  from-reads (a read before every coherence-successor of its write). Its
+  acyclicity is SC per location (herd's uniproc check).\<close>
+definition com_loc :: "src_program \<Rightarrow> (sev \<Rightarrow> sev) \<Rightarrow> sev rel \<Rightarrow> sev rel" where
+  "com_loc P rfw cr = {(a, b). (a, b) \<in> src_po P \<and> sloc P a = sloc P b}
+     \<union> {(rfw r, r) | r. is_rd P r} \<union> cr \<union> {(r, w) | r w. is_rd P r \<and> (rfw r, w) \<in> cr}"
+
+lemma src_po_trans: "trans (src_po P)"
+  by (auto simp: trans_def src_po_def)
+
+lemma src_po_irrefl: "(a, a) \<notin> src_po P"
+  by (auto simp: src_po_def)
+
+text \<open>A relation whose every edge raises a key in a strict order, or keeps it
+  and is an edge of an acyclic transitive relation, is acyclic.\<close>
+lemma acyclic_by_key:
+  assumes lt: "trans lt" "irrefl lt" and q: "trans Q" "\<forall>a. (a, a) \<notin> Q"
+    and sub: "\<forall>a b. (a, b) \<in> R \<longrightarrow> (k a, k b) \<in> lt \<or> (k a = k b \<and> (a, b) \<in> Q)"
+  shows "acyclic R"
+proof -
+  have "(k a, k b) \<in> lt \<or> (k a = k b \<and> (a, b) \<in> Q)" if "(a, b) \<in> R\<^sup>+" for a b
+    using that
+  proof induction
+    case (base b)
+    then show ?case using sub by blast
+  next
+    case (step b c)
+    have "(k b, k c) \<in> lt \<or> (k b = k c \<and> (b, c) \<in> Q)" using sub step(2) by blast
+    then show ?case using step(3) lt(1) q(1) unfolding trans_def by metis
+  qed
+  then show ?thesis using lt(2) q(2) unfolding acyclic_def irrefl_def by blast
+qed
+
+text \<open>Program order agreeing with reads-from and coherence on each location
+  (po_loc_ok) makes a candidate SC per location: place each write at
+  itself and each read just after the write it reads from; every edge of
+  com_loc then moves forward, or stays between two reads of one write in
+  program order.\<close>
+theorem po_loc_acyclic:
+  assumes c: "cand_ok P rfw cr v" and po: "po_loc_ok P rfw cr"
+  shows "acyclic (com_loc P rfw cr)"
+proof -
+  have rf: "is_wr P (rfw r) \<and> sloc P (rfw r) = sloc P r" if "is_rd P r" for r
+    using c that by (simp add: cand_ok_def)
+  have cw: "is_wr P w \<and> is_wr P w'" if "(w, w') \<in> cr" for w w'
+    using c that by (auto simp: cand_ok_def)
+  have ct: "trans cr" and ci: "irrefl cr" using c by (simp_all add: cand_ok_def)
+  define k :: "sev \<Rightarrow> sev \<times> nat" where "k e = (if is_rd P e then (rfw e, 1) else (e, 0))" for e
+  define lt :: "(sev \<times> nat) rel" where "lt = {((x, i), (y, j)). (x, y) \<in> cr \<or> (x = y \<and> i < j)}"
+  have lt_trans: "trans lt" using ct unfolding lt_def trans_def by auto
+  have lt_irrefl: "irrefl lt" using ci unfolding lt_def irrefl_def by auto
+  have kw: "k w = (w, 0)" if "is_wr P w" for w using that rd_not_wr unfolding k_def by auto
+  have kr: "k r = (rfw r, 1)" if "is_rd P r" for r using that unfolding k_def by simp
+  have ev: "is_rd P e \<or> is_wr P e" if "(e, e') \<in> src_po P \<or> (e', e) \<in> src_po P" for e e'
+    using that by (auto simp: src_po_def acc_def)
+  have "(k a, k b) \<in> lt \<or> (k a = k b \<and> (a, b) \<in> src_po P)" if e: "(a, b) \<in> com_loc P rfw cr" for a b
+  proof -
+    consider (p) "(a, b) \<in> src_po P" "sloc P a = sloc P b" | (r) "is_rd P b" "a = rfw b" | (o) "(a, b) \<in> cr"
+      | (f) "is_rd P a" "(rfw a, b) \<in> cr"
+      using e unfolding com_loc_def by blast
+    then show ?thesis
+    proof cases
+      case p
+      have ea: "is_rd P a \<or> is_wr P a" and eb: "is_rd P b \<or> is_wr P b" using ev p(1) by blast+
+      show ?thesis
+      proof (cases "is_rd P a")
+        case ra: True
+        show ?thesis
+        proof (cases "is_rd P b")
+          case True
+          then have "rfw a = rfw b \<or> (rfw a, rfw b) \<in> cr" using po p ra unfolding po_loc_ok_def by blast
+          then show ?thesis using kr[OF ra] kr[OF True] p(1) unfolding lt_def by auto
+        next
+          case False
+          then have wb: "is_wr P b" using eb by simp
+          then have "(rfw a, b) \<in> cr" using po p ra unfolding po_loc_ok_def by blast
+          then show ?thesis using kr[OF ra] kw[OF wb] unfolding lt_def by auto
+        qed
+      next
+        case False
+        then have wa: "is_wr P a" using ea by simp
+        show ?thesis
+        proof (cases "is_rd P b")
+          case True
+          then have "a = rfw b \<or> (a, rfw b) \<in> cr" using po p wa unfolding po_loc_ok_def by blast
+          then show ?thesis using kw[OF wa] kr[OF True] unfolding lt_def by auto
+        next
+          case False
+          then have wb: "is_wr P b" using eb by simp
+          then have "(a, b) \<in> cr" using po p wa unfolding po_loc_ok_def by blast
+          then show ?thesis using kw[OF wa] kw[OF wb] unfolding lt_def by auto
+        qed
+      qed
+    next
+      case r
+      then show ?thesis using kr[OF r(1)] kw rf[OF r(1)] unfolding lt_def by auto
+    next
+      case o
+      then show ?thesis using kw cw[OF o] unfolding lt_def by auto
+    next
+      case f
+      then show ?thesis using kr[OF f(1)] kw cw[OF f(2)] unfolding lt_def by auto
+    qed
+  qed
+  then show ?thesis
+    using acyclic_by_key[where R = "com_loc P rfw cr" and k = k and Q = "src_po P", OF lt_trans lt_irrefl src_po_trans]
+      src_po_irrefl by blast
+qed
+
 text \<open>For a scheme whose increments at the L2 are also followed by an
-  invalidation of the L1 (rsp-new's), a read reads from its own thread's
-  last write of its location or from a coherence-later write: every final
-  state shows the outcome of a candidate whose reads-from and coherence
-  agree with program order on each thread's writes and the reads after
-  them, for every program of any length and thread count, on every layout,
-  under both write-back policies, racy or not.\<close>
-theorem machine_candidate_wr_rd:
+  invalidation of the L1 (rsp-new's), every final state shows the outcome
+  of a candidate whose reads-from and coherence agree with program order on
+  each location (po_loc_ok), for every program of any length and thread
+  count, on every layout, under both write-back policies, racy or not.\<close>
+theorem machine_candidate_po_loc:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B"
     and wp: "well_placed L P"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
   shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
-     \<and> (\<forall>e e'. (e, e') \<in> src_po P \<and> is_wr P e \<and> is_wr P e' \<and> sloc P e = sloc P e' \<longrightarrow> (e, e') \<in> run_co P g)
-     \<and> (\<forall>a r. (a, r) \<in> src_po P \<and> is_wr P a \<and> is_rd P r \<and> sloc P a = sloc P r
-          \<longrightarrow> a = grf g r \<or> (a, grf g r) \<in> run_co P g)"
+     \<and> po_loc_ok P (grf g) (run_co P g)"
 proof -
   obtain g where g: "ginv L S P s g" "oinv L S P s g" "wr_ok L S P s g"
     using oinv_reachable[OF reach rows(1-4) wp] rows(5) by blast
   note ff = final_facts[OF g(1) fin wp rows(1-3)]
   have ti: "time_inv S P s g" and ei: "ev_inv S P s g" using g(1) by (simp_all add: ginv_def)
+  have c: "0 < clk g" using wr_okD(1)[OF g(3)] .
+  have dn: "done_ev S P s r" if "is_rd P r \<or> is_wr P r" for r
+  proof -
+    have "is_ev P r" using that by (cases r) auto
+    then show ?thesis using ff(2) by blast
+  qed
+  have rf: "is_wr P (grf g r) \<and> sloc P (grf g r) = sloc P r" if "is_rd P r" for r
+    using ev_parts(2)[OF ei] that dn by blast
+  \<comment> \<open>at the end every write has reached memory, and settled coherence is the exhibited one\<close>
+  have co: "e = h \<or> (e, h) \<in> run_co P g"
+    if sbe: "sb L g e h" and w: "is_wr P e" "is_wr P h" "sloc P e = Some x" "sloc P h = Some x" for e h x
+  proof -
+    have we: "wx S P s x e \<and> ga3 g e \<noteq> None" and wh: "wx S P s x h \<and> ga3 g h \<noteq> None"
+      using ff(3) w by blast+
+    have "ga2 g e \<noteq> None" "ga2 g h \<noteq> None"
+      using we wh times_lt[OF ti c conjunct1[OF we]] times_lt[OF ti c conjunct1[OF wh]] by auto
+    then have o: "e = h \<or> klt (key g e) (key g h)" using sb_final sbe we wh by blast
+    have "\<forall>z. h \<noteq> Init z" if lt: "klt (key g e) (key g h)"
+      using lt klt_zero ti by (auto simp: time_inv_def key_def)
+    then show ?thesis using o w by (auto simp: run_co_def)
+  qed
   have ww: "(e, e') \<in> run_co P g"
     if a: "(e, e') \<in> src_po P" "is_wr P e" "is_wr P e'" "sloc P e = sloc P e'" for e e'
   proof -
     obtain x where x: "sloc P e' = Some x" using a(3) wr_loc by blast
-    have ev: "is_ev P e'" using a(3) by (cases e') auto
-    have de: "done_ev S P s e'" using ff(2)[OF ev] .
+    have de: "done_ev S P s e'" using dn a(3) by blast
     have ni: "\<forall>z. e \<noteq> Init z" "\<forall>z. e' \<noteq> Init z" using po_acc[OF a(1)] by blast+
     have w3: "wx S P s x e \<and> ga3 g e \<noteq> None" "wx S P s x e' \<and> ga3 g e' \<noteq> None"
       using ff(3) a(2,3,4) x by metis+
@@ -2841,44 +3232,45 @@ proof -
   have wr: "a = grf g r \<or> (a, grf g r) \<in> run_co P g"
     if a: "(a, r) \<in> src_po P" "is_wr P a" "is_rd P r" "sloc P a = sloc P r" for a r
   proof -
-    have er: "is_ev P r" using a(3) by (cases r) auto
-    have dr: "done_ev S P s r" using ff(2)[OF er] .
-    obtain x where x: "sloc P r = Some x" using a(2,4) wr_loc by fastforce
-    have ga: "wx S P s x a \<and> ga3 g a \<noteq> None" using ff(3) a(2,4) x by metis
-    have wh: "wx S P s x (grf g r)" using grf_wx[OF ei a(3) dr x] .
-    have hw: "is_wr P (grf g r)" "sloc P (grf g r) = Some x" using ev_parts(2)[OF ei] a(3) dr x by auto
-    have gh: "wx S P s x (grf g r) \<and> ga3 g (grf g r) \<noteq> None" using ff(3)[OF hw] by blast
-    have a2: "ga2 g a \<noteq> None" using ga times_lt[OF ti wr_okD(1)[OF g(3)] conjunct1[OF ga]] by auto
-    have a2': "ga2 g (grf g r) \<noteq> None" using gh times_lt[OF ti wr_okD(1)[OF g(3)] wh] by auto
-    have "sb L g (ob P g a) (grf g r)" using wr_okD(4)[OF g(3) a(1) disjI1[OF a(2)] a(3) dr a(4)] .
+    obtain x where x: "sloc P a = Some x" using a(2) wr_loc by blast
+    have "sb L g (ob P g a) (grf g r)" using wr_okD(4)[OF g(3) a(1) disjI1[OF a(2)] a(3) dn a(4)] a(3) by blast
     then have "sb L g a (grf g r)" using ob_wr[OF a(2)] by simp
-    then have "a = grf g r \<or> klt (key g a) (key g (grf g r))" using sb_final ga gh a2 a2' by blast
-    moreover have "\<forall>z. grf g r \<noteq> Init z" if "klt (key g a) (key g (grf g r))"
-      using that klt_zero ti by (auto simp: time_inv_def key_def)
-    ultimately show ?thesis using a(2,4) hw x by (auto simp: run_co_def)
+    then show ?thesis using co[of a "grf g r" x] a(2,4) rf[OF a(3)] x by simp
   qed
-  show ?thesis using final_candidate[OF rows(1-3) wp g(1) fin] ww wr by blast
+  have rr: "grf g a = grf g r \<or> (grf g a, grf g r) \<in> run_co P g"
+    if a: "(a, r) \<in> src_po P" "is_rd P a" "is_rd P r" "sloc P a = sloc P r" for a r
+  proof -
+    obtain x where x: "sloc P r = Some x" using a(3) rd_addr by (cases r) auto
+    have "sb L g (ob P g a) (grf g r)" using wr_okD(4)[OF g(3) a(1) disjI2[OF a(2)] a(3) dn a(4)] a(3) by blast
+    then have "sb L g (grf g a) (grf g r)" using ob_rd[OF a(2)] by simp
+    then show ?thesis using co[of "grf g a" "grf g r" x] rf[OF a(2)] rf[OF a(3)] a(4) x by simp
+  qed
+  have rw: "(grf g r, e) \<in> run_co P g"
+    if a: "(r, e) \<in> src_po P" "is_rd P r" "is_wr P e" "sloc P r = sloc P e" for r e
+  proof -
+    obtain x where x: "sloc P e = Some x" using a(3) wr_loc by blast
+    have de: "done_ev S P s e" using dn a(3) by blast
+    have "sb L g (grf g r) e" "grf g r \<noteq> e" using wr_okD(5,10)[OF g(3) a(1-3) de a(4)] by blast+
+    then show ?thesis using co[of "grf g r" e x] rf[OF a(2)] a(3,4) x by simp
+  qed
+  show ?thesis using final_candidate[OF rows(1-3) wp g(1) fin] ww wr rr rw unfolding po_loc_ok_def by blast
 qed
 
-corollary machine_outcomes_wr_rd:
+text \<open>So every outcome of the machine is the outcome of a candidate that
+  meets po_loc_ok and is SC per location (po_loc_acyclic).\<close>
+corollary machine_outcomes_po_loc:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "well_placed L P"
-  shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob
-     \<and> (\<forall>e e'. (e, e') \<in> src_po P \<and> is_wr P e \<and> is_wr P e' \<and> sloc P e = sloc P e' \<longrightarrow> (e, e') \<in> co)
-     \<and> (\<forall>a r. (a, r) \<in> src_po P \<and> is_wr P a \<and> is_rd P r \<and> sloc P a = sloc P r \<longrightarrow> a = rfw r \<or> (a, rfw r) \<in> co)}"
+  shows "outcomes L wb (compile S P) (initial (src_init P))
+    \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> po_loc_ok P rfw co
+         \<and> acyclic (com_loc P rfw co)}"
 proof
   fix ob assume "ob \<in> outcomes L wb (compile S P) (initial (src_init P))"
   then obtain s where s: "s \<in> reachable L wb (compile S P) (initial (src_init P))" "is_final L (compile S P) s"
     "ob = (regs s, mem s)"
     by (auto simp: outcomes_def)
-  have "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) ob
-     \<and> (\<forall>e e'. (e, e') \<in> src_po P \<and> is_wr P e \<and> is_wr P e' \<and> sloc P e = sloc P e' \<longrightarrow> (e, e') \<in> run_co P g)
-     \<and> (\<forall>a r. (a, r) \<in> src_po P \<and> is_wr P a \<and> is_rd P r \<and> sloc P a = sloc P r
-          \<longrightarrow> a = grf g r \<or> (a, grf g r) \<in> run_co P g)"
-    using machine_candidate_wr_rd[OF assms(1-5) assms(6) s(1,2)] s(3) by simp
-  then show "ob \<in> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob
-     \<and> (\<forall>e e'. (e, e') \<in> src_po P \<and> is_wr P e \<and> is_wr P e' \<and> sloc P e = sloc P e' \<longrightarrow> (e, e') \<in> co)
-     \<and> (\<forall>a r. (a, r) \<in> src_po P \<and> is_wr P a \<and> is_rd P r \<and> sloc P a = sloc P r \<longrightarrow> a = rfw r \<or> (a, rfw r) \<in> co)}"
-    by blast
+  then show "ob \<in> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> po_loc_ok P rfw co
+         \<and> acyclic (com_loc P rfw co)}"
+    using machine_candidate_po_loc[OF assms(1-5) assms(6) s(1,2)] po_loc_acyclic by blast
 qed
 
 end
