@@ -1965,9 +1965,6 @@ lemma sb_fresh2:
   shows "sb L g a b"
   using assms by (cases "ga3 g a") (auto simp: sb_def)
 
-lemma wr_one: "wr c p \<Longrightarrow> wr c q \<Longrightarrow> p = q"
-  by (cases "(c, p)" rule: wr.cases) auto
-
 text \<open>Every step of a thread keeps the invariants, with the ghost updated, for
   a scheme whose increments at the L2 are flushed (wr_ok where they are
   invalidated after, too).\<close>
@@ -2488,6 +2485,41 @@ proof -
         then show ?thesis using aw False by blast
       qed
     qed
+    \<comment> \<open>so a write t sees after the step: one it saw, its new write, or its read's line\<close>
+    have seen_step: "seen_wr S P s g v y a
+        \<or> (v = t \<and> \<not> done_ev S P s a \<and> (\<exists>p. a = Acc t k p)
+           \<and> ((((\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y)) \<and> ga2 g' a = None \<and> h1 g' w0 y = a)
+             \<or> ((\<exists>r. i = INCL2 r y) \<and> ga2 g' a = Some (gt g' a) \<and> h2 g' (dev_of L w0) y = a)))
+        \<or> (v = t \<and> (\<exists>r1. i = LD r1 y \<or> i = INCL1 r1 y) \<and> a = h1 g w0 y \<and> readable (l1 s w0 y))
+        \<or> (v = t \<and> (\<exists>r1. i = INCL2 r1 y) \<and> a = h2 g (dev_of L w0) y \<and> readable (l2 s (dev_of L w0) y))"
+      if a': "seen_wr S P s' g' v y a" for v y a
+    proof -
+      consider (o) "seen_wr S P s g v y a" | (n) "v = t" "is_wr P a" "done_ev S P s' a" "\<not> done_ev S P s a"
+        | (r) "v = t" "is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)" "grf g' (Acc t k False) = a"
+          "sloc P (Acc t k False) = Some y"
+        using seen_cases[OF a'] by blast
+      then show ?thesis
+      proof cases
+        case o
+        then show ?thesis by blast
+      next
+        case n
+        obtain y0 where y0: "sloc P a = Some y0" "\<exists>p. a = Acc t k p"
+          "(((\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)) \<and> ga2 g' a = None \<and> h1 g' w0 y0 = a)
+            \<or> ((\<exists>r. i = INCL2 r y0) \<and> ga2 g' a = Some (gt g' a) \<and> h2 g' (dev_of L w0) y0 = a)"
+          using wr_step[OF n(2-4)] by blast
+        have "y0 = y" using y0(1) wx_loc[OF seen_wx[OF a']] by simp
+        then show ?thesis using n(1,4) y0(2,3) by blast
+      next
+        case r
+        obtain y1 r1 where y1: "sloc P (Acc t k False) = Some y1"
+          "((i = LD r1 y1 \<or> i = INCL1 r1 y1) \<and> grf g' (Acc t k False) = h1 g w0 y1 \<and> readable (l1 s w0 y1))
+            \<or> (i = INCL2 r1 y1 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y1 \<and> readable (l2 s (dev_of L w0) y1))"
+          using rd_step[OF r(2,3)] by blast
+        have "y1 = y" using y1(1) r(5) by simp
+        then show ?thesis using y1(2) r(1,4) by blast
+      qed
+    qed
     show ?thesis
     proof (rule wr_okI)
       show "0 < clk g'" using c gs0 by simp
@@ -2512,25 +2544,26 @@ proof -
           case False
           have "ath w0 a"
           proof -
-            consider (o) "seen_wr S P s g v y a" | (n) "v = t" "is_wr P a" "done_ev S P s' a" "\<not> done_ev S P s a"
-              | (r) "v = t" "is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)" "grf g' (Acc t k False) = a"
-              using seen_cases[OF a'] by blast
+            consider (o) "seen_wr S P s g v y a"
+              | (n) "v = t" "\<not> done_ev S P s a" "\<exists>p. a = Acc t k p"
+                "(((\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y)) \<and> ga2 g' a = None \<and> h1 g' w0 y = a)
+                 \<or> ((\<exists>r. i = INCL2 r y) \<and> ga2 g' a = Some (gt g' a) \<and> h2 g' (dev_of L w0) y = a)"
+              | (l1) "v = t" "\<exists>r1. i = LD r1 y \<or> i = INCL1 r1 y" "a = h1 g w0 y" "readable (l1 s w0 y)"
+              | (l2) "v = t" "\<exists>r1. i = INCL2 r1 y" "a = h2 g (dev_of L w0) y" "readable (l2 s (dev_of L w0) y)"
+              using seen_step[OF a'] by blast
             then show ?thesis
             proof cases
               case o
               then show ?thesis using ath_seen[OF v o] True by simp
             next
               case n
-              obtain p where "a = Acc t k p" using newk n(3,4) by blast
-              moreover obtain q where "b = Acc t k q" using newk bw(2,3) by blast
-              ultimately have "a = b" using n(2) bw(1) wr_one by (auto simp: acc_def)
-              then show ?thesis using False by simp
+              then show ?thesis using hb True False by auto
             next
-              case r
-              obtain y1 r1 where "((i = LD r1 y1 \<or> i = INCL1 r1 y1) \<and> grf g' (Acc t k False) = h1 g w0 y1 \<and> readable (l1 s w0 y1))
-                \<or> (i = INCL2 r1 y1 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y1 \<and> readable (l2 s (dev_of L w0) y1))"
-                using rd_step[OF r(2,3)] by blast
-              then show ?thesis using ath_h1 r(4) True by auto
+              case l1
+              then show ?thesis using ath_h1 by simp
+            next
+              case l2
+              then show ?thesis using True by auto
             qed
           qed
           then show ?thesis using fresh1[OF _ bw(1-3) hb(2)] hb(1) by simp
@@ -2557,10 +2590,13 @@ proof -
           qed
         qed
         have no2: "\<not> iv_pend xs (Suc n)" if "v = t" using np' that pc' by (simp add: xs_def)
-        consider (o) "seen_wr S P s g v y a" | (n) "v = t" "is_wr P a" "done_ev S P s' a" "\<not> done_ev S P s a"
-          | (r) "v = t" "is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)" "grf g' (Acc t k False) = a"
-            "sloc P (Acc t k False) = Some y"
-          using seen_cases[OF a'] by blast
+        consider (o) "seen_wr S P s g v y a"
+          | (n) "v = t" "\<not> done_ev S P s a" "\<exists>p. a = Acc t k p"
+            "(((\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y)) \<and> ga2 g' a = None \<and> h1 g' w0 y = a)
+             \<or> ((\<exists>r. i = INCL2 r y) \<and> ga2 g' a = Some (gt g' a) \<and> h2 g' (dev_of L w0) y = a)"
+          | (l1) "v = t" "\<exists>r1. i = LD r1 y \<or> i = INCL1 r1 y" "a = h1 g w0 y" "readable (l1 s w0 y)"
+          | (l2) "v = t" "\<exists>r1. i = INCL2 r1 y" "a = h2 g (dev_of L w0) y" "readable (l2 s (dev_of L w0) y)"
+          using seen_step[OF a'] by blast
         then show ?thesis
         proof cases
           case o
@@ -2568,19 +2604,13 @@ proof -
           then show ?thesis using sbo[OF wx_done[OF seen_wx[OF o]] wx_done[OF h1_wx[OF li rd0]]] h by simp
         next
           case n
-          obtain y0 where y0: "sloc P a = Some y0" "(((\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)) \<and> ga2 g' a = None \<and> h1 g' w0 y0 = a)
-            \<or> ((\<exists>r. i = INCL2 r y0) \<and> ga2 g' a = Some (gt g' a) \<and> h2 g' (dev_of L w0) y0 = a)"
-            using wr_step[OF n(2-4)] by blast
-          have "y0 = y" using y0(1) wx_loc[OF seen_wx[OF a']] by simp
-          then show ?thesis using y0(2) False n(1) no2 iv_pend_Suc[of xs n] by (auto simp: w0_def i_def)
+          then show ?thesis using False no2 iv_pend_Suc[of xs n] by (auto simp: w0_def i_def)
         next
-          case r
-          obtain y1 r1 where y1: "sloc P (Acc t k False) = Some y1"
-            "((i = LD r1 y1 \<or> i = INCL1 r1 y1) \<and> grf g' (Acc t k False) = h1 g w0 y1 \<and> readable (l1 s w0 y1))
-              \<or> (i = INCL2 r1 y1 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y1 \<and> readable (l2 s (dev_of L w0) y1))"
-            using rd_step[OF r(2,3)] by blast
-          have yy: "y1 = y" using y1(1) r(5) by simp
-          show ?thesis using y1(2) yy r(1,4) h False no2 iv_pend_Suc[of xs n] by (auto simp: w0_def i_def)
+          case l1
+          then show ?thesis using h False by (auto simp: w0_def)
+        next
+          case l2
+          then show ?thesis using no2 iv_pend_Suc[of xs n] by (auto simp: i_def)
         qed
       qed
     next
@@ -2604,25 +2634,26 @@ proof -
           case False
           have "(ga3 g' a = None \<longrightarrow> dv L a = Some (dev_of L w0)) \<and> (\<forall>m. ga2 g' a = Some m \<longrightarrow> m < clk g)"
           proof -
-            consider (o) "seen_wr S P s g v y a" | (n) "v = t" "is_wr P a" "done_ev S P s' a" "\<not> done_ev S P s a"
-              | (r) "v = t" "is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)" "grf g' (Acc t k False) = a"
-              using seen_cases[OF a'] by blast
+            consider (o) "seen_wr S P s g v y a"
+              | (n) "v = t" "\<not> done_ev S P s a" "\<exists>p. a = Acc t k p"
+                "(((\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y)) \<and> ga2 g' a = None \<and> h1 g' w0 y = a)
+                 \<or> ((\<exists>r. i = INCL2 r y) \<and> ga2 g' a = Some (gt g' a) \<and> h2 g' (dev_of L w0) y = a)"
+              | (l1) "v = t" "\<exists>r1. i = LD r1 y \<or> i = INCL1 r1 y" "a = h1 g w0 y" "readable (l1 s w0 y)"
+              | (l2) "v = t" "\<exists>r1. i = INCL2 r1 y" "a = h2 g (dev_of L w0) y" "readable (l2 s (dev_of L w0) y)"
+              using seen_step[OF a'] by blast
             then show ?thesis
             proof cases
               case o
               then show ?thesis using ath_seen[OF v o] True unfolding ath_def by simp
             next
               case n
-              obtain p where "a = Acc t k p" using newk n(3,4) by blast
-              moreover obtain q where "b = Acc t k q" using newk bw(2,3) by blast
-              ultimately have "a = b" using n(2) bw(1) wr_one by (auto simp: acc_def)
-              then show ?thesis using False by simp
+              then show ?thesis using hb True False by auto
             next
-              case r
-              obtain y1 r1 where "((i = LD r1 y1 \<or> i = INCL1 r1 y1) \<and> grf g' (Acc t k False) = h1 g w0 y1 \<and> readable (l1 s w0 y1))
-                \<or> (i = INCL2 r1 y1 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y1 \<and> readable (l2 s (dev_of L w0) y1))"
-                using rd_step[OF r(2,3)] by blast
-              then show ?thesis using ath_h2 r(4) True unfolding ath_def by auto
+              case l1
+              then show ?thesis using True by auto
+            next
+              case l2
+              then show ?thesis using ath_h2 unfolding ath_def by simp
             qed
           qed
           then show ?thesis using fresh2[OF a2 _ _ bw(1-3) hb(2)] hb(1) by simp
@@ -2632,10 +2663,13 @@ proof -
         have h: "h2 g' (dev_of L (wg_of L v)) y = h2 g (dev_of L (wg_of L v)) y" using gv'(2) False by (cases i) auto
         have rd0: "readable (l2 s (dev_of L (wg_of L v)) y)" using exec_readable(2)[OF z(1)] rd l'(2) False
           by (auto simp: w0_def)
-        consider (o) "seen_wr S P s g v y a" | (n) "v = t" "is_wr P a" "done_ev S P s' a" "\<not> done_ev S P s a"
-          | (r) "v = t" "is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)" "grf g' (Acc t k False) = a"
-            "sloc P (Acc t k False) = Some y"
-          using seen_cases[OF a'] by blast
+        consider (o) "seen_wr S P s g v y a"
+          | (n) "v = t" "\<not> done_ev S P s a" "\<exists>p. a = Acc t k p"
+            "(((\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y)) \<and> ga2 g' a = None \<and> h1 g' w0 y = a)
+             \<or> ((\<exists>r. i = INCL2 r y) \<and> ga2 g' a = Some (gt g' a) \<and> h2 g' (dev_of L w0) y = a)"
+          | (l1) "v = t" "\<exists>r1. i = LD r1 y \<or> i = INCL1 r1 y" "a = h1 g w0 y" "readable (l1 s w0 y)"
+          | (l2) "v = t" "\<exists>r1. i = INCL2 r1 y" "a = h2 g (dev_of L w0) y" "readable (l2 s (dev_of L w0) y)"
+          using seen_step[OF a'] by blast
         then show ?thesis
         proof cases
           case o
@@ -2645,24 +2679,16 @@ proof -
           then show ?thesis using sbo[OF da wx_done[OF h2_wx[OF li rd0]]] h by simp
         next
           case n
-          obtain y0 where y0: "sloc P a = Some y0" "(((\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)) \<and> ga2 g' a = None \<and> h1 g' w0 y0 = a)
-            \<or> ((\<exists>r. i = INCL2 r y0) \<and> ga2 g' a = Some (gt g' a) \<and> h2 g' (dev_of L w0) y0 = a)"
-            using wr_step[OF n(2-4)] by blast
-          have "y0 = y" using y0(1) wx_loc[OF seen_wx[OF a']] by simp
-          then show ?thesis using y0(2) False n(1) a2 by (auto simp: w0_def)
+          then show ?thesis using False a2 by (auto simp: w0_def)
         next
-          case r
-          obtain y1 r1 where y1: "sloc P (Acc t k False) = Some y1"
-            "((i = LD r1 y1 \<or> i = INCL1 r1 y1) \<and> grf g' (Acc t k False) = h1 g w0 y1 \<and> readable (l1 s w0 y1))
-              \<or> (i = INCL2 r1 y1 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y1 \<and> readable (l2 s (dev_of L w0) y1))"
-            using rd_step[OF r(2,3)] by blast
-          have yy: "y1 = y" using y1(1) r(5) by simp
-          have i1: "(i = LD r1 y \<or> i = INCL1 r1 y) \<and> a = h1 g w0 y \<and> readable (l1 s w0 y)"
-            using y1(2) yy r(1,4) False by (auto simp: w0_def)
-          have da: "done_ev S P s a" using wx_done[OF h1_wx[OF li conjunct2[OF conjunct2[OF i1]]]] i1 by simp
+          case l1
+          have da: "done_ev S P s a" using wx_done[OF h1_wx[OF li l1(4)]] l1(3) by simp
           have "ga2 g a \<noteq> None" using a2 gs1 da by auto
-          then have "sb L g a (h2 g (dev_of L w0) y)" using l12_okD[OF lo _ _ rd0[unfolded r(1) w0_def[symmetric]]] i1 by simp
-          then show ?thesis using sbo[OF da wx_done[OF h2_wx[OF li rd0]]] h r(1) by (simp add: w0_def)
+          then have "sb L g a (h2 g (dev_of L w0) y)" using l12_okD[OF lo l1(4) _ rd0[unfolded l1(1) w0_def[symmetric]]] l1(3) by simp
+          then show ?thesis using sbo[OF da wx_done[OF h2_wx[OF li rd0]]] h l1(1) by (simp add: w0_def)
+        next
+          case l2
+          then show ?thesis using False by (auto simp: w0_def)
         qed
       qed
     next
@@ -2763,24 +2789,26 @@ proof -
       qed
     next
       fix v y a assume v: "v \<in> src_threads P" and a': "seen_wr S P s' g' v y a"
-      consider (o) "seen_wr S P s g v y a" | (n) "v = t" "is_wr P a" "done_ev S P s' a" "\<not> done_ev S P s a"
-        | (r) "v = t" "is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)" "grf g' (Acc t k False) = a"
-        using seen_cases[OF a'] by blast
+      consider (o) "seen_wr S P s g v y a"
+        | (n) "v = t" "\<not> done_ev S P s a" "\<exists>p. a = Acc t k p"
+          "(((\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y)) \<and> ga2 g' a = None \<and> h1 g' w0 y = a)
+           \<or> ((\<exists>r. i = INCL2 r y) \<and> ga2 g' a = Some (gt g' a) \<and> h2 g' (dev_of L w0) y = a)"
+        | (l1) "v = t" "\<exists>r1. i = LD r1 y \<or> i = INCL1 r1 y" "a = h1 g w0 y" "readable (l1 s w0 y)"
+        | (l2) "v = t" "\<exists>r1. i = INCL2 r1 y" "a = h2 g (dev_of L w0) y" "readable (l2 s (dev_of L w0) y)"
+        using seen_step[OF a'] by blast
       then show "(ga2 g' a = None \<longrightarrow> ewg L a = Some (wg_of L v)) \<and> (ga3 g' a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L v)))"
       proof cases
         case o
         then show ?thesis using ath_seen[OF v o] unfolding ath_def by blast
       next
         case n
-        obtain p where "a = Acc t k p" using newk n(3,4) by blast
-        then show ?thesis using ewk n(1) by (simp add: w0_def)
+        then show ?thesis using ewk by (auto simp: w0_def)
       next
-        case r
-        obtain y1 r1 where "((i = LD r1 y1 \<or> i = INCL1 r1 y1) \<and> grf g' (Acc t k False) = h1 g w0 y1 \<and> readable (l1 s w0 y1))
-          \<or> (i = INCL2 r1 y1 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y1 \<and> readable (l2 s (dev_of L w0) y1))"
-          using rd_step[OF r(2,3)] by blast
-        then have "ath w0 a" using ath_h1 ath_h2 r(4) by auto
-        then show ?thesis using r(1) unfolding ath_def by (simp add: w0_def)
+        case l1
+        then show ?thesis using ath_h1[OF l1(4)] unfolding ath_def by (simp add: w0_def)
+      next
+        case l2
+        then show ?thesis using ath_h2[OF l2(4)] unfolding ath_def by (simp add: w0_def)
       qed
     next
       show "home_ok L s' g'" unfolding home_ok_def
