@@ -1985,17 +1985,13 @@ proof -
     by (simp add: xs_def compile_def)
   have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B"
     using rows(3) t by (auto simp: ops_of_def)
-  obtain z where nl: "n < length xs" and z: "exec L t i s = Some z" "s' = set_pc t (next_pc t i s) z"
-    and nu: "\<not> unflushed L s t"
-    using st by (auto simp: step_thread_def xs_def n_def i_def compile_def Let_def split: if_splits)
-  have vq: "visible i \<or> quiet i"
-    using compiled_code(2)[OF rows(1,2) ops] nl by (simp add: i_def xs[symmetric])
-  then have nxt: "next_pc t i s = Suc n"
-    by (cases i) (auto simp: next_pc_def n_def)
-  have pcz: "pc z = pc s"
-    using z(1) by (cases i) (auto simp: Let_def set_reg_def set_l1_def set_l2_def enq_l1_def enq_l2_def split: if_splits)
+  define k where "k = kd S P s t"
+  obtain z where nl: "n < length xs" and z: "exec L t i s = Some z" "s' = set_pc t (Suc n) z"
+    and nu: "\<not> unflushed L s t" and vq: "visible i \<or> quiet i" and pcz: "pc z = pc s"
+    and kt: "kd S P s' t = (if visible i then Suc k else k)" and kdo0: "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
+    by (rule step_shape[OF st rows(1-3)]) (simp_all add: xs_def n_def i_def k_def)
   have pc': "pc s' = (pc s)(t := Suc n)" "l1_fifo s' = l1_fifo z"
-    using z(2) nxt pcz by (simp_all add: set_pc_def)
+    using z(2) pcz by (simp_all add: set_pc_def n_def)
   have pco: "\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s u" using pc' by simp
   define w0 where "w0 = wg_of L t"
   have w0: "w0 \<in> wgs L" using wp t by (simp add: well_placed_def w0_def)
@@ -2146,7 +2142,7 @@ proof -
         have ks: "kd S P s' = kd S P s"
         proof
           fix u' show "kd S P s' u' = kd S P s u'"
-            using filter_take_Suc[OF nl, of visible] pc' nv by (cases "u' = t") (auto simp: kd_def xs_def n_def i_def)
+            using kt kdo0 nv by (cases "u' = t") (auto simp: k_def)
         qed
         have gq: "grf g' = grf g" using gv gview_quiet[OF fn(2)] by blast
         have sq: "seen S P s' g' = seen S P s g" unfolding seen_def[abs_def] done_kd[OF ks] gq ..
@@ -2188,7 +2184,7 @@ proof -
       qed
       then have kk: "k < k'" using e(2) by simp
       have "kd S P s' t \<le> Suc (kd S P s t)"
-        using filter_take_Suc[OF nl, of visible] pc' by (simp add: kd_def xs_def n_def)
+        using kt by (simp add: k_def)
       then have "k' \<le> kd S P s t" using a e' by simp
       then have de: "done_ev S P s e" using kk e by simp
       obtain y where y: "sloc P e = Some y" using a wr_loc by blast
@@ -2240,11 +2236,7 @@ proof -
      | INCL1 r x \<Rightarrow> (grf g)(Acc t (kd S P s t) False := h1 g w0 x)
      | INCL2 r x \<Rightarrow> (grf g)(Acc t (kd S P s t) False := h2 g (dev_of L w0) x) | _ \<Rightarrow> grf g)"
     using gv unfolding gview_def w0_def by blast+
-  define k where "k = kd S P s t"
-  have kt: "kd S P s' t = (if visible i then Suc k else k)"
-    using filter_take_Suc[OF nl, of visible] pc' by (simp add: kd_def k_def xs_def n_def i_def)
-  have kdo: "kd S P s' u = kd S P s u" if "u \<noteq> t" for u
-    using that pc' by (simp add: kd_def)
+  have kdo: "kd S P s' u = kd S P s u" if "u \<noteq> t" for u using kdo0 that by blast
   have nd_k: "\<not> done_ev S P s (Acc t k p)" for p by (simp add: k_def)
   \<comment> \<open>the times of what was performed before the step stay, so does sb between them\<close>
   have sbo: "sb L g' a h = sb L g a h" if "done_ev S P s a" "done_ev S P s h" for a h

@@ -2345,6 +2345,44 @@ proof -
 qed
 
 text \<open>Every step of a thread keeps the invariant, with the ghost updated.\<close>
+text \<open>A step of a thread running compiled code: the instruction at its pc,
+  visible or quiet, on a state z that keeps the pcs; the thread's pc moves
+  on by one, and the count of its performed source instructions by one
+  where the instruction is visible.\<close>
+lemma step_shape:
+  assumes st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+  obtains z where "pc s t < length (instrs (compile S P) t)"
+    "exec L t (instrs (compile S P) t ! pc s t) s = Some z" "\<not> unflushed L s t"
+    "visible (instrs (compile S P) t ! pc s t) \<or> quiet (instrs (compile S P) t ! pc s t)"
+    "s' = set_pc t (Suc (pc s t)) z" "pc z = pc s"
+    "kd S P s' t = (if visible (instrs (compile S P) t ! pc s t) then Suc (kd S P s t) else kd S P s t)"
+    "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
+proof -
+  define xs where "xs = instrs (compile S P) t"
+  define n where "n = pc s t"
+  define i where "i = xs ! n"
+  have tt: "t \<in> src_threads P" using st by (simp add: step_thread_def compile_def split: if_splits)
+  have xs: "xs = concat (map (compile_instr S) (src_code P t))"
+    by (simp add: xs_def compile_def)
+  have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B"
+    using rows(3) tt by (auto simp: ops_of_def)
+  obtain z where nl: "n < length xs" and z: "exec L t i s = Some z" "s' = set_pc t (next_pc t i s) z"
+    and nu: "\<not> unflushed L s t"
+    using st by (auto simp: step_thread_def xs_def n_def i_def compile_def Let_def split: if_splits)
+  have vq: "visible i \<or> quiet i"
+    using compiled_code(2)[OF rows(1,2) ops] nl by (simp add: i_def xs[symmetric])
+  then have nxt: "next_pc t i s = Suc n"
+    by (cases i) (auto simp: next_pc_def n_def)
+  have pcz: "pc z = pc s"
+    using z(1) by (cases i) (auto simp: Let_def set_reg_def set_l1_def set_l2_def enq_l1_def enq_l2_def split: if_splits)
+  have pc': "pc s' = (pc s)(t := Suc n)" using z(2) nxt pcz by (simp add: set_pc_def)
+  have "kd S P s' t = (if visible i then Suc (kd S P s t) else kd S P s t)"
+    using filter_take_Suc[OF nl, of visible] pc' by (simp add: kd_def xs_def n_def i_def)
+  moreover have "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u" using pc' by (simp add: kd_def)
+  ultimately show ?thesis using that nl z nu vq nxt pcz unfolding xs_def n_def i_def by simp
+qed
+
 lemma ginv_thread_ghost:
   assumes inv: "ginv L S P s g" and t: "t \<in> src_threads P" and st: "step_thread L (compile S P) t s = Some s'"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
@@ -2358,22 +2396,15 @@ proof -
     by (simp add: xs_def compile_def)
   have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B"
     using rows(3) t by (auto simp: ops_of_def)
-  obtain z where n: "n < length xs" and z: "exec L t i s = Some z" "s' = set_pc t (next_pc t i s) z"
-    using st by (auto simp: step_thread_def xs_def n_def i_def compile_def Let_def split: if_splits)
-  have vq: "visible i \<or> quiet i"
-    using compiled_code(2)[OF rows(1,2) ops] n by (simp add: i_def xs[symmetric])
-  then have nxt: "next_pc t i s = Suc n"
-    by (cases i) (auto simp: next_pc_def n_def)
-  have pcz: "pc z = pc s"
-    using z(1) by (cases i) (auto simp: Let_def set_reg_def set_l1_def set_l2_def enq_l1_def enq_l2_def split: if_splits)
-  have s'f: "l1 s' = l1 z" "l2 s' = l2 z" "mem s' = mem z" "regs s' = regs z" "pc s' = (pc s)(t := Suc n)"
-    using z(2) nxt pcz by (simp_all add: set_pc_def)
-  have pco: "\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s u" using s'f(5) by simp
-  have kdo: "kd S P s' u = kd S P s u" if "u \<noteq> t" for u
-    using that s'f(5) by (simp add: kd_def)
   define k where "k = kd S P s t"
-  have kt: "kd S P s' t = (if visible i then Suc k else k)"
-    using filter_take_Suc[OF n, of visible] s'f(5) by (simp add: kd_def k_def xs_def n_def i_def)
+  obtain z where n: "n < length xs" and z: "exec L t i s = Some z" "s' = set_pc t (Suc n) z"
+    and vq: "visible i \<or> quiet i" and pcz: "pc z = pc s" and kt: "kd S P s' t = (if visible i then Suc k else k)"
+    and kdo0: "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
+    by (rule step_shape[OF st rows]) (simp_all add: xs_def n_def i_def k_def)
+  have kdo: "kd S P s' u = kd S P s u" if "u \<noteq> t" for u using kdo0 that by blast
+  have s'f: "l1 s' = l1 z" "l2 s' = l2 z" "mem s' = mem z" "regs s' = regs z" "pc s' = (pc s)(t := Suc n)"
+    using z(2) pcz by (simp_all add: set_pc_def n_def)
+  have pco: "\<forall>u. u \<noteq> t \<longrightarrow> pc s' u = pc s u" using s'f(5) by simp
   show ?thesis
   proof (cases "visible i")
     case False
