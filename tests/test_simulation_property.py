@@ -303,3 +303,53 @@ def test_race_free_straight_line_programs_share_across_work_groups_only_through_
                     assert inclusive, text
                     shared += 1
     assert race_free >= 10 and shared >= 5  # the sample reaches the claim
+
+
+# Hrf_Coherence's machine_outcomes_po_loc (rsp_new_outcomes_po_loc): for
+# every program rsp-new compiles, racy or not, on every layout and under
+# both write-back policies, every outcome of the machine is the outcome of
+# a candidate that is SC per location (herd's uniproc: program order
+# between accesses of one location, reads-from, coherence and from-reads
+# acyclic). The explorer, a second implementation of the machine, must
+# show no other outcome on a seeded sample across work-groups, atomic or
+# not, at any scope, remote or not (uniproc as a cat file judges the
+# source program; it calls no program racy).
+_UNIPROC = '"SC per location (herd\'s uniproc)"\n\nacyclic po-loc | rf | co | fr as uniproc\n'
+
+
+def test_the_explorer_shows_only_outcomes_sc_per_location_for_rsp_new(tmp_path):
+    from hrf.isabelle.schemes import l1_row, l2_row
+
+    scheme = get("rsp-new")
+    # every row is an L1 or an L2 row (the theorem's hypothesis), and the
+    # L2 rows flush before and invalidate after (l2_flushed, l2_invalidated)
+    assert all(l1_row(k[0], r.seq) or l2_row(k[0], r.seq) for k, r in scheme.rows.items())
+    cat = tmp_path / "uniproc.cat"
+    cat.write_text(_UNIPROC)
+    rng = random.Random(13)
+    shared = 0
+    for k in range(24):
+        text = _shared_program(rng, k) if k % 2 else _mixed_program(rng, k)[0]
+        path = tmp_path / f"coherence{k}.litmus"
+        path.write_text(text)
+        r = hrf.soundness(path, "rsp-new", model=str(cat))
+        assert r.complete and not r.racy_source, text
+        assert r.sound, (text, [(c.writeback, c.outcome) for c in r.counterexamples])
+        shared += "(work_group P0) (work_group P1)" in text or "(work_group P2)" in text
+    assert shared == 24  # every program of the sample spans work-groups
+
+
+def test_rsp_old_breaks_sc_per_location_on_one_work_item(tmp_path):
+    # Control for l2_invalidated: rsp-old's device RMW, as hrf reconstructs
+    # it, invalidates the L1 before its increment at the L2, not after; its
+    # thread's next load then reads the L1's stale 0 (rmw-then-load), an
+    # outcome no candidate SC per location has (the load reads a write
+    # coherence-before the thread's own earlier increment). The corrupt
+    # MP, wrong across two locations, is SC per location: uniproc does not
+    # see it.
+    cat = tmp_path / "uniproc.cat"
+    cat.write_text(_UNIPROC)
+    r = hrf.soundness(CORPUS / "rsp/rmw-then-load.litmus", "rsp-old", model=str(cat))
+    assert r.sound is False and any(c.outcome and c.outcome.get("0:r1") == 0 for c in r.counterexamples)
+    assert hrf.soundness(CORPUS / "rsp/rmw-then-load.litmus", "rsp-new", model=str(cat)).sound
+    assert hrf.soundness(CORPUS / "rsp/corrupt-mp.litmus", "rsp-old", model=str(cat)).sound
