@@ -160,6 +160,52 @@ def test_rsp_old_reconstructed_device_rmw_breaks_coherence_on_one_work_item():
     assert hrf.soundness(test, "rsp-new").sound is True and hrf.soundness(test, "rsp-new-slides").sound is True
 
 
+_WG_LINK = """OpenCL WG_link
+{
+  [x]=0; [y]=0;
+}
+
+P0 (global atomic_int* x, global int* y) {
+  *y = 1;
+  atomic_store_explicit(x, 1, memory_order_release, memory_scope_work_group);
+}
+
+P1 (global atomic_int* x, global int* y) {
+  int r0 = atomic_fetch_add_explicit(x, 1, memory_order_acq_rel, memory_scope_device);
+}
+
+P2 (global atomic_int* x, global int* y) {
+  int r1 = atomic_load_explicit(x, memory_order_acquire, memory_scope_device);
+  int r2 = *y;
+}
+
+scopeTree (device (work_group P0 P1) (work_group P2))
+exists (1:r0=1 /\\ 2:r1=2 /\\ 2:r2=0)
+"""
+
+
+def test_a_device_rmw_does_not_flush_what_it_learns_from_a_work_group_release(tmp_path):
+    # Derived by hand (docs/isabelle.md, the plan for coherence along
+    # happens-before): rsp-new's device RMW flushes its work-group's L1
+    # before its read (FLUL1 WG; RMWL2; INVL1 WG). P1's RMW reads P0's
+    # work-group release of x (one work-group), so happens-before runs from
+    # P0's store of y through P1's RMW to P2's device acquire of x (another
+    # work-group) and its load of y. Under the any-order write-back, P0's
+    # line of x reaches the L2 while its line of y still waits in the L1
+    # (P1's flush came first and pushed nothing of P0's), P2 reads x = 2,
+    # invalidates, and fetches the L2's stale y = 0: r2 = 0, which SC
+    # forbids. Under FIFO write-back, y's address leaves the L1 first. The
+    # program is racy under opencl-rsp (P0's work-group release and P2's
+    # device acquire of x are not in each other's scope), so rsp-new's
+    # soundness does not ask for it.
+    path = tmp_path / "wg-link.litmus"
+    path.write_text(_WG_LINK)
+    assert hrf.check(path, "opencl-rsp").racy
+    r = hrf.soundness(path, "rsp-new", model="sc")
+    bad = {"1:r0": 1, "2:r1": 2, "2:r2": 0, "x": 2, "y": 1}
+    assert r.sound is False and bad in _outcomes(r, "any") and bad not in _outcomes(r, "fifo")
+
+
 # The reference RSP tests (AMD's, via the RSP paper's herd). Race-free ones
 # must be sound under rsp-new; racy ones are reported and skipped.
 # RSP_Test8 (a lock taken by CAS from three work-groups) is the largest:
