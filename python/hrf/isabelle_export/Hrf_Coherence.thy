@@ -1343,6 +1343,58 @@ proof -
   qed
 qed
 
+text \<open>A write-back from an L1 puts the line's write in the L2 after every
+  write there: a write that waited with it in the line is settled before
+  it, and so is one of the device that reached the L2 before.\<close>
+lemma sb_wb1_line:
+  assumes inv: "ginv L S P s g" and c: "0 < clk g" and dty: "dirty (l1 s w x)" and we: "wx S P s x e"
+    and h: "e \<in> pend1 L S P s g w x \<or> (ga2 g e \<noteq> None \<and> (ga3 g e = None \<longrightarrow> dv L e = Some (dev_of L w)))"
+  shows "sb L (wb1g L S P s g w x) e (h1 g w x)"
+proof -
+  define g' where "g' = wb1g L S P s g w x"
+  have ti: "time_inv S P s g" and di: "dirty_inv L S P s g" using inv by (simp_all add: ginv_def)
+  have gf: "gt g' = gt g" "ga3 g' = ga3 g"
+      "ga2 g' = (\<lambda>e. if e \<in> pend1 L S P s g w x then Some (clk g) else ga2 g e)"
+    by (simp_all add: g'_def wb1g_def)
+  have hh: "h1 g w x \<in> pend1 L S P s g w x" "\<forall>e \<in> pend1 L S P s g w x. gt g e \<le> gt g (h1 g w x)"
+    using di dty unfolding dirty_inv_def by blast+
+  define hx where "hx = h1 g w x"
+  have hx: "ga2 g' hx = Some (clk g)" "ga3 g hx = None" "wx S P s x hx" "ewg L hx = Some w" "\<forall>z. hx \<noteq> Init z"
+    using hh(1) gf(3) times_lt[OF ti c, of x hx] by (auto simp: pend1_def hx_def)
+  have "sb L g' e hx"
+  proof (cases "e \<in> pend1 L S P s g w x")
+    case True
+    have aa: "ga2 g' e = Some (clk g)" "ga3 g e = None" "ewg L e = Some w" "\<forall>z. e \<noteq> Init z"
+      using True gf(3) times_lt[OF ti c, of x e] by (auto simp: pend1_def)
+    show ?thesis
+    proof (cases "e = hx")
+      case True
+      then show ?thesis by simp
+    next
+      case False
+      have "gt g e \<le> gt g hx" using hh(2) \<open>e \<in> pend1 L S P s g w x\<close> by (simp add: hx_def)
+      moreover have "gt g e \<noteq> gt g hx" using time_inj[OF ti _ hx(3) aa(4) hx(5)] \<open>e \<in> pend1 L S P s g w x\<close> False
+        by (auto simp: pend1_def)
+      ultimately have "gt g e < gt g hx" by simp
+      then show ?thesis using aa hx gf(1,2) by (simp add: sb_def dv_def)
+    qed
+  next
+    case False
+    then have a2: "ga2 g' e = ga2 g e" "ga2 g e \<noteq> None" using h gf(3) by simp_all
+    have lt: "the (ga2 g e) < clk g" using a2 times_lt[OF ti c we] by auto
+    show ?thesis
+    proof (cases "ga3 g e")
+      case None
+      then have "dv L e = dv L hx" using h False hx(4) by (simp add: dv_def)
+      then show ?thesis using lt a2 hx gf(1,2) None by (auto simp: sb_def)
+    next
+      case (Some n)
+      then show ?thesis using hx gf(2) by (simp add: sb_def)
+    qed
+  qed
+  then show ?thesis by (simp add: g'_def hx_def)
+qed
+
 text \<open>A write-back from an L1 puts the line's write in the L2: the writes
   that waited with it arrive together, the line's the newest; a write that
   reached the L2 before is settled before it.\<close>
@@ -1379,23 +1431,9 @@ proof -
     using hxp gf(7) times_lt[OF ti c, of x hx] by (auto simp: pend1_def)
   have sbk: "sb L g' a h" if "sb L g a h" "wx S P s y a" "wx S P s y h" for a h y
     using sb_wb1[OF ti c that(2,3) that(1)] by (simp add: g'_def)
-  \<comment> \<open>a write that has reached the L2 before is settled before the line's write\<close>
-  have before: "sb L g' a hx" if wa: "wx S P s x a" and a2: "ga2 g a \<noteq> None"
-    and a3: "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L w)" for a
-  proof -
-    have np: "a \<notin> pend1 L S P s g w x" using a2 by (simp add: pend1_def)
-    then have a2g: "ga2 g' a = ga2 g a" using gf(7) by simp
-    have lt: "the (ga2 g a) < clk g" using a2 times_lt[OF ti c wa] by auto
-    show ?thesis
-    proof (cases "ga3 g a")
-      case None
-      then have "dv L a = dv L hx" using a3 hx(4) by (simp add: dv_def)
-      then show ?thesis using lt a2g a2 hx gf(5,6) None by (auto simp: sb_def)
-    next
-      case (Some n)
-      then show ?thesis using hx gf(6) by (simp add: sb_def)
-    qed
-  qed
+  have before: "sb L g' a hx" if "wx S P s x a"
+    "a \<in> pend1 L S P s g w x \<or> (ga2 g a \<noteq> None \<and> (ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L w)))" for a
+    using sb_wb1_line[OF inv c dty that] by (simp add: g'_def hx_def)
   show ?thesis unfolding g'_def[symmetric]
   proof (rule wr_okI)
     show "0 < clk g'" using gf(4) by simp
@@ -1417,30 +1455,9 @@ proof -
     proof (cases "dev_of L (wg_of L t) = dev_of L w \<and> y = x")
       case True
       have h2': "h2 g' (dev_of L (wg_of L t)) y = hx" using True gf(2) by (simp add: hx_def)
-      show ?thesis
-      proof (cases "a \<in> pend1 L S P s g w x")
-        case True
-        have aa: "ga2 g' a = Some (clk g)" "ga3 g a = None" "ewg L a = Some w" "\<forall>z. a \<noteq> Init z"
-          using True gf(7) times_lt[OF ti c, of x a] by (auto simp: pend1_def)
-        show ?thesis
-        proof (cases "a = hx")
-          case True
-          then show ?thesis using h2' by simp
-        next
-          case False
-          have "gt g a \<le> gt g hx" using hh(2) \<open>a \<in> pend1 L S P s g w x\<close> by (simp add: hx_def)
-          moreover have "gt g a \<noteq> gt g hx" using time_inj[OF ti _ hx(3) aa(4) hx(5)] \<open>a \<in> pend1 L S P s g w x\<close> False
-            by (auto simp: pend1_def)
-          ultimately have "gt g a < gt g hx" by simp
-          then show ?thesis using aa hx h2' gf(5,6) by (simp add: sb_def dv_def hx_def)
-        qed
-      next
-        case False
-        then have "ga2 g a \<noteq> None" using a2 gf(7) by (simp split: if_splits)
-        moreover have "wx S P s x a" using wa True by simp
-        moreover have "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L w)" using wr_okD(7)[OF wr t a] True by simp
-        ultimately show ?thesis using before h2' by simp
-      qed
+      have "a \<in> pend1 L S P s g w x \<or> (ga2 g a \<noteq> None \<and> (ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L w)))"
+        using a2 gf(7) wr_okD(7)[OF wr t a] True by (auto split: if_splits)
+      then show ?thesis using before wa True h2' by simp
     next
       case False
       have ne: "a \<notin> pend1 L S P s g w x"
@@ -1542,7 +1559,7 @@ proof -
           qed
           moreover have "ga3 g (h1 g v' y) = None \<longrightarrow> dv L (h1 g v' y) = Some (dev_of L w)"
             using home_okD(2)[OF ho rv] True by simp
-          ultimately show ?thesis using before[of "h1 g v' y"] wv True h2' gf(1) by simp
+          ultimately show ?thesis using before[of "h1 g v' y"] wv True h2' gf(1) by auto
         qed
       next
         case False
@@ -1720,18 +1737,13 @@ proof -
   have sf: "l2 s' = (l2 s)(dev_of L w := (l2 s (dev_of L w))(x := Some (v, Dirty, Valid)))" "pc s' = pc s"
     using s' l by (simp_all add: write_back_l1_def enq_l2_def set_l2_def set_l1_def)
   have wq: "wx S P s' = wx S P s" unfolding wx_def[abs_def] done_same[OF sf(2)] ..
-  have ti: "time_inv S P s g" and li: "lines_inv S P s g" and di: "dirty_inv L S P s g"
+  have ti: "time_inv S P s g" and li: "lines_inv S P s g"
     using inv by (simp_all add: ginv_def)
   have c: "0 < clk g" using lo by (simp add: l2_ok_def)
   have gf: "h2 g' = (h2 g)(dev_of L w := (h2 g (dev_of L w))(x := h1 g w x))"
       "clk g' = Suc (clk g)" "gt g' = gt g" "ga3 g' = ga3 g"
       "ga2 g' = (\<lambda>e. if e \<in> pend1 L S P s g w x then Some (clk g) else ga2 g e)"
     by (simp_all add: g'_def wb1g_def)
-  have hh: "h1 g w x \<in> pend1 L S P s g w x" "\<forall>e \<in> pend1 L S P s g w x. gt g e \<le> gt g (h1 g w x)"
-    using di dty unfolding dirty_inv_def by blast+
-  define hx where "hx = h1 g w x"
-  have hx: "ga2 g' hx = Some (clk g)" "ga3 g hx = None" "wx S P s x hx" "ewg L hx = Some w" "\<forall>z. hx \<noteq> Init z"
-    using hh(1) gf(5) times_lt[OF ti c, of x hx] by (auto simp: pend1_def hx_def)
   show ?thesis unfolding g'_def[symmetric] l2_ok_def
   proof (intro conjI allI impI)
     show "0 < clk g'" using gf(2) by simp
@@ -1740,31 +1752,9 @@ proof -
     show "sb L g' e (h2 g' d y)"
     proof (cases "d = dev_of L w \<and> y = x")
       case True
-      have h2': "h2 g' d y = hx" using True gf(1) by (simp add: hx_def)
-      show ?thesis
-      proof (cases "e \<in> pend1 L S P s g w x")
-        case True
-        have aa: "ga2 g' e = Some (clk g)" "ga3 g e = None" "ewg L e = Some w" "\<forall>z. e \<noteq> Init z"
-          using True gf(5) times_lt[OF ti c, of x e] by (auto simp: pend1_def)
-        show ?thesis
-        proof (cases "e = hx")
-          case True
-          then show ?thesis using h2' by simp
-        next
-          case False
-          have "gt g e \<le> gt g hx" using hh(2) \<open>e \<in> pend1 L S P s g w x\<close> by (simp add: hx_def)
-          moreover have "gt g e \<noteq> gt g hx" using time_inj[OF ti _ hx(3) aa(4) hx(5)] \<open>e \<in> pend1 L S P s g w x\<close> False
-            by (auto simp: pend1_def)
-          ultimately have "gt g e < gt g hx" by simp
-          then show ?thesis using aa hx h2' gf(3,4) by (simp add: sb_def dv_def)
-        qed
-      next
-        case False
-        then have a2: "ga2 g' e = ga2 g e" "ga2 g e \<noteq> None" using a gf(5) by (simp_all split: if_splits)
-        then have lt: "the (ga2 g e) < clk g" using times_lt[OF ti c we] by auto
-        have "dv L e = dv L hx" using a True hx(4) by (simp add: dv_def)
-        then show ?thesis using lt a2 hx h2' gf(3,4) by (cases "ga3 g e") (auto simp: sb_def)
-      qed
+      have "e \<in> pend1 L S P s g w x \<or> (ga2 g e \<noteq> None \<and> (ga3 g e = None \<longrightarrow> dv L e = Some (dev_of L w)))"
+        using a True gf(5) by (auto split: if_splits)
+      then show ?thesis using sb_wb1_line[OF inv c dty, of e] we True gf(1) by (simp add: g'_def)
     next
       case False
       then have r: "readable (l2 s d y)" "h2 g' d y = h2 g d y" using a sf(1) gf(1) by (auto split: if_splits)
@@ -2259,6 +2249,113 @@ proof -
     using filter_take_nth[OF nl, of visible] that compiled_code(1)[OF rows(1,2) ops]
     by (simp add: k_def kd_def i_def xs[symmetric] n_def xs_def)
   have sl: "sloc P (Acc t k p) = addr_of (src_code P t ! k)" for p by (simp add: ins_def)
+  have ins: "ins P t k = src_code P t ! k" by (simp add: ins_def)
+  have ewk: "ewg L (Acc t k p) = Some w0" "dv L (Acc t k p) = Some (dev_of L w0)" for p
+    by (simp_all add: w0_def dv_def)
+  have vis_new: "visible i" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
+  proof (rule ccontr)
+    assume "\<not> visible i"
+    then have "kd S P s' u = kd S P s u" for u using kt kdo by (cases "u = t") (auto simp: k_def)
+    then have "kd S P s' = kd S P s" by blast
+    then show False using that done_kd by metis
+  qed
+  \<comment> \<open>the step's read: of its work-group's L1 line, or of its device's L2 line\<close>
+  have rd_step: "\<exists>y0 r0. sloc P (Acc t k False) = Some y0
+      \<and> (((i = LD r0 y0 \<or> i = INCL1 r0 y0) \<and> grf g' (Acc t k False) = h1 g w0 y0 \<and> readable (l1 s w0 y0))
+        \<or> (i = INCL2 r0 y0 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y0 \<and> readable (l2 s (dev_of L w0) y0)))"
+    if r: "is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)"
+  proof -
+    have vis: "visible i" using vis_new[OF r(2) nd_k] .
+    obtain a0 r0 y0 where op: "src_code P t ! k = Op a0 r0 y0" and rd0: "rd (Op a0 r0 y0) False"
+    proof (cases "src_code P t ! k")
+      case (Op a1 r1 y1)
+      then show ?thesis using that r(1) by (simp add: ins)
+    next
+      case (SetReg r1 v1)
+      then show ?thesis using r(1) by (simp add: ins)
+    qed
+    have y0: "sloc P (Acc t k False) = Some y0" using op by (simp add: ins_def)
+    show ?thesis
+    proof (cases "a0 \<in> B")
+      case True
+      then have i2: "i = INCL2 r0 y0" using ik[OF vis] op by simp
+      have "grf g' (Acc t k False) = h2 g (dev_of L w0) y0" using gv'(3) i2 by (simp add: k_def)
+      moreover have "readable (l2 s (dev_of L w0) y0)" using z(1) i2 by (auto simp: Let_def w0_def split: if_splits)
+      ultimately show ?thesis using y0 i2 by blast
+    next
+      case False
+      then have ia: "i = access a0 r0 y0" using ik[OF vis] op by simp
+      then have i1: "i = LD r0 y0 \<or> i = INCL1 r0 y0" using rd0 by (cases a0) (auto simp: access_def)
+      have "grf g' (Acc t k False) = h1 g w0 y0" using gv'(3) i1 by (auto simp: k_def)
+      moreover have "readable (l1 s w0 y0)" using z(1) i1 by (auto simp: Let_def w0_def split: if_splits)
+      ultimately show ?thesis using y0 i1 by blast
+    qed
+  qed
+  \<comment> \<open>the step's write: in its work-group's L1 line, or at its device's L2 line\<close>
+  have wr_step: "\<exists>y0. sloc P e = Some y0 \<and> (\<exists>p. e = Acc t k p)
+      \<and> ((((\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)) \<and> ga2 g' e = None \<and> h1 g' w0 y0 = e)
+        \<or> ((\<exists>r. i = INCL2 r y0) \<and> ga2 g' e = Some (gt g' e) \<and> h2 g' (dev_of L w0) y0 = e))"
+    if e: "is_wr P e" "done_ev S P s' e" "\<not> done_ev S P s e" for e
+  proof -
+    obtain p where ek: "e = Acc t k p" using newk e(2,3) by blast
+    have vis: "visible i" using vis_new[OF e(2,3)] .
+    obtain a0 r0 y0 where op: "src_code P t ! k = Op a0 r0 y0" and wr0: "wr (Op a0 r0 y0) p"
+    proof (cases "src_code P t ! k")
+      case (Op a1 r1 y1)
+      then show ?thesis using that e(1) ek by (simp add: ins)
+    next
+      case (SetReg r1 v1)
+      then show ?thesis using e(1) ek by (simp add: ins)
+    qed
+    have y0: "sloc P e = Some y0" using op ek by (simp add: ins_def)
+    have g2: "(ga2 g' e = None \<and> (\<exists>y v r. sloc P e = Some y \<and> (i = ST v y \<or> i = INCL1 r y)))
+        \<or> (ga2 g' e = Some (gt g' e) \<and> (\<exists>r x. i = INCL2 r x))"
+      using gs2r[OF e] by blast
+    show ?thesis
+    proof (cases "a0 \<in> B")
+      case True
+      then obtain sc rm where "a0 = FetchInc sc rm" using l2_rows_fetchinc[OF rows(2)] by blast
+      then have p: "p" using wr0 by simp
+      have i2: "i = INCL2 r0 y0" using ik[OF vis] op True by simp
+      have "ga2 g' e = Some (gt g' e)" using g2 i2 by auto
+      moreover have "h2 g' (dev_of L w0) y0 = e" using gv'(2) i2 ek p by (simp add: k_def)
+      ultimately show ?thesis using y0 i2 ek by blast
+    next
+      case False
+      then have ia: "i = access a0 r0 y0" using ik[OF vis] op by simp
+      then have i1: "(\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)" using wr0 by (cases a0) (auto simp: access_def)
+      have "ga2 g' e = None" using g2 i1 by auto
+      moreover have "h1 g' w0 y0 = e" using gv'(1) ia ek wr0 by (cases a0) (auto simp: access_def k_def)
+      ultimately show ?thesis using y0 i1 ek by blast
+    qed
+  qed
+  \<comment> \<open>a store or an increment performs a write\<close>
+  have step_wr: "\<exists>b. is_wr P b \<and> done_ev S P s' b \<and> \<not> done_ev S P s b \<and> sloc P b = Some y"
+    if iy: "(\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y) \<or> (\<exists>r. i = INCL2 r y)" for y
+  proof -
+    have vis: "visible i" using iy by auto
+    have kl: "k < length (src_code P t)" using ik[OF vis] by simp
+    have dk: "done_ev S P s' (Acc t k p)" for p using kt vis by simp
+    obtain a0 r0 y0 where op: "src_code P t ! k = Op a0 r0 y0"
+    proof (cases "src_code P t ! k")
+      case (Op a1 r1 y1)
+      then show ?thesis using that by simp
+    next
+      case (SetReg r1 v1)
+      then show ?thesis using ik[OF vis] iy by auto
+    qed
+    have y0: "y0 = y" "sloc P (Acc t k p) = Some y0" for p
+      using ik[OF vis] op iy by (auto simp: access_def ins_def split: if_splits src_op.splits)
+    have "\<exists>p. wr (Op a0 r0 y0) p"
+    proof (cases a0)
+      case (Load sc rm)
+      have "i = LD r0 y0" using ik[OF vis] op Load l2_rows_fetchinc[OF rows(2)] by (auto simp: access_def)
+      then show ?thesis using iy by auto
+    qed auto
+    then obtain p where "wr (Op a0 r0 y0) p" by blast
+    then show ?thesis using dk[of p] nd_k[of p] y0 t kl op
+      by (intro exI[of _ "Acc t k p"]) (auto simp: acc_def ins)
+  qed
   have wr': "wr_ok L S P s' g'" if wr: "wr_ok L S P s g" and iv: "l2_invalidated S B"
   proof -
     have ivs: "iv_seq False xs" using compiled_iv_seq[OF rows(1) iv ops] xs by simp
@@ -2270,113 +2367,6 @@ proof -
     have ei': "ev_inv S P s' g'" using gi by (simp add: ginv_def)
     have ho: "home_ok L s g" and lo: "l12_ok L s g" using wr_okD(8,9)[OF wr] .
     have gs0: "clk g \<le> clk g'" using gs by (simp add: gstep_def)
-    have ins: "ins P t k = src_code P t ! k" by (simp add: ins_def)
-    have ewk: "ewg L (Acc t k p) = Some w0" "dv L (Acc t k p) = Some (dev_of L w0)" for p
-      by (simp_all add: w0_def dv_def)
-    have vis_new: "visible i" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
-    proof (rule ccontr)
-      assume "\<not> visible i"
-      then have "kd S P s' u = kd S P s u" for u using kt kdo by (cases "u = t") (auto simp: k_def)
-      then have "kd S P s' = kd S P s" by blast
-      then show False using that done_kd by metis
-    qed
-    \<comment> \<open>the step's read: of its work-group's L1 line, or of its device's L2 line\<close>
-    have rd_step: "\<exists>y0 r0. sloc P (Acc t k False) = Some y0
-        \<and> (((i = LD r0 y0 \<or> i = INCL1 r0 y0) \<and> grf g' (Acc t k False) = h1 g w0 y0 \<and> readable (l1 s w0 y0))
-          \<or> (i = INCL2 r0 y0 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y0 \<and> readable (l2 s (dev_of L w0) y0)))"
-      if r: "is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)"
-    proof -
-      have vis: "visible i" using vis_new[OF r(2) nd_k] .
-      obtain a0 r0 y0 where op: "src_code P t ! k = Op a0 r0 y0" and rd0: "rd (Op a0 r0 y0) False"
-      proof (cases "src_code P t ! k")
-        case (Op a1 r1 y1)
-        then show ?thesis using that r(1) by (simp add: ins)
-      next
-        case (SetReg r1 v1)
-        then show ?thesis using r(1) by (simp add: ins)
-      qed
-      have y0: "sloc P (Acc t k False) = Some y0" using op by (simp add: ins_def)
-      show ?thesis
-      proof (cases "a0 \<in> B")
-        case True
-        then have i2: "i = INCL2 r0 y0" using ik[OF vis] op by simp
-        have "grf g' (Acc t k False) = h2 g (dev_of L w0) y0" using gv'(3) i2 by (simp add: k_def)
-        moreover have "readable (l2 s (dev_of L w0) y0)" using z(1) i2 by (auto simp: Let_def w0_def split: if_splits)
-        ultimately show ?thesis using y0 i2 by blast
-      next
-        case False
-        then have ia: "i = access a0 r0 y0" using ik[OF vis] op by simp
-        then have i1: "i = LD r0 y0 \<or> i = INCL1 r0 y0" using rd0 by (cases a0) (auto simp: access_def)
-        have "grf g' (Acc t k False) = h1 g w0 y0" using gv'(3) i1 by (auto simp: k_def)
-        moreover have "readable (l1 s w0 y0)" using z(1) i1 by (auto simp: Let_def w0_def split: if_splits)
-        ultimately show ?thesis using y0 i1 by blast
-      qed
-    qed
-    \<comment> \<open>the step's write: in its work-group's L1 line, or at its device's L2 line\<close>
-    have wr_step: "\<exists>y0. sloc P e = Some y0 \<and> (\<exists>p. e = Acc t k p)
-        \<and> ((((\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)) \<and> ga2 g' e = None \<and> h1 g' w0 y0 = e)
-          \<or> ((\<exists>r. i = INCL2 r y0) \<and> ga2 g' e = Some (gt g' e) \<and> h2 g' (dev_of L w0) y0 = e))"
-      if e: "is_wr P e" "done_ev S P s' e" "\<not> done_ev S P s e" for e
-    proof -
-      obtain p where ek: "e = Acc t k p" using newk e(2,3) by blast
-      have vis: "visible i" using vis_new[OF e(2,3)] .
-      obtain a0 r0 y0 where op: "src_code P t ! k = Op a0 r0 y0" and wr0: "wr (Op a0 r0 y0) p"
-      proof (cases "src_code P t ! k")
-        case (Op a1 r1 y1)
-        then show ?thesis using that e(1) ek by (simp add: ins)
-      next
-        case (SetReg r1 v1)
-        then show ?thesis using e(1) ek by (simp add: ins)
-      qed
-      have y0: "sloc P e = Some y0" using op ek by (simp add: ins_def)
-      have g2: "(ga2 g' e = None \<and> (\<exists>y v r. sloc P e = Some y \<and> (i = ST v y \<or> i = INCL1 r y)))
-          \<or> (ga2 g' e = Some (gt g' e) \<and> (\<exists>r x. i = INCL2 r x))"
-        using gs2r[OF e] by blast
-      show ?thesis
-      proof (cases "a0 \<in> B")
-        case True
-        then obtain sc rm where "a0 = FetchInc sc rm" using l2_rows_fetchinc[OF rows(2)] by blast
-        then have p: "p" using wr0 by simp
-        have i2: "i = INCL2 r0 y0" using ik[OF vis] op True by simp
-        have "ga2 g' e = Some (gt g' e)" using g2 i2 by auto
-        moreover have "h2 g' (dev_of L w0) y0 = e" using gv'(2) i2 ek p by (simp add: k_def)
-        ultimately show ?thesis using y0 i2 ek by blast
-      next
-        case False
-        then have ia: "i = access a0 r0 y0" using ik[OF vis] op by simp
-        then have i1: "(\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)" using wr0 by (cases a0) (auto simp: access_def)
-        have "ga2 g' e = None" using g2 i1 by auto
-        moreover have "h1 g' w0 y0 = e" using gv'(1) ia ek wr0 by (cases a0) (auto simp: access_def k_def)
-        ultimately show ?thesis using y0 i1 ek by blast
-      qed
-    qed
-    \<comment> \<open>a store or an increment performs a write\<close>
-    have step_wr: "\<exists>b. is_wr P b \<and> done_ev S P s' b \<and> \<not> done_ev S P s b \<and> sloc P b = Some y"
-      if iy: "(\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y) \<or> (\<exists>r. i = INCL2 r y)" for y
-    proof -
-      have vis: "visible i" using iy by auto
-      have kl: "k < length (src_code P t)" using ik[OF vis] by simp
-      have dk: "done_ev S P s' (Acc t k p)" for p using kt vis by simp
-      obtain a0 r0 y0 where op: "src_code P t ! k = Op a0 r0 y0"
-      proof (cases "src_code P t ! k")
-        case (Op a1 r1 y1)
-        then show ?thesis using that by simp
-      next
-        case (SetReg r1 v1)
-        then show ?thesis using ik[OF vis] iy by auto
-      qed
-      have y0: "y0 = y" "sloc P (Acc t k p) = Some y0" for p
-        using ik[OF vis] op iy by (auto simp: access_def ins_def split: if_splits src_op.splits)
-      have "\<exists>p. wr (Op a0 r0 y0) p"
-      proof (cases a0)
-        case (Load sc rm)
-        have "i = LD r0 y0" using ik[OF vis] op Load l2_rows_fetchinc[OF rows(2)] by (auto simp: access_def)
-        then show ?thesis using iy by auto
-      qed auto
-      then obtain p where "wr (Op a0 r0 y0) p" by blast
-      then show ?thesis using dk[of p] nd_k[of p] y0 t kl op
-        by (intro exI[of _ "Acc t k p"]) (auto simp: acc_def ins)
-    qed
     \<comment> \<open>a write performed before the step, at home for work-group w\<close>
     define ath where "ath w a \<longleftrightarrow> (ga2 g' a = None \<longrightarrow> ewg L a = Some w) \<and> (ga3 g' a = None \<longrightarrow> dv L a = Some (dev_of L w))
         \<and> (ga2 g' a = None \<longrightarrow> ga3 g' a = None) \<and> gt g' a < clk g \<and> (\<forall>m. ga2 g' a = Some m \<longrightarrow> m < clk g)
@@ -2907,7 +2897,6 @@ proof -
     have c: "0 < clk g" using lo by (simp add: l2_ok_def)
     have gs0: "clk g \<le> clk g'" using gs by (simp add: gstep_def)
     have l2z: "l2 s' = l2 z" using z(2) by (simp add: set_pc_def)
-    have li': "lines_inv S P s' g'" using gi by (simp add: ginv_def)
     show ?thesis unfolding l2_ok_def
     proof (intro conjI allI impI)
       show "0 < clk g'" using c gs0 by simp
@@ -2918,40 +2907,32 @@ proof -
       proof -
         have ni: "\<forall>z. e \<noteq> Init z" using nd by auto
         then have ew: "is_wr P e" "done_ev S P s' e" using wx_perf[of S P s' y e] a by blast+
-        obtain p where ek: "e = Acc t k p" using newk[OF ew(2) nd] by blast
-        have g2: "ga2 g' e = Some (gt g' e)" "\<exists>r x. i = INCL2 r x" "clk g < gt g' e" "ga3 g' e = None"
-          using gs2r[OF ew nd] a by auto
-        then obtain r x where i2: "i = INCL2 r x" by blast
-        have vis: "visible i" using i2 by simp
-        obtain a0 where op: "src_code P t ! k = Op a0 r x"
-          using ik[OF vis] i2 by (cases "src_code P t ! k") (auto simp: access_def split: if_splits src_op.splits)
-        have "sloc P e = Some x" using ek sl op by simp
-        then have xy: "x = y" using wx_loc[of S P s' y e] a by simp
-        have "p" using ew(1) ek op ik[OF vis] i2 l2_rows_fetchinc[OF rows(2), of a0]
-          by (cases a0) (auto simp: acc_def ins_def access_def split: if_splits)
-        then have "h2 g' (dev_of L w0) x = e" using gv'(2) i2 ek by (simp add: k_def)
-        moreover have "d = dev_of L w0" using a ek by (simp add: dv_def w0_def)
-        ultimately show ?thesis using i2 xy g2 by blast
+        obtain y0 where y0: "sloc P e = Some y0" "\<exists>p. e = Acc t k p"
+          "(((\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)) \<and> ga2 g' e = None \<and> h1 g' w0 y0 = e)
+            \<or> ((\<exists>r. i = INCL2 r y0) \<and> ga2 g' e = Some (gt g' e) \<and> h2 g' (dev_of L w0) y0 = e)"
+          using wr_step[OF ew nd] by blast
+        have "y0 = y" using y0(1) wx_loc[of S P s' y e] a by simp
+        moreover have "d = dev_of L w0" using a y0(2) ewk by auto
+        moreover have "clk g < gt g' e" "ga3 g' e = None" using gs2r[OF ew nd] by blast+
+        ultimately show ?thesis using y0(3) a by auto
       qed
       show "sb L g' e (h2 g' d y)"
       proof (cases "d = dev_of L w0 \<and> (\<exists>r. i = INCL2 r y)")
         case True
         then obtain r where i2: "i = INCL2 r y" by blast
-        define b where "b = Acc t k True"
-        have hb: "h2 g' d y = b" using gv'(2) i2 True by (simp add: b_def k_def)
+        obtain b where bw: "is_wr P b" "done_ev S P s' b" "\<not> done_ev S P s b" "sloc P b = Some y"
+          using step_wr[of y] i2 by blast
+        then have hb: "h2 g' d y = b" "ga2 g' b = Some (gt g' b)" using wr_step[OF bw(1-3)] True by auto
+        have tb: "ga2 g' b = Some (gt g' b)" "clk g < gt g' b" "ga3 g' b = None"
+          using gs2r[OF bw(1-3)] hb(2) by auto
         show ?thesis
         proof (cases "done_ev S P s e")
           case de: True
-          have rb: "readable (l2 s' d y)" using a by simp
-          have bw: "wx S P s' y b" using li' rb hb readable_some by (auto simp: lines_inv_iff line2_def)
-          have nb: "\<not> done_ev S P s b" using nd_k by (simp add: b_def)
-          have bw2: "is_wr P b" "done_ev S P s' b" using wx_perf[OF bw] by (simp_all add: b_def)
-          have tb: "ga2 g' b = Some (gt g' b)" "clk g < gt g' b" "ga3 g' b = None"
-            using gs2r[OF bw2 nb] i2 by auto
           have we: "wx S P s y e" using a de by (auto simp: wx_def)
           have o: "ga2 g' e = ga2 g e" "ga3 g' e = ga3 g e" using gs1 de by blast+
           have "the (ga2 g e) < clk g" using a o times_lt[OF ti c we] by auto
-          then show ?thesis using sb_fresh2[of g' e L d "gt g' b" b] a o tb hb True by (simp add: dv_def b_def w0_def)
+          moreover obtain p where "b = Acc t k p" using newk[OF bw(2,3)] by blast
+          ultimately show ?thesis using sb_fresh2[of g' e L d "gt g' b" b] a o tb hb(1) True ewk by simp
         next
           case False
           then show ?thesis using new2 by auto
