@@ -156,6 +156,149 @@ proof -
   show ?thesis unfolding seen_def[abs_def] done_same[OF a(1)] a(2) ..
 qed
 
+text \<open>The write an access observes: the one a read reads from, a write itself.\<close>
+definition ob :: "src_program \<Rightarrow> ghost \<Rightarrow> sev \<Rightarrow> sev" where
+  "ob P g a = (if is_rd P a then grf g a else a)"
+
+text \<open>Synchronisation as the machine exhibits it ([HRF14] sec. 4: an atomic
+  read that reads an atomic write synchronises with it when each is in the
+  other's scope): a read of an atomic that reads an atomic write of its own
+  work-group, or of another work-group of its device with both at device
+  scope or wider. Remote operations add no edge here.\<close>
+definition atomic_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
+  "atomic_ev P e \<longleftrightarrow> (case e of Init x \<Rightarrow> False | Acc t i p \<Rightarrow> op_scope (ins P t i) \<noteq> NonAtomic)"
+
+definition wide_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
+  "wide_ev P e \<longleftrightarrow> (case e of Init x \<Rightarrow> False | Acc t i p \<Rightarrow> op_scope (ins P t i) \<in> {Device, AllDevices})"
+
+definition swm :: "layout \<Rightarrow> src_program \<Rightarrow> ghost \<Rightarrow> sev rel" where
+  "swm L P g = {(w, r). is_rd P r \<and> grf g r = w \<and> atomic_ev P w \<and> atomic_ev P r
+     \<and> (ewg L w = ewg L r \<or> (wide_ev P w \<and> wide_ev P r
+          \<and> map_option (dev_of L) (ewg L w) = map_option (dev_of L) (ewg L r)))}"
+
+text \<open>Happens-before of the exhibited candidate: program order and that
+  synchronisation, transitively ([HRF14] sec. 4).\<close>
+definition hbm :: "layout \<Rightarrow> src_program \<Rightarrow> ghost \<Rightarrow> sev rel" where
+  "hbm L P g = (src_po P \<union> swm L P g)\<^sup>+"
+
+text \<open>The writes thread t knows: its own, and those observed by the
+  performed accesses up to its own performed ones in happens-before (its
+  reads' writes among them: every write it has seen).\<close>
+definition knows :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> tid \<Rightarrow> sev \<Rightarrow> bool" where
+  "knows L S P s g t e \<longleftrightarrow> sthread e = Some t
+     \<or> (\<exists>a c. (is_wr P a \<or> is_rd P a) \<and> done_ev S P s c \<and> sthread c = Some t
+          \<and> (a = c \<or> (a, c) \<in> hbm L P g) \<and> ob P g a = e)"
+
+lemma seen_knows: "seen S P s g t e \<Longrightarrow> knows L S P s g t e"
+proof -
+  assume "seen S P s g t e"
+  then consider "sthread e = Some t" | r where "is_rd P r" "done_ev S P s r" "sthread r = Some t" "grf g r = e"
+    unfolding seen_def by blast
+  then show ?thesis
+  proof cases
+    case 1
+    then show ?thesis by (simp add: knows_def)
+  next
+    case 2
+    then show ?thesis unfolding knows_def by (intro disjI2, intro exI[of _ r] conjI) (simp_all add: ob_def)
+  qed
+qed
+
+lemma knows_same: "pc s' = pc s \<Longrightarrow> grf g' = grf g \<Longrightarrow> knows L S P s' g' = knows L S P s g"
+proof -
+  assume a: "pc s' = pc s" "grf g' = grf g"
+  have "hbm L P g' = hbm L P g" unfolding hbm_def swm_def a(2) ..
+  moreover have "ob P g' = ob P g" unfolding ob_def[abs_def] a(2) ..
+  ultimately show ?thesis unfolding knows_def[abs_def] done_same[OF a(1)] by simp
+qed
+
+lemma knows_kd: "done_ev S P s' = done_ev S P s \<Longrightarrow> grf g' = grf g \<Longrightarrow> knows L S P s' g' = knows L S P s g"
+proof -
+  assume a: "done_ev S P s' = done_ev S P s" "grf g' = grf g"
+  have "hbm L P g' = hbm L P g" unfolding hbm_def swm_def a(2) ..
+  moreover have "ob P g' = ob P g" unfolding ob_def[abs_def] a(2) ..
+  ultimately show ?thesis unfolding knows_def[abs_def] a(1) by simp
+qed
+
+lemma po_done: "(e, e') \<in> src_po P \<Longrightarrow> done_ev S P s e' \<Longrightarrow> done_ev S P s e"
+  by (auto simp: src_po_def)
+
+text \<open>An edge of happens-before into a performed event comes from one.\<close>
+lemma hbm_edge_done:
+  assumes "ev_inv S P s g" "(a, b) \<in> src_po P \<union> swm L P g" "done_ev S P s b"
+  shows "done_ev S P s a"
+  using assms po_done ev_parts(2)[OF assms(1)] by (auto simp: swm_def)
+
+lemma hbm_done:
+  assumes ei: "ev_inv S P s g" and h: "(a, c) \<in> hbm L P g" and d: "done_ev S P s c"
+  shows "done_ev S P s a"
+proof -
+  have "done_ev S P s c \<longrightarrow> done_ev S P s a" using h[unfolded hbm_def]
+  proof (induction rule: trancl_induct)
+    case (base b)
+    then show ?case using hbm_edge_done[OF ei] by blast
+  next
+    case (step b c)
+    then show ?case using hbm_edge_done[OF ei] by blast
+  qed
+  then show ?thesis using d by blast
+qed
+
+text \<open>A step that keeps the reads-from of the performed reads keeps
+  happens-before into the performed events.\<close>
+lemma hbm_keep:
+  assumes ei: "ev_inv S P s g" and gr: "\<forall>r. done_ev S P s r \<longrightarrow> grf g' r = grf g r"
+    and h: "(a, c) \<in> hbm L P g'" and d: "done_ev S P s c"
+  shows "(a, c) \<in> hbm L P g"
+proof -
+  have e: "(b, c') \<in> src_po P \<union> swm L P g \<and> done_ev S P s b"
+    if "(b, c') \<in> src_po P \<union> swm L P g'" "done_ev S P s c'" for b c'
+  proof -
+    have "(b, c') \<in> src_po P \<union> swm L P g" using that gr by (auto simp: swm_def)
+    then show ?thesis using hbm_edge_done[OF ei] that(2) by blast
+  qed
+  have "done_ev S P s c \<longrightarrow> (a, c) \<in> hbm L P g" using h[unfolded hbm_def]
+  proof (induction rule: trancl_induct)
+    case (base b)
+    then show ?case using e unfolding hbm_def by blast
+  next
+    case (step b c)
+    then show ?case using e unfolding hbm_def by (meson trancl.trancl_into_trancl)
+  qed
+  then show ?thesis using d by blast
+qed
+
+lemma knows_old: "ev_inv S P s g \<Longrightarrow> knows L S P s g u e \<Longrightarrow> sthread e = Some u \<or> done_ev S P s e"
+proof -
+  assume ei: "ev_inv S P s g" and k: "knows L S P s g u e"
+  show ?thesis
+  proof (cases "sthread e = Some u")
+    case False
+    then obtain a c where ac: "done_ev S P s c" "a = c \<or> (a, c) \<in> hbm L P g" "ob P g a = e"
+      using k unfolding knows_def by blast
+    have "done_ev S P s a" using ac(1,2) hbm_done[OF ei] by blast
+    then show ?thesis using ac(3) ev_parts(2)[OF ei] by (auto simp: ob_def)
+  qed simp
+qed
+
+text \<open>A thread step of t: no other thread learns anything.\<close>
+lemma knows_new:
+  assumes ei: "ev_inv S P s g" and gr: "\<forall>r. done_ev S P s r \<longrightarrow> grf g' r = grf g r"
+    and dn: "\<forall>e. sthread e \<noteq> Some t \<longrightarrow> done_ev S P s' e \<longrightarrow> done_ev S P s e"
+    and k: "knows L S P s' g' u e" and ut: "u \<noteq> t"
+  shows "knows L S P s g u e"
+proof (cases "sthread e = Some u")
+  case False
+  then obtain a c where ac: "is_wr P a \<or> is_rd P a" "done_ev S P s' c" "sthread c = Some u"
+      "a = c \<or> (a, c) \<in> hbm L P g'" "ob P g' a = e"
+    using k unfolding knows_def by blast
+  have dc: "done_ev S P s c" using dn ac(2,3) ut by auto
+  have h: "a = c \<or> (a, c) \<in> hbm L P g" using ac(4) hbm_keep[OF ei gr _ dc] by blast
+  have "done_ev S P s a" using h hbm_done[OF ei _ dc] dc by blast
+  then have "ob P g a = e" using ac(5) gr by (auto simp: ob_def split: if_splits)
+  then show ?thesis unfolding knows_def using ac(1,3) dc h by blast
+qed (simp add: knows_def)
+
 text \<open>[RSP15] sec. 5.2: a FLUSH marker leaves an L1's fifo only after the
   addresses enqueued before it. A write waiting in an L1 has its address in
   the L1's fifo ahead of every marker of each thread that has seen it (a
@@ -163,13 +306,13 @@ text \<open>[RSP15] sec. 5.2: a FLUSH marker leaves an L1's fifo only after the
   nothing then).\<close>
 definition fifo_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
   "fifo_ok L S P s g \<longleftrightarrow> (\<forall>w x e. e \<in> pend1 L S P s g w x \<longrightarrow> (\<exists>i < length (l1_fifo s w).
-     l1_fifo s w ! i = Addr x \<and> (\<forall>j < i. \<forall>u. seen S P s g u e \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u)))"
+     l1_fifo s w ! i = Addr x \<and> (\<forall>j < i. \<forall>u. knows L S P s g u e \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u)))"
 
 text \<open>From a flush of its L1 until its next visible instruction, the writes
   a thread has seen that still wait in its L1 wait ahead of its marker.\<close>
 definition since_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
   "since_ok L S P s g \<longleftrightarrow> (\<forall>t \<in> src_threads P. flushed (instrs (compile S P) t) (pc s t) \<longrightarrow>
-     (\<forall>x e. e \<in> pend1 L S P s g (wg_of L t) x \<and> seen S P s g t e \<longrightarrow> Flush t \<in> set (l1_fifo s (wg_of L t))))"
+     (\<forall>x e. e \<in> pend1 L S P s g (wg_of L t) x \<and> knows L S P s g t e \<longrightarrow> Flush t \<in> set (l1_fifo s (wg_of L t))))"
 
 text \<open>A thread's writes of a location are performed, reach the L2 and reach
   memory in program order.\<close>
@@ -180,9 +323,6 @@ definition ww_ok :: "scheme \<Rightarrow> src_program \<Rightarrow> state \<Righ
 
 definition oinv :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
   "oinv L S P s g \<longleftrightarrow> fifo_ok L S P s g \<and> since_ok L S P s g \<and> ww_ok S P s g"
-
-lemma po_done: "(e, e') \<in> src_po P \<Longrightarrow> done_ev S P s e' \<Longrightarrow> done_ev S P s e"
-  by (auto simp: src_po_def)
 
 lemma oinv_initial: "oinv L S P (initial (src_init P)) (ghost0 P)"
 proof -
@@ -205,15 +345,15 @@ lemma fs_mono:
   shows "fifo_ok L S P s' g' \<and> since_ok L S P s' g'"
 proof
   show "fifo_ok L S P s' g'"
-    unfolding fifo_ok_def seen_same[OF pc gr]
+    unfolding fifo_ok_def knows_same[OF pc gr]
   proof (intro allI impI)
     fix w y e assume e': "e \<in> pend1 L S P s' g' w y"
     then have e: "e \<in> pend1 L S P s g w y" using sub by blast
     obtain i where i: "i < length (l1_fifo s w)" "l1_fifo s w ! i = Addr y"
-      "\<forall>j < i. \<forall>u. seen S P s g u e \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u"
+      "\<forall>j < i. \<forall>u. knows L S P s g u e \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u"
       using fo e unfolding fifo_ok_def by blast
     show "\<exists>i < length (l1_fifo s' w). l1_fifo s' w ! i = Addr y
-        \<and> (\<forall>j < i. \<forall>u. seen S P s g u e \<longrightarrow> l1_fifo s' w ! j \<noteq> Flush u)"
+        \<and> (\<forall>j < i. \<forall>u. knows L S P s g u e \<longrightarrow> l1_fifo s' w ! j \<noteq> Flush u)"
     proof (cases "l1_fifo s' w = l1_fifo s w")
       case True
       then show ?thesis using i by metis
@@ -227,16 +367,16 @@ proof
       proof (intro exI conjI allI impI)
         show "i' < length (l1_fifo s' w)" using i(1) i' e0(1) by simp
         show "l1_fifo s' w ! i' = Addr y" using i(2) i' e0(1) by simp
-        fix j u assume "j < i'" "seen S P s g u e"
+        fix j u assume "j < i'" "knows L S P s g u e"
         then show "l1_fifo s' w ! j \<noteq> Flush u" using i(3) i' e0(1) by (metis Suc_mono nth_Cons_Suc)
       qed
     qed
   qed
   show "since_ok L S P s' g'"
-    unfolding since_ok_def seen_same[OF pc gr]
+    unfolding since_ok_def knows_same[OF pc gr]
   proof (intro ballI impI allI)
     fix t y e assume t: "t \<in> src_threads P" and fl: "flushed (instrs (compile S P) t) (pc s' t)"
-      and e': "e \<in> pend1 L S P s' g' (wg_of L t) y \<and> seen S P s g t e"
+      and e': "e \<in> pend1 L S P s' g' (wg_of L t) y \<and> knows L S P s g t e"
     define w where "w = wg_of L t"
     have e: "e \<in> pend1 L S P s g w y" using sub e' by (auto simp: w_def)
     have "Flush t \<in> set (l1_fifo s w)" using so t fl pc e e' unfolding since_ok_def w_def by metis
@@ -249,7 +389,7 @@ proof
       then obtain e0 where e0: "l1_fifo s w = e0 # l1_fifo s' w" "\<forall>y. e0 = Addr y \<longrightarrow> pend1 L S P s' g' w y = {}"
         using q by blast
       obtain i where i: "i < length (l1_fifo s w)" "l1_fifo s w ! i = Addr y"
-        "\<forall>j < i. \<forall>u. seen S P s g u e \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u"
+        "\<forall>j < i. \<forall>u. knows L S P s g u e \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u"
         using fo e unfolding fifo_ok_def by blast
       have "e0 \<noteq> Flush t"
       proof (cases i)
@@ -388,7 +528,7 @@ proof -
   have e1: "pend1 L S P s1 g1 = pend1 L S P s g"
     using pend_same[OF pc] gh by (simp add: pend1_def[abs_def])
   have e2: "done_ev S P s1 = done_ev S P s" using done_same[OF pc] .
-  have e3: "seen S P s1 g1 = seen S P s g" using seen_same[OF pc gh(4)] .
+  have e3: "knows L S P s1 g1 = knows L S P s g" using knows_same[OF pc gh(4)] .
   show ?thesis using oi unfolding oinv_def fifo_ok_def since_ok_def ww_ok_def e1 e2 e3 pc q gh(1-3) .
 qed
 
@@ -887,10 +1027,6 @@ qed
 text \<open>A write of x that thread t has seen.\<close>
 definition seen_wr :: "scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> tid \<Rightarrow> addr \<Rightarrow> sev \<Rightarrow> bool" where
   "seen_wr S P s g t x a \<longleftrightarrow> wx S P s x a \<and> seen S P s g t a"
-
-text \<open>The write an access observes: the one a read reads from, a write itself.\<close>
-definition ob :: "src_program \<Rightarrow> ghost \<Rightarrow> sev \<Rightarrow> sev" where
-  "ob P g a = (if is_rd P a then grf g a else a)"
 
 text \<open>The writes of the readable lines are at home: an L1 line's write that
   has not reached the L2 is of the line's work-group, one that has not
@@ -2049,32 +2185,42 @@ proof -
       then show ?thesis using new_thread[OF pco r(2) False] r(3) by simp
     qed
   qed
+  have kn_new: "knows L S P s g u e \<or> u = t" if se: "knows L S P s' g' u e" for u e
+  proof (cases "u = t")
+    case False
+    have "\<forall>e. sthread e \<noteq> Some t \<longrightarrow> done_ev S P s' e \<longrightarrow> done_ev S P s e"
+    proof (intro allI impI)
+      fix e assume "sthread e \<noteq> Some t" "done_ev S P s' e"
+      then show "done_ev S P s e" using new_thread[OF pco] by blast
+    qed
+    then show ?thesis using knows_new[OF ei0 _ _ se False] grf_old by blast
+  qed simp
   have fo': "fifo_ok L S P s' g'"
     unfolding fifo_ok_def
   proof (intro allI impI)
     fix w y e assume e: "e \<in> pend1 L S P s' g' w y"
     show "\<exists>k < length (l1_fifo s' w). l1_fifo s' w ! k = Addr y
-        \<and> (\<forall>j < k. \<forall>u. seen S P s' g' u e \<longrightarrow> l1_fifo s' w ! j \<noteq> Flush u)"
+        \<and> (\<forall>j < k. \<forall>u. knows L S P s' g' u e \<longrightarrow> l1_fifo s' w ! j \<noteq> Flush u)"
     proof (cases "done_ev S P s e")
       case True
       then have ep: "e \<in> pend1 L S P s g w y" using old e by blast
       then obtain k where k: "k < length (l1_fifo s w)" "l1_fifo s w ! k = Addr y"
-        "\<forall>j < k. \<forall>u. seen S P s g u e \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u"
+        "\<forall>j < k. \<forall>u. knows L S P s g u e \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u"
         using fo unfolding fifo_ok_def by blast
       obtain ys where ys: "l1_fifo s' w = l1_fifo s w @ ys" using grow by blast
       have ww: "w \<in> wgs L" using pend_wgs[OF ei0 wp ep] .
       show ?thesis
       proof (intro exI[of _ k] conjI allI impI)
         show "k < length (l1_fifo s' w)" "l1_fifo s' w ! k = Addr y" using k ys by (auto simp: nth_append)
-        fix j u assume j: "j < k" and su: "seen S P s' g' u e"
+        fix j u assume j: "j < k" and su: "knows L S P s' g' u e"
         have "l1_fifo s' w ! j = l1_fifo s w ! j" using j k(1) ys by (simp add: nth_append)
         moreover have "l1_fifo s w ! j \<noteq> Flush u"
-        proof (cases "seen S P s g u e")
+        proof (cases "knows L S P s g u e")
           case True
           then show ?thesis using k(3) j by blast
         next
           case False
-          then have "u = t" using seen_new[OF su] by blast
+          then have "u = t" using kn_new[OF su] by blast
           moreover have "l1_fifo s w ! j \<in> set (l1_fifo s w)" using j k(1) by simp
           ultimately show ?thesis using nfa[OF ww] by auto
         qed
@@ -2088,12 +2234,12 @@ proof -
       proof (intro exI[of _ "length (l1_fifo s w0)"] conjI allI impI)
         show "length (l1_fifo s w0) < length (l1_fifo s' w)" "l1_fifo s' w ! length (l1_fifo s w0) = Addr y"
           using q by simp_all
-        fix j u assume j: "j < length (l1_fifo s w0)" and su: "seen S P s' g' u e"
+        fix j u assume j: "j < length (l1_fifo s w0)" and su: "knows L S P s' g' u e"
         have "u = t"
         proof (rule ccontr)
           assume ut: "u \<noteq> t"
-          then have "seen S P s g u e" using seen_new[OF su] by blast
-          then show False using seen_old[OF ei0] n(1) False ut by fastforce
+          then have "knows L S P s g u e" using kn_new[OF su] by blast
+          then show False using knows_old[OF ei0] n(1) False ut by fastforce
         qed
         then show "l1_fifo s' w ! j \<noteq> Flush u" using q j nf by (auto simp: nth_append) (metis nth_mem)
       qed
@@ -2103,16 +2249,16 @@ proof -
     unfolding since_ok_def
   proof (intro ballI impI allI)
     fix u y e assume u: "u \<in> src_threads P" and fl: "flushed (instrs (compile S P) u) (pc s' u)"
-      and e: "e \<in> pend1 L S P s' g' (wg_of L u) y \<and> seen S P s' g' u e"
+      and e: "e \<in> pend1 L S P s' g' (wg_of L u) y \<and> knows L S P s' g' u e"
     show "Flush u \<in> set (l1_fifo s' (wg_of L u))"
     proof (cases "u = t")
       case False
-      have su: "seen S P s g u e" using seen_new e False by blast
+      have su: "knows L S P s g u e" using kn_new e False by blast
       have "done_ev S P s e"
       proof (rule ccontr)
         assume nd: "\<not> done_ev S P s e"
         then have "sthread e = Some t" using new e by blast
-        then show False using seen_old[OF ei0 su] nd False by auto
+        then show False using knows_old[OF ei0 su] nd False by auto
       qed
       then have "e \<in> pend1 L S P s g (wg_of L u) y" using old e by blast
       then have "Flush u \<in> set (l1_fifo s (wg_of L u))" using so u fl pco False su unfolding since_ok_def by metis
@@ -2135,7 +2281,7 @@ proof -
             using kt kdo0 nv by (cases "u' = t") (auto simp: k_def)
         qed
         have gq: "grf g' = grf g" using gv gview_quiet[OF fn(2)] by blast
-        have sq: "seen S P s' g' = seen S P s g" unfolding seen_def[abs_def] done_kd[OF ks] gq ..
+        have sq: "knows L S P s' g' = knows L S P s g" using knows_kd[OF done_kd[OF ks] gq] .
         have "wx S P s' y e" using e by (simp add: pend1_def)
         then have "done_ev S P s e" using wx_done[of S P s' y e] done_kd[OF ks] by simp
         then have "e \<in> pend1 L S P s g w0 y" using old e True by (simp add: w0_def)
@@ -2196,7 +2342,7 @@ proof -
           assume "ga2 g e = None"
           then have "e \<in> pend1 L S P s g w0 y" using wxe e by (simp add: pend1_def w0_def)
           then have "Flush t \<in> set (l1_fifo s w0)"
-            using so t \<open>flushed xs n\<close> e unfolding since_ok_def seen_def xs_def n_def w0_def by fastforce
+            using so t \<open>flushed xs n\<close> e unfolding since_ok_def knows_def xs_def n_def w0_def by fastforce
           then show False using nf by simp
         qed
         then show "ga2 g' e \<noteq> None \<and> the (ga2 g' e) \<le> the (ga2 g' e')"
@@ -2215,7 +2361,7 @@ proof -
     have "flushed xs n" using compiled_flushed[OF rows(1,2,4) ops] nl i2 by (simp add: xs i_def)
     have "a \<in> pend1 L S P s g w0 y" using a2 aw ew by (simp add: pend1_def)
     then have "Flush t \<in> set (l1_fifo s w0)"
-      using so t \<open>flushed xs n\<close> sa unfolding since_ok_def xs_def n_def w0_def by blast
+      using so t \<open>flushed xs n\<close> seen_knows[OF sa] unfolding since_ok_def xs_def n_def w0_def by blast
     then show False using nf by simp
   qed
   have gv': "h1 g' = (case i of ST v x \<Rightarrow> (h1 g)(w0 := (h1 g w0)(x := Acc t (kd S P s t) False))
@@ -2985,21 +3131,22 @@ qed
 section \<open>The theorems\<close>
 
 text \<open>A thread that has flushed its L1 and waited for its marker, with
-  only quiet instructions since, has no write waiting in its L1: each has
-  reached its device's L2 ([RSP15] sec. 5.2's FLUSH).\<close>
+  only quiet instructions since, has no write it knows waiting in its L1
+  (its own, and those of its work-group before it in happens-before): each
+  has reached its device's L2 ([RSP15] sec. 5.2's FLUSH, cumulative).\<close>
 theorem flushed_reached_l2:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" and wp: "well_placed L P"
     and t: "t \<in> src_threads P" and fl: "flushed (instrs (compile S P) t) (pc s t)" and nu: "\<not> unflushed L s t"
-  shows "\<exists>g. ginv L S P s g \<and> (\<forall>x e. wx S P s x e \<and> sthread e = Some t \<longrightarrow> ga2 g e \<noteq> None)"
+  shows "\<exists>g. ginv L S P s g \<and> (\<forall>x e. wx S P s x e \<and> knows L S P s g t e \<and> ewg L e = Some (wg_of L t) \<longrightarrow> ga2 g e \<noteq> None)"
 proof -
   obtain g where g: "ginv L S P s g" "oinv L S P s g" using oinv_reachable[OF reach rows wp] by blast
   have w0: "wg_of L t \<in> wgs L" using wp t by (simp add: well_placed_def)
-  have "ga2 g e \<noteq> None" if "wx S P s x e" "sthread e = Some t" for x e
+  have "ga2 g e \<noteq> None" if "wx S P s x e" "knows L S P s g t e" "ewg L e = Some (wg_of L t)" for x e
   proof
     assume "ga2 g e = None"
-    then have "e \<in> pend1 L S P s g (wg_of L t) x" using that by (cases e) (auto simp: pend1_def)
-    then have "Flush t \<in> set (l1_fifo s (wg_of L t))" using g(2) t fl that(2) by (auto simp: oinv_def since_ok_def seen_def)
+    then have "e \<in> pend1 L S P s g (wg_of L t) x" using that by (simp add: pend1_def)
+    then have "Flush t \<in> set (l1_fifo s (wg_of L t))" using g(2) t fl that(2) by (auto simp: oinv_def since_ok_def)
     then show False using nu w0 by (auto simp: unflushed_def)
   qed
   then show ?thesis using g(1) by blast
