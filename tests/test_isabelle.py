@@ -39,6 +39,7 @@ def test_base_theories_are_in_the_repository_where_spec_puts_them():
         "Hrf_Coherence.thy",
         "Hrf_Execution.thy",
         "Hrf_Exhibit.thy",
+        "Hrf_Happens.thy",
         "Hrf_Lattice.thy",
         "Hrf_Machine.thy",
         "Hrf_Mapping.thy",
@@ -242,6 +243,8 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "outcomes_po_co",  # Hrf_Coherence's machine_outcomes_po_co
             "l2_invalidated",
             "outcomes_po_loc",  # Hrf_Coherence's machine_outcomes_po_loc
+            "rel_rows",
+            "knows_home",  # Hrf_Happens's machine_knows_home
         )
         # and the sound_on theorems against each model Hrf_Source defines
         simulation += tuple(f"{k}_{m}" for k in ("homed_sound_on", "homed_l2_sound_on") for m in SOURCE_MODELS)
@@ -252,6 +255,9 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
         # reconstructs it, invalidates before: rmw-then-load's stale read)
         assert f"{c}_outcomes_po_co" in claimed
         assert (f"{c}_outcomes_po_loc" in claimed) == (s.name != "rsp-old")
+        # every scheme with po_loc's rows flushes its device-scope writes
+        # first and performs its device-scope RMWs at the L2
+        assert (f"{c}_knows_home" in claimed) == (s.name != "rsp-old")
         if f"{c}_homed_l2_sound_on" in claimed:
             assert {f"{c}_homed_l2_sound_on_{m}" for m in SOURCE_MODELS} <= set(claimed)
         assert ("_sound_goal" in text) == (not s.refuted_by)
@@ -338,6 +344,31 @@ def test_the_invalidated_l2_rows_invalidate_the_l1_after_their_increment():
     }
     assert unflagged == {"rsp-old"}
     assert not invalidated_row(get("rsp-old").rows[("rmw", "dev", False)].seq)
+
+
+def test_the_released_rows_flush_the_l1_right_before_their_access():
+    # Hrf_Happens's vis_flushed (flq visible False), by hand: the data
+    # instruction comes after an FLUL1 with only quiet instructions between.
+    # rsp-new's device store (FLUL1 WG; ST), its remote store (FLUL1 WG;
+    # INVL1 DV; ST), its all-devices store (FLUL1 WG; FLUL2 DV; ST) and its
+    # device RMWs are; a plain store, a load and a flush after the access
+    # are not.
+    from hrf.isabelle.schemes import released_row, scheme_theory
+
+    assert released_row(("FLUL1 WG", "ST")) and released_row(("FLUL1 WG", "INVL1 DV", "ST"))
+    assert released_row(("FLUL1 WG", "FLUL2 DV", "ST"))
+    assert released_row(("LKrmw WG", "FLUL1 WG", "RMWL2", "INVL1 WG", "UNLKrmw WG"))
+    assert not released_row(("ST",)) and not released_row(("LD", "INVL1 WG"))
+    assert not released_row(("ST", "FLUL1 WG")) and not released_row(("FLUL1 WG", "LD", "ST"))
+    rsp_new = get("rsp-new").rows
+    for key in (("store", "dev", False), ("store", "dev", True), ("store", "all", False), ("rmw", "dev", False)):
+        assert released_row(rsp_new[key].seq), key
+    text = scheme_theory("rsp-new")[1]
+    assert "lemma rsp_new_rel_rows: \"rel_rows rsp_new {" in text
+    assert "theorem rsp_new_knows_home:" in text and "\\<and> no_remote P" in text
+    # rsp-old: its device RMW is not invalidated after, so no po_loc and no
+    # theorem on what a thread knows (which needs wr_ok)
+    assert "knows_home" not in scheme_theory("rsp-old")[1]
 
 
 def test_the_disciplined_schemes_are_those_taking_rmw_locks_in_brackets():

@@ -367,8 +367,8 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
     # disciplined rows; its work-group RMW (in the L1) among the L2 rows.
     from hrf.isabelle.schemes import scheme_theory
 
-    # every base theory a scheme theory imports (Hrf_Coherence's among them)
-    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Coherence") + 1] if t != "Hrf_Closure")
+    # every base theory a scheme theory imports (Hrf_Happens's among them)
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Happens") + 1] if t != "Hrf_Closure")
     for name in theories:
         (tmp_path / f"{name}.thy").write_text((BASE / f"{name}.thy").read_text())
     names = []

@@ -67,19 +67,38 @@ def l2_row(op: str, seq) -> bool:
     return op == "rmw" and _data_words(seq) == ["RMWL2"]
 
 
+def _flushed_before(seq, picked) -> bool:
+    """Whether each instruction `picked` takes in a row comes after a flush
+    of the L1 with only quiet instructions between (Hrf_Coherence's
+    `flq D False`)."""
+    ready = False
+    for word in seq:
+        op = word.split()[0]
+        if op != "FLUL1" and picked(op):
+            if not ready:
+                return False
+            ready = False
+        else:
+            ready = op == "FLUL1" or (ready and op in _QUIET)
+    return True
+
+
 def flushed_row(seq) -> bool:
     """Whether each increment at the L2 (RMWL2) in a row comes after a
     flush of the L1 with only quiet instructions between (Hrf_Coherence's
     `fl_seq False`): a thread's writes waiting in its L1 reach the L2
     before its increment there. hrf chooses, Isabelle proves
     (`<scheme>_l2_flushed`)."""
-    ready = False
-    for word in seq:
-        op = word.split()[0]
-        if op == "RMWL2" and not ready:
-            return False
-        ready = op == "FLUL1" or (ready and op in _QUIET)
-    return True
+    return _flushed_before(seq, lambda op: op == "RMWL2")
+
+
+def released_row(seq) -> bool:
+    """Whether each data instruction of a row comes after a flush of the L1
+    with only quiet instructions between (Hrf_Happens's `vis_flushed`): a
+    release at device scope or wider, all of whose thread's known writes
+    have reached the L2 when it is performed. hrf chooses, Isabelle proves
+    (`<scheme>_rel_rows`)."""
+    return _flushed_before(seq, lambda op: op not in _QUIET)
 
 
 def invalidated_row(seq) -> bool:
@@ -156,7 +175,7 @@ def scheme_theory(scheme) -> tuple:
         "   every program whose locations each belong to one work-group or,",
         "   incremented at the L2, to one device). *)",
         f"theory {theory}",
-        "  imports Hrf_Source_Opencl Hrf_Coherence",
+        "  imports Hrf_Source_Opencl Hrf_Coherence Hrf_Happens",
         "begin",
         "",
         f"text \\<open>{text_body(s.description)} (default source model: {s.model}).\\<close>",
@@ -412,7 +431,7 @@ def scheme_theory(scheme) -> tuple:
             "text \\<open>So the candidate's reads-from and coherence agree with program order on each "
             "location, reads included (Hrf_Coherence's po_loc_ok): it is SC per location.\\<close>",
         ]
-        return out + outcomes_theorem(
+        out += outcomes_theorem(
             name,
             "outcomes_po_loc",
             ops,
@@ -423,6 +442,46 @@ def scheme_theory(scheme) -> tuple:
                 "  by simp_all",
             ],
         )
+        return out + knows_theorem(name, rows, ops, l2_lemma, flushed, invalidated)
+
+    def knows_theorem(name, rows, ops, l2_lemma, flushed, invalidated):
+        """Hrf_Happens's machine_knows_home for the scheme, where its rows
+        that write at device scope or wider are releases (flushed first)
+        and its RMWs at such scope are performed at the L2."""
+        taken = [
+            (op, r)
+            for op, scope, _remote, r, _src, _seq in rows
+            if op in ("store", "rmw") and scope in ("dev", "all") and (l1_row(op, r.seq) or l2_row(op, r.seq))
+        ]
+        if not all(released_row(r.seq) and (op != "rmw" or l2_row(op, r.seq)) for op, r in taken):
+            return [
+                "text \\<open>Not stated: Hrf_Happens's theorem on what a thread knows (a row of "
+                f"{name} that writes at device scope or wider is not flushed first, or its RMW at such "
+                "scope is not performed at the L2).\\<close>",
+                "",
+            ]
+        _l1_ops, l1_set = chosen(name, rows, l1_row)
+        _l2_ops, l2_set = chosen(name, rows, l2_row)
+        return [
+            "text \\<open>Each row that writes at device scope or wider flushes the L1 before its access, "
+            "and each RMW at such scope is performed at the L2 (Hrf_Happens's rel_rows).\\<close>",
+            f'lemma {name}_rel_rows: "rel_rows {name} {l1_set} {l2_set}"',
+            f"  by (simp add: rel_rows_def vis_flushed_def {name}_def {rows_defs(name)})",
+            "",
+            "text \\<open>So on a race-free program (OpenCL+RSP, as hrf exports it) without remote operations, "
+            "in every state the machine reaches, a write a thread knows along happens-before that has "
+            "not reached the L2 waits in its own work-group's L1, and every write of a location two "
+            "work-groups access was released flushed (Hrf_Happens's hb_home).\\<close>",
+            f"theorem {name}_knows_home:",
+            f'  "\\<forall>P L wb s. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> \\<not> na_rmw P '
+            "\\<and> no_remote P",
+            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
+            f"     \\<and> s \\<in> reachable L wb (compile {name} P) (initial (src_init P))",
+            f'     \\<longrightarrow> (\\<exists>g. ginv L {name} P s g \\<and> hb_home L {name} P s g)"',
+            f"  using machine_knows_home[OF _ {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows]",
+            "  by blast",
+            "",
+        ]
 
     def theorem(name):
         out = [

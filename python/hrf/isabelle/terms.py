@@ -30,6 +30,7 @@ BASE_THEORIES = (
     "Hrf_Source_Opencl",
     "Hrf_Exhibit",
     "Hrf_Coherence",
+    "Hrf_Happens",
     "Hrf_Soundness",
 )
 SESSION = "Hrf_Export"

@@ -22,15 +22,22 @@ text \<open>Position n of a thread's code comes after a flush of its L1 with
 definition flushed :: "instr list \<Rightarrow> nat \<Rightarrow> bool" where
   "flushed xs n \<longleftrightarrow> (\<exists>j < n. (\<exists>sc. xs ! j = FLUL1 sc) \<and> (\<forall>m. j < m \<and> m < n \<longrightarrow> quiet (xs ! m)))"
 
-text \<open>fl_seq f xs: in xs every increment at the L2 comes after a flush of the
-  L1 with only quiet instructions (flushes, invalidations, locks) between; f:
-  the start of xs is such a place.\<close>
-fun fl_seq :: "bool \<Rightarrow> instr list \<Rightarrow> bool" where
-  "fl_seq f [] = True"
-| "fl_seq f (i # xs) = (case i of
-      FLUL1 _ \<Rightarrow> fl_seq True xs
-    | INCL2 _ _ \<Rightarrow> f \<and> fl_seq False xs
-    | _ \<Rightarrow> fl_seq (f \<and> quiet i) xs)"
+text \<open>flq D f xs: in xs every instruction D picks comes after a flush of
+  the L1 with only quiet instructions (flushes, invalidations, locks)
+  between; f: the start of xs is such a place.\<close>
+fun flq :: "(instr \<Rightarrow> bool) \<Rightarrow> bool \<Rightarrow> instr list \<Rightarrow> bool" where
+  "flq D f [] = True"
+| "flq D f (i # xs) = (case i of
+      FLUL1 _ \<Rightarrow> flq D True xs
+    | _ \<Rightarrow> (if D i then f \<and> flq D False xs else flq D (f \<and> quiet i) xs))"
+
+fun incl2 :: "instr \<Rightarrow> bool" where
+  "incl2 (INCL2 _ _) = True"
+| "incl2 _ = False"
+
+text \<open>fl_seq f xs: every increment at the L2 is such.\<close>
+abbreviation fl_seq :: "bool \<Rightarrow> instr list \<Rightarrow> bool" where
+  "fl_seq \<equiv> flq incl2"
 
 text \<open>Each row that increments at the L2 flushes the L1 first (rsp-new's
   FLUL1 WG before RMWL2).\<close>
@@ -57,17 +64,30 @@ proof -
     by (intro exI[of _ "length xs + j"]) auto
 qed
 
-lemma fl_seq_mono: "fl_seq False xs \<Longrightarrow> fl_seq f xs"
+lemma flq_mono: "flq D False xs \<Longrightarrow> flq D f xs"
   by (induction xs arbitrary: f) (auto split: instr.splits)
+
+lemma flq_append: "flq D f xs \<Longrightarrow> flq D False ys \<Longrightarrow> flq D f (xs @ ys)"
+  by (induction xs arbitrary: f) (auto split: instr.splits intro: flq_mono)
+
+lemma flq_none: "\<forall>i \<in> set xs. \<not> D i \<Longrightarrow> flq D f xs"
+  by (induction xs arbitrary: f) (auto split: instr.splits)
+
+lemma fl_seq_mono: "fl_seq False xs \<Longrightarrow> fl_seq f xs"
+  by (rule flq_mono)
 
 lemma fl_seq_append: "fl_seq f xs \<Longrightarrow> fl_seq False ys \<Longrightarrow> fl_seq f (xs @ ys)"
-  by (induction xs arbitrary: f) (auto split: instr.splits intro: fl_seq_mono)
+  by (rule flq_append)
 
 lemma fl_seq_no_incl2: "\<forall>r x. INCL2 r x \<notin> set xs \<Longrightarrow> fl_seq f xs"
-  by (induction xs arbitrary: f) (auto split: instr.splits)
+proof (rule flq_none)
+  assume "\<forall>r x. INCL2 r x \<notin> set xs"
+  then show "\<forall>i \<in> set xs. \<not> incl2 i" by (metis incl2.elims(2))
+qed
 
-text \<open>In such code every increment at the L2 is at a flushed position.\<close>
-lemma fl_seq_flushed: "fl_seq f xs \<Longrightarrow> n < length xs \<Longrightarrow> xs ! n = INCL2 r x
+text \<open>In such code every instruction D picks (a flush not among them) is
+  at a flushed position.\<close>
+lemma flq_flushed: "flq D f xs \<Longrightarrow> n < length xs \<Longrightarrow> D (xs ! n) \<Longrightarrow> (\<forall>sc. \<not> D (FLUL1 sc))
     \<Longrightarrow> flushed xs n \<or> (f \<and> (\<forall>m < n. quiet (xs ! m)))"
 proof (induction xs arbitrary: f n)
   case Nil
@@ -77,33 +97,37 @@ next
   show ?case
   proof (cases n)
     case 0
-    then show ?thesis using Cons.prems by simp
+    then show ?thesis using Cons.prems by (cases i) auto
   next
     case (Suc n')
-    have n': "n' < length xs" "xs ! n' = INCL2 r x" using Cons.prems(2,3) Suc by simp_all
+    have n': "n' < length xs" "D (xs ! n')" using Cons.prems(2,3) Suc by simp_all
     have sh: "flushed (i # xs) n" if "flushed xs n'"
       using flushed_append[OF that, of "[i]"] Suc by simp
     show ?thesis
     proof (cases "\<exists>sc. i = FLUL1 sc")
       case True
       then obtain sc where i: "i = FLUL1 sc" by blast
-      then have "flushed xs n' \<or> (\<forall>m < n'. quiet (xs ! m))" using Cons.IH[of True n'] Cons.prems(1) n' by simp
+      then have "flushed xs n' \<or> (\<forall>m < n'. quiet (xs ! m))" using Cons.IH[of True n'] Cons.prems(1,4) n' by simp
       moreover have "flushed (i # xs) n" if "\<forall>m < n'. quiet (xs ! m)"
         unfolding flushed_def using i that Suc
         by (intro exI[of _ 0]) (auto simp: nth_Cons' split: if_splits)
       ultimately show ?thesis using sh by blast
     next
       case nf: False
-      then have "fl_seq (f \<and> quiet i) xs \<or> fl_seq False xs"
-        using Cons.prems(1) by (cases i) auto
+      then have "flq D (f \<and> quiet i) xs \<or> flq D False xs"
+        using Cons.prems(1) by (cases i) (auto split: if_splits)
       then have "flushed xs n' \<or> (f \<and> quiet i \<and> (\<forall>m < n'. quiet (xs ! m)))"
-        using Cons.IH n' by blast
+        using Cons.IH n' Cons.prems(4) by blast
       moreover have "\<forall>m < n. quiet ((i # xs) ! m)" if "quiet i" "\<forall>m < n'. quiet (xs ! m)"
         using that Suc by (auto simp: nth_Cons' less_Suc_eq_0_disj)
       ultimately show ?thesis using sh by blast
     qed
   qed
 qed
+
+lemma fl_seq_flushed: "fl_seq f xs \<Longrightarrow> n < length xs \<Longrightarrow> xs ! n = INCL2 r x
+    \<Longrightarrow> flushed xs n \<or> (f \<and> (\<forall>m < n. quiet (xs ! m)))"
+  using flq_flushed[of incl2 f xs n] by simp
 
 text \<open>So in code compiled by such rows, every increment at the L2 is flushed.\<close>
 lemma compiled_flushed:
@@ -1940,10 +1964,24 @@ lemma wr_same: "wr_ok L S P s g \<Longrightarrow> pc s' = pc s \<Longrightarrow>
   using wr_mono[of L S P s g s' g] by simp
 
 text \<open>Every environment step keeps the invariants, with the ghost updated.\<close>
+text \<open>What an environment step does to the ghost's reads and arrival times:
+  a read keeps its write, and a write that has reached an L2 or memory stays
+  there.\<close>
+definition env_mono :: "ghost \<Rightarrow> ghost \<Rightarrow> bool" where
+  "env_mono g g' \<longleftrightarrow> grf g' = grf g \<and> (\<forall>e. ga2 g e \<noteq> None \<longrightarrow> ga2 g' e \<noteq> None)
+     \<and> (\<forall>e. ga3 g e \<noteq> None \<longrightarrow> ga3 g' e \<noteq> None)"
+
+lemma env_mono_refl: "env_mono g g"
+  and env_mono_h1: "env_mono g (g\<lparr>h1 := f\<rparr>)"
+  and env_mono_h2: "env_mono g (g\<lparr>h2 := f\<rparr>)"
+  and env_mono_wb1: "env_mono g (wb1g L S P s g w x)"
+  and env_mono_wb2: "env_mono g (wb2g L S P s g d x)"
+  by (simp_all add: env_mono_def wb1g_def wb2g_def)
+
 lemma oinv_env:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and st: "s' \<in> env_step L wb s"
   shows "\<exists>g'. ginv L S P s' g' \<and> oinv L S P s' g' \<and> (wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g')
-    \<and> (l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g')"
+    \<and> (l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g') \<and> env_mono g g'"
 proof -
   have pcs: "pc s' = pc s" using env_step_regs_pc_locks[OF st] by simp
   from inv st show ?thesis
@@ -1953,12 +1991,12 @@ proof -
       using oinv_keep[OF oi pcs] by (simp add: set_l1_def)
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>)"
       using l2_keep[of L S P s g s'] pcs fetch1(2) by (auto simp: set_l1_def)
-    ultimately show ?thesis using fetch1 wr_fetch1[OF inv _ fetch1(2-4)] by blast
+    ultimately show ?thesis using fetch1 wr_fetch1[OF inv _ fetch1(2-4)] env_mono_h1 by blast
   next
     case (fetch2 d x)
     then have "oinv L S P s' (g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>)"
       using oinv_keep[OF oi pcs] by (simp add: set_l2_def)
-    then show ?thesis using fetch2 wr_fetch2[OF inv _ fetch2(2,3)] l2_fetch2[OF inv _ fetch2(2,3)] by blast
+    then show ?thesis using fetch2 wr_fetch2[OF inv _ fetch2(2,3)] l2_fetch2[OF inv _ fetch2(2,3)] env_mono_h2 by blast
   next
     case (pop1 w e0 rest)
     have di: "dirty_inv L S P s g" using inv by (simp add: ginv_def)
@@ -1970,24 +2008,24 @@ proof -
     have "ww_ok S P s' g" using oi unfolding oinv_def ww_ok_def done_same[OF pcs] by blast
     moreover have "wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g" using wr_same pcs pop1(3) by simp
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs pop1(3) by simp
-    ultimately show ?thesis using pop1(1) fs by (auto simp: oinv_def)
+    ultimately show ?thesis using pop1(1) fs env_mono_refl by (auto simp: oinv_def)
   next
     case (wb1 w x q)
     have "\<forall>v. l1_fifo s' v = l1_fifo s v \<or> (v = w \<and> l1_fifo s w = Addr x # l1_fifo s' w)"
       using wb1(3,4) wb_fields(1) by auto
     then have "oinv L S P s' (wb1g L S P s g w x)" using oinv_wb1[OF inv oi pcs] by blast
-    then show ?thesis using wb1(1) wr_wb1[OF inv _ wb1(2,3)] l2_wb1[OF inv _ wb1(2,3)] by blast
+    then show ?thesis using wb1(1) wr_wb1[OF inv _ wb1(2,3)] l2_wb1[OF inv _ wb1(2,3)] env_mono_wb1 by blast
   next
     case (pop2 q)
     have "oinv L S P s' g" using oinv_keep[OF oi pcs] pop2(2) by simp
     moreover have "wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g" using wr_same pcs pop2(2) by simp
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs pop2(2) by simp
-    ultimately show ?thesis using pop2(1) by blast
+    ultimately show ?thesis using pop2(1) env_mono_refl by blast
   next
     case (wb2 d x q)
     have "l1_fifo s' = l1_fifo s" using wb2(3) wb_fields(3) by simp
     then have "oinv L S P s' (wb2g L S P s g d x)" using oinv_wb2[OF inv oi pcs] by blast
-    then show ?thesis using wb2(1) wr_wb2[OF inv _ wb2(2,3)] l2_wb2[OF inv _ wb2(2,3)] by blast
+    then show ?thesis using wb2(1) wr_wb2[OF inv _ wb2(2,3)] l2_wb2[OF inv _ wb2(2,3)] env_mono_wb2 by blast
   next
     case (evict1 w x)
     have "oinv L S P s' g" using oinv_keep[OF oi pcs] evict1(3) by (simp add: set_l1_def)
@@ -1995,7 +2033,7 @@ proof -
       using wr_mono[of L S P s g s' g] pcs evict1(3) by (auto simp: set_l1_def readable_def)
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs evict1(3)
       by (simp add: set_l1_def)
-    ultimately show ?thesis using evict1(1) by blast
+    ultimately show ?thesis using evict1(1) env_mono_refl by blast
   next
     case (evict2 d x)
     have "oinv L S P s' g" using oinv_keep[OF oi pcs] evict2(3) by (simp add: set_l2_def)
@@ -2003,7 +2041,7 @@ proof -
       using wr_mono[of L S P s g s' g] pcs evict2(3) by (auto simp: set_l2_def readable_def)
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs evict2(3)
       by (auto simp: set_l2_def readable_def)
-    ultimately show ?thesis using evict2(1) by blast
+    ultimately show ?thesis using evict2(1) env_mono_refl by blast
   qed
 qed
 
@@ -2094,12 +2132,163 @@ lemma sb_fresh2:
 text \<open>Every step of a thread keeps the invariants, with the ghost updated, for
   a scheme whose increments at the L2 are flushed (wr_ok where they are
   invalidated after, too).\<close>
+text \<open>What a thread step of t does, event by event: the step performs the
+  events of t's next source instruction k (when its instruction i is
+  visible), the one Hrf_Simulation's src_access names; the performed
+  events keep their reads and times; its read reads its work-group's L1
+  line or its device's L2 line, readable before the step; its write is
+  the newest of its L1 line (not yet in the L2) or of its L2 line.\<close>
+lemma step_events:
+  assumes inv: "ginv L S P s g" and t: "t \<in> src_threads P"
+    and st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+  defines "i \<equiv> instrs (compile S P) t ! pc s t" and "k \<equiv> kd S P s t" and "w0 \<equiv> wg_of L t"
+  shows step_new: "done_ev S P s' e \<Longrightarrow> \<not> done_ev S P s e \<Longrightarrow> (\<exists>p. e = Acc t k p) \<and> visible i"
+    and step_ik: "visible i \<Longrightarrow> i = src_access B (src_code P t ! k) \<and> k < length (src_code P t)"
+    and step_grf_old: "done_ev S P s r \<Longrightarrow> grf g' r = grf g r"
+    and step_old: "done_ev S P s e \<Longrightarrow> gt g' e = gt g e \<and> ga2 g' e = ga2 g e \<and> ga3 g' e = ga3 g e"
+    and step_others: "u \<noteq> t \<Longrightarrow> kd S P s' u = kd S P s u"
+    and step_rd: "is_rd P (Acc t k False) \<Longrightarrow> done_ev S P s' (Acc t k False) \<Longrightarrow> \<exists>y0 r0. sloc P (Acc t k False) = Some y0
+      \<and> (((i = LD r0 y0 \<or> i = INCL1 r0 y0) \<and> grf g' (Acc t k False) = h1 g w0 y0 \<and> readable (l1 s w0 y0))
+        \<or> (i = INCL2 r0 y0 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y0 \<and> readable (l2 s (dev_of L w0) y0)))"
+    and step_wr: "is_wr P e \<Longrightarrow> done_ev S P s' e \<Longrightarrow> \<not> done_ev S P s e \<Longrightarrow> \<exists>y0. sloc P e = Some y0 \<and> (\<exists>p. e = Acc t k p)
+      \<and> ((((\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)) \<and> ga2 g' e = None \<and> h1 g' w0 y0 = e)
+        \<or> ((\<exists>r. i = INCL2 r y0) \<and> ga2 g' e = Some (gt g' e) \<and> h2 g' (dev_of L w0) y0 = e))"
+proof -
+  define xs where "xs = instrs (compile S P) t"
+  define n where "n = pc s t"
+  have i_def': "i = xs ! n" by (simp add: i_def xs_def n_def)
+  have xs: "xs = concat (map (compile_instr S) (src_code P t))"
+    by (simp add: xs_def compile_def)
+  have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B"
+    using rows(3) t by (auto simp: ops_of_def)
+  obtain z where nl: "n < length xs" and z: "exec L t i s = Some z" "s' = set_pc t (Suc n) z"
+    and kt: "kd S P s' t = (if visible i then Suc k else k)" and kdo0: "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
+    by (rule step_shape[OF st rows(1-3)]) (simp_all add: xs_def n_def i_def k_def)
+  show kdo: "kd S P s' u = kd S P s u" if "u \<noteq> t" for u using kdo0 that by blast
+  have gs1: "\<forall>e. done_ev S P s e \<longrightarrow> gt g' e = gt g e \<and> ga2 g' e = ga2 g e \<and> ga3 g' e = ga3 g e"
+    and gs2: "\<forall>e. is_wr P e \<and> done_ev S P s' e \<and> \<not> done_ev S P s e \<longrightarrow> clk g < gt g' e \<and> gt g' e < clk g' \<and> ga3 g' e = None
+          \<and> ((ga2 g' e = None \<and> (\<exists>y v r. sloc P e = Some y \<and> (i = ST v y \<or> i = INCL1 r y)))
+             \<or> (ga2 g' e = Some (gt g' e) \<and> (\<exists>r x. i = INCL2 r x)))"
+    using gs by (simp_all add: gstep_def i_def)
+  show "gt g' e = gt g e \<and> ga2 g' e = ga2 g e \<and> ga3 g' e = ga3 g e" if "done_ev S P s e" for e
+    using gs1 that by blast
+  have gv': "h1 g' = (case i of ST v x \<Rightarrow> (h1 g)(w0 := (h1 g w0)(x := Acc t k False))
+     | INCL1 r x \<Rightarrow> (h1 g)(w0 := (h1 g w0)(x := Acc t k True)) | _ \<Rightarrow> h1 g)"
+    "h2 g' = (case i of INCL2 r x \<Rightarrow> (h2 g)(dev_of L w0 := (h2 g (dev_of L w0))(x := Acc t k True))
+     | _ \<Rightarrow> h2 g)"
+    "grf g' = (case i of LD r x \<Rightarrow> (grf g)(Acc t k False := h1 g w0 x)
+     | INCL1 r x \<Rightarrow> (grf g)(Acc t k False := h1 g w0 x)
+     | INCL2 r x \<Rightarrow> (grf g)(Acc t k False := h2 g (dev_of L w0) x) | _ \<Rightarrow> grf g)"
+    using gv unfolding gview_def w0_def i_def k_def by blast+
+  show "grf g' r = grf g r" if "done_ev S P s r" for r
+  proof -
+    have "r \<noteq> Acc t k False" using that by (auto simp: k_def)
+    then show ?thesis using gv'(3) by (cases i) auto
+  qed
+  have vis_new: "visible i" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
+  proof (rule ccontr)
+    assume "\<not> visible i"
+    then have "kd S P s' u = kd S P s u" for u using kt kdo by (cases "u = t") (auto simp: k_def)
+    then have "kd S P s' = kd S P s" by blast
+    then show False using that done_kd by metis
+  qed
+  have newk: "\<exists>p. e = Acc t k p" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
+  proof -
+    have "visible i" using vis_new[OF that] .
+    then have "kd S P s' u = ((kd S P s)(t := Suc k)) u" for u using kt kdo by (cases "u = t") auto
+    then have kq: "kd S P s' = (kd S P s)(t := Suc k)" by blast
+    have "k = kd S P s t" by (simp add: k_def)
+    then show ?thesis using new_ev[OF kq _ that] by blast
+  qed
+  show "(\<exists>p. e = Acc t k p) \<and> visible i" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
+    using newk[OF that] vis_new[OF that] by blast
+  have ik: "i = src_access B (src_code P t ! k) \<and> k < length (src_code P t)" if "visible i"
+    using filter_take_nth[OF nl, of visible] that compiled_code(1)[OF rows(1,2) ops]
+    by (simp add: k_def kd_def i_def' xs[symmetric] n_def xs_def)
+  show "i = src_access B (src_code P t ! k) \<and> k < length (src_code P t)" if "visible i" using ik[OF that] .
+  have ins: "ins P t k = src_code P t ! k" by (simp add: ins_def)
+  have nd_k: "\<not> done_ev S P s (Acc t k p)" for p by (simp add: k_def)
+  show "\<exists>y0 r0. sloc P (Acc t k False) = Some y0
+      \<and> (((i = LD r0 y0 \<or> i = INCL1 r0 y0) \<and> grf g' (Acc t k False) = h1 g w0 y0 \<and> readable (l1 s w0 y0))
+        \<or> (i = INCL2 r0 y0 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y0 \<and> readable (l2 s (dev_of L w0) y0)))"
+    if r: "is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)"
+  proof -
+    have vis: "visible i" using vis_new[OF r(2) nd_k] .
+    obtain a0 r0 y0 where op: "src_code P t ! k = Op a0 r0 y0" and rd0: "rd (Op a0 r0 y0) False"
+    proof (cases "src_code P t ! k")
+      case (Op a1 r1 y1)
+      then show ?thesis using that r(1) by (simp add: ins)
+    next
+      case (SetReg r1 v1)
+      then show ?thesis using r(1) by (simp add: ins)
+    qed
+    have y0: "sloc P (Acc t k False) = Some y0" using op by (simp add: ins_def)
+    show ?thesis
+    proof (cases "a0 \<in> B")
+      case True
+      then have i2: "i = INCL2 r0 y0" using ik[OF vis] op by simp
+      have "grf g' (Acc t k False) = h2 g (dev_of L w0) y0" using gv'(3) i2 by simp
+      moreover have "readable (l2 s (dev_of L w0) y0)" using z(1) i2 by (auto simp: Let_def w0_def split: if_splits)
+      ultimately show ?thesis using y0 i2 by blast
+    next
+      case False
+      then have ia: "i = access a0 r0 y0" using ik[OF vis] op by simp
+      then have i1: "i = LD r0 y0 \<or> i = INCL1 r0 y0" using rd0 by (cases a0) (auto simp: access_def)
+      have "grf g' (Acc t k False) = h1 g w0 y0" using gv'(3) i1 by auto
+      moreover have "readable (l1 s w0 y0)" using z(1) i1 by (auto simp: Let_def w0_def split: if_splits)
+      ultimately show ?thesis using y0 i1 by blast
+    qed
+  qed
+  show "\<exists>y0. sloc P e = Some y0 \<and> (\<exists>p. e = Acc t k p)
+      \<and> ((((\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)) \<and> ga2 g' e = None \<and> h1 g' w0 y0 = e)
+        \<or> ((\<exists>r. i = INCL2 r y0) \<and> ga2 g' e = Some (gt g' e) \<and> h2 g' (dev_of L w0) y0 = e))"
+    if e: "is_wr P e" "done_ev S P s' e" "\<not> done_ev S P s e" for e
+  proof -
+    obtain p where ek: "e = Acc t k p" using newk e(2,3) by blast
+    have vis: "visible i" using vis_new[OF e(2,3)] .
+    obtain a0 r0 y0 where op: "src_code P t ! k = Op a0 r0 y0" and wr0: "wr (Op a0 r0 y0) p"
+    proof (cases "src_code P t ! k")
+      case (Op a1 r1 y1)
+      then show ?thesis using that e(1) ek by (simp add: ins)
+    next
+      case (SetReg r1 v1)
+      then show ?thesis using e(1) ek by (simp add: ins)
+    qed
+    have y0: "sloc P e = Some y0" using op ek by (simp add: ins_def)
+    have g2: "(ga2 g' e = None \<and> (\<exists>y v r. sloc P e = Some y \<and> (i = ST v y \<or> i = INCL1 r y)))
+        \<or> (ga2 g' e = Some (gt g' e) \<and> (\<exists>r x. i = INCL2 r x))"
+      using gs2 e by blast
+    show ?thesis
+    proof (cases "a0 \<in> B")
+      case True
+      then obtain sc rm where "a0 = FetchInc sc rm" using l2_rows_fetchinc[OF rows(2)] by blast
+      then have p: "p" using wr0 by simp
+      have i2: "i = INCL2 r0 y0" using ik[OF vis] op True by simp
+      have "ga2 g' e = Some (gt g' e)" using g2 i2 by auto
+      moreover have "h2 g' (dev_of L w0) y0 = e" using gv'(2) i2 ek p by simp
+      ultimately show ?thesis using y0 i2 ek by blast
+    next
+      case False
+      then have ia: "i = access a0 r0 y0" using ik[OF vis] op by simp
+      then have i1: "(\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)" using wr0 by (cases a0) (auto simp: access_def)
+      have "ga2 g' e = None" using g2 i1 by auto
+      moreover have "h1 g' w0 y0 = e" using gv'(1) ia ek wr0 by (cases a0) (auto simp: access_def)
+      ultimately show ?thesis using y0 i1 ek by blast
+    qed
+  qed
+qed
+
 lemma oinv_thread:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" and wp: "well_placed L P"
   shows "\<exists>g'. ginv L S P s' g' \<and> oinv L S P s' g' \<and> (wr_ok L S P s g \<and> l2_invalidated S B \<longrightarrow> wr_ok L S P s' g')
-    \<and> (l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g')"
+    \<and> (l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g')
+    \<and> gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'
+    \<and> gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
 proof -
   define xs where "xs = instrs (compile S P) t"
   define n where "n = pc s t"
@@ -3095,7 +3284,7 @@ proof -
       qed
     qed
   qed
-  show ?thesis using gi fo' so' ww' wr' l2' by (auto simp: oinv_def)
+  show ?thesis using gi fo' so' ww' wr' l2' gs gv by (auto simp: oinv_def i_def xs_def n_def)
 qed
 
 lemma oinv_reachable:

@@ -1,0 +1,808 @@
+(* hrf base theory: what the machine's threads know along happens-before
+   (step (3) of docs/isabelle.md's plan for [RSP15]'s soundness theorem,
+   its second part). A thread knows the writes observed before its own
+   accesses in the exhibited candidate's happens-before (Hrf_Coherence's
+   hbm and knows). Two invariants: a write a thread knows that has not
+   reached the L2 is of its own work-group (and one that has not reached
+   memory of its own device); and a write at device scope of a location
+   two work-groups access is a release that was flushed: every other write
+   its thread knew had reached the L2 when it was performed. For programs
+   whose conflicts across work-groups are between atomics at device scope
+   or wider (what race freedom gives a program without remote operations,
+   Hrf_Source_Opencl's race_free_conflicts_incl), compiled by rows whose
+   writes at such scope flush first and whose RMWs at such scope are
+   performed at the L2 (rsp-new's). Written by hand, every proof complete. *)
+theory Hrf_Happens
+  imports Hrf_Coherence Hrf_Source_Opencl
+begin
+
+section \<open>The programs and the rows\<close>
+
+text \<open>A location that threads of two work-groups access.\<close>
+definition shared :: "layout \<Rightarrow> src_program \<Rightarrow> addr \<Rightarrow> bool" where
+  "shared L P x \<longleftrightarrow> (\<exists>a b. (is_rd P a \<or> is_wr P a) \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = Some x \<and> sloc P b = Some x
+     \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<and> ewg L a \<noteq> ewg L b)"
+
+text \<open>Accesses of one location from two work-groups, one a write, are
+  atomics at device scope or wider ([HRF14] sec. 4: a race-free program's
+  conflicting accesses from two work-groups are atomics each in the other's
+  scope; without remote operations a scope that holds another work-group
+  is the device's or the system's).\<close>
+definition scoped_conflicts :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
+  "scoped_conflicts L P \<longleftrightarrow> (\<forall>a b. is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
+     \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<and> ewg L a \<noteq> ewg L b \<longrightarrow> wide_ev P a \<and> wide_ev P b)"
+
+lemma shared_wide:
+  assumes sc: "scoped_conflicts L P" and sh: "shared L P x" and w: "is_wr P w" "sloc P w = Some x" "ewg L w \<noteq> None"
+  shows "wide_ev P w"
+proof -
+  obtain a b where ab: "is_rd P a \<or> is_wr P a" "is_rd P b \<or> is_wr P b" "sloc P a = Some x" "sloc P b = Some x"
+      "ewg L a \<noteq> None" "ewg L b \<noteq> None" "ewg L a \<noteq> ewg L b"
+    using sh unfolding shared_def by blast
+  have c: "\<And>c. is_rd P c \<or> is_wr P c \<Longrightarrow> sloc P c = Some x \<Longrightarrow> ewg L c \<noteq> None \<Longrightarrow> ewg L w \<noteq> ewg L c \<Longrightarrow> wide_ev P w"
+  proof -
+    fix c assume "is_rd P c \<or> is_wr P c" "sloc P c = Some x" "ewg L c \<noteq> None" "ewg L w \<noteq> ewg L c"
+    moreover have "sloc P w = sloc P c" using w(2) \<open>sloc P c = Some x\<close> by simp
+    ultimately show "wide_ev P w" using sc w(1,3) unfolding scoped_conflicts_def by blast
+  qed
+  show ?thesis
+  proof (cases "ewg L w = ewg L a")
+    case True
+    then show ?thesis using c[OF ab(2,4,6)] ab(7) by simp
+  next
+    case False
+    then show ?thesis using c[OF ab(1,3,5)] by simp
+  qed
+qed
+
+text \<open>A program without remote operations.\<close>
+definition no_remote :: "src_program \<Rightarrow> bool" where
+  "no_remote P \<longleftrightarrow> (\<forall>t \<in> src_threads P. \<forall>i < length (src_code P t). \<not> op_remote (ins P t i))"
+
+lemma tag_remote:
+  assumes "enc (Acc t i p) \<in> tag (src_exec L P f cs) ''remote''" and nr: "no_remote P"
+  shows False
+proof -
+  have e: "Acc t i p \<in> src_tags P ''remote''" using assms(1) by (simp add: tag_XS)
+  have n: "''remote'' \<notin> scope_names" "''remote'' \<notin> mo_names" by eval+
+  have "acc P t i p \<and> (''remote'' = scope_tag (op_scope (ins P t i)) \<or> ''remote'' = mo_tag (ins P t i) \<or> op_remote (ins P t i))"
+    using e unfolding src_tags_def by auto
+  then have "acc P t i p \<and> op_remote (ins P t i)" using n scope_tag_cases mo_tag_cases by metis
+  then show False using nr by (auto simp: no_remote_def acc_def)
+qed
+
+lemma tag_scope:
+  assumes "enc (Acc t i p) \<in> tag (src_exec L P f cs) s" "s \<in> {''wg'', ''dev'', ''all''}"
+  shows "s = scope_tag (op_scope (ins P t i))"
+proof -
+  have e: "Acc t i p \<in> src_tags P s" using assms(1) by (simp add: tag_XS)
+  have n: "s \<notin> src_tag_names" "s \<notin> mo_names"
+    using assms(2) names_apart(2) by (auto simp: scoped_names_def mo_names_def)
+  show ?thesis using tags_cases[OF e] n mo_tag_cases by auto
+qed
+
+lemma same_wg_XS: "(enc (Acc t i p), enc (Acc u j q)) \<in> same_thread_attr (src_exec L P f cs) ''wg''
+    \<Longrightarrow> wg_of L t = wg_of L u"
+  by (auto simp: same_thread_attr_def pairs_where_def src_exec_def)
+
+text \<open>Scope inclusion between threads of two work-groups: the first's scope
+  is the device's or the system's.\<close>
+lemma n82_wide:
+  assumes n: "(enc (Acc t i p), enc (Acc u j q)) \<in> opencl_rsp_n82 (src_exec L P f cs)"
+    and wg: "wg_of L t \<noteq> wg_of L u"
+  shows "op_scope (ins P t i) \<in> {Device, AllDevices}"
+proof -
+  let ?X = "src_exec L P f cs"
+  consider "enc (Acc t i p) \<in> tag ?X ''wi''" | "enc (Acc t i p) \<in> tag ?X ''sg''"
+    | "(enc (Acc t i p), enc (Acc u j q)) \<in> same_thread_attr ?X ''wg''"
+    | "enc (Acc t i p) \<in> tag ?X ''dev''" | "enc (Acc t i p) \<in> tag ?X ''all''"
+    using n unfolding opencl_rsp_n82_def by blast
+  then show ?thesis
+  proof cases
+    case 3
+    then show ?thesis using same_wg_XS wg by blast
+  next
+    case 4
+    then have "''dev'' = scope_tag (op_scope (ins P t i))" using tag_scope by blast
+    then show ?thesis by (cases "op_scope (ins P t i)") (simp_all add: scope_tag_def)
+  next
+    case 5
+    then have "''all'' = scope_tag (op_scope (ins P t i))" using tag_scope by blast
+    then show ?thesis by (cases "op_scope (ins P t i)") (simp_all add: scope_tag_def)
+  qed simp_all
+qed
+
+text \<open>So a race-free program without remote operations and without
+  non-atomic RMWs has scoped conflicts (Hrf_Source_Opencl's
+  race_free_conflicts_incl).\<close>
+theorem race_free_scoped:
+  assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    and fin: "finite (src_threads P)" and rem: "no_remote P"
+  shows "scoped_conflicts L P"
+  unfolding scoped_conflicts_def
+proof (intro allI impI)
+  fix a b assume h: "is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
+    \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<and> ewg L a \<noteq> ewg L b"
+  obtain t i p where a: "a = Acc t i p" using h by (cases a) auto
+  obtain u j q where b: "b = Acc u j q" using h by (cases b) auto
+  have wg: "wg_of L t \<noteq> wg_of L u" using h a b by simp
+  then have tu: "t \<noteq> u" by auto
+  have acc_a: "acc P t i p" "wr (ins P t i) p" using h a by auto
+  have acc_b: "acc P u j q" using h b by auto
+  have acc_b0: "acc P u j False"
+  proof (cases q)
+    case True
+    then have "wr (ins P u j) True" using h b rd_part by fastforce
+    then obtain sc rm r x where "ins P u j = Op (FetchInc sc rm) r x" using wr_part by blast
+    then show ?thesis using acc_b by (simp add: acc_def)
+  qed (use acc_b in simp)
+  have same: "addr_of (ins P u j) = addr_of (ins P t i)" using h a b by simp
+  have n90: "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n90 (src_exec L P (\<lambda>r. r) {})"
+    using race_free_conflicts_incl[OF nr rfree fin acc_a acc_b0 tu same] .
+  let ?X = "src_exec L P (\<lambda>r. r) {}"
+  have n86: "(enc c, d) \<notin> opencl_rsp_n86 ?X" "(d, enc c) \<notin> opencl_rsp_n86 ?X" if "is_ev P c" for c d
+  proof -
+    have "enc c \<notin> tag ?X ''remote''"
+    proof
+      assume r: "enc c \<in> tag ?X ''remote''"
+      show False
+      proof (cases c)
+        case (Init x)
+        have "Init x \<in> src_tags P ''remote''" using r Init by (simp add: tag_XS)
+        then show False unfolding src_tags_def by simp
+      next
+        case (Acc t' i' p')
+        then show False using tag_remote[OF _ rem] r by blast
+      qed
+    qed
+    then show "(enc c, d) \<notin> opencl_rsp_n86 ?X" "(d, enc c) \<notin> opencl_rsp_n86 ?X"
+      by (auto simp: opencl_rsp_n86_def)
+  qed
+  have ev: "is_ev P (Acc t i p)" "is_ev P (Acc u j False)" using acc_a acc_b0 by simp_all
+  have "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 ?X"
+    "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 ?X"
+    using n90 n86[OF ev(1)] n86[OF ev(2)] unfolding opencl_rsp_n90_def opencl_rsp_n83_def conv_is_converse by blast+
+  then have "op_scope (ins P t i) \<in> {Device, AllDevices}" "op_scope (ins P u j) \<in> {Device, AllDevices}"
+    using n82_wide wg by (blast, metis)
+  then show "wide_ev P a \<and> wide_ev P b" using a b by (simp add: wide_ev_def)
+qed
+
+text \<open>The operations that write at device scope or wider.\<close>
+fun wide_wr_op :: "src_op \<Rightarrow> bool" where
+  "wide_wr_op (Store sc rm) = (sc \<in> {Device, AllDevices})"
+| "wide_wr_op (FetchInc sc rm) = (sc \<in> {Device, AllDevices})"
+| "wide_wr_op (Load sc rm) = False"
+
+text \<open>A row whose visible instruction comes after a flush of the L1 with
+  only quiet instructions between.\<close>
+definition vis_flushed :: "row \<Rightarrow> bool" where
+  "vis_flushed rw \<longleftrightarrow> (\<forall>r x. flq visible False (rw r x))"
+
+text \<open>[RSP15] sec. 6: a release at device scope flushes the L1 first
+  (rsp-new's FLUL1 WG before ST and before RMWL2), and an RMW at device
+  scope is performed at the L2.\<close>
+definition rel_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> src_op set \<Rightarrow> bool" where
+  "rel_rows S A B \<longleftrightarrow> (\<forall>a \<in> A \<union> B. wide_wr_op a \<longrightarrow> (\<exists>rw. S a = Some rw \<and> vis_flushed rw)
+     \<and> (\<forall>sc rm. a = FetchInc sc rm \<longrightarrow> a \<in> B))"
+
+lemma wr_unique: "wr c p \<Longrightarrow> wr c q \<Longrightarrow> p = q"
+  by (cases "(c, p)" rule: wr.cases) auto
+
+lemma flushed_prefix: "flushed xs n \<Longrightarrow> n < length xs \<Longrightarrow> flushed (xs @ ys) n"
+  unfolding flushed_def by (auto simp: nth_append)
+
+text \<open>So in code compiled by such rows, the access of a write at device
+  scope or wider is flushed.\<close>
+lemma compiled_vis_flushed:
+  assumes rows: "l1_rows S A" "l2_rows S B" "rel_rows S A B" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
+    and n: "n < length (concat (map (compile_instr S) c))" "visible (concat (map (compile_instr S) c) ! n)"
+    and k: "length (filter visible (take n (concat (map (compile_instr S) c)))) = k"
+    and w: "c ! k = Op a r x" "wide_wr_op a"
+  shows "flushed (concat (map (compile_instr S) c)) n"
+  using rows(4) n k w
+proof (induction c arbitrary: n k)
+  case Nil
+  then show ?case by simp
+next
+  case (Cons i c)
+  define ys where "ys = compile_instr S i"
+  define zs where "zs = concat (map (compile_instr S) c)"
+  have xs: "concat (map (compile_instr S) (i # c)) = ys @ zs" by (simp add: ys_def zs_def)
+  have oi: "op_of i \<subseteq> A \<union> B" using Cons.prems(1) by simp
+  have one: "filter visible ys = [src_access B i]"
+    using compiled_code(1)[OF rows(1,2), of "[i]"] oi by (simp add: ys_def)
+  show ?case
+  proof (cases "n < length ys")
+    case True
+    have v: "visible (ys ! n)" using Cons.prems(3) True by (simp add: nth_append ys_def zs_def)
+    have "length (filter visible (take n ys)) < length (filter visible ys)"
+      using filter_take_nth(1)[OF True, of visible] v .
+    then have "length (filter visible (take n ys)) = 0" using one by simp
+    then have k0: "k = 0" using Cons.prems(4) True by (simp add: ys_def zs_def)
+    then have ia: "i = Op a r x" using Cons.prems(5) by simp
+    then have "a \<in> A \<union> B" using oi by (simp add: op_of_def)
+    then obtain rw where rw: "S a = Some rw" "vis_flushed rw" using rows(3) Cons.prems(6) by (auto simp: rel_rows_def)
+    have "ys = rw r x" using ia rw(1) by (simp add: ys_def compile_instr_def)
+    then have "flushed ys n" using rw(2) True v flq_flushed[of visible False ys n] unfolding vis_flushed_def by simp
+    then show ?thesis using flushed_prefix[OF _ True] xs by simp
+  next
+    case False
+    define n' where "n' = n - length ys"
+    have nn: "n = length ys + n'" using False by (simp add: n'_def)
+    have tk: "take n (ys @ zs) = ys @ take n' zs" using nn by simp
+    then have "k = Suc (length (filter visible (take n' zs)))" using Cons.prems(4) one by (simp add: ys_def zs_def)
+    then obtain k' where k': "k = Suc k'" "length (filter visible (take n' zs)) = k'" by blast
+    have "n' < length zs" "visible (zs ! n')" using Cons.prems(2,3) nn by (simp_all add: nth_append ys_def zs_def)
+    moreover have "c ! k' = Op a r x" using Cons.prems(5) k'(1) by simp
+    ultimately have "flushed zs n'" using Cons.IH[of n' k'] Cons.prems(1,6) k'(2) by (simp add: zs_def)
+    then show ?thesis using flushed_append[of zs n' ys] xs nn by simp
+  qed
+qed
+
+section \<open>The invariants\<close>
+
+text \<open>A write a thread knows that has not reached the L2 is of its own
+  work-group; one that has not reached memory, of its own device.\<close>
+definition kh_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "kh_ok L S P s g \<longleftrightarrow> (\<forall>t \<in> src_threads P. \<forall>x a. wx S P s x a \<and> knows L S P s g t a \<longrightarrow>
+     (ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L t)) \<and> (ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t))))"
+
+text \<open>A write of a location two work-groups access is a release that was
+  flushed: every other write observed before it in happens-before has
+  reached the L2.\<close>
+definition rel_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "rel_ok L S P s g \<longleftrightarrow> (\<forall>w b x. is_wr P w \<and> done_ev S P s w \<and> sloc P w = Some x \<and> shared L P x
+     \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbm L P g \<and> ob P g b \<noteq> w \<longrightarrow> ga2 g (ob P g b) \<noteq> None)"
+
+definition hb_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "hb_ok L S P s g \<longleftrightarrow> kh_ok L S P s g \<and> rel_ok L S P s g"
+
+lemma hb_ok_initial: "hb_ok L S P (initial (src_init P)) (ghost0 P)"
+proof -
+  have nd: "\<not> done_ev S P (initial (src_init P)) (Acc t k p)" for t k p by simp
+  have nk: "a = Init x" if "wx S P (initial (src_init P)) x a" for x a
+    using that by (simp add: wx_initial)
+  have kh: "kh_ok L S P (initial (src_init P)) (ghost0 P)"
+    unfolding kh_ok_def
+  proof (intro ballI allI impI)
+    fix t x a assume "wx S P (initial (src_init P)) x a \<and> knows L S P (initial (src_init P)) (ghost0 P) t a"
+    then have "a = Init x" using nk by blast
+    then show "(ga2 (ghost0 P) a = None \<longrightarrow> ewg L a = Some (wg_of L t))
+        \<and> (ga3 (ghost0 P) a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t)))"
+      by (simp add: ghost0_def)
+  qed
+  have "(b, w) \<notin> hbm L P (ghost0 P)" if "done_ev S P (initial (src_init P)) w" for b w
+  proof
+    assume "(b, w) \<in> hbm L P (ghost0 P)"
+    then obtain c where "(c, w) \<in> src_po P \<union> swm L P (ghost0 P)" unfolding hbm_def by (auto elim: tranclE)
+    then show False using that nd by (cases w) (auto simp: src_po_def swm_def)
+  qed
+  then show ?thesis using kh by (auto simp: hb_ok_def rel_ok_def)
+qed
+
+section \<open>Environment steps keep them\<close>
+
+lemma hb_env:
+  assumes pc: "pc s' = pc s" and m: "env_mono g g'" and hb: "hb_ok L S P s g"
+  shows "hb_ok L S P s' g'"
+proof -
+  have gr: "grf g' = grf g" and m2: "\<forall>e. ga2 g e \<noteq> None \<longrightarrow> ga2 g' e \<noteq> None"
+    and m3: "\<forall>e. ga3 g e \<noteq> None \<longrightarrow> ga3 g' e \<noteq> None"
+    using m by (simp_all add: env_mono_def)
+  have k: "knows L S P s' g' = knows L S P s g" using knows_same[OF pc gr] .
+  have h: "hbm L P g' = hbm L P g" unfolding hbm_def swm_def gr ..
+  have o: "ob P g' = ob P g" unfolding ob_def[abs_def] gr ..
+  have "kh_ok L S P s' g'"
+    using hb m2 m3 unfolding hb_ok_def kh_ok_def k wx_same[OF pc] by blast
+  moreover have "rel_ok L S P s' g'"
+    using hb m2 unfolding hb_ok_def rel_ok_def h o done_same[OF pc] by blast
+  ultimately show ?thesis by (simp add: hb_ok_def)
+qed
+
+section \<open>Thread steps keep them\<close>
+
+text \<open>Happens-before into an event the step performs comes from an event
+  the step performs, or from one performed before that reaches, in the
+  happens-before before the step, an event of the stepping thread or the
+  write the step's read synchronises with.\<close>
+lemma hbm_into_new:
+  assumes ei: "ev_inv S P s g" and ei': "ev_inv S P s' g'" and gr: "\<forall>r. done_ev S P s r \<longrightarrow> grf g' r = grf g r"
+    and h: "(b, c) \<in> hbm L P g'" and dc: "done_ev S P s' c" and nc: "\<not> done_ev S P s c"
+    and po_new: "\<And>y c. (y, c) \<in> src_po P \<Longrightarrow> \<not> done_ev S P s c \<Longrightarrow> done_ev S P s' c \<Longrightarrow> sthread y = Some t"
+  shows "\<not> done_ev S P s b \<or> (\<exists>y. (b = y \<or> (b, y) \<in> hbm L P g) \<and> done_ev S P s b \<and> done_ev S P s y
+     \<and> (sthread y = Some t \<or> (\<exists>r. (y, r) \<in> swm L P g' \<and> \<not> done_ev S P s r \<and> done_ev S P s' r)))"
+proof -
+  define C where "C \<longleftrightarrow> \<not> done_ev S P s b \<or> (\<exists>y. (b = y \<or> (b, y) \<in> hbm L P g) \<and> done_ev S P s b \<and> done_ev S P s y
+     \<and> (sthread y = Some t \<or> (\<exists>r. (y, r) \<in> swm L P g' \<and> \<not> done_ev S P s r \<and> done_ev S P s' r)))"
+  have old: "(y, c) \<in> src_po P \<union> swm L P g \<and> done_ev S P s y"
+    if "(y, c) \<in> src_po P \<union> swm L P g'" "done_ev S P s c" for y c
+  proof -
+    have "(y, c) \<in> src_po P \<union> swm L P g" using that gr by (auto simp: swm_def)
+    then show ?thesis using hbm_edge_done[OF ei] that(2) by blast
+  qed
+  have entry: "sthread y = Some t \<or> (\<exists>r. (y, r) \<in> swm L P g' \<and> \<not> done_ev S P s r \<and> done_ev S P s' r)"
+    if "(y, c) \<in> src_po P \<union> swm L P g'" "\<not> done_ev S P s c" "done_ev S P s' c" for y c
+    using that po_new by blast
+  have "done_ev S P s' c \<longrightarrow> (done_ev S P s c \<longrightarrow> (b, c) \<in> hbm L P g \<and> done_ev S P s b) \<and> (\<not> done_ev S P s c \<longrightarrow> C)"
+    using h[unfolded hbm_def]
+  proof (induction rule: trancl_induct)
+    case (base c)
+    show ?case
+    proof (intro impI)
+      assume dc': "done_ev S P s' c"
+      have "done_ev S P s c \<longrightarrow> (b, c) \<in> hbm L P g \<and> done_ev S P s b"
+        using old[OF base] unfolding hbm_def by blast
+      moreover have "\<not> done_ev S P s c \<longrightarrow> C"
+      proof
+        assume nc': "\<not> done_ev S P s c"
+        show C
+        proof (cases "done_ev S P s b")
+          case True
+          then show ?thesis using entry[OF base nc' dc'] unfolding C_def by blast
+        qed (simp add: C_def)
+      qed
+      ultimately show "(done_ev S P s c \<longrightarrow> (b, c) \<in> hbm L P g \<and> done_ev S P s b) \<and> (\<not> done_ev S P s c \<longrightarrow> C)"
+        by blast
+    qed
+  next
+    case (step y c)
+    show ?case
+    proof (intro impI)
+      assume dc': "done_ev S P s' c"
+      have dy': "done_ev S P s' y" using hbm_edge_done[OF ei' step(2) dc'] .
+      have "done_ev S P s c \<longrightarrow> (b, c) \<in> hbm L P g \<and> done_ev S P s b"
+      proof
+        assume "done_ev S P s c"
+        then have "(y, c) \<in> src_po P \<union> swm L P g" "done_ev S P s y" using old[OF step(2)] by blast+
+        then show "(b, c) \<in> hbm L P g \<and> done_ev S P s b" using step(3) dy' unfolding hbm_def
+          by (meson trancl_into_trancl)
+      qed
+      moreover have "\<not> done_ev S P s c \<longrightarrow> C"
+      proof
+        assume nc': "\<not> done_ev S P s c"
+        show C
+        proof (cases "done_ev S P s y")
+          case True
+          then have "(b, y) \<in> hbm L P g" "done_ev S P s b" using step(3) dy' by blast+
+          then show ?thesis using entry[OF step(2) nc' dc'] True unfolding C_def by blast
+        next
+          case False
+          then show ?thesis using step(3) dy' by blast
+        qed
+      qed
+      ultimately show "(done_ev S P s c \<longrightarrow> (b, c) \<in> hbm L P g \<and> done_ev S P s b) \<and> (\<not> done_ev S P s c \<longrightarrow> C)"
+        by blast
+    qed
+  qed
+  then show ?thesis using dc nc unfolding C_def by blast
+qed
+
+text \<open>What the stepping thread knows after its step: what it knew, its own
+  writes, the write its read reads from, and, where that read
+  synchronises with it, what that write's thread knew at it.\<close>
+lemma knows_step:
+  assumes ei: "ev_inv S P s g" and ei': "ev_inv S P s' g'" and gr: "\<forall>r. done_ev S P s r \<longrightarrow> grf g' r = grf g r"
+    and new: "\<And>e. done_ev S P s' e \<Longrightarrow> \<not> done_ev S P s e \<Longrightarrow> sthread e = Some t"
+    and kn: "knows L S P s' g' t a"
+  shows "knows L S P s g t a \<or> sthread a = Some t
+    \<or> (\<exists>r. is_rd P r \<and> done_ev S P s' r \<and> \<not> done_ev S P s r \<and> (a = grf g' r
+         \<or> (\<exists>b. (is_wr P b \<or> is_rd P b) \<and> (b, grf g' r) \<in> hbm L P g \<and> ob P g b = a \<and> (grf g' r, r) \<in> swm L P g')))"
+proof (cases "sthread a = Some t")
+  case False
+  then obtain b c where bc: "is_wr P b \<or> is_rd P b" "done_ev S P s' c" "sthread c = Some t"
+      "b = c \<or> (b, c) \<in> hbm L P g'" "ob P g' b = a"
+    using kn unfolding knows_def by blast
+  have po_new: "sthread y = Some t" if "(y, c') \<in> src_po P" "\<not> done_ev S P s c'" "done_ev S P s' c'" for y c'
+    using that new[OF that(3,2)] by (auto simp: src_po_def)
+  \<comment> \<open>an access the step performs: its write is t's own, its read reads grf g'\<close>
+  have newb: ?thesis if "done_ev S P s' b" "\<not> done_ev S P s b"
+  proof (cases "is_rd P b")
+    case True
+    then show ?thesis using bc(5) that by (auto simp: ob_def)
+  next
+    case nr: False
+    then have "a = b" using bc(5) by (simp add: ob_def)
+    then show ?thesis using new[OF that] False by simp
+  qed
+  show ?thesis
+  proof (cases "done_ev S P s c")
+    case True
+    have h: "b = c \<or> (b, c) \<in> hbm L P g" using bc(4) hbm_keep[OF ei gr _ True] by blast
+    have "done_ev S P s b" using h hbm_done[OF ei _ True] True by blast
+    then have "ob P g b = a" using bc(5) gr by (auto simp: ob_def split: if_splits)
+    then show ?thesis unfolding knows_def using bc(1,3) True h by blast
+  next
+    case nc: False
+    show ?thesis
+    proof (cases "b = c")
+      case True
+      then show ?thesis using newb bc(2) nc by blast
+    next
+      case False
+      then have h: "(b, c) \<in> hbm L P g'" using bc(4) by blast
+      have db': "done_ev S P s' b" using hbm_done[OF ei' h bc(2)] .
+      have hn: "\<not> done_ev S P s b \<or> (\<exists>y. (b = y \<or> (b, y) \<in> hbm L P g) \<and> done_ev S P s b \<and> done_ev S P s y
+         \<and> (sthread y = Some t \<or> (\<exists>r. (y, r) \<in> swm L P g' \<and> \<not> done_ev S P s r \<and> done_ev S P s' r)))"
+        by (rule hbm_into_new[OF ei ei' gr h bc(2) nc]) (use po_new in blast)
+      then consider "\<not> done_ev S P s b"
+        | y where "b = y \<or> (b, y) \<in> hbm L P g" "done_ev S P s b" "done_ev S P s y" "sthread y = Some t"
+        | y r where "b = y \<or> (b, y) \<in> hbm L P g" "done_ev S P s b" "done_ev S P s y"
+            "(y, r) \<in> swm L P g'" "\<not> done_ev S P s r" "done_ev S P s' r"
+        by blast
+      then show ?thesis
+      proof cases
+        case 1
+        then show ?thesis using newb db' by blast
+      next
+        case (2 y)
+        have "ob P g b = a" using bc(5) gr 2(2) by (auto simp: ob_def split: if_splits)
+        then show ?thesis unfolding knows_def using bc(1) 2 by blast
+      next
+        case (3 y r)
+        have ob: "ob P g b = a" using bc(5) gr 3(2) by (auto simp: ob_def split: if_splits)
+        have r: "is_rd P r" "grf g' r = y" using 3(4) by (auto simp: swm_def)
+        show ?thesis
+        proof (cases "b = y")
+          case True
+          have "is_wr P y" using ev_parts(2)[OF ei'] r 3(6) by blast
+          then have "a = grf g' r" using ob True r(2) by (simp add: ob_wr)
+          then show ?thesis using r(1) 3(5,6) by blast
+        next
+          case False
+          then have "(b, grf g' r) \<in> hbm L P g" using 3(1) r(2) by simp
+          then show ?thesis using r 3(4-6) bc(1) ob by blast
+        qed
+      qed
+    qed
+  qed
+qed simp
+
+text \<open>A thread step keeps them, for a program whose conflicts across
+  work-groups are scoped, compiled by release rows.\<close>
+lemma hb_thread:
+  assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and wr: "wr_ok L S P s g" and t: "t \<in> src_threads P"
+    and st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "rel_rows S A B" and wp: "well_placed L P"
+    and sc: "scoped_conflicts L P" and gi: "ginv L S P s' g'"
+    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and hb: "hb_ok L S P s g"
+  shows "hb_ok L S P s' g'"
+proof -
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t" and ?k = "kd S P s t" and ?w0 = "wg_of L t"
+  let ?i = "?xs ! ?n"
+  note se = step_events[OF inv t st rows(1-3) gs gv]
+  have ei: "ev_inv S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
+  have ei': "ev_inv S P s' g'" using gi by (simp add: ginv_def)
+  have kh: "kh_ok L S P s g" and ro: "rel_ok L S P s g" using hb by (simp_all add: hb_ok_def)
+  have ho: "home_ok L s g" using wr_okD(8)[OF wr] .
+  have gr: "\<forall>r. done_ev S P s r \<longrightarrow> grf g' r = grf g r" using se(3) by blast
+  have g23: "ga2 g' e = ga2 g e" "ga3 g' e = ga3 g e" if "done_ev S P s e" for e using se(4)[OF that] by simp_all
+  have new: "(\<exists>p. e = Acc t ?k p) \<and> visible ?i" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
+    using se(1)[OF that] .
+  have new_t: "sthread e = Some t" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
+    using new[OF that] by auto
+  have dn: "\<forall>e. sthread e \<noteq> Some t \<longrightarrow> done_ev S P s' e \<longrightarrow> done_ev S P s e" using new_t by blast
+  have nl: "?n < length ?xs" by (rule step_shape[OF st rows(1-3)]) simp
+  have nu: "\<not> unflushed L s t" by (rule step_shape[OF st rows(1-3)]) simp
+  have ob_done: "done_ev S P s (ob P g b) \<and> (\<exists>y. wx S P s y (ob P g b))"
+    if "done_ev S P s b" "is_wr P b \<or> is_rd P b" for b
+  proof (cases "is_rd P b")
+    case True
+    have "is_wr P (grf g b) \<and> done_ev S P s (grf g b) \<and> sloc P (grf g b) = sloc P b"
+      using ev_parts(2)[OF ei] True that(1) by blast
+    then show ?thesis using True wr_loc[of P "grf g b"] by (auto simp: ob_def wx_def)
+  next
+    case False
+    then show ?thesis using that wr_loc[of P b] by (auto simp: ob_def wx_def)
+  qed
+  \<comment> \<open>the step's read: its write is at home for t, and at the L2 for an increment there\<close>
+  have rd_home: "done_ev S P s (grf g' r) \<and> (ga2 g (grf g' r) = None \<longrightarrow> ewg L (grf g' r) = Some ?w0)
+      \<and> (ga3 g (grf g' r) = None \<longrightarrow> dv L (grf g' r) = Some (dev_of L ?w0))
+      \<and> ((\<exists>r0 y0. ?i = INCL2 r0 y0) \<longrightarrow> ga2 g (grf g' r) \<noteq> None)"
+    if r: "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" for r
+  proof -
+    obtain p where "r = Acc t ?k p" using new r(2,3) by blast
+    then have rk: "r = Acc t ?k False" using r(1) by (cases p) (auto dest: rd_part)
+    obtain y0 r0 where y0: "((?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0))
+        \<or> (?i = INCL2 r0 y0 \<and> grf g' r = h2 g (dev_of L ?w0) y0 \<and> readable (l2 s (dev_of L ?w0) y0))"
+      using se(6) r(1,2) rk by blast
+    then show ?thesis
+    proof
+      assume a: "(?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0)"
+      have "ga2 g (grf g' r) = None \<longrightarrow> ewg L (grf g' r) = Some ?w0" using home_okD(1)[OF ho] a by simp
+      moreover have "ga3 g (grf g' r) = None \<longrightarrow> dv L (grf g' r) = Some (dev_of L ?w0)"
+        using home_okD(2)[OF ho] a by simp
+      moreover have "done_ev S P s (grf g' r)" using wx_done[OF h1_wx[OF li]] a by simp
+      moreover have "\<not> (\<exists>r0 y0. ?i = INCL2 r0 y0)" using a by auto
+      ultimately show ?thesis by blast
+    next
+      assume a: "?i = INCL2 r0 y0 \<and> grf g' r = h2 g (dev_of L ?w0) y0 \<and> readable (l2 s (dev_of L ?w0) y0)"
+      have "ga2 g (grf g' r) \<noteq> None" using home_okD(3)[OF ho] a by simp
+      moreover have "ga3 g (grf g' r) = None \<longrightarrow> dv L (grf g' r) = Some (dev_of L ?w0)"
+        using home_okD(4)[OF ho] a by simp
+      moreover have "done_ev S P s (grf g' r)" using wx_done[OF h2_wx[OF li]] a by simp
+      ultimately show ?thesis by auto
+    qed
+  qed
+  have kh': "kh_ok L S P s' g'"
+    unfolding kh_ok_def
+  proof (intro ballI allI impI)
+    fix u x a assume u: "u \<in> src_threads P" and a: "wx S P s' x a \<and> knows L S P s' g' u a"
+    show "(ga2 g' a = None \<longrightarrow> ewg L a = Some (wg_of L u)) \<and> (ga3 g' a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L u)))"
+    proof (cases "done_ev S P s a")
+      case nd: False
+      have "done_ev S P s' a" using a wx_done by blast
+      then obtain p where ak: "a = Acc t ?k p" using new nd by blast
+      have "u = t"
+      proof (rule ccontr)
+        assume "u \<noteq> t"
+        then have "knows L S P s g u a" using knows_new[OF ei gr dn _ \<open>u \<noteq> t\<close>] a by blast
+        then show False using knows_old[OF ei] nd ak \<open>u \<noteq> t\<close> by fastforce
+      qed
+      then show ?thesis using ak by (simp add: dv_def)
+    next
+      case da: True
+      have wa: "wx S P s x a" using a da by (auto simp: wx_def)
+      have o: "ga2 g' a = ga2 g a" "ga3 g' a = ga3 g a" using g23[OF da] by simp_all
+      show ?thesis
+      proof (cases "u = t")
+        case False
+        have "knows L S P s g u a" using knows_new[OF ei gr dn _ False] a by blast
+        then show ?thesis using kh u wa o unfolding kh_ok_def by auto
+      next
+        case ut: True
+        have "knows L S P s g t a \<or> sthread a = Some t
+          \<or> (\<exists>r. is_rd P r \<and> done_ev S P s' r \<and> \<not> done_ev S P s r \<and> (a = grf g' r
+               \<or> (\<exists>b. (is_wr P b \<or> is_rd P b) \<and> (b, grf g' r) \<in> hbm L P g \<and> ob P g b = a \<and> (grf g' r, r) \<in> swm L P g')))"
+          by (rule knows_step[OF ei ei' gr]) (use new_t a ut in blast)+
+        then consider (old) "knows L S P s g t a" | (own) "sthread a = Some t"
+          | (rd) r where "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" "a = grf g' r"
+          | (sy) r b where "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" "is_wr P b \<or> is_rd P b"
+              "(b, grf g' r) \<in> hbm L P g" "ob P g b = a" "(grf g' r, r) \<in> swm L P g'"
+          by blast
+        then show ?thesis
+        proof cases
+          case old
+          then show ?thesis using kh t wa o ut unfolding kh_ok_def by auto
+        next
+          case own
+          then show ?thesis using ut by (cases a) (auto simp: dv_def)
+        next
+          case (rd r)
+          then show ?thesis using rd_home[OF rd(1-3)] o ut by simp
+        next
+          case (sy r b)
+          let ?y = "grf g' r"
+          have rh: "done_ev S P s ?y" "ga2 g ?y = None \<longrightarrow> ewg L ?y = Some ?w0"
+            using rd_home[OF sy(1-3)] by blast+
+          have yw: "is_wr P ?y" "sloc P ?y = sloc P r" using ev_parts(2)[OF ei'] sy(1,2) by blast+
+          have at: "atomic_ev P ?y" using sy(7) by (simp add: swm_def)
+          then obtain u' j q where yu: "?y = Acc u' j q" by (cases ?y) (auto simp: atomic_ev_def)
+          have u': "u' \<in> src_threads P" using done_thread[OF ei] rh(1) yu by simp
+          have ka: "knows L S P s g u' a" unfolding knows_def
+            by (rule disjI2, rule exI[of _ b], rule exI[of _ ?y]) (use sy(4-6) rh(1) yu in auto)
+          have khu: "(ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L u')) \<and> (ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L u')))"
+            using kh u' wa ka unfolding kh_ok_def by blast
+          have sw: "ewg L ?y = ewg L r \<or> (wide_ev P ?y \<and> wide_ev P r \<and> map_option (dev_of L) (ewg L ?y) = map_option (dev_of L) (ewg L r))"
+            using sy(7) by (simp add: swm_def)
+          obtain p where rk: "r = Acc t ?k p" using new sy(2,3) by blast
+          have er: "ewg L r = Some ?w0" using rk by simp
+          have ey: "ewg L ?y = Some (wg_of L u')" using yu by simp
+          have dev: "dev_of L (wg_of L u') = dev_of L ?w0" using sw er ey by auto
+          show ?thesis
+          proof (cases "wg_of L u' = ?w0")
+            case True
+            then show ?thesis using khu o ut by simp
+          next
+            case False
+            have "ga2 g a \<noteq> None"
+            proof (cases "a = ?y")
+              case True
+              then show ?thesis using rh(2) ey False by auto
+            next
+              case ne: False
+              obtain x' where x': "sloc P r = Some x'" using sy(1) rk by (auto dest: rd_addr)
+              have "shared L P x'" unfolding shared_def
+                using yw sy(1) x' ey er False by (intro exI[of _ ?y] exI[of _ r]) auto
+              moreover have "done_ev S P s ?y" using rh(1) .
+              ultimately show ?thesis using ro yw x' sy(4-6) ne unfolding rel_ok_def by fastforce
+            qed
+            then show ?thesis using khu o dev ut by auto
+          qed
+        qed
+      qed
+    qed
+  qed
+  \<comment> \<open>a flushed thread's known writes have reached the L2\<close>
+  have kf: "ga2 g a \<noteq> None" if "wx S P s y a" "knows L S P s g t a" "flushed ?xs ?n" for y a
+  proof
+    assume a2: "ga2 g a = None"
+    have "ewg L a = Some ?w0" using kh t that(1,2) a2 unfolding kh_ok_def by blast
+    then have "a \<in> pend1 L S P s g ?w0 y" using that(1) a2 by (simp add: pend1_def)
+    then have "Flush t \<in> set (l1_fifo s ?w0)" using oi t that(3) that(2) unfolding oinv_def since_ok_def by blast
+    moreover have "?w0 \<in> wgs L" using wp t by (simp add: well_placed_def)
+    ultimately show False using nu by (auto simp: unflushed_def)
+  qed
+  have ro': "rel_ok L S P s' g'"
+    unfolding rel_ok_def
+  proof (intro allI impI)
+    fix w b x assume a: "is_wr P w \<and> done_ev S P s' w \<and> sloc P w = Some x \<and> shared L P x
+      \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbm L P g' \<and> ob P g' b \<noteq> w"
+    show "ga2 g' (ob P g' b) \<noteq> None"
+    proof (cases "done_ev S P s w")
+      case True
+      have h: "(b, w) \<in> hbm L P g" using hbm_keep[OF ei gr _ True] a by blast
+      have db: "done_ev S P s b" using hbm_done[OF ei h True] .
+      have ob: "ob P g' b = ob P g b" using gr db by (simp add: ob_def)
+      have dob: "done_ev S P s (ob P g b)" using ob_done[OF db] a by blast
+      have "ga2 g (ob P g b) \<noteq> None" using ro a True h ob unfolding rel_ok_def by metis
+      then show ?thesis using ob g23[OF dob] by simp
+    next
+      case nw: False
+      obtain p where wk: "w = Acc t ?k p" and vis: "visible ?i" using new a nw by blast
+      have ew: "ewg L w \<noteq> None" using wk by simp
+      have wide: "wide_ev P w" using shared_wide[OF sc _ _ _ ew] a by blast
+      have ik: "?i = src_access B (src_code P t ! ?k) \<and> ?k < length (src_code P t)" using se(2)[OF vis] .
+      \<comment> \<open>its source operation writes at device scope or wider\<close>
+      obtain a0 r0 y0 where op: "src_code P t ! ?k = Op a0 r0 y0" and wa0: "wide_wr_op a0" and wr0: "wr (Op a0 r0 y0) p"
+      proof (cases "src_code P t ! ?k")
+        case (Op a1 r1 y1)
+        have w1: "wr (Op a1 r1 y1) p" using a wk Op by (auto simp: ins_def)
+        moreover have "op_scope (Op a1 r1 y1) \<in> {Device, AllDevices}" using wide wk Op by (simp add: wide_ev_def ins_def)
+        ultimately have "wide_wr_op a1" by (cases a1) auto
+        then show ?thesis using that Op w1 by blast
+      next
+        case (SetReg r1 v1)
+        then show ?thesis using a wk by (simp add: ins_def)
+      qed
+      have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
+      have xs: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
+      have "flushed (concat (map (compile_instr S) (src_code P t))) ?n"
+        by (rule compiled_vis_flushed[OF rows(1,2,4) ops _ _ _ op wa0]) (use nl vis xs in \<open>simp_all add: kd_def\<close>)
+      then have fl: "flushed ?xs ?n" using xs by simp
+      \<comment> \<open>an RMW at such scope reads at the L2\<close>
+      have rmw_l2: "done_ev S P s (grf g' r) \<and> ga2 g (grf g' r) \<noteq> None"
+        if r: "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" for r
+      proof -
+        obtain p' where "r = Acc t ?k p'" using new r(2,3) by blast
+        then have "rd (Op a0 r0 y0) False" using r(1) op by (cases p') (auto simp: ins_def dest: rd_part)
+        then obtain sc rm where "a0 = FetchInc sc rm" using wa0 by (cases a0) auto
+        moreover have "a0 \<in> A \<union> B" using ops op ik by (metis nth_mem op_of_def insert_subset src_instr.simps(5))
+        ultimately have "a0 \<in> B" using rows(4) wa0 unfolding rel_rows_def by blast
+        then have "?i = INCL2 r0 y0" using ik op by simp
+        then show ?thesis using rd_home[OF r] by blast
+      qed
+      have po_new: "sthread y = Some t" if "(y, c) \<in> src_po P" "\<not> done_ev S P s c" "done_ev S P s' c" for y c
+        using that new_t[OF that(3,2)] by (auto simp: src_po_def)
+      have h: "(b, w) \<in> hbm L P g'" using a by blast
+      have hn: "\<not> done_ev S P s b \<or> (\<exists>y. (b = y \<or> (b, y) \<in> hbm L P g) \<and> done_ev S P s b \<and> done_ev S P s y
+         \<and> (sthread y = Some t \<or> (\<exists>r. (y, r) \<in> swm L P g' \<and> \<not> done_ev S P s r \<and> done_ev S P s' r)))"
+        by (rule hbm_into_new[OF ei ei' gr h _ nw]) (use a po_new in blast)+
+      then consider (n) "\<not> done_ev S P s b"
+        | (o) y where "b = y \<or> (b, y) \<in> hbm L P g" "done_ev S P s b" "done_ev S P s y" "sthread y = Some t"
+        | (sy) y r where "b = y \<or> (b, y) \<in> hbm L P g" "done_ev S P s b" "done_ev S P s y"
+            "(y, r) \<in> swm L P g'" "\<not> done_ev S P s r" "done_ev S P s' r"
+        by blast
+      then show ?thesis
+      proof cases
+        case n
+        have db': "done_ev S P s' b" using hbm_done[OF ei' h] a by blast
+        obtain p' where bk: "b = Acc t ?k p'" using new db' n by blast
+        show ?thesis
+        proof (cases "is_rd P b")
+          case True
+          have "ob P g' b = grf g' b" using True by (simp add: ob_def)
+          then show ?thesis using rmw_l2[OF True db' n] g23 by simp
+        next
+          case False
+          then have "wr (ins P t ?k) p'" using a bk by auto
+          moreover have "wr (ins P t ?k) p" using a wk by simp
+          ultimately have "p' = p" using wr_unique by blast
+          then show ?thesis using a False bk wk by (simp add: ob_def)
+        qed
+      next
+        case (o y)
+        have ob: "ob P g' b = ob P g b" using gr o(2) by (simp add: ob_def)
+        have kb: "knows L S P s g t (ob P g b)" unfolding knows_def using a o by blast
+        obtain y' where "wx S P s y' (ob P g b)" using ob_done[OF o(2)] a by blast
+        then show ?thesis using kf[OF _ kb fl] ob g23 ob_done[OF o(2)] a by auto
+      next
+        case (sy y r)
+        have r: "is_rd P r" "grf g' r = y" using sy(4) by (auto simp: swm_def)
+        have ob: "ob P g' b = ob P g b" using gr sy(2) by (simp add: ob_def)
+        have dob: "done_ev S P s (ob P g b)" using ob_done[OF sy(2)] a by blast
+        show ?thesis
+        proof (cases "ob P g b = y")
+          case True
+          then show ?thesis using rmw_l2[OF r(1) sy(6,5)] r(2) ob g23[OF dob] by simp
+        next
+          case False
+          have yw: "is_wr P y" "sloc P y = sloc P r" using ev_parts(2)[OF ei'] r sy(6) by blast+
+          have "b \<noteq> y" using False yw(1) by (auto simp: ob_wr)
+          then have hy: "(b, y) \<in> hbm L P g" using sy(1) by blast
+          obtain p' where "r = Acc t ?k p'" using new sy(6,5) by blast
+          then have "sloc P r = Some x" using a wk by simp
+          then have "ga2 g (ob P g b) \<noteq> None" using ro yw sy(3) a hy False unfolding rel_ok_def by fastforce
+          then show ?thesis using ob g23[OF dob] by simp
+        qed
+      qed
+    qed
+  qed
+  show ?thesis using kh' ro' by (simp add: hb_ok_def)
+qed
+
+section \<open>In every reachable state\<close>
+
+lemma hb_reachable:
+  assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+    and wp: "well_placed L P" and sc: "scoped_conflicts L P"
+  shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g"
+proof -
+  have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
+    using reach by (simp add: reachable_def)
+  then show ?thesis
+  proof induction
+    case base
+    then show ?case using ginv_initial oinv_initial wr_ok_initial l2_ok_initial hb_ok_initial by blast
+  next
+    case (step s1 s2)
+    then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "wr_ok L S P s1 g" "l2_ok L S P s1 g" "hb_ok L S P s1 g"
+      by blast
+    have "threads (compile S P) = src_threads P" by (simp add: compile_def)
+    then consider (thr) t where "t \<in> src_threads P" "step_thread L (compile S P) t s1 = Some s2"
+      | (env) "s2 \<in> env_step L wb s1"
+      using step.hyps(2) unfolding step_def by blast
+    then show ?case
+    proof cases
+      case thr
+      obtain g' where g': "ginv L S P s2 g'" "oinv L S P s2 g'" "wr_ok L S P s2 g'" "l2_ok L S P s2 g'"
+          "gstep P (done_ev S P s1) (done_ev S P s2) (instrs (compile S P) t ! pc s1 t) g g'"
+          "gview L t (kd S P s1 t) (instrs (compile S P) t ! pc s1 t) g g'"
+        using oinv_thread[OF g(1,2) thr rows(1-4) wp] g(3,4) rows(5) by blast
+      have "hb_ok L S P s2 g'" by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6) wp sc g'(1,5,6) g(5)])
+      then show ?thesis using g' by blast
+    next
+      case env
+      obtain g' where g': "ginv L S P s2 g'" "oinv L S P s2 g'" "wr_ok L S P s2 g'" "l2_ok L S P s2 g'" "env_mono g g'"
+        using oinv_env[OF g(1,2) env] g(3,4) by blast
+      have "pc s2 = pc s1" using env_step_regs_pc_locks[OF env] by simp
+      then have "hb_ok L S P s2 g'" using hb_env g'(5) g(5) by blast
+      then show ?thesis using g' by blast
+    qed
+  qed
+qed
+
+section \<open>The theorem\<close>
+
+text \<open>On a race-free program without remote operations (and without
+  non-atomic RMWs), compiled by rows whose increments at the L2 are flushed
+  before and invalidated after and whose writes at device scope or wider
+  flush first (rsp-new's): in every reachable state, a write a thread knows
+  (its own, or observed before its accesses in happens-before) that has
+  not reached the L2 waits in its own work-group's L1; and every write of a
+  location two work-groups access is a release that was flushed: every
+  other write observed before it in happens-before has reached the L2.
+  Synchronisation across work-groups hands over only writes in the L2.\<close>
+definition hb_home :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "hb_home L S P s g \<longleftrightarrow>
+     (\<forall>t \<in> src_threads P. \<forall>x a. wx S P s x a \<and> knows L S P s g t a \<and> ga2 g a = None
+         \<longrightarrow> a \<in> pend1 L S P s g (wg_of L t) x)
+   \<and> (\<forall>w b x. is_wr P w \<and> done_ev S P s w \<and> sloc P w = Some x \<and> shared L P x \<and> (is_wr P b \<or> is_rd P b)
+         \<and> (b, w) \<in> hbm L P g \<and> ob P g b \<noteq> w \<longrightarrow> ga2 g (ob P g b) \<noteq> None)"
+
+theorem machine_knows_home:
+  assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+    and wp: "well_placed L P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_remote P"
+  shows "\<exists>g. ginv L S P s g \<and> hb_home L S P s g"
+proof -
+  have fin: "finite (src_threads P)" using wp by (simp add: well_placed_def)
+  have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fin rem] .
+  obtain g where g: "ginv L S P s g" "hb_ok L S P s g" using hb_reachable[OF reach rows wp sc] by blast
+  show ?thesis using g unfolding hb_home_def hb_ok_def kh_ok_def rel_ok_def pend1_def by blast
+qed
+
+end
