@@ -245,6 +245,7 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "outcomes_po_loc",  # Hrf_Coherence's machine_outcomes_po_loc
             "rel_rows",
             "knows_home",  # Hrf_Happens's machine_knows_home
+            "outcomes_hb_co",  # Hrf_Happens's machine_outcomes_hb_co
         )
         # and the sound_on theorems against each model Hrf_Source defines
         simulation += tuple(f"{k}_{m}" for k in ("homed_sound_on", "homed_l2_sound_on") for m in SOURCE_MODELS)
@@ -258,6 +259,7 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
         # every scheme with po_loc's rows flushes its device-scope writes
         # first and performs its device-scope RMWs at the L2
         assert (f"{c}_knows_home" in claimed) == (s.name != "rsp-old")
+        assert (f"{c}_outcomes_hb_co" in claimed) == (s.name != "rsp-old")
         if f"{c}_homed_l2_sound_on" in claimed:
             assert {f"{c}_homed_l2_sound_on_{m}" for m in SOURCE_MODELS} <= set(claimed)
         assert ("_sound_goal" in text) == (not s.refuted_by)
@@ -364,7 +366,7 @@ def test_the_released_rows_flush_the_l1_right_before_their_access():
     for key in (("store", "dev", False), ("store", "dev", True), ("store", "all", False), ("rmw", "dev", False)):
         assert released_row(rsp_new[key].seq), key
     text = scheme_theory("rsp-new")[1]
-    assert "lemma rsp_new_rel_rows: \"rel_rows rsp_new {" in text
+    assert 'lemma rsp_new_rel_rows: "rel_rows rsp_new {' in text
     assert "theorem rsp_new_knows_home:" in text and "\\<and> no_remote P" in text
     # rsp-old: its device RMW is not invalidated after, so no po_loc and no
     # theorem on what a thread knows (which needs wr_ok)

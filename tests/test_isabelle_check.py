@@ -358,6 +358,47 @@ def test_opencl_rsp_as_a_source_model_loads_and_planted_errors_break_it(tmp_path
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Source", fails="Hrf_Source_Opencl")
 
 
+def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_it(tmp_path):
+    # Hrf_Happens proves, for every race-free program without remote
+    # operations compiled by rows whose device-scope writes flush first and
+    # whose device-scope RMWs are performed at the L2 (rsp-new's), every
+    # layout and both write-back policies, that a write a thread knows along
+    # happens-before that has not reached the L2 waits in its own
+    # work-group's L1, that every write of a location two work-groups
+    # access was released flushed (machine_knows_home), and that coherence
+    # agrees with happens-before on writes and on a read before a write
+    # (machine_candidate_hb_co). Planted errors, each
+    # making the claim false:
+    # - synchronisation without scope inclusion (a work-group-scope release
+    #   read by another work-group would hand over writes still in the
+    #   releaser's L1: hb_thread fails);
+    # - a release row that need not flush (vis_flushed read with
+    #   `flq visible True`: a row of ST alone passes; compiled_vis_flushed
+    #   fails);
+    # - coherence against happens-before (a write coherence-after a write
+    #   it happens after: machine_candidate_hb_co fails).
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Happens") + 1] if t != "Hrf_Closure")
+    happens = "Hrf_Happens"
+    planted = {
+        "     \\<and> (ewg L w = ewg L r \\<or> (wide_ev P w": (
+            "Hrf_Coherence",
+            "     \\<and> (True \\<or> (wide_ev P w",
+            "hb_thread",
+        ),
+        "(\\<forall>r x. flq visible False (rw r x))": (
+            happens,
+            "(\\<forall>r x. flq visible True (rw r x))",
+            "compiled_vis_flushed",
+        ),
+        "\\<longrightarrow> ((if is_rd P b then rfw b else b), w) \\<in> cr)": (
+            happens,
+            "\\<longrightarrow> (w, (if is_rd P b then rfw b else b)) \\<in> cr)",
+            "machine_candidate_hb_co",
+        ),
+    }
+    _each_breaks(tmp_path, theories, planted, loads="Hrf_Coherence", fails=happens)
+
+
 def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_path):
     # Each scheme theory proves which of its rows are L1 rows and which L2
     # rows and states Hrf_Simulation's theorems for them, and, where every
@@ -406,6 +447,14 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
     fails(r"\[LKrmw WG, INCL1 r x, UNLKrmw WG\]", "[LKrmw WG, INCL1 r x]", "rsp_new_disciplined")
     # Planted: the work-group RMW (performed in the L1) among the L2 rows.
     fails(r'(lemma rsp_new_l2_rows: "l2_rows rsp_new \{)', r"\1FetchInc WorkGroup False, ", "rsp_new_l2_rows")
+    # Planted: the device store without the flush before it (a release that
+    # hands over writes still in its L1: Hrf_Happens's rel_rows, and so
+    # rsp_new_knows_home, fail).
+    fails(
+        r"\(Store Device False, \\<lambda>r x\. \[FLUL1 WG, ST \(ER r\) x\]\)",
+        r"(Store Device False, \\<lambda>r x. [ST (ER r) x])",
+        "rsp_new_rel_rows",
+    )
 
 
 def test_a_family_theory_loads_and_a_planted_outcome_breaks_it(tmp_path):

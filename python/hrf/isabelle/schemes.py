@@ -481,6 +481,19 @@ def scheme_theory(scheme) -> tuple:
             f"  using machine_knows_home[OF _ {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows]",
             "  by blast",
             "",
+            "text \\<open>So every outcome of such a program is the outcome of a candidate whose coherence "
+            "agrees with its happens-before on writes and on a read before a write (Hrf_Happens's "
+            "hb_co_ok).\\<close>",
+            f"theorem {name}_outcomes_hb_co:",
+            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> \\<not> na_rmw P '
+            "\\<and> no_remote P",
+            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
+            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
+            "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob "
+            '\\<and> hb_co_ok L P rfw co}"',
+            f"  using machine_outcomes_hb_co[OF {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows]",
+            "  by blast",
+            "",
         ]
 
     def theorem(name):

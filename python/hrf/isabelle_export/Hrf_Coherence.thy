@@ -1978,12 +1978,26 @@ lemma env_mono_refl: "env_mono g g"
   and env_mono_wb2: "env_mono g (wb2g L S P s g d x)"
   by (simp_all add: env_mono_def wb1g_def wb2g_def)
 
+text \<open>Steps that keep sb between the writes of each location.\<close>
+definition sb_keep :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> ghost \<Rightarrow> bool" where
+  "sb_keep L S P s g g' \<longleftrightarrow> (\<forall>y e h. wx S P s y e \<and> wx S P s y h \<and> sb L g e h \<longrightarrow> sb L g' e h)"
+
+lemma sb_keep_refl: "sb_keep L S P s g g"
+  and sb_keep_h1: "sb_keep L S P s g (g\<lparr>h1 := f\<rparr>)"
+  and sb_keep_h2: "sb_keep L S P s g (g\<lparr>h2 := f\<rparr>)"
+  by (simp_all add: sb_keep_def sb_def key_def)
+
+lemma sb_keep_wb1: "time_inv S P s g \<Longrightarrow> 0 < clk g \<Longrightarrow> sb_keep L S P s g (wb1g L S P s g w x)"
+  and sb_keep_wb2: "time_inv S P s g \<Longrightarrow> 0 < clk g \<Longrightarrow> sb_keep L S P s g (wb2g L S P s g d x)"
+  unfolding sb_keep_def using sb_wb1 sb_wb2 by blast+
+
 lemma oinv_env:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and st: "s' \<in> env_step L wb s"
   shows "\<exists>g'. ginv L S P s' g' \<and> oinv L S P s' g' \<and> (wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g')
-    \<and> (l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g') \<and> env_mono g g'"
+    \<and> (l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g') \<and> env_mono g g' \<and> (0 < clk g \<longrightarrow> sb_keep L S P s g g')"
 proof -
   have pcs: "pc s' = pc s" using env_step_regs_pc_locks[OF st] by simp
+  have ti: "time_inv S P s g" using inv by (simp add: ginv_def)
   from inv st show ?thesis
   proof (cases rule: env_ghost_cases)
     case (fetch1 w x)
@@ -1991,12 +2005,12 @@ proof -
       using oinv_keep[OF oi pcs] by (simp add: set_l1_def)
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>)"
       using l2_keep[of L S P s g s'] pcs fetch1(2) by (auto simp: set_l1_def)
-    ultimately show ?thesis using fetch1 wr_fetch1[OF inv _ fetch1(2-4)] env_mono_h1 by blast
+    ultimately show ?thesis using fetch1 wr_fetch1[OF inv _ fetch1(2-4)] env_mono_h1 sb_keep_h1 by blast
   next
     case (fetch2 d x)
     then have "oinv L S P s' (g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>)"
       using oinv_keep[OF oi pcs] by (simp add: set_l2_def)
-    then show ?thesis using fetch2 wr_fetch2[OF inv _ fetch2(2,3)] l2_fetch2[OF inv _ fetch2(2,3)] env_mono_h2 by blast
+    then show ?thesis using fetch2 wr_fetch2[OF inv _ fetch2(2,3)] l2_fetch2[OF inv _ fetch2(2,3)] env_mono_h2 sb_keep_h2 by blast
   next
     case (pop1 w e0 rest)
     have di: "dirty_inv L S P s g" using inv by (simp add: ginv_def)
@@ -2008,24 +2022,24 @@ proof -
     have "ww_ok S P s' g" using oi unfolding oinv_def ww_ok_def done_same[OF pcs] by blast
     moreover have "wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g" using wr_same pcs pop1(3) by simp
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs pop1(3) by simp
-    ultimately show ?thesis using pop1(1) fs env_mono_refl by (auto simp: oinv_def)
+    ultimately show ?thesis using pop1(1) fs env_mono_refl sb_keep_refl by (auto simp: oinv_def)
   next
     case (wb1 w x q)
     have "\<forall>v. l1_fifo s' v = l1_fifo s v \<or> (v = w \<and> l1_fifo s w = Addr x # l1_fifo s' w)"
       using wb1(3,4) wb_fields(1) by auto
     then have "oinv L S P s' (wb1g L S P s g w x)" using oinv_wb1[OF inv oi pcs] by blast
-    then show ?thesis using wb1(1) wr_wb1[OF inv _ wb1(2,3)] l2_wb1[OF inv _ wb1(2,3)] env_mono_wb1 by blast
+    then show ?thesis using wb1(1) wr_wb1[OF inv _ wb1(2,3)] l2_wb1[OF inv _ wb1(2,3)] env_mono_wb1 sb_keep_wb1[OF ti] by blast
   next
     case (pop2 q)
     have "oinv L S P s' g" using oinv_keep[OF oi pcs] pop2(2) by simp
     moreover have "wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g" using wr_same pcs pop2(2) by simp
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs pop2(2) by simp
-    ultimately show ?thesis using pop2(1) env_mono_refl by blast
+    ultimately show ?thesis using pop2(1) env_mono_refl sb_keep_refl by blast
   next
     case (wb2 d x q)
     have "l1_fifo s' = l1_fifo s" using wb2(3) wb_fields(3) by simp
     then have "oinv L S P s' (wb2g L S P s g d x)" using oinv_wb2[OF inv oi pcs] by blast
-    then show ?thesis using wb2(1) wr_wb2[OF inv _ wb2(2,3)] l2_wb2[OF inv _ wb2(2,3)] env_mono_wb2 by blast
+    then show ?thesis using wb2(1) wr_wb2[OF inv _ wb2(2,3)] l2_wb2[OF inv _ wb2(2,3)] env_mono_wb2 sb_keep_wb2[OF ti] by blast
   next
     case (evict1 w x)
     have "oinv L S P s' g" using oinv_keep[OF oi pcs] evict1(3) by (simp add: set_l1_def)
@@ -2033,7 +2047,7 @@ proof -
       using wr_mono[of L S P s g s' g] pcs evict1(3) by (auto simp: set_l1_def readable_def)
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs evict1(3)
       by (simp add: set_l1_def)
-    ultimately show ?thesis using evict1(1) env_mono_refl by blast
+    ultimately show ?thesis using evict1(1) env_mono_refl sb_keep_refl by blast
   next
     case (evict2 d x)
     have "oinv L S P s' g" using oinv_keep[OF oi pcs] evict2(3) by (simp add: set_l2_def)
@@ -2041,7 +2055,7 @@ proof -
       using wr_mono[of L S P s g s' g] pcs evict2(3) by (auto simp: set_l2_def readable_def)
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs evict2(3)
       by (auto simp: set_l2_def readable_def)
-    ultimately show ?thesis using evict2(1) env_mono_refl by blast
+    ultimately show ?thesis using evict2(1) env_mono_refl sb_keep_refl by blast
   qed
 qed
 
@@ -2567,103 +2581,29 @@ proof -
   have sbo: "sb L g' a h = sb L g a h" if "done_ev S P s a" "done_ev S P s h" for a h
     using gs1 that by (intro sb_cong) auto
   \<comment> \<open>the step's own events: of thread t, at instruction k, of the source instruction i performs\<close>
+  note se = step_events[OF inv t st rows(1-3) gs[unfolded i_def xs_def n_def] gv[unfolded i_def xs_def n_def]]
   have newk: "\<exists>p. e = Acc t k p" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
-  proof -
-    have "visible i"
-    proof (rule ccontr)
-      assume "\<not> visible i"
-      then have "kd S P s' u = kd S P s u" for u using kt kdo by (cases "u = t") (auto simp: k_def)
-      then have "kd S P s' = kd S P s" by blast
-      then show False using that done_kd by metis
-    qed
-    then have "kd S P s' u = ((kd S P s)(t := Suc k)) u" for u using kt kdo by (cases "u = t") auto
-    then have "kd S P s' = (kd S P s)(t := Suc k)" by blast
-    then show ?thesis using new_ev[OF _ k_def that] by blast
-  qed
+    using se(1)[OF that] by (simp add: k_def)
   have ik: "i = src_access B (src_code P t ! k) \<and> k < length (src_code P t)" if "visible i"
-    using filter_take_nth[OF nl, of visible] that compiled_code(1)[OF rows(1,2) ops]
-    by (simp add: k_def kd_def i_def xs[symmetric] n_def xs_def)
+    using se(2) that unfolding i_def xs_def n_def k_def by blast
   have sl: "sloc P (Acc t k p) = addr_of (src_code P t ! k)" for p by (simp add: ins_def)
   have ins: "ins P t k = src_code P t ! k" by (simp add: ins_def)
   have ewk: "ewg L (Acc t k p) = Some w0" "dv L (Acc t k p) = Some (dev_of L w0)" for p
     by (simp_all add: w0_def dv_def)
   have vis_new: "visible i" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
-  proof (rule ccontr)
-    assume "\<not> visible i"
-    then have "kd S P s' u = kd S P s u" for u using kt kdo by (cases "u = t") (auto simp: k_def)
-    then have "kd S P s' = kd S P s" by blast
-    then show False using that done_kd by metis
-  qed
+    using se(1)[OF that] by (simp add: i_def xs_def n_def)
   \<comment> \<open>the step's read: of its work-group's L1 line, or of its device's L2 line\<close>
   have rd_step: "\<exists>y0 r0. sloc P (Acc t k False) = Some y0
       \<and> (((i = LD r0 y0 \<or> i = INCL1 r0 y0) \<and> grf g' (Acc t k False) = h1 g w0 y0 \<and> readable (l1 s w0 y0))
         \<or> (i = INCL2 r0 y0 \<and> grf g' (Acc t k False) = h2 g (dev_of L w0) y0 \<and> readable (l2 s (dev_of L w0) y0)))"
     if r: "is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)"
-  proof -
-    have vis: "visible i" using vis_new[OF r(2) nd_k] .
-    obtain a0 r0 y0 where op: "src_code P t ! k = Op a0 r0 y0" and rd0: "rd (Op a0 r0 y0) False"
-    proof (cases "src_code P t ! k")
-      case (Op a1 r1 y1)
-      then show ?thesis using that r(1) by (simp add: ins)
-    next
-      case (SetReg r1 v1)
-      then show ?thesis using r(1) by (simp add: ins)
-    qed
-    have y0: "sloc P (Acc t k False) = Some y0" using op by (simp add: ins_def)
-    show ?thesis
-    proof (cases "a0 \<in> B")
-      case True
-      then have i2: "i = INCL2 r0 y0" using ik[OF vis] op by simp
-      have "grf g' (Acc t k False) = h2 g (dev_of L w0) y0" using gv'(3) i2 by (simp add: k_def)
-      moreover have "readable (l2 s (dev_of L w0) y0)" using z(1) i2 by (auto simp: Let_def w0_def split: if_splits)
-      ultimately show ?thesis using y0 i2 by blast
-    next
-      case False
-      then have ia: "i = access a0 r0 y0" using ik[OF vis] op by simp
-      then have i1: "i = LD r0 y0 \<or> i = INCL1 r0 y0" using rd0 by (cases a0) (auto simp: access_def)
-      have "grf g' (Acc t k False) = h1 g w0 y0" using gv'(3) i1 by (auto simp: k_def)
-      moreover have "readable (l1 s w0 y0)" using z(1) i1 by (auto simp: Let_def w0_def split: if_splits)
-      ultimately show ?thesis using y0 i1 by blast
-    qed
-  qed
+    using se(6) that unfolding i_def xs_def n_def k_def w0_def by blast
   \<comment> \<open>the step's write: in its work-group's L1 line, or at its device's L2 line\<close>
   have wr_step: "\<exists>y0. sloc P e = Some y0 \<and> (\<exists>p. e = Acc t k p)
       \<and> ((((\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)) \<and> ga2 g' e = None \<and> h1 g' w0 y0 = e)
         \<or> ((\<exists>r. i = INCL2 r y0) \<and> ga2 g' e = Some (gt g' e) \<and> h2 g' (dev_of L w0) y0 = e))"
     if e: "is_wr P e" "done_ev S P s' e" "\<not> done_ev S P s e" for e
-  proof -
-    obtain p where ek: "e = Acc t k p" using newk e(2,3) by blast
-    have vis: "visible i" using vis_new[OF e(2,3)] .
-    obtain a0 r0 y0 where op: "src_code P t ! k = Op a0 r0 y0" and wr0: "wr (Op a0 r0 y0) p"
-    proof (cases "src_code P t ! k")
-      case (Op a1 r1 y1)
-      then show ?thesis using that e(1) ek by (simp add: ins)
-    next
-      case (SetReg r1 v1)
-      then show ?thesis using e(1) ek by (simp add: ins)
-    qed
-    have y0: "sloc P e = Some y0" using op ek by (simp add: ins_def)
-    have g2: "(ga2 g' e = None \<and> (\<exists>y v r. sloc P e = Some y \<and> (i = ST v y \<or> i = INCL1 r y)))
-        \<or> (ga2 g' e = Some (gt g' e) \<and> (\<exists>r x. i = INCL2 r x))"
-      using gs2r[OF e] by blast
-    show ?thesis
-    proof (cases "a0 \<in> B")
-      case True
-      then obtain sc rm where "a0 = FetchInc sc rm" using l2_rows_fetchinc[OF rows(2)] by blast
-      then have p: "p" using wr0 by simp
-      have i2: "i = INCL2 r0 y0" using ik[OF vis] op True by simp
-      have "ga2 g' e = Some (gt g' e)" using g2 i2 by auto
-      moreover have "h2 g' (dev_of L w0) y0 = e" using gv'(2) i2 ek p by (simp add: k_def)
-      ultimately show ?thesis using y0 i2 ek by blast
-    next
-      case False
-      then have ia: "i = access a0 r0 y0" using ik[OF vis] op by simp
-      then have i1: "(\<exists>v. i = ST v y0) \<or> (\<exists>r. i = INCL1 r y0)" using wr0 by (cases a0) (auto simp: access_def)
-      have "ga2 g' e = None" using g2 i1 by auto
-      moreover have "h1 g' w0 y0 = e" using gv'(1) ia ek wr0 by (cases a0) (auto simp: access_def k_def)
-      ultimately show ?thesis using y0 i1 ek by blast
-    qed
-  qed
+    using se(7) that unfolding i_def xs_def n_def k_def w0_def by blast
   \<comment> \<open>a store or an increment performs a write\<close>
   have step_wr: "\<exists>b. is_wr P b \<and> done_ev S P s' b \<and> \<not> done_ev S P s b \<and> sloc P b = Some y"
     if iy: "(\<exists>v'. i = ST v' y) \<or> (\<exists>r. i = INCL1 r y) \<or> (\<exists>r. i = INCL2 r y)" for y

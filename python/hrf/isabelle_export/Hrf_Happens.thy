@@ -732,23 +732,368 @@ proof -
   show ?thesis using kh' ro' by (simp add: hb_ok_def)
 qed
 
+section \<open>Coherence after happens-before\<close>
+
+text \<open>A write is observed by no access before it in happens-before, and is
+  settled after every write of its location observed before it.\<close>
+definition kw_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "kw_ok L S P s g \<longleftrightarrow> (\<forall>w b. is_wr P w \<and> done_ev S P s w \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbm L P g \<longrightarrow>
+     ob P g b \<noteq> w \<and> (sloc P b = sloc P w \<longrightarrow> sb L g (ob P g b) w))"
+
+lemma hbm_initial: "done_ev S P (initial (src_init P)) w \<Longrightarrow> (b, w) \<notin> hbm L P (ghost0 P)"
+proof
+  assume d: "done_ev S P (initial (src_init P)) w" and h: "(b, w) \<in> hbm L P (ghost0 P)"
+  have nd: "\<not> done_ev S P (initial (src_init P)) (Acc t k p)" for t k p by simp
+  obtain c where "(c, w) \<in> src_po P \<union> swm L P (ghost0 P)" using h unfolding hbm_def by (auto elim: tranclE)
+  then show False using d nd by (cases w) (auto simp: src_po_def swm_def)
+qed
+
+lemma kw_ok_initial: "kw_ok L S P (initial (src_init P)) (ghost0 P)"
+  using hbm_initial by (auto simp: kw_ok_def)
+
+text \<open>The write an access performed observes, of the access's location.\<close>
+lemma ob_wx_done: "ev_inv S P s g \<Longrightarrow> is_wr P b \<or> is_rd P b \<Longrightarrow> done_ev S P s b \<Longrightarrow> sloc P b = Some y
+    \<Longrightarrow> wx S P s y (ob P g b)"
+  using ev_parts(2) by (auto simp: ob_def wx_def)
+
+lemma kw_env:
+  assumes pc: "pc s' = pc s" and m: "env_mono g g'" and k: "sb_keep L S P s g g'" and ei: "ev_inv S P s g"
+    and kw: "kw_ok L S P s g"
+  shows "kw_ok L S P s' g'"
+  unfolding kw_ok_def
+proof (intro allI impI)
+  fix w b assume a: "is_wr P w \<and> done_ev S P s' w \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbm L P g'"
+  have gr: "grf g' = grf g" using m by (simp add: env_mono_def)
+  have h: "hbm L P g' = hbm L P g" unfolding hbm_def swm_def gr ..
+  have o: "ob P g' = ob P g" unfolding ob_def[abs_def] gr ..
+  have dw: "done_ev S P s w" using a done_same[OF pc] by simp
+  have hb: "(b, w) \<in> hbm L P g" using a h by simp
+  have db: "done_ev S P s b" using hbm_done[OF ei hb dw] .
+  have k0: "ob P g b \<noteq> w \<and> (sloc P b = sloc P w \<longrightarrow> sb L g (ob P g b) w)" using kw a dw hb unfolding kw_ok_def by blast
+  have "sb L g' (ob P g b) w" if "sloc P b = sloc P w"
+  proof -
+    obtain y where y: "sloc P w = Some y" using a wr_loc by blast
+    have "wx S P s y (ob P g b)" using ob_wx_done[OF ei _ db] a that y by simp
+    moreover have "wx S P s y w" using a dw y by (simp add: wx_def)
+    ultimately show ?thesis using k k0 that unfolding sb_keep_def by blast
+  qed
+  then show "ob P g' b \<noteq> w \<and> (sloc P b = sloc P w \<longrightarrow> sb L g' (ob P g' b) w)" using k0 o by simp
+qed
+
+text \<open>Happens-before from an event a thread step performs to another: only
+  from the step's read to its write.\<close>
+lemma hbm_from_new:
+  assumes ei': "ev_inv S P s' g'"
+    and new: "\<And>e. done_ev S P s' e \<Longrightarrow> \<not> done_ev S P s e \<Longrightarrow> \<exists>p. e = Acc t k p"
+    and nd: "\<And>p. \<not> done_ev S P s (Acc t k p)" and od: "\<And>j p. j < k \<Longrightarrow> done_ev S P s (Acc t j p)"
+    and rdold: "\<And>r. is_rd P r \<Longrightarrow> done_ev S P s' r \<Longrightarrow> done_ev S P s (grf g' r)"
+    and h: "(c, d) \<in> hbm L P g'" and c: "\<not> done_ev S P s c" "done_ev S P s' c" and d: "done_ev S P s' d"
+  shows "c = Acc t k False \<and> d = Acc t k True"
+proof -
+  have dk: "j = k" if "done_ev S P s' (Acc t j q)" "k \<le> j" for j q
+  proof (cases "done_ev S P s (Acc t j q)")
+    case True
+    then show ?thesis using that(2) nd by (cases "j = k") (auto simp: not_le)
+  next
+    case False
+    then show ?thesis using new[OF that(1)] by simp
+  qed
+  obtain p where cp: "c = Acc t k p" using new[OF c(2,1)] by blast
+  have "done_ev S P s' d \<longrightarrow> c = Acc t k False \<and> d = Acc t k True" using h[unfolded hbm_def]
+  proof (induction rule: trancl_induct)
+    case (base d)
+    show ?case
+    proof
+      assume dd: "done_ev S P s' d"
+      show "c = Acc t k False \<and> d = Acc t k True"
+      proof (cases "(c, d) \<in> src_po P")
+        case True
+        then obtain j q where dj: "d = Acc t j q" "k < j \<or> (k = j \<and> \<not> p \<and> q)" using cp by (auto simp: src_po_def)
+        then have "j = k" using dk dd by fastforce
+        then show ?thesis using dj cp by simp
+      next
+        case False
+        then have "is_rd P d" "grf g' d = c" using base by (auto simp: swm_def)
+        then show ?thesis using rdold[OF _ dd] c(1) by simp
+      qed
+    qed
+  next
+    case (step y d)
+    show ?case
+    proof
+      assume dd: "done_ev S P s' d"
+      have dy: "done_ev S P s' y" using hbm_edge_done[OF ei' step(2) dd] .
+      have yk: "y = Acc t k True" using step(3) dy by blast
+      show "c = Acc t k False \<and> d = Acc t k True"
+      proof (cases "(y, d) \<in> src_po P")
+        case True
+        then obtain j q where dj: "d = Acc t j q" "k < j" using yk by (auto simp: src_po_def)
+        then show ?thesis using dk dd by fastforce
+      next
+        case False
+        then have "is_rd P d" "grf g' d = y" using step(2) by (auto simp: swm_def)
+        then have "done_ev S P s y" using rdold[OF _ dd] by simp
+        then show ?thesis using yk nd by simp
+      qed
+    qed
+  qed
+  then show ?thesis using d by blast
+qed
+
+lemma sb_ga2: "sb L g e h \<Longrightarrow> ga2 g h \<noteq> None \<Longrightarrow> (ga2 g e = None \<longrightarrow> ga3 g e = None) \<Longrightarrow> ga2 g e \<noteq> None"
+  by (auto simp: sb_def)
+
+text \<open>A thread step keeps it: a write the step performs in the L1 is the
+  newest of its work-group, and one at the L2 comes after the writes its
+  thread knows, all of which have reached the L2 (its row flushed first).\<close>
+lemma kw_thread:
+  assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and wr: "wr_ok L S P s g" and t: "t \<in> src_threads P"
+    and st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" and wp: "well_placed L P"
+    and gi: "ginv L S P s' g'"
+    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and hb: "hb_ok L S P s g" and hb': "hb_ok L S P s' g'" and kw: "kw_ok L S P s g"
+  shows "kw_ok L S P s' g'"
+proof -
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t" and ?k = "kd S P s t" and ?w0 = "wg_of L t"
+  let ?i = "?xs ! ?n"
+  note se = step_events[OF inv t st rows(1-3) gs gv]
+  have ei: "ev_inv S P s g" and li: "lines_inv S P s g" and ti: "time_inv S P s g" using inv by (simp_all add: ginv_def)
+  have ei': "ev_inv S P s' g'" and ti': "time_inv S P s' g'" using gi by (simp_all add: ginv_def)
+  have kh: "kh_ok L S P s g" using hb by (simp add: hb_ok_def)
+  have kh': "kh_ok L S P s' g'" using hb' by (simp add: hb_ok_def)
+  have ho: "home_ok L s g" using wr_okD(8)[OF wr] .
+  have c0: "0 < clk g" using wr_okD(1)[OF wr] .
+  have gr: "\<forall>r. done_ev S P s r \<longrightarrow> grf g' r = grf g r" using se(3) by blast
+  have g1: "gt g' e = gt g e \<and> ga2 g' e = ga2 g e \<and> ga3 g' e = ga3 g e" if "done_ev S P s e" for e
+    using se(4)[OF that] .
+  have new: "(\<exists>p. e = Acc t ?k p) \<and> visible ?i" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
+    using se(1)[OF that] .
+  have new_t: "sthread e = Some t" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
+    using new[OF that] by auto
+  have nd: "\<not> done_ev S P s (Acc t ?k p)" for p by simp
+  have od: "done_ev S P s (Acc t j p)" if "j < ?k" for j p using that by simp
+  have nl: "?n < length ?xs" by (rule step_shape[OF st rows(1-3)]) simp
+  have nu: "\<not> unflushed L s t" by (rule step_shape[OF st rows(1-3)]) simp
+  have gs2: "clk g < gt g' e \<and> ga3 g' e = None
+      \<and> ((ga2 g' e = None \<and> (\<exists>y v r. sloc P e = Some y \<and> (?i = ST v y \<or> ?i = INCL1 r y)))
+         \<or> (ga2 g' e = Some (gt g' e) \<and> (\<exists>r x. ?i = INCL2 r x)))"
+    if "is_wr P e" "done_ev S P s' e" "\<not> done_ev S P s e" for e
+    using gs that by (simp add: gstep_def)
+  have sbo: "sb L g' a h = sb L g a h" if "done_ev S P s a" "done_ev S P s h" for a h
+    using g1[OF that(1)] g1[OF that(2)] by (intro sb_cong) auto
+  \<comment> \<open>the step's read reads a line: a write performed before, at home\<close>
+  have rd_old: "done_ev S P s (grf g' r) \<and> wx S P s (the (sloc P r)) (grf g' r)
+      \<and> ((\<exists>r0 y0. ?i = INCL2 r0 y0) \<longrightarrow> ga2 g (grf g' r) \<noteq> None)"
+    if r: "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" for r
+  proof -
+    obtain p where "r = Acc t ?k p" using new r(2,3) by blast
+    then have rk: "r = Acc t ?k False" using r(1) by (cases p) (auto dest: rd_part)
+    obtain y0 r0 where y0: "sloc P r = Some y0" "((?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0))
+        \<or> (?i = INCL2 r0 y0 \<and> grf g' r = h2 g (dev_of L ?w0) y0 \<and> readable (l2 s (dev_of L ?w0) y0))"
+      using se(6) r(1,2) rk by blast
+    from y0(2) show ?thesis
+    proof
+      assume b: "(?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0)"
+      then have "wx S P s y0 (grf g' r)" using h1_wx[OF li] by simp
+      then show ?thesis using b y0(1) wx_done by auto
+    next
+      assume b: "?i = INCL2 r0 y0 \<and> grf g' r = h2 g (dev_of L ?w0) y0 \<and> readable (l2 s (dev_of L ?w0) y0)"
+      then have "wx S P s y0 (grf g' r)" using h2_wx[OF li] by simp
+      moreover have "ga2 g (grf g' r) \<noteq> None" using b home_okD(3)[OF ho] by simp
+      ultimately show ?thesis using y0(1) wx_done by auto
+    qed
+  qed
+  have rdold: "done_ev S P s (grf g' r)" if "is_rd P r" "done_ev S P s' r" for r
+  proof (cases "done_ev S P s r")
+    case True
+    then show ?thesis using ev_parts(2)[OF ei] that(1) gr by auto
+  next
+    case False
+    then show ?thesis using rd_old[OF that False] by blast
+  qed
+  have newk: "\<exists>p. e = Acc t ?k p" if "done_ev S P s' e" "\<not> done_ev S P s e" for e using new[OF that] by blast
+  show ?thesis
+    unfolding kw_ok_def
+  proof (intro allI impI)
+    fix w b assume a: "is_wr P w \<and> done_ev S P s' w \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbm L P g'"
+    have h: "(b, w) \<in> hbm L P g'" using a by blast
+    have db': "done_ev S P s' b" using hbm_done[OF ei' h] a by blast
+    show "ob P g' b \<noteq> w \<and> (sloc P b = sloc P w \<longrightarrow> sb L g' (ob P g' b) w)"
+    proof (cases "done_ev S P s w")
+      case True
+      have hw: "(b, w) \<in> hbm L P g" using hbm_keep[OF ei gr h True] .
+      have db: "done_ev S P s b" using hbm_done[OF ei hw True] .
+      have o: "ob P g' b = ob P g b" using gr db by (simp add: ob_def)
+      have k0: "ob P g b \<noteq> w \<and> (sloc P b = sloc P w \<longrightarrow> sb L g (ob P g b) w)"
+        using kw a True hw unfolding kw_ok_def by blast
+      have dob: "done_ev S P s (ob P g b)" using db ev_parts(2)[OF ei] by (auto simp: ob_def)
+      show ?thesis using k0 o sbo[OF dob True] by simp
+    next
+      case nw: False
+      obtain p where wk: "w = Acc t ?k p" using newk a nw by blast
+      obtain x where x: "sloc P w = Some x" using a wr_loc by blast
+      \<comment> \<open>the write b observes was performed before the step\<close>
+      have ob_old: "done_ev S P s (ob P g' b) \<and> (\<not> done_ev S P s b \<longrightarrow> b = Acc t ?k False \<and> ob P g' b = grf g' b)"
+      proof (cases "done_ev S P s b")
+        case True
+        then show ?thesis using ev_parts(2)[OF ei] gr by (auto simp: ob_def)
+      next
+        case False
+        have dw': "done_ev S P s' w" using a by blast
+        have bw: "b = Acc t ?k False \<and> w = Acc t ?k True"
+          using hbm_from_new[OF ei' newk nd od rdold h False db' dw'] .
+        then have "wr (ins P t ?k) True" using a by simp
+        then obtain sc rm r0 y0 where "ins P t ?k = Op (FetchInc sc rm) r0 y0" using wr_part by blast
+        then have "is_rd P b" using bw db' a by (auto simp: acc_def)
+        then show ?thesis using rdold[OF _ db'] bw by (simp add: ob_def)
+      qed
+      have ne: "ob P g' b \<noteq> w" using ob_old nw by auto
+      have "sb L g' (ob P g' b) w" if sl: "sloc P b = sloc P w"
+      proof -
+        let ?a = "ob P g' b"
+        have wa: "wx S P s' x ?a" using ob_wx_done[OF ei' _ db'] a sl x by simp
+        have da: "done_ev S P s ?a" using ob_old by blast
+        have ka: "knows L S P s' g' t ?a" unfolding knows_def
+          by (rule disjI2, rule exI[of _ b], rule exI[of _ w]) (use a wk in auto)
+        have home: "(ga2 g' ?a = None \<longrightarrow> ewg L ?a = Some ?w0) \<and> (ga3 g' ?a = None \<longrightarrow> dv L ?a = Some (dev_of L ?w0))"
+          using kh' t wa ka unfolding kh_ok_def by blast
+        have t23: "ga2 g' ?a = None \<longrightarrow> ga3 g' ?a = None"
+        proof (cases "\<exists>z. ?a = Init z")
+          case True
+          then show ?thesis using ti' by (auto simp: time_inv_def)
+        next
+          case False
+          then show ?thesis using time_perf[OF ti' wa] by blast
+        qed
+        have lt: "gt g' ?a < gt g' w \<and> (\<forall>n. ga2 g' ?a = Some n \<longrightarrow> n < gt g' w)"
+        proof -
+          have "gt g ?a < clk g \<and> (\<forall>n. ga2 g ?a = Some n \<longrightarrow> n < clk g)"
+          proof (cases "\<exists>z. ?a = Init z")
+            case True
+            then show ?thesis using ti c0 by (auto simp: time_inv_def)
+          next
+            case False
+            have "wx S P s x ?a" using wa da by (auto simp: wx_def)
+            moreover have "\<forall>y. ?a \<noteq> Init y" using False by blast
+            ultimately show ?thesis using time_perf[OF ti] by blast
+          qed
+          moreover have "clk g < gt g' w" using gs2[OF _ _ nw] a by blast
+          ultimately show ?thesis using g1[OF da] by auto
+        qed
+        have w2: "ga3 g' w = None" "ewg L w = Some ?w0" "dv L w = Some (dev_of L ?w0)"
+          using gs2[OF _ _ nw] a wk by (auto simp: dv_def)
+        show ?thesis
+        proof (cases "ga2 g' w = None")
+          case True
+          then show ?thesis using sb_fresh1[of g' ?a L ?w0 w] home t23 w2 lt by blast
+        next
+          case False
+          then have w2': "ga2 g' w = Some (gt g' w)" "\<exists>r x. ?i = INCL2 r x" using gs2[OF _ _ nw] a by auto
+          \<comment> \<open>an increment at the L2: what its thread knows has reached the L2\<close>
+          have fl: "flushed ?xs ?n"
+          proof -
+            have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
+            obtain r0 x0 where "?i = INCL2 r0 x0" using w2'(2) by blast
+            then show ?thesis using compiled_flushed[OF rows(1,2,4) ops, of ?n r0 x0] nl by (simp add: compile_def)
+          qed
+          have kf: "ga2 g e \<noteq> None" if "wx S P s y e" "knows L S P s g t e" for y e
+          proof
+            assume a2: "ga2 g e = None"
+            have "ewg L e = Some ?w0" using kh t that a2 unfolding kh_ok_def by blast
+            then have "e \<in> pend1 L S P s g ?w0 y" using that(1) a2 by (simp add: pend1_def)
+            then have "Flush t \<in> set (l1_fifo s ?w0)" using oi t fl that(2) unfolding oinv_def since_ok_def by blast
+            moreover have "?w0 \<in> wgs L" using wp t by (simp add: well_placed_def)
+            ultimately show False using nu by (auto simp: unflushed_def)
+          qed
+          have a2: "ga2 g ?a \<noteq> None"
+          proof (cases "done_ev S P s b")
+            case nb: False
+            then have "b = Acc t ?k False" "?a = grf g' b" using ob_old by blast+
+            moreover have "is_rd P b"
+            proof (rule ccontr)
+              assume "\<not> is_rd P b"
+              then have "ob P g' b = b" by (simp add: ob_def)
+              then show False using ob_old nb by metis
+            qed
+            ultimately show ?thesis using rd_old[OF _ db' nb] w2'(2) by auto
+          next
+            case db: True
+            have po_new: "sthread y = Some t" if "(y, c) \<in> src_po P" "\<not> done_ev S P s c" "done_ev S P s' c" for y c
+              using that new_t[OF that(3,2)] by (auto simp: src_po_def)
+            have hn: "\<not> done_ev S P s b \<or> (\<exists>y. (b = y \<or> (b, y) \<in> hbm L P g) \<and> done_ev S P s b \<and> done_ev S P s y
+               \<and> (sthread y = Some t \<or> (\<exists>r. (y, r) \<in> swm L P g' \<and> \<not> done_ev S P s r \<and> done_ev S P s' r)))"
+              by (rule hbm_into_new[OF ei ei' gr h _ nw]) (use a po_new in blast)+
+            then obtain y where y: "b = y \<or> (b, y) \<in> hbm L P g" "done_ev S P s y"
+                "sthread y = Some t \<or> (\<exists>r. (y, r) \<in> swm L P g' \<and> \<not> done_ev S P s r \<and> done_ev S P s' r)"
+              using db by blast
+            have ob: "?a = ob P g b" using gr db by (simp add: ob_def)
+            have wx0: "wx S P s x (ob P g b)" using ob_wx_done[OF ei _ db] a sl x by simp
+            show ?thesis
+            proof (cases "sthread y = Some t")
+              case True
+              have "knows L S P s g t (ob P g b)" unfolding knows_def
+                by (rule disjI2, rule exI[of _ b], rule exI[of _ y]) (use a y True in auto)
+              then show ?thesis using kf[OF wx0] ob by simp
+            next
+              case False
+              then obtain r where r: "(y, r) \<in> swm L P g'" "\<not> done_ev S P s r" "done_ev S P s' r" using y(3) by blast
+              have ry: "is_rd P r" "grf g' r = y" using r(1) by (auto simp: swm_def)
+              have y2: "ga2 g y \<noteq> None" using rd_old[OF ry(1) r(3,2)] w2'(2) ry(2) by auto
+              have yw: "is_wr P y" "sloc P y = sloc P r" using ev_parts(2)[OF ei'] ry r(3) by auto
+              show ?thesis
+              proof (cases "b = y")
+                case True
+                then show ?thesis using y2 ob yw(1) by (simp add: ob_wr)
+              next
+                case False
+                then have hy: "(b, y) \<in> hbm L P g" using y(1) by blast
+                obtain p' where "r = Acc t ?k p'" using newk r(3,2) by blast
+                then have "sloc P r = Some x" using x wk by simp
+                then have "sb L g (ob P g b) y" using kw yw y(2) a hy sl x unfolding kw_ok_def by auto
+                moreover have "ga2 g (ob P g b) = None \<longrightarrow> ga3 g (ob P g b) = None"
+                proof (cases "\<exists>z. ob P g b = Init z")
+                  case True
+                  then show ?thesis using ti by (auto simp: time_inv_def)
+                next
+                  case False
+                  then show ?thesis using time_perf[OF ti wx0] by blast
+                qed
+                ultimately show ?thesis using sb_ga2 y2 ob by metis
+              qed
+            qed
+          qed
+          have "ga2 g' ?a \<noteq> None" using a2 g1[OF da] by simp
+          moreover have "ga3 g' ?a = None \<longrightarrow> dv L ?a = Some (dev_of L ?w0)" using home by blast
+          moreover have "the (ga2 g' ?a) < gt g' w" using lt \<open>ga2 g' ?a \<noteq> None\<close> by auto
+          ultimately show ?thesis using w2 w2'(1) by (intro sb_fresh2[of g' ?a L "dev_of L ?w0" "gt g' w" w]) simp_all
+        qed
+      qed
+      then show ?thesis using ne by blast
+    qed
+  qed
+qed
+
 section \<open>In every reachable state\<close>
 
 lemma hb_reachable:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
     and wp: "well_placed L P" and sc: "scoped_conflicts L P"
-  shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g"
+  shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g
+    \<and> kw_ok L S P s g"
 proof -
   have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
     using reach by (simp add: reachable_def)
   then show ?thesis
   proof induction
     case base
-    then show ?case using ginv_initial oinv_initial wr_ok_initial l2_ok_initial hb_ok_initial by blast
+    then show ?case using ginv_initial oinv_initial wr_ok_initial l2_ok_initial hb_ok_initial kw_ok_initial by blast
   next
     case (step s1 s2)
     then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "wr_ok L S P s1 g" "l2_ok L S P s1 g" "hb_ok L S P s1 g"
+      "kw_ok L S P s1 g"
       by blast
     have "threads (compile S P) = src_threads P" by (simp add: compile_def)
     then consider (thr) t where "t \<in> src_threads P" "step_thread L (compile S P) t s1 = Some s2"
@@ -761,15 +1106,20 @@ proof -
           "gstep P (done_ev S P s1) (done_ev S P s2) (instrs (compile S P) t ! pc s1 t) g g'"
           "gview L t (kd S P s1 t) (instrs (compile S P) t ! pc s1 t) g g'"
         using oinv_thread[OF g(1,2) thr rows(1-4) wp] g(3,4) rows(5) by blast
-      have "hb_ok L S P s2 g'" by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6) wp sc g'(1,5,6) g(5)])
-      then show ?thesis using g' by blast
+      have hb': "hb_ok L S P s2 g'" by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6) wp sc g'(1,5,6) g(5)])
+      have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) wp g'(1,5,6) g(5) hb' g(6)])
+      then show ?thesis using g' hb' by blast
     next
       case env
+      have c0: "0 < clk g" using wr_okD(1)[OF g(3)] .
       obtain g' where g': "ginv L S P s2 g'" "oinv L S P s2 g'" "wr_ok L S P s2 g'" "l2_ok L S P s2 g'" "env_mono g g'"
-        using oinv_env[OF g(1,2) env] g(3,4) by blast
-      have "pc s2 = pc s1" using env_step_regs_pc_locks[OF env] by simp
+          "sb_keep L S P s1 g g'"
+        using oinv_env[OF g(1,2) env] g(3,4) c0 by blast
+      have pc: "pc s2 = pc s1" using env_step_regs_pc_locks[OF env] by simp
       then have "hb_ok L S P s2 g'" using hb_env g'(5) g(5) by blast
-      then show ?thesis using g' by blast
+      moreover have "kw_ok L S P s2 g'"
+        using kw_env[OF pc g'(5,6) _ g(6)] g(1) by (simp add: ginv_def)
+      ultimately show ?thesis using g' by blast
     qed
   qed
 qed
@@ -803,6 +1153,94 @@ proof -
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fin rem] .
   obtain g where g: "ginv L S P s g" "hb_ok L S P s g" using hb_reachable[OF reach rows wp sc] by blast
   show ?thesis using g unfolding hb_home_def hb_ok_def kh_ok_def rel_ok_def pend1_def by blast
+qed
+
+text \<open>Happens-before over a candidate's reads-from (the exhibited one's is
+  hbm: its reads-from is the ghost's).\<close>
+definition hbr :: "layout \<Rightarrow> src_program \<Rightarrow> (sev \<Rightarrow> sev) \<Rightarrow> sev rel" where
+  "hbr L P rfw = (src_po P \<union> {(w, r). is_rd P r \<and> rfw r = w \<and> atomic_ev P w \<and> atomic_ev P r
+     \<and> (ewg L w = ewg L r \<or> (wide_ev P w \<and> wide_ev P r
+          \<and> map_option (dev_of L) (ewg L w) = map_option (dev_of L) (ewg L r)))})\<^sup>+"
+
+lemma hbm_hbr: "hbm L P g = hbr L P (grf g)"
+  by (simp add: hbm_def hbr_def swm_def)
+
+text \<open>Coherence after happens-before ([HRF14]'s coherence, its write-write
+  and read-write halves): a write before another of its location in
+  happens-before is coherence-before it; a read before a write of its
+  location reads from a write coherence-before it.\<close>
+definition hb_co_ok :: "layout \<Rightarrow> src_program \<Rightarrow> (sev \<Rightarrow> sev) \<Rightarrow> sev rel \<Rightarrow> bool" where
+  "hb_co_ok L P rfw cr \<longleftrightarrow> (\<forall>b w. is_wr P w \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbr L P rfw
+     \<and> sloc P b = sloc P w \<longrightarrow> ((if is_rd P b then rfw b else b), w) \<in> cr)"
+
+text \<open>Every final state of a race-free program without remote operations,
+  compiled by such rows, shows the outcome of a candidate (Hrf_Exhibit's)
+  whose coherence agrees with its happens-before on writes and on a read
+  before a write: for every program of any length and thread count, on
+  every layout, under both write-back policies.\<close>
+theorem machine_candidate_hb_co:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+    and wp: "well_placed L P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_remote P"
+    and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
+  shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
+     \<and> hb_co_ok L P (grf g) (run_co P g)"
+proof -
+  have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
+  have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
+  obtain g where g: "ginv L S P s g" "kw_ok L S P s g" using hb_reachable[OF reach rows wp sc] by blast
+  note ff = final_facts[OF g(1) fin wp rows(1-3)]
+  have ti: "time_inv S P s g" and ei: "ev_inv S P s g" using g(1) by (simp_all add: ginv_def)
+  have "hb_co_ok L P (grf g) (run_co P g)"
+    unfolding hb_co_ok_def
+  proof (intro allI impI)
+    fix b w assume a: "is_wr P w \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbr L P (grf g) \<and> sloc P b = sloc P w"
+    have h: "(b, w) \<in> hbm L P g" using a hbm_hbr by metis
+    have ev: "is_ev P w" using a by (cases w) auto
+    have dw: "done_ev S P s w" using ff(2)[OF ev] .
+    have db: "done_ev S P s b" using hbm_done[OF ei h dw] .
+    obtain x where x: "sloc P w = Some x" using a wr_loc by blast
+    have k: "ob P g b \<noteq> w" "sb L g (ob P g b) w" using g(2) a dw h unfolding kw_ok_def by blast+
+    have wa: "wx S P s x (ob P g b)" using ob_wx_done[OF ei _ db] a x by simp
+    have ww: "wx S P s x w" using a dw x by (simp add: wx_def)
+    have w23: "ga3 g e \<noteq> None \<and> ga2 g e \<noteq> None" if e: "wx S P s x e" for e
+    proof (cases "\<exists>z. e = Init z")
+      case True
+      then show ?thesis using ti by (auto simp: time_inv_def)
+    next
+      case False
+      then have "is_wr P e" "sloc P e = Some x" using e by (auto simp: wx_def)
+      then have "ga3 g e \<noteq> None" using ff(3) by blast
+      moreover have "\<forall>y. e \<noteq> Init y" using False by blast
+      moreover have "ga2 g e = None \<longrightarrow> ga3 g e = None" using time_perf[OF ti e] \<open>\<forall>y. e \<noteq> Init y\<close> by blast
+      ultimately show ?thesis by (cases "ga2 g e") auto
+    qed
+    have w3: "ga3 g (ob P g b) \<noteq> None" "ga3 g w \<noteq> None" using w23[OF wa] w23[OF ww] by blast+
+    have w2: "ga2 g (ob P g b) \<noteq> None" "ga2 g w \<noteq> None" using w23[OF wa] w23[OF ww] by blast+
+    have ni: "\<forall>z. w \<noteq> Init z" using h by (auto simp: hbm_def src_po_def swm_def elim: tranclE)
+    have "klt (key g (ob P g b)) (key g w)" using sb_final[OF k(2) w3 w2] k(1) by blast
+    moreover have xl: "x \<in> src_locs P" using a x ni ev_loc' by (cases w) auto
+    moreover have "is_wr P (ob P g b)" using wx_Init_wr[OF wa xl] .
+    moreover have "sloc P (ob P g b) = sloc P w" using wa ww by (simp add: wx_loc)
+    ultimately show "((if is_rd P b then grf g b else b), w) \<in> run_co P g"
+      using a ni by (simp add: run_co_def ob_def)
+  qed
+  then show ?thesis using final_candidate[OF rows(1-3) wp g(1) fin] by blast
+qed
+
+corollary machine_outcomes_hb_co:
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+    and "well_placed L P"
+    and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_remote P"
+  shows "outcomes L wb (compile S P) (initial (src_init P))
+    \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co}"
+proof
+  fix ob assume "ob \<in> outcomes L wb (compile S P) (initial (src_init P))"
+  then obtain s where s: "s \<in> reachable L wb (compile S P) (initial (src_init P))" "is_final L (compile S P) s"
+    "ob = (regs s, mem s)"
+    by (auto simp: outcomes_def)
+  then show "ob \<in> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co}"
+    using machine_candidate_hb_co[OF assms s(1,2)] by blast
 qed
 
 end
