@@ -457,6 +457,24 @@ proof (cases "sthread a = Some t")
   qed
 qed simp
 
+text \<open>A thread that has flushed its L1 and waited for its marker, with only
+  quiet instructions since, knows no write that has not reached the L2:
+  those of its work-group have left its L1 (the flush is cumulative), the
+  others had reached the L2 when it learnt them.\<close>
+lemma known_flushed:
+  assumes oi: "oinv L S P s g" and kh: "kh_ok L S P s g" and t: "t \<in> src_threads P" and wp: "well_placed L P"
+    and fl: "flushed (instrs (compile S P) t) (pc s t)" and nu: "\<not> unflushed L s t"
+    and a: "wx S P s y a" "knows L S P s g t a"
+  shows "ga2 g a \<noteq> None"
+proof
+  assume a2: "ga2 g a = None"
+  have "ewg L a = Some (wg_of L t)" using kh t a a2 unfolding kh_ok_def by blast
+  then have "a \<in> pend1 L S P s g (wg_of L t) y" using a(1) a2 by (simp add: pend1_def)
+  then have "Flush t \<in> set (l1_fifo s (wg_of L t))" using oi t fl a(2) unfolding oinv_def since_ok_def by blast
+  moreover have "wg_of L t \<in> wgs L" using wp t by (simp add: well_placed_def)
+  ultimately show False using nu by (auto simp: unflushed_def)
+qed
+
 text \<open>A thread step keeps them, for a program whose conflicts across
   work-groups are scoped, compiled by release rows.\<close>
 lemma hb_thread:
@@ -616,14 +634,7 @@ proof -
   qed
   \<comment> \<open>a flushed thread's known writes have reached the L2\<close>
   have kf: "ga2 g a \<noteq> None" if "wx S P s y a" "knows L S P s g t a" "flushed ?xs ?n" for y a
-  proof
-    assume a2: "ga2 g a = None"
-    have "ewg L a = Some ?w0" using kh t that(1,2) a2 unfolding kh_ok_def by blast
-    then have "a \<in> pend1 L S P s g ?w0 y" using that(1) a2 by (simp add: pend1_def)
-    then have "Flush t \<in> set (l1_fifo s ?w0)" using oi t that(3) that(2) unfolding oinv_def since_ok_def by blast
-    moreover have "?w0 \<in> wgs L" using wp t by (simp add: well_placed_def)
-    ultimately show False using nu by (auto simp: unflushed_def)
-  qed
+    using known_flushed[OF oi kh t wp that(3) nu that(1,2)] .
   have ro': "rel_ok L S P s' g'"
     unfolding rel_ok_def
   proof (intro allI impI)
@@ -999,14 +1010,7 @@ proof -
             then show ?thesis using compiled_flushed[OF rows(1,2,4) ops, of ?n r0 x0] nl by (simp add: compile_def)
           qed
           have kf: "ga2 g e \<noteq> None" if "wx S P s y e" "knows L S P s g t e" for y e
-          proof
-            assume a2: "ga2 g e = None"
-            have "ewg L e = Some ?w0" using kh t that a2 unfolding kh_ok_def by blast
-            then have "e \<in> pend1 L S P s g ?w0 y" using that(1) a2 by (simp add: pend1_def)
-            then have "Flush t \<in> set (l1_fifo s ?w0)" using oi t fl that(2) unfolding oinv_def since_ok_def by blast
-            moreover have "?w0 \<in> wgs L" using wp t by (simp add: well_placed_def)
-            ultimately show False using nu by (auto simp: unflushed_def)
-          qed
+            using known_flushed[OF oi kh t wp fl nu that] .
           have a2: "ga2 g ?a \<noteq> None"
           proof (cases "done_ev S P s b")
             case nb: False
