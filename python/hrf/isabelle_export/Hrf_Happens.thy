@@ -475,6 +475,49 @@ proof
   ultimately show False using nu by (auto simp: unflushed_def)
 qed
 
+text \<open>The read a thread step performs reads a line: a write performed
+  before, of the read's location and at home for the thread, at the L2 for
+  an increment there.\<close>
+lemma step_read_home:
+  assumes inv: "ginv L S P s g" and wr: "wr_ok L S P s g" and t: "t \<in> src_threads P"
+    and st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and r: "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r"
+  shows "done_ev S P s (grf g' r) \<and> wx S P s (the (sloc P r)) (grf g' r)
+      \<and> (ga2 g (grf g' r) = None \<longrightarrow> ewg L (grf g' r) = Some (wg_of L t))
+      \<and> (ga3 g (grf g' r) = None \<longrightarrow> dv L (grf g' r) = Some (dev_of L (wg_of L t)))
+      \<and> ((\<exists>r0 y0. instrs (compile S P) t ! pc s t = INCL2 r0 y0) \<longrightarrow> ga2 g (grf g' r) \<noteq> None)"
+proof -
+  let ?i = "instrs (compile S P) t ! pc s t" and ?k = "kd S P s t" and ?w0 = "wg_of L t"
+  note se = step_events[OF inv t st rows gs gv]
+  have li: "lines_inv S P s g" using inv by (simp add: ginv_def)
+  have ho: "home_ok L s g" using wr_okD(8)[OF wr] .
+  obtain p where "r = Acc t ?k p" using se(1)[OF r(2,3)] by blast
+  then have rk: "r = Acc t ?k False" using r(1) by (cases p) (auto dest: rd_part)
+  obtain y0 r0 where y0: "sloc P r = Some y0" "((?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0))
+      \<or> (?i = INCL2 r0 y0 \<and> grf g' r = h2 g (dev_of L ?w0) y0 \<and> readable (l2 s (dev_of L ?w0) y0))"
+    using se(6) r(1,2) rk by blast
+  from y0(2) show ?thesis
+  proof
+    assume a: "(?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0)"
+    have "ga2 g (grf g' r) = None \<longrightarrow> ewg L (grf g' r) = Some ?w0" using home_okD(1)[OF ho] a by simp
+    moreover have "ga3 g (grf g' r) = None \<longrightarrow> dv L (grf g' r) = Some (dev_of L ?w0)"
+      using home_okD(2)[OF ho] a by simp
+    moreover have "wx S P s y0 (grf g' r)" using h1_wx[OF li] a by simp
+    moreover have "\<not> (\<exists>r0 y0. ?i = INCL2 r0 y0)" using a by auto
+    ultimately show ?thesis using y0(1) wx_done by auto
+  next
+    assume a: "?i = INCL2 r0 y0 \<and> grf g' r = h2 g (dev_of L ?w0) y0 \<and> readable (l2 s (dev_of L ?w0) y0)"
+    have "ga2 g (grf g' r) \<noteq> None" using home_okD(3)[OF ho] a by simp
+    moreover have "ga3 g (grf g' r) = None \<longrightarrow> dv L (grf g' r) = Some (dev_of L ?w0)"
+      using home_okD(4)[OF ho] a by simp
+    moreover have "wx S P s y0 (grf g' r)" using h2_wx[OF li] a by simp
+    ultimately show ?thesis using y0(1) wx_done by auto
+  qed
+qed
+
 text \<open>A thread step keeps them, for a program whose conflicts across
   work-groups are scoped, compiled by release rows.\<close>
 lemma hb_thread:
@@ -519,30 +562,7 @@ proof -
       \<and> (ga3 g (grf g' r) = None \<longrightarrow> dv L (grf g' r) = Some (dev_of L ?w0))
       \<and> ((\<exists>r0 y0. ?i = INCL2 r0 y0) \<longrightarrow> ga2 g (grf g' r) \<noteq> None)"
     if r: "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" for r
-  proof -
-    obtain p where "r = Acc t ?k p" using new r(2,3) by blast
-    then have rk: "r = Acc t ?k False" using r(1) by (cases p) (auto dest: rd_part)
-    obtain y0 r0 where y0: "((?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0))
-        \<or> (?i = INCL2 r0 y0 \<and> grf g' r = h2 g (dev_of L ?w0) y0 \<and> readable (l2 s (dev_of L ?w0) y0))"
-      using se(6) r(1,2) rk by blast
-    then show ?thesis
-    proof
-      assume a: "(?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0)"
-      have "ga2 g (grf g' r) = None \<longrightarrow> ewg L (grf g' r) = Some ?w0" using home_okD(1)[OF ho] a by simp
-      moreover have "ga3 g (grf g' r) = None \<longrightarrow> dv L (grf g' r) = Some (dev_of L ?w0)"
-        using home_okD(2)[OF ho] a by simp
-      moreover have "done_ev S P s (grf g' r)" using wx_done[OF h1_wx[OF li]] a by simp
-      moreover have "\<not> (\<exists>r0 y0. ?i = INCL2 r0 y0)" using a by auto
-      ultimately show ?thesis by blast
-    next
-      assume a: "?i = INCL2 r0 y0 \<and> grf g' r = h2 g (dev_of L ?w0) y0 \<and> readable (l2 s (dev_of L ?w0) y0)"
-      have "ga2 g (grf g' r) \<noteq> None" using home_okD(3)[OF ho] a by simp
-      moreover have "ga3 g (grf g' r) = None \<longrightarrow> dv L (grf g' r) = Some (dev_of L ?w0)"
-        using home_okD(4)[OF ho] a by simp
-      moreover have "done_ev S P s (grf g' r)" using wx_done[OF h2_wx[OF li]] a by simp
-      ultimately show ?thesis by auto
-    qed
-  qed
+    using step_read_home[OF inv wr t st rows(1-3) gs gv r] by blast
   have kh': "kh_ok L S P s' g'"
     unfolding kh_ok_def
   proof (intro ballI allI impI)
@@ -898,24 +918,7 @@ proof -
   have rd_old: "done_ev S P s (grf g' r) \<and> wx S P s (the (sloc P r)) (grf g' r)
       \<and> ((\<exists>r0 y0. ?i = INCL2 r0 y0) \<longrightarrow> ga2 g (grf g' r) \<noteq> None)"
     if r: "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" for r
-  proof -
-    obtain p where "r = Acc t ?k p" using new r(2,3) by blast
-    then have rk: "r = Acc t ?k False" using r(1) by (cases p) (auto dest: rd_part)
-    obtain y0 r0 where y0: "sloc P r = Some y0" "((?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0))
-        \<or> (?i = INCL2 r0 y0 \<and> grf g' r = h2 g (dev_of L ?w0) y0 \<and> readable (l2 s (dev_of L ?w0) y0))"
-      using se(6) r(1,2) rk by blast
-    from y0(2) show ?thesis
-    proof
-      assume b: "(?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0)"
-      then have "wx S P s y0 (grf g' r)" using h1_wx[OF li] by simp
-      then show ?thesis using b y0(1) wx_done by auto
-    next
-      assume b: "?i = INCL2 r0 y0 \<and> grf g' r = h2 g (dev_of L ?w0) y0 \<and> readable (l2 s (dev_of L ?w0) y0)"
-      then have "wx S P s y0 (grf g' r)" using h2_wx[OF li] by simp
-      moreover have "ga2 g (grf g' r) \<noteq> None" using b home_okD(3)[OF ho] by simp
-      ultimately show ?thesis using y0(1) wx_done by auto
-    qed
-  qed
+    using step_read_home[OF inv wr t st rows(1-3) gs gv r] by blast
   have rdold: "done_ev S P s (grf g' r)" if "is_rd P r" "done_ev S P s' r" for r
   proof (cases "done_ev S P s r")
     case True
