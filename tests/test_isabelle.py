@@ -246,6 +246,8 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "rel_rows",
             "knows_home",  # Hrf_Happens's machine_knows_home
             "outcomes_hb_co",  # Hrf_Happens's machine_outcomes_hb_co
+            "acq_rows",
+            "outcomes_hb_coherent",  # Hrf_Happens's machine_outcomes_hb_coherent
         )
         # and the sound_on theorems against each model Hrf_Source defines
         simulation += tuple(f"{k}_{m}" for k in ("homed_sound_on", "homed_l2_sound_on") for m in SOURCE_MODELS)
@@ -260,6 +262,9 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
         # first and performs its device-scope RMWs at the L2
         assert (f"{c}_knows_home" in claimed) == (s.name != "rsp-old")
         assert (f"{c}_outcomes_hb_co" in claimed) == (s.name != "rsp-old")
+        # and each of them invalidates the L1 after its device-scope loads
+        # and its increments at the L2
+        assert (f"{c}_outcomes_hb_coherent" in claimed) == (s.name != "rsp-old")
         if f"{c}_homed_l2_sound_on" in claimed:
             assert {f"{c}_homed_l2_sound_on_{m}" for m in SOURCE_MODELS} <= set(claimed)
         assert ("_sound_goal" in text) == (not s.refuted_by)
@@ -371,6 +376,33 @@ def test_the_released_rows_flush_the_l1_right_before_their_access():
     # rsp-old: its device RMW is not invalidated after, so no po_loc and no
     # theorem on what a thread knows (which needs wr_ok)
     assert "knows_home" not in scheme_theory("rsp-old")[1]
+
+
+def test_the_acquire_rows_invalidate_the_l1_right_after_their_access():
+    # Hrf_Happens's ia_seq False, by hand: every data instruction is
+    # followed by an INVL1 with only quiet instructions between, within the
+    # row. rsp-new's device load (LD; INVL1 WG), its all-devices load (LD;
+    # INVL2 DV; INVL1 WG), its remote load (LD; FLUL1 DV; INVL1 WG) and its
+    # device RMW (LKrmw WG; FLUL1 WG; RMWL2; INVL1 WG; UNLKrmw WG) are;
+    # hrf-cache's device load (INVL1 WG; LD; INVL1 WG) is; a load alone, an
+    # invalidation only before the access, or a second access before it,
+    # are not.
+    from hrf.isabelle.schemes import acquired_row, scheme_theory
+
+    assert acquired_row(("LD", "INVL1 WG")) and acquired_row(("LD", "INVL2 DV", "INVL1 WG"))
+    assert acquired_row(("LD", "FLUL1 DV", "INVL1 WG")) and acquired_row(("INVL1 WG", "LD", "INVL1 WG"))
+    assert acquired_row(("LKrmw WG", "FLUL1 WG", "RMWL2", "INVL1 WG", "UNLKrmw WG"))
+    assert not acquired_row(("LD",)) and not acquired_row(("INVL1 WG", "LD"))
+    assert not acquired_row(("LD", "ST", "INVL1 WG")) and not acquired_row(("RMWL2", "LD", "INVL1 WG"))
+    rsp_new = get("rsp-new").rows
+    for key in (("load", "dev", False), ("load", "dev", True), ("load", "all", False), ("rmw", "dev", False)):
+        assert acquired_row(rsp_new[key].seq), key
+    assert acquired_row(get("hrf-cache").rows[("load", "dev", False)].seq)
+    text = scheme_theory("rsp-new")[1]
+    assert 'lemma rsp_new_acq_rows: "acq_rows rsp_new {' in text
+    assert "theorem rsp_new_outcomes_hb_coherent:" in text and "one_dev L P" in text
+    # rsp-old has no theorem on what a thread knows, so none on coherence
+    assert "hb_coherent" not in scheme_theory("rsp-old")[1]
 
 
 def test_the_disciplined_schemes_are_those_taking_rmw_locks_in_brackets():

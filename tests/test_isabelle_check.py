@@ -376,7 +376,17 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
     #   `flq visible True`: a row of ST alone passes; compiled_vis_flushed
     #   fails);
     # - coherence against happens-before (a write coherence-after a write
-    #   it happens after: machine_candidate_hb_co fails).
+    #   it happens after: final_hb_co fails);
+    # - an acquire row that need not invalidate (ia_seq accepting a row
+    #   that ends waiting for its invalidation: LD alone passes;
+    #   ia_seq_win fails);
+    # - what a device-scope acquire learns settled in its L1 at once, not
+    #   only once its invalidation has emptied it (kl_ok without its
+    #   exemption: a message-passing acquire may still read a stale line of
+    #   the data until then; kl_thread fails);
+    # - the read halves against happens-before (a read reading a write
+    #   coherence-before the one an access before it observes:
+    #   final_hb_co_rd fails).
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Happens") + 1] if t != "Hrf_Closure")
     happens = "Hrf_Happens"
     planted = {
@@ -393,7 +403,18 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
         "\\<longrightarrow> ((if is_rd P b then rfw b else b), w) \\<in> cr)": (
             happens,
             "\\<longrightarrow> (w, (if is_rd P b then rfw b else b)) \\<in> cr)",
-            "machine_candidate_hb_co",
+            "final_hb_co",
+        ),
+        '"ia_seq p [] = (\\<not> p)"': (happens, '"ia_seq p [] = True"', "ia_seq_win"),
+        "readable (l1 s (wg_of L t) x) \\<and> \\<not> exempt L S P s c a \\<longrightarrow>": (
+            happens,
+            "readable (l1 s (wg_of L t) x) \\<longrightarrow>",
+            "kl_thread",
+        ),
+        "\\<or> ((if is_rd P b then rfw b else b), rfw r) \\<in> cr)": (
+            happens,
+            "\\<or> (rfw r, (if is_rd P b then rfw b else b)) \\<in> cr)",
+            "final_hb_co_rd",
         ),
     }
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Coherence", fails=happens)
@@ -454,6 +475,14 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
         r"\(Store Device False, \\<lambda>r x\. \[FLUL1 WG, ST \(ER r\) x\]\)",
         r"(Store Device False, \\<lambda>r x. [ST (ER r) x])",
         "rsp_new_rel_rows",
+    )
+    # Planted: the device load without the invalidation after it (an
+    # acquire that may go on reading lines older than what it learnt:
+    # Hrf_Happens's acq_rows, and so rsp_new_outcomes_hb_coherent, fail).
+    fails(
+        r"\(Load Device False, \\<lambda>r x\. \[LD r x, INVL1 WG\]\)",
+        r"(Load Device False, \\<lambda>r x. [LD r x])",
+        "rsp_new_acq_rows",
     )
 
 

@@ -101,24 +101,38 @@ def released_row(seq) -> bool:
     return _flushed_before(seq, lambda op: op not in _QUIET)
 
 
+def _invalidated_after(seq, picked) -> bool:
+    """Whether each instruction `picked` takes in a row is followed by an
+    invalidation of the L1 (INVL1) with only quiet instructions between,
+    within the row."""
+    pending = False
+    for word in seq:
+        op = word.split()[0]
+        if op == "INVL1":
+            pending = False
+        elif pending and op not in _QUIET:
+            return False
+        elif picked(op):
+            pending = True
+    return not pending
+
+
 def invalidated_row(seq) -> bool:
     """Whether each increment at the L2 (RMWL2) in a row is followed by an
     invalidation of the L1 (INVL1) with only quiet instructions between,
     within the row (Hrf_Coherence's `iv_seq False`): the thread's next read
     of its L1 does not find a line older than its increment. hrf chooses,
     Isabelle proves (`<scheme>_l2_invalidated`)."""
-    pending = False
-    for word in seq:
-        op = word.split()[0]
-        if op == "RMWL2":
-            if pending:
-                return False
-            pending = True
-        elif op == "INVL1":
-            pending = False
-        elif pending and op not in _QUIET:
-            return False
-    return not pending
+    return _invalidated_after(seq, lambda op: op == "RMWL2")
+
+
+def acquired_row(seq) -> bool:
+    """Whether each data instruction of a row is followed by an
+    invalidation of the L1 with only quiet instructions between (Hrf_Happens's
+    `ia_seq False`): an acquire at device scope or wider, or an increment at
+    the L2, after which the thread reads no line older than what it has
+    learnt. hrf chooses, Isabelle proves (`<scheme>_acq_rows`)."""
+    return _invalidated_after(seq, lambda op: op not in _QUIET)
 
 
 def disciplined_row(seq) -> bool:
@@ -492,6 +506,44 @@ def scheme_theory(scheme) -> tuple:
             "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob "
             '\\<and> hb_co_ok L P rfw co}"',
             f"  using machine_outcomes_hb_co[OF {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows]",
+            "  by blast",
+            "",
+        ] + coherent_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
+
+    def coherent_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set):
+        """Hrf_Happens's machine_outcomes_hb_coherent for the scheme, where its
+        rows that read at device scope or wider, and its increments at the
+        L2, invalidate the L1 after their access."""
+        taken = [
+            r
+            for op, scope, _remote, r, _src, _seq in rows
+            if (l1_row(op, r.seq) and op in ("load", "rmw") and scope in ("dev", "all")) or l2_row(op, r.seq)
+        ]
+        if not all(acquired_row(r.seq) for r in taken):
+            return [
+                "text \\<open>Not stated: Hrf_Happens's theorem on coherence after happens-before, its read "
+                f"halves (a row of {name} that reads at device scope or wider, or increments at the L2, is not "
+                "followed by an invalidation of the L1).\\<close>",
+                "",
+            ]
+        return [
+            "text \\<open>Each row that reads at device scope or wider, and each increment at the L2, "
+            "invalidates the L1 after its access (Hrf_Happens's acq_rows).\\<close>",
+            f'lemma {name}_acq_rows: "acq_rows {name} {l1_set} {l2_set}"',
+            f"  by (simp add: acq_rows_def inv_after_def {name}_def {rows_defs(name)})",
+            "",
+            "text \\<open>So on one device every outcome of such a program is the outcome of a candidate whose "
+            "coherence agrees with its happens-before on every pair of accesses of a location, reads after "
+            "them included (Hrf_Happens's hb_co_ok and hb_co_rd_ok: [HRF14]'s coherence).\\<close>",
+            f"theorem {name}_outcomes_hb_coherent:",
+            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> one_dev L P '
+            "\\<and> \\<not> na_rmw P \\<and> no_remote P",
+            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
+            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
+            "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob "
+            '\\<and> hb_co_ok L P rfw co \\<and> hb_co_rd_ok L P rfw co}"',
+            "  using machine_outcomes_hb_coherent[OF "
+            f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_acq_rows]",
             "  by blast",
             "",
         ]

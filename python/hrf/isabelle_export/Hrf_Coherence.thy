@@ -1991,10 +1991,47 @@ lemma sb_keep_wb1: "time_inv S P s g \<Longrightarrow> 0 < clk g \<Longrightarro
   and sb_keep_wb2: "time_inv S P s g \<Longrightarrow> 0 < clk g \<Longrightarrow> sb_keep L S P s g (wb2g L S P s g d x)"
   unfolding sb_keep_def using sb_wb1 sb_wb2 by blast+
 
+text \<open>What an environment step does to the L1 lines: a readable line was
+  readable before with its write, or was fetched, clean, from its
+  device's readable L2 line.\<close>
+definition l1_env :: "layout \<Rightarrow> state \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> ghost \<Rightarrow> bool" where
+  "l1_env L s s' g g' \<longleftrightarrow> (\<forall>w x. readable (l1 s' w x) \<longrightarrow> (readable (l1 s w x) \<and> h1 g' w x = h1 g w x)
+     \<or> (\<not> dirty (l1 s w x) \<and> readable (l2 s (dev_of L w) x) \<and> h1 g' w x = h2 g (dev_of L w) x))"
+
+lemma l1_env_same: "l1 s' = l1 s \<Longrightarrow> h1 g' = h1 g \<Longrightarrow> l1_env L s s' g g'"
+  by (simp add: l1_env_def)
+
+lemma l1_env_wb: "h1 g' = h1 g \<Longrightarrow> l1_env L s (write_back_l1 L w x (s\<lparr>l1_fifo := q\<rparr>)) g g'"
+  and l1_env_wb2: "h1 g' = h1 g \<Longrightarrow> l1_env L s (write_back_l2 d x (s\<lparr>l2_fifo := q\<rparr>)) g g'"
+  and l1_env_evict: "l1_env L s (set_l1 w x None s) g g"
+  by (auto simp: l1_env_def write_back_l1_def write_back_l2_def enq_l2_def set_l2_def set_l1_def readable_def
+      split: option.splits prod.splits freshness.splits)
+
+lemma l1_env_fetch: "l1 s w x = None \<or> l1 s w x = Some (val_of (l1 s w x), Clean, Invalid) \<Longrightarrow> readable (l2 s (dev_of L w) x)
+    \<Longrightarrow> l1_env L s (set_l1 w x (Some (v, Clean, Valid)) s) g (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>)"
+proof -
+  assume c: "l1 s w x = None \<or> l1 s w x = Some (val_of (l1 s w x), Clean, Invalid)" "readable (l2 s (dev_of L w) x)"
+  have nd: "\<not> dirty (l1 s w x)"
+  proof
+    assume "dirty (l1 s w x)"
+    moreover have "l1 s w x = None \<or> (\<exists>v. l1 s w x = Some (v, Clean, Invalid))" using c(1) by blast
+    ultimately show False by (auto simp: dirty_def)
+  qed
+  show ?thesis unfolding l1_env_def
+  proof (intro allI impI)
+    fix v' y assume "readable (l1 (set_l1 w x (Some (v, Clean, Valid)) s) v' y)"
+    then show "(readable (l1 s v' y) \<and> h1 (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>) v' y = h1 g v' y)
+      \<or> (\<not> dirty (l1 s v' y) \<and> readable (l2 s (dev_of L v') y)
+         \<and> h1 (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>) v' y = h2 g (dev_of L v') y)"
+      using nd c(2) by (cases "v' = w \<and> y = x") (auto simp: set_l1_def)
+  qed
+qed
+
 lemma oinv_env:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and st: "s' \<in> env_step L wb s"
   shows "\<exists>g'. ginv L S P s' g' \<and> oinv L S P s' g' \<and> (wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g')
-    \<and> (l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g') \<and> env_mono g g' \<and> (0 < clk g \<longrightarrow> sb_keep L S P s g g')"
+    \<and> (l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g') \<and> env_mono g g' \<and> (0 < clk g \<longrightarrow> sb_keep L S P s g g')
+    \<and> l1_env L s s' g g'"
 proof -
   have pcs: "pc s' = pc s" using env_step_regs_pc_locks[OF st] by simp
   have ti: "time_inv S P s g" using inv by (simp add: ginv_def)
@@ -2005,12 +2042,16 @@ proof -
       using oinv_keep[OF oi pcs] by (simp add: set_l1_def)
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>)"
       using l2_keep[of L S P s g s'] pcs fetch1(2) by (auto simp: set_l1_def)
+    moreover have "l1_env L s s' g (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>)"
+      using l1_env_fetch[OF fetch1(3,4)] fetch1(2) by simp
     ultimately show ?thesis using fetch1 wr_fetch1[OF inv _ fetch1(2-4)] env_mono_h1 sb_keep_h1 by blast
   next
     case (fetch2 d x)
     then have "oinv L S P s' (g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>)"
       using oinv_keep[OF oi pcs] by (simp add: set_l2_def)
-    then show ?thesis using fetch2 wr_fetch2[OF inv _ fetch2(2,3)] l2_fetch2[OF inv _ fetch2(2,3)] env_mono_h2 sb_keep_h2 by blast
+    moreover have "l1_env L s s' g (g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>)"
+      by (rule l1_env_same) (simp_all add: fetch2(2) set_l2_def)
+    ultimately show ?thesis using fetch2 wr_fetch2[OF inv _ fetch2(2,3)] l2_fetch2[OF inv _ fetch2(2,3)] env_mono_h2 sb_keep_h2 by blast
   next
     case (pop1 w e0 rest)
     have di: "dirty_inv L S P s g" using inv by (simp add: ginv_def)
@@ -2022,24 +2063,28 @@ proof -
     have "ww_ok S P s' g" using oi unfolding oinv_def ww_ok_def done_same[OF pcs] by blast
     moreover have "wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g" using wr_same pcs pop1(3) by simp
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs pop1(3) by simp
+    moreover have "l1_env L s s' g g" by (rule l1_env_same) (simp_all add: pop1(3))
     ultimately show ?thesis using pop1(1) fs env_mono_refl sb_keep_refl by (auto simp: oinv_def)
   next
     case (wb1 w x q)
     have "\<forall>v. l1_fifo s' v = l1_fifo s v \<or> (v = w \<and> l1_fifo s w = Addr x # l1_fifo s' w)"
       using wb1(3,4) wb_fields(1) by auto
     then have "oinv L S P s' (wb1g L S P s g w x)" using oinv_wb1[OF inv oi pcs] by blast
-    then show ?thesis using wb1(1) wr_wb1[OF inv _ wb1(2,3)] l2_wb1[OF inv _ wb1(2,3)] env_mono_wb1 sb_keep_wb1[OF ti] by blast
+    moreover have "l1_env L s s' g (wb1g L S P s g w x)" using l1_env_wb wb1(3) by (simp add: wb1g_def)
+    ultimately show ?thesis using wb1(1) wr_wb1[OF inv _ wb1(2,3)] l2_wb1[OF inv _ wb1(2,3)] env_mono_wb1 sb_keep_wb1[OF ti] by blast
   next
     case (pop2 q)
     have "oinv L S P s' g" using oinv_keep[OF oi pcs] pop2(2) by simp
     moreover have "wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g" using wr_same pcs pop2(2) by simp
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs pop2(2) by simp
+    moreover have "l1_env L s s' g g" by (rule l1_env_same) (simp_all add: pop2(2))
     ultimately show ?thesis using pop2(1) env_mono_refl sb_keep_refl by blast
   next
     case (wb2 d x q)
     have "l1_fifo s' = l1_fifo s" using wb2(3) wb_fields(3) by simp
     then have "oinv L S P s' (wb2g L S P s g d x)" using oinv_wb2[OF inv oi pcs] by blast
-    then show ?thesis using wb2(1) wr_wb2[OF inv _ wb2(2,3)] l2_wb2[OF inv _ wb2(2,3)] env_mono_wb2 sb_keep_wb2[OF ti] by blast
+    moreover have "l1_env L s s' g (wb2g L S P s g d x)" using l1_env_wb2 wb2(3) by (simp add: wb2g_def)
+    ultimately show ?thesis using wb2(1) wr_wb2[OF inv _ wb2(2,3)] l2_wb2[OF inv _ wb2(2,3)] env_mono_wb2 sb_keep_wb2[OF ti] by blast
   next
     case (evict1 w x)
     have "oinv L S P s' g" using oinv_keep[OF oi pcs] evict1(3) by (simp add: set_l1_def)
@@ -2047,6 +2092,7 @@ proof -
       using wr_mono[of L S P s g s' g] pcs evict1(3) by (auto simp: set_l1_def readable_def)
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs evict1(3)
       by (simp add: set_l1_def)
+    moreover have "l1_env L s s' g g" using l1_env_evict evict1(3) by simp
     ultimately show ?thesis using evict1(1) env_mono_refl sb_keep_refl by blast
   next
     case (evict2 d x)
@@ -2055,6 +2101,7 @@ proof -
       using wr_mono[of L S P s g s' g] pcs evict2(3) by (auto simp: set_l2_def readable_def)
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs evict2(3)
       by (auto simp: set_l2_def readable_def)
+    moreover have "l1_env L s s' g g" by (rule l1_env_same) (simp_all add: evict2(3) set_l2_def)
     ultimately show ?thesis using evict2(1) env_mono_refl sb_keep_refl by blast
   qed
 qed

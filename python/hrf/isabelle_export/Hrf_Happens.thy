@@ -1082,6 +1082,968 @@ proof -
   qed
 qed
 
+section \<open>What a release hands over is fresh in its work-group's L1\<close>
+
+text \<open>The writes an access knows: those observed by the accesses up to it
+  in happens-before, its own among them.\<close>
+definition knows_at :: "layout \<Rightarrow> src_program \<Rightarrow> ghost \<Rightarrow> sev \<Rightarrow> sev \<Rightarrow> bool" where
+  "knows_at L P g c e \<longleftrightarrow> (\<exists>b. (is_wr P b \<or> is_rd P b) \<and> (b = c \<or> (b, c) \<in> hbm L P g) \<and> ob P g b = e)"
+
+text \<open>Position n of a code comes before an invalidation of the L1, with only
+  quiet instructions between.\<close>
+definition win :: "instr list \<Rightarrow> nat \<Rightarrow> bool" where
+  "win xs n \<longleftrightarrow> (\<exists>j. n \<le> j \<and> j < length xs \<and> (\<exists>sc. xs ! j = INVL1 sc) \<and> (\<forall>m. n \<le> m \<and> m < j \<longrightarrow> quiet (xs ! m)))"
+
+text \<open>A location that a work-group other than w writes.\<close>
+definition fw :: "layout \<Rightarrow> src_program \<Rightarrow> wid \<Rightarrow> addr option \<Rightarrow> bool" where
+  "fw L P w xo \<longleftrightarrow> (\<exists>e. is_wr P e \<and> sloc P e = xo \<and> ewg L e \<noteq> None \<and> ewg L e \<noteq> Some w)"
+
+text \<open>While a thread waits for the invalidation after its last access, what
+  that access knows of its own location may be newer than the L1's lines,
+  and all it knows when another work-group writes that location.\<close>
+definition exempt :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> sev \<Rightarrow> sev \<Rightarrow> bool" where
+  "exempt L S P s c a \<longleftrightarrow> (\<exists>t k p. c = Acc t k p \<and> Suc k = kd S P s t \<and> win (instrs (compile S P) t) (pc s t)
+     \<and> (sloc P a = sloc P c \<or> fw L P (wg_of L t) (sloc P c)))"
+
+text \<open>What a performed access knows is settled before its work-group's
+  readable L1 lines, but what is exempt.\<close>
+definition kl_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "kl_ok L S P s g \<longleftrightarrow> (\<forall>t \<in> src_threads P. \<forall>c a x. done_ev S P s c \<and> sthread c = Some t \<and> knows_at L P g c a
+     \<and> wx S P s x a \<and> readable (l1 s (wg_of L t) x) \<and> \<not> exempt L S P s c a \<longrightarrow> sb L g a (h1 g (wg_of L t) x))"
+
+text \<open>The program's threads sit on one device.\<close>
+definition one_dev :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
+  "one_dev L P \<longleftrightarrow> (\<forall>t \<in> src_threads P. \<forall>u \<in> src_threads P. dev_of L (wg_of L t) = dev_of L (wg_of L u))"
+
+text \<open>The operations that read at device scope or wider.\<close>
+fun wide_rd_op :: "src_op \<Rightarrow> bool" where
+  "wide_rd_op (Load sc rm) = (sc \<in> {Device, AllDevices})"
+| "wide_rd_op (FetchInc sc rm) = (sc \<in> {Device, AllDevices})"
+| "wide_rd_op (Store sc rm) = False"
+
+text \<open>ia_seq p xs: in xs every visible instruction is followed by an
+  invalidation of the L1 before any other visible instruction (and before
+  the end), with only quiet instructions between; p: one waits for its
+  invalidation at the start.\<close>
+fun ia_seq :: "bool \<Rightarrow> instr list \<Rightarrow> bool" where
+  "ia_seq p [] = (\<not> p)"
+| "ia_seq p (i # xs) = (case i of
+      INVL1 _ \<Rightarrow> ia_seq False xs
+    | _ \<Rightarrow> (if visible i then \<not> p \<and> ia_seq True xs else (quiet i \<or> \<not> p) \<and> ia_seq p xs))"
+
+text \<open>A row whose visible instruction is followed by an invalidation of the
+  L1, with only quiet instructions between.\<close>
+definition inv_after :: "row \<Rightarrow> bool" where
+  "inv_after rw \<longleftrightarrow> (\<forall>r x. ia_seq False (rw r x))"
+
+text \<open>[RSP15] sec. 6: an acquire at device scope invalidates the L1 after
+  its access (rsp-new's LD; INVL1 WG), and so does an increment at the L2.\<close>
+definition acq_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> src_op set \<Rightarrow> bool" where
+  "acq_rows S A B \<longleftrightarrow> (\<forall>a \<in> A \<union> B. wide_rd_op a \<or> a \<in> B \<longrightarrow> (\<exists>rw. S a = Some rw \<and> inv_after rw))"
+
+lemma win_shift: "win ys n \<Longrightarrow> win (xs @ ys @ zs) (length xs + n)"
+proof -
+  assume "win ys n"
+  then obtain j sc where j: "n \<le> j" "j < length ys" "ys ! j = INVL1 sc" "\<forall>m. n \<le> m \<and> m < j \<longrightarrow> quiet (ys ! m)"
+    unfolding win_def by blast
+  have "\<forall>m. length xs + n \<le> m \<and> m < length xs + j \<longrightarrow> quiet ((xs @ ys @ zs) ! m)"
+  proof (intro allI impI)
+    fix m assume m: "length xs + n \<le> m \<and> m < length xs + j"
+    then have "m - length xs < length ys" "\<not> m < length xs" using j(2) by linarith+
+    then have "(xs @ ys @ zs) ! m = ys ! (m - length xs)" by (simp add: nth_append)
+    moreover have "n \<le> m - length xs \<and> m - length xs < j" using m by linarith
+    ultimately show "quiet ((xs @ ys @ zs) ! m)" using j(4) by simp
+  qed
+  moreover have "(xs @ ys @ zs) ! (length xs + j) = INVL1 sc" using j(2,3) by (simp add: nth_append)
+  ultimately show ?thesis unfolding win_def using j(1,2) by (intro exI[of _ "length xs + j"]) auto
+qed
+
+lemma win_Cons: "win xs n \<Longrightarrow> win (i # xs) (Suc n)"
+  using win_shift[of xs n "[i]" "[]"] by simp
+
+lemma win_Cons_quiet: "quiet i \<Longrightarrow> win xs 0 \<Longrightarrow> win (i # xs) 0"
+proof -
+  assume q: "quiet i" and "win xs 0"
+  then obtain j sc where j: "j < length xs" "xs ! j = INVL1 sc" "\<forall>m. m < j \<longrightarrow> quiet (xs ! m)"
+    unfolding win_def by auto
+  have "\<forall>m. m < Suc j \<longrightarrow> quiet ((i # xs) ! m)"
+  proof (intro allI impI)
+    fix m assume "m < Suc j"
+    then show "quiet ((i # xs) ! m)" using q j(3) by (cases m) auto
+  qed
+  then show ?thesis unfolding win_def using j(1,2) by (intro exI[of _ "Suc j"]) auto
+qed
+
+lemma ia_seq_win: "ia_seq p xs \<Longrightarrow> (p \<longrightarrow> win xs 0) \<and> (\<forall>m < length xs. visible (xs ! m) \<longrightarrow> win xs (Suc m))"
+proof (induction xs arbitrary: p)
+  case Nil
+  then show ?case by simp
+next
+  case (Cons i xs)
+  have suc: "\<forall>m < length (i # xs). visible ((i # xs) ! m) \<longrightarrow> win (i # xs) (Suc m)"
+    if h: "\<forall>m < length xs. visible (xs ! m) \<longrightarrow> win xs (Suc m)" and z: "visible i \<longrightarrow> win xs 0"
+  proof (intro allI impI)
+    fix m assume "m < length (i # xs)" "visible ((i # xs) ! m)"
+    then show "win (i # xs) (Suc m)" using h z win_Cons by (cases m) auto
+  qed
+  show ?case
+  proof (cases "\<exists>sc. i = INVL1 sc")
+    case True
+    then obtain sc where sc: "i = INVL1 sc" by blast
+    then have ih: "\<forall>m < length xs. visible (xs ! m) \<longrightarrow> win xs (Suc m)" using Cons by simp
+    have "win (i # xs) 0" using sc unfolding win_def by (intro exI[of _ 0]) auto
+    then show ?thesis using suc[OF ih] sc by simp
+  next
+    case ni: False
+    show ?thesis
+    proof (cases "visible i")
+      case True
+      then have a: "\<not> p" "ia_seq True xs" using Cons.prems ni by (cases i; simp)+
+      have ih: "win xs 0" "\<forall>m < length xs. visible (xs ! m) \<longrightarrow> win xs (Suc m)" using Cons.IH[OF a(2)] by blast+
+      then show ?thesis using suc a(1) by blast
+    next
+      case False
+      then have a: "quiet i \<or> \<not> p" "ia_seq p xs" using Cons.prems ni by (cases i; simp)+
+      have ih: "p \<longrightarrow> win xs 0" "\<forall>m < length xs. visible (xs ! m) \<longrightarrow> win xs (Suc m)" using Cons.IH[OF a(2)] by blast+
+      have "p \<longrightarrow> win (i # xs) 0" using a(1) ih(1) win_Cons_quiet by blast
+      then show ?thesis using suc[OF ih(2)] False by blast
+    qed
+  qed
+qed
+
+text \<open>The visible instruction at position n of compiled code is the access
+  of the row of its source instruction.\<close>
+lemma compiled_row:
+  assumes rows: "l1_rows S A" "l2_rows S B" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
+    and n: "n < length (concat (map (compile_instr S) c))" "visible (concat (map (compile_instr S) c) ! n)"
+    and k: "length (filter visible (take n (concat (map (compile_instr S) c)))) = k"
+    and w: "c ! k = Op a r x"
+  shows "\<exists>rw pre post m. S a = Some rw \<and> concat (map (compile_instr S) c) = pre @ rw r x @ post
+    \<and> n = length pre + m \<and> m < length (rw r x) \<and> visible (rw r x ! m)"
+  using rows(3) n k w
+proof (induction c arbitrary: n k)
+  case Nil
+  then show ?case by simp
+next
+  case (Cons i c)
+  define ys where "ys = compile_instr S i"
+  define zs where "zs = concat (map (compile_instr S) c)"
+  have xs: "concat (map (compile_instr S) (i # c)) = ys @ zs" by (simp add: ys_def zs_def)
+  have oi: "op_of i \<subseteq> A \<union> B" using Cons.prems(1) by simp
+  have one: "filter visible ys = [src_access B i]"
+    using compiled_code(1)[OF rows(1,2), of "[i]"] oi by (simp add: ys_def)
+  show ?case
+  proof (cases "n < length ys")
+    case True
+    have v: "visible (ys ! n)" using Cons.prems(3) True by (simp add: nth_append ys_def zs_def)
+    have "length (filter visible (take n ys)) < length (filter visible ys)"
+      using filter_take_nth(1)[OF True, of visible] v .
+    then have "length (filter visible (take n ys)) = 0" using one by simp
+    then have k0: "k = 0" using Cons.prems(4) True by (simp add: ys_def zs_def)
+    then have ia: "i = Op a r x" using Cons.prems(5) by simp
+    then have "a \<in> A \<union> B" using oi by (simp add: op_of_def)
+    then obtain rw where rw: "S a = Some rw" using rows(1,2) by (auto simp: l1_rows_def l2_rows_def)
+    have "ys = rw r x" using ia rw by (simp add: ys_def compile_instr_def)
+    then show ?thesis using rw xs True v by (intro exI[of _ rw] exI[of _ "[]"] exI[of _ zs] exI[of _ n]) simp
+  next
+    case False
+    define n' where "n' = n - length ys"
+    have nn: "n = length ys + n'" using False by (simp add: n'_def)
+    have tk: "take n (ys @ zs) = ys @ take n' zs" using nn by simp
+    then have "k = Suc (length (filter visible (take n' zs)))" using Cons.prems(4) one by (simp add: ys_def zs_def)
+    then obtain k' where k': "k = Suc k'" "length (filter visible (take n' zs)) = k'" by blast
+    have "n' < length zs" "visible (zs ! n')" using Cons.prems(2,3) nn by (simp_all add: nth_append ys_def zs_def)
+    moreover have "c ! k' = Op a r x" using Cons.prems(5) k'(1) by simp
+    ultimately obtain rw pre post m where "S a = Some rw" "zs = pre @ rw r x @ post" "n' = length pre + m"
+        "m < length (rw r x)" "visible (rw r x ! m)"
+      using Cons.IH[of n' k'] Cons.prems(1) k'(2) unfolding zs_def by auto
+    then show ?thesis using xs nn by (intro exI[of _ rw] exI[of _ "ys @ pre"] exI[of _ post] exI[of _ m]) simp
+  qed
+qed
+
+text \<open>So in code compiled by such rows, an access that reads at device
+  scope or wider, or increments at the L2, waits for an invalidation.\<close>
+lemma compiled_win:
+  assumes rows: "l1_rows S A" "l2_rows S B" "acq_rows S A B" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
+    and n: "n < length (concat (map (compile_instr S) c))" "visible (concat (map (compile_instr S) c) ! n)"
+    and k: "length (filter visible (take n (concat (map (compile_instr S) c)))) = k"
+    and w: "c ! k = Op a r x" "wide_rd_op a \<or> a \<in> B"
+  shows "win (concat (map (compile_instr S) c)) (Suc n)"
+proof -
+  obtain rw pre post m where rw: "S a = Some rw" "concat (map (compile_instr S) c) = pre @ rw r x @ post"
+      "n = length pre + m" "m < length (rw r x)" "visible (rw r x ! m)"
+    using compiled_row[OF rows(1,2,4) n k w(1)] by blast
+  have kc: "k < length c"
+  proof (rule ccontr)
+    assume "\<not> k < length c"
+    then have "length c \<le> k" by simp
+    moreover have "length (filter visible (take n (concat (map (compile_instr S) c)))) < length c"
+      using filter_take_nth(1)[OF n(1), of visible] n(2) compiled_code(1)[OF rows(1,2,4)] by simp
+    ultimately show False using k by simp
+  qed
+  then have "Op a r x \<in> set c" using w(1) nth_mem by metis
+  then have "a \<in> A \<union> B" using rows(4) by (force simp: op_of_def)
+  then have "inv_after rw" using rows(3) w(2) rw(1) by (auto simp: acq_rows_def)
+  then have "win (rw r x) (Suc m)" using ia_seq_win[of False "rw r x"] rw(4,5) by (simp add: inv_after_def)
+  then show ?thesis using win_shift[of "rw r x" "Suc m" pre post] rw(2,3) by simp
+qed
+
+lemma visible_no_win: "n < length xs \<Longrightarrow> visible (xs ! n) \<Longrightarrow> \<not> win xs n"
+  unfolding win_def
+proof
+  assume v: "visible (xs ! n)" and "\<exists>j\<ge>n. j < length xs \<and> (\<exists>sc. xs ! j = INVL1 sc) \<and> (\<forall>m. n \<le> m \<and> m < j \<longrightarrow> quiet (xs ! m))"
+  then obtain j sc where j: "n \<le> j" "xs ! j = INVL1 sc" "\<forall>m. n \<le> m \<and> m < j \<longrightarrow> quiet (xs ! m)" by blast
+  show False
+  proof (cases "j = n")
+    case True
+    then show False using v j(2) by simp
+  next
+    case False
+    then show False using j(1,3) v visible_quiet by force
+  qed
+qed
+
+lemma win_Suc: "win xs (Suc n) \<Longrightarrow> quiet (xs ! n) \<Longrightarrow> win xs n"
+  unfolding win_def
+proof -
+  assume "\<exists>j\<ge>Suc n. j < length xs \<and> (\<exists>sc. xs ! j = INVL1 sc) \<and> (\<forall>m. Suc n \<le> m \<and> m < j \<longrightarrow> quiet (xs ! m))"
+    and q: "quiet (xs ! n)"
+  then obtain j where j: "Suc n \<le> j" "j < length xs" "\<exists>sc. xs ! j = INVL1 sc" "\<forall>m. Suc n \<le> m \<and> m < j \<longrightarrow> quiet (xs ! m)"
+    by blast
+  have "\<forall>m. n \<le> m \<and> m < j \<longrightarrow> quiet (xs ! m)" using j(4) q by (metis le_antisym not_less_eq_eq)
+  then show "\<exists>j\<ge>n. j < length xs \<and> (\<exists>sc. xs ! j = INVL1 sc) \<and> (\<forall>m. n \<le> m \<and> m < j \<longrightarrow> quiet (xs ! m))"
+    using j(1-3) by (intro exI[of _ j]) auto
+qed
+
+lemma win_Suc': "win xs n \<Longrightarrow> \<forall>sc. xs ! n \<noteq> INVL1 sc \<Longrightarrow> win xs (Suc n)"
+proof -
+  assume w: "win xs n" and ni: "\<forall>sc. xs ! n \<noteq> INVL1 sc"
+  then obtain j sc where j: "n \<le> j" "j < length xs" "xs ! j = INVL1 sc" "\<forall>m. n \<le> m \<and> m < j \<longrightarrow> quiet (xs ! m)"
+    unfolding win_def by blast
+  have "j \<noteq> n" using j(3) ni by blast
+  then have "Suc n \<le> j" using j(1) by simp
+  then show ?thesis unfolding win_def using j(2-4) by (intro exI[of _ j]) auto
+qed
+
+text \<open>The initial writes are settled before every write of their location.\<close>
+lemma sb_Init: "time_inv S P s g \<Longrightarrow> wx S P s x h \<Longrightarrow> sb L g (Init x) h"
+proof (cases "h = Init x")
+  case False
+  assume ti: "time_inv S P s g" and h: "wx S P s x h"
+  have ni: "\<forall>y. h \<noteq> Init y" using h False by (auto simp: wx_def)
+  have i: "ga3 g (Init x) = Some 0" "ga2 g (Init x) = Some 0" "gt g (Init x) = 0" using ti by (simp_all add: time_inv_def)
+  have "0 < gt g h" using time_perf[OF ti h ni] by blast
+  then show ?thesis using i by (cases "ga3 g h") (auto simp: sb_def key_def klt_def)
+qed simp
+
+lemma knows_at_keep:
+  assumes ei: "ev_inv S P s g" and gr: "\<forall>r. done_ev S P s r \<longrightarrow> grf g' r = grf g r" and d: "done_ev S P s c"
+  shows "knows_at L P g' c = knows_at L P g c"
+proof -
+  have "(b = c \<or> (b, c) \<in> hbm L P g') \<longleftrightarrow> (b = c \<or> (b, c) \<in> hbm L P g)" for b
+  proof -
+    have "(b, c) \<in> hbm L P g \<Longrightarrow> (b, c) \<in> hbm L P g'"
+    proof -
+      assume h: "(b, c) \<in> hbm L P g"
+      have "(x, y) \<in> src_po P \<union> swm L P g'" if "(x, y) \<in> src_po P \<union> swm L P g" "done_ev S P s y" for x y
+        using that gr by (auto simp: swm_def)
+      have "done_ev S P s c \<longrightarrow> (b, c) \<in> hbm L P g'" using h[unfolded hbm_def]
+      proof (induction rule: trancl_induct)
+        case (base y)
+        then show ?case using gr unfolding hbm_def by (auto simp: swm_def)
+      next
+        case (step y z)
+        then have "done_ev S P s z \<longrightarrow> done_ev S P s y" using hbm_edge_done[OF ei] by blast
+        then show ?case using step gr unfolding hbm_def by (auto simp: swm_def intro: trancl_into_trancl)
+      qed
+      then show ?thesis using d by blast
+    qed
+    then show ?thesis using hbm_keep[OF ei gr _ d] by blast
+  qed
+  moreover have "ob P g' b = ob P g b" if "b = c \<or> (b, c) \<in> hbm L P g" for b
+  proof -
+    have "done_ev S P s b" using that hbm_done[OF ei _ d] d by blast
+    then show ?thesis using gr by (simp add: ob_def)
+  qed
+  ultimately show ?thesis unfolding knows_at_def[abs_def] by (intro ext) metis
+qed
+
+lemma knows_at_knows: "done_ev S P s c \<Longrightarrow> sthread c = Some t \<Longrightarrow> knows_at L P g c a \<Longrightarrow> knows L S P s g t a"
+  unfolding knows_at_def knows_def by blast
+
+lemma knows_at_wx: "ev_inv S P s g \<Longrightarrow> done_ev S P s c \<Longrightarrow> knows_at L P g c a \<Longrightarrow> sloc P a = Some y \<Longrightarrow> wx S P s y a"
+proof -
+  assume ei: "ev_inv S P s g" and d: "done_ev S P s c" and k: "knows_at L P g c a" and y: "sloc P a = Some y"
+  obtain b where b: "is_wr P b \<or> is_rd P b" "b = c \<or> (b, c) \<in> hbm L P g" "ob P g b = a"
+    using k unfolding knows_at_def by blast
+  have db: "done_ev S P s b" using b(2) hbm_done[OF ei _ d] d by blast
+  show ?thesis
+  proof (cases "is_rd P b")
+    case True
+    then show ?thesis using ev_parts(2)[OF ei] db b(3) y by (auto simp: ob_def wx_def)
+  next
+    case False
+    then show ?thesis using b db y by (auto simp: ob_def wx_def)
+  qed
+qed
+
+lemma kl_ok_initial: "kl_ok L S P (initial (src_init P)) (ghost0 P)"
+proof -
+  have "\<not> done_ev S P (initial (src_init P)) c" if "sthread c = Some t" for c t
+    using that by (cases c) auto
+  then show ?thesis unfolding kl_ok_def by blast
+qed
+
+text \<open>On one device, a write that has reached the L2 is settled before the
+  L2's readable line of its location.\<close>
+lemma sb_l2_line:
+  assumes inv: "ginv L S P s g" and l2: "l2_ok L S P s g" and od: "one_dev L P" and t: "t \<in> src_threads P"
+    and a: "wx S P s x a" "ga2 g a \<noteq> None" and r: "readable (l2 s (dev_of L (wg_of L t)) x)"
+  shows "sb L g a (h2 g (dev_of L (wg_of L t)) x)"
+proof -
+  have li: "lines_inv S P s g" and ti: "time_inv S P s g" using inv by (simp_all add: ginv_def)
+  have hw: "wx S P s x (h2 g (dev_of L (wg_of L t)) x)" using h2_wx[OF li r] .
+  show ?thesis
+  proof (cases "\<exists>y. a = Init y")
+    case True
+    then have "a = Init x" using a(1) by (auto simp: wx_def)
+    then show ?thesis using sb_Init[OF ti hw] by simp
+  next
+    case False
+    then obtain u j p where ua: "a = Acc u j p" by (cases a) auto
+    have "is_wr P a" using a(1) False by (auto simp: wx_def)
+    then have "u \<in> src_threads P" using ua by (simp add: acc_def)
+    then have "dev_of L (wg_of L u) = dev_of L (wg_of L t)" using od t unfolding one_dev_def by blast
+    then have "dv L a = Some (dev_of L (wg_of L t))" using ua by (simp add: dv_def)
+    then show ?thesis using l2_okD[OF l2 r a] by simp
+  qed
+qed
+
+text \<open>A read after an access of its location in happens-before reads from
+  the write that access observes or from one settled after it.\<close>
+definition kr_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "kr_ok L S P s g \<longleftrightarrow> (\<forall>r b. is_rd P r \<and> done_ev S P s r \<and> (is_wr P b \<or> is_rd P b) \<and> (b, r) \<in> hbm L P g
+     \<and> sloc P b = sloc P r \<longrightarrow> sb L g (ob P g b) (grf g r))"
+
+lemma kr_ok_initial: "kr_ok L S P (initial (src_init P)) (ghost0 P)"
+  using hbm_initial by (auto simp: kr_ok_def)
+
+lemma kr_env:
+  assumes pc: "pc s' = pc s" and m: "env_mono g g'" and k: "sb_keep L S P s g g'" and ei: "ev_inv S P s g"
+    and kr: "kr_ok L S P s g"
+  shows "kr_ok L S P s' g'"
+  unfolding kr_ok_def
+proof (intro allI impI)
+  fix r b assume a: "is_rd P r \<and> done_ev S P s' r \<and> (is_wr P b \<or> is_rd P b) \<and> (b, r) \<in> hbm L P g' \<and> sloc P b = sloc P r"
+  have gr: "grf g' = grf g" using m by (simp add: env_mono_def)
+  have h: "hbm L P g' = hbm L P g" unfolding hbm_def swm_def gr ..
+  have o: "ob P g' = ob P g" unfolding ob_def[abs_def] gr ..
+  have dr: "done_ev S P s r" using a done_same[OF pc] by simp
+  have hb: "(b, r) \<in> hbm L P g" using a h by simp
+  have db: "done_ev S P s b" using hbm_done[OF ei hb dr] .
+  obtain y where y: "sloc P r = Some y" using a ev_parts(2)[OF ei] dr by (metis wr_loc)
+  have "sb L g (ob P g b) (grf g r)" using kr a dr hb unfolding kr_ok_def by blast
+  moreover have "wx S P s y (ob P g b)" using ob_wx_done[OF ei _ db] a y by simp
+  moreover have "wx S P s y (grf g r)" using grf_wx[OF ei _ dr y] a by blast
+  ultimately show "sb L g' (ob P g' b) (grf g' r)" using k o gr unfolding sb_keep_def by auto
+qed
+
+section \<open>Environment steps keep it\<close>
+
+lemma kl_env:
+  assumes pc: "pc s' = pc s" and m: "env_mono g g'" and k: "sb_keep L S P s g g'" and le: "l1_env L s s' g g'"
+    and inv: "ginv L S P s g" and kh: "kh_ok L S P s g" and l2: "l2_ok L S P s g" and od: "one_dev L P"
+    and kl: "kl_ok L S P s g"
+  shows "kl_ok L S P s' g'"
+  unfolding kl_ok_def
+proof (intro ballI allI impI)
+  fix t c a x
+  assume t: "t \<in> src_threads P" and a: "done_ev S P s' c \<and> sthread c = Some t \<and> knows_at L P g' c a
+     \<and> wx S P s' x a \<and> readable (l1 s' (wg_of L t) x) \<and> \<not> exempt L S P s' c a"
+  have gr: "grf g' = grf g" using m by (simp add: env_mono_def)
+  have ka: "knows_at L P g' = knows_at L P g" unfolding knows_at_def[abs_def] hbm_def swm_def ob_def[abs_def] gr ..
+  have ex: "exempt L S P s' = exempt L S P s" unfolding exempt_def[abs_def] kd_same[OF pc] pc ..
+  have li: "lines_inv S P s g" and di: "dirty_inv L S P s g" and ti: "time_inv S P s g"
+    using inv by (simp_all add: ginv_def)
+  have dc: "done_ev S P s c" using a done_same[OF pc] by simp
+  have kc: "knows_at L P g c a" using a ka by simp
+  have wa: "wx S P s x a" using a wx_same[OF pc] by simp
+  have ne: "\<not> exempt L S P s c a" using a ex by simp
+  have kn: "knows L S P s g t a" using knows_at_knows[OF dc _ kc] a by blast
+  have home: "(ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L t)) \<and> (ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t)))"
+    using kh t wa kn unfolding kh_ok_def by blast
+  let ?w = "wg_of L t"
+  from le a consider (same) "readable (l1 s ?w x)" "h1 g' ?w x = h1 g ?w x"
+    | (fetch) "\<not> dirty (l1 s ?w x)" "readable (l2 s (dev_of L ?w) x)" "h1 g' ?w x = h2 g (dev_of L ?w) x"
+    unfolding l1_env_def by blast
+  then show "sb L g' a (h1 g' ?w x)"
+  proof cases
+    case same
+    have "sb L g a (h1 g ?w x)" using kl t dc a kc wa same(1) ne unfolding kl_ok_def by blast
+    moreover have "wx S P s x (h1 g ?w x)" using h1_wx[OF li same(1)] .
+    ultimately have "sb L g' a (h1 g ?w x)" using k wa unfolding sb_keep_def by blast
+    then show ?thesis using same(2) by simp
+  next
+    case fetch
+    have a2: "ga2 g a \<noteq> None"
+    proof
+      assume n: "ga2 g a = None"
+      then have "a \<in> pend1 L S P s g ?w x" using home wa by (simp add: pend1_def)
+      then show False using di fetch(1) by (auto simp: dirty_inv_def)
+    qed
+    have hw: "wx S P s x (h2 g (dev_of L ?w) x)" using h2_wx[OF li fetch(2)] .
+    have "sb L g a (h2 g (dev_of L ?w) x)" using sb_l2_line[OF inv l2 od t wa a2 fetch(2)] .
+    then have "sb L g' a (h2 g (dev_of L ?w) x)" using k wa hw unfolding sb_keep_def by blast
+    then show ?thesis using fetch(3) by simp
+  qed
+qed
+
+section \<open>Thread steps keep it\<close>
+
+lemma readable_invalidate [simp]: "readable (invalidate e) = False"
+  by (cases e) (auto simp: invalidate_def readable_def split: prod.splits)
+
+text \<open>What a thread step does to the L1 lines: a readable line was readable
+  before with its write (and outside the scope of an invalidation the
+  step performs), or holds the write a store or an increment in the L1
+  performs.\<close>
+lemma step_l1:
+  assumes st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and ww: "wg_of L t \<in> wgs L" and r: "readable (l1 s' w y)"
+  shows "(readable (l1 s w y) \<and> h1 g' w y = h1 g w y
+        \<and> (\<forall>sc. instrs (compile S P) t ! pc s t = INVL1 sc \<longrightarrow> w \<noteq> wg_of L t))
+     \<or> (w = wg_of L t \<and> ((\<exists>v. instrs (compile S P) t ! pc s t = ST v y) \<or> (\<exists>r. instrs (compile S P) t ! pc s t = INCL1 r y))
+        \<and> (\<exists>p. h1 g' w y = Acc t (kd S P s t) p))"
+proof -
+  let ?i = "instrs (compile S P) t ! pc s t"
+  obtain z where z: "exec L t ?i s = Some z" "s' = set_pc t (Suc (pc s t)) z"
+    by (rule step_shape[OF st rows]) blast
+  have l1z: "l1 s' = l1 z" using z(2) by (simp add: set_pc_def)
+  have hv: "h1 g' = (case ?i of ST v x \<Rightarrow> (h1 g)(wg_of L t := (h1 g (wg_of L t))(x := Acc t (kd S P s t) False))
+       | INCL1 r x \<Rightarrow> (h1 g)(wg_of L t := (h1 g (wg_of L t))(x := Acc t (kd S P s t) True)) | _ \<Rightarrow> h1 g)"
+    using gv by (simp add: gview_def)
+  have inw: "wg_of L t \<in> wgs_in L sc (wg_of L t)" for sc using wg_in_scope[OF ww] .
+  show ?thesis
+  proof (cases ?i)
+    case (ST v x)
+    then show ?thesis using z(1) r hv unfolding l1z
+      by (cases "w = wg_of L t \<and> y = x") (auto simp: Let_def set_l1_def enq_l1_def split: if_splits)
+  next
+    case (INCL1 r0 x)
+    then show ?thesis using z(1) r hv unfolding l1z
+      by (cases "w = wg_of L t \<and> y = x")
+        (auto simp: Let_def set_l1_def enq_l1_def set_reg_def split: if_splits)
+  next
+    case (INVL1 sc)
+    then show ?thesis using z(1) r hv inw unfolding l1z by (auto split: if_splits)
+  next
+    case (LD r0 x)
+    then show ?thesis using z(1) r hv unfolding l1z by (auto simp: Let_def set_reg_def split: if_splits)
+  next
+    case (INCL2 r0 x)
+    then show ?thesis using z(1) r hv unfolding l1z
+      by (auto simp: Let_def set_reg_def set_l2_def enq_l2_def split: if_splits)
+  next
+    case (LKrmw sc)
+    then show ?thesis using z(1) r hv unfolding l1z by (auto split: if_splits)
+  next
+    case (UNLKrmw sc)
+    then show ?thesis using z(1) r hv unfolding l1z by (auto split: if_splits)
+  next
+    case (LK x)
+    then show ?thesis using z(1) r hv unfolding l1z by (auto simp: Let_def split: if_splits)
+  next
+    case (UNLK x)
+    then show ?thesis using z(1) r hv unfolding l1z by (auto simp: Let_def split: if_splits)
+  qed (use z(1) r hv l1z in \<open>auto simp: set_reg_def\<close>)
+qed
+
+text \<open>A write a step performs in the L1 comes after every write performed
+  before that is at home in its work-group.\<close>
+lemma sb_new_line:
+  assumes ti: "time_inv S P s g" and c0: "0 < clk g" and a: "wx S P s y a"
+    and home: "ga2 g a = None \<longrightarrow> ewg L a = Some w" "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L w)"
+    and old: "gt g' a = gt g a" "ga2 g' a = ga2 g a" "ga3 g' a = ga3 g a"
+    and e: "ga2 g' e = None" "ga3 g' e = None" "ewg L e = Some w" "clk g < gt g' e"
+  shows "sb L g' a e"
+proof -
+  have p: "ga2 g a = None \<longrightarrow> ga3 g a = None"
+  proof (cases "\<exists>z. a = Init z")
+    case True
+    then show ?thesis using ti by (auto simp: time_inv_def)
+  next
+    case False
+    then show ?thesis using time_perf[OF ti a] by blast
+  qed
+  have "gt g a < clk g" using gt_lt[OF ti c0 a] .
+  then show ?thesis by (intro sb_fresh1) (use home old e p in auto)
+qed
+
+text \<open>The write a store or an increment in the L1 puts in its line.\<close>
+lemma new_line_facts:
+  assumes gi: "ginv L S P s' g'" and gs: "gstep P (done_ev S P s) (done_ev S P s') i g g'"
+    and r: "readable (l1 s' w y)" and e: "h1 g' w y = Acc t (kd S P s t) p" and i: "\<forall>r x. i \<noteq> INCL2 r x"
+  shows "ga2 g' (h1 g' w y) = None \<and> ga3 g' (h1 g' w y) = None \<and> clk g < gt g' (h1 g' w y)
+    \<and> ewg L (h1 g' w y) = Some (wg_of L t)"
+proof -
+  have "wx S P s' y (h1 g' w y)" using h1_wx[OF _ r] gi by (simp add: ginv_def)
+  then have "is_wr P (h1 g' w y)" "done_ev S P s' (h1 g' w y)" using e by (simp_all add: wx_def)
+  moreover have "\<not> done_ev S P s (h1 g' w y)" using e by simp
+  ultimately show ?thesis using gs i e unfolding gstep_def by auto
+qed
+
+text \<open>What an access performed before the step knows, and is not exempt,
+  stays settled before its work-group's lines.\<close>
+lemma kl_old:
+  assumes inv: "ginv L S P s g" and gi: "ginv L S P s' g'"
+    and st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and ww: "wg_of L t \<in> wgs L" and c0: "0 < clk g" and kh: "kh_ok L S P s g" and kl: "kl_ok L S P s g"
+    and u: "u \<in> src_threads P" and c: "done_ev S P s c" "sthread c = Some u" "knows_at L P g c a"
+    and ne: "\<not> exempt L S P s c a" and y: "sloc P a = Some y" and r: "readable (l1 s' (wg_of L u) y)"
+  shows "sb L g' a (h1 g' (wg_of L u) y)"
+proof -
+  have ei: "ev_inv S P s g" and ti: "time_inv S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
+  have wa: "wx S P s y a" using knows_at_wx[OF ei c(1,3) y] .
+  have "knows L S P s g u a" using knows_at_knows[OF c] .
+  then have home: "ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L u)" "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L u))"
+    using kh u wa unfolding kh_ok_def by blast+
+  have so: "gt g' e = gt g e \<and> ga2 g' e = ga2 g e \<and> ga3 g' e = ga3 g e" if "done_ev S P s e" for e
+    using gs that by (simp add: gstep_def)
+  have ao: "gt g' a = gt g a" "ga2 g' a = ga2 g a" "ga3 g' a = ga3 g a" using so[OF wx_done[OF wa]] by simp_all
+  from step_l1[OF st rows gv ww r] show ?thesis
+  proof
+    assume l: "readable (l1 s (wg_of L u) y) \<and> h1 g' (wg_of L u) y = h1 g (wg_of L u) y
+      \<and> (\<forall>sc. instrs (compile S P) t ! pc s t = INVL1 sc \<longrightarrow> wg_of L u \<noteq> wg_of L t)"
+    have "sb L g a (h1 g (wg_of L u) y)" using kl u c wa l ne unfolding kl_ok_def by blast
+    moreover have "done_ev S P s (h1 g (wg_of L u) y)" using wx_done[OF h1_wx[OF li]] l by blast
+    ultimately show ?thesis using sb_cong[of g' a g "h1 g (wg_of L u) y"] ao so l by simp
+  next
+    assume l: "wg_of L u = wg_of L t \<and> ((\<exists>v. instrs (compile S P) t ! pc s t = ST v y)
+        \<or> (\<exists>r. instrs (compile S P) t ! pc s t = INCL1 r y)) \<and> (\<exists>p. h1 g' (wg_of L u) y = Acc t (kd S P s t) p)"
+    then obtain p where p: "h1 g' (wg_of L u) y = Acc t (kd S P s t) p" by blast
+    have "\<forall>r x. instrs (compile S P) t ! pc s t \<noteq> INCL2 r x" using l by auto
+    note nf = new_line_facts[OF gi gs r p this]
+    show ?thesis by (rule sb_new_line[OF ti c0 wa home ao]) (use nf l in auto)
+  qed
+qed
+
+text \<open>An access performed before the step that is not exempt after it was
+  not before, where its work-group's line is readable.\<close>
+lemma exempt_step:
+  assumes st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and ww: "wg_of L t \<in> wgs L" and c: "sthread c = Some u"
+    and ne: "\<not> exempt L S P s' c a" and r: "readable (l1 s' (wg_of L u) y)"
+  shows "\<not> exempt L S P s c a"
+proof
+  assume ex: "exempt L S P s c a"
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t"
+  obtain z where z: "?n < length ?xs" "exec L t (?xs ! ?n) s = Some z" "visible (?xs ! ?n) \<or> quiet (?xs ! ?n)"
+      "s' = set_pc t (Suc ?n) z" "pc z = pc s"
+      "kd S P s' t = (if visible (?xs ! ?n) then Suc (kd S P s t) else kd S P s t)"
+      "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
+    by (rule step_shape[OF st rows]) blast
+  have pc': "pc s' = (pc s)(t := Suc ?n)" using z(4,5) by (simp add: set_pc_def)
+  obtain k p where cp: "c = Acc u k p" "Suc k = kd S P s u" "win (instrs (compile S P) u) (pc s u)"
+      "sloc P a = sloc P c \<or> fw L P (wg_of L u) (sloc P c)"
+    using ex c unfolding exempt_def by auto
+  show False
+  proof (cases "u = t")
+    case False
+    then have "exempt L S P s' c a" unfolding exempt_def using cp z(7) pc' by auto
+    then show False using ne by blast
+  next
+    case True
+    show False
+    proof (cases "visible (?xs ! ?n)")
+      case True
+      then show False using visible_no_win[OF z(1)] cp(3) \<open>u = t\<close> by simp
+    next
+      case nv: False
+      show False
+      proof (cases "\<exists>sc. ?xs ! ?n = INVL1 sc")
+        case True
+        then show False using step_l1[OF st rows gv ww r] \<open>u = t\<close> by auto
+      next
+        case False
+        then have "win ?xs (Suc ?n)" using win_Suc' cp(3) \<open>u = t\<close> by blast
+        then have "exempt L S P s' c a" unfolding exempt_def using cp z(6) nv pc' \<open>u = t\<close> by auto
+        then show False using ne by blast
+      qed
+    qed
+  qed
+qed
+
+text \<open>A read at device scope or wider is a read of an operation that reads
+  at device scope or wider.\<close>
+lemma wide_rd_ev: "is_rd P (Acc t k False) \<Longrightarrow> src_code P t ! k = Op a0 r0 x0 \<Longrightarrow> wide_ev P (Acc t k False)
+    \<Longrightarrow> wide_rd_op a0"
+  by (cases a0) (auto simp: wide_ev_def acc_def ins_def)
+
+lemma kl_thread:
+  assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and wr: "wr_ok L S P s g" and t: "t \<in> src_threads P"
+    and st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq_rows S A B" "l2_flushed S B"
+    and wp: "well_placed L P" and sc: "scoped_conflicts L P" and od: "one_dev L P" and gi: "ginv L S P s' g'"
+    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and l2: "l2_ok L S P s g" and hb: "hb_ok L S P s g" and kw: "kw_ok L S P s g" and kl: "kl_ok L S P s g"
+    and kr: "kr_ok L S P s g"
+  shows "kl_ok L S P s' g' \<and> kr_ok L S P s' g'"
+proof -
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t" and ?k = "kd S P s t" and ?w0 = "wg_of L t"
+  let ?i = "?xs ! ?n"
+  note se = step_events[OF inv t st rows(1-3) gs gv]
+  have ei: "ev_inv S P s g" and ti: "time_inv S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
+  have ei': "ev_inv S P s' g'" using gi by (simp add: ginv_def)
+  have c0: "0 < clk g" using wr_okD(1)[OF wr] .
+  have kh: "kh_ok L S P s g" using hb by (simp add: hb_ok_def)
+  have ho: "home_ok L s g" using wr_okD(8)[OF wr] .
+  have ww: "?w0 \<in> wgs L" using wp t by (simp add: well_placed_def)
+  have gr: "\<forall>r. done_ev S P s r \<longrightarrow> grf g' r = grf g r" using se(3) by blast
+  have new: "\<And>e. done_ev S P s' e \<Longrightarrow> \<not> done_ev S P s e \<Longrightarrow> sthread e = Some t" using se(1) by fastforce
+  have so: "gt g' e = gt g e \<and> ga2 g' e = ga2 g e \<and> ga3 g' e = ga3 g e" if "done_ev S P s e" for e
+    using se(4)[OF that] .
+  obtain z where z: "?n < length ?xs" "exec L t ?i s = Some z" "\<not> unflushed L s t" "visible ?i \<or> quiet ?i"
+      "s' = set_pc t (Suc ?n) z" "pc z = pc s" "kd S P s' t = (if visible ?i then Suc ?k else ?k)"
+      "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
+    by (rule step_shape[OF st rows(1-3)]) blast
+  have pc': "pc s' = (pc s)(t := Suc ?n)" using z(5,6) by (simp add: set_pc_def)
+  have kdef: "length (filter visible (take ?n ?xs)) = ?k" by (simp add: kd_def)
+  have xsc: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
+  have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
+  have stepwin: "win ?xs (Suc ?n)"
+    if v: "visible ?i" and o: "src_code P t ! ?k = Op a0 r0 x0" and wb: "wide_rd_op a0 \<or> a0 \<in> B" for a0 r0 x0
+  proof -
+    have "?n < length (concat (map (compile_instr S) (src_code P t)))" using z(1) xsc by simp
+    moreover have "visible (concat (map (compile_instr S) (src_code P t)) ! ?n)" using v xsc by simp
+    moreover have "length (filter visible (take ?n (concat (map (compile_instr S) (src_code P t))))) = ?k"
+      using kdef xsc by simp
+    ultimately show ?thesis using compiled_win[OF rows(1,2,4) ops _ _ _ o wb] xsc by simp
+  qed
+  have ik: "?i = src_access B (src_code P t ! ?k)" if "visible ?i" using se(2) that by blast
+  have inc2win: "win ?xs (Suc ?n)" if "?i = INCL2 r0 x0" for r0 x0
+  proof (cases "src_code P t ! ?k")
+    case (Op a0 r1 x1)
+    have "a0 \<in> B" using ik that Op by (cases a0) (auto simp: access_def split: if_splits)
+    then show ?thesis using stepwin that Op by simp
+  next
+    case (SetReg r1 v)
+    then show ?thesis using ik that by simp
+  qed
+  have widewin: "win ?xs (Suc ?n)" if v: "visible ?i" and r: "is_rd P (Acc t ?k False)" and w: "wide_ev P (Acc t ?k False)"
+  proof -
+    obtain a0 r0 x0 where o: "src_code P t ! ?k = Op a0 r0 x0"
+      using r by (cases "src_code P t ! ?k") (auto simp: acc_def ins_def)
+    then show ?thesis using stepwin[OF v o] wide_rd_ev[OF r o w] by blast
+  qed
+  note old = kl_old[OF inv gi st rows(1-3) gs gv ww c0 kh kl]
+  have kl': "kl_ok L S P s' g'" unfolding kl_ok_def
+  proof (intro ballI allI impI)
+    fix u c a y
+    assume u: "u \<in> src_threads P" and A: "done_ev S P s' c \<and> sthread c = Some u \<and> knows_at L P g' c a
+      \<and> wx S P s' y a \<and> readable (l1 s' (wg_of L u) y) \<and> \<not> exempt L S P s' c a"
+    have ya: "sloc P a = Some y" using A wx_loc by blast
+    show "sb L g' a (h1 g' (wg_of L u) y)"
+    proof (cases "done_ev S P s c")
+      case True
+      have kc: "knows_at L P g c a" using knows_at_keep[OF ei gr True] A by simp
+      have ne: "\<not> exempt L S P s c a" using exempt_step[OF st rows(1-3) gv ww] A by blast
+      show ?thesis using old[OF u True _ kc ne ya] A by blast
+    next
+      case False
+      obtain p where cp: "c = Acc t ?k p" and vi: "visible ?i" using se(1) A False by blast
+      have ut: "u = t" using A cp by simp
+      have nw: "\<not> win ?xs ?n" using visible_no_win[OF z(1) vi] .
+      have oldc: ?thesis if "done_ev S P s c0" "sthread c0 = Some t" "knows_at L P g c0 a" for c0
+      proof -
+        have "\<not> exempt L S P s c0 a" using nw that(2) unfolding exempt_def by auto
+        then show ?thesis using old[OF t that _ ya] A ut by blast
+      qed
+      have exc: "exempt L S P s' c a" if "win ?xs (Suc ?n)" "sloc P a = sloc P c \<or> fw L P ?w0 (sloc P c)"
+        unfolding exempt_def using that cp z(7) vi pc' by auto
+      have ownc: ?thesis if ta: "sthread a = Some t"
+      proof (cases "done_ev S P s a")
+        case True
+        have "is_wr P a" using A ta by (cases a) (auto simp: wx_def)
+        then have "knows_at L P g a a" unfolding knows_at_def by (intro exI[of _ a]) (simp add: ob_wr)
+        then show ?thesis using oldc[OF True ta] by blast
+      next
+        case False
+        have wa': "is_wr P a" "done_ev S P s' a" using A ta by (cases a; auto simp: wx_def)+
+        obtain y0 where y0: "sloc P a = Some y0" "\<exists>p. a = Acc t ?k p"
+            "(((\<exists>v. ?i = ST v y0) \<or> (\<exists>r. ?i = INCL1 r y0)) \<and> ga2 g' a = None \<and> h1 g' ?w0 y0 = a)
+             \<or> ((\<exists>r. ?i = INCL2 r y0) \<and> ga2 g' a = Some (gt g' a) \<and> h2 g' (dev_of L ?w0) y0 = a)"
+          using se(7)[OF wa' False] by blast
+        have yy: "y0 = y" using y0(1) ya by simp
+        from y0(3) show ?thesis
+        proof
+          assume "((\<exists>v. ?i = ST v y0) \<or> (\<exists>r. ?i = INCL1 r y0)) \<and> ga2 g' a = None \<and> h1 g' ?w0 y0 = a"
+          then show ?thesis using ut yy by simp
+        next
+          assume "(\<exists>r. ?i = INCL2 r y0) \<and> ga2 g' a = Some (gt g' a) \<and> h2 g' (dev_of L ?w0) y0 = a"
+          then have "win ?xs (Suc ?n)" using inc2win by blast
+          moreover have "sloc P a = sloc P c" using y0(2) cp by auto
+          ultimately show ?thesis using exc A by blast
+        qed
+      qed
+      have kn': "knows L S P s' g' t a" using knows_at_knows A ut by blast
+      from knows_step[OF ei ei' gr new kn'] consider
+          (old) "knows L S P s g t a" | (own) "sthread a = Some t"
+        | (rd) r where "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" "a = grf g' r"
+        | (sy) r b where "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" "is_wr P b \<or> is_rd P b"
+            "(b, grf g' r) \<in> hbm L P g" "ob P g b = a" "(grf g' r, r) \<in> swm L P g'"
+        by blast
+      then show ?thesis
+      proof cases
+        case old
+        then consider "sthread a = Some t" | b c0 where "is_wr P b \<or> is_rd P b" "done_ev S P s c0"
+            "sthread c0 = Some t" "b = c0 \<or> (b, c0) \<in> hbm L P g" "ob P g b = a"
+          unfolding knows_def by blast
+        then show ?thesis
+        proof cases
+          case 1
+          then show ?thesis using ownc by blast
+        next
+          case (2 b c0)
+          then have "knows_at L P g c0 a" unfolding knows_at_def by blast
+          then show ?thesis using oldc 2 by blast
+        qed
+      next
+        case own
+        then show ?thesis using ownc by blast
+      next
+        case (rd r)
+        obtain p' where "r = Acc t ?k p'" using se(1)[OF rd(2,3)] by blast
+        then have rk: "r = Acc t ?k False" using rd(1) by (cases p') (auto dest: rd_part)
+        have sr: "sloc P a = sloc P r" using ev_parts(2)[OF ei'] rd by simp
+        have src: "sloc P r = sloc P c" using rk cp by simp
+        show ?thesis
+        proof (cases "win ?xs (Suc ?n)")
+          case True
+          have "exempt L S P s' c a" using exc[OF True] sr src by simp
+          then show ?thesis using A by blast
+        next
+          case nwin: False
+          have ni2: "\<forall>r x. ?i \<noteq> INCL2 r x" using inc2win nwin by blast
+          obtain y0 r0 where y0: "sloc P r = Some y0" "(?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0
+              \<and> readable (l1 s ?w0 y0)"
+            using se(6) rd(1,2) rk ni2 by blast
+          have yy: "y0 = y" using y0(1) sr ya by simp
+          from y0(2) consider "?i = LD r0 y0" | "?i = INCL1 r0 y0" by blast
+          then show ?thesis
+          proof cases
+            case 1
+            then have "h1 g' ?w0 y = h1 g ?w0 y" using gv by (simp add: gview_def)
+            then show ?thesis using y0(2) rd(4) yy ut by simp
+          next
+            case 2
+            have hl: "h1 g' ?w0 y = Acc t ?k True" using gv 2 yy by (simp add: gview_def)
+            have r': "readable (l1 s' ?w0 y)" using A ut by simp
+            note nf = new_line_facts[OF gi gs r' hl ni2]
+            have wl: "wx S P s y (h1 g ?w0 y)" using h1_wx[OF li] y0(2) yy by simp
+            have hh: "ga2 g (h1 g ?w0 y) = None \<longrightarrow> ewg L (h1 g ?w0 y) = Some ?w0"
+                "ga3 g (h1 g ?w0 y) = None \<longrightarrow> dv L (h1 g ?w0 y) = Some (dev_of L ?w0)"
+              using home_okD(1,2)[OF ho] y0(2) yy by simp_all
+            have "sb L g' (h1 g ?w0 y) (h1 g' ?w0 y)"
+              by (rule sb_new_line[OF ti c0 wl hh]) (use so[OF wx_done[OF wl]] nf in auto)
+            then show ?thesis using y0(2) rd(4) yy ut by simp
+          qed
+        qed
+      next
+        case (sy r b)
+        obtain p' where "r = Acc t ?k p'" using se(1)[OF sy(2,3)] by blast
+        then have rk: "r = Acc t ?k False" using sy(1) by (cases p') (auto dest: rd_part)
+        define w' where "w' = grf g' r"
+        have hr: "done_ev S P s w'" using step_read_home[OF inv wr t st rows(1-3) gs gv sy(1-3)] w'_def by blast
+        have wr': "is_wr P w'" "sloc P w' = sloc P r" using ev_parts(2)[OF ei'] sy(1,2) w'_def by simp_all
+        obtain u' j q where uw: "w' = Acc u' j q" using sy(7) w'_def by (cases "grf g' r") (auto simp: swm_def atomic_ev_def)
+        have u': "u' \<in> src_threads P" using wr'(1) uw by (simp add: acc_def)
+        have kw': "knows_at L P g w' a" unfolding knows_at_def using sy(4,5,6) w'_def by blast
+        have src: "sloc P r = sloc P c" using rk cp by simp
+        have tw: "sthread w' = Some u'" using uw by simp
+        show ?thesis
+        proof (cases "win ?xs (Suc ?n)")
+          case True
+          have nf: "sloc P a \<noteq> sloc P c" "\<not> fw L P ?w0 (sloc P c)" using exc True A by blast+
+          have wu: "wg_of L u' = ?w0"
+          proof (rule ccontr)
+            assume "wg_of L u' \<noteq> ?w0"
+            then have "fw L P ?w0 (sloc P c)" unfolding fw_def using wr' src uw by (intro exI[of _ w']) simp
+            then show False using nf(2) by blast
+          qed
+          have "\<not> exempt L S P s w' a" using nf wr'(2) src wu uw unfolding exempt_def by auto
+          then show ?thesis using old[OF u' hr tw kw' _ ya] A ut wu by simp
+        next
+          case nwin: False
+          have nwide: "\<not> wide_ev P r" using widewin[OF vi] nwin sy(1) rk by blast
+          have "ewg L w' = ewg L r" using sy(7) nwide w'_def by (auto simp: swm_def)
+          then have wu: "wg_of L u' = ?w0" using uw rk by simp
+          show ?thesis
+          proof (cases "exempt L S P s w' a")
+            case False
+            then show ?thesis using old[OF u' hr tw kw' _ ya] A ut wu by simp
+          next
+            case True
+            then have "sloc P a = sloc P w' \<or> fw L P (wg_of L u') (sloc P w')" using uw unfolding exempt_def by auto
+            then show ?thesis
+            proof
+              assume "fw L P (wg_of L u') (sloc P w')"
+              then obtain e where e: "is_wr P e" "sloc P e = sloc P w'" "ewg L e \<noteq> None" "ewg L e \<noteq> Some (wg_of L u')"
+                unfolding fw_def by blast
+              have "wide_ev P e \<and> wide_ev P r"
+                using sc e sy(1) wr'(2) rk wu unfolding scoped_conflicts_def by (metis ewg.simps(2) option.distinct(1))
+              then show ?thesis using nwide by blast
+            next
+              assume sa: "sloc P a = sloc P w'"
+              have db: "done_ev S P s b" using hbm_done[OF ei sy(5) hr[unfolded w'_def]] .
+              have "sloc P (ob P g b) = sloc P b"
+                using ev_parts(2)[OF ei] db by (cases "is_rd P b") (auto simp: ob_def)
+              then have "sloc P b = sloc P w'" using sa sy(6) by simp
+              then have sb1: "sb L g a w'" using kw hr wr'(1) sy(4,5,6) w'_def unfolding kw_ok_def by blast
+              have ni2: "\<forall>r x. ?i \<noteq> INCL2 r x" using inc2win nwin by blast
+              obtain y0 r0 where y0: "sloc P r = Some y0" "(?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0
+                  \<and> readable (l1 s ?w0 y0)"
+                using se(6) sy(1,2) rk ni2 by blast
+              have yy: "y0 = y" using y0(1) sa wr'(2) ya by simp
+              have wa: "wx S P s y a" using knows_at_wx[OF ei hr kw' ya] .
+              from y0(2) consider "?i = LD r0 y0" | "?i = INCL1 r0 y0" by blast
+              then show ?thesis
+              proof cases
+                case 1
+                then have "h1 g' ?w0 y = w'" using gv y0(2) yy w'_def by (simp add: gview_def)
+                moreover have "sb L g' a w' = sb L g a w'"
+                  by (rule sb_cong) (use so[OF wx_done[OF wa]] so[OF hr] in auto)
+                ultimately show ?thesis using sb1 ut by simp
+              next
+                case 2
+                have hl: "h1 g' ?w0 y = Acc t ?k True" using gv 2 yy by (simp add: gview_def)
+                have r': "readable (l1 s' ?w0 y)" using A ut by simp
+                note nf = new_line_facts[OF gi gs r' hl ni2]
+                have "knows L S P s g u' a" using knows_at_knows[OF hr tw kw'] .
+                then have hh: "ga2 g a = None \<longrightarrow> ewg L a = Some ?w0" "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L ?w0)"
+                  using kh u' wa wu unfolding kh_ok_def by (metis)+
+                show ?thesis using sb_new_line[OF ti c0 wa hh] so[OF wx_done[OF wa]] nf ut by auto
+              qed
+            qed
+          qed
+        qed
+      qed
+    qed
+  qed
+  have sbo: "sb L g' a h = sb L g a h" if "done_ev S P s a" "done_ev S P s h" for a h
+    using so[OF that(1)] so[OF that(2)] by (intro sb_cong) auto
+  have nd: "\<not> done_ev S P s (Acc t ?k p)" for p by simp
+  have od': "done_ev S P s (Acc t j p)" if "j < ?k" for j p using that by simp
+  have newk: "\<exists>p. e = Acc t ?k p" if "done_ev S P s' e" "\<not> done_ev S P s e" for e using se(1)[OF that] by blast
+  have rdold: "done_ev S P s (grf g' r)" if "is_rd P r" "done_ev S P s' r" for r
+  proof (cases "done_ev S P s r")
+    case True
+    then show ?thesis using ev_parts(2)[OF ei] that(1) gr by auto
+  next
+    case False
+    then show ?thesis using step_read_home[OF inv wr t st rows(1-3) gs gv that False] by blast
+  qed
+  have po_new: "sthread y = Some t" if "(y, c) \<in> src_po P" "\<not> done_ev S P s c" "done_ev S P s' c" for y c
+    using that new[OF that(3,2)] by (auto simp: src_po_def)
+  have kr': "kr_ok L S P s' g'" unfolding kr_ok_def
+  proof (intro allI impI)
+    fix r b assume a: "is_rd P r \<and> done_ev S P s' r \<and> (is_wr P b \<or> is_rd P b) \<and> (b, r) \<in> hbm L P g' \<and> sloc P b = sloc P r"
+    have h: "(b, r) \<in> hbm L P g'" using a by blast
+    have db': "done_ev S P s' b" using hbm_done[OF ei' h] a by blast
+    obtain x where x: "sloc P r = Some x" using a ev_parts(2)[OF ei'] by (metis wr_loc)
+    show "sb L g' (ob P g' b) (grf g' r)"
+    proof (cases "done_ev S P s r")
+      case True
+      have hb0: "(b, r) \<in> hbm L P g" using hbm_keep[OF ei gr h True] .
+      have db: "done_ev S P s b" using hbm_done[OF ei hb0 True] .
+      have o: "ob P g' b = ob P g b" "grf g' r = grf g r" using gr db True by (simp_all add: ob_def)
+      have "sb L g (ob P g b) (grf g r)" using kr a True hb0 unfolding kr_ok_def by blast
+      moreover have "done_ev S P s (ob P g b)" using db ev_parts(2)[OF ei] by (auto simp: ob_def)
+      moreover have "done_ev S P s (grf g r)" using ev_parts(2)[OF ei] a True by blast
+      ultimately show ?thesis using o sbo by simp
+    next
+      case nr: False
+      obtain p' where "r = Acc t ?k p'" using se(1) a nr by blast
+      then have rk: "r = Acc t ?k False" using a by (cases p') (auto dest: rd_part)
+      have vi: "visible ?i" using se(1) a nr by blast
+      have db: "done_ev S P s b"
+      proof (rule ccontr)
+        assume "\<not> done_ev S P s b"
+        then have "r = Acc t ?k True" using hbm_from_new[OF ei' newk nd od' rdold h _ db'] a by blast
+        then show False using rk by simp
+      qed
+      have ob: "ob P g' b = ob P g b" using gr db by (simp add: ob_def)
+      have dob: "done_ev S P s (ob P g b)" using db ev_parts(2)[OF ei] by (auto simp: ob_def)
+      have sob: "sloc P (ob P g b) = Some x" using ev_parts(2)[OF ei] db a x by (auto simp: ob_def)
+      have wob: "wx S P s x (ob P g b)" using ob_wx_done[OF ei _ db] a x by simp
+      have gro: "done_ev S P s (grf g' r)" using rdold a by blast
+      have dr': "done_ev S P s' r" using a by blast
+      have hn: "\<not> done_ev S P s b \<or> (\<exists>y. (b = y \<or> (b, y) \<in> hbm L P g) \<and> done_ev S P s b \<and> done_ev S P s y
+         \<and> (sthread y = Some t \<or> (\<exists>r. (y, r) \<in> swm L P g' \<and> \<not> done_ev S P s r \<and> done_ev S P s' r)))"
+        by (rule hbm_into_new[OF ei ei' gr h dr' nr]) (use po_new in blast)
+      from hn consider
+          y where "b = y \<or> (b, y) \<in> hbm L P g" "done_ev S P s y" "sthread y = Some t"
+        | y r' where "b = y \<or> (b, y) \<in> hbm L P g" "done_ev S P s y" "(y, r') \<in> swm L P g'"
+            "\<not> done_ev S P s r'" "done_ev S P s' r'"
+        using db by blast
+      then show ?thesis
+      proof cases
+        case (1 y)
+        have ky: "knows_at L P g y (ob P g b)" unfolding knows_at_def using 1(1) a by blast
+        have ne: "\<not> exempt L S P s y (ob P g b)"
+          using visible_no_win[OF z(1) vi] 1(3) unfolding exempt_def by auto
+        obtain y0 r0 where y0: "sloc P r = Some y0"
+            "((?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0))
+             \<or> (?i = INCL2 r0 y0 \<and> grf g' r = h2 g (dev_of L ?w0) y0 \<and> readable (l2 s (dev_of L ?w0) y0))"
+          using se(6) a rk by blast
+        have yy: "y0 = x" using y0(1) x by simp
+        have "sb L g (ob P g b) (grf g' r)"
+        proof (cases "?i = INCL2 r0 y0")
+          case False
+          then have l: "grf g' r = h1 g ?w0 x" "readable (l1 s ?w0 x)" using y0(2) yy by auto
+          have "sb L g (ob P g b) (h1 g ?w0 x)" using kl t 1(2,3) ky wob l(2) ne unfolding kl_ok_def by blast
+          then show ?thesis using l(1) by simp
+        next
+          case True
+          then have l: "grf g' r = h2 g (dev_of L ?w0) x" "readable (l2 s (dev_of L ?w0) x)" using y0(2) yy by auto
+          have fl: "flushed ?xs ?n"
+            using compiled_flushed[OF rows(1,2,5) ops, of ?n r0 y0] z(1) True xsc by simp
+          have "knows L S P s g t (ob P g b)" using knows_at_knows[OF 1(2,3) ky] .
+          then have "ga2 g (ob P g b) \<noteq> None" using known_flushed[OF oi kh t wp fl z(3) wob] by blast
+          then show ?thesis using sb_l2_line[OF inv l2 od t wob _ l(2)] l(1) by simp
+        qed
+        then show ?thesis using ob sbo[OF dob gro] by simp
+      next
+        case (2 y r')
+        obtain p2 where "r' = Acc t ?k p2" using se(1)[OF 2(5,4)] by blast
+        moreover have "is_rd P r'" using 2(3) by (simp add: swm_def)
+        ultimately have "r' = r" using rk by (cases p2) (auto dest: rd_part)
+        then have yr: "y = grf g' r" using 2(3) by (simp add: swm_def)
+        have "sb L g (ob P g b) y"
+        proof (cases "b = y")
+          case True
+          have "is_wr P y" using yr ev_parts(2)[OF ei'] a by blast
+          then show ?thesis using True by (simp add: ob_wr)
+        next
+          case False
+          then have hy: "(b, y) \<in> hbm L P g" using 2(1) by blast
+          have "is_wr P y" "sloc P y = sloc P r" using yr ev_parts(2)[OF ei'] a by simp_all
+          then show ?thesis using kw 2(2) hy a unfolding kw_ok_def by auto
+        qed
+        then show ?thesis using ob yr sbo[OF dob gro] by simp
+      qed
+    qed
+  qed
+  show ?thesis using kl' kr' by blast
+qed
+
 section \<open>In every reachable state\<close>
 
 lemma hb_reachable:
@@ -1089,18 +2051,21 @@ lemma hb_reachable:
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
     and wp: "well_placed L P" and sc: "scoped_conflicts L P"
   shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g
-    \<and> kw_ok L S P s g"
+    \<and> kw_ok L S P s g \<and> (acq_rows S A B \<and> one_dev L P \<longrightarrow> kl_ok L S P s g \<and> kr_ok L S P s g)"
 proof -
   have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
     using reach by (simp add: reachable_def)
   then show ?thesis
   proof induction
     case base
-    then show ?case using ginv_initial oinv_initial wr_ok_initial l2_ok_initial hb_ok_initial kw_ok_initial by blast
+    show ?case using ginv_initial oinv_initial wr_ok_initial l2_ok_initial hb_ok_initial kw_ok_initial
+        kl_ok_initial kr_ok_initial
+      by (intro exI[of _ "ghost0 P"] conjI impI ginv_initial oinv_initial wr_ok_initial l2_ok_initial hb_ok_initial
+          kw_ok_initial kl_ok_initial kr_ok_initial)
   next
     case (step s1 s2)
     then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "wr_ok L S P s1 g" "l2_ok L S P s1 g" "hb_ok L S P s1 g"
-      "kw_ok L S P s1 g"
+      "kw_ok L S P s1 g" "acq_rows S A B \<and> one_dev L P \<longrightarrow> kl_ok L S P s1 g \<and> kr_ok L S P s1 g"
       by blast
     have "threads (compile S P) = src_threads P" by (simp add: compile_def)
     then consider (thr) t where "t \<in> src_threads P" "step_thread L (compile S P) t s1 = Some s2"
@@ -1115,17 +2080,22 @@ proof -
         using oinv_thread[OF g(1,2) thr rows(1-4) wp] g(3,4) rows(5) by blast
       have hb': "hb_ok L S P s2 g'" by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6) wp sc g'(1,5,6) g(5)])
       have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) wp g'(1,5,6) g(5) hb' g(6)])
-      then show ?thesis using g' hb' by blast
+      moreover have "acq_rows S A B \<and> one_dev L P \<longrightarrow> kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
+        using kl_thread[OF g(1,2,3) thr rows(1-3) _ rows(4) wp sc _ g'(1,5,6) g(4,5,6)] g(7) by blast
+      ultimately show ?thesis using g' hb' by blast
     next
       case env
       have c0: "0 < clk g" using wr_okD(1)[OF g(3)] .
       obtain g' where g': "ginv L S P s2 g'" "oinv L S P s2 g'" "wr_ok L S P s2 g'" "l2_ok L S P s2 g'" "env_mono g g'"
-          "sb_keep L S P s1 g g'"
+          "sb_keep L S P s1 g g'" "l1_env L s1 s2 g g'"
         using oinv_env[OF g(1,2) env] g(3,4) c0 by blast
       have pc: "pc s2 = pc s1" using env_step_regs_pc_locks[OF env] by simp
-      then have "hb_ok L S P s2 g'" using hb_env g'(5) g(5) by blast
-      moreover have "kw_ok L S P s2 g'"
-        using kw_env[OF pc g'(5,6) _ g(6)] g(1) by (simp add: ginv_def)
+      have ei: "ev_inv S P s1 g" using g(1) by (simp add: ginv_def)
+      have kh: "kh_ok L S P s1 g" using g(5) by (simp add: hb_ok_def)
+      have "hb_ok L S P s2 g'" using hb_env pc g'(5) g(5) by blast
+      moreover have "kw_ok L S P s2 g'" using kw_env[OF pc g'(5,6) ei g(6)] .
+      moreover have "acq_rows S A B \<and> one_dev L P \<longrightarrow> kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
+        using kl_env[OF pc g'(5,6,7) g(1) kh g(4)] kr_env[OF pc g'(5,6) ei] g(7) by blast
       ultimately show ?thesis using g' by blast
     qed
   qed
@@ -1180,6 +2150,74 @@ definition hb_co_ok :: "layout \<Rightarrow> src_program \<Rightarrow> (sev \<Ri
   "hb_co_ok L P rfw cr \<longleftrightarrow> (\<forall>b w. is_wr P w \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbr L P rfw
      \<and> sloc P b = sloc P w \<longrightarrow> ((if is_rd P b then rfw b else b), w) \<in> cr)"
 
+text \<open>In a final state every write has reached memory, where sb is the
+  coherence order of the exhibited candidate.\<close>
+lemma final_sb:
+  assumes inv: "ginv L S P s g" and fin: "is_final L (compile S P) s" and wp: "well_placed L P"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and e: "wx S P s x e" "wx S P s x h" "x \<in> src_locs P" and sb: "sb L g e h"
+  shows "e = h \<or> (e, h) \<in> run_co P g"
+proof -
+  note ff = final_facts[OF inv fin wp rows]
+  have ti: "time_inv S P s g" using inv by (simp add: ginv_def)
+  have w23: "ga3 g f \<noteq> None \<and> ga2 g f \<noteq> None" if f: "wx S P s x f" for f
+  proof (cases "\<exists>z. f = Init z")
+    case True
+    then show ?thesis using ti by (auto simp: time_inv_def)
+  next
+    case False
+    then have "is_wr P f" "sloc P f = Some x" using f by (auto simp: wx_def)
+    then have "ga3 g f \<noteq> None" using ff(3) by blast
+    moreover have "\<forall>y. f \<noteq> Init y" using False by blast
+    moreover have "ga2 g f = None \<longrightarrow> ga3 g f = None" using time_perf[OF ti f] \<open>\<forall>y. f \<noteq> Init y\<close> by blast
+    ultimately show ?thesis by (cases "ga2 g f") auto
+  qed
+  show ?thesis
+  proof (cases "e = h")
+    case False
+    then have k: "klt (key g e) (key g h)" using sb_final[OF sb] w23[OF e(1)] w23[OF e(2)] by blast
+    have "\<forall>z. h \<noteq> Init z"
+    proof
+      fix z show "h \<noteq> Init z"
+      proof
+        assume "h = Init z"
+        then have "key g h = (0, 0, 0)" using ti by (simp add: time_inv_def key_def)
+        then show False using k klt_zero by simp
+      qed
+    qed
+    moreover have "is_wr P e" "is_wr P h" using wx_Init_wr[OF e(1,3)] wx_Init_wr[OF e(2,3)] .
+    moreover have "sloc P e = sloc P h" using e(1,2) by (simp add: wx_loc)
+    ultimately show ?thesis using k by (simp add: run_co_def)
+  qed simp
+qed
+
+lemma ev_src_loc: "is_wr P b \<or> is_rd P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> x \<in> src_locs P"
+  by (cases b) (auto simp: ev_loc')
+
+text \<open>So a final state's candidate has coherence after happens-before, its
+  write halves.\<close>
+lemma final_hb_co:
+  assumes inv: "ginv L S P s g" and fin: "is_final L (compile S P) s" and wp: "well_placed L P"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and kw: "kw_ok L S P s g"
+  shows "hb_co_ok L P (grf g) (run_co P g)"
+  unfolding hb_co_ok_def
+proof (intro allI impI)
+  note ff = final_facts[OF inv fin wp rows]
+  have ei: "ev_inv S P s g" using inv by (simp add: ginv_def)
+  fix b w assume a: "is_wr P w \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbr L P (grf g) \<and> sloc P b = sloc P w"
+  have h: "(b, w) \<in> hbm L P g" using a hbm_hbr by metis
+  have ev: "is_ev P w" using a by (cases w) auto
+  have dw: "done_ev S P s w" using ff(2)[OF ev] .
+  have db: "done_ev S P s b" using hbm_done[OF ei h dw] .
+  obtain x where x: "sloc P w = Some x" using a wr_loc by blast
+  have k: "ob P g b \<noteq> w" "sb L g (ob P g b) w" using kw a dw h unfolding kw_ok_def by blast+
+  have wa: "wx S P s x (ob P g b)" using ob_wx_done[OF ei _ db] a x by simp
+  have ww: "wx S P s x w" using a dw x by (simp add: wx_def)
+  have "x \<in> src_locs P" using ev_src_loc a x by blast
+  then have "(ob P g b, w) \<in> run_co P g" using final_sb[OF inv fin wp rows wa ww _ k(2)] k(1) by blast
+  then show "((if is_rd P b then grf g b else b), w) \<in> run_co P g" by (simp add: ob_def)
+qed
+
 text \<open>Every final state of a race-free program without remote operations,
   compiled by such rows, shows the outcome of a candidate (Hrf_Exhibit's)
   whose coherence agrees with its happens-before on writes and on a read
@@ -1196,43 +2234,7 @@ proof -
   have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
   obtain g where g: "ginv L S P s g" "kw_ok L S P s g" using hb_reachable[OF reach rows wp sc] by blast
-  note ff = final_facts[OF g(1) fin wp rows(1-3)]
-  have ti: "time_inv S P s g" and ei: "ev_inv S P s g" using g(1) by (simp_all add: ginv_def)
-  have "hb_co_ok L P (grf g) (run_co P g)"
-    unfolding hb_co_ok_def
-  proof (intro allI impI)
-    fix b w assume a: "is_wr P w \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbr L P (grf g) \<and> sloc P b = sloc P w"
-    have h: "(b, w) \<in> hbm L P g" using a hbm_hbr by metis
-    have ev: "is_ev P w" using a by (cases w) auto
-    have dw: "done_ev S P s w" using ff(2)[OF ev] .
-    have db: "done_ev S P s b" using hbm_done[OF ei h dw] .
-    obtain x where x: "sloc P w = Some x" using a wr_loc by blast
-    have k: "ob P g b \<noteq> w" "sb L g (ob P g b) w" using g(2) a dw h unfolding kw_ok_def by blast+
-    have wa: "wx S P s x (ob P g b)" using ob_wx_done[OF ei _ db] a x by simp
-    have ww: "wx S P s x w" using a dw x by (simp add: wx_def)
-    have w23: "ga3 g e \<noteq> None \<and> ga2 g e \<noteq> None" if e: "wx S P s x e" for e
-    proof (cases "\<exists>z. e = Init z")
-      case True
-      then show ?thesis using ti by (auto simp: time_inv_def)
-    next
-      case False
-      then have "is_wr P e" "sloc P e = Some x" using e by (auto simp: wx_def)
-      then have "ga3 g e \<noteq> None" using ff(3) by blast
-      moreover have "\<forall>y. e \<noteq> Init y" using False by blast
-      moreover have "ga2 g e = None \<longrightarrow> ga3 g e = None" using time_perf[OF ti e] \<open>\<forall>y. e \<noteq> Init y\<close> by blast
-      ultimately show ?thesis by (cases "ga2 g e") auto
-    qed
-    have w3: "ga3 g (ob P g b) \<noteq> None" "ga3 g w \<noteq> None" using w23[OF wa] w23[OF ww] by blast+
-    have w2: "ga2 g (ob P g b) \<noteq> None" "ga2 g w \<noteq> None" using w23[OF wa] w23[OF ww] by blast+
-    have ni: "\<forall>z. w \<noteq> Init z" using h by (auto simp: hbm_def src_po_def swm_def elim: tranclE)
-    have "klt (key g (ob P g b)) (key g w)" using sb_final[OF k(2) w3 w2] k(1) by blast
-    moreover have xl: "x \<in> src_locs P" using a x ni ev_loc' by (cases w) auto
-    moreover have "is_wr P (ob P g b)" using wx_Init_wr[OF wa xl] .
-    moreover have "sloc P (ob P g b) = sloc P w" using wa ww by (simp add: wx_loc)
-    ultimately show "((if is_rd P b then grf g b else b), w) \<in> run_co P g"
-      using a ni by (simp add: run_co_def ob_def)
-  qed
-  then show ?thesis using final_candidate[OF rows(1-3) wp g(1) fin] by blast
+  then show ?thesis using final_hb_co[OF g(1) fin wp rows(1-3) g(2)] final_candidate[OF rows(1-3) wp g(1) fin] by blast
 qed
 
 corollary machine_outcomes_hb_co:
@@ -1248,6 +2250,76 @@ proof
     by (auto simp: outcomes_def)
   then show "ob \<in> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co}"
     using machine_candidate_hb_co[OF assms s(1,2)] by blast
+qed
+
+text \<open>Coherence after happens-before, its read halves: a read after an
+  access of its location in happens-before reads from the write that
+  access observes or from one coherence-after it.\<close>
+definition hb_co_rd_ok :: "layout \<Rightarrow> src_program \<Rightarrow> (sev \<Rightarrow> sev) \<Rightarrow> sev rel \<Rightarrow> bool" where
+  "hb_co_rd_ok L P rfw cr \<longleftrightarrow> (\<forall>b r. is_rd P r \<and> (is_wr P b \<or> is_rd P b) \<and> (b, r) \<in> hbr L P rfw
+     \<and> sloc P b = sloc P r \<longrightarrow> (if is_rd P b then rfw b else b) = rfw r
+       \<or> ((if is_rd P b then rfw b else b), rfw r) \<in> cr)"
+
+lemma final_hb_co_rd:
+  assumes inv: "ginv L S P s g" and fin: "is_final L (compile S P) s" and wp: "well_placed L P"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and kr: "kr_ok L S P s g"
+  shows "hb_co_rd_ok L P (grf g) (run_co P g)"
+  unfolding hb_co_rd_ok_def
+proof (intro allI impI)
+  note ff = final_facts[OF inv fin wp rows]
+  have ei: "ev_inv S P s g" using inv by (simp add: ginv_def)
+  fix b r assume a: "is_rd P r \<and> (is_wr P b \<or> is_rd P b) \<and> (b, r) \<in> hbr L P (grf g) \<and> sloc P b = sloc P r"
+  have h: "(b, r) \<in> hbm L P g" using a hbm_hbr by metis
+  have ev: "is_ev P r" using a by (cases r) auto
+  have dr: "done_ev S P s r" using ff(2)[OF ev] .
+  have db: "done_ev S P s b" using hbm_done[OF ei h dr] .
+  obtain x where x: "sloc P r = Some x" using a ev_parts(2)[OF ei] dr by (metis wr_loc)
+  have k: "sb L g (ob P g b) (grf g r)" using kr a dr h unfolding kr_ok_def by blast
+  have wa: "wx S P s x (ob P g b)" using ob_wx_done[OF ei _ db] a x by simp
+  have wr: "wx S P s x (grf g r)" using grf_wx[OF ei _ dr x] a by blast
+  have "x \<in> src_locs P" using ev_src_loc a x by blast
+  then have "ob P g b = grf g r \<or> (ob P g b, grf g r) \<in> run_co P g" using final_sb[OF inv fin wp rows wa wr _ k] by blast
+  then show "(if is_rd P b then grf g b else b) = grf g r \<or> ((if is_rd P b then grf g b else b), grf g r) \<in> run_co P g"
+    by (simp add: ob_def)
+qed
+
+text \<open>On one device, with rows whose acquires at device scope and
+  increments at the L2 invalidate the L1 after their access (rsp-new's):
+  every final state of a race-free program without remote operations
+  shows the outcome of a candidate whose coherence agrees with its
+  happens-before on every pair of accesses of a location ([HRF14]'s
+  coherence), for every program of any length and thread count, on every
+  layout of one device, under both write-back policies.\<close>
+theorem machine_candidate_hb_coherent:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+      "acq_rows S A B"
+    and wp: "well_placed L P" and od: "one_dev L P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_remote P"
+    and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
+  shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
+     \<and> hb_co_ok L P (grf g) (run_co P g) \<and> hb_co_rd_ok L P (grf g) (run_co P g)"
+proof -
+  have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
+  have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
+  obtain g where g: "ginv L S P s g" "kw_ok L S P s g" "kr_ok L S P s g"
+    using hb_reachable[OF reach rows(1-6) wp sc] rows(7) od by blast
+  show ?thesis using final_hb_co[OF g(1) fin wp rows(1-3) g(2)] final_hb_co_rd[OF g(1) fin wp rows(1-3) g(3)]
+      final_candidate[OF rows(1-3) wp g(1) fin] by blast
+qed
+
+corollary machine_outcomes_hb_coherent:
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+      "acq_rows S A B" and "well_placed L P" "one_dev L P"
+    and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_remote P"
+  shows "outcomes L wb (compile S P) (initial (src_init P))
+    \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> hb_co_rd_ok L P rfw co}"
+proof
+  fix ob assume "ob \<in> outcomes L wb (compile S P) (initial (src_init P))"
+  then obtain s where s: "s \<in> reachable L wb (compile S P) (initial (src_init P))" "is_final L (compile S P) s"
+    "ob = (regs s, mem s)"
+    by (auto simp: outcomes_def)
+  then show "ob \<in> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> hb_co_rd_ok L P rfw co}"
+    using machine_candidate_hb_coherent[OF assms s(1,2)] by blast
 qed
 
 end
