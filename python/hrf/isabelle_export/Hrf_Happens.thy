@@ -191,15 +191,16 @@ lemma wr_unique: "wr c p \<Longrightarrow> wr c q \<Longrightarrow> p = q"
 lemma flushed_prefix: "flushed xs n \<Longrightarrow> n < length xs \<Longrightarrow> flushed (xs @ ys) n"
   unfolding flushed_def by (auto simp: nth_append)
 
-text \<open>So in code compiled by such rows, the access of a write at device
-  scope or wider is flushed.\<close>
-lemma compiled_vis_flushed:
-  assumes rows: "l1_rows S A" "l2_rows S B" "rel_rows S A B" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
+text \<open>The visible instruction at position n of compiled code is the access
+  of the row of its source instruction.\<close>
+lemma compiled_row:
+  assumes rows: "l1_rows S A" "l2_rows S B" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
     and n: "n < length (concat (map (compile_instr S) c))" "visible (concat (map (compile_instr S) c) ! n)"
     and k: "length (filter visible (take n (concat (map (compile_instr S) c)))) = k"
-    and w: "c ! k = Op a r x" "wide_wr_op a"
-  shows "flushed (concat (map (compile_instr S) c)) n"
-  using rows(4) n k w
+    and w: "c ! k = Op a r x"
+  shows "\<exists>rw pre post m. a \<in> A \<union> B \<and> S a = Some rw \<and> concat (map (compile_instr S) c) = pre @ rw r x @ post
+    \<and> n = length pre + m \<and> m < length (rw r x) \<and> visible (rw r x ! m)"
+  using rows(3) n k w
 proof (induction c arbitrary: n k)
   case Nil
   then show ?case by simp
@@ -221,10 +222,9 @@ next
     then have k0: "k = 0" using Cons.prems(4) True by (simp add: ys_def zs_def)
     then have ia: "i = Op a r x" using Cons.prems(5) by simp
     then have "a \<in> A \<union> B" using oi by (simp add: op_of_def)
-    then obtain rw where rw: "S a = Some rw" "vis_flushed rw" using rows(3) Cons.prems(6) by (auto simp: rel_rows_def)
-    have "ys = rw r x" using ia rw(1) by (simp add: ys_def compile_instr_def)
-    then have "flushed ys n" using rw(2) True v flq_flushed[of visible False ys n] unfolding vis_flushed_def by simp
-    then show ?thesis using flushed_prefix[OF _ True] xs by simp
+    moreover obtain rw where rw: "S a = Some rw" using rows(1,2) \<open>a \<in> A \<union> B\<close> by (auto simp: l1_rows_def l2_rows_def)
+    moreover have "ys = rw r x" using ia rw by (simp add: ys_def compile_instr_def)
+    ultimately show ?thesis using xs True v by (intro exI[of _ rw] exI[of _ "[]"] exI[of _ zs] exI[of _ n]) simp
   next
     case False
     define n' where "n' = n - length ys"
@@ -234,9 +234,29 @@ next
     then obtain k' where k': "k = Suc k'" "length (filter visible (take n' zs)) = k'" by blast
     have "n' < length zs" "visible (zs ! n')" using Cons.prems(2,3) nn by (simp_all add: nth_append ys_def zs_def)
     moreover have "c ! k' = Op a r x" using Cons.prems(5) k'(1) by simp
-    ultimately have "flushed zs n'" using Cons.IH[of n' k'] Cons.prems(1,6) k'(2) by (simp add: zs_def)
-    then show ?thesis using flushed_append[of zs n' ys] xs nn by simp
+    ultimately obtain rw pre post m where "a \<in> A \<union> B" "S a = Some rw" "zs = pre @ rw r x @ post" "n' = length pre + m"
+        "m < length (rw r x)" "visible (rw r x ! m)"
+      using Cons.IH[of n' k'] Cons.prems(1) k'(2) unfolding zs_def by auto
+    then show ?thesis using xs nn by (intro exI[of _ rw] exI[of _ "ys @ pre"] exI[of _ post] exI[of _ m]) simp
   qed
+qed
+
+text \<open>So in code compiled by such rows, the access of a write at device
+  scope or wider is flushed.\<close>
+lemma compiled_vis_flushed:
+  assumes rows: "l1_rows S A" "l2_rows S B" "rel_rows S A B" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
+    and n: "n < length (concat (map (compile_instr S) c))" "visible (concat (map (compile_instr S) c) ! n)"
+    and k: "length (filter visible (take n (concat (map (compile_instr S) c)))) = k"
+    and w: "c ! k = Op a r x" "wide_wr_op a"
+  shows "flushed (concat (map (compile_instr S) c)) n"
+proof -
+  obtain rw pre post m where rw: "a \<in> A \<union> B" "S a = Some rw" "concat (map (compile_instr S) c) = pre @ rw r x @ post"
+      "n = length pre + m" "m < length (rw r x)" "visible (rw r x ! m)"
+    using compiled_row[OF rows(1,2,4) n k w(1)] by blast
+  have "vis_flushed rw" using rows(3) w(2) rw(1,2) by (auto simp: rel_rows_def)
+  then have "flushed (rw r x) m" using rw(5,6) flq_flushed[of visible False "rw r x" m] unfolding vis_flushed_def by simp
+  then have "flushed (rw r x @ post) m" using flushed_prefix rw(5) by blast
+  then show ?thesis using flushed_append[of "rw r x @ post" m pre] rw(3,4) by simp
 qed
 
 section \<open>The invariants\<close>
@@ -1211,56 +1231,6 @@ next
   qed
 qed
 
-text \<open>The visible instruction at position n of compiled code is the access
-  of the row of its source instruction.\<close>
-lemma compiled_row:
-  assumes rows: "l1_rows S A" "l2_rows S B" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
-    and n: "n < length (concat (map (compile_instr S) c))" "visible (concat (map (compile_instr S) c) ! n)"
-    and k: "length (filter visible (take n (concat (map (compile_instr S) c)))) = k"
-    and w: "c ! k = Op a r x"
-  shows "\<exists>rw pre post m. S a = Some rw \<and> concat (map (compile_instr S) c) = pre @ rw r x @ post
-    \<and> n = length pre + m \<and> m < length (rw r x) \<and> visible (rw r x ! m)"
-  using rows(3) n k w
-proof (induction c arbitrary: n k)
-  case Nil
-  then show ?case by simp
-next
-  case (Cons i c)
-  define ys where "ys = compile_instr S i"
-  define zs where "zs = concat (map (compile_instr S) c)"
-  have xs: "concat (map (compile_instr S) (i # c)) = ys @ zs" by (simp add: ys_def zs_def)
-  have oi: "op_of i \<subseteq> A \<union> B" using Cons.prems(1) by simp
-  have one: "filter visible ys = [src_access B i]"
-    using compiled_code(1)[OF rows(1,2), of "[i]"] oi by (simp add: ys_def)
-  show ?case
-  proof (cases "n < length ys")
-    case True
-    have v: "visible (ys ! n)" using Cons.prems(3) True by (simp add: nth_append ys_def zs_def)
-    have "length (filter visible (take n ys)) < length (filter visible ys)"
-      using filter_take_nth(1)[OF True, of visible] v .
-    then have "length (filter visible (take n ys)) = 0" using one by simp
-    then have k0: "k = 0" using Cons.prems(4) True by (simp add: ys_def zs_def)
-    then have ia: "i = Op a r x" using Cons.prems(5) by simp
-    then have "a \<in> A \<union> B" using oi by (simp add: op_of_def)
-    then obtain rw where rw: "S a = Some rw" using rows(1,2) by (auto simp: l1_rows_def l2_rows_def)
-    have "ys = rw r x" using ia rw by (simp add: ys_def compile_instr_def)
-    then show ?thesis using rw xs True v by (intro exI[of _ rw] exI[of _ "[]"] exI[of _ zs] exI[of _ n]) simp
-  next
-    case False
-    define n' where "n' = n - length ys"
-    have nn: "n = length ys + n'" using False by (simp add: n'_def)
-    have tk: "take n (ys @ zs) = ys @ take n' zs" using nn by simp
-    then have "k = Suc (length (filter visible (take n' zs)))" using Cons.prems(4) one by (simp add: ys_def zs_def)
-    then obtain k' where k': "k = Suc k'" "length (filter visible (take n' zs)) = k'" by blast
-    have "n' < length zs" "visible (zs ! n')" using Cons.prems(2,3) nn by (simp_all add: nth_append ys_def zs_def)
-    moreover have "c ! k' = Op a r x" using Cons.prems(5) k'(1) by simp
-    ultimately obtain rw pre post m where "S a = Some rw" "zs = pre @ rw r x @ post" "n' = length pre + m"
-        "m < length (rw r x)" "visible (rw r x ! m)"
-      using Cons.IH[of n' k'] Cons.prems(1) k'(2) unfolding zs_def by auto
-    then show ?thesis using xs nn by (intro exI[of _ rw] exI[of _ "ys @ pre"] exI[of _ post] exI[of _ m]) simp
-  qed
-qed
-
 text \<open>So in code compiled by such rows, an access that reads at device
   scope or wider, or increments at the L2, waits for an invalidation.\<close>
 lemma compiled_win:
@@ -1270,22 +1240,12 @@ lemma compiled_win:
     and w: "c ! k = Op a r x" "wide_rd_op a \<or> a \<in> B"
   shows "win (concat (map (compile_instr S) c)) (Suc n)"
 proof -
-  obtain rw pre post m where rw: "S a = Some rw" "concat (map (compile_instr S) c) = pre @ rw r x @ post"
+  obtain rw pre post m where rw: "a \<in> A \<union> B" "S a = Some rw" "concat (map (compile_instr S) c) = pre @ rw r x @ post"
       "n = length pre + m" "m < length (rw r x)" "visible (rw r x ! m)"
     using compiled_row[OF rows(1,2,4) n k w(1)] by blast
-  have kc: "k < length c"
-  proof (rule ccontr)
-    assume "\<not> k < length c"
-    then have "length c \<le> k" by simp
-    moreover have "length (filter visible (take n (concat (map (compile_instr S) c)))) < length c"
-      using filter_take_nth(1)[OF n(1), of visible] n(2) compiled_code(1)[OF rows(1,2,4)] by simp
-    ultimately show False using k by simp
-  qed
-  then have "Op a r x \<in> set c" using w(1) nth_mem by metis
-  then have "a \<in> A \<union> B" using rows(4) by (force simp: op_of_def)
-  then have "inv_after rw" using rows(3) w(2) rw(1) by (auto simp: acq_rows_def)
-  then have "win (rw r x) (Suc m)" using ia_seq_win[of False "rw r x"] rw(4,5) by (simp add: inv_after_def)
-  then show ?thesis using win_shift[of "rw r x" "Suc m" pre post] rw(2,3) by simp
+  have "inv_after rw" using rows(3) w(2) rw(1,2) by (auto simp: acq_rows_def)
+  then have "win (rw r x) (Suc m)" using ia_seq_win[of False "rw r x"] rw(5,6) by (simp add: inv_after_def)
+  then show ?thesis using win_shift[of "rw r x" "Suc m" pre post] rw(3,4) by simp
 qed
 
 lemma visible_no_win: "n < length xs \<Longrightarrow> visible (xs ! n) \<Longrightarrow> \<not> win xs n"
@@ -2320,6 +2280,135 @@ proof
     by (auto simp: outcomes_def)
   then show "ob \<in> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> hb_co_rd_ok L P rfw co}"
     using machine_candidate_hb_coherent[OF assms s(1,2)] by blast
+qed
+
+text \<open>[HRF14]'s visible side effects follow: no write of a read's location
+  comes, in happens-before, between the write the read reads from and the
+  read.\<close>
+definition hb_visible_ok :: "layout \<Rightarrow> src_program \<Rightarrow> (sev \<Rightarrow> sev) \<Rightarrow> bool" where
+  "hb_visible_ok L P rfw \<longleftrightarrow> (\<forall>r w. is_rd P r \<and> is_wr P w \<and> sloc P w = sloc P r
+     \<longrightarrow> \<not> ((rfw r, w) \<in> hbr L P rfw \<and> (w, r) \<in> hbr L P rfw))"
+
+lemma hb_visible:
+  assumes c: "cand_ok P rfw cr v" and h: "hb_co_ok L P rfw cr" "hb_co_rd_ok L P rfw cr"
+  shows "hb_visible_ok L P rfw"
+  unfolding hb_visible_ok_def
+proof (intro allI impI notI)
+  fix r w assume a: "is_rd P r \<and> is_wr P w \<and> sloc P w = sloc P r" and b: "(rfw r, w) \<in> hbr L P rfw \<and> (w, r) \<in> hbr L P rfw"
+  have wr: "is_wr P (rfw r)" "sloc P (rfw r) = sloc P r" using c a unfolding cand_ok_def by blast+
+  have nr: "\<not> is_rd P e" if "is_wr P e" for e
+    using that by (cases e) (auto dest: rd_wr)
+  have "(if is_rd P w then rfw w else w) = rfw r \<or> ((if is_rd P w then rfw w else w), rfw r) \<in> cr"
+    using h(2) a b unfolding hb_co_rd_ok_def by blast
+  then have "w = rfw r \<or> (w, rfw r) \<in> cr" using nr a by simp
+  moreover have "((if is_rd P (rfw r) then rfw (rfw r) else rfw r), w) \<in> cr"
+    using h(1) a b wr unfolding hb_co_ok_def by simp
+  then have "(rfw r, w) \<in> cr" using nr[OF wr(1)] by simp
+  moreover have "trans cr" "irrefl cr" using c unfolding cand_ok_def by blast+
+  ultimately show False by (metis irrefl_def transD)
+qed
+
+corollary machine_outcomes_hb_visible:
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+      "acq_rows S A B" and "well_placed L P" "one_dev L P"
+    and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_remote P"
+  shows "outcomes L wb (compile S P) (initial (src_init P))
+    \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> hb_co_rd_ok L P rfw co
+      \<and> hb_visible_ok L P rfw}"
+  using machine_outcomes_hb_coherent[OF assms] hb_visible by blast
+
+text \<open>Happens-before is acyclic on a performed event: a cycle through a
+  synchronisation edge would put a write before itself (kw_ok), and
+  program order alone has none.\<close>
+lemma trancl_union_split:
+  "(a, c) \<in> (A \<union> B)\<^sup>+ \<Longrightarrow> (a, c) \<in> A\<^sup>+ \<or> (\<exists>x y. (a, x) \<in> (A \<union> B)\<^sup>* \<and> (x, y) \<in> B \<and> (y, c) \<in> (A \<union> B)\<^sup>*)"
+proof (induction rule: trancl_induct)
+  case (base y)
+  then show ?case by blast
+next
+  case (step y z)
+  show ?case
+  proof (cases "(y, z) \<in> B")
+    case True
+    then show ?thesis using step(1) by (blast dest: trancl_into_rtrancl)
+  next
+    case False
+    then have yz: "(y, z) \<in> A" using step(2) by blast
+    from step(3) show ?thesis
+    proof
+      assume "(a, y) \<in> A\<^sup>+"
+      then show ?thesis using yz by (blast intro: trancl_into_trancl)
+    next
+      assume "\<exists>x y'. (a, x) \<in> (A \<union> B)\<^sup>* \<and> (x, y') \<in> B \<and> (y', y) \<in> (A \<union> B)\<^sup>*"
+      then obtain x y' where "(a, x) \<in> (A \<union> B)\<^sup>*" "(x, y') \<in> B" "(y', y) \<in> (A \<union> B)\<^sup>*" by blast
+      moreover have "(y', z) \<in> (A \<union> B)\<^sup>*" using calculation(3) yz by (blast intro: rtrancl_into_rtrancl)
+      ultimately show ?thesis by blast
+    qed
+  qed
+qed
+
+lemma hbm_irrefl:
+  assumes ei: "ev_inv S P s g" and kw: "kw_ok L S P s g" and h: "(a, a) \<in> hbm L P g" and d: "done_ev S P s a"
+  shows False
+proof -
+  let ?R = "src_po P \<union> swm L P g"
+  from trancl_union_split[OF h[unfolded hbm_def]] show False
+  proof
+    assume "(a, a) \<in> (src_po P)\<^sup>+"
+    then show False using trancl_id[OF src_po_trans] src_po_irrefl by simp
+  next
+    assume "\<exists>x y. (a, x) \<in> ?R\<^sup>* \<and> (x, y) \<in> swm L P g \<and> (y, a) \<in> ?R\<^sup>*"
+    then obtain x y where xy: "(a, x) \<in> ?R\<^sup>*" "(x, y) \<in> swm L P g" "(y, a) \<in> ?R\<^sup>*" by blast
+    have dy: "done_ev S P s y"
+      using xy(3) hbm_done[OF ei _ d] d unfolding hbm_def by (auto simp: rtrancl_eq_or_trancl)
+    have ry: "is_rd P y" "grf g y = x" using xy(2) by (auto simp: swm_def)
+    have wx: "is_wr P x" "done_ev S P s x" using ev_parts(2)[OF ei] ry dy by auto
+    have "(x, a) \<in> ?R\<^sup>+" using xy(2,3) by (blast intro: rtrancl_into_trancl2)
+    then have "(x, x) \<in> hbm L P g" using xy(1) unfolding hbm_def by (blast intro: trancl_rtrancl_trancl)
+    then have "ob P g x \<noteq> x" using kw wx unfolding kw_ok_def by blast
+    then show False using ob_wr[OF wx(1)] by simp
+  qed
+qed
+
+text \<open>So the candidate a final state shows has an acyclic happens-before,
+  for every race-free program without remote operations compiled by such
+  rows (several devices included).\<close>
+corollary machine_outcomes_hb_acyclic:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+    and wp: "well_placed L P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_remote P"
+  shows "outcomes L wb (compile S P) (initial (src_init P))
+    \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> irrefl (hbr L P rfw)}"
+proof
+  fix ob assume "ob \<in> outcomes L wb (compile S P) (initial (src_init P))"
+  then obtain s where s: "s \<in> reachable L wb (compile S P) (initial (src_init P))" "is_final L (compile S P) s"
+    "ob = (regs s, mem s)"
+    by (auto simp: outcomes_def)
+  have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
+  have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
+  obtain g where g: "ginv L S P s g" "kw_ok L S P s g" using hb_reachable[OF s(1) rows wp sc] by blast
+  note ff = final_facts[OF g(1) s(2) wp rows(1-3)]
+  have ei: "ev_inv S P s g" using g(1) by (simp add: ginv_def)
+  have "irrefl (hbm L P g)" unfolding irrefl_def
+  proof (intro allI notI)
+    fix a assume h: "(a, a) \<in> hbm L P g"
+    obtain z where "(a, z) \<in> src_po P \<union> swm L P g" using h unfolding hbm_def by (auto elim: converse_tranclE)
+    then have "is_ev P a"
+    proof
+      assume "(a, z) \<in> src_po P"
+      then show ?thesis by (auto simp: src_po_def)
+    next
+      assume az: "(a, z) \<in> swm L P g"
+      then have "is_rd P z" "grf g z = a" by (auto simp: swm_def)
+      moreover have "is_ev P z" using \<open>is_rd P z\<close> by (cases z) auto
+      ultimately have "is_wr P a" using ev_parts(2)[OF ei] ff(2) by blast
+      then show ?thesis by (cases a) auto
+    qed
+    then show False using hbm_irrefl[OF ei g(2) h] ff(2) by blast
+  qed
+  then have "irrefl (hbr L P (grf g))" using hbm_hbr by metis
+  then show "ob \<in> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> irrefl (hbr L P rfw)}"
+    using final_hb_co[OF g(1) s(2) wp rows(1-3) g(2)] final_candidate[OF rows(1-3) wp g(1) s(2)] s(3) by blast
 qed
 
 end
