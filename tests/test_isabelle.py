@@ -35,6 +35,7 @@ def _lemmas(text, suffix):
 def test_base_theories_are_in_the_repository_where_spec_puts_them():
     names = sorted(p.name for p in (ROOT / "isabelle_export").glob("*.thy"))
     assert names == [
+        "Hrf_Atomicity.thy",
         "Hrf_Closure.thy",
         "Hrf_Coherence.thy",
         "Hrf_Execution.thy",
@@ -241,6 +242,7 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "outcomes_candidates",  # Hrf_Exhibit's machine_outcomes_candidates
             "l2_flushed",
             "outcomes_po_co",  # Hrf_Coherence's machine_outcomes_po_co
+            "outcomes_l2_atomic",  # Hrf_Atomicity's machine_outcomes_l2_atomic
             "l2_invalidated",
             "outcomes_po_loc",  # Hrf_Coherence's machine_outcomes_po_loc
             "rel_rows",
@@ -257,6 +259,8 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
         # all but rsp-old invalidate it after (rsp-old's device RMW, as hrf
         # reconstructs it, invalidates before: rmw-then-load's stale read)
         assert f"{c}_outcomes_po_co" in claimed
+        # and performs its device RMWs at the L2: atomic there on one device
+        assert f"{c}_outcomes_l2_atomic" in claimed
         assert (f"{c}_outcomes_po_loc" in claimed) == (s.name != "rsp-old")
         # every scheme with po_loc's rows flushes its device-scope writes
         # first and performs its device-scope RMWs at the L2

@@ -420,6 +420,35 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Coherence", fails=happens)
 
 
+def test_rmw_atomicity_at_the_l2_loads_and_planted_errors_break_it(tmp_path):
+    # Hrf_Atomicity proves, for every program, racy or not, compiled by rows
+    # whose one data instruction is an L1 access or an increment at the L2
+    # that a flush of the L1 precedes, on every layout of one device and
+    # under both write-back policies, that every RMW performed at the L2 is
+    # atomic in the candidate a final state exhibits: no write comes, in
+    # its coherence, between the write it reads from and its own
+    # (machine_candidate_l2_atomic). Planted errors, each making the claim
+    # false:
+    # - the claim made of the RMWs performed in the L1 instead ([HRFR15]
+    #   Fig. 11's work-group RMW, after a device RMW of its location, reads
+    #   its L1's stale line and loses the device RMW's update:
+    #   tests/test_soundness.py): at2_thread fails;
+    # - atomicity turned round (no write coherence-before the one the RMW
+    #   reads, or after its own: the initial write is before every other):
+    #   final_at2 fails.
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Atomicity") + 1] if t != "Hrf_Closure")
+    atom = "Hrf_Atomicity"
+    planted = {
+        "ins P t k = Op a r x \\<and> a \\<in> B)": (atom, "ins P t k = Op a r x \\<and> a \\<notin> B)", "at2_thread"),
+        "(rfw (Acc t k False), w) \\<notin> cos \\<or> (w, Acc t k True) \\<notin> cos": (
+            atom,
+            "(w, rfw (Acc t k False)) \\<notin> cos \\<or> (Acc t k True, w) \\<notin> cos",
+            "final_at2",
+        ),
+    }
+    _each_breaks(tmp_path, theories, planted, loads="Hrf_Happens", fails=atom)
+
+
 def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_path):
     # Each scheme theory proves which of its rows are L1 rows and which L2
     # rows and states Hrf_Simulation's theorems for them, and, where every
@@ -429,8 +458,8 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
     # disciplined rows; its work-group RMW (in the L1) among the L2 rows.
     from hrf.isabelle.schemes import scheme_theory
 
-    # every base theory a scheme theory imports (Hrf_Happens's among them)
-    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Happens") + 1] if t != "Hrf_Closure")
+    # every base theory a scheme theory imports (Hrf_Atomicity's among them)
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Atomicity") + 1] if t != "Hrf_Closure")
     for name in theories:
         (tmp_path / f"{name}.thy").write_text((BASE / f"{name}.thy").read_text())
     names = []

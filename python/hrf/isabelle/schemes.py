@@ -189,7 +189,7 @@ def scheme_theory(scheme) -> tuple:
         "   every program whose locations each belong to one work-group or,",
         "   incremented at the L2, to one device). *)",
         f"theory {theory}",
-        "  imports Hrf_Source_Opencl Hrf_Coherence Hrf_Happens",
+        "  imports Hrf_Source_Opencl Hrf_Coherence Hrf_Happens Hrf_Atomicity",
         "begin",
         "",
         f"text \\<open>{text_body(s.description)} (default source model: {s.model}).\\<close>",
@@ -432,6 +432,8 @@ def scheme_theory(scheme) -> tuple:
                 "  by simp_all",
             ],
         )
+        if l2_ops:
+            out += l2_atomic_theorem(name, ops, flushed, l2_set)
         invalidated, lemma = l2_property(
             name, rows, l2_set, "l2_invalidated", invalidated_row, "is followed by an invalidation of the L1"
         )
@@ -457,6 +459,22 @@ def scheme_theory(scheme) -> tuple:
             ],
         )
         return out + knows_theorem(name, rows, ops, l2_lemma, flushed, invalidated)
+
+    def l2_atomic_theorem(name, ops, flushed, l2_set):
+        """Hrf_Atomicity's machine_outcomes_l2_atomic for the scheme: on one
+        device its RMWs performed at the L2 are atomic, racy or not."""
+        return [
+            "text \\<open>So on one device every RMW these rows perform at the L2 is atomic in that "
+            "candidate: no write comes, in its coherence, between the write the RMW reads from and its own "
+            "(Hrf_Atomicity's rmw_atomic), race-free or not.\\<close>",
+            f"theorem {name}_outcomes_l2_atomic:",
+            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> one_dev L P',
+            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
+            "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob",
+            f'         \\<and> (\\<forall>t k. at_l2 {l2_set} P t k \\<longrightarrow> rmw_atomic P rfw co t k)}}"',
+            f"  using machine_outcomes_l2_atomic[OF {name}_l1_rows {name}_l2_rows _ {flushed}] by blast",
+            "",
+        ]
 
     def knows_theorem(name, rows, ops, l2_lemma, flushed, invalidated):
         """Hrf_Happens's machine_knows_home for the scheme, where its rows

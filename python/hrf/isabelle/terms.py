@@ -31,6 +31,7 @@ BASE_THEORIES = (
     "Hrf_Exhibit",
     "Hrf_Coherence",
     "Hrf_Happens",
+    "Hrf_Atomicity",
     "Hrf_Soundness",
 )
 SESSION = "Hrf_Export"
