@@ -427,7 +427,9 @@ def test_rmw_atomicity_at_the_l2_loads_and_planted_errors_break_it(tmp_path):
     # under both write-back policies, that every RMW performed at the L2 is
     # atomic in the candidate a final state exhibits: no write comes, in
     # its coherence, between the write it reads from and its own
-    # (machine_candidate_l2_atomic). Planted errors, each making the claim
+    # (machine_candidate_l2_atomic); and, on a race-free program whose code
+    # takes the rmw locks as rsp-new's rows do (lk_code), that every RMW is
+    # (machine_candidate_rmw_atomic). Planted errors, each making the claim
     # false:
     # - the claim made of the RMWs performed in the L1 instead ([HRFR15]
     #   Fig. 11's work-group RMW, after a device RMW of its location, reads
@@ -435,7 +437,7 @@ def test_rmw_atomicity_at_the_l2_loads_and_planted_errors_break_it(tmp_path):
     #   tests/test_soundness.py): at2_thread fails;
     # - atomicity turned round (no write coherence-before the one the RMW
     #   reads, or after its own: the initial write is before every other):
-    #   final_at2 fails.
+    #   final_rmw_sb fails.
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Atomicity") + 1] if t != "Hrf_Closure")
     atom = "Hrf_Atomicity"
     planted = {
@@ -443,7 +445,7 @@ def test_rmw_atomicity_at_the_l2_loads_and_planted_errors_break_it(tmp_path):
         "(rfw (Acc t k False), w) \\<notin> cos \\<or> (w, Acc t k True) \\<notin> cos": (
             atom,
             "(w, rfw (Acc t k False)) \\<notin> cos \\<or> (Acc t k True, w) \\<notin> cos",
-            "final_at2",
+            "final_rmw_sb",
         ),
     }
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Happens", fails=atom)

@@ -7,7 +7,13 @@
    final state exhibits (Hrf_Exhibit's), no write comes between an RMW
    performed at the L2 and the write it reads from: for every program of
    any length and thread count, racy or not, on every layout of one device,
-   under both write-back policies. Written by hand, every proof complete. *)
+   under both write-back policies. An RMW performed in the L1 is atomic too
+   where the program is race-free (only its work-group accesses its
+   location) and the code takes the rmw locks as rsp-new's rows do: a
+   device RMW flushes the L1 under the lock, so the L1 RMWs before it have
+   reached the L2 (flk_ok), and invalidates it under the lock, so an L1 RMW
+   reads a line settled after every write (ln_ok). Written by hand, every
+   proof complete. *)
 theory Hrf_Atomicity
   imports Hrf_Happens
 begin
@@ -36,13 +42,18 @@ proof -
     using assms by (simp_all add: acc_def)
 qed
 
+text \<open>Every other write of an RMW's location is settled before the write it
+  read from, or after its own.\<close>
+definition rmw_sb :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> tid \<Rightarrow> nat \<Rightarrow> bool" where
+  "rmw_sb L S P s g t k \<longleftrightarrow> (\<forall>x w. sloc P (Acc t k True) = Some x \<and> wx S P s x w \<longrightarrow>
+     w = grf g (Acc t k False) \<or> w = Acc t k True \<or> sb L g w (grf g (Acc t k False)) \<or> sb L g (Acc t k True) w)"
+
 text \<open>The invariant: a performed RMW at the L2 has reached the L2, and every
   other write of its location is settled before the write it read from, or
-  after its own write.\<close>
+  after its own.\<close>
 definition at2_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_op set \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
   "at2_ok L S B P s g \<longleftrightarrow> (\<forall>t k. at_l2 B P t k \<and> done_ev S P s (Acc t k True) \<longrightarrow>
-     ga2 g (Acc t k True) \<noteq> None \<and> (\<forall>x w. sloc P (Acc t k True) = Some x \<and> wx S P s x w \<longrightarrow>
-       w = grf g (Acc t k False) \<or> w = Acc t k True \<or> sb L g w (grf g (Acc t k False)) \<or> sb L g (Acc t k True) w))"
+     ga2 g (Acc t k True) \<noteq> None \<and> rmw_sb L S P s g t k)"
 
 lemma at2_ok_initial: "at2_ok L S B P (initial (src_init P)) (ghost0 P)"
   by (simp add: at2_ok_def)
@@ -71,6 +82,30 @@ lemma sb_after_l2:
 
 section \<open>The invariant is kept\<close>
 
+lemma rmw_sb_env:
+  assumes pc: "pc s' = pc s" and m: "env_mono g g'" and k: "sb_keep L S P s g g'" and ei: "ev_inv S P s g"
+    and ac: "acc P t k True" and d: "done_ev S P s (Acc t k True)" and r: "rmw_sb L S P s g t k"
+  shows "rmw_sb L S P s' g' t k"
+  unfolding rmw_sb_def
+proof (intro allI impI)
+  fix x w assume xw: "sloc P (Acc t k True) = Some x \<and> wx S P s' x w"
+  have gr: "grf g' = grf g" using m by (simp add: env_mono_def)
+  have w: "wx S P s x w" using xw wx_same[OF pc] by simp
+  note ws = rmw_wx[OF ei ac d xw[THEN conjunct1]]
+  have "w = grf g (Acc t k False) \<or> w = Acc t k True \<or> sb L g w (grf g (Acc t k False)) \<or> sb L g (Acc t k True) w"
+    using r xw w unfolding rmw_sb_def by blast
+  then show "w = grf g' (Acc t k False) \<or> w = Acc t k True \<or> sb L g' w (grf g' (Acc t k False)) \<or> sb L g' (Acc t k True) w"
+  proof (elim disjE)
+    assume "sb L g w (grf g (Acc t k False))"
+    then have "sb L g' w (grf g (Acc t k False))" using k w ws(2) unfolding sb_keep_def by blast
+    then show ?thesis using gr by simp
+  next
+    assume "sb L g (Acc t k True) w"
+    then have "sb L g' (Acc t k True) w" using k w ws(1) unfolding sb_keep_def by blast
+    then show ?thesis by simp
+  qed (simp_all add: gr)
+qed
+
 lemma at2_env:
   assumes pc: "pc s' = pc s" and m: "env_mono g g'" and k: "sb_keep L S P s g g'" and ei: "ev_inv S P s g"
     and at: "at2_ok L S B P s g"
@@ -80,23 +115,10 @@ proof (intro allI impI conjI)
   fix t k assume a: "at_l2 B P t k \<and> done_ev S P s' (Acc t k True)"
   have d: "done_ev S P s (Acc t k True)" using a done_same[OF pc] by simp
   have ac: "acc P t k True" using a by (simp add: at_l2_def)
-  have m': "grf g' = grf g" "\<forall>e. ga2 g e \<noteq> None \<longrightarrow> ga2 g' e \<noteq> None" using m by (simp_all add: env_mono_def)
-  show "ga2 g' (Acc t k True) \<noteq> None" using at a d m'(2) unfolding at2_ok_def by blast
-  fix x w assume xw: "sloc P (Acc t k True) = Some x \<and> wx S P s' x w"
-  have w: "wx S P s x w" using xw wx_same[OF pc] by simp
-  note ws = rmw_wx[OF ei ac d xw[THEN conjunct1]]
-  have "w = grf g (Acc t k False) \<or> w = Acc t k True \<or> sb L g w (grf g (Acc t k False)) \<or> sb L g (Acc t k True) w"
-    using at a d xw w unfolding at2_ok_def by blast
-  then show "w = grf g' (Acc t k False) \<or> w = Acc t k True \<or> sb L g' w (grf g' (Acc t k False)) \<or> sb L g' (Acc t k True) w"
-  proof (elim disjE)
-    assume "sb L g w (grf g (Acc t k False))"
-    then have "sb L g' w (grf g (Acc t k False))" using k w ws(2) unfolding sb_keep_def by blast
-    then show ?thesis using m'(1) by simp
-  next
-    assume "sb L g (Acc t k True) w"
-    then have "sb L g' (Acc t k True) w" using k w ws(1) unfolding sb_keep_def by blast
-    then show ?thesis by simp
-  qed (simp_all add: m'(1))
+  have m2: "\<forall>e. ga2 g e \<noteq> None \<longrightarrow> ga2 g' e \<noteq> None" using m by (simp add: env_mono_def)
+  show "ga2 g' (Acc t k True) \<noteq> None" using at a d m2 unfolding at2_ok_def by blast
+  have "rmw_sb L S P s g t k" using at a d unfolding at2_ok_def by blast
+  then show "rmw_sb L S P s' g' t k" using rmw_sb_env[OF pc m k ei ac d] by blast
 qed
 
 text \<open>A step of a thread: an increment at the L2 reads the L2's line, after
@@ -132,7 +154,7 @@ proof -
   have new_w: "\<exists>p. w = Acc t k0 p" if "wx S P s' y w" "\<not> wx S P s y w" for y w
     using that se(1)[of w] unfolding k0_def by (auto simp: wx_def)
   show ?thesis
-    unfolding at2_ok_def
+    unfolding at2_ok_def rmw_sb_def
   proof (intro allI impI conjI)
     fix u j assume a: "at_l2 B P u j \<and> done_ev S P s' (Acc u j True)"
     have ac: "acc P u j True" using a by (simp add: at_l2_def)
@@ -190,7 +212,7 @@ proof -
       proof (cases "wx S P s x w")
         case True
         then have "w = grf g (Acc u j False) \<or> w = Acc u j True \<or> sb L g w (grf g (Acc u j False)) \<or> sb L g (Acc u j True) w"
-          using at ata x unfolding at2_ok_def by blast
+          using at ata x unfolding at2_ok_def rmw_sb_def by blast
         then show ?thesis using old_sb[OF wx_done[OF True] wx_done[OF wg]] old_sb[OF old wx_done[OF True]] gr by auto
       next
         case False
@@ -293,37 +315,36 @@ proof -
   qed
 qed
 
-text \<open>At a final state, sb is the exhibited coherence: an RMW at the L2 is atomic.\<close>
-lemma final_at2:
+text \<open>At a final state, sb is the exhibited coherence.\<close>
+lemma final_rmw_sb:
   assumes inv: "ginv L S P s g" and fin: "is_final L (compile S P) s" and wp: "well_placed L P"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and at: "at2_ok L S B P s g"
-    and a: "at_l2 B P t k"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and ac: "acc P t k True" and r: "rmw_sb L S P s g t k"
   shows "rmw_atomic P (grf g) (run_co P g) t k"
   unfolding rmw_atomic_def
 proof (intro allI)
   fix w
   note ff = final_facts[OF inv fin wp rows]
   have ei: "ev_inv S P s g" using inv by (simp add: ginv_def)
-  have ac: "acc P t k True" using a by (simp add: at_l2_def)
   note p = rmw_parts[OF ac]
   have d: "done_ev S P s (Acc t k True)" using ff(2)[of "Acc t k True"] ac by simp
   obtain x where x: "sloc P (Acc t k True) = Some x" using wr_loc[OF p(1)] by blast
   have xl: "x \<in> src_locs P" using ev_src_loc p(1) x by blast
   note ws = rmw_wx[OF ei ac d x]
-  define r where "r = grf g (Acc t k False)"
+  define rr where "rr = grf g (Acc t k False)"
   show "(grf g (Acc t k False), w) \<notin> run_co P g \<or> (w, Acc t k True) \<notin> run_co P g"
   proof (rule ccontr)
     assume "\<not> ?thesis"
-    then have c: "(r, w) \<in> run_co P g" "(w, Acc t k True) \<in> run_co P g" by (simp_all add: r_def)
+    then have c: "(rr, w) \<in> run_co P g" "(w, Acc t k True) \<in> run_co P g" by (simp_all add: rr_def)
     then have "is_wr P w" "sloc P w = Some x" using x by (auto simp: run_co_def)
     then have w: "wx S P s x w" using ff(3) by blast
-    have kl: "klt (key g r) (key g w)" "klt (key g w) (key g (Acc t k True))" using c by (simp_all add: run_co_def)
-    have "w = r \<or> w = Acc t k True \<or> sb L g w r \<or> sb L g (Acc t k True) w"
-      using at a d x w unfolding at2_ok_def r_def by blast
+    have kl: "klt (key g rr) (key g w)" "klt (key g w) (key g (Acc t k True))" using c by (simp_all add: run_co_def)
+    have "w = rr \<or> w = Acc t k True \<or> sb L g w rr \<or> sb L g (Acc t k True) w"
+      using r x w unfolding rmw_sb_def rr_def by blast
     then show False
     proof (elim disjE)
-      assume "sb L g w r"
-      then have "w = r \<or> (w, r) \<in> run_co P g" using final_sb[OF inv fin wp rows w ws(2)[folded r_def] xl] by blast
+      assume "sb L g w rr"
+      then have "w = rr \<or> (w, rr) \<in> run_co P g" using final_sb[OF inv fin wp rows w ws(2)[folded rr_def] xl] by blast
       then show False using kl klt_irrefl klt_asym by (auto simp: run_co_def)
     next
       assume "sb L g (Acc t k True) w"
@@ -331,6 +352,19 @@ proof (intro allI)
       then show False using kl klt_irrefl klt_asym by (auto simp: run_co_def)
     qed (use kl klt_irrefl in auto)
   qed
+qed
+
+text \<open>So an RMW at the L2 is atomic.\<close>
+lemma final_at2:
+  assumes inv: "ginv L S P s g" and fin: "is_final L (compile S P) s" and wp: "well_placed L P"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and at: "at2_ok L S B P s g"
+    and a: "at_l2 B P t k"
+  shows "rmw_atomic P (grf g) (run_co P g) t k"
+proof -
+  have ac: "acc P t k True" using a by (simp add: at_l2_def)
+  have "done_ev S P s (Acc t k True)" using final_facts(2)[OF inv fin wp rows, of "Acc t k True"] ac by simp
+  then have "rmw_sb L S P s g t k" using at a unfolding at2_ok_def by blast
+  then show ?thesis using final_rmw_sb[OF inv fin wp rows ac] by blast
 qed
 
 text \<open>For every program of any length and thread count, racy or not, on
@@ -361,6 +395,951 @@ proof
     by (auto simp: outcomes_def)
   show "ob \<in> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob \<and> (\<forall>t k. at_l2 B P t k \<longrightarrow> rmw_atomic P rfw cos t k)}"
     using machine_candidate_l2_atomic[OF assms s(1,2)] s(3) by blast
+qed
+
+section \<open>The RMWs performed in the L1: the fifo ahead of a locked flush\<close>
+
+text \<open>The RMWs a scheme performs in the L1: those whose operation is not
+  one of B.\<close>
+definition at_l1 :: "src_op set \<Rightarrow> src_program \<Rightarrow> tid \<Rightarrow> nat \<Rightarrow> bool" where
+  "at_l1 B P t k \<longleftrightarrow> acc P t k True \<and> (\<exists>a r x. ins P t k = Op a r x \<and> a \<notin> B)"
+
+text \<open>Position n of code xs comes after a flush of the L1 made while an rmw
+  lock was held, with only quiet instructions and no UNLKrmw between: the
+  lock has been held since that flush.\<close>
+definition lk_flushed :: "instr list \<Rightarrow> nat \<Rightarrow> bool" where
+  "lk_flushed xs n \<longleftrightarrow> n \<le> length xs \<and> (\<exists>j < n. (\<exists>sc. xs ! j = FLUL1 sc) \<and> held xs j \<noteq> None
+     \<and> (\<forall>m. j < m \<and> m < n \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> UNLKrmw sc)))"
+
+lemma hold_keep: "h \<noteq> None \<Longrightarrow> (\<forall>sc. i \<noteq> UNLKrmw sc) \<Longrightarrow> hold h i \<noteq> None"
+  by (cases i) auto
+
+lemma held_keep:
+  assumes "held xs j \<noteq> None" "j \<le> n" "n \<le> length xs" "\<forall>m. j \<le> m \<and> m < n \<longrightarrow> (\<forall>sc. xs ! m \<noteq> UNLKrmw sc)"
+  shows "held xs n \<noteq> None"
+  using assms
+proof (induction n)
+  case 0
+  then show ?case by simp
+next
+  case (Suc n)
+  show ?case
+  proof (cases "j = Suc n")
+    case True
+    then show ?thesis using Suc.prems(1) by simp
+  next
+    case False
+    then have jn: "j \<le> n" using Suc.prems(2) by simp
+    have hn: "held xs n \<noteq> None" using Suc.IH[OF Suc.prems(1) jn] Suc.prems(3,4) by simp
+    have nl: "n < length xs" using Suc.prems(3) by simp
+    have "\<forall>sc. xs ! n \<noteq> UNLKrmw sc" using Suc.prems(4) jn by simp
+    then show ?thesis using held_Suc[OF nl] hold_keep[OF hn] by simp
+  qed
+qed
+
+lemma lk_flushed_held: "lk_flushed xs n \<Longrightarrow> held xs n \<noteq> None"
+proof -
+  assume a0: "lk_flushed xs n"
+  then have a: "lk_flushed xs n" "n \<le> length xs" by (simp_all add: lk_flushed_def)
+  then obtain j sc where j: "j < n" "xs ! j = FLUL1 sc" "held xs j \<noteq> None"
+      "\<forall>m. j < m \<and> m < n \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> UNLKrmw sc)"
+    unfolding lk_flushed_def by blast
+  have "\<forall>m. j \<le> m \<and> m < n \<longrightarrow> (\<forall>sc. xs ! m \<noteq> UNLKrmw sc)"
+  proof (intro allI impI)
+    fix m sc assume m: "j \<le> m \<and> m < n"
+    show "xs ! m \<noteq> UNLKrmw sc"
+    proof (cases "m = j")
+      case True
+      then show ?thesis using j(2) by simp
+    next
+      case False
+      then show ?thesis using j(4) m by simp
+    qed
+  qed
+  then show ?thesis using held_keep[OF j(3) _ a(2)] j(1) by simp
+qed
+
+lemma lk_flushed_Suc:
+  assumes "lk_flushed xs (Suc n)"
+  shows "((\<exists>sc. xs ! n = FLUL1 sc) \<and> held xs n \<noteq> None)
+    \<or> (lk_flushed xs n \<and> quiet (xs ! n) \<and> (\<forall>sc. xs ! n \<noteq> UNLKrmw sc))"
+proof -
+  obtain j where j: "j < Suc n" "\<exists>sc. xs ! j = FLUL1 sc" "held xs j \<noteq> None"
+      "\<forall>m. j < m \<and> m < Suc n \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> UNLKrmw sc)"
+    using assms unfolding lk_flushed_def by blast
+  show ?thesis
+  proof (cases "j = n")
+    case True
+    then show ?thesis using j by blast
+  next
+    case False
+    then have "j < n" using j(1) by simp
+    moreover have "n \<le> length xs" using assms by (simp add: lk_flushed_def)
+    ultimately have "lk_flushed xs n" unfolding lk_flushed_def using j(2-4) by (intro conjI exI[of _ j]) auto
+    then show ?thesis using j(4) \<open>j < n\<close> by simp
+  qed
+qed
+
+lemma lk_flushed_FLUL1: "n < length xs \<Longrightarrow> xs ! n = FLUL1 sc \<Longrightarrow> held xs n \<noteq> None \<Longrightarrow> lk_flushed xs (Suc n)"
+  unfolding lk_flushed_def by (intro conjI exI[of _ n]) auto
+
+text \<open>A thread inside an rmw bracket holds its own work-group's lock.\<close>
+lemma own_lock:
+  assumes "lock_inv L Q s" "u \<in> threads Q" "held (instrs Q u) (pc s u) \<noteq> None" "wg_of L u \<in> wgs L"
+  shows "rmw_lock s (wg_of L u) = Some u"
+proof -
+  obtain sc where "held (instrs Q u) (pc s u) = Some sc" using assms(3) by blast
+  then show ?thesis using lock_invD1[OF assms(1,2)] wg_in_scope[OF assms(4)] by blast
+qed
+
+text \<open>The invariant: a thread that has flushed its L1 while holding its rmw
+  lock, and holds it since, has its marker behind the address of every
+  write of an RMW in the L1 of its work-group still waiting there.\<close>
+definition flk_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_op set \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "flk_ok L S B P s g \<longleftrightarrow> (\<forall>u \<in> src_threads P. lk_flushed (instrs (compile S P) u) (pc s u) \<longrightarrow>
+     (\<forall>x t k. at_l1 B P t k \<and> Acc t k True \<in> pend1 L S P s g (wg_of L u) x \<longrightarrow>
+        (\<exists>i < length (l1_fifo s (wg_of L u)). l1_fifo s (wg_of L u) ! i = Addr x
+           \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s (wg_of L u))))))"
+
+lemma flk_ok_initial: "flk_ok L S B P (initial (src_init P)) (ghost0 P)"
+  by (simp add: flk_ok_def pend1_def wx_initial)
+
+text \<open>So such a thread, once its marker has left, finds no such write waiting.\<close>
+lemma flk_use:
+  assumes "flk_ok L S B P s g" "u \<in> src_threads P" "lk_flushed (instrs (compile S P) u) (pc s u)"
+    "Flush u \<notin> set (l1_fifo s (wg_of L u))" "at_l1 B P t k"
+  shows "Acc t k True \<notin> pend1 L S P s g (wg_of L u) x"
+proof
+  assume p: "Acc t k True \<in> pend1 L S P s g (wg_of L u) x"
+  obtain i where "Flush u \<in> set (drop (Suc i) (l1_fifo s (wg_of L u)))"
+    using assms(1-3,5) p unfolding flk_ok_def by blast
+  then show False using assms(4) in_set_dropD by fast
+qed
+
+lemma drop_app_set: "j < length xs \<Longrightarrow> a \<in> set (drop (Suc j) xs) \<Longrightarrow> a \<in> set (drop (Suc j) (xs @ ys))"
+  by simp
+
+lemma flk_env:
+  assumes inv: "ginv L S P s g" and st: "s' \<in> env_step L wb s" and fl: "flk_ok L S B P s g"
+    and fe: "fifo_env L S P s s' g g'"
+  shows "flk_ok L S B P s' g'"
+  unfolding flk_ok_def
+proof (intro ballI impI allI)
+  have pend: "\<forall>w y. pend1 L S P s' g' w y \<subseteq> pend1 L S P s g w y"
+    and q: "\<forall>w. l1_fifo s' w = l1_fifo s w \<or> (\<exists>e0. l1_fifo s w = e0 # l1_fifo s' w
+      \<and> (\<forall>y. e0 = Addr y \<longrightarrow> pend1 L S P s' g' w y = {}))"
+    using fe unfolding fifo_env_def by blast+
+  have pc: "pc s' = pc s" using env_step_regs_pc_locks[OF st] by simp
+  fix u x t k assume u: "u \<in> src_threads P" and lk: "lk_flushed (instrs (compile S P) u) (pc s' u)"
+    and e: "at_l1 B P t k \<and> Acc t k True \<in> pend1 L S P s' g' (wg_of L u) x"
+  define w where "w = wg_of L u"
+  have e0: "Acc t k True \<in> pend1 L S P s g w x" using e pend unfolding w_def by blast
+  have lk0: "lk_flushed (instrs (compile S P) u) (pc s u)" using lk pc by simp
+  obtain i where i: "i < length (l1_fifo s w)" "l1_fifo s w ! i = Addr x" "Flush u \<in> set (drop (Suc i) (l1_fifo s w))"
+    using fl u lk0 e e0 unfolding flk_ok_def w_def by blast
+  show "\<exists>i < length (l1_fifo s' (wg_of L u)). l1_fifo s' (wg_of L u) ! i = Addr x
+           \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s' (wg_of L u)))"
+    unfolding w_def[symmetric]
+  proof (cases "l1_fifo s' w = l1_fifo s w")
+    case True
+    then show "\<exists>i < length (l1_fifo s' w). l1_fifo s' w ! i = Addr x \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s' w))"
+      using i by auto
+  next
+    case False
+    then obtain a where a: "l1_fifo s w = a # l1_fifo s' w" "\<forall>y. a = Addr y \<longrightarrow> pend1 L S P s' g' w y = {}"
+      using q by blast
+    have "i \<noteq> 0"
+    proof
+      assume "i = 0"
+      then have "a = Addr x" using i(2) a(1) by simp
+      then show False using a(2) e unfolding w_def by blast
+    qed
+    then obtain i' where i': "i = Suc i'" by (cases i) auto
+    show "\<exists>i < length (l1_fifo s' w). l1_fifo s' w ! i = Addr x \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s' w))"
+      using i a(1) i' by (intro exI[of _ i']) auto
+  qed
+qed
+
+text \<open>A thread step: a thread's flush inside its bracket puts its marker
+  behind every waiting address; a new write of an RMW in the L1 comes from
+  the holder of the work-group's lock, whose code has made no such flush in
+  that bracket.\<close>
+lemma flk_thread:
+  assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and t: "t \<in> src_threads P"
+    and st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and wp: "well_placed L P"
+    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and lk: "lock_inv L (compile S P) s"
+    and lkc: "\<forall>u \<in> src_threads P. \<forall>p r x. p < length (instrs (compile S P) u) \<and> instrs (compile S P) u ! p = INCL1 r x
+       \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None \<and> \<not> lk_flushed (instrs (compile S P) u) p"
+    and fl: "flk_ok L S B P s g"
+  shows "flk_ok L S B P s' g'"
+proof -
+  note se = step_events[OF inv t st rows gs gv]
+  define c where "c = instrs (compile S P) t"
+  define n where "n = pc s t"
+  define i where "i = c ! n"
+  define w0 where "w0 = wg_of L t"
+  obtain z where nl: "n < length c" and z: "exec L t i s = Some z" "s' = set_pc t (Suc n) z"
+    and pcz: "pc z = pc s"
+    by (rule step_shape[OF st rows]) (simp_all add: c_def n_def i_def)
+  have pc': "pc s' = (pc s)(t := Suc n)" "l1_fifo s' = l1_fifo z" using z(2) pcz by (simp_all add: set_pc_def n_def)
+  have fq: "l1_fifo s' = (case i of ST v x \<Rightarrow> (l1_fifo s)(w0 := l1_fifo s w0 @ [Addr x])
+     | INCL1 r x \<Rightarrow> (l1_fifo s)(w0 := l1_fifo s w0 @ [Addr x])
+     | FLUL1 sc \<Rightarrow> (\<lambda>w. if w \<in> wgs_in L sc w0 then l1_fifo s w @ [Flush t] else l1_fifo s w)
+     | _ \<Rightarrow> l1_fifo s)"
+    using exec_fifo[OF z(1)] pc'(2) unfolding w0_def by simp
+  have grow: "\<exists>ys. l1_fifo s' w = l1_fifo s w @ ys" for w using fq by (cases i) auto
+  have fo: "fifo_ok L S P s g" using oi by (simp add: oinv_def)
+  have w0: "w0 \<in> wgs L" using wp t by (simp add: well_placed_def w0_def)
+  have gs1: "\<forall>e. done_ev S P s e \<longrightarrow> ga2 g' e = ga2 g e" using gs by (simp add: gstep_def)
+  have tq: "t \<in> threads (compile S P)" using t by (simp add: compile_def)
+  \<comment> \<open>the step performs no write of an RMW in the L1 that would wait behind a marker\<close>
+  have e0: "Acc t1 k1 True \<in> pend1 L S P s g w y"
+    if e: "at_l1 B P t1 k1" "Acc t1 k1 True \<in> pend1 L S P s' g' w y" and ww: "w = wg_of L u" and u: "u \<in> src_threads P"
+      and lku: "lk_flushed (instrs (compile S P) u) (pc s' u)" for t1 k1 w y u
+  proof (cases "done_ev S P s (Acc t1 k1 True)")
+    case True
+    then show ?thesis using e(2) gs1 by (auto simp: pend1_def wx_def)
+  next
+    case False
+    have dn: "done_ev S P s' (Acc t1 k1 True)" using e(2) by (auto simp: pend1_def wx_def)
+    have tk: "t1 = t" "k1 = kd S P s t" and vis: "visible i"
+      using se(1)[OF dn False] unfolding i_def c_def n_def by auto
+    have ik: "i = src_access B (src_code P t ! k1)" using se(2) vis tk unfolding i_def c_def n_def by blast
+    obtain a r x where a: "ins P t k1 = Op a r x" "a \<notin> B" using e(1) tk by (auto simp: at_l1_def)
+    obtain sc rm r' x' where fi: "ins P t k1 = Op (FetchInc sc rm) r' x'"
+      using e(1) tk wr_part[of "ins P t k1"] rd_part[of "ins P t k1" True] by (auto simp: at_l1_def acc_def)
+    have fa: "a = FetchInc sc rm" using a(1) fi by simp
+    have ii: "i = INCL1 r x" using ik a fa by (simp add: ins_def access_def)
+    have hc: "held c n \<noteq> None" "\<not> lk_flushed c n" using lkc t nl ii unfolding i_def c_def by blast+
+    have lt: "rmw_lock s w0 = Some t"
+      using own_lock[OF lk tq _ ] hc(1) w0 unfolding c_def n_def w0_def by blast
+    have "ewg L (Acc t1 k1 True) = Some w" using e(2) by (simp add: pend1_def)
+    then have ww0: "w = w0" using tk by (simp add: w0_def)
+    show ?thesis
+    proof (cases "u = t")
+      case True
+      have lf: "lk_flushed c (Suc n)" using lku pc' True by (simp add: c_def n_def)
+      show ?thesis using lk_flushed_Suc[OF lf] hc(2) ii unfolding i_def by auto
+    next
+      case False
+      then have "lk_flushed (instrs (compile S P) u) (pc s u)" using lku pc' by simp
+      then have "held (instrs (compile S P) u) (pc s u) \<noteq> None" using lk_flushed_held by blast
+      moreover have "wg_of L u \<in> wgs L" using wp u by (simp add: well_placed_def)
+      moreover have "u \<in> threads (compile S P)" using u by (simp add: compile_def)
+      ultimately have "rmw_lock s (wg_of L u) = Some u" using own_lock[OF lk] by blast
+      then show ?thesis using lt ww ww0 False by simp
+    qed
+  qed
+  show ?thesis
+    unfolding flk_ok_def
+  proof (intro ballI impI allI)
+    fix u x t1 k1 assume u: "u \<in> src_threads P" and lku: "lk_flushed (instrs (compile S P) u) (pc s' u)"
+      and e: "at_l1 B P t1 k1 \<and> Acc t1 k1 True \<in> pend1 L S P s' g' (wg_of L u) x"
+    define w where "w = wg_of L u"
+    have ep: "Acc t1 k1 True \<in> pend1 L S P s g w x" using e0[OF _ _ w_def u lku] e by (simp add: w_def)
+    obtain ys where ys: "l1_fifo s' w = l1_fifo s w @ ys" using grow by blast
+    show "\<exists>i < length (l1_fifo s' (wg_of L u)). l1_fifo s' (wg_of L u) ! i = Addr x
+           \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s' (wg_of L u)))"
+      unfolding w_def[symmetric]
+    proof (cases "lk_flushed (instrs (compile S P) u) (pc s u)")
+      case True
+      then obtain j where j: "j < length (l1_fifo s w)" "l1_fifo s w ! j = Addr x" "Flush u \<in> set (drop (Suc j) (l1_fifo s w))"
+        using fl u e ep unfolding flk_ok_def w_def by blast
+      then show "\<exists>i < length (l1_fifo s' w). l1_fifo s' w ! i = Addr x \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s' w))"
+        using ys by (intro exI[of _ j]) (auto simp: nth_append)
+    next
+      case False
+      then have ut: "u = t" using lku pc' by (cases "u = t") auto
+      then have "lk_flushed c (Suc n)" using lku pc' by (simp add: c_def)
+      then have d: "((\<exists>sc. c ! n = FLUL1 sc) \<and> held c n \<noteq> None) \<or> (lk_flushed c n \<and> quiet (c ! n) \<and> (\<forall>sc. c ! n \<noteq> UNLKrmw sc))"
+        by (rule lk_flushed_Suc)
+      have "\<not> lk_flushed c n" using False ut by (simp add: c_def n_def)
+      then obtain sc where fc: "i = FLUL1 sc" using d unfolding i_def by blast
+      have ww: "w = w0" using ut by (simp add: w_def w0_def)
+      have "l1_fifo s' w = l1_fifo s w @ [Flush t]" using fq fc ww wg_in_scope[OF w0] by simp
+      moreover obtain j where j: "j < length (l1_fifo s w)" "l1_fifo s w ! j = Addr x"
+        using fo ep unfolding fifo_ok_def by blast
+      ultimately show "\<exists>i < length (l1_fifo s' w). l1_fifo s' w ! i = Addr x \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s' w))"
+        using ut by (intro exI[of _ j]) (auto simp: nth_append)
+    qed
+  qed
+qed
+
+section \<open>The L1's line of a location a work-group RMW in the L1 writes\<close>
+
+text \<open>Locations that an RMW in the L1 of work-group w writes.\<close>
+definition l1_loc :: "layout \<Rightarrow> src_op set \<Rightarrow> src_program \<Rightarrow> wid \<Rightarrow> addr \<Rightarrow> bool" where
+  "l1_loc L B P w x \<longleftrightarrow> (\<exists>t k. at_l1 B P t k \<and> wg_of L t = w \<and> sloc P (Acc t k True) = Some x)"
+
+text \<open>Such an RMW is at work-group scope (rel_rows performs the wider ones at
+  the L2), so in a race-free program only its work-group accesses its
+  location (scoped_conflicts).\<close>
+lemma l1_loc_excl:
+  assumes sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and ops: "ops_of P \<subseteq> A \<union> B"
+    and l: "l1_loc L B P w x" and b: "is_wr P b \<or> is_rd P b" "sloc P b = Some x" "ewg L b \<noteq> None"
+  shows "ewg L b = Some w"
+proof (rule ccontr)
+  assume nb: "ewg L b \<noteq> Some w"
+  obtain t k where tk: "at_l1 B P t k" "wg_of L t = w" "sloc P (Acc t k True) = Some x"
+    using l unfolding l1_loc_def by blast
+  have ac: "acc P t k True" using tk(1) by (simp add: at_l1_def)
+  obtain a r y where a: "ins P t k = Op a r y" "a \<notin> B" using tk(1) by (auto simp: at_l1_def)
+  obtain sc0 rm r' y' where fi: "ins P t k = Op (FetchInc sc0 rm) r' y'"
+    using ac wr_part[of "ins P t k"] rd_part[of "ins P t k" True] by (auto simp: acc_def)
+  have fa: "a = FetchInc sc0 rm" using a(1) fi by simp
+  have "ins P t k \<in> set (src_code P t)" using ac by (simp add: acc_def ins_def)
+  moreover have "t \<in> src_threads P" using ac by (simp add: acc_def)
+  ultimately have "a \<in> A \<union> B" using ops a(1) by (force simp: ops_of_def op_of_def)
+  then have "\<not> wide_wr_op a" using rr a(2) fa unfolding rel_rows_def by blast
+  then have nw: "\<not> wide_ev P (Acc t k True)" using fi fa by (simp add: wide_ev_def)
+  have "is_wr P (Acc t k True)" using rmw_parts(1)[OF ac] .
+  moreover have "sloc P (Acc t k True) = sloc P b" using tk(3) b(2) by simp
+  moreover have "ewg L (Acc t k True) = Some w" using tk(2) by simp
+  moreover have "is_rd P b \<or> is_wr P b" using b(1) by blast
+  moreover have "ewg L (Acc t k True) \<noteq> ewg L b" using nb \<open>ewg L (Acc t k True) = Some w\<close> by simp
+  ultimately have "wide_ev P (Acc t k True)" using sc b(3) unfolding scoped_conflicts_def by blast
+  then show False using nw by blast
+qed
+
+text \<open>So every write of such a location waits, if at all, in w's L1, and in
+  its device's L2 (one device).\<close>
+lemma l1_loc_home:
+  assumes inv: "ginv L S P s g" and od: "one_dev L P"
+    and ex: "\<And>b. is_wr P b \<or> is_rd P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some w"
+    and wt: "t \<in> src_threads P" "wg_of L t = w" and e: "wx S P s x e"
+  shows "(ga2 g e = None \<longrightarrow> ewg L e = Some w) \<and> (ga3 g e = None \<longrightarrow> dv L e = Some (dev_of L w))
+    \<and> (ga2 g e = None \<longrightarrow> ga3 g e = None)"
+proof (cases "\<exists>z. e = Init z")
+  case True
+  have ti: "time_inv S P s g" using inv by (simp add: ginv_def)
+  then show ?thesis using True by (auto simp: time_inv_def)
+next
+  case False
+  have ti: "time_inv S P s g" using inv by (simp add: ginv_def)
+  obtain u j p where ue: "e = Acc u j p" using False by (cases e) auto
+  have wr: "is_wr P e" "sloc P e = Some x" using e False by (auto simp: wx_def)
+  then have u: "u \<in> src_threads P" using ue by (simp add: acc_def)
+  have "ewg L e = Some w" using ex[of e] wr ue by simp
+  then have "wg_of L u = w" using ue by simp
+  moreover have "dev_of L (wg_of L u) = dev_of L (wg_of L t)" using od u wt(1) unfolding one_dev_def by blast
+  ultimately show ?thesis using ue wt(2) time_perf[OF ti e] False by (simp add: dv_def)
+qed
+
+text \<open>A thread of w waits for the invalidation after its increment of x at
+  the L2: its code's INCL2 of x at q, then only quiet instructions, and an
+  invalidation of the L1 ahead.\<close>
+definition l2_win :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> wid \<Rightarrow> addr \<Rightarrow> bool" where
+  "l2_win L S P s w x \<longleftrightarrow> (\<exists>u q r. u \<in> src_threads P \<and> wg_of L u = w \<and> q < pc s u
+     \<and> instrs (compile S P) u ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < pc s u \<longrightarrow> quiet (instrs (compile S P) u ! m))
+     \<and> win (instrs (compile S P) u) (pc s u))"
+
+text \<open>The invariant: the readable L1 line of such a location is settled
+  after every write of it, but while a thread of its work-group waits for
+  the invalidation after its increment at the L2.\<close>
+definition ln_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_op set \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "ln_ok L S B P s g \<longleftrightarrow> (\<forall>w x e. l1_loc L B P w x \<and> readable (l1 s w x) \<and> \<not> l2_win L S P s w x \<and> wx S P s x e
+     \<longrightarrow> sb L g e (h1 g w x))"
+
+lemma ln_ok_initial: "ln_ok L S B P (initial (src_init P)) (ghost0 P)"
+  by (simp add: ln_ok_def initial_fields readable_def)
+
+lemma ln_env:
+  assumes pc: "pc s' = pc s" and k: "sb_keep L S P s g g'" and le: "l1_env L s s' g g'"
+    and inv: "ginv L S P s g" and l2: "l2_ok L S P s g" and od: "one_dev L P"
+    and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and ops: "ops_of P \<subseteq> A \<union> B"
+    and ln: "ln_ok L S B P s g"
+  shows "ln_ok L S B P s' g'"
+  unfolding ln_ok_def
+proof (intro allI impI)
+  fix w x e assume a: "l1_loc L B P w x \<and> readable (l1 s' w x) \<and> \<not> l2_win L S P s' w x \<and> wx S P s' x e"
+  have li: "lines_inv S P s g" and di: "dirty_inv L S P s g" using inv by (simp_all add: ginv_def)
+  have lw: "l2_win L S P s' = l2_win L S P s" unfolding l2_win_def[abs_def] pc ..
+  have we: "wx S P s x e" using a wx_same[OF pc] by simp
+  obtain t k where tk: "at_l1 B P t k" "wg_of L t = w" "sloc P (Acc t k True) = Some x"
+    using a unfolding l1_loc_def by blast
+  have t: "t \<in> src_threads P" using tk(1) by (simp add: at_l1_def acc_def)
+  have exc: "\<And>b. is_wr P b \<or> is_rd P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some w"
+    using l1_loc_excl[OF sc rr ops] a by blast
+  have home: "ga2 g e = None \<longrightarrow> ewg L e = Some w"
+    using l1_loc_home[OF inv od exc t tk(2) we] by blast
+  from le a consider (same) "readable (l1 s w x)" "h1 g' w x = h1 g w x"
+    | (fetch) "\<not> dirty (l1 s w x)" "readable (l2 s (dev_of L w) x)" "h1 g' w x = h2 g (dev_of L w) x"
+    unfolding l1_env_def by blast
+  then show "sb L g' e (h1 g' w x)"
+  proof cases
+    case same
+    have nw: "\<not> l2_win L S P s w x" using a lw by simp
+    have "sb L g e (h1 g w x)" using ln a same(1) nw we unfolding ln_ok_def by blast
+    moreover have "wx S P s x (h1 g w x)" using h1_wx[OF li same(1)] .
+    ultimately have "sb L g' e (h1 g w x)" using k we unfolding sb_keep_def by blast
+    then show ?thesis using same(2) by simp
+  next
+    case fetch
+    have a2: "ga2 g e \<noteq> None"
+    proof
+      assume n: "ga2 g e = None"
+      then have "e \<in> pend1 L S P s g w x" using home we by (simp add: pend1_def)
+      then show False using di fetch(1) by (auto simp: dirty_inv_def)
+    qed
+    have hw: "wx S P s x (h2 g (dev_of L w) x)" using h2_wx[OF li fetch(2)] .
+    have "sb L g e (h2 g (dev_of L w) x)" using sb_l2_line[OF inv l2 od t we a2] fetch(2) tk(2) by simp
+    then have "sb L g' e (h2 g (dev_of L w) x)" using k we hw unfolding sb_keep_def by blast
+    then show ?thesis using fetch(3) by simp
+  qed
+qed
+
+text \<open>A thread step keeps it: a store or an RMW in w's L1 writes the
+  newest; an increment at the L2 starts its thread's wait; the wait ends
+  only with the invalidation, which leaves no line of w readable.\<close>
+lemma ln_thread:
+  assumes inv: "ginv L S P s g" and gi: "ginv L S P s' g'" and t: "t \<in> src_threads P"
+    and st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq_rows S A B" and wp: "well_placed L P"
+    and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and od: "one_dev L P"
+    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and l2: "l2_ok L S P s g" and ln: "ln_ok L S B P s g"
+  shows "ln_ok L S B P s' g'"
+proof -
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t" and ?k = "kd S P s t"
+  let ?i = "?xs ! ?n"
+  note se = step_events[OF inv t st rows(1-3) gs gv]
+  have ti: "time_inv S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
+  have li': "lines_inv S P s' g'" using gi by (simp add: ginv_def)
+  have c0: "0 < clk g" using l2 by (simp add: l2_ok_def)
+  have ww: "wg_of L t \<in> wgs L" using wp t by (simp add: well_placed_def)
+  have gs2: "\<forall>e. is_wr P e \<and> done_ev S P s' e \<and> \<not> done_ev S P s e \<longrightarrow> clk g < gt g' e \<and> ga3 g' e = None
+      \<and> ((ga2 g' e = None \<and> (\<exists>y v r. sloc P e = Some y \<and> (?i = ST v y \<or> ?i = INCL1 r y)))
+         \<or> (ga2 g' e = Some (gt g' e) \<and> (\<exists>r x. ?i = INCL2 r x)))"
+    using gs by (simp add: gstep_def)
+  obtain z where z: "?n < length ?xs" "exec L t ?i s = Some z" "\<not> unflushed L s t" "visible ?i \<or> quiet ?i"
+      "s' = set_pc t (Suc ?n) z" "pc z = pc s" "kd S P s' t = (if visible ?i then Suc ?k else ?k)"
+      "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
+    by (rule step_shape[OF st rows(1-3)]) blast
+  have pc': "pc s' = (pc s)(t := Suc ?n)" using z(5,6) by (simp add: set_pc_def)
+  have kdef: "length (filter visible (take ?n ?xs)) = ?k" by (simp add: kd_def)
+  have xsc: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
+  have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
+  have ik: "?i = src_access B (src_code P t ! ?k)" if "visible ?i" using se(2) that by blast
+  have inc2win: "win ?xs (Suc ?n)" if r0: "?i = INCL2 r0 x0" for r0 x0
+  proof (cases "src_code P t ! ?k")
+    case (Op a0 r1 x1)
+    have v: "visible ?i" using r0 by simp
+    have aB: "a0 \<in> B" using ik[OF v] r0 Op by (cases a0) (auto simp: access_def split: if_splits)
+    have "?n < length (concat (map (compile_instr S) (src_code P t)))" using z(1) xsc by simp
+    moreover have "visible (concat (map (compile_instr S) (src_code P t)) ! ?n)" using v xsc by simp
+    moreover have "length (filter visible (take ?n (concat (map (compile_instr S) (src_code P t))))) = ?k"
+      using kdef xsc by simp
+    ultimately show ?thesis using compiled_win[OF rows(1,2,4) ops _ _ _ Op disjI2[OF aB]] xsc by simp
+  next
+    case (SetReg r1 v)
+    then show ?thesis using ik r0 by simp
+  qed
+  show ?thesis
+    unfolding ln_ok_def
+  proof (intro allI impI)
+    fix w x e assume a: "l1_loc L B P w x \<and> readable (l1 s' w x) \<and> \<not> l2_win L S P s' w x \<and> wx S P s' x e"
+    obtain t1 k1 where tk: "at_l1 B P t1 k1" "wg_of L t1 = w" "sloc P (Acc t1 k1 True) = Some x"
+      using a unfolding l1_loc_def by blast
+    have t1: "t1 \<in> src_threads P" using tk(1) by (simp add: at_l1_def acc_def)
+    have exc: "\<And>b. is_wr P b \<or> is_rd P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some w"
+      using l1_loc_excl[OF sc rr rows(3)] a by blast
+    have r': "readable (l1 s' w x)" using a by blast
+    \<comment> \<open>the step's own write of x is w's new line, or an increment at the L2 whose thread now waits\<close>
+    have neww: "h1 g' w x = e \<or> l2_win L S P s' w x" if nd: "\<not> done_ev S P s e"
+    proof -
+      have ie: "is_wr P e" "done_ev S P s' e" "sloc P e = Some x" using a nd by (auto simp: wx_def)
+      obtain y0 where y0: "sloc P e = Some y0 \<and> (\<exists>p. e = Acc t ?k p)
+        \<and> ((((\<exists>v. ?i = ST v y0) \<or> (\<exists>r. ?i = INCL1 r y0)) \<and> ga2 g' e = None \<and> h1 g' (wg_of L t) y0 = e)
+          \<or> ((\<exists>r. ?i = INCL2 r y0) \<and> ga2 g' e = Some (gt g' e) \<and> h2 g' (dev_of L (wg_of L t)) y0 = e))"
+        using se(7)[OF ie(1,2) nd] by blast
+      have y: "y0 = x" using y0 ie(3) by simp
+      obtain p where ep: "e = Acc t ?k p" using y0 by blast
+      have "ewg L e = Some w" using exc[of e] ie ep by simp
+      then have wt: "wg_of L t = w" using ep by simp
+      show ?thesis
+      proof (cases "\<exists>r. ?i = INCL2 r x")
+        case False
+        then show ?thesis using y0 y wt by blast
+      next
+        case True
+        then obtain r where r: "?i = INCL2 r x" by blast
+        have "l2_win L S P s' w x" unfolding l2_win_def
+          using t wt r pc' inc2win[OF r] by (intro exI[of _ t] exI[of _ ?n] exI[of _ r]) auto
+        then show ?thesis by blast
+      qed
+    qed
+    from step_l1[OF st rows(1-3) gv ww r'] consider
+        (same) "readable (l1 s w x)" "h1 g' w x = h1 g w x" "\<forall>sc. ?i = INVL1 sc \<longrightarrow> w \<noteq> wg_of L t"
+      | (new) "w = wg_of L t" "(\<exists>v. ?i = ST v x) \<or> (\<exists>r. ?i = INCL1 r x)" "\<exists>p. h1 g' w x = Acc t ?k p"
+      by blast
+    then show "sb L g' e (h1 g' w x)"
+    proof cases
+      case new
+      obtain p where hp: "h1 g' w x = Acc t ?k p" using new(3) by blast
+      show ?thesis
+      proof (cases "done_ev S P s e")
+        case False
+        have "h1 g' w x = e" using neww[OF False] a by blast
+        then show ?thesis by simp
+      next
+        case True
+        have we: "wx S P s x e" using a True by (auto simp: wx_def)
+        have home: "(ga2 g e = None \<longrightarrow> ewg L e = Some w) \<and> (ga3 g e = None \<longrightarrow> dv L e = Some (dev_of L w))"
+          using l1_loc_home[OF inv od exc t1 tk(2) we] by blast
+        have hw: "wx S P s' x (h1 g' w x)" using h1_wx[OF li' r'] .
+        have nd: "\<not> done_ev S P s (Acc t ?k p)" by simp
+        have hd: "is_wr P (Acc t ?k p)" "done_ev S P s' (Acc t ?k p)" using hw hp by (auto simp: wx_def)
+        have g3: "clk g < gt g' (Acc t ?k p)" "ga3 g' (Acc t ?k p) = None"
+          using gs2 hd nd by blast+
+        have "\<not> (\<exists>r x. ?i = INCL2 r x)" using new(2) by auto
+        then have g2: "ga2 g' (Acc t ?k p) = None" using gs2 hd nd by blast
+        have ew: "ewg L (Acc t ?k p) = Some w" using new(1) by simp
+        have o: "gt g' e = gt g e" "ga2 g' e = ga2 g e" "ga3 g' e = ga3 g e" using se(4)[OF True] by simp_all
+        have "sb L g' e (Acc t ?k p)"
+          using sb_new_line[OF ti c0 we home[THEN conjunct1] home[THEN conjunct2] o g2 g3(2) ew g3(1)] .
+        then show ?thesis using hp by simp
+      qed
+    next
+      case same
+      have nw: "\<not> l2_win L S P s w x"
+      proof
+        assume "l2_win L S P s w x"
+        then obtain u q r where u: "u \<in> src_threads P" "wg_of L u = w" "q < pc s u"
+            "instrs (compile S P) u ! q = INCL2 r x" "\<forall>m. q < m \<and> m < pc s u \<longrightarrow> quiet (instrs (compile S P) u ! m)"
+            "win (instrs (compile S P) u) (pc s u)"
+          unfolding l2_win_def by blast
+        show False
+        proof (cases "u = t")
+          case False
+          then have "l2_win L S P s' w x" unfolding l2_win_def
+            using u pc' by (intro exI[of _ u] exI[of _ q] exI[of _ r]) auto
+          then show False using a by blast
+        next
+          case ut: True
+          show False
+          proof (cases "visible ?i")
+            case True
+            then show False using visible_no_win[OF z(1)] u(6) ut by simp
+          next
+            case nv: False
+            show False
+            proof (cases "\<exists>sc. ?i = INVL1 sc")
+              case True
+              then show False using same(3) u(2) ut by blast
+            next
+              case False
+              then have wn: "win ?xs (Suc ?n)" using win_Suc' u(6) ut by blast
+              have q: "quiet ?i" using nv z(4) by blast
+              have "\<forall>m. q < m \<and> m < Suc ?n \<longrightarrow> quiet (?xs ! m)"
+                using u(5) q ut by (auto simp: less_Suc_eq)
+              then have "l2_win L S P s' w x" unfolding l2_win_def
+                using u ut pc' wn by (intro exI[of _ t] exI[of _ q] exI[of _ r]) auto
+              then show False using a by blast
+            qed
+          qed
+        qed
+      qed
+      show ?thesis
+      proof (cases "done_ev S P s e")
+        case True
+        have we: "wx S P s x e" using a True by (auto simp: wx_def)
+        have "sb L g e (h1 g w x)" using ln a same(1) nw we unfolding ln_ok_def by blast
+        moreover have hd: "done_ev S P s (h1 g w x)" using wx_done[OF h1_wx[OF li same(1)]] .
+        moreover have "sb L g' e (h1 g w x) = sb L g e (h1 g w x)"
+          by (rule sb_cong) (use se(4)[OF True] se(4)[OF hd] in simp_all)
+        ultimately show ?thesis using same(2) by simp
+      next
+        case False
+        then have "h1 g' w x = e" using neww a by blast
+        then show ?thesis by simp
+      qed
+    qed
+  qed
+qed
+
+section \<open>RMWs in the L1 are atomic\<close>
+
+definition at1_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_op set \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "at1_ok L S B P s g \<longleftrightarrow> (\<forall>t k. at_l1 B P t k \<and> done_ev S P s (Acc t k True) \<longrightarrow> rmw_sb L S P s g t k)"
+
+lemma at1_ok_initial: "at1_ok L S B P (initial (src_init P)) (ghost0 P)"
+  by (simp add: at1_ok_def)
+
+lemma at1_env:
+  assumes pc: "pc s' = pc s" and m: "env_mono g g'" and k: "sb_keep L S P s g g'" and ei: "ev_inv S P s g"
+    and at: "at1_ok L S B P s g"
+  shows "at1_ok L S B P s' g'"
+  unfolding at1_ok_def
+proof (intro allI impI)
+  fix t k assume a: "at_l1 B P t k \<and> done_ev S P s' (Acc t k True)"
+  have d: "done_ev S P s (Acc t k True)" using a done_same[OF pc] by simp
+  have ac: "acc P t k True" using a by (simp add: at_l1_def)
+  have "rmw_sb L S P s g t k" using at a d unfolding at1_ok_def by blast
+  then show "rmw_sb L S P s' g' t k" using rmw_sb_env[OF pc m k ei ac d] by blast
+qed
+
+text \<open>A thread step: a write in the L1 of the RMW's work-group comes after the
+  RMW's; an increment at the L2 of its location, by that work-group (no
+  other accesses it), comes after its flush while holding the rmw lock, so
+  the RMW's write had reached the L2 (flk_ok); a new RMW in the L1 holds the
+  lock, so no thread of its work-group waits after an increment at the L2,
+  and its line is settled after every write (ln_ok).\<close>
+lemma at1_thread:
+  assumes inv: "ginv L S P s g" and t: "t \<in> src_threads P"
+    and st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and wp: "well_placed L P"
+    and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and od: "one_dev L P"
+    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and lk: "lock_inv L (compile S P) s"
+    and lkc1: "\<forall>u \<in> src_threads P. \<forall>p r x. p < length (instrs (compile S P) u) \<and> instrs (compile S P) u ! p = INCL1 r x
+       \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None \<and> \<not> lk_flushed (instrs (compile S P) u) p"
+    and lkc2: "\<forall>u \<in> src_threads P. \<forall>p r x. p < length (instrs (compile S P) u) \<and> instrs (compile S P) u ! p = INCL2 r x
+       \<longrightarrow> lk_flushed (instrs (compile S P) u) p"
+    and lkc3: "\<forall>u \<in> src_threads P. \<forall>q p r x. q < p \<and> instrs (compile S P) u ! q = INCL2 r x
+       \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> quiet (instrs (compile S P) u ! m)) \<and> win (instrs (compile S P) u) p
+       \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None"
+    and l2: "l2_ok L S P s g" and fl: "flk_ok L S B P s g" and ln: "ln_ok L S B P s g" and at: "at1_ok L S B P s g"
+  shows "at1_ok L S B P s' g'"
+proof -
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t" and ?k = "kd S P s t"
+  let ?i = "?xs ! ?n"
+  note se = step_events[OF inv t st rows(1-3) gs gv]
+  have ti: "time_inv S P s g" and li: "lines_inv S P s g" and ei: "ev_inv S P s g"
+    using inv by (simp_all add: ginv_def)
+  have c0: "0 < clk g" using l2 by (simp add: l2_ok_def)
+  have ww: "wg_of L t \<in> wgs L" using wp t by (simp add: well_placed_def)
+  have tq: "t \<in> threads (compile S P)" using t by (simp add: compile_def)
+  have gs2: "\<forall>e. is_wr P e \<and> done_ev S P s' e \<and> \<not> done_ev S P s e \<longrightarrow> clk g < gt g' e \<and> ga3 g' e = None"
+    using gs by (simp add: gstep_def)
+  obtain z where z: "?n < length ?xs" "exec L t ?i s = Some z" "\<not> unflushed L s t" "visible ?i \<or> quiet ?i"
+      "s' = set_pc t (Suc ?n) z" "pc z = pc s" "kd S P s' t = (if visible ?i then Suc ?k else ?k)"
+      "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
+    by (rule step_shape[OF st rows(1-3)]) blast
+  have dv_eq: "dv L (Acc u j p) = dv L (Acc u' j' p')" if "u \<in> src_threads P" "u' \<in> src_threads P" for u j p u' j' p'
+  proof -
+    have "dev_of L (wg_of L u) = dev_of L (wg_of L u')" using od that unfolding one_dev_def by blast
+    then show ?thesis by (simp add: dv_def)
+  qed
+  have old_sb: "sb L g' a b = sb L g a b" if "done_ev S P s a" "done_ev S P s b" for a b
+    using se(4)[OF that(1)] se(4)[OF that(2)] by (intro sb_cong) simp_all
+  have new_w: "\<exists>p. w = Acc t ?k p" if "wx S P s' y w" "\<not> wx S P s y w" for y w
+    using that se(1)[of w] by (auto simp: wx_def)
+  show ?thesis
+    unfolding at1_ok_def rmw_sb_def
+  proof (intro allI impI)
+    fix t1 k1 x w assume a: "at_l1 B P t1 k1 \<and> done_ev S P s' (Acc t1 k1 True)"
+      and xw: "sloc P (Acc t1 k1 True) = Some x \<and> wx S P s' x w"
+    have ac: "acc P t1 k1 True" using a by (simp add: at_l1_def)
+    note p = rmw_parts[OF ac]
+    have t1: "t1 \<in> src_threads P" using ac by (simp add: acc_def)
+    have l1l: "l1_loc L B P (wg_of L t1) x" using a xw unfolding l1_loc_def by blast
+    have exc: "\<And>b. is_wr P b \<or> is_rd P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some (wg_of L t1)"
+      using l1_loc_excl[OF sc rr rows(3) l1l] by blast
+    have wy: "wx S P s' x w" using xw by blast
+    show "w = grf g' (Acc t1 k1 False) \<or> w = Acc t1 k1 True \<or> sb L g' w (grf g' (Acc t1 k1 False))
+      \<or> sb L g' (Acc t1 k1 True) w"
+    proof (cases "done_ev S P s (Acc t1 k1 True)")
+      case old: True
+      have dr: "done_ev S P s (Acc t1 k1 False)" using old by simp
+      have gr: "grf g' (Acc t1 k1 False) = grf g (Acc t1 k1 False)" using se(3)[OF dr] .
+      have wg: "wx S P s x (grf g (Acc t1 k1 False))" using rmw_wx(2)[OF ei ac old] xw by blast
+      have we1: "wx S P s x (Acc t1 k1 True)" using rmw_wx(1)[OF ei ac old] xw by blast
+      show ?thesis
+      proof (cases "wx S P s x w")
+        case True
+        then have "w = grf g (Acc t1 k1 False) \<or> w = Acc t1 k1 True \<or> sb L g w (grf g (Acc t1 k1 False))
+            \<or> sb L g (Acc t1 k1 True) w"
+          using at a old xw unfolding at1_ok_def rmw_sb_def by blast
+        then show ?thesis using old_sb[OF wx_done[OF True] wx_done[OF wg]] old_sb[OF old wx_done[OF True]] gr by auto
+      next
+        case False
+        obtain p' where wp': "w = Acc t ?k p'" using new_w[OF wy False] by blast
+        have iw: "is_wr P w" "done_ev S P s' w" "\<not> done_ev S P s w" using wy False by (auto simp: wx_def wp')
+        have w3: "clk g < gt g' w" "ga3 g' w = None" using gs2 iw by blast+
+        have swx: "sloc P w = Some x" using wx_loc[OF wy] .
+        have wt: "wg_of L t = wg_of L t1" using exc[of w] iw(1) swx wp' by simp
+        obtain y0 where y0: "sloc P w = Some y0 \<and> (\<exists>p. w = Acc t ?k p)
+          \<and> ((((\<exists>v. ?i = ST v y0) \<or> (\<exists>r. ?i = INCL1 r y0)) \<and> ga2 g' w = None \<and> h1 g' (wg_of L t) y0 = w)
+            \<or> ((\<exists>r. ?i = INCL2 r y0) \<and> ga2 g' w = Some (gt g' w) \<and> h2 g' (dev_of L (wg_of L t)) y0 = w))"
+          using se(7)[OF iw] by blast
+        have y: "y0 = x" using y0 swx by simp
+        have o: "gt g' (Acc t1 k1 True) = gt g (Acc t1 k1 True)" "ga2 g' (Acc t1 k1 True) = ga2 g (Acc t1 k1 True)"
+          "ga3 g' (Acc t1 k1 True) = ga3 g (Acc t1 k1 True)" using se(4)[OF old] by simp_all
+        have home: "(ga2 g (Acc t1 k1 True) = None \<longrightarrow> ewg L (Acc t1 k1 True) = Some (wg_of L t1))
+            \<and> (ga3 g (Acc t1 k1 True) = None \<longrightarrow> dv L (Acc t1 k1 True) = Some (dev_of L (wg_of L t1)))
+            \<and> (ga2 g (Acc t1 k1 True) = None \<longrightarrow> ga3 g (Acc t1 k1 True) = None)"
+          using l1_loc_home[OF inv od exc t1 refl we1] .
+        have lt: "gt g (Acc t1 k1 True) < clk g" using gt_lt[OF ti c0 we1] .
+        show ?thesis
+        proof (cases "\<exists>r. ?i = INCL2 r x")
+          case False
+          then have g2: "ga2 g' w = None" using y0 y by blast
+          have "sb L g' (Acc t1 k1 True) w"
+            by (rule sb_fresh1) (use home o g2 w3 wt wp' lt in simp_all)
+          then show ?thesis by blast
+        next
+          case True
+          then obtain r where r: "?i = INCL2 r x" by blast
+          have c2: "?n < length ?xs \<and> ?xs ! ?n = INCL2 r x" using z(1) r by (intro conjI)
+          have lf: "lk_flushed ?xs ?n"
+            using bspec[OF lkc2 t, THEN spec[of _ ?n], THEN spec[of _ r], THEN spec[of _ x], THEN mp, OF c2] .
+          have nf: "Flush t \<notin> set (l1_fifo s (wg_of L t))" using z(3) ww by (auto simp: unflushed_def)
+          have "Acc t1 k1 True \<notin> pend1 L S P s g (wg_of L t) x" using flk_use[OF fl t lf nf] a by blast
+          then have a2: "ga2 g (Acc t1 k1 True) \<noteq> None" using we1 wt by (auto simp: pend1_def)
+          have g2: "ga2 g' w = Some (gt g' w)" using y0 y r by auto
+          have "the (ga2 g (Acc t1 k1 True)) < clk g" using time_perf[OF ti we1] a2 by auto
+          moreover have "dv L (Acc t1 k1 True) = dv L w" using dv_eq[OF t1 t] wp' by simp
+          ultimately have "sb L g' (Acc t1 k1 True) w"
+            using sb_after_l2[of g' "Acc t1 k1 True" "clk g" w] a2 o w3 g2 by simp
+          then show ?thesis by blast
+        qed
+      qed
+    next
+      case new: False
+      have tk: "t1 = t" "k1 = ?k" and vis: "visible ?i" using se(1)[OF _ new] a by auto
+      have ik: "?i = src_access B (src_code P t ! ?k)" using se(2) vis by blast
+      obtain a0 r0 x0 where a0: "ins P t ?k = Op a0 r0 x0" "a0 \<notin> B" using a tk by (auto simp: at_l1_def)
+      obtain sc0 rm r0' x0' where fi: "ins P t ?k = Op (FetchInc sc0 rm) r0' x0'"
+        using ac tk wr_part[of "ins P t ?k"] rd_part[of "ins P t ?k" True] by (auto simp: acc_def)
+      have fa: "a0 = FetchInc sc0 rm" using a0(1) fi by simp
+      have x0: "x0 = x" using a0(1) xw tk by simp
+      have ii: "?i = INCL1 r0 x" using ik a0 fa x0 by (simp add: ins_def access_def)
+      have dr: "done_ev S P s' (Acc t ?k False)" using a tk by simp
+      obtain y0 r1 where "sloc P (Acc t ?k False) = Some y0 \<and> (((?i = LD r1 y0 \<or> ?i = INCL1 r1 y0)
+          \<and> grf g' (Acc t ?k False) = h1 g (wg_of L t) y0 \<and> readable (l1 s (wg_of L t) y0))
+        \<or> (?i = INCL2 r1 y0 \<and> grf g' (Acc t ?k False) = h2 g (dev_of L (wg_of L t)) y0
+          \<and> readable (l2 s (dev_of L (wg_of L t)) y0)))"
+        using se(6) p(2) dr tk by blast
+      then have rd: "grf g' (Acc t ?k False) = h1 g (wg_of L t) x" "readable (l1 s (wg_of L t) x)"
+        using ii by auto
+      have nw: "\<not> l2_win L S P s (wg_of L t) x"
+      proof
+        assume "l2_win L S P s (wg_of L t) x"
+        then obtain u q r where u: "u \<in> src_threads P" "wg_of L u = wg_of L t" "q < pc s u"
+            "instrs (compile S P) u ! q = INCL2 r x" "\<forall>m. q < m \<and> m < pc s u \<longrightarrow> quiet (instrs (compile S P) u ! m)"
+            "win (instrs (compile S P) u) (pc s u)"
+          unfolding l2_win_def by blast
+        have c3: "q < pc s u \<and> instrs (compile S P) u ! q = INCL2 r x
+            \<and> (\<forall>m. q < m \<and> m < pc s u \<longrightarrow> quiet (instrs (compile S P) u ! m)) \<and> win (instrs (compile S P) u) (pc s u)"
+          using u(3-6) by (intro conjI)
+        have hu: "held (instrs (compile S P) u) (pc s u) \<noteq> None"
+          using bspec[OF lkc3 u(1), THEN spec[of _ q], THEN spec[of _ "pc s u"], THEN spec[of _ r], THEN spec[of _ x],
+            THEN mp, OF c3] .
+        have uq: "u \<in> threads (compile S P)" using u(1) by (simp add: compile_def)
+        have wu: "wg_of L u \<in> wgs L" using u(2) ww by simp
+        have lu: "rmw_lock s (wg_of L u) = Some u" using own_lock[OF lk uq hu wu] .
+        have c1: "?n < length ?xs \<and> ?xs ! ?n = INCL1 r0 x" using z(1) ii by (intro conjI)
+        have ht: "held ?xs ?n \<noteq> None"
+          using bspec[OF lkc1 t, THEN spec[of _ ?n], THEN spec[of _ r0], THEN spec[of _ x], THEN mp, OF c1, THEN conjunct1] .
+        have lt: "rmw_lock s (wg_of L t) = Some t" using own_lock[OF lk tq ht ww] .
+        have "rmw_lock s (wg_of L t) = Some u" using lu u(2) by (simp only:)
+        then have "Some u = Some t" using lt by (simp only:)
+        then have ut: "u = t" by (simp only: option.inject)
+        have "\<not> win ?xs ?n" using visible_no_win[OF z(1) vis] .
+        then show False using u(6) ut by simp
+      qed
+      show ?thesis
+      proof (cases "w = Acc t1 k1 True")
+        case False
+        have w: "wx S P s x w"
+        proof (rule ccontr)
+          assume nw': "\<not> wx S P s x w"
+          obtain p' where wp': "w = Acc t ?k p'" using new_w[OF wy nw'] by blast
+          have "is_wr P w" using wy nw' by (auto simp: wx_def wp')
+          then have "p' = True" using wp' fi tk
+            by (cases p') (auto simp: acc_def)
+          then show False using False wp' tk by simp
+        qed
+        have l1t: "l1_loc L B P (wg_of L t) x" using l1l tk by simp
+        have "sb L g w (h1 g (wg_of L t) x)" using ln l1t rd(2) nw w unfolding ln_ok_def by blast
+        then have "sb L g' w (h1 g (wg_of L t) x)"
+          using old_sb[OF wx_done[OF w] wx_done[OF h1_wx[OF li rd(2)]]] by simp
+        then show ?thesis using rd(1) tk by simp
+      qed simp
+    qed
+  qed
+qed
+
+section \<open>Every RMW is atomic\<close>
+
+text \<open>The code-level facts the locks give: an increment in the L1 inside an
+  rmw bracket with no flush of the L1 before it there; an increment at the
+  L2 after such a flush; the wait for the invalidation after it inside the
+  bracket too (rsp-new's LKrmw WG; FLUL1 WG; INCL2; INVL1 WG; UNLKrmw WG and
+  LKrmw WG; INCL1; UNLKrmw WG).\<close>
+definition lk_code :: "instr list \<Rightarrow> bool" where
+  "lk_code c \<longleftrightarrow> disciplined c
+     \<and> (\<forall>p r x. p < length c \<and> c ! p = INCL1 r x \<longrightarrow> held c p \<noteq> None \<and> \<not> lk_flushed c p)
+     \<and> (\<forall>p r x. p < length c \<and> c ! p = INCL2 r x \<longrightarrow> lk_flushed c p)
+     \<and> (\<forall>q p r x. q < p \<and> c ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> quiet (c ! m)) \<and> win c p
+        \<longrightarrow> held c p \<noteq> None)"
+
+lemma lk_codeD1: "lk_code c \<Longrightarrow> disciplined c"
+  unfolding lk_code_def by (elim conjE) assumption
+
+lemma lk_codeD2: "lk_code c \<Longrightarrow> \<forall>p r x. p < length c \<and> c ! p = INCL1 r x \<longrightarrow> held c p \<noteq> None \<and> \<not> lk_flushed c p"
+  unfolding lk_code_def by (elim conjE) assumption
+
+lemma lk_codeD3: "lk_code c \<Longrightarrow> \<forall>p r x. p < length c \<and> c ! p = INCL2 r x \<longrightarrow> lk_flushed c p"
+  unfolding lk_code_def by (elim conjE) assumption
+
+lemma lk_codeD4: "lk_code c \<Longrightarrow> \<forall>q p r x. q < p \<and> c ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> quiet (c ! m))
+    \<and> win c p \<longrightarrow> held c p \<noteq> None"
+  unfolding lk_code_def by (elim conjE) assumption
+
+lemma rmw_reachable:
+  assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+    and wp: "well_placed L P" and sc: "scoped_conflicts L P" and od: "one_dev L P"
+    and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
+  shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> l2_ok L S P s g \<and> lock_inv L (compile S P) s
+    \<and> flk_ok L S B P s g \<and> ln_ok L S B P s g \<and> at1_ok L S B P s g \<and> at2_ok L S B P s g"
+proof -
+  have lkc1: "\<forall>u \<in> src_threads P. \<forall>p r x. p < length (instrs (compile S P) u) \<and> instrs (compile S P) u ! p = INCL1 r x
+       \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None \<and> \<not> lk_flushed (instrs (compile S P) u) p"
+  proof
+    fix u assume u: "u \<in> src_threads P"
+    show "\<forall>p r x. p < length (instrs (compile S P) u) \<and> instrs (compile S P) u ! p = INCL1 r x
+       \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None \<and> \<not> lk_flushed (instrs (compile S P) u) p"
+      using lk_codeD2[OF bspec[OF lc u]] .
+  qed
+  have lkc2: "\<forall>u \<in> src_threads P. \<forall>p r x. p < length (instrs (compile S P) u) \<and> instrs (compile S P) u ! p = INCL2 r x
+       \<longrightarrow> lk_flushed (instrs (compile S P) u) p"
+  proof
+    fix u assume u: "u \<in> src_threads P"
+    show "\<forall>p r x. p < length (instrs (compile S P) u) \<and> instrs (compile S P) u ! p = INCL2 r x
+       \<longrightarrow> lk_flushed (instrs (compile S P) u) p"
+      using lk_codeD3[OF bspec[OF lc u]] .
+  qed
+  have lkc3: "\<forall>u \<in> src_threads P. \<forall>q p r x. q < p \<and> instrs (compile S P) u ! q = INCL2 r x
+       \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> quiet (instrs (compile S P) u ! m)) \<and> win (instrs (compile S P) u) p
+       \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None"
+  proof
+    fix u assume u: "u \<in> src_threads P"
+    show "\<forall>q p r x. q < p \<and> instrs (compile S P) u ! q = INCL2 r x
+       \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> quiet (instrs (compile S P) u ! m)) \<and> win (instrs (compile S P) u) p
+       \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None"
+      using lk_codeD4[OF bspec[OF lc u]] .
+  qed
+  have thr: "threads (compile S P) = src_threads P" by (simp add: compile_def)
+  have dis: "\<forall>u \<in> threads (compile S P). disciplined (instrs (compile S P) u)"
+  proof
+    fix u assume "u \<in> threads (compile S P)"
+    then have u: "u \<in> src_threads P" using thr by simp
+    show "disciplined (instrs (compile S P) u)" using lk_codeD1[OF bspec[OF lc u]] .
+  qed
+  have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
+    using reach by (simp add: reachable_def)
+  then show ?thesis
+  proof induction
+    case base
+    show ?case
+      by (intro exI[of _ "ghost0 P"] conjI ginv_initial oinv_initial l2_ok_initial lock_inv_initial flk_ok_initial
+          ln_ok_initial at1_ok_initial at2_ok_initial)
+  next
+    case (step s1 s2)
+    then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "l2_ok L S P s1 g" "lock_inv L (compile S P) s1"
+        "flk_ok L S B P s1 g" "ln_ok L S B P s1 g" "at1_ok L S B P s1 g" "at2_ok L S B P s1 g" by blast
+    have "threads (compile S P) = src_threads P" by (simp add: compile_def)
+    then consider (thr) t where "t \<in> src_threads P" "step_thread L (compile S P) t s1 = Some s2"
+      | (env) "s2 \<in> env_step L wb s1"
+      using step.hyps(2) unfolding step_def by blast
+    then show ?case
+    proof cases
+      case thr
+      obtain g' where g': "ginv L S P s2 g'" "oinv L S P s2 g'" "l2_ok L S P s2 g'"
+          "gstep P (done_ev S P s1) (done_ev S P s2) (instrs (compile S P) t ! pc s1 t) g g'"
+          "gview L t (kd S P s1 t) (instrs (compile S P) t ! pc s1 t) g g'"
+        using oinv_thread[OF g(1,2) thr rows(1-4) wp] g(3) by blast
+      have "lock_inv L (compile S P) s2" using thread_lock_inv[OF thr(2) g(4) dis] .
+      moreover have "flk_ok L S B P s2 g'"
+        by (rule flk_thread[OF g(1,2) thr rows(1-3) wp g'(4,5) g(4) lkc1 g(5)])
+      moreover have "ln_ok L S B P s2 g'"
+        by (rule ln_thread[OF g(1) g'(1) thr rows(1-3,5) wp sc rows(6) od g'(4,5) g(3,6)])
+      moreover have "at1_ok L S B P s2 g'"
+        by (rule at1_thread[OF g(1) thr rows(1-3) wp sc rows(6) od g'(4,5) g(4) lkc1 lkc2 lkc3 g(3,5,6,7)])
+      moreover have "at2_ok L S B P s2 g'" by (rule at2_thread[OF g(1) thr rows(1-3) od g'(4,5) g(3,8)])
+      ultimately show ?thesis using g' by blast
+    next
+      case env
+      have c0: "0 < clk g" using g(3) by (simp add: l2_ok_def)
+      obtain g' where g': "ginv L S P s2 g'" "oinv L S P s2 g'" "l2_ok L S P s2 g'" "env_mono g g'"
+          "sb_keep L S P s1 g g'" "l1_env L s1 s2 g g'" "fifo_env L S P s1 s2 g g'"
+        using oinv_env[OF g(1,2) env] g(3) c0 by blast
+      have pcl: "regs s2 = regs s1 \<and> pc s2 = pc s1 \<and> rmw_lock s2 = rmw_lock s1" using env_step_regs_pc_locks[OF env] .
+      then have pc: "pc s2 = pc s1" by simp
+      have ei: "ev_inv S P s1 g" using g(1) by (simp add: ginv_def)
+      have "lock_inv L (compile S P) s2" using lock_inv_cong[of "compile S P" s2 s1] pcl g(4) by simp
+      moreover have "flk_ok L S B P s2 g'"
+        by (rule flk_env[OF g(1) env g(5) g'(7)])
+      moreover have "ln_ok L S B P s2 g'" using ln_env[OF pc g'(5,6) g(1,3) od sc rows(6,3) g(6)] .
+      moreover have "at1_ok L S B P s2 g'" using at1_env[OF pc g'(4,5) ei g(7)] .
+      moreover have "at2_ok L S B P s2 g'" using at2_env[OF pc g'(4,5) ei g(8)] .
+      ultimately show ?thesis using g' by blast
+    qed
+  qed
+qed
+
+text \<open>For every race-free program (OpenCL+RSP, as hrf exports it) without
+  remote operations or non-atomic RMWs, of any length and thread count, on
+  every layout of one device, under both write-back policies, compiled by
+  rows whose device RMWs are performed at the L2 after a flush of the L1
+  and before its invalidation, and whose code takes the rmw locks as
+  lk_code says (rsp-new's): every final state shows the outcome of a
+  candidate (Hrf_Exhibit's) in which every RMW is atomic.\<close>
+theorem machine_candidate_rmw_atomic:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+    and wp: "well_placed L P" and od: "one_dev L P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_remote P"
+    and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
+    and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
+  shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
+     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P (grf g) (run_co P g) t k)"
+proof -
+  have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
+  have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
+  obtain g where g: "ginv L S P s g" "at1_ok L S B P s g" "at2_ok L S B P s g"
+    using rmw_reachable[OF reach rows wp sc od lc] by blast
+  have "\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P (grf g) (run_co P g) t k"
+  proof (intro allI impI)
+    fix t k assume ac: "acc P t k True"
+    note ff = final_facts[OF g(1) fin wp rows(1-3)]
+    have d: "done_ev S P s (Acc t k True)" using ff(2)[of "Acc t k True"] ac by simp
+    obtain sc0 rm r x where c: "ins P t k = Op (FetchInc sc0 rm) r x"
+      using ac wr_part[of "ins P t k"] rd_part[of "ins P t k" True] by (auto simp: acc_def)
+    have "rmw_sb L S P s g t k"
+    proof (cases "FetchInc sc0 rm \<in> B")
+      case True
+      then have "at_l2 B P t k" using ac c by (auto simp: at_l2_def)
+      then show ?thesis using g(3) d unfolding at2_ok_def rmw_sb_def by blast
+    next
+      case False
+      then have "at_l1 B P t k" using ac c by (auto simp: at_l1_def)
+      then show ?thesis using g(2) d unfolding at1_ok_def by blast
+    qed
+    then show "rmw_atomic P (grf g) (run_co P g) t k" using final_rmw_sb[OF g(1) fin wp rows(1-3) ac] by blast
+  qed
+  then show ?thesis using final_candidate[OF rows(1-3) wp g(1) fin] by blast
+qed
+
+corollary machine_outcomes_rmw_atomic:
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+    "well_placed L P" "one_dev L P" "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    "no_remote P" "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
+  shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
+    \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
+proof
+  fix ob assume "ob \<in> outcomes L wb (compile S P) (initial (src_init P))"
+  then obtain s where s: "s \<in> reachable L wb (compile S P) (initial (src_init P))" "is_final L (compile S P) s"
+      "ob = (regs s, mem s)"
+    by (auto simp: outcomes_def)
+  show "ob \<in> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
+    using machine_candidate_rmw_atomic[OF assms s(1,2)] s(3) by blast
 qed
 
 end

@@ -1998,6 +1998,22 @@ definition l1_env :: "layout \<Rightarrow> state \<Rightarrow> state \<Rightarro
   "l1_env L s s' g g' \<longleftrightarrow> (\<forall>w x. readable (l1 s' w x) \<longrightarrow> (readable (l1 s w x) \<and> h1 g' w x = h1 g w x)
      \<or> (\<not> dirty (l1 s w x) \<and> readable (l2 s (dev_of L w) x) \<and> h1 g' w x = h2 g (dev_of L w) x))"
 
+text \<open>What an environment step does to the L1 fifos and the writes waiting in
+  an L1: no write starts waiting, and a fifo is kept or loses its head, the
+  address of a line with no write waiting any more.\<close>
+definition fifo_env :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> ghost \<Rightarrow> bool" where
+  "fifo_env L S P s s' g g' \<longleftrightarrow> (\<forall>w y. pend1 L S P s' g' w y \<subseteq> pend1 L S P s g w y)
+     \<and> (\<forall>w. l1_fifo s' w = l1_fifo s w \<or> (\<exists>e0. l1_fifo s w = e0 # l1_fifo s' w
+          \<and> (\<forall>y. e0 = Addr y \<longrightarrow> pend1 L S P s' g' w y = {})))"
+
+lemma fifo_env_same:
+  assumes pc: "pc s' = pc s" and q: "l1_fifo s' = l1_fifo s" and a: "ga2 g' = ga2 g"
+  shows "fifo_env L S P s s' g g'"
+proof -
+  have "pend1 L S P s' g' = pend1 L S P s g" using pend_same[OF pc] a by (simp add: pend1_def[abs_def])
+  then show ?thesis using q by (simp add: fifo_env_def)
+qed
+
 lemma l1_env_same: "l1 s' = l1 s \<Longrightarrow> h1 g' = h1 g \<Longrightarrow> l1_env L s s' g g'"
   by (simp add: l1_env_def)
 
@@ -2031,7 +2047,7 @@ lemma oinv_env:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and st: "s' \<in> env_step L wb s"
   shows "\<exists>g'. ginv L S P s' g' \<and> oinv L S P s' g' \<and> (wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g')
     \<and> (l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g') \<and> env_mono g g' \<and> (0 < clk g \<longrightarrow> sb_keep L S P s g g')
-    \<and> l1_env L s s' g g'"
+    \<and> l1_env L s s' g g' \<and> fifo_env L S P s s' g g'"
 proof -
   have pcs: "pc s' = pc s" using env_step_regs_pc_locks[OF st] by simp
   have ti: "time_inv S P s g" using inv by (simp add: ginv_def)
@@ -2044,6 +2060,8 @@ proof -
       using l2_keep[of L S P s g s'] pcs fetch1(2) by (auto simp: set_l1_def)
     moreover have "l1_env L s s' g (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>)"
       using l1_env_fetch[OF fetch1(3,4)] fetch1(2) by simp
+    moreover have "fifo_env L S P s s' g (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>)"
+      by (rule fifo_env_same[OF pcs]) (simp_all add: fetch1(2) set_l1_def)
     ultimately show ?thesis using fetch1 wr_fetch1[OF inv _ fetch1(2-4)] env_mono_h1 sb_keep_h1 by blast
   next
     case (fetch2 d x)
@@ -2051,6 +2069,8 @@ proof -
       using oinv_keep[OF oi pcs] by (simp add: set_l2_def)
     moreover have "l1_env L s s' g (g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>)"
       by (rule l1_env_same) (simp_all add: fetch2(2) set_l2_def)
+    moreover have "fifo_env L S P s s' g (g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>)"
+      by (rule fifo_env_same[OF pcs]) (simp_all add: fetch2(2) set_l2_def)
     ultimately show ?thesis using fetch2 wr_fetch2[OF inv _ fetch2(2,3)] l2_fetch2[OF inv _ fetch2(2,3)] env_mono_h2 sb_keep_h2 by blast
   next
     case (pop1 w e0 rest)
@@ -2064,13 +2084,54 @@ proof -
     moreover have "wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g" using wr_same pcs pop1(3) by simp
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs pop1(3) by simp
     moreover have "l1_env L s s' g g" by (rule l1_env_same) (simp_all add: pop1(3))
+    moreover have "fifo_env L S P s s' g g"
+      unfolding fifo_env_def
+    proof (intro conjI allI)
+      fix v y show "pend1 L S P s' g v y \<subseteq> pend1 L S P s g v y" using pe by simp
+    next
+      fix v
+      show "l1_fifo s' v = l1_fifo s v \<or> (\<exists>e1. l1_fifo s v = e1 # l1_fifo s' v
+          \<and> (\<forall>y. e1 = Addr y \<longrightarrow> pend1 L S P s' g v y = {}))"
+      proof (cases "v = w")
+        case True
+        have "l1_fifo s w = e0 # l1_fifo s' w" using pop1(2,3) by simp
+        moreover have "\<forall>y. e0 = Addr y \<longrightarrow> pend1 L S P s' g w y = {}" using emp pe by simp
+        ultimately show ?thesis using True by blast
+      next
+        case False
+        then show ?thesis using pop1(3) by simp
+      qed
+    qed
     ultimately show ?thesis using pop1(1) fs env_mono_refl sb_keep_refl by (auto simp: oinv_def)
   next
     case (wb1 w x q)
-    have "\<forall>v. l1_fifo s' v = l1_fifo s v \<or> (v = w \<and> l1_fifo s w = Addr x # l1_fifo s' w)"
+    have q: "\<forall>v. l1_fifo s' v = l1_fifo s v \<or> (v = w \<and> l1_fifo s w = Addr x # l1_fifo s' w)"
       using wb1(3,4) wb_fields(1) by auto
     then have "oinv L S P s' (wb1g L S P s g w x)" using oinv_wb1[OF inv oi pcs] by blast
     moreover have "l1_env L s s' g (wb1g L S P s g w x)" using l1_env_wb wb1(3) by (simp add: wb1g_def)
+    moreover have "fifo_env L S P s s' g (wb1g L S P s g w x)"
+    proof -
+      have pe: "pend1 L S P s' (wb1g L S P s g w x) v y = (if v = w \<and> y = x then {} else pend1 L S P s g v y)" for v y
+        using pend1_wb1[of L S P s g w x v y] pend_same[OF pcs] by simp
+      show ?thesis
+        unfolding fifo_env_def
+      proof (intro conjI allI)
+        fix v y show "pend1 L S P s' (wb1g L S P s g w x) v y \<subseteq> pend1 L S P s g v y" using pe by simp
+      next
+        fix v
+        from q consider "l1_fifo s' v = l1_fifo s v" | "v = w" "l1_fifo s w = Addr x # l1_fifo s' w" by blast
+        then show "l1_fifo s' v = l1_fifo s v \<or> (\<exists>e1. l1_fifo s v = e1 # l1_fifo s' v
+            \<and> (\<forall>y. e1 = Addr y \<longrightarrow> pend1 L S P s' (wb1g L S P s g w x) v y = {}))"
+        proof cases
+          case 1
+          then show ?thesis by blast
+        next
+          case 2
+          have "\<forall>y. Addr x = Addr y \<longrightarrow> pend1 L S P s' (wb1g L S P s g w x) w y = {}" using pe by simp
+          then show ?thesis using 2 by blast
+        qed
+      qed
+    qed
     ultimately show ?thesis using wb1(1) wr_wb1[OF inv _ wb1(2,3)] l2_wb1[OF inv _ wb1(2,3)] env_mono_wb1 sb_keep_wb1[OF ti] by blast
   next
     case (pop2 q)
@@ -2078,12 +2139,15 @@ proof -
     moreover have "wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g" using wr_same pcs pop2(2) by simp
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs pop2(2) by simp
     moreover have "l1_env L s s' g g" by (rule l1_env_same) (simp_all add: pop2(2))
+    moreover have "fifo_env L S P s s' g g" by (rule fifo_env_same[OF pcs]) (simp_all add: pop2(2))
     ultimately show ?thesis using pop2(1) env_mono_refl sb_keep_refl by blast
   next
     case (wb2 d x q)
     have "l1_fifo s' = l1_fifo s" using wb2(3) wb_fields(3) by simp
     then have "oinv L S P s' (wb2g L S P s g d x)" using oinv_wb2[OF inv oi pcs] by blast
     moreover have "l1_env L s s' g (wb2g L S P s g d x)" using l1_env_wb2 wb2(3) by (simp add: wb2g_def)
+    moreover have "fifo_env L S P s s' g (wb2g L S P s g d x)"
+      by (rule fifo_env_same[OF pcs]) (simp_all add: \<open>l1_fifo s' = l1_fifo s\<close> wb2g_def)
     ultimately show ?thesis using wb2(1) wr_wb2[OF inv _ wb2(2,3)] l2_wb2[OF inv _ wb2(2,3)] env_mono_wb2 sb_keep_wb2[OF ti] by blast
   next
     case (evict1 w x)
@@ -2093,6 +2157,7 @@ proof -
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs evict1(3)
       by (simp add: set_l1_def)
     moreover have "l1_env L s s' g g" using l1_env_evict evict1(3) by simp
+    moreover have "fifo_env L S P s s' g g" by (rule fifo_env_same[OF pcs]) (simp_all add: evict1(3) set_l1_def)
     ultimately show ?thesis using evict1(1) env_mono_refl sb_keep_refl by blast
   next
     case (evict2 d x)
@@ -2102,6 +2167,7 @@ proof -
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs evict2(3)
       by (auto simp: set_l2_def readable_def)
     moreover have "l1_env L s s' g g" by (rule l1_env_same) (simp_all add: evict2(3) set_l2_def)
+    moreover have "fifo_env L S P s s' g g" by (rule fifo_env_same[OF pcs]) (simp_all add: evict2(3) set_l2_def)
     ultimately show ?thesis using evict2(1) env_mono_refl sb_keep_refl by blast
   qed
 qed
