@@ -58,8 +58,14 @@ definition at2_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_op set \<Rig
 lemma at2_ok_initial: "at2_ok L S B P (initial (src_init P)) (ghost0 P)"
   by (simp add: at2_ok_def)
 
-lemma wx_done: "wx S P s x e \<Longrightarrow> done_ev S P s e"
-  by (cases e) (auto simp: wx_def)
+text \<open>On one device, two thread events' writes start from one device.\<close>
+lemma dv_one_dev:
+  assumes od: "one_dev L P" and u: "u \<in> src_threads P" "u' \<in> src_threads P"
+  shows "dv L (Acc u j p) = dv L (Acc u' j' p')"
+proof -
+  have "dev_of L (wg_of L u) = dev_of L (wg_of L u')" using od u unfolding one_dev_def by blast
+  then show ?thesis by (simp add: dv_def)
+qed
 
 lemma rmw_wx:
   assumes ei: "ev_inv S P s g" and a: "acc P t k True" and d: "done_ev S P s (Acc t k True)"
@@ -142,11 +148,7 @@ proof -
   have gs2: "\<forall>e. is_wr P e \<and> done_ev S P s' e \<and> \<not> done_ev S P s e \<longrightarrow> clk g < gt g' e \<and> ga3 g' e = None"
     using gs by (simp add: gstep_def)
   \<comment> \<open>two thread events of the program sit on one device\<close>
-  have dv_eq: "dv L (Acc u j p) = dv L (Acc u' j' p')" if "u \<in> src_threads P" "u' \<in> src_threads P" for u j p u' j' p'
-  proof -
-    have "dev_of L (wg_of L u) = dev_of L (wg_of L u')" using od that unfolding one_dev_def by blast
-    then show ?thesis by (simp add: dv_def)
-  qed
+  note dv_eq = dv_one_dev[OF od]
   \<comment> \<open>a performed write keeps its times, and sb between performed writes holds as before\<close>
   have old_sb: "sb L g' a b = sb L g a b" if "done_ev S P s a" "done_ev S P s b" for a b
     using se(4)[OF that(1)] se(4)[OF that(2)] by (intro sb_cong) simp_all
@@ -1020,11 +1022,7 @@ proof -
       "s' = set_pc t (Suc ?n) z" "pc z = pc s" "kd S P s' t = (if visible ?i then Suc ?k else ?k)"
       "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
     by (rule step_shape[OF st rows(1-3)]) blast
-  have dv_eq: "dv L (Acc u j p) = dv L (Acc u' j' p')" if "u \<in> src_threads P" "u' \<in> src_threads P" for u j p u' j' p'
-  proof -
-    have "dev_of L (wg_of L u) = dev_of L (wg_of L u')" using od that unfolding one_dev_def by blast
-    then show ?thesis by (simp add: dv_def)
-  qed
+  note dv_eq = dv_one_dev[OF od]
   have old_sb: "sb L g' a b = sb L g a b" if "done_ev S P s a" "done_ev S P s b" for a b
     using se(4)[OF that(1)] se(4)[OF that(2)] by (intro sb_cong) simp_all
   have new_w: "\<exists>p. w = Acc t ?k p" if "wx S P s' y w" "\<not> wx S P s y w" for y w
