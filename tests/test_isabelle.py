@@ -250,6 +250,8 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "outcomes_hb_co",  # Hrf_Happens's machine_outcomes_hb_co
             "acq_rows",
             "outcomes_hb_coherent",  # Hrf_Happens's machine_outcomes_hb_coherent
+            "lk_rows",
+            "outcomes_rmw_atomic",  # Hrf_Atomicity's machine_outcomes_rmw_atomic_rows
         )
         # and the sound_on theorems against each model Hrf_Source defines
         simulation += tuple(f"{k}_{m}" for k in ("homed_sound_on", "homed_l2_sound_on") for m in SOURCE_MODELS)
@@ -407,6 +409,43 @@ def test_the_acquire_rows_invalidate_the_l1_right_after_their_access():
     assert "theorem rsp_new_outcomes_hb_coherent:" in text and "one_dev L P" in text
     # rsp-old has no theorem on what a thread knows, so none on coherence
     assert "hb_coherent" not in scheme_theory("rsp-old")[1]
+
+
+def test_the_locked_rows_take_their_rmw_locks_as_lk_code_says():
+    # Hrf_Atomicity's lk_code, by hand, position by position. rsp-new's
+    # work-group RMW (LKrmw WG; RMWL1; UNLKrmw WG): the increment in the L1
+    # is inside the bracket, no flush before it there. Its device RMW
+    # (LKrmw WG; FLUL1 WG; RMWL2; INVL1 WG; UNLKrmw WG): the flush under the
+    # lock, then the increment at the L2, then the invalidation, the bracket
+    # held up to it. Its remote RMW likewise, with INVL1 DV between flush and
+    # increment (quiet). Rows without increments need only be disciplined.
+    # Not: the slide's unlocked device RMW (FLUL1 WG; RMWL2; INVL1 WG: the
+    # flush is made under no lock); the bracket closed before the
+    # invalidation (a thread of the work-group may then read the L1 line the
+    # increment left stale); hrf-cache's unlocked RMWL1; an RMWL1 after a
+    # locked flush (the L1 then holds no line a locked flush would protect);
+    # an increment at the L2 without the invalidation after it in the row.
+    from hrf.isabelle.schemes import locked_row, scheme_theory
+
+    assert locked_row(("LKrmw WG", "RMWL1", "UNLKrmw WG"))
+    assert locked_row(("LKrmw WG", "FLUL1 WG", "RMWL2", "INVL1 WG", "UNLKrmw WG"))
+    assert locked_row(("LKrmw DV", "FLUL1 DV", "INVL1 DV", "RMWL2", "FLUL1 DV", "INVL1 DV", "UNLKrmw DV"))
+    assert locked_row(("LD", "INVL1 WG")) and locked_row(("FLUL1 WG", "ST")) and locked_row(())
+    assert not locked_row(("FLUL1 WG", "RMWL2", "INVL1 WG"))
+    assert not locked_row(("LKrmw WG", "FLUL1 WG", "RMWL2", "UNLKrmw WG", "INVL1 WG"))
+    assert not locked_row(("RMWL1",)) and not locked_row(("LKrmw WG", "FLUL1 WG", "RMWL1", "UNLKrmw WG"))
+    assert not locked_row(("LKrmw WG", "FLUL1 WG", "RMWL2", "UNLKrmw WG"))
+    assert not locked_row(("LKrmw WG", "RMWL1"))  # not disciplined
+    for name in ("rsp-new", "hrf-cache-locked"):
+        rows = get(name).rows
+        assert all(locked_row(r.seq) for r in rows.values()), name
+    text = scheme_theory("rsp-new")[1]
+    assert 'lemma rsp_new_lk_rows: "lk_rows rsp_new ({' in text
+    assert "theorem rsp_new_outcomes_rmw_atomic:" in text and "no_remote P" in text
+    # the slide's rows and hrf-cache's perform an RMW outside the locks
+    for name in ("rsp-new-slides", "hrf-cache"):
+        text = scheme_theory(name)[1]
+        assert "outcomes_rmw_atomic" not in text and "Not stated: Hrf_Atomicity's theorem" in text, name
 
 
 def test_the_disciplined_schemes_are_those_taking_rmw_locks_in_brackets():

@@ -515,6 +515,16 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
         r"(Load Device False, \\<lambda>r x. [LD r x])",
         "rsp_new_acq_rows",
     )
+    # Planted: the device RMW without its rmw lock (the slide's row, which
+    # hrf refutes on litmus/rsp/rmw-dev-vs-wg.litmus: its flush is made
+    # under no lock, so a work-group RMW may still wait in the L1 when the
+    # increment at the L2 is made): Hrf_Atomicity's lk_rows, and so
+    # rsp_new_outcomes_rmw_atomic, fail.
+    fails(
+        r"\[LKrmw WG, FLUL1 WG, INCL2 r x, INVL1 WG, UNLKrmw WG\]",
+        "[FLUL1 WG, INCL2 r x, INVL1 WG]",
+        "rsp_new_lk_rows",
+    )
 
 
 def test_a_family_theory_loads_and_a_planted_outcome_breaks_it(tmp_path):

@@ -153,6 +153,50 @@ def disciplined_row(seq) -> bool:
     return held is None
 
 
+def locked_row(seq) -> bool:
+    """Whether a row takes its rmw locks as Hrf_Atomicity's `lk_code` says,
+    position by position: disciplined; an increment in the L1 (RMWL1) inside
+    an rmw bracket and before any flush of the L1 made in it; an increment at
+    the L2 (RMWL2) after such a flush with only quiet instructions and no
+    UNLKrmw between; the invalidation of the L1 after it in the row, with
+    the bracket still held up to it. A scheme whose rows all do has every
+    RMW atomic on a race-free program (`<scheme>_outcomes_rmw_atomic`); hrf
+    chooses, Isabelle proves (`<scheme>_lk_rows`)."""
+    if not disciplined_row(seq):
+        return False
+    ops = [word.split()[0] for word in seq]
+    n = len(ops)
+    held = [False] * (n + 1)  # an rmw lock is held before position p
+    for p, op in enumerate(ops):
+        held[p + 1] = True if op == "LKrmw" else False if op == "UNLKrmw" else held[p]
+
+    def flushed(p):  # Hrf_Atomicity's lk_flushed
+        return any(
+            ops[j] == "FLUL1" and held[j] and all(ops[m] in _QUIET and ops[m] != "UNLKrmw" for m in range(j + 1, p))
+            for j in range(p)
+        )
+
+    def win(p):  # Hrf_Happens's win: an INVL1 ahead, only quiet instructions between
+        return any(ops[j] == "INVL1" and all(ops[m] in _QUIET for m in range(p, j)) for j in range(p, n))
+
+    def calm(op):
+        return op in _QUIET and op != "INVL1"
+
+    for p, op in enumerate(ops):
+        if op == "RMWL1" and not (held[p] and not flushed(p)):
+            return False
+        if op == "RMWL2" and not (flushed(p) and win(p + 1)):
+            return False
+        if op == "RMWL2":
+            # the wait for the invalidation after it, inside the bracket
+            for r in range(p + 1, n + 1):
+                if not all(calm(ops[m]) for m in range(p + 1, r)):
+                    break
+                if win(r) and not held[r]:
+                    return False
+    return True
+
+
 def src_op_term(op: str, scope: str, remote: bool) -> str:
     """A source operation (a row's key) as Hrf_Mapping's `src_op`."""
     return f"{_SRC_OP[op]} {_SRC_SCOPE[scope]} {'True' if remote else 'False'}"
@@ -562,6 +606,41 @@ def scheme_theory(scheme) -> tuple:
             '\\<and> hb_co_ok L P rfw co \\<and> hb_co_rd_ok L P rfw co}"',
             "  using machine_outcomes_hb_coherent[OF "
             f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_acq_rows]",
+            "  by blast",
+            "",
+        ] + rmw_atomic_theorem(name, rows, ops, l2_lemma, flushed, l1_set, l2_set)
+
+    def rmw_atomic_theorem(name, rows, ops, l2_lemma, flushed, l1_set, l2_set):
+        """Hrf_Atomicity's machine_outcomes_rmw_atomic_rows for the scheme,
+        where its rows take their rmw locks as lk_code says."""
+        taken = [r for op, _scope, _remote, r, _src, _seq in rows if l1_row(op, r.seq) or l2_row(op, r.seq)]
+        if not all(locked_row(r.seq) for r in taken):
+            return [
+                "text \\<open>Not stated: Hrf_Atomicity's theorem that every RMW is atomic (a row of "
+                f"{name} does not take its rmw locks as lk_code says: an increment in the L1 inside a bracket "
+                "before any flush made in it, one at the L2 after such a flush and before the invalidation "
+                "that ends the bracket).\\<close>",
+                "",
+            ]
+        return [
+            "text \\<open>Each of these rows takes its rmw locks as Hrf_Atomicity's lk_code says: an "
+            "increment in the L1 inside an rmw bracket before any flush of the L1 made in it, an increment "
+            "at the L2 after such a flush, the invalidation after it inside the bracket.\\<close>",
+            f'lemma {name}_lk_rows: "lk_rows {name} ({l1_set} \\<union> {l2_set})"',
+            f"  by (simp add: lk_rows_def {name}_def {rows_defs(name)} lk_code_simps del: set_upt)",
+            "",
+            "text \\<open>So on one device every outcome of such a program is the outcome of a candidate in "
+            "which every RMW is atomic: no write comes, in its coherence, between the write the RMW reads "
+            "from and its own (Hrf_Atomicity's rmw_atomic; [HRF14]'s RMW atomicity).\\<close>",
+            f"theorem {name}_outcomes_rmw_atomic:",
+            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> one_dev L P '
+            "\\<and> \\<not> na_rmw P \\<and> no_remote P",
+            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
+            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
+            "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob "
+            '\\<and> (\\<forall>t k. acc P t k True \\<longrightarrow> rmw_atomic P rfw co t k)}"',
+            "  using machine_outcomes_rmw_atomic_rows[OF "
+            f"{name}_l1_rows {l2_lemma} _ {flushed} {name}_acq_rows {name}_rel_rows {name}_lk_rows]",
             "  by blast",
             "",
         ]

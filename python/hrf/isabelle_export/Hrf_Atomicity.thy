@@ -730,12 +730,25 @@ next
   ultimately show ?thesis using ue wt(2) time_perf[OF ti e] False by (simp add: dv_def)
 qed
 
+text \<open>Quiet instructions other than an invalidation of the L1.\<close>
+fun calm :: "instr \<Rightarrow> bool" where
+  "calm (INVL1 _) = False" | "calm i = quiet i"
+
+lemma calm_quiet: "calm i \<Longrightarrow> quiet i"
+  by (cases i) auto
+
+lemma calm_INVL1: "calm i \<Longrightarrow> i \<noteq> INVL1 sc"
+  by (cases i) auto
+
+lemma quiet_calm: "quiet i \<Longrightarrow> \<forall>sc. i \<noteq> INVL1 sc \<Longrightarrow> calm i"
+  by (cases i) auto
+
 text \<open>A thread of w waits for the invalidation after its increment of x at
-  the L2: its code's INCL2 of x at q, then only quiet instructions, and an
+  the L2: its code's INCL2 of x at q, then only calm instructions, and an
   invalidation of the L1 ahead.\<close>
 definition l2_win :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> wid \<Rightarrow> addr \<Rightarrow> bool" where
   "l2_win L S P s w x \<longleftrightarrow> (\<exists>u q r. u \<in> src_threads P \<and> wg_of L u = w \<and> q < pc s u
-     \<and> instrs (compile S P) u ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < pc s u \<longrightarrow> quiet (instrs (compile S P) u ! m))
+     \<and> instrs (compile S P) u ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < pc s u \<longrightarrow> calm (instrs (compile S P) u ! m))
      \<and> win (instrs (compile S P) u) (pc s u))"
 
 text \<open>The invariant: the readable L1 line of such a location is settled
@@ -911,7 +924,7 @@ proof -
       proof
         assume "l2_win L S P s w x"
         then obtain u q r where u: "u \<in> src_threads P" "wg_of L u = w" "q < pc s u"
-            "instrs (compile S P) u ! q = INCL2 r x" "\<forall>m. q < m \<and> m < pc s u \<longrightarrow> quiet (instrs (compile S P) u ! m)"
+            "instrs (compile S P) u ! q = INCL2 r x" "\<forall>m. q < m \<and> m < pc s u \<longrightarrow> calm (instrs (compile S P) u ! m)"
             "win (instrs (compile S P) u) (pc s u)"
           unfolding l2_win_def by blast
         show False
@@ -935,8 +948,8 @@ proof -
             next
               case False
               then have wn: "win ?xs (Suc ?n)" using win_Suc' u(6) ut by blast
-              have q: "quiet ?i" using nv z(4) by blast
-              have "\<forall>m. q < m \<and> m < Suc ?n \<longrightarrow> quiet (?xs ! m)"
+              have q: "calm ?i" using nv z(4) False quiet_calm by blast
+              have "\<forall>m. q < m \<and> m < Suc ?n \<longrightarrow> calm (?xs ! m)"
                 using u(5) q ut by (auto simp: less_Suc_eq)
               then have "l2_win L S P s' w x" unfolding l2_win_def
                 using u ut pc' wn by (intro exI[of _ t] exI[of _ q] exI[of _ r]) auto
@@ -1003,7 +1016,7 @@ lemma at1_thread:
     and lkc2: "\<forall>u \<in> src_threads P. \<forall>p r x. p < length (instrs (compile S P) u) \<and> instrs (compile S P) u ! p = INCL2 r x
        \<longrightarrow> lk_flushed (instrs (compile S P) u) p"
     and lkc3: "\<forall>u \<in> src_threads P. \<forall>q p r x. q < p \<and> instrs (compile S P) u ! q = INCL2 r x
-       \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> quiet (instrs (compile S P) u ! m)) \<and> win (instrs (compile S P) u) p
+       \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> calm (instrs (compile S P) u ! m)) \<and> win (instrs (compile S P) u) p
        \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None"
     and l2: "l2_ok L S P s g" and fl: "flk_ok L S B P s g" and ln: "ln_ok L S B P s g" and at: "at1_ok L S B P s g"
   shows "at1_ok L S B P s' g'"
@@ -1119,11 +1132,11 @@ proof -
       proof
         assume "l2_win L S P s (wg_of L t) x"
         then obtain u q r where u: "u \<in> src_threads P" "wg_of L u = wg_of L t" "q < pc s u"
-            "instrs (compile S P) u ! q = INCL2 r x" "\<forall>m. q < m \<and> m < pc s u \<longrightarrow> quiet (instrs (compile S P) u ! m)"
+            "instrs (compile S P) u ! q = INCL2 r x" "\<forall>m. q < m \<and> m < pc s u \<longrightarrow> calm (instrs (compile S P) u ! m)"
             "win (instrs (compile S P) u) (pc s u)"
           unfolding l2_win_def by blast
         have c3: "q < pc s u \<and> instrs (compile S P) u ! q = INCL2 r x
-            \<and> (\<forall>m. q < m \<and> m < pc s u \<longrightarrow> quiet (instrs (compile S P) u ! m)) \<and> win (instrs (compile S P) u) (pc s u)"
+            \<and> (\<forall>m. q < m \<and> m < pc s u \<longrightarrow> calm (instrs (compile S P) u ! m)) \<and> win (instrs (compile S P) u) (pc s u)"
           using u(3-6) by (intro conjI)
         have hu: "held (instrs (compile S P) u) (pc s u) \<noteq> None"
           using bspec[OF lkc3 u(1), THEN spec[of _ q], THEN spec[of _ "pc s u"], THEN spec[of _ r], THEN spec[of _ x],
@@ -1168,14 +1181,15 @@ section \<open>Every RMW is atomic\<close>
 text \<open>The code-level facts the locks give: an increment in the L1 inside an
   rmw bracket with no flush of the L1 before it there; an increment at the
   L2 after such a flush; the wait for the invalidation after it inside the
-  bracket too (rsp-new's LKrmw WG; FLUL1 WG; INCL2; INVL1 WG; UNLKrmw WG and
-  LKrmw WG; INCL1; UNLKrmw WG).\<close>
+  bracket too, and that invalidation in the code (rsp-new's LKrmw WG;
+  FLUL1 WG; INCL2; INVL1 WG; UNLKrmw WG and LKrmw WG; INCL1; UNLKrmw WG).\<close>
 definition lk_code :: "instr list \<Rightarrow> bool" where
   "lk_code c \<longleftrightarrow> disciplined c
      \<and> (\<forall>p r x. p < length c \<and> c ! p = INCL1 r x \<longrightarrow> held c p \<noteq> None \<and> \<not> lk_flushed c p)
      \<and> (\<forall>p r x. p < length c \<and> c ! p = INCL2 r x \<longrightarrow> lk_flushed c p)
-     \<and> (\<forall>q p r x. q < p \<and> c ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> quiet (c ! m)) \<and> win c p
-        \<longrightarrow> held c p \<noteq> None)"
+     \<and> (\<forall>q p r x. q < p \<and> c ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> calm (c ! m)) \<and> win c p
+        \<longrightarrow> held c p \<noteq> None)
+     \<and> (\<forall>q r x. q < length c \<and> c ! q = INCL2 r x \<longrightarrow> win c (Suc q))"
 
 lemma lk_codeD1: "lk_code c \<Longrightarrow> disciplined c"
   unfolding lk_code_def by (elim conjE) assumption
@@ -1186,8 +1200,11 @@ lemma lk_codeD2: "lk_code c \<Longrightarrow> \<forall>p r x. p < length c \<and
 lemma lk_codeD3: "lk_code c \<Longrightarrow> \<forall>p r x. p < length c \<and> c ! p = INCL2 r x \<longrightarrow> lk_flushed c p"
   unfolding lk_code_def by (elim conjE) assumption
 
-lemma lk_codeD4: "lk_code c \<Longrightarrow> \<forall>q p r x. q < p \<and> c ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> quiet (c ! m))
+lemma lk_codeD4: "lk_code c \<Longrightarrow> \<forall>q p r x. q < p \<and> c ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> calm (c ! m))
     \<and> win c p \<longrightarrow> held c p \<noteq> None"
+  unfolding lk_code_def by (elim conjE) assumption
+
+lemma lk_codeD5: "lk_code c \<Longrightarrow> \<forall>q r x. q < length c \<and> c ! q = INCL2 r x \<longrightarrow> win c (Suc q)"
   unfolding lk_code_def by (elim conjE) assumption
 
 lemma rmw_reachable:
@@ -1215,12 +1232,12 @@ proof -
       using lk_codeD3[OF bspec[OF lc u]] .
   qed
   have lkc3: "\<forall>u \<in> src_threads P. \<forall>q p r x. q < p \<and> instrs (compile S P) u ! q = INCL2 r x
-       \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> quiet (instrs (compile S P) u ! m)) \<and> win (instrs (compile S P) u) p
+       \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> calm (instrs (compile S P) u ! m)) \<and> win (instrs (compile S P) u) p
        \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None"
   proof
     fix u assume u: "u \<in> src_threads P"
     show "\<forall>q p r x. q < p \<and> instrs (compile S P) u ! q = INCL2 r x
-       \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> quiet (instrs (compile S P) u ! m)) \<and> win (instrs (compile S P) u) p
+       \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> calm (instrs (compile S P) u ! m)) \<and> win (instrs (compile S P) u) p
        \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None"
       using lk_codeD4[OF bspec[OF lc u]] .
   qed
@@ -1339,5 +1356,373 @@ proof
   show "ob \<in> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
     using machine_candidate_rmw_atomic[OF assms s(1,2)] s(3) by blast
 qed
+
+section \<open>Rows that take the locks as lk_code says\<close>
+
+text \<open>lk_code is kept by concatenation: a compiled program keeps it when
+  every row it is made of does.\<close>
+
+lemma held_append1: "p \<le> length a \<Longrightarrow> held (a @ b) p = held a p"
+  by (simp add: held_def)
+
+lemma held_append2: "disciplined a \<Longrightarrow> held (a @ b) (length a + p) = held b p"
+  by (simp add: held_def disciplined_def disc_end)
+
+lemma lk_flushed_append1:
+  assumes "n \<le> length a"
+  shows "lk_flushed (a @ b) n = lk_flushed a n"
+proof -
+  have e: "(a @ b) ! m = a ! m" if "m < n" for m using that assms by (simp add: nth_append)
+  have h: "held (a @ b) j = held a j" if "j < n" for j using that assms by (simp add: held_append1)
+  show ?thesis unfolding lk_flushed_def
+  proof
+    assume "n \<le> length (a @ b) \<and> (\<exists>j<n. (\<exists>sc. (a @ b) ! j = FLUL1 sc) \<and> held (a @ b) j \<noteq> None
+        \<and> (\<forall>m. j < m \<and> m < n \<longrightarrow> quiet ((a @ b) ! m) \<and> (\<forall>sc. (a @ b) ! m \<noteq> UNLKrmw sc)))"
+    then obtain j where j: "j < n" "\<exists>sc. (a @ b) ! j = FLUL1 sc" "held (a @ b) j \<noteq> None"
+        "\<forall>m. j < m \<and> m < n \<longrightarrow> quiet ((a @ b) ! m) \<and> (\<forall>sc. (a @ b) ! m \<noteq> UNLKrmw sc)" by blast
+    have "\<forall>m. j < m \<and> m < n \<longrightarrow> quiet (a ! m) \<and> (\<forall>sc. a ! m \<noteq> UNLKrmw sc)" using j(4) e by simp
+    then show "n \<le> length a \<and> (\<exists>j<n. (\<exists>sc. a ! j = FLUL1 sc) \<and> held a j \<noteq> None
+        \<and> (\<forall>m. j < m \<and> m < n \<longrightarrow> quiet (a ! m) \<and> (\<forall>sc. a ! m \<noteq> UNLKrmw sc)))"
+      using j(1-3) e[OF j(1)] h[OF j(1)] assms by auto
+  next
+    assume "n \<le> length a \<and> (\<exists>j<n. (\<exists>sc. a ! j = FLUL1 sc) \<and> held a j \<noteq> None
+        \<and> (\<forall>m. j < m \<and> m < n \<longrightarrow> quiet (a ! m) \<and> (\<forall>sc. a ! m \<noteq> UNLKrmw sc)))"
+    then obtain j where j: "j < n" "\<exists>sc. a ! j = FLUL1 sc" "held a j \<noteq> None"
+        "\<forall>m. j < m \<and> m < n \<longrightarrow> quiet (a ! m) \<and> (\<forall>sc. a ! m \<noteq> UNLKrmw sc)" by blast
+    have "\<forall>m. j < m \<and> m < n \<longrightarrow> quiet ((a @ b) ! m) \<and> (\<forall>sc. (a @ b) ! m \<noteq> UNLKrmw sc)" using j(4) e by simp
+    then show "n \<le> length (a @ b) \<and> (\<exists>j<n. (\<exists>sc. (a @ b) ! j = FLUL1 sc) \<and> held (a @ b) j \<noteq> None
+        \<and> (\<forall>m. j < m \<and> m < n \<longrightarrow> quiet ((a @ b) ! m) \<and> (\<forall>sc. (a @ b) ! m \<noteq> UNLKrmw sc)))"
+      using j(1-3) e[OF j(1)] h[OF j(1)] assms by auto
+  qed
+qed
+
+lemma lk_flushed_append2:
+  assumes d: "disciplined a"
+  shows "lk_flushed (a @ b) (length a + p) = lk_flushed b p"
+proof
+  assume f: "lk_flushed (a @ b) (length a + p)"
+  then obtain j where j: "j < length a + p" "\<exists>sc. (a @ b) ! j = FLUL1 sc" "held (a @ b) j \<noteq> None"
+      "\<forall>m. j < m \<and> m < length a + p \<longrightarrow> quiet ((a @ b) ! m) \<and> (\<forall>sc. (a @ b) ! m \<noteq> UNLKrmw sc)"
+    unfolding lk_flushed_def by blast
+  show "lk_flushed b p"
+  proof (cases "j < length a")
+    case True
+    \<comment> \<open>a flush in a under a lock a still holds at its end: not disciplined\<close>
+    have "held a j \<noteq> None" using j(3) True by (simp add: held_append1)
+    moreover have "\<forall>m. j \<le> m \<and> m < length a \<longrightarrow> (\<forall>sc. a ! m \<noteq> UNLKrmw sc)"
+    proof (intro allI impI)
+      fix m sc assume m: "j \<le> m \<and> m < length a"
+      show "a ! m \<noteq> UNLKrmw sc"
+      proof (cases "m = j")
+        case True
+        then show ?thesis using j(2) m by (auto simp: nth_append)
+      next
+        case False
+        then have "j < m \<and> m < length a + p" using m by simp
+        moreover have "(a @ b) ! m = a ! m" using m by (simp add: nth_append)
+        ultimately show ?thesis using j(4)[THEN spec[of _ m]] by simp
+      qed
+    qed
+    ultimately have "held a (length a) \<noteq> None" using held_keep[of a j "length a"] True by simp
+    then show ?thesis using held_end[OF d] by simp
+  next
+    case False
+    define j0 where "j0 = j - length a"
+    have jj: "j = length a + j0" using False by (simp add: j0_def)
+    have "p \<le> length b" using f by (simp add: lk_flushed_def)
+    moreover have "j0 < p" using j(1) jj by simp
+    moreover have "\<exists>sc. b ! j0 = FLUL1 sc" using j(2) jj by simp
+    moreover have "held b j0 \<noteq> None" using j(3) jj held_append2[OF d] by simp
+    moreover have "\<forall>m. j0 < m \<and> m < p \<longrightarrow> quiet (b ! m) \<and> (\<forall>sc. b ! m \<noteq> UNLKrmw sc)"
+    proof (intro allI impI)
+      fix m assume m: "j0 < m \<and> m < p"
+      have "j < length a + m \<and> length a + m < length a + p" using m jj by simp
+      then show "quiet (b ! m) \<and> (\<forall>sc. b ! m \<noteq> UNLKrmw sc)" using j(4)[THEN spec[of _ "length a + m"]] by simp
+    qed
+    ultimately show ?thesis unfolding lk_flushed_def by blast
+  qed
+next
+  assume f: "lk_flushed b p"
+  then obtain j where j: "j < p" "\<exists>sc. b ! j = FLUL1 sc" "held b j \<noteq> None"
+      "\<forall>m. j < m \<and> m < p \<longrightarrow> quiet (b ! m) \<and> (\<forall>sc. b ! m \<noteq> UNLKrmw sc)"
+    unfolding lk_flushed_def by blast
+  have "length a + p \<le> length (a @ b)" using f by (simp add: lk_flushed_def)
+  moreover have "length a + j < length a + p" using j(1) by simp
+  moreover have "\<exists>sc. (a @ b) ! (length a + j) = FLUL1 sc" using j(2) by simp
+  moreover have "held (a @ b) (length a + j) \<noteq> None" using j(3) held_append2[OF d] by simp
+  moreover have "\<forall>m. length a + j < m \<and> m < length a + p \<longrightarrow> quiet ((a @ b) ! m) \<and> (\<forall>sc. (a @ b) ! m \<noteq> UNLKrmw sc)"
+  proof (intro allI impI)
+    fix m assume m: "length a + j < m \<and> m < length a + p"
+    then have "j < m - length a \<and> m - length a < p" by arith
+    moreover have "(a @ b) ! m = b ! (m - length a)" using m by (simp add: nth_append)
+    ultimately show "quiet ((a @ b) ! m) \<and> (\<forall>sc. (a @ b) ! m \<noteq> UNLKrmw sc)" using j(4) by simp
+  qed
+  ultimately show "lk_flushed (a @ b) (length a + p)" unfolding lk_flushed_def by blast
+qed
+
+lemma win_append1: "win a n \<Longrightarrow> win (a @ b) n"
+  unfolding win_def by (auto simp: nth_append)
+
+lemma win_append2: "win (a @ b) (length a + p) = win b p"
+proof
+  assume "win (a @ b) (length a + p)"
+  then obtain j sc where j: "length a + p \<le> j" "j < length (a @ b)" "(a @ b) ! j = INVL1 sc"
+      "\<forall>m. length a + p \<le> m \<and> m < j \<longrightarrow> quiet ((a @ b) ! m)"
+    unfolding win_def by blast
+  have "\<forall>m. p \<le> m \<and> m < j - length a \<longrightarrow> quiet (b ! m)"
+  proof (intro allI impI)
+    fix m assume m: "p \<le> m \<and> m < j - length a"
+    then have "length a + p \<le> length a + m \<and> length a + m < j" using j(1) by arith
+    then show "quiet (b ! m)" using j(4)[THEN spec[of _ "length a + m"]] by simp
+  qed
+  then show "win b p" unfolding win_def using j(1-3)
+    by (intro exI[of _ "j - length a"]) (auto simp: nth_append)
+next
+  assume "win b p"
+  then obtain j sc where j: "p \<le> j" "j < length b" "b ! j = INVL1 sc" "\<forall>m. p \<le> m \<and> m < j \<longrightarrow> quiet (b ! m)"
+    unfolding win_def by blast
+  have "\<forall>m. length a + p \<le> m \<and> m < length a + j \<longrightarrow> quiet ((a @ b) ! m)"
+  proof (intro allI impI)
+    fix m assume m: "length a + p \<le> m \<and> m < length a + j"
+    then have "(a @ b) ! m = b ! (m - length a)" by (simp add: nth_append)
+    moreover have "p \<le> m - length a \<and> m - length a < j" using m by arith
+    ultimately show "quiet ((a @ b) ! m)" using j(4)[THEN spec[of _ "m - length a"]] by simp
+  qed
+  then show "win (a @ b) (length a + p)" unfolding win_def using j(1-3)
+    by (intro exI[of _ "length a + j"]) auto
+qed
+
+text \<open>A disciplined code without increments.\<close>
+lemma lk_code_plain:
+  assumes d: "disciplined c" and ni: "\<forall>i \<in> set c. \<forall>r x. i \<noteq> INCL1 r x \<and> i \<noteq> INCL2 r x"
+  shows "lk_code c"
+proof -
+  have n: "c ! p \<noteq> INCL1 r x \<and> c ! p \<noteq> INCL2 r x" if "p < length c" for p r x
+    using ni nth_mem[OF that] by blast
+  have w: "p < length c" if "win c p" for p using that unfolding win_def by auto
+  have c4: "\<forall>q p r x. q < p \<and> c ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> calm (c ! m)) \<and> win c p
+      \<longrightarrow> held c p \<noteq> None"
+  proof (intro allI impI)
+    fix q p r x assume h: "q < p \<and> c ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> calm (c ! m)) \<and> win c p"
+    then have "q < length c" using w[of p] by simp
+    then show "held c p \<noteq> None" using h n by blast
+  qed
+  show ?thesis unfolding lk_code_def using d n c4 by blast
+qed
+
+lemma lk_code_Nil: "lk_code []"
+  by (rule lk_code_plain) (simp_all add: disciplined_def)
+
+lemma lk_code_append:
+  assumes a: "lk_code a" and b: "lk_code b"
+  shows "lk_code (a @ b)"
+proof -
+  have da: "disciplined a" using lk_codeD1[OF a] .
+  note a2 = lk_codeD2[OF a] and a3 = lk_codeD3[OF a] and a4 = lk_codeD4[OF a] and a5 = lk_codeD5[OF a]
+  note b2 = lk_codeD2[OF b] and b3 = lk_codeD3[OF b] and b4 = lk_codeD4[OF b] and b5 = lk_codeD5[OF b]
+  \<comment> \<open>a position past a is a position of b\<close>
+  have split: "\<exists>p0. p = length a + p0" if "\<not> p < length a" for p using that by (intro exI[of _ "p - length a"]) simp
+  have c1: "disciplined (a @ b)"
+    using da lk_codeD1[OF b] by (simp add: disciplined_def disc_append)
+  have c2: "\<forall>p r x. p < length (a @ b) \<and> (a @ b) ! p = INCL1 r x \<longrightarrow> held (a @ b) p \<noteq> None \<and> \<not> lk_flushed (a @ b) p"
+  proof (intro allI impI)
+    fix p r x assume p: "p < length (a @ b) \<and> (a @ b) ! p = INCL1 r x"
+    show "held (a @ b) p \<noteq> None \<and> \<not> lk_flushed (a @ b) p"
+    proof (cases "p < length a")
+      case True
+      then have "a ! p = INCL1 r x" using p by (simp add: nth_append)
+      then have "held a p \<noteq> None \<and> \<not> lk_flushed a p" using a2 True by blast
+      then show ?thesis using True held_append1[of p a b] lk_flushed_append1[of p a b] by simp
+    next
+      case False
+      then obtain p0 where p0: "p = length a + p0" using split by blast
+      then have "p0 < length b \<and> b ! p0 = INCL1 r x" using p by simp
+      then have "held b p0 \<noteq> None \<and> \<not> lk_flushed b p0" using b2 by blast
+      then show ?thesis using p0 held_append2[OF da] lk_flushed_append2[OF da] by simp
+    qed
+  qed
+  have c3: "\<forall>p r x. p < length (a @ b) \<and> (a @ b) ! p = INCL2 r x \<longrightarrow> lk_flushed (a @ b) p"
+  proof (intro allI impI)
+    fix p r x assume p: "p < length (a @ b) \<and> (a @ b) ! p = INCL2 r x"
+    show "lk_flushed (a @ b) p"
+    proof (cases "p < length a")
+      case True
+      then have "a ! p = INCL2 r x" using p by (simp add: nth_append)
+      then have "lk_flushed a p" using a3 True by blast
+      then show ?thesis using True lk_flushed_append1[of p a b] by simp
+    next
+      case False
+      then obtain p0 where p0: "p = length a + p0" using split by blast
+      then have "p0 < length b \<and> b ! p0 = INCL2 r x" using p by simp
+      then have "lk_flushed b p0" using b3 by blast
+      then show ?thesis using p0 lk_flushed_append2[OF da] by simp
+    qed
+  qed
+  have c5: "\<forall>q r x. q < length (a @ b) \<and> (a @ b) ! q = INCL2 r x \<longrightarrow> win (a @ b) (Suc q)"
+  proof (intro allI impI)
+    fix q r x assume q: "q < length (a @ b) \<and> (a @ b) ! q = INCL2 r x"
+    show "win (a @ b) (Suc q)"
+    proof (cases "q < length a")
+      case True
+      then have "a ! q = INCL2 r x" using q by (simp add: nth_append)
+      then have "win a (Suc q)" using a5 True by blast
+      then show ?thesis using win_append1 by blast
+    next
+      case False
+      then obtain q0 where q0: "q = length a + q0" using split by blast
+      then have "q0 < length b \<and> b ! q0 = INCL2 r x" using q by simp
+      then have "win b (Suc q0)" using b5 by blast
+      then show ?thesis using q0 win_append2[of a b "Suc q0"] by simp
+    qed
+  qed
+  have c4: "\<forall>q p r x. q < p \<and> (a @ b) ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> calm ((a @ b) ! m))
+      \<and> win (a @ b) p \<longrightarrow> held (a @ b) p \<noteq> None"
+  proof (intro allI impI)
+    fix q p r x assume h: "q < p \<and> (a @ b) ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> calm ((a @ b) ! m))
+      \<and> win (a @ b) p"
+    show "held (a @ b) p \<noteq> None"
+    proof (cases "q < length a")
+      case True
+      \<comment> \<open>a's own invalidation after its INCL2 ends the wait inside a\<close>
+      have aq: "a ! q = INCL2 r x" using h True by (simp add: nth_append)
+      then have "win a (Suc q)" using a5 True by blast
+      then obtain j sc where j: "Suc q \<le> j" "j < length a" "a ! j = INVL1 sc" "\<forall>m. Suc q \<le> m \<and> m < j \<longrightarrow> quiet (a ! m)"
+        unfolding win_def by blast
+      have pj: "p \<le> j"
+      proof (rule ccontr)
+        assume "\<not> p \<le> j"
+        then have "calm ((a @ b) ! j)" using h j(1) by simp
+        then show False using j(2,3) calm_INVL1 by (simp add: nth_append)
+      qed
+      have "win a p" unfolding win_def using j pj h by (intro exI[of _ j]) auto
+      moreover have "\<forall>m. q < m \<and> m < p \<longrightarrow> calm (a ! m)"
+      proof (intro allI impI)
+        fix m assume m: "q < m \<and> m < p"
+        then have "(a @ b) ! m = a ! m" using pj j(2) by (simp add: nth_append)
+        then show "calm (a ! m)" using h m by metis
+      qed
+      ultimately have "held a p \<noteq> None" using a4 h aq by blast
+      then show ?thesis using pj j(2) held_append1[of p a b] by simp
+    next
+      case False
+      then obtain q0 where q0: "q = length a + q0" using split by blast
+      define p0 where "p0 = p - length a"
+      have p0: "p = length a + p0" using h q0 by (simp add: p0_def)
+      have "q0 < p0" "b ! q0 = INCL2 r x" using h q0 p0 by simp_all
+      moreover have "\<forall>m. q0 < m \<and> m < p0 \<longrightarrow> calm (b ! m)"
+      proof (intro allI impI)
+        fix m assume "q0 < m \<and> m < p0"
+        then show "calm (b ! m)" using h[THEN conjunct2, THEN conjunct2, THEN conjunct1, THEN spec[of _ "length a + m"]] q0 p0
+          by simp
+      qed
+      moreover have "win b p0" using h p0 win_append2 by blast
+      ultimately have "held b p0 \<noteq> None" using b4 by blast
+      then show ?thesis using p0 held_append2[OF da] by simp
+    qed
+  qed
+  show ?thesis unfolding lk_code_def using c1 c2 c3 c4 c5 by blast
+qed
+
+lemma lk_code_concat: "\<forall>c \<in> set cs. lk_code c \<Longrightarrow> lk_code (concat cs)"
+  by (induction cs) (auto simp: lk_code_Nil lk_code_append)
+
+text \<open>The scheme's rows for the operations of C all take the locks as
+  lk_code says.\<close>
+definition lk_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> bool" where
+  "lk_rows S C \<longleftrightarrow> (\<forall>a \<in> C. \<exists>rw. S a = Some rw \<and> (\<forall>r x. lk_code (rw r x)))"
+
+lemma lk_rows_code:
+  assumes "lk_rows S C" "ops_of P \<subseteq> C"
+  shows "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
+proof
+  fix u assume u: "u \<in> src_threads P"
+  have "lk_code (compile_instr S i)" if i: "i \<in> set (src_code P u)" for i
+  proof (cases i)
+    case (Op a r x)
+    have "a \<in> op_of i" using Op by (simp add: op_of_def)
+    then have "a \<in> ops_of P" using u i unfolding ops_of_def by blast
+    then obtain rw where "S a = Some rw" "\<forall>r x. lk_code (rw r x)" using assms unfolding lk_rows_def by blast
+    then show ?thesis using Op by (simp add: compile_instr_def)
+  next
+    case (SetReg r v)
+    then show ?thesis by (simp add: compile_instr_def lk_code_plain disciplined_def)
+  qed
+  then show "lk_code (instrs (compile S P) u)" by (simp add: compile_def lk_code_concat)
+qed
+
+text \<open>lk_code position by position, for rows written out.\<close>
+
+lemma win_less: "win c p \<Longrightarrow> p < length c"
+  unfolding win_def by auto
+
+lemma lk_flushed_upt: "lk_flushed c n \<longleftrightarrow> n \<le> length c \<and> (\<exists>j \<in> set [0..<n]. (\<exists>sc. c ! j = FLUL1 sc) \<and> held c j \<noteq> None
+    \<and> (\<forall>m \<in> set [Suc j..<n]. quiet (c ! m) \<and> (\<forall>sc. c ! m \<noteq> UNLKrmw sc)))"
+  unfolding lk_flushed_def by (auto simp: Suc_le_eq)
+
+lemma win_upt: "win c n \<longleftrightarrow> (\<exists>j \<in> set [n..<length c]. (\<exists>sc. c ! j = INVL1 sc) \<and> (\<forall>m \<in> set [n..<j]. quiet (c ! m)))"
+  unfolding win_def by auto
+
+lemma lk_code_upt: "lk_code c \<longleftrightarrow> disciplined c \<and> (\<forall>q \<in> set [0..<length c].
+    (\<forall>r x. c ! q = INCL1 r x \<longrightarrow> held c q \<noteq> None \<and> \<not> lk_flushed c q)
+    \<and> (\<forall>r x. c ! q = INCL2 r x \<longrightarrow> lk_flushed c q \<and> win c (Suc q)
+       \<and> (\<forall>p \<in> set [Suc q..<length c]. (\<forall>m \<in> set [Suc q..<p]. calm (c ! m)) \<and> win c p \<longrightarrow> held c p \<noteq> None)))"
+  (is "_ \<longleftrightarrow> _ \<and> (\<forall>q \<in> _. ?A q \<and> ?B q)")
+proof
+  assume lc: "lk_code c"
+  note c2 = lk_codeD2[OF lc] and c3 = lk_codeD3[OF lc] and c4 = lk_codeD4[OF lc] and c5 = lk_codeD5[OF lc]
+  have "?A q \<and> ?B q" if q: "q < length c" for q
+  proof (intro conjI allI impI ballI)
+    fix r x assume "c ! q = INCL1 r x"
+    then show "held c q \<noteq> None" "\<not> lk_flushed c q" using c2 q by blast+
+  next
+    fix r x assume i: "c ! q = INCL2 r x"
+    show "lk_flushed c q" using c3 q i by blast
+    show "win c (Suc q)" using c5 q i by blast
+  next
+    fix r x p assume i: "c ! q = INCL2 r x" and p: "p \<in> set [Suc q..<length c]"
+      and h: "(\<forall>m \<in> set [Suc q..<p]. calm (c ! m)) \<and> win c p"
+    have "\<forall>m. q < m \<and> m < p \<longrightarrow> calm (c ! m)" using h by auto
+    moreover have "q < p" using p by simp
+    ultimately show "held c p \<noteq> None" using c4 i h by blast
+  qed
+  then show "disciplined c \<and> (\<forall>q \<in> set [0..<length c]. ?A q \<and> ?B q)" using lk_codeD1[OF lc] by simp
+next
+  assume r: "disciplined c \<and> (\<forall>q \<in> set [0..<length c]. ?A q \<and> ?B q)"
+  have ab: "?A q \<and> ?B q" if "q < length c" for q using r that by simp
+  have c2: "\<forall>p r x. p < length c \<and> c ! p = INCL1 r x \<longrightarrow> held c p \<noteq> None \<and> \<not> lk_flushed c p"
+    using ab by blast
+  have c3: "\<forall>p r x. p < length c \<and> c ! p = INCL2 r x \<longrightarrow> lk_flushed c p"
+    using ab by blast
+  have c5: "\<forall>q r x. q < length c \<and> c ! q = INCL2 r x \<longrightarrow> win c (Suc q)"
+    using ab by blast
+  have c4: "\<forall>q p r x. q < p \<and> c ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> calm (c ! m)) \<and> win c p
+      \<longrightarrow> held c p \<noteq> None"
+  proof (intro allI impI)
+    fix q p r x assume h: "q < p \<and> c ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> calm (c ! m)) \<and> win c p"
+    have pl: "p < length c" using h win_less by blast
+    have ql: "q < length c" using h pl by simp
+    have "?B q" using ab[OF ql] by blast
+    then have w: "\<forall>p \<in> set [Suc q..<length c]. (\<forall>m \<in> set [Suc q..<p]. calm (c ! m)) \<and> win c p \<longrightarrow> held c p \<noteq> None"
+      using h by blast
+    have "p \<in> set [Suc q..<length c]" using h pl by simp
+    moreover have "\<forall>m \<in> set [Suc q..<p]. calm (c ! m)" using h by auto
+    ultimately show "held c p \<noteq> None" using w h by blast
+  qed
+  show "lk_code c" unfolding lk_code_def using r c2 c3 c4 c5 by blast
+qed
+
+text \<open>For rows written out: lk_code with every quantifier bounded by a
+  list of positions, for simp to decide (without set_upt).\<close>
+lemmas lk_code_simps = lk_code_upt lk_flushed_upt win_upt held_def disciplined_def upt_conv_Cons
+  conj_disj_distribR ex_disj_distrib
+
+text \<open>The same theorem for a scheme whose rows take the locks as lk_code says.\<close>
+corollary machine_outcomes_rmw_atomic_rows:
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+    "lk_rows S (A \<union> B)" "well_placed L P" "one_dev L P" "\<not> na_rmw P"
+    "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_remote P"
+  shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
+    \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
+  using machine_outcomes_rmw_atomic[OF assms(1-6,8-12) lk_rows_code[OF assms(7,3)]] .
 
 end
