@@ -252,6 +252,7 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "outcomes_hb_coherent",  # Hrf_Happens's machine_outcomes_hb_coherent
             "lk_rows",
             "outcomes_rmw_atomic",  # Hrf_Atomicity's machine_outcomes_rmw_atomic_rows
+            "outcomes_rsp_axioms",  # Hrf_Atomicity's machine_outcomes_rsp_rows
         )
         # and the sound_on theorems against each model Hrf_Source defines
         simulation += tuple(f"{k}_{m}" for k in ("homed_sound_on", "homed_l2_sound_on") for m in SOURCE_MODELS)
@@ -442,6 +443,7 @@ def test_the_locked_rows_take_their_rmw_locks_as_lk_code_says():
     text = scheme_theory("rsp-new")[1]
     assert 'lemma rsp_new_lk_rows: "lk_rows rsp_new ({' in text
     assert "theorem rsp_new_outcomes_rmw_atomic:" in text and "no_remote P" in text
+    assert "theorem rsp_new_outcomes_rsp_axioms:" in text and "rsp_other_axioms (src_exec L P rfw co)" in text
     # the slide's rows and hrf-cache's perform an RMW outside the locks
     for name in ("rsp-new-slides", "hrf-cache"):
         text = scheme_theory(name)[1]

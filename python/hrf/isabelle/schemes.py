@@ -643,6 +643,24 @@ def scheme_theory(scheme) -> tuple:
             f"{name}_l1_rows {l2_lemma} _ {flushed} {name}_acq_rows {name}_rel_rows {name}_lk_rows]",
             "  by blast",
             "",
+            "text \\<open>And in one candidate: it meets OpenCL+RSP's seven checks that need no "
+            "happens-before (Hrf_Atomicity's rsp_other_axioms: the local ones, global_coherence_po, "
+            "rmw_atomicity, scoped_sc), its coherence agrees with happens-before (hb_co_ok, hb_co_rd_ok), "
+            "and every RMW is atomic. Left for opencl_rsp_consistent: the four checks that read the "
+            "model's happens-before (rsp_hb_axioms).\\<close>",
+            f"theorem {name}_outcomes_rsp_axioms:",
+            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> one_dev L P '
+            "\\<and> \\<not> na_rmw P \\<and> no_remote P",
+            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
+            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
+            "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob "
+            "\\<and> rsp_other_axioms (src_exec L P rfw co)",
+            "         \\<and> hb_co_ok L P rfw co \\<and> hb_co_rd_ok L P rfw co "
+            '\\<and> (\\<forall>t k. acc P t k True \\<longrightarrow> rmw_atomic P rfw co t k)}"',
+            "  using machine_outcomes_rsp_rows[OF "
+            f"{name}_l1_rows {l2_lemma} _ {flushed} {name}_acq_rows {name}_rel_rows {name}_lk_rows]",
+            "  by blast",
+            "",
         ]
 
     def theorem(name):

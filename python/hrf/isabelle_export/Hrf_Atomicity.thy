@@ -1207,12 +1207,38 @@ lemma lk_codeD4: "lk_code c \<Longrightarrow> \<forall>q p r x. q < p \<and> c !
 lemma lk_codeD5: "lk_code c \<Longrightarrow> \<forall>q r x. q < length c \<and> c ! q = INCL2 r x \<longrightarrow> win c (Suc q)"
   unfolding lk_code_def by (elim conjE) assumption
 
-lemma rmw_reachable:
+text \<open>An increment at the L2 that an acquire row invalidates after is
+  invalidated after in Hrf_Coherence's sense too.\<close>
+lemma ia_iv: "ia_seq p xs \<Longrightarrow> (q \<longrightarrow> p) \<Longrightarrow> iv_seq q xs"
+proof (induction xs arbitrary: p q)
+  case Nil
+  then show ?case by auto
+next
+  case (Cons i xs)
+  then show ?case by (cases i) auto
+qed
+
+lemma acq_l2_invalidated:
+  assumes "acq_rows S A B"
+  shows "l2_invalidated S B"
+  unfolding l2_invalidated_def
+proof
+  fix a assume "a \<in> B"
+  then obtain rw where "S a = Some rw" "inv_after rw" using assms unfolding acq_rows_def by blast
+  then show "\<exists>rw. S a = Some rw \<and> (\<forall>r x. iv_seq False (rw r x))"
+    using ia_iv[of False _ False] unfolding inv_after_def by blast
+qed
+
+text \<open>Every invariant at once, for one ghost: Hrf_Coherence's and
+  Hrf_Happens's with the locks' (so one candidate has every property
+  they give).\<close>
+lemma rsp_reachable:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
     and wp: "well_placed L P" and sc: "scoped_conflicts L P" and od: "one_dev L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
-  shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> l2_ok L S P s g \<and> lock_inv L (compile S P) s
+  shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g
+    \<and> kw_ok L S P s g \<and> kl_ok L S P s g \<and> kr_ok L S P s g \<and> lock_inv L (compile S P) s
     \<and> flk_ok L S B P s g \<and> ln_ok L S B P s g \<and> at1_ok L S B P s g \<and> at2_ok L S B P s g"
 proof -
   have lkc1: "\<forall>u \<in> src_threads P. \<forall>p r x. p < length (instrs (compile S P) u) \<and> instrs (compile S P) u ! p = INCL1 r x
@@ -1248,17 +1274,20 @@ proof -
     then have u: "u \<in> src_threads P" using thr by simp
     show "disciplined (instrs (compile S P) u)" using lk_codeD1[OF bspec[OF lc u]] .
   qed
+  have iv: "l2_invalidated S B" using acq_l2_invalidated[OF rows(5)] .
   have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
     using reach by (simp add: reachable_def)
   then show ?thesis
   proof induction
     case base
     show ?case
-      by (intro exI[of _ "ghost0 P"] conjI ginv_initial oinv_initial l2_ok_initial lock_inv_initial flk_ok_initial
-          ln_ok_initial at1_ok_initial at2_ok_initial)
+      by (intro exI[of _ "ghost0 P"] conjI ginv_initial oinv_initial wr_ok_initial l2_ok_initial hb_ok_initial
+          kw_ok_initial kl_ok_initial kr_ok_initial lock_inv_initial flk_ok_initial ln_ok_initial at1_ok_initial
+          at2_ok_initial)
   next
     case (step s1 s2)
-    then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "l2_ok L S P s1 g" "lock_inv L (compile S P) s1"
+    then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "wr_ok L S P s1 g" "l2_ok L S P s1 g"
+        "hb_ok L S P s1 g" "kw_ok L S P s1 g" "kl_ok L S P s1 g" "kr_ok L S P s1 g" "lock_inv L (compile S P) s1"
         "flk_ok L S B P s1 g" "ln_ok L S B P s1 g" "at1_ok L S B P s1 g" "at2_ok L S B P s1 g" by blast
     have "threads (compile S P) = src_threads P" by (simp add: compile_def)
     then consider (thr) t where "t \<in> src_threads P" "step_thread L (compile S P) t s1 = Some s2"
@@ -1267,34 +1296,42 @@ proof -
     then show ?case
     proof cases
       case thr
-      obtain g' where g': "ginv L S P s2 g'" "oinv L S P s2 g'" "l2_ok L S P s2 g'"
+      obtain g' where g': "ginv L S P s2 g'" "oinv L S P s2 g'" "wr_ok L S P s2 g'" "l2_ok L S P s2 g'"
           "gstep P (done_ev S P s1) (done_ev S P s2) (instrs (compile S P) t ! pc s1 t) g g'"
           "gview L t (kd S P s1 t) (instrs (compile S P) t ! pc s1 t) g g'"
-        using oinv_thread[OF g(1,2) thr rows(1-4) wp] g(3) by blast
-      have "lock_inv L (compile S P) s2" using thread_lock_inv[OF thr(2) g(4) dis] .
+        using oinv_thread[OF g(1,2) thr rows(1-4) wp] g(3,4) iv by blast
+      have hb': "hb_ok L S P s2 g'" by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6) wp sc g'(1,5,6) g(5)])
+      have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) wp g'(1,5,6) g(5) hb' g(6)])
+      moreover have "kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
+        by (rule kl_thread[OF g(1,2,3) thr rows(1-3,5,4) wp sc od g'(1,5,6) g(4,5,6,7,8)])
+      moreover have "lock_inv L (compile S P) s2" using thread_lock_inv[OF thr(2) g(9) dis] .
       moreover have "flk_ok L S B P s2 g'"
-        by (rule flk_thread[OF g(1,2) thr rows(1-3) wp g'(4,5) g(4) lkc1 g(5)])
+        by (rule flk_thread[OF g(1,2) thr rows(1-3) wp g'(5,6) g(9) lkc1 g(10)])
       moreover have "ln_ok L S B P s2 g'"
-        by (rule ln_thread[OF g(1) g'(1) thr rows(1-3,5) wp sc rows(6) od g'(4,5) g(3,6)])
+        by (rule ln_thread[OF g(1) g'(1) thr rows(1-3,5) wp sc rows(6) od g'(5,6) g(4,11)])
       moreover have "at1_ok L S B P s2 g'"
-        by (rule at1_thread[OF g(1) thr rows(1-3) wp sc rows(6) od g'(4,5) g(4) lkc1 lkc2 lkc3 g(3,5,6,7)])
-      moreover have "at2_ok L S B P s2 g'" by (rule at2_thread[OF g(1) thr rows(1-3) od g'(4,5) g(3,8)])
-      ultimately show ?thesis using g' by blast
+        by (rule at1_thread[OF g(1) thr rows(1-3) wp sc rows(6) od g'(5,6) g(9) lkc1 lkc2 lkc3 g(4,10,11,12)])
+      moreover have "at2_ok L S B P s2 g'" by (rule at2_thread[OF g(1) thr rows(1-3) od g'(5,6) g(4,13)])
+      ultimately show ?thesis using g' hb' by blast
     next
       case env
-      have c0: "0 < clk g" using g(3) by (simp add: l2_ok_def)
-      obtain g' where g': "ginv L S P s2 g'" "oinv L S P s2 g'" "l2_ok L S P s2 g'" "env_mono g g'"
-          "sb_keep L S P s1 g g'" "l1_env L s1 s2 g g'" "fifo_env L S P s1 s2 g g'"
-        using oinv_env[OF g(1,2) env] g(3) c0 by blast
+      have c0: "0 < clk g" using g(4) by (simp add: l2_ok_def)
+      obtain g' where g': "ginv L S P s2 g'" "oinv L S P s2 g'" "wr_ok L S P s2 g'" "l2_ok L S P s2 g'"
+          "env_mono g g'" "sb_keep L S P s1 g g'" "l1_env L s1 s2 g g'" "fifo_env L S P s1 s2 g g'"
+        using oinv_env[OF g(1,2) env] g(3,4) c0 by blast
       have pcl: "regs s2 = regs s1 \<and> pc s2 = pc s1 \<and> rmw_lock s2 = rmw_lock s1" using env_step_regs_pc_locks[OF env] .
       then have pc: "pc s2 = pc s1" by simp
       have ei: "ev_inv S P s1 g" using g(1) by (simp add: ginv_def)
-      have "lock_inv L (compile S P) s2" using lock_inv_cong[of "compile S P" s2 s1] pcl g(4) by simp
-      moreover have "flk_ok L S B P s2 g'"
-        by (rule flk_env[OF g(1) env g(5) g'(7)])
-      moreover have "ln_ok L S B P s2 g'" using ln_env[OF pc g'(5,6) g(1,3) od sc rows(6,3) g(6)] .
-      moreover have "at1_ok L S B P s2 g'" using at1_env[OF pc g'(4,5) ei g(7)] .
-      moreover have "at2_ok L S B P s2 g'" using at2_env[OF pc g'(4,5) ei g(8)] .
+      have kh: "kh_ok L S P s1 g" using g(5) by (simp add: hb_ok_def)
+      have "hb_ok L S P s2 g'" using hb_env pc g'(5) g(5) by blast
+      moreover have "kw_ok L S P s2 g'" using kw_env[OF pc g'(5,6) ei g(6)] .
+      moreover have "kl_ok L S P s2 g'" using kl_env[OF pc g'(5,6,7) g(1) kh g(4) od g(7)] .
+      moreover have "kr_ok L S P s2 g'" using kr_env[OF pc g'(5,6) ei g(8)] .
+      moreover have "lock_inv L (compile S P) s2" using lock_inv_cong[of "compile S P" s2 s1] pcl g(9) by simp
+      moreover have "flk_ok L S B P s2 g'" by (rule flk_env[OF g(1) env g(10) g'(8)])
+      moreover have "ln_ok L S B P s2 g'" using ln_env[OF pc g'(6,7) g(1,4) od sc rows(6,3) g(11)] .
+      moreover have "at1_ok L S B P s2 g'" using at1_env[OF pc g'(5,6) ei g(12)] .
+      moreover have "at2_ok L S B P s2 g'" using at2_env[OF pc g'(5,6) ei g(13)] .
       ultimately show ?thesis using g' by blast
     qed
   qed
@@ -1319,7 +1356,7 @@ proof -
   have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
   obtain g where g: "ginv L S P s g" "at1_ok L S B P s g" "at2_ok L S B P s g"
-    using rmw_reachable[OF reach rows wp sc od lc] by blast
+    using rsp_reachable[OF reach rows wp sc od lc] by blast
   have "\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P (grf g) (run_co P g) t k"
   proof (intro allI impI)
     fix t k assume ac: "acc P t k True"
@@ -1724,5 +1761,229 @@ corollary machine_outcomes_rmw_atomic_rows:
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
   using machine_outcomes_rmw_atomic[OF assms(1-6,8-12) lk_rows_code[OF assms(7,3)]] .
+
+section \<open>OpenCL+RSP's axioms that need no happens-before\<close>
+
+text \<open>The model's checks (Model_opencl_rsp) in two parts: the four that
+  read its global happens-before, and the seven others.\<close>
+definition rsp_hb_axioms :: "execution \<Rightarrow> bool" where
+  "rsp_hb_axioms X \<longleftrightarrow> irrefl (opencl_rsp_global_hb_acyclic X) \<and> irrefl (opencl_rsp_global_coherence X)
+     \<and> irrefl (opencl_rsp_rf_hb X) \<and> opencl_rsp_global_nonatomic_rf X = {}"
+
+definition rsp_other_axioms :: "execution \<Rightarrow> bool" where
+  "rsp_other_axioms X \<longleftrightarrow> irrefl (opencl_rsp_local_hb_acyclic X) \<and> irrefl (opencl_rsp_local_coherence X)
+     \<and> irrefl (opencl_rsp_global_coherence_po X) \<and> irrefl (opencl_rsp_local_coherence_po X)
+     \<and> opencl_rsp_local_nonatomic_rf X = {} \<and> opencl_rsp_rmw_atomicity X = {} \<and> acyclic (opencl_rsp_scoped_sc X)"
+
+lemma opencl_rsp_split: "opencl_rsp_consistent X \<longleftrightarrow> rsp_other_axioms X \<and> rsp_hb_axioms X"
+  unfolding opencl_rsp_consistent_def rsp_other_axioms_def rsp_hb_axioms_def by blast
+
+lemma src_co_lift: "trans cr \<Longrightarrow> co (src_exec L P f cr) = lift cr"
+  unfolding co_def by (simp add: src_exec_def lift_trans trancl_id)
+
+lemma src_po_lift: "po (src_exec L P f cr) = lift (src_po P)"
+  unfolding po_def by (simp add: src_exec_def lift_trans src_po_trans trancl_id)
+
+lemma lift_pair: "(enc a, enc b) \<in> lift r \<longleftrightarrow> (a, b) \<in> r"
+  by (auto simp: lift_def)
+
+lemma lift_enc: "p \<in> lift r \<Longrightarrow> \<exists>a b. p = (enc a, enc b) \<and> (a, b) \<in> r"
+  by (auto simp: lift_def)
+
+text \<open>[HRF14] sec. 4's RMW atomicity, per RMW, is the model's rmw_atomicity
+  check of the candidate.\<close>
+theorem cand_rmw_axiom:
+  assumes c: "cand_ok P f cr v" and at: "\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P f cr t k"
+  shows "opencl_rsp_rmw_atomicity (src_exec L P f cr) = {}"
+proof (rule equals0I)
+  let ?X = "src_exec L P f cr"
+  fix p assume "p \<in> opencl_rsp_rmw_atomicity ?X"
+  then obtain e1 e2 e3 e4 where p: "(e1, e4) \<in> rmw ?X" "(e2, e1) \<in> rf ?X" "(e2, e3) \<in> co ?X" "(e3, e4) \<in> co ?X"
+    unfolding opencl_rsp_rmw_atomicity_def fr_def conv_is_converse by blast
+  have tr: "trans cr" using c by (simp add: cand_ok_def)
+  obtain t k where tk: "e1 = enc (Acc t k False)" "e4 = enc (Acc t k True)" "acc P t k True"
+    using p(1) by (auto simp: src_exec_def lift_def src_rmw_def)
+  obtain r where r: "is_rd P r" "e2 = enc (f r)" "e1 = enc r" using p(2) rf_XS by blast
+  have rk: "r = Acc t k False" using r(3) tk(1) by simp
+  have "(e2, e3) \<in> lift cr" using p(3) src_co_lift[OF tr] by simp
+  then obtain a b where ab: "e2 = enc a" "e3 = enc b" "(a, b) \<in> cr" using lift_enc by blast
+  have "(e3, e4) \<in> lift cr" using p(4) src_co_lift[OF tr] by simp
+  then obtain b' d where bd: "e3 = enc b'" "e4 = enc d" "(b', d) \<in> cr" using lift_enc by blast
+  have "a = f (Acc t k False)" using ab(1) r(2) rk by simp
+  moreover have "b' = b" "d = Acc t k True" using bd(1,2) ab(2) tk(2) by simp_all
+  ultimately have "(f (Acc t k False), b) \<in> cr" "(b, Acc t k True) \<in> cr" using ab(3) bd(3) by simp_all
+  then show False using at tk(3) unfolding rmw_atomic_def by blast
+qed
+
+text \<open>Coherence per location along program order (Hrf_Coherence's
+  po_loc_ok) is the model's global_coherence_po check.\<close>
+theorem cand_coherence_po:
+  assumes c: "cand_ok P f cr v" and pl: "po_loc_ok P f cr"
+  shows "irrefl (opencl_rsp_global_coherence_po (src_exec L P f cr))"
+proof (rule irreflI, rule notI)
+  let ?X = "src_exec L P f cr"
+  fix e assume "(e, e) \<in> opencl_rsp_global_coherence_po ?X"
+  then obtain e1 e2 e3 where p: "(e, e1) \<in> opt ?X (conv (rf ?X))" "(e1, e2) \<in> co ?X" "(e2, e3) \<in> opt ?X (rf ?X)"
+      "(e3, e) \<in> po ?X"
+    unfolding opencl_rsp_global_coherence_po_def opencl_rsp_n145_def opencl_rsp_n141_def by blast
+  have tr: "trans cr" and ir: "irrefl cr" and cw: "cr \<subseteq> {(w, w'). is_wr P w \<and> is_wr P w' \<and> sloc P w = sloc P w' \<and> (\<forall>x. w' \<noteq> Init x)}"
+    using c by (simp_all add: cand_ok_def)
+  have cyc: False if "(w, w') \<in> cr" "(w', w) \<in> cr" for w w'
+    using that tr ir by (meson irrefl_def transD)
+  have "(e3, e) \<in> lift (src_po P)" using p(4) src_po_lift by simp
+  then obtain d a where da: "e3 = enc d" "e = enc a" "(d, a) \<in> src_po P" using lift_enc by blast
+  have "(e1, e2) \<in> lift cr" using p(2) src_co_lift[OF tr] by simp
+  then obtain b1 b2 where bb: "e1 = enc b1" "e2 = enc b2" "(b1, b2) \<in> cr" using lift_enc by blast
+  have w12: "is_wr P b1" "is_wr P b2" "sloc P b1 = sloc P b2" using bb(3) cw by blast+
+  \<comment> \<open>the co edge starts at a (a write) or at the write a reads; it ends at d or at the write d reads\<close>
+  have ea: "(b1 = a \<and> is_wr P a) \<or> (is_rd P a \<and> b1 = f a)"
+  proof (cases "(e, e1) \<in> conv (rf ?X)")
+    case True
+    then obtain r where "is_rd P r" "e1 = enc (f r)" "e = enc r" using rf_XS unfolding conv_is_converse by blast
+    then show ?thesis using da(2) bb(1) by simp
+  next
+    case False
+    then have "e1 = e" using p(1) by (auto simp: opt_def)
+    then have "b1 = a" using da(2) bb(1) by simp
+    then show ?thesis using w12(1) by simp
+  qed
+  have ed: "(b2 = d \<and> is_wr P d) \<or> (is_rd P d \<and> b2 = f d)"
+  proof (cases "(e2, e3) \<in> rf ?X")
+    case True
+    then obtain r where "is_rd P r" "e2 = enc (f r)" "e3 = enc r" using rf_XS by blast
+    then show ?thesis using da(1) bb(2) by simp
+  next
+    case False
+    then have "e2 = e3" using p(3) by (auto simp: opt_def)
+    then have "b2 = d" using da(1) bb(2) by simp
+    then show ?thesis using w12(2) by simp
+  qed
+  have rl: "sloc P (f r) = sloc P r" if "is_rd P r" for r using c that by (simp add: cand_ok_def)
+  have sa: "sloc P b1 = sloc P a" using ea rl by auto
+  have sd: "sloc P b2 = sloc P d" using ed rl by auto
+  have sl: "sloc P d = sloc P a" using sa sd w12(3) by simp
+  have po: "(d, a) \<in> src_po P" by (rule da(3))
+  note pl1 = pl[unfolded po_loc_ok_def, THEN conjunct1, rule_format]
+  note pl2 = pl[unfolded po_loc_ok_def, THEN conjunct2, THEN conjunct1, rule_format]
+  note pl3 = pl[unfolded po_loc_ok_def, THEN conjunct2, THEN conjunct2, THEN conjunct1, rule_format]
+  note pl4 = pl[unfolded po_loc_ok_def, THEN conjunct2, THEN conjunct2, THEN conjunct2, rule_format]
+  have rev: "b2 = b1 \<or> (b2, b1) \<in> cr"
+  proof -
+    from ea ed show ?thesis
+    proof (elim disjE conjE)
+      assume h: "b1 = a" "is_wr P a" "b2 = d" "is_wr P d"
+      have "(d, a) \<in> cr" using pl1[of d a] po sl h(2,4) by blast
+      then show ?thesis using h(1,3) by simp
+    next
+      assume h: "b1 = a" "is_wr P a" "is_rd P d" "b2 = f d"
+      have "(f d, a) \<in> cr" using pl4[of d a] po sl h(2,3) by blast
+      then show ?thesis using h(1,4) by simp
+    next
+      assume h: "is_rd P a" "b1 = f a" "b2 = d" "is_wr P d"
+      have "d = f a \<or> (d, f a) \<in> cr" using pl2[of d a] po sl h(1,4) by blast
+      then show ?thesis using h(2,3) by simp
+    next
+      assume h: "is_rd P a" "b1 = f a" "is_rd P d" "b2 = f d"
+      have "f d = f a \<or> (f d, f a) \<in> cr" using pl3[of d a] po sl h(1,3) by blast
+      then show ?thesis using h(2,4) by simp
+    qed
+  qed
+  then show False
+  proof
+    assume "b2 = b1"
+    then show False using bb(3) ir by (simp add: irrefl_def)
+  next
+    assume "(b2, b1) \<in> cr"
+    then show False using cyc[OF bb(3)] by simp
+  qed
+qed
+
+text \<open>The local-memory checks and scoped SC hold of every candidate: the
+  machine's memory is global, and the source operations carry no seq_cst
+  (Hrf_Source_Opencl).\<close>
+theorem cand_other_axioms:
+  assumes c: "cand_ok P f cr v" and pl: "po_loc_ok P f cr"
+    and at: "\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P f cr t k"
+  shows "rsp_other_axioms (src_exec L P f cr)"
+proof -
+  let ?X = "src_exec L P f cr"
+  have l: "opencl_rsp_n140 ?X = {}" by (rule XS_lhb)
+  have c2: "irrefl (opencl_rsp_local_hb_acyclic ?X)" by (simp add: opencl_rsp_local_hb_acyclic_def l irrefl_def)
+  have c4: "irrefl (opencl_rsp_local_coherence ?X)" by (simp add: opencl_rsp_local_coherence_def l irrefl_def)
+  have c6: "irrefl (opencl_rsp_local_coherence_po ?X)"
+    by (simp add: opencl_rsp_local_coherence_po_def XS_n125 irrefl_def)
+  have c9: "opencl_rsp_local_nonatomic_rf ?X = {}" by (simp add: opencl_rsp_local_nonatomic_rf_def tag_XS_none)
+  have c11: "acyclic (opencl_rsp_scoped_sc ?X)" by (simp add: opencl_rsp_scoped_sc_def XS_n103 acyclic_def)
+  show ?thesis unfolding rsp_other_axioms_def
+    using c2 c4 cand_coherence_po[OF c pl] c6 c9 cand_rmw_axiom[OF c at] c11 by blast
+qed
+
+text \<open>On a race-free program without remote operations or non-atomic RMWs,
+  on one device, compiled by rows that take the rmw locks as lk_code says
+  (rsp-new's): every final state shows the outcome of one candidate that
+  meets OpenCL+RSP's seven checks that need no happens-before, whose
+  coherence agrees with hrf's happens-before (hb_co_ok, hb_co_rd_ok) and in
+  which every RMW is atomic. What is left for opencl_rsp_consistent is
+  rsp_hb_axioms (opencl_rsp_split).\<close>
+theorem machine_candidate_rsp:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+    and wp: "well_placed L P" and od: "one_dev L P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_remote P"
+    and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
+    and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
+  shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
+     \<and> rsp_other_axioms (src_exec L P (grf g) (run_co P g))
+     \<and> hb_co_ok L P (grf g) (run_co P g) \<and> hb_co_rd_ok L P (grf g) (run_co P g)
+     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P (grf g) (run_co P g) t k)"
+proof -
+  have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
+  have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
+  obtain g where g: "ginv L S P s g" "oinv L S P s g" "wr_ok L S P s g" "kw_ok L S P s g" "kr_ok L S P s g"
+      "at1_ok L S B P s g" "at2_ok L S B P s g"
+    using rsp_reachable[OF reach rows wp sc od lc] by blast
+  have ca: "cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)"
+    using final_candidate[OF rows(1-3) wp g(1) fin] by blast
+  have pl: "po_loc_ok P (grf g) (run_co P g)" using final_po_loc[OF g(1-3) fin wp rows(1-3)] .
+  have at: "\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P (grf g) (run_co P g) t k"
+  proof (intro allI impI)
+    fix t k assume ac: "acc P t k True"
+    note ff = final_facts[OF g(1) fin wp rows(1-3)]
+    have d: "done_ev S P s (Acc t k True)" using ff(2)[of "Acc t k True"] ac by simp
+    obtain sc0 rm r x where c: "ins P t k = Op (FetchInc sc0 rm) r x"
+      using ac wr_part[of "ins P t k"] rd_part[of "ins P t k" True] by (auto simp: acc_def)
+    have "rmw_sb L S P s g t k"
+    proof (cases "FetchInc sc0 rm \<in> B")
+      case True
+      then have "at_l2 B P t k" using ac c by (auto simp: at_l2_def)
+      then show ?thesis using g(7) d unfolding at2_ok_def rmw_sb_def by blast
+    next
+      case False
+      then have "at_l1 B P t k" using ac c by (auto simp: at_l1_def)
+      then show ?thesis using g(6) d unfolding at1_ok_def by blast
+    qed
+    then show "rmw_atomic P (grf g) (run_co P g) t k" using final_rmw_sb[OF g(1) fin wp rows(1-3) ac] by blast
+  qed
+  have hb: "hb_co_ok L P (grf g) (run_co P g)" "hb_co_rd_ok L P (grf g) (run_co P g)"
+    using final_hb_co[OF g(1) fin wp rows(1-3) g(4)] final_hb_co_rd[OF g(1) fin wp rows(1-3) g(5)] by blast+
+  show ?thesis using ca cand_other_axioms[OF ca[THEN conjunct1] pl at] hb at by blast
+qed
+
+corollary machine_outcomes_rsp_rows:
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+    "lk_rows S (A \<union> B)" "well_placed L P" "one_dev L P" "\<not> na_rmw P"
+    "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_remote P"
+  shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>f cr v. cand_ok P f cr v \<and> is_outcome P cr v ob
+    \<and> rsp_other_axioms (src_exec L P f cr) \<and> hb_co_ok L P f cr \<and> hb_co_rd_ok L P f cr
+    \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P f cr t k)}"
+proof
+  fix ob assume "ob \<in> outcomes L wb (compile S P) (initial (src_init P))"
+  then obtain s where s: "s \<in> reachable L wb (compile S P) (initial (src_init P))" "is_final L (compile S P) s"
+      "ob = (regs s, mem s)"
+    by (auto simp: outcomes_def)
+  show "ob \<in> {ob. \<exists>f cr v. cand_ok P f cr v \<and> is_outcome P cr v ob
+    \<and> rsp_other_axioms (src_exec L P f cr) \<and> hb_co_ok L P f cr \<and> hb_co_rd_ok L P f cr
+    \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P f cr t k)}"
+    using machine_candidate_rsp[OF assms(1-6,8-12) lk_rows_code[OF assms(7,3)] s(1,2)] s(3) by blast
+qed
 
 end

@@ -3572,15 +3572,13 @@ text \<open>For a scheme whose increments at the L2 are also followed by an
   of a candidate whose reads-from and coherence agree with program order on
   each location (po_loc_ok), for every program of any length and thread
   count, on every layout, under both write-back policies, racy or not.\<close>
-theorem machine_candidate_po_loc:
-  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B"
-    and wp: "well_placed L P"
-    and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
-  shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
-     \<and> po_loc_ok P (grf g) (run_co P g)"
+text \<open>In a final state with the invariants, the exhibited candidate meets
+  po_loc_ok.\<close>
+lemma final_po_loc:
+  assumes g: "ginv L S P s g" "oinv L S P s g" "wr_ok L S P s g" and fin: "is_final L (compile S P) s"
+    and wp: "well_placed L P" and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+  shows "po_loc_ok P (grf g) (run_co P g)"
 proof -
-  obtain g where g: "ginv L S P s g" "oinv L S P s g" "wr_ok L S P s g"
-    using oinv_reachable[OF reach rows(1-4) wp] rows(5) by blast
   note ff = final_facts[OF g(1) fin wp rows(1-3)]
   have ti: "time_inv S P s g" and ei: "ev_inv S P s g" using g(1) by (simp_all add: ginv_def)
   have c: "0 < clk g" using wr_okD(1)[OF g(3)] .
@@ -3643,7 +3641,19 @@ proof -
     have "sb L g (grf g r) e" "grf g r \<noteq> e" using wr_okD(5,10)[OF g(3) a(1-3) de a(4)] by blast+
     then show ?thesis using co[of "grf g r" e x] rf[OF a(2)] a(3,4) x by simp
   qed
-  show ?thesis using final_candidate[OF rows(1-3) wp g(1) fin] ww wr rr rw unfolding po_loc_ok_def by blast
+  show ?thesis using ww wr rr rw unfolding po_loc_ok_def by blast
+qed
+
+theorem machine_candidate_po_loc:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B"
+    and wp: "well_placed L P"
+    and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
+  shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
+     \<and> po_loc_ok P (grf g) (run_co P g)"
+proof -
+  obtain g where g: "ginv L S P s g" "oinv L S P s g" "wr_ok L S P s g"
+    using oinv_reachable[OF reach rows(1-4) wp] rows(5) by blast
+  show ?thesis using final_candidate[OF rows(1-3) wp g(1) fin] final_po_loc[OF g fin wp rows(1-3)] by blast
 qed
 
 text \<open>So every outcome of the machine is the outcome of a candidate that

@@ -195,6 +195,20 @@ definition lift :: "sev rel \<Rightarrow> event rel" where
 lemma lift_mem: "(a, b) \<in> r \<Longrightarrow> (enc a, enc b) \<in> lift r"
   by (force simp: lift_def)
 
+lemma lift_trans:
+  assumes "trans r"
+  shows "trans (lift r)"
+proof (rule transI)
+  fix a b c assume ab: "(a, b) \<in> lift r" and bc: "(b, c) \<in> lift r"
+  obtain x y where xy: "a = enc x" "b = enc y" "(x, y) \<in> r"
+    using ab by (auto simp: lift_def)
+  obtain y' z where yz: "b = enc y'" "c = enc z" "(y', z) \<in> r"
+    using bc by (auto simp: lift_def)
+  have "y = y'" using xy(2) yz(1) by (auto dest: enc_inj)
+  then have "(x, z) \<in> r" using xy(3) yz(3) assms by (meson transD)
+  then show "(a, c) \<in> lift r" using xy(1) yz(2) by (force simp: lift_def)
+qed
+
 lemma conv_mem: "(a, b) \<in> r \<Longrightarrow> (b, a) \<in> conv r"
   by (force simp: conv_def)
 
@@ -1002,20 +1016,6 @@ lemma later_trancl: "r \<subseteq> later \<Longrightarrow> r\<^sup>+ \<subseteq>
 
 lemma lift_later: "(\<And>a b. (a, b) \<in> r \<Longrightarrow> stamp a < stamp b) \<Longrightarrow> lift r \<subseteq> later"
   by (auto simp: lift_def later_def tsn_def)
-
-lemma lift_trans:
-  assumes "trans r"
-  shows "trans (lift r)"
-proof (rule transI)
-  fix a b c assume ab: "(a, b) \<in> lift r" and bc: "(b, c) \<in> lift r"
-  obtain x y where xy: "a = enc x" "b = enc y" "(x, y) \<in> r"
-    using ab by (auto simp: lift_def)
-  obtain y' z where yz: "b = enc y'" "c = enc z" "(y', z) \<in> r"
-    using bc by (auto simp: lift_def)
-  have "y = y'" using xy(2) yz(1) by (auto dest: enc_inj)
-  then have "(x, z) \<in> r" using xy(3) yz(3) assms by (meson transD)
-  then show "(a, c) \<in> lift r" using xy(1) yz(2) by (force simp: lift_def)
-qed
 
 lemma po_later: "po (src_exec L P rfw co_r) \<subseteq> later"
 proof -
