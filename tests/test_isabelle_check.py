@@ -278,7 +278,8 @@ def test_program_order_in_the_exhibited_coherence_loads_and_planted_errors_break
     # passes, whose stale read rmw-then-load shows: iv_seq_quiet fails);
     # po_loc_ok with two reads of a location ordered the other way, and with
     # a read's write after the thread's later write of the location (the
-    # machine never shows either: machine_candidate_po_loc fails).
+    # machine never shows either: final_po_loc, the final state's part of
+    # machine_candidate_po_loc, fails).
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Source") + 1] if t != "Hrf_Closure")
     theories += ("Hrf_Exhibit", "Hrf_Coherence")
     coherence = "Hrf_Coherence"
@@ -301,12 +302,12 @@ def test_program_order_in_the_exhibited_coherence_loads_and_planted_errors_break
         "\\<longrightarrow> rfw a = rfw r \\<or> (rfw a, rfw r) \\<in> cr)": (
             coherence,
             "\\<longrightarrow> rfw a = rfw r \\<or> (rfw r, rfw a) \\<in> cr)",
-            "machine_candidate_po_loc",
+            "final_po_loc",
         ),
         "\\<longrightarrow> (rfw r, e) \\<in> cr)": (
             coherence,
             "\\<longrightarrow> (e, rfw r) \\<in> cr)",
-            "machine_candidate_po_loc",
+            "final_po_loc",
         ),
     }
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Exhibit", fails=coherence)
