@@ -436,6 +436,29 @@ def scheme_theory(scheme) -> tuple:
         body[-1] += '}"'
         return body + proof + [""]
 
+    def race_free_outcomes(name, thm, ops, one_dev, tail, rule):
+        """A theorem that every outcome of a race-free program (OpenCL+RSP, as
+        hrf exports it) without remote operations or non-atomic RMWs, on one
+        device where `one_dev`, is the outcome of a candidate with the
+        properties `tail` (lines, the first continuing the set's), by `rule`."""
+        dev = "\\<and> one_dev L P " if one_dev else ""
+        conclusion = [
+            "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob " + tail[0]
+        ]
+        conclusion += tail[1:]
+        conclusion[-1] += '}"'
+        return [
+            f"theorem {name}_{thm}:",
+            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P {dev}'
+            "\\<and> \\<not> na_rmw P \\<and> no_remote P",
+            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
+            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
+            *conclusion,
+            f"  using {rule}",
+            "  by blast",
+            "",
+        ]
+
     def candidates_theorem(name, rows):
         """Hrf_Exhibit's machine_outcomes_candidates for the programs whose
         every operation has an L1 or an L2 row, then Hrf_Coherence's
@@ -538,39 +561,40 @@ def scheme_theory(scheme) -> tuple:
             ]
         _l1_ops, l1_set = chosen(name, rows, l1_row)
         _l2_ops, l2_set = chosen(name, rows, l2_row)
-        return [
-            "text \\<open>Each row that writes at device scope or wider flushes the L1 before its access, "
-            "and each RMW at such scope is performed at the L2 (Hrf_Happens's rel_rows).\\<close>",
-            f'lemma {name}_rel_rows: "rel_rows {name} {l1_set} {l2_set}"',
-            f"  by (simp add: rel_rows_def vis_flushed_def {name}_def {rows_defs(name)})",
-            "",
-            "text \\<open>So on a race-free program (OpenCL+RSP, as hrf exports it) without remote operations, "
-            "in every state the machine reaches, a write a thread knows along happens-before that has "
-            "not reached the L2 waits in its own work-group's L1, and every write of a location two "
-            "work-groups access was released flushed (Hrf_Happens's hb_home).\\<close>",
-            f"theorem {name}_knows_home:",
-            f'  "\\<forall>P L wb s. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> \\<not> na_rmw P '
-            "\\<and> no_remote P",
-            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
-            f"     \\<and> s \\<in> reachable L wb (compile {name} P) (initial (src_init P))",
-            f'     \\<longrightarrow> (\\<exists>g. ginv L {name} P s g \\<and> hb_home L {name} P s g)"',
-            f"  using machine_knows_home[OF _ {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows]",
-            "  by blast",
-            "",
-            "text \\<open>So every outcome of such a program is the outcome of a candidate whose coherence "
-            "agrees with its happens-before on writes and on a read before a write (Hrf_Happens's "
-            "hb_co_ok).\\<close>",
-            f"theorem {name}_outcomes_hb_co:",
-            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> \\<not> na_rmw P '
-            "\\<and> no_remote P",
-            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
-            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
-            "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob "
-            '\\<and> hb_co_ok L P rfw co}"',
-            f"  using machine_outcomes_hb_co[OF {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows]",
-            "  by blast",
-            "",
-        ] + coherent_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
+        return (
+            [
+                "text \\<open>Each row that writes at device scope or wider flushes the L1 before its access, "
+                "and each RMW at such scope is performed at the L2 (Hrf_Happens's rel_rows).\\<close>",
+                f'lemma {name}_rel_rows: "rel_rows {name} {l1_set} {l2_set}"',
+                f"  by (simp add: rel_rows_def vis_flushed_def {name}_def {rows_defs(name)})",
+                "",
+                "text \\<open>So on a race-free program (OpenCL+RSP, as hrf exports it) without remote operations, "
+                "in every state the machine reaches, a write a thread knows along happens-before that has "
+                "not reached the L2 waits in its own work-group's L1, and every write of a location two "
+                "work-groups access was released flushed (Hrf_Happens's hb_home).\\<close>",
+                f"theorem {name}_knows_home:",
+                f'  "\\<forall>P L wb s. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> \\<not> na_rmw P '
+                "\\<and> no_remote P",
+                "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
+                f"     \\<and> s \\<in> reachable L wb (compile {name} P) (initial (src_init P))",
+                f'     \\<longrightarrow> (\\<exists>g. ginv L {name} P s g \\<and> hb_home L {name} P s g)"',
+                f"  using machine_knows_home[OF _ {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows]",
+                "  by blast",
+                "",
+                "text \\<open>So every outcome of such a program is the outcome of a candidate whose coherence "
+                "agrees with its happens-before on writes and on a read before a write (Hrf_Happens's "
+                "hb_co_ok).\\<close>",
+            ]
+            + race_free_outcomes(
+                name,
+                "outcomes_hb_co",
+                ops,
+                False,
+                ["\\<and> hb_co_ok L P rfw co"],
+                f"machine_outcomes_hb_co[OF {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows]",
+            )
+            + coherent_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
+        )
 
     def coherent_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set):
         """Hrf_Happens's machine_outcomes_hb_coherent for the scheme, where its
@@ -588,27 +612,28 @@ def scheme_theory(scheme) -> tuple:
                 "followed by an invalidation of the L1).\\<close>",
                 "",
             ]
-        return [
-            "text \\<open>Each row that reads at device scope or wider, and each increment at the L2, "
-            "invalidates the L1 after its access (Hrf_Happens's acq_rows).\\<close>",
-            f'lemma {name}_acq_rows: "acq_rows {name} {l1_set} {l2_set}"',
-            f"  by (simp add: acq_rows_def inv_after_def {name}_def {rows_defs(name)})",
-            "",
-            "text \\<open>So on one device every outcome of such a program is the outcome of a candidate whose "
-            "coherence agrees with its happens-before on every pair of accesses of a location, reads after "
-            "them included (Hrf_Happens's hb_co_ok and hb_co_rd_ok: [HRF14]'s coherence).\\<close>",
-            f"theorem {name}_outcomes_hb_coherent:",
-            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> one_dev L P '
-            "\\<and> \\<not> na_rmw P \\<and> no_remote P",
-            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
-            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
-            "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob "
-            '\\<and> hb_co_ok L P rfw co \\<and> hb_co_rd_ok L P rfw co}"',
-            "  using machine_outcomes_hb_coherent[OF "
-            f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_acq_rows]",
-            "  by blast",
-            "",
-        ] + rmw_atomic_theorem(name, rows, ops, l2_lemma, flushed, l1_set, l2_set)
+        return (
+            [
+                "text \\<open>Each row that reads at device scope or wider, and each increment at the L2, "
+                "invalidates the L1 after its access (Hrf_Happens's acq_rows).\\<close>",
+                f'lemma {name}_acq_rows: "acq_rows {name} {l1_set} {l2_set}"',
+                f"  by (simp add: acq_rows_def inv_after_def {name}_def {rows_defs(name)})",
+                "",
+                "text \\<open>So on one device every outcome of such a program is the outcome of a candidate whose "
+                "coherence agrees with its happens-before on every pair of accesses of a location, reads after "
+                "them included (Hrf_Happens's hb_co_ok and hb_co_rd_ok: [HRF14]'s coherence).\\<close>",
+            ]
+            + race_free_outcomes(
+                name,
+                "outcomes_hb_coherent",
+                ops,
+                True,
+                ["\\<and> hb_co_ok L P rfw co \\<and> hb_co_rd_ok L P rfw co"],
+                "machine_outcomes_hb_coherent[OF "
+                f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_acq_rows]",
+            )
+            + rmw_atomic_theorem(name, rows, ops, l2_lemma, flushed, l1_set, l2_set)
+        )
 
     def rmw_atomic_theorem(name, rows, ops, l2_lemma, flushed, l1_set, l2_set):
         """Hrf_Atomicity's machine_outcomes_rmw_atomic_rows for the scheme,
@@ -622,46 +647,47 @@ def scheme_theory(scheme) -> tuple:
                 "that ends the bracket).\\<close>",
                 "",
             ]
-        return [
-            "text \\<open>Each of these rows takes its rmw locks as Hrf_Atomicity's lk_code says: an "
-            "increment in the L1 inside an rmw bracket before any flush of the L1 made in it, an increment "
-            "at the L2 after such a flush, the invalidation after it inside the bracket.\\<close>",
-            f'lemma {name}_lk_rows: "lk_rows {name} ({l1_set} \\<union> {l2_set})"',
-            f"  by (simp add: lk_rows_def {name}_def {rows_defs(name)} lk_code_simps del: set_upt)",
-            "",
-            "text \\<open>So on one device every outcome of such a program is the outcome of a candidate in "
-            "which every RMW is atomic: no write comes, in its coherence, between the write the RMW reads "
-            "from and its own (Hrf_Atomicity's rmw_atomic; [HRF14]'s RMW atomicity).\\<close>",
-            f"theorem {name}_outcomes_rmw_atomic:",
-            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> one_dev L P '
-            "\\<and> \\<not> na_rmw P \\<and> no_remote P",
-            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
-            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
-            "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob "
-            '\\<and> (\\<forall>t k. acc P t k True \\<longrightarrow> rmw_atomic P rfw co t k)}"',
-            "  using machine_outcomes_rmw_atomic_rows[OF "
-            f"{name}_l1_rows {l2_lemma} _ {flushed} {name}_acq_rows {name}_rel_rows {name}_lk_rows]",
-            "  by blast",
-            "",
-            "text \\<open>And in one candidate: it meets OpenCL+RSP's seven checks that need no "
-            "happens-before (Hrf_Atomicity's rsp_other_axioms: the local ones, global_coherence_po, "
-            "rmw_atomicity, scoped_sc), its coherence agrees with happens-before (hb_co_ok, hb_co_rd_ok), "
-            "and every RMW is atomic. Left for opencl_rsp_consistent: the four checks that read the "
-            "model's happens-before (rsp_hb_axioms).\\<close>",
-            f"theorem {name}_outcomes_rsp_axioms:",
-            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> one_dev L P '
-            "\\<and> \\<not> na_rmw P \\<and> no_remote P",
-            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
-            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
-            "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob "
-            "\\<and> rsp_other_axioms (src_exec L P rfw co)",
-            "         \\<and> hb_co_ok L P rfw co \\<and> hb_co_rd_ok L P rfw co "
-            '\\<and> (\\<forall>t k. acc P t k True \\<longrightarrow> rmw_atomic P rfw co t k)}"',
-            "  using machine_outcomes_rsp_rows[OF "
-            f"{name}_l1_rows {l2_lemma} _ {flushed} {name}_acq_rows {name}_rel_rows {name}_lk_rows]",
-            "  by blast",
-            "",
-        ]
+        atomic = "\\<and> (\\<forall>t k. acc P t k True \\<longrightarrow> rmw_atomic P rfw co t k)"
+        rows_taken = f"{name}_l1_rows {l2_lemma} _ {flushed} {name}_acq_rows {name}_rel_rows {name}_lk_rows"
+        return (
+            [
+                "text \\<open>Each of these rows takes its rmw locks as Hrf_Atomicity's lk_code says: an "
+                "increment in the L1 inside an rmw bracket before any flush of the L1 made in it, an increment "
+                "at the L2 after such a flush, the invalidation after it inside the bracket.\\<close>",
+                f'lemma {name}_lk_rows: "lk_rows {name} ({l1_set} \\<union> {l2_set})"',
+                f"  by (simp add: lk_rows_def {name}_def {rows_defs(name)} lk_code_simps del: set_upt)",
+                "",
+                "text \\<open>So on one device every outcome of such a program is the outcome of a candidate in "
+                "which every RMW is atomic: no write comes, in its coherence, between the write the RMW reads "
+                "from and its own (Hrf_Atomicity's rmw_atomic; [HRF14]'s RMW atomicity).\\<close>",
+            ]
+            + race_free_outcomes(
+                name,
+                "outcomes_rmw_atomic",
+                ops,
+                True,
+                [atomic],
+                f"machine_outcomes_rmw_atomic_rows[OF {rows_taken}]",
+            )
+            + [
+                "text \\<open>And in one candidate: it meets OpenCL+RSP's seven checks that need no "
+                "happens-before (Hrf_Atomicity's rsp_other_axioms: the local ones, global_coherence_po, "
+                "rmw_atomicity, scoped_sc), its coherence agrees with happens-before (hb_co_ok, hb_co_rd_ok), "
+                "and every RMW is atomic. Left for opencl_rsp_consistent: the four checks that read the "
+                "model's happens-before (rsp_hb_axioms).\\<close>",
+            ]
+            + race_free_outcomes(
+                name,
+                "outcomes_rsp_axioms",
+                ops,
+                True,
+                [
+                    "\\<and> rsp_other_axioms (src_exec L P rfw co)",
+                    "         \\<and> hb_co_ok L P rfw co \\<and> hb_co_rd_ok L P rfw co " + atomic,
+                ],
+                f"machine_outcomes_rsp_rows[OF {rows_taken}]",
+            )
+        )
 
     def theorem(name):
         out = [

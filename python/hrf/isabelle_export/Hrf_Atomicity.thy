@@ -1344,6 +1344,32 @@ text \<open>For every race-free program (OpenCL+RSP, as hrf exports it) without
   and before its invalidation, and whose code takes the rmw locks as
   lk_code says (rsp-new's): every final state shows the outcome of a
   candidate (Hrf_Exhibit's) in which every RMW is atomic.\<close>
+text \<open>In a final state with the invariants, every RMW is atomic in the
+  exhibited candidate: at the L2 by at2_ok, in the L1 by at1_ok.\<close>
+lemma final_rmw_atomic:
+  assumes g: "ginv L S P s g" and fin: "is_final L (compile S P) s" and wp: "well_placed L P"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and a: "at1_ok L S B P s g" "at2_ok L S B P s g"
+  shows "\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P (grf g) (run_co P g) t k"
+proof (intro allI impI)
+  fix t k assume ac: "acc P t k True"
+  note ff = final_facts[OF g(1) fin wp rows(1-3)]
+  have d: "done_ev S P s (Acc t k True)" using ff(2)[of "Acc t k True"] ac by simp
+  obtain sc0 rm r x where c: "ins P t k = Op (FetchInc sc0 rm) r x"
+    using ac wr_part[of "ins P t k"] rd_part[of "ins P t k" True] by (auto simp: acc_def)
+  have "rmw_sb L S P s g t k"
+  proof (cases "FetchInc sc0 rm \<in> B")
+    case True
+    then have "at_l2 B P t k" using ac c by (auto simp: at_l2_def)
+    then show ?thesis using a(2) d unfolding at2_ok_def rmw_sb_def by blast
+  next
+    case False
+    then have "at_l1 B P t k" using ac c by (auto simp: at_l1_def)
+    then show ?thesis using a(1) d unfolding at1_ok_def by blast
+  qed
+  then show "rmw_atomic P (grf g) (run_co P g) t k" using final_rmw_sb[OF g(1) fin wp rows(1-3) ac] by blast
+qed
+
 theorem machine_candidate_rmw_atomic:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
     and wp: "well_placed L P" and od: "one_dev L P"
@@ -1357,26 +1383,8 @@ proof -
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
   obtain g where g: "ginv L S P s g" "at1_ok L S B P s g" "at2_ok L S B P s g"
     using rsp_reachable[OF reach rows wp sc od lc] by blast
-  have "\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P (grf g) (run_co P g) t k"
-  proof (intro allI impI)
-    fix t k assume ac: "acc P t k True"
-    note ff = final_facts[OF g(1) fin wp rows(1-3)]
-    have d: "done_ev S P s (Acc t k True)" using ff(2)[of "Acc t k True"] ac by simp
-    obtain sc0 rm r x where c: "ins P t k = Op (FetchInc sc0 rm) r x"
-      using ac wr_part[of "ins P t k"] rd_part[of "ins P t k" True] by (auto simp: acc_def)
-    have "rmw_sb L S P s g t k"
-    proof (cases "FetchInc sc0 rm \<in> B")
-      case True
-      then have "at_l2 B P t k" using ac c by (auto simp: at_l2_def)
-      then show ?thesis using g(3) d unfolding at2_ok_def rmw_sb_def by blast
-    next
-      case False
-      then have "at_l1 B P t k" using ac c by (auto simp: at_l1_def)
-      then show ?thesis using g(2) d unfolding at1_ok_def by blast
-    qed
-    then show "rmw_atomic P (grf g) (run_co P g) t k" using final_rmw_sb[OF g(1) fin wp rows(1-3) ac] by blast
-  qed
-  then show ?thesis using final_candidate[OF rows(1-3) wp g(1) fin] by blast
+  show ?thesis using final_candidate[OF rows(1-3) wp g(1) fin] final_rmw_atomic[OF g(1) fin wp rows(1-3) g(2,3)]
+    by blast
 qed
 
 corollary machine_outcomes_rmw_atomic:
@@ -1945,24 +1953,7 @@ proof -
     using final_candidate[OF rows(1-3) wp g(1) fin] by blast
   have pl: "po_loc_ok P (grf g) (run_co P g)" using final_po_loc[OF g(1-3) fin wp rows(1-3)] .
   have at: "\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P (grf g) (run_co P g) t k"
-  proof (intro allI impI)
-    fix t k assume ac: "acc P t k True"
-    note ff = final_facts[OF g(1) fin wp rows(1-3)]
-    have d: "done_ev S P s (Acc t k True)" using ff(2)[of "Acc t k True"] ac by simp
-    obtain sc0 rm r x where c: "ins P t k = Op (FetchInc sc0 rm) r x"
-      using ac wr_part[of "ins P t k"] rd_part[of "ins P t k" True] by (auto simp: acc_def)
-    have "rmw_sb L S P s g t k"
-    proof (cases "FetchInc sc0 rm \<in> B")
-      case True
-      then have "at_l2 B P t k" using ac c by (auto simp: at_l2_def)
-      then show ?thesis using g(7) d unfolding at2_ok_def rmw_sb_def by blast
-    next
-      case False
-      then have "at_l1 B P t k" using ac c by (auto simp: at_l1_def)
-      then show ?thesis using g(6) d unfolding at1_ok_def by blast
-    qed
-    then show "rmw_atomic P (grf g) (run_co P g) t k" using final_rmw_sb[OF g(1) fin wp rows(1-3) ac] by blast
-  qed
+    using final_rmw_atomic[OF g(1) fin wp rows(1-3) g(6,7)] .
   have hb: "hb_co_ok L P (grf g) (run_co P g)" "hb_co_rd_ok L P (grf g) (run_co P g)"
     using final_hb_co[OF g(1) fin wp rows(1-3) g(4)] final_hb_co_rd[OF g(1) fin wp rows(1-3) g(5)] by blast+
   show ?thesis using ca cand_other_axioms[OF ca[THEN conjunct1] pl at] hb at by blast
