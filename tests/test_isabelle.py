@@ -38,6 +38,7 @@ def test_base_theories_are_in_the_repository_where_spec_puts_them():
         "Hrf_Atomicity.thy",
         "Hrf_Closure.thy",
         "Hrf_Coherence.thy",
+        "Hrf_Consistent.thy",
         "Hrf_Execution.thy",
         "Hrf_Exhibit.thy",
         "Hrf_Happens.thy",
@@ -252,7 +253,8 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "outcomes_hb_coherent",  # Hrf_Happens's machine_outcomes_hb_coherent
             "lk_rows",
             "outcomes_rmw_atomic",  # Hrf_Atomicity's machine_outcomes_rmw_atomic_rows
-            "outcomes_rsp_axioms",  # Hrf_Atomicity's machine_outcomes_rsp_rows
+            "outcomes_allowed",  # Hrf_Consistent's machine_outcomes_allowed_rows
+            "sound_on_one_device",  # Hrf_Consistent's machine_sound_on_rows
         )
         # and the sound_on theorems against each model Hrf_Source defines
         simulation += tuple(f"{k}_{m}" for k in ("homed_sound_on", "homed_l2_sound_on") for m in SOURCE_MODELS)
@@ -443,7 +445,9 @@ def test_the_locked_rows_take_their_rmw_locks_as_lk_code_says():
     text = scheme_theory("rsp-new")[1]
     assert 'lemma rsp_new_lk_rows: "lk_rows rsp_new ({' in text
     assert "theorem rsp_new_outcomes_rmw_atomic:" in text and "no_remote P" in text
-    assert "theorem rsp_new_outcomes_rsp_axioms:" in text and "rsp_other_axioms (src_exec L P rfw co)" in text
+    assert "theorem rsp_new_outcomes_allowed:" in text and "src_allowed opencl_rsp_consistent L P" in text
+    # rsp-new is disciplined: with deadlock freedom, sound_on on one device
+    assert "theorem rsp_new_sound_on_one_device:" in text and "opencl_rsp_source.sound_on L wb rsp_new P" in text
     # the slide's rows and hrf-cache's perform an RMW outside the locks
     for name in ("rsp-new-slides", "hrf-cache"):
         text = scheme_theory(name)[1]

@@ -452,6 +452,44 @@ def test_rmw_atomicity_at_the_l2_loads_and_planted_errors_break_it(tmp_path):
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Happens", fails=atom)
 
 
+def test_opencl_rsp_consistency_of_the_exhibited_candidate_loads_and_planted_errors_break_it(tmp_path):
+    # Hrf_Consistent proves that the candidate a final state exhibits meets
+    # all eleven of OpenCL+RSP's checks, for every race-free program without
+    # remote operations on one device compiled by rows like rsp-new's
+    # (machine_candidate_consistent), so that such a scheme is sound against
+    # the model (machine_sound_on_rows). Planted errors, each making a claim
+    # false:
+    # - a cross-thread conflict asks only the write to be atomic (a
+    #   non-atomic read of another thread's atomic write synchronises with
+    #   nothing): rf_hbr fails;
+    # - a candidate without RMW atomicity (an RMW may then read a write
+    #   coherence-before the head of the release sequence it extends, and
+    #   the model's synchronisation through it is not in hbr): relseq_hbr
+    #   fails;
+    # - the four checks claimed without coherence of reads along
+    #   happens-before (hb_co_rd_ok): cand_hb_axioms fails.
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Consistent") + 1] if t != "Hrf_Closure")
+    cons = "Hrf_Consistent"
+    planted = {
+        '\\<longrightarrow> atomic_ev P a \\<and> atomic_ev P b)"': (
+            cons,
+            '\\<longrightarrow> atomic_ev P a)"',
+            "rf_hbr",
+        ),
+        'rmw_atomic P f cr t k"\n    and ac:': (
+            cons,
+            'True"\n    and ac:',
+            "relseq_hbr",
+        ),
+        'assumes hc: "hb_co_ok L P f cr" and hr: "hb_co_rd_ok L P f cr" and': (
+            cons,
+            'assumes hc: "hb_co_ok L P f cr" and hr: "True" and',
+            "cand_hb_axioms",
+        ),
+    }
+    _each_breaks(tmp_path, theories, planted, loads="Hrf_Atomicity", fails=cons)
+
+
 def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_path):
     # Each scheme theory proves which of its rows are L1 rows and which L2
     # rows and states Hrf_Simulation's theorems for them, and, where every
@@ -461,8 +499,8 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
     # disciplined rows; its work-group RMW (in the L1) among the L2 rows.
     from hrf.isabelle.schemes import scheme_theory
 
-    # every base theory a scheme theory imports (Hrf_Atomicity's among them)
-    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Atomicity") + 1] if t != "Hrf_Closure")
+    # every base theory a scheme theory imports (Hrf_Consistent's among them)
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Consistent") + 1] if t != "Hrf_Closure")
     for name in theories:
         (tmp_path / f"{name}.thy").write_text((BASE / f"{name}.thy").read_text())
     names = []

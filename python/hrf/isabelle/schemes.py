@@ -233,7 +233,7 @@ def scheme_theory(scheme) -> tuple:
         "   every program whose locations each belong to one work-group or,",
         "   incremented at the L2, to one device). *)",
         f"theory {theory}",
-        "  imports Hrf_Source_Opencl Hrf_Coherence Hrf_Happens Hrf_Atomicity",
+        "  imports Hrf_Source_Opencl Hrf_Coherence Hrf_Happens Hrf_Atomicity Hrf_Consistent",
         "begin",
         "",
         f"text \\<open>{text_body(s.description)} (default source model: {s.model}).\\<close>",
@@ -669,25 +669,44 @@ def scheme_theory(scheme) -> tuple:
                 [atomic],
                 f"machine_outcomes_rmw_atomic_rows[OF {rows_taken}]",
             )
-            + [
-                "text \\<open>And in one candidate: it meets OpenCL+RSP's seven checks that need no "
-                "happens-before (Hrf_Atomicity's rsp_other_axioms: the local ones, global_coherence_po, "
-                "rmw_atomicity, scoped_sc), its coherence agrees with happens-before (hb_co_ok, hb_co_rd_ok), "
-                "and every RMW is atomic. Left for opencl_rsp_consistent: the four checks that read the "
-                "model's happens-before (rsp_hb_axioms).\\<close>",
-            ]
-            + race_free_outcomes(
-                name,
-                "outcomes_rsp_axioms",
-                ops,
-                True,
-                [
-                    "\\<and> rsp_other_axioms (src_exec L P rfw co)",
-                    "         \\<and> hb_co_ok L P rfw co \\<and> hb_co_rd_ok L P rfw co " + atomic,
-                ],
-                f"machine_outcomes_rsp_rows[OF {rows_taken}]",
-            )
+            + allowed_theorems(name, ops, rows_taken)
         )
+
+    def allowed_theorems(name, ops, rows_taken):
+        """Hrf_Consistent's machine_outcomes_allowed_rows for the scheme, and
+        where it is disciplined, machine_sound_on_rows: sound against
+        OpenCL+RSP on every program without remote operations on one device."""
+        out = [
+            "text \\<open>So on one device every outcome of such a program is one OpenCL+RSP allows: the "
+            "candidate a run exhibits is consistent (Hrf_Consistent: the model's seven checks that need no "
+            "happens-before, and its four that read it, whose every step is in hrf's happens-before).\\<close>",
+            f"theorem {name}_outcomes_allowed:",
+            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> one_dev L P '
+            "\\<and> \\<not> na_rmw P \\<and> no_remote P",
+            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
+            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
+            '       \\<subseteq> src_allowed opencl_rsp_consistent L P"',
+            f"  using machine_outcomes_allowed_rows[OF {rows_taken}] by blast",
+            "",
+        ]
+        if name not in disciplined:
+            return out + [
+                "text \\<open>Not stated: soundness on these programs (a row of "
+                f"{name} does not take its rmw locks in brackets, so deadlock freedom is not proved).\\<close>",
+                "",
+            ]
+        return out + [
+            "text \\<open>With deadlock freedom: the scheme is sound against OpenCL+RSP (Hrf_Mapping's "
+            "sound_on, OpenCL+RSP as Hrf_Source_Opencl's opencl_rsp_source) on every program of these "
+            "operations without remote operations, of any length and thread count, on every layout of one "
+            "device, under both write-back policies.\\<close>",
+            f"theorem {name}_sound_on_one_device:",
+            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> one_dev L P '
+            "\\<and> no_remote P",
+            f'     \\<longrightarrow> opencl_rsp_source.sound_on L wb {name} P"',
+            f"  using machine_sound_on_rows[OF {rows_taken} {name}_disciplined] by blast",
+            "",
+        ]
 
     def theorem(name):
         out = [

@@ -32,6 +32,7 @@ BASE_THEORIES = (
     "Hrf_Coherence",
     "Hrf_Happens",
     "Hrf_Atomicity",
+    "Hrf_Consistent",
     "Hrf_Soundness",
 )
 SESSION = "Hrf_Export"

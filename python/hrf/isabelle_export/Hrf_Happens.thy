@@ -112,33 +112,30 @@ proof -
   qed simp_all
 qed
 
-text \<open>So a race-free program without remote operations and without
-  non-atomic RMWs has scoped conflicts (Hrf_Source_Opencl's
-  race_free_conflicts_incl).\<close>
-theorem race_free_scoped:
+text \<open>Of a race-free program without remote operations and without
+  non-atomic RMWs, a write and a conflicting access of another thread are
+  each in the other's scope (Hrf_Source_Opencl's race_free_conflicts_incl;
+  with no remote operation, scope inclusion is the model's n82 both ways).\<close>
+lemma race_free_n82:
   assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
     and fin: "finite (src_threads P)" and rem: "no_remote P"
-  shows "scoped_conflicts L P"
-  unfolding scoped_conflicts_def
-proof (intro allI impI)
-  fix a b assume h: "is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
-    \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<and> ewg L a \<noteq> ewg L b"
-  obtain t i p where a: "a = Acc t i p" using h by (cases a) auto
-  obtain u j q where b: "b = Acc u j q" using h by (cases b) auto
-  have wg: "wg_of L t \<noteq> wg_of L u" using h a b by simp
-  then have tu: "t \<noteq> u" by auto
-  have acc_a: "acc P t i p" "wr (ins P t i) p" using h a by auto
-  have acc_b: "acc P u j q" using h b by auto
+    and a: "is_wr P (Acc t i p)" and b: "is_rd P (Acc u j q) \<or> is_wr P (Acc u j q)" and tu: "t \<noteq> u"
+    and same: "sloc P (Acc t i p) = sloc P (Acc u j q)"
+  shows "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
+    \<and> (enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})"
+proof -
+  have acc_a: "acc P t i p" "wr (ins P t i) p" using a by auto
+  have acc_b: "acc P u j q" using b by auto
   have acc_b0: "acc P u j False"
   proof (cases q)
     case True
-    then have "wr (ins P u j) True" using h b rd_part by fastforce
+    then have "wr (ins P u j) True" using b rd_part by fastforce
     then obtain sc rm r x where "ins P u j = Op (FetchInc sc rm) r x" using wr_part by blast
     then show ?thesis using acc_b by (simp add: acc_def)
   qed (use acc_b in simp)
-  have same: "addr_of (ins P u j) = addr_of (ins P t i)" using h a b by simp
+  have sm: "addr_of (ins P u j) = addr_of (ins P t i)" using same by simp
   have n90: "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n90 (src_exec L P (\<lambda>r. r) {})"
-    using race_free_conflicts_incl[OF nr rfree fin acc_a acc_b0 tu same] .
+    using race_free_conflicts_incl[OF nr rfree fin acc_a acc_b0 tu sm] .
   let ?X = "src_exec L P (\<lambda>r. r) {}"
   have n86: "(enc c, d) \<notin> opencl_rsp_n86 ?X" "(d, enc c) \<notin> opencl_rsp_n86 ?X" if "is_ev P c" for c d
   proof -
@@ -159,9 +156,29 @@ proof (intro allI impI)
       by (auto simp: opencl_rsp_n86_def)
   qed
   have ev: "is_ev P (Acc t i p)" "is_ev P (Acc u j False)" using acc_a acc_b0 by simp_all
-  have "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 ?X"
-    "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 ?X"
-    using n90 n86[OF ev(1)] n86[OF ev(2)] unfolding opencl_rsp_n90_def opencl_rsp_n83_def conv_is_converse by blast+
+  show ?thesis
+    using n90 n86[OF ev(1)] n86[OF ev(2)] unfolding opencl_rsp_n90_def opencl_rsp_n83_def conv_is_converse by blast
+qed
+
+text \<open>So such a program has scoped conflicts.\<close>
+theorem race_free_scoped:
+  assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    and fin: "finite (src_threads P)" and rem: "no_remote P"
+  shows "scoped_conflicts L P"
+  unfolding scoped_conflicts_def
+proof (intro allI impI)
+  fix a b assume h: "is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
+    \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<and> ewg L a \<noteq> ewg L b"
+  obtain t i p where a: "a = Acc t i p" using h by (cases a) auto
+  obtain u j q where b: "b = Acc u j q" using h by (cases b) auto
+  have wg: "wg_of L t \<noteq> wg_of L u" using h a b by simp
+  then have tu: "t \<noteq> u" by auto
+  have hw: "is_wr P (Acc t i p)" "is_rd P (Acc u j q) \<or> is_wr P (Acc u j q)"
+    "sloc P (Acc t i p) = sloc P (Acc u j q)"
+    using h a b by simp_all
+  have "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})"
+    "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})"
+    using race_free_n82[OF nr rfree fin rem hw(1,2) tu hw(3)] by blast+
   then have "op_scope (ins P t i) \<in> {Device, AllDevices}" "op_scope (ins P u j) \<in> {Device, AllDevices}"
     using n82_wide wg by (blast, metis)
   then show "wide_ev P a \<and> wide_ev P b" using a b by (simp add: wide_ev_def)
@@ -2370,24 +2387,14 @@ proof -
   qed
 qed
 
-text \<open>So the candidate a final state shows has an acyclic happens-before,
-  for every race-free program without remote operations compiled by such
-  rows (several devices included).\<close>
-corollary machine_outcomes_hb_acyclic:
-  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
-    and wp: "well_placed L P"
-    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_remote P"
-  shows "outcomes L wb (compile S P) (initial (src_init P))
-    \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> irrefl (hbr L P rfw)}"
-proof
-  fix ob assume "ob \<in> outcomes L wb (compile S P) (initial (src_init P))"
-  then obtain s where s: "s \<in> reachable L wb (compile S P) (initial (src_init P))" "is_final L (compile S P) s"
-    "ob = (regs s, mem s)"
-    by (auto simp: outcomes_def)
-  have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
-  have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
-  obtain g where g: "ginv L S P s g" "kw_ok L S P s g" using hb_reachable[OF s(1) rows wp sc] by blast
-  note ff = final_facts[OF g(1) s(2) wp rows(1-3)]
+text \<open>So at a final state the exhibited candidate's happens-before (hbr
+  over the ghost's reads-from) is acyclic.\<close>
+lemma final_hbr_irrefl:
+  assumes g: "ginv L S P s g" "kw_ok L S P s g" and fin: "is_final L (compile S P) s" and wp: "well_placed L P"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+  shows "irrefl (hbr L P (grf g))"
+proof -
+  note ff = final_facts[OF g(1) fin wp rows]
   have ei: "ev_inv S P s g" using g(1) by (simp add: ginv_def)
   have "irrefl (hbm L P g)" unfolding irrefl_def
   proof (intro allI notI)
@@ -2406,9 +2413,29 @@ proof
     qed
     then show False using hbm_irrefl[OF ei g(2) h] ff(2) by blast
   qed
-  then have "irrefl (hbr L P (grf g))" using hbm_hbr by metis
-  then show "ob \<in> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> irrefl (hbr L P rfw)}"
-    using final_hb_co[OF g(1) s(2) wp rows(1-3) g(2)] final_candidate[OF rows(1-3) wp g(1) s(2)] s(3) by blast
+  then show ?thesis using hbm_hbr by metis
+qed
+
+text \<open>So the candidate a final state shows has an acyclic happens-before,
+  for every race-free program without remote operations compiled by such
+  rows (several devices included).\<close>
+corollary machine_outcomes_hb_acyclic:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+    and wp: "well_placed L P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_remote P"
+  shows "outcomes L wb (compile S P) (initial (src_init P))
+    \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> irrefl (hbr L P rfw)}"
+proof
+  fix ob assume "ob \<in> outcomes L wb (compile S P) (initial (src_init P))"
+  then obtain s where s: "s \<in> reachable L wb (compile S P) (initial (src_init P))" "is_final L (compile S P) s"
+    "ob = (regs s, mem s)"
+    by (auto simp: outcomes_def)
+  have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
+  have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
+  obtain g where g: "ginv L S P s g" "kw_ok L S P s g" using hb_reachable[OF s(1) rows wp sc] by blast
+  show "ob \<in> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> irrefl (hbr L P rfw)}"
+    using final_hbr_irrefl[OF g s(2) wp rows(1-3)] final_hb_co[OF g(1) s(2) wp rows(1-3) g(2)]
+      final_candidate[OF rows(1-3) wp g(1) s(2)] s(3) by blast
 qed
 
 end

@@ -1,0 +1,794 @@
+(* hrf base theory: the candidate a machine run exhibits is consistent
+   under OpenCL+RSP (step (4) of docs/isabelle.md's plan for [RSP15]'s
+   soundness theorem). The model's eleven checks split in two: seven that
+   need no happens-before (the local ones, global_coherence_po,
+   rmw_atomicity, scoped_sc) and four that read its global happens-before
+   (global_hb_acyclic, global_coherence, rf_hb, global_nonatomic_rf). A
+   race-free program without remote operations shares a location across
+   threads only by atomics (race_free_atomic), so every step of the
+   model's happens-before, its release sequences included, is in hrf's
+   hbr, along which Hrf_Happens proved coherence and acyclicity. Hence:
+   on one device, every outcome of such a program compiled by rows like
+   rsp-new's is one OpenCL+RSP allows, and with Hrf_Simulation's deadlock
+   freedom the scheme is sound on it (Hrf_Mapping's sound_on). Written by
+   hand, every proof complete. *)
+theory Hrf_Consistent
+  imports Hrf_Atomicity
+begin
+
+section \<open>OpenCL+RSP's axioms that need no happens-before\<close>
+
+text \<open>The model's checks (Model_opencl_rsp) in two parts: the four that
+  read its global happens-before, and the seven others.\<close>
+definition rsp_hb_axioms :: "execution \<Rightarrow> bool" where
+  "rsp_hb_axioms X \<longleftrightarrow> irrefl (opencl_rsp_global_hb_acyclic X) \<and> irrefl (opencl_rsp_global_coherence X)
+     \<and> irrefl (opencl_rsp_rf_hb X) \<and> opencl_rsp_global_nonatomic_rf X = {}"
+
+definition rsp_other_axioms :: "execution \<Rightarrow> bool" where
+  "rsp_other_axioms X \<longleftrightarrow> irrefl (opencl_rsp_local_hb_acyclic X) \<and> irrefl (opencl_rsp_local_coherence X)
+     \<and> irrefl (opencl_rsp_global_coherence_po X) \<and> irrefl (opencl_rsp_local_coherence_po X)
+     \<and> opencl_rsp_local_nonatomic_rf X = {} \<and> opencl_rsp_rmw_atomicity X = {} \<and> acyclic (opencl_rsp_scoped_sc X)"
+
+lemma opencl_rsp_split: "opencl_rsp_consistent X \<longleftrightarrow> rsp_other_axioms X \<and> rsp_hb_axioms X"
+  unfolding opencl_rsp_consistent_def rsp_other_axioms_def rsp_hb_axioms_def by blast
+
+lemma src_co_lift: "trans cr \<Longrightarrow> co (src_exec L P f cr) = lift cr"
+  unfolding co_def by (simp add: src_exec_def lift_trans trancl_id)
+
+lemma src_po_lift: "po (src_exec L P f cr) = lift (src_po P)"
+  unfolding po_def by (simp add: src_exec_def lift_trans src_po_trans trancl_id)
+
+lemma lift_pair: "(enc a, enc b) \<in> lift r \<longleftrightarrow> (a, b) \<in> r"
+  by (auto simp: lift_def)
+
+lemma lift_enc: "p \<in> lift r \<Longrightarrow> \<exists>a b. p = (enc a, enc b) \<and> (a, b) \<in> r"
+  by (auto simp: lift_def)
+
+text \<open>[HRF14] sec. 4's RMW atomicity, per RMW, is the model's rmw_atomicity
+  check of the candidate.\<close>
+theorem cand_rmw_axiom:
+  assumes c: "cand_ok P f cr v" and at: "\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P f cr t k"
+  shows "opencl_rsp_rmw_atomicity (src_exec L P f cr) = {}"
+proof (rule equals0I)
+  let ?X = "src_exec L P f cr"
+  fix p assume "p \<in> opencl_rsp_rmw_atomicity ?X"
+  then obtain e1 e2 e3 e4 where p: "(e1, e4) \<in> rmw ?X" "(e2, e1) \<in> rf ?X" "(e2, e3) \<in> co ?X" "(e3, e4) \<in> co ?X"
+    unfolding opencl_rsp_rmw_atomicity_def fr_def conv_is_converse by blast
+  have tr: "trans cr" using c by (simp add: cand_ok_def)
+  obtain t k where tk: "e1 = enc (Acc t k False)" "e4 = enc (Acc t k True)" "acc P t k True"
+    using p(1) by (auto simp: src_exec_def lift_def src_rmw_def)
+  obtain r where r: "is_rd P r" "e2 = enc (f r)" "e1 = enc r" using p(2) rf_XS by blast
+  have rk: "r = Acc t k False" using r(3) tk(1) by simp
+  have "(e2, e3) \<in> lift cr" using p(3) src_co_lift[OF tr] by simp
+  then obtain a b where ab: "e2 = enc a" "e3 = enc b" "(a, b) \<in> cr" using lift_enc by blast
+  have "(e3, e4) \<in> lift cr" using p(4) src_co_lift[OF tr] by simp
+  then obtain b' d where bd: "e3 = enc b'" "e4 = enc d" "(b', d) \<in> cr" using lift_enc by blast
+  have "a = f (Acc t k False)" using ab(1) r(2) rk by simp
+  moreover have "b' = b" "d = Acc t k True" using bd(1,2) ab(2) tk(2) by simp_all
+  ultimately have "(f (Acc t k False), b) \<in> cr" "(b, Acc t k True) \<in> cr" using ab(3) bd(3) by simp_all
+  then show False using at tk(3) unfolding rmw_atomic_def by blast
+qed
+
+text \<open>The model's n145, (rf^-1)?; co; rf?, between two accesses: the write
+  the first observes is coherence-before the one the second observes.\<close>
+lemma n145_cases:
+  assumes c: "cand_ok P f cr v" and p: "(e, e') \<in> opencl_rsp_n145 (src_exec L P f cr)"
+  shows "\<exists>a d. e = enc a \<and> e' = enc d \<and> (is_wr P a \<or> is_rd P a) \<and> (is_wr P d \<or> is_rd P d)
+     \<and> sloc P a = sloc P d \<and> ((if is_rd P a then f a else a), (if is_rd P d then f d else d)) \<in> cr"
+proof -
+  let ?X = "src_exec L P f cr"
+  obtain e1 e2 where p: "(e, e1) \<in> opt ?X (conv (rf ?X))" "(e1, e2) \<in> co ?X" "(e2, e') \<in> opt ?X (rf ?X)"
+    using assms(2) unfolding opencl_rsp_n145_def opencl_rsp_n141_def by blast
+  have tr: "trans cr"
+    and cw: "cr \<subseteq> {(w, w'). is_wr P w \<and> is_wr P w' \<and> sloc P w = sloc P w' \<and> (\<forall>x. w' \<noteq> Init x)}"
+    and rl: "\<forall>r. is_rd P r \<longrightarrow> is_wr P (f r) \<and> sloc P (f r) = sloc P r"
+    using c by (simp_all add: cand_ok_def)
+  have "(e1, e2) \<in> lift cr" using p(2) src_co_lift[OF tr] by simp
+  then obtain b1 b2 where bb: "e1 = enc b1" "e2 = enc b2" "(b1, b2) \<in> cr" using lift_enc by blast
+  have w12: "is_wr P b1" "is_wr P b2" "sloc P b1 = sloc P b2" using bb(3) cw by blast+
+  have ea: "\<exists>a. e = enc a \<and> (is_wr P a \<or> is_rd P a) \<and> b1 = (if is_rd P a then f a else a) \<and> sloc P b1 = sloc P a"
+  proof (cases "(e, e1) \<in> conv (rf ?X)")
+    case True
+    then obtain r where "is_rd P r" "e1 = enc (f r)" "e = enc r" using rf_XS unfolding conv_is_converse by blast
+    then show ?thesis using bb(1) rl by auto
+  next
+    case False
+    then have "e1 = e" using p(1) by (auto simp: opt_def)
+    then show ?thesis using bb(1) w12(1) rd_not_wr by auto
+  qed
+  have ed: "\<exists>d. e' = enc d \<and> (is_wr P d \<or> is_rd P d) \<and> b2 = (if is_rd P d then f d else d) \<and> sloc P b2 = sloc P d"
+  proof (cases "(e2, e') \<in> rf ?X")
+    case True
+    then obtain r where "is_rd P r" "e2 = enc (f r)" "e' = enc r" using rf_XS by blast
+    then show ?thesis using bb(2) rl by auto
+  next
+    case False
+    then have "e2 = e'" using p(3) by (auto simp: opt_def)
+    then show ?thesis using bb(2) w12(2) rd_not_wr by auto
+  qed
+  obtain a where a: "e = enc a" "is_wr P a \<or> is_rd P a" "b1 = (if is_rd P a then f a else a)" "sloc P b1 = sloc P a"
+    using ea by blast
+  obtain d where d: "e' = enc d" "is_wr P d \<or> is_rd P d" "b2 = (if is_rd P d then f d else d)" "sloc P b2 = sloc P d"
+    using ed by blast
+  have "sloc P a = sloc P d" using a(4) d(4) w12(3) by simp
+  moreover have "((if is_rd P a then f a else a), (if is_rd P d then f d else d)) \<in> cr"
+    using bb(3) unfolding a(3) d(3) .
+  ultimately show ?thesis using a(1,2) d(1,2) by blast
+qed
+
+text \<open>Coherence per location along program order (Hrf_Coherence's
+  po_loc_ok) is the model's global_coherence_po check.\<close>
+theorem cand_coherence_po:
+  assumes c: "cand_ok P f cr v" and pl: "po_loc_ok P f cr"
+  shows "irrefl (opencl_rsp_global_coherence_po (src_exec L P f cr))"
+proof (rule irreflI, rule notI)
+  let ?X = "src_exec L P f cr"
+  fix e assume "(e, e) \<in> opencl_rsp_global_coherence_po ?X"
+  then obtain e' where ee: "(e, e') \<in> opencl_rsp_n145 ?X" "(e', e) \<in> po ?X"
+    unfolding opencl_rsp_global_coherence_po_def by blast
+  obtain a d where ad: "e = enc a" "e' = enc d" "is_wr P a \<or> is_rd P a" "is_wr P d \<or> is_rd P d"
+      "sloc P a = sloc P d" "((if is_rd P a then f a else a), (if is_rd P d then f d else d)) \<in> cr"
+    using n145_cases[OF c ee(1)] by blast
+  have "(enc d, enc a) \<in> lift (src_po P)" using ee(2) ad(1,2) src_po_lift by simp
+  then have po: "(d, a) \<in> src_po P" by (simp add: lift_pair)
+  have ir: "irrefl cr" and tr: "trans cr" using c by (simp_all add: cand_ok_def)
+  have sl: "sloc P d = sloc P a" using ad(5) by simp
+  \<comment> \<open>by po_loc_ok, what d observes is what a observes or coherence-before it\<close>
+  have rev: "(if is_rd P d then f d else d) = (if is_rd P a then f a else a)
+    \<or> ((if is_rd P d then f d else d), (if is_rd P a then f a else a)) \<in> cr"
+    using pl po sl ad(3,4) unfolding po_loc_ok_def by (cases "is_rd P a"; cases "is_rd P d") auto
+  then show False
+  proof
+    assume "(if is_rd P d then f d else d) = (if is_rd P a then f a else a)"
+    then show False using ad(6) ir by (simp add: irrefl_def)
+  next
+    assume "((if is_rd P d then f d else d), (if is_rd P a then f a else a)) \<in> cr"
+    then show False using ad(6) ir tr by (meson irrefl_def transD)
+  qed
+qed
+
+text \<open>The local-memory checks and scoped SC hold of every candidate: the
+  machine's memory is global, and the source operations carry no seq_cst
+  (Hrf_Source_Opencl).\<close>
+theorem cand_other_axioms:
+  assumes c: "cand_ok P f cr v" and pl: "po_loc_ok P f cr"
+    and at: "\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P f cr t k"
+  shows "rsp_other_axioms (src_exec L P f cr)"
+proof -
+  let ?X = "src_exec L P f cr"
+  have l: "opencl_rsp_n140 ?X = {}" by (rule XS_lhb)
+  have c2: "irrefl (opencl_rsp_local_hb_acyclic ?X)" by (simp add: opencl_rsp_local_hb_acyclic_def l irrefl_def)
+  have c4: "irrefl (opencl_rsp_local_coherence ?X)" by (simp add: opencl_rsp_local_coherence_def l irrefl_def)
+  have c6: "irrefl (opencl_rsp_local_coherence_po ?X)"
+    by (simp add: opencl_rsp_local_coherence_po_def XS_n125 irrefl_def)
+  have c9: "opencl_rsp_local_nonatomic_rf ?X = {}" by (simp add: opencl_rsp_local_nonatomic_rf_def tag_XS_none)
+  have c11: "acyclic (opencl_rsp_scoped_sc ?X)" by (simp add: opencl_rsp_scoped_sc_def XS_n103 acyclic_def)
+  show ?thesis unfolding rsp_other_axioms_def
+    using c2 c4 cand_coherence_po[OF c pl] c6 c9 cand_rmw_axiom[OF c at] c11 by blast
+qed
+
+section \<open>A race-free program shares locations across threads only by atomics\<close>
+
+text \<open>A cross-thread conflict is between atomics.\<close>
+definition atomic_conflicts :: "src_program \<Rightarrow> bool" where
+  "atomic_conflicts P \<longleftrightarrow> (\<forall>a b. is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
+     \<and> sthread a \<noteq> None \<and> sthread b \<noteq> None \<and> sthread a \<noteq> sthread b \<longrightarrow> atomic_ev P a \<and> atomic_ev P b)"
+
+lemma n82_atomic:
+  assumes "(enc c, d) \<in> opencl_rsp_n82 (src_exec L P f cs)"
+  shows "atomic_ev P c"
+proof -
+  have "enc c \<in> scoped (src_exec L P f cs)" using assms unfolding opencl_rsp_n82_def scoped_def by blast
+  then obtain s where "c \<in> src_tags P s" "s \<in> scoped_names" by (auto simp: scoped_def tag_XS scoped_names_def)
+  then show ?thesis using tags_scoped by (fastforce simp: atomic_ev_def)
+qed
+
+theorem race_free_atomic:
+  assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    and fin: "finite (src_threads P)" and rem: "no_remote P"
+  shows "atomic_conflicts P"
+  unfolding atomic_conflicts_def
+proof (intro allI impI)
+  fix a b assume h: "is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
+    \<and> sthread a \<noteq> None \<and> sthread b \<noteq> None \<and> sthread a \<noteq> sthread b"
+  obtain t i p where a: "a = Acc t i p" using h by (cases a) auto
+  obtain u j q where b: "b = Acc u j q" using h by (cases b) auto
+  have hw: "is_wr P (Acc t i p)" "is_rd P (Acc u j q) \<or> is_wr P (Acc u j q)" "t \<noteq> u"
+    "sloc P (Acc t i p) = sloc P (Acc u j q)"
+    using h a b by simp_all
+  have "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})"
+    "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})"
+    using race_free_n82[OF nr rfree fin rem hw] by blast+
+  then have "atomic_ev P (Acc t i p)" "atomic_ev P (Acc u j False)" by (blast intro: n82_atomic)+
+  then show "atomic_ev P a \<and> atomic_ev P b" using a b by (simp add: atomic_ev_def)
+qed
+
+lemma finite_src_events:
+  assumes "finite (src_threads P)"
+  shows "finite (Collect (is_ev P))"
+proof -
+  let ?A = "SIGMA t:src_threads P. {..<length (src_code P t)}"
+  have fa: "finite ?A" using assms by (rule finite_SigmaI) simp
+  have "src_locs P \<subseteq> (\<lambda>(t, i). the (addr_of (ins P t i))) ` ?A"
+  proof
+    fix x assume "x \<in> src_locs P"
+    then obtain t i where ti: "t \<in> src_threads P" "i < length (src_code P t)" "addr_of (ins P t i) = Some x"
+      by (auto simp: src_locs_def)
+    show "x \<in> (\<lambda>(t, i). the (addr_of (ins P t i))) ` ?A"
+      by (rule image_eqI[where x="(t, i)"]) (use ti in simp_all)
+  qed
+  then have fl: "finite (src_locs P)" using fa finite_surj by blast
+  have "Collect (is_ev P) \<subseteq> Init ` src_locs P \<union> (\<lambda>((t, i), p). Acc t i p) ` (?A \<times> (UNIV :: bool set))"
+  proof
+    fix e assume "e \<in> Collect (is_ev P)"
+    then have ev: "is_ev P e" by simp
+    show "e \<in> Init ` src_locs P \<union> (\<lambda>((t, i), p). Acc t i p) ` (?A \<times> (UNIV :: bool set))"
+    proof (cases e)
+      case (Init x)
+      then show ?thesis using ev by simp
+    next
+      case (Acc t i p)
+      then have "acc P t i p" using ev by simp
+      then have "((t, i), p) \<in> ?A \<times> (UNIV :: bool set)" by (simp add: acc_def)
+      then have "e \<in> (\<lambda>((t, i), p). Acc t i p) ` (?A \<times> (UNIV :: bool set))"
+        using Acc by (simp add: image_iff)
+      then show ?thesis by blast
+    qed
+  qed
+  moreover have "finite (?A \<times> (UNIV :: bool set))" using fa by simp
+  ultimately show ?thesis using fl by (meson finite_Un finite_imageI finite_subset)
+qed
+
+lemma src_po_total:
+  assumes "acc P t i p" "acc P t j q" "Acc t i p \<noteq> Acc t j q"
+  shows "(Acc t i p, Acc t j q) \<in> src_po P \<or> (Acc t j q, Acc t i p) \<in> src_po P"
+proof -
+  have "i < j \<or> j < i \<or> (i = j \<and> \<not> p \<and> q) \<or> (i = j \<and> \<not> q \<and> p)" using assms(3) by auto
+  then show ?thesis using assms(1,2) by (auto simp: src_po_def)
+qed
+
+text \<open>Where a read and the write it reads are of one thread, the write
+  comes first in program order.\<close>
+lemma rf_po:
+  assumes c: "cand_ok P f cr v" and pl: "po_loc_ok P f cr" and r: "is_rd P r"
+    and th: "sthread (f r) = sthread r"
+  shows "(f r, r) \<in> src_po P"
+proof -
+  obtain u j q where ru: "r = Acc u j q" using r by (cases r) auto
+  have w: "is_wr P (f r)" "sloc P (f r) = sloc P r" using c r by (auto simp: cand_ok_def)
+  obtain i p where wt: "f r = Acc u i p" using th ru w(1) by (cases "f r") auto
+  have wt2: "f (Acc u j q) = Acc u i p" using wt[unfolded ru] .
+  have ir: "irrefl cr" using c by (simp add: cand_ok_def)
+  have ne: "f r \<noteq> r" using w(1) r rd_not_wr by metis
+  have "acc P u i p" "acc P u j q" using w(1) r wt ru by simp_all
+  then have "(f r, r) \<in> src_po P \<or> (r, f r) \<in> src_po P"
+    using src_po_total[of P u i p j q] ne unfolding ru wt2 by simp
+  moreover have "(r, f r) \<notin> src_po P"
+  proof
+    assume "(r, f r) \<in> src_po P"
+    then have "(f r, f r) \<in> cr" using pl w r unfolding po_loc_ok_def by simp
+    then show False using ir by (simp add: irrefl_def)
+  qed
+  ultimately show ?thesis by blast
+qed
+
+text \<open>A read of a write other than the initial one is after it in
+  happens-before: in program order, or, by another thread, atomics in
+  each other's scope.\<close>
+lemma rf_hbr:
+  assumes c: "cand_ok P f cr v" and pl: "po_loc_ok P f cr" and ac: "atomic_conflicts P"
+    and sc: "scoped_conflicts L P" and od: "one_dev L P" and r: "is_rd P r" and ni: "\<forall>x. f r \<noteq> Init x"
+  shows "(f r, r) \<in> hbr L P f"
+proof -
+  obtain u j q where ru: "r = Acc u j q" using r by (cases r) auto
+  obtain t i p where wt: "f r = Acc t i p" using ni by (cases "f r") auto
+  have w: "is_wr P (f r)" "sloc P (f r) = sloc P r" using c r by (auto simp: cand_ok_def)
+  have ir: "irrefl cr" using c by (simp add: cand_ok_def)
+  show ?thesis
+  proof (cases "t = u")
+    case True
+    then have "(f r, r) \<in> src_po P" using rf_po[OF c pl r] wt ru by simp
+    then show ?thesis unfolding hbr_def by blast
+  next
+    case False
+    have "sthread (f r) \<noteq> None" "sthread r \<noteq> None" "sthread (f r) \<noteq> sthread r" using False wt ru by simp_all
+    then have at: "atomic_ev P (f r) \<and> atomic_ev P r"
+      using ac w r unfolding atomic_conflicts_def by blast
+    have th: "t \<in> src_threads P" "u \<in> src_threads P" using w(1) r wt ru by (simp_all add: acc_def)
+    have "ewg L (f r) = ewg L r \<or> (wide_ev P (f r) \<and> wide_ev P r
+        \<and> map_option (dev_of L) (ewg L (f r)) = map_option (dev_of L) (ewg L r))"
+    proof (cases "wg_of L t = wg_of L u")
+      case True
+      then show ?thesis using wt ru by simp
+    next
+      case False
+      have "ewg L (f r) \<noteq> None" "ewg L r \<noteq> None" "ewg L (f r) \<noteq> ewg L r" using False wt ru by simp_all
+      then have "wide_ev P (f r) \<and> wide_ev P r" using sc w r unfolding scoped_conflicts_def by blast
+      moreover have "dev_of L (wg_of L t) = dev_of L (wg_of L u)" using od th unfolding one_dev_def by blast
+      ultimately show ?thesis using wt ru by simp
+    qed
+    then show ?thesis using at r unfolding hbr_def by blast
+  qed
+qed
+
+text \<open>A thread's writes in coherence are in its program order.\<close>
+lemma co_po:
+  assumes c: "cand_ok P f cr v" and pl: "po_loc_ok P f cr" and ab: "(a, b) \<in> cr"
+    and th: "sthread a = sthread b" "sthread a \<noteq> None"
+  shows "(a, b) \<in> src_po P"
+proof -
+  have tr: "trans cr" and ir: "irrefl cr"
+    and cw: "cr \<subseteq> {(w, w'). is_wr P w \<and> is_wr P w' \<and> sloc P w = sloc P w' \<and> (\<forall>x. w' \<noteq> Init x)}"
+    using c by (simp_all add: cand_ok_def)
+  have w: "is_wr P a" "is_wr P b" "sloc P a = sloc P b" using ab cw by blast+
+  obtain t i p where at: "a = Acc t i p" using th by (cases a) auto
+  obtain u j q where bu: "b = Acc u j q" using th w(2) ab cw by (cases b) auto
+  have tu: "u = t" using th at bu by simp
+  have ne: "a \<noteq> b" using ab ir by (auto simp: irrefl_def)
+  have "(a, b) \<in> src_po P \<or> (b, a) \<in> src_po P"
+    using src_po_total[of P t i p j q] w at bu tu ne by auto
+  moreover have "(b, a) \<notin> src_po P"
+  proof
+    assume "(b, a) \<in> src_po P"
+    then have "(b, a) \<in> cr" using pl w unfolding po_loc_ok_def by simp
+    then show False using ab tr ir by (meson irrefl_def transD)
+  qed
+  ultimately show ?thesis by blast
+qed
+
+section \<open>The model's happens-before is in hbr\<close>
+
+lemma hbr_trans: "(a, b) \<in> hbr L P f \<Longrightarrow> (b, c) \<in> hbr L P f \<Longrightarrow> (a, c) \<in> hbr L P f"
+  unfolding hbr_def by (rule trancl_trans)
+
+lemma po_hbr: "(a, b) \<in> src_po P \<Longrightarrow> (a, b) \<in> hbr L P f"
+  unfolding hbr_def by blast
+
+lemma tags_A: "src_tags P ''A'' = {e. is_ev P e \<and> atomic_ev P e}"
+  by (auto simp: src_tags_def atomic_ev_def split: sev.splits)
+
+lemma n26_XS: "opencl_rsp_n26 (src_exec L P f cs) = enc ` {e. is_ev P e \<and> \<not> nal_ev P e}"
+  by (auto simp: opencl_rsp_n26_def events_XS tag_XS tags_nal)
+
+lemma n35_XS:
+  assumes "(enc a, enc u) \<in> opencl_rsp_n35 (src_exec L P f cs)"
+  shows "(sthread a = sthread u \<and> sthread a \<noteq> None) \<or> (\<exists>t k. u = Acc t k True \<and> acc P t k False \<and> acc P t k True)"
+  using assms unfolding opencl_rsp_n35_def
+  by (auto simp: same_thread_attr_def pairs_where_def src_exec_def universal_def ran_of_def lift_def src_rmw_def
+      split: option.splits)
+
+lemma XS_n92_rs: "opencl_rsp_n92 (src_exec L P f cs) \<subseteq> (Id_on (tag (src_exec L P f cs) ''A''
+    \<inter> tag (src_exec L P f cs) ''W'') O opencl_rsp_n40 (src_exec L P f cs)) O rf (src_exec L P f cs)"
+  unfolding opencl_rsp_n92_def XS_n15 XS_n52 opencl_rsp_n21_def opencl_rsp_n49_def by blast
+
+text \<open>A candidate with what the machine guarantees of the one a run
+  exhibits (Hrf_Coherence, Hrf_Atomicity), of a program whose cross-thread
+  conflicts are between atomics, scoped ones across work-groups, on one
+  device.\<close>
+locale rsp_cand =
+  fixes L :: layout and P :: src_program and f :: "sev \<Rightarrow> sev" and cr :: "sev rel"
+    and v :: "sev \<Rightarrow> int"
+  assumes c: "cand_ok P f cr v" and pl: "po_loc_ok P f cr"
+    and at: "\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P f cr t k"
+    and ac: "atomic_conflicts P" and sc: "scoped_conflicts L P" and od: "one_dev L P"
+    and fin: "finite (src_threads P)"
+begin
+
+lemma cand_facts:
+  "trans cr" "irrefl cr"
+  "cr \<subseteq> {(w, w'). is_wr P w \<and> is_wr P w' \<and> sloc P w = sloc P w' \<and> (\<forall>x. w' \<noteq> Init x)}"
+  "\<forall>w w'. is_wr P w \<and> is_wr P w' \<and> sloc P w = sloc P w' \<and> w \<noteq> w' \<longrightarrow> (w, w') \<in> cr \<or> (w', w) \<in> cr"
+  "\<forall>r. is_rd P r \<longrightarrow> is_wr P (f r) \<and> sloc P (f r) = sloc P r"
+  using c by (simp_all add: cand_ok_def)
+
+lemma n28_XS: "(enc x, enc y) \<in> opencl_rsp_n28 (src_exec L P f cr) \<longleftrightarrow> (x, y) \<in> cr \<and> \<not> nal_ev P x \<and> \<not> nal_ev P y"
+proof -
+  have "(x, y) \<in> cr \<Longrightarrow> is_ev P x \<and> is_ev P y" using cand_facts(3) ev_of by blast
+  then show ?thesis unfolding opencl_rsp_n28_def src_co_lift[OF cand_facts(1)] n26_XS by (auto simp: lift_pair)
+qed
+
+lemma n28_trans: "trans (opencl_rsp_n28 (src_exec L P f cr))"
+proof -
+  have "trans (co (src_exec L P f cr))" using src_co_lift[OF cand_facts(1)] lift_trans[OF cand_facts(1)] by simp
+  then show ?thesis unfolding opencl_rsp_n28_def trans_def by blast
+qed
+
+lemma co_wf: "wf cr"
+proof (rule finite_acyclic_wf)
+  have "cr \<subseteq> Collect (is_ev P) \<times> Collect (is_ev P)" using cand_facts(3) ev_of by blast
+  then show "finite cr" using finite_src_events[OF fin] by (meson finite_SigmaI finite_subset)
+  show "acyclic cr" using cand_facts(1,2) by (simp add: acyclic_def trancl_id irrefl_def)
+qed
+
+text \<open>A release sequence ([BDW16]'s, the model's n40) goes along
+  happens-before: a write of the head's thread is after it in program
+  order, and an RMW reads the write right before it in coherence, itself
+  in the sequence or its head.\<close>
+lemma relseq_hbr:
+  assumes a: "atomic_ev P a"
+  shows "(enc a, enc u) \<in> opencl_rsp_n28 (src_exec L P f cr) \<inter> (opencl_rsp_n35 (src_exec L P f cr)
+      - ((opencl_rsp_n28 (src_exec L P f cr) - opencl_rsp_n35 (src_exec L P f cr)) O opencl_rsp_n28 (src_exec L P f cr)))
+    \<Longrightarrow> (a, u) \<in> hbr L P f"
+  using co_wf
+proof (induction u rule: wf_induct_rule)
+  case (less u)
+  let ?X = "src_exec L P f cr"
+  let ?R = "opencl_rsp_n28 ?X" and ?S = "opencl_rsp_n35 ?X"
+  have au: "(a, u) \<in> cr" "\<not> nal_ev P a" "\<not> nal_ev P u" using less.prems n28_XS by blast+
+  have sq: "(enc a, enc u) \<in> ?S" "(enc a, enc u) \<notin> (?R - ?S) O ?R" using less.prems by blast+
+  have wa: "is_wr P a" "is_wr P u" "sloc P a = sloc P u" using au(1) cand_facts(3) by blast+
+  from n35_XS[OF sq(1)] show ?case
+  proof
+    assume "sthread a = sthread u \<and> sthread a \<noteq> None"
+    then have "(a, u) \<in> src_po P" using co_po[OF c pl au(1)] by blast
+    then show ?thesis by (rule po_hbr)
+  next
+    assume "\<exists>t k. u = Acc t k True \<and> acc P t k False \<and> acc P t k True"
+    then obtain t k where u: "u = Acc t k True" "acc P t k False" "acc P t k True" by blast
+    let ?r = "Acc t k False"
+    obtain sc' rm r' x where ik: "ins P t k = Op (FetchInc sc' rm) r' x"
+      using u(3) wr_part[of "ins P t k"] rd_part[of "ins P t k" True] by (auto simp: acc_def)
+    have rr: "is_rd P ?r" using u(2) ik by simp
+    have po: "(?r, u) \<in> src_po P" using u by (auto simp: src_po_def)
+    have sl: "sloc P ?r = sloc P u" using u by simp
+    have fu: "(f ?r, u) \<in> cr" using pl rr wa(2) po sl unfolding po_loc_ok_def by blast
+    have wr: "is_wr P (f ?r)" "sloc P (f ?r) = sloc P ?r" using cand_facts(5) rr by blast+
+    have rh: "(f ?r, ?r) \<in> hbr L P f" if "\<forall>x. f ?r \<noteq> Init x" using rf_hbr[OF c pl ac sc od rr that] .
+    have ph: "(?r, u) \<in> hbr L P f" using po by (rule po_hbr)
+    have ra: "rmw_atomic P f cr t k" using at u(3) by blast
+    have "sloc P a = sloc P (f ?r)" using wa(3) wr(2) sl by simp
+    then have "a = f ?r \<or> (f ?r, a) \<in> cr \<or> (a, f ?r) \<in> cr" using cand_facts(4) wa(1) wr(1) by blast
+    then show ?thesis
+    proof (elim disjE)
+      assume e: "a = f ?r"
+      have "\<forall>x. f ?r \<noteq> Init x" using a e by (auto simp: atomic_ev_def)
+      then show ?thesis using rh ph e hbr_trans by metis
+    next
+      assume "(f ?r, a) \<in> cr"
+      then show ?thesis using au(1) ra u(1) unfolding rmw_atomic_def by blast
+    next
+      assume af: "(a, f ?r) \<in> cr"
+      have ni: "\<forall>x. f ?r \<noteq> Init x" using af cand_facts(3) by blast
+      have nf: "\<not> nal_ev P (f ?r)" using au(2) nal_same[of P a "f ?r"] wa(3) wr(2) sl by simp
+      have in28: "(enc a, enc (f ?r)) \<in> ?R" using n28_XS af au(2) nf by blast
+      have fu28: "(enc (f ?r), enc u) \<in> ?R" using n28_XS fu nf au(3) by blast
+      have inS: "(enc a, enc (f ?r)) \<in> ?S" using sq(2) in28 fu28 by blast
+      have notin: "(enc a, enc (f ?r)) \<notin> (?R - ?S) O ?R"
+      proof
+        assume "(enc a, enc (f ?r)) \<in> (?R - ?S) O ?R"
+        then obtain y where y: "(enc a, y) \<in> ?R - ?S" "(y, enc (f ?r)) \<in> ?R" by blast
+        have "(y, enc u) \<in> ?R" using y(2) fu28 n28_trans by (meson transD)
+        then show False using sq(2) y(1) by blast
+      qed
+      have "(a, f ?r) \<in> hbr L P f" using less.IH[OF fu] in28 inS notin by blast
+      then show ?thesis using rh[OF ni] ph hbr_trans by metis
+    qed
+  qed
+qed
+
+
+text \<open>A synchronisation edge of the model (n92: from a release, through its
+  release sequence and a read of it, to an acquire) is in hbr.\<close>
+lemma n92_hbr:
+  assumes p: "(x, y) \<in> opencl_rsp_n92 (src_exec L P f cr)"
+  shows "\<exists>a r. x = enc a \<and> y = enc r \<and> is_rd P r \<and> (a, r) \<in> hbr L P f"
+proof -
+  let ?X = "src_exec L P f cr"
+  have "(x, y) \<in> (Id_on (tag ?X ''A'' \<inter> tag ?X ''W'') O opencl_rsp_n40 ?X) O rf ?X"
+    using p XS_n92_rs by blast
+  then obtain z where z: "x \<in> tag ?X ''A'' \<inter> tag ?X ''W''" "(x, z) \<in> opencl_rsp_n40 ?X" "(z, y) \<in> rf ?X"
+    by blast
+  then have "x \<in> tag ?X ''A'' \<inter> tag ?X ''W''" by blast
+  then obtain a where a: "x = enc a" "atomic_ev P a" "is_wr P a"
+    by (auto simp: tag_XS tags_A tags_W)
+  obtain r where r: "is_rd P r" "z = enc (f r)" "y = enc r" using z(3) rf_XS by blast
+  let ?A = "opencl_rsp_n28 ?X \<inter> (opencl_rsp_n35 ?X - ((opencl_rsp_n28 ?X - opencl_rsp_n35 ?X) O opencl_rsp_n28 ?X))"
+  have fr: "a = f r \<or> (a, f r) \<in> hbr L P f \<and> (\<forall>x. f r \<noteq> Init x)"
+  proof (cases "x = z")
+    case True
+    then show ?thesis using a(1) r(2) by simp
+  next
+    case False
+    have "(x, z) \<in> ?A \<union> Id_on (events ?X)" using z(2) unfolding opencl_rsp_n40_def opt_def .
+    then have "(x, z) \<in> ?A" using False by blast
+    then have m: "(enc a, enc (f r)) \<in> ?A" unfolding a(1) r(2) .
+    then have "(enc a, enc (f r)) \<in> opencl_rsp_n28 ?X" by (rule IntD1)
+    then have "(a, f r) \<in> cr" using n28_XS by blast
+    then have "\<forall>x. f r \<noteq> Init x" using cand_facts(3) by blast
+    moreover have "(a, f r) \<in> hbr L P f" using relseq_hbr[OF a(2) m] .
+    ultimately show ?thesis by blast
+  qed
+  have "\<forall>x. f r \<noteq> Init x" using fr a(2) by (auto simp: atomic_ev_def)
+  then have "(f r, r) \<in> hbr L P f" using rf_hbr[OF c pl ac sc od r(1)] by blast
+  then have "(a, r) \<in> hbr L P f" using fr hbr_trans by metis
+  then show ?thesis using a(1) r by blast
+qed
+
+text \<open>Each step of the model's global happens-before ends at a thread
+  event and is in hbr, or starts at an initial write.\<close>
+lemma ghb_step:
+  assumes p: "(x, y) \<in> (opencl_rsp_n100 (src_exec L P f cr) \<inter> opencl_rsp_n134 (src_exec L P f cr))
+    \<union> opencl_rsp_n92 (src_exec L P f cr)"
+  shows "\<exists>a b. x = enc a \<and> y = enc b \<and> is_ev P b \<and> (\<forall>z. b \<noteq> Init z) \<and> ((a, b) \<in> hbr L P f \<or> (\<exists>z. a = Init z))"
+proof -
+  let ?X = "src_exec L P f cr"
+  consider "(x, y) \<in> po ?X" | "(x, y) \<in> tag ?X ''IW'' \<times> opencl_rsp_n132 ?X" | "(x, y) \<in> opencl_rsp_n92 ?X"
+    using p unfolding opencl_rsp_n134_def by blast
+  then show ?thesis
+  proof cases
+    case 1
+    then have "(x, y) \<in> lift (src_po P)" using src_po_lift by simp
+    then obtain a b where ab: "x = enc a" "y = enc b" "(a, b) \<in> src_po P" using lift_enc by blast
+    have "is_ev P b \<and> (\<forall>z. b \<noteq> Init z)" using ab(3) by (auto simp: src_po_def)
+    then show ?thesis using ab po_hbr by blast
+  next
+    case 2
+    then obtain z b where zb: "x = enc (Init z)" "y = enc b" "is_ev P b" "b \<notin> Init ` src_locs P"
+      by (auto simp: opencl_rsp_n132_def tag_XS tags_IW events_XS)
+    have "\<forall>z. b \<noteq> Init z" using zb(3,4) by auto
+    then show ?thesis using zb by blast
+  next
+    case 3
+    then obtain a r where ar: "x = enc a" "y = enc r" "is_rd P r" "(a, r) \<in> hbr L P f" using n92_hbr by blast
+    have "is_ev P r \<and> (\<forall>z. r \<noteq> Init z)" using ar(3) ev_of by (cases r) auto
+    then show ?thesis using ar by blast
+  qed
+qed
+
+lemma ghb_hbr:
+  assumes "(x, y) \<in> opencl_rsp_n137 (src_exec L P f cr)"
+  shows "\<exists>a b. x = enc a \<and> y = enc b \<and> is_ev P b \<and> (\<forall>z. b \<noteq> Init z) \<and> ((a, b) \<in> hbr L P f \<or> (\<exists>z. a = Init z))"
+  using assms unfolding XS_ghb_gen
+proof (induction rule: trancl_induct)
+  case (base y)
+  then show ?case by (rule ghb_step)
+next
+  case (step y w)
+  obtain a b where ab: "x = enc a" "y = enc b" "\<forall>z. b \<noteq> Init z" "(a, b) \<in> hbr L P f \<or> (\<exists>z. a = Init z)"
+    using step.IH by blast
+  obtain b' c where bc: "y = enc b'" "w = enc c" "is_ev P c" "\<forall>z. c \<noteq> Init z" "(b', c) \<in> hbr L P f \<or> (\<exists>z. b' = Init z)"
+    using ghb_step[OF step(2)] by blast
+  have "b' = b" using ab(2) bc(1) by simp
+  then have "(b, c) \<in> hbr L P f" using bc(5) ab(3) by blast
+  then have "(a, c) \<in> hbr L P f \<or> (\<exists>z. a = Init z)" using ab(4) hbr_trans by blast
+  then show ?case using ab(1) bc(2-4) by blast
+qed
+
+text \<open>So the four checks hold where happens-before is acyclic and
+  coherence agrees with it ([HRF14]'s coherence, hb_co_ok and hb_co_rd_ok).\<close>
+theorem cand_hb_axioms:
+  assumes hc: "hb_co_ok L P f cr" and hr: "hb_co_rd_ok L P f cr" and ir: "irrefl (hbr L P f)"
+  shows "rsp_hb_axioms (src_exec L P f cr)"
+proof -
+  let ?X = "src_exec L P f cr"
+  let ?G = "opencl_rsp_n137 ?X"
+  have cyc: False if "(w, w') \<in> cr" "(w', w) \<in> cr" for w w'
+    using that cand_facts(1,2) by (meson irrefl_def transD)
+  have irr: "(x, x) \<notin> ?G" for x
+  proof
+    assume "(x, x) \<in> ?G"
+    then obtain a b where "x = enc a" "x = enc b" "(a, b) \<in> hbr L P f \<or> (\<exists>z. a = Init z)" "\<forall>z. b \<noteq> Init z"
+      using ghb_hbr by blast
+    then have "(a, a) \<in> hbr L P f" by auto
+    then show False using ir by (simp add: irrefl_def)
+  qed
+  have c1: "irrefl (opencl_rsp_global_hb_acyclic ?X)"
+    unfolding opencl_rsp_global_hb_acyclic_def irrefl_def using irr by blast
+  have c2: "irrefl (opencl_rsp_global_coherence ?X)"
+  proof (rule irreflI, rule notI)
+    fix e assume "(e, e) \<in> opencl_rsp_global_coherence ?X"
+    then obtain e' where ee: "(e, e') \<in> opencl_rsp_n145 ?X" "(e', e) \<in> ?G"
+      unfolding opencl_rsp_global_coherence_def by blast
+    obtain a d where ad: "e = enc a" "e' = enc d" "is_wr P a \<or> is_rd P a" "is_wr P d \<or> is_rd P d"
+      "sloc P a = sloc P d" "((if is_rd P a then f a else a), (if is_rd P d then f d else d)) \<in> cr"
+      using n145_cases[OF c ee(1)] by blast
+    obtain d' a' where g: "e' = enc d'" "e = enc a'" "(d', a') \<in> hbr L P f \<or> (\<exists>z. d' = Init z)"
+      using ghb_hbr[OF ee(2)] by blast
+    have "d' = d" "a' = a" using g(1,2) ad(1,2) by simp_all
+    then have dg: "(d, a) \<in> hbr L P f \<or> (\<exists>z. d = Init z)" using g(3) by simp
+    show False
+    proof (cases "\<exists>z. d = Init z")
+      case True
+      then show False using ad(6) cand_facts(3) by auto
+    next
+      case False
+      then have h: "(d, a) \<in> hbr L P f" using dg by blast
+      show False
+      proof (cases "is_rd P a")
+        case True
+        have "sloc P d = sloc P a" using ad(5) by simp
+        then have "(if is_rd P d then f d else d) = f a \<or> ((if is_rd P d then f d else d), f a) \<in> cr"
+          using hr h ad(4) True unfolding hb_co_rd_ok_def by blast
+        moreover have o6: "(f a, (if is_rd P d then f d else d)) \<in> cr" using ad(6) True by simp
+        ultimately show False
+        proof (elim disjE)
+          assume "(if is_rd P d then f d else d) = f a"
+          then show False using o6 cand_facts(2) by (simp add: irrefl_def)
+        next
+          assume "((if is_rd P d then f d else d), f a) \<in> cr"
+          then show False using cyc[OF o6] by blast
+        qed
+      next
+        case False
+        have "sloc P d = sloc P a" "is_wr P a" using ad(3,5) False by simp_all
+        then have "((if is_rd P d then f d else d), a) \<in> cr"
+          using hc h ad(4) unfolding hb_co_ok_def by blast
+        moreover have "(a, (if is_rd P d then f d else d)) \<in> cr" using ad(6) False by simp
+        ultimately show False using cyc by blast
+      qed
+    qed
+  qed
+  have c3: "irrefl (opencl_rsp_rf_hb ?X)"
+  proof (rule irreflI, rule notI)
+    fix e assume "(e, e) \<in> opencl_rsp_rf_hb ?X"
+    then obtain e' where ee: "(e, e') \<in> rf ?X" "(e', e) \<in> ?G"
+      unfolding opencl_rsp_rf_hb_def opencl_rsp_n152_def XS_lhb by blast
+    obtain r where r: "is_rd P r" "e = enc (f r)" "e' = enc r" using ee(1) rf_XS by blast
+    obtain a b where g: "e' = enc a" "e = enc b" "(a, b) \<in> hbr L P f \<or> (\<exists>z. a = Init z)"
+      using ghb_hbr[OF ee(2)] by blast
+    have "a = r" "b = f r" using g(1,2) r(2,3) by simp_all
+    then have h: "(r, f r) \<in> hbr L P f" using g(3) r(1) by auto
+    have wf: "is_wr P (f r)" "sloc P r = sloc P (f r)" using cand_facts(5) r(1) by simp_all
+    have "((if is_rd P r then f r else r), f r) \<in> cr" using hc h r(1) wf unfolding hb_co_ok_def by blast
+    then have "(f r, f r) \<in> cr" using r(1) by simp
+    then show False using cand_facts(2) by (simp add: irrefl_def)
+  qed
+  have c4: "opencl_rsp_global_nonatomic_rf ?X = {}"
+  proof (rule equals0I)
+    fix p assume p: "p \<in> opencl_rsp_global_nonatomic_rf ?X"
+    have "p \<in> rf ?X O Id_on (tag ?X ''nonatomicloc'' \<inter> tag ?X ''global'')"
+      using p unfolding opencl_rsp_global_nonatomic_rf_def by (rule DiffD1)
+    then obtain e e' where ee: "p = (e, e')" "(e, e') \<in> rf ?X" "e' \<in> tag ?X ''nonatomicloc''"
+      by blast
+    obtain r where r: "is_rd P r" "e = enc (f r)" "e' = enc r" using ee(2) rf_XS by blast
+    have nr: "nal_ev P r" using ee(3) r(3) by (simp add: tag_XS tags_nal)
+    have w: "is_wr P (f r)" "sloc P (f r) = sloc P r" using cand_facts(5) r(1) by blast+
+    have evs: "is_ev P (f r)" "is_ev P r" using w(1) r(1) ev_of by blast+
+    have na: "\<not> atomic_ev P r" using nr r(1) nal_scope by (cases r) (auto simp: atomic_ev_def)
+    have po_g: "(enc a, enc b) \<in> ?G" if "(a, b) \<in> src_po P" for a b
+    proof -
+      have "is_ev P a" "is_ev P b" using that by (auto simp: src_po_def)
+      then have "(enc a, enc b) \<in> opencl_rsp_n100 ?X \<inter> opencl_rsp_n134 ?X"
+        using that src_po_lift[of L P f cr] lift_pair[of a b "src_po P"]
+        by (auto simp: opencl_rsp_n100_def opencl_rsp_n134_def tag_XS tags_global)
+      then show ?thesis unfolding XS_ghb_gen by blast
+    qed
+    have hb1: "(e, e') \<in> ?G"
+    proof (cases "\<exists>z. f r = Init z")
+      case True
+      then obtain z where z: "f r = Init z" by blast
+      have "r \<notin> Init ` src_locs P" using r(1) by auto
+      then have "(e, e') \<in> opencl_rsp_n100 ?X \<inter> opencl_rsp_n134 ?X"
+        using z w(1) evs r(2,3)
+        by (auto simp: opencl_rsp_n100_def opencl_rsp_n134_def opencl_rsp_n132_def tag_XS tags_global tags_IW events_XS)
+      then show ?thesis unfolding XS_ghb_gen by blast
+    next
+      case False
+      have "sthread (f r) = sthread r"
+      proof (rule ccontr)
+        assume "sthread (f r) \<noteq> sthread r"
+        moreover have "sthread (f r) \<noteq> None" using False by (cases "f r") auto
+        moreover have "sthread r \<noteq> None" using r(1) by (cases r) auto
+        ultimately have "atomic_ev P r" using ac w r(1) unfolding atomic_conflicts_def by blast
+        then show False using na by blast
+      qed
+      then have "(f r, r) \<in> src_po P" by (rule rf_po[OF c pl r(1)])
+      then show ?thesis using po_g r(2,3) by blast
+    qed
+    have n157: "(e, e') \<in> opencl_rsp_n157 ?X" using w(1) r(1,2,3) by (simp add: opencl_rsp_n157_def tag_XS tags_W tags_R)
+    have lc: "(e, e') \<in> loc ?X"
+    proof -
+      obtain x where "sloc P r = Some x" using r(1) rd_addr by (cases r) auto
+      then show ?thesis using loc_XS w(2) evs r(2,3) by simp
+    qed
+    have nv: "(e, e') \<notin> ((?G \<inter> loc ?X) O opencl_rsp_n161 ?X) O ?G"
+    proof
+      assume "(e, e') \<in> ((?G \<inter> loc ?X) O opencl_rsp_n161 ?X) O ?G"
+      then obtain y where y: "(e, y) \<in> ?G" "(e, y) \<in> loc ?X" "y \<in> tag ?X ''W''" "(y, e') \<in> ?G"
+        unfolding opencl_rsp_n161_def by blast
+      obtain w' b where g2: "y = enc w'" "e' = enc b" "(w', b) \<in> hbr L P f \<or> (\<exists>z. w' = Init z)"
+        using ghb_hbr[OF y(4)] by blast
+      obtain a0 b0 where g1: "e = enc a0" "y = enc b0" "\<forall>z. b0 \<noteq> Init z" "(a0, b0) \<in> hbr L P f \<or> (\<exists>z. a0 = Init z)"
+        using ghb_hbr[OF y(1)] by blast
+      have eq: "b = r" "b0 = w'" "a0 = f r" using g1(1,2) g2(1,2) r(2,3) by simp_all
+      have ww: "is_wr P w'" using y(3) g2(1) by (simp add: tag_XS tags_W)
+      have sl: "sloc P (f r) = sloc P w'" using y(2) g2(1) r(2) loc_XS by simp
+      have h2: "(w', r) \<in> hbr L P f" using g2(3) g1(3) eq by auto
+      have sl2: "sloc P w' = sloc P r" using sl w(2) by simp
+      have nw: "\<not> is_rd P w'" using ww rd_not_wr by blast
+      have "(if is_rd P w' then f w' else w') = f r \<or> ((if is_rd P w' then f w' else w'), f r) \<in> cr"
+        using hr h2 r(1) ww sl2 unfolding hb_co_rd_ok_def by blast
+      then have "w' = f r \<or> (w', f r) \<in> cr" using nw by simp
+      then show False
+      proof
+        assume "w' = f r"
+        then show False using irr y(1) g1(1,2) eq by simp
+      next
+        assume wf: "(w', f r) \<in> cr"
+        then have "\<forall>z. f r \<noteq> Init z" using cand_facts(3) by blast
+        then have "(f r, w') \<in> hbr L P f" using g1(4) eq by auto
+        moreover have "\<not> is_rd P (f r)" using w(1) rd_not_wr by blast
+        ultimately have "((if is_rd P (f r) then f (f r) else f r), w') \<in> cr"
+          using hc ww w(1) sl unfolding hb_co_ok_def by blast
+        then have "(f r, w') \<in> cr" using \<open>\<not> is_rd P (f r)\<close> by simp
+        then show False using wf cyc by blast
+      qed
+    qed
+    have "p \<in> (opencl_rsp_n157 ?X \<inter> ?G) \<inter> (loc ?X - ((?G \<inter> loc ?X) O opencl_rsp_n161 ?X) O ?G)"
+      using ee(1) n157 hb1 lc nv by blast
+    then show False using DiffD2[OF p[unfolded opencl_rsp_global_nonatomic_rf_def]] by blast
+  qed
+  show ?thesis unfolding rsp_hb_axioms_def using c1 c2 c3 c4 by blast
+qed
+
+end
+
+section \<open>Every outcome is one OpenCL+RSP allows\<close>
+
+text \<open>On a race-free program without remote operations or non-atomic RMWs,
+  on one device, compiled by rows that take the rmw locks as lk_code says
+  (rsp-new's): every final state shows the outcome of a candidate that
+  OpenCL+RSP finds consistent.\<close>
+theorem machine_candidate_consistent:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+    and wp: "well_placed L P" and od: "one_dev L P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_remote P"
+    and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
+    and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
+  shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
+     \<and> opencl_rsp_consistent (src_exec L P (grf g) (run_co P g))"
+proof -
+  have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
+  have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
+  have ac: "atomic_conflicts P" using race_free_atomic[OF nr rfree fs rem] .
+  obtain g where g: "ginv L S P s g" "oinv L S P s g" "wr_ok L S P s g" "kw_ok L S P s g" "kr_ok L S P s g"
+      "at1_ok L S B P s g" "at2_ok L S B P s g"
+    using rsp_reachable[OF reach rows wp sc od lc] by blast
+  have ca: "cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)"
+    using final_candidate[OF rows(1-3) wp g(1) fin] by blast
+  have pl: "po_loc_ok P (grf g) (run_co P g)" using final_po_loc[OF g(1-3) fin wp rows(1-3)] .
+  have at: "\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P (grf g) (run_co P g) t k"
+    using final_rmw_atomic[OF g(1) fin wp rows(1-3) g(6,7)] .
+  have hc: "hb_co_ok L P (grf g) (run_co P g)" using final_hb_co[OF g(1) fin wp rows(1-3) g(4)] .
+  have hr: "hb_co_rd_ok L P (grf g) (run_co P g)" using final_hb_co_rd[OF g(1) fin wp rows(1-3) g(5)] .
+  have ir: "irrefl (hbr L P (grf g))" using final_hbr_irrefl[OF g(1,4) fin wp rows(1-3)] .
+  interpret rsp_cand L P "grf g" "run_co P g" "gv g"
+    using ca pl at ac sc od fs by unfold_locales blast+
+  have "rsp_hb_axioms (src_exec L P (grf g) (run_co P g))" using cand_hb_axioms[OF hc hr ir] .
+  moreover have "rsp_other_axioms (src_exec L P (grf g) (run_co P g))"
+    using cand_other_axioms[OF ca[THEN conjunct1] pl at] .
+  ultimately show ?thesis using ca opencl_rsp_split by blast
+qed
+
+text \<open>So every outcome of such a program is one OpenCL+RSP allows.\<close>
+corollary machine_outcomes_allowed_rows:
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+    "lk_rows S (A \<union> B)" "well_placed L P" "one_dev L P" "\<not> na_rmw P"
+    "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_remote P"
+  shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> src_allowed opencl_rsp_consistent L P"
+proof
+  fix ob assume "ob \<in> outcomes L wb (compile S P) (initial (src_init P))"
+  then obtain s where s: "s \<in> reachable L wb (compile S P) (initial (src_init P))" "is_final L (compile S P) s"
+      "ob = (regs s, mem s)"
+    by (auto simp: outcomes_def)
+  show "ob \<in> src_allowed opencl_rsp_consistent L P"
+    using machine_candidate_consistent[OF assms(1-6,8-12) lk_rows_code[OF assms(7,3)] s(1,2)] s(3)
+    unfolding src_allowed_def by blast
+qed
+
+text \<open>With deadlock freedom: such a scheme is sound against OpenCL+RSP
+  (Hrf_Mapping's sound_on) on every program without remote operations on
+  one device.\<close>
+theorem machine_sound_on_rows:
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+    "lk_rows S (A \<union> B)" "disciplined_scheme S" "well_placed L P" "one_dev L P" "no_remote P"
+  shows "opencl_rsp_source.sound_on L wb S P"
+proof -
+  have "compilable S P" using assms(1-3) by (fastforce simp: compilable_def l1_rows_def l2_rows_def)
+  then show ?thesis
+    unfolding opencl_rsp_source.sound_on_def
+    using machine_outcomes_allowed_rows[OF assms(1-7,9,10) _ _ assms(11)] scheme_deadlock_free[OF assms(8) _ assms(9)]
+    by blast
+qed
+
+end
