@@ -436,12 +436,23 @@ def scheme_theory(scheme) -> tuple:
         body[-1] += '}"'
         return body + proof + [""]
 
-    def race_free_outcomes(name, thm, ops, one_dev, tail, rule):
-        """A theorem that every outcome of a race-free program (OpenCL+RSP, as
-        hrf exports it) without remote operations or non-atomic RMWs, on one
-        device where `one_dev`, is the outcome of a candidate with the
-        properties `tail` (lines, the first continuing the set's), by `rule`."""
+    def race_free_premises(name, ops, one_dev):
+        """The statement's head, up to the machine's outcomes: every race-free
+        program (OpenCL+RSP, as hrf exports it) of the operations `ops`
+        without remote operations or non-atomic RMWs, on one device where
+        `one_dev`."""
         dev = "\\<and> one_dev L P " if one_dev else ""
+        return [
+            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P {dev}'
+            "\\<and> \\<not> na_rmw P \\<and> no_remote P",
+            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
+            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
+        ]
+
+    def race_free_outcomes(name, thm, ops, one_dev, tail, rule):
+        """A theorem that every outcome of such a program (race_free_premises)
+        is the outcome of a candidate with the properties `tail` (lines, the
+        first continuing the set's), by `rule`."""
         conclusion = [
             "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob " + tail[0]
         ]
@@ -449,10 +460,7 @@ def scheme_theory(scheme) -> tuple:
         conclusion[-1] += '}"'
         return [
             f"theorem {name}_{thm}:",
-            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P {dev}'
-            "\\<and> \\<not> na_rmw P \\<and> no_remote P",
-            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
-            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
+            *race_free_premises(name, ops, one_dev),
             *conclusion,
             f"  using {rule}",
             "  by blast",
@@ -681,10 +689,7 @@ def scheme_theory(scheme) -> tuple:
             "candidate a run exhibits is consistent (Hrf_Consistent: the model's seven checks that need no "
             "happens-before, and its four that read it, whose every step is in hrf's happens-before).\\<close>",
             f"theorem {name}_outcomes_allowed:",
-            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> one_dev L P '
-            "\\<and> \\<not> na_rmw P \\<and> no_remote P",
-            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
-            f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
+            *race_free_premises(name, ops, True),
             '       \\<subseteq> src_allowed opencl_rsp_consistent L P"',
             f"  using machine_outcomes_allowed_rows[OF {rows_taken}] by blast",
             "",
