@@ -381,7 +381,7 @@ def test_the_released_rows_flush_the_l1_right_before_their_access():
         assert released_row(rsp_new[key].seq), key
     text = scheme_theory("rsp-new")[1]
     assert 'lemma rsp_new_rel_rows: "rel_rows rsp_new {' in text
-    assert "theorem rsp_new_knows_home:" in text and "\\<and> no_remote P" in text
+    assert "theorem rsp_new_knows_home:" in text and "\\<and> no_promotion L P" in text
     # rsp-old: its device RMW is not invalidated after, so no po_loc and no
     # theorem on what a thread knows (which needs wr_ok)
     assert "knows_home" not in scheme_theory("rsp-old")[1]
@@ -444,7 +444,7 @@ def test_the_locked_rows_take_their_rmw_locks_as_lk_code_says():
         assert all(locked_row(r.seq) for r in rows.values()), name
     text = scheme_theory("rsp-new")[1]
     assert 'lemma rsp_new_lk_rows: "lk_rows rsp_new ({' in text
-    assert "theorem rsp_new_outcomes_rmw_atomic:" in text and "no_remote P" in text
+    assert "theorem rsp_new_outcomes_rmw_atomic:" in text and "no_promotion L P" in text
     assert "theorem rsp_new_outcomes_allowed:" in text and "src_allowed opencl_rsp_consistent L P" in text
     # rsp-new is disciplined: with deadlock freedom, sound_on on one device
     assert "theorem rsp_new_sound_on_one_device:" in text and "opencl_rsp_source.sound_on L wb rsp_new P" in text

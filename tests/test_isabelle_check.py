@@ -360,8 +360,8 @@ def test_opencl_rsp_as_a_source_model_loads_and_planted_errors_break_it(tmp_path
 
 
 def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_it(tmp_path):
-    # Hrf_Happens proves, for every race-free program without remote
-    # operations compiled by rows whose device-scope writes flush first and
+    # Hrf_Happens proves, for every race-free program whose remote
+    # operations promote nothing (no_promotion), compiled by rows whose device-scope writes flush first and
     # whose device-scope RMWs are performed at the L2 (rsp-new's), every
     # layout and both write-back policies, that a write a thread knows along
     # happens-before that has not reached the L2 waits in its own
@@ -387,7 +387,11 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
     #   the data until then; kl_thread fails);
     # - the read halves against happens-before (a read reading a write
     #   coherence-before the one an access before it observes:
-    #   final_hb_co_rd fails).
+    #   final_hb_co_rd fails);
+    # - promotion let in: a work-group scope holding every thread, so that
+    #   a remote operation may conflict with a work-group-scope access of
+    #   another work-group (the model's scope inclusion is then not
+    #   reaches: reaches_n82 fails).
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Happens") + 1] if t != "Hrf_Closure")
     happens = "Hrf_Happens"
     planted = {
@@ -416,6 +420,11 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
             happens,
             "\\<or> (rfw r, (if is_rd P b then rfw b else b)) \\<in> cr)",
             "final_hb_co_rd",
+        ),
+        "     | WorkGroup \\<Rightarrow> wg_of L u = wg_of L t\n": (
+            happens,
+            "     | WorkGroup \\<Rightarrow> True\n",
+            "reaches_n82",
         ),
     }
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Coherence", fails=happens)

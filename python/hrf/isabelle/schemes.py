@@ -439,12 +439,13 @@ def scheme_theory(scheme) -> tuple:
     def race_free_premises(name, ops, one_dev):
         """The statement's head, up to the machine's outcomes: every race-free
         program (OpenCL+RSP, as hrf exports it) of the operations `ops`
-        without remote operations or non-atomic RMWs, on one device where
-        `one_dev`."""
+        whose remote operations promote nothing (Hrf_Happens's no_promotion:
+        no remote operation reaches an access outside its scope), without
+        non-atomic RMWs, on one device where `one_dev`."""
         dev = "\\<and> one_dev L P " if one_dev else ""
         return [
             f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P {dev}'
-            "\\<and> \\<not> na_rmw P \\<and> no_remote P",
+            "\\<and> \\<not> na_rmw P \\<and> no_promotion L P",
             "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
             f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
         ]
@@ -576,13 +577,14 @@ def scheme_theory(scheme) -> tuple:
                 f'lemma {name}_rel_rows: "rel_rows {name} {l1_set} {l2_set}"',
                 f"  by (simp add: rel_rows_def vis_flushed_def {name}_def {rows_defs(name)})",
                 "",
-                "text \\<open>So on a race-free program (OpenCL+RSP, as hrf exports it) without remote operations, "
+                "text \\<open>So on a race-free program (OpenCL+RSP, as hrf exports it) whose remote operations "
+                "promote nothing, "
                 "in every state the machine reaches, a write a thread knows along happens-before that has "
                 "not reached the L2 waits in its own work-group's L1, and every write of a location two "
                 "work-groups access was released flushed (Hrf_Happens's hb_home).\\<close>",
                 f"theorem {name}_knows_home:",
                 f'  "\\<forall>P L wb s. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> \\<not> na_rmw P '
-                "\\<and> no_remote P",
+                "\\<and> no_promotion L P",
                 "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
                 f"     \\<and> s \\<in> reachable L wb (compile {name} P) (initial (src_init P))",
                 f'     \\<longrightarrow> (\\<exists>g. ginv L {name} P s g \\<and> hb_home L {name} P s g)"',
@@ -683,7 +685,8 @@ def scheme_theory(scheme) -> tuple:
     def allowed_theorems(name, ops, rows_taken):
         """Hrf_Consistent's machine_outcomes_allowed_rows for the scheme, and
         where it is disciplined, machine_sound_on_rows: sound against
-        OpenCL+RSP on every program without remote operations on one device."""
+        OpenCL+RSP on every program whose remote operations promote nothing on
+        one device."""
         out = [
             "text \\<open>So on one device every outcome of such a program is one OpenCL+RSP allows: the "
             "candidate a run exhibits is consistent (Hrf_Consistent: the model's seven checks that need no "
@@ -703,11 +706,12 @@ def scheme_theory(scheme) -> tuple:
         return out + [
             "text \\<open>With deadlock freedom: the scheme is sound against OpenCL+RSP (Hrf_Mapping's "
             "sound_on, OpenCL+RSP as Hrf_Source_Opencl's opencl_rsp_source) on every program of these "
-            "operations without remote operations, of any length and thread count, on every layout of one "
+            "operations whose remote operations promote nothing (no_promotion), of any length and thread count, "
+            "on every layout of one "
             "device, under both write-back policies.\\<close>",
             f"theorem {name}_sound_on_one_device:",
             f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> one_dev L P '
-            "\\<and> no_remote P",
+            "\\<and> no_promotion L P",
             f'     \\<longrightarrow> opencl_rsp_source.sound_on L wb {name} P"',
             f"  using machine_sound_on_rows[OF {rows_taken} {name}_disciplined] by blast",
             "",

@@ -1337,8 +1337,8 @@ proof -
   qed
 qed
 
-text \<open>For every race-free program (OpenCL+RSP, as hrf exports it) without
-  remote operations or non-atomic RMWs, of any length and thread count, on
+text \<open>For every race-free program (OpenCL+RSP, as hrf exports it) whose
+  remote operations promote nothing, without non-atomic RMWs, of any length and thread count, on
   every layout of one device, under both write-back policies, compiled by
   rows whose device RMWs are performed at the L2 after a flush of the L1
   and before its invalidation, and whose code takes the rmw locks as
@@ -1373,7 +1373,7 @@ qed
 theorem machine_candidate_rmw_atomic:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
     and wp: "well_placed L P" and od: "one_dev L P"
-    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_remote P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_promotion L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
   shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
@@ -1390,7 +1390,7 @@ qed
 corollary machine_outcomes_rmw_atomic:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
     "well_placed L P" "one_dev L P" "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
-    "no_remote P" "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
+    "no_promotion L P" "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
 proof
@@ -1765,7 +1765,7 @@ text \<open>The same theorem for a scheme whose rows take the locks as lk_code s
 corollary machine_outcomes_rmw_atomic_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
     "lk_rows S (A \<union> B)" "well_placed L P" "one_dev L P" "\<not> na_rmw P"
-    "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_remote P"
+    "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
   using machine_outcomes_rmw_atomic[OF assms(1-6,8-12) lk_rows_code[OF assms(7,3)]] .

@@ -4,8 +4,8 @@
    need no happens-before (the local ones, global_coherence_po,
    rmw_atomicity, scoped_sc) and four that read its global happens-before
    (global_hb_acyclic, global_coherence, rf_hb, global_nonatomic_rf). A
-   race-free program without remote operations shares a location across
-   threads only by atomics (race_free_atomic), so every step of the
+   race-free program whose remote operations promote nothing shares a
+   location across threads only by atomics (race_free_atomic), so every step of the
    model's happens-before, its release sequences included, is in hrf's
    hbr, along which Hrf_Happens proved coherence and acyclicity. Hence:
    on one device, every outcome of such a program compiled by rows like
@@ -185,7 +185,7 @@ qed
 
 theorem race_free_atomic:
   assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
-    and fin: "finite (src_threads P)" and rem: "no_remote P"
+    and fin: "finite (src_threads P)" and rem: "no_promotion L P"
   shows "atomic_conflicts P"
   unfolding atomic_conflicts_def
 proof (intro allI impI)
@@ -725,14 +725,14 @@ end
 
 section \<open>Every outcome is one OpenCL+RSP allows\<close>
 
-text \<open>On a race-free program without remote operations or non-atomic RMWs,
-  on one device, compiled by rows that take the rmw locks as lk_code says
+text \<open>On a race-free program whose remote operations promote nothing,
+  without non-atomic RMWs, on one device, compiled by rows that take the rmw locks as lk_code says
   (rsp-new's): every final state shows the outcome of a candidate that
   OpenCL+RSP finds consistent.\<close>
 theorem machine_candidate_consistent:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
     and wp: "well_placed L P" and od: "one_dev L P"
-    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_remote P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_promotion L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
   shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
@@ -764,7 +764,7 @@ text \<open>So every outcome of such a program is one OpenCL+RSP allows.\<close>
 corollary machine_outcomes_allowed_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
     "lk_rows S (A \<union> B)" "well_placed L P" "one_dev L P" "\<not> na_rmw P"
-    "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_remote P"
+    "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> src_allowed opencl_rsp_consistent L P"
 proof
   fix ob assume "ob \<in> outcomes L wb (compile S P) (initial (src_init P))"
@@ -777,11 +777,11 @@ proof
 qed
 
 text \<open>With deadlock freedom: such a scheme is sound against OpenCL+RSP
-  (Hrf_Mapping's sound_on) on every program without remote operations on
-  one device.\<close>
+  (Hrf_Mapping's sound_on) on every program whose remote operations promote
+  nothing, on one device.\<close>
 theorem machine_sound_on_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "lk_rows S (A \<union> B)" "disciplined_scheme S" "well_placed L P" "one_dev L P" "no_remote P"
+    "lk_rows S (A \<union> B)" "disciplined_scheme S" "well_placed L P" "one_dev L P" "no_promotion L P"
   shows "opencl_rsp_source.sound_on L wb S P"
 proof -
   have "compilable S P" using assms(1-3) by (fastforce simp: compilable_def l1_rows_def l2_rows_def)

@@ -8,8 +8,8 @@
    two work-groups access is a release that was flushed: every other write
    its thread knew had reached the L2 when it was performed. For programs
    whose conflicts across work-groups are between atomics at device scope
-   or wider (what race freedom gives a program without remote operations,
-   Hrf_Source_Opencl's race_free_conflicts_incl), compiled by rows whose
+   or wider (what race freedom gives a program whose remote operations
+   promote nothing, Hrf_Source_Opencl's race_free_conflicts_incl), compiled by rows whose
    writes at such scope flush first and whose RMWs at such scope are
    performed at the L2 (rsp-new's). Written by hand, every proof complete. *)
 theory Hrf_Happens
@@ -26,8 +26,8 @@ definition shared :: "layout \<Rightarrow> src_program \<Rightarrow> addr \<Righ
 text \<open>Accesses of one location from two work-groups, one a write, are
   atomics at device scope or wider ([HRF14] sec. 4: a race-free program's
   conflicting accesses from two work-groups are atomics each in the other's
-  scope; without remote operations a scope that holds another work-group
-  is the device's or the system's).\<close>
+  scope; without promotion a scope that holds another work-group is the
+  device's or the system's).\<close>
 definition scoped_conflicts :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
   "scoped_conflicts L P \<longleftrightarrow> (\<forall>a b. is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
      \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<and> ewg L a \<noteq> ewg L b \<longrightarrow> wide_ev P a \<and> wide_ev P b)"
@@ -59,16 +59,77 @@ text \<open>A program without remote operations.\<close>
 definition no_remote :: "src_program \<Rightarrow> bool" where
   "no_remote P \<longleftrightarrow> (\<forall>t \<in> src_threads P. \<forall>i < length (src_code P t). \<not> op_remote (ins P t i))"
 
-lemma tag_remote:
-  assumes "enc (Acc t i p) \<in> tag (src_exec L P f cs) ''remote''" and nr: "no_remote P"
-  shows False
+text \<open>The threads an operation's scope holds without promotion ([HRF14]'s scope
+  inclusion): its work-group's, its device's, or every thread.\<close>
+definition reaches :: "layout \<Rightarrow> src_program \<Rightarrow> tid \<Rightarrow> nat \<Rightarrow> tid \<Rightarrow> bool" where
+  "reaches L P t i u \<longleftrightarrow> (case op_scope (ins P t i) of NonAtomic \<Rightarrow> False
+     | WorkGroup \<Rightarrow> wg_of L u = wg_of L t
+     | Device \<Rightarrow> dev_of L (wg_of L u) = dev_of L (wg_of L t)
+     | AllDevices \<Rightarrow> True)"
+
+text \<open>Remote operations that promote nothing: an access of another thread that
+  conflicts with a remote one is an atomic in whose scope the remote one is,
+  and the other way round, without promotion ([RSP15] sec. 5.1: promotion lets
+  a remote operation reach the work-group-scope operations of other
+  work-groups). A program without remote operations is one.\<close>
+definition no_promotion :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
+  "no_promotion L P \<longleftrightarrow> (\<forall>t i p u j q. is_wr P (Acc t i p) \<and> (is_rd P (Acc u j q) \<or> is_wr P (Acc u j q)) \<and> t \<noteq> u
+     \<and> sloc P (Acc t i p) = sloc P (Acc u j q) \<and> (op_remote (ins P t i) \<or> op_remote (ins P u j))
+     \<longrightarrow> reaches L P t i u \<and> reaches L P u j t)"
+
+lemma no_remote_promotion: "no_remote P \<Longrightarrow> no_promotion L P"
+  by (auto simp: no_remote_def no_promotion_def acc_def)
+
+text \<open>An access tagged remote is of a remote operation.\<close>
+lemma tag_remote_op:
+  assumes "enc (Acc t i p) \<in> tag (src_exec L P f cs) ''remote''"
+  shows "op_remote (ins P t i)"
 proof -
   have e: "Acc t i p \<in> src_tags P ''remote''" using assms(1) by (simp add: tag_XS)
   have n: "''remote'' \<notin> scope_names" "''remote'' \<notin> mo_names" by eval+
   have "acc P t i p \<and> (''remote'' = scope_tag (op_scope (ins P t i)) \<or> ''remote'' = mo_tag (ins P t i) \<or> op_remote (ins P t i))"
     using e unfolding src_tags_def by auto
-  then have "acc P t i p \<and> op_remote (ins P t i)" using n scope_tag_cases mo_tag_cases by metis
-  then show False using nr by (auto simp: no_remote_def acc_def)
+  then show ?thesis using n scope_tag_cases mo_tag_cases by metis
+qed
+
+text \<open>Scope inclusion without promotion is the model's n82.\<close>
+lemma reaches_n82:
+  assumes a: "acc P t i p" and b: "acc P u j q" and r: "reaches L P t i u"
+  shows "(enc (Acc t i p), enc (Acc u j q)) \<in> opencl_rsp_n82 (src_exec L P f cs)"
+proof -
+  let ?X = "src_exec L P f cs"
+  have ev: "enc (Acc t i p) \<in> events ?X" "enc (Acc u j q) \<in> events ?X" using a b by (simp_all add: events_XS)
+  have tg: "enc (Acc t i p) \<in> tag ?X s" if "s = scope_tag (op_scope (ins P t i))" "op_scope (ins P t i) \<noteq> NonAtomic"
+      "s \<in> {''wg'', ''dev'', ''all''}" for s
+  proof -
+    have "Acc t i p \<in> src_tags P s" using a that unfolding src_tags_def by auto
+    then show ?thesis by (simp add: tag_XS)
+  qed
+  have st: "(enc (Acc t i p), enc (Acc u j q)) \<in> same_thread_attr ?X s"
+    if "s = ''wg'' \<and> wg_of L u = wg_of L t \<or> s = ''dev'' \<and> dev_of L (wg_of L u) = dev_of L (wg_of L t)" for s
+    using ev that by (auto simp: same_thread_attr_def pairs_where_def src_exec_def)
+  show ?thesis
+  proof (cases "op_scope (ins P t i)")
+    case NonAtomic
+    then show ?thesis using r by (simp add: reaches_def)
+  next
+    case WorkGroup
+    then have "enc (Acc t i p) \<in> tag ?X ''wg''" using tg by (simp add: scope_tag_def)
+    moreover have "(enc (Acc t i p), enc (Acc u j q)) \<in> same_thread_attr ?X ''wg''"
+      using st r WorkGroup by (simp add: reaches_def)
+    ultimately show ?thesis unfolding opencl_rsp_n82_def by blast
+  next
+    case Device
+    then have "enc (Acc t i p) \<in> tag ?X ''dev''" using tg by (simp add: scope_tag_def)
+    moreover have "(enc (Acc t i p), enc (Acc u j q)) \<in> same_thread_attr ?X ''dev''"
+      using st r Device by (simp add: reaches_def)
+    ultimately show ?thesis unfolding opencl_rsp_n82_def by blast
+  next
+    case AllDevices
+    then have "enc (Acc t i p) \<in> tag ?X ''all''" using tg by (simp add: scope_tag_def)
+    moreover have "(enc (Acc t i p), enc (Acc u j q)) \<in> universal ?X" using ev by (simp add: universal_def)
+    ultimately show ?thesis unfolding opencl_rsp_n82_def by blast
+  qed
 qed
 
 lemma tag_scope:
@@ -112,13 +173,13 @@ proof -
   qed simp_all
 qed
 
-text \<open>Of a race-free program without remote operations and without
-  non-atomic RMWs, a write and a conflicting access of another thread are
-  each in the other's scope (Hrf_Source_Opencl's race_free_conflicts_incl;
-  with no remote operation, scope inclusion is the model's n82 both ways).\<close>
+text \<open>Of a race-free program whose remote operations promote nothing and
+  without non-atomic RMWs, a write and a conflicting access of another thread
+  are each in the other's scope (Hrf_Source_Opencl's race_free_conflicts_incl;
+  without promotion, scope inclusion is the model's n82 both ways).\<close>
 lemma race_free_n82:
   assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
-    and fin: "finite (src_threads P)" and rem: "no_remote P"
+    and fin: "finite (src_threads P)" and rem: "no_promotion L P"
     and a: "is_wr P (Acc t i p)" and b: "is_rd P (Acc u j q) \<or> is_wr P (Acc u j q)" and tu: "t \<noteq> u"
     and same: "sloc P (Acc t i p) = sloc P (Acc u j q)"
   shows "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
@@ -133,37 +194,34 @@ proof -
     then obtain sc rm r x where "ins P u j = Op (FetchInc sc rm) r x" using wr_part by blast
     then show ?thesis using acc_b by (simp add: acc_def)
   qed (use acc_b in simp)
-  have sm: "addr_of (ins P u j) = addr_of (ins P t i)" using same by simp
-  have n90: "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n90 (src_exec L P (\<lambda>r. r) {})"
-    using race_free_conflicts_incl[OF nr rfree fin acc_a acc_b0 tu sm] .
-  let ?X = "src_exec L P (\<lambda>r. r) {}"
-  have n86: "(enc c, d) \<notin> opencl_rsp_n86 ?X" "(d, enc c) \<notin> opencl_rsp_n86 ?X" if "is_ev P c" for c d
-  proof -
-    have "enc c \<notin> tag ?X ''remote''"
-    proof
-      assume r: "enc c \<in> tag ?X ''remote''"
-      show False
-      proof (cases c)
-        case (Init x)
-        have "Init x \<in> src_tags P ''remote''" using r Init by (simp add: tag_XS)
-        then show False unfolding src_tags_def by simp
-      next
-        case (Acc t' i' p')
-        then show False using tag_remote[OF _ rem] r by blast
-      qed
-    qed
-    then show "(enc c, d) \<notin> opencl_rsp_n86 ?X" "(d, enc c) \<notin> opencl_rsp_n86 ?X"
-      by (auto simp: opencl_rsp_n86_def)
-  qed
-  have ev: "is_ev P (Acc t i p)" "is_ev P (Acc u j False)" using acc_a acc_b0 by simp_all
   show ?thesis
-    using n90 n86[OF ev(1)] n86[OF ev(2)] unfolding opencl_rsp_n90_def opencl_rsp_n83_def conv_is_converse by blast
+  proof (cases "op_remote (ins P t i) \<or> op_remote (ins P u j)")
+    case True
+    then have "reaches L P t i u" "reaches L P u j t" using rem a b tu same unfolding no_promotion_def by blast+
+    then show ?thesis using reaches_n82 acc_a(1) acc_b0 by blast
+  next
+    case False
+    have sm: "addr_of (ins P u j) = addr_of (ins P t i)" using same by simp
+    have n90: "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n90 (src_exec L P (\<lambda>r. r) {})"
+      using race_free_conflicts_incl[OF nr rfree fin acc_a acc_b0 tu sm] .
+    let ?X = "src_exec L P (\<lambda>r. r) {}"
+    have n86: "(enc c, d) \<notin> opencl_rsp_n86 ?X" "(d, enc c) \<notin> opencl_rsp_n86 ?X"
+      if "c = Acc t i p \<or> c = Acc u j False" for c d
+    proof -
+      have "enc c \<notin> tag ?X ''remote''" using that False tag_remote_op by blast
+      then show "(enc c, d) \<notin> opencl_rsp_n86 ?X" "(d, enc c) \<notin> opencl_rsp_n86 ?X"
+        by (auto simp: opencl_rsp_n86_def)
+    qed
+    show ?thesis
+      using n90 n86[of "Acc t i p"] n86[of "Acc u j False"]
+      unfolding opencl_rsp_n90_def opencl_rsp_n83_def conv_is_converse by blast
+  qed
 qed
 
 text \<open>So such a program has scoped conflicts.\<close>
 theorem race_free_scoped:
   assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
-    and fin: "finite (src_threads P)" and rem: "no_remote P"
+    and fin: "finite (src_threads P)" and rem: "no_promotion L P"
   shows "scoped_conflicts L P"
   unfolding scoped_conflicts_def
 proof (intro allI impI)
@@ -2080,8 +2138,8 @@ qed
 
 section \<open>The theorem\<close>
 
-text \<open>On a race-free program without remote operations (and without
-  non-atomic RMWs), compiled by rows whose increments at the L2 are flushed
+text \<open>On a race-free program whose remote operations promote nothing (and
+  without non-atomic RMWs), compiled by rows whose increments at the L2 are flushed
   before and invalidated after and whose writes at device scope or wider
   flush first (rsp-new's): in every reachable state, a write a thread knows
   (its own, or observed before its accesses in happens-before) that has
@@ -2100,7 +2158,7 @@ theorem machine_knows_home:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
     and wp: "well_placed L P"
-    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_remote P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_promotion L P"
   shows "\<exists>g. ginv L S P s g \<and> hb_home L S P s g"
 proof -
   have fin: "finite (src_threads P)" using wp by (simp add: well_placed_def)
@@ -2195,15 +2253,15 @@ proof (intro allI impI)
   then show "((if is_rd P b then grf g b else b), w) \<in> run_co P g" by (simp add: ob_def)
 qed
 
-text \<open>Every final state of a race-free program without remote operations,
-  compiled by such rows, shows the outcome of a candidate (Hrf_Exhibit's)
+text \<open>Every final state of a race-free program whose remote operations
+  promote nothing, compiled by such rows, shows the outcome of a candidate (Hrf_Exhibit's)
   whose coherence agrees with its happens-before on writes and on a read
   before a write: for every program of any length and thread count, on
   every layout, under both write-back policies.\<close>
 theorem machine_candidate_hb_co:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
     and wp: "well_placed L P"
-    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_remote P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_promotion L P"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
   shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
      \<and> hb_co_ok L P (grf g) (run_co P g)"
@@ -2217,7 +2275,7 @@ qed
 corollary machine_outcomes_hb_co:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
     and "well_placed L P"
-    and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_remote P"
+    and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P))
     \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co}"
 proof
@@ -2262,8 +2320,8 @@ qed
 
 text \<open>On one device, with rows whose acquires at device scope and
   increments at the L2 invalidate the L1 after their access (rsp-new's):
-  every final state of a race-free program without remote operations
-  shows the outcome of a candidate whose coherence agrees with its
+  every final state of a race-free program whose remote operations
+  promote nothing shows the outcome of a candidate whose coherence agrees with its
   happens-before on every pair of accesses of a location ([HRF14]'s
   coherence), for every program of any length and thread count, on every
   layout of one device, under both write-back policies.\<close>
@@ -2271,7 +2329,7 @@ theorem machine_candidate_hb_coherent:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
       "acq_rows S A B"
     and wp: "well_placed L P" and od: "one_dev L P"
-    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_remote P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_promotion L P"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
   shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
      \<and> hb_co_ok L P (grf g) (run_co P g) \<and> hb_co_rd_ok L P (grf g) (run_co P g)"
@@ -2287,7 +2345,7 @@ qed
 corollary machine_outcomes_hb_coherent:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
       "acq_rows S A B" and "well_placed L P" "one_dev L P"
-    and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_remote P"
+    and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P))
     \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> hb_co_rd_ok L P rfw co}"
 proof
@@ -2328,7 +2386,7 @@ qed
 corollary machine_outcomes_hb_visible:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
       "acq_rows S A B" and "well_placed L P" "one_dev L P"
-    and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_remote P"
+    and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P))
     \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> hb_co_rd_ok L P rfw co
       \<and> hb_visible_ok L P rfw}"
@@ -2417,12 +2475,12 @@ proof -
 qed
 
 text \<open>So the candidate a final state shows has an acyclic happens-before,
-  for every race-free program without remote operations compiled by such
-  rows (several devices included).\<close>
+  for every race-free program whose remote operations promote nothing,
+  compiled by such rows (several devices included).\<close>
 corollary machine_outcomes_hb_acyclic:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
     and wp: "well_placed L P"
-    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_remote P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P))
     \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> irrefl (hbr L P rfw)}"
 proof
