@@ -573,6 +573,15 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
         "[FLUL1 WG, INCL2 r x, INVL1 WG]",
         "rsp_new_lk_rows",
     )
+    # Planted: the remote store without its device flush before the store
+    # (a remote release to a device-scope acquire of another work-group,
+    # which promotes nothing, may hand over a write still in the L1:
+    # tests/test_soundness.py; rel_rows, and so rsp_new_knows_home, fail).
+    fails(
+        r"\[LKrmw DV, FLUL1 DV, INVL1 DV, ST \(ER r\) x, FLUL1 WG, INVL1 DV, UNLKrmw DV\]",
+        "[LKrmw DV, INVL1 DV, ST (ER r) x, FLUL1 WG, INVL1 DV, UNLKrmw DV]",
+        "rsp_new_rel_rows",
+    )
 
 
 def test_a_family_theory_loads_and_a_planted_outcome_breaks_it(tmp_path):

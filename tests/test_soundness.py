@@ -206,6 +206,53 @@ def test_a_device_rmw_does_not_flush_what_it_learns_from_a_work_group_release(tm
     assert r.sound is False and bad in _outcomes(r, "any") and bad not in _outcomes(r, "fifo")
 
 
+_MP_REMOTE_RELEASE = """OpenCL MP_remote_release
+"Message passing: a remote device release in wg 0, a device acquire in wg 1 (nothing promoted). Race-free under OpenCL+RSP; r0=1 implies r1=42."
+{
+  [x]=0;
+  [y]=0;
+}
+
+P0 (global int* x, global atomic_int* y) {
+  *x = 42;
+  atomic_store_explicit_remote(y, 1, memory_order_release, memory_scope_device);
+}
+
+P1 (global int* x, global atomic_int* y) {
+  int r0 = atomic_load_explicit(y, memory_order_acquire, memory_scope_device);
+  int r1 = -1;
+  if (r0 == 1) r1 = *x;
+}
+
+scopeTree (device (work_group P0) (work_group P1))
+exists (1:r0=1 /\\ ~1:r1=42)
+"""
+
+
+def test_the_remote_store_needs_its_device_flush_even_where_it_promotes_nothing(tmp_path):
+    # Derived by hand: P1's acquire is at device scope, so the remote
+    # release reaches it without promotion (Hrf_Happens's no_promotion;
+    # rsp_new_sound_on_one_device covers the program). Race-free: the
+    # store of x happens before the load of x through the release and the
+    # acquire. Without FLUL1 DV before its ST, the remote store row leaves
+    # x = 42 in P0's L1; under the any-order write-back y's line reaches the
+    # L2 first, P1 reads y = 1, invalidates, and fetches the L2's x = 0: an
+    # outcome opencl-rsp forbids. The Isabelle proof rejects the same row
+    # (rel_rows: tests/test_isabelle_check.py).
+    path = tmp_path / "mp-remote-release.litmus"
+    path.write_text(_MP_REMOTE_RELEASE)
+    assert not hrf.check(path, "opencl-rsp").racy
+    assert hrf.soundness(path, "rsp-new", model="opencl-rsp").sound
+    scheme = get("rsp-new")
+    rows = dict(scheme.rows)
+    seq = rows[("store", "dev", True)].seq
+    assert seq[:3] == ("LKrmw DV", "FLUL1 DV", "INVL1 DV")
+    rows[("store", "dev", True)] = Row(seq[:1] + seq[2:], "planted: no device flush before the store")
+    r = hrf.soundness(path, dataclasses.replace(scheme, name="planted", rows=rows), model="opencl-rsp")
+    bad = {"1:r0": 1, "1:r1": 0, "x": 42, "y": 1}
+    assert r.sound is False and bad in _outcomes(r, "any")
+
+
 # The reference RSP tests (AMD's, via the RSP paper's herd). Race-free ones
 # must be sound under rsp-new; racy ones are reported and skipped.
 # RSP_Test8 (a lock taken by CAS from three work-groups) is the largest:
