@@ -9,9 +9,10 @@
    its thread knew had reached the L2 when it was performed. For programs
    whose conflicts across work-groups are between atomics at device scope
    or wider (what race freedom gives a program whose remote operations
-   promote nothing, Hrf_Source_Opencl's race_free_conflicts_incl), compiled by rows whose
-   writes at such scope flush first and whose RMWs at such scope are
-   performed at the L2 (rsp-new's). Written by hand, every proof complete. *)
+   promote nothing, Hrf_Source_Opencl's race_free_conflicts_incl), compiled
+   by rows whose writes at such scope flush first and whose RMWs at such
+   scope are performed at the L2 (rsp-new's). Written by hand, every proof
+   complete. *)
 theory Hrf_Happens
   imports Hrf_Coherence Hrf_Source_Opencl
 begin
