@@ -254,7 +254,7 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "lk_rows",
             "outcomes_rmw_atomic",  # Hrf_Atomicity's machine_outcomes_rmw_atomic_rows
             "outcomes_allowed",  # Hrf_Consistent's machine_outcomes_allowed_rows
-            "sound_on_one_device",  # Hrf_Consistent's machine_sound_on_rows
+            "sound_device_local",  # Hrf_Consistent's machine_sound_on_rows
         )
         # and the sound_on theorems against each model Hrf_Source defines
         simulation += tuple(f"{k}_{m}" for k in ("homed_sound_on", "homed_l2_sound_on") for m in SOURCE_MODELS)
@@ -264,7 +264,8 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
         # all but rsp-old invalidate it after (rsp-old's device RMW, as hrf
         # reconstructs it, invalidates before: rmw-then-load's stale read)
         assert f"{c}_outcomes_po_co" in claimed
-        # and performs its device RMWs at the L2: atomic there on one device
+        # and performs its device RMWs at the L2: atomic there where
+        # conflicting accesses sit on one device
         assert f"{c}_outcomes_l2_atomic" in claimed
         assert (f"{c}_outcomes_po_loc" in claimed) == (s.name != "rsp-old")
         # every scheme with po_loc's rows flushes its device-scope writes
@@ -409,7 +410,7 @@ def test_the_acquire_rows_invalidate_the_l1_right_after_their_access():
     assert acquired_row(get("hrf-cache").rows[("load", "dev", False)].seq)
     text = scheme_theory("rsp-new")[1]
     assert 'lemma rsp_new_acq_rows: "acq_rows rsp_new {' in text
-    assert "theorem rsp_new_outcomes_hb_coherent:" in text and "one_dev L P" in text
+    assert "theorem rsp_new_outcomes_hb_coherent:" in text and "dev_conflicts L P" in text
     # rsp-old has no theorem on what a thread knows, so none on coherence
     assert "hb_coherent" not in scheme_theory("rsp-old")[1]
 
@@ -446,8 +447,9 @@ def test_the_locked_rows_take_their_rmw_locks_as_lk_code_says():
     assert 'lemma rsp_new_lk_rows: "lk_rows rsp_new ({' in text
     assert "theorem rsp_new_outcomes_rmw_atomic:" in text and "no_promotion L P" in text
     assert "theorem rsp_new_outcomes_allowed:" in text and "src_allowed opencl_rsp_consistent L P" in text
-    # rsp-new is disciplined: with deadlock freedom, sound_on on one device
-    assert "theorem rsp_new_sound_on_one_device:" in text and "opencl_rsp_source.sound_on L wb rsp_new P" in text
+    # rsp-new is disciplined: with deadlock freedom, sound_on wherever
+    # conflicting accesses sit on one device
+    assert "theorem rsp_new_sound_device_local:" in text and "opencl_rsp_source.sound_on L wb rsp_new P" in text
     # the slide's rows and hrf-cache's perform an RMW outside the locks
     for name in ("rsp-new-slides", "hrf-cache"):
         text = scheme_theory(name)[1]

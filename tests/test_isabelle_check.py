@@ -391,7 +391,11 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
     # - promotion let in: a work-group scope holding every thread, so that
     #   a remote operation may conflict with a work-group-scope access of
     #   another work-group (the model's scope inclusion is then not
-    #   reaches: reaches_n82 fails).
+    #   reaches: reaches_n82 fails);
+    # - devices that may share a location one writes and another reads
+    #   (dev_conflicts asking only two writes to sit on one device: a read
+    #   of another device's write in memory may then find its L2 line
+    #   stale; dv_conflict, on which sb_l2_line's callers rest, fails).
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Happens") + 1] if t != "Hrf_Closure")
     happens = "Hrf_Happens"
     planted = {
@@ -425,6 +429,11 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
             happens,
             "     | WorkGroup \\<Rightarrow> True\n",
             "reaches_n82",
+        ),
+        "dev_conflicts L P \\<longleftrightarrow> (\\<forall>a b. is_wr P a \\<and> (is_rd P b \\<or> is_wr P b)": (
+            happens,
+            "dev_conflicts L P \\<longleftrightarrow> (\\<forall>a b. is_wr P a \\<and> is_wr P b",
+            "dv_conflict",
         ),
     }
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Coherence", fails=happens)

@@ -35,13 +35,11 @@ def _op(kind: str, x: str, r: str, order: str, scope: str, remote: bool = False,
 
 def _litmus(name: str, locs: str, threads: list, groups: str, exists: str = "x=0", init: dict | None = None) -> str:
     """An OpenCL litmus test of the threads' texts, every location 0 at
-    first unless `init` says otherwise."""
+    first unless `init` says otherwise; `groups` the work-groups of one
+    device, or the whole scope tree where it starts with a device."""
     init = " ".join(f"[{x}]={(init or {}).get(x, 0)};" for x in locs)
-    return (
-        f"OpenCL {name}\n{{\n  {init}\n}}\n\n"
-        + "\n".join(threads)
-        + f"\nscopeTree (device {groups})\nexists ({exists})\n"
-    )
+    tree = groups if groups.startswith("(device") else f"(device {groups})"
+    return f"OpenCL {name}\n{{\n  {init}\n}}\n\n" + "\n".join(threads) + f"\nscopeTree {tree}\nexists ({exists})\n"
 
 
 def _program(rng: random.Random, k: int) -> str:
@@ -265,20 +263,28 @@ def _mixed_program(rng: random.Random, k: int):
     groups = "(work_group P0 P1) (work_group P2)" if two else "(work_group P0) (work_group P1) (work_group P2)"
     threads, accesses = [], []
     for t in range(3):
-        body = []
-        for i in range(rng.randint(1, 2)):
-            x = rng.choice("xy")
-            kind = rng.choice(("load", "store", "rmw") if atomic[x] else ("load", "store"))
-            s = rng.choice(("work_group", "device"))
-            remote = atomic[x] and s == "device" and rng.random() < 0.3
-            value = rng.randint(1, 2) if kind == "store" else 0
-            if not atomic[x]:
-                s = "na"
-            body.append(_op(kind, x, f"r{i}", _ORDER[kind] if atomic[x] else "na", s, remote, value))
-            accesses.append((t, wg[t], x, kind != "load", s, remote))
-        params = ", ".join(f"global {'atomic_int' if atomic[x] else 'int'}* {x}" for x in "xy")
-        threads.append(f"P{t} ({params}) {{\n  " + "\n  ".join(body) + "\n}\n")
+        threads.append(_mixed_thread(rng, t, wg[t], atomic, "xy", 2, ("work_group", "device"), accesses))
     return _litmus(f"mixed{k}", "xy", threads, groups), accesses
+
+
+def _mixed_thread(rng: random.Random, t: int, w: int, atomic: dict, locs: str, most: int, scopes, accesses) -> str:
+    """Thread t (of work-group w) of one to `most` operations on `locs`
+    (each atomic or not as `atomic` says), at one of `scopes` (an RMW at
+    work-group or device scope), remote or not; appends its accesses
+    (thread, work-group, location, writes, scope, remote) to `accesses`."""
+    body = []
+    for i in range(rng.randint(1, most)):
+        x = rng.choice(locs)
+        kind = rng.choice(("load", "store", "rmw") if atomic[x] else ("load", "store"))
+        s = rng.choice([c for c in scopes if kind != "rmw" or c in ("work_group", "device")])
+        remote = atomic[x] and s != "work_group" and rng.random() < 0.3
+        value = rng.randint(1, 2) if kind == "store" else 0
+        if not atomic[x]:
+            s = "na"
+        body.append(_op(kind, x, f"r{i}", _ORDER[kind] if atomic[x] else "na", s, remote, value))
+        accesses.append((t, w, x, kind != "load", s, remote))
+    params = ", ".join(f"global {'atomic_int' if atomic[x] else 'int'}* {x}" for x in sorted(atomic))
+    return f"P{t} ({params}) {{\n  " + "\n  ".join(body) + "\n}\n"
 
 
 def _conflicts(accesses):
@@ -351,8 +357,8 @@ def test_the_explorer_shows_only_outcomes_sc_per_location(tmp_path, name):
     assert checked >= 8  # the sample, across work-groups, reaches every scheme
 
 
-# Hrf_Consistent's machine_sound_on_rows (rsp_new_sound_on_one_device,
-# hrf_cache_locked_sound_on_one_device): on one device, every program whose
+# Hrf_Consistent's machine_sound_on_rows (rsp_new_sound_device_local,
+# hrf_cache_locked_sound_device_local): on one device, every program whose
 # remote operations promote nothing (no_promotion) that is race-free under
 # opencl-rsp shows only outcomes opencl-rsp allows, under both write-back
 # policies, and cannot deadlock. The explorer, a second implementation of
@@ -394,6 +400,103 @@ def test_the_explorer_finds_the_locked_schemes_sound_against_opencl_rsp_on_one_d
     assert race_free >= 12  # the sample reaches race-free programs
     if name == "rsp-new":
         assert remote >= 3  # and, for rsp-new, race-free ones with remote operations that promote nothing
+
+
+_ALL_SCOPES = ("work_group", "device", "all_svm_devices")
+
+
+def _devices_program(rng: random.Random, k: int):
+    """Two devices: P0 and P1 on device 0 (one work-group or two) on x and
+    y, P2 alone on device 1 on z, so that conflicting accesses sit on one
+    device (Hrf_Happens's dev_conflicts); each location atomic or not
+    throughout, at any scope, remote or not (no all-devices RMW: rsp-new has
+    no row for one). Returns the text and the accesses as _mixed_program."""
+    atomic = {x: rng.random() < 0.7 for x in "xyz"}
+    two = rng.random() < 0.5
+    wg = {0: 0, 1: 0 if two else 1, 2: 2}
+    device0 = "(device (work_group P0 P1))" if two else "(device (work_group P0) (work_group P1))"
+    threads, accesses = [], []
+    for t in range(3):
+        locs = "xy" if t < 2 else "z"
+        threads.append(_mixed_thread(rng, t, wg[t], atomic, locs, 3, _ALL_SCOPES, accesses))
+    text = _litmus(f"devices{k}", "xyz", threads, f"{device0} (device (work_group P2))")
+    return text, accesses
+
+
+# Message passing on device 0 at all-devices scope, with device 1 beside
+# it. By hand: P0's store of x is before its release of y in program
+# order, P1's acquire reading y=1 synchronises with it (both all-devices
+# scope), and P1's second load of x is after that acquire; so the store
+# of x happens before that load, which must read 1 (coherence after
+# happens-before): r1=1, r2=0 is not allowed. P1's first load of x brings
+# x=0 into its L1 early. Race-free: every access is an atomic at device
+# scope or wider on one device.
+_MP_ALL = """OpenCL MP_all_beside_a_device
+{
+  [x]=0; [y]=0; [z]=0;
+}
+
+P0 (global atomic_int* x, global atomic_int* y, global atomic_int* z) {
+  atomic_store_explicit(x, 1, memory_order_release, memory_scope_device);
+  atomic_store_explicit(y, 1, memory_order_release, memory_scope_all_svm_devices);
+}
+
+P1 (global atomic_int* x, global atomic_int* y, global atomic_int* z) {
+  int r0 = atomic_load_explicit(x, memory_order_acquire, memory_scope_device);
+  int r1 = atomic_load_explicit(y, memory_order_acquire, memory_scope_all_svm_devices);
+  int r2 = atomic_load_explicit(x, memory_order_acquire, memory_scope_device);
+}
+
+P2 (global atomic_int* x, global atomic_int* y, global atomic_int* z) {
+  atomic_store_explicit_remote(z, 2, memory_order_release, memory_scope_all_svm_devices);
+}
+
+scopeTree (device (work_group P0) (work_group P1)) (device (work_group P2))
+exists (1:r1=1 /\\ 1:r2=0)
+"""
+
+
+def test_the_explorer_finds_rsp_new_sound_on_two_devices_whose_conflicts_sit_on_one(tmp_path):
+    # rsp_new_sound_device_local: on any number of devices whose conflicting
+    # accesses sit on one device (dev_conflicts), every race-free program
+    # whose remote operations promote nothing shows only outcomes
+    # opencl-rsp allows. The several-device rows then run on several
+    # devices: device 1's remote all-devices operations flush and
+    # invalidate device 0's caches while its threads synchronise, and
+    # device 0's all-devices rows go through memory. The explorer must
+    # agree on a seeded sample. Controls: rsp-new with its all-devices
+    # load not invalidating the L1 (LD; INVL2 DV), or its all-devices store
+    # not flushing it first (FLUL2 DV; ST), is unsound on _MP_ALL.
+    from dataclasses import replace
+
+    from hrf.mappings.scheme import Row
+
+    scheme = get("rsp-new")
+    rng = random.Random(23)
+    race_free = remote_all = 0
+    for k in range(120):
+        text, accesses = _devices_program(rng, k)
+        assert not any(a[0] // 2 != b[0] // 2 for a, b in _conflicts(accesses))  # dev_conflicts
+        if _promotes(accesses):
+            continue  # the theorem's no_promotion
+        path = tmp_path / f"devices{k}.litmus"
+        path.write_text(text)
+        r = hrf.soundness(path, scheme, model="opencl-rsp")
+        assert r.complete, text
+        if r.racy_source:
+            continue
+        assert r.sound, (text, [(c.kind, c.writeback, c.outcome) for c in r.counterexamples])
+        race_free += 1
+        remote_all += any(a[5] and a[4] == "all_svm_devices" for a in accesses)
+    assert race_free >= 40 and remote_all >= 5  # the sample reaches remote all-devices operations
+    path = tmp_path / "mp_all.litmus"
+    path.write_text(_MP_ALL)
+    assert hrf.soundness(path, scheme, model="opencl-rsp").sound
+    for key, seq in ((("load", "all", False), ("LD", "INVL2 DV")), (("store", "all", False), ("FLUL2 DV", "ST"))):
+        planted = replace(scheme, name="rsp-new-planted", rows={**scheme.rows, key: Row(seq, "planted")})
+        r = hrf.soundness(path, planted, model="opencl-rsp")
+        assert r.sound is False and not r.racy_source, key
+        assert any(c.outcome and c.outcome.get("1:r1") == 1 and c.outcome.get("1:r2") == 0 for c in r.counterexamples)
 
 
 def test_rsp_old_breaks_sc_per_location_on_one_work_item(tmp_path):

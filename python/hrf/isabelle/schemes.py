@@ -230,8 +230,8 @@ def scheme_theory(scheme) -> tuple:
         "   a goal per row and the scheme's soundness goal, stated over",
         "   Hrf_Mapping as definitions and claimed nowhere (docs/isabelle.md",
         "   says what is proved: per test, on a family of programs, and for",
-        "   every program whose locations each belong to one work-group or,",
-        "   incremented at the L2, to one device). *)",
+        "   every race-free program whose remote operations promote nothing",
+        "   and whose conflicting accesses sit on one device). *)",
         f"theory {theory}",
         "  imports Hrf_Source_Opencl Hrf_Coherence Hrf_Happens Hrf_Atomicity Hrf_Consistent",
         "begin",
@@ -436,13 +436,14 @@ def scheme_theory(scheme) -> tuple:
         body[-1] += '}"'
         return body + proof + [""]
 
-    def race_free_premises(name, ops, one_dev):
+    def race_free_premises(name, ops, device_local):
         """The statement's head, up to the machine's outcomes: every race-free
         program (OpenCL+RSP, as hrf exports it) of the operations `ops`
         whose remote operations promote nothing (Hrf_Happens's no_promotion:
         no remote operation reaches an access outside its scope), without
-        non-atomic RMWs, on one device where `one_dev`."""
-        dev = "\\<and> one_dev L P " if one_dev else ""
+        non-atomic RMWs, whose conflicting accesses sit on one device where
+        `device_local` (Hrf_Happens's dev_conflicts)."""
+        dev = "\\<and> dev_conflicts L P " if device_local else ""
         return [
             f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P {dev}'
             "\\<and> \\<not> na_rmw P \\<and> no_promotion L P",
@@ -450,7 +451,7 @@ def scheme_theory(scheme) -> tuple:
             f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
         ]
 
-    def race_free_outcomes(name, thm, ops, one_dev, tail, rule):
+    def race_free_outcomes(name, thm, ops, device_local, tail, rule):
         """A theorem that every outcome of such a program (race_free_premises)
         is the outcome of a candidate with the properties `tail` (lines, the
         first continuing the set's), by `rule`."""
@@ -461,7 +462,7 @@ def scheme_theory(scheme) -> tuple:
         conclusion[-1] += '}"'
         return [
             f"theorem {name}_{thm}:",
-            *race_free_premises(name, ops, one_dev),
+            *race_free_premises(name, ops, device_local),
             *conclusion,
             f"  using {rule}",
             "  by blast",
@@ -538,13 +539,15 @@ def scheme_theory(scheme) -> tuple:
 
     def l2_atomic_theorem(name, ops, flushed, l2_set):
         """Hrf_Atomicity's machine_outcomes_l2_atomic for the scheme: on one
-        device its RMWs performed at the L2 are atomic, racy or not."""
+        device (where conflicting accesses sit on one) its RMWs performed at
+        the L2 are atomic, racy or not."""
         return [
-            "text \\<open>So on one device every RMW these rows perform at the L2 is atomic in that "
+            "text \\<open>So where conflicting accesses sit on one device (dev_conflicts), every RMW these "
+            "rows perform at the L2 is atomic in that "
             "candidate: no write comes, in its coherence, between the write the RMW reads from and its own "
             "(Hrf_Atomicity's rmw_atomic), race-free or not.\\<close>",
             f"theorem {name}_outcomes_l2_atomic:",
-            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> one_dev L P',
+            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> dev_conflicts L P',
             f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
             "       \\<subseteq> {ob. \\<exists>rfw co v. cand_ok P rfw co v \\<and> is_outcome P co v ob",
             f'         \\<and> (\\<forall>t k. at_l2 {l2_set} P t k \\<longrightarrow> rmw_atomic P rfw co t k)}}"',
@@ -629,7 +632,8 @@ def scheme_theory(scheme) -> tuple:
                 f'lemma {name}_acq_rows: "acq_rows {name} {l1_set} {l2_set}"',
                 f"  by (simp add: acq_rows_def inv_after_def {name}_def {rows_defs(name)})",
                 "",
-                "text \\<open>So on one device every outcome of such a program is the outcome of a candidate whose "
+                "text \\<open>So where conflicting accesses sit on one device, every outcome of such a program "
+                "is the outcome of a candidate whose "
                 "coherence agrees with its happens-before on every pair of accesses of a location, reads after "
                 "them included (Hrf_Happens's hb_co_ok and hb_co_rd_ok: [HRF14]'s coherence).\\<close>",
             ]
@@ -667,7 +671,8 @@ def scheme_theory(scheme) -> tuple:
                 f'lemma {name}_lk_rows: "lk_rows {name} ({l1_set} \\<union> {l2_set})"',
                 f"  by (simp add: lk_rows_def {name}_def {rows_defs(name)} lk_code_simps del: set_upt)",
                 "",
-                "text \\<open>So on one device every outcome of such a program is the outcome of a candidate in "
+                "text \\<open>So where conflicting accesses sit on one device, every outcome of such a program "
+                "is the outcome of a candidate in "
                 "which every RMW is atomic: no write comes, in its coherence, between the write the RMW reads "
                 "from and its own (Hrf_Atomicity's rmw_atomic; [HRF14]'s RMW atomicity).\\<close>",
             ]
@@ -685,10 +690,11 @@ def scheme_theory(scheme) -> tuple:
     def allowed_theorems(name, ops, rows_taken):
         """Hrf_Consistent's machine_outcomes_allowed_rows for the scheme, and
         where it is disciplined, machine_sound_on_rows: sound against
-        OpenCL+RSP on every program whose remote operations promote nothing on
-        one device."""
+        OpenCL+RSP on every program whose remote operations promote nothing
+        and whose conflicting accesses sit on one device."""
         out = [
-            "text \\<open>So on one device every outcome of such a program is one OpenCL+RSP allows: the "
+            "text \\<open>So where conflicting accesses sit on one device, every outcome of such a program is "
+            "one OpenCL+RSP allows: the "
             "candidate a run exhibits is consistent (Hrf_Consistent: the model's seven checks that need no "
             "happens-before, and its four that read it, whose every step is in hrf's happens-before).\\<close>",
             f"theorem {name}_outcomes_allowed:",
@@ -707,10 +713,10 @@ def scheme_theory(scheme) -> tuple:
             "text \\<open>With deadlock freedom: the scheme is sound against OpenCL+RSP (Hrf_Mapping's "
             "sound_on, OpenCL+RSP as Hrf_Source_Opencl's opencl_rsp_source) on every program of these "
             "operations whose remote operations promote nothing (no_promotion), of any length and thread count, "
-            "on every layout of one "
-            "device, under both write-back policies.\\<close>",
-            f"theorem {name}_sound_on_one_device:",
-            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> one_dev L P '
+            "on every layout of any number of devices whose conflicting accesses sit on one device "
+            "(dev_conflicts), under both write-back policies.\\<close>",
+            f"theorem {name}_sound_device_local:",
+            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> dev_conflicts L P '
             "\\<and> no_promotion L P",
             f'     \\<longrightarrow> opencl_rsp_source.sound_on L wb {name} P"',
             f"  using machine_sound_on_rows[OF {rows_taken} {name}_disciplined] by blast",

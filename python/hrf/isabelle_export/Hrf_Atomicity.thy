@@ -58,15 +58,6 @@ definition at2_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_op set \<Rig
 lemma at2_ok_initial: "at2_ok L S B P (initial (src_init P)) (ghost0 P)"
   by (simp add: at2_ok_def)
 
-text \<open>On one device, two thread events' writes start from one device.\<close>
-lemma dv_one_dev:
-  assumes od: "one_dev L P" and u: "u \<in> src_threads P" "u' \<in> src_threads P"
-  shows "dv L (Acc u j p) = dv L (Acc u' j' p')"
-proof -
-  have "dev_of L (wg_of L u) = dev_of L (wg_of L u')" using od u unfolding one_dev_def by blast
-  then show ?thesis by (simp add: dv_def)
-qed
-
 lemma rmw_wx:
   assumes ei: "ev_inv S P s g" and a: "acc P t k True" and d: "done_ev S P s (Acc t k True)"
     and x: "sloc P (Acc t k True) = Some x"
@@ -133,7 +124,7 @@ text \<open>A step of a thread: an increment at the L2 reads the L2's line, afte
   every RMW at the L2 performed before.\<close>
 lemma at2_thread:
   assumes inv: "ginv L S P s g" and t: "t \<in> src_threads P" and st: "step_thread L (compile S P) t s = Some s'"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and od: "one_dev L P"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and dcf: "dev_conflicts L P"
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
     and l2: "l2_ok L S P s g" and at: "at2_ok L S B P s g"
@@ -147,8 +138,6 @@ proof -
   have c0: "0 < clk g" using l2 by (simp add: l2_ok_def)
   have gs2: "\<forall>e. is_wr P e \<and> done_ev S P s' e \<and> \<not> done_ev S P s e \<longrightarrow> clk g < gt g' e \<and> ga3 g' e = None"
     using gs by (simp add: gstep_def)
-  \<comment> \<open>two thread events of the program sit on one device\<close>
-  note dv_eq = dv_one_dev[OF od]
   \<comment> \<open>a performed write keeps its times, and sb between performed writes holds as before\<close>
   have old_sb: "sb L g' a b = sb L g a b" if "done_ev S P s a" "done_ev S P s b" for a b
     using se(4)[OF that(1)] se(4)[OF that(2)] by (intro sb_cong) simp_all
@@ -227,7 +216,7 @@ proof -
           using se(7)[OF iw] unfolding i_def k0_def by blast
         then have w2: "ga2 g' w = None \<or> ga2 g' w = Some (gt g' w)" by blast
         have "the (ga2 g (Acc u j True)) < clk g" using time_perf[OF ti ex[OF old]] a2 by auto
-        moreover have "dv L (Acc u j True) = dv L w" using dv_eq[OF u t] wp' by simp
+        moreover have "dv L (Acc u j True) = dv L w" using dv_wr_conflict[OF dcf p(1) x _ wy] wp' by simp
         ultimately have "sb L g' (Acc u j True) w"
           using sb_after_l2[OF _ _ w3(2,1) w2] a2 se(4)[OF old] by simp
         then show ?thesis by blast
@@ -254,7 +243,9 @@ proof -
         show ?thesis
         proof (cases "ga2 g w = None")
           case False
-          have "sb L g w (h2 g d x)" using sb_l2_line[OF inv l2 od t w False] rd by (simp add: d_def)
+          have hd: "w = Init x \<or> dv L w = Some (dev_of L (wg_of L t))"
+            using dv_conflict[OF dcf w, of "Acc u j True" t] p(1) x nr by simp
+          have "sb L g w (h2 g d x)" using sb_l2_line[OF inv l2 hd w False] rd by (simp add: d_def)
           then have "sb L g' w (h2 g d x)" using old_sb[OF wx_done[OF w] wx_done[OF h2_wx[OF li rd]]] by simp
           then show ?thesis using nr[THEN conjunct2, THEN conjunct2, THEN conjunct1] by (simp add: d_def)
         next
@@ -264,7 +255,7 @@ proof -
           obtain u' j' p' where wu: "w = Acc u' j' p'" "u' \<in> src_threads P" using ni[OF nI] by blast
           have e3: "ga3 g' (Acc u j True) = None" using gs2 p(1) a new by blast
           have "ga2 g' w = None" "ga3 g' w = None" using se(4)[OF wx_done[OF w]] True w3 by simp_all
-          moreover have "dv L (Acc u j True) = dv L w" using dv_eq[OF u wu(2)] wu(1) by simp
+          moreover have "dv L (Acc u j True) = dv L w" using dv_wr_conflict[OF dcf p(1) x _ w] wu(1) by simp
           ultimately have "sb L g' (Acc u j True) w" using e3 nr by (auto simp: sb_def)
           then show ?thesis by blast
         qed
@@ -278,7 +269,7 @@ section \<open>The theorem\<close>
 lemma at2_reachable:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" and wp: "well_placed L P"
-    and od: "one_dev L P"
+    and dcf: "dev_conflicts L P"
   shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> l2_ok L S P s g \<and> at2_ok L S B P s g"
 proof -
   have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
@@ -301,7 +292,7 @@ proof -
           "gstep P (done_ev S P s1) (done_ev S P s2) (instrs (compile S P) t ! pc s1 t) g g'"
           "gview L t (kd S P s1 t) (instrs (compile S P) t ! pc s1 t) g g'"
         using oinv_thread[OF g(1,2) thr rows wp] g(3) by blast
-      have "at2_ok L S B P s2 g'" by (rule at2_thread[OF g(1) thr rows(1-3) od g'(4,5) g(3,4)])
+      have "at2_ok L S B P s2 g'" by (rule at2_thread[OF g(1) thr rows(1-3) dcf g'(4,5) g(3,4)])
       then show ?thesis using g' by blast
     next
       case env
@@ -377,17 +368,17 @@ text \<open>For every program of any length and thread count, racy or not, on
   every RMW performed at the L2 is atomic.\<close>
 theorem machine_candidate_l2_atomic:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B"
-    and wp: "well_placed L P" and od: "one_dev L P"
+    and wp: "well_placed L P" and dcf: "dev_conflicts L P"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
   shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
      \<and> (\<forall>t k. at_l2 B P t k \<longrightarrow> rmw_atomic P (grf g) (run_co P g) t k)"
 proof -
-  obtain g where g: "ginv L S P s g" "at2_ok L S B P s g" using at2_reachable[OF reach rows wp od] by blast
+  obtain g where g: "ginv L S P s g" "at2_ok L S B P s g" using at2_reachable[OF reach rows wp dcf] by blast
   then show ?thesis using final_at2[OF g(1) fin wp rows(1-3) g(2)] final_candidate[OF rows(1-3) wp g(1) fin] by blast
 qed
 
 corollary machine_outcomes_l2_atomic:
-  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "well_placed L P" "one_dev L P"
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "well_placed L P" "dev_conflicts L P"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
     \<and> (\<forall>t k. at_l2 B P t k \<longrightarrow> rmw_atomic P rfw cos t k)}"
 proof
@@ -709,7 +700,7 @@ qed
 text \<open>So every write of such a location waits, if at all, in w's L1, and in
   its device's L2 (one device).\<close>
 lemma l1_loc_home:
-  assumes inv: "ginv L S P s g" and od: "one_dev L P"
+  assumes inv: "ginv L S P s g"
     and ex: "\<And>b. is_wr P b \<or> is_rd P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some w"
     and wt: "t \<in> src_threads P" "wg_of L t = w" and e: "wx S P s x e"
   shows "(ga2 g e = None \<longrightarrow> ewg L e = Some w) \<and> (ga3 g e = None \<longrightarrow> dv L e = Some (dev_of L w))
@@ -726,8 +717,7 @@ next
   then have u: "u \<in> src_threads P" using ue by (simp add: acc_def)
   have "ewg L e = Some w" using ex[of e] wr ue by simp
   then have "wg_of L u = w" using ue by simp
-  moreover have "dev_of L (wg_of L u) = dev_of L (wg_of L t)" using od u wt(1) unfolding one_dev_def by blast
-  ultimately show ?thesis using ue wt(2) time_perf[OF ti e] False by (simp add: dv_def)
+  then show ?thesis using ue wt(2) time_perf[OF ti e] False by (simp add: dv_def)
 qed
 
 text \<open>Quiet instructions other than an invalidation of the L1.\<close>
@@ -763,7 +753,7 @@ lemma ln_ok_initial: "ln_ok L S B P (initial (src_init P)) (ghost0 P)"
 
 lemma ln_env:
   assumes pc: "pc s' = pc s" and k: "sb_keep L S P s g g'" and le: "l1_env L s s' g g'"
-    and inv: "ginv L S P s g" and l2: "l2_ok L S P s g" and od: "one_dev L P"
+    and inv: "ginv L S P s g" and l2: "l2_ok L S P s g" and dcf: "dev_conflicts L P"
     and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and ops: "ops_of P \<subseteq> A \<union> B"
     and ln: "ln_ok L S B P s g"
   shows "ln_ok L S B P s' g'"
@@ -779,7 +769,7 @@ proof (intro allI impI)
   have exc: "\<And>b. is_wr P b \<or> is_rd P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some w"
     using l1_loc_excl[OF sc rr ops] a by blast
   have home: "ga2 g e = None \<longrightarrow> ewg L e = Some w"
-    using l1_loc_home[OF inv od exc t tk(2) we] by blast
+    using l1_loc_home[OF inv exc t tk(2) we] by blast
   from le a consider (same) "readable (l1 s w x)" "h1 g' w x = h1 g w x"
     | (fetch) "\<not> dirty (l1 s w x)" "readable (l2 s (dev_of L w) x)" "h1 g' w x = h2 g (dev_of L w) x"
     unfolding l1_env_def by blast
@@ -800,7 +790,9 @@ proof (intro allI impI)
       then show False using di fetch(1) by (auto simp: dirty_inv_def)
     qed
     have hw: "wx S P s x (h2 g (dev_of L w) x)" using h2_wx[OF li fetch(2)] .
-    have "sb L g e (h2 g (dev_of L w) x)" using sb_l2_line[OF inv l2 od t we a2] fetch(2) tk(2) by simp
+    have "e = Init x \<or> dv L e = Some (dev_of L (wg_of L t))"
+      using dv_conflict[OF dcf we, of "Acc t k True" t] rmw_parts(1) tk(1,3) by (simp add: at_l1_def)
+    then have "sb L g e (h2 g (dev_of L w) x)" using sb_l2_line[OF inv l2 _ we a2] fetch(2) tk(2) by blast
     then have "sb L g' e (h2 g (dev_of L w) x)" using k we hw unfolding sb_keep_def by blast
     then show ?thesis using fetch(3) by simp
   qed
@@ -813,7 +805,7 @@ lemma ln_thread:
   assumes inv: "ginv L S P s g" and gi: "ginv L S P s' g'" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq_rows S A B" and wp: "well_placed L P"
-    and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and od: "one_dev L P"
+    and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and dcf: "dev_conflicts L P"
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
     and l2: "l2_ok L S P s g" and ln: "ln_ok L S B P s g"
@@ -904,7 +896,7 @@ proof -
         case True
         have we: "wx S P s x e" using a True by (auto simp: wx_def)
         have home: "(ga2 g e = None \<longrightarrow> ewg L e = Some w) \<and> (ga3 g e = None \<longrightarrow> dv L e = Some (dev_of L w))"
-          using l1_loc_home[OF inv od exc t1 tk(2) we] by blast
+          using l1_loc_home[OF inv exc t1 tk(2) we] by blast
         have hw: "wx S P s' x (h1 g' w x)" using h1_wx[OF li' r'] .
         have nd: "\<not> done_ev S P s (Acc t ?k p)" by simp
         have hd: "is_wr P (Acc t ?k p)" "done_ev S P s' (Acc t ?k p)" using hw hp by (auto simp: wx_def)
@@ -1007,7 +999,7 @@ lemma at1_thread:
   assumes inv: "ginv L S P s g" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and wp: "well_placed L P"
-    and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and od: "one_dev L P"
+    and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and dcf: "dev_conflicts L P"
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
     and lk: "lock_inv L (compile S P) s"
@@ -1035,7 +1027,6 @@ proof -
       "s' = set_pc t (Suc ?n) z" "pc z = pc s" "kd S P s' t = (if visible ?i then Suc ?k else ?k)"
       "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
     by (rule step_shape[OF st rows(1-3)]) blast
-  note dv_eq = dv_one_dev[OF od]
   have old_sb: "sb L g' a b = sb L g a b" if "done_ev S P s a" "done_ev S P s b" for a b
     using se(4)[OF that(1)] se(4)[OF that(2)] by (intro sb_cong) simp_all
   have new_w: "\<exists>p. w = Acc t ?k p" if "wx S P s' y w" "\<not> wx S P s y w" for y w
@@ -1084,7 +1075,7 @@ proof -
         have home: "(ga2 g (Acc t1 k1 True) = None \<longrightarrow> ewg L (Acc t1 k1 True) = Some (wg_of L t1))
             \<and> (ga3 g (Acc t1 k1 True) = None \<longrightarrow> dv L (Acc t1 k1 True) = Some (dev_of L (wg_of L t1)))
             \<and> (ga2 g (Acc t1 k1 True) = None \<longrightarrow> ga3 g (Acc t1 k1 True) = None)"
-          using l1_loc_home[OF inv od exc t1 refl we1] .
+          using l1_loc_home[OF inv exc t1 refl we1] .
         have lt: "gt g (Acc t1 k1 True) < clk g" using gt_lt[OF ti c0 we1] .
         show ?thesis
         proof (cases "\<exists>r. ?i = INCL2 r x")
@@ -1104,7 +1095,7 @@ proof -
           then have a2: "ga2 g (Acc t1 k1 True) \<noteq> None" using we1 wt by (auto simp: pend1_def)
           have g2: "ga2 g' w = Some (gt g' w)" using y0 y r by auto
           have "the (ga2 g (Acc t1 k1 True)) < clk g" using time_perf[OF ti we1] a2 by auto
-          moreover have "dv L (Acc t1 k1 True) = dv L w" using dv_eq[OF t1 t] wp' by simp
+          moreover have "dv L (Acc t1 k1 True) = dv L w" using wt wp' by (simp add: dv_def)
           ultimately have "sb L g' (Acc t1 k1 True) w"
             using sb_after_l2[of g' "Acc t1 k1 True" "clk g" w] a2 o w3 g2 by simp
           then show ?thesis by blast
@@ -1235,7 +1226,7 @@ text \<open>Every invariant at once, for one ghost: Hrf_Coherence's and
 lemma rsp_reachable:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    and wp: "well_placed L P" and sc: "scoped_conflicts L P" and od: "one_dev L P"
+    and wp: "well_placed L P" and sc: "scoped_conflicts L P" and dcf: "dev_conflicts L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
   shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g
     \<and> kw_ok L S P s g \<and> kl_ok L S P s g \<and> kr_ok L S P s g \<and> lock_inv L (compile S P) s
@@ -1303,15 +1294,15 @@ proof -
       have hb': "hb_ok L S P s2 g'" by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6) wp sc g'(1,5,6) g(5)])
       have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) wp g'(1,5,6) g(5) hb' g(6)])
       moreover have "kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
-        by (rule kl_thread[OF g(1,2,3) thr rows(1-3,5,4) wp sc od g'(1,5,6) g(4,5,6,7,8)])
+        by (rule kl_thread[OF g(1,2,3) thr rows(1-3,5,4) wp sc dcf g'(1,5,6) g(4,5,6,7,8)])
       moreover have "lock_inv L (compile S P) s2" using thread_lock_inv[OF thr(2) g(9) dis] .
       moreover have "flk_ok L S B P s2 g'"
         by (rule flk_thread[OF g(1,2) thr rows(1-3) wp g'(5,6) g(9) lkc1 g(10)])
       moreover have "ln_ok L S B P s2 g'"
-        by (rule ln_thread[OF g(1) g'(1) thr rows(1-3,5) wp sc rows(6) od g'(5,6) g(4,11)])
+        by (rule ln_thread[OF g(1) g'(1) thr rows(1-3,5) wp sc rows(6) dcf g'(5,6) g(4,11)])
       moreover have "at1_ok L S B P s2 g'"
-        by (rule at1_thread[OF g(1) thr rows(1-3) wp sc rows(6) od g'(5,6) g(9) lkc1 lkc2 lkc3 g(4,10,11,12)])
-      moreover have "at2_ok L S B P s2 g'" by (rule at2_thread[OF g(1) thr rows(1-3) od g'(5,6) g(4,13)])
+        by (rule at1_thread[OF g(1) thr rows(1-3) wp sc rows(6) dcf g'(5,6) g(9) lkc1 lkc2 lkc3 g(4,10,11,12)])
+      moreover have "at2_ok L S B P s2 g'" by (rule at2_thread[OF g(1) thr rows(1-3) dcf g'(5,6) g(4,13)])
       ultimately show ?thesis using g' hb' by blast
     next
       case env
@@ -1325,11 +1316,11 @@ proof -
       have kh: "kh_ok L S P s1 g" using g(5) by (simp add: hb_ok_def)
       have "hb_ok L S P s2 g'" using hb_env pc g'(5) g(5) by blast
       moreover have "kw_ok L S P s2 g'" using kw_env[OF pc g'(5,6) ei g(6)] .
-      moreover have "kl_ok L S P s2 g'" using kl_env[OF pc g'(5,6,7) g(1) kh g(4) od g(7)] .
+      moreover have "kl_ok L S P s2 g'" using kl_env[OF pc g'(5,6,7) g(1) kh g(4) dcf g(7)] .
       moreover have "kr_ok L S P s2 g'" using kr_env[OF pc g'(5,6) ei g(8)] .
       moreover have "lock_inv L (compile S P) s2" using lock_inv_cong[of "compile S P" s2 s1] pcl g(9) by simp
       moreover have "flk_ok L S B P s2 g'" by (rule flk_env[OF g(1) env g(10) g'(8)])
-      moreover have "ln_ok L S B P s2 g'" using ln_env[OF pc g'(6,7) g(1,4) od sc rows(6,3) g(11)] .
+      moreover have "ln_ok L S B P s2 g'" using ln_env[OF pc g'(6,7) g(1,4) dcf sc rows(6,3) g(11)] .
       moreover have "at1_ok L S B P s2 g'" using at1_env[OF pc g'(5,6) ei g(12)] .
       moreover have "at2_ok L S B P s2 g'" using at2_env[OF pc g'(5,6) ei g(13)] .
       ultimately show ?thesis using g' by blast
@@ -1372,7 +1363,7 @@ qed
 
 theorem machine_candidate_rmw_atomic:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    and wp: "well_placed L P" and od: "one_dev L P"
+    and wp: "well_placed L P" and dcf: "dev_conflicts L P"
     and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_promotion L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
@@ -1382,14 +1373,14 @@ proof -
   have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
   obtain g where g: "ginv L S P s g" "at1_ok L S B P s g" "at2_ok L S B P s g"
-    using rsp_reachable[OF reach rows wp sc od lc] by blast
+    using rsp_reachable[OF reach rows wp sc dcf lc] by blast
   show ?thesis using final_candidate[OF rows(1-3) wp g(1) fin] final_rmw_atomic[OF g(1) fin wp rows(1-3) g(2,3)]
     by blast
 qed
 
 corollary machine_outcomes_rmw_atomic:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "well_placed L P" "one_dev L P" "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
     "no_promotion L P" "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
@@ -1764,7 +1755,7 @@ lemmas lk_code_simps = lk_code_upt lk_flushed_upt win_upt held_def disciplined_d
 text \<open>The same theorem for a scheme whose rows take the locks as lk_code says.\<close>
 corollary machine_outcomes_rmw_atomic_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "lk_rows S (A \<union> B)" "well_placed L P" "one_dev L P" "\<not> na_rmw P"
+    "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
     "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"

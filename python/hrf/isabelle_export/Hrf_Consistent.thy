@@ -277,7 +277,7 @@ text \<open>A read of a write other than the initial one is after it in
   each other's scope.\<close>
 lemma rf_hbr:
   assumes c: "cand_ok P f cr v" and pl: "po_loc_ok P f cr" and ac: "atomic_conflicts P"
-    and sc: "scoped_conflicts L P" and od: "one_dev L P" and r: "is_rd P r" and ni: "\<forall>x. f r \<noteq> Init x"
+    and sc: "scoped_conflicts L P" and dcf: "dev_conflicts L P" and r: "is_rd P r" and ni: "\<forall>x. f r \<noteq> Init x"
   shows "(f r, r) \<in> hbr L P f"
 proof -
   obtain u j q where ru: "r = Acc u j q" using r by (cases r) auto
@@ -304,8 +304,10 @@ proof -
       case False
       have "ewg L (f r) \<noteq> None" "ewg L r \<noteq> None" "ewg L (f r) \<noteq> ewg L r" using False wt ru by simp_all
       then have "wide_ev P (f r) \<and> wide_ev P r" using sc w r unfolding scoped_conflicts_def by blast
-      moreover have "dev_of L (wg_of L t) = dev_of L (wg_of L u)" using od th unfolding one_dev_def by blast
-      ultimately show ?thesis using wt ru by simp
+      moreover have "dv L (f r) = dv L r"
+        using dcf[unfolded dev_conflicts_def, rule_format, of "f r" r] w r \<open>ewg L (f r) \<noteq> None\<close> \<open>ewg L r \<noteq> None\<close>
+        by simp
+      ultimately show ?thesis using wt ru by (simp add: dv_def)
     qed
     then show ?thesis using at r unfolding hbr_def by blast
   qed
@@ -370,7 +372,7 @@ locale rsp_cand =
     and v :: "sev \<Rightarrow> int"
   assumes c: "cand_ok P f cr v" and pl: "po_loc_ok P f cr"
     and at: "\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P f cr t k"
-    and ac: "atomic_conflicts P" and sc: "scoped_conflicts L P" and od: "one_dev L P"
+    and ac: "atomic_conflicts P" and sc: "scoped_conflicts L P" and dcf: "dev_conflicts L P"
     and fin: "finite (src_threads P)"
 begin
 
@@ -433,7 +435,7 @@ proof (induction u rule: wf_induct_rule)
     have sl: "sloc P ?r = sloc P u" using u by simp
     have fu: "(f ?r, u) \<in> cr" using pl rr wa(2) po sl unfolding po_loc_ok_def by blast
     have wr: "is_wr P (f ?r)" "sloc P (f ?r) = sloc P ?r" using cand_facts(5) rr by blast+
-    have rh: "(f ?r, ?r) \<in> hbr L P f" if "\<forall>x. f ?r \<noteq> Init x" using rf_hbr[OF c pl ac sc od rr that] .
+    have rh: "(f ?r, ?r) \<in> hbr L P f" if "\<forall>x. f ?r \<noteq> Init x" using rf_hbr[OF c pl ac sc dcf rr that] .
     have ph: "(?r, u) \<in> hbr L P f" using po by (rule po_hbr)
     have ra: "rmw_atomic P f cr t k" using at u(3) by blast
     have "sloc P a = sloc P (f ?r)" using wa(3) wr(2) sl by simp
@@ -499,7 +501,7 @@ proof -
     ultimately show ?thesis by blast
   qed
   have "\<forall>x. f r \<noteq> Init x" using fr a(2) by (auto simp: atomic_ev_def)
-  then have "(f r, r) \<in> hbr L P f" using rf_hbr[OF c pl ac sc od r(1)] by blast
+  then have "(f r, r) \<in> hbr L P f" using rf_hbr[OF c pl ac sc dcf r(1)] by blast
   then have "(a, r) \<in> hbr L P f" using fr hbr_trans by metis
   then show ?thesis using a(1) r by blast
 qed
@@ -731,7 +733,7 @@ text \<open>On a race-free program whose remote operations promote nothing,
   OpenCL+RSP finds consistent.\<close>
 theorem machine_candidate_consistent:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    and wp: "well_placed L P" and od: "one_dev L P"
+    and wp: "well_placed L P" and dcf: "dev_conflicts L P"
     and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_promotion L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
@@ -743,7 +745,7 @@ proof -
   have ac: "atomic_conflicts P" using race_free_atomic[OF nr rfree fs rem] .
   obtain g where g: "ginv L S P s g" "oinv L S P s g" "wr_ok L S P s g" "kw_ok L S P s g" "kr_ok L S P s g"
       "at1_ok L S B P s g" "at2_ok L S B P s g"
-    using rsp_reachable[OF reach rows wp sc od lc] by blast
+    using rsp_reachable[OF reach rows wp sc dcf lc] by blast
   have ca: "cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)"
     using final_candidate[OF rows(1-3) wp g(1) fin] by blast
   have pl: "po_loc_ok P (grf g) (run_co P g)" using final_po_loc[OF g(1-3) fin wp rows(1-3)] .
@@ -753,7 +755,7 @@ proof -
   have hr: "hb_co_rd_ok L P (grf g) (run_co P g)" using final_hb_co_rd[OF g(1) fin wp rows(1-3) g(5)] .
   have ir: "irrefl (hbr L P (grf g))" using final_hbr_irrefl[OF g(1,4) fin wp rows(1-3)] .
   interpret rsp_cand L P "grf g" "run_co P g" "gv g"
-    using ca pl at ac sc od fs by unfold_locales blast+
+    using ca pl at ac sc dcf fs by unfold_locales blast+
   have "rsp_hb_axioms (src_exec L P (grf g) (run_co P g))" using cand_hb_axioms[OF hc hr ir] .
   moreover have "rsp_other_axioms (src_exec L P (grf g) (run_co P g))"
     using cand_other_axioms[OF ca[THEN conjunct1] pl at] .
@@ -763,7 +765,7 @@ qed
 text \<open>So every outcome of such a program is one OpenCL+RSP allows.\<close>
 corollary machine_outcomes_allowed_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "lk_rows S (A \<union> B)" "well_placed L P" "one_dev L P" "\<not> na_rmw P"
+    "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
     "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> src_allowed opencl_rsp_consistent L P"
 proof
@@ -781,7 +783,7 @@ text \<open>With deadlock freedom: such a scheme is sound against OpenCL+RSP
   nothing, on one device.\<close>
 theorem machine_sound_on_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "lk_rows S (A \<union> B)" "disciplined_scheme S" "well_placed L P" "one_dev L P" "no_promotion L P"
+    "lk_rows S (A \<union> B)" "disciplined_scheme S" "well_placed L P" "dev_conflicts L P" "no_promotion L P"
   shows "opencl_rsp_source.sound_on L wb S P"
 proof -
   have "compilable S P" using assms(1-3) by (fastforce simp: compilable_def l1_rows_def l2_rows_def)

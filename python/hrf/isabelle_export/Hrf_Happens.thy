@@ -1211,6 +1211,96 @@ text \<open>The program's threads sit on one device.\<close>
 definition one_dev :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
   "one_dev L P \<longleftrightarrow> (\<forall>t \<in> src_threads P. \<forall>u \<in> src_threads P. dev_of L (wg_of L t) = dev_of L (wg_of L u))"
 
+text \<open>Conflicting accesses of two threads sit on one device: devices share
+  only locations no thread writes.\<close>
+definition dev_conflicts :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
+  "dev_conflicts L P \<longleftrightarrow> (\<forall>a b. is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
+     \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<longrightarrow> dv L a = dv L b)"
+
+lemma one_dev_conflicts:
+  assumes od: "one_dev L P" shows "dev_conflicts L P"
+  unfolding dev_conflicts_def
+proof (intro allI impI)
+  fix a b assume ab: "is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None"
+  obtain t i p where a: "a = Acc t i p" using ab by (cases a) auto
+  obtain u j q where b: "b = Acc u j q" using ab by (cases b) auto
+  have "t \<in> src_threads P" using ab a by (simp add: acc_def)
+  moreover have "u \<in> src_threads P" using ab b by (auto simp: acc_def)
+  ultimately have "dev_of L (wg_of L t) = dev_of L (wg_of L u)" using od unfolding one_dev_def by blast
+  then show "dv L a = dv L b" using a b by (simp add: dv_def)
+qed
+
+text \<open>A write of x and an access of x by thread t: the write is the initial
+  one or of t's device.\<close>
+lemma dv_conflict:
+  assumes dc: "dev_conflicts L P" and a: "wx S P s x a"
+    and b: "is_rd P b \<or> is_wr P b" "sloc P b = Some x" "sthread b = Some t"
+  shows "a = Init x \<or> dv L a = Some (dev_of L (wg_of L t))"
+proof (cases "a = Init x")
+  case False
+  then have w: "is_wr P a" "sloc P a = Some x" using a by (auto simp: wx_def)
+  obtain u j p where ua: "a = Acc u j p" using w False by (cases a) (auto simp: wx_def)
+  obtain k q where bt: "b = Acc t k q" using b(3) by (cases b) auto
+  have "dv L a = dv L b" using dc w b(1,2) ua bt unfolding dev_conflicts_def by simp
+  then show ?thesis using bt by (simp add: dv_def)
+qed simp
+
+text \<open>Two writes of x, neither the initial one, are of one device.\<close>
+lemma dv_wr_conflict:
+  assumes dc: "dev_conflicts L P" and a: "is_wr P a" "sloc P a = Some x" "ewg L a \<noteq> None"
+    and b: "wx S P s x b" "ewg L b \<noteq> None"
+  shows "dv L a = dv L b"
+proof -
+  have "is_wr P b" "sloc P b = Some x" using b by (auto simp: wx_def)
+  then show ?thesis using dc[unfolded dev_conflicts_def, rule_format, of a b] a b(2) by simp
+qed
+
+text \<open>Happens-before stays on one device: program order in a thread,
+  synchronisation in a work-group or across work-groups of one device.\<close>
+lemma hbm_dv:
+  assumes h: "(a, c) \<in> hbm L P g"
+  shows "dv L a = dv L c \<and> ewg L a \<noteq> None"
+proof -
+  have e: "dv L a = dv L c \<and> ewg L a \<noteq> None \<and> ewg L c \<noteq> None" if "(a, c) \<in> src_po P \<union> swm L P g" for a c
+    using that by (auto simp: src_po_def swm_def dv_def atomic_ev_def split: sev.splits)
+  have "dv L a = dv L c \<and> ewg L a \<noteq> None \<and> ewg L c \<noteq> None" using h[unfolded hbm_def]
+  proof (induction rule: trancl_induct)
+    case (base b)
+    then show ?case using e by blast
+  next
+    case (step b c)
+    then show ?case using e[OF step(2)] by simp
+  qed
+  then show ?thesis by blast
+qed
+
+text \<open>A write an access of thread t knows is the initial one or of t's device
+  (when devices share no written location).\<close>
+lemma known_dv:
+  assumes dc: "dev_conflicts L P" and ei: "ev_inv S P s g" and d: "done_ev S P s c" and c: "sthread c = Some t"
+    and k: "knows_at L P g c a" and a: "wx S P s x a"
+  shows "a = Init x \<or> dv L a = Some (dev_of L (wg_of L t))"
+proof -
+  obtain b where b: "is_wr P b \<or> is_rd P b" "b = c \<or> (b, c) \<in> hbm L P g" "ob P g b = a"
+    using k unfolding knows_at_def by blast
+  have db: "done_ev S P s b" using b(2) hbm_done[OF ei _ d] d by blast
+  have bc: "dv L b = dv L c \<and> ewg L b \<noteq> None" using b(2) hbm_dv[of b c] c by (cases c) auto
+  obtain y where y: "sloc P b = Some y" using b(1) wr_loc[of P b] rd_addr
+    by (cases b) (auto simp: acc_def)
+  have "wx S P s y a" using ob_wx_done[OF ei b(1) db y] b(3) by simp
+  then have "sloc P b = sloc P a" using wx_loc y by metis
+  show ?thesis
+  proof (cases "a = Init x")
+    case False
+    then have w: "is_wr P a" using a by (auto simp: wx_def)
+    obtain u j p where "a = Acc u j p" using w False a by (cases a) (auto simp: wx_def)
+    then have "ewg L a \<noteq> None" by simp
+    then have "dv L a = dv L b"
+      using dc[unfolded dev_conflicts_def, rule_format, of a b] w b(1) \<open>sloc P b = sloc P a\<close> bc by (metis disj_commute)
+    then show ?thesis using bc c by (cases c) (auto simp: dv_def)
+  qed simp
+qed
+
 text \<open>The operations that read at device scope or wider.\<close>
 fun wide_rd_op :: "src_op \<Rightarrow> bool" where
   "wide_rd_op (Load sc rm) = (sc \<in> {Device, AllDevices})"
@@ -1430,28 +1520,23 @@ proof -
   then show ?thesis unfolding kl_ok_def by blast
 qed
 
-text \<open>On one device, a write that has reached the L2 is settled before the
-  L2's readable line of its location.\<close>
+text \<open>A write of the device (or the initial one) that has reached an L2 is
+  settled before the device's readable L2 line of its location.\<close>
 lemma sb_l2_line:
-  assumes inv: "ginv L S P s g" and l2: "l2_ok L S P s g" and od: "one_dev L P" and t: "t \<in> src_threads P"
+  assumes inv: "ginv L S P s g" and l2: "l2_ok L S P s g"
+    and hd: "a = Init x \<or> dv L a = Some (dev_of L (wg_of L t))"
     and a: "wx S P s x a" "ga2 g a \<noteq> None" and r: "readable (l2 s (dev_of L (wg_of L t)) x)"
   shows "sb L g a (h2 g (dev_of L (wg_of L t)) x)"
 proof -
   have li: "lines_inv S P s g" and ti: "time_inv S P s g" using inv by (simp_all add: ginv_def)
   have hw: "wx S P s x (h2 g (dev_of L (wg_of L t)) x)" using h2_wx[OF li r] .
   show ?thesis
-  proof (cases "\<exists>y. a = Init y")
+  proof (cases "a = Init x")
     case True
-    then have "a = Init x" using a(1) by (auto simp: wx_def)
     then show ?thesis using sb_Init[OF ti hw] by simp
   next
     case False
-    then obtain u j p where ua: "a = Acc u j p" by (cases a) auto
-    have "is_wr P a" using a(1) False by (auto simp: wx_def)
-    then have "u \<in> src_threads P" using ua by (simp add: acc_def)
-    then have "dev_of L (wg_of L u) = dev_of L (wg_of L t)" using od t unfolding one_dev_def by blast
-    then have "dv L a = Some (dev_of L (wg_of L t))" using ua by (simp add: dv_def)
-    then show ?thesis using l2_okD[OF l2 r a] by simp
+    then show ?thesis using l2_okD[OF l2 r a] hd by simp
   qed
 qed
 
@@ -1488,7 +1573,7 @@ section \<open>Environment steps keep it\<close>
 
 lemma kl_env:
   assumes pc: "pc s' = pc s" and m: "env_mono g g'" and k: "sb_keep L S P s g g'" and le: "l1_env L s s' g g'"
-    and inv: "ginv L S P s g" and kh: "kh_ok L S P s g" and l2: "l2_ok L S P s g" and od: "one_dev L P"
+    and inv: "ginv L S P s g" and kh: "kh_ok L S P s g" and l2: "l2_ok L S P s g" and dcf: "dev_conflicts L P"
     and kl: "kl_ok L S P s g"
   shows "kl_ok L S P s' g'"
   unfolding kl_ok_def
@@ -1528,7 +1613,9 @@ proof (intro ballI allI impI)
       then show False using di fetch(1) by (auto simp: dirty_inv_def)
     qed
     have hw: "wx S P s x (h2 g (dev_of L ?w) x)" using h2_wx[OF li fetch(2)] .
-    have "sb L g a (h2 g (dev_of L ?w) x)" using sb_l2_line[OF inv l2 od t wa a2 fetch(2)] .
+    have ei: "ev_inv S P s g" using inv by (simp add: ginv_def)
+    have "a = Init x \<or> dv L a = Some (dev_of L ?w)" using known_dv[OF dcf ei dc _ kc wa] a by blast
+    then have "sb L g a (h2 g (dev_of L ?w) x)" using sb_l2_line[OF inv l2 _ wa a2] fetch(2) by blast
     then have "sb L g' a (h2 g (dev_of L ?w) x)" using k wa hw unfolding sb_keep_def by blast
     then show ?thesis using fetch(3) by simp
   qed
@@ -1726,7 +1813,7 @@ lemma kl_thread:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and wr: "wr_ok L S P s g" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq_rows S A B" "l2_flushed S B"
-    and wp: "well_placed L P" and sc: "scoped_conflicts L P" and od: "one_dev L P" and gi: "ginv L S P s' g'"
+    and wp: "well_placed L P" and sc: "scoped_conflicts L P" and dcf: "dev_conflicts L P" and gi: "ginv L S P s' g'"
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
     and l2: "l2_ok L S P s g" and hb: "hb_ok L S P s g" and kw: "kw_ok L S P s g" and kl: "kl_ok L S P s g"
@@ -2053,7 +2140,9 @@ proof -
             using compiled_flushed[OF rows(1,2,5) ops, of ?n r0 y0] z(1) True xsc by simp
           have "knows L S P s g t (ob P g b)" using knows_at_knows[OF 1(2,3) ky] .
           then have "ga2 g (ob P g b) \<noteq> None" using known_flushed[OF oi kh t wp fl z(3) wob] by blast
-          then show ?thesis using sb_l2_line[OF inv l2 od t wob _ l(2)] l(1) by simp
+          moreover have "ob P g b = Init x \<or> dv L (ob P g b) = Some (dev_of L ?w0)"
+            using dv_conflict[OF dcf wob, of r t] a x rk by simp
+          ultimately show ?thesis using sb_l2_line[OF inv l2 _ wob _ l(2)] l(1) by simp
         qed
         then show ?thesis using ob sbo[OF dob gro] by simp
       next
@@ -2087,7 +2176,7 @@ lemma hb_reachable:
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
     and wp: "well_placed L P" and sc: "scoped_conflicts L P"
   shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g
-    \<and> kw_ok L S P s g \<and> (acq_rows S A B \<and> one_dev L P \<longrightarrow> kl_ok L S P s g \<and> kr_ok L S P s g)"
+    \<and> kw_ok L S P s g \<and> (acq_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s g \<and> kr_ok L S P s g)"
 proof -
   have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
     using reach by (simp add: reachable_def)
@@ -2101,7 +2190,7 @@ proof -
   next
     case (step s1 s2)
     then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "wr_ok L S P s1 g" "l2_ok L S P s1 g" "hb_ok L S P s1 g"
-      "kw_ok L S P s1 g" "acq_rows S A B \<and> one_dev L P \<longrightarrow> kl_ok L S P s1 g \<and> kr_ok L S P s1 g"
+      "kw_ok L S P s1 g" "acq_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s1 g \<and> kr_ok L S P s1 g"
       by blast
     have "threads (compile S P) = src_threads P" by (simp add: compile_def)
     then consider (thr) t where "t \<in> src_threads P" "step_thread L (compile S P) t s1 = Some s2"
@@ -2116,7 +2205,7 @@ proof -
         using oinv_thread[OF g(1,2) thr rows(1-4) wp] g(3,4) rows(5) by blast
       have hb': "hb_ok L S P s2 g'" by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6) wp sc g'(1,5,6) g(5)])
       have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) wp g'(1,5,6) g(5) hb' g(6)])
-      moreover have "acq_rows S A B \<and> one_dev L P \<longrightarrow> kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
+      moreover have "acq_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
         using kl_thread[OF g(1,2,3) thr rows(1-3) _ rows(4) wp sc _ g'(1,5,6) g(4,5,6)] g(7) by blast
       ultimately show ?thesis using g' hb' by blast
     next
@@ -2130,7 +2219,7 @@ proof -
       have kh: "kh_ok L S P s1 g" using g(5) by (simp add: hb_ok_def)
       have "hb_ok L S P s2 g'" using hb_env pc g'(5) g(5) by blast
       moreover have "kw_ok L S P s2 g'" using kw_env[OF pc g'(5,6) ei g(6)] .
-      moreover have "acq_rows S A B \<and> one_dev L P \<longrightarrow> kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
+      moreover have "acq_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
         using kl_env[OF pc g'(5,6,7) g(1) kh g(4)] kr_env[OF pc g'(5,6) ei] g(7) by blast
       ultimately show ?thesis using g' by blast
     qed
@@ -2329,7 +2418,7 @@ text \<open>On one device, with rows whose acquires at device scope and
 theorem machine_candidate_hb_coherent:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
       "acq_rows S A B"
-    and wp: "well_placed L P" and od: "one_dev L P"
+    and wp: "well_placed L P" and dcf: "dev_conflicts L P"
     and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_promotion L P"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
   shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
@@ -2338,14 +2427,14 @@ proof -
   have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
   obtain g where g: "ginv L S P s g" "kw_ok L S P s g" "kr_ok L S P s g"
-    using hb_reachable[OF reach rows(1-6) wp sc] rows(7) od by blast
+    using hb_reachable[OF reach rows(1-6) wp sc] rows(7) dcf by blast
   show ?thesis using final_hb_co[OF g(1) fin wp rows(1-3) g(2)] final_hb_co_rd[OF g(1) fin wp rows(1-3) g(3)]
       final_candidate[OF rows(1-3) wp g(1) fin] by blast
 qed
 
 corollary machine_outcomes_hb_coherent:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
-      "acq_rows S A B" and "well_placed L P" "one_dev L P"
+      "acq_rows S A B" and "well_placed L P" "dev_conflicts L P"
     and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P))
     \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> hb_co_rd_ok L P rfw co}"
@@ -2386,7 +2475,7 @@ qed
 
 corollary machine_outcomes_hb_visible:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
-      "acq_rows S A B" and "well_placed L P" "one_dev L P"
+      "acq_rows S A B" and "well_placed L P" "dev_conflicts L P"
     and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P))
     \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> hb_co_rd_ok L P rfw co
