@@ -46,6 +46,7 @@ def test_base_theories_are_in_the_repository_where_spec_puts_them():
         "Hrf_Machine.thy",
         "Hrf_Mapping.thy",
         "Hrf_Models.thy",
+        "Hrf_Promotion.thy",
         "Hrf_Relaxed_Theorems.thy",
         "Hrf_Simulation.thy",
         "Hrf_Soundness.thy",
@@ -249,6 +250,8 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "rel_rows",
             "knows_home",  # Hrf_Happens's machine_knows_home
             "outcomes_hb_co",  # Hrf_Happens's machine_outcomes_hb_co
+            "prom_rows",
+            "remote_release_fresh",  # Hrf_Promotion's machine_remote_release_fresh
             "acq_rows",
             "outcomes_hb_coherent",  # Hrf_Happens's machine_outcomes_hb_coherent
             "lk_rows",
@@ -413,6 +416,32 @@ def test_the_acquire_rows_invalidate_the_l1_right_after_their_access():
     assert "theorem rsp_new_outcomes_hb_coherent:" in text and "dev_conflicts L P" in text
     # rsp-old has no theorem on what a thread knows, so none on coherence
     assert "hb_coherent" not in scheme_theory("rsp-old")[1]
+
+
+def test_the_remote_store_rows_invalidate_every_l1_of_the_device_after_a_flush():
+    # Hrf_Promotion's dinv, by hand: each data instruction comes after an
+    # INVL1 DV (or ALL) that a FLUL1 precedes, with only quiet instructions
+    # between. rsp-new's remote store (LKrmw DV; FLUL1 DV; INVL1 DV; ST;
+    # FLUL1 WG; INVL1 DV; UNLKrmw DV) is, the slide's (FLUL1 WG; INVL1 DV;
+    # ST) too, and its all-devices one (... FLUL1 ALL; FLUL2 ALL; INVL2 ALL;
+    # INVL1 ALL; ST ...); the invalidation of its own work-group only, an
+    # invalidation before the flush, no flush, or a data instruction between
+    # flush and invalidation, are not.
+    from hrf.isabelle.schemes import promoted_row, scheme_theory
+
+    assert promoted_row(("LKrmw DV", "FLUL1 DV", "INVL1 DV", "ST", "FLUL1 WG", "INVL1 DV", "UNLKrmw DV"))
+    assert promoted_row(("FLUL1 WG", "INVL1 DV", "ST"))
+    assert promoted_row(get("rsp-new").several_devices[("store", "all", True)].seq)
+    assert not promoted_row(("FLUL1 WG", "INVL1 WG", "ST")) and not promoted_row(("INVL1 DV", "FLUL1 WG", "ST"))
+    assert not promoted_row(("INVL1 DV", "ST")) and not promoted_row(("FLUL1 WG", "LD", "INVL1 DV", "ST"))
+    for name in ("rsp-new", "rsp-new-slides"):
+        rows = get(name).rows
+        assert all(promoted_row(r.seq) for k, r in rows.items() if k[0] == "store" and k[2]), name
+    text = scheme_theory("rsp-new")[1]
+    assert 'lemma rsp_new_prom_rows: "prom_rows rsp_new {' in text
+    assert "theorem rsp_new_remote_release_fresh:" in text and "rp_fresh L rsp_new P s g" in text
+    # hrf-cache-locked has no remote store: nothing stated
+    assert "remote_release_fresh" not in scheme_theory("hrf-cache-locked")[1]
 
 
 def test_the_locked_rows_take_their_rmw_locks_as_lk_code_says():

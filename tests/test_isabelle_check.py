@@ -207,13 +207,15 @@ def _failed_in(done, path: Path, lemma: str) -> None:
 
 def _each_breaks(tmp_path, theories, planted, loads: str, fails: str) -> None:
     """Each planted error (`whole` -> (theory, error, lemma)) leaves
-    `loads` loading and makes `fails` fail in `lemma`."""
+    `loads` loading and makes `fails` fail in `lemma` (an error planted in a
+    theory that no other imports, after `fails`, makes that theory fail)."""
     for whole, (theory, error, lemma) in planted.items():
         done = _planted(tmp_path, theories, theory, whole, error)
         results = dict(re.findall(r"^RESULT (\w+): (\w+)", done.stdout, re.M))
+        failing = theory if theories.index(theory) > theories.index(fails) else fails
         assert done.returncode != 0 and results[loads] == "OK", whole
-        assert results[fails] == "FAILED", whole
-        _failed_in(done, tmp_path / f"{fails}.thy", lemma)
+        assert results[failing] == "FAILED", whole
+        _failed_in(done, tmp_path / f"{failing}.thy", lemma)
 
 
 def test_the_source_models_candidates_load_and_planted_errors_break_them(tmp_path):
@@ -470,7 +472,7 @@ def test_rmw_atomicity_at_the_l2_loads_and_planted_errors_break_it(tmp_path):
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Happens", fails=atom)
 
 
-def test_opencl_rsp_consistency_of_the_exhibited_candidate_loads_and_planted_errors_break_it(tmp_path):
+def test_opencl_rsp_consistency_and_what_a_remote_release_hands_over_load_and_planted_errors_break_them(tmp_path):
     # Hrf_Consistent proves that the candidate a final state exhibits meets
     # all eleven of OpenCL+RSP's checks, for every race-free program without
     # remote operations on one device compiled by rows like rsp-new's
@@ -486,7 +488,14 @@ def test_opencl_rsp_consistency_of_the_exhibited_candidate_loads_and_planted_err
     #   fails;
     # - the four checks claimed without coherence of reads along
     #   happens-before (hb_co_rd_ok): cand_hb_axioms fails.
-    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Consistent") + 1] if t != "Hrf_Closure")
+    # Hrf_Promotion, beside it, proves that in every reachable state every
+    # write a performed remote store knew, its own excepted, has reached
+    # the L2 and is settled before every readable line of its location in
+    # every L1 of its device (machine_remote_release_fresh). Planted: the
+    # store's own write claimed too (another work-group may have fetched
+    # the line between the invalidation and the store, and keeps the older
+    # write): rp_thread fails.
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Promotion") + 1] if t != "Hrf_Closure")
     cons = "Hrf_Consistent"
     planted = {
         '\\<longrightarrow> atomic_ev P a \\<and> atomic_ev P b)"': (
@@ -504,6 +513,11 @@ def test_opencl_rsp_consistency_of_the_exhibited_candidate_loads_and_planted_err
             'assumes hc: "hb_co_ok L P f cr" and hr: "True" and',
             "cand_hb_axioms",
         ),
+        "        \\<and> knows_at L P g (Acc t k False) a \\<and> a \\<noteq> Acc t k False \\<longrightarrow>": (
+            "Hrf_Promotion",
+            "        \\<and> knows_at L P g (Acc t k False) a \\<longrightarrow>",
+            "rp_thread",
+        ),
     }
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Atomicity", fails=cons)
 
@@ -517,8 +531,8 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
     # disciplined rows; its work-group RMW (in the L1) among the L2 rows.
     from hrf.isabelle.schemes import scheme_theory
 
-    # every base theory a scheme theory imports (Hrf_Consistent's among them)
-    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Consistent") + 1] if t != "Hrf_Closure")
+    # every base theory a scheme theory imports (Hrf_Promotion's among them)
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Promotion") + 1] if t != "Hrf_Closure")
     for name in theories:
         (tmp_path / f"{name}.thy").write_text((BASE / f"{name}.thy").read_text())
     names = []
@@ -590,6 +604,16 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
         r"\[LKrmw DV, FLUL1 DV, INVL1 DV, ST \(ER r\) x, FLUL1 WG, INVL1 DV, UNLKrmw DV\]",
         "[LKrmw DV, INVL1 DV, ST (ER r) x, FLUL1 WG, INVL1 DV, UNLKrmw DV]",
         "rsp_new_rel_rows",
+    )
+    # Planted: the remote store invalidating only its own work-group's L1
+    # before the store (INVL1 WG): another work-group of the device may
+    # keep a line older than what the release knew, and a work-group-scope
+    # acquire there that promotion lets read the release would find it
+    # (Hrf_Promotion's prom_rows, and so rsp_new_remote_release_fresh, fail).
+    fails(
+        r"\[LKrmw DV, FLUL1 DV, INVL1 DV, ST \(ER r\) x, FLUL1 WG, INVL1 DV, UNLKrmw DV\]",
+        "[LKrmw DV, FLUL1 DV, INVL1 WG, ST (ER r) x, FLUL1 WG, INVL1 DV, UNLKrmw DV]",
+        "rsp_new_prom_rows",
     )
 
 

@@ -117,6 +117,26 @@ def _invalidated_after(seq, picked) -> bool:
     return not pending
 
 
+def promoted_row(seq) -> bool:
+    """Whether each data instruction of a row comes after an invalidation of
+    every L1 of the device or wider (INVL1 DV or ALL) that a flush of the
+    L1 precedes, with only quiet instructions between (Hrf_Promotion's
+    `dinv`): a remote release, whose thread's known writes have reached the
+    L2 and which every work-group of its device then finds. hrf chooses,
+    Isabelle proves (`<scheme>_prom_rows`)."""
+    flushed = invalidated = False
+    for word in seq:
+        op, *arg = word.split()
+        if op not in _QUIET:
+            if not invalidated:
+                return False
+            flushed = invalidated = False
+        else:
+            invalidated = invalidated or (op == "INVL1" and arg[0] in ("DV", "ALL") and flushed)
+            flushed = flushed or op == "FLUL1"
+    return True
+
+
 def invalidated_row(seq) -> bool:
     """Whether each increment at the L2 (RMWL2) in a row is followed by an
     invalidation of the L1 (INVL1) with only quiet instructions between,
@@ -233,7 +253,7 @@ def scheme_theory(scheme) -> tuple:
         "   every race-free program whose remote operations promote nothing",
         "   and whose conflicting accesses sit on one device). *)",
         f"theory {theory}",
-        "  imports Hrf_Source_Opencl Hrf_Coherence Hrf_Happens Hrf_Atomicity Hrf_Consistent",
+        "  imports Hrf_Source_Opencl Hrf_Coherence Hrf_Happens Hrf_Atomicity Hrf_Consistent Hrf_Promotion",
         "begin",
         "",
         f"text \\<open>{text_body(s.description)} (default source model: {s.model}).\\<close>",
@@ -436,6 +456,10 @@ def scheme_theory(scheme) -> tuple:
         body[-1] += '}"'
         return body + proof + [""]
 
+    def not_stated(what: str, why: str) -> list:
+        """A text saying a theorem is not stated for the scheme, and why."""
+        return [f"text \\<open>Not stated: {what} ({why}).\\<close>", ""]
+
     def race_free_premises(name, ops, device_local):
         """The statement's head, up to the machine's outcomes: every race-free
         program (OpenCL+RSP, as hrf exports it) of the operations `ops`
@@ -565,12 +589,11 @@ def scheme_theory(scheme) -> tuple:
             if op in ("store", "rmw") and scope in ("dev", "all") and (l1_row(op, r.seq) or l2_row(op, r.seq))
         ]
         if not all(released_row(r.seq) and (op != "rmw" or l2_row(op, r.seq)) for op, r in taken):
-            return [
-                "text \\<open>Not stated: Hrf_Happens's theorem on what a thread knows (a row of "
-                f"{name} that writes at device scope or wider is not flushed first, or its RMW at such "
-                "scope is not performed at the L2).\\<close>",
-                "",
-            ]
+            return not_stated(
+                "Hrf_Happens's theorem on what a thread knows",
+                f"a row of {name} that writes at device scope or wider is not flushed first, or its RMW at such "
+                "scope is not performed at the L2",
+            )
         _l1_ops, l1_set = chosen(name, rows, l1_row)
         _l2_ops, l2_set = chosen(name, rows, l2_row)
         return (
@@ -598,6 +621,7 @@ def scheme_theory(scheme) -> tuple:
                 "agrees with its happens-before on writes and on a read before a write (Hrf_Happens's "
                 "hb_co_ok).\\<close>",
             ]
+            + promotion_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
             + race_free_outcomes(
                 name,
                 "outcomes_hb_co",
@@ -609,6 +633,42 @@ def scheme_theory(scheme) -> tuple:
             + coherent_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
         )
 
+    def promotion_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set):
+        """Hrf_Promotion's machine_remote_release_fresh for the scheme, where
+        it has remote stores and each of their rows flushes the L1 and then
+        invalidates every L1 of the device before its store."""
+        taken = [r for op, _scope, remote, r, _src, _seq in rows if op == "store" and remote]
+        if not taken:
+            return []
+        if not all(promoted_row(r.seq) for r in taken):
+            return not_stated(
+                "Hrf_Promotion's theorem on what a remote release hands over",
+                f"a remote store row of {name} does not invalidate every L1 of its device after a flush before "
+                "its store",
+            )
+        return [
+            "text \\<open>Each remote store row flushes the L1 and then invalidates every L1 of its device "
+            "before its store (Hrf_Promotion's prom_rows).\\<close>",
+            f'lemma {name}_prom_rows: "prom_rows {name} {l1_set} {l2_set}"',
+            f"  by (simp add: prom_rows_def {name}_def {rows_defs(name)} dinv_simps)",
+            "",
+            "text \\<open>So on a race-free program whose remote operations promote nothing and whose "
+            "conflicting accesses sit on one device, in every state the machine reaches, every write a "
+            "performed remote store knew (its own excepted) has reached the L2 and is settled before every "
+            "readable line of its location in every L1 of its device (Hrf_Promotion's rp_fresh: what "
+            "promotion hands a work-group-scope acquire of another work-group).\\<close>",
+            f"theorem {name}_remote_release_fresh:",
+            f'  "\\<forall>P L wb s. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> dev_conflicts L P '
+            "\\<and> \\<not> na_rmw P \\<and> no_promotion L P",
+            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
+            f"     \\<and> s \\<in> reachable L wb (compile {name} P) (initial (src_init P))",
+            f'     \\<longrightarrow> (\\<exists>g. ginv L {name} P s g \\<and> rp_fresh L {name} P s g)"',
+            "  using machine_remote_release_fresh[OF _ "
+            f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_prom_rows]",
+            "  by blast",
+            "",
+        ]
+
     def coherent_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set):
         """Hrf_Happens's machine_outcomes_hb_coherent for the scheme, where its
         rows that read at device scope or wider, and its increments at the
@@ -619,12 +679,11 @@ def scheme_theory(scheme) -> tuple:
             if (l1_row(op, r.seq) and op in ("load", "rmw") and scope in ("dev", "all")) or l2_row(op, r.seq)
         ]
         if not all(acquired_row(r.seq) for r in taken):
-            return [
-                "text \\<open>Not stated: Hrf_Happens's theorem on coherence after happens-before, its read "
-                f"halves (a row of {name} that reads at device scope or wider, or increments at the L2, is not "
-                "followed by an invalidation of the L1).\\<close>",
-                "",
-            ]
+            return not_stated(
+                "Hrf_Happens's theorem on coherence after happens-before, its read halves",
+                f"a row of {name} that reads at device scope or wider, or increments at the L2, is not followed by "
+                "an invalidation of the L1",
+            )
         return (
             [
                 "text \\<open>Each row that reads at device scope or wider, and each increment at the L2, "
@@ -654,13 +713,12 @@ def scheme_theory(scheme) -> tuple:
         where its rows take their rmw locks as lk_code says."""
         taken = [r for op, _scope, _remote, r, _src, _seq in rows if l1_row(op, r.seq) or l2_row(op, r.seq)]
         if not all(locked_row(r.seq) for r in taken):
-            return [
-                "text \\<open>Not stated: Hrf_Atomicity's theorem that every RMW is atomic (a row of "
-                f"{name} does not take its rmw locks as lk_code says: an increment in the L1 inside a bracket "
-                "before any flush made in it, one at the L2 after such a flush and before the invalidation "
-                "that ends the bracket).\\<close>",
-                "",
-            ]
+            return not_stated(
+                "Hrf_Atomicity's theorem that every RMW is atomic",
+                f"a row of {name} does not take its rmw locks as lk_code says: an increment in the L1 inside a "
+                "bracket before any flush made in it, one at the L2 after such a flush and before the "
+                "invalidation that ends the bracket",
+            )
         atomic = "\\<and> (\\<forall>t k. acc P t k True \\<longrightarrow> rmw_atomic P rfw co t k)"
         rows_taken = f"{name}_l1_rows {l2_lemma} _ {flushed} {name}_acq_rows {name}_rel_rows {name}_lk_rows"
         return (
@@ -704,11 +762,10 @@ def scheme_theory(scheme) -> tuple:
             "",
         ]
         if name not in disciplined:
-            return out + [
-                "text \\<open>Not stated: soundness on these programs (a row of "
-                f"{name} does not take its rmw locks in brackets, so deadlock freedom is not proved).\\<close>",
-                "",
-            ]
+            return out + not_stated(
+                "soundness on these programs",
+                f"a row of {name} does not take its rmw locks in brackets, so deadlock freedom is not proved",
+            )
         return out + [
             "text \\<open>With deadlock freedom: the scheme is sound against OpenCL+RSP (Hrf_Mapping's "
             "sound_on, OpenCL+RSP as Hrf_Source_Opencl's opencl_rsp_source) on every program of these "

@@ -1524,12 +1524,12 @@ text \<open>A write of the device (or the initial one) that has reached an L2 is
   settled before the device's readable L2 line of its location.\<close>
 lemma sb_l2_line:
   assumes inv: "ginv L S P s g" and l2: "l2_ok L S P s g"
-    and hd: "a = Init x \<or> dv L a = Some (dev_of L (wg_of L t))"
-    and a: "wx S P s x a" "ga2 g a \<noteq> None" and r: "readable (l2 s (dev_of L (wg_of L t)) x)"
-  shows "sb L g a (h2 g (dev_of L (wg_of L t)) x)"
+    and hd: "a = Init x \<or> dv L a = Some d"
+    and a: "wx S P s x a" "ga2 g a \<noteq> None" and r: "readable (l2 s d x)"
+  shows "sb L g a (h2 g d x)"
 proof -
   have li: "lines_inv S P s g" and ti: "time_inv S P s g" using inv by (simp_all add: ginv_def)
-  have hw: "wx S P s x (h2 g (dev_of L (wg_of L t)) x)" using h2_wx[OF li r] .
+  have hw: "wx S P s x (h2 g d x)" using h2_wx[OF li r] .
   show ?thesis
   proof (cases "a = Init x")
     case True
