@@ -46,7 +46,6 @@ def test_base_theories_are_in_the_repository_where_spec_puts_them():
         "Hrf_Machine.thy",
         "Hrf_Mapping.thy",
         "Hrf_Models.thy",
-        "Hrf_Promotion.thy",
         "Hrf_Relaxed_Theorems.thy",
         "Hrf_Simulation.thy",
         "Hrf_Soundness.thy",
@@ -251,7 +250,7 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "knows_home",  # Hrf_Happens's machine_knows_home
             "outcomes_hb_co",  # Hrf_Happens's machine_outcomes_hb_co
             "prom_rows",
-            "remote_release_fresh",  # Hrf_Promotion's machine_remote_release_fresh
+            "remote_release_fresh",  # Hrf_Happens's machine_remote_release_fresh
             "acq_rows",
             "outcomes_hb_coherent",  # Hrf_Happens's machine_outcomes_hb_coherent
             "lk_rows",
@@ -385,7 +384,7 @@ def test_the_released_rows_flush_the_l1_right_before_their_access():
         assert released_row(rsp_new[key].seq), key
     text = scheme_theory("rsp-new")[1]
     assert 'lemma rsp_new_rel_rows: "rel_rows rsp_new {' in text
-    assert "theorem rsp_new_knows_home:" in text and "\\<and> no_promotion L P" in text
+    assert "theorem rsp_new_knows_home:" in text and "\\<and> store_promotion L P" in text
     # rsp-old: its device RMW is not invalidated after, so no po_loc and no
     # theorem on what a thread knows (which needs wr_ok)
     assert "knows_home" not in scheme_theory("rsp-old")[1]
@@ -419,7 +418,7 @@ def test_the_acquire_rows_invalidate_the_l1_right_after_their_access():
 
 
 def test_the_remote_store_rows_invalidate_every_l1_of_the_device_after_a_flush():
-    # Hrf_Promotion's dinv, by hand: each data instruction comes after an
+    # Hrf_Happens's dinv, by hand: each data instruction comes after an
     # INVL1 DV (or ALL) that a FLUL1 precedes, with only quiet instructions
     # between. rsp-new's remote store (LKrmw DV; FLUL1 DV; INVL1 DV; ST;
     # FLUL1 WG; INVL1 DV; UNLKrmw DV) is, the slide's (FLUL1 WG; INVL1 DV;
@@ -440,8 +439,9 @@ def test_the_remote_store_rows_invalidate_every_l1_of_the_device_after_a_flush()
     text = scheme_theory("rsp-new")[1]
     assert 'lemma rsp_new_prom_rows: "prom_rows rsp_new {' in text
     assert "theorem rsp_new_remote_release_fresh:" in text and "rp_fresh L rsp_new P s g" in text
-    # hrf-cache-locked has no remote store: nothing stated
-    assert "remote_release_fresh" not in scheme_theory("hrf-cache-locked")[1]
+    # hrf-cache-locked has no remote store: prom_rows holds of it, nothing more stated
+    text = scheme_theory("hrf-cache-locked")[1]
+    assert "lemma hrf_cache_locked_prom_rows:" in text and "remote_release_fresh" not in text
 
 
 def test_the_locked_rows_take_their_rmw_locks_as_lk_code_says():
@@ -474,7 +474,7 @@ def test_the_locked_rows_take_their_rmw_locks_as_lk_code_says():
         assert all(locked_row(r.seq) for r in rows.values()), name
     text = scheme_theory("rsp-new")[1]
     assert 'lemma rsp_new_lk_rows: "lk_rows rsp_new ({' in text
-    assert "theorem rsp_new_outcomes_rmw_atomic:" in text and "no_promotion L P" in text
+    assert "theorem rsp_new_outcomes_rmw_atomic:" in text and "store_promotion L P" in text
     assert "theorem rsp_new_outcomes_allowed:" in text and "src_allowed opencl_rsp_consistent L P" in text
     # rsp-new is disciplined: with deadlock freedom, sound_on wherever
     # conflicting accesses sit on one device

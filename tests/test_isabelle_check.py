@@ -363,7 +363,8 @@ def test_opencl_rsp_as_a_source_model_loads_and_planted_errors_break_it(tmp_path
 
 def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_it(tmp_path):
     # Hrf_Happens proves, for every race-free program whose remote
-    # operations promote nothing (no_promotion), compiled by rows whose device-scope writes flush first and
+    # operations promote at most a remote store to atomic loads (store_promotion), compiled by rows whose
+    # device-scope writes flush first and
     # whose device-scope RMWs are performed at the L2 (rsp-new's), every
     # layout and both write-back policies, that a write a thread knows along
     # happens-before that has not reached the L2 waits in its own
@@ -394,6 +395,13 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
     #   a remote operation may conflict with a work-group-scope access of
     #   another work-group (the model's scope inclusion is then not
     #   reaches: reaches_n82 fails);
+    # - what a remote store knew claimed fresh in every L1 of its device
+    #   with the store's own write (another work-group may have fetched the
+    #   line between the invalidation and the store, and keeps the older
+    #   write: rp_thread fails);
+    # - promotion let in for any remote write (a work-group-scope load of
+    #   another work-group reading a remote RMW, whose read is not fresh in
+    #   the reader's L1: kl_thread fails);
     # - devices that may share a location one writes and another reads
     #   (dev_conflicts asking only two writes to sit on one device: a read
     #   of another device's write in memory may then find its L2 line
@@ -401,9 +409,9 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Happens") + 1] if t != "Hrf_Closure")
     happens = "Hrf_Happens"
     planted = {
-        "     \\<and> (ewg L w = ewg L r \\<or> (wide_ev P w": (
+        "     \\<and> (ewg L w = ewg L r \\<or> ((wide_ev P w": (
             "Hrf_Coherence",
-            "     \\<and> (True \\<or> (wide_ev P w",
+            "     \\<and> (True \\<or> ((wide_ev P w",
             "hb_thread",
         ),
         "(\\<forall>r x. flq visible False (rw r x))": (
@@ -431,6 +439,16 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
             happens,
             "     | WorkGroup \\<Rightarrow> True\n",
             "reaches_n82",
+        ),
+        "        \\<and> knows_at L P g (Acc t k False) a \\<and> a \\<noteq> Acc t k False \\<longrightarrow>": (
+            happens,
+            "        \\<and> knows_at L P g (Acc t k False) a \\<longrightarrow>",
+            "rp_thread",
+        ),
+        "\\<longrightarrow> wide_ev P a \\<and> (wide_ev P b \\<or> (rstore_ev P a \\<and> \\<not> is_wr P b)))": (
+            happens,
+            "\\<longrightarrow> wide_ev P a \\<and> (wide_ev P b \\<or> (remote_ev P a \\<and> \\<not> is_wr P b)))",
+            "kl_thread",
         ),
         "dev_conflicts L P \\<longleftrightarrow> (\\<forall>a b. is_wr P a \\<and> (is_rd P b \\<or> is_wr P b)": (
             happens,
@@ -472,7 +490,7 @@ def test_rmw_atomicity_at_the_l2_loads_and_planted_errors_break_it(tmp_path):
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Happens", fails=atom)
 
 
-def test_opencl_rsp_consistency_and_what_a_remote_release_hands_over_load_and_planted_errors_break_them(tmp_path):
+def test_opencl_rsp_consistency_of_the_exhibited_candidate_loads_and_planted_errors_break_it(tmp_path):
     # Hrf_Consistent proves that the candidate a final state exhibits meets
     # all eleven of OpenCL+RSP's checks, for every race-free program without
     # remote operations on one device compiled by rows like rsp-new's
@@ -488,14 +506,7 @@ def test_opencl_rsp_consistency_and_what_a_remote_release_hands_over_load_and_pl
     #   fails;
     # - the four checks claimed without coherence of reads along
     #   happens-before (hb_co_rd_ok): cand_hb_axioms fails.
-    # Hrf_Promotion, beside it, proves that in every reachable state every
-    # write a performed remote store knew, its own excepted, has reached
-    # the L2 and is settled before every readable line of its location in
-    # every L1 of its device (machine_remote_release_fresh). Planted: the
-    # store's own write claimed too (another work-group may have fetched
-    # the line between the invalidation and the store, and keeps the older
-    # write): rp_thread fails.
-    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Promotion") + 1] if t != "Hrf_Closure")
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Consistent") + 1] if t != "Hrf_Closure")
     cons = "Hrf_Consistent"
     planted = {
         '\\<longrightarrow> atomic_ev P a \\<and> atomic_ev P b)"': (
@@ -513,11 +524,6 @@ def test_opencl_rsp_consistency_and_what_a_remote_release_hands_over_load_and_pl
             'assumes hc: "hb_co_ok L P f cr" and hr: "True" and',
             "cand_hb_axioms",
         ),
-        "        \\<and> knows_at L P g (Acc t k False) a \\<and> a \\<noteq> Acc t k False \\<longrightarrow>": (
-            "Hrf_Promotion",
-            "        \\<and> knows_at L P g (Acc t k False) a \\<longrightarrow>",
-            "rp_thread",
-        ),
     }
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Atomicity", fails=cons)
 
@@ -531,8 +537,8 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
     # disciplined rows; its work-group RMW (in the L1) among the L2 rows.
     from hrf.isabelle.schemes import scheme_theory
 
-    # every base theory a scheme theory imports (Hrf_Promotion's among them)
-    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Promotion") + 1] if t != "Hrf_Closure")
+    # every base theory a scheme theory imports (Hrf_Consistent's among them)
+    theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Consistent") + 1] if t != "Hrf_Closure")
     for name in theories:
         (tmp_path / f"{name}.thy").write_text((BASE / f"{name}.thy").read_text())
     names = []
@@ -609,7 +615,7 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
     # before the store (INVL1 WG): another work-group of the device may
     # keep a line older than what the release knew, and a work-group-scope
     # acquire there that promotion lets read the release would find it
-    # (Hrf_Promotion's prom_rows, and so rsp_new_remote_release_fresh, fail).
+    # (Hrf_Happens's prom_rows, and so rsp_new_remote_release_fresh, fail).
     fails(
         r"\[LKrmw DV, FLUL1 DV, INVL1 DV, ST \(ER r\) x, FLUL1 WG, INVL1 DV, UNLKrmw DV\]",
         "[LKrmw DV, FLUL1 DV, INVL1 WG, ST (ER r) x, FLUL1 WG, INVL1 DV, UNLKrmw DV]",

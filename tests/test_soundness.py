@@ -232,7 +232,7 @@ exists (1:r0=1 /\\ ~1:r1=42)
 def test_the_remote_store_needs_its_device_flush_even_where_it_promotes_nothing(tmp_path):
     # Derived by hand: P1's acquire is at device scope, so the remote
     # release reaches it without promotion (Hrf_Happens's no_promotion;
-    # rsp_new_sound_on_one_device covers the program). Race-free: the
+    # rsp_new_sound_device_local covers the program). Race-free: the
     # store of x happens before the load of x through the release and the
     # acquire. Without FLUL1 DV before its ST, the remote store row leaves
     # x = 42 in P0's L1; under the any-order write-back y's line reaches the

@@ -120,7 +120,7 @@ def _invalidated_after(seq, picked) -> bool:
 def promoted_row(seq) -> bool:
     """Whether each data instruction of a row comes after an invalidation of
     every L1 of the device or wider (INVL1 DV or ALL) that a flush of the
-    L1 precedes, with only quiet instructions between (Hrf_Promotion's
+    L1 precedes, with only quiet instructions between (Hrf_Happens's
     `dinv`): a remote release, whose thread's known writes have reached the
     L2 and which every work-group of its device then finds. hrf chooses,
     Isabelle proves (`<scheme>_prom_rows`)."""
@@ -253,7 +253,7 @@ def scheme_theory(scheme) -> tuple:
         "   every race-free program whose remote operations promote nothing",
         "   and whose conflicting accesses sit on one device). *)",
         f"theory {theory}",
-        "  imports Hrf_Source_Opencl Hrf_Coherence Hrf_Happens Hrf_Atomicity Hrf_Consistent Hrf_Promotion",
+        "  imports Hrf_Source_Opencl Hrf_Coherence Hrf_Happens Hrf_Atomicity Hrf_Consistent",
         "begin",
         "",
         f"text \\<open>{text_body(s.description)} (default source model: {s.model}).\\<close>",
@@ -463,14 +463,14 @@ def scheme_theory(scheme) -> tuple:
     def race_free_premises(name, ops, device_local):
         """The statement's head, up to the machine's outcomes: every race-free
         program (OpenCL+RSP, as hrf exports it) of the operations `ops`
-        whose remote operations promote nothing (Hrf_Happens's no_promotion:
-        no remote operation reaches an access outside its scope), without
+        whose remote operations promote at most a remote store to atomic
+        loads of other work-groups (Hrf_Happens's store_promotion), without
         non-atomic RMWs, whose conflicting accesses sit on one device where
         `device_local` (Hrf_Happens's dev_conflicts)."""
         dev = "\\<and> dev_conflicts L P " if device_local else ""
         return [
             f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P {dev}'
-            "\\<and> \\<not> na_rmw P \\<and> no_promotion L P",
+            "\\<and> \\<not> na_rmw P \\<and> store_promotion L P",
             "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
             f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
         ]
@@ -604,13 +604,13 @@ def scheme_theory(scheme) -> tuple:
                 f"  by (simp add: rel_rows_def vis_flushed_def {name}_def {rows_defs(name)})",
                 "",
                 "text \\<open>So on a race-free program (OpenCL+RSP, as hrf exports it) whose remote operations "
-                "promote nothing, "
+                "promote at most a remote store to atomic loads (store_promotion), "
                 "in every state the machine reaches, a write a thread knows along happens-before that has "
                 "not reached the L2 waits in its own work-group's L1, and every write of a location two "
                 "work-groups access was released flushed (Hrf_Happens's hb_home).\\<close>",
                 f"theorem {name}_knows_home:",
                 f'  "\\<forall>P L wb s. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> \\<not> na_rmw P '
-                "\\<and> no_promotion L P",
+                "\\<and> store_promotion L P",
                 "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
                 f"     \\<and> s \\<in> reachable L wb (compile {name} P) (initial (src_init P))",
                 f'     \\<longrightarrow> (\\<exists>g. ginv L {name} P s g \\<and> hb_home L {name} P s g)"',
@@ -633,33 +633,41 @@ def scheme_theory(scheme) -> tuple:
             + coherent_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
         )
 
+    def promoted(rows) -> bool:
+        """Whether each remote store row of the scheme flushes the L1 and then
+        invalidates every L1 of the device before its store (prom_rows)."""
+        return all(promoted_row(r.seq) for op, _scope, remote, r, _src, _seq in rows if op == "store" and remote)
+
     def promotion_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set):
-        """Hrf_Promotion's machine_remote_release_fresh for the scheme, where
-        it has remote stores and each of their rows flushes the L1 and then
-        invalidates every L1 of the device before its store."""
-        taken = [r for op, _scope, remote, r, _src, _seq in rows if op == "store" and remote]
-        if not taken:
-            return []
-        if not all(promoted_row(r.seq) for r in taken):
+        """Hrf_Happens's prom_rows for the scheme, where each of its remote
+        store rows flushes the L1 and then invalidates every L1 of the device
+        before its store (so for a scheme without remote stores), and its
+        machine_remote_release_fresh where it has remote stores."""
+        if not promoted(rows):
             return not_stated(
-                "Hrf_Promotion's theorem on what a remote release hands over",
+                "Hrf_Happens's theorem on what a remote release hands over, nor those that rest on it",
                 f"a remote store row of {name} does not invalidate every L1 of its device after a flush before "
                 "its store",
             )
-        return [
+        out = [
             "text \\<open>Each remote store row flushes the L1 and then invalidates every L1 of its device "
-            "before its store (Hrf_Promotion's prom_rows).\\<close>",
+            "before its store (Hrf_Happens's prom_rows).\\<close>",
             f'lemma {name}_prom_rows: "prom_rows {name} {l1_set} {l2_set}"',
             f"  by (simp add: prom_rows_def {name}_def {rows_defs(name)} dinv_simps)",
             "",
-            "text \\<open>So on a race-free program whose remote operations promote nothing and whose "
+        ]
+        if not any(op == "store" and remote for op, _scope, remote, _r, _src, _seq in rows):
+            return out
+        return out + [
+            "text \\<open>So on a race-free program whose remote operations promote at most a remote store "
+            "to atomic loads, and whose "
             "conflicting accesses sit on one device, in every state the machine reaches, every write a "
             "performed remote store knew (its own excepted) has reached the L2 and is settled before every "
-            "readable line of its location in every L1 of its device (Hrf_Promotion's rp_fresh: what "
+            "readable line of its location in every L1 of its device (Hrf_Happens's rp_fresh: what "
             "promotion hands a work-group-scope acquire of another work-group).\\<close>",
             f"theorem {name}_remote_release_fresh:",
             f'  "\\<forall>P L wb s. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> dev_conflicts L P '
-            "\\<and> \\<not> na_rmw P \\<and> no_promotion L P",
+            "\\<and> \\<not> na_rmw P \\<and> store_promotion L P",
             "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
             f"     \\<and> s \\<in> reachable L wb (compile {name} P) (initial (src_init P))",
             f'     \\<longrightarrow> (\\<exists>g. ginv L {name} P s g \\<and> rp_fresh L {name} P s g)"',
@@ -678,6 +686,8 @@ def scheme_theory(scheme) -> tuple:
             for op, scope, _remote, r, _src, _seq in rows
             if (l1_row(op, r.seq) and op in ("load", "rmw") and scope in ("dev", "all")) or l2_row(op, r.seq)
         ]
+        if not promoted(rows):
+            return []  # promotion_theorem said why
         if not all(acquired_row(r.seq) for r in taken):
             return not_stated(
                 "Hrf_Happens's theorem on coherence after happens-before, its read halves",
@@ -703,7 +713,8 @@ def scheme_theory(scheme) -> tuple:
                 True,
                 ["\\<and> hb_co_ok L P rfw co \\<and> hb_co_rd_ok L P rfw co"],
                 "machine_outcomes_hb_coherent[OF "
-                f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_acq_rows]",
+                f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_acq_rows "
+                f"{name}_prom_rows]",
             )
             + rmw_atomic_theorem(name, rows, ops, l2_lemma, flushed, l1_set, l2_set)
         )
@@ -720,7 +731,9 @@ def scheme_theory(scheme) -> tuple:
                 "invalidation that ends the bracket",
             )
         atomic = "\\<and> (\\<forall>t k. acc P t k True \\<longrightarrow> rmw_atomic P rfw co t k)"
-        rows_taken = f"{name}_l1_rows {l2_lemma} _ {flushed} {name}_acq_rows {name}_rel_rows {name}_lk_rows"
+        rows_taken = (
+            f"{name}_l1_rows {l2_lemma} _ {flushed} {name}_acq_rows {name}_rel_rows {name}_prom_rows {name}_lk_rows"
+        )
         return (
             [
                 "text \\<open>Each of these rows takes its rmw locks as Hrf_Atomicity's lk_code says: an "
@@ -769,12 +782,13 @@ def scheme_theory(scheme) -> tuple:
         return out + [
             "text \\<open>With deadlock freedom: the scheme is sound against OpenCL+RSP (Hrf_Mapping's "
             "sound_on, OpenCL+RSP as Hrf_Source_Opencl's opencl_rsp_source) on every program of these "
-            "operations whose remote operations promote nothing (no_promotion), of any length and thread count, "
+            "operations whose remote operations promote at most a remote store to atomic loads of other "
+            "work-groups (store_promotion), of any length and thread count, "
             "on every layout of any number of devices whose conflicting accesses sit on one device "
             "(dev_conflicts), under both write-back policies.\\<close>",
             f"theorem {name}_sound_device_local:",
             f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> dev_conflicts L P '
-            "\\<and> no_promotion L P",
+            "\\<and> store_promotion L P",
             f'     \\<longrightarrow> opencl_rsp_source.sound_on L wb {name} P"',
             f"  using machine_sound_on_rows[OF {rows_taken} {name}_disciplined] by blast",
             "",

@@ -33,7 +33,6 @@ BASE_THEORIES = (
     "Hrf_Happens",
     "Hrf_Atomicity",
     "Hrf_Consistent",
-    "Hrf_Promotion",
     "Hrf_Soundness",
 )
 SESSION = "Hrf_Export"

@@ -1226,11 +1226,12 @@ text \<open>Every invariant at once, for one ghost: Hrf_Coherence's and
 lemma rsp_reachable:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+      "prom_rows S A B"
     and wp: "well_placed L P" and sc: "scoped_conflicts L P" and dcf: "dev_conflicts L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
   shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g
     \<and> kw_ok L S P s g \<and> kl_ok L S P s g \<and> kr_ok L S P s g \<and> lock_inv L (compile S P) s
-    \<and> flk_ok L S B P s g \<and> ln_ok L S B P s g \<and> at1_ok L S B P s g \<and> at2_ok L S B P s g"
+    \<and> flk_ok L S B P s g \<and> ln_ok L S B P s g \<and> at1_ok L S B P s g \<and> at2_ok L S B P s g \<and> rp_ok L S P s g"
 proof -
   have lkc1: "\<forall>u \<in> src_threads P. \<forall>p r x. p < length (instrs (compile S P) u) \<and> instrs (compile S P) u ! p = INCL1 r x
        \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None \<and> \<not> lk_flushed (instrs (compile S P) u) p"
@@ -1274,12 +1275,13 @@ proof -
     show ?case
       by (intro exI[of _ "ghost0 P"] conjI ginv_initial oinv_initial wr_ok_initial l2_ok_initial hb_ok_initial
           kw_ok_initial kl_ok_initial kr_ok_initial lock_inv_initial flk_ok_initial ln_ok_initial at1_ok_initial
-          at2_ok_initial)
+          at2_ok_initial rp_ok_initial)
   next
     case (step s1 s2)
     then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "wr_ok L S P s1 g" "l2_ok L S P s1 g"
         "hb_ok L S P s1 g" "kw_ok L S P s1 g" "kl_ok L S P s1 g" "kr_ok L S P s1 g" "lock_inv L (compile S P) s1"
-        "flk_ok L S B P s1 g" "ln_ok L S B P s1 g" "at1_ok L S B P s1 g" "at2_ok L S B P s1 g" by blast
+        "flk_ok L S B P s1 g" "ln_ok L S B P s1 g" "at1_ok L S B P s1 g" "at2_ok L S B P s1 g" "rp_ok L S P s1 g"
+      by blast
     have "threads (compile S P) = src_threads P" by (simp add: compile_def)
     then consider (thr) t where "t \<in> src_threads P" "step_thread L (compile S P) t s1 = Some s2"
       | (env) "s2 \<in> env_step L wb s1"
@@ -1294,7 +1296,10 @@ proof -
       have hb': "hb_ok L S P s2 g'" by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6) wp sc g'(1,5,6) g(5)])
       have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) wp g'(1,5,6) g(5) hb' g(6)])
       moreover have "kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
-        by (rule kl_thread[OF g(1,2,3) thr rows(1-3,5,4) wp sc dcf g'(1,5,6) g(4,5,6,7,8)])
+        by (rule kl_thread[OF g(1,2,3) thr rows(1-3,5,4) wp sc dcf g'(1,5,6) g(4,5,6,7,8,14)])
+      moreover have "rp_ok L S P s2 g'"
+        by (rule rp_thread[OF g(1,2) _ thr rows(1-3,7) wp dcf g'(1,5,6) _ g(14)])
+          (use g(3,5) wr_okD(1) in \<open>simp_all add: hb_ok_def\<close>)
       moreover have "lock_inv L (compile S P) s2" using thread_lock_inv[OF thr(2) g(9) dis] .
       moreover have "flk_ok L S B P s2 g'"
         by (rule flk_thread[OF g(1,2) thr rows(1-3) wp g'(5,6) g(9) lkc1 g(10)])
@@ -1323,6 +1328,7 @@ proof -
       moreover have "ln_ok L S B P s2 g'" using ln_env[OF pc g'(6,7) g(1,4) dcf sc rows(6,3) g(11)] .
       moreover have "at1_ok L S B P s2 g'" using at1_env[OF pc g'(5,6) ei g(12)] .
       moreover have "at2_ok L S B P s2 g'" using at2_env[OF pc g'(5,6) ei g(13)] .
+      moreover have "rp_ok L S P s2 g'" using rp_env[OF pc g'(5,6,7) g(1,4,14)] .
       ultimately show ?thesis using g' by blast
     qed
   qed
@@ -1363,8 +1369,9 @@ qed
 
 theorem machine_candidate_rmw_atomic:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+      "prom_rows S A B"
     and wp: "well_placed L P" and dcf: "dev_conflicts L P"
-    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "no_promotion L P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "store_promotion L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
   shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
@@ -1380,8 +1387,8 @@ qed
 
 corollary machine_outcomes_rmw_atomic:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
-    "no_promotion L P" "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
+    "prom_rows S A B" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    "store_promotion L P" "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
 proof
@@ -1755,10 +1762,10 @@ lemmas lk_code_simps = lk_code_upt lk_flushed_upt win_upt held_def disciplined_d
 text \<open>The same theorem for a scheme whose rows take the locks as lk_code says.\<close>
 corollary machine_outcomes_rmw_atomic_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
-    "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "no_promotion L P"
+    "prom_rows S A B" "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
+    "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "store_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
-  using machine_outcomes_rmw_atomic[OF assms(1-6,8-12) lk_rows_code[OF assms(7,3)]] .
+  using machine_outcomes_rmw_atomic[OF assms(1-7,9-13) lk_rows_code[OF assms(8,3)]] .
 
 end
