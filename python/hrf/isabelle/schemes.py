@@ -250,8 +250,9 @@ def scheme_theory(scheme) -> tuple:
         "   a goal per row and the scheme's soundness goal, stated over",
         "   Hrf_Mapping as definitions and claimed nowhere (docs/isabelle.md",
         "   says what is proved: per test, on a family of programs, and for",
-        "   every race-free program whose remote operations promote nothing",
-        "   and whose conflicting accesses sit on one device). *)",
+        "   every race-free program whose remote operations promote at most a",
+        "   remote store to atomic loads and whose conflicting accesses sit on",
+        "   one device). *)",
         f"theory {theory}",
         "  imports Hrf_Source_Opencl Hrf_Coherence Hrf_Happens Hrf_Atomicity Hrf_Consistent",
         "begin",
@@ -621,7 +622,6 @@ def scheme_theory(scheme) -> tuple:
                 "agrees with its happens-before on writes and on a read before a write (Hrf_Happens's "
                 "hb_co_ok).\\<close>",
             ]
-            + promotion_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
             + race_free_outcomes(
                 name,
                 "outcomes_hb_co",
@@ -630,6 +630,7 @@ def scheme_theory(scheme) -> tuple:
                 ["\\<and> hb_co_ok L P rfw co"],
                 f"machine_outcomes_hb_co[OF {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows]",
             )
+            + promotion_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
             + coherent_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
         )
 
