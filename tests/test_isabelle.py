@@ -247,6 +247,7 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "l2_invalidated",
             "outcomes_po_loc",  # Hrf_Coherence's machine_outcomes_po_loc
             "rel_rows",
+            "rl_rows",
             "knows_home",  # Hrf_Happens's machine_knows_home
             "outcomes_hb_co",  # Hrf_Happens's machine_outcomes_hb_co
             "prom_rows",
@@ -384,7 +385,7 @@ def test_the_released_rows_flush_the_l1_right_before_their_access():
         assert released_row(rsp_new[key].seq), key
     text = scheme_theory("rsp-new")[1]
     assert 'lemma rsp_new_rel_rows: "rel_rows rsp_new {' in text
-    assert "theorem rsp_new_knows_home:" in text and "\\<and> store_promotion L P" in text
+    assert "theorem rsp_new_knows_home:" in text and "\\<and> load_promotion L P" in text
     # rsp-old: its device RMW is not invalidated after, so no po_loc and no
     # theorem on what a thread knows (which needs wr_ok)
     assert "knows_home" not in scheme_theory("rsp-old")[1]
@@ -474,7 +475,7 @@ def test_the_locked_rows_take_their_rmw_locks_as_lk_code_says():
         assert all(locked_row(r.seq) for r in rows.values()), name
     text = scheme_theory("rsp-new")[1]
     assert 'lemma rsp_new_lk_rows: "lk_rows rsp_new ({' in text
-    assert "theorem rsp_new_outcomes_rmw_atomic:" in text and "store_promotion L P" in text
+    assert "theorem rsp_new_outcomes_rmw_atomic:" in text and "load_promotion L P" in text
     assert "theorem rsp_new_outcomes_allowed:" in text and "src_allowed opencl_rsp_consistent L P" in text
     # rsp-new is disciplined: with deadlock freedom, sound_on wherever
     # conflicting accesses sit on one device

@@ -363,9 +363,11 @@ def test_opencl_rsp_as_a_source_model_loads_and_planted_errors_break_it(tmp_path
 
 def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_it(tmp_path):
     # Hrf_Happens proves, for every race-free program whose remote
-    # operations promote at most a remote store to atomic loads (store_promotion), compiled by rows whose
-    # device-scope writes flush first and
-    # whose device-scope RMWs are performed at the L2 (rsp-new's), every
+    # operations promote at most a load by a remote store or a
+    # work-group-scope write to a remote load (load_promotion), compiled by
+    # rows whose device-scope writes flush first, whose device-scope RMWs
+    # are performed at the L2 and whose remote loads flush the device's L1s
+    # after their access (rsp-new's), every
     # layout and both write-back policies, that a write a thread knows along
     # happens-before that has not reached the L2 waits in its own
     # work-group's L1, that every write of a location two work-groups
@@ -405,7 +407,12 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
     # - devices that may share a location one writes and another reads
     #   (dev_conflicts asking only two writes to sit on one device: a read
     #   of another device's write in memory may then find its L2 line
-    #   stale; dv_conflict, on which sb_l2_line's callers rest, fails).
+    #   stale; dv_conflict, on which sb_l2_line's callers rest, fails);
+    # - a remote load's window closing when its flush of the device's L1s
+    #   is made rather than when its marker has passed the work-group of
+    #   what it learnt (rwin without its condition: the acquirer's flushed
+    #   position would claim writes still in that L1 reached the L2;
+    #   flushed_no_rwin fails).
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Happens") + 1] if t != "Hrf_Closure")
     happens = "Hrf_Happens"
     planted = {
@@ -445,10 +452,15 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
             "        \\<and> knows_at L P g (Acc t k False) a \\<longrightarrow>",
             "rp_thread",
         ),
-        "\\<longrightarrow> wide_ev P a \\<and> (wide_ev P b \\<or> (rstore_ev P a \\<and> \\<not> is_wr P b)))": (
+        "\\<longrightarrow> wide_ev P a \\<and> (wide_ev P b \\<or> (rstore_ev P a \\<and> \\<not> is_wr P b))\n": (
             happens,
-            "\\<longrightarrow> wide_ev P a \\<and> (wide_ev P b \\<or> (remote_ev P a \\<and> \\<not> is_wr P b)))",
+            "\\<longrightarrow> wide_ev P a \\<and> (wide_ev P b \\<or> (remote_ev P a \\<and> \\<not> is_wr P b))\n",
             "kl_thread",
+        ),
+        '\\<longrightarrow> \\<not> flul1 (xs ! m)) \\<and> F)))"': (
+            happens,
+            '\\<longrightarrow> \\<not> flul1 (xs ! m)))))"',
+            "flushed_no_rwin",
         ),
         "dev_conflicts L P \\<longleftrightarrow> (\\<forall>a b. is_wr P a \\<and> (is_rd P b \\<or> is_wr P b)": (
             happens,
@@ -621,6 +633,18 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
         "[LKrmw DV, FLUL1 DV, INVL1 WG, ST (ER r) x, FLUL1 WG, INVL1 DV, UNLKrmw DV]",
         "rsp_new_prom_rows",
     )
+    # Planted: the remote load without its device flush after the load, or
+    # with its invalidation before that flush: a remote acquire that reads a
+    # work-group-scope release of another work-group may go on reading
+    # lines older than the writes that release knew, still waiting in the
+    # releaser's L1 (tests/test_soundness.py; Hrf_Happens's rl_rows, and so
+    # rsp_new_knows_home, fail).
+    for row in ("[LD r x, INVL1 WG]", "[LD r x, INVL1 WG, FLUL1 DV]"):
+        fails(
+            r"\(Load Device True, \\<lambda>r x\. \[LD r x, FLUL1 DV, INVL1 WG\]\)",
+            f"(Load Device True, \\\\<lambda>r x. {row})",
+            "rsp_new_rl_rows",
+        )
 
 
 def test_a_family_theory_loads_and_a_planted_outcome_breaks_it(tmp_path):

@@ -359,20 +359,24 @@ def test_the_explorer_shows_only_outcomes_sc_per_location(tmp_path, name):
 
 # Hrf_Consistent's machine_sound_on_rows (rsp_new_sound_device_local,
 # hrf_cache_locked_sound_device_local): on one device, every program whose
-# remote operations promote at most a remote store to atomic loads of other
-# work-groups (store_promotion) that is race-free under
+# remote operations promote at most an atomic load of another work-group by
+# a remote store, or a work-group-scope atomic write of another work-group
+# to a remote load (load_promotion), that is race-free under
 # opencl-rsp shows only outcomes opencl-rsp allows, under both write-back
 # policies, and cannot deadlock. The explorer, a second implementation of
 # the machine, must agree on a seeded sample across work-groups (atomic or
 # not, work-group or device scope, remote or not).
-def _promotes(accesses, store: bool = True) -> bool:
-    """store_promotion's negation: a write and a conflicting access of
+def _promotes(accesses, store: bool = True, load: bool = True) -> bool:
+    """load_promotion's negation: a write and a conflicting access of
     another thread, one of them remote, not each in the other's scope
     without promotion (non-atomic, or at work-group scope in another
     work-group), unless the write is a remote store whose scope holds an
-    atomic load (no_promotion's negation where not `store`). Threads 0 and 1 sit on device 0, thread 2 on device 1
-    where a test has two (`_devices_program`); conflicting accesses sit on
-    one device there."""
+    atomic load (not where not `store`), or the other access is a remote
+    load whose scope holds the write, atomic and not remote (not where not
+    `load`; store_promotion's negation then, and no_promotion's where
+    neither). Threads 0 and 1 sit on device 0, thread 2 on device 1 where a
+    test has two (`_devices_program`); conflicting accesses sit on one
+    device there."""
 
     def reaches(a, b) -> bool:
         return a[4] != "na" and (a[4] != "work_group" or a[1] == b[1])
@@ -381,7 +385,8 @@ def _promotes(accesses, store: bool = True) -> bool:
         if not a[3] or not (a[5] or b[5]):
             continue
         promoted = store and a[6] == "store" and a[5] and reaches(a, b) and not b[3] and b[4] != "na"
-        if not (reaches(a, b) and reaches(b, a)) and not promoted:
+        loaded = load and b[6] == "load" and b[5] and reaches(b, a) and not a[5] and a[4] != "na"
+        if not (reaches(a, b) and reaches(b, a)) and not promoted and not loaded:
             return True
     return False
 
@@ -390,11 +395,11 @@ def _promotes(accesses, store: bool = True) -> bool:
 def test_the_explorer_finds_the_locked_schemes_sound_against_opencl_rsp_on_one_device(tmp_path, name):
     has_remote_rows = any(key[2] for key in get(name).rows)
     rng = random.Random(21)
-    race_free = remote = promoted = 0
+    race_free = remote = promoted = loaded = 0
     for k in range(200):
         text, accesses = _mixed_program(rng, k)
         if _promotes(accesses):
-            continue  # the theorem's store_promotion
+            continue  # the theorem's load_promotion
         if "_remote" in text and not has_remote_rows:
             continue  # no row for a remote operation: the scheme compiles no such program
         path = tmp_path / f"consistent{k}.litmus"
@@ -407,10 +412,12 @@ def test_the_explorer_finds_the_locked_schemes_sound_against_opencl_rsp_on_one_d
         race_free += 1
         remote += "_remote" in text
         promoted += _promotes(accesses, store=False)
+        loaded += _promotes(accesses, load=False)
     assert race_free >= 12  # the sample reaches race-free programs
     if name == "rsp-new":
         assert remote >= 3  # and, for rsp-new, race-free ones with remote operations
         assert promoted >= 1  # among them one whose remote store promotes an atomic load
+        assert loaded >= 1  # and one whose remote load promotes a work-group-scope write
 
 
 _ALL_SCOPES = ("work_group", "device", "all_svm_devices")
@@ -489,7 +496,7 @@ def test_the_explorer_finds_rsp_new_sound_on_two_devices_whose_conflicts_sit_on_
         text, accesses = _devices_program(rng, k)
         assert not any(a[0] // 2 != b[0] // 2 for a, b in _conflicts(accesses))  # dev_conflicts
         if _promotes(accesses):
-            continue  # the theorem's store_promotion
+            continue  # the theorem's load_promotion
         path = tmp_path / f"devices{k}.litmus"
         path.write_text(text)
         r = hrf.soundness(path, scheme, model="opencl-rsp")

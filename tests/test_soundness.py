@@ -253,6 +253,56 @@ def test_the_remote_store_needs_its_device_flush_even_where_it_promotes_nothing(
     assert r.sound is False and bad in _outcomes(r, "any")
 
 
+# Message passing across work-groups by a work-group-scope release and a
+# remote acquire, straight-line (every access an atomic).
+_MP_WG_RELEASE = """OpenCL MP_wg_release_remote_acquire
+{
+  [x]=0; [y]=0;
+}
+
+P0 (global atomic_int* x, global atomic_int* y) {
+  atomic_store_explicit(x, 1, memory_order_relaxed, memory_scope_work_group);
+  atomic_store_explicit(y, 1, memory_order_release, memory_scope_work_group);
+}
+
+P1 (global atomic_int* x, global atomic_int* y) {
+  int r0 = atomic_load_explicit_remote(y, memory_order_acquire, memory_scope_device);
+  int r1 = atomic_load_explicit_remote(x, memory_order_acquire, memory_scope_device);
+}
+
+scopeTree (device (work_group P0) (work_group P1))
+exists (1:r0=1 /\\ 1:r1=0)
+"""
+
+
+def test_a_remote_acquire_of_a_work_group_release_flushes_the_device_before_it_invalidates(tmp_path):
+    # Derived by hand: P1's remote acquire of y reads P0's work-group-scope
+    # release, and promotion makes them synchronise ([RSP15] sec. 5.1;
+    # Hrf_Happens's load_promotion), so P0's store of x happens before
+    # P1's load of x, which must read 1: r0=1, r1=0 is forbidden.
+    # Race-free: on each location the two work-groups' accesses are a
+    # work-group-scope atomic write and a remote load whose scope holds it.
+    # On the machine, x and y wait in wg 0's L1; under the any-order
+    # write-back y's line reaches the L2 alone, P1 reads y = 1, and its
+    # FLUL1 DV writes x back before its INVL1 WG, so its load of x fetches
+    # 1. Controls: without the FLUL1 DV (LD; INVL1 WG) P1 fetches the L2's
+    # x = 0; with the invalidation before the flush (LD; INVL1 WG; FLUL1 DV)
+    # wg 1's L1 may fetch x = 0 between them and keep it. The Isabelle
+    # proof rejects both rows (rl_rows: tests/test_isabelle_check.py).
+    path = tmp_path / "mp-wg-release.litmus"
+    path.write_text(_MP_WG_RELEASE)
+    src = hrf.check(path, "opencl-rsp")
+    assert src.racy is False and src.condition_holds is False
+    scheme = get("rsp-new")
+    assert scheme.rows[("load", "dev", True)].seq == ("LD", "FLUL1 DV", "INVL1 WG")
+    assert hrf.soundness(path, scheme, model="opencl-rsp").sound
+    for seq in (("LD", "INVL1 WG"), ("LD", "INVL1 WG", "FLUL1 DV")):
+        rows = {**scheme.rows, ("load", "dev", True): Row(seq, "planted")}
+        r = hrf.soundness(path, dataclasses.replace(scheme, name="planted", rows=rows), model="opencl-rsp")
+        assert r.sound is False and not r.racy_source, seq
+        assert any(o and o.get("1:r0") == 1 and o.get("1:r1") == 0 for o in _outcomes(r, "any")), seq
+
+
 # The reference RSP tests (AMD's, via the RSP paper's herd). Race-free ones
 # must be sound under rsp-new; racy ones are reported and skipped.
 # RSP_Test8 (a lock taken by CAS from three work-groups) is the largest:

@@ -137,6 +137,27 @@ def promoted_row(seq) -> bool:
     return True
 
 
+def remote_acquire_row(seq) -> bool:
+    """Whether the data instruction of a row is followed by a flush of the
+    L1s of the device or wider (FLUL1 DV or ALL), with only quiet
+    instructions between, none a flush or an invalidation of the L1
+    (Hrf_Happens's `rl_after`): a remote acquire, which may learn writes
+    still waiting in another work-group's L1 and flushes them to the L2
+    before it invalidates its own. hrf chooses, Isabelle proves
+    (`<scheme>_rl_rows`)."""
+    after = False
+    for word in seq:
+        op, *arg = word.split()
+        if after:
+            if op == "FLUL1":
+                return arg[0] in ("DV", "ALL")
+            if op == "INVL1" or op not in _QUIET:
+                return False
+        elif op not in _QUIET:
+            after = True
+    return not after
+
+
 def invalidated_row(seq) -> bool:
     """Whether each increment at the L2 (RMWL2) in a row is followed by an
     invalidation of the L1 (INVL1) with only quiet instructions between,
@@ -251,8 +272,8 @@ def scheme_theory(scheme) -> tuple:
         "   Hrf_Mapping as definitions and claimed nowhere (docs/isabelle.md",
         "   says what is proved: per test, on a family of programs, and for",
         "   every race-free program whose remote operations promote at most a",
-        "   remote store to atomic loads and whose conflicting accesses sit on",
-        "   one device). *)",
+        "   load by a remote store or a work-group-scope write to a remote load",
+        "   and whose conflicting accesses sit on one device). *)",
         f"theory {theory}",
         "  imports Hrf_Source_Opencl Hrf_Coherence Hrf_Happens Hrf_Atomicity Hrf_Consistent",
         "begin",
@@ -464,14 +485,15 @@ def scheme_theory(scheme) -> tuple:
     def race_free_premises(name, ops, device_local):
         """The statement's head, up to the machine's outcomes: every race-free
         program (OpenCL+RSP, as hrf exports it) of the operations `ops`
-        whose remote operations promote at most a remote store to atomic
-        loads of other work-groups (Hrf_Happens's store_promotion), without
+        whose remote operations promote at most a load by a remote store or
+        a work-group-scope write to a remote load (Hrf_Happens's
+        load_promotion), without
         non-atomic RMWs, whose conflicting accesses sit on one device where
         `device_local` (Hrf_Happens's dev_conflicts)."""
         dev = "\\<and> dev_conflicts L P " if device_local else ""
         return [
             f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P {dev}'
-            "\\<and> \\<not> na_rmw P \\<and> store_promotion L P",
+            "\\<and> \\<not> na_rmw P \\<and> load_promotion L P",
             "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
             f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
         ]
@@ -595,6 +617,17 @@ def scheme_theory(scheme) -> tuple:
                 f"a row of {name} that writes at device scope or wider is not flushed first, or its RMW at such "
                 "scope is not performed at the L2",
             )
+        remote_loads = [
+            r
+            for op, scope, remote, r, _src, _seq in rows
+            if op == "load" and remote and scope in ("dev", "all") and (l1_row(op, r.seq) or l2_row(op, r.seq))
+        ]
+        if not all(remote_acquire_row(r.seq) for r in remote_loads):
+            return not_stated(
+                "Hrf_Happens's theorem on what a thread knows",
+                f"a remote load row of {name} does not flush the L1s of its device after its access before it "
+                "invalidates its L1",
+            )
         _l1_ops, l1_set = chosen(name, rows, l1_row)
         _l2_ops, l2_set = chosen(name, rows, l2_row)
         return (
@@ -604,18 +637,27 @@ def scheme_theory(scheme) -> tuple:
                 f'lemma {name}_rel_rows: "rel_rows {name} {l1_set} {l2_set}"',
                 f"  by (simp add: rel_rows_def vis_flushed_def {name}_def {rows_defs(name)})",
                 "",
+                "text \\<open>Each remote load row flushes the L1s of its device after its access, before any "
+                "invalidation of the L1 (Hrf_Happens's rl_rows).\\<close>",
+                f'lemma {name}_rl_rows: "rl_rows {name} {l1_set} {l2_set}"',
+                f"  by (simp add: rl_simps {name}_def {rows_defs(name)})",
+                "",
                 "text \\<open>So on a race-free program (OpenCL+RSP, as hrf exports it) whose remote operations "
-                "promote at most a remote store to atomic loads (store_promotion), "
-                "in every state the machine reaches, a write a thread knows along happens-before that has "
-                "not reached the L2 waits in its own work-group's L1, and every write of a location two "
-                "work-groups access was released flushed (Hrf_Happens's hb_home).\\<close>",
+                "promote at most a load by a remote store or a work-group-scope write to a remote load "
+                "(load_promotion), "
+                "in every state the machine reaches, a write an access knows along happens-before that has "
+                "not reached the L2 waits in its thread's work-group's L1, but in a remote load's window "
+                "(rexempt), and every write of a location two "
+                "work-groups access and only device-scope atomics write was released flushed "
+                "(Hrf_Happens's hb_home).\\<close>",
                 f"theorem {name}_knows_home:",
                 f'  "\\<forall>P L wb s. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> \\<not> na_rmw P '
-                "\\<and> store_promotion L P",
+                "\\<and> load_promotion L P",
                 "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
                 f"     \\<and> s \\<in> reachable L wb (compile {name} P) (initial (src_init P))",
                 f'     \\<longrightarrow> (\\<exists>g. ginv L {name} P s g \\<and> hb_home L {name} P s g)"',
-                f"  using machine_knows_home[OF _ {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows]",
+                f"  using machine_knows_home[OF _ {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows "
+                f"{name}_rl_rows]",
                 "  by blast",
                 "",
                 "text \\<open>So every outcome of such a program is the outcome of a candidate whose coherence "
@@ -628,7 +670,8 @@ def scheme_theory(scheme) -> tuple:
                 ops,
                 False,
                 ["\\<and> hb_co_ok L P rfw co"],
-                f"machine_outcomes_hb_co[OF {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows]",
+                f"machine_outcomes_hb_co[OF {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows "
+                f"{name}_rl_rows]",
             )
             + promotion_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
             + coherent_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
@@ -660,20 +703,20 @@ def scheme_theory(scheme) -> tuple:
         if not any(op == "store" and remote for op, _scope, remote, _r, _src, _seq in rows):
             return out
         return out + [
-            "text \\<open>So on a race-free program whose remote operations promote at most a remote store "
-            "to atomic loads, and whose "
+            "text \\<open>So on a race-free program whose remote operations promote at most a load by a "
+            "remote store or a work-group-scope write to a remote load, and whose "
             "conflicting accesses sit on one device, in every state the machine reaches, every write a "
             "performed remote store knew (its own excepted) has reached the L2 and is settled before every "
             "readable line of its location in every L1 of its device (Hrf_Happens's rp_fresh: what "
             "promotion hands a work-group-scope acquire of another work-group).\\<close>",
             f"theorem {name}_remote_release_fresh:",
             f'  "\\<forall>P L wb s. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> dev_conflicts L P '
-            "\\<and> \\<not> na_rmw P \\<and> store_promotion L P",
+            "\\<and> \\<not> na_rmw P \\<and> load_promotion L P",
             "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
             f"     \\<and> s \\<in> reachable L wb (compile {name} P) (initial (src_init P))",
             f'     \\<longrightarrow> (\\<exists>g. ginv L {name} P s g \\<and> rp_fresh L {name} P s g)"',
             "  using machine_remote_release_fresh[OF _ "
-            f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_prom_rows]",
+            f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_rl_rows {name}_prom_rows]",
             "  by blast",
             "",
         ]
@@ -714,8 +757,8 @@ def scheme_theory(scheme) -> tuple:
                 True,
                 ["\\<and> hb_co_ok L P rfw co \\<and> hb_co_rd_ok L P rfw co"],
                 "machine_outcomes_hb_coherent[OF "
-                f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_acq_rows "
-                f"{name}_prom_rows]",
+                f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_rl_rows "
+                f"{name}_acq_rows {name}_prom_rows]",
             )
             + rmw_atomic_theorem(name, rows, ops, l2_lemma, flushed, l1_set, l2_set)
         )
@@ -733,7 +776,8 @@ def scheme_theory(scheme) -> tuple:
             )
         atomic = "\\<and> (\\<forall>t k. acc P t k True \\<longrightarrow> rmw_atomic P rfw co t k)"
         rows_taken = (
-            f"{name}_l1_rows {l2_lemma} _ {flushed} {name}_acq_rows {name}_rel_rows {name}_prom_rows {name}_lk_rows"
+            f"{name}_l1_rows {l2_lemma} _ {flushed} {name}_acq_rows {name}_rel_rows {name}_prom_rows {name}_rl_rows "
+            f"{name}_lk_rows"
         )
         return (
             [
@@ -783,13 +827,14 @@ def scheme_theory(scheme) -> tuple:
         return out + [
             "text \\<open>With deadlock freedom: the scheme is sound against OpenCL+RSP (Hrf_Mapping's "
             "sound_on, OpenCL+RSP as Hrf_Source_Opencl's opencl_rsp_source) on every program of these "
-            "operations whose remote operations promote at most a remote store to atomic loads of other "
-            "work-groups (store_promotion), of any length and thread count, "
+            "operations whose remote operations promote at most a load of another work-group by a remote "
+            "store or a work-group-scope write of another work-group to a remote load (load_promotion), of "
+            "any length and thread count, "
             "on every layout of any number of devices whose conflicting accesses sit on one device "
             "(dev_conflicts), under both write-back policies.\\<close>",
             f"theorem {name}_sound_device_local:",
             f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> dev_conflicts L P '
-            "\\<and> store_promotion L P",
+            "\\<and> load_promotion L P",
             f'     \\<longrightarrow> opencl_rsp_source.sound_on L wb {name} P"',
             f"  using machine_sound_on_rows[OF {rows_taken} {name}_disciplined] by blast",
             "",

@@ -668,11 +668,12 @@ definition l1_loc :: "layout \<Rightarrow> src_op set \<Rightarrow> src_program 
   "l1_loc L B P w x \<longleftrightarrow> (\<exists>t k. at_l1 B P t k \<and> wg_of L t = w \<and> sloc P (Acc t k True) = Some x)"
 
 text \<open>Such an RMW is at work-group scope (rel_rows performs the wider ones at
-  the L2), so in a race-free program only its work-group accesses its
-  location (scoped_conflicts).\<close>
+  the L2), so in a race-free program only its work-group writes its
+  location (scoped_conflicts; remote loads of other work-groups may read
+  it).\<close>
 lemma l1_loc_excl:
   assumes sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and ops: "ops_of P \<subseteq> A \<union> B"
-    and l: "l1_loc L B P w x" and b: "is_wr P b \<or> is_rd P b" "sloc P b = Some x" "ewg L b \<noteq> None"
+    and l: "l1_loc L B P w x" and b: "is_wr P b" "sloc P b = Some x" "ewg L b \<noteq> None"
   shows "ewg L b = Some w"
 proof (rule ccontr)
   assume nb: "ewg L b \<noteq> Some w"
@@ -693,7 +694,8 @@ proof (rule ccontr)
   moreover have "ewg L (Acc t k True) = Some w" using tk(2) by simp
   moreover have "is_rd P b \<or> is_wr P b" using b(1) by blast
   moreover have "ewg L (Acc t k True) \<noteq> ewg L b" using nb \<open>ewg L (Acc t k True) = Some w\<close> by simp
-  ultimately have "wide_ev P (Acc t k True)" using sc b(3) unfolding scoped_conflicts_def by blast
+  ultimately have "wide_ev P (Acc t k True) \<or> rload_ev P b" using sc b(3) unfolding scoped_conflicts_def by blast
+  then have "wide_ev P (Acc t k True)" using rload_not_wr b(1) by blast
   then show False using nw by blast
 qed
 
@@ -701,7 +703,7 @@ text \<open>So every write of such a location waits, if at all, in w's L1, and i
   its device's L2 (one device).\<close>
 lemma l1_loc_home:
   assumes inv: "ginv L S P s g"
-    and ex: "\<And>b. is_wr P b \<or> is_rd P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some w"
+    and ex: "\<And>b. is_wr P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some w"
     and wt: "t \<in> src_threads P" "wg_of L t = w" and e: "wx S P s x e"
   shows "(ga2 g e = None \<longrightarrow> ewg L e = Some w) \<and> (ga3 g e = None \<longrightarrow> dv L e = Some (dev_of L w))
     \<and> (ga2 g e = None \<longrightarrow> ga3 g e = None)"
@@ -766,7 +768,7 @@ proof (intro allI impI)
   obtain t k where tk: "at_l1 B P t k" "wg_of L t = w" "sloc P (Acc t k True) = Some x"
     using a unfolding l1_loc_def by blast
   have t: "t \<in> src_threads P" using tk(1) by (simp add: at_l1_def acc_def)
-  have exc: "\<And>b. is_wr P b \<or> is_rd P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some w"
+  have exc: "\<And>b. is_wr P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some w"
     using l1_loc_excl[OF sc rr ops] a by blast
   have home: "ga2 g e = None \<longrightarrow> ewg L e = Some w"
     using l1_loc_home[OF inv exc t tk(2) we] by blast
@@ -852,7 +854,7 @@ proof -
     obtain t1 k1 where tk: "at_l1 B P t1 k1" "wg_of L t1 = w" "sloc P (Acc t1 k1 True) = Some x"
       using a unfolding l1_loc_def by blast
     have t1: "t1 \<in> src_threads P" using tk(1) by (simp add: at_l1_def acc_def)
-    have exc: "\<And>b. is_wr P b \<or> is_rd P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some w"
+    have exc: "\<And>b. is_wr P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some w"
       using l1_loc_excl[OF sc rr rows(3)] a by blast
     have r': "readable (l1 s' w x)" using a by blast
     \<comment> \<open>the step's own write of x is w's new line, or an increment at the L2 whose thread now waits\<close>
@@ -1040,7 +1042,7 @@ proof -
     note p = rmw_parts[OF ac]
     have t1: "t1 \<in> src_threads P" using ac by (simp add: acc_def)
     have l1l: "l1_loc L B P (wg_of L t1) x" using a xw unfolding l1_loc_def by blast
-    have exc: "\<And>b. is_wr P b \<or> is_rd P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some (wg_of L t1)"
+    have exc: "\<And>b. is_wr P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some (wg_of L t1)"
       using l1_loc_excl[OF sc rr rows(3) l1l] by blast
     have wy: "wx S P s' x w" using xw by blast
     show "w = grf g' (Acc t1 k1 False) \<or> w = Acc t1 k1 True \<or> sb L g' w (grf g' (Acc t1 k1 False))
@@ -1226,7 +1228,7 @@ text \<open>Every invariant at once, for one ghost: Hrf_Coherence's and
 lemma rsp_reachable:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-      "prom_rows S A B"
+      "prom_rows S A B" "rl_rows S A B"
     and wp: "well_placed L P" and sc: "scoped_conflicts L P" and dcf: "dev_conflicts L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
   shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g
@@ -1293,10 +1295,10 @@ proof -
           "gstep P (done_ev S P s1) (done_ev S P s2) (instrs (compile S P) t ! pc s1 t) g g'"
           "gview L t (kd S P s1 t) (instrs (compile S P) t ! pc s1 t) g g'"
         using oinv_thread[OF g(1,2) thr rows(1-4) wp] g(3,4) iv by blast
-      have hb': "hb_ok L S P s2 g'" by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6) wp sc g'(1,5,6) g(5)])
+      have hb': "hb_ok L S P s2 g'" by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6,8) wp sc g'(1,5,6) g(5)])
       have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) wp g'(1,5,6) g(5) hb' g(6)])
       moreover have "kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
-        by (rule kl_thread[OF g(1,2,3) thr rows(1-3,5,4) wp sc dcf g'(1,5,6) g(4,5,6,7,8,14)])
+        by (rule kl_thread[OF g(1,2,3) thr rows(1-3,5,4,8) wp sc dcf g'(1,5,6) g(4,5,6,7,8,14)])
       moreover have "rp_ok L S P s2 g'"
         by (rule rp_thread[OF g(1,2) _ thr rows(1-3,7) wp dcf g'(1,5,6) _ g(14)])
           (use g(3,5) wr_okD(1) in \<open>simp_all add: hb_ok_def\<close>)
@@ -1319,9 +1321,9 @@ proof -
       then have pc: "pc s2 = pc s1" by simp
       have ei: "ev_inv S P s1 g" using g(1) by (simp add: ginv_def)
       have kh: "kh_ok L S P s1 g" using g(5) by (simp add: hb_ok_def)
-      have "hb_ok L S P s2 g'" using hb_env pc g'(5) g(5) by blast
+      have "hb_ok L S P s2 g'" using hb_env[OF pc g'(5) g(5,2) g'(8)] .
       moreover have "kw_ok L S P s2 g'" using kw_env[OF pc g'(5,6) ei g(6)] .
-      moreover have "kl_ok L S P s2 g'" using kl_env[OF pc g'(5,6,7) g(1) kh g(4) dcf g(7)] .
+      moreover have "kl_ok L S P s2 g'" using kl_env[OF pc g'(5,6,7) g(1) kh g(4) dcf rows(1-3,5,8) g(7)] .
       moreover have "kr_ok L S P s2 g'" using kr_env[OF pc g'(5,6) ei g(8)] .
       moreover have "lock_inv L (compile S P) s2" using lock_inv_cong[of "compile S P" s2 s1] pcl g(9) by simp
       moreover have "flk_ok L S B P s2 g'" by (rule flk_env[OF g(1) env g(10) g'(8)])
@@ -1369,9 +1371,9 @@ qed
 
 theorem machine_candidate_rmw_atomic:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-      "prom_rows S A B"
+      "prom_rows S A B" "rl_rows S A B"
     and wp: "well_placed L P" and dcf: "dev_conflicts L P"
-    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "store_promotion L P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
   shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
@@ -1387,8 +1389,8 @@ qed
 
 corollary machine_outcomes_rmw_atomic:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
-    "store_promotion L P" "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
+    "prom_rows S A B" "rl_rows S A B" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    "load_promotion L P" "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
 proof
@@ -1762,10 +1764,10 @@ lemmas lk_code_simps = lk_code_upt lk_flushed_upt win_upt held_def disciplined_d
 text \<open>The same theorem for a scheme whose rows take the locks as lk_code says.\<close>
 corollary machine_outcomes_rmw_atomic_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
-    "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "store_promotion L P"
+    "prom_rows S A B" "rl_rows S A B" "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
+    "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
-  using machine_outcomes_rmw_atomic[OF assms(1-7,9-13) lk_rows_code[OF assms(8,3)]] .
+  using machine_outcomes_rmw_atomic[OF assms(1-8,10-14) lk_rows_code[OF assms(9,3)]] .
 
 end

@@ -188,8 +188,8 @@ text \<open>Synchronisation as the machine exhibits it ([HRF14] sec. 4: an atomi
   read that reads an atomic write synchronises with it when each is in the
   other's scope): a read of an atomic that reads an atomic write of its own
   work-group, or of another work-group of its device with both at device
-  scope or wider, or with the write a remote one ([RSP15] sec. 5.1:
-  promotion, the remote write's scope holding the read).\<close>
+  scope or wider, or with the write or the read a remote one ([RSP15]
+  sec. 5.1: promotion, the remote operation's scope holding the other).\<close>
 definition atomic_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
   "atomic_ev P e \<longleftrightarrow> (case e of Init x \<Rightarrow> False | Acc t i p \<Rightarrow> op_scope (ins P t i) \<noteq> NonAtomic)"
 
@@ -201,7 +201,7 @@ definition remote_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
 
 definition swm :: "layout \<Rightarrow> src_program \<Rightarrow> ghost \<Rightarrow> sev rel" where
   "swm L P g = {(w, r). is_rd P r \<and> grf g r = w \<and> atomic_ev P w \<and> atomic_ev P r
-     \<and> (ewg L w = ewg L r \<or> ((wide_ev P w \<and> wide_ev P r \<or> remote_ev P w)
+     \<and> (ewg L w = ewg L r \<or> ((wide_ev P w \<and> wide_ev P r \<or> remote_ev P w \<or> remote_ev P r)
           \<and> map_option (dev_of L) (ewg L w) = map_option (dev_of L) (ewg L r)))}"
 
 text \<open>Happens-before of the exhibited candidate: program order and that

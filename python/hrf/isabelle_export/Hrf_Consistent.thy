@@ -185,7 +185,7 @@ qed
 
 theorem race_free_atomic:
   assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
-    and fin: "finite (src_threads P)" and rem: "store_promotion L P"
+    and fin: "finite (src_threads P)" and rem: "load_promotion L P"
   shows "atomic_conflicts P"
   unfolding atomic_conflicts_def
 proof (intro allI impI)
@@ -198,7 +198,7 @@ proof (intro allI impI)
     using h a b by simp_all
   from race_free_n82[OF nr rfree fin rem hw]
   have "atomic_ev P (Acc t i p) \<and> atomic_ev P (Acc u j False)"
-  proof
+  proof (elim disjE)
     assume "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
       \<and> (enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})"
     then show ?thesis by (blast intro: n82_atomic)
@@ -206,6 +206,12 @@ proof (intro allI impI)
     assume "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> rstore_ev P (Acc t i p) \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
     then have "atomic_ev P (Acc t i p)" "op_scope (ins P u j) \<noteq> NonAtomic" by (blast intro: n82_atomic)+
+    then show ?thesis by (simp add: atomic_ev_def)
+  next
+    assume "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
+       \<and> (\<exists>sc r x. ins P u j = Op (Load sc True) r x) \<and> \<not> op_remote (ins P t i)
+       \<and> op_scope (ins P t i) \<noteq> NonAtomic"
+    then have "atomic_ev P (Acc u j False)" "op_scope (ins P t i) \<noteq> NonAtomic" by (blast intro: n82_atomic)+
     then show ?thesis by (simp add: atomic_ev_def)
   qed
   then show "atomic_ev P a \<and> atomic_ev P b" using a b by (simp add: atomic_ev_def)
@@ -303,7 +309,7 @@ proof -
     then have at: "atomic_ev P (f r) \<and> atomic_ev P r"
       using ac w r unfolding atomic_conflicts_def by blast
     have th: "t \<in> src_threads P" "u \<in> src_threads P" using w(1) r wt ru by (simp_all add: acc_def)
-    have "ewg L (f r) = ewg L r \<or> ((wide_ev P (f r) \<and> wide_ev P r \<or> remote_ev P (f r))
+    have "ewg L (f r) = ewg L r \<or> ((wide_ev P (f r) \<and> wide_ev P r \<or> remote_ev P (f r) \<or> remote_ev P r)
         \<and> map_option (dev_of L) (ewg L (f r)) = map_option (dev_of L) (ewg L r))"
     proof (cases "wg_of L t = wg_of L u")
       case True
@@ -311,10 +317,11 @@ proof -
     next
       case False
       have "ewg L (f r) \<noteq> None" "ewg L r \<noteq> None" "ewg L (f r) \<noteq> ewg L r" using False wt ru by simp_all
-      then have "wide_ev P (f r) \<and> (wide_ev P r \<or> (rstore_ev P (f r) \<and> \<not> is_wr P r))"
+      then have "wide_ev P (f r) \<and> (wide_ev P r \<or> (rstore_ev P (f r) \<and> \<not> is_wr P r))
+          \<or> (atomic_ev P (f r) \<and> \<not> remote_ev P (f r) \<and> rload_ev P r)"
         using sc[unfolded scoped_conflicts_def, rule_format, of "f r" r] w r by simp
-      then have "wide_ev P (f r) \<and> wide_ev P r \<or> remote_ev P (f r)"
-        using wt by (auto simp: rstore_ev_def remote_ev_def)
+      then have "wide_ev P (f r) \<and> wide_ev P r \<or> remote_ev P (f r) \<or> remote_ev P r"
+        using wt ru by (auto simp: rstore_ev_def remote_ev_def rload_ev_def)
       moreover have "dv L (f r) = dv L r"
         using dcf[unfolded dev_conflicts_def, rule_format, of "f r" r] w r \<open>ewg L (f r) \<noteq> None\<close> \<open>ewg L r \<noteq> None\<close>
         by simp
@@ -744,9 +751,9 @@ text \<open>On a race-free program whose remote operations promote nothing,
   OpenCL+RSP finds consistent.\<close>
 theorem machine_candidate_consistent:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-      "prom_rows S A B"
+      "prom_rows S A B" "rl_rows S A B"
     and wp: "well_placed L P" and dcf: "dev_conflicts L P"
-    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "store_promotion L P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
   shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
@@ -777,8 +784,8 @@ qed
 text \<open>So every outcome of such a program is one OpenCL+RSP allows.\<close>
 corollary machine_outcomes_allowed_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
-    "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "store_promotion L P"
+    "prom_rows S A B" "rl_rows S A B" "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
+    "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> src_allowed opencl_rsp_consistent L P"
 proof
   fix ob assume "ob \<in> outcomes L wb (compile S P) (initial (src_init P))"
@@ -786,7 +793,7 @@ proof
       "ob = (regs s, mem s)"
     by (auto simp: outcomes_def)
   show "ob \<in> src_allowed opencl_rsp_consistent L P"
-    using machine_candidate_consistent[OF assms(1-7,9-13) lk_rows_code[OF assms(8,3)] s(1,2)] s(3)
+    using machine_candidate_consistent[OF assms(1-8,10-14) lk_rows_code[OF assms(9,3)] s(1,2)] s(3)
     unfolding src_allowed_def by blast
 qed
 
@@ -795,13 +802,13 @@ text \<open>With deadlock freedom: such a scheme is sound against OpenCL+RSP
   nothing, on one device.\<close>
 theorem machine_sound_on_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "lk_rows S (A \<union> B)" "disciplined_scheme S" "well_placed L P" "dev_conflicts L P" "store_promotion L P"
+    "prom_rows S A B" "rl_rows S A B" "lk_rows S (A \<union> B)" "disciplined_scheme S" "well_placed L P" "dev_conflicts L P" "load_promotion L P"
   shows "opencl_rsp_source.sound_on L wb S P"
 proof -
   have "compilable S P" using assms(1-3) by (fastforce simp: compilable_def l1_rows_def l2_rows_def)
   then show ?thesis
     unfolding opencl_rsp_source.sound_on_def
-    using machine_outcomes_allowed_rows[OF assms(1-8,10,11) _ _ assms(12)] scheme_deadlock_free[OF assms(9) _ assms(10)]
+    using machine_outcomes_allowed_rows[OF assms(1-9,11,12) _ _ assms(13)] scheme_deadlock_free[OF assms(10) _ assms(11)]
     by blast
 qed
 

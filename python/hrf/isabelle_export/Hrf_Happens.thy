@@ -28,40 +28,36 @@ text \<open>The write of a remote store.\<close>
 definition rstore_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
   "rstore_ev P e \<longleftrightarrow> (case e of Init x \<Rightarrow> False | Acc t i p \<Rightarrow> (\<exists>sc r x. ins P t i = Op (Store sc True) r x))"
 
+text \<open>The read of a remote load at device scope or wider.\<close>
+definition rload_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
+  "rload_ev P e \<longleftrightarrow> (case e of Init x \<Rightarrow> False
+     | Acc t i p \<Rightarrow> (\<exists>sc r x. ins P t i = Op (Load sc True) r x \<and> sc \<in> {Device, AllDevices}))"
+
+lemma rload_not_wr: "rload_ev P e \<Longrightarrow> \<not> is_wr P e"
+  by (cases e) (auto simp: rload_ev_def)
+
+lemma rload_wide: "rload_ev P e \<Longrightarrow> wide_ev P e"
+  by (cases e) (auto simp: rload_ev_def wide_ev_def)
+
 text \<open>Accesses of one location from two work-groups, one a write, are
-  atomics at device scope or wider, but for a read of a remote store
-  ([HRF14] sec. 4: a race-free program's conflicting accesses from two
-  work-groups are atomics each in the other's scope; a scope that holds
-  another work-group is the device's or the system's; [RSP15] sec. 5.1:
-  promotion lets a remote release reach a work-group-scope acquire of
-  another work-group).\<close>
+  atomics at device scope or wider, but for a read of a remote store and
+  for a remote load that reads a work-group-scope atomic write ([HRF14]
+  sec. 4: a race-free program's conflicting accesses from two work-groups
+  are atomics each in the other's scope; a scope that holds another
+  work-group is the device's or the system's; [RSP15] sec. 5.1: promotion
+  lets a remote release reach a work-group-scope acquire of another
+  work-group, and a remote acquire a work-group-scope release).\<close>
 definition scoped_conflicts :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
   "scoped_conflicts L P \<longleftrightarrow> (\<forall>a b. is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
      \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<and> ewg L a \<noteq> ewg L b
-     \<longrightarrow> wide_ev P a \<and> (wide_ev P b \<or> (rstore_ev P a \<and> \<not> is_wr P b)))"
+     \<longrightarrow> wide_ev P a \<and> (wide_ev P b \<or> (rstore_ev P a \<and> \<not> is_wr P b))
+       \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> rload_ev P b))"
 
-lemma shared_wide:
-  assumes sc: "scoped_conflicts L P" and sh: "shared L P x" and w: "is_wr P w" "sloc P w = Some x" "ewg L w \<noteq> None"
-  shows "wide_ev P w"
-proof -
-  obtain a b where ab: "is_rd P a \<or> is_wr P a" "is_rd P b \<or> is_wr P b" "sloc P a = Some x" "sloc P b = Some x"
-      "ewg L a \<noteq> None" "ewg L b \<noteq> None" "ewg L a \<noteq> ewg L b"
-    using sh unfolding shared_def by blast
-  have c: "\<And>c. is_rd P c \<or> is_wr P c \<Longrightarrow> sloc P c = Some x \<Longrightarrow> ewg L c \<noteq> None \<Longrightarrow> ewg L w \<noteq> ewg L c \<Longrightarrow> wide_ev P w"
-  proof -
-    fix c assume "is_rd P c \<or> is_wr P c" "sloc P c = Some x" "ewg L c \<noteq> None" "ewg L w \<noteq> ewg L c"
-    moreover have "sloc P w = sloc P c" using w(2) \<open>sloc P c = Some x\<close> by simp
-    ultimately show "wide_ev P w" using sc w(1,3) unfolding scoped_conflicts_def by blast
-  qed
-  show ?thesis
-  proof (cases "ewg L w = ewg L a")
-    case True
-    then show ?thesis using c[OF ab(2,4,6)] ab(7) by simp
-  next
-    case False
-    then show ?thesis using c[OF ab(1,3,5)] by simp
-  qed
-qed
+text \<open>A location two work-groups access and that only atomics at device
+  scope or wider write (one written at work-group scope is read from
+  another work-group only by remote loads: scoped_conflicts).\<close>
+definition wshared :: "layout \<Rightarrow> src_program \<Rightarrow> addr \<Rightarrow> bool" where
+  "wshared L P x \<longleftrightarrow> shared L P x \<and> (\<forall>e. is_wr P e \<and> sloc P e = Some x \<and> ewg L e \<noteq> None \<longrightarrow> wide_ev P e)"
 
 text \<open>A program without remote operations.\<close>
 definition no_remote :: "src_program \<Rightarrow> bool" where
@@ -102,6 +98,26 @@ definition store_promotion :: "layout \<Rightarrow> src_program \<Rightarrow> bo
 
 lemma no_promotion_store: "no_promotion L P \<Longrightarrow> store_promotion L P"
   unfolding no_promotion_def store_promotion_def by blast
+
+text \<open>Remote operations that promote at most a work-group-scope atomic load of
+  another work-group that reads a remote store, or a work-group-scope atomic
+  write of another work-group that a remote load reads ([RSP15] sec. 5.1: a
+  remote acquire synchronises with a work-group-scope release of another
+  work-group): a conflicting pair with a remote operation is in each
+  other's scope without promotion, or a remote store whose scope holds an
+  atomic load that writes nothing, or a remote load whose scope holds an
+  atomic write that is not remote. A program whose remote operations
+  promote at most loads by remote stores is one.\<close>
+definition load_promotion :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
+  "load_promotion L P \<longleftrightarrow> (\<forall>t i p u j q. is_wr P (Acc t i p) \<and> (is_rd P (Acc u j q) \<or> is_wr P (Acc u j q)) \<and> t \<noteq> u
+     \<and> sloc P (Acc t i p) = sloc P (Acc u j q) \<and> (op_remote (ins P t i) \<or> op_remote (ins P u j))
+     \<longrightarrow> (reaches L P t i u \<and> reaches L P u j t)
+       \<or> (rstore_ev P (Acc t i p) \<and> reaches L P t i u \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
+       \<or> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x) \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i)
+          \<and> op_scope (ins P t i) \<noteq> NonAtomic))"
+
+lemma store_promotion_load: "store_promotion L P \<Longrightarrow> load_promotion L P"
+  unfolding store_promotion_def load_promotion_def by blast
 
 text \<open>An access tagged remote is of a remote operation.\<close>
 lemma tag_remote_op:
@@ -204,13 +220,16 @@ text \<open>Of a race-free program whose remote operations promote at most remot
   whose scope holds an atomic load.\<close>
 lemma race_free_n82:
   assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
-    and fin: "finite (src_threads P)" and rem: "store_promotion L P"
+    and fin: "finite (src_threads P)" and rem: "load_promotion L P"
     and a: "is_wr P (Acc t i p)" and b: "is_rd P (Acc u j q) \<or> is_wr P (Acc u j q)" and tu: "t \<noteq> u"
     and same: "sloc P (Acc t i p) = sloc P (Acc u j q)"
   shows "((enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
     \<and> (enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {}))
     \<or> ((enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
-       \<and> rstore_ev P (Acc t i p) \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)"
+       \<and> rstore_ev P (Acc t i p) \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
+    \<or> ((enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
+       \<and> (\<exists>sc r x. ins P u j = Op (Load sc True) r x) \<and> \<not> op_remote (ins P t i)
+       \<and> op_scope (ins P t i) \<noteq> NonAtomic)"
 proof -
   have acc_a: "acc P t i p" "wr (ins P t i) p" using a by auto
   have acc_b: "acc P u j q" using b by auto
@@ -225,8 +244,10 @@ proof -
   proof (cases "op_remote (ins P t i) \<or> op_remote (ins P u j)")
     case True
     then have "(reaches L P t i u \<and> reaches L P u j t)
-       \<or> (rstore_ev P (Acc t i p) \<and> reaches L P t i u \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)"
-      using rem a b tu same unfolding store_promotion_def by blast
+       \<or> (rstore_ev P (Acc t i p) \<and> reaches L P t i u \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
+       \<or> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x) \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i)
+          \<and> op_scope (ins P t i) \<noteq> NonAtomic)"
+      using rem a b tu same unfolding load_promotion_def by blast
     then show ?thesis using reaches_n82 acc_a(1) acc_b0 by blast
   next
     case False
@@ -250,7 +271,7 @@ qed
 text \<open>So such a program has scoped conflicts.\<close>
 theorem race_free_scoped:
   assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
-    and fin: "finite (src_threads P)" and rem: "store_promotion L P"
+    and fin: "finite (src_threads P)" and rem: "load_promotion L P"
   shows "scoped_conflicts L P"
   unfolding scoped_conflicts_def
 proof (intro allI impI)
@@ -264,8 +285,9 @@ proof (intro allI impI)
     "sloc P (Acc t i p) = sloc P (Acc u j q)"
     using h a b by simp_all
   from race_free_n82[OF nr rfree fin rem hw(1,2) tu hw(3)]
-  show "wide_ev P a \<and> (wide_ev P b \<or> (rstore_ev P a \<and> \<not> is_wr P b))"
-  proof
+  show "wide_ev P a \<and> (wide_ev P b \<or> (rstore_ev P a \<and> \<not> is_wr P b))
+    \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> rload_ev P b)"
+  proof (elim disjE)
     assume "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
       \<and> (enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})"
     then have "op_scope (ins P t i) \<in> {Device, AllDevices}" "op_scope (ins P u j) \<in> {Device, AllDevices}"
@@ -276,6 +298,12 @@ proof (intro allI impI)
        \<and> rstore_ev P (Acc t i p) \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
     then have "op_scope (ins P t i) \<in> {Device, AllDevices}" using n82_wide wg by blast
     then show ?thesis using a b h2 by (simp add: wide_ev_def)
+  next
+    assume h3: "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
+       \<and> (\<exists>sc r x. ins P u j = Op (Load sc True) r x) \<and> \<not> op_remote (ins P t i)
+       \<and> op_scope (ins P t i) \<noteq> NonAtomic"
+    then have "op_scope (ins P u j) \<in> {Device, AllDevices}" using n82_wide wg by metis
+    then show ?thesis using a b h3 by (auto simp: atomic_ev_def remote_ev_def rload_ev_def)
   qed
 qed
 
@@ -371,19 +399,345 @@ proof -
   then show ?thesis using flushed_append[of "rw r x @ post" m pre] rw(3,4) by simp
 qed
 
+text \<open>A flush of the L1.\<close>
+fun flul1 :: "instr \<Rightarrow> bool" where
+  "flul1 (FLUL1 _) = True"
+| "flul1 _ = False"
+
+lemma quiet_vis: "quiet i \<Longrightarrow> \<not> visible i"
+  by (cases i) auto
+
+text \<open>fl_next xs: xs starts with quiet instructions, none a flush or an
+  invalidation of the L1, and then a flush of the L1s of the device or
+  wider.\<close>
+fun fl_next :: "instr list \<Rightarrow> bool" where
+  "fl_next [] = False"
+| "fl_next (i # xs) = (case i of FLUL1 sc \<Rightarrow> sc \<noteq> WG | INVL1 sc \<Rightarrow> False | _ \<Rightarrow> quiet i \<and> fl_next xs)"
+
+lemma fl_next_idx:
+  "fl_next ys \<Longrightarrow> \<exists>f < length ys. (\<exists>sc. ys ! f = FLUL1 sc \<and> sc \<noteq> WG)
+     \<and> (\<forall>m < f. quiet (ys ! m) \<and> \<not> flul1 (ys ! m) \<and> (\<forall>sc. ys ! m \<noteq> INVL1 sc))"
+proof (induction ys)
+  case Nil
+  then show ?case by simp
+next
+  case (Cons i ys)
+  show ?case
+  proof (cases "\<exists>sc. i = FLUL1 sc")
+    case True
+    then show ?thesis using Cons.prems by auto
+  next
+    case nf: False
+    have ni: "\<forall>sc. i \<noteq> INVL1 sc" using Cons.prems by (cases i) auto
+    have nfl: "\<not> flul1 i" using nf by (cases i) auto
+    have q: "quiet i \<and> fl_next ys" using Cons.prems nf ni by (cases i) auto
+    obtain f where f: "f < length ys" "\<exists>sc. ys ! f = FLUL1 sc \<and> sc \<noteq> WG"
+        "\<forall>m < f. quiet (ys ! m) \<and> \<not> flul1 (ys ! m) \<and> (\<forall>sc. ys ! m \<noteq> INVL1 sc)"
+      using Cons.IH q by blast
+    have "\<forall>m < Suc f. quiet ((i # ys) ! m) \<and> \<not> flul1 ((i # ys) ! m) \<and> (\<forall>sc. (i # ys) ! m \<noteq> INVL1 sc)"
+    proof (intro allI impI)
+      fix m assume m: "m < Suc f"
+      show "quiet ((i # ys) ! m) \<and> \<not> flul1 ((i # ys) ! m) \<and> (\<forall>sc. (i # ys) ! m \<noteq> INVL1 sc)"
+      proof (cases m)
+        case 0
+        then show ?thesis using q nfl ni by simp
+      next
+        case (Suc m')
+        then show ?thesis using f(3) m by simp
+      qed
+    qed
+    then show ?thesis using f(1,2) by (intro exI[of _ "Suc f"]) auto
+  qed
+qed
+
+text \<open>A row whose visible instruction is followed by a flush of the L1s of
+  the device or wider, with only quiet instructions between, none a flush
+  or an invalidation of the L1.\<close>
+definition rl_after :: "row \<Rightarrow> bool" where
+  "rl_after rw \<longleftrightarrow> (\<forall>r x. \<forall>m < length (rw r x). visible (rw r x ! m) \<longrightarrow> fl_next (drop (Suc m) (rw r x)))"
+
+text \<open>[RSP15] sec. 6: a remote acquire flushes the L1s of its device after
+  its access, before it invalidates its own L1 (rsp-new's LD; FLUL1 DV;
+  INVL1 WG): what it learns from a work-group-scope release of another
+  work-group may still wait in that work-group's L1.\<close>
+definition rl_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> src_op set \<Rightarrow> bool" where
+  "rl_rows S A B \<longleftrightarrow> (\<forall>sc \<in> {Device, AllDevices}. Load sc True \<in> A \<union> B
+     \<longrightarrow> (\<exists>rw. S (Load sc True) = Some rw \<and> rl_after rw))"
+
+lemmas rl_simps = rl_rows_def rl_after_def numeral_eq_Suc All_less_Suc
+
+text \<open>So in code compiled by such rows, a remote load's access is followed
+  by such a flush.\<close>
+lemma compiled_rl:
+  assumes rows: "l1_rows S A" "l2_rows S B" "rl_rows S A B" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
+    and n: "n < length (concat (map (compile_instr S) c))" "visible (concat (map (compile_instr S) c) ! n)"
+    and k: "length (filter visible (take n (concat (map (compile_instr S) c)))) = k"
+    and w: "c ! k = Op (Load sc True) r x" "sc \<in> {Device, AllDevices}"
+  shows "\<exists>f. n < f \<and> f < length (concat (map (compile_instr S) c))
+    \<and> (\<exists>sc'. concat (map (compile_instr S) c) ! f = FLUL1 sc' \<and> sc' \<noteq> WG)
+    \<and> (\<forall>m. n < m \<and> m < f \<longrightarrow> quiet (concat (map (compile_instr S) c) ! m)
+        \<and> \<not> flul1 (concat (map (compile_instr S) c) ! m) \<and> (\<forall>sc'. concat (map (compile_instr S) c) ! m \<noteq> INVL1 sc'))"
+proof -
+  define xs where "xs = concat (map (compile_instr S) c)"
+  obtain rw pre post m where rw: "Load sc True \<in> A \<union> B" "S (Load sc True) = Some rw" "xs = pre @ rw r x @ post"
+      "n = length pre + m" "m < length (rw r x)" "visible (rw r x ! m)"
+    using compiled_row[OF rows(1,2,4) n k w(1)] unfolding xs_def by blast
+  have "rl_after rw" using rows(3) w(2) rw(1,2) by (auto simp: rl_rows_def)
+  then have "fl_next (drop (Suc m) (rw r x))" using rw(5,6) by (simp add: rl_after_def)
+  then obtain f where f: "f < length (drop (Suc m) (rw r x))" "\<exists>sc'. drop (Suc m) (rw r x) ! f = FLUL1 sc' \<and> sc' \<noteq> WG"
+      "\<forall>m' < f. quiet (drop (Suc m) (rw r x) ! m') \<and> \<not> flul1 (drop (Suc m) (rw r x) ! m')
+         \<and> (\<forall>sc'. drop (Suc m) (rw r x) ! m' \<noteq> INVL1 sc')"
+    using fl_next_idx by blast
+  have ix: "xs ! (Suc n + i) = drop (Suc m) (rw r x) ! i" if "i < length (drop (Suc m) (rw r x))" for i
+  proof -
+    have "Suc m + i < length (rw r x)" using that by simp
+    moreover have "Suc n + i = length pre + (Suc m + i)" using rw(4) by simp
+    ultimately show ?thesis using rw(3) by (simp add: nth_append)
+  qed
+  have lf: "Suc n + f < length xs" using rw(3,4) f(1) by simp
+  have in_f: "quiet (xs ! m') \<and> \<not> flul1 (xs ! m') \<and> (\<forall>sc'. xs ! m' \<noteq> INVL1 sc')"
+    if m': "n < m'" "m' < Suc n + f" for m'
+  proof -
+    define i where "i = m' - Suc n"
+    have i: "i < f" "m' = Suc n + i" using m' by (auto simp: i_def)
+    have "xs ! m' = drop (Suc m) (rw r x) ! i" using ix[of i] i f(1) by simp
+    then show ?thesis using f(3) i(1) by simp
+  qed
+  have "n < Suc n + f \<and> Suc n + f < length xs \<and> (\<exists>sc'. xs ! (Suc n + f) = FLUL1 sc' \<and> sc' \<noteq> WG)
+    \<and> (\<forall>m'. n < m' \<and> m' < Suc n + f \<longrightarrow> quiet (xs ! m') \<and> \<not> flul1 (xs ! m') \<and> (\<forall>sc'. xs ! m' \<noteq> INVL1 sc'))"
+    using lf f(2) ix[OF f(1)] in_f by auto
+  then show ?thesis unfolding xs_def by blast
+qed
+
+text \<open>Where position j of a code is visible and only quiet instructions
+  follow it up to n, j is the code's last visible instruction before n.\<close>
+lemma vis_count:
+  assumes j: "j < n" "j < length xs" "visible (xs ! j)" and q: "\<forall>m. j < m \<and> m < n \<longrightarrow> quiet (xs ! m)"
+  shows "length (filter visible (take n xs)) = Suc (length (filter visible (take j xs)))"
+proof -
+  have tn: "take n xs = (take j xs @ [xs ! j]) @ take (n - Suc j) (drop (Suc j) xs)"
+  proof -
+    have "take n xs = take (Suc j + (n - Suc j)) xs" using j(1) by simp
+    also have "\<dots> = take (Suc j) xs @ take (n - Suc j) (drop (Suc j) xs)" by (rule take_add)
+    also have "take (Suc j) xs = take j xs @ [xs ! j]" using j(1,2) by (simp add: take_Suc_conv_app_nth)
+    finally show ?thesis .
+  qed
+  have "filter visible (take (n - Suc j) (drop (Suc j) xs)) = []"
+  proof (rule filter_False, intro ballI)
+    fix y assume "y \<in> set (take (n - Suc j) (drop (Suc j) xs))"
+    then obtain i where i: "i < length (take (n - Suc j) (drop (Suc j) xs))" "y = take (n - Suc j) (drop (Suc j) xs) ! i"
+      by (auto simp: in_set_conv_nth)
+    then have "y = xs ! (Suc j + i)" "Suc j + i < n" using j(1,2) by auto
+    then show "\<not> visible y" using q quiet_vis by auto
+  qed
+  then show ?thesis using tn j(3) by simp
+qed
+
 section \<open>The invariants\<close>
 
-text \<open>A write a thread knows that has not reached the L2 is of its own
-  work-group; one that has not reached memory, of its own device.\<close>
+text \<open>The writes an access knows: those observed by the accesses up to it
+  in happens-before, its own among them.\<close>
+definition knows_at :: "layout \<Rightarrow> src_program \<Rightarrow> ghost \<Rightarrow> sev \<Rightarrow> sev \<Rightarrow> bool" where
+  "knows_at L P g c e \<longleftrightarrow> (\<exists>b. (is_wr P b \<or> is_rd P b) \<and> (b = c \<or> (b, c) \<in> hbm L P g) \<and> ob P g b = e)"
+
+text \<open>Position n of a code comes before an invalidation of the L1, with only
+  quiet instructions between.\<close>
+definition win :: "instr list \<Rightarrow> nat \<Rightarrow> bool" where
+  "win xs n \<longleftrightarrow> (\<exists>j. n \<le> j \<and> j < length xs \<and> (\<exists>sc. xs ! j = INVL1 sc) \<and> (\<forall>m. n \<le> m \<and> m < j \<longrightarrow> quiet (xs ! m)))"
+
+text \<open>A location that a work-group other than w writes, other than by a
+  remote store (whose knowledge is fresh in every L1 of its device: rp_ok).\<close>
+definition fw :: "layout \<Rightarrow> src_program \<Rightarrow> wid \<Rightarrow> addr option \<Rightarrow> bool" where
+  "fw L P w xo \<longleftrightarrow> (\<exists>e. is_wr P e \<and> sloc P e = xo \<and> ewg L e \<noteq> None \<and> ewg L e \<noteq> Some w \<and> \<not> rstore_ev P e)"
+
+text \<open>The write an access performed observes, of the access's location.\<close>
+lemma ob_wx_done: "ev_inv S P s g \<Longrightarrow> is_wr P b \<or> is_rd P b \<Longrightarrow> done_ev S P s b \<Longrightarrow> sloc P b = Some y
+    \<Longrightarrow> wx S P s y (ob P g b)"
+  using ev_parts(2) by (auto simp: ob_def wx_def)
+
+lemma knows_at_keep:
+  assumes ei: "ev_inv S P s g" and gr: "\<forall>r. done_ev S P s r \<longrightarrow> grf g' r = grf g r" and d: "done_ev S P s c"
+  shows "knows_at L P g' c = knows_at L P g c"
+proof -
+  have "(b = c \<or> (b, c) \<in> hbm L P g') \<longleftrightarrow> (b = c \<or> (b, c) \<in> hbm L P g)" for b
+  proof -
+    have "(b, c) \<in> hbm L P g \<Longrightarrow> (b, c) \<in> hbm L P g'"
+    proof -
+      assume h: "(b, c) \<in> hbm L P g"
+      have "(x, y) \<in> src_po P \<union> swm L P g'" if "(x, y) \<in> src_po P \<union> swm L P g" "done_ev S P s y" for x y
+        using that gr by (auto simp: swm_def)
+      have "done_ev S P s c \<longrightarrow> (b, c) \<in> hbm L P g'" using h[unfolded hbm_def]
+      proof (induction rule: trancl_induct)
+        case (base y)
+        then show ?case using gr unfolding hbm_def by (auto simp: swm_def)
+      next
+        case (step y z)
+        then have "done_ev S P s z \<longrightarrow> done_ev S P s y" using hbm_edge_done[OF ei] by blast
+        then show ?case using step gr unfolding hbm_def by (auto simp: swm_def intro: trancl_into_trancl)
+      qed
+      then show ?thesis using d by blast
+    qed
+    then show ?thesis using hbm_keep[OF ei gr _ d] by blast
+  qed
+  moreover have "ob P g' b = ob P g b" if "b = c \<or> (b, c) \<in> hbm L P g" for b
+  proof -
+    have "done_ev S P s b" using that hbm_done[OF ei _ d] d by blast
+    then show ?thesis using gr by (simp add: ob_def)
+  qed
+  ultimately show ?thesis unfolding knows_at_def[abs_def] by (intro ext) metis
+qed
+
+lemma knows_at_knows: "done_ev S P s c \<Longrightarrow> sthread c = Some t \<Longrightarrow> knows_at L P g c a \<Longrightarrow> knows L S P s g t a"
+  unfolding knows_at_def knows_def by blast
+
+lemma knows_at_wx: "ev_inv S P s g \<Longrightarrow> done_ev S P s c \<Longrightarrow> knows_at L P g c a \<Longrightarrow> sloc P a = Some y \<Longrightarrow> wx S P s y a"
+proof -
+  assume ei: "ev_inv S P s g" and d: "done_ev S P s c" and k: "knows_at L P g c a" and y: "sloc P a = Some y"
+  obtain b where b: "is_wr P b \<or> is_rd P b" "b = c \<or> (b, c) \<in> hbm L P g" "ob P g b = a"
+    using k unfolding knows_at_def by blast
+  have db: "done_ev S P s b" using b(2) hbm_done[OF ei _ d] d by blast
+  show ?thesis
+  proof (cases "is_rd P b")
+    case True
+    then show ?thesis using ev_parts(2)[OF ei] db b(3) y by (auto simp: ob_def wx_def)
+  next
+    case False
+    then show ?thesis using b db y by (auto simp: ob_def wx_def)
+  qed
+qed
+
+text \<open>What a remote store knew, other than itself, is performed.\<close>
+lemma knows_at_done:
+  assumes ei: "ev_inv S P s g" and d: "done_ev S P s c" and k: "knows_at L P g c a"
+  shows "done_ev S P s a \<and> (\<exists>y. wx S P s y a)"
+proof -
+  obtain b where b: "is_wr P b \<or> is_rd P b" "b = c \<or> (b, c) \<in> hbm L P g" "ob P g b = a"
+    using k unfolding knows_at_def by blast
+  have db: "done_ev S P s b" using b(2) hbm_done[OF ei _ d] d by blast
+  obtain y where y: "sloc P b = Some y" using b(1) wr_loc[of P b] rd_addr by (cases b) (auto simp: acc_def)
+  have "wx S P s y a" using ob_wx_done[OF ei b(1) db y] b(3) by simp
+  then show ?thesis using wx_done by blast
+qed
+
+
+text \<open>Position n of a code comes after a visible instruction, with only
+  quiet instructions between, up to the first flush of the L1 after it, or
+  right after that flush while F holds.\<close>
+definition rwin :: "instr list \<Rightarrow> nat \<Rightarrow> bool \<Rightarrow> bool" where
+  "rwin xs n F \<longleftrightarrow> (\<exists>j < n. j < length xs \<and> visible (xs ! j) \<and> (\<forall>m. j < m \<and> m < n \<longrightarrow> quiet (xs ! m))
+     \<and> ((\<forall>m. j < m \<and> m < n \<longrightarrow> \<not> flul1 (xs ! m))
+        \<or> (j < n - 1 \<and> flul1 (xs ! (n - 1)) \<and> (\<forall>m. j < m \<and> m < n - 1 \<longrightarrow> \<not> flul1 (xs ! m)) \<and> F)))"
+
+lemma rwin_mono: "rwin xs n F \<Longrightarrow> (F \<Longrightarrow> G) \<Longrightarrow> rwin xs n G"
+  unfolding rwin_def by blast
+
+text \<open>A flushed position is in no such window but while F holds.\<close>
+lemma flushed_no_rwin: "flushed xs n \<Longrightarrow> rwin xs n F \<Longrightarrow> F"
+proof -
+  assume fl: "flushed xs n" and rw: "rwin xs n F"
+  obtain j' sc where f: "j' < n" "xs ! j' = FLUL1 sc" "\<forall>m. j' < m \<and> m < n \<longrightarrow> quiet (xs ! m)"
+    using fl unfolding flushed_def by blast
+  obtain j where j: "j < n" "visible (xs ! j)" "\<forall>m. j < m \<and> m < n \<longrightarrow> quiet (xs ! m)"
+      "(\<forall>m. j < m \<and> m < n \<longrightarrow> \<not> flul1 (xs ! m)) \<or> F"
+    using rw unfolding rwin_def by blast
+  show F
+  proof (rule ccontr)
+    assume nF: "\<not> F"
+    then have nf: "\<forall>m. j < m \<and> m < n \<longrightarrow> \<not> flul1 (xs ! m)" using j(4) by blast
+    consider "j' < j" | "j' = j" | "j < j'" by linarith
+    then show False
+    proof cases
+      case 1
+      then show False using f(3) j(1,2) visible_quiet by blast
+    next
+      case 2
+      then show False using f(2) j(2) by simp
+    next
+      case 3
+      then show False using nf f(1,2) by fastforce
+    qed
+  qed
+qed
+
+text \<open>What a remote load learns may wait in the L1 of another work-group from
+  its access until its flush of the device's L1s has passed that
+  work-group ([RSP15] sec. 5.1: a remote acquire reads a work-group-scope
+  release): the thread's last access is a remote load of a location that
+  another work-group writes, and the thread has not passed the first flush
+  after it, or its marker still waits in the fifo of the work-group of the
+  write.\<close>
+definition rexempt :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> sev \<Rightarrow> sev \<Rightarrow> bool" where
+  "rexempt L S P s c a \<longleftrightarrow> (\<exists>t k. c = Acc t k False \<and> Suc k = kd S P s t \<and> rload_ev P c \<and> fw L P (wg_of L t) (sloc P c)
+     \<and> rwin (instrs (compile S P) t) (pc s t) (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s w)))"
+
+lemma rexempt_wr: "rexempt L S P s c a \<Longrightarrow> \<not> is_wr P c"
+  unfolding rexempt_def using rload_not_wr by blast
+
+text \<open>A thread with no marker in a fifo is in no such window but before
+  the flush.\<close>
+lemma rexempt_nu:
+  assumes re: "rexempt L S P s (Acc t k p) a" and nu: "\<not> unflushed L s t"
+    and wa: "\<forall>w. ewg L a = Some w \<longrightarrow> w \<in> wgs L"
+  shows "rwin (instrs (compile S P) t) (pc s t) False \<and> Suc k = kd S P s t \<and> p = False \<and> rload_ev P (Acc t k p)
+    \<and> fw L P (wg_of L t) (sloc P (Acc t k p))"
+proof -
+  have r: "rwin (instrs (compile S P) t) (pc s t) (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s w))"
+    "Suc k = kd S P s t" "p = False" "rload_ev P (Acc t k p)" "fw L P (wg_of L t) (sloc P (Acc t k p))"
+    using re unfolding rexempt_def by auto
+  have "\<not> (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s w))" using nu wa by (auto simp: unflushed_def)
+  then show ?thesis using r rwin_mono[OF r(1)] by blast
+qed
+
+text \<open>A write an access knows that has not reached the L2 is of its thread's
+  work-group, but while the access is a remote load whose flush is
+  pending (rexempt); one a thread knows that has not reached memory, of its
+  own device.\<close>
 definition kh_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
   "kh_ok L S P s g \<longleftrightarrow> (\<forall>t \<in> src_threads P. \<forall>x a. wx S P s x a \<and> knows L S P s g t a \<longrightarrow>
-     (ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L t)) \<and> (ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t))))"
+       (ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t))))
+   \<and> (\<forall>t \<in> src_threads P. \<forall>c x a. done_ev S P s c \<and> sthread c = Some t \<and> knows_at L P g c a \<and> wx S P s x a
+       \<and> ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L t) \<or> rexempt L S P s c a)"
 
-text \<open>A write of a location two work-groups access is a release that was
-  flushed: every other write observed before it in happens-before has
-  reached the L2.\<close>
+text \<open>So what an access knows, out of such a window, is at home.\<close>
+lemma wx_wgs: "well_placed L P \<Longrightarrow> wx S P s y a \<Longrightarrow> ewg L a = Some w \<Longrightarrow> w \<in> wgs L"
+  by (cases a) (auto simp: wx_def acc_def well_placed_def)
+
+lemma kh_at:
+  assumes kh: "kh_ok L S P s g" and t: "t \<in> src_threads P"
+    and c: "done_ev S P s c" "sthread c = Some t" "knows_at L P g c a" and wa: "wx S P s x a"
+    and ne: "\<not> rexempt L S P s c a"
+  shows "(ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L t)) \<and> (ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t)))"
+  using kh t c wa ne knows_at_knows[OF c] unfolding kh_ok_def by blast
+
+text \<open>And what a thread knows, where none of its accesses is in one.\<close>
+lemma kh_home:
+  assumes kh: "kh_ok L S P s g" and t: "t \<in> src_threads P" and wa: "wx S P s x a" and ka: "knows L S P s g t a"
+    and ne: "\<forall>c. done_ev S P s c \<and> sthread c = Some t \<and> knows_at L P g c a \<longrightarrow> \<not> rexempt L S P s c a"
+  shows "(ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L t)) \<and> (ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t)))"
+proof -
+  have "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t))" using kh t wa ka unfolding kh_ok_def by blast
+  moreover have "ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L t)"
+  proof
+    assume a2: "ga2 g a = None"
+    from ka consider (own) "sthread a = Some t" | (at) c where "done_ev S P s c" "sthread c = Some t" "knows_at L P g c a"
+      unfolding knows_def knows_at_def by blast
+    then show "ewg L a = Some (wg_of L t)"
+    proof cases
+      case own
+      then show ?thesis by (cases a) auto
+    next
+      case (at c)
+      then show ?thesis using kh t wa a2 ne unfolding kh_ok_def by blast
+    qed
+  qed
+  ultimately show ?thesis by blast
+qed
+
+text \<open>A write of a location two work-groups access and only atomics at device
+  scope or wider write is a release that was flushed: every other write
+  observed before it in happens-before has reached the L2.\<close>
 definition rel_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
-  "rel_ok L S P s g \<longleftrightarrow> (\<forall>w b x. is_wr P w \<and> done_ev S P s w \<and> sloc P w = Some x \<and> shared L P x
+  "rel_ok L S P s g \<longleftrightarrow> (\<forall>w b x. is_wr P w \<and> done_ev S P s w \<and> sloc P w = Some x \<and> wshared L P x
      \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbm L P g \<and> ob P g b \<noteq> w \<longrightarrow> ga2 g (ob P g b) \<noteq> None)"
 
 definition hb_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
@@ -396,11 +750,16 @@ proof -
     using that by (simp add: wx_initial)
   have kh: "kh_ok L S P (initial (src_init P)) (ghost0 P)"
     unfolding kh_ok_def
-  proof (intro ballI allI impI)
-    fix t x a assume "wx S P (initial (src_init P)) x a \<and> knows L S P (initial (src_init P)) (ghost0 P) t a"
-    then have "a = Init x" using nk by blast
-    then show "(ga2 (ghost0 P) a = None \<longrightarrow> ewg L a = Some (wg_of L t))
-        \<and> (ga3 (ghost0 P) a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t)))"
+  proof (intro conjI ballI allI impI)
+    fix t x a assume h: "wx S P (initial (src_init P)) x a \<and> knows L S P (initial (src_init P)) (ghost0 P) t a"
+      "ga3 (ghost0 P) a = None"
+    have "a = Init x" using nk h(1) by blast
+    then show "dv L a = Some (dev_of L (wg_of L t))" using h(2) by (simp add: ghost0_def)
+  next
+    fix t c x a assume "done_ev S P (initial (src_init P)) c \<and> sthread c = Some t
+      \<and> knows_at L P (ghost0 P) c a \<and> wx S P (initial (src_init P)) x a \<and> ga2 (ghost0 P) a = None"
+    then have "a = Init x" "ga2 (ghost0 P) a = None" using nk by blast+
+    then show "ewg L a = Some (wg_of L t) \<or> rexempt L S P (initial (src_init P)) c a"
       by (simp add: ghost0_def)
   qed
   have "(b, w) \<notin> hbm L P (ghost0 P)" if "done_ev S P (initial (src_init P)) w" for b w
@@ -414,8 +773,11 @@ qed
 
 section \<open>Environment steps keep them\<close>
 
+text \<open>A thread's marker leaves a fifo only at its head, so past every write
+  of that work-group the thread knows (Hrf_Coherence's fifo_ok).\<close>
 lemma hb_env:
   assumes pc: "pc s' = pc s" and m: "env_mono g g'" and hb: "hb_ok L S P s g"
+    and oi: "oinv L S P s g" and fe: "fifo_env L S P s s' g g'"
   shows "hb_ok L S P s' g'"
 proof -
   have gr: "grf g' = grf g" and m2: "\<forall>e. ga2 g e \<noteq> None \<longrightarrow> ga2 g' e \<noteq> None"
@@ -424,14 +786,195 @@ proof -
   have k: "knows L S P s' g' = knows L S P s g" using knows_same[OF pc gr] .
   have h: "hbm L P g' = hbm L P g" unfolding hbm_def swm_def gr ..
   have o: "ob P g' = ob P g" unfolding ob_def[abs_def] gr ..
+  have ka: "knows_at L P g' = knows_at L P g" unfolding knows_at_def[abs_def] h o ..
+  have kh: "kh_ok L S P s g" using hb by (simp add: hb_ok_def)
+  have fo: "fifo_ok L S P s g" using oi by (simp add: oinv_def)
+  have kd: "kd S P s' = kd S P s" by (rule ext) (simp add: kd_def pc)
+  \<comment> \<open>a window whose marker left the fifo of the write's work-group: the write has reached the L2\<close>
+  have drop: "ga2 g a \<noteq> None \<or> (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s' w))"
+    if w: "ewg L a = Some w" "Flush t \<in> set (l1_fifo s w)" and kt: "knows L S P s g t a" and wa: "wx S P s x a" for t a w x
+  proof (cases "Flush t \<in> set (l1_fifo s' w)")
+    case True
+    then show ?thesis using w(1) by blast
+  next
+    case False
+    obtain e0 where e0: "l1_fifo s w = e0 # l1_fifo s' w"
+    proof -
+      have "l1_fifo s' w \<noteq> l1_fifo s w" using False w(2) by auto
+      then show ?thesis using fe that unfolding fifo_env_def by blast
+    qed
+    have hd: "l1_fifo s w ! 0 = Flush t" using e0 w(2) False by simp
+    have "ga2 g a \<noteq> None"
+    proof
+      assume a2: "ga2 g a = None"
+      then have "a \<in> pend1 L S P s g w x" using wa w(1) by (simp add: pend1_def)
+      then obtain i where i: "i < length (l1_fifo s w)" "l1_fifo s w ! i = Addr x"
+          "\<forall>j < i. \<forall>u. knows L S P s g u a \<longrightarrow> l1_fifo s w ! j \<noteq> Flush u"
+        using fo unfolding fifo_ok_def by blast
+      show False
+      proof (cases i)
+        case 0
+        then show False using i(2) hd by simp
+      next
+        case (Suc i')
+        then show False using i(3) kt hd by blast
+      qed
+    qed
+    then show ?thesis by blast
+  qed
   have "kh_ok L S P s' g'"
-    using hb m2 m3 unfolding hb_ok_def kh_ok_def k wx_same[OF pc] by blast
+    unfolding kh_ok_def
+  proof (intro conjI ballI allI impI)
+    fix t x a assume a: "wx S P s' x a \<and> knows L S P s' g' t a" "ga3 g' a = None" and t: "t \<in> src_threads P"
+    then show "dv L a = Some (dev_of L (wg_of L t))" using kh m3 unfolding kh_ok_def k wx_same[OF pc] by blast
+  next
+    fix t c x a assume t: "t \<in> src_threads P" and a: "done_ev S P s' c \<and> sthread c = Some t
+      \<and> knows_at L P g' c a \<and> wx S P s' x a \<and> ga2 g' a = None"
+    have dc: "done_ev S P s c" using a done_same[OF pc] by simp
+    have wa: "wx S P s x a" using a wx_same[OF pc] by simp
+    have kc: "knows_at L P g c a" using a ka by simp
+    have a2: "ga2 g a = None" using a m2 by blast
+    have "ewg L a = Some (wg_of L t) \<or> rexempt L S P s c a" using kh t dc a kc wa a2 unfolding kh_ok_def by blast
+    then show "ewg L a = Some (wg_of L t) \<or> rexempt L S P s' c a"
+    proof
+      assume "ewg L a = Some (wg_of L t)"
+      then show ?thesis by blast
+    next
+      assume re: "rexempt L S P s c a"
+      then obtain k where ck: "c = Acc t k False" "Suc k = kd S P s t" "rload_ev P c" "fw L P (wg_of L t) (sloc P c)"
+          "rwin (instrs (compile S P) t) (pc s t) (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s w))"
+        using a unfolding rexempt_def by auto
+      have kt: "knows L S P s g t a" using knows_at_knows[OF dc _ kc] a by blast
+      have G: "\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s' w)"
+        if "\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s w)"
+        using that drop[OF _ _ kt wa] a2 by blast
+      have "rwin (instrs (compile S P) t) (pc s' t) (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s' w))"
+        using rwin_mono[OF ck(5) G] pc by simp
+      then show ?thesis unfolding rexempt_def using ck kd by auto
+    qed
+  qed
   moreover have "rel_ok L S P s' g'"
     using hb m2 unfolding hb_ok_def rel_ok_def h o done_same[OF pc] by blast
   ultimately show ?thesis by (simp add: hb_ok_def)
 qed
 
 section \<open>Thread steps keep them\<close>
+
+text \<open>An access that knows something is one.\<close>
+lemma knows_at_acc: "knows_at L P g c a \<Longrightarrow> is_wr P c \<or> is_rd P c"
+proof -
+  assume "knows_at L P g c a"
+  then obtain b where b: "is_wr P b \<or> is_rd P b" "b = c \<or> (b, c) \<in> hbm L P g" unfolding knows_at_def by blast
+  show ?thesis
+  proof (cases "b = c")
+    case True
+    then show ?thesis using b(1) by simp
+  next
+    case False
+    then obtain d where "(d, c) \<in> src_po P \<union> swm L P g" using b(2) unfolding hbm_def by (auto elim: tranclE)
+    then show ?thesis by (cases c) (auto simp: src_po_def swm_def acc_def)
+  qed
+qed
+
+text \<open>In a remote load's window its thread steps only quiet instructions
+  and stays in it, for a write of its device (rl_rows): up to its flush,
+  which puts its marker on the fifo of every work-group of the device.\<close>
+lemma rexempt_step:
+  assumes st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and rl: "rl_rows S A B" and t: "t \<in> src_threads P"
+    and re: "rexempt L S P s (Acc t k p) a"
+    and wa: "\<forall>w. ewg L a = Some w \<longrightarrow> w \<in> wgs L \<and> dev_of L w = dev_of L (wg_of L t)" and ea: "ewg L a \<noteq> None"
+  shows "quiet (instrs (compile S P) t ! pc s t) \<and> rexempt L S P s' (Acc t k p) a"
+proof -
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t"
+  obtain z where z: "?n < length ?xs" "exec L t (?xs ! ?n) s = Some z" "\<not> unflushed L s t"
+      "visible (?xs ! ?n) \<or> quiet (?xs ! ?n)" "s' = set_pc t (Suc ?n) z" "pc z = pc s"
+      "kd S P s' t = (if visible (?xs ! ?n) then Suc (kd S P s t) else kd S P s t)"
+    by (rule step_shape[OF st rows(1-3)]) blast
+  have r: "rwin ?xs ?n False" "Suc k = kd S P s t" "p = False" "rload_ev P (Acc t k p)"
+      "fw L P (wg_of L t) (sloc P (Acc t k p))"
+    using rexempt_nu[OF re z(3)] wa by blast+
+  obtain j where j: "j < ?n" "j < length ?xs" "visible (?xs ! j)" "\<forall>m. j < m \<and> m < ?n \<longrightarrow> quiet (?xs ! m)"
+      "\<forall>m. j < m \<and> m < ?n \<longrightarrow> \<not> flul1 (?xs ! m)"
+    using r(1) unfolding rwin_def by auto
+  have cnt: "length (filter visible (take j ?xs)) = k"
+    using vis_count[OF j(1,2,3,4)] r(2) by (simp add: kd_def)
+  obtain sc r0 x0 where op: "src_code P t ! k = Op (Load sc True) r0 x0" "sc \<in> {Device, AllDevices}"
+    using r(4) by (auto simp: rload_ev_def ins_def)
+  have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
+  have xsc: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
+  have ex: "\<exists>f. j < f \<and> f < length (concat (map (compile_instr S) (src_code P t)))
+    \<and> (\<exists>sc'. concat (map (compile_instr S) (src_code P t)) ! f = FLUL1 sc' \<and> sc' \<noteq> WG)
+    \<and> (\<forall>m. j < m \<and> m < f \<longrightarrow> quiet (concat (map (compile_instr S) (src_code P t)) ! m)
+        \<and> \<not> flul1 (concat (map (compile_instr S) (src_code P t)) ! m)
+        \<and> (\<forall>sc'. concat (map (compile_instr S) (src_code P t)) ! m \<noteq> INVL1 sc'))"
+    by (rule compiled_rl[OF rows(1,2) rl ops _ _ _ op]) (use j(2,3) cnt xsc in simp_all)
+  then obtain f where f: "j < f" "f < length ?xs" "\<exists>sc'. ?xs ! f = FLUL1 sc' \<and> sc' \<noteq> WG"
+      "\<forall>m. j < m \<and> m < f \<longrightarrow> quiet (?xs ! m) \<and> \<not> flul1 (?xs ! m)"
+    unfolding xsc[symmetric] by blast
+  have nf: "?n \<le> f"
+  proof (rule ccontr)
+    assume "\<not> ?n \<le> f"
+    then have "\<not> flul1 (?xs ! f)" using j(5) f(1) by simp
+    then show False using f(3) by auto
+  qed
+  have q: "quiet (?xs ! ?n)"
+  proof (cases "?n = f")
+    case True
+    then show ?thesis using f(3) by auto
+  next
+    case False
+    then show ?thesis using f(4) j(1) nf by simp
+  qed
+  have kd': "kd S P s' t = kd S P s t" using z(7) q quiet_vis by simp
+  have pc': "pc s' t = Suc ?n" using z(5,6) by (simp add: set_pc_def)
+  have fq: "l1_fifo s' = l1_fifo z" using z(5) by (simp add: set_pc_def)
+  have w': "rwin ?xs (Suc ?n) (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s' w))"
+  proof (cases "?n = f")
+    case False
+    then have "\<not> flul1 (?xs ! ?n)" using f(4) j(1) nf by simp
+    then have "\<forall>m. j < m \<and> m < Suc ?n \<longrightarrow> quiet (?xs ! m) \<and> \<not> flul1 (?xs ! m)"
+      using j(4,5) q less_Suc_eq by auto
+    then show ?thesis unfolding rwin_def using j(1,2,3) by (intro exI[of _ j]) auto
+  next
+    case True
+    obtain sc' where sc': "?xs ! ?n = FLUL1 sc'" "sc' \<noteq> WG" using f(3) True by blast
+    obtain w where w: "ewg L a = Some w" using ea by blast
+    have wd: "w \<in> wgs L" "dev_of L w = dev_of L (wg_of L t)" using wa w by blast+
+    have "w \<in> wgs_in L sc' (wg_of L t)" using wd sc'(2) by (cases sc') (auto simp: wgs_in_def)
+    then have fw': "Flush t \<in> set (l1_fifo s' w)" using exec_fifo[OF z(2)] sc'(1) fq by simp
+    have "\<forall>m. j < m \<and> m < Suc ?n \<longrightarrow> quiet (?xs ! m)" using j(4) q less_Suc_eq by auto
+    moreover have "flul1 (?xs ! (Suc ?n - 1))" using sc'(1) by simp
+    ultimately show ?thesis unfolding rwin_def using j(1,2,3,5) w fw' by (intro exI[of _ j]) auto
+  qed
+  have "rexempt L S P s' (Acc t k p) a"
+    unfolding rexempt_def using r(2-5) kd' pc' w' by auto
+  then show ?thesis using q by blast
+qed
+
+text \<open>Another thread's step keeps a window: it adds at most markers and
+  addresses at the ends of the fifos.\<close>
+lemma rexempt_other:
+  assumes st: "step_thread L (compile S P) t s = Some s'" and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and ut: "u \<noteq> t" and re: "rexempt L S P s (Acc u k p) a"
+  shows "rexempt L S P s' (Acc u k p) a"
+proof -
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t"
+  obtain z where z: "exec L t (?xs ! ?n) s = Some z" "s' = set_pc t (Suc ?n) z" "pc z = pc s"
+      "\<forall>v. v \<noteq> t \<longrightarrow> kd S P s' v = kd S P s v"
+    by (rule step_shape[OF st rows(1-3)]) blast
+  have pc': "pc s' u = pc s u" using z(2,3) ut by (simp add: set_pc_def)
+  have fq: "l1_fifo s' = l1_fifo z" using z(2) by (simp add: set_pc_def)
+  have grow: "set (l1_fifo s w) \<subseteq> set (l1_fifo s' w)" for w
+    using exec_fifo[OF z(1)] fq by (cases "?xs ! ?n") auto
+  have G: "\<exists>w. ewg L a = Some w \<and> Flush u \<in> set (l1_fifo s' w)"
+    if "\<exists>w. ewg L a = Some w \<and> Flush u \<in> set (l1_fifo s w)" using that grow by blast
+  have r: "Suc k = kd S P s u" "rload_ev P (Acc u k p)" "fw L P (wg_of L u) (sloc P (Acc u k p))" "p = False"
+      "rwin (instrs (compile S P) u) (pc s u) (\<exists>w. ewg L a = Some w \<and> Flush u \<in> set (l1_fifo s w))"
+    using re unfolding rexempt_def by auto
+  then show ?thesis unfolding rexempt_def using rwin_mono[OF r(5) G] z(4) ut pc' by auto
+qed
+
 
 text \<open>Happens-before into an event the step performs comes from an event
   the step performs, or from one performed before that reaches, in the
@@ -600,7 +1143,15 @@ lemma known_flushed:
   shows "ga2 g a \<noteq> None"
 proof
   assume a2: "ga2 g a = None"
-  have "ewg L a = Some (wg_of L t)" using kh t a a2 unfolding kh_ok_def by blast
+  have ne: "\<forall>c. done_ev S P s c \<and> sthread c = Some t \<and> knows_at L P g c a \<longrightarrow> \<not> rexempt L S P s c a"
+  proof (intro allI impI notI)
+    fix c assume c: "done_ev S P s c \<and> sthread c = Some t \<and> knows_at L P g c a" and re: "rexempt L S P s c a"
+    obtain k where ck: "c = Acc t k False" using re c unfolding rexempt_def by auto
+    have "rwin (instrs (compile S P) t) (pc s t) False"
+      using rexempt_nu[OF re[unfolded ck] nu] wx_wgs[OF wp a(1)] by blast
+    then show False using flushed_no_rwin[OF fl] by blast
+  qed
+  have "ewg L a = Some (wg_of L t)" using kh_home[OF kh t a ne] a2 by blast
   then have "a \<in> pend1 L S P s g (wg_of L t) y" using a(1) a2 by (simp add: pend1_def)
   then have "Flush t \<in> set (l1_fifo s (wg_of L t))" using oi t fl a(2) unfolding oinv_def since_ok_def by blast
   moreover have "wg_of L t \<in> wgs L" using wp t by (simp add: well_placed_def)
@@ -655,8 +1206,8 @@ text \<open>A thread step keeps them, for a program whose conflicts across
 lemma hb_thread:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and wr: "wr_ok L S P s g" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "rel_rows S A B" and wp: "well_placed L P"
-    and sc: "scoped_conflicts L P" and gi: "ginv L S P s' g'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "rel_rows S A B" and rl: "rl_rows S A B"
+    and wp: "well_placed L P" and sc: "scoped_conflicts L P" and gi: "ginv L S P s' g'"
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
     and hb: "hb_ok L S P s g"
@@ -695,11 +1246,43 @@ proof -
       \<and> ((\<exists>r0 y0. ?i = INCL2 r0 y0) \<longrightarrow> ga2 g (grf g' r) \<noteq> None)"
     if r: "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" for r
     using step_read_home[OF inv wr t st rows(1-3) gs gv r] by blast
+  have ti: "time_inv S P s g" using inv by (simp add: ginv_def)
+  have c0: "0 < clk g" using wr_okD(1)[OF wr] .
+  have vq: "visible ?i \<or> quiet ?i" by (rule step_shape[OF st rows(1-3)]) simp
+  have kdt: "kd S P s' t = (if visible ?i then Suc ?k else ?k)" by (rule step_shape[OF st rows(1-3)]) simp
+  have pct: "pc s' t = Suc ?n"
+  proof (rule step_shape[OF st rows(1-3)])
+    fix z assume "s' = set_pc t (Suc (pc s t)) z" "pc z = pc s"
+    then show ?thesis by (simp add: set_pc_def)
+  qed
+  \<comment> \<open>a write not yet in the L2 is not initial\<close>
+  have ea: "ewg L a \<noteq> None" if "ga2 g a = None" for a
+    using that ti by (cases a) (auto simp: time_inv_def)
+  \<comment> \<open>a window of the stepping thread: the step is quiet and keeps it\<close>
+  have rstep: "quiet ?i \<and> rexempt L S P s' c a"
+    if re: "rexempt L S P s c a" and dc: "done_ev S P s c" "sthread c = Some t" and kc: "knows_at L P g c a"
+      and wa: "wx S P s x a" and a2: "ga2 g a = None" for c a x
+  proof -
+    obtain k where ck: "c = Acc t k False" using re dc(2) unfolding rexempt_def by auto
+    have da: "done_ev S P s a" using wx_done[OF wa] .
+    have kt: "knows L S P s g t a" using knows_at_knows[OF dc kc] .
+    have a3: "ga3 g a = None" using a2 times_lt[OF ti c0 wa] by blast
+    have dva: "dv L a = Some (dev_of L ?w0)" using kh t wa kt a3 unfolding kh_ok_def by blast
+    have wa': "\<forall>w. ewg L a = Some w \<longrightarrow> w \<in> wgs L \<and> dev_of L w = dev_of L ?w0"
+    proof (intro allI impI)
+      fix w assume w: "ewg L a = Some w"
+      obtain u' k' p' where au: "a = Acc u' k' p'" using w by (cases a) auto
+      have "u' \<in> src_threads P" using done_thread[OF ei] da au by simp
+      then have "w \<in> wgs L" using wp w au unfolding well_placed_def by auto
+      then show "w \<in> wgs L \<and> dev_of L w = dev_of L ?w0" using w dva by (simp add: dv_def)
+    qed
+    show ?thesis using rexempt_step[OF st rows(1-3) rl t _ wa' ea[OF a2]] re ck by blast
+  qed
   have kh': "kh_ok L S P s' g'"
     unfolding kh_ok_def
-  proof (intro ballI allI impI)
-    fix u x a assume u: "u \<in> src_threads P" and a: "wx S P s' x a \<and> knows L S P s' g' u a"
-    show "(ga2 g' a = None \<longrightarrow> ewg L a = Some (wg_of L u)) \<and> (ga3 g' a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L u)))"
+  proof (intro conjI ballI allI impI)
+    fix u x a assume u: "u \<in> src_threads P" and a: "wx S P s' x a \<and> knows L S P s' g' u a" and a3: "ga3 g' a = None"
+    show "dv L a = Some (dev_of L (wg_of L u))"
     proof (cases "done_ev S P s a")
       case nd: False
       have "done_ev S P s' a" using a wx_done by blast
@@ -714,12 +1297,12 @@ proof -
     next
       case da: True
       have wa: "wx S P s x a" using a da by (auto simp: wx_def)
-      have o: "ga2 g' a = ga2 g a" "ga3 g' a = ga3 g a" using g23[OF da] by simp_all
+      have o: "ga3 g a = None" using g23[OF da] a3 by simp
       show ?thesis
       proof (cases "u = t")
         case False
         have "knows L S P s g u a" using knows_new[OF ei gr dn _ False] a by blast
-        then show ?thesis using kh u wa o unfolding kh_ok_def by auto
+        then show ?thesis using kh u wa o unfolding kh_ok_def by blast
       next
         case ut: True
         have "knows L S P s g t a \<or> sthread a = Some t
@@ -734,7 +1317,7 @@ proof -
         then show ?thesis
         proof cases
           case old
-          then show ?thesis using kh t wa o ut unfolding kh_ok_def by auto
+          then show ?thesis using kh t wa o ut unfolding kh_ok_def by blast
         next
           case own
           then show ?thesis using ut by (cases a) (auto simp: dv_def)
@@ -744,42 +1327,169 @@ proof -
         next
           case (sy r b)
           let ?y = "grf g' r"
-          have rh: "done_ev S P s ?y" "ga2 g ?y = None \<longrightarrow> ewg L ?y = Some ?w0"
-            using rd_home[OF sy(1-3)] by blast+
-          have yw: "is_wr P ?y" "sloc P ?y = sloc P r" using ev_parts(2)[OF ei'] sy(1,2) by blast+
+          have rh: "done_ev S P s ?y" using rd_home[OF sy(1-3)] by blast
           have at: "atomic_ev P ?y" using sy(7) by (simp add: swm_def)
           then obtain u' j q where yu: "?y = Acc u' j q" by (cases ?y) (auto simp: atomic_ev_def)
-          have u': "u' \<in> src_threads P" using done_thread[OF ei] rh(1) yu by simp
+          have u': "u' \<in> src_threads P" using done_thread[OF ei] rh yu by simp
           have ka: "knows L S P s g u' a" unfolding knows_def
-            by (rule disjI2, rule exI[of _ b], rule exI[of _ ?y]) (use sy(4-6) rh(1) yu in auto)
-          have khu: "(ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L u')) \<and> (ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L u')))"
-            using kh u' wa ka unfolding kh_ok_def by blast
-          have sw: "ewg L ?y = ewg L r \<or> ((wide_ev P ?y \<and> wide_ev P r \<or> remote_ev P ?y)
-              \<and> map_option (dev_of L) (ewg L ?y) = map_option (dev_of L) (ewg L r))"
-            using sy(7) by (simp add: swm_def)
+            by (rule disjI2, rule exI[of _ b], rule exI[of _ ?y]) (use sy(4-6) rh yu in auto)
+          have khu: "dv L a = Some (dev_of L (wg_of L u'))" using kh u' wa ka o unfolding kh_ok_def by blast
+          have sw: "ewg L ?y = ewg L r \<or> map_option (dev_of L) (ewg L ?y) = map_option (dev_of L) (ewg L r)"
+            using sy(7) by (auto simp: swm_def)
           obtain p where rk: "r = Acc t ?k p" using new sy(2,3) by blast
-          have er: "ewg L r = Some ?w0" using rk by simp
+          have "dev_of L (wg_of L u') = dev_of L ?w0" using sw rk yu by auto
+          then show ?thesis using khu ut by simp
+        qed
+      qed
+    qed
+  next
+    fix u c x a assume u: "u \<in> src_threads P" and A: "done_ev S P s' c \<and> sthread c = Some u \<and> knows_at L P g' c a
+      \<and> wx S P s' x a \<and> ga2 g' a = None"
+    show "ewg L a = Some (wg_of L u) \<or> rexempt L S P s' c a"
+    proof (cases "done_ev S P s c")
+      case dc: True
+      have kc: "knows_at L P g c a" using knows_at_keep[OF ei gr dc] A by simp
+      have da: "done_ev S P s a" using knows_at_done[OF ei dc kc] by blast
+      have wa: "wx S P s x a" using A da by (auto simp: wx_def)
+      have a2: "ga2 g a = None" using A g23[OF da] by simp
+      have "ewg L a = Some (wg_of L u) \<or> rexempt L S P s c a" using kh u dc A kc wa a2 unfolding kh_ok_def by blast
+      then show ?thesis
+      proof
+        assume "ewg L a = Some (wg_of L u)"
+        then show ?thesis by blast
+      next
+        assume re: "rexempt L S P s c a"
+        obtain k where ck: "c = Acc u k False" using re A unfolding rexempt_def by auto
+        show ?thesis
+        proof (cases "u = t")
+          case False
+          then show ?thesis using rexempt_other[OF st rows(1-3) False] re ck by blast
+        next
+          case True
+          then show ?thesis using rstep[OF re dc _ kc wa a2] A by blast
+        qed
+      qed
+    next
+      case nc: False
+      obtain p where cp: "c = Acc t ?k p" and vi: "visible ?i" using new A nc by blast
+      have ut: "u = t" using A cp by simp
+      have da: "done_ev S P s' a" using A wx_done by blast
+      have kn': "knows L S P s' g' t a" using knows_at_knows A ut by blast
+      \<comment> \<open>what an access of t performed before knows is at home: t's step is visible\<close>
+      have oldc: "ewg L a = Some ?w0" if c0: "done_ev S P s c0" "sthread c0 = Some t" "knows_at L P g c0 a" for c0
+      proof -
+        have da0: "done_ev S P s a" using knows_at_done[OF ei c0(1,3)] by blast
+        have wa: "wx S P s x a" using A da0 by (auto simp: wx_def)
+        have a2: "ga2 g a = None" using A g23[OF da0] by simp
+        have "ewg L a = Some ?w0 \<or> rexempt L S P s c0 a" using kh t c0 wa a2 unfolding kh_ok_def by blast
+        then show ?thesis using rstep[OF _ c0 wa a2] vi visible_quiet by blast
+      qed
+      from knows_step[OF ei ei' gr new_t kn'] consider
+          (old) "knows L S P s g t a" | (own) "sthread a = Some t"
+        | (rd) r where "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" "a = grf g' r"
+        | (sy) r b where "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" "is_wr P b \<or> is_rd P b"
+            "(b, grf g' r) \<in> hbm L P g" "ob P g b = a" "(grf g' r, r) \<in> swm L P g'"
+        by blast
+      then show ?thesis
+      proof cases
+        case old
+        then consider "sthread a = Some t" | b c0 where "is_wr P b \<or> is_rd P b" "done_ev S P s c0"
+            "sthread c0 = Some t" "b = c0 \<or> (b, c0) \<in> hbm L P g" "ob P g b = a"
+          unfolding knows_def by blast
+        then show ?thesis
+        proof cases
+          case 1
+          then show ?thesis using ut by (cases a) auto
+        next
+          case (2 b c0)
+          then have "knows_at L P g c0 a" unfolding knows_at_def by blast
+          then show ?thesis using oldc 2 ut by blast
+        qed
+      next
+        case own
+        then show ?thesis using ut by (cases a) auto
+      next
+        case (rd r)
+        have "done_ev S P s a" using rd_home[OF rd(1-3)] rd(4) by blast
+        then have "ga2 g a = None" using A g23 by simp
+        then show ?thesis using rd_home[OF rd(1-3)] rd(4) ut by simp
+      next
+        case (sy r b)
+        let ?y = "grf g' r"
+        have rh: "done_ev S P s ?y" "ga2 g ?y = None \<longrightarrow> ewg L ?y = Some ?w0"
+          using rd_home[OF sy(1-3)] by blast+
+        have yw: "is_wr P ?y" "sloc P ?y = sloc P r" using ev_parts(2)[OF ei'] sy(1,2) by blast+
+        have at: "atomic_ev P ?y" using sy(7) by (simp add: swm_def)
+        then obtain u' j q where yu: "?y = Acc u' j q" by (cases ?y) (auto simp: atomic_ev_def)
+        have u': "u' \<in> src_threads P" using done_thread[OF ei] rh(1) yu by simp
+        have kya: "knows_at L P g ?y a" unfolding knows_at_def using sy(4-6) by blast
+        have da0: "done_ev S P s a" using knows_at_done[OF ei rh(1) kya] by blast
+        have wa: "wx S P s x a" using A da0 by (auto simp: wx_def)
+        have a2: "ga2 g a = None" using A g23[OF da0] by simp
+        have "ewg L a = Some (wg_of L u')"
+          using kh_at[OF kh u' rh(1) _ kya wa] yu rexempt_wr[of L S P s ?y a] yw(1) a2 by auto
+        show ?thesis
+        proof (cases "wg_of L u' = ?w0")
+          case True
+          then show ?thesis using \<open>ewg L a = Some (wg_of L u')\<close> ut by simp
+        next
+          case wu: False
+          obtain p' where "r = Acc t ?k p'" using new sy(2,3) by blast
+          then have rk: "r = Acc t ?k False" using sy(1) by (cases p') (auto dest: rd_part)
           have ey: "ewg L ?y = Some (wg_of L u')" using yu by simp
-          have dev: "dev_of L (wg_of L u') = dev_of L ?w0" using sw er ey by auto
+          have er: "ewg L r = Some ?w0" using rk by simp
+          have ne: "a \<noteq> ?y" using rh(2) a2 ey wu by auto
+          have sc_yr: "wide_ev P ?y \<and> (wide_ev P r \<or> (rstore_ev P ?y \<and> \<not> is_wr P r))
+              \<or> (atomic_ev P ?y \<and> \<not> remote_ev P ?y \<and> rload_ev P r)"
+            using sc[unfolded scoped_conflicts_def, rule_format, of ?y r] yw sy(1) ey er wu by simp
           show ?thesis
-          proof (cases "wg_of L u' = ?w0")
+          proof (cases "fw L P ?w0 (sloc P r) \<and> rload_ev P r")
             case True
-            then show ?thesis using khu o ut by simp
+            \<comment> \<open>promotion: a remote load reads what another work-group wrote; its window opens\<close>
+            have "is_wr P c \<or> is_rd P c" using knows_at_acc A by blast
+            moreover obtain sc0 r0 x0 where op: "ins P t ?k = Op (Load sc0 True) r0 x0"
+              using True rk by (auto simp: rload_ev_def)
+            ultimately have "p = False" using cp by (cases p) auto
+            then have cr: "c = r" using cp rk by simp
+            have rw: "rwin ?xs (Suc ?n) (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s' w))"
+              unfolding rwin_def using nl vi by (intro exI[of _ ?n]) auto
+            have "rexempt L S P s' c a"
+              unfolding rexempt_def using cr rk True kdt vi pct rw by (intro exI[of _ t] exI[of _ ?k]) simp
+            then show ?thesis by blast
           next
             case False
-            have "ga2 g a \<noteq> None"
-            proof (cases "a = ?y")
-              case True
-              then show ?thesis using rh(2) ey False by auto
-            next
-              case ne: False
-              obtain x' where x': "sloc P r = Some x'" using sy(1) rk by (auto dest: rd_addr)
-              have "shared L P x'" unfolding shared_def
-                using yw sy(1) x' ey er False by (intro exI[of _ ?y] exI[of _ r]) auto
-              moreover have "done_ev S P s ?y" using rh(1) .
-              ultimately show ?thesis using ro yw x' sy(4-6) ne unfolding rel_ok_def by fastforce
+            obtain x' where x': "sloc P r = Some x'" using sy(1) rk by (auto dest: rd_addr)
+            have "wshared L P x'" unfolding wshared_def
+            proof (intro conjI allI impI)
+              show "shared L P x'" unfolding shared_def
+                using yw sy(1) x' ey er wu by (intro exI[of _ ?y] exI[of _ r]) auto
+              fix e assume e: "is_wr P e \<and> sloc P e = Some x' \<and> ewg L e \<noteq> None"
+              show "wide_ev P e"
+              proof (cases "ewg L e = Some ?w0")
+                case True
+                have "ewg L e \<noteq> ewg L ?y" using True ey wu by simp
+                then have "wide_ev P e \<and> (wide_ev P ?y \<or> (rstore_ev P e \<and> \<not> is_wr P ?y))
+                    \<or> (atomic_ev P e \<and> \<not> remote_ev P e \<and> rload_ev P ?y)"
+                  using sc[unfolded scoped_conflicts_def, rule_format, of e ?y] e yw x' ey by simp
+                then show ?thesis using rload_not_wr yw(1) by blast
+              next
+                case ne0: False
+                have "ewg L e \<noteq> ewg L r" using ne0 er by simp
+                then have h: "wide_ev P e \<and> (wide_ev P r \<or> (rstore_ev P e \<and> \<not> is_wr P r))
+                    \<or> (atomic_ev P e \<and> \<not> remote_ev P e \<and> rload_ev P r)"
+                  using sc[unfolded scoped_conflicts_def, rule_format, of e r] e sy(1) x' er by simp
+                show ?thesis
+                proof (rule ccontr)
+                  assume nw: "\<not> wide_ev P e"
+                  then have nr: "\<not> remote_ev P e" "rload_ev P r" using h by blast+
+                  have "\<not> rstore_ev P e" using nr(1) by (cases e) (auto simp: rstore_ev_def remote_ev_def)
+                  then have "fw L P ?w0 (sloc P r)" unfolding fw_def using e x' ne0 by (intro exI[of _ e]) auto
+                  then show False using False nr(2) by blast
+                qed
+              qed
             qed
-            then show ?thesis using khu o dev ut by auto
+            then have "ga2 g a \<noteq> None" using ro yw rh(1) x' sy(4-6) ne unfolding rel_ok_def by fastforce
+            then show ?thesis using a2 by blast
           qed
         qed
       qed
@@ -791,7 +1501,7 @@ proof -
   have ro': "rel_ok L S P s' g'"
     unfolding rel_ok_def
   proof (intro allI impI)
-    fix w b x assume a: "is_wr P w \<and> done_ev S P s' w \<and> sloc P w = Some x \<and> shared L P x
+    fix w b x assume a: "is_wr P w \<and> done_ev S P s' w \<and> sloc P w = Some x \<and> wshared L P x
       \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbm L P g' \<and> ob P g' b \<noteq> w"
     show "ga2 g' (ob P g' b) \<noteq> None"
     proof (cases "done_ev S P s w")
@@ -806,7 +1516,7 @@ proof -
       case nw: False
       obtain p where wk: "w = Acc t ?k p" and vis: "visible ?i" using new a nw by blast
       have ew: "ewg L w \<noteq> None" using wk by simp
-      have wide: "wide_ev P w" using shared_wide[OF sc _ _ _ ew] a by blast
+      have wide: "wide_ev P w" using a ew unfolding wshared_def by blast
       have ik: "?i = src_access B (src_code P t ! ?k) \<and> ?k < length (src_code P t)" using se(2)[OF vis] .
       \<comment> \<open>its source operation writes at device scope or wider\<close>
       obtain a0 r0 y0 where op: "src_code P t ! ?k = Op a0 r0 y0" and wa0: "wide_wr_op a0" and wr0: "wr (Op a0 r0 y0) p"
@@ -914,11 +1624,6 @@ qed
 
 lemma kw_ok_initial: "kw_ok L S P (initial (src_init P)) (ghost0 P)"
   using hbm_initial by (auto simp: kw_ok_def)
-
-text \<open>The write an access performed observes, of the access's location.\<close>
-lemma ob_wx_done: "ev_inv S P s g \<Longrightarrow> is_wr P b \<or> is_rd P b \<Longrightarrow> done_ev S P s b \<Longrightarrow> sloc P b = Some y
-    \<Longrightarrow> wx S P s y (ob P g b)"
-  using ev_parts(2) by (auto simp: ob_def wx_def)
 
 lemma kw_env:
   assumes pc: "pc s' = pc s" and m: "env_mono g g'" and k: "sb_keep L S P s g g'" and ei: "ev_inv S P s g"
@@ -1104,8 +1809,10 @@ proof -
         have da: "done_ev S P s ?a" using ob_old by blast
         have ka: "knows L S P s' g' t ?a" unfolding knows_def
           by (rule disjI2, rule exI[of _ b], rule exI[of _ w]) (use a wk in auto)
+        have kaw: "knows_at L P g' w ?a" unfolding knows_at_def using a by blast
+        have nre: "\<not> rexempt L S P s' w ?a" using rexempt_wr a by blast
         have home: "(ga2 g' ?a = None \<longrightarrow> ewg L ?a = Some ?w0) \<and> (ga3 g' ?a = None \<longrightarrow> dv L ?a = Some (dev_of L ?w0))"
-          using kh' t wa ka unfolding kh_ok_def by blast
+          using kh_at[OF kh' t _ _ kaw wa nre] a wk by auto
         have t23: "ga2 g' ?a = None \<longrightarrow> ga3 g' ?a = None"
         proof (cases "\<exists>z. ?a = Init z")
           case True
@@ -1216,21 +1923,6 @@ proof -
 qed
 
 section \<open>What a release hands over is fresh in its work-group's L1\<close>
-
-text \<open>The writes an access knows: those observed by the accesses up to it
-  in happens-before, its own among them.\<close>
-definition knows_at :: "layout \<Rightarrow> src_program \<Rightarrow> ghost \<Rightarrow> sev \<Rightarrow> sev \<Rightarrow> bool" where
-  "knows_at L P g c e \<longleftrightarrow> (\<exists>b. (is_wr P b \<or> is_rd P b) \<and> (b = c \<or> (b, c) \<in> hbm L P g) \<and> ob P g b = e)"
-
-text \<open>Position n of a code comes before an invalidation of the L1, with only
-  quiet instructions between.\<close>
-definition win :: "instr list \<Rightarrow> nat \<Rightarrow> bool" where
-  "win xs n \<longleftrightarrow> (\<exists>j. n \<le> j \<and> j < length xs \<and> (\<exists>sc. xs ! j = INVL1 sc) \<and> (\<forall>m. n \<le> m \<and> m < j \<longrightarrow> quiet (xs ! m)))"
-
-text \<open>A location that a work-group other than w writes, other than by a
-  remote store (whose knowledge is fresh in every L1 of its device: rp_ok).\<close>
-definition fw :: "layout \<Rightarrow> src_program \<Rightarrow> wid \<Rightarrow> addr option \<Rightarrow> bool" where
-  "fw L P w xo \<longleftrightarrow> (\<exists>e. is_wr P e \<and> sloc P e = xo \<and> ewg L e \<noteq> None \<and> ewg L e \<noteq> Some w \<and> \<not> rstore_ev P e)"
 
 text \<open>While a thread waits for the invalidation after its last access, what
   that access knows of its own location may be newer than the L1's lines,
@@ -1500,57 +2192,6 @@ proof (cases "h = Init x")
   then show ?thesis using i by (cases "ga3 g h") (auto simp: sb_def key_def klt_def)
 qed simp
 
-lemma knows_at_keep:
-  assumes ei: "ev_inv S P s g" and gr: "\<forall>r. done_ev S P s r \<longrightarrow> grf g' r = grf g r" and d: "done_ev S P s c"
-  shows "knows_at L P g' c = knows_at L P g c"
-proof -
-  have "(b = c \<or> (b, c) \<in> hbm L P g') \<longleftrightarrow> (b = c \<or> (b, c) \<in> hbm L P g)" for b
-  proof -
-    have "(b, c) \<in> hbm L P g \<Longrightarrow> (b, c) \<in> hbm L P g'"
-    proof -
-      assume h: "(b, c) \<in> hbm L P g"
-      have "(x, y) \<in> src_po P \<union> swm L P g'" if "(x, y) \<in> src_po P \<union> swm L P g" "done_ev S P s y" for x y
-        using that gr by (auto simp: swm_def)
-      have "done_ev S P s c \<longrightarrow> (b, c) \<in> hbm L P g'" using h[unfolded hbm_def]
-      proof (induction rule: trancl_induct)
-        case (base y)
-        then show ?case using gr unfolding hbm_def by (auto simp: swm_def)
-      next
-        case (step y z)
-        then have "done_ev S P s z \<longrightarrow> done_ev S P s y" using hbm_edge_done[OF ei] by blast
-        then show ?case using step gr unfolding hbm_def by (auto simp: swm_def intro: trancl_into_trancl)
-      qed
-      then show ?thesis using d by blast
-    qed
-    then show ?thesis using hbm_keep[OF ei gr _ d] by blast
-  qed
-  moreover have "ob P g' b = ob P g b" if "b = c \<or> (b, c) \<in> hbm L P g" for b
-  proof -
-    have "done_ev S P s b" using that hbm_done[OF ei _ d] d by blast
-    then show ?thesis using gr by (simp add: ob_def)
-  qed
-  ultimately show ?thesis unfolding knows_at_def[abs_def] by (intro ext) metis
-qed
-
-lemma knows_at_knows: "done_ev S P s c \<Longrightarrow> sthread c = Some t \<Longrightarrow> knows_at L P g c a \<Longrightarrow> knows L S P s g t a"
-  unfolding knows_at_def knows_def by blast
-
-lemma knows_at_wx: "ev_inv S P s g \<Longrightarrow> done_ev S P s c \<Longrightarrow> knows_at L P g c a \<Longrightarrow> sloc P a = Some y \<Longrightarrow> wx S P s y a"
-proof -
-  assume ei: "ev_inv S P s g" and d: "done_ev S P s c" and k: "knows_at L P g c a" and y: "sloc P a = Some y"
-  obtain b where b: "is_wr P b \<or> is_rd P b" "b = c \<or> (b, c) \<in> hbm L P g" "ob P g b = a"
-    using k unfolding knows_at_def by blast
-  have db: "done_ev S P s b" using b(2) hbm_done[OF ei _ d] d by blast
-  show ?thesis
-  proof (cases "is_rd P b")
-    case True
-    then show ?thesis using ev_parts(2)[OF ei] db b(3) y by (auto simp: ob_def wx_def)
-  next
-    case False
-    then show ?thesis using b db y by (auto simp: ob_def wx_def)
-  qed
-qed
-
 lemma kl_ok_initial: "kl_ok L S P (initial (src_init P)) (ghost0 P)"
 proof -
   have "\<not> done_ev S P (initial (src_init P)) c" if "sthread c = Some t" for c t
@@ -1576,6 +2217,58 @@ proof -
     case False
     then show ?thesis using l2_okD[OF l2 r a] hd by simp
   qed
+qed
+
+text \<open>A remote load's window is one of waiting for its invalidation
+  (rl_rows: no invalidation before its flush; acq_rows: one after it).\<close>
+lemma rexempt_exempt:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq_rows S A B" "rl_rows S A B"
+    and t: "t \<in> src_threads P" and c: "sthread c = Some t" and re: "rexempt L S P s c a"
+  shows "exempt L S P s c a"
+proof -
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t"
+  obtain k where ck: "c = Acc t k False" "Suc k = kd S P s t" "rload_ev P c" "fw L P (wg_of L t) (sloc P c)"
+      "rwin ?xs ?n (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s w))"
+    using re c unfolding rexempt_def by auto
+  obtain j where j: "j < ?n" "j < length ?xs" "visible (?xs ! j)" "\<forall>m. j < m \<and> m < ?n \<longrightarrow> quiet (?xs ! m)"
+      "(\<forall>m. j < m \<and> m < ?n \<longrightarrow> \<not> flul1 (?xs ! m))
+       \<or> (j < ?n - 1 \<and> flul1 (?xs ! (?n - 1)) \<and> (\<forall>m. j < m \<and> m < ?n - 1 \<longrightarrow> \<not> flul1 (?xs ! m)))"
+    using ck(5) unfolding rwin_def by blast
+  have cnt: "length (filter visible (take j ?xs)) = k" using vis_count[OF j(1,2,3,4)] ck(2) by (simp add: kd_def)
+  obtain sc r0 x0 where op: "src_code P t ! k = Op (Load sc True) r0 x0" "sc \<in> {Device, AllDevices}"
+    using ck(1,3) by (auto simp: rload_ev_def ins_def)
+  have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
+  have xsc: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
+  have ex: "\<exists>f. j < f \<and> f < length (concat (map (compile_instr S) (src_code P t)))
+    \<and> (\<exists>sc'. concat (map (compile_instr S) (src_code P t)) ! f = FLUL1 sc' \<and> sc' \<noteq> WG)
+    \<and> (\<forall>m. j < m \<and> m < f \<longrightarrow> quiet (concat (map (compile_instr S) (src_code P t)) ! m)
+        \<and> \<not> flul1 (concat (map (compile_instr S) (src_code P t)) ! m)
+        \<and> (\<forall>sc'. concat (map (compile_instr S) (src_code P t)) ! m \<noteq> INVL1 sc'))"
+    by (rule compiled_rl[OF rows(1,2,5) ops _ _ _ op]) (use j(2,3) cnt xsc in simp_all)
+  then obtain f where f: "j < f" "f < length ?xs" "\<exists>sc'. ?xs ! f = FLUL1 sc' \<and> sc' \<noteq> WG"
+      "\<forall>m. j < m \<and> m < f \<longrightarrow> \<not> flul1 (?xs ! m) \<and> (\<forall>sc'. ?xs ! m \<noteq> INVL1 sc')"
+    unfolding xsc[symmetric] by blast
+  have ff: "flul1 (?xs ! f)" using f(3) by auto
+  have nf: "?n \<le> Suc f"
+  proof (rule ccontr)
+    assume "\<not> ?n \<le> Suc f"
+    then have "f < ?n - 1" by simp
+    then show False using j(5) f(1) ff by auto
+  qed
+  have wj: "win (concat (map (compile_instr S) (src_code P t))) (Suc j)"
+    by (rule compiled_win[OF rows(1,2,4) ops _ _ _ op(1)]) (use j(2,3) cnt xsc op(2) in simp_all)
+  then obtain i where i: "Suc j \<le> i" "i < length ?xs" "\<exists>sc1. ?xs ! i = INVL1 sc1"
+      "\<forall>m. Suc j \<le> m \<and> m < i \<longrightarrow> quiet (?xs ! m)"
+    unfolding win_def xsc[symmetric] by blast
+  have fi: "f < i"
+  proof (rule ccontr)
+    assume "\<not> f < i"
+    moreover have "i \<noteq> f" using i(3) f(3) by auto
+    ultimately have "j < i" "i < f" using i(1) by auto
+    then show False using f(4) i(3) by blast
+  qed
+  have "win ?xs ?n" unfolding win_def using i nf fi j(1) by (intro exI[of _ i]) auto
+  then show ?thesis unfolding exempt_def using ck by auto
 qed
 
 text \<open>A read after an access of its location in happens-before reads from
@@ -1612,6 +2305,7 @@ section \<open>Environment steps keep it\<close>
 lemma kl_env:
   assumes pc: "pc s' = pc s" and m: "env_mono g g'" and k: "sb_keep L S P s g g'" and le: "l1_env L s s' g g'"
     and inv: "ginv L S P s g" and kh: "kh_ok L S P s g" and l2: "l2_ok L S P s g" and dcf: "dev_conflicts L P"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq_rows S A B" "rl_rows S A B"
     and kl: "kl_ok L S P s g"
   shows "kl_ok L S P s' g'"
   unfolding kl_ok_def
@@ -1629,8 +2323,9 @@ proof (intro ballI allI impI)
   have wa: "wx S P s x a" using a wx_same[OF pc] by simp
   have ne: "\<not> exempt L S P s c a" using a ex by simp
   have kn: "knows L S P s g t a" using knows_at_knows[OF dc _ kc] a by blast
+  have nre: "\<not> rexempt L S P s c a" using rexempt_exempt[OF rows t _] a ne by blast
   have home: "(ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L t)) \<and> (ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L t)))"
-    using kh t wa kn unfolding kh_ok_def by blast
+    using kh_at[OF kh t dc _ kc wa nre] a by blast
   let ?w = "wg_of L t"
   from le a consider (same) "readable (l1 s ?w x)" "h1 g' ?w x = h1 g ?w x"
     | (fetch) "\<not> dirty (l1 s ?w x)" "readable (l2 s (dev_of L ?w) x)" "h1 g' ?w x = h2 g (dev_of L ?w) x"
@@ -1760,7 +2455,7 @@ text \<open>What an access performed before the step knows, and is not exempt,
 lemma kl_old:
   assumes inv: "ginv L S P s g" and gi: "ginv L S P s' g'"
     and st: "step_thread L (compile S P) t s = Some s'"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and ar: "acq_rows S A B" "rl_rows S A B"
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
     and ww: "wg_of L t \<in> wgs L" and c0: "0 < clk g" and kh: "kh_ok L S P s g" and kl: "kl_ok L S P s g"
@@ -1770,9 +2465,9 @@ lemma kl_old:
 proof -
   have ei: "ev_inv S P s g" and ti: "time_inv S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
   have wa: "wx S P s y a" using knows_at_wx[OF ei c(1,3) y] .
-  have "knows L S P s g u a" using knows_at_knows[OF c] .
-  then have home: "ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L u)" "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L u))"
-    using kh u wa unfolding kh_ok_def by blast+
+  have nre: "\<not> rexempt L S P s c a" using rexempt_exempt[OF rows ar u c(2)] ne by blast
+  have home: "ga2 g a = None \<longrightarrow> ewg L a = Some (wg_of L u)" "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L (wg_of L u))"
+    using kh_at[OF kh u c wa nre] by blast+
   have so: "gt g' e = gt g e \<and> ga2 g' e = ga2 g e \<and> ga3 g' e = ga3 g e" if "done_ev S P s e" for e
     using gs that by (simp add: gstep_def)
   have ao: "gt g' a = gt g a" "ga2 g' a = ga2 g a" "ga3 g' a = ga3 g a" using so[OF wx_done[OF wa]] by simp_all
@@ -2116,19 +2811,6 @@ lemma rp_ok_initial: "rp_ok L S P (initial (src_init P)) (ghost0 P)"
 lemma rd_true: "\<not> rd c True"
   by (cases "(c, True)" rule: rd.cases) auto
 
-text \<open>What a remote store knew, other than itself, is performed.\<close>
-lemma knows_at_done:
-  assumes ei: "ev_inv S P s g" and d: "done_ev S P s c" and k: "knows_at L P g c a"
-  shows "done_ev S P s a \<and> (\<exists>y. wx S P s y a)"
-proof -
-  obtain b where b: "is_wr P b \<or> is_rd P b" "b = c \<or> (b, c) \<in> hbm L P g" "ob P g b = a"
-    using k unfolding knows_at_def by blast
-  have db: "done_ev S P s b" using b(2) hbm_done[OF ei _ d] d by blast
-  obtain y where y: "sloc P b = Some y" using b(1) wr_loc[of P b] rd_addr by (cases b) (auto simp: acc_def)
-  have "wx S P s y a" using ob_wx_done[OF ei b(1) db y] b(3) by simp
-  then show ?thesis using wx_done by blast
-qed
-
 lemma rp_env:
   assumes pc: "pc s' = pc s" and m: "env_mono g g'" and k: "sb_keep L S P s g g'" and le: "l1_env L s s' g g'"
     and inv: "ginv L S P s g" and l2: "l2_ok L S P s g" and rp: "rp_ok L S P s g"
@@ -2338,7 +3020,7 @@ lemma wide_rd_ev: "is_rd P (Acc t k False) \<Longrightarrow> src_code P t ! k = 
 lemma kl_thread:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and wr: "wr_ok L S P s g" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq_rows S A B" "l2_flushed S B"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq_rows S A B" "l2_flushed S B" "rl_rows S A B"
     and wp: "well_placed L P" and sc: "scoped_conflicts L P" and dcf: "dev_conflicts L P" and gi: "ginv L S P s' g'"
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
@@ -2392,7 +3074,7 @@ proof -
       using r by (cases "src_code P t ! ?k") (auto simp: acc_def ins_def)
     then show ?thesis using stepwin[OF v o] wide_rd_ev[OF r o w] by blast
   qed
-  note old = kl_old[OF inv gi st rows(1-3) gs gv ww c0 kh kl]
+  note old = kl_old[OF inv gi st rows(1-3) rows(4,6) gs gv ww c0 kh kl]
   have kl': "kl_ok L S P s' g'" unfolding kl_ok_def
   proof (intro ballI allI impI)
     fix u c a y
@@ -2570,9 +3252,10 @@ proof -
           proof (cases "ewg L w' = ewg L r")
             case False
             have wu: "wg_of L u' \<noteq> ?w0" using False uw rk by simp
-            have "wide_ev P w' \<and> (wide_ev P r \<or> (rstore_ev P w' \<and> \<not> is_wr P r))"
+            have "wide_ev P w' \<and> (wide_ev P r \<or> (rstore_ev P w' \<and> \<not> is_wr P r))
+                \<or> (atomic_ev P w' \<and> \<not> remote_ev P w' \<and> rload_ev P r)"
               using sc[unfolded scoped_conflicts_def, rule_format, of w' r] wr' sy(1) uw rk wu by simp
-            then show ?thesis using prom wu nwide by blast
+            then show ?thesis using prom wu nwide rload_wide by blast
           next
             case True
           then have wu: "wg_of L u' = ?w0" using uw rk by simp
@@ -2590,9 +3273,10 @@ proof -
                   "\<not> rstore_ev P e"
                 unfolding fw_def by blast
               have "ewg L e \<noteq> ewg L r" using e(4) wu rk by simp
-              then have "wide_ev P e \<and> (wide_ev P r \<or> (rstore_ev P e \<and> \<not> is_wr P r))"
+              then have "wide_ev P e \<and> (wide_ev P r \<or> (rstore_ev P e \<and> \<not> is_wr P r))
+                  \<or> (atomic_ev P e \<and> \<not> remote_ev P e \<and> rload_ev P r)"
                 using sc[unfolded scoped_conflicts_def, rule_format, of e r] e(1-3) sy(1) wr'(2) rk by simp
-              then show ?thesis using nwide e(5) by blast
+              then show ?thesis using nwide e(5) rload_wide by blast
             next
               assume sa: "sloc P a = sloc P w'"
               have db: "done_ev S P s b" using hbm_done[OF ei sy(5) hr[unfolded w'_def]] .
@@ -2619,9 +3303,9 @@ proof -
                 have hl: "h1 g' ?w0 y = Acc t ?k True" using gv 2 yy by (simp add: gview_def)
                 have r': "readable (l1 s' ?w0 y)" using A ut by simp
                 note nf = new_line_facts[OF gi gs r' hl ni2]
-                have "knows L S P s g u' a" using knows_at_knows[OF hr tw kw'] .
+                have "\<not> rexempt L S P s w' a" using rexempt_wr wr'(1) by blast
                 then have hh: "ga2 g a = None \<longrightarrow> ewg L a = Some ?w0" "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L ?w0)"
-                  using kh u' wa wu unfolding kh_ok_def by (metis)+
+                  using kh_at[OF kh u' hr tw kw' wa] wu by auto
                 show ?thesis using sb_new_line[OF ti c0 wa hh] so[OF wx_done[OF wa]] nf ut by auto
               qed
             qed
@@ -2744,7 +3428,7 @@ section \<open>In every reachable state\<close>
 
 lemma hb_reachable:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
     and wp: "well_placed L P" and sc: "scoped_conflicts L P"
   shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g
     \<and> kw_ok L S P s g \<and> (prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> rp_ok L S P s g)
@@ -2777,26 +3461,30 @@ proof -
           "gstep P (done_ev S P s1) (done_ev S P s2) (instrs (compile S P) t ! pc s1 t) g g'"
           "gview L t (kd S P s1 t) (instrs (compile S P) t ! pc s1 t) g g'"
         using oinv_thread[OF g(1,2) thr rows(1-4) wp] g(3,4) rows(5) by blast
-      have hb': "hb_ok L S P s2 g'" by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6) wp sc g'(1,5,6) g(5)])
+      have hb': "hb_ok L S P s2 g'" by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6,7) wp sc g'(1,5,6) g(5)])
       have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) wp g'(1,5,6) g(5) hb' g(6)])
       moreover have "prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> rp_ok L S P s2 g'"
         using rp_thread[OF g(1,2) kh thr rows(1-3) _ wp _ g'(1,5,6) c0] g(7) by blast
       moreover have "acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
-        using kl_thread[OF g(1,2,3) thr rows(1-3) _ rows(4) wp sc _ g'(1,5,6) g(4,5,6)] g(7,8) by blast
+        using kl_thread[OF g(1,2,3) thr rows(1-3) _ rows(4,7) wp sc _ g'(1,5,6) g(4,5,6)] g(7,8) by blast
       ultimately show ?thesis using g' hb' by blast
     next
       case env
       obtain g' where g': "ginv L S P s2 g'" "oinv L S P s2 g'" "wr_ok L S P s2 g'" "l2_ok L S P s2 g'" "env_mono g g'"
-          "sb_keep L S P s1 g g'" "l1_env L s1 s2 g g'"
+          "sb_keep L S P s1 g g'" "l1_env L s1 s2 g g'" "fifo_env L S P s1 s2 g g'"
         using oinv_env[OF g(1,2) env] g(3,4) c0 by blast
       have pc: "pc s2 = pc s1" using env_step_regs_pc_locks[OF env] by simp
       have ei: "ev_inv S P s1 g" using g(1) by (simp add: ginv_def)
-      have "hb_ok L S P s2 g'" using hb_env pc g'(5) g(5) by blast
+      have "hb_ok L S P s2 g'" using hb_env[OF pc g'(5) g(5,2) g'(8)] .
       moreover have "kw_ok L S P s2 g'" using kw_env[OF pc g'(5,6) ei g(6)] .
       moreover have "prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> rp_ok L S P s2 g'"
         using rp_env[OF pc g'(5,6,7) g(1,4)] g(7) by blast
       moreover have "acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
-        using kl_env[OF pc g'(5,6,7) g(1) kh g(4)] kr_env[OF pc g'(5,6) ei] g(8) by blast
+      proof
+        assume h: "acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P"
+        then show "kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
+          using kl_env[OF pc g'(5,6,7) g(1) kh g(4) _ rows(1-3) _ rows(7)] kr_env[OF pc g'(5,6) ei] g(8) by blast
+      qed
       ultimately show ?thesis using g' by blast
     qed
   qed
@@ -2804,27 +3492,32 @@ qed
 
 section \<open>The theorem\<close>
 
-text \<open>On a race-free program whose remote operations promote nothing (and
-  without non-atomic RMWs), compiled by rows whose increments at the L2 are flushed
-  before and invalidated after and whose writes at device scope or wider
-  flush first (rsp-new's): in every reachable state, a write a thread knows
-  (its own, or observed before its accesses in happens-before) that has
-  not reached the L2 waits in its own work-group's L1; and every write of a
-  location two work-groups access is a release that was flushed: every
-  other write observed before it in happens-before has reached the L2.
-  Synchronisation across work-groups hands over only writes in the L2.\<close>
+text \<open>On a race-free program whose remote operations promote at most loads
+  by remote stores and work-group-scope writes to remote loads (and
+  without non-atomic RMWs), compiled by rows whose increments at the L2 are
+  flushed before and invalidated after, whose writes at device scope or
+  wider flush first and whose remote loads flush the device's L1s after
+  their access (rsp-new's): in every reachable state, a write an access
+  knows (its own, or observed before it in happens-before) that has not
+  reached the L2 waits in its thread's work-group's L1, but in a remote
+  load's window (rexempt: until its flush of the device's L1s has passed
+  the write's work-group); and every write of a location two work-groups
+  access and only atomics at device scope or wider write is a release that
+  was flushed: every other write observed before it in happens-before has
+  reached the L2. Synchronisation across work-groups hands over only
+  writes in the L2, or in the L1s a remote acquire then flushes.\<close>
 definition hb_home :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
   "hb_home L S P s g \<longleftrightarrow>
-     (\<forall>t \<in> src_threads P. \<forall>x a. wx S P s x a \<and> knows L S P s g t a \<and> ga2 g a = None
-         \<longrightarrow> a \<in> pend1 L S P s g (wg_of L t) x)
-   \<and> (\<forall>w b x. is_wr P w \<and> done_ev S P s w \<and> sloc P w = Some x \<and> shared L P x \<and> (is_wr P b \<or> is_rd P b)
+     (\<forall>t \<in> src_threads P. \<forall>c x a. done_ev S P s c \<and> sthread c = Some t \<and> knows_at L P g c a \<and> wx S P s x a
+         \<and> ga2 g a = None \<and> \<not> rexempt L S P s c a \<longrightarrow> a \<in> pend1 L S P s g (wg_of L t) x)
+   \<and> (\<forall>w b x. is_wr P w \<and> done_ev S P s w \<and> sloc P w = Some x \<and> wshared L P x \<and> (is_wr P b \<or> is_rd P b)
          \<and> (b, w) \<in> hbm L P g \<and> ob P g b \<noteq> w \<longrightarrow> ga2 g (ob P g b) \<noteq> None)"
 
 theorem machine_knows_home:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
     and wp: "well_placed L P"
-    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "store_promotion L P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
   shows "\<exists>g. ginv L S P s g \<and> hb_home L S P s g"
 proof -
   have fin: "finite (src_threads P)" using wp by (simp add: well_placed_def)
@@ -2851,15 +3544,15 @@ text \<open>For every race-free program (OpenCL+RSP) whose remote operations
   performed remote store knew is fresh in every L1 of its device.\<close>
 theorem machine_remote_release_fresh:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
       "prom_rows S A B"
     and wp: "well_placed L P" and dcf: "dev_conflicts L P"
-    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "store_promotion L P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
   shows "\<exists>g. ginv L S P s g \<and> rp_fresh L S P s g"
 proof -
   have fin: "finite (src_threads P)" using wp by (simp add: well_placed_def)
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fin rem] .
-  show ?thesis using hb_reachable[OF reach rows(1-6) wp sc] rows(7) dcf unfolding rp_ok_def rp_fresh_def by blast
+  show ?thesis using hb_reachable[OF reach rows(1-7) wp sc] rows(8) dcf unfolding rp_ok_def rp_fresh_def by blast
 qed
 
 
@@ -2867,7 +3560,7 @@ text \<open>Happens-before over a candidate's reads-from (the exhibited one's is
   hbm: its reads-from is the ghost's).\<close>
 definition hbr :: "layout \<Rightarrow> src_program \<Rightarrow> (sev \<Rightarrow> sev) \<Rightarrow> sev rel" where
   "hbr L P rfw = (src_po P \<union> {(w, r). is_rd P r \<and> rfw r = w \<and> atomic_ev P w \<and> atomic_ev P r
-     \<and> (ewg L w = ewg L r \<or> ((wide_ev P w \<and> wide_ev P r \<or> remote_ev P w)
+     \<and> (ewg L w = ewg L r \<or> ((wide_ev P w \<and> wide_ev P r \<or> remote_ev P w \<or> remote_ev P r)
           \<and> map_option (dev_of L) (ewg L w) = map_option (dev_of L) (ewg L r)))})\<^sup>+"
 
 lemma hbm_hbr: "hbm L P g = hbr L P (grf g)"
@@ -2955,9 +3648,9 @@ text \<open>Every final state of a race-free program whose remote operations
   before a write: for every program of any length and thread count, on
   every layout, under both write-back policies.\<close>
 theorem machine_candidate_hb_co:
-  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
     and wp: "well_placed L P"
-    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "store_promotion L P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
   shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
      \<and> hb_co_ok L P (grf g) (run_co P g)"
@@ -2969,9 +3662,9 @@ proof -
 qed
 
 corollary machine_outcomes_hb_co:
-  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
     and "well_placed L P"
-    and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "store_promotion L P"
+    and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P))
     \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co}"
 proof
@@ -3022,10 +3715,10 @@ text \<open>On one device, with rows whose acquires at device scope and
   coherence), for every program of any length and thread count, on every
   layout of one device, under both write-back policies.\<close>
 theorem machine_candidate_hb_coherent:
-  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
       "acq_rows S A B" "prom_rows S A B"
     and wp: "well_placed L P" and dcf: "dev_conflicts L P"
-    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "store_promotion L P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
   shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
      \<and> hb_co_ok L P (grf g) (run_co P g) \<and> hb_co_rd_ok L P (grf g) (run_co P g)"
@@ -3033,15 +3726,15 @@ proof -
   have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
   obtain g where g: "ginv L S P s g" "kw_ok L S P s g" "kr_ok L S P s g"
-    using hb_reachable[OF reach rows(1-6) wp sc] rows(7,8) dcf by blast
+    using hb_reachable[OF reach rows(1-7) wp sc] rows(8,9) dcf by blast
   show ?thesis using final_hb_co[OF g(1) fin wp rows(1-3) g(2)] final_hb_co_rd[OF g(1) fin wp rows(1-3) g(3)]
       final_candidate[OF rows(1-3) wp g(1) fin] by blast
 qed
 
 corollary machine_outcomes_hb_coherent:
-  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
       "acq_rows S A B" "prom_rows S A B" and "well_placed L P" "dev_conflicts L P"
-    and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "store_promotion L P"
+    and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P))
     \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> hb_co_rd_ok L P rfw co}"
 proof
@@ -3080,9 +3773,9 @@ proof (intro allI impI notI)
 qed
 
 corollary machine_outcomes_hb_visible:
-  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
       "acq_rows S A B" "prom_rows S A B" and "well_placed L P" "dev_conflicts L P"
-    and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "store_promotion L P"
+    and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P))
     \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> hb_co_rd_ok L P rfw co
       \<and> hb_visible_ok L P rfw}"
@@ -3174,9 +3867,9 @@ text \<open>So the candidate a final state shows has an acyclic happens-before,
   for every race-free program whose remote operations promote nothing,
   compiled by such rows (several devices included).\<close>
 corollary machine_outcomes_hb_acyclic:
-  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
     and wp: "well_placed L P"
-    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "store_promotion L P"
+    and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P))
     \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> irrefl (hbr L P rfw)}"
 proof
