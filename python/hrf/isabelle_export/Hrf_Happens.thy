@@ -2,17 +2,21 @@
    (step (3) of docs/isabelle.md's plan for [RSP15]'s soundness theorem,
    its second part). A thread knows the writes observed before its own
    accesses in the exhibited candidate's happens-before (Hrf_Coherence's
-   hbm and knows). Two invariants: a write a thread knows that has not
-   reached the L2 is of its own work-group (and one that has not reached
-   memory of its own device); and a write at device scope of a location
-   two work-groups access is a release that was flushed: every other write
-   its thread knew had reached the L2 when it was performed. For programs
+   hbm and knows). Two invariants: a write an access knows that has not
+   reached the L2 is of its thread's work-group, but in a remote load's
+   window, until its flush of the device's L1s has passed the write's
+   work-group (and one a thread knows that has not reached memory is of
+   its own device); and a write at device scope of a location two
+   work-groups access is a release that was flushed: every other write its
+   thread knew had reached the L2 when it was performed. For programs
    whose conflicts across work-groups are between atomics at device scope
-   or wider (what race freedom gives a program whose remote operations
-   promote nothing, Hrf_Source_Opencl's race_free_conflicts_incl), compiled
-   by rows whose writes at such scope flush first and whose RMWs at such
-   scope are performed at the L2 (rsp-new's). Written by hand, every proof
-   complete. *)
+   or wider, or a remote store read by an atomic load, or a work-group-scope
+   atomic write read by a remote load (what race freedom gives a program
+   whose remote operations promote at most such loads and writes,
+   Hrf_Source_Opencl's race_free_conflicts_incl), compiled by rows whose
+   writes at such scope flush first, whose RMWs at such scope are
+   performed at the L2 and whose remote loads flush the device's L1s after
+   their access (rsp-new's). Written by hand, every proof complete. *)
 theory Hrf_Happens
   imports Hrf_Coherence Hrf_Source_Opencl
 begin
