@@ -408,11 +408,11 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
     #   (dev_conflicts asking only two writes to sit on one device: a read
     #   of another device's write in memory may then find its L2 line
     #   stale; dv_conflict, on which sb_l2_line's callers rest, fails);
-    # - a remote load's window closing when its flush of the device's L1s
-    #   is made rather than when its marker has passed the work-group of
-    #   what it learnt (rwin without its condition: the acquirer's flushed
-    #   position would claim writes still in that L1 reached the L2;
-    #   flushed_no_rwin fails).
+    # - a remote load's row whose flush after its access need only be of
+    #   its own work-group's L1 (fl_next taking FLUL1 WG: what a remote
+    #   acquire learns from a work-group-scope release of another
+    #   work-group would stay in the releaser's L1; fl_next_idx, on which
+    #   rexempt_step rests, fails).
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Happens") + 1] if t != "Hrf_Closure")
     happens = "Hrf_Happens"
     planted = {
@@ -457,10 +457,10 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
             "\\<longrightarrow> wide_ev P a \\<and> (wide_ev P b \\<or> (remote_ev P a \\<and> \\<not> is_wr P b))\n",
             "kl_thread",
         ),
-        '\\<longrightarrow> \\<not> flul1 (xs ! m)) \\<and> F)))"': (
+        '| "fl_next (i # xs) = (case i of FLUL1 sc \\<Rightarrow> sc \\<noteq> WG |': (
             happens,
-            '\\<longrightarrow> \\<not> flul1 (xs ! m)))))"',
-            "flushed_no_rwin",
+            '| "fl_next (i # xs) = (case i of FLUL1 sc \\<Rightarrow> True |',
+            "fl_next_idx",
         ),
         "dev_conflicts L P \\<longleftrightarrow> (\\<forall>a b. is_wr P a \\<and> (is_rd P b \\<or> is_wr P b)": (
             happens,
