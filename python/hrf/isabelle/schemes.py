@@ -137,6 +137,14 @@ def promoted_row(seq) -> bool:
     return True
 
 
+# The programs the theorems after Hrf_Happens's machine_knows_home cover,
+# as their texts name them (Hrf_Happens's load_promotion).
+_PROMOTION = (
+    "whose remote operations promote at most a load by a remote store or a work-group-scope write to a "
+    "remote load (load_promotion)"
+)
+
+
 def remote_acquire_row(seq) -> bool:
     """Whether the data instruction of a row is followed by a flush of the
     L1s of the device or wider (FLUL1 DV or ALL), with only quiet
@@ -642,9 +650,7 @@ def scheme_theory(scheme) -> tuple:
                 f'lemma {name}_rl_rows: "rl_rows {name} {l1_set} {l2_set}"',
                 f"  by (simp add: rl_simps {name}_def {rows_defs(name)})",
                 "",
-                "text \\<open>So on a race-free program (OpenCL+RSP, as hrf exports it) whose remote operations "
-                "promote at most a load by a remote store or a work-group-scope write to a remote load "
-                "(load_promotion), "
+                f"text \\<open>So on a race-free program (OpenCL+RSP, as hrf exports it) {_PROMOTION}, "
                 "in every state the machine reaches, a write an access knows along happens-before that has "
                 "not reached the L2 waits in its thread's work-group's L1, but in a remote load's window "
                 "(rexempt), and every write of a location two "
@@ -703,8 +709,7 @@ def scheme_theory(scheme) -> tuple:
         if not any(op == "store" and remote for op, _scope, remote, _r, _src, _seq in rows):
             return out
         return out + [
-            "text \\<open>So on a race-free program whose remote operations promote at most a load by a "
-            "remote store or a work-group-scope write to a remote load, and whose "
+            f"text \\<open>So on a race-free program {_PROMOTION}, and whose "
             "conflicting accesses sit on one device, in every state the machine reaches, every write a "
             "performed remote store knew (its own excepted) has reached the L2 and is settled before every "
             "readable line of its location in every L1 of its device (Hrf_Happens's rp_fresh: what "
@@ -827,9 +832,7 @@ def scheme_theory(scheme) -> tuple:
         return out + [
             "text \\<open>With deadlock freedom: the scheme is sound against OpenCL+RSP (Hrf_Mapping's "
             "sound_on, OpenCL+RSP as Hrf_Source_Opencl's opencl_rsp_source) on every program of these "
-            "operations whose remote operations promote at most a load of another work-group by a remote "
-            "store or a work-group-scope write of another work-group to a remote load (load_promotion), of "
-            "any length and thread count, "
+            f"operations {_PROMOTION}, of any length and thread count, "
             "on every layout of any number of devices whose conflicting accesses sit on one device "
             "(dev_conflicts), under both write-back policies.\\<close>",
             f"theorem {name}_sound_device_local:",
