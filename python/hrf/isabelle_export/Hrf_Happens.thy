@@ -880,6 +880,45 @@ proof -
   qed
 qed
 
+text \<open>A remote load's window in its thread's code: its access at j, the
+  first flush of the L1 after it at f (rl_rows), the position between.\<close>
+lemma rwin_code:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and rl: "rl_rows S A B"
+    and t: "t \<in> src_threads P" and k: "Suc k = kd S P s t" "rload_ev P (Acc t k p)"
+    and r: "rwin (instrs (compile S P) t) (pc s t) F"
+  obtains j f sc r0 x0 where "j < pc s t" "j < length (instrs (compile S P) t)"
+    "visible (instrs (compile S P) t ! j)" "\<forall>m. j < m \<and> m < pc s t \<longrightarrow> quiet (instrs (compile S P) t ! m)"
+    "(\<forall>m. j < m \<and> m < pc s t \<longrightarrow> \<not> flul1 (instrs (compile S P) t ! m))
+     \<or> (j < pc s t - 1 \<and> flul1 (instrs (compile S P) t ! (pc s t - 1))
+        \<and> (\<forall>m. j < m \<and> m < pc s t - 1 \<longrightarrow> \<not> flul1 (instrs (compile S P) t ! m)) \<and> F)"
+    "length (filter visible (take j (instrs (compile S P) t))) = k"
+    "src_code P t ! k = Op (Load sc True) r0 x0" "sc \<in> {Device, AllDevices}"
+    "j < f" "f < length (instrs (compile S P) t)" "\<exists>sc'. instrs (compile S P) t ! f = FLUL1 sc' \<and> sc' \<noteq> WG"
+    "\<forall>m. j < m \<and> m < f \<longrightarrow> quiet (instrs (compile S P) t ! m) \<and> \<not> flul1 (instrs (compile S P) t ! m)
+       \<and> (\<forall>sc'. instrs (compile S P) t ! m \<noteq> INVL1 sc')"
+proof -
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t"
+  obtain j where j: "j < ?n" "j < length ?xs" "visible (?xs ! j)" "\<forall>m. j < m \<and> m < ?n \<longrightarrow> quiet (?xs ! m)"
+      "(\<forall>m. j < m \<and> m < ?n \<longrightarrow> \<not> flul1 (?xs ! m))
+       \<or> (j < ?n - 1 \<and> flul1 (?xs ! (?n - 1)) \<and> (\<forall>m. j < m \<and> m < ?n - 1 \<longrightarrow> \<not> flul1 (?xs ! m)) \<and> F)"
+    using r unfolding rwin_def by blast
+  have cnt: "length (filter visible (take j ?xs)) = k" using vis_count[OF j(1,2,3,4)] k(1) by (simp add: kd_def)
+  obtain sc r0 x0 where op: "src_code P t ! k = Op (Load sc True) r0 x0" "sc \<in> {Device, AllDevices}"
+    using k(2) by (auto simp: rload_ev_def ins_def)
+  have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
+  have xsc: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
+  have "\<exists>f. j < f \<and> f < length (concat (map (compile_instr S) (src_code P t)))
+    \<and> (\<exists>sc'. concat (map (compile_instr S) (src_code P t)) ! f = FLUL1 sc' \<and> sc' \<noteq> WG)
+    \<and> (\<forall>m. j < m \<and> m < f \<longrightarrow> quiet (concat (map (compile_instr S) (src_code P t)) ! m)
+        \<and> \<not> flul1 (concat (map (compile_instr S) (src_code P t)) ! m)
+        \<and> (\<forall>sc'. concat (map (compile_instr S) (src_code P t)) ! m \<noteq> INVL1 sc'))"
+    by (rule compiled_rl[OF rows(1,2) rl ops _ _ _ op]) (use j(2,3) cnt xsc in simp_all)
+  then obtain f where "j < f" "f < length ?xs" "\<exists>sc'. ?xs ! f = FLUL1 sc' \<and> sc' \<noteq> WG"
+      "\<forall>m. j < m \<and> m < f \<longrightarrow> quiet (?xs ! m) \<and> \<not> flul1 (?xs ! m) \<and> (\<forall>sc'. ?xs ! m \<noteq> INVL1 sc')"
+    unfolding xsc[symmetric] by blast
+  then show ?thesis using that j cnt op by blast
+qed
+
 text \<open>In a remote load's window its thread steps only quiet instructions
   and stays in it, for a write of its device (rl_rows): up to its flush,
   which puts its marker on the fifo of every work-group of the device.\<close>
@@ -898,24 +937,17 @@ proof -
   have r: "rwin ?xs ?n False" "Suc k = kd S P s t" "p = False" "rload_ev P (Acc t k p)"
       "fw L P (wg_of L t) (sloc P (Acc t k p))"
     using rexempt_nu[OF re z(3)] wa by blast+
-  obtain j where j: "j < ?n" "j < length ?xs" "visible (?xs ! j)" "\<forall>m. j < m \<and> m < ?n \<longrightarrow> quiet (?xs ! m)"
+  obtain j f sc r0 x0 where j0: "j < ?n" "j < length ?xs" "visible (?xs ! j)" "\<forall>m. j < m \<and> m < ?n \<longrightarrow> quiet (?xs ! m)"
+      "(\<forall>m. j < m \<and> m < ?n \<longrightarrow> \<not> flul1 (?xs ! m))
+       \<or> (j < ?n - 1 \<and> flul1 (?xs ! (?n - 1)) \<and> (\<forall>m. j < m \<and> m < ?n - 1 \<longrightarrow> \<not> flul1 (?xs ! m)) \<and> False)"
+      and "length (filter visible (take j ?xs)) = k"
+      and "src_code P t ! k = Op (Load sc True) r0 x0" "sc \<in> {Device, AllDevices}"
+      and f: "j < f" "f < length ?xs" "\<exists>sc'. ?xs ! f = FLUL1 sc' \<and> sc' \<noteq> WG"
+      "\<forall>m. j < m \<and> m < f \<longrightarrow> quiet (?xs ! m) \<and> \<not> flul1 (?xs ! m) \<and> (\<forall>sc'. ?xs ! m \<noteq> INVL1 sc')"
+    by (rule rwin_code[OF rows rl t r(2,4,1)])
+  have j: "j < ?n" "j < length ?xs" "visible (?xs ! j)" "\<forall>m. j < m \<and> m < ?n \<longrightarrow> quiet (?xs ! m)"
       "\<forall>m. j < m \<and> m < ?n \<longrightarrow> \<not> flul1 (?xs ! m)"
-    using r(1) unfolding rwin_def by auto
-  have cnt: "length (filter visible (take j ?xs)) = k"
-    using vis_count[OF j(1,2,3,4)] r(2) by (simp add: kd_def)
-  obtain sc r0 x0 where op: "src_code P t ! k = Op (Load sc True) r0 x0" "sc \<in> {Device, AllDevices}"
-    using r(4) by (auto simp: rload_ev_def ins_def)
-  have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
-  have xsc: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
-  have ex: "\<exists>f. j < f \<and> f < length (concat (map (compile_instr S) (src_code P t)))
-    \<and> (\<exists>sc'. concat (map (compile_instr S) (src_code P t)) ! f = FLUL1 sc' \<and> sc' \<noteq> WG)
-    \<and> (\<forall>m. j < m \<and> m < f \<longrightarrow> quiet (concat (map (compile_instr S) (src_code P t)) ! m)
-        \<and> \<not> flul1 (concat (map (compile_instr S) (src_code P t)) ! m)
-        \<and> (\<forall>sc'. concat (map (compile_instr S) (src_code P t)) ! m \<noteq> INVL1 sc'))"
-    by (rule compiled_rl[OF rows(1,2) rl ops _ _ _ op]) (use j(2,3) cnt xsc in simp_all)
-  then obtain f where f: "j < f" "f < length ?xs" "\<exists>sc'. ?xs ! f = FLUL1 sc' \<and> sc' \<noteq> WG"
-      "\<forall>m. j < m \<and> m < f \<longrightarrow> quiet (?xs ! m) \<and> \<not> flul1 (?xs ! m)"
-    unfolding xsc[symmetric] by blast
+    using j0 by blast+
   have nf: "?n \<le> f"
   proof (rule ccontr)
     assume "\<not> ?n \<le> f"
@@ -2234,24 +2266,17 @@ proof -
   obtain k where ck: "c = Acc t k False" "Suc k = kd S P s t" "rload_ev P c" "fw L P (wg_of L t) (sloc P c)"
       "rwin ?xs ?n (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s w))"
     using re c unfolding rexempt_def by auto
-  obtain j where j: "j < ?n" "j < length ?xs" "visible (?xs ! j)" "\<forall>m. j < m \<and> m < ?n \<longrightarrow> quiet (?xs ! m)"
-      "(\<forall>m. j < m \<and> m < ?n \<longrightarrow> \<not> flul1 (?xs ! m))
-       \<or> (j < ?n - 1 \<and> flul1 (?xs ! (?n - 1)) \<and> (\<forall>m. j < m \<and> m < ?n - 1 \<longrightarrow> \<not> flul1 (?xs ! m)))"
-    using ck(5) unfolding rwin_def by blast
-  have cnt: "length (filter visible (take j ?xs)) = k" using vis_count[OF j(1,2,3,4)] ck(2) by (simp add: kd_def)
-  obtain sc r0 x0 where op: "src_code P t ! k = Op (Load sc True) r0 x0" "sc \<in> {Device, AllDevices}"
-    using ck(1,3) by (auto simp: rload_ev_def ins_def)
   have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
   have xsc: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
-  have ex: "\<exists>f. j < f \<and> f < length (concat (map (compile_instr S) (src_code P t)))
-    \<and> (\<exists>sc'. concat (map (compile_instr S) (src_code P t)) ! f = FLUL1 sc' \<and> sc' \<noteq> WG)
-    \<and> (\<forall>m. j < m \<and> m < f \<longrightarrow> quiet (concat (map (compile_instr S) (src_code P t)) ! m)
-        \<and> \<not> flul1 (concat (map (compile_instr S) (src_code P t)) ! m)
-        \<and> (\<forall>sc'. concat (map (compile_instr S) (src_code P t)) ! m \<noteq> INVL1 sc'))"
-    by (rule compiled_rl[OF rows(1,2,5) ops _ _ _ op]) (use j(2,3) cnt xsc in simp_all)
-  then obtain f where f: "j < f" "f < length ?xs" "\<exists>sc'. ?xs ! f = FLUL1 sc' \<and> sc' \<noteq> WG"
-      "\<forall>m. j < m \<and> m < f \<longrightarrow> \<not> flul1 (?xs ! m) \<and> (\<forall>sc'. ?xs ! m \<noteq> INVL1 sc')"
-    unfolding xsc[symmetric] by blast
+  obtain j f sc r0 x0 where j: "j < ?n" "j < length ?xs" "visible (?xs ! j)" "\<forall>m. j < m \<and> m < ?n \<longrightarrow> quiet (?xs ! m)"
+      "(\<forall>m. j < m \<and> m < ?n \<longrightarrow> \<not> flul1 (?xs ! m))
+       \<or> (j < ?n - 1 \<and> flul1 (?xs ! (?n - 1)) \<and> (\<forall>m. j < m \<and> m < ?n - 1 \<longrightarrow> \<not> flul1 (?xs ! m))
+          \<and> (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s w)))"
+      and cnt: "length (filter visible (take j ?xs)) = k"
+      and op: "src_code P t ! k = Op (Load sc True) r0 x0" "sc \<in> {Device, AllDevices}"
+      and f: "j < f" "f < length ?xs" "\<exists>sc'. ?xs ! f = FLUL1 sc' \<and> sc' \<noteq> WG"
+      "\<forall>m. j < m \<and> m < f \<longrightarrow> quiet (?xs ! m) \<and> \<not> flul1 (?xs ! m) \<and> (\<forall>sc'. ?xs ! m \<noteq> INVL1 sc')"
+    by (rule rwin_code[OF rows(1-3,5) t ck(2) ck(3)[unfolded ck(1)] ck(5)])
   have ff: "flul1 (?xs ! f)" using f(3) by auto
   have nf: "?n \<le> Suc f"
   proof (rule ccontr)
