@@ -645,6 +645,16 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
             f"(Load Device True, \\\\<lambda>r x. {row})",
             "rsp_new_rl_rows",
         )
+    # Planted: the remote RMW without its device flush after the increment
+    # (a remote RMW that reads a work-group-scope release of another
+    # work-group may go on reading lines older than the writes that release
+    # knew: tests/test_soundness.py; rl_rows, and so rsp_new_knows_home,
+    # fail).
+    fails(
+        r"\(FetchInc Device True, \\<lambda>r x\. \[LKrmw DV, FLUL1 DV, INVL1 DV, INCL2 r x, FLUL1 DV, INVL1 DV, UNLKrmw DV\]\)",
+        "(FetchInc Device True, \\\\<lambda>r x. [LKrmw DV, FLUL1 DV, INVL1 DV, INCL2 r x, INVL1 DV, UNLKrmw DV])",
+        "rsp_new_rl_rows",
+    )
 
 
 def test_a_family_theory_loads_and_a_planted_outcome_breaks_it(tmp_path):

@@ -291,16 +291,56 @@ def test_a_remote_acquire_of_a_work_group_release_flushes_the_device_before_it_i
     # proof rejects both rows (rl_rows: tests/test_isabelle_check.py).
     path = tmp_path / "mp-wg-release.litmus"
     path.write_text(_MP_WG_RELEASE)
+    assert get("rsp-new").rows[("load", "dev", True)].seq == ("LD", "FLUL1 DV", "INVL1 WG")
+    _needs_its_row(path, ("load", "dev", True), (("LD", "INVL1 WG"), ("LD", "INVL1 WG", "FLUL1 DV")))
+
+
+def _needs_its_row(path, key, planted):
+    """The message passing at `path` is race-free and forbids r0=1, r1=0
+    under opencl-rsp; rsp-new is sound on it, and shows that outcome with
+    each of the `planted` rows for `key`."""
     src = hrf.check(path, "opencl-rsp")
     assert src.racy is False and src.condition_holds is False
     scheme = get("rsp-new")
-    assert scheme.rows[("load", "dev", True)].seq == ("LD", "FLUL1 DV", "INVL1 WG")
     assert hrf.soundness(path, scheme, model="opencl-rsp").sound
-    for seq in (("LD", "INVL1 WG"), ("LD", "INVL1 WG", "FLUL1 DV")):
-        rows = {**scheme.rows, ("load", "dev", True): Row(seq, "planted")}
+    for seq in planted:
+        rows = {**scheme.rows, key: Row(seq, "planted")}
         r = hrf.soundness(path, dataclasses.replace(scheme, name="planted", rows=rows), model="opencl-rsp")
         assert r.sound is False and not r.racy_source, seq
         assert any(o and o.get("1:r0") == 1 and o.get("1:r1") == 0 for o in _outcomes(r, "any")), seq
+
+
+# The same by a remote RMW acquire.
+_MP_WG_RELEASE_RMW = _MP_WG_RELEASE.replace("MP_wg_release_remote_acquire", "MP_wg_release_remote_rmw").replace(
+    "atomic_load_explicit_remote(y, memory_order_acquire,",
+    "atomic_fetch_add_explicit_remote(y, 1, memory_order_acq_rel,",
+)
+
+
+def test_a_remote_rmw_acquire_of_a_work_group_release_flushes_the_device_after_its_increment(tmp_path):
+    # Derived by hand: P1's remote RMW reads P0's work-group-scope release
+    # of y (r0=1), and promotion makes them synchronise ([RSP15] sec. 5.1;
+    # Hrf_Happens's load_promotion), so P0's store of x happens before
+    # P1's load of x, which must read 1: r0=1, r1=0 is forbidden.
+    # Race-free: y's accesses from the two work-groups are a work-group-scope
+    # atomic store and a remote RMW whose scope holds it, x's a
+    # work-group-scope atomic store and a remote load whose scope holds it.
+    # On the machine, x and y wait in wg 0's L1 after P1's first FLUL1 DV;
+    # under the any-order write-back y's line reaches the L2 alone and P1's
+    # increment reads 1 there; its second FLUL1 DV writes x back before its
+    # INVL1 DV. Controls: without that flush, with the invalidation before
+    # it, or with a flush of its own L1 only, P1's remote load of x fetches
+    # the L2's x = 0. The Isabelle proof rejects such rows (rl_rows).
+    assert "atomic_fetch_add_explicit_remote(y, 1" in _MP_WG_RELEASE_RMW
+    path = tmp_path / "mp-wg-release-rmw.litmus"
+    path.write_text(_MP_WG_RELEASE_RMW)
+    row = get("rsp-new").rows[("rmw", "dev", True)].seq
+    assert row == ("LKrmw DV", "FLUL1 DV", "INVL1 DV", "RMWL2", "FLUL1 DV", "INVL1 DV", "UNLKrmw DV")
+    planted = [
+        row[:4] + after + ("UNLKrmw DV",)
+        for after in (("INVL1 DV",), ("INVL1 DV", "FLUL1 DV"), ("FLUL1 WG", "INVL1 DV"))
+    ]
+    _needs_its_row(path, ("rmw", "dev", True), planted)
 
 
 # The reference RSP tests (AMD's, via the RSP paper's herd). Race-free ones

@@ -140,8 +140,8 @@ def promoted_row(seq) -> bool:
 # The programs the theorems after Hrf_Happens's machine_knows_home cover,
 # as their texts name them (Hrf_Happens's load_promotion).
 _PROMOTION = (
-    "whose remote operations promote at most a load by a remote store or a work-group-scope write to a "
-    "remote load (load_promotion)"
+    "whose remote operations promote at most a load by a remote store, a work-group-scope write to a "
+    "remote load, or a work-group-scope store to a remote RMW (load_promotion)"
 )
 
 
@@ -149,10 +149,10 @@ def remote_acquire_row(seq) -> bool:
     """Whether the data instruction of a row is followed by a flush of the
     L1s of the device or wider (FLUL1 DV or ALL), with only quiet
     instructions between, none a flush or an invalidation of the L1
-    (Hrf_Happens's `rl_after`): a remote acquire, which may learn writes
-    still waiting in another work-group's L1 and flushes them to the L2
-    before it invalidates its own. hrf chooses, Isabelle proves
-    (`<scheme>_rl_rows`)."""
+    (Hrf_Happens's `rl_after`): a remote acquire (a remote load, or a
+    remote RMW), which may learn writes still waiting in another
+    work-group's L1 and flushes them to the L2 before it invalidates its
+    own. hrf chooses, Isabelle proves (`<scheme>_rl_rows`)."""
     after = False
     for word in seq:
         op, *arg = word.split()
@@ -625,16 +625,16 @@ def scheme_theory(scheme) -> tuple:
                 f"a row of {name} that writes at device scope or wider is not flushed first, or its RMW at such "
                 "scope is not performed at the L2",
             )
-        remote_loads = [
-            r
+        remote_acquires = [
+            (op, r)
             for op, scope, remote, r, _src, _seq in rows
-            if op == "load" and remote and scope in ("dev", "all") and (l1_row(op, r.seq) or l2_row(op, r.seq))
+            if op in ("load", "rmw") and remote and scope in ("dev", "all") and (l1_row(op, r.seq) or l2_row(op, r.seq))
         ]
-        if not all(remote_acquire_row(r.seq) for r in remote_loads):
+        if not all(remote_acquire_row(r.seq) and (op != "rmw" or l2_row(op, r.seq)) for op, r in remote_acquires):
             return not_stated(
                 "Hrf_Happens's theorem on what a thread knows",
-                f"a remote load row of {name} does not flush the L1s of its device after its access before it "
-                "invalidates its L1",
+                f"a remote load or RMW row of {name} does not flush the L1s of its device after its access before "
+                "it invalidates its L1, or its remote RMW is not performed at the L2",
             )
         _l1_ops, l1_set = chosen(name, rows, l1_row)
         _l2_ops, l2_set = chosen(name, rows, l2_row)
@@ -645,14 +645,15 @@ def scheme_theory(scheme) -> tuple:
                 f'lemma {name}_rel_rows: "rel_rows {name} {l1_set} {l2_set}"',
                 f"  by (simp add: rel_rows_def vis_flushed_def {name}_def {rows_defs(name)})",
                 "",
-                "text \\<open>Each remote load row flushes the L1s of its device after its access, before any "
-                "invalidation of the L1 (Hrf_Happens's rl_rows).\\<close>",
+                "text \\<open>Each remote load or RMW row flushes the L1s of its device after its access, before "
+                "any invalidation of the L1, and each remote RMW is performed at the L2 (Hrf_Happens's "
+                "rl_rows).\\<close>",
                 f'lemma {name}_rl_rows: "rl_rows {name} {l1_set} {l2_set}"',
                 f"  by (simp add: rl_simps {name}_def {rows_defs(name)})",
                 "",
                 f"text \\<open>So on a race-free program (OpenCL+RSP, as hrf exports it) {_PROMOTION}, "
                 "in every state the machine reaches, a write an access knows along happens-before that has "
-                "not reached the L2 waits in its thread's work-group's L1, but in a remote load's window "
+                "not reached the L2 waits in its thread's work-group's L1, but in a remote acquire's window "
                 "(rexempt), and every write of a location two "
                 "work-groups access and only device-scope atomics write was released flushed "
                 "(Hrf_Happens's hb_home).\\<close>",

@@ -670,7 +670,7 @@ definition l1_loc :: "layout \<Rightarrow> src_op set \<Rightarrow> src_program 
 text \<open>Such an RMW is at work-group scope (rel_rows performs the wider ones at
   the L2), so in a race-free program only its work-group writes its
   location (scoped_conflicts; remote loads of other work-groups may read
-  it).\<close>
+  it, and no remote RMW of another work-group meets a work-group RMW).\<close>
 lemma l1_loc_excl:
   assumes sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and ops: "ops_of P \<subseteq> A \<union> B"
     and l: "l1_loc L B P w x" and b: "is_wr P b" "sloc P b = Some x" "ewg L b \<noteq> None"
@@ -694,8 +694,10 @@ proof (rule ccontr)
   moreover have "ewg L (Acc t k True) = Some w" using tk(2) by simp
   moreover have "is_rd P b \<or> is_wr P b" using b(1) by blast
   moreover have "ewg L (Acc t k True) \<noteq> ewg L b" using nb \<open>ewg L (Acc t k True) = Some w\<close> by simp
-  ultimately have "wide_ev P (Acc t k True) \<or> rload_ev P b" using sc b(3) unfolding scoped_conflicts_def by blast
-  then have "wide_ev P (Acc t k True)" using rload_not_wr b(1) by blast
+  moreover have "rmw_ev P (Acc t k True)" using fi by (simp add: rmw_ev_def rmw_ins_def)
+  ultimately have "wide_ev P (Acc t k True) \<or> rload_ev P b \<or> racq_ev P (Acc t k True)"
+    using sc b(3) unfolding scoped_conflicts_def by blast
+  then have "wide_ev P (Acc t k True)" using rload_not_wr b(1) racq_wide by blast
   then show False using nw by blast
 qed
 
@@ -1296,7 +1298,7 @@ proof -
           "gview L t (kd S P s1 t) (instrs (compile S P) t ! pc s1 t) g g'"
         using oinv_thread[OF g(1,2) thr rows(1-4) wp] g(3,4) iv by blast
       have hb': "hb_ok L S P s2 g'" by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6,8) wp sc g'(1,5,6) g(5)])
-      have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) wp g'(1,5,6) g(5) hb' g(6)])
+      have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) rows(8) wp g'(1,5,6) g(5) hb' g(6)])
       moreover have "kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
         by (rule kl_thread[OF g(1,2,3) thr rows(1-3,5,4,8) wp sc dcf g'(1,5,6) g(4,5,6,7,8,14)])
       moreover have "rp_ok L S P s2 g'"

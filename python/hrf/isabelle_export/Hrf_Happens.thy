@@ -2,21 +2,25 @@
    (step (3) of docs/isabelle.md's plan for [RSP15]'s soundness theorem,
    its second part). A thread knows the writes observed before its own
    accesses in the exhibited candidate's happens-before (Hrf_Coherence's
-   hbm and knows). Two invariants: a write an access knows that has not
-   reached the L2 is of its thread's work-group, but in a remote load's
-   window, until its flush of the device's L1s has passed the write's
-   work-group (and one a thread knows that has not reached memory is of
-   its own device); and a write at device scope of a location two
-   work-groups access is a release that was flushed: every other write its
-   thread knew had reached the L2 when it was performed. For programs
-   whose conflicts across work-groups are between atomics at device scope
-   or wider, or a remote store read by an atomic load, or a work-group-scope
-   atomic write read by a remote load (what race freedom gives a program
-   whose remote operations promote at most such loads and writes,
-   Hrf_Source_Opencl's race_free_conflicts_incl), compiled by rows whose
-   writes at such scope flush first, whose RMWs at such scope are
-   performed at the L2 and whose remote loads flush the device's L1s after
-   their access (rsp-new's). Written by hand, every proof complete. *)
+   hbm and knows). Three invariants: a write an access knows that has not
+   reached the L2 is of its thread's work-group, but in a remote acquire's
+   window (a remote load's or a remote RMW's), until its flush of the
+   device's L1s has passed the write's work-group (and one a thread knows
+   that has not reached memory is of its own device); a write at device
+   scope of a location two work-groups access is a release that was
+   flushed: every other write its thread knew had reached the L2 when it
+   was performed; and what a remote RMW's write knows that has not reached
+   the L2 waits in a work-group where its location is at home. For
+   programs whose conflicts across work-groups are between atomics at
+   device scope or wider, or a remote store read by an atomic load, or a
+   work-group-scope atomic write read by a remote load, or a
+   work-group-scope atomic store and a remote RMW (what race freedom gives
+   a program whose remote operations promote at most such loads and
+   writes, Hrf_Source_Opencl's race_free_conflicts_incl), compiled by rows
+   whose writes at such scope flush first, whose RMWs at such scope are
+   performed at the L2 and whose remote loads and RMWs flush the device's
+   L1s after their access (rsp-new's). Written by hand, every proof
+   complete. *)
 theory Hrf_Happens
   imports Hrf_Coherence Hrf_Source_Opencl
 begin
@@ -43,19 +47,64 @@ lemma rload_not_wr: "rload_ev P e \<Longrightarrow> \<not> is_wr P e"
 lemma rload_wide: "rload_ev P e \<Longrightarrow> wide_ev P e"
   by (cases e) (auto simp: rload_ev_def wide_ev_def)
 
+text \<open>The access of a remote acquire at device scope or wider: the read of a
+  remote load, or the read or the write of a remote RMW.\<close>
+definition racq_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
+  "racq_ev P e \<longleftrightarrow> (case e of Init x \<Rightarrow> False
+     | Acc t i p \<Rightarrow> (\<exists>sc r x. (ins P t i = Op (Load sc True) r x \<or> ins P t i = Op (FetchInc sc True) r x)
+          \<and> sc \<in> {Device, AllDevices}))"
+
+lemma rload_racq: "rload_ev P e \<Longrightarrow> racq_ev P e"
+  by (cases e) (auto simp: rload_ev_def racq_ev_def)
+
+lemma racq_wide: "racq_ev P e \<Longrightarrow> wide_ev P e"
+  by (cases e) (auto simp: racq_ev_def wide_ev_def)
+
+lemma racq_remote: "racq_ev P e \<Longrightarrow> remote_ev P e"
+  by (cases e) (auto simp: racq_ev_def remote_ev_def)
+
+lemma racq_atomic: "racq_ev P e \<Longrightarrow> atomic_ev P e"
+  by (cases e) (auto simp: racq_ev_def atomic_ev_def)
+
+lemma racq_rstore: "racq_ev P e \<Longrightarrow> \<not> rstore_ev P e"
+  by (cases e) (auto simp: racq_ev_def rstore_ev_def)
+
+text \<open>An RMW's instruction, and its events.\<close>
+definition rmw_ins :: "src_instr \<Rightarrow> bool" where
+  "rmw_ins c \<longleftrightarrow> (\<exists>sc rm r x. c = Op (FetchInc sc rm) r x)"
+
+definition rmw_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
+  "rmw_ev P e \<longleftrightarrow> (case e of Init x \<Rightarrow> False | Acc t i p \<Rightarrow> rmw_ins (ins P t i))"
+
 text \<open>Accesses of one location from two work-groups, one a write, are
-  atomics at device scope or wider, but for a read of a remote store and
-  for a remote load that reads a work-group-scope atomic write ([HRF14]
-  sec. 4: a race-free program's conflicting accesses from two work-groups
-  are atomics each in the other's scope; a scope that holds another
-  work-group is the device's or the system's; [RSP15] sec. 5.1: promotion
-  lets a remote release reach a work-group-scope acquire of another
-  work-group, and a remote acquire a work-group-scope release).\<close>
+  atomics at device scope or wider, but for a read of a remote store, for a
+  remote load that reads a work-group-scope atomic write, and for a remote
+  RMW against a work-group-scope atomic store ([HRF14] sec. 4: a race-free
+  program's conflicting accesses from two work-groups are atomics each in
+  the other's scope; a scope that holds another work-group is the device's
+  or the system's; [RSP15] sec. 5.1: promotion lets a remote release reach
+  a work-group-scope acquire of another work-group, and a remote acquire a
+  work-group-scope release).\<close>
 definition scoped_conflicts :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
   "scoped_conflicts L P \<longleftrightarrow> (\<forall>a b. is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
      \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<and> ewg L a \<noteq> ewg L b
      \<longrightarrow> wide_ev P a \<and> (wide_ev P b \<or> (rstore_ev P a \<and> \<not> is_wr P b))
-       \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> rload_ev P b))"
+       \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> (rload_ev P b \<or> (racq_ev P b \<and> \<not> rmw_ev P a)))
+       \<or> (racq_ev P a \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b \<and> \<not> rmw_ev P b))"
+
+text \<open>So a write below device scope conflicts across work-groups only with
+  remote acquires, and is an atomic, not remote.\<close>
+lemma sc_narrow:
+  assumes sc: "scoped_conflicts L P" and e: "is_wr P e" "\<not> wide_ev P e"
+    and b: "is_rd P b \<or> is_wr P b" "sloc P b = sloc P e" "ewg L e \<noteq> None" "ewg L b \<noteq> None" "ewg L b \<noteq> ewg L e"
+  shows "racq_ev P b \<and> atomic_ev P e \<and> \<not> remote_ev P e"
+proof -
+  have "wide_ev P e \<and> (wide_ev P b \<or> (rstore_ev P e \<and> \<not> is_wr P b))
+       \<or> (atomic_ev P e \<and> \<not> remote_ev P e \<and> (rload_ev P b \<or> (racq_ev P b \<and> \<not> rmw_ev P e)))
+       \<or> (racq_ev P e \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b \<and> \<not> rmw_ev P b)"
+    using sc[unfolded scoped_conflicts_def, rule_format, of e b] e(1) b by auto
+  then show ?thesis using e(2) racq_wide rload_racq by blast
+qed
 
 text \<open>A location two work-groups access and that only atomics at device
   scope or wider write (one written at work-group scope is read from
@@ -105,23 +154,35 @@ lemma no_promotion_store: "no_promotion L P \<Longrightarrow> store_promotion L 
 
 text \<open>Remote operations that promote at most a work-group-scope atomic load of
   another work-group that reads a remote store, or a work-group-scope atomic
-  write of another work-group that a remote load reads ([RSP15] sec. 5.1: a
-  remote acquire synchronises with a work-group-scope release of another
-  work-group): a conflicting pair with a remote operation is in each
-  other's scope without promotion, or a remote store whose scope holds an
-  atomic load that writes nothing, or a remote load whose scope holds an
-  atomic write that is not remote. A program whose remote operations
-  promote at most loads by remote stores is one.\<close>
+  write of another work-group that a remote load or a remote RMW reads
+  ([RSP15] sec. 5.1: a remote acquire synchronises with a work-group-scope
+  release of another work-group): a conflicting pair with a remote
+  operation is in each other's scope without promotion, or a remote store
+  whose scope holds an atomic load that writes nothing, or a remote load
+  whose scope holds an atomic write that is not remote, or a remote RMW
+  whose scope holds an atomic store that is not remote (the RMW's read and
+  write against the store). A program whose remote operations promote at
+  most loads by remote stores is one.\<close>
 definition load_promotion :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
   "load_promotion L P \<longleftrightarrow> (\<forall>t i p u j q. is_wr P (Acc t i p) \<and> (is_rd P (Acc u j q) \<or> is_wr P (Acc u j q)) \<and> t \<noteq> u
      \<and> sloc P (Acc t i p) = sloc P (Acc u j q) \<and> (op_remote (ins P t i) \<or> op_remote (ins P u j))
      \<longrightarrow> (reaches L P t i u \<and> reaches L P u j t)
        \<or> (rstore_ev P (Acc t i p) \<and> reaches L P t i u \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
-       \<or> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x) \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i)
-          \<and> op_scope (ins P t i) \<noteq> NonAtomic))"
+       \<or> (((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
+            \<or> ((\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<and> \<not> rmw_ins (ins P t i)))
+          \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
+       \<or> ((\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
+          \<and> \<not> op_remote (ins P u j) \<and> \<not> rmw_ins (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic))"
 
 lemma store_promotion_load: "store_promotion L P \<Longrightarrow> load_promotion L P"
-  unfolding store_promotion_def load_promotion_def by blast
+  unfolding store_promotion_def load_promotion_def
+  apply (intro allI impI)
+  apply (drule spec)+
+  apply (drule (1) mp)
+  apply (elim disjE)
+   apply (rule disjI1, assumption)
+  apply (rule disjI2, rule disjI1, assumption)
+  done
 
 text \<open>An access tagged remote is of a remote operation.\<close>
 lemma tag_remote_op:
@@ -232,8 +293,12 @@ lemma race_free_n82:
     \<or> ((enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> rstore_ev P (Acc t i p) \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
     \<or> ((enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
-       \<and> (\<exists>sc r x. ins P u j = Op (Load sc True) r x) \<and> \<not> op_remote (ins P t i)
-       \<and> op_scope (ins P t i) \<noteq> NonAtomic)"
+       \<and> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
+            \<or> ((\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<and> \<not> rmw_ins (ins P t i)))
+       \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
+    \<or> ((enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
+       \<and> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> is_wr P (Acc u j q)
+       \<and> \<not> op_remote (ins P u j) \<and> \<not> rmw_ins (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic)"
 proof -
   have acc_a: "acc P t i p" "wr (ins P t i) p" using a by auto
   have acc_b: "acc P u j q" using b by auto
@@ -249,8 +314,11 @@ proof -
     case True
     then have "(reaches L P t i u \<and> reaches L P u j t)
        \<or> (rstore_ev P (Acc t i p) \<and> reaches L P t i u \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
-       \<or> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x) \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i)
-          \<and> op_scope (ins P t i) \<noteq> NonAtomic)"
+       \<or> (((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
+            \<or> ((\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<and> \<not> rmw_ins (ins P t i)))
+          \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
+       \<or> ((\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
+          \<and> \<not> op_remote (ins P u j) \<and> \<not> rmw_ins (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic)"
       using rem a b tu same unfolding load_promotion_def by blast
     then show ?thesis using reaches_n82 acc_a(1) acc_b0 by blast
   next
@@ -290,7 +358,8 @@ proof (intro allI impI)
     using h a b by simp_all
   from race_free_n82[OF nr rfree fin rem hw(1,2) tu hw(3)]
   show "wide_ev P a \<and> (wide_ev P b \<or> (rstore_ev P a \<and> \<not> is_wr P b))
-    \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> rload_ev P b)"
+    \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> (rload_ev P b \<or> (racq_ev P b \<and> \<not> rmw_ev P a)))
+    \<or> (racq_ev P a \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b \<and> \<not> rmw_ev P b)"
   proof (elim disjE)
     assume "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
       \<and> (enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})"
@@ -304,10 +373,17 @@ proof (intro allI impI)
     then show ?thesis using a b h2 by (simp add: wide_ev_def)
   next
     assume h3: "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
-       \<and> (\<exists>sc r x. ins P u j = Op (Load sc True) r x) \<and> \<not> op_remote (ins P t i)
-       \<and> op_scope (ins P t i) \<noteq> NonAtomic"
+       \<and> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
+            \<or> ((\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<and> \<not> rmw_ins (ins P t i)))
+       \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic"
     then have "op_scope (ins P u j) \<in> {Device, AllDevices}" using n82_wide wg by metis
-    then show ?thesis using a b h3 by (auto simp: atomic_ev_def remote_ev_def rload_ev_def)
+    then show ?thesis using a b h3 by (auto simp: atomic_ev_def remote_ev_def rload_ev_def racq_ev_def rmw_ev_def)
+  next
+    assume h4: "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
+       \<and> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> is_wr P (Acc u j q)
+       \<and> \<not> op_remote (ins P u j) \<and> \<not> rmw_ins (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
+    then have "op_scope (ins P t i) \<in> {Device, AllDevices}" using n82_wide wg by blast
+    then show ?thesis using a b h4 by (auto simp: atomic_ev_def remote_ev_def racq_ev_def rmw_ev_def)
   qed
 qed
 
@@ -460,33 +536,61 @@ text \<open>A row whose visible instruction is followed by a flush of the L1s of
 definition rl_after :: "row \<Rightarrow> bool" where
   "rl_after rw \<longleftrightarrow> (\<forall>r x. \<forall>m < length (rw r x). visible (rw r x ! m) \<longrightarrow> fl_next (drop (Suc m) (rw r x)))"
 
+text \<open>A remote acquire's operation: a remote load or a remote RMW at device
+  scope or wider.\<close>
+fun racq_op :: "src_op \<Rightarrow> bool" where
+  "racq_op (Load sc rm) = (rm \<and> sc \<in> {Device, AllDevices})"
+| "racq_op (FetchInc sc rm) = (rm \<and> sc \<in> {Device, AllDevices})"
+| "racq_op (Store sc rm) = False"
+
+lemma racq_ev_op: "racq_ev P (Acc t k p) \<Longrightarrow> \<exists>a r x. ins P t k = Op a r x \<and> racq_op a"
+  by (auto simp: racq_ev_def)
+
 text \<open>[RSP15] sec. 6: a remote acquire flushes the L1s of its device after
   its access, before it invalidates its own L1 (rsp-new's LD; FLUL1 DV;
-  INVL1 WG): what it learns from a work-group-scope release of another
-  work-group may still wait in that work-group's L1.\<close>
+  INVL1 WG, and its remote RMW's RMWL2; FLUL1 DV; INVL1 DV): what it learns
+  from a work-group-scope release of another work-group may still wait in
+  that work-group's L1. A remote RMW is performed at the L2.\<close>
 definition rl_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> src_op set \<Rightarrow> bool" where
-  "rl_rows S A B \<longleftrightarrow> (\<forall>sc \<in> {Device, AllDevices}. Load sc True \<in> A \<union> B
-     \<longrightarrow> (\<exists>rw. S (Load sc True) = Some rw \<and> rl_after rw))"
+  "rl_rows S A B \<longleftrightarrow> (\<forall>sc \<in> {Device, AllDevices}. (Load sc True \<in> A \<union> B
+     \<longrightarrow> (\<exists>rw. S (Load sc True) = Some rw \<and> rl_after rw))
+     \<and> (FetchInc sc True \<in> A \<union> B \<longrightarrow> FetchInc sc True \<in> B \<and> (\<exists>rw. S (FetchInc sc True) = Some rw \<and> rl_after rw)))"
 
 lemmas rl_simps = rl_rows_def rl_after_def numeral_eq_Suc All_less_Suc
 
-text \<open>So in code compiled by such rows, a remote load's access is followed
+text \<open>So in code compiled by such rows, a remote acquire's access is followed
   by such a flush.\<close>
 lemma compiled_rl:
   assumes rows: "l1_rows S A" "l2_rows S B" "rl_rows S A B" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
     and n: "n < length (concat (map (compile_instr S) c))" "visible (concat (map (compile_instr S) c) ! n)"
     and k: "length (filter visible (take n (concat (map (compile_instr S) c)))) = k"
-    and w: "c ! k = Op (Load sc True) r x" "sc \<in> {Device, AllDevices}"
+    and w: "c ! k = Op a r x" "racq_op a"
   shows "\<exists>f. n < f \<and> f < length (concat (map (compile_instr S) c))
     \<and> (\<exists>sc'. concat (map (compile_instr S) c) ! f = FLUL1 sc' \<and> sc' \<noteq> WG)
     \<and> (\<forall>m. n < m \<and> m < f \<longrightarrow> quiet (concat (map (compile_instr S) c) ! m)
         \<and> \<not> flul1 (concat (map (compile_instr S) c) ! m) \<and> (\<forall>sc'. concat (map (compile_instr S) c) ! m \<noteq> INVL1 sc'))"
 proof -
   define xs where "xs = concat (map (compile_instr S) c)"
-  obtain rw pre post m where rw: "Load sc True \<in> A \<union> B" "S (Load sc True) = Some rw" "xs = pre @ rw r x @ post"
+  obtain rw pre post m where rw: "a \<in> A \<union> B" "S a = Some rw" "xs = pre @ rw r x @ post"
       "n = length pre + m" "m < length (rw r x)" "visible (rw r x ! m)"
     using compiled_row[OF rows(1,2,4) n k w(1)] unfolding xs_def by blast
-  have "rl_after rw" using rows(3) w(2) rw(1,2) by (auto simp: rl_rows_def)
+  have "rl_after rw"
+  proof (cases a)
+    case (Load sc rm)
+    have sc: "rm" "sc \<in> {Device, AllDevices}" using w(2) Load by simp_all
+    have "Load sc True \<in> A \<union> B \<longrightarrow> (\<exists>rw. S (Load sc True) = Some rw \<and> rl_after rw)"
+      using rows(3) sc(2) unfolding rl_rows_def by blast
+    then show ?thesis using rw(1,2) Load sc(1) by auto
+  next
+    case (FetchInc sc rm)
+    have sc: "rm" "sc \<in> {Device, AllDevices}" using w(2) FetchInc by simp_all
+    have "FetchInc sc True \<in> A \<union> B \<longrightarrow> (\<exists>rw. S (FetchInc sc True) = Some rw \<and> rl_after rw)"
+      using rows(3) sc(2) unfolding rl_rows_def by blast
+    then show ?thesis using rw(1,2) FetchInc sc(1) by auto
+  next
+    case (Store sc rm)
+    then show ?thesis using w(2) by simp
+  qed
   then have "fl_next (drop (Suc m) (rw r x))" using rw(5,6) by (simp add: rl_after_def)
   then obtain f where f: "f < length (drop (Suc m) (rw r x))" "\<exists>sc'. drop (Suc m) (rw r x) ! f = FLUL1 sc' \<and> sc' \<noteq> WG"
       "\<forall>m' < f. quiet (drop (Suc m) (rw r x) ! m') \<and> \<not> flul1 (drop (Suc m) (rw r x) ! m')
@@ -663,37 +767,34 @@ proof -
   qed
 qed
 
-text \<open>What a remote load learns may wait in the L1 of another work-group from
-  its access until its flush of the device's L1s has passed that
-  work-group ([RSP15] sec. 5.1: a remote acquire reads a work-group-scope
-  release): the thread's last access is a remote load of a location that
-  another work-group writes, and the thread has not passed the first flush
-  after it, or its marker still waits in the fifo of the work-group of the
-  write.\<close>
+text \<open>What a remote acquire (a remote load or a remote RMW) learns may wait in
+  the L1 of another work-group from its access until its flush of the
+  device's L1s has passed that work-group ([RSP15] sec. 5.1: a remote
+  acquire reads a work-group-scope release): the thread's last access is
+  a remote acquire of a location that another work-group writes, and the
+  thread has not passed the first flush after it, or its marker still
+  waits in the fifo of the work-group of the write.\<close>
 definition rexempt :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> sev \<Rightarrow> sev \<Rightarrow> bool" where
-  "rexempt L S P s c a \<longleftrightarrow> (\<exists>t k. c = Acc t k False \<and> Suc k = kd S P s t \<and> rload_ev P c \<and> fw L P (wg_of L t) (sloc P c)
+  "rexempt L S P s c a \<longleftrightarrow> (\<exists>t k p. c = Acc t k p \<and> Suc k = kd S P s t \<and> racq_ev P c \<and> fw L P (wg_of L t) (sloc P c)
      \<and> rwin (instrs (compile S P) t) (pc s t) (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s w)))"
-
-lemma rexempt_wr: "rexempt L S P s c a \<Longrightarrow> \<not> is_wr P c"
-  unfolding rexempt_def using rload_not_wr by blast
 
 text \<open>A thread with no marker in a fifo is in no such window but before
   the flush.\<close>
 lemma rexempt_nu:
   assumes re: "rexempt L S P s (Acc t k p) a" and nu: "\<not> unflushed L s t"
     and wa: "\<forall>w. ewg L a = Some w \<longrightarrow> w \<in> wgs L"
-  shows "rwin (instrs (compile S P) t) (pc s t) False \<and> Suc k = kd S P s t \<and> p = False \<and> rload_ev P (Acc t k p)
+  shows "rwin (instrs (compile S P) t) (pc s t) False \<and> Suc k = kd S P s t \<and> racq_ev P (Acc t k p)
     \<and> fw L P (wg_of L t) (sloc P (Acc t k p))"
 proof -
   have r: "rwin (instrs (compile S P) t) (pc s t) (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s w))"
-    "Suc k = kd S P s t" "p = False" "rload_ev P (Acc t k p)" "fw L P (wg_of L t) (sloc P (Acc t k p))"
+    "Suc k = kd S P s t" "racq_ev P (Acc t k p)" "fw L P (wg_of L t) (sloc P (Acc t k p))"
     using re unfolding rexempt_def by auto
   have "\<not> (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s w))" using nu wa by (auto simp: unflushed_def)
   then show ?thesis using r rwin_mono[OF r(1)] by blast
 qed
 
 text \<open>A write an access knows that has not reached the L2 is of its thread's
-  work-group, but while the access is a remote load whose flush is
+  work-group, but while the access is a remote acquire whose flush is
   pending (rexempt); one a thread knows that has not reached memory, of its
   own device.\<close>
 definition kh_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
@@ -744,8 +845,76 @@ definition rel_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Ri
   "rel_ok L S P s g \<longleftrightarrow> (\<forall>w b x. is_wr P w \<and> done_ev S P s w \<and> sloc P w = Some x \<and> wshared L P x
      \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbm L P g \<and> ob P g b \<noteq> w \<longrightarrow> ga2 g (ob P g b) \<noteq> None)"
 
+text \<open>A location at home in work-group wo: a write of it below device scope
+  is of wo, or only wo accesses it.\<close>
+definition wg_home :: "layout \<Rightarrow> src_program \<Rightarrow> wid option \<Rightarrow> addr \<Rightarrow> bool" where
+  "wg_home L P wo x \<longleftrightarrow> (\<exists>e. is_wr P e \<and> sloc P e = Some x \<and> ewg L e = wo \<and> \<not> wide_ev P e)
+     \<or> (\<forall>b. (is_rd P b \<or> is_wr P b) \<and> sloc P b = Some x \<and> ewg L b \<noteq> None \<longrightarrow> ewg L b = wo)"
+
+text \<open>What a remote RMW's write knows that has not reached the L2 waits in a
+  work-group where the RMW's location is at home ([RSP15] sec. 5.1: a
+  remote RMW may read a work-group-scope release of another work-group;
+  what that release knew may wait in its work-group's L1 while the RMW's
+  write is in the L2).\<close>
+definition rk_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "rk_ok L S P s g \<longleftrightarrow> (\<forall>w b x. racq_ev P w \<and> is_wr P w \<and> done_ev S P s w \<and> sloc P w = Some x
+     \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbm L P g \<and> ob P g b \<noteq> w \<and> ga2 g (ob P g b) = None
+     \<longrightarrow> wg_home L P (ewg L (ob P g b)) x)"
+
 definition hb_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
-  "hb_ok L S P s g \<longleftrightarrow> kh_ok L S P s g \<and> rel_ok L S P s g"
+  "hb_ok L S P s g \<longleftrightarrow> kh_ok L S P s g \<and> rel_ok L S P s g \<and> rk_ok L S P s g"
+
+text \<open>The location of a write that is not a remote acquire's is at home in
+  the writer's work-group where the write is below device scope, or where
+  writes at device scope or wider are not all its writes.\<close>
+lemma writer_home:
+  assumes sc: "scoped_conflicts L P" and y: "is_wr P y" "sloc P y = Some x" "ewg L y = Some w" "\<not> racq_ev P y"
+    and ns: "\<not> wide_ev P y \<or> \<not> wshared L P x"
+  shows "wg_home L P (Some w) x"
+proof (cases "wide_ev P y")
+  case False
+  then show ?thesis unfolding wg_home_def using y by blast
+next
+  case True
+  then have nw: "\<not> wshared L P x" using ns by blast
+  show ?thesis
+  proof (cases "shared L P x")
+    case False
+    have "ewg L b = Some w" if b: "(is_rd P b \<or> is_wr P b) \<and> sloc P b = Some x \<and> ewg L b \<noteq> None" for b
+    proof (rule ccontr)
+      assume "ewg L b \<noteq> Some w"
+      then have "shared L P x" unfolding shared_def using b y by (intro exI[of _ y] exI[of _ b]) auto
+      then show False using False by blast
+    qed
+    then show ?thesis unfolding wg_home_def by blast
+  next
+    case sh: True
+    obtain e where e: "is_wr P e" "sloc P e = Some x" "ewg L e \<noteq> None" "\<not> wide_ev P e"
+      using nw sh unfolding wshared_def by blast
+    have "ewg L e = Some w"
+    proof (rule ccontr)
+      assume ne: "ewg L e \<noteq> Some w"
+      have "racq_ev P y" using sc_narrow[OF sc e(1,4), of y] y e ne by auto
+      then show False using y(4) by blast
+    qed
+    then show ?thesis unfolding wg_home_def using e by blast
+  qed
+qed
+
+text \<open>An access of such a location from another work-group is a remote
+  acquire, and another work-group writes the location, not by a remote
+  store.\<close>
+lemma home_reader:
+  assumes sc: "scoped_conflicts L P" and h: "wg_home L P wo x" and wo: "wo \<noteq> None"
+    and r: "is_rd P r \<or> is_wr P r" "sloc P r = Some x" "ewg L r = Some w" "Some w \<noteq> wo"
+  shows "racq_ev P r \<and> fw L P w (Some x)"
+proof -
+  obtain e where e: "is_wr P e" "sloc P e = Some x" "ewg L e = wo" "\<not> wide_ev P e"
+    using h r unfolding wg_home_def by force
+  have "racq_ev P r \<and> atomic_ev P e \<and> \<not> remote_ev P e" using sc_narrow[OF sc e(1,4) r(1)] e r wo by auto
+  moreover have "\<not> rstore_ev P e" using calculation by (cases e) (auto simp: rstore_ev_def remote_ev_def)
+  ultimately show ?thesis unfolding fw_def using e r wo by (intro conjI exI[of _ e]) auto
+qed
 
 lemma hb_ok_initial: "hb_ok L S P (initial (src_init P)) (ghost0 P)"
 proof -
@@ -772,7 +941,7 @@ proof -
     then obtain c where "(c, w) \<in> src_po P \<union> swm L P (ghost0 P)" unfolding hbm_def by (auto elim: tranclE)
     then show False using that nd by (cases w) (auto simp: src_po_def swm_def)
   qed
-  then show ?thesis using kh by (auto simp: hb_ok_def rel_ok_def)
+  then show ?thesis using kh by (auto simp: hb_ok_def rel_ok_def rk_ok_def)
 qed
 
 section \<open>Environment steps keep them\<close>
@@ -845,7 +1014,7 @@ proof -
       then show ?thesis by blast
     next
       assume re: "rexempt L S P s c a"
-      then obtain k where ck: "c = Acc t k False" "Suc k = kd S P s t" "rload_ev P c" "fw L P (wg_of L t) (sloc P c)"
+      then obtain k p where ck: "c = Acc t k p" "Suc k = kd S P s t" "racq_ev P c" "fw L P (wg_of L t) (sloc P c)"
           "rwin (instrs (compile S P) t) (pc s t) (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s w))"
         using a unfolding rexempt_def by auto
       have kt: "knows L S P s g t a" using knows_at_knows[OF dc _ kc] a by blast
@@ -859,6 +1028,8 @@ proof -
   qed
   moreover have "rel_ok L S P s' g'"
     using hb m2 unfolding hb_ok_def rel_ok_def h o done_same[OF pc] by blast
+  moreover have "rk_ok L S P s' g'"
+    using hb m2 unfolding hb_ok_def rk_ok_def h o done_same[OF pc] by blast
   ultimately show ?thesis by (simp add: hb_ok_def)
 qed
 
@@ -880,19 +1051,19 @@ proof -
   qed
 qed
 
-text \<open>A remote load's window in its thread's code: its access at j, the
+text \<open>A remote acquire's window in its thread's code: its access at j, the
   first flush of the L1 after it at f (rl_rows), the position between.\<close>
 lemma rwin_code:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and rl: "rl_rows S A B"
-    and t: "t \<in> src_threads P" and k: "Suc k = kd S P s t" "rload_ev P (Acc t k p)"
+    and t: "t \<in> src_threads P" and k: "Suc k = kd S P s t" "racq_ev P (Acc t k p)"
     and r: "rwin (instrs (compile S P) t) (pc s t) F"
-  obtains j f sc r0 x0 where "j < pc s t" "j < length (instrs (compile S P) t)"
+  obtains j f a0 r0 x0 where "j < pc s t" "j < length (instrs (compile S P) t)"
     "visible (instrs (compile S P) t ! j)" "\<forall>m. j < m \<and> m < pc s t \<longrightarrow> quiet (instrs (compile S P) t ! m)"
     "(\<forall>m. j < m \<and> m < pc s t \<longrightarrow> \<not> flul1 (instrs (compile S P) t ! m))
      \<or> (j < pc s t - 1 \<and> flul1 (instrs (compile S P) t ! (pc s t - 1))
         \<and> (\<forall>m. j < m \<and> m < pc s t - 1 \<longrightarrow> \<not> flul1 (instrs (compile S P) t ! m)) \<and> F)"
     "length (filter visible (take j (instrs (compile S P) t))) = k"
-    "src_code P t ! k = Op (Load sc True) r0 x0" "sc \<in> {Device, AllDevices}"
+    "src_code P t ! k = Op a0 r0 x0" "racq_op a0"
     "j < f" "f < length (instrs (compile S P) t)" "\<exists>sc'. instrs (compile S P) t ! f = FLUL1 sc' \<and> sc' \<noteq> WG"
     "\<forall>m. j < m \<and> m < f \<longrightarrow> quiet (instrs (compile S P) t ! m) \<and> \<not> flul1 (instrs (compile S P) t ! m)
        \<and> (\<forall>sc'. instrs (compile S P) t ! m \<noteq> INVL1 sc')"
@@ -903,8 +1074,8 @@ proof -
        \<or> (j < ?n - 1 \<and> flul1 (?xs ! (?n - 1)) \<and> (\<forall>m. j < m \<and> m < ?n - 1 \<longrightarrow> \<not> flul1 (?xs ! m)) \<and> F)"
     using r unfolding rwin_def by blast
   have cnt: "length (filter visible (take j ?xs)) = k" using vis_count[OF j(1,2,3,4)] k(1) by (simp add: kd_def)
-  obtain sc r0 x0 where op: "src_code P t ! k = Op (Load sc True) r0 x0" "sc \<in> {Device, AllDevices}"
-    using k(2) by (auto simp: rload_ev_def ins_def)
+  obtain a0 r0 x0 where op: "src_code P t ! k = Op a0 r0 x0" "racq_op a0"
+    using racq_ev_op[OF k(2)] by (auto simp: ins_def)
   have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
   have xsc: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
   have "\<exists>f. j < f \<and> f < length (concat (map (compile_instr S) (src_code P t)))
@@ -913,13 +1084,13 @@ proof -
         \<and> \<not> flul1 (concat (map (compile_instr S) (src_code P t)) ! m)
         \<and> (\<forall>sc'. concat (map (compile_instr S) (src_code P t)) ! m \<noteq> INVL1 sc'))"
     by (rule compiled_rl[OF rows(1,2) rl ops _ _ _ op]) (use j(2,3) cnt xsc in simp_all)
-  then obtain f where "j < f" "f < length ?xs" "\<exists>sc'. ?xs ! f = FLUL1 sc' \<and> sc' \<noteq> WG"
+  then obtain f where f: "j < f" "f < length ?xs" "\<exists>sc'. ?xs ! f = FLUL1 sc' \<and> sc' \<noteq> WG"
       "\<forall>m. j < m \<and> m < f \<longrightarrow> quiet (?xs ! m) \<and> \<not> flul1 (?xs ! m) \<and> (\<forall>sc'. ?xs ! m \<noteq> INVL1 sc')"
     unfolding xsc[symmetric] by blast
-  then show ?thesis using that j cnt op by blast
+  show ?thesis by (rule that[OF j(1-5) cnt op f])
 qed
 
-text \<open>In a remote load's window its thread steps only quiet instructions
+text \<open>In a remote acquire's window its thread steps only quiet instructions
   and stays in it, for a write of its device (rl_rows): up to its flush,
   which puts its marker on the fifo of every work-group of the device.\<close>
 lemma rexempt_step:
@@ -934,17 +1105,17 @@ proof -
       "visible (?xs ! ?n) \<or> quiet (?xs ! ?n)" "s' = set_pc t (Suc ?n) z" "pc z = pc s"
       "kd S P s' t = (if visible (?xs ! ?n) then Suc (kd S P s t) else kd S P s t)"
     by (rule step_shape[OF st rows(1-3)]) blast
-  have r: "rwin ?xs ?n False" "Suc k = kd S P s t" "p = False" "rload_ev P (Acc t k p)"
+  have r: "rwin ?xs ?n False" "Suc k = kd S P s t" "racq_ev P (Acc t k p)"
       "fw L P (wg_of L t) (sloc P (Acc t k p))"
     using rexempt_nu[OF re z(3)] wa by blast+
-  obtain j f sc r0 x0 where j0: "j < ?n" "j < length ?xs" "visible (?xs ! j)" "\<forall>m. j < m \<and> m < ?n \<longrightarrow> quiet (?xs ! m)"
+  obtain j f a0 r0 x0 where j0: "j < ?n" "j < length ?xs" "visible (?xs ! j)" "\<forall>m. j < m \<and> m < ?n \<longrightarrow> quiet (?xs ! m)"
       "(\<forall>m. j < m \<and> m < ?n \<longrightarrow> \<not> flul1 (?xs ! m))
        \<or> (j < ?n - 1 \<and> flul1 (?xs ! (?n - 1)) \<and> (\<forall>m. j < m \<and> m < ?n - 1 \<longrightarrow> \<not> flul1 (?xs ! m)) \<and> False)"
       and "length (filter visible (take j ?xs)) = k"
-      and "src_code P t ! k = Op (Load sc True) r0 x0" "sc \<in> {Device, AllDevices}"
+      and "src_code P t ! k = Op a0 r0 x0" "racq_op a0"
       and f: "j < f" "f < length ?xs" "\<exists>sc'. ?xs ! f = FLUL1 sc' \<and> sc' \<noteq> WG"
       "\<forall>m. j < m \<and> m < f \<longrightarrow> quiet (?xs ! m) \<and> \<not> flul1 (?xs ! m) \<and> (\<forall>sc'. ?xs ! m \<noteq> INVL1 sc')"
-    by (rule rwin_code[OF rows rl t r(2,4,1)])
+    by (rule rwin_code[OF rows rl t r(2,3,1)])
   have j: "j < ?n" "j < length ?xs" "visible (?xs ! j)" "\<forall>m. j < m \<and> m < ?n \<longrightarrow> quiet (?xs ! m)"
       "\<forall>m. j < m \<and> m < ?n \<longrightarrow> \<not> flul1 (?xs ! m)"
     using j0 by blast+
@@ -984,7 +1155,7 @@ proof -
     ultimately show ?thesis unfolding rwin_def using j(1,2,3,5) w fw' by (intro exI[of _ j]) auto
   qed
   have "rexempt L S P s' (Acc t k p) a"
-    unfolding rexempt_def using r(2-5) kd' pc' w' by auto
+    unfolding rexempt_def using r(2-4) kd' pc' w' by auto
   then show ?thesis using q by blast
 qed
 
@@ -1005,10 +1176,10 @@ proof -
     using exec_fifo[OF z(1)] fq by (cases "?xs ! ?n") auto
   have G: "\<exists>w. ewg L a = Some w \<and> Flush u \<in> set (l1_fifo s' w)"
     if "\<exists>w. ewg L a = Some w \<and> Flush u \<in> set (l1_fifo s w)" using that grow by blast
-  have r: "Suc k = kd S P s u" "rload_ev P (Acc u k p)" "fw L P (wg_of L u) (sloc P (Acc u k p))" "p = False"
+  have r: "Suc k = kd S P s u" "racq_ev P (Acc u k p)" "fw L P (wg_of L u) (sloc P (Acc u k p))"
       "rwin (instrs (compile S P) u) (pc s u) (\<exists>w. ewg L a = Some w \<and> Flush u \<in> set (l1_fifo s w))"
     using re unfolding rexempt_def by auto
-  then show ?thesis unfolding rexempt_def using rwin_mono[OF r(5) G] z(4) ut pc' by auto
+  then show ?thesis unfolding rexempt_def using rwin_mono[OF r(4) G] z(4) ut pc' by auto
 qed
 
 
@@ -1182,7 +1353,7 @@ proof
   have ne: "\<forall>c. done_ev S P s c \<and> sthread c = Some t \<and> knows_at L P g c a \<longrightarrow> \<not> rexempt L S P s c a"
   proof (intro allI impI notI)
     fix c assume c: "done_ev S P s c \<and> sthread c = Some t \<and> knows_at L P g c a" and re: "rexempt L S P s c a"
-    obtain k where ck: "c = Acc t k False" using re c unfolding rexempt_def by auto
+    obtain k p where ck: "c = Acc t k p" using re c unfolding rexempt_def by auto
     have "rwin (instrs (compile S P) t) (pc s t) False"
       using rexempt_nu[OF re[unfolded ck] nu] wx_wgs[OF wp a(1)] by blast
     then show False using flushed_no_rwin[OF fl] by blast
@@ -1254,7 +1425,7 @@ proof -
   note se = step_events[OF inv t st rows(1-3) gs gv]
   have ei: "ev_inv S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
   have ei': "ev_inv S P s' g'" using gi by (simp add: ginv_def)
-  have kh: "kh_ok L S P s g" and ro: "rel_ok L S P s g" using hb by (simp_all add: hb_ok_def)
+  have kh: "kh_ok L S P s g" and ro: "rel_ok L S P s g" and rko: "rk_ok L S P s g" using hb by (simp_all add: hb_ok_def)
   have ho: "home_ok L s g" using wr_okD(8)[OF wr] .
   have gr: "\<forall>r. done_ev S P s r \<longrightarrow> grf g' r = grf g r" using se(3) by blast
   have g23: "ga2 g' e = ga2 g e" "ga3 g' e = ga3 g e" if "done_ev S P s e" for e using se(4)[OF that] by simp_all
@@ -1299,7 +1470,7 @@ proof -
     if re: "rexempt L S P s c a" and dc: "done_ev S P s c" "sthread c = Some t" and kc: "knows_at L P g c a"
       and wa: "wx S P s x a" and a2: "ga2 g a = None" for c a x
   proof -
-    obtain k where ck: "c = Acc t k False" using re dc(2) unfolding rexempt_def by auto
+    obtain k p where ck: "c = Acc t k p" using re dc(2) unfolding rexempt_def by auto
     have da: "done_ev S P s a" using wx_done[OF wa] .
     have kt: "knows L S P s g t a" using knows_at_knows[OF dc kc] .
     have a3: "ga3 g a = None" using a2 times_lt[OF ti c0 wa] by blast
@@ -1395,7 +1566,7 @@ proof -
         then show ?thesis by blast
       next
         assume re: "rexempt L S P s c a"
-        obtain k where ck: "c = Acc u k False" using re A unfolding rexempt_def by auto
+        obtain k p where ck: "c = Acc u k p" using re A unfolding rexempt_def by auto
         show ?thesis
         proof (cases "u = t")
           case False
@@ -1462,71 +1633,51 @@ proof -
         have da0: "done_ev S P s a" using knows_at_done[OF ei rh(1) kya] by blast
         have wa: "wx S P s x a" using A da0 by (auto simp: wx_def)
         have a2: "ga2 g a = None" using A g23[OF da0] by simp
-        have "ewg L a = Some (wg_of L u')"
-          using kh_at[OF kh u' rh(1) _ kya wa] yu rexempt_wr[of L S P s ?y a] yw(1) a2 by auto
-        show ?thesis
-        proof (cases "wg_of L u' = ?w0")
-          case True
-          then show ?thesis using \<open>ewg L a = Some (wg_of L u')\<close> ut by simp
-        next
-          case wu: False
-          obtain p' where "r = Acc t ?k p'" using new sy(2,3) by blast
-          then have rk: "r = Acc t ?k False" using sy(1) by (cases p') (auto dest: rd_part)
-          have ey: "ewg L ?y = Some (wg_of L u')" using yu by simp
-          have er: "ewg L r = Some ?w0" using rk by simp
-          have ne: "a \<noteq> ?y" using rh(2) a2 ey wu by auto
-          have sc_yr: "wide_ev P ?y \<and> (wide_ev P r \<or> (rstore_ev P ?y \<and> \<not> is_wr P r))
-              \<or> (atomic_ev P ?y \<and> \<not> remote_ev P ?y \<and> rload_ev P r)"
-            using sc[unfolded scoped_conflicts_def, rule_format, of ?y r] yw sy(1) ey er wu by simp
+        obtain p' where "r = Acc t ?k p'" using new sy(2,3) by blast
+        then have rk: "r = Acc t ?k False" using sy(1) by (cases p') (auto dest: rd_part)
+        have er: "ewg L r = Some ?w0" using rk by simp
+        obtain x' where x': "sloc P r = Some x'" using sy(1) rk by (auto dest: rd_addr)
+        have yx: "sloc P ?y = Some x'" using yw(2) x' by simp
+        have ea0: "ewg L a \<noteq> None" using ea[OF a2] .
+        \<comment> \<open>a remote acquire that reads what another work-group wrote opens its window\<close>
+        have opens: "rexempt L S P s' c a" if f: "fw L P ?w0 (sloc P r)" and ra: "racq_ev P r"
+        proof -
+          have rc: "racq_ev P c" using ra cp rk by (simp add: racq_ev_def)
+          have sc': "sloc P c = sloc P r" using cp rk by simp
+          have rw: "rwin ?xs (Suc ?n) (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s' w))"
+            unfolding rwin_def using nl vi by (intro exI[of _ ?n]) auto
           show ?thesis
-          proof (cases "fw L P ?w0 (sloc P r) \<and> rload_ev P r")
+            unfolding rexempt_def using cp rc sc' f kdt vi pct rw by (intro exI[of _ t] exI[of _ ?k] exI[of _ p]) simp
+        qed
+        show ?thesis
+        proof (cases "ewg L a = Some ?w0")
+          case True
+          then show ?thesis using ut by simp
+        next
+          case nh: False
+          have ne: "ob P g b \<noteq> ?y" using rh(2) a2 nh sy(6) by auto
+          \<comment> \<open>the location is at home where a waits\<close>
+          have home: "wg_home L P (ewg L a) x'"
+          proof (cases "racq_ev P ?y")
             case True
-            \<comment> \<open>promotion: a remote load reads what another work-group wrote; its window opens\<close>
-            have "is_wr P c \<or> is_rd P c" using knows_at_acc A by blast
-            moreover obtain sc0 r0 x0 where op: "ins P t ?k = Op (Load sc0 True) r0 x0"
-              using True rk by (auto simp: rload_ev_def)
-            ultimately have "p = False" using cp by (cases p) auto
-            then have cr: "c = r" using cp rk by simp
-            have rw: "rwin ?xs (Suc ?n) (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s' w))"
-              unfolding rwin_def using nl vi by (intro exI[of _ ?n]) auto
-            have "rexempt L S P s' c a"
-              unfolding rexempt_def using cr rk True kdt vi pct rw by (intro exI[of _ t] exI[of _ ?k]) simp
-            then show ?thesis by blast
+            \<comment> \<open>what a remote RMW's write knows waits where its location is at home\<close>
+            then show ?thesis using rko rh(1) yw(1) yx sy(4-6) ne a2 unfolding rk_ok_def by blast
           next
-            case False
-            obtain x' where x': "sloc P r = Some x'" using sy(1) rk by (auto dest: rd_addr)
-            have "wshared L P x'" unfolding wshared_def
-            proof (intro conjI allI impI)
-              show "shared L P x'" unfolding shared_def
-                using yw sy(1) x' ey er wu by (intro exI[of _ ?y] exI[of _ r]) auto
-              fix e assume e: "is_wr P e \<and> sloc P e = Some x' \<and> ewg L e \<noteq> None"
-              show "wide_ev P e"
-              proof (cases "ewg L e = Some ?w0")
-                case True
-                have "ewg L e \<noteq> ewg L ?y" using True ey wu by simp
-                then have "wide_ev P e \<and> (wide_ev P ?y \<or> (rstore_ev P e \<and> \<not> is_wr P ?y))
-                    \<or> (atomic_ev P e \<and> \<not> remote_ev P e \<and> rload_ev P ?y)"
-                  using sc[unfolded scoped_conflicts_def, rule_format, of e ?y] e yw x' ey by simp
-                then show ?thesis using rload_not_wr yw(1) by blast
-              next
-                case ne0: False
-                have "ewg L e \<noteq> ewg L r" using ne0 er by simp
-                then have h: "wide_ev P e \<and> (wide_ev P r \<or> (rstore_ev P e \<and> \<not> is_wr P r))
-                    \<or> (atomic_ev P e \<and> \<not> remote_ev P e \<and> rload_ev P r)"
-                  using sc[unfolded scoped_conflicts_def, rule_format, of e r] e sy(1) x' er by simp
-                show ?thesis
-                proof (rule ccontr)
-                  assume nw: "\<not> wide_ev P e"
-                  then have nr: "\<not> remote_ev P e" "rload_ev P r" using h by blast+
-                  have "\<not> rstore_ev P e" using nr(1) by (cases e) (auto simp: rstore_ev_def remote_ev_def)
-                  then have "fw L P ?w0 (sloc P r)" unfolding fw_def using e x' ne0 by (intro exI[of _ e]) auto
-                  then show False using False nr(2) by blast
-                qed
-              qed
+            case nr: False
+            have "\<not> rexempt L S P s ?y a" using nr unfolding rexempt_def by auto
+            then have ha: "ewg L a = Some (wg_of L u')" using kh_at[OF kh u' rh(1) _ kya wa] yu a2 by auto
+            have "\<not> wide_ev P ?y \<or> \<not> wshared L P x'"
+            proof (rule ccontr)
+              assume "\<not> (\<not> wide_ev P ?y \<or> \<not> wshared L P x')"
+              then have "wshared L P x'" by blast
+              then have "ga2 g (ob P g b) \<noteq> None" using ro yw(1) rh(1) yx sy(4,5) ne unfolding rel_ok_def by blast
+              then show False using a2 sy(6) by simp
             qed
-            then have "ga2 g a \<noteq> None" using ro yw rh(1) x' sy(4-6) ne unfolding rel_ok_def by fastforce
-            then show ?thesis using a2 by blast
+            then show ?thesis using writer_home[OF sc yw(1) yx _ nr] yu ha by simp
           qed
+          have "racq_ev P r \<and> fw L P ?w0 (Some x')"
+            by (rule home_reader[OF sc home ea0 _ x' er]) (use sy(1) nh in auto)
+          then show ?thesis using opens x' by simp
         qed
       qed
     qed
@@ -1534,6 +1685,46 @@ proof -
   \<comment> \<open>a flushed thread's known writes have reached the L2\<close>
   have kf: "ga2 g a \<noteq> None" if "wx S P s y a" "knows L S P s g t a" "flushed ?xs ?n" for y a
     using known_flushed[OF oi kh t wp that(3) nu that(1,2)] .
+  \<comment> \<open>a write at device scope or wider that the step performs: its thread is
+    flushed, and an RMW's read is at the L2\<close>
+  have wide_new: "flushed ?xs ?n \<and> (\<forall>r. is_rd P r \<and> done_ev S P s' r \<and> \<not> done_ev S P s r
+      \<longrightarrow> done_ev S P s (grf g' r) \<and> ga2 g (grf g' r) \<noteq> None)"
+    if a: "is_wr P w" "done_ev S P s' w" "\<not> done_ev S P s w" "wide_ev P w" for w
+  proof -
+    obtain p where wk: "w = Acc t ?k p" and vis: "visible ?i" using new a(2,3) by blast
+    have wide: "wide_ev P w" using a(4) .
+    have ik: "?i = src_access B (src_code P t ! ?k) \<and> ?k < length (src_code P t)" using se(2)[OF vis] .
+    \<comment> \<open>its source operation writes at device scope or wider\<close>
+    obtain a0 r0 y0 where op: "src_code P t ! ?k = Op a0 r0 y0" and wa0: "wide_wr_op a0" and wr0: "wr (Op a0 r0 y0) p"
+    proof (cases "src_code P t ! ?k")
+      case (Op a1 r1 y1)
+      have w1: "wr (Op a1 r1 y1) p" using a wk Op by (auto simp: ins_def)
+      moreover have "op_scope (Op a1 r1 y1) \<in> {Device, AllDevices}" using wide wk Op by (simp add: wide_ev_def ins_def)
+      ultimately have "wide_wr_op a1" by (cases a1) auto
+      then show ?thesis using that Op w1 by blast
+    next
+      case (SetReg r1 v1)
+      then show ?thesis using a wk by (simp add: ins_def)
+    qed
+    have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
+    have xs: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
+    have "flushed (concat (map (compile_instr S) (src_code P t))) ?n"
+      by (rule compiled_vis_flushed[OF rows(1,2,4) ops _ _ _ op wa0]) (use nl vis xs in \<open>simp_all add: kd_def\<close>)
+    then have fl: "flushed ?xs ?n" using xs by simp
+    \<comment> \<open>an RMW at such scope reads at the L2\<close>
+    have rmw_l2: "done_ev S P s (grf g' r) \<and> ga2 g (grf g' r) \<noteq> None"
+      if r: "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" for r
+    proof -
+      obtain p' where "r = Acc t ?k p'" using new r(2,3) by blast
+      then have "rd (Op a0 r0 y0) False" using r(1) op by (cases p') (auto simp: ins_def dest: rd_part)
+      then obtain sc rm where "a0 = FetchInc sc rm" using wa0 by (cases a0) auto
+      moreover have "a0 \<in> A \<union> B" using ops op ik by (metis nth_mem op_of_def insert_subset src_instr.simps(5))
+      ultimately have "a0 \<in> B" using rows(4) wa0 unfolding rel_rows_def by blast
+      then have "?i = INCL2 r0 y0" using ik op by simp
+      then show ?thesis using rd_home[OF r] by blast
+    qed
+    show ?thesis using fl rmw_l2 by blast
+  qed
   have ro': "rel_ok L S P s' g'"
     unfolding rel_ok_def
   proof (intro allI impI)
@@ -1553,36 +1744,9 @@ proof -
       obtain p where wk: "w = Acc t ?k p" and vis: "visible ?i" using new a nw by blast
       have ew: "ewg L w \<noteq> None" using wk by simp
       have wide: "wide_ev P w" using a ew unfolding wshared_def by blast
-      have ik: "?i = src_access B (src_code P t ! ?k) \<and> ?k < length (src_code P t)" using se(2)[OF vis] .
-      \<comment> \<open>its source operation writes at device scope or wider\<close>
-      obtain a0 r0 y0 where op: "src_code P t ! ?k = Op a0 r0 y0" and wa0: "wide_wr_op a0" and wr0: "wr (Op a0 r0 y0) p"
-      proof (cases "src_code P t ! ?k")
-        case (Op a1 r1 y1)
-        have w1: "wr (Op a1 r1 y1) p" using a wk Op by (auto simp: ins_def)
-        moreover have "op_scope (Op a1 r1 y1) \<in> {Device, AllDevices}" using wide wk Op by (simp add: wide_ev_def ins_def)
-        ultimately have "wide_wr_op a1" by (cases a1) auto
-        then show ?thesis using that Op w1 by blast
-      next
-        case (SetReg r1 v1)
-        then show ?thesis using a wk by (simp add: ins_def)
-      qed
-      have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
-      have xs: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
-      have "flushed (concat (map (compile_instr S) (src_code P t))) ?n"
-        by (rule compiled_vis_flushed[OF rows(1,2,4) ops _ _ _ op wa0]) (use nl vis xs in \<open>simp_all add: kd_def\<close>)
-      then have fl: "flushed ?xs ?n" using xs by simp
-      \<comment> \<open>an RMW at such scope reads at the L2\<close>
-      have rmw_l2: "done_ev S P s (grf g' r) \<and> ga2 g (grf g' r) \<noteq> None"
-        if r: "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" for r
-      proof -
-        obtain p' where "r = Acc t ?k p'" using new r(2,3) by blast
-        then have "rd (Op a0 r0 y0) False" using r(1) op by (cases p') (auto simp: ins_def dest: rd_part)
-        then obtain sc rm where "a0 = FetchInc sc rm" using wa0 by (cases a0) auto
-        moreover have "a0 \<in> A \<union> B" using ops op ik by (metis nth_mem op_of_def insert_subset src_instr.simps(5))
-        ultimately have "a0 \<in> B" using rows(4) wa0 unfolding rel_rows_def by blast
-        then have "?i = INCL2 r0 y0" using ik op by simp
-        then show ?thesis using rd_home[OF r] by blast
-      qed
+      have fl: "flushed ?xs ?n" and rmw_l2: "\<And>r. is_rd P r \<Longrightarrow> done_ev S P s' r \<Longrightarrow> \<not> done_ev S P s r
+          \<Longrightarrow> done_ev S P s (grf g' r) \<and> ga2 g (grf g' r) \<noteq> None"
+        using wide_new[of w] a nw wide by blast+
       have po_new: "sthread y = Some t" if "(y, c) \<in> src_po P" "\<not> done_ev S P s c" "done_ev S P s' c" for y c
         using that new_t[OF that(3,2)] by (auto simp: src_po_def)
       have h: "(b, w) \<in> hbm L P g'" using a by blast
@@ -1639,7 +1803,105 @@ proof -
       qed
     qed
   qed
-  show ?thesis using kh' ro' by (simp add: hb_ok_def)
+  have rk': "rk_ok L S P s' g'"
+    unfolding rk_ok_def
+  proof (intro allI impI)
+    fix w b x assume a: "racq_ev P w \<and> is_wr P w \<and> done_ev S P s' w \<and> sloc P w = Some x
+      \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbm L P g' \<and> ob P g' b \<noteq> w \<and> ga2 g' (ob P g' b) = None"
+    show "wg_home L P (ewg L (ob P g' b)) x"
+    proof (cases "done_ev S P s w")
+      case True
+      have h: "(b, w) \<in> hbm L P g" using hbm_keep[OF ei gr _ True] a by blast
+      have db: "done_ev S P s b" using hbm_done[OF ei h True] .
+      have ob: "ob P g' b = ob P g b" using gr db by (simp add: ob_def)
+      have dob: "done_ev S P s (ob P g b)" using ob_done[OF db] a by blast
+      have "ga2 g (ob P g b) = None" using a ob g23[OF dob] by simp
+      then have "wg_home L P (ewg L (ob P g b)) x"
+        using rko[unfolded rk_ok_def, rule_format, of w x b] a True h ob by simp
+      then show ?thesis using ob by simp
+    next
+      case nw: False
+      obtain p where wk: "w = Acc t ?k p" and vis: "visible ?i" using new a nw by blast
+      have fl: "flushed ?xs ?n" and rmw_l2: "\<And>r. is_rd P r \<Longrightarrow> done_ev S P s' r \<Longrightarrow> \<not> done_ev S P s r
+          \<Longrightarrow> done_ev S P s (grf g' r) \<and> ga2 g (grf g' r) \<noteq> None"
+        using wide_new[of w] a nw racq_wide by blast+
+      have po_new: "sthread y = Some t" if "(y, c) \<in> src_po P" "\<not> done_ev S P s c" "done_ev S P s' c" for y c
+        using that new_t[OF that(3,2)] by (auto simp: src_po_def)
+      have h: "(b, w) \<in> hbm L P g'" using a by blast
+      have hn: "\<not> done_ev S P s b \<or> (\<exists>y. (b = y \<or> (b, y) \<in> hbm L P g) \<and> done_ev S P s b \<and> done_ev S P s y
+         \<and> (sthread y = Some t \<or> (\<exists>r. (y, r) \<in> swm L P g' \<and> \<not> done_ev S P s r \<and> done_ev S P s' r)))"
+        by (rule hbm_into_new[OF ei ei' gr h _ nw]) (use a po_new in blast)+
+      then consider (n) "\<not> done_ev S P s b"
+        | (o) y where "b = y \<or> (b, y) \<in> hbm L P g" "done_ev S P s b" "done_ev S P s y" "sthread y = Some t"
+        | (sy) y r where "b = y \<or> (b, y) \<in> hbm L P g" "done_ev S P s b" "done_ev S P s y"
+            "(y, r) \<in> swm L P g'" "\<not> done_ev S P s r" "done_ev S P s' r"
+        by blast
+      then show ?thesis
+      proof cases
+        case n
+        \<comment> \<open>the RMW's own read reads at the L2\<close>
+        have db': "done_ev S P s' b" using hbm_done[OF ei' h] a by blast
+        obtain p' where bk: "b = Acc t ?k p'" using new db' n by blast
+        show ?thesis
+        proof (cases "is_rd P b")
+          case True
+          have "ob P g' b = grf g' b" using True by (simp add: ob_def)
+          then show ?thesis using rmw_l2[OF True db' n] g23 a by auto
+        next
+          case False
+          then have "wr (ins P t ?k) p'" using a bk by auto
+          moreover have "wr (ins P t ?k) p" using a wk by simp
+          ultimately have "p' = p" using wr_unique by blast
+          then show ?thesis using a False bk wk by (simp add: ob_def)
+        qed
+      next
+        case (o y)
+        \<comment> \<open>what its thread knew has reached the L2\<close>
+        have ob: "ob P g' b = ob P g b" using gr o(2) by (simp add: ob_def)
+        have kb: "knows L S P s g t (ob P g b)" unfolding knows_def using a o by blast
+        obtain y' where "wx S P s y' (ob P g b)" using ob_done[OF o(2)] a by blast
+        then show ?thesis using kf[OF _ kb fl] ob g23 ob_done[OF o(2)] a by auto
+      next
+        case (sy y r)
+        \<comment> \<open>what the write it reads knew\<close>
+        have r: "is_rd P r" "grf g' r = y" using sy(4) by (auto simp: swm_def)
+        have ob: "ob P g' b = ob P g b" using gr sy(2) by (simp add: ob_def)
+        have dob: "done_ev S P s (ob P g b)" using ob_done[OF sy(2)] a by blast
+        have a2: "ga2 g (ob P g b) = None" using a ob g23[OF dob] by simp
+        have ny: "ob P g b \<noteq> y" using rmw_l2[OF r(1) sy(6,5)] r(2) a2 by auto
+        have yw: "is_wr P y" "sloc P y = sloc P r" using ev_parts(2)[OF ei'] r sy(6) by blast+
+        have "b \<noteq> y" using ny yw(1) by (auto simp: ob_wr)
+        then have hy: "(b, y) \<in> hbm L P g" using sy(1) by blast
+        obtain p' where "r = Acc t ?k p'" using new sy(6,5) by blast
+        then have yx: "sloc P y = Some x" using a wk yw(2) by simp
+        show ?thesis
+        proof (cases "racq_ev P y")
+          case True
+          then have "wg_home L P (ewg L (ob P g b)) x"
+            using rko[unfolded rk_ok_def, rule_format, of y x b] yw(1) sy(3) yx a hy ny a2 by simp
+          then show ?thesis using ob by simp
+        next
+          case nr: False
+          have at: "atomic_ev P y" using sy(4) by (simp add: swm_def)
+          then obtain u' j q where yu: "y = Acc u' j q" by (cases y) (auto simp: atomic_ev_def)
+          have u': "u' \<in> src_threads P" using done_thread[OF ei] sy(3) yu by simp
+          have kya: "knows_at L P g y (ob P g b)" unfolding knows_at_def using a hy by blast
+          obtain z where wa: "wx S P s z (ob P g b)" using ob_done[OF sy(2)] a by blast
+          have "\<not> rexempt L S P s y (ob P g b)" using nr unfolding rexempt_def by auto
+          then have ha: "ewg L (ob P g b) = Some (wg_of L u')" using kh_at[OF kh u' sy(3) _ kya wa] yu a2 by auto
+          have "\<not> wide_ev P y \<or> \<not> wshared L P x"
+          proof (rule ccontr)
+            assume "\<not> (\<not> wide_ev P y \<or> \<not> wshared L P x)"
+            then have "wshared L P x" by blast
+            then have "ga2 g (ob P g b) \<noteq> None" using ro yw(1) sy(3) yx a hy ny unfolding rel_ok_def by blast
+            then show False using a2 by simp
+          qed
+          then show ?thesis using writer_home[OF sc yw(1) yx _ nr] yu ha ob by simp
+        qed
+      qed
+    qed
+  qed
+  show ?thesis using kh' ro' rk' by (simp add: hb_ok_def)
 qed
 
 section \<open>Coherence after happens-before\<close>
@@ -1754,8 +2016,8 @@ text \<open>A thread step keeps it: a write the step performs in the L1 is the
 lemma kw_thread:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and wr: "wr_ok L S P s g" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" and wp: "well_placed L P"
-    and gi: "ginv L S P s' g'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" and rl: "rl_rows S A B"
+    and wp: "well_placed L P" and gi: "ginv L S P s' g'"
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
     and hb: "hb_ok L S P s g" and hb': "hb_ok L S P s' g'" and kw: "kw_ok L S P s g"
@@ -1846,8 +2108,26 @@ proof -
         have ka: "knows L S P s' g' t ?a" unfolding knows_def
           by (rule disjI2, rule exI[of _ b], rule exI[of _ w]) (use a wk in auto)
         have kaw: "knows_at L P g' w ?a" unfolding knows_at_def using a by blast
-        have nre: "\<not> rexempt L S P s' w ?a" using rexempt_wr a by blast
-        have home: "(ga2 g' ?a = None \<longrightarrow> ewg L ?a = Some ?w0) \<and> (ga3 g' ?a = None \<longrightarrow> dv L ?a = Some (dev_of L ?w0))"
+        \<comment> \<open>a write in the L1 is no remote RMW's (rl_rows performs those at the L2)\<close>
+        have nre: "\<not> rexempt L S P s' w ?a" if l1: "ga2 g' w = None"
+        proof
+          assume "rexempt L S P s' w ?a"
+          then have rw: "racq_ev P w" unfolding rexempt_def by auto
+          obtain a0 r0 y0 where o: "ins P t ?k = Op a0 r0 y0" "racq_op a0" using racq_ev_op rw wk by blast
+          obtain sc where fa: "a0 = FetchInc sc True" "sc \<in> {Device, AllDevices}"
+            using o a wk by (cases a0) auto
+          have vis: "visible ?i" using new a nw by blast
+          have ik: "?i = src_access B (src_code P t ! ?k) \<and> ?k < length (src_code P t)" using se(2)[OF vis] .
+          have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
+          have "src_code P t ! ?k = Op a0 r0 y0" using o by (simp add: ins_def)
+          then have "a0 \<in> A \<union> B" using ops ik by (metis nth_mem op_of_def insert_subset src_instr.simps(5))
+          then have "a0 \<in> B" using rl fa unfolding rl_rows_def by blast
+          then have "?i = INCL2 r0 y0" using ik o by (simp add: ins_def)
+          then show False using gs2[OF _ _ nw] a l1 by auto
+        qed
+        have home3: "ga3 g' ?a = None \<longrightarrow> dv L ?a = Some (dev_of L ?w0)"
+          using kh' t wa ka unfolding kh_ok_def by blast
+        have home: "ga2 g' w = None \<Longrightarrow> (ga2 g' ?a = None \<longrightarrow> ewg L ?a = Some ?w0)"
           using kh_at[OF kh' t _ _ kaw wa nre] a wk by auto
         have t23: "ga2 g' ?a = None \<longrightarrow> ga3 g' ?a = None"
         proof (cases "\<exists>z. ?a = Init z")
@@ -1877,7 +2157,7 @@ proof -
         show ?thesis
         proof (cases "ga2 g' w = None")
           case True
-          then show ?thesis using sb_fresh1[of g' ?a L ?w0 w] home t23 w2 lt by blast
+          then show ?thesis using sb_fresh1[of g' ?a L ?w0 w] home[OF True] home3 t23 w2 lt by blast
         next
           case False
           then have w2': "ga2 g' w = Some (gt g' w)" "\<exists>r x. ?i = INCL2 r x" using gs2[OF _ _ nw] a by auto
@@ -1948,7 +2228,7 @@ proof -
             qed
           qed
           have "ga2 g' ?a \<noteq> None" using a2 g1[OF da] by simp
-          moreover have "ga3 g' ?a = None \<longrightarrow> dv L ?a = Some (dev_of L ?w0)" using home by blast
+          moreover have "ga3 g' ?a = None \<longrightarrow> dv L ?a = Some (dev_of L ?w0)" using home3 by blast
           moreover have "the (ga2 g' ?a) < gt g' w" using lt \<open>ga2 g' ?a \<noteq> None\<close> by auto
           ultimately show ?thesis using w2 w2'(1) by (intro sb_fresh2[of g' ?a L "dev_of L ?w0" "gt g' w" w]) simp_all
         qed
@@ -2255,7 +2535,10 @@ proof -
   qed
 qed
 
-text \<open>A remote load's window is one of waiting for its invalidation
+lemma racq_op_wide: "racq_op a \<Longrightarrow> wide_rd_op a"
+  by (cases a) auto
+
+text \<open>A remote acquire's window is one of waiting for its invalidation
   (rl_rows: no invalidation before its flush; acq_rows: one after it).\<close>
 lemma rexempt_exempt:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq_rows S A B" "rl_rows S A B"
@@ -2263,17 +2546,17 @@ lemma rexempt_exempt:
   shows "exempt L S P s c a"
 proof -
   let ?xs = "instrs (compile S P) t" and ?n = "pc s t"
-  obtain k where ck: "c = Acc t k False" "Suc k = kd S P s t" "rload_ev P c" "fw L P (wg_of L t) (sloc P c)"
+  obtain k p where ck: "c = Acc t k p" "Suc k = kd S P s t" "racq_ev P c" "fw L P (wg_of L t) (sloc P c)"
       "rwin ?xs ?n (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s w))"
     using re c unfolding rexempt_def by auto
   have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
   have xsc: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
-  obtain j f sc r0 x0 where j: "j < ?n" "j < length ?xs" "visible (?xs ! j)" "\<forall>m. j < m \<and> m < ?n \<longrightarrow> quiet (?xs ! m)"
+  obtain j f a0 r0 x0 where j: "j < ?n" "j < length ?xs" "visible (?xs ! j)" "\<forall>m. j < m \<and> m < ?n \<longrightarrow> quiet (?xs ! m)"
       "(\<forall>m. j < m \<and> m < ?n \<longrightarrow> \<not> flul1 (?xs ! m))
        \<or> (j < ?n - 1 \<and> flul1 (?xs ! (?n - 1)) \<and> (\<forall>m. j < m \<and> m < ?n - 1 \<longrightarrow> \<not> flul1 (?xs ! m))
           \<and> (\<exists>w. ewg L a = Some w \<and> Flush t \<in> set (l1_fifo s w)))"
       and cnt: "length (filter visible (take j ?xs)) = k"
-      and op: "src_code P t ! k = Op (Load sc True) r0 x0" "sc \<in> {Device, AllDevices}"
+      and op: "src_code P t ! k = Op a0 r0 x0" "racq_op a0"
       and f: "j < f" "f < length ?xs" "\<exists>sc'. ?xs ! f = FLUL1 sc' \<and> sc' \<noteq> WG"
       "\<forall>m. j < m \<and> m < f \<longrightarrow> quiet (?xs ! m) \<and> \<not> flul1 (?xs ! m) \<and> (\<forall>sc'. ?xs ! m \<noteq> INVL1 sc')"
     by (rule rwin_code[OF rows(1-3,5) t ck(2) ck(3)[unfolded ck(1)] ck(5)])
@@ -2285,7 +2568,7 @@ proof -
     then show False using j(5) f(1) ff by auto
   qed
   have wj: "win (concat (map (compile_instr S) (src_code P t))) (Suc j)"
-    by (rule compiled_win[OF rows(1,2,4) ops _ _ _ op(1)]) (use j(2,3) cnt xsc op(2) in simp_all)
+    by (rule compiled_win[OF rows(1,2,4) ops _ _ _ op(1)]) (use j(2,3) cnt xsc racq_op_wide[OF op(2)] in simp_all)
   then obtain i where i: "Suc j \<le> i" "i < length ?xs" "\<exists>sc1. ?xs ! i = INVL1 sc1"
       "\<forall>m. Suc j \<le> m \<and> m < i \<longrightarrow> quiet (?xs ! m)"
     unfolding win_def xsc[symmetric] by blast
@@ -3282,9 +3565,10 @@ proof -
             case False
             have wu: "wg_of L u' \<noteq> ?w0" using False uw rk by simp
             have "wide_ev P w' \<and> (wide_ev P r \<or> (rstore_ev P w' \<and> \<not> is_wr P r))
-                \<or> (atomic_ev P w' \<and> \<not> remote_ev P w' \<and> rload_ev P r)"
+                \<or> (atomic_ev P w' \<and> \<not> remote_ev P w' \<and> (rload_ev P r \<or> (racq_ev P r \<and> \<not> rmw_ev P w')))
+                \<or> (racq_ev P w' \<and> is_wr P r \<and> atomic_ev P r \<and> \<not> remote_ev P r \<and> \<not> rmw_ev P r)"
               using sc[unfolded scoped_conflicts_def, rule_format, of w' r] wr' sy(1) uw rk wu by simp
-            then show ?thesis using prom wu nwide rload_wide by blast
+            then show ?thesis using prom wu nwide rload_wide racq_wide rd_not_wr[OF sy(1)] by blast
           next
             case True
           then have wu: "wg_of L u' = ?w0" using uw rk by simp
@@ -3303,9 +3587,10 @@ proof -
                 unfolding fw_def by blast
               have "ewg L e \<noteq> ewg L r" using e(4) wu rk by simp
               then have "wide_ev P e \<and> (wide_ev P r \<or> (rstore_ev P e \<and> \<not> is_wr P r))
-                  \<or> (atomic_ev P e \<and> \<not> remote_ev P e \<and> rload_ev P r)"
+                  \<or> (atomic_ev P e \<and> \<not> remote_ev P e \<and> (rload_ev P r \<or> (racq_ev P r \<and> \<not> rmw_ev P e)))
+                  \<or> (racq_ev P e \<and> is_wr P r \<and> atomic_ev P r \<and> \<not> remote_ev P r \<and> \<not> rmw_ev P r)"
                 using sc[unfolded scoped_conflicts_def, rule_format, of e r] e(1-3) sy(1) wr'(2) rk by simp
-              then show ?thesis using nwide e(5) rload_wide by blast
+              then show ?thesis using nwide e(5) rload_wide racq_wide rd_not_wr[OF sy(1)] by blast
             next
               assume sa: "sloc P a = sloc P w'"
               have db: "done_ev S P s b" using hbm_done[OF ei sy(5) hr[unfolded w'_def]] .
@@ -3332,9 +3617,25 @@ proof -
                 have hl: "h1 g' ?w0 y = Acc t ?k True" using gv 2 yy by (simp add: gview_def)
                 have r': "readable (l1 s' ?w0 y)" using A ut by simp
                 note nf = new_line_facts[OF gi gs r' hl ni2]
-                have "\<not> rexempt L S P s w' a" using rexempt_wr wr'(1) by blast
+                have hh3: "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L ?w0)"
+                  using kh u' wa knows_at_knows[OF hr tw kw'] wu unfolding kh_ok_def by auto
+                \<comment> \<open>a write not yet in the L2 and settled before w' waits with it\<close>
+                have t23: "ga2 g a = None \<longrightarrow> ga3 g a = None"
+                proof (cases "\<exists>z. a = Init z")
+                  case True
+                  then show ?thesis using ti by (auto simp: time_inv_def)
+                next
+                  case False
+                  then show ?thesis using time_perf[OF ti wa] by blast
+                qed
+                have "ga2 g a = None \<longrightarrow> ewg L a = Some ?w0"
+                proof
+                  assume a2: "ga2 g a = None"
+                  then have "ewg L a = ewg L w'" using sb1 t23 unfolding sb_def by auto
+                  then show "ewg L a = Some ?w0" using uw wu by simp
+                qed
                 then have hh: "ga2 g a = None \<longrightarrow> ewg L a = Some ?w0" "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L ?w0)"
-                  using kh_at[OF kh u' hr tw kw' wa] wu by auto
+                  using hh3 by blast+
                 show ?thesis using sb_new_line[OF ti c0 wa hh] so[OF wx_done[OF wa]] nf ut by auto
               qed
             qed
@@ -3491,7 +3792,7 @@ proof -
           "gview L t (kd S P s1 t) (instrs (compile S P) t ! pc s1 t) g g'"
         using oinv_thread[OF g(1,2) thr rows(1-4) wp] g(3,4) rows(5) by blast
       have hb': "hb_ok L S P s2 g'" by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6,7) wp sc g'(1,5,6) g(5)])
-      have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) wp g'(1,5,6) g(5) hb' g(6)])
+      have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) rows(7) wp g'(1,5,6) g(5) hb' g(6)])
       moreover have "prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> rp_ok L S P s2 g'"
         using rp_thread[OF g(1,2) kh thr rows(1-3) _ wp _ g'(1,5,6) c0] g(7) by blast
       moreover have "acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
@@ -3522,14 +3823,15 @@ qed
 section \<open>The theorem\<close>
 
 text \<open>On a race-free program whose remote operations promote at most loads
-  by remote stores and work-group-scope writes to remote loads (and
-  without non-atomic RMWs), compiled by rows whose increments at the L2 are
-  flushed before and invalidated after, whose writes at device scope or
-  wider flush first and whose remote loads flush the device's L1s after
+  by remote stores, work-group-scope writes to remote loads and
+  work-group-scope stores to remote RMWs (and without non-atomic RMWs),
+  compiled by rows whose increments at the L2 are flushed before and
+  invalidated after, whose writes at device scope or wider flush first and
+  whose remote loads and RMWs flush the device's L1s after
   their access (rsp-new's): in every reachable state, a write an access
   knows (its own, or observed before it in happens-before) that has not
   reached the L2 waits in its thread's work-group's L1, but in a remote
-  load's window (rexempt: until its flush of the device's L1s has passed
+  acquire's window (rexempt: until its flush of the device's L1s has passed
   the write's work-group); and every write of a location two work-groups
   access and only atomics at device scope or wider write is a release that
   was flushed: every other write observed before it in happens-before has
@@ -3552,7 +3854,8 @@ proof -
   have fin: "finite (src_threads P)" using wp by (simp add: well_placed_def)
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fin rem] .
   obtain g where g: "ginv L S P s g" "hb_ok L S P s g" using hb_reachable[OF reach rows wp sc] by blast
-  show ?thesis using g unfolding hb_home_def hb_ok_def kh_ok_def rel_ok_def pend1_def by blast
+  have "kh_ok L S P s g" "rel_ok L S P s g" using g(2) by (simp_all add: hb_ok_def)
+  then show ?thesis using g(1) unfolding hb_home_def kh_ok_def rel_ok_def pend1_def by blast
 qed
 
 subsection \<open>What a remote release hands over\<close>
