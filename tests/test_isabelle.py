@@ -255,6 +255,7 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "acq_rows",
             "outcomes_hb_coherent",  # Hrf_Happens's machine_outcomes_hb_coherent
             "lk_rows",
+            "rr_rows",
             "outcomes_rmw_atomic",  # Hrf_Atomicity's machine_outcomes_rmw_atomic_rows
             "outcomes_allowed",  # Hrf_Consistent's machine_outcomes_allowed_rows
             "sound_device_local",  # Hrf_Consistent's machine_sound_on_rows
@@ -484,6 +485,34 @@ def test_the_locked_rows_take_their_rmw_locks_as_lk_code_says():
     for name in ("rsp-new-slides", "hrf-cache"):
         text = scheme_theory(name)[1]
         assert "outcomes_rmw_atomic" not in text and "Not stated: Hrf_Atomicity's theorem" in text, name
+
+
+def test_the_remote_rmw_rows_lock_flush_and_invalidate_the_device_around_their_increment():
+    # Hrf_Atomicity's rr_code, by hand: the increment at the L2 under an
+    # rmw lock of the device or wider, after a flush of the device's L1s
+    # (DV or ALL) made under such a lock with only quiet instructions and no
+    # UNLKrmw between, before an invalidation of the device's L1s with only
+    # quiet instructions, none an INVL1, between. rsp-new's remote RMW
+    # (LKrmw DV; FLUL1 DV; INVL1 DV; RMWL2; FLUL1 DV; INVL1 DV; UNLKrmw DV)
+    # is. Not: the lock of its own work-group only; the first flush of its
+    # own L1 only; the invalidation after it of its own L1 only (the
+    # slide's); an UNLKrmw between flush and increment; no invalidation
+    # after. Each of the first three loses an update on
+    # tests/test_soundness.py's remote RMW against a work-group RMW.
+    from hrf.isabelle.schemes import remote_rmw_row, scheme_theory
+
+    row = ("LKrmw DV", "FLUL1 DV", "INVL1 DV", "RMWL2", "FLUL1 DV", "INVL1 DV", "UNLKrmw DV")
+    assert get("rsp-new").rows[("rmw", "dev", True)].seq == row
+    assert remote_rmw_row(row) and remote_rmw_row(())
+    assert not remote_rmw_row(("LKrmw WG",) + row[1:6] + ("UNLKrmw WG",))
+    assert not remote_rmw_row(row[:1] + ("FLUL1 WG",) + row[2:])
+    assert not remote_rmw_row(row[:5] + ("INVL1 WG", "UNLKrmw DV"))
+    assert not remote_rmw_row(get("rsp-new-slides").rows[("rmw", "dev", True)].seq)
+    assert not remote_rmw_row(("LKrmw DV", "FLUL1 DV", "UNLKrmw DV", "LKrmw DV", "RMWL2", "INVL1 DV", "UNLKrmw DV"))
+    assert not remote_rmw_row(row[:4] + ("FLUL1 DV", "UNLKrmw DV"))
+    text = scheme_theory("rsp-new")[1]
+    assert 'lemma rsp_new_rr_rows: "rr_rows rsp_new {' in text
+    assert "rsp_new_rl_rows rsp_new_rr_rows rsp_new_lk_rows" in text
 
 
 def test_the_disciplined_schemes_are_those_taking_rmw_locks_in_brackets():

@@ -655,6 +655,17 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
         "(FetchInc Device True, \\\\<lambda>r x. [LKrmw DV, FLUL1 DV, INVL1 DV, INCL2 r x, INVL1 DV, UNLKrmw DV])",
         "rsp_new_rl_rows",
     )
+    # Planted: the remote RMW invalidating only its own work-group's L1
+    # after the increment (the slide's INVL1 WG): another work-group's L1
+    # may keep a line of x fetched before the increment, and a
+    # work-group-scope RMW there reads it and loses the remote RMW's update
+    # (tests/test_soundness.py; Hrf_Atomicity's rr_rows, and so
+    # rsp_new_outcomes_rmw_atomic, fail).
+    fails(
+        r"\(FetchInc Device True, \\<lambda>r x\. \[LKrmw DV, FLUL1 DV, INVL1 DV, INCL2 r x, FLUL1 DV, INVL1 DV, UNLKrmw DV\]\)",
+        "(FetchInc Device True, \\\\<lambda>r x. [LKrmw DV, FLUL1 DV, INVL1 DV, INCL2 r x, FLUL1 DV, INVL1 WG, UNLKrmw DV])",
+        "rsp_new_rr_rows",
+    )
 
 
 def test_a_family_theory_loads_and_a_planted_outcome_breaks_it(tmp_path):

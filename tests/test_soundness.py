@@ -343,6 +343,62 @@ def test_a_remote_rmw_acquire_of_a_work_group_release_flushes_the_device_after_i
     _needs_its_row(path, ("rmw", "dev", True), planted)
 
 
+# A remote RMW against a work-group-scope RMW of another work-group.
+_REMOTE_RMW_VS_WG_RMW = """OpenCL remote_rmw_vs_work_group_rmw
+{
+  [x]=0;
+}
+
+P0 (global atomic_int* x) {
+  int r0 = atomic_fetch_add_explicit_remote(x, 1, memory_order_relaxed, memory_scope_device);
+}
+
+P1 (global atomic_int* x) {
+  int r1 = atomic_fetch_add_explicit(x, 1, memory_order_relaxed, memory_scope_work_group);
+}
+
+scopeTree (device (work_group P0) (work_group P1))
+exists (0:r0=0 /\\ 1:r1=0)
+"""
+
+
+def test_a_remote_rmw_excludes_the_work_group_rmws_of_its_device(tmp_path):
+    # Derived by hand: the remote RMW's scope holds P1's work-group-scope
+    # RMW ([RSP15] sec. 5.1: promotion), so the two RMWs of x are atomic
+    # against each other: one reads the other's write, and both reading 0
+    # (x = 1, a lost update) is forbidden. Race-free: x's accesses from the
+    # two work-groups are a remote RMW and an atomic whose scope it holds.
+    # On the machine, P0 holds every rmw lock of the device from before its
+    # flush of the device's L1s to after its invalidation of them, so P1's
+    # RMW in its L1 runs wholly before (its write flushed to the L2 first)
+    # or wholly after (its L1 line refetched from the L2). Controls, each
+    # breaking one of Hrf_Atomicity's rr_code conditions: the lock of its
+    # own work-group only (P1's RMW may run between P0's flush and its
+    # increment), the first flush of its own L1 only (P1's write may wait in
+    # its L1 past the increment), the invalidation after of its own L1 only
+    # (the slide's: wg 1's L1 may fetch x = 0 between the first invalidation
+    # and the increment, and keep it): each shows r0 = r1 = 0, x = 1.
+    path = tmp_path / "remote-rmw-vs-wg-rmw.litmus"
+    path.write_text(_REMOTE_RMW_VS_WG_RMW)
+    src = hrf.check(path, "opencl-rsp")
+    assert src.racy is False and src.condition_holds is False
+    scheme = get("rsp-new")
+    assert hrf.soundness(path, scheme, model="opencl-rsp").sound
+    row = scheme.rows[("rmw", "dev", True)].seq
+    assert row == ("LKrmw DV", "FLUL1 DV", "INVL1 DV", "RMWL2", "FLUL1 DV", "INVL1 DV", "UNLKrmw DV")
+    for seq in (
+        ("LKrmw WG",) + row[1:6] + ("UNLKrmw WG",),
+        row[:1] + ("FLUL1 WG",) + row[2:],
+        row[:5] + ("INVL1 WG", "UNLKrmw DV"),
+    ):
+        rows = {**scheme.rows, ("rmw", "dev", True): Row(seq, "planted")}
+        r = hrf.soundness(path, dataclasses.replace(scheme, name="planted", rows=rows), model="opencl-rsp")
+        assert r.sound is False and not r.racy_source, seq
+        assert any(o and o.get("0:r0") == 0 and o.get("1:r1") == 0 and o.get("x") == 1 for o in _outcomes(r, "any")), (
+            seq
+        )
+
+
 # The reference RSP tests (AMD's, via the RSP paper's herd). Race-free ones
 # must be sound under rsp-new; racy ones are reported and skipped.
 # RSP_Test8 (a lock taken by CAS from three work-groups) is the largest:

@@ -141,7 +141,7 @@ def promoted_row(seq) -> bool:
 # as their texts name them (Hrf_Happens's load_promotion).
 _PROMOTION = (
     "whose remote operations promote at most a load by a remote store, a work-group-scope write to a "
-    "remote load, or a work-group-scope store to a remote RMW (load_promotion)"
+    "remote load or a remote RMW (load_promotion)"
 )
 
 
@@ -243,6 +243,44 @@ def locked_row(seq) -> bool:
                     break
                 if win(r) and not held[r]:
                     return False
+    return True
+
+
+def remote_rmw_row(seq) -> bool:
+    """Whether a remote RMW's row makes its increment at the L2 (RMWL2) as
+    Hrf_Atomicity's `rr_code` says: under an rmw lock wider than the
+    work-group's, after a flush of the L1s of the device or wider (FLUL1 DV
+    or ALL) made under such a lock with only quiet instructions and no
+    UNLKrmw between, and before an invalidation of the L1s of the device or
+    wider (INVL1 DV or ALL) with only quiet instructions, none an
+    invalidation of the L1, between. The remote RMW then excludes the
+    work-group RMWs of every work-group of its device. hrf chooses,
+    Isabelle proves (`<scheme>_rr_rows`)."""
+    words = [word.split() for word in seq]
+    held = [None] * (len(words) + 1)  # the scope of the rmw lock held before position p
+    for p, (op, *arg) in enumerate(words):
+        held[p + 1] = arg[0] if op == "LKrmw" else None if op == "UNLKrmw" else held[p]
+
+    def wide(p, name):
+        return words[p][0] == name and words[p][1] in ("DV", "ALL")
+
+    for m, (op, *_arg) in enumerate(words):
+        if op in _QUIET:
+            continue
+        if held[m] in (None, "WG"):
+            return False
+        if not any(
+            wide(j, "FLUL1")
+            and held[j] not in (None, "WG")
+            and all(words[i][0] in _QUIET and words[i][0] != "UNLKrmw" for i in range(j + 1, m))
+            for j in range(m)
+        ):
+            return False
+        if not any(
+            wide(j, "INVL1") and all(words[i][0] in _QUIET and words[i][0] != "INVL1" for i in range(m + 1, j))
+            for j in range(m + 1, len(words))
+        ):
+            return False
     return True
 
 
@@ -780,10 +818,21 @@ def scheme_theory(scheme) -> tuple:
                 "bracket before any flush made in it, one at the L2 after such a flush and before the "
                 "invalidation that ends the bracket",
             )
+        remote_rmws = [
+            r
+            for op, scope, remote, r, _src, _seq in rows
+            if op == "rmw" and remote and scope in ("dev", "all") and (l1_row(op, r.seq) or l2_row(op, r.seq))
+        ]
+        if not all(remote_rmw_row(r.seq) for r in remote_rmws):
+            return not_stated(
+                "Hrf_Atomicity's theorem that every RMW is atomic",
+                f"a remote RMW row of {name} does not make its increment at the L2 under an rmw lock of the device "
+                "or wider, after a flush of the device's L1s under it and before an invalidation of them",
+            )
         atomic = "\\<and> (\\<forall>t k. acc P t k True \\<longrightarrow> rmw_atomic P rfw co t k)"
         rows_taken = (
             f"{name}_l1_rows {l2_lemma} _ {flushed} {name}_acq_rows {name}_rel_rows {name}_prom_rows {name}_rl_rows "
-            f"{name}_lk_rows"
+            f"{name}_rr_rows {name}_lk_rows"
         )
         return (
             [
@@ -792,6 +841,13 @@ def scheme_theory(scheme) -> tuple:
                 "at the L2 after such a flush, the invalidation after it inside the bracket.\\<close>",
                 f'lemma {name}_lk_rows: "lk_rows {name} ({l1_set} \\<union> {l2_set})"',
                 f"  by (simp add: lk_rows_def {name}_def {rows_defs(name)} lk_code_simps del: set_upt)",
+                "",
+                "text \\<open>Each remote RMW row makes its increment at the L2 under an rmw lock of the device or "
+                "wider, after a flush of the device's L1s under it and before an invalidation of them "
+                "(Hrf_Atomicity's rr_rows): it excludes the work-group RMWs of every work-group of its "
+                "device.\\<close>",
+                f'lemma {name}_rr_rows: "rr_rows {name} {l1_set} {l2_set}"',
+                f"  by (simp add: rr_simps {name}_def {rows_defs(name)})",
                 "",
                 "text \\<open>So where conflicting accesses sit on one device, every outcome of such a program "
                 "is the outcome of a candidate in "

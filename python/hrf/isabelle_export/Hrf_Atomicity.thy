@@ -485,26 +485,144 @@ proof -
   then show ?thesis using lock_invD1[OF assms(1,2)] wg_in_scope[OF assms(4)] by blast
 qed
 
-text \<open>The invariant: a thread that has flushed its L1 while holding its rmw
-  lock, and holds it since, has its marker behind the address of every
-  write of an RMW in the L1 of its work-group still waiting there.\<close>
+text \<open>Position n of code xs (of a thread of work-group w0) comes after a flush
+  of work-group v's L1 made while an rmw lock of v was held, with only
+  quiet instructions and no LKrmw or UNLKrmw between: the lock has been
+  held since that flush.\<close>
+definition lk_flushed_for :: "layout \<Rightarrow> instr list \<Rightarrow> nat \<Rightarrow> wid \<Rightarrow> wid \<Rightarrow> bool" where
+  "lk_flushed_for L xs n w0 v \<longleftrightarrow> n \<le> length xs \<and> (\<exists>j < n. (\<exists>sc. xs ! j = FLUL1 sc \<and> v \<in> wgs_in L sc w0)
+     \<and> (\<exists>sc. held xs j = Some sc \<and> v \<in> wgs_in L sc w0)
+     \<and> (\<forall>m. j < m \<and> m < n \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> UNLKrmw sc \<and> xs ! m \<noteq> LKrmw sc)))"
+
+lemma held_same:
+  assumes "j \<le> n" "n \<le> length xs" "\<forall>m. j \<le> m \<and> m < n \<longrightarrow> (\<forall>sc. xs ! m \<noteq> UNLKrmw sc \<and> xs ! m \<noteq> LKrmw sc)"
+  shows "held xs n = held xs j"
+  using assms
+proof (induction n)
+  case 0
+  then show ?case by simp
+next
+  case (Suc n)
+  show ?case
+  proof (cases "j = Suc n")
+    case True
+    then show ?thesis by simp
+  next
+    case False
+    then have jn: "j \<le> n" using Suc.prems(1) by simp
+    have "held xs n = held xs j" using Suc.IH jn Suc.prems(2,3) by simp
+    moreover have "held xs (Suc n) = hold (held xs n) (xs ! n)" using held_Suc Suc.prems(2) by simp
+    moreover have "\<forall>sc. xs ! n \<noteq> UNLKrmw sc \<and> xs ! n \<noteq> LKrmw sc" using Suc.prems(3) jn by simp
+    ultimately show ?thesis by (cases "xs ! n") auto
+  qed
+qed
+
+text \<open>So the thread holds that lock still.\<close>
+lemma lk_flushed_for_held:
+  assumes "lk_flushed_for L xs n w0 v"
+  shows "\<exists>sc. held xs n = Some sc \<and> v \<in> wgs_in L sc w0"
+proof -
+  obtain j where j: "j < n" "\<exists>sc. xs ! j = FLUL1 sc" "\<exists>sc. held xs j = Some sc \<and> v \<in> wgs_in L sc w0"
+      "\<forall>m. j < m \<and> m < n \<longrightarrow> (\<forall>sc. xs ! m \<noteq> UNLKrmw sc \<and> xs ! m \<noteq> LKrmw sc)" and n: "n \<le> length xs"
+    using assms unfolding lk_flushed_for_def by blast
+  have "\<forall>m. j \<le> m \<and> m < n \<longrightarrow> (\<forall>sc. xs ! m \<noteq> UNLKrmw sc \<and> xs ! m \<noteq> LKrmw sc)"
+  proof (intro allI impI)
+    fix m sc assume m: "j \<le> m \<and> m < n"
+    show "xs ! m \<noteq> UNLKrmw sc \<and> xs ! m \<noteq> LKrmw sc"
+    proof (cases "m = j")
+      case True
+      then show ?thesis using j(2) by auto
+    next
+      case False
+      then show ?thesis using j(4) m by simp
+    qed
+  qed
+  then have "held xs n = held xs j" using held_same[of j n xs] j(1) n by simp
+  then show ?thesis using j(3) by simp
+qed
+
+lemma lk_flushed_for_Suc:
+  assumes "lk_flushed_for L xs (Suc n) w0 v" "n < length xs"
+  shows "((\<exists>sc. xs ! n = FLUL1 sc \<and> v \<in> wgs_in L sc w0) \<and> (\<exists>sc. held xs n = Some sc \<and> v \<in> wgs_in L sc w0))
+    \<or> (lk_flushed_for L xs n w0 v \<and> quiet (xs ! n) \<and> (\<forall>sc. xs ! n \<noteq> UNLKrmw sc \<and> xs ! n \<noteq> LKrmw sc))"
+proof -
+  obtain j where j: "j < Suc n" "\<exists>sc. xs ! j = FLUL1 sc \<and> v \<in> wgs_in L sc w0"
+      "\<exists>sc. held xs j = Some sc \<and> v \<in> wgs_in L sc w0"
+      "\<forall>m. j < m \<and> m < Suc n \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> UNLKrmw sc \<and> xs ! m \<noteq> LKrmw sc)"
+    using assms(1) unfolding lk_flushed_for_def by blast
+  show ?thesis
+  proof (cases "j = n")
+    case True
+    then show ?thesis using j(2,3) by blast
+  next
+    case False
+    then have jn: "j < n" using j(1) by simp
+    have "lk_flushed_for L xs n w0 v" unfolding lk_flushed_for_def
+      using jn j(2,3,4) assms(2) by (intro conjI exI[of _ j]) auto
+    moreover have "quiet (xs ! n) \<and> (\<forall>sc. xs ! n \<noteq> UNLKrmw sc \<and> xs ! n \<noteq> LKrmw sc)" using j(4) jn by simp
+    ultimately show ?thesis by blast
+  qed
+qed
+
+text \<open>In disciplined code a lock held since a flush is not taken again.\<close>
+lemma held_no_lk:
+  assumes d: "disciplined xs" and h: "held xs j \<noteq> None" and f: "\<forall>sc. xs ! j \<noteq> UNLKrmw sc"
+    and q: "\<forall>m. j < m \<and> m < n \<longrightarrow> (\<forall>sc. xs ! m \<noteq> UNLKrmw sc)" and m: "j < m" "m < n" "n \<le> length xs"
+  shows "xs ! m \<noteq> LKrmw sc"
+proof
+  assume lk: "xs ! m = LKrmw sc"
+  have "\<forall>m'. j \<le> m' \<and> m' < m \<longrightarrow> (\<forall>sc. xs ! m' \<noteq> UNLKrmw sc)"
+  proof (intro allI impI)
+    fix m' sc' assume m': "j \<le> m' \<and> m' < m"
+    show "xs ! m' \<noteq> UNLKrmw sc'"
+    proof (cases "m' = j")
+      case True
+      then show ?thesis using f by simp
+    next
+      case False
+      then show ?thesis using q m m' by simp
+    qed
+  qed
+  then have "held xs m \<noteq> None" using held_keep[of xs j m] h m by simp
+  moreover have "lock_ok (held xs m) (xs ! m)" using disciplined_at[OF d] m by simp
+  ultimately show False using lk by simp
+qed
+
+text \<open>A flush of the thread's own L1 under a lock, in disciplined code.\<close>
+lemma lk_flushed_own:
+  assumes d: "disciplined xs" and w0: "w0 \<in> wgs L" and f: "lk_flushed xs n"
+  shows "lk_flushed_for L xs n w0 w0"
+proof -
+  obtain j sc where j: "j < n" "xs ! j = FLUL1 sc" "held xs j \<noteq> None"
+      "\<forall>m. j < m \<and> m < n \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> UNLKrmw sc)" and n: "n \<le> length xs"
+    using f unfolding lk_flushed_def by blast
+  obtain sc' where h: "held xs j = Some sc'" using j(3) by blast
+  have nl: "xs ! m \<noteq> LKrmw sc0" if m: "j < m" "m < n" for m sc0
+    using held_no_lk[OF d j(3) _ _ m n] j(2,4) by simp
+  show ?thesis unfolding lk_flushed_for_def
+    using j(1,2,4) h n nl wg_in_scope[OF w0] by (intro conjI exI[of _ j]) auto
+qed
+
+text \<open>The invariant: a thread that has flushed the L1 of a work-group while
+  holding that work-group's rmw lock, and holds it since, has its marker
+  behind the address of every write of an RMW in the L1 of that work-group
+  still waiting there.\<close>
 definition flk_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_op set \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
-  "flk_ok L S B P s g \<longleftrightarrow> (\<forall>u \<in> src_threads P. lk_flushed (instrs (compile S P) u) (pc s u) \<longrightarrow>
-     (\<forall>x t k. at_l1 B P t k \<and> Acc t k True \<in> pend1 L S P s g (wg_of L u) x \<longrightarrow>
-        (\<exists>i < length (l1_fifo s (wg_of L u)). l1_fifo s (wg_of L u) ! i = Addr x
-           \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s (wg_of L u))))))"
+  "flk_ok L S B P s g \<longleftrightarrow> (\<forall>u \<in> src_threads P. \<forall>v. lk_flushed_for L (instrs (compile S P) u) (pc s u) (wg_of L u) v \<longrightarrow>
+     (\<forall>x t k. at_l1 B P t k \<and> Acc t k True \<in> pend1 L S P s g v x \<longrightarrow>
+        (\<exists>i < length (l1_fifo s v). l1_fifo s v ! i = Addr x \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s v)))))"
 
 lemma flk_ok_initial: "flk_ok L S B P (initial (src_init P)) (ghost0 P)"
   by (simp add: flk_ok_def pend1_def wx_initial)
 
 text \<open>So such a thread, once its marker has left, finds no such write waiting.\<close>
 lemma flk_use:
-  assumes "flk_ok L S B P s g" "u \<in> src_threads P" "lk_flushed (instrs (compile S P) u) (pc s u)"
-    "Flush u \<notin> set (l1_fifo s (wg_of L u))" "at_l1 B P t k"
-  shows "Acc t k True \<notin> pend1 L S P s g (wg_of L u) x"
+  assumes "flk_ok L S B P s g" "u \<in> src_threads P" "lk_flushed_for L (instrs (compile S P) u) (pc s u) (wg_of L u) v"
+    "Flush u \<notin> set (l1_fifo s v)" "at_l1 B P t k"
+  shows "Acc t k True \<notin> pend1 L S P s g v x"
 proof
-  assume p: "Acc t k True \<in> pend1 L S P s g (wg_of L u) x"
-  obtain i where "Flush u \<in> set (drop (Suc i) (l1_fifo s (wg_of L u)))"
+  assume p: "Acc t k True \<in> pend1 L S P s g v x"
+  obtain i where "Flush u \<in> set (drop (Suc i) (l1_fifo s v))"
     using assms(1-3,5) p unfolding flk_ok_def by blast
   then show False using assms(4) in_set_dropD by fast
 qed
@@ -523,40 +641,35 @@ proof (intro ballI impI allI)
       \<and> (\<forall>y. e0 = Addr y \<longrightarrow> pend1 L S P s' g' w y = {}))"
     using fe unfolding fifo_env_def by blast+
   have pc: "pc s' = pc s" using env_step_regs_pc_locks[OF st] by simp
-  fix u x t k assume u: "u \<in> src_threads P" and lk: "lk_flushed (instrs (compile S P) u) (pc s' u)"
-    and e: "at_l1 B P t k \<and> Acc t k True \<in> pend1 L S P s' g' (wg_of L u) x"
-  define w where "w = wg_of L u"
-  have e0: "Acc t k True \<in> pend1 L S P s g w x" using e pend unfolding w_def by blast
-  have lk0: "lk_flushed (instrs (compile S P) u) (pc s u)" using lk pc by simp
-  obtain i where i: "i < length (l1_fifo s w)" "l1_fifo s w ! i = Addr x" "Flush u \<in> set (drop (Suc i) (l1_fifo s w))"
-    using fl u lk0 e e0 unfolding flk_ok_def w_def by blast
-  show "\<exists>i < length (l1_fifo s' (wg_of L u)). l1_fifo s' (wg_of L u) ! i = Addr x
-           \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s' (wg_of L u)))"
-    unfolding w_def[symmetric]
-  proof (cases "l1_fifo s' w = l1_fifo s w")
+  fix u v x t k assume u: "u \<in> src_threads P" and lk: "lk_flushed_for L (instrs (compile S P) u) (pc s' u) (wg_of L u) v"
+    and e: "at_l1 B P t k \<and> Acc t k True \<in> pend1 L S P s' g' v x"
+  have e0: "Acc t k True \<in> pend1 L S P s g v x" using e pend by blast
+  have lk0: "lk_flushed_for L (instrs (compile S P) u) (pc s u) (wg_of L u) v" using lk pc by simp
+  obtain i where i: "i < length (l1_fifo s v)" "l1_fifo s v ! i = Addr x" "Flush u \<in> set (drop (Suc i) (l1_fifo s v))"
+    using fl u lk0 e e0 unfolding flk_ok_def by blast
+  show "\<exists>i < length (l1_fifo s' v). l1_fifo s' v ! i = Addr x \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s' v))"
+  proof (cases "l1_fifo s' v = l1_fifo s v")
     case True
-    then show "\<exists>i < length (l1_fifo s' w). l1_fifo s' w ! i = Addr x \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s' w))"
-      using i by auto
+    then show ?thesis using i by auto
   next
     case False
-    then obtain a where a: "l1_fifo s w = a # l1_fifo s' w" "\<forall>y. a = Addr y \<longrightarrow> pend1 L S P s' g' w y = {}"
+    then obtain a where a: "l1_fifo s v = a # l1_fifo s' v" "\<forall>y. a = Addr y \<longrightarrow> pend1 L S P s' g' v y = {}"
       using q by blast
     have "i \<noteq> 0"
     proof
       assume "i = 0"
       then have "a = Addr x" using i(2) a(1) by simp
-      then show False using a(2) e unfolding w_def by blast
+      then show False using a(2) e by blast
     qed
     then obtain i' where i': "i = Suc i'" by (cases i) auto
-    show "\<exists>i < length (l1_fifo s' w). l1_fifo s' w ! i = Addr x \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s' w))"
-      using i a(1) i' by (intro exI[of _ i']) auto
+    show ?thesis using i a(1) i' by (intro exI[of _ i']) auto
   qed
 qed
 
 text \<open>A thread step: a thread's flush inside its bracket puts its marker
-  behind every waiting address; a new write of an RMW in the L1 comes from
-  the holder of the work-group's lock, whose code has made no such flush in
-  that bracket.\<close>
+  behind every waiting address in the L1s it flushes; a new write of an RMW
+  in the L1 comes from the holder of the work-group's lock, whose code has
+  made no such flush in that bracket, and no other thread holds that lock.\<close>
 lemma flk_thread:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
@@ -589,9 +702,9 @@ proof -
   have gs1: "\<forall>e. done_ev S P s e \<longrightarrow> ga2 g' e = ga2 g e" using gs by (simp add: gstep_def)
   have tq: "t \<in> threads (compile S P)" using t by (simp add: compile_def)
   \<comment> \<open>the step performs no write of an RMW in the L1 that would wait behind a marker\<close>
-  have e0: "Acc t1 k1 True \<in> pend1 L S P s g w y"
-    if e: "at_l1 B P t1 k1" "Acc t1 k1 True \<in> pend1 L S P s' g' w y" and ww: "w = wg_of L u" and u: "u \<in> src_threads P"
-      and lku: "lk_flushed (instrs (compile S P) u) (pc s' u)" for t1 k1 w y u
+  have e0: "Acc t1 k1 True \<in> pend1 L S P s g v y"
+    if e: "at_l1 B P t1 k1" "Acc t1 k1 True \<in> pend1 L S P s' g' v y" and u: "u \<in> src_threads P"
+      and lku: "lk_flushed_for L (instrs (compile S P) u) (pc s' u) (wg_of L u) v" for t1 k1 v y u
   proof (cases "done_ev S P s (Acc t1 k1 True)")
     case True
     then show ?thesis using e(2) gs1 by (auto simp: pend1_def wx_def)
@@ -609,56 +722,235 @@ proof -
     have hc: "held c n \<noteq> None" "\<not> lk_flushed c n" using lkc t nl ii unfolding i_def c_def by blast+
     have lt: "rmw_lock s w0 = Some t"
       using own_lock[OF lk tq _ ] hc(1) w0 unfolding c_def n_def w0_def by blast
-    have "ewg L (Acc t1 k1 True) = Some w" using e(2) by (simp add: pend1_def)
-    then have ww0: "w = w0" using tk by (simp add: w0_def)
+    have "ewg L (Acc t1 k1 True) = Some v" using e(2) by (simp add: pend1_def)
+    then have vw0: "v = w0" using tk by (simp add: w0_def)
     show ?thesis
     proof (cases "u = t")
       case True
-      have lf: "lk_flushed c (Suc n)" using lku pc' True by (simp add: c_def n_def)
-      show ?thesis using lk_flushed_Suc[OF lf] hc(2) ii unfolding i_def by auto
+      have lf: "lk_flushed_for L c (Suc n) (wg_of L t) v" using lku pc' True by (simp add: c_def n_def)
+      show ?thesis using lk_flushed_for_Suc[OF lf nl] ii unfolding i_def by auto
     next
       case False
-      then have "lk_flushed (instrs (compile S P) u) (pc s u)" using lku pc' by simp
-      then have "held (instrs (compile S P) u) (pc s u) \<noteq> None" using lk_flushed_held by blast
-      moreover have "wg_of L u \<in> wgs L" using wp u by (simp add: well_placed_def)
-      moreover have "u \<in> threads (compile S P)" using u by (simp add: compile_def)
-      ultimately have "rmw_lock s (wg_of L u) = Some u" using own_lock[OF lk] by blast
-      then show ?thesis using lt ww ww0 False by simp
+      then have "lk_flushed_for L (instrs (compile S P) u) (pc s u) (wg_of L u) v" using lku pc' by simp
+      then obtain sc0 where h: "held (instrs (compile S P) u) (pc s u) = Some sc0" "v \<in> wgs_in L sc0 (wg_of L u)"
+        using lk_flushed_for_held by blast
+      have "u \<in> threads (compile S P)" using u by (simp add: compile_def)
+      then have "rmw_lock s v = Some u" using lock_invD1[OF lk _ h] by blast
+      then show ?thesis using lt vw0 False by simp
     qed
   qed
   show ?thesis
     unfolding flk_ok_def
   proof (intro ballI impI allI)
-    fix u x t1 k1 assume u: "u \<in> src_threads P" and lku: "lk_flushed (instrs (compile S P) u) (pc s' u)"
-      and e: "at_l1 B P t1 k1 \<and> Acc t1 k1 True \<in> pend1 L S P s' g' (wg_of L u) x"
-    define w where "w = wg_of L u"
-    have ep: "Acc t1 k1 True \<in> pend1 L S P s g w x" using e0[OF _ _ w_def u lku] e by (simp add: w_def)
-    obtain ys where ys: "l1_fifo s' w = l1_fifo s w @ ys" using grow by blast
-    show "\<exists>i < length (l1_fifo s' (wg_of L u)). l1_fifo s' (wg_of L u) ! i = Addr x
-           \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s' (wg_of L u)))"
-      unfolding w_def[symmetric]
-    proof (cases "lk_flushed (instrs (compile S P) u) (pc s u)")
+    fix u v x t1 k1 assume u: "u \<in> src_threads P" and lku: "lk_flushed_for L (instrs (compile S P) u) (pc s' u) (wg_of L u) v"
+      and e: "at_l1 B P t1 k1 \<and> Acc t1 k1 True \<in> pend1 L S P s' g' v x"
+    have ep: "Acc t1 k1 True \<in> pend1 L S P s g v x" using e0[OF _ _ u lku] e by blast
+    obtain ys where ys: "l1_fifo s' v = l1_fifo s v @ ys" using grow by blast
+    show "\<exists>i < length (l1_fifo s' v). l1_fifo s' v ! i = Addr x \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s' v))"
+    proof (cases "lk_flushed_for L (instrs (compile S P) u) (pc s u) (wg_of L u) v")
       case True
-      then obtain j where j: "j < length (l1_fifo s w)" "l1_fifo s w ! j = Addr x" "Flush u \<in> set (drop (Suc j) (l1_fifo s w))"
-        using fl u e ep unfolding flk_ok_def w_def by blast
-      then show "\<exists>i < length (l1_fifo s' w). l1_fifo s' w ! i = Addr x \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s' w))"
-        using ys by (intro exI[of _ j]) (auto simp: nth_append)
+      then obtain j where j: "j < length (l1_fifo s v)" "l1_fifo s v ! j = Addr x" "Flush u \<in> set (drop (Suc j) (l1_fifo s v))"
+        using fl u e ep unfolding flk_ok_def by blast
+      then show ?thesis using ys by (intro exI[of _ j]) (auto simp: nth_append)
     next
       case False
       then have ut: "u = t" using lku pc' by (cases "u = t") auto
-      then have "lk_flushed c (Suc n)" using lku pc' by (simp add: c_def)
-      then have d: "((\<exists>sc. c ! n = FLUL1 sc) \<and> held c n \<noteq> None) \<or> (lk_flushed c n \<and> quiet (c ! n) \<and> (\<forall>sc. c ! n \<noteq> UNLKrmw sc))"
-        by (rule lk_flushed_Suc)
-      have "\<not> lk_flushed c n" using False ut by (simp add: c_def n_def)
-      then obtain sc where fc: "i = FLUL1 sc" using d unfolding i_def by blast
-      have ww: "w = w0" using ut by (simp add: w_def w0_def)
-      have "l1_fifo s' w = l1_fifo s w @ [Flush t]" using fq fc ww wg_in_scope[OF w0] by simp
-      moreover obtain j where j: "j < length (l1_fifo s w)" "l1_fifo s w ! j = Addr x"
+      then have "lk_flushed_for L c (Suc n) w0 v" using lku pc' by (simp add: c_def w0_def)
+      from lk_flushed_for_Suc[OF this nl] False ut obtain sc where fc: "i = FLUL1 sc" "v \<in> wgs_in L sc w0"
+        unfolding i_def c_def n_def w0_def by auto
+      have "l1_fifo s' v = l1_fifo s v @ [Flush t]" using fq fc by simp
+      moreover obtain j where j: "j < length (l1_fifo s v)" "l1_fifo s v ! j = Addr x"
         using fo ep unfolding fifo_ok_def by blast
-      ultimately show "\<exists>i < length (l1_fifo s' w). l1_fifo s' w ! i = Addr x \<and> Flush u \<in> set (drop (Suc i) (l1_fifo s' w))"
-        using ut by (intro exI[of _ j]) (auto simp: nth_append)
+      ultimately show ?thesis using ut by (intro exI[of _ j]) (auto simp: nth_append)
     qed
   qed
+qed
+
+section \<open>A remote RMW's rows: the device's locks, its flushes, its invalidation\<close>
+
+text \<open>Quiet instructions other than an invalidation of the L1.\<close>
+fun calm :: "instr \<Rightarrow> bool" where
+  "calm (INVL1 _) = False" | "calm i = quiet i"
+
+lemma calm_quiet: "calm i \<Longrightarrow> quiet i"
+  by (cases i) auto
+
+lemma calm_INVL1: "calm i \<Longrightarrow> i \<noteq> INVL1 sc"
+  by (cases i) auto
+
+lemma quiet_calm: "quiet i \<Longrightarrow> \<forall>sc. i \<noteq> INVL1 sc \<Longrightarrow> calm i"
+  by (cases i) auto
+
+text \<open>Position m of a code is made while an rmw lock wider than the
+  work-group's is held, after a flush of the L1s of the device or wider
+  made under such a lock with only quiet instructions and no UNLKrmw
+  between, and before an invalidation of the L1s of the device or wider
+  with only calm instructions between ([RSP15] sec. 5.1: a remote RMW
+  reaches the work-group-scope RMWs of every work-group of its device;
+  rsp-new's LKrmw DV; FLUL1 DV; INVL1 DV; RMWL2; FLUL1 DV; INVL1 DV;
+  UNLKrmw DV).\<close>
+definition rr_code :: "instr list \<Rightarrow> nat \<Rightarrow> bool" where
+  "rr_code xs m \<longleftrightarrow> (\<exists>sc. held xs m = Some sc \<and> sc \<noteq> WG)
+     \<and> (\<exists>j < m. (\<exists>sc. xs ! j = FLUL1 sc \<and> sc \<noteq> WG) \<and> (\<exists>sc. held xs j = Some sc \<and> sc \<noteq> WG)
+        \<and> (\<forall>i. j < i \<and> i < m \<longrightarrow> quiet (xs ! i) \<and> (\<forall>sc. xs ! i \<noteq> UNLKrmw sc)))
+     \<and> (\<exists>j < length xs. m < j \<and> (\<exists>sc. xs ! j = INVL1 sc \<and> sc \<noteq> WG) \<and> (\<forall>i. m < i \<and> i < j \<longrightarrow> calm (xs ! i)))"
+
+text \<open>The rows of remote RMWs at device scope or wider make their increment
+  so.\<close>
+definition rr_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> src_op set \<Rightarrow> bool" where
+  "rr_rows S A B \<longleftrightarrow> (\<forall>sc \<in> {Device, AllDevices}. FetchInc sc True \<in> A \<union> B
+     \<longrightarrow> (\<exists>rw. S (FetchInc sc True) = Some rw
+        \<and> (\<forall>r x. \<forall>m < length (rw r x). visible (rw r x ! m) \<longrightarrow> rr_code (rw r x) m)))"
+
+lemmas rr_simps = rr_rows_def rr_code_def held_def numeral_eq_Suc All_less_Suc Ex_less_Suc all_between_Suc
+
+lemma hold_fold: "foldl hold h ys = foldl hold h' ys \<or> (foldl hold h ys = h \<and> foldl hold h' ys = h')"
+proof (induction ys arbitrary: h h')
+  case Nil
+  then show ?case by simp
+next
+  case (Cons i ys)
+  show ?case
+  proof (cases "\<exists>sc. i = LKrmw sc \<or> i = UNLKrmw sc")
+    case True
+    then have "hold h i = hold h' i" by auto
+    then show ?thesis by simp
+  next
+    case False
+    then have "hold h i = h" "hold h' i = h'" by (cases i; auto)+
+    then show ?thesis using Cons.IH[of h h'] by simp
+  qed
+qed
+
+text \<open>A lock a row holds is held at that position of the code it is
+  compiled into.\<close>
+lemma held_shift:
+  assumes "held ys m = Some sc" "m \<le> length ys"
+  shows "held (pre @ ys @ post) (length pre + m) = Some sc"
+proof -
+  have "take m (ys @ post) = take m ys" using assms(2) by simp
+  then have tk: "take (length pre + m) (pre @ ys @ post) = pre @ take m ys" by simp
+  have "held (pre @ ys @ post) (length pre + m) = foldl hold (foldl hold None pre) (take m ys)"
+    unfolding held_def tk by simp
+  moreover have "foldl hold None (take m ys) = Some sc" using assms(1) by (simp add: held_def)
+  ultimately show ?thesis using hold_fold[of "foldl hold None pre" "take m ys" None] by auto
+qed
+
+lemma rr_code_shift:
+  assumes r: "rr_code ys m" and m: "m < length ys"
+  shows "rr_code (pre @ ys @ post) (length pre + m)"
+proof -
+  let ?c = "pre @ ys @ post"
+  have ix: "?c ! i = ys ! (i - length pre)" if "length pre \<le> i" "i - length pre < length ys" for i
+    using that by (simp add: nth_append)
+  obtain sc where h: "held ys m = Some sc" "sc \<noteq> WG" using r unfolding rr_code_def by blast
+  obtain j where j: "j < m" "\<exists>sc. ys ! j = FLUL1 sc \<and> sc \<noteq> WG" "\<exists>sc. held ys j = Some sc \<and> sc \<noteq> WG"
+      "\<forall>i. j < i \<and> i < m \<longrightarrow> quiet (ys ! i) \<and> (\<forall>sc. ys ! i \<noteq> UNLKrmw sc)"
+    using r unfolding rr_code_def by blast
+  obtain j' where j': "j' < length ys" "m < j'" "\<exists>sc. ys ! j' = INVL1 sc \<and> sc \<noteq> WG"
+      "\<forall>i. m < i \<and> i < j' \<longrightarrow> calm (ys ! i)"
+    using r unfolding rr_code_def by blast
+  obtain scj where hj: "held ys j = Some scj" "scj \<noteq> WG" using j(3) by blast
+  have p1: "\<exists>sc. held ?c (length pre + m) = Some sc \<and> sc \<noteq> WG" using held_shift[OF h(1)] m h(2) by auto
+  have f2: "\<exists>sc. ?c ! (length pre + j) = FLUL1 sc \<and> sc \<noteq> WG" using j(2) ix[of "length pre + j"] j(1) m by simp
+  have h2: "\<exists>sc. held ?c (length pre + j) = Some sc \<and> sc \<noteq> WG" using held_shift[OF hj(1)] hj(2) j(1) m by auto
+  have q2: "quiet (?c ! i) \<and> (\<forall>sc. ?c ! i \<noteq> UNLKrmw sc)" if i: "length pre + j < i" "i < length pre + m" for i
+  proof -
+    have "?c ! i = ys ! (i - length pre)" using ix i m by simp
+    moreover have "j < i - length pre \<and> i - length pre < m" using i by arith
+    ultimately show ?thesis using j(4) by simp
+  qed
+  have v3: "\<exists>sc. ?c ! (length pre + j') = INVL1 sc \<and> sc \<noteq> WG" using j'(1,3) ix[of "length pre + j'"] by simp
+  have c3: "calm (?c ! i)" if i: "length pre + m < i" "i < length pre + j'" for i
+  proof -
+    have "?c ! i = ys ! (i - length pre)" using ix i j'(1) by simp
+    moreover have "m < i - length pre \<and> i - length pre < j'" using i by arith
+    ultimately show ?thesis using j'(4) by simp
+  qed
+  have l3: "length pre + j' < length ?c" using j'(1) by simp
+  show ?thesis unfolding rr_code_def
+  proof (intro conjI)
+    show "\<exists>sc. held ?c (length pre + m) = Some sc \<and> sc \<noteq> WG" using p1 .
+    show "\<exists>j0 < length pre + m. (\<exists>sc. ?c ! j0 = FLUL1 sc \<and> sc \<noteq> WG) \<and> (\<exists>sc. held ?c j0 = Some sc \<and> sc \<noteq> WG)
+        \<and> (\<forall>i. j0 < i \<and> i < length pre + m \<longrightarrow> quiet (?c ! i) \<and> (\<forall>sc. ?c ! i \<noteq> UNLKrmw sc))"
+      using j(1) f2 h2 q2 by (intro exI[of _ "length pre + j"]) auto
+    show "\<exists>j0 < length ?c. length pre + m < j0 \<and> (\<exists>sc. ?c ! j0 = INVL1 sc \<and> sc \<noteq> WG)
+        \<and> (\<forall>i. length pre + m < i \<and> i < j0 \<longrightarrow> calm (?c ! i))"
+      using l3 j'(2) v3 c3 by (intro exI[of _ "length pre + j'"]) auto
+  qed
+qed
+
+text \<open>So in code compiled by such rows, a remote RMW's increment is made so.\<close>
+lemma compiled_rr:
+  assumes rows: "l1_rows S A" "l2_rows S B" "rr_rows S A B" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
+    and n: "n < length (concat (map (compile_instr S) c))" "visible (concat (map (compile_instr S) c) ! n)"
+    and k: "length (filter visible (take n (concat (map (compile_instr S) c)))) = k"
+    and w: "c ! k = Op (FetchInc sc True) r x" "sc \<in> {Device, AllDevices}"
+  shows "rr_code (concat (map (compile_instr S) c)) n"
+proof -
+  obtain rw pre post m where rw: "FetchInc sc True \<in> A \<union> B" "S (FetchInc sc True) = Some rw"
+      "concat (map (compile_instr S) c) = pre @ rw r x @ post" "n = length pre + m" "m < length (rw r x)"
+      "visible (rw r x ! m)"
+    using compiled_row[OF rows(1,2,4) n k w(1)] by blast
+  obtain rw' where rw': "S (FetchInc sc True) = Some rw'"
+      "\<forall>r x. \<forall>m < length (rw' r x). visible (rw' r x ! m) \<longrightarrow> rr_code (rw' r x) m"
+    using rows(3) w(2) rw(1) unfolding rr_rows_def by blast
+  have "rr_code (rw r x) m" using rw' rw(2,5,6) by simp
+  then show ?thesis using rr_code_shift[OF _ rw(5)] rw(3,4) by simp
+qed
+
+text \<open>And a thread's step of a remote RMW's write is such an increment.\<close>
+lemma rr_step:
+  assumes rows: "l1_rows S A" "l2_rows S B" "rr_rows S A B" "ops_of P \<subseteq> A \<union> B" and t: "t \<in> src_threads P"
+    and n: "n < length (instrs (compile S P) t)" "visible (instrs (compile S P) t ! n)"
+    and k: "length (filter visible (take n (instrs (compile S P) t))) = k"
+    and r: "racq_ev P (Acc t k p)" "is_wr P (Acc t k p)"
+  shows "rr_code (instrs (compile S P) t) n"
+proof -
+  obtain sc r0 x0 where c: "ins P t k = Op (Load sc True) r0 x0 \<or> ins P t k = Op (FetchInc sc True) r0 x0"
+      "sc \<in> {Device, AllDevices}"
+    using r(1) by (auto simp: racq_ev_def)
+  have "wr (ins P t k) p" using r(2) by simp
+  then have fi: "src_code P t ! k = Op (FetchInc sc True) r0 x0" using c(1) by (auto simp: ins_def)
+  have ops: "\<forall>i \<in> set (src_code P t). op_of i \<subseteq> A \<union> B" using rows(4) t by (auto simp: ops_of_def)
+  have xs: "instrs (compile S P) t = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
+  show ?thesis using compiled_rr[OF rows(1-3) ops _ _ _ fi c(2)] n k xs by simp
+qed
+
+lemma wgs_in_wide: "sc \<noteq> WG \<Longrightarrow> v \<in> wgs_in L DV w0 \<Longrightarrow> v \<in> wgs_in L sc w0"
+  by (cases sc) (auto simp: wgs_in_def)
+
+text \<open>Such an increment has flushed every L1 of its device under their
+  locks.\<close>
+lemma rr_flushed:
+  assumes d: "disciplined xs" and r: "rr_code xs n" and v: "v \<in> wgs_in L DV w0" and n: "n \<le> length xs"
+  shows "lk_flushed_for L xs n w0 v"
+proof -
+  obtain j sc sc' where j: "j < n" "xs ! j = FLUL1 sc" "sc \<noteq> WG" "held xs j = Some sc'" "sc' \<noteq> WG"
+      "\<forall>i. j < i \<and> i < n \<longrightarrow> quiet (xs ! i) \<and> (\<forall>sc. xs ! i \<noteq> UNLKrmw sc)"
+    using r unfolding rr_code_def by blast
+  have nl: "xs ! m \<noteq> LKrmw sc0" if m: "j < m" "m < n" for m sc0
+    using held_no_lk[OF d _ _ _ m n] j(2,4,6) by simp
+  show ?thesis unfolding lk_flushed_for_def
+    using j n nl wgs_in_wide[OF j(3) v] wgs_in_wide[OF j(5) v] by (intro conjI exI[of _ j]) auto
+qed
+
+text \<open>A remote RMW's write is of an RMW at the L2 (rl_rows).\<close>
+lemma racq_at_l2:
+  assumes rl: "rl_rows S A B" and ops: "ops_of P \<subseteq> A \<union> B" and r: "racq_ev P b" "is_wr P b"
+  shows "\<exists>u j. b = Acc u j True \<and> at_l2 B P u j"
+proof -
+  obtain u j p where b: "b = Acc u j p" using r(1) by (cases b) (auto simp: racq_ev_def)
+  obtain sc r0 x where c: "ins P u j = Op (Load sc True) r0 x \<or> ins P u j = Op (FetchInc sc True) r0 x"
+      "sc \<in> {Device, AllDevices}"
+    using r(1) b by (auto simp: racq_ev_def)
+  have ac: "acc P u j p" "wr (ins P u j) p" using r(2) b by auto
+  have fi: "ins P u j = Op (FetchInc sc True) r0 x" "p" using c(1) ac(2) by auto
+  have "ins P u j \<in> set (src_code P u)" using ac(1) by (simp add: acc_def ins_def)
+  moreover have "u \<in> src_threads P" using ac(1) by (simp add: acc_def)
+  ultimately have "FetchInc sc True \<in> A \<union> B" using ops fi(1) by (force simp: ops_of_def op_of_def)
+  then have "FetchInc sc True \<in> B" using rl c(2) unfolding rl_rows_def by blast
+  then show ?thesis using b fi ac(1) by (auto simp: at_l2_def)
 qed
 
 section \<open>The L1's line of a location a work-group RMW in the L1 writes\<close>
@@ -667,16 +959,29 @@ text \<open>Locations that an RMW in the L1 of work-group w writes.\<close>
 definition l1_loc :: "layout \<Rightarrow> src_op set \<Rightarrow> src_program \<Rightarrow> wid \<Rightarrow> addr \<Rightarrow> bool" where
   "l1_loc L B P w x \<longleftrightarrow> (\<exists>t k. at_l1 B P t k \<and> wg_of L t = w \<and> sloc P (Acc t k True) = Some x)"
 
+text \<open>And its access is an increment at the L2.\<close>
+lemma racq_incl2:
+  assumes rl: "rl_rows S A B" and ops: "ops_of P \<subseteq> A \<union> B"
+    and r: "racq_ev P e" "is_wr P e" "e = Acc t k p" "sloc P e = Some x"
+  shows "\<exists>r. src_access B (src_code P t ! k) = INCL2 r x"
+proof -
+  obtain u j where "e = Acc u j True" "at_l2 B P u j" using racq_at_l2[OF rl ops r(1,2)] by blast
+  then obtain a r0 x0 where c: "ins P t k = Op a r0 x0" "a \<in> B" using r(3) by (auto simp: at_l2_def)
+  have "x0 = x" using c r(3,4) by simp
+  then show ?thesis using c by (auto simp: ins_def)
+qed
+
 text \<open>Such an RMW is at work-group scope (rel_rows performs the wider ones at
-  the L2), so in a race-free program only its work-group writes its
-  location (scoped_conflicts; remote loads of other work-groups may read
-  it, and no remote RMW of another work-group meets a work-group RMW).\<close>
+  the L2), so in a race-free program only its work-group and remote RMWs of
+  other work-groups write its location (scoped_conflicts; remote loads of
+  other work-groups may read it).\<close>
 lemma l1_loc_excl:
   assumes sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and ops: "ops_of P \<subseteq> A \<union> B"
     and l: "l1_loc L B P w x" and b: "is_wr P b" "sloc P b = Some x" "ewg L b \<noteq> None"
-  shows "ewg L b = Some w"
+  shows "ewg L b = Some w \<or> racq_ev P b"
 proof (rule ccontr)
-  assume nb: "ewg L b \<noteq> Some w"
+  assume nb': "\<not> (ewg L b = Some w \<or> racq_ev P b)"
+  then have nb: "ewg L b \<noteq> Some w" and nr: "\<not> racq_ev P b" by simp_all
   obtain t k where tk: "at_l1 B P t k" "wg_of L t = w" "sloc P (Acc t k True) = Some x"
     using l unfolding l1_loc_def by blast
   have ac: "acc P t k True" using tk(1) by (simp add: at_l1_def)
@@ -694,19 +999,17 @@ proof (rule ccontr)
   moreover have "ewg L (Acc t k True) = Some w" using tk(2) by simp
   moreover have "is_rd P b \<or> is_wr P b" using b(1) by blast
   moreover have "ewg L (Acc t k True) \<noteq> ewg L b" using nb \<open>ewg L (Acc t k True) = Some w\<close> by simp
-  moreover have "rmw_ev P (Acc t k True)" using fi by (simp add: rmw_ev_def rmw_ins_def)
-  ultimately have "wide_ev P (Acc t k True) \<or> rload_ev P b \<or> racq_ev P (Acc t k True)"
+  ultimately have "wide_ev P (Acc t k True) \<or> rload_ev P b \<or> racq_ev P b \<or> racq_ev P (Acc t k True)"
     using sc b(3) unfolding scoped_conflicts_def by blast
-  then have "wide_ev P (Acc t k True)" using rload_not_wr b(1) racq_wide by blast
-  then show False using nw by blast
+  then show False using nw nr rload_racq racq_wide by blast
 qed
 
-text \<open>So every write of such a location waits, if at all, in w's L1, and in
-  its device's L2 (one device).\<close>
+text \<open>So every write of such a location waits, if at all, in w's L1 (a
+  remote RMW's is performed at the L2), and in its device's L2 (one device).\<close>
 lemma l1_loc_home:
-  assumes inv: "ginv L S P s g"
-    and ex: "\<And>b. is_wr P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some w"
-    and wt: "t \<in> src_threads P" "wg_of L t = w" and e: "wx S P s x e"
+  assumes inv: "ginv L S P s g" and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and rl: "rl_rows S A B"
+    and ops: "ops_of P \<subseteq> A \<union> B" and dcf: "dev_conflicts L P" and at: "at2_ok L S B P s g"
+    and l: "l1_loc L B P w x" and e: "wx S P s x e"
   shows "(ga2 g e = None \<longrightarrow> ewg L e = Some w) \<and> (ga3 g e = None \<longrightarrow> dv L e = Some (dev_of L w))
     \<and> (ga2 g e = None \<longrightarrow> ga3 g e = None)"
 proof (cases "\<exists>z. e = Init z")
@@ -717,37 +1020,118 @@ next
   case False
   have ti: "time_inv S P s g" using inv by (simp add: ginv_def)
   obtain u j p where ue: "e = Acc u j p" using False by (cases e) auto
-  have wr: "is_wr P e" "sloc P e = Some x" using e False by (auto simp: wx_def)
-  then have u: "u \<in> src_threads P" using ue by (simp add: acc_def)
-  have "ewg L e = Some w" using ex[of e] wr ue by simp
-  then have "wg_of L u = w" using ue by simp
-  then show ?thesis using ue wt(2) time_perf[OF ti e] False by (simp add: dv_def)
+  have wr: "is_wr P e" "sloc P e = Some x" "done_ev S P s e" using e False by (auto simp: wx_def)
+  obtain t k where tk: "at_l1 B P t k" "wg_of L t = w" "sloc P (Acc t k True) = Some x"
+    using l unfolding l1_loc_def by blast
+  have ac: "acc P t k True" using tk(1) by (simp add: at_l1_def)
+  have "dv L (Acc t k True) = dv L e" using dv_wr_conflict[OF dcf rmw_parts(1)[OF ac] tk(3) _ e] ue by simp
+  then have dvw: "dv L e = Some (dev_of L w)" using tk(2) by (simp add: dv_def)
+  from l1_loc_excl[OF sc rr ops l wr(1,2)] ue
+  consider (home) "ewg L e = Some w" | (racq) "racq_ev P e" by auto
+  then show ?thesis
+  proof cases
+    case home
+    then have "wg_of L u = w" using ue by simp
+    then show ?thesis using ue time_perf[OF ti e] False by (simp add: dv_def)
+  next
+    case racq
+    obtain u' j' where "e = Acc u' j' True" "at_l2 B P u' j'" using racq_at_l2[OF rl ops racq wr(1)] by blast
+    then have "ga2 g e \<noteq> None" using at wr(3) unfolding at2_ok_def by blast
+    then show ?thesis using dvw by auto
+  qed
 qed
 
-text \<open>Quiet instructions other than an invalidation of the L1.\<close>
-fun calm :: "instr \<Rightarrow> bool" where
-  "calm (INVL1 _) = False" | "calm i = quiet i"
+text \<open>Position n of code xs (of a thread of work-group w0) comes before an
+  invalidation of work-group w's L1, with only calm instructions between.\<close>
+definition win_in :: "layout \<Rightarrow> instr list \<Rightarrow> nat \<Rightarrow> wid \<Rightarrow> wid \<Rightarrow> bool" where
+  "win_in L xs n w0 w \<longleftrightarrow> (\<exists>j. n \<le> j \<and> j < length xs \<and> (\<exists>sc. xs ! j = INVL1 sc \<and> w \<in> wgs_in L sc w0)
+     \<and> (\<forall>m. n \<le> m \<and> m < j \<longrightarrow> calm (xs ! m)))"
 
-lemma calm_quiet: "calm i \<Longrightarrow> quiet i"
-  by (cases i) auto
+lemma win_in_win: "win_in L xs n w0 w \<Longrightarrow> win xs n"
+  unfolding win_in_def win_def using calm_quiet by blast
 
-lemma calm_INVL1: "calm i \<Longrightarrow> i \<noteq> INVL1 sc"
-  by (cases i) auto
+text \<open>Before an invalidation, the first invalidation ahead is of the
+  thread's own L1.\<close>
+lemma win_first:
+  assumes w0: "w0 \<in> wgs L"
+  shows "win xs n \<Longrightarrow> win_in L xs n w0 w0"
+proof (induction "length xs - n" arbitrary: n)
+  case 0
+  then show ?case unfolding win_def by auto
+next
+  case (Suc d)
+  obtain j sc where j: "n \<le> j" "j < length xs" "xs ! j = INVL1 sc" "\<forall>m. n \<le> m \<and> m < j \<longrightarrow> quiet (xs ! m)"
+    using Suc.prems unfolding win_def by blast
+  show ?case
+  proof (cases "\<exists>sc. xs ! n = INVL1 sc")
+    case True
+    then obtain sc0 where "xs ! n = INVL1 sc0" by blast
+    then show ?thesis unfolding win_in_def using j(1,2) wg_in_scope[OF w0] by (intro exI[of _ n]) auto
+  next
+    case False
+    have nj: "n < j" using j(1,3) False by (cases "n = j") auto
+    have c: "calm (xs ! n)" using j(4) nj False quiet_calm by auto
+    have "win xs (Suc n)" using win_Suc'[OF Suc.prems] False by blast
+    moreover have "d = length xs - Suc n" using Suc.hyps(2) by arith
+    ultimately have "win_in L xs (Suc n) w0 w0" using Suc.hyps(1) by blast
+    then obtain j' sc' where j': "Suc n \<le> j'" "j' < length xs" "xs ! j' = INVL1 sc'" "w0 \<in> wgs_in L sc' w0"
+        "\<forall>m. Suc n \<le> m \<and> m < j' \<longrightarrow> calm (xs ! m)"
+      unfolding win_in_def by blast
+    have "\<forall>m. n \<le> m \<and> m < j' \<longrightarrow> calm (xs ! m)"
+    proof (intro allI impI)
+      fix m assume m: "n \<le> m \<and> m < j'"
+      show "calm (xs ! m)"
+      proof (cases "m = n")
+        case True
+        then show ?thesis using c by simp
+      next
+        case False
+        then show ?thesis using j'(5) m by simp
+      qed
+    qed
+    then show ?thesis unfolding win_in_def using j' by (intro exI[of _ j']) auto
+  qed
+qed
 
-lemma quiet_calm: "quiet i \<Longrightarrow> \<forall>sc. i \<noteq> INVL1 sc \<Longrightarrow> calm i"
-  by (cases i) auto
+lemma win_in_Suc:
+  assumes a: "win_in L xs n w0 w" and c: "calm (xs ! n)"
+  shows "win_in L xs (Suc n) w0 w"
+proof -
+  obtain j sc where j: "n \<le> j" "j < length xs" "xs ! j = INVL1 sc" "w \<in> wgs_in L sc w0"
+      "\<forall>m. n \<le> m \<and> m < j \<longrightarrow> calm (xs ! m)"
+    using a unfolding win_in_def by blast
+  have "j \<noteq> n"
+  proof
+    assume "j = n"
+    then show False using c j(3) calm_INVL1 by metis
+  qed
+  then show ?thesis unfolding win_in_def using j by (intro exI[of _ j]) auto
+qed
 
-text \<open>A thread of w waits for the invalidation after its increment of x at
-  the L2: its code's INCL2 of x at q, then only calm instructions, and an
-  invalidation of the L1 ahead.\<close>
+text \<open>After a remote RMW's increment, the invalidation ahead is of every L1
+  of its device.\<close>
+lemma rr_win:
+  assumes r: "rr_code xs n" and v: "v \<in> wgs_in L DV w0"
+  shows "win_in L xs (Suc n) w0 v"
+proof -
+  obtain j sc where j: "j < length xs" "n < j" "xs ! j = INVL1 sc" "sc \<noteq> WG" "\<forall>i. n < i \<and> i < j \<longrightarrow> calm (xs ! i)"
+    using r unfolding rr_code_def by blast
+  show ?thesis unfolding win_in_def using j wgs_in_wide[OF j(4) v] by (intro exI[of _ j]) auto
+qed
+
+text \<open>A thread waits for the invalidation of w's L1 after its increment of
+  x at the L2, holding w's rmw lock: its code's INCL2 of x at q, then only
+  calm instructions, a lock held whose scope holds w, and that invalidation
+  ahead.\<close>
 definition l2_win :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> wid \<Rightarrow> addr \<Rightarrow> bool" where
-  "l2_win L S P s w x \<longleftrightarrow> (\<exists>u q r. u \<in> src_threads P \<and> wg_of L u = w \<and> q < pc s u
+  "l2_win L S P s w x \<longleftrightarrow> (\<exists>u q r. u \<in> src_threads P \<and> q < pc s u
      \<and> instrs (compile S P) u ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < pc s u \<longrightarrow> calm (instrs (compile S P) u ! m))
-     \<and> win (instrs (compile S P) u) (pc s u))"
+     \<and> (\<exists>sc. held (instrs (compile S P) u) (pc s u) = Some sc \<and> w \<in> wgs_in L sc (wg_of L u))
+     \<and> win_in L (instrs (compile S P) u) (pc s u) (wg_of L u) w)"
 
 text \<open>The invariant: the readable L1 line of such a location is settled
-  after every write of it, but while a thread of its work-group waits for
-  the invalidation after its increment at the L2.\<close>
+  after every write of it, but while a thread waits for the invalidation
+  of that L1 after its increment at the L2.\<close>
 definition ln_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_op set \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
   "ln_ok L S B P s g \<longleftrightarrow> (\<forall>w x e. l1_loc L B P w x \<and> readable (l1 s w x) \<and> \<not> l2_win L S P s w x \<and> wx S P s x e
      \<longrightarrow> sb L g e (h1 g w x))"
@@ -758,8 +1142,8 @@ lemma ln_ok_initial: "ln_ok L S B P (initial (src_init P)) (ghost0 P)"
 lemma ln_env:
   assumes pc: "pc s' = pc s" and k: "sb_keep L S P s g g'" and le: "l1_env L s s' g g'"
     and inv: "ginv L S P s g" and l2: "l2_ok L S P s g" and dcf: "dev_conflicts L P"
-    and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and ops: "ops_of P \<subseteq> A \<union> B"
-    and ln: "ln_ok L S B P s g"
+    and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and rl: "rl_rows S A B" and ops: "ops_of P \<subseteq> A \<union> B"
+    and at: "at2_ok L S B P s g" and ln: "ln_ok L S B P s g"
   shows "ln_ok L S B P s' g'"
   unfolding ln_ok_def
 proof (intro allI impI)
@@ -767,13 +1151,11 @@ proof (intro allI impI)
   have li: "lines_inv S P s g" and di: "dirty_inv L S P s g" using inv by (simp_all add: ginv_def)
   have lw: "l2_win L S P s' = l2_win L S P s" unfolding l2_win_def[abs_def] pc ..
   have we: "wx S P s x e" using a wx_same[OF pc] by simp
+  have l: "l1_loc L B P w x" using a by blast
   obtain t k where tk: "at_l1 B P t k" "wg_of L t = w" "sloc P (Acc t k True) = Some x"
     using a unfolding l1_loc_def by blast
-  have t: "t \<in> src_threads P" using tk(1) by (simp add: at_l1_def acc_def)
-  have exc: "\<And>b. is_wr P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some w"
-    using l1_loc_excl[OF sc rr ops] a by blast
   have home: "ga2 g e = None \<longrightarrow> ewg L e = Some w"
-    using l1_loc_home[OF inv exc t tk(2) we] by blast
+    using l1_loc_home[OF inv sc rr rl ops dcf at l we] by blast
   from le a consider (same) "readable (l1 s w x)" "h1 g' w x = h1 g w x"
     | (fetch) "\<not> dirty (l1 s w x)" "readable (l2 s (dev_of L w) x)" "h1 g' w x = h2 g (dev_of L w) x"
     unfolding l1_env_def by blast
@@ -802,17 +1184,35 @@ proof (intro allI impI)
   qed
 qed
 
+text \<open>A step that invalidates an L1 leaves none of its lines readable.\<close>
+lemma step_invl1:
+  assumes st: "step_thread L (compile S P) t s = Some s'" and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and i: "instrs (compile S P) t ! pc s t = INVL1 sc" and w: "w \<in> wgs_in L sc (wg_of L t)"
+  shows "\<not> readable (l1 s' w y)"
+proof -
+  obtain z where z: "exec L t (instrs (compile S P) t ! pc s t) s = Some z" "s' = set_pc t (Suc (pc s t)) z"
+    by (rule step_shape[OF st rows]) blast
+  then show ?thesis using i w by (auto simp: set_pc_def)
+qed
+
 text \<open>A thread step keeps it: a store or an RMW in w's L1 writes the
-  newest; an increment at the L2 starts its thread's wait; the wait ends
-  only with the invalidation, which leaves no line of w readable.\<close>
+  newest; an increment at the L2 starts its thread's wait, under w's lock
+  (its own work-group's, or a remote RMW's of the device: rr_rows); the
+  wait ends only with the invalidation of w's L1, which leaves no line of
+  w readable; within it the thread's lock stays taken (lk_code).\<close>
 lemma ln_thread:
   assumes inv: "ginv L S P s g" and gi: "ginv L S P s' g'" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq_rows S A B" and wp: "well_placed L P"
-    and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and dcf: "dev_conflicts L P"
+    and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and rl: "rl_rows S A B" and rrw: "rr_rows S A B"
+    and dcf: "dev_conflicts L P"
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
-    and l2: "l2_ok L S P s g" and ln: "ln_ok L S B P s g"
+    and dis: "\<forall>u \<in> src_threads P. disciplined (instrs (compile S P) u)"
+    and lkc3: "\<forall>u \<in> src_threads P. \<forall>q p r x. q < p \<and> instrs (compile S P) u ! q = INCL2 r x
+       \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> calm (instrs (compile S P) u ! m)) \<and> win (instrs (compile S P) u) p
+       \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None"
+    and l2: "l2_ok L S P s g" and at: "at2_ok L S B P s g" and ln: "ln_ok L S B P s g"
   shows "ln_ok L S B P s' g'"
 proof -
   let ?xs = "instrs (compile S P) t" and ?n = "pc s t" and ?k = "kd S P s t"
@@ -835,6 +1235,7 @@ proof -
   have xsc: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
   have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
   have ik: "?i = src_access B (src_code P t ! ?k)" if "visible ?i" using se(2) that by blast
+  have dt: "disciplined ?xs" using dis t by blast
   have inc2win: "win ?xs (Suc ?n)" if r0: "?i = INCL2 r0 x0" for r0 x0
   proof (cases "src_code P t ! ?k")
     case (Op a0 r1 x1)
@@ -853,11 +1254,12 @@ proof -
     unfolding ln_ok_def
   proof (intro allI impI)
     fix w x e assume a: "l1_loc L B P w x \<and> readable (l1 s' w x) \<and> \<not> l2_win L S P s' w x \<and> wx S P s' x e"
+    have l1l: "l1_loc L B P w x" using a by blast
     obtain t1 k1 where tk: "at_l1 B P t1 k1" "wg_of L t1 = w" "sloc P (Acc t1 k1 True) = Some x"
       using a unfolding l1_loc_def by blast
     have t1: "t1 \<in> src_threads P" using tk(1) by (simp add: at_l1_def acc_def)
-    have exc: "\<And>b. is_wr P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some w"
-      using l1_loc_excl[OF sc rr rows(3)] a by blast
+    have w1: "w \<in> wgs L" using wp t1 tk(2) by (auto simp: well_placed_def)
+    have ac1: "acc P t1 k1 True" using tk(1) by (simp add: at_l1_def)
     have r': "readable (l1 s' w x)" using a by blast
     \<comment> \<open>the step's own write of x is w's new line, or an increment at the L2 whose thread now waits\<close>
     have neww: "h1 g' w x = e \<or> l2_win L S P s' w x" if nd: "\<not> done_ev S P s e"
@@ -869,17 +1271,55 @@ proof -
         using se(7)[OF ie(1,2) nd] by blast
       have y: "y0 = x" using y0 ie(3) by simp
       obtain p where ep: "e = Acc t ?k p" using y0 by blast
-      have "ewg L e = Some w" using exc[of e] ie ep by simp
-      then have wt: "wg_of L t = w" using ep by simp
       show ?thesis
       proof (cases "\<exists>r. ?i = INCL2 r x")
         case False
-        then show ?thesis using y0 y wt by blast
+        have "wg_of L t = w"
+        proof -
+          from l1_loc_excl[OF sc rr rows(3) l1l ie(1,3)] ep consider "wg_of L t = w" | "racq_ev P e" by auto
+          then show ?thesis
+          proof cases
+            case 2
+            have "visible ?i" using se(1)[OF ie(2) nd] by blast
+            then show ?thesis using racq_incl2[OF rl rows(3) 2 ie(1) ep ie(3)] ik False by auto
+          qed
+        qed
+        then show ?thesis using y0 y False by blast
       next
         case True
         then obtain r where r: "?i = INCL2 r x" by blast
+        have wait: "\<exists>sc. held ?xs (Suc ?n) = Some sc \<and> w \<in> wgs_in L sc (wg_of L t)"
+          "win_in L ?xs (Suc ?n) (wg_of L t) w"
+        proof -
+          from l1_loc_excl[OF sc rr rows(3) l1l ie(1,3)] ep
+          consider (own) "wg_of L t = w" | (remote) "racq_ev P e" by auto
+          then have "(\<exists>sc. held ?xs (Suc ?n) = Some sc \<and> w \<in> wgs_in L sc (wg_of L t))
+            \<and> win_in L ?xs (Suc ?n) (wg_of L t) w"
+          proof cases
+            case own
+            have c3: "?n < Suc ?n \<and> ?xs ! ?n = INCL2 r x \<and> (\<forall>m. ?n < m \<and> m < Suc ?n \<longrightarrow> calm (?xs ! m))
+                \<and> win ?xs (Suc ?n)" using r inc2win[OF r] by (auto simp: less_Suc_eq)
+            have "held ?xs (Suc ?n) \<noteq> None"
+              using bspec[OF lkc3 t, THEN spec[of _ ?n], THEN spec[of _ "Suc ?n"], THEN spec[of _ r], THEN spec[of _ x],
+                THEN mp, OF c3] .
+            then show ?thesis using win_first[OF ww inc2win[OF r]] wg_in_scope[OF ww] own by auto
+          next
+            case remote
+            have v: "visible ?i" using r by simp
+            have rc: "rr_code ?xs ?n" using rr_step[OF rows(1,2) rrw rows(3) t z(1) v kdef] remote ie(1) ep by simp
+            have "dv L (Acc t1 k1 True) = dv L e"
+              using dv_wr_conflict[OF dcf rmw_parts(1)[OF ac1] tk(3) _ a[THEN conjunct2, THEN conjunct2, THEN conjunct2]]
+                ep by simp
+            then have "w \<in> wgs_in L DV (wg_of L t)" using w1 tk(2) ep by (simp add: dv_def wgs_in_def)
+            moreover have "held ?xs (Suc ?n) = held ?xs ?n" using held_Suc[OF z(1)] r by simp
+            moreover obtain sc0 where "held ?xs ?n = Some sc0" "sc0 \<noteq> WG" using rc unfolding rr_code_def by blast
+            ultimately show ?thesis using rr_win[OF rc] wgs_in_wide by auto
+          qed
+          then show "\<exists>sc. held ?xs (Suc ?n) = Some sc \<and> w \<in> wgs_in L sc (wg_of L t)"
+            "win_in L ?xs (Suc ?n) (wg_of L t) w" by blast+
+        qed
         have "l2_win L S P s' w x" unfolding l2_win_def
-          using t wt r pc' inc2win[OF r] by (intro exI[of _ t] exI[of _ ?n] exI[of _ r]) auto
+          using t r pc' wait by (intro exI[of _ t] exI[of _ ?n] exI[of _ r]) auto
         then show ?thesis by blast
       qed
     qed
@@ -900,7 +1340,7 @@ proof -
         case True
         have we: "wx S P s x e" using a True by (auto simp: wx_def)
         have home: "(ga2 g e = None \<longrightarrow> ewg L e = Some w) \<and> (ga3 g e = None \<longrightarrow> dv L e = Some (dev_of L w))"
-          using l1_loc_home[OF inv exc t1 tk(2) we] by blast
+          using l1_loc_home[OF inv sc rr rl rows(3) dcf at l1l we] by blast
         have hw: "wx S P s' x (h1 g' w x)" using h1_wx[OF li' r'] .
         have nd: "\<not> done_ev S P s (Acc t ?k p)" by simp
         have hd: "is_wr P (Acc t ?k p)" "done_ev S P s' (Acc t ?k p)" using hw hp by (auto simp: wx_def)
@@ -919,9 +1359,10 @@ proof -
       have nw: "\<not> l2_win L S P s w x"
       proof
         assume "l2_win L S P s w x"
-        then obtain u q r where u: "u \<in> src_threads P" "wg_of L u = w" "q < pc s u"
+        then obtain u q r sc where u: "u \<in> src_threads P" "q < pc s u"
             "instrs (compile S P) u ! q = INCL2 r x" "\<forall>m. q < m \<and> m < pc s u \<longrightarrow> calm (instrs (compile S P) u ! m)"
-            "win (instrs (compile S P) u) (pc s u)"
+            "held (instrs (compile S P) u) (pc s u) = Some sc" "w \<in> wgs_in L sc (wg_of L u)"
+            "win_in L (instrs (compile S P) u) (pc s u) (wg_of L u) w"
           unfolding l2_win_def by blast
         show False
         proof (cases "u = t")
@@ -934,21 +1375,43 @@ proof -
           show False
           proof (cases "visible ?i")
             case True
-            then show False using visible_no_win[OF z(1)] u(6) ut by simp
+            then show False using visible_no_win[OF z(1)] win_in_win[OF u(7)] ut by simp
           next
             case nv: False
             show False
             proof (cases "\<exists>sc. ?i = INVL1 sc")
               case True
-              then show False using same(3) u(2) ut by blast
+              then obtain sc1 where i1: "?i = INVL1 sc1" by blast
+              obtain j sc2 where j: "pc s t \<le> j" "?xs ! j = INVL1 sc2" "w \<in> wgs_in L sc2 (wg_of L t)"
+                  "\<forall>m. pc s t \<le> m \<and> m < j \<longrightarrow> calm (?xs ! m)"
+                using u(7) ut unfolding win_in_def by blast
+              have "j = pc s t"
+              proof (rule ccontr)
+                assume "j \<noteq> pc s t"
+                then have "calm ?i" using j(1,4) by simp
+                then show False using i1 by simp
+              qed
+              then have "w \<in> wgs_in L sc1 (wg_of L t)" using j(2,3) i1 by simp
+              then show False using step_invl1[OF st rows(1-3) i1] r' by blast
             next
               case False
-              then have wn: "win ?xs (Suc ?n)" using win_Suc' u(6) ut by blast
               have q: "calm ?i" using nv z(4) False quiet_calm by blast
-              have "\<forall>m. q < m \<and> m < Suc ?n \<longrightarrow> calm (?xs ! m)"
-                using u(5) q ut by (auto simp: less_Suc_eq)
-              then have "l2_win L S P s' w x" unfolding l2_win_def
-                using u ut pc' wn by (intro exI[of _ t] exI[of _ q] exI[of _ r]) auto
+              have wn: "win_in L ?xs (Suc ?n) (wg_of L t) w" using win_in_Suc[OF _ q] u(7) ut by simp
+              have cm: "\<forall>m. q < m \<and> m < Suc ?n \<longrightarrow> calm (?xs ! m)"
+                using u(4) q ut by (auto simp: less_Suc_eq)
+              have hn: "held ?xs (Suc ?n) \<noteq> None"
+              proof -
+                have c3: "q < Suc ?n \<and> ?xs ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < Suc ?n \<longrightarrow> calm (?xs ! m))
+                    \<and> win ?xs (Suc ?n)" using u(2,3) ut cm win_in_win[OF wn] by simp
+                show ?thesis
+                  using bspec[OF lkc3 t, THEN spec[of _ q], THEN spec[of _ "Suc ?n"], THEN spec[of _ r], THEN spec[of _ x],
+                    THEN mp, OF c3] .
+              qed
+              have lo: "lock_ok (held ?xs ?n) ?i" using disciplined_at[OF dt z(1)] .
+              have hs: "held ?xs (Suc ?n) = held ?xs ?n"
+                using held_Suc[OF z(1)] hn lo u(5) ut by (cases ?i) auto
+              have "l2_win L S P s' w x" unfolding l2_win_def
+                using u ut pc' wn cm hs by (intro exI[of _ t] exI[of _ q] exI[of _ r]) auto
               then show False using a by blast
             qed
           qed
@@ -994,27 +1457,27 @@ proof (intro allI impI)
 qed
 
 text \<open>A thread step: a write in the L1 of the RMW's work-group comes after the
-  RMW's; an increment at the L2 of its location, by that work-group (no
-  other accesses it), comes after its flush while holding the rmw lock, so
-  the RMW's write had reached the L2 (flk_ok); a new RMW in the L1 holds the
-  lock, so no thread of its work-group waits after an increment at the L2,
-  and its line is settled after every write (ln_ok).\<close>
+  RMW's; an increment at the L2 of its location, by that work-group or by a
+  remote RMW of its device (no other writes it), comes after its flush of
+  that L1 while holding its rmw lock, so the RMW's write had reached the L2
+  (flk_ok); a new RMW in the L1 holds the lock, so no thread waits after an
+  increment at the L2 for the invalidation of that L1, and its line is
+  settled after every write (ln_ok).\<close>
 lemma at1_thread:
   assumes inv: "ginv L S P s g" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and wp: "well_placed L P"
-    and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and dcf: "dev_conflicts L P"
+    and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and rl: "rl_rows S A B" and rrw: "rr_rows S A B"
+    and dcf: "dev_conflicts L P"
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
-    and lk: "lock_inv L (compile S P) s"
+    and lk: "lock_inv L (compile S P) s" and dis: "\<forall>u \<in> src_threads P. disciplined (instrs (compile S P) u)"
     and lkc1: "\<forall>u \<in> src_threads P. \<forall>p r x. p < length (instrs (compile S P) u) \<and> instrs (compile S P) u ! p = INCL1 r x
        \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None \<and> \<not> lk_flushed (instrs (compile S P) u) p"
     and lkc2: "\<forall>u \<in> src_threads P. \<forall>p r x. p < length (instrs (compile S P) u) \<and> instrs (compile S P) u ! p = INCL2 r x
        \<longrightarrow> lk_flushed (instrs (compile S P) u) p"
-    and lkc3: "\<forall>u \<in> src_threads P. \<forall>q p r x. q < p \<and> instrs (compile S P) u ! q = INCL2 r x
-       \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> calm (instrs (compile S P) u ! m)) \<and> win (instrs (compile S P) u) p
-       \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None"
     and l2: "l2_ok L S P s g" and fl: "flk_ok L S B P s g" and ln: "ln_ok L S B P s g" and at: "at1_ok L S B P s g"
+    and at2: "at2_ok L S B P s g"
   shows "at1_ok L S B P s' g'"
 proof -
   let ?xs = "instrs (compile S P) t" and ?n = "pc s t" and ?k = "kd S P s t"
@@ -1025,6 +1488,8 @@ proof -
   have c0: "0 < clk g" using l2 by (simp add: l2_ok_def)
   have ww: "wg_of L t \<in> wgs L" using wp t by (simp add: well_placed_def)
   have tq: "t \<in> threads (compile S P)" using t by (simp add: compile_def)
+  have dt: "disciplined ?xs" using dis t by blast
+  have kdef: "length (filter visible (take ?n ?xs)) = ?k" by (simp add: kd_def)
   have gs2: "\<forall>e. is_wr P e \<and> done_ev S P s' e \<and> \<not> done_ev S P s e \<longrightarrow> clk g < gt g' e \<and> ga3 g' e = None"
     using gs by (simp add: gstep_def)
   obtain z where z: "?n < length ?xs" "exec L t ?i s = Some z" "\<not> unflushed L s t" "visible ?i \<or> quiet ?i"
@@ -1043,9 +1508,8 @@ proof -
     have ac: "acc P t1 k1 True" using a by (simp add: at_l1_def)
     note p = rmw_parts[OF ac]
     have t1: "t1 \<in> src_threads P" using ac by (simp add: acc_def)
+    have w1: "wg_of L t1 \<in> wgs L" using wp t1 by (simp add: well_placed_def)
     have l1l: "l1_loc L B P (wg_of L t1) x" using a xw unfolding l1_loc_def by blast
-    have exc: "\<And>b. is_wr P b \<Longrightarrow> sloc P b = Some x \<Longrightarrow> ewg L b \<noteq> None \<Longrightarrow> ewg L b = Some (wg_of L t1)"
-      using l1_loc_excl[OF sc rr rows(3) l1l] by blast
     have wy: "wx S P s' x w" using xw by blast
     show "w = grf g' (Acc t1 k1 False) \<or> w = Acc t1 k1 True \<or> sb L g' w (grf g' (Acc t1 k1 False))
       \<or> sb L g' (Acc t1 k1 True) w"
@@ -1068,7 +1532,7 @@ proof -
         have iw: "is_wr P w" "done_ev S P s' w" "\<not> done_ev S P s w" using wy False by (auto simp: wx_def wp')
         have w3: "clk g < gt g' w" "ga3 g' w = None" using gs2 iw by blast+
         have swx: "sloc P w = Some x" using wx_loc[OF wy] .
-        have wt: "wg_of L t = wg_of L t1" using exc[of w] iw(1) swx wp' by simp
+        have vis: "visible ?i" using se(1)[OF _ iw(3)] iw(2) wp' by auto
         obtain y0 where y0: "sloc P w = Some y0 \<and> (\<exists>p. w = Acc t ?k p)
           \<and> ((((\<exists>v. ?i = ST v y0) \<or> (\<exists>r. ?i = INCL1 r y0)) \<and> ga2 g' w = None \<and> h1 g' (wg_of L t) y0 = w)
             \<or> ((\<exists>r. ?i = INCL2 r y0) \<and> ga2 g' w = Some (gt g' w) \<and> h2 g' (dev_of L (wg_of L t)) y0 = w))"
@@ -1079,29 +1543,48 @@ proof -
         have home: "(ga2 g (Acc t1 k1 True) = None \<longrightarrow> ewg L (Acc t1 k1 True) = Some (wg_of L t1))
             \<and> (ga3 g (Acc t1 k1 True) = None \<longrightarrow> dv L (Acc t1 k1 True) = Some (dev_of L (wg_of L t1)))
             \<and> (ga2 g (Acc t1 k1 True) = None \<longrightarrow> ga3 g (Acc t1 k1 True) = None)"
-          using l1_loc_home[OF inv exc t1 refl we1] .
+          using l1_loc_home[OF inv sc rr rl rows(3) dcf at2 l1l we1] .
         have lt: "gt g (Acc t1 k1 True) < clk g" using gt_lt[OF ti c0 we1] .
+        have dvw: "dv L (Acc t1 k1 True) = dv L w" using dv_wr_conflict[OF dcf p(1) _ _ wy] xw wp' by simp
+        from l1_loc_excl[OF sc rr rows(3) l1l iw(1) swx] wp'
+        consider (own) "wg_of L t = wg_of L t1" | (remote) "racq_ev P w" by auto
+        note wk = this
         show ?thesis
         proof (cases "\<exists>r. ?i = INCL2 r x")
           case False
           then have g2: "ga2 g' w = None" using y0 y by blast
+          have wt: "wg_of L t = wg_of L t1"
+          proof (cases rule: wk)
+            case remote
+            have "?i = src_access B (src_code P t ! ?k)" using se(2) vis by blast
+            then show ?thesis using racq_incl2[OF rl rows(3) remote iw(1) wp' swx] False by auto
+          qed
           have "sb L g' (Acc t1 k1 True) w"
             by (rule sb_fresh1) (use home o g2 w3 wt wp' lt in simp_all)
           then show ?thesis by blast
         next
           case True
           then obtain r where r: "?i = INCL2 r x" by blast
-          have c2: "?n < length ?xs \<and> ?xs ! ?n = INCL2 r x" using z(1) r by (intro conjI)
-          have lf: "lk_flushed ?xs ?n"
-            using bspec[OF lkc2 t, THEN spec[of _ ?n], THEN spec[of _ r], THEN spec[of _ x], THEN mp, OF c2] .
-          have nf: "Flush t \<notin> set (l1_fifo s (wg_of L t))" using z(3) ww by (auto simp: unflushed_def)
-          have "Acc t1 k1 True \<notin> pend1 L S P s g (wg_of L t) x" using flk_use[OF fl t lf nf] a by blast
-          then have a2: "ga2 g (Acc t1 k1 True) \<noteq> None" using we1 wt by (auto simp: pend1_def)
+          have lf: "lk_flushed_for L ?xs ?n (wg_of L t) (wg_of L t1)"
+          proof (cases rule: wk)
+            case own
+            have c2: "?n < length ?xs \<and> ?xs ! ?n = INCL2 r x" using z(1) r by (intro conjI)
+            have "lk_flushed ?xs ?n"
+              using bspec[OF lkc2 t, THEN spec[of _ ?n], THEN spec[of _ r], THEN spec[of _ x], THEN mp, OF c2] .
+            then show ?thesis using lk_flushed_own[OF dt ww] own by simp
+          next
+            case remote
+            have rc: "rr_code ?xs ?n" using rr_step[OF rows(1,2) rrw rows(3) t z(1) vis kdef] remote iw(1) wp' by simp
+            have "wg_of L t1 \<in> wgs_in L DV (wg_of L t)" using w1 dvw wp' by (simp add: dv_def wgs_in_def)
+            then show ?thesis using rr_flushed[OF dt rc] z(1) by simp
+          qed
+          have nf: "Flush t \<notin> set (l1_fifo s (wg_of L t1))" using z(3) w1 by (auto simp: unflushed_def)
+          have "Acc t1 k1 True \<notin> pend1 L S P s g (wg_of L t1) x" using flk_use[OF fl t lf nf] a by blast
+          then have a2: "ga2 g (Acc t1 k1 True) \<noteq> None" using we1 by (auto simp: pend1_def)
           have g2: "ga2 g' w = Some (gt g' w)" using y0 y r by auto
           have "the (ga2 g (Acc t1 k1 True)) < clk g" using time_perf[OF ti we1] a2 by auto
-          moreover have "dv L (Acc t1 k1 True) = dv L w" using wt wp' by (simp add: dv_def)
-          ultimately have "sb L g' (Acc t1 k1 True) w"
-            using sb_after_l2[of g' "Acc t1 k1 True" "clk g" w] a2 o w3 g2 by simp
+          then have "sb L g' (Acc t1 k1 True) w"
+            using sb_after_l2[of g' "Acc t1 k1 True" "clk g" w] a2 o w3 g2 dvw by simp
           then show ?thesis by blast
         qed
       qed
@@ -1126,28 +1609,18 @@ proof -
       have nw: "\<not> l2_win L S P s (wg_of L t) x"
       proof
         assume "l2_win L S P s (wg_of L t) x"
-        then obtain u q r where u: "u \<in> src_threads P" "wg_of L u = wg_of L t" "q < pc s u"
-            "instrs (compile S P) u ! q = INCL2 r x" "\<forall>m. q < m \<and> m < pc s u \<longrightarrow> calm (instrs (compile S P) u ! m)"
-            "win (instrs (compile S P) u) (pc s u)"
+        then obtain u sc where u: "u \<in> src_threads P" "held (instrs (compile S P) u) (pc s u) = Some sc"
+            "wg_of L t \<in> wgs_in L sc (wg_of L u)" "win_in L (instrs (compile S P) u) (pc s u) (wg_of L u) (wg_of L t)"
           unfolding l2_win_def by blast
-        have c3: "q < pc s u \<and> instrs (compile S P) u ! q = INCL2 r x
-            \<and> (\<forall>m. q < m \<and> m < pc s u \<longrightarrow> calm (instrs (compile S P) u ! m)) \<and> win (instrs (compile S P) u) (pc s u)"
-          using u(3-6) by (intro conjI)
-        have hu: "held (instrs (compile S P) u) (pc s u) \<noteq> None"
-          using bspec[OF lkc3 u(1), THEN spec[of _ q], THEN spec[of _ "pc s u"], THEN spec[of _ r], THEN spec[of _ x],
-            THEN mp, OF c3] .
         have uq: "u \<in> threads (compile S P)" using u(1) by (simp add: compile_def)
-        have wu: "wg_of L u \<in> wgs L" using u(2) ww by simp
-        have lu: "rmw_lock s (wg_of L u) = Some u" using own_lock[OF lk uq hu wu] .
+        have lu: "rmw_lock s (wg_of L t) = Some u" using lock_invD1[OF lk uq u(2,3)] .
         have c1: "?n < length ?xs \<and> ?xs ! ?n = INCL1 r0 x" using z(1) ii by (intro conjI)
         have ht: "held ?xs ?n \<noteq> None"
           using bspec[OF lkc1 t, THEN spec[of _ ?n], THEN spec[of _ r0], THEN spec[of _ x], THEN mp, OF c1, THEN conjunct1] .
         have lt: "rmw_lock s (wg_of L t) = Some t" using own_lock[OF lk tq ht ww] .
-        have "rmw_lock s (wg_of L t) = Some u" using lu u(2) by (simp only:)
-        then have "Some u = Some t" using lt by (simp only:)
-        then have ut: "u = t" by (simp only: option.inject)
+        then have ut: "u = t" using lu by simp
         have "\<not> win ?xs ?n" using visible_no_win[OF z(1) vis] .
-        then show False using u(6) ut by simp
+        then show False using win_in_win[OF u(4)] ut by simp
       qed
       show ?thesis
       proof (cases "w = Acc t1 k1 True")
@@ -1230,7 +1703,7 @@ text \<open>Every invariant at once, for one ghost: Hrf_Coherence's and
 lemma rsp_reachable:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-      "prom_rows S A B" "rl_rows S A B"
+      "prom_rows S A B" "rl_rows S A B" "rr_rows S A B"
     and wp: "well_placed L P" and sc: "scoped_conflicts L P" and dcf: "dev_conflicts L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
   shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g
@@ -1270,6 +1743,8 @@ proof -
     then have u: "u \<in> src_threads P" using thr by simp
     show "disciplined (instrs (compile S P) u)" using lk_codeD1[OF bspec[OF lc u]] .
   qed
+  have dis': "\<forall>u \<in> src_threads P. disciplined (instrs (compile S P) u)"
+    using dis thr by simp
   have iv: "l2_invalidated S B" using acq_l2_invalidated[OF rows(5)] .
   have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
     using reach by (simp add: reachable_def)
@@ -1308,9 +1783,9 @@ proof -
       moreover have "flk_ok L S B P s2 g'"
         by (rule flk_thread[OF g(1,2) thr rows(1-3) wp g'(5,6) g(9) lkc1 g(10)])
       moreover have "ln_ok L S B P s2 g'"
-        by (rule ln_thread[OF g(1) g'(1) thr rows(1-3,5) wp sc rows(6) dcf g'(5,6) g(4,11)])
+        by (rule ln_thread[OF g(1) g'(1) thr rows(1-3,5) wp sc rows(6,8,9) dcf g'(5,6) dis' lkc3 g(4,13,11)])
       moreover have "at1_ok L S B P s2 g'"
-        by (rule at1_thread[OF g(1) thr rows(1-3) wp sc rows(6) dcf g'(5,6) g(9) lkc1 lkc2 lkc3 g(4,10,11,12)])
+        by (rule at1_thread[OF g(1) thr rows(1-3) wp sc rows(6,8,9) dcf g'(5,6) g(9) dis' lkc1 lkc2 g(4,10,11,12,13)])
       moreover have "at2_ok L S B P s2 g'" by (rule at2_thread[OF g(1) thr rows(1-3) dcf g'(5,6) g(4,13)])
       ultimately show ?thesis using g' hb' by blast
     next
@@ -1329,7 +1804,7 @@ proof -
       moreover have "kr_ok L S P s2 g'" using kr_env[OF pc g'(5,6) ei g(8)] .
       moreover have "lock_inv L (compile S P) s2" using lock_inv_cong[of "compile S P" s2 s1] pcl g(9) by simp
       moreover have "flk_ok L S B P s2 g'" by (rule flk_env[OF g(1) env g(10) g'(8)])
-      moreover have "ln_ok L S B P s2 g'" using ln_env[OF pc g'(6,7) g(1,4) dcf sc rows(6,3) g(11)] .
+      moreover have "ln_ok L S B P s2 g'" using ln_env[OF pc g'(6,7) g(1,4) dcf sc rows(6,8,3) g(13,11)] .
       moreover have "at1_ok L S B P s2 g'" using at1_env[OF pc g'(5,6) ei g(12)] .
       moreover have "at2_ok L S B P s2 g'" using at2_env[OF pc g'(5,6) ei g(13)] .
       moreover have "rp_ok L S P s2 g'" using rp_env[OF pc g'(5,6,7) g(1,4,14)] .
@@ -1373,7 +1848,7 @@ qed
 
 theorem machine_candidate_rmw_atomic:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-      "prom_rows S A B" "rl_rows S A B"
+      "prom_rows S A B" "rl_rows S A B" "rr_rows S A B"
     and wp: "well_placed L P" and dcf: "dev_conflicts L P"
     and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
@@ -1391,7 +1866,7 @@ qed
 
 corollary machine_outcomes_rmw_atomic:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "rl_rows S A B" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
     "load_promotion L P" "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
@@ -1766,10 +2241,10 @@ lemmas lk_code_simps = lk_code_upt lk_flushed_upt win_upt held_def disciplined_d
 text \<open>The same theorem for a scheme whose rows take the locks as lk_code says.\<close>
 corollary machine_outcomes_rmw_atomic_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "rl_rows S A B" "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
     "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
-  using machine_outcomes_rmw_atomic[OF assms(1-8,10-14) lk_rows_code[OF assms(9,3)]] .
+  using machine_outcomes_rmw_atomic[OF assms(1-9,11-15) lk_rows_code[OF assms(10,3)]] .
 
 end

@@ -210,14 +210,14 @@ proof (intro allI impI)
   next
     assume "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> ((\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<and> \<not> rmw_ins (ins P t i)))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x))
        \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic"
     then have "atomic_ev P (Acc u j False)" "op_scope (ins P t i) \<noteq> NonAtomic" by (blast intro: n82_atomic)+
     then show ?thesis by (simp add: atomic_ev_def)
   next
     assume "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> is_wr P (Acc u j q)
-       \<and> \<not> op_remote (ins P u j) \<and> \<not> rmw_ins (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
+       \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
     then have "atomic_ev P (Acc t i p)" "op_scope (ins P u j) \<noteq> NonAtomic" by (blast intro: n82_atomic)+
     then show ?thesis by (simp add: atomic_ev_def)
   qed
@@ -325,8 +325,8 @@ proof -
       case False
       have "ewg L (f r) \<noteq> None" "ewg L r \<noteq> None" "ewg L (f r) \<noteq> ewg L r" using False wt ru by simp_all
       then have "wide_ev P (f r) \<and> (wide_ev P r \<or> (rstore_ev P (f r) \<and> \<not> is_wr P r))
-          \<or> (atomic_ev P (f r) \<and> \<not> remote_ev P (f r) \<and> (rload_ev P r \<or> (racq_ev P r \<and> \<not> rmw_ev P (f r))))
-          \<or> (racq_ev P (f r) \<and> is_wr P r \<and> atomic_ev P r \<and> \<not> remote_ev P r \<and> \<not> rmw_ev P r)"
+          \<or> (atomic_ev P (f r) \<and> \<not> remote_ev P (f r) \<and> (rload_ev P r \<or> racq_ev P r))
+          \<or> (racq_ev P (f r) \<and> is_wr P r \<and> atomic_ev P r \<and> \<not> remote_ev P r)"
         using sc[unfolded scoped_conflicts_def, rule_format, of "f r" r] w r by simp
       moreover have "rstore_ev P (f r) \<longrightarrow> remote_ev P (f r)" using wt by (auto simp: rstore_ev_def remote_ev_def)
       ultimately have "wide_ev P (f r) \<and> wide_ev P r \<or> remote_ev P (f r) \<or> remote_ev P r"
@@ -760,7 +760,7 @@ text \<open>On a race-free program whose remote operations promote nothing,
   OpenCL+RSP finds consistent.\<close>
 theorem machine_candidate_consistent:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-      "prom_rows S A B" "rl_rows S A B"
+      "prom_rows S A B" "rl_rows S A B" "rr_rows S A B"
     and wp: "well_placed L P" and dcf: "dev_conflicts L P"
     and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
@@ -793,7 +793,7 @@ qed
 text \<open>So every outcome of such a program is one OpenCL+RSP allows.\<close>
 corollary machine_outcomes_allowed_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "rl_rows S A B" "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
     "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> src_allowed opencl_rsp_consistent L P"
 proof
@@ -802,7 +802,7 @@ proof
       "ob = (regs s, mem s)"
     by (auto simp: outcomes_def)
   show "ob \<in> src_allowed opencl_rsp_consistent L P"
-    using machine_candidate_consistent[OF assms(1-8,10-14) lk_rows_code[OF assms(9,3)] s(1,2)] s(3)
+    using machine_candidate_consistent[OF assms(1-9,11-15) lk_rows_code[OF assms(10,3)] s(1,2)] s(3)
     unfolding src_allowed_def by blast
 qed
 
@@ -811,13 +811,13 @@ text \<open>With deadlock freedom: such a scheme is sound against OpenCL+RSP
   nothing, on one device.\<close>
 theorem machine_sound_on_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "rl_rows S A B" "lk_rows S (A \<union> B)" "disciplined_scheme S" "well_placed L P" "dev_conflicts L P" "load_promotion L P"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "lk_rows S (A \<union> B)" "disciplined_scheme S" "well_placed L P" "dev_conflicts L P" "load_promotion L P"
   shows "opencl_rsp_source.sound_on L wb S P"
 proof -
   have "compilable S P" using assms(1-3) by (fastforce simp: compilable_def l1_rows_def l2_rows_def)
   then show ?thesis
     unfolding opencl_rsp_source.sound_on_def
-    using machine_outcomes_allowed_rows[OF assms(1-9,11,12) _ _ assms(13)] scheme_deadlock_free[OF assms(10) _ assms(11)]
+    using machine_outcomes_allowed_rows[OF assms(1-10,12,13) _ _ assms(14)] scheme_deadlock_free[OF assms(11) _ assms(12)]
     by blast
 qed
 

@@ -14,7 +14,7 @@
    programs whose conflicts across work-groups are between atomics at
    device scope or wider, or a remote store read by an atomic load, or a
    work-group-scope atomic write read by a remote load, or a
-   work-group-scope atomic store and a remote RMW (what race freedom gives
+   work-group-scope atomic write and a remote RMW (what race freedom gives
    a program whose remote operations promote at most such loads and
    writes, Hrf_Source_Opencl's race_free_conflicts_incl), compiled by rows
    whose writes at such scope flush first, whose RMWs at such scope are
@@ -69,17 +69,10 @@ lemma racq_atomic: "racq_ev P e \<Longrightarrow> atomic_ev P e"
 lemma racq_rstore: "racq_ev P e \<Longrightarrow> \<not> rstore_ev P e"
   by (cases e) (auto simp: racq_ev_def rstore_ev_def)
 
-text \<open>An RMW's instruction, and its events.\<close>
-definition rmw_ins :: "src_instr \<Rightarrow> bool" where
-  "rmw_ins c \<longleftrightarrow> (\<exists>sc rm r x. c = Op (FetchInc sc rm) r x)"
-
-definition rmw_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
-  "rmw_ev P e \<longleftrightarrow> (case e of Init x \<Rightarrow> False | Acc t i p \<Rightarrow> rmw_ins (ins P t i))"
-
 text \<open>Accesses of one location from two work-groups, one a write, are
   atomics at device scope or wider, but for a read of a remote store, for a
   remote load that reads a work-group-scope atomic write, and for a remote
-  RMW against a work-group-scope atomic store ([HRF14] sec. 4: a race-free
+  RMW against a work-group-scope atomic write ([HRF14] sec. 4: a race-free
   program's conflicting accesses from two work-groups are atomics each in
   the other's scope; a scope that holds another work-group is the device's
   or the system's; [RSP15] sec. 5.1: promotion lets a remote release reach
@@ -89,8 +82,8 @@ definition scoped_conflicts :: "layout \<Rightarrow> src_program \<Rightarrow> b
   "scoped_conflicts L P \<longleftrightarrow> (\<forall>a b. is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
      \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<and> ewg L a \<noteq> ewg L b
      \<longrightarrow> wide_ev P a \<and> (wide_ev P b \<or> (rstore_ev P a \<and> \<not> is_wr P b))
-       \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> (rload_ev P b \<or> (racq_ev P b \<and> \<not> rmw_ev P a)))
-       \<or> (racq_ev P a \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b \<and> \<not> rmw_ev P b))"
+       \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> (rload_ev P b \<or> racq_ev P b))
+       \<or> (racq_ev P a \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b))"
 
 text \<open>So a write below device scope conflicts across work-groups only with
   remote acquires, and is an atomic, not remote.\<close>
@@ -100,8 +93,8 @@ lemma sc_narrow:
   shows "racq_ev P b \<and> atomic_ev P e \<and> \<not> remote_ev P e"
 proof -
   have "wide_ev P e \<and> (wide_ev P b \<or> (rstore_ev P e \<and> \<not> is_wr P b))
-       \<or> (atomic_ev P e \<and> \<not> remote_ev P e \<and> (rload_ev P b \<or> (racq_ev P b \<and> \<not> rmw_ev P e)))
-       \<or> (racq_ev P e \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b \<and> \<not> rmw_ev P b)"
+       \<or> (atomic_ev P e \<and> \<not> remote_ev P e \<and> (rload_ev P b \<or> racq_ev P b))
+       \<or> (racq_ev P e \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b)"
     using sc[unfolded scoped_conflicts_def, rule_format, of e b] e(1) b by auto
   then show ?thesis using e(2) racq_wide rload_racq by blast
 qed
@@ -160,8 +153,8 @@ text \<open>Remote operations that promote at most a work-group-scope atomic loa
   operation is in each other's scope without promotion, or a remote store
   whose scope holds an atomic load that writes nothing, or a remote load
   whose scope holds an atomic write that is not remote, or a remote RMW
-  whose scope holds an atomic store that is not remote (the RMW's read and
-  write against the store). A program whose remote operations promote at
+  whose scope holds an atomic write that is not remote (a store or an RMW;
+  the remote RMW's read and write against it). A program whose remote operations promote at
   most loads by remote stores is one.\<close>
 definition load_promotion :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
   "load_promotion L P \<longleftrightarrow> (\<forall>t i p u j q. is_wr P (Acc t i p) \<and> (is_rd P (Acc u j q) \<or> is_wr P (Acc u j q)) \<and> t \<noteq> u
@@ -169,10 +162,10 @@ definition load_promotion :: "layout \<Rightarrow> src_program \<Rightarrow> boo
      \<longrightarrow> (reaches L P t i u \<and> reaches L P u j t)
        \<or> (rstore_ev P (Acc t i p) \<and> reaches L P t i u \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
        \<or> (((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> ((\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<and> \<not> rmw_ins (ins P t i)))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x))
           \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
        \<or> ((\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
-          \<and> \<not> op_remote (ins P u j) \<and> \<not> rmw_ins (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic))"
+          \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic))"
 
 lemma store_promotion_load: "store_promotion L P \<Longrightarrow> load_promotion L P"
   unfolding store_promotion_def load_promotion_def
@@ -294,11 +287,11 @@ lemma race_free_n82:
        \<and> rstore_ev P (Acc t i p) \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
     \<or> ((enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> ((\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<and> \<not> rmw_ins (ins P t i)))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x))
        \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
     \<or> ((enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> is_wr P (Acc u j q)
-       \<and> \<not> op_remote (ins P u j) \<and> \<not> rmw_ins (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic)"
+       \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic)"
 proof -
   have acc_a: "acc P t i p" "wr (ins P t i) p" using a by auto
   have acc_b: "acc P u j q" using b by auto
@@ -315,10 +308,10 @@ proof -
     then have "(reaches L P t i u \<and> reaches L P u j t)
        \<or> (rstore_ev P (Acc t i p) \<and> reaches L P t i u \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
        \<or> (((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> ((\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<and> \<not> rmw_ins (ins P t i)))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x))
           \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
        \<or> ((\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
-          \<and> \<not> op_remote (ins P u j) \<and> \<not> rmw_ins (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic)"
+          \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic)"
       using rem a b tu same unfolding load_promotion_def by blast
     then show ?thesis using reaches_n82 acc_a(1) acc_b0 by blast
   next
@@ -358,8 +351,8 @@ proof (intro allI impI)
     using h a b by simp_all
   from race_free_n82[OF nr rfree fin rem hw(1,2) tu hw(3)]
   show "wide_ev P a \<and> (wide_ev P b \<or> (rstore_ev P a \<and> \<not> is_wr P b))
-    \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> (rload_ev P b \<or> (racq_ev P b \<and> \<not> rmw_ev P a)))
-    \<or> (racq_ev P a \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b \<and> \<not> rmw_ev P b)"
+    \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> (rload_ev P b \<or> racq_ev P b))
+    \<or> (racq_ev P a \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b)"
   proof (elim disjE)
     assume "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
       \<and> (enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})"
@@ -374,16 +367,16 @@ proof (intro allI impI)
   next
     assume h3: "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> ((\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<and> \<not> rmw_ins (ins P t i)))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x))
        \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic"
     then have "op_scope (ins P u j) \<in> {Device, AllDevices}" using n82_wide wg by metis
-    then show ?thesis using a b h3 by (auto simp: atomic_ev_def remote_ev_def rload_ev_def racq_ev_def rmw_ev_def)
+    then show ?thesis using a b h3 by (auto simp: atomic_ev_def remote_ev_def rload_ev_def racq_ev_def)
   next
     assume h4: "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> is_wr P (Acc u j q)
-       \<and> \<not> op_remote (ins P u j) \<and> \<not> rmw_ins (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
+       \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
     then have "op_scope (ins P t i) \<in> {Device, AllDevices}" using n82_wide wg by blast
-    then show ?thesis using a b h4 by (auto simp: atomic_ev_def remote_ev_def racq_ev_def rmw_ev_def)
+    then show ?thesis using a b h4 by (auto simp: atomic_ev_def remote_ev_def racq_ev_def)
   qed
 qed
 
@@ -3565,8 +3558,8 @@ proof -
             case False
             have wu: "wg_of L u' \<noteq> ?w0" using False uw rk by simp
             have "wide_ev P w' \<and> (wide_ev P r \<or> (rstore_ev P w' \<and> \<not> is_wr P r))
-                \<or> (atomic_ev P w' \<and> \<not> remote_ev P w' \<and> (rload_ev P r \<or> (racq_ev P r \<and> \<not> rmw_ev P w')))
-                \<or> (racq_ev P w' \<and> is_wr P r \<and> atomic_ev P r \<and> \<not> remote_ev P r \<and> \<not> rmw_ev P r)"
+                \<or> (atomic_ev P w' \<and> \<not> remote_ev P w' \<and> (rload_ev P r \<or> racq_ev P r))
+                \<or> (racq_ev P w' \<and> is_wr P r \<and> atomic_ev P r \<and> \<not> remote_ev P r)"
               using sc[unfolded scoped_conflicts_def, rule_format, of w' r] wr' sy(1) uw rk wu by simp
             then show ?thesis using prom wu nwide rload_wide racq_wide rd_not_wr[OF sy(1)] by blast
           next
@@ -3587,8 +3580,8 @@ proof -
                 unfolding fw_def by blast
               have "ewg L e \<noteq> ewg L r" using e(4) wu rk by simp
               then have "wide_ev P e \<and> (wide_ev P r \<or> (rstore_ev P e \<and> \<not> is_wr P r))
-                  \<or> (atomic_ev P e \<and> \<not> remote_ev P e \<and> (rload_ev P r \<or> (racq_ev P r \<and> \<not> rmw_ev P e)))
-                  \<or> (racq_ev P e \<and> is_wr P r \<and> atomic_ev P r \<and> \<not> remote_ev P r \<and> \<not> rmw_ev P r)"
+                  \<or> (atomic_ev P e \<and> \<not> remote_ev P e \<and> (rload_ev P r \<or> racq_ev P r))
+                  \<or> (racq_ev P e \<and> is_wr P r \<and> atomic_ev P r \<and> \<not> remote_ev P r)"
                 using sc[unfolded scoped_conflicts_def, rule_format, of e r] e(1-3) sy(1) wr'(2) rk by simp
               then show ?thesis using nwide e(5) rload_wide racq_wide rd_not_wr[OF sy(1)] by blast
             next
