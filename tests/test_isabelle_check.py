@@ -452,9 +452,9 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
             "        \\<and> knows_at L P g (Acc t k False) a \\<longrightarrow>",
             "rp_thread",
         ),
-        "\\<longrightarrow> wide_ev P a \\<and> (wide_ev P b \\<or> (rstore_ev P a \\<and> \\<not> is_wr P b))\n": (
+        "sc_pair P a b \\<longleftrightarrow> wide_ev P a \\<and> (wide_ev P b \\<or> (rstore_ev P a \\<and> \\<not> is_wr P b))\n": (
             happens,
-            "\\<longrightarrow> wide_ev P a \\<and> (wide_ev P b \\<or> (remote_ev P a \\<and> \\<not> is_wr P b))\n",
+            "sc_pair P a b \\<longleftrightarrow> wide_ev P a \\<and> (wide_ev P b \\<or> (remote_ev P a \\<and> \\<not> is_wr P b))\n",
             "kl_thread",
         ),
         '| "fl_next (i # xs) = (case i of FLUL1 sc \\<Rightarrow> sc \\<noteq> WG |': (

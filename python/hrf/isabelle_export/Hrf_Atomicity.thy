@@ -1000,7 +1000,7 @@ proof (rule ccontr)
   moreover have "is_rd P b \<or> is_wr P b" using b(1) by blast
   moreover have "ewg L (Acc t k True) \<noteq> ewg L b" using nb \<open>ewg L (Acc t k True) = Some w\<close> by simp
   ultimately have "wide_ev P (Acc t k True) \<or> rload_ev P b \<or> racq_ev P b \<or> racq_ev P (Acc t k True)"
-    using sc b(3) unfolding scoped_conflicts_def by blast
+    using sc b(3) unfolding scoped_conflicts_def sc_pair_def by blast
   then show False using nw nr rload_racq racq_wide by blast
 qed
 

@@ -324,13 +324,11 @@ proof -
     next
       case False
       have "ewg L (f r) \<noteq> None" "ewg L r \<noteq> None" "ewg L (f r) \<noteq> ewg L r" using False wt ru by simp_all
-      then have "wide_ev P (f r) \<and> (wide_ev P r \<or> (rstore_ev P (f r) \<and> \<not> is_wr P r))
-          \<or> (atomic_ev P (f r) \<and> \<not> remote_ev P (f r) \<and> (rload_ev P r \<or> racq_ev P r))
-          \<or> (racq_ev P (f r) \<and> is_wr P r \<and> atomic_ev P r \<and> \<not> remote_ev P r)"
+      then have "sc_pair P (f r) r"
         using sc[unfolded scoped_conflicts_def, rule_format, of "f r" r] w r by simp
       moreover have "rstore_ev P (f r) \<longrightarrow> remote_ev P (f r)" using wt by (auto simp: rstore_ev_def remote_ev_def)
       ultimately have "wide_ev P (f r) \<and> wide_ev P r \<or> remote_ev P (f r) \<or> remote_ev P r"
-        using racq_remote rload_racq by blast
+        using racq_remote rload_racq unfolding sc_pair_def by blast
       moreover have "dv L (f r) = dv L r"
         using dcf[unfolded dev_conflicts_def, rule_format, of "f r" r] w r \<open>ewg L (f r) \<noteq> None\<close> \<open>ewg L r \<noteq> None\<close>
         by simp

@@ -78,12 +78,22 @@ text \<open>Accesses of one location from two work-groups, one a write, are
   or the system's; [RSP15] sec. 5.1: promotion lets a remote release reach
   a work-group-scope acquire of another work-group, and a remote acquire a
   work-group-scope release).\<close>
+definition sc_pair :: "src_program \<Rightarrow> sev \<Rightarrow> sev \<Rightarrow> bool" where
+  "sc_pair P a b \<longleftrightarrow> wide_ev P a \<and> (wide_ev P b \<or> (rstore_ev P a \<and> \<not> is_wr P b))
+     \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> (rload_ev P b \<or> racq_ev P b))
+     \<or> (racq_ev P a \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b)"
+
+text \<open>A program all of whose such pairs are so.\<close>
 definition scoped_conflicts :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
   "scoped_conflicts L P \<longleftrightarrow> (\<forall>a b. is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
-     \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<and> ewg L a \<noteq> ewg L b
-     \<longrightarrow> wide_ev P a \<and> (wide_ev P b \<or> (rstore_ev P a \<and> \<not> is_wr P b))
-       \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> (rload_ev P b \<or> racq_ev P b))
-       \<or> (racq_ev P a \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b))"
+     \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<and> ewg L a \<noteq> ewg L b \<longrightarrow> sc_pair P a b)"
+
+text \<open>A conflicting pair of two work-groups, as scoped_conflicts asks it.\<close>
+lemma sc_pairD:
+  assumes "scoped_conflicts L P" "is_wr P a" "is_rd P b \<or> is_wr P b" "sloc P a = sloc P b"
+    "ewg L a \<noteq> None" "ewg L b \<noteq> None" "ewg L a \<noteq> ewg L b"
+  shows "sc_pair P a b"
+  using assms unfolding scoped_conflicts_def by blast
 
 text \<open>So a write below device scope conflicts across work-groups only with
   remote acquires, and is an atomic, not remote.\<close>
@@ -92,11 +102,8 @@ lemma sc_narrow:
     and b: "is_rd P b \<or> is_wr P b" "sloc P b = sloc P e" "ewg L e \<noteq> None" "ewg L b \<noteq> None" "ewg L b \<noteq> ewg L e"
   shows "racq_ev P b \<and> atomic_ev P e \<and> \<not> remote_ev P e"
 proof -
-  have "wide_ev P e \<and> (wide_ev P b \<or> (rstore_ev P e \<and> \<not> is_wr P b))
-       \<or> (atomic_ev P e \<and> \<not> remote_ev P e \<and> (rload_ev P b \<or> racq_ev P b))
-       \<or> (racq_ev P e \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b)"
-    using sc[unfolded scoped_conflicts_def, rule_format, of e b] e(1) b by auto
-  then show ?thesis using e(2) racq_wide rload_racq by blast
+  have "sc_pair P e b" using sc_pairD[OF sc e(1) b(1)] b(2-5) by auto
+  then show ?thesis using e(2) racq_wide rload_racq unfolding sc_pair_def by blast
 qed
 
 text \<open>A location two work-groups access and that only atomics at device
@@ -350,33 +357,31 @@ proof (intro allI impI)
     "sloc P (Acc t i p) = sloc P (Acc u j q)"
     using h a b by simp_all
   from race_free_n82[OF nr rfree fin rem hw(1,2) tu hw(3)]
-  show "wide_ev P a \<and> (wide_ev P b \<or> (rstore_ev P a \<and> \<not> is_wr P b))
-    \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> (rload_ev P b \<or> racq_ev P b))
-    \<or> (racq_ev P a \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b)"
+  show "sc_pair P a b"
   proof (elim disjE)
     assume "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
       \<and> (enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})"
     then have "op_scope (ins P t i) \<in> {Device, AllDevices}" "op_scope (ins P u j) \<in> {Device, AllDevices}"
       using n82_wide wg by (blast, metis)
-    then show ?thesis using a b by (simp add: wide_ev_def)
+    then show ?thesis using a b by (simp add: wide_ev_def sc_pair_def)
   next
     assume h2: "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> rstore_ev P (Acc t i p) \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
     then have "op_scope (ins P t i) \<in> {Device, AllDevices}" using n82_wide wg by blast
-    then show ?thesis using a b h2 by (simp add: wide_ev_def)
+    then show ?thesis using a b h2 by (simp add: wide_ev_def sc_pair_def)
   next
     assume h3: "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
             \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x))
        \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic"
     then have "op_scope (ins P u j) \<in> {Device, AllDevices}" using n82_wide wg by metis
-    then show ?thesis using a b h3 by (auto simp: atomic_ev_def remote_ev_def rload_ev_def racq_ev_def)
+    then show ?thesis using a b h3 by (auto simp: atomic_ev_def remote_ev_def rload_ev_def racq_ev_def sc_pair_def)
   next
     assume h4: "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> is_wr P (Acc u j q)
        \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
     then have "op_scope (ins P t i) \<in> {Device, AllDevices}" using n82_wide wg by blast
-    then show ?thesis using a b h4 by (auto simp: atomic_ev_def remote_ev_def racq_ev_def)
+    then show ?thesis using a b h4 by (auto simp: atomic_ev_def remote_ev_def racq_ev_def sc_pair_def)
   qed
 qed
 
@@ -3557,11 +3562,10 @@ proof -
           proof (cases "ewg L w' = ewg L r")
             case False
             have wu: "wg_of L u' \<noteq> ?w0" using False uw rk by simp
-            have "wide_ev P w' \<and> (wide_ev P r \<or> (rstore_ev P w' \<and> \<not> is_wr P r))
-                \<or> (atomic_ev P w' \<and> \<not> remote_ev P w' \<and> (rload_ev P r \<or> racq_ev P r))
-                \<or> (racq_ev P w' \<and> is_wr P r \<and> atomic_ev P r \<and> \<not> remote_ev P r)"
+            have "sc_pair P w' r"
               using sc[unfolded scoped_conflicts_def, rule_format, of w' r] wr' sy(1) uw rk wu by simp
-            then show ?thesis using prom wu nwide rload_wide racq_wide rd_not_wr[OF sy(1)] by blast
+            then show ?thesis using prom wu nwide rload_wide racq_wide rd_not_wr[OF sy(1)] unfolding sc_pair_def
+              by blast
           next
             case True
           then have wu: "wg_of L u' = ?w0" using uw rk by simp
@@ -3579,11 +3583,10 @@ proof -
                   "\<not> rstore_ev P e"
                 unfolding fw_def by blast
               have "ewg L e \<noteq> ewg L r" using e(4) wu rk by simp
-              then have "wide_ev P e \<and> (wide_ev P r \<or> (rstore_ev P e \<and> \<not> is_wr P r))
-                  \<or> (atomic_ev P e \<and> \<not> remote_ev P e \<and> (rload_ev P r \<or> racq_ev P r))
-                  \<or> (racq_ev P e \<and> is_wr P r \<and> atomic_ev P r \<and> \<not> remote_ev P r)"
+              then have "sc_pair P e r"
                 using sc[unfolded scoped_conflicts_def, rule_format, of e r] e(1-3) sy(1) wr'(2) rk by simp
-              then show ?thesis using nwide e(5) rload_wide racq_wide rd_not_wr[OF sy(1)] by blast
+              then show ?thesis using nwide e(5) rload_wide racq_wide rd_not_wr[OF sy(1)] unfolding sc_pair_def
+                by blast
             next
               assume sa: "sloc P a = sloc P w'"
               have db: "done_ev S P s b" using hbm_done[OF ei sy(5) hr[unfolded w'_def]] .
