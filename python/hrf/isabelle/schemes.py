@@ -202,6 +202,17 @@ def disciplined_row(seq) -> bool:
     return held is None
 
 
+def _held(seq) -> list:
+    """The scope of the rmw lock a row holds before each of its positions
+    (its length + 1 of them), None where it holds none (Hrf_Simulation's
+    `held`)."""
+    held = [None]
+    for word in seq:
+        op, *arg = word.split()
+        held.append(arg[0] if op == "LKrmw" else None if op == "UNLKrmw" else held[-1])
+    return held
+
+
 def locked_row(seq) -> bool:
     """Whether a row takes its rmw locks as Hrf_Atomicity's `lk_code` says,
     position by position: disciplined; an increment in the L1 (RMWL1) inside
@@ -215,9 +226,7 @@ def locked_row(seq) -> bool:
         return False
     ops = [word.split()[0] for word in seq]
     n = len(ops)
-    held = [False] * (n + 1)  # an rmw lock is held before position p
-    for p, op in enumerate(ops):
-        held[p + 1] = True if op == "LKrmw" else False if op == "UNLKrmw" else held[p]
+    held = [scope is not None for scope in _held(seq)]  # an rmw lock is held before position p
 
     def flushed(p):  # Hrf_Atomicity's lk_flushed
         return any(
@@ -257,9 +266,7 @@ def remote_rmw_row(seq) -> bool:
     work-group RMWs of every work-group of its device. hrf chooses,
     Isabelle proves (`<scheme>_rr_rows`)."""
     words = [word.split() for word in seq]
-    held = [None] * (len(words) + 1)  # the scope of the rmw lock held before position p
-    for p, (op, *arg) in enumerate(words):
-        held[p + 1] = arg[0] if op == "LKrmw" else None if op == "UNLKrmw" else held[p]
+    held = _held(seq)
 
     def wide(p, name):
         return words[p][0] == name and words[p][1] in ("DV", "ALL")

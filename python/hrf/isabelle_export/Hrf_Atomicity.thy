@@ -899,6 +899,18 @@ proof -
   then show ?thesis using rr_code_shift[OF _ rw(5)] rw(3,4) by simp
 qed
 
+text \<open>A remote acquire's write is a remote RMW's, at device scope or wider.\<close>
+lemma racq_wr:
+  assumes r: "racq_ev P (Acc t k p)" "is_wr P (Acc t k p)"
+  shows "\<exists>sc r x. ins P t k = Op (FetchInc sc True) r x \<and> sc \<in> {Device, AllDevices} \<and> p"
+proof -
+  obtain sc r0 x0 where c: "ins P t k = Op (Load sc True) r0 x0 \<or> ins P t k = Op (FetchInc sc True) r0 x0"
+      "sc \<in> {Device, AllDevices}"
+    using r(1) by (auto simp: racq_ev_def)
+  have "wr (ins P t k) p" using r(2) by simp
+  then show ?thesis using c by auto
+qed
+
 text \<open>And a thread's step of a remote RMW's write is such an increment.\<close>
 lemma rr_step:
   assumes rows: "l1_rows S A" "l2_rows S B" "rr_rows S A B" "ops_of P \<subseteq> A \<union> B" and t: "t \<in> src_threads P"
@@ -907,11 +919,9 @@ lemma rr_step:
     and r: "racq_ev P (Acc t k p)" "is_wr P (Acc t k p)"
   shows "rr_code (instrs (compile S P) t) n"
 proof -
-  obtain sc r0 x0 where c: "ins P t k = Op (Load sc True) r0 x0 \<or> ins P t k = Op (FetchInc sc True) r0 x0"
-      "sc \<in> {Device, AllDevices}"
-    using r(1) by (auto simp: racq_ev_def)
-  have "wr (ins P t k) p" using r(2) by simp
-  then have fi: "src_code P t ! k = Op (FetchInc sc True) r0 x0" using c(1) by (auto simp: ins_def)
+  obtain sc r0 x0 where c: "ins P t k = Op (FetchInc sc True) r0 x0" "sc \<in> {Device, AllDevices}"
+    using racq_wr[OF r] by blast
+  then have fi: "src_code P t ! k = Op (FetchInc sc True) r0 x0" by (simp add: ins_def)
   have ops: "\<forall>i \<in> set (src_code P t). op_of i \<subseteq> A \<union> B" using rows(4) t by (auto simp: ops_of_def)
   have xs: "instrs (compile S P) t = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
   show ?thesis using compiled_rr[OF rows(1-3) ops _ _ _ fi c(2)] n k xs by simp
@@ -941,15 +951,13 @@ lemma racq_at_l2:
   shows "\<exists>u j. b = Acc u j True \<and> at_l2 B P u j"
 proof -
   obtain u j p where b: "b = Acc u j p" using r(1) by (cases b) (auto simp: racq_ev_def)
-  obtain sc r0 x where c: "ins P u j = Op (Load sc True) r0 x \<or> ins P u j = Op (FetchInc sc True) r0 x"
-      "sc \<in> {Device, AllDevices}"
-    using r(1) b by (auto simp: racq_ev_def)
-  have ac: "acc P u j p" "wr (ins P u j) p" using r(2) b by auto
-  have fi: "ins P u j = Op (FetchInc sc True) r0 x" "p" using c(1) ac(2) by auto
+  obtain sc r0 x where fi: "ins P u j = Op (FetchInc sc True) r0 x" "p" and c: "sc \<in> {Device, AllDevices}"
+    using racq_wr r b by blast
+  have ac: "acc P u j p" using r(2) b by auto
   have "ins P u j \<in> set (src_code P u)" using ac(1) by (simp add: acc_def ins_def)
   moreover have "u \<in> src_threads P" using ac(1) by (simp add: acc_def)
   ultimately have "FetchInc sc True \<in> A \<union> B" using ops fi(1) by (force simp: ops_of_def op_of_def)
-  then have "FetchInc sc True \<in> B" using rl c(2) unfolding rl_rows_def by blast
+  then have "FetchInc sc True \<in> B" using rl c unfolding rl_rows_def by blast
   then show ?thesis using b fi ac(1) by (auto simp: at_l2_def)
 qed
 
