@@ -71,6 +71,8 @@ MAIN_CONSTANTS = {
     "THE",
     "SOME",
     "Max",
+    "Sigma",
+    "wf",
 }
 MAIN_TYPES = {"nat", "int", "bool", "set", "rel", "list", "option", "string"}
 # Inner-syntax words that are not names.

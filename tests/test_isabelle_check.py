@@ -363,11 +363,12 @@ def test_opencl_rsp_as_a_source_model_loads_and_planted_errors_break_it(tmp_path
 
 def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_it(tmp_path):
     # Hrf_Happens proves, for every race-free program whose remote
-    # operations promote at most a load by a remote store or a
-    # work-group-scope write to a remote load (load_promotion), compiled by
-    # rows whose device-scope writes flush first, whose device-scope RMWs
-    # are performed at the L2 and whose remote loads flush the device's L1s
-    # after their access (rsp-new's), every
+    # operations promote at most a load by a remote store or a remote RMW,
+    # or a work-group-scope write to a remote load or a remote RMW
+    # (load_promotion), compiled by rows whose device-scope writes flush
+    # first, whose device-scope RMWs are performed at the L2 and whose
+    # remote loads and RMWs flush the device's L1s after their access
+    # (rsp-new's), every
     # layout and both write-back policies, that a write a thread knows along
     # happens-before that has not reached the L2 waits in its own
     # work-group's L1, that every write of a location two work-groups
@@ -401,9 +402,10 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
     #   with the store's own write (another work-group may have fetched the
     #   line between the invalidation and the store, and keeps the older
     #   write: rp_thread fails);
-    # - promotion let in for any remote write (a work-group-scope load of
-    #   another work-group reading a remote RMW, whose read is not fresh in
-    #   the reader's L1: kl_thread fails);
+    # - promotion let in for any write at device scope (a work-group-scope
+    #   load of another work-group reading a device-scope store that is not
+    #   remote, whose knowledge is in the L2 but may be older in the
+    #   reader's L1, which nothing invalidates: wg_reader_settled fails);
     # - devices that may share a location one writes and another reads
     #   (dev_conflicts asking only two writes to sit on one device: a read
     #   of another device's write in memory may then find its L2 line
@@ -452,10 +454,10 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
             "        \\<and> knows_at L P g (Acc t k False) a \\<longrightarrow>",
             "rp_thread",
         ),
-        "sc_pair P a b \\<longleftrightarrow> wide_ev P a \\<and> (wide_ev P b \\<or> (rstore_ev P a \\<and> \\<not> is_wr P b))\n": (
+        "sc_pair P a b \\<longleftrightarrow> wide_ev P a \\<and> (wide_ev P b \\<or> ((rstore_ev P a \\<or> racq_ev P a) \\<and> \\<not> is_wr P b))\n": (
             happens,
-            "sc_pair P a b \\<longleftrightarrow> wide_ev P a \\<and> (wide_ev P b \\<or> (remote_ev P a \\<and> \\<not> is_wr P b))\n",
-            "kl_thread",
+            "sc_pair P a b \\<longleftrightarrow> wide_ev P a \\<and> (wide_ev P b \\<or> \\<not> is_wr P b)\n",
+            "wg_reader_settled",
         ),
         '| "fl_next (i # xs) = (case i of FLUL1 sc \\<Rightarrow> sc \\<noteq> WG |': (
             happens,
@@ -665,6 +667,17 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
         r"\(FetchInc Device True, \\<lambda>r x\. \[LKrmw DV, FLUL1 DV, INVL1 DV, INCL2 r x, FLUL1 DV, INVL1 DV, UNLKrmw DV\]\)",
         "(FetchInc Device True, \\\\<lambda>r x. [LKrmw DV, FLUL1 DV, INVL1 DV, INCL2 r x, FLUL1 DV, INVL1 WG, UNLKrmw DV])",
         "rsp_new_rr_rows",
+    )
+    # Planted: the remote RMW invalidating only its own work-group's L1
+    # before the increment (INVL1 WG): another work-group of the device may
+    # keep a line older than what the RMW's thread knew, and a
+    # work-group-scope acquire there that promotion lets read the RMW's
+    # write would find it (tests/test_soundness.py; Hrf_Happens's prom_rows,
+    # and so rsp_new_remote_release_fresh, fail).
+    fails(
+        r"\(FetchInc Device True, \\<lambda>r x\. \[LKrmw DV, FLUL1 DV, INVL1 DV, INCL2 r x, FLUL1 DV, INVL1 DV, UNLKrmw DV\]\)",
+        "(FetchInc Device True, \\\\<lambda>r x. [LKrmw DV, FLUL1 DV, INVL1 WG, INCL2 r x, FLUL1 DV, INVL1 DV, UNLKrmw DV])",
+        "rsp_new_prom_rows",
     )
 
 

@@ -367,7 +367,9 @@ def test_the_explorer_shows_only_outcomes_sc_per_location(tmp_path, name):
 # policies, and cannot deadlock. The explorer, a second implementation of
 # the machine, must agree on a seeded sample across work-groups (atomic or
 # not, work-group or device scope, remote or not).
-def _promotes(accesses, store: bool = True, load: bool = True, rmw: bool = True, rmw_rmw: bool = True) -> bool:
+def _promotes(
+    accesses, store: bool = True, load: bool = True, rmw: bool = True, rmw_rmw: bool = True, rmw_load: bool = True
+) -> bool:
     """load_promotion's negation: a write and a conflicting access of
     another thread, one of them remote, not each in the other's scope
     without promotion (non-atomic, or at work-group scope in another
@@ -375,8 +377,9 @@ def _promotes(accesses, store: bool = True, load: bool = True, rmw: bool = True,
     atomic load (not where not `store`), or the other access is a remote
     load whose scope holds the write, atomic and not remote (not where not
     `load`; store_promotion's negation then, and no_promotion's where
-    neither), or a remote RMW and an atomic store or RMW, not remote, that
-    its scope holds (not where not `rmw`; not an RMW where not `rmw_rmw`). Threads 0 and 1 sit on device 0,
+    neither), or a remote RMW and an atomic store or RMW, not remote, or an
+    atomic load, that its scope holds (not where not `rmw`; not an RMW where
+    not `rmw_rmw`, not a load where not `rmw_load`). Threads 0 and 1 sit on device 0,
     thread 2 on device 1 where a test has two (`_devices_program`);
     conflicting accesses sit on one device there."""
 
@@ -388,13 +391,13 @@ def _promotes(accesses, store: bool = True, load: bool = True, rmw: bool = True,
             continue
         promoted = store and a[6] == "store" and a[5] and reaches(a, b) and not b[3] and b[4] != "na"
         loaded = load and b[6] == "load" and b[5] and reaches(b, a) and not a[5] and a[4] != "na"
-        # a remote RMW against an atomic store or RMW, not remote, that its scope holds, both ways round
+        # a remote RMW against an atomic store or RMW, not remote, or an atomic load, that its scope
+        # holds, both ways round
         rmw_store = rmw and any(
             w[6] == "rmw"
             and w[5]
             and reaches(w, v)
-            and v[6] in (("store", "rmw") if rmw_rmw else ("store",))
-            and not v[5]
+            and ((v[6] in (("store", "rmw") if rmw_rmw else ("store",)) and not v[5]) or (rmw_load and v[6] == "load"))
             and v[4] != "na"
             for w, v in ((a, b), (b, a))
         )
@@ -435,20 +438,22 @@ def test_the_explorer_finds_the_locked_schemes_sound_against_opencl_rsp_on_one_d
 def test_the_explorer_finds_rsp_new_sound_where_a_remote_rmw_meets_a_work_group_write(tmp_path):
     # The same theorem on the programs that need its newest cases: a remote
     # RMW against a work-group-scope atomic store or RMW of another
-    # work-group (load_promotion without them fails them). They are rare in
+    # work-group, or against an atomic load of another work-group that its
+    # scope holds (load_promotion without them fails them). They are rare in
     # the mixed sample, so the sample is larger and only they are explored.
     # The controls, rsp-new's remote RMW row without its flush after the
     # increment, or with its lock, first flush or last invalidation of its
     # own work-group only, are tests/test_soundness.py's message passing
     # and lost update.
     rng = random.Random(29)
-    needing = race_free = rmws = 0
+    needing = race_free = rmws = loads = 0
     for k in range(3000):
         text, accesses = _mixed_program(rng, k)
         if _promotes(accesses) or not _promotes(accesses, rmw=False):
             continue  # outside the theorem, or not needing the case
         needing += 1
         rmws += _promotes(accesses, rmw_rmw=False)
+        loads += _promotes(accesses, rmw_load=False)
         path = tmp_path / f"rmw{k}.litmus"
         path.write_text(text)
         r = hrf.soundness(path, "rsp-new", model="opencl-rsp")
@@ -457,7 +462,7 @@ def test_the_explorer_finds_rsp_new_sound_where_a_remote_rmw_meets_a_work_group_
             continue
         assert r.sound, (text, [(c.kind, c.writeback, c.outcome) for c in r.counterexamples])
         race_free += 1
-    assert needing >= 30 and race_free >= 10 and rmws >= 10  # the sample reaches both cases
+    assert needing >= 30 and race_free >= 10 and rmws >= 10 and loads >= 10  # the sample reaches each case
 
 
 _ALL_SCOPES = ("work_group", "device", "all_svm_devices")

@@ -344,6 +344,50 @@ def test_a_remote_rmw_acquire_of_a_work_group_release_flushes_the_device_after_i
     _needs_its_row(path, ("rmw", "dev", True), planted)
 
 
+# Message passing by a remote RMW release to a work-group-scope acquire of
+# another work-group (promotion).
+_MP_REMOTE_RMW_RELEASE = (
+    _MP_REMOTE_RELEASE.replace("MP_remote_release", "MP_remote_rmw_wg_acquire")
+    .replace(
+        "a remote device release in wg 0, a device acquire in wg 1 (nothing promoted)",
+        "a remote RMW release in wg 0, a work-group-scope acquire in wg 1 (promoted)",
+    )
+    .replace(
+        "atomic_store_explicit_remote(y, 1, memory_order_release,",
+        "int r0 = atomic_fetch_add_explicit_remote(y, 1, memory_order_acq_rel,",
+    )
+    .replace(
+        "atomic_load_explicit(y, memory_order_acquire, memory_scope_device)",
+        "atomic_load_explicit(y, memory_order_acquire, memory_scope_work_group)",
+    )
+)
+
+
+def test_a_remote_rmw_release_reaches_a_work_group_acquire_of_another_work_group(tmp_path):
+    # Derived by hand: the remote RMW's scope holds P1's work-group-scope
+    # acquire of y ([RSP15] sec. 5.1: promotion), so where P1 reads the
+    # RMW's write (r0=1) the two synchronise, P0's store of x happens
+    # before P1's load of x, and that load must read 42: r0=1, r1=0 is
+    # forbidden. Race-free: y's accesses from the two work-groups are a
+    # remote RMW and an atomic load its scope holds (Hrf_Happens's
+    # load_promotion), and x is read only after that synchronisation. On the
+    # machine, wg 1's L1 finds y = 1 only after the increment, and the
+    # row's flush and invalidation of the device's L1s before its increment
+    # (prom_rows) have put x = 42 in the L2 and left no older x in wg 1's
+    # L1. Controls: without the flush, x = 42 may wait in wg 0's L1 while
+    # P1 reads y = 1 and fetches the L2's x = 0; without the invalidation,
+    # or with one of its own work-group's L1 only (the Isabelle proof
+    # rejects that row: prom_rows, tests/test_isabelle_check.py), wg 1's L1
+    # may hold x = 0 fetched before and keep it.
+    assert "fetch_add_explicit_remote(y, 1" in _MP_REMOTE_RMW_RELEASE and "scope_work_group)" in _MP_REMOTE_RMW_RELEASE
+    path = tmp_path / "mp-remote-rmw-release.litmus"
+    path.write_text(_MP_REMOTE_RMW_RELEASE)
+    row = get("rsp-new").rows[("rmw", "dev", True)].seq
+    assert row == ("LKrmw DV", "FLUL1 DV", "INVL1 DV", "RMWL2", "FLUL1 DV", "INVL1 DV", "UNLKrmw DV")
+    planted = (row[:1] + row[2:], row[:2] + row[3:], row[:2] + ("INVL1 WG",) + row[3:])
+    _needs_its_row(path, ("rmw", "dev", True), planted)
+
+
 # A remote RMW against a work-group-scope RMW of another work-group.
 _REMOTE_RMW_VS_WG_RMW = """OpenCL remote_rmw_vs_work_group_rmw
 {

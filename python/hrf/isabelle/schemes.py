@@ -140,8 +140,8 @@ def promoted_row(seq) -> bool:
 # The programs the theorems after Hrf_Happens's machine_knows_home cover,
 # as their texts name them (Hrf_Happens's load_promotion).
 _PROMOTION = (
-    "whose remote operations promote at most a load by a remote store, a work-group-scope write to a "
-    "remote load or a remote RMW (load_promotion)"
+    "whose remote operations promote at most a load by a remote store or a remote RMW, a "
+    "work-group-scope write to a remote load or a remote RMW (load_promotion)"
 )
 
 
@@ -539,8 +539,8 @@ def scheme_theory(scheme) -> tuple:
         """The statement's head, up to the machine's outcomes: every race-free
         program (OpenCL+RSP, as hrf exports it) of the operations `ops`
         whose remote operations promote at most a load by a remote store or
-        a work-group-scope write to a remote load (Hrf_Happens's
-        load_promotion), without
+        a remote RMW, or a work-group-scope write to a remote load or a
+        remote RMW (Hrf_Happens's load_promotion), without
         non-atomic RMWs, whose conflicting accesses sit on one device where
         `device_local` (Hrf_Happens's dev_conflicts)."""
         dev = "\\<and> dev_conflicts L P " if device_local else ""
@@ -731,23 +731,29 @@ def scheme_theory(scheme) -> tuple:
 
     def promoted(rows) -> bool:
         """Whether each remote store row of the scheme flushes the L1 and then
-        invalidates every L1 of the device before its store (prom_rows)."""
-        return all(promoted_row(r.seq) for op, _scope, remote, r, _src, _seq in rows if op == "store" and remote)
+        invalidates every L1 of the device before its store, and each remote
+        RMW row at device scope or wider before its increment (prom_rows)."""
+        return all(
+            promoted_row(r.seq)
+            for op, scope, remote, r, _src, _seq in rows
+            if remote and (op == "store" or (op == "rmw" and scope in ("dev", "all")))
+        )
 
     def promotion_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set):
         """Hrf_Happens's prom_rows for the scheme, where each of its remote
         store rows flushes the L1 and then invalidates every L1 of the device
-        before its store (so for a scheme without remote stores), and its
+        before its store, and each of its remote RMW rows before its
+        increment (so for a scheme without remote stores or RMWs), and its
         machine_remote_release_fresh where it has remote stores."""
         if not promoted(rows):
             return not_stated(
                 "Hrf_Happens's theorem on what a remote release hands over, nor those that rest on it",
-                f"a remote store row of {name} does not invalidate every L1 of its device after a flush before "
-                "its store",
+                f"a remote store or remote RMW row of {name} does not invalidate every L1 of its device after a "
+                "flush before its store or its increment",
             )
         out = [
             "text \\<open>Each remote store row flushes the L1 and then invalidates every L1 of its device "
-            "before its store (Hrf_Happens's prom_rows).\\<close>",
+            "before its store, and each remote RMW row before its increment (Hrf_Happens's prom_rows).\\<close>",
             f'lemma {name}_prom_rows: "prom_rows {name} {l1_set} {l2_set}"',
             f"  by (simp add: prom_rows_def {name}_def {rows_defs(name)} dinv_simps)",
             "",

@@ -204,7 +204,8 @@ proof (intro allI impI)
     then show ?thesis by (blast intro: n82_atomic)
   next
     assume "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
-       \<and> rstore_ev P (Acc t i p) \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
+       \<and> (rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x))
+       \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
     then have "atomic_ev P (Acc t i p)" "op_scope (ins P u j) \<noteq> NonAtomic" by (blast intro: n82_atomic)+
     then show ?thesis by (simp add: atomic_ev_def)
   next

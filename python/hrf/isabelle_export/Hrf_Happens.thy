@@ -79,7 +79,7 @@ text \<open>Accesses of one location from two work-groups, one a write, are
   a work-group-scope acquire of another work-group, and a remote acquire a
   work-group-scope release).\<close>
 definition sc_pair :: "src_program \<Rightarrow> sev \<Rightarrow> sev \<Rightarrow> bool" where
-  "sc_pair P a b \<longleftrightarrow> wide_ev P a \<and> (wide_ev P b \<or> (rstore_ev P a \<and> \<not> is_wr P b))
+  "sc_pair P a b \<longleftrightarrow> wide_ev P a \<and> (wide_ev P b \<or> ((rstore_ev P a \<or> racq_ev P a) \<and> \<not> is_wr P b))
      \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> (rload_ev P b \<or> racq_ev P b))
      \<or> (racq_ev P a \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b)"
 
@@ -167,7 +167,8 @@ definition load_promotion :: "layout \<Rightarrow> src_program \<Rightarrow> boo
   "load_promotion L P \<longleftrightarrow> (\<forall>t i p u j q. is_wr P (Acc t i p) \<and> (is_rd P (Acc u j q) \<or> is_wr P (Acc u j q)) \<and> t \<noteq> u
      \<and> sloc P (Acc t i p) = sloc P (Acc u j q) \<and> (op_remote (ins P t i) \<or> op_remote (ins P u j))
      \<longrightarrow> (reaches L P t i u \<and> reaches L P u j t)
-       \<or> (rstore_ev P (Acc t i p) \<and> reaches L P t i u \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
+       \<or> ((rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x))
+          \<and> reaches L P t i u \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
        \<or> (((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
             \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x))
           \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
@@ -181,7 +182,7 @@ lemma store_promotion_load: "store_promotion L P \<Longrightarrow> load_promotio
   apply (drule (1) mp)
   apply (elim disjE)
    apply (rule disjI1, assumption)
-  apply (rule disjI2, rule disjI1, assumption)
+  apply (rule disjI2, rule disjI1, blast)
   done
 
 text \<open>An access tagged remote is of a remote operation.\<close>
@@ -291,7 +292,8 @@ lemma race_free_n82:
   shows "((enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
     \<and> (enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {}))
     \<or> ((enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
-       \<and> rstore_ev P (Acc t i p) \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
+       \<and> (rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x))
+       \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
     \<or> ((enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
             \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x))
@@ -313,14 +315,33 @@ proof -
   proof (cases "op_remote (ins P t i) \<or> op_remote (ins P u j)")
     case True
     then have "(reaches L P t i u \<and> reaches L P u j t)
-       \<or> (rstore_ev P (Acc t i p) \<and> reaches L P t i u \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
+       \<or> ((rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x))
+          \<and> reaches L P t i u \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
        \<or> (((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
             \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x))
           \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
        \<or> ((\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
           \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic)"
       using rem a b tu same unfolding load_promotion_def by blast
-    then show ?thesis using reaches_n82 acc_a(1) acc_b0 by blast
+    moreover note n1 = reaches_n82[OF acc_a(1) acc_b0] and n2 = reaches_n82[OF acc_b0 acc_a(1)]
+    ultimately show ?thesis
+    proof (elim disjE)
+      assume "reaches L P t i u \<and> reaches L P u j t"
+      then show ?thesis using n1 n2 by (intro disjI1) blast
+    next
+      assume "(rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x))
+          \<and> reaches L P t i u \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
+      then show ?thesis using n1 by (intro disjI2 disjI1) blast
+    next
+      assume "((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x))
+          \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic"
+      then show ?thesis using n2 by (intro disjI2 disjI1) blast
+    next
+      assume "(\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
+          \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
+      then show ?thesis using n1 by (intro disjI2) blast
+    qed
   next
     case False
     have sm: "addr_of (ins P u j) = addr_of (ins P t i)" using same by simp
@@ -366,9 +387,13 @@ proof (intro allI impI)
     then show ?thesis using a b by (simp add: wide_ev_def sc_pair_def)
   next
     assume h2: "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
-       \<and> rstore_ev P (Acc t i p) \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
-    then have "op_scope (ins P t i) \<in> {Device, AllDevices}" using n82_wide wg by blast
-    then show ?thesis using a b h2 by (simp add: wide_ev_def sc_pair_def)
+       \<and> (rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x))
+       \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
+    then have sc2: "op_scope (ins P t i) \<in> {Device, AllDevices}" using n82_wide wg by blast
+    then have "wide_ev P a" using a by (simp add: wide_ev_def)
+    moreover have "rstore_ev P a \<or> racq_ev P a" using h2 sc2 a by (auto simp: racq_ev_def)
+    moreover have "\<not> is_wr P b" using h2 b by simp
+    ultimately show ?thesis unfolding sc_pair_def by blast
   next
     assume h3: "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
@@ -2935,13 +2960,20 @@ proof -
   show ?thesis unfolding flushed_def using i(1,2) j(1) q by (intro exI[of _ i]) auto
 qed
 
-subsection \<open>The rows of remote stores\<close>
+subsection \<open>The rows of remote stores and remote RMWs\<close>
 
 text \<open>A remote store (the operations whose write promotes).\<close>
 fun rstore_op :: "src_op \<Rightarrow> bool" where
   "rstore_op (Store sc rm) = rm"
 | "rstore_op (Load sc rm) = False"
 | "rstore_op (FetchInc sc rm) = False"
+
+text \<open>A remote RMW at device scope or wider (whose write promotes too:
+  racq_ev).\<close>
+fun rrmw_op :: "src_op \<Rightarrow> bool" where
+  "rrmw_op (FetchInc sc rm) = (rm \<and> sc \<in> {Device, AllDevices})"
+| "rrmw_op (Store sc rm) = False"
+| "rrmw_op (Load sc rm) = False"
 
 text \<open>A row whose visible instruction comes after an invalidation of the
   device's L1s that a flush precedes.\<close>
@@ -2950,9 +2982,10 @@ definition dinv_vis :: "row \<Rightarrow> bool" where
 
 text \<open>[RSP15] sec. 5.2: a remote store flushes its L1 and invalidates every
   L1 of its device before it stores (rsp-new's FLUL1 WG; INVL1 DV; ST, and
-  its all-devices row's FLUL1 ALL; ...; INVL1 ALL; ST).\<close>
+  its all-devices row's FLUL1 ALL; ...; INVL1 ALL; ST); a remote RMW does
+  so before its increment (rsp-new's FLUL1 DV; INVL1 DV; RMWL2).\<close>
 definition prom_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> src_op set \<Rightarrow> bool" where
-  "prom_rows S A B \<longleftrightarrow> (\<forall>a \<in> A \<union> B. rstore_op a \<longrightarrow> (\<exists>rw. S a = Some rw \<and> dinv_vis rw))"
+  "prom_rows S A B \<longleftrightarrow> (\<forall>a \<in> A \<union> B. rstore_op a \<or> rrmw_op a \<longrightarrow> (\<exists>rw. S a = Some rw \<and> dinv_vis rw))"
 
 text \<open>For deciding rows by simp: a bounded range one longer.\<close>
 lemma all_between_Suc: "(\<forall>m. j < m \<and> m < Suc n \<longrightarrow> P m) \<longleftrightarrow> (j < n \<longrightarrow> P n) \<and> (\<forall>m. j < m \<and> m < n \<longrightarrow> P m)"
@@ -2960,13 +2993,13 @@ lemma all_between_Suc: "(\<forall>m. j < m \<and> m < Suc n \<longrightarrow> P 
 
 lemmas dinv_simps = dinv_vis_def dinv_def flushed_def numeral_eq_Suc All_less_Suc Ex_less_Suc all_between_Suc
 
-text \<open>So in code compiled by such rows, the access of a remote store comes
-  after that invalidation.\<close>
+text \<open>So in code compiled by such rows, the access of a remote store, and
+  the increment of a remote RMW, come after that invalidation.\<close>
 lemma compiled_dinv:
   assumes rows: "l1_rows S A" "l2_rows S B" "prom_rows S A B" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
     and n: "n < length (concat (map (compile_instr S) c))" "visible (concat (map (compile_instr S) c) ! n)"
     and k: "length (filter visible (take n (concat (map (compile_instr S) c)))) = k"
-    and w: "c ! k = Op a r x" "rstore_op a"
+    and w: "c ! k = Op a r x" "rstore_op a \<or> rrmw_op a"
   shows "dinv (concat (map (compile_instr S) c)) n"
 proof -
   obtain rw pre post m where rw: "a \<in> A \<union> B" "S a = Some rw" "concat (map (compile_instr S) c) = pre @ rw r x @ post"
@@ -3105,15 +3138,24 @@ text \<open>A remote store of thread t at position k.\<close>
 definition rstore :: "src_program \<Rightarrow> tid \<Rightarrow> nat \<Rightarrow> bool" where
   "rstore P t k \<longleftrightarrow> (\<exists>a r x. ins P t k = Op a r x \<and> rstore_op a)"
 
+text \<open>A remote RMW at device scope or wider of thread t at position k.\<close>
+definition rrmw :: "src_program \<Rightarrow> tid \<Rightarrow> nat \<Rightarrow> bool" where
+  "rrmw P t k \<longleftrightarrow> (\<exists>a r x. ins P t k = Op a r x \<and> rrmw_op a)"
+
 text \<open>While a thread is past the invalidation of its row, every write it
   knows is fresh in its device's L1s; and so is every write a performed
-  remote store knew, other than the store's own.\<close>
+  remote store knew, other than the store's own, and every write the
+  thread of a performed remote RMW knew before it ([RSP15] sec. 5.2: the
+  RMW's flush and invalidation of the device's L1s before its
+  increment).\<close>
 definition rp_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
   "rp_ok L S P s g \<longleftrightarrow>
      (\<forall>t \<in> src_threads P. dinv (instrs (compile S P) t) (pc s t) \<longrightarrow>
         (\<forall>x a. wx S P s x a \<and> knows L S P s g t a \<longrightarrow> fresh L S P s g (dev_of L (wg_of L t)) a))
    \<and> (\<forall>t k a. rstore P t k \<and> is_wr P (Acc t k False) \<and> done_ev S P s (Acc t k False)
-        \<and> knows_at L P g (Acc t k False) a \<and> a \<noteq> Acc t k False \<longrightarrow> fresh L S P s g (dev_of L (wg_of L t)) a)"
+        \<and> knows_at L P g (Acc t k False) a \<and> a \<noteq> Acc t k False \<longrightarrow> fresh L S P s g (dev_of L (wg_of L t)) a)
+   \<and> (\<forall>t k j q a. rrmw P t k \<and> done_ev S P s (Acc t k True) \<and> j < k \<and> knows_at L P g (Acc t j q) a
+        \<longrightarrow> fresh L S P s g (dev_of L (wg_of L t)) a)"
 
 lemma rp_ok_initial: "rp_ok L S P (initial (src_init P)) (ghost0 P)"
   by (simp add: rp_ok_def dinv_def initial_fields)
@@ -3142,6 +3184,10 @@ proof -
   next
     fix t k a assume a: "rstore P t k \<and> is_wr P (Acc t k False) \<and> done_ev S P s' (Acc t k False)
       \<and> knows_at L P g' (Acc t k False) a \<and> a \<noteq> Acc t k False"
+    have "fresh L S P s g (dev_of L (wg_of L t)) a" using rp a ds ka unfolding rp_ok_def by auto
+    then show "fresh L S P s' g' (dev_of L (wg_of L t)) a" using fe by blast
+  next
+    fix t k j q a assume a: "rrmw P t k \<and> done_ev S P s' (Acc t k True) \<and> j < k \<and> knows_at L P g' (Acc t j q) a"
     have "fresh L S P s g (dev_of L (wg_of L t)) a" using rp a ds ka unfolding rp_ok_def by auto
     then show "fresh L S P s' g' (dev_of L (wg_of L t)) a" using fe by blast
   qed
@@ -3311,7 +3357,38 @@ proof -
       have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
       have xs: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
       have "dinv (concat (map (compile_instr S) (src_code P t))) ?n"
-        by (rule compiled_dinv[OF rows(1,2,4) ops _ _ _ op ra]) (use z(1) vis xs in \<open>simp_all add: kd_def\<close>)
+        by (rule compiled_dinv[OF rows(1,2,4) ops _ _ _ op disjI1[OF ra]]) (use z(1) vis xs in \<open>simp_all add: kd_def\<close>)
+      then have "dinv ?xs ?n" using xs by simp
+      then have "fresh L S P s g (dev_of L (wg_of L t)) a" using rp t wa ku unfolding rp_ok_def by blast
+      then show ?thesis using ft da ut by blast
+    qed
+  next
+    fix u k j q a assume a: "rrmw P u k \<and> done_ev S P s' (Acc u k True) \<and> j < k \<and> knows_at L P g' (Acc u j q) a"
+    have dj: "done_ev S P s (Acc u j q)"
+    proof -
+      have "k < kd S P s' u" using a by simp
+      moreover have "kd S P s' u \<le> Suc (kd S P s u)" using z(7,8) by (cases "u = t") auto
+      ultimately show ?thesis using a by simp
+    qed
+    have kj: "knows_at L P g (Acc u j q) a" using knows_at_keep[OF ei gr dj] a by simp
+    obtain x where wa: "wx S P s x a" and da: "done_ev S P s a" using knows_at_done[OF ei dj kj] by blast
+    show "fresh L S P s' g' (dev_of L (wg_of L u)) a"
+    proof (cases "done_ev S P s (Acc u k True)")
+      case True
+      then have "fresh L S P s g (dev_of L (wg_of L u)) a" using rp a kj unfolding rp_ok_def by blast
+      then show ?thesis using ft da by blast
+    next
+      case nw: False
+      obtain p where wk: "Acc u k True = Acc t ?k p" and vis: "visible ?i" using new a nw by blast
+      have ut: "u = t" and kk: "k = ?k" using wk by simp_all
+      have ku: "knows L S P s g t a" using knows_at_knows[OF dj _ kj] ut by simp
+      \<comment> \<open>the increment comes after the invalidation of its row\<close>
+      obtain a0 r0 x0 where op: "src_code P t ! ?k = Op a0 r0 x0" and ra: "rrmw_op a0"
+        using a ut kk by (auto simp: rrmw_def ins_def)
+      have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
+      have xs: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
+      have "dinv (concat (map (compile_instr S) (src_code P t))) ?n"
+        by (rule compiled_dinv[OF rows(1,2,4) ops _ _ _ op disjI2[OF ra]]) (use z(1) vis xs in \<open>simp_all add: kd_def\<close>)
       then have "dinv ?xs ?n" using xs by simp
       then have "fresh L S P s g (dev_of L (wg_of L t)) a" using rp t wa ku unfolding rp_ok_def by blast
       then show ?thesis using ft da ut by blast
@@ -3320,6 +3397,271 @@ proof -
 qed
 
 section \<open>Thread steps keep what a release hands over\<close>
+
+subsection \<open>What a work-group that reads a location below device scope finds\<close>
+
+text \<open>Happens-before is acyclic on a performed event: a cycle through a
+  synchronisation edge would put a write before itself (kw_ok), and
+  program order alone has none.\<close>
+lemma trancl_union_split:
+  "(a, c) \<in> (A \<union> B)\<^sup>+ \<Longrightarrow> (a, c) \<in> A\<^sup>+ \<or> (\<exists>x y. (a, x) \<in> (A \<union> B)\<^sup>* \<and> (x, y) \<in> B \<and> (y, c) \<in> (A \<union> B)\<^sup>*)"
+proof (induction rule: trancl_induct)
+  case (base y)
+  then show ?case by blast
+next
+  case (step y z)
+  show ?case
+  proof (cases "(y, z) \<in> B")
+    case True
+    then show ?thesis using step(1) by (blast dest: trancl_into_rtrancl)
+  next
+    case False
+    then have yz: "(y, z) \<in> A" using step(2) by blast
+    from step(3) show ?thesis
+    proof
+      assume "(a, y) \<in> A\<^sup>+"
+      then show ?thesis using yz by (blast intro: trancl_into_trancl)
+    next
+      assume "\<exists>x y'. (a, x) \<in> (A \<union> B)\<^sup>* \<and> (x, y') \<in> B \<and> (y', y) \<in> (A \<union> B)\<^sup>*"
+      then obtain x y' where "(a, x) \<in> (A \<union> B)\<^sup>*" "(x, y') \<in> B" "(y', y) \<in> (A \<union> B)\<^sup>*" by blast
+      moreover have "(y', z) \<in> (A \<union> B)\<^sup>*" using calculation(3) yz by (blast intro: rtrancl_into_rtrancl)
+      ultimately show ?thesis by blast
+    qed
+  qed
+qed
+
+lemma hbm_irrefl:
+  assumes ei: "ev_inv S P s g" and kw: "kw_ok L S P s g" and h: "(a, a) \<in> hbm L P g" and d: "done_ev S P s a"
+  shows False
+proof -
+  let ?R = "src_po P \<union> swm L P g"
+  from trancl_union_split[OF h[unfolded hbm_def]] show False
+  proof
+    assume "(a, a) \<in> (src_po P)\<^sup>+"
+    then show False using trancl_id[OF src_po_trans] src_po_irrefl by simp
+  next
+    assume "\<exists>x y. (a, x) \<in> ?R\<^sup>* \<and> (x, y) \<in> swm L P g \<and> (y, a) \<in> ?R\<^sup>*"
+    then obtain x y where xy: "(a, x) \<in> ?R\<^sup>*" "(x, y) \<in> swm L P g" "(y, a) \<in> ?R\<^sup>*" by blast
+    have dy: "done_ev S P s y"
+      using xy(3) hbm_done[OF ei _ d] d unfolding hbm_def by (auto simp: rtrancl_eq_or_trancl)
+    have ry: "is_rd P y" "grf g y = x" using xy(2) by (auto simp: swm_def)
+    have wx: "is_wr P x" "done_ev S P s x" using ev_parts(2)[OF ei] ry dy by auto
+    have "(x, a) \<in> ?R\<^sup>+" using xy(2,3) by (blast intro: rtrancl_into_trancl2)
+    then have "(x, x) \<in> hbm L P g" using xy(1) unfolding hbm_def by (blast intro: trancl_rtrancl_trancl)
+    then have "ob P g x \<noteq> x" using kw wx unfolding kw_ok_def by blast
+    then show False using ob_wr[OF wx(1)] by simp
+  qed
+qed
+
+text \<open>The last edge of a happens-before path.\<close>
+lemma hbm_last:
+  assumes "(b, c) \<in> hbm L P g"
+  shows "\<exists>e. (b = e \<or> (b, e) \<in> hbm L P g) \<and> (e, c) \<in> src_po P \<union> swm L P g"
+  using assms unfolding hbm_def by (blast elim: tranclE)
+
+lemma hbm_not_Init: "(b, Init x) \<notin> hbm L P g"
+proof
+  assume "(b, Init x) \<in> hbm L P g"
+  then obtain e where "(e, Init x) \<in> src_po P \<union> swm L P g" using hbm_last by blast
+  then show False by (auto simp: src_po_def swm_def)
+qed
+
+lemma wr_is_ev: "is_wr P e \<Longrightarrow> is_ev P e"
+  by (cases e) (auto simp: acc_def)
+
+text \<open>A program of finitely many threads has finitely many events.\<close>
+lemma finite_evs:
+  assumes fin: "finite (src_threads P)"
+  shows "finite (Collect (is_ev P))"
+proof -
+  define S where "S = Sigma (src_threads P) (\<lambda>t. {..<length (src_code P t)})"
+  have fS: "finite S" using fin by (simp add: S_def)
+  have locs: "src_locs P \<subseteq> (\<lambda>(t, i). the (addr_of (ins P t i))) ` S"
+  proof
+    fix x assume "x \<in> src_locs P"
+    then obtain t i where "t \<in> src_threads P" "i < length (src_code P t)" "addr_of (ins P t i) = Some x"
+      by (auto simp: src_locs_def)
+    then show "x \<in> (\<lambda>(t, i). the (addr_of (ins P t i))) ` S" by (force simp: S_def)
+  qed
+  have "Collect (is_ev P) \<subseteq> Init ` src_locs P \<union> (\<lambda>((t, i), p). Acc t i p) ` (S \<times> UNIV)"
+  proof
+    fix e assume e: "e \<in> Collect (is_ev P)"
+    show "e \<in> Init ` src_locs P \<union> (\<lambda>((t, i), p). Acc t i p) ` (S \<times> UNIV)"
+    proof (cases e)
+      case (Init x)
+      then show ?thesis using e by auto
+    next
+      case (Acc t i p)
+      then have "(t, i) \<in> S" using e by (auto simp: S_def acc_def)
+      then show ?thesis using Acc by force
+    qed
+  qed
+  moreover have "finite (Init ` src_locs P \<union> (\<lambda>((t, i), p). Acc t i p) ` (S \<times> UNIV))"
+    using finite_subset[OF locs] fS by simp
+  ultimately show ?thesis by (rule finite_subset)
+qed
+
+text \<open>Happens-before into performed events is well-founded.\<close>
+lemma hbm_wf:
+  assumes ei: "ev_inv S P s g" and kw: "kw_ok L S P s g" and fin: "finite (src_threads P)"
+  shows "wf {(w1, w). (w1, w) \<in> hbm L P g \<and> done_ev S P s w \<and> is_ev P w1 \<and> is_ev P w}"
+proof -
+  let ?R = "{(w1, w). (w1, w) \<in> hbm L P g \<and> done_ev S P s w \<and> is_ev P w1 \<and> is_ev P w}"
+  have "finite ?R"
+    by (rule finite_subset[of _ "Collect (is_ev P) \<times> Collect (is_ev P)"]) (use finite_evs[OF fin] in auto)
+  moreover have "(a, b) \<in> hbm L P g \<and> done_ev S P s b" if "(a, b) \<in> ?R\<^sup>+" for a b
+    using that
+  proof (induction rule: trancl_induct)
+    case (base y)
+    then show ?case by simp
+  next
+    case (step y z)
+    then show ?case unfolding hbm_def by (auto intro: trancl_trans)
+  qed
+  then have "acyclic ?R" unfolding acyclic_def using hbm_irrefl[OF ei kw] by blast
+  ultimately show ?thesis by (rule finite_acyclic_wf)
+qed
+
+text \<open>What a write of x knows of another location is settled before the
+  readable lines of a work-group that reads x below device scope ([RSP15]
+  sec. 5.1): race freedom makes every write of x of another work-group a
+  remote store or a remote RMW, whose knowledge is fresh in every L1 of
+  its device (rp_ok), but for the write it read, which is of x; and what
+  the work-group's own writes of x knew, before their access, is settled
+  before its lines (kl_ok). Along the writes of x each read, by
+  well-founded induction.\<close>
+lemma wg_reader_settled:
+  assumes ei: "ev_inv S P s g" and kw: "kw_ok L S P s g" and kl: "kl_ok L S P s g" and rp: "rp_ok L S P s g"
+    and sc: "scoped_conflicts L P" and dcf: "dev_conflicts L P" and wp: "well_placed L P"
+    and r: "is_rd P r" "\<not> wide_ev P r" "sloc P r = Some x" "ewg L r = Some v"
+    and ya: "sloc P a = Some y" "y \<noteq> x" and rl: "readable (l1 s v y)"
+  shows "wx S P s x w \<longrightarrow> knows_at L P g w a \<longrightarrow> sb L g a (h1 g v y)"
+proof -
+  have fin: "finite (src_threads P)" using wp by (simp add: well_placed_def)
+  obtain t' k' where rt: "r = Acc t' k' False" using r(1) by (cases r) (auto dest: rd_part)
+  have vw: "v \<in> wgs L" using r(1,4) rt wp by (auto simp: acc_def well_placed_def)
+  show ?thesis
+    using hbm_wf[OF ei kw fin]
+  proof (induction w rule: wf_induct_rule)
+    case (less w)
+    show ?case
+    proof (intro impI)
+      assume w: "wx S P s x w" and ka: "knows_at L P g w a"
+      have dw: "done_ev S P s w" using wx_done[OF w] .
+      have wa: "wx S P s y a" using knows_at_wx[OF ei dw ka ya(1)] .
+      have na: "a \<noteq> w" using wx_loc[OF w] ya by auto
+      obtain b where b: "is_wr P b \<or> is_rd P b" "b = w \<or> (b, w) \<in> hbm L P g" "ob P g b = a"
+        using ka unfolding knows_at_def by blast
+      have obw: "ob P g w = w" using w by (cases w) (auto simp: ob_def wx_def dest: rd_wr)
+      have bw: "(b, w) \<in> hbm L P g" using b(2,3) obw na by auto
+      obtain u k p where wk: "w = Acc u k p" using bw hbm_not_Init by (cases w) auto
+      have ww: "is_wr P w" "sloc P w = Some x" using w wk by (auto simp: wx_def)
+      have u: "u \<in> src_threads P" using ww(1) wk by (simp add: acc_def)
+      have kd: "k < kd S P s u" using dw wk by simp
+      have dev: "dev_of L v = dev_of L (wg_of L u)"
+        using dcf[unfolded dev_conflicts_def, rule_format, of w r] ww r(1,3,4) wk by (simp add: dv_def)
+      have fr: "sb L g a (h1 g v y)" if "fresh L S P s g (dev_of L (wg_of L u)) a"
+        using that vw dev rl wa unfolding fresh_def by blast
+      \<comment> \<open>what the write knows: what its thread knew before its operation, or
+        what the write its read part read knew\<close>
+      have main: "sb L g a (h1 g v y)"
+        if early: "\<And>j q. j < k \<Longrightarrow> knows_at L P g (Acc u j q) a \<Longrightarrow> sb L g a (h1 g v y)"
+      proof -
+        obtain e where e: "b = e \<or> (b, e) \<in> hbm L P g" "(e, w) \<in> src_po P \<union> swm L P g"
+          using hbm_last[OF bw] by blast
+        have "(e, w) \<notin> swm L P g" using ww(1) rd_not_wr by (auto simp: swm_def)
+        then obtain j q where ej: "e = Acc u j q" "acc P u j q" "j < k \<or> (j = k \<and> \<not> q \<and> p)"
+          using e(2) wk by (auto simp: src_po_def)
+        have ke: "knows_at L P g e a" unfolding knows_at_def using b(1,3) e(1) by blast
+        show ?thesis
+        proof (cases "j < k")
+          case True
+          then show ?thesis using early ke ej(1) True by blast
+        next
+          case False
+          then have jk: "j = k" "\<not> q" "p" using ej(3) by auto
+          have re: "is_rd P e" using ej(1,2) jk ww(1) wk by (auto simp: acc_def dest: wr_part)
+          have de: "done_ev S P s e" using ej(1) jk kd by simp
+          have se: "sloc P e = Some x" using ej(1) jk ww(2) wk by simp
+          have "b \<noteq> e"
+          proof
+            assume "b = e"
+            then have "a = grf g e" using b(3) re by (simp add: ob_def)
+            then show False using ev_parts(2)[OF ei] re de se ya by auto
+          qed
+          then have be: "(b, e) \<in> hbm L P g" using e(1) by blast
+          obtain e' where e': "b = e' \<or> (b, e') \<in> hbm L P g" "(e', e) \<in> src_po P \<union> swm L P g"
+            using hbm_last[OF be] by blast
+          show ?thesis
+          proof (cases "(e', e) \<in> swm L P g")
+            case True
+            \<comment> \<open>the write of x the read part read\<close>
+            have w1: "e' = grf g e" using True by (simp add: swm_def)
+            have wx1: "wx S P s x e'" using ev_parts(2)[OF ei] re de se w1 by (auto simp: wx_def)
+            have k1: "knows_at L P g e' a" unfolding knows_at_def using b(1,3) e'(1) by blast
+            have "(e', w) \<in> hbm L P g"
+              using True e(2) unfolding hbm_def by (blast intro: trancl_into_trancl r_into_trancl)
+            moreover have "is_ev P e'" using ev_parts(2)[OF ei] re de w1 wr_is_ev by blast
+            ultimately have "(e', w) \<in> {(w1, w). (w1, w) \<in> hbm L P g \<and> done_ev S P s w \<and> is_ev P w1 \<and> is_ev P w}"
+              using dw wr_is_ev[OF ww(1)] by simp
+            then show ?thesis using less wx1 k1 by blast
+          next
+            case False
+            then obtain j' q' where "e' = Acc u j' q'" "j' < k"
+              using e'(2) ej(1) jk by (auto simp: src_po_def)
+            moreover have "knows_at L P g e' a" unfolding knows_at_def using b(1,3) e'(1) by blast
+            ultimately show ?thesis using early by blast
+          qed
+        qed
+      qed
+      show "sb L g a (h1 g v y)"
+      proof (cases "wg_of L u = v")
+        case True
+        \<comment> \<open>a write of the work-group: what its thread knew before is not exempt\<close>
+        show ?thesis
+        proof (rule main)
+          fix j q assume j: "j < k" and kj: "knows_at L P g (Acc u j q) a"
+          have "\<not> exempt L S P s (Acc u j q) a" using j kd unfolding exempt_def by auto
+          moreover have "done_ev S P s (Acc u j q)" using j kd by simp
+          ultimately show "sb L g a (h1 g v y)" using kl u kj wa rl True unfolding kl_ok_def by fastforce
+        qed
+      next
+        case False
+        \<comment> \<open>a write of another work-group: a remote store or a remote RMW\<close>
+        have "ewg L w \<noteq> ewg L r" using False wk r(4) by simp
+        then have "sc_pair P w r" using sc_pairD[OF sc ww(1), of r] r(1,3,4) ww(2) wk by simp
+        then have "rstore_ev P w \<or> racq_ev P w"
+          using r(2) rd_not_wr[OF r(1)] rload_wide racq_wide unfolding sc_pair_def by blast
+        then show ?thesis
+        proof
+          assume "rstore_ev P w"
+          then obtain sc r0 x0 where op: "ins P u k = Op (Store sc True) r0 x0" using wk by (auto simp: rstore_ev_def)
+          have pf: "p = False" using ww(1) wk op by (cases p) (auto simp: acc_def)
+          have "rstore P u k" using op by (simp add: rstore_def)
+          moreover have "is_wr P (Acc u k False)" "done_ev S P s (Acc u k False)" "knows_at L P g (Acc u k False) a"
+            "a \<noteq> Acc u k False"
+            using ww(1) dw ka na wk pf by simp_all
+          ultimately have "fresh L S P s g (dev_of L (wg_of L u)) a" using rp unfolding rp_ok_def by blast
+          then show ?thesis using fr by blast
+        next
+          assume rq: "racq_ev P w"
+          then obtain sc r0 x0 where op: "ins P u k = Op (FetchInc sc True) r0 x0" "sc \<in> {Device, AllDevices}"
+            using wk ww(1) by (auto simp: racq_ev_def acc_def)
+          have pt: "p = True" using ww(1) wk op by (cases p) (auto simp: acc_def)
+          have rm: "rrmw P u k" using op by (simp add: rrmw_def)
+          have dT: "done_ev S P s (Acc u k True)" using dw wk pt by simp
+          show ?thesis
+          proof (rule main)
+            fix j q assume "j < k" and "knows_at L P g (Acc u j q) a"
+            then have "fresh L S P s g (dev_of L (wg_of L u)) a" using rp rm dT unfolding rp_ok_def by blast
+            then show "sb L g a (h1 g v y)" using fr by blast
+          qed
+        qed
+      qed
+    qed
+  qed
+qed
+
 
 text \<open>A read at device scope or wider is a read of an operation that reads
   at device scope or wider.\<close>
@@ -3558,84 +3900,83 @@ proof -
         next
           case nwin: False
           have nwide: "\<not> wide_ev P r" using widewin[OF vi] nwin sy(1) rk by blast
-          show ?thesis
+          have ni2: "\<forall>r x. ?i \<noteq> INCL2 r x" using inc2win nwin by blast
+          obtain y0 r0 where y0: "sloc P r = Some y0" "(?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0
+              \<and> readable (l1 s ?w0 y0)"
+            using se(6) sy(1,2) rk ni2 by blast
+          have wa: "wx S P s y a" using knows_at_wx[OF ei hr kw' ya] .
+          have dvu: "dev_of L (wg_of L u') = dev_of L ?w0"
           proof (cases "ewg L w' = ewg L r")
-            case False
-            have wu: "wg_of L u' \<noteq> ?w0" using False uw rk by simp
-            have "sc_pair P w' r"
-              using sc[unfolded scoped_conflicts_def, rule_format, of w' r] wr' sy(1) uw rk wu by simp
-            then show ?thesis using prom wu nwide rload_wide racq_wide rd_not_wr[OF sy(1)] unfolding sc_pair_def
-              by blast
-          next
             case True
-          then have wu: "wg_of L u' = ?w0" using uw rk by simp
-          show ?thesis
-          proof (cases "exempt L S P s w' a")
-            case False
-            then show ?thesis using old[OF u' hr tw kw' _ ya] A ut wu by simp
+            then show ?thesis using uw rk by simp
           next
-            case True
-            then have "sloc P a = sloc P w' \<or> fw L P (wg_of L u') (sloc P w')" using uw unfolding exempt_def by auto
-            then show ?thesis
-            proof
-              assume "fw L P (wg_of L u') (sloc P w')"
-              then obtain e where e: "is_wr P e" "sloc P e = sloc P w'" "ewg L e \<noteq> None" "ewg L e \<noteq> Some (wg_of L u')"
-                  "\<not> rstore_ev P e"
-                unfolding fw_def by blast
-              have "ewg L e \<noteq> ewg L r" using e(4) wu rk by simp
-              then have "sc_pair P e r"
-                using sc[unfolded scoped_conflicts_def, rule_format, of e r] e(1-3) sy(1) wr'(2) rk by simp
-              then show ?thesis using nwide e(5) rload_wide racq_wide rd_not_wr[OF sy(1)] unfolding sc_pair_def
-                by blast
-            next
-              assume sa: "sloc P a = sloc P w'"
-              have db: "done_ev S P s b" using hbm_done[OF ei sy(5) hr[unfolded w'_def]] .
-              have "sloc P (ob P g b) = sloc P b"
-                using ev_parts(2)[OF ei] db by (cases "is_rd P b") (auto simp: ob_def)
-              then have "sloc P b = sloc P w'" using sa sy(6) by simp
-              then have sb1: "sb L g a w'" using kw hr wr'(1) sy(4,5,6) w'_def unfolding kw_ok_def by blast
-              have ni2: "\<forall>r x. ?i \<noteq> INCL2 r x" using inc2win nwin by blast
-              obtain y0 r0 where y0: "sloc P r = Some y0" "(?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0
-                  \<and> readable (l1 s ?w0 y0)"
-                using se(6) sy(1,2) rk ni2 by blast
-              have yy: "y0 = y" using y0(1) sa wr'(2) ya by simp
-              have wa: "wx S P s y a" using knows_at_wx[OF ei hr kw' ya] .
-              from y0(2) consider "?i = LD r0 y0" | "?i = INCL1 r0 y0" by blast
-              then show ?thesis
-              proof cases
-                case 1
-                then have "h1 g' ?w0 y = w'" using gv y0(2) yy w'_def by (simp add: gview_def)
-                moreover have "sb L g' a w' = sb L g a w'"
-                  by (rule sb_cong) (use so[OF wx_done[OF wa]] so[OF hr] in auto)
-                ultimately show ?thesis using sb1 ut by simp
-              next
-                case 2
-                have hl: "h1 g' ?w0 y = Acc t ?k True" using gv 2 yy by (simp add: gview_def)
-                have r': "readable (l1 s' ?w0 y)" using A ut by simp
-                note nf = new_line_facts[OF gi gs r' hl ni2]
-                have hh3: "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L ?w0)"
-                  using kh u' wa knows_at_knows[OF hr tw kw'] wu unfolding kh_ok_def by auto
-                \<comment> \<open>a write not yet in the L2 and settled before w' waits with it\<close>
-                have t23: "ga2 g a = None \<longrightarrow> ga3 g a = None"
-                proof (cases "\<exists>z. a = Init z")
-                  case True
-                  then show ?thesis using ti by (auto simp: time_inv_def)
-                next
-                  case False
-                  then show ?thesis using time_perf[OF ti wa] by blast
-                qed
-                have "ga2 g a = None \<longrightarrow> ewg L a = Some ?w0"
-                proof
-                  assume a2: "ga2 g a = None"
-                  then have "ewg L a = ewg L w'" using sb1 t23 unfolding sb_def by auto
-                  then show "ewg L a = Some ?w0" using uw wu by simp
-                qed
-                then have hh: "ga2 g a = None \<longrightarrow> ewg L a = Some ?w0" "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L ?w0)"
-                  using hh3 by blast+
-                show ?thesis using sb_new_line[OF ti c0 wa hh] so[OF wx_done[OF wa]] nf ut by auto
-              qed
-            qed
+            case False
+            then have "map_option (dev_of L) (ewg L w') = map_option (dev_of L) (ewg L r)"
+              using sy(7) w'_def by (auto simp: swm_def)
+            then show ?thesis using uw rk by simp
           qed
+          show ?thesis
+          proof (cases "sloc P a = sloc P w'")
+            case False
+            \<comment> \<open>another location: settled before the work-group's line, as what
+              every write of the read's location knows (promotion by a remote
+              store or a remote RMW among them)\<close>
+            have yx: "y \<noteq> y0" using False wr'(2) y0(1) ya by simp
+            have r': "readable (l1 s' ?w0 y)" using A ut by simp
+            have l: "readable (l1 s ?w0 y) \<and> h1 g' ?w0 y = h1 g ?w0 y"
+              using step_l1[OF st rows(1-3) gv ww r'] y0(2) yx by auto
+            have wxw: "wx S P s y0 w'" using hr wr' y0(1) by (simp add: wx_def)
+            have "sb L g a (h1 g ?w0 y)"
+              using wg_reader_settled[OF ei kw kl rp sc dcf wp sy(1) nwide y0(1) _ ya yx] wxw kw' l rk by simp
+            moreover have "done_ev S P s (h1 g ?w0 y)" using wx_done[OF h1_wx[OF li]] l by blast
+            ultimately show ?thesis using sb_cong[of g' a g "h1 g ?w0 y"] so[OF wx_done[OF wa]] so l ut by simp
+          next
+            case sa: True
+            have db: "done_ev S P s b" using hbm_done[OF ei sy(5) hr[unfolded w'_def]] .
+            have "sloc P (ob P g b) = sloc P b"
+              using ev_parts(2)[OF ei] db by (cases "is_rd P b") (auto simp: ob_def)
+            then have "sloc P b = sloc P w'" using sa sy(6) by simp
+            then have sb1: "sb L g a w'" using kw hr wr'(1) sy(4,5,6) w'_def unfolding kw_ok_def by blast
+            have "(b, w') \<in> hbm L P g" using sy(5) w'_def by simp
+            then have naw: "a \<noteq> w'" using kw hr wr'(1) sy(4,6) unfolding kw_ok_def by blast
+            have yy: "y0 = y" using y0(1) sa wr'(2) ya by simp
+            from y0(2) consider "?i = LD r0 y0" | "?i = INCL1 r0 y0" by blast
+            then show ?thesis
+            proof cases
+              case 1
+              then have "h1 g' ?w0 y = w'" using gv y0(2) yy w'_def by (simp add: gview_def)
+              moreover have "sb L g' a w' = sb L g a w'"
+                by (rule sb_cong) (use so[OF wx_done[OF wa]] so[OF hr] in auto)
+              ultimately show ?thesis using sb1 ut by simp
+            next
+              case 2
+              have hl: "h1 g' ?w0 y = Acc t ?k True" using gv 2 yy by (simp add: gview_def)
+              have r': "readable (l1 s' ?w0 y)" using A ut by simp
+              note nf = new_line_facts[OF gi gs r' hl ni2]
+              have hh3: "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L ?w0)"
+                using kh u' wa knows_at_knows[OF hr tw kw'] dvu unfolding kh_ok_def by auto
+              \<comment> \<open>a write not yet in the L2 and settled before w' waits with it, in
+                the L1 line the read read\<close>
+              have t23: "ga2 g a = None \<longrightarrow> ga3 g a = None"
+              proof (cases "\<exists>z. a = Init z")
+                case True
+                then show ?thesis using ti by (auto simp: time_inv_def)
+              next
+                case False
+                then show ?thesis using time_perf[OF ti wa] by blast
+              qed
+              have "ga2 g a = None \<longrightarrow> ewg L a = Some ?w0"
+              proof
+                assume a2: "ga2 g a = None"
+                then have "ewg L a = ewg L w'" "ga2 g w' = None" using sb1 t23 naw unfolding sb_def by auto
+                moreover have "ga2 g w' = None \<longrightarrow> ewg L w' = Some ?w0"
+                  using home_okD(1)[OF ho] y0(2) w'_def by simp
+                ultimately show "ewg L a = Some ?w0" by simp
+              qed
+              then have hh: "ga2 g a = None \<longrightarrow> ewg L a = Some ?w0" "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L ?w0)"
+                using hh3 by blast+
+              show ?thesis using sb_new_line[OF ti c0 wa hh] so[OF wx_done[OF wa]] nf ut by auto
+            qed
           qed
         qed
       qed
@@ -4108,59 +4449,6 @@ corollary machine_outcomes_hb_visible:
     \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> hb_co_rd_ok L P rfw co
       \<and> hb_visible_ok L P rfw}"
   using machine_outcomes_hb_coherent[OF assms] hb_visible by blast
-
-text \<open>Happens-before is acyclic on a performed event: a cycle through a
-  synchronisation edge would put a write before itself (kw_ok), and
-  program order alone has none.\<close>
-lemma trancl_union_split:
-  "(a, c) \<in> (A \<union> B)\<^sup>+ \<Longrightarrow> (a, c) \<in> A\<^sup>+ \<or> (\<exists>x y. (a, x) \<in> (A \<union> B)\<^sup>* \<and> (x, y) \<in> B \<and> (y, c) \<in> (A \<union> B)\<^sup>*)"
-proof (induction rule: trancl_induct)
-  case (base y)
-  then show ?case by blast
-next
-  case (step y z)
-  show ?case
-  proof (cases "(y, z) \<in> B")
-    case True
-    then show ?thesis using step(1) by (blast dest: trancl_into_rtrancl)
-  next
-    case False
-    then have yz: "(y, z) \<in> A" using step(2) by blast
-    from step(3) show ?thesis
-    proof
-      assume "(a, y) \<in> A\<^sup>+"
-      then show ?thesis using yz by (blast intro: trancl_into_trancl)
-    next
-      assume "\<exists>x y'. (a, x) \<in> (A \<union> B)\<^sup>* \<and> (x, y') \<in> B \<and> (y', y) \<in> (A \<union> B)\<^sup>*"
-      then obtain x y' where "(a, x) \<in> (A \<union> B)\<^sup>*" "(x, y') \<in> B" "(y', y) \<in> (A \<union> B)\<^sup>*" by blast
-      moreover have "(y', z) \<in> (A \<union> B)\<^sup>*" using calculation(3) yz by (blast intro: rtrancl_into_rtrancl)
-      ultimately show ?thesis by blast
-    qed
-  qed
-qed
-
-lemma hbm_irrefl:
-  assumes ei: "ev_inv S P s g" and kw: "kw_ok L S P s g" and h: "(a, a) \<in> hbm L P g" and d: "done_ev S P s a"
-  shows False
-proof -
-  let ?R = "src_po P \<union> swm L P g"
-  from trancl_union_split[OF h[unfolded hbm_def]] show False
-  proof
-    assume "(a, a) \<in> (src_po P)\<^sup>+"
-    then show False using trancl_id[OF src_po_trans] src_po_irrefl by simp
-  next
-    assume "\<exists>x y. (a, x) \<in> ?R\<^sup>* \<and> (x, y) \<in> swm L P g \<and> (y, a) \<in> ?R\<^sup>*"
-    then obtain x y where xy: "(a, x) \<in> ?R\<^sup>*" "(x, y) \<in> swm L P g" "(y, a) \<in> ?R\<^sup>*" by blast
-    have dy: "done_ev S P s y"
-      using xy(3) hbm_done[OF ei _ d] d unfolding hbm_def by (auto simp: rtrancl_eq_or_trancl)
-    have ry: "is_rd P y" "grf g y = x" using xy(2) by (auto simp: swm_def)
-    have wx: "is_wr P x" "done_ev S P s x" using ev_parts(2)[OF ei] ry dy by auto
-    have "(x, a) \<in> ?R\<^sup>+" using xy(2,3) by (blast intro: rtrancl_into_trancl2)
-    then have "(x, x) \<in> hbm L P g" using xy(1) unfolding hbm_def by (blast intro: trancl_rtrancl_trancl)
-    then have "ob P g x \<noteq> x" using kw wx unfolding kw_ok_def by blast
-    then show False using ob_wr[OF wx(1)] by simp
-  qed
-qed
 
 text \<open>So at a final state the exhibited candidate's happens-before (hbr
   over the ghost's reads-from) is acyclic.\<close>
