@@ -12,14 +12,15 @@
    was performed; and what a remote RMW's write knows that has not reached
    the L2 waits in a work-group where its location is at home. For
    programs whose conflicts across work-groups are between atomics at
-   device scope or wider, or a remote store read by an atomic load, or a
-   work-group-scope atomic write read by a remote load, or a
-   work-group-scope atomic write and a remote RMW (what race freedom gives
-   a program whose remote operations promote at most such loads and
+   device scope or wider, or a remote store or a remote RMW read by an
+   atomic load, or a work-group-scope atomic write read by a remote load,
+   or a work-group-scope atomic write and a remote RMW (what race freedom
+   gives a program whose remote operations promote at most such loads and
    writes, Hrf_Source_Opencl's race_free_conflicts_incl), compiled by rows
    whose writes at such scope flush first, whose RMWs at such scope are
-   performed at the L2 and whose remote loads and RMWs flush the device's
-   L1s after their access (rsp-new's). Written by hand, every proof
+   performed at the L2, whose remote loads and RMWs flush the device's L1s
+   after their access, and whose remote stores and RMWs invalidate them
+   after a flush before it (rsp-new's). Written by hand, every proof
    complete. *)
 theory Hrf_Happens
   imports Hrf_Coherence Hrf_Source_Opencl
@@ -70,9 +71,10 @@ lemma racq_rstore: "racq_ev P e \<Longrightarrow> \<not> rstore_ev P e"
   by (cases e) (auto simp: racq_ev_def rstore_ev_def)
 
 text \<open>Accesses of one location from two work-groups, one a write, are
-  atomics at device scope or wider, but for a read of a remote store, for a
-  remote load that reads a work-group-scope atomic write, and for a remote
-  RMW against a work-group-scope atomic write ([HRF14] sec. 4: a race-free
+  atomics at device scope or wider, but for a read of a remote store or a
+  remote RMW, for a remote load that reads a work-group-scope atomic write,
+  and for a remote RMW against a work-group-scope atomic write ([HRF14]
+  sec. 4: a race-free
   program's conflicting accesses from two work-groups are atomics each in
   the other's scope; a scope that holds another work-group is the device's
   or the system's; [RSP15] sec. 5.1: promotion lets a remote release reach
@@ -153,12 +155,14 @@ lemma no_promotion_store: "no_promotion L P \<Longrightarrow> store_promotion L 
   unfolding no_promotion_def store_promotion_def by blast
 
 text \<open>Remote operations that promote at most a work-group-scope atomic load of
-  another work-group that reads a remote store, or a work-group-scope atomic
-  write of another work-group that a remote load or a remote RMW reads
-  ([RSP15] sec. 5.1: a remote acquire synchronises with a work-group-scope
-  release of another work-group): a conflicting pair with a remote
+  another work-group that reads a remote store or a remote RMW, or a
+  work-group-scope atomic write of another work-group that a remote load or
+  a remote RMW reads ([RSP15] sec. 5.1: a remote release synchronises with a
+  work-group-scope acquire of another work-group, a remote acquire with a
+  work-group-scope release): a conflicting pair with a remote
   operation is in each other's scope without promotion, or a remote store
-  whose scope holds an atomic load that writes nothing, or a remote load
+  or a remote RMW whose scope holds an atomic access that writes nothing
+  (a load, or an RMW's read), or a remote load
   whose scope holds an atomic write that is not remote, or a remote RMW
   whose scope holds an atomic write that is not remote (a store or an RMW;
   the remote RMW's read and write against it). A program whose remote operations promote at
@@ -4160,8 +4164,9 @@ qed
 section \<open>The theorem\<close>
 
 text \<open>On a race-free program whose remote operations promote at most loads
-  by remote stores, work-group-scope writes to remote loads and
-  work-group-scope stores to remote RMWs (and without non-atomic RMWs),
+  by remote stores and remote RMWs, work-group-scope writes to remote loads
+  and work-group-scope stores and RMWs to remote RMWs (and without
+  non-atomic RMWs),
   compiled by rows whose increments at the L2 are flushed before and
   invalidated after, whose writes at device scope or wider flush first and
   whose remote loads and RMWs flush the device's L1s after
@@ -4205,10 +4210,11 @@ definition rp_fresh :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<
      \<and> knows_at L P g (Acc t k False) a \<and> a \<noteq> Acc t k False \<longrightarrow> fresh L S P s g (dev_of L (wg_of L t)) a)"
 
 text \<open>For every race-free program (OpenCL+RSP) whose remote operations
-  promote nothing, without non-atomic RMWs, whose conflicting accesses sit
-  on one device, of any length and thread count, compiled by rows like
-  rsp-new's (a release flushes first; a remote store flushes and then
-  invalidates every L1 of its device before it stores), on every layout,
+  promote at most as load_promotion says, without non-atomic RMWs, whose
+  conflicting accesses sit on one device, of any length and thread count,
+  compiled by rows like rsp-new's (a release flushes first; a remote store
+  flushes and then invalidates every L1 of its device before it stores, a
+  remote RMW before its increment), on every layout,
   under both write-back policies: in every reachable state, what a
   performed remote store knew is fresh in every L1 of its device.\<close>
 theorem machine_remote_release_fresh:
