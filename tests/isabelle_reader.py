@@ -71,7 +71,6 @@ MAIN_CONSTANTS = {
     "THE",
     "SOME",
     "Max",
-    "Sigma",
     "wf",
 }
 MAIN_TYPES = {"nat", "int", "bool", "set", "rel", "list", "option", "string"}

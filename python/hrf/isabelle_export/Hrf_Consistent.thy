@@ -225,42 +225,6 @@ proof (intro allI impI)
   then show "atomic_ev P a \<and> atomic_ev P b" using a b by (simp add: atomic_ev_def)
 qed
 
-lemma finite_src_events:
-  assumes "finite (src_threads P)"
-  shows "finite (Collect (is_ev P))"
-proof -
-  let ?A = "SIGMA t:src_threads P. {..<length (src_code P t)}"
-  have fa: "finite ?A" using assms by (rule finite_SigmaI) simp
-  have "src_locs P \<subseteq> (\<lambda>(t, i). the (addr_of (ins P t i))) ` ?A"
-  proof
-    fix x assume "x \<in> src_locs P"
-    then obtain t i where ti: "t \<in> src_threads P" "i < length (src_code P t)" "addr_of (ins P t i) = Some x"
-      by (auto simp: src_locs_def)
-    show "x \<in> (\<lambda>(t, i). the (addr_of (ins P t i))) ` ?A"
-      by (rule image_eqI[where x="(t, i)"]) (use ti in simp_all)
-  qed
-  then have fl: "finite (src_locs P)" using fa finite_surj by blast
-  have "Collect (is_ev P) \<subseteq> Init ` src_locs P \<union> (\<lambda>((t, i), p). Acc t i p) ` (?A \<times> (UNIV :: bool set))"
-  proof
-    fix e assume "e \<in> Collect (is_ev P)"
-    then have ev: "is_ev P e" by simp
-    show "e \<in> Init ` src_locs P \<union> (\<lambda>((t, i), p). Acc t i p) ` (?A \<times> (UNIV :: bool set))"
-    proof (cases e)
-      case (Init x)
-      then show ?thesis using ev by simp
-    next
-      case (Acc t i p)
-      then have "acc P t i p" using ev by simp
-      then have "((t, i), p) \<in> ?A \<times> (UNIV :: bool set)" by (simp add: acc_def)
-      then have "e \<in> (\<lambda>((t, i), p). Acc t i p) ` (?A \<times> (UNIV :: bool set))"
-        using Acc by (simp add: image_iff)
-      then show ?thesis by blast
-    qed
-  qed
-  moreover have "finite (?A \<times> (UNIV :: bool set))" using fa by simp
-  ultimately show ?thesis using fl by (meson finite_Un finite_imageI finite_subset)
-qed
-
 lemma src_po_total:
   assumes "acc P t i p" "acc P t j q" "Acc t i p \<noteq> Acc t j q"
   shows "(Acc t i p, Acc t j q) \<in> src_po P \<or> (Acc t j q, Acc t i p) \<in> src_po P"

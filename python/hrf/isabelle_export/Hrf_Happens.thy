@@ -3234,6 +3234,17 @@ proof -
   \<comment> \<open>a step that is not visible performs nothing\<close>
   have qd: "\<forall>e. done_ev S P s' e \<longrightarrow> done_ev S P s e" if "\<not> visible ?i"
     using new that by blast
+  \<comment> \<open>the access of a remote store, or the increment of a remote RMW, comes
+    after the invalidation of its row\<close>
+  have vdinv: "dinv ?xs ?n"
+    if vis: "visible ?i" and op: "src_code P t ! ?k = Op a0 r0 x0" and ra: "rstore_op a0 \<or> rrmw_op a0" for a0 r0 x0
+  proof -
+    have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
+    have xs: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
+    have "dinv (concat (map (compile_instr S) (src_code P t))) ?n"
+      by (rule compiled_dinv[OF rows(1,2,4) ops _ _ _ op ra]) (use z(1) vis xs in \<open>simp_all add: kd_def\<close>)
+    then show ?thesis using xs by simp
+  qed
   show ?thesis
     unfolding rp_ok_def
   proof (intro conjI ballI allI impI)
@@ -3355,14 +3366,9 @@ proof -
       have "knows_at L P g y a" unfolding knows_at_def using b(1,3) y(1) ob by auto
       then obtain x where wa: "wx S P s x a" and da: "done_ev S P s a" using knows_at_done[OF ei y(2)] by blast
       \<comment> \<open>the store's position comes after the invalidation of its row\<close>
-      have ik: "?i = src_access B (src_code P t ! ?k) \<and> ?k < length (src_code P t)" using se(2)[OF vis] .
       obtain a0 r0 x0 where op: "src_code P t ! ?k = Op a0 r0 x0" and ra: "rstore_op a0"
         using a ut kk by (auto simp: rstore_def ins_def)
-      have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
-      have xs: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
-      have "dinv (concat (map (compile_instr S) (src_code P t))) ?n"
-        by (rule compiled_dinv[OF rows(1,2,4) ops _ _ _ op disjI1[OF ra]]) (use z(1) vis xs in \<open>simp_all add: kd_def\<close>)
-      then have "dinv ?xs ?n" using xs by simp
+      have "dinv ?xs ?n" using vdinv[OF vis op] ra by blast
       then have "fresh L S P s g (dev_of L (wg_of L t)) a" using rp t wa ku unfolding rp_ok_def by blast
       then show ?thesis using ft da ut by blast
     qed
@@ -3389,11 +3395,7 @@ proof -
       \<comment> \<open>the increment comes after the invalidation of its row\<close>
       obtain a0 r0 x0 where op: "src_code P t ! ?k = Op a0 r0 x0" and ra: "rrmw_op a0"
         using a ut kk by (auto simp: rrmw_def ins_def)
-      have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
-      have xs: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
-      have "dinv (concat (map (compile_instr S) (src_code P t))) ?n"
-        by (rule compiled_dinv[OF rows(1,2,4) ops _ _ _ op disjI2[OF ra]]) (use z(1) vis xs in \<open>simp_all add: kd_def\<close>)
-      then have "dinv ?xs ?n" using xs by simp
+      have "dinv ?xs ?n" using vdinv[OF vis op] ra by blast
       then have "fresh L S P s g (dev_of L (wg_of L t)) a" using rp t wa ku unfolding rp_ok_def by blast
       then show ?thesis using ft da ut by blast
     qed
@@ -3470,39 +3472,41 @@ proof
   then show False by (auto simp: src_po_def swm_def)
 qed
 
-lemma wr_is_ev: "is_wr P e \<Longrightarrow> is_ev P e"
-  by (cases e) (auto simp: acc_def)
-
 text \<open>A program of finitely many threads has finitely many events.\<close>
-lemma finite_evs:
-  assumes fin: "finite (src_threads P)"
+lemma finite_src_events:
+  assumes "finite (src_threads P)"
   shows "finite (Collect (is_ev P))"
 proof -
-  define S where "S = Sigma (src_threads P) (\<lambda>t. {..<length (src_code P t)})"
-  have fS: "finite S" using fin by (simp add: S_def)
-  have locs: "src_locs P \<subseteq> (\<lambda>(t, i). the (addr_of (ins P t i))) ` S"
+  let ?A = "SIGMA t:src_threads P. {..<length (src_code P t)}"
+  have fa: "finite ?A" using assms by (rule finite_SigmaI) simp
+  have "src_locs P \<subseteq> (\<lambda>(t, i). the (addr_of (ins P t i))) ` ?A"
   proof
     fix x assume "x \<in> src_locs P"
-    then obtain t i where "t \<in> src_threads P" "i < length (src_code P t)" "addr_of (ins P t i) = Some x"
+    then obtain t i where ti: "t \<in> src_threads P" "i < length (src_code P t)" "addr_of (ins P t i) = Some x"
       by (auto simp: src_locs_def)
-    then show "x \<in> (\<lambda>(t, i). the (addr_of (ins P t i))) ` S" by (force simp: S_def)
+    show "x \<in> (\<lambda>(t, i). the (addr_of (ins P t i))) ` ?A"
+      by (rule image_eqI[where x="(t, i)"]) (use ti in simp_all)
   qed
-  have "Collect (is_ev P) \<subseteq> Init ` src_locs P \<union> (\<lambda>((t, i), p). Acc t i p) ` (S \<times> UNIV)"
+  then have fl: "finite (src_locs P)" using fa finite_surj by blast
+  have "Collect (is_ev P) \<subseteq> Init ` src_locs P \<union> (\<lambda>((t, i), p). Acc t i p) ` (?A \<times> (UNIV :: bool set))"
   proof
-    fix e assume e: "e \<in> Collect (is_ev P)"
-    show "e \<in> Init ` src_locs P \<union> (\<lambda>((t, i), p). Acc t i p) ` (S \<times> UNIV)"
+    fix e assume "e \<in> Collect (is_ev P)"
+    then have ev: "is_ev P e" by simp
+    show "e \<in> Init ` src_locs P \<union> (\<lambda>((t, i), p). Acc t i p) ` (?A \<times> (UNIV :: bool set))"
     proof (cases e)
       case (Init x)
-      then show ?thesis using e by auto
+      then show ?thesis using ev by simp
     next
       case (Acc t i p)
-      then have "(t, i) \<in> S" using e by (auto simp: S_def acc_def)
-      then show ?thesis using Acc by force
+      then have "acc P t i p" using ev by simp
+      then have "((t, i), p) \<in> ?A \<times> (UNIV :: bool set)" by (simp add: acc_def)
+      then have "e \<in> (\<lambda>((t, i), p). Acc t i p) ` (?A \<times> (UNIV :: bool set))"
+        using Acc by (simp add: image_iff)
+      then show ?thesis by blast
     qed
   qed
-  moreover have "finite (Init ` src_locs P \<union> (\<lambda>((t, i), p). Acc t i p) ` (S \<times> UNIV))"
-    using finite_subset[OF locs] fS by simp
-  ultimately show ?thesis by (rule finite_subset)
+  moreover have "finite (?A \<times> (UNIV :: bool set))" using fa by simp
+  ultimately show ?thesis using fl by (meson finite_Un finite_imageI finite_subset)
 qed
 
 text \<open>Happens-before into performed events is well-founded.\<close>
@@ -3512,7 +3516,7 @@ lemma hbm_wf:
 proof -
   let ?R = "{(w1, w). (w1, w) \<in> hbm L P g \<and> done_ev S P s w \<and> is_ev P w1 \<and> is_ev P w}"
   have "finite ?R"
-    by (rule finite_subset[of _ "Collect (is_ev P) \<times> Collect (is_ev P)"]) (use finite_evs[OF fin] in auto)
+    by (rule finite_subset[of _ "Collect (is_ev P) \<times> Collect (is_ev P)"]) (use finite_src_events[OF fin] in auto)
   moreover have "(a, b) \<in> hbm L P g \<and> done_ev S P s b" if "(a, b) \<in> ?R\<^sup>+" for a b
     using that
   proof (induction rule: trancl_induct)
@@ -3605,9 +3609,9 @@ proof -
             have k1: "knows_at L P g e' a" unfolding knows_at_def using b(1,3) e'(1) by blast
             have "(e', w) \<in> hbm L P g"
               using True e(2) unfolding hbm_def by (blast intro: trancl_into_trancl r_into_trancl)
-            moreover have "is_ev P e'" using ev_parts(2)[OF ei] re de w1 wr_is_ev by blast
+            moreover have "is_ev P e'" using ev_parts(2)[OF ei] re de w1 ev_of by blast
             ultimately have "(e', w) \<in> {(w1, w). (w1, w) \<in> hbm L P g \<and> done_ev S P s w \<and> is_ev P w1 \<and> is_ev P w}"
-              using dw wr_is_ev[OF ww(1)] by simp
+              using dw ev_of[of P w] ww(1) by simp
             then show ?thesis using less wx1 k1 by blast
           next
             case False
