@@ -435,6 +435,61 @@ def test_a_remote_rmw_excludes_the_work_group_rmws_of_its_device(tmp_path):
     _needs_its_row(path, ("rmw", "dev", True), planted, {"0:r0": 0, "1:r1": 0, "x": 1})
 
 
+# A remote store against a work-group-scope store of another work-group.
+_REMOTE_STORE_VS_WG_STORE = """OpenCL remote_store_vs_work_group_store
+{
+  [x]=0;
+}
+
+P0 (global atomic_int* x) {
+  atomic_store_explicit_remote(x, 1, memory_order_release, memory_scope_device);
+}
+
+P1 (global atomic_int* x) {
+  atomic_store_explicit(x, 2, memory_order_release, memory_scope_work_group);
+  int r0 = atomic_load_explicit(x, memory_order_acquire, memory_scope_work_group);
+}
+
+P2 (global atomic_int* x) {
+  int r1 = atomic_load_explicit(x, memory_order_acquire, memory_scope_work_group);
+  int r2 = atomic_load_explicit(x, memory_order_acquire, memory_scope_work_group);
+}
+
+scopeTree (device (work_group P0) (work_group P1 P2))
+exists (2:r1=2 /\\ 2:r2=1 /\\ x=2)
+"""
+
+
+def test_a_remote_store_and_a_work_group_store_of_another_work_group_keep_coherence(tmp_path):
+    # Derived by hand: the remote store's scope holds P1's work-group-scope
+    # store ([RSP15] sec. 5.1: promotion), so the two writes of x are each
+    # in the other's scope (race-free; Hrf_Happens's load_promotion covers
+    # the pair since this case), and coherence orders them. P2 reading 2
+    # and then 1 puts P1's store first, so x ends as 1: r1=2, r2=1, x=2 is
+    # forbidden. On the machine the two writes meet in the L2 in the order
+    # coherence takes; both orders are reached (x ends as 1 or as 2), never
+    # the forbidden outcome.
+    path = tmp_path / "remote-store-vs-wg-store.litmus"
+    path.write_text(_REMOTE_STORE_VS_WG_STORE)
+    src = hrf.check(path, "opencl-rsp")
+    assert src.racy is False and src.condition_holds is False
+    r = hrf.soundness(path, "rsp-new", model="opencl-rsp")
+    assert r.sound
+    for wb in ("fifo", "any"):
+        seen = r.machine[wb].outcomes
+        assert {"1:r0": 1, "2:r1": 2, "2:r2": 1, "x": 1} in seen  # P1's store first
+        assert {"1:r0": 2, "2:r1": 1, "2:r2": 2, "x": 2} in seen  # the remote store first
+        assert not any(o["2:r1"] == 2 and o["2:r2"] == 1 and o["x"] == 2 for o in seen)
+    # The case asks no row of its own: without any one of the remote store
+    # row's flushes or invalidations rsp-new stays sound here.
+    scheme = get("rsp-new")
+    row = scheme.rows[("store", "dev", True)].seq
+    assert row == ("LKrmw DV", "FLUL1 DV", "INVL1 DV", "ST", "FLUL1 WG", "INVL1 DV", "UNLKrmw DV")
+    for k in (1, 2, 4, 5):
+        rows = {**scheme.rows, ("store", "dev", True): Row(row[:k] + row[k + 1 :], "without one")}
+        assert hrf.soundness(path, dataclasses.replace(scheme, name="without", rows=rows), model="opencl-rsp").sound
+
+
 # The reference RSP tests (AMD's, via the RSP paper's herd). Race-free ones
 # must be sound under rsp-new; racy ones are reported and skipped.
 # RSP_Test8 (a lock taken by CAS from three work-groups) is the largest:

@@ -141,7 +141,8 @@ def promoted_row(seq) -> bool:
 # as their texts name them (Hrf_Happens's load_promotion).
 _PROMOTION = (
     "whose remote operations promote at most a load by a remote store or a remote RMW, a "
-    "work-group-scope write to a remote load or a remote RMW (load_promotion)"
+    "work-group-scope write to a remote load or a remote RMW, a work-group-scope store to a "
+    "remote store (load_promotion)"
 )
 
 
@@ -325,8 +326,9 @@ def scheme_theory(scheme) -> tuple:
         "   Hrf_Mapping as definitions and claimed nowhere (docs/isabelle.md",
         "   says what is proved: per test, on a family of programs, and for",
         "   every race-free program whose remote operations promote at most a",
-        "   load by a remote store or a work-group-scope write to a remote load",
-        "   and whose conflicting accesses sit on one device). *)",
+        "   load by a remote store or a remote RMW, a work-group-scope write to",
+        "   a remote load or a remote RMW, or a work-group-scope store to a",
+        "   remote store, and whose conflicting accesses sit on one device). *)",
         f"theory {theory}",
         "  imports Hrf_Source_Opencl Hrf_Coherence Hrf_Happens Hrf_Atomicity Hrf_Consistent",
         "begin",
@@ -539,10 +541,11 @@ def scheme_theory(scheme) -> tuple:
         """The statement's head, up to the machine's outcomes: every race-free
         program (OpenCL+RSP, as hrf exports it) of the operations `ops`
         whose remote operations promote at most a load by a remote store or
-        a remote RMW, or a work-group-scope write to a remote load or a
-        remote RMW (Hrf_Happens's load_promotion), without
-        non-atomic RMWs, whose conflicting accesses sit on one device where
-        `device_local` (Hrf_Happens's dev_conflicts)."""
+        a remote RMW, a work-group-scope write to a remote load or a remote
+        RMW, or a work-group-scope store to a remote store (Hrf_Happens's
+        load_promotion), without non-atomic RMWs, whose conflicting accesses
+        sit on one device where `device_local` (Hrf_Happens's
+        dev_conflicts)."""
         dev = "\\<and> dev_conflicts L P " if device_local else ""
         return [
             f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P {dev}'

@@ -1007,6 +1007,7 @@ proof (rule ccontr)
   moreover have "ewg L (Acc t k True) = Some w" using tk(2) by simp
   moreover have "is_rd P b \<or> is_wr P b" using b(1) by blast
   moreover have "ewg L (Acc t k True) \<noteq> ewg L b" using nb \<open>ewg L (Acc t k True) = Some w\<close> by simp
+  moreover have "\<not> store_ev P (Acc t k True)" using fi by (simp add: store_ev_def)
   ultimately have "wide_ev P (Acc t k True) \<or> rload_ev P b \<or> racq_ev P b \<or> racq_ev P (Acc t k True)"
     using sc b(3) unfolding scoped_conflicts_def sc_pair_def by blast
   then show False using nw nr rload_racq racq_wide by blast

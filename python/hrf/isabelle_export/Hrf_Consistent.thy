@@ -211,13 +211,13 @@ proof (intro allI impI)
   next
     assume "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x) \<and> store_ev P (Acc t i p))
        \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic"
     then have "atomic_ev P (Acc u j False)" "op_scope (ins P t i) \<noteq> NonAtomic" by (blast intro: n82_atomic)+
     then show ?thesis by (simp add: atomic_ev_def)
   next
     assume "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
-       \<and> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> is_wr P (Acc u j q)
+       \<and> (rstore_ev P (Acc t i p) \<and> store_ev P (Acc u j q) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> is_wr P (Acc u j q)
        \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
     then have "atomic_ev P (Acc t i p)" "op_scope (ins P u j) \<noteq> NonAtomic" by (blast intro: n82_atomic)+
     then show ?thesis by (simp add: atomic_ev_def)
@@ -291,9 +291,8 @@ proof -
       have "ewg L (f r) \<noteq> None" "ewg L r \<noteq> None" "ewg L (f r) \<noteq> ewg L r" using False wt ru by simp_all
       then have "sc_pair P (f r) r"
         using sc[unfolded scoped_conflicts_def, rule_format, of "f r" r] w r by simp
-      moreover have "rstore_ev P (f r) \<longrightarrow> remote_ev P (f r)" using wt by (auto simp: rstore_ev_def remote_ev_def)
-      ultimately have "wide_ev P (f r) \<and> wide_ev P r \<or> remote_ev P (f r) \<or> remote_ev P r"
-        using racq_remote rload_racq unfolding sc_pair_def by blast
+      then have "wide_ev P (f r) \<and> wide_ev P r \<or> remote_ev P (f r) \<or> remote_ev P r"
+        using racq_remote rload_racq rstore_remote unfolding sc_pair_def by blast
       moreover have "dv L (f r) = dv L r"
         using dcf[unfolded dev_conflicts_def, rule_format, of "f r" r] w r \<open>ewg L (f r) \<noteq> None\<close> \<open>ewg L r \<noteq> None\<close>
         by simp

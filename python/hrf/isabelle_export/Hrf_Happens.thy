@@ -7,14 +7,15 @@
    window (a remote load's or a remote RMW's), until its flush of the
    device's L1s has passed the write's work-group (and one a thread knows
    that has not reached memory is of its own device); a write at device
-   scope of a location two work-groups access is a release that was
-   flushed: every other write its thread knew had reached the L2 when it
-   was performed; and what a remote RMW's write knows that has not reached
+   scope of a location two work-groups access, or of a remote store, is a
+   release that was flushed: every other write its thread knew had reached
+   the L2 when it was performed; and what a remote RMW's write knows that has not reached
    the L2 waits in a work-group where its location is at home. For
    programs whose conflicts across work-groups are between atomics at
    device scope or wider, or a remote store or a remote RMW read by an
    atomic load, or a work-group-scope atomic write read by a remote load,
-   or a work-group-scope atomic write and a remote RMW (what race freedom
+   or a work-group-scope atomic write and a remote RMW, or a
+   work-group-scope atomic store and a remote store (what race freedom
    gives a program whose remote operations promote at most such loads and
    writes, Hrf_Source_Opencl's race_free_conflicts_incl), compiled by rows
    whose writes at such scope flush first, whose RMWs at such scope are
@@ -36,6 +37,16 @@ definition shared :: "layout \<Rightarrow> src_program \<Rightarrow> addr \<Righ
 text \<open>The write of a remote store.\<close>
 definition rstore_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
   "rstore_ev P e \<longleftrightarrow> (case e of Init x \<Rightarrow> False | Acc t i p \<Rightarrow> (\<exists>sc r x. ins P t i = Op (Store sc True) r x))"
+
+text \<open>The write of a store, remote or not.\<close>
+definition store_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
+  "store_ev P e \<longleftrightarrow> (case e of Init x \<Rightarrow> False | Acc t i p \<Rightarrow> (\<exists>sc rm r x. ins P t i = Op (Store sc rm) r x))"
+
+lemma rstore_store: "rstore_ev P e \<Longrightarrow> store_ev P e"
+  by (cases e) (auto simp: rstore_ev_def store_ev_def)
+
+lemma rstore_remote: "rstore_ev P e \<Longrightarrow> remote_ev P e"
+  by (cases e) (auto simp: rstore_ev_def remote_ev_def)
 
 text \<open>The read of a remote load at device scope or wider.\<close>
 definition rload_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
@@ -70,10 +81,14 @@ lemma racq_atomic: "racq_ev P e \<Longrightarrow> atomic_ev P e"
 lemma racq_rstore: "racq_ev P e \<Longrightarrow> \<not> rstore_ev P e"
   by (cases e) (auto simp: racq_ev_def rstore_ev_def)
 
+lemma rd_not_rstore: "is_rd P e \<Longrightarrow> \<not> rstore_ev P e"
+  by (cases e) (auto simp: rstore_ev_def dest: rd_part)
+
 text \<open>Accesses of one location from two work-groups, one a write, are
   atomics at device scope or wider, but for a read of a remote store or a
   remote RMW, for a remote load that reads a work-group-scope atomic write,
-  and for a remote RMW against a work-group-scope atomic write ([HRF14]
+  for a remote RMW against a work-group-scope atomic write, and for a
+  remote store against a work-group-scope atomic store ([HRF14]
   sec. 4: a race-free
   program's conflicting accesses from two work-groups are atomics each in
   the other's scope; a scope that holds another work-group is the device's
@@ -82,8 +97,8 @@ text \<open>Accesses of one location from two work-groups, one a write, are
   work-group-scope release).\<close>
 definition sc_pair :: "src_program \<Rightarrow> sev \<Rightarrow> sev \<Rightarrow> bool" where
   "sc_pair P a b \<longleftrightarrow> wide_ev P a \<and> (wide_ev P b \<or> ((rstore_ev P a \<or> racq_ev P a) \<and> \<not> is_wr P b))
-     \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> (rload_ev P b \<or> racq_ev P b))
-     \<or> (racq_ev P a \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b)"
+     \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> (rload_ev P b \<or> racq_ev P b \<or> wide_ev P b \<and> rstore_ev P b \<and> store_ev P a))
+     \<or> ((racq_ev P a \<or> wide_ev P a \<and> rstore_ev P a \<and> store_ev P b) \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b)"
 
 text \<open>A program all of whose such pairs are so.\<close>
 definition scoped_conflicts :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
@@ -98,11 +113,12 @@ lemma sc_pairD:
   using assms unfolding scoped_conflicts_def by blast
 
 text \<open>So a write below device scope conflicts across work-groups only with
-  remote acquires, and is an atomic, not remote.\<close>
+  remote acquires, or, a store, with remote stores, and is an atomic, not
+  remote.\<close>
 lemma sc_narrow:
   assumes sc: "scoped_conflicts L P" and e: "is_wr P e" "\<not> wide_ev P e"
     and b: "is_rd P b \<or> is_wr P b" "sloc P b = sloc P e" "ewg L e \<noteq> None" "ewg L b \<noteq> None" "ewg L b \<noteq> ewg L e"
-  shows "racq_ev P b \<and> atomic_ev P e \<and> \<not> remote_ev P e"
+  shows "(racq_ev P b \<or> rstore_ev P b \<and> store_ev P e) \<and> atomic_ev P e \<and> \<not> remote_ev P e"
 proof -
   have "sc_pair P e b" using sc_pairD[OF sc e(1) b(1)] b(2-5) by auto
   then show ?thesis using e(2) racq_wide rload_racq unfolding sc_pair_def by blast
@@ -165,8 +181,10 @@ text \<open>Remote operations that promote at most a work-group-scope atomic loa
   (a load, or an RMW's read), or a remote load
   whose scope holds an atomic write that is not remote, or a remote RMW
   whose scope holds an atomic write that is not remote (a store or an RMW;
-  the remote RMW's read and write against it). A program whose remote operations promote at
-  most loads by remote stores is one.\<close>
+  the remote RMW's read and write against it), or a remote store whose
+  scope holds an atomic store that is not remote (both ways round). A
+  program whose remote operations promote at most loads by remote stores
+  is one.\<close>
 definition load_promotion :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
   "load_promotion L P \<longleftrightarrow> (\<forall>t i p u j q. is_wr P (Acc t i p) \<and> (is_rd P (Acc u j q) \<or> is_wr P (Acc u j q)) \<and> t \<noteq> u
      \<and> sloc P (Acc t i p) = sloc P (Acc u j q) \<and> (op_remote (ins P t i) \<or> op_remote (ins P u j))
@@ -174,9 +192,9 @@ definition load_promotion :: "layout \<Rightarrow> src_program \<Rightarrow> boo
        \<or> ((rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x))
           \<and> reaches L P t i u \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
        \<or> (((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x) \<and> store_ev P (Acc t i p))
           \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
-       \<or> ((\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
+       \<or> ((rstore_ev P (Acc t i p) \<and> store_ev P (Acc u j q) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
           \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic))"
 
 lemma store_promotion_load: "store_promotion L P \<Longrightarrow> load_promotion L P"
@@ -300,10 +318,10 @@ lemma race_free_n82:
        \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
     \<or> ((enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x) \<and> store_ev P (Acc t i p))
        \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
     \<or> ((enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
-       \<and> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> is_wr P (Acc u j q)
+       \<and> (rstore_ev P (Acc t i p) \<and> store_ev P (Acc u j q) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> is_wr P (Acc u j q)
        \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic)"
 proof -
   have acc_a: "acc P t i p" "wr (ins P t i) p" using a by auto
@@ -318,15 +336,19 @@ proof -
   show ?thesis
   proof (cases "op_remote (ins P t i) \<or> op_remote (ins P u j)")
     case True
-    then have "(reaches L P t i u \<and> reaches L P u j t)
+    have pre: "is_wr P (Acc t i p) \<and> (is_rd P (Acc u j q) \<or> is_wr P (Acc u j q)) \<and> t \<noteq> u
+      \<and> sloc P (Acc t i p) = sloc P (Acc u j q) \<and> (op_remote (ins P t i) \<or> op_remote (ins P u j))"
+      using a b tu same True by blast
+    have "(reaches L P t i u \<and> reaches L P u j t)
        \<or> ((rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x))
           \<and> reaches L P t i u \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
        \<or> (((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x) \<and> store_ev P (Acc t i p))
           \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
-       \<or> ((\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
+       \<or> ((rstore_ev P (Acc t i p) \<and> store_ev P (Acc u j q) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
           \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic)"
-      using rem a b tu same unfolding load_promotion_def by blast
+      using mp[OF rem[unfolded load_promotion_def, THEN spec[of _ t], THEN spec[of _ i], THEN spec[of _ p],
+          THEN spec[of _ u], THEN spec[of _ j], THEN spec[of _ q]] pre] .
     moreover note n1 = reaches_n82[OF acc_a(1) acc_b0] and n2 = reaches_n82[OF acc_b0 acc_a(1)]
     ultimately show ?thesis
     proof (elim disjE)
@@ -338,11 +360,11 @@ proof -
       then show ?thesis using n1 by (intro disjI2 disjI1) blast
     next
       assume "((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x) \<and> store_ev P (Acc t i p))
           \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic"
       then show ?thesis using n2 by (intro disjI2 disjI1) blast
     next
-      assume "(\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
+      assume "(rstore_ev P (Acc t i p) \<and> store_ev P (Acc u j q) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
           \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
       then show ?thesis using n1 by (intro disjI2) blast
     qed
@@ -401,16 +423,16 @@ proof (intro allI impI)
   next
     assume h3: "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x) \<and> store_ev P (Acc t i p))
        \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic"
     then have "op_scope (ins P u j) \<in> {Device, AllDevices}" using n82_wide wg by metis
-    then show ?thesis using a b h3 by (auto simp: atomic_ev_def remote_ev_def rload_ev_def racq_ev_def sc_pair_def)
+    then show ?thesis using a b h3 by (auto simp: atomic_ev_def remote_ev_def rload_ev_def racq_ev_def rstore_ev_def store_ev_def wide_ev_def sc_pair_def)
   next
     assume h4: "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
-       \<and> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x) \<and> is_wr P (Acc u j q)
+       \<and> (rstore_ev P (Acc t i p) \<and> store_ev P (Acc u j q) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> is_wr P (Acc u j q)
        \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
     then have "op_scope (ins P t i) \<in> {Device, AllDevices}" using n82_wide wg by blast
-    then show ?thesis using a b h4 by (auto simp: atomic_ev_def remote_ev_def racq_ev_def sc_pair_def)
+    then show ?thesis using a b h4 by (auto simp: atomic_ev_def remote_ev_def racq_ev_def rstore_ev_def store_ev_def wide_ev_def sc_pair_def)
   qed
 qed
 
@@ -866,10 +888,11 @@ proof -
 qed
 
 text \<open>A write of a location two work-groups access and only atomics at device
-  scope or wider write is a release that was flushed: every other write
-  observed before it in happens-before has reached the L2.\<close>
+  scope or wider write, or of a remote store at such scope, is a release
+  that was flushed: every other write observed before it in happens-before
+  has reached the L2.\<close>
 definition rel_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
-  "rel_ok L S P s g \<longleftrightarrow> (\<forall>w b x. is_wr P w \<and> done_ev S P s w \<and> sloc P w = Some x \<and> wshared L P x
+  "rel_ok L S P s g \<longleftrightarrow> (\<forall>w b x. is_wr P w \<and> done_ev S P s w \<and> sloc P w = Some x \<and> (wshared L P x \<or> wide_ev P w \<and> rstore_ev P w)
      \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbm L P g \<and> ob P g b \<noteq> w \<longrightarrow> ga2 g (ob P g b) \<noteq> None)"
 
 text \<open>A location at home in work-group wo: a write of it below device scope
@@ -891,12 +914,13 @@ definition rk_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rig
 definition hb_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
   "hb_ok L S P s g \<longleftrightarrow> kh_ok L S P s g \<and> rel_ok L S P s g \<and> rk_ok L S P s g"
 
-text \<open>The location of a write that is not a remote acquire's is at home in
-  the writer's work-group where the write is below device scope, or where
-  writes at device scope or wider are not all its writes.\<close>
+text \<open>The location of a write that is not a remote acquire's, nor a remote
+  store's at device scope or wider, is at home in the writer's work-group
+  where the write is below device scope, or where writes at device scope
+  or wider are not all its writes.\<close>
 lemma writer_home:
   assumes sc: "scoped_conflicts L P" and y: "is_wr P y" "sloc P y = Some x" "ewg L y = Some w" "\<not> racq_ev P y"
-    and ns: "\<not> wide_ev P y \<or> \<not> wshared L P x"
+    and ns: "\<not> wide_ev P y \<or> \<not> wshared L P x" and nrs: "\<not> (wide_ev P y \<and> rstore_ev P y)"
   shows "wg_home L P (Some w) x"
 proof (cases "wide_ev P y")
   case False
@@ -921,19 +945,19 @@ next
     have "ewg L e = Some w"
     proof (rule ccontr)
       assume ne: "ewg L e \<noteq> Some w"
-      have "racq_ev P y" using sc_narrow[OF sc e(1,4), of y] y e ne by auto
-      then show False using y(4) by blast
+      have "racq_ev P y \<or> rstore_ev P y" using sc_narrow[OF sc e(1,4), of y] y e ne by auto
+      then show False using y(4) nrs True by blast
     qed
     then show ?thesis unfolding wg_home_def using e by blast
   qed
 qed
 
-text \<open>An access of such a location from another work-group is a remote
-  acquire, and another work-group writes the location, not by a remote
-  store.\<close>
+text \<open>An access of such a location from another work-group that is not a
+  remote store is a remote acquire, and another work-group writes the
+  location, not by a remote store.\<close>
 lemma home_reader:
   assumes sc: "scoped_conflicts L P" and h: "wg_home L P wo x" and wo: "wo \<noteq> None"
-    and r: "is_rd P r \<or> is_wr P r" "sloc P r = Some x" "ewg L r = Some w" "Some w \<noteq> wo"
+    and r: "is_rd P r \<or> is_wr P r" "sloc P r = Some x" "ewg L r = Some w" "Some w \<noteq> wo" "\<not> rstore_ev P r"
   shows "racq_ev P r \<and> fw L P w (Some x)"
 proof -
   obtain e where e: "is_wr P e" "sloc P e = Some x" "ewg L e = wo" "\<not> wide_ev P e"
@@ -1700,10 +1724,16 @@ proof -
               then have "ga2 g (ob P g b) \<noteq> None" using ro yw(1) rh(1) yx sy(4,5) ne unfolding rel_ok_def by blast
               then show False using a2 sy(6) by simp
             qed
-            then show ?thesis using writer_home[OF sc yw(1) yx _ nr] yu ha by simp
+            moreover have "\<not> (wide_ev P ?y \<and> rstore_ev P ?y)"
+            proof
+              assume "wide_ev P ?y \<and> rstore_ev P ?y"
+              then have "ga2 g (ob P g b) \<noteq> None" using ro yw(1) rh(1) yx sy(4,5) ne unfolding rel_ok_def by blast
+              then show False using a2 sy(6) by simp
+            qed
+            ultimately show ?thesis using writer_home[OF sc yw(1) yx _ nr] yu ha by simp
           qed
           have "racq_ev P r \<and> fw L P ?w0 (Some x')"
-            by (rule home_reader[OF sc home ea0 _ x' er]) (use sy(1) nh in auto)
+            by (rule home_reader[OF sc home ea0 _ x' er]) (use sy(1) nh rd_not_rstore in auto)
           then show ?thesis using opens x' by simp
         qed
       qed
@@ -1755,7 +1785,7 @@ proof -
   have ro': "rel_ok L S P s' g'"
     unfolding rel_ok_def
   proof (intro allI impI)
-    fix w b x assume a: "is_wr P w \<and> done_ev S P s' w \<and> sloc P w = Some x \<and> wshared L P x
+    fix w b x assume a: "is_wr P w \<and> done_ev S P s' w \<and> sloc P w = Some x \<and> (wshared L P x \<or> wide_ev P w \<and> rstore_ev P w)
       \<and> (is_wr P b \<or> is_rd P b) \<and> (b, w) \<in> hbm L P g' \<and> ob P g' b \<noteq> w"
     show "ga2 g' (ob P g' b) \<noteq> None"
     proof (cases "done_ev S P s w")
@@ -1771,6 +1801,11 @@ proof -
       obtain p where wk: "w = Acc t ?k p" and vis: "visible ?i" using new a nw by blast
       have ew: "ewg L w \<noteq> None" using wk by simp
       have wide: "wide_ev P w" using a ew unfolding wshared_def by blast
+      have ws: "wshared L P x" if "is_rd P r" "r = Acc t ?k p'" for r p'
+      proof -
+        have "\<not> rstore_ev P w" using that wk a by (cases p'; cases p) (auto simp: rstore_ev_def dest: rd_part)
+        then show ?thesis using a by blast
+      qed
       have fl: "flushed ?xs ?n" and rmw_l2: "\<And>r. is_rd P r \<Longrightarrow> done_ev S P s' r \<Longrightarrow> \<not> done_ev S P s r
           \<Longrightarrow> done_ev S P s (grf g' r) \<and> ga2 g (grf g' r) \<noteq> None"
         using wide_new[of w] a nw wide by blast+
@@ -1822,9 +1857,10 @@ proof -
           have yw: "is_wr P y" "sloc P y = sloc P r" using ev_parts(2)[OF ei'] r sy(6) by blast+
           have "b \<noteq> y" using False yw(1) by (auto simp: ob_wr)
           then have hy: "(b, y) \<in> hbm L P g" using sy(1) by blast
-          obtain p' where "r = Acc t ?k p'" using new sy(6,5) by blast
-          then have "sloc P r = Some x" using a wk by simp
-          then have "ga2 g (ob P g b) \<noteq> None" using ro yw sy(3) a hy False unfolding rel_ok_def by fastforce
+          obtain p' where rk: "r = Acc t ?k p'" using new sy(6,5) by blast
+          have "wshared L P x" using ws[OF r(1) rk] .
+          moreover have "sloc P r = Some x" using a wk rk by simp
+          ultimately have "ga2 g (ob P g b) \<noteq> None" using ro yw sy(3) a hy False unfolding rel_ok_def by fastforce
           then show ?thesis using ob g23[OF dob] by simp
         qed
       qed
@@ -1923,7 +1959,13 @@ proof -
             then have "ga2 g (ob P g b) \<noteq> None" using ro yw(1) sy(3) yx a hy ny unfolding rel_ok_def by blast
             then show False using a2 by simp
           qed
-          then show ?thesis using writer_home[OF sc yw(1) yx _ nr] yu ha ob by simp
+          moreover have "\<not> (wide_ev P y \<and> rstore_ev P y)"
+          proof
+            assume "wide_ev P y \<and> rstore_ev P y"
+            then have "ga2 g (ob P g b) \<noteq> None" using ro yw(1) sy(3) yx a hy ny unfolding rel_ok_def by blast
+            then show False using a2 by simp
+          qed
+          ultimately show ?thesis using writer_home[OF sc yw(1) yx _ nr] yu ha ob by simp
         qed
       qed
     qed
