@@ -515,6 +515,27 @@ def test_the_remote_rmw_rows_lock_flush_and_invalidate_the_device_around_their_i
     assert "rsp_new_rl_rows rsp_new_rr_rows rsp_new_lk_rows" in text
 
 
+def test_the_remote_store_rows_lock_and_flush_the_device_around_their_store():
+    # Hrf_Atomicity's rs_code, by hand: the store as rr_code has an
+    # increment (under an rmw lock of the device or wider, after a flush of
+    # the device's L1s under it, before an invalidation of them), and, up
+    # to the first invalidation after the store, a flush of the L1 and no
+    # rmw lock taken or released. rsp-new's remote store (LKrmw DV; FLUL1
+    # DV; INVL1 DV; ST; FLUL1 WG; INVL1 DV; UNLKrmw DV) and its
+    # several-device row are. Not: no flush after the store; the lock
+    # released before the invalidation; the slide's row (no lock). Each
+    # loses the store on tests/test_soundness.py's remote store against a
+    # work-group RMW.
+    from hrf.isabelle.schemes import remote_store_row
+
+    row = ("LKrmw DV", "FLUL1 DV", "INVL1 DV", "ST", "FLUL1 WG", "INVL1 DV", "UNLKrmw DV")
+    assert get("rsp-new").rows[("store", "dev", True)].seq == row
+    assert remote_store_row(row) and remote_store_row(get("rsp-new").several_devices[("store", "all", True)].seq)
+    assert not remote_store_row(row[:4] + row[5:])
+    assert not remote_store_row(row[:5] + ("UNLKrmw DV", "INVL1 DV"))
+    assert not remote_store_row(get("rsp-new-slides").rows[("store", "dev", True)].seq)
+
+
 def test_the_disciplined_schemes_are_those_taking_rmw_locks_in_brackets():
     # Hrf_Simulation's lock discipline, by hand from the rows: an LKrmw when
     # no rmw lock is held, the UNLKrmw of that scope before any other lock

@@ -668,6 +668,16 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
         "(FetchInc Device True, \\\\<lambda>r x. [LKrmw DV, FLUL1 DV, INVL1 DV, INCL2 r x, FLUL1 DV, INVL1 WG, UNLKrmw DV])",
         "rsp_new_rr_rows",
     )
+    # Planted: the remote store without the flush of its L1 after the store
+    # (its store may wait in its L1 after the lock is released, and a
+    # work-group-scope RMW of another work-group, reading the L2's older
+    # line, loses it: tests/test_soundness.py; Hrf_Atomicity's rr_rows
+    # (rs_code), and so rsp_new_outcomes_rmw_atomic, fail).
+    fails(
+        r"\[LKrmw DV, FLUL1 DV, INVL1 DV, ST \(ER r\) x, FLUL1 WG, INVL1 DV, UNLKrmw DV\]",
+        "[LKrmw DV, FLUL1 DV, INVL1 DV, ST (ER r) x, INVL1 DV, UNLKrmw DV]",
+        "rsp_new_rr_rows",
+    )
     # Planted: the remote RMW invalidating only its own work-group's L1
     # before the increment (INVL1 WG): another work-group of the device may
     # keep a line older than what the RMW's thread knew, and a

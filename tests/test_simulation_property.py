@@ -374,7 +374,8 @@ def _promotes(
     rmw: bool = True,
     rmw_rmw: bool = True,
     rmw_load: bool = True,
-    store_store: bool = True,
+    store_write: bool = True,
+    store_rmw: bool = True,
 ) -> bool:
     """load_promotion's negation: a write and a conflicting access of
     another thread, one of them remote, not each in the other's scope
@@ -386,8 +387,8 @@ def _promotes(
     neither), or a remote RMW and an atomic store or RMW, not remote, or an
     atomic load, that its scope holds (not where not `rmw`; not an RMW where
     not `rmw_rmw`, not a load where not `rmw_load`), or a remote store and an
-    atomic store, not remote, that its scope holds (not where not
-    `store_store`). Threads 0 and 1 sit on device 0,
+    atomic store or RMW, not remote, that its scope holds (not where not
+    `store_write`; not an RMW where not `store_rmw`). Threads 0 and 1 sit on device 0,
     thread 2 on device 1 where a test has two (`_devices_program`);
     conflicting accesses sit on one device there."""
 
@@ -409,9 +410,14 @@ def _promotes(
             and v[4] != "na"
             for w, v in ((a, b), (b, a))
         )
-        # a remote store against an atomic store, not remote, that its scope holds, both ways round
-        stores = store_store and any(
-            w[6] == "store" and w[5] and reaches(w, v) and v[6] == "store" and not v[5] and v[4] != "na"
+        # a remote store against an atomic store or RMW, not remote, that its scope holds, both ways round
+        stores = store_write and any(
+            w[6] == "store"
+            and w[5]
+            and reaches(w, v)
+            and v[6] in (("store", "rmw") if store_rmw else ("store",))
+            and not v[5]
+            and v[4] != "na"
             for w, v in ((a, b), (b, a))
         )
         if not (reaches(a, b) and reaches(b, a)) and not promoted and not loaded and not rmw_store and not stores:
@@ -485,14 +491,18 @@ def _explore_needing(tmp_path, seed: int, case: str):
     return found
 
 
-def test_the_explorer_finds_rsp_new_sound_where_a_remote_store_meets_a_work_group_store(tmp_path):
+def test_the_explorer_finds_rsp_new_sound_where_a_remote_store_meets_a_work_group_write(tmp_path):
     # The same on the programs that need load_promotion's case of a remote
-    # store against a work-group-scope atomic store, not remote, of another
-    # work-group that its scope holds ([RSP15] sec. 5.1: promotion; the
-    # two writes are each in the other's scope, and coherence orders them).
-    needing = _explore_needing(tmp_path, 29, "store_store")
+    # store against a work-group-scope atomic store or RMW, not remote, of
+    # another work-group that its scope holds ([RSP15] sec. 5.1: promotion;
+    # the two writes are each in the other's scope, coherence orders them,
+    # and the RMW is atomic against the store). The controls, rsp-new's
+    # remote store row without its lock, flushes or last invalidation, are
+    # tests/test_soundness.py's remote store against a work-group RMW.
+    needing = _explore_needing(tmp_path, 29, "store_write")
     race_free = sum(free for _, free in needing)
-    assert len(needing) >= 30 and race_free >= 10  # the sample reaches the case
+    rmws = sum(_promotes(accesses, store_rmw=False) and free for accesses, free in needing)
+    assert len(needing) >= 30 and race_free >= 10 and rmws >= 10  # the sample reaches each case
 
 
 _ALL_SCOPES = ("work_group", "device", "all_svm_devices")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import hrf
+from hrf.isabelle.schemes import remote_store_row
 from hrf.mappings import Row, compile_scheme, get
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -488,6 +489,90 @@ def test_a_remote_store_and_a_work_group_store_of_another_work_group_keep_cohere
     for k in (1, 2, 4, 5):
         rows = {**scheme.rows, ("store", "dev", True): Row(row[:k] + row[k + 1 :], "without one")}
         assert hrf.soundness(path, dataclasses.replace(scheme, name="without", rows=rows), model="opencl-rsp").sound
+
+
+# A remote store against a work-group-scope RMW of another work-group.
+_REMOTE_STORE_VS_WG_RMW = (
+    _REMOTE_RMW_VS_WG_RMW.replace("remote_rmw_vs_work_group_rmw", "remote_store_vs_work_group_rmw")
+    .replace(
+        "int r0 = atomic_fetch_add_explicit_remote(x, 1, memory_order_relaxed, memory_scope_device);",
+        "atomic_store_explicit_remote(x, 5, memory_order_release, memory_scope_device);",
+    )
+    .replace("exists (0:r0=0 /\\ 1:r1=0)", "exists (1:r1=0 /\\ x=1)")
+)
+
+
+def test_a_remote_store_excludes_the_work_group_rmws_of_its_device(tmp_path):
+    """Derived by hand: the remote store's scope holds P1's work-group-scope
+    RMW ([RSP15] sec. 5.1: promotion), so the two are each in the other's
+    scope (race-free) and the RMW is atomic against the store: it reads
+    0 and the store comes after (x = 5), or reads 5 (x = 6). Reading 0
+    and leaving x = 1 (the store lost between the RMW's read and write)
+    is forbidden. On the machine, P0 holds every rmw lock of the device
+    from before its flush of the device's L1s to after its own flush and
+    the invalidation after its store (Hrf_Atomicity's rs_code), so P1's
+    RMW in its L1 runs wholly before (flushed to the L2 first) or wholly
+    after (refetching the store from the L2). Controls, each a row that
+    fails rs_code (hrf.isabelle.schemes.remote_store_row): its own
+    work-group's lock only, no flush of its L1 after the store, the lock
+    released before the invalidation, no first flush or one of its own
+    L1 only, no last invalidation or one of its own L1 only, no lock:
+    each loses the store. Without the first invalidation the row still
+    meets rs_code, and rsp-new stays sound here."""
+    scheme = get("rsp-new")
+    row = scheme.rows[("store", "dev", True)].seq
+    assert row == ("LKrmw DV", "FLUL1 DV", "INVL1 DV", "ST", "FLUL1 WG", "INVL1 DV", "UNLKrmw DV")
+    path = tmp_path / "remote-store-vs-wg-rmw.litmus"
+    path.write_text(_REMOTE_STORE_VS_WG_RMW)
+    planted = (
+        ("LKrmw WG",) + row[1:6] + ("UNLKrmw WG",),
+        row[:4] + row[5:],
+        row[:5] + ("UNLKrmw DV", "INVL1 DV"),
+        row[:1] + row[2:],
+        row[:1] + ("FLUL1 WG",) + row[2:],
+        row[:5] + row[6:],
+        row[:5] + ("INVL1 WG",) + row[6:],
+        row[1:6],
+    )
+    _needs_its_row(path, ("store", "dev", True), planted, {"1:r1": 0, "x": 1})
+    assert not any(remote_store_row(seq) for seq in planted) and remote_store_row(row)
+    rows = {**scheme.rows, ("store", "dev", True): Row(row[:2] + row[3:], "without the first invalidation")}
+    assert remote_store_row(row[:2] + row[3:])
+    assert hrf.soundness(path, dataclasses.replace(scheme, name="without", rows=rows), model="opencl-rsp").sound
+
+
+# A remote store read by a plain (non-atomic) load of another work-group.
+_REMOTE_STORE_VS_PLAIN_LOAD = """OpenCL remote_store_vs_plain_load
+{
+  [x]=0;
+}
+
+P0 (global atomic_int* x) {
+  atomic_store_explicit_remote(x, 1, memory_order_release, memory_scope_device);
+}
+
+P1 (global int* x) {
+  int r0 = *x;
+}
+
+scopeTree (device (work_group P0) (work_group P1))
+exists (1:r0=1)
+"""
+
+
+def test_a_remote_store_and_a_plain_load_of_another_work_group_are_race_free_and_rsp_new_is_sound(tmp_path):
+    # Derived by hand from opencl-rsp's cat: the store carries the tags
+    # remote and dev, so (store, load) is in remote; incl-by-scope (the
+    # load is on the store's device), within the model's scope inclusion,
+    # which its data race subtracts: the program is race-free although the
+    # load is not atomic. Hrf_Happens's load_promotion leaves such pairs out
+    # (its invariants assume atomics); the explorer finds rsp-new sound on
+    # this one (docs/isabelle.md, load_promotion's row).
+    path = tmp_path / "remote-store-vs-plain-load.litmus"
+    path.write_text(_REMOTE_STORE_VS_PLAIN_LOAD)
+    assert hrf.check(path, "opencl-rsp").racy is False
+    r = hrf.soundness(path, "rsp-new", model="opencl-rsp")
+    assert r.sound and not r.racy_source and r.complete
 
 
 # The reference RSP tests (AMD's, via the RSP paper's herd). Race-free ones

@@ -141,8 +141,7 @@ def promoted_row(seq) -> bool:
 # as their texts name them (Hrf_Happens's load_promotion).
 _PROMOTION = (
     "whose remote operations promote at most a load by a remote store or a remote RMW, a "
-    "work-group-scope write to a remote load or a remote RMW, a work-group-scope store to a "
-    "remote store (load_promotion)"
+    "work-group-scope write to a remote load, a remote RMW or a remote store (load_promotion)"
 )
 
 
@@ -292,6 +291,27 @@ def remote_rmw_row(seq) -> bool:
     return True
 
 
+def remote_store_row(seq) -> bool:
+    """Whether a remote store's row makes its store (ST) as Hrf_Atomicity's
+    `rs_code` says: as `remote_rmw_row` says of an increment, and then, up
+    to the first invalidation of an L1 after the store, a flush of the L1
+    and no rmw lock taken or released. The store then reaches the L2 before
+    its thread passes that invalidation, still under the lock, and a
+    work-group RMW of its device finds it there. hrf chooses, Isabelle
+    proves (`<scheme>_rr_rows`)."""
+    if not remote_rmw_row(seq):
+        return False
+    words = [word.split()[0] for word in seq]
+    for m, op in enumerate(words):
+        if op in _QUIET:
+            continue
+        j = next((j for j in range(m + 1, len(words)) if words[j] == "INVL1"), len(words))
+        between = words[m + 1 : j]
+        if "FLUL1" not in between or any(w in ("LKrmw", "UNLKrmw") for w in between):
+            return False
+    return True
+
+
 def src_op_term(op: str, scope: str, remote: bool) -> str:
     """A source operation (a row's key) as Hrf_Mapping's `src_op`."""
     return f"{_SRC_OP[op]} {_SRC_SCOPE[scope]} {'True' if remote else 'False'}"
@@ -327,8 +347,8 @@ def scheme_theory(scheme) -> tuple:
         "   says what is proved: per test, on a family of programs, and for",
         "   every race-free program whose remote operations promote at most a",
         "   load by a remote store or a remote RMW, a work-group-scope write to",
-        "   a remote load or a remote RMW, or a work-group-scope store to a",
-        "   remote store, and whose conflicting accesses sit on one device). *)",
+        "   a remote load, a remote RMW or a remote store, and whose",
+        "   conflicting accesses sit on one device). *)",
         f"theory {theory}",
         "  imports Hrf_Source_Opencl Hrf_Coherence Hrf_Happens Hrf_Atomicity Hrf_Consistent",
         "begin",
@@ -541,11 +561,10 @@ def scheme_theory(scheme) -> tuple:
         """The statement's head, up to the machine's outcomes: every race-free
         program (OpenCL+RSP, as hrf exports it) of the operations `ops`
         whose remote operations promote at most a load by a remote store or
-        a remote RMW, a work-group-scope write to a remote load or a remote
-        RMW, or a work-group-scope store to a remote store (Hrf_Happens's
-        load_promotion), without non-atomic RMWs, whose conflicting accesses
-        sit on one device where `device_local` (Hrf_Happens's
-        dev_conflicts)."""
+        a remote RMW, a work-group-scope write to a remote load, a remote
+        RMW or a remote store (Hrf_Happens's load_promotion), without
+        non-atomic RMWs, whose conflicting accesses sit on one device where
+        `device_local` (Hrf_Happens's dev_conflicts)."""
         dev = "\\<and> dev_conflicts L P " if device_local else ""
         return [
             f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P {dev}'
@@ -834,17 +853,31 @@ def scheme_theory(scheme) -> tuple:
                 "bracket before any flush made in it, one at the L2 after such a flush and before the "
                 "invalidation that ends the bracket",
             )
-        remote_rmws = [
-            r
-            for op, scope, remote, r, _src, _seq in rows
-            if op == "rmw" and remote and scope in ("dev", "all") and (l1_row(op, r.seq) or l2_row(op, r.seq))
-        ]
-        if not all(remote_rmw_row(r.seq) for r in remote_rmws):
-            return not_stated(
-                "Hrf_Atomicity's theorem that every RMW is atomic",
-                f"a remote RMW row of {name} does not make its increment at the L2 under an rmw lock of the device "
+        # The remote rows rr_rows asks of (Hrf_Atomicity): each remote RMW's and
+        # remote store's row at device scope or wider, taken by the theorem.
+        remote_checks = (
+            (
+                "rmw",
+                remote_rmw_row,
+                "a remote RMW row of {name} does not make its increment at the L2 under an rmw lock of the device "
                 "or wider, after a flush of the device's L1s under it and before an invalidation of them",
-            )
+            ),
+            (
+                "store",
+                remote_store_row,
+                "a remote store row of {name} does not make its store under an rmw lock of the device or wider, "
+                "after a flush of the device's L1s under it, and flush its L1 before the invalidation after it "
+                "under the same lock",
+            ),
+        )
+        for kind, meets, why in remote_checks:
+            remote_rows = [
+                r
+                for op, scope, remote, r, _src, _seq in rows
+                if op == kind and remote and scope in ("dev", "all") and (l1_row(op, r.seq) or l2_row(op, r.seq))
+            ]
+            if not all(meets(r.seq) for r in remote_rows):
+                return not_stated("Hrf_Atomicity's theorem that every RMW is atomic", why.format(name=name))
         atomic = "\\<and> (\\<forall>t k. acc P t k True \\<longrightarrow> rmw_atomic P rfw co t k)"
         rows_taken = (
             f"{name}_l1_rows {l2_lemma} _ {flushed} {name}_acq_rows {name}_rel_rows {name}_prom_rows {name}_rl_rows "
@@ -859,9 +892,10 @@ def scheme_theory(scheme) -> tuple:
                 f"  by (simp add: lk_rows_def {name}_def {rows_defs(name)} lk_code_simps del: set_upt)",
                 "",
                 "text \\<open>Each remote RMW row makes its increment at the L2 under an rmw lock of the device or "
-                "wider, after a flush of the device's L1s under it and before an invalidation of them "
-                "(Hrf_Atomicity's rr_rows): it excludes the work-group RMWs of every work-group of its "
-                "device.\\<close>",
+                "wider, after a flush of the device's L1s under it and before an invalidation of them, and "
+                "each remote store row its store so, with a flush of its L1 before that invalidation under "
+                "the same lock (Hrf_Atomicity's rr_rows): they exclude the work-group RMWs of every "
+                "work-group of their device.\\<close>",
                 f'lemma {name}_rr_rows: "rr_rows {name} {l1_set} {l2_set}"',
                 f"  by (simp add: rr_simps {name}_def {rows_defs(name)})",
                 "",

@@ -12,7 +12,10 @@
    location) and the code takes the rmw locks as rsp-new's rows do: a
    device RMW flushes the L1 under the lock, so the L1 RMWs before it have
    reached the L2 (flk_ok), and invalidates it under the lock, so an L1 RMW
-   reads a line settled after every write (ln_ok). Written by hand, every
+   reads a line settled after every write (ln_ok); a remote store of
+   another work-group, promoted to reach it, is made under every rmw lock
+   of the device between a flush of the device's L1s and its own flush
+   and invalidation of them (rs_code, rs_ok). Written by hand, every
    proof complete. *)
 theory Hrf_Atomicity
   imports Hrf_Happens
@@ -795,14 +798,30 @@ definition rr_code :: "instr list \<Rightarrow> nat \<Rightarrow> bool" where
         \<and> (\<forall>i. j < i \<and> i < m \<longrightarrow> quiet (xs ! i) \<and> (\<forall>sc. xs ! i \<noteq> UNLKrmw sc)))
      \<and> (\<exists>j < length xs. m < j \<and> (\<exists>sc. xs ! j = INVL1 sc \<and> sc \<noteq> WG) \<and> (\<forall>i. m < i \<and> i < j \<longrightarrow> calm (xs ! i)))"
 
+text \<open>Position m of a code is a remote store's access made so, and up to
+  the first invalidation of an L1 after it the lock held stays and a
+  flush of the L1 precedes that invalidation with only quiet instructions
+  between ([RSP15] sec. 5.1: a remote store reaches the work-group-scope
+  writes of every work-group of its device; rsp-new's LKrmw DV; FLUL1 DV;
+  INVL1 DV; ST; FLUL1 WG; INVL1 DV; UNLKrmw DV): the store has reached the
+  L2 when its thread passes that invalidation, still under the lock.\<close>
+definition rs_code :: "instr list \<Rightarrow> nat \<Rightarrow> bool" where
+  "rs_code xs m \<longleftrightarrow> rr_code xs m
+     \<and> (\<forall>j < length xs. m < j \<and> (\<exists>sc. xs ! j = INVL1 sc) \<and> (\<forall>i. m < i \<and> i < j \<longrightarrow> calm (xs ! i))
+        \<longrightarrow> flushed xs j \<and> (\<forall>p < length xs. m < p \<and> p \<le> j \<longrightarrow> held xs p = held xs m))"
+
 text \<open>The rows of remote RMWs at device scope or wider make their increment
-  so.\<close>
+  so, those of remote stores their store.\<close>
 definition rr_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> src_op set \<Rightarrow> bool" where
   "rr_rows S A B \<longleftrightarrow> (\<forall>sc \<in> {Device, AllDevices}. FetchInc sc True \<in> A \<union> B
      \<longrightarrow> (\<exists>rw. S (FetchInc sc True) = Some rw
-        \<and> (\<forall>r x. \<forall>m < length (rw r x). visible (rw r x ! m) \<longrightarrow> rr_code (rw r x) m)))"
+        \<and> (\<forall>r x. \<forall>m < length (rw r x). visible (rw r x ! m) \<longrightarrow> rr_code (rw r x) m)))
+   \<and> (\<forall>sc \<in> {Device, AllDevices}. Store sc True \<in> A \<union> B
+     \<longrightarrow> (\<exists>rw. S (Store sc True) = Some rw
+        \<and> (\<forall>r x. \<forall>m < length (rw r x). visible (rw r x ! m) \<longrightarrow> rs_code (rw r x) m)))"
 
-lemmas rr_simps = rr_rows_def rr_code_def held_def numeral_eq_Suc All_less_Suc Ex_less_Suc all_between_Suc
+lemmas rr_simps = rr_rows_def rr_code_def rs_code_def flushed_def held_def numeral_eq_Suc All_less_Suc Ex_less_Suc
+  all_between_Suc
 
 lemma hold_fold: "foldl hold h ys = foldl hold h' ys \<or> (foldl hold h ys = h \<and> foldl hold h' ys = h')"
 proof (induction ys arbitrary: h h')
@@ -892,9 +911,13 @@ proof -
       "concat (map (compile_instr S) c) = pre @ rw r x @ post" "n = length pre + m" "m < length (rw r x)"
       "visible (rw r x ! m)"
     using compiled_row[OF rows(1,2,4) n k w(1)] by blast
-  obtain rw' where rw': "S (FetchInc sc True) = Some rw'"
+  have "\<forall>sc \<in> {Device, AllDevices}. FetchInc sc True \<in> A \<union> B
+     \<longrightarrow> (\<exists>rw. S (FetchInc sc True) = Some rw
+        \<and> (\<forall>r x. \<forall>m < length (rw r x). visible (rw r x ! m) \<longrightarrow> rr_code (rw r x) m))"
+    using rows(3) unfolding rr_rows_def by (rule conjunct1)
+  then obtain rw' where rw': "S (FetchInc sc True) = Some rw'"
       "\<forall>r x. \<forall>m < length (rw' r x). visible (rw' r x ! m) \<longrightarrow> rr_code (rw' r x) m"
-    using rows(3) w(2) rw(1) unfolding rr_rows_def by blast
+    using w(2) rw(1) by blast
   have "rr_code (rw r x) m" using rw' rw(2,5,6) by simp
   then show ?thesis using rr_code_shift[OF _ rw(5)] rw(3,4) by simp
 qed
@@ -925,6 +948,158 @@ proof -
   have ops: "\<forall>i \<in> set (src_code P t). op_of i \<subseteq> A \<union> B" using rows(4) t by (auto simp: ops_of_def)
   have xs: "instrs (compile S P) t = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
   show ?thesis using compiled_rr[OF rows(1-3) ops _ _ _ fi c(2)] n k xs by simp
+qed
+
+lemma rs_codeD:
+  assumes "rs_code xs m" "j < length xs" "m < j" "xs ! j = INVL1 sc" "\<forall>i. m < i \<and> i < j \<longrightarrow> calm (xs ! i)"
+  shows "flushed xs j" "p < length xs \<Longrightarrow> m < p \<Longrightarrow> p \<le> j \<Longrightarrow> held xs p = held xs m"
+proof -
+  have u: "\<forall>j < length xs. m < j \<and> (\<exists>sc. xs ! j = INVL1 sc) \<and> (\<forall>i. m < i \<and> i < j \<longrightarrow> calm (xs ! i))
+        \<longrightarrow> flushed xs j \<and> (\<forall>p < length xs. m < p \<and> p \<le> j \<longrightarrow> held xs p = held xs m)"
+    using assms(1) unfolding rs_code_def by (rule conjunct2)
+  have "flushed xs j \<and> (\<forall>p < length xs. m < p \<and> p \<le> j \<longrightarrow> held xs p = held xs m)"
+    using u[rule_format, OF assms(2)] assms(3-5) by blast
+  then show "flushed xs j" "p < length xs \<Longrightarrow> m < p \<Longrightarrow> p \<le> j \<Longrightarrow> held xs p = held xs m" by blast+
+qed
+
+lemma rs_code_rr: "rs_code xs m \<Longrightarrow> rr_code xs m"
+  unfolding rs_code_def by (rule conjunct1)
+
+text \<open>Two invalidations after m, each with only calm instructions between:
+  the same one (the first).\<close>
+lemma first_invl1:
+  assumes j: "m < j" "xs ! j = INVL1 sc" "\<forall>i. m < i \<and> i < j \<longrightarrow> calm (xs ! i)"
+    and j': "m < j'" "xs ! j' = INVL1 sc'" "\<forall>i. m < i \<and> i < j' \<longrightarrow> calm (xs ! i)"
+  shows "j = j'"
+proof (rule ccontr)
+  assume "j \<noteq> j'"
+  then have "j < j' \<or> j' < j" by arith
+  then show False
+  proof
+    assume "j < j'"
+    then have "calm (xs ! j)" using j(1) j'(3) by blast
+    then show False using j(2) by simp
+  next
+    assume "j' < j"
+    then have "calm (xs ! j')" using j'(1) j(3) by blast
+    then show False using j'(2) by simp
+  qed
+qed
+
+lemma flushed_shift:
+  assumes f: "flushed ys n" and n: "n < length ys"
+  shows "flushed (pre @ ys @ post) (length pre + n)"
+proof -
+  obtain j sc where j: "j < n" "ys ! j = FLUL1 sc" "\<forall>m. j < m \<and> m < n \<longrightarrow> quiet (ys ! m)"
+    using f unfolding flushed_def by blast
+  have ix: "(pre @ ys @ post) ! (length pre + i) = ys ! i" if "i < length ys" for i
+    using that by (simp add: nth_append)
+  have q: "quiet ((pre @ ys @ post) ! m)" if "length pre + j < m" "m < length pre + n" for m
+  proof -
+    have "m = length pre + (m - length pre)" "j < m - length pre" "m - length pre < n" using that by arith+
+    then show ?thesis using ix[of "m - length pre"] j(3) n by (metis order.strict_trans)
+  qed
+  show ?thesis unfolding flushed_def
+    using j(1,2) ix[of j] n q by (intro exI[of _ "length pre + j"]) auto
+qed
+
+lemma rs_code_shift:
+  assumes r: "rs_code ys m" and m: "m < length ys"
+  shows "rs_code (pre @ ys @ post) (length pre + m)"
+proof -
+  let ?c = "pre @ ys @ post"
+  have rr: "rr_code ys m" using rs_code_rr[OF r] .
+  have ix: "?c ! (length pre + i) = ys ! i" if "i < length ys" for i using that by (simp add: nth_append)
+  obtain sc where h: "held ys m = Some sc" using rr unfolding rr_code_def by blast
+  obtain j' sc' where j': "j' < length ys" "m < j'" "ys ! j' = INVL1 sc'" "\<forall>i. m < i \<and> i < j' \<longrightarrow> calm (ys ! i)"
+    using rr unfolding rr_code_def by blast
+  have "\<forall>j < length ?c. length pre + m < j \<and> (\<exists>sc. ?c ! j = INVL1 sc) \<and> (\<forall>i. length pre + m < i \<and> i < j \<longrightarrow> calm (?c ! i))
+        \<longrightarrow> flushed ?c j \<and> (\<forall>p < length ?c. length pre + m < p \<and> p \<le> j \<longrightarrow> held ?c p = held ?c (length pre + m))"
+  proof (intro allI impI)
+    fix j assume jl: "j < length ?c" and a: "length pre + m < j \<and> (\<exists>sc. ?c ! j = INVL1 sc)
+        \<and> (\<forall>i. length pre + m < i \<and> i < j \<longrightarrow> calm (?c ! i))"
+    have jp: "length pre + m < j" using a by blast
+    have "j \<le> length pre + j'"
+    proof (rule ccontr)
+      assume "\<not> j \<le> length pre + j'"
+      then have "length pre + m < length pre + j' \<and> length pre + j' < j" using j'(2) by simp
+      then have "calm (?c ! (length pre + j'))" using a by blast
+      then show False using ix[OF j'(1)] j'(3) by simp
+    qed
+    then have j0: "j = length pre + (j - length pre)" "m < j - length pre" "j - length pre < length ys"
+      using jp j'(1) by arith+
+    define j0 where "j0 = j - length pre"
+    note j0 = j0[folded j0_def]
+    have c0: "calm (ys ! i)" if "m < i" "i < j0" for i
+    proof -
+      have "length pre + m < length pre + i \<and> length pre + i < j" using that j0(1) by simp
+      then have "calm (?c ! (length pre + i))" using a by blast
+      then show ?thesis using ix[of i] that j0(3) by simp
+    qed
+    have v0: "\<exists>sc. ys ! j0 = INVL1 sc" using a j0 ix by simp
+    obtain sc0 where v0': "ys ! j0 = INVL1 sc0" using v0 by blast
+    have c0': "\<forall>i. m < i \<and> i < j0 \<longrightarrow> calm (ys ! i)" using c0 by blast
+    have f: "flushed ys j0" using rs_codeD(1)[OF r j0(3,2) v0' c0'] .
+    have hp: "\<forall>p < length ys. m < p \<and> p \<le> j0 \<longrightarrow> held ys p = held ys m"
+      using rs_codeD(2)[OF r j0(3,2) v0' c0'] by blast
+    show "flushed ?c j \<and> (\<forall>p < length ?c. length pre + m < p \<and> p \<le> j \<longrightarrow> held ?c p = held ?c (length pre + m))"
+    proof (intro conjI allI impI)
+      show "flushed ?c j" using flushed_shift[OF f j0(3)] j0(1) by simp
+    next
+      fix p assume "p < length ?c" "length pre + m < p \<and> p \<le> j"
+      then have p0: "p = length pre + (p - length pre)" "m < p - length pre" "p - length pre \<le> j0"
+        using j0(1) by arith+
+      define p0 where "p0 = p - length pre"
+      note p0 = p0[folded p0_def]
+      have "held ys p0 = Some sc" using hp p0 j0(3) h by simp
+      then have "held ?c p = Some sc" using held_shift[of ys p0 sc pre post] p0 j0(3) by simp
+      moreover have "held ?c (length pre + m) = Some sc" using held_shift[OF h] m by simp
+      ultimately show "held ?c p = held ?c (length pre + m)" by simp
+    qed
+  qed
+  then show ?thesis unfolding rs_code_def by (rule conjI[OF rr_code_shift[OF rr m]])
+qed
+
+text \<open>So in code compiled by such rows, a remote store is made so.\<close>
+lemma compiled_rs:
+  assumes rows: "l1_rows S A" "l2_rows S B" "rr_rows S A B" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
+    and n: "n < length (concat (map (compile_instr S) c))" "visible (concat (map (compile_instr S) c) ! n)"
+    and k: "length (filter visible (take n (concat (map (compile_instr S) c)))) = k"
+    and w: "c ! k = Op (Store sc True) r x" "sc \<in> {Device, AllDevices}"
+  shows "rs_code (concat (map (compile_instr S) c)) n"
+proof -
+  obtain rw pre post m where rw: "Store sc True \<in> A \<union> B" "S (Store sc True) = Some rw"
+      "concat (map (compile_instr S) c) = pre @ rw r x @ post" "n = length pre + m" "m < length (rw r x)"
+      "visible (rw r x ! m)"
+    using compiled_row[OF rows(1,2,4) n k w(1)] by blast
+  have "\<forall>sc \<in> {Device, AllDevices}. Store sc True \<in> A \<union> B
+     \<longrightarrow> (\<exists>rw. S (Store sc True) = Some rw
+        \<and> (\<forall>r x. \<forall>m < length (rw r x). visible (rw r x ! m) \<longrightarrow> rs_code (rw r x) m))"
+    using rows(3) unfolding rr_rows_def by (rule conjunct2)
+  then obtain rw' where rw': "S (Store sc True) = Some rw'"
+      "\<forall>r x. \<forall>m < length (rw' r x). visible (rw' r x ! m) \<longrightarrow> rs_code (rw' r x) m"
+    using w(2) rw(1) by blast
+  have eq: "rw' = rw" using rw'(1) rw(2) by simp
+  have "rs_code (rw r x) m"
+    using rw'(2)[THEN spec[of _ r], THEN spec[of _ x], THEN spec[of _ m], unfolded eq] rw(5,6) by blast
+  then have "rs_code (pre @ rw r x @ post) (length pre + m)" by (rule rs_code_shift[OF _ rw(5)])
+  then show ?thesis using rw(3,4) by simp
+qed
+
+text \<open>A thread's step of a remote store's write at device scope or wider.\<close>
+lemma rs_step:
+  assumes rows: "l1_rows S A" "l2_rows S B" "rr_rows S A B" "ops_of P \<subseteq> A \<union> B" and t: "t \<in> src_threads P"
+    and n: "n < length (instrs (compile S P) t)" "visible (instrs (compile S P) t ! n)"
+    and k: "length (filter visible (take n (instrs (compile S P) t))) = k"
+    and r: "rstore_ev P (Acc t k p)" "wide_ev P (Acc t k p)"
+  shows "rs_code (instrs (compile S P) t) n"
+proof -
+  obtain sc r0 x0 where c: "ins P t k = Op (Store sc True) r0 x0" using r(1) by (auto simp: rstore_ev_def)
+  then have sc: "sc \<in> {Device, AllDevices}" using r(2) by (simp add: wide_ev_def)
+  have fi: "src_code P t ! k = Op (Store sc True) r0 x0" using c by (simp add: ins_def)
+  have ops: "\<forall>i \<in> set (src_code P t). op_of i \<subseteq> A \<union> B" using rows(4) t by (auto simp: ops_of_def)
+  have xs: "instrs (compile S P) t = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
+  show ?thesis using compiled_rs[OF rows(1-3) ops _ _ _ fi sc] n k xs by simp
 qed
 
 lemma wgs_in_wide: "sc \<noteq> WG \<Longrightarrow> v \<in> wgs_in L DV w0 \<Longrightarrow> v \<in> wgs_in L sc w0"
@@ -980,16 +1155,16 @@ proof -
 qed
 
 text \<open>Such an RMW is at work-group scope (rel_rows performs the wider ones at
-  the L2), so in a race-free program only its work-group and remote RMWs of
-  other work-groups write its location (scoped_conflicts; remote loads of
-  other work-groups may read it).\<close>
+  the L2), so in a race-free program only its work-group, and remote RMWs
+  and remote stores of other work-groups, write its location
+  (scoped_conflicts; remote loads of other work-groups may read it).\<close>
 lemma l1_loc_excl:
   assumes sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and ops: "ops_of P \<subseteq> A \<union> B"
     and l: "l1_loc L B P w x" and b: "is_wr P b" "sloc P b = Some x" "ewg L b \<noteq> None"
-  shows "ewg L b = Some w \<or> racq_ev P b"
+  shows "ewg L b = Some w \<or> racq_ev P b \<or> wide_ev P b \<and> rstore_ev P b"
 proof (rule ccontr)
-  assume nb': "\<not> (ewg L b = Some w \<or> racq_ev P b)"
-  then have nb: "ewg L b \<noteq> Some w" and nr: "\<not> racq_ev P b" by simp_all
+  assume nb': "\<not> (ewg L b = Some w \<or> racq_ev P b \<or> wide_ev P b \<and> rstore_ev P b)"
+  then have nb: "ewg L b \<noteq> Some w" and nr: "\<not> racq_ev P b" "\<not> (wide_ev P b \<and> rstore_ev P b)" by simp_all
   obtain t k where tk: "at_l1 B P t k" "wg_of L t = w" "sloc P (Acc t k True) = Some x"
     using l unfolding l1_loc_def by blast
   have ac: "acc P t k True" using tk(1) by (simp add: at_l1_def)
@@ -1007,18 +1182,19 @@ proof (rule ccontr)
   moreover have "ewg L (Acc t k True) = Some w" using tk(2) by simp
   moreover have "is_rd P b \<or> is_wr P b" using b(1) by blast
   moreover have "ewg L (Acc t k True) \<noteq> ewg L b" using nb \<open>ewg L (Acc t k True) = Some w\<close> by simp
-  moreover have "\<not> store_ev P (Acc t k True)" using fi by (simp add: store_ev_def)
-  ultimately have "wide_ev P (Acc t k True) \<or> rload_ev P b \<or> racq_ev P b \<or> racq_ev P (Acc t k True)"
+  ultimately have "wide_ev P (Acc t k True) \<or> rload_ev P b \<or> racq_ev P b \<or> wide_ev P b \<and> rstore_ev P b
+      \<or> racq_ev P (Acc t k True)"
     using sc b(3) unfolding scoped_conflicts_def sc_pair_def by blast
   then show False using nw nr rload_racq racq_wide by blast
 qed
 
 text \<open>So every write of such a location waits, if at all, in w's L1 (a
-  remote RMW's is performed at the L2), and in its device's L2 (one device).\<close>
+  remote RMW's is performed at the L2, and a remote store's, given here
+  to have reached it), and in its device's L2 (one device).\<close>
 lemma l1_loc_home:
   assumes inv: "ginv L S P s g" and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and rl: "rl_rows S A B"
     and ops: "ops_of P \<subseteq> A \<union> B" and dcf: "dev_conflicts L P" and at: "at2_ok L S B P s g"
-    and l: "l1_loc L B P w x" and e: "wx S P s x e"
+    and l: "l1_loc L B P w x" and e: "wx S P s x e" and rs: "wide_ev P e \<and> rstore_ev P e \<longrightarrow> ga2 g e \<noteq> None"
   shows "(ga2 g e = None \<longrightarrow> ewg L e = Some w) \<and> (ga3 g e = None \<longrightarrow> dv L e = Some (dev_of L w))
     \<and> (ga2 g e = None \<longrightarrow> ga3 g e = None)"
 proof (cases "\<exists>z. e = Init z")
@@ -1036,7 +1212,7 @@ next
   have "dv L (Acc t k True) = dv L e" using dv_wr_conflict[OF dcf rmw_parts(1)[OF ac] tk(3) _ e] ue by simp
   then have dvw: "dv L e = Some (dev_of L w)" using tk(2) by (simp add: dv_def)
   from l1_loc_excl[OF sc rr ops l wr(1,2)] ue
-  consider (home) "ewg L e = Some w" | (racq) "racq_ev P e" by auto
+  consider (home) "ewg L e = Some w" | (racq) "racq_ev P e" | (rstore) "wide_ev P e \<and> rstore_ev P e" by auto
   then show ?thesis
   proof cases
     case home
@@ -1047,6 +1223,9 @@ next
     obtain u' j' where "e = Acc u' j' True" "at_l2 B P u' j'" using racq_at_l2[OF rl ops racq wr(1)] by blast
     then have "ga2 g e \<noteq> None" using at wr(3) unfolding at2_ok_def by blast
     then show ?thesis using dvw by auto
+  next
+    case rstore
+    then show ?thesis using dvw rs by auto
   qed
 qed
 
@@ -1129,14 +1308,195 @@ proof -
 qed
 
 text \<open>A thread waits for the invalidation of w's L1 after its increment of
-  x at the L2, holding w's rmw lock: its code's INCL2 of x at q, then only
-  calm instructions, a lock held whose scope holds w, and that invalidation
+  x at the L2, or after its remote store of x, holding w's rmw lock: its
+  code's INCL2 of x, or ST of x made as rs_code says, at q, then only calm
+  instructions, a lock held whose scope holds w, and that invalidation
   ahead.\<close>
 definition l2_win :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> wid \<Rightarrow> addr \<Rightarrow> bool" where
-  "l2_win L S P s w x \<longleftrightarrow> (\<exists>u q r. u \<in> src_threads P \<and> q < pc s u
-     \<and> instrs (compile S P) u ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < pc s u \<longrightarrow> calm (instrs (compile S P) u ! m))
+  "l2_win L S P s w x \<longleftrightarrow> (\<exists>u q. u \<in> src_threads P \<and> q < pc s u
+     \<and> ((\<exists>r. instrs (compile S P) u ! q = INCL2 r x)
+        \<or> (\<exists>v. instrs (compile S P) u ! q = ST v x) \<and> rs_code (instrs (compile S P) u) q)
+     \<and> (\<forall>m. q < m \<and> m < pc s u \<longrightarrow> calm (instrs (compile S P) u ! m))
      \<and> (\<exists>sc. held (instrs (compile S P) u) (pc s u) = Some sc \<and> w \<in> wgs_in L sc (wg_of L u))
      \<and> win_in L (instrs (compile S P) u) (pc s u) (wg_of L u) w)"
+
+text \<open>Thread u waits, after its remote store of x made as rs_code says, for
+  the first invalidation of an L1 after it.\<close>
+definition st_win :: "scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> tid \<Rightarrow> addr \<Rightarrow> bool" where
+  "st_win S P s u x \<longleftrightarrow> (\<exists>q v. q < pc s u \<and> instrs (compile S P) u ! q = ST v x
+     \<and> rs_code (instrs (compile S P) u) q \<and> (\<forall>m. q < m \<and> m < pc s u \<longrightarrow> calm (instrs (compile S P) u ! m))
+     \<and> (\<exists>j < length (instrs (compile S P) u). pc s u \<le> j \<and> (\<exists>sc. instrs (compile S P) u ! j = INVL1 sc)
+        \<and> (\<forall>m. pc s u \<le> m \<and> m < j \<longrightarrow> calm (instrs (compile S P) u ! m))))"
+
+text \<open>So it waits for the invalidation of every L1 of its device, under a
+  lock whose scope holds them.\<close>
+lemma st_win_l2:
+  assumes sw: "st_win S P s u x" and u: "u \<in> src_threads P" and w: "w \<in> wgs_in L DV (wg_of L u)"
+  shows "l2_win L S P s w x"
+proof -
+  let ?xs = "instrs (compile S P) u"
+  obtain q v j sc where q: "q < pc s u" "?xs ! q = ST v x" "rs_code ?xs q" "\<forall>m. q < m \<and> m < pc s u \<longrightarrow> calm (?xs ! m)"
+      "j < length ?xs" "pc s u \<le> j" "?xs ! j = INVL1 sc" "\<forall>m. pc s u \<le> m \<and> m < j \<longrightarrow> calm (?xs ! m)"
+    using sw unfolding st_win_def by blast
+  have rr: "rr_code ?xs q" using rs_code_rr[OF q(3)] .
+  obtain sc0 where h0: "held ?xs q = Some sc0" "sc0 \<noteq> WG" using rr unfolding rr_code_def by blast
+  obtain j' sc' where j': "j' < length ?xs" "q < j'" "?xs ! j' = INVL1 sc'" "sc' \<noteq> WG"
+      "\<forall>i. q < i \<and> i < j' \<longrightarrow> calm (?xs ! i)"
+    using rr unfolding rr_code_def by blast
+  have cj: "\<forall>i. q < i \<and> i < j \<longrightarrow> calm (?xs ! i)"
+  proof (intro allI impI)
+    fix i assume "q < i \<and> i < j"
+    then show "calm (?xs ! i)" using q(4,8) by (cases "i < pc s u") auto
+  qed
+  have qj: "q < j" using q(1,6) by simp
+  have jj: "j = j'" using first_invl1[OF qj q(7) cj j'(2,3,5)] .
+  have pl: "pc s u < length ?xs" using q(5,6) by simp
+  have "held ?xs (pc s u) = held ?xs q" using rs_codeD(2)[OF q(3,5) qj q(7) cj pl q(1,6)] .
+  then have hp: "held ?xs (pc s u) = Some sc0" using h0 by simp
+  have wi: "win_in L ?xs (pc s u) (wg_of L u) w"
+    unfolding win_in_def using q(5,6,8) jj j'(3,4) wgs_in_wide[OF j'(4) w] by (intro exI[of _ j]) auto
+  show ?thesis unfolding l2_win_def
+    using u q(1,2,3,4) hp wgs_in_wide[OF h0(2) w] wi by (intro exI[of _ u] exI[of _ q]) auto
+qed
+
+text \<open>A remote store's write at device scope or wider that has not reached
+  the L2: its thread waits so.\<close>
+definition rs_ok :: "scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "rs_ok S P s g \<longleftrightarrow> (\<forall>u k p x. is_wr P (Acc u k p) \<and> rstore_ev P (Acc u k p) \<and> wide_ev P (Acc u k p)
+     \<and> done_ev S P s (Acc u k p) \<and> sloc P (Acc u k p) = Some x \<and> ga2 g (Acc u k p) = None \<longrightarrow> st_win S P s u x)"
+
+lemma rs_ok_initial: "rs_ok S P (initial (src_init P)) (ghost0 P)"
+  by (simp add: rs_ok_def)
+
+lemma rs_env:
+  assumes pc: "pc s' = pc s" and m: "env_mono g g'" and rs: "rs_ok S P s g"
+  shows "rs_ok S P s' g'"
+proof -
+  have m2: "\<forall>e. ga2 g e \<noteq> None \<longrightarrow> ga2 g' e \<noteq> None" using m by (simp add: env_mono_def)
+  have sw: "st_win S P s' = st_win S P s" unfolding st_win_def[abs_def] pc ..
+  show ?thesis unfolding rs_ok_def
+  proof (intro allI impI)
+    fix u k p x assume a: "is_wr P (Acc u k p) \<and> rstore_ev P (Acc u k p) \<and> wide_ev P (Acc u k p)
+      \<and> done_ev S P s' (Acc u k p) \<and> sloc P (Acc u k p) = Some x \<and> ga2 g' (Acc u k p) = None"
+    have "ga2 g (Acc u k p) = None" using a m2 by blast
+    then have "st_win S P s u x" using rs a unfolding rs_ok_def done_same[OF pc] by blast
+    then show "st_win S P s' u x" using sw by simp
+  qed
+qed
+
+text \<open>So a remote store's write of a location an RMW in w's L1 writes that
+  has not reached the L2 has a thread wait for the invalidation of w's L1
+  (one device: dev_conflicts).\<close>
+lemma rs_l2_win:
+  assumes rs: "rs_ok S P s g" and ei: "ev_inv S P s g" and dcf: "dev_conflicts L P" and wp: "well_placed L P"
+    and l: "l1_loc L B P w x" and e: "wx S P s x e" "wide_ev P e" "rstore_ev P e" "ga2 g e = None"
+  shows "l2_win L S P s w x"
+proof -
+  obtain u k p where ue: "e = Acc u k p" using e(3) by (cases e) (auto simp: rstore_ev_def)
+  have wr: "is_wr P e" "sloc P e = Some x" "done_ev S P s e" using e(1) e(3) ue by (auto simp: wx_def rstore_ev_def)
+  have sw: "st_win S P s u x" using rs wr e(2-4) ue unfolding rs_ok_def by blast
+  have u: "u \<in> src_threads P" using done_thread[OF ei] wr(3) ue by simp
+  obtain t1 k1 where tk: "at_l1 B P t1 k1" "wg_of L t1 = w" "sloc P (Acc t1 k1 True) = Some x"
+    using l unfolding l1_loc_def by blast
+  have ac: "acc P t1 k1 True" using tk(1) by (simp add: at_l1_def)
+  have t1: "t1 \<in> src_threads P" using ac by (simp add: acc_def)
+  have w1: "w \<in> wgs L" using wp t1 tk(2) by (auto simp: well_placed_def)
+  have "dv L (Acc t1 k1 True) = dv L e" using dv_wr_conflict[OF dcf rmw_parts(1)[OF ac] tk(3) _ e(1)] ue by simp
+  then have "w \<in> wgs_in L DV (wg_of L u)" using w1 tk(2) ue by (simp add: dv_def wgs_in_def)
+  then show ?thesis using st_win_l2[OF sw u] by blast
+qed
+
+text \<open>A thread step keeps it: a remote store's step starts its thread's
+  wait (rs_code); the wait ends only with the first invalidation after it,
+  whose step finds the thread flushed (not unflushed, rs_code's flush
+  before the invalidation), so the store had reached the L2
+  (known_flushed).\<close>
+lemma rs_thread:
+  assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and hb: "hb_ok L S P s g" and t: "t \<in> src_threads P"
+    and st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and rrw: "rr_rows S A B" and wp: "well_placed L P"
+    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and rs: "rs_ok S P s g"
+  shows "rs_ok S P s' g'"
+proof -
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t" and ?k = "kd S P s t"
+  let ?i = "?xs ! ?n"
+  note se = step_events[OF inv t st rows(1-3) gs gv]
+  have kh: "kh_ok L S P s g" using hb by (simp add: hb_ok_def)
+  obtain z where z: "?n < length ?xs" "exec L t ?i s = Some z" "\<not> unflushed L s t" "visible ?i \<or> quiet ?i"
+      "s' = set_pc t (Suc ?n) z" "pc z = pc s" "kd S P s' t = (if visible ?i then Suc ?k else ?k)"
+      "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
+    by (rule step_shape[OF st rows(1-3)]) blast
+  have pc': "pc s' = (pc s)(t := Suc ?n)" using z(5,6) by (simp add: set_pc_def)
+  have kdef: "length (filter visible (take ?n ?xs)) = ?k" by (simp add: kd_def)
+  show ?thesis unfolding rs_ok_def
+  proof (intro allI impI)
+    fix u k p x assume a: "is_wr P (Acc u k p) \<and> rstore_ev P (Acc u k p) \<and> wide_ev P (Acc u k p)
+      \<and> done_ev S P s' (Acc u k p) \<and> sloc P (Acc u k p) = Some x \<and> ga2 g' (Acc u k p) = None"
+    show "st_win S P s' u x"
+    proof (cases "done_ev S P s (Acc u k p)")
+      case dn: True
+      have a2: "ga2 g (Acc u k p) = None" using a se(4)[OF dn] by simp
+      have sw: "st_win S P s u x" using rs a dn a2 unfolding rs_ok_def by blast
+      show ?thesis
+      proof (cases "u = t")
+        case False
+        then show ?thesis using sw pc' unfolding st_win_def by simp
+      next
+        case ut: True
+        obtain q v j sc where q: "q < ?n" "?xs ! q = ST v x" "rs_code ?xs q" "\<forall>m. q < m \<and> m < ?n \<longrightarrow> calm (?xs ! m)"
+            "j < length ?xs" "?n \<le> j" "?xs ! j = INVL1 sc" "\<forall>m. ?n \<le> m \<and> m < j \<longrightarrow> calm (?xs ! m)"
+          using sw ut unfolding st_win_def by blast
+        show ?thesis
+        proof (cases "j = ?n")
+          case True
+          \<comment> \<open>the invalidation that ends the wait: the store has reached the L2 before it\<close>
+          have cj: "\<forall>i. q < i \<and> i < j \<longrightarrow> calm (?xs ! i)" using q(4) True by simp
+          have "flushed ?xs j" using rs_codeD(1)[OF q(3,5) _ q(7) cj] q(1) True by simp
+          then have fl: "flushed ?xs ?n" using True by simp
+          have wx: "wx S P s x (Acc u k p)" using a dn by (simp add: wx_def)
+          have kn: "knows L S P s g t (Acc u k p)" using ut by (simp add: knows_def)
+          have "ga2 g (Acc u k p) \<noteq> None" using known_flushed[OF oi kh t wp fl z(3) wx kn] .
+          then show ?thesis using a2 by simp
+        next
+          case False
+          have c: "calm ?i" using q(8) q(6) False by simp
+          have "\<forall>m. q < m \<and> m < Suc ?n \<longrightarrow> calm (?xs ! m)" using q(4) c by (auto simp: less_Suc_eq)
+          moreover have "Suc ?n \<le> j" using q(6) False by simp
+          moreover have "\<forall>m. Suc ?n \<le> m \<and> m < j \<longrightarrow> calm (?xs ! m)" using q(8) by simp
+          ultimately show ?thesis unfolding st_win_def using pc' ut q(1,2,3,5,7)
+            by (intro exI[of _ q] exI[of _ v]) auto
+        qed
+      qed
+    next
+      case False
+      \<comment> \<open>the step's own remote store: its thread starts to wait\<close>
+      have ie: "is_wr P (Acc u k p)" "done_ev S P s' (Acc u k p)" using a by blast+
+      obtain y0 where y0: "sloc P (Acc u k p) = Some y0 \<and> (\<exists>p'. Acc u k p = Acc t ?k p')
+        \<and> ((((\<exists>v. ?i = ST v y0) \<or> (\<exists>r. ?i = INCL1 r y0)) \<and> ga2 g' (Acc u k p) = None \<and> h1 g' (wg_of L t) y0 = Acc u k p)
+          \<or> ((\<exists>r. ?i = INCL2 r y0) \<and> ga2 g' (Acc u k p) = Some (gt g' (Acc u k p)) \<and> h2 g' (dev_of L (wg_of L t)) y0 = Acc u k p))"
+        using se(7)[OF ie False] by blast
+      have ut: "u = t" "k = ?k" using y0 by auto
+      have sy: "sloc P (Acc u k p) = Some y0" using y0 by blast
+      have sx: "sloc P (Acc u k p) = Some x" using a by blast
+      have "Some y0 = Some x" using trans[OF sym[OF sy] sx] .
+      then have y: "y0 = x" by simp
+      have vis: "visible ?i" using se(1)[OF ie(2) False] by blast
+      have ik: "?i = src_access B (src_code P t ! ?k)" using se(2) vis by blast
+      obtain sc r0 x0 where c: "ins P t ?k = Op (Store sc True) r0 x0" using a ut by (auto simp: rstore_ev_def)
+      have "\<not> (\<exists>r. ?i = INCL1 r y0)" using ik c by (auto simp: ins_def access_def)
+      then obtain v where iv: "?i = ST v x" using y0 y a by auto
+      have rc: "rs_code ?xs ?n" by (rule rs_step[OF rows(1,2) rrw rows(3) t z(1) vis kdef, where p=p]) (use a ut in simp_all)
+      obtain j' sc' where j': "j' < length ?xs" "?n < j'" "?xs ! j' = INVL1 sc'"
+          "\<forall>i. ?n < i \<and> i < j' \<longrightarrow> calm (?xs ! i)"
+        using rs_code_rr[OF rc] unfolding rr_code_def by blast
+      have "\<exists>j < length ?xs. Suc ?n \<le> j \<and> (\<exists>sc. ?xs ! j = INVL1 sc) \<and> (\<forall>m. Suc ?n \<le> m \<and> m < j \<longrightarrow> calm (?xs ! m))"
+        using j' by (intro exI[of _ j']) auto
+      then show ?thesis unfolding st_win_def using pc' ut iv rc by (intro exI[of _ ?n] exI[of _ v]) auto
+    qed
+  qed
+qed
 
 text \<open>The invariant: the readable L1 line of such a location is settled
   after every write of it, but while a thread waits for the invalidation
@@ -1152,7 +1512,7 @@ lemma ln_env:
   assumes pc: "pc s' = pc s" and k: "sb_keep L S P s g g'" and le: "l1_env L s s' g g'"
     and inv: "ginv L S P s g" and l2: "l2_ok L S P s g" and dcf: "dev_conflicts L P"
     and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and rl: "rl_rows S A B" and ops: "ops_of P \<subseteq> A \<union> B"
-    and at: "at2_ok L S B P s g" and ln: "ln_ok L S B P s g"
+    and at: "at2_ok L S B P s g" and ln: "ln_ok L S B P s g" and rs: "rs_ok S P s g" and wp: "well_placed L P"
   shows "ln_ok L S B P s' g'"
   unfolding ln_ok_def
 proof (intro allI impI)
@@ -1163,8 +1523,14 @@ proof (intro allI impI)
   have l: "l1_loc L B P w x" using a by blast
   obtain t k where tk: "at_l1 B P t k" "wg_of L t = w" "sloc P (Acc t k True) = Some x"
     using a unfolding l1_loc_def by blast
+  have rse: "wide_ev P e \<and> rstore_ev P e \<longrightarrow> ga2 g e \<noteq> None"
+  proof (intro impI notI)
+    assume "wide_ev P e \<and> rstore_ev P e" "ga2 g e = None"
+    then have "l2_win L S P s w x" using rs_l2_win[OF rs _ dcf wp l we] inv by (simp add: ginv_def)
+    then show False using a lw by simp
+  qed
   have home: "ga2 g e = None \<longrightarrow> ewg L e = Some w"
-    using l1_loc_home[OF inv sc rr rl ops dcf at l we] by blast
+    using l1_loc_home[OF inv sc rr rl ops dcf at l we rse] by blast
   from le a consider (same) "readable (l1 s w x)" "h1 g' w x = h1 g w x"
     | (fetch) "\<not> dirty (l1 s w x)" "readable (l2 s (dev_of L w) x)" "h1 g' w x = h2 g (dev_of L w) x"
     unfolding l1_env_def by blast
@@ -1205,10 +1571,13 @@ proof -
 qed
 
 text \<open>A thread step keeps it: a store or an RMW in w's L1 writes the
-  newest; an increment at the L2 starts its thread's wait, under w's lock
-  (its own work-group's, or a remote RMW's of the device: rr_rows); the
-  wait ends only with the invalidation of w's L1, which leaves no line of
-  w readable; within it the thread's lock stays taken (lk_code).\<close>
+  newest; an increment at the L2, or a remote store of another
+  work-group, starts its thread's wait, under w's lock (its own
+  work-group's, or a remote RMW's or remote store's of the device:
+  rr_rows); the wait ends only with the invalidation of w's L1, which
+  leaves no line of w readable; within it the thread's lock stays taken
+  (lk_code, rs_code); a remote store not yet in the L2 has its thread in
+  such a wait (rs_ok).\<close>
 lemma ln_thread:
   assumes inv: "ginv L S P s g" and gi: "ginv L S P s' g'" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
@@ -1221,7 +1590,7 @@ lemma ln_thread:
     and lkc3: "\<forall>u \<in> src_threads P. \<forall>q p r x. q < p \<and> instrs (compile S P) u ! q = INCL2 r x
        \<and> (\<forall>m. q < m \<and> m < p \<longrightarrow> calm (instrs (compile S P) u ! m)) \<and> win (instrs (compile S P) u) p
        \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None"
-    and l2: "l2_ok L S P s g" and at: "at2_ok L S B P s g" and ln: "ln_ok L S B P s g"
+    and l2: "l2_ok L S P s g" and at: "at2_ok L S B P s g" and ln: "ln_ok L S B P s g" and rs': "rs_ok S P s' g'"
   shows "ln_ok L S B P s' g'"
 proof -
   let ?xs = "instrs (compile S P) t" and ?n = "pc s t" and ?k = "kd S P s t"
@@ -1283,17 +1652,37 @@ proof -
       show ?thesis
       proof (cases "\<exists>r. ?i = INCL2 r x")
         case False
-        have "wg_of L t = w"
-        proof -
-          from l1_loc_excl[OF sc rr rows(3) l1l ie(1,3)] ep consider "wg_of L t = w" | "racq_ev P e" by auto
-          then show ?thesis
-          proof cases
-            case 2
-            have "visible ?i" using se(1)[OF ie(2) nd] by blast
-            then show ?thesis using racq_incl2[OF rl rows(3) 2 ie(1) ep ie(3)] ik False by auto
-          qed
+        from l1_loc_excl[OF sc rr rows(3) l1l ie(1,3)] ep
+        consider (own) "wg_of L t = w" | (racq) "racq_ev P e" | (rstore) "wide_ev P e \<and> rstore_ev P e" by auto
+        then show ?thesis
+        proof cases
+          case own
+          then show ?thesis using y0 y False by blast
+        next
+          case racq
+          have "visible ?i" using se(1)[OF ie(2) nd] by blast
+          then show ?thesis using racq_incl2[OF rl rows(3) racq ie(1) ep ie(3)] ik False by auto
+        next
+          case rstore
+          \<comment> \<open>a remote store of another work-group: its thread starts to wait\<close>
+          have v: "visible ?i" using se(1)[OF ie(2) nd] by blast
+          have rc: "rs_code ?xs ?n" by (rule rs_step[OF rows(1,2) rrw rows(3) t z(1) v kdef, where p=p]) (use rstore ep in simp_all)
+          then have rc': "rr_code ?xs ?n" by (rule rs_code_rr)
+          obtain sc1 r1 x1 where c: "ins P t ?k = Op (Store sc1 True) r1 x1" using rstore ep by (auto simp: rstore_ev_def)
+          have "\<not> (\<exists>r. ?i = INCL1 r y0)" using ik[OF v] c by (auto simp: ins_def access_def)
+          then obtain v0 where iv: "?i = ST v0 x" using y0 y False by auto
+          have "dv L (Acc t1 k1 True) = dv L e"
+            using dv_wr_conflict[OF dcf rmw_parts(1)[OF ac1] tk(3) _ a[THEN conjunct2, THEN conjunct2, THEN conjunct2]]
+              ep by simp
+          then have "w \<in> wgs_in L DV (wg_of L t)" using w1 tk(2) ep by (simp add: dv_def wgs_in_def)
+          moreover have "held ?xs (Suc ?n) = held ?xs ?n" using held_Suc[OF z(1)] iv by simp
+          moreover obtain sc0 where "held ?xs ?n = Some sc0" "sc0 \<noteq> WG" using rc' unfolding rr_code_def by blast
+          ultimately have wait: "\<exists>sc. held ?xs (Suc ?n) = Some sc \<and> w \<in> wgs_in L sc (wg_of L t)"
+            "win_in L ?xs (Suc ?n) (wg_of L t) w" using rr_win[OF rc'] wgs_in_wide by auto
+          have "l2_win L S P s' w x" unfolding l2_win_def
+            using t iv rc pc' wait by (intro exI[of _ t] exI[of _ ?n]) auto
+          then show ?thesis by blast
         qed
-        then show ?thesis using y0 y False by blast
       next
         case True
         then obtain r where r: "?i = INCL2 r x" by blast
@@ -1301,7 +1690,7 @@ proof -
           "win_in L ?xs (Suc ?n) (wg_of L t) w"
         proof -
           from l1_loc_excl[OF sc rr rows(3) l1l ie(1,3)] ep
-          consider (own) "wg_of L t = w" | (remote) "racq_ev P e" by auto
+          consider (own) "wg_of L t = w" | (remote) "racq_ev P e" | (rstore) "wide_ev P e \<and> rstore_ev P e" by auto
           then have "(\<exists>sc. held ?xs (Suc ?n) = Some sc \<and> w \<in> wgs_in L sc (wg_of L t))
             \<and> win_in L ?xs (Suc ?n) (wg_of L t) w"
           proof cases
@@ -1323,12 +1712,18 @@ proof -
             moreover have "held ?xs (Suc ?n) = held ?xs ?n" using held_Suc[OF z(1)] r by simp
             moreover obtain sc0 where "held ?xs ?n = Some sc0" "sc0 \<noteq> WG" using rc unfolding rr_code_def by blast
             ultimately show ?thesis using rr_win[OF rc] wgs_in_wide by auto
+          next
+            case rstore
+            obtain sc1 r1 x1 where c: "ins P t ?k = Op (Store sc1 True) r1 x1" using rstore ep by (auto simp: rstore_ev_def)
+            have "Store sc1 True \<notin> B" using rows(2) by (auto simp: l2_rows_def l2_row_def)
+            moreover have "visible ?i" using r by simp
+            ultimately show ?thesis using ik r c by (simp add: ins_def access_def)
           qed
           then show "\<exists>sc. held ?xs (Suc ?n) = Some sc \<and> w \<in> wgs_in L sc (wg_of L t)"
             "win_in L ?xs (Suc ?n) (wg_of L t) w" by blast+
         qed
         have "l2_win L S P s' w x" unfolding l2_win_def
-          using t r pc' wait by (intro exI[of _ t] exI[of _ ?n] exI[of _ r]) auto
+          using t r pc' wait by (intro exI[of _ t] exI[of _ ?n]) auto
         then show ?thesis by blast
       qed
     qed
@@ -1348,8 +1743,17 @@ proof -
       next
         case True
         have we: "wx S P s x e" using a True by (auto simp: wx_def)
+        have rse: "wide_ev P e \<and> rstore_ev P e \<longrightarrow> ga2 g e \<noteq> None"
+        proof (intro impI notI)
+          assume e: "wide_ev P e \<and> rstore_ev P e" "ga2 g e = None"
+          have n2: "ga2 g' e = None" using e(2) se(4)[OF True] by simp
+          have ei': "ev_inv S P s' g'" using gi by (simp add: ginv_def)
+          have wx': "wx S P s' x e" using a by blast
+          have "l2_win L S P s' w x" using rs_l2_win[OF rs' ei' dcf wp l1l wx'] e(1) n2 by blast
+          then show False using a by blast
+        qed
         have home: "(ga2 g e = None \<longrightarrow> ewg L e = Some w) \<and> (ga3 g e = None \<longrightarrow> dv L e = Some (dev_of L w))"
-          using l1_loc_home[OF inv sc rr rl rows(3) dcf at l1l we] by blast
+          using l1_loc_home[OF inv sc rr rl rows(3) dcf at l1l we rse] by blast
         have hw: "wx S P s' x (h1 g' w x)" using h1_wx[OF li' r'] .
         have nd: "\<not> done_ev S P s (Acc t ?k p)" by simp
         have hd: "is_wr P (Acc t ?k p)" "done_ev S P s' (Acc t ?k p)" using hw hp by (auto simp: wx_def)
@@ -1368,8 +1772,10 @@ proof -
       have nw: "\<not> l2_win L S P s w x"
       proof
         assume "l2_win L S P s w x"
-        then obtain u q r sc where u: "u \<in> src_threads P" "q < pc s u"
-            "instrs (compile S P) u ! q = INCL2 r x" "\<forall>m. q < m \<and> m < pc s u \<longrightarrow> calm (instrs (compile S P) u ! m)"
+        then obtain u q sc where u: "u \<in> src_threads P" "q < pc s u"
+            "(\<exists>r. instrs (compile S P) u ! q = INCL2 r x)
+              \<or> (\<exists>v. instrs (compile S P) u ! q = ST v x) \<and> rs_code (instrs (compile S P) u) q"
+            "\<forall>m. q < m \<and> m < pc s u \<longrightarrow> calm (instrs (compile S P) u ! m)"
             "held (instrs (compile S P) u) (pc s u) = Some sc" "w \<in> wgs_in L sc (wg_of L u)"
             "win_in L (instrs (compile S P) u) (pc s u) (wg_of L u) w"
           unfolding l2_win_def by blast
@@ -1377,7 +1783,7 @@ proof -
         proof (cases "u = t")
           case False
           then have "l2_win L S P s' w x" unfolding l2_win_def
-            using u pc' by (intro exI[of _ u] exI[of _ q] exI[of _ r]) auto
+            using u pc' by (intro exI[of _ u] exI[of _ q]) auto
           then show False using a by blast
         next
           case ut: True
@@ -1409,18 +1815,38 @@ proof -
               have cm: "\<forall>m. q < m \<and> m < Suc ?n \<longrightarrow> calm (?xs ! m)"
                 using u(4) q ut by (auto simp: less_Suc_eq)
               have hn: "held ?xs (Suc ?n) \<noteq> None"
-              proof -
+              proof (cases "\<exists>r. ?xs ! q = INCL2 r x")
+                case True
+                then obtain r where r: "?xs ! q = INCL2 r x" by blast
                 have c3: "q < Suc ?n \<and> ?xs ! q = INCL2 r x \<and> (\<forall>m. q < m \<and> m < Suc ?n \<longrightarrow> calm (?xs ! m))
-                    \<and> win ?xs (Suc ?n)" using u(2,3) ut cm win_in_win[OF wn] by simp
+                    \<and> win ?xs (Suc ?n)" using u(2) r ut cm win_in_win[OF wn] by simp
                 show ?thesis
                   using bspec[OF lkc3 t, THEN spec[of _ q], THEN spec[of _ "Suc ?n"], THEN spec[of _ r], THEN spec[of _ x],
                     THEN mp, OF c3] .
+              next
+                case False
+                \<comment> \<open>after a remote store its lock stays up to the invalidation ahead\<close>
+                then have rc: "rs_code ?xs q" using u(3) ut by blast
+                obtain j sc2 where j: "Suc ?n \<le> j" "j < length ?xs" "?xs ! j = INVL1 sc2"
+                    "\<forall>m. Suc ?n \<le> m \<and> m < j \<longrightarrow> calm (?xs ! m)"
+                  using wn unfolding win_in_def by blast
+                have cj: "\<forall>i. q < i \<and> i < j \<longrightarrow> calm (?xs ! i)"
+                proof (intro allI impI)
+                  fix i assume "q < i \<and> i < j"
+                  then show "calm (?xs ! i)" using cm j(4) by (cases "i < Suc ?n") auto
+                qed
+                have qs: "q < Suc ?n" using u(2) ut by simp
+                have qj: "q < j" using qs j(1) by simp
+                have "Suc ?n < length ?xs" using j(1,2) by simp
+                then have "held ?xs (Suc ?n) = held ?xs q" using rs_codeD(2)[OF rc j(2) qj j(3) cj] qs j(1) by blast
+                moreover have "held ?xs q \<noteq> None" using rs_code_rr[OF rc] unfolding rr_code_def by blast
+                ultimately show ?thesis by simp
               qed
               have lo: "lock_ok (held ?xs ?n) ?i" using disciplined_at[OF dt z(1)] .
               have hs: "held ?xs (Suc ?n) = held ?xs ?n"
                 using held_Suc[OF z(1)] hn lo u(5) ut by (cases ?i) auto
               have "l2_win L S P s' w x" unfolding l2_win_def
-                using u ut pc' wn cm hs by (intro exI[of _ t] exI[of _ q] exI[of _ r]) auto
+                using u ut pc' wn cm hs by (intro exI[of _ t] exI[of _ q]) auto
               then show False using a by blast
             qed
           qed
@@ -1467,9 +1893,9 @@ qed
 
 text \<open>A thread step: a write in the L1 of the RMW's work-group comes after the
   RMW's; an increment at the L2 of its location, by that work-group or by a
-  remote RMW of its device (no other writes it), comes after its flush of
-  that L1 while holding its rmw lock, so the RMW's write had reached the L2
-  (flk_ok); a new RMW in the L1 holds the lock, so no thread waits after an
+  remote RMW of its device, or a remote store of its device (no other
+  writes it), comes after its flush of that L1 while holding its rmw
+  lock, so the RMW's write had reached the L2 (flk_ok); a new RMW in the L1 holds the lock, so no thread waits after an
   increment at the L2 for the invalidation of that L1, and its line is
   settled after every write (ln_ok).\<close>
 lemma at1_thread:
@@ -1552,25 +1978,44 @@ proof -
         have home: "(ga2 g (Acc t1 k1 True) = None \<longrightarrow> ewg L (Acc t1 k1 True) = Some (wg_of L t1))
             \<and> (ga3 g (Acc t1 k1 True) = None \<longrightarrow> dv L (Acc t1 k1 True) = Some (dev_of L (wg_of L t1)))
             \<and> (ga2 g (Acc t1 k1 True) = None \<longrightarrow> ga3 g (Acc t1 k1 True) = None)"
-          using l1_loc_home[OF inv sc rr rl rows(3) dcf at2 l1l we1] .
+          using l1_loc_home[OF inv sc rr rl rows(3) dcf at2 l1l we1] ac
+            wr_part[of "ins P t1 k1"] rd_part[of "ins P t1 k1" True] by (auto simp: acc_def rstore_ev_def)
         have lt: "gt g (Acc t1 k1 True) < clk g" using gt_lt[OF ti c0 we1] .
         have dvw: "dv L (Acc t1 k1 True) = dv L w" using dv_wr_conflict[OF dcf p(1) _ _ wy] xw wp' by simp
         from l1_loc_excl[OF sc rr rows(3) l1l iw(1) swx] wp'
-        consider (own) "wg_of L t = wg_of L t1" | (remote) "racq_ev P w" by auto
+        consider (own) "wg_of L t = wg_of L t1" | (remote) "racq_ev P w" | (rstore) "wide_ev P w \<and> rstore_ev P w"
+          by auto
         note wk = this
         show ?thesis
         proof (cases "\<exists>r. ?i = INCL2 r x")
           case False
           then have g2: "ga2 g' w = None" using y0 y by blast
-          have wt: "wg_of L t = wg_of L t1"
+          show ?thesis
           proof (cases rule: wk)
+            case own
+            have "sb L g' (Acc t1 k1 True) w"
+              by (rule sb_fresh1) (use home o g2 w3 own wp' lt in simp_all)
+            then show ?thesis by blast
+          next
             case remote
             have "?i = src_access B (src_code P t ! ?k)" using se(2) vis by blast
             then show ?thesis using racq_incl2[OF rl rows(3) remote iw(1) wp' swx] False by auto
+          next
+            case rstore
+            \<comment> \<open>a remote store of another work-group: its row flushed the RMW's L1 under its lock before it\<close>
+            have "rs_code ?xs ?n"
+              by (rule rs_step[OF rows(1,2) rrw rows(3) t z(1) vis kdef, where p=p']) (use rstore wp' in simp_all)
+            then have rc: "rr_code ?xs ?n" by (rule rs_code_rr)
+            have "wg_of L t1 \<in> wgs_in L DV (wg_of L t)" using w1 dvw wp' by (simp add: dv_def wgs_in_def)
+            then have lf: "lk_flushed_for L ?xs ?n (wg_of L t) (wg_of L t1)" using rr_flushed[OF dt rc] z(1) by simp
+            have nf: "Flush t \<notin> set (l1_fifo s (wg_of L t1))" using z(3) w1 by (auto simp: unflushed_def)
+            have "Acc t1 k1 True \<notin> pend1 L S P s g (wg_of L t1) x" using flk_use[OF fl t lf nf] a by blast
+            then have a2: "ga2 g (Acc t1 k1 True) \<noteq> None" using we1 by (auto simp: pend1_def)
+            have "the (ga2 g (Acc t1 k1 True)) < clk g" using time_perf[OF ti we1] a2 by auto
+            then have "sb L g' (Acc t1 k1 True) w"
+              using sb_after_l2[of g' "Acc t1 k1 True" "clk g" w] a2 o w3 g2 dvw by simp
+            then show ?thesis by blast
           qed
-          have "sb L g' (Acc t1 k1 True) w"
-            by (rule sb_fresh1) (use home o g2 w3 wt wp' lt in simp_all)
-          then show ?thesis by blast
         next
           case True
           then obtain r where r: "?i = INCL2 r x" by blast
@@ -1586,6 +2031,12 @@ proof -
             have rc: "rr_code ?xs ?n" using rr_step[OF rows(1,2) rrw rows(3) t z(1) vis kdef] remote iw(1) wp' by simp
             have "wg_of L t1 \<in> wgs_in L DV (wg_of L t)" using w1 dvw wp' by (simp add: dv_def wgs_in_def)
             then show ?thesis using rr_flushed[OF dt rc] z(1) by simp
+          next
+            case rstore
+            obtain sc1 r1 x1 where c: "ins P t ?k = Op (Store sc1 True) r1 x1" using rstore wp' by (auto simp: rstore_ev_def)
+            have "Store sc1 True \<notin> B" using rows(2) by (auto simp: l2_rows_def l2_row_def)
+            moreover have "?i = src_access B (src_code P t ! ?k)" using se(2) vis by blast
+            ultimately show ?thesis using r c by (simp add: ins_def access_def)
           qed
           have nf: "Flush t \<notin> set (l1_fifo s (wg_of L t1))" using z(3) w1 by (auto simp: unflushed_def)
           have "Acc t1 k1 True \<notin> pend1 L S P s g (wg_of L t1) x" using flk_use[OF fl t lf nf] a by blast
@@ -1717,7 +2168,8 @@ lemma rsp_reachable:
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
   shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g
     \<and> kw_ok L S P s g \<and> kl_ok L S P s g \<and> kr_ok L S P s g \<and> lock_inv L (compile S P) s
-    \<and> flk_ok L S B P s g \<and> ln_ok L S B P s g \<and> at1_ok L S B P s g \<and> at2_ok L S B P s g \<and> rp_ok L S P s g"
+    \<and> flk_ok L S B P s g \<and> ln_ok L S B P s g \<and> at1_ok L S B P s g \<and> at2_ok L S B P s g \<and> rp_ok L S P s g
+    \<and> rs_ok S P s g"
 proof -
   have lkc1: "\<forall>u \<in> src_threads P. \<forall>p r x. p < length (instrs (compile S P) u) \<and> instrs (compile S P) u ! p = INCL1 r x
        \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None \<and> \<not> lk_flushed (instrs (compile S P) u) p"
@@ -1763,12 +2215,13 @@ proof -
     show ?case
       by (intro exI[of _ "ghost0 P"] conjI ginv_initial oinv_initial wr_ok_initial l2_ok_initial hb_ok_initial
           kw_ok_initial kl_ok_initial kr_ok_initial lock_inv_initial flk_ok_initial ln_ok_initial at1_ok_initial
-          at2_ok_initial rp_ok_initial)
+          at2_ok_initial rp_ok_initial rs_ok_initial)
   next
     case (step s1 s2)
     then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "wr_ok L S P s1 g" "l2_ok L S P s1 g"
         "hb_ok L S P s1 g" "kw_ok L S P s1 g" "kl_ok L S P s1 g" "kr_ok L S P s1 g" "lock_inv L (compile S P) s1"
         "flk_ok L S B P s1 g" "ln_ok L S B P s1 g" "at1_ok L S B P s1 g" "at2_ok L S B P s1 g" "rp_ok L S P s1 g"
+        "rs_ok S P s1 g"
       by blast
     have "threads (compile S P) = src_threads P" by (simp add: compile_def)
     then consider (thr) t where "t \<in> src_threads P" "step_thread L (compile S P) t s1 = Some s2"
@@ -1782,6 +2235,7 @@ proof -
           "gview L t (kd S P s1 t) (instrs (compile S P) t ! pc s1 t) g g'"
         using oinv_thread[OF g(1,2) thr rows(1-4) wp] g(3,4) iv by blast
       have hb': "hb_ok L S P s2 g'" by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6,8) wp sc g'(1,5,6) g(5)])
+      have rs': "rs_ok S P s2 g'" by (rule rs_thread[OF g(1,2,5) thr rows(1-3,9) wp g'(5,6) g(15)])
       have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) rows(8) wp g'(1,5,6) g(5) hb' g(6)])
       moreover have "kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
         by (rule kl_thread[OF g(1,2,3) thr rows(1-3,5,4,8) wp sc dcf g'(1,5,6) g(4,5,6,7,8,14)])
@@ -1792,11 +2246,11 @@ proof -
       moreover have "flk_ok L S B P s2 g'"
         by (rule flk_thread[OF g(1,2) thr rows(1-3) wp g'(5,6) g(9) lkc1 g(10)])
       moreover have "ln_ok L S B P s2 g'"
-        by (rule ln_thread[OF g(1) g'(1) thr rows(1-3,5) wp sc rows(6,8,9) dcf g'(5,6) dis' lkc3 g(4,13,11)])
+        by (rule ln_thread[OF g(1) g'(1) thr rows(1-3,5) wp sc rows(6,8,9) dcf g'(5,6) dis' lkc3 g(4,13,11) rs'])
       moreover have "at1_ok L S B P s2 g'"
         by (rule at1_thread[OF g(1) thr rows(1-3) wp sc rows(6,8,9) dcf g'(5,6) g(9) dis' lkc1 lkc2 g(4,10,11,12,13)])
       moreover have "at2_ok L S B P s2 g'" by (rule at2_thread[OF g(1) thr rows(1-3) dcf g'(5,6) g(4,13)])
-      ultimately show ?thesis using g' hb' by blast
+      ultimately show ?thesis using g' hb' rs' by blast
     next
       case env
       have c0: "0 < clk g" using g(4) by (simp add: l2_ok_def)
@@ -1813,7 +2267,8 @@ proof -
       moreover have "kr_ok L S P s2 g'" using kr_env[OF pc g'(5,6) ei g(8)] .
       moreover have "lock_inv L (compile S P) s2" using lock_inv_cong[of "compile S P" s2 s1] pcl g(9) by simp
       moreover have "flk_ok L S B P s2 g'" by (rule flk_env[OF g(1) env g(10) g'(8)])
-      moreover have "ln_ok L S B P s2 g'" using ln_env[OF pc g'(6,7) g(1,4) dcf sc rows(6,8,3) g(13,11)] .
+      moreover have "ln_ok L S B P s2 g'" using ln_env[OF pc g'(6,7) g(1,4) dcf sc rows(6,8,3) g(13,11,15) wp] .
+      moreover have "rs_ok S P s2 g'" using rs_env[OF pc g'(5) g(15)] .
       moreover have "at1_ok L S B P s2 g'" using at1_env[OF pc g'(5,6) ei g(12)] .
       moreover have "at2_ok L S B P s2 g'" using at2_env[OF pc g'(5,6) ei g(13)] .
       moreover have "rp_ok L S P s2 g'" using rp_env[OF pc g'(5,6,7) g(1,4,14)] .

@@ -211,13 +211,13 @@ proof (intro allI impI)
   next
     assume "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x) \<and> store_ev P (Acc t i p))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x))
        \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic"
     then have "atomic_ev P (Acc u j False)" "op_scope (ins P t i) \<noteq> NonAtomic" by (blast intro: n82_atomic)+
     then show ?thesis by (simp add: atomic_ev_def)
   next
     assume "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
-       \<and> (rstore_ev P (Acc t i p) \<and> store_ev P (Acc u j q) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> is_wr P (Acc u j q)
+       \<and> (rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> is_wr P (Acc u j q)
        \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
     then have "atomic_ev P (Acc t i p)" "op_scope (ins P u j) \<noteq> NonAtomic" by (blast intro: n82_atomic)+
     then show ?thesis by (simp add: atomic_ev_def)

@@ -15,7 +15,7 @@
    device scope or wider, or a remote store or a remote RMW read by an
    atomic load, or a work-group-scope atomic write read by a remote load,
    or a work-group-scope atomic write and a remote RMW, or a
-   work-group-scope atomic store and a remote store (what race freedom
+   work-group-scope atomic store or RMW and a remote store (what race freedom
    gives a program whose remote operations promote at most such loads and
    writes, Hrf_Source_Opencl's race_free_conflicts_incl), compiled by rows
    whose writes at such scope flush first, whose RMWs at such scope are
@@ -37,13 +37,6 @@ definition shared :: "layout \<Rightarrow> src_program \<Rightarrow> addr \<Righ
 text \<open>The write of a remote store.\<close>
 definition rstore_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
   "rstore_ev P e \<longleftrightarrow> (case e of Init x \<Rightarrow> False | Acc t i p \<Rightarrow> (\<exists>sc r x. ins P t i = Op (Store sc True) r x))"
-
-text \<open>The write of a store, remote or not.\<close>
-definition store_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
-  "store_ev P e \<longleftrightarrow> (case e of Init x \<Rightarrow> False | Acc t i p \<Rightarrow> (\<exists>sc rm r x. ins P t i = Op (Store sc rm) r x))"
-
-lemma rstore_store: "rstore_ev P e \<Longrightarrow> store_ev P e"
-  by (cases e) (auto simp: rstore_ev_def store_ev_def)
 
 lemma rstore_remote: "rstore_ev P e \<Longrightarrow> remote_ev P e"
   by (cases e) (auto simp: rstore_ev_def remote_ev_def)
@@ -88,7 +81,7 @@ text \<open>Accesses of one location from two work-groups, one a write, are
   atomics at device scope or wider, but for a read of a remote store or a
   remote RMW, for a remote load that reads a work-group-scope atomic write,
   for a remote RMW against a work-group-scope atomic write, and for a
-  remote store against a work-group-scope atomic store ([HRF14]
+  remote store against a work-group-scope atomic write ([HRF14]
   sec. 4: a race-free
   program's conflicting accesses from two work-groups are atomics each in
   the other's scope; a scope that holds another work-group is the device's
@@ -97,8 +90,8 @@ text \<open>Accesses of one location from two work-groups, one a write, are
   work-group-scope release).\<close>
 definition sc_pair :: "src_program \<Rightarrow> sev \<Rightarrow> sev \<Rightarrow> bool" where
   "sc_pair P a b \<longleftrightarrow> wide_ev P a \<and> (wide_ev P b \<or> ((rstore_ev P a \<or> racq_ev P a) \<and> \<not> is_wr P b))
-     \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> (rload_ev P b \<or> racq_ev P b \<or> wide_ev P b \<and> rstore_ev P b \<and> store_ev P a))
-     \<or> ((racq_ev P a \<or> wide_ev P a \<and> rstore_ev P a \<and> store_ev P b) \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b)"
+     \<or> (atomic_ev P a \<and> \<not> remote_ev P a \<and> (rload_ev P b \<or> racq_ev P b \<or> wide_ev P b \<and> rstore_ev P b))
+     \<or> ((racq_ev P a \<or> wide_ev P a \<and> rstore_ev P a) \<and> is_wr P b \<and> atomic_ev P b \<and> \<not> remote_ev P b)"
 
 text \<open>A program all of whose such pairs are so.\<close>
 definition scoped_conflicts :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
@@ -113,12 +106,11 @@ lemma sc_pairD:
   using assms unfolding scoped_conflicts_def by blast
 
 text \<open>So a write below device scope conflicts across work-groups only with
-  remote acquires, or, a store, with remote stores, and is an atomic, not
-  remote.\<close>
+  remote acquires or remote stores, and is an atomic, not remote.\<close>
 lemma sc_narrow:
   assumes sc: "scoped_conflicts L P" and e: "is_wr P e" "\<not> wide_ev P e"
     and b: "is_rd P b \<or> is_wr P b" "sloc P b = sloc P e" "ewg L e \<noteq> None" "ewg L b \<noteq> None" "ewg L b \<noteq> ewg L e"
-  shows "(racq_ev P b \<or> rstore_ev P b \<and> store_ev P e) \<and> atomic_ev P e \<and> \<not> remote_ev P e"
+  shows "(racq_ev P b \<or> rstore_ev P b) \<and> atomic_ev P e \<and> \<not> remote_ev P e"
 proof -
   have "sc_pair P e b" using sc_pairD[OF sc e(1) b(1)] b(2-5) by auto
   then show ?thesis using e(2) racq_wide rload_racq unfolding sc_pair_def by blast
@@ -182,7 +174,7 @@ text \<open>Remote operations that promote at most a work-group-scope atomic loa
   whose scope holds an atomic write that is not remote, or a remote RMW
   whose scope holds an atomic write that is not remote (a store or an RMW;
   the remote RMW's read and write against it), or a remote store whose
-  scope holds an atomic store that is not remote (both ways round). A
+  scope holds an atomic write that is not remote (both ways round). A
   program whose remote operations promote at most loads by remote stores
   is one.\<close>
 definition load_promotion :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
@@ -192,9 +184,9 @@ definition load_promotion :: "layout \<Rightarrow> src_program \<Rightarrow> boo
        \<or> ((rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x))
           \<and> reaches L P t i u \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
        \<or> (((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x) \<and> store_ev P (Acc t i p))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x))
           \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
-       \<or> ((rstore_ev P (Acc t i p) \<and> store_ev P (Acc u j q) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
+       \<or> ((rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
           \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic))"
 
 lemma store_promotion_load: "store_promotion L P \<Longrightarrow> load_promotion L P"
@@ -318,10 +310,10 @@ lemma race_free_n82:
        \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
     \<or> ((enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x) \<and> store_ev P (Acc t i p))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x))
        \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
     \<or> ((enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
-       \<and> (rstore_ev P (Acc t i p) \<and> store_ev P (Acc u j q) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> is_wr P (Acc u j q)
+       \<and> (rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> is_wr P (Acc u j q)
        \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic)"
 proof -
   have acc_a: "acc P t i p" "wr (ins P t i) p" using a by auto
@@ -343,9 +335,9 @@ proof -
        \<or> ((rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x))
           \<and> reaches L P t i u \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic)
        \<or> (((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x) \<and> store_ev P (Acc t i p))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x))
           \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
-       \<or> ((rstore_ev P (Acc t i p) \<and> store_ev P (Acc u j q) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
+       \<or> ((rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
           \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic)"
       using mp[OF rem[unfolded load_promotion_def, THEN spec[of _ t], THEN spec[of _ i], THEN spec[of _ p],
           THEN spec[of _ u], THEN spec[of _ j], THEN spec[of _ q]] pre] .
@@ -360,11 +352,11 @@ proof -
       then show ?thesis using n1 by (intro disjI2 disjI1) blast
     next
       assume "((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x) \<and> store_ev P (Acc t i p))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x))
           \<and> reaches L P u j t \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic"
       then show ?thesis using n2 by (intro disjI2 disjI1) blast
     next
-      assume "(rstore_ev P (Acc t i p) \<and> store_ev P (Acc u j q) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
+      assume "(rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> reaches L P t i u \<and> is_wr P (Acc u j q)
           \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
       then show ?thesis using n1 by (intro disjI2) blast
     qed
@@ -423,16 +415,16 @@ proof (intro allI impI)
   next
     assume h3: "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
        \<and> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
-            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x) \<and> store_ev P (Acc t i p))
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x))
        \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic"
     then have "op_scope (ins P u j) \<in> {Device, AllDevices}" using n82_wide wg by metis
-    then show ?thesis using a b h3 by (auto simp: atomic_ev_def remote_ev_def rload_ev_def racq_ev_def rstore_ev_def store_ev_def wide_ev_def sc_pair_def)
+    then show ?thesis using a b h3 by (auto simp: atomic_ev_def remote_ev_def rload_ev_def racq_ev_def rstore_ev_def wide_ev_def sc_pair_def)
   next
     assume h4: "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
-       \<and> (rstore_ev P (Acc t i p) \<and> store_ev P (Acc u j q) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> is_wr P (Acc u j q)
+       \<and> (rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> is_wr P (Acc u j q)
        \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
     then have "op_scope (ins P t i) \<in> {Device, AllDevices}" using n82_wide wg by blast
-    then show ?thesis using a b h4 by (auto simp: atomic_ev_def remote_ev_def racq_ev_def rstore_ev_def store_ev_def wide_ev_def sc_pair_def)
+    then show ?thesis using a b h4 by (auto simp: atomic_ev_def remote_ev_def racq_ev_def rstore_ev_def wide_ev_def sc_pair_def)
   qed
 qed
 
