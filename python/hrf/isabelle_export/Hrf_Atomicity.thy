@@ -1296,6 +1296,16 @@ proof -
   then show ?thesis unfolding win_in_def using j by (intro exI[of _ j]) auto
 qed
 
+text \<open>A remote store's access is its ST: only RMWs are performed at the L2
+  (l2_rows).\<close>
+lemma rstore_access:
+  assumes "l2_rows S B" "ins P t k = Op (Store sc rm) r x"
+  shows "src_access B (src_code P t ! k) = ST (ER r) x"
+proof -
+  have "Store sc rm \<notin> B" using assms(1) by (auto simp: l2_rows_def l2_row_def)
+  then show ?thesis using assms(2) by (simp add: ins_def access_def)
+qed
+
 text \<open>After a remote RMW's increment, the invalidation ahead is of every L1
   of its device.\<close>
 lemma rr_win:
@@ -1305,6 +1315,20 @@ proof -
   obtain j sc where j: "j < length xs" "n < j" "xs ! j = INVL1 sc" "sc \<noteq> WG" "\<forall>i. n < i \<and> i < j \<longrightarrow> calm (xs ! i)"
     using r unfolding rr_code_def by blast
   show ?thesis unfolding win_in_def using j wgs_in_wide[OF j(4) v] by (intro exI[of _ j]) auto
+qed
+
+text \<open>So after such an access (an increment or a remote store's store: no
+  lock instruction) its thread waits, under a lock whose scope holds every
+  L1 of its device, for their invalidation.\<close>
+lemma rr_wait:
+  assumes r: "rr_code xs n" and n: "n < length xs" and i: "\<forall>sc. xs ! n \<noteq> LKrmw sc \<and> xs ! n \<noteq> UNLKrmw sc"
+    and v: "v \<in> wgs_in L DV w0"
+  shows "\<exists>sc. held xs (Suc n) = Some sc \<and> v \<in> wgs_in L sc w0" "win_in L xs (Suc n) w0 v"
+proof -
+  obtain sc0 where h: "held xs n = Some sc0" "sc0 \<noteq> WG" using r unfolding rr_code_def by blast
+  have "held xs (Suc n) = held xs n" using held_Suc[OF n] i by (cases "xs ! n") auto
+  then show "\<exists>sc. held xs (Suc n) = Some sc \<and> v \<in> wgs_in L sc w0" using h wgs_in_wide[OF h(2) v] by auto
+  show "win_in L xs (Suc n) w0 v" using rr_win[OF r v] .
 qed
 
 text \<open>A thread waits for the invalidation of w's L1 after its increment of
@@ -1406,6 +1430,14 @@ proof -
   then show ?thesis using st_win_l2[OF sw u] by blast
 qed
 
+text \<open>Outside such a wait, a remote store's write of that location has
+  reached the L2.\<close>
+lemma rs_in_l2:
+  assumes rs: "rs_ok S P s g" and ei: "ev_inv S P s g" and dcf: "dev_conflicts L P" and wp: "well_placed L P"
+    and l: "l1_loc L B P w x" and e: "wx S P s x e" and nw: "\<not> l2_win L S P s w x"
+  shows "wide_ev P e \<and> rstore_ev P e \<longrightarrow> ga2 g e \<noteq> None"
+  using rs_l2_win[OF rs ei dcf wp l e] nw by blast
+
 text \<open>A thread step keeps it: a remote store's step starts its thread's
   wait (rs_code); the wait ends only with the first invalidation after it,
   whose step finds the thread flushed (not unflushed, rs_code's flush
@@ -1485,15 +1517,14 @@ proof -
       have vis: "visible ?i" using se(1)[OF ie(2) False] by blast
       have ik: "?i = src_access B (src_code P t ! ?k)" using se(2) vis by blast
       obtain sc r0 x0 where c: "ins P t ?k = Op (Store sc True) r0 x0" using a ut by (auto simp: rstore_ev_def)
-      have "\<not> (\<exists>r. ?i = INCL1 r y0)" using ik c by (auto simp: ins_def access_def)
-      then obtain v where iv: "?i = ST v x" using y0 y a by auto
+      have iv: "?i = ST (ER r0) x" using ik rstore_access[OF rows(2) c] y0 y by auto
       have rc: "rs_code ?xs ?n" by (rule rs_step[OF rows(1,2) rrw rows(3) t z(1) vis kdef, where p=p]) (use a ut in simp_all)
       obtain j' sc' where j': "j' < length ?xs" "?n < j'" "?xs ! j' = INVL1 sc'"
           "\<forall>i. ?n < i \<and> i < j' \<longrightarrow> calm (?xs ! i)"
         using rs_code_rr[OF rc] unfolding rr_code_def by blast
       have "\<exists>j < length ?xs. Suc ?n \<le> j \<and> (\<exists>sc. ?xs ! j = INVL1 sc) \<and> (\<forall>m. Suc ?n \<le> m \<and> m < j \<longrightarrow> calm (?xs ! m))"
         using j' by (intro exI[of _ j']) auto
-      then show ?thesis unfolding st_win_def using pc' ut iv rc by (intro exI[of _ ?n] exI[of _ v]) auto
+      then show ?thesis unfolding st_win_def using pc' ut iv rc by (intro exI[of _ ?n] exI[of _ "ER r0"]) auto
     qed
   qed
 qed
@@ -1523,12 +1554,9 @@ proof (intro allI impI)
   have l: "l1_loc L B P w x" using a by blast
   obtain t k where tk: "at_l1 B P t k" "wg_of L t = w" "sloc P (Acc t k True) = Some x"
     using a unfolding l1_loc_def by blast
+  have ei: "ev_inv S P s g" using inv by (simp add: ginv_def)
   have rse: "wide_ev P e \<and> rstore_ev P e \<longrightarrow> ga2 g e \<noteq> None"
-  proof (intro impI notI)
-    assume "wide_ev P e \<and> rstore_ev P e" "ga2 g e = None"
-    then have "l2_win L S P s w x" using rs_l2_win[OF rs _ dcf wp l we] inv by (simp add: ginv_def)
-    then show False using a lw by simp
-  qed
+    using rs_in_l2[OF rs ei dcf wp l we] a lw by simp
   have home: "ga2 g e = None \<longrightarrow> ewg L e = Some w"
     using l1_loc_home[OF inv sc rr rl ops dcf at l we rse] by blast
   from le a consider (same) "readable (l1 s w x)" "h1 g' w x = h1 g w x"
@@ -1669,16 +1697,13 @@ proof -
           have rc: "rs_code ?xs ?n" by (rule rs_step[OF rows(1,2) rrw rows(3) t z(1) v kdef, where p=p]) (use rstore ep in simp_all)
           then have rc': "rr_code ?xs ?n" by (rule rs_code_rr)
           obtain sc1 r1 x1 where c: "ins P t ?k = Op (Store sc1 True) r1 x1" using rstore ep by (auto simp: rstore_ev_def)
-          have "\<not> (\<exists>r. ?i = INCL1 r y0)" using ik[OF v] c by (auto simp: ins_def access_def)
-          then obtain v0 where iv: "?i = ST v0 x" using y0 y False by auto
+          have iv: "?i = ST (ER r1) x" using ik[OF v] rstore_access[OF rows(2) c] y0 y by auto
           have "dv L (Acc t1 k1 True) = dv L e"
             using dv_wr_conflict[OF dcf rmw_parts(1)[OF ac1] tk(3) _ a[THEN conjunct2, THEN conjunct2, THEN conjunct2]]
               ep by simp
           then have "w \<in> wgs_in L DV (wg_of L t)" using w1 tk(2) ep by (simp add: dv_def wgs_in_def)
-          moreover have "held ?xs (Suc ?n) = held ?xs ?n" using held_Suc[OF z(1)] iv by simp
-          moreover obtain sc0 where "held ?xs ?n = Some sc0" "sc0 \<noteq> WG" using rc' unfolding rr_code_def by blast
-          ultimately have wait: "\<exists>sc. held ?xs (Suc ?n) = Some sc \<and> w \<in> wgs_in L sc (wg_of L t)"
-            "win_in L ?xs (Suc ?n) (wg_of L t) w" using rr_win[OF rc'] wgs_in_wide by auto
+          then have wait: "\<exists>sc. held ?xs (Suc ?n) = Some sc \<and> w \<in> wgs_in L sc (wg_of L t)"
+            "win_in L ?xs (Suc ?n) (wg_of L t) w" using rr_wait[OF rc' z(1)] iv by simp_all
           have "l2_win L S P s' w x" unfolding l2_win_def
             using t iv rc pc' wait by (intro exI[of _ t] exI[of _ ?n]) auto
           then show ?thesis by blast
@@ -1709,15 +1734,12 @@ proof -
               using dv_wr_conflict[OF dcf rmw_parts(1)[OF ac1] tk(3) _ a[THEN conjunct2, THEN conjunct2, THEN conjunct2]]
                 ep by simp
             then have "w \<in> wgs_in L DV (wg_of L t)" using w1 tk(2) ep by (simp add: dv_def wgs_in_def)
-            moreover have "held ?xs (Suc ?n) = held ?xs ?n" using held_Suc[OF z(1)] r by simp
-            moreover obtain sc0 where "held ?xs ?n = Some sc0" "sc0 \<noteq> WG" using rc unfolding rr_code_def by blast
-            ultimately show ?thesis using rr_win[OF rc] wgs_in_wide by auto
+            then show ?thesis using rr_wait[OF rc z(1)] r by simp
           next
             case rstore
             obtain sc1 r1 x1 where c: "ins P t ?k = Op (Store sc1 True) r1 x1" using rstore ep by (auto simp: rstore_ev_def)
-            have "Store sc1 True \<notin> B" using rows(2) by (auto simp: l2_rows_def l2_row_def)
-            moreover have "visible ?i" using r by simp
-            ultimately show ?thesis using ik r c by (simp add: ins_def access_def)
+            have "visible ?i" using r by simp
+            then show ?thesis using ik rstore_access[OF rows(2) c] r by simp
           qed
           then show "\<exists>sc. held ?xs (Suc ?n) = Some sc \<and> w \<in> wgs_in L sc (wg_of L t)"
             "win_in L ?xs (Suc ?n) (wg_of L t) w" by blast+
@@ -1743,15 +1765,10 @@ proof -
       next
         case True
         have we: "wx S P s x e" using a True by (auto simp: wx_def)
-        have rse: "wide_ev P e \<and> rstore_ev P e \<longrightarrow> ga2 g e \<noteq> None"
-        proof (intro impI notI)
-          assume e: "wide_ev P e \<and> rstore_ev P e" "ga2 g e = None"
-          have n2: "ga2 g' e = None" using e(2) se(4)[OF True] by simp
-          have ei': "ev_inv S P s' g'" using gi by (simp add: ginv_def)
-          have wx': "wx S P s' x e" using a by blast
-          have "l2_win L S P s' w x" using rs_l2_win[OF rs' ei' dcf wp l1l wx'] e(1) n2 by blast
-          then show False using a by blast
-        qed
+        have ei': "ev_inv S P s' g'" using gi by (simp add: ginv_def)
+        have wx': "wx S P s' x e" using a by blast
+        have "wide_ev P e \<and> rstore_ev P e \<longrightarrow> ga2 g' e \<noteq> None" using rs_in_l2[OF rs' ei' dcf wp l1l wx'] a by blast
+        then have rse: "wide_ev P e \<and> rstore_ev P e \<longrightarrow> ga2 g e \<noteq> None" using se(4)[OF True] by simp
         have home: "(ga2 g e = None \<longrightarrow> ewg L e = Some w) \<and> (ga3 g e = None \<longrightarrow> dv L e = Some (dev_of L w))"
           using l1_loc_home[OF inv sc rr rl rows(3) dcf at l1l we rse] by blast
         have hw: "wx S P s' x (h1 g' w x)" using h1_wx[OF li' r'] .
@@ -2034,9 +2051,8 @@ proof -
           next
             case rstore
             obtain sc1 r1 x1 where c: "ins P t ?k = Op (Store sc1 True) r1 x1" using rstore wp' by (auto simp: rstore_ev_def)
-            have "Store sc1 True \<notin> B" using rows(2) by (auto simp: l2_rows_def l2_row_def)
-            moreover have "?i = src_access B (src_code P t ! ?k)" using se(2) vis by blast
-            ultimately show ?thesis using r c by (simp add: ins_def access_def)
+            have "?i = src_access B (src_code P t ! ?k)" using se(2) vis by blast
+            then show ?thesis using rstore_access[OF rows(2) c] r by simp
           qed
           have nf: "Flush t \<notin> set (l1_fifo s (wg_of L t1))" using z(3) w1 by (auto simp: unflushed_def)
           have "Acc t1 k1 True \<notin> pend1 L S P s g (wg_of L t1) x" using flk_use[OF fl t lf nf] a by blast
