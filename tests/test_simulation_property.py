@@ -253,17 +253,20 @@ def test_a_row_that_keeps_its_lock_deadlocks(tmp_path):
 # conflicting accesses from two work-groups is at scopes that include each
 # other (both at device scope, or one remote). hrf's race check under
 # opencl-rsp on a seeded sample: every race-free program has that shape.
-def _mixed_program(rng: random.Random, k: int):
+def _mixed_program(rng: random.Random, k: int, plain: bool = False):
     """Three threads in two or three work-groups on x and y, each location
-    atomic or not throughout; returns the text and the accesses
+    atomic or not throughout (but, where `plain`, for one thread that
+    accesses every location plainly); returns the text and the accesses
     (thread, work-group, location, writes, scope, remote)."""
     atomic = {x: rng.random() < 0.7 for x in "xy"}
     two = rng.random() < 0.5
     wg = {0: 0, 1: 0 if two else 1, 2: 1 if two else 2}
     groups = "(work_group P0 P1) (work_group P2)" if two else "(work_group P0) (work_group P1) (work_group P2)"
+    plain_thread = rng.randrange(3) if plain else None
     threads, accesses = [], []
     for t in range(3):
-        threads.append(_mixed_thread(rng, t, wg[t], atomic, "xy", 2, ("work_group", "device"), accesses))
+        seen = {x: False for x in atomic} if t == plain_thread else atomic
+        threads.append(_mixed_thread(rng, t, wg[t], seen, "xy", 2, ("work_group", "device"), accesses))
     return _litmus(f"mixed{k}", "xy", threads, groups), accesses
 
 
@@ -376,6 +379,7 @@ def _promotes(
     rmw_load: bool = True,
     store_write: bool = True,
     store_rmw: bool = True,
+    plain_as_wg: bool = False,
 ) -> bool:
     """load_promotion's negation: a write and a conflicting access of
     another thread, one of them remote, not each in the other's scope
@@ -388,9 +392,18 @@ def _promotes(
     atomic load, that its scope holds (not where not `rmw`; not an RMW where
     not `rmw_rmw`, not a load where not `rmw_load`), or a remote store and an
     atomic store or RMW, not remote, that its scope holds (not where not
-    `store_write`; not an RMW where not `store_rmw`). Threads 0 and 1 sit on device 0,
+    `store_write`; not an RMW where not `store_rmw`). Where `plain_as_wg`,
+    of the program whose plain accesses of a location some atomic accesses
+    are work-group-scope atomics (Hrf_Consistent's plain_as_wg). Threads 0 and 1 sit on device 0,
     thread 2 on device 1 where a test has two (`_devices_program`);
     conflicting accesses sit on one device there."""
+
+    if plain_as_wg:
+        atomic_locs = {a[2] for a in accesses if a[4] != "na"}
+        accesses = [
+            a[:4] + ("work_group",) + a[5:] if a[4] == "na" and a[2] in atomic_locs and not a[5] else a
+            for a in accesses
+        ]
 
     def reaches(a, b) -> bool:
         return a[4] != "na" and (a[4] != "work_group" or a[1] == b[1])
@@ -503,6 +516,34 @@ def test_the_explorer_finds_rsp_new_sound_where_a_remote_store_meets_a_work_grou
     race_free = sum(free for _, free in needing)
     rmws = sum(_promotes(accesses, store_rmw=False) and free for accesses, free in needing)
     assert len(needing) >= 30 and race_free >= 10 and rmws >= 10  # the sample reaches each case
+
+
+def test_the_explorer_finds_rsp_new_sound_where_a_remote_operation_meets_a_plain_access(tmp_path):
+    # Hrf_Consistent's machine_sound_on_plain (rsp_new_sound_device_local):
+    # a plain access of a location that atomics access is read as a
+    # work-group-scope atomic (plain_as_wg; rsp-new's rows for the two are
+    # LD and ST alike). opencl-rsp lets a remote operation meet such an
+    # access of its device unordered (its scope holds every access of its
+    # device: the pair is in scope inclusion, so no race). The programs
+    # load_promotion leaves out and load_promotion of plain_as_wg takes:
+    # rsp-new is sound on each race-free one, under both write-back
+    # policies, without deadlock.
+    rng = random.Random(41)
+    needing = race_free = 0
+    for k in range(600):
+        text, accesses = _mixed_program(rng, k, plain=True)
+        if not _promotes(accesses) or _promotes(accesses, plain_as_wg=True):
+            continue  # within load_promotion already, or outside the new theorem
+        path = tmp_path / f"plain{k}.litmus"
+        path.write_text(text)
+        r = hrf.soundness(path, "rsp-new", model="opencl-rsp")
+        assert r.complete, text
+        needing += 1
+        if r.racy_source:
+            continue
+        assert r.sound, (text, [(c.kind, c.writeback, c.outcome) for c in r.counterexamples])
+        race_free += 1
+    assert needing >= 30 and race_free >= 10, (needing, race_free)  # the sample reaches the case
 
 
 _ALL_SCOPES = ("work_group", "device", "all_svm_devices")

@@ -565,9 +565,9 @@ def test_a_remote_store_and_a_plain_load_of_another_work_group_are_race_free_and
     # remote and dev, so (store, load) is in remote; incl-by-scope (the
     # load is on the store's device), within the model's scope inclusion,
     # which its data race subtracts: the program is race-free although the
-    # load is not atomic. Hrf_Happens's load_promotion leaves such pairs out
-    # (its invariants assume atomics); the explorer finds rsp-new sound on
-    # this one (docs/isabelle.md, load_promotion's row).
+    # load is not atomic. Hrf_Consistent's machine_sound_on_plain covers it
+    # (rsp_new_sound_device_local: the plain load read as a work-group-scope
+    # atomic, plain_as_wg); the explorer finds rsp-new sound on it.
     path = tmp_path / "remote-store-vs-plain-load.litmus"
     path.write_text(_REMOTE_STORE_VS_PLAIN_LOAD)
     assert hrf.check(path, "opencl-rsp").racy is False

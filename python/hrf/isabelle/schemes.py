@@ -557,18 +557,20 @@ def scheme_theory(scheme) -> tuple:
         """A text saying a theorem is not stated for the scheme, and why."""
         return [f"text \\<open>Not stated: {what} ({why}).\\<close>", ""]
 
-    def race_free_premises(name, ops, device_local):
+    def race_free_premises(name, ops, device_local, promotion="load_promotion L P"):
         """The statement's head, up to the machine's outcomes: every race-free
         program (OpenCL+RSP, as hrf exports it) of the operations `ops`
         whose remote operations promote at most a load by a remote store or
         a remote RMW, a work-group-scope write to a remote load, a remote
-        RMW or a remote store (Hrf_Happens's load_promotion), without
-        non-atomic RMWs, whose conflicting accesses sit on one device where
+        RMW or a remote store (Hrf_Happens's load_promotion, of the program
+        itself or, as `promotion` says, of the program with its plain
+        accesses read as work-group-scope atomics), without non-atomic
+        RMWs, whose conflicting accesses sit on one device where
         `device_local` (Hrf_Happens's dev_conflicts)."""
         dev = "\\<and> dev_conflicts L P " if device_local else ""
         return [
             f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P {dev}'
-            "\\<and> \\<not> na_rmw P \\<and> load_promotion L P",
+            f"\\<and> \\<not> na_rmw P \\<and> {promotion}",
             "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
             f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
         ]
@@ -912,23 +914,43 @@ def scheme_theory(scheme) -> tuple:
                 [atomic],
                 f"machine_outcomes_rmw_atomic_rows[OF {rows_taken}]",
             )
-            + allowed_theorems(name, ops, rows_taken)
+            + allowed_theorems(name, ops, rows, rows_taken, l1_set, l2_set)
         )
 
-    def allowed_theorems(name, ops, rows_taken):
-        """Hrf_Consistent's machine_outcomes_allowed_rows for the scheme, and
-        where it is disciplined, machine_sound_on_rows: sound against
-        OpenCL+RSP on every program whose remote operations promote nothing
-        and whose conflicting accesses sit on one device."""
-        out = [
+    def allowed_theorems(name, ops, rows, rows_taken, l1_set, l2_set):
+        """Hrf_Consistent's machine_outcomes_allowed_plain for the scheme, and
+        where it is disciplined, machine_sound_on_plain: sound against
+        OpenCL+RSP on every program whose remote operations promote as
+        load_promotion says once its plain accesses are read as
+        work-group-scope atomics, and whose conflicting accesses sit on one
+        device. A scheme whose plain rows are not its work-group rows gets
+        the theorems for load_promotion of the program itself."""
+        seqs = {(op, scope): r.seq for op, scope, remote, r, _src, _seq in rows if not remote}
+        plain = all((op, "na") in seqs and seqs[(op, "na")] == seqs.get((op, "wg")) for op in ("load", "store"))
+        if plain:
+            promotion = "load_promotion L (plain_as_wg P)"
+            taken = f"{rows_taken} {name}_plain_rows"
+            out = [
+                "text \\<open>Its rows for plain loads and stores are its rows for work-group-scope ones "
+                "(Hrf_Consistent's plain_rows): a plain access that meets a remote operation is read as a "
+                "work-group-scope atomic (plain_as_wg).\\<close>",
+                f'lemma {name}_plain_rows: "plain_rows {name} ({l1_set} \\<union> {l2_set})"',
+                f"  by (simp add: plain_rows_def {name}_def {rows_defs(name)})",
+                "",
+            ]
+            allowed_rule, sound_rule = "machine_outcomes_allowed_plain", "machine_sound_on_plain"
+        else:
+            promotion, taken, out = "load_promotion L P", rows_taken, []
+            allowed_rule, sound_rule = "machine_outcomes_allowed_rows", "machine_sound_on_rows"
+        out += [
             "text \\<open>So where conflicting accesses sit on one device, every outcome of such a program is "
             "one OpenCL+RSP allows: the "
             "candidate a run exhibits is consistent (Hrf_Consistent: the model's seven checks that need no "
             "happens-before, and its four that read it, whose every step is in hrf's happens-before).\\<close>",
             f"theorem {name}_outcomes_allowed:",
-            *race_free_premises(name, ops, True),
+            *race_free_premises(name, ops, True, promotion),
             '       \\<subseteq> src_allowed opencl_rsp_consistent L P"',
-            f"  using machine_outcomes_allowed_rows[OF {rows_taken}] by blast",
+            f"  using {allowed_rule}[OF {taken}] by blast",
             "",
         ]
         if name not in disciplined:
@@ -939,14 +961,16 @@ def scheme_theory(scheme) -> tuple:
         return out + [
             "text \\<open>With deadlock freedom: the scheme is sound against OpenCL+RSP (Hrf_Mapping's "
             "sound_on, OpenCL+RSP as Hrf_Source_Opencl's opencl_rsp_source) on every program of these "
-            f"operations {_PROMOTION}, of any length and thread count, "
+            f"operations {_PROMOTION}"
+            + (", a plain access counting as a work-group-scope atomic (plain_as_wg)" if plain else "")
+            + ", of any length and thread count, "
             "on every layout of any number of devices whose conflicting accesses sit on one device "
             "(dev_conflicts), under both write-back policies.\\<close>",
             f"theorem {name}_sound_device_local:",
             f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> dev_conflicts L P '
-            "\\<and> load_promotion L P",
+            f"\\<and> {promotion}",
             f'     \\<longrightarrow> opencl_rsp_source.sound_on L wb {name} P"',
-            f"  using machine_sound_on_rows[OF {rows_taken} {name}_disciplined] by blast",
+            f"  using {sound_rule}[OF {taken} {name}_disciplined] by blast",
             "",
         ]
 

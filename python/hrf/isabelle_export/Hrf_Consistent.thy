@@ -10,8 +10,11 @@
    hbr, along which Hrf_Happens proved coherence and acyclicity. Hence:
    on one device, every outcome of such a program compiled by rows like
    rsp-new's is one OpenCL+RSP allows, and with Hrf_Simulation's deadlock
-   freedom the scheme is sound on it (Hrf_Mapping's sound_on). Written by
-   hand, every proof complete. *)
+   freedom the scheme is sound on it (Hrf_Mapping's sound_on). A remote
+   operation may also meet a plain access of its device (opencl-rsp's scope
+   inclusion): read as a work-group-scope atomic (plain_as_wg), whose rows
+   are the same, the program keeps its outcomes and race freedom
+   (machine_sound_on_plain). Written by hand, every proof complete. *)
 theory Hrf_Consistent
   imports Hrf_Atomicity
 begin
@@ -781,6 +784,726 @@ proof -
     unfolding opencl_rsp_source.sound_on_def
     using machine_outcomes_allowed_rows[OF assms(1-10,12,13) _ _ assms(14)] scheme_deadlock_free[OF assms(11) _ assms(12)]
     by blast
+qed
+
+section \<open>A remote operation's plain partner, read as a work-group-scope atomic\<close>
+
+text \<open>A plain access (Hrf_Mapping's plain_ops: non-atomic, not remote) of a
+  location that some atomic accesses, read as a work-group-scope atomic.
+  OpenCL+RSP lets such an access meet a remote operation whose scope holds
+  it unordered ([RSP15] sec. 5.1: a remote operation's scope holds every
+  access of its device, the model's n86;n82), and rsp-new's rows for the
+  two are the same (LD, ST).\<close>
+definition plain_wg :: "src_op \<Rightarrow> src_op" where
+  "plain_wg a = (if a = Load NonAtomic False then Load WorkGroup False
+     else if a = Store NonAtomic False then Store WorkGroup False else a)"
+
+definition plain_wg_ins :: "addr set \<Rightarrow> src_instr \<Rightarrow> src_instr" where
+  "plain_wg_ins N c = (case c of Op a r x \<Rightarrow> if x \<in> N then c else Op (plain_wg a) r x | SetReg r v \<Rightarrow> c)"
+
+definition plain_as_wg :: "src_program \<Rightarrow> src_program" where
+  "plain_as_wg P = P\<lparr>src_code := (\<lambda>t. map (plain_wg_ins (nal_locs P)) (src_code P t))\<rparr>"
+
+lemma nth_map_any: "map f xs ! i = (if i < length xs then f (xs ! i) else xs ! i)"
+proof (induction xs arbitrary: i)
+  case Nil
+  then show ?case by simp
+next
+  case (Cons a xs)
+  then show ?case by (cases i) auto
+qed
+
+lemma pw_simps [simp]:
+  "src_threads (plain_as_wg P) = src_threads P" "src_init (plain_as_wg P) = src_init P"
+  "length (src_code (plain_as_wg P) t) = length (src_code P t)"
+  by (simp_all add: plain_as_wg_def)
+
+lemma pw_ins: "ins (plain_as_wg P) t i
+    = (if i < length (src_code P t) then plain_wg_ins (nal_locs P) (ins P t i) else ins P t i)"
+  by (simp add: plain_as_wg_def ins_def nth_map_any)
+
+text \<open>What the instruction does is kept: its parts, location, registers and
+  remote flag; only a plain access's scope changes.\<close>
+lemma pwi_cases: "plain_wg_ins N c = c
+    \<or> (\<exists>r x. c = Op (Load NonAtomic False) r x \<and> plain_wg_ins N c = Op (Load WorkGroup False) r x)
+    \<or> (\<exists>r x. c = Op (Store NonAtomic False) r x \<and> plain_wg_ins N c = Op (Store WorkGroup False) r x)"
+  by (auto simp: plain_wg_ins_def plain_wg_def split: src_instr.splits)
+
+lemma pwi_kept:
+  "rd (plain_wg_ins N c) p = rd c p" "wr (plain_wg_ins N c) p = wr c p"
+  "addr_of (plain_wg_ins N c) = addr_of c" "op_remote (plain_wg_ins N c) = op_remote c"
+  "mo_tag (plain_wg_ins N c) = mo_tag c" "step_regs (plain_wg_ins N c) a R = step_regs c a R"
+  using pwi_cases[of N c] by auto
+
+lemma pwi_same:
+  assumes "op_scope c \<noteq> NonAtomic \<or> op_remote c" shows "plain_wg_ins N c = c"
+  using assms by (auto simp: plain_wg_ins_def plain_wg_def split: src_instr.splits src_op.splits)
+
+lemma pwi_scope: "op_scope (plain_wg_ins N c) = NonAtomic \<Longrightarrow> op_scope c = NonAtomic"
+  by (auto simp: plain_wg_ins_def plain_wg_def split: src_instr.splits src_op.splits if_splits)
+
+lemma pwi_changed:
+  assumes "plain_wg_ins N c \<noteq> c" shows "op_scope c = NonAtomic" "op_scope (plain_wg_ins N c) = WorkGroup"
+  using assms by (auto simp: plain_wg_ins_def plain_wg_def split: src_instr.splits src_op.splits if_splits)
+
+lemma pw_ins_cases:
+  "ins (plain_as_wg P) t i = ins P t i \<or> ins (plain_as_wg P) t i = plain_wg_ins (nal_locs P) (ins P t i)"
+  by (simp add: pw_ins)
+
+lemma pw_kept:
+  "rd (ins (plain_as_wg P) t i) p = rd (ins P t i) p" "wr (ins (plain_as_wg P) t i) p = wr (ins P t i) p"
+  "addr_of (ins (plain_as_wg P) t i) = addr_of (ins P t i)"
+  "op_remote (ins (plain_as_wg P) t i) = op_remote (ins P t i)"
+  "mo_tag (ins (plain_as_wg P) t i) = mo_tag (ins P t i)"
+  by (simp_all add: pw_ins pwi_kept)
+
+lemma pw_same:
+  "op_scope (ins P t i) \<noteq> NonAtomic \<or> op_remote (ins P t i) \<Longrightarrow> ins (plain_as_wg P) t i = ins P t i"
+  by (simp add: pw_ins pwi_same)
+
+lemma pw_ev [simp]:
+  "acc (plain_as_wg P) = acc P" "src_locs (plain_as_wg P) = src_locs P"
+  "is_ev (plain_as_wg P) = is_ev P" "is_rd (plain_as_wg P) = is_rd P" "is_wr (plain_as_wg P) = is_wr P"
+  "sloc (plain_as_wg P) = sloc P" "src_po (plain_as_wg P) = src_po P" "src_rmw (plain_as_wg P) = src_rmw P"
+proof -
+  show a: "acc (plain_as_wg P) = acc P" by (intro ext) (simp add: acc_def pw_kept)
+  show l: "src_locs (plain_as_wg P) = src_locs P" by (simp add: src_locs_def pw_kept)
+  show "is_ev (plain_as_wg P) = is_ev P" by (intro ext, case_tac x) (simp_all add: a l)
+  show "is_rd (plain_as_wg P) = is_rd P" by (intro ext, case_tac x) (simp_all add: a pw_kept)
+  show "is_wr (plain_as_wg P) = is_wr P" by (intro ext, case_tac x) (simp_all add: a l pw_kept)
+  show "sloc (plain_as_wg P) = sloc P" by (intro ext, case_tac x) (simp_all add: pw_kept)
+  show "src_po (plain_as_wg P) = src_po P" by (simp add: src_po_def a)
+  show "src_rmw (plain_as_wg P) = src_rmw P" by (simp add: src_rmw_def a)
+qed
+
+lemma pwi_in: "addr_of c = Some x \<Longrightarrow> x \<in> N \<Longrightarrow> plain_wg_ins N c = c"
+  by (cases c) (auto simp: plain_wg_ins_def)
+
+lemma pw_nal [simp]: "nal_locs (plain_as_wg P) = nal_locs P"
+proof (intro set_eqI iffI)
+  fix x assume x: "x \<in> nal_locs (plain_as_wg P)"
+  show "x \<in> nal_locs P" unfolding nal_locs_def
+  proof (intro CollectI ballI allI impI)
+    fix t i assume "t \<in> src_threads P" "i < length (src_code P t)" "addr_of (ins P t i) = Some x"
+    then have "op_scope (ins (plain_as_wg P) t i) = NonAtomic"
+      using x unfolding nal_locs_def by (simp add: pw_kept)
+    then show "op_scope (ins P t i) = NonAtomic" by (auto simp: pw_ins dest: pwi_scope split: if_splits)
+  qed
+next
+  fix x assume x: "x \<in> nal_locs P"
+  show "x \<in> nal_locs (plain_as_wg P)" unfolding nal_locs_def
+  proof (intro CollectI ballI allI impI)
+    fix t i assume h: "t \<in> src_threads (plain_as_wg P)" "i < length (src_code (plain_as_wg P) t)"
+      "addr_of (ins (plain_as_wg P) t i) = Some x"
+    then have a: "addr_of (ins P t i) = Some x" by (simp add: pw_kept)
+    then have "ins (plain_as_wg P) t i = ins P t i" using x by (simp add: pw_ins pwi_in)
+    moreover have "op_scope (ins P t i) = NonAtomic" using x h a unfolding nal_locs_def by simp
+    ultimately show "op_scope (ins (plain_as_wg P) t i) = NonAtomic" by simp
+  qed
+qed
+
+section \<open>OpenCL+RSP on two executions that differ only in their tags\<close>
+
+text \<open>Two executions alike but for their tags (and attributes), the
+  second's tags holding the first's (but NA, which the model reads not), with
+  the same writes, reads, initial writes, non-atomic locations and no work-item
+  scope.\<close>
+locale tags_grow =
+  fixes X Y :: execution
+  assumes upd: "Y = X\<lparr>tags := tags Y, attr := attr Y\<rparr>"
+    and grow: "\<And>s. s \<noteq> ''NA'' \<Longrightarrow> tag X s \<subseteq> tag Y s"
+    and kept: "tag Y ''W'' = tag X ''W''" "tag Y ''R'' = tag X ''R''" "tag Y ''IW'' = tag X ''IW''"
+      "tag Y ''wi'' = tag X ''wi''" "tag Y ''nonatomicloc'' = tag X ''nonatomicloc''"
+    and bar: "attr Y ''bar'' = attr X ''bar''"
+begin
+
+lemma same [simp]: "events Y = events X" "thread_of Y = thread_of X" "loc_of Y = loc_of X"
+  "thread_attr Y = thread_attr X" "po_imm Y = po_imm X" "co_imm Y = co_imm X" "rf Y = rf X" "rmw Y = rmw X"
+  by (subst upd, simp)+
+
+lemma same_rel [simp]: "po Y = po X" "co Y = co X" "fr Y = fr X" "loc Y = loc X"
+  "same_thread_attr Y a = same_thread_attr X a" "universal Y = universal X" "id_r Y = id_r X"
+  "opt Y r = opt X r" "same_attr Y ''bar'' = same_attr X ''bar''"
+  unfolding po_def co_def fr_def loc_def pairs_where_def same_thread_attr_def universal_def id_r_def
+      opt_def same_attr_def bar same by (rule refl)+
+
+lemma kept_tags [simp]: "tag Y ''W'' = tag X ''W''" "tag Y ''R'' = tag X ''R''" "tag Y ''IW'' = tag X ''IW''"
+  "tag Y ''wi'' = tag X ''wi''" "tag Y ''nonatomicloc'' = tag X ''nonatomicloc''"
+  by (fact kept)+
+
+lemma g: "tag X ''A'' \<subseteq> tag Y ''A''" "tag X ''F'' \<subseteq> tag Y ''F''" "tag X ''rel'' \<subseteq> tag Y ''rel''"
+  "tag X ''sc'' \<subseteq> tag Y ''sc''" "tag X ''acq_rel'' \<subseteq> tag Y ''acq_rel''" "tag X ''acq'' \<subseteq> tag Y ''acq''"
+  "tag X ''sg'' \<subseteq> tag Y ''sg''" "tag X ''wg'' \<subseteq> tag Y ''wg''" "tag X ''dev'' \<subseteq> tag Y ''dev''"
+  "tag X ''all'' \<subseteq> tag Y ''all''" "tag X ''remote'' \<subseteq> tag Y ''remote''" "tag X ''global'' \<subseteq> tag Y ''global''"
+  "tag X ''local'' \<subseteq> tag Y ''local''" "tag X ''entry'' \<subseteq> tag Y ''entry''" "tag X ''exit'' \<subseteq> tag Y ''exit''"
+  "tag X ''W'' \<subseteq> tag Y ''W''" "tag X ''R'' \<subseteq> tag Y ''R''" "tag X ''wi'' \<subseteq> tag Y ''wi''"
+  "tag X ''IW'' \<subseteq> tag Y ''IW''" "tag X ''nonatomicloc'' \<subseteq> tag Y ''nonatomicloc''"
+  by (rule grow; simp)+
+
+lemma kg: "tag Y ''W'' \<subseteq> tag X ''W''" "tag Y ''R'' \<subseteq> tag X ''R''" "tag Y ''IW'' \<subseteq> tag X ''IW''"
+  "tag Y ''wi'' \<subseteq> tag X ''wi''" "tag Y ''nonatomicloc'' \<subseteq> tag X ''nonatomicloc''"
+  by simp_all
+
+lemma Id_on_mono: "A \<subseteq> B \<Longrightarrow> Id_on A \<subseteq> Id_on B"
+  by auto
+
+lemma times_mono: "A \<subseteq> C \<Longrightarrow> B \<subseteq> D \<Longrightarrow> A \<times> B \<subseteq> C \<times> D"
+  by auto
+
+lemma opt_mono: "r \<subseteq> r' \<Longrightarrow> opt X r \<subseteq> opt X r'"
+  by (auto simp: opt_def)
+
+lemma conv_mono: "r \<subseteq> r' \<Longrightarrow> conv r \<subseteq> conv r'"
+  by (auto simp: conv_def)
+
+lemma tr_mono: "r \<subseteq> s \<Longrightarrow> r\<^sup>+ \<subseteq> s\<^sup>+"
+  using trancl_mono by blast
+
+lemma ev_mono: "events X - A \<subseteq> events X - B" if "B \<subseteq> A"
+  using that by auto
+
+lemmas mono_intros = Int_mono Un_mono relcomp_mono Id_on_mono times_mono Diff_mono tr_mono opt_mono
+  conv_mono ev_mono
+
+lemma n_eq: "opencl_rsp_n28 Y = opencl_rsp_n28 X" "opencl_rsp_n35 Y = opencl_rsp_n35 X"
+  "opencl_rsp_n40 Y = opencl_rsp_n40 X" "opencl_rsp_n145 Y = opencl_rsp_n145 X" "opencl_rsp_n157 Y = opencl_rsp_n157 X"
+  "opencl_rsp_n161 Y = opencl_rsp_n161 X" "opencl_rsp_n132 Y = opencl_rsp_n132 X" "opencl_rsp_n26 Y = opencl_rsp_n26 X"
+  unfolding opencl_rsp_n28_def opencl_rsp_n35_def opencl_rsp_n40_def opencl_rsp_n145_def opencl_rsp_n157_def
+    opencl_rsp_n161_def opencl_rsp_n132_def opencl_rsp_n26_def opencl_rsp_n141_def same_rel same kept_tags
+  by (rule refl)+
+
+lemma n9: "opencl_rsp_n9 X \<subseteq> opencl_rsp_n9 Y"
+  unfolding opencl_rsp_n9_def same_rel same by (intro mono_intros g kg  order_refl)
+
+lemma n12: "opencl_rsp_n12 X \<subseteq> opencl_rsp_n12 Y"
+  unfolding opencl_rsp_n12_def same_rel same by (intro mono_intros g kg n9 order_refl)
+
+lemma n21: "opencl_rsp_n21 X \<subseteq> opencl_rsp_n21 Y"
+  unfolding opencl_rsp_n21_def same_rel same by (intro mono_intros g kg n9 n12 order_refl)
+
+lemma n26: "opencl_rsp_n26 X \<subseteq> opencl_rsp_n26 Y"
+  unfolding opencl_rsp_n26_def same_rel same by (intro mono_intros g kg n9 n12 n21 order_refl)
+
+lemma n49: "opencl_rsp_n49 X \<subseteq> opencl_rsp_n49 Y"
+  unfolding opencl_rsp_n49_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 order_refl)
+
+lemma n58: "opencl_rsp_n58 X \<subseteq> opencl_rsp_n58 Y"
+  unfolding opencl_rsp_n58_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 order_refl)
+
+lemma n82: "opencl_rsp_n82 X \<subseteq> opencl_rsp_n82 Y"
+  unfolding opencl_rsp_n82_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 order_refl)
+
+lemma n86: "opencl_rsp_n86 X \<subseteq> opencl_rsp_n86 Y"
+  unfolding opencl_rsp_n86_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 order_refl)
+
+lemma n99: "opencl_rsp_n99 X \<subseteq> opencl_rsp_n99 Y"
+  unfolding opencl_rsp_n99_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 order_refl)
+
+lemma n100: "opencl_rsp_n100 X \<subseteq> opencl_rsp_n100 Y"
+  unfolding opencl_rsp_n100_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 order_refl)
+
+lemma n103: "opencl_rsp_n103 X \<subseteq> opencl_rsp_n103 Y"
+  unfolding opencl_rsp_n103_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 order_refl)
+
+lemma n106: "opencl_rsp_n106 X \<subseteq> opencl_rsp_n106 Y"
+  unfolding opencl_rsp_n106_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 order_refl)
+
+lemma n125: "opencl_rsp_n125 X \<subseteq> opencl_rsp_n125 Y"
+  unfolding opencl_rsp_n125_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 order_refl)
+
+lemma n132: "opencl_rsp_n132 X \<subseteq> opencl_rsp_n132 Y"
+  unfolding opencl_rsp_n132_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 order_refl)
+
+lemma n157: "opencl_rsp_n157 X \<subseteq> opencl_rsp_n157 Y"
+  unfolding opencl_rsp_n157_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 order_refl)
+
+lemma n161: "opencl_rsp_n161 X \<subseteq> opencl_rsp_n161 Y"
+  unfolding opencl_rsp_n161_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 order_refl)
+
+lemma n15: "opencl_rsp_n15 X \<subseteq> opencl_rsp_n15 Y"
+  unfolding opencl_rsp_n15_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 order_refl)
+
+lemma n28: "opencl_rsp_n28 X \<subseteq> opencl_rsp_n28 Y"
+  unfolding opencl_rsp_n28_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 order_refl)
+
+lemma n35: "opencl_rsp_n35 X \<subseteq> opencl_rsp_n35 Y"
+  unfolding opencl_rsp_n35_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 order_refl)
+
+lemma n52: "opencl_rsp_n52 X \<subseteq> opencl_rsp_n52 Y"
+  unfolding opencl_rsp_n52_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 order_refl)
+
+lemma n83: "opencl_rsp_n83 X \<subseteq> opencl_rsp_n83 Y"
+  unfolding opencl_rsp_n83_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 n52 order_refl)
+
+lemma n101: "opencl_rsp_n101 X \<subseteq> opencl_rsp_n101 Y"
+  unfolding opencl_rsp_n101_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 n52 n83 order_refl)
+
+lemma n108: "opencl_rsp_n108 X \<subseteq> opencl_rsp_n108 Y"
+  unfolding opencl_rsp_n108_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 n52 n83 n101 order_refl)
+
+lemma n126: "opencl_rsp_n126 X \<subseteq> opencl_rsp_n126 Y"
+  unfolding opencl_rsp_n126_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 n52 n83 n101 n108 order_refl)
+
+lemma n134: "opencl_rsp_n134 X \<subseteq> opencl_rsp_n134 Y"
+  unfolding opencl_rsp_n134_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 n52 n83 n101 n108 n126 order_refl)
+
+lemma n141: "opencl_rsp_n141 X \<subseteq> opencl_rsp_n141 Y"
+  unfolding opencl_rsp_n141_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 n52 n83 n101 n108 n126 n134 order_refl)
+
+lemma n40: "opencl_rsp_n40 X \<subseteq> opencl_rsp_n40 Y"
+  using n_eq by simp
+
+lemma n90: "opencl_rsp_n90 X \<subseteq> opencl_rsp_n90 Y"
+  unfolding opencl_rsp_n90_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 n52 n83 n101 n108 n126 n134 n141 n40 order_refl)
+
+lemma n145: "opencl_rsp_n145 X \<subseteq> opencl_rsp_n145 Y"
+  unfolding opencl_rsp_n145_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 n52 n83 n101 n108 n126 n134 n141 n40 n90 order_refl)
+
+lemma n91: "opencl_rsp_n91 X \<subseteq> opencl_rsp_n91 Y"
+  unfolding opencl_rsp_n91_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 n52 n83 n101 n108 n126 n134 n141 n40 n90 n145 order_refl)
+
+lemma n92: "opencl_rsp_n92 X \<subseteq> opencl_rsp_n92 Y"
+  unfolding opencl_rsp_n92_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 n52 n83 n101 n108 n126 n134 n141 n40 n90 n145 n91 order_refl)
+
+lemma n122: "opencl_rsp_n122 X \<subseteq> opencl_rsp_n122 Y"
+  unfolding opencl_rsp_n122_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 n52 n83 n101 n108 n126 n134 n141 n40 n90 n145 n91 n92 order_refl)
+
+lemma n124: "opencl_rsp_n124 X \<subseteq> opencl_rsp_n124 Y"
+  unfolding opencl_rsp_n124_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 n52 n83 n101 n108 n126 n134 n141 n40 n90 n145 n91 n92 n122 order_refl)
+
+lemma n129: "opencl_rsp_n129 X \<subseteq> opencl_rsp_n129 Y"
+  unfolding opencl_rsp_n129_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 n52 n83 n101 n108 n126 n134 n141 n40 n90 n145 n91 n92 n122 n124 order_refl)
+
+lemma n137: "opencl_rsp_n137 X \<subseteq> opencl_rsp_n137 Y"
+  unfolding opencl_rsp_n137_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 n52 n83 n101 n108 n126 n134 n141 n40 n90 n145 n91 n92 n122 n124 n129 order_refl)
+
+lemma n140: "opencl_rsp_n140 X \<subseteq> opencl_rsp_n140 Y"
+  unfolding opencl_rsp_n140_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 n52 n83 n101 n108 n126 n134 n141 n40 n90 n145 n91 n92 n122 n124 n129 n137 order_refl)
+
+lemma n152: "opencl_rsp_n152 X \<subseteq> opencl_rsp_n152 Y"
+  unfolding opencl_rsp_n152_def same_rel same by (intro mono_intros g kg n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n15 n28 n35 n52 n83 n101 n108 n126 n134 n141 n40 n90 n145 n91 n92 n122 n124 n129 n137 n140 order_refl)
+
+lemmas m1 = n9 n12 n21 n26 n49 n58 n82 n86 n99 n100 n103 n106 n125 n132 n157 n161 n_eq
+lemmas m2 = n15 n28 n35 n52 n83 n101 n108 n126 n134 n141
+lemmas m3 = n40 n90 n145
+lemmas m7 = n137 n140
+lemmas m8 = n152
+
+text \<open>So every check of the model that happens-before or scope inclusion
+  reads holds of the first where it holds of the second, but the one that
+  a read of a non-atomic location reads a visible write ...\<close>
+text \<open>A read of a non-atomic location reads a visible write: the check
+  reads happens-before both ways (the write before the read, no other
+  write between), so it holds of the first where the second's holds and
+  the first's happens-before already orders each such read after its
+  write.\<close>
+lemma nonatomic_down:
+  assumes y: "(rf Y O Id_on (tag Y ''nonatomicloc'' \<inter> T')) - ((opencl_rsp_n157 Y \<inter> H')
+      \<inter> (loc Y - ((H' \<inter> loc Y) O opencl_rsp_n161 Y) O H')) = {}"
+    and t: "T \<subseteq> T'" and h: "H \<subseteq> H'" and hb: "rf X O Id_on (tag X ''nonatomicloc'' \<inter> T) \<subseteq> H"
+  shows "(rf X O Id_on (tag X ''nonatomicloc'' \<inter> T)) - ((opencl_rsp_n157 X \<inter> H)
+      \<inter> (loc X - ((H \<inter> loc X) O opencl_rsp_n161 X) O H)) = {}"
+proof -
+  have y': "(rf X O Id_on (tag X ''nonatomicloc'' \<inter> T')) - ((opencl_rsp_n157 X \<inter> H')
+      \<inter> (loc X - ((H' \<inter> loc X) O opencl_rsp_n161 X) O H')) = {}"
+    using y by (simp only: same same_rel kept_tags n_eq)
+  show ?thesis
+  proof (rule equals0I)
+    fix z assume z: "z \<in> (rf X O Id_on (tag X ''nonatomicloc'' \<inter> T)) - ((opencl_rsp_n157 X \<inter> H)
+      \<inter> (loc X - ((H \<inter> loc X) O opencl_rsp_n161 X) O H))"
+    then have z1: "z \<in> rf X O Id_on (tag X ''nonatomicloc'' \<inter> T)" by blast
+    then have "z \<in> rf X O Id_on (tag X ''nonatomicloc'' \<inter> T')" using t by blast
+    then have "z \<in> (opencl_rsp_n157 X \<inter> H') \<inter> (loc X - ((H' \<inter> loc X) O opencl_rsp_n161 X) O H')"
+      using y' by blast
+    then have "z \<in> opencl_rsp_n157 X" "z \<in> loc X" "z \<notin> ((H' \<inter> loc X) O opencl_rsp_n161 X) O H'" by blast+
+    moreover have "z \<in> H" using hb z1 by blast
+    moreover have "((H \<inter> loc X) O opencl_rsp_n161 X) O H \<subseteq> ((H' \<inter> loc X) O opencl_rsp_n161 X) O H'"
+      using h by (intro mono_intros order_refl)
+    ultimately show False using z by blast
+  qed
+qed
+
+lemma consistent_down:
+  assumes c: "opencl_rsp_consistent Y"
+    and gn: "rf X O Id_on (tag X ''nonatomicloc'' \<inter> tag X ''global'') \<subseteq> opencl_rsp_n137 X"
+    and ln: "rf X O Id_on (tag X ''nonatomicloc'' \<inter> tag X ''local'') \<subseteq> opencl_rsp_n140 X"
+  shows "opencl_rsp_consistent X"
+proof -
+  have "opencl_rsp_global_nonatomic_rf X = {}"
+    using nonatomic_down[OF _ g(12) n137 gn] c
+    unfolding opencl_rsp_consistent_def opencl_rsp_global_nonatomic_rf_def by blast
+  moreover have "opencl_rsp_local_nonatomic_rf X = {}"
+    using nonatomic_down[OF _ g(13) n140 ln] c
+    unfolding opencl_rsp_consistent_def opencl_rsp_local_nonatomic_rf_def by blast
+  moreover have "opencl_rsp_scoped_sc X \<subseteq> opencl_rsp_scoped_sc Y"
+    unfolding opencl_rsp_scoped_sc_def same_rel n_eq by (intro mono_intros n103 n15 n52 n152 n90 n141 order_refl)
+  moreover have "irrefl (opencl_rsp_n137 X)" "irrefl (opencl_rsp_n140 X)"
+    "irrefl (opencl_rsp_n145 X O opencl_rsp_n137 X)" "irrefl (opencl_rsp_n145 X O opencl_rsp_n140 X)"
+    "irrefl (opencl_rsp_n145 X O (opencl_rsp_n100 X \<inter> po X))" "irrefl (opencl_rsp_n145 X O (opencl_rsp_n125 X \<inter> po X))"
+    "irrefl (rf X O opencl_rsp_n152 X)" "opencl_rsp_rmw_atomicity X = {}"
+  proof -
+    have i: "irrefl r" if "irrefl r'" "r \<subseteq> r'" for r r' :: "event rel"
+      using that by (auto simp: irrefl_def)
+    have cy: "irrefl (opencl_rsp_n137 Y)" "irrefl (opencl_rsp_n140 Y)"
+      "irrefl (opencl_rsp_n145 Y O opencl_rsp_n137 Y)" "irrefl (opencl_rsp_n145 Y O opencl_rsp_n140 Y)"
+      "irrefl (opencl_rsp_n145 Y O (opencl_rsp_n100 Y \<inter> po Y))" "irrefl (opencl_rsp_n145 Y O (opencl_rsp_n125 Y \<inter> po Y))"
+      "irrefl (rf Y O opencl_rsp_n152 Y)" "opencl_rsp_rmw_atomicity Y = {}"
+      using c unfolding opencl_rsp_consistent_def opencl_rsp_global_hb_acyclic_def
+        opencl_rsp_local_hb_acyclic_def opencl_rsp_global_coherence_def opencl_rsp_local_coherence_def
+        opencl_rsp_global_coherence_po_def opencl_rsp_local_coherence_po_def opencl_rsp_rf_hb_def
+      by blast+
+    show "irrefl (opencl_rsp_n137 X)" by (rule i[OF cy(1) n137])
+    show "irrefl (opencl_rsp_n140 X)" by (rule i[OF cy(2) n140])
+    show "irrefl (opencl_rsp_n145 X O opencl_rsp_n137 X)"
+      by (rule i[OF cy(3)]) (simp only: n_eq; intro mono_intros n137 order_refl)
+    show "irrefl (opencl_rsp_n145 X O opencl_rsp_n140 X)"
+      by (rule i[OF cy(4)]) (simp only: n_eq; intro mono_intros n140 order_refl)
+    show "irrefl (opencl_rsp_n145 X O (opencl_rsp_n100 X \<inter> po X))"
+      by (rule i[OF cy(5)]) (simp only: n_eq same_rel; intro mono_intros n100 order_refl)
+    show "irrefl (opencl_rsp_n145 X O (opencl_rsp_n125 X \<inter> po X))"
+      by (rule i[OF cy(6)]) (simp only: n_eq same_rel; intro mono_intros n125 order_refl)
+    show "irrefl (rf X O opencl_rsp_n152 X)"
+      by (rule i[OF cy(7)]) (simp only: same; intro mono_intros n152 order_refl)
+    show "opencl_rsp_rmw_atomicity X = {}" using cy(8) unfolding opencl_rsp_rmw_atomicity_def by simp
+  qed
+  ultimately show ?thesis using c unfolding opencl_rsp_consistent_def opencl_rsp_global_hb_acyclic_def
+      opencl_rsp_local_hb_acyclic_def opencl_rsp_global_coherence_def opencl_rsp_local_coherence_def
+      opencl_rsp_global_coherence_po_def opencl_rsp_local_coherence_po_def opencl_rsp_rf_hb_def
+    by (blast intro: acyclic_subset)
+qed
+
+text \<open>And a data race of the second is one of the first.\<close>
+lemma race_down: "opencl_rsp_data_race Y \<subseteq> opencl_rsp_data_race X"
+  unfolding opencl_rsp_data_race_def same_rel kept_tags n_eq by (intro mono_intros n152 n90 order_refl)
+
+end
+
+section \<open>The source model keeps its verdicts when a plain partner is read as an atomic\<close>
+
+lemma pw_tags_first: "src_tags (plain_as_wg P) ''R'' = src_tags P ''R''"
+  "src_tags (plain_as_wg P) ''W'' = src_tags P ''W''" "src_tags (plain_as_wg P) ''M'' = src_tags P ''M''"
+  "src_tags (plain_as_wg P) ''IW'' = src_tags P ''IW''" "src_tags (plain_as_wg P) ''global'' = src_tags P ''global''"
+  "src_tags (plain_as_wg P) ''nonatomicloc'' = src_tags P ''nonatomicloc''"
+  by (simp_all add: tags_R tags_W tags_M tags_IW tags_global tags_nal nal_ev_def)
+
+text \<open>The tags past the first six read the event's instruction alone.\<close>
+lemma src_tags_else:
+  assumes "s \<notin> {''R'', ''W'', ''M'', ''IW'', ''global'', ''nonatomicloc''}"
+  shows "src_tags P s = {e. is_ev P e \<and> (case e of Init x \<Rightarrow> False | Acc t i p \<Rightarrow>
+      (s = ''A'' \<and> op_scope (ins P t i) \<noteq> NonAtomic)
+    \<or> (s = ''NA'' \<and> op_scope (ins P t i) = NonAtomic)
+    \<or> (s = scope_tag (op_scope (ins P t i)) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
+    \<or> (s = mo_tag (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic)
+    \<or> (s = ''remote'' \<and> op_remote (ins P t i)))}"
+  using assms unfolding src_tags_def by simp
+
+lemma pw_tags_grow:
+  assumes s: "s \<noteq> ''NA''" shows "src_tags P s \<subseteq> src_tags (plain_as_wg P) s"
+proof (cases "s \<in> {''R'', ''W'', ''M'', ''IW'', ''global'', ''nonatomicloc''}")
+  case True
+  then show ?thesis using pw_tags_first by auto
+next
+  case False
+  show ?thesis
+  proof
+    fix e assume e: "e \<in> src_tags P s"
+    obtain t i p where a: "e = Acc t i p" using e False by (cases e) (simp_all add: src_tags_else)
+    show "e \<in> src_tags (plain_as_wg P) s"
+    proof (cases "ins (plain_as_wg P) t i = ins P t i")
+      case True
+      then show ?thesis using e a False by (simp add: src_tags_else)
+    next
+      case ch: False
+      then have "op_scope (ins P t i) = NonAtomic" "\<not> op_remote (ins P t i)" using pw_same by blast+
+      then have "s = ''NA''" using e a False by (simp add: src_tags_else)
+      then show ?thesis using s by blast
+    qed
+  qed
+qed
+
+lemma pw_exec: "src_exec L (plain_as_wg P) f cs = (src_exec L P f cs)\<lparr>tags := tags (src_exec L (plain_as_wg P) f cs),
+    attr := attr (src_exec L (plain_as_wg P) f cs)\<rparr>"
+  by (simp add: src_exec_def)
+
+lemma pw_grows: "tags_grow (src_exec L P f cs) (src_exec L (plain_as_wg P) f cs)"
+proof
+  show "src_exec L (plain_as_wg P) f cs = (src_exec L P f cs)\<lparr>tags := tags (src_exec L (plain_as_wg P) f cs),
+    attr := attr (src_exec L (plain_as_wg P) f cs)\<rparr>" by (rule pw_exec)
+  show "tag (src_exec L P f cs) s \<subseteq> tag (src_exec L (plain_as_wg P) f cs) s" if "s \<noteq> ''NA''" for s
+    using pw_tags_grow[OF that] by (auto simp: tag_XS)
+  show "tag (src_exec L (plain_as_wg P) f cs) ''W'' = tag (src_exec L P f cs) ''W''"
+    "tag (src_exec L (plain_as_wg P) f cs) ''R'' = tag (src_exec L P f cs) ''R''"
+    "tag (src_exec L (plain_as_wg P) f cs) ''IW'' = tag (src_exec L P f cs) ''IW''"
+    "tag (src_exec L (plain_as_wg P) f cs) ''nonatomicloc'' = tag (src_exec L P f cs) ''nonatomicloc''"
+    by (simp_all only: tag_XS pw_tags_first)
+  show "tag (src_exec L (plain_as_wg P) f cs) ''wi'' = tag (src_exec L P f cs) ''wi''"
+    by (simp only: tag_XS_none)
+  show "attr (src_exec L (plain_as_wg P) f cs) ''bar'' = attr (src_exec L P f cs) ''bar''"
+    by (simp add: src_exec_def)
+qed
+
+text \<open>In a race-free program a read of a non-atomic location reads its own
+  thread's write before it, or the initial one (Hrf_Source_Opencl's
+  race_free_nonatomic_local): so in the model's happens-before, of a
+  candidate whose reads read no write after them in program order.\<close>
+lemma nal_rf_hb:
+  assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    and fin: "finite (src_threads P)" and c: "cand_ok P f cs v"
+    and cy: "irrefl (rf (src_exec L P f cs) O opencl_rsp_n152 (src_exec L P f cs))"
+  shows "rf (src_exec L P f cs) O Id_on (tag (src_exec L P f cs) ''nonatomicloc'' \<inter> tag (src_exec L P f cs) ''global'')
+      \<subseteq> opencl_rsp_n137 (src_exec L P f cs)"
+proof
+  let ?X = "src_exec L P f cs"
+  fix z assume "z \<in> rf ?X O Id_on (tag ?X ''nonatomicloc'' \<inter> tag ?X ''global'')"
+  then obtain a b where ab: "z = (a, b)" "(a, b) \<in> rf ?X" "b \<in> tag ?X ''nonatomicloc''" by blast
+  then obtain r where r0: "is_rd P r" "a = enc (f r)" "b = enc r" using rf_XS by blast
+  then have r: "is_rd P r" "z = (enc (f r), enc r)" "enc r \<in> tag ?X ''nonatomicloc''" using ab by simp_all
+  have nl: "nal_ev P r" using r(3) by (simp add: tag_XS tags_nal)
+  have w: "is_wr P (f r)" "sloc P (f r) = sloc P r" using c r(1) by (simp_all add: cand_ok_def)
+  have evs: "is_ev P (f r)" "is_ev P r" using w(1) r(1) ev_of by blast+
+  have po_g: "(enc x, enc y) \<in> opencl_rsp_n137 ?X" if "(x, y) \<in> src_po P" for x y
+  proof -
+    have "is_ev P x" "is_ev P y" using that by (auto simp: src_po_def)
+    then have "(enc x, enc y) \<in> opencl_rsp_n100 ?X \<inter> opencl_rsp_n134 ?X"
+      using that src_po_lift[of L P f cs] lift_pair[of x y "src_po P"]
+      by (auto simp: opencl_rsp_n100_def opencl_rsp_n134_def tag_XS tags_global)
+    then show ?thesis unfolding XS_ghb_gen by blast
+  qed
+  obtain u j where ru: "r = Acc u j False" using r(1) by (cases r) (auto dest: rd_part)
+  show "z \<in> opencl_rsp_n137 ?X"
+  proof (cases "\<exists>x. f r = Init x")
+    case True
+    then obtain x where x: "f r = Init x" by blast
+    have "r \<notin> Init ` src_locs P" using ru by auto
+    then have "(enc (f r), enc r) \<in> opencl_rsp_n100 ?X \<inter> opencl_rsp_n134 ?X"
+      using x w(1) evs
+      by (auto simp: opencl_rsp_n100_def opencl_rsp_n134_def opencl_rsp_n132_def tag_XS tags_global tags_IW events_XS)
+    then show ?thesis unfolding r(2) XS_ghb_gen by blast
+  next
+    case False
+    then obtain t i q where fr: "f r = Acc t i q" by (cases "f r") auto
+    have a: "acc P t i q" "wr (ins P t i) q" using w(1) fr by simp_all
+    have b: "acc P u j False" using r(1) ru by simp
+    have same: "addr_of (ins P u j) = addr_of (ins P t i)" using w(2) fr ru by simp
+    have na: "nal_ev P (Acc t i q)" using nl w(2) fr by (simp add: nal_ev_def)
+    have ut: "u = t" using race_free_nonatomic_local[OF nr rfree fin a b same na] .
+    have ne: "(i, q) \<noteq> (j, False)"
+    proof
+      assume "(i, q) = (j, False)"
+      then have "f r = r" using fr ru ut by simp
+      then show False using r(1) w(1) rd_not_wr by metis
+    qed
+    have "(f r, r) \<in> src_po P \<or> (r, f r) \<in> src_po P"
+    proof (cases "i < j")
+      case True
+      then have "(Acc t i q, Acc t j False) \<in> src_po P" using a(1) b ut unfolding src_po_def by blast
+      then show ?thesis using fr ru ut by simp
+    next
+      case False
+      then have "j < i \<or> (j = i \<and> q)" using ne by auto
+      then have "(Acc t j False, Acc t i q) \<in> src_po P" using a(1) b ut unfolding src_po_def by blast
+      then show ?thesis using fr ru ut by simp
+    qed
+    then show ?thesis
+    proof
+      assume "(f r, r) \<in> src_po P"
+      then show ?thesis using po_g r(2) by blast
+    next
+      assume "(r, f r) \<in> src_po P"
+      then have "(enc r, enc (f r)) \<in> opencl_rsp_n152 ?X" using po_g unfolding opencl_rsp_n152_def by blast
+      moreover have "(enc (f r), enc r) \<in> rf ?X" using rf_XS r(1) by blast
+      ultimately show ?thesis using cy unfolding irrefl_def by blast
+    qed
+  qed
+qed
+
+lemma pw_tregs: "tregs (map (plain_wg_ins N) cs) rv i = tregs cs rv i"
+  by (induction i) (simp_all add: nth_map_any pwi_kept)
+
+lemma pwi_store: "(\<exists>sc. plain_wg_ins N c = Op (Store sc rm) r x) \<longleftrightarrow> (\<exists>sc. c = Op (Store sc rm) r x)"
+  by (cases c) (auto simp: plain_wg_ins_def plain_wg_def)
+
+lemma pwi_rmw: "plain_wg_ins N c = Op (FetchInc sc rm) r x \<longleftrightarrow> c = Op (FetchInc sc rm) r x"
+  by (cases c) (auto simp: plain_wg_ins_def plain_wg_def)
+
+lemma pw_values [simp]: "values_ok (plain_as_wg P) = values_ok P"
+proof -
+  have st: "(\<exists>sc. ins (plain_as_wg P) t i = Op (Store sc rm) r x) \<longleftrightarrow> (\<exists>sc. ins P t i = Op (Store sc rm) r x)"
+    for t i rm r x by (simp add: pw_ins pwi_store)
+  have tr: "tregs (src_code (plain_as_wg P) t) = tregs (src_code P t)" for t
+    by (intro ext) (simp add: plain_as_wg_def pw_tregs)
+  have s3: "(\<forall>t i r x sc rm. acc P t i False \<longrightarrow> ins (plain_as_wg P) t i = Op (Store sc rm) r x \<longrightarrow> Q t i r)
+      \<longleftrightarrow> (\<forall>t i r x sc rm. acc P t i False \<longrightarrow> ins P t i = Op (Store sc rm) r x \<longrightarrow> Q t i r)" for Q
+  proof (intro iffI allI impI)
+    fix t i r x sc rm
+    assume h: "\<forall>t i r x sc rm. acc P t i False \<longrightarrow> ins (plain_as_wg P) t i = Op (Store sc rm) r x \<longrightarrow> Q t i r"
+      and a: "acc P t i False" and e: "ins P t i = Op (Store sc rm) r x"
+    obtain sc' where "ins (plain_as_wg P) t i = Op (Store sc' rm) r x" using st e by blast
+    then show "Q t i r" using h a by blast
+  next
+    fix t i r x sc rm
+    assume h: "\<forall>t i r x sc rm. acc P t i False \<longrightarrow> ins P t i = Op (Store sc rm) r x \<longrightarrow> Q t i r"
+      and a: "acc P t i False" and e: "ins (plain_as_wg P) t i = Op (Store sc rm) r x"
+    obtain sc' where "ins P t i = Op (Store sc' rm) r x" using st e by blast
+    then show "Q t i r" using h a by blast
+  qed
+  show ?thesis
+    by (intro ext) (simp only: values_ok_def pw_ev pw_simps tr s3)
+qed
+
+lemma pw_cand [simp]: "cand_ok (plain_as_wg P) = cand_ok P" "is_outcome (plain_as_wg P) = is_outcome P"
+proof -
+  show "cand_ok (plain_as_wg P) = cand_ok P" by (intro ext) (simp only: cand_ok_def pw_ev pw_values)
+  have tr: "tregs (src_code (plain_as_wg P) t) = tregs (src_code P t)" for t
+    by (intro ext) (simp add: plain_as_wg_def pw_tregs)
+  have "src_regs (plain_as_wg P) = src_regs P" by (intro ext) (simp add: src_regs_def tr)
+  then show "is_outcome (plain_as_wg P) = is_outcome P"
+    by (intro ext) (simp only: is_outcome_def pw_ev pw_simps)
+qed
+
+lemma pw_na_rmw [simp]: "na_rmw (plain_as_wg P) = na_rmw P"
+proof -
+  have "ins (plain_as_wg P) t i = Op (FetchInc sc rm) r x \<longleftrightarrow> ins P t i = Op (FetchInc sc rm) r x" for t i sc rm r x
+    by (simp add: pw_ins pwi_rmw)
+  then show ?thesis by (simp add: na_rmw_def)
+qed
+
+text \<open>So a consistent candidate of the program with its plain partners read
+  as atomics is one of the program, and a race of it one of the program.\<close>
+lemma pw_consistent:
+  assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    and fin: "finite (src_threads P)" and c: "cand_ok P f cs v"
+    and cy: "opencl_rsp_consistent (src_exec L (plain_as_wg P) f cs)"
+  shows "opencl_rsp_consistent (src_exec L P f cs)"
+proof -
+  interpret tags_grow "src_exec L P f cs" "src_exec L (plain_as_wg P) f cs" by (rule pw_grows)
+  have "irrefl (opencl_rsp_rf_hb (src_exec L (plain_as_wg P) f cs))"
+    using cy unfolding opencl_rsp_consistent_def by blast
+  then have ir: "irrefl (rf (src_exec L P f cs) O opencl_rsp_n152 (src_exec L P f cs))"
+    using n152 unfolding irrefl_def opencl_rsp_rf_hb_def same by blast
+  have ln: "rf (src_exec L P f cs) O Id_on (tag (src_exec L P f cs) ''nonatomicloc'' \<inter> tag (src_exec L P f cs) ''local'')
+      \<subseteq> opencl_rsp_n140 (src_exec L P f cs)"
+    by (simp only: tag_XS_none Int_empty_right Id_on_empty relcomp_empty2 empty_subsetI)
+  show ?thesis by (rule consistent_down[OF cy nal_rf_hb[OF nr rfree fin c ir] ln])
+qed
+
+theorem pw_race_free:
+  assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    and fin: "finite (src_threads P)"
+  shows "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L (plain_as_wg P)"
+proof
+  assume "src_racy opencl_rsp_consistent opencl_rsp_data_race L (plain_as_wg P)"
+  then obtain f cs v where c: "cand_ok P f cs v" and cy: "opencl_rsp_consistent (src_exec L (plain_as_wg P) f cs)"
+    and d: "opencl_rsp_data_race (src_exec L (plain_as_wg P) f cs) \<noteq> {}"
+    by (auto simp: src_racy_def)
+  interpret tags_grow "src_exec L P f cs" "src_exec L (plain_as_wg P) f cs" by (rule pw_grows)
+  have "opencl_rsp_consistent (src_exec L P f cs)" using pw_consistent[OF nr rfree fin c cy] .
+  moreover have "opencl_rsp_data_race (src_exec L P f cs) \<noteq> {}" using d race_down by blast
+  ultimately show False using rfree c by (auto simp: src_racy_def)
+qed
+
+theorem pw_allowed:
+  assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    and fin: "finite (src_threads P)"
+  shows "src_allowed opencl_rsp_consistent L (plain_as_wg P) \<subseteq> src_allowed opencl_rsp_consistent L P"
+  using pw_consistent[OF nr rfree fin] unfolding src_allowed_def pw_cand by blast
+
+section \<open>Every outcome of a program whose remote operations meet plain accesses\<close>
+
+text \<open>A scheme whose rows for plain loads and stores are its rows for
+  work-group-scope ones, and takes those (rsp-new's: LD and ST).\<close>
+definition plain_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> bool" where
+  "plain_rows S A \<longleftrightarrow> S (Load NonAtomic False) = S (Load WorkGroup False) \<and> S (Store NonAtomic False) = S (Store WorkGroup False)
+     \<and> Load WorkGroup False \<in> A \<and> Store WorkGroup False \<in> A"
+
+lemma pw_compile:
+  assumes pr: "plain_rows S A" shows "compile S (plain_as_wg P) = compile S P"
+proof -
+  have "compile_instr S \<circ> plain_wg_ins N = compile_instr S" for N
+    using pr by (intro ext, case_tac x) (auto simp: compile_instr_def plain_wg_ins_def plain_wg_def plain_rows_def)
+  then show ?thesis by (simp add: compile_def plain_as_wg_def)
+qed
+
+lemma pw_ops:
+  assumes pr: "plain_rows S A" and o: "ops_of P \<subseteq> A" shows "ops_of (plain_as_wg P) \<subseteq> A"
+proof -
+  have "op_of (plain_wg_ins N c) \<subseteq> op_of c \<union> {Load WorkGroup False, Store WorkGroup False}" for N c
+    by (cases c) (auto simp: op_of_def plain_wg_ins_def plain_wg_def)
+  then have "ops_of (plain_as_wg P) \<subseteq> ops_of P \<union> {Load WorkGroup False, Store WorkGroup False}"
+    unfolding ops_of_def by (fastforce simp: plain_as_wg_def)
+  then show ?thesis using pr o by (auto simp: plain_rows_def)
+qed
+
+lemma pw_placed [simp]: "well_placed L (plain_as_wg P) = well_placed L P"
+  and pw_dev [simp]: "dev_conflicts L (plain_as_wg P) = dev_conflicts L P"
+  by (simp_all add: well_placed_def dev_conflicts_def)
+
+text \<open>A program whose remote operations meet no plain access keeps
+  load_promotion when its plain accesses are read as atomics: the two
+  sides of each pair it names are remote or atomic, so unchanged.\<close>
+lemma pw_load_promotion:
+  assumes lp: "load_promotion L P" shows "load_promotion L (plain_as_wg P)"
+proof -
+  have fx: "ins (plain_as_wg P) t i = ins P t i \<and> ins (plain_as_wg P) u j = ins P u j"
+    if h: "is_wr P (Acc t i p)" "is_rd P (Acc u j q) \<or> is_wr P (Acc u j q)" "t \<noteq> u"
+      "sloc P (Acc t i p) = sloc P (Acc u j q)" "op_remote (ins P t i) \<or> op_remote (ins P u j)" for t i p u j q
+  proof -
+    note d = lp[unfolded load_promotion_def, rule_format, of t i p u j q, OF conjI[OF h(1) conjI[OF h(2) conjI[OF h(3) conjI[OF h(4) h(5)]]]]]
+    have "(op_scope (ins P t i) \<noteq> NonAtomic \<or> op_remote (ins P t i)) \<and> (op_scope (ins P u j) \<noteq> NonAtomic \<or> op_remote (ins P u j))"
+      using d by (auto simp: reaches_def rstore_ev_def split: src_scope.splits)
+    then show ?thesis using pw_same by blast
+  qed
+  show ?thesis
+    unfolding load_promotion_def
+    apply (intro allI impI)
+    subgoal for t i p u j q
+      using fx[of t i p u j q] lp[unfolded load_promotion_def, rule_format, of t i p u j q]
+      by (simp add: pw_kept reaches_def rstore_ev_def)
+    done
+qed
+
+text \<open>On a race-free program whose remote operations promote as
+  load_promotion says once its plain accesses of atomic locations are read
+  as work-group-scope atomics, without non-atomic RMWs, whose conflicting
+  accesses sit on one device, compiled by rows as machine_outcomes_allowed_rows
+  asks that take the work-group rows for plain accesses: every outcome is
+  one OpenCL+RSP allows.\<close>
+theorem machine_outcomes_allowed_plain:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "lk_rows S (A \<union> B)" "plain_rows S (A \<union> B)"
+    and wp: "well_placed L P" and dcf: "dev_conflicts L P" and nr: "\<not> na_rmw P"
+    and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and lp: "load_promotion L (plain_as_wg P)"
+  shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> src_allowed opencl_rsp_consistent L P"
+proof -
+  have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
+  have wp': "well_placed L (plain_as_wg P)" using wp by simp
+  have dcf': "dev_conflicts L (plain_as_wg P)" using dcf by simp
+  have nr': "\<not> na_rmw (plain_as_wg P)" using nr by simp
+  have "outcomes L wb (compile S (plain_as_wg P)) (initial (src_init (plain_as_wg P)))
+      \<subseteq> src_allowed opencl_rsp_consistent L (plain_as_wg P)"
+    by (rule machine_outcomes_allowed_rows[OF rows(1,2) pw_ops[OF rows(11,3)] rows(4-10) wp' dcf' nr'
+      pw_race_free[OF nr rfree fs] lp])
+  then show ?thesis unfolding pw_compile[OF rows(11)] pw_simps using pw_allowed[OF nr rfree fs] by (rule order_trans)
+qed
+
+text \<open>With deadlock freedom: such a scheme is sound against OpenCL+RSP on
+  every such program.\<close>
+theorem machine_sound_on_plain:
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "lk_rows S (A \<union> B)" "plain_rows S (A \<union> B)"
+    "disciplined_scheme S" "well_placed L P" "dev_conflicts L P" "load_promotion L (plain_as_wg P)"
+  shows "opencl_rsp_source.sound_on L wb S P"
+proof -
+  have c: "compilable S P" using assms(1-3) by (fastforce simp: compilable_def l1_rows_def l2_rows_def)
+  show ?thesis unfolding opencl_rsp_source.sound_on_def
+  proof (intro impI conjI)
+    assume "\<not> (src_racy opencl_rsp_consistent opencl_rsp_data_race L P \<or> na_rmw P)"
+    then have nr: "\<not> na_rmw P" and rf: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" by simp_all
+    show "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> src_allowed opencl_rsp_consistent L P"
+      by (rule machine_outcomes_allowed_plain[OF assms(1-11,13,14) nr rf assms(15)])
+    show "deadlock_free L wb (compile S P) (initial (src_init P))"
+      by (rule scheme_deadlock_free[OF assms(12) c assms(13)])
+  qed
 qed
 
 end
