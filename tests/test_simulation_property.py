@@ -484,15 +484,19 @@ def test_the_explorer_finds_rsp_new_sound_where_a_remote_rmw_meets_a_work_group_
     assert len(needing) >= 30 and race_free >= 10 and rmws >= 10 and loads >= 10  # the sample reaches each case
 
 
-def _explore_needing(tmp_path, seed: int, case: str):
-    """Of 3,000 mixed programs (`seed`), those load_promotion covers only
-    with its `case` (a flag of `_promotes`), each explored: rsp-new is sound
-    on each race-free one. Returns (accesses, race-free) for each."""
+def _explore_needing(tmp_path, seed: int, case: str, count: int = 3000):
+    """Of `count` mixed programs (`seed`), those the theorem covers only
+    with its `case` (a flag of `_promotes`: load_promotion's case, or
+    `plain_as_wg`, over programs with a plain thread), each explored:
+    rsp-new is sound on each race-free one. Returns (accesses, race-free)
+    for each."""
+    plain = case == "plain_as_wg"
+    within, without = ({case: True}, {}) if plain else ({}, {case: False})
     rng = random.Random(seed)
     found = []
-    for k in range(3000):
-        text, accesses = _mixed_program(rng, k)
-        if _promotes(accesses) or not _promotes(accesses, **{case: False}):
+    for k in range(count):
+        text, accesses = _mixed_program(rng, k, plain=plain)
+        if _promotes(accesses, **within) or not _promotes(accesses, **without):
             continue  # outside the theorem, or not needing the case
         path = tmp_path / f"{case}{k}.litmus"
         path.write_text(text)
@@ -528,22 +532,9 @@ def test_the_explorer_finds_rsp_new_sound_where_a_remote_operation_meets_a_plain
     # load_promotion leaves out and load_promotion of plain_as_wg takes:
     # rsp-new is sound on each race-free one, under both write-back
     # policies, without deadlock.
-    rng = random.Random(41)
-    needing = race_free = 0
-    for k in range(600):
-        text, accesses = _mixed_program(rng, k, plain=True)
-        if not _promotes(accesses) or _promotes(accesses, plain_as_wg=True):
-            continue  # within load_promotion already, or outside the new theorem
-        path = tmp_path / f"plain{k}.litmus"
-        path.write_text(text)
-        r = hrf.soundness(path, "rsp-new", model="opencl-rsp")
-        assert r.complete, text
-        needing += 1
-        if r.racy_source:
-            continue
-        assert r.sound, (text, [(c.kind, c.writeback, c.outcome) for c in r.counterexamples])
-        race_free += 1
-    assert needing >= 30 and race_free >= 10, (needing, race_free)  # the sample reaches the case
+    needing = _explore_needing(tmp_path, 41, "plain_as_wg", count=600)
+    race_free = sum(free for _, free in needing)
+    assert len(needing) >= 30 and race_free >= 10, (len(needing), race_free)  # the sample reaches the case
 
 
 _ALL_SCOPES = ("work_group", "device", "all_svm_devices")

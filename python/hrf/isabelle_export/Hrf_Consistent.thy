@@ -842,14 +842,6 @@ lemma pwi_same:
 lemma pwi_scope: "op_scope (plain_wg_ins N c) = NonAtomic \<Longrightarrow> op_scope c = NonAtomic"
   by (auto simp: plain_wg_ins_def plain_wg_def split: src_instr.splits src_op.splits if_splits)
 
-lemma pwi_changed:
-  assumes "plain_wg_ins N c \<noteq> c" shows "op_scope c = NonAtomic" "op_scope (plain_wg_ins N c) = WorkGroup"
-  using assms by (auto simp: plain_wg_ins_def plain_wg_def split: src_instr.splits src_op.splits if_splits)
-
-lemma pw_ins_cases:
-  "ins (plain_as_wg P) t i = ins P t i \<or> ins (plain_as_wg P) t i = plain_wg_ins (nal_locs P) (ins P t i)"
-  by (simp add: pw_ins)
-
 lemma pw_kept:
   "rd (ins (plain_as_wg P) t i) p = rd (ins P t i) p" "wr (ins (plain_as_wg P) t i) p = wr (ins P t i) p"
   "addr_of (ins (plain_as_wg P) t i) = addr_of (ins P t i)"
@@ -1317,8 +1309,12 @@ proof
   qed
 qed
 
-lemma pw_tregs: "tregs (map (plain_wg_ins N) cs) rv i = tregs cs rv i"
-  by (induction i) (simp_all add: nth_map_any pwi_kept)
+lemma pw_tregs: "tregs (src_code (plain_as_wg P) t) = tregs (src_code P t)"
+proof -
+  have "tregs (src_code (plain_as_wg P) t) rv i = tregs (src_code P t) rv i" for rv i
+    by (induction i) (simp_all add: plain_as_wg_def nth_map_any pwi_kept)
+  then show ?thesis by (intro ext) simp
+qed
 
 lemma pwi_store: "(\<exists>sc. plain_wg_ins N c = Op (Store sc rm) r x) \<longleftrightarrow> (\<exists>sc. c = Op (Store sc rm) r x)"
   by (cases c) (auto simp: plain_wg_ins_def plain_wg_def)
@@ -1330,8 +1326,6 @@ lemma pw_values [simp]: "values_ok (plain_as_wg P) = values_ok P"
 proof -
   have st: "(\<exists>sc. ins (plain_as_wg P) t i = Op (Store sc rm) r x) \<longleftrightarrow> (\<exists>sc. ins P t i = Op (Store sc rm) r x)"
     for t i rm r x by (simp add: pw_ins pwi_store)
-  have tr: "tregs (src_code (plain_as_wg P) t) = tregs (src_code P t)" for t
-    by (intro ext) (simp add: plain_as_wg_def pw_tregs)
   have s3: "(\<forall>t i r x sc rm. acc P t i False \<longrightarrow> ins (plain_as_wg P) t i = Op (Store sc rm) r x \<longrightarrow> Q t i r)
       \<longleftrightarrow> (\<forall>t i r x sc rm. acc P t i False \<longrightarrow> ins P t i = Op (Store sc rm) r x \<longrightarrow> Q t i r)" for Q
   proof (intro iffI allI impI)
@@ -1348,15 +1342,13 @@ proof -
     then show "Q t i r" using h a by blast
   qed
   show ?thesis
-    by (intro ext) (simp only: values_ok_def pw_ev pw_simps tr s3)
+    by (intro ext) (simp only: values_ok_def pw_ev pw_simps pw_tregs s3)
 qed
 
 lemma pw_cand [simp]: "cand_ok (plain_as_wg P) = cand_ok P" "is_outcome (plain_as_wg P) = is_outcome P"
 proof -
   show "cand_ok (plain_as_wg P) = cand_ok P" by (intro ext) (simp only: cand_ok_def pw_ev pw_values)
-  have tr: "tregs (src_code (plain_as_wg P) t) = tregs (src_code P t)" for t
-    by (intro ext) (simp add: plain_as_wg_def pw_tregs)
-  have "src_regs (plain_as_wg P) = src_regs P" by (intro ext) (simp add: src_regs_def tr)
+  have "src_regs (plain_as_wg P) = src_regs P" by (intro ext) (simp add: src_regs_def pw_tregs)
   then show "is_outcome (plain_as_wg P) = is_outcome P"
     by (intro ext) (simp only: is_outcome_def pw_ev pw_simps)
 qed
