@@ -252,6 +252,8 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "outcomes_hb_co",  # Hrf_Happens's machine_outcomes_hb_co
             "prom_rows",
             "remote_release_fresh",  # Hrf_Happens's machine_remote_release_fresh
+            "mem_rows",
+            "memory_release",  # Hrf_Happens's machine_memory_release
             "acq_rows",
             "outcomes_hb_coherent",  # Hrf_Happens's machine_outcomes_hb_coherent
             "lk_rows",
@@ -445,6 +447,36 @@ def test_the_remote_store_rows_invalidate_every_l1_of_the_device_after_a_flush()
     # hrf-cache-locked has no remote store: prom_rows holds of it, nothing more stated
     text = scheme_theory("hrf-cache-locked")[1]
     assert "lemma hrf_cache_locked_prom_rows:" in text and "remote_release_fresh" not in text
+
+
+def test_the_all_devices_store_rows_flush_the_l1_then_the_l2_right_before_their_store():
+    # Hrf_Happens's mem_rows, by hand: each FLUL2 comes right after a FLUL1
+    # (only quiet instructions between), and the data instruction of an
+    # all-devices store row right after such a FLUL2. rsp-new's all-devices
+    # store (FLUL1 WG; FLUL2 DV; ST) is, its remote one (LKrmw ALL; FLUL1 ALL;
+    # FLUL2 ALL; INVL2 ALL; INVL1 ALL; ST; ...) too; a store after FLUL1 alone,
+    # after FLUL2 alone, after FLUL2 then FLUL1, or with a load between the
+    # flush of the L2 and the store, are not.
+    from hrf.isabelle.schemes import l2_after_l1_row, memory_released_row, scheme_theory
+
+    rsp_new = get("rsp-new")
+    assert memory_released_row(("FLUL1 WG", "FLUL2 DV", "ST"))
+    assert memory_released_row(rsp_new.rows[("store", "all", False)].seq)
+    assert memory_released_row(rsp_new.several_devices[("store", "all", True)].seq)
+    assert not memory_released_row(("FLUL1 WG", "ST")) and not memory_released_row(("FLUL2 DV", "ST"))
+    assert not memory_released_row(("FLUL2 DV", "FLUL1 WG", "ST"))
+    assert not memory_released_row(("FLUL1 WG", "FLUL2 DV", "LD", "ST"))
+    # a flush of the L2 needs one of the L1 right before it (the remote
+    # all-devices load's LD; FLUL1 ALL; FLUL2 ALL; ... has it)
+    assert l2_after_l1_row(rsp_new.several_devices[("load", "all", True)].seq)
+    assert l2_after_l1_row(("LD", "INVL2 DV", "INVL1 WG"))  # no FLUL2 at all
+    assert not l2_after_l1_row(("LD", "FLUL2 ALL")) and not l2_after_l1_row(("FLUL1 WG", "LD", "FLUL2 DV"))
+    text = scheme_theory("rsp-new")[1]
+    assert 'lemma rsp_new_mem_rows: "mem_rows rsp_new ({' in text
+    assert "theorem rsp_new_memory_release:" in text and "mem_released L rsp_new P s g" in text
+    assert "theorem rsp_new_several_devices_memory_release:" in text
+    # hrf-cache-locked has no all-devices store row: nothing stated
+    assert "memory_release" not in scheme_theory("hrf-cache-locked")[1]
 
 
 def test_the_locked_rows_take_their_rmw_locks_as_lk_code_says():

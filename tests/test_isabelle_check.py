@@ -414,7 +414,13 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
     #   its own work-group's L1 (fl_next taking FLUL1 WG: what a remote
     #   acquire learns from a work-group-scope release of another
     #   work-group would stay in the releaser's L1; fl_next_idx, on which
-    #   rexempt_step rests, fails).
+    #   rexempt_step rests, fails);
+    # - what an all-devices store knew claimed in memory with the store's
+    #   own write (it has just been written in the L1: mr_thread fails);
+    # - every flush of the L2 at the head of a row counted as after a flush
+    #   of the L1 (mem_rows with `flq flul2 True`: in compiled code the
+    #   writes waiting in the L1 may reach the L2 after the L2's flush;
+    #   compiled_fl2 fails).
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Happens") + 1] if t != "Hrf_Closure")
     happens = "Hrf_Happens"
     planted = {
@@ -468,6 +474,16 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
             happens,
             "dev_conflicts L P \\<longleftrightarrow> (\\<forall>a b. is_wr P a \\<and> is_wr P b",
             "dv_conflict",
+        ),
+        "        \\<and> knows_at L P g (Acc t k False) a \\<and> a \\<noteq> Acc t k False\n        \\<longrightarrow> ga3 g a": (
+            happens,
+            "        \\<and> knows_at L P g (Acc t k False) a\n        \\<longrightarrow> ga3 g a",
+            "mr_thread",
+        ),
+        "(\\<forall>r x. flq flul2 False (rw r x))": (
+            happens,
+            "(\\<forall>r x. flq flul2 True (rw r x))",
+            "compiled_fl2",
         ),
     }
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Coherence", fails=happens)
@@ -624,6 +640,15 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
         r"\[LKrmw DV, FLUL1 DV, INVL1 DV, ST \(ER r\) x, FLUL1 WG, INVL1 DV, UNLKrmw DV\]",
         "[LKrmw DV, INVL1 DV, ST (ER r) x, FLUL1 WG, INVL1 DV, UNLKrmw DV]",
         "rsp_new_rel_rows",
+    )
+    # Planted: the all-devices store without its flush of the L2 (a
+    # release whose writes may still wait in its device's L2, out of reach
+    # of another device's acquire: Hrf_Happens's mem_rows, and so
+    # rsp_new_memory_release, fail).
+    fails(
+        r"\(Store AllDevices False, \\<lambda>r x\. \[FLUL1 WG, FLUL2 DV, ST \(ER r\) x\]\)",
+        r"(Store AllDevices False, \\<lambda>r x. [FLUL1 WG, ST (ER r) x])",
+        "rsp_new_mem_rows",
     )
     # Planted: the remote store invalidating only its own work-group's L1
     # before the store (INVL1 WG): another work-group of the device may

@@ -101,6 +101,34 @@ def released_row(seq) -> bool:
     return _flushed_before(seq, lambda op: op not in _QUIET)
 
 
+def l2_after_l1_row(seq) -> bool:
+    """Whether each flush of the L2 (FLUL2) in a row comes after a flush of
+    the L1 with only quiet instructions between (`flq flul2 False`, part of
+    Hrf_Happens's `mem_rows`): the writes waiting in the thread's L1 reach
+    the L2 before the L2's are sent on to memory."""
+    return _flushed_before(seq, lambda op: op == "FLUL2")
+
+
+def memory_released_row(seq) -> bool:
+    """Whether each data instruction of a row comes after a flush of the L2
+    that itself comes after a flush of the L1, with only quiet instructions
+    between (Hrf_Happens's `vis_flushed2`): an all-devices release, all of
+    whose thread's known writes have reached memory when it is performed.
+    hrf chooses, Isabelle proves (`<scheme>_mem_rows`)."""
+    l1 = l2 = False
+    for word in seq:
+        op = word.split()[0]
+        if op not in _QUIET:
+            if not l2:
+                return False
+            l1 = l2 = False
+        elif op == "FLUL1":
+            l1 = True
+        elif op == "FLUL2":
+            l2 = l1
+    return True
+
+
 def _invalidated_after(seq, picked) -> bool:
     """Whether each instruction `picked` takes in a row is followed by an
     invalidation of the L1 (INVL1) with only quiet instructions between,
@@ -751,7 +779,45 @@ def scheme_theory(scheme) -> tuple:
             )
             + promotion_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
             + coherent_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
+            + memory_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
         )
+
+    def memory_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set):
+        """Hrf_Happens's machine_memory_release for a scheme with all-devices
+        store rows, where each flush of the L2 in its rows follows one of the
+        L1 and each all-devices store follows both (mem_rows)."""
+        taken = [(op, scope, r) for op, scope, _remote, r, _src, _seq in rows if l1_row(op, r.seq) or l2_row(op, r.seq)]
+        if not any(op == "store" and scope == "all" for op, scope, _r in taken):
+            return []
+        if not all(
+            l2_after_l1_row(r.seq) and (op != "store" or scope != "all" or memory_released_row(r.seq))
+            for op, scope, r in taken
+        ):
+            return not_stated(
+                "Hrf_Happens's theorem on what an all-devices release hands over",
+                f"a row of {name} flushes the L2 without a flush of the L1 right before, or an all-devices store "
+                "row does not flush both before its store",
+            )
+        return [
+            "text \\<open>Each flush of the L2 follows a flush of the L1, and each all-devices store both "
+            "(Hrf_Happens's mem_rows).\\<close>",
+            f'lemma {name}_mem_rows: "mem_rows {name} ({l1_set} \\<union> {l2_set})"',
+            f"  by (simp add: mem_simps {name}_def {rows_defs(name)})",
+            "",
+            f"text \\<open>So on a race-free program {_PROMOTION}, on any number of devices, in every state the "
+            "machine reaches, every write a performed all-devices store knew (its own excepted) has reached "
+            "memory, where an acquire of another device finds it (Hrf_Happens's mem_released).\\<close>",
+            f"theorem {name}_memory_release:",
+            f'  "\\<forall>P L wb s. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> \\<not> na_rmw P '
+            "\\<and> load_promotion L P",
+            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
+            f"     \\<and> s \\<in> reachable L wb (compile {name} P) (initial (src_init P))",
+            f'     \\<longrightarrow> (\\<exists>g. ginv L {name} P s g \\<and> mem_released L {name} P s g)"',
+            f"  using machine_memory_release[OF _ {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} "
+            f"{name}_rel_rows {name}_rl_rows {name}_mem_rows]",
+            "  by blast",
+            "",
+        ]
 
     def promoted(rows) -> bool:
         """Whether each remote store row of the scheme flushes the L1 and then

@@ -542,6 +542,14 @@ lemma dequeue_l1_pop:
       "s' = write_back_l1 L w y (s\<lparr>l1_fifo := (l1_fifo s)(w := rest)\<rparr>)"
   using assms by (auto simp: dequeue_l1_def Let_def split: list.splits fifo_el.splits if_splits)
 
+lemma dequeue_l2_pop:
+  assumes "dequeue_l2 d s = Some s'"
+  obtains e0 rest where "l2_fifo s d = e0 # rest" "s' = s\<lparr>l2_fifo := (l2_fifo s)(d := rest)\<rparr>"
+      "\<forall>y. e0 = Addr y \<longrightarrow> \<not> dirty (l2 s d y)"
+  | rest y where "l2_fifo s d = Addr y # rest" "dirty (l2 s d y)"
+      "s' = write_back_l2 d y (s\<lparr>l2_fifo := (l2_fifo s)(d := rest)\<rparr>)"
+  using assms by (auto simp: dequeue_l2_def Let_def split: list.splits fifo_el.splits if_splits)
+
 lemma wb_fields:
   "l1_fifo (write_back_l1 L w x s) = l1_fifo s" "pc (write_back_l1 L w x s) = pc s"
   "l1_fifo (write_back_l2 d x s) = l1_fifo s" "pc (write_back_l2 d x s) = pc s"
@@ -603,8 +611,10 @@ lemma env_ghost_cases:
       "\<forall>y. e0 = Addr y \<longrightarrow> \<not> dirty (l1 s w y)"
   | (wb1) w x q where "ginv L S P s' (wb1g L S P s g w x)" "dirty (l1 s w x)" "s' = write_back_l1 L w x (s\<lparr>l1_fifo := q\<rparr>)"
       "\<forall>v. q v = l1_fifo s v \<or> (v = w \<and> l1_fifo s w = Addr x # q w)"
-  | (pop2) q where "ginv L S P s' g" "s' = s\<lparr>l2_fifo := q\<rparr>"
+  | (pop2) q d e0 rest where "ginv L S P s' g" "s' = s\<lparr>l2_fifo := q\<rparr>" "l2_fifo s d = e0 # rest"
+      "q = (l2_fifo s)(d := rest)" "\<forall>y. e0 = Addr y \<longrightarrow> \<not> dirty (l2 s d y)"
   | (wb2) d x q where "ginv L S P s' (wb2g L S P s g d x)" "dirty (l2 s d x)" "s' = write_back_l2 d x (s\<lparr>l2_fifo := q\<rparr>)"
+      "\<forall>v. q v = l2_fifo s v \<or> (v = d \<and> l2_fifo s d = Addr x # q d)"
   | (evict1) w x where "ginv L S P s' g" "\<not> dirty (l1 s w x)" "s' = set_l1 w x None s"
   | (evict2) d x where "ginv L S P s' g" "\<not> dirty (l2 s d x)" "s' = set_l2 d x None s"
 proof -
@@ -642,15 +652,17 @@ proof -
   next
     fix d assume dq: "dequeue_l2 d s = Some s'"
     then show ?thesis
-    proof (cases rule: dequeue_l2_cases)
-      case (1 q)
-      then show ?thesis using fifo2 that(5) by blast
+    proof (cases rule: dequeue_l2_pop)
+      case (1 e0 rest)
+      then show ?thesis using fifo2[of "(l2_fifo s)(d := rest)"] that(5)[of "(l2_fifo s)(d := rest)" d e0 rest] by blast
     next
-      case (2 q x)
-      have d1: "dirty (l2 (s\<lparr>l2_fifo := q\<rparr>) d x)" using 2(1) by simp
+      case (2 rest x)
+      define q where "q = (l2_fifo s)(d := rest)"
+      have d1: "dirty (l2 (s\<lparr>l2_fifo := q\<rparr>) d x)" using 2(2) by simp
       have "wb2g L S P (s\<lparr>l2_fifo := q\<rparr>) g d x = wb2g L S P s g d x"
         using pend_same[of "s\<lparr>l2_fifo := q\<rparr>" s] by (simp add: wb2g_def)
-      then show ?thesis using wb2_inv[OF fifo2 d1] 2 that(6) by auto
+      moreover have "\<forall>v. q v = l2_fifo s v \<or> (v = d \<and> l2_fifo s d = Addr x # q d)" using 2(1) by (simp add: q_def)
+      ultimately show ?thesis using wb2_inv[OF fifo2 d1] 2 that(6)[of d x q] by (auto simp: q_def)
     qed
   next
     fix w x assume d: "dirty (l1 s w x)" "s' = write_back_l1 L w x s"
@@ -2047,11 +2059,133 @@ proof -
   qed
 qed
 
+text \<open>What an environment step does to the L2 fifos and the writes waiting in
+  an L2: a fifo is kept, or loses its head, the address of a line with no
+  write waiting any more, or gains at its end the address of a line written
+  back from an L1, whose writes are the only ones to start waiting.\<close>
+definition fifo2_at :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> ghost \<Rightarrow> did \<Rightarrow> bool" where
+  "fifo2_at L S P s s' g g' d \<longleftrightarrow>
+       (l2_fifo s' d = l2_fifo s d \<and> (\<forall>y. pend2 L S P s' g' d y \<subseteq> pend2 L S P s g d y))
+     \<or> (\<exists>e0. l2_fifo s d = e0 # l2_fifo s' d \<and> (\<forall>y. pend2 L S P s' g' d y \<subseteq> pend2 L S P s g d y)
+          \<and> (\<forall>y. e0 = Addr y \<longrightarrow> pend2 L S P s' g' d y = {}))
+     \<or> (\<exists>x. l2_fifo s' d = l2_fifo s d @ [Addr x] \<and> (\<forall>y. pend2 L S P s' g' d y
+          \<subseteq> pend2 L S P s g d y \<union> {e. y = x \<and> (\<exists>w. dev_of L w = d \<and> e \<in> pend1 L S P s g w y)}))"
+
+definition fifo2_env :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> ghost \<Rightarrow> bool" where
+  "fifo2_env L S P s s' g g' \<longleftrightarrow> (\<forall>d. fifo2_at L S P s s' g g' d)"
+
+lemma fifo2_env_same:
+  assumes pc: "pc s' = pc s" and q: "l2_fifo s' = l2_fifo s" and a: "ga2 g' = ga2 g" "ga3 g' = ga3 g"
+  shows "fifo2_env L S P s s' g g'"
+proof -
+  have "pend2 L S P s' g' = pend2 L S P s g" using pend_same[OF pc] a by (simp add: pend2_def[abs_def])
+  then show ?thesis using q by (simp add: fifo2_env_def fifo2_at_def)
+qed
+
+lemma fifo2_env_pop2:
+  assumes inv: "ginv L S P s g" and h: "l2_fifo s d = e0 # rest" "\<forall>y. e0 = Addr y \<longrightarrow> \<not> dirty (l2 s d y)"
+  shows "fifo2_env L S P s (s\<lparr>l2_fifo := (l2_fifo s)(d := rest)\<rparr>) g g"
+proof -
+  let ?s' = "s\<lparr>l2_fifo := (l2_fifo s)(d := rest)\<rparr>"
+  have pe: "pend2 L S P ?s' g = pend2 L S P s g" using pend_same[of ?s' s] by simp
+  have di: "dirty_inv L S P s g" using inv by (simp add: ginv_def)
+  have emp: "pend2 L S P s g d y = {}" if "e0 = Addr y" for y
+    using di h(2) that by (simp add: dirty_inv_def)
+  show ?thesis unfolding fifo2_env_def
+  proof
+    fix v
+    show "fifo2_at L S P s ?s' g g v"
+    proof (cases "v = d")
+      case True
+      then show ?thesis using h(1) emp pe by (auto simp: fifo2_at_def)
+    next
+      case False
+      then show ?thesis using pe by (simp add: fifo2_at_def)
+    qed
+  qed
+qed
+
+lemma fifo2_env_wb2:
+  assumes pc: "pc s' = pc s" and s': "l2_fifo s' = q" and q: "\<forall>v. q v = l2_fifo s v \<or> (v = d \<and> l2_fifo s d = Addr x # q d)"
+  shows "fifo2_env L S P s s' g (wb2g L S P s g d x)"
+proof -
+  let ?g' = "wb2g L S P s g d x"
+  have sub: "pend2 L S P s' ?g' v y \<subseteq> pend2 L S P s g v y" for v y
+    using pend_same[OF pc] by (auto simp: pend2_def wb2g_def split: if_splits)
+  have emp: "pend2 L S P s' ?g' d x = {}"
+    using pend_same[OF pc] by (auto simp: pend2_def wb2g_def split: if_splits)
+  show ?thesis unfolding fifo2_env_def
+  proof
+    fix v
+    from q consider "q v = l2_fifo s v" | "v = d" "l2_fifo s d = Addr x # q d" by blast
+    then show "fifo2_at L S P s s' g ?g' v"
+    proof cases
+      case 1
+      then show ?thesis using s' sub by (simp add: fifo2_at_def)
+    next
+      case 2
+      then show ?thesis using s' sub emp by (auto simp: fifo2_at_def)
+    qed
+  qed
+qed
+
+lemma fifo2_env_wb1:
+  assumes pc: "pc s' = pc s" and dty: "dirty (l1 s w x)" and s': "s' = write_back_l1 L w x (s\<lparr>l1_fifo := q\<rparr>)"
+  shows "fifo2_env L S P s s' g (wb1g L S P s g w x)"
+proof -
+  let ?g' = "wb1g L S P s g w x"
+  obtain v f where l: "l1 s w x = Some (v, Dirty, f)" using dty by (auto simp: dirty_iff)
+  have fq: "l2_fifo s' = (l2_fifo s)(dev_of L w := l2_fifo s (dev_of L w) @ [Addr x])"
+    using l s' by (simp add: write_back_l1_def enq_l2_def set_l2_def set_l1_def)
+  have sub: "pend2 L S P s' ?g' v y \<subseteq> pend2 L S P s g v y \<union> {e. y = x \<and> (\<exists>w'. dev_of L w' = v \<and> e \<in> pend1 L S P s g w' y)}"
+    for v y
+  proof
+    fix e assume e: "e \<in> pend2 L S P s' ?g' v y"
+    show "e \<in> pend2 L S P s g v y \<union> {e. y = x \<and> (\<exists>w'. dev_of L w' = v \<and> e \<in> pend1 L S P s g w' y)}"
+    proof (cases "e \<in> pend1 L S P s g w x")
+      case True
+      then have "ewg L e = Some w" "wx S P s x e" by (simp_all add: pend1_def)
+      moreover have "wx S P s y e" "map_option (dev_of L) (ewg L e) = Some v"
+        using e pend_same[OF pc] by (simp_all add: pend2_def)
+      ultimately have "dev_of L w = v" "e \<in> pend1 L S P s g w y" "y = x"
+        using True wx_loc_eq[of S P s x e y] by (auto simp: pend1_def)
+      then show ?thesis by blast
+    next
+      case False
+      then show ?thesis using e pend_same[OF pc] by (simp add: pend2_def wb1g_def)
+    qed
+  qed
+  have sub': "pend2 L S P s' ?g' v y \<subseteq> pend2 L S P s g v y" if "v \<noteq> dev_of L w" for v y
+  proof
+    fix e assume e: "e \<in> pend2 L S P s' ?g' v y"
+    have "e \<notin> pend1 L S P s g w x"
+    proof
+      assume "e \<in> pend1 L S P s g w x"
+      then have "ewg L e = Some w" by (simp add: pend1_def)
+      moreover have "map_option (dev_of L) (ewg L e) = Some v" using e by (simp add: pend2_def)
+      ultimately show False using that by simp
+    qed
+    then show "e \<in> pend2 L S P s g v y" using e pend_same[OF pc] by (simp add: pend2_def wb1g_def)
+  qed
+  show ?thesis unfolding fifo2_env_def
+  proof
+    fix v
+    show "fifo2_at L S P s s' g ?g' v"
+    proof (cases "v = dev_of L w")
+      case True
+      then show ?thesis using fq sub by (auto simp: fifo2_at_def)
+    next
+      case False
+      then show ?thesis using fq sub' by (simp add: fifo2_at_def)
+    qed
+  qed
+qed
+
 lemma oinv_env:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and st: "s' \<in> env_step L wb s"
   shows "\<exists>g'. ginv L S P s' g' \<and> oinv L S P s' g' \<and> (wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g')
     \<and> (l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g') \<and> env_mono g g' \<and> (0 < clk g \<longrightarrow> sb_keep L S P s g g')
-    \<and> l1_env L s s' g g' \<and> fifo_env L S P s s' g g'"
+    \<and> l1_env L s s' g g' \<and> fifo_env L S P s s' g g' \<and> fifo2_env L S P s s' g g'"
 proof -
   have pcs: "pc s' = pc s" using env_step_regs_pc_locks[OF st] by simp
   have ti: "time_inv S P s g" using inv by (simp add: ginv_def)
@@ -2066,6 +2200,8 @@ proof -
       using l1_env_fetch[OF fetch1(3,4)] fetch1(2) by simp
     moreover have "fifo_env L S P s s' g (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>)"
       by (rule fifo_env_same[OF pcs]) (simp_all add: fetch1(2) set_l1_def)
+    moreover have "fifo2_env L S P s s' g (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>)"
+      by (rule fifo2_env_same[OF pcs]) (simp_all add: fetch1(2) set_l1_def)
     ultimately show ?thesis using fetch1 wr_fetch1[OF inv _ fetch1(2-4)] env_mono_h1 sb_keep_h1 by blast
   next
     case (fetch2 d x)
@@ -2075,6 +2211,8 @@ proof -
       by (rule l1_env_same) (simp_all add: fetch2(2) set_l2_def)
     moreover have "fifo_env L S P s s' g (g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>)"
       by (rule fifo_env_same[OF pcs]) (simp_all add: fetch2(2) set_l2_def)
+    moreover have "fifo2_env L S P s s' g (g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>)"
+      by (rule fifo2_env_same[OF pcs]) (simp_all add: fetch2(2) set_l2_def)
     ultimately show ?thesis using fetch2 wr_fetch2[OF inv _ fetch2(2,3)] l2_fetch2[OF inv _ fetch2(2,3)] env_mono_h2 sb_keep_h2 by blast
   next
     case (pop1 w e0 rest)
@@ -2106,6 +2244,7 @@ proof -
         then show ?thesis using pop1(3) by simp
       qed
     qed
+    moreover have "fifo2_env L S P s s' g g" by (rule fifo2_env_same[OF pcs]) (simp_all add: pop1(3))
     ultimately show ?thesis using pop1(1) fs env_mono_refl sb_keep_refl by (auto simp: oinv_def)
   next
     case (wb1 w x q)
@@ -2136,6 +2275,8 @@ proof -
         qed
       qed
     qed
+    moreover have "fifo2_env L S P s s' g (wb1g L S P s g w x)"
+      by (rule fifo2_env_wb1[OF pcs wb1(2,3)])
     ultimately show ?thesis using wb1(1) wr_wb1[OF inv _ wb1(2,3)] l2_wb1[OF inv _ wb1(2,3)] env_mono_wb1 sb_keep_wb1[OF ti] by blast
   next
     case (pop2 q)
@@ -2144,6 +2285,7 @@ proof -
     moreover have "l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g" using l2_keep[of L S P s g s' g] pcs pop2(2) by simp
     moreover have "l1_env L s s' g g" by (rule l1_env_same) (simp_all add: pop2(2))
     moreover have "fifo_env L S P s s' g g" by (rule fifo_env_same[OF pcs]) (simp_all add: pop2(2))
+    moreover have "fifo2_env L S P s s' g g" using fifo2_env_pop2[OF inv pop2(3,5)] pop2(2,4) by simp
     ultimately show ?thesis using pop2(1) env_mono_refl sb_keep_refl by blast
   next
     case (wb2 d x q)
@@ -2152,6 +2294,8 @@ proof -
     moreover have "l1_env L s s' g (wb2g L S P s g d x)" using l1_env_wb2 wb2(3) by (simp add: wb2g_def)
     moreover have "fifo_env L S P s s' g (wb2g L S P s g d x)"
       by (rule fifo_env_same[OF pcs]) (simp_all add: \<open>l1_fifo s' = l1_fifo s\<close> wb2g_def)
+    moreover have "fifo2_env L S P s s' g (wb2g L S P s g d x)"
+      by (rule fifo2_env_wb2[OF pcs _ wb2(4)]) (simp add: wb2(3) write_back_l2_def set_l2_def split: option.splits prod.splits)
     ultimately show ?thesis using wb2(1) wr_wb2[OF inv _ wb2(2,3)] l2_wb2[OF inv _ wb2(2,3)] env_mono_wb2 sb_keep_wb2[OF ti] by blast
   next
     case (evict1 w x)
@@ -2162,6 +2306,7 @@ proof -
       by (simp add: set_l1_def)
     moreover have "l1_env L s s' g g" using l1_env_evict evict1(3) by simp
     moreover have "fifo_env L S P s s' g g" by (rule fifo_env_same[OF pcs]) (simp_all add: evict1(3) set_l1_def)
+    moreover have "fifo2_env L S P s s' g g" by (rule fifo2_env_same[OF pcs]) (simp_all add: evict1(3) set_l1_def)
     ultimately show ?thesis using evict1(1) env_mono_refl sb_keep_refl by blast
   next
     case (evict2 d x)
@@ -2172,6 +2317,7 @@ proof -
       by (auto simp: set_l2_def readable_def)
     moreover have "l1_env L s s' g g" by (rule l1_env_same) (simp_all add: evict2(3) set_l2_def)
     moreover have "fifo_env L S P s s' g g" by (rule fifo_env_same[OF pcs]) (simp_all add: evict2(3) set_l2_def)
+    moreover have "fifo2_env L S P s s' g g" by (rule fifo2_env_same[OF pcs]) (simp_all add: evict2(3) set_l2_def)
     ultimately show ?thesis using evict2(1) env_mono_refl sb_keep_refl by blast
   qed
 qed

@@ -3238,6 +3238,74 @@ lemma knows_quiet:
   shows "knows L S P s g u a"
   using knows_new[OF ei gr _ k, of "Suc u"] dn by simp
 
+text \<open>What a store performed by a thread step knew, other than itself, its
+  thread knew before the step: a store reads nothing, so happens-before
+  into it is program order from its thread's performed accesses.\<close>
+lemma store_knew:
+  assumes inv: "ginv L S P s g" and gi: "ginv L S P s' g'" and t: "t \<in> src_threads P"
+    and st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and w: "is_wr P (Acc t k False)" "\<not> is_rd P (Acc t k False)" "done_ev S P s' (Acc t k False)"
+      "\<not> done_ev S P s (Acc t k False)"
+    and a: "knows_at L P g' (Acc t k False) a" "a \<noteq> Acc t k False"
+  shows "knows L S P s g t a \<and> done_ev S P s a \<and> (\<exists>x. wx S P s x a)"
+proof -
+  let ?k = "kd S P s t" and ?w = "Acc t k False"
+  note se = step_events[OF inv t st rows(1-3) gs gv]
+  have ei: "ev_inv S P s g" using inv by (simp add: ginv_def)
+  have ei': "ev_inv S P s' g'" using gi by (simp add: ginv_def)
+  have gr: "\<forall>r. done_ev S P s r \<longrightarrow> grf g' r = grf g r" using se(3) by blast
+  have new: "(\<exists>p. e = Acc t ?k p)" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
+    using se(1)[OF that] by blast
+  have kk: "k = ?k" using new[OF w(3,4)] by blast
+  obtain b where b: "is_wr P b \<or> is_rd P b" "b = ?w \<or> (b, ?w) \<in> hbm L P g'" "ob P g' b = a"
+    using a(1) unfolding knows_at_def by blast
+  have bw: "(b, ?w) \<in> hbm L P g'" using b(2,3) a(2) w(2) by (auto simp: ob_def)
+  have po_new: "sthread y = Some t" if "(y, c') \<in> src_po P" "\<not> done_ev S P s c'" "done_ev S P s' c'" for y c'
+    using that new[OF that(3,2)] by (auto simp: src_po_def)
+  have nd: "\<not> done_ev S P s (Acc t ?k q)" for q by simp
+  have od: "done_ev S P s (Acc t j q)" if "j < ?k" for j q using that by simp
+  have rdold: "done_ev S P s (grf g' r)" if rr: "is_rd P r" "done_ev S P s' r" for r
+  proof (cases "done_ev S P s r")
+    case True
+    then show ?thesis using gr ev_parts(2)[OF ei] rr(1) by metis
+  next
+    case False
+    obtain q where "r = Acc t ?k q" using new[OF rr(2) False] by blast
+    then have "r = Acc t ?k False" using rr(1) rd_true by (cases q) (auto simp: acc_def)
+    then show ?thesis using rr(1) w(2) kk by simp
+  qed
+  have db: "done_ev S P s b"
+  proof (rule ccontr)
+    assume "\<not> done_ev S P s b"
+    moreover have "done_ev S P s' b" using hbm_done[OF ei' bw] w(3) by blast
+    ultimately have "?w = Acc t ?k True" using hbm_from_new[OF ei' _ nd od rdold bw] new w(3) by blast
+    then show False by simp
+  qed
+  have hn: "\<not> done_ev S P s b \<or> (\<exists>y. (b = y \<or> (b, y) \<in> hbm L P g) \<and> done_ev S P s b \<and> done_ev S P s y
+     \<and> (sthread y = Some t \<or> (\<exists>r. (y, r) \<in> swm L P g' \<and> \<not> done_ev S P s r \<and> done_ev S P s' r)))"
+    by (rule hbm_into_new[OF ei ei' gr bw w(3,4)]) (use po_new in blast)
+  obtain y where y: "b = y \<or> (b, y) \<in> hbm L P g" "done_ev S P s y"
+      "sthread y = Some t \<or> (\<exists>r. (y, r) \<in> swm L P g' \<and> \<not> done_ev S P s r \<and> done_ev S P s' r)"
+    using hn db by blast
+  have "sthread y = Some t"
+  proof (rule ccontr)
+    assume "sthread y \<noteq> Some t"
+    then obtain r where r: "(y, r) \<in> swm L P g'" "\<not> done_ev S P s r" "done_ev S P s' r" using y(3) by blast
+    have "is_rd P r" using r(1) by (simp add: swm_def)
+    moreover obtain q where "r = Acc t ?k q" using new[OF r(3,2)] by blast
+    ultimately show False using w(2) kk rd_true by (cases q) (auto simp: acc_def)
+  qed
+  have ob: "ob P g' b = ob P g b" using gr db by (simp add: ob_def)
+  have ku: "knows L S P s g t a" unfolding knows_def
+    by (rule disjI2, rule exI[of _ b], rule exI[of _ y]) (use b(1,3) y(1,2) \<open>sthread y = Some t\<close> ob in auto)
+  have "knows_at L P g y a" unfolding knows_at_def using b(1,3) y(1) ob by auto
+  then obtain x where "wx S P s x a" "done_ev S P s a" using knows_at_done[OF ei y(2)] by blast
+  then show ?thesis using ku by blast
+qed
+
 lemma rp_thread:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and kh: "kh_ok L S P s g" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
@@ -3355,50 +3423,10 @@ proof -
       obtain p where wk: "?w = Acc t ?k p" and vis: "visible ?i" using new a nw by blast
       have ut: "u = t" and kk: "k = ?k" using wk by simp_all
       \<comment> \<open>what the store knew, its thread knew before the step\<close>
-      obtain b where b: "is_wr P b \<or> is_rd P b" "b = ?w \<or> (b, ?w) \<in> hbm L P g'" "ob P g' b = a"
-        using a unfolding knows_at_def by blast
       have nrw: "\<not> is_rd P ?w" using a by (auto dest: rd_wr)
-      have bw: "(b, ?w) \<in> hbm L P g'" using b(2,3) a nrw by (auto simp: ob_def)
-      have po_new: "sthread y = Some t" if "(y, c') \<in> src_po P" "\<not> done_ev S P s c'" "done_ev S P s' c'" for y c'
-        using that new[OF that(3,2)] by (auto simp: src_po_def)
-      have nd: "\<not> done_ev S P s (Acc t ?k q)" for q by simp
-      have od: "done_ev S P s (Acc t j q)" if "j < ?k" for j q using that by simp
-      have rdold: "done_ev S P s (grf g' r)" if rr: "is_rd P r" "done_ev S P s' r" for r
-      proof (cases "done_ev S P s r")
-        case True
-        then show ?thesis using gr ev_parts(2)[OF ei] rr(1) by metis
-      next
-        case False
-        obtain q where "r = Acc t ?k q" using new[OF rr(2) False] by blast
-        then have "r = Acc t ?k False" using rr(1) rd_true by (cases q) (auto simp: acc_def)
-        then show ?thesis using rr(1) a ut kk nrw by simp
-      qed
-      have db: "done_ev S P s b"
-      proof (rule ccontr)
-        assume "\<not> done_ev S P s b"
-        moreover have "done_ev S P s' b" using hbm_done[OF ei' bw] a by blast
-        ultimately have "?w = Acc t ?k True" using hbm_from_new[OF ei' _ nd od rdold bw] new a by blast
-        then show False by simp
-      qed
-      have hn: "\<not> done_ev S P s b \<or> (\<exists>y. (b = y \<or> (b, y) \<in> hbm L P g) \<and> done_ev S P s b \<and> done_ev S P s y
-         \<and> (sthread y = Some t \<or> (\<exists>r. (y, r) \<in> swm L P g' \<and> \<not> done_ev S P s r \<and> done_ev S P s' r)))"
-        by (rule hbm_into_new[OF ei ei' gr bw _ nw]) (use po_new a in blast)+
-      obtain y where y: "b = y \<or> (b, y) \<in> hbm L P g" "done_ev S P s y"
-          "sthread y = Some t \<or> (\<exists>r. (y, r) \<in> swm L P g' \<and> \<not> done_ev S P s r \<and> done_ev S P s' r)"
-        using hn db by blast
-      have "sthread y = Some t"
-      proof (rule ccontr)
-        assume "sthread y \<noteq> Some t"
-        then obtain r where r: "(y, r) \<in> swm L P g'" "\<not> done_ev S P s r" "done_ev S P s' r" using y(3) by blast
-        have "is_rd P r" using r(1) by (simp add: swm_def)
-        moreover obtain q where "r = Acc t ?k q" using new[OF r(3,2)] by blast
-        ultimately show False using a ut kk nrw rd_true by (cases q) (auto simp: rstore_def ins_def acc_def dest: rd_wr)
-      qed
-      have ob: "ob P g' b = ob P g b" using gr db by (simp add: ob_def)
-      have ku: "knows L S P s g t a" unfolding knows_def
-        by (rule disjI2, rule exI[of _ b], rule exI[of _ y]) (use b(1,3) y(1,2) \<open>sthread y = Some t\<close> ob in auto)
-      have "knows_at L P g y a" unfolding knows_at_def using b(1,3) y(1) ob by auto
-      then obtain x where wa: "wx S P s x a" and da: "done_ev S P s a" using knows_at_done[OF ei y(2)] by blast
+      have kn: "knows L S P s g t a \<and> done_ev S P s a \<and> (\<exists>x. wx S P s x a)"
+        using store_knew[OF inv gi t st rows(1-3) gs gv] a nrw nw ut by blast
+      then obtain x where ku: "knows L S P s g t a" and wa: "wx S P s x a" and da: "done_ev S P s a" by blast
       \<comment> \<open>the store's position comes after the invalidation of its row\<close>
       obtain a0 r0 x0 where op: "src_code P t ! ?k = Op a0 r0 x0" and ra: "rstore_op a0"
         using a ut kk by (auto simp: rstore_def ins_def)
@@ -3432,6 +3460,572 @@ proof -
       have "dinv ?xs ?n" using vdinv[OF vis op] ra by blast
       then have "fresh L S P s g (dev_of L (wg_of L t)) a" using rp t wa ku unfolding rp_ok_def by blast
       then show ?thesis using ft da ut by blast
+    qed
+  qed
+qed
+
+section \<open>What an all-devices release hands over reaches memory\<close>
+
+text \<open>[RSP15] sec. 5.2 one level down: an all-devices release flushes its
+  L1 and then its device's L2 before it stores (hrf's rows `FLUL1 WG;
+  FLUL2 DV; ST`, and the remote all-devices store's), so that every write
+  it knew has reached memory, where another device's acquire finds it.\<close>
+
+subsection \<open>Flushes of the L2 and the rows that need them\<close>
+
+fun flul2 :: "instr \<Rightarrow> bool" where
+  "flul2 (FLUL2 _) = True"
+| "flul2 _ = False"
+
+text \<open>Position n of a code comes after a flush of the L2 that itself comes
+  after a flush of the L1, with only quiet instructions between.\<close>
+definition flushed2 :: "instr list \<Rightarrow> nat \<Rightarrow> bool" where
+  "flushed2 xs n \<longleftrightarrow> (\<exists>j < n. flul2 (xs ! j) \<and> flushed xs j \<and> (\<forall>m. j < m \<and> m < n \<longrightarrow> quiet (xs ! m)))"
+
+lemma flul2_quiet: "flul2 i \<Longrightarrow> quiet i"
+  by (cases i) auto
+
+lemma flushed2_Suc:
+  assumes "flushed2 xs (Suc n)"
+  shows "(flushed2 xs n \<and> quiet (xs ! n)) \<or> (flul2 (xs ! n) \<and> flushed xs n)"
+proof -
+  obtain j where j: "j < Suc n" "flul2 (xs ! j)" "flushed xs j" "\<forall>m. j < m \<and> m < Suc n \<longrightarrow> quiet (xs ! m)"
+    using assms unfolding flushed2_def by blast
+  show ?thesis
+  proof (cases "j = n")
+    case True
+    then show ?thesis using j by simp
+  next
+    case False
+    then have "j < n" using j(1) by simp
+    then show ?thesis unfolding flushed2_def using j by (intro disjI1 conjI exI[of _ j]) auto
+  qed
+qed
+
+lemma flushed2_append: "flushed2 ys m \<Longrightarrow> flushed2 (xs @ ys) (length xs + m)"
+proof -
+  assume "flushed2 ys m"
+  then obtain j where j: "j < m" "flul2 (ys ! j)" "flushed ys j" "\<forall>k. j < k \<and> k < m \<longrightarrow> quiet (ys ! k)"
+    unfolding flushed2_def by blast
+  have "quiet ((xs @ ys) ! k)" if "length xs + j < k" "k < length xs + m" for k
+  proof -
+    have "(xs @ ys) ! k = ys ! (k - length xs)" using that by (simp add: nth_append)
+    moreover have "j < k - length xs" "k - length xs < m" using that by auto
+    ultimately show ?thesis using j(4) by simp
+  qed
+  moreover have "flul2 ((xs @ ys) ! (length xs + j))" using j(2) by simp
+  moreover have "flushed (xs @ ys) (length xs + j)" using flushed_append[OF j(3)] .
+  ultimately show ?thesis unfolding flushed2_def using j(1) by (intro exI[of _ "length xs + j"]) auto
+qed
+
+lemma flushed2_prefix: "flushed2 xs n \<Longrightarrow> n < length xs \<Longrightarrow> flushed2 (xs @ ys) n"
+  unfolding flushed2_def by (auto simp: nth_append intro: flushed_prefix)
+
+text \<open>An all-devices store.\<close>
+fun sys_st_op :: "src_op \<Rightarrow> bool" where
+  "sys_st_op (Store sc rm) = (sc = AllDevices)"
+| "sys_st_op _ = False"
+
+definition vis_flushed2 :: "row \<Rightarrow> bool" where
+  "vis_flushed2 rw \<longleftrightarrow> (\<forall>r x. \<forall>m < length (rw r x). visible (rw r x ! m) \<longrightarrow> flushed2 (rw r x) m)"
+
+text \<open>Every flush of the L2 comes after a flush of the L1 (the L1's writes
+  first reach the L2, then memory), and an all-devices store after both.\<close>
+definition mem_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> bool" where
+  "mem_rows S A \<longleftrightarrow> (\<forall>a \<in> A. \<exists>rw. S a = Some rw \<and> (\<forall>r x. flq flul2 False (rw r x)) \<and> (sys_st_op a \<longrightarrow> vis_flushed2 rw))"
+
+lemmas mem_simps = mem_rows_def vis_flushed2_def flushed2_def flushed_def numeral_eq_Suc All_less_Suc
+  Ex_less_Suc all_between_Suc
+
+lemma compiled_fl2:
+  assumes rows: "mem_rows S A" "\<forall>i \<in> set c. op_of i \<subseteq> A"
+    and n: "n < length (concat (map (compile_instr S) c))" "flul2 (concat (map (compile_instr S) c) ! n)"
+  shows "flushed (concat (map (compile_instr S) c)) n"
+proof -
+  have "flq flul2 False (compile_instr S i)" if "i \<in> set c" for i
+  proof (cases i)
+    case (Op a r x)
+    then have "a \<in> A" using rows(2) that by (auto simp: op_of_def)
+    then obtain rw where "S a = Some rw" "\<forall>r x. flq flul2 False (rw r x)" using rows(1) by (auto simp: mem_rows_def)
+    then show ?thesis using Op by (simp add: compile_instr_def)
+  next
+    case (SetReg r v)
+    then show ?thesis by (simp add: compile_instr_def)
+  qed
+  then have "flq flul2 False (concat (map (compile_instr S) c))"
+    by (induction c) (auto intro: flq_append)
+  then show ?thesis using flq_flushed[of flul2 False _ n] n by simp
+qed
+
+lemma compiled_vis_flushed2:
+  assumes rows: "l1_rows S A" "l2_rows S B" "mem_rows S (A \<union> B)" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
+    and n: "n < length (concat (map (compile_instr S) c))" "visible (concat (map (compile_instr S) c) ! n)"
+    and k: "length (filter visible (take n (concat (map (compile_instr S) c)))) = k"
+    and w: "c ! k = Op a r x" "sys_st_op a"
+  shows "flushed2 (concat (map (compile_instr S) c)) n"
+proof -
+  obtain rw pre post m where rw: "a \<in> A \<union> B" "S a = Some rw" "concat (map (compile_instr S) c) = pre @ rw r x @ post"
+      "n = length pre + m" "m < length (rw r x)" "visible (rw r x ! m)"
+    using compiled_row[OF rows(1,2,4) n k w(1)] by blast
+  have "vis_flushed2 rw" using rows(3) w(2) rw(1,2) by (auto simp: mem_rows_def)
+  then have "flushed2 (rw r x) m" using rw(5,6) unfolding vis_flushed2_def by blast
+  then have "flushed2 (rw r x @ post) m" using flushed2_prefix rw(5) by blast
+  then show ?thesis using flushed2_append[of "rw r x @ post" m pre] rw(3,4) by simp
+qed
+
+subsection \<open>What a thread step adds to the L2 fifos\<close>
+
+definition l2_new :: "layout \<Rightarrow> tid \<Rightarrow> instr \<Rightarrow> did \<Rightarrow> fifo_el list" where
+  "l2_new L t i d = (case i of INCL2 r x \<Rightarrow> if d = dev_of L (wg_of L t) then [Addr x] else []
+     | FLUL2 sc \<Rightarrow> if d \<in> devs_in L sc (dev_of L (wg_of L t)) then [Flush t] else [] | _ \<Rightarrow> [])"
+
+lemma exec_l2_fifo:
+  assumes "exec L t i s = Some z"
+  shows "l2_fifo z d = l2_fifo s d @ l2_new L t i d"
+  using assms by (cases i) (auto simp: l2_new_def Let_def set_reg_def set_l1_def set_l2_def enq_l1_def enq_l2_def
+      split: if_splits)
+
+lemma l2_new_flush: "Flush u \<in> set (l2_new L t i d) \<Longrightarrow> u = t \<and> (\<exists>sc. i = FLUL2 sc)"
+  by (cases i) (auto simp: l2_new_def split: if_splits)
+
+lemma l2_new_own:
+  assumes wp: "well_placed L P" and t: "t \<in> src_threads P"
+  shows "Flush t \<in> set (l2_new L t (FLUL2 sc) (dev_of L (wg_of L t)))"
+proof -
+  have "dev_of L (wg_of L t) \<in> devs L" using wp t by (simp add: well_placed_def)
+  then show ?thesis by (cases sc) (auto simp: l2_new_def devs_in_def)
+qed
+
+lemma l2_new_addr: "Addr y \<in> set (l2_new L t i d) \<Longrightarrow> \<exists>r. i = INCL2 r y \<and> d = dev_of L (wg_of L t)"
+  by (cases i) (auto simp: l2_new_def split: if_splits)
+
+text \<open>A write waits in an L2 of the layout.\<close>
+lemma pend2_devs:
+  assumes wp: "well_placed L P" and e: "e \<in> pend2 L S P s g d x"
+  shows "d \<in> devs L"
+proof -
+  obtain w where w: "ewg L e = Some w" "dev_of L w = d" using e by (auto simp: pend2_def)
+  have "w \<in> wgs L" using wx_wgs[OF wp _ w(1)] e by (auto simp: pend2_def)
+  then show ?thesis using wp w(2) by (auto simp: well_placed_def)
+qed
+
+lemma pend1_devs:
+  assumes wp: "well_placed L P" and e: "e \<in> pend1 L S P s g w x"
+  shows "dev_of L w \<in> devs L"
+proof -
+  have "w \<in> wgs L" using wx_wgs[OF wp _] e by (auto simp: pend1_def)
+  then show ?thesis using wp by (auto simp: well_placed_def)
+qed
+
+subsection \<open>The invariant\<close>
+
+text \<open>An all-devices store of thread t at position k.\<close>
+definition sys_store :: "src_program \<Rightarrow> tid \<Rightarrow> nat \<Rightarrow> bool" where
+  "sys_store P t k \<longleftrightarrow> (\<exists>a r x. ins P t k = Op a r x \<and> sys_st_op a)"
+
+text \<open>[RSP15] sec. 5.2's FLUSH markers one level down: a write waiting in an
+  L2 has its address in the L2's fifo ahead of every marker of each thread
+  that knows it; a thread with a marker in an L2 fifo knows only writes
+  that have reached an L2; past a flush of the L2 (after one of the L1),
+  what a thread knows has reached an L2 and, while it waits in the
+  thread's device's L2, the thread's marker waits there too; and what a
+  performed all-devices store knew, other than itself, has reached memory.\<close>
+definition mr_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "mr_ok L S P s g \<longleftrightarrow>
+     (\<forall>d x e. e \<in> pend2 L S P s g d x \<longrightarrow> (\<exists>i < length (l2_fifo s d). l2_fifo s d ! i = Addr x
+        \<and> (\<forall>j < i. \<forall>u. knows L S P s g u e \<longrightarrow> l2_fifo s d ! j \<noteq> Flush u)))
+   \<and> (\<forall>u d x e. d \<in> devs L \<and> Flush u \<in> set (l2_fifo s d) \<and> wx S P s x e \<and> knows L S P s g u e
+        \<longrightarrow> ga2 g e \<noteq> None)
+   \<and> (\<forall>t \<in> src_threads P. flushed2 (instrs (compile S P) t) (pc s t) \<longrightarrow>
+        (\<forall>x e. wx S P s x e \<and> knows L S P s g t e \<longrightarrow> ga2 g e \<noteq> None)
+      \<and> (\<forall>x e. e \<in> pend2 L S P s g (dev_of L (wg_of L t)) x \<and> knows L S P s g t e
+           \<longrightarrow> Flush t \<in> set (l2_fifo s (dev_of L (wg_of L t)))))
+   \<and> (\<forall>t k a. sys_store P t k \<and> is_wr P (Acc t k False) \<and> done_ev S P s (Acc t k False)
+        \<and> knows_at L P g (Acc t k False) a \<and> a \<noteq> Acc t k False
+        \<longrightarrow> ga3 g a \<noteq> None)"
+
+lemma mr_ok_initial: "mr_ok L S P (initial (src_init P)) (ghost0 P)"
+proof -
+  have "pend2 L S P (initial (src_init P)) (ghost0 P) d x = {}" for d x
+    by (auto simp: pend2_def wx_initial)
+  moreover have "flushed2 xs 0 = False" for xs by (simp add: flushed2_def)
+  moreover have "\<not> done_ev S P (initial (src_init P)) (Acc t k p)" for t k p by simp
+  ultimately show ?thesis by (simp add: mr_ok_def initial_def)
+qed
+
+text \<open>Past such flushes, with its marker gone, a thread knows only writes
+  that have reached memory: those not there are of its device
+  (kh_ok), and would wait in its L2 ahead of its marker.\<close>
+lemma known_flushed2:
+  assumes mr: "mr_ok L S P s g" and kh: "kh_ok L S P s g" and t: "t \<in> src_threads P" and wp: "well_placed L P"
+    and fl: "flushed2 (instrs (compile S P) t) (pc s t)" and nu: "\<not> unflushed L s t"
+    and a: "wx S P s y a" "knows L S P s g t a"
+  shows "ga3 g a \<noteq> None"
+proof
+  assume a3: "ga3 g a = None"
+  have a2: "ga2 g a \<noteq> None" using mr t fl a unfolding mr_ok_def by blast
+  have "dv L a = Some (dev_of L (wg_of L t))" using kh t a a3 unfolding kh_ok_def by blast
+  then have "a \<in> pend2 L S P s g (dev_of L (wg_of L t)) y" using a(1) a2 a3 by (simp add: pend2_def dv_def)
+  then have "Flush t \<in> set (l2_fifo s (dev_of L (wg_of L t)))" using mr t fl a(2) unfolding mr_ok_def by blast
+  moreover have "dev_of L (wg_of L t) \<in> devs L" using wp t by (simp add: well_placed_def)
+  ultimately show False using nu by (auto simp: unflushed_def)
+qed
+
+subsection \<open>Environment steps keep it\<close>
+
+lemma mr_env:
+  assumes pc: "pc s' = pc s" and m: "env_mono g g'" and fe: "fifo2_env L S P s s' g g'"
+    and wp: "well_placed L P" and mr: "mr_ok L S P s g"
+  shows "mr_ok L S P s' g'"
+proof -
+  have gr: "grf g' = grf g" using m by (simp add: env_mono_def)
+  have kn: "knows L S P s' g' = knows L S P s g" using knows_same[OF pc gr] .
+  have ka: "knows_at L P g' = knows_at L P g" unfolding knows_at_def[abs_def] hbm_def swm_def ob_def[abs_def] gr ..
+  have ws: "wx S P s' = wx S P s" using wx_same[OF pc] .
+  have ds: "done_ev S P s' = done_ev S P s" using done_same[OF pc] .
+  have m2: "ga2 g e \<noteq> None \<Longrightarrow> ga2 g' e \<noteq> None" for e using m by (simp add: env_mono_def)
+  have m3: "ga3 g e \<noteq> None \<Longrightarrow> ga3 g' e \<noteq> None" for e using m by (simp add: env_mono_def)
+  have fi: "\<exists>i < length (l2_fifo s d). l2_fifo s d ! i = Addr x \<and> (\<forall>j < i. \<forall>u. knows L S P s g u e \<longrightarrow> l2_fifo s d ! j \<noteq> Flush u)"
+    if "e \<in> pend2 L S P s g d x" for d x e using mr that unfolding mr_ok_def by blast
+  have mk: "ga2 g e \<noteq> None" if "d \<in> devs L" "Flush u \<in> set (l2_fifo s d)" "wx S P s x e" "knows L S P s g u e" for u d x e
+    using mr that unfolding mr_ok_def by blast
+  have new_none: "ga2 g e = None \<and> wx S P s x e \<and> d \<in> devs L" if "e \<in> pend1 L S P s g w x" "dev_of L w = d" for e w x d
+    using that pend1_devs[OF wp that(1)] by (simp add: pend1_def)
+  \<comment> \<open>a marker in a fifo after the step was there before\<close>
+  have old_mark: "Flush u \<in> set (l2_fifo s d)" if "Flush u \<in> set (l2_fifo s' d)" for u d
+    using fe[unfolded fifo2_env_def fifo2_at_def, rule_format, of d] that by auto
+  show ?thesis
+    unfolding mr_ok_def
+  proof (intro conjI allI impI ballI)
+    fix d x e assume e: "e \<in> pend2 L S P s' g' d x"
+    from fe[unfolded fifo2_env_def fifo2_at_def, rule_format, of d] show "\<exists>i < length (l2_fifo s' d). l2_fifo s' d ! i = Addr x
+        \<and> (\<forall>j < i. \<forall>u. knows L S P s' g' u e \<longrightarrow> l2_fifo s' d ! j \<noteq> Flush u)"
+    proof (elim disjE exE conjE)
+      assume q: "l2_fifo s' d = l2_fifo s d" and sub: "\<forall>y. pend2 L S P s' g' d y \<subseteq> pend2 L S P s g d y"
+      then show ?thesis using fi[of e d x] e kn by auto
+    next
+      fix e0 assume q: "l2_fifo s d = e0 # l2_fifo s' d" and sub: "\<forall>y. pend2 L S P s' g' d y \<subseteq> pend2 L S P s g d y"
+        and emp: "\<forall>y. e0 = Addr y \<longrightarrow> pend2 L S P s' g' d y = {}"
+      obtain i where i: "i < length (l2_fifo s d)" "l2_fifo s d ! i = Addr x"
+          "\<forall>j < i. \<forall>u. knows L S P s g u e \<longrightarrow> l2_fifo s d ! j \<noteq> Flush u"
+        using fi[of e d x] e sub by blast
+      have "i \<noteq> 0" using i(2) q emp e by (cases i) auto
+      then obtain i' where i': "i = Suc i'" by (cases i) auto
+      have "\<forall>j < i'. \<forall>u. knows L S P s g u e \<longrightarrow> l2_fifo s' d ! j \<noteq> Flush u"
+      proof (intro allI impI)
+        fix j u assume "j < i'" "knows L S P s g u e"
+        then have "l2_fifo s d ! Suc j \<noteq> Flush u" using i(3) i' by simp
+        then show "l2_fifo s' d ! j \<noteq> Flush u" using q by simp
+      qed
+      then show ?thesis using i q i' kn by (intro exI[of _ i']) auto
+    next
+      fix x0 assume q: "l2_fifo s' d = l2_fifo s d @ [Addr x0]"
+        and sub: "\<forall>y. pend2 L S P s' g' d y \<subseteq> pend2 L S P s g d y
+          \<union> {e. y = x0 \<and> (\<exists>w. dev_of L w = d \<and> e \<in> pend1 L S P s g w y)}"
+      have "e \<in> pend2 L S P s g d x \<or> (x = x0 \<and> (\<exists>w. dev_of L w = d \<and> e \<in> pend1 L S P s g w x))"
+        using sub e by blast
+      then show ?thesis
+      proof
+        assume "e \<in> pend2 L S P s g d x"
+        then obtain i where i: "i < length (l2_fifo s d)" "l2_fifo s d ! i = Addr x"
+            "\<forall>j < i. \<forall>u. knows L S P s g u e \<longrightarrow> l2_fifo s d ! j \<noteq> Flush u"
+          using fi by blast
+        then show ?thesis using q kn by (intro exI[of _ i]) (auto simp: nth_append)
+      next
+        assume "x = x0 \<and> (\<exists>w. dev_of L w = d \<and> e \<in> pend1 L S P s g w x)"
+        then obtain w where w: "x = x0" "dev_of L w = d" "e \<in> pend1 L S P s g w x" by blast
+        have nn: "ga2 g e = None" "wx S P s x e" "d \<in> devs L" using new_none[OF w(3,2)] by simp_all
+        have "l2_fifo s d ! j \<noteq> Flush u" if "j < length (l2_fifo s d)" "knows L S P s g u e" for j u
+        proof
+          assume "l2_fifo s d ! j = Flush u"
+          then have "Flush u \<in> set (l2_fifo s d)" using that(1) nth_mem by metis
+          then show False using mk[OF nn(3) _ nn(2) that(2)] nn(1) by blast
+        qed
+        then show ?thesis using q kn w(1) by (intro exI[of _ "length (l2_fifo s d)"]) (auto simp: nth_append)
+      qed
+    qed
+  next
+    fix u d x e assume a: "d \<in> devs L \<and> Flush u \<in> set (l2_fifo s' d) \<and> wx S P s' x e \<and> knows L S P s' g' u e"
+    then show "ga2 g' e \<noteq> None" using mk[of d u x e] old_mark ws kn m2 by auto
+  next
+    fix t x e assume t: "t \<in> src_threads P" and fl: "flushed2 (instrs (compile S P) t) (pc s' t)"
+      and a: "wx S P s' x e \<and> knows L S P s' g' t e"
+    then show "ga2 g' e \<noteq> None" using mr pc ws kn m2 unfolding mr_ok_def by auto
+  next
+    fix t x e assume t: "t \<in> src_threads P" and fl: "flushed2 (instrs (compile S P) t) (pc s' t)"
+      and a: "e \<in> pend2 L S P s' g' (dev_of L (wg_of L t)) x \<and> knows L S P s' g' t e"
+    let ?d = "dev_of L (wg_of L t)"
+    have fl0: "flushed2 (instrs (compile S P) t) (pc s t)" using fl pc by simp
+    have kt: "knows L S P s g t e" using a kn by simp
+    have mk2: "Flush t \<in> set (l2_fifo s ?d)" if "e \<in> pend2 L S P s g ?d x"
+      using mr t fl0 kt that unfolding mr_ok_def by blast
+    have k2: "ga2 g e \<noteq> None" if "wx S P s x e" using mr t fl0 kt that unfolding mr_ok_def by blast
+    from fe[unfolded fifo2_env_def fifo2_at_def, rule_format, of ?d] show "Flush t \<in> set (l2_fifo s' ?d)"
+    proof (elim disjE exE conjE)
+      assume q: "l2_fifo s' ?d = l2_fifo s ?d" and sub: "\<forall>y. pend2 L S P s' g' ?d y \<subseteq> pend2 L S P s g ?d y"
+      then show ?thesis using mk2 a by auto
+    next
+      fix e0 assume q: "l2_fifo s ?d = e0 # l2_fifo s' ?d" and sub: "\<forall>y. pend2 L S P s' g' ?d y \<subseteq> pend2 L S P s g ?d y"
+      have ep: "e \<in> pend2 L S P s g ?d x" using sub a by blast
+      obtain i where i: "i < length (l2_fifo s ?d)" "l2_fifo s ?d ! i = Addr x"
+          "\<forall>j < i. \<forall>u. knows L S P s g u e \<longrightarrow> l2_fifo s ?d ! j \<noteq> Flush u"
+        using fi[OF ep] by blast
+      have "e0 \<noteq> Flush t"
+      proof
+        assume e0: "e0 = Flush t"
+        have "i \<noteq> 0" using i(2) q e0 by (cases i) auto
+        then have "l2_fifo s ?d ! 0 \<noteq> Flush t" using i(3) kt by blast
+        then show False using q e0 by simp
+      qed
+      then show ?thesis using mk2[OF ep] q by auto
+    next
+      fix x0 assume q: "l2_fifo s' ?d = l2_fifo s ?d @ [Addr x0]"
+        and sub: "\<forall>y. pend2 L S P s' g' ?d y \<subseteq> pend2 L S P s g ?d y
+          \<union> {e. y = x0 \<and> (\<exists>w. dev_of L w = ?d \<and> e \<in> pend1 L S P s g w y)}"
+      have "e \<in> pend2 L S P s g ?d x \<or> (\<exists>w. dev_of L w = ?d \<and> e \<in> pend1 L S P s g w x)"
+        using sub a by blast
+      then show ?thesis
+      proof
+        assume "e \<in> pend2 L S P s g ?d x"
+        then show ?thesis using mk2 q by auto
+      next
+        assume "\<exists>w. dev_of L w = ?d \<and> e \<in> pend1 L S P s g w x"
+        then obtain w where w: "dev_of L w = ?d" "e \<in> pend1 L S P s g w x" by blast
+        then show ?thesis using new_none[OF w(2,1)] k2 by blast
+      qed
+    qed
+  next
+    fix t k a assume a: "sys_store P t k \<and> is_wr P (Acc t k False) \<and> done_ev S P s' (Acc t k False)
+        \<and> knows_at L P g' (Acc t k False) a \<and> a \<noteq> Acc t k False"
+    then show "ga3 g' a \<noteq> None" using mr ds ka m3 unfolding mr_ok_def by auto
+  qed
+qed
+
+subsection \<open>Thread steps keep it\<close>
+
+lemma mr_thread:
+  assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and kh: "kh_ok L S P s g" and t: "t \<in> src_threads P"
+    and st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "mem_rows S (A \<union> B)"
+    and wp: "well_placed L P" and gi: "ginv L S P s' g'"
+    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and mr: "mr_ok L S P s g"
+  shows "mr_ok L S P s' g'"
+proof -
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t" and ?k = "kd S P s t" and ?d0 = "dev_of L (wg_of L t)"
+  let ?i = "?xs ! ?n"
+  note se = step_events[OF inv t st rows(1-3) gs gv]
+  have ei: "ev_inv S P s g" using inv by (simp add: ginv_def)
+  have gr: "\<forall>r. done_ev S P s r \<longrightarrow> grf g' r = grf g r" using se(3) by blast
+  have new: "(\<exists>p. e = Acc t ?k p) \<and> visible ?i" if "done_ev S P s' e" "\<not> done_ev S P s e" for e
+    using se(1)[OF that] .
+  have old: "gt g' e = gt g e \<and> ga2 g' e = ga2 g e \<and> ga3 g' e = ga3 g e" if "done_ev S P s e" for e
+    using se(4)[OF that] .
+  have dn: "\<forall>e. sthread e \<noteq> Some t \<longrightarrow> done_ev S P s' e \<longrightarrow> done_ev S P s e" using new by fastforce
+  obtain z where z: "?n < length ?xs" "exec L t ?i s = Some z" "\<not> unflushed L s t" "visible ?i \<or> quiet ?i"
+      "s' = set_pc t (Suc ?n) z" "pc z = pc s" "kd S P s' t = (if visible ?i then Suc ?k else ?k)"
+      "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
+    by (rule step_shape[OF st rows(1-3)]) blast
+  have pc': "pc s' = (pc s)(t := Suc ?n)" using z(5,6) by (simp add: set_pc_def)
+  have fq: "l2_fifo s' d = l2_fifo s d @ l2_new L t ?i d" for d
+    using exec_l2_fifo[OF z(2)] z(5) by (simp add: set_pc_def)
+  have d0: "?d0 \<in> devs L" using wp t by (simp add: well_placed_def)
+  have nm: "Flush t \<notin> set (l2_fifo s d)" if "d \<in> devs L" for d using z(3) that by (auto simp: unflushed_def)
+  have kmono: "kd S P s u \<le> kd S P s' u" for u using z(7,8) by (cases "u = t") auto
+  have dmono: "done_ev S P s' e" if "done_ev S P s e" for e
+    using that kmono by (cases e) (auto intro: less_le_trans)
+  have wxo: "wx S P s' x e \<longleftrightarrow> wx S P s x e" if "done_ev S P s e" for x e
+    using that dmono by (auto simp: wx_def)
+  have p2o: "e \<in> pend2 L S P s' g' d x \<longleftrightarrow> e \<in> pend2 L S P s g d x" if "done_ev S P s e" for e d x
+    using wxo[OF that] old[OF that] by (simp add: pend2_def)
+  \<comment> \<open>what another thread knows after the step it knew before, of writes performed before\<close>
+  have ko: "knows L S P s g u e \<and> done_ev S P s e" if h: "knows L S P s' g' u e" "u \<noteq> t" "done_ev S P s' e" for u e
+  proof -
+    have ku: "knows L S P s g u e" using knows_new[OF ei gr dn h(1,2)] .
+    have "done_ev S P s e"
+    proof (rule ccontr)
+      assume nd: "\<not> done_ev S P s e"
+      then obtain p where "e = Acc t ?k p" using new h(3) by blast
+      then show False using knows_old[OF ei ku] h(2) nd by auto
+    qed
+    then show ?thesis using ku by blast
+  qed
+  \<comment> \<open>a step that is not visible performs nothing and teaches nothing\<close>
+  have qk: "knows L S P s g t e \<and> (done_ev S P s' e \<longrightarrow> done_ev S P s e)" if "\<not> visible ?i" "knows L S P s' g' t e" for e
+  proof -
+    have dq: "\<forall>e. done_ev S P s' e \<longrightarrow> done_ev S P s e" using new that(1) by blast
+    show ?thesis using knows_quiet[OF ei gr dq that(2)] dq by blast
+  qed
+  have fi: "\<exists>i < length (l2_fifo s d). l2_fifo s d ! i = Addr x \<and> (\<forall>j < i. \<forall>u. knows L S P s g u e \<longrightarrow> l2_fifo s d ! j \<noteq> Flush u)"
+    if "e \<in> pend2 L S P s g d x" for d x e using mr that unfolding mr_ok_def by blast
+  \<comment> \<open>past its flush of the L2, a thread's marker waits while a write it knows waits\<close>
+  have own: "Flush t \<in> set (l2_fifo s' ?d0)"
+    if fs: "flushed2 ?xs (Suc ?n)" and a': "e \<in> pend2 L S P s' g' ?d0 x" "knows L S P s' g' t e" for e x
+  proof -
+    have nv: "\<not> visible ?i" using flushed2_Suc[OF fs] flul2_quiet quiet_vis by blast
+    have ds: "done_ev S P s' e" using a' wx_done by (auto simp: pend2_def)
+    have k: "knows L S P s g t e" "done_ev S P s e" using qk[OF nv a'(2)] ds by blast+
+    have ep: "e \<in> pend2 L S P s g ?d0 x" using p2o[OF k(2)] a'(1) by blast
+    from flushed2_Suc[OF fs] show ?thesis
+    proof
+      assume "flushed2 ?xs ?n \<and> quiet ?i"
+      then have "Flush t \<in> set (l2_fifo s ?d0)" using mr t k(1) ep unfolding mr_ok_def by blast
+      then show ?thesis using fq by simp
+    next
+      assume "flul2 ?i \<and> flushed ?xs ?n"
+      then obtain sc where "?i = FLUL2 sc" by (cases ?i) auto
+      then show ?thesis using fq l2_new_own[OF wp t, of sc] by simp
+    qed
+  qed
+  show ?thesis
+    unfolding mr_ok_def
+  proof (intro conjI allI impI ballI)
+    fix d x e assume e: "e \<in> pend2 L S P s' g' d x"
+    have dd: "d \<in> devs L" using pend2_devs[OF wp e] .
+    show "\<exists>i < length (l2_fifo s' d). l2_fifo s' d ! i = Addr x
+        \<and> (\<forall>j < i. \<forall>u. knows L S P s' g' u e \<longrightarrow> l2_fifo s' d ! j \<noteq> Flush u)"
+    proof (cases "done_ev S P s e")
+      case True
+      have ep: "e \<in> pend2 L S P s g d x" using e p2o[OF True] by simp
+      obtain i where i: "i < length (l2_fifo s d)" "l2_fifo s d ! i = Addr x"
+          "\<forall>j < i. \<forall>u. knows L S P s g u e \<longrightarrow> l2_fifo s d ! j \<noteq> Flush u"
+        using fi[OF ep] by blast
+      have "l2_fifo s' d ! j \<noteq> Flush u" if "j < i" "knows L S P s' g' u e" for j u
+      proof
+        assume f: "l2_fifo s' d ! j = Flush u"
+        then have fj: "l2_fifo s d ! j = Flush u" using fq that(1) i(1) by (simp add: nth_append)
+        then have "u \<noteq> t" using nm[OF dd] that(1) i(1) by (metis nth_mem order.strict_trans)
+        then have "knows L S P s g u e" using ko that(2) True dmono by blast
+        then show False using i(3) that(1) fj by blast
+      qed
+      then show ?thesis using i fq by (intro exI[of _ i]) (auto simp: nth_append)
+    next
+      case False
+      have ds: "done_ev S P s' e" using e wx_done by (auto simp: pend2_def)
+      obtain p where ep: "e = Acc t ?k p" using new[OF ds False] by blast
+      have we: "is_wr P e" and a2: "ga2 g' e \<noteq> None" using e by (auto simp: pend2_def wx_def)
+      obtain y0 where y0: "sloc P e = Some y0" "(\<exists>r. ?i = INCL2 r y0) \<and> ga2 g' e = Some (gt g' e)
+          \<or> ga2 g' e = None"
+        using se(7)[OF we ds False] by blast
+      have i2: "\<exists>r. ?i = INCL2 r y0" using y0(2) a2 by blast
+      have "x = y0" using e y0(1) wx_loc by (auto simp: pend2_def)
+      moreover have "d = ?d0" using e ep by (auto simp: pend2_def)
+      ultimately have ln: "l2_new L t ?i d = [Addr x]" using i2 by (auto simp: l2_new_def)
+      have "l2_fifo s' d ! j \<noteq> Flush u" if "j < length (l2_fifo s d)" "knows L S P s' g' u e" for j u
+      proof
+        assume f: "l2_fifo s' d ! j = Flush u"
+        then have fj: "l2_fifo s d ! j = Flush u" using fq that(1) by (simp add: nth_append)
+        have "u = t"
+        proof (rule ccontr)
+          assume "u \<noteq> t"
+          then show False using ko[OF that(2) _ ds] False by blast
+        qed
+        then show False using nm[OF dd] fj that(1) by (metis nth_mem)
+      qed
+      then show ?thesis using fq ln by (intro exI[of _ "length (l2_fifo s d)"]) (auto simp: nth_append)
+    qed
+  next
+    fix u d x e assume a: "d \<in> devs L \<and> Flush u \<in> set (l2_fifo s' d) \<and> wx S P s' x e \<and> knows L S P s' g' u e"
+    have ds: "done_ev S P s' e" using a wx_done by blast
+    from a fq consider (was) "Flush u \<in> set (l2_fifo s d)" | (nw) "Flush u \<in> set (l2_new L t ?i d)" by auto
+    then show "ga2 g' e \<noteq> None"
+    proof cases
+      case was
+      then have "u \<noteq> t" using nm a by blast
+      then have k: "knows L S P s g u e" "done_ev S P s e" using ko a ds by blast+
+      then have "ga2 g e \<noteq> None" using mr a was wxo[OF k(2)] unfolding mr_ok_def by blast
+      then show ?thesis using old[OF k(2)] by simp
+    next
+      case nw
+      obtain sc where ut: "u = t" and i: "?i = FLUL2 sc" using l2_new_flush[OF nw] by blast
+      have nv: "\<not> visible ?i" using i by simp
+      have k: "knows L S P s g t e" "done_ev S P s e" using qk[OF nv] a ut ds by blast+
+      have fl: "flushed ?xs ?n"
+      proof -
+        have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
+        have xs: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
+        show ?thesis using compiled_fl2[OF rows(4) ops, of ?n] z(1) i xs by simp
+      qed
+      have "ga2 g e \<noteq> None" using known_flushed[OF oi kh t wp fl z(3) _ k(1)] wxo[OF k(2)] a by blast
+      then show ?thesis using old[OF k(2)] by simp
+    qed
+  next
+    fix u x e assume u: "u \<in> src_threads P" and fl: "flushed2 (instrs (compile S P) u) (pc s' u)"
+      and a: "wx S P s' x e \<and> knows L S P s' g' u e"
+    have ds: "done_ev S P s' e" using a wx_done by blast
+    show "ga2 g' e \<noteq> None"
+    proof (cases "u = t")
+      case False
+      have k: "knows L S P s g u e" "done_ev S P s e" using ko a ds False by blast+
+      have "flushed2 (instrs (compile S P) u) (pc s u)" using fl pc' False by simp
+      then have "ga2 g e \<noteq> None" using mr u k(1) wxo[OF k(2)] a unfolding mr_ok_def by blast
+      then show ?thesis using old[OF k(2)] by simp
+    next
+      case True
+      have fs: "flushed2 ?xs (Suc ?n)" using fl pc' True by simp
+      have nv: "\<not> visible ?i" using flushed2_Suc[OF fs] flul2_quiet quiet_vis by blast
+      have k: "knows L S P s g t e" "done_ev S P s e" using qk[OF nv] a True ds by blast+
+      have wa: "wx S P s x e" using wxo[OF k(2)] a by blast
+      from flushed2_Suc[OF fs] have "ga2 g e \<noteq> None"
+      proof
+        assume "flushed2 ?xs ?n \<and> quiet ?i"
+        then show ?thesis using mr t k(1) wa unfolding mr_ok_def by blast
+      next
+        assume "flul2 ?i \<and> flushed ?xs ?n"
+        then show ?thesis using known_flushed[OF oi kh t wp _ z(3) wa k(1)] by blast
+      qed
+      then show ?thesis using old[OF k(2)] by simp
+    qed
+  next
+    fix u x e assume u: "u \<in> src_threads P" and fl: "flushed2 (instrs (compile S P) u) (pc s' u)"
+      and a: "e \<in> pend2 L S P s' g' (dev_of L (wg_of L u)) x \<and> knows L S P s' g' u e"
+    let ?d = "dev_of L (wg_of L u)"
+    have ds: "done_ev S P s' e" using a wx_done by (auto simp: pend2_def)
+    show "Flush u \<in> set (l2_fifo s' ?d)"
+    proof (cases "u = t")
+      case False
+      have k: "knows L S P s g u e" "done_ev S P s e" using ko a ds False by blast+
+      have "flushed2 (instrs (compile S P) u) (pc s u)" using fl pc' False by simp
+      then have "Flush u \<in> set (l2_fifo s ?d)" using mr u k(1) p2o[OF k(2)] a unfolding mr_ok_def by blast
+      then show ?thesis using fq by simp
+    next
+      case True
+      have fs: "flushed2 ?xs (Suc ?n)" using fl pc' True by simp
+      have nv: "\<not> visible ?i" using flushed2_Suc[OF fs] flul2_quiet quiet_vis by blast
+      then show ?thesis using own[OF fs, of e x] a True by simp
+    qed
+  next
+    fix u k a assume a: "sys_store P u k \<and> is_wr P (Acc u k False) \<and> done_ev S P s' (Acc u k False)
+        \<and> knows_at L P g' (Acc u k False) a \<and> a \<noteq> Acc u k False"
+    let ?w = "Acc u k False"
+    show "ga3 g' a \<noteq> None"
+    proof (cases "done_ev S P s ?w")
+      case True
+      have "knows_at L P g ?w a" using knows_at_keep[OF ei gr True] a by simp
+      then have "ga3 g a \<noteq> None" "done_ev S P s a"
+        using mr a True knows_at_done[OF ei True] unfolding mr_ok_def by blast+
+      then show ?thesis using old by simp
+    next
+      case nw: False
+      obtain p where wk: "?w = Acc t ?k p" and vis: "visible ?i" using new a nw by blast
+      have ut: "u = t" and kk: "k = ?k" using wk by simp_all
+      have nrw: "\<not> is_rd P ?w" using a by (auto dest: rd_wr)
+      have kn: "knows L S P s g t a \<and> done_ev S P s a \<and> (\<exists>x. wx S P s x a)"
+        using store_knew[OF inv gi t st rows(1-3) gs gv] a nrw nw ut by blast
+      obtain x where wa: "wx S P s x a" using kn by blast
+      obtain a0 r0 x0 where op: "src_code P t ! ?k = Op a0 r0 x0" and sa: "sys_st_op a0"
+        using a ut kk by (auto simp: sys_store_def ins_def)
+      have f2: "flushed2 ?xs ?n"
+      proof -
+        have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
+        have xs: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
+        have "flushed2 (concat (map (compile_instr S) (src_code P t))) ?n"
+          by (rule compiled_vis_flushed2[OF rows(1,2,4) ops _ _ _ op sa]) (use z(1) vis xs in \<open>simp_all add: kd_def\<close>)
+        then show ?thesis using xs by simp
+      qed
+      have "ga3 g a \<noteq> None" using known_flushed2[OF mr kh t wp f2 z(3) wa] kn by blast
+      then show ?thesis using old kn by simp
     qed
   qed
 qed
@@ -4141,7 +4735,8 @@ lemma hb_reachable:
     and wp: "well_placed L P" and sc: "scoped_conflicts L P"
   shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g
     \<and> kw_ok L S P s g \<and> (prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> rp_ok L S P s g)
-    \<and> (acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s g \<and> kr_ok L S P s g)"
+    \<and> (acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s g \<and> kr_ok L S P s g)
+    \<and> (mem_rows S (A \<union> B) \<longrightarrow> mr_ok L S P s g)"
 proof -
   have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
     using reach by (simp add: reachable_def)
@@ -4150,12 +4745,13 @@ proof -
     case base
     show ?case
       by (intro exI[of _ "ghost0 P"] conjI impI ginv_initial oinv_initial wr_ok_initial l2_ok_initial hb_ok_initial
-          kw_ok_initial kl_ok_initial kr_ok_initial rp_ok_initial)
+          kw_ok_initial kl_ok_initial kr_ok_initial rp_ok_initial mr_ok_initial)
   next
     case (step s1 s2)
     then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "wr_ok L S P s1 g" "l2_ok L S P s1 g" "hb_ok L S P s1 g"
       "kw_ok L S P s1 g" "prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> rp_ok L S P s1 g"
       "acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s1 g \<and> kr_ok L S P s1 g"
+      "mem_rows S (A \<union> B) \<longrightarrow> mr_ok L S P s1 g"
       by blast
     have c0: "0 < clk g" using wr_okD(1)[OF g(3)] .
     have kh: "kh_ok L S P s1 g" using g(5) by (simp add: hb_ok_def)
@@ -4176,11 +4772,13 @@ proof -
         using rp_thread[OF g(1,2) kh thr rows(1-3) _ wp _ g'(1,5,6) c0] g(7) by blast
       moreover have "acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
         using kl_thread[OF g(1,2,3) thr rows(1-3) _ rows(4,7) wp sc _ g'(1,5,6) g(4,5,6)] g(7,8) by blast
+      moreover have "mem_rows S (A \<union> B) \<longrightarrow> mr_ok L S P s2 g'"
+        using mr_thread[OF g(1,2) kh thr rows(1-3) _ wp g'(1,5,6)] g(9) by blast
       ultimately show ?thesis using g' hb' by blast
     next
       case env
       obtain g' where g': "ginv L S P s2 g'" "oinv L S P s2 g'" "wr_ok L S P s2 g'" "l2_ok L S P s2 g'" "env_mono g g'"
-          "sb_keep L S P s1 g g'" "l1_env L s1 s2 g g'" "fifo_env L S P s1 s2 g g'"
+          "sb_keep L S P s1 g g'" "l1_env L s1 s2 g g'" "fifo_env L S P s1 s2 g g'" "fifo2_env L S P s1 s2 g g'"
         using oinv_env[OF g(1,2) env] g(3,4) c0 by blast
       have pc: "pc s2 = pc s1" using env_step_regs_pc_locks[OF env] by simp
       have ei: "ev_inv S P s1 g" using g(1) by (simp add: ginv_def)
@@ -4194,6 +4792,7 @@ proof -
         then show "kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
           using kl_env[OF pc g'(5,6,7) g(1) kh g(4) _ rows(1-3) _ rows(7)] kr_env[OF pc g'(5,6) ei] g(8) by blast
       qed
+      moreover have "mem_rows S (A \<union> B) \<longrightarrow> mr_ok L S P s2 g'" using mr_env[OF pc g'(5,9) wp] g(9) by blast
       ultimately show ?thesis using g' by blast
     qed
   qed
@@ -4266,6 +4865,30 @@ proof -
   have fin: "finite (src_threads P)" using wp by (simp add: well_placed_def)
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fin rem] .
   show ?thesis using hb_reachable[OF reach rows(1-7) wp sc] rows(8) dcf unfolding rp_ok_def rp_fresh_def by blast
+qed
+
+subsection \<open>What an all-devices release hands over\<close>
+
+text \<open>Every write a performed all-devices store knew, its own excepted, has
+  reached memory: another device's acquire that reads the store finds it
+  there. On any number of devices, for the race-free programs of
+  machine_knows_home compiled by rows whose flushes of the L2 follow one of
+  the L1 and whose all-devices stores follow both (mem_rows).\<close>
+definition mem_released :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "mem_released L S P s g \<longleftrightarrow> (\<forall>t k a. sys_store P t k \<and> is_wr P (Acc t k False) \<and> done_ev S P s (Acc t k False)
+     \<and> knows_at L P g (Acc t k False) a \<and> a \<noteq> Acc t k False \<longrightarrow> ga3 g a \<noteq> None)"
+
+theorem machine_memory_release:
+  assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+      "rl_rows S A B" "mem_rows S (A \<union> B)"
+    and wp: "well_placed L P" and nr: "\<not> na_rmw P" and lp: "load_promotion L P"
+    and rf: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+  shows "\<exists>g. ginv L S P s g \<and> mem_released L S P s g"
+proof -
+  have fin: "finite (src_threads P)" using wp by (simp add: well_placed_def)
+  have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rf fin lp] .
+  show ?thesis using hb_reachable[OF reach rows(1-7) wp sc] rows(8) unfolding mr_ok_def mem_released_def by blast
 qed
 
 
