@@ -549,7 +549,7 @@ def test_the_remote_rmw_rows_lock_flush_and_invalidate_the_device_around_their_i
     assert not remote_rmw_row(row[:4] + ("FLUL1 DV", "UNLKrmw DV"))
     text = scheme_theory("rsp-new")[1]
     assert 'lemma rsp_new_rr_rows: "rr_rows rsp_new {' in text
-    assert "rsp_new_rl_rows rsp_new_rr_rows rsp_new_lk_rows" in text
+    assert "rsp_new_rl_rows rsp_new_rr_rows rsp_new_mem_rows rsp_new_lk_rows" in text
 
 
 def test_the_remote_store_rows_lock_and_flush_the_device_around_their_store():

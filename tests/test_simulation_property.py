@@ -566,6 +566,20 @@ def _devices_program(rng: random.Random, k: int):
 # happens-before): r1=1, r2=0 is not allowed. P1's first load of x brings
 # x=0 into its L1 early. Race-free: every access is an atomic at device
 # scope or wider on one device.
+def _mp_unsound_with(path, scheme, key, seq) -> None:
+    """The scheme with the row of `key` replaced by `seq` is unsound on the
+    message passing at `path` (race-free): P1 reads the flag (r1=1) and
+    then the stale data (r2=0)."""
+    from dataclasses import replace
+
+    from hrf.mappings.scheme import Row
+
+    planted = replace(scheme, name="rsp-new-planted", rows={**scheme.rows, key: Row(seq, "planted")})
+    r = hrf.soundness(path, planted, model="opencl-rsp")
+    assert r.sound is False and not r.racy_source, key
+    assert any(c.outcome and c.outcome.get("1:r1") == 1 and c.outcome.get("1:r2") == 0 for c in r.counterexamples)
+
+
 _MP_ALL = """OpenCL MP_all_beside_a_device
 {
   [x]=0; [y]=0; [z]=0;
@@ -602,10 +616,6 @@ def test_the_explorer_finds_rsp_new_sound_on_two_devices_whose_conflicts_sit_on_
     # agree on a seeded sample. Controls: rsp-new with its all-devices
     # load not invalidating the L1 (LD; INVL2 DV), or its all-devices store
     # not flushing it first (FLUL2 DV; ST), is unsound on _MP_ALL.
-    from dataclasses import replace
-
-    from hrf.mappings.scheme import Row
-
     scheme = get("rsp-new")
     rng = random.Random(23)
     race_free = remote_all = 0
@@ -628,10 +638,47 @@ def test_the_explorer_finds_rsp_new_sound_on_two_devices_whose_conflicts_sit_on_
     path.write_text(_MP_ALL)
     assert hrf.soundness(path, scheme, model="opencl-rsp").sound
     for key, seq in ((("load", "all", False), ("LD", "INVL2 DV")), (("store", "all", False), ("FLUL2 DV", "ST"))):
-        planted = replace(scheme, name="rsp-new-planted", rows={**scheme.rows, key: Row(seq, "planted")})
-        r = hrf.soundness(path, planted, model="opencl-rsp")
-        assert r.sound is False and not r.racy_source, key
-        assert any(c.outcome and c.outcome.get("1:r1") == 1 and c.outcome.get("1:r2") == 0 for c in r.counterexamples)
+        _mp_unsound_with(path, scheme, key, seq)
+
+
+_MP_ACROSS = """OpenCL MP_across_devices
+{
+  [x]=0; [y]=0;
+}
+
+P0 (global atomic_int* x, global atomic_int* y) {
+  atomic_store_explicit(x, 1, memory_order_release, memory_scope_all_svm_devices);
+  atomic_store_explicit(y, 1, memory_order_release, memory_scope_all_svm_devices);
+}
+
+P1 (global atomic_int* x, global atomic_int* y) {
+  int r0 = atomic_load_explicit(x, memory_order_acquire, memory_scope_all_svm_devices);
+  int r1 = atomic_load_explicit(y, memory_order_acquire, memory_scope_all_svm_devices);
+  int r2 = atomic_load_explicit(x, memory_order_acquire, memory_scope_all_svm_devices);
+}
+
+scopeTree (device (work_group P0)) (device (work_group P1))
+exists (1:r1=1 /\\ 1:r2=0)
+"""
+
+
+def test_the_explorer_finds_rsp_new_sound_on_message_passing_across_devices(tmp_path):
+    # Synchronisation across devices (Hrf_Happens's hbm edge between two
+    # all-devices atomics of two devices): message passing at all-devices
+    # scope from device 0 to device 1 is race-free, and rsp-new is sound on
+    # it. Controls, by hand: its all-devices store without the flush of the
+    # L2 (FLUL1 WG; ST: mem_rows fails) lets y reach memory before x under
+    # the any-order write-back, so device 1 reads y=1 and then x=0 from
+    # memory; its all-devices load without the invalidation of the L2
+    # (LD; INVL1 WG: the read half that kl_ok's twin for the L2 lines will
+    # need) lets device 1's L2 keep the x=0 its first load fetched.
+    scheme = get("rsp-new")
+    path = tmp_path / "mp_across.litmus"
+    path.write_text(_MP_ACROSS)
+    r = hrf.soundness(path, scheme, model="opencl-rsp")
+    assert r.complete and not r.racy_source and r.sound
+    for key, seq in ((("store", "all", False), ("FLUL1 WG", "ST")), (("load", "all", False), ("LD", "INVL1 WG"))):
+        _mp_unsound_with(path, scheme, key, seq)
 
 
 def test_rsp_old_breaks_sc_per_location_on_one_work_item(tmp_path):

@@ -733,10 +733,21 @@ def scheme_theory(scheme) -> tuple:
                 f"a remote load or RMW row of {name} does not flush the L1s of its device after its access before "
                 "it invalidates its L1, or its remote RMW is not performed at the L2",
             )
+        if not memory_rows(rows):
+            return not_stated(
+                "Hrf_Happens's theorem on what a thread knows",
+                f"a row of {name} flushes the L2 without a flush of the L1 right before, an all-devices store "
+                "row does not flush both before its store, or a row is an RMW at all-devices scope",
+            )
         _l1_ops, l1_set = chosen(name, rows, l1_row)
         _l2_ops, l2_set = chosen(name, rows, l2_row)
         return (
             [
+                "text \\<open>Each flush of the L2 follows a flush of the L1, each all-devices store both, and no "
+                "row is an RMW at all-devices scope (Hrf_Happens's mem_rows).\\<close>",
+                f'lemma {name}_mem_rows: "mem_rows {name} ({l1_set} \\<union> {l2_set})"',
+                f"  by (simp add: mem_simps {name}_def {rows_defs(name)})",
+                "",
                 "text \\<open>Each row that writes at device scope or wider flushes the L1 before its access, "
                 "and each RMW at such scope is performed at the L2 (Hrf_Happens's rel_rows).\\<close>",
                 f'lemma {name}_rel_rows: "rel_rows {name} {l1_set} {l2_set}"',
@@ -761,7 +772,7 @@ def scheme_theory(scheme) -> tuple:
                 f"     \\<and> s \\<in> reachable L wb (compile {name} P) (initial (src_init P))",
                 f'     \\<longrightarrow> (\\<exists>g. ginv L {name} P s g \\<and> hb_home L {name} P s g)"',
                 f"  using machine_knows_home[OF _ {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows "
-                f"{name}_rl_rows]",
+                f"{name}_rl_rows {name}_mem_rows]",
                 "  by blast",
                 "",
                 "text \\<open>So every outcome of such a program is the outcome of a candidate whose coherence "
@@ -775,35 +786,33 @@ def scheme_theory(scheme) -> tuple:
                 False,
                 ["\\<and> hb_co_ok L P rfw co"],
                 f"machine_outcomes_hb_co[OF {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows "
-                f"{name}_rl_rows]",
+                f"{name}_rl_rows {name}_mem_rows]",
             )
             + promotion_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
             + coherent_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
             + memory_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
         )
 
+    def memory_rows(rows) -> bool:
+        """Whether each flush of the L2 in the scheme's rows follows one of the
+        L1, each all-devices store row flushes both before its store, and no
+        row is an RMW at all-devices scope (mem_rows)."""
+        taken = [(op, scope, r) for op, scope, _remote, r, _src, _seq in rows if l1_row(op, r.seq) or l2_row(op, r.seq)]
+        return all(
+            l2_after_l1_row(r.seq)
+            and (op != "store" or scope != "all" or memory_released_row(r.seq))
+            and (op != "rmw" or scope != "all")
+            for op, scope, r in taken
+        )
+
     def memory_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set):
         """Hrf_Happens's machine_memory_release for a scheme with all-devices
-        store rows, where each flush of the L2 in its rows follows one of the
-        L1 and each all-devices store follows both (mem_rows)."""
-        taken = [(op, scope, r) for op, scope, _remote, r, _src, _seq in rows if l1_row(op, r.seq) or l2_row(op, r.seq)]
-        if not any(op == "store" and scope == "all" for op, scope, _r in taken):
-            return []
-        if not all(
-            l2_after_l1_row(r.seq) and (op != "store" or scope != "all" or memory_released_row(r.seq))
-            for op, scope, r in taken
+        store rows (its mem_rows stated beside its rel_rows)."""
+        if not any(
+            op == "store" and scope == "all" and l1_row(op, r.seq) for op, scope, _remote, r, _src, _seq in rows
         ):
-            return not_stated(
-                "Hrf_Happens's theorem on what an all-devices release hands over",
-                f"a row of {name} flushes the L2 without a flush of the L1 right before, or an all-devices store "
-                "row does not flush both before its store",
-            )
+            return []
         return [
-            "text \\<open>Each flush of the L2 follows a flush of the L1, and each all-devices store both "
-            "(Hrf_Happens's mem_rows).\\<close>",
-            f'lemma {name}_mem_rows: "mem_rows {name} ({l1_set} \\<union> {l2_set})"',
-            f"  by (simp add: mem_simps {name}_def {rows_defs(name)})",
-            "",
             f"text \\<open>So on a race-free program {_PROMOTION}, on any number of devices, in every state the "
             "machine reaches, every write a performed all-devices store knew (its own excepted) has reached "
             "memory, where an acquire of another device finds it (Hrf_Happens's mem_released).\\<close>",
@@ -863,7 +872,7 @@ def scheme_theory(scheme) -> tuple:
             f"     \\<and> s \\<in> reachable L wb (compile {name} P) (initial (src_init P))",
             f'     \\<longrightarrow> (\\<exists>g. ginv L {name} P s g \\<and> rp_fresh L {name} P s g)"',
             "  using machine_remote_release_fresh[OF _ "
-            f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_rl_rows {name}_prom_rows]",
+            f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_rl_rows {name}_mem_rows {name}_prom_rows]",
             "  by blast",
             "",
         ]
@@ -905,7 +914,7 @@ def scheme_theory(scheme) -> tuple:
                 ["\\<and> hb_co_ok L P rfw co \\<and> hb_co_rd_ok L P rfw co"],
                 "machine_outcomes_hb_coherent[OF "
                 f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_rl_rows "
-                f"{name}_acq_rows {name}_prom_rows]",
+                f"{name}_mem_rows {name}_acq_rows {name}_prom_rows]",
             )
             + rmw_atomic_theorem(name, rows, ops, l2_lemma, flushed, l1_set, l2_set)
         )
@@ -949,7 +958,7 @@ def scheme_theory(scheme) -> tuple:
         atomic = "\\<and> (\\<forall>t k. acc P t k True \\<longrightarrow> rmw_atomic P rfw co t k)"
         rows_taken = (
             f"{name}_l1_rows {l2_lemma} _ {flushed} {name}_acq_rows {name}_rel_rows {name}_prom_rows {name}_rl_rows "
-            f"{name}_rr_rows {name}_lk_rows"
+            f"{name}_rr_rows {name}_mem_rows {name}_lk_rows"
         )
         return (
             [

@@ -189,7 +189,8 @@ text \<open>Synchronisation as the machine exhibits it ([HRF14] sec. 4: an atomi
   other's scope): a read of an atomic that reads an atomic write of its own
   work-group, or of another work-group of its device with both at device
   scope or wider, or with the write or the read a remote one ([RSP15]
-  sec. 5.1: promotion, the remote operation's scope holding the other).\<close>
+  sec. 5.1: promotion, the remote operation's scope holding the other), or
+  of any device with both at all-devices scope.\<close>
 definition atomic_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
   "atomic_ev P e \<longleftrightarrow> (case e of Init x \<Rightarrow> False | Acc t i p \<Rightarrow> op_scope (ins P t i) \<noteq> NonAtomic)"
 
@@ -199,10 +200,13 @@ definition wide_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
 definition remote_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
   "remote_ev P e \<longleftrightarrow> (case e of Init x \<Rightarrow> False | Acc t i p \<Rightarrow> op_remote (ins P t i))"
 
+definition sys_ev :: "src_program \<Rightarrow> sev \<Rightarrow> bool" where
+  "sys_ev P e \<longleftrightarrow> (case e of Init x \<Rightarrow> False | Acc t i p \<Rightarrow> op_scope (ins P t i) = AllDevices)"
+
 definition swm :: "layout \<Rightarrow> src_program \<Rightarrow> ghost \<Rightarrow> sev rel" where
   "swm L P g = {(w, r). is_rd P r \<and> grf g r = w \<and> atomic_ev P w \<and> atomic_ev P r
      \<and> (ewg L w = ewg L r \<or> ((wide_ev P w \<and> wide_ev P r \<or> remote_ev P w \<or> remote_ev P r)
-          \<and> map_option (dev_of L) (ewg L w) = map_option (dev_of L) (ewg L r)))}"
+          \<and> map_option (dev_of L) (ewg L w) = map_option (dev_of L) (ewg L r)) \<or> (sys_ev P w \<and> sys_ev P r))}"
 
 text \<open>Happens-before of the exhibited candidate: program order and that
   synchronisation, transitively ([HRF14] sec. 4).\<close>

@@ -1461,6 +1461,7 @@ lemma hb_thread:
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
     and hb: "hb_ok L S P s g"
+    and mem: "\<forall>y a. done_ev S P s y \<and> is_wr P y \<and> sys_ev P y \<and> knows_at L P g y a \<and> a \<noteq> y \<longrightarrow> ga3 g a \<noteq> None"
   shows "hb_ok L S P s' g'"
 proof -
   let ?xs = "instrs (compile S P) t" and ?n = "pc s t" and ?k = "kd S P s t" and ?w0 = "wg_of L t"
@@ -1584,11 +1585,24 @@ proof -
           have ka: "knows L S P s g u' a" unfolding knows_def
             by (rule disjI2, rule exI[of _ b], rule exI[of _ ?y]) (use sy(4-6) rh yu in auto)
           have khu: "dv L a = Some (dev_of L (wg_of L u'))" using kh u' wa ka o unfolding kh_ok_def by blast
-          have sw: "ewg L ?y = ewg L r \<or> map_option (dev_of L) (ewg L ?y) = map_option (dev_of L) (ewg L r)"
+          have sw: "ewg L ?y = ewg L r \<or> map_option (dev_of L) (ewg L ?y) = map_option (dev_of L) (ewg L r)
+              \<or> (sys_ev P ?y \<and> sys_ev P r)"
             using sy(7) by (auto simp: swm_def)
           obtain p where rk: "r = Acc t ?k p" using new sy(2,3) by blast
-          have "dev_of L (wg_of L u') = dev_of L ?w0" using sw rk yu by auto
-          then show ?thesis using khu ut by simp
+          show ?thesis
+          proof (cases "dev_of L (wg_of L u') = dev_of L ?w0")
+            case True
+            then show ?thesis using khu ut by simp
+          next
+            case False
+            \<comment> \<open>across devices, an all-devices release hands over only writes in memory\<close>
+            then have sy2: "sys_ev P ?y" using sw rk yu by auto
+            have yw: "is_wr P ?y" using ev_parts(2)[OF ei'] sy(1,2) by blast
+            have "knows_at L P g ?y a" unfolding knows_at_def using sy(4-6) by blast
+            then have "a \<noteq> ?y \<longrightarrow> ga3 g a \<noteq> None" using mem rh yw sy2 by blast
+            moreover have "ga3 g ?y \<noteq> None" using rd_home[OF sy(1-3)] False yu by (auto simp: dv_def)
+            ultimately show ?thesis using o by blast
+          qed
         qed
       qed
     qed
@@ -2362,23 +2376,35 @@ proof -
   then show ?thesis using dc[unfolded dev_conflicts_def, rule_format, of a b] a b(2) by simp
 qed
 
-text \<open>Happens-before stays on one device: program order in a thread,
-  synchronisation in a work-group or across work-groups of one device.\<close>
+text \<open>Where conflicting accesses sit on one device, happens-before into a
+  performed event stays on one device: program order in a thread, and a
+  synchronising read reads a write of its own device.\<close>
 lemma hbm_dv:
-  assumes h: "(a, c) \<in> hbm L P g"
+  assumes dc: "dev_conflicts L P" and ei: "ev_inv S P s g" and h: "(a, c) \<in> hbm L P g" and d: "done_ev S P s c"
   shows "dv L a = dv L c \<and> ewg L a \<noteq> None"
 proof -
-  have e: "dv L a = dv L c \<and> ewg L a \<noteq> None \<and> ewg L c \<noteq> None" if "(a, c) \<in> src_po P \<union> swm L P g" for a c
-    using that by (auto simp: src_po_def swm_def dv_def atomic_ev_def split: sev.splits)
-  have "dv L a = dv L c \<and> ewg L a \<noteq> None \<and> ewg L c \<noteq> None" using h[unfolded hbm_def]
+  have e: "dv L a = dv L c \<and> ewg L a \<noteq> None \<and> ewg L c \<noteq> None"
+    if ac: "(a, c) \<in> src_po P \<union> swm L P g" and dc': "done_ev S P s c" for a c
+  proof (cases "(a, c) \<in> src_po P")
+    case True
+    then show ?thesis by (auto simp: src_po_def dv_def)
+  next
+    case False
+    then have r: "is_rd P c" "grf g c = a" "atomic_ev P a" using ac by (auto simp: swm_def)
+    have w: "is_wr P a" "sloc P a = sloc P c" using ev_parts(2)[OF ei] r(1,2) dc' by blast+
+    have na: "ewg L a \<noteq> None" using r(3) by (cases a) (auto simp: atomic_ev_def)
+    have nc: "ewg L c \<noteq> None" using r(1) by (cases c) auto
+    then show ?thesis using dc[unfolded dev_conflicts_def, rule_format, of a c] w r(1) na by simp
+  qed
+  have "done_ev S P s c \<longrightarrow> dv L a = dv L c \<and> ewg L a \<noteq> None \<and> ewg L c \<noteq> None" using h[unfolded hbm_def]
   proof (induction rule: trancl_induct)
     case (base b)
     then show ?case using e by blast
   next
     case (step b c)
-    then show ?case using e[OF step(2)] by simp
+    then show ?case using e[OF step(2)] hbm_edge_done[OF ei step(2)] by simp
   qed
-  then show ?thesis by blast
+  then show ?thesis using d by blast
 qed
 
 text \<open>A write an access of thread t knows is the initial one or of t's device
@@ -2391,7 +2417,7 @@ proof -
   obtain b where b: "is_wr P b \<or> is_rd P b" "b = c \<or> (b, c) \<in> hbm L P g" "ob P g b = a"
     using k unfolding knows_at_def by blast
   have db: "done_ev S P s b" using b(2) hbm_done[OF ei _ d] d by blast
-  have bc: "dv L b = dv L c \<and> ewg L b \<noteq> None" using b(2) hbm_dv[of b c] c by (cases c) auto
+  have bc: "dv L b = dv L c \<and> ewg L b \<noteq> None" using b(2) hbm_dv[OF dc ei _ d, of b] c by (cases c) auto
   obtain y where y: "sloc P b = Some y" using b(1) wr_loc[of P b] rd_addr
     by (cases b) (auto simp: acc_def)
   have "wx S P s y a" using ob_wx_done[OF ei b(1) db y] b(3) by simp
@@ -3530,9 +3556,12 @@ definition vis_flushed2 :: "row \<Rightarrow> bool" where
   "vis_flushed2 rw \<longleftrightarrow> (\<forall>r x. \<forall>m < length (rw r x). visible (rw r x ! m) \<longrightarrow> flushed2 (rw r x) m)"
 
 text \<open>Every flush of the L2 comes after a flush of the L1 (the L1's writes
-  first reach the L2, then memory), and an all-devices store after both.\<close>
+  first reach the L2, then memory), and an all-devices store after both;
+  and no row is an RMW at all-devices scope (the machine has no RMW at
+  memory).\<close>
 definition mem_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> bool" where
-  "mem_rows S A \<longleftrightarrow> (\<forall>a \<in> A. \<exists>rw. S a = Some rw \<and> (\<forall>r x. flq flul2 False (rw r x)) \<and> (sys_st_op a \<longrightarrow> vis_flushed2 rw))"
+  "mem_rows S A \<longleftrightarrow> (\<forall>a \<in> A. (\<exists>rw. S a = Some rw \<and> (\<forall>r x. flq flul2 False (rw r x)) \<and> (sys_st_op a \<longrightarrow> vis_flushed2 rw))
+     \<and> (\<forall>rm. a \<noteq> FetchInc AllDevices rm))"
 
 lemmas mem_simps = mem_rows_def vis_flushed2_def flushed2_def flushed_def numeral_eq_Suc All_less_Suc
   Ex_less_Suc all_between_Suc
@@ -3669,6 +3698,27 @@ proof
   then have "Flush t \<in> set (l2_fifo s (dev_of L (wg_of L t)))" using mr t fl a(2) unfolding mr_ok_def by blast
   moreover have "dev_of L (wg_of L t) \<in> devs L" using wp t by (simp add: well_placed_def)
   ultimately show False using nu by (auto simp: unflushed_def)
+qed
+
+text \<open>So what an all-devices write knew, its own excepted, has reached
+  memory: such a write is a store, no row being an RMW at all-devices
+  scope.\<close>
+lemma mr_sys:
+  assumes mr: "mr_ok L S P s g" and rows: "mem_rows S A" "ops_of P \<subseteq> A"
+  shows "\<forall>y a. done_ev S P s y \<and> is_wr P y \<and> sys_ev P y \<and> knows_at L P g y a \<and> a \<noteq> y \<longrightarrow> ga3 g a \<noteq> None"
+proof (intro allI impI)
+  fix y a assume h: "done_ev S P s y \<and> is_wr P y \<and> sys_ev P y \<and> knows_at L P g y a \<and> a \<noteq> y"
+  obtain u j p where yu: "y = Acc u j p" using h by (cases y) (auto simp: sys_ev_def)
+  have ac: "acc P u j p" "wr (ins P u j) p" "op_scope (ins P u j) = AllDevices" using h yu by (auto simp: sys_ev_def)
+  obtain a0 r0 x0 where op: "ins P u j = Op a0 r0 x0" using ac(2) by (cases "ins P u j") auto
+  have tj: "u \<in> src_threads P" "j < length (src_code P u)" using ac(1) by (simp_all add: acc_def)
+  have "src_code P u ! j = Op a0 r0 x0" using op tj(2) by (simp add: ins_def)
+  then have "a0 \<in> ops_of P" using tj nth_mem[OF tj(2)] unfolding ops_of_def op_of_def by force
+  then have a0: "a0 \<in> A" using rows(2) by blast
+  have "\<forall>rm. a0 \<noteq> FetchInc AllDevices rm" using rows(1) a0 by (simp add: mem_rows_def)
+  then obtain rm where st: "a0 = Store AllDevices rm" and p: "p = False" using ac(2,3) op by (cases a0) auto
+  have "sys_store P u j" using op st by (simp add: sys_store_def)
+  then show "ga3 g a \<noteq> None" using mr h yu p unfolding mr_ok_def by blast
 qed
 
 subsection \<open>Environment steps keep it\<close>
@@ -4499,10 +4549,9 @@ proof -
           then show ?thesis using rdc[OF sy(1-3)] w'_def by blast
         next
           case False
-          have "ewg L w' \<noteq> ewg L r" using wu uw rk by simp
-          then have "map_option (dev_of L) (ewg L w') = map_option (dev_of L) (ewg L r)"
-            using sy(7) w'_def by (auto simp: swm_def)
-          then have dv': "dev_of L (wg_of L u') = dev_of L ?w0" using uw rk by simp
+          have "dv L w' = dv L r"
+            using dcf[unfolded dev_conflicts_def, rule_format, of w' r] wr' sy(1) uw rk by simp
+          then have dv': "dev_of L (wg_of L u') = dev_of L ?w0" using uw rk by (simp add: dv_def)
           obtain sc0 r0 x0 where op: "ins P u' j = Op (Store sc0 True) r0 x0" using rs uw by (auto simp: rstore_ev_def)
           have qf: "q = False" using wr'(1) uw op by (cases q) (auto simp: acc_def)
           have rk': "rstore P u' j" using op by (simp add: rstore_def)
@@ -4541,16 +4590,9 @@ proof -
               \<and> readable (l1 s ?w0 y0)"
             using se(6) sy(1,2) rk ni2 by blast
           have wa: "wx S P s y a" using knows_at_wx[OF ei hr kw' ya] .
-          have dvu: "dev_of L (wg_of L u') = dev_of L ?w0"
-          proof (cases "ewg L w' = ewg L r")
-            case True
-            then show ?thesis using uw rk by simp
-          next
-            case False
-            then have "map_option (dev_of L) (ewg L w') = map_option (dev_of L) (ewg L r)"
-              using sy(7) w'_def by (auto simp: swm_def)
-            then show ?thesis using uw rk by simp
-          qed
+          have "dv L w' = dv L r"
+            using dcf[unfolded dev_conflicts_def, rule_format, of w' r] wr' sy(1) uw rk by simp
+          then have dvu: "dev_of L (wg_of L u') = dev_of L ?w0" using uw rk by (simp add: dv_def)
           show ?thesis
           proof (cases "sloc P a = sloc P w'")
             case False
@@ -4732,11 +4774,12 @@ section \<open>In every reachable state\<close>
 lemma hb_reachable:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
+      "mem_rows S (A \<union> B)"
     and wp: "well_placed L P" and sc: "scoped_conflicts L P"
   shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g
     \<and> kw_ok L S P s g \<and> (prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> rp_ok L S P s g)
     \<and> (acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s g \<and> kr_ok L S P s g)
-    \<and> (mem_rows S (A \<union> B) \<longrightarrow> mr_ok L S P s g)"
+    \<and> mr_ok L S P s g"
 proof -
   have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
     using reach by (simp add: reachable_def)
@@ -4751,7 +4794,7 @@ proof -
     then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "wr_ok L S P s1 g" "l2_ok L S P s1 g" "hb_ok L S P s1 g"
       "kw_ok L S P s1 g" "prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> rp_ok L S P s1 g"
       "acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s1 g \<and> kr_ok L S P s1 g"
-      "mem_rows S (A \<union> B) \<longrightarrow> mr_ok L S P s1 g"
+      "mr_ok L S P s1 g"
       by blast
     have c0: "0 < clk g" using wr_okD(1)[OF g(3)] .
     have kh: "kh_ok L S P s1 g" using g(5) by (simp add: hb_ok_def)
@@ -4766,14 +4809,14 @@ proof -
           "gstep P (done_ev S P s1) (done_ev S P s2) (instrs (compile S P) t ! pc s1 t) g g'"
           "gview L t (kd S P s1 t) (instrs (compile S P) t ! pc s1 t) g g'"
         using oinv_thread[OF g(1,2) thr rows(1-4) wp] g(3,4) rows(5) by blast
-      have hb': "hb_ok L S P s2 g'" by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6,7) wp sc g'(1,5,6) g(5)])
+      have hb': "hb_ok L S P s2 g'"
+        by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6,7) wp sc g'(1,5,6) g(5) mr_sys[OF g(9) rows(8,3)]])
       have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) rows(7) wp g'(1,5,6) g(5) hb' g(6)])
       moreover have "prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> rp_ok L S P s2 g'"
         using rp_thread[OF g(1,2) kh thr rows(1-3) _ wp _ g'(1,5,6) c0] g(7) by blast
       moreover have "acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
         using kl_thread[OF g(1,2,3) thr rows(1-3) _ rows(4,7) wp sc _ g'(1,5,6) g(4,5,6)] g(7,8) by blast
-      moreover have "mem_rows S (A \<union> B) \<longrightarrow> mr_ok L S P s2 g'"
-        using mr_thread[OF g(1,2) kh thr rows(1-3) _ wp g'(1,5,6)] g(9) by blast
+      moreover have "mr_ok L S P s2 g'" by (rule mr_thread[OF g(1,2) kh thr rows(1-3,8) wp g'(1,5,6) g(9)])
       ultimately show ?thesis using g' hb' by blast
     next
       case env
@@ -4792,7 +4835,7 @@ proof -
         then show "kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
           using kl_env[OF pc g'(5,6,7) g(1) kh g(4) _ rows(1-3) _ rows(7)] kr_env[OF pc g'(5,6) ei] g(8) by blast
       qed
-      moreover have "mem_rows S (A \<union> B) \<longrightarrow> mr_ok L S P s2 g'" using mr_env[OF pc g'(5,9) wp] g(9) by blast
+      moreover have "mr_ok L S P s2 g'" using mr_env[OF pc g'(5,9) wp g(9)] .
       ultimately show ?thesis using g' by blast
     qed
   qed
@@ -4825,7 +4868,7 @@ definition hb_home :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<R
 
 theorem machine_knows_home:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B" "mem_rows S (A \<union> B)"
     and wp: "well_placed L P"
     and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
   shows "\<exists>g. ginv L S P s g \<and> hb_home L S P s g"
@@ -4856,7 +4899,7 @@ text \<open>For every race-free program (OpenCL+RSP) whose remote operations
   performed remote store knew is fresh in every L1 of its device.\<close>
 theorem machine_remote_release_fresh:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B" "mem_rows S (A \<union> B)"
       "prom_rows S A B"
     and wp: "well_placed L P" and dcf: "dev_conflicts L P"
     and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
@@ -4864,7 +4907,7 @@ theorem machine_remote_release_fresh:
 proof -
   have fin: "finite (src_threads P)" using wp by (simp add: well_placed_def)
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fin rem] .
-  show ?thesis using hb_reachable[OF reach rows(1-7) wp sc] rows(8) dcf unfolding rp_ok_def rp_fresh_def by blast
+  show ?thesis using hb_reachable[OF reach rows(1-8) wp sc] rows(9) dcf unfolding rp_ok_def rp_fresh_def by blast
 qed
 
 subsection \<open>What an all-devices release hands over\<close>
@@ -4888,7 +4931,7 @@ theorem machine_memory_release:
 proof -
   have fin: "finite (src_threads P)" using wp by (simp add: well_placed_def)
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rf fin lp] .
-  show ?thesis using hb_reachable[OF reach rows(1-7) wp sc] rows(8) unfolding mr_ok_def mem_released_def by blast
+  show ?thesis using hb_reachable[OF reach rows wp sc] unfolding mr_ok_def mem_released_def by blast
 qed
 
 
@@ -4897,7 +4940,7 @@ text \<open>Happens-before over a candidate's reads-from (the exhibited one's is
 definition hbr :: "layout \<Rightarrow> src_program \<Rightarrow> (sev \<Rightarrow> sev) \<Rightarrow> sev rel" where
   "hbr L P rfw = (src_po P \<union> {(w, r). is_rd P r \<and> rfw r = w \<and> atomic_ev P w \<and> atomic_ev P r
      \<and> (ewg L w = ewg L r \<or> ((wide_ev P w \<and> wide_ev P r \<or> remote_ev P w \<or> remote_ev P r)
-          \<and> map_option (dev_of L) (ewg L w) = map_option (dev_of L) (ewg L r)))})\<^sup>+"
+          \<and> map_option (dev_of L) (ewg L w) = map_option (dev_of L) (ewg L r)) \<or> (sys_ev P w \<and> sys_ev P r))})\<^sup>+"
 
 lemma hbm_hbr: "hbm L P g = hbr L P (grf g)"
   by (simp add: hbm_def hbr_def swm_def)
@@ -4984,7 +5027,7 @@ text \<open>Every final state of a race-free program whose remote operations
   before a write: for every program of any length and thread count, on
   every layout, under both write-back policies.\<close>
 theorem machine_candidate_hb_co:
-  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B" "mem_rows S (A \<union> B)"
     and wp: "well_placed L P"
     and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
@@ -4998,7 +5041,7 @@ proof -
 qed
 
 corollary machine_outcomes_hb_co:
-  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B" "mem_rows S (A \<union> B)"
     and "well_placed L P"
     and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P))
@@ -5051,7 +5094,7 @@ text \<open>On one device, with rows whose acquires at device scope and
   coherence), for every program of any length and thread count, on every
   layout of one device, under both write-back policies.\<close>
 theorem machine_candidate_hb_coherent:
-  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B" "mem_rows S (A \<union> B)"
       "acq_rows S A B" "prom_rows S A B"
     and wp: "well_placed L P" and dcf: "dev_conflicts L P"
     and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
@@ -5062,13 +5105,13 @@ proof -
   have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
   obtain g where g: "ginv L S P s g" "kw_ok L S P s g" "kr_ok L S P s g"
-    using hb_reachable[OF reach rows(1-7) wp sc] rows(8,9) dcf by blast
+    using hb_reachable[OF reach rows(1-8) wp sc] rows(9,10) dcf by blast
   show ?thesis using final_hb_co[OF g(1) fin wp rows(1-3) g(2)] final_hb_co_rd[OF g(1) fin wp rows(1-3) g(3)]
       final_candidate[OF rows(1-3) wp g(1) fin] by blast
 qed
 
 corollary machine_outcomes_hb_coherent:
-  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B" "mem_rows S (A \<union> B)"
       "acq_rows S A B" "prom_rows S A B" and "well_placed L P" "dev_conflicts L P"
     and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P))
@@ -5109,7 +5152,7 @@ proof (intro allI impI notI)
 qed
 
 corollary machine_outcomes_hb_visible:
-  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B" "mem_rows S (A \<union> B)"
       "acq_rows S A B" "prom_rows S A B" and "well_placed L P" "dev_conflicts L P"
     and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P))
@@ -5150,7 +5193,7 @@ text \<open>So the candidate a final state shows has an acyclic happens-before,
   for every race-free program whose remote operations promote nothing,
   compiled by such rows (several devices included).\<close>
 corollary machine_outcomes_hb_acyclic:
-  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B"
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B" "mem_rows S (A \<union> B)"
     and wp: "well_placed L P"
     and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P))
