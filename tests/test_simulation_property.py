@@ -270,17 +270,20 @@ def _mixed_program(rng: random.Random, k: int, plain: bool = False):
     return _litmus(f"mixed{k}", "xy", threads, groups), accesses
 
 
-def _mixed_thread(rng: random.Random, t: int, w: int, atomic: dict, locs: str, most: int, scopes, accesses) -> str:
+def _mixed_thread(
+    rng: random.Random, t: int, w: int, atomic: dict, locs: str, most: int, scopes, accesses, remote_p: float = 0.3
+) -> str:
     """Thread t (of work-group w) of one to `most` operations on `locs`
     (each atomic or not as `atomic` says), at one of `scopes` (an RMW at
-    work-group or device scope), remote or not; appends its accesses
+    work-group or device scope), remote or not (with probability
+    `remote_p`); appends its accesses
     (thread, work-group, location, writes, scope, remote) to `accesses`."""
     body = []
     for i in range(rng.randint(1, most)):
         x = rng.choice(locs)
         kind = rng.choice(("load", "store", "rmw") if atomic[x] else ("load", "store"))
         s = rng.choice([c for c in scopes if kind != "rmw" or c in ("work_group", "device")])
-        remote = atomic[x] and s != "work_group" and rng.random() < 0.3
+        remote = atomic[x] and s != "work_group" and rng.random() < remote_p
         value = rng.randint(1, 2) if kind == "store" else 0
         if not atomic[x]:
             s = "na"
@@ -318,6 +321,51 @@ def test_race_free_straight_line_programs_share_across_work_groups_only_through_
                 assert inclusive, text
                 shared += 1
     assert race_free >= 10 and shared >= 5  # the sample reaches the claim
+
+
+def _shared_devices_program(rng: random.Random, k: int):
+    """Three threads on two devices sharing x and y: P0 on device 0, P2 on
+    device 1, P1 on either (a work-group each); each location atomic or not
+    throughout, at any scope (all-devices scope most often), none remote.
+    Returns the text, the accesses (as _mixed_program) and each thread's
+    device."""
+    atomic = {x: rng.random() < 0.9 for x in "xy"}
+    dev = {0: 0, 1: rng.randrange(2), 2: 1}
+    scopes = _ALL_SCOPES + ("all_svm_devices",) * 3
+    threads, accesses = [], []
+    for t in range(3):
+        threads.append(_mixed_thread(rng, t, t, atomic, "xy", 2, scopes, accesses, remote_p=0.0))
+    tree = " ".join(
+        "(device " + " ".join(f"(work_group P{t})" for t in range(3) if dev[t] == d) + ")" for d in range(2)
+    )
+    return _litmus(f"shared{k}", "xy", threads, tree), accesses, dev
+
+
+def test_race_free_programs_share_across_devices_only_through_all_devices_atomics(tmp_path):
+    # Hrf_Happens's race_free_dev_scoped: in a race-free program (as
+    # race_free_scoped asks) a write and a conflicting access of two devices
+    # are atomics at all-devices scope, or one is a remote operation at
+    # all-devices scope whose scope holds the other, an atomic (only
+    # all_svm_devices scope holds a thread of another device: the model's
+    # n82, n82_sys). hrf's race check must agree on a seeded sample of
+    # programs on two devices without remote operations (load_promotion
+    # then holds), where the claim reads: both at all-devices scope.
+    rng = random.Random(5)
+    race_free = shared = 0
+    for k in range(150):
+        text, accesses, dev = _shared_devices_program(rng, k)
+        path = tmp_path / f"shared{k}.litmus"
+        path.write_text(text)
+        r = hrf.check(path, "opencl-rsp")
+        assert r.complete, text
+        if r.racy:
+            continue
+        race_free += 1
+        for a, b in _conflicts(accesses):
+            if dev[a[0]] != dev[b[0]]:
+                assert a[4] == b[4] == "all_svm_devices", text
+                shared += 1
+    assert race_free >= 10 and shared >= 5, (race_free, shared)  # the sample reaches the claim
 
 
 # Hrf_Coherence's machine_outcomes_po_loc (rsp_new_outcomes_po_loc): for
@@ -558,14 +606,6 @@ def _devices_program(rng: random.Random, k: int):
     return text, accesses
 
 
-# Message passing on device 0 at all-devices scope, with device 1 beside
-# it. By hand: P0's store of x is before its release of y in program
-# order, P1's acquire reading y=1 synchronises with it (both all-devices
-# scope), and P1's second load of x is after that acquire; so the store
-# of x happens before that load, which must read 1 (coherence after
-# happens-before): r1=1, r2=0 is not allowed. P1's first load of x brings
-# x=0 into its L1 early. Race-free: every access is an atomic at device
-# scope or wider on one device.
 def _mp_unsound_with(path, scheme, key, seq) -> None:
     """The scheme with the row of `key` replaced by `seq` is unsound on the
     message passing at `path` (race-free): P1 reads the flag (r1=1) and
@@ -580,6 +620,14 @@ def _mp_unsound_with(path, scheme, key, seq) -> None:
     assert any(c.outcome and c.outcome.get("1:r1") == 1 and c.outcome.get("1:r2") == 0 for c in r.counterexamples)
 
 
+# Message passing on device 0 at all-devices scope, with device 1 beside
+# it. By hand: P0's store of x is before its release of y in program
+# order, P1's acquire reading y=1 synchronises with it (both all-devices
+# scope), and P1's second load of x is after that acquire; so the store
+# of x happens before that load, which must read 1 (coherence after
+# happens-before): r1=1, r2=0 is not allowed. P1's first load of x brings
+# x=0 into its L1 early. Race-free: every access is an atomic at device
+# scope or wider on one device.
 _MP_ALL = """OpenCL MP_all_beside_a_device
 {
   [x]=0; [y]=0; [z]=0;

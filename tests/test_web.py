@@ -220,6 +220,27 @@ def test_a_worker_past_its_deadline_is_replaced():
     assert fine == {"ok": True, "slept": 0} and restarts == 1
 
 
+def test_a_fresh_workers_start_up_is_not_charged_to_its_request():
+    # A worker says when it has started; a request's deadline runs from
+    # then. With a deadline (0.05 s + 0.05 s grace) shorter than a worker's
+    # start-up (a process from the forkserver, hrf's imports), the first
+    # request and the first after a replacement are still answered.
+    async def go():
+        pool = WorkerPool(ServeLimits(seconds=0.05, workers=1), respond=sleeper, grace=0.05)
+        pool.start()
+        try:
+            first = await pool.run("sleep", {"sleep": 0})
+            stuck = await pool.run("sleep", {"sleep": 30})
+            after = await pool.run("sleep", {"sleep": 0})
+            return first, stuck, after, pool.restarts
+        finally:
+            pool.close()
+
+    first, stuck, after, restarts = asyncio.run(go())
+    assert first == after == {"ok": True, "slept": 0}
+    assert stuck["error"]["kind"] == "LimitExceeded" and restarts == 1
+
+
 def test_a_full_queue_is_answered_busy():
     async def go():
         pool = WorkerPool(ServeLimits(seconds=5, workers=1, queue=1), respond=sleeper)

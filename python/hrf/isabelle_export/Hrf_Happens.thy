@@ -428,6 +428,86 @@ proof (intro allI impI)
   qed
 qed
 
+text \<open>Scope inclusion between threads of two devices: the first's scope is
+  the system's.\<close>
+lemma n82_sys:
+  assumes n: "(enc (Acc t i p), enc (Acc u j q)) \<in> opencl_rsp_n82 (src_exec L P f cs)"
+    and dv: "dev_of L (wg_of L t) \<noteq> dev_of L (wg_of L u)"
+  shows "op_scope (ins P t i) = AllDevices"
+proof (rule ccontr)
+  let ?X = "src_exec L P f cs"
+  assume na: "op_scope (ins P t i) \<noteq> AllDevices"
+  have "enc (Acc t i p) \<notin> tag ?X ''all''"
+  proof
+    assume "enc (Acc t i p) \<in> tag ?X ''all''"
+    then have "''all'' = scope_tag (op_scope (ins P t i))" using tag_scope by blast
+    then show False using na by (cases "op_scope (ins P t i)") (simp_all add: scope_tag_def)
+  qed
+  moreover have "(enc (Acc t i p), enc (Acc u j q)) \<notin> same_thread_attr ?X a" for a
+    using dv by (auto simp: same_thread_attr_def pairs_where_def src_exec_def split: if_splits)
+  ultimately show False using n unfolding opencl_rsp_n82_def by blast
+qed
+
+text \<open>Two accesses of two devices each in the other's scope: atomics at
+  all-devices scope, or a remote one at all-devices scope whose scope holds
+  the other, an atomic ([RSP15] sec. 5.1's promotion across devices).\<close>
+definition xdev_pair :: "src_program \<Rightarrow> sev \<Rightarrow> sev \<Rightarrow> bool" where
+  "xdev_pair P a b \<longleftrightarrow> (sys_ev P a \<and> sys_ev P b) \<or> (sys_ev P a \<and> remote_ev P a \<and> atomic_ev P b)
+     \<or> (sys_ev P b \<and> remote_ev P b \<and> atomic_ev P a)"
+
+definition dev_scoped :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
+  "dev_scoped L P \<longleftrightarrow> (\<forall>a b. is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
+     \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<and> dv L a \<noteq> dv L b \<longrightarrow> xdev_pair P a b)"
+
+text \<open>So in a race-free program (as race_free_scoped) a write and a conflicting
+  access of two devices are such a pair: two devices share a written
+  location only through all-devices atomics.\<close>
+theorem race_free_dev_scoped:
+  assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    and fin: "finite (src_threads P)" and rem: "load_promotion L P"
+  shows "dev_scoped L P"
+  unfolding dev_scoped_def
+proof (intro allI impI)
+  fix a b assume h: "is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
+    \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<and> dv L a \<noteq> dv L b"
+  obtain t i p where a: "a = Acc t i p" using h by (cases a) auto
+  obtain u j q where b: "b = Acc u j q" using h by (cases b) auto
+  have dvs: "dev_of L (wg_of L t) \<noteq> dev_of L (wg_of L u)" using h a b by (simp add: dv_def)
+  then have tu: "t \<noteq> u" by auto
+  have hw: "is_wr P (Acc t i p)" "is_rd P (Acc u j q) \<or> is_wr P (Acc u j q)"
+    "sloc P (Acc t i p) = sloc P (Acc u j q)"
+    using h a b by simp_all
+  have ta: "sys_ev P a" if "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})"
+    using n82_sys[OF that dvs] a by (simp add: sys_ev_def)
+  have tb: "sys_ev P b" if "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})"
+    using n82_sys[OF that] dvs b by (simp add: sys_ev_def)
+  from race_free_n82[OF nr rfree fin rem hw(1,2) tu hw(3)]
+  show "xdev_pair P a b"
+  proof (elim disjE)
+    assume "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
+      \<and> (enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})"
+    then show ?thesis using ta tb by (simp add: xdev_pair_def)
+  next
+    assume h2: "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
+       \<and> (rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x))
+       \<and> \<not> is_wr P (Acc u j q) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
+    then show ?thesis using ta a b
+      by (auto simp: xdev_pair_def remote_ev_def atomic_ev_def rstore_ev_def)
+  next
+    assume h3: "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
+       \<and> ((\<exists>sc r x. ins P u j = Op (Load sc True) r x)
+            \<or> (\<exists>sc r x. ins P u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins P u j = Op (Store sc True) r x))
+       \<and> \<not> op_remote (ins P t i) \<and> op_scope (ins P t i) \<noteq> NonAtomic"
+    then show ?thesis using tb a b by (auto simp: xdev_pair_def remote_ev_def atomic_ev_def)
+  next
+    assume h4: "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 (src_exec L P (\<lambda>r. r) {})
+       \<and> (rstore_ev P (Acc t i p) \<or> (\<exists>sc r x. ins P t i = Op (FetchInc sc True) r x)) \<and> is_wr P (Acc u j q)
+       \<and> \<not> op_remote (ins P u j) \<and> op_scope (ins P u j) \<noteq> NonAtomic"
+    then show ?thesis using ta a b
+      by (auto simp: xdev_pair_def remote_ev_def atomic_ev_def rstore_ev_def)
+  qed
+qed
+
 text \<open>The operations that write at device scope or wider.\<close>
 fun wide_wr_op :: "src_op \<Rightarrow> bool" where
   "wide_wr_op (Store sc rm) = (sc \<in> {Device, AllDevices})"

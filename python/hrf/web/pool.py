@@ -2,7 +2,9 @@
 a test that explodes holds one worker, not the server. A worker past its
 deadline (the check's own limit plus a grace) is killed and replaced; a
 worker that dies (out of memory) is replaced; the request is answered
-with an error that says which."""
+with an error that says which. A worker says when it has started, and a
+request's deadline runs from then: a replacement's start-up (a process,
+hrf's imports) is not charged to the request it serves first."""
 
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from typing import Any
 from .work import ServeLimits, answer
 
 GRACE = 2.0  # seconds past the check's own deadline before its worker is killed
+STARTUP = 60.0  # seconds a new worker may take to start before it is given up
+READY = "ready"  # a worker's first message: it has started
 
 
 def _worker(conn, lim: ServeLimits, respond: Callable[[str, Any, ServeLimits], dict]) -> None:
@@ -25,6 +29,10 @@ def _worker(conn, lim: ServeLimits, respond: Callable[[str, Any, ServeLimits], d
     # (Python: MemoryError, answered; Rust: the process ends, replaced)
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_AS, (lim.memory * 2 + (2 << 30), resource.RLIM_INFINITY))
+    try:
+        conn.send(READY)
+    except (BrokenPipeError, OSError):
+        return
     while True:
         try:
             msg = conn.recv()
@@ -45,6 +53,7 @@ class _Worker:
         self.proc = ctx.Process(target=_worker, args=(child, lim, respond), daemon=True, name="hrf-serve-worker")
         self.proc.start()
         child.close()
+        self.started = False  # its READY not yet read
 
     def kill(self) -> None:
         with contextlib.suppress(Exception):
@@ -113,6 +122,19 @@ class WorkerPool:
             w = await self.idle.get()
         finally:
             self.waiting -= 1
+        try:
+            if not w.started:
+                started = await asyncio.wait_for(self._reply(w), STARTUP)
+                if started != READY:
+                    raise EOFError(started)
+                w.started = True
+        except asyncio.TimeoutError:
+            self._replace(w)
+            return failure("WorkerStopped", f"the worker for the request did not start within {STARTUP:g} s")
+        except (EOFError, OSError):
+            code = w.proc.exitcode
+            self._replace(w)
+            return failure("WorkerStopped", f"the worker for the request stopped while starting (exit {code})")
         try:
             w.conn.send((kind, payload))
             reply = await asyncio.wait_for(self._reply(w), self.lim.seconds + self.grace)
