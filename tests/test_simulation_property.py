@@ -302,16 +302,21 @@ def _conflicts(accesses):
                 yield a, b
 
 
+def _race_free(path, text: str) -> bool:
+    """Whether hrf's race check (opencl-rsp, complete) finds the program
+    `text`, written to `path`, race-free."""
+    path.write_text(text)
+    r = hrf.check(path, "opencl-rsp")
+    assert r.complete, text
+    return not r.racy
+
+
 def test_race_free_straight_line_programs_share_across_work_groups_only_through_inclusive_atomics(tmp_path):
     rng = random.Random(3)
     race_free = shared = 0
     for k in range(60):
         text, accesses = _mixed_program(rng, k)
-        path = tmp_path / f"mixed{k}.litmus"
-        path.write_text(text)
-        r = hrf.check(path, "opencl-rsp")
-        assert r.complete, text
-        if r.racy:
+        if not _race_free(tmp_path / f"mixed{k}.litmus", text):
             continue
         race_free += 1
         for a, b in _conflicts(accesses):
@@ -354,11 +359,7 @@ def test_race_free_programs_share_across_devices_only_through_all_devices_atomic
     race_free = shared = 0
     for k in range(150):
         text, accesses, dev = _shared_devices_program(rng, k)
-        path = tmp_path / f"shared{k}.litmus"
-        path.write_text(text)
-        r = hrf.check(path, "opencl-rsp")
-        assert r.complete, text
-        if r.racy:
+        if not _race_free(tmp_path / f"shared{k}.litmus", text):
             continue
         race_free += 1
         for a, b in _conflicts(accesses):

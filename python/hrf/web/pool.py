@@ -122,28 +122,24 @@ class WorkerPool:
             w = await self.idle.get()
         finally:
             self.waiting -= 1
+        starting = not w.started
         try:
-            if not w.started:
-                started = await asyncio.wait_for(self._reply(w), STARTUP)
-                if started != READY:
-                    raise EOFError(started)
-                w.started = True
-        except asyncio.TimeoutError:
-            self._replace(w)
-            return failure("WorkerStopped", f"the worker for the request did not start within {STARTUP:g} s")
-        except (EOFError, OSError):
-            code = w.proc.exitcode
-            self._replace(w)
-            return failure("WorkerStopped", f"the worker for the request stopped while starting (exit {code})")
-        try:
+            if starting:
+                if await asyncio.wait_for(self._reply(w), STARTUP) != READY:
+                    raise EOFError("no start-up message")
+                w.started, starting = True, False
             w.conn.send((kind, payload))
             reply = await asyncio.wait_for(self._reply(w), self.lim.seconds + self.grace)
         except asyncio.TimeoutError:
             self._replace(w)
+            if starting:
+                return failure("WorkerStopped", f"the worker for the request did not start within {STARTUP:g} s")
             return failure("LimitExceeded", f"the request took longer than the server's limit ({self.lim.seconds:g} s)")
         except (EOFError, OSError):
             code = w.proc.exitcode
             self._replace(w)
+            if starting:
+                return failure("WorkerStopped", f"the worker for the request stopped while starting (exit {code})")
             return failure(
                 "WorkerStopped",
                 f"the worker answering the request stopped (exit {code}): out of memory "
