@@ -461,7 +461,8 @@ definition dev_scoped :: "layout \<Rightarrow> src_program \<Rightarrow> bool" w
 
 text \<open>So in a race-free program (as race_free_scoped) a write and a conflicting
   access of two devices are such a pair: two devices share a written
-  location only through all-devices atomics.\<close>
+  location only through all-devices atomics, or through a remote
+  all-devices operation and an atomic its scope holds.\<close>
 theorem race_free_dev_scoped:
   assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
     and fin: "finite (src_threads P)" and rem: "load_promotion L P"
