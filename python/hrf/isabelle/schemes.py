@@ -790,7 +790,7 @@ def scheme_theory(scheme) -> tuple:
             )
             + promotion_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
             + coherent_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
-            + memory_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
+            + memory_theorem(name, rows, ops, l2_lemma, flushed, invalidated)
         )
 
     def memory_rows(rows) -> bool:
@@ -805,7 +805,7 @@ def scheme_theory(scheme) -> tuple:
             for op, scope, r in taken
         )
 
-    def memory_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set):
+    def memory_theorem(name, rows, ops, l2_lemma, flushed, invalidated):
         """Hrf_Happens's machine_memory_release for a scheme with all-devices
         store rows (its mem_rows stated beside its rel_rows)."""
         if not any(
