@@ -254,6 +254,8 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "remote_release_fresh",  # Hrf_Happens's machine_remote_release_fresh
             "mem_rows",
             "memory_release",  # Hrf_Happens's machine_memory_release
+            "acq2_rows",
+            "acquire_l2_fresh",  # Hrf_Happens's machine_acquire_l2_fresh
             "acq_rows",
             "outcomes_hb_coherent",  # Hrf_Happens's machine_outcomes_hb_coherent
             "lk_rows",
@@ -477,6 +479,31 @@ def test_the_all_devices_store_rows_flush_the_l1_then_the_l2_right_before_their_
     assert "theorem rsp_new_several_devices_memory_release:" in text
     # hrf-cache-locked has no all-devices store row: nothing stated
     assert "memory_release" not in scheme_theory("hrf-cache-locked")[1]
+
+
+def test_the_all_devices_load_rows_invalidate_the_l2_then_the_l1_after_their_access():
+    # Hrf_Happens's acq2_rows, by hand: the data instruction of an
+    # all-devices load row is followed by an INVL2 and then an INVL1, only
+    # quiet instructions between. rsp-new's all-devices load (LD; INVL2 DV;
+    # INVL1 WG) is, its remote one (LD; FLUL1 ALL; FLUL2 ALL; INVL2 DV;
+    # INVL1 WG) too; the other order (LD; INVL1 WG; INVL2 DV: a stale L2
+    # line may come back into the L1 in between, RSP_Test5 one level
+    # down), no INVL2, or a load between, are not.
+    from hrf.isabelle.schemes import l2_invalidated_after_row, scheme_theory
+
+    rsp_new = get("rsp-new")
+    assert l2_invalidated_after_row(rsp_new.rows[("load", "all", False)].seq)
+    assert l2_invalidated_after_row(rsp_new.several_devices[("load", "all", True)].seq)
+    assert l2_invalidated_after_row(("LD", "INVL1 WG", "INVL2 DV", "INVL1 WG"))
+    assert not l2_invalidated_after_row(("LD", "INVL1 WG", "INVL2 DV"))
+    assert not l2_invalidated_after_row(("LD", "INVL1 WG")) and not l2_invalidated_after_row(("LD", "INVL2 DV"))
+    assert not l2_invalidated_after_row(("LD", "INVL2 DV", "LD", "INVL1 WG"))
+    text = scheme_theory("rsp-new")[1]
+    assert 'lemma rsp_new_acq2_rows: "acq2_rows rsp_new ({' in text
+    assert "theorem rsp_new_acquire_l2_fresh:" in text and "kl2_ok L rsp_new P s g" in text
+    assert "theorem rsp_new_several_devices_acquire_l2_fresh:" in text
+    # hrf-cache-locked has no all-devices load row: nothing stated
+    assert "acquire_l2_fresh" not in scheme_theory("hrf-cache-locked")[1]
 
 
 def test_the_locked_rows_take_their_rmw_locks_as_lk_code_says():

@@ -424,7 +424,11 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
     # - synchronisation across devices with one side at all-devices scope
     #   only (a device-scope release read by an all-devices acquire of
     #   another device would hand over writes still in the releaser's L2:
-    #   hb_thread fails).
+    #   hb_thread fails);
+    # - an all-devices load row that need only invalidate its L1 after its
+    #   access (inv2_after asking win, the device-scope row LD; INVL1 WG
+    #   then passes: its device's L2 may keep lines older than what another
+    #   device's release put in memory; compiled_win2 fails).
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Happens") + 1] if t != "Hrf_Closure")
     happens = "Hrf_Happens"
     planted = {
@@ -493,6 +497,11 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
             "Hrf_Coherence",
             "(ewg L r)) \\<or> (sys_ev P w \\<or> sys_ev P r))}",
             "hb_thread",
+        ),
+        "visible (rw r x ! m) \\<longrightarrow> win2 (rw r x) (Suc m))": (
+            happens,
+            "visible (rw r x ! m) \\<longrightarrow> win (rw r x) (Suc m))",
+            "compiled_win2",
         ),
     }
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Coherence", fails=happens)
@@ -658,6 +667,15 @@ def test_the_schemes_l1_rows_are_proved_and_a_device_rmw_among_them_fails(tmp_pa
         r"\(Store AllDevices False, \\<lambda>r x\. \[FLUL1 WG, FLUL2 DV, ST \(ER r\) x\]\)",
         r"(Store AllDevices False, \\<lambda>r x. [FLUL1 WG, ST (ER r) x])",
         "rsp_new_mem_rows",
+    )
+    # Planted: the all-devices load invalidating its L1 before its L2 (a
+    # stale L2 line may come back into the L1 in between, RSP_Test5 one
+    # level down: Hrf_Happens's acq2_rows, and so
+    # rsp_new_acquire_l2_fresh, fail).
+    fails(
+        r"\(Load AllDevices False, \\<lambda>r x\. \[LD r x, INVL2 DV, INVL1 WG\]\)",
+        r"(Load AllDevices False, \\<lambda>r x. [LD r x, INVL1 WG, INVL2 DV])",
+        "rsp_new_acq2_rows",
     )
     # Planted: the remote store invalidating only its own work-group's L1
     # before the store (INVL1 WG): another work-group of the device may

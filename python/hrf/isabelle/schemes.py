@@ -145,6 +145,28 @@ def _invalidated_after(seq, picked) -> bool:
     return not pending
 
 
+def l2_invalidated_after_row(seq) -> bool:
+    """Whether each data instruction of a row is followed by an
+    invalidation of the L2 and then one of the L1, with only quiet
+    instructions between (Hrf_Happens's `inv2_after`): an all-devices
+    acquire, which may learn writes another device's release put in memory
+    while its device's L2 holds older lines (hrf's LD; INVL2 DV; INVL1 WG,
+    the L2 before the L1). hrf chooses, Isabelle proves
+    (`<scheme>_acq2_rows`)."""
+    ops = [word.split()[0] for word in seq]
+    for m, op in enumerate(ops):
+        if op in _QUIET:
+            continue
+        rest = ops[m + 1 :]
+        if "INVL2" not in rest or "INVL1" not in rest[rest.index("INVL2") :]:
+            return False
+        j = rest.index("INVL2")
+        k = j + rest[j:].index("INVL1")
+        if any(o not in _QUIET for o in rest[:k]):
+            return False
+    return True
+
+
 def promoted_row(seq) -> bool:
     """Whether each data instruction of a row comes after an invalidation of
     every L1 of the device or wider (INVL1 DV or ALL) that a flush of the
@@ -791,6 +813,7 @@ def scheme_theory(scheme) -> tuple:
             + promotion_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
             + coherent_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
             + memory_theorem(name, rows, ops, l2_lemma, flushed, invalidated)
+            + acquire_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
         )
 
     def memory_rows(rows) -> bool:
@@ -824,6 +847,45 @@ def scheme_theory(scheme) -> tuple:
             f'     \\<longrightarrow> (\\<exists>g. ginv L {name} P s g \\<and> mem_released L {name} P s g)"',
             f"  using machine_memory_release[OF _ {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} "
             f"{name}_rel_rows {name}_rl_rows {name}_mem_rows]",
+            "  by blast",
+            "",
+        ]
+
+    def acquire_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set):
+        """Hrf_Happens's machine_acquire_l2_fresh for a scheme with
+        all-devices load rows, each of which invalidates the L2 and then
+        the L1 after its access (acq2_rows)."""
+        sys_reads = [
+            r
+            for op, scope, _remote, r, _src, _seq in rows
+            if op in ("load", "rmw") and scope == "all" and (l1_row(op, r.seq) or l2_row(op, r.seq))
+        ]
+        if not sys_reads:
+            return []
+        if not all(l2_invalidated_after_row(r.seq) for r in sys_reads):
+            return not_stated(
+                "Hrf_Happens's theorem on what an all-devices acquire learns",
+                f"an all-devices load or RMW row of {name} does not invalidate the L2 and then the L1 after its "
+                "access",
+            )
+        return [
+            "text \\<open>Each row that reads at all-devices scope invalidates its device's L2 and then its L1 "
+            "after its access (Hrf_Happens's acq2_rows).\\<close>",
+            f'lemma {name}_acq2_rows: "acq2_rows {name} ({l1_set} \\<union> {l2_set})"',
+            f"  by (simp add: acq2_simps {name}_def {rows_defs(name)})",
+            "",
+            f"text \\<open>So on a race-free program {_PROMOTION}, on any number of devices, in every state the "
+            "machine reaches, what an access knows of another device is settled before every readable line of its "
+            "device's L2, but while it is an all-devices read waiting for its invalidation of the L2 "
+            "(Hrf_Happens's kl2_ok).\\<close>",
+            f"theorem {name}_acquire_l2_fresh:",
+            f'  "\\<forall>P L wb s. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> \\<not> na_rmw P '
+            "\\<and> load_promotion L P",
+            "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
+            f"     \\<and> s \\<in> reachable L wb (compile {name} P) (initial (src_init P))",
+            f'     \\<longrightarrow> (\\<exists>g. ginv L {name} P s g \\<and> kl2_ok L {name} P s g)"',
+            f"  using machine_acquire_l2_fresh[OF _ {name}_l1_rows {l2_lemma} _ {flushed} {invalidated} "
+            f"{name}_rel_rows {name}_rl_rows {name}_mem_rows {name}_acq2_rows]",
             "  by blast",
             "",
         ]

@@ -2063,6 +2063,53 @@ proof -
   qed
 qed
 
+text \<open>What an environment step does to the L2 lines: a readable line was
+  readable before with its write, or was fetched from memory, or holds a
+  write that has not reached memory (written back from an L1).\<close>
+definition l2_env :: "layout \<Rightarrow> state \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> ghost \<Rightarrow> bool" where
+  "l2_env L s s' g g' \<longleftrightarrow> (\<forall>d x. readable (l2 s' d x) \<longrightarrow> (readable (l2 s d x) \<and> h2 g' d x = h2 g d x)
+     \<or> h2 g' d x = hm g x \<or> ga3 g' (h2 g' d x) = None)"
+
+lemma l2_env_same: "l2 s' = l2 s \<Longrightarrow> h2 g' = h2 g \<Longrightarrow> l2_env L s s' g g'"
+  by (simp add: l2_env_def)
+
+lemma l2_env_wb2: "h2 g' = h2 g \<Longrightarrow> l2_env L s (write_back_l2 d x (s\<lparr>l2_fifo := q\<rparr>)) g g'"
+  and l2_env_evict: "l2_env L s (set_l2 d x None s) g g"
+  and l2_env_fetch: "l2_env L s (set_l2 d x (Some (v, Clean, Valid)) s) g (g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>)"
+  by (auto simp: l2_env_def write_back_l2_def set_l2_def readable_def split: option.splits prod.splits freshness.splits)
+
+lemma l2_env_wb1:
+  assumes inv: "ginv L S P s g" and dty: "dirty (l1 s w x)"
+  shows "l2_env L s (write_back_l1 L w x (s\<lparr>l1_fifo := q\<rparr>)) g (wb1g L S P s g w x)"
+proof -
+  have di: "dirty_inv L S P s g" and ti: "time_inv S P s g" using inv by (simp_all add: ginv_def)
+  have "h1 g w x \<in> pend1 L S P s g w x" using di dty by (simp add: dirty_inv_def)
+  then have a2: "ga2 g (h1 g w x) = None" and wx: "wx S P s x (h1 g w x)" by (simp_all add: pend1_def)
+  have a3: "ga3 g (h1 g w x) = None"
+  proof (cases "\<exists>z. h1 g w x = Init z")
+    case True
+    then show ?thesis using ti a2 by (auto simp: time_inv_def)
+  next
+    case False
+    then show ?thesis using time_perf[OF ti wx] a2 by blast
+  qed
+  obtain v h f where l: "l1 s w x = Some (v, h, f)" using dty by (cases "l1 s w x") (auto simp: dirty_def)
+  show ?thesis unfolding l2_env_def
+  proof (intro allI impI)
+    fix d y assume "readable (l2 (write_back_l1 L w x (s\<lparr>l1_fifo := q\<rparr>)) d y)"
+    show "(readable (l2 s d y) \<and> h2 (wb1g L S P s g w x) d y = h2 g d y)
+      \<or> h2 (wb1g L S P s g w x) d y = hm g y \<or> ga3 (wb1g L S P s g w x) (h2 (wb1g L S P s g w x) d y) = None"
+    proof (cases "d = dev_of L w \<and> y = x")
+      case True
+      then show ?thesis using a3 by (simp add: wb1g_def)
+    next
+      case False
+      then show ?thesis using \<open>readable (l2 (write_back_l1 L w x (s\<lparr>l1_fifo := q\<rparr>)) d y)\<close> l
+        by (auto simp: wb1g_def write_back_l1_def enq_l2_def set_l2_def set_l1_def)
+    qed
+  qed
+qed
+
 text \<open>What an environment step does to the L2 fifos and the writes waiting in
   an L2: a fifo is kept, or loses its head, the address of a line with no
   write waiting any more, or gains at its end the address of a line written
@@ -2189,7 +2236,7 @@ lemma oinv_env:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and st: "s' \<in> env_step L wb s"
   shows "\<exists>g'. ginv L S P s' g' \<and> oinv L S P s' g' \<and> (wr_ok L S P s g \<longrightarrow> wr_ok L S P s' g')
     \<and> (l2_ok L S P s g \<longrightarrow> l2_ok L S P s' g') \<and> env_mono g g' \<and> (0 < clk g \<longrightarrow> sb_keep L S P s g g')
-    \<and> l1_env L s s' g g' \<and> fifo_env L S P s s' g g' \<and> fifo2_env L S P s s' g g'"
+    \<and> l1_env L s s' g g' \<and> fifo_env L S P s s' g g' \<and> fifo2_env L S P s s' g g' \<and> l2_env L s s' g g'"
 proof -
   have pcs: "pc s' = pc s" using env_step_regs_pc_locks[OF st] by simp
   have ti: "time_inv S P s g" using inv by (simp add: ginv_def)
@@ -2206,6 +2253,8 @@ proof -
       by (rule fifo_env_same[OF pcs]) (simp_all add: fetch1(2) set_l1_def)
     moreover have "fifo2_env L S P s s' g (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>)"
       by (rule fifo2_env_same[OF pcs]) (simp_all add: fetch1(2) set_l1_def)
+    moreover have "l2_env L s s' g (g\<lparr>h1 := (h1 g)(w := (h1 g w)(x := h2 g (dev_of L w) x))\<rparr>)"
+      by (rule l2_env_same) (simp_all add: fetch1(2) set_l1_def)
     ultimately show ?thesis using fetch1 wr_fetch1[OF inv _ fetch1(2-4)] env_mono_h1 sb_keep_h1 by blast
   next
     case (fetch2 d x)
@@ -2217,6 +2266,8 @@ proof -
       by (rule fifo_env_same[OF pcs]) (simp_all add: fetch2(2) set_l2_def)
     moreover have "fifo2_env L S P s s' g (g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>)"
       by (rule fifo2_env_same[OF pcs]) (simp_all add: fetch2(2) set_l2_def)
+    moreover have "l2_env L s s' g (g\<lparr>h2 := (h2 g)(d := (h2 g d)(x := hm g x))\<rparr>)"
+      using l2_env_fetch fetch2(2) by simp
     ultimately show ?thesis using fetch2 wr_fetch2[OF inv _ fetch2(2,3)] l2_fetch2[OF inv _ fetch2(2,3)] env_mono_h2 sb_keep_h2 by blast
   next
     case (pop1 w e0 rest)
@@ -2249,6 +2300,7 @@ proof -
       qed
     qed
     moreover have "fifo2_env L S P s s' g g" by (rule fifo2_env_same[OF pcs]) (simp_all add: pop1(3))
+    moreover have "l2_env L s s' g g" by (rule l2_env_same) (simp_all add: pop1(3))
     ultimately show ?thesis using pop1(1) fs env_mono_refl sb_keep_refl by (auto simp: oinv_def)
   next
     case (wb1 w x q)
@@ -2281,6 +2333,7 @@ proof -
     qed
     moreover have "fifo2_env L S P s s' g (wb1g L S P s g w x)"
       by (rule fifo2_env_wb1[OF pcs wb1(2,3)])
+    moreover have "l2_env L s s' g (wb1g L S P s g w x)" using l2_env_wb1[OF inv wb1(2)] wb1(3) by simp
     ultimately show ?thesis using wb1(1) wr_wb1[OF inv _ wb1(2,3)] l2_wb1[OF inv _ wb1(2,3)] env_mono_wb1 sb_keep_wb1[OF ti] by blast
   next
     case (pop2 q)
@@ -2290,6 +2343,7 @@ proof -
     moreover have "l1_env L s s' g g" by (rule l1_env_same) (simp_all add: pop2(2))
     moreover have "fifo_env L S P s s' g g" by (rule fifo_env_same[OF pcs]) (simp_all add: pop2(2))
     moreover have "fifo2_env L S P s s' g g" using fifo2_env_pop2[OF inv pop2(3,5)] pop2(2,4) by simp
+    moreover have "l2_env L s s' g g" by (rule l2_env_same) (simp_all add: pop2(2))
     ultimately show ?thesis using pop2(1) env_mono_refl sb_keep_refl by blast
   next
     case (wb2 d x q)
@@ -2300,6 +2354,7 @@ proof -
       by (rule fifo_env_same[OF pcs]) (simp_all add: \<open>l1_fifo s' = l1_fifo s\<close> wb2g_def)
     moreover have "fifo2_env L S P s s' g (wb2g L S P s g d x)"
       by (rule fifo2_env_wb2[OF pcs _ wb2(4)]) (simp add: wb2(3) write_back_l2_def set_l2_def split: option.splits prod.splits)
+    moreover have "l2_env L s s' g (wb2g L S P s g d x)" using l2_env_wb2 wb2(3) by (simp add: wb2g_def)
     ultimately show ?thesis using wb2(1) wr_wb2[OF inv _ wb2(2,3)] l2_wb2[OF inv _ wb2(2,3)] env_mono_wb2 sb_keep_wb2[OF ti] by blast
   next
     case (evict1 w x)
@@ -2311,6 +2366,7 @@ proof -
     moreover have "l1_env L s s' g g" using l1_env_evict evict1(3) by simp
     moreover have "fifo_env L S P s s' g g" by (rule fifo_env_same[OF pcs]) (simp_all add: evict1(3) set_l1_def)
     moreover have "fifo2_env L S P s s' g g" by (rule fifo2_env_same[OF pcs]) (simp_all add: evict1(3) set_l1_def)
+    moreover have "l2_env L s s' g g" by (rule l2_env_same) (simp_all add: evict1(3) set_l1_def)
     ultimately show ?thesis using evict1(1) env_mono_refl sb_keep_refl by blast
   next
     case (evict2 d x)
@@ -2322,6 +2378,7 @@ proof -
     moreover have "l1_env L s s' g g" by (rule l1_env_same) (simp_all add: evict2(3) set_l2_def)
     moreover have "fifo_env L S P s s' g g" by (rule fifo_env_same[OF pcs]) (simp_all add: evict2(3) set_l2_def)
     moreover have "fifo2_env L S P s s' g g" by (rule fifo2_env_same[OF pcs]) (simp_all add: evict2(3) set_l2_def)
+    moreover have "l2_env L s s' g g" using l2_env_evict evict2(3) by simp
     ultimately show ?thesis using evict2(1) env_mono_refl sb_keep_refl by blast
   qed
 qed

@@ -4161,6 +4161,518 @@ proof -
   qed
 qed
 
+section \<open>What an all-devices acquire learns is fresh in its device's L2\<close>
+
+text \<open>An L2 line fetched from memory is no older than any write in memory;
+  but a line fetched before another device's release put its writes there
+  is older than what an acquire of that release learns. hrf's all-devices
+  load invalidates its device's L2 right after its access (LD; INVL2 DV;
+  INVL1 WG), as a device-scope load does its L1 ([RSP15] sec. 6).\<close>
+
+subsection \<open>Code after an all-devices read\<close>
+
+text \<open>Position n of a code comes before an invalidation of the L2, with only
+  quiet instructions between, and that before one of the L1.\<close>
+definition win2 :: "instr list \<Rightarrow> nat \<Rightarrow> bool" where
+  "win2 xs n \<longleftrightarrow> (\<exists>j < length xs. n \<le> j \<and> (\<exists>sc. xs ! j = INVL2 sc) \<and> (\<forall>m < j. n \<le> m \<longrightarrow> quiet (xs ! m)) \<and> win xs j)"
+
+lemma win_iff: "win xs n \<longleftrightarrow> (\<exists>j < length xs. n \<le> j \<and> (\<exists>sc. xs ! j = INVL1 sc) \<and> (\<forall>m < j. n \<le> m \<longrightarrow> quiet (xs ! m)))"
+  unfolding win_def by blast
+
+lemma win2_shift: "win2 ys n \<Longrightarrow> win2 (xs @ ys @ zs) (length xs + n)"
+proof -
+  assume "win2 ys n"
+  then obtain j sc where j: "j < length ys" "n \<le> j" "ys ! j = INVL2 sc" "\<forall>m < j. n \<le> m \<longrightarrow> quiet (ys ! m)" "win ys j"
+    unfolding win2_def by blast
+  have "\<forall>m < length xs + j. length xs + n \<le> m \<longrightarrow> quiet ((xs @ ys @ zs) ! m)"
+  proof (intro allI impI)
+    fix m assume m: "m < length xs + j" "length xs + n \<le> m"
+    then have "m - length xs < length ys" "\<not> m < length xs" using j(1) by linarith+
+    then have "(xs @ ys @ zs) ! m = ys ! (m - length xs)" by (simp add: nth_append)
+    moreover have "n \<le> m - length xs \<and> m - length xs < j" using m by linarith
+    ultimately show "quiet ((xs @ ys @ zs) ! m)" using j(4) by simp
+  qed
+  moreover have "(xs @ ys @ zs) ! (length xs + j) = INVL2 sc" using j(1,3) by (simp add: nth_append)
+  moreover have "win (xs @ ys @ zs) (length xs + j)" using win_shift[OF j(5)] .
+  ultimately show ?thesis unfolding win2_def using j(1,2) by (intro exI[of _ "length xs + j"]) auto
+qed
+
+lemma visible_no_win2: "n < length xs \<Longrightarrow> visible (xs ! n) \<Longrightarrow> \<not> win2 xs n"
+proof
+  assume v: "visible (xs ! n)" and "win2 xs n"
+  then obtain j sc where j: "n \<le> j" "xs ! j = INVL2 sc" "\<forall>m < j. n \<le> m \<longrightarrow> quiet (xs ! m)"
+    unfolding win2_def by blast
+  show False
+  proof (cases "j = n")
+    case True
+    then show False using v j(2) by simp
+  next
+    case False
+    then show False using j(1,3) v visible_quiet by force
+  qed
+qed
+
+lemma win2_Suc': "win2 xs n \<Longrightarrow> \<forall>sc. xs ! n \<noteq> INVL2 sc \<Longrightarrow> win2 xs (Suc n)"
+proof -
+  assume w: "win2 xs n" and ni: "\<forall>sc. xs ! n \<noteq> INVL2 sc"
+  then obtain j sc where j: "j < length xs" "n \<le> j" "xs ! j = INVL2 sc" "\<forall>m < j. n \<le> m \<longrightarrow> quiet (xs ! m)" "win xs j"
+    unfolding win2_def by blast
+  have "j \<noteq> n" using j(3) ni by blast
+  then have "Suc n \<le> j" using j(2) by simp
+  then show ?thesis unfolding win2_def using j(1,3-5) by (intro exI[of _ j]) auto
+qed
+
+text \<open>The operations that read at all-devices scope.\<close>
+fun sys_rd_op :: "src_op \<Rightarrow> bool" where
+  "sys_rd_op (Load sc rm) = (sc = AllDevices)"
+| "sys_rd_op (FetchInc sc rm) = (sc = AllDevices)"
+| "sys_rd_op (Store sc rm) = False"
+
+text \<open>A row whose visible instruction is followed by an invalidation of the
+  L2 and then one of the L1, with only quiet instructions between.\<close>
+definition inv2_after :: "row \<Rightarrow> bool" where
+  "inv2_after rw \<longleftrightarrow> (\<forall>r x. \<forall>m < length (rw r x). visible (rw r x ! m) \<longrightarrow> win2 (rw r x) (Suc m))"
+
+definition acq2_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> bool" where
+  "acq2_rows S A \<longleftrightarrow> (\<forall>a \<in> A. sys_rd_op a \<longrightarrow> (\<exists>rw. S a = Some rw \<and> inv2_after rw))"
+
+lemmas acq2_simps = acq2_rows_def inv2_after_def win2_def win_iff numeral_eq_Suc All_less_Suc Ex_less_Suc
+
+lemma compiled_win2:
+  assumes rows: "l1_rows S A" "l2_rows S B" "acq2_rows S (A \<union> B)" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
+    and n: "n < length (concat (map (compile_instr S) c))" "visible (concat (map (compile_instr S) c) ! n)"
+    and k: "length (filter visible (take n (concat (map (compile_instr S) c)))) = k"
+    and w: "c ! k = Op a r x" "sys_rd_op a"
+  shows "win2 (concat (map (compile_instr S) c)) (Suc n)"
+proof -
+  obtain rw pre post m where rw: "a \<in> A \<union> B" "S a = Some rw" "concat (map (compile_instr S) c) = pre @ rw r x @ post"
+      "n = length pre + m" "m < length (rw r x)" "visible (rw r x ! m)"
+    using compiled_row[OF rows(1,2,4) n k w(1)] by blast
+  have "inv2_after rw" using rows(3) w(2) rw(1,2) by (auto simp: acq2_rows_def)
+  then have "win2 (rw r x) (Suc m)" using rw(5,6) by (simp add: inv2_after_def)
+  then show ?thesis using win2_shift[of "rw r x" "Suc m" pre post] rw(3,4) by simp
+qed
+
+subsection \<open>The invariant\<close>
+
+text \<open>An all-devices read waiting for its invalidation of the L2: what it
+  learnt from another device may be newer than its device's L2 lines.\<close>
+definition exempt2 :: "scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> sev \<Rightarrow> bool" where
+  "exempt2 S P s c \<longleftrightarrow> (\<exists>t k. c = Acc t k False \<and> is_rd P c \<and> Suc k = kd S P s t
+     \<and> win2 (instrs (compile S P) t) (pc s t))"
+
+text \<open>What a performed access knows of another device is settled before its
+  device's readable L2 lines, but while the access is exempt.\<close>
+definition kl2_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "kl2_ok L S P s g \<longleftrightarrow> (\<forall>t \<in> src_threads P. \<forall>c a x. done_ev S P s c \<and> sthread c = Some t \<and> knows_at L P g c a
+     \<and> wx S P s x a \<and> dv L a \<noteq> Some (dev_of L (wg_of L t)) \<and> readable (l2 s (dev_of L (wg_of L t)) x)
+     \<and> \<not> exempt2 S P s c \<longrightarrow> sb L g a (h2 g (dev_of L (wg_of L t)) x))"
+
+lemma kl2_okD:
+  assumes "kl2_ok L S P s g" "t \<in> src_threads P" "done_ev S P s c" "sthread c = Some t" "knows_at L P g c a"
+    "wx S P s x a" "dv L a \<noteq> Some (dev_of L (wg_of L t))" "readable (l2 s (dev_of L (wg_of L t)) x)"
+    "\<not> exempt2 S P s c"
+  shows "sb L g a (h2 g (dev_of L (wg_of L t)) x)"
+  using assms unfolding kl2_ok_def by blast
+
+lemma kl2_ok_initial: "kl2_ok L S P (initial (src_init P)) (ghost0 P)"
+  by (simp add: kl2_ok_def initial_fields readable_def)
+
+text \<open>A write of another device a thread knows is in memory (kh_ok).\<close>
+lemma known_other_mem:
+  assumes kh: "kh_ok L S P s g" and t: "t \<in> src_threads P" and c: "done_ev S P s c" "sthread c = Some t"
+    "knows_at L P g c a" and wa: "wx S P s x a" and na: "dv L a \<noteq> Some (dev_of L (wg_of L t))"
+  shows "ga3 g a \<noteq> None"
+  using kh t wa knows_at_knows[OF c] na unfolding kh_ok_def by blast
+
+subsection \<open>Environment steps keep it\<close>
+
+lemma kl2_env:
+  assumes pc: "pc s' = pc s" and m: "env_mono g g'" and k: "sb_keep L S P s g g'" and le: "l2_env L s s' g g'"
+    and inv: "ginv L S P s g" and kh: "kh_ok L S P s g" and kl2: "kl2_ok L S P s g"
+  shows "kl2_ok L S P s' g'"
+  unfolding kl2_ok_def
+proof (intro ballI allI impI)
+  fix t c a x
+  assume t: "t \<in> src_threads P" and a: "done_ev S P s' c \<and> sthread c = Some t \<and> knows_at L P g' c a
+     \<and> wx S P s' x a \<and> dv L a \<noteq> Some (dev_of L (wg_of L t)) \<and> readable (l2 s' (dev_of L (wg_of L t)) x)
+     \<and> \<not> exempt2 S P s' c"
+  let ?d = "dev_of L (wg_of L t)"
+  have gr: "grf g' = grf g" using m by (simp add: env_mono_def)
+  have ka: "knows_at L P g' = knows_at L P g" unfolding knows_at_def[abs_def] hbm_def swm_def ob_def[abs_def] gr ..
+  have ex: "exempt2 S P s' = exempt2 S P s" unfolding exempt2_def[abs_def] kd_same[OF pc] pc ..
+  have li: "lines_inv S P s g" using inv by (simp add: ginv_def)
+  have dc: "done_ev S P s c" using a done_same[OF pc] by simp
+  have kc: "knows_at L P g c a" using a ka by simp
+  have wa: "wx S P s x a" using a wx_same[OF pc] by simp
+  have a3: "ga3 g a \<noteq> None" using known_other_mem[OF kh t dc _ kc wa] a by blast
+  have r2: "readable (l2 s' ?d x)" using a by blast
+  from le[unfolded l2_env_def, rule_format, OF r2]
+  consider (same) "readable (l2 s ?d x)" "h2 g' ?d x = h2 g ?d x" | (mem) "h2 g' ?d x = hm g x"
+    | (new) "ga3 g' (h2 g' ?d x) = None"
+    by (elim disjE conjE) (rule that; assumption)+
+  then show "sb L g' a (h2 g' ?d x)"
+  proof cases
+    case same
+    have na: "dv L a \<noteq> Some ?d" using a by blast
+    have ne: "\<not> exempt2 S P s c" using a ex by simp
+    have "sb L g a (h2 g ?d x)" using kl2_okD[OF kl2 t dc _ kc wa na same(1) ne] a by blast
+    moreover have "wx S P s x (h2 g ?d x)" using h2_wx[OF li same(1)] .
+    ultimately show ?thesis using k wa same(2) unfolding sb_keep_def by metis
+  next
+    case mem
+    have hm: "wx S P s x (hm g x)" "ga3 g (hm g x) \<noteq> None"
+      "\<forall>e. wx S P s x e \<and> ga3 g e \<noteq> None \<longrightarrow> e = hm g x \<or> klt (key g e) (key g (hm g x))"
+      using li by (simp_all add: lines_inv_def)
+    have "sb L g a (hm g x)" using hm(3) wa a3 unfolding sb_def by blast
+    then show ?thesis using k wa hm(1) mem unfolding sb_keep_def by metis
+  next
+    case new
+    have "ga3 g' a \<noteq> None" using m a3 by (simp add: env_mono_def)
+    then show ?thesis using new by (simp add: sb_def)
+  qed
+qed
+
+subsection \<open>Thread steps keep it\<close>
+
+lemma dev_in_scope: "d \<in> devs L \<Longrightarrow> d \<in> devs_in L sc d"
+  by (cases sc) (auto simp: devs_in_def)
+
+text \<open>What a thread step does to the L2 lines: a readable line was readable
+  before with its write (and outside the scope of an invalidation of the L2
+  the step performs), or holds the write an increment at the L2 performs.\<close>
+lemma step_l2:
+  assumes st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and dd: "dev_of L (wg_of L t) \<in> devs L" and r: "readable (l2 s' d y)"
+  shows "(readable (l2 s d y) \<and> h2 g' d y = h2 g d y
+        \<and> (\<forall>sc. instrs (compile S P) t ! pc s t = INVL2 sc \<longrightarrow> d \<noteq> dev_of L (wg_of L t)))
+     \<or> (d = dev_of L (wg_of L t) \<and> (\<exists>r. instrs (compile S P) t ! pc s t = INCL2 r y)
+        \<and> h2 g' d y = Acc t (kd S P s t) True)"
+proof -
+  let ?i = "instrs (compile S P) t ! pc s t"
+  obtain z where z: "exec L t ?i s = Some z" "s' = set_pc t (Suc (pc s t)) z"
+    by (rule step_shape[OF st rows]) blast
+  have l2z: "l2 s' = l2 z" using z(2) by (simp add: set_pc_def)
+  have hv: "h2 g' = (case ?i of INCL2 r x \<Rightarrow> (h2 g)(dev_of L (wg_of L t) := (h2 g (dev_of L (wg_of L t)))(x := Acc t (kd S P s t) True))
+       | _ \<Rightarrow> h2 g)"
+    using gv by (simp add: gview_def)
+  have ind: "dev_of L (wg_of L t) \<in> devs_in L sc (dev_of L (wg_of L t))" for sc using dev_in_scope[OF dd] .
+  show ?thesis
+  proof (cases ?i)
+    case (ST v x)
+    then show ?thesis using z(1) r hv unfolding l2z
+      by (auto simp: Let_def set_l1_def enq_l1_def split: if_splits)
+  next
+    case (INCL1 r0 x)
+    then show ?thesis using z(1) r hv unfolding l2z
+      by (auto simp: Let_def set_l1_def enq_l1_def set_reg_def split: if_splits)
+  next
+    case (INVL2 sc)
+    then show ?thesis using z(1) r hv ind unfolding l2z by (auto split: if_splits)
+  next
+    case (LD r0 x)
+    then show ?thesis using z(1) r hv unfolding l2z by (auto simp: Let_def set_reg_def split: if_splits)
+  next
+    case (INCL2 r0 x)
+    then show ?thesis using z(1) r hv unfolding l2z
+      by (cases "d = dev_of L (wg_of L t) \<and> y = x")
+        (auto simp: Let_def set_reg_def set_l2_def enq_l2_def split: if_splits)
+  next
+    case (LKrmw sc)
+    then show ?thesis using z(1) r hv unfolding l2z by (auto split: if_splits)
+  next
+    case (UNLKrmw sc)
+    then show ?thesis using z(1) r hv unfolding l2z by (auto split: if_splits)
+  next
+    case (LK x)
+    then show ?thesis using z(1) r hv unfolding l2z by (auto simp: Let_def split: if_splits)
+  next
+    case (UNLK x)
+    then show ?thesis using z(1) r hv unfolding l2z by (auto simp: Let_def split: if_splits)
+  qed (use z(1) r hv l2z in \<open>auto simp: set_reg_def\<close>)
+qed
+
+text \<open>The write an increment at the L2 puts in its line has not reached
+  memory.\<close>
+lemma new_l2_line:
+  assumes gi: "ginv L S P s' g'" and gs: "gstep P (done_ev S P s) (done_ev S P s') i g g'"
+    and r: "readable (l2 s' d y)" and e: "h2 g' d y = Acc t (kd S P s t) p"
+  shows "ga3 g' (h2 g' d y) = None"
+proof -
+  have "wx S P s' y (h2 g' d y)" using h2_wx[OF _ r] gi by (simp add: ginv_def)
+  then have "is_wr P (h2 g' d y)" "done_ev S P s' (h2 g' d y)" using e by (simp_all add: wx_def)
+  moreover have "\<not> done_ev S P s (h2 g' d y)" using e by simp
+  ultimately show ?thesis using gs unfolding gstep_def by auto
+qed
+
+text \<open>What an access performed before the step knows, and is not exempt,
+  stays settled before its device's L2 lines.\<close>
+lemma kl2_old:
+  assumes inv: "ginv L S P s g" and gi: "ginv L S P s' g'"
+    and st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and dd: "dev_of L (wg_of L t) \<in> devs L" and kh: "kh_ok L S P s g" and kl2: "kl2_ok L S P s g"
+    and u: "u \<in> src_threads P" and c: "done_ev S P s c" "sthread c = Some u" "knows_at L P g c a"
+    and ne: "\<not> exempt2 S P s c" and y: "sloc P a = Some y" and na: "dv L a \<noteq> Some (dev_of L (wg_of L u))"
+    and r: "readable (l2 s' (dev_of L (wg_of L u)) y)"
+  shows "sb L g' a (h2 g' (dev_of L (wg_of L u)) y)"
+proof -
+  let ?d = "dev_of L (wg_of L u)"
+  have ei: "ev_inv S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
+  have wa: "wx S P s y a" using knows_at_wx[OF ei c(1,3) y] .
+  have a3: "ga3 g a \<noteq> None" using known_other_mem[OF kh u c wa na] .
+  have so: "gt g' e = gt g e \<and> ga2 g' e = ga2 g e \<and> ga3 g' e = ga3 g e" if "done_ev S P s e" for e
+    using gs that by (simp add: gstep_def)
+  have ao: "gt g' a = gt g a" "ga2 g' a = ga2 g a" "ga3 g' a = ga3 g a" using so[OF wx_done[OF wa]] by simp_all
+  from step_l2[OF st rows gv dd r] show ?thesis
+  proof
+    assume l: "readable (l2 s ?d y) \<and> h2 g' ?d y = h2 g ?d y
+      \<and> (\<forall>sc. instrs (compile S P) t ! pc s t = INVL2 sc \<longrightarrow> ?d \<noteq> dev_of L (wg_of L t))"
+    have "sb L g a (h2 g ?d y)" using kl2_okD[OF kl2 u c(1,2,3) wa na _ ne] l by blast
+    moreover have "done_ev S P s (h2 g ?d y)" using wx_done[OF h2_wx[OF li]] l by blast
+    ultimately show ?thesis using sb_cong[of g' a g "h2 g ?d y"] ao so l by simp
+  next
+    assume l: "?d = dev_of L (wg_of L t) \<and> (\<exists>r. instrs (compile S P) t ! pc s t = INCL2 r y)
+      \<and> h2 g' ?d y = Acc t (kd S P s t) True"
+    have "ga3 g' (h2 g' ?d y) = None" using new_l2_line[OF gi gs r] l by blast
+    then show ?thesis using a3 ao by (simp add: sb_def)
+  qed
+qed
+
+text \<open>An access performed before the step that is not exempt after it was
+  not before, where its device's line is readable.\<close>
+lemma exempt2_step:
+  assumes st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and dd: "dev_of L (wg_of L t) \<in> devs L" and c: "sthread c = Some u"
+    and ne: "\<not> exempt2 S P s' c" and r: "readable (l2 s' (dev_of L (wg_of L u)) y)"
+  shows "\<not> exempt2 S P s c"
+proof
+  assume ex: "exempt2 S P s c"
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t"
+  obtain z where z: "?n < length ?xs" "exec L t (?xs ! ?n) s = Some z" "visible (?xs ! ?n) \<or> quiet (?xs ! ?n)"
+      "s' = set_pc t (Suc ?n) z" "pc z = pc s"
+      "kd S P s' t = (if visible (?xs ! ?n) then Suc (kd S P s t) else kd S P s t)"
+      "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
+    by (rule step_shape[OF st rows]) blast
+  have pc': "pc s' = (pc s)(t := Suc ?n)" using z(4,5) by (simp add: set_pc_def)
+  obtain k where cp: "c = Acc u k False" "is_rd P c" "Suc k = kd S P s u" "win2 (instrs (compile S P) u) (pc s u)"
+    using ex c unfolding exempt2_def by auto
+  show False
+  proof (cases "u = t")
+    case False
+    then have "exempt2 S P s' c" unfolding exempt2_def using cp z(7) pc' by auto
+    then show False using ne by blast
+  next
+    case True
+    show False
+    proof (cases "visible (?xs ! ?n)")
+      case True
+      then show False using visible_no_win2[OF z(1)] cp(4) \<open>u = t\<close> by simp
+    next
+      case nv: False
+      show False
+      proof (cases "\<exists>sc. ?xs ! ?n = INVL2 sc")
+        case True
+        then show False using step_l2[OF st rows gv dd r] \<open>u = t\<close> by auto
+      next
+        case False
+        then have "win2 ?xs (Suc ?n)" using win2_Suc' cp(4) \<open>u = t\<close> by blast
+        then have "exempt2 S P s' c" unfolding exempt2_def using cp z(6) nv pc' \<open>u = t\<close> by auto
+        then show False using ne by blast
+      qed
+    qed
+  qed
+qed
+
+lemma kl2_thread:
+  assumes inv: "ginv L S P s g" and wr: "wr_ok L S P s g" and t: "t \<in> src_threads P"
+    and st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq2_rows S (A \<union> B)" "mem_rows S (A \<union> B)"
+    and wp: "well_placed L P" and gi: "ginv L S P s' g'"
+    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and kh: "kh_ok L S P s g" and kl2: "kl2_ok L S P s g"
+  shows "kl2_ok L S P s' g'"
+  unfolding kl2_ok_def
+proof (intro ballI allI impI)
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t" and ?k = "kd S P s t" and ?w0 = "wg_of L t"
+  let ?i = "?xs ! ?n" and ?d0 = "dev_of L (wg_of L t)"
+  note se = step_events[OF inv t st rows(1-3) gs gv]
+  have ei: "ev_inv S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
+  have ei': "ev_inv S P s' g'" using gi by (simp add: ginv_def)
+  have ho: "home_ok L s g" and lo: "l12_ok L s g" using wr_okD(8,9)[OF wr] .
+  have dd: "?d0 \<in> devs L" using wp t by (simp add: well_placed_def)
+  have gr: "\<forall>r. done_ev S P s r \<longrightarrow> grf g' r = grf g r" using se(3) by blast
+  have new: "\<And>e. done_ev S P s' e \<Longrightarrow> \<not> done_ev S P s e \<Longrightarrow> sthread e = Some t" using se(1) by fastforce
+  have so: "gt g' e = gt g e \<and> ga2 g' e = ga2 g e \<and> ga3 g' e = ga3 g e" if "done_ev S P s e" for e
+    using se(4)[OF that] .
+  obtain z where z: "?n < length ?xs" "exec L t ?i s = Some z" "\<not> unflushed L s t" "visible ?i \<or> quiet ?i"
+      "s' = set_pc t (Suc ?n) z" "pc z = pc s" "kd S P s' t = (if visible ?i then Suc ?k else ?k)"
+      "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
+    by (rule step_shape[OF st rows(1-3)]) blast
+  have pc': "pc s' = (pc s)(t := Suc ?n)" using z(5,6) by (simp add: set_pc_def)
+  have kdef: "length (filter visible (take ?n ?xs)) = ?k" by (simp add: kd_def)
+  have xsc: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
+  have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
+  note old = kl2_old[OF inv gi st rows(1-3) gs gv dd kh kl2]
+  fix u c a y
+  assume u: "u \<in> src_threads P" and A: "done_ev S P s' c \<and> sthread c = Some u \<and> knows_at L P g' c a
+    \<and> wx S P s' y a \<and> dv L a \<noteq> Some (dev_of L (wg_of L u)) \<and> readable (l2 s' (dev_of L (wg_of L u)) y)
+    \<and> \<not> exempt2 S P s' c"
+  have ya: "sloc P a = Some y" using A wx_loc by blast
+  show "sb L g' a (h2 g' (dev_of L (wg_of L u)) y)"
+  proof (cases "done_ev S P s c")
+    case True
+    have kc: "knows_at L P g c a" using knows_at_keep[OF ei gr True] A by simp
+    have ne: "\<not> exempt2 S P s c" using exempt2_step[OF st rows(1-3) gv dd] A by blast
+    show ?thesis using old[OF u True _ kc ne ya] A by blast
+  next
+    case False
+    obtain p where cp: "c = Acc t ?k p" and vi: "visible ?i" using se(1) A False by blast
+    have ut: "u = t" using A cp by simp
+    have na: "dv L a \<noteq> Some ?d0" using A ut by simp
+    have r2: "readable (l2 s' ?d0 y)" using A ut by simp
+    have nw: "\<not> win2 ?xs ?n" using visible_no_win2[OF z(1) vi] .
+    have oldc: ?thesis if "done_ev S P s c0" "sthread c0 = Some t" "knows_at L P g c0 a" for c0
+    proof -
+      have "\<not> exempt2 S P s c0" using nw that(2) unfolding exempt2_def by auto
+      then show ?thesis using old[OF t that _ ya na r2] ut by simp
+    qed
+    have ownc: ?thesis if ta: "sthread a = Some t"
+    proof -
+      obtain j q where "a = Acc t j q" using ta by (cases a) auto
+      then show ?thesis using na by (simp add: dv_def)
+    qed
+    have rdc: ?thesis if rd: "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" "a = grf g' r" for r
+    proof -
+      obtain p' where "r = Acc t ?k p'" using se(1)[OF rd(2,3)] by blast
+      then have rk: "r = Acc t ?k False" using rd(1) by (cases p') (auto dest: rd_part)
+      have hr: "done_ev S P s (grf g' r)" using step_read_home[OF inv wr t st rows(1-3) gs gv rd(1-3)] by blast
+      have sr: "sloc P a = sloc P r" using ev_parts(2)[OF ei'] rd by simp
+      obtain y0 r0 where y0: "sloc P r = Some y0"
+          "((?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0))
+           \<or> (?i = INCL2 r0 y0 \<and> grf g' r = h2 g ?d0 y0 \<and> readable (l2 s ?d0 y0))"
+        using se(6) rd(1,2) rk by blast
+      have yy: "y0 = y" using y0(1) sr ya by simp
+      have wa: "wx S P s y a" using hr rd(4) ya ev_parts(2)[OF ei'] rd(1,2) by (simp add: wx_def)
+      have ao: "gt g' a = gt g a" "ga2 g' a = ga2 g a" "ga3 g' a = ga3 g a" using so[OF wx_done[OF wa]] by simp_all
+      from y0(2) show ?thesis
+      proof
+        assume l: "(?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0)"
+        have l2: "readable (l2 s ?d0 y) \<and> h2 g' ?d0 y = h2 g ?d0 y" using step_l2[OF st rows(1-3) gv dd r2] l by auto
+        have ah: "a = h1 g ?w0 y" using l rd(4) yy by simp
+        have r1: "readable (l1 s ?w0 y)" using l yy by simp
+        have a2: "ga2 g a \<noteq> None"
+        proof
+          assume "ga2 g a = None"
+          then have "ewg L a = Some ?w0" using home_okD(1)[OF ho r1] ah by simp
+          then show False using na by (simp add: dv_def)
+        qed
+        have "sb L g (h1 g ?w0 y) (h2 g ?d0 y)" by (rule l12_okD[OF lo r1]) (use a2 ah l2 in auto)
+        then have "sb L g a (h2 g ?d0 y)" using ah by simp
+        moreover have "done_ev S P s (h2 g ?d0 y)" using wx_done[OF h2_wx[OF li]] l2 by blast
+        ultimately show ?thesis using sb_cong[of g' a g "h2 g ?d0 y"] ao so l2 ut by simp
+      next
+        assume l: "?i = INCL2 r0 y0 \<and> grf g' r = h2 g ?d0 y0 \<and> readable (l2 s ?d0 y0)"
+        have a3: "ga3 g a \<noteq> None"
+        proof
+          assume "ga3 g a = None"
+          then have "dv L a = Some ?d0" using home_okD(4)[OF ho] l rd(4) yy by simp
+          then show False using na by simp
+        qed
+        have "h2 g' ?d0 y = Acc t ?k True" using gv l yy by (simp add: gview_def)
+        then have "ga3 g' (h2 g' ?d0 y) = None" using new_l2_line[OF gi gs r2] by blast
+        then show ?thesis using a3 ao ut by (simp add: sb_def)
+      qed
+    qed
+    have kn': "knows L S P s' g' t a" using knows_at_knows A ut by blast
+    from knows_step[OF ei ei' gr new kn'] consider
+        (old) "knows L S P s g t a" | (own) "sthread a = Some t"
+      | (rd) r where "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" "a = grf g' r"
+      | (sy) r b where "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" "is_wr P b \<or> is_rd P b"
+          "(b, grf g' r) \<in> hbm L P g" "ob P g b = a" "(grf g' r, r) \<in> swm L P g'"
+      by blast
+    then show ?thesis
+    proof cases
+      case old
+      then consider "sthread a = Some t" | b c0 where "is_wr P b \<or> is_rd P b" "done_ev S P s c0"
+          "sthread c0 = Some t" "b = c0 \<or> (b, c0) \<in> hbm L P g" "ob P g b = a"
+        unfolding knows_def by blast
+      then show ?thesis
+      proof cases
+        case 1
+        then show ?thesis using ownc by blast
+      next
+        case (2 b c0)
+        then have "knows_at L P g c0 a" unfolding knows_at_def by blast
+        then show ?thesis using oldc 2 by blast
+      qed
+    next
+      case own
+      then show ?thesis using ownc by blast
+    next
+      case (rd r)
+      then show ?thesis using rdc by blast
+    next
+      case (sy r b)
+      obtain p' where "r = Acc t ?k p'" using se(1)[OF sy(2,3)] by blast
+      then have rk: "r = Acc t ?k False" using sy(1) by (cases p') (auto dest: rd_part)
+      define w' where "w' = grf g' r"
+      have hr: "done_ev S P s w'" using step_read_home[OF inv wr t st rows(1-3) gs gv sy(1-3)] w'_def by blast
+      have wr': "is_wr P w'" "sloc P w' = sloc P r" using ev_parts(2)[OF ei'] sy(1,2) w'_def by simp_all
+      obtain u' j q where uw: "w' = Acc u' j q" using sy(7) w'_def by (cases "grf g' r") (auto simp: swm_def atomic_ev_def)
+      have u': "u' \<in> src_threads P" using wr'(1) uw by (simp add: acc_def)
+      have kw': "knows_at L P g w' a" unfolding knows_at_def using sy(4,5,6) w'_def by blast
+      have tw: "sthread w' = Some u'" using uw by simp
+      show ?thesis
+      proof (cases "sys_ev P r")
+        case True
+        \<comment> \<open>an all-devices read: exempt until its invalidation of the L2\<close>
+        obtain a0 r0 x0 where o: "src_code P t ! ?k = Op a0 r0 x0"
+          using sy(1) rk by (cases "src_code P t ! ?k") (auto simp: acc_def ins_def)
+        have sr: "sys_rd_op a0" using True sy(1) rk o by (cases a0) (auto simp: sys_ev_def ins_def acc_def)
+        have "?n < length (concat (map (compile_instr S) (src_code P t)))" using z(1) xsc by simp
+        moreover have "visible (concat (map (compile_instr S) (src_code P t)) ! ?n)" using vi xsc by simp
+        moreover have "length (filter visible (take ?n (concat (map (compile_instr S) (src_code P t))))) = ?k"
+          using kdef xsc by simp
+        ultimately have w2: "win2 ?xs (Suc ?n)" using compiled_win2[OF rows(1,2,4) ops _ _ _ o sr] xsc by simp
+        show ?thesis
+        proof (cases p)
+          case False
+          then have "exempt2 S P s' c" unfolding exempt2_def using cp rk sy(1) z(7) vi pc' w2 by auto
+          then show ?thesis using A by blast
+        next
+          case True
+          \<comment> \<open>the write of an RMW at all-devices scope: rows have none\<close>
+          have "is_wr P c \<or> is_rd P c" using knows_at_acc A by blast
+          then have "wr (ins P t ?k) True" using cp True by (auto dest: rd_part)
+          then obtain sc1 rm1 where f0: "a0 = FetchInc sc1 rm1" using o by (cases a0) (auto simp: ins_def)
+          then have f: "a0 = FetchInc AllDevices rm1" using sr by simp
+          have "src_code P t ! ?k \<in> set (src_code P t)" using se(2)[OF vi] by simp
+          then have "a0 \<in> A \<union> B" using ops o by (auto simp: op_of_def)
+          then show ?thesis using rows(5) f unfolding mem_rows_def by blast
+        qed
+      next
+        case ns: False
+        \<comment> \<open>synchronisation on one device\<close>
+        have "map_option (dev_of L) (ewg L w') = map_option (dev_of L) (ewg L r)"
+          using sy(7) ns w'_def by (auto simp: swm_def)
+        then have dvu: "dev_of L (wg_of L u') = ?d0" using uw rk by simp
+        have nx: "\<not> exempt2 S P s w'" using wr'(1) rd_not_wr unfolding exempt2_def by blast
+        have "dv L a \<noteq> Some (dev_of L (wg_of L u'))" using na dvu by simp
+        moreover have "readable (l2 s' (dev_of L (wg_of L u')) y)" using r2 dvu by simp
+        ultimately show ?thesis using old[OF u' hr tw kw' nx ya] dvu ut by simp
+      qed
+    qed
+  qed
+qed
+
 section \<open>Thread steps keep what a release hands over\<close>
 
 subsection \<open>What a work-group that reads a location below device scope finds\<close>
@@ -4860,7 +5372,7 @@ lemma hb_reachable:
   shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g
     \<and> kw_ok L S P s g \<and> (prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> rp_ok L S P s g)
     \<and> (acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s g \<and> kr_ok L S P s g)
-    \<and> mr_ok L S P s g"
+    \<and> mr_ok L S P s g \<and> (acq2_rows S (A \<union> B) \<longrightarrow> kl2_ok L S P s g)"
 proof -
   have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
     using reach by (simp add: reachable_def)
@@ -4869,13 +5381,13 @@ proof -
     case base
     show ?case
       by (intro exI[of _ "ghost0 P"] conjI impI ginv_initial oinv_initial wr_ok_initial l2_ok_initial hb_ok_initial
-          kw_ok_initial kl_ok_initial kr_ok_initial rp_ok_initial mr_ok_initial)
+          kw_ok_initial kl_ok_initial kr_ok_initial rp_ok_initial mr_ok_initial kl2_ok_initial)
   next
     case (step s1 s2)
     then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "wr_ok L S P s1 g" "l2_ok L S P s1 g" "hb_ok L S P s1 g"
       "kw_ok L S P s1 g" "prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> rp_ok L S P s1 g"
       "acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s1 g \<and> kr_ok L S P s1 g"
-      "mr_ok L S P s1 g"
+      "mr_ok L S P s1 g" "acq2_rows S (A \<union> B) \<longrightarrow> kl2_ok L S P s1 g"
       by blast
     have c0: "0 < clk g" using wr_okD(1)[OF g(3)] .
     have kh: "kh_ok L S P s1 g" using g(5) by (simp add: hb_ok_def)
@@ -4898,11 +5410,14 @@ proof -
       moreover have "acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
         using kl_thread[OF g(1,2,3) thr rows(1-3) _ rows(4,7) wp sc _ g'(1,5,6) g(4,5,6)] g(7,8) by blast
       moreover have "mr_ok L S P s2 g'" by (rule mr_thread[OF g(1,2) kh thr rows(1-3,8) wp g'(1,5,6) g(9)])
+      moreover have "acq2_rows S (A \<union> B) \<longrightarrow> kl2_ok L S P s2 g'"
+        using kl2_thread[OF g(1,3) thr rows(1-3) _ rows(8) wp g'(1,5,6) kh] g(10) by blast
       ultimately show ?thesis using g' hb' by blast
     next
       case env
       obtain g' where g': "ginv L S P s2 g'" "oinv L S P s2 g'" "wr_ok L S P s2 g'" "l2_ok L S P s2 g'" "env_mono g g'"
           "sb_keep L S P s1 g g'" "l1_env L s1 s2 g g'" "fifo_env L S P s1 s2 g g'" "fifo2_env L S P s1 s2 g g'"
+          "l2_env L s1 s2 g g'"
         using oinv_env[OF g(1,2) env] g(3,4) c0 by blast
       have pc: "pc s2 = pc s1" using env_step_regs_pc_locks[OF env] by simp
       have ei: "ev_inv S P s1 g" using g(1) by (simp add: ginv_def)
@@ -4917,6 +5432,8 @@ proof -
           using kl_env[OF pc g'(5,6,7) g(1) kh g(4) _ rows(1-3) _ rows(7)] kr_env[OF pc g'(5,6) ei] g(8) by blast
       qed
       moreover have "mr_ok L S P s2 g'" using mr_env[OF pc g'(5,9) wp g(9)] .
+      moreover have "acq2_rows S (A \<union> B) \<longrightarrow> kl2_ok L S P s2 g'"
+        using kl2_env[OF pc g'(5,6,10) g(1) kh] g(10) by blast
       ultimately show ?thesis using g' by blast
     qed
   qed
@@ -5013,6 +5530,28 @@ proof -
   have fin: "finite (src_threads P)" using wp by (simp add: well_placed_def)
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rf fin lp] .
   show ?thesis using hb_reachable[OF reach rows wp sc] unfolding mr_ok_def mem_released_def by blast
+qed
+
+subsection \<open>What an all-devices acquire learns\<close>
+
+text \<open>What a performed access knows of another device is settled before
+  every readable line of its device's L2, but while the access is an
+  all-devices read waiting for its invalidation of the L2 (exempt2): an L2
+  line is never older than what synchronisation across devices handed
+  over. On any number of devices, for the race-free programs of
+  machine_knows_home compiled by rows whose all-devices reads invalidate
+  the L2 and then the L1 after their access (acq2_rows).\<close>
+theorem machine_acquire_l2_fresh:
+  assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B"
+      "rl_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)"
+    and wp: "well_placed L P" and nr: "\<not> na_rmw P" and lp: "load_promotion L P"
+    and rf: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+  shows "\<exists>g. ginv L S P s g \<and> kl2_ok L S P s g"
+proof -
+  have fin: "finite (src_threads P)" using wp by (simp add: well_placed_def)
+  have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rf fin lp] .
+  show ?thesis using hb_reachable[OF reach rows(1-8) wp sc] rows(9) by blast
 qed
 
 
