@@ -428,7 +428,11 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
     # - an all-devices load row that need only invalidate its L1 after its
     #   access (inv2_after asking win, the device-scope row LD; INVL1 WG
     #   then passes: its device's L2 may keep lines older than what another
-    #   device's release put in memory; compiled_win2 fails).
+    #   device's release put in memory; compiled_win2 fails);
+    # - what a remote store knew of another device claimed fresh in its
+    #   device's L1s without its L2's lines (fresh without its fourth part:
+    #   an L1 may then fetch an L2 line older than that write, which
+    #   another device's release put in memory; fresh_env fails).
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Happens") + 1] if t != "Hrf_Closure")
     happens = "Hrf_Happens"
     planted = {
@@ -502,6 +506,11 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
             happens,
             "visible (rw r x ! m) \\<longrightarrow> win (rw r x) (Suc m))",
             "compiled_win2",
+        ),
+        '     \\<and> (\\<forall>x. readable (l2 s d x) \\<and> wx S P s x a \\<and> dv L a \\<noteq> Some d \\<longrightarrow> sb L g a (h2 g d x))"': (
+            happens,
+            '"',
+            "fresh_env",
         ),
     }
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Coherence", fails=happens)

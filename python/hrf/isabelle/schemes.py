@@ -607,7 +607,7 @@ def scheme_theory(scheme) -> tuple:
         """A text saying a theorem is not stated for the scheme, and why."""
         return [f"text \\<open>Not stated: {what} ({why}).\\<close>", ""]
 
-    def race_free_premises(name, ops, device_local, promotion="load_promotion L P"):
+    def race_free_premises(name, ops, devices, promotion="load_promotion L P"):
         """The statement's head, up to the machine's outcomes: every race-free
         program (OpenCL+RSP, as hrf exports it) of the operations `ops`
         whose remote operations promote at most a load by a remote store or
@@ -615,9 +615,10 @@ def scheme_theory(scheme) -> tuple:
         RMW or a remote store (Hrf_Happens's load_promotion, of the program
         itself or, as `promotion` says, of the program with its plain
         accesses read as work-group-scope atomics), without non-atomic
-        RMWs, whose conflicting accesses sit on one device where
-        `device_local` (Hrf_Happens's dev_conflicts)."""
-        dev = "\\<and> dev_conflicts L P " if device_local else ""
+        RMWs, and, as `devices` names it, whose conflicting accesses sit on
+        one device (Hrf_Happens's dev_conflicts) or, on two, are all-devices
+        atomics, neither remote (dev_sys)."""
+        dev = f"\\<and> {devices} L P " if devices else ""
         return [
             f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P {dev}'
             f"\\<and> \\<not> na_rmw P \\<and> {promotion}",
@@ -625,7 +626,7 @@ def scheme_theory(scheme) -> tuple:
             f"     \\<longrightarrow> outcomes L wb (compile {name} P) (initial (src_init P))",
         ]
 
-    def race_free_outcomes(name, thm, ops, device_local, tail, rule):
+    def race_free_outcomes(name, thm, ops, devices, tail, rule):
         """A theorem that every outcome of such a program (race_free_premises)
         is the outcome of a candidate with the properties `tail` (lines, the
         first continuing the set's), by `rule`."""
@@ -636,7 +637,7 @@ def scheme_theory(scheme) -> tuple:
         conclusion[-1] += '}"'
         return [
             f"theorem {name}_{thm}:",
-            *race_free_premises(name, ops, device_local),
+            *race_free_premises(name, ops, devices),
             *conclusion,
             f"  using {rule}",
             "  by blast",
@@ -770,6 +771,19 @@ def scheme_theory(scheme) -> tuple:
                 f'lemma {name}_mem_rows: "mem_rows {name} ({l1_set} \\<union> {l2_set})"',
                 f"  by (simp add: mem_simps {name}_def {rows_defs(name)})",
                 "",
+            ]
+            + (
+                [
+                    "text \\<open>Each row that reads at all-devices scope invalidates its device's L2 and then its "
+                    "L1 after its access (Hrf_Happens's acq2_rows).\\<close>",
+                    f'lemma {name}_acq2_rows: "acq2_rows {name} ({l1_set} \\<union> {l2_set})"',
+                    f"  by (simp add: acq2_simps {name}_def {rows_defs(name)})",
+                    "",
+                ]
+                if acquire_rows(rows)
+                else []
+            )
+            + [
                 "text \\<open>Each row that writes at device scope or wider flushes the L1 before its access, "
                 "and each RMW at such scope is performed at the L2 (Hrf_Happens's rel_rows).\\<close>",
                 f'lemma {name}_rel_rows: "rel_rows {name} {l1_set} {l2_set}"',
@@ -813,7 +827,7 @@ def scheme_theory(scheme) -> tuple:
             + promotion_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
             + coherent_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
             + memory_theorem(name, rows, ops, l2_lemma, flushed, invalidated)
-            + acquire_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set)
+            + acquire_theorem(name, rows, ops, l2_lemma, flushed, invalidated)
         )
 
     def memory_rows(rows) -> bool:
@@ -826,6 +840,15 @@ def scheme_theory(scheme) -> tuple:
             and (op != "store" or scope != "all" or memory_released_row(r.seq))
             and (op != "rmw" or scope != "all")
             for op, scope, r in taken
+        )
+
+    def acquire_rows(rows) -> bool:
+        """Whether each all-devices load or RMW row of the scheme invalidates
+        the L2 and then the L1 after its access (acq2_rows)."""
+        return all(
+            l2_invalidated_after_row(r.seq)
+            for op, scope, _remote, r, _src, _seq in rows
+            if op in ("load", "rmw") and scope == "all" and (l1_row(op, r.seq) or l2_row(op, r.seq))
         )
 
     def memory_theorem(name, rows, ops, l2_lemma, flushed, invalidated):
@@ -851,7 +874,7 @@ def scheme_theory(scheme) -> tuple:
             "",
         ]
 
-    def acquire_theorem(name, rows, ops, l2_lemma, flushed, invalidated, l1_set, l2_set):
+    def acquire_theorem(name, rows, ops, l2_lemma, flushed, invalidated):
         """Hrf_Happens's machine_acquire_l2_fresh for a scheme with
         all-devices load rows, each of which invalidates the L2 and then
         the L1 after its access (acq2_rows)."""
@@ -862,18 +885,12 @@ def scheme_theory(scheme) -> tuple:
         ]
         if not sys_reads:
             return []
-        if not all(l2_invalidated_after_row(r.seq) for r in sys_reads):
+        if not acquire_rows(rows):
             return not_stated(
                 "Hrf_Happens's theorem on what an all-devices acquire learns",
-                f"an all-devices load or RMW row of {name} does not invalidate the L2 and then the L1 after its "
-                "access",
+                f"an all-devices load or RMW row of {name} does not invalidate the L2 and then the L1 after its access",
             )
         return [
-            "text \\<open>Each row that reads at all-devices scope invalidates its device's L2 and then its L1 "
-            "after its access (Hrf_Happens's acq2_rows).\\<close>",
-            f'lemma {name}_acq2_rows: "acq2_rows {name} ({l1_set} \\<union> {l2_set})"',
-            f"  by (simp add: acq2_simps {name}_def {rows_defs(name)})",
-            "",
             f"text \\<open>So on a race-free program {_PROMOTION}, on any number of devices, in every state the "
             "machine reaches, what an access knows of another device is settled before every readable line of its "
             "device's L2, but while it is an all-devices read waiting for its invalidation of the L2 "
@@ -921,20 +938,27 @@ def scheme_theory(scheme) -> tuple:
         ]
         if not any(op == "store" and remote for op, _scope, remote, _r, _src, _seq in rows):
             return out
+        if not acquire_rows(rows):
+            return out + not_stated(
+                "Hrf_Happens's theorem on what a remote release hands over",
+                f"an all-devices load or RMW row of {name} does not invalidate the L2 and then the L1 after its "
+                "access",
+            )
         return out + [
-            f"text \\<open>So on a race-free program {_PROMOTION}, and whose "
-            "conflicting accesses sit on one device, in every state the machine reaches, every write a "
-            "performed remote store knew (its own excepted) has reached the L2 and is settled before every "
-            "readable line of its location in every L1 of its device (Hrf_Happens's rp_fresh: what "
-            "promotion hands a work-group-scope acquire of another work-group).\\<close>",
+            f"text \\<open>So on a race-free program {_PROMOTION}, on any number of devices, in every state "
+            "the machine reaches, every write a performed remote store knew (its own excepted) has reached the "
+            "L2, is of its device or in memory, and is settled before every readable line of its location in "
+            "every L1 of its device, and, a write of another device, in its device's L2 (Hrf_Happens's rp_fresh: "
+            "what promotion hands a work-group-scope acquire of another work-group).\\<close>",
             f"theorem {name}_remote_release_fresh:",
-            f'  "\\<forall>P L wb s. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> dev_conflicts L P '
+            f'  "\\<forall>P L wb s. ops_of P \\<subseteq> {ops} \\<and> well_placed L P '
             "\\<and> \\<not> na_rmw P \\<and> load_promotion L P",
             "     \\<and> \\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P",
             f"     \\<and> s \\<in> reachable L wb (compile {name} P) (initial (src_init P))",
             f'     \\<longrightarrow> (\\<exists>g. ginv L {name} P s g \\<and> rp_fresh L {name} P s g)"',
             "  using machine_remote_release_fresh[OF _ "
-            f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_rl_rows {name}_mem_rows {name}_prom_rows]",
+            f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_rl_rows {name}_mem_rows {name}_prom_rows "
+            f"{name}_acq2_rows]",
             "  by blast",
             "",
         ]
@@ -950,6 +974,11 @@ def scheme_theory(scheme) -> tuple:
         ]
         if not promoted(rows):
             return []  # promotion_theorem said why
+        if not acquire_rows(rows):
+            return not_stated(
+                "Hrf_Happens's theorem on coherence after happens-before, its read halves",
+                f"an all-devices load or RMW row of {name} does not invalidate the L2 and then the L1 after its access",
+            )
         if not all(acquired_row(r.seq) for r in taken):
             return not_stated(
                 "Hrf_Happens's theorem on coherence after happens-before, its read halves",
@@ -963,7 +992,8 @@ def scheme_theory(scheme) -> tuple:
                 f'lemma {name}_acq_rows: "acq_rows {name} {l1_set} {l2_set}"',
                 f"  by (simp add: acq_rows_def inv_after_def {name}_def {rows_defs(name)})",
                 "",
-                "text \\<open>So where conflicting accesses sit on one device, every outcome of such a program "
+                "text \\<open>So where conflicting accesses of two devices are all-devices atomics, neither "
+                "remote (on one device, any), every outcome of such a program "
                 "is the outcome of a candidate whose "
                 "coherence agrees with its happens-before on every pair of accesses of a location, reads after "
                 "them included (Hrf_Happens's hb_co_ok and hb_co_rd_ok: [HRF14]'s coherence).\\<close>",
@@ -972,11 +1002,11 @@ def scheme_theory(scheme) -> tuple:
                 name,
                 "outcomes_hb_coherent",
                 ops,
-                True,
+                "dev_sys",
                 ["\\<and> hb_co_ok L P rfw co \\<and> hb_co_rd_ok L P rfw co"],
                 "machine_outcomes_hb_coherent[OF "
                 f"{name}_l1_rows {l2_lemma} _ {flushed} {invalidated} {name}_rel_rows {name}_rl_rows "
-                f"{name}_mem_rows {name}_acq_rows {name}_prom_rows]",
+                f"{name}_mem_rows {name}_acq_rows {name}_prom_rows {name}_acq2_rows]",
             )
             + rmw_atomic_theorem(name, rows, ops, l2_lemma, flushed, l1_set, l2_set)
         )
@@ -1020,7 +1050,7 @@ def scheme_theory(scheme) -> tuple:
         atomic = "\\<and> (\\<forall>t k. acc P t k True \\<longrightarrow> rmw_atomic P rfw co t k)"
         rows_taken = (
             f"{name}_l1_rows {l2_lemma} _ {flushed} {name}_acq_rows {name}_rel_rows {name}_prom_rows {name}_rl_rows "
-            f"{name}_rr_rows {name}_mem_rows {name}_lk_rows"
+            f"{name}_rr_rows {name}_mem_rows {name}_acq2_rows {name}_lk_rows"
         )
         return (
             [
@@ -1047,7 +1077,7 @@ def scheme_theory(scheme) -> tuple:
                 name,
                 "outcomes_rmw_atomic",
                 ops,
-                True,
+                "dev_conflicts",
                 [atomic],
                 f"machine_outcomes_rmw_atomic_rows[OF {rows_taken}]",
             )
@@ -1085,7 +1115,7 @@ def scheme_theory(scheme) -> tuple:
             "candidate a run exhibits is consistent (Hrf_Consistent: the model's seven checks that need no "
             "happens-before, and its four that read it, whose every step is in hrf's happens-before).\\<close>",
             f"theorem {name}_outcomes_allowed:",
-            *race_free_premises(name, ops, True, promotion),
+            *race_free_premises(name, ops, "dev_conflicts", promotion),
             '       \\<subseteq> src_allowed opencl_rsp_consistent L P"',
             f"  using {allowed_rule}[OF {taken}] by blast",
             "",

@@ -2179,13 +2179,13 @@ text \<open>Every invariant at once, for one ghost: Hrf_Coherence's and
 lemma rsp_reachable:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-      "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)"
+      "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)"
     and wp: "well_placed L P" and sc: "scoped_conflicts L P" and dcf: "dev_conflicts L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
   shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g
     \<and> kw_ok L S P s g \<and> kl_ok L S P s g \<and> kr_ok L S P s g \<and> lock_inv L (compile S P) s
     \<and> flk_ok L S B P s g \<and> ln_ok L S B P s g \<and> at1_ok L S B P s g \<and> at2_ok L S B P s g \<and> rp_ok L S P s g
-    \<and> rs_ok S P s g \<and> mr_ok L S P s g"
+    \<and> rs_ok S P s g \<and> mr_ok L S P s g \<and> kl2_ok L S P s g"
 proof -
   have lkc1: "\<forall>u \<in> src_threads P. \<forall>p r x. p < length (instrs (compile S P) u) \<and> instrs (compile S P) u ! p = INCL1 r x
        \<longrightarrow> held (instrs (compile S P) u) p \<noteq> None \<and> \<not> lk_flushed (instrs (compile S P) u) p"
@@ -2231,13 +2231,13 @@ proof -
     show ?case
       by (intro exI[of _ "ghost0 P"] conjI ginv_initial oinv_initial wr_ok_initial l2_ok_initial hb_ok_initial
           kw_ok_initial kl_ok_initial kr_ok_initial lock_inv_initial flk_ok_initial ln_ok_initial at1_ok_initial
-          at2_ok_initial rp_ok_initial rs_ok_initial mr_ok_initial)
+          at2_ok_initial rp_ok_initial rs_ok_initial mr_ok_initial kl2_ok_initial)
   next
     case (step s1 s2)
     then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "wr_ok L S P s1 g" "l2_ok L S P s1 g"
         "hb_ok L S P s1 g" "kw_ok L S P s1 g" "kl_ok L S P s1 g" "kr_ok L S P s1 g" "lock_inv L (compile S P) s1"
         "flk_ok L S B P s1 g" "ln_ok L S B P s1 g" "at1_ok L S B P s1 g" "at2_ok L S B P s1 g" "rp_ok L S P s1 g"
-        "rs_ok S P s1 g" "mr_ok L S P s1 g"
+        "rs_ok S P s1 g" "mr_ok L S P s1 g" "kl2_ok L S P s1 g"
       by blast
     have "threads (compile S P) = src_threads P" by (simp add: compile_def)
     then consider (thr) t where "t \<in> src_threads P" "step_thread L (compile S P) t s1 = Some s2"
@@ -2257,9 +2257,9 @@ proof -
       have rs': "rs_ok S P s2 g'" by (rule rs_thread[OF g(1,2,5) thr rows(1-3,9) wp g'(5,6) g(15)])
       have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) rows(8) wp g'(1,5,6) g(5) hb' g(6)])
       moreover have "kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
-        by (rule kl_thread[OF g(1,2,3) thr rows(1-3,5,4,8) wp sc dcf g'(1,5,6) g(4,5,6,7,8,14)])
+        by (rule kl_thread[OF g(1,2,3) thr rows(1-3,5,4,8) wp sc dev_conflicts_sys[OF dcf] g'(1,5,6) g(4,5,6,7,8,14,17)])
       moreover have "rp_ok L S P s2 g'"
-        by (rule rp_thread[OF g(1,2) _ thr rows(1-3,7) wp dcf g'(1,5,6) _ g(14)])
+        by (rule rp_thread[OF g(1,2) _ thr rows(1-3,7) wp rows(11) g'(1,5,6) _ g(14,17)])
           (use g(3,5) wr_okD(1) in \<open>simp_all add: hb_ok_def\<close>)
       moreover have "lock_inv L (compile S P) s2" using thread_lock_inv[OF thr(2) g(9) dis] .
       moreover have "flk_ok L S B P s2 g'"
@@ -2269,13 +2269,16 @@ proof -
       moreover have "at1_ok L S B P s2 g'"
         by (rule at1_thread[OF g(1) thr rows(1-3) wp sc rows(6,8,9) dcf g'(5,6) g(9) dis' lkc1 lkc2 g(4,10,11,12,13)])
       moreover have "at2_ok L S B P s2 g'" by (rule at2_thread[OF g(1) thr rows(1-3) dcf g'(5,6) g(4,13)])
+      moreover have "kl2_ok L S P s2 g'"
+        by (rule kl2_thread[OF g(1,3) thr rows(1-3,11) mem_rows_no_sys_rmw[OF rows(10)] wp g'(1,5,6) _ g(17)])
+          (use g(5) in \<open>simp add: hb_ok_def\<close>)
       ultimately show ?thesis using g' hb' rs' mr' by blast
     next
       case env
       have c0: "0 < clk g" using g(4) by (simp add: l2_ok_def)
       obtain g' where g': "ginv L S P s2 g'" "oinv L S P s2 g'" "wr_ok L S P s2 g'" "l2_ok L S P s2 g'"
           "env_mono g g'" "sb_keep L S P s1 g g'" "l1_env L s1 s2 g g'" "fifo_env L S P s1 s2 g g'"
-          "fifo2_env L S P s1 s2 g g'"
+          "fifo2_env L S P s1 s2 g g'" "l2_env L s1 s2 g g'"
         using oinv_env[OF g(1,2) env] g(3,4) c0 by blast
       have pcl: "regs s2 = regs s1 \<and> pc s2 = pc s1 \<and> rmw_lock s2 = rmw_lock s1" using env_step_regs_pc_locks[OF env] .
       then have pc: "pc s2 = pc s1" by simp
@@ -2283,7 +2286,7 @@ proof -
       have kh: "kh_ok L S P s1 g" using g(5) by (simp add: hb_ok_def)
       have "hb_ok L S P s2 g'" using hb_env[OF pc g'(5) g(5,2) g'(8)] .
       moreover have "kw_ok L S P s2 g'" using kw_env[OF pc g'(5,6) ei g(6)] .
-      moreover have "kl_ok L S P s2 g'" using kl_env[OF pc g'(5,6,7) g(1) kh g(4) dcf rows(1-3,5,8) g(7)] .
+      moreover have "kl_ok L S P s2 g'" using kl_env[OF pc g'(5,6,7) g(1) kh g(4) dev_conflicts_sys[OF dcf] rows(1-3,5,8) g(7,17)] .
       moreover have "kr_ok L S P s2 g'" using kr_env[OF pc g'(5,6) ei g(8)] .
       moreover have "lock_inv L (compile S P) s2" using lock_inv_cong[of "compile S P" s2 s1] pcl g(9) by simp
       moreover have "flk_ok L S B P s2 g'" by (rule flk_env[OF g(1) env g(10) g'(8)])
@@ -2291,8 +2294,9 @@ proof -
       moreover have "rs_ok S P s2 g'" using rs_env[OF pc g'(5) g(15)] .
       moreover have "at1_ok L S B P s2 g'" using at1_env[OF pc g'(5,6) ei g(12)] .
       moreover have "at2_ok L S B P s2 g'" using at2_env[OF pc g'(5,6) ei g(13)] .
-      moreover have "rp_ok L S P s2 g'" using rp_env[OF pc g'(5,6,7) g(1,4,14)] .
+      moreover have "rp_ok L S P s2 g'" using rp_env[OF pc g'(5,6,7,10) g(1,4,14)] .
       moreover have "mr_ok L S P s2 g'" using mr_env[OF pc g'(5,9) wp g(16)] .
+      moreover have "kl2_ok L S P s2 g'" using kl2_env[OF pc g'(5,6,10) g(1) kh g(17)] .
       ultimately show ?thesis using g' by blast
     qed
   qed
@@ -2333,7 +2337,7 @@ qed
 
 theorem machine_candidate_rmw_atomic:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-      "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)"
+      "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)"
     and wp: "well_placed L P" and dcf: "dev_conflicts L P"
     and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
@@ -2351,7 +2355,7 @@ qed
 
 corollary machine_outcomes_rmw_atomic:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
     "load_promotion L P" "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
@@ -2726,10 +2730,10 @@ lemmas lk_code_simps = lk_code_upt lk_flushed_upt win_upt held_def disciplined_d
 text \<open>The same theorem for a scheme whose rows take the locks as lk_code says.\<close>
 corollary machine_outcomes_rmw_atomic_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
     "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
-  using machine_outcomes_rmw_atomic[OF assms(1-10,12-16) lk_rows_code[OF assms(11,3)]] .
+  using machine_outcomes_rmw_atomic[OF assms(1-11,13-17) lk_rows_code[OF assms(12,3)]] .
 
 end

@@ -725,7 +725,7 @@ text \<open>On a race-free program whose remote operations promote nothing,
   OpenCL+RSP finds consistent.\<close>
 theorem machine_candidate_consistent:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-      "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)"
+      "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)"
     and wp: "well_placed L P" and dcf: "dev_conflicts L P"
     and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
@@ -758,7 +758,7 @@ qed
 text \<open>So every outcome of such a program is one OpenCL+RSP allows.\<close>
 corollary machine_outcomes_allowed_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
     "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> src_allowed opencl_rsp_consistent L P"
 proof
@@ -767,7 +767,7 @@ proof
       "ob = (regs s, mem s)"
     by (auto simp: outcomes_def)
   show "ob \<in> src_allowed opencl_rsp_consistent L P"
-    using machine_candidate_consistent[OF assms(1-10,12-16) lk_rows_code[OF assms(11,3)] s(1,2)] s(3)
+    using machine_candidate_consistent[OF assms(1-11,13-17) lk_rows_code[OF assms(12,3)] s(1,2)] s(3)
     unfolding src_allowed_def by blast
 qed
 
@@ -776,13 +776,13 @@ text \<open>With deadlock freedom: such a scheme is sound against OpenCL+RSP
   nothing, on one device.\<close>
 theorem machine_sound_on_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "disciplined_scheme S" "well_placed L P" "dev_conflicts L P" "load_promotion L P"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "disciplined_scheme S" "well_placed L P" "dev_conflicts L P" "load_promotion L P"
   shows "opencl_rsp_source.sound_on L wb S P"
 proof -
   have "compilable S P" using assms(1-3) by (fastforce simp: compilable_def l1_rows_def l2_rows_def)
   then show ?thesis
     unfolding opencl_rsp_source.sound_on_def
-    using machine_outcomes_allowed_rows[OF assms(1-11,13,14) _ _ assms(15)] scheme_deadlock_free[OF assms(12) _ assms(13)]
+    using machine_outcomes_allowed_rows[OF assms(1-12,14,15) _ _ assms(16)] scheme_deadlock_free[OF assms(13) _ assms(14)]
     by blast
 qed
 
@@ -1462,7 +1462,7 @@ text \<open>On a race-free program whose remote operations promote as
   one OpenCL+RSP allows.\<close>
 theorem machine_outcomes_allowed_plain:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "plain_rows S (A \<union> B)"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "plain_rows S (A \<union> B)"
     and wp: "well_placed L P" and dcf: "dev_conflicts L P" and nr: "\<not> na_rmw P"
     and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and lp: "load_promotion L (plain_as_wg P)"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> src_allowed opencl_rsp_consistent L P"
@@ -1473,16 +1473,16 @@ proof -
   have nr': "\<not> na_rmw (plain_as_wg P)" using nr by simp
   have "outcomes L wb (compile S (plain_as_wg P)) (initial (src_init (plain_as_wg P)))
       \<subseteq> src_allowed opencl_rsp_consistent L (plain_as_wg P)"
-    by (rule machine_outcomes_allowed_rows[OF rows(1,2) pw_ops[OF rows(12,3)] rows(4-11) wp' dcf' nr'
+    by (rule machine_outcomes_allowed_rows[OF rows(1,2) pw_ops[OF rows(13,3)] rows(4-12) wp' dcf' nr'
       pw_race_free[OF nr rfree fs] lp])
-  then show ?thesis unfolding pw_compile[OF rows(12)] pw_simps using pw_allowed[OF nr rfree fs] by (rule order_trans)
+  then show ?thesis unfolding pw_compile[OF rows(13)] pw_simps using pw_allowed[OF nr rfree fs] by (rule order_trans)
 qed
 
 text \<open>With deadlock freedom: such a scheme is sound against OpenCL+RSP on
   every such program.\<close>
 theorem machine_sound_on_plain:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "plain_rows S (A \<union> B)"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "plain_rows S (A \<union> B)"
     "disciplined_scheme S" "well_placed L P" "dev_conflicts L P" "load_promotion L (plain_as_wg P)"
   shows "opencl_rsp_source.sound_on L wb S P"
 proof -
@@ -1492,9 +1492,9 @@ proof -
     assume "\<not> (src_racy opencl_rsp_consistent opencl_rsp_data_race L P \<or> na_rmw P)"
     then have nr: "\<not> na_rmw P" and rf: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" by simp_all
     show "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> src_allowed opencl_rsp_consistent L P"
-      by (rule machine_outcomes_allowed_plain[OF assms(1-12,14,15) nr rf assms(16)])
+      by (rule machine_outcomes_allowed_plain[OF assms(1-13,15,16) nr rf assms(17)])
     show "deadlock_free L wb (compile S P) (initial (src_init P))"
-      by (rule scheme_deadlock_free[OF assms(13) c assms(14)])
+      by (rule scheme_deadlock_free[OF assms(14) c assms(15)])
   qed
 qed
 

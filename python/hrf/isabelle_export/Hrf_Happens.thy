@@ -2515,6 +2515,40 @@ proof -
   qed simp
 qed
 
+text \<open>Conflicting accesses of two devices are all-devices atomics, neither
+  remote: devices share a written location only through all-devices
+  atomics (race freedom gives it, remote all-devices operations aside:
+  race_free_dev_scoped).\<close>
+definition dev_sys :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
+  "dev_sys L P \<longleftrightarrow> (\<forall>a b. is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
+     \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<and> dv L a \<noteq> dv L b
+     \<longrightarrow> sys_ev P a \<and> sys_ev P b \<and> \<not> remote_ev P a \<and> \<not> remote_ev P b)"
+
+lemma dev_conflicts_sys: "dev_conflicts L P \<Longrightarrow> dev_sys L P"
+  unfolding dev_conflicts_def dev_sys_def by blast
+
+text \<open>So a write and a conflicting access, one of them not an all-devices
+  atomic or remote, sit on one device.\<close>
+lemma dv_sys:
+  assumes ds: "dev_sys L P" and a: "is_wr P a" and b: "is_rd P b \<or> is_wr P b" and ab: "sloc P a = sloc P b"
+    and e: "ewg L a \<noteq> None" "ewg L b \<noteq> None"
+    and n: "\<not> sys_ev P a \<or> \<not> sys_ev P b \<or> remote_ev P a \<or> remote_ev P b"
+  shows "dv L a = dv L b"
+  using ds a b ab e n unfolding dev_sys_def by blast
+
+text \<open>A program without remote all-devices operations, race-free, meets it:
+  two devices share a written location only through all-devices atomics
+  (race_free_dev_scoped).\<close>
+definition no_remote_sys :: "src_program \<Rightarrow> bool" where
+  "no_remote_sys P \<longleftrightarrow> (\<forall>e. remote_ev P e \<longrightarrow> \<not> sys_ev P e)"
+
+theorem race_free_dev_sys:
+  assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    and fin: "finite (src_threads P)" and rem: "load_promotion L P" and ns: "no_remote_sys P"
+  shows "dev_sys L P"
+  using race_free_dev_scoped[OF nr rfree fin rem] ns
+  unfolding dev_sys_def dev_scoped_def xdev_pair_def no_remote_sys_def by blast
+
 text \<open>The operations that read at device scope or wider.\<close>
 fun wide_rd_op :: "src_op \<Rightarrow> bool" where
   "wide_rd_op (Load sc rm) = (sc \<in> {Device, AllDevices})"
@@ -2665,6 +2699,663 @@ proof -
   then show ?thesis unfolding win_def using j(2-4) by (intro exI[of _ j]) auto
 qed
 
+subsection \<open>What an all-devices acquire learns is fresh in its device's L2\<close>
+
+text \<open>An L2 line fetched from memory is no older than any write in memory;
+  but a line fetched before another device's release put its writes there
+  is older than what an acquire of that release learns. hrf's all-devices
+  load invalidates its device's L2 right after its access (LD; INVL2 DV;
+  INVL1 WG), as a device-scope load does its L1 ([RSP15] sec. 6).\<close>
+
+subsubsection \<open>Code after an all-devices read\<close>
+
+text \<open>Position n of a code comes before an invalidation of the L2, with only
+  quiet instructions between, none an invalidation of the L1, and that
+  before one of the L1.\<close>
+definition win2 :: "instr list \<Rightarrow> nat \<Rightarrow> bool" where
+  "win2 xs n \<longleftrightarrow> (\<exists>j < length xs. n \<le> j \<and> (\<exists>sc. xs ! j = INVL2 sc)
+     \<and> (\<forall>m < j. n \<le> m \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc)) \<and> win xs j)"
+
+text \<open>Position n of a code comes after a visible instruction, with only quiet
+  instructions between, none an invalidation of the L2.\<close>
+definition since2 :: "instr list \<Rightarrow> nat \<Rightarrow> bool" where
+  "since2 xs n \<longleftrightarrow> (\<exists>p < n. visible (xs ! p) \<and> (\<forall>m. p < m \<and> m < n \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL2 sc)))"
+
+lemma since2_Suc: "since2 xs n \<Longrightarrow> quiet (xs ! n) \<Longrightarrow> \<forall>sc. xs ! n \<noteq> INVL2 sc \<Longrightarrow> since2 xs (Suc n)"
+proof -
+  assume a: "since2 xs n" "quiet (xs ! n)" "\<forall>sc. xs ! n \<noteq> INVL2 sc"
+  then obtain p where p: "p < n" "visible (xs ! p)" "\<forall>m. p < m \<and> m < n \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL2 sc)"
+    unfolding since2_def by blast
+  have "\<forall>m. p < m \<and> m < Suc n \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL2 sc)"
+    using p(3) a(2,3) less_Suc_eq by auto
+  then show ?thesis unfolding since2_def using p(1,2) by (intro exI[of _ p]) auto
+qed
+
+lemma since2_vis: "visible (xs ! n) \<Longrightarrow> since2 xs (Suc n)"
+  unfolding since2_def by (intro exI[of _ n]) auto
+
+lemma win_iff: "win xs n \<longleftrightarrow> (\<exists>j < length xs. n \<le> j \<and> (\<exists>sc. xs ! j = INVL1 sc) \<and> (\<forall>m < j. n \<le> m \<longrightarrow> quiet (xs ! m)))"
+  unfolding win_def by blast
+
+lemma win2_shift: "win2 ys n \<Longrightarrow> win2 (xs @ ys @ zs) (length xs + n)"
+proof -
+  assume "win2 ys n"
+  then obtain j sc where j: "j < length ys" "n \<le> j" "ys ! j = INVL2 sc"
+      "\<forall>m < j. n \<le> m \<longrightarrow> quiet (ys ! m) \<and> (\<forall>sc. ys ! m \<noteq> INVL1 sc)" "win ys j"
+    unfolding win2_def by blast
+  have "\<forall>m < length xs + j. length xs + n \<le> m \<longrightarrow> quiet ((xs @ ys @ zs) ! m) \<and> (\<forall>sc. (xs @ ys @ zs) ! m \<noteq> INVL1 sc)"
+  proof (intro allI impI)
+    fix m assume m: "m < length xs + j" "length xs + n \<le> m"
+    then have "m - length xs < length ys" "\<not> m < length xs" using j(1) by linarith+
+    then have "(xs @ ys @ zs) ! m = ys ! (m - length xs)" by (simp add: nth_append)
+    moreover have "n \<le> m - length xs \<and> m - length xs < j" using m by linarith
+    ultimately show "quiet ((xs @ ys @ zs) ! m) \<and> (\<forall>sc. (xs @ ys @ zs) ! m \<noteq> INVL1 sc)" using j(4) by simp
+  qed
+  moreover have "(xs @ ys @ zs) ! (length xs + j) = INVL2 sc" using j(1,3) by (simp add: nth_append)
+  moreover have "win (xs @ ys @ zs) (length xs + j)" using win_shift[OF j(5)] .
+  ultimately show ?thesis unfolding win2_def using j(1,2) by (intro exI[of _ "length xs + j"]) auto
+qed
+
+lemma visible_no_win2: "n < length xs \<Longrightarrow> visible (xs ! n) \<Longrightarrow> \<not> win2 xs n"
+proof
+  assume v: "visible (xs ! n)" and "win2 xs n"
+  then obtain j sc where j: "n \<le> j" "xs ! j = INVL2 sc" "\<forall>m < j. n \<le> m \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc)"
+    unfolding win2_def by blast
+  show False
+  proof (cases "j = n")
+    case True
+    then show False using v j(2) by simp
+  next
+    case False
+    then show False using j(1,3) v visible_quiet by force
+  qed
+qed
+
+lemma win2_Suc': "win2 xs n \<Longrightarrow> \<forall>sc. xs ! n \<noteq> INVL2 sc \<Longrightarrow> win2 xs (Suc n)"
+proof -
+  assume w: "win2 xs n" and ni: "\<forall>sc. xs ! n \<noteq> INVL2 sc"
+  then obtain j sc where j: "j < length xs" "n \<le> j" "xs ! j = INVL2 sc"
+      "\<forall>m < j. n \<le> m \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc)" "win xs j"
+    unfolding win2_def by blast
+  have "j \<noteq> n" using j(3) ni by blast
+  then have "Suc n \<le> j" using j(2) by simp
+  then show ?thesis unfolding win2_def using j(1,3-5) by (intro exI[of _ j]) auto
+qed
+
+text \<open>The operations that read at all-devices scope.\<close>
+fun sys_rd_op :: "src_op \<Rightarrow> bool" where
+  "sys_rd_op (Load sc rm) = (sc = AllDevices)"
+| "sys_rd_op (FetchInc sc rm) = (sc = AllDevices)"
+| "sys_rd_op (Store sc rm) = False"
+
+text \<open>A row whose visible instruction is followed by an invalidation of the
+  L2 and then one of the L1, with only quiet instructions between.\<close>
+definition inv2_after :: "row \<Rightarrow> bool" where
+  "inv2_after rw \<longleftrightarrow> (\<forall>r x. \<forall>m < length (rw r x). visible (rw r x ! m) \<longrightarrow> win2 (rw r x) (Suc m))"
+
+definition acq2_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> bool" where
+  "acq2_rows S A \<longleftrightarrow> (\<forall>a \<in> A. sys_rd_op a \<longrightarrow> (\<exists>rw. S a = Some rw \<and> inv2_after rw))"
+
+lemmas acq2_simps = acq2_rows_def inv2_after_def win2_def win_iff numeral_eq_Suc All_less_Suc Ex_less_Suc
+
+lemma compiled_win2:
+  assumes rows: "l1_rows S A" "l2_rows S B" "acq2_rows S (A \<union> B)" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
+    and n: "n < length (concat (map (compile_instr S) c))" "visible (concat (map (compile_instr S) c) ! n)"
+    and k: "length (filter visible (take n (concat (map (compile_instr S) c)))) = k"
+    and w: "c ! k = Op a r x" "sys_rd_op a"
+  shows "win2 (concat (map (compile_instr S) c)) (Suc n)"
+proof -
+  obtain rw pre post m where rw: "a \<in> A \<union> B" "S a = Some rw" "concat (map (compile_instr S) c) = pre @ rw r x @ post"
+      "n = length pre + m" "m < length (rw r x)" "visible (rw r x ! m)"
+    using compiled_row[OF rows(1,2,4) n k w(1)] by blast
+  have "inv2_after rw" using rows(3) w(2) rw(1,2) by (auto simp: acq2_rows_def)
+  then have "win2 (rw r x) (Suc m)" using rw(5,6) by (simp add: inv2_after_def)
+  then show ?thesis using win2_shift[of "rw r x" "Suc m" pre post] rw(3,4) by simp
+qed
+
+subsubsection \<open>The invariant\<close>
+
+text \<open>An all-devices read waiting for its invalidation of the L2: what it
+  learnt from another device may be newer than its device's L2 lines.\<close>
+definition exempt2 :: "scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> sev \<Rightarrow> bool" where
+  "exempt2 S P s c \<longleftrightarrow> (\<exists>t k. c = Acc t k False \<and> is_rd P c \<and> sys_ev P c \<and> Suc k = kd S P s t
+     \<and> win2 (instrs (compile S P) t) (pc s t) \<and> since2 (instrs (compile S P) t) (pc s t))"
+
+text \<open>What a performed access knows of another device is settled before its
+  device's readable L2 lines, but while the access is exempt.\<close>
+definition kl2_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
+  "kl2_ok L S P s g \<longleftrightarrow> (\<forall>t \<in> src_threads P. \<forall>c a x. done_ev S P s c \<and> sthread c = Some t \<and> knows_at L P g c a
+     \<and> wx S P s x a \<and> dv L a \<noteq> Some (dev_of L (wg_of L t)) \<and> readable (l2 s (dev_of L (wg_of L t)) x)
+     \<and> \<not> exempt2 S P s c \<longrightarrow> sb L g a (h2 g (dev_of L (wg_of L t)) x))"
+
+lemma kl2_okD:
+  assumes "kl2_ok L S P s g" "t \<in> src_threads P" "done_ev S P s c" "sthread c = Some t" "knows_at L P g c a"
+    "wx S P s x a" "dv L a \<noteq> Some (dev_of L (wg_of L t))" "readable (l2 s (dev_of L (wg_of L t)) x)"
+    "\<not> exempt2 S P s c"
+  shows "sb L g a (h2 g (dev_of L (wg_of L t)) x)"
+  using assms unfolding kl2_ok_def by blast
+
+lemma kl2_ok_initial: "kl2_ok L S P (initial (src_init P)) (ghost0 P)"
+  by (simp add: kl2_ok_def initial_fields readable_def)
+
+text \<open>A write of another device a thread knows is in memory (kh_ok).\<close>
+lemma known_other_mem:
+  assumes kh: "kh_ok L S P s g" and t: "t \<in> src_threads P" and c: "done_ev S P s c" "sthread c = Some t"
+    "knows_at L P g c a" and wa: "wx S P s x a" and na: "dv L a \<noteq> Some (dev_of L (wg_of L t))"
+  shows "ga3 g a \<noteq> None"
+  using kh t wa knows_at_knows[OF c] na unfolding kh_ok_def by blast
+
+subsubsection \<open>Environment steps keep it\<close>
+
+lemma kl2_env:
+  assumes pc: "pc s' = pc s" and m: "env_mono g g'" and k: "sb_keep L S P s g g'" and le: "l2_env L s s' g g'"
+    and inv: "ginv L S P s g" and kh: "kh_ok L S P s g" and kl2: "kl2_ok L S P s g"
+  shows "kl2_ok L S P s' g'"
+  unfolding kl2_ok_def
+proof (intro ballI allI impI)
+  fix t c a x
+  assume t: "t \<in> src_threads P" and a: "done_ev S P s' c \<and> sthread c = Some t \<and> knows_at L P g' c a
+     \<and> wx S P s' x a \<and> dv L a \<noteq> Some (dev_of L (wg_of L t)) \<and> readable (l2 s' (dev_of L (wg_of L t)) x)
+     \<and> \<not> exempt2 S P s' c"
+  let ?d = "dev_of L (wg_of L t)"
+  have gr: "grf g' = grf g" using m by (simp add: env_mono_def)
+  have ka: "knows_at L P g' = knows_at L P g" unfolding knows_at_def[abs_def] hbm_def swm_def ob_def[abs_def] gr ..
+  have ex: "exempt2 S P s' = exempt2 S P s" unfolding exempt2_def[abs_def] kd_same[OF pc] pc ..
+  have li: "lines_inv S P s g" using inv by (simp add: ginv_def)
+  have dc: "done_ev S P s c" using a done_same[OF pc] by simp
+  have kc: "knows_at L P g c a" using a ka by simp
+  have wa: "wx S P s x a" using a wx_same[OF pc] by simp
+  have a3: "ga3 g a \<noteq> None" using known_other_mem[OF kh t dc _ kc wa] a by blast
+  have r2: "readable (l2 s' ?d x)" using a by blast
+  from le[unfolded l2_env_def, rule_format, OF r2]
+  consider (same) "readable (l2 s ?d x)" "h2 g' ?d x = h2 g ?d x" | (mem) "h2 g' ?d x = hm g x"
+    | (new) "ga3 g' (h2 g' ?d x) = None"
+    by (elim disjE conjE) (rule that; assumption)+
+  then show "sb L g' a (h2 g' ?d x)"
+  proof cases
+    case same
+    have na: "dv L a \<noteq> Some ?d" using a by blast
+    have ne: "\<not> exempt2 S P s c" using a ex by simp
+    have "sb L g a (h2 g ?d x)" using kl2_okD[OF kl2 t dc _ kc wa na same(1) ne] a by blast
+    moreover have "wx S P s x (h2 g ?d x)" using h2_wx[OF li same(1)] .
+    ultimately show ?thesis using k wa same(2) unfolding sb_keep_def by metis
+  next
+    case mem
+    have hm: "wx S P s x (hm g x)" "ga3 g (hm g x) \<noteq> None"
+      "\<forall>e. wx S P s x e \<and> ga3 g e \<noteq> None \<longrightarrow> e = hm g x \<or> klt (key g e) (key g (hm g x))"
+      using li by (simp_all add: lines_inv_def)
+    have "sb L g a (hm g x)" using hm(3) wa a3 unfolding sb_def by blast
+    then show ?thesis using k wa hm(1) mem unfolding sb_keep_def by metis
+  next
+    case new
+    have "ga3 g' a \<noteq> None" using m a3 by (simp add: env_mono_def)
+    then show ?thesis using new by (simp add: sb_def)
+  qed
+qed
+
+subsubsection \<open>Thread steps keep it\<close>
+
+lemma readable_invalidate [simp]: "readable (invalidate e) = False"
+  by (cases e) (auto simp: invalidate_def readable_def split: prod.splits)
+
+lemma dev_in_scope: "d \<in> devs L \<Longrightarrow> d \<in> devs_in L sc d"
+  by (cases sc) (auto simp: devs_in_def)
+
+text \<open>What a thread step does to the L2 lines: a readable line was readable
+  before with its write (and outside the scope of an invalidation of the L2
+  the step performs), or holds the write an increment at the L2 performs.\<close>
+lemma step_l2:
+  assumes st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and dd: "dev_of L (wg_of L t) \<in> devs L" and r: "readable (l2 s' d y)"
+  shows "(readable (l2 s d y) \<and> h2 g' d y = h2 g d y
+        \<and> (\<forall>sc. instrs (compile S P) t ! pc s t = INVL2 sc \<longrightarrow> d \<noteq> dev_of L (wg_of L t)))
+     \<or> (d = dev_of L (wg_of L t) \<and> (\<exists>r. instrs (compile S P) t ! pc s t = INCL2 r y)
+        \<and> h2 g' d y = Acc t (kd S P s t) True)"
+proof -
+  let ?i = "instrs (compile S P) t ! pc s t"
+  obtain z where z: "exec L t ?i s = Some z" "s' = set_pc t (Suc (pc s t)) z"
+    by (rule step_shape[OF st rows]) blast
+  have l2z: "l2 s' = l2 z" using z(2) by (simp add: set_pc_def)
+  have hv: "h2 g' = (case ?i of INCL2 r x \<Rightarrow> (h2 g)(dev_of L (wg_of L t) := (h2 g (dev_of L (wg_of L t)))(x := Acc t (kd S P s t) True))
+       | _ \<Rightarrow> h2 g)"
+    using gv by (simp add: gview_def)
+  have ind: "dev_of L (wg_of L t) \<in> devs_in L sc (dev_of L (wg_of L t))" for sc using dev_in_scope[OF dd] .
+  show ?thesis
+  proof (cases ?i)
+    case (ST v x)
+    then show ?thesis using z(1) r hv unfolding l2z
+      by (auto simp: Let_def set_l1_def enq_l1_def split: if_splits)
+  next
+    case (INCL1 r0 x)
+    then show ?thesis using z(1) r hv unfolding l2z
+      by (auto simp: Let_def set_l1_def enq_l1_def set_reg_def split: if_splits)
+  next
+    case (INVL2 sc)
+    then show ?thesis using z(1) r hv ind unfolding l2z by (auto split: if_splits)
+  next
+    case (LD r0 x)
+    then show ?thesis using z(1) r hv unfolding l2z by (auto simp: Let_def set_reg_def split: if_splits)
+  next
+    case (INCL2 r0 x)
+    then show ?thesis using z(1) r hv unfolding l2z
+      by (cases "d = dev_of L (wg_of L t) \<and> y = x")
+        (auto simp: Let_def set_reg_def set_l2_def enq_l2_def split: if_splits)
+  next
+    case (LKrmw sc)
+    then show ?thesis using z(1) r hv unfolding l2z by (auto split: if_splits)
+  next
+    case (UNLKrmw sc)
+    then show ?thesis using z(1) r hv unfolding l2z by (auto split: if_splits)
+  next
+    case (LK x)
+    then show ?thesis using z(1) r hv unfolding l2z by (auto simp: Let_def split: if_splits)
+  next
+    case (UNLK x)
+    then show ?thesis using z(1) r hv unfolding l2z by (auto simp: Let_def split: if_splits)
+  qed (use z(1) r hv l2z in \<open>auto simp: set_reg_def\<close>)
+qed
+
+text \<open>The write an increment at the L2 puts in its line has not reached
+  memory.\<close>
+lemma new_l2_line:
+  assumes gi: "ginv L S P s' g'" and gs: "gstep P (done_ev S P s) (done_ev S P s') i g g'"
+    and r: "readable (l2 s' d y)" and e: "h2 g' d y = Acc t (kd S P s t) p"
+  shows "ga3 g' (h2 g' d y) = None"
+proof -
+  have "wx S P s' y (h2 g' d y)" using h2_wx[OF _ r] gi by (simp add: ginv_def)
+  then have "is_wr P (h2 g' d y)" "done_ev S P s' (h2 g' d y)" using e by (simp_all add: wx_def)
+  moreover have "\<not> done_ev S P s (h2 g' d y)" using e by simp
+  ultimately show ?thesis using gs unfolding gstep_def by auto
+qed
+
+text \<open>What an access performed before the step knows, and is not exempt,
+  stays settled before its device's L2 lines.\<close>
+lemma kl2_old:
+  assumes inv: "ginv L S P s g" and gi: "ginv L S P s' g'"
+    and st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and dd: "dev_of L (wg_of L t) \<in> devs L" and kh: "kh_ok L S P s g" and kl2: "kl2_ok L S P s g"
+    and u: "u \<in> src_threads P" and c: "done_ev S P s c" "sthread c = Some u" "knows_at L P g c a"
+    and ne: "\<not> exempt2 S P s c" and y: "sloc P a = Some y" and na: "dv L a \<noteq> Some (dev_of L (wg_of L u))"
+    and r: "readable (l2 s' (dev_of L (wg_of L u)) y)"
+  shows "sb L g' a (h2 g' (dev_of L (wg_of L u)) y)"
+proof -
+  let ?d = "dev_of L (wg_of L u)"
+  have ei: "ev_inv S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
+  have wa: "wx S P s y a" using knows_at_wx[OF ei c(1,3) y] .
+  have a3: "ga3 g a \<noteq> None" using known_other_mem[OF kh u c wa na] .
+  have so: "gt g' e = gt g e \<and> ga2 g' e = ga2 g e \<and> ga3 g' e = ga3 g e" if "done_ev S P s e" for e
+    using gs that by (simp add: gstep_def)
+  have ao: "gt g' a = gt g a" "ga2 g' a = ga2 g a" "ga3 g' a = ga3 g a" using so[OF wx_done[OF wa]] by simp_all
+  from step_l2[OF st rows gv dd r] show ?thesis
+  proof
+    assume l: "readable (l2 s ?d y) \<and> h2 g' ?d y = h2 g ?d y
+      \<and> (\<forall>sc. instrs (compile S P) t ! pc s t = INVL2 sc \<longrightarrow> ?d \<noteq> dev_of L (wg_of L t))"
+    have "sb L g a (h2 g ?d y)" using kl2_okD[OF kl2 u c(1,2,3) wa na _ ne] l by blast
+    moreover have "done_ev S P s (h2 g ?d y)" using wx_done[OF h2_wx[OF li]] l by blast
+    ultimately show ?thesis using sb_cong[of g' a g "h2 g ?d y"] ao so l by simp
+  next
+    assume l: "?d = dev_of L (wg_of L t) \<and> (\<exists>r. instrs (compile S P) t ! pc s t = INCL2 r y)
+      \<and> h2 g' ?d y = Acc t (kd S P s t) True"
+    have "ga3 g' (h2 g' ?d y) = None" using new_l2_line[OF gi gs r] l by blast
+    then show ?thesis using a3 ao by (simp add: sb_def)
+  qed
+qed
+
+text \<open>An access performed before the step that is not exempt after it was
+  not before, where its device's line is readable.\<close>
+lemma exempt2_step:
+  assumes st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and dd: "dev_of L (wg_of L t) \<in> devs L" and c: "sthread c = Some u"
+    and ne: "\<not> exempt2 S P s' c" and r: "readable (l2 s' (dev_of L (wg_of L u)) y)"
+  shows "\<not> exempt2 S P s c"
+proof
+  assume ex: "exempt2 S P s c"
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t"
+  obtain z where z: "?n < length ?xs" "exec L t (?xs ! ?n) s = Some z" "visible (?xs ! ?n) \<or> quiet (?xs ! ?n)"
+      "s' = set_pc t (Suc ?n) z" "pc z = pc s"
+      "kd S P s' t = (if visible (?xs ! ?n) then Suc (kd S P s t) else kd S P s t)"
+      "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
+    by (rule step_shape[OF st rows]) blast
+  have pc': "pc s' = (pc s)(t := Suc ?n)" using z(4,5) by (simp add: set_pc_def)
+  obtain k where cp: "c = Acc u k False" "is_rd P c" "Suc k = kd S P s u" "win2 (instrs (compile S P) u) (pc s u)"
+      "sys_ev P c" "since2 (instrs (compile S P) u) (pc s u)"
+    using ex c unfolding exempt2_def by auto
+  show False
+  proof (cases "u = t")
+    case False
+    then have "exempt2 S P s' c" unfolding exempt2_def using cp z(7) pc' by auto
+    then show False using ne by blast
+  next
+    case True
+    show False
+    proof (cases "visible (?xs ! ?n)")
+      case True
+      then show False using visible_no_win2[OF z(1)] cp(4) \<open>u = t\<close> by simp
+    next
+      case nv: False
+      show False
+      proof (cases "\<exists>sc. ?xs ! ?n = INVL2 sc")
+        case True
+        then show False using step_l2[OF st rows gv dd r] \<open>u = t\<close> by auto
+      next
+        case False
+        then have "win2 ?xs (Suc ?n)" using win2_Suc' cp(4) \<open>u = t\<close> by blast
+        moreover have "since2 ?xs (Suc ?n)" using since2_Suc[OF _ _ False[simplified]] cp(6) nv z(3) \<open>u = t\<close> by auto
+        ultimately have "exempt2 S P s' c" unfolding exempt2_def using cp z(6) nv pc' \<open>u = t\<close> by auto
+        then show False using ne by blast
+      qed
+    qed
+  qed
+qed
+
+lemma kl2_thread:
+  assumes inv: "ginv L S P s g" and wr: "wr_ok L S P s g" and t: "t \<in> src_threads P"
+    and st: "step_thread L (compile S P) t s = Some s'"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq2_rows S (A \<union> B)"
+      "\<forall>a \<in> A \<union> B. \<forall>rm. a \<noteq> FetchInc AllDevices rm"
+    and wp: "well_placed L P" and gi: "ginv L S P s' g'"
+    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
+    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
+    and kh: "kh_ok L S P s g" and kl2: "kl2_ok L S P s g"
+  shows "kl2_ok L S P s' g'"
+  unfolding kl2_ok_def
+proof (intro ballI allI impI)
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t" and ?k = "kd S P s t" and ?w0 = "wg_of L t"
+  let ?i = "?xs ! ?n" and ?d0 = "dev_of L (wg_of L t)"
+  note se = step_events[OF inv t st rows(1-3) gs gv]
+  have ei: "ev_inv S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
+  have ei': "ev_inv S P s' g'" using gi by (simp add: ginv_def)
+  have ho: "home_ok L s g" and lo: "l12_ok L s g" using wr_okD(8,9)[OF wr] .
+  have dd: "?d0 \<in> devs L" using wp t by (simp add: well_placed_def)
+  have gr: "\<forall>r. done_ev S P s r \<longrightarrow> grf g' r = grf g r" using se(3) by blast
+  have new: "\<And>e. done_ev S P s' e \<Longrightarrow> \<not> done_ev S P s e \<Longrightarrow> sthread e = Some t" using se(1) by fastforce
+  have so: "gt g' e = gt g e \<and> ga2 g' e = ga2 g e \<and> ga3 g' e = ga3 g e" if "done_ev S P s e" for e
+    using se(4)[OF that] .
+  obtain z where z: "?n < length ?xs" "exec L t ?i s = Some z" "\<not> unflushed L s t" "visible ?i \<or> quiet ?i"
+      "s' = set_pc t (Suc ?n) z" "pc z = pc s" "kd S P s' t = (if visible ?i then Suc ?k else ?k)"
+      "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
+    by (rule step_shape[OF st rows(1-3)]) blast
+  have pc': "pc s' = (pc s)(t := Suc ?n)" using z(5,6) by (simp add: set_pc_def)
+  have kdef: "length (filter visible (take ?n ?xs)) = ?k" by (simp add: kd_def)
+  have xsc: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
+  have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
+  note old = kl2_old[OF inv gi st rows(1-3) gs gv dd kh kl2]
+  fix u c a y
+  assume u: "u \<in> src_threads P" and A: "done_ev S P s' c \<and> sthread c = Some u \<and> knows_at L P g' c a
+    \<and> wx S P s' y a \<and> dv L a \<noteq> Some (dev_of L (wg_of L u)) \<and> readable (l2 s' (dev_of L (wg_of L u)) y)
+    \<and> \<not> exempt2 S P s' c"
+  have ya: "sloc P a = Some y" using A wx_loc by blast
+  show "sb L g' a (h2 g' (dev_of L (wg_of L u)) y)"
+  proof (cases "done_ev S P s c")
+    case True
+    have kc: "knows_at L P g c a" using knows_at_keep[OF ei gr True] A by simp
+    have ne: "\<not> exempt2 S P s c" using exempt2_step[OF st rows(1-3) gv dd] A by blast
+    show ?thesis using old[OF u True _ kc ne ya] A by blast
+  next
+    case False
+    obtain p where cp: "c = Acc t ?k p" and vi: "visible ?i" using se(1) A False by blast
+    have ut: "u = t" using A cp by simp
+    have na: "dv L a \<noteq> Some ?d0" using A ut by simp
+    have r2: "readable (l2 s' ?d0 y)" using A ut by simp
+    have nw: "\<not> win2 ?xs ?n" using visible_no_win2[OF z(1) vi] .
+    have oldc: ?thesis if "done_ev S P s c0" "sthread c0 = Some t" "knows_at L P g c0 a" for c0
+    proof -
+      have "\<not> exempt2 S P s c0" using nw that(2) unfolding exempt2_def by auto
+      then show ?thesis using old[OF t that _ ya na r2] ut by simp
+    qed
+    have ownc: ?thesis if ta: "sthread a = Some t"
+    proof -
+      obtain j q where "a = Acc t j q" using ta by (cases a) auto
+      then show ?thesis using na by (simp add: dv_def)
+    qed
+    have rdc: ?thesis if rd: "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" "a = grf g' r" for r
+    proof -
+      obtain p' where "r = Acc t ?k p'" using se(1)[OF rd(2,3)] by blast
+      then have rk: "r = Acc t ?k False" using rd(1) by (cases p') (auto dest: rd_part)
+      have hr: "done_ev S P s (grf g' r)" using step_read_home[OF inv wr t st rows(1-3) gs gv rd(1-3)] by blast
+      have sr: "sloc P a = sloc P r" using ev_parts(2)[OF ei'] rd by simp
+      obtain y0 r0 where y0: "sloc P r = Some y0"
+          "((?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0))
+           \<or> (?i = INCL2 r0 y0 \<and> grf g' r = h2 g ?d0 y0 \<and> readable (l2 s ?d0 y0))"
+        using se(6) rd(1,2) rk by blast
+      have yy: "y0 = y" using y0(1) sr ya by simp
+      have wa: "wx S P s y a" using hr rd(4) ya ev_parts(2)[OF ei'] rd(1,2) by (simp add: wx_def)
+      have ao: "gt g' a = gt g a" "ga2 g' a = ga2 g a" "ga3 g' a = ga3 g a" using so[OF wx_done[OF wa]] by simp_all
+      from y0(2) show ?thesis
+      proof
+        assume l: "(?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0)"
+        have l2: "readable (l2 s ?d0 y) \<and> h2 g' ?d0 y = h2 g ?d0 y" using step_l2[OF st rows(1-3) gv dd r2] l by auto
+        have ah: "a = h1 g ?w0 y" using l rd(4) yy by simp
+        have r1: "readable (l1 s ?w0 y)" using l yy by simp
+        have a2: "ga2 g a \<noteq> None"
+        proof
+          assume "ga2 g a = None"
+          then have "ewg L a = Some ?w0" using home_okD(1)[OF ho r1] ah by simp
+          then show False using na by (simp add: dv_def)
+        qed
+        have "sb L g (h1 g ?w0 y) (h2 g ?d0 y)" by (rule l12_okD[OF lo r1]) (use a2 ah l2 in auto)
+        then have "sb L g a (h2 g ?d0 y)" using ah by simp
+        moreover have "done_ev S P s (h2 g ?d0 y)" using wx_done[OF h2_wx[OF li]] l2 by blast
+        ultimately show ?thesis using sb_cong[of g' a g "h2 g ?d0 y"] ao so l2 ut by simp
+      next
+        assume l: "?i = INCL2 r0 y0 \<and> grf g' r = h2 g ?d0 y0 \<and> readable (l2 s ?d0 y0)"
+        have a3: "ga3 g a \<noteq> None"
+        proof
+          assume "ga3 g a = None"
+          then have "dv L a = Some ?d0" using home_okD(4)[OF ho] l rd(4) yy by simp
+          then show False using na by simp
+        qed
+        have "h2 g' ?d0 y = Acc t ?k True" using gv l yy by (simp add: gview_def)
+        then have "ga3 g' (h2 g' ?d0 y) = None" using new_l2_line[OF gi gs r2] by blast
+        then show ?thesis using a3 ao ut by (simp add: sb_def)
+      qed
+    qed
+    have kn': "knows L S P s' g' t a" using knows_at_knows A ut by blast
+    from knows_step[OF ei ei' gr new kn'] consider
+        (old) "knows L S P s g t a" | (own) "sthread a = Some t"
+      | (rd) r where "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" "a = grf g' r"
+      | (sy) r b where "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" "is_wr P b \<or> is_rd P b"
+          "(b, grf g' r) \<in> hbm L P g" "ob P g b = a" "(grf g' r, r) \<in> swm L P g'"
+      by blast
+    then show ?thesis
+    proof cases
+      case old
+      then consider "sthread a = Some t" | b c0 where "is_wr P b \<or> is_rd P b" "done_ev S P s c0"
+          "sthread c0 = Some t" "b = c0 \<or> (b, c0) \<in> hbm L P g" "ob P g b = a"
+        unfolding knows_def by blast
+      then show ?thesis
+      proof cases
+        case 1
+        then show ?thesis using ownc by blast
+      next
+        case (2 b c0)
+        then have "knows_at L P g c0 a" unfolding knows_at_def by blast
+        then show ?thesis using oldc 2 by blast
+      qed
+    next
+      case own
+      then show ?thesis using ownc by blast
+    next
+      case (rd r)
+      then show ?thesis using rdc by blast
+    next
+      case (sy r b)
+      obtain p' where "r = Acc t ?k p'" using se(1)[OF sy(2,3)] by blast
+      then have rk: "r = Acc t ?k False" using sy(1) by (cases p') (auto dest: rd_part)
+      define w' where "w' = grf g' r"
+      have hr: "done_ev S P s w'" using step_read_home[OF inv wr t st rows(1-3) gs gv sy(1-3)] w'_def by blast
+      have wr': "is_wr P w'" "sloc P w' = sloc P r" using ev_parts(2)[OF ei'] sy(1,2) w'_def by simp_all
+      obtain u' j q where uw: "w' = Acc u' j q" using sy(7) w'_def by (cases "grf g' r") (auto simp: swm_def atomic_ev_def)
+      have u': "u' \<in> src_threads P" using wr'(1) uw by (simp add: acc_def)
+      have kw': "knows_at L P g w' a" unfolding knows_at_def using sy(4,5,6) w'_def by blast
+      have tw: "sthread w' = Some u'" using uw by simp
+      show ?thesis
+      proof (cases "sys_ev P r")
+        case True
+        \<comment> \<open>an all-devices read: exempt until its invalidation of the L2\<close>
+        obtain a0 r0 x0 where o: "src_code P t ! ?k = Op a0 r0 x0"
+          using sy(1) rk by (cases "src_code P t ! ?k") (auto simp: acc_def ins_def)
+        have sr: "sys_rd_op a0" using True sy(1) rk o by (cases a0) (auto simp: sys_ev_def ins_def acc_def)
+        have "?n < length (concat (map (compile_instr S) (src_code P t)))" using z(1) xsc by simp
+        moreover have "visible (concat (map (compile_instr S) (src_code P t)) ! ?n)" using vi xsc by simp
+        moreover have "length (filter visible (take ?n (concat (map (compile_instr S) (src_code P t))))) = ?k"
+          using kdef xsc by simp
+        ultimately have w2: "win2 ?xs (Suc ?n)" using compiled_win2[OF rows(1,2,4) ops _ _ _ o sr] xsc by simp
+        show ?thesis
+        proof (cases p)
+          case False
+          then have "exempt2 S P s' c" unfolding exempt2_def using cp rk sy(1) z(7) vi pc' w2 since2_vis[OF vi] True by auto
+          then show ?thesis using A by blast
+        next
+          case True
+          \<comment> \<open>the write of an RMW at all-devices scope: rows have none\<close>
+          have "is_wr P c \<or> is_rd P c" using knows_at_acc A by blast
+          then have "wr (ins P t ?k) True" using cp True by (auto dest: rd_part)
+          then obtain sc1 rm1 where f0: "a0 = FetchInc sc1 rm1" using o by (cases a0) (auto simp: ins_def)
+          then have f: "a0 = FetchInc AllDevices rm1" using sr by simp
+          have "src_code P t ! ?k \<in> set (src_code P t)" using se(2)[OF vi] by simp
+          then have "a0 \<in> A \<union> B" using ops o by (auto simp: op_of_def)
+          then show ?thesis using rows(5) f by blast
+        qed
+      next
+        case ns: False
+        \<comment> \<open>synchronisation on one device\<close>
+        have "map_option (dev_of L) (ewg L w') = map_option (dev_of L) (ewg L r)"
+          using sy(7) ns w'_def by (auto simp: swm_def)
+        then have dvu: "dev_of L (wg_of L u') = ?d0" using uw rk by simp
+        have nx: "\<not> exempt2 S P s w'" using wr'(1) rd_not_wr unfolding exempt2_def by blast
+        have "dv L a \<noteq> Some (dev_of L (wg_of L u'))" using na dvu by simp
+        moreover have "readable (l2 s' (dev_of L (wg_of L u')) y)" using r2 dvu by simp
+        ultimately show ?thesis using old[OF u' hr tw kw' nx ya] dvu ut by simp
+      qed
+    qed
+  qed
+qed
+
+lemma win2_win: "win2 xs n \<Longrightarrow> win xs n"
+proof -
+  assume "win2 xs n"
+  then obtain j where j: "n \<le> j" "\<forall>m < j. n \<le> m \<longrightarrow> quiet (xs ! m) \<and> (\<forall>sc. xs ! m \<noteq> INVL1 sc)" "win xs j"
+    unfolding win2_def by blast
+  then obtain j' sc where j': "j \<le> j'" "j' < length xs" "xs ! j' = INVL1 sc" "\<forall>m. j \<le> m \<and> m < j' \<longrightarrow> quiet (xs ! m)"
+    unfolding win_def by blast
+  have "\<forall>m. n \<le> m \<and> m < j' \<longrightarrow> quiet (xs ! m)"
+  proof (intro allI impI)
+    fix m assume "n \<le> m \<and> m < j'"
+    then show "quiet (xs ! m)" using j(2) j'(4) by (cases "m < j") auto
+  qed
+  then show ?thesis unfolding win_def using j(1) j'(1-3) by (intro exI[of _ j']) auto
+qed
+
+text \<open>So what an access knows of another device, out of the window of
+  kl_ok, is settled before its device's L2 lines: while an all-devices read
+  waits for its invalidation of the L2, what it learnt across devices is
+  exempt from kl_ok too (another device's work-group writes its location,
+  with an all-devices store that is not remote).\<close>
+lemma known_l2:
+  assumes kl2: "kl2_ok L S P s g" and ds: "dev_sys L P" and ei: "ev_inv S P s g"
+    and t: "t \<in> src_threads P" and c: "done_ev S P s c" "sthread c = Some t" "knows_at L P g c a"
+    and wa: "wx S P s x a" and na: "dv L a \<noteq> Some (dev_of L (wg_of L t))"
+    and r: "readable (l2 s (dev_of L (wg_of L t)) x)" and ne: "\<not> exempt L S P s c a"
+  shows "sb L g a (h2 g (dev_of L (wg_of L t)) x)"
+proof (cases "exempt2 S P s c")
+  case False
+  then show ?thesis using kl2_okD[OF kl2 t c wa na r] by blast
+next
+  case True
+  then obtain k where ck: "c = Acc t k False" "is_rd P c" "Suc k = kd S P s t" "win2 (instrs (compile S P) t) (pc s t)"
+    using c(2) unfolding exempt2_def by auto
+  have wi: "win (instrs (compile S P) t) (pc s t)" using win2_win ck(4) .
+  have ex: False if "sloc P a = sloc P c \<or> fw L P (wg_of L t) (sloc P c)"
+    using ne ck(1,3) wi that unfolding exempt_def by blast
+  obtain b where b: "is_wr P b \<or> is_rd P b" "b = c \<or> (b, c) \<in> hbm L P g" "ob P g b = a"
+    using c(3) unfolding knows_at_def by blast
+  from b(2) show ?thesis
+  proof
+    assume "b = c"
+    then have "a = grf g c" using b(3) ck(2) by (simp add: ob_def)
+    then have "sloc P a = sloc P c" using ev_parts(2)[OF ei] ck(2) c(1) by simp
+    then show ?thesis using ex by blast
+  next
+    assume h: "(b, c) \<in> hbm L P g"
+    obtain e where e: "b = e \<or> (b, e) \<in> hbm L P g" "(e, c) \<in> src_po P \<union> swm L P g"
+      using h unfolding hbm_def by (blast elim: tranclE)
+    have ke: "knows_at L P g e a" unfolding knows_at_def using b(1,3) e(1) by blast
+    from e(2) show ?thesis
+    proof
+      assume "(e, c) \<in> src_po P"
+      then obtain j q where ej: "e = Acc t j q" "j < k" using ck(1) by (auto simp: src_po_def)
+      have "\<not> exempt2 S P s e" using ej ck(3) unfolding exempt2_def by auto
+      moreover have "done_ev S P s e" using ej ck(3) by simp
+      ultimately show ?thesis using kl2_okD[OF kl2 t _ _ ke wa na r] ej by simp
+    next
+      assume sw: "(e, c) \<in> swm L P g"
+      then have ec: "e = grf g c" "atomic_ev P e" by (auto simp: swm_def)
+      have we: "is_wr P e" "sloc P e = sloc P c" "done_ev S P s e" using ev_parts(2)[OF ei] ck(2) c(1) ec(1) by auto
+      obtain u j q where ue: "e = Acc u j q" using ec(2) by (cases e) (auto simp: atomic_ev_def)
+      have u: "u \<in> src_threads P" using we(1) ue by (simp add: acc_def)
+      show ?thesis
+      proof (cases "dev_of L (wg_of L u) = dev_of L (wg_of L t)")
+        case True
+        have "\<not> exempt2 S P s e" using we(1) rd_not_wr unfolding exempt2_def by blast
+        then show ?thesis using kl2_okD[OF kl2 u we(3) _ ke wa _ ] True na r ue by simp
+      next
+        case False
+        \<comment> \<open>across devices: a store of another work-group, not remote (dev_sys)\<close>
+        have "dv L e \<noteq> dv L c" using False ue ck(1) by (simp add: dv_def)
+        then have "\<not> remote_ev P e" using ds[unfolded dev_sys_def, rule_format, of e c] we ck(2) ue ck(1) by simp
+        then have "\<not> rstore_ev P e" using rstore_remote by blast
+        moreover have "ewg L e \<noteq> Some (wg_of L t)" using False ue by auto
+        ultimately have "fw L P (wg_of L t) (sloc P c)" unfolding fw_def using we ue by (intro exI[of _ e]) simp
+        then show ?thesis using ex by blast
+      qed
+    qed
+  qed
+qed
+
+text \<open>No access is exempt where its thread is about to invalidate an L1: an
+  all-devices read's row invalidates its L2 before any L1 (acq2_rows).\<close>
+lemma invl1_not_exempt2:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq2_rows S (A \<union> B)"
+    and t: "t \<in> src_threads P" and n: "pc s t < length (instrs (compile S P) t)"
+    and i: "instrs (compile S P) t ! pc s t = INVL1 sc" and c: "sthread c = Some t"
+  shows "\<not> exempt2 S P s c"
+proof
+  let ?xs = "instrs (compile S P) t" and ?n = "pc s t"
+  assume "exempt2 S P s c"
+  then obtain k p where ck: "c = Acc t k False" "is_rd P c" "sys_ev P c" "Suc k = kd S P s t"
+      "p < ?n" "visible (?xs ! p)" "\<forall>m. p < m \<and> m < ?n \<longrightarrow> quiet (?xs ! m) \<and> (\<forall>sc. ?xs ! m \<noteq> INVL2 sc)"
+    using c unfolding exempt2_def since2_def by auto
+  have pl: "p < length ?xs" using ck(5) n by simp
+  have "\<forall>m. p < m \<and> m < ?n \<longrightarrow> quiet (?xs ! m)" using ck(7) by blast
+  then have cnt: "length (filter visible (take p ?xs)) = k"
+    using vis_count[OF ck(5) pl ck(6)] ck(4) by (simp add: kd_def)
+  obtain a0 r0 x0 where o: "src_code P t ! k = Op a0 r0 x0"
+    using ck(1,2) by (cases "src_code P t ! k") (auto simp: acc_def ins_def)
+  have sr: "sys_rd_op a0" using ck(1-3) o by (cases a0) (auto simp: sys_ev_def ins_def acc_def)
+  have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
+  have xsc: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
+  have "p < length (concat (map (compile_instr S) (src_code P t)))" using pl xsc by simp
+  moreover have "visible (concat (map (compile_instr S) (src_code P t)) ! p)" using ck(6) xsc by simp
+  moreover have "length (filter visible (take p (concat (map (compile_instr S) (src_code P t))))) = k"
+    using cnt xsc by simp
+  ultimately have "win2 ?xs (Suc p)" using compiled_win2[OF rows(1,2,4) ops _ _ _ o sr] xsc by simp
+  then obtain j where j: "Suc p \<le> j" "\<exists>sc. ?xs ! j = INVL2 sc"
+      "\<forall>m < j. Suc p \<le> m \<longrightarrow> quiet (?xs ! m) \<and> (\<forall>sc. ?xs ! m \<noteq> INVL1 sc)"
+    unfolding win2_def by blast
+  have "\<not> j < ?n" using ck(7) j(1,2) by auto
+  then show False using j(2,3) i ck(5) by (cases "j = ?n") auto
+qed
+
+subsection \<open>The L1 lines\<close>
+
 text \<open>The initial writes are settled before every write of their location.\<close>
 lemma sb_Init: "time_inv S P s g \<Longrightarrow> wx S P s x h \<Longrightarrow> sb L g (Init x) h"
 proof (cases "h = Init x")
@@ -2784,9 +3475,9 @@ section \<open>Environment steps keep it\<close>
 
 lemma kl_env:
   assumes pc: "pc s' = pc s" and m: "env_mono g g'" and k: "sb_keep L S P s g g'" and le: "l1_env L s s' g g'"
-    and inv: "ginv L S P s g" and kh: "kh_ok L S P s g" and l2: "l2_ok L S P s g" and dcf: "dev_conflicts L P"
+    and inv: "ginv L S P s g" and kh: "kh_ok L S P s g" and l2: "l2_ok L S P s g" and ds: "dev_sys L P"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq_rows S A B" "rl_rows S A B"
-    and kl: "kl_ok L S P s g"
+    and kl: "kl_ok L S P s g" and kl2: "kl2_ok L S P s g"
   shows "kl_ok L S P s' g'"
   unfolding kl_ok_def
 proof (intro ballI allI impI)
@@ -2827,17 +3518,20 @@ proof (intro ballI allI impI)
     qed
     have hw: "wx S P s x (h2 g (dev_of L ?w) x)" using h2_wx[OF li fetch(2)] .
     have ei: "ev_inv S P s g" using inv by (simp add: ginv_def)
-    have "a = Init x \<or> dv L a = Some (dev_of L ?w)" using known_dv[OF dcf ei dc _ kc wa] a by blast
-    then have "sb L g a (h2 g (dev_of L ?w) x)" using sb_l2_line[OF inv l2 _ wa a2] fetch(2) by blast
+    have "sb L g a (h2 g (dev_of L ?w) x)"
+    proof (cases "a = Init x \<or> dv L a = Some (dev_of L ?w)")
+      case True
+      then show ?thesis using sb_l2_line[OF inv l2 _ wa a2] fetch(2) by blast
+    next
+      case False
+      then show ?thesis using known_l2[OF kl2 ds ei t dc _ kc wa _ fetch(2) ne] a by blast
+    qed
     then have "sb L g' a (h2 g (dev_of L ?w) x)" using k wa hw unfolding sb_keep_def by blast
     then show ?thesis using fetch(3) by simp
   qed
 qed
 
 section \<open>Thread steps keep it\<close>
-
-lemma readable_invalidate [simp]: "readable (invalidate e) = False"
-  by (cases e) (auto simp: invalidate_def readable_def split: prod.splits)
 
 text \<open>What a thread step does to the L1 lines: a readable line was readable
   before with its write (and outside the scope of an invalidation the
@@ -3158,24 +3852,38 @@ qed
 
 subsection \<open>A write fresh in every L1 of a device\<close>
 
-text \<open>A write of device d (or the initial one) that has reached the L2, and
-  is settled before every readable line of its location in every L1 of d.\<close>
+text \<open>A write that has reached the L2, of device d or in memory (or the
+  initial one), settled before every readable line of its location in
+  every L1 of d, and, a write not of d, in d's L2.\<close>
 definition fresh :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> did \<Rightarrow> sev \<Rightarrow> bool" where
-  "fresh L S P s g d a \<longleftrightarrow> ga2 g a \<noteq> None \<and> (\<forall>u k p. a = Acc u k p \<longrightarrow> dv L a = Some d)
-     \<and> (\<forall>v x. v \<in> wgs L \<and> dev_of L v = d \<and> readable (l1 s v x) \<and> wx S P s x a \<longrightarrow> sb L g a (h1 g v x))"
+  "fresh L S P s g d a \<longleftrightarrow> ga2 g a \<noteq> None \<and> (\<forall>u k p. a = Acc u k p \<longrightarrow> dv L a = Some d \<or> ga3 g a \<noteq> None)
+     \<and> (\<forall>v x. v \<in> wgs L \<and> dev_of L v = d \<and> readable (l1 s v x) \<and> wx S P s x a \<longrightarrow> sb L g a (h1 g v x))
+     \<and> (\<forall>x. readable (l2 s d x) \<and> wx S P s x a \<and> dv L a \<noteq> Some d \<longrightarrow> sb L g a (h2 g d x))"
+
+text \<open>A write fresh for d that is not of d is in memory.\<close>
+lemma fresh_mem:
+  assumes ti: "time_inv S P s g" and f: "fresh L S P s g d a" and wa: "wx S P s x a" and na: "dv L a \<noteq> Some d"
+  shows "ga3 g a \<noteq> None"
+proof (cases a)
+  case (Init z)
+  then show ?thesis using ti by (simp add: time_inv_def)
+next
+  case (Acc u k p)
+  then show ?thesis using f na by (simp add: fresh_def)
+qed
 
 text \<open>An environment step keeps it: a line fetched copies the L2's, settled
   after every write of the device that has reached the L2.\<close>
 lemma fresh_env:
   assumes pc: "pc s' = pc s" and m: "env_mono g g'" and k: "sb_keep L S P s g g'" and le: "l1_env L s s' g g'"
-    and inv: "ginv L S P s g" and l2: "l2_ok L S P s g" and f: "fresh L S P s g d a"
+    and le2: "l2_env L s s' g g'" and inv: "ginv L S P s g" and l2: "l2_ok L S P s g" and f: "fresh L S P s g d a"
   shows "fresh L S P s' g' d a"
   unfolding fresh_def
 proof (intro conjI allI impI)
   show "ga2 g' a \<noteq> None" using f m by (simp add: fresh_def env_mono_def)
 next
   fix u k p assume "a = Acc u k p"
-  then show "dv L a = Some d" using f by (simp add: fresh_def)
+  then show "dv L a = Some d \<or> ga3 g' a \<noteq> None" using f m by (auto simp: fresh_def env_mono_def)
 next
   fix v x assume a: "v \<in> wgs L \<and> dev_of L v = d \<and> readable (l1 s' v x) \<and> wx S P s' x a"
   have li: "lines_inv S P s g" using inv by (simp add: ginv_def)
@@ -3191,11 +3899,44 @@ next
     ultimately show ?thesis using k wa same(2) unfolding sb_keep_def by metis
   next
     case fetch
-    have hd: "a = Init x \<or> dv L a = Some (dev_of L v)" using f a by (cases a) (auto simp: fresh_def wx_def)
     have a2: "ga2 g a \<noteq> None" using f by (simp add: fresh_def)
-    have "sb L g a (h2 g (dev_of L v) x)" using sb_l2_line[OF inv l2 hd wa a2 fetch(2)] .
+    have "sb L g a (h2 g (dev_of L v) x)"
+    proof (cases "a = Init x \<or> dv L a = Some (dev_of L v)")
+      case True
+      then show ?thesis using sb_l2_line[OF inv l2 _ wa a2 fetch(2)] by blast
+    next
+      case False
+      then show ?thesis using f fetch(2) wa a unfolding fresh_def by blast
+    qed
     moreover have "wx S P s x (h2 g (dev_of L v) x)" using h2_wx[OF li fetch(2)] .
     ultimately show ?thesis using k wa fetch(3) unfolding sb_keep_def by metis
+  qed
+next
+  fix x assume a: "readable (l2 s' d x) \<and> wx S P s' x a \<and> dv L a \<noteq> Some d"
+  have li: "lines_inv S P s g" and ti: "time_inv S P s g" using inv by (simp_all add: ginv_def)
+  have wa: "wx S P s x a" using a wx_same[OF pc] by simp
+  have a3: "ga3 g a \<noteq> None" using fresh_mem[OF ti f wa] a by blast
+  have r2: "readable (l2 s' d x)" using a by blast
+  from le2[unfolded l2_env_def, rule_format, OF r2]
+  consider (same) "readable (l2 s d x)" "h2 g' d x = h2 g d x" | (mm) "h2 g' d x = hm g x"
+    | (nw) "ga3 g' (h2 g' d x) = None"
+    by (elim disjE conjE) (rule that; assumption)+
+  then show "sb L g' a (h2 g' d x)"
+  proof cases
+    case same
+    have "sb L g a (h2 g d x)" using f same(1) wa a unfolding fresh_def by blast
+    moreover have "wx S P s x (h2 g d x)" using h2_wx[OF li same(1)] .
+    ultimately show ?thesis using k wa same(2) unfolding sb_keep_def by metis
+  next
+    case mm
+    have hm: "wx S P s x (hm g x)" "\<forall>e. wx S P s x e \<and> ga3 g e \<noteq> None \<longrightarrow> e = hm g x \<or> klt (key g e) (key g (hm g x))"
+      using li by (simp_all add: lines_inv_def)
+    have "sb L g a (hm g x)" using hm(2) wa a3 unfolding sb_def by blast
+    then show ?thesis using k wa hm(1) mm unfolding sb_keep_def by metis
+  next
+    case nw
+    have "ga3 g' a \<noteq> None" using m a3 by (simp add: env_mono_def)
+    then show ?thesis using nw by (simp add: sb_def)
   qed
 qed
 
@@ -3207,7 +3948,8 @@ lemma fresh_thread:
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
-    and ww: "wg_of L t \<in> wgs L" and c0: "0 < clk g" and f: "fresh L S P s g d a" and da: "done_ev S P s a"
+    and ww: "wg_of L t \<in> wgs L" and c0: "0 < clk g" and dd: "dev_of L (wg_of L t) \<in> devs L"
+    and f: "fresh L S P s g d a" and da: "done_ev S P s a"
   shows "fresh L S P s' g' d a"
 proof -
   have ti: "time_inv S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
@@ -3221,7 +3963,7 @@ proof -
     show "ga2 g' a \<noteq> None" using f ao by (simp add: fresh_def)
   next
     fix u k p assume "a = Acc u k p"
-    then show "dv L a = Some d" using f by (simp add: fresh_def)
+    then show "dv L a = Some d \<or> ga3 g' a \<noteq> None" using f ao by (simp add: fresh_def)
   next
     fix v y assume a: "v \<in> wgs L \<and> dev_of L v = d \<and> readable (l1 s' v y) \<and> wx S P s' y a"
     have wa: "wx S P s y a" using a da by (auto simp: wx_def)
@@ -3245,19 +3987,37 @@ proof -
         then obtain p where p: "h1 g' v y = Acc t (kd S P s t) p" by blast
         have "\<forall>r x. instrs (compile S P) t ! pc s t \<noteq> INCL2 r x" using l by auto
         note nf = new_line_facts[OF gi gs _ p this]
-        have ad: "dv L a = Some (dev_of L v)"
+        have ad: "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L v)"
         proof (cases a)
           case (Init z)
-          then have "z = y" using wa by (auto simp: wx_def)
-          then show ?thesis using ni Init by simp
+          then show ?thesis using ti by (simp add: time_inv_def)
         next
           case (Acc u' k' p')
-          then show ?thesis using f a by (simp add: fresh_def)
+          then show ?thesis using f a by (auto simp: fresh_def)
         qed
         have home: "ga2 g a = None \<longrightarrow> ewg L a = Some v" "ga3 g a = None \<longrightarrow> dv L a = Some (dev_of L v)"
           using f ad unfolding fresh_def by auto
         show ?thesis by (rule sb_new_line[OF ti c0 wa home ao]) (use nf l a in auto)
       qed
+    qed
+  next
+    fix y assume a: "readable (l2 s' d y) \<and> wx S P s' y a \<and> dv L a \<noteq> Some d"
+    have wa: "wx S P s y a" using a da by (auto simp: wx_def)
+    have a3: "ga3 g a \<noteq> None" using fresh_mem[OF ti f wa] a by blast
+    have r: "readable (l2 s' d y)" using a by blast
+    from step_l2[OF st rows gv dd r] show "sb L g' a (h2 g' d y)"
+    proof
+      assume l: "readable (l2 s d y) \<and> h2 g' d y = h2 g d y
+        \<and> (\<forall>sc. instrs (compile S P) t ! pc s t = INVL2 sc \<longrightarrow> d \<noteq> dev_of L (wg_of L t))"
+      have "sb L g a (h2 g d y)" using f a wa l unfolding fresh_def by blast
+      moreover have "done_ev S P s (h2 g d y)" using wx_done[OF h2_wx[OF li]] l by blast
+      ultimately show ?thesis using sb_cong[of g' a g "h2 g d y"] ao so l by simp
+    next
+      assume l: "d = dev_of L (wg_of L t) \<and> (\<exists>r. instrs (compile S P) t ! pc s t = INCL2 r y)
+        \<and> h2 g' d y = Acc t (kd S P s t) True"
+      have "h2 g' d y = Acc t (kd S P s t) True" using l by blast
+      then have "ga3 g' (h2 g' d y) = None" using new_l2_line[OF gi gs r] by blast
+      then show ?thesis using a3 ao by (simp add: sb_def)
     qed
   qed
 qed
@@ -3310,7 +4070,7 @@ lemma rd_true: "\<not> rd c True"
 
 lemma rp_env:
   assumes pc: "pc s' = pc s" and m: "env_mono g g'" and k: "sb_keep L S P s g g'" and le: "l1_env L s s' g g'"
-    and inv: "ginv L S P s g" and l2: "l2_ok L S P s g" and rp: "rp_ok L S P s g"
+    and le2: "l2_env L s s' g g'" and inv: "ginv L S P s g" and l2: "l2_ok L S P s g" and rp: "rp_ok L S P s g"
   shows "rp_ok L S P s' g'"
 proof -
   have gr: "grf g' = grf g" using m by (simp add: env_mono_def)
@@ -3318,7 +4078,7 @@ proof -
   have ka: "knows_at L P g' = knows_at L P g" unfolding knows_at_def[abs_def] hbm_def swm_def ob_def[abs_def] gr ..
   have ws: "wx S P s' = wx S P s" using wx_same[OF pc] .
   have ds: "done_ev S P s' = done_ev S P s" using done_same[OF pc] .
-  note fe = fresh_env[OF pc m k le inv l2]
+  note fe = fresh_env[OF pc m k le le2 inv l2]
   show ?thesis
     unfolding rp_ok_def
   proof (intro conjI ballI allI impI)
@@ -3417,10 +4177,10 @@ lemma rp_thread:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and kh: "kh_ok L S P s g" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "prom_rows S A B"
-    and wp: "well_placed L P" and dcf: "dev_conflicts L P" and gi: "ginv L S P s' g'"
+    and wp: "well_placed L P" and a2r: "acq2_rows S (A \<union> B)" and gi: "ginv L S P s' g'"
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
-    and c0: "0 < clk g" and rp: "rp_ok L S P s g"
+    and c0: "0 < clk g" and rp: "rp_ok L S P s g" and kl2: "kl2_ok L S P s g"
   shows "rp_ok L S P s' g'"
 proof -
   let ?xs = "instrs (compile S P) t" and ?n = "pc s t" and ?k = "kd S P s t" and ?w0 = "wg_of L t"
@@ -3438,7 +4198,8 @@ proof -
     by (rule step_shape[OF st rows(1-3)]) blast
   have pc': "pc s' = (pc s)(t := Suc ?n)" using z(5,6) by (simp add: set_pc_def)
   have ww: "wg_of L t \<in> wgs L" using wp t by (simp add: well_placed_def)
-  note ft = fresh_thread[OF inv gi st rows(1-3) gs gv ww c0]
+  have dd: "dev_of L (wg_of L t) \<in> devs L" using wp t by (simp add: well_placed_def)
+  note ft = fresh_thread[OF inv gi st rows(1-3) gs gv ww c0 dd]
   have wd: "done_ev S P s a" if "wx S P s y a" for y a using wx_done[OF that] .
   \<comment> \<open>a step that is not visible performs nothing\<close>
   have qd: "\<forall>e. done_ev S P s' e \<longrightarrow> done_ev S P s e" if "\<not> visible ?i"
@@ -3495,23 +4256,38 @@ proof -
         assume iv: "(?i = INVL1 DV \<or> ?i = INVL1 SYS) \<and> flushed ?xs ?n"
         have a2: "ga2 g a \<noteq> None" using known_flushed[OF oi kh t wp _ z(3) wa ku] iv by blast
         have a2': "ga2 g' a \<noteq> None" using a2 gs da by (simp add: gstep_def)
-        have hd: "dv L a = Some (dev_of L ?w0)" if "a = Acc u' k' p'" for u' k' p'
-        proof (cases "sthread a = Some t")
+        \<comment> \<open>a write of another device it knows is in memory (kh_ok), and
+          settled before its device's L2 lines (kl2_ok: no access of the
+          thread is exempt where it invalidates an L1)\<close>
+        have hd: "dv L a = Some (dev_of L ?w0) \<or> ga3 g' a \<noteq> None"
+        proof (cases "ga3 g a = None")
           case True
-          then show ?thesis by (cases a) (auto simp: dv_def)
+          then show ?thesis using kh t wa ku unfolding kh_ok_def by blast
         next
           case False
-          then obtain b c where bc: "is_wr P b \<or> is_rd P b" "done_ev S P s c" "sthread c = Some t"
-              "b = c \<or> (b, c) \<in> hbm L P g" "ob P g b = a"
-            using ku unfolding knows_def by blast
-          have "knows_at L P g c a" unfolding knows_at_def using bc(1,4,5) by blast
-          then have "a = Init x \<or> dv L a = Some (dev_of L ?w0)" using known_dv[OF dcf ei bc(2,3) _ wa] by blast
-          moreover have "a \<noteq> Init x" using that by simp
-          ultimately show ?thesis by blast
+          then show ?thesis using gs da by (simp add: gstep_def)
         qed
         have "\<not> readable (l1 s' v y)" if "v \<in> wgs L" "dev_of L v = dev_of L ?w0" for v y
           using dinv_lines[OF st rows(1-3) _ that] iv by blast
-        then show ?thesis unfolding fresh_def using a2' hd ut by blast
+        moreover have "sb L g' a (h2 g' (dev_of L ?w0) y)"
+          if r2: "readable (l2 s' (dev_of L ?w0) y)" and wy: "wx S P s' y a" and na: "dv L a \<noteq> Some (dev_of L ?w0)"
+          for y
+        proof -
+          have ns: "sthread a \<noteq> Some t"
+          proof
+            assume "sthread a = Some t"
+            then show False using na by (cases a) (auto simp: dv_def)
+          qed
+          then obtain b c where bc: "is_wr P b \<or> is_rd P b" "done_ev S P s c" "sthread c = Some t"
+              "b = c \<or> (b, c) \<in> hbm L P g" "ob P g b = a"
+            using ku unfolding knows_def by blast
+          have kc: "knows_at L P g c a" unfolding knows_at_def using bc(1,4,5) by blast
+          obtain sc where isc: "?i = INVL1 sc" using iv by blast
+          have ne: "\<not> exempt2 S P s c" using invl1_not_exempt2[OF rows(1-3) a2r t z(1) isc bc(3)] .
+          have ya: "sloc P a = Some y" using wy wx_loc by blast
+          show ?thesis using kl2_old[OF inv gi st rows(1-3) gs gv dd kh kl2 t bc(2,3) kc ne ya na r2] .
+        qed
+        ultimately show ?thesis unfolding fresh_def using a2' hd ut by blast
       qed
     qed
   next
@@ -3643,6 +4419,9 @@ text \<open>Every flush of the L2 comes after a flush of the L1 (the L1's writes
 definition mem_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> bool" where
   "mem_rows S A \<longleftrightarrow> (\<forall>a \<in> A. (\<exists>rw. S a = Some rw \<and> (\<forall>r x. flq flul2 False (rw r x)) \<and> (sys_st_op a \<longrightarrow> vis_flushed2 rw))
      \<and> (\<forall>rm. a \<noteq> FetchInc AllDevices rm))"
+
+lemma mem_rows_no_sys_rmw: "mem_rows S A \<Longrightarrow> \<forall>a \<in> A. \<forall>rm. a \<noteq> FetchInc AllDevices rm"
+  by (simp add: mem_rows_def)
 
 lemmas mem_simps = mem_rows_def vis_flushed2_def flushed2_def flushed_def numeral_eq_Suc All_less_Suc
   Ex_less_Suc all_between_Suc
@@ -4161,518 +4940,6 @@ proof -
   qed
 qed
 
-section \<open>What an all-devices acquire learns is fresh in its device's L2\<close>
-
-text \<open>An L2 line fetched from memory is no older than any write in memory;
-  but a line fetched before another device's release put its writes there
-  is older than what an acquire of that release learns. hrf's all-devices
-  load invalidates its device's L2 right after its access (LD; INVL2 DV;
-  INVL1 WG), as a device-scope load does its L1 ([RSP15] sec. 6).\<close>
-
-subsection \<open>Code after an all-devices read\<close>
-
-text \<open>Position n of a code comes before an invalidation of the L2, with only
-  quiet instructions between, and that before one of the L1.\<close>
-definition win2 :: "instr list \<Rightarrow> nat \<Rightarrow> bool" where
-  "win2 xs n \<longleftrightarrow> (\<exists>j < length xs. n \<le> j \<and> (\<exists>sc. xs ! j = INVL2 sc) \<and> (\<forall>m < j. n \<le> m \<longrightarrow> quiet (xs ! m)) \<and> win xs j)"
-
-lemma win_iff: "win xs n \<longleftrightarrow> (\<exists>j < length xs. n \<le> j \<and> (\<exists>sc. xs ! j = INVL1 sc) \<and> (\<forall>m < j. n \<le> m \<longrightarrow> quiet (xs ! m)))"
-  unfolding win_def by blast
-
-lemma win2_shift: "win2 ys n \<Longrightarrow> win2 (xs @ ys @ zs) (length xs + n)"
-proof -
-  assume "win2 ys n"
-  then obtain j sc where j: "j < length ys" "n \<le> j" "ys ! j = INVL2 sc" "\<forall>m < j. n \<le> m \<longrightarrow> quiet (ys ! m)" "win ys j"
-    unfolding win2_def by blast
-  have "\<forall>m < length xs + j. length xs + n \<le> m \<longrightarrow> quiet ((xs @ ys @ zs) ! m)"
-  proof (intro allI impI)
-    fix m assume m: "m < length xs + j" "length xs + n \<le> m"
-    then have "m - length xs < length ys" "\<not> m < length xs" using j(1) by linarith+
-    then have "(xs @ ys @ zs) ! m = ys ! (m - length xs)" by (simp add: nth_append)
-    moreover have "n \<le> m - length xs \<and> m - length xs < j" using m by linarith
-    ultimately show "quiet ((xs @ ys @ zs) ! m)" using j(4) by simp
-  qed
-  moreover have "(xs @ ys @ zs) ! (length xs + j) = INVL2 sc" using j(1,3) by (simp add: nth_append)
-  moreover have "win (xs @ ys @ zs) (length xs + j)" using win_shift[OF j(5)] .
-  ultimately show ?thesis unfolding win2_def using j(1,2) by (intro exI[of _ "length xs + j"]) auto
-qed
-
-lemma visible_no_win2: "n < length xs \<Longrightarrow> visible (xs ! n) \<Longrightarrow> \<not> win2 xs n"
-proof
-  assume v: "visible (xs ! n)" and "win2 xs n"
-  then obtain j sc where j: "n \<le> j" "xs ! j = INVL2 sc" "\<forall>m < j. n \<le> m \<longrightarrow> quiet (xs ! m)"
-    unfolding win2_def by blast
-  show False
-  proof (cases "j = n")
-    case True
-    then show False using v j(2) by simp
-  next
-    case False
-    then show False using j(1,3) v visible_quiet by force
-  qed
-qed
-
-lemma win2_Suc': "win2 xs n \<Longrightarrow> \<forall>sc. xs ! n \<noteq> INVL2 sc \<Longrightarrow> win2 xs (Suc n)"
-proof -
-  assume w: "win2 xs n" and ni: "\<forall>sc. xs ! n \<noteq> INVL2 sc"
-  then obtain j sc where j: "j < length xs" "n \<le> j" "xs ! j = INVL2 sc" "\<forall>m < j. n \<le> m \<longrightarrow> quiet (xs ! m)" "win xs j"
-    unfolding win2_def by blast
-  have "j \<noteq> n" using j(3) ni by blast
-  then have "Suc n \<le> j" using j(2) by simp
-  then show ?thesis unfolding win2_def using j(1,3-5) by (intro exI[of _ j]) auto
-qed
-
-text \<open>The operations that read at all-devices scope.\<close>
-fun sys_rd_op :: "src_op \<Rightarrow> bool" where
-  "sys_rd_op (Load sc rm) = (sc = AllDevices)"
-| "sys_rd_op (FetchInc sc rm) = (sc = AllDevices)"
-| "sys_rd_op (Store sc rm) = False"
-
-text \<open>A row whose visible instruction is followed by an invalidation of the
-  L2 and then one of the L1, with only quiet instructions between.\<close>
-definition inv2_after :: "row \<Rightarrow> bool" where
-  "inv2_after rw \<longleftrightarrow> (\<forall>r x. \<forall>m < length (rw r x). visible (rw r x ! m) \<longrightarrow> win2 (rw r x) (Suc m))"
-
-definition acq2_rows :: "scheme \<Rightarrow> src_op set \<Rightarrow> bool" where
-  "acq2_rows S A \<longleftrightarrow> (\<forall>a \<in> A. sys_rd_op a \<longrightarrow> (\<exists>rw. S a = Some rw \<and> inv2_after rw))"
-
-lemmas acq2_simps = acq2_rows_def inv2_after_def win2_def win_iff numeral_eq_Suc All_less_Suc Ex_less_Suc
-
-lemma compiled_win2:
-  assumes rows: "l1_rows S A" "l2_rows S B" "acq2_rows S (A \<union> B)" "\<forall>i \<in> set c. op_of i \<subseteq> A \<union> B"
-    and n: "n < length (concat (map (compile_instr S) c))" "visible (concat (map (compile_instr S) c) ! n)"
-    and k: "length (filter visible (take n (concat (map (compile_instr S) c)))) = k"
-    and w: "c ! k = Op a r x" "sys_rd_op a"
-  shows "win2 (concat (map (compile_instr S) c)) (Suc n)"
-proof -
-  obtain rw pre post m where rw: "a \<in> A \<union> B" "S a = Some rw" "concat (map (compile_instr S) c) = pre @ rw r x @ post"
-      "n = length pre + m" "m < length (rw r x)" "visible (rw r x ! m)"
-    using compiled_row[OF rows(1,2,4) n k w(1)] by blast
-  have "inv2_after rw" using rows(3) w(2) rw(1,2) by (auto simp: acq2_rows_def)
-  then have "win2 (rw r x) (Suc m)" using rw(5,6) by (simp add: inv2_after_def)
-  then show ?thesis using win2_shift[of "rw r x" "Suc m" pre post] rw(3,4) by simp
-qed
-
-subsection \<open>The invariant\<close>
-
-text \<open>An all-devices read waiting for its invalidation of the L2: what it
-  learnt from another device may be newer than its device's L2 lines.\<close>
-definition exempt2 :: "scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> sev \<Rightarrow> bool" where
-  "exempt2 S P s c \<longleftrightarrow> (\<exists>t k. c = Acc t k False \<and> is_rd P c \<and> Suc k = kd S P s t
-     \<and> win2 (instrs (compile S P) t) (pc s t))"
-
-text \<open>What a performed access knows of another device is settled before its
-  device's readable L2 lines, but while the access is exempt.\<close>
-definition kl2_ok :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> bool" where
-  "kl2_ok L S P s g \<longleftrightarrow> (\<forall>t \<in> src_threads P. \<forall>c a x. done_ev S P s c \<and> sthread c = Some t \<and> knows_at L P g c a
-     \<and> wx S P s x a \<and> dv L a \<noteq> Some (dev_of L (wg_of L t)) \<and> readable (l2 s (dev_of L (wg_of L t)) x)
-     \<and> \<not> exempt2 S P s c \<longrightarrow> sb L g a (h2 g (dev_of L (wg_of L t)) x))"
-
-lemma kl2_okD:
-  assumes "kl2_ok L S P s g" "t \<in> src_threads P" "done_ev S P s c" "sthread c = Some t" "knows_at L P g c a"
-    "wx S P s x a" "dv L a \<noteq> Some (dev_of L (wg_of L t))" "readable (l2 s (dev_of L (wg_of L t)) x)"
-    "\<not> exempt2 S P s c"
-  shows "sb L g a (h2 g (dev_of L (wg_of L t)) x)"
-  using assms unfolding kl2_ok_def by blast
-
-lemma kl2_ok_initial: "kl2_ok L S P (initial (src_init P)) (ghost0 P)"
-  by (simp add: kl2_ok_def initial_fields readable_def)
-
-text \<open>A write of another device a thread knows is in memory (kh_ok).\<close>
-lemma known_other_mem:
-  assumes kh: "kh_ok L S P s g" and t: "t \<in> src_threads P" and c: "done_ev S P s c" "sthread c = Some t"
-    "knows_at L P g c a" and wa: "wx S P s x a" and na: "dv L a \<noteq> Some (dev_of L (wg_of L t))"
-  shows "ga3 g a \<noteq> None"
-  using kh t wa knows_at_knows[OF c] na unfolding kh_ok_def by blast
-
-subsection \<open>Environment steps keep it\<close>
-
-lemma kl2_env:
-  assumes pc: "pc s' = pc s" and m: "env_mono g g'" and k: "sb_keep L S P s g g'" and le: "l2_env L s s' g g'"
-    and inv: "ginv L S P s g" and kh: "kh_ok L S P s g" and kl2: "kl2_ok L S P s g"
-  shows "kl2_ok L S P s' g'"
-  unfolding kl2_ok_def
-proof (intro ballI allI impI)
-  fix t c a x
-  assume t: "t \<in> src_threads P" and a: "done_ev S P s' c \<and> sthread c = Some t \<and> knows_at L P g' c a
-     \<and> wx S P s' x a \<and> dv L a \<noteq> Some (dev_of L (wg_of L t)) \<and> readable (l2 s' (dev_of L (wg_of L t)) x)
-     \<and> \<not> exempt2 S P s' c"
-  let ?d = "dev_of L (wg_of L t)"
-  have gr: "grf g' = grf g" using m by (simp add: env_mono_def)
-  have ka: "knows_at L P g' = knows_at L P g" unfolding knows_at_def[abs_def] hbm_def swm_def ob_def[abs_def] gr ..
-  have ex: "exempt2 S P s' = exempt2 S P s" unfolding exempt2_def[abs_def] kd_same[OF pc] pc ..
-  have li: "lines_inv S P s g" using inv by (simp add: ginv_def)
-  have dc: "done_ev S P s c" using a done_same[OF pc] by simp
-  have kc: "knows_at L P g c a" using a ka by simp
-  have wa: "wx S P s x a" using a wx_same[OF pc] by simp
-  have a3: "ga3 g a \<noteq> None" using known_other_mem[OF kh t dc _ kc wa] a by blast
-  have r2: "readable (l2 s' ?d x)" using a by blast
-  from le[unfolded l2_env_def, rule_format, OF r2]
-  consider (same) "readable (l2 s ?d x)" "h2 g' ?d x = h2 g ?d x" | (mem) "h2 g' ?d x = hm g x"
-    | (new) "ga3 g' (h2 g' ?d x) = None"
-    by (elim disjE conjE) (rule that; assumption)+
-  then show "sb L g' a (h2 g' ?d x)"
-  proof cases
-    case same
-    have na: "dv L a \<noteq> Some ?d" using a by blast
-    have ne: "\<not> exempt2 S P s c" using a ex by simp
-    have "sb L g a (h2 g ?d x)" using kl2_okD[OF kl2 t dc _ kc wa na same(1) ne] a by blast
-    moreover have "wx S P s x (h2 g ?d x)" using h2_wx[OF li same(1)] .
-    ultimately show ?thesis using k wa same(2) unfolding sb_keep_def by metis
-  next
-    case mem
-    have hm: "wx S P s x (hm g x)" "ga3 g (hm g x) \<noteq> None"
-      "\<forall>e. wx S P s x e \<and> ga3 g e \<noteq> None \<longrightarrow> e = hm g x \<or> klt (key g e) (key g (hm g x))"
-      using li by (simp_all add: lines_inv_def)
-    have "sb L g a (hm g x)" using hm(3) wa a3 unfolding sb_def by blast
-    then show ?thesis using k wa hm(1) mem unfolding sb_keep_def by metis
-  next
-    case new
-    have "ga3 g' a \<noteq> None" using m a3 by (simp add: env_mono_def)
-    then show ?thesis using new by (simp add: sb_def)
-  qed
-qed
-
-subsection \<open>Thread steps keep it\<close>
-
-lemma dev_in_scope: "d \<in> devs L \<Longrightarrow> d \<in> devs_in L sc d"
-  by (cases sc) (auto simp: devs_in_def)
-
-text \<open>What a thread step does to the L2 lines: a readable line was readable
-  before with its write (and outside the scope of an invalidation of the L2
-  the step performs), or holds the write an increment at the L2 performs.\<close>
-lemma step_l2:
-  assumes st: "step_thread L (compile S P) t s = Some s'"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
-    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
-    and dd: "dev_of L (wg_of L t) \<in> devs L" and r: "readable (l2 s' d y)"
-  shows "(readable (l2 s d y) \<and> h2 g' d y = h2 g d y
-        \<and> (\<forall>sc. instrs (compile S P) t ! pc s t = INVL2 sc \<longrightarrow> d \<noteq> dev_of L (wg_of L t)))
-     \<or> (d = dev_of L (wg_of L t) \<and> (\<exists>r. instrs (compile S P) t ! pc s t = INCL2 r y)
-        \<and> h2 g' d y = Acc t (kd S P s t) True)"
-proof -
-  let ?i = "instrs (compile S P) t ! pc s t"
-  obtain z where z: "exec L t ?i s = Some z" "s' = set_pc t (Suc (pc s t)) z"
-    by (rule step_shape[OF st rows]) blast
-  have l2z: "l2 s' = l2 z" using z(2) by (simp add: set_pc_def)
-  have hv: "h2 g' = (case ?i of INCL2 r x \<Rightarrow> (h2 g)(dev_of L (wg_of L t) := (h2 g (dev_of L (wg_of L t)))(x := Acc t (kd S P s t) True))
-       | _ \<Rightarrow> h2 g)"
-    using gv by (simp add: gview_def)
-  have ind: "dev_of L (wg_of L t) \<in> devs_in L sc (dev_of L (wg_of L t))" for sc using dev_in_scope[OF dd] .
-  show ?thesis
-  proof (cases ?i)
-    case (ST v x)
-    then show ?thesis using z(1) r hv unfolding l2z
-      by (auto simp: Let_def set_l1_def enq_l1_def split: if_splits)
-  next
-    case (INCL1 r0 x)
-    then show ?thesis using z(1) r hv unfolding l2z
-      by (auto simp: Let_def set_l1_def enq_l1_def set_reg_def split: if_splits)
-  next
-    case (INVL2 sc)
-    then show ?thesis using z(1) r hv ind unfolding l2z by (auto split: if_splits)
-  next
-    case (LD r0 x)
-    then show ?thesis using z(1) r hv unfolding l2z by (auto simp: Let_def set_reg_def split: if_splits)
-  next
-    case (INCL2 r0 x)
-    then show ?thesis using z(1) r hv unfolding l2z
-      by (cases "d = dev_of L (wg_of L t) \<and> y = x")
-        (auto simp: Let_def set_reg_def set_l2_def enq_l2_def split: if_splits)
-  next
-    case (LKrmw sc)
-    then show ?thesis using z(1) r hv unfolding l2z by (auto split: if_splits)
-  next
-    case (UNLKrmw sc)
-    then show ?thesis using z(1) r hv unfolding l2z by (auto split: if_splits)
-  next
-    case (LK x)
-    then show ?thesis using z(1) r hv unfolding l2z by (auto simp: Let_def split: if_splits)
-  next
-    case (UNLK x)
-    then show ?thesis using z(1) r hv unfolding l2z by (auto simp: Let_def split: if_splits)
-  qed (use z(1) r hv l2z in \<open>auto simp: set_reg_def\<close>)
-qed
-
-text \<open>The write an increment at the L2 puts in its line has not reached
-  memory.\<close>
-lemma new_l2_line:
-  assumes gi: "ginv L S P s' g'" and gs: "gstep P (done_ev S P s) (done_ev S P s') i g g'"
-    and r: "readable (l2 s' d y)" and e: "h2 g' d y = Acc t (kd S P s t) p"
-  shows "ga3 g' (h2 g' d y) = None"
-proof -
-  have "wx S P s' y (h2 g' d y)" using h2_wx[OF _ r] gi by (simp add: ginv_def)
-  then have "is_wr P (h2 g' d y)" "done_ev S P s' (h2 g' d y)" using e by (simp_all add: wx_def)
-  moreover have "\<not> done_ev S P s (h2 g' d y)" using e by simp
-  ultimately show ?thesis using gs unfolding gstep_def by auto
-qed
-
-text \<open>What an access performed before the step knows, and is not exempt,
-  stays settled before its device's L2 lines.\<close>
-lemma kl2_old:
-  assumes inv: "ginv L S P s g" and gi: "ginv L S P s' g'"
-    and st: "step_thread L (compile S P) t s = Some s'"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
-    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
-    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
-    and dd: "dev_of L (wg_of L t) \<in> devs L" and kh: "kh_ok L S P s g" and kl2: "kl2_ok L S P s g"
-    and u: "u \<in> src_threads P" and c: "done_ev S P s c" "sthread c = Some u" "knows_at L P g c a"
-    and ne: "\<not> exempt2 S P s c" and y: "sloc P a = Some y" and na: "dv L a \<noteq> Some (dev_of L (wg_of L u))"
-    and r: "readable (l2 s' (dev_of L (wg_of L u)) y)"
-  shows "sb L g' a (h2 g' (dev_of L (wg_of L u)) y)"
-proof -
-  let ?d = "dev_of L (wg_of L u)"
-  have ei: "ev_inv S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
-  have wa: "wx S P s y a" using knows_at_wx[OF ei c(1,3) y] .
-  have a3: "ga3 g a \<noteq> None" using known_other_mem[OF kh u c wa na] .
-  have so: "gt g' e = gt g e \<and> ga2 g' e = ga2 g e \<and> ga3 g' e = ga3 g e" if "done_ev S P s e" for e
-    using gs that by (simp add: gstep_def)
-  have ao: "gt g' a = gt g a" "ga2 g' a = ga2 g a" "ga3 g' a = ga3 g a" using so[OF wx_done[OF wa]] by simp_all
-  from step_l2[OF st rows gv dd r] show ?thesis
-  proof
-    assume l: "readable (l2 s ?d y) \<and> h2 g' ?d y = h2 g ?d y
-      \<and> (\<forall>sc. instrs (compile S P) t ! pc s t = INVL2 sc \<longrightarrow> ?d \<noteq> dev_of L (wg_of L t))"
-    have "sb L g a (h2 g ?d y)" using kl2_okD[OF kl2 u c(1,2,3) wa na _ ne] l by blast
-    moreover have "done_ev S P s (h2 g ?d y)" using wx_done[OF h2_wx[OF li]] l by blast
-    ultimately show ?thesis using sb_cong[of g' a g "h2 g ?d y"] ao so l by simp
-  next
-    assume l: "?d = dev_of L (wg_of L t) \<and> (\<exists>r. instrs (compile S P) t ! pc s t = INCL2 r y)
-      \<and> h2 g' ?d y = Acc t (kd S P s t) True"
-    have "ga3 g' (h2 g' ?d y) = None" using new_l2_line[OF gi gs r] l by blast
-    then show ?thesis using a3 ao by (simp add: sb_def)
-  qed
-qed
-
-text \<open>An access performed before the step that is not exempt after it was
-  not before, where its device's line is readable.\<close>
-lemma exempt2_step:
-  assumes st: "step_thread L (compile S P) t s = Some s'"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B"
-    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
-    and dd: "dev_of L (wg_of L t) \<in> devs L" and c: "sthread c = Some u"
-    and ne: "\<not> exempt2 S P s' c" and r: "readable (l2 s' (dev_of L (wg_of L u)) y)"
-  shows "\<not> exempt2 S P s c"
-proof
-  assume ex: "exempt2 S P s c"
-  let ?xs = "instrs (compile S P) t" and ?n = "pc s t"
-  obtain z where z: "?n < length ?xs" "exec L t (?xs ! ?n) s = Some z" "visible (?xs ! ?n) \<or> quiet (?xs ! ?n)"
-      "s' = set_pc t (Suc ?n) z" "pc z = pc s"
-      "kd S P s' t = (if visible (?xs ! ?n) then Suc (kd S P s t) else kd S P s t)"
-      "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
-    by (rule step_shape[OF st rows]) blast
-  have pc': "pc s' = (pc s)(t := Suc ?n)" using z(4,5) by (simp add: set_pc_def)
-  obtain k where cp: "c = Acc u k False" "is_rd P c" "Suc k = kd S P s u" "win2 (instrs (compile S P) u) (pc s u)"
-    using ex c unfolding exempt2_def by auto
-  show False
-  proof (cases "u = t")
-    case False
-    then have "exempt2 S P s' c" unfolding exempt2_def using cp z(7) pc' by auto
-    then show False using ne by blast
-  next
-    case True
-    show False
-    proof (cases "visible (?xs ! ?n)")
-      case True
-      then show False using visible_no_win2[OF z(1)] cp(4) \<open>u = t\<close> by simp
-    next
-      case nv: False
-      show False
-      proof (cases "\<exists>sc. ?xs ! ?n = INVL2 sc")
-        case True
-        then show False using step_l2[OF st rows gv dd r] \<open>u = t\<close> by auto
-      next
-        case False
-        then have "win2 ?xs (Suc ?n)" using win2_Suc' cp(4) \<open>u = t\<close> by blast
-        then have "exempt2 S P s' c" unfolding exempt2_def using cp z(6) nv pc' \<open>u = t\<close> by auto
-        then show False using ne by blast
-      qed
-    qed
-  qed
-qed
-
-lemma kl2_thread:
-  assumes inv: "ginv L S P s g" and wr: "wr_ok L S P s g" and t: "t \<in> src_threads P"
-    and st: "step_thread L (compile S P) t s = Some s'"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq2_rows S (A \<union> B)" "mem_rows S (A \<union> B)"
-    and wp: "well_placed L P" and gi: "ginv L S P s' g'"
-    and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
-    and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
-    and kh: "kh_ok L S P s g" and kl2: "kl2_ok L S P s g"
-  shows "kl2_ok L S P s' g'"
-  unfolding kl2_ok_def
-proof (intro ballI allI impI)
-  let ?xs = "instrs (compile S P) t" and ?n = "pc s t" and ?k = "kd S P s t" and ?w0 = "wg_of L t"
-  let ?i = "?xs ! ?n" and ?d0 = "dev_of L (wg_of L t)"
-  note se = step_events[OF inv t st rows(1-3) gs gv]
-  have ei: "ev_inv S P s g" and li: "lines_inv S P s g" using inv by (simp_all add: ginv_def)
-  have ei': "ev_inv S P s' g'" using gi by (simp add: ginv_def)
-  have ho: "home_ok L s g" and lo: "l12_ok L s g" using wr_okD(8,9)[OF wr] .
-  have dd: "?d0 \<in> devs L" using wp t by (simp add: well_placed_def)
-  have gr: "\<forall>r. done_ev S P s r \<longrightarrow> grf g' r = grf g r" using se(3) by blast
-  have new: "\<And>e. done_ev S P s' e \<Longrightarrow> \<not> done_ev S P s e \<Longrightarrow> sthread e = Some t" using se(1) by fastforce
-  have so: "gt g' e = gt g e \<and> ga2 g' e = ga2 g e \<and> ga3 g' e = ga3 g e" if "done_ev S P s e" for e
-    using se(4)[OF that] .
-  obtain z where z: "?n < length ?xs" "exec L t ?i s = Some z" "\<not> unflushed L s t" "visible ?i \<or> quiet ?i"
-      "s' = set_pc t (Suc ?n) z" "pc z = pc s" "kd S P s' t = (if visible ?i then Suc ?k else ?k)"
-      "\<forall>u. u \<noteq> t \<longrightarrow> kd S P s' u = kd S P s u"
-    by (rule step_shape[OF st rows(1-3)]) blast
-  have pc': "pc s' = (pc s)(t := Suc ?n)" using z(5,6) by (simp add: set_pc_def)
-  have kdef: "length (filter visible (take ?n ?xs)) = ?k" by (simp add: kd_def)
-  have xsc: "?xs = concat (map (compile_instr S) (src_code P t))" by (simp add: compile_def)
-  have ops: "\<forall>c \<in> set (src_code P t). op_of c \<subseteq> A \<union> B" using rows(3) t by (auto simp: ops_of_def)
-  note old = kl2_old[OF inv gi st rows(1-3) gs gv dd kh kl2]
-  fix u c a y
-  assume u: "u \<in> src_threads P" and A: "done_ev S P s' c \<and> sthread c = Some u \<and> knows_at L P g' c a
-    \<and> wx S P s' y a \<and> dv L a \<noteq> Some (dev_of L (wg_of L u)) \<and> readable (l2 s' (dev_of L (wg_of L u)) y)
-    \<and> \<not> exempt2 S P s' c"
-  have ya: "sloc P a = Some y" using A wx_loc by blast
-  show "sb L g' a (h2 g' (dev_of L (wg_of L u)) y)"
-  proof (cases "done_ev S P s c")
-    case True
-    have kc: "knows_at L P g c a" using knows_at_keep[OF ei gr True] A by simp
-    have ne: "\<not> exempt2 S P s c" using exempt2_step[OF st rows(1-3) gv dd] A by blast
-    show ?thesis using old[OF u True _ kc ne ya] A by blast
-  next
-    case False
-    obtain p where cp: "c = Acc t ?k p" and vi: "visible ?i" using se(1) A False by blast
-    have ut: "u = t" using A cp by simp
-    have na: "dv L a \<noteq> Some ?d0" using A ut by simp
-    have r2: "readable (l2 s' ?d0 y)" using A ut by simp
-    have nw: "\<not> win2 ?xs ?n" using visible_no_win2[OF z(1) vi] .
-    have oldc: ?thesis if "done_ev S P s c0" "sthread c0 = Some t" "knows_at L P g c0 a" for c0
-    proof -
-      have "\<not> exempt2 S P s c0" using nw that(2) unfolding exempt2_def by auto
-      then show ?thesis using old[OF t that _ ya na r2] ut by simp
-    qed
-    have ownc: ?thesis if ta: "sthread a = Some t"
-    proof -
-      obtain j q where "a = Acc t j q" using ta by (cases a) auto
-      then show ?thesis using na by (simp add: dv_def)
-    qed
-    have rdc: ?thesis if rd: "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" "a = grf g' r" for r
-    proof -
-      obtain p' where "r = Acc t ?k p'" using se(1)[OF rd(2,3)] by blast
-      then have rk: "r = Acc t ?k False" using rd(1) by (cases p') (auto dest: rd_part)
-      have hr: "done_ev S P s (grf g' r)" using step_read_home[OF inv wr t st rows(1-3) gs gv rd(1-3)] by blast
-      have sr: "sloc P a = sloc P r" using ev_parts(2)[OF ei'] rd by simp
-      obtain y0 r0 where y0: "sloc P r = Some y0"
-          "((?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0))
-           \<or> (?i = INCL2 r0 y0 \<and> grf g' r = h2 g ?d0 y0 \<and> readable (l2 s ?d0 y0))"
-        using se(6) rd(1,2) rk by blast
-      have yy: "y0 = y" using y0(1) sr ya by simp
-      have wa: "wx S P s y a" using hr rd(4) ya ev_parts(2)[OF ei'] rd(1,2) by (simp add: wx_def)
-      have ao: "gt g' a = gt g a" "ga2 g' a = ga2 g a" "ga3 g' a = ga3 g a" using so[OF wx_done[OF wa]] by simp_all
-      from y0(2) show ?thesis
-      proof
-        assume l: "(?i = LD r0 y0 \<or> ?i = INCL1 r0 y0) \<and> grf g' r = h1 g ?w0 y0 \<and> readable (l1 s ?w0 y0)"
-        have l2: "readable (l2 s ?d0 y) \<and> h2 g' ?d0 y = h2 g ?d0 y" using step_l2[OF st rows(1-3) gv dd r2] l by auto
-        have ah: "a = h1 g ?w0 y" using l rd(4) yy by simp
-        have r1: "readable (l1 s ?w0 y)" using l yy by simp
-        have a2: "ga2 g a \<noteq> None"
-        proof
-          assume "ga2 g a = None"
-          then have "ewg L a = Some ?w0" using home_okD(1)[OF ho r1] ah by simp
-          then show False using na by (simp add: dv_def)
-        qed
-        have "sb L g (h1 g ?w0 y) (h2 g ?d0 y)" by (rule l12_okD[OF lo r1]) (use a2 ah l2 in auto)
-        then have "sb L g a (h2 g ?d0 y)" using ah by simp
-        moreover have "done_ev S P s (h2 g ?d0 y)" using wx_done[OF h2_wx[OF li]] l2 by blast
-        ultimately show ?thesis using sb_cong[of g' a g "h2 g ?d0 y"] ao so l2 ut by simp
-      next
-        assume l: "?i = INCL2 r0 y0 \<and> grf g' r = h2 g ?d0 y0 \<and> readable (l2 s ?d0 y0)"
-        have a3: "ga3 g a \<noteq> None"
-        proof
-          assume "ga3 g a = None"
-          then have "dv L a = Some ?d0" using home_okD(4)[OF ho] l rd(4) yy by simp
-          then show False using na by simp
-        qed
-        have "h2 g' ?d0 y = Acc t ?k True" using gv l yy by (simp add: gview_def)
-        then have "ga3 g' (h2 g' ?d0 y) = None" using new_l2_line[OF gi gs r2] by blast
-        then show ?thesis using a3 ao ut by (simp add: sb_def)
-      qed
-    qed
-    have kn': "knows L S P s' g' t a" using knows_at_knows A ut by blast
-    from knows_step[OF ei ei' gr new kn'] consider
-        (old) "knows L S P s g t a" | (own) "sthread a = Some t"
-      | (rd) r where "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" "a = grf g' r"
-      | (sy) r b where "is_rd P r" "done_ev S P s' r" "\<not> done_ev S P s r" "is_wr P b \<or> is_rd P b"
-          "(b, grf g' r) \<in> hbm L P g" "ob P g b = a" "(grf g' r, r) \<in> swm L P g'"
-      by blast
-    then show ?thesis
-    proof cases
-      case old
-      then consider "sthread a = Some t" | b c0 where "is_wr P b \<or> is_rd P b" "done_ev S P s c0"
-          "sthread c0 = Some t" "b = c0 \<or> (b, c0) \<in> hbm L P g" "ob P g b = a"
-        unfolding knows_def by blast
-      then show ?thesis
-      proof cases
-        case 1
-        then show ?thesis using ownc by blast
-      next
-        case (2 b c0)
-        then have "knows_at L P g c0 a" unfolding knows_at_def by blast
-        then show ?thesis using oldc 2 by blast
-      qed
-    next
-      case own
-      then show ?thesis using ownc by blast
-    next
-      case (rd r)
-      then show ?thesis using rdc by blast
-    next
-      case (sy r b)
-      obtain p' where "r = Acc t ?k p'" using se(1)[OF sy(2,3)] by blast
-      then have rk: "r = Acc t ?k False" using sy(1) by (cases p') (auto dest: rd_part)
-      define w' where "w' = grf g' r"
-      have hr: "done_ev S P s w'" using step_read_home[OF inv wr t st rows(1-3) gs gv sy(1-3)] w'_def by blast
-      have wr': "is_wr P w'" "sloc P w' = sloc P r" using ev_parts(2)[OF ei'] sy(1,2) w'_def by simp_all
-      obtain u' j q where uw: "w' = Acc u' j q" using sy(7) w'_def by (cases "grf g' r") (auto simp: swm_def atomic_ev_def)
-      have u': "u' \<in> src_threads P" using wr'(1) uw by (simp add: acc_def)
-      have kw': "knows_at L P g w' a" unfolding knows_at_def using sy(4,5,6) w'_def by blast
-      have tw: "sthread w' = Some u'" using uw by simp
-      show ?thesis
-      proof (cases "sys_ev P r")
-        case True
-        \<comment> \<open>an all-devices read: exempt until its invalidation of the L2\<close>
-        obtain a0 r0 x0 where o: "src_code P t ! ?k = Op a0 r0 x0"
-          using sy(1) rk by (cases "src_code P t ! ?k") (auto simp: acc_def ins_def)
-        have sr: "sys_rd_op a0" using True sy(1) rk o by (cases a0) (auto simp: sys_ev_def ins_def acc_def)
-        have "?n < length (concat (map (compile_instr S) (src_code P t)))" using z(1) xsc by simp
-        moreover have "visible (concat (map (compile_instr S) (src_code P t)) ! ?n)" using vi xsc by simp
-        moreover have "length (filter visible (take ?n (concat (map (compile_instr S) (src_code P t))))) = ?k"
-          using kdef xsc by simp
-        ultimately have w2: "win2 ?xs (Suc ?n)" using compiled_win2[OF rows(1,2,4) ops _ _ _ o sr] xsc by simp
-        show ?thesis
-        proof (cases p)
-          case False
-          then have "exempt2 S P s' c" unfolding exempt2_def using cp rk sy(1) z(7) vi pc' w2 by auto
-          then show ?thesis using A by blast
-        next
-          case True
-          \<comment> \<open>the write of an RMW at all-devices scope: rows have none\<close>
-          have "is_wr P c \<or> is_rd P c" using knows_at_acc A by blast
-          then have "wr (ins P t ?k) True" using cp True by (auto dest: rd_part)
-          then obtain sc1 rm1 where f0: "a0 = FetchInc sc1 rm1" using o by (cases a0) (auto simp: ins_def)
-          then have f: "a0 = FetchInc AllDevices rm1" using sr by simp
-          have "src_code P t ! ?k \<in> set (src_code P t)" using se(2)[OF vi] by simp
-          then have "a0 \<in> A \<union> B" using ops o by (auto simp: op_of_def)
-          then show ?thesis using rows(5) f unfolding mem_rows_def by blast
-        qed
-      next
-        case ns: False
-        \<comment> \<open>synchronisation on one device\<close>
-        have "map_option (dev_of L) (ewg L w') = map_option (dev_of L) (ewg L r)"
-          using sy(7) ns w'_def by (auto simp: swm_def)
-        then have dvu: "dev_of L (wg_of L u') = ?d0" using uw rk by simp
-        have nx: "\<not> exempt2 S P s w'" using wr'(1) rd_not_wr unfolding exempt2_def by blast
-        have "dv L a \<noteq> Some (dev_of L (wg_of L u'))" using na dvu by simp
-        moreover have "readable (l2 s' (dev_of L (wg_of L u')) y)" using r2 dvu by simp
-        ultimately show ?thesis using old[OF u' hr tw kw' nx ya] dvu ut by simp
-      qed
-    qed
-  qed
-qed
-
 section \<open>Thread steps keep what a release hands over\<close>
 
 subsection \<open>What a work-group that reads a location below device scope finds\<close>
@@ -4811,7 +5078,7 @@ text \<open>What a write of x knows of another location is settled before the
   well-founded induction.\<close>
 lemma wg_reader_settled:
   assumes ei: "ev_inv S P s g" and kw: "kw_ok L S P s g" and kl: "kl_ok L S P s g" and rp: "rp_ok L S P s g"
-    and sc: "scoped_conflicts L P" and dcf: "dev_conflicts L P" and wp: "well_placed L P"
+    and sc: "scoped_conflicts L P" and ds: "dev_sys L P" and wp: "well_placed L P"
     and r: "is_rd P r" "\<not> wide_ev P r" "sloc P r = Some x" "ewg L r = Some v"
     and ya: "sloc P a = Some y" "y \<noteq> x" and rl: "readable (l1 s v y)"
   shows "wx S P s x w \<longrightarrow> knows_at L P g w a \<longrightarrow> sb L g a (h1 g v y)"
@@ -4837,8 +5104,9 @@ proof -
       have ww: "is_wr P w" "sloc P w = Some x" using w wk by (auto simp: wx_def)
       have u: "u \<in> src_threads P" using ww(1) wk by (simp add: acc_def)
       have kd: "k < kd S P s u" using dw wk by simp
-      have dev: "dev_of L v = dev_of L (wg_of L u)"
-        using dcf[unfolded dev_conflicts_def, rule_format, of w r] ww r(1,3,4) wk by (simp add: dv_def)
+      have "\<not> sys_ev P r" using r(2) rt by (simp add: sys_ev_def wide_ev_def)
+      then have "dv L w = dv L r" using dv_sys[OF ds ww(1) disjI1[OF r(1)]] ww(2) r(3,4) wk by simp
+      then have dev: "dev_of L v = dev_of L (wg_of L u)" using wk r(4) by (simp add: dv_def)
       have fr: "sb L g a (h1 g v y)" if "fresh L S P s g (dev_of L (wg_of L u)) a"
         using that vw dev rl wa unfolding fresh_def by blast
       \<comment> \<open>what the write knows: what its thread knew before its operation, or
@@ -4952,11 +5220,11 @@ lemma kl_thread:
   assumes inv: "ginv L S P s g" and oi: "oinv L S P s g" and wr: "wr_ok L S P s g" and t: "t \<in> src_threads P"
     and st: "step_thread L (compile S P) t s = Some s'"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq_rows S A B" "l2_flushed S B" "rl_rows S A B"
-    and wp: "well_placed L P" and sc: "scoped_conflicts L P" and dcf: "dev_conflicts L P" and gi: "ginv L S P s' g'"
+    and wp: "well_placed L P" and sc: "scoped_conflicts L P" and ds: "dev_sys L P" and gi: "ginv L S P s' g'"
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
     and l2: "l2_ok L S P s g" and hb: "hb_ok L S P s g" and kw: "kw_ok L S P s g" and kl: "kl_ok L S P s g"
-    and kr: "kr_ok L S P s g" and rp: "rp_ok L S P s g"
+    and kr: "kr_ok L S P s g" and rp: "rp_ok L S P s g" and kl2: "kl2_ok L S P s g"
   shows "kl_ok L S P s' g' \<and> kr_ok L S P s' g'"
 proof -
   let ?xs = "instrs (compile S P) t" and ?n = "pc s t" and ?k = "kd S P s t" and ?w0 = "wg_of L t"
@@ -5143,7 +5411,7 @@ proof -
         next
           case False
           have "dv L w' = dv L r"
-            using dcf[unfolded dev_conflicts_def, rule_format, of w' r] wr' sy(1) uw rk by simp
+            using dv_sys[OF ds wr'(1) disjI1[OF sy(1)] wr'(2)] rstore_remote[OF rs] uw rk by simp
           then have dv': "dev_of L (wg_of L u') = dev_of L ?w0" using uw rk by (simp add: dv_def)
           obtain sc0 r0 x0 where op: "ins P u' j = Op (Store sc0 True) r0 x0" using rs uw by (auto simp: rstore_ev_def)
           have qf: "q = False" using wr'(1) uw op by (cases q) (auto simp: acc_def)
@@ -5151,7 +5419,7 @@ proof -
           have da: "done_ev S P s a" using knows_at_done[OF ei hr kw'] by blast
           have "fresh L S P s g (dev_of L (wg_of L u')) a"
             using rp rk' wr'(1) hr kw' False uw qf unfolding rp_ok_def by blast
-          then have "fresh L S P s' g' (dev_of L ?w0) a" using fresh_thread[OF inv gi st rows(1-3) gs gv ww c0 _ da] dv' by simp
+          then have "fresh L S P s' g' (dev_of L ?w0) a" using fresh_thread[OF inv gi st rows(1-3) gs gv ww c0 _ _ da] dv' wp t by (simp add: well_placed_def)
           then show ?thesis using A ut ww unfolding fresh_def by blast
         qed
         show ?thesis
@@ -5183,8 +5451,8 @@ proof -
               \<and> readable (l1 s ?w0 y0)"
             using se(6) sy(1,2) rk ni2 by blast
           have wa: "wx S P s y a" using knows_at_wx[OF ei hr kw' ya] .
-          have "dv L w' = dv L r"
-            using dcf[unfolded dev_conflicts_def, rule_format, of w' r] wr' sy(1) uw rk by simp
+          have "\<not> sys_ev P r" using nwide rk by (simp add: sys_ev_def wide_ev_def)
+          then have "dv L w' = dv L r" using dv_sys[OF ds wr'(1) disjI1[OF sy(1)] wr'(2)] uw rk by simp
           then have dvu: "dev_of L (wg_of L u') = dev_of L ?w0" using uw rk by (simp add: dv_def)
           show ?thesis
           proof (cases "sloc P a = sloc P w'")
@@ -5198,7 +5466,7 @@ proof -
               using step_l1[OF st rows(1-3) gv ww r'] y0(2) yx by auto
             have wxw: "wx S P s y0 w'" using hr wr' y0(1) by (simp add: wx_def)
             have "sb L g a (h1 g ?w0 y)"
-              using wg_reader_settled[OF ei kw kl rp sc dcf wp sy(1) nwide y0(1) _ ya yx] wxw kw' l rk by simp
+              using wg_reader_settled[OF ei kw kl rp sc ds wp sy(1) nwide y0(1) _ ya yx] wxw kw' l rk by simp
             moreover have "done_ev S P s (h1 g ?w0 y)" using wx_done[OF h1_wx[OF li]] l by blast
             ultimately show ?thesis using sb_cong[of g' a g "h1 g ?w0 y"] so[OF wx_done[OF wa]] so l ut by simp
           next
@@ -5332,10 +5600,17 @@ proof -
           have fl: "flushed ?xs ?n"
             using compiled_flushed[OF rows(1,2,5) ops, of ?n r0 y0] z(1) True xsc by simp
           have "knows L S P s g t (ob P g b)" using knows_at_knows[OF 1(2,3) ky] .
-          then have "ga2 g (ob P g b) \<noteq> None" using known_flushed[OF oi kh t wp fl z(3) wob] by blast
-          moreover have "ob P g b = Init x \<or> dv L (ob P g b) = Some (dev_of L ?w0)"
-            using dv_conflict[OF dcf wob, of r t] a x rk by simp
-          ultimately show ?thesis using sb_l2_line[OF inv l2 _ wob _ l(2)] l(1) by simp
+          then have a2: "ga2 g (ob P g b) \<noteq> None" using known_flushed[OF oi kh t wp fl z(3) wob] by blast
+          show ?thesis
+          proof (cases "ob P g b = Init x \<or> dv L (ob P g b) = Some (dev_of L ?w0)")
+            case True
+            then show ?thesis using sb_l2_line[OF inv l2 _ wob a2 l(2)] l(1) by simp
+          next
+            case False
+            \<comment> \<open>another device's write: settled before the L2 line (kl2_ok)\<close>
+            have "\<not> exempt2 S P s y" using visible_no_win2[OF z(1) vi] 1(3) unfolding exempt2_def by auto
+            then show ?thesis using kl2_okD[OF kl2 t 1(2,3) ky wob _ l(2)] False l(1) by simp
+          qed
         qed
         then show ?thesis using ob sbo[OF dob gro] by simp
       next
@@ -5370,8 +5645,8 @@ lemma hb_reachable:
       "mem_rows S (A \<union> B)"
     and wp: "well_placed L P" and sc: "scoped_conflicts L P"
   shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g
-    \<and> kw_ok L S P s g \<and> (prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> rp_ok L S P s g)
-    \<and> (acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s g \<and> kr_ok L S P s g)
+    \<and> kw_ok L S P s g \<and> (prom_rows S A B \<and> acq2_rows S (A \<union> B) \<longrightarrow> rp_ok L S P s g)
+    \<and> (acq_rows S A B \<and> prom_rows S A B \<and> acq2_rows S (A \<union> B) \<and> dev_sys L P \<longrightarrow> kl_ok L S P s g \<and> kr_ok L S P s g)
     \<and> mr_ok L S P s g \<and> (acq2_rows S (A \<union> B) \<longrightarrow> kl2_ok L S P s g)"
 proof -
   have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
@@ -5385,8 +5660,8 @@ proof -
   next
     case (step s1 s2)
     then obtain g where g: "ginv L S P s1 g" "oinv L S P s1 g" "wr_ok L S P s1 g" "l2_ok L S P s1 g" "hb_ok L S P s1 g"
-      "kw_ok L S P s1 g" "prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> rp_ok L S P s1 g"
-      "acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s1 g \<and> kr_ok L S P s1 g"
+      "kw_ok L S P s1 g" "prom_rows S A B \<and> acq2_rows S (A \<union> B) \<longrightarrow> rp_ok L S P s1 g"
+      "acq_rows S A B \<and> prom_rows S A B \<and> acq2_rows S (A \<union> B) \<and> dev_sys L P \<longrightarrow> kl_ok L S P s1 g \<and> kr_ok L S P s1 g"
       "mr_ok L S P s1 g" "acq2_rows S (A \<union> B) \<longrightarrow> kl2_ok L S P s1 g"
       by blast
     have c0: "0 < clk g" using wr_okD(1)[OF g(3)] .
@@ -5405,13 +5680,19 @@ proof -
       have hb': "hb_ok L S P s2 g'"
         by (rule hb_thread[OF g(1,2,3) thr rows(1-3,6,7) wp sc g'(1,5,6) g(5) mr_sys[OF g(9) rows(8,3)]])
       have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) rows(7) wp g'(1,5,6) g(5) hb' g(6)])
-      moreover have "prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> rp_ok L S P s2 g'"
-        using rp_thread[OF g(1,2) kh thr rows(1-3) _ wp _ g'(1,5,6) c0] g(7) by blast
-      moreover have "acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
-        using kl_thread[OF g(1,2,3) thr rows(1-3) _ rows(4,7) wp sc _ g'(1,5,6) g(4,5,6)] g(7,8) by blast
+      moreover have "prom_rows S A B \<and> acq2_rows S (A \<union> B) \<longrightarrow> rp_ok L S P s2 g'"
+        using rp_thread[OF g(1,2) kh thr rows(1-3) _ wp _ g'(1,5,6) c0 _ _] g(7,10) by blast
+      moreover have "acq_rows S A B \<and> prom_rows S A B \<and> acq2_rows S (A \<union> B) \<and> dev_sys L P \<longrightarrow> kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
+      proof
+        assume h: "acq_rows S A B \<and> prom_rows S A B \<and> acq2_rows S (A \<union> B) \<and> dev_sys L P"
+        have ds: "dev_sys L P" using h by blast
+        have k2: "kl2_ok L S P s1 g" using h g(10) by blast
+        show "kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
+          using kl_thread[OF g(1,2,3) thr rows(1-3) _ rows(4,7) wp sc ds g'(1,5,6) g(4,5,6) _ _ _ k2] g(7,8) h by blast
+      qed
       moreover have "mr_ok L S P s2 g'" by (rule mr_thread[OF g(1,2) kh thr rows(1-3,8) wp g'(1,5,6) g(9)])
       moreover have "acq2_rows S (A \<union> B) \<longrightarrow> kl2_ok L S P s2 g'"
-        using kl2_thread[OF g(1,3) thr rows(1-3) _ rows(8) wp g'(1,5,6) kh] g(10) by blast
+        using kl2_thread[OF g(1,3) thr rows(1-3) _ mem_rows_no_sys_rmw[OF rows(8)] wp g'(1,5,6) kh] g(10) by blast
       ultimately show ?thesis using g' hb' by blast
     next
       case env
@@ -5423,13 +5704,17 @@ proof -
       have ei: "ev_inv S P s1 g" using g(1) by (simp add: ginv_def)
       have "hb_ok L S P s2 g'" using hb_env[OF pc g'(5) g(5,2) g'(8)] .
       moreover have "kw_ok L S P s2 g'" using kw_env[OF pc g'(5,6) ei g(6)] .
-      moreover have "prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> rp_ok L S P s2 g'"
-        using rp_env[OF pc g'(5,6,7) g(1,4)] g(7) by blast
-      moreover have "acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P \<longrightarrow> kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
+      moreover have "prom_rows S A B \<and> acq2_rows S (A \<union> B) \<longrightarrow> rp_ok L S P s2 g'"
+        using rp_env[OF pc g'(5,6,7,10) g(1,4)] g(7) by blast
+      moreover have "acq_rows S A B \<and> prom_rows S A B \<and> acq2_rows S (A \<union> B) \<and> dev_sys L P \<longrightarrow> kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
       proof
-        assume h: "acq_rows S A B \<and> prom_rows S A B \<and> dev_conflicts L P"
-        then show "kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
-          using kl_env[OF pc g'(5,6,7) g(1) kh g(4) _ rows(1-3) _ rows(7)] kr_env[OF pc g'(5,6) ei] g(8) by blast
+        assume h: "acq_rows S A B \<and> prom_rows S A B \<and> acq2_rows S (A \<union> B) \<and> dev_sys L P"
+        have ds: "dev_sys L P" using h by blast
+        have k2: "kl2_ok L S P s1 g" using h g(10) by blast
+        have kl1: "kl_ok L S P s1 g" "kr_ok L S P s1 g" using h g(8) by blast+
+        show "kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
+          using kl_env[OF pc g'(5,6,7) g(1) kh g(4) ds rows(1-3) _ rows(7) kl1(1) k2] kr_env[OF pc g'(5,6) ei kl1(2)] h
+          by blast
       qed
       moreover have "mr_ok L S P s2 g'" using mr_env[OF pc g'(5,9) wp g(9)] .
       moreover have "acq2_rows S (A \<union> B) \<longrightarrow> kl2_ok L S P s2 g'"
@@ -5498,14 +5783,14 @@ text \<open>For every race-free program (OpenCL+RSP) whose remote operations
 theorem machine_remote_release_fresh:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B" "mem_rows S (A \<union> B)"
-      "prom_rows S A B"
-    and wp: "well_placed L P" and dcf: "dev_conflicts L P"
+      "prom_rows S A B" "acq2_rows S (A \<union> B)"
+    and wp: "well_placed L P"
     and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
   shows "\<exists>g. ginv L S P s g \<and> rp_fresh L S P s g"
 proof -
   have fin: "finite (src_threads P)" using wp by (simp add: well_placed_def)
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fin rem] .
-  show ?thesis using hb_reachable[OF reach rows(1-8) wp sc] rows(9) dcf unfolding rp_ok_def rp_fresh_def by blast
+  show ?thesis using hb_reachable[OF reach rows(1-8) wp sc] rows(9,10) unfolding rp_ok_def rp_fresh_def by blast
 qed
 
 subsection \<open>What an all-devices release hands over\<close>
@@ -5715,8 +6000,8 @@ text \<open>On one device, with rows whose acquires at device scope and
   layout of one device, under both write-back policies.\<close>
 theorem machine_candidate_hb_coherent:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B" "mem_rows S (A \<union> B)"
-      "acq_rows S A B" "prom_rows S A B"
-    and wp: "well_placed L P" and dcf: "dev_conflicts L P"
+      "acq_rows S A B" "prom_rows S A B" "acq2_rows S (A \<union> B)"
+    and wp: "well_placed L P" and ds: "dev_sys L P"
     and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
   shows "\<exists>g. cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)
@@ -5725,14 +6010,14 @@ proof -
   have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
   obtain g where g: "ginv L S P s g" "kw_ok L S P s g" "kr_ok L S P s g"
-    using hb_reachable[OF reach rows(1-8) wp sc] rows(9,10) dcf by blast
+    using hb_reachable[OF reach rows(1-8) wp sc] rows(9-11) ds by blast
   show ?thesis using final_hb_co[OF g(1) fin wp rows(1-3) g(2)] final_hb_co_rd[OF g(1) fin wp rows(1-3) g(3)]
       final_candidate[OF rows(1-3) wp g(1) fin] by blast
 qed
 
 corollary machine_outcomes_hb_coherent:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B" "mem_rows S (A \<union> B)"
-      "acq_rows S A B" "prom_rows S A B" and "well_placed L P" "dev_conflicts L P"
+      "acq_rows S A B" "prom_rows S A B" "acq2_rows S (A \<union> B)" and "well_placed L P" "dev_sys L P"
     and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P))
     \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> hb_co_rd_ok L P rfw co}"
@@ -5743,6 +6028,20 @@ proof
     by (auto simp: outcomes_def)
   then show "ob \<in> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> hb_co_rd_ok L P rfw co}"
     using machine_candidate_hb_coherent[OF assms s(1,2)] by blast
+qed
+
+text \<open>So on any number of devices, for a race-free program without remote
+  all-devices operations (no_remote_sys): coherence agrees with
+  happens-before, synchronisation across devices included.\<close>
+corollary machine_outcomes_hb_coherent_devices:
+  assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B" "mem_rows S (A \<union> B)"
+      "acq_rows S A B" "prom_rows S A B" "acq2_rows S (A \<union> B)" and wp: "well_placed L P" and ns: "no_remote_sys P"
+    and nr: "\<not> na_rmw P" and rf: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and lp: "load_promotion L P"
+  shows "outcomes L wb (compile S P) (initial (src_init P))
+    \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> hb_co_rd_ok L P rfw co}"
+proof -
+  have fin: "finite (src_threads P)" using wp by (simp add: well_placed_def)
+  show ?thesis using machine_outcomes_hb_coherent[OF assms(1-11) wp race_free_dev_sys[OF nr rf fin lp ns] nr rf lp] .
 qed
 
 text \<open>[HRF14]'s visible side effects follow: no write of a read's location
@@ -5773,7 +6072,7 @@ qed
 
 corollary machine_outcomes_hb_visible:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "l2_invalidated S B" "rel_rows S A B" "rl_rows S A B" "mem_rows S (A \<union> B)"
-      "acq_rows S A B" "prom_rows S A B" and "well_placed L P" "dev_conflicts L P"
+      "acq_rows S A B" "prom_rows S A B" "acq2_rows S (A \<union> B)" and "well_placed L P" "dev_sys L P"
     and "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P))
     \<subseteq> {ob. \<exists>rfw co v. cand_ok P rfw co v \<and> is_outcome P co v ob \<and> hb_co_ok L P rfw co \<and> hb_co_rd_ok L P rfw co
