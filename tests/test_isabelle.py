@@ -264,6 +264,7 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "plain_rows",  # Hrf_Consistent's plain_rows
             "outcomes_allowed",  # Hrf_Consistent's machine_outcomes_allowed_plain
             "sound_device_local",  # Hrf_Consistent's machine_sound_on_plain
+            "sound_devices",  # Hrf_Consistent's machine_sound_on_devices
         )
         # and the sound_on theorems against each model Hrf_Source defines
         simulation += tuple(f"{k}_{m}" for k in ("homed_sound_on", "homed_l2_sound_on") for m in SOURCE_MODELS)
@@ -545,6 +546,11 @@ def test_the_locked_rows_take_their_rmw_locks_as_lk_code_says():
     # rsp-new is disciplined: with deadlock freedom, sound_on wherever
     # conflicting accesses sit on one device
     assert "theorem rsp_new_sound_device_local:" in text and "opencl_rsp_source.sound_on L wb rsp_new P" in text
+    # and on any number of devices, without remote all-devices operations
+    # (a race-free program then shares a location across devices only
+    # through all-devices atomics)
+    assert "theorem rsp_new_sound_devices:" in text and "no_remote_sys P" in text
+    assert "theorem rsp_new_several_devices_sound_devices:" in text
     # its plain rows are its work-group rows: a plain access meeting a remote
     # operation is read as a work-group-scope atomic (plain_as_wg)
     assert 'lemma rsp_new_plain_rows: "plain_rows rsp_new ({' in text

@@ -533,7 +533,12 @@ def test_rmw_atomicity_at_the_l2_loads_and_planted_errors_break_it(tmp_path):
     #   tests/test_soundness.py): at2_thread fails;
     # - atomicity turned round (no write coherence-before the one the RMW
     #   reads, or after its own: the initial write is before every other):
-    #   final_rmw_sb fails.
+    #   final_rmw_sb fails;
+    # - an RMW at all-devices scope let in where two devices share a
+    #   location through all-devices atomics (dev_sys_rmw without its row
+    #   hypothesis that no RMW is at all-devices scope: such an RMW is
+    #   performed at one device's L2, not atomic against another device's
+    #   writes; the machine has no RMW at memory): dev_sys_rmw fails.
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Atomicity") + 1] if t != "Hrf_Closure")
     atom = "Hrf_Atomicity"
     planted = {
@@ -542,6 +547,11 @@ def test_rmw_atomicity_at_the_l2_loads_and_planted_errors_break_it(tmp_path):
             atom,
             "(w, rfw (Acc t k False)) \\<notin> cos \\<or> (Acc t k True, w) \\<notin> cos",
             "final_rmw_sb",
+        ),
+        'and nsr: "\\<forall>a \\<in> A \\<union> B. \\<forall>rm. a \\<noteq> FetchInc AllDevices rm"': (
+            atom,
+            'and nsr: "True"',
+            "dev_sys_rmw",
         ),
     }
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Happens", fails=atom)

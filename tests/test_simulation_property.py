@@ -369,6 +369,32 @@ def test_race_free_programs_share_across_devices_only_through_all_devices_atomic
     assert race_free >= 10 and shared >= 5, (race_free, shared)  # the sample reaches the claim
 
 
+def test_the_explorer_finds_rsp_new_sound_on_race_free_programs_across_devices(tmp_path):
+    # Hrf_Consistent's machine_sound_on_devices (rsp_new_sound_devices): on
+    # any number of devices, every program without remote all-devices
+    # operations (whose remote operations promote as load_promotion says)
+    # that is race-free under opencl-rsp shows only outcomes opencl-rsp
+    # allows, under both write-back policies, and cannot deadlock. The
+    # explorer, a second implementation of the machine, must agree on the
+    # seeded sample above (two devices sharing x and y, none remote): every
+    # race-free one, those that share a location across devices (through
+    # all-devices atomics) among them.
+    rng = random.Random(5)
+    race_free = across = 0
+    for k in range(150):
+        text, accesses, dev = _shared_devices_program(rng, k)
+        path = tmp_path / f"shared{k}.litmus"
+        path.write_text(text)
+        r = hrf.soundness(path, "rsp-new", model="opencl-rsp")
+        assert r.complete, text
+        if r.racy_source:
+            continue  # sound_on asks nothing of a racy program
+        assert r.sound, (text, [(c.kind, c.writeback, c.outcome) for c in r.counterexamples])
+        race_free += 1
+        across += any(dev[a[0]] != dev[b[0]] for a, b in _conflicts(accesses))
+    assert race_free >= 10 and across >= 5, (race_free, across)  # the sample reaches the claim
+
+
 # Hrf_Coherence's machine_outcomes_po_loc (rsp_new_outcomes_po_loc): for
 # every program rsp-new compiles, racy or not, on every layout and under
 # both write-back policies, every outcome of the machine is the outcome of

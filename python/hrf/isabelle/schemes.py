@@ -941,8 +941,7 @@ def scheme_theory(scheme) -> tuple:
         if not acquire_rows(rows):
             return out + not_stated(
                 "Hrf_Happens's theorem on what a remote release hands over",
-                f"an all-devices load or RMW row of {name} does not invalidate the L2 and then the L1 after its "
-                "access",
+                f"an all-devices load or RMW row of {name} does not invalidate the L2 and then the L1 after its access",
             )
         return out + [
             f"text \\<open>So on a race-free program {_PROMOTION}, on any number of devices, in every state "
@@ -1068,7 +1067,7 @@ def scheme_theory(scheme) -> tuple:
                 f'lemma {name}_rr_rows: "rr_rows {name} {l1_set} {l2_set}"',
                 f"  by (simp add: rr_simps {name}_def {rows_defs(name)})",
                 "",
-                "text \\<open>So where conflicting accesses sit on one device, every outcome of such a program "
+                "text \\<open>So where conflicting accesses of two devices are all-devices atomics, neither remote (on one device, any), every outcome of such a program "
                 "is the outcome of a candidate in "
                 "which every RMW is atomic: no write comes, in its coherence, between the write the RMW reads "
                 "from and its own (Hrf_Atomicity's rmw_atomic; [HRF14]'s RMW atomicity).\\<close>",
@@ -1077,7 +1076,7 @@ def scheme_theory(scheme) -> tuple:
                 name,
                 "outcomes_rmw_atomic",
                 ops,
-                "dev_conflicts",
+                "dev_sys",
                 [atomic],
                 f"machine_outcomes_rmw_atomic_rows[OF {rows_taken}]",
             )
@@ -1110,12 +1109,12 @@ def scheme_theory(scheme) -> tuple:
             promotion, taken, out = "load_promotion L P", rows_taken, []
             allowed_rule, sound_rule = "machine_outcomes_allowed_rows", "machine_sound_on_rows"
         out += [
-            "text \\<open>So where conflicting accesses sit on one device, every outcome of such a program is "
-            "one OpenCL+RSP allows: the "
+            "text \\<open>So where conflicting accesses of two devices are all-devices atomics, neither remote "
+            "(on one device, any), every outcome of such a program is one OpenCL+RSP allows: the "
             "candidate a run exhibits is consistent (Hrf_Consistent: the model's seven checks that need no "
             "happens-before, and its four that read it, whose every step is in hrf's happens-before).\\<close>",
             f"theorem {name}_outcomes_allowed:",
-            *race_free_premises(name, ops, "dev_conflicts", promotion),
+            *race_free_premises(name, ops, "dev_sys", promotion),
             '       \\<subseteq> src_allowed opencl_rsp_consistent L P"',
             f"  using {allowed_rule}[OF {taken}] by blast",
             "",
@@ -1125,21 +1124,39 @@ def scheme_theory(scheme) -> tuple:
                 "soundness on these programs",
                 f"a row of {name} does not take its rmw locks in brackets, so deadlock freedom is not proved",
             )
-        return out + [
-            "text \\<open>With deadlock freedom: the scheme is sound against OpenCL+RSP (Hrf_Mapping's "
-            "sound_on, OpenCL+RSP as Hrf_Source_Opencl's opencl_rsp_source) on every program of these "
-            f"operations {_PROMOTION}"
-            + (", a plain access counting as a work-group-scope atomic (plain_as_wg)" if plain else "")
-            + ", of any length and thread count, "
-            "on every layout of any number of devices whose conflicting accesses sit on one device "
-            "(dev_conflicts), under both write-back policies.\\<close>",
-            f"theorem {name}_sound_device_local:",
-            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> dev_conflicts L P '
-            f"\\<and> {promotion}",
-            f'     \\<longrightarrow> opencl_rsp_source.sound_on L wb {name} P"',
-            f"  using {sound_rule}[OF {taken} {name}_disciplined] by blast",
-            "",
-        ]
+        return (
+            out
+            + [
+                "text \\<open>With deadlock freedom: the scheme is sound against OpenCL+RSP (Hrf_Mapping's "
+                "sound_on, OpenCL+RSP as Hrf_Source_Opencl's opencl_rsp_source) on every program of these "
+                f"operations {_PROMOTION}"
+                + (", a plain access counting as a work-group-scope atomic (plain_as_wg)" if plain else "")
+                + ", of any length and thread count, "
+                "on every layout of any number of devices whose conflicting accesses sit on one device "
+                "(dev_conflicts), under both write-back policies.\\<close>",
+                f"theorem {name}_sound_device_local:",
+                f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> dev_conflicts L P '
+                f"\\<and> {promotion}",
+                f'     \\<longrightarrow> opencl_rsp_source.sound_on L wb {name} P"',
+                f"  using {sound_rule}[OF {taken} {name}_disciplined] dev_conflicts_sys by blast",
+                "",
+            ]
+            + (
+                [
+                    "text \\<open>And on every layout of any number of devices, for every such program without "
+                    "remote all-devices operations (no_remote_sys): a race-free one shares a written location "
+                    "across devices only through all-devices atomics (race_free_dev_sys).\\<close>",
+                    f"theorem {name}_sound_devices:",
+                    f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> no_remote_sys P '
+                    f"\\<and> {promotion}",
+                    f'     \\<longrightarrow> opencl_rsp_source.sound_on L wb {name} P"',
+                    f"  using machine_sound_on_devices[OF {taken} {name}_disciplined] by blast",
+                    "",
+                ]
+                if plain
+                else []
+            )
+        )
 
     def theorem(name):
         out = [

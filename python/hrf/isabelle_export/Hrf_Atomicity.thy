@@ -45,6 +45,71 @@ proof -
     using assms by (simp_all add: acc_def)
 qed
 
+text \<open>An RMW and a conflicting access sit on one device: where conflicting
+  accesses do (dev_conflicts), or where those of two devices are
+  all-devices atomics (dev_sys) and no RMW is at all-devices scope (the
+  machine has none at memory: mem_rows).\<close>
+definition rmw_local :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
+  "rmw_local L P \<longleftrightarrow> (\<forall>t k e. acc P t k True \<and> (is_wr P e \<or> is_rd P e) \<and> sloc P e = sloc P (Acc t k True)
+     \<and> ewg L e \<noteq> None \<longrightarrow> dv L e = dv L (Acc t k True))"
+
+lemma dev_conflicts_rmw: "dev_conflicts L P \<Longrightarrow> rmw_local L P"
+  unfolding rmw_local_def
+proof (intro allI impI)
+  fix t k e assume dc: "dev_conflicts L P"
+    and a: "acc P t k True \<and> (is_wr P e \<or> is_rd P e) \<and> sloc P e = sloc P (Acc t k True) \<and> ewg L e \<noteq> None"
+  have "is_wr P (Acc t k True)" using rmw_parts(1) a by blast
+  then have "dv L (Acc t k True) = dv L e"
+    using dc[unfolded dev_conflicts_def, rule_format, of "Acc t k True" e] a by auto
+  then show "dv L e = dv L (Acc t k True)" by simp
+qed
+
+lemma dev_sys_rmw:
+  assumes ds: "dev_sys L P" and ops: "ops_of P \<subseteq> A \<union> B" and nsr: "\<forall>a \<in> A \<union> B. \<forall>rm. a \<noteq> FetchInc AllDevices rm"
+  shows "rmw_local L P"
+  unfolding rmw_local_def
+proof (intro allI impI)
+  fix t k e
+  assume a: "acc P t k True \<and> (is_wr P e \<or> is_rd P e) \<and> sloc P e = sloc P (Acc t k True) \<and> ewg L e \<noteq> None"
+  obtain sc rm r x where c: "ins P t k = Op (FetchInc sc rm) r x"
+    using a wr_part[of "ins P t k"] rd_part[of "ins P t k" True] by (auto simp: acc_def)
+  have t: "t \<in> src_threads P" "k < length (src_code P t)" using a by (auto simp: acc_def)
+  have "src_code P t ! k \<in> set (src_code P t)" using t(2) by simp
+  then have "FetchInc sc rm \<in> ops_of P" using t(1) c by (force simp: ops_of_def op_of_def ins_def)
+  then have "sc \<noteq> AllDevices" using ops nsr by blast
+  then have ns: "\<not> sys_ev P (Acc t k True)" using c by (simp add: sys_ev_def)
+  have wa: "is_wr P (Acc t k True)" using rmw_parts(1) a by blast
+  have "dv L (Acc t k True) = dv L e" using dv_sys[OF ds wa] a ns by (auto simp: disj_commute)
+  then show "dv L e = dv L (Acc t k True)" by simp
+qed
+
+text \<open>dv_wr_conflict and dv_conflict for an RMW's write.\<close>
+lemma rmw_wr_conflict:
+  assumes rl: "rmw_local L P" and a: "is_wr P a" "sloc P a = Some x" "ewg L a \<noteq> None"
+    and b: "wx S P s x b" "ewg L b \<noteq> None" and r: "\<exists>t k. a = Acc t k True"
+  shows "dv L a = dv L b"
+proof -
+  obtain t k where ak: "a = Acc t k True" using r by blast
+  have "acc P t k True" using a(1) ak by simp
+  moreover have "is_wr P b" "sloc P b = Some x" using b by (auto simp: wx_def)
+  ultimately show ?thesis using rl a(2) b(2) ak unfolding rmw_local_def by fastforce
+qed
+
+lemma rmw_conflict:
+  assumes rl: "rmw_local L P" and a: "wx S P s x a"
+    and b: "is_rd P b \<or> is_wr P b" "sloc P b = Some x" "sthread b = Some t" and r: "\<exists>k. b = Acc t k True"
+  shows "a = Init x \<or> dv L a = Some (dev_of L (wg_of L t))"
+proof (cases "a = Init x")
+  case False
+  obtain k where bk: "b = Acc t k True" using r by blast
+  have w: "is_wr P a" "sloc P a = Some x" using a False by (auto simp: wx_def)
+  obtain u j p where "a = Acc u j p" using w False a by (cases a) (auto simp: wx_def)
+  then have "ewg L a \<noteq> None" by simp
+  moreover have "acc P t k True" using b(1) bk by (auto dest: rd_part)
+  ultimately have "dv L a = dv L b" using rl w b(2) bk unfolding rmw_local_def by fastforce
+  then show ?thesis using bk by (simp add: dv_def)
+qed simp
+
 text \<open>Every other write of an RMW's location is settled before the write it
   read from, or after its own.\<close>
 definition rmw_sb :: "layout \<Rightarrow> scheme \<Rightarrow> src_program \<Rightarrow> state \<Rightarrow> ghost \<Rightarrow> tid \<Rightarrow> nat \<Rightarrow> bool" where
@@ -127,7 +192,7 @@ text \<open>A step of a thread: an increment at the L2 reads the L2's line, afte
   every RMW at the L2 performed before.\<close>
 lemma at2_thread:
   assumes inv: "ginv L S P s g" and t: "t \<in> src_threads P" and st: "step_thread L (compile S P) t s = Some s'"
-    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and dcf: "dev_conflicts L P"
+    and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and rml: "rmw_local L P"
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
     and l2: "l2_ok L S P s g" and at: "at2_ok L S B P s g"
@@ -219,7 +284,7 @@ proof -
           using se(7)[OF iw] unfolding i_def k0_def by blast
         then have w2: "ga2 g' w = None \<or> ga2 g' w = Some (gt g' w)" by blast
         have "the (ga2 g (Acc u j True)) < clk g" using time_perf[OF ti ex[OF old]] a2 by auto
-        moreover have "dv L (Acc u j True) = dv L w" using dv_wr_conflict[OF dcf p(1) x _ wy] wp' by simp
+        moreover have "dv L (Acc u j True) = dv L w" using rmw_wr_conflict[OF rml p(1) x _ wy] wp' by simp
         ultimately have "sb L g' (Acc u j True) w"
           using sb_after_l2[OF _ _ w3(2,1) w2] a2 se(4)[OF old] by simp
         then show ?thesis by blast
@@ -247,7 +312,7 @@ proof -
         proof (cases "ga2 g w = None")
           case False
           have hd: "w = Init x \<or> dv L w = Some (dev_of L (wg_of L t))"
-            using dv_conflict[OF dcf w, of "Acc u j True" t] p(1) x nr by simp
+            using rmw_conflict[OF rml w, of "Acc u j True" t] p(1) x nr by simp
           have "sb L g w (h2 g d x)" using sb_l2_line[OF inv l2 hd w False] rd by (simp add: d_def)
           then have "sb L g' w (h2 g d x)" using old_sb[OF wx_done[OF w] wx_done[OF h2_wx[OF li rd]]] by simp
           then show ?thesis using nr[THEN conjunct2, THEN conjunct2, THEN conjunct1] by (simp add: d_def)
@@ -258,7 +323,7 @@ proof -
           obtain u' j' p' where wu: "w = Acc u' j' p'" "u' \<in> src_threads P" using ni[OF nI] by blast
           have e3: "ga3 g' (Acc u j True) = None" using gs2 p(1) a new by blast
           have "ga2 g' w = None" "ga3 g' w = None" using se(4)[OF wx_done[OF w]] True w3 by simp_all
-          moreover have "dv L (Acc u j True) = dv L w" using dv_wr_conflict[OF dcf p(1) x _ w] wu(1) by simp
+          moreover have "dv L (Acc u j True) = dv L w" using rmw_wr_conflict[OF rml p(1) x _ w] wu(1) by simp
           ultimately have "sb L g' (Acc u j True) w" using e3 nr by (auto simp: sb_def)
           then show ?thesis by blast
         qed
@@ -295,7 +360,7 @@ proof -
           "gstep P (done_ev S P s1) (done_ev S P s2) (instrs (compile S P) t ! pc s1 t) g g'"
           "gview L t (kd S P s1 t) (instrs (compile S P) t ! pc s1 t) g g'"
         using oinv_thread[OF g(1,2) thr rows wp] g(3) by blast
-      have "at2_ok L S B P s2 g'" by (rule at2_thread[OF g(1) thr rows(1-3) dcf g'(4,5) g(3,4)])
+      have "at2_ok L S B P s2 g'" by (rule at2_thread[OF g(1) thr rows(1-3) dev_conflicts_rmw[OF dcf] g'(4,5) g(3,4)])
       then show ?thesis using g' by blast
     next
       case env
@@ -1193,7 +1258,7 @@ text \<open>So every write of such a location waits, if at all, in w's L1 (a
   to have reached it), and in its device's L2 (one device).\<close>
 lemma l1_loc_home:
   assumes inv: "ginv L S P s g" and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and rl: "rl_rows S A B"
-    and ops: "ops_of P \<subseteq> A \<union> B" and dcf: "dev_conflicts L P" and at: "at2_ok L S B P s g"
+    and ops: "ops_of P \<subseteq> A \<union> B" and rml: "rmw_local L P" and at: "at2_ok L S B P s g"
     and l: "l1_loc L B P w x" and e: "wx S P s x e" and rs: "wide_ev P e \<and> rstore_ev P e \<longrightarrow> ga2 g e \<noteq> None"
   shows "(ga2 g e = None \<longrightarrow> ewg L e = Some w) \<and> (ga3 g e = None \<longrightarrow> dv L e = Some (dev_of L w))
     \<and> (ga2 g e = None \<longrightarrow> ga3 g e = None)"
@@ -1209,7 +1274,7 @@ next
   obtain t k where tk: "at_l1 B P t k" "wg_of L t = w" "sloc P (Acc t k True) = Some x"
     using l unfolding l1_loc_def by blast
   have ac: "acc P t k True" using tk(1) by (simp add: at_l1_def)
-  have "dv L (Acc t k True) = dv L e" using dv_wr_conflict[OF dcf rmw_parts(1)[OF ac] tk(3) _ e] ue by simp
+  have "dv L (Acc t k True) = dv L e" using rmw_wr_conflict[OF rml rmw_parts(1)[OF ac] tk(3) _ e] ue by simp
   then have dvw: "dv L e = Some (dev_of L w)" using tk(2) by (simp add: dv_def)
   from l1_loc_excl[OF sc rr ops l wr(1,2)] ue
   consider (home) "ewg L e = Some w" | (racq) "racq_ev P e" | (rstore) "wide_ev P e \<and> rstore_ev P e" by auto
@@ -1412,7 +1477,7 @@ text \<open>So a remote store's write of a location an RMW in w's L1 writes that
   has not reached the L2 has a thread wait for the invalidation of w's L1
   (one device: dev_conflicts).\<close>
 lemma rs_l2_win:
-  assumes rs: "rs_ok S P s g" and ei: "ev_inv S P s g" and dcf: "dev_conflicts L P" and wp: "well_placed L P"
+  assumes rs: "rs_ok S P s g" and ei: "ev_inv S P s g" and rml: "rmw_local L P" and wp: "well_placed L P"
     and l: "l1_loc L B P w x" and e: "wx S P s x e" "wide_ev P e" "rstore_ev P e" "ga2 g e = None"
   shows "l2_win L S P s w x"
 proof -
@@ -1425,7 +1490,7 @@ proof -
   have ac: "acc P t1 k1 True" using tk(1) by (simp add: at_l1_def)
   have t1: "t1 \<in> src_threads P" using ac by (simp add: acc_def)
   have w1: "w \<in> wgs L" using wp t1 tk(2) by (auto simp: well_placed_def)
-  have "dv L (Acc t1 k1 True) = dv L e" using dv_wr_conflict[OF dcf rmw_parts(1)[OF ac] tk(3) _ e(1)] ue by simp
+  have "dv L (Acc t1 k1 True) = dv L e" using rmw_wr_conflict[OF rml rmw_parts(1)[OF ac] tk(3) _ e(1)] ue by simp
   then have "w \<in> wgs_in L DV (wg_of L u)" using w1 tk(2) ue by (simp add: dv_def wgs_in_def)
   then show ?thesis using st_win_l2[OF sw u] by blast
 qed
@@ -1433,10 +1498,10 @@ qed
 text \<open>Outside such a wait, a remote store's write of that location has
   reached the L2.\<close>
 lemma rs_in_l2:
-  assumes rs: "rs_ok S P s g" and ei: "ev_inv S P s g" and dcf: "dev_conflicts L P" and wp: "well_placed L P"
+  assumes rs: "rs_ok S P s g" and ei: "ev_inv S P s g" and rml: "rmw_local L P" and wp: "well_placed L P"
     and l: "l1_loc L B P w x" and e: "wx S P s x e" and nw: "\<not> l2_win L S P s w x"
   shows "wide_ev P e \<and> rstore_ev P e \<longrightarrow> ga2 g e \<noteq> None"
-  using rs_l2_win[OF rs ei dcf wp l e] nw by blast
+  using rs_l2_win[OF rs ei rml wp l e] nw by blast
 
 text \<open>A thread step keeps it: a remote store's step starts its thread's
   wait (rs_code); the wait ends only with the first invalidation after it,
@@ -1541,7 +1606,7 @@ lemma ln_ok_initial: "ln_ok L S B P (initial (src_init P)) (ghost0 P)"
 
 lemma ln_env:
   assumes pc: "pc s' = pc s" and k: "sb_keep L S P s g g'" and le: "l1_env L s s' g g'"
-    and inv: "ginv L S P s g" and l2: "l2_ok L S P s g" and dcf: "dev_conflicts L P"
+    and inv: "ginv L S P s g" and l2: "l2_ok L S P s g" and rml: "rmw_local L P"
     and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and rl: "rl_rows S A B" and ops: "ops_of P \<subseteq> A \<union> B"
     and at: "at2_ok L S B P s g" and ln: "ln_ok L S B P s g" and rs: "rs_ok S P s g" and wp: "well_placed L P"
   shows "ln_ok L S B P s' g'"
@@ -1556,9 +1621,9 @@ proof (intro allI impI)
     using a unfolding l1_loc_def by blast
   have ei: "ev_inv S P s g" using inv by (simp add: ginv_def)
   have rse: "wide_ev P e \<and> rstore_ev P e \<longrightarrow> ga2 g e \<noteq> None"
-    using rs_in_l2[OF rs ei dcf wp l we] a lw by simp
+    using rs_in_l2[OF rs ei rml wp l we] a lw by simp
   have home: "ga2 g e = None \<longrightarrow> ewg L e = Some w"
-    using l1_loc_home[OF inv sc rr rl ops dcf at l we rse] by blast
+    using l1_loc_home[OF inv sc rr rl ops rml at l we rse] by blast
   from le a consider (same) "readable (l1 s w x)" "h1 g' w x = h1 g w x"
     | (fetch) "\<not> dirty (l1 s w x)" "readable (l2 s (dev_of L w) x)" "h1 g' w x = h2 g (dev_of L w) x"
     unfolding l1_env_def by blast
@@ -1580,7 +1645,7 @@ proof (intro allI impI)
     qed
     have hw: "wx S P s x (h2 g (dev_of L w) x)" using h2_wx[OF li fetch(2)] .
     have "e = Init x \<or> dv L e = Some (dev_of L (wg_of L t))"
-      using dv_conflict[OF dcf we, of "Acc t k True" t] rmw_parts(1) tk(1,3) by (simp add: at_l1_def)
+      using rmw_conflict[OF rml we, of "Acc t k True" t] rmw_parts(1) tk(1,3) by (simp add: at_l1_def)
     then have "sb L g e (h2 g (dev_of L w) x)" using sb_l2_line[OF inv l2 _ we a2] fetch(2) tk(2) by blast
     then have "sb L g' e (h2 g (dev_of L w) x)" using k we hw unfolding sb_keep_def by blast
     then show ?thesis using fetch(3) by simp
@@ -1611,7 +1676,7 @@ lemma ln_thread:
     and st: "step_thread L (compile S P) t s = Some s'"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "acq_rows S A B" and wp: "well_placed L P"
     and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and rl: "rl_rows S A B" and rrw: "rr_rows S A B"
-    and dcf: "dev_conflicts L P"
+    and rml: "rmw_local L P"
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
     and dis: "\<forall>u \<in> src_threads P. disciplined (instrs (compile S P) u)"
@@ -1699,7 +1764,7 @@ proof -
           obtain sc1 r1 x1 where c: "ins P t ?k = Op (Store sc1 True) r1 x1" using rstore ep by (auto simp: rstore_ev_def)
           have iv: "?i = ST (ER r1) x" using ik[OF v] rstore_access[OF rows(2) c] y0 y by auto
           have "dv L (Acc t1 k1 True) = dv L e"
-            using dv_wr_conflict[OF dcf rmw_parts(1)[OF ac1] tk(3) _ a[THEN conjunct2, THEN conjunct2, THEN conjunct2]]
+            using rmw_wr_conflict[OF rml rmw_parts(1)[OF ac1] tk(3) _ a[THEN conjunct2, THEN conjunct2, THEN conjunct2]]
               ep by simp
           then have "w \<in> wgs_in L DV (wg_of L t)" using w1 tk(2) ep by (simp add: dv_def wgs_in_def)
           then have wait: "\<exists>sc. held ?xs (Suc ?n) = Some sc \<and> w \<in> wgs_in L sc (wg_of L t)"
@@ -1731,7 +1796,7 @@ proof -
             have v: "visible ?i" using r by simp
             have rc: "rr_code ?xs ?n" using rr_step[OF rows(1,2) rrw rows(3) t z(1) v kdef] remote ie(1) ep by simp
             have "dv L (Acc t1 k1 True) = dv L e"
-              using dv_wr_conflict[OF dcf rmw_parts(1)[OF ac1] tk(3) _ a[THEN conjunct2, THEN conjunct2, THEN conjunct2]]
+              using rmw_wr_conflict[OF rml rmw_parts(1)[OF ac1] tk(3) _ a[THEN conjunct2, THEN conjunct2, THEN conjunct2]]
                 ep by simp
             then have "w \<in> wgs_in L DV (wg_of L t)" using w1 tk(2) ep by (simp add: dv_def wgs_in_def)
             then show ?thesis using rr_wait[OF rc z(1)] r by simp
@@ -1767,10 +1832,10 @@ proof -
         have we: "wx S P s x e" using a True by (auto simp: wx_def)
         have ei': "ev_inv S P s' g'" using gi by (simp add: ginv_def)
         have wx': "wx S P s' x e" using a by blast
-        have "wide_ev P e \<and> rstore_ev P e \<longrightarrow> ga2 g' e \<noteq> None" using rs_in_l2[OF rs' ei' dcf wp l1l wx'] a by blast
+        have "wide_ev P e \<and> rstore_ev P e \<longrightarrow> ga2 g' e \<noteq> None" using rs_in_l2[OF rs' ei' rml wp l1l wx'] a by blast
         then have rse: "wide_ev P e \<and> rstore_ev P e \<longrightarrow> ga2 g e \<noteq> None" using se(4)[OF True] by simp
         have home: "(ga2 g e = None \<longrightarrow> ewg L e = Some w) \<and> (ga3 g e = None \<longrightarrow> dv L e = Some (dev_of L w))"
-          using l1_loc_home[OF inv sc rr rl rows(3) dcf at l1l we rse] by blast
+          using l1_loc_home[OF inv sc rr rl rows(3) rml at l1l we rse] by blast
         have hw: "wx S P s' x (h1 g' w x)" using h1_wx[OF li' r'] .
         have nd: "\<not> done_ev S P s (Acc t ?k p)" by simp
         have hd: "is_wr P (Acc t ?k p)" "done_ev S P s' (Acc t ?k p)" using hw hp by (auto simp: wx_def)
@@ -1920,7 +1985,7 @@ lemma at1_thread:
     and st: "step_thread L (compile S P) t s = Some s'"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" and wp: "well_placed L P"
     and sc: "scoped_conflicts L P" and rr: "rel_rows S A B" and rl: "rl_rows S A B" and rrw: "rr_rows S A B"
-    and dcf: "dev_conflicts L P"
+    and rml: "rmw_local L P"
     and gs: "gstep P (done_ev S P s) (done_ev S P s') (instrs (compile S P) t ! pc s t) g g'"
     and gv: "gview L t (kd S P s t) (instrs (compile S P) t ! pc s t) g g'"
     and lk: "lock_inv L (compile S P) s" and dis: "\<forall>u \<in> src_threads P. disciplined (instrs (compile S P) u)"
@@ -1995,10 +2060,10 @@ proof -
         have home: "(ga2 g (Acc t1 k1 True) = None \<longrightarrow> ewg L (Acc t1 k1 True) = Some (wg_of L t1))
             \<and> (ga3 g (Acc t1 k1 True) = None \<longrightarrow> dv L (Acc t1 k1 True) = Some (dev_of L (wg_of L t1)))
             \<and> (ga2 g (Acc t1 k1 True) = None \<longrightarrow> ga3 g (Acc t1 k1 True) = None)"
-          using l1_loc_home[OF inv sc rr rl rows(3) dcf at2 l1l we1] ac
+          using l1_loc_home[OF inv sc rr rl rows(3) rml at2 l1l we1] ac
             wr_part[of "ins P t1 k1"] rd_part[of "ins P t1 k1" True] by (auto simp: acc_def rstore_ev_def)
         have lt: "gt g (Acc t1 k1 True) < clk g" using gt_lt[OF ti c0 we1] .
-        have dvw: "dv L (Acc t1 k1 True) = dv L w" using dv_wr_conflict[OF dcf p(1) _ _ wy] xw wp' by simp
+        have dvw: "dv L (Acc t1 k1 True) = dv L w" using rmw_wr_conflict[OF rml p(1) _ _ wy] xw wp' by simp
         from l1_loc_excl[OF sc rr rows(3) l1l iw(1) swx] wp'
         consider (own) "wg_of L t = wg_of L t1" | (remote) "racq_ev P w" | (rstore) "wide_ev P w \<and> rstore_ev P w"
           by auto
@@ -2180,7 +2245,7 @@ lemma rsp_reachable:
   assumes reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))"
     and rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
       "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)"
-    and wp: "well_placed L P" and sc: "scoped_conflicts L P" and dcf: "dev_conflicts L P"
+    and wp: "well_placed L P" and sc: "scoped_conflicts L P" and ds: "dev_sys L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
   shows "\<exists>g. ginv L S P s g \<and> oinv L S P s g \<and> wr_ok L S P s g \<and> l2_ok L S P s g \<and> hb_ok L S P s g
     \<and> kw_ok L S P s g \<and> kl_ok L S P s g \<and> kr_ok L S P s g \<and> lock_inv L (compile S P) s
@@ -2223,6 +2288,7 @@ proof -
   have dis': "\<forall>u \<in> src_threads P. disciplined (instrs (compile S P) u)"
     using dis thr by simp
   have iv: "l2_invalidated S B" using acq_l2_invalidated[OF rows(5)] .
+  have rml: "rmw_local L P" using dev_sys_rmw[OF ds rows(3) mem_rows_no_sys_rmw[OF rows(10)]] .
   have "(initial (src_init P), s) \<in> (step L wb (compile S P))\<^sup>*"
     using reach by (simp add: reachable_def)
   then show ?thesis
@@ -2257,7 +2323,7 @@ proof -
       have rs': "rs_ok S P s2 g'" by (rule rs_thread[OF g(1,2,5) thr rows(1-3,9) wp g'(5,6) g(15)])
       have "kw_ok L S P s2 g'" by (rule kw_thread[OF g(1,2,3) thr rows(1-4) rows(8) wp g'(1,5,6) g(5) hb' g(6)])
       moreover have "kl_ok L S P s2 g' \<and> kr_ok L S P s2 g'"
-        by (rule kl_thread[OF g(1,2,3) thr rows(1-3,5,4,8) wp sc dev_conflicts_sys[OF dcf] g'(1,5,6) g(4,5,6,7,8,14,17)])
+        by (rule kl_thread[OF g(1,2,3) thr rows(1-3,5,4,8) wp sc ds g'(1,5,6) g(4,5,6,7,8,14,17)])
       moreover have "rp_ok L S P s2 g'"
         by (rule rp_thread[OF g(1,2) _ thr rows(1-3,7) wp rows(11) g'(1,5,6) _ g(14,17)])
           (use g(3,5) wr_okD(1) in \<open>simp_all add: hb_ok_def\<close>)
@@ -2265,10 +2331,10 @@ proof -
       moreover have "flk_ok L S B P s2 g'"
         by (rule flk_thread[OF g(1,2) thr rows(1-3) wp g'(5,6) g(9) lkc1 g(10)])
       moreover have "ln_ok L S B P s2 g'"
-        by (rule ln_thread[OF g(1) g'(1) thr rows(1-3,5) wp sc rows(6,8,9) dcf g'(5,6) dis' lkc3 g(4,13,11) rs'])
+        by (rule ln_thread[OF g(1) g'(1) thr rows(1-3,5) wp sc rows(6,8,9) rml g'(5,6) dis' lkc3 g(4,13,11) rs'])
       moreover have "at1_ok L S B P s2 g'"
-        by (rule at1_thread[OF g(1) thr rows(1-3) wp sc rows(6,8,9) dcf g'(5,6) g(9) dis' lkc1 lkc2 g(4,10,11,12,13)])
-      moreover have "at2_ok L S B P s2 g'" by (rule at2_thread[OF g(1) thr rows(1-3) dcf g'(5,6) g(4,13)])
+        by (rule at1_thread[OF g(1) thr rows(1-3) wp sc rows(6,8,9) rml g'(5,6) g(9) dis' lkc1 lkc2 g(4,10,11,12,13)])
+      moreover have "at2_ok L S B P s2 g'" by (rule at2_thread[OF g(1) thr rows(1-3) rml g'(5,6) g(4,13)])
       moreover have "kl2_ok L S P s2 g'"
         by (rule kl2_thread[OF g(1,3) thr rows(1-3,11) mem_rows_no_sys_rmw[OF rows(10)] wp g'(1,5,6) _ g(17)])
           (use g(5) in \<open>simp add: hb_ok_def\<close>)
@@ -2286,11 +2352,11 @@ proof -
       have kh: "kh_ok L S P s1 g" using g(5) by (simp add: hb_ok_def)
       have "hb_ok L S P s2 g'" using hb_env[OF pc g'(5) g(5,2) g'(8)] .
       moreover have "kw_ok L S P s2 g'" using kw_env[OF pc g'(5,6) ei g(6)] .
-      moreover have "kl_ok L S P s2 g'" using kl_env[OF pc g'(5,6,7) g(1) kh g(4) dev_conflicts_sys[OF dcf] rows(1-3,5,8) g(7,17)] .
+      moreover have "kl_ok L S P s2 g'" using kl_env[OF pc g'(5,6,7) g(1) kh g(4) ds rows(1-3,5,8) g(7,17)] .
       moreover have "kr_ok L S P s2 g'" using kr_env[OF pc g'(5,6) ei g(8)] .
       moreover have "lock_inv L (compile S P) s2" using lock_inv_cong[of "compile S P" s2 s1] pcl g(9) by simp
       moreover have "flk_ok L S B P s2 g'" by (rule flk_env[OF g(1) env g(10) g'(8)])
-      moreover have "ln_ok L S B P s2 g'" using ln_env[OF pc g'(6,7) g(1,4) dcf sc rows(6,8,3) g(13,11,15) wp] .
+      moreover have "ln_ok L S B P s2 g'" using ln_env[OF pc g'(6,7) g(1,4) rml sc rows(6,8,3) g(13,11,15) wp] .
       moreover have "rs_ok S P s2 g'" using rs_env[OF pc g'(5) g(15)] .
       moreover have "at1_ok L S B P s2 g'" using at1_env[OF pc g'(5,6) ei g(12)] .
       moreover have "at2_ok L S B P s2 g'" using at2_env[OF pc g'(5,6) ei g(13)] .
@@ -2338,7 +2404,7 @@ qed
 theorem machine_candidate_rmw_atomic:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
       "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)"
-    and wp: "well_placed L P" and dcf: "dev_conflicts L P"
+    and wp: "well_placed L P" and ds: "dev_sys L P"
     and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
@@ -2348,14 +2414,14 @@ proof -
   have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
   have sc: "scoped_conflicts L P" using race_free_scoped[OF nr rfree fs rem] .
   obtain g where g: "ginv L S P s g" "at1_ok L S B P s g" "at2_ok L S B P s g"
-    using rsp_reachable[OF reach rows wp sc dcf lc] by blast
+    using rsp_reachable[OF reach rows wp sc ds lc] by blast
   show ?thesis using final_candidate[OF rows(1-3) wp g(1) fin] final_rmw_atomic[OF g(1) fin wp rows(1-3) g(2,3)]
     by blast
 qed
 
 corollary machine_outcomes_rmw_atomic:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)" "well_placed L P" "dev_sys L P" "\<not> na_rmw P" "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
     "load_promotion L P" "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"
@@ -2730,7 +2796,7 @@ lemmas lk_code_simps = lk_code_upt lk_flushed_upt win_upt held_def disciplined_d
 text \<open>The same theorem for a scheme whose rows take the locks as lk_code says.\<close>
 corollary machine_outcomes_rmw_atomic_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "well_placed L P" "dev_sys L P" "\<not> na_rmw P"
     "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> {ob. \<exists>rfw cos v. cand_ok P rfw cos v \<and> is_outcome P cos v ob
     \<and> (\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P rfw cos t k)}"

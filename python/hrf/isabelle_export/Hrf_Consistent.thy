@@ -266,7 +266,7 @@ text \<open>A read of a write other than the initial one is after it in
   each other's scope.\<close>
 lemma rf_hbr:
   assumes c: "cand_ok P f cr v" and pl: "po_loc_ok P f cr" and ac: "atomic_conflicts P"
-    and sc: "scoped_conflicts L P" and dcf: "dev_conflicts L P" and r: "is_rd P r" and ni: "\<forall>x. f r \<noteq> Init x"
+    and sc: "scoped_conflicts L P" and ds: "dev_sys L P" and r: "is_rd P r" and ni: "\<forall>x. f r \<noteq> Init x"
   shows "(f r, r) \<in> hbr L P f"
 proof -
   obtain u j q where ru: "r = Acc u j q" using r by (cases r) auto
@@ -285,7 +285,7 @@ proof -
       using ac w r unfolding atomic_conflicts_def by blast
     have th: "t \<in> src_threads P" "u \<in> src_threads P" using w(1) r wt ru by (simp_all add: acc_def)
     have "ewg L (f r) = ewg L r \<or> ((wide_ev P (f r) \<and> wide_ev P r \<or> remote_ev P (f r) \<or> remote_ev P r)
-        \<and> map_option (dev_of L) (ewg L (f r)) = map_option (dev_of L) (ewg L r))"
+        \<and> map_option (dev_of L) (ewg L (f r)) = map_option (dev_of L) (ewg L r)) \<or> (sys_ev P (f r) \<and> sys_ev P r)"
     proof (cases "wg_of L t = wg_of L u")
       case True
       then show ?thesis using wt ru by simp
@@ -296,10 +296,18 @@ proof -
         using sc[unfolded scoped_conflicts_def, rule_format, of "f r" r] w r by simp
       then have "wide_ev P (f r) \<and> wide_ev P r \<or> remote_ev P (f r) \<or> remote_ev P r"
         using racq_remote rload_racq rstore_remote unfolding sc_pair_def by blast
-      moreover have "dv L (f r) = dv L r"
-        using dcf[unfolded dev_conflicts_def, rule_format, of "f r" r] w r \<open>ewg L (f r) \<noteq> None\<close> \<open>ewg L r \<noteq> None\<close>
-        by simp
-      ultimately show ?thesis using wt ru by (simp add: dv_def)
+      show ?thesis
+      proof (cases "dv L (f r) = dv L r")
+        case True
+        then show ?thesis using \<open>wide_ev P (f r) \<and> wide_ev P r \<or> remote_ev P (f r) \<or> remote_ev P r\<close> wt ru
+          by (simp add: dv_def)
+      next
+        case False
+        \<comment> \<open>across devices: all-devices atomics (dev_sys), which synchronise\<close>
+        then show ?thesis
+          using ds[unfolded dev_sys_def, rule_format, of "f r" r] w r \<open>ewg L (f r) \<noteq> None\<close> \<open>ewg L r \<noteq> None\<close>
+          by simp
+      qed
     qed
     then show ?thesis using at r unfolding hbr_def by blast
   qed
@@ -364,7 +372,7 @@ locale rsp_cand =
     and v :: "sev \<Rightarrow> int"
   assumes c: "cand_ok P f cr v" and pl: "po_loc_ok P f cr"
     and at: "\<forall>t k. acc P t k True \<longrightarrow> rmw_atomic P f cr t k"
-    and ac: "atomic_conflicts P" and sc: "scoped_conflicts L P" and dcf: "dev_conflicts L P"
+    and ac: "atomic_conflicts P" and sc: "scoped_conflicts L P" and ds: "dev_sys L P"
     and fin: "finite (src_threads P)"
 begin
 
@@ -427,7 +435,7 @@ proof (induction u rule: wf_induct_rule)
     have sl: "sloc P ?r = sloc P u" using u by simp
     have fu: "(f ?r, u) \<in> cr" using pl rr wa(2) po sl unfolding po_loc_ok_def by blast
     have wr: "is_wr P (f ?r)" "sloc P (f ?r) = sloc P ?r" using cand_facts(5) rr by blast+
-    have rh: "(f ?r, ?r) \<in> hbr L P f" if "\<forall>x. f ?r \<noteq> Init x" using rf_hbr[OF c pl ac sc dcf rr that] .
+    have rh: "(f ?r, ?r) \<in> hbr L P f" if "\<forall>x. f ?r \<noteq> Init x" using rf_hbr[OF c pl ac sc ds rr that] .
     have ph: "(?r, u) \<in> hbr L P f" using po by (rule po_hbr)
     have ra: "rmw_atomic P f cr t k" using at u(3) by blast
     have "sloc P a = sloc P (f ?r)" using wa(3) wr(2) sl by simp
@@ -493,7 +501,7 @@ proof -
     ultimately show ?thesis by blast
   qed
   have "\<forall>x. f r \<noteq> Init x" using fr a(2) by (auto simp: atomic_ev_def)
-  then have "(f r, r) \<in> hbr L P f" using rf_hbr[OF c pl ac sc dcf r(1)] by blast
+  then have "(f r, r) \<in> hbr L P f" using rf_hbr[OF c pl ac sc ds r(1)] by blast
   then have "(a, r) \<in> hbr L P f" using fr hbr_trans by metis
   then show ?thesis using a(1) r by blast
 qed
@@ -726,7 +734,7 @@ text \<open>On a race-free program whose remote operations promote nothing,
 theorem machine_candidate_consistent:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
       "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)"
-    and wp: "well_placed L P" and dcf: "dev_conflicts L P"
+    and wp: "well_placed L P" and ds: "dev_sys L P"
     and nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and rem: "load_promotion L P"
     and lc: "\<forall>u \<in> src_threads P. lk_code (instrs (compile S P) u)"
     and reach: "s \<in> reachable L wb (compile S P) (initial (src_init P))" and fin: "is_final L (compile S P) s"
@@ -738,7 +746,7 @@ proof -
   have ac: "atomic_conflicts P" using race_free_atomic[OF nr rfree fs rem] .
   obtain g where g: "ginv L S P s g" "oinv L S P s g" "wr_ok L S P s g" "kw_ok L S P s g" "kr_ok L S P s g"
       "at1_ok L S B P s g" "at2_ok L S B P s g"
-    using rsp_reachable[OF reach rows wp sc dcf lc] by blast
+    using rsp_reachable[OF reach rows wp sc ds lc] by blast
   have ca: "cand_ok P (grf g) (run_co P g) (gv g) \<and> is_outcome P (run_co P g) (gv g) (regs s, mem s)"
     using final_candidate[OF rows(1-3) wp g(1) fin] by blast
   have pl: "po_loc_ok P (grf g) (run_co P g)" using final_po_loc[OF g(1-3) fin wp rows(1-3)] .
@@ -748,7 +756,7 @@ proof -
   have hr: "hb_co_rd_ok L P (grf g) (run_co P g)" using final_hb_co_rd[OF g(1) fin wp rows(1-3) g(5)] .
   have ir: "irrefl (hbr L P (grf g))" using final_hbr_irrefl[OF g(1,4) fin wp rows(1-3)] .
   interpret rsp_cand L P "grf g" "run_co P g" "gv g"
-    using ca pl at ac sc dcf fs by unfold_locales blast+
+    using ca pl at ac sc ds fs by unfold_locales blast+
   have "rsp_hb_axioms (src_exec L P (grf g) (run_co P g))" using cand_hb_axioms[OF hc hr ir] .
   moreover have "rsp_other_axioms (src_exec L P (grf g) (run_co P g))"
     using cand_other_axioms[OF ca[THEN conjunct1] pl at] .
@@ -758,7 +766,7 @@ qed
 text \<open>So every outcome of such a program is one OpenCL+RSP allows.\<close>
 corollary machine_outcomes_allowed_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "well_placed L P" "dev_conflicts L P" "\<not> na_rmw P"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "well_placed L P" "dev_sys L P" "\<not> na_rmw P"
     "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" "load_promotion L P"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> src_allowed opencl_rsp_consistent L P"
 proof
@@ -776,7 +784,7 @@ text \<open>With deadlock freedom: such a scheme is sound against OpenCL+RSP
   nothing, on one device.\<close>
 theorem machine_sound_on_rows:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
-    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "disciplined_scheme S" "well_placed L P" "dev_conflicts L P" "load_promotion L P"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "disciplined_scheme S" "well_placed L P" "dev_sys L P" "load_promotion L P"
   shows "opencl_rsp_source.sound_on L wb S P"
 proof -
   have "compilable S P" using assms(1-3) by (fastforce simp: compilable_def l1_rows_def l2_rows_def)
@@ -1430,6 +1438,17 @@ lemma pw_placed [simp]: "well_placed L (plain_as_wg P) = well_placed L P"
   and pw_dev [simp]: "dev_conflicts L (plain_as_wg P) = dev_conflicts L P"
   by (simp_all add: well_placed_def dev_conflicts_def)
 
+lemma pw_sys [simp]: "sys_ev (plain_as_wg P) = sys_ev P" "remote_ev (plain_as_wg P) = remote_ev P"
+proof -
+  have "op_scope (plain_wg_ins N c) = AllDevices \<longleftrightarrow> op_scope c = AllDevices" for N c
+    using pwi_cases[of N c] by auto
+  then show "sys_ev (plain_as_wg P) = sys_ev P" by (intro ext, case_tac x) (simp_all add: sys_ev_def pw_ins)
+  show "remote_ev (plain_as_wg P) = remote_ev P" by (intro ext, case_tac x) (simp_all add: remote_ev_def pw_kept)
+qed
+
+lemma pw_dev_sys [simp]: "dev_sys L (plain_as_wg P) = dev_sys L P" and pw_no_remote_sys [simp]: "no_remote_sys (plain_as_wg P) = no_remote_sys P"
+  by (simp_all add: dev_sys_def no_remote_sys_def)
+
 text \<open>A program whose remote operations meet no plain access keeps
   load_promotion when its plain accesses are read as atomics: the two
   sides of each pair it names are remote or atomic, so unchanged.\<close>
@@ -1463,17 +1482,17 @@ text \<open>On a race-free program whose remote operations promote as
 theorem machine_outcomes_allowed_plain:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
     "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "plain_rows S (A \<union> B)"
-    and wp: "well_placed L P" and dcf: "dev_conflicts L P" and nr: "\<not> na_rmw P"
+    and wp: "well_placed L P" and ds: "dev_sys L P" and nr: "\<not> na_rmw P"
     and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" and lp: "load_promotion L (plain_as_wg P)"
   shows "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> src_allowed opencl_rsp_consistent L P"
 proof -
   have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
   have wp': "well_placed L (plain_as_wg P)" using wp by simp
-  have dcf': "dev_conflicts L (plain_as_wg P)" using dcf by simp
+  have ds': "dev_sys L (plain_as_wg P)" using ds by simp
   have nr': "\<not> na_rmw (plain_as_wg P)" using nr by simp
   have "outcomes L wb (compile S (plain_as_wg P)) (initial (src_init (plain_as_wg P)))
       \<subseteq> src_allowed opencl_rsp_consistent L (plain_as_wg P)"
-    by (rule machine_outcomes_allowed_rows[OF rows(1,2) pw_ops[OF rows(13,3)] rows(4-12) wp' dcf' nr'
+    by (rule machine_outcomes_allowed_rows[OF rows(1,2) pw_ops[OF rows(13,3)] rows(4-12) wp' ds' nr'
       pw_race_free[OF nr rfree fs] lp])
   then show ?thesis unfolding pw_compile[OF rows(13)] pw_simps using pw_allowed[OF nr rfree fs] by (rule order_trans)
 qed
@@ -1483,7 +1502,7 @@ text \<open>With deadlock freedom: such a scheme is sound against OpenCL+RSP on
 theorem machine_sound_on_plain:
   assumes "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
     "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)" "lk_rows S (A \<union> B)" "plain_rows S (A \<union> B)"
-    "disciplined_scheme S" "well_placed L P" "dev_conflicts L P" "load_promotion L (plain_as_wg P)"
+    "disciplined_scheme S" "well_placed L P" "dev_sys L P" "load_promotion L (plain_as_wg P)"
   shows "opencl_rsp_source.sound_on L wb S P"
 proof -
   have c: "compilable S P" using assms(1-3) by (fastforce simp: compilable_def l1_rows_def l2_rows_def)
@@ -1495,6 +1514,35 @@ proof -
       by (rule machine_outcomes_allowed_plain[OF assms(1-13,15,16) nr rf assms(17)])
     show "deadlock_free L wb (compile S P) (initial (src_init P))"
       by (rule scheme_deadlock_free[OF assms(14) c assms(15)])
+  qed
+qed
+
+text \<open>So on any number of devices: such a scheme is sound against OpenCL+RSP
+  on every program without remote all-devices operations whose remote
+  operations promote at most as load_promotion says (a race-free one shares
+  a written location across devices only through all-devices atomics:
+  race_free_dev_sys).\<close>
+theorem machine_sound_on_devices:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)"
+    "lk_rows S (A \<union> B)" "plain_rows S (A \<union> B)"
+    and ds: "disciplined_scheme S" and wp: "well_placed L P" and ns: "no_remote_sys P"
+    and lp: "load_promotion L (plain_as_wg P)"
+  shows "opencl_rsp_source.sound_on L wb S P"
+proof -
+  have c: "compilable S P" using rows(1-3) by (fastforce simp: compilable_def l1_rows_def l2_rows_def)
+  show ?thesis unfolding opencl_rsp_source.sound_on_def
+  proof (intro impI conjI)
+    assume "\<not> (src_racy opencl_rsp_consistent opencl_rsp_data_race L P \<or> na_rmw P)"
+    then have nr: "\<not> na_rmw P" and rf: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" by simp_all
+    have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
+    have "dev_sys L (plain_as_wg P)"
+      by (rule race_free_dev_sys) (use nr rf fs lp ns pw_race_free[OF nr rf fs] in simp_all)
+    then have dsy: "dev_sys L P" by simp
+    show "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> src_allowed opencl_rsp_consistent L P"
+      by (rule machine_outcomes_allowed_plain[OF rows wp dsy nr rf lp])
+    show "deadlock_free L wb (compile S P) (initial (src_init P))"
+      by (rule scheme_deadlock_free[OF ds c wp])
   qed
 qed
 
