@@ -406,10 +406,10 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
     #   load of another work-group reading a device-scope store that is not
     #   remote, whose knowledge is in the L2 but may be older in the
     #   reader's L1, which nothing invalidates: wg_reader_settled fails);
-    # - devices that may share a location one writes and another reads
-    #   (dev_conflicts asking only two writes to sit on one device: a read
-    #   of another device's write in memory may then find its L2 line
-    #   stale; dv_conflict, on which sb_l2_line's callers rest, fails);
+    # - devices that may share a location through a remote all-devices
+    #   operation (dev_sys without "neither remote": xdev_pair's second
+    #   case, which happens-before does not follow; a remote one and its
+    #   conflicting access no longer sit on one device: dv_sys fails);
     # - a remote load's row whose flush after its access need only be of
     #   its own work-group's L1 (fl_next taking FLUL1 WG: what a remote
     #   acquire learns from a work-group-scope release of another
@@ -482,10 +482,10 @@ def test_what_threads_know_along_happens_before_loads_and_planted_errors_break_i
             '| "fl_next (i # xs) = (case i of FLUL1 sc \\<Rightarrow> True |',
             "fl_next_idx",
         ),
-        "dev_conflicts L P \\<longleftrightarrow> (\\<forall>a b. is_wr P a \\<and> (is_rd P b \\<or> is_wr P b)": (
+        "\\<longrightarrow> sys_ev P a \\<and> sys_ev P b \\<and> \\<not> remote_ev P a \\<and> \\<not> remote_ev P b)": (
             happens,
-            "dev_conflicts L P \\<longleftrightarrow> (\\<forall>a b. is_wr P a \\<and> is_wr P b",
-            "dv_conflict",
+            "\\<longrightarrow> sys_ev P a \\<and> sys_ev P b)",
+            "dv_sys",
         ),
         "        \\<and> knows_at L P g (Acc t k False) a \\<and> a \\<noteq> Acc t k False\n        \\<longrightarrow> ga3 g a": (
             happens,
