@@ -148,19 +148,21 @@ def _invalidated_after(seq, picked) -> bool:
 def l2_invalidated_after_row(seq) -> bool:
     """Whether each data instruction of a row is followed by an
     invalidation of the L2 and then one of the L1, with only quiet
-    instructions between (Hrf_Happens's `inv2_after`): an all-devices
-    acquire, which may learn writes another device's release put in memory
-    while its device's L2 holds older lines (hrf's LD; INVL2 DV; INVL1 WG,
-    the L2 before the L1). hrf chooses, Isabelle proves
-    (`<scheme>_acq2_rows`)."""
+    instructions between, none an invalidation of the L1 before the L2's
+    (Hrf_Happens's `inv2_after`): an all-devices acquire, which may learn
+    writes another device's release put in memory while its device's L2
+    holds older lines (hrf's LD; INVL2 DV; INVL1 WG, the L2 before the L1).
+    hrf chooses, Isabelle proves (`<scheme>_acq2_rows`)."""
     ops = [word.split()[0] for word in seq]
     for m, op in enumerate(ops):
         if op in _QUIET:
             continue
         rest = ops[m + 1 :]
-        if "INVL2" not in rest or "INVL1" not in rest[rest.index("INVL2") :]:
+        if "INVL2" not in rest:
             return False
         j = rest.index("INVL2")
+        if "INVL1" in rest[:j] or "INVL1" not in rest[j:]:
+            return False
         k = j + rest[j:].index("INVL1")
         if any(o not in _QUIET for o in rest[:k]):
             return False
@@ -842,14 +844,18 @@ def scheme_theory(scheme) -> tuple:
             for op, scope, r in taken
         )
 
+    def sys_reads(rows) -> list:
+        """The scheme's all-devices load and RMW rows that its theorems take."""
+        return [
+            r
+            for op, scope, _remote, r, _src, _seq in rows
+            if op in ("load", "rmw") and scope == "all" and (l1_row(op, r.seq) or l2_row(op, r.seq))
+        ]
+
     def acquire_rows(rows) -> bool:
         """Whether each all-devices load or RMW row of the scheme invalidates
         the L2 and then the L1 after its access (acq2_rows)."""
-        return all(
-            l2_invalidated_after_row(r.seq)
-            for op, scope, _remote, r, _src, _seq in rows
-            if op in ("load", "rmw") and scope == "all" and (l1_row(op, r.seq) or l2_row(op, r.seq))
-        )
+        return all(l2_invalidated_after_row(r.seq) for r in sys_reads(rows))
 
     def memory_theorem(name, rows, ops, l2_lemma, flushed, invalidated):
         """Hrf_Happens's machine_memory_release for a scheme with all-devices
@@ -878,12 +884,7 @@ def scheme_theory(scheme) -> tuple:
         """Hrf_Happens's machine_acquire_l2_fresh for a scheme with
         all-devices load rows, each of which invalidates the L2 and then
         the L1 after its access (acq2_rows)."""
-        sys_reads = [
-            r
-            for op, scope, _remote, r, _src, _seq in rows
-            if op in ("load", "rmw") and scope == "all" and (l1_row(op, r.seq) or l2_row(op, r.seq))
-        ]
-        if not sys_reads:
+        if not sys_reads(rows):
             return []
         if not acquire_rows(rows):
             return not_stated(

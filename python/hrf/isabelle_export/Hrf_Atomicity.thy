@@ -83,7 +83,8 @@ proof (intro allI impI)
   then show "dv L e = dv L (Acc t k True)" by simp
 qed
 
-text \<open>dv_wr_conflict and dv_conflict for an RMW's write.\<close>
+text \<open>So an RMW's write and a write of its location, or an access of its
+  location and a write, sit on one device.\<close>
 lemma rmw_wr_conflict:
   assumes rl: "rmw_local L P" and a: "is_wr P a" "sloc P a = Some x" "ewg L a \<noteq> None"
     and b: "wx S P s x b" "ewg L b \<noteq> None" and r: "\<exists>t k. a = Acc t k True"
