@@ -204,18 +204,24 @@ def sleeper(kind, payload, lim):
     return {"ok": True, "slept": payload["sleep"]}
 
 
-def test_a_worker_past_its_deadline_is_replaced():
+def _sleeps(seconds: float, grace: float, *sleeps: float):
+    """The answers of a one-worker pool with `sleeper` to requests that
+    sleep `sleeps` seconds in turn, and how often it replaced its worker."""
+
     async def go():
-        pool = WorkerPool(ServeLimits(seconds=0.2, workers=1), respond=sleeper, grace=0.3)
+        pool = WorkerPool(ServeLimits(seconds=seconds, workers=1), respond=sleeper, grace=grace)
         pool.start()
         try:
-            stuck = await pool.run("sleep", {"sleep": 30})
-            fine = await pool.run("sleep", {"sleep": 0})
-            return stuck, fine, pool.restarts
+            answers = [await pool.run("sleep", {"sleep": s}) for s in sleeps]
+            return answers, pool.restarts
         finally:
             pool.close()
 
-    stuck, fine, restarts = asyncio.run(go())
+    return asyncio.run(go())
+
+
+def test_a_worker_past_its_deadline_is_replaced():
+    (stuck, fine), restarts = _sleeps(0.2, 0.3, 30, 0)
     assert stuck["error"]["kind"] == "LimitExceeded" and "0.2 s" in stuck["error"]["message"]
     assert fine == {"ok": True, "slept": 0} and restarts == 1
 
@@ -225,18 +231,7 @@ def test_a_fresh_workers_start_up_is_not_charged_to_its_request():
     # then. With a deadline (0.05 s + 0.05 s grace) shorter than a worker's
     # start-up (a process from the forkserver, hrf's imports), the first
     # request and the first after a replacement are still answered.
-    async def go():
-        pool = WorkerPool(ServeLimits(seconds=0.05, workers=1), respond=sleeper, grace=0.05)
-        pool.start()
-        try:
-            first = await pool.run("sleep", {"sleep": 0})
-            stuck = await pool.run("sleep", {"sleep": 30})
-            after = await pool.run("sleep", {"sleep": 0})
-            return first, stuck, after, pool.restarts
-        finally:
-            pool.close()
-
-    first, stuck, after, restarts = asyncio.run(go())
+    (first, stuck, after), restarts = _sleeps(0.05, 0.05, 0, 30, 0)
     assert first == after == {"ok": True, "slept": 0}
     assert stuck["error"]["kind"] == "LimitExceeded" and restarts == 1
 
