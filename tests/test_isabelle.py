@@ -263,8 +263,13 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "outcomes_rmw_atomic",  # Hrf_Atomicity's machine_outcomes_rmw_atomic_rows
             "plain_rows",  # Hrf_Consistent's plain_rows
             "outcomes_allowed",  # Hrf_Consistent's machine_outcomes_allowed_plain
-            "sound_device_local",  # Hrf_Consistent's machine_sound_on_plain
+            "sound_device_local",  # Hrf_Consistent's machine_sound_on_rows (plain rows not the wg rows)
+            "remote_wide",  # Hrf_Consistent's remote_wide_ops
+            "sound_remote_local",  # Hrf_Consistent's machine_sound_on_remote_local
             "sound_devices",  # Hrf_Consistent's machine_sound_on_devices
+            "sound",  # Hrf_Consistent's machine_sound: the goal itself
+            "sound_goal_opencl_rsp",
+            "rows_implemented",
         )
         # and the sound_on theorems against each model Hrf_Source defines
         simulation += tuple(f"{k}_{m}" for k in ("homed_sound_on", "homed_l2_sound_on") for m in SOURCE_MODELS)
@@ -544,18 +549,31 @@ def test_the_locked_rows_take_their_rmw_locks_as_lk_code_says():
     assert 'lemma rsp_new_lk_rows: "lk_rows rsp_new ({' in text
     assert "theorem rsp_new_outcomes_rmw_atomic:" in text and "load_promotion L P" in text
     assert "theorem rsp_new_outcomes_allowed:" in text and "src_allowed opencl_rsp_consistent L P" in text
-    # rsp-new is disciplined: with deadlock freedom, sound_on wherever
-    # conflicting accesses sit on one device
-    assert "theorem rsp_new_sound_device_local:" in text and "opencl_rsp_source.sound_on L wb rsp_new P" in text
+    # rsp-new is disciplined: with deadlock freedom, sound_on wherever its
+    # remote operations meet accesses of their own device only
+    assert "theorem rsp_new_sound_remote_local:" in text and "opencl_rsp_source.sound_on L wb rsp_new P" in text
+    assert "machine_sound_on_remote_local[OF" in text and "rsp_new_sound_device_local" not in text
     # and on any number of devices, without remote all-devices operations
-    # (a race-free program then shares a location across devices only
-    # through all-devices atomics)
+    # (a race-free program's remote operations then meet accesses of their
+    # own device only)
     assert "theorem rsp_new_sound_devices:" in text and "no_remote_sys P" in text
     assert "theorem rsp_new_several_devices_sound_devices:" in text
     # its plain rows are its work-group rows: a plain access meeting a remote
     # operation is read as a work-group-scope atomic (plain_as_wg)
     assert 'lemma rsp_new_plain_rows: "plain_rows rsp_new ({' in text
-    assert "load_promotion L (plain_as_wg P)" in text and "machine_sound_on_plain[OF" in text
+    assert "load_promotion L (plain_as_wg P)" in text
+    # every row of rsp-new's one-device rows is one the theorems take (an L1
+    # row or an increment at the L2) and its remote rows are at device scope:
+    # the goal itself, against OpenCL+RSP, and each row's goal with it. Its
+    # rows for several devices have remote all-devices rows: not stated.
+    assert 'theorem rsp_new_sound: "opencl_rsp_source.sound rsp_new"' in text
+    assert 'lemma rsp_new_sound_goal_opencl_rsp: "opencl_rsp_source.rsp_new_sound_goal"' in text
+    assert "rsp_new_rows_implemented" in text and "(proved against OpenCL+RSP: below)" in text
+    assert "theorem rsp_new_several_devices_sound:" not in text
+    assert "rsp_new_several_devices_sound_goal_opencl_rsp" not in text
+    # hrf-cache-locked has no remote rows at all
+    text = scheme_theory("hrf-cache-locked")[1]
+    assert 'theorem hrf_cache_locked_sound: "opencl_rsp_source.sound hrf_cache_locked"' in text
     # the slide's rows and hrf-cache's perform an RMW outside the locks
     for name in ("rsp-new-slides", "hrf-cache"):
         text = scheme_theory(name)[1]

@@ -4,9 +4,10 @@ such (`<name>_l1_rows`, `<name>_l2_rows`) with the theorems' instances; where ev
 its rmw locks in brackets, that proved (`<name>_disciplined`) with deadlock
 freedom of every program the scheme compiles; and, over
 `Hrf_Mapping`, the goals a proof would discharge: a row's `row_implements`
-and the scheme's `sound`, stated as definitions (`<name>_goal`), claimed
-nowhere (no `sorry`: the general theorem is not proved, and over an
-arbitrary source model it does not hold)."""
+and the scheme's `sound`, stated as definitions (`<name>_goal`) over an
+arbitrary source model (where it does not hold), and proved against
+OpenCL+RSP where every row the scheme has is one the theorems take and no
+remote row is at all-devices scope (`<name>_sound`)."""
 
 from __future__ import annotations
 
@@ -395,12 +396,11 @@ def scheme_theory(scheme) -> tuple:
         "   where every row takes its rmw locks in brackets, deadlock freedom",
         "   of every program the scheme compiles (proved);",
         "   a goal per row and the scheme's soundness goal, stated over",
-        "   Hrf_Mapping as definitions and claimed nowhere (docs/isabelle.md",
-        "   says what is proved: per test, on a family of programs, and for",
-        "   every race-free program whose remote operations promote at most a",
-        "   load by a remote store or a remote RMW, a work-group-scope write to",
-        "   a remote load, a remote RMW or a remote store, and whose",
-        "   conflicting accesses sit on one device). *)",
+        "   Hrf_Mapping as definitions, and proved against OpenCL+RSP where",
+        "   the theorems take every row and no remote row is at all-devices",
+        "   scope (docs/isabelle.md says what is proved: per test, on a family",
+        "   of programs, and for every race-free program whose remote",
+        "   operations meet accesses of their own device only). *)",
         f"theory {theory}",
         "  imports Hrf_Source_Opencl Hrf_Coherence Hrf_Happens Hrf_Atomicity Hrf_Consistent",
         "begin",
@@ -1125,14 +1125,13 @@ def scheme_theory(scheme) -> tuple:
                 "soundness on these programs",
                 f"a row of {name} does not take its rmw locks in brackets, so deadlock freedom is not proved",
             )
-        return (
-            out
-            + [
+        return out + (
+            sound_theorems(name, ops, rows, taken)
+            if plain
+            else [
                 "text \\<open>With deadlock freedom: the scheme is sound against OpenCL+RSP (Hrf_Mapping's "
                 "sound_on, OpenCL+RSP as Hrf_Source_Opencl's opencl_rsp_source) on every program of these "
-                f"operations {_PROMOTION}"
-                + (", a plain access counting as a work-group-scope atomic (plain_as_wg)" if plain else "")
-                + ", of any length and thread count, "
+                f"operations {_PROMOTION}, of any length and thread count, "
                 "on every layout of any number of devices whose conflicting accesses sit on one device "
                 "(dev_conflicts), under both write-back policies.\\<close>",
                 f"theorem {name}_sound_device_local:",
@@ -1142,26 +1141,65 @@ def scheme_theory(scheme) -> tuple:
                 f"  using {sound_rule}[OF {taken} {name}_disciplined] dev_conflicts_sys by blast",
                 "",
             ]
-            + (
-                [
-                    "text \\<open>And on every layout of any number of devices, for every such program without "
-                    "remote all-devices operations (no_remote_sys): a race-free one shares a written location "
-                    "across devices only through all-devices atomics (race_free_dev_sys).\\<close>",
-                    f"theorem {name}_sound_devices:",
-                    f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> no_remote_sys P '
-                    f"\\<and> {promotion}",
-                    f'     \\<longrightarrow> opencl_rsp_source.sound_on L wb {name} P"',
-                    f"  using machine_sound_on_devices[OF {taken} {name}_disciplined] by blast",
-                    "",
-                ]
-                if plain
-                else []
-            )
         )
+
+    def sound_theorems(name, ops, rows, taken):
+        """Hrf_Consistent's machine_sound_on_remote_local and
+        machine_sound_on_devices for a disciplined scheme whose plain rows are
+        its work-group rows; and machine_sound (the goal itself, against
+        OpenCL+RSP) where the theorems take every row the scheme has and no
+        remote row is at all-devices scope."""
+        out = [
+            "text \\<open>Its remote rows are at device scope or wider.\\<close>",
+            f'lemma {name}_remote_wide: "remote_wide_ops ({ops})"',
+            "  by (auto simp: remote_wide_ops_def)",
+            "",
+            "text \\<open>With deadlock freedom: the scheme is sound against OpenCL+RSP (Hrf_Mapping's "
+            "sound_on, OpenCL+RSP as Hrf_Source_Opencl's opencl_rsp_source) on every program of these "
+            "operations whose remote operations meet accesses of their own device only (remote_local), of "
+            "any length and thread count, on every layout of any number of devices, under both write-back "
+            "policies: race-free, such a program promotes at most as load_promotion says once its plain "
+            "accesses are read as work-group-scope atomics, and shares a written location across devices "
+            "only through all-devices atomics, neither remote.\\<close>",
+            f"theorem {name}_sound_remote_local:",
+            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> remote_local L P',
+            f'     \\<longrightarrow> opencl_rsp_source.sound_on L wb {name} P"',
+            f"  using machine_sound_on_remote_local[OF {taken} {name}_disciplined] "
+            f"ops_remote_wide[OF _ {name}_remote_wide] by blast",
+            "",
+            "text \\<open>And on every layout of any number of devices, for every such program without "
+            "remote all-devices operations (no_remote_sys): race-free, its remote operations meet accesses "
+            "of their own device only (race_free_remote_local).\\<close>",
+            f"theorem {name}_sound_devices:",
+            f'  "\\<forall>P L wb. ops_of P \\<subseteq> {ops} \\<and> well_placed L P \\<and> no_remote_sys P',
+            f'     \\<longrightarrow> opencl_rsp_source.sound_on L wb {name} P"',
+            f"  using machine_sound_on_devices[OF {taken} {name}_disciplined] "
+            f"ops_remote_wide[OF _ {name}_remote_wide] by blast",
+            "",
+        ]
+        every_row = all(l1_row(op, r.seq) or l2_row(op, r.seq) for op, _scope, _remote, r, _src, _seq in rows)
+        remote_sys = any(remote and scope == "all" for _op, scope, remote, *_ in rows)
+        if not every_row or remote_sys:
+            return out
+        proved.add(name)
+        return out + [
+            f"text \\<open>So {name} is sound against OpenCL+RSP (Hrf_Mapping's sound; [RSP15] sec. 5's "
+            "theorem): every program it compiles, of any length and thread count, on every placement on "
+            "any number of devices, under both write-back policies, if race-free shows only outcomes "
+            "OpenCL+RSP allows, and cannot deadlock. Every row it has is one the theorems take, and no "
+            "remote row is at all-devices scope.\\<close>",
+            f'theorem {name}_sound: "opencl_rsp_source.sound {name}"',
+            f"  by (rule machine_sound[OF {' '.join(w for w in taken.split() if w != '_')} {name}_disciplined _ "
+            f"{name}_remote_wide])",
+            f"    (simp_all add: {name}_def {rows_defs(name)} dom_map_of_conv_image_fst)",
+            "",
+        ]
 
     def theorem(name):
         out = [
-            f"text \\<open>The goal: {name} is sound on every program (not proved here).\\<close>",
+            f"text \\<open>The goal: {name} is sound on every program"
+            + (" (proved against OpenCL+RSP: below)" if name in proved else " (not proved here)")
+            + ".\\<close>",
             f'definition {name}_sound_goal :: bool where "{name}_sound_goal \\<longleftrightarrow> sound {name}"',
             "",
         ]
@@ -1181,6 +1219,7 @@ def scheme_theory(scheme) -> tuple:
     several = listed(s.several_devices)
     base_of = {f"{c}_several_devices": c}
     disciplined = set()
+    proved = set()
 
     def claim(name, all_rows, rows_taken):
         """The discipline (over every row of the map_of list) and the L1 and
@@ -1230,5 +1269,18 @@ def scheme_theory(scheme) -> tuple:
         ]
     else:
         out += theorem(c) + (theorem(f"{c}_several_devices") if several else [])
-    out += ["end", "", "end", ""]
+    out += ["end", ""]
+    if not s.refuted_by:
+        for name in sorted(proved):
+            out += [
+                f"text \\<open>The goal {name}_sound_goal, proved against OpenCL+RSP ({name}_sound), and so "
+                "each row's goal: the row implements its operation (Hrf_Mapping's sound_row).\\<close>",
+                f'lemma {name}_sound_goal_opencl_rsp: "opencl_rsp_source.{name}_sound_goal"',
+                f"  using {name}_sound by (simp add: opencl_rsp_source.{name}_sound_goal_def)",
+                "",
+                f'lemma {name}_rows_implemented: "\\<forall>a. opencl_rsp_source.row_implements {name} a"',
+                f"  using opencl_rsp_source.sound_row[OF {name}_sound] by blast",
+                "",
+            ]
+    out += ["end", ""]
     return theory, "\n".join(out)

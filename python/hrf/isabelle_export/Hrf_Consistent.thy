@@ -1446,8 +1446,16 @@ proof -
   show "remote_ev (plain_as_wg P) = remote_ev P" by (intro ext, case_tac x) (simp_all add: remote_ev_def pw_kept)
 qed
 
-lemma pw_dev_sys [simp]: "dev_sys L (plain_as_wg P) = dev_sys L P" and pw_no_remote_sys [simp]: "no_remote_sys (plain_as_wg P) = no_remote_sys P"
-  by (simp_all add: dev_sys_def no_remote_sys_def)
+lemma pw_dev_sys [simp]: "dev_sys L (plain_as_wg P) = dev_sys L P"
+  by (simp add: dev_sys_def)
+
+text \<open>A remote operation is kept as it is.\<close>
+lemma pw_remote_same: "op_remote (ins (plain_as_wg P) t i) = op_remote (ins P t i)"
+  "op_remote (ins P t i) \<Longrightarrow> op_scope (ins (plain_as_wg P) t i) = op_scope (ins P t i)"
+  using pw_kept(4) pw_same by simp_all
+
+lemma pw_no_remote_sys [simp]: "no_remote_sys (plain_as_wg P) = no_remote_sys P"
+  by (auto simp: no_remote_sys_def pw_remote_same)
 
 text \<open>A program whose remote operations meet no plain access keeps
   load_promotion when its plain accesses are read as atomics: the two
@@ -1517,17 +1525,226 @@ proof -
   qed
 qed
 
-text \<open>So on any number of devices: such a scheme is sound against OpenCL+RSP
-  on every program without remote all-devices operations whose remote
-  operations promote at most as load_promotion says (a race-free one shares
-  a written location across devices only through all-devices atomics:
-  race_free_dev_sys).\<close>
-theorem machine_sound_on_devices:
+section \<open>Every program whose remote operations stay on their device\<close>
+
+text \<open>Remote operations at device scope or wider, the scopes a remote
+  operation has ([RSP15] sec. 5.1; every scheme's remote rows).\<close>
+definition remote_wide :: "src_program \<Rightarrow> bool" where
+  "remote_wide P \<longleftrightarrow> (\<forall>t \<in> src_threads P. \<forall>i < length (src_code P t).
+     op_remote (ins P t i) \<longrightarrow> op_scope (ins P t i) \<in> {Device, AllDevices})"
+
+text \<open>A set of operations whose remote ones are at device scope or wider.\<close>
+definition remote_wide_ops :: "src_op set \<Rightarrow> bool" where
+  "remote_wide_ops A \<longleftrightarrow> (\<forall>sc. Load sc True \<in> A \<or> Store sc True \<in> A \<or> FetchInc sc True \<in> A
+     \<longrightarrow> sc \<in> {Device, AllDevices})"
+
+lemma ops_code:
+  assumes o: "ops_of P \<subseteq> A" and t: "t \<in> src_threads P" and i: "i < length (src_code P t)"
+    and c: "ins P t i = Op a r x"
+  shows "a \<in> A"
+proof -
+  have "ins P t i \<in> set (src_code P t)" using i by (simp add: ins_def)
+  then have "a \<in> ops_of P" using t c unfolding ops_of_def op_of_def by force
+  then show ?thesis using o by blast
+qed
+
+lemma ops_remote_wide:
+  assumes o: "ops_of P \<subseteq> A" and w: "remote_wide_ops A" shows "remote_wide P"
+  unfolding remote_wide_def
+proof (intro ballI allI impI)
+  fix t i assume t: "t \<in> src_threads P" and i: "i < length (src_code P t)" and r: "op_remote (ins P t i)"
+  obtain a rr x where c: "ins P t i = Op a rr x" using r by (cases "ins P t i") auto
+  have a: "a \<in> A" by (rule ops_code[OF o t i c])
+  show "op_scope (ins P t i) \<in> {Device, AllDevices}"
+    using w a r c unfolding remote_wide_ops_def by (cases a) auto
+qed
+
+lemma ops_no_remote_sys:
+  assumes o: "ops_of P \<subseteq> A"
+    and n: "Load AllDevices True \<notin> A" "Store AllDevices True \<notin> A" "FetchInc AllDevices True \<notin> A"
+  shows "no_remote_sys P"
+  unfolding no_remote_sys_def
+proof (intro ballI allI impI)
+  fix t i assume t: "t \<in> src_threads P" and i: "i < length (src_code P t)" and r: "op_remote (ins P t i)"
+  obtain a rr x where c: "ins P t i = Op a rr x" using r by (cases "ins P t i") auto
+  have a: "a \<in> A" by (rule ops_code[OF o t i c])
+  show "op_scope (ins P t i) \<noteq> AllDevices" using n a r c by (cases a) auto
+qed
+
+text \<open>A remote operation and an access of another thread it conflicts with
+  sit on one device.\<close>
+definition remote_local :: "layout \<Rightarrow> src_program \<Rightarrow> bool" where
+  "remote_local L P \<longleftrightarrow> (\<forall>a b. is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
+     \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<and> (remote_ev P a \<or> remote_ev P b) \<longrightarrow> dv L a = dv L b)"
+
+lemma pw_remote [simp]: "remote_wide (plain_as_wg P) = remote_wide P"
+  "remote_local L (plain_as_wg P) = remote_local L P"
+  by (auto simp: remote_wide_def remote_local_def pw_remote_same)
+
+text \<open>A race-free program without remote all-devices operations has it: a
+  remote operation's scope holds only threads of its device, without
+  promotion or with it, and so does the other access's where it holds the
+  remote one (race_free_conflicts_incl: the model's scope inclusion n90;
+  only all-devices scope holds a thread of another device, n82_sys).\<close>
+theorem race_free_remote_local:
+  assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
+    and fin: "finite (src_threads P)" and ns: "no_remote_sys P"
+  shows "remote_local L P"
+  unfolding remote_local_def
+proof (intro allI impI)
+  fix a b assume h: "is_wr P a \<and> (is_rd P b \<or> is_wr P b) \<and> sloc P a = sloc P b
+     \<and> ewg L a \<noteq> None \<and> ewg L b \<noteq> None \<and> (remote_ev P a \<or> remote_ev P b)"
+  obtain t i p where a: "a = Acc t i p" using h by (cases a) auto
+  obtain u j q where b: "b = Acc u j q" using h by (cases b) auto
+  show "dv L a = dv L b"
+  proof (rule ccontr)
+    assume "dv L a \<noteq> dv L b"
+    then have dvs: "dev_of L (wg_of L t) \<noteq> dev_of L (wg_of L u)" using a b by (simp add: dv_def)
+    then have tu: "t \<noteq> u" by auto
+    have acc_a: "acc P t i p" "wr (ins P t i) p" using h a by auto
+    have acc_b: "acc P u j False" using h b acc_false by auto
+    have sm: "addr_of (ins P u j) = addr_of (ins P t i)" using h a b by simp
+    have ti: "t \<in> src_threads P" "i < length (src_code P t)" and uj: "u \<in> src_threads P" "j < length (src_code P u)"
+      using acc_a(1) acc_b by (simp_all add: acc_def)
+    have na: "op_scope (ins P t i) \<noteq> AllDevices" if "op_remote (ins P t i)"
+      using ns ti that unfolding no_remote_sys_def by blast
+    have nb: "op_scope (ins P u j) \<noteq> AllDevices" if "op_remote (ins P u j)"
+      using ns uj that unfolding no_remote_sys_def by blast
+    have rm: "op_remote (ins P t i) \<or> op_remote (ins P u j)" using h a b by (auto simp: remote_ev_def)
+    let ?X = "src_exec L P (\<lambda>r. r) {}"
+    have n90: "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n90 ?X"
+      using race_free_conflicts_incl[OF nr rfree fin acc_a acc_b tu sm] .
+    have s1: "op_scope (ins P t i) = AllDevices" if "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 ?X"
+      using n82_sys[OF that dvs] .
+    have s2: "op_scope (ins P u j) = AllDevices" if "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 ?X"
+      using n82_sys[OF that] dvs by metis
+    have "((enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 ?X \<and> (enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 ?X)
+      \<or> (enc (Acc t i p) \<in> tag ?X ''remote'' \<and> (enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 ?X)
+      \<or> (enc (Acc u j False) \<in> tag ?X ''remote'' \<and> (enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 ?X)"
+      using n90 unfolding opencl_rsp_n90_def opencl_rsp_n83_def opencl_rsp_n86_def conv_is_converse by blast
+    then show False
+    proof (elim disjE conjE)
+      assume "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 ?X" "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 ?X"
+      then show False using s1 s2 rm na nb by blast
+    next
+      assume "enc (Acc t i p) \<in> tag ?X ''remote''" "(enc (Acc t i p), enc (Acc u j False)) \<in> opencl_rsp_n82 ?X"
+      then show False using tag_remote_op s1 na by blast
+    next
+      assume "enc (Acc u j False) \<in> tag ?X ''remote''" "(enc (Acc u j False), enc (Acc t i p)) \<in> opencl_rsp_n82 ?X"
+      then show False using tag_remote_op s2 nb by blast
+    qed
+  qed
+qed
+
+text \<open>An access of a location some operation accesses atomically is an atomic
+  once plain accesses are read as work-group-scope ones (an RMW has a scope,
+  a remote operation is at device scope or wider).\<close>
+lemma pw_atomic:
+  assumes nr: "\<not> na_rmw P" and rw: "remote_wide P" and a: "acc P t i p"
+    and v: "v \<in> src_threads P" "k < length (src_code P v)" "addr_of (ins P v k) = addr_of (ins P t i)"
+      "op_scope (ins P v k) \<noteq> NonAtomic"
+  shows "op_scope (ins (plain_as_wg P) t i) \<noteq> NonAtomic"
+proof -
+  have ti: "t \<in> src_threads P" "i < length (src_code P t)" using a by (simp_all add: acc_def)
+  obtain c r y where c: "ins P t i = Op c r y" using a by (cases "ins P t i") (auto simp: acc_def)
+  have "y \<notin> nal_locs P" using v c unfolding nal_locs_def by force
+  then have q: "ins (plain_as_wg P) t i = Op (plain_wg c) r y" using ti c by (simp add: pw_ins plain_wg_ins_def)
+  have nf: "\<forall>rm. c \<noteq> FetchInc NonAtomic rm" using nr ti c unfolding na_rmw_def by blast
+  have rw': "op_remote (ins P t i) \<longrightarrow> op_scope (ins P t i) \<in> {Device, AllDevices}"
+    using rw ti unfolding remote_wide_def by blast
+  show ?thesis using q c nf rw' by (cases c) (auto simp: plain_wg_def split: if_splits)
+qed
+
+text \<open>An operation that is remote is a remote load, store or RMW.\<close>
+lemma remote_shape:
+  assumes "op_remote c"
+  shows "(\<exists>sc r x. c = Op (Load sc True) r x) \<or> (\<exists>sc r x. c = Op (FetchInc sc True) r x)
+    \<or> (\<exists>sc r x. c = Op (Store sc True) r x)"
+  using assms by (cases c rule: op_remote.cases) auto
+
+text \<open>Where remote operations are at device scope or wider and stay on their
+  device, remote operations promote at most as load_promotion says once
+  plain accesses of atomic locations are read as work-group-scope atomics: a
+  remote operation's scope holds every thread of its device (reaches), and
+  the other access is an atomic.\<close>
+theorem remote_load_promotion:
+  assumes nr: "\<not> na_rmw P" and rw: "remote_wide P" and rl: "remote_local L P"
+  shows "load_promotion L (plain_as_wg P)"
+  unfolding load_promotion_def
+proof (intro allI impI)
+  fix t i p u j q
+  let ?Q = "plain_as_wg P"
+  assume h: "is_wr ?Q (Acc t i p) \<and> (is_rd ?Q (Acc u j q) \<or> is_wr ?Q (Acc u j q)) \<and> t \<noteq> u
+     \<and> sloc ?Q (Acc t i p) = sloc ?Q (Acc u j q) \<and> (op_remote (ins ?Q t i) \<or> op_remote (ins ?Q u j))"
+  have at: "acc P t i p" "wr (ins P t i) p" and au: "acc P u j q" using h by auto
+  have sm: "addr_of (ins P u j) = addr_of (ins P t i)" using h by simp
+  have rm: "op_remote (ins P t i) \<or> op_remote (ins P u j)" using h by (simp add: pw_remote_same)
+  have dd: "dev_of L (wg_of L t) = dev_of L (wg_of L u)"
+    using rl[unfolded remote_local_def, rule_format, of "Acc t i p" "Acc u j q"] h rm
+    by (auto simp: remote_ev_def dv_def)
+  have ti: "t \<in> src_threads P" "i < length (src_code P t)" and uj: "u \<in> src_threads P" "j < length (src_code P u)"
+    using at(1) au by (simp_all add: acc_def)
+  have wt: "op_scope (ins P t i) \<in> {Device, AllDevices}" if "op_remote (ins P t i)"
+    using rw ti that unfolding remote_wide_def by blast
+  have wu: "op_scope (ins P u j) \<in> {Device, AllDevices}" if "op_remote (ins P u j)"
+    using rw uj that unfolding remote_wide_def by blast
+  have rt: "reaches L ?Q t i u" if "op_remote (ins P t i)"
+    using wt[OF that] pw_remote_same(2)[OF that] dd by (auto simp: reaches_def)
+  have ru: "reaches L ?Q u j t" if "op_remote (ins P u j)"
+    using wu[OF that] pw_remote_same(2)[OF that] dd by (auto simp: reaches_def)
+  have ct: "op_scope (ins ?Q t i) \<noteq> NonAtomic" if "op_remote (ins P u j)"
+    using pw_atomic[OF nr rw at(1) uj sm] wu[OF that] by auto
+  have cu: "op_scope (ins ?Q u j) \<noteq> NonAtomic" if "op_remote (ins P t i)"
+    using pw_atomic[OF nr rw au ti sm[symmetric]] wt[OF that] by auto
+  show "(reaches L ?Q t i u \<and> reaches L ?Q u j t)
+       \<or> ((rstore_ev ?Q (Acc t i p) \<or> (\<exists>sc r x. ins ?Q t i = Op (FetchInc sc True) r x))
+          \<and> reaches L ?Q t i u \<and> \<not> is_wr ?Q (Acc u j q) \<and> op_scope (ins ?Q u j) \<noteq> NonAtomic)
+       \<or> (((\<exists>sc r x. ins ?Q u j = Op (Load sc True) r x)
+            \<or> (\<exists>sc r x. ins ?Q u j = Op (FetchInc sc True) r x) \<or> (\<exists>sc r x. ins ?Q u j = Op (Store sc True) r x))
+          \<and> reaches L ?Q u j t \<and> \<not> op_remote (ins ?Q t i) \<and> op_scope (ins ?Q t i) \<noteq> NonAtomic)
+       \<or> ((rstore_ev ?Q (Acc t i p) \<or> (\<exists>sc r x. ins ?Q t i = Op (FetchInc sc True) r x)) \<and> reaches L ?Q t i u
+          \<and> is_wr ?Q (Acc u j q) \<and> \<not> op_remote (ins ?Q u j) \<and> op_scope (ins ?Q u j) \<noteq> NonAtomic)"
+  proof (cases "op_remote (ins P t i)")
+    case tr: True
+    show ?thesis
+    proof (cases "op_remote (ins P u j)")
+      case True
+      then show ?thesis using rt[OF tr] ru by blast
+    next
+      case ur: False
+      have "op_remote (ins ?Q t i)" "wr (ins ?Q t i) p" using tr at(2) by (simp_all add: pw_remote_same pw_kept)
+      then have "rstore_ev ?Q (Acc t i p) \<or> (\<exists>sc r x. ins ?Q t i = Op (FetchInc sc True) r x)"
+        using remote_shape[of "ins ?Q t i"] by (auto simp: rstore_ev_def)
+      then show ?thesis using rt[OF tr] cu[OF tr] ur by (simp add: pw_remote_same)
+    qed
+  next
+    case tr: False
+    then have ur: "op_remote (ins P u j)" using rm by blast
+    have "op_remote (ins ?Q u j)" using ur by (simp add: pw_remote_same)
+    then show ?thesis using remote_shape[of "ins ?Q u j"] ru[OF ur] ct[OF ur] tr by (simp add: pw_remote_same)
+  qed
+qed
+
+text \<open>Two devices then share a written location only through all-devices
+  atomics, neither remote (race_free_dev_scoped's pairs, the remote ones
+  aside).\<close>
+lemma dev_scoped_sys:
+  assumes "dev_scoped L P" "remote_local L P" shows "dev_sys L P"
+  using assms unfolding dev_scoped_def remote_local_def dev_sys_def xdev_pair_def by blast
+
+text \<open>So such a scheme is sound against OpenCL+RSP on every program whose
+  remote operations are at device scope or wider and, where it is race-free,
+  meet accesses of their own device only: race-free, the program promotes
+  at most as load_promotion says once its plain accesses are read as
+  work-group-scope atomics (remote_load_promotion), and shares a written
+  location across devices only through all-devices atomics, neither remote
+  (race_free_dev_scoped).\<close>
+theorem machine_sound_on_local:
   assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
     "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)"
     "lk_rows S (A \<union> B)" "plain_rows S (A \<union> B)"
-    and ds: "disciplined_scheme S" and wp: "well_placed L P" and ns: "no_remote_sys P"
-    and lp: "load_promotion L (plain_as_wg P)"
+    and ds: "disciplined_scheme S" and wp: "well_placed L P" and rw: "remote_wide P"
+    and rl: "\<not> na_rmw P \<Longrightarrow> \<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P \<Longrightarrow> remote_local L P"
   shows "opencl_rsp_source.sound_on L wb S P"
 proof -
   have c: "compilable S P" using rows(1-3) by (fastforce simp: compilable_def l1_rows_def l2_rows_def)
@@ -1536,14 +1753,60 @@ proof -
     assume "\<not> (src_racy opencl_rsp_consistent opencl_rsp_data_race L P \<or> na_rmw P)"
     then have nr: "\<not> na_rmw P" and rf: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P" by simp_all
     have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
-    have "dev_sys L (plain_as_wg P)"
-      by (rule race_free_dev_sys) (use nr rf fs lp ns pw_race_free[OF nr rf fs] in simp_all)
+    have rl': "remote_local L P" using rl[OF nr rf] .
+    have lp: "load_promotion L (plain_as_wg P)" by (rule remote_load_promotion[OF nr rw rl'])
+    have "dev_scoped L (plain_as_wg P)"
+      by (rule race_free_dev_scoped) (use nr rf fs lp pw_race_free[OF nr rf fs] in simp_all)
+    then have "dev_sys L (plain_as_wg P)" using rl' by (intro dev_scoped_sys) simp_all
     then have dsy: "dev_sys L P" by simp
     show "outcomes L wb (compile S P) (initial (src_init P)) \<subseteq> src_allowed opencl_rsp_consistent L P"
       by (rule machine_outcomes_allowed_plain[OF rows wp dsy nr rf lp])
     show "deadlock_free L wb (compile S P) (initial (src_init P))"
       by (rule scheme_deadlock_free[OF ds c wp])
   qed
+qed
+
+corollary machine_sound_on_remote_local:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)"
+    "lk_rows S (A \<union> B)" "plain_rows S (A \<union> B)"
+    and ds: "disciplined_scheme S" and wp: "well_placed L P" and rw: "remote_wide P" and rl: "remote_local L P"
+  shows "opencl_rsp_source.sound_on L wb S P"
+  using machine_sound_on_local[OF rows ds wp rw] rl by blast
+
+text \<open>So on any number of devices: such a scheme is sound against OpenCL+RSP
+  on every program without remote all-devices operations whose remote
+  operations are at device scope (race_free_remote_local).\<close>
+theorem machine_sound_on_devices:
+  assumes rows: "l1_rows S A" "l2_rows S B" "ops_of P \<subseteq> A \<union> B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)"
+    "lk_rows S (A \<union> B)" "plain_rows S (A \<union> B)"
+    and ds: "disciplined_scheme S" and wp: "well_placed L P" and rw: "remote_wide P" and ns: "no_remote_sys P"
+  shows "opencl_rsp_source.sound_on L wb S P"
+proof -
+  have fs: "finite (src_threads P)" using wp by (simp add: well_placed_def)
+  show ?thesis using machine_sound_on_local[OF rows ds wp rw] race_free_remote_local[OF _ _ fs ns] by blast
+qed
+
+text \<open>So a scheme with such rows for every operation it compiles, whose
+  remote rows are at device scope, is sound against OpenCL+RSP: [RSP15]
+  sec. 5's theorem (Hrf_Mapping's sound), for every program it compiles,
+  of any length and thread count, on every placement on any number of
+  devices, under both write-back policies.\<close>
+theorem machine_sound:
+  assumes rows: "l1_rows S A" "l2_rows S B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
+    "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)"
+    "lk_rows S (A \<union> B)" "plain_rows S (A \<union> B)"
+    and ds: "disciplined_scheme S" and dom: "dom S \<subseteq> A \<union> B" and rw: "remote_wide_ops (A \<union> B)"
+    and n: "Load AllDevices True \<notin> A \<union> B" "Store AllDevices True \<notin> A \<union> B" "FetchInc AllDevices True \<notin> A \<union> B"
+  shows "opencl_rsp_source.sound S"
+  unfolding opencl_rsp_source.sound_def
+proof (intro allI impI)
+  fix L wb P assume h: "well_placed L P \<and> compilable S P"
+  have o: "ops_of P \<subseteq> A \<union> B" using h dom unfolding compilable_def dom_def by blast
+  show "opencl_rsp_source.sound_on L wb S P"
+    by (rule machine_sound_on_devices[OF rows(1,2) o rows(3-12) ds _ ops_remote_wide[OF o rw] ops_no_remote_sys[OF o n]])
+      (use h in simp)
 qed
 
 end

@@ -292,6 +292,16 @@ proof -
   qed simp_all
 qed
 
+text \<open>An access's read part: the access itself, or its RMW's read.\<close>
+lemma acc_false:
+  assumes a: "acc P u j q" shows "acc P u j False"
+proof (cases q)
+  case True
+  then have "wr (ins P u j) True" using a rd_part by (fastforce simp: acc_def)
+  then obtain sc rm r x where "ins P u j = Op (FetchInc sc rm) r x" using wr_part by blast
+  then show ?thesis using a by (simp add: acc_def)
+qed (use a in simp)
+
 text \<open>Of a race-free program whose remote operations promote at most remote
   stores to atomic loads, and without non-atomic RMWs, a write and a
   conflicting access of another thread are each in the other's scope
@@ -318,13 +328,7 @@ lemma race_free_n82:
 proof -
   have acc_a: "acc P t i p" "wr (ins P t i) p" using a by auto
   have acc_b: "acc P u j q" using b by auto
-  have acc_b0: "acc P u j False"
-  proof (cases q)
-    case True
-    then have "wr (ins P u j) True" using b rd_part by fastforce
-    then obtain sc rm r x where "ins P u j = Op (FetchInc sc rm) r x" using wr_part by blast
-    then show ?thesis using acc_b by (simp add: acc_def)
-  qed (use acc_b in simp)
+  have acc_b0: "acc P u j False" using acc_false[OF acc_b] .
   show ?thesis
   proof (cases "op_remote (ins P t i) \<or> op_remote (ins P u j)")
     case True
@@ -2457,14 +2461,19 @@ text \<open>A program without remote all-devices operations, race-free, meets it
   two devices share a written location only through all-devices atomics
   (race_free_dev_scoped).\<close>
 definition no_remote_sys :: "src_program \<Rightarrow> bool" where
-  "no_remote_sys P \<longleftrightarrow> (\<forall>e. remote_ev P e \<longrightarrow> \<not> sys_ev P e)"
+  "no_remote_sys P \<longleftrightarrow> (\<forall>t \<in> src_threads P. \<forall>i < length (src_code P t).
+     op_remote (ins P t i) \<longrightarrow> op_scope (ins P t i) \<noteq> AllDevices)"
+
+lemma no_remote_sys_ev:
+  assumes ns: "no_remote_sys P" and e: "is_ev P e" and r: "remote_ev P e" shows "\<not> sys_ev P e"
+  using assms by (cases e) (auto simp: no_remote_sys_def acc_def remote_ev_def sys_ev_def)
 
 theorem race_free_dev_sys:
   assumes nr: "\<not> na_rmw P" and rfree: "\<not> src_racy opencl_rsp_consistent opencl_rsp_data_race L P"
     and fin: "finite (src_threads P)" and rem: "load_promotion L P" and ns: "no_remote_sys P"
   shows "dev_sys L P"
-  using race_free_dev_scoped[OF nr rfree fin rem] ns
-  unfolding dev_sys_def dev_scoped_def xdev_pair_def no_remote_sys_def by blast
+  using race_free_dev_scoped[OF nr rfree fin rem] no_remote_sys_ev[OF ns] ev_of
+  unfolding dev_sys_def dev_scoped_def xdev_pair_def by meson
 
 text \<open>The operations that read at device scope or wider.\<close>
 fun wide_rd_op :: "src_op \<Rightarrow> bool" where
