@@ -572,7 +572,16 @@ def test_opencl_rsp_consistency_of_the_exhibited_candidate_loads_and_planted_err
     #   the model's synchronisation through it is not in hbr): relseq_hbr
     #   fails;
     # - the four checks claimed without coherence of reads along
-    #   happens-before (hb_co_rd_ok): cand_hb_axioms fails.
+    #   happens-before (hb_co_rd_ok): cand_hb_axioms fails;
+    # - a race-free program's remote operations meeting accesses of their
+    #   own device only, claimed without its hypothesis that none is at
+    #   all-devices scope (a remote all-devices store and an atomic load of
+    #   another device it promotes are race-free, on two devices):
+    #   race_free_remote_local fails;
+    # - such remote operations promoting at most as load_promotion says,
+    #   claimed without remote_wide (a remote work-group-scope operation's
+    #   scope does not hold another work-group's thread):
+    #   remote_load_promotion fails.
     theories = tuple(t for t in BASE_THEORIES[: BASE_THEORIES.index("Hrf_Consistent") + 1] if t != "Hrf_Closure")
     cons = "Hrf_Consistent"
     planted = {
@@ -590,6 +599,16 @@ def test_opencl_rsp_consistency_of_the_exhibited_candidate_loads_and_planted_err
             cons,
             'assumes hc: "hb_co_ok L P f cr" and hr: "True" and',
             "cand_hb_axioms",
+        ),
+        'and ns: "no_remote_sys P"\n  shows "remote_local L P"': (
+            cons,
+            'and ns: "True"\n  shows "remote_local L P"',
+            "race_free_remote_local",
+        ),
+        'and rw: "remote_wide P" and rl: "remote_local L P"\n  shows "load_promotion L (plain_as_wg P)"': (
+            cons,
+            'and rw: "True" and rl: "remote_local L P"\n  shows "load_promotion L (plain_as_wg P)"',
+            "remote_load_promotion",
         ),
     }
     _each_breaks(tmp_path, theories, planted, loads="Hrf_Atomicity", fails=cons)
