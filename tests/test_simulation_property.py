@@ -271,19 +271,28 @@ def _mixed_program(rng: random.Random, k: int, plain: bool = False):
 
 
 def _mixed_thread(
-    rng: random.Random, t: int, w: int, atomic: dict, locs: str, most: int, scopes, accesses, remote_p: float = 0.3
+    rng: random.Random,
+    t: int,
+    w: int,
+    atomic: dict,
+    locs: str,
+    most: int,
+    scopes,
+    accesses,
+    remote_p: float = 0.3,
+    remote_at=("device", "all_svm_devices"),
 ) -> str:
     """Thread t (of work-group w) of one to `most` operations on `locs`
     (each atomic or not as `atomic` says), at one of `scopes` (an RMW at
     work-group or device scope), remote or not (with probability
-    `remote_p`); appends its accesses
+    `remote_p`, at a scope of `remote_at`); appends its accesses
     (thread, work-group, location, writes, scope, remote) to `accesses`."""
     body = []
     for i in range(rng.randint(1, most)):
         x = rng.choice(locs)
         kind = rng.choice(("load", "store", "rmw") if atomic[x] else ("load", "store"))
         s = rng.choice([c for c in scopes if kind != "rmw" or c in ("work_group", "device")])
-        remote = atomic[x] and s != "work_group" and rng.random() < remote_p
+        remote = atomic[x] and s in remote_at and rng.random() < remote_p
         value = rng.randint(1, 2) if kind == "store" else 0
         if not atomic[x]:
             s = "na"
@@ -328,10 +337,11 @@ def test_race_free_straight_line_programs_share_across_work_groups_only_through_
     assert race_free >= 10 and shared >= 5  # the sample reaches the claim
 
 
-def _shared_devices_program(rng: random.Random, k: int):
+def _shared_devices_program(rng: random.Random, k: int, remote_p: float = 0.0):
     """Three threads on two devices sharing x and y: P0 on device 0, P2 on
     device 1, P1 on either (a work-group each); each location atomic or not
-    throughout, at any scope (all-devices scope most often), none remote.
+    throughout, at any scope (all-devices scope most often), remote at
+    device scope with probability `remote_p` (rsp-new's remote rows).
     Returns the text, the accesses (as _mixed_program) and each thread's
     device."""
     atomic = {x: rng.random() < 0.9 for x in "xy"}
@@ -339,7 +349,9 @@ def _shared_devices_program(rng: random.Random, k: int):
     scopes = _ALL_SCOPES + ("all_svm_devices",) * 3
     threads, accesses = [], []
     for t in range(3):
-        threads.append(_mixed_thread(rng, t, t, atomic, "xy", 2, scopes, accesses, remote_p=0.0))
+        threads.append(
+            _mixed_thread(rng, t, t, atomic, "xy", 2, scopes, accesses, remote_p=remote_p, remote_at=("device",))
+        )
     tree = " ".join(
         "(device " + " ".join(f"(work_group P{t})" for t in range(3) if dev[t] == d) + ")" for d in range(2)
     )
@@ -367,6 +379,57 @@ def test_race_free_programs_share_across_devices_only_through_all_devices_atomic
                 assert a[4] == b[4] == "all_svm_devices", text
                 shared += 1
     assert race_free >= 10 and shared >= 5, (race_free, shared)  # the sample reaches the claim
+
+
+def test_race_free_programs_keep_device_scope_remote_operations_on_their_device(tmp_path):
+    # Hrf_Consistent's race_free_remote_local: in a race-free program
+    # without remote all-devices operations, a remote operation and an
+    # access of another thread it conflicts with sit on one device (a
+    # remote device-scope operation's scope, promoted or not, holds only
+    # its device's threads). hrf's race check must agree on a seeded sample
+    # of programs on two devices whose remote operations are at device
+    # scope (rsp-new's remote rows): every program rsp-new compiles.
+    rng = random.Random(7)
+    race_free = remote = 0
+    for k in range(300):
+        text, accesses, dev = _shared_devices_program(rng, k, remote_p=0.4)
+        if not _race_free(tmp_path / f"remote{k}.litmus", text):
+            continue
+        race_free += 1
+        pairs = [(a, b) for a, b in _conflicts(accesses) if a[5] or b[5]]
+        for a, b in pairs:
+            assert dev[a[0]] == dev[b[0]], text
+        remote += bool(pairs)
+    # 33 race-free, 9 with a remote operation meeting another thread's access
+    assert race_free >= 20 and remote >= 5, (race_free, remote)
+
+
+def test_the_explorer_finds_rsp_new_sound_on_every_race_free_program_it_compiles(tmp_path):
+    # Hrf_Consistent's machine_sound (rsp_new_sound: sound rsp_new against
+    # OpenCL+RSP): every program rsp-new compiles, on any number of devices,
+    # that is race-free under opencl-rsp shows only outcomes opencl-rsp
+    # allows, under both write-back policies, and cannot deadlock. The
+    # explorer must agree on the seeded sample above (two devices, remote
+    # operations at device scope): every race-free one, those with a remote
+    # operation meeting another thread's access and those sharing a
+    # location across devices among them.
+    rng = random.Random(7)
+    race_free = remote = across = 0
+    for k in range(300):
+        text, accesses, dev = _shared_devices_program(rng, k, remote_p=0.4)
+        path = tmp_path / f"remote{k}.litmus"
+        path.write_text(text)
+        r = hrf.soundness(path, "rsp-new", model="opencl-rsp")
+        assert r.complete, text
+        if r.racy_source:
+            continue  # sound_on asks nothing of a racy program
+        assert r.sound, (text, [(c.kind, c.writeback, c.outcome) for c in r.counterexamples])
+        race_free += 1
+        remote += any(a[5] or b[5] for a, b in _conflicts(accesses))
+        across += any(dev[a[0]] != dev[b[0]] for a, b in _conflicts(accesses))
+    # 33 race-free, 9 with a remote operation meeting another thread's
+    # access, 13 sharing a location across devices
+    assert race_free >= 20 and remote >= 5 and across >= 5, (race_free, remote, across)
 
 
 def test_the_explorer_finds_rsp_new_sound_on_race_free_programs_across_devices(tmp_path):
