@@ -14,7 +14,12 @@
    operation may also meet a plain access of its device (opencl-rsp's scope
    inclusion): read as a work-group-scope atomic (plain_as_wg), whose rows
    are the same, the program keeps its outcomes and race freedom
-   (machine_sound_on_plain). Written by hand, every proof complete. *)
+   (machine_sound_on_plain). Race freedom gives the rest of what the proof
+   asks of the program: a remote operation at device scope meets accesses
+   of its own device only (race_free_remote_local), so it promotes as the
+   machine invariants cover (remote_load_promotion), and the scheme is
+   sound on every program it compiles (machine_sound: [RSP15]'s theorem,
+   Hrf_Mapping's sound). Written by hand, every proof complete. *)
 theory Hrf_Consistent
   imports Hrf_Atomicity
 begin
