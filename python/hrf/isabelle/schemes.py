@@ -1219,7 +1219,7 @@ def scheme_theory(scheme) -> tuple:
     several = listed(s.several_devices)
     base_of = {f"{c}_several_devices": c}
     disciplined = set()
-    proved = set()
+    proved: set[str] = set()
 
     def claim(name, all_rows, rows_taken):
         """The discipline (over every row of the map_of list) and the L1 and
