@@ -267,7 +267,7 @@ def test_scheme_theory_states_a_goal_per_row_and_claims_none():
             "remote_wide",  # Hrf_Consistent's remote_wide_ops
             "sound_remote_local",  # Hrf_Consistent's machine_sound_on_remote_local
             "sound_devices",  # Hrf_Consistent's machine_sound_on_devices
-            "sound",  # Hrf_Consistent's machine_sound: the goal itself
+            "sound",  # Hrf_Consistent's scheme_sound: the goal itself
             "sound_goal_opencl_rsp",
             "rows_implemented",
         )

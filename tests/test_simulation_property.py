@@ -418,7 +418,7 @@ def test_race_free_programs_keep_device_scope_remote_operations_on_their_device(
 
 
 def test_the_explorer_finds_rsp_new_sound_on_every_race_free_program_it_compiles(tmp_path):
-    # Hrf_Consistent's machine_sound (rsp_new_sound: sound rsp_new against
+    # Hrf_Consistent's scheme_sound (rsp_new_sound: sound rsp_new against
     # OpenCL+RSP): every program rsp-new compiles, on any number of devices,
     # that is race-free under opencl-rsp shows only outcomes opencl-rsp
     # allows, under both write-back policies, and cannot deadlock. The

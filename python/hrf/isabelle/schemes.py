@@ -1146,7 +1146,7 @@ def scheme_theory(scheme) -> tuple:
     def sound_theorems(name, ops, rows, taken):
         """Hrf_Consistent's machine_sound_on_remote_local and
         machine_sound_on_devices for a disciplined scheme whose plain rows are
-        its work-group rows; and machine_sound (the goal itself, against
+        its work-group rows; and scheme_sound (the goal itself, against
         OpenCL+RSP) where the theorems take every row the scheme has and no
         remote row is at all-devices scope."""
         out = [
@@ -1189,7 +1189,7 @@ def scheme_theory(scheme) -> tuple:
             "OpenCL+RSP allows, and cannot deadlock. Every row it has is one the theorems take, and no "
             "remote row is at all-devices scope.\\<close>",
             f'theorem {name}_sound: "opencl_rsp_source.sound {name}"',
-            f"  by (rule machine_sound[OF {' '.join(w for w in taken.split() if w != '_')} {name}_disciplined _ "
+            f"  by (rule scheme_sound[OF {' '.join(w for w in taken.split() if w != '_')} {name}_disciplined _ "
             f"{name}_remote_wide])",
             f"    (simp_all add: {name}_def {rows_defs(name)} dom_map_of_conv_image_fst)",
             "",

@@ -18,7 +18,7 @@
    asks of the program: a remote operation at device scope meets accesses
    of its own device only (race_free_remote_local), so it promotes as the
    machine invariants cover (remote_load_promotion), and the scheme is
-   sound on every program it compiles (machine_sound: [RSP15]'s theorem,
+   sound on every program it compiles (scheme_sound: [RSP15]'s theorem,
    Hrf_Mapping's sound). Written by hand, every proof complete. *)
 theory Hrf_Consistent
   imports Hrf_Atomicity
@@ -1798,7 +1798,7 @@ text \<open>So a scheme with such rows for every operation it compiles, whose
   sec. 5's theorem (Hrf_Mapping's sound), for every program it compiles,
   of any length and thread count, on every placement on any number of
   devices, under both write-back policies.\<close>
-theorem machine_sound:
+theorem scheme_sound:
   assumes rows: "l1_rows S A" "l2_rows S B" "l2_flushed S B" "acq_rows S A B" "rel_rows S A B"
     "prom_rows S A B" "rl_rows S A B" "rr_rows S A B" "mem_rows S (A \<union> B)" "acq2_rows S (A \<union> B)"
     "lk_rows S (A \<union> B)" "plain_rows S (A \<union> B)"
