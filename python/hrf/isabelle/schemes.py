@@ -1105,7 +1105,7 @@ def scheme_theory(scheme) -> tuple:
                 f"  by (simp add: plain_rows_def {name}_def {rows_defs(name)})",
                 "",
             ]
-            allowed_rule, sound_rule = "machine_outcomes_allowed_plain", "machine_sound_on_plain"
+            allowed_rule = "machine_outcomes_allowed_plain"
         else:
             promotion, taken, out = "load_promotion L P", rows_taken, []
             allowed_rule, sound_rule = "machine_outcomes_allowed_rows", "machine_sound_on_rows"
