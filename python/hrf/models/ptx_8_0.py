@@ -18,7 +18,9 @@ instructions that synchronise:
   scope, after the implicit generic-async proxy fence that follows its
   completion; the copy is asynchronous: program order puts its events
   after what its thread did before it, never before what the thread does
-  after it (only its mbarrier says when it is done);
+  after it (only its mbarrier says when it is done); and the complete-tx
+  releases the copy's own operations alone, not what its thread did
+  before the copy ("Asynchronous Operations", under program order);
 - cluster barriers (`barrier.cluster.arrive.release` then
   `barrier.cluster.wait.acquire`): every arrive of a use of the barrier
   synchronises with every wait of that use, in the cluster; a relaxed
@@ -48,6 +50,11 @@ ARRIVE, GLOBAL, SHARED, BULK = t("ARRIVE"), t("global"), t("local"), t("BULK")  
 # not before what it does after it, nor before a later copy's
 after_copy = (I(BULK) >> po >> I(~BULK)) | (I(BULK) >> po.opt >> I(BULK & MBAR & W) >> po >> I(BULK))
 po_async = po - after_copy  # this model's program order, everywhere below
+# the ISA's "Asynchronous Operations": the complete-tx "is ordered only with respect
+# to the memory operations performed by the same asynchronous instruction", and "does
+# not transitively establish ordering with respect to prior instructions"
+COMPLETE_TX = BULK & MBAR & W
+copy_before_complete = I(BULK) >> po_async >> I(COMPLETE_TX)  # one copy's events before its complete-tx
 po_vloc = po_async & vloc
 same_proxy, morally_strong, observation, fence_ops = proxies(*PROXIES, ASYNC)
 # a proxy fence naming a state space orders the accesses to that space alone ("fence.proxy.async.global")
@@ -65,14 +72,20 @@ def build() -> Model:
     name = "ptx-8.0"
     model = Model(name, doc=__doc__, supports=lambda test: supports(name, test, hopper=True))
     release_pattern, acquire_pattern = patterns(po_vloc, dartagnan=False, po_=po_async)
+    # a complete-tx is a release pattern by itself alone: no fence or release of its thread before it extends to it
+    release_pattern = release_pattern - ((~COMPLETE_TX) * COMPLETE_TX)
     # a wait that observes its phase's completion: its read, then its acquire on that path
     acquire_pattern = acquire_pattern | (I(strong_read) >> po_async >> I(F & ACQ))
     sync = morally_strong & (release_pattern >> observation.plus >> acquire_pattern)
+    copy_sync = I(COMPLETE_TX) >> sync
     fence_sc = sync_fence(model)
-    steps = (po_async.opt >> (sync | fence_sc | sync_barrier | cluster_sync) >> po_async.opt) | (
+    steps = (po_async.opt >> ((sync - copy_sync) | fence_sc | sync_barrier | cluster_sync) >> po_async.opt) | (
         init_sync >> po_async.opt
     )
-    cause_base = steps.plus | po_async
+    # a complete-tx's synchronisation orders its own copy's events before the waiter's later ones,
+    # and begins a chain: it extends no chain that reached the copy from before it
+    copy_steps = copy_before_complete.opt >> copy_sync >> po_async.opt
+    cause_base = steps.plus | po_async | (copy_steps >> steps.star)
     cause = observation.opt >> proxy_preserved(cause_base, same_proxy, proxy_fence_ops)
     axioms(model, sync, cause, morally_strong, fence_sc)
     # an mbarrier operation reading an mbarrier no initialisation it sees has set
