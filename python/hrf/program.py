@@ -84,6 +84,16 @@ TAGS = frozenset(
         "ASYNC",
         "BULK",
         "CLBAR",
+        # PTX on sm_80: cp.async (any of its events), a copy's read and write, a
+        # cp.async-group's commit and a wait leaving N groups pending, the
+        # increment and the asynchronous arrive-on of cp.async.mbarrier.arrive
+        "CPASYNC",
+        "CPREAD",
+        "CPWRITE",
+        "CPCOMMIT",
+        *(f"CPWAIT{n}" for n in range(8)),
+        "CPINC",
+        "CPARRIVE",
         # Dat3M's Vulkan: storage classes, the storage classes of an
         # operation's semantics, availability and visibility (of the
         # access, of its semantics, to the device domain), non-private

@@ -24,8 +24,9 @@ from .unroll import Back, Cut, Enter, Leave, next_loop_tag, unroll_backward_jump
 if TYPE_CHECKING:  # the IR's types, for annotations only
     from . import ir as ir_types
 
-# fences with no order and no scope: Dat3M's fence.proxy.* (PTX), avdevice and visdevice (Vulkan)
-UNORDERED_FENCES = ("proxy", "avdevice", "visdevice")
+# fences with no order and no scope: Dat3M's fence.proxy.* (PTX), avdevice and visdevice (Vulkan),
+# and the markers of sm_80's cp.async-groups (a commit, a wait)
+UNORDERED_FENCES = ("proxy", "avdevice", "visdevice", "cp.async")
 DEFAULT_SCOPE = "dev"  # OpenCL: atomics without a scope argument are device-scoped
 
 
@@ -396,7 +397,7 @@ class ThreadCompiler(LivenessCode):
             else:
                 self.expr(s.expr)
         elif isinstance(s, A.Fence) and s.order in UNORDERED_FENCES:
-            # Dat3M's fence.proxy.* (PTX), avdevice and visdevice (Vulkan): no order, no scope
+            # Dat3M's fence.proxy.* (PTX), avdevice and visdevice (Vulkan), cp.async's markers: no order, no scope
             text = s.order
             if s.order == "proxy":
                 text = f"fence.proxy.{'alias' if 'ALIAS' in s.tags else s.tags[0].lower()}"

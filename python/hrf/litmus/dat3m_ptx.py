@@ -16,6 +16,7 @@ of the PTX ISA that real kernels and compilers write. hrf's reader of
              | (beq | bne | blt | ble | bgt | bge) v ',' v ',' label | goto label | label ':'
              | mbarrier.*, cp.async.bulk, fence.proxy.async, fence.mbarrier_init,
                barrier.cluster.*                                     (sm_90: `ptx_hopper.py`)
+             | cp.async, its groups, cp.async.mbarrier.arrive         (sm_80: `ptx_hopper.py`)
     qual    := '.' (sem | scope | space | type)          (any order, each at most once)
     space   := global | shared | shared::cta | shared::cluster   (a shared location: `x @ shared P1`)
     sem     := weak | relaxed | acquire | release | acq_rel | volatile
@@ -144,7 +145,7 @@ class PtxReader(HopperForms):
         if op == "mbarrier":
             return self.mbarrier(ms, t, line)
         if op == "cp":
-            return self.bulk_copy(ms, t, line)
+            return self.copy(ms, t, line)
         if op in STORES or op in LOADS:
             q = self.qualifiers(op, ms, t, kinds=("sem", "scope", "space", "type"))
             sem, scope = self.access_order(op, q, t)

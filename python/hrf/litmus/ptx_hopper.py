@@ -10,6 +10,9 @@ read into the one AST with the tags the `ptx-8.0` model reads.
              | mbarrier.expect_tx.relaxed.scope.space.b64 [b], tx  |  mbarrier.complete_tx... [b], tx
              | mbarrier.(test_wait | try_wait).parity{.sem}{.scope}{.shared::cta}.b64 reg, [b], 0
              | cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], n, [b]
+             | cp.async.(ca | cg).shared{::cta}.global [dst], [src], n            (sm_80)
+             | cp.async.commit_group  |  cp.async.wait_group N  |  cp.async.wait_all
+             | cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [b]
              | fence.proxy.async{.global | .shared::cta | .shared::cluster}
              | fence.mbarrier_init.release.cluster
              | barrier.cluster.arrive{.release | .relaxed}{.aligned}
@@ -39,6 +42,16 @@ an add of minus its byte count, a release at .cluster scope (the ISA:
 instruction is in its thread's program order; `ptx-8.0` orders them after
 what the thread did before the copy and not before what it does after
 (the copy is asynchronous: docs/readings.md).
+
+sm_80's `cp.async` is a weak read of the source and a weak write of the
+destination through the generic proxy (CPREAD, CPWRITE). A commit and a
+wait are marker events (CPCOMMIT, CPWAITn for `wait_group n`; `wait_all`
+is a commit then `wait_group 0`, as the ISA defines it): `ptx-8.0` counts
+the commits between a copy and a wait to know whether the wait completes
+it. `cp.async.mbarrier.arrive` is, without `.noinc`, a relaxed increment
+of the pending count at the instruction (CPINC), then the asynchronous
+arrive-on (CPARRIVE), an arrive that `ptx-8.0` orders after the thread's
+earlier copies alone.
 """
 
 from __future__ import annotations
@@ -57,7 +70,13 @@ SHARED = {"shared": "cta", "shared::cta": "cta", "shared::cluster": "cluster"}
 # the tags of an mbarrier operation's events: the generic proxy, the object's kind
 MBAR_TAGS = ("GEN", "MBAR")
 # the forms' event tags, each with what it names (the models before ptx-8.0 and `hrf run` refuse them)
-HOPPER = {"ASYNC": "the async proxy", "CLBAR": "cluster barriers", "MBAR": "mbarriers"}
+HOPPER = {
+    "ASYNC": "the async proxy",
+    "CLBAR": "cluster barriers",
+    "MBAR": "mbarriers",
+    "CPASYNC": "cp.async, sm_80's asynchronous copies",
+}
+WAIT_GROUPS = 8  # cp.async.wait_group N for N below this (a tag CPWAITn each)
 
 
 def first_sm90_form(test: A.Test) -> tuple[A.Thread, object, str] | None:
@@ -82,6 +101,7 @@ class HopperForms(Dat3mReader):
         self.spaces: list = []  # (thread index, location, state space named, token)
         self.arrivals: dict = {}  # mbarrier -> [(arrivals, token)]
         self.copies = 0
+        self.increments: list = []  # cp.async.mbarrier.arrive without .noinc: (thread index, mbarrier, token)
         self.cluster_barriers: list = []  # (thread index, arrive or wait, token)
 
     # ------------------------------------------------------------ the init block
@@ -242,12 +262,105 @@ class HopperForms(Dat3mReader):
             A.If(A.BinOp("!=", A.Reg(dst, line=line), A.Const(0, line=line), line=line), (acquire,), line=line),
         )
 
-    # ------------------------------------------------------------ bulk copies
+    # ------------------------------------------------------------ copies
+    def copy(self, ms: list, t, line: int):
+        """`cp.async...`: sm_90's bulk copy, or sm_80's cp.async and its completion."""
+        words = [m for m, _ in ms]
+        if words[:2] in (["async", "ca"], ["async", "cg"]):
+            return self.async_copy(words, t, line)
+        if words == ["async", "commit_group"]:
+            return self.async_marker("CPCOMMIT", line)
+        if words == ["async", "wait_all"]:  # the ISA: cp.async.commit_group; cp.async.wait_group 0
+            return (self.async_marker("CPCOMMIT", line), self.async_marker("CPWAIT0", line))
+        if words == ["async", "wait_group"]:
+            n = self.value()
+            if not isinstance(n, A.Const) or n.value < 0:
+                self.fail_at(t, "cp.async.wait_group N, N an integer constant (the ISA)")
+            elif n.value >= WAIT_GROUPS:
+                self.unsupported(f"cp.async.wait_group {n.value}: hrf reads N up to {WAIT_GROUPS - 1}", t)
+                return A.Label(f"$unread{line}", line=line)
+            return self.async_marker(f"CPWAIT{n.value}", line)  # type: ignore[union-attr]
+        if words[:3] == ["async", "mbarrier", "arrive"]:
+            return self.async_copy_arrive(words[3:], t, line)
+        return self.bulk_copy(ms, t, line)
+
+    def async_copy(self, words: list, t, line: int):
+        """`cp.async.ca|cg.shared{::cta}.global [dst], [src], size`: a weak read
+        of the source, a weak write of the destination, asynchronous (`ptx-8.0`)."""
+        if words[2:] not in (["shared", "global"], ["shared::cta", "global"]):
+            self.fail_at(
+                t,
+                f"cp.async.{words[1]}.shared{{::cta}}.global (global to the CTA's shared memory: the ISA's one "
+                "direction; cache hints and prefetch sizes are not read)",
+            )
+        dst = self.address()
+        self.comma()
+        src = self.address()
+        self.comma()
+        size = self.value()
+        sizes = (16,) if words[1] == "cg" else (4, 8, 16)
+        if not isinstance(size, A.Const) or size.value not in sizes:
+            self.fail_at(t, f"a cp-size of {' or '.join(map(str, sizes))} bytes (the ISA's, for cp.async.{words[1]})")
+        if self.peek()[0] == ",":
+            self.unsupported("cp.async with src-size, ignore-src or a cache policy is not modelled (zero fill)", t)
+            return self.skip_operands(line)
+        self.note_space(dst, {"space": ("shared::cta", t)}, t)
+        self.note_space(src, {"space": ("global", t)}, t)
+        self.copies += 1
+        reg = f"copy{self.copies}"  # the copied value, in no register the test names
+        return (
+            A.Assign(reg, A.Load(src, False, line=line, tags=("GEN", "CPASYNC", "CPREAD")), line=line),
+            A.Store(dst, A.Reg(reg, line=line), False, line=line, tags=("GEN", "CPASYNC", "CPWRITE")),
+        )
+
+    def async_marker(self, tag: str, line: int) -> A.Fence:
+        """A cp.async-group's commit or a wait: an event with no memory effect of its own."""
+        return A.Fence((), "cp.async", None, line=line, tags=("CPASYNC", tag))
+
+    def async_copy_arrive(self, words: list, t, line: int):
+        """`cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [b]`: without
+        .noinc the pending count goes up by one at the instruction; the
+        arrive-on that brings it down follows the thread's earlier copies."""
+        noinc = words[:1] == ["noinc"]
+        if words[noinc:] not in (["b64"], ["shared", "b64"], ["shared::cta", "b64"]):
+            self.fail_at(t, "cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [b] (the ISA's form)")
+        b = self.address()
+        self.note_space(b, {"space": ("shared::cta", t)}, t)
+        self.arrivals.setdefault(b, []).append((1 if noinc else 0, t))
+        arrive = A.Rmw(
+            "add",
+            b,
+            A.Const(-ARRIVAL, line=line),
+            "rel",
+            SCOPES["cta"],
+            line=line,
+            tags=(*MBAR_TAGS, "ARRIVE", "CPASYNC", "CPARRIVE"),
+            orders=("rlx", "rel"),
+        )
+        if noinc:
+            return A.ExprStmt(arrive, line=line)
+        self.increments.append((self.col, b, t))
+        inc = A.Rmw(
+            "add",
+            b,
+            A.Const(ARRIVAL, line=line),
+            "rlx",
+            SCOPES["cta"],
+            line=line,
+            tags=(*MBAR_TAGS, "CPASYNC", "CPINC"),
+            orders=("rlx", "rlx"),
+        )
+        return (A.ExprStmt(inc, line=line), A.ExprStmt(arrive, line=line))
+
     def bulk_copy(self, ms: list, t, line: int):
         words = [m for m, _ in ms]
         form = ["async", "bulk", "shared::cluster", "global", "mbarrier::complete_tx::bytes"]
         if words[:2] != ["async", "bulk"]:
-            self.unsupported(f"cp.{'.'.join(words)}: hrf models cp.async.bulk (global to shared, an mbarrier's)", t)
+            self.unsupported(
+                f"cp.{'.'.join(words)}: hrf models cp.async.bulk (global to shared, an mbarrier's), "
+                "and sm_80's cp.async.ca/.cg with commit_group, wait_group, wait_all and cp.async.mbarrier.arrive",
+                t,
+            )
             return self.skip_operands(line)
         if words != form:
             self.unsupported(
@@ -428,6 +541,19 @@ class HopperForms(Dat3mReader):
                     "(hrf models an mbarrier's first phase)",
                     tok,
                 )
+        for col, b, tok in self.increments:
+            th = test.threads[col]
+            if not any(
+                isinstance(op, A.Rmw) and op.loc == b and "ARRIVE" in op.tags and "CPARRIVE" not in op.tags
+                for op in th.ops
+            ):
+                # hrf's one word per mbarrier holds its first phase: the increment must come before the
+                # phase can complete, which the thread's own later arrive (counted by the phase) ensures
+                self.unsupported(
+                    f"{th.name}: cp.async.mbarrier.arrive without .noinc on {b}, and no mbarrier.arrive of "
+                    f"{th.name} on {b}: hrf models the first phase, whose completion must follow the increment",
+                    tok,
+                )
         self.check_cluster_barriers(test)
 
     def check_cluster_barriers(self, test: A.Test) -> None:
@@ -481,6 +607,18 @@ def event_text(op) -> str | None:
     tags = getattr(op, "tags", ())
     loc = getattr(op, "loc", None)
     scope = ISA_SCOPE.get(getattr(op, "scope", None) or "", "")
+    if "CPASYNC" in tags:
+        if "CPREAD" in tags:
+            return f"cp.async: read [{loc}]"
+        if "CPWRITE" in tags:
+            return f"cp.async: write [{loc}]"
+        if "CPCOMMIT" in tags:
+            return "cp.async.commit_group"
+        if "CPINC" in tags:
+            return f"cp.async.mbarrier.arrive [{loc}]: the pending count's increment"
+        if "CPARRIVE" in tags:
+            return f"cp.async.mbarrier.arrive [{loc}]: the arrive-on after the thread's earlier copies"
+        return "cp.async.wait_group " + next(x[len("CPWAIT") :] for x in tags if x.startswith("CPWAIT"))
     if "BULK" in tags:
         what = {
             A.Load: f"read [{loc}]",

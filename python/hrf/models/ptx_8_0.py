@@ -28,7 +28,17 @@ instructions that synchronise:
 - `fence.mbarrier_init.release.cluster`: a release of the mbarrier.init
   before it alone, paired with a cluster barrier's wait;
 - an mbarrier used before an initialisation it can see is undefined
-  (`mbarrier_uninitialised`).
+  (`mbarrier_uninitialised`);
+- sm_80's `cp.async` (PTX ISA 7.0, read here beside sm_90's forms): a
+  weak read and a weak write through the generic proxy, ordered after
+  what the thread did before it and before nothing it does after, nor
+  with another copy ("Asynchronous Operations"), until a
+  `cp.async.wait_group N` completes it (all but the N most recent
+  cp.async-groups) or `cp.async.wait_all` does: then before what the
+  thread does after the wait; `cp.async.mbarrier.arrive`'s arrive-on,
+  asynchronous too, follows the thread's earlier copies alone and
+  releases them (and nothing else) to a wait that acquires the phase's
+  completion ("Mbarrier-based mechanism").
 
 How the litmus syntax reads into events is `litmus/ptx_hopper.py`; each
 place where the ISA's prose leaves a choice is a row of docs/readings.md.
@@ -36,8 +46,9 @@ place where the ISA's prose leaves a choice is a row of docs/readings.md.
 
 from __future__ import annotations
 
-from ..dsl import IW, F, I, Model, R, W, po, rf, same_event_attr, same_thread_attr
+from ..dsl import IW, F, I, Model, R, W, po, rf, rmw, same_event_attr, same_thread_attr
 from ..dsl import tag as t
+from ..litmus.ptx_hopper import WAIT_GROUPS
 from .common import ACQ, ACQ_REL, QF_UP, REL, SC, sync_fence, vloc
 from .ptx_6_0 import axioms, patterns, strong_read, supports, sync_barrier
 from .ptx_7_5 import PROXIES, proxies, proxy_preserved
@@ -49,12 +60,41 @@ ARRIVE, GLOBAL, SHARED, BULK = t("ARRIVE"), t("global"), t("local"), t("BULK")  
 # the last) are in program order after what the thread did before the copy,
 # not before what it does after it, nor before a later copy's
 after_copy = (I(BULK) >> po >> I(~BULK)) | (I(BULK) >> po.opt >> I(BULK & MBAR & W) >> po >> I(BULK))
-po_async = po - after_copy  # this model's program order, everywhere below
+# cp.async (sm_80): its read and write are ordered with each other, after what the thread did
+# before, and with nothing after ("Asynchronous Operations") but what follows a wait that
+# completes it, and the arrive-on of a later cp.async.mbarrier.arrive
+CPREAD, CPWRITE, CPCOMMIT, CPINC, CPARRIVE = t("CPREAD"), t("CPWRITE"), t("CPCOMMIT"), t("CPINC"), t("CPARRIVE")
+CPCOPY = CPREAD | CPWRITE
+copy_pair = (I(CPREAD) >> po >> I(CPWRITE)) - (I(CPREAD) >> po >> I(CPREAD) >> po >> I(CPWRITE))  # one copy's
+
+
+def _completed_by(n: int):
+    """A copy and a `cp.async.wait_group n` that completes it: the wait leaves the n most
+    recent cp.async-groups pending, so a copy with n + 1 commits between it and the wait is done."""
+    r = I(CPCOPY)
+    for _ in range(n + 1):
+        r = r >> po >> I(CPCOMMIT)
+    return r >> po >> I(t(f"CPWAIT{n}"))
+
+
+completed = _completed_by(0)
+for _n in range(1, WAIT_GROUPS):
+    completed = completed | _completed_by(_n)
+after_cp = (I(CPCOPY) >> po) - copy_pair - (completed >> po) - (I(CPCOPY) >> po >> I(CPARRIVE))
+# cp.async.mbarrier.arrive's arrive-on: after the thread's earlier copies and its own increment
+# alone, before nothing ("ordered with respect to the memory operations performed by all prior
+# cp.async operations ... but not to those of any other instruction issued by the thread")
+own_increment = (I(CPINC) >> po >> I(CPARRIVE)) - (I(CPINC) >> po >> I(CPARRIVE & W) >> po >> I(CPARRIVE))
+around_arrive = ((I(~CPCOPY) >> po >> I(CPARRIVE)) - own_increment - rmw) | ((I(CPARRIVE) >> po) - rmw)
+po_async = po - after_copy - after_cp - around_arrive  # this model's program order, everywhere below
 # the ISA's "Asynchronous Operations": the complete-tx "is ordered only with respect
 # to the memory operations performed by the same asynchronous instruction", and "does
 # not transitively establish ordering with respect to prior instructions"
 COMPLETE_TX = BULK & MBAR & W
-copy_before_complete = I(BULK) >> po_async >> I(COMPLETE_TX)  # one copy's events before its complete-tx
+# the asynchronous releases: a bulk copy's complete-tx, cp.async.mbarrier.arrive's arrive-on (its write)
+ASYNC_RELEASE = COMPLETE_TX | (CPARRIVE & W)
+# what each releases: one bulk copy's events; the earlier copies and the instruction's own increment
+released = (I(BULK) >> po_async >> I(COMPLETE_TX)) | (I(CPCOPY | CPINC | CPARRIVE) >> po_async >> I(CPARRIVE & W))
 po_vloc = po_async & vloc
 same_proxy, morally_strong, observation, fence_ops = proxies(*PROXIES, ASYNC)
 # a proxy fence naming a state space orders the accesses to that space alone ("fence.proxy.async.global")
@@ -72,19 +112,19 @@ def build() -> Model:
     name = "ptx-8.0"
     model = Model(name, doc=__doc__, supports=lambda test: supports(name, test, hopper=True))
     release_pattern, acquire_pattern = patterns(po_vloc, dartagnan=False, po_=po_async)
-    # a complete-tx is a release pattern by itself alone: no fence or release of its thread before it extends to it
-    release_pattern = release_pattern - ((~COMPLETE_TX) * COMPLETE_TX)
+    # an asynchronous release is a release pattern by itself alone: no fence or release of its thread before it extends to it
+    release_pattern = release_pattern - ((~ASYNC_RELEASE) * ASYNC_RELEASE)
     # a wait that observes its phase's completion: its read, then its acquire on that path
     acquire_pattern = acquire_pattern | (I(strong_read) >> po_async >> I(F & ACQ))
     sync = morally_strong & (release_pattern >> observation.plus >> acquire_pattern)
-    copy_sync = I(COMPLETE_TX) >> sync
+    copy_sync = I(ASYNC_RELEASE) >> sync
     fence_sc = sync_fence(model)
     steps = (po_async.opt >> ((sync - copy_sync) | fence_sc | sync_barrier | cluster_sync) >> po_async.opt) | (
         init_sync >> po_async.opt
     )
-    # a complete-tx's synchronisation orders its own copy's events before the waiter's later ones,
-    # and begins a chain: it extends no chain that reached the copy from before it
-    copy_steps = copy_before_complete.opt >> copy_sync >> po_async.opt
+    # an asynchronous release's synchronisation orders what it releases before the waiter's later
+    # events, and begins a chain: it extends no chain that reached the copies from before them
+    copy_steps = released.opt >> copy_sync >> po_async.opt
     cause_base = steps.plus | po_async | (copy_steps >> steps.star)
     cause = observation.opt >> proxy_preserved(cause_base, same_proxy, proxy_fence_ops)
     axioms(model, sync, cause, morally_strong, fence_sc)
