@@ -32,6 +32,11 @@ TOKENS = [
     b"goto LC00",
     b"atom.acq_rel.gpu.cas r0, x, 0, 1",
     b"bar.cta.sync 1, r0, 2",
+    # sm_80's cp.async and its completion
+    b"cp.async.ca.shared.global [d], [g], 4",
+    b"cp.async.commit_group",
+    b"cp.async.wait_group 1",
+    b"cp.async.mbarrier.arrive.noinc.shared::cta.b64 [b]",
     b"filter",
     b"!=",
     b"(",

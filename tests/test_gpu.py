@@ -341,10 +341,26 @@ def _checked(test, sass):
         # sm_90's mbarriers: SYNCS.ARRIVE.TRANS64.A1T0, SYNCS.PHASECHK.TRANS64 (ptxas 13.5)
         (LITMUS / "ptx8" / "MP+mbar-cta.litmus", "MP+mbar-cta.sass"),
         (LITMUS / "ptx8" / "MP+mbar-count2.litmus", "MP+mbar-count2.sass"),
+        # sm_80's cp.async: LDGSTS.E (.BYPASS.128 for .cg's 16 bytes), LDGDEPBAR, DEPBAR.LE SB0, N;
+        # cp.async.mbarrier.arrive: ARRIVES.LDGSTSBAR (.noinc: .ARVCNT; else a SYNCS.ARRIVE.RED first);
+        # ptxas's three `@!PT LDS RZ, [RZ]` before an LDGSTS never run
+        (LITMUS / "ptx8" / "cp-async-wait-group-older.litmus", "cp-async-wait-group-older.sass"),
+        (LITMUS / "ptx8" / "MP+cp-async-mbar-arrive.litmus", "MP+cp-async-mbar-arrive.sass"),
+        (LITMUS / "ptx8" / "MP+cp-async-mbar-noinc.litmus", "MP+cp-async-mbar-noinc.sass"),
     ],
 )
 def test_recorded_sass_holds_the_tests_accesses(test, sass):
     assert _checked(test, sass) == []
+
+
+def test_a_cp_async_wait_missing_from_the_sass_is_found():
+    # the recorded listing less its DEPBAR (the wait_group): the loads after it would
+    # read the shared memory before the older group's copy is known complete
+    listing = (SASS / "cp-async-wait-group-older.sass").read_text()
+    cut = "\n".join(line for line in listing.splitlines() if "DEPBAR.LE" not in line)
+    (why,) = check(lower(parse_file(LITMUS / "ptx8" / "cp-async-wait-group-older.litmus")), cut)
+    assert why.startswith("P0: `cp.async.wait_group` should be DEPBAR.LE, found LDS (the form of the later")
+    assert "LDGSTS.E LDGDEPBAR LDGSTS.E.BYPASS.128 LDGDEPBAR LDS LDS" in why
 
 
 def test_recorded_sass_of_a_relaxed_wait_has_the_load_moved_above_it():

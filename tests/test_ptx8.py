@@ -14,6 +14,7 @@ import tomllib
 import hrf
 from hrf.errors import HrfError, LitmusSyntaxError, UnsupportedFeature
 from hrf.gpu.lower import NotRunnable
+from hrf.litmus import ast as A
 from hrf.litmus import parse_text
 
 FAMILY = Path(__file__).resolve().parent.parent / "litmus" / "ptx8"
@@ -65,8 +66,8 @@ def test_ptx_8_keeps_the_older_verdicts():
 
 # what hrf run takes of the family (tests/test_gpu_toolchain.py checks their SASS): one
 # CTA's mbarriers, bulk copies, clusters of several CTAs (distributed shared memory,
-# remote arrives, cluster barriers); the two whose condition reads an mbarrier are refused,
-# and sm_80's cp.async tests, by name
+# remote arrives, cluster barriers), sm_80's cp.async; the two whose condition reads an
+# mbarrier are refused
 REFUSED_BY_HRF_RUN = {"mbar-init-fence", "mbar-init-no-fence"}
 
 
@@ -75,10 +76,6 @@ def test_hrf_run_takes_the_family_and_refuses_the_rest_by_name(path):
     from hrf.gpu import prepare
 
     test = hrf.parse(path)
-    if path.stem.startswith(("cp-async", "MP+cp-async")):  # sm_80's cp.async: no lowering yet
-        with pytest.raises(NotRunnable, match=r"cp\.async, sm_80's asynchronous copies: hrf run has no lowering"):
-            prepare(test)
-        return
     if path.stem in REFUSED_BY_HRF_RUN:
         with pytest.raises(NotRunnable, match="the condition observes mbarrier b, whose state is opaque"):
             prepare(test)
@@ -86,8 +83,20 @@ def test_hrf_run_takes_the_family_and_refuses_the_rest_by_name(path):
     lt, shape = prepare(test)
     tags = {tag for t in test.threads for op in t.ops for tag in getattr(op, "tags", ())}
     assert shape.cluster == (len({t.wg for t in test.threads}) > 1)  # several CTAs: one cluster
-    assert bool(lt.bulk) == ("BULK" in tags) and any(lt.cluster_rounds) == ("CLBAR" in tags)
+    assert bool(lt.bulk) == bool(tags & {"BULK", "CPWRITE"}) and any(lt.cluster_rounds) == ("CLBAR" in tags)
     assert bool(lt.mbarriers) == ("MBAR" in tags)
+    copies = {s.loc for t in test.threads for s in A.walk_stmts(t.body) if "CPWRITE" in getattr(s, "tags", ())}
+    assert copies <= lt.bulk  # cp.async's destinations: 16 aligned bytes an instance, as a bulk copy's
+
+
+def test_hrf_run_needs_sm_80_for_cp_async_and_sm_90_with_mbarriers():
+    from hrf.gpu import prepare
+    from hrf.gpu.lower import needs
+
+    alone, _ = prepare(hrf.parse(FAMILY / "cp-async-wait-all.litmus"))
+    assert needs(alone) == (80, "cp.async, sm_80's asynchronous copies")
+    with_mbarrier, _ = prepare(hrf.parse(FAMILY / "MP+cp-async-mbar-noinc.litmus"))
+    assert needs(with_mbarrier) == (90, "cp.async, sm_80's asynchronous copies, mbarriers")
 
 
 HEAD = "PTX t\n{\n%s\nP0:r0=0; P1:r0=0; P1:r1=0;\n}\n P0@cta 0,cluster 0,gpu 0 | P1@cta %s,cluster 0,gpu 0 ;\n%s\nexists (P1:r0 == 1)\n"

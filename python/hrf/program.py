@@ -89,6 +89,10 @@ TAGS = frozenset(
         # increment and the asynchronous arrive-on of cp.async.mbarrier.arrive
         "CPASYNC",
         "CPREAD",
+        "CPSIZE4",
+        "CPSIZE8",
+        "CPSIZE16",
+        "CPCG",  # the copy's form as written (hrf run writes it so)
         "CPWRITE",
         "CPCOMMIT",
         *(f"CPWAIT{n}" for n in range(8)),

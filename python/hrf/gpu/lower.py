@@ -16,7 +16,10 @@ A location in shared memory (OpenCL's `local`, [GPU15]'s `x: shared`,
 hrf's PTX `x @ shared P1`) is accessed through the `.shared` state space
 (`ld.shared`, `atom.shared`, ...: the generic address converted with
 `cvta.to.shared`); each instance has its own copy in the shared memory of
-the block that runs its CTA (cuda.py). What has no PTX form here is
+the block that runs its CTA (cuda.py); a bulk copy's or sm_80's cp.async's
+destination has 16 aligned bytes of it (the instruction as written, its
+completion as written: `cp.async.commit_group`, `.wait_group N`,
+`cp.async.mbarrier.arrive{.noinc}`). What has no PTX form here is
 refused by name before anything runs (`NotRunnable`): proxies and aliases,
 a shared location that threads of two CTAs of no one cluster access
 (a cluster's: `mapa`, `in_cluster`), bulk copies of other than 16 bytes,
@@ -85,6 +88,7 @@ class Access:
     kind: str  # ld, st, atom, red, fence
     ptx: str  # the instruction's name with its qualifiers (`ld.relaxed.gpu.global.u32`)
     loc: str | None = None
+    size: int = 4  # the bytes it moves (a cp.async's cp-size)
 
 
 @dataclass
@@ -127,8 +131,7 @@ def check_runnable(test: A.Test) -> None:
         for op in t.ops:
             line = getattr(op, "line", 0)
             hopper = set(getattr(op, "tags", ())) & (set(HOPPER) - {"MBAR", "ASYNC", "CLBAR"})
-            if "CPASYNC" in hopper:
-                _refuse(f"{HOPPER['CPASYNC']}: hrf run has no lowering of them yet (ptx-8.0 reads them)", line)
+            hopper.discard("CPASYNC")  # sm_80's cp.async: lowered as written
             if hopper:
                 _refuse(f"{HOPPER[min(hopper)]} (sm_90): hrf run has no lowering of them yet", line)
             if getattr(op, "remote", False):
@@ -519,8 +522,8 @@ class _Emitter:
         for f in later if after else before:
             self.access("fence", f, None)
 
-    def access(self, kind: str, name: str, loc: str | None, operands: str = "") -> None:
-        self.code.accesses.append(Access(kind, name, loc))
+    def access(self, kind: str, name: str, loc: str | None, operands: str = "", size: int = 4) -> None:
+        self.code.accesses.append(Access(kind, name, loc, size))
         self.emit(f"{name} {operands};" if operands else f"{name};")
 
     def load(self, op: A.Load, dst: str) -> None:
@@ -566,6 +569,20 @@ class _Emitter:
         name = "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
         self.access("bulk", name, write.loc, f"{dst}, {src}, {size}, {bar}")
 
+    def async_copy(self, read: A.Assign, write: A.Store) -> None:
+        """sm_80's `cp.async.ca|cg.shared.global [dst], [src], size`: the
+        reader's two statements (the copy's read and write), one instruction."""
+        assert isinstance(read.expr, A.Load)
+        size = next(int(t[len("CPSIZE") :]) for t in read.expr.tags if t.startswith("CPSIZE"))
+        kind = "cg" if "CPCG" in read.expr.tags else "ca"
+        dst, src = self.addr(write.loc), self.addr(read.expr.loc)
+        self.access("cpasync", f"cp.async.{kind}.shared.global", write.loc, f"{dst}, {src}, {size}", size)
+
+    def copy_arrive(self, op: A.Rmw, noinc: bool) -> None:
+        """`cp.async.mbarrier.arrive{.noinc}.shared::cta.b64 [b]`."""
+        name = "cp.async.mbarrier.arrive" + (".noinc" if noinc else "") + ".shared::cta.b64"
+        self.access("cpasync", name, op.loc, self.addr(op.loc))
+
     def mbarrier_wait(self, load: A.Load, dst: str, acquire: bool) -> None:
         """A wait on phase 0, in the form written (test_wait or try_wait): its
         predicate as the register's 1 or 0."""
@@ -577,6 +594,9 @@ class _Emitter:
         self.emit(f"selp.b32 {dst}, 1, 0, {p};")
 
     def rmw(self, op: A.Rmw, dst: str | None) -> None:
+        if "CPARRIVE" in op.tags:  # an arrive-on with no increment before it
+            self.copy_arrive(op, noinc=True)
+            return
         if "MBAR" in op.tags:
             self.mbarrier_update(op)
             return
@@ -615,6 +635,13 @@ class _Emitter:
             self.access("atom", name, op.loc, f"{dst or self.temp()}, {self.addr(op.loc)}, {operand}")
 
     def fence(self, op: A.Fence) -> None:
+        if "CPCOMMIT" in op.tags:
+            self.access("cpasync", "cp.async.commit_group", None)
+            return
+        wait = next((t for t in op.tags if t.startswith("CPWAIT")), None)
+        if wait is not None:
+            self.access("cpasync", "cp.async.wait_group", None, wait[len("CPWAIT") :])
+            return
         if "ASYNC" in op.tags:  # fence.proxy.async, for the state space the test names (all where none)
             space = ".global" if "global" in op.tags else ".shared::cta" if "local" in op.tags else ""
             self.access("fence", f"fence.proxy.async{space}", None)
@@ -700,6 +727,14 @@ class _Emitter:
             if _bulk_copy(stmts[k : k + 4]):
                 self.bulk_copy(*stmts[k : k + 4])
                 k += 4
+                continue
+            if _async_copy(stmts[k : k + 2]):
+                self.async_copy(*stmts[k : k + 2])
+                k += 2
+                continue
+            if _tagged(s, "CPINC") and k + 1 < len(stmts) and _tagged(stmts[k + 1], "CPARRIVE"):
+                self.copy_arrive(stmts[k + 1].expr, noinc=False)  # the increment and its arrive-on: one instruction
+                k += 2
                 continue
             wait = _mbarrier_wait(s)
             if wait is not None:  # a wait, and on its success path its acquire (the reader's pair)
@@ -799,6 +834,23 @@ class _Emitter:
             self.emit(f"{skip}:")
 
 
+def _tagged(s, tag: str) -> bool:
+    """Whether statement `s` is an RMW whose tags hold `tag`."""
+    return isinstance(s, A.ExprStmt) and isinstance(s.expr, A.Rmw) and tag in s.expr.tags
+
+
+def _async_copy(stmts: list) -> bool:
+    """Whether a cp.async's two statements (litmus/ptx_hopper.py) start `stmts`."""
+    return (
+        len(stmts) == 2
+        and isinstance(stmts[0], A.Assign)
+        and isinstance(stmts[0].expr, A.Load)
+        and "CPREAD" in stmts[0].expr.tags
+        and isinstance(stmts[1], A.Store)
+        and "CPWRITE" in stmts[1].tags
+    )
+
+
 def _bulk_copy(stmts: list) -> bool:
     """Whether a bulk copy's four statements (litmus/ptx_hopper.py) start `stmts`."""
     return (
@@ -886,7 +938,7 @@ class LoweredTest:
     # the mbarriers among them, each with its count where the init block sets one
     mbarriers: dict = field(default_factory=dict)
     barriers: BarrierPlan = field(default_factory=lambda: BarrierPlan({}))  # the CTA barriers, per thread
-    bulk: frozenset = frozenset()  # the shared locations bulk copies write (16 aligned bytes an instance)
+    bulk: frozenset = frozenset()  # the shared locations bulk copies and cp.async write (16 aligned bytes an instance)
     cluster: bool = False  # the test's CTAs run as one thread-block cluster
     cluster_rounds: tuple = ()  # per CTA (`ctas` order), times its threads pass the cluster barrier
 
@@ -922,8 +974,11 @@ def lower(test: A.Test) -> LoweredTest:
     for v in variables:
         if isinstance(v, A.LocVar) and v.loc in mbars:
             _refuse(f"the condition observes mbarrier {v.loc}, whose state is opaque on a GPU")
-    bulk = frozenset(
-        s.loc for t in test.threads for s in A.walk_stmts(t.body) if isinstance(s, A.Store) and "BULK" in s.tags
+    bulk = frozenset(  # and cp.async's destinations: 16 aligned bytes each too, whatever the size
+        s.loc
+        for t in test.threads
+        for s in A.walk_stmts(t.body)
+        if isinstance(s, A.Store) and ("BULK" in s.tags or "CPWRITE" in s.tags)
     )
     return LoweredTest(
         test,
@@ -946,6 +1001,8 @@ def needs(lt: LoweredTest) -> tuple[int, str] | None:
     (None: any hrf run takes, sm_70 and later)."""
     tags = {tag for th in lt.test.threads for op in th.ops for tag in getattr(op, "tags", ())}
     found = [HOPPER[t] for t in sorted(tags & set(HOPPER))] + (["thread-block clusters"] if lt.cluster else [])
+    if found == [HOPPER["CPASYNC"]]:  # sm_80's alone
+        return 80, found[0]
     return (90, ", ".join(found)) if found else None
 
 

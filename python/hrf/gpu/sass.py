@@ -18,19 +18,22 @@ from dataclasses import dataclass
 from ..errors import HrfError
 from .lower import Access, LoweredTest
 
-# an instruction line: `/*0050*/  @!P0 LDG.E.STRONG.GPU R2, desc[UR4][R2.64] ;`
-_INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
+# an instruction line: `/*0050*/  @!P0 LDG.E.STRONG.GPU R2, desc[UR4][R2.64] ;`; one under
+# `@!PT` never runs (ptxas puts three `@!PT LDS RZ, [RZ]` before a cp.async's LDGSTS)
+_INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
 # a function: nvdisasm's `$hrf_test$hrf_P0:` or `.text.hrf_test:`, cuobjdump's `Function : hrf_test`
 _FUNCTION = re.compile(r"^\s*(?:Function\s*:\s*(\S+)|\.text\.(\S+):|\$(\S+):)\s*$")
 # shared memory's accesses, and sm_90's mbarrier operations (SYNCS.ARRIVE, .PHASECHK, .EXCH)
 SHARED_ACCESSES = ("LDS", "STS", "ATOMS", "SYNCS")
-# a bulk copy (cp.async.bulk, global to shared): UBLKCP.S.G, issued by one elected lane
-ACCESSES = ("LDG", "STG", "ATOMG", "ATOM", "RED", "REDG", "LD", "ST", "UBLKCP", *SHARED_ACCESSES)
+# a bulk copy (cp.async.bulk, global to shared): UBLKCP.S.G, issued by one elected lane; sm_80's
+# cp.async: LDGSTS (.BYPASS for .cg; .64, .128 for 8 and 16 bytes), its commit LDGDEPBAR, its
+# wait DEPBAR.LE SB0, N, and cp.async.mbarrier.arrive's ARRIVES.LDGSTSBAR (tests/data/sass/*cp-async*)
+ACCESSES = ("LDG", "STG", "ATOMG", "ATOM", "RED", "REDG", "LD", "ST", "UBLKCP", "LDGSTS", "ARRIVES", *SHARED_ACCESSES)
 # what a fence or an acquire brings along, skipped between the accesses
 AUXILIARY = ("ERRBAR", "CGAERRBAR", "CCTL")
 # a CTA barrier: BAR.SYNC (barrier.sync; .DEFER_BLOCKING on sm_70 and later), BAR.ARV (barrier.arrive)
 # sm_90's cluster barrier: UCGABAR_ARV (barrier.cluster.arrive), UCGABAR_WAIT (.wait)
-MEMORY = (*ACCESSES, "MEMBAR", "FENCE", "BAR", "UCGABAR_ARV", "UCGABAR_WAIT", *AUXILIARY)
+MEMORY = (*ACCESSES, "MEMBAR", "FENCE", "BAR", "UCGABAR_ARV", "UCGABAR_WAIT", "LDGDEPBAR", "DEPBAR", *AUXILIARY)
 
 
 class CodeCheckError(HrfError):
@@ -71,8 +74,8 @@ def functions(listing: str) -> dict[str, list[Insn]]:
             divergent = diverged = False
             continue
         m = _INSN.search(line)
-        if m and current is not None:
-            insn = Insn(m.group(1), diverged)
+        if m and current is not None and (m.group(1) or "").strip() != "@!PT":
+            insn = Insn(m.group(2), diverged)
             if insn.base == "BRA" and "DIV" in insn.mods:
                 divergent = True
             elif insn.base == "RET" and divergent:
@@ -107,9 +110,9 @@ class Step:
             return False
         if self.weak and "STRONG" in insn.mods:
             return False
-        if insn.base == "SYNCS":  # an mbarrier is 64 bits wide
+        if insn.base in ("SYNCS", "ARRIVES"):  # an mbarrier is 64 bits wide
             return True
-        return not (insn.mods & {"64", "128", "U8", "S8", "U16", "S16"})  # 32 bits wide
+        return not ((insn.mods - self.mods) & {"64", "128", "U8", "S8", "U16", "S16"})  # 32 bits, or as asked
 
     def __str__(self) -> str:
         return "/".join(self.bases) + "".join(f".{m}" for m in sorted(self.mods)) + (" (weak)" if self.weak else "")
@@ -139,6 +142,17 @@ def steps(a: Access) -> list[Step]:
         return [Step(("UCGABAR_WAIT",))]
     if a.kind == "bulk":
         return [Step(("UBLKCP",), frozenset({"S", "G"}))]
+    if a.kind == "cpasync":  # sm_80's cp.async, as ptxas 13 compiles it for sm_90
+        if a.ptx == "cp.async.commit_group":
+            return [Step(("LDGDEPBAR",))]
+        if a.ptx == "cp.async.wait_group":
+            return [Step(("DEPBAR",), frozenset({"LE"}))]
+        if "mbarrier" in words:  # without .noinc: the increment (a transaction count's), then the arrive-on
+            if "noinc" in words:
+                return [Step(("ARRIVES",), frozenset({"LDGSTSBAR", "ARVCNT"}))]
+            return [Step(("SYNCS",), frozenset({"ARRIVE", "RED"})), Step(("ARRIVES",), frozenset({"LDGSTSBAR"}))]
+        width = {4: frozenset(), 8: frozenset({"64"}), 16: frozenset({"128"})}[a.size]
+        return [Step(("LDGSTS",), width | ({"BYPASS"} if "cg" in words else set()))]
     if a.ptx.startswith("fence.proxy.async"):  # the async proxy's fence: a view fence of the space
         # (ptxas 13.5: .global FENCE.VIEW.ASYNC.G; shared or all, MEMBARs then FENCE.VIEW.ASYNC.S)
         view = "G" if a.ptx.endswith(".global") else "S"

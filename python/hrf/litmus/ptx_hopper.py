@@ -308,8 +308,10 @@ class HopperForms(Dat3mReader):
         self.note_space(src, {"space": ("global", t)}, t)
         self.copies += 1
         reg = f"copy{self.copies}"  # the copied value, in no register the test names
+        form = (f"CPSIZE{size.value}",) + (("CPCG",) if words[1] == "cg" else ())  # type: ignore[union-attr]
         return (
-            A.Assign(reg, A.Load(src, False, line=line, tags=("GEN", "CPASYNC", "CPREAD")), line=line),
+            # its size and .cg (hrf run writes the form as read)
+            A.Assign(reg, A.Load(src, False, line=line, tags=("GEN", "CPASYNC", "CPREAD", *form)), line=line),
             A.Store(dst, A.Reg(reg, line=line), False, line=line, tags=("GEN", "CPASYNC", "CPWRITE")),
         )
 
