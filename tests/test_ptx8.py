@@ -223,6 +223,14 @@ def _forbidden_by_hand(sync: str, rel: str, acq: str, scope: str, where: str, pl
         return rel == "release" and acq == "acquire" and strong
     if sync == "cluster-barrier":  # the wait is always an acquire; a relaxed arrive releases after a fence
         return rel in ("release", "fence")
+    if sync == "cp-async":  # one CTA; where: how the producer completes the copy before its arrive
+        # a wait that completes the copy's group puts it before the arrive, whose release the
+        # acquire takes; an arrive-on (cp.async.mbarrier.arrive) releases the copy itself, and the
+        # phase waits for it, whatever the plain arrive's order; no wait, or a copy in no
+        # committed group, leaves it unordered with the arrive (an async operation: not released)
+        if where in ("wait-all", "wait-group"):
+            return rel == "release" and acq == "acquire"
+        return where in ("mbarrier", "mbarrier-noinc") and acq == "acquire"
     # bulk: the copy's complete-tx releases at cluster scope whatever the
     # arrive's order; the copy reads the generic write only after a proxy
     # fence of its space (g is global: .global or no space named)
@@ -232,8 +240,8 @@ def _forbidden_by_hand(sync: str, rel: str, acq: str, scope: str, where: str, pl
 def test_the_generated_sync_family_gives_the_verdicts_derived_by_hand():
     from hrf.generate import generate
 
-    tests = generate(dialect="ptx", sync="mbarrier,cluster-barrier,dsmem,bulk")
-    assert len(tests) == 32 + 6 + 32 + 48
+    tests = generate(dialect="ptx", sync="mbarrier,cluster-barrier,dsmem,bulk,cp-async")
+    assert len(tests) == 32 + 6 + 32 + 48 + 48
     for t in tests:
         _, sync, rel, acq, scope, where, place = t.name.split("+")
         r = hrf.check(t, "ptx-8.0")
@@ -242,6 +250,8 @@ def test_the_generated_sync_family_gives_the_verdicts_derived_by_hand():
     same = {
         "MP+mbar-cta": "MP+mbarrier+release+acquire+cta+global+cta",
         "MP+mbar-cluster": "MP+mbarrier+release+acquire+cluster+global+cluster",
+        "MP+cp-async-mbar-arrive": "MP+cp-async+release+acquire+cta+mbarrier+cta",
+        "MP+cp-async-arrive-untracked": "MP+cp-async+release+acquire+cta+none+cta",
     }
     by_name = {t.name: t for t in tests}
     for shipped, generated in same.items():

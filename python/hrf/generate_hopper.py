@@ -5,15 +5,21 @@ data, for every choice of
 
 - the signal (`--sync`): an mbarrier (`mbarrier`: arrive / wait), the
   cluster barrier (`cluster-barrier`: arrive / wait), a flag in
-  distributed shared memory (`dsmem`: store / load), or a bulk copy of the
-  data through the async proxy completing on an mbarrier (`bulk`);
+  distributed shared memory (`dsmem`: store / load), a bulk copy of the
+  data through the async proxy completing on an mbarrier (`bulk`), or
+  sm_80's `cp.async` of the data into the consumer's CTA, then an
+  mbarrier arrive (`cp-async`);
 - its strength on each side: release or relaxed (a relaxed one after a
   `fence.acq_rel` too, where the ISA has that pattern), acquire or relaxed;
 - its scope (`.cta`, `.cluster`) where the instruction takes one;
 - where the two threads run: one CTA, or two CTAs of one cluster;
 - where the data lies: global memory or the consumer's shared memory
   (for `bulk`: what fence orders the producer's generic write of the
-  copy's source with the copy's async-proxy read).
+  copy's source with the copy's async-proxy read; for `cp-async`: how the
+  producer completes the copy before it arrives, if it does: no wait,
+  `wait_all`, a commit and `wait_group 0`, `wait_group 0` with no commit,
+  or the mbarrier tracking it, `cp.async.mbarrier.arrive` with or
+  without `.noinc`).
 
 Each test asks whether the consumer can see the signal and not the data.
 The verdicts are the model's; the hand-derived family `litmus/ptx8/` and
@@ -27,7 +33,7 @@ import itertools
 
 from .errors import InvalidArgument
 
-SYNCS = ("mbarrier", "cluster-barrier", "dsmem", "bulk")
+SYNCS = ("mbarrier", "cluster-barrier", "dsmem", "bulk", "cp-async")
 PLACES = {
     "cta": "P0@cta 0,cluster 0,gpu 0 | P1@cta 0,cluster 0,gpu 0",
     "cluster": "P0@cta 1,cluster 0,gpu 0 | P1@cta 0,cluster 0,gpu 0",
@@ -94,6 +100,25 @@ def _bulk(place, fence, rel, acq, scope) -> tuple:
     return init, p0, p1, "P1:r0 == 1 /\\ P1:r1 == 0", "P1:r0=0; P1:r1=0;"
 
 
+# how a cp.async's producer completes the copy before its arrive: the instructions, the mbarrier's count
+CP_ASYNC_COMPLETION = {
+    "none": ([], 1),
+    "wait-all": (["cp.async.wait_all"], 1),
+    "wait-group": (["cp.async.commit_group", "cp.async.wait_group 0"], 1),
+    "uncommitted": (["cp.async.wait_group 0"], 1),
+    "mbarrier": (["cp.async.mbarrier.arrive.shared::cta.b64 [b]"], 1),  # an increment, then the arrive-on
+    "mbarrier-noinc": (["cp.async.mbarrier.arrive.noinc.shared::cta.b64 [b]"], 2),  # the arrive-on: one arrival
+}
+
+
+def _cp_async(place, completion, rel, acq, scope) -> tuple:
+    done, count = CP_ASYNC_COMPLETION[completion]
+    p0 = ["cp.async.ca.shared.global [d], [g], 4", *done, f"mbarrier.arrive.{rel}.{scope}.shared::cta.b64 _, [b]"]
+    p1 = [f"mbarrier.try_wait.parity.{acq}.{scope}.shared::cta.b64 r0, [b], 0", "ld.shared::cta.weak r1, [d]"]
+    init = ["g=1;", "d @ shared P1 = 0;", f"b @ mbarrier P1 = {count};"]
+    return init, p0, p1, "P1:r0 == 1 /\\ P1:r1 == 0", "P1:r0=0; P1:r1=0;"
+
+
 # per signal: its builder, the producer's strengths, the consumer's, the scopes, the data's places
 KINDS = {
     "mbarrier": (_mbarrier, ("release", "relaxed"), ("acquire", "relaxed"), ("cta", "cluster"), ("global", "shared")),
@@ -106,7 +131,22 @@ KINDS = {
     ),
     "dsmem": (_dsmem, ("release", "relaxed"), ("acquire", "relaxed"), ("cta", "cluster"), ("global", "shared")),
     "bulk": (_bulk, ("release", "relaxed"), ("acquire", "relaxed"), ("cta", "cluster"), ("none", "async", "global")),
+    "cp-async": (
+        _cp_async,
+        ("release", "relaxed"),
+        ("acquire", "relaxed"),
+        ("cta", "cluster"),
+        tuple(CP_ASYNC_COMPLETION),
+    ),
 }
+
+
+def _data_words(sync: str, where: str) -> str:
+    if sync == "bulk":
+        return f"copied (fence: {where})"
+    if sync == "cp-async":
+        return f"copied (completion: {where})"
+    return where
 
 
 def sync_family(syncs) -> list[tuple[str, str]]:
@@ -120,11 +160,13 @@ def sync_family(syncs) -> list[tuple[str, str]]:
         for place, where, rel, acq, scope in itertools.product(PLACES, wheres, rels, acqs, scopes):
             if sync == "cluster-barrier" and place == "cta":
                 continue  # one CTA: the cluster barrier of a cluster of one (the CTA barrier's job)
+            if sync == "cp-async" and place == "cluster":
+                continue  # a cp.async writes the shared memory of its own CTA alone
             init, p0, p1, cond, regs = build(place, where, rel, acq, scope)
             name = f"MP+{sync}+{rel}+{acq}+{scope}+{where}+{place}"
             doc = (
                 f"Message passing through {sync}: {rel} signal, {acq} observation at {scope} scope, "
-                f"data {where if sync != 'bulk' else 'copied (fence: ' + where + ')'}, threads in one {place}"
+                f"data {_data_words(sync, where)}, threads in one {place}"
             )
             out.append((name, _test(name, doc, init, p0, p1, place, cond, regs)))
     return out
