@@ -299,3 +299,37 @@ def test_fence_sc_orders_morally_strong_fences_alone():
     # not in its proxy-preserved causality order after P0's fence, so the
     # file's 7.5 gives the outcome)
     assert hrf.check(FENCE_SC_CTA_AFTER, "ptx-7.5-dat3m").condition_holds is True
+
+
+def test_sc_per_location_adds_nothing_to_ptx_7_5_and_8_0():
+    """The ISA states Sequential Consistency Per Location as an axiom of its
+    own; [PTX22]'s Alloy model and Dartagnan's ptx-v7.5.cat state none, and
+    neither do `ptx-7.5` and `ptx-8.0`. Within a set of pairwise morally
+    strong operations, causality with observation and coherence already
+    forbid each cycle it forbids (CoRR: fr against observation then po;
+    CoRW: coherence against co; CoWR, CoWW: causality and coherence over po).
+    The two agree here on a sample of generated PTX cycles with same-location
+    edges (Pos) and every access order, and on the sm_90/sm_80 sync family."""
+    from hrf.dsl import po, rf
+    from hrf.generate import generate
+    from hrf.models import ptx_7_5, ptx_8_0
+    from hrf.models.common import vloc
+    from hrf.models.ptx_6_0 import co_, fr_
+
+    def with_axiom(mod, po_):
+        m = mod.build()
+        m.acyclic((mod.morally_strong & (rf | co_ | fr_)) | (po_ & vloc), "axiom-ScPerLocation")
+        return m
+
+    edges = ("Rfe", "Fre", "Coe", "PodWR", "PodRR", "PosWW", "PosWR", "PosRW", "PosRR")
+    cycles = generate(
+        count=400, seed=3, dialect="ptx", max_edges=4, max_threads=3, orders=("na", "rlx", "acq", "rel"), edges=edges
+    )
+    syncs = generate(dialect="ptx", sync="mbarrier,dsmem,bulk,cp-async")
+    assert len(cycles) == 400 and sum("Pos" in t.name for t in cycles) > 100  # the coherence shapes among them
+    for mod, tests, po_ in ((ptx_7_5, cycles, po), (ptx_8_0, cycles + syncs, ptx_8_0.po_async)):
+        stated = with_axiom(mod, po_)
+        for t in tests:
+            assert sorted(map(str, hrf.check(t, mod.MODEL).outcomes)) == sorted(
+                map(str, hrf.check(t, stated).outcomes)
+            ), t.name
