@@ -839,26 +839,27 @@ def _tagged(s, tag: str) -> bool:
     return isinstance(s, A.ExprStmt) and isinstance(s.expr, A.Rmw) and tag in s.expr.tags
 
 
-def _async_copy(stmts: list) -> bool:
-    """Whether a cp.async's two statements (litmus/ptx_hopper.py) start `stmts`."""
+def _copy_read_write(stmts: list, tag: str) -> bool:
+    """Whether a copy's read (into a register, tagged `tag`) and its write start `stmts`."""
     return (
-        len(stmts) == 2
+        len(stmts) >= 2
         and isinstance(stmts[0], A.Assign)
         and isinstance(stmts[0].expr, A.Load)
-        and "CPREAD" in stmts[0].expr.tags
+        and tag in stmts[0].expr.tags
         and isinstance(stmts[1], A.Store)
-        and "CPWRITE" in stmts[1].tags
     )
+
+
+def _async_copy(stmts: list) -> bool:
+    """Whether a cp.async's two statements (litmus/ptx_hopper.py) start `stmts`."""
+    return len(stmts) == 2 and _copy_read_write(stmts, "CPREAD") and "CPWRITE" in stmts[1].tags
 
 
 def _bulk_copy(stmts: list) -> bool:
     """Whether a bulk copy's four statements (litmus/ptx_hopper.py) start `stmts`."""
     return (
         len(stmts) == 4
-        and isinstance(stmts[0], A.Assign)
-        and isinstance(stmts[0].expr, A.Load)
-        and "BULK" in stmts[0].expr.tags
-        and isinstance(stmts[1], A.Store)
+        and _copy_read_write(stmts, "BULK")
         and isinstance(stmts[2], A.Fence)
         and isinstance(stmts[3], A.ExprStmt)
         and isinstance(stmts[3].expr, A.Rmw)
