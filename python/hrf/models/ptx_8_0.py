@@ -65,7 +65,8 @@ after_copy = (I(BULK) >> po >> I(~BULK)) | (I(BULK) >> po.opt >> I(BULK & MBAR &
 # completes it, and the arrive-on of a later cp.async.mbarrier.arrive
 CPREAD, CPWRITE, CPCOMMIT, CPINC, CPARRIVE = t("CPREAD"), t("CPWRITE"), t("CPCOMMIT"), t("CPINC"), t("CPARRIVE")
 CPCOPY = CPREAD | CPWRITE
-copy_pair = (I(CPREAD) >> po >> I(CPWRITE)) - (I(CPREAD) >> po >> I(CPREAD) >> po >> I(CPWRITE))  # one copy's
+# a copy's read and its own write: the first copy write after the read, no other read between
+copy_pair = (I(CPREAD) >> po >> I(CPWRITE)) - (I(CPREAD) >> po >> I(CPREAD) >> po >> I(CPWRITE))
 
 
 def _completed_by(n: int):
