@@ -9,7 +9,8 @@ second virtual address of one location. Morally strong operations use the
 same proxy and overlap in virtual address (`vloc`); causality order is
 preserved across proxies only through proxy fences of the CTA
 (`fence.proxy.*`) and alias fences (`fence.proxy.alias`). The 7.5 file
-keeps no SC-per-location axiom, and its causality axiom is PTX 6.0's
+keeps no SC-per-location axiom, as [PTX22]'s Alloy model (the ISA states
+one; adding it changes no verdict here: docs/readings.md), and its causality axiom is PTX 6.0's
 (`(rf | fr); cause`, the paper's and the ISA's form, not the Alloy
 model's `(rf | co | fr)?; cause`: the file's header says why). Where
 the ISA and Dartagnan's front end differ (fence.sc an acq_rel fence too,
