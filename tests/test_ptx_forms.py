@@ -297,3 +297,65 @@ def test_a_test_with_clusters_prints_them_back():
     # without clusters named, none is written (each CTA alone in its own)
     bare = hrf.parse(ptx(["st.weak x, 1 | ld.weak r0, x"], MP))
     assert "cluster" not in to_dat3m(bare, "PTX")
+
+
+@pytest.mark.parametrize(
+    "f0,f1,scope,forbidden",
+    [
+        # a release fence then a strong write is a release pattern; a strong read then an acquire
+        # fence an acquire pattern ("Release and Acquire Patterns", 3.); gpu scope, one GPU: morally
+        # strong, so they synchronise and P1's read of x cannot take 0
+        ("fence.release.gpu", "fence.acquire.gpu", "gpu", True),
+        # swapped: an acquire fence begins no release pattern, a release fence ends no acquire pattern
+        ("fence.acquire.gpu", "fence.release.gpu", "gpu", False),
+        # .cta scope, two CTAs: neither operation is in the other's scope, no synchronisation
+        ("fence.release.cta", "fence.acquire.cta", "cta", False),
+        # with fence.acq_rel on one side, as before
+        ("fence.release.gpu", "fence.acq_rel.gpu", "gpu", True),
+    ],
+)
+def test_the_one_way_fences_of_ptx_8_6(f0, f1, scope, forbidden):
+    text = mp(f"st.relaxed.{scope}", f0, f"ld.relaxed.{scope}", f1)
+    assert hrf.check(text, "ptx-8.0").condition_holds is not forbidden
+    # the older models do not read them: refused by name, never read as no fence
+    with pytest.raises(
+        hrf.UnsupportedFeature, match=r"ptx-7\.5 has no fence\.release and fence\.acquire \(PTX ISA 8\.6"
+    ):
+        hrf.check(text, "ptx-7.5")
+
+
+def test_a_reduction_then_fence_acquire_is_no_acquire_pattern():
+    # the ISA's own example: `red.add [M], 1; fence.acquire;` is not an acquire pattern, so P1's
+    # reduction reading the release's 1 (y ends 2) orders nothing before its read of x: allowed;
+    # with atom (a strong read) in its place the pattern forms and x=0 is forbidden
+    rows = ["st.weak x, 1 | {op}", "st.release.gpu y, 1 | fence.acquire.gpu", " | ld.weak r1, x"]
+    cond = "exists (y == 2 /\\ P1:r1 == 0)"
+    red = ptx([r.format(op="red.relaxed.gpu.add y, 1") for r in rows], cond)
+    atom = ptx([r.format(op="atom.relaxed.gpu.add r0, y, 1") for r in rows], "exists (P1:r0 == 1 /\\ P1:r1 == 0)")
+    assert hrf.check(red, "ptx-8.0").condition_holds is True
+    assert hrf.check(atom, "ptx-8.0").condition_holds is False
+
+
+def test_a_relaxed_cluster_arrive_after_fence_release_releases():
+    # barrier.cluster.arrive.relaxed after a release fence of cluster scope: a release (as after
+    # fence.acq_rel.cluster, litmus/ptx8/MP+cluster-barrier-fence); after none, nothing is released
+    def text(fence: str) -> str:
+        rows = [
+            "st.weak x, 1 | barrier.cluster.arrive.relaxed",
+            f"{fence} | barrier.cluster.wait",
+            "barrier.cluster.arrive.relaxed | ld.weak r0, x",
+            "barrier.cluster.wait | ",
+        ]
+        return ptx(rows, "exists (P1:r0 == 0)", "P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0", "x=0;")
+
+    assert hrf.check(text("fence.release.cluster"), "ptx-8.0").condition_holds is False
+    assert hrf.check(text("fence.release.cta"), "ptx-8.0").condition_holds is True
+
+
+def test_hrf_run_refuses_the_one_way_fences_by_name():
+    from hrf.gpu import prepare
+    from hrf.gpu.lower import NotRunnable
+
+    text = mp("st.relaxed.gpu", "fence.release.gpu", "ld.relaxed.gpu", "fence.acquire.gpu")
+    with pytest.raises(NotRunnable, match=r"fence\.release and fence\.acquire \(sm_90\): hrf run has no lowering"):
+        prepare(hrf.parse(text))

@@ -98,6 +98,7 @@ TAGS = frozenset(
         *(f"CPWAIT{n}" for n in range(8)),
         "CPINC",
         "CPARRIVE",
+        "ONEWAY",  # PTX ISA 8.6's fence.release, fence.acquire
         # Dat3M's Vulkan: storage classes, the storage classes of an
         # operation's semantics, availability and visibility (of the
         # access, of its semantics, to the device domain), non-private

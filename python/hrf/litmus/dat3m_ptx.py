@@ -305,8 +305,11 @@ class PtxReader(HopperForms):
             self.fail_at(
                 ms[-1][1] if ms else t, "fence.sc.<scope> or fence.acq_rel.<scope> (.cta, .cluster, .gpu, .sys)"
             )
+        if words[0] in ("release", "acquire"):  # PTX ISA 8.6's one-way fences (ptx-8.0 reads them)
+            order = "rel" if words[0] == "release" else "acq"
+            return A.Fence((), order, SCOPE[words[1]], line=line, tags=("GEN", "ONEWAY"))
         if words[0] not in ("sc", "acq_rel"):
-            self.unsupported(f"fence.{words[0]}: a fence is sc or acq_rel", ms[0][1])
+            self.unsupported(f"fence.{words[0]}: a fence is sc, acq_rel, release or acquire", ms[0][1])
         return A.Fence((), words[0], SCOPE[words[1]], line=line, tags=("GEN",))
 
     def barrier(self, op: str, ms: list, t, line: int):

@@ -75,19 +75,23 @@ HOPPER = {
     "CLBAR": "cluster barriers",
     "MBAR": "mbarriers",
     "CPASYNC": "cp.async, sm_80's asynchronous copies",
+    "ONEWAY": "fence.release and fence.acquire",
 }
+# where a form comes from, for the older models' refusals (SM90 where none is said)
+SM90 = "PTX ISA 8.0's, sm_90"
+ORIGIN = {"CPASYNC": "PTX ISA 7.0", "ONEWAY": "PTX ISA 8.6, sm_90"}
 WAIT_GROUPS = 8  # cp.async.wait_group N for N below this (a tag CPWAITn each)
 
 
 def first_sm90_form(test: A.Test) -> tuple[A.Thread, object, str] | None:
     """The first operation of an sm_90 form in `test` (its thread, the
-    operation, what the form is), or None: what the models before ptx-8.0,
-    and Dat3M's cat files, which predate sm_90, do not read."""
+    operation, what the form is and where it comes from), or None: what the
+    models before ptx-8.0, and Dat3M's cat files, which predate sm_90, do not read."""
     for th in test.threads:
         for op in th.ops:
-            what = next((HOPPER[k] for k in HOPPER if k in getattr(op, "tags", ())), None)
-            if what is not None:
-                return th, op, what
+            tag = next((k for k in HOPPER if k in getattr(op, "tags", ())), None)
+            if tag is not None:
+                return th, op, f"{HOPPER[tag]} ({ORIGIN.get(tag, SM90)})"
     return None
 
 

@@ -54,8 +54,7 @@ def supports(name: str, test: AST.Test, dartagnan: bool = False, hopper: bool = 
     form = None if hopper else first_sm90_form(test)
     if form is not None:
         th, op, what = form
-        origin = "PTX ISA 7.0" if what.startswith("cp.async") else "PTX ISA 8.0's, sm_90"
-        msg = f"{th.name}: {name} has no {what} ({origin}): use ptx-8.0"
+        msg = f"{th.name}: {name} has no {what}: use ptx-8.0"
         raise UnsupportedFeature(msg, test.path, getattr(op, "line", None))
     if dartagnan:
         return

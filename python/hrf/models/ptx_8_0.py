@@ -27,6 +27,8 @@ instructions that synchronise:
   arrive after a release fence of cluster scope or wider does too;
 - `fence.mbarrier_init.release.cluster`: a release of the mbarrier.init
   before it alone, paired with a cluster barrier's wait;
+- PTX ISA 8.6's one-way fences: `fence.release` begins a release
+  pattern, `fence.acquire` ends an acquire pattern;
 - an mbarrier used before an initialisation it can see is undefined
   (`mbarrier_uninitialised`);
 - sm_80's `cp.async` (PTX ISA 7.0, read here beside sm_90's forms): a
@@ -50,7 +52,7 @@ from ..dsl import IW, F, I, Model, R, W, po, rf, rmw, same_event_attr, same_thre
 from ..dsl import tag as t
 from ..litmus.ptx_hopper import WAIT_GROUPS
 from .common import ACQ, ACQ_REL, QF_UP, REL, SC, sync_fence, vloc
-from .ptx_6_0 import axioms, patterns, strong_read, supports, sync_barrier
+from .ptx_6_0 import RED, axioms, patterns, strong_read, strong_write, supports, sync_barrier
 from .ptx_7_5 import PROXIES, proxies, proxy_preserved
 
 ASYNC, MBAR, MBINIT, UNINIT, CLBAR = t("ASYNC"), t("MBAR"), t("MBINIT"), t("UNINIT"), t("CLBAR")
@@ -103,7 +105,9 @@ proxy_fence_ops = fence_ops - (I(F & GLOBAL) >> fence_ops >> I(SHARED)) - (I(F &
 # the arrives and the waits of one use of a cluster barrier, in one cluster
 cluster_pairs = same_thread_attr("qf") & same_event_attr("bar") & ((CLBAR & ARRIVE) * (CLBAR - ARRIVE))
 # a release arrive, or a relaxed one after a release fence of cluster scope or wider
-cluster_release = I(CLBAR & ARRIVE & REL) | (I(F & (ACQ_REL | SC) & QF_UP - MBINIT) >> po_async >> I(CLBAR & ARRIVE))
+# (a release fence: fence.acq_rel, fence.sc, or PTX ISA 8.6's fence.release; not fence.mbarrier_init)
+release_fence = F & (ACQ_REL | SC | REL) - MBINIT
+cluster_release = I(CLBAR & ARRIVE & REL) | (I(release_fence & QF_UP) >> po_async >> I(CLBAR & ARRIVE))
 cluster_sync = cluster_release >> cluster_pairs
 # fence.mbarrier_init.release.cluster: the mbarrier.init before it, released by the cluster barrier's arrive
 init_sync = I(W & MBINIT) >> po_async >> I(F & MBINIT) >> po_async >> I(CLBAR & ARRIVE) >> cluster_pairs
@@ -113,10 +117,15 @@ def build() -> Model:
     name = "ptx-8.0"
     model = Model(name, doc=__doc__, supports=lambda test: supports(name, test, hopper=True))
     release_pattern, acquire_pattern = patterns(po_vloc, dartagnan=False, po_=po_async)
+    # PTX ISA 8.6's fence.release begins a release pattern ("Release and Acquire Patterns": "a release
+    # or acquire-release memory fence followed by a strong write"); fence.acquire, an F & ACQ, ends an
+    # acquire pattern as a wait's acquire does (below)
+    release_pattern = release_pattern | (I(release_fence) >> po_async >> I(strong_write))
     # an asynchronous release is a release pattern by itself alone: no fence or release of its thread before it extends to it
     release_pattern = release_pattern - ((~ASYNC_RELEASE) * ASYNC_RELEASE)
-    # a wait that observes its phase's completion: its read, then its acquire on that path
-    acquire_pattern = acquire_pattern | (I(strong_read) >> po_async >> I(F & ACQ))
+    # a wait that observes its phase's completion: its read, then its acquire on that path; and a
+    # strong read then fence.acquire (a reduction's read begins none: "Release and Acquire Patterns")
+    acquire_pattern = acquire_pattern | (I(strong_read - RED) >> po_async >> I(F & ACQ))
     sync = morally_strong & (release_pattern >> observation.plus >> acquire_pattern)
     copy_sync = I(ASYNC_RELEASE) >> sync
     fence_sc = sync_fence(model)
