@@ -283,3 +283,24 @@ def test_a_bulk_copy_is_asynchronous_to_its_own_thread(name):
     r = hrf.check(str(FAMILY / f"{name}.litmus"), "ptx-8.0")
     seen = [(o["0:r0"], o["0:r1"]) for o in r.outcomes]
     assert (0, 0) in seen and (0, 1) in seen and (1, 1) in seen
+
+
+def test_a_waits_acquire_is_on_its_mbarrier_alone():
+    """A wait with .acquire that returns True is an acquire operation on its
+    mbarrier ("Release and Acquire Patterns" 1.), not an acquire fence: a
+    relaxed read of y before it forms no acquire pattern on y (2. needs the
+    acquire on y, 3. a fence). P0's release of y, read by P1's relaxed load,
+    then synchronises with nothing, and the relaxed arrive releases nothing:
+    P1 may read x=0 (allowed). With fence.acquire after the wait, the read of
+    y and the fence form the pattern and x=0 is forbidden."""
+    text = HEAD % (
+        "b @ mbarrier P1 = 1; x=0; y=0; P1:r2=0;",
+        0,
+        " st.weak x, 1 | ld.relaxed.cta r1, y ;\n"
+        " st.release.cta y, 1 | " + WAIT + " ;\n"
+        " mbarrier.arrive.relaxed.cta.shared::cta.b64 _, [b] | {after} ;\n"
+        "  | ld.weak r2, x ;",
+    )
+    text = text.replace("exists (P1:r0 == 1)", "exists (P1:r0 == 1 /\\ P1:r1 == 1 /\\ P1:r2 == 0)")
+    assert hrf.check(text.replace("{after}", ""), "ptx-8.0").condition_holds is True
+    assert hrf.check(text.replace("{after}", "fence.acquire.cta"), "ptx-8.0").condition_holds is False

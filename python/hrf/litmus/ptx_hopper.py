@@ -27,9 +27,10 @@ is a weak write of the count; an arrive is an atomic add (by default
 transaction count too; `expect_tx`/`complete_tx` are relaxed adds. A wait
 (`test_wait`, `try_wait`: either may return false) is a relaxed read at
 its scope whose register is 1 when it reads 0; where it does, and where
-the wait is `.acquire` (the default), an acquire fence of its scope
-follows, on that path alone: the ISA's acquire pattern of a wait that
-observes the phase's completion. Only the first phase (parity 0) is
+the wait is `.acquire` (the default), an acquire event of its scope
+follows, on that path alone (a fence event tagged MBWAIT, which `ptx-8.0`
+reads as the wait's acquire on its mbarrier, not as a fence): the ISA's
+acquire pattern of a wait that observes the phase's completion. Only the first phase (parity 0) is
 modelled: more arrivals than the count, or a wait on another parity, are
 refused by name.
 

@@ -56,6 +56,7 @@ from .ptx_6_0 import RED, axioms, patterns, strong_read, strong_write, supports,
 from .ptx_7_5 import PROXIES, proxies, proxy_preserved
 
 ASYNC, MBAR, MBINIT, UNINIT, CLBAR = t("ASYNC"), t("MBAR"), t("MBINIT"), t("UNINIT"), t("CLBAR")
+MBWAIT = t("MBWAIT")  # a wait's read, and on its success path its acquire
 ARRIVE, GLOBAL, SHARED, BULK = t("ARRIVE"), t("global"), t("local"), t("BULK")  # shared memory: hrf's `local`
 # cp.async.bulk is asynchronous (the ISA: its completion is signalled through
 # the mbarrier alone): its events (BULK: read, write, proxy fence, complete-tx,
@@ -123,9 +124,18 @@ def build() -> Model:
     release_pattern = release_pattern | (I(release_fence) >> po_async >> I(strong_write))
     # an asynchronous release is a release pattern by itself alone: no fence or release of its thread before it extends to it
     release_pattern = release_pattern - ((~ASYNC_RELEASE) * ASYNC_RELEASE)
-    # a wait that observes its phase's completion: its read, then its acquire on that path; and a
-    # strong read then fence.acquire (a reduction's read begins none: "Release and Acquire Patterns")
-    acquire_pattern = acquire_pattern | (I(strong_read - RED) >> po_async >> I(F & ACQ))
+    # a wait that observes its phase's completion is an acquire operation on its mbarrier: its read,
+    # then its acquire on that path (the same wait's: no other wait's read between), after a strong
+    # read of that mbarrier or none ("Release and Acquire Patterns" 1. and 2.); and a strong read
+    # then fence.acquire (3.; a reduction's read begins none)
+    wait = (I(MBWAIT & R) >> po_async >> I(F & ACQ & MBWAIT)) - (
+        I(MBWAIT & R) >> po_async >> I(MBWAIT & R) >> po_async >> I(F & MBWAIT)
+    )
+    acquire_pattern = (
+        acquire_pattern
+        | (I(strong_read - RED) >> po_vloc.opt >> wait)
+        | (I(strong_read - RED) >> po_async >> I(F & ACQ - MBWAIT))
+    )
     sync = morally_strong & (release_pattern >> observation.plus >> acquire_pattern)
     copy_sync = I(ASYNC_RELEASE) >> sync
     fence_sc = sync_fence(model)
