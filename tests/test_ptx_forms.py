@@ -359,3 +359,23 @@ def test_hrf_run_refuses_the_one_way_fences_by_name():
     text = mp("st.relaxed.gpu", "fence.release.gpu", "ld.relaxed.gpu", "fence.acquire.gpu")
     with pytest.raises(NotRunnable, match=r"fence\.release and fence\.acquire \(sm_90\): hrf run has no lowering"):
         prepare(hrf.parse(text))
+
+
+def test_a_cluster_barriers_wait_is_no_acquire_fence():
+    # barrier.cluster.wait's acquire makes visible what every thread did before its arrive
+    # (P0's is relaxed: nothing); it is no memory fence, so P1's relaxed read of the released
+    # y before it forms no acquire pattern with it ("Release and Acquire Patterns" names
+    # acquire operations on y and acquire fences): x=0 is allowed. fence.acquire.gpu after the
+    # read forms the pattern: forbidden
+    def text(after_read: str) -> str:
+        rows = [
+            "st.weak x, 1 | ld.relaxed.gpu r0, y",
+            f"st.release.gpu y, 1 | {after_read}",
+            "barrier.cluster.arrive.relaxed | barrier.cluster.arrive.relaxed",
+            "barrier.cluster.wait | barrier.cluster.wait",
+            " | ld.weak r1, x",
+        ]
+        return ptx(rows, MP, "P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0")
+
+    assert hrf.check(text(""), "ptx-8.0").condition_holds is True
+    assert hrf.check(text("fence.acquire.gpu"), "ptx-8.0").condition_holds is False

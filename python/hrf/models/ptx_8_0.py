@@ -106,8 +106,9 @@ proxy_fence_ops = fence_ops - (I(F & GLOBAL) >> fence_ops >> I(SHARED)) - (I(F &
 # the arrives and the waits of one use of a cluster barrier, in one cluster
 cluster_pairs = same_thread_attr("qf") & same_event_attr("bar") & ((CLBAR & ARRIVE) * (CLBAR - ARRIVE))
 # a release arrive, or a relaxed one after a release fence of cluster scope or wider
-# (a release fence: fence.acq_rel, fence.sc, or PTX ISA 8.6's fence.release; not fence.mbarrier_init)
-release_fence = F & (ACQ_REL | SC | REL) - MBINIT
+# a release fence: fence.acq_rel, fence.sc, or PTX ISA 8.6's fence.release; not fence.mbarrier_init,
+# nor a cluster barrier's arrive (an F event of its order: it synchronises with the waits alone)
+release_fence = F & (ACQ_REL | SC | REL) - MBINIT - CLBAR
 cluster_release = I(CLBAR & ARRIVE & REL) | (I(release_fence & QF_UP) >> po_async >> I(CLBAR & ARRIVE))
 cluster_sync = cluster_release >> cluster_pairs
 # fence.mbarrier_init.release.cluster: the mbarrier.init before it, released by the cluster barrier's arrive
@@ -127,14 +128,14 @@ def build() -> Model:
     # a wait that observes its phase's completion is an acquire operation on its mbarrier: its read,
     # then its acquire on that path (the same wait's: no other wait's read between), after a strong
     # read of that mbarrier or none ("Release and Acquire Patterns" 1. and 2.); and a strong read
-    # then fence.acquire (3.; a reduction's read begins none)
+    # then fence.acquire (3.; a reduction's read begins none; a cluster barrier's wait is no fence)
     wait = (I(MBWAIT & R) >> po_async >> I(F & ACQ & MBWAIT)) - (
         I(MBWAIT & R) >> po_async >> I(MBWAIT & R) >> po_async >> I(F & MBWAIT)
     )
     acquire_pattern = (
         acquire_pattern
         | (I(strong_read - RED) >> po_vloc.opt >> wait)
-        | (I(strong_read - RED) >> po_async >> I(F & ACQ - MBWAIT))
+        | (I(strong_read - RED) >> po_async >> I(F & ACQ - MBWAIT - CLBAR))
     )
     sync = morally_strong & (release_pattern >> observation.plus >> acquire_pattern)
     copy_sync = I(ASYNC_RELEASE) >> sync
