@@ -7,6 +7,8 @@ SPIR-V's compare-exchange and min/max in the Vulkan dialect. Each verdict
 is derived next to its test from the ISA's definitions and [PTX19]'s
 axioms (as tests/test_ptx_models.py does)."""
 
+import itertools
+
 import pytest
 
 import hrf
@@ -336,17 +338,19 @@ def test_a_reduction_then_fence_acquire_is_no_acquire_pattern():
     assert hrf.check(atom, "ptx-8.0").condition_holds is False
 
 
+def cluster_mp(p0: list[str], p1: list[str], cond: str) -> str:
+    """P0 writes x then passes the cluster barrier, P1 (another CTA of the cluster) passes it then reads x."""
+    p0 = ["st.weak x, 1", *p0, "barrier.cluster.arrive.relaxed", "barrier.cluster.wait"]
+    p1 = [*p1, "barrier.cluster.arrive.relaxed", "barrier.cluster.wait", "ld.weak r1, x"]
+    rows = [f"{a} | {b}" for a, b in itertools.zip_longest(p0, p1, fillvalue="")]
+    return ptx(rows, cond, "P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0")
+
+
 def test_a_relaxed_cluster_arrive_after_fence_release_releases():
     # barrier.cluster.arrive.relaxed after a release fence of cluster scope: a release (as after
     # fence.acq_rel.cluster, litmus/ptx8/MP+cluster-barrier-fence); after none, nothing is released
     def text(fence: str) -> str:
-        rows = [
-            "st.weak x, 1 | barrier.cluster.arrive.relaxed",
-            f"{fence} | barrier.cluster.wait",
-            "barrier.cluster.arrive.relaxed | ld.weak r0, x",
-            "barrier.cluster.wait | ",
-        ]
-        return ptx(rows, "exists (P1:r0 == 0)", "P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0", "x=0;")
+        return cluster_mp([fence], [], "exists (P1:r1 == 0)")
 
     assert hrf.check(text("fence.release.cluster"), "ptx-8.0").condition_holds is False
     assert hrf.check(text("fence.release.cta"), "ptx-8.0").condition_holds is True
@@ -368,14 +372,7 @@ def test_a_cluster_barriers_wait_is_no_acquire_fence():
     # acquire operations on y and acquire fences): x=0 is allowed. fence.acquire.gpu after the
     # read forms the pattern: forbidden
     def text(after_read: str) -> str:
-        rows = [
-            "st.weak x, 1 | ld.relaxed.gpu r0, y",
-            f"st.release.gpu y, 1 | {after_read}",
-            "barrier.cluster.arrive.relaxed | barrier.cluster.arrive.relaxed",
-            "barrier.cluster.wait | barrier.cluster.wait",
-            " | ld.weak r1, x",
-        ]
-        return ptx(rows, MP, "P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0")
+        return cluster_mp(["st.release.gpu y, 1"], ["ld.relaxed.gpu r0, y", after_read], MP)
 
     assert hrf.check(text(""), "ptx-8.0").condition_holds is True
     assert hrf.check(text("fence.acquire.gpu"), "ptx-8.0").condition_holds is False

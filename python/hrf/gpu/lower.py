@@ -53,7 +53,7 @@ from typing import NoReturn, TypeGuard
 
 from ..errors import UnsupportedFeature
 from ..litmus import ast as A
-from ..litmus.ptx_hopper import ARRIVAL, HOPPER, ISA_SCOPE, ISA_SEM, mbarrier_update
+from ..litmus.ptx_hopper import ARRIVAL, HOPPER, ISA_SCOPE, ISA_SEM, copy_size, mbarrier_update, wait_group
 from ..mappings.axiomatic import SCOPES as SCOPE  # hrf's scopes -> PTX's, one table with `hrf map`
 
 
@@ -573,7 +573,7 @@ class _Emitter:
         """sm_80's `cp.async.ca|cg.shared.global [dst], [src], size`: the
         reader's two statements (the copy's read and write), one instruction."""
         assert isinstance(read.expr, A.Load)
-        size = next(int(t[len("CPSIZE") :]) for t in read.expr.tags if t.startswith("CPSIZE"))
+        size = copy_size(read.expr.tags)
         kind = "cg" if "CPCG" in read.expr.tags else "ca"
         dst, src = self.addr(write.loc), self.addr(read.expr.loc)
         self.access("cpasync", f"cp.async.{kind}.shared.global", write.loc, f"{dst}, {src}, {size}", size)
@@ -638,9 +638,9 @@ class _Emitter:
         if "CPCOMMIT" in op.tags:
             self.access("cpasync", "cp.async.commit_group", None)
             return
-        wait = next((t for t in op.tags if t.startswith("CPWAIT")), None)
-        if wait is not None:
-            self.access("cpasync", "cp.async.wait_group", None, wait[len("CPWAIT") :])
+        n = wait_group(op.tags)
+        if n is not None:
+            self.access("cpasync", "cp.async.wait_group", None, str(n))
             return
         if "ASYNC" in op.tags:  # fence.proxy.async, for the state space the test names (all where none)
             space = ".global" if "global" in op.tags else ".shared::cta" if "local" in op.tags else ""

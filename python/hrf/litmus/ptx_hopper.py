@@ -84,6 +84,23 @@ ORIGIN = {"CPASYNC": "PTX ISA 7.0", "ONEWAY": "PTX ISA 8.6, sm_90"}
 WAIT_GROUPS = 8  # cp.async.wait_group N for N below this (a tag CPWAITn each)
 
 
+def mbarrier_add(b: str, delta: int, sem: str, scope: str, tags: tuple, line: int) -> A.ExprStmt:
+    """An update of mbarrier `b`: an atomic add of `delta` to its one word
+    (pending arrivals x ARRIVAL + tx-count), its write of order `sem`."""
+    rmw = A.Rmw("add", b, A.Const(delta, line=line), sem, scope, line=line, tags=tags, orders=("rlx", sem))
+    return A.ExprStmt(rmw, line=line)
+
+
+def wait_group(tags) -> int | None:
+    """The N of a `cp.async.wait_group N` marker's tags (CPWAITn), or None."""
+    return next((int(x[len("CPWAIT") :]) for x in tags if x.startswith("CPWAIT")), None)
+
+
+def copy_size(tags) -> int:
+    """A cp.async read's cp-size, from its tags (CPSIZEn)."""
+    return next(int(x[len("CPSIZE") :]) for x in tags if x.startswith("CPSIZE"))
+
+
 def first_sm90_form(test: A.Test) -> tuple[A.Thread, object, str] | None:
     """The first operation of an sm_90 form in `test` (its thread, the
     operation, what the form is and where it comes from), or None: what the
@@ -226,12 +243,8 @@ class HopperForms(Dat3mReader):
             arrivals, delta = 0, (n.value if kind == "expect_tx" else -n.value)  # type: ignore[union-attr]
         self.arrivals.setdefault(b, []).append((arrivals, t))
         sem = {"release": "rel", "relaxed": "rlx"}[q["sem"][0]]
-        orders = ("rlx", sem)
         tags = (*MBAR_TAGS, "ARRIVE") if kind == "arrive" else MBAR_TAGS
-        rmw = A.Rmw(
-            "add", b, A.Const(delta, line=line), sem, SCOPES[q["scope"][0]], line=line, tags=tags, orders=orders
-        )
-        return A.ExprStmt(rmw, line=line)
+        return mbarrier_add(b, delta, sem, SCOPES[q["scope"][0]], tags, line)
 
     def mbarrier_wait(self, kind: str, ms: list, t, line: int):
         what = f"mbarrier.{kind}"
@@ -334,30 +347,12 @@ class HopperForms(Dat3mReader):
         b = self.address()
         self.note_space(b, {"space": ("shared::cta", t)}, t)
         self.arrivals.setdefault(b, []).append((1 if noinc else 0, t))
-        arrive = A.Rmw(
-            "add",
-            b,
-            A.Const(-ARRIVAL, line=line),
-            "rel",
-            SCOPES["cta"],
-            line=line,
-            tags=(*MBAR_TAGS, "ARRIVE", "CPASYNC", "CPARRIVE"),
-            orders=("rlx", "rel"),
-        )
+        arrive = mbarrier_add(b, -ARRIVAL, "rel", SCOPES["cta"], (*MBAR_TAGS, "ARRIVE", "CPASYNC", "CPARRIVE"), line)
         if noinc:
-            return A.ExprStmt(arrive, line=line)
+            return arrive
         self.increments.append((self.col, b, t))
-        inc = A.Rmw(
-            "add",
-            b,
-            A.Const(ARRIVAL, line=line),
-            "rlx",
-            SCOPES["cta"],
-            line=line,
-            tags=(*MBAR_TAGS, "CPASYNC", "CPINC"),
-            orders=("rlx", "rlx"),
-        )
-        return (A.ExprStmt(inc, line=line), A.ExprStmt(arrive, line=line))
+        inc = mbarrier_add(b, ARRIVAL, "rlx", SCOPES["cta"], (*MBAR_TAGS, "CPASYNC", "CPINC"), line)
+        return (inc, arrive)
 
     def bulk_copy(self, ms: list, t, line: int):
         words = [m for m, _ in ms]
@@ -396,19 +391,7 @@ class HopperForms(Dat3mReader):
             A.Store(dst, A.Reg(reg, line=line), False, line=line, tags=("ASYNC", "BULK")),
             # the implicit generic-async proxy fence that follows the copy's completion (the ISA)
             A.Fence(("proxy",), "proxy", None, line=line, tags=("ASYNC", "BULK")),
-            A.ExprStmt(
-                A.Rmw(
-                    "add",
-                    b,
-                    A.Const(-size.value, line=line),
-                    "rel",
-                    "qf",
-                    line=line,
-                    tags=(*MBAR_TAGS, "BULK"),
-                    orders=("rlx", "rel"),
-                ),
-                line=line,
-            ),
+            mbarrier_add(b, -size.value, "rel", SCOPES["cluster"], (*MBAR_TAGS, "BULK"), line),
         )
 
     def skip_operands(self, line: int):
@@ -625,7 +608,7 @@ def event_text(op) -> str | None:
             return f"cp.async.mbarrier.arrive [{loc}]: the pending count's increment"
         if "CPARRIVE" in tags:
             return f"cp.async.mbarrier.arrive [{loc}]: the arrive-on after the thread's earlier copies"
-        return "cp.async.wait_group " + next(x[len("CPWAIT") :] for x in tags if x.startswith("CPWAIT"))
+        return f"cp.async.wait_group {wait_group(tags)}"
     if "BULK" in tags:
         what = {
             A.Load: f"read [{loc}]",
