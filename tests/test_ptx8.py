@@ -41,6 +41,36 @@ def test_the_uninitialised_use_names_its_events():
     assert "init: W b=0" in r.to_herd()
 
 
+def test_an_incomplete_copy_names_its_events():
+    """The flag names the copy's event and the access: the source written again
+    before the copy completes (no wait), then the destination read (a lone wait)."""
+    r = hrf.check(str(FAMILY / "bulk-group-reuse-no-wait.litmus"), "ptx-8.0")
+    (flag,) = r.flags
+    assert [(e["thread"], e["kind"], e["loc"]) for e in flag["events"]] == [("P0", "R", "s"), ("P0", "W", "s")]
+    assert "cp.async.bulk: read [s]" in r.to_herd()
+    r = hrf.check(str(FAMILY / "bulk-copy-wait.litmus"), "ptx-8.0")
+    assert [(e["thread"], e["kind"], e["loc"]) for e in r.flags[0]["events"]] == [("P0", "W", "d"), ("P1", "R", "d")]
+    # the same read on the wait's true branch alone (the spin) is no flag
+    assert hrf.check(str(FAMILY / "bulk-copy-spin.litmus"), "ptx-8.0").flags == []
+
+
+def test_a_read_wait_orders_the_copys_read_alone():
+    """wait_group.read: the buffer may be written again (the copy has read it), but
+    the copy's write is not yet visible; wait_group: both (litmus/ptx8/manifest.toml)."""
+    reuse = (FAMILY / "bulk-group-reuse.litmus").read_text()
+    assert hrf.check(reuse, "ptx-8.0").condition_holds is False
+    assert hrf.check(reuse.replace("wait_group.read 0", "wait_group 0"), "ptx-8.0").condition_holds is False
+    mp = (FAMILY / "MP+bulk-group-wait.litmus").read_text()
+    assert hrf.check(mp, "ptx-8.0").condition_holds is False
+    assert hrf.check(mp.replace("wait_group 0", "wait_group.read 0"), "ptx-8.0").condition_holds is True
+
+
+def test_older_models_refuse_bulk_groups_by_name():
+    text = two("cp.async.bulk.commit_group", "cp.async.bulk.wait_group.read 0")
+    with pytest.raises(UnsupportedFeature, match=r"ptx-7.5 has no bulk async-groups .*: use ptx-8.0"):
+        hrf.check(parse_text(text, "t.litmus"), "ptx-7.5")
+
+
 @pytest.mark.parametrize("model", ["ptx-6.0", "ptx-7.5", "ptx-7.5-dat3m"])
 def test_older_models_refuse_the_forms_by_name(model):
     for name, what in [
@@ -48,6 +78,7 @@ def test_older_models_refuse_the_forms_by_name(model):
         ("bulk-copy-wait", "mbarriers"),
         ("MP+cluster-barrier", "cluster barriers"),
         ("cp-async-wait-all", r"cp\.async, sm_80's asynchronous copies \(PTX ISA 7\.0\)"),
+        ("bulk-group-fence", "the async proxy"),
     ]:
         with pytest.raises(UnsupportedFeature, match=f"{model} has no {what}.*: use ptx-8.0"):
             hrf.check(str(FAMILY / f"{name}.litmus"), model)
@@ -65,10 +96,33 @@ def test_ptx_8_keeps_the_older_verdicts():
 
 
 # what hrf run takes of the family (tests/test_gpu_toolchain.py checks their SASS): one
-# CTA's mbarriers, bulk copies, clusters of several CTAs (distributed shared memory,
-# remote arrives, cluster barriers), sm_80's cp.async; the two whose condition reads an
-# mbarrier are refused
-REFUSED_BY_HRF_RUN = {"mbar-init-fence", "mbar-init-no-fence"}
+# CTA's mbarriers, bulk copies from global memory, clusters of several CTAs (distributed
+# shared memory, remote arrives, cluster barriers), sm_80's cp.async; refused by name: the
+# two whose condition reads an mbarrier, and the bulk copies it has no lowering of
+OPAQUE = "the condition observes mbarrier b, whose state is opaque"
+NO_GROUPS = r"bulk async-groups \(cp.async.bulk's .bulk_group completion\) \(sm_90\): hrf run has no lowering"
+REFUSED_BY_HRF_RUN = {
+    "mbar-init-fence": OPAQUE,
+    "mbar-init-no-fence": OPAQUE,
+    "bulk-copy-cta": "cp.async.bulk.shared::cta.global, the bulk copy into the CTA's own shared memory",
+    "MP+bulk-copy-dsmem": "cp.async.bulk.shared::cluster.shared::cta, the bulk copy between CTAs' shared memories",
+    "MP+bulk-copy-dsmem-no-fence": "cp.async.bulk.shared::cluster.shared::cta",
+    **{
+        name: NO_GROUPS
+        for name in (
+            "MP+bulk-group-wait",
+            "MP+bulk-group-wait-read",
+            "bulk-group-fence",
+            "bulk-group-no-fence",
+            "bulk-group-no-wait",
+            "bulk-group-uncommitted",
+            "bulk-group-older",
+            "bulk-group-newer",
+            "bulk-group-reuse",
+            "bulk-group-reuse-no-wait",
+        )
+    },
+}
 
 
 @pytest.mark.parametrize("path", sorted(FAMILY.glob("*.litmus")), ids=lambda p: p.name)
@@ -77,7 +131,7 @@ def test_hrf_run_takes_the_family_and_refuses_the_rest_by_name(path):
 
     test = hrf.parse(path)
     if path.stem in REFUSED_BY_HRF_RUN:
-        with pytest.raises(NotRunnable, match="the condition observes mbarrier b, whose state is opaque"):
+        with pytest.raises(NotRunnable, match=REFUSED_BY_HRF_RUN[path.stem]):
             prepare(test)
         return
     lt, shape = prepare(test)
@@ -179,7 +233,45 @@ REFUSED = [
     (two("cp.async.wait_group r0", WAIT), LitmusSyntaxError, "an integer constant", 7),
     (two("cp.async.mbarrier.arrive.shared::cta.b64 [b]", WAIT), UnsupportedFeature, "no mbarrier.arrive of P0", 7),
     (two("cp.async.mbarrier.arrive.release.b64 [b]", WAIT), LitmusSyntaxError, "the ISA's form", 7),
-    (two("cp.async.bulk.commit_group", WAIT), UnsupportedFeature, "bulk groups", 7),
+    (two("cp.async.bulk.wait_group 8", WAIT), UnsupportedFeature, "cp.async.bulk.wait_group 8: hrf reads N up to 7", 7),
+    (two("cp.async.bulk.wait_group.write 0", WAIT), LitmusSyntaxError, "wait_group.read N (the ISA's forms)", 7),
+    (
+        two(
+            "cp.async.bulk.global.shared::cta.bulk_group [x], [d], 16",
+            WAIT,
+            init="b @ mbarrier P1 = 1; d @ shared P1; x=0;",
+            cta1=1,
+        ),
+        LitmusSyntaxError,
+        "through .shared::cluster",
+        7,
+    ),
+    (
+        two("cp.async.bulk.global.shared::cta.bulk_group [d], [g], 16", WAIT, init=CPA),
+        LitmusSyntaxError,
+        "not .global",
+        7,
+    ),
+    (
+        two(
+            "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [e], [d], 16, [b]",
+            WAIT,
+            init="b @ mbarrier P1 = 1; d @ shared P0; e @ shared P0;",
+        ),
+        LitmusSyntaxError,
+        "writes another CTA's shared memory, not e of its own",
+        7,
+    ),
+    (
+        two(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [d], [g], 16, [b]",
+            WAIT,
+            init=CPA,
+        ),
+        UnsupportedFeature,
+        "multicast",
+        7,
+    ),
     (two("mbarrier.arrive.release.cta.shared::cta.b64 _, [b", WAIT), LitmusSyntaxError, "']'", 7),
     (two("mbarrier.arrive.release.cta.shared:cta.b64 _, [b]", WAIT), LitmusSyntaxError, None, 7),
 ]
@@ -231,6 +323,11 @@ def _forbidden_by_hand(sync: str, rel: str, acq: str, scope: str, where: str, pl
         if where in ("wait-all", "wait-group"):
             return rel == "release" and acq == "acquire"
         return where in ("mbarrier", "mbarrier-noinc") and acq == "acquire"
+    if sync == "bulk-group":  # one CTA or two; where: how the producer completes the copy before its flag
+        # wait_group 0 completes the copy's write (and the implicit proxy fence) before the flag's
+        # release; .read completes its read alone, no commit puts it in no group, no wait completes
+        # nothing; without fence.proxy.async the copy may read s before the generic store of 1
+        return where == "wait" and rel == "release" and acq == "acquire" and strong
     # bulk: the copy's complete-tx releases at cluster scope whatever the
     # arrive's order; the copy reads the generic write only after a proxy
     # fence of its space (g is global: .global or no space named)
@@ -240,8 +337,8 @@ def _forbidden_by_hand(sync: str, rel: str, acq: str, scope: str, where: str, pl
 def test_the_generated_sync_family_gives_the_verdicts_derived_by_hand():
     from hrf.generate import generate
 
-    tests = generate(dialect="ptx", sync="mbarrier,cluster-barrier,dsmem,bulk,cp-async")
-    assert len(tests) == 32 + 6 + 32 + 48 + 48
+    tests = generate(dialect="ptx", sync="mbarrier,cluster-barrier,dsmem,bulk,cp-async,bulk-group")
+    assert len(tests) == 32 + 6 + 32 + 48 + 48 + 80
     for t in tests:
         _, sync, rel, acq, scope, where, place = t.name.split("+")
         r = hrf.check(t, "ptx-8.0")

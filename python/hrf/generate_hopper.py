@@ -8,7 +8,9 @@ data, for every choice of
   distributed shared memory (`dsmem`: store / load), a bulk copy of the
   data through the async proxy completing on an mbarrier (`bulk`), or
   sm_80's `cp.async` of the data into the consumer's CTA, then an
-  mbarrier arrive (`cp-async`);
+  mbarrier arrive (`cp-async`), or a bulk copy of the data from the
+  producer's shared memory to global memory (a TMA store) completed
+  through a bulk async-group, then a flag (`bulk-group`);
 - its strength on each side: release or relaxed (a relaxed one after a
   `fence.acq_rel` too, where the ISA has that pattern), acquire or relaxed;
 - its scope (`.cta`, `.cluster`) where the instruction takes one;
@@ -19,7 +21,9 @@ data, for every choice of
   producer completes the copy before it arrives, if it does: no wait,
   `wait_all`, a commit and `wait_group 0`, `wait_group 0` with no commit,
   or the mbarrier tracking it, `cp.async.mbarrier.arrive` with or
-  without `.noinc`).
+  without `.noinc`; for `bulk-group`: how the producer completes the
+  copy before its flag: no wait, `wait_group 0`, `wait_group.read 0`, a
+  wait with no commit, or a wait with no proxy fence before the copy).
 
 Each test asks whether the consumer can see the signal and not the data.
 The verdicts are the model's; the hand-derived family `litmus/ptx8/` and
@@ -33,7 +37,7 @@ import itertools
 
 from .errors import InvalidArgument
 
-SYNCS = ("mbarrier", "cluster-barrier", "dsmem", "bulk", "cp-async")
+SYNCS = ("mbarrier", "cluster-barrier", "dsmem", "bulk", "cp-async", "bulk-group")
 PLACES = {
     "cta": "P0@cta 0,cluster 0,gpu 0 | P1@cta 0,cluster 0,gpu 0",
     "cluster": "P0@cta 1,cluster 0,gpu 0 | P1@cta 0,cluster 0,gpu 0",
@@ -119,6 +123,27 @@ def _cp_async(place, completion, rel, acq, scope) -> tuple:
     return init, p0, p1, "P1:r0 == 1 /\\ P1:r1 == 0", "P1:r0=0; P1:r1=0;"
 
 
+# how a bulk_group copy's producer completes it before its flag: the instructions after the copy,
+# and whether fence.proxy.async.shared::cta orders the generic write of its source before it
+BULK_GROUP_COMPLETION = {
+    "none": (["cp.async.bulk.commit_group"], True),
+    "wait": (["cp.async.bulk.commit_group", "cp.async.bulk.wait_group 0"], True),
+    "wait-read": (["cp.async.bulk.commit_group", "cp.async.bulk.wait_group.read 0"], True),
+    "uncommitted": (["cp.async.bulk.wait_group 0"], True),
+    "no-fence": (["cp.async.bulk.commit_group", "cp.async.bulk.wait_group 0"], False),
+}
+
+
+def _bulk_group(place, completion, rel, acq, scope) -> tuple:
+    done, fence = BULK_GROUP_COMPLETION[completion]
+    copy = "cp.async.bulk.global.shared::cta.bulk_group [x], [s], 16"
+    p0 = ["st.shared::cta.weak [s], 1", *(["fence.proxy.async.shared::cta"] if fence else []), copy, *done]
+    p0.append(f"st.{rel}.{scope} f, 1")
+    p1 = [f"ld.{acq}.{scope} r0, f", "ld.weak r1, x"]
+    init = ["x=0;", "f=0;", "s @ shared P0 = 0;"]
+    return init, p0, p1, "P1:r0 == 1 /\\ P1:r1 == 0", "P1:r0=0; P1:r1=0;"
+
+
 # per signal: its builder, the producer's strengths, the consumer's, the scopes, the data's places
 KINDS = {
     "mbarrier": (_mbarrier, ("release", "relaxed"), ("acquire", "relaxed"), ("cta", "cluster"), ("global", "shared")),
@@ -138,13 +163,20 @@ KINDS = {
         ("cta", "cluster"),
         tuple(CP_ASYNC_COMPLETION),
     ),
+    "bulk-group": (
+        _bulk_group,
+        ("release", "relaxed"),
+        ("acquire", "relaxed"),
+        ("cta", "cluster"),
+        tuple(BULK_GROUP_COMPLETION),
+    ),
 }
 
 
 def _data_words(sync: str, where: str) -> str:
     if sync == "bulk":
         return f"copied (fence: {where})"
-    if sync == "cp-async":
+    if sync in ("cp-async", "bulk-group"):
         return f"copied (completion: {where})"
     return where
 

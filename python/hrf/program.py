@@ -99,6 +99,14 @@ TAGS = frozenset(
         "CPINC",
         "CPARRIVE",
         "ONEWAY",  # PTX ISA 8.6's fence.release, fence.acquire
+        # cp.async.bulk's bulk async-groups: a bulk_group copy's events and the
+        # groups' markers, a commit and a wait (with .read: BWAITR) leaving N pending
+        "BGROUP",
+        "BULKCTA",  # cp.async.bulk.shared::cta.global (PTX ISA 8.6)
+        "BULKS2S",  # cp.async.bulk.shared::cluster.shared::cta
+        "BCOMMIT",
+        *(f"BWAIT{n}" for n in range(8)),
+        *(f"BWAITR{n}" for n in range(8)),
         # Dat3M's Vulkan: storage classes, the storage classes of an
         # operation's semantics, availability and visibility (of the
         # access, of its semantics, to the device domain), non-private

@@ -9,7 +9,10 @@ read into the one AST with the tags the `ptx-8.0` model reads.
              | mbarrier.arrive{.expect_tx}{.sem}{.scope}{.space}.b64 _, [b] (',' n)?
              | mbarrier.expect_tx.relaxed.scope.space.b64 [b], tx  |  mbarrier.complete_tx... [b], tx
              | mbarrier.(test_wait | try_wait).parity{.sem}{.scope}{.shared::cta}.b64 reg, [b], 0
-             | cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], n, [b]
+             | cp.async.bulk.dst.src.mbarrier::complete_tx::bytes [dst], [src], n, [b]
+                 (dst.src: shared::cluster.global, shared::cta.global, shared::cluster.shared::cta)
+             | cp.async.bulk.global.shared::cta.bulk_group [dst], [src], n
+             | cp.async.bulk.commit_group  |  cp.async.bulk.wait_group{.read} N
              | cp.async.(ca | cg).shared{::cta}.global [dst], [src], n            (sm_80)
              | cp.async.commit_group  |  cp.async.wait_group N  |  cp.async.wait_all
              | cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [b]
@@ -42,7 +45,12 @@ an add of minus its byte count, a release at .cluster scope (the ISA:
 .cluster scope"), all four tagged BULK. hrf places these events where the
 instruction is in its thread's program order; `ptx-8.0` orders them after
 what the thread did before the copy and not before what it does after
-(the copy is asynchronous: docs/readings.md).
+(the copy is asynchronous: docs/readings.md). A copy to global memory
+(`.bulk_group`, the "TMA store" of real kernels) has no complete-tx: its
+read, write and proxy fence are tagged BGROUP too, and a bulk
+async-group's commit and wait are marker events (BCOMMIT; BWAITn for
+`wait_group n`, BWAITRn for `wait_group.read n`), counted by `ptx-8.0`
+as sm_80's cp.async-groups are.
 
 sm_80's `cp.async` is a weak read of the source and a weak write of the
 destination through the generic proxy (CPREAD, CPWRITE). A commit and a
@@ -77,11 +85,23 @@ HOPPER = {
     "MBAR": "mbarriers",
     "CPASYNC": "cp.async, sm_80's asynchronous copies",
     "ONEWAY": "fence.release and fence.acquire",
+    "BGROUP": "bulk async-groups (cp.async.bulk's .bulk_group completion)",
+    "BULKCTA": "cp.async.bulk.shared::cta.global, the bulk copy into the CTA's own shared memory",
+    "BULKS2S": "cp.async.bulk.shared::cluster.shared::cta, the bulk copy between CTAs' shared memories",
 }
 # where a form comes from, for the older models' refusals (SM90 where none is said)
 SM90 = "PTX ISA 8.0's, sm_90"
-ORIGIN = {"CPASYNC": "PTX ISA 7.0", "ONEWAY": "PTX ISA 8.6, sm_90"}
+ORIGIN = {"CPASYNC": "PTX ISA 7.0", "ONEWAY": "PTX ISA 8.6, sm_90", "BULKCTA": "PTX ISA 8.6, sm_90"}
 WAIT_GROUPS = 8  # cp.async.wait_group N for N below this (a tag CPWAITn each)
+# cp.async.bulk's directions hrf reads (the ISA's .dst, .src, completion mechanism), each
+# with the tag its events carry beside BULK (the copy into the executing CTA's own memory is
+# PTX ISA 8.6's; the others 8.0's)
+BULK_FORMS = {
+    ("shared::cluster", "global", "mbarrier::complete_tx::bytes"): (),
+    ("shared::cta", "global", "mbarrier::complete_tx::bytes"): ("BULKCTA",),
+    ("shared::cluster", "shared::cta", "mbarrier::complete_tx::bytes"): ("BULKS2S",),
+    ("global", "shared::cta", "bulk_group"): ("BGROUP",),
+}
 
 
 def mbarrier_add(b: str, delta: int, sem: str, scope: str, tags: tuple, line: int) -> A.ExprStmt:
@@ -91,9 +111,10 @@ def mbarrier_add(b: str, delta: int, sem: str, scope: str, tags: tuple, line: in
     return A.ExprStmt(rmw, line=line)
 
 
-def wait_group(tags) -> int | None:
-    """The N of a `cp.async.wait_group N` marker's tags (CPWAITn), or None."""
-    return next((int(x[len("CPWAIT") :]) for x in tags if x.startswith("CPWAIT")), None)
+def wait_group(tags, prefix: str = "CPWAIT") -> int | None:
+    """The N of a `cp.async.wait_group N` marker's tags (CPWAITn), or of
+    another wait's (`prefix` BWAIT, BWAITR: cp.async.bulk.wait_group{.read}), or None."""
+    return next((int(x[len(prefix) :]) for x in tags if x.startswith(prefix) and x[len(prefix) :].isdigit()), None)
 
 
 def copy_size(tags) -> int:
@@ -125,6 +146,7 @@ class HopperForms(Dat3mReader):
         self.copies = 0
         self.increments: list = []  # cp.async.mbarrier.arrive without .noinc: (thread index, mbarrier, token)
         self.cluster_barriers: list = []  # (thread index, arrive or wait, token)
+        self.remote_copies: list = []  # shared::cta to shared::cluster copies: (thread index, destination, token)
 
     # ------------------------------------------------------------ the init block
     def init_at(self, t, loc: str, inits: list) -> None:
@@ -291,15 +313,14 @@ class HopperForms(Dat3mReader):
         if words == ["async", "wait_all"]:  # the ISA: cp.async.commit_group; cp.async.wait_group 0
             return (self.async_marker("CPCOMMIT", line), self.async_marker("CPWAIT0", line))
         if words == ["async", "wait_group"]:
-            n = self.value()
-            if not isinstance(n, A.Const) or n.value < 0:
-                self.fail_at(t, "cp.async.wait_group N, N an integer constant (the ISA)")
-            elif n.value >= WAIT_GROUPS:
-                self.unsupported(f"cp.async.wait_group {n.value}: hrf reads N up to {WAIT_GROUPS - 1}", t)
-                return A.Label(f"$unread{line}", line=line)
-            return self.async_marker(f"CPWAIT{n.value}", line)  # type: ignore[union-attr]
+            n = self.group_count("cp.async.wait_group", t)
+            return A.Label(f"$unread{line}", line=line) if n is None else self.async_marker(f"CPWAIT{n}", line)
         if words[:3] == ["async", "mbarrier", "arrive"]:
             return self.async_copy_arrive(words[3:], t, line)
+        if words == ["async", "bulk", "commit_group"]:
+            return self.async_marker("BCOMMIT", line, "BGROUP")
+        if words[:3] == ["async", "bulk", "wait_group"]:
+            return self.bulk_wait(words[3:], t, line)
         return self.bulk_copy(ms, t, line)
 
     def async_copy(self, words: list, t, line: int):
@@ -333,9 +354,30 @@ class HopperForms(Dat3mReader):
             A.Store(dst, A.Reg(reg, line=line), False, line=line, tags=("GEN", "CPASYNC", "CPWRITE")),
         )
 
-    def async_marker(self, tag: str, line: int) -> A.Fence:
-        """A cp.async-group's commit or a wait: an event with no memory effect of its own."""
-        return A.Fence((), "cp.async", None, line=line, tags=("CPASYNC", tag))
+    def group_count(self, what: str, t) -> int | None:
+        """A wait's N: the async-groups it leaves pending (None: beyond what hrf reads, refused)."""
+        n = self.value()
+        if not isinstance(n, A.Const) or n.value < 0:
+            self.fail_at(t, f"{what} N, N an integer constant (the ISA)")
+        if n.value >= WAIT_GROUPS:  # type: ignore[union-attr]
+            self.unsupported(f"{what} {n.value}: hrf reads N up to {WAIT_GROUPS - 1}", t)  # type: ignore[union-attr]
+            return None
+        return n.value  # type: ignore[union-attr]
+
+    def async_marker(self, tag: str, line: int, kind: str = "CPASYNC") -> A.Fence:
+        """An async-group's commit or a wait: an event with no memory effect of its own."""
+        return A.Fence((), "cp.async", None, line=line, tags=(kind, tag))
+
+    def bulk_wait(self, words: list, t, line: int):
+        """`cp.async.bulk.wait_group{.read} N`: all but the N most recent bulk
+        async-groups complete (with `.read`: done reading their sources)."""
+        if words not in ([], ["read"]):
+            self.fail_at(t, "cp.async.bulk.wait_group N or cp.async.bulk.wait_group.read N (the ISA's forms)")
+        what = "cp.async.bulk.wait_group" + (".read" if words else "")
+        n = self.group_count(what, t)
+        if n is None:
+            return A.Label(f"$unread{line}", line=line)
+        return self.async_marker(f"{'BWAITR' if words else 'BWAIT'}{n}", line, "BGROUP")
 
     def async_copy_arrive(self, words: list, t, line: int):
         """`cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [b]`: without
@@ -355,44 +397,55 @@ class HopperForms(Dat3mReader):
         return (inc, arrive)
 
     def bulk_copy(self, ms: list, t, line: int):
+        """`cp.async.bulk.dst.src.completion [dst], [src], size{, [b]}`: a copy
+        through the async proxy, completed through an mbarrier or a bulk async-group."""
         words = [m for m, _ in ms]
-        form = ["async", "bulk", "shared::cluster", "global", "mbarrier::complete_tx::bytes"]
         if words[:2] != ["async", "bulk"]:
             self.unsupported(
-                f"cp.{'.'.join(words)}: hrf models cp.async.bulk (global to shared, an mbarrier's), "
-                "and sm_80's cp.async.ca/.cg with commit_group, wait_group, wait_all and cp.async.mbarrier.arrive",
+                f"cp.{'.'.join(words)}: hrf models cp.async.bulk (its three mbarrier directions and the "
+                "bulk_group copy to global memory), and sm_80's cp.async.ca/.cg with commit_group, wait_group, "
+                "wait_all and cp.async.mbarrier.arrive",
                 t,
             )
             return self.skip_operands(line)
-        if words != form:
+        form = tuple(words[2:])
+        if form not in BULK_FORMS:
             self.unsupported(
-                f"cp.{'.'.join(words)}: hrf models cp.async.bulk.shared::cluster.global"
-                ".mbarrier::complete_tx::bytes (bulk groups, tensors, multicast and reductions are not modelled)",
+                f"cp.{'.'.join(words)}: hrf models cp.async.bulk.{{{', '.join('.'.join(f) for f in BULK_FORMS)}}} "
+                "(tensors, multicast, cache hints, masks, prefetches and reductions are not modelled)",
                 t,
             )
             return self.skip_operands(line)
+        dst_space, src_space, completion = form
         dst = self.address()
         self.comma()
         src = self.address()
         self.comma()
         size = self.value()
-        self.comma()
-        b = self.address()
+        b = None
+        if completion != "bulk_group":
+            self.comma()
+            b = self.address()
         if not isinstance(size, A.Const) or not 0 < size.value <= MAX_TX or size.value % 16:
             self.fail_at(t, f"a size in bytes, a multiple of 16 up to {MAX_TX} (the ISA)")
-        self.note_space(dst, {"space": ("shared::cluster", t)}, t)
-        self.note_space(src, {"space": ("global", t)}, t)
-        self.note_space(b, {"space": ("shared::cluster", t)}, t)
+        self.note_space(dst, {"space": (dst_space, t)}, t)
+        self.note_space(src, {"space": (src_space, t)}, t)
+        if (dst_space, src_space) == ("shared::cluster", "shared::cta"):
+            self.remote_copies.append((self.col, dst, t))
         self.copies += 1
         reg = f"copy{self.copies}"  # the copied value, in no register the test names
-        self.arrivals.setdefault(b, []).append((0, t))
-        return (
-            A.Assign(reg, A.Load(src, False, line=line, tags=("ASYNC", "BULK")), line=line),
-            A.Store(dst, A.Reg(reg, line=line), False, line=line, tags=("ASYNC", "BULK")),
+        tags: tuple = ("ASYNC", "BULK", *BULK_FORMS[form])
+        events: tuple = (
+            A.Assign(reg, A.Load(src, False, line=line, tags=tags), line=line),
+            A.Store(dst, A.Reg(reg, line=line), False, line=line, tags=tags),
             # the implicit generic-async proxy fence that follows the copy's completion (the ISA)
-            A.Fence(("proxy",), "proxy", None, line=line, tags=("ASYNC", "BULK")),
-            mbarrier_add(b, -size.value, "rel", SCOPES["cluster"], (*MBAR_TAGS, "BULK"), line),
+            A.Fence(("proxy",), "proxy", None, line=line, tags=tags),
         )
+        if b is None:
+            return events
+        self.note_space(b, {"space": ("shared::cluster", t)}, t)
+        self.arrivals.setdefault(b, []).append((0, t))
+        return (*events, mbarrier_add(b, -size.value, "rel", SCOPES["cluster"], (*MBAR_TAGS, "BULK"), line))
 
     def skip_operands(self, line: int):
         while self.peek()[0] not in ("|", ";", END):
@@ -508,6 +561,13 @@ class HopperForms(Dat3mReader):
                         tok[3],
                     )
                 )
+        for col, dst, tok in self.remote_copies:
+            i, th = decl.get(dst), test.threads[col]
+            owner = threads.get(i.owner) if i is not None and i.owner else None
+            if owner is not None and (owner.dev, owner.qf, owner.wg) == (th.dev, th.qf, th.wg):
+                # cp.async.bulk: "the destination has to be in the shared memory of a different CTA"
+                msg = f"{th.name}: a copy from .shared::cta to .shared::cluster writes another CTA's shared memory, not {dst} of its own (the ISA)"
+                self.defer(ParseFailure(msg, tok[2], tok[3]))
         for b, uses in self.arrivals.items():
             i = decl.get(b)
             if i is None or not (i.space or "").startswith("mbarrier"):
@@ -609,6 +669,15 @@ def event_text(op) -> str | None:
         if "CPARRIVE" in tags:
             return f"cp.async.mbarrier.arrive [{loc}]: the arrive-on after the thread's earlier copies"
         return f"cp.async.wait_group {wait_group(tags)}"
+    if "BCOMMIT" in tags:
+        return "cp.async.bulk.commit_group"
+    if "BGROUP" in tags and "BULK" not in tags:
+        n = wait_group(tags, "BWAITR")
+        return (
+            f"cp.async.bulk.wait_group.read {n}"
+            if n is not None
+            else f"cp.async.bulk.wait_group {wait_group(tags, 'BWAIT')}"
+        )
     if "BULK" in tags:
         what = {
             A.Load: f"read [{loc}]",

@@ -29,8 +29,16 @@ instructions that synchronise:
   before it alone, paired with a cluster barrier's wait;
 - PTX ISA 8.6's one-way fences: `fence.release` begins a release
   pattern, `fence.acquire` ends an acquire pattern;
+- bulk copies from the CTA's shared memory to global memory, completed
+  through bulk async-groups ("Async-group mechanism",
+  `cp.async.bulk.wait_group`): ordered as the other bulk copies until a
+  `wait_group N` completes them (all but the N most recent groups): then
+  their read, write and implicit proxy fence come before what the thread
+  does after the wait; after `wait_group.read N` their read alone;
 - an mbarrier used before an initialisation it can see is undefined
-  (`mbarrier_uninitialised`);
+  (`mbarrier_uninitialised`); so is reading a copy's destination, or
+  writing its source, before the copy completes ("Completion Mechanisms
+  for Asynchronous Copy Operations": `async_copy_incomplete`);
 - sm_80's `cp.async` (PTX ISA 7.0, read here beside sm_90's forms): a
   weak read and a weak write through the generic proxy, ordered after
   what the thread did before it and before nothing it does after, nor
@@ -48,21 +56,44 @@ place where the ISA's prose leaves a choice is a row of docs/readings.md.
 
 from __future__ import annotations
 
-from ..dsl import IW, F, I, Model, R, W, po, rf, rmw, same_event_attr, same_thread_attr
+from ..dsl import IW, F, I, Model, R, W, id_, loc, po, rf, rmw, same_event_attr, same_thread_attr
 from ..dsl import tag as t
 from ..litmus.ptx_hopper import WAIT_GROUPS
-from .common import ACQ, ACQ_REL, QF_UP, REL, SC, sync_fence, vloc
+from .common import ACQ, ACQ_REL, QF_UP, REL, SC, sr, sync_fence, vloc
 from .ptx_6_0 import RED, axioms, patterns, strong_read, strong_write, supports, sync_barrier
 from .ptx_7_5 import PROXIES, proxies, proxy_preserved
 
 ASYNC, MBAR, MBINIT, UNINIT, CLBAR = t("ASYNC"), t("MBAR"), t("MBINIT"), t("UNINIT"), t("CLBAR")
 MBWAIT = t("MBWAIT")  # a wait's read, and on its success path its acquire
 ARRIVE, GLOBAL, SHARED, BULK = t("ARRIVE"), t("global"), t("local"), t("BULK")  # shared memory: hrf's `local`
-# cp.async.bulk is asynchronous (the ISA: its completion is signalled through
-# the mbarrier alone): its events (BULK: read, write, proxy fence, complete-tx,
-# the last) are in program order after what the thread did before the copy,
-# not before what it does after it, nor before a later copy's
-after_copy = (I(BULK) >> po >> I(~BULK)) | (I(BULK) >> po.opt >> I(BULK & MBAR & W) >> po >> I(BULK))
+
+
+def completed_by(copies, commit, wait: str):
+    """A copy's event and a wait that completes it (`wait`n: a wait that leaves the n most
+    recent async-groups pending): a copy with n + 1 commits between it and the wait is done
+    ("Async-group mechanism": a commit groups the thread's earlier uncommitted copies)."""
+    out = None
+    for n in range(WAIT_GROUPS):
+        r = I(copies)
+        for _ in range(n + 1):
+            r = r >> po >> I(commit)
+        r = r >> po >> I(t(f"{wait}{n}"))
+        out = r if out is None else out | r
+    return out
+
+
+# cp.async.bulk is asynchronous: its events (BULK: read, write, proxy fence, then for a copy
+# completed through an mbarrier its complete-tx) are in program order after what the thread
+# did before the copy, not before what it does after it, nor before a later copy's, but for
+# what follows a bulk async-group's wait that completes it: `wait_group` its read, write and
+# the implicit proxy fence ("writes being made visible to the executing thread"),
+# `wait_group.read` its read alone ("completed ... the reading from their source locations")
+BGROUP, BCOMMIT = t("BGROUP"), t("BCOMMIT")
+COPY_LAST = (BULK & MBAR & W) | (BULK & BGROUP & F)  # a bulk copy's last event
+bulk_done = completed_by(BULK & BGROUP, BCOMMIT, "BWAIT") | completed_by(BULK & BGROUP & R, BCOMMIT, "BWAITR")
+after_copy = ((I(BULK) >> po >> I(~BULK)) | (I(BULK) >> po.opt >> I(COPY_LAST) >> po >> I(BULK))) - (bulk_done >> po)
+# a bulk_group copy's read, done before what follows a wait that completes it, whatever the proxy
+read_done = I(BULK & BGROUP & R) >> bulk_done >> po
 # cp.async (sm_80): its read and write are ordered with each other, after what the thread did
 # before, and with nothing after ("Asynchronous Operations") but what follows a wait that
 # completes it, and the arrive-on of a later cp.async.mbarrier.arrive
@@ -70,20 +101,7 @@ CPREAD, CPWRITE, CPCOMMIT, CPINC, CPARRIVE = t("CPREAD"), t("CPWRITE"), t("CPCOM
 CPCOPY = CPREAD | CPWRITE
 # a copy's read and its own write: the first copy write after the read, no other read between
 copy_pair = (I(CPREAD) >> po >> I(CPWRITE)) - (I(CPREAD) >> po >> I(CPREAD) >> po >> I(CPWRITE))
-
-
-def _completed_by(n: int):
-    """A copy and a `cp.async.wait_group n` that completes it: the wait leaves the n most
-    recent cp.async-groups pending, so a copy with n + 1 commits between it and the wait is done."""
-    r = I(CPCOPY)
-    for _ in range(n + 1):
-        r = r >> po >> I(CPCOMMIT)
-    return r >> po >> I(t(f"CPWAIT{n}"))
-
-
-completed = _completed_by(0)
-for _n in range(1, WAIT_GROUPS):
-    completed = completed | _completed_by(_n)
+completed = completed_by(CPCOPY, CPCOMMIT, "CPWAIT")
 after_cp = (I(CPCOPY) >> po) - copy_pair - (completed >> po) - (I(CPCOPY) >> po >> I(CPARRIVE))
 # cp.async.mbarrier.arrive's arrive-on: after the thread's earlier copies and its own increment
 # alone, before nothing ("ordered with respect to the memory operations performed by all prior
@@ -100,6 +118,8 @@ ASYNC_RELEASE = COMPLETE_TX | (CPARRIVE & W)
 # what each releases: one bulk copy's events; the earlier copies and the instruction's own increment
 released = (I(BULK) >> po_async >> I(COMPLETE_TX)) | (I(CPCOPY | CPINC | CPARRIVE) >> po_async >> I(CPARRIVE & W))
 po_vloc = po_async & vloc
+# an asynchronous copy's read of its source and write of its destination (not its mbarrier's)
+COPY_READ, COPY_WRITE = (BULK & R - MBAR) | CPREAD, (BULK & W - MBAR) | CPWRITE
 same_proxy, morally_strong, observation, fence_ops = proxies(*PROXIES, ASYNC)
 # a proxy fence naming a state space orders the accesses to that space alone ("fence.proxy.async.global")
 proxy_fence_ops = fence_ops - (I(F & GLOBAL) >> fence_ops >> I(SHARED)) - (I(F & SHARED) >> fence_ops >> I(~SHARED))
@@ -140,17 +160,35 @@ def build() -> Model:
     sync = morally_strong & (release_pattern >> observation.plus >> acquire_pattern)
     copy_sync = I(ASYNC_RELEASE) >> sync
     fence_sc = sync_fence(model)
-    steps = (po_async.opt >> ((sync - copy_sync) | fence_sc | sync_barrier | cluster_sync) >> po_async.opt) | (
-        init_sync >> po_async.opt
-    )
     # an asynchronous release's synchronisation orders what it releases before the waiter's later
     # events, and begins a chain: it extends no chain that reached the copies from before them
     copy_steps = released.opt >> copy_sync >> po_async.opt
-    cause_base = steps.plus | po_async | (copy_steps >> steps.star)
-    cause = observation.opt >> proxy_preserved(cause_base, same_proxy, proxy_fence_ops)
+
+    def base(fences):
+        steps = (po_async.opt >> ((sync - copy_sync) | fences | sync_barrier | cluster_sync) >> po_async.opt) | (
+            init_sync >> po_async.opt
+        )
+        return steps.plus | po_async | (copy_steps >> steps.star)
+
+    cause_base = base(fence_sc)
+    # a bulk_group copy's read, done when a wait says so, is before what follows the wait in
+    # any proxy (the WAR of a buffer reused after `wait_group.read`: docs/readings.md)
+    cause = observation.opt >> (
+        proxy_preserved(cause_base, same_proxy, proxy_fence_ops) | (vloc & (read_done >> cause_base.opt))
+    )
     axioms(model, sync, cause, morally_strong, fence_sc)
     # an mbarrier operation reading an mbarrier no initialisation it sees has set
     model.empty(I(IW & UNINIT) >> rf >> I(R & MBAR), "mbarrier_uninitialised", flag="mbarrier_uninitialised")
+    # "Completion Mechanisms for Asynchronous Copy Operations": "modifying the source memory
+    # location ... or reading from the destination memory location before the asynchronous
+    # operation completes, exhibits undefined behavior": a read of a copy's destination, or a
+    # write of its source, that the copy is not ordered with either way
+    # (a flag is the execution's alone, not its fence.sc order's: here each fence.sc pair, in
+    # each other's scope, orders both ways, so that no order the witness may take raises it)
+    ordered = observation.opt >> (base(sr & ((F & SC) * (F & SC)) - id_) | read_done)
+    unordered = loc - ordered - ordered.inv
+    early = (I(COPY_WRITE) >> unordered >> I(R)) | (I(COPY_READ) >> unordered >> I(W - IW))
+    model.empty(early, "async_copy_incomplete", flag="async_copy_incomplete")
     return model
 
 
