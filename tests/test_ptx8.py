@@ -120,8 +120,12 @@ REFUSED_BY_HRF_RUN = {
             "bulk-group-newer",
             "bulk-group-reuse",
             "bulk-group-reuse-no-wait",
+            "bulk-reduce-atomic",
+            "MP+bulk-reduce-wait",
+            "MP+bulk-reduce-wait-read",
         )
     },
+    "MP+bulk-reduce-dsmem": r"cp.reduce.async.bulk, bulk reductions \(sm_90\): hrf run has no lowering",
 }
 
 
@@ -159,6 +163,7 @@ WAIT = "mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 r0, [b], 0"
 
 
 CPA = "b @ mbarrier P1 = 1; d @ shared P0; g=1;"  # a copy's locations: d in P0's shared memory, g global
+RED_INIT = "b @ mbarrier P1 = 1; d @ shared P0; x=0;"  # a bulk reduction's: d its source, x global
 
 
 def two(row0: str, row1: str, init: str = "b @ mbarrier P1 = 1;", cta1: int = 0) -> str:
@@ -233,6 +238,16 @@ REFUSED = [
     (two("cp.async.wait_group r0", WAIT), LitmusSyntaxError, "an integer constant", 7),
     (two("cp.async.mbarrier.arrive.shared::cta.b64 [b]", WAIT), UnsupportedFeature, "no mbarrier.arrive of P0", 7),
     (two("cp.async.mbarrier.arrive.release.b64 [b]", WAIT), LitmusSyntaxError, "the ISA's form", 7),
+    *(
+        (two(f"cp.reduce.async.bulk.{form} [x], [d], 16", WAIT, init=RED_INIT), error, words, 7)
+        for form, error, words in (
+            ("global.shared::cta.bulk_group.add.f32", UnsupportedFeature, "hrf's values are integers"),
+            ("global.shared::cta.bulk_group.add.noftz.bf16", UnsupportedFeature, "hrf's values are integers"),
+            ("global.shared::cta.bulk_group.and.u32", LitmusSyntaxError, ".and.u32 is not among the ISA's"),
+            ("global.shared::cta.bulk_group.L2::cache_hint.add.u32", UnsupportedFeature, "cache hints"),
+            ("global.shared::cta.mbarrier::complete_tx::bytes.add.u32", UnsupportedFeature, "hrf models"),
+        )
+    ),
     (two("cp.async.bulk.wait_group 8", WAIT), UnsupportedFeature, "cp.async.bulk.wait_group 8: hrf reads N up to 7", 7),
     (two("cp.async.bulk.wait_group.write 0", WAIT), LitmusSyntaxError, "wait_group.read N (the ISA's forms)", 7),
     (

@@ -13,6 +13,9 @@ read into the one AST with the tags the `ptx-8.0` model reads.
                  (dst.src: shared::cluster.global, shared::cta.global, shared::cluster.shared::cta)
              | cp.async.bulk.global.shared::cta.bulk_group [dst], [src], n
              | cp.async.bulk.commit_group  |  cp.async.bulk.wait_group{.read} N
+             | cp.reduce.async.bulk.dst.src.completion.op.type [dst], [src], n{, [b]}
+                 (shared::cluster.shared::cta.mbarrier::complete_tx::bytes, global.shared::cta.bulk_group;
+                  op: add, min, max, inc, dec, and, or, xor; integer types)
              | cp.async.(ca | cg).shared{::cta}.global [dst], [src], n            (sm_80)
              | cp.async.commit_group  |  cp.async.wait_group N  |  cp.async.wait_all
              | cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [b]
@@ -50,7 +53,11 @@ what the thread did before the copy and not before what it does after
 read, write and proxy fence are tagged BGROUP too, and a bulk
 async-group's commit and wait are marker events (BCOMMIT; BWAITn for
 `wait_group n`, BWAITRn for `wait_group.read n`), counted by `ptx-8.0`
-as sm_80's cp.async-groups are.
+as sm_80's cp.async-groups are. A bulk reduction (`cp.reduce.async.bulk`)
+is a copy whose write is an atomic reduction of the destination by the
+source's value, relaxed at .gpu scope ("Each reduction operation
+performed by the cp.reduce.async.bulk has individually .relaxed.gpu
+memory ordering semantics"), an operation of no read (RED), as `red` is.
 
 sm_80's `cp.async` is a weak read of the source and a weak write of the
 destination through the generic proxy (CPREAD, CPWRITE). A commit and a
@@ -88,6 +95,7 @@ HOPPER = {
     "BGROUP": "bulk async-groups (cp.async.bulk's .bulk_group completion)",
     "BULKCTA": "cp.async.bulk.shared::cta.global, the bulk copy into the CTA's own shared memory",
     "BULKS2S": "cp.async.bulk.shared::cluster.shared::cta, the bulk copy between CTAs' shared memories",
+    "BREDUCE": "cp.reduce.async.bulk, bulk reductions",
 }
 # where a form comes from, for the older models' refusals (SM90 where none is said)
 SM90 = "PTX ISA 8.0's, sm_90"
@@ -102,6 +110,31 @@ BULK_FORMS = {
     ("shared::cluster", "shared::cta", "mbarrier::complete_tx::bytes"): ("BULKS2S",),
     ("global", "shared::cta", "bulk_group"): ("BGROUP",),
 }
+# cp.reduce.async.bulk's directions and, for each, its integer operations with their types (the ISA's
+# table; hrf's values are integers: its floating-point types are refused by name)
+REDUCE_FORMS = {
+    ("shared::cluster", "shared::cta", "mbarrier::complete_tx::bytes"): {
+        "add": ("u32", "s32", "u64"),
+        "min": ("u32", "s32"),
+        "max": ("u32", "s32"),
+        "inc": ("u32",),
+        "dec": ("u32",),
+        "and": ("b32",),
+        "or": ("b32",),
+        "xor": ("b32",),
+    },
+    ("global", "shared::cta", "bulk_group"): {
+        "add": ("u32", "s32", "u64"),
+        "min": ("u32", "s32", "u64", "s64"),
+        "max": ("u32", "s32", "u64", "s64"),
+        "inc": ("u32",),
+        "dec": ("u32",),
+        "and": ("b32", "b64"),
+        "or": ("b32", "b64"),
+        "xor": ("b32", "b64"),
+    },
+}
+FLOATS = ("f16", "bf16", "f32", "f64")
 
 
 def mbarrier_add(b: str, delta: int, sem: str, scope: str, tags: tuple, line: int) -> A.ExprStmt:
@@ -321,6 +354,8 @@ class HopperForms(Dat3mReader):
             return self.async_marker("BCOMMIT", line, "BGROUP")
         if words[:3] == ["async", "bulk", "wait_group"]:
             return self.bulk_wait(words[3:], t, line)
+        if words[:3] == ["reduce", "async", "bulk"]:
+            return self.bulk_reduce(words, t, line)
         return self.bulk_copy(ms, t, line)
 
     def async_copy(self, words: list, t, line: int):
@@ -426,18 +461,30 @@ class HopperForms(Dat3mReader):
         if completion != "bulk_group":
             self.comma()
             b = self.address()
+        return self.bulk_events(form, dst, src, size, b, BULK_FORMS[form], None, t, line)
+
+    def bulk_events(self, form: tuple, dst: str, src: str, size, b, tags: tuple, op, t, line: int):
+        """A bulk copy's events (`op`: a reduction's operation, else None):
+        its read of the source, its write of the destination (a reduction's:
+        an atomic operation at .gpu scope), the implicit proxy fence, and
+        with an mbarrier the complete-tx."""
         if not isinstance(size, A.Const) or not 0 < size.value <= MAX_TX or size.value % 16:
             self.fail_at(t, f"a size in bytes, a multiple of 16 up to {MAX_TX} (the ISA)")
+        dst_space, src_space, _ = form
         self.note_space(dst, {"space": (dst_space, t)}, t)
         self.note_space(src, {"space": (src_space, t)}, t)
         if (dst_space, src_space) == ("shared::cluster", "shared::cta"):
             self.remote_copies.append((self.col, dst, t))
         self.copies += 1
         reg = f"copy{self.copies}"  # the copied value, in no register the test names
-        tags: tuple = ("ASYNC", "BULK", *BULK_FORMS[form])
+        tags = ("ASYNC", "BULK", *tags)
+        value = A.Reg(reg, line=line)
+        write: A.Store | A.ExprStmt = A.Store(dst, value, False, line=line, tags=tags)
+        if op is not None:  # "individually .relaxed.gpu memory ordering semantics"; no read (as red)
+            write = A.ExprStmt(A.Rmw(op, dst, value, "rlx", "dev", line=line, tags=(*tags, "RED")), line=line)
         events: tuple = (
             A.Assign(reg, A.Load(src, False, line=line, tags=tags), line=line),
-            A.Store(dst, A.Reg(reg, line=line), False, line=line, tags=tags),
+            write,
             # the implicit generic-async proxy fence that follows the copy's completion (the ISA)
             A.Fence(("proxy",), "proxy", None, line=line, tags=tags),
         )
@@ -446,6 +493,39 @@ class HopperForms(Dat3mReader):
         self.note_space(b, {"space": ("shared::cluster", t)}, t)
         self.arrivals.setdefault(b, []).append((0, t))
         return (*events, mbarrier_add(b, -size.value, "rel", SCOPES["cluster"], (*MBAR_TAGS, "BULK"), line))
+
+    def bulk_reduce(self, words: list, t, line: int):
+        """`cp.reduce.async.bulk.dst.src.completion.op.type [dst], [src], size{, [b]}`."""
+        form, rest = tuple(words[3:6]), words[6:]
+        ops = REDUCE_FORMS.get(form)
+        if ops is None or len(rest) not in (2, 3) or (len(rest) == 3 and rest[1] != "noftz"):
+            self.unsupported(
+                f"cp.{'.'.join(words)}: hrf models cp.reduce.async.bulk.{{{', '.join('.'.join(f) for f in REDUCE_FORMS)}}}"
+                ".op.type (tensors, cache hints and the floating-point .noftz form are not modelled)",
+                t,
+            )
+            return self.skip_operands(line)
+        op, typ = rest[0], rest[-1]
+        if typ in FLOATS:
+            self.unsupported(
+                f"cp.reduce.async.bulk on .{typ}: hrf's values are integers (floating-point reductions are not modelled)",
+                t,
+            )
+            return self.skip_operands(line)
+        if op not in ops or typ not in ops[op]:
+            known = "; ".join(f".{k} {', '.join('.' + x for x in v)}" for k, v in ops.items())
+            self.fail_at(t, f"cp.reduce.async.bulk to .{form[0]}: .{op}.{typ} is not among the ISA's ({known})")
+        rmw = "umin" if op == "min" and typ.startswith("u") else "umax" if op == "max" and typ.startswith("u") else op
+        dst = self.address()
+        self.comma()
+        src = self.address()
+        self.comma()
+        size = self.value()
+        b = None
+        if form[2] != "bulk_group":
+            self.comma()
+            b = self.address()
+        return self.bulk_events(form, dst, src, size, b, (*BULK_FORMS[form], "BREDUCE"), rmw, t, line)
 
     def skip_operands(self, line: int):
         while self.peek()[0] not in ("|", ";", END):
@@ -683,9 +763,9 @@ def event_text(op) -> str | None:
             A.Load: f"read [{loc}]",
             A.Store: f"write [{loc}]",
             A.Fence: "the proxy fence after its completion",
-            A.Rmw: f"complete_tx [{loc}]",
+            A.Rmw: f"{op.op} [{loc}]" if "RED" in tags else f"complete_tx [{loc}]",
         }
-        return f"cp.async.bulk: {what.get(type(op), '')}"
+        return f"cp.{'reduce.' * ('BREDUCE' in tags)}async.bulk: {what.get(type(op), '')}"
     if "CLBAR" in tags:
         return f"barrier.cluster.{'arrive' if op.arrive else 'wait'}.{ISA_SEM[op.order or 'acq']}"
     if "MBINIT" in tags:

@@ -35,6 +35,8 @@ instructions that synchronise:
   `wait_group N` completes them (all but the N most recent groups): then
   their read, write and implicit proxy fence come before what the thread
   does after the wait; after `wait_group.read N` their read alone;
+- bulk reductions (`cp.reduce.async.bulk`): a bulk copy whose write is an
+  atomic reduction, relaxed at .gpu scope through the async proxy;
 - an mbarrier used before an initialisation it can see is undefined
   (`mbarrier_uninitialised`); so is reading a copy's destination, or
   writing its source, before the copy completes ("Completion Mechanisms
@@ -90,10 +92,12 @@ def completed_by(copies, commit, wait: str):
 # `wait_group.read` its read alone ("completed ... the reading from their source locations")
 BGROUP, BCOMMIT = t("BGROUP"), t("BCOMMIT")
 COPY_LAST = (BULK & MBAR & W) | (BULK & BGROUP & F)  # a bulk copy's last event
-bulk_done = completed_by(BULK & BGROUP, BCOMMIT, "BWAIT") | completed_by(BULK & BGROUP & R, BCOMMIT, "BWAITR")
+# a bulk copy's read of its source (a bulk reduction's write is an atomic operation of no read)
+SOURCE_READ = BULK & R - MBAR - RED
+bulk_done = completed_by(BULK & BGROUP, BCOMMIT, "BWAIT") | completed_by(BULK & BGROUP & SOURCE_READ, BCOMMIT, "BWAITR")
 after_copy = ((I(BULK) >> po >> I(~BULK)) | (I(BULK) >> po.opt >> I(COPY_LAST) >> po >> I(BULK))) - (bulk_done >> po)
 # a bulk_group copy's read, done before what follows a wait that completes it, whatever the proxy
-read_done = I(BULK & BGROUP & R) >> bulk_done >> po
+read_done = I(BGROUP & SOURCE_READ) >> bulk_done >> po
 # cp.async (sm_80): its read and write are ordered with each other, after what the thread did
 # before, and with nothing after ("Asynchronous Operations") but what follows a wait that
 # completes it, and the arrive-on of a later cp.async.mbarrier.arrive
@@ -119,7 +123,7 @@ ASYNC_RELEASE = COMPLETE_TX | (CPARRIVE & W)
 released = (I(BULK) >> po_async >> I(COMPLETE_TX)) | (I(CPCOPY | CPINC | CPARRIVE) >> po_async >> I(CPARRIVE & W))
 po_vloc = po_async & vloc
 # an asynchronous copy's read of its source and write of its destination (not its mbarrier's)
-COPY_READ, COPY_WRITE = (BULK & R - MBAR) | CPREAD, (BULK & W - MBAR) | CPWRITE
+COPY_READ, COPY_WRITE = SOURCE_READ | CPREAD, (BULK & W - MBAR) | CPWRITE
 same_proxy, morally_strong, observation, fence_ops = proxies(*PROXIES, ASYNC)
 # a proxy fence naming a state space orders the accesses to that space alone ("fence.proxy.async.global")
 proxy_fence_ops = fence_ops - (I(F & GLOBAL) >> fence_ops >> I(SHARED)) - (I(F & SHARED) >> fence_ops >> I(~SHARED))
@@ -187,7 +191,8 @@ def build() -> Model:
     # each other's scope, orders both ways, so that no order the witness may take raises it)
     ordered = observation.opt >> (base(sr & ((F & SC) * (F & SC)) - id_) | read_done)
     unordered = loc - ordered - ordered.inv
-    early = (I(COPY_WRITE) >> unordered >> I(R)) | (I(COPY_READ) >> unordered >> I(W - IW))
+    # (a reduction, asynchronous or not, is no read: concurrent bulk reductions of one destination are not flagged)
+    early = (I(COPY_WRITE) >> unordered >> I(R - RED)) | (I(COPY_READ) >> unordered >> I(W - IW))
     model.empty(early, "async_copy_incomplete", flag="async_copy_incomplete")
     return model
 
