@@ -447,21 +447,23 @@ class HopperForms(Dat3mReader):
         if form not in BULK_FORMS:
             self.unsupported(
                 f"cp.{'.'.join(words)}: hrf models cp.async.bulk.{{{', '.join('.'.join(f) for f in BULK_FORMS)}}} "
-                "(tensors, multicast, cache hints, masks, prefetches and reductions are not modelled)",
+                "(tensors, multicast, cache hints, masks and prefetches are not modelled; reductions are cp.reduce.async.bulk)",
                 t,
             )
             return self.skip_operands(line)
-        dst_space, src_space, completion = form
+        return self.bulk_events(form, *self.bulk_operands(form), BULK_FORMS[form], None, t, line)
+
+    def bulk_operands(self, form: tuple) -> tuple[str, str, object, str | None]:
+        """`[dst], [src], size` and, but for a bulk-group copy, `, [b]`: (dst, src, size, b or None)."""
         dst = self.address()
         self.comma()
         src = self.address()
         self.comma()
         size = self.value()
-        b = None
-        if completion != "bulk_group":
-            self.comma()
-            b = self.address()
-        return self.bulk_events(form, dst, src, size, b, BULK_FORMS[form], None, t, line)
+        if form[2] == "bulk_group":
+            return dst, src, size, None
+        self.comma()
+        return dst, src, size, self.address()
 
     def bulk_events(self, form: tuple, dst: str, src: str, size, b, tags: tuple, op, t, line: int):
         """A bulk copy's events (`op`: a reduction's operation, else None):
@@ -516,16 +518,7 @@ class HopperForms(Dat3mReader):
             known = "; ".join(f".{k} {', '.join('.' + x for x in v)}" for k, v in ops.items())
             self.fail_at(t, f"cp.reduce.async.bulk to .{form[0]}: .{op}.{typ} is not among the ISA's ({known})")
         rmw = "umin" if op == "min" and typ.startswith("u") else "umax" if op == "max" and typ.startswith("u") else op
-        dst = self.address()
-        self.comma()
-        src = self.address()
-        self.comma()
-        size = self.value()
-        b = None
-        if form[2] != "bulk_group":
-            self.comma()
-            b = self.address()
-        return self.bulk_events(form, dst, src, size, b, (*BULK_FORMS[form], "BREDUCE"), rmw, t, line)
+        return self.bulk_events(form, *self.bulk_operands(form), (*BULK_FORMS[form], "BREDUCE"), rmw, t, line)
 
     def skip_operands(self, line: int):
         while self.peek()[0] not in ("|", ";", END):
