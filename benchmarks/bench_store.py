@@ -128,7 +128,7 @@ def grow(db: Path, results: list, total: int, every: int) -> None:
     """Rows of `results` (in turn) under fresh test identities into a fresh
     store, `every` a commit, up to `total`: CPU microseconds a row, a tenth
     of them at a time."""
-    from hrf.store import result_row, test_entries
+    from hrf.records import result_row, test_entries
 
     with Store(db) as st:
         runs = {m: st.run_for(get_model(m), hrf.Limits(witnesses=False)) for m in MODELS}

@@ -337,7 +337,7 @@ def test_concurrent_bulk_runs_on_one_store_queue_and_finish(tmp_path):
 def test_a_failed_parquet_export_leaves_the_path_as_it_was(store_file, tmp_path, monkeypatch):
     import pyarrow.parquet as pq
 
-    from hrf.store import export
+    from hrf.records import export
 
     folder = tmp_path / "rows.parquet"
     folder.mkdir()

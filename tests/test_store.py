@@ -20,7 +20,8 @@ from hrf.errors import HrfWarning
 from hrf.generate import write_tests
 from hrf.litmus.printer import litmus_identity
 from hrf.models.common import atomicity_violation, sc_order
-from hrf.store import Store, StoreError, export, model_identity
+from hrf.records import export, model_identity
+from hrf.store import Store, StoreError
 
 FIG6 = "litmus/hrf/hrf14-fig6.litmus"
 

@@ -11,7 +11,8 @@ import time
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
-from .store import Store, StoreError, raw_identity, result_row, test_entries
+from .records import raw_identity, result_row, test_entries
+from .store import Store, StoreError
 
 
 class BulkSession:

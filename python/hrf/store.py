@@ -1,4 +1,5 @@
-"""The results store: bulk checks kept in SQLite, resumed, compared.
+"""The results store: bulk checks kept in SQLite, resumed, compared (what
+a check becomes there, its identities and rows, is `records.py`).
 
 One row per (test, run), where a run is one model (by the hash of its IR,
 so one model under two names is one model) under one hrf version and one
@@ -26,20 +27,16 @@ sqlite3.connect("runs.sqlite"))`):
 from __future__ import annotations
 
 import contextlib
-import csv
 import functools
-import hashlib
-import io
 import json
 import os
 import sqlite3
-import time
 import warnings
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import dataclass
 
-from .errors import HrfError, HrfWarning, read_input, write_output
+from .errors import HrfError, HrfWarning
+from .records import COLUMNS, limits_identity, model_identity, now, result_row, test_entries
 
 SCHEMA_VERSION = 2
 
@@ -132,31 +129,6 @@ CREATE VIEW IF NOT EXISTS results_view AS
     FROM results r JOIN runs u ON u.run = r.run JOIN tests t ON t.test_id = r.test_id;
 """
 
-# Limits that change no verdict (what is reported, not what is decided).
-_PRESENTATION = ("witnesses", "keep_all", "max_kept")
-
-COLUMNS = [
-    "run",
-    "model",
-    "version",
-    "test",
-    "path",
-    "size",
-    "test_id",
-    "verdict",
-    "condition_holds",
-    "racy",
-    "flags",
-    "outcomes",
-    "n_outcomes",
-    "consistent",
-    "candidates",
-    "complete",
-    "limit_which",
-    "time",
-    "error",
-]
-
 
 class StoreError(HrfError):
     """A results store that cannot be used (not hrf's, a newer schema, a
@@ -165,39 +137,6 @@ class StoreError(HrfError):
 
 def _bool(x: int | None) -> bool | None:
     return None if x is None else bool(x)
-
-
-def _now() -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S")
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def raw_identity(path: str) -> str:
-    """The identity of a file hrf could not read as a test: a hash of its
-    bytes (or of its name, when it cannot be read either)."""
-    try:
-        data = read_input(path)
-    except OSError:
-        data = path.encode()
-    return "raw:" + hashlib.sha256(data).hexdigest()[:28]
-
-
-def model_identity(model) -> str:
-    """A model's identity: a hash of its IR, name aside (one model under two
-    names is one model; a changed axiom is another model)."""
-    ir = dict(model.ir())
-    ir.pop("name", None)
-    return _sha(json.dumps(ir, sort_keys=True, separators=(",", ":")))
-
-
-def limits_identity(limits) -> tuple[str, str]:
-    """(hash, JSON) of the limits that can change a verdict."""
-    d = {k: v for k, v in sorted(asdict(limits).items()) if k not in _PRESENTATION}
-    text = json.dumps(d, sort_keys=True)
-    return _sha(text), text
 
 
 @dataclass
@@ -244,48 +183,6 @@ def _guarded(method):
             raise StoreError(f"{self.path}: the results store holds a value hrf cannot read ({e})") from None
 
     return guarded
-
-
-def test_entries(r, test_id: str, path: str | None) -> list:
-    """The statements that enter the test of result `r` (and its file, with
-    its size and time for `known_files`) into a store."""
-    out: list = [
-        ("INSERT OR IGNORE INTO tests(test_id, name, path, size) VALUES(?,?,?,?)", (test_id, r.name, path, r.test_size))
-    ]
-    if path is not None:
-        try:
-            st = os.stat(path)
-            out.append(("INSERT OR REPLACE INTO files VALUES(?,?,?,?)", (path, st.st_size, st.st_mtime_ns, test_id)))
-        except OSError:
-            pass
-    return out
-
-
-def result_row(run: int, r, test_id: str) -> tuple:
-    """The row of the results table that holds result `r` of run `run`."""
-    from .api import verdict
-
-    flags = sorted({f["kind"] for f in r.flags})
-    # The core sorts outcomes by their values, in the test's order of
-    # observed variables: one test's outcome sets compare as text.
-    outcomes = json.dumps(r.outcomes, separators=(",", ":"))
-    return (
-        run,
-        test_id,
-        verdict(r),
-        None if r.condition_holds is None else int(r.condition_holds),
-        None if r.racy is None else int(r.racy),
-        json.dumps(flags),
-        outcomes,
-        len(r.outcomes),
-        r.consistent,
-        r.candidates,
-        int(r.complete),
-        r.limit["which"] if r.limit else None,
-        round(r.time, 6),
-        None if r.error is None else f"{type(r.error).__name__}: {r.error}",
-        _now(),
-    )
 
 
 class Store:
@@ -418,7 +315,7 @@ class Store:
         with self._transaction():
             self.db.execute(
                 "INSERT OR IGNORE INTO runs(model, model_id, version, limits_id, limits, created) VALUES(?,?,?,?,?,?)",
-                (model.name, mid, version, lid, ltext, _now()),
+                (model.name, mid, version, lid, ltext, now()),
             )
         row = self.db.execute(
             "SELECT * FROM runs WHERE model_id=? AND version=? AND limits_id=?", (mid, version, lid)
@@ -557,7 +454,7 @@ class Store:
                     None if r.model is None else sum(n for _, n in r.forbidden),
                     r.codecheck,
                     round(r.counts.seconds, 6),
-                    _now(),
+                    now(),
                 ),
             )
 
@@ -573,7 +470,7 @@ class Store:
         with self._transaction():
             cur = self.db.execute(
                 "INSERT INTO invocations(started, status, command, runs) VALUES(?,?,?,?)",
-                (_now(), "running", command, json.dumps([u.run for u in runs])),
+                (now(), "running", command, json.dumps([u.run for u in runs])),
             )
         return int(cur.lastrowid or 0)
 
@@ -583,7 +480,7 @@ class Store:
         with self._transaction():
             self.db.execute(
                 "UPDATE invocations SET finished=?, status=?, checked=?, skipped=? WHERE id=?",
-                (_now(), status, checked, skipped, inv),
+                (now(), status, checked, skipped, inv),
             )
 
     # ------------------------------------------------------------ reading
@@ -633,33 +530,3 @@ class Store:
                 (x.run, y.run),
             ).fetchone()[0]
         return {"same": same, "differ": differ, **only}
-
-
-def export(rows: Iterable[dict], path: str, fmt: str | None = None) -> int:
-    """Write rows to `path` as CSV, JSON lines or Parquet (by `fmt`, else by
-    the suffix). Parquet needs pyarrow (`pip install pyarrow`)."""
-    fmt = fmt or {".csv": "csv", ".parquet": "parquet", ".jsonl": "jsonl"}.get(Path(path).suffix, "")
-    rows = list(rows)
-    # The whole file is made in memory and written once: a failure leaves
-    # the path as it was (pyarrow, writing to the path itself, removes what
-    # it fails to write, a device node included).
-    if fmt == "parquet":
-        try:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-        except ImportError:
-            raise HrfError("writing Parquet needs pyarrow: pip install pyarrow (or write .csv)") from None
-        sink = pa.BufferOutputStream()
-        pq.write_table(pa.Table.from_pylist(rows) if rows else pa.table({c: [] for c in COLUMNS}), sink)
-        write_output(path, sink.getvalue().to_pybytes())
-    elif fmt == "csv":
-        text = io.StringIO(newline="")
-        w = csv.DictWriter(text, fieldnames=COLUMNS)
-        w.writeheader()
-        w.writerows(rows)
-        write_output(path, text.getvalue().encode())
-    elif fmt == "jsonl":
-        write_output(path, "".join(json.dumps(r) + "\n" for r in rows))
-    else:
-        raise HrfError(f"{path}: say the format (--format csv|jsonl|parquet) or use one of those suffixes")
-    return len(rows)

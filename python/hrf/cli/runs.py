@@ -79,7 +79,8 @@ def _not_the_store(out: str, db: str) -> None:
 
 def cmd_runs(a) -> int:
     """hrf runs list | show RUN | diff A B, over a results store."""
-    from ..store import Store, export
+    from ..records import export
+    from ..store import Store
 
     want = {"list": 0, "show": 1, "diff": 2}[a.action]
     if len(a.runs) != want:
