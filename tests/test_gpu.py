@@ -347,6 +347,10 @@ def _checked(test, sass):
         (LITMUS / "ptx8" / "cp-async-wait-group-older.litmus", "cp-async-wait-group-older.sass"),
         (LITMUS / "ptx8" / "MP+cp-async-mbar-arrive.litmus", "MP+cp-async-mbar-arrive.sass"),
         (LITMUS / "ptx8" / "MP+cp-async-mbar-noinc.litmus", "MP+cp-async-mbar-noinc.sass"),
+        # sm_90's bulk async-groups: a copy to global memory UBLKCP.G.S, a bulk reduction UBLKRED.G.S.ADD
+        # (each in a loop of elected lanes), the commit UTMACMDFLUSH, a wait (.read too) DEPBAR.LE SB0, N
+        (LITMUS / "ptx8" / "MP+bulk-group-wait.litmus", "MP+bulk-group-wait.sass"),
+        (LITMUS / "ptx8" / "MP+bulk-reduce-wait-read.litmus", "MP+bulk-reduce-wait-read.sass"),
     ],
 )
 def test_recorded_sass_holds_the_tests_accesses(test, sass):
@@ -361,6 +365,16 @@ def test_a_cp_async_wait_missing_from_the_sass_is_found():
     (why,) = check(lower(parse_file(LITMUS / "ptx8" / "cp-async-wait-group-older.litmus")), cut)
     assert why.startswith("P0: `cp.async.wait_group` should be DEPBAR.LE, found LDS (the form of the later")
     assert "LDGSTS.E LDGDEPBAR LDGSTS.E.BYPASS.128 LDGDEPBAR LDS LDS" in why
+
+
+def test_a_bulk_group_wait_missing_from_the_sass_is_found():
+    # the recorded listing less its DEPBAR (the wait_group): the release after it would
+    # publish the flag before the copy to global memory is known complete
+    listing = (SASS / "MP+bulk-group-wait.sass").read_text()
+    cut = "\n".join(line for line in listing.splitlines() if "DEPBAR.LE" not in line)
+    (why,) = check(lower(parse_file(LITMUS / "ptx8" / "MP+bulk-group-wait.litmus")), cut)
+    assert why.startswith("P0: `cp.async.bulk.wait_group` should be DEPBAR.LE, found MEMBAR.ALL.GPU")
+    assert "UBLKCP.G.S UTMACMDFLUSH CCTL.IVALL MEMBAR.ALL.GPU" in why
 
 
 def test_recorded_sass_of_a_relaxed_wait_has_the_load_moved_above_it():

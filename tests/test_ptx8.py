@@ -96,36 +96,18 @@ def test_ptx_8_keeps_the_older_verdicts():
 
 
 # what hrf run takes of the family (tests/test_gpu_toolchain.py checks their SASS): one
-# CTA's mbarriers, bulk copies from global memory, clusters of several CTAs (distributed
-# shared memory, remote arrives, cluster barriers), sm_80's cp.async; refused by name: the
-# two whose condition reads an mbarrier, and the bulk copies it has no lowering of
+# CTA's mbarriers, bulk copies from global memory and (with bulk async-groups, as bulk
+# reductions too) to it, clusters of several CTAs (distributed shared memory, remote
+# arrives, cluster barriers), sm_80's cp.async; refused by name: the two whose condition
+# reads an mbarrier, and the bulk copies between shared memories
 OPAQUE = "the condition observes mbarrier b, whose state is opaque"
-NO_GROUPS = r"bulk async-groups \(cp.async.bulk's .bulk_group completion\) \(sm_90\): hrf run has no lowering"
 REFUSED_BY_HRF_RUN = {
     "mbar-init-fence": OPAQUE,
     "mbar-init-no-fence": OPAQUE,
     "bulk-copy-cta": "cp.async.bulk.shared::cta.global, the bulk copy into the CTA's own shared memory",
     "MP+bulk-copy-dsmem": "cp.async.bulk.shared::cluster.shared::cta, the bulk copy between CTAs' shared memories",
     "MP+bulk-copy-dsmem-no-fence": "cp.async.bulk.shared::cluster.shared::cta",
-    **{
-        name: NO_GROUPS
-        for name in (
-            "MP+bulk-group-wait",
-            "MP+bulk-group-wait-read",
-            "bulk-group-fence",
-            "bulk-group-no-fence",
-            "bulk-group-no-wait",
-            "bulk-group-uncommitted",
-            "bulk-group-older",
-            "bulk-group-newer",
-            "bulk-group-reuse",
-            "bulk-group-reuse-no-wait",
-            "bulk-reduce-atomic",
-            "MP+bulk-reduce-wait",
-            "MP+bulk-reduce-wait-read",
-        )
-    },
-    "MP+bulk-reduce-dsmem": r"cp.reduce.async.bulk, bulk reductions \(sm_90\): hrf run has no lowering",
+    "MP+bulk-reduce-dsmem": "cp.async.bulk.shared::cluster.shared::cta",
 }
 
 
@@ -140,11 +122,22 @@ def test_hrf_run_takes_the_family_and_refuses_the_rest_by_name(path):
         return
     lt, shape = prepare(test)
     tags = {tag for t in test.threads for op in t.ops for tag in getattr(op, "tags", ())}
-    assert shape.cluster == (len({t.wg for t in test.threads}) > 1)  # several CTAs: one cluster
+    # several CTAs of one cluster: a cluster launch (a CTA that names no cluster is one of its own)
+    clusters = {t.qf for t in test.threads}
+    assert shape.cluster == any(len({t.wg for t in test.threads if t.qf == q}) > 1 for q in clusters)
     assert bool(lt.bulk) == bool(tags & {"BULK", "CPWRITE"}) and any(lt.cluster_rounds) == ("CLBAR" in tags)
     assert bool(lt.mbarriers) == ("MBAR" in tags)
     copies = {s.loc for t in test.threads for s in A.walk_stmts(t.body) if "CPWRITE" in getattr(s, "tags", ())}
     assert copies <= lt.bulk  # cp.async's destinations: 16 aligned bytes an instance, as a bulk copy's
+
+
+def test_hrf_run_refuses_a_64_bit_bulk_reduction_by_name():
+    from hrf.gpu import prepare
+
+    text = two("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u64 [x], [d], 16", "st.weak y, 1", RED_INIT)
+    assert hrf.check(parse_text(text, "t.litmus"), "ptx-8.0").complete  # the model reads it
+    with pytest.raises(NotRunnable, match="a bulk reduction of 64-bit elements: hrf run's locations are 32-bit words"):
+        prepare(parse_text(text, "t.litmus"))
 
 
 def test_hrf_run_needs_sm_80_for_cp_async_and_sm_90_with_mbarriers():

@@ -105,6 +105,7 @@ TAGS = frozenset(
         "BULKCTA",  # cp.async.bulk.shared::cta.global (PTX ISA 8.6)
         "BULKS2S",  # cp.async.bulk.shared::cluster.shared::cta
         "BREDUCE",  # cp.reduce.async.bulk: a bulk copy whose write is a reduction
+        "BRED64",  # of 64-bit elements
         "BCOMMIT",
         *(f"BWAIT{n}" for n in range(8)),
         *(f"BWAITR{n}" for n in range(8)),

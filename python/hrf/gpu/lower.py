@@ -19,10 +19,15 @@ hrf's PTX `x @ shared P1`) is accessed through the `.shared` state space
 the block that runs its CTA (cuda.py); a bulk copy's or sm_80's cp.async's
 destination has 16 aligned bytes of it (the instruction as written, its
 completion as written: `cp.async.commit_group`, `.wait_group N`,
-`cp.async.mbarrier.arrive{.noinc}`). What has no PTX form here is
+`cp.async.mbarrier.arrive{.noinc}`), as has the source of a bulk copy or a
+bulk reduction to global memory (with `cp.async.bulk.commit_group` and
+`.wait_group{.read} N` as written; its destination's global copies padded
+to 16 bytes). What has no PTX form here is
 refused by name before anything runs (`NotRunnable`): proxies and aliases,
 a shared location that threads of two CTAs of no one cluster access
 (a cluster's: `mapa`, `in_cluster`), bulk copies of other than 16 bytes,
+bulk copies between shared memories or into the CTA's own (`.shared::cta.global`),
+bulk reductions of 64-bit elements,
 several clusters of several CTAs, remote-scope promotion, computed
 addresses and pointers, and the CTA barriers that could leave a thread
 waiting forever or that depend on run-time values (`barrier_plan`).
@@ -64,6 +69,19 @@ class NotRunnable(UnsupportedFeature):
 MEMBAR = {"wg": "cta", "dev": "gl", "all": "sys"}
 ARITH = {"+": "add.s32", "-": "sub.s32", "*": "mul.lo.s32", "&": "and.b32", "|": "or.b32", "^": "xor.b32"}
 COMPARE = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+# a bulk reduction's operation as written (hrf run's words are 32 bits: .u32, .s32 for signed min and max, .b32)
+BULK_REDUCE = {
+    "add": "add.u32",
+    "umin": "min.u32",
+    "min": "min.s32",
+    "umax": "max.u32",
+    "max": "max.s32",
+    "inc": "inc.u32",
+    "dec": "dec.u32",
+    "and": "and.b32",
+    "or": "or.b32",
+    "xor": "xor.b32",
+}
 ATOM_OP = {
     "add": "add.u32",
     "sub": None,
@@ -130,10 +148,13 @@ def check_runnable(test: A.Test) -> None:
                 _refuse(f"{p.name} holds a pointer: pointers have no lowering")
         for op in t.ops:
             line = getattr(op, "line", 0)
-            hopper = set(getattr(op, "tags", ())) & (set(HOPPER) - {"MBAR", "ASYNC", "CLBAR"})
-            hopper.discard("CPASYNC")  # sm_80's cp.async: lowered as written
+            tags = set(getattr(op, "tags", ()))
+            # lowered as written: sm_80's cp.async; bulk copies and reductions to global memory, their groups
+            hopper = tags & (set(HOPPER) - {"MBAR", "ASYNC", "CLBAR", "CPASYNC", "BGROUP", "BREDUCE"})
             if hopper:
                 _refuse(f"{HOPPER[min(hopper)]} (sm_90): hrf run has no lowering of them yet", line)
+            if "BRED64" in tags:
+                _refuse("a bulk reduction of 64-bit elements: hrf run's locations are 32-bit words", line)
             if getattr(op, "remote", False):
                 _refuse("remote-scope promotion has no PTX form", line)
             asynchronous = "ASYNC" in getattr(op, "tags", ())  # sm_90's async proxy: bulk copies, its fences
@@ -569,6 +590,20 @@ class _Emitter:
         name = "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
         self.access("bulk", name, write.loc, f"{dst}, {src}, {size}, {bar}")
 
+    def bulk_group_copy(self, read: A.Assign, write: A.Store | A.ExprStmt) -> None:
+        """`cp.async.bulk.global.shared::cta.bulk_group` (a TMA store) or its
+        reduction `cp.reduce.async.bulk...bulk_group.op.type`: the reader's
+        read, write (or reduction) and implicit proxy fence, one instruction."""
+        assert isinstance(read.expr, A.Load)
+        dst = write.expr.loc if isinstance(write, A.ExprStmt) else write.loc  # type: ignore[union-attr]
+        operands = f"{self.addr(dst)}, {self.addr(read.expr.loc)}, 16"
+        if isinstance(write, A.Store):
+            self.access("bulk", "cp.async.bulk.global.shared::cta.bulk_group", dst, operands)
+            return
+        assert isinstance(write.expr, A.Rmw)
+        op = BULK_REDUCE[write.expr.op]
+        self.access("bulk", f"cp.reduce.async.bulk.global.shared::cta.bulk_group.{op}", dst, operands)
+
     def async_copy(self, read: A.Assign, write: A.Store) -> None:
         """sm_80's `cp.async.ca|cg.shared.global [dst], [src], size`: the
         reader's two statements (the copy's read and write), one instruction."""
@@ -635,6 +670,14 @@ class _Emitter:
             self.access("atom", name, op.loc, f"{dst or self.temp()}, {self.addr(op.loc)}, {operand}")
 
     def fence(self, op: A.Fence) -> None:
+        if "BCOMMIT" in op.tags:
+            self.access("bulkgroup", "cp.async.bulk.commit_group", None)
+            return
+        for prefix, name in (("BWAITR", "cp.async.bulk.wait_group.read"), ("BWAIT", "cp.async.bulk.wait_group")):
+            n = wait_group(op.tags, prefix)
+            if n is not None:
+                self.access("bulkgroup", name, None, str(n))
+                return
         if "CPCOMMIT" in op.tags:
             self.access("cpasync", "cp.async.commit_group", None)
             return
@@ -727,6 +770,10 @@ class _Emitter:
             if _bulk_copy(stmts[k : k + 4]):
                 self.bulk_copy(*stmts[k : k + 4])
                 k += 4
+                continue
+            if _bulk_group_copy(stmts[k : k + 3]):
+                self.bulk_group_copy(*stmts[k : k + 2])
+                k += 3
                 continue
             if _async_copy(stmts[k : k + 2]):
                 self.async_copy(*stmts[k : k + 2])
@@ -866,6 +913,20 @@ def _bulk_copy(stmts: list) -> bool:
     )
 
 
+def _bulk_group_copy(stmts: list) -> bool:
+    """Whether a bulk-group copy's (or reduction's) three statements start `stmts`."""
+    if len(stmts) != 3 or not isinstance(stmts[0], A.Assign) or not isinstance(stmts[0].expr, A.Load):
+        return False
+    write = stmts[1].expr if isinstance(stmts[1], A.ExprStmt) else stmts[1]
+    return (
+        "BGROUP" in stmts[0].expr.tags
+        and isinstance(write, (A.Store, A.Rmw))
+        and "BGROUP" in write.tags
+        and isinstance(stmts[2], A.Fence)
+        and "BGROUP" in stmts[2].tags
+    )
+
+
 def _mbarrier_wait(s) -> A.Load | None:
     """The read of a wait (`r = (ld b) == 0`, litmus/ptx_hopper.py), if `s` is one."""
     e = s.expr if isinstance(s, A.Assign) else None
@@ -975,11 +1036,12 @@ def lower(test: A.Test) -> LoweredTest:
     for v in variables:
         if isinstance(v, A.LocVar) and v.loc in mbars:
             _refuse(f"the condition observes mbarrier {v.loc}, whose state is opaque on a GPU")
-    bulk = frozenset(  # and cp.async's destinations: 16 aligned bytes each too, whatever the size
+    bulk = frozenset(  # and cp.async's destinations, a bulk-group copy's source: 16 aligned bytes each too
         s.loc
         for t in test.threads
-        for s in A.walk_stmts(t.body)
-        if isinstance(s, A.Store) and ("BULK" in s.tags or "CPWRITE" in s.tags)
+        for s in [*A.walk_stmts(t.body), *(x.expr for x in A.walk_stmts(t.body) if isinstance(x, A.Assign))]
+        if (isinstance(s, A.Store) and ("BULK" in s.tags or "CPWRITE" in s.tags) and s.loc in shared)
+        or (isinstance(s, A.Load) and "BGROUP" in s.tags and s.loc in shared)
     )
     return LoweredTest(
         test,

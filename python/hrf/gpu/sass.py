@@ -25,15 +25,24 @@ _INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
 _FUNCTION = re.compile(r"^\s*(?:Function\s*:\s*(\S+)|\.text\.(\S+):|\$(\S+):)\s*$")
 # shared memory's accesses, and sm_90's mbarrier operations (SYNCS.ARRIVE, .PHASECHK, .EXCH)
 SHARED_ACCESSES = ("LDS", "STS", "ATOMS", "SYNCS")
-# a bulk copy (cp.async.bulk, global to shared): UBLKCP.S.G, issued by one elected lane; sm_80's
-# cp.async: LDGSTS (.BYPASS for .cg; .64, .128 for 8 and 16 bytes), its commit LDGDEPBAR, its
-# wait DEPBAR.LE SB0, N, and cp.async.mbarrier.arrive's ARRIVES.LDGSTSBAR (tests/data/sass/*cp-async*)
-ACCESSES = ("LDG", "STG", "ATOMG", "ATOM", "RED", "REDG", "LD", "ST", "UBLKCP", "LDGSTS", "ARRIVES", *SHARED_ACCESSES)
+# a bulk copy (cp.async.bulk, global to shared): UBLKCP.S.G, issued by one elected lane; to global
+# memory UBLKCP.G.S, a bulk reduction UBLKRED.G.S.<OP>, a bulk async-group's commit UTMACMDFLUSH and
+# its wait (with .read too) DEPBAR.LE SB0, N (tests/data/sass/*bulk-group*); sm_80's cp.async:
+# LDGSTS (.BYPASS for .cg; .64, .128 for 8 and 16 bytes), its commit LDGDEPBAR, its wait
+# DEPBAR.LE SB0, N, and cp.async.mbarrier.arrive's ARRIVES.LDGSTSBAR (tests/data/sass/*cp-async*)
+ACCESSES = (
+    *("LDG", "STG", "ATOMG", "ATOM", "RED", "REDG", "LD", "ST", "UBLKCP", "UBLKRED", "LDGSTS", "ARRIVES"),
+    *SHARED_ACCESSES,
+)
 # what a fence or an acquire brings along, skipped between the accesses
 AUXILIARY = ("ERRBAR", "CGAERRBAR", "CCTL")
 # a CTA barrier: BAR.SYNC (barrier.sync; .DEFER_BLOCKING on sm_70 and later), BAR.ARV (barrier.arrive)
 # sm_90's cluster barrier: UCGABAR_ARV (barrier.cluster.arrive), UCGABAR_WAIT (.wait)
-MEMORY = (*ACCESSES, "MEMBAR", "FENCE", "BAR", "UCGABAR_ARV", "UCGABAR_WAIT", "LDGDEPBAR", "DEPBAR", *AUXILIARY)
+MEMORY = (
+    *ACCESSES,
+    *("MEMBAR", "FENCE", "BAR", "UCGABAR_ARV", "UCGABAR_WAIT", "LDGDEPBAR", "DEPBAR", "UTMACMDFLUSH"),
+    *AUXILIARY,
+)
 
 
 class CodeCheckError(HrfError):
@@ -140,8 +149,18 @@ def steps(a: Access) -> list[Step]:
             lead = [Step(("MEMBAR",), optional=True)] * 2 if "release" in words else []
             return [*lead, Step(("UCGABAR_ARV",))]
         return [Step(("UCGABAR_WAIT",))]
-    if a.kind == "bulk":
+    if a.kind == "bulk" and a.ptx.startswith("cp.reduce"):  # UBLKRED.G.S.MIN, .MAX.S32, .ADD ...
+        op = words[-2].upper()
+        return [
+            Step(
+                ("UBLKRED",),
+                frozenset({"G", "S", op} | ({"S32"} if op in ("MIN", "MAX") and words[-1] == "s32" else set())),
+            )
+        ]
+    if a.kind == "bulk":  # a copy, UBLKCP.S.G or (to global memory) UBLKCP.G.S: the same modifiers
         return [Step(("UBLKCP",), frozenset({"S", "G"}))]
+    if a.kind == "bulkgroup":
+        return [Step(("UTMACMDFLUSH",))] if a.ptx.endswith("commit_group") else [Step(("DEPBAR",), frozenset({"LE"}))]
     if a.kind == "cpasync":  # sm_80's cp.async, as ptxas 13 compiles it for sm_90
         if a.ptx == "cp.async.commit_group":
             return [Step(("LDGDEPBAR",))]

@@ -518,7 +518,8 @@ class HopperForms(Dat3mReader):
             known = "; ".join(f".{k} {', '.join('.' + x for x in v)}" for k, v in ops.items())
             self.fail_at(t, f"cp.reduce.async.bulk to .{form[0]}: .{op}.{typ} is not among the ISA's ({known})")
         rmw = "umin" if op == "min" and typ.startswith("u") else "umax" if op == "max" and typ.startswith("u") else op
-        return self.bulk_events(form, *self.bulk_operands(form), (*BULK_FORMS[form], "BREDUCE"), rmw, t, line)
+        tags = (*BULK_FORMS[form], "BREDUCE") + (("BRED64",) if typ.endswith("64") else ())  # hrf run: 32-bit words
+        return self.bulk_events(form, *self.bulk_operands(form), tags, rmw, t, line)
 
     def skip_operands(self, line: int):
         while self.peek()[0] not in ("|", ";", END):
