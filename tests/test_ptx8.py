@@ -108,6 +108,7 @@ REFUSED_BY_HRF_RUN = {
     "MP+bulk-copy-dsmem": "cp.async.bulk.shared::cluster.shared::cta, the bulk copy between CTAs' shared memories",
     "MP+bulk-copy-dsmem-no-fence": "cp.async.bulk.shared::cluster.shared::cta",
     "MP+bulk-reduce-dsmem": "cp.async.bulk.shared::cluster.shared::cta",
+    **dict.fromkeys(("MP+st-async", "st-async-prior-store", "red-async-atomic"), "st.async and red.async"),
 }
 
 
@@ -239,6 +240,20 @@ REFUSED = [
             ("global.shared::cta.bulk_group.and.u32", LitmusSyntaxError, ".and.u32 is not among the ISA's"),
             ("global.shared::cta.bulk_group.L2::cache_hint.add.u32", UnsupportedFeature, "cache hints"),
             ("global.shared::cta.mbarrier::complete_tx::bytes.add.u32", UnsupportedFeature, "hrf models"),
+        )
+    ),
+    *(
+        (two(row, WAIT, init="b @ mbarrier P1 = 1; d @ shared P1; e @ shared P0;", cta1=cta1), error, words, 7)
+        for row, cta1, error, words in (
+            ("st.async.shared::cluster.u32 [d], 1, [b]", 1, LitmusSyntaxError, "the completion mechanism is required"),
+            ("st.async.release.gpu.global.u32 [d], 1", 1, UnsupportedFeature, "PTX ISA 8.7, sm_100"),
+            ("st.async.mbarrier::complete_tx::bytes.v2.u32 [d], 1, [b]", 1, UnsupportedFeature, "vectors"),
+            ("st.async.mbarrier::complete_tx::bytes.u32 [e], 1, [b]", 1, LitmusSyntaxError, "lie in two CTAs"),
+            ("st.async.mbarrier::complete_tx::bytes.u32 [d], 1, [b]", 0, LitmusSyntaxError, "cluster_nctarank > 1"),
+            ("red.async.relaxed.cluster.and.u32 [d], 1, [b]", 1, LitmusSyntaxError, "among the ISA's"),
+            ("red.async.relaxed.gpu.add.u32 [d], 1, [b]", 1, LitmusSyntaxError, "red.async.relaxed.cluster"),
+            ("red.async.release.cluster.add.u32 [d], 1, [b]", 1, UnsupportedFeature, "PTX ISA 8.7"),
+            ("red.async.relaxed.cluster.add.u32 [d], 1, [b]", 0, LitmusSyntaxError, "not d of its own"),
         )
     ),
     (two("cp.async.bulk.wait_group 8", WAIT), UnsupportedFeature, "cp.async.bulk.wait_group 8: hrf reads N up to 7", 7),

@@ -106,6 +106,7 @@ TAGS = frozenset(
         "BULKS2S",  # cp.async.bulk.shared::cluster.shared::cta
         "BREDUCE",  # cp.reduce.async.bulk: a bulk copy whose write is a reduction
         "BRED64",  # of 64-bit elements
+        "STASYNC",  # st.async, red.async: an asynchronous store or reduction and its complete-tx
         "BCOMMIT",
         *(f"BWAIT{n}" for n in range(8)),
         *(f"BWAITR{n}" for n in range(8)),

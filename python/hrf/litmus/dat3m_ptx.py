@@ -146,6 +146,8 @@ class PtxReader(HopperForms):
             return self.mbarrier(ms, t, line)
         if op == "cp":
             return self.copy(ms, t, line)
+        if op in ("st", "red") and ms and ms[0][0] == "async":  # sm_90's asynchronous store and reduction
+            return self.async_store(op, ms[1:], t, line)
         if op in STORES or op in LOADS:
             q = self.qualifiers(op, ms, t, kinds=("sem", "scope", "space", "type"))
             sem, scope = self.access_order(op, q, t)

@@ -13,6 +13,8 @@ read into the one AST with the tags the `ptx-8.0` model reads.
                  (dst.src: shared::cluster.global, shared::cta.global, shared::cluster.shared::cta)
              | cp.async.bulk.global.shared::cta.bulk_group [dst], [src], n
              | cp.async.bulk.commit_group  |  cp.async.bulk.wait_group{.read} N
+             | st.async{.weak}{.shared::cluster}.mbarrier::complete_tx::bytes.type [a], v, [b]
+             | red.async.relaxed.cluster{.shared::cluster}{.mbarrier::complete_tx::bytes}.op.type [a], v, [b]
              | cp.reduce.async.bulk.dst.src.completion.op.type [dst], [src], n{, [b]}
                  (shared::cluster.shared::cta.mbarrier::complete_tx::bytes, global.shared::cta.bulk_group;
                   op: add, min, max, inc, dec, and, or, xor; integer types)
@@ -58,6 +60,10 @@ is a copy whose write is an atomic reduction of the destination by the
 source's value, relaxed at .gpu scope ("Each reduction operation
 performed by the cp.reduce.async.bulk has individually .relaxed.gpu
 memory ordering semantics"), an operation of no read (RED), as `red` is.
+`st.async` and `red.async` (STASYNC) are a weak store, or a reduction
+relaxed at .cluster scope, of a cluster's shared memory through the
+generic proxy, then the complete-tx of their bytes on an mbarrier of the
+same CTA: asynchronous as a bulk copy, with no proxy fence.
 
 sm_80's `cp.async` is a weak read of the source and a weak write of the
 destination through the generic proxy (CPREAD, CPWRITE). A commit and a
@@ -96,10 +102,16 @@ HOPPER = {
     "BULKCTA": "cp.async.bulk.shared::cta.global, the bulk copy into the CTA's own shared memory",
     "BULKS2S": "cp.async.bulk.shared::cluster.shared::cta, the bulk copy between CTAs' shared memories",
     "BREDUCE": "cp.reduce.async.bulk, bulk reductions",
+    "STASYNC": "st.async and red.async, asynchronous stores and reductions to a cluster's shared memory",
 }
 # where a form comes from, for the older models' refusals (SM90 where none is said)
 SM90 = "PTX ISA 8.0's, sm_90"
-ORIGIN = {"CPASYNC": "PTX ISA 7.0", "ONEWAY": "PTX ISA 8.6, sm_90", "BULKCTA": "PTX ISA 8.6, sm_90"}
+ORIGIN = {
+    "CPASYNC": "PTX ISA 7.0",
+    "ONEWAY": "PTX ISA 8.6, sm_90",
+    "BULKCTA": "PTX ISA 8.6, sm_90",
+    "STASYNC": "PTX ISA 8.1, sm_90",
+}
 WAIT_GROUPS = 8  # cp.async.wait_group N for N below this (a tag CPWAITn each)
 # cp.async.bulk's directions hrf reads (the ISA's .dst, .src, completion mechanism), each
 # with the tag its events carry beside BULK (the copy into the executing CTA's own memory is
@@ -135,6 +147,18 @@ REDUCE_FORMS = {
     },
 }
 FLOATS = ("f16", "bf16", "f32", "f64")
+# red.async's operations with their types (the ISA's, with an mbarrier), and st.async's integer types
+RED_ASYNC = {
+    "add": ("u32", "s32", "u64"),
+    "min": ("u32", "s32"),
+    "max": ("u32", "s32"),
+    "inc": ("u32",),
+    "dec": ("u32",),
+    "and": ("b32",),
+    "or": ("b32",),
+    "xor": ("b32",),
+}
+ST_ASYNC = ("b32", "u32", "s32", "b64", "u64", "s64")
 
 
 def mbarrier_add(b: str, delta: int, sem: str, scope: str, tags: tuple, line: int) -> A.ExprStmt:
@@ -180,6 +204,7 @@ class HopperForms(Dat3mReader):
         self.increments: list = []  # cp.async.mbarrier.arrive without .noinc: (thread index, mbarrier, token)
         self.cluster_barriers: list = []  # (thread index, arrive or wait, token)
         self.remote_copies: list = []  # shared::cta to shared::cluster copies: (thread index, destination, token)
+        self.async_stores: list = []  # st.async, red.async: (thread index, destination, mbarrier, red?, token)
 
     # ------------------------------------------------------------ the init block
     def init_at(self, t, loc: str, inits: list) -> None:
@@ -521,6 +546,56 @@ class HopperForms(Dat3mReader):
         tags = (*BULK_FORMS[form], "BREDUCE") + (("BRED64",) if typ.endswith("64") else ())  # hrf run: 32-bit words
         return self.bulk_events(form, *self.bulk_operands(form), tags, rmw, t, line)
 
+    def async_store(self, op: str, ms: list, t, line: int):
+        """`st.async{.weak}{.shared::cluster}.mbarrier::complete_tx::bytes.type [a], b, [mbar]` and
+        `red.async.relaxed.cluster{.shared::cluster}{.mbarrier::complete_tx::bytes}.op.type [a], b, [mbar]`:
+        a weak store (a reduction relaxed at .cluster scope) of a cluster's shared memory, then the
+        complete-tx of its bytes on the mbarrier, a release at .cluster scope, asynchronous as a bulk copy."""
+        words = [w for w, _ in ms]
+        what = f"{op}.async"
+        if any(w in ("release", "mmio", "global") for w in words):
+            self.unsupported(f"{what}.release to global memory (PTX ISA 8.7, sm_100) is not modelled", t)
+            return self.skip_operands(line)
+        head = ["weak"] if op == "st" else ["relaxed", "cluster"]
+        if op == "red" and words[:2] != head:
+            self.fail_at(t, "red.async.relaxed.cluster (the ISA's one order and scope with an mbarrier)")
+        rest = [w for w in words[len(head) if words[: len(head)] == head else 0 :]]
+        rest = [w for w in rest if w != "shared::cluster"]
+        if op == "st" and "mbarrier::complete_tx::bytes" not in rest:
+            self.fail_at(t, "st.async.mbarrier::complete_tx::bytes (the ISA: the completion mechanism is required)")
+        rest = [w for w in rest if w != "mbarrier::complete_tx::bytes"]
+        if any(w in ("v2", "v4") for w in rest) or any(w in FLOATS for w in rest):
+            self.unsupported(
+                f"{what} of vectors or floating-point values is not modelled (hrf's values are integers)", t
+            )
+            return self.skip_operands(line)
+        if op == "st":
+            if len(rest) != 1 or rest[0] not in ST_ASYNC:
+                self.fail_at(t, f"st.async's type, one of {', '.join('.' + x for x in ST_ASYNC)}")
+            kind, typ = None, rest[0]
+        else:
+            if len(rest) != 2 or rest[0] not in RED_ASYNC or rest[1] not in RED_ASYNC[rest[0]]:
+                known = "; ".join(f".{k} {', '.join('.' + x for x in v)}" for k, v in RED_ASYNC.items())
+                self.fail_at(t, f"red.async's operation and type, among the ISA's ({known})")
+            kind, typ = rest
+        a = self.address()
+        self.comma()
+        value = self.value()
+        self.comma()
+        b = self.address()
+        for loc in (a, b):
+            self.note_space(loc, {"space": ("shared::cluster", t)}, t)
+        self.async_stores.append((self.col, a, b, op == "red", t))
+        self.arrivals.setdefault(b, []).append((0, t))
+        tags = ("GEN", "BULK", "STASYNC")
+        size = 8 if typ.endswith("64") else 4
+        complete = mbarrier_add(b, -size, "rel", SCOPES["cluster"], (*MBAR_TAGS, "BULK", "STASYNC"), line)
+        if kind is None:
+            return (A.Store(a, value, False, line=line, tags=tags), complete)
+        rmw = {"min": "umin", "max": "umax"}.get(kind, kind) if typ.startswith("u") else kind
+        red = A.Rmw(rmw, a, value, "rlx", SCOPES["cluster"], line=line, tags=(*tags, "RED"))
+        return (A.ExprStmt(red, line=line), complete)
+
     def skip_operands(self, line: int):
         while self.peek()[0] not in ("|", ";", END):
             self.i += 1
@@ -635,6 +710,23 @@ class HopperForms(Dat3mReader):
                         tok[3],
                     )
                 )
+        for col, a, b, remote_only, tok in self.async_stores:
+            th, owners = test.threads[col], []
+            for loc in (a, b):
+                i = decl.get(loc)
+                owner = threads.get(i.owner) if i is not None and i.owner else None
+                owners.append(None if owner is None else (owner.dev, owner.qf, owner.wg))
+            what = "red.async" if remote_only else "st.async"
+            cluster = {t.wg for t in test.threads if (t.dev, t.qf) == (th.dev, th.qf)}
+            if None not in owners and owners[0] != owners[1]:
+                msg = f"{th.name}: {what}'s destination {a} and mbarrier {b} lie in two CTAs (the ISA: one CTA)"
+                self.defer(ParseFailure(msg, tok[2], tok[3]))
+            elif remote_only and owners[0] == (th.dev, th.qf, th.wg):
+                msg = f"{th.name}: red.async reduces another CTA's shared memory, not {a} of its own (the ISA)"
+                self.defer(ParseFailure(msg, tok[2], tok[3]))
+            elif len(cluster) < 2:
+                msg = f"{th.name}: {what} needs a cluster of more than one CTA (the ISA: %cluster_nctarank > 1)"
+                self.defer(ParseFailure(msg, tok[2], tok[3]))
         for col, dst, tok in self.remote_copies:
             i, th = decl.get(dst), test.threads[col]
             owner = threads.get(i.owner) if i is not None and i.owner else None
@@ -752,6 +844,11 @@ def event_text(op) -> str | None:
             if n is not None
             else f"cp.async.bulk.wait_group {wait_group(tags, 'BWAIT')}"
         )
+    if "STASYNC" in tags:
+        kind = "red" if "RED" in tags else "st"
+        if "MBAR" in tags:
+            return f"{kind}.async: complete_tx [{loc}]"
+        return f"{kind}.async: {op.op + ' ' if kind == 'red' else 'write '}[{loc}]"
     if "BULK" in tags:
         what = {
             A.Load: f"read [{loc}]",

@@ -37,6 +37,9 @@ instructions that synchronise:
   does after the wait; after `wait_group.read N` their read alone;
 - bulk reductions (`cp.reduce.async.bulk`): a bulk copy whose write is an
   atomic reduction, relaxed at .gpu scope through the async proxy;
+- `st.async` and `red.async` (PTX ISA 8.1): a weak store, or a reduction
+  relaxed at .cluster scope, of a cluster's shared memory, asynchronous,
+  its complete-tx a release of the store alone, as a bulk copy's;
 - an mbarrier used before an initialisation it can see is undefined
   (`mbarrier_uninitialised`); so is reading a copy's destination, or
   writing its source, before the copy completes ("Completion Mechanisms
@@ -123,7 +126,8 @@ ASYNC_RELEASE = COMPLETE_TX | (CPARRIVE & W)
 released = (I(BULK) >> po_async >> I(COMPLETE_TX)) | (I(CPCOPY | CPINC | CPARRIVE) >> po_async >> I(CPARRIVE & W))
 po_vloc = po_async & vloc
 # an asynchronous copy's read of its source and write of its destination (not its mbarrier's)
-COPY_READ, COPY_WRITE = SOURCE_READ | CPREAD, (BULK & W - MBAR) | CPWRITE
+# (st.async and red.async store no copy: reading their destination early is a race, no flag)
+COPY_READ, COPY_WRITE = SOURCE_READ | CPREAD, (BULK & W - MBAR - t("STASYNC")) | CPWRITE
 same_proxy, morally_strong, observation, fence_ops = proxies(*PROXIES, ASYNC)
 # a proxy fence naming a state space orders the accesses to that space alone ("fence.proxy.async.global")
 proxy_fence_ops = fence_ops - (I(F & GLOBAL) >> fence_ops >> I(SHARED)) - (I(F & SHARED) >> fence_ops >> I(~SHARED))
