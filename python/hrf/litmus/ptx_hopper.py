@@ -124,17 +124,19 @@ BULK_FORMS = {
 }
 # cp.reduce.async.bulk's directions and, for each, its integer operations with their types (the ISA's
 # table; hrf's values are integers: its floating-point types are refused by name)
+# the reductions of a cluster's shared memory (cp.reduce.async.bulk's and red.async's, with an mbarrier)
+SHARED_REDUCTIONS = {
+    "add": ("u32", "s32", "u64"),
+    "min": ("u32", "s32"),
+    "max": ("u32", "s32"),
+    "inc": ("u32",),
+    "dec": ("u32",),
+    "and": ("b32",),
+    "or": ("b32",),
+    "xor": ("b32",),
+}
 REDUCE_FORMS = {
-    ("shared::cluster", "shared::cta", "mbarrier::complete_tx::bytes"): {
-        "add": ("u32", "s32", "u64"),
-        "min": ("u32", "s32"),
-        "max": ("u32", "s32"),
-        "inc": ("u32",),
-        "dec": ("u32",),
-        "and": ("b32",),
-        "or": ("b32",),
-        "xor": ("b32",),
-    },
+    ("shared::cluster", "shared::cta", "mbarrier::complete_tx::bytes"): SHARED_REDUCTIONS,
     ("global", "shared::cta", "bulk_group"): {
         "add": ("u32", "s32", "u64"),
         "min": ("u32", "s32", "u64", "s64"),
@@ -148,16 +150,7 @@ REDUCE_FORMS = {
 }
 FLOATS = ("f16", "bf16", "f32", "f64")
 # red.async's operations with their types (the ISA's, with an mbarrier), and st.async's integer types
-RED_ASYNC = {
-    "add": ("u32", "s32", "u64"),
-    "min": ("u32", "s32"),
-    "max": ("u32", "s32"),
-    "inc": ("u32",),
-    "dec": ("u32",),
-    "and": ("b32",),
-    "or": ("b32",),
-    "xor": ("b32",),
-}
+RED_ASYNC = SHARED_REDUCTIONS
 ST_ASYNC = ("b32", "u32", "s32", "b64", "u64", "s64")
 
 
