@@ -54,6 +54,12 @@ def test_an_incomplete_copy_names_its_events():
     assert hrf.check(str(FAMILY / "bulk-copy-spin.litmus"), "ptx-8.0").flags == []
 
 
+def test_undefined_behaviour_is_named_not_called_a_race():
+    r = hrf.check(str(FAMILY / "bulk-group-no-wait.litmus"), "ptx-8.0")
+    assert r.racy is True and ", undefined: async_copy_incomplete, " in repr(r)
+    assert ", race-free, " in repr(hrf.check(str(FAMILY / "bulk-group-fence.litmus"), "ptx-8.0"))
+
+
 def test_a_read_wait_orders_the_copys_read_alone():
     """wait_group.read: the buffer may be written again (the copy has read it), but
     the copy's write is not yet visible; wait_group: both (litmus/ptx8/manifest.toml)."""

@@ -312,3 +312,15 @@ def test_the_editor_keeps_long_lines_whole_and_marks_an_error_on_them(server, br
     assert geo["gutter"] == geo["lines"] and geo["rows"] <= geo["lines"] + 1  # no line wrapped
     assert geo["mark"]  # the error is marked in the text
     shot(d, "15-long-line-scrolled")
+
+
+def test_undefined_behaviour_is_named_not_called_a_race(server, browser):
+    # ptx-8.0's flag for a copy's destination read before the copy completes names
+    # the undefined behaviour: the card does not call the test racy (results.flag_word)
+    d = fresh(browser, server)
+    Select(d.find_element(By.ID, "corpus")).select_by_value("ptx8/bulk-group-no-wait.litmus")
+    choose_models(d, {"ptx-8.0"})
+    wait(d, lambda d: "bulk-group-no-wait" in d.find_element(By.ID, "test").get_attribute("value"), "the test's text")
+    wait(d, lambda d: answered(d) and d.find_elements(By.CSS_SELECTOR, '.card[data-model="ptx-8.0"]'), "the card")
+    assert "undefined: async_copy_incomplete" in card(d, "ptx-8.0") and "racy" not in card(d, "ptx-8.0")
+    assert "async_copy_incomplete" in text(d, '.card[data-model="ptx-8.0"] .flag')

@@ -452,13 +452,27 @@ class Result(Drawable):
         if self.error is not None:
             return f"<Result {self.name} under {self.model}: error: {self.error}>"
         verdict = {True: "Ok", False: "No", None: "undetermined"}[self.condition_holds]
-        race = {True: "racy", False: "race-free", None: "race unknown"}[self.racy]
+        race = flag_word(self.racy, self.flags)
         cut = "" if self.complete else f", cut by limit {self.limit['which'] if self.limit else '?'}"
         return (
             f"<Result {self.name} under {self.model}: {verdict} ({self.observation[0] or 'so far'} "
             f"{self.observation[1]}/{self.observation[1] + self.observation[2]}), {race}, "
             f"{count(len(self.outcomes), 'outcome')}, {count(self.candidates, 'candidate')}{cut}>"
         )
+
+
+def flag_word(racy: bool | None, flags: list) -> str:
+    """What a result's flags say in a word: racy where one is a race (a flag whose
+    kind ends in `race`), else the undefined behaviour the others name (an
+    uninitialised mbarrier, a copy's destination read before it completes ...)."""
+    if racy is None:
+        return "race unknown"
+    kinds = sorted({f["kind"] for f in flags})
+    if not racy:
+        return "race-free"
+    if not kinds or any(k.endswith("race") for k in kinds):
+        return "racy"
+    return "undefined: " + ", ".join(kinds)
 
 
 _RESULT_FIELDS = tuple(f.name for f in fields(Result))
