@@ -110,7 +110,6 @@ OPAQUE = "the condition observes mbarrier b, whose state is opaque"
 REFUSED_BY_HRF_RUN = {
     "mbar-init-fence": OPAQUE,
     "mbar-init-no-fence": OPAQUE,
-    "bulk-copy-cta": "cp.async.bulk.shared::cta.global, the bulk copy into the CTA's own shared memory",
     "MP+bulk-copy-dsmem": "cp.async.bulk.shared::cluster.shared::cta, the bulk copy between CTAs' shared memories",
     "MP+bulk-copy-dsmem-no-fence": "cp.async.bulk.shared::cluster.shared::cta",
     "MP+bulk-reduce-dsmem": "cp.async.bulk.shared::cluster.shared::cta",

@@ -26,8 +26,7 @@ to 16 bytes). What has no PTX form here is
 refused by name before anything runs (`NotRunnable`): proxies and aliases,
 a shared location that threads of two CTAs of no one cluster access
 (a cluster's: `mapa`, `in_cluster`), bulk copies of other than 16 bytes,
-bulk copies between shared memories or into the CTA's own (`.shared::cta.global`),
-bulk reductions of 64-bit elements,
+bulk copies between shared memories, bulk reductions of 64-bit elements,
 several clusters of several CTAs, remote-scope promotion, computed
 addresses and pointers, and the CTA barriers that could leave a thread
 waiting forever or that depend on run-time values (`barrier_plan`).
@@ -150,7 +149,7 @@ def check_runnable(test: A.Test) -> None:
             line = getattr(op, "line", 0)
             tags = set(getattr(op, "tags", ()))
             # lowered as written: sm_80's cp.async; bulk copies and reductions to global memory, their groups
-            hopper = tags & (set(HOPPER) - {"MBAR", "ASYNC", "CLBAR", "CPASYNC", "BGROUP", "BREDUCE"})
+            hopper = tags & (set(HOPPER) - {"MBAR", "ASYNC", "CLBAR", "CPASYNC", "BGROUP", "BREDUCE", "BULKCTA"})
             if hopper:
                 _refuse(f"{HOPPER[min(hopper)]} (sm_90): hrf run has no lowering of them yet", line)
             if "BRED64" in tags:
@@ -587,7 +586,8 @@ class _Emitter:
         if size != 16:  # an instance's copy of the destination is 16 bytes (cuda.py), the source's padding as many
             _refuse(f"a bulk copy of {size} bytes: hrf run copies 16", write.line)
         dst, src, bar = self.addr(write.loc), self.addr(read.expr.loc), self.addr(complete.expr.loc)
-        name = "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+        into = "shared::cta" if "BULKCTA" in write.tags else "shared::cluster"  # PTX ISA 8.6's, or 8.0's
+        name = f"cp.async.bulk.{into}.global.mbarrier::complete_tx::bytes"
         self.access("bulk", name, write.loc, f"{dst}, {src}, {size}, {bar}")
 
     def bulk_group_copy(self, read: A.Assign, write: A.Store | A.ExprStmt) -> None:
