@@ -5,6 +5,7 @@ and the worker pool's deadline. The page itself: test_web_browser.py."""
 import asyncio
 import json
 import time
+from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
@@ -26,6 +27,7 @@ def test_fig6_is_racy_under_hrf_direct_only():
     assert a["ok"], a
     direct, indirect = a["models"]
     assert (direct["racy"], indirect["racy"]) == (True, False)
+    assert (direct["race_word"], indirect["race_word"]) == ("racy", "race-free")
     (race,) = direct["flags"]
     assert race["kind"] == "heterogeneous_race"
     # the race is on X: P0's plain store (line 14) and P2's plain load (line 26)
@@ -279,3 +281,11 @@ def test_a_check_draws_the_graph_asked_for_from_its_own_executions():
     assert answer("check", {"test": FIG6, "models": ["sc"]}, LIM)["graph"] is None
     bad = answer("check", {"test": FIG6, "models": ["sc"], "graph": {"model": -1}}, LIM)
     assert not bad["ok"] and "'model' must be a whole number" in bad["error"]["message"]
+
+
+def test_undefined_behaviour_is_named_in_the_answer():
+    # ptx-8.0's flag for a copy's destination read before the copy completes is no race
+    text = (Path(__file__).resolve().parent.parent / "litmus" / "ptx8" / "bulk-group-no-wait.litmus").read_text()
+    a = answer("check", {"test": text, "models": ["ptx-8.0"]}, LIM)
+    (m,) = a["models"]
+    assert m["racy"] is True and m["race_word"] == "undefined: async_copy_incomplete"

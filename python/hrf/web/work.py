@@ -193,7 +193,7 @@ def executions(r) -> list[tuple[str, dict | None]]:
 def _check(payload: dict, lim: ServeLimits) -> dict:
     from ..litmus.printer import format_state
     from ..models import readers as model_readers
-    from ..results import verdict
+    from ..results import flag_word, verdict
 
     test, results = _results(payload, lim)
     models: list[dict] = []
@@ -220,6 +220,7 @@ def _check(payload: dict, lim: ServeLimits) -> dict:
                 "condition_holds": r.condition_holds,
                 "observation": list(r.observation),
                 "racy": r.racy,
+                "race_word": flag_word(r.racy, r.flags),  # racy, race-free, or the undefined behaviour named
                 "flags": [
                     {"kind": f["kind"], "check": f["check"], "events": f.get("events"), "execution": n_out + j}
                     for j, f in enumerate(r.flags)

@@ -218,10 +218,8 @@ function card(m, i) {
       el("div", { class: "error" }, `${m.error.kind}${at}: ${m.error.message}`));
   }
   const obs = m.observation[0] ? `${m.observation[0]} ${m.observation[1]}/${m.observation[1] + m.observation[2]}` : "so far";
-  // racy where a flag is a race; else the undefined behaviour the flags name (results.flag_word)
-  const kinds = [...new Set(m.flags.map((f) => f.kind))].sort();
-  const word = !m.racy ? "race-free" : (!kinds.length || kinds.some((k) => k.endsWith("race")) ? "racy" : "undefined: " + kinds.join(", "));
-  const race = m.racy === null ? el("span", {}, "race unknown") : el("span", { class: m.racy ? "racy" : "race-free" }, word);
+  // racy where a flag is a race, else the undefined behaviour the flags name (the server's results.flag_word)
+  const race = m.racy === null ? el("span", {}, "race unknown") : el("span", { class: m.racy ? "racy" : "race-free" }, m.race_word);
   const c = el("div", { class: "card", "data-model": m.label },
     el("h3", {}, m.label, " ", el("span", { class: "verdict verdict-" + m.verdict }, m.verdict), " ", race),
     el("div", { class: "note" }, `${obs} · ${m.candidates} candidates · ${(m.time * 1000).toFixed(1)} ms`));
