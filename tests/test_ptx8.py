@@ -60,6 +60,18 @@ def test_undefined_behaviour_is_named_not_called_a_race():
     assert ", race-free, " in repr(hrf.check(str(FAMILY / "bulk-group-fence.litmus"), "ptx-8.0"))
 
 
+@pytest.mark.parametrize(
+    "hint",
+    ["prefetch.global.L2 [x]", "prefetch.L1 [x]", "prefetchu.L1 [x]", "cp.async.bulk.prefetch.L2.global [x], 16"],
+)
+def test_a_prefetch_is_no_event(hint):
+    """A cache hint changes no verdict: the test with it has the events and outcomes of the test without."""
+    with_hint = two("st.weak x, 1", f"{hint} ;\n | ld.weak r0, x", init="x=0;")
+    plain = two("st.weak x, 1", "ld.weak r0, x", init="x=0;")
+    a, b = hrf.check(parse_text(with_hint, "t.litmus"), "ptx-8.0"), hrf.check(parse_text(plain, "t.litmus"), "ptx-8.0")
+    assert (a.outcomes, a.candidates) == (b.outcomes, b.candidates) and len(a.outcomes) == 2
+
+
 def test_a_read_wait_orders_the_copys_read_alone():
     """wait_group.read: the buffer may be written again (the copy has read it), but
     the copy's write is not yet visible; wait_group: both (litmus/ptx8/manifest.toml)."""
@@ -261,6 +273,10 @@ REFUSED = [
             ("red.async.relaxed.cluster.add.u32 [d], 1, [b]", 0, LitmusSyntaxError, "not d of its own"),
         )
     ),
+    (two("prefetch.global.L3 [x]", WAIT), LitmusSyntaxError, "prefetch{.global,.local}.L1|.L2 [a]", 7),
+    (two("prefetch.tensormap [x]", WAIT), UnsupportedFeature, "prefetch.tensormap", 7),
+    (two("cp.async.bulk.prefetch.tensor.1d.L2.global [x], 16", WAIT), UnsupportedFeature, "tensors", 7),
+    (two("cp.async.bulk.prefetch.L2.global [x], 8", WAIT), LitmusSyntaxError, "a multiple of 16", 7),
     (two("cp.async.bulk.wait_group 8", WAIT), UnsupportedFeature, "cp.async.bulk.wait_group 8: hrf reads N up to 7", 7),
     (two("cp.async.bulk.wait_group.write 0", WAIT), LitmusSyntaxError, "wait_group.read N (the ISA's forms)", 7),
     (

@@ -148,6 +148,8 @@ class PtxReader(HopperForms):
             return self.copy(ms, t, line)
         if op in ("st", "red") and ms and ms[0][0] == "async":  # sm_90's asynchronous store and reduction
             return self.async_store(op, ms[1:], t, line)
+        if op in ("prefetch", "prefetchu"):
+            return self.prefetch(op, ms, t)
         if op in STORES or op in LOADS:
             q = self.qualifiers(op, ms, t, kinds=("sem", "scope", "space", "type"))
             sem, scope = self.access_order(op, q, t)
@@ -190,6 +192,22 @@ class PtxReader(HopperForms):
         """`ld r0, 1` or `ld r0, r1` (Dat3M's move), not `ld r0, x` (a weak load)."""
         t = self.peek(2)
         return t[0] in ("int", "-") or (t[0] == "name" and re.fullmatch(r"r[0-9]+", t[1]) is not None)
+
+    def prefetch(self, op: str, ms: list, t) -> tuple:
+        """`prefetch{.global,.local}.level [a]`, `prefetchu.L1 [a]`: a cache hint,
+        no event (the memory consistency model names no cache: docs/readings.md)."""
+        words = [w for w, _ in ms]
+        if "tensormap" in words:
+            self.unsupported(f"{op}.tensormap (a tensor map's, for cp.async.bulk.tensor) is not modelled", t)
+            self.address()
+            return ()
+        levels = ("L1",) if op == "prefetchu" else ("L1", "L2", "L2::evict_last", "L2::evict_normal")
+        spaces = () if op == "prefetchu" else ("global", "local")
+        if [w for w in words if w not in spaces] not in [[x] for x in levels] or len(words) > 2:
+            want = "prefetchu.L1 [a]" if op == "prefetchu" else "prefetch{.global,.local}.L1|.L2 [a] (the ISA's forms)"
+            self.fail_at(t, want)
+        self.address()
+        return ()
 
     def qualifiers(self, op: str, ms: list, t, kinds: tuple) -> dict:
         """The qualifiers `.sem.scope.global.type` in any order -> {kind: (word, token)}."""

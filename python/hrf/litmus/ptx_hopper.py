@@ -374,7 +374,24 @@ class HopperForms(Dat3mReader):
             return self.bulk_wait(words[3:], t, line)
         if words[:3] == ["reduce", "async", "bulk"]:
             return self.bulk_reduce(words, t, line)
+        if words[:3] == ["async", "bulk", "prefetch"]:
+            return self.bulk_prefetch(words, t, line)
         return self.bulk_copy(ms, t, line)
+
+    def bulk_prefetch(self, words: list, t, line: int):
+        """`cp.async.bulk.prefetch.L2.global [src], size`: a cache hint, no event (as prefetch)."""
+        if words[3:] != ["L2", "global"]:
+            self.unsupported(
+                f"cp.{'.'.join(words)}: hrf reads cp.async.bulk.prefetch.L2.global alone (tensors and cache hints are not)",
+                t,
+            )
+            return self.skip_operands(line)
+        self.address()
+        self.comma()
+        size = self.value()
+        if not isinstance(size, A.Const) or size.value <= 0 or size.value % 16:
+            self.fail_at(t, "a size in bytes, a multiple of 16 (the ISA)")
+        return ()
 
     def async_copy(self, words: list, t, line: int):
         """`cp.async.ca|cg.shared{::cta}.global [dst], [src], size`: a weak read
