@@ -181,6 +181,11 @@ def two(row0: str, row1: str, init: str = "b @ mbarrier P1 = 1;", cta1: int = 0)
     return HEAD % (init, cta1, f" {row0} | {row1} ;")
 
 
+def on_line_7(init: str, cases) -> list:
+    """REFUSED's entries for (P0's row, P1's CTA, error, words) cases over one init block."""
+    return [(two(row, WAIT, init=init, cta1=cta1), error, words, 7) for row, cta1, error, words in cases]
+
+
 # each: a test, the error's class, words of its message, the line it names
 REFUSED = [
     (two(ARRIVE, WAIT.replace("], 0", "], 1")), UnsupportedFeature, "parity 1", 7),
@@ -249,19 +254,22 @@ REFUSED = [
     (two("cp.async.wait_group r0", WAIT), LitmusSyntaxError, "an integer constant", 7),
     (two("cp.async.mbarrier.arrive.shared::cta.b64 [b]", WAIT), UnsupportedFeature, "no mbarrier.arrive of P0", 7),
     (two("cp.async.mbarrier.arrive.release.b64 [b]", WAIT), LitmusSyntaxError, "the ISA's form", 7),
-    *(
-        (two(f"cp.reduce.async.bulk.{form} [x], [d], 16", WAIT, init=RED_INIT), error, words, 7)
-        for form, error, words in (
-            ("global.shared::cta.bulk_group.add.f32", UnsupportedFeature, "hrf's values are integers"),
-            ("global.shared::cta.bulk_group.add.noftz.bf16", UnsupportedFeature, "hrf's values are integers"),
-            ("global.shared::cta.bulk_group.and.u32", LitmusSyntaxError, ".and.u32 is not among the ISA's"),
-            ("global.shared::cta.bulk_group.L2::cache_hint.add.u32", UnsupportedFeature, "cache hints"),
-            ("global.shared::cta.mbarrier::complete_tx::bytes.add.u32", UnsupportedFeature, "hrf models"),
-        )
+    *on_line_7(
+        RED_INIT,
+        (
+            (f"cp.reduce.async.bulk.{form} [x], [d], 16", 0, error, words)
+            for form, error, words in (
+                ("global.shared::cta.bulk_group.add.f32", UnsupportedFeature, "hrf's values are integers"),
+                ("global.shared::cta.bulk_group.add.noftz.bf16", UnsupportedFeature, "hrf's values are integers"),
+                ("global.shared::cta.bulk_group.and.u32", LitmusSyntaxError, ".and.u32 is not among the ISA's"),
+                ("global.shared::cta.bulk_group.L2::cache_hint.add.u32", UnsupportedFeature, "cache hints"),
+                ("global.shared::cta.mbarrier::complete_tx::bytes.add.u32", UnsupportedFeature, "hrf models"),
+            )
+        ),
     ),
-    *(
-        (two(row, WAIT, init="b @ mbarrier P1 = 1; d @ shared P1; e @ shared P0;", cta1=cta1), error, words, 7)
-        for row, cta1, error, words in (
+    *on_line_7(
+        "b @ mbarrier P1 = 1; d @ shared P1; e @ shared P0;",
+        (
             ("st.async.shared::cluster.u32 [d], 1, [b]", 1, LitmusSyntaxError, "the completion mechanism is required"),
             ("st.async.release.gpu.global.u32 [d], 1", 1, UnsupportedFeature, "PTX ISA 8.7, sm_100"),
             ("st.async.mbarrier::complete_tx::bytes.v2.u32 [d], 1, [b]", 1, UnsupportedFeature, "vectors"),
@@ -271,7 +279,7 @@ REFUSED = [
             ("red.async.relaxed.gpu.add.u32 [d], 1, [b]", 1, LitmusSyntaxError, "red.async.relaxed.cluster"),
             ("red.async.release.cluster.add.u32 [d], 1, [b]", 1, UnsupportedFeature, "PTX ISA 8.7"),
             ("red.async.relaxed.cluster.add.u32 [d], 1, [b]", 0, LitmusSyntaxError, "not d of its own"),
-        )
+        ),
     ),
     (two("prefetch.global.L3 [x]", WAIT), LitmusSyntaxError, "prefetch{.global,.local}.L1|.L2 [a]", 7),
     (two("prefetch.tensormap [x]", WAIT), UnsupportedFeature, "prefetch.tensormap", 7),

@@ -68,6 +68,10 @@ class NotRunnable(UnsupportedFeature):
 MEMBAR = {"wg": "cta", "dev": "gl", "all": "sys"}
 ARITH = {"+": "add.s32", "-": "sub.s32", "*": "mul.lo.s32", "&": "and.b32", "|": "or.b32", "^": "xor.b32"}
 COMPARE = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+# the sm_90 forms (and sm_80's cp.async) lowered as written: mbarriers, the async proxy, cluster
+# barriers, cp.async, bulk copies into shared memory (PTX ISA 8.6's too), to global memory and
+# their bulk async-groups, bulk reductions to global memory; the rest of HOPPER is refused by name
+LOWERED_FORMS = frozenset({"MBAR", "ASYNC", "CLBAR", "CPASYNC", "BGROUP", "BREDUCE", "BULKCTA"})
 # a bulk reduction's operation as written (hrf run's words are 32 bits: .u32, .s32 for signed min and max, .b32)
 BULK_REDUCE = {
     "add": "add.u32",
@@ -148,8 +152,7 @@ def check_runnable(test: A.Test) -> None:
         for op in t.ops:
             line = getattr(op, "line", 0)
             tags = set(getattr(op, "tags", ()))
-            # lowered as written: sm_80's cp.async; bulk copies and reductions to global memory, their groups
-            hopper = tags & (set(HOPPER) - {"MBAR", "ASYNC", "CLBAR", "CPASYNC", "BGROUP", "BREDUCE", "BULKCTA"})
+            hopper = tags & (set(HOPPER) - LOWERED_FORMS)
             if hopper:
                 _refuse(f"{HOPPER[min(hopper)]} (sm_90): hrf run has no lowering of them yet", line)
             if "BRED64" in tags:
@@ -1037,11 +1040,12 @@ def lower(test: A.Test) -> LoweredTest:
         if isinstance(v, A.LocVar) and v.loc in mbars:
             _refuse(f"the condition observes mbarrier {v.loc}, whose state is opaque on a GPU")
     bulk = frozenset(  # and cp.async's destinations, a bulk-group copy's source: 16 aligned bytes each too
-        s.loc
+        e.loc
         for t in test.threads
-        for s in [*A.walk_stmts(t.body), *(x.expr for x in A.walk_stmts(t.body) if isinstance(x, A.Assign))]
-        if (isinstance(s, A.Store) and ("BULK" in s.tags or "CPWRITE" in s.tags) and s.loc in shared)
-        or (isinstance(s, A.Load) and "BGROUP" in s.tags and s.loc in shared)
+        for s in A.walk_stmts(t.body)
+        for e in (s, getattr(s, "expr", None))  # a statement, and the copy's read an assignment holds
+        if (isinstance(e, A.Store) and ("BULK" in e.tags or "CPWRITE" in e.tags) and e.loc in shared)
+        or (isinstance(e, A.Load) and "BGROUP" in e.tags and e.loc in shared)
     )
     return LoweredTest(
         test,

@@ -569,11 +569,10 @@ class HopperForms(Dat3mReader):
         head = ["weak"] if op == "st" else ["relaxed", "cluster"]
         if op == "red" and words[:2] != head:
             self.fail_at(t, "red.async.relaxed.cluster (the ISA's one order and scope with an mbarrier)")
-        rest = [w for w in words[len(head) if words[: len(head)] == head else 0 :]]
-        rest = [w for w in rest if w != "shared::cluster"]
-        if op == "st" and "mbarrier::complete_tx::bytes" not in rest:
+        if op == "st" and "mbarrier::complete_tx::bytes" not in words:
             self.fail_at(t, "st.async.mbarrier::complete_tx::bytes (the ISA: the completion mechanism is required)")
-        rest = [w for w in rest if w != "mbarrier::complete_tx::bytes"]
+        start = len(head) if words[: len(head)] == head else 0
+        rest = [w for w in words[start:] if w not in ("shared::cluster", "mbarrier::complete_tx::bytes")]
         if any(w in ("v2", "v4") for w in rest) or any(w in FLOATS for w in rest):
             self.unsupported(
                 f"{what} of vectors or floating-point values is not modelled (hrf's values are integers)", t
@@ -855,10 +854,8 @@ def event_text(op) -> str | None:
             else f"cp.async.bulk.wait_group {wait_group(tags, 'BWAIT')}"
         )
     if "STASYNC" in tags:
-        kind = "red" if "RED" in tags else "st"
-        if "MBAR" in tags:
-            return f"{kind}.async: complete_tx [{loc}]"
-        return f"{kind}.async: {op.op + ' ' if kind == 'red' else 'write '}[{loc}]"
+        what = "complete_tx" if "MBAR" in tags else op.op if "RED" in tags else "write"
+        return f"{'red' if 'RED' in tags else 'st'}.async: {what} [{loc}]"
     if "BULK" in tags:
         what = {
             A.Load: f"read [{loc}]",

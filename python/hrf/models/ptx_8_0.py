@@ -93,7 +93,7 @@ def completed_by(copies, commit, wait: str):
 # what follows a bulk async-group's wait that completes it: `wait_group` its read, write and
 # the implicit proxy fence ("writes being made visible to the executing thread"),
 # `wait_group.read` its read alone ("completed ... the reading from their source locations")
-BGROUP, BCOMMIT = t("BGROUP"), t("BCOMMIT")
+BGROUP, BCOMMIT, STASYNC = t("BGROUP"), t("BCOMMIT"), t("STASYNC")
 COPY_LAST = (BULK & MBAR & W) | (BULK & BGROUP & F)  # a bulk copy's last event
 # a bulk copy's read of its source (a bulk reduction's write is an atomic operation of no read)
 SOURCE_READ = BULK & R - MBAR - RED
@@ -127,7 +127,7 @@ released = (I(BULK) >> po_async >> I(COMPLETE_TX)) | (I(CPCOPY | CPINC | CPARRIV
 po_vloc = po_async & vloc
 # an asynchronous copy's read of its source and write of its destination (not its mbarrier's)
 # (st.async and red.async store no copy: reading their destination early is a race, no flag)
-COPY_READ, COPY_WRITE = SOURCE_READ | CPREAD, (BULK & W - MBAR - t("STASYNC")) | CPWRITE
+COPY_READ, COPY_WRITE = SOURCE_READ | CPREAD, (BULK & W - MBAR - STASYNC) | CPWRITE
 same_proxy, morally_strong, observation, fence_ops = proxies(*PROXIES, ASYNC)
 # a proxy fence naming a state space orders the accesses to that space alone ("fence.proxy.async.global")
 proxy_fence_ops = fence_ops - (I(F & GLOBAL) >> fence_ops >> I(SHARED)) - (I(F & SHARED) >> fence_ops >> I(~SHARED))
