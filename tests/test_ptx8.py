@@ -54,6 +54,15 @@ def test_an_incomplete_copy_names_its_events():
     assert hrf.check(str(FAMILY / "bulk-copy-spin.litmus"), "ptx-8.0").flags == []
 
 
+def test_st_async_and_red_async_events_name_their_instruction():
+    from hrf.litmus.ptx_hopper import event_text
+
+    red = hrf.parse(FAMILY / "red-async-atomic.litmus").threads[0].ops
+    assert [event_text(op) for op in red] == ["red.async: add [d]", "red.async: complete_tx [b]"]
+    st = hrf.parse(FAMILY / "MP+st-async.litmus").threads[0].ops
+    assert [event_text(op) for op in st] == ["st.async: write [d]", "st.async: complete_tx [b]"]
+
+
 def test_undefined_behaviour_is_named_not_called_a_race():
     r = hrf.check(str(FAMILY / "bulk-group-no-wait.litmus"), "ptx-8.0")
     assert r.racy is True and ", undefined: async_copy_incomplete, " in repr(r)

@@ -107,6 +107,7 @@ TAGS = frozenset(
         "BREDUCE",  # cp.reduce.async.bulk: a bulk copy whose write is a reduction
         "BRED64",  # of 64-bit elements
         "STASYNC",  # st.async, red.async: an asynchronous store or reduction and its complete-tx
+        "REDASYNC",  # a red.async's complete-tx
         "BCOMMIT",
         *(f"BWAIT{n}" for n in range(8)),
         *(f"BWAITR{n}" for n in range(8)),

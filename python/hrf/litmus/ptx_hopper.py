@@ -598,7 +598,10 @@ class HopperForms(Dat3mReader):
         self.arrivals.setdefault(b, []).append((0, t))
         tags = ("GEN", "BULK", "STASYNC")
         size = 8 if typ.endswith("64") else 4
-        complete = mbarrier_add(b, -size, "rel", SCOPES["cluster"], (*MBAR_TAGS, "BULK", "STASYNC"), line)
+        # the complete-tx's text names its instruction: REDASYNC (no RED: an mbarrier update reads)
+        complete = mbarrier_add(
+            b, -size, "rel", SCOPES["cluster"], (*MBAR_TAGS, "BULK", "STASYNC") + (("REDASYNC",) if kind else ()), line
+        )
         if kind is None:
             return (A.Store(a, value, False, line=line, tags=tags), complete)
         rmw = {"min": "umin", "max": "umax"}.get(kind, kind) if typ.startswith("u") else kind
@@ -855,7 +858,7 @@ def event_text(op) -> str | None:
         )
     if "STASYNC" in tags:
         what = "complete_tx" if "MBAR" in tags else op.op if "RED" in tags else "write"
-        return f"{'red' if 'RED' in tags else 'st'}.async: {what} [{loc}]"
+        return f"{'red' if 'RED' in tags or 'REDASYNC' in tags else 'st'}.async: {what} [{loc}]"
     if "BULK" in tags:
         what = {
             A.Load: f"read [{loc}]",
