@@ -49,7 +49,11 @@ class ExprNeg(TypedDict):
     a: Expr
 
 
-Expr = ExprC | ExprR | ExprBin | ExprNot | ExprNeg
+class ExprOld(TypedDict):
+    k: Literal["old"]
+
+
+Expr = ExprC | ExprR | ExprBin | ExprNot | ExprNeg | ExprOld
 
 
 class CondTrue(TypedDict):
@@ -132,6 +136,7 @@ RmwOp = Literal[
     "umax",
     "inc",
     "dec",
+    "update",
 ]
 
 
@@ -640,7 +645,10 @@ class ExploreOut(_ExploreOut, total=False):
 # The Rust type each class mirrors: a struct by its name, a variant of a
 # tagged enum as (enum, tag). tests/test_ir_boundary.py checks them all.
 MIRRORS: dict[str | tuple[str, str], Any] = {
-    **{("Expr", t): c for t, c in [("c", ExprC), ("r", ExprR), ("bin", ExprBin), ("not", ExprNot), ("neg", ExprNeg)]},
+    **{
+        ("Expr", t): c
+        for t, c in [("c", ExprC), ("r", ExprR), ("bin", ExprBin), ("not", ExprNot), ("neg", ExprNeg), ("old", ExprOld)]
+    },
     **{
         ("Cond", t): c
         for t, c in [

@@ -251,6 +251,8 @@ class ThreadCompiler(LivenessCode):
             d = self.temp()
             self.rmw(e, d)
             return reg_ir(d)
+        if isinstance(e, A.Old):
+            return {"k": "old"}
         if isinstance(e, A.UnOp):
             a = self.expr(e.operand)
             return not_ir(a) if e.op == "!" else {"k": "neg", "a": a}
@@ -308,7 +310,7 @@ class ThreadCompiler(LivenessCode):
         # compare writes nothing (the PTX ISA), or the old value again where
         # every failing compare writes back (Dartagnan's reading)
         op = "cas_always" if e.op == "cas_old" and self.p.cas_writeback is True else e.op
-        ins.update(rmw=op.replace("_", ""), ev_r=ev_r, ev_w=ev_w)
+        ins.update(rmw="update" if e.update is not None else op.replace("_", ""), ev_r=ev_r, ev_w=ev_w)
         if op in ("cas_old", "cas_always"):
             ins["expected"] = self.expr(e.expected_value)
         if e.op == "cas":
@@ -347,7 +349,7 @@ class ThreadCompiler(LivenessCode):
                         extra=["all", "cas_expected"],
                     ),
                 }
-        ins["val"] = self.expr(e.operand)
+        ins["val"] = self.expr(e.operand if e.update is None else e.update)
         if self.p.liveness is None:
             self.emit(ins)
             return

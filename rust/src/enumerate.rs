@@ -199,15 +199,13 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     } else {
         (0..prog.threads.len()).map(|t| prog.value_free_loads(t)).collect()
     };
-    let dom =
-        match value_domains(prog, &private, &value_free, limits.max_values, limits.max_paths, limits.thin_air, &budget)
-        {
-            Ok(d) => d,
-            Err(e) => {
-                stopped(&mut out, e, &budget)?;
-                return Ok(out);
-            }
-        };
+    let dom = match value_domains(prog, &private, &value_free, limits, &budget) {
+        Ok(d) => d,
+        Err(e) => {
+            stopped(&mut out, e, &budget)?;
+            return Ok(out);
+        }
+    };
     let mut per_thread: Vec<Vec<Path>> = Vec::new();
     for (t, free) in value_free.iter().enumerate() {
         match thread_paths(prog, t, &dom, &private, free, limits.max_paths, &budget, false) {

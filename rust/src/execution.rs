@@ -3,8 +3,8 @@
 
 use super::relation::{bits, EventSet, Relation};
 use crate::error::Error;
-use crate::limits::Budget;
-use crate::program::{At, Instr, Kind, Program};
+use crate::limits::{Budget, Limits};
+use crate::program::{reach, At, Instr, Kind, Program, RmwOp};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -218,7 +218,6 @@ pub fn thread_paths(
                     break;
                 }
                 Instr::Rmw { dst, rmw, val, expected, ev_r, ev_w, ev_fail, fail_store, .. } => {
-                    let operand = val.eval(&regs)?;
                     let operand_deps = val.deps(&taint) | expected.as_ref().map_or(0, |e| e.deps(&taint));
                     let exp = match expected {
                         Some(e) => Some(e.eval(&regs)?),
@@ -226,6 +225,7 @@ pub fn thread_paths(
                     };
                     let vals = values(loc, &evs);
                     for &v in &vals {
+                        let operand = rmw.operand_of(val, &|r| regs.get(r).copied(), v)?;
                         let mut r2 = regs.clone();
                         let mut e2 = evs.clone();
                         let mut t2 = taint.clone();
@@ -369,6 +369,86 @@ pub fn thin_air_value(prog: &Program) -> i64 {
     prog.constants().iter().next_back().copied().unwrap_or(0).saturating_add(1)
 }
 
+/// The most (value, RMWs applied) states `rmw_chain_domains` visits for one location.
+const MAX_CHAIN_STATES: usize = 1 << 16;
+/// The most RMW instructions of one location it follows (a set of them is a bit mask).
+const MAX_CHAIN_RMWS: usize = 24;
+
+/// The values of each location written by nothing but RMWs whose value
+/// reads no register (and constant stores), exactly: a value is its
+/// initial value or a stored constant, then the RMWs of a chain applied in
+/// turn, each instruction once (the code has no backward jump, so an
+/// instruction happens at most once in an execution, and each RMW of a
+/// chain reads the one before it). None for any other location, and where
+/// the chains would exceed the bounds above (`value_domains`' fixpoint
+/// then gives its values, a superset).
+pub fn rmw_chain_domains(prog: &Program) -> Vec<Option<BTreeSet<i64>>> {
+    let n = prog.locations.len();
+    let mut starts: Vec<BTreeSet<i64>> = prog.locations.iter().map(|l| BTreeSet::from([l.init])).collect();
+    let mut rmws: Vec<Vec<(RmwOp, &crate::program::Expr, Option<i64>)>> = vec![Vec::new(); n];
+    let mut general = vec![false; n];
+    let no_reg = |_: usize| None;
+    for t in &prog.threads {
+        for i in &t.code {
+            match i {
+                Instr::Store { loc, val, at, .. } => match (at, val.eval(&[])) {
+                    (None, Ok(v)) if val.is_const() => {
+                        starts[*loc].insert(v);
+                    }
+                    _ => reach(*loc, at).for_each(|l| general[l] = true),
+                },
+                Instr::Rmw { loc, rmw, val, expected, at, fail_store, .. } => {
+                    if let Some(fs) = fail_store {
+                        general[fs.loc] = true;
+                    }
+                    let exp = expected.as_ref().map(|e| e.eval(&[]));
+                    if at.is_some() || val.names_register() || matches!(exp, Some(Err(_))) {
+                        reach(*loc, at).for_each(|l| general[l] = true);
+                    } else {
+                        rmws[*loc].push((*rmw, val, exp.and_then(Result::ok)));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = vec![None; n];
+    for l in 0..n {
+        if general[l] || rmws[l].is_empty() || rmws[l].len() > MAX_CHAIN_RMWS {
+            continue;
+        }
+        let mut seen: std::collections::HashSet<(i64, u32)> = starts[l].iter().map(|&v| (v, 0)).collect();
+        let mut stack: Vec<(i64, u32)> = seen.iter().copied().collect();
+        let mut values = starts[l].clone();
+        let mut exact = true;
+        'search: while let Some((v, used)) = stack.pop() {
+            for (k, (op, val, exp)) in rmws[l].iter().enumerate() {
+                if used & (1 << k) != 0 {
+                    continue;
+                }
+                let Ok(operand) = op.operand_of(val, &no_reg, v) else {
+                    exact = false;
+                    break 'search;
+                };
+                if let (Some(w), _) = op.apply(v, operand, *exp) {
+                    if seen.insert((w, used | 1 << k)) {
+                        if seen.len() > MAX_CHAIN_STATES {
+                            exact = false;
+                            break 'search;
+                        }
+                        values.insert(w);
+                        stack.push((w, used | 1 << k));
+                    }
+                }
+            }
+        }
+        if exact {
+            out[l] = Some(values);
+        }
+    }
+    out
+}
+
 /// The values each location may hold, as a fixpoint: iterate "every value
 /// a path writes when reads range over the current domains" as many times
 /// as the program has write instructions, or until nothing changes.
@@ -395,11 +475,12 @@ pub fn value_domains(
     prog: &Program,
     private: &[bool],
     value_free: &[Vec<bool>],
-    max_values: usize,
-    max_paths: usize,
-    thin_air: bool,
+    limits: &Limits,
     budget: &Budget,
 ) -> Result<Domains, Error> {
+    let (max_values, max_paths, thin_air) = (limits.max_values, limits.max_paths, limits.thin_air);
+    // (the reference, and thin-air guessing, take the fixpoint's values for every location)
+    let exact = if thin_air || limits.reference { vec![None; prog.locations.len()] } else { rmw_chain_domains(prog) };
     let mut dom: Domains = if thin_air {
         let mut seeds = prog.constants();
         seeds.insert(thin_air_value(prog));
@@ -417,7 +498,7 @@ pub fn value_domains(
             })
             .collect()
     } else {
-        prog.locations.iter().map(|l| BTreeSet::from([l.init])).collect()
+        prog.locations.iter().zip(&exact).map(|(l, e)| e.clone().unwrap_or_else(|| BTreeSet::from([l.init]))).collect()
     };
     let rounds: usize = prog
         .threads
@@ -441,22 +522,36 @@ pub fn value_domains(
                 next[l].insert(v);
             }
         }
+        // a location of exact values keeps them (the paths' writes to it are among them or unreachable)
+        for (l, e) in exact.iter().enumerate() {
+            if let Some(e) = e {
+                next[l].clone_from(e);
+            }
+        }
         if next == dom {
             break;
         }
-        if let Some((l, s)) = next.iter().enumerate().find(|(_, s)| s.len() > max_values) {
-            return Err(Error::limit(
-                "values",
-                format!(
-                    "location {} may hold {} values, more than max_values = {max_values}",
-                    prog.locations[l].name,
-                    s.len()
-                ),
-            ));
-        }
+        too_many(prog, &next, max_values)?;
         dom = next;
     }
+    // (the exact values of a location are its domain from the start: they too count)
+    too_many(prog, &dom, max_values)?;
     Ok(dom)
+}
+
+/// The values limit: an error naming a location with more than `max_values` values.
+fn too_many(prog: &Program, dom: &Domains, max_values: usize) -> Result<(), Error> {
+    match dom.iter().enumerate().find(|(_, s)| s.len() > max_values) {
+        Some((l, s)) => Err(Error::limit(
+            "values",
+            format!(
+                "location {} may hold {} values, more than max_values = {max_values}",
+                prog.locations[l].name,
+                s.len()
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// An event of an execution. Init writes have no thread and no template.

@@ -145,6 +145,10 @@ pub enum RmwOp {
     /// `old == 0 || old > b ? b : old - 1`, comparisons unsigned.
     Inc,
     Dec,
+    /// A value function: writes `val` evaluated with `Expr::Old` as the
+    /// value read (an object whose update is no single operation: an
+    /// mbarrier's phase completing); the register gets the old value.
+    Update,
 }
 
 impl RmwOp {
@@ -169,9 +173,17 @@ impl RmwOp {
             RmwOp::Umax => Some(if (old as u64) >= (operand as u64) { old } else { operand }),
             RmwOp::Inc => Some(if (old as u64) >= (operand as u64) { 0 } else { old.wrapping_add(1) }),
             RmwOp::Dec => Some(if old == 0 || (old as u64) > (operand as u64) { operand } else { old.wrapping_sub(1) }),
+            // the operand is the value function's, evaluated on `old` (`operand_of`)
+            RmwOp::Update => Some(operand),
         };
         let result = if self == RmwOp::Cas { new.is_some() as i64 } else { old };
         (new, result)
+    }
+
+    /// The operand of this RMW on a location holding `old`: `val` on the
+    /// registers, `Expr::Old` read as `old` (only an `Update` may name it).
+    pub fn operand_of(self, val: &Expr, reg: &impl Fn(usize) -> Option<i64>, old: i64) -> Result<i64, Error> {
+        val.eval_full(reg, (self == RmwOp::Update).then_some(old))
     }
 }
 
@@ -268,11 +280,25 @@ pub struct FailStore {
 #[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, tag = "k", rename_all = "lowercase")]
 pub enum Expr {
-    C { v: i64 },
-    R { r: usize },
-    Bin { o: String, a: Box<Expr>, b: Box<Expr> },
-    Not { a: Box<Expr> },
-    Neg { a: Box<Expr> },
+    C {
+        v: i64,
+    },
+    R {
+        r: usize,
+    },
+    Bin {
+        o: String,
+        a: Box<Expr>,
+        b: Box<Expr>,
+    },
+    Not {
+        a: Box<Expr>,
+    },
+    Neg {
+        a: Box<Expr>,
+    },
+    /// The value the enclosing RMW reads (its `Update`'s value function alone).
+    Old {},
 }
 
 impl Expr {
@@ -280,9 +306,29 @@ impl Expr {
     pub fn is_const(&self) -> bool {
         match self {
             Expr::C { .. } => true,
-            Expr::R { .. } => false,
+            Expr::R { .. } | Expr::Old {} => false,
             Expr::Not { a } | Expr::Neg { a } => a.is_const(),
             Expr::Bin { a, b, .. } => a.is_const() && b.is_const(),
+        }
+    }
+
+    /// Does the expression read a register?
+    pub fn names_register(&self) -> bool {
+        match self {
+            Expr::R { .. } => true,
+            Expr::C { .. } | Expr::Old {} => false,
+            Expr::Not { a } | Expr::Neg { a } => a.names_register(),
+            Expr::Bin { a, b, .. } => a.names_register() || b.names_register(),
+        }
+    }
+
+    /// Does the expression name `Expr::Old`?
+    pub fn names_old(&self) -> bool {
+        match self {
+            Expr::Old {} => true,
+            Expr::C { .. } | Expr::R { .. } => false,
+            Expr::Not { a } | Expr::Neg { a } => a.names_old(),
+            Expr::Bin { a, b, .. } => a.names_old() || b.names_old(),
         }
     }
 
@@ -292,7 +338,7 @@ impl Expr {
             Expr::C { v } => {
                 out.insert(*v);
             }
-            Expr::R { .. } => {}
+            Expr::R { .. } | Expr::Old {} => {}
             Expr::Not { a } | Expr::Neg { a } => a.constants(out),
             Expr::Bin { a, b, .. } => {
                 a.constants(out);
@@ -304,7 +350,7 @@ impl Expr {
     /// Mark every register the expression reads.
     pub fn mark_regs(&self, used: &mut [bool]) {
         match self {
-            Expr::C { .. } => {}
+            Expr::C { .. } | Expr::Old {} => {}
             Expr::R { r } => {
                 if let Some(u) = used.get_mut(*r) {
                     *u = true;
@@ -322,7 +368,7 @@ impl Expr {
     /// taints: `taint[r]` is the set of reads register r depends on.
     pub fn deps<S: Copy + Default + std::ops::BitOr<Output = S>>(&self, taint: &[S]) -> S {
         match self {
-            Expr::C { .. } => S::default(),
+            Expr::C { .. } | Expr::Old {} => S::default(),
             Expr::R { r } => taint.get(*r).copied().unwrap_or_default(),
             Expr::Not { a } | Expr::Neg { a } => a.deps(taint),
             Expr::Bin { a, b, .. } => a.deps(taint) | b.deps(taint),
@@ -335,14 +381,20 @@ impl Expr {
 
     /// The value, register r read as `reg(r)` (None: no such register).
     pub fn eval_with(&self, reg: &impl Fn(usize) -> Option<i64>) -> Result<i64, Error> {
+        self.eval_full(reg, None)
+    }
+
+    /// The value, `Expr::Old` read as `old` (None: an error, outside an update RMW).
+    pub fn eval_full(&self, reg: &impl Fn(usize) -> Option<i64>, old: Option<i64>) -> Result<i64, Error> {
         Ok(match self {
             Expr::C { v } => *v,
             Expr::R { r } => reg(*r).ok_or_else(|| Error::invalid("register index out of range"))?,
-            Expr::Not { a } => (a.eval_with(reg)? == 0) as i64,
-            Expr::Neg { a } => a.eval_with(reg)?.wrapping_neg(),
+            Expr::Old {} => old.ok_or_else(|| Error::invalid("the value an RMW reads, outside an update RMW"))?,
+            Expr::Not { a } => (a.eval_full(reg, old)? == 0) as i64,
+            Expr::Neg { a } => a.eval_full(reg, old)?.wrapping_neg(),
             Expr::Bin { o, a, b } => {
-                let x = a.eval_with(reg)?;
-                let y = b.eval_with(reg)?;
+                let x = a.eval_full(reg, old)?;
+                let y = b.eval_full(reg, old)?;
                 match o.as_str() {
                     "+" => x.wrapping_add(y),
                     "-" => x.wrapping_sub(y),
@@ -680,6 +732,28 @@ impl Program {
                         Err(Error::invalid(format!("thread {ti}, pc {pc}: jump target {target} is not forward")))
                     }
                 };
+                // the value an RMW reads is named by an update RMW's value function alone
+                let old_outside = match ins {
+                    Instr::Rmw { rmw, val, expected, .. } => {
+                        (*rmw != RmwOp::Update && val.names_old()) || expected.as_ref().is_some_and(Expr::names_old)
+                    }
+                    Instr::Store { val, .. } | Instr::Assign { val, .. } | Instr::Fence { val: Some(val), .. } => {
+                        val.names_old()
+                    }
+                    Instr::Branch { cond, .. } => cond.names_old(),
+                    _ => false,
+                };
+                let addr_old = match ins {
+                    Instr::Load { at: Some(a), .. }
+                    | Instr::Store { at: Some(a), .. }
+                    | Instr::Rmw { at: Some(a), .. } => a.off.names_old(),
+                    _ => false,
+                };
+                if old_outside || addr_old {
+                    return Err(Error::invalid(format!(
+                        "thread {ti}, pc {pc}: the value an RMW reads, named outside an update RMW's value"
+                    )));
+                }
                 if let Instr::Load { loc, at: Some(a), .. }
                 | Instr::Store { loc, at: Some(a), .. }
                 | Instr::Rmw { loc, at: Some(a), .. } = ins
@@ -756,7 +830,28 @@ impl Program {
 
 #[cfg(test)]
 mod tests {
-    use super::RmwOp;
+    use super::{Expr, RmwOp};
+
+    #[test]
+    fn an_update_writes_its_value_function_of_the_old_value() {
+        // old + 1, but 10 where that would be 3 (a counter that restarts)
+        let bump = Expr::Bin { o: "+".into(), a: Box::new(Expr::Old {}), b: Box::new(Expr::C { v: 1 }) };
+        let restart = Expr::Bin {
+            o: "*".into(),
+            a: Box::new(Expr::Bin { o: "==".into(), a: Box::new(bump.clone()), b: Box::new(Expr::C { v: 3 }) }),
+            b: Box::new(Expr::C { v: 7 }),
+        };
+        let f = Expr::Bin { o: "+".into(), a: Box::new(bump), b: Box::new(restart) };
+        let no_reg = |_: usize| None;
+        for (old, new) in [(0, 1), (1, 2), (2, 10), (10, 11)] {
+            let operand = RmwOp::Update.operand_of(&f, &no_reg, old).unwrap();
+            assert_eq!(RmwOp::Update.apply(old, operand, None), (Some(new), old));
+        }
+        // named outside an update, `Old` is an error, not a value
+        assert!(RmwOp::Add.operand_of(&f, &no_reg, 0).is_err());
+        assert!(f.eval(&[]).is_err());
+        assert!(f.names_old() && !Expr::C { v: 0 }.names_old());
+    }
 
     #[test]
     fn min_max_inc_dec_as_ptx_defines_them() {

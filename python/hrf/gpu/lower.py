@@ -57,7 +57,7 @@ from typing import NoReturn, TypeGuard
 
 from ..errors import UnsupportedFeature
 from ..litmus import ast as A
-from ..litmus.ptx_hopper import ARRIVAL, HOPPER, ISA_SCOPE, ISA_SEM, copy_size, mbarrier_update, wait_group
+from ..litmus.ptx_hopper import ARRIVAL, HOPPER, ISA_SCOPE, ISA_SEM, copy_size, mbarrier_update, wait_group, wait_read
 from ..mappings.axiomatic import SCOPES as SCOPE  # hrf's scopes -> PTX's, one table with `hrf map`
 
 
@@ -621,14 +621,14 @@ class _Emitter:
         name = "cp.async.mbarrier.arrive" + (".noinc" if noinc else "") + ".shared::cta.b64"
         self.access("cpasync", name, op.loc, self.addr(op.loc))
 
-    def mbarrier_wait(self, load: A.Load, dst: str, acquire: bool) -> None:
-        """A wait on phase 0, in the form written (test_wait or try_wait): its
-        predicate as the register's 1 or 0."""
+    def mbarrier_wait(self, load: A.Load, parity: int, dst: str, acquire: bool) -> None:
+        """A wait on the phase of `parity`, in the form written (test_wait or
+        try_wait): its predicate as the register's 1 or 0."""
         p = self.pred()
         sem = "acquire" if acquire else "relaxed"
         kind = "try_wait" if "TRYWAIT" in load.tags else "test_wait"
         name = f"mbarrier.{kind}.parity.{sem}.{ISA_SCOPE[load.scope or 'wg']}.shared::cta.b64"
-        self.access("mbar", name, load.loc, f"{p}, {self.addr(load.loc)}, 0")
+        self.access("mbar", name, load.loc, f"{p}, {self.addr(load.loc)}, {parity}")
         self.emit(f"selp.b32 {dst}, 1, 0, {p};")
 
     def rmw(self, op: A.Rmw, dst: str | None) -> None:
@@ -786,11 +786,11 @@ class _Emitter:
                 self.copy_arrive(stmts[k + 1].expr, noinc=False)  # the increment and its arrive-on: one instruction
                 k += 2
                 continue
-            wait = _mbarrier_wait(s)
+            wait = wait_read(s)
             if wait is not None:  # a wait, and on its success path its acquire (the reader's pair)
                 nxt = stmts[k + 1] if k + 1 < len(stmts) else None
                 acquire = isinstance(nxt, A.If) and any("MBWAIT" in getattr(x, "tags", ()) for x in nxt.then)
-                self.mbarrier_wait(wait, self.reg(s.reg), acquire)
+                self.mbarrier_wait(*wait, self.reg(s.reg), acquire)
                 k += 2 if acquire else 1
                 continue
             self.stmt(s)
@@ -930,14 +930,6 @@ def _bulk_group_copy(stmts: list) -> bool:
     )
 
 
-def _mbarrier_wait(s) -> A.Load | None:
-    """The read of a wait (`r = (ld b) == 0`, litmus/ptx_hopper.py), if `s` is one."""
-    e = s.expr if isinstance(s, A.Assign) else None
-    if isinstance(e, A.BinOp) and isinstance(e.left, A.Load) and "MBWAIT" in e.left.tags:
-        return e.left
-    return None
-
-
 def lower_thread(test: A.Test, th: A.Thread, observed: list[str], around: Around | None = None) -> ThreadCode:
     """One thread's PTX: declarations, its initial registers, its body,
     then its registers (the observed first) and time-out flag into the
@@ -1036,9 +1028,6 @@ def lower(test: A.Test) -> LoweredTest:
             locs.append(v.loc)
     init = {i.loc: int(i.value) for i in test.init if isinstance(i.value, int)}
     values = domain(test)
-    for v in variables:
-        if isinstance(v, A.LocVar) and v.loc in mbars:
-            _refuse(f"the condition observes mbarrier {v.loc}, whose state is opaque on a GPU")
     bulk = frozenset(  # and cp.async's destinations, a bulk-group copy's source: 16 aligned bytes each too
         e.loc
         for t in test.threads
@@ -1085,10 +1074,13 @@ def constants(test: A.Test) -> set[int]:
     """Every number a test names: initial values, constants of its code,
     of its condition: the values an outcome's variables most likely take."""
     out = {0}
-    out |= {i.value for i in test.init if isinstance(i.value, int)}
+    # (an mbarrier's state and the numbers of its encoding are no value a test's variable takes)
+    out |= {i.value for i in test.init if isinstance(i.value, int) and not (i.space or "").startswith("mbarrier")}
     out |= {ri.value for ri in test.reg_init}
     for t in test.threads:
         for s in A.walk_stmts(t.body):
+            if wait_read(s) is not None or "MBAR" in getattr(getattr(s, "expr", s), "tags", ()):
+                continue
             for e in A.exprs_of(s):
                 for x in A.walk_expr(e):
                     for c in (x, getattr(x, "expected_value", None)):  # a compare-exchange's expected value too
@@ -1108,4 +1100,4 @@ def domain(test: A.Test) -> list[int]:
     """The values the device counts in its histogram, for every variable
     (the test's numbers, as 32-bit words; any other value is recorded
     apart, exactly)."""
-    return sorted(x & 0xFFFFFFFF for x in constants(test))
+    return sorted({x & 0xFFFFFFFF for x in constants(test)})

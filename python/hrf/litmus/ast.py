@@ -159,6 +159,13 @@ class UnOp:
 
 
 @node
+class Old:
+    """The value the RMW reads, in its `update` alone."""
+
+    line: int = 0
+
+
+@node
 class Load:
     """`*x` (atomic=False) or `atomic_load[_explicit][_remote](x, ...)`."""
 
@@ -199,6 +206,10 @@ class Rmw:
     # tags of its read alone and of its write alone (Dat3M's Vulkan: the
     # read takes the acquire side, the write the release side)
     half_tags: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    # where set, the value it writes: an expression of `Old` (the value it reads) for an
+    # object whose update is no one operation (an mbarrier's phase completing); `op` and
+    # `operand` still say the instruction as written
+    update: Expr | None = None
 
 
 # The location of an access whose address is an expression, as a reader
@@ -225,7 +236,7 @@ class StoreExpr:
     line: int = 0
 
 
-Expr = Const | Reg | BinOp | UnOp | Load | Rmw | DerefExpr | StoreExpr
+Expr = Const | Reg | BinOp | UnOp | Load | Rmw | DerefExpr | StoreExpr | Old
 
 
 # ---------------------------------------------------------------- statements

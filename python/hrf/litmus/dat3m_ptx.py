@@ -129,7 +129,7 @@ class PtxReader(HopperForms):
             ctas: dict = {}
             threads = tuple(A.with_fields(t, qf=ctas.setdefault((t.dev, t.wg), len(ctas))) for t in test.threads)
             test = dataclasses.replace(test, threads=threads)
-        self.check_hopper(test)
+        test = self.check_hopper(test)
         return super().finish(test)
 
     def instruction(self):

@@ -389,7 +389,9 @@ fn free_vars(ir: &ModelIr, i: usize) -> Vec<String> {
 fn all_paths(p: &Program) -> Vec<Vec<Path>> {
     let budget = Budget::new(None, None);
     let private = vec![false; p.locations.len()];
-    let dom = value_domains(p, &private, &[], 100, 100, false, &budget).unwrap();
+    let dom =
+        value_domains(p, &private, &[], &Limits { max_values: 100, max_paths: 100, ..Limits::default() }, &budget)
+            .unwrap();
     (0..p.threads.len()).map(|t| thread_paths(p, t, &dom, &private, &[], 100, &budget, false).unwrap().paths).collect()
 }
 
@@ -636,4 +638,21 @@ fn quorums_keep_combinations_with_enough_chosen_and_count_the_blocked() {
     let mut p = sb();
     p.quorums = vec![crate::program::Quorum { q: 1, sync: vec![0], all: vec![1] }];
     assert!(p.validate().is_err());
+}
+
+#[test]
+fn a_location_of_constant_rmws_holds_its_chains_values_alone() {
+    // x: three fetch_add(x, 1), each once in an execution: 0 to 3, not the
+    // fixpoint's 0 to 6 (each add applied once a round); y: stored from a
+    // register, left to the fixpoint
+    let p = incs();
+    let exact = crate::execution::rmw_chain_domains(&p);
+    assert_eq!(exact[0], Some((0..=3).collect()));
+    assert_eq!(exact[1], None);
+    let budget = Budget::new(None, None);
+    let private = vec![false; p.locations.len()];
+    let fast = value_domains(&p, &private, &[], &Limits::default(), &budget).unwrap();
+    let slow = value_domains(&p, &private, &[], &Limits { reference: true, ..Limits::default() }, &budget).unwrap();
+    assert_eq!(fast[0], (0..=3).collect());
+    assert!(fast[0].is_subset(&slow[0]) && slow[0].len() > fast[0].len());
 }

@@ -200,7 +200,8 @@ impl<const VW: usize, const SW: usize> View<'_, VW, SW> {
                 if !line.readable() {
                     return ThreadStep::Blocked;
                 }
-                let (arg, exp) = match (eval(val), expected.as_ref().map(eval).transpose()) {
+                let arg = rmw.operand_of(val, &|r| (r < th.nregs).then(|| self.reg(s, t, r)), line.val);
+                let (arg, exp) = match (arg, expected.as_ref().map(eval).transpose()) {
                     (Ok(a), Ok(e)) => (a, e),
                     (Err(e), _) | (_, Err(e)) => return ThreadStep::Fault(e.to_string()),
                 };
