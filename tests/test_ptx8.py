@@ -38,7 +38,7 @@ def test_the_uninitialised_use_names_its_events():
     r = hrf.check(str(FAMILY / "mbar-init-no-fence.litmus"), "ptx-8.0")
     events = r.flags[0]["events"]
     assert [(e["thread"], e["kind"], e["loc"]) for e in events] == [("init", "W", "b"), ("P1", "R", "b")]
-    assert "init: W b=0" in r.to_herd()
+    assert "init: W b=uninitialised" in r.to_herd()  # (an mbarrier's state as the ISA names it)
 
 
 def test_an_incomplete_copy_names_its_events():
@@ -57,10 +57,11 @@ def test_an_incomplete_copy_names_its_events():
 def test_st_async_and_red_async_events_name_their_instruction():
     from hrf.litmus.ptx_hopper import event_text
 
-    red = hrf.parse(FAMILY / "red-async-atomic.litmus").threads[0].ops
-    assert [event_text(op) for op in red] == ["red.async: add [d]", "red.async: complete_tx [b]"]
-    st = hrf.parse(FAMILY / "MP+st-async.litmus").threads[0].ops
-    assert [event_text(op) for op in st] == ["st.async: write [d]", "st.async: complete_tx [b]"]
+    def texts(name):  # (an update's phase marker after it: the model's, no instruction)
+        return [event_text(op) for op in hrf.parse(FAMILY / name).threads[0].ops if "MBDONE" not in op.tags]
+
+    assert texts("red-async-atomic.litmus") == ["red.async: add [d]", "red.async: complete_tx [b]"]
+    assert texts("MP+st-async.litmus") == ["st.async: write [d]", "st.async: complete_tx [b]"]
 
 
 def test_undefined_behaviour_is_named_not_called_a_race():
@@ -350,12 +351,14 @@ def test_the_forms_read_into_the_one_ast():
     kinds = [(type(op).__name__, op.tags) for op in t.threads[0].ops]
     assert kinds == [
         ("Rmw", ("GEN", "MBAR", "ARRIVE")),  # the arrive with its expect_tx
+        ("Fence", ("MBDONE",)),  # on the path where it completed the phase, a marker
         ("Load", ("ASYNC", "BULK")),  # the copy's read of the source
         ("Store", ("ASYNC", "BULK")),  # its write of the destination
         ("Fence", ("ASYNC", "BULK")),  # the implicit generic-async proxy fence
         ("Rmw", ("GEN", "MBAR", "BULK")),  # its complete-tx, a release at cluster scope
+        ("Fence", ("MBDONE",)),
     ]
-    arrive, complete = t.threads[0].ops[0], t.threads[0].ops[-1]
+    arrive, complete = t.threads[0].ops[0], t.threads[0].ops[-2]
     assert (arrive.order, arrive.scope, complete.order, complete.scope) == ("rel", "wg", "rel", "qf")
     d = next(i for i in t.init if i.loc == "d")
     assert (d.space, d.owner) == ("shared", "P1")
@@ -491,6 +494,17 @@ def test_an_update_completes_its_phase_and_begins_the_next():
     assert state == 2 * PHASE + 2 * ARRIVAL - 16  # phase 2, two arrivals pending, a tx-count of -16
 
 
+def test_an_mbarriers_state_is_shown_as_the_isa_names_it():
+    from hrf.litmus.ptx_hopper import ARRIVAL, PHASE, state_text
+
+    assert state_text(2 * ARRIVAL) == "phase 0: 2 pending"
+    assert state_text(PHASE + ARRIVAL - 16) == "phase 1: 1 pending, tx-count -16"
+    assert state_text(2 * PHASE + 16) == "phase 2: 0 pending, tx-count 16"
+    assert state_text(0) == "uninitialised"
+    r = hrf.check(str(FAMILY / "MP+mbar-phase1.litmus"), "ptx-8.0")
+    assert "P0 line 11: W b=phase 2: 1 pending" in r.to_herd()
+
+
 def test_each_update_of_an_mbarrier_carries_its_phases():
     t = hrf.parse(FAMILY / "bulk-copy-wait.litmus")
     updates = [op for op in t.threads[0].ops if isinstance(op, A.Rmw) and "MBAR" in op.tags]
@@ -544,3 +558,11 @@ def test_exact_mbarrier_values_keep_the_references_outcomes(name):
     assert slow.complete and fast.complete
     assert summary(fast) == summary(slow)
     assert fast.candidates <= slow.candidates
+
+
+def test_an_unwaited_phase_names_the_arrive_and_the_update_that_began_its_phase():
+    r = hrf.check(str(FAMILY / "MP+mbar-phase1.litmus"), "ptx-8.0")
+    (flag,) = {f["kind"]: f for f in r.flags}.values()
+    assert [(e["thread"], e["kind"], e["line"]) for e in flag["events"]] == [("P0", "W", 9), ("P0", "W", 11)]
+    # the same program with P0 waiting for phase 0 first: no flag (MP+mbar-phase1-waited)
+    assert hrf.check(str(FAMILY / "MP+mbar-phase1-waited.litmus"), "ptx-8.0").flags == []

@@ -31,7 +31,8 @@ def execution_dot(result, execution: dict) -> str:
     if init:
         lines.append('  subgraph cluster_init { label="init"; style=dotted;')
         for e in init:
-            label = f"W {comp.locations[e['loc']]}={e['value']}"
+            d = result.describe_event(e)
+            label = f"W {d['loc']}={d.get('state', d['value'])}"
             lines.append(f"    e{e['id']} [label={_q(label)}];")
         lines.append("  }")
     # scope boxes: device > work-group > thread, in the dialect's words (a
@@ -53,7 +54,8 @@ def execution_dot(result, execution: dict) -> str:
                 for e in events:
                     if e["thread"] == ti:
                         d = result.describe_event(e)
-                        label = f"{d['kind']} {d.get('loc', '')}={d['value']}" if d["kind"] != "F" else d["op"]
+                        value = d.get("state", d["value"])  # (an mbarrier's state as the ISA names it)
+                        label = f"{d['kind']} {d.get('loc', '')}={value}" if d["kind"] != "F" else d["op"]
                         label += f"\n{d['op']} (line {d.get('line')})"
                         color = ", color=red, penwidth=2" if e["id"] in hot else ""
                         lines.append(f"        e{e['id']} [label={_q(label)}{color}];")

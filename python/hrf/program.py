@@ -81,6 +81,8 @@ TAGS = frozenset(
         "MBWAIT",
         "TRYWAIT",  # a wait written as try_wait (test_wait otherwise)
         "UNINIT",
+        "MBDONE",  # the marker of an update that completed its mbarrier's phase
+        "MBSEEN",  # the marker of a wait that returned true (its acquire, for an acquire wait)
         "ASYNC",
         "BULK",
         "CLBAR",

@@ -20,6 +20,7 @@ from .limits import (
 )
 from .litmus import parse
 from .litmus.printer import format_state
+from .litmus.ptx_hopper import mbarriers, state_text
 from .program import Compiled, compile_test
 
 if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold start)
@@ -41,7 +42,7 @@ def _event_text(e: dict) -> str:
     """`P0 line 14: W X=1 (*X = ..)`: a flagged event, as the terminal shows it."""
     # an initial write has no line (its `thread` is "init")
     where = f"{e['thread']} line {e['line']}" if e.get("thread") not in (None, "init") else "init"
-    access = f"{e['kind']} {e['loc']}={e['value']}" if e.get("loc") is not None else e["kind"]
+    access = f"{e['kind']} {e['loc']}={e.get('state', e['value'])}" if e.get("loc") is not None else e["kind"]
     return f"{where}: {access}" + (f" ({e['op']})" if e.get("op") else "")
 
 
@@ -407,6 +408,8 @@ class Result(Drawable):
         d: dict[str, Any] = {"id": ev["id"], "kind": ev["kind"], "value": ev["value"]}
         if ev["loc"] is not None:
             d["loc"] = c.locations[ev["loc"]]
+            if d["loc"] in mbarriers(c.test):  # its value is hrf's encoding: the state as the ISA names it too
+                d["state"] = state_text(ev["value"])
         if ev["thread"] is None:
             d["thread"] = "init"
             d["op"] = f"init {d.get('loc')}"

@@ -57,7 +57,18 @@ from typing import NoReturn, TypeGuard
 
 from ..errors import UnsupportedFeature
 from ..litmus import ast as A
-from ..litmus.ptx_hopper import ARRIVAL, HOPPER, ISA_SCOPE, ISA_SEM, copy_size, mbarrier_update, wait_group, wait_read
+from ..litmus.ptx_hopper import (
+    ARRIVAL,
+    HOPPER,
+    ISA_SCOPE,
+    ISA_SEM,
+    as_written,
+    copy_size,
+    is_phase_marker,
+    mbarrier_update,
+    wait_group,
+    wait_read,
+)
 from ..mappings.axiomatic import SCOPES as SCOPE  # hrf's scopes -> PTX's, one table with `hrf map`
 
 
@@ -766,7 +777,7 @@ class _Emitter:
 
     # ------------------------------------------------------------ statements
     def body(self, stmts) -> None:
-        stmts = list(stmts)
+        stmts = as_written(stmts)  # (an mbarrier's phase markers are the model's, no instruction)
         k = 0
         while k < len(stmts):
             s = stmts[k]
@@ -1079,7 +1090,7 @@ def constants(test: A.Test) -> set[int]:
     out |= {ri.value for ri in test.reg_init}
     for t in test.threads:
         for s in A.walk_stmts(t.body):
-            if wait_read(s) is not None or "MBAR" in getattr(getattr(s, "expr", s), "tags", ()):
+            if wait_read(s) is not None or is_phase_marker(s) or "MBAR" in getattr(getattr(s, "expr", s), "tags", ()):
                 continue
             for e in A.exprs_of(s):
                 for x in A.walk_expr(e):

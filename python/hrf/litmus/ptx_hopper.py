@@ -87,6 +87,8 @@ earlier copies alone.
 
 from __future__ import annotations
 
+import itertools
+
 from . import ast as A
 from .dat3m import Dat3mReader
 from .reader import END
@@ -101,6 +103,7 @@ MAX_TX = ARRIVAL - 1
 # state whose transaction count went below 0 (a complete_tx before its expect_tx) in its phase
 PHASE = 1 << 42
 HALF = PHASE >> 1
+OLD_STATE = "phase."  # the registers of updates' old values (no register of a test: a name with a dot)
 SCOPES = {"cta": "wg", "cluster": "qf"}  # an mbarrier operation's scopes (the ISA's)
 SHARED = {"shared": "cta", "shared::cta": "cta", "shared::cluster": "cluster"}
 # the tags of an mbarrier operation's events: the generic proxy, the object's kind
@@ -190,6 +193,25 @@ def phase_update(delta: int, count: int, line: int = 0):
     return A.BinOp("+", total, A.BinOp("*", complete, c(PHASE + count * ARRIVAL), line=line), line=line)
 
 
+def state_text(value: int) -> str:
+    """An mbarrier's state, its value in this encoding, as the ISA names it
+    (execution graphs, flagged events): `phase 1: 2 pending, tx-count 16`.
+    (A tx-count is read as the nearer to 0 of the two a value may hold; 0 is
+    no state a phase leaves, the initial value of an uninitialised object.)"""
+    if value == 0:
+        return "uninitialised"
+    phase = (value + HALF) // PHASE
+    rest = value - phase * PHASE
+    pending = (rest + ARRIVAL // 2) // ARRIVAL
+    tx = rest - pending * ARRIVAL
+    return f"phase {phase}: {pending} pending" + (f", tx-count {tx}" if tx else "")
+
+
+def mbarriers(test: A.Test) -> frozenset:
+    """The test's mbarriers (their locations)."""
+    return frozenset(i.loc for i in test.init if (i.space or "").startswith("mbarrier"))
+
+
 def wait_done(read: A.Load, parity: int, line: int = 0):
     """A wait's register: 1 when the phase of `parity` is complete, the
     current phase's parity the other (the value's phase count, HALF added
@@ -212,23 +234,52 @@ def wait_read(s) -> tuple[A.Load, int] | None:
     return None
 
 
-def with_phases(body: tuple, counts: dict) -> tuple:
-    """`body` with each update of an mbarrier of one count (`counts`) given
-    its value function (`phase_update`)."""
+def phase_marker(tag: str, line: int) -> A.Fence:
+    """An event with no memory effect that says, on its path, that an update
+    completed its mbarrier's phase (MBDONE) or that a relaxed wait saw its
+    phase complete (MBSEEN; an acquire wait's acquire carries the tag)."""
+    return A.Fence((), "mbarrier", None, line=line, tags=(tag,))
 
-    def rmw(e):
-        if isinstance(e, A.Rmw) and "MBAR" in e.tags and counts.get(e.loc) and isinstance(e.operand, A.Const):
-            return A.with_fields(e, update=phase_update(e.operand.value, counts[e.loc], e.line))
-        return e
 
+def is_phase_marker(s) -> bool:
+    """Is `s` the reader's `If` around a phase marker alone (`with_phases`, a relaxed wait)?"""
+    return isinstance(s, A.If) and all(isinstance(x, A.Fence) and x.order == "mbarrier" for x in s.then)
+
+
+def as_written(stmts) -> list:
+    """Statements as their instructions were written: `with_phases`'s
+    markers left out, and the registers that keep updates' old values."""
     out = []
+    for s in stmts:
+        if is_phase_marker(s):
+            continue
+        if isinstance(s, A.Assign) and s.reg.startswith(OLD_STATE) and isinstance(s.expr, A.Rmw):
+            s = A.ExprStmt(s.expr, line=s.line)
+        out.append(s)
+    return out
+
+
+def with_phases(body: tuple, counts: dict, names=None) -> tuple:
+    """`body` with each update of an mbarrier of one count (`counts`) given
+    its value function (`phase_update`), its old value in a register of its
+    own (`names`: a counter) and, on the path where it completed the phase,
+    the MBDONE marker after it."""
+    names = itertools.count() if names is None else names
+    out: list = []
     for s in body:
-        if isinstance(s, (A.ExprStmt, A.Assign)) and s.expr is not None:
-            s = A.with_fields(s, expr=rmw(s.expr))
-        elif isinstance(s, A.If):
-            s = A.with_fields(s, then=with_phases(s.then, counts), orelse=with_phases(s.orelse, counts))
+        e = s.expr if isinstance(s, A.ExprStmt) else None
+        if isinstance(e, A.Rmw) and "MBAR" in e.tags and counts.get(e.loc) and isinstance(e.operand, A.Const):
+            old, line, delta = f"{OLD_STATE}{next(names)}", e.line, e.operand.value
+            update = A.with_fields(e, update=phase_update(delta, counts[e.loc], line))
+            total = A.BinOp("+", A.Reg(old, line=line), A.Const(delta, line=line), line=line)
+            low = A.BinOp("&", total, A.Const(PHASE - 1, line=line), line=line)
+            done = A.BinOp("==", low, A.Const(0, line=line), line=line)
+            out += [A.Assign(old, update, line=line), A.If(done, (phase_marker("MBDONE", line),), line=line)]
+            continue
+        if isinstance(s, A.If):
+            s = A.with_fields(s, then=with_phases(s.then, counts, names), orelse=with_phases(s.orelse, counts, names))
         elif isinstance(s, A.While):
-            s = A.with_fields(s, body=with_phases(s.body, counts))
+            s = A.with_fields(s, body=with_phases(s.body, counts, names))
         out.append(s)
     return tuple(out)
 
@@ -411,14 +462,12 @@ class HopperForms(Dat3mReader):
         tags = (*MBAR_TAGS, "MBWAIT") + (("TRYWAIT",) if kind == "try_wait" else ())
         read = A.Load(b, True, "rlx", scope, line=line, tags=tags)
         done = A.Assign(dst, wait_done(read, parity.value, line), line=line)  # type: ignore[union-attr]
+        returned_true = A.BinOp("!=", A.Reg(dst, line=line), A.Const(0, line=line), line=line)
         if q["sem"][0] == "relaxed":
-            return (done,)
+            return (done, A.If(returned_true, (phase_marker("MBSEEN", line),), line=line))
         # the acquire pattern of a wait that observes the phase's completion: on that path alone
-        acquire = A.Fence((), "acq", scope, line=line, tags=(*MBAR_TAGS, "MBWAIT"))
-        return (
-            done,
-            A.If(A.BinOp("!=", A.Reg(dst, line=line), A.Const(0, line=line), line=line), (acquire,), line=line),
-        )
+        acquire = A.Fence((), "acq", scope, line=line, tags=(*MBAR_TAGS, "MBWAIT", "MBSEEN"))
+        return (done, A.If(returned_true, (acquire,), line=line))
 
     # ------------------------------------------------------------ copies
     def copy(self, ms: list, t, line: int):
@@ -939,6 +988,10 @@ def event_text(op) -> str | None:
         if isinstance(op, A.Store) and isinstance(op.value, A.Const):
             return f"mbarrier.init [{loc}], {op.value.value // ARRIVAL}"
         return "fence.mbarrier_init.release.cluster"
+    if "MBDONE" in tags:
+        return "(its phase complete, the next begun)"
+    if "MBSEEN" in tags and "MBWAIT" not in tags:
+        return "(the relaxed wait: its phase seen complete)"
     if "MBWAIT" in tags:
         kind = "try_wait" if "TRYWAIT" in tags else "test_wait"
         return f"mbarrier.{kind}.{scope} [{loc}]" if loc else f"(the wait's acquire.{scope}: its phase complete)"

@@ -41,7 +41,11 @@ instructions that synchronise:
   relaxed at .cluster scope, of a cluster's shared memory, asynchronous,
   its complete-tx a release of the store alone, as a bulk copy's;
 - an mbarrier used before an initialisation it can see is undefined
-  (`mbarrier_uninitialised`); so is reading a copy's destination, or
+  (`mbarrier_uninitialised`); so is an arrive-on in a phase after one that
+  no wait returning true saw complete before it (`mbarrier_phase_unwaited`:
+  "at least one test_wait or try_wait operation must be performed which
+  returns True ... before an arrive-on operation in the subsequent phase");
+  so is reading a copy's destination, or
   writing its source, before the copy completes ("Completion Mechanisms
   for Asynchronous Copy Operations": `async_copy_incomplete`);
 - sm_80's `cp.async` (PTX ISA 7.0, read here beside sm_90's forms): a
@@ -61,7 +65,7 @@ place where the ISA's prose leaves a choice is a row of docs/readings.md.
 
 from __future__ import annotations
 
-from ..dsl import IW, F, I, Model, R, W, id_, loc, po, rf, rmw, same_event_attr, same_thread_attr
+from ..dsl import IW, F, I, Model, R, W, dom, id_, loc, po, rf, rmw, same_event_attr, same_thread_attr
 from ..dsl import tag as t
 from ..litmus.ptx_hopper import WAIT_GROUPS
 from .common import ACQ, ACQ_REL, QF_UP, REL, SC, sr, sync_fence, vloc
@@ -141,6 +145,19 @@ cluster_release = I(CLBAR & ARRIVE & REL) | (I(release_fence & QF_UP) >> po_asyn
 cluster_sync = cluster_release >> cluster_pairs
 # fence.mbarrier_init.release.cluster: the mbarrier.init before it, released by the cluster barrier's arrive
 init_sync = I(W & MBINIT) >> po_async >> I(F & MBINIT) >> po_async >> I(CLBAR & ARRIVE) >> cluster_pairs
+# an mbarrier's states in turn: each update reads the state before it (an atomic operation)
+MBDONE, MBSEEN = t("MBDONE"), t("MBSEEN")
+next_state = I(MBAR & W) >> rf >> I(MBAR & R) >> rmw
+# the updates that completed their phase (the marker after each, on that path), the states a wait
+# that returned true read (its marker, or its acquire: the same wait's, no other wait's read between)
+completing = dom((I(MBAR & W) >> po >> I(MBDONE)) - (I(MBAR & W) >> po >> I(MBAR & W) >> po >> I(MBDONE)))
+waited = dom(
+    rf >> ((I(MBWAIT & R) >> po >> I(F & MBSEEN)) - (I(MBWAIT & R) >> po >> I(MBWAIT & R) >> po >> I(F & MBSEEN)))
+)
+# an arrive-on and the update that began its phase (the last to complete one before it) ...
+began = (I(completing) >> next_state.plus) - (I(completing) >> next_state.plus >> I(completing) >> next_state.plus)
+# ... with a state of that phase before the arrive that a wait returning true read
+seen_before = I(completing) >> next_state.opt >> I(waited) >> next_state.plus
 
 
 def build() -> Model:
@@ -198,6 +215,11 @@ def build() -> Model:
     # (a reduction, asynchronous or not, is no read: concurrent bulk reductions of one destination are not flagged)
     early = (I(COPY_WRITE) >> unordered >> I(R - RED)) | (I(COPY_READ) >> unordered >> I(W - IW))
     model.empty(early, "async_copy_incomplete", flag="async_copy_incomplete")
+    # "Phase of the mbarrier object": "For each phase of the mbarrier object, at least one test_wait or
+    # try_wait operation must be performed which returns True for waitComplete before an arrive-on
+    # operation in the subsequent phase": before in the object's order of states (docs/readings.md)
+    unwaited = (began >> I(ARRIVE & W & MBAR)) - seen_before
+    model.empty(unwaited, "mbarrier_phase_unwaited", flag="mbarrier_phase_unwaited")
     return model
 
 
