@@ -99,6 +99,9 @@ TOKENS = [
     b"x @ shared P1;",
     b"mbarrier.arrive.release.cluster.shared::cluster.b64 _, [b]",
     b"mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 r0, [b], 0",
+    b"mbarrier.test_wait.parity.relaxed.cta.shared::cta.b64 r1, [b], 1",  # an mbarrier's later phases
+    b"mbarrier.init.shared::cta.b64 [b], 2",
+    b"mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [b], 16",
     b"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [d], [g], 16, [b]",
     b"fence.proxy.async.shared::cta",
     b"barrier.cluster.arrive.relaxed",
