@@ -3,7 +3,11 @@ in hrf's PTX dialect (`hrf generate --dialect ptx --sync ...`): a producer
 writes data and signals, a consumer observes the signal and reads the
 data, for every choice of
 
-- the signal (`--sync`): an mbarrier (`mbarrier`: arrive / wait), the
+- the signal (`--sync`): an mbarrier (`mbarrier`: arrive / wait), its
+  second phase (`mbarrier-phase`: the producer writes the data, then its
+  first arrive, relaxed, completes phase 0 and its second phase 1; the
+  consumer waits for phase 0, then phase 1, each wait retried until it
+  returns true), the
   cluster barrier (`cluster-barrier`: arrive / wait), a flag in
   distributed shared memory (`dsmem`: store / load), a bulk copy of the
   data through the async proxy completing on an mbarrier (`bulk`), or
@@ -37,7 +41,7 @@ import itertools
 
 from .errors import InvalidArgument
 
-SYNCS = ("mbarrier", "cluster-barrier", "dsmem", "bulk", "cp-async", "bulk-group")
+SYNCS = ("mbarrier", "mbarrier-phase", "cluster-barrier", "dsmem", "bulk", "cp-async", "bulk-group")
 PLACES = {
     "cta": "P0@cta 0,cluster 0,gpu 0 | P1@cta 0,cluster 0,gpu 0",
     "cluster": "P0@cta 1,cluster 0,gpu 0 | P1@cta 0,cluster 0,gpu 0",
@@ -73,6 +77,26 @@ def _mbarrier(place, where, rel, acq, scope) -> tuple:
         "P1:r0 == 1 /\\ P1:r1 == 0",
         "P1:r0=0; P1:r1=0;",
     )
+
+
+def _mbarrier_phase(place, where, rel, acq, scope) -> tuple:
+    init, write, read = _data(where, place)
+    arrive = f"mbarrier.{{}}.{scope}.{_space(place)}.b64 _, [b]"
+    # the consumer's wait on phase 0 is what the ISA asks of each phase before an arrive in the next:
+    # an execution that ends has it before the producer's second arrive (after it, it never returns true)
+    p1 = [
+        "LC10:",
+        f"mbarrier.try_wait.parity.relaxed.{scope}.shared::cta.b64 r0, [b], 0",
+        "bne r0, 1, LC10",
+        "LC11:",
+        f"mbarrier.try_wait.parity.{acq}.{scope}.shared::cta.b64 r2, [b], 1",
+        "bne r2, 1, LC11",
+        read,
+    ]
+    # (the data before the first arrive, which is relaxed: ptxas would move a weak store after
+    # that arrive above it, and the second arrive releases the data either way)
+    p0 = [write, arrive.format("arrive.relaxed"), arrive.format(f"arrive.{rel}")]
+    return init + ["b @ mbarrier P1 = 1;"], p0, p1, "P1:r1 == 0", "P1:r0=0; P1:r1=0; P1:r2=0;"
 
 
 def _cluster_barrier(place, where, rel, acq, scope) -> tuple:
@@ -147,6 +171,13 @@ def _bulk_group(place, completion, rel, acq, scope) -> tuple:
 # per signal: its builder, the producer's strengths, the consumer's, the scopes, the data's places
 KINDS = {
     "mbarrier": (_mbarrier, ("release", "relaxed"), ("acquire", "relaxed"), ("cta", "cluster"), ("global", "shared")),
+    "mbarrier-phase": (
+        _mbarrier_phase,
+        ("release", "relaxed"),
+        ("acquire", "relaxed"),
+        ("cta", "cluster"),
+        ("global", "shared"),
+    ),
     "cluster-barrier": (
         _cluster_barrier,
         ("release", "relaxed", "fence"),

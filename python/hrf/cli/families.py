@@ -159,7 +159,7 @@ def family_args(p):
         "--sync",
         default=None,
         help="with --dialect ptx: instead of cycles, message passing over sm_90's signals, any of "
-        "mbarrier,cluster-barrier,dsmem,bulk,cp-async,bulk-group (every strength, scope, placement and data place; ptx-8.0 reads them)",
+        "mbarrier,mbarrier-phase,cluster-barrier,dsmem,bulk,cp-async,bulk-group (every strength, scope, placement and data place; ptx-8.0 reads them)",
     )
 
 
