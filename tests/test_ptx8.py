@@ -196,9 +196,13 @@ def on_line_7(init: str, cases) -> list:
 # each: a test, the error's class, words of its message, the line it names
 REFUSED = [
     (two(ARRIVE, WAIT.replace("], 0", "], 2")), LitmusSyntaxError, "a parity, 0 or 1", 7),
-    (two(ARRIVE.replace("_,", "r1,"), WAIT), LitmusSyntaxError, "opaque", 7),
-    (two(ARRIVE, WAIT.replace(".parity", "")), UnsupportedFeature, "state operand", 7),
-    (two(ARRIVE, WAIT.replace("test_wait", "try_wait") + ", 1000"), UnsupportedFeature, "time limit", 7),
+    (
+        two(ARRIVE.replace(".cta.shared::cta", ".cluster.shared::cluster").replace("_,", "r1,"), WAIT),
+        LitmusSyntaxError,
+        "returns no state",
+        7,
+    ),
+    (two(ARRIVE, WAIT.replace(".parity", "")), LitmusSyntaxError, "a register", 7),
     (two("mbarrier.init.shared::cta.b64 [b], 2", WAIT), UnsupportedFeature, "initialised with counts 1 and 2", 7),
     (two(ARRIVE, WAIT, init="b=0;"), LitmusSyntaxError, "b is no mbarrier", 7),
     (two("ld.weak r0, b", WAIT), LitmusSyntaxError, "only mbarrier instructions", 7),
@@ -524,6 +528,28 @@ def test_a_tracking_arrive_alone_completes_no_phase():
     text = two("cp.async.mbarrier.arrive.shared::cta.b64 [b]", WAIT)
     assert hrf.check(parse_text(text, "t.litmus"), "ptx-8.0").condition_holds is False
     assert hrf.check(parse_text(two(ARRIVE, WAIT), "t.litmus"), "ptx-8.0").condition_holds is True
+
+
+def test_an_arrives_state_is_a_waits_operand_alone():
+    """The state an arrive returns is opaque (the ISA): hrf keeps its own
+    encoding in the register, which no code or final state may read."""
+    state = "mbarrier.arrive.release.cta.shared::cta.b64 r1, [b]"
+    for row, cond, words in [
+        ("st.weak x, r1", "P1:r0 == 1", "P0: r1 holds an mbarrier's state"),
+        ("ld.weak r2, x", "P0:r1 == 0", "observes P0:r1, an mbarrier's state"),
+    ]:
+        text = HEAD % ("b @ mbarrier P1 = 1; x=0;", 0, f" {state} | {WAIT} ;\n {row} | ;")
+        with pytest.raises(LitmusSyntaxError, match=words):
+            parse_text(text.replace("exists (P1:r0 == 1)", f"exists ({cond})"), "t.litmus")
+
+
+def test_a_try_waits_time_limit_is_a_hint():
+    """suspendTimeHint bounds how long the thread may be suspended; the wait
+    may return false either way, as hrf's try_wait does: the same outcomes."""
+    plain = two(ARRIVE, WAIT.replace("test_wait", "try_wait"))
+    hinted = two(ARRIVE, WAIT.replace("test_wait", "try_wait") + ", 1000")
+    a, b = (hrf.check(parse_text(t, "t.litmus"), "ptx-8.0") for t in (plain, hinted))
+    assert sorted(map(str, a.outcomes)) == sorted(map(str, b.outcomes)) and a.condition_holds is True
 
 
 def test_an_mbarrier_in_the_final_state_is_refused():

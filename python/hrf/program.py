@@ -83,6 +83,7 @@ TAGS = frozenset(
         "UNINIT",
         "MBDONE",  # the marker of an update that completed its mbarrier's phase
         "MBSEEN",  # the marker of a wait that returned true (its acquire, for an acquire wait)
+        "MBSTALE",  # the marker of a wait on an arrive's state from before the preceding phase
         "ASYNC",
         "BULK",
         "CLBAR",

@@ -452,6 +452,7 @@ class _Emitter:
         self.shared = around.shared  # the locations in shared memory
         self.shared_addrs = 0  # .b64 registers holding shared-window addresses
         self.states = 0  # .b64 registers holding arrives' states
+        self.state_of: dict = {}  # the test's register an arrive returned its state in -> that .b64 register
         self.locs: list[str] = []
         self.code = ThreadCode(th.name, th.index, self.locs, observed)
         self.regs: list[str] = []
@@ -573,7 +574,7 @@ class _Emitter:
         self.access("st", ".".join(["st", *q, "u32"]), op.loc, f"{self.addr(op.loc)}, {v}")
         self.seq_cst_fence(op, "store", after=True)
 
-    def mbarrier_update(self, op: A.Rmw) -> None:
+    def mbarrier_update(self, op: A.Rmw, dst: str | None = None) -> None:
         """An arrive, expect_tx or complete_tx on an mbarrier (the instruction the reader's encoding stands for)."""
         kind, n = mbarrier_update(op)
         sem = ISA_SEM[op.order] if kind.startswith("arrive") else "relaxed"
@@ -585,9 +586,11 @@ class _Emitter:
         if op.loc in self.remote:  # a remote arrive returns no state (the ISA: the sink `_`)
             self.access("mbar", name, op.loc, f"_, {self.addr(op.loc)}" + (f", {n}" if n > 1 else ""))
             return
-        # an arrive's state: opaque, unread, a .b64 register of its own
+        # an arrive's state: opaque, a .b64 register of its own (a wait's operand, where the test names it)
         self.states += 1
         state = f"hmb{self.states - 1}"
+        if dst is not None:
+            self.state_of[dst] = state
         count = f", {n}" if kind != "arrive" or n > 1 else ""
         self.access("mbar", name, op.loc, f"{state}, {self.addr(op.loc)}{count}")
 
@@ -632,14 +635,17 @@ class _Emitter:
         name = "cp.async.mbarrier.arrive" + (".noinc" if noinc else "") + ".shared::cta.b64"
         self.access("cpasync", name, op.loc, self.addr(op.loc))
 
-    def mbarrier_wait(self, load: A.Load, parity: int, dst: str, acquire: bool) -> None:
-        """A wait on the phase of `parity`, in the form written (test_wait or
+    def mbarrier_wait(self, load: A.Load, phase: int | str, dst: str, acquire: bool) -> None:
+        """A wait on the phase of a parity, or of an arrive's state (the test's
+        register it returned it in), in the form written (test_wait or
         try_wait): its predicate as the register's 1 or 0."""
         p = self.pred()
         sem = "acquire" if acquire else "relaxed"
         kind = "try_wait" if "TRYWAIT" in load.tags else "test_wait"
-        name = f"mbarrier.{kind}.parity.{sem}.{ISA_SCOPE[load.scope or 'wg']}.shared::cta.b64"
-        self.access("mbar", name, load.loc, f"{p}, {self.addr(load.loc)}, {parity}")
+        form = ".parity" if isinstance(phase, int) else ""
+        operand = str(phase) if isinstance(phase, int) else self.state_of[self.reg(phase)]
+        name = f"mbarrier.{kind}{form}.{sem}.{ISA_SCOPE[load.scope or 'wg']}.shared::cta.b64"
+        self.access("mbar", name, load.loc, f"{p}, {self.addr(load.loc)}, {operand}")
         self.emit(f"selp.b32 {dst}, 1, 0, {p};")
 
     def rmw(self, op: A.Rmw, dst: str | None) -> None:
@@ -647,7 +653,7 @@ class _Emitter:
             self.copy_arrive(op, noinc=True)
             return
         if "MBAR" in op.tags:
-            self.mbarrier_update(op)
+            self.mbarrier_update(op, dst)
             return
         self.seq_cst_fence(op, "rmw")
         self._rmw(op, dst)

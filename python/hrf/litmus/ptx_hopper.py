@@ -212,26 +212,40 @@ def mbarriers(test: A.Test) -> frozenset:
     return frozenset(i.loc for i in test.init if (i.space or "").startswith("mbarrier"))
 
 
-def wait_done(read: A.Load, parity: int, line: int = 0):
-    """A wait's register: 1 when the phase of `parity` is complete, the
-    current phase's parity the other (the value's phase count, HALF added
-    so that a transaction count below 0 does not borrow from it)."""
+def phase_of(state, line: int = 0, later: int = 0):
+    """The phase of an mbarrier's state (`later` phases on), times PHASE: its high
+    bits, HALF added so that a transaction count below 0 does not borrow from them."""
+    c = A.Const
+    high = A.BinOp("&", A.BinOp("+", state, c(HALF, line=line), line=line), c(-PHASE, line=line), line=line)
+    return A.BinOp("+", high, c(later * PHASE, line=line), line=line) if later else high
+
+
+def wait_done(read: A.Load, phase: int | str, line: int = 0):
+    """A wait's register: 1 when the phase it names is complete. A parity
+    names the current phase or the one before: complete when the current
+    phase's parity is the other. A state (the register an arrive returned it
+    in) names the arrive's phase: complete when the current one is later."""
+    if isinstance(phase, str):
+        return A.BinOp(">", phase_of(read, line), phase_of(A.Reg(phase, line=line), line), line=line)
     current = A.BinOp(
         "&", A.BinOp("+", read, A.Const(HALF, line=line), line=line), A.Const(PHASE, line=line), line=line
     )
-    return A.BinOp("!=", current, A.Const(parity * PHASE, line=line), line=line)
+    return A.BinOp("!=", current, A.Const(phase * PHASE, line=line), line=line)
 
 
-def wait_read(s) -> tuple[A.Load, int] | None:
-    """The read of a wait and its parity (`r = wait_done(ld b, parity)`), if `s` is one: the
-    one decoding of `wait_done`'s encoding."""
+def wait_read(s) -> tuple[A.Load, int | str] | None:
+    """The read of a wait and the phase it names, its parity or its state's
+    register (`r = wait_done(ld b, phase)`), if `s` is one: the one decoding
+    of `wait_done`'s encoding."""
     e = s.expr if isinstance(s, A.Assign) else None
-    if not (isinstance(e, A.BinOp) and isinstance(e.left, A.BinOp) and isinstance(e.right, A.Const)):
+    if not (isinstance(e, A.BinOp) and e.op in ("!=", ">")):
         return None
-    read = e.left.left.left if isinstance(e.left.left, A.BinOp) else None
-    if isinstance(read, A.Load) and "MBWAIT" in read.tags:
+    read = next((x for x in A.walk_expr(e.left) if isinstance(x, A.Load)), None)
+    if read is None or "MBWAIT" not in read.tags:
+        return None
+    if isinstance(e.right, A.Const):
         return read, e.right.value // PHASE
-    return None
+    return read, next(x.name for x in A.walk_expr(e.right) if isinstance(x, A.Reg))
 
 
 def phase_marker(tag: str, line: int) -> A.Fence:
@@ -267,9 +281,11 @@ def with_phases(body: tuple, counts: dict, names=None) -> tuple:
     names = itertools.count() if names is None else names
     out: list = []
     for s in body:
-        e = s.expr if isinstance(s, A.ExprStmt) else None
+        e = s.expr if isinstance(s, (A.ExprStmt, A.Assign)) else None
         if isinstance(e, A.Rmw) and "MBAR" in e.tags and counts.get(e.loc) and isinstance(e.operand, A.Const):
-            old, line, delta = f"{OLD_STATE}{next(names)}", e.line, e.operand.value
+            # (an arrive that returns its state keeps the old value in the test's register)
+            old = s.reg if isinstance(s, A.Assign) else f"{OLD_STATE}{next(names)}"
+            line, delta = e.line, e.operand.value
             update = A.with_fields(e, update=phase_update(delta, counts[e.loc], line))
             total = A.BinOp("+", A.Reg(old, line=line), A.Const(delta, line=line), line=line)
             low = A.BinOp("&", total, A.Const(PHASE - 1, line=line), line=line)
@@ -319,6 +335,7 @@ class HopperForms(Dat3mReader):
         self.cluster_barriers: list = []  # (thread index, arrive or wait, token)
         self.remote_copies: list = []  # shared::cta to shared::cluster copies: (thread index, destination, token)
         self.async_stores: list = []  # st.async, red.async: (thread index, destination, mbarrier, red?, token)
+        self.states: list = []  # registers arrives return their states in: (thread index, register, token)
 
     # ------------------------------------------------------------ the init block
     def init_at(self, t, loc: str, inits: list) -> None:
@@ -415,11 +432,16 @@ class HopperForms(Dat3mReader):
         q = self.mbarrier_quals(ms, what, allowed, "release" if kind == "arrive" else None)
         if kind != "arrive" and "sem" not in q:
             self.fail_at(t, f"{what}.relaxed (the ISA: .relaxed is required)")
+        state = None  # the register an arrive returns its state in (`_`: none)
         if kind == "arrive":
             sink = self.peek()
-            if not (sink[0] == "name" and sink[1] == "_"):
-                self.fail_at(sink, "'_': the state an arrive returns is opaque (hrf gives it no value)")
-            self.i += 1
+            if sink[0] == "name" and sink[1] == "_":
+                self.i += 1
+            else:
+                state = self.reg()
+                if q.get("space", ("",))[0] == "shared::cluster":
+                    self.fail_at(sink, "'_': an arrive on .shared::cluster returns no state (the ISA)")
+                self.states.append((self.col, state, sink))
             self.comma()
         b = self.address()
         n = None
@@ -437,37 +459,49 @@ class HopperForms(Dat3mReader):
             delta = n.value if kind == "expect_tx" else -n.value  # type: ignore[union-attr]
         sem = {"release": "rel", "relaxed": "rlx"}[q["sem"][0]]
         tags = (*MBAR_TAGS, "ARRIVE") if kind == "arrive" else MBAR_TAGS
-        return mbarrier_add(b, delta, sem, SCOPES[q["scope"][0]], tags, line)
+        update = mbarrier_add(b, delta, sem, SCOPES[q["scope"][0]], tags, line)
+        # the state returned: the object's before the arrive, whose phase is the arrive's
+        return update if state is None else A.Assign(state, update.expr, line=line)
 
     def mbarrier_wait(self, kind: str, ms: list, t, line: int):
         what = f"mbarrier.{kind}"
         q = self.mbarrier_quals(
             ms, what, ("parity", "acquire", "relaxed", "cta", "cluster", "shared", "shared::cta", "b64"), "acquire"
         )
-        if "parity" not in q:
-            self.unsupported(f"{what} with a state operand: hrf reads the .parity form", t)
         dst = self.reg()
         self.comma()
         b = self.address()
         self.comma()
-        parity = self.value()
-        if not isinstance(parity, A.Const) or parity.value not in (0, 1):
-            self.fail_at(t, "a parity, 0 or 1 (an integer constant)")
+        if "parity" in q:
+            parity = self.value()
+            if not isinstance(parity, A.Const) or parity.value not in (0, 1):
+                self.fail_at(t, "a parity, 0 or 1 (an integer constant)")
+            phase: int | str = parity.value  # type: ignore[union-attr]
+        else:  # the state an earlier arrive on the object returned
+            phase = self.reg()
         if kind == "try_wait" and self.accept(","):
-            self.unsupported(f"{what} with a time limit: hrf reads try_wait without one", t)
-            self.value()
+            # suspendTimeHint: how long the thread may be suspended, a hint; the wait may return false either way
+            hint = self.value()
+            if not isinstance(hint, (A.Const, A.Reg)):
+                self.fail_at(t, "a time limit in nanoseconds (a 32-bit integer or a register)")
         self.note_space(b, q, t)
         scope = SCOPES[q["scope"][0]]
         # TRYWAIT: the form as written, which `hrf run` runs (the two mean the same here)
         tags = (*MBAR_TAGS, "MBWAIT") + (("TRYWAIT",) if kind == "try_wait" else ())
         read = A.Load(b, True, "rlx", scope, line=line, tags=tags)
-        done = A.Assign(dst, wait_done(read, parity.value, line), line=line)  # type: ignore[union-attr]
+        done = A.Assign(dst, wait_done(read, phase, line), line=line)
         returned_true = A.BinOp("!=", A.Reg(dst, line=line), A.Const(0, line=line), line=line)
+        out: tuple = (done,)
+        if isinstance(phase, str):
+            # "valid only for the current incomplete phase ... the immediately preceding phase": a
+            # state from an earlier phase still is the wait's undefined use (MBSTALE, flagged)
+            stale = A.BinOp(">", phase_of(read, line), phase_of(A.Reg(phase, line=line), line, later=1), line=line)
+            out += (A.If(stale, (phase_marker("MBSTALE", line),), line=line),)
         if q["sem"][0] == "relaxed":
-            return (done, A.If(returned_true, (phase_marker("MBSEEN", line),), line=line))
+            return (*out, A.If(returned_true, (phase_marker("MBSEEN", line),), line=line))
         # the acquire pattern of a wait that observes the phase's completion: on that path alone
         acquire = A.Fence((), "acq", scope, line=line, tags=(*MBAR_TAGS, "MBWAIT", "MBSEEN"))
-        return (done, A.If(returned_true, (acquire,), line=line))
+        return (*out, A.If(returned_true, (acquire,), line=line))
 
     # ------------------------------------------------------------ copies
     def copy(self, ms: list, t, line: int):
@@ -866,9 +900,31 @@ class HopperForms(Dat3mReader):
             if i is not None and (i.space or "").startswith("mbarrier"):
                 msg = f"the final state observes {loc}, an mbarrier: an opaque object (the ISA), observed through its waits"
                 self.defer(ParseFailure(msg, i.line, 1))
+        self.check_states(test)
         self.check_cluster_barriers(test)
         phased = tuple(A.with_fields(th, body=with_phases(th.body, counts)) for th in test.threads)
         return A.with_fields(test, threads=phased)
+
+    def check_states(self, test: A.Test) -> None:
+        """The state an arrive returns is opaque (the ISA): its register is
+        a wait's operand alone, no value of the test's code or final state."""
+        for col, reg, tok in self.states:
+            th = test.threads[col]
+            for s in A.walk_stmts(th.body):
+                if wait_read(s) is not None or is_phase_marker(s):  # (the reader's own)
+                    continue
+                names = [x.name for e in A.exprs_of(s) for x in A.walk_expr(e) if isinstance(x, A.Reg)]
+                if reg in names:
+                    msg = f"{th.name}: {reg} holds an mbarrier's state, opaque (the ISA): a wait's operand alone"
+                    self.defer(ParseFailure(msg, s.line or tok[2], 1))
+                    return
+            seen = [*A.prop_vars(test.condition.prop)] if test.condition else []
+            if any(
+                isinstance(v, A.RegVar) and v.thread == th.index and v.reg == reg for v in seen + list(test.locations)
+            ):
+                msg = f"the final state observes {th.name}:{reg}, an mbarrier's state: opaque (the ISA)"
+                self.defer(ParseFailure(msg, tok[2], tok[3]))
+                return
 
     def mbarrier_counts(self, test: A.Test) -> dict:
         """Each mbarrier's count, the one its initialisations give (the
@@ -990,6 +1046,8 @@ def event_text(op) -> str | None:
         return "fence.mbarrier_init.release.cluster"
     if "MBDONE" in tags:
         return "(its phase complete, the next begun)"
+    if "MBSTALE" in tags:
+        return "(the wait above: its state from before the preceding phase)"
     if "MBSEEN" in tags and "MBWAIT" not in tags:
         return "(the relaxed wait: its phase seen complete)"
     if "MBWAIT" in tags:

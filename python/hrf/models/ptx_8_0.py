@@ -45,7 +45,8 @@ instructions that synchronise:
   no wait returning true saw complete before it (`mbarrier_phase_unwaited`:
   "at least one test_wait or try_wait operation must be performed which
   returns True ... before an arrive-on operation in the subsequent phase");
-  so is reading a copy's destination, or
+  so is a wait on the state of an arrive older than the preceding phase
+  (`mbarrier_wait_stale`); so is reading a copy's destination, or
   writing its source, before the copy completes ("Completion Mechanisms
   for Asynchronous Copy Operations": `async_copy_incomplete`);
 - sm_80's `cp.async` (PTX ISA 7.0, read here beside sm_90's forms): a
@@ -220,6 +221,11 @@ def build() -> Model:
     # operation in the subsequent phase": before in the object's order of states (docs/readings.md)
     unwaited = (began >> I(ARRIVE & W & MBAR)) - seen_before
     model.empty(unwaited, "mbarrier_phase_unwaited", flag="mbarrier_phase_unwaited")
+    # test_wait/try_wait "are valid only for: the current incomplete phase ... the immediately
+    # preceding phase": a wait on an arrive's state from before that (its marker, on that path)
+    STALE = t("MBSTALE")
+    stale = (I(MBWAIT & R) >> po >> I(STALE)) - (I(MBWAIT & R) >> po >> I(MBWAIT & R) >> po >> I(STALE))
+    model.empty(stale, "mbarrier_wait_stale", flag="mbarrier_wait_stale")
     return model
 
 
