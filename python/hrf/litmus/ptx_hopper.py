@@ -6,9 +6,11 @@ read into the one AST with the tags the `ptx-8.0` model reads.
     init    := loc '@' 'shared' tid ('=' number)?       x in the shared memory of tid's CTA
              | loc '@' 'mbarrier' tid ('=' count)?       an mbarrier there (with count: initialised)
     cell    := mbarrier.init{.shared::cta}.b64 [b], count
-             | mbarrier.arrive{.expect_tx}{.sem}{.scope}{.space}.b64 _, [b] (',' n)?
+             | mbarrier.arrive{.expect_tx}{.sem}{.scope}{.space}.b64 (_ | state), [b] (',' n)?
              | mbarrier.expect_tx.relaxed.scope.space.b64 [b], tx  |  mbarrier.complete_tx... [b], tx
-             | mbarrier.(test_wait | try_wait).parity{.sem}{.scope}{.shared::cta}.b64 reg, [b], 0
+             | mbarrier.(test_wait | try_wait).parity{.sem}{.scope}{.shared::cta}.b64 reg, [b], (0 | 1)
+             | mbarrier.(test_wait | try_wait){.sem}{.scope}{.shared::cta}.b64 reg, [b], state
+                 (try_wait: and a time hint, read and left aside)
              | cp.async.bulk.dst.src.mbarrier::complete_tx::bytes [dst], [src], n, [b]
                  (dst.src: shared::cluster.global, shared::cta.global, shared::cluster.shared::cta)
              | cp.async.bulk.global.shared::cta.bulk_group [dst], [src], n
@@ -39,17 +41,25 @@ the count alone. An update that completes the phase begins the next in
 the same step ("Phase Completion": the pending arrivals reset to the
 count, the transaction count to 0): its value function (`phase_update`)
 adds PHASE and the count's arrivals where the sum is a multiple of
-PHASE. A wait (`test_wait`, `try_wait`: either may return false) is a
-relaxed read at its scope whose register is 1 when the phase its parity
-names is complete, that is when the current phase's parity is the other
-("the integer parity of either the current phase or the immediately
-preceding phase"); where it is, and where the wait is `.acquire` (the
+PHASE. An arrive that returns its state returns the value it read (the
+state's phase is the arrive's). A wait (`test_wait`, `try_wait`: either
+may return false) is a relaxed read at its scope whose register is 1
+when the phase it names is complete: for a parity, when the current
+phase's parity is the other ("the integer parity of either the current
+phase or the immediately preceding phase"); for a state, when the
+current phase is later than the state's (`wait_done`); where it is, and
+where the wait is `.acquire` (the
 default), an acquire event of its scope follows, on that path alone (a
 fence event tagged MBWAIT, which `ptx-8.0` reads as the wait's acquire on
 its mbarrier, not as a fence): the ISA's acquire pattern of a wait that
 observes the phase's completion. The count an update restarts a phase
 with is the object's one count (`with_phases`, once the test is read): an
-mbarrier initialised with two counts is refused by name.
+mbarrier initialised with two counts is refused by name. Markers, events
+of no memory effect that `ptx-8.0`'s flags read, say on their paths that
+an update completed its phase (MBDONE), that a relaxed wait returned true
+(MBSEEN; an acquire wait's acquire carries the tag) and that a wait's
+state was from before the preceding phase (MBSTALE); `hrf run` leaves
+them out (`as_written`).
 
 A bulk copy is a weak read of the source and a weak write of the
 destination through the async proxy (`ASYNC`), then the implicit proxy
@@ -250,13 +260,14 @@ def wait_read(s) -> tuple[A.Load, int | str] | None:
 
 def phase_marker(tag: str, line: int) -> A.Fence:
     """An event with no memory effect that says, on its path, that an update
-    completed its mbarrier's phase (MBDONE) or that a relaxed wait saw its
-    phase complete (MBSEEN; an acquire wait's acquire carries the tag)."""
+    completed its mbarrier's phase (MBDONE), that a relaxed wait saw its
+    phase complete (MBSEEN; an acquire wait's acquire carries the tag) or
+    that a wait's state was from before the preceding phase (MBSTALE)."""
     return A.Fence((), "mbarrier", None, line=line, tags=(tag,))
 
 
 def is_phase_marker(s) -> bool:
-    """Is `s` the reader's `If` around a phase marker alone (`with_phases`, a relaxed wait)?"""
+    """Is `s` the reader's `If` around a phase marker alone (`with_phases`, a wait's)?"""
     return isinstance(s, A.If) and all(isinstance(x, A.Fence) and x.order == "mbarrier" for x in s.then)
 
 
