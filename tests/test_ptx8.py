@@ -596,3 +596,16 @@ def test_an_unwaited_phase_names_the_arrive_and_the_update_that_began_its_phase(
     assert [(e["thread"], e["kind"], e["line"]) for e in flag["events"]] == [("P0", "W", 9), ("P0", "W", 11)]
     # the same program with P0 waiting for phase 0 first: no flag (MP+mbar-phase1-waited)
     assert hrf.check(str(FAMILY / "MP+mbar-phase1-waited.litmus"), "ptx-8.0").flags == []
+
+
+def test_a_ring_refilled_without_its_empty_wait_can_hang():
+    """mbar-pipeline-no-empty-wait: where the producer's second arrive on
+    full comes before the consumer's wait on parity 0, the object is in
+    phase 2 (parity 0 again) and that wait never returns true: the liveness
+    check finds the consumer spinning for ever, and those executions are
+    the ones the ISA's rule on phases flags. With the empty wait, none."""
+    bad = hrf.check(str(FAMILY / "mbar-pipeline-no-empty-wait.litmus"), "ptx-8.0", liveness=True)
+    assert "not live under fair progress: P1 spins forever in the loop at line 10" in str(bad)
+    assert [f["kind"] for f in bad.flags] == ["mbarrier_phase_unwaited"]
+    good = hrf.check(str(FAMILY / "mbar-pipeline.litmus"), "ptx-8.0", liveness=True)
+    assert "live under fair progress: no execution spins forever" in str(good) and good.flags == []
