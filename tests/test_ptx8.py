@@ -203,6 +203,14 @@ REFUSED = [
         7,
     ),
     (two(ARRIVE, WAIT.replace(".parity", "")), LitmusSyntaxError, "a register", 7),
+    (
+        two("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [b], 1000000", WAIT)
+        .replace("P1:r1=0;", "P1:r1=0; P0:r1=0;")
+        .replace(" ;\nexists", " ;\n mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [b], 100000 | ;\nexists"),
+        UnsupportedFeature,
+        "expect 1100000 bytes, beyond the tx-count's range",
+        8,
+    ),
     (two("mbarrier.init.shared::cta.b64 [b], 2", WAIT), UnsupportedFeature, "initialised with counts 1 and 2", 7),
     (two(ARRIVE, WAIT, init="b=0;"), LitmusSyntaxError, "b is no mbarrier", 7),
     (two("ld.weak r0, b", WAIT), LitmusSyntaxError, "only mbarrier instructions", 7),

@@ -949,6 +949,16 @@ class HopperForms(Dat3mReader):
             for op in th.ops:
                 if isinstance(op, A.Store) and "MBINIT" in op.tags and isinstance(op.value, A.Const):
                     inits.setdefault(op.loc, []).append((op.value.value // ARRIVAL, op.line))
+        # the tx-count's range, -(2^20 - 1) to 2^20 - 1 (the ISA), which hrf's encoding keeps apart
+        # from the pending arrivals: the bytes a test's instructions expect, and complete, stay in it
+        for b in inits:
+            ups = [(mbarrier_update(op), op.line) for th in test.threads for op in th.ops if is_update(op, b)]
+            for sign, kinds in ((1, ("expect_tx", "arrive.expect_tx")), (-1, ("complete_tx",))):
+                total = sum(n for (kind, n), _ in ups if kind in kinds)
+                if total > MAX_TX:
+                    line = next(line for (kind, _), line in reversed(ups) if kind in kinds)
+                    msg = f"{b}: its instructions {'expect' if sign > 0 else 'complete'} {total} bytes, beyond the tx-count's range (the ISA: up to {MAX_TX})"
+                    self.defer(Unsupported(msg, line, 1))
         out = {}
         for b, seen in inits.items():
             if len({n for n, _ in seen}) > 1:
@@ -1009,6 +1019,18 @@ def mbarrier_update(op: A.Rmw) -> tuple[str, int]:
     if "ARRIVE" in op.tags:  # one arrival and the bytes it expects
         return "arrive.expect_tx", d + ARRIVAL
     return ("expect_tx", d) if d > 0 else ("complete_tx", -d)
+
+
+def is_update(op, b: str) -> bool:
+    """Is `op` an update of mbarrier `b` that `mbarrier_update` decodes (an arrive, expect_tx,
+    complete_tx, a copy's complete-tx; not cp.async.mbarrier.arrive's increment)?"""
+    return (
+        isinstance(op, A.Rmw)
+        and op.loc == b
+        and "MBAR" in op.tags
+        and "CPINC" not in op.tags
+        and isinstance(op.operand, A.Const)
+    )
 
 
 def event_text(op) -> str | None:
