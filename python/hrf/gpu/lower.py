@@ -66,6 +66,7 @@ from ..litmus.ptx_hopper import (
     copy_size,
     is_phase_marker,
     mbarrier_update,
+    mbarriers,
     wait_group,
     wait_read,
 )
@@ -183,16 +184,6 @@ def check_runnable(test: A.Test) -> None:
                 _refuse(f"a fence on {'|'.join(op.flags)} alone: only global memory", line)
             if isinstance(op, A.DerefExpr):
                 _refuse("a computed address", line)
-
-
-def mbarriers(test: A.Test) -> dict:
-    """The test's mbarriers, each with its count where the init block
-    initialises it (None where a thread's mbarrier.init does)."""
-    return {
-        i.loc: (i.value // ARRIVAL if i.space == "mbarrier" and isinstance(i.value, int) else None)
-        for i in test.init
-        if i.space is not None and i.space.startswith("mbarrier")
-    }
 
 
 # CTAs a cluster holds, portably (the ISA: 8; 16 with a non-portable size)
@@ -1092,7 +1083,8 @@ def constants(test: A.Test) -> set[int]:
     of its condition: the values an outcome's variables most likely take."""
     out = {0}
     # (an mbarrier's state and the numbers of its encoding are no value a test's variable takes)
-    out |= {i.value for i in test.init if isinstance(i.value, int) and not (i.space or "").startswith("mbarrier")}
+    mbars = mbarriers(test)
+    out |= {i.value for i in test.init if isinstance(i.value, int) and i.loc not in mbars}
     out |= {ri.value for ri in test.reg_init}
     for t in test.threads:
         for s in A.walk_stmts(t.body):

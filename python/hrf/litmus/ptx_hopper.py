@@ -199,8 +199,13 @@ def phase_update(delta: int, count: int, line: int = 0):
         return A.Const(v, line=line)
 
     total = A.BinOp("+", A.Old(line=line), c(delta), line=line)
-    complete = A.BinOp("==", A.BinOp("&", total, c(PHASE - 1), line=line), c(0), line=line)
-    return A.BinOp("+", total, A.BinOp("*", complete, c(PHASE + count * ARRIVAL), line=line), line=line)
+    return A.BinOp("+", total, A.BinOp("*", completes(total, line), c(PHASE + count * ARRIVAL), line=line), line=line)
+
+
+def completes(total, line: int = 0) -> A.BinOp:
+    """Whether `total`, an update's sum, completes the phase: a multiple of PHASE, nothing pending."""
+    low = A.BinOp("&", total, A.Const(PHASE - 1, line=line), line=line)
+    return A.BinOp("==", low, A.Const(0, line=line), line=line)
 
 
 def state_text(value: int) -> str:
@@ -217,9 +222,14 @@ def state_text(value: int) -> str:
     return f"phase {phase}: {pending} pending" + (f", tx-count {tx}" if tx else "")
 
 
-def mbarriers(test: A.Test) -> frozenset:
-    """The test's mbarriers (their locations)."""
-    return frozenset(i.loc for i in test.init if (i.space or "").startswith("mbarrier"))
+def mbarriers(test: A.Test) -> dict:
+    """The test's mbarriers, each with its count where the init block
+    initialises it (None where a thread's mbarrier.init does)."""
+    return {
+        i.loc: (i.value // ARRIVAL if i.space == "mbarrier" and isinstance(i.value, int) else None)
+        for i in test.init
+        if (i.space or "").startswith("mbarrier")
+    }
 
 
 def phase_of(state, line: int = 0, later: int = 0):
@@ -299,9 +309,8 @@ def with_phases(body: tuple, counts: dict, names=None) -> tuple:
             line, delta = e.line, e.operand.value
             update = A.with_fields(e, update=phase_update(delta, counts[e.loc], line))
             total = A.BinOp("+", A.Reg(old, line=line), A.Const(delta, line=line), line=line)
-            low = A.BinOp("&", total, A.Const(PHASE - 1, line=line), line=line)
-            done = A.BinOp("==", low, A.Const(0, line=line), line=line)
-            out += [A.Assign(old, update, line=line), A.If(done, (phase_marker("MBDONE", line),), line=line)]
+            marker = A.If(completes(total, line), (phase_marker("MBDONE", line),), line=line)
+            out += [A.Assign(old, update, line=line), marker]
             continue
         if isinstance(s, A.If):
             s = A.with_fields(s, then=with_phases(s.then, counts, names), orelse=with_phases(s.orelse, counts, names))
@@ -816,6 +825,7 @@ class HopperForms(Dat3mReader):
         barriers that every thread of a cluster arrives at and waits on
         alike. The test, its mbarrier updates given their phases (`with_phases`)."""
         decl = {i.loc: i for i in test.init}
+        mbars = mbarriers(test)
         threads = {th.name: th for th in test.threads}
         for th in test.threads:
             for op in th.ops:
@@ -823,7 +833,7 @@ class HopperForms(Dat3mReader):
                 if loc is None or loc not in decl:
                     continue
                 is_mbar = "MBAR" in getattr(op, "tags", ())
-                declared_mbar = (decl[loc].space or "").startswith("mbarrier")
+                declared_mbar = loc in mbars
                 if is_mbar and not declared_mbar:
                     self.defer(
                         ParseFailure(f"{th.name}: {loc} is no mbarrier ({loc} @ mbarrier P0 = count)", op.line, 1)
@@ -907,10 +917,9 @@ class HopperForms(Dat3mReader):
         # the ISA's mbarrier is "an opaque object": a test observes its phases through waits alone
         observed = [*A.prop_vars(test.condition.prop), *test.locations] if test.condition else [*test.locations]
         for loc in (v.loc for v in observed if isinstance(v, A.LocVar)):
-            i = decl.get(loc)
-            if i is not None and (i.space or "").startswith("mbarrier"):
+            if loc in mbars:
                 msg = f"the final state observes {loc}, an mbarrier: an opaque object (the ISA), observed through its waits"
-                self.defer(ParseFailure(msg, i.line, 1))
+                self.defer(ParseFailure(msg, decl[loc].line, 1))
         self.check_states(test)
         self.check_cluster_barriers(test)
         phased = tuple(A.with_fields(th, body=with_phases(th.body, counts)) for th in test.threads)
