@@ -239,6 +239,7 @@ class Model:
         cas_writeback: bool | None = None,
         thin_air: bool = False,
         uniproc: bool | tuple[str, ...] = False,
+        rmw_chains: tuple[str, ...] = (),
     ):
         self.name = name
         self.doc = doc
@@ -265,6 +266,14 @@ class Model:
         # (Limits.reference) ignores it, and property tests compare. A tuple
         # of tags: only for locations whose every access carries one of them.
         self.uniproc = uniproc
+        # Do the model's axioms make the RMWs carrying one of these tags
+        # atomic with a thread's other such RMWs of their location (each
+        # reads the write just before its own in coherence order)? Then,
+        # where one thread's such RMWs are a location's only writes, the
+        # enumerator drops the paths of that thread whose RMWs of it do not
+        # form one chain from the initial value. As for uniproc, the
+        # reference enumerator ignores it and property tests compare.
+        self.rmw_chains = rmw_chains
         self.checks: list[Check] = []
         self.orders: list[tuple[str, Set]] = []
         self.shows: list[tuple[str, Rel]] = []
@@ -378,5 +387,7 @@ class Model:
             ir["uniproc"] = True
             if isinstance(self.uniproc, tuple):
                 ir["uniproc_tags"] = list(self.uniproc)
+        if self.rmw_chains:
+            ir["rmw_chains"] = list(self.rmw_chains)
         self._ir = ir
         return ir

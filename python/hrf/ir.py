@@ -381,6 +381,7 @@ class ModelIr(_ModelIr, total=False):
     shows: list[tuple[str, int]]
     uniproc: bool
     uniproc_tags: list[str]
+    rmw_chains: list[str]
 
 
 # ---------------------------------------------------------------- limits

@@ -18,7 +18,7 @@ use crate::limits::Budget;
 pub use crate::limits::{cancel, LimitOut, Limits, CANCEL_GENERATION};
 use crate::program::{Observed, Program};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -199,7 +199,17 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     } else {
         (0..prog.threads.len()).map(|t| prog.value_free_loads(t)).collect()
     };
-    let dom = match value_domains(prog, &private, &value_free, limits, &budget) {
+    // Per thread: the locations whose every write (init aside) is one of its
+    // RMWs that the model makes atomic: each of its paths must form their
+    // chain (`thread_paths`).
+    let writers = if limits.reference || model.ir.rmw_chains.is_empty() {
+        Vec::new()
+    } else {
+        prog.rmw_chain_writers(&model.ir.rmw_chains)
+    };
+    let chained: Vec<Vec<usize>> =
+        (0..prog.threads.len()).map(|t| (0..writers.len()).filter(|&l| writers[l] == Some(t)).collect()).collect();
+    let dom = match value_domains(prog, &private, &value_free, &chained, limits, &budget) {
         Ok(d) => d,
         Err(e) => {
             stopped(&mut out, e, &budget)?;
@@ -208,7 +218,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     };
     let mut per_thread: Vec<Vec<Path>> = Vec::new();
     for (t, free) in value_free.iter().enumerate() {
-        match thread_paths(prog, t, &dom, &private, free, limits.max_paths, &budget, false) {
+        match thread_paths(prog, t, &dom, &private, free, &chained[t], limits.max_paths, &budget, false) {
             Ok(p) => {
                 out.cut_paths.push(p.cut);
                 per_thread.push(p.paths);
@@ -238,6 +248,9 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
         f.vars(&mut vars);
         vars.iter().all(|&v| matches!(prog.observed.get(v), Some(Observed::Reg { .. }))).then_some(vars)
     });
+    // What each path reads and writes, for the cheap test of each
+    // combination (`Justify::justified`) before its event structure is built.
+    let justify = (!limits.reference).then(|| Justify::new(prog, &per_thread));
     let shared = Shared {
         prog,
         model,
@@ -271,21 +284,34 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
         let block = |b: usize| {
             let mut acc = Partial::default();
             let mut carry = Carry::default();
+            let mut unjustified = 0;
             for idx in b * BLOCK..((b + 1) * BLOCK).min(total) {
                 if shared.budget.stopped() {
                     break;
                 }
                 let mut rem = idx;
                 let mut chosen: Vec<&Path> = Vec::with_capacity(radices.len());
+                let mut which: Vec<usize> = Vec::with_capacity(radices.len());
                 for (t, &r) in radices.iter().enumerate() {
                     chosen.push(&per_thread[t][rem % r]);
+                    which.push(rem % r);
                     rem /= r;
+                }
+                if justify.as_ref().is_some_and(|j| !j.justified(&which)) {
+                    // no candidate: a read's value is written by none of these
+                    // paths, nor is it the initial value (counted as the work
+                    // it is, as when the event structure finds it)
+                    unjustified += 1;
+                    continue;
                 }
                 match quorums_met(prog, &chosen) {
                     Quorums::Met => acc.absorb(combination(&shared, &chosen, &mut carry)?),
                     Quorums::Blocked => acc.blocked += 1,
                     Quorums::NotChosen => {}
                 }
+            }
+            if unjustified > 0 {
+                shared.spend(unjustified);
             }
             Ok(acc)
         };
@@ -384,6 +410,65 @@ fn drop_unjustified_paths(prog: &Program, per_thread: &mut [Vec<Path>]) {
         if per_thread.iter().map(Vec::len).sum::<usize>() == before {
             return;
         }
+    }
+}
+
+/// (location, value) pairs, sorted: what a path's reads need, what its writes give.
+type Pairs = Vec<(usize, i64)>;
+
+/// The values each path reads and writes, for the cheap test of a
+/// combination (`justified`) before its event structure is built.
+struct Justify {
+    /// Per thread, per path: the (location, value) pairs its reads need a
+    /// write of (an any-value read needs none, the initial value needs
+    /// none) and those its writes give, each sorted.
+    paths: Vec<Vec<(Pairs, Pairs)>>,
+    /// The same as bit sets over the pairs that occur, where at most 128
+    /// do (a fast path; `paths` is the reference it must agree with).
+    masks: Option<Vec<Vec<(u128, u128)>>>,
+}
+
+impl Justify {
+    fn new(prog: &Program, per_thread: &[Vec<Path>]) -> Justify {
+        use crate::program::Kind;
+        let of = |p: &Path| {
+            let (mut needs, mut gives) = (Vec::new(), Vec::new());
+            for e in &p.events {
+                let Some(l) = e.loc else { continue };
+                match e.kind {
+                    Kind::R if !e.any_value && e.value != prog.locations[l].init => needs.push((l, e.value)),
+                    Kind::W => gives.push((l, e.value)),
+                    _ => {}
+                }
+            }
+            for v in [&mut needs, &mut gives] {
+                v.sort_unstable();
+                v.dedup();
+            }
+            (needs, gives)
+        };
+        let paths: Vec<Vec<_>> = per_thread.iter().map(|ps| ps.iter().map(of).collect()).collect();
+        let pairs: BTreeSet<(usize, i64)> =
+            paths.iter().flatten().flat_map(|(n, g)| n.iter().chain(g.iter()).copied()).collect();
+        let masks = (pairs.len() <= 128).then(|| {
+            let index: BTreeMap<(usize, i64), usize> = pairs.iter().enumerate().map(|(i, &p)| (p, i)).collect();
+            let mask = |v: &[(usize, i64)]| v.iter().fold(0u128, |m, p| m | 1u128 << index[p]);
+            paths.iter().map(|ps| ps.iter().map(|(n, g)| (mask(n), mask(g))).collect()).collect()
+        });
+        Justify { paths, masks }
+    }
+
+    /// Does every read of the combination (`which`: a path index per
+    /// thread) read a value that one of its paths writes there, or the
+    /// initial value? Where one does not, no rf exists: no candidate.
+    fn justified(&self, which: &[usize]) -> bool {
+        if let Some(masks) = &self.masks {
+            let (needs, gives) =
+                which.iter().enumerate().fold((0u128, 0u128), |(n, g), (t, &i)| (n | masks[t][i].0, g | masks[t][i].1));
+            return needs & !gives == 0;
+        }
+        let chosen: Vec<_> = which.iter().enumerate().map(|(t, &i)| &self.paths[t][i]).collect();
+        chosen.iter().all(|(needs, _)| needs.iter().all(|n| chosen.iter().any(|(_, g)| g.binary_search(n).is_ok())))
     }
 }
 

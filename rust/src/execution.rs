@@ -95,7 +95,10 @@ fn resolve(
 /// returns the value of the path's last write to it, or the initial value
 /// (for models whose axioms imply as much: `ModelIr::uniproc`), and a
 /// load marked in `value_free` (by instruction; nothing uses its value):
-/// one path, whichever write it reads. Errors when more than `max_paths`
+/// one path, whichever write it reads. With `chained` (locations whose
+/// only writes, init aside, are this thread's RMWs, under a model that
+/// makes them atomic: `ModelIr::rmw_chains`): only the paths whose RMWs of
+/// each form one chain from its initial value (`rmw_chain_holds`). Errors when more than `max_paths`
 /// paths exist, or when the budget (time, memory, Ctrl-C) runs out.
 #[allow(clippy::too_many_arguments)]
 pub fn thread_paths(
@@ -104,6 +107,7 @@ pub fn thread_paths(
     dom: &Domains,
     private: &[bool],
     value_free: &[bool],
+    chained: &[usize],
     max_paths: usize,
     budget: &Budget,
     cut_writes: bool,
@@ -144,6 +148,11 @@ pub fn thread_paths(
                     .map(|d| (d, taint[d].trailing_zeros() as usize))
                     .filter(|&(_, i)| evs.get(i).is_some_and(|e| e.any_value))
                     .collect();
+                // a path whose RMWs of a chained location form no chain has no
+                // consistent execution: not kept, nor counted against max_paths
+                if !chained.iter().all(|&l| rmw_chain_holds(prog.locations[l].init, &evs, l)) {
+                    break;
+                }
                 out.paths.push(Path { events: evs, regs, read_regs, fault });
                 if out.paths.len() + out.cut > max_paths {
                     return Err(Error::limit(
@@ -449,6 +458,40 @@ pub fn rmw_chain_domains(prog: &Program) -> Vec<Option<BTreeSet<i64>>> {
     out
 }
 
+/// Do the RMWs of location `l` among `events` (one path's) form one chain
+/// from `init`: is there an order of their (value read, value written)
+/// pairs whose first reads `init` and each later one what the one before it
+/// wrote? Under a model that makes them atomic, coherence orders them so,
+/// each reading the write just before its own. The search gives up,
+/// answering yes, past `MAX_CHAIN_STEPS` (keeping a path is always sound).
+pub fn rmw_chain_holds(init: i64, events: &[PathEvent], l: usize) -> bool {
+    const MAX_CHAIN_STEPS: u32 = 1 << 16;
+    let pairs: Vec<(i64, i64)> = (1..events.len())
+        .filter(|&i| events[i].rmw_with_prev && events[i].loc == Some(l))
+        .map(|i| (events[i - 1].value, events[i].value))
+        .collect();
+    fn go(v: i64, pairs: &[(i64, i64)], used: &mut [bool], left: usize, steps: &mut u32) -> bool {
+        if left == 0 || *steps > MAX_CHAIN_STEPS {
+            return true;
+        }
+        *steps += 1;
+        // pairs alike are interchangeable: try the first unused of each
+        for k in 0..pairs.len() {
+            if used[k] || pairs[k].0 != v || (0..k).any(|j| !used[j] && pairs[j] == pairs[k]) {
+                continue;
+            }
+            used[k] = true;
+            let ok = go(pairs[k].1, pairs, used, left - 1, steps);
+            used[k] = false;
+            if ok {
+                return true;
+            }
+        }
+        false
+    }
+    go(init, &pairs, &mut vec![false; pairs.len()], pairs.len(), &mut 0)
+}
+
 /// The values each location may hold, as a fixpoint: iterate "every value
 /// a path writes when reads range over the current domains" as many times
 /// as the program has write instructions, or until nothing changes.
@@ -471,10 +514,13 @@ pub fn rmw_chain_domains(prog: &Program) -> Vec<Option<BTreeSet<i64>>> {
 /// closed under the program's operations as above, so this finds the
 /// thin-air executions that copy, compare or compute from such values
 /// within that many steps, not every value arbitrary arithmetic could reach.
+/// `chained`: per thread, the locations whose RMW chains its paths must
+/// form (`thread_paths`; none where empty).
 pub fn value_domains(
     prog: &Program,
     private: &[bool],
     value_free: &[Vec<bool>],
+    chained: &[Vec<usize>],
     limits: &Limits,
     budget: &Budget,
 ) -> Result<Domains, Error> {
@@ -509,7 +555,8 @@ pub fn value_domains(
         let mut next = dom.clone();
         for t in 0..prog.threads.len() {
             let free = value_free.get(t).map_or(&[][..], |v| &v[..]);
-            let paths = thread_paths(prog, t, &dom, private, free, max_paths, budget, true)?;
+            let chain = chained.get(t).map_or(&[][..], |v| &v[..]);
+            let paths = thread_paths(prog, t, &dom, private, free, chain, max_paths, budget, true)?;
             for p in paths.paths {
                 for e in p.events {
                     if e.kind == Kind::W {

@@ -190,4 +190,14 @@ pub struct ModelIr {
     /// regions, whose happens-before contains po).
     #[serde(default)]
     pub uniproc_tags: Vec<String>,
+    /// The model's axioms make an RMW carrying one of these tags atomic
+    /// with the others of its thread on its location: it reads the write
+    /// just before its own in coherence order. Where one thread's such
+    /// RMWs are a location's only writes (the initial one aside), the
+    /// values each path of that thread reads and writes with them form one
+    /// chain from the initial value, and the enumerator drops the paths
+    /// whose do not (`Program::rmw_chain_writers`); the reference
+    /// enumerator ignores this. Empty: no such reduction.
+    #[serde(default)]
+    pub rmw_chains: Vec<String>,
 }

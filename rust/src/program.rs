@@ -606,6 +606,40 @@ impl Program {
         out
     }
 
+    /// The locations whose every write but the initial one is the write of
+    /// an RMW of one thread, at the location named (no computed address),
+    /// each RMW's events carrying one of `tags`: per location, that thread. Under a model whose axioms make such RMWs
+    /// atomic (`ModelIr::rmw_chains`), each reads the write just before its
+    /// own in coherence order, so the values one path's RMWs read and write
+    /// form one chain from the initial value (`enumerate`'s use).
+    pub fn rmw_chain_writers(&self, tags: &[String]) -> Vec<Option<usize>> {
+        let nl = self.locations.len();
+        let mut writer: Vec<Option<usize>> = vec![None; nl];
+        let mut other = vec![false; nl];
+        let tagged = |ev: usize| self.templates[ev].tags.iter().any(|g| tags.contains(g));
+        for (ti, t) in self.threads.iter().enumerate() {
+            for i in &t.code {
+                match i {
+                    Instr::Store { loc, at, .. } => reach(*loc, at).for_each(|l| other[l] = true),
+                    Instr::Rmw { loc, at, ev_r, ev_w, fail_store, .. } => {
+                        if let Some(fs) = fail_store {
+                            other[fs.loc] = true;
+                        }
+                        if at.is_some() || !tagged(*ev_r) || !tagged(*ev_w) {
+                            reach(*loc, at).for_each(|l| other[l] = true);
+                        } else if writer[*loc].is_some_and(|w| w != ti) {
+                            other[*loc] = true;
+                        } else {
+                            writer[*loc] = Some(ti);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        (0..nl).map(|l| writer[l].filter(|_| !other[l])).collect()
+    }
+
     /// The locations that one thread alone accesses, in an order program
     /// order fixes: no two of its accesses to the location are unsequenced
     /// (C11's operands of one operator); with `tags` not empty, each access

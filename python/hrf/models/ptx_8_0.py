@@ -163,7 +163,10 @@ seen_before = I(completing) >> next_state.opt >> I(waited) >> next_state.plus
 
 def build() -> Model:
     name = "ptx-8.0"
-    model = Model(name, doc=__doc__, supports=lambda test: supports(name, test, hopper=True))
+    # rmw_chains: a thread's mbarrier operations of one object are morally strong pairs (one
+    # thread, the generic proxy, the whole object; the complete-tx too), so axiom-Atomicity and
+    # axiom-Coherence (through observation and program order) put each after the one it reads
+    model = Model(name, doc=__doc__, supports=lambda test: supports(name, test, hopper=True), rmw_chains=("MBAR",))
     release_pattern, acquire_pattern = patterns(po_vloc, dartagnan=False, po_=po_async)
     # PTX ISA 8.6's fence.release begins a release pattern ("Release and Acquire Patterns": "a release
     # or acquire-release memory fence followed by a strong write"); fence.acquire, an F & ACQ, ends an

@@ -390,9 +390,11 @@ fn all_paths(p: &Program) -> Vec<Vec<Path>> {
     let budget = Budget::new(None, None);
     let private = vec![false; p.locations.len()];
     let dom =
-        value_domains(p, &private, &[], &Limits { max_values: 100, max_paths: 100, ..Limits::default() }, &budget)
+        value_domains(p, &private, &[], &[], &Limits { max_values: 100, max_paths: 100, ..Limits::default() }, &budget)
             .unwrap();
-    (0..p.threads.len()).map(|t| thread_paths(p, t, &dom, &private, &[], 100, &budget, false).unwrap().paths).collect()
+    (0..p.threads.len())
+        .map(|t| thread_paths(p, t, &dom, &private, &[], &[], 100, &budget, false).unwrap().paths)
+        .collect()
 }
 
 #[test]
@@ -651,8 +653,149 @@ fn a_location_of_constant_rmws_holds_its_chains_values_alone() {
     assert_eq!(exact[1], None);
     let budget = Budget::new(None, None);
     let private = vec![false; p.locations.len()];
-    let fast = value_domains(&p, &private, &[], &Limits::default(), &budget).unwrap();
-    let slow = value_domains(&p, &private, &[], &Limits { reference: true, ..Limits::default() }, &budget).unwrap();
+    let fast = value_domains(&p, &private, &[], &[], &Limits::default(), &budget).unwrap();
+    let slow =
+        value_domains(&p, &private, &[], &[], &Limits { reference: true, ..Limits::default() }, &budget).unwrap();
     assert_eq!(fast[0], (0..=3).collect());
     assert!(fast[0].is_subset(&slow[0]) && slow[0].len() > fast[0].len());
+}
+
+/// P0: r0 = fetch_add(x, 1); r1 = fetch_add(x, 2) (tagged "A", unless
+/// `untagged`); P1: r0 = x; P2 (with `rival`): fetch_add(x, 4). x's values,
+/// each RMW once: 0, 1, 2, 3 (and with 4 added: up to 7).
+fn adds(untagged: bool, rival: bool) -> Program {
+    let tags: &[&str] = if untagged { &[] } else { &["A"] };
+    let t = |kind: &str| json!({"kind": kind, "tags": tags, "attrs": {}});
+    let rmw = |v: i64, dst: usize, ev: usize| json!({"op": "rmw", "dst": dst, "loc": 0, "rmw": "add", "val": {"k": "c", "v": v}, "ev_r": ev, "ev_w": ev + 1});
+    let mut threads = vec![
+        json!({"name": "P0", "nregs": 2, "code": [rmw(1, 0, 0), rmw(2, 1, 2)]}),
+        json!({"name": "P1", "nregs": 1, "code": [{"op": "load", "dst": 0, "loc": 0, "ev": 4}]}),
+    ];
+    if rival {
+        threads.push(json!({"name": "P2", "nregs": 1, "code": [rmw(4, 0, 5)]}));
+    }
+    serde_json::from_value(json!({
+        "name": "ADDS",
+        "locations": [{"name": "x", "init": 0}],
+        "templates": [t("R"), t("W"), t("R"), t("W"), t("R"), t("R"), t("W")],
+        "threads": threads,
+        "observed": [{"kind": "reg", "thread": 0, "reg": 0}, {"kind": "reg", "thread": 0, "reg": 1},
+                     {"kind": "reg", "thread": 1, "reg": 0}],
+        "condition": {"k": "eq", "var": 0, "val": 1}
+    }))
+    .unwrap()
+}
+
+/// The SC model of `sc_model`, declaring the RMWs tagged "A" atomic chains.
+fn sc_chains() -> ModelIr {
+    let mut m = sc_model_json();
+    m["rmw_chains"] = json!(["A"]);
+    serde_json::from_value(m).unwrap()
+}
+
+#[test]
+fn rmw_chain_writers_are_one_threads_tagged_rmws_alone() {
+    assert_eq!(adds(false, false).rmw_chain_writers(&["A".into()]), vec![Some(0)]);
+    // an RMW of another thread, untagged RMWs, another tag: none
+    assert_eq!(adds(false, true).rmw_chain_writers(&["A".into()]), vec![None]);
+    assert_eq!(adds(true, false).rmw_chain_writers(&["A".into()]), vec![None]);
+    assert_eq!(adds(false, false).rmw_chain_writers(&["B".into()]), vec![None]);
+    // a plain store of the location: none (INC3's y is stored, x has three threads' adds)
+    assert_eq!(incs().rmw_chain_writers(&[]), vec![None, None]);
+}
+
+#[test]
+fn a_paths_rmws_must_form_one_chain_from_the_initial_value() {
+    let ev = |kind: Kind, value: i64, rmw_with_prev: bool| PathEvent {
+        kind,
+        loc: Some(0),
+        value,
+        template: 0,
+        pc: 0,
+        rmw_with_prev,
+        data: 0,
+        ctrl: 0,
+        addr: 0,
+        any_value: false,
+    };
+    let rmws = |pairs: &[(i64, i64)]| -> Vec<PathEvent> {
+        pairs.iter().flat_map(|&(r, w)| [ev(Kind::R, r, false), ev(Kind::W, w, true)]).collect()
+    };
+    use super::super::execution::{rmw_chain_holds, PathEvent};
+    use crate::program::Kind;
+    assert!(rmw_chain_holds(0, &rmws(&[(0, 1), (1, 3)]), 0));
+    // in another order than the path's: coherence need not follow program order
+    assert!(rmw_chain_holds(0, &rmws(&[(2, 3), (0, 2)]), 0));
+    // two RMWs reading the initial value: one of them reads no write just before its own
+    assert!(!rmw_chain_holds(0, &rmws(&[(0, 1), (0, 2)]), 0));
+    // a value no RMW of the path wrote, nor the initial one
+    assert!(!rmw_chain_holds(0, &rmws(&[(0, 1), (5, 6)]), 0));
+    // values that repeat: 0 -> 1 -> 0 -> 1 (exchanges), either pair first
+    assert!(rmw_chain_holds(0, &rmws(&[(1, 0), (0, 1), (0, 1)]), 0));
+    assert!(!rmw_chain_holds(0, &rmws(&[(1, 0), (1, 0), (0, 1)]), 0));
+    // another location's RMWs, and plain reads, are not its chain
+    let mut evs = rmws(&[(0, 1)]);
+    evs.push(ev(Kind::R, 7, false));
+    evs.extend(rmws(&[(4, 5)]).into_iter().map(|e| PathEvent { loc: Some(1), ..e }));
+    assert!(rmw_chain_holds(0, &evs, 0));
+    assert!(rmw_chain_holds(0, &[], 0));
+}
+
+#[test]
+fn chained_paths_keep_the_references_executions() {
+    let p = adds(false, false);
+    let m = Compiled::new(sc_chains(), &p).unwrap();
+    let limits = |reference| Limits { reference, keep_all: true, ..Limits::default() };
+    let fast = check(&p, &m, &limits(false)).unwrap();
+    let slow = check(&p, &m, &limits(true)).unwrap();
+    assert_eq!(summary(&fast), summary(&slow));
+    // by hand: under SC P0's adds read 0 then 1 (x ends 3); P1 reads 0, 1 or 3
+    let outs: Vec<Vec<i64>> = fast.outcomes.iter().map(|x| x.values.clone()).collect();
+    assert_eq!(outs, vec![vec![0, 1, 0], vec![0, 1, 1], vec![0, 1, 3]]);
+    assert!(fast.candidates < slow.candidates);
+    // P0's paths: of the 4 x 4 values its reads may take, the two that chain
+    // from 0 (0 then 1; 2 then 0, coherence against program order, which
+    // the model rules out)
+    let budget = Budget::new(None, None);
+    let private = vec![false; p.locations.len()];
+    let dom = value_domains(&p, &private, &[], &[], &Limits::default(), &budget).unwrap();
+    let count =
+        |chained: &[usize]| thread_paths(&p, 0, &dom, &private, &[], chained, 100, &budget, false).unwrap().paths.len();
+    assert_eq!((count(&[]), count(&[0])), (16, 2));
+    // with a rival thread's add the location is no one thread's: no reduction, same answers
+    let p = adds(false, true);
+    let m = Compiled::new(sc_chains(), &p).unwrap();
+    assert_eq!(summary(&check(&p, &m, &limits(false)).unwrap()), summary(&check(&p, &m, &limits(true)).unwrap()));
+}
+
+#[test]
+fn justified_by_bit_sets_agrees_with_the_sorted_pairs() {
+    let mut dropped = 0;
+    for p in [sb(), incs(), two_writers(), adds(false, true), tagged()] {
+        let paths = all_paths(&p);
+        let j = Justify::new(&p, &paths);
+        assert!(j.masks.is_some(), "{}", p.name);
+        let plain = Justify { paths: j.paths.clone(), masks: None };
+        let radices: Vec<usize> = paths.iter().map(Vec::len).collect();
+        let total: usize = radices.iter().product();
+        let mut kept = 0;
+        for idx in 0..total {
+            let mut rem = idx;
+            let which: Vec<usize> = radices
+                .iter()
+                .map(|&r| {
+                    let i = rem % r;
+                    rem /= r;
+                    i
+                })
+                .collect();
+            assert_eq!(j.justified(&which), plain.justified(&which), "{} {which:?}", p.name);
+            kept += j.justified(&which) as usize;
+        }
+        assert!(kept > 0, "{}", p.name);
+        dropped += total - kept;
+    }
+    // some combinations read a value none of their paths writes (INC3's,
+    // where P0 reads 2 and no other path has written 1 or 2)
+    assert!(dropped > 0);
 }
