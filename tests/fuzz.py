@@ -104,6 +104,9 @@ TOKENS = [
     b"mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [b], 16",
     b"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [d], [g], 16, [b]",
     b"fence.proxy.async.shared::cta",
+    b"tm @ tensormap g = 16;",  # tensor copies through a tensor map
+    b"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [d], [tm, {0, 0}], [b]",
+    b"[tm, {0}]",
     b"barrier.cluster.arrive.relaxed",
     b"::",
     b".expect_tx",

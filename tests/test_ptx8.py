@@ -133,6 +133,8 @@ REFUSED_BY_HRF_RUN = {
     "MP+bulk-copy-dsmem-no-fence": "cp.async.bulk.shared::cluster.shared::cta",
     "MP+bulk-reduce-dsmem": "cp.async.bulk.shared::cluster.shared::cta",
     **dict.fromkeys(("MP+st-async", "st-async-prior-store", "red-async-atomic"), "st.async and red.async"),
+    # a tensor copy reads a tensor map the host builds (cuTensorMapEncodeTiled): not built
+    **dict.fromkeys(("tma-tensor-load", "tma-tensor-load-short", "MP+tma-tensor-store"), "cp.async.bulk.tensor"),
 }
 
 
@@ -182,6 +184,8 @@ WAIT = "mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 r0, [b], 0"
 
 CPA = "b @ mbarrier P1 = 1; d @ shared P0; g=1;"  # a copy's locations: d in P0's shared memory, g global
 RED_INIT = "b @ mbarrier P1 = 1; d @ shared P0; x=0;"  # a bulk reduction's: d its source, x global
+TMA = "tm @ tensormap g = 16; " + CPA  # a tensor copy's: the tensor map of g's box
+TMA_LOAD = "shared::cluster.global.tile.mbarrier::complete_tx::bytes"
 
 
 def two(row0: str, row1: str, init: str = "b @ mbarrier P1 = 1;", cta1: int = 0) -> str:
@@ -234,7 +238,7 @@ REFUSED = [
     (two("mbarrier.expect_tx.cta.shared::cta.b64 [b], 16", WAIT), LitmusSyntaxError, ".relaxed is required", 7),
     (two("mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [b], 2000000", WAIT), LitmusSyntaxError, "range", 7),
     (two("mbarrier.inval.shared::cta.b64 [b]", WAIT), UnsupportedFeature, "not modelled", 7),
-    (two("cp.async.bulk.tensor.2d.shared::cluster.global [b], [x]", WAIT), UnsupportedFeature, "tensors", 7),
+    (two("cp.async.bulk.tensor.2d.shared::cluster.global [b], [x]", WAIT), UnsupportedFeature, "in tile mode", 7),
     (
         two(
             "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [d], [g], 7, [b]",
@@ -342,6 +346,40 @@ REFUSED = [
         "multicast",
         7,
     ),
+    *[
+        (two(f"cp.async.bulk.tensor.{row}", WAIT, init=TMA), error, words, 7)
+        for row, error, words in (
+            (f"2d.{TMA_LOAD} [d], [tm, {{0, 1}}], [b]", UnsupportedFeature, "hrf's tensor map holds one box"),
+            (f"2d.{TMA_LOAD} [d], [tm, {{0}}], [b]", LitmusSyntaxError, "2 coordinates"),
+            (f"2d.{TMA_LOAD} [d], [tm, {{0, r1}}], [b]", UnsupportedFeature, "coordinates are 0"),
+            (f"1d.{TMA_LOAD} [d], [um, {{0}}], [b]", LitmusSyntaxError, "a tensor map of the initial state"),
+            (f"1d.{TMA_LOAD} [d], [tm, 0], [b]", LitmusSyntaxError, "'{'"),
+            (f"6d.{TMA_LOAD} [d], [tm, {{0}}], [b]", LitmusSyntaxError, ".1d, .2d, .3d, .4d or .5d"),
+            (f"1d.{TMA_LOAD}.multicast::cluster [d], [tm, {{0}}], [b], 3", UnsupportedFeature, "multicast, im2col"),
+            (
+                "3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [d], [tm, {0, 0, 0}], [b], {0}",
+                UnsupportedFeature,
+                "in tile mode",
+            ),
+            # a TMA store's source is the CTA's shared memory
+            (
+                "1d.global.shared::cta.bulk_group [tm, {0}], [g]",
+                LitmusSyntaxError,
+                "g is not declared in shared memory",
+            ),
+        )
+    ],
+    # a tensor map's box is global memory
+    (
+        two(f"cp.async.bulk.tensor.1d.{TMA_LOAD} [d], [tm, {{0}}], [b]", WAIT, init="tm @ tensormap d = 16; " + CPA),
+        LitmusSyntaxError,
+        "not .global",
+        7,
+    ),
+    (two(ARRIVE, WAIT, init="tm @ tensormap g = 24; " + CPA), LitmusSyntaxError, "a box's bytes, a multiple of 16", 3),
+    (two("fence.proxy.tensormap::generic.release.gpu", WAIT), UnsupportedFeature, "modified on the device", 7),
+    (two("tensormap.replace.tile.global_address.global.b1024.b64 [tm], r1", WAIT), UnsupportedFeature, "tensormap", 7),
+    (two(ARRIVE, WAIT, init="tm @ tensormap P0 = 16; " + CPA), LitmusSyntaxError, "the tensor map's box", 3),
     (two("mbarrier.arrive.release.cta.shared::cta.b64 _, [b", WAIT), LitmusSyntaxError, "']'", 7),
     (two("mbarrier.arrive.release.cta.shared:cta.b64 _, [b]", WAIT), LitmusSyntaxError, None, 7),
 ]

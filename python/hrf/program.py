@@ -109,6 +109,7 @@ TAGS = frozenset(
         "BULKS2S",  # cp.async.bulk.shared::cluster.shared::cta
         "BREDUCE",  # cp.reduce.async.bulk: a bulk copy whose write is a reduction
         "BRED64",  # of 64-bit elements
+        "TENSOR",  # cp.async.bulk.tensor: the bulk copy of a tensor map's box
         "STASYNC",  # st.async, red.async: an asynchronous store or reduction and its complete-tx
         "REDASYNC",  # a red.async's complete-tx
         "BCOMMIT",

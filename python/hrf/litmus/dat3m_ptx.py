@@ -150,6 +150,9 @@ class PtxReader(HopperForms):
             return self.async_store(op, ms[1:], t, line)
         if op in ("prefetch", "prefetchu"):
             return self.prefetch(op, ms, t)
+        if op == "tensormap":  # tensormap.replace (PTX ISA 8.3)
+            self.unsupported("tensormap.replace: tensor maps modified on the device are not modelled", t)
+            return self.skip_operands(line)
         if op in STORES or op in LOADS:
             q = self.qualifiers(op, ms, t, kinds=("sem", "scope", "space", "type"))
             sem, scope = self.access_order(op, q, t)
@@ -314,6 +317,9 @@ class PtxReader(HopperForms):
             return self.async_proxy_fence(ms, t, line)
         if words[:1] == ["mbarrier_init"]:
             return self.mbarrier_init_fence(ms, t, line)
+        if words[:2] == ["proxy", "tensormap::generic"]:  # PTX ISA 8.3: publishes a tensor map modified on the device
+            self.unsupported("fence.proxy.tensormap::generic: tensor maps modified on the device are not modelled", t)
+            return self.skip_operands(line)
         if words[:1] == ["proxy"]:
             if len(ms) != 2 or words[1] not in (*PROXIES, "alias"):
                 self.fail_at(t, "fence.proxy.generic, .constant, .texture, .surface or .alias")

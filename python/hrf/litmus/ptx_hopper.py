@@ -5,6 +5,7 @@ read into the one AST with the tags the `ptx-8.0` model reads.
 
     init    := loc '@' 'shared' tid ('=' number)?       x in the shared memory of tid's CTA
              | loc '@' 'mbarrier' tid ('=' count)?       an mbarrier there (with count: initialised)
+             | name '@' 'tensormap' loc '=' bytes        a tensor map whose one box is loc, of that many bytes
     cell    := mbarrier.init{.shared::cta}.b64 [b], count
              | mbarrier.arrive{.expect_tx}{.sem}{.scope}{.space}.b64 (_ | state), [b] (',' n)?
              | mbarrier.expect_tx.relaxed.scope.space.b64 [b], tx  |  mbarrier.complete_tx... [b], tx
@@ -14,6 +15,9 @@ read into the one AST with the tags the `ptx-8.0` model reads.
              | cp.async.bulk.dst.src.mbarrier::complete_tx::bytes [dst], [src], n, [b]
                  (dst.src: shared::cluster.global, shared::cta.global, shared::cluster.shared::cta)
              | cp.async.bulk.global.shared::cta.bulk_group [dst], [src], n
+             | cp.async.bulk.tensor.Nd.dst.src{.tile}.mbarrier::complete_tx::bytes [dst], [tm, {0, ..}], [b]
+             | cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group [tm, {0, ..}], [src]
+                 (tm: a tensor map of the initial state, `tm @ tensormap g = bytes`)
              | cp.async.bulk.commit_group  |  cp.async.bulk.wait_group{.read} N
              | st.async{.weak}{.shared::cluster}.mbarrier::complete_tx::bytes.type [a], v, [b]
              | red.async.relaxed.cluster{.shared::cluster}{.mbarrier::complete_tx::bytes}.op.type [a], v, [b]
@@ -84,6 +88,16 @@ relaxed at .cluster scope, of a cluster's shared memory through the
 generic proxy, then the complete-tx of their bytes on an mbarrier of the
 same CTA: asynchronous as a bulk copy, with no proxy fence.
 
+A tensor copy (`cp.async.bulk.tensor`, the "TMA" of real kernels) is
+read as the bulk copy of its box: a tensor map of the initial state
+(`tm @ tensormap g = 16`) stands for the opaque object the host builds,
+whose one box is the global location g, of that many bytes (the
+complete-tx's count); the copy's coordinates must be 0 in each of its
+dimensions (any other names a box hrf's tensor map does not hold). The
+ISA reads the tensor map through the tensormap proxy; the test never
+writes it (the host built it), so that read is no event. Its events carry
+TENSOR beside the bulk copy's tags.
+
 sm_80's `cp.async` is a weak read of the source and a weak write of the
 destination through the generic proxy (CPREAD, CPWRITE). A commit and a
 wait are marker events (CPCOMMIT, CPWAITn for `wait_group n`; `wait_all`
@@ -129,6 +143,7 @@ HOPPER = {
     "BULKCTA": "cp.async.bulk.shared::cta.global, the bulk copy into the CTA's own shared memory",
     "BULKS2S": "cp.async.bulk.shared::cluster.shared::cta, the bulk copy between CTAs' shared memories",
     "BREDUCE": "cp.reduce.async.bulk, bulk reductions",
+    "TENSOR": "cp.async.bulk.tensor, tensor copies through a tensor map the host builds",
     "STASYNC": "st.async and red.async, asynchronous stores and reductions to a cluster's shared memory",
 }
 # where a form comes from, for the older models' refusals (SM90 where none is said)
@@ -149,6 +164,14 @@ BULK_FORMS = {
     ("shared::cluster", "shared::cta", "mbarrier::complete_tx::bytes"): ("BULKS2S",),
     ("global", "shared::cta", "bulk_group"): ("BGROUP",),
 }
+# cp.async.bulk.tensor's directions hrf reads (tile mode, the default), with their tags beside
+# BULK and TENSOR: PTX ISA 8.0's, and 8.6's into the executing CTA's own shared memory
+TENSOR_FORMS = {
+    ("shared::cluster", "global", "mbarrier::complete_tx::bytes"): (),
+    ("shared::cta", "global", "mbarrier::complete_tx::bytes"): ("BULKCTA",),
+    ("global", "shared::cta", "bulk_group"): ("BGROUP",),
+}
+TENSOR_DIMS = ("1d", "2d", "3d", "4d", "5d")
 # cp.reduce.async.bulk's directions and, for each, its integer operations with their types (the ISA's
 # table; hrf's values are integers: its floating-point types are refused by name)
 # the reductions of a cluster's shared memory (cp.reduce.async.bulk's and red.async's, with an mbarrier)
@@ -356,10 +379,28 @@ class HopperForms(Dat3mReader):
         self.remote_copies: list = []  # shared::cta to shared::cluster copies: (thread index, destination, token)
         self.async_stores: list = []  # st.async, red.async: (thread index, destination, mbarrier, red?, token)
         self.states: list = []  # registers arrives return their states in: (thread index, register, token)
+        self.tensormaps: dict = {}  # tensor map -> (its box's location, bytes, token)
 
     # ------------------------------------------------------------ the init block
     def init_at(self, t, loc: str, inits: list) -> None:
         w = self.peek()
+        if w[0] == "name" and w[1] == "tensormap":
+            # a tensor map is no location: the copies that name it read its box (`tensor_operand`)
+            self.i += 1
+            box = self.peek()
+            if box[0] != "name" or box[1].startswith("P"):
+                self.fail("the location of the tensor map's box in global memory (tm @ tensormap g = bytes)")
+            self.i += 1
+            self.expect("=", "'=' and the bytes of the tensor map's box (tm @ tensormap g = 16)")
+            size = self.signed()
+            if not 0 < size <= MAX_TX or size % 16:
+                self.defer(
+                    ParseFailure(f"a box's bytes, a multiple of 16 up to {MAX_TX} (the ISA), not {size}", t[2], t[3])
+                )
+            if loc in self.tensormaps:
+                self.defer(ParseFailure(f"the tensor map {loc} is declared twice", t[2], t[3]))
+            self.tensormaps[loc] = (box[1], size, t)
+            return
         if w[0] == "name" and w[1] in ("shared", "mbarrier"):
             self.i += 1
             owner = self.peek()
@@ -546,6 +587,8 @@ class HopperForms(Dat3mReader):
             return self.bulk_reduce(words, t, line)
         if words[:3] == ["async", "bulk", "prefetch"]:
             return self.bulk_prefetch(words, t, line)
+        if words[:3] == ["async", "bulk", "tensor"]:
+            return self.bulk_tensor(words, t, line)
         return self.bulk_copy(ms, t, line)
 
     def bulk_prefetch(self, words: list, t, line: int):
@@ -668,6 +711,60 @@ class HopperForms(Dat3mReader):
         self.comma()
         return dst, src, size, self.address()
 
+    def bulk_tensor(self, words: list, t, line: int):
+        """`cp.async.bulk.tensor.dim.dst.src{.tile}.completion`: the bulk copy of the tensor map's box."""
+        dim, form = words[3] if len(words) > 3 else "", tuple(w for w in words[4:] if w != "tile")
+        if dim not in TENSOR_DIMS:
+            self.fail_at(t, "cp.async.bulk.tensor's dimensions: .1d, .2d, .3d, .4d or .5d")
+        if form not in TENSOR_FORMS:
+            self.unsupported(
+                f"cp.{'.'.join(words)}: hrf models cp.async.bulk.tensor.dim."
+                f"{{{', '.join('.'.join(f) for f in TENSOR_FORMS)}}} in tile mode (multicast, im2col, gather4 and "
+                "scatter4, cta_group and cache hints are not modelled)",
+                t,
+            )
+            return self.skip_operands(line)
+        if form[2] == "bulk_group":  # [tm, {coordinates}], [src]: to the box
+            dst, size = self.tensor_operand(int(dim[0]))
+            self.comma()
+            return self.bulk_events(
+                form, dst, self.address(), size, None, (*TENSOR_FORMS[form], "TENSOR"), None, t, line
+            )
+        dst = self.address()
+        self.comma()
+        src, size = self.tensor_operand(int(dim[0]))
+        self.comma()
+        b = self.address()
+        return self.bulk_events(form, dst, src, size, b, (*TENSOR_FORMS[form], "TENSOR"), None, t, line)
+
+    def tensor_operand(self, dims: int) -> tuple[str, A.Const]:
+        """`[tm, {c0, ..}]`, `dims` coordinates, each 0: (the box's location, its bytes)."""
+        self.expect("[", "'[' (a tensor map and its coordinates, [tm, {0}])")
+        tm = self.peek()
+        name = super().loc()
+        self.comma()
+        self.expect("{", "'{' (the tensor's coordinates, {0})")
+        coords = [self.value()]
+        while self.accept(","):
+            coords.append(self.value())
+        self.expect("}", "'}'")
+        self.expect("]", "']'")
+        if name not in self.tensormaps:
+            self.fail_at(tm, f"a tensor map of the initial state (tm @ tensormap g = bytes), not {name}")
+        if len(coords) != dims:
+            self.fail_at(tm, f"{dims} coordinates, one for each of the copy's dimensions")
+        if any(not isinstance(c, A.Const) or c.value != 0 for c in coords):
+            self.defer(
+                Unsupported(
+                    "a tensor copy's coordinates are 0 here: hrf's tensor map holds one box (any other "
+                    "coordinates name boxes it does not hold)",
+                    tm[2],
+                    tm[3],
+                )
+            )
+        box, size, _ = self.tensormaps[name]
+        return box, A.Const(size, line=tm[2])
+
     def bulk_events(self, form: tuple, dst: str, src: str, size, b, tags: tuple, op, t, line: int):
         """A bulk copy's events (`op`: a reduction's operation, else None):
         its read of the source, its write of the destination (a reduction's:
@@ -696,7 +793,8 @@ class HopperForms(Dat3mReader):
         if b is None:
             return events
         self.note_space(b, {"space": ("shared::cluster", t)}, t)
-        return (*events, mbarrier_add(b, -size.value, "rel", SCOPES["cluster"], (*MBAR_TAGS, "BULK"), line))
+        tensor = ("TENSOR",) if "TENSOR" in tags else ()
+        return (*events, mbarrier_add(b, -size.value, "rel", SCOPES["cluster"], (*MBAR_TAGS, "BULK", *tensor), line))
 
     def bulk_reduce(self, words: list, t, line: int):
         """`cp.reduce.async.bulk.dst.src.completion.op.type [dst], [src], size{, [b]}`."""
@@ -1079,7 +1177,9 @@ def event_text(op) -> str | None:
             A.Fence: "the proxy fence after its completion",
             A.Rmw: f"{op.op} [{loc}]" if "RED" in tags else f"complete_tx [{loc}]",
         }
-        return f"cp.{'reduce.' * ('BREDUCE' in tags)}async.bulk: {what.get(type(op), '')}"
+        return (
+            f"cp.{'reduce.' * ('BREDUCE' in tags)}async.bulk{'.tensor' * ('TENSOR' in tags)}: {what.get(type(op), '')}"
+        )
     if "CLBAR" in tags:
         return f"barrier.cluster.{'arrive' if op.arrive else 'wait'}.{ISA_SEM[op.order or 'acq']}"
     if "MBINIT" in tags:
