@@ -380,3 +380,27 @@ def test_rmw_chains_drop_paths_only_where_declared():
             assert not stopped.complete and stopped.limit["which"] == "paths"
             continue
         assert summary(fast) == summary(hrf.check(path, plain, **limits)), e["file"]
+
+
+def test_rmw_chain_order_keeps_the_executions():
+    """ptx-8.0 declares that program order puts a thread's mbarrier updates
+    in coherence order (but after an asynchronous complete-tx or a cp.async
+    arrive-on, and before such an arrive-on): the orders of a thread's
+    updates that break it are dropped as paths are listed. The ISA's family
+    with the declaration and without it (chains alone): the same outcomes,
+    executions, flags and verdicts."""
+    from pathlib import Path
+
+    import tomllib
+
+    from hrf.models import ptx_8_0
+
+    unordered = ptx_8_0.build()
+    unordered.rmw_chain_order, unordered.name = None, "ptx-8.0-chains-unordered"
+    family = Path(__file__).resolve().parent.parent / "litmus" / "ptx8"
+    for e in tomllib.loads((family / "manifest.toml").read_text())["test"]:
+        path, limits = str(family / e["file"]), e.get("limits", {})
+        ordered, plain = hrf.check(path, "ptx-8.0", **limits), hrf.check(path, unordered, **limits)
+        assert ordered.complete and plain.complete, e["file"]
+        assert summary(ordered) == summary(plain), e["file"]
+        assert sorted(f["kind"] for f in ordered.flags) == sorted(f["kind"] for f in plain.flags), e["file"]

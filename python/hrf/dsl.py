@@ -240,6 +240,7 @@ class Model:
         thin_air: bool = False,
         uniproc: bool | tuple[str, ...] = False,
         rmw_chains: tuple[str, ...] = (),
+        rmw_chain_order: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
     ):
         self.name = name
         self.doc = doc
@@ -274,6 +275,12 @@ class Model:
         # form one chain from the initial value. As for uniproc, the
         # reference enumerator ignores it and property tests compare.
         self.rmw_chains = rmw_chains
+        # With rmw_chains: do the axioms also put such an RMW before, in
+        # coherence, each later one of its thread in program order? A pair
+        # of tag tuples (not_from, not_to): but from an RMW carrying one of
+        # not_from (what follows it is not ordered after it) and to one
+        # carrying one of not_to (it is not ordered after what precedes it).
+        self.rmw_chain_order = rmw_chain_order
         self.checks: list[Check] = []
         self.orders: list[tuple[str, Set]] = []
         self.shows: list[tuple[str, Rel]] = []
@@ -389,5 +396,8 @@ class Model:
                 ir["uniproc_tags"] = list(self.uniproc)
         if self.rmw_chains:
             ir["rmw_chains"] = list(self.rmw_chains)
+            if self.rmw_chain_order is not None:
+                not_from, not_to = self.rmw_chain_order
+                ir["rmw_chain_order"] = {"not_from": list(not_from), "not_to": list(not_to)}
         self._ir = ir
         return ir

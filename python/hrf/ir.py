@@ -376,12 +376,18 @@ class _ModelIr(TypedDict):
     checks: list[Check]
 
 
+class RmwChainOrder(TypedDict, total=False):
+    not_from: list[str]
+    not_to: list[str]
+
+
 class ModelIr(_ModelIr, total=False):
     orders: list[OrderDecl]
     shows: list[tuple[str, int]]
     uniproc: bool
     uniproc_tags: list[str]
     rmw_chains: list[str]
+    rmw_chain_order: RmwChainOrder
 
 
 # ---------------------------------------------------------------- limits
@@ -697,6 +703,7 @@ MIRRORS: dict[str | tuple[str, str], Any] = {
     ("Node", "fix"): NodeFix,
     "Check": Check,
     "OrderDecl": OrderDecl,
+    "RmwChainOrder": RmwChainOrder,
     "ModelIr": ModelIr,
     "Limits": Limits,
     "ExploreLimits": ExploreLimits,

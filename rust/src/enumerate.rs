@@ -10,13 +10,13 @@
 //! builds every complete candidate and judges only complete ones; property
 //! tests compare the two.
 
-use super::execution::{thread_paths, value_domains, Dynamic, Event, EventStructure, Path};
+use super::execution::{thread_paths, value_domains, Chained, Dynamic, Event, EventStructure, Path};
 use super::model::{Compiled, Evaluator, READS_CO, READS_ORDERS, READS_RF};
 use super::relation::{bits, EventSet, Relation, MAX_EVENTS};
 use crate::error::Error;
 use crate::limits::Budget;
 pub use crate::limits::{cancel, LimitOut, Limits, CANCEL_GENERATION};
-use crate::program::{Observed, Program};
+use crate::program::{LoadUse, Observed, Program};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -194,10 +194,10 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     };
     // Loads whose value nothing uses read any write, on one path (the
     // reference gives them every value of their domain, a path each).
-    let value_free: Vec<Vec<bool>> = if limits.reference {
+    let value_free: Vec<Vec<LoadUse>> = if limits.reference {
         vec![Vec::new(); prog.threads.len()]
     } else {
-        (0..prog.threads.len()).map(|t| prog.value_free_loads(t)).collect()
+        (0..prog.threads.len()).map(|t| prog.load_uses(t)).collect()
     };
     // Per thread: the locations whose every write (init aside) is one of its
     // RMWs that the model makes atomic: each of its paths must form their
@@ -207,8 +207,12 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     } else {
         prog.rmw_chain_writers(&model.ir.rmw_chains)
     };
-    let chained: Vec<Vec<usize>> =
-        (0..prog.threads.len()).map(|t| (0..writers.len()).filter(|&l| writers[l] == Some(t)).collect()).collect();
+    let chained: Vec<Chained> = (0..prog.threads.len())
+        .map(|t| Chained {
+            locs: (0..writers.len()).filter(|&l| writers[l] == Some(t)).collect(),
+            order: model.ir.rmw_chain_order.clone(),
+        })
+        .collect();
     let dom = match value_domains(prog, &private, &value_free, &chained, limits, &budget) {
         Ok(d) => d,
         Err(e) => {
@@ -404,7 +408,13 @@ fn drop_unjustified_paths(prog: &Program, per_thread: &mut [Vec<Path>]) {
         let before: usize = per_thread.iter().map(Vec::len).sum();
         for paths in per_thread.iter_mut() {
             paths.retain(|p| {
-                p.events.iter().all(|e| e.kind != Kind::R || e.any_value || written[e.loc.unwrap()].contains(&e.value))
+                p.events.iter().all(|e| {
+                    if e.kind != Kind::R || e.any_value {
+                        return true;
+                    }
+                    let w = &written[e.loc.unwrap()];
+                    e.alts.as_ref().map_or(w.contains(&e.value), |a| a.iter().any(|v| w.contains(v)))
+                })
             });
         }
         if per_thread.iter().map(Vec::len).sum::<usize>() == before {
@@ -436,7 +446,10 @@ impl Justify {
             for e in &p.events {
                 let Some(l) = e.loc else { continue };
                 match e.kind {
-                    Kind::R if !e.any_value && e.value != prog.locations[l].init => needs.push((l, e.value)),
+                    // (a mapped load's read needs one of several values: not tested here)
+                    Kind::R if !e.any_value && e.alts.is_none() && e.value != prog.locations[l].init => {
+                        needs.push((l, e.value))
+                    }
                     Kind::W => gives.push((l, e.value)),
                     _ => {}
                 }
@@ -553,9 +566,9 @@ fn candidates<'b>(
         } else if sh.private[l] {
             // The last write before r (writes_of is in event order), or init.
             let last = es.writes_of[l].iter().copied().rfind(|&w| w < r).unwrap_or(es.writes_of[l][0]);
-            Some(last).filter(|&w| es.events[w].value == e.value).into_iter().collect()
+            Some(last).filter(|&w| es.may_read_value(r, w)).into_iter().collect()
         } else {
-            es.writes_of[l].iter().copied().filter(|&w| es.events[w].value == e.value).collect()
+            es.writes_of[l].iter().copied().filter(|&w| es.may_read_value(r, w)).collect()
         };
         if ws.is_empty() {
             // Ruled out: no write of the value this path reads. Counted
@@ -1162,9 +1175,9 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
         }
         let dynm = self.dynm.clone();
         let shown = self.ev.shown(&dynm);
-        // A read that may read any write shows the value it read.
+        // A read that may read any write, or any of several values, shows the value it read.
         let mut events = es.events.clone();
-        for r in bits(es.any_value) {
+        for r in bits(es.any_value).chain(es.alts.keys().copied()) {
             if let Some(w) = (0..es.n).find(|&w| self.dynm.rf.contains(w, r)) {
                 events[r].value = es.events[w].value;
             }

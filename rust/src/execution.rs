@@ -4,9 +4,10 @@
 use super::relation::{bits, EventSet, Relation};
 use crate::error::Error;
 use crate::limits::{Budget, Limits};
-use crate::program::{reach, At, Instr, Kind, Program, RmwOp};
+use crate::model_ir::RmwChainOrder;
+use crate::program::{reach, At, Instr, Kind, LoadUse, Program, RmwOp};
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// An event of a thread path, before it is placed in an execution.
 #[derive(Clone, Debug)]
@@ -27,6 +28,10 @@ pub struct PathEvent {
     /// A read whose value nothing uses (`Program::value_free_loads`): it
     /// may read any write of its location, and `value` means nothing.
     pub any_value: bool,
+    /// A mapped load's read (`LoadUse::Mapped`): the values, sorted, whose
+    /// image its register gets; it reads a write of any of them (`value` is
+    /// the first). None: it reads `value` alone.
+    pub alts: Option<std::sync::Arc<[i64]>>,
 }
 
 /// One control path of a thread, given the values its reads returned.
@@ -106,8 +111,8 @@ pub fn thread_paths(
     t: usize,
     dom: &Domains,
     private: &[bool],
-    value_free: &[bool],
-    chained: &[usize],
+    loads: &[LoadUse],
+    chained: &Chained,
     max_paths: usize,
     budget: &Budget,
     cut_writes: bool,
@@ -122,6 +127,11 @@ pub fn thread_paths(
         }
     };
     let th = &prog.threads[t];
+    // The orders its RMWs of each chained location may take, where they are few and known
+    // (`chain_plans`): an RMW reads only what some order still open on its path gives it.
+    let plans: BTreeMap<usize, ChainPlans> = (chained.locs.iter())
+        .filter_map(|&l| chain_plans(prog, t, l, chained.order.as_ref()).map(|p| (l, p)))
+        .collect();
     let mut out = PathsOfThread { paths: Vec::new(), cut: 0, cut_writes: BTreeSet::new() };
     // Explicit DFS stack of (pc, regs, events, register taints, control
     // taint, the path's first access out of bounds).
@@ -150,7 +160,7 @@ pub fn thread_paths(
                     .collect();
                 // a path whose RMWs of a chained location form no chain has no
                 // consistent execution: not kept, nor counted against max_paths
-                if !chained.iter().all(|&l| rmw_chain_holds(prog.locations[l].init, &evs, l)) {
+                if !chained.locs.iter().all(|&l| rmw_chain_holds(prog.locations[l].init, &evs, l)) {
                     break;
                 }
                 out.paths.push(Path { events: evs, regs, read_regs, fault });
@@ -196,10 +206,26 @@ pub fn thread_paths(
             };
             match &th.code[pc] {
                 Instr::Load { dst, ev, .. } => {
-                    let any_value =
-                        value_free.get(pc).copied().unwrap_or(false) && !private.get(loc).copied().unwrap_or(false);
+                    let shared = !private.get(loc).copied().unwrap_or(false);
+                    let any_value = shared && loads.get(pc) == Some(&LoadUse::Free);
                     // A value-free load: one path (its value, 0, is never read).
                     let vals = if any_value { vec![0] } else { values(loc, &evs) };
+                    // A mapped load: one path per image of the assignment after it, the
+                    // read's alternatives the values of that image (the first its value).
+                    let mut groups: Vec<Vec<i64>> = vals.iter().map(|&v| vec![v]).collect();
+                    if let (Some(Instr::Assign { val, .. }), Some(d)) = (th.code.get(pc + 1), dst) {
+                        if shared && loads.get(pc) == Some(&LoadUse::Mapped) {
+                            let mut by: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+                            for &v in &vals {
+                                let img = val.eval_with(&|r| if r == *d { Some(v) } else { regs.get(r).copied() })?;
+                                by.entry(img).or_default().push(v);
+                            }
+                            groups = by.into_values().collect();
+                        }
+                    }
+                    let vals: Vec<i64> = groups.iter().map(|g| g[0]).collect();
+                    let alts: Vec<Option<std::sync::Arc<[i64]>>> =
+                        groups.into_iter().map(|g| (g.len() > 1).then(|| g.into())).collect();
                     for (k, &v) in vals.iter().enumerate() {
                         let last = k + 1 == vals.len();
                         let mut r2 = if last { std::mem::take(&mut regs) } else { regs.clone() };
@@ -221,6 +247,7 @@ pub fn thread_paths(
                             ctrl: ctl,
                             addr,
                             any_value,
+                            alts: alts[k].clone(),
                         });
                         stack.push((pc + 1, r2, e2, t2, ctl, fault.clone()));
                     }
@@ -232,7 +259,11 @@ pub fn thread_paths(
                         Some(e) => Some(e.eval(&regs)?),
                         None => None,
                     };
-                    let vals = values(loc, &evs);
+                    let mut vals = values(loc, &evs);
+                    if let Some(plan) = plans.get(&loc) {
+                        let open = plan.open_at(pc, &evs, loc);
+                        vals.retain(|v| open.contains(v));
+                    }
                     for &v in &vals {
                         let operand = rmw.operand_of(val, &|r| regs.get(r).copied(), v)?;
                         let mut r2 = regs.clone();
@@ -257,6 +288,7 @@ pub fn thread_paths(
                                     ctrl: ctl,
                                     addr,
                                     any_value: false,
+                                    alts: None,
                                 });
                                 e2.push(PathEvent {
                                     kind: Kind::W,
@@ -269,6 +301,7 @@ pub fn thread_paths(
                                     ctrl: ctl,
                                     addr,
                                     any_value: false,
+                                    alts: None,
                                 });
                             }
                             None => {
@@ -284,6 +317,7 @@ pub fn thread_paths(
                                     ctrl: ctl,
                                     addr,
                                     any_value: false,
+                                    alts: None,
                                 });
                                 if let Some(fs) = fail_store {
                                     e2.push(PathEvent {
@@ -297,6 +331,7 @@ pub fn thread_paths(
                                         ctrl: ctl,
                                         addr: 0,
                                         any_value: false,
+                                        alts: None,
                                     });
                                 }
                             }
@@ -319,6 +354,7 @@ pub fn thread_paths(
                         ctrl: ctl,
                         addr,
                         any_value: false,
+                        alts: None,
                     });
                     pc += 1;
                 }
@@ -338,6 +374,7 @@ pub fn thread_paths(
                         ctrl: ctl,
                         addr: 0,
                         any_value: false,
+                        alts: None,
                     });
                     pc += 1;
                 }
@@ -458,6 +495,137 @@ pub fn rmw_chain_domains(prog: &Program) -> Vec<Option<BTreeSet<i64>>> {
     out
 }
 
+/// The orders in which one thread's RMWs of a location it alone writes
+/// (`Program::rmw_chain_writers`) may follow each other in coherence, each
+/// with the value every RMW then reads: where the RMWs are at most
+/// `MAX_PLANNED`, each happens on every path that is not cut (so each
+/// order holds them all), and each writes a value that depends on the
+/// value it reads alone (no register, no failing compare).
+pub struct ChainPlans {
+    /// The RMW instructions, by pc.
+    pcs: Vec<usize>,
+    /// Per order: the value each of `pcs` reads.
+    reads: Vec<Vec<i64>>,
+}
+
+const MAX_PLANNED: usize = 7;
+
+impl ChainPlans {
+    /// How many orders there are.
+    pub fn orders(&self) -> usize {
+        self.reads.len()
+    }
+
+    /// The values the RMW at `pc` may read on a path whose events so far
+    /// are `evs`: those of the orders that agree with the values its
+    /// earlier RMWs of `loc` read.
+    fn open_at(&self, pc: usize, evs: &[PathEvent], loc: usize) -> BTreeSet<i64> {
+        let Some(i) = self.pcs.iter().position(|&p| p == pc) else { return BTreeSet::new() };
+        let read: Vec<(usize, i64)> = (1..evs.len())
+            .filter(|&k| evs[k].rmw_with_prev && evs[k].loc == Some(loc))
+            .filter_map(|k| self.pcs.iter().position(|&p| p == evs[k - 1].pc).map(|j| (j, evs[k - 1].value)))
+            .collect();
+        self.reads.iter().filter(|r| read.iter().all(|&(j, v)| r[j] == v)).map(|r| r[i]).collect()
+    }
+}
+
+/// One thread's chained locations (`Program::rmw_chain_writers`, under a
+/// model's `rmw_chains`) and what program order says of their RMWs' order.
+#[derive(Default, Clone, Debug)]
+pub struct Chained {
+    pub locs: Vec<usize>,
+    pub order: Option<RmwChainOrder>,
+}
+
+/// The orders of thread `t`'s RMWs of location `l` (`ChainPlans`), or None
+/// where they are not all known so. With `po_order`: only those in which an
+/// RMW comes after each earlier one that program order puts before it.
+pub fn chain_plans(prog: &Program, t: usize, l: usize, po_order: Option<&RmwChainOrder>) -> Option<ChainPlans> {
+    let code = &prog.threads[t].code;
+    let pcs: Vec<usize> =
+        (0..code.len()).filter(|&pc| matches!(&code[pc], Instr::Rmw { loc, .. } if *loc == l)).collect();
+    if pcs.is_empty() || pcs.len() > MAX_PLANNED {
+        return None;
+    }
+    let mut fns = Vec::new();
+    for &pc in &pcs {
+        let Instr::Rmw { rmw, val, expected, at: None, .. } = &code[pc] else { return None };
+        let exp = match expected {
+            Some(e) => Some(e.eval(&[]).ok()?),
+            None => None,
+        };
+        if val.names_register() {
+            return None;
+        }
+        fns.push((*rmw, val, exp));
+    }
+    // the RMWs every path that is not cut passes (forward jumps only: one pass from the end)
+    let all: u64 = (1u64 << pcs.len()) - 1;
+    let mut must = vec![0u64; code.len() + 1];
+    for pc in (0..code.len()).rev() {
+        let next = |k: usize| must.get(k).copied().unwrap_or(0);
+        let m = match &code[pc] {
+            Instr::Cut => all,
+            Instr::Jump { target } => next(*target),
+            Instr::Branch { target, .. } | Instr::Choose { target } => next(pc + 1) & next(*target),
+            _ => next(pc + 1),
+        };
+        must[pc] = m | pcs.iter().position(|&p| p == pc).map_or(0, |i| 1 << i);
+    }
+    if must[0] != all {
+        return None;
+    }
+    let no_reg = |_: usize| None;
+    let mut reads = Vec::new();
+    let mut order: Vec<usize> = (0..pcs.len()).collect();
+    let mut perms = vec![order.clone()];
+    // every order (Heap's algorithm)
+    let mut c = vec![0usize; order.len()];
+    let mut i = 0;
+    while i < order.len() {
+        if c[i] < i {
+            order.swap(if i % 2 == 0 { 0 } else { c[i] }, i);
+            perms.push(order.clone());
+            c[i] += 1;
+            i = 0;
+        } else {
+            c[i] = 0;
+            i += 1;
+        }
+    }
+    // pairs (i, j), i before j in program order (pcs are in that order: each happens on every
+    // path, and the code jumps forward only), that coherence orders so
+    let tagged = |pc: usize, tags: &[String]| match &code[pc] {
+        Instr::Rmw { ev_r, ev_w, .. } => {
+            [*ev_r, *ev_w].iter().any(|&e| prog.templates[e].tags.iter().any(|g| tags.contains(g)))
+        }
+        _ => true,
+    };
+    let before: Vec<(usize, usize)> = match po_order {
+        None => Vec::new(),
+        Some(o) => (0..pcs.len())
+            .flat_map(|i| (i + 1..pcs.len()).map(move |j| (i, j)))
+            .filter(|&(i, j)| !tagged(pcs[i], &o.not_from) && !tagged(pcs[j], &o.not_to))
+            .collect(),
+    };
+    for perm in perms {
+        let at = |k: usize| perm.iter().position(|&x| x == k).unwrap_or(usize::MAX);
+        if before.iter().any(|&(i, j)| at(i) > at(j)) {
+            continue;
+        }
+        let mut read = vec![0; pcs.len()];
+        let mut v = prog.locations[l].init;
+        for &j in &perm {
+            read[j] = v;
+            let (rmw, val, exp) = fns[j];
+            let operand = rmw.operand_of(val, &no_reg, v).ok()?;
+            v = rmw.apply(v, operand, exp).0?;
+        }
+        reads.push(read);
+    }
+    Some(ChainPlans { pcs, reads })
+}
+
 /// Do the RMWs of location `l` among `events` (one path's) form one chain
 /// from `init`: is there an order of their (value read, value written)
 /// pairs whose first reads `init` and each later one what the one before it
@@ -519,8 +687,8 @@ pub fn rmw_chain_holds(init: i64, events: &[PathEvent], l: usize) -> bool {
 pub fn value_domains(
     prog: &Program,
     private: &[bool],
-    value_free: &[Vec<bool>],
-    chained: &[Vec<usize>],
+    loads: &[Vec<LoadUse>],
+    chained: &[Chained],
     limits: &Limits,
     budget: &Budget,
 ) -> Result<Domains, Error> {
@@ -554,8 +722,9 @@ pub fn value_domains(
     for _ in 0..rounds {
         let mut next = dom.clone();
         for t in 0..prog.threads.len() {
-            let free = value_free.get(t).map_or(&[][..], |v| &v[..]);
-            let chain = chained.get(t).map_or(&[][..], |v| &v[..]);
+            let free = loads.get(t).map_or(&[][..], |v| &v[..]);
+            let none = Chained::default();
+            let chain = chained.get(t).unwrap_or(&none);
             let paths = thread_paths(prog, t, &dom, private, free, chain, max_paths, budget, true)?;
             for p in paths.paths {
                 for e in p.events {
@@ -639,6 +808,19 @@ pub struct EventStructure {
     /// Reads that may read any write of their location (`PathEvent::any_value`):
     /// their `value` is their rf write's.
     pub any_value: EventSet,
+    /// Mapped loads' reads (`PathEvent::alts`): each may read a write of
+    /// any of its values, sorted; its `value` is the first.
+    pub alts: BTreeMap<usize, std::sync::Arc<[i64]>>,
+}
+
+impl EventStructure {
+    /// May read `r` read write `w`'s value (equal, or among its alternatives)?
+    pub fn may_read_value(&self, r: usize, w: usize) -> bool {
+        match self.alts.get(&r) {
+            Some(a) => a.binary_search(&self.events[w].value).is_ok(),
+            None => self.events[w].value == self.events[r].value,
+        }
+    }
 }
 
 impl EventStructure {
@@ -710,6 +892,7 @@ impl EventStructure {
         let mut ctrl = Relation::empty(n);
         let mut addr = Relation::empty(n);
         let mut any_value: EventSet = 0;
+        let mut alts = BTreeMap::new();
         for (t, p) in paths.iter().enumerate() {
             let start = events.len();
             for e in &p.events {
@@ -731,6 +914,9 @@ impl EventStructure {
                 }
                 if e.any_value {
                     any_value |= (1 as EventSet) << id;
+                }
+                if let Some(a) = &e.alts {
+                    alts.insert(id, a.clone());
                 }
                 events.push(Event {
                     id,
@@ -815,6 +1001,7 @@ impl EventStructure {
             fences,
             writes_of,
             any_value,
+            alts,
         })
     }
 }

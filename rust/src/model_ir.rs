@@ -200,4 +200,22 @@ pub struct ModelIr {
     /// enumerator ignores this. Empty: no such reduction.
     #[serde(default)]
     pub rmw_chains: Vec<String>,
+    /// With `rmw_chains`: the model's axioms also put such an RMW before,
+    /// in coherence, each later one of its thread in program order, but
+    /// from an RMW carrying one of `not_from` (asynchronous: what follows
+    /// it is not ordered after it) or to one carrying one of `not_to` (not
+    /// ordered after what precedes it). None: no such order is known.
+    #[serde(default)]
+    pub rmw_chain_order: Option<RmwChainOrder>,
+}
+
+/// The RMWs that program order does not put in coherence order
+/// (`ModelIr::rmw_chain_order`).
+#[derive(Deserialize, Debug, Clone, Default, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RmwChainOrder {
+    #[serde(default)]
+    pub not_from: Vec<String>,
+    #[serde(default)]
+    pub not_to: Vec<String>,
 }

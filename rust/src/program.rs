@@ -253,6 +253,47 @@ pub enum Instr {
     Cut,
 }
 
+/// How a load's value is used (`Program::load_uses`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LoadUse {
+    /// Its register is read: a path for each value it may read.
+    #[default]
+    Value,
+    /// Nothing reads its register: one path, reading any write.
+    Free,
+    /// Only the next instruction reads it, an assignment of a function of
+    /// it: a path for each image of that function, the read reading any
+    /// write of a value with that image.
+    Mapped,
+}
+
+impl Instr {
+    /// Mark every register the instruction reads: its values, conditions
+    /// and expected values, and a computed address's offset.
+    pub fn mark_reads(&self, used: &mut [bool]) {
+        match self {
+            Instr::Store { val, .. } | Instr::Assign { val, .. } => val.mark_regs(used),
+            Instr::Branch { cond, .. } | Instr::Fence { val: Some(cond), .. } => cond.mark_regs(used),
+            Instr::Rmw { val, expected, .. } => {
+                val.mark_regs(used);
+                if let Some(e) = expected {
+                    e.mark_regs(used);
+                }
+            }
+            Instr::Load { .. }
+            | Instr::Fence { val: None, .. }
+            | Instr::Jump { .. }
+            | Instr::Choose { .. }
+            | Instr::Cut => {}
+        }
+        if let Instr::Load { at: Some(a), .. } | Instr::Store { at: Some(a), .. } | Instr::Rmw { at: Some(a), .. } =
+            self
+        {
+            a.off.mark_regs(used);
+        }
+    }
+}
+
 /// A computed address (`y + r0` in C): the access is to location
 /// `loc + off`, `off` evaluated on the path's registers, which must name
 /// one of the `len` locations from `loc` (an array's elements; 1 for a
@@ -606,6 +647,72 @@ impl Program {
         out
     }
 
+    /// How each instruction of thread `t` that is a load uses its value
+    /// (`LoadUse`, per instruction): free where nothing reads its register
+    /// (`value_free_loads`); mapped where its register is read by the next
+    /// instruction alone, an assignment of a function of it (and of
+    /// constants) to another register, and by nothing after that before
+    /// it is written again (a wait's read whose register gets "is the phase
+    /// complete"): values with one image are then one path.
+    pub fn load_uses(&self, t: usize) -> Vec<LoadUse> {
+        let th = &self.threads[t];
+        let free = self.value_free_loads(t);
+        let n = th.code.len();
+        // registers live before each instruction (the code jumps forward
+        // only: one pass from the end), those observed live at the end
+        let mut end = vec![false; th.nregs];
+        for o in &self.observed {
+            if let Observed::Reg { thread, reg } = o {
+                if *thread == t {
+                    if let Some(u) = end.get_mut(*reg) {
+                        *u = true;
+                    }
+                }
+            }
+        }
+        let mut live: Vec<Vec<bool>> = vec![end.clone(); n + 1];
+        for pc in (0..n).rev() {
+            let after = |k: usize| live.get(k).cloned().unwrap_or_else(|| end.clone());
+            let mut l = match &th.code[pc] {
+                Instr::Jump { target } => after(*target),
+                Instr::Branch { target, .. } | Instr::Choose { target } => {
+                    let (a, b) = (after(pc + 1), after(*target));
+                    a.iter().zip(&b).map(|(x, y)| *x || *y).collect()
+                }
+                Instr::Cut => vec![false; th.nregs],
+                _ => after(pc + 1),
+            };
+            match &th.code[pc] {
+                Instr::Load { dst: Some(d), .. } | Instr::Rmw { dst: Some(d), .. } | Instr::Assign { dst: d, .. } => {
+                    if let Some(x) = l.get_mut(*d) {
+                        *x = false;
+                    }
+                }
+                _ => {}
+            }
+            th.code[pc].mark_reads(&mut l);
+            live[pc] = l;
+        }
+        (0..n)
+            .map(|pc| {
+                if free[pc] {
+                    return LoadUse::Free;
+                }
+                let Instr::Load { dst: Some(d), ev, .. } = &th.code[pc] else { return LoadUse::Value };
+                let Some(Instr::Assign { dst: r, val }) = th.code.get(pc + 1) else { return LoadUse::Value };
+                let mut reads = vec![false; th.nregs];
+                val.mark_regs(&mut reads);
+                let only_d = reads.iter().enumerate().all(|(k, &u)| !u || k == *d);
+                let dead = r != d && !live.get(pc + 2).is_some_and(|l| l.get(*d).copied().unwrap_or(true));
+                if only_d && dead && self.templates[*ev].value_attr.is_none() {
+                    LoadUse::Mapped
+                } else {
+                    LoadUse::Value
+                }
+            })
+            .collect()
+    }
+
     /// The locations whose every write but the initial one is the write of
     /// an RMW of one thread, at the location named (no computed address),
     /// each RMW's events carrying one of `tags`: per location, that thread. Under a model whose axioms make such RMWs
@@ -698,27 +805,7 @@ impl Program {
         let th = &self.threads[t];
         let mut used = vec![false; th.nregs];
         for i in &th.code {
-            match i {
-                Instr::Store { val, .. } | Instr::Assign { val, .. } => val.mark_regs(&mut used),
-                Instr::Branch { cond, .. } | Instr::Fence { val: Some(cond), .. } => cond.mark_regs(&mut used),
-                Instr::Rmw { val, expected, .. } => {
-                    val.mark_regs(&mut used);
-                    if let Some(e) = expected {
-                        e.mark_regs(&mut used);
-                    }
-                }
-                Instr::Load { .. }
-                | Instr::Fence { val: None, .. }
-                | Instr::Jump { .. }
-                | Instr::Choose { .. }
-                | Instr::Cut => {}
-            }
-            // a computed address uses the registers of its offset
-            if let Instr::Load { at: Some(a), .. } | Instr::Store { at: Some(a), .. } | Instr::Rmw { at: Some(a), .. } =
-                i
-            {
-                a.off.mark_regs(&mut used);
-            }
+            i.mark_reads(&mut used);
         }
         th.code
             .iter()

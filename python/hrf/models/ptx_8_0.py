@@ -165,8 +165,18 @@ def build() -> Model:
     name = "ptx-8.0"
     # rmw_chains: a thread's mbarrier operations of one object are morally strong pairs (one
     # thread, the generic proxy, the whole object; the complete-tx too), so axiom-Atomicity and
-    # axiom-Coherence (through observation and program order) put each after the one it reads
-    model = Model(name, doc=__doc__, supports=lambda test: supports(name, test, hopper=True), rmw_chains=("MBAR",))
+    # axiom-Coherence (through observation and program order) put each after the one it reads;
+    # and axiom-Coherence puts each after the thread's earlier ones in this model's program order
+    # (po_async, generic and on one address: causality order), which does not order what follows
+    # an asynchronous complete-tx (BULK) or a cp.async arrive-on (CPARRIVE) after it, nor such an
+    # arrive-on after what precedes it
+    model = Model(
+        name,
+        doc=__doc__,
+        supports=lambda test: supports(name, test, hopper=True),
+        rmw_chains=("MBAR",),
+        rmw_chain_order=(("BULK", "CPARRIVE"), ("CPARRIVE",)),
+    )
     release_pattern, acquire_pattern = patterns(po_vloc, dartagnan=False, po_=po_async)
     # PTX ISA 8.6's fence.release begins a release pattern ("Release and Acquire Patterns": "a release
     # or acquire-release memory fence followed by a strong write"); fence.acquire, an F & ACQ, ends an

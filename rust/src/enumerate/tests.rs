@@ -393,7 +393,7 @@ fn all_paths(p: &Program) -> Vec<Vec<Path>> {
         value_domains(p, &private, &[], &[], &Limits { max_values: 100, max_paths: 100, ..Limits::default() }, &budget)
             .unwrap();
     (0..p.threads.len())
-        .map(|t| thread_paths(p, t, &dom, &private, &[], &[], 100, &budget, false).unwrap().paths)
+        .map(|t| thread_paths(p, t, &dom, &private, &[], &Chained::default(), 100, &budget, false).unwrap().paths)
         .collect()
 }
 
@@ -717,6 +717,7 @@ fn a_paths_rmws_must_form_one_chain_from_the_initial_value() {
         ctrl: 0,
         addr: 0,
         any_value: false,
+        alts: None,
     };
     let rmws = |pairs: &[(i64, i64)]| -> Vec<PathEvent> {
         pairs.iter().flat_map(|&(r, w)| [ev(Kind::R, r, false), ev(Kind::W, w, true)]).collect()
@@ -759,9 +760,11 @@ fn chained_paths_keep_the_references_executions() {
     let budget = Budget::new(None, None);
     let private = vec![false; p.locations.len()];
     let dom = value_domains(&p, &private, &[], &[], &Limits::default(), &budget).unwrap();
-    let count =
-        |chained: &[usize]| thread_paths(&p, 0, &dom, &private, &[], chained, 100, &budget, false).unwrap().paths.len();
-    assert_eq!((count(&[]), count(&[0])), (16, 2));
+    let count = |locs: Vec<usize>| {
+        let chained = Chained { locs, order: None };
+        thread_paths(&p, 0, &dom, &private, &[], &chained, 100, &budget, false).unwrap().paths.len()
+    };
+    assert_eq!((count(vec![]), count(vec![0])), (16, 2));
     // with a rival thread's add the location is no one thread's: no reduction, same answers
     let p = adds(false, true);
     let m = Compiled::new(sc_chains(), &p).unwrap();
@@ -798,4 +801,85 @@ fn justified_by_bit_sets_agrees_with_the_sorted_pairs() {
     // some combinations read a value none of their paths writes (INC3's,
     // where P0 reads 2 and no other path has written 1 or 2)
     assert!(dropped > 0);
+}
+
+/// P0: x = 1; x = 2; x = 3 (stores); P1: r0 = x; r1 = (r0 == 0) (with
+/// `keep`: r2 = r0 + 0 after it, so r0 is read again); observed: r1.
+fn mapped(keep: bool) -> Program {
+    let mut p1 = vec![
+        json!({"op": "load", "dst": 0, "loc": 0, "ev": 3}),
+        json!({"op": "assign", "dst": 1, "val": {"k": "bin", "o": "==", "a": {"k": "r", "r": 0}, "b": {"k": "c", "v": 0}}}),
+    ];
+    if keep {
+        p1.push(json!({"op": "assign", "dst": 2, "val": {"k": "r", "r": 0}}));
+    }
+    let st = |v: i64, ev: usize| json!({"op": "store", "loc": 0, "val": {"k": "c", "v": v}, "ev": ev});
+    serde_json::from_value(json!({
+        "name": "MAPPED",
+        "locations": [{"name": "x", "init": 0}],
+        "templates": [tmpl("W"), tmpl("W"), tmpl("W"), tmpl("R")],
+        "threads": [
+            {"name": "P0", "nregs": 1, "code": [st(1, 0), st(2, 1), st(3, 2)]},
+            {"name": "P1", "nregs": 3, "code": p1}
+        ],
+        "observed": [{"kind": "reg", "thread": 1, "reg": 1}],
+        "condition": {"k": "eq", "var": 0, "val": 1}
+    }))
+    .unwrap()
+}
+
+#[test]
+fn a_load_read_through_one_assignment_is_a_path_per_image() {
+    use crate::program::LoadUse;
+    assert_eq!(mapped(false).load_uses(1), [LoadUse::Mapped, LoadUse::Value]);
+    // r0 read again later: a path per value
+    assert_eq!(mapped(true).load_uses(1)[0], LoadUse::Value);
+    let p = mapped(false);
+    let budget = Budget::new(None, None);
+    let private = vec![false; 1];
+    let dom = value_domains(&p, &private, &[], &[], &Limits::default(), &budget).unwrap();
+    let paths =
+        thread_paths(&p, 1, &dom, &private, &p.load_uses(1), &Chained::default(), 100, &budget, false).unwrap().paths;
+    // x is 0 (r1 = 1) or 1, 2, 3 (r1 = 0): two paths, the second reading any of 1, 2, 3
+    assert_eq!(paths.len(), 2);
+    let alts: Vec<Option<Vec<i64>>> = paths.iter().map(|q| q.events[0].alts.as_ref().map(|a| a.to_vec())).collect();
+    assert!(alts.contains(&None) && alts.contains(&Some(vec![1, 2, 3])));
+    // the same executions as the reference's, each read showing the value of the write it read
+    for q in [mapped(false), mapped(true)] {
+        let fast = run(&q, false);
+        let slow = run(&q, true);
+        assert_eq!(summary(&fast), summary(&slow));
+        let mut shown: Vec<i64> =
+            fast.executions.iter().map(|e| e.events.iter().find(|v| v.kind == "R").unwrap().value).collect();
+        shown.sort();
+        assert_eq!(shown, [0, 1, 2, 3], "one execution per write P1 reads, under SC");
+    }
+}
+
+#[test]
+fn chain_plans_give_each_rmw_what_an_order_of_them_gives() {
+    use super::super::execution::chain_plans;
+    // P0 of ADDS: fetch_add 1 then 2 from 0: in either order, the first reads 0 or 2, the second 1 or 0
+    let p = adds(false, false);
+    assert!(chain_plans(&p, 0, 0, None).is_some());
+    let budget = Budget::new(None, None);
+    let private = vec![false; 1];
+    let dom = value_domains(&p, &private, &[], &[], &Limits::default(), &budget).unwrap();
+    let chained = Chained { locs: vec![0], order: None };
+    let paths = thread_paths(&p, 0, &dom, &private, &[], &chained, 100, &budget, false).unwrap().paths;
+    let mut reads: Vec<(i64, i64)> = paths.iter().map(|q| (q.events[0].value, q.events[2].value)).collect();
+    reads.sort();
+    assert_eq!(reads, [(0, 1), (2, 0)]);
+    // with program order putting each before the later ones: 0 then 1 alone
+    let order = crate::model_ir::RmwChainOrder::default();
+    assert_eq!(chain_plans(&p, 0, 0, Some(&order)).map(|c| c.orders()), Some(1));
+    let chained = Chained { locs: vec![0], order: Some(order.clone()) };
+    let paths = thread_paths(&p, 0, &dom, &private, &[], &chained, 100, &budget, false).unwrap().paths;
+    assert_eq!(paths.iter().map(|q| (q.events[0].value, q.events[2].value)).collect::<Vec<_>>(), [(0, 1)]);
+    // an RMW tagged as program order's exception (the adds are tagged A): both orders again
+    let free = crate::model_ir::RmwChainOrder { not_from: vec!["A".into()], not_to: vec![] };
+    assert_eq!(chain_plans(&p, 0, 0, Some(&free)).map(|c| c.orders()), Some(2));
+    // one RMW, one order (whether the thread writes the location alone is
+    // `rmw_chain_writers`'s question, not this one's: INC3's x is not)
+    assert!(chain_plans(&incs(), 0, 0, None).is_some_and(|c| c.orders() == 1));
 }
