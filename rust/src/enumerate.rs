@@ -192,9 +192,10 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     } else {
         vec![false; prog.locations.len()]
     };
-    // Loads whose value nothing uses read any write, on one path (the
-    // reference gives them every value of their domain, a path each).
-    let value_free: Vec<Vec<LoadUse>> = if limits.reference {
+    // How each load uses its value (`LoadUse`): one whose value nothing uses
+    // reads any write, on one path; one read through one assignment is a
+    // path per image (the reference gives each every value of its domain).
+    let loads: Vec<Vec<LoadUse>> = if limits.reference {
         vec![Vec::new(); prog.threads.len()]
     } else {
         (0..prog.threads.len()).map(|t| prog.load_uses(t)).collect()
@@ -213,7 +214,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
             order: model.ir.rmw_chain_order.clone(),
         })
         .collect();
-    let dom = match value_domains(prog, &private, &value_free, &chained, limits, &budget) {
+    let dom = match value_domains(prog, &private, &loads, &chained, limits, &budget) {
         Ok(d) => d,
         Err(e) => {
             stopped(&mut out, e, &budget)?;
@@ -221,8 +222,8 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
         }
     };
     let mut per_thread: Vec<Vec<Path>> = Vec::new();
-    for (t, free) in value_free.iter().enumerate() {
-        match thread_paths(prog, t, &dom, &private, free, &chained[t], limits.max_paths, &budget, false) {
+    for (t, uses) in loads.iter().enumerate() {
+        match thread_paths(prog, t, &dom, &private, uses, &chained[t], limits.max_paths, &budget, false) {
             Ok(p) => {
                 out.cut_paths.push(p.cut);
                 per_thread.push(p.paths);
@@ -293,14 +294,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
                 if shared.budget.stopped() {
                     break;
                 }
-                let mut rem = idx;
-                let mut chosen: Vec<&Path> = Vec::with_capacity(radices.len());
-                let mut which: Vec<usize> = Vec::with_capacity(radices.len());
-                for (t, &r) in radices.iter().enumerate() {
-                    chosen.push(&per_thread[t][rem % r]);
-                    which.push(rem % r);
-                    rem /= r;
-                }
+                let which = path_indices(&radices, idx);
                 if justify.as_ref().is_some_and(|j| !j.justified(&which)) {
                     // no candidate: a read's value is written by none of these
                     // paths, nor is it the initial value (counted as the work
@@ -308,6 +302,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
                     unjustified += 1;
                     continue;
                 }
+                let chosen: Vec<&Path> = which.iter().enumerate().map(|(t, &i)| &per_thread[t][i]).collect();
                 match quorums_met(prog, &chosen) {
                     Quorums::Met => acc.absorb(combination(&shared, &chosen, &mut carry)?),
                     Quorums::Blocked => acc.blocked += 1,
@@ -353,6 +348,20 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     }
     out.seconds = start.elapsed().as_secs_f64();
     Ok(out)
+}
+
+/// Combination `idx` of the threads' paths as a mixed-radix number: the
+/// index of each thread's path (`radices`: how many paths each has).
+fn path_indices(radices: &[usize], idx: usize) -> Vec<usize> {
+    let mut rem = idx;
+    radices
+        .iter()
+        .map(|&r| {
+            let i = rem % r;
+            rem /= r;
+            i
+        })
+        .collect()
 }
 
 /// Whether a path combination is an execution of the barriers with a

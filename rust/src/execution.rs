@@ -99,8 +99,9 @@ fn resolve(
 /// location's domain, except a read of a location marked in `private`: it
 /// returns the value of the path's last write to it, or the initial value
 /// (for models whose axioms imply as much: `ModelIr::uniproc`), and a
-/// load marked in `value_free` (by instruction; nothing uses its value):
-/// one path, whichever write it reads. With `chained` (locations whose
+/// load marked `LoadUse::Free` in `loads` (by instruction; nothing uses its
+/// value): one path, whichever write it reads; one marked `Mapped`: a path
+/// per image of the assignment after it. With `chained` (locations whose
 /// only writes, init aside, are this thread's RMWs, under a model that
 /// makes them atomic: `ModelIr::rmw_chains`): only the paths whose RMWs of
 /// each form one chain from its initial value (`rmw_chain_holds`). Errors when more than `max_paths`
@@ -160,7 +161,9 @@ pub fn thread_paths(
                     .collect();
                 // a path whose RMWs of a chained location form no chain has no
                 // consistent execution: not kept, nor counted against max_paths
-                if !chained.locs.iter().all(|&l| rmw_chain_holds(prog.locations[l].init, &evs, l)) {
+                // (where a plan gave the values, they follow one of its orders: a chain)
+                let mut unplanned = chained.locs.iter().filter(|l| !plans.contains_key(l));
+                if !unplanned.all(|&l| rmw_chain_holds(prog.locations[l].init, &evs, l)) {
                     break;
                 }
                 out.paths.push(Path { events: evs, regs, read_regs, fault });
@@ -212,7 +215,8 @@ pub fn thread_paths(
                     let vals = if any_value { vec![0] } else { values(loc, &evs) };
                     // A mapped load: one path per image of the assignment after it, the
                     // read's alternatives the values of that image (the first its value).
-                    let mut groups: Vec<Vec<i64>> = vals.iter().map(|&v| vec![v]).collect();
+                    let mut alts: Vec<Option<std::sync::Arc<[i64]>>> = Vec::new();
+                    let mut vals = vals;
                     if let (Some(Instr::Assign { val, .. }), Some(d)) = (th.code.get(pc + 1), dst) {
                         if shared && loads.get(pc) == Some(&LoadUse::Mapped) {
                             let mut by: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
@@ -220,12 +224,10 @@ pub fn thread_paths(
                                 let img = val.eval_with(&|r| if r == *d { Some(v) } else { regs.get(r).copied() })?;
                                 by.entry(img).or_default().push(v);
                             }
-                            groups = by.into_values().collect();
+                            vals = by.values().map(|g| g[0]).collect();
+                            alts = by.into_values().map(|g| (g.len() > 1).then(|| g.into())).collect();
                         }
                     }
-                    let vals: Vec<i64> = groups.iter().map(|g| g[0]).collect();
-                    let alts: Vec<Option<std::sync::Arc<[i64]>>> =
-                        groups.into_iter().map(|g| (g.len() > 1).then(|| g.into())).collect();
                     for (k, &v) in vals.iter().enumerate() {
                         let last = k + 1 == vals.len();
                         let mut r2 = if last { std::mem::take(&mut regs) } else { regs.clone() };
@@ -247,7 +249,7 @@ pub fn thread_paths(
                             ctrl: ctl,
                             addr,
                             any_value,
-                            alts: alts[k].clone(),
+                            alts: alts.get(k).cloned().flatten(),
                         });
                         stack.push((pc + 1, r2, e2, t2, ctl, fault.clone()));
                     }
@@ -431,7 +433,7 @@ const MAX_CHAIN_RMWS: usize = 24;
 pub fn rmw_chain_domains(prog: &Program) -> Vec<Option<BTreeSet<i64>>> {
     let n = prog.locations.len();
     let mut starts: Vec<BTreeSet<i64>> = prog.locations.iter().map(|l| BTreeSet::from([l.init])).collect();
-    let mut rmws: Vec<Vec<(RmwOp, &crate::program::Expr, Option<i64>)>> = vec![Vec::new(); n];
+    let mut rmws: Vec<Vec<ConstantRmw>> = vec![Vec::new(); n];
     let mut general = vec![false; n];
     let no_reg = |_: usize| None;
     for t in &prog.threads {
@@ -443,15 +445,13 @@ pub fn rmw_chain_domains(prog: &Program) -> Vec<Option<BTreeSet<i64>>> {
                     }
                     _ => reach(*loc, at).for_each(|l| general[l] = true),
                 },
-                Instr::Rmw { loc, rmw, val, expected, at, fail_store, .. } => {
+                Instr::Rmw { loc, at, fail_store, .. } => {
                     if let Some(fs) = fail_store {
                         general[fs.loc] = true;
                     }
-                    let exp = expected.as_ref().map(|e| e.eval(&[]));
-                    if at.is_some() || val.names_register() || matches!(exp, Some(Err(_))) {
-                        reach(*loc, at).for_each(|l| general[l] = true);
-                    } else {
-                        rmws[*loc].push((*rmw, val, exp.and_then(Result::ok)));
+                    match constant_rmw(i) {
+                        Some(f) => rmws[*loc].push(f),
+                        None => reach(*loc, at).for_each(|l| general[l] = true),
                     }
                 }
                 _ => {}
@@ -493,6 +493,21 @@ pub fn rmw_chain_domains(prog: &Program) -> Vec<Option<BTreeSet<i64>>> {
         }
     }
     out
+}
+
+/// An RMW's operation, operand and expected value (`constant_rmw`).
+type ConstantRmw<'a> = (RmwOp, &'a crate::program::Expr, Option<i64>);
+
+/// An RMW at the location it names whose written value depends on the
+/// value it reads alone (no register in its operand or expected value):
+/// its operation, operand and expected value; None for any other.
+fn constant_rmw(i: &Instr) -> Option<ConstantRmw<'_>> {
+    let Instr::Rmw { rmw, val, expected, at: None, .. } = i else { return None };
+    let exp = match expected {
+        Some(e) => Some(e.eval(&[]).ok()?),
+        None => None,
+    };
+    (!val.names_register()).then_some((*rmw, val, exp))
 }
 
 /// The orders in which one thread's RMWs of a location it alone writes
@@ -547,18 +562,7 @@ pub fn chain_plans(prog: &Program, t: usize, l: usize, po_order: Option<&RmwChai
     if pcs.is_empty() || pcs.len() > MAX_PLANNED {
         return None;
     }
-    let mut fns = Vec::new();
-    for &pc in &pcs {
-        let Instr::Rmw { rmw, val, expected, at: None, .. } = &code[pc] else { return None };
-        let exp = match expected {
-            Some(e) => Some(e.eval(&[]).ok()?),
-            None => None,
-        };
-        if val.names_register() {
-            return None;
-        }
-        fns.push((*rmw, val, exp));
-    }
+    let fns: Vec<_> = pcs.iter().map(|&pc| constant_rmw(&code[pc])).collect::<Option<_>>()?;
     // the RMWs every path that is not cut passes (forward jumps only: one pass from the end)
     let all: u64 = (1u64 << pcs.len()) - 1;
     let mut must = vec![0u64; code.len() + 1];
@@ -575,53 +579,35 @@ pub fn chain_plans(prog: &Program, t: usize, l: usize, po_order: Option<&RmwChai
     if must[0] != all {
         return None;
     }
-    let no_reg = |_: usize| None;
+    // per RMW, those program order puts before it in coherence (pcs are in program order: each
+    // happens on every path, and the code jumps forward only)
+    let tagged = |pc: usize, tags: &[String]| {
+        let Instr::Rmw { ev_r, ev_w, .. } = &code[pc] else { return true };
+        [*ev_r, *ev_w].iter().any(|&e| prog.templates[e].tags.iter().any(|g| tags.contains(g)))
+    };
+    let before: Vec<u64> = (0..pcs.len())
+        .map(|j| match po_order {
+            Some(o) if !tagged(pcs[j], &o.not_to) => {
+                (0..j).filter(|&i| !tagged(pcs[i], &o.not_from)).fold(0, |m, i| m | 1 << i)
+            }
+            _ => 0,
+        })
+        .collect();
+    // every order of them that keeps those pairs, each RMW reading what the ones before it left
     let mut reads = Vec::new();
-    let mut order: Vec<usize> = (0..pcs.len()).collect();
-    let mut perms = vec![order.clone()];
-    // every order (Heap's algorithm)
-    let mut c = vec![0usize; order.len()];
-    let mut i = 0;
-    while i < order.len() {
-        if c[i] < i {
-            order.swap(if i % 2 == 0 { 0 } else { c[i] }, i);
-            perms.push(order.clone());
-            c[i] += 1;
-            i = 0;
-        } else {
-            c[i] = 0;
-            i += 1;
-        }
-    }
-    // pairs (i, j), i before j in program order (pcs are in that order: each happens on every
-    // path, and the code jumps forward only), that coherence orders so
-    let tagged = |pc: usize, tags: &[String]| match &code[pc] {
-        Instr::Rmw { ev_r, ev_w, .. } => {
-            [*ev_r, *ev_w].iter().any(|&e| prog.templates[e].tags.iter().any(|g| tags.contains(g)))
-        }
-        _ => true,
-    };
-    let before: Vec<(usize, usize)> = match po_order {
-        None => Vec::new(),
-        Some(o) => (0..pcs.len())
-            .flat_map(|i| (i + 1..pcs.len()).map(move |j| (i, j)))
-            .filter(|&(i, j)| !tagged(pcs[i], &o.not_from) && !tagged(pcs[j], &o.not_to))
-            .collect(),
-    };
-    for perm in perms {
-        let at = |k: usize| perm.iter().position(|&x| x == k).unwrap_or(usize::MAX);
-        if before.iter().any(|&(i, j)| at(i) > at(j)) {
+    let mut stack = vec![(0u64, prog.locations[l].init, vec![0; pcs.len()])];
+    while let Some((used, v, read)) = stack.pop() {
+        if used == all {
+            reads.push(read);
             continue;
         }
-        let mut read = vec![0; pcs.len()];
-        let mut v = prog.locations[l].init;
-        for &j in &perm {
-            read[j] = v;
+        for j in (0..pcs.len()).filter(|&j| used >> j & 1 == 0 && before[j] & !used == 0) {
             let (rmw, val, exp) = fns[j];
-            let operand = rmw.operand_of(val, &no_reg, v).ok()?;
-            v = rmw.apply(v, operand, exp).0?;
+            let w = rmw.apply(v, rmw.operand_of(val, &|_| None, v).ok()?, exp).0?;
+            let mut r = read.clone();
+            r[j] = v;
+            stack.push((used | 1 << j, w, r));
         }
-        reads.push(read);
     }
     Some(ChainPlans { pcs, reads })
 }

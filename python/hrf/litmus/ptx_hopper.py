@@ -164,13 +164,10 @@ BULK_FORMS = {
     ("shared::cluster", "shared::cta", "mbarrier::complete_tx::bytes"): ("BULKS2S",),
     ("global", "shared::cta", "bulk_group"): ("BGROUP",),
 }
-# cp.async.bulk.tensor's directions hrf reads (tile mode, the default), with their tags beside
-# BULK and TENSOR: PTX ISA 8.0's, and 8.6's into the executing CTA's own shared memory
-TENSOR_FORMS = {
-    ("shared::cluster", "global", "mbarrier::complete_tx::bytes"): (),
-    ("shared::cta", "global", "mbarrier::complete_tx::bytes"): ("BULKCTA",),
-    ("global", "shared::cta", "bulk_group"): ("BGROUP",),
-}
+# cp.async.bulk.tensor's directions hrf reads (tile mode, the default): the bulk copy's but
+# between shared memories (PTX ISA 8.0's, and 8.6's into the executing CTA's own), with its tags
+# beside BULK and TENSOR
+TENSOR_FORMS = {form: tags for form, tags in BULK_FORMS.items() if form[1] == "global" or form[0] == "global"}
 TENSOR_DIMS = ("1d", "2d", "3d", "4d", "5d")
 # cp.reduce.async.bulk's directions and, for each, its integer operations with their types (the ISA's
 # table; hrf's values are integers: its floating-point types are refused by name)

@@ -783,15 +783,7 @@ fn justified_by_bit_sets_agrees_with_the_sorted_pairs() {
         let total: usize = radices.iter().product();
         let mut kept = 0;
         for idx in 0..total {
-            let mut rem = idx;
-            let which: Vec<usize> = radices
-                .iter()
-                .map(|&r| {
-                    let i = rem % r;
-                    rem /= r;
-                    i
-                })
-                .collect();
+            let which = path_indices(&radices, idx);
             assert_eq!(j.justified(&which), plain.justified(&which), "{} {which:?}", p.name);
             kept += j.justified(&which) as usize;
         }
