@@ -135,6 +135,8 @@ REFUSED_BY_HRF_RUN = {
     **dict.fromkeys(("MP+st-async", "st-async-prior-store", "red-async-atomic"), "st.async and red.async"),
     # a tensor copy reads a tensor map the host builds (cuTensorMapEncodeTiled): not built
     **dict.fromkeys(("tma-tensor-load", "tma-tensor-load-short", "MP+tma-tensor-store"), "cp.async.bulk.tensor"),
+    # wgmma (sm_90a): no lowering yet
+    **{p.stem: "wgmma, the warpgroup's" for p in FAMILY.glob("wgmma-*.litmus")},
 }
 
 
@@ -186,6 +188,8 @@ CPA = "b @ mbarrier P1 = 1; d @ shared P0; g=1;"  # a copy's locations: d in P0'
 RED_INIT = "b @ mbarrier P1 = 1; d @ shared P0; x=0;"  # a bulk reduction's: d its source, x global
 TMA = "tm @ tensormap g = 16; " + CPA  # a tensor copy's: the tensor map of g's box
 TMA_LOAD = "shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+WG = "b @ mbarrier P1 = 1; d @ shared P0; e @ shared P0; g=1;"  # a wgmma's: its matrices d and e in shared memory
+WGMMA = "mma_async.sync.aligned.m64n8k32.s32.s8.s8"
 
 
 def two(row0: str, row1: str, init: str = "b @ mbarrier P1 = 1;", cta1: int = 0) -> str:
@@ -380,6 +384,26 @@ REFUSED = [
     (two("fence.proxy.tensormap::generic.release.gpu", WAIT), UnsupportedFeature, "modified on the device", 7),
     (two("tensormap.replace.tile.global_address.global.b1024.b64 [tm], r1", WAIT), UnsupportedFeature, "tensormap", 7),
     (two(ARRIVE, WAIT, init="tm @ tensormap P0 = 16; " + CPA), LitmusSyntaxError, "the tensor map's box", 3),
+    *[
+        (two(f"wgmma.{row}", WAIT, init=WG), error, words, 7)
+        for row, error, words in (
+            (
+                f"{WGMMA.replace('s8.s8', 'f16.f16')} {{r1}}, [d], [e], 1, 1, 1, 0, 0",
+                UnsupportedFeature,
+                "integer forms",
+            ),
+            (f"{WGMMA.replace('s32.s8.s8', 's32.b1.b1.and.popc')} {{r1}}, [d], [e], 1", UnsupportedFeature, ".b1"),
+            ("mma_async.sp.sync.aligned.m64n8k64.s32.s8.s8 {r1}, [d], [e], r2, 0, 1", UnsupportedFeature, ".sp"),
+            (f"{WGMMA.replace('n8k32', 'n40k32')} {{r1}}, [d], [e], 1", LitmusSyntaxError, "m64nNk32"),
+            (f"{WGMMA.replace('s32.s8', 'u32.s8')} {{r1}}, [d], [e], 1", LitmusSyntaxError, "atype and btype"),
+            (f"{WGMMA} {{r1, r2}}, [d], [e], 1", LitmusSyntaxError, "one element each"),
+            (f"{WGMMA} {{r1}}, d, [e], 1", LitmusSyntaxError, "its one element's location"),
+            (f"{WGMMA} {{r1}}, [d], [e], 2", LitmusSyntaxError, "scale-d: 0, 1"),
+            (f"{WGMMA} {{r1}}, [d], [g], 1", LitmusSyntaxError, "g is not declared in shared memory"),
+            ("wait_group.sync.aligned 9", UnsupportedFeature, "wgmma.wait_group 9: hrf reads N up to 7"),
+            ("fence.aligned", LitmusSyntaxError, "wgmma.fence.sync.aligned"),
+        )
+    ],
     (two("mbarrier.arrive.release.cta.shared::cta.b64 _, [b", WAIT), LitmusSyntaxError, "']'", 7),
     (two("mbarrier.arrive.release.cta.shared:cta.b64 _, [b]", WAIT), LitmusSyntaxError, None, 7),
 ]
@@ -655,3 +679,32 @@ def test_a_ring_refilled_without_its_empty_wait_can_hang():
     assert [f["kind"] for f in bad.flags] == ["mbarrier_phase_unwaited"]
     good = hrf.check(str(FAMILY / "mbar-pipeline.litmus"), "ptx-8.0", liveness=True)
     assert "live under fair progress: no execution spins forever" in str(good) and good.flags == []
+
+
+def test_a_wgmma_reads_its_matrices_through_the_async_proxy():
+    """wgmma-unwaited-add: the wgmma's two reads and its proxy fence carry its
+    registers' tag (r0: WREG0); the add that reads r0 before the wait has the
+    marker of that access before it; the accumulator takes A x B."""
+    t = hrf.parse((FAMILY / "wgmma-unwaited-add.litmus").read_text())
+    ops = [(type(op).__name__, op.tags) for op in t.threads[0].ops]
+    wg = ("ASYNC", "WGMMA", "WGOP", "WREG0")
+    assert ops == [
+        ("Store", ("GEN",)),
+        ("Fence", ("ASYNC", "local")),  # fence.proxy.async.shared::cta
+        ("Fence", ("WGMMA", "WFENCE")),
+        ("Load", wg),  # A's element, sa
+        ("Load", wg),  # B's, sb
+        ("Fence", wg),  # the proxy fence after its completion
+        ("Fence", ("WGMMA", "WCOMMIT")),
+        ("Fence", ("WGMMA", "WREGUSE", "WREG0")),  # the add's access to r0
+        ("Fence", ("WGMMA", "WWAIT0")),
+    ]
+    r = hrf.check(t, "ptx-8.0")
+    # r1 = r0 + 1, r0 = 2 x 3 (sa x sb after the proxy fence), in every execution, each flagged
+    assert r.outcomes == [{"0:r1": 7}] and [f["kind"] for f in r.flags] == ["wgmma_register_unwaited"]
+
+
+def test_older_models_refuse_wgmma_by_name():
+    with pytest.raises(UnsupportedFeature) as e:
+        hrf.check(str(FAMILY / "wgmma-chain.litmus"), "ptx-7.5")
+    assert "wgmma" in str(e.value) and "sm_90a" in str(e.value)

@@ -115,6 +115,16 @@ TAGS = frozenset(
         "BCOMMIT",
         *(f"BWAIT{n}" for n in range(8)),
         *(f"BWAITR{n}" for n in range(8)),
+        # wgmma (sm_90a): any of its events, the operation's own (its reads and proxy fence),
+        # wgmma.fence, a wgmma-group's commit and a wait leaving N pending, an access to a
+        # register a wgmma accesses, and that register's index in its thread
+        "WGMMA",
+        "WGOP",
+        "WFENCE",
+        "WCOMMIT",
+        *(f"WWAIT{n}" for n in range(8)),
+        "WREGUSE",
+        *(f"WREG{n}" for n in range(8)),
         # Dat3M's Vulkan: storage classes, the storage classes of an
         # operation's semantics, availability and visibility (of the
         # access, of its semantics, to the device domain), non-private

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the IR's types, for annotations only
 # fences with no order and no scope: Dat3M's fence.proxy.* (PTX), avdevice and visdevice (Vulkan),
 # the markers of sm_80's cp.async-groups (a commit, a wait) and of an mbarrier's phases (one
 # completed by an update, one a wait saw complete)
-UNORDERED_FENCES = ("proxy", "avdevice", "visdevice", "cp.async", "mbarrier")
+UNORDERED_FENCES = ("proxy", "avdevice", "visdevice", "cp.async", "mbarrier", "wgmma")
 DEFAULT_SCOPE = "dev"  # OpenCL: atomics without a scope argument are device-scoped
 
 

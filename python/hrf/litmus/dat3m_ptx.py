@@ -15,7 +15,7 @@ of the PTX ISA that real kernels and compilers write. hrf's reader of
              | (bar | barrier) ('.cta')? '.' (sync | arrive) ('.aligned')? a (',' b)?   (the ISA's)
              | (beq | bne | blt | ble | bgt | bge) v ',' v ',' label | goto label | label ':'
              | mbarrier.*, cp.async.bulk, fence.proxy.async, fence.mbarrier_init,
-               barrier.cluster.*                                     (sm_90: `ptx_hopper.py`)
+               barrier.cluster.*, wgmma.*                            (sm_90: `ptx_hopper.py`)
              | cp.async, its groups, cp.async.mbarrier.arrive         (sm_80: `ptx_hopper.py`)
     qual    := '.' (sem | scope | space | type)          (any order, each at most once)
     space   := global | shared | shared::cta | shared::cluster   (a shared location: `x @ shared P1`)
@@ -146,6 +146,8 @@ class PtxReader(HopperForms):
             return self.mbarrier(ms, t, line)
         if op == "cp":
             return self.copy(ms, t, line)
+        if op == "wgmma":
+            return self.wgmma(ms, t, line)
         if op in ("st", "red") and ms and ms[0][0] == "async":  # sm_90's asynchronous store and reduction
             return self.async_store(op, ms[1:], t, line)
         if op in ("prefetch", "prefetchu"):

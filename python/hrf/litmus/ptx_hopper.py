@@ -31,6 +31,10 @@ read into the one AST with the tags the `ptx-8.0` model reads.
              | fence.mbarrier_init.release.cluster
              | barrier.cluster.arrive{.release | .relaxed}{.aligned}
              | barrier.cluster.wait{.acquire}{.aligned}
+             | wgmma.fence.sync.aligned  |  wgmma.commit_group.sync.aligned  |  wgmma.wait_group.sync.aligned N
+             | wgmma.mma_async.sync.aligned.m64nNk32{.satfinite}.s32.atype.btype {d}, ([sa] | {a}), [sb], scale-d
+                 (atype, btype: .s8 or .u8; [sa], [sb]: the matrices' descriptors, each the one
+                  element's location in the CTA's shared memory; scale-d: 0, 1 or a register)
 
 An mbarrier is a location whose value is its state: the phases it has
 completed times PHASE, plus the current phase's pending arrivals times
@@ -107,11 +111,31 @@ it. `cp.async.mbarrier.arrive` is, without `.noinc`, a relaxed increment
 of the pending count at the instruction (CPINC), then the asynchronous
 arrive-on (CPARRIVE), an arrive that `ptx-8.0` orders after the thread's
 earlier copies alone.
+
+`wgmma.mma_async` (the warpgroup's asynchronous matrix multiply of every
+Hopper GEMM; a thread of the test stands for its warpgroup, which executes
+it alike) multiplies matrices of one element each here: its events are a
+weak read of each matrix in shared memory through the async proxy (A's
+where a descriptor names it, B's), then the implicit generic-async proxy
+fence that follows its completion ("Async Proxy"), tagged WGOP; its
+accumulator d takes A x B, plus d where scale-d is not 0 (`D = A*B+D`).
+Its integer forms alone are read (hrf's values are integers). A
+descriptor, a 64-bit value encoding a matrix's address and layout, is
+written as that one element's location (`[sa]`). `wgmma.fence`, a commit
+and a wait are marker events (WFENCE, WCOMMIT, WWAITn), counted by
+`ptx-8.0` as the other async-groups are. Before each instruction that
+reads or writes a register a wgmma of its thread accesses (its
+accumulator, its A in registers), and at the thread's end for such a
+register the final state observes, a marker (WREGUSE) carries that
+register's tag (WREGk), as the wgmma's events do: `ptx-8.0` flags an
+access that no wait completing the wgmma precedes, and a wgmma that no
+`wgmma.fence` follows such an access to (or that none precedes at all).
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 
 from . import ast as A
 from .dat3m import Dat3mReader
@@ -145,6 +169,7 @@ HOPPER = {
     "BREDUCE": "cp.reduce.async.bulk, bulk reductions",
     "TENSOR": "cp.async.bulk.tensor, tensor copies through a tensor map the host builds",
     "STASYNC": "st.async and red.async, asynchronous stores and reductions to a cluster's shared memory",
+    "WGMMA": "wgmma, the warpgroup's asynchronous matrix multiply-and-accumulate",
 }
 # where a form comes from, for the older models' refusals (SM90 where none is said)
 SM90 = "PTX ISA 8.0's, sm_90"
@@ -153,6 +178,7 @@ ORIGIN = {
     "ONEWAY": "PTX ISA 8.6, sm_90",
     "BULKCTA": "PTX ISA 8.6, sm_90",
     "STASYNC": "PTX ISA 8.1, sm_90",
+    "WGMMA": "PTX ISA 8.0's, sm_90a",
 }
 WAIT_GROUPS = 8  # cp.async.wait_group N for N below this (a tag CPWAITn each)
 # cp.async.bulk's directions hrf reads (the ISA's .dst, .src, completion mechanism), each
@@ -199,6 +225,13 @@ FLOATS = ("f16", "bf16", "f32", "f64")
 # red.async's operations with their types (the ISA's, with an mbarrier), and st.async's integer types
 RED_ASYNC = SHARED_REDUCTIONS
 ST_ASYNC = ("b32", "u32", "s32", "b64", "u64", "s64")
+# wgmma.mma_async's integer shapes (the ISA's m64nNk32 for .s32.atype.btype) and its types
+WGMMA_N = (8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224)
+WGMMA_INT = ("s8", "u8")
+# its other type forms, refused by name (hrf's values are integers)
+WGMMA_OTHER = ("f16", "bf16", "tf32", "e4m3", "e5m2", "f32", "b1")
+WGMMA_REGS = 8  # the registers a thread's wgmmas access, each a tag WREGk (one flag relation each)
+WGMMA_VALUE = "wgmma."  # the registers of a wgmma's reads (no register of a test: a name with a dot)
 
 
 def mbarrier_add(b: str, delta: int, sem: str, scope: str, tags: tuple, line: int) -> A.ExprStmt:
@@ -340,6 +373,46 @@ def with_phases(body: tuple, counts: dict, names=None) -> tuple:
     return tuple(out)
 
 
+def register_use(regs: dict, names, line: int) -> tuple:
+    """The markers (WREGUSE, WREGk) of an access to those of `names` a wgmma of the thread accesses."""
+    ks = sorted({regs[n] for n in names if n in regs})
+    return tuple(A.Fence((), "wgmma", None, line=line, tags=("WGMMA", "WREGUSE", f"WREG{k}")) for k in ks)
+
+
+def is_wgmma_part(s) -> bool:
+    """Is `s` one of a wgmma's own statements (a read into its held register, its accumulator's update)?"""
+    if not isinstance(s, A.Assign):
+        return False
+    if s.reg.startswith(WGMMA_VALUE):
+        return True
+    return s.expr is not None and any(
+        isinstance(x, A.Reg) and x.name.startswith(WGMMA_VALUE) for x in A.walk_expr(s.expr)
+    )
+
+
+def with_register_uses(body: tuple, regs: dict) -> tuple:
+    """`body` with, before each statement that reads or writes a register of
+    `regs` (those its thread's wgmmas access, each with its k) other than a
+    wgmma's own, the markers of that access (`register_use`)."""
+    out: list = []
+    for s in body:
+        if isinstance(s, A.Fence) and "WGOP" in s.tags or is_wgmma_part(s):
+            out.append(s)
+            continue
+        names = [x.name for e in A.exprs_of(s) for x in A.walk_expr(e) if isinstance(x, A.Reg)]
+        if isinstance(s, A.Assign):
+            names.append(s.reg)
+        out += register_use(regs, names, s.line)
+        if isinstance(s, A.If):
+            s = A.with_fields(s, then=with_register_uses(s.then, regs), orelse=with_register_uses(s.orelse, regs))
+        elif isinstance(s, A.While):
+            # (its condition is read again after each pass of its body)
+            body_uses = with_register_uses(s.body, regs) + register_use(regs, names, s.line)
+            s = A.with_fields(s, body=body_uses)
+        out.append(s)
+    return tuple(out)
+
+
 def wait_group(tags, prefix: str = "CPWAIT") -> int | None:
     """The N of a `cp.async.wait_group N` marker's tags (CPWAITn), or of
     another wait's (`prefix` BWAIT, BWAITR: cp.async.bulk.wait_group{.read}), or None."""
@@ -377,6 +450,8 @@ class HopperForms(Dat3mReader):
         self.async_stores: list = []  # st.async, red.async: (thread index, destination, mbarrier, red?, token)
         self.states: list = []  # registers arrives return their states in: (thread index, register, token)
         self.tensormaps: dict = {}  # tensor map -> (its box's location, bytes, token)
+        self.wgmma_regs: dict = {}  # (thread index, register a wgmma accesses) -> k, its tag WREGk
+        self.wgmmas = 0
 
     # ------------------------------------------------------------ the init block
     def init_at(self, t, loc: str, inits: list) -> None:
@@ -869,6 +944,111 @@ class HopperForms(Dat3mReader):
         red = A.Rmw(rmw, a, value, "rlx", SCOPES["cluster"], line=line, tags=(*tags, "RED"))
         return (A.ExprStmt(red, line=line), complete)
 
+    # ------------------------------------------------------------ wgmma
+    def wgmma(self, ms: list, t, line: int):
+        """`wgmma.fence`, `.commit_group`, `.wait_group N` (each `.sync.aligned`) and `.mma_async`."""
+        words = [m for m, _ in ms]
+        if words[:1] == ["mma_async"] and words[1:2] == ["sp"]:
+            self.unsupported("wgmma.mma_async.sp (a sparse A) is not modelled", t)
+            return self.skip_operands(line)
+        if words[:1] == ["mma_async"] and words[1:3] == ["sync", "aligned"]:
+            return self.mma_async(ms[3:], t, line)
+        if words == ["fence", "sync", "aligned"]:
+            return self.wgmma_marker("WFENCE", line)
+        if words == ["commit_group", "sync", "aligned"]:
+            return self.wgmma_marker("WCOMMIT", line)
+        if words == ["wait_group", "sync", "aligned"]:
+            n = self.group_count("wgmma.wait_group", t)
+            return A.Label(f"$unread{line}", line=line) if n is None else self.wgmma_marker(f"WWAIT{n}", line)
+        self.fail_at(
+            t,
+            "wgmma.fence.sync.aligned, wgmma.mma_async.sync.aligned..., wgmma.commit_group.sync.aligned "
+            "or wgmma.wait_group.sync.aligned N (the ISA's forms)",
+        )
+
+    def wgmma_marker(self, tag: str, line: int) -> A.Fence:
+        """wgmma.fence, a wgmma-group's commit or a wait: an event with no memory effect of its own."""
+        return A.Fence((), "wgmma", None, line=line, tags=("WGMMA", tag))
+
+    def mma_async(self, ms: list, t, line: int):
+        """`wgmma.mma_async.sync.aligned.shape{.satfinite}.s32.atype.btype d, (a-desc | a), b-desc, scale-d`:
+        the reads of its matrices in shared memory through the async proxy, the proxy fence after
+        its completion, and its accumulator's `D = A*B+D` (`D = A*B` where scale-d is 0)."""
+        words = [w for w, _ in ms if w != "satfinite"]
+        other = next((w for w in words[1:] if w in WGMMA_OTHER), None)
+        if other is not None:
+            what = "single-bit .b1 (.and.popc)" if other == "b1" else "floating-point"
+            self.unsupported(f"wgmma.mma_async of {what} matrices: hrf reads its integer forms alone (.s32.s8/.u8)", t)
+            return self.skip_operands(line)
+        shape = re.fullmatch(r"m64n([0-9]+)k32", words[0]) if words else None
+        if shape is None or int(shape.group(1)) not in WGMMA_N:
+            self.fail_at(
+                t, f"an integer wgmma's shape, m64nNk32 with N one of {', '.join(map(str, WGMMA_N))} (the ISA)"
+            )
+        if len(words) != 4 or words[1] != "s32" or words[2] not in WGMMA_INT or words[3] not in WGMMA_INT:
+            self.fail_at(
+                t, "wgmma.mma_async.sync.aligned.shape{.satfinite}.s32.atype.btype, atype and btype .s8 or .u8"
+            )
+        d = self.one_register("the accumulator d: one register ({d}): hrf's matrices are one element each")
+        self.comma()
+        a_reg = a_loc = None
+        if self.peek()[0] == "{":
+            a_reg = self.one_register("A in registers: one register ({a}): hrf's matrices are one element each")
+        else:
+            a_loc = self.descriptor()
+        self.comma()
+        b_loc = self.descriptor()
+        self.comma()
+        scale = self.value()
+        if not isinstance(scale, A.Reg) and not (isinstance(scale, A.Const) and scale.value in (0, 1)):
+            self.fail_at(t, "scale-d: 0, 1 or a predicate register (the ISA)")
+        if self.peek()[0] == ",":
+            self.fail_at(self.peek(), "no more operands (the integer forms end with scale-d)")
+        regs = [d] + ([a_reg] if a_reg else [])
+        for r in regs:
+            if (self.col, r) not in self.wgmma_regs:
+                k = sum(1 for col, _ in self.wgmma_regs if col == self.col)
+                if k == WGMMA_REGS:
+                    msg = (
+                        f"a thread's wgmmas access {WGMMA_REGS} registers at most here (hrf counts each one's accesses)"
+                    )
+                    self.defer(Unsupported(msg, t[2], t[3]))
+                self.wgmma_regs[(self.col, r)] = k
+        self.wgmmas += 1
+        tags = ("ASYNC", "WGMMA", "WGOP", *(f"WREG{self.wgmma_regs[(self.col, r)]}" for r in regs))
+        out: list = []
+        values = []
+        for name, loc in (("a", a_loc), ("b", b_loc)):
+            if loc is None:  # A in a register
+                values.append(A.Reg(a_reg or "", line=line))
+                continue
+            self.note_space(loc, {"space": ("shared::cta", t)}, t)
+            held = f"{WGMMA_VALUE}{name}{self.wgmmas}"
+            out.append(A.Assign(held, A.Load(loc, False, line=line, tags=tags), line=line))
+            values.append(A.Reg(held, line=line))
+        product = A.BinOp("*", values[0], values[1], line=line)
+        kept = A.BinOp("!=", scale, A.Const(0, line=line), line=line)
+        accumulated = A.BinOp("*", A.Reg(d, line=line), kept, line=line)
+        out.append(A.Assign(d, A.BinOp("+", product, accumulated, line=line), line=line))
+        # the implicit generic-async proxy fence that follows its completion ("Async Proxy")
+        out.append(A.Fence(("proxy",), "proxy", None, line=line, tags=tags))
+        return tuple(out)
+
+    def one_register(self, what: str) -> str:
+        """`{r}`: a matrix's fragment in one register."""
+        self.expect("{", f"'{{' ({what})")
+        r = self.reg()
+        if self.peek()[0] == ",":
+            self.fail_at(self.peek(), what)
+        self.expect("}", "'}'")
+        return r
+
+    def descriptor(self) -> str:
+        """`[s]`: a matrix descriptor, written as its one element's location in shared memory."""
+        if self.peek()[0] != "[":
+            self.fail("a matrix descriptor, written as its one element's location in shared memory ([s])")
+        return self.address()
+
     def skip_operands(self, line: int):
         while self.peek()[0] not in ("|", ";", END):
             self.i += 1
@@ -1018,7 +1198,23 @@ class HopperForms(Dat3mReader):
         self.check_states(test)
         self.check_cluster_barriers(test)
         phased = tuple(A.with_fields(th, body=with_phases(th.body, counts)) for th in test.threads)
-        return A.with_fields(test, threads=phased)
+        return A.with_fields(test, threads=self.with_wgmma_uses(test, phased))
+
+    def with_wgmma_uses(self, test: A.Test, threads: tuple) -> tuple:
+        """Each thread whose wgmmas access registers, with the markers of its
+        other accesses to them (`with_register_uses`), and at its end those of
+        the registers the final state observes (read once the thread is done)."""
+        observed = [*A.prop_vars(test.condition.prop)] if test.condition else []
+        observed += [v for v in test.locations if isinstance(v, A.RegVar)]
+        out = []
+        for col, th in enumerate(threads):
+            regs = {r: k for (c, r), k in self.wgmma_regs.items() if c == col}
+            if regs:
+                seen = [v.reg for v in observed if isinstance(v, A.RegVar) and v.thread == th.index]
+                body = with_register_uses(th.body, regs) + register_use(regs, seen, th.line)
+                th = A.with_fields(th, body=body)
+            out.append(th)
+        return tuple(out)
 
     def check_states(self, test: A.Test) -> None:
         """The state an arrive returns is opaque (the ISA): its register is
@@ -1164,6 +1360,16 @@ def event_text(op) -> str | None:
             if n is not None
             else f"cp.async.bulk.wait_group {wait_group(tags, 'BWAIT')}"
         )
+    if "WGMMA" in tags:
+        if "WGOP" in tags:
+            return f"wgmma.mma_async: read [{loc}]" if loc else "wgmma.mma_async: the proxy fence after its completion"
+        if "WFENCE" in tags:
+            return "wgmma.fence"
+        if "WCOMMIT" in tags:
+            return "wgmma.commit_group"
+        if "WREGUSE" in tags:
+            return "(an access to a register of a wgmma above)"
+        return f"wgmma.wait_group {wait_group(tags, 'WWAIT')}"
     if "STASYNC" in tags:
         what = "complete_tx" if "MBAR" in tags else op.op if "RED" in tags else "write"
         return f"{'red' if 'RED' in tags or 'REDASYNC' in tags else 'st'}.async: {what} [{loc}]"

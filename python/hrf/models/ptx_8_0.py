@@ -58,7 +58,18 @@ instructions that synchronise:
   thread does after the wait; `cp.async.mbarrier.arrive`'s arrive-on,
   asynchronous too, follows the thread's earlier copies alone and
   releases them (and nothing else) to a wait that acquires the phase's
-  completion ("Mbarrier-based mechanism").
+  completion ("Mbarrier-based mechanism");
+- sm_90a's `wgmma.mma_async` ("Asynchronous Warpgroup Level Matrix
+  Multiply-Accumulate Instructions"): its reads of its matrices in shared
+  memory are the async proxy's ("Async Proxy"), ordered after what its
+  thread did before it (docs/readings.md reads the ISA's exception for
+  wgmma as its registers') and before nothing it does after until a
+  `wgmma.wait_group N` completes its wgmma-group, then the implicit
+  generic-async proxy fence that follows its completion; an access to its
+  accumulator or A register that no such wait precedes is undefined
+  (`wgmma_register_unwaited`), as is a wgmma that no `wgmma.fence`
+  precedes, or none after another access to its registers
+  (`wgmma_unfenced`; accumulating across wgmmas needs none).
 
 How the litmus syntax reads into events is `litmus/ptx_hopper.py`; each
 place where the ISA's prose leaves a choice is a row of docs/readings.md.
@@ -66,9 +77,9 @@ place where the ISA's prose leaves a choice is a row of docs/readings.md.
 
 from __future__ import annotations
 
-from ..dsl import IW, F, I, Model, R, W, dom, id_, loc, po, rf, rmw, same_event_attr, same_thread_attr
+from ..dsl import IW, F, I, Model, R, W, dom, id_, loc, po, ran, rf, rmw, same_event_attr, same_thread_attr
 from ..dsl import tag as t
-from ..litmus.ptx_hopper import WAIT_GROUPS
+from ..litmus.ptx_hopper import WAIT_GROUPS, WGMMA_REGS
 from .common import ACQ, ACQ_REL, QF_UP, REL, SC, sr, sync_fence, vloc
 from .ptx_6_0 import RED, axioms, patterns, strong_read, strong_write, supports, sync_barrier
 from .ptx_7_5 import PROXIES, proxies, proxy_preserved
@@ -78,18 +89,25 @@ MBWAIT = t("MBWAIT")  # a wait's read, and on its success path its acquire
 ARRIVE, GLOBAL, SHARED, BULK = t("ARRIVE"), t("global"), t("local"), t("BULK")  # shared memory: hrf's `local`
 
 
+def union_of(rs: list):
+    """The union of the relations `rs` (at least one)."""
+    out = rs[0]
+    for r in rs[1:]:
+        out = out | r
+    return out
+
+
 def completed_by(copies, commit, wait: str):
     """A copy's event and a wait that completes it (`wait`n: a wait that leaves the n most
     recent async-groups pending): a copy with n + 1 commits between it and the wait is done
     ("Async-group mechanism": a commit groups the thread's earlier uncommitted copies)."""
-    out = None
+    out = []
     for n in range(WAIT_GROUPS):
         r = I(copies)
         for _ in range(n + 1):
             r = r >> po >> I(commit)
-        r = r >> po >> I(t(f"{wait}{n}"))
-        out = r if out is None else out | r
-    return out
+        out.append(r >> po >> I(t(f"{wait}{n}")))
+    return union_of(out)
 
 
 # cp.async.bulk is asynchronous: its events (BULK: read, write, proxy fence, then for a copy
@@ -120,7 +138,15 @@ after_cp = (I(CPCOPY) >> po) - copy_pair - (completed >> po) - (I(CPCOPY) >> po 
 # cp.async operations ... but not to those of any other instruction issued by the thread")
 own_increment = (I(CPINC) >> po >> I(CPARRIVE)) - (I(CPINC) >> po >> I(CPARRIVE & W) >> po >> I(CPARRIVE))
 around_arrive = ((I(~CPCOPY) >> po >> I(CPARRIVE)) - own_increment - rmw) | ((I(CPARRIVE) >> po) - rmw)
-po_async = po - after_copy - after_cp - around_arrive  # this model's program order, everywhere below
+# wgmma.mma_async (WGOP: its reads through the async proxy, then the proxy fence after its
+# completion) is ordered after what the thread did before it (docs/readings.md: the ISA's "except
+# in the case of wgmma.mma_async" read as its registers', which wgmma.fence orders) and before
+# nothing it does after, but its own fence and what follows a wgmma.wait_group that completes it
+WGOP, WFENCE, WCOMMIT, WREGUSE = t("WGOP"), t("WFENCE"), t("WCOMMIT"), t("WREGUSE")
+wgmma_done = completed_by(WGOP, WCOMMIT, "WWAIT")
+own_wgmma_fence = (I(WGOP & R) >> po >> I(WGOP & F)) - (I(WGOP & R) >> po >> I(WGOP & F) >> po >> I(WGOP & F))
+after_wgmma = (I(WGOP) >> po) - own_wgmma_fence - (wgmma_done >> po)
+po_async = po - after_copy - after_cp - around_arrive - after_wgmma  # this model's program order, everywhere below
 # the ISA's "Asynchronous Operations": the complete-tx "is ordered only with respect
 # to the memory operations performed by the same asynchronous instruction", and "does
 # not transitively establish ordering with respect to prior instructions"
@@ -239,6 +265,21 @@ def build() -> Model:
     STALE = t("MBSTALE")
     stale = (I(MBWAIT & R) >> po >> I(STALE)) - (I(MBWAIT & R) >> po >> I(MBWAIT & R) >> po >> I(STALE))
     model.empty(stale, "mbarrier_wait_stale", flag="mbarrier_wait_stale")
+    # wgmma.wait_group: "Accessing the accumulator register or the input register containing the
+    # fragments of matrix A of a wgmma.mma_async instruction without first performing a
+    # wgmma.wait_group instruction that waits on a wgmma-group including that wgmma.mma_async
+    # instruction is undefined behavior"; wgmma.fence "must be issued ... Before the first
+    # wgmma.mma_async operation in a warpgroup" and between a register access and a wgmma that
+    # accesses the same register ("Otherwise, the behavior is undefined")
+    unwaited, unfenced = [], []
+    for k in range(WGMMA_REGS):
+        reg = t(f"WREG{k}")
+        use, op = I(WREGUSE & reg), I(WGOP & R & reg)
+        unwaited.append((op >> po >> use) - (wgmma_done >> po >> use))
+        unfenced.append((use >> po >> op) - (use >> po >> I(WFENCE) >> po >> op))
+    model.empty(union_of(unwaited), "wgmma_register_unwaited", flag="wgmma_register_unwaited")
+    unfenced.append(I(WGOP & R - ran(I(WFENCE) >> po)))  # no wgmma.fence before it at all
+    model.empty(union_of(unfenced), "wgmma_unfenced", flag="wgmma_unfenced")
     return model
 
 
