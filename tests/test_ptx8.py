@@ -201,6 +201,11 @@ def on_line_7(init: str, cases) -> list:
     return [(two(row, WAIT, init=init, cta1=cta1), error, words, 7) for row, cta1, error, words in cases]
 
 
+def prefixed(prefix: str, init: str, cases) -> list:
+    """REFUSED's entries for P0's rows `prefix` + row, with (row, error, words) cases over one init block."""
+    return [(two(prefix + row, WAIT, init=init), error, words, 7) for row, error, words in cases]
+
+
 # each: a test, the error's class, words of its message, the line it names
 REFUSED = [
     (two(ARRIVE, WAIT.replace("], 0", "], 2")), LitmusSyntaxError, "a parity, 0 or 1", 7),
@@ -350,9 +355,10 @@ REFUSED = [
         "multicast",
         7,
     ),
-    *[
-        (two(f"cp.async.bulk.tensor.{row}", WAIT, init=TMA), error, words, 7)
-        for row, error, words in (
+    *prefixed(
+        "cp.async.bulk.tensor.",
+        TMA,
+        (
             (f"2d.{TMA_LOAD} [d], [tm, {{0, 1}}], [b]", UnsupportedFeature, "hrf's tensor map holds one box"),
             (f"2d.{TMA_LOAD} [d], [tm, {{0}}], [b]", LitmusSyntaxError, "2 coordinates"),
             (f"2d.{TMA_LOAD} [d], [tm, {{0, r1}}], [b]", UnsupportedFeature, "coordinates are 0"),
@@ -371,8 +377,8 @@ REFUSED = [
                 LitmusSyntaxError,
                 "g is not declared in shared memory",
             ),
-        )
-    ],
+        ),
+    ),
     # a tensor map's box is global memory
     (
         two(f"cp.async.bulk.tensor.1d.{TMA_LOAD} [d], [tm, {{0}}], [b]", WAIT, init="tm @ tensormap d = 16; " + CPA),
@@ -384,9 +390,10 @@ REFUSED = [
     (two("fence.proxy.tensormap::generic.release.gpu", WAIT), UnsupportedFeature, "modified on the device", 7),
     (two("tensormap.replace.tile.global_address.global.b1024.b64 [tm], r1", WAIT), UnsupportedFeature, "tensormap", 7),
     (two(ARRIVE, WAIT, init="tm @ tensormap P0 = 16; " + CPA), LitmusSyntaxError, "the tensor map's box", 3),
-    *[
-        (two(f"wgmma.{row}", WAIT, init=WG), error, words, 7)
-        for row, error, words in (
+    *prefixed(
+        "wgmma.",
+        WG,
+        (
             (
                 f"{WGMMA.replace('s8.s8', 'f16.f16')} {{r1}}, [d], [e], 1, 1, 1, 0, 0",
                 UnsupportedFeature,
@@ -402,8 +409,8 @@ REFUSED = [
             (f"{WGMMA} {{r1}}, [d], [g], 1", LitmusSyntaxError, "g is not declared in shared memory"),
             ("wait_group.sync.aligned 9", UnsupportedFeature, "wgmma.wait_group 9: hrf reads N up to 7"),
             ("fence.aligned", LitmusSyntaxError, "wgmma.fence.sync.aligned"),
-        )
-    ],
+        ),
+    ),
     (two("mbarrier.arrive.release.cta.shared::cta.b64 _, [b", WAIT), LitmusSyntaxError, "']'", 7),
     (two("mbarrier.arrive.release.cta.shared:cta.b64 _, [b]", WAIT), LitmusSyntaxError, None, 7),
 ]
