@@ -134,7 +134,17 @@ REFUSED_BY_HRF_RUN = {
     "MP+bulk-reduce-dsmem": "cp.async.bulk.shared::cluster.shared::cta",
     **dict.fromkeys(("MP+st-async", "st-async-prior-store", "red-async-atomic"), "st.async and red.async"),
     # a tensor copy reads a tensor map the host builds (cuTensorMapEncodeTiled): not built
-    **dict.fromkeys(("tma-tensor-load", "tma-tensor-load-short", "MP+tma-tensor-store"), "cp.async.bulk.tensor"),
+    **dict.fromkeys(
+        (
+            "tma-tensor-load",
+            "tma-tensor-load-short",
+            "tma-tensor-load-hint",
+            "MP+tma-tensor-store",
+            "MP+tma-tensor-reduce",
+            "MP+tma-tensor-reduce-no-wait",
+        ),
+        "cp.async.bulk.tensor",
+    ),
     # wgmma (sm_90a): no lowering yet
     **{p.stem: "wgmma, the warpgroup's" for p in FAMILY.glob("wgmma-*.litmus")},
 }
@@ -293,7 +303,11 @@ REFUSED = [
                 ("global.shared::cta.bulk_group.add.f32", UnsupportedFeature, "hrf's values are integers"),
                 ("global.shared::cta.bulk_group.add.noftz.bf16", UnsupportedFeature, "hrf's values are integers"),
                 ("global.shared::cta.bulk_group.and.u32", LitmusSyntaxError, ".and.u32 is not among the ISA's"),
-                ("global.shared::cta.bulk_group.L2::cache_hint.add.u32", UnsupportedFeature, "cache hints"),
+                (
+                    "shared::cluster.shared::cta.mbarrier::complete_tx::bytes.L2::cache_hint.add.u32",
+                    LitmusSyntaxError,
+                    "the source or the destination in .global",
+                ),
                 ("global.shared::cta.mbarrier::complete_tx::bytes.add.u32", UnsupportedFeature, "hrf models"),
             )
         ),
@@ -371,6 +385,12 @@ REFUSED = [
                 UnsupportedFeature,
                 "in tile mode",
             ),
+            (f"2d.{TMA_LOAD} [d], [tm, {{0, 0}}], [b], 0", LitmusSyntaxError, "needs .L2::cache_hint"),
+            (
+                f"2d.{TMA_LOAD}.L2::cache_hint [d], [tm, {{0, 0}}], [b], [g]",
+                LitmusSyntaxError,
+                "a register or a number",
+            ),
             # a TMA store's source is the CTA's shared memory
             (
                 "1d.global.shared::cta.bulk_group [tm, {0}], [g]",
@@ -387,6 +407,24 @@ REFUSED = [
         7,
     ),
     (two(ARRIVE, WAIT, init="tm @ tensormap g = 24; " + CPA), LitmusSyntaxError, "a box's bytes, a multiple of 16", 3),
+    *prefixed(
+        "cp.reduce.async.bulk.tensor.",
+        "tm @ tensormap g = 16; b @ mbarrier P1 = 1; d @ shared P0; g=1;",
+        (
+            ("1d.global.shared::cta.min.tile.bulk_group [tm, {0}], [d]", UnsupportedFeature, "element type"),
+            (
+                "3d.global.shared::cta.add.im2col_no_offs.bulk_group [tm, {0, 0, 0}], [d]",
+                UnsupportedFeature,
+                "tile mode",
+            ),
+            (
+                "1d.shared::cluster.shared::cta.add.tile.bulk_group [tm, {0}], [d]",
+                LitmusSyntaxError,
+                "the ISA's one form",
+            ),
+            ("1d.global.shared::cta.mul.bulk_group [tm, {0}], [d]", LitmusSyntaxError, "not .mul"),
+        ),
+    ),
     (two("fence.proxy.tensormap::generic.release.gpu", WAIT), UnsupportedFeature, "modified on the device", 7),
     (two("tensormap.replace.tile.global_address.global.b1024.b64 [tm], r1", WAIT), UnsupportedFeature, "tensormap", 7),
     (two(ARRIVE, WAIT, init="tm @ tensormap P0 = 16; " + CPA), LitmusSyntaxError, "the tensor map's box", 3),
@@ -715,3 +753,33 @@ def test_older_models_refuse_wgmma_by_name():
     with pytest.raises(UnsupportedFeature) as e:
         hrf.check(str(FAMILY / "wgmma-chain.litmus"), "ptx-7.5")
     assert "wgmma" in str(e.value) and "sm_90a" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "plain,hinted",
+    [
+        (
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [d], [g], 16, [b]",
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [d], [g], 16, [b], r1",
+        ),
+        (
+            f"cp.async.bulk.tensor.1d.{TMA_LOAD} [d], [tm, {{0}}], [b]",
+            f"cp.async.bulk.tensor.1d.{TMA_LOAD}.L2::cache_hint [d], [tm, {{0}}], [b], 0",
+        ),
+        (
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [g], [d], 16",
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.add.u32 [g], [d], 16, r1",
+        ),
+        (
+            "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [tm, {0}], [d]",
+            "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.bulk_group.L2::cache_hint [tm, {0}], [d], r1",
+        ),
+        ("cp.async.bulk.prefetch.L2.global [g], 16", "cp.async.bulk.prefetch.L2.global.L2::cache_hint [g], 16, r1"),
+    ],
+)
+def test_a_cache_hint_is_no_event(plain, hinted):
+    """ "cache-policy is a hint ... and does not change the memory consistency behavior": the
+    hinted form reads into the plain one's operations (a reduction of the tensor map's box too)."""
+    a, b = (parse_text(two(row, WAIT, init=TMA), "t.litmus") for row in (plain, hinted))
+    assert a.threads[0].ops == b.threads[0].ops
+    assert "TENSOR" in str(b.threads[0].ops) or "tensor" not in plain

@@ -24,6 +24,10 @@ read into the one AST with the tags the `ptx-8.0` model reads.
              | cp.reduce.async.bulk.dst.src.completion.op.type [dst], [src], n{, [b]}
                  (shared::cluster.shared::cta.mbarrier::complete_tx::bytes, global.shared::cta.bulk_group;
                   op: add, min, max, inc, dec, and, or, xor; integer types)
+             | cp.reduce.async.bulk.tensor.Nd.global.shared::cta.op{.tile}.bulk_group [tm, {0, ..}], [src]
+                 (op: add, inc, dec, and, or, xor)
+                 (each copy and reduction: with .L2::cache_hint, and then `, policy` after its
+                  operands, a register or an integer: a hint, no event)
              | cp.async.(ca | cg).shared{::cta}.global [dst], [src], n            (sm_80)
              | cp.async.commit_group  |  cp.async.wait_group N  |  cp.async.wait_all
              | cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [b]
@@ -180,6 +184,9 @@ ORIGIN = {
     "STASYNC": "PTX ISA 8.1, sm_90",
     "WGMMA": "PTX ISA 8.0's, sm_90a",
 }
+# "cache-policy is a hint to the cache subsystem ... and does not change the memory consistency
+# behavior of the program": read (its 64-bit operand too), no event
+CACHE_HINT = "L2::cache_hint"
 WAIT_GROUPS = 8  # cp.async.wait_group N for N below this (a tag CPWAITn each)
 # cp.async.bulk's directions hrf reads (the ISA's .dst, .src, completion mechanism), each
 # with the tag its events carry beside BULK (the copy into the executing CTA's own memory is
@@ -655,6 +662,8 @@ class HopperForms(Dat3mReader):
             return self.async_marker("BCOMMIT", line, "BGROUP")
         if words[:3] == ["async", "bulk", "wait_group"]:
             return self.bulk_wait(words[3:], t, line)
+        if words[:4] == ["reduce", "async", "bulk", "tensor"]:
+            return self.bulk_reduce_tensor(words, t, line)
         if words[:3] == ["reduce", "async", "bulk"]:
             return self.bulk_reduce(words, t, line)
         if words[:3] == ["async", "bulk", "prefetch"]:
@@ -664,10 +673,12 @@ class HopperForms(Dat3mReader):
         return self.bulk_copy(ms, t, line)
 
     def bulk_prefetch(self, words: list, t, line: int):
-        """`cp.async.bulk.prefetch.L2.global [src], size`: a cache hint, no event (as prefetch)."""
+        """`cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [src], size{, policy}`: a cache hint, no event (as prefetch)."""
+        hinted = CACHE_HINT in words
+        words = [w for w in words if w != CACHE_HINT]
         if words[3:] != ["L2", "global"]:
             self.unsupported(
-                f"cp.{'.'.join(words)}: hrf reads cp.async.bulk.prefetch.L2.global alone (tensors and cache hints are not)",
+                f"cp.{'.'.join(words)}: hrf reads cp.async.bulk.prefetch.L2.global{{.L2::cache_hint}} alone (tensors are not)",
                 t,
             )
             return self.skip_operands(line)
@@ -676,6 +687,7 @@ class HopperForms(Dat3mReader):
         size = self.value()
         if not isinstance(size, A.Const) or size.value <= 0 or size.value % 16:
             self.fail_at(t, "a size in bytes, a multiple of 16 (the ISA)")
+        self.cache_policy(hinted, t)
         return ()
 
     def async_copy(self, words: list, t, line: int):
@@ -753,6 +765,8 @@ class HopperForms(Dat3mReader):
         """`cp.async.bulk.dst.src.completion [dst], [src], size{, [b]}`: a copy
         through the async proxy, completed through an mbarrier or a bulk async-group."""
         words = [m for m, _ in ms]
+        hinted = CACHE_HINT in words
+        words = [w for w in words if w != CACHE_HINT]
         if words[:2] != ["async", "bulk"]:
             self.unsupported(
                 f"cp.{'.'.join(words)}: hrf models cp.async.bulk (its three mbarrier directions and the "
@@ -765,11 +779,14 @@ class HopperForms(Dat3mReader):
         if form not in BULK_FORMS:
             self.unsupported(
                 f"cp.{'.'.join(words)}: hrf models cp.async.bulk.{{{', '.join('.'.join(f) for f in BULK_FORMS)}}} "
-                "(tensors, multicast, cache hints, masks and prefetches are not modelled; reductions are cp.reduce.async.bulk)",
+                "(multicast and masks are not modelled; tensors are cp.async.bulk.tensor, reductions cp.reduce.async.bulk)",
                 t,
             )
             return self.skip_operands(line)
-        return self.bulk_events(form, *self.bulk_operands(form), BULK_FORMS[form], None, t, line)
+        self.hint_space(hinted, form, t)
+        operands = self.bulk_operands(form)
+        self.cache_policy(hinted, t)
+        return self.bulk_events(form, *operands, BULK_FORMS[form], None, t, line)
 
     def bulk_operands(self, form: tuple) -> tuple[str, str, object, str | None]:
         """`[dst], [src], size` and, but for a bulk-group copy, `, [b]`: (dst, src, size, b or None)."""
@@ -785,29 +802,48 @@ class HopperForms(Dat3mReader):
 
     def bulk_tensor(self, words: list, t, line: int):
         """`cp.async.bulk.tensor.dim.dst.src{.tile}.completion`: the bulk copy of the tensor map's box."""
-        dim, form = words[3] if len(words) > 3 else "", tuple(w for w in words[4:] if w != "tile")
+        hinted = CACHE_HINT in words
+        dim, form = words[3] if len(words) > 3 else "", tuple(w for w in words[4:] if w not in ("tile", CACHE_HINT))
         if dim not in TENSOR_DIMS:
             self.fail_at(t, "cp.async.bulk.tensor's dimensions: .1d, .2d, .3d, .4d or .5d")
         if form not in TENSOR_FORMS:
             self.unsupported(
                 f"cp.{'.'.join(words)}: hrf models cp.async.bulk.tensor.dim."
                 f"{{{', '.join('.'.join(f) for f in TENSOR_FORMS)}}} in tile mode (multicast, im2col, gather4 and "
-                "scatter4, cta_group and cache hints are not modelled)",
+                "scatter4 and cta_group are not modelled)",
                 t,
             )
             return self.skip_operands(line)
         if form[2] == "bulk_group":  # [tm, {coordinates}], [src]: to the box
             dst, size = self.tensor_operand(int(dim[0]))
             self.comma()
-            return self.bulk_events(
-                form, dst, self.address(), size, None, (*TENSOR_FORMS[form], "TENSOR"), None, t, line
-            )
+            src = self.address()
+            self.cache_policy(hinted, t)
+            return self.bulk_events(form, dst, src, size, None, (*TENSOR_FORMS[form], "TENSOR"), None, t, line)
         dst = self.address()
         self.comma()
         src, size = self.tensor_operand(int(dim[0]))
         self.comma()
         b = self.address()
+        self.cache_policy(hinted, t)
         return self.bulk_events(form, dst, src, size, b, (*TENSOR_FORMS[form], "TENSOR"), None, t, line)
+
+    def hint_space(self, hinted: bool, form: tuple, t) -> None:
+        """ "The qualifier .level::cache_hint is only supported when at least one of the .src or .dst
+        statespaces is .global state space" (the ISA)."""
+        if hinted and "global" not in form[:2]:
+            self.fail_at(t, f".{CACHE_HINT} needs the source or the destination in .global (the ISA)")
+
+    def cache_policy(self, hinted: bool, t) -> None:
+        """`, cache-policy`, which `.L2::cache_hint` allows (a 64-bit register or integer): a hint, no event."""
+        if self.peek()[0] != ",":
+            return
+        if not hinted:
+            self.fail_at(self.peek(), f"no more operands (a cache-policy operand needs .{CACHE_HINT}: the ISA)")
+        self.i += 1
+        policy = self.value()
+        if not isinstance(policy, (A.Const, A.Reg)):
+            self.fail_at(t, "a cache policy: a 64-bit register or integer (the ISA)")
 
     def tensor_operand(self, dims: int) -> tuple[str, A.Const]:
         """`[tm, {c0, ..}]`, `dims` coordinates, each 0: (the box's location, its bytes)."""
@@ -869,13 +905,15 @@ class HopperForms(Dat3mReader):
         return (*events, mbarrier_add(b, -size.value, "rel", SCOPES["cluster"], (*MBAR_TAGS, "BULK", *tensor), line))
 
     def bulk_reduce(self, words: list, t, line: int):
-        """`cp.reduce.async.bulk.dst.src.completion.op.type [dst], [src], size{, [b]}`."""
+        """`cp.reduce.async.bulk.dst.src.completion{.L2::cache_hint}.op.type [dst], [src], size{, [b]}{, policy}`."""
+        hinted = CACHE_HINT in words
+        words = [w for w in words if w != CACHE_HINT]
         form, rest = tuple(words[3:6]), words[6:]
         ops = REDUCE_FORMS.get(form)
         if ops is None or len(rest) not in (2, 3) or (len(rest) == 3 and rest[1] != "noftz"):
             self.unsupported(
                 f"cp.{'.'.join(words)}: hrf models cp.reduce.async.bulk.{{{', '.join('.'.join(f) for f in REDUCE_FORMS)}}}"
-                ".op.type (tensors, cache hints and the floating-point .noftz form are not modelled)",
+                ".op.type (the floating-point .noftz form is not modelled)",
                 t,
             )
             return self.skip_operands(line)
@@ -891,7 +929,42 @@ class HopperForms(Dat3mReader):
             self.fail_at(t, f"cp.reduce.async.bulk to .{form[0]}: .{op}.{typ} is not among the ISA's ({known})")
         rmw = "umin" if op == "min" and typ.startswith("u") else "umax" if op == "max" and typ.startswith("u") else op
         tags = (*BULK_FORMS[form], "BREDUCE") + (("BRED64",) if typ.endswith("64") else ())  # hrf run: 32-bit words
-        return self.bulk_events(form, *self.bulk_operands(form), tags, rmw, t, line)
+        self.hint_space(hinted, form, t)
+        operands = self.bulk_operands(form)
+        self.cache_policy(hinted, t)
+        return self.bulk_events(form, *operands, tags, rmw, t, line)
+
+    def bulk_reduce_tensor(self, words: list, t, line: int):
+        """`cp.reduce.async.bulk.tensor.dim.global.shared::cta.op{.tile}.bulk_group{.L2::cache_hint}
+        [tm, {0, ..}], [src]{, policy}`: the bulk reduction of the tensor map's box (the TMA reduce)."""
+        hinted = CACHE_HINT in words
+        dim = words[4] if len(words) > 4 else ""
+        if dim not in TENSOR_DIMS:
+            self.fail_at(t, "cp.reduce.async.bulk.tensor's dimensions: .1d, .2d, .3d, .4d or .5d")
+        rest = [w for w in words[5:] if w not in ("tile", CACHE_HINT)]
+        if "im2col_no_offs" in rest:
+            self.unsupported("cp.reduce.async.bulk.tensor in .im2col_no_offs mode is not modelled (tile mode is)", t)
+            return self.skip_operands(line)
+        if len(rest) != 4 or (rest[0], rest[1], rest[3]) != ("global", "shared::cta", "bulk_group"):
+            self.fail_at(
+                t, "cp.reduce.async.bulk.tensor.dim.global.shared::cta.op{.tile}.bulk_group (the ISA's one form)"
+            )
+        op = rest[2]
+        if op in ("min", "max"):
+            # the element type, which decides a signed or an unsigned comparison, is the tensor map's
+            self.unsupported(
+                f"cp.reduce.async.bulk.tensor .{op}: its element type is the tensor map's, which hrf's does not give",
+                t,
+            )
+            return self.skip_operands(line)
+        if op not in SHARED_REDUCTIONS:
+            self.fail_at(t, f"a reduction among the ISA's (.add, .min, .max, .inc, .dec, .and, .or, .xor), not .{op}")
+        form = ("global", "shared::cta", "bulk_group")
+        dst, size = self.tensor_operand(int(dim[0]))
+        self.comma()
+        src = self.address()
+        self.cache_policy(hinted, t)
+        return self.bulk_events(form, dst, src, size, None, (*BULK_FORMS[form], "BREDUCE", "TENSOR"), op, t, line)
 
     def async_store(self, op: str, ms: list, t, line: int):
         """`st.async{.weak}{.shared::cluster}.mbarrier::complete_tx::bytes.type [a], b, [mbar]` and
