@@ -145,6 +145,10 @@ REFUSED_BY_HRF_RUN = {
         ),
         "cp.async.bulk.tensor",
     ),
+    # a warp's collective accesses: hrf run runs each thread alone
+    **{
+        p.stem: "ldmatrix and stmatrix" for p in FAMILY.glob("*.litmus") if "ldmatrix" in p.stem or "stmatrix" in p.stem
+    },
     # wgmma (sm_90a): no lowering yet
     **{p.stem: "wgmma, the warpgroup's" for p in FAMILY.glob("wgmma-*.litmus")},
 }
@@ -447,6 +451,19 @@ REFUSED = [
             (f"{WGMMA} {{r1}}, [d], [g], 1", LitmusSyntaxError, "g is not declared in shared memory"),
             ("wait_group.sync.aligned 9", UnsupportedFeature, "wgmma.wait_group 9: hrf reads N up to 7"),
             ("fence.aligned", LitmusSyntaxError, "wgmma.fence.sync.aligned"),
+        ),
+    ),
+    *prefixed(
+        "",
+        "b @ mbarrier P1 = 1; d @ shared P0; g=1;",
+        (
+            ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {r1, r2, r3, r4}, [d]", UnsupportedFeature, "hrf reads .x1"),
+            ("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {r1, r2}, [d]", UnsupportedFeature, ".m16n16"),
+            ("ldmatrix.m8n8.x1.shared.b16 {r1}, [d]", LitmusSyntaxError, "ldmatrix.sync.aligned (the ISA"),
+            ("stmatrix.sync.aligned.m8n8.x1.shared.b8 [d], {r1}", LitmusSyntaxError, "shape and type among"),
+            ("ldmatrix.sync.aligned.m8n8.x1.b16 {r1, r2}, [d]", LitmusSyntaxError, "one register"),
+            ("ldmatrix.sync.aligned.m8n8.x1.b16 {r1}, [g]", LitmusSyntaxError, "g is not declared in shared memory"),
+            ("stmatrix.sync.aligned.m8n8.x1.global.b16 [d], {r1}", LitmusSyntaxError, "the ISA's form"),
         ),
     ),
     (two("mbarrier.arrive.release.cta.shared::cta.b64 _, [b", WAIT), LitmusSyntaxError, "']'", 7),

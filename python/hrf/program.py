@@ -115,6 +115,7 @@ TAGS = frozenset(
         "BCOMMIT",
         *(f"BWAIT{n}" for n in range(8)),
         *(f"BWAITR{n}" for n in range(8)),
+        "MATRIX",  # ldmatrix, stmatrix: a warp's collective weak load or store of shared memory
         # wgmma (sm_90a): any of its events, the operation's own (its reads and proxy fence),
         # wgmma.fence, a wgmma-group's commit and a wait leaving N pending, an access to a
         # register a wgmma accesses, and that register's index in its thread

@@ -167,6 +167,8 @@ def check_runnable(test: A.Test) -> None:
             hopper = tags & (set(HOPPER) - LOWERED_FORMS)
             if hopper:
                 _refuse(f"{HOPPER[min(hopper)]} (sm_90): hrf run has no lowering of them yet", line)
+            if "MATRIX" in tags:
+                _refuse("ldmatrix and stmatrix, a warp's collective accesses: hrf run runs each thread alone", line)
             if "BRED64" in tags:
                 _refuse("a bulk reduction of 64-bit elements: hrf run's locations are 32-bit words", line)
             if getattr(op, "remote", False):

@@ -17,6 +17,9 @@ of the PTX ISA that real kernels and compilers write. hrf's reader of
              | mbarrier.*, cp.async.bulk, fence.proxy.async, fence.mbarrier_init,
                barrier.cluster.*, wgmma.*                            (sm_90: `ptx_hopper.py`)
              | cp.async, its groups, cp.async.mbarrier.arrive         (sm_80: `ptx_hopper.py`)
+             | ldmatrix.sync.aligned.m8n8.x1{.trans}{.shared{::cta}}.b16 {r}, [s]
+             | stmatrix.sync.aligned.(m8n8 | m16n8).x1{.trans}{.shared{::cta}}.(b16 | b8) [s], {r}
+                 (a weak load or store of s in the CTA's shared memory: one matrix of one element)
     qual    := '.' (sem | scope | space | type)          (any order, each at most once)
     space   := global | shared | shared::cta | shared::cluster   (a shared location: `x @ shared P1`)
     sem     := weak | relaxed | acquire | release | acq_rel | volatile
@@ -74,6 +77,8 @@ ATOMS = {"atom": "GEN", "suatom": "SUR"}
 REDS = {"red": "GEN", "sured": "SUR"}
 PROXIES = {"generic": "GEN", "constant": "CON", "texture": "TEX", "surface": "SUR"}
 MEMBAR = {"cta": "wg", "gl": "dev", "sys": "all"}
+# ldmatrix's and stmatrix's (shape, type) pairs the ISA gives, for one matrix (.x1)
+MATRIX_SHAPES = {"ldmatrix": (("m8n8", "b16"),), "stmatrix": (("m8n8", "b16"), ("m16n8", "b8"))}
 # the ISA's other state spaces, floating-point types and qualifiers hrf does not model
 SPACES = ("local", "const", "param", "tex")
 HINTS = ("ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "mmio", "L1", "L2", "v2", "v4", "v8")
@@ -148,6 +153,8 @@ class PtxReader(HopperForms):
             return self.copy(ms, t, line)
         if op == "wgmma":
             return self.wgmma(ms, t, line)
+        if op in MATRIX_SHAPES:
+            return self.matrix_access(op, ms, t, line)
         if op in ("st", "red") and ms and ms[0][0] == "async":  # sm_90's asynchronous store and reduction
             return self.async_store(op, ms[1:], t, line)
         if op in ("prefetch", "prefetchu"):
@@ -184,6 +191,43 @@ class PtxReader(HopperForms):
         if op in ("bar", "barrier"):
             return self.barrier(op, ms, t, line)
         self.fail_at(t, "an instruction (ld, st, atom, red, fence, membar, bar, add, beq, goto, ...)")
+
+    def matrix_access(self, op: str, ms: list, t, line: int):
+        """`ldmatrix.sync.aligned.m8n8.x1{.trans}{.shared{::cta}}.b16 {r}, [s]` and
+        `stmatrix.sync.aligned.shape.x1{.trans}{.shared{::cta}}.type [s], {r}`: a warp's collective load
+        (store) of matrices in shared memory, which "is treated as a weak memory operation" (the ISA);
+        here one matrix of one element, a weak generic load (store) of s in the CTA's shared memory."""
+        words = [w for w, _ in ms]
+        if words[:2] != ["sync", "aligned"]:
+            self.fail_at(t, f"{op}.sync.aligned (the ISA: both are required)")
+        rest = [w for w in words[2:] if w != "trans"]
+        if op == "ldmatrix" and rest[:1] == ["m16n16"] or any(w in ("b8x16", "b6x16_p32", "b4x16_p64") for w in rest):
+            self.unsupported(f"{op} with .m16n16 or a source format (sm_100's) is not modelled", t)
+            return self.skip_operands(line)
+        if len(rest) >= 2 and rest[1] in ("x2", "x4"):
+            # each matrix's rows come from eight threads' addresses: one thread of a test stands for the warp
+            self.unsupported(
+                f"{op}.{rest[1]}: hrf reads .x1, one matrix of one element (a thread stands for the warp)", t
+            )
+            return self.skip_operands(line)
+        shapes = MATRIX_SHAPES[op]
+        if len(rest) < 3 or rest[1] != "x1" or rest[2:-1] not in ([], ["shared"], ["shared::cta"]):
+            self.fail_at(t, f"{op}.sync.aligned.shape.x1{{.trans}}{{.shared{{::cta}}}}.type (the ISA's form)")
+        if (rest[0], rest[-1]) not in shapes:
+            known = ", ".join(f".{a}.x1.{b}" for a, b in shapes)
+            self.fail_at(t, f"{op}'s shape and type among the ISA's ({known})")
+        # the ISA: an address outside .shared is undefined: s must be a location of the CTA's shared memory
+        if op == "ldmatrix":
+            dst = self.one_register(f"one register ({{r}}): hrf's {op} reads one matrix of one element")
+            self.comma()
+            loc = self.address()
+            self.note_space(loc, {"space": ("shared::cta", t)}, t)
+            return A.Assign(dst, A.Load(loc, False, line=line, tags=("GEN", "MATRIX")), line=line)
+        loc = self.address()
+        self.comma()
+        src = self.one_register(f"one register ({{r}}): hrf's {op} writes one matrix of one element")
+        self.note_space(loc, {"space": ("shared::cta", t)}, t)
+        return A.Store(loc, A.Reg(src, line=line), False, line=line, tags=("GEN", "MATRIX"))
 
     def loc(self) -> str:
         """A location, or the ISA's `[x]`."""
