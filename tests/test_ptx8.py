@@ -145,6 +145,7 @@ REFUSED_BY_HRF_RUN = {
         ),
         "cp.async.bulk.tensor",
     ),
+    **{p.stem: "multicast::cluster" for p in FAMILY.glob("*multicast*.litmus")},
     # a warp's collective accesses: hrf run runs each thread alone
     **{
         p.stem: "ldmatrix and stmatrix" for p in FAMILY.glob("*.litmus") if "ldmatrix" in p.stem or "stmatrix" in p.stem
@@ -202,6 +203,17 @@ CPA = "b @ mbarrier P1 = 1; d @ shared P0; g=1;"  # a copy's locations: d in P0'
 RED_INIT = "b @ mbarrier P1 = 1; d @ shared P0; x=0;"  # a bulk reduction's: d its source, x global
 TMA = "tm @ tensormap g = 16; " + CPA  # a tensor copy's: the tensor map of g's box
 TMA_LOAD = "shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+# a multicast copy's test: two CTAs of a cluster, d1 and b1 at d0's and b0's offsets in CTA 1 (line 10: P0's row)
+MC = "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+MC_INIT = "g=1;\nd0 @ shared P0;\nd1 @ shared P1 offset d0;\nb0 @ mbarrier P0 = 1;\nb1 @ mbarrier P1 = 1 offset b0;"
+MULTICAST_HEAD = """PTX t
+{
+%s
+}
+ P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0 ;
+ %s | mbarrier.test_wait.parity.acquire.cluster.shared::cta.b64 r0, [b1], 0 ;
+exists (P1:r0 == 1)
+"""
 WG = "b @ mbarrier P1 = 1; d @ shared P0; e @ shared P0; g=1;"  # a wgmma's: its matrices d and e in shared memory
 WGMMA = "mma_async.sync.aligned.m64n8k32.s32.s8.s8"
 
@@ -369,8 +381,8 @@ REFUSED = [
             WAIT,
             init=CPA,
         ),
-        UnsupportedFeature,
-        "multicast",
+        LitmusSyntaxError,
+        "expected ','",  # the ctaMask
         7,
     ),
     *prefixed(
@@ -383,7 +395,7 @@ REFUSED = [
             (f"1d.{TMA_LOAD} [d], [um, {{0}}], [b]", LitmusSyntaxError, "a tensor map of the initial state"),
             (f"1d.{TMA_LOAD} [d], [tm, 0], [b]", LitmusSyntaxError, "'{'"),
             (f"6d.{TMA_LOAD} [d], [tm, {{0}}], [b]", LitmusSyntaxError, ".1d, .2d, .3d, .4d or .5d"),
-            (f"1d.{TMA_LOAD}.multicast::cluster [d], [tm, {{0}}], [b], 3", UnsupportedFeature, "multicast, im2col"),
+            (f"1d.{TMA_LOAD}.multicast::cluster [d], [tm, {{0}}], [b], 3", LitmusSyntaxError, "names CTA 1, which"),
             (
                 "3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [d], [tm, {0, 0, 0}], [b], {0}",
                 UnsupportedFeature,
@@ -466,6 +478,42 @@ REFUSED = [
             ("stmatrix.sync.aligned.m8n8.x1.global.b16 [d], {r1}", LitmusSyntaxError, "the ISA's form"),
         ),
     ),
+    *[
+        (MULTICAST_HEAD % (init, row), error, words, line)
+        for init, row, error, words, line in (
+            (MC_INIT, f"{MC} [d0], [g], 16, [b0], 5", LitmusSyntaxError, "ctaMask names CTA 2", 10),
+            (MC_INIT, f"{MC} [d0], [g], 16, [b0], r1", UnsupportedFeature, "a constant mask", 10),
+            (MC_INIT, f"{MC} [d0], [g], 16, [b0], 0", LitmusSyntaxError, "at least one CTA", 10),
+            (
+                MC_INIT.replace(" offset d0", ""),
+                f"{MC} [d0], [g], 16, [b0], 3",
+                LitmusSyntaxError,
+                "no location at d0's offset in CTA 1",
+                10,
+            ),
+            (
+                MC_INIT.replace("offset d0", "offset e"),
+                f"{MC} [d0], [g], 16, [b0], 3",
+                LitmusSyntaxError,
+                "declared before it",
+                5,
+            ),
+            (
+                MC_INIT.replace("d1 @ shared P1", "d1 @ shared P0"),
+                f"{MC} [d0], [g], 16, [b0], 3",
+                LitmusSyntaxError,
+                "already has one there",
+                5,
+            ),
+            (
+                MC_INIT,
+                "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster [d0], [d1], 16, [b0], 3",
+                LitmusSyntaxError,
+                "copies global memory",
+                10,
+            ),
+        )
+    ],
     (two("mbarrier.arrive.release.cta.shared::cta.b64 _, [b", WAIT), LitmusSyntaxError, "']'", 7),
     (two("mbarrier.arrive.release.cta.shared:cta.b64 _, [b]", WAIT), LitmusSyntaxError, None, 7),
 ]

@@ -110,6 +110,7 @@ TAGS = frozenset(
         "BREDUCE",  # cp.reduce.async.bulk: a bulk copy whose write is a reduction
         "BRED64",  # of 64-bit elements
         "TENSOR",  # cp.async.bulk.tensor: the bulk copy of a tensor map's box
+        "MULTICAST",  # a copy of cp.async.bulk{.tensor}'s .multicast::cluster, into one CTA of its mask
         "STASYNC",  # st.async, red.async: an asynchronous store or reduction and its complete-tx
         "REDASYNC",  # a red.async's complete-tx
         "BCOMMIT",

@@ -3,8 +3,9 @@ shared memory of a CTA and of a cluster, mbarriers, bulk copies through
 the async proxy, proxy fences of the async proxy and cluster barriers,
 read into the one AST with the tags the `ptx-8.0` model reads.
 
-    init    := loc '@' 'shared' tid ('=' number)?       x in the shared memory of tid's CTA
-             | loc '@' 'mbarrier' tid ('=' count)?       an mbarrier there (with count: initialised)
+    init    := loc '@' 'shared' tid ('=' number)? ('offset' loc)?   x in the shared memory of tid's CTA
+             | loc '@' 'mbarrier' tid ('=' count)? ('offset' loc)?  an mbarrier there (with count: initialised)
+                 (offset y: at y's CTA-relative offset, in another CTA of y's cluster)
              | name '@' 'tensormap' loc '=' bytes        a tensor map whose one box is loc, of that many bytes
     cell    := mbarrier.init{.shared::cta}.b64 [b], count
              | mbarrier.arrive{.expect_tx}{.sem}{.scope}{.space}.b64 (_ | state), [b] (',' n)?
@@ -14,8 +15,12 @@ read into the one AST with the tags the `ptx-8.0` model reads.
                  (try_wait: and a time hint, read and left aside)
              | cp.async.bulk.dst.src.mbarrier::complete_tx::bytes [dst], [src], n, [b]
                  (dst.src: shared::cluster.global, shared::cta.global, shared::cluster.shared::cta)
+             | cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
+                 [dst], [src], n, [b], mask     (mask: a 16-bit constant, a bit per CTA rank of the cluster)
              | cp.async.bulk.global.shared::cta.bulk_group [dst], [src], n
              | cp.async.bulk.tensor.Nd.dst.src{.tile}.mbarrier::complete_tx::bytes [dst], [tm, {0, ..}], [b]
+             | cp.async.bulk.tensor.Nd.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes.multicast::cluster
+                 [dst], [tm, {0, ..}], [b], mask
              | cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group [tm, {0, ..}], [src]
                  (tm: a tensor map of the initial state, `tm @ tensormap g = bytes`)
              | cp.async.bulk.commit_group  |  cp.async.bulk.wait_group{.read} N
@@ -96,6 +101,16 @@ relaxed at .cluster scope, of a cluster's shared memory through the
 generic proxy, then the complete-tx of their bytes on an mbarrier of the
 same CTA: asynchronous as a bulk copy, with no proxy fence.
 
+A multicast copy (`.multicast::cluster`) "is multicast to the same
+CTA-relative offset as dstMem in the shared memory of each destination CTA"
+and so is its complete-tx, on the mbarrier at mbar's offset: a location
+declared `offset` another (`d1 @ shared P2 offset d0`) lies at that one's
+offset in its own CTA, and the copy reads as one bulk copy per CTA of its
+mask (in rank order), each to that CTA's location at dstMem's offset,
+completing on its mbarrier at mbar's offset (each reads the source: a
+write of the source while any is in flight is the flagged undefined
+behaviour anyway). Its events carry MULTICAST beside the copy's tags.
+
 A tensor copy (`cp.async.bulk.tensor`, the "TMA" of real kernels) is
 read as the bulk copy of its box: a tensor map of the initial state
 (`tm @ tensormap g = 16`) stands for the opaque object the host builds,
@@ -174,6 +189,7 @@ HOPPER = {
     "TENSOR": "cp.async.bulk.tensor, tensor copies through a tensor map the host builds",
     "STASYNC": "st.async and red.async, asynchronous stores and reductions to a cluster's shared memory",
     "WGMMA": "wgmma, the warpgroup's asynchronous matrix multiply-and-accumulate",
+    "MULTICAST": "cp.async.bulk's .multicast::cluster, copies into several CTAs of a cluster",
 }
 # where a form comes from, for the older models' refusals (SM90 where none is said)
 SM90 = "PTX ISA 8.0's, sm_90"
@@ -187,6 +203,7 @@ ORIGIN = {
 # "cache-policy is a hint to the cache subsystem ... and does not change the memory consistency
 # behavior of the program": read (its 64-bit operand too), no event
 CACHE_HINT = "L2::cache_hint"
+MULTICAST = "multicast::cluster"  # cp.async.bulk{.tensor}'s copy into several CTAs' shared memories
 WAIT_GROUPS = 8  # cp.async.wait_group N for N below this (a tag CPWAITn each)
 # cp.async.bulk's directions hrf reads (the ISA's .dst, .src, completion mechanism), each
 # with the tag its events carry beside BULK (the copy into the executing CTA's own memory is
@@ -420,6 +437,21 @@ def with_register_uses(body: tuple, regs: dict) -> tuple:
     return tuple(out)
 
 
+def with_expanded(body: tuple, expanded: dict) -> tuple:
+    """`body` with each placeholder label of `expanded` replaced by its statements."""
+    out: list = []
+    for s in body:
+        if isinstance(s, A.Label) and s.name in expanded:
+            out += expanded[s.name]
+            continue
+        if isinstance(s, A.If):
+            s = A.with_fields(s, then=with_expanded(s.then, expanded), orelse=with_expanded(s.orelse, expanded))
+        elif isinstance(s, A.While):
+            s = A.with_fields(s, body=with_expanded(s.body, expanded))
+        out.append(s)
+    return tuple(out)
+
+
 def wait_group(tags, prefix: str = "CPWAIT") -> int | None:
     """The N of a `cp.async.wait_group N` marker's tags (CPWAITn), or of
     another wait's (`prefix` BWAIT, BWAITR: cp.async.bulk.wait_group{.read}), or None."""
@@ -457,6 +489,8 @@ class HopperForms(Dat3mReader):
         self.async_stores: list = []  # st.async, red.async: (thread index, destination, mbarrier, red?, token)
         self.states: list = []  # registers arrives return their states in: (thread index, register, token)
         self.tensormaps: dict = {}  # tensor map -> (its box's location, bytes, token)
+        self.offsets: dict = {}  # a shared location -> the one whose CTA-relative offset it lies at
+        self.multicasts: list = []  # (thread index, form, dst, src, size, mbarrier, mask, tags, token, line)
         self.wgmma_regs: dict = {}  # (thread index, register a wgmma accesses) -> k, its tag WREGk
         self.wgmmas = 0
 
@@ -489,6 +523,15 @@ class HopperForms(Dat3mReader):
             count = None
             if self.accept("="):
                 count = self.signed()
+            if self.at_word("offset"):
+                self.i += 1
+                at = self.peek()
+                if at[0] != "name" or at[1] not in {i.loc for i in inits if (i.space or "").startswith(w[1])}:
+                    self.fail(
+                        f"a location declared before it in {w[1]} memory (x @ {w[1]} P0 ...; y @ {w[1]} P1 offset x)"
+                    )
+                self.i += 1
+                self.offsets[loc] = (at[1], at)
             if w[1] == "shared":
                 inits.append(A.Init(loc, count or 0, line=t[2], space="shared", owner=owner[1]))
                 return
@@ -765,8 +808,8 @@ class HopperForms(Dat3mReader):
         """`cp.async.bulk.dst.src.completion [dst], [src], size{, [b]}`: a copy
         through the async proxy, completed through an mbarrier or a bulk async-group."""
         words = [m for m, _ in ms]
-        hinted = CACHE_HINT in words
-        words = [w for w in words if w != CACHE_HINT]
+        hinted, multicast = CACHE_HINT in words, MULTICAST in words
+        words = [w for w in words if w not in (CACHE_HINT, MULTICAST)]
         if words[:2] != ["async", "bulk"]:
             self.unsupported(
                 f"cp.{'.'.join(words)}: hrf models cp.async.bulk (its three mbarrier directions and the "
@@ -779,14 +822,32 @@ class HopperForms(Dat3mReader):
         if form not in BULK_FORMS:
             self.unsupported(
                 f"cp.{'.'.join(words)}: hrf models cp.async.bulk.{{{', '.join('.'.join(f) for f in BULK_FORMS)}}} "
-                "(multicast and masks are not modelled; tensors are cp.async.bulk.tensor, reductions cp.reduce.async.bulk)",
+                "(tensors are cp.async.bulk.tensor, reductions cp.reduce.async.bulk)",
                 t,
             )
             return self.skip_operands(line)
         self.hint_space(hinted, form, t)
         operands = self.bulk_operands(form)
+        if multicast:
+            return self.multicast(form, *operands, BULK_FORMS[form], hinted, t, line)
         self.cache_policy(hinted, t)
         return self.bulk_events(form, *operands, BULK_FORMS[form], None, t, line)
+
+    def multicast(self, form: tuple, dst: str, src: str, size, b, tags: tuple, hinted: bool, t, line: int):
+        """`..., ctaMask{, policy}` of a `.multicast::cluster` copy: kept, and read as one copy per
+        CTA of the mask once the test's CTAs are known (`expand_multicasts`); a placeholder here."""
+        if form != ("shared::cluster", "global", "mbarrier::complete_tx::bytes"):
+            self.fail_at(t, ".multicast::cluster copies global memory into .shared::cluster with an mbarrier (the ISA)")
+        self.comma()
+        mask = self.value()
+        if isinstance(mask, A.Reg):
+            self.unsupported("a ctaMask in a register: hrf reads a constant mask", t)
+            return self.skip_operands(line)
+        if not isinstance(mask, A.Const) or not 0 < mask.value < 1 << 16:
+            self.fail_at(t, "a ctaMask, a 16-bit integer naming at least one CTA (the ISA)")
+        self.cache_policy(hinted, t)
+        self.multicasts.append((self.col, form, dst, src, size, b, mask.value, tags, t, line))  # type: ignore[union-attr]
+        return A.Label(f"$multicast{len(self.multicasts) - 1}", line=line)
 
     def bulk_operands(self, form: tuple) -> tuple[str, str, object, str | None]:
         """`[dst], [src], size` and, but for a bulk-group copy, `, [b]`: (dst, src, size, b or None)."""
@@ -802,14 +863,15 @@ class HopperForms(Dat3mReader):
 
     def bulk_tensor(self, words: list, t, line: int):
         """`cp.async.bulk.tensor.dim.dst.src{.tile}.completion`: the bulk copy of the tensor map's box."""
-        hinted = CACHE_HINT in words
-        dim, form = words[3] if len(words) > 3 else "", tuple(w for w in words[4:] if w not in ("tile", CACHE_HINT))
+        hinted, multicast = CACHE_HINT in words, MULTICAST in words
+        dim = words[3] if len(words) > 3 else ""
+        form = tuple(w for w in words[4:] if w not in ("tile", CACHE_HINT, MULTICAST))
         if dim not in TENSOR_DIMS:
             self.fail_at(t, "cp.async.bulk.tensor's dimensions: .1d, .2d, .3d, .4d or .5d")
         if form not in TENSOR_FORMS:
             self.unsupported(
                 f"cp.{'.'.join(words)}: hrf models cp.async.bulk.tensor.dim."
-                f"{{{', '.join('.'.join(f) for f in TENSOR_FORMS)}}} in tile mode (multicast, im2col, gather4 and "
+                f"{{{', '.join('.'.join(f) for f in TENSOR_FORMS)}}} in tile mode (im2col, gather4 and "
                 "scatter4 and cta_group are not modelled)",
                 t,
             )
@@ -825,6 +887,8 @@ class HopperForms(Dat3mReader):
         src, size = self.tensor_operand(int(dim[0]))
         self.comma()
         b = self.address()
+        if multicast:
+            return self.multicast(form, dst, src, size, b, (*TENSOR_FORMS[form], "TENSOR"), hinted, t, line)
         self.cache_policy(hinted, t)
         return self.bulk_events(form, dst, src, size, b, (*TENSOR_FORMS[form], "TENSOR"), None, t, line)
 
@@ -1172,6 +1236,7 @@ class HopperForms(Dat3mReader):
         its cluster (`.shared::cluster`); an mbarrier's one count; cluster
         barriers that every thread of a cluster arrives at and waits on
         alike. The test, its mbarrier updates given their phases (`with_phases`)."""
+        test = self.expand_multicasts(test)
         decl = {i.loc: i for i in test.init}
         mbars = mbarriers(test)
         threads = {th.name: th for th in test.threads}
@@ -1288,6 +1353,82 @@ class HopperForms(Dat3mReader):
                 th = A.with_fields(th, body=body)
             out.append(th)
         return tuple(out)
+
+    def offset_groups(self, test: A.Test) -> dict:
+        """Each shared location -> {(cluster, CTA rank): the location at its CTA-relative offset there}
+        (`offset`), each declared in another CTA of the cluster of the one it names."""
+        decl = {i.loc: i for i in test.init}
+        owner = {th.name: th for th in test.threads}
+
+        def cta(loc: str):
+            th = owner.get(decl[loc].owner or "")
+            return None if th is None else (th.dev, th.qf, th.wg)
+
+        def root(loc: str) -> str:
+            while loc in self.offsets:
+                loc = self.offsets[loc][0]
+            return loc
+
+        groups: dict = {}
+        for loc, i in decl.items():
+            if (i.space or "") not in ("shared", "mbarrier", "mbarrier-uninit") or cta(loc) is None:
+                continue
+            group = groups.setdefault(root(loc), {})
+            where = cta(loc)
+            if loc in self.offsets:
+                other, tok = self.offsets[loc]
+                there = cta(other)
+                if there is not None and where[:2] != there[:2]:
+                    self.defer(
+                        ParseFailure(
+                            f"{loc} lies at {other}'s offset: in a CTA of its cluster, not another's", tok[2], tok[3]
+                        )
+                    )
+                if where in group.values() or (there is not None and where == there):
+                    self.defer(
+                        ParseFailure(
+                            f"{loc} lies at {other}'s offset in a CTA that already has one there", tok[2], tok[3]
+                        )
+                    )
+            group[loc] = where
+        return {loc: {where[1:]: x for x, where in g.items()} for g in groups.values() for loc in g}
+
+    def expand_multicasts(self, test: A.Test) -> A.Test:
+        """Each `.multicast::cluster` copy (its placeholder) as one bulk copy per CTA of its mask,
+        in rank order, to that CTA's location at dst's offset, completing on its mbarrier at b's."""
+        if not self.multicasts:
+            return test
+        groups = self.offset_groups(test)
+        expanded: dict = {}
+        for n, (col, form, dst, src, size, b, mask, tags, tok, line) in enumerate(self.multicasts):
+            th = test.threads[col]
+            ranks = [k for k in range(16) if mask >> k & 1]
+            ctas = {t.wg for t in test.threads if (t.dev, t.qf) == (th.dev, th.qf)}
+            events: tuple = ()
+            self.col = col
+            for k in ranks:
+                if k not in ctas:
+                    self.defer(
+                        ParseFailure(
+                            f"{th.name}: ctaMask names CTA {k}, which its cluster does not have", tok[2], tok[3]
+                        )
+                    )
+                    continue
+                there = []
+                for loc in (dst, b):
+                    at = groups.get(loc, {}).get((th.qf, k))
+                    if at is None:
+                        msg = f"{th.name}: no location at {loc}'s offset in CTA {k} (declare one: x @ shared P.. offset {loc})"
+                        self.defer(ParseFailure(msg, tok[2], tok[3]))
+                    there.append(at)
+                if None not in there:
+                    events += self.bulk_events(
+                        form, there[0], src, size, there[1], (*tags, "MULTICAST"), None, tok, line
+                    )
+            expanded[f"$multicast{n}"] = events
+        return A.with_fields(
+            test, threads=tuple(A.with_fields(th, body=with_expanded(th.body, expanded)) for th in test.threads)
+        )
 
     def check_states(self, test: A.Test) -> None:
         """The state an arrive returns is opaque (the ISA): its register is
@@ -1453,9 +1594,8 @@ def event_text(op) -> str | None:
             A.Fence: "the proxy fence after its completion",
             A.Rmw: f"{op.op} [{loc}]" if "RED" in tags else f"complete_tx [{loc}]",
         }
-        return (
-            f"cp.{'reduce.' * ('BREDUCE' in tags)}async.bulk{'.tensor' * ('TENSOR' in tags)}: {what.get(type(op), '')}"
-        )
+        multicast = " (multicast)" if "MULTICAST" in tags else ""
+        return f"cp.{'reduce.' * ('BREDUCE' in tags)}async.bulk{'.tensor' * ('TENSOR' in tags)}{multicast}: {what.get(type(op), '')}"
     if "CLBAR" in tags:
         return f"barrier.cluster.{'arrive' if op.arrive else 'wait'}.{ISA_SEM[op.order or 'acq']}"
     if "MBINIT" in tags:

@@ -59,6 +59,8 @@ instructions that synchronise:
   asynchronous too, follows the thread's earlier copies alone and
   releases them (and nothing else) to a wait that acquires the phase's
   completion ("Mbarrier-based mechanism");
+- copies multicast to several CTAs (`.multicast::cluster`): read by
+  `litmus/ptx_hopper.py` as one bulk copy per CTA of the mask;
 - sm_90a's `wgmma.mma_async` ("Asynchronous Warpgroup Level Matrix
   Multiply-Accumulate Instructions"): its reads of its matrices in shared
   memory are the async proxy's ("Async Proxy"), ordered after what its
