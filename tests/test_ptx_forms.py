@@ -173,7 +173,8 @@ def test_the_isas_barriers_order_a_ctas_threads(model, bar):
     [
         ("ld.local.relaxed.cta r0, x", r"ld\.local: hrf's PTX tests are in global and shared memory alone"),
         ("ld.relaxed.gpu.f32 r0, x", r"ld\.f32: hrf does not model floating-point values"),
-        ("ld.cg r0, x", r"ld\.cg: hrf does not model its cache"),
+        ("ld.global.nc.u32 r0, x", r"ld\.nc: hrf does not model its cache"),
+        ("ld.global.v4.u32 r0, x", r"ld\.v4: hrf does not model its cache and vector"),
         ("bar.warp.sync 0", "a warp barrier is not modelled"),
         ("bar.red.popc.u32 r0, 0, 1", "a barrier reduction is not modelled"),
     ],
@@ -192,6 +193,9 @@ def test_forms_the_isa_gives_but_hrf_does_not_model_are_refused_by_name(cell, wo
         ("ld.volatile.gpu r0, x", "a volatile ld takes no scope"),
         ("bar.arrive 0", "a thread count"),
         ("ld.shared.relaxed.cta r0, x", r"x is not declared in shared memory \(x @ shared P0\)"),
+        ("ld.relaxed.gpu.cg r0, x", r"a cache operator on a weak ld alone"),
+        ("st.global.lu x, 1", r"a cache operator of st \(\.wb, \.cg, \.cs, \.wt\); not \.lu"),
+        ("ld.global.L1::evict_last r0, x, 7", r"a cache-policy operand needs \.L2::cache_hint"),
     ],
 )
 def test_malformed_forms_are_located_syntax_errors(cell, words):
@@ -376,3 +380,29 @@ def test_a_cluster_barriers_wait_is_no_acquire_fence():
 
     assert hrf.check(text(""), "ptx-8.0").condition_holds is True
     assert hrf.check(text("fence.acquire.gpu"), "ptx-8.0").condition_holds is False
+
+
+@pytest.mark.parametrize("model", ["ptx-7.5", "ptx-8.0"])
+def test_cache_operators_and_eviction_hints_change_nothing(model):
+    """ "Cache operators on load or store instructions are treated as performance hints only ...
+    does not change the memory consistency behavior", and so are eviction priorities, the L2
+    cache hint (its cache-policy operand too) and prefetch sizes: the test reads as without them."""
+    hinted = mp(
+        "st.release.gpu.global.L2::evict_first.u32",
+        "",
+        "ld.acquire.gpu.global.L1::evict_last.L2::cache_hint.u32",
+        "",
+    ).replace(
+        "ld.acquire.gpu.global.L1::evict_last.L2::cache_hint.u32 r0, y",
+        "ld.acquire.gpu.global.L1::evict_last.L2::cache_hint.u32 r0, y, 7",
+    )
+    hinted = hinted.replace("st.weak x, 1", "st.global.cs.u32 x, 1").replace(
+        "ld.weak r1, x", "ld.global.lu.L2::128B.u32 r1, x"
+    )
+    plain = mp("st.release.gpu.global.u32", "", "ld.acquire.gpu.global.u32", "")
+    assert "L2::128B" in hinted and ", 7" in hinted
+    a, b = hrf.check(hinted, model), hrf.check(plain, model)
+    assert a.outcomes == b.outcomes and a.condition_holds is False
+    # the weak accesses keep their cache operators for hrf run, which writes them as read
+    caches = [getattr(op, "cache", None) for op in ops(hinted)]
+    assert "cs" in caches and "lu" in caches

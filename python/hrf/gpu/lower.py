@@ -510,7 +510,8 @@ class _Emitter:
                 return ["volatile", "global"]
             return ([op.cache] if op.cache else []) + ["global"]
         if kind != "atom" and not op.atomic:
-            return ["global"]  # a weak access
+            # a weak access, with its cache operator as read (a hint: ld.cg, st.cs, ...)
+            return ([op.cache] if getattr(op, "cache", None) not in (None, "volatile") else []) + ["global"]
         order = op.order or "rlx"
         if arch == "PTX" and getattr(op, "cache", None) == "volatile":  # ld.volatile / st.volatile, as written
             return ["volatile", "global"]

@@ -20,7 +20,10 @@ of the PTX ISA that real kernels and compilers write. hrf's reader of
              | ldmatrix.sync.aligned.m8n8.x1{.trans}{.shared{::cta}}.b16 {r}, [s]
              | stmatrix.sync.aligned.(m8n8 | m16n8).x1{.trans}{.shared{::cta}}.(b16 | b8) [s], {r}
                  (a weak load or store of s in the CTA's shared memory: one matrix of one element)
-    qual    := '.' (sem | scope | space | type)          (any order, each at most once)
+    qual    := '.' (sem | scope | space | type | cop | hint)   (any order, each but hints at most once)
+    cop     := ca | cg | cs | lu | cv (ld) | wb | cg | cs | wt (st)  (a weak access's; a hint)
+    hint    := L1::evict_* | L1::no_allocate | L2::evict_* | L2::cache_hint | L2::64B | L2::128B | L2::256B
+                 (no event; with L2::cache_hint, `, policy` after the operands)
     space   := global | shared | shared::cta | shared::cluster   (a shared location: `x @ shared P1`)
     sem     := weak | relaxed | acquire | release | acq_rel | volatile
     scope   := cta | cluster | gpu | sys      type := (b | u | s) (8 | 16 | 32 | 64)
@@ -81,7 +84,14 @@ MEMBAR = {"cta": "wg", "gl": "dev", "sys": "all"}
 MATRIX_SHAPES = {"ldmatrix": (("m8n8", "b16"),), "stmatrix": (("m8n8", "b16"), ("m16n8", "b8"))}
 # the ISA's other state spaces, floating-point types and qualifiers hrf does not model
 SPACES = ("local", "const", "param", "tex")
-HINTS = ("ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "mmio", "L1", "L2", "v2", "v4", "v8")
+HINTS = ("nc", "mmio", "L1", "L2", "v2", "v4", "v8")
+# cache operators of a weak ld and st: "treated as performance hints only. The use of a cache operator
+# on an ld or st instruction does not change the memory consistency behavior of the program"
+CACHE_OPS = {"ld": ("ca", "cg", "cs", "lu", "cv"), "st": ("wb", "cg", "cs", "wt")}
+# eviction priorities, the L2 cache hint and prefetch sizes of ld and st: hints too (no event)
+EVICTION = re.compile(
+    r"L1::(evict_(normal|unchanged|first|last)|no_allocate)|L2::(evict_(normal|first|last)|cache_hint|64B|128B|256B)"
+)
 # An RMW's read and write orders (Dartagnan's Tag.PTX.loadMO / storeMO: relaxed
 # halves stay strong, so that the two halves are morally strong)
 RMW_ORDERS = {"rlx": ("rlx", "rlx"), "acq": ("acq", "rlx"), "rel": ("rlx", "rel"), "acq_rel": ("acq", "rel")}
@@ -95,9 +105,15 @@ class PtxReader(HopperForms):
     def mods(self) -> list:
         """The modifiers, `.shared::cluster` and `.mbarrier::complete_tx::bytes` each one."""
         out = super().mods()
-        while out and self.peek()[0] == ":" and self.peek(1)[0] == ":" and self.peek(2)[0] == "name":
+        while out and self.peek()[0] == ":" and self.peek(1)[0] == ":" and self.peek(2)[0] in ("name", "int"):
             word, tok = out[-1]
-            out[-1] = (f"{word}::{self.peek(2)[1]}", tok)
+            if self.peek(2)[0] == "int":  # a size, `.L2::64B`: its digits, then its unit
+                if self.peek(3)[0] != "name" or self.peek(3)[1] != "B":
+                    break
+                out[-1] = (f"{word}::{self.peek(2)[1]}B", tok)
+                self.i += 1
+            else:
+                out[-1] = (f"{word}::{self.peek(2)[1]}", tok)
             self.i += 3
             out += super().mods()
         return out
@@ -163,20 +179,28 @@ class PtxReader(HopperForms):
             self.unsupported("tensormap.replace: tensor maps modified on the device are not modelled", t)
             return self.skip_operands(line)
         if op in STORES or op in LOADS:
-            q = self.qualifiers(op, ms, t, kinds=("sem", "scope", "space", "type"))
+            q = self.qualifiers(op, ms, t, kinds=("sem", "scope", "space", "type", "cop", "hint"))
             sem, scope = self.access_order(op, q, t)
             tags = (LOADS.get(op) or STORES[op],)
-            cache = "volatile" if q.get("sem", ("",))[0] == "volatile" else None  # kept for hrf run's lowering
+            if "cop" in q and q.get("sem", ("weak",))[0] != "weak":
+                self.fail_at(
+                    q["cop"][1], f"a cache operator on a weak {op} alone (the ISA's syntax), not .{q['sem'][0]}"
+                )
+            # kept for hrf run's lowering, which writes the access as read: volatile, or the cache operator
+            cache = "volatile" if q.get("sem", ("",))[0] == "volatile" else q.get("cop", (None,))[0]
+            hinted = any(w == "L2::cache_hint" for w, _ in q.get("hint", ()))
             if op in STORES:
                 loc = self.loc()
                 self.note_space(loc, q, t)
                 self.comma()
                 v = self.value()
+                self.cache_policy(hinted, t)
                 return A.Store(loc, v, sem is not None, sem, scope, line=line, tags=tags, cache=cache)
             dst = self.reg()
             self.comma()
             loc = self.loc()
             self.note_space(loc, q, t)
+            self.cache_policy(hinted, t)
             load = A.Load(loc, sem is not None, sem, scope, line=line, tags=tags, cache=cache)
             return A.Assign(dst, load, line=line)
         if op in ATOMS or op in REDS:
@@ -277,7 +301,20 @@ class PtxReader(HopperForms):
                     f"{op}.{word}: hrf's PTX tests are in global and shared memory alone (.{word} is not modelled)", tok
                 )
                 continue
-            elif word in HINTS or word.startswith("f") and word[1:].isdigit():
+            elif word in CACHE_OPS.get(op, ()) and "cop" in kinds:
+                kind = "cop"
+            elif word in CACHE_OPS.get(op, ()) + CACHE_OPS["ld"] + CACHE_OPS["st"] and op in CACHE_OPS:
+                ops = ", ".join("." + w for w in CACHE_OPS[op])
+                self.fail_at(tok, f"a cache operator of {op} ({ops}); not .{word}")
+            elif EVICTION.fullmatch(word) and "hint" in kinds:
+                out.setdefault("hint", []).append((word, tok))  # hints, several (no event)
+                continue
+            elif (
+                word in HINTS
+                or word in CACHE_OPS["ld"] + CACHE_OPS["st"]
+                or word.startswith("f")
+                and word[1:].isdigit()
+            ):
                 what = "floating-point values" if word.startswith("f") else "its cache and vector qualifiers"
                 self.unsupported(f"{op}.{word}: hrf does not model {what}", tok)
                 continue
