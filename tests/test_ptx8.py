@@ -514,6 +514,21 @@ REFUSED = [
             ),
         )
     ],
+    *[
+        (MULTICAST_HEAD % (MC_INIT, row), error, words, 10)
+        for row, error, words in (
+            ("mapa.shared::cluster.u32 r5, d0, r1", UnsupportedFeature, "a constant rank"),
+            ("mapa.shared::cluster.u32 r5, d0, 2", LitmusSyntaxError, "no location at d0's offset in CTA 2"),
+            ("mapa.shared::cluster.b32 r5, d0, 1", LitmusSyntaxError, "mapa{.shared::cluster}.u32 or .u64"),
+            ("mapa.shared::cluster.u32 r5, d0, 1 ; add r6, r5, 4", LitmusSyntaxError, "r5 holds d1's address"),
+        )
+    ],
+    (
+        (MULTICAST_HEAD % (MC_INIT, "mapa.shared::cluster.u32 r5, d0, 1")).replace(",cluster 0", ""),
+        LitmusSyntaxError,
+        "name its cluster",
+        10,
+    ),
     (two("mbarrier.arrive.release.cta.shared::cta.b64 _, [b", WAIT), LitmusSyntaxError, "']'", 7),
     (two("mbarrier.arrive.release.cta.shared:cta.b64 _, [b]", WAIT), LitmusSyntaxError, None, 7),
 ]

@@ -17,6 +17,7 @@ of the PTX ISA that real kernels and compilers write. hrf's reader of
              | mbarrier.*, cp.async.bulk, fence.proxy.async, fence.mbarrier_init,
                barrier.cluster.*, wgmma.*                            (sm_90: `ptx_hopper.py`)
              | cp.async, its groups, cp.async.mbarrier.arrive         (sm_80: `ptx_hopper.py`)
+             | mapa{.shared::cluster}.(u32 | u64) r, x, rank     (r: x's address in CTA rank; no event)
              | ldmatrix.sync.aligned.m8n8.x1{.trans}{.shared{::cta}}.b16 {r}, [s]
              | stmatrix.sync.aligned.(m8n8 | m16n8).x1{.trans}{.shared{::cta}}.(b16 | b8) [s], {r}
                  (a weak load or store of s in the CTA's shared memory: one matrix of one element)
@@ -171,6 +172,8 @@ class PtxReader(HopperForms):
             return self.wgmma(ms, t, line)
         if op in MATRIX_SHAPES:
             return self.matrix_access(op, ms, t, line)
+        if op == "mapa":
+            return self.mapa(ms, t, line)
         if op in ("st", "red") and ms and ms[0][0] == "async":  # sm_90's asynchronous store and reduction
             return self.async_store(op, ms[1:], t, line)
         if op in ("prefetch", "prefetchu"):
@@ -254,12 +257,25 @@ class PtxReader(HopperForms):
         return A.Store(loc, A.Reg(src, line=line), False, line=line, tags=("GEN", "MATRIX"))
 
     def loc(self) -> str:
-        """A location, or the ISA's `[x]`."""
+        """A location, or the ISA's `[x]`; a register `mapa` set names the location it mapped."""
         if self.accept("["):
-            name = super().loc()
+            name = self.mapped_loc() or super().loc()
             self.expect("]", "']'")
             return name
-        return super().loc()
+        return self.mapped_loc() or super().loc()
+
+    def mapped_loc(self) -> str | None:
+        """The location a register of this thread holds the address of (`mapa`), if the next token is one."""
+        t = self.peek()
+        if t[0] == "name" and (self.col, t[1]) in self.mapped:
+            self.i += 1
+            return self.mapped[(self.col, t[1])][0]
+        return None
+
+    def heads(self) -> list:
+        """The threads' heads, kept: `mapa` finds the CTAs of a thread's cluster in them."""
+        self.thread_heads = super().heads()
+        return self.thread_heads
 
     def is_move(self) -> bool:
         """`ld r0, 1` or `ld r0, r1` (Dat3M's move), not `ld r0, x` (a weak load)."""

@@ -490,6 +490,9 @@ class HopperForms(Dat3mReader):
         self.states: list = []  # registers arrives return their states in: (thread index, register, token)
         self.tensormaps: dict = {}  # tensor map -> (its box's location, bytes, token)
         self.offsets: dict = {}  # a shared location -> the one whose CTA-relative offset it lies at
+        self.owners: dict = {}  # a shared location -> the thread whose CTA holds it
+        self.mapped: dict = {}  # (thread index, register) -> (the location mapa gave its address, token)
+        self.thread_heads: list = []  # (scope fields, line) per thread
         self.multicasts: list = []  # (thread index, form, dst, src, size, mbarrier, mask, tags, token, line)
         self.wgmma_regs: dict = {}  # (thread index, register a wgmma accesses) -> k, its tag WREGk
         self.wgmmas = 0
@@ -532,6 +535,7 @@ class HopperForms(Dat3mReader):
                     )
                 self.i += 1
                 self.offsets[loc] = (at[1], at)
+            self.owners[loc] = owner[1]
             if w[1] == "shared":
                 inits.append(A.Init(loc, count or 0, line=t[2], space="shared", owner=owner[1]))
                 return
@@ -1081,6 +1085,69 @@ class HopperForms(Dat3mReader):
         red = A.Rmw(rmw, a, value, "rlx", SCOPES["cluster"], line=line, tags=(*tags, "RED"))
         return (A.ExprStmt(red, line=line), complete)
 
+    # ------------------------------------------------------------ mapa
+    def mapa(self, ms: list, t, line: int):
+        """`mapa{.shared::cluster}.type r, x, rank`: r holds the address of the location at x's
+        CTA-relative offset in the CTA of that rank in the thread's cluster ("Get address in the CTA
+        specified by operand b which corresponds to the address specified by operand a"). No event:
+        the accesses through `[r]` are that location's."""
+        words = [w for w, _ in ms]
+        if words not in (["shared::cluster", "u32"], ["shared::cluster", "u64"], ["u32"], ["u64"]):
+            self.fail_at(t, "mapa{.shared::cluster}.u32 or .u64 (the ISA's forms)")
+        dst = self.reg()
+        self.comma()
+        src = self.loc()
+        self.comma()
+        rank = self.value()
+        if isinstance(rank, A.Reg):
+            self.unsupported("mapa with a rank in a register: hrf reads a constant rank", t)
+            return ()
+        if not isinstance(rank, A.Const) or rank.value < 0:
+            self.fail_at(t, "a CTA rank, an integer (the ISA)")
+        head = self.thread_heads[self.col][0] if self.col < len(self.thread_heads) else {}
+        if head.get("qf") is None:
+            msg = "mapa maps into a CTA of the thread's cluster: name its cluster (cta n, cluster m, gpu k)"
+            self.defer(ParseFailure(msg, t[2], t[3]))
+            return ()
+        there = self.at_offset(src, head, rank.value)  # type: ignore[union-attr]
+        if there is None:
+            msg = f"no location at {src}'s offset in CTA {rank.value} of the thread's cluster (declare one: x @ shared P.. offset {src})"  # type: ignore[union-attr]
+            self.defer(ParseFailure(msg, t[2], t[3]))
+            return ()
+        self.mapped[(self.col, dst)] = (there, t)
+        return ()
+
+    def at_offset(self, loc: str, head: dict, rank: int) -> str | None:
+        """The location at `loc`'s CTA-relative offset in CTA `rank` of `head`'s cluster, if declared."""
+        for other, owner in self.owners.items():
+            if (
+                self.offset_root(other) != self.offset_root(loc)
+                or not owner[1:].isdigit()
+                or int(owner[1:]) >= len(self.thread_heads)
+            ):
+                continue
+            h = self.thread_heads[int(owner[1:])][0]
+            if (h.get("dev"), h.get("qf"), h.get("wg")) == (head.get("dev"), head.get("qf"), rank):
+                return other
+        return None
+
+    def offset_root(self, loc: str) -> str:
+        """The first location of the chain of `offset`s from `loc`: one per CTA-relative offset."""
+        while loc in self.offsets:
+            loc = self.offsets[loc][0]
+        return loc
+
+    def check_mapped(self, test: A.Test) -> None:
+        """A register mapa set holds an address: the thread uses it as an address operand alone."""
+        for (col, reg), (loc, tok) in self.mapped.items():
+            th = test.threads[col]
+            for s in A.walk_stmts(th.body):
+                names = [x.name for e in A.exprs_of(s) for x in A.walk_expr(e) if isinstance(x, A.Reg)]
+                if reg in names or (isinstance(s, A.Assign) and s.reg == reg):
+                    msg = f"{th.name}: {reg} holds {loc}'s address (mapa): an address operand alone ([{reg}])"
+                    self.defer(ParseFailure(msg, s.line or tok[2], 1))
+                    break
+
     # ------------------------------------------------------------ wgmma
     def wgmma(self, ms: list, t, line: int):
         """`wgmma.fence`, `.commit_group`, `.wait_group N` (each `.sync.aligned`) and `.mma_async`."""
@@ -1237,6 +1304,7 @@ class HopperForms(Dat3mReader):
         barriers that every thread of a cluster arrives at and waits on
         alike. The test, its mbarrier updates given their phases (`with_phases`)."""
         test = self.expand_multicasts(test)
+        self.check_mapped(test)
         decl = {i.loc: i for i in test.init}
         mbars = mbarriers(test)
         threads = {th.name: th for th in test.threads}
@@ -1364,16 +1432,11 @@ class HopperForms(Dat3mReader):
             th = owner.get(decl[loc].owner or "")
             return None if th is None else (th.dev, th.qf, th.wg)
 
-        def root(loc: str) -> str:
-            while loc in self.offsets:
-                loc = self.offsets[loc][0]
-            return loc
-
         groups: dict = {}
         for loc, i in decl.items():
             if (i.space or "") not in ("shared", "mbarrier", "mbarrier-uninit") or cta(loc) is None:
                 continue
-            group = groups.setdefault(root(loc), {})
+            group = groups.setdefault(self.offset_root(loc), {})
             where = cta(loc)
             if loc in self.offsets:
                 other, tok = self.offsets[loc]
