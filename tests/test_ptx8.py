@@ -210,8 +210,8 @@ MULTICAST_HEAD = """PTX t
 {
 %s
 }
- P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0 ;
- %s | mbarrier.test_wait.parity.acquire.cluster.shared::cta.b64 r0, [b1], 0 ;
+ P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0 | P2@cta 0,cluster 1,gpu 0 ;
+ %s | mbarrier.test_wait.parity.acquire.cluster.shared::cta.b64 r0, [b1], 0 | ld.weak r0, [g] ;
 exists (P1:r0 == 1)
 """
 WG = "b @ mbarrier P1 = 1; d @ shared P0; e @ shared P0; g=1;"  # a wgmma's: its matrices d and e in shared memory
@@ -503,6 +503,13 @@ REFUSED = [
                 f"{MC} [d0], [g], 16, [b0], 3",
                 LitmusSyntaxError,
                 "already has one there",
+                5,
+            ),
+            (
+                MC_INIT.replace("d1 @ shared P1", "d1 @ shared P2"),
+                "ld.shared::cta.u32 r1, [d0]",
+                LitmusSyntaxError,
+                "not another's",
                 5,
             ),
             (

@@ -1303,7 +1303,8 @@ class HopperForms(Dat3mReader):
         its cluster (`.shared::cluster`); an mbarrier's one count; cluster
         barriers that every thread of a cluster arrives at and waits on
         alike. The test, its mbarrier updates given their phases (`with_phases`)."""
-        test = self.expand_multicasts(test)
+        # (the offsets are checked wherever they are declared, used or not)
+        test = self.expand_multicasts(test, self.offset_groups(test) if self.offsets or self.multicasts else {})
         self.check_mapped(test)
         decl = {i.loc: i for i in test.init}
         mbars = mbarriers(test)
@@ -1456,12 +1457,12 @@ class HopperForms(Dat3mReader):
             group[loc] = where
         return {loc: {where[1:]: x for x, where in g.items()} for g in groups.values() for loc in g}
 
-    def expand_multicasts(self, test: A.Test) -> A.Test:
+    def expand_multicasts(self, test: A.Test, groups: dict) -> A.Test:
         """Each `.multicast::cluster` copy (its placeholder) as one bulk copy per CTA of its mask,
-        in rank order, to that CTA's location at dst's offset, completing on its mbarrier at b's."""
+        in rank order, to that CTA's location at dst's offset (`groups`: `offset_groups`),
+        completing on its mbarrier at b's."""
         if not self.multicasts:
             return test
-        groups = self.offset_groups(test)
         expanded: dict = {}
         for n, (col, form, dst, src, size, b, mask, tags, tok, line) in enumerate(self.multicasts):
             th = test.threads[col]
