@@ -564,6 +564,20 @@ def exprs_of(s):
     return []
 
 
+def regs_read(s) -> list:
+    """The registers a statement's expressions read (its own, not those of a nested body)."""
+    return [x.name for e in exprs_of(s) for x in walk_expr(e) if isinstance(x, Reg)]
+
+
+def with_nested(s, fn):
+    """`s` with the bodies nested in it (an If's branches, a While's body) mapped by `fn`."""
+    if isinstance(s, If):
+        return with_fields(s, then=fn(s.then), orelse=fn(s.orelse))
+    if isinstance(s, While):
+        return with_fields(s, body=fn(s.body))
+    return s
+
+
 def memory_ops(stmts):
     """Every memory operation (Load, Store, Rmw, Fence, Barrier) of a body
     (and, as a reader gives them, the loads `*(e)` of `litmus/addresses.py`)."""

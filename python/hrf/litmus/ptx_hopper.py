@@ -389,11 +389,7 @@ def with_phases(body: tuple, counts: dict, names=None) -> tuple:
             marker = A.If(completes(total, line), (phase_marker("MBDONE", line),), line=line)
             out += [A.Assign(old, update, line=line), marker]
             continue
-        if isinstance(s, A.If):
-            s = A.with_fields(s, then=with_phases(s.then, counts, names), orelse=with_phases(s.orelse, counts, names))
-        elif isinstance(s, A.While):
-            s = A.with_fields(s, body=with_phases(s.body, counts, names))
-        out.append(s)
+        out.append(A.with_nested(s, lambda b: with_phases(b, counts, names)))
     return tuple(out)
 
 
@@ -423,16 +419,13 @@ def with_register_uses(body: tuple, regs: dict) -> tuple:
         if isinstance(s, A.Fence) and "WGOP" in s.tags or is_wgmma_part(s):
             out.append(s)
             continue
-        names = [x.name for e in A.exprs_of(s) for x in A.walk_expr(e) if isinstance(x, A.Reg)]
+        names = A.regs_read(s)
         if isinstance(s, A.Assign):
             names.append(s.reg)
         out += register_use(regs, names, s.line)
-        if isinstance(s, A.If):
-            s = A.with_fields(s, then=with_register_uses(s.then, regs), orelse=with_register_uses(s.orelse, regs))
-        elif isinstance(s, A.While):
-            # (its condition is read again after each pass of its body)
-            body_uses = with_register_uses(s.body, regs) + register_use(regs, names, s.line)
-            s = A.with_fields(s, body=body_uses)
+        s = A.with_nested(s, lambda b: with_register_uses(b, regs))
+        if isinstance(s, A.While):  # its condition is read again after each pass of its body
+            s = A.with_fields(s, body=s.body + register_use(regs, names, s.line))
         out.append(s)
     return tuple(out)
 
@@ -444,11 +437,7 @@ def with_expanded(body: tuple, expanded: dict) -> tuple:
         if isinstance(s, A.Label) and s.name in expanded:
             out += expanded[s.name]
             continue
-        if isinstance(s, A.If):
-            s = A.with_fields(s, then=with_expanded(s.then, expanded), orelse=with_expanded(s.orelse, expanded))
-        elif isinstance(s, A.While):
-            s = A.with_fields(s, body=with_expanded(s.body, expanded))
-        out.append(s)
+        out.append(A.with_nested(s, lambda b: with_expanded(b, expanded)))
     return tuple(out)
 
 
@@ -1109,16 +1098,15 @@ class HopperForms(Dat3mReader):
             msg = "mapa maps into a CTA of the thread's cluster: name its cluster (cta n, cluster m, gpu k)"
             self.defer(ParseFailure(msg, t[2], t[3]))
             return ()
-        there = self.at_offset(src, head, rank.value)  # type: ignore[union-attr]
+        there = self.at_offset(src, head, rank.value, t)  # type: ignore[union-attr]
         if there is None:
-            msg = f"no location at {src}'s offset in CTA {rank.value} of the thread's cluster (declare one: x @ shared P.. offset {src})"  # type: ignore[union-attr]
-            self.defer(ParseFailure(msg, t[2], t[3]))
             return ()
         self.mapped[(self.col, dst)] = (there, t)
         return ()
 
-    def at_offset(self, loc: str, head: dict, rank: int) -> str | None:
-        """The location at `loc`'s CTA-relative offset in CTA `rank` of `head`'s cluster, if declared."""
+    def at_offset(self, loc: str, head: dict, rank: int, tok) -> str | None:
+        """The location at `loc`'s CTA-relative offset in CTA `rank` of `head`'s cluster; None,
+        with a located error at `tok`, where none is declared."""
         for other, owner in self.owners.items():
             if (
                 self.offset_root(other) != self.offset_root(loc)
@@ -1129,6 +1117,8 @@ class HopperForms(Dat3mReader):
             h = self.thread_heads[int(owner[1:])][0]
             if (h.get("dev"), h.get("qf"), h.get("wg")) == (head.get("dev"), head.get("qf"), rank):
                 return other
+        msg = f"no location at {loc}'s offset in CTA {rank} of the thread's cluster (declare one: x @ shared P.. offset {loc})"
+        self.defer(ParseFailure(msg, tok[2], tok[3]))
         return None
 
     def offset_root(self, loc: str) -> str:
@@ -1142,7 +1132,7 @@ class HopperForms(Dat3mReader):
         for (col, reg), (loc, tok) in self.mapped.items():
             th = test.threads[col]
             for s in A.walk_stmts(th.body):
-                names = [x.name for e in A.exprs_of(s) for x in A.walk_expr(e) if isinstance(x, A.Reg)]
+                names = A.regs_read(s)
                 if reg in names or (isinstance(s, A.Assign) and s.reg == reg):
                     msg = f"{th.name}: {reg} holds {loc}'s address (mapa): an address operand alone ([{reg}])"
                     self.defer(ParseFailure(msg, s.line or tok[2], 1))
@@ -1303,8 +1293,8 @@ class HopperForms(Dat3mReader):
         its cluster (`.shared::cluster`); an mbarrier's one count; cluster
         barriers that every thread of a cluster arrives at and waits on
         alike. The test, its mbarrier updates given their phases (`with_phases`)."""
-        # (the offsets are checked wherever they are declared, used or not)
-        test = self.expand_multicasts(test, self.offset_groups(test) if self.offsets or self.multicasts else {})
+        self.check_offsets(test)  # wherever they are declared, used or not
+        test = self.expand_multicasts(test)
         self.check_mapped(test)
         decl = {i.loc: i for i in test.init}
         mbars = mbarriers(test)
@@ -1423,9 +1413,9 @@ class HopperForms(Dat3mReader):
             out.append(th)
         return tuple(out)
 
-    def offset_groups(self, test: A.Test) -> dict:
-        """Each shared location -> {(cluster, CTA rank): the location at its CTA-relative offset there}
-        (`offset`), each declared in another CTA of the cluster of the one it names."""
+    def check_offsets(self, test: A.Test) -> None:
+        """Each location declared at another's CTA-relative offset (`offset`) lies in another CTA
+        of that one's cluster, one per CTA (`at_offset` finds them)."""
         decl = {i.loc: i for i in test.init}
         owner = {th.name: th for th in test.threads}
 
@@ -1455,12 +1445,11 @@ class HopperForms(Dat3mReader):
                         )
                     )
             group[loc] = where
-        return {loc: {where[1:]: x for x, where in g.items()} for g in groups.values() for loc in g}
 
-    def expand_multicasts(self, test: A.Test, groups: dict) -> A.Test:
+    def expand_multicasts(self, test: A.Test) -> A.Test:
         """Each `.multicast::cluster` copy (its placeholder) as one bulk copy per CTA of its mask,
-        in rank order, to that CTA's location at dst's offset (`groups`: `offset_groups`),
-        completing on its mbarrier at b's."""
+        in rank order, to that CTA's location at dst's offset (`at_offset`), completing on its
+        mbarrier at b's."""
         if not self.multicasts:
             return test
         expanded: dict = {}
@@ -1478,17 +1467,9 @@ class HopperForms(Dat3mReader):
                         )
                     )
                     continue
-                there = []
-                for loc in (dst, b):
-                    at = groups.get(loc, {}).get((th.qf, k))
-                    if at is None:
-                        msg = f"{th.name}: no location at {loc}'s offset in CTA {k} (declare one: x @ shared P.. offset {loc})"
-                        self.defer(ParseFailure(msg, tok[2], tok[3]))
-                    there.append(at)
-                if None not in there:
-                    events += self.bulk_events(
-                        form, there[0], src, size, there[1], (*tags, "MULTICAST"), None, tok, line
-                    )
+                dst_k, b_k = (self.at_offset(loc, self.thread_heads[col][0], k, tok) for loc in (dst, b))
+                if dst_k is not None and b_k is not None:
+                    events += self.bulk_events(form, dst_k, src, size, b_k, (*tags, "MULTICAST"), None, tok, line)
             expanded[f"$multicast{n}"] = events
         return A.with_fields(
             test, threads=tuple(A.with_fields(th, body=with_expanded(th.body, expanded)) for th in test.threads)
@@ -1502,7 +1483,7 @@ class HopperForms(Dat3mReader):
             for s in A.walk_stmts(th.body):
                 if wait_read(s) is not None or is_phase_marker(s):  # (the reader's own)
                     continue
-                names = [x.name for e in A.exprs_of(s) for x in A.walk_expr(e) if isinstance(x, A.Reg)]
+                names = A.regs_read(s)
                 if reg in names:
                     msg = f"{th.name}: {reg} holds an mbarrier's state, opaque (the ISA): a wait's operand alone"
                     self.defer(ParseFailure(msg, s.line or tok[2], 1))

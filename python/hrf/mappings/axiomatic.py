@@ -143,8 +143,7 @@ def _registers(test: A.Test) -> set:
         for s in A.walk_stmts(t.body):
             if isinstance(s, A.Assign):
                 out.add(s.reg)
-            for e in A.exprs_of(s):
-                out |= {x.name for x in A.walk_expr(e) if isinstance(x, A.Reg)}
+            out |= set(A.regs_read(s))
     return out
 
 
