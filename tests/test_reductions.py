@@ -359,8 +359,9 @@ def test_rmw_chains_keep_the_references_executions(text):
 def test_rmw_chains_drop_paths_only_where_declared():
     """The ISA's family with the reduction and without it (the same model,
     undeclared): the same outcomes, executions, flags and verdict; the
-    refilled rings (tma-ring*, wgmma-ring*) end only with it (each of the producer's
-    four updates of full branching over the object's values otherwise)."""
+    refilled rings (tma-ring*, wgmma-ring*, tma-multicast-ring*) end only with it
+    (each of the producer's four updates of full branching over the object's values
+    otherwise)."""
     from pathlib import Path
 
     import tomllib
@@ -374,7 +375,7 @@ def test_rmw_chains_drop_paths_only_where_declared():
     for e in entries:
         path, limits = str(family / e["file"]), e.get("limits", {})
         fast = hrf.check(path, "ptx-8.0", **limits)
-        if e["file"].startswith(("tma-ring", "wgmma-ring")):
+        if e["file"].startswith(("tma-ring", "wgmma-ring", "tma-multicast-ring")):
             assert fast.complete
             stopped = hrf.check(path, plain, **limits)
             assert not stopped.complete and stopped.limit["which"] == "paths"

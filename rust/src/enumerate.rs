@@ -150,6 +150,9 @@ struct Shared<'a> {
     /// The observed values a filter reads, where all are registers (the
     /// filter is then judged once per combination of paths).
     filter_regs: Option<Vec<usize>>,
+    /// The values each location may hold: a computed write on a cycle of
+    /// RMWs reading each other takes each of its location's in turn.
+    dom: super::execution::Domains,
 }
 
 impl<'a> Shared<'a> {
@@ -214,6 +217,17 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
             order: model.ir.rmw_chain_order.clone(),
         })
         .collect();
+    // The locations whose writes (init aside) are RMWs whose value nothing
+    // reads but a branch on it: a path per image, each write's value left to
+    // its read's rf (`Program::computed_locations`; not a chained one, whose
+    // paths carry their values; the reference guesses every value).
+    let computed: Vec<bool> = if limits.reference || limits.thin_air {
+        vec![false; prog.locations.len()]
+    } else {
+        let chained_loc = |l: usize| writers.get(l).is_some_and(|w| w.is_some());
+        let c = prog.computed_locations(&loads);
+        (0..c.len()).map(|l| c[l] && !private[l] && !chained_loc(l)).collect()
+    };
     let dom = match value_domains(prog, &private, &loads, &chained, limits, &budget) {
         Ok(d) => d,
         Err(e) => {
@@ -223,7 +237,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     };
     let mut per_thread: Vec<Vec<Path>> = Vec::new();
     for (t, uses) in loads.iter().enumerate() {
-        match thread_paths(prog, t, &dom, &private, uses, &chained[t], limits.max_paths, &budget, false) {
+        match thread_paths(prog, t, &dom, &private, uses, &chained[t], &computed, limits.max_paths, &budget, false) {
             Ok(p) => {
                 out.cut_paths.push(p.cut);
                 per_thread.push(p.paths);
@@ -235,7 +249,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
         }
     }
     if !limits.reference {
-        drop_unjustified_paths(prog, &mut per_thread);
+        drop_unjustified_paths(prog, &mut per_thread, &computed);
     }
     // The most events a combination of paths may have: more than this
     // checker's event sets hold goes to a wider one (lib.rs, check_json).
@@ -255,7 +269,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
     });
     // What each path reads and writes, for the cheap test of each
     // combination (`Justify::justified`) before its event structure is built.
-    let justify = (!limits.reference).then(|| Justify::new(prog, &per_thread));
+    let justify = (!limits.reference).then(|| Justify::new(prog, &per_thread, &computed));
     let shared = Shared {
         prog,
         model,
@@ -265,6 +279,7 @@ pub fn check(prog: &Program, model: &Compiled, limits: &Limits) -> Result<CheckO
         kept_full: Default::default(),
         private,
         filter_regs,
+        dom,
     };
     let total = match total {
         Some(t) => t,
@@ -400,7 +415,7 @@ fn quorums_met(prog: &Program, paths: &[&Path]) -> Quorums {
 /// candidate. With thin-air guessing most guessed values are of this kind,
 /// and they would otherwise multiply the combinations. The reference
 /// enumerator keeps every path (property tests compare the two).
-fn drop_unjustified_paths(prog: &Program, per_thread: &mut [Vec<Path>]) {
+fn drop_unjustified_paths(prog: &Program, per_thread: &mut [Vec<Path>], computed: &[bool]) {
     use crate::program::Kind;
     loop {
         let mut written: Vec<std::collections::BTreeSet<i64>> =
@@ -418,7 +433,8 @@ fn drop_unjustified_paths(prog: &Program, per_thread: &mut [Vec<Path>]) {
         for paths in per_thread.iter_mut() {
             paths.retain(|p| {
                 p.events.iter().all(|e| {
-                    if e.kind != Kind::R || e.any_value {
+                    // (a computed location's writes have no value before rf: any read of it may be justified)
+                    if e.kind != Kind::R || e.any_value || computed[e.loc.unwrap()] {
                         return true;
                     }
                     let w = &written[e.loc.unwrap()];
@@ -448,12 +464,15 @@ struct Justify {
 }
 
 impl Justify {
-    fn new(prog: &Program, per_thread: &[Vec<Path>]) -> Justify {
+    fn new(prog: &Program, per_thread: &[Vec<Path>], computed: &[bool]) -> Justify {
         use crate::program::Kind;
         let of = |p: &Path| {
             let (mut needs, mut gives) = (Vec::new(), Vec::new());
             for e in &p.events {
                 let Some(l) = e.loc else { continue };
+                if computed[l] {
+                    continue; // its writes' values are the candidate's (not tested here)
+                }
                 match e.kind {
                     // (a mapped load's read needs one of several values: not tested here)
                     Kind::R if !e.any_value && e.alts.is_none() && e.value != prog.locations[l].init => {
@@ -572,6 +591,11 @@ fn candidates<'b>(
         let ws: Vec<usize> = if es.any_value >> r & 1 == 1 {
             // Nothing uses its value: any write of the location.
             es.writes_of[l].clone()
+        } else if es.is_computed(l) {
+            // A computed write's value is known once its read's rf is (checked then)
+            (es.writes_of[l].iter().copied())
+                .filter(|w| es.computed.contains_key(w) || es.may_read_value(r, *w))
+                .collect()
         } else if sh.private[l] {
             // The last write before r (writes_of is in event order), or init.
             let last = es.writes_of[l].iter().copied().rfind(|&w| w < r).unwrap_or(es.writes_of[l][0]);
@@ -621,14 +645,31 @@ fn candidates<'b>(
             }
         }
     }
-    let steps = search_order(es, &rf_choices);
+    // reads that may read a computed write: chosen once co has given it its value
+    let dynamic: Vec<bool> = rf_choices.iter().map(|ws| ws.iter().any(|w| es.computed.contains_key(w))).collect();
+    let steps = search_order(es, &rf_choices, &dynamic);
+    // The pairs of writes co must order one way or the other (`Compiled::co_total`), both ways
+    let mut must = vec![0 as EventSet; if sh.limits.reference { 0 } else { es.n }];
+    if !must.is_empty() {
+        for &node in &sh.model.co_total {
+            for (a, &row) in ev.rel(node, &empty).iter().enumerate() {
+                must[a] |= row;
+                for b in bits(row) {
+                    must[b] |= (1 as EventSet) << a;
+                }
+            }
+        }
+    }
     // The read of an RMW whose rf is not forced: chosen as soon as co places
     // its write (`co_place`), where the write placed before it is known.
     let mut rmw_read = vec![None; es.n];
     let mut rf_in_co = vec![false; reads.len()];
     for (r, w) in es.rmw.pairs() {
         if let Ok(k) = reads.binary_search(&r) {
-            if rf_choices[k].len() > 1 {
+            // (a computed write's read: chosen before its location's co, `sources`)
+            if es.computed.contains_key(&w) {
+                rf_in_co[k] = true;
+            } else if rf_choices[k].len() > 1 {
                 rmw_read[w] = Some(k);
                 rf_in_co[k] = true;
             }
@@ -654,6 +695,9 @@ fn candidates<'b>(
         last_write: vec![None; es.writes_of.len()],
         rmw_read,
         rf_in_co,
+        value: es.events.iter().map(|e| e.value).collect(),
+        must,
+        unknown: es.computed.keys().fold(0, |s, &w| s | (1 as EventSet) << w),
     };
     st.step(0)?;
     if st.unspent > 0 {
@@ -671,19 +715,37 @@ enum Step {
 }
 
 /// The order of the choices: reads with one possible write first (no
-/// branching, and their rf gives pruning something to work on), then the
-/// co of every location, then the reads with several possible writes, each
-/// one now checked against a complete co (a few writes have far fewer
+/// branching, and their rf gives pruning something to work on), then, a
+/// location at a time, its co and the reads of it with several possible
+/// writes (or a computed one, `dynamic`: its value is known once its co is
+/// chosen), each checked against that co (a few writes have far fewer
 /// orders than many reads have rf choices, and a read's coherence with co
-/// fails as soon as its rf is chosen). Any order finds the same
-/// consistent executions: pruning only drops partial choices that a
-/// monotone check rejects, whatever was chosen before them (how many
-/// inconsistent candidates reach the final judgement may differ).
-fn search_order(es: &EventStructure, rf_choices: &[Vec<usize>]) -> Vec<Step> {
-    let forced = (0..rf_choices.len()).filter(|&k| rf_choices[k].len() == 1).map(Step::Rf);
-    let co = (0..es.writes_of.len()).map(Step::Co);
-    let branching = (0..rf_choices.len()).filter(|&k| rf_choices[k].len() > 1).map(Step::Rf);
-    forced.chain(co).chain(branching).collect()
+/// fails as soon as its rf is chosen). The locations go in the order of
+/// their first access in any thread, so that what threads do first (the
+/// waits on a barrier, before the data they guard) is chosen first. Any
+/// order finds the same consistent executions: pruning only drops partial
+/// choices that a monotone check rejects, whatever was chosen before them
+/// (how many inconsistent candidates reach the final judgement may differ).
+fn search_order(es: &EventStructure, rf_choices: &[Vec<usize>], dynamic: &[bool]) -> Vec<Step> {
+    let forced = |k: &usize| rf_choices[*k].len() == 1 && !dynamic[*k];
+    // (all of a read's choices are writes of its location)
+    let loc = |k: usize| rf_choices[k].first().and_then(|&w| es.events[w].loc);
+    let branching = |l: usize| (0..rf_choices.len()).filter(move |k| !forced(k) && loc(*k) == Some(l)).map(Step::Rf);
+    // each event's place in its thread, and each location's first access
+    let mut first = vec![usize::MAX; es.writes_of.len()];
+    let mut start = 0;
+    for e in &es.events {
+        if e.id == 0 || es.events[e.id - 1].thread != e.thread {
+            start = e.id;
+        }
+        if let (Some(l), Some(_)) = (e.loc, e.thread) {
+            first[l] = first[l].min(e.id - start);
+        }
+    }
+    let mut locs: Vec<usize> = (0..es.writes_of.len()).collect();
+    locs.sort_by_key(|&l| first[l]);
+    let co = locs.into_iter().flat_map(|l| std::iter::once(Step::Co(l)).chain(branching(l)));
+    (0..rf_choices.len()).filter(forced).map(Step::Rf).chain(co).collect()
 }
 
 struct Search<'a, 'b, 'c> {
@@ -720,6 +782,14 @@ struct Search<'a, 'b, 'c> {
     rmw_read: Vec<Option<usize>>,
     /// Per read: its rf is chosen in co_place (`rmw_read`).
     rf_in_co: Vec<bool>,
+    /// Per event: the value it writes, a computed write's (`EventStructure::
+    /// computed`) as its read's rf gives it, where not in `unknown`.
+    value: Vec<i64>,
+    /// The computed writes whose value is not known yet.
+    unknown: EventSet,
+    /// Per write: the writes co must order with it (`Compiled::co_total`;
+    /// none for the reference).
+    must: Vec<EventSet>,
 }
 
 const SPEND_BATCH: u64 = 256;
@@ -792,6 +862,10 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                 let co_chosen = i >= self.co_chosen_at;
                 for c in 0..self.rf_choices[k].len() {
                     let w = self.rf_choices[k][c];
+                    let any = self.es.any_value >> r & 1 == 1;
+                    if !any && self.es.computed.contains_key(&w) && !self.es.may_read(r, self.value[w]) {
+                        continue; // co has given w its value (`resolve`): not one r reads
+                    }
                     self.dynm.rf.add(w, r);
                     self.changed |= READS_RF;
                     if defer || self.partial_ok(co_chosen) {
@@ -802,15 +876,82 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                 }
                 Ok(())
             }
-            Step::Co(l) => {
-                // The init write is already co-before the others (see `combination`).
-                let es = self.es;
-                let mut placed = Vec::new();
-                if self.sh.prog.partial_co {
-                    self.co_place_partial(i, l, &es.writes_of[l][1..], &mut placed)
-                } else {
-                    self.co_place(i, &es.writes_of[l][1..], &mut placed)
+            // a computed location's RMWs' reads first: its writes' values, then its co
+            Step::Co(l) if self.es.is_computed(l) => self.sources(i, l, 0),
+            Step::Co(l) => self.place_co(i, l),
+        }
+    }
+
+    /// The co of location `l`'s writes (step `i`), then the steps after it.
+    fn place_co(&mut self, i: usize, l: usize) -> Result<(), Error> {
+        // The init write is already co-before the others (see `combination`).
+        let es = self.es;
+        let mut placed = Vec::new();
+        if self.sh.prog.partial_co {
+            self.co_place_partial(i, l, &es.writes_of[l][1..], &mut placed)
+        } else {
+            self.co_place(i, &es.writes_of[l][1..], &mut placed)
+        }
+    }
+
+    /// The rf of the read of computed location `l`'s `j`th write's RMW (and
+    /// of the later ones'; step `i`), before its co: each choice gives the
+    /// writes whose read's write has a known value theirs (`propagate`; the
+    /// others wait for `resolve`), and is checked.
+    fn sources(&mut self, i: usize, l: usize, j: usize) -> Result<(), Error> {
+        let es = self.es;
+        let Some(&w) = es.writes_of[l].get(j + 1) else { return self.resolve(i, l) };
+        let r = w - 1; // the RMW's read, the event before its write
+        let k = self.reads.binary_search(&r).map_err(|_| Error::invalid("a computed write with no read before it"))?;
+        for c in 0..self.rf_choices[k].len() {
+            if self.sh.budget.stopped() {
+                return Ok(());
+            }
+            let x = self.rf_choices[k][c];
+            self.dynm.rf.add(x, r);
+            self.changed |= READS_RF;
+            if let Some(given) = self.propagate(l)? {
+                if self.partial_ok(false) {
+                    self.sources(i, l, j + 1)?;
                 }
+                self.unknown |= given;
+            }
+            self.dynm.rf.rows[x] &= !((1 as EventSet) << r);
+            self.changed |= READS_RF;
+        }
+        Ok(())
+    }
+
+    /// Give each computed write of location `l` not known yet whose read
+    /// reads a write of known value its value, to a fixpoint: the writes
+    /// given one (to forget after), or None (nothing given) where a read
+    /// reads a value it may not.
+    fn propagate(&mut self, l: usize) -> Result<Option<EventSet>, Error> {
+        let es = self.es;
+        let mut given: EventSet = 0;
+        loop {
+            let mut progress = false;
+            for &w in &es.writes_of[l][1..] {
+                if self.unknown >> w & 1 == 0 {
+                    continue;
+                }
+                let Some(x) = es.writes_of[l].iter().copied().find(|&x| self.dynm.rf.contains(x, w - 1)) else {
+                    continue;
+                };
+                if self.unknown >> x & 1 == 1 {
+                    continue;
+                }
+                if !es.may_read(w - 1, self.value[x]) {
+                    self.unknown |= given;
+                    return Ok(None);
+                }
+                self.value[w] = es.computed_value(self.sh.prog, w, self.value[x])?;
+                self.unknown &= !((1 as EventSet) << w);
+                given |= (1 as EventSet) << w;
+                progress = true;
+            }
+            if !progress {
+                return Ok(Some(given));
             }
         }
     }
@@ -858,6 +999,13 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                     .filter(|&j| mask >> j & 1 == 1)
                     .all(|j| (0..k).all(|q| !self.dynm.co.contains(placed[q], placed[j]) || mask >> q & 1 == 1));
                 if !closed {
+                    continue;
+                }
+                // a write co must order with w, placed before it and not among its
+                // predecessors, is never ordered with it: later writes are placed after both
+                let unordered =
+                    (0..k).any(|j| mask >> j & 1 == 0 && self.must.get(placed[j]).is_some_and(|m| m >> w & 1 == 1));
+                if unordered {
                     continue;
                 }
                 // canonical orders only (`canonical_order`): a write that is
@@ -930,6 +1078,52 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             self.changed |= READS_RF;
         }
         Ok(())
+    }
+
+    /// Computed location `l`'s RMWs' reads all given their rf (step `i`),
+    /// the values that follow from known ones given (`propagate`): what
+    /// is left unknown is on a cycle of RMWs reading each other (or after
+    /// one): each value of the location in turn for one of them
+    /// (`Shared::dom`, whose values the reads may read). Go on to its co
+    /// where every computed write is its function of what its read reads,
+    /// a value the read may read.
+    fn resolve(&mut self, i: usize, l: usize) -> Result<(), Error> {
+        let es = self.es;
+        let rest = &es.writes_of[l][1..];
+        let saved = self.unknown;
+        let source = |s: &Self, w: usize| es.writes_of[l].iter().copied().find(|&x| s.dynm.rf.contains(x, w - 1));
+        // (the values that follow from known ones are given: `propagate`)
+        let out = match rest.iter().copied().find(|&w| self.unknown >> w & 1 == 1) {
+            Some(w) => {
+                // on a cycle of RMWs reading each other (or after one): each value in turn
+                let values: Vec<i64> = self.sh.dom[l].iter().copied().collect();
+                for v in values {
+                    self.value[w] = v;
+                    self.unknown &= !((1 as EventSet) << w);
+                    if let Some(given) = self.propagate(l)? {
+                        self.resolve(i, l)?;
+                        self.unknown |= given;
+                    }
+                    self.unknown |= (1 as EventSet) << w;
+                }
+                Ok(())
+            }
+            None => {
+                let mut hold = true;
+                for &w in rest {
+                    let x = source(self, w).ok_or_else(|| Error::invalid("a computed write's read with no rf"))?;
+                    let old = self.value[x];
+                    hold &= es.may_read(w - 1, old) && self.value[w] == es.computed_value(self.sh.prog, w, old)?;
+                }
+                if hold {
+                    self.place_co(i, l)
+                } else {
+                    Ok(())
+                }
+            }
+        };
+        self.unknown = saved;
+        out
     }
 
     /// Order the writes `rest` of one location (step `i`), one placed at a
@@ -1125,16 +1319,16 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             .map(|(o, read)| match (o, read) {
                 (_, Some(r)) => {
                     let w = (0..es.n).find(|&w| self.dynm.rf.contains(w, *r));
-                    es.events[w.expect("every read has its rf chosen")].value
+                    self.value[w.expect("every read has its rf chosen")]
                 }
                 (Observed::Loc { loc }, None) if self.last_write[*loc].is_some() => {
-                    es.events[self.last_write[*loc].unwrap()].value
+                    self.value[self.last_write[*loc].unwrap()]
                 }
                 (Observed::Loc { loc }, None) => {
                     // The value of the co-last write of the location.
                     let ws = &es.writes_of[*loc];
                     let last = ws.iter().copied().find(|&w| ws.iter().all(|&u| u == w || !co.contains(w, u)));
-                    es.events[last.unwrap_or(ws[0])].value
+                    self.value[last.unwrap_or(ws[0])]
                 }
                 (Observed::Reg { thread, reg }, None) => self.regs[*thread][*reg],
             })
@@ -1185,10 +1379,19 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
         let dynm = self.dynm.clone();
         let shown = self.ev.shown(&dynm);
         // A read that may read any write, or any of several values, shows the value it read.
+        // A computed write shows the value its read's rf gave it.
         let mut events = es.events.clone();
+        for (e, v) in events.iter_mut().zip(&self.value) {
+            e.value = *v;
+        }
         for r in bits(es.any_value).chain(es.alts.keys().copied()) {
             if let Some(w) = (0..es.n).find(|&w| self.dynm.rf.contains(w, r)) {
-                events[r].value = es.events[w].value;
+                events[r].value = self.value[w];
+            }
+        }
+        for &w in es.computed.keys() {
+            if let Some(x) = (0..es.n).find(|&x| self.dynm.rf.contains(x, w - 1)) {
+                events[w - 1].value = self.value[x];
             }
         }
         ExecutionOut {

@@ -32,6 +32,11 @@ pub struct PathEvent {
     /// image its register gets; it reads a write of any of them (`value` is
     /// the first). None: it reads `value` alone.
     pub alts: Option<std::sync::Arc<[i64]>>,
+    /// The write of an RMW of a computed location (`thread_paths`'s
+    /// `computed`): the registers its operand reads (as they are at it);
+    /// its value is the RMW's function of the value its read reads, known
+    /// once its rf is chosen (`enumerate`), and `value` means nothing.
+    pub computed: Option<std::sync::Arc<[i64]>>,
 }
 
 /// One control path of a thread, given the values its reads returned.
@@ -104,8 +109,13 @@ fn resolve(
 /// per image of the assignment after it. With `chained` (locations whose
 /// only writes, init aside, are this thread's RMWs, under a model that
 /// makes them atomic: `ModelIr::rmw_chains`): only the paths whose RMWs of
-/// each form one chain from its initial value (`rmw_chain_holds`). Errors when more than `max_paths`
-/// paths exist, or when the budget (time, memory, Ctrl-C) runs out.
+/// each form one chain from its initial value (`rmw_chain_holds`). An RMW
+/// of a location marked in `computed` (`Program::computed_locations`): a
+/// path per image of the branch on its value where it is mapped, one where
+/// it is free, its read reading any write of a value with that image, its
+/// write's value left to the candidate (`PathEvent::computed`). Errors when
+/// more than `max_paths` paths exist, or when the budget (time, memory,
+/// Ctrl-C) runs out.
 #[allow(clippy::too_many_arguments)]
 pub fn thread_paths(
     prog: &Program,
@@ -114,6 +124,7 @@ pub fn thread_paths(
     private: &[bool],
     loads: &[LoadUse],
     chained: &Chained,
+    computed: &[bool],
     max_paths: usize,
     budget: &Budget,
     cut_writes: bool,
@@ -250,6 +261,7 @@ pub fn thread_paths(
                             addr,
                             any_value,
                             alts: alts.get(k).cloned().flatten(),
+                            computed: None,
                         });
                         stack.push((pc + 1, r2, e2, t2, ctl, fault.clone()));
                     }
@@ -262,6 +274,61 @@ pub fn thread_paths(
                         None => None,
                     };
                     let mut vals = values(loc, &evs);
+                    if computed.get(loc).copied().unwrap_or(false) {
+                        // the function evaluated on every value (its errors are the guessing paths')
+                        let operand = |v: i64| rmw.operand_of(val, &|r| regs.get(r).copied(), v);
+                        let mut by: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+                        for &v in &vals {
+                            operand(v)?;
+                            let image = match (loads.get(pc), dst, th.code.get(pc + 1)) {
+                                (Some(LoadUse::Mapped), Some(d), Some(Instr::Branch { cond, .. })) => {
+                                    cond.eval_with(&|r| if r == *d { Some(v) } else { regs.get(r).copied() })?
+                                }
+                                _ => 0,
+                            };
+                            by.entry(image).or_default().push(v);
+                        }
+                        let at: std::sync::Arc<[i64]> = regs.clone().into();
+                        for g in by.into_values() {
+                            let (mut r2, mut e2, mut t2) = (regs.clone(), evs.clone(), taint.clone());
+                            let me = bit(e2.len());
+                            if let Some(d) = dst {
+                                r2[*d] = g[0];
+                                t2[*d] = me;
+                            }
+                            let (new, _) = rmw.apply(g[0], operand(g[0])?, exp);
+                            e2.push(PathEvent {
+                                kind: Kind::R,
+                                loc: Some(loc),
+                                value: g[0],
+                                template: *ev_r,
+                                pc,
+                                rmw_with_prev: false,
+                                data: 0,
+                                ctrl: ctl,
+                                addr,
+                                any_value: false,
+                                alts: (g.len() > 1).then(|| g.into()),
+                                computed: None,
+                            });
+                            e2.push(PathEvent {
+                                kind: Kind::W,
+                                loc: Some(loc),
+                                value: new.unwrap_or(0),
+                                template: *ev_w,
+                                pc,
+                                rmw_with_prev: true,
+                                data: operand_deps,
+                                ctrl: ctl,
+                                addr,
+                                any_value: false,
+                                alts: None,
+                                computed: Some(at.clone()),
+                            });
+                            stack.push((pc + 1, r2, e2, t2, ctl, fault.clone()));
+                        }
+                        break;
+                    }
                     if let Some(plan) = plans.get(&loc) {
                         let open = plan.open_at(pc, &evs, loc);
                         vals.retain(|v| open.contains(v));
@@ -291,6 +358,7 @@ pub fn thread_paths(
                                     addr,
                                     any_value: false,
                                     alts: None,
+                                    computed: None,
                                 });
                                 e2.push(PathEvent {
                                     kind: Kind::W,
@@ -304,6 +372,7 @@ pub fn thread_paths(
                                     addr,
                                     any_value: false,
                                     alts: None,
+                                    computed: None,
                                 });
                             }
                             None => {
@@ -320,6 +389,7 @@ pub fn thread_paths(
                                     addr,
                                     any_value: false,
                                     alts: None,
+                                    computed: None,
                                 });
                                 if let Some(fs) = fail_store {
                                     e2.push(PathEvent {
@@ -334,6 +404,7 @@ pub fn thread_paths(
                                         addr: 0,
                                         any_value: false,
                                         alts: None,
+                                        computed: None,
                                     });
                                 }
                             }
@@ -357,6 +428,7 @@ pub fn thread_paths(
                         addr,
                         any_value: false,
                         alts: None,
+                        computed: None,
                     });
                     pc += 1;
                 }
@@ -377,6 +449,7 @@ pub fn thread_paths(
                         addr: 0,
                         any_value: false,
                         alts: None,
+                        computed: None,
                     });
                     pc += 1;
                 }
@@ -711,7 +784,7 @@ pub fn value_domains(
             let free = loads.get(t).map_or(&[][..], |v| &v[..]);
             let none = Chained::default();
             let chain = chained.get(t).unwrap_or(&none);
-            let paths = thread_paths(prog, t, &dom, private, free, chain, max_paths, budget, true)?;
+            let paths = thread_paths(prog, t, &dom, private, free, chain, &[], max_paths, budget, true)?;
             for p in paths.paths {
                 for e in p.events {
                     if e.kind == Kind::W {
@@ -797,15 +870,47 @@ pub struct EventStructure {
     /// Mapped loads' reads (`PathEvent::alts`): each may read a write of
     /// any of its values, sorted; its `value` is the first.
     pub alts: BTreeMap<usize, std::sync::Arc<[i64]>>,
+    /// The writes of computed locations' RMWs (`PathEvent::computed`): the
+    /// registers their operands read. Each one's value is its RMW's
+    /// function of its read's (`enumerate`); its `value` means nothing.
+    pub computed: BTreeMap<usize, std::sync::Arc<[i64]>>,
 }
 
 impl EventStructure {
     /// May read `r` read write `w`'s value (equal, or among its alternatives)?
     pub fn may_read_value(&self, r: usize, w: usize) -> bool {
+        self.may_read(r, self.events[w].value)
+    }
+
+    /// May read `r` read value `v` (its value, or one of its alternatives)?
+    pub fn may_read(&self, r: usize, v: i64) -> bool {
         match self.alts.get(&r) {
-            Some(a) => a.binary_search(&self.events[w].value).is_ok(),
-            None => self.events[w].value == self.events[r].value,
+            Some(a) => a.binary_search(&v).is_ok(),
+            None => v == self.events[r].value,
         }
+    }
+
+    /// Is location `l`'s every write but init a computed one (`computed`)?
+    pub fn is_computed(&self, l: usize) -> bool {
+        self.writes_of[l].len() > 1 && self.writes_of[l][1..].iter().all(|w| self.computed.contains_key(w))
+    }
+
+    /// What the write `w` of a computed RMW writes when its read reads `old`
+    /// (its instruction's function, on the registers it had).
+    pub fn computed_value(&self, prog: &Program, w: usize, old: i64) -> Result<i64, Error> {
+        let e = &self.events[w];
+        let regs = &self.computed[&w];
+        let (Some(t), Some(pc)) = (e.thread, e.pc) else { return Err(Error::invalid("a computed write of no thread")) };
+        let Some(Instr::Rmw { rmw, val, expected, .. }) = prog.threads[t].code.get(pc) else {
+            return Err(Error::invalid("a computed write of no RMW"));
+        };
+        let reg = |r: usize| regs.get(r).copied();
+        let exp = match expected {
+            Some(x) => Some(x.eval_with(&reg)?),
+            None => None,
+        };
+        let (new, _) = rmw.apply(old, rmw.operand_of(val, &reg, old)?, exp);
+        new.ok_or_else(|| Error::invalid("a computed RMW that did not write"))
     }
 }
 
@@ -879,6 +984,7 @@ impl EventStructure {
         let mut addr = Relation::empty(n);
         let mut any_value: EventSet = 0;
         let mut alts = BTreeMap::new();
+        let mut computed = BTreeMap::new();
         for (t, p) in paths.iter().enumerate() {
             let start = events.len();
             for e in &p.events {
@@ -903,6 +1009,9 @@ impl EventStructure {
                 }
                 if let Some(a) = &e.alts {
                     alts.insert(id, a.clone());
+                }
+                if let Some(at) = &e.computed {
+                    computed.insert(id, at.clone());
                 }
                 events.push(Event {
                     id,
@@ -988,6 +1097,7 @@ impl EventStructure {
             writes_of,
             any_value,
             alts,
+            computed,
         })
     }
 }

@@ -65,6 +65,12 @@ pub struct Compiled {
     /// Checks that may be applied to a partial `rf` once `co` is complete
     /// (monotone in rf, not in co).
     pub prunable_once_co: Vec<usize>,
+    /// Static relation nodes E of consistency checks `empty(E - (co | co^-1))`
+    /// (co or its transitive closure): the pairs of writes co must order
+    /// one way or the other (PTX's axiom-Coherence2). A partial co placing a
+    /// write unordered with such a write placed before it can never order
+    /// them (`enumerate`'s `co_place_partial`).
+    pub co_total: Vec<usize>,
     /// The checks that judge a candidate: the model's own, `checks[..judged]`.
     /// Those after them prune only: each is a model check applied to a
     /// lower bound of its relation (`lower_bounds`).
@@ -113,10 +119,12 @@ impl Compiled {
     pub fn new(ir: impl Into<std::sync::Arc<ModelIr>>, prog: &Program) -> Result<Self, Error> {
         let ir: std::sync::Arc<ModelIr> = ir.into();
         let (c, mono) = Self::analyse(ir.clone(), prog, ir.checks.len())?;
-        match lower_bounds(&ir, &mono) {
-            Some(extended) => Ok(Self::analyse(std::sync::Arc::new(extended), prog, ir.checks.len())?.0),
-            None => Ok(c),
-        }
+        let mut c = match lower_bounds(&ir, &mono) {
+            Some(extended) => Self::analyse(std::sync::Arc::new(extended), prog, ir.checks.len())?.0,
+            None => c,
+        };
+        c.co_total = c.co_totals();
+        Ok(c)
     }
 
     fn analyse(ir: std::sync::Arc<ModelIr>, prog: &Program, judged: usize) -> Result<(Self, Vec<Mono>), Error> {
@@ -363,6 +371,7 @@ impl Compiled {
                 vars,
                 prunable,
                 prunable_once_co,
+                co_total: Vec::new(),
                 judged,
                 tag_tables,
                 attr_tables,
@@ -515,6 +524,29 @@ impl Compiled {
     fn is_static(&self, i: usize) -> bool {
         self.readers[7][i / 64] >> (i % 64) & 1 == 0 && self.vars[i] == 0
     }
+
+    /// The static nodes E of the judged consistency checks
+    /// `empty(E - (co | co^-1))`, co or co+ (`co_total`).
+    fn co_totals(&self) -> Vec<usize> {
+        let nodes = &self.ir.nodes;
+        let is_co = |i: usize| match &nodes[i] {
+            Node::Base { name } => name == "co",
+            Node::Plus { a } => matches!(&nodes[*a], Node::Base { name } if name == "co"),
+            _ => false,
+        };
+        let is_inv_co = |i: usize| matches!(&nodes[i], Node::Inv { a } if is_co(*a));
+        let both = |i: usize| match &nodes[i] {
+            Node::Union { a, b } => (is_co(*a) && is_inv_co(*b)) || (is_inv_co(*a) && is_co(*b)),
+            _ => false,
+        };
+        (self.ir.checks[..self.judged].iter())
+            .filter(|c| c.flag.is_none() && c.kind == CheckKind::Empty)
+            .filter_map(|c| match &nodes[c.node] {
+                Node::Diff { a, b } if self.is_static(*a) && both(*b) => Some(*a),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// Evaluation of a compiled model on one event structure; node values are
@@ -616,7 +648,8 @@ impl<'a> Evaluator<'a> {
         rows::pairs(self.rel(i, d))
     }
 
-    fn rel(&mut self, i: usize, d: &Dynamic) -> &[EventSet] {
+    /// The rows of relation node `i`.
+    pub fn rel(&mut self, i: usize, d: &Dynamic) -> &[EventSet] {
         self.eval(i, d);
         &self.st.rows[i * self.n..(i + 1) * self.n]
     }

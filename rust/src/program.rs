@@ -262,8 +262,8 @@ pub enum LoadUse {
     /// Nothing reads its register: one path, reading any write.
     Free,
     /// Only the next instruction reads it, an assignment of a function of
-    /// it: a path for each image of that function, the read reading any
-    /// write of a value with that image.
+    /// it (a load) or a branch on one (an RMW): a path for each image of
+    /// that function, the read reading any write of a value with that image.
     Mapped,
 }
 
@@ -698,6 +698,9 @@ impl Program {
                 if free[pc] {
                     return LoadUse::Free;
                 }
+                if let Instr::Rmw { dst, .. } = &th.code[pc] {
+                    return self.rmw_use(t, pc, *dst, &live);
+                }
                 let Instr::Load { dst: Some(d), ev, .. } = &th.code[pc] else { return LoadUse::Value };
                 let Some(Instr::Assign { dst: r, val }) = th.code.get(pc + 1) else { return LoadUse::Value };
                 let mut reads = vec![false; th.nregs];
@@ -711,6 +714,65 @@ impl Program {
                 }
             })
             .collect()
+    }
+
+    /// How RMW `pc` of thread `t` uses the value it reads (`live`: the
+    /// registers live before each instruction): free where its register is
+    /// none or dead after it; mapped where the next instruction alone reads
+    /// it, a branch on a function of it (an mbarrier update's "did it
+    /// complete the phase"), dead on both ways on; else its value.
+    fn rmw_use(&self, t: usize, pc: usize, dst: Option<usize>, live: &[Vec<bool>]) -> LoadUse {
+        let th = &self.threads[t];
+        let dead_at = |k: usize, d: usize| !live.get(k).is_some_and(|l| l.get(d).copied().unwrap_or(true));
+        let Some(d) = dst else { return LoadUse::Free };
+        if dead_at(pc + 1, d) {
+            return LoadUse::Free;
+        }
+        let Some(Instr::Branch { cond, target }) = th.code.get(pc + 1) else { return LoadUse::Value };
+        let mut reads = vec![false; th.nregs];
+        cond.mark_regs(&mut reads);
+        let only_d = reads.iter().enumerate().all(|(k, &u)| !u || k == d);
+        if only_d && dead_at(pc + 2, d) && dead_at(*target, d) {
+            LoadUse::Mapped
+        } else {
+            LoadUse::Value
+        }
+    }
+
+    /// The locations whose every write but the initial one is the write of
+    /// an RMW at the location named (no computed address) that always
+    /// writes (no compare-exchange), its templates with no `value_attr`,
+    /// whose value nothing reads but a branch right after it
+    /// (`uses`: `load_uses` per thread; `LoadUse::Free` or `Mapped`). Each
+    /// such write's value is the RMW's function of the value its read
+    /// reads: an enumeration may leave it to the read's rf, whatever
+    /// thread made it and whether or not the model makes RMWs atomic.
+    pub fn computed_locations(&self, uses: &[Vec<LoadUse>]) -> Vec<bool> {
+        let nl = self.locations.len();
+        let mut rmw = vec![false; nl];
+        let mut other = vec![false; nl];
+        for (ti, t) in self.threads.iter().enumerate() {
+            for (pc, i) in t.code.iter().enumerate() {
+                match i {
+                    Instr::Store { loc, at, .. } => reach(*loc, at).for_each(|l| other[l] = true),
+                    Instr::Rmw { loc, at, rmw: op, ev_r, ev_w, fail_store, .. } => {
+                        if let Some(fs) = fail_store {
+                            other[fs.loc] = true;
+                        }
+                        let plain = [*ev_r, *ev_w].iter().all(|&e| self.templates[e].value_attr.is_none());
+                        let used = uses.get(ti).and_then(|u| u.get(pc)).is_some_and(|u| *u != LoadUse::Value);
+                        let writes = !matches!(op, RmwOp::Cas | RmwOp::CasOld) && fail_store.is_none();
+                        if at.is_some() || !plain || !used || !writes {
+                            reach(*loc, at).for_each(|l| other[l] = true);
+                        } else {
+                            rmw[*loc] = true;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        (0..nl).map(|l| rmw[l] && !other[l]).collect()
     }
 
     /// The locations whose every write but the initial one is the write of

@@ -27,13 +27,13 @@ exists (0:rB=0 /\<backslash> 1:rA=0)\<close>
 
 text \<open>Model hrf-direct: condition exists (0:rB=0 /\<backslash> 1:rA=0): No; observation Never 0 3; racy. 4 of 4 candidate executions are exported.\<close>
 
-text \<open>ex1: consistent; outcome 0:rB=0, 1:rA=1.
+text \<open>ex1: consistent; outcome 0:rB=1, 1:rA=0.
   0: init A = 0
   1: init B = 0
   2: P0 line 15: store(A, sc, wg) (W A = 1)
-  3: P0 line 16: load(B, sc, dev) (R B = 0)
+  3: P0 line 16: load(B, sc, dev) (R B = 1)
   4: P1 line 20: store(B, sc, dev) (W B = 1)
-  5: P1 line 21: load(A, sc, wg) (R A = 1)\<close>
+  5: P1 line 21: load(A, sc, wg) (R A = 0)\<close>
 definition ex1 :: execution where
   "ex1 = \<lparr>
     events = {0, 1, 2, 3, 4, 5},
@@ -58,7 +58,7 @@ definition ex1 :: execution where
         (''wi'', [(0, 0), (1, 1)])],
     po_imm = {(2, 3), (4, 5)},
     co_imm = {(0, 2), (1, 4)},
-    rf = {(1, 3), (2, 5)},
+    rf = {(0, 5), (4, 3)},
     rmw = {},
     data = {},
     ctrl = {}\<rparr>"
@@ -69,13 +69,13 @@ lemma ex1_consistent: "hrf_direct_consistent ex1"
 lemma ex1_heterogeneous_race: "(2, 5) \<in> hrf_direct_race ex1"
   by eval
 
-text \<open>ex2: consistent; outcome 0:rB=1, 1:rA=0.
+text \<open>ex2: consistent; outcome 0:rB=0, 1:rA=1.
   0: init A = 0
   1: init B = 0
   2: P0 line 15: store(A, sc, wg) (W A = 1)
-  3: P0 line 16: load(B, sc, dev) (R B = 1)
+  3: P0 line 16: load(B, sc, dev) (R B = 0)
   4: P1 line 20: store(B, sc, dev) (W B = 1)
-  5: P1 line 21: load(A, sc, wg) (R A = 0)\<close>
+  5: P1 line 21: load(A, sc, wg) (R A = 1)\<close>
 definition ex2 :: execution where
   "ex2 = \<lparr>
     events = {0, 1, 2, 3, 4, 5},
@@ -100,7 +100,7 @@ definition ex2 :: execution where
         (''wi'', [(0, 0), (1, 1)])],
     po_imm = {(2, 3), (4, 5)},
     co_imm = {(0, 2), (1, 4)},
-    rf = {(0, 5), (4, 3)},
+    rf = {(1, 3), (2, 5)},
     rmw = {},
     data = {},
     ctrl = {}\<rparr>"

@@ -134,7 +134,7 @@ fn search_order_forced_reads_then_co_then_branching_reads() {
         .map(|r| es.writes_of[0].iter().copied().filter(|&w| es.events[w].value == es.events[r].value).collect())
         .collect();
     assert_eq!(rf.iter().map(Vec::len).collect::<Vec<_>>(), [1, 2]);
-    assert_eq!(search_order(&es, &rf), [Step::Rf(0), Step::Co(0), Step::Rf(1)]);
+    assert_eq!(search_order(&es, &rf, &[false, false]), [Step::Rf(0), Step::Co(0), Step::Rf(1)]);
     // Whatever the order, the same candidates: against the reference.
     // By hand under SC: (r0, r1) is (0, 0), (0, 1), (1, 1), never
     // (1, 0); co has 2 orders of the stores, and each read of 1 reads the
@@ -393,7 +393,7 @@ fn all_paths(p: &Program) -> Vec<Vec<Path>> {
         value_domains(p, &private, &[], &[], &Limits { max_values: 100, max_paths: 100, ..Limits::default() }, &budget)
             .unwrap();
     (0..p.threads.len())
-        .map(|t| thread_paths(p, t, &dom, &private, &[], &Chained::default(), 100, &budget, false).unwrap().paths)
+        .map(|t| thread_paths(p, t, &dom, &private, &[], &Chained::default(), &[], 100, &budget, false).unwrap().paths)
         .collect()
 }
 
@@ -718,6 +718,7 @@ fn a_paths_rmws_must_form_one_chain_from_the_initial_value() {
         addr: 0,
         any_value: false,
         alts: None,
+        computed: None,
     };
     let rmws = |pairs: &[(i64, i64)]| -> Vec<PathEvent> {
         pairs.iter().flat_map(|&(r, w)| [ev(Kind::R, r, false), ev(Kind::W, w, true)]).collect()
@@ -762,7 +763,7 @@ fn chained_paths_keep_the_references_executions() {
     let dom = value_domains(&p, &private, &[], &[], &Limits::default(), &budget).unwrap();
     let count = |locs: Vec<usize>| {
         let chained = Chained { locs, order: None };
-        thread_paths(&p, 0, &dom, &private, &[], &chained, 100, &budget, false).unwrap().paths.len()
+        thread_paths(&p, 0, &dom, &private, &[], &chained, &[], 100, &budget, false).unwrap().paths.len()
     };
     assert_eq!((count(vec![]), count(vec![0])), (16, 2));
     // with a rival thread's add the location is no one thread's: no reduction, same answers
@@ -776,7 +777,7 @@ fn justified_by_bit_sets_agrees_with_the_sorted_pairs() {
     let mut dropped = 0;
     for p in [sb(), incs(), two_writers(), adds(false, true), tagged()] {
         let paths = all_paths(&p);
-        let j = Justify::new(&p, &paths);
+        let j = Justify::new(&p, &paths, &vec![false; p.locations.len()]);
         assert!(j.masks.is_some(), "{}", p.name);
         let plain = Justify { paths: j.paths.clone(), masks: None };
         let radices: Vec<usize> = paths.iter().map(Vec::len).collect();
@@ -830,8 +831,9 @@ fn a_load_read_through_one_assignment_is_a_path_per_image() {
     let budget = Budget::new(None, None);
     let private = vec![false; 1];
     let dom = value_domains(&p, &private, &[], &[], &Limits::default(), &budget).unwrap();
-    let paths =
-        thread_paths(&p, 1, &dom, &private, &p.load_uses(1), &Chained::default(), 100, &budget, false).unwrap().paths;
+    let paths = thread_paths(&p, 1, &dom, &private, &p.load_uses(1), &Chained::default(), &[], 100, &budget, false)
+        .unwrap()
+        .paths;
     // x is 0 (r1 = 1) or 1, 2, 3 (r1 = 0): two paths, the second reading any of 1, 2, 3
     assert_eq!(paths.len(), 2);
     let alts: Vec<Option<Vec<i64>>> = paths.iter().map(|q| q.events[0].alts.as_ref().map(|a| a.to_vec())).collect();
@@ -858,7 +860,7 @@ fn chain_plans_give_each_rmw_what_an_order_of_them_gives() {
     let private = vec![false; 1];
     let dom = value_domains(&p, &private, &[], &[], &Limits::default(), &budget).unwrap();
     let chained = Chained { locs: vec![0], order: None };
-    let paths = thread_paths(&p, 0, &dom, &private, &[], &chained, 100, &budget, false).unwrap().paths;
+    let paths = thread_paths(&p, 0, &dom, &private, &[], &chained, &[], 100, &budget, false).unwrap().paths;
     let mut reads: Vec<(i64, i64)> = paths.iter().map(|q| (q.events[0].value, q.events[2].value)).collect();
     reads.sort();
     assert_eq!(reads, [(0, 1), (2, 0)]);
@@ -866,7 +868,7 @@ fn chain_plans_give_each_rmw_what_an_order_of_them_gives() {
     let order = crate::model_ir::RmwChainOrder::default();
     assert_eq!(chain_plans(&p, 0, 0, Some(&order)).map(|c| c.orders()), Some(1));
     let chained = Chained { locs: vec![0], order: Some(order.clone()) };
-    let paths = thread_paths(&p, 0, &dom, &private, &[], &chained, 100, &budget, false).unwrap().paths;
+    let paths = thread_paths(&p, 0, &dom, &private, &[], &chained, &[], 100, &budget, false).unwrap().paths;
     assert_eq!(paths.iter().map(|q| (q.events[0].value, q.events[2].value)).collect::<Vec<_>>(), [(0, 1)]);
     // an RMW tagged as program order's exception (the adds are tagged A): both orders again
     let free = crate::model_ir::RmwChainOrder { not_from: vec!["A".into()], not_to: vec![] };
@@ -874,4 +876,119 @@ fn chain_plans_give_each_rmw_what_an_order_of_them_gives() {
     // one RMW, one order (whether the thread writes the location alone is
     // `rmw_chain_writers`'s question, not this one's: INC3's x is not)
     assert!(chain_plans(&incs(), 0, 0, None).is_some_and(|c| c.orders() == 1));
+}
+
+/// P0: r0 = x (op `p0` with operand `a`), then a branch on r0 == 0 that
+/// skips a store of 1 to y (the RMW mapped: the branch alone reads r0);
+/// P1: x (op add, operand `b` from a register: x's values are then the
+/// fixpoint's, no chain's), its value read by nothing; P2: r0 = x;
+/// observed: P2's r0, x and y at the end. x: a computed location.
+fn rival_updates(p0: &str, a: i64, b: i64, partial_co: bool) -> Program {
+    serde_json::from_value(json!({
+        "name": "RIVALS",
+        "locations": [{"name": "x", "init": 0}, {"name": "y", "init": 0}],
+        "templates": [tmpl("R"), tmpl("W"), tmpl("W"), tmpl("R"), tmpl("W"), tmpl("R")],
+        "threads": [
+            {"name": "P0", "nregs": 1, "code": [
+                {"op": "rmw", "dst": 0, "loc": 0, "rmw": p0, "val": {"k": "c", "v": a}, "ev_r": 0, "ev_w": 1},
+                {"op": "branch", "cond": {"k": "bin", "o": "==", "a": {"k": "r", "r": 0}, "b": {"k": "c", "v": 0}}, "target": 3},
+                {"op": "store", "loc": 1, "val": {"k": "c", "v": 1}, "ev": 2}
+            ]},
+            {"name": "P1", "nregs": 2, "code": [
+                {"op": "assign", "dst": 1, "val": {"k": "c", "v": b}},
+                {"op": "rmw", "dst": 0, "loc": 0, "rmw": "add", "val": {"k": "r", "r": 1}, "ev_r": 3, "ev_w": 4}
+            ]},
+            {"name": "P2", "nregs": 1, "code": [{"op": "load", "dst": 0, "loc": 0, "ev": 5}]}
+        ],
+        "observed": [{"kind": "reg", "thread": 2, "reg": 0}, {"kind": "loc", "loc": 0}, {"kind": "loc", "loc": 1}],
+        "condition": {"k": "eq", "var": 1, "val": 0},
+        "partial_co": partial_co
+    }))
+    .unwrap()
+}
+
+/// No axiom at all (every candidate is an execution, RMWs reading each
+/// other in a cycle too), and one that asks only that co order every two
+/// writes of a location (a `co_total` check: `empty((W*W & loc) - id - (co | co^-1))`).
+fn no_axioms() -> ModelIr {
+    serde_json::from_value(json!({"name": "none", "nodes": [], "checks": []})).unwrap()
+}
+
+fn co_total_only() -> ModelIr {
+    serde_json::from_value(json!({
+        "name": "co-total",
+        "nodes": [
+            {"op": "tag", "name": "W"}, {"op": "prod", "a": 0, "b": 0}, {"op": "base", "name": "loc"},
+            {"op": "inter", "a": 1, "b": 2}, {"op": "base", "name": "id"}, {"op": "diff", "a": 3, "b": 4},
+            {"op": "base", "name": "co"}, {"op": "inv", "a": 6}, {"op": "union", "a": 6, "b": 7},
+            {"op": "diff", "a": 5, "b": 8}
+        ],
+        "checks": [{"kind": "empty", "node": 9, "name": "co-total"}]
+    }))
+    .unwrap()
+}
+
+#[test]
+fn rmws_whose_values_go_to_no_register_are_computed() {
+    let p = rival_updates("add", 1, 2, false);
+    let uses: Vec<Vec<LoadUse>> = (0..3).map(|t| p.load_uses(t)).collect();
+    // P0's RMW mapped (the branch alone reads its register), P1's free
+    assert_eq!((uses[0][0], uses[1][1]), (LoadUse::Mapped, LoadUse::Free));
+    assert_eq!(p.computed_locations(&uses), vec![true, false]);
+    // a store to x, or a register read after the branch, and x is not
+    let mut q = rival_updates("add", 1, 2, false);
+    q.threads[2]
+        .code
+        .push(serde_json::from_value(json!({"op": "store", "loc": 0, "val": {"k": "c", "v": 5}, "ev": 2})).unwrap());
+    let uses: Vec<Vec<LoadUse>> = (0..3).map(|t| q.load_uses(t)).collect();
+    assert_eq!(q.computed_locations(&uses), vec![false, false]);
+    let mut q = rival_updates("add", 1, 2, false);
+    q.threads[0]
+        .code
+        .push(serde_json::from_value(json!({"op": "store", "loc": 1, "val": {"k": "r", "r": 0}, "ev": 2})).unwrap());
+    assert_eq!(q.load_uses(0)[0], LoadUse::Value);
+    // a compare-and-swap may write nothing: not computed
+    let c = rival_updates("cas", 1, 2, false);
+    let uses: Vec<Vec<LoadUse>> = (0..3).map(|t| c.load_uses(t)).collect();
+    assert_eq!(c.computed_locations(&uses), vec![false, false]);
+}
+
+#[test]
+fn computed_rmws_keep_the_references_executions() {
+    // Each RMW's write computed from what its read reads, against the
+    // reference, which guesses every value: the same executions, counted
+    // alike, under SC, under no axiom (RMWs reading each other in a cycle:
+    // add 1 and add -1 hold any value of x's domain, add 1 and add 2 none),
+    // and under a check that co be total (a partial co pruned early). (umax
+    // 2 under SC alone: under the others its RMW reading its own write holds
+    // any value from 2 up, and the other's add makes one past the domain's
+    // bound, which the reference's P2, guessing within it, never reads)
+    for (op, a, b) in [("add", 1, 2), ("add", 1, -1), ("exch", 3, 0), ("umax", 2, 1)] {
+        for partial in [false, true] {
+            let p = rival_updates(op, a, b, partial);
+            let models = if op == "umax" { vec![sc_model()] } else { vec![sc_model(), no_axioms(), co_total_only()] };
+            for ir in models {
+                let m = Compiled::new(ir.clone(), &p).unwrap();
+                let fast = check(&p, &m, &Limits { keep_all: true, ..Limits::default() }).unwrap();
+                let slow = check(&p, &m, &Limits { reference: true, keep_all: true, ..Limits::default() }).unwrap();
+                let what = format!("{op} {a} {b} partial {partial} {}", ir.name);
+                assert!(fast.complete && slow.complete, "{what}");
+                assert_eq!(summary(&fast), summary(&slow), "{what}");
+                assert!(fast.consistent > 0, "{what}");
+                // the witnesses show the values the writes were given
+                for e in &fast.executions {
+                    for &(w, r) in &e.rf {
+                        assert_eq!(e.events[w].value, e.events[r].value, "{what}: rf {w} -> {r}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn co_total_checks_are_found() {
+    let p = rival_updates("add", 1, 2, true);
+    assert_eq!(Compiled::new(co_total_only(), &p).unwrap().co_total, vec![5]);
+    assert!(Compiled::new(sc_model(), &p).unwrap().co_total.is_empty());
 }
