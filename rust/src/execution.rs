@@ -39,6 +39,41 @@ pub struct PathEvent {
     pub computed: Option<std::sync::Arc<[i64]>>,
 }
 
+impl PathEvent {
+    /// An event of instruction `pc` (its template `template`) under the
+    /// control dependencies `ctrl` and address dependencies `addr`: no data
+    /// dependency, one value, not computed.
+    fn of(kind: Kind, loc: usize, value: i64, template: usize, pc: usize, ctrl: EventSet, addr: EventSet) -> Self {
+        PathEvent {
+            kind,
+            loc: Some(loc),
+            value,
+            template,
+            pc,
+            rmw_with_prev: false,
+            data: 0,
+            ctrl,
+            addr,
+            any_value: false,
+            alts: None,
+            computed: None,
+        }
+    }
+
+    /// The write of an RMW whose read is the event before it, its value's data dependencies `data`.
+    fn rmw_write(
+        loc: usize,
+        value: i64,
+        template: usize,
+        pc: usize,
+        data: EventSet,
+        ctrl: EventSet,
+        addr: EventSet,
+    ) -> Self {
+        PathEvent { rmw_with_prev: true, data, ..PathEvent::of(Kind::W, loc, value, template, pc, ctrl, addr) }
+    }
+}
+
 /// One control path of a thread, given the values its reads returned.
 #[derive(Clone, Debug)]
 pub struct Path {
@@ -297,34 +332,10 @@ pub fn thread_paths(
                                 t2[*d] = me;
                             }
                             let (new, _) = rmw.apply(g[0], operand(g[0])?, exp);
-                            e2.push(PathEvent {
-                                kind: Kind::R,
-                                loc: Some(loc),
-                                value: g[0],
-                                template: *ev_r,
-                                pc,
-                                rmw_with_prev: false,
-                                data: 0,
-                                ctrl: ctl,
-                                addr,
-                                any_value: false,
-                                alts: (g.len() > 1).then(|| g.into()),
-                                computed: None,
-                            });
-                            e2.push(PathEvent {
-                                kind: Kind::W,
-                                loc: Some(loc),
-                                value: new.unwrap_or(0),
-                                template: *ev_w,
-                                pc,
-                                rmw_with_prev: true,
-                                data: operand_deps,
-                                ctrl: ctl,
-                                addr,
-                                any_value: false,
-                                alts: None,
-                                computed: Some(at.clone()),
-                            });
+                            let read = PathEvent::of(Kind::R, loc, g[0], *ev_r, pc, ctl, addr);
+                            e2.push(PathEvent { alts: (g.len() > 1).then(|| g.into()), ..read });
+                            let write = PathEvent::rmw_write(loc, new.unwrap_or(0), *ev_w, pc, operand_deps, ctl, addr);
+                            e2.push(PathEvent { computed: Some(at.clone()), ..write });
                             stack.push((pc + 1, r2, e2, t2, ctl, fault.clone()));
                         }
                         break;
@@ -346,51 +357,11 @@ pub fn thread_paths(
                         }
                         match new {
                             Some(w) => {
-                                e2.push(PathEvent {
-                                    kind: Kind::R,
-                                    loc: Some(loc),
-                                    value: v,
-                                    template: *ev_r,
-                                    pc,
-                                    rmw_with_prev: false,
-                                    data: 0,
-                                    ctrl: ctl,
-                                    addr,
-                                    any_value: false,
-                                    alts: None,
-                                    computed: None,
-                                });
-                                e2.push(PathEvent {
-                                    kind: Kind::W,
-                                    loc: Some(loc),
-                                    value: w,
-                                    template: *ev_w,
-                                    pc,
-                                    rmw_with_prev: true,
-                                    data: operand_deps,
-                                    ctrl: ctl,
-                                    addr,
-                                    any_value: false,
-                                    alts: None,
-                                    computed: None,
-                                });
+                                e2.push(PathEvent::of(Kind::R, loc, v, *ev_r, pc, ctl, addr));
+                                e2.push(PathEvent::rmw_write(loc, w, *ev_w, pc, operand_deps, ctl, addr));
                             }
                             None => {
-                                let tmpl = ev_fail.unwrap_or(*ev_r);
-                                e2.push(PathEvent {
-                                    kind: Kind::R,
-                                    loc: Some(loc),
-                                    value: v,
-                                    template: tmpl,
-                                    pc,
-                                    rmw_with_prev: false,
-                                    data: 0,
-                                    ctrl: ctl,
-                                    addr,
-                                    any_value: false,
-                                    alts: None,
-                                    computed: None,
-                                });
+                                e2.push(PathEvent::of(Kind::R, loc, v, ev_fail.unwrap_or(*ev_r), pc, ctl, addr));
                                 if let Some(fs) = fail_store {
                                     e2.push(PathEvent {
                                         kind: Kind::W,
