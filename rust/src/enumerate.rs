@@ -721,8 +721,9 @@ enum Step {
 /// chosen), each checked against that co (a few writes have far fewer
 /// orders than many reads have rf choices, and a read's coherence with co
 /// fails as soon as its rf is chosen). The locations go in the order of
-/// their first access in any thread, so that what threads do first (the
-/// waits on a barrier, before the data they guard) is chosen first. Any
+/// their first read in any thread (those no thread reads last), so that
+/// what threads read first (the waits on a barrier or a flag, before the
+/// data they guard) is chosen first. Any
 /// order finds the same consistent executions: pruning only drops partial
 /// choices that a monotone check rejects, whatever was chosen before them
 /// (how many inconsistent candidates reach the final judgement may differ).
@@ -731,14 +732,14 @@ fn search_order(es: &EventStructure, rf_choices: &[Vec<usize>], dynamic: &[bool]
     // (all of a read's choices are writes of its location)
     let loc = |k: usize| rf_choices[k].first().and_then(|&w| es.events[w].loc);
     let branching = |l: usize| (0..rf_choices.len()).filter(move |k| !forced(k) && loc(*k) == Some(l)).map(Step::Rf);
-    // each event's place in its thread, and each location's first access
+    // each event's place in its thread, and each location's first read
     let mut first = vec![usize::MAX; es.writes_of.len()];
     let mut start = 0;
     for e in &es.events {
         if e.id == 0 || es.events[e.id - 1].thread != e.thread {
             start = e.id;
         }
-        if let (Some(l), Some(_)) = (e.loc, e.thread) {
+        if let (Some(l), Some(_), "R") = (e.loc, e.thread, e.kind) {
             first[l] = first[l].min(e.id - start);
         }
     }
