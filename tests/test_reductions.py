@@ -405,3 +405,42 @@ def test_rmw_chain_order_keeps_the_executions():
         assert ordered.complete and plain.complete, e["file"]
         assert summary(ordered) == summary(plain), e["file"]
         assert sorted(f["kind"] for f in ordered.flags) == sorted(f["kind"] for f in plain.flags), e["file"]
+
+
+# An mbarrier of count 2 that two threads arrive on (P0 after its store, P1
+# before its wait): no one thread's chain, so its updates' values are
+# computed from the rf of their reads (`Program::computed_locations`).
+TWO_ARRIVALS = """PTX MP+mbar-two-arrivals{name}
+"Two threads arrive on one mbarrier of count 2: P0 after its store, P1 before its wait"
+{{
+x=0;
+b @ mbarrier P1 = 2;
+P1:r0=0; P1:r1=0;
+}}
+ P0@cta 0,gpu 0                               | P1@cta 0,gpu 0                                                  ;
+ st.weak x, 1                                 | mbarrier.arrive.{sem}.cta.shared::cta.b64 _, [b]              ;
+ mbarrier.arrive.{sem}.cta.shared::cta.b64 _, [b] | LC10:                                                         ;
+                                              | mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 r0, [b], 0 ;
+                                              | bne r0, 1, LC10                                                 ;
+                                              | ld.weak r1, x                                                   ;
+exists
+(P1:r1 == 0)
+"""
+
+
+@pytest.mark.parametrize("sem", ["release", "relaxed"])
+def test_an_mbarrier_two_threads_update_keeps_the_references_executions(sem, tmp_path):
+    """By hand: the wait returns true once both arrives are applied; the
+    update that completes the phase is P0's, or P1's reading P0's (an RMW
+    of the same object: observation). With release arrives, P0's release
+    then reaches the wait's acquire either way, so ld x reads 1: r1 = 0
+    forbidden. With relaxed arrives nothing releases the store: allowed.
+    The reference guesses every value of b; the two agree."""
+    path = tmp_path / f"two-arrivals-{sem}.litmus"
+    path.write_text(TWO_ARRIVALS.format(name="" if sem == "release" else "-relaxed", sem=sem))
+    fast = hrf.check(str(path), "ptx-8.0")
+    slow = hrf.check(str(path), "ptx-8.0", reference=True)
+    assert fast.complete and slow.complete
+    assert summary(fast) == summary(slow)
+    assert fast.condition_holds is (sem == "relaxed")
+    assert fast.candidates < slow.candidates
