@@ -649,7 +649,9 @@ fn candidates<'b>(
     let dynamic: Vec<bool> = rf_choices.iter().map(|ws| ws.iter().any(|w| es.computed.contains_key(w))).collect();
     let steps = search_order(es, &rf_choices, &dynamic);
     // The pairs of writes co must order one way or the other (`Compiled::co_total`), both ways
-    let mut must = vec![0 as EventSet; if sh.limits.reference { 0 } else { es.n }];
+    // (none for the reference, nor where co is total anyway or no check asks it)
+    let pruned_co = !sh.limits.reference && sh.prog.partial_co && !sh.model.co_total.is_empty();
+    let mut must = vec![0 as EventSet; if pruned_co { es.n } else { 0 }];
     if !must.is_empty() {
         for &node in &sh.model.co_total {
             for (a, &row) in ev.rel(node, &empty).iter().enumerate() {
@@ -695,7 +697,7 @@ fn candidates<'b>(
         last_write: vec![None; es.writes_of.len()],
         rmw_read,
         rf_in_co,
-        value: es.events.iter().map(|e| e.value).collect(),
+        value: if es.computed.is_empty() { Vec::new() } else { es.events.iter().map(|e| e.value).collect() },
         must,
         unknown: es.computed.keys().fold(0, |s, &w| s | (1 as EventSet) << w),
     };
@@ -783,8 +785,9 @@ struct Search<'a, 'b, 'c> {
     rmw_read: Vec<Option<usize>>,
     /// Per read: its rf is chosen in co_place (`rmw_read`).
     rf_in_co: Vec<bool>,
-    /// Per event: the value it writes, a computed write's (`EventStructure::
-    /// computed`) as its read's rf gives it, where not in `unknown`.
+    /// Per event, where there are computed writes (`EventStructure::
+    /// computed`; else empty): the value it writes, a computed write's as
+    /// its read's rf gives it, where not in `unknown` (`value_of`).
     value: Vec<i64>,
     /// The computed writes whose value is not known yet.
     unknown: EventSet,
@@ -861,9 +864,9 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                 let forced = |k: usize| self.rf_choices[k].len() == 1;
                 let defer = forced(k) && matches!(self.order.get(i + 1), Some(&Step::Rf(k2)) if forced(k2));
                 let co_chosen = i >= self.co_chosen_at;
+                let any = self.es.any_value >> r & 1 == 1;
                 for c in 0..self.rf_choices[k].len() {
                     let w = self.rf_choices[k][c];
-                    let any = self.es.any_value >> r & 1 == 1;
                     if !any && self.es.computed.contains_key(&w) && !self.es.may_read(r, self.value[w]) {
                         continue; // co has given w its value (`resolve`): not one r reads
                     }
@@ -881,6 +884,17 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             Step::Co(l) if self.es.is_computed(l) => self.sources(i, l, 0),
             Step::Co(l) => self.place_co(i, l),
         }
+    }
+
+    /// The value write `w` writes (a computed one's as its read's rf gave it).
+    fn value_of(&self, w: usize) -> i64 {
+        self.value.get(w).copied().unwrap_or(self.es.events[w].value)
+    }
+
+    /// The write read `r` reads, where its rf is chosen.
+    fn rf_source(&self, r: usize) -> Option<usize> {
+        let l = self.es.events[r].loc?;
+        self.es.writes_of[l].iter().copied().find(|&w| self.dynm.rf.contains(w, r))
     }
 
     /// The co of location `l`'s writes (step `i`), then the steps after it.
@@ -901,7 +915,7 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
     /// others wait for `resolve`), and is checked.
     fn sources(&mut self, i: usize, l: usize, j: usize) -> Result<(), Error> {
         let es = self.es;
-        let Some(&w) = es.writes_of[l].get(j + 1) else { return self.resolve(i, l) };
+        let Some(&w) = es.writes_of[l].get(j + 1) else { return self.resolve(i, l, 0) };
         let r = w - 1; // the RMW's read, the event before its write
         let k = self.reads.binary_search(&r).map_err(|_| Error::invalid("a computed write with no read before it"))?;
         for c in 0..self.rf_choices[k].len() {
@@ -936,9 +950,7 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                 if self.unknown >> w & 1 == 0 {
                     continue;
                 }
-                let Some(x) = es.writes_of[l].iter().copied().find(|&x| self.dynm.rf.contains(x, w - 1)) else {
-                    continue;
-                };
+                let Some(x) = self.rf_source(w - 1) else { continue };
                 if self.unknown >> x & 1 == 1 {
                     continue;
                 }
@@ -1082,49 +1094,41 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
     }
 
     /// Computed location `l`'s RMWs' reads all given their rf (step `i`),
-    /// the values that follow from known ones given (`propagate`): what
-    /// is left unknown is on a cycle of RMWs reading each other (or after
-    /// one): each value of the location in turn for one of them
-    /// (`Shared::dom`, whose values the reads may read). Go on to its co
-    /// where every computed write is its function of what its read reads,
-    /// a value the read may read.
-    fn resolve(&mut self, i: usize, l: usize) -> Result<(), Error> {
+    /// the values that follow from known ones given and checked
+    /// (`propagate`): what is left unknown is on a cycle of RMWs reading
+    /// each other (or after one): each value of the location in turn for
+    /// one of them (`Shared::dom`, whose values the reads may read; those
+    /// taken so far: `guessed`). Go on to its co where each guessed write
+    /// is its function of what its read reads, a value the read may read.
+    fn resolve(&mut self, i: usize, l: usize, guessed: EventSet) -> Result<(), Error> {
         let es = self.es;
-        let rest = &es.writes_of[l][1..];
-        let saved = self.unknown;
-        let source = |s: &Self, w: usize| es.writes_of[l].iter().copied().find(|&x| s.dynm.rf.contains(x, w - 1));
-        // (the values that follow from known ones are given: `propagate`)
-        let out = match rest.iter().copied().find(|&w| self.unknown >> w & 1 == 1) {
+        match es.writes_of[l][1..].iter().copied().find(|&w| self.unknown >> w & 1 == 1) {
             Some(w) => {
-                // on a cycle of RMWs reading each other (or after one): each value in turn
+                let bit = (1 as EventSet) << w;
                 let values: Vec<i64> = self.sh.dom[l].iter().copied().collect();
                 for v in values {
                     self.value[w] = v;
-                    self.unknown &= !((1 as EventSet) << w);
+                    self.unknown &= !bit;
                     if let Some(given) = self.propagate(l)? {
-                        self.resolve(i, l)?;
+                        self.resolve(i, l, guessed | bit)?;
                         self.unknown |= given;
                     }
-                    self.unknown |= (1 as EventSet) << w;
+                    self.unknown |= bit;
                 }
                 Ok(())
             }
             None => {
-                let mut hold = true;
-                for &w in rest {
-                    let x = source(self, w).ok_or_else(|| Error::invalid("a computed write's read with no rf"))?;
+                for w in bits(guessed) {
+                    let x =
+                        self.rf_source(w - 1).ok_or_else(|| Error::invalid("a computed write's read with no rf"))?;
                     let old = self.value[x];
-                    hold &= es.may_read(w - 1, old) && self.value[w] == es.computed_value(self.sh.prog, w, old)?;
+                    if !es.may_read(w - 1, old) || self.value[w] != es.computed_value(self.sh.prog, w, old)? {
+                        return Ok(());
+                    }
                 }
-                if hold {
-                    self.place_co(i, l)
-                } else {
-                    Ok(())
-                }
+                self.place_co(i, l)
             }
-        };
-        self.unknown = saved;
-        out
+        }
     }
 
     /// Order the writes `rest` of one location (step `i`), one placed at a
@@ -1318,18 +1322,15 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             .iter()
             .zip(&self.observed_reads)
             .map(|(o, read)| match (o, read) {
-                (_, Some(r)) => {
-                    let w = (0..es.n).find(|&w| self.dynm.rf.contains(w, *r));
-                    self.value[w.expect("every read has its rf chosen")]
-                }
+                (_, Some(r)) => self.value_of(self.rf_source(*r).expect("every read has its rf chosen")),
                 (Observed::Loc { loc }, None) if self.last_write[*loc].is_some() => {
-                    self.value[self.last_write[*loc].unwrap()]
+                    self.value_of(self.last_write[*loc].unwrap())
                 }
                 (Observed::Loc { loc }, None) => {
                     // The value of the co-last write of the location.
                     let ws = &es.writes_of[*loc];
                     let last = ws.iter().copied().find(|&w| ws.iter().all(|&u| u == w || !co.contains(w, u)));
-                    self.value[last.unwrap_or(ws[0])]
+                    self.value_of(last.unwrap_or(ws[0]))
                 }
                 (Observed::Reg { thread, reg }, None) => self.regs[*thread][*reg],
             })
@@ -1385,14 +1386,10 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
         for (e, v) in events.iter_mut().zip(&self.value) {
             e.value = *v;
         }
-        for r in bits(es.any_value).chain(es.alts.keys().copied()) {
-            if let Some(w) = (0..es.n).find(|&w| self.dynm.rf.contains(w, r)) {
-                events[r].value = self.value[w];
-            }
-        }
-        for &w in es.computed.keys() {
-            if let Some(x) = (0..es.n).find(|&x| self.dynm.rf.contains(x, w - 1)) {
-                events[w - 1].value = self.value[x];
+        let computed_reads = es.computed.keys().map(|&w| w - 1);
+        for r in bits(es.any_value).chain(es.alts.keys().copied()).chain(computed_reads) {
+            if let Some(w) = self.rf_source(r) {
+                events[r].value = self.value_of(w);
             }
         }
         ExecutionOut {

@@ -74,6 +74,17 @@ impl PathEvent {
     }
 }
 
+/// `vals` grouped by their image under `f` (the function a mapped read's
+/// value goes through: an assignment after a load, a branch after an RMW),
+/// the groups in the order of their images, each in `vals`' order.
+fn by_image(vals: &[i64], f: impl Fn(i64) -> Result<i64, Error>) -> Result<Vec<Vec<i64>>, Error> {
+    let mut by: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+    for &v in vals {
+        by.entry(f(v)?).or_default().push(v);
+    }
+    Ok(by.into_values().collect())
+}
+
 /// One control path of a thread, given the values its reads returned.
 #[derive(Clone, Debug)]
 pub struct Path {
@@ -265,13 +276,11 @@ pub fn thread_paths(
                     let mut vals = vals;
                     if let (Some(Instr::Assign { val, .. }), Some(d)) = (th.code.get(pc + 1), dst) {
                         if shared && loads.get(pc) == Some(&LoadUse::Mapped) {
-                            let mut by: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
-                            for &v in &vals {
-                                let img = val.eval_with(&|r| if r == *d { Some(v) } else { regs.get(r).copied() })?;
-                                by.entry(img).or_default().push(v);
-                            }
-                            vals = by.values().map(|g| g[0]).collect();
-                            alts = by.into_values().map(|g| (g.len() > 1).then(|| g.into())).collect();
+                            let by = by_image(&vals, |v| {
+                                val.eval_with(&|r| if r == *d { Some(v) } else { regs.get(r).copied() })
+                            })?;
+                            vals = by.iter().map(|g| g[0]).collect();
+                            alts = by.into_iter().map(|g| (g.len() > 1).then(|| g.into())).collect();
                         }
                     }
                     for (k, &v) in vals.iter().enumerate() {
@@ -312,19 +321,17 @@ pub fn thread_paths(
                     if computed.get(loc).copied().unwrap_or(false) {
                         // the function evaluated on every value (its errors are the guessing paths')
                         let operand = |v: i64| rmw.operand_of(val, &|r| regs.get(r).copied(), v);
-                        let mut by: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
-                        for &v in &vals {
+                        let by = by_image(&vals, |v| {
                             operand(v)?;
-                            let image = match (loads.get(pc), dst, th.code.get(pc + 1)) {
+                            match (loads.get(pc), dst, th.code.get(pc + 1)) {
                                 (Some(LoadUse::Mapped), Some(d), Some(Instr::Branch { cond, .. })) => {
-                                    cond.eval_with(&|r| if r == *d { Some(v) } else { regs.get(r).copied() })?
+                                    cond.eval_with(&|r| if r == *d { Some(v) } else { regs.get(r).copied() })
                                 }
-                                _ => 0,
-                            };
-                            by.entry(image).or_default().push(v);
-                        }
+                                _ => Ok(0),
+                            }
+                        })?;
                         let at: std::sync::Arc<[i64]> = regs.clone().into();
-                        for g in by.into_values() {
+                        for g in by {
                             let (mut r2, mut e2, mut t2) = (regs.clone(), evs.clone(), taint.clone());
                             let me = bit(e2.len());
                             if let Some(d) = dst {

@@ -8,7 +8,7 @@
 
 use crate::error::Error;
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Deserialize, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -251,6 +251,18 @@ pub enum Instr {
     },
     /// A path that reaches this was cut by the loop-unrolling bound.
     Cut,
+}
+
+/// Is register `d` dead at instruction `k` (`live`: the registers live before each)?
+fn dead_at(live: &[Vec<bool>], k: usize, d: usize) -> bool {
+    !live.get(k).is_some_and(|l| l.get(d).copied().unwrap_or(true))
+}
+
+/// Does `e` read no register but `d` (of `nregs`)?
+fn reads_only(e: &Expr, d: usize, nregs: usize) -> bool {
+    let mut reads = vec![false; nregs];
+    e.mark_regs(&mut reads);
+    reads.iter().enumerate().all(|(k, &u)| !u || k == d)
 }
 
 /// How a load's value is used (`Program::load_uses`).
@@ -703,11 +715,8 @@ impl Program {
                 }
                 let Instr::Load { dst: Some(d), ev, .. } = &th.code[pc] else { return LoadUse::Value };
                 let Some(Instr::Assign { dst: r, val }) = th.code.get(pc + 1) else { return LoadUse::Value };
-                let mut reads = vec![false; th.nregs];
-                val.mark_regs(&mut reads);
-                let only_d = reads.iter().enumerate().all(|(k, &u)| !u || k == *d);
-                let dead = r != d && !live.get(pc + 2).is_some_and(|l| l.get(*d).copied().unwrap_or(true));
-                if only_d && dead && self.templates[*ev].value_attr.is_none() {
+                let dead = r != d && dead_at(&live, pc + 2, *d);
+                if reads_only(val, *d, th.nregs) && dead && self.templates[*ev].value_attr.is_none() {
                     LoadUse::Mapped
                 } else {
                     LoadUse::Value
@@ -723,16 +732,12 @@ impl Program {
     /// complete the phase"), dead on both ways on; else its value.
     fn rmw_use(&self, t: usize, pc: usize, dst: Option<usize>, live: &[Vec<bool>]) -> LoadUse {
         let th = &self.threads[t];
-        let dead_at = |k: usize, d: usize| !live.get(k).is_some_and(|l| l.get(d).copied().unwrap_or(true));
         let Some(d) = dst else { return LoadUse::Free };
-        if dead_at(pc + 1, d) {
+        if dead_at(live, pc + 1, d) {
             return LoadUse::Free;
         }
         let Some(Instr::Branch { cond, target }) = th.code.get(pc + 1) else { return LoadUse::Value };
-        let mut reads = vec![false; th.nregs];
-        cond.mark_regs(&mut reads);
-        let only_d = reads.iter().enumerate().all(|(k, &u)| !u || k == d);
-        if only_d && dead_at(pc + 2, d) && dead_at(*target, d) {
+        if reads_only(cond, d, th.nregs) && dead_at(live, pc + 2, d) && dead_at(live, *target, d) {
             LoadUse::Mapped
         } else {
             LoadUse::Value
@@ -748,31 +753,44 @@ impl Program {
     /// reads: an enumeration may leave it to the read's rf, whatever
     /// thread made it and whether or not the model makes RMWs atomic.
     pub fn computed_locations(&self, uses: &[Vec<LoadUse>]) -> Vec<bool> {
+        let eligible = |t: usize, pc: usize| {
+            let Some(Instr::Rmw { rmw, ev_r, ev_w, fail_store, .. }) = self.threads[t].code.get(pc) else {
+                return false;
+            };
+            let plain = [*ev_r, *ev_w].iter().all(|&e| self.templates[e].value_attr.is_none());
+            let used = uses.get(t).and_then(|u| u.get(pc)).is_some_and(|u| *u != LoadUse::Value);
+            let writes = !matches!(rmw, RmwOp::Cas | RmwOp::CasOld) && fail_store.is_none();
+            plain && used && writes
+        };
+        self.rmw_only_writers(eligible).into_iter().map(|w| w.is_some_and(|ts| !ts.is_empty())).collect()
+    }
+
+    /// Per location, the threads that write it, where its every write but
+    /// the initial one is the write of an RMW at the location named (no
+    /// computed address) that `eligible` (thread, instruction) takes; None
+    /// where another write reaches it (a store, a failing RMW's store).
+    fn rmw_only_writers(&self, eligible: impl Fn(usize, usize) -> bool) -> Vec<Option<BTreeSet<usize>>> {
         let nl = self.locations.len();
-        let mut rmw = vec![false; nl];
-        let mut other = vec![false; nl];
+        let mut writers: Vec<Option<BTreeSet<usize>>> = vec![Some(BTreeSet::new()); nl];
         for (ti, t) in self.threads.iter().enumerate() {
             for (pc, i) in t.code.iter().enumerate() {
                 match i {
-                    Instr::Store { loc, at, .. } => reach(*loc, at).for_each(|l| other[l] = true),
-                    Instr::Rmw { loc, at, rmw: op, ev_r, ev_w, fail_store, .. } => {
+                    Instr::Store { loc, at, .. } => reach(*loc, at).for_each(|l| writers[l] = None),
+                    Instr::Rmw { loc, at, fail_store, .. } => {
                         if let Some(fs) = fail_store {
-                            other[fs.loc] = true;
+                            writers[fs.loc] = None;
                         }
-                        let plain = [*ev_r, *ev_w].iter().all(|&e| self.templates[e].value_attr.is_none());
-                        let used = uses.get(ti).and_then(|u| u.get(pc)).is_some_and(|u| *u != LoadUse::Value);
-                        let writes = !matches!(op, RmwOp::Cas | RmwOp::CasOld) && fail_store.is_none();
-                        if at.is_some() || !plain || !used || !writes {
-                            reach(*loc, at).for_each(|l| other[l] = true);
-                        } else {
-                            rmw[*loc] = true;
+                        if at.is_some() || !eligible(ti, pc) {
+                            reach(*loc, at).for_each(|l| writers[l] = None);
+                        } else if let Some(ts) = &mut writers[*loc] {
+                            ts.insert(ti);
                         }
                     }
                     _ => {}
                 }
             }
         }
-        (0..nl).map(|l| rmw[l] && !other[l]).collect()
+        writers
     }
 
     /// The locations whose every write but the initial one is the write of
@@ -782,31 +800,12 @@ impl Program {
     /// own in coherence order, so the values one path's RMWs read and write
     /// form one chain from the initial value (`enumerate`'s use).
     pub fn rmw_chain_writers(&self, tags: &[String]) -> Vec<Option<usize>> {
-        let nl = self.locations.len();
-        let mut writer: Vec<Option<usize>> = vec![None; nl];
-        let mut other = vec![false; nl];
         let tagged = |ev: usize| self.templates[ev].tags.iter().any(|g| tags.contains(g));
-        for (ti, t) in self.threads.iter().enumerate() {
-            for i in &t.code {
-                match i {
-                    Instr::Store { loc, at, .. } => reach(*loc, at).for_each(|l| other[l] = true),
-                    Instr::Rmw { loc, at, ev_r, ev_w, fail_store, .. } => {
-                        if let Some(fs) = fail_store {
-                            other[fs.loc] = true;
-                        }
-                        if at.is_some() || !tagged(*ev_r) || !tagged(*ev_w) {
-                            reach(*loc, at).for_each(|l| other[l] = true);
-                        } else if writer[*loc].is_some_and(|w| w != ti) {
-                            other[*loc] = true;
-                        } else {
-                            writer[*loc] = Some(ti);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        (0..nl).map(|l| writer[l].filter(|_| !other[l])).collect()
+        let eligible = |t: usize, pc: usize| matches!(self.threads[t].code.get(pc), Some(Instr::Rmw { ev_r, ev_w, .. }) if tagged(*ev_r) && tagged(*ev_w));
+        // one thread's alone
+        (self.rmw_only_writers(eligible).into_iter())
+            .map(|w| w.filter(|ts| ts.len() == 1).and_then(|ts| ts.first().copied()))
+            .collect()
     }
 
     /// The locations that one thread alone accesses, in an order program
