@@ -1,3 +1,4 @@
+import importlib.util
 import os
 import shutil
 import signal
@@ -14,6 +15,15 @@ CORPUS = ROOT / "litmus"
 # disposition back (a Python handler here is the default after exec).
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# The processes tests start (`python -m hrf ...`, in a folder of their own)
+# run the package these tests import, not another copy installed beside it:
+# its folder leads their PYTHONPATH (a relative PYTHONPATH would not follow
+# them into another working directory).
+_HRF_HOME = str(Path(importlib.util.find_spec("hrf").origin).resolve().parent.parent)
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [_HRF_HOME, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != _HRF_HOME)]
+)
 
 
 def have_dot() -> bool:

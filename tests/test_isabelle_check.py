@@ -23,10 +23,14 @@ from planted import planted_acquire_relaxed
 
 CHECK = os.environ.get("HRF_ISABELLE_CHECK")
 
-pytestmark = pytest.mark.skipif(
-    not (os.environ.get("HRF_ISABELLE") and CHECK and Path(CHECK).is_file()),
-    reason="needs an Isabelle/HOL: set HRF_ISABELLE and HRF_ISABELLE_CHECK (its check.sh)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not (os.environ.get("HRF_ISABELLE") and CHECK and Path(CHECK).is_file()),
+        reason="needs an Isabelle/HOL: set HRF_ISABELLE and HRF_ISABELLE_CHECK (its check.sh)",
+    ),
+    # Isabelle's sessions have their own limits (an hour at most, a first heap build)
+    pytest.mark.timeout(4000),
+]
 
 # The models the exporter takes, on the tests they apply to.
 EXPORTS = [

@@ -1001,8 +1001,17 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             if placed.contains(&w) {
                 continue;
             }
-            for mask in 0u64..(1u64 << k) {
-                // 2^k sets to try: the time limit is looked at as they go
+            // a write co must order with w, placed before it, is among its
+            // predecessors (later writes are placed after both): the sets tried
+            // are the supersets of those, in increasing order
+            let required = (0..k)
+                .filter(|&j| self.must.get(placed[j]).is_some_and(|m| m >> w & 1 == 1))
+                .fold(0u64, |m, j| m | 1 << j);
+            let free = ((1u64 << k) - 1) & !required;
+            let mut extra = 0u64;
+            loop {
+                let mask = required | extra;
+                // up to 2^k sets to try: the time limit is looked at as they go
                 self.steps += 1;
                 if self.sh.budget.stopped() || (self.steps.is_multiple_of(CHECK_EVERY) && self.sh.budget.check()) {
                     return Ok(());
@@ -1011,41 +1020,51 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                 let closed = (0..k)
                     .filter(|&j| mask >> j & 1 == 1)
                     .all(|j| (0..k).all(|q| !self.dynm.co.contains(placed[q], placed[j]) || mask >> q & 1 == 1));
-                if !closed {
-                    continue;
+                if closed {
+                    self.place_after(i, l, rest, placed, w, mask)?;
                 }
-                // a write co must order with w, placed before it and not among its
-                // predecessors, is never ordered with it: later writes are placed after both
-                let unordered =
-                    (0..k).any(|j| mask >> j & 1 == 0 && self.must.get(placed[j]).is_some_and(|m| m >> w & 1 == 1));
-                if unordered {
-                    continue;
+                match next_subset(extra, free) {
+                    Some(next) => extra = next,
+                    None => break,
                 }
-                // canonical orders only (`canonical_order`): a write that is
-                // not the last comes before every greater one placed since
-                // its last predecessor
-                let last_pred = (0..k).rev().find(|&j| mask >> j & 1 == 1);
-                let from = last_pred.map_or(0, |j| j + 1);
-                if placed.len() + 1 < rest.len() && placed[from..].iter().any(|&q| q > w) {
-                    continue;
-                }
-                for (j, &p) in placed.iter().enumerate() {
-                    if mask >> j & 1 == 1 {
-                        self.dynm.co.add(p, w);
-                    }
-                }
-                placed.push(w);
-                self.changed |= READS_CO;
-                let last = placed.len() == rest.len();
-                self.after_placing(w, last, &mut |s: &mut Self| s.co_place_partial(i, l, rest, placed))?;
-                placed.pop();
-                // w's predecessors were set in the placed writes' rows alone
-                for &p in placed.iter() {
-                    self.dynm.co.rows[p] &= !((1 as EventSet) << w);
-                }
-                self.changed |= READS_CO;
             }
         }
+        Ok(())
+    }
+
+    /// Places `w` after the placed writes in `mask` (step `i`, location `l`)
+    /// and goes on placing the rest of `rest`.
+    fn place_after(
+        &mut self,
+        i: usize,
+        l: usize,
+        rest: &[usize],
+        placed: &mut Vec<usize>,
+        w: usize,
+        mask: u64,
+    ) -> Result<(), Error> {
+        let k = placed.len();
+        // canonical orders only (`canonical_order`): a write that is not the
+        // last comes before every greater one placed since its last predecessor
+        let from = (0..k).rev().find(|&j| mask >> j & 1 == 1).map_or(0, |j| j + 1);
+        if placed.len() + 1 < rest.len() && placed[from..].iter().any(|&q| q > w) {
+            return Ok(());
+        }
+        for (j, &p) in placed.iter().enumerate() {
+            if mask >> j & 1 == 1 {
+                self.dynm.co.add(p, w);
+            }
+        }
+        placed.push(w);
+        self.changed |= READS_CO;
+        let last = placed.len() == rest.len();
+        self.after_placing(w, last, &mut |s: &mut Self| s.co_place_partial(i, l, rest, placed))?;
+        placed.pop();
+        // w's predecessors were set in the placed writes' rows alone
+        for &p in placed.iter() {
+            self.dynm.co.rows[p] &= !((1 as EventSet) << w);
+        }
+        self.changed |= READS_CO;
         Ok(())
     }
 
@@ -1407,6 +1426,13 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
             orders,
         }
     }
+}
+
+/// The subset of `free` after `extra` in increasing order, `None` after the
+/// last (`free` itself).
+pub(crate) fn next_subset(extra: u64, free: u64) -> Option<u64> {
+    let next = (extra | !free).wrapping_add(1) & free;
+    (next != 0).then_some(next)
 }
 
 #[cfg(test)]
