@@ -870,3 +870,33 @@ def test_a_cache_hint_is_no_event(plain, hinted):
     a, b = (parse_text(two(row, WAIT, init=TMA), "t.litmus") for row in (plain, hinted))
     assert a.threads[0].ops == b.threads[0].ops
     assert "TENSOR" in str(b.threads[0].ops) or "tensor" not in plain
+
+
+def test_the_ring_generator_gives_the_familys_verdicts():
+    """benchmarks/rings/tma_ring.py at sizes the unit suite affords, against
+    the derivations of litmus/ptx8's tma-ring (manifest.toml): a stage used
+    once (2 stages, 2 rounds) is read after its one copy completes, fence or
+    not: never another tile. One stage refilled (1 stage, 2 rounds): without
+    the consumer's proxy fence its generic read and the refill's async write
+    are not in proxy-preserved causality order, so round 1 may read tile 2
+    (tma-ring); with it, never (tma-ring+fence). The consumer's last release
+    (which tma-ring leaves out) is read by no one."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "rings" / "tma_ring.py"
+    spec = importlib.util.spec_from_file_location("tma_ring", path)
+    assert spec and spec.loader
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    verdicts = {
+        (2, 2, True): False,
+        (2, 2, False): False,
+        (1, 2, True): False,
+        (1, 2, False): True,
+    }
+    for (stages, rounds, fence), holds in verdicts.items():
+        r = hrf.check(parse_text(gen.ring(stages, rounds, fence), "ring.litmus"), "ptx-8.0")
+        assert r.complete and r.condition_holds is holds and r.flags == [], (stages, rounds, fence)
+    # the shipped benchmark is the generator's
+    shipped = path.parent / "tma-ring-2x4.litmus"
+    assert shipped.read_text() == gen.ring(2, 4)

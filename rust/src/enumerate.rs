@@ -1034,6 +1034,7 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
 
     /// Places `w` after the placed writes in `mask` (step `i`, location `l`)
     /// and goes on placing the rest of `rest`.
+    #[inline]
     fn place_after(
         &mut self,
         i: usize,
