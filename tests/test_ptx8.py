@@ -900,3 +900,25 @@ def test_the_ring_generator_gives_the_familys_verdicts():
     # the shipped benchmark is the generator's
     shipped = path.parent / "tma-ring-2x4.litmus"
     assert shipped.read_text() == gen.ring(2, 4)
+
+
+def test_a_copys_write_into_a_ctas_shared_memory_is_performed_in_that_cta():
+    """docs/readings.md: a bulk copy's write, and its implicit proxy fence, are
+    in the thread block whose shared memory the write reaches (the event
+    attribute `wg`); its read and its complete-tx stay the issuing thread's.
+    tma-multicast-war's copy writes d0 (CTA 0) and d1 (CTA 1)."""
+    from hrf.program import compile_test
+
+    comp = compile_test(hrf.parse(FAMILY / "tma-multicast-war.litmus"))
+    cta = {t.name: comp.ir["threads"][k]["attrs"]["wg"] for k, t in enumerate(comp.test.threads)}
+    bulk = [tpl for tpl in comp.templates if "BULK" in tpl.tags]
+    writes = {
+        tpl.text.split("[")[1].split("]")[0]: tpl.attrs.get("wg")
+        for tpl in bulk
+        if tpl.kind == "W" and "MBAR" not in tpl.tags
+    }
+    assert writes == {"d0": cta["P0"], "d1": cta["P1"]} and cta["P0"] != cta["P1"]
+    fences = [tpl.attrs.get("wg") for tpl in bulk if tpl.kind == "F"]
+    assert fences == [cta["P0"], cta["P1"]]
+    others = [tpl for tpl in bulk if tpl.kind == "R" or "MBAR" in tpl.tags]
+    assert others and all("wg" not in tpl.attrs for tpl in others)

@@ -154,8 +154,10 @@ TAGS = frozenset(
     + tuple(f"cache_{c}" for c in CACHE_OPS)
 )
 # scope instance, barrier (its number), barrier resource, thread (agent),
-# virtual location (the name an access uses)
-EVENT_ATTRS = ("sinst", "bar", "res", "tid", "vloc")
+# virtual location (the name an access uses); the work group (CTA) an
+# operation is performed in, where it is not its thread's (unset: the
+# thread's, as for every thread attribute named here)
+EVENT_ATTRS = ("sinst", "bar", "res", "tid", "vloc", "wg")
 THREAD_ATTRS = ("wi", "sg", "wg", "qf", "dev")  # the thread's place in the scope tree
 
 
@@ -358,6 +360,11 @@ class _ProgramCompiler:
         # (barrier, work group) -> a barrier with a thread count (`quorum`)
         self.quorums: dict = {}
         self._loc_tags: dict = {}
+
+    def shared_owner(self, loc: str) -> int | None:
+        """The thread whose CTA's shared memory holds `loc` (`d @ shared P1`), if any."""
+        owner = next((i.owner for i in self.test.init if i.loc == loc and i.space), None)
+        return next((k for k, t in enumerate(self.test.threads) if t.name == owner), None)
 
     def location_tags(self, loc: str) -> list:
         """Region and declared atomicity of a location (herd's `G`/`L` and

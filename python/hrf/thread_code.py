@@ -100,6 +100,7 @@ class ThreadCompiler(LivenessCode):
         self.unseq: list = []
         self.noperators = 0
         self.depth = 0  # of the expression being compiled
+        self.copy_wg: int | None = None  # the thread block of the bulk copy write compiled last
         # liveness (`hrf.liveness`): the loop copies being compiled, outermost
         # first, as (loop, copy) frames, and the blocks that end a path with
         # a status (spinning, stopped, ...)
@@ -219,6 +220,15 @@ class ThreadCompiler(LivenessCode):
             tags.append("remote")
         if loc is not None:
             tags.extend(self.p.location_tags(loc))
+            if kind == "W" and "BULK" in tags and not {"MBAR", "STASYNC"} & set(tags):
+                # a bulk copy's write is performed in its destination's thread block (the CTA
+                # whose shared memory it writes; docs/readings.md): proxy rules ask for the same one
+                owner = self.p.shared_owner(loc)
+                self.copy_wg = None if owner is None else self.p.scopes.attrs[owner]["wg"]
+                if self.copy_wg is not None:
+                    at["wg"] = self.copy_wg
+        elif kind == "F" and "BULK" in tags and "proxy" in tags and self.copy_wg is not None:
+            at["wg"] = self.copy_wg  # the implicit proxy fence after that write: in the same thread block
             if self.p.aliases:  # the name it goes through: its virtual location
                 at["vloc"] = self.p.vloc_index[loc]
                 if at["vloc"] != self.p.vloc_index[self.p.aliases.get(loc, loc)]:

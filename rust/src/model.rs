@@ -79,7 +79,9 @@ pub struct Compiled {
     tag_tables: Vec<Option<(Vec<bool>, Vec<bool>)>>,
     /// For each `SameEventAttr` / `Foreach`: template attribute values.
     attr_tables: Vec<Option<Vec<AttrOf>>>,
-    /// For each `SameThreadAttr`: thread attribute values.
+    /// For each `SameThreadAttr`: thread attribute values; for each
+    /// `SameEventAttr` / `Foreach`, those of the attribute's name, which an
+    /// event whose template leaves it unset takes from its thread.
     thread_attr_tables: Vec<Option<Vec<Option<i64>>>>,
 }
 
@@ -102,9 +104,13 @@ impl AttrOf {
         prog.templates.iter().map(of).collect()
     }
 
-    fn of(table: &[AttrOf], e: &super::execution::Event) -> Option<i64> {
+    /// The event's value: its template's, else its thread's (`threads`:
+    /// the thread attribute of the same name; an event of a thread keeps
+    /// its thread's place in the scope tree unless its template says
+    /// otherwise, as a copy's write into another CTA's memory does).
+    fn of(table: &[AttrOf], threads: &[Option<i64>], e: &super::execution::Event) -> Option<i64> {
         match table[e.template?] {
-            AttrOf::Unset => None,
+            AttrOf::Unset => threads.get(e.thread?).copied().flatten(),
             AttrOf::Is(v) => Some(v),
             AttrOf::EventValue => Some(e.value),
         }
@@ -198,6 +204,7 @@ impl Compiled {
                 }
                 Node::SameEventAttr { name } => {
                     attr_tables[i] = Some(AttrOf::table(prog, name));
+                    thread_attr_tables[i] = Some(prog.threads.iter().map(|t| t.attrs.get(name).copied()).collect());
                     (0, Mono::Const, 0, 0)
                 }
                 // a difference is monotone in its first operand, antitone in its second
@@ -208,6 +215,7 @@ impl Compiled {
                 Node::Foreach { attr, var, body } => {
                     let b = child(*body)?;
                     attr_tables[i] = Some(AttrOf::table(prog, attr));
+                    thread_attr_tables[i] = Some(prog.threads.iter().map(|t| t.attrs.get(attr).copied()).collect());
                     let v = bit(var)?;
                     // No foreach inside binds `var` again: the evaluator keeps one
                     // value per node, which an inner binding would overwrite.
@@ -772,7 +780,8 @@ impl<'a> Evaluator<'a> {
             }
             Node::SameEventAttr { .. } => {
                 let table = m.attr_tables[i].as_ref().unwrap();
-                let val = |e: &super::execution::Event| AttrOf::of(table, e);
+                let threads = m.thread_attr_tables[i].as_deref().unwrap_or(&[]);
+                let val = |e: &super::execution::Event| AttrOf::of(table, threads, e);
                 out.fill(0);
                 for a in &es.events {
                     for b in &es.events {
@@ -811,9 +820,10 @@ impl<'a> Evaluator<'a> {
             Node::Foreach { var, body, .. } => {
                 let body = *body;
                 let table = m.attr_tables[i].as_ref().unwrap();
+                let threads = m.thread_attr_tables[i].as_deref().unwrap_or(&[]);
                 let mut classes: Vec<(i64, EventSet)> = Vec::new();
                 for e in &es.events {
-                    if let Some(v) = AttrOf::of(table, e) {
+                    if let Some(v) = AttrOf::of(table, threads, e) {
                         match classes.iter_mut().find(|(k, _)| *k == v) {
                             Some((_, s)) => *s |= (1 as EventSet) << e.id,
                             None => classes.push((v, (1 as EventSet) << e.id)),

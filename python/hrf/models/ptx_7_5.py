@@ -29,16 +29,17 @@ SUR, TEX, CON, ALIAS = t("SUR"), t("TEX"), t("CON"), t("ALIAS")
 PROXIES = (GEN, SUR, TEX, CON)
 
 
-def proxies(*kinds):
+def proxies(*kinds, cta=scta):
     """The relations that depend on the proxies a model knows: the same
     proxy, morally strong pairs, observation, and each proxy fence with the
-    accesses of its CTA through its proxy ([PTX22] proxy fences)."""
+    accesses of its CTA (`cta`: pairs of one thread block) through its proxy
+    ([PTX22] proxy fences)."""
     same_proxy = kinds[0] * kinds[0]
     for p in kinds[1:]:
         same_proxy = same_proxy | (p * p)
     morally_strong = (ms1 & same_proxy & ms3) - id_
     observation = (morally_strong & rf) | rmw
-    return same_proxy, morally_strong, observation, I(F) >> (same_proxy & scta) >> I(M)
+    return same_proxy, morally_strong, observation, I(F) >> (same_proxy & cta) >> I(M)
 
 
 po_vloc = po & vloc
@@ -47,15 +48,15 @@ ms3 = ((M * M) & vloc) | (universal - (M * M))
 same_proxy, morally_strong, observation, proxy_fence_ops = proxies(*PROXIES)
 
 
-def proxy_preserved(cb, same_proxy=same_proxy, proxy_fence_ops=proxy_fence_ops):
+def proxy_preserved(cb, same_proxy=same_proxy, proxy_fence_ops=proxy_fence_ops, cta=scta):
     """Causality order that survives the change of proxy: generic to generic
-    on one virtual address, within one proxy of one CTA, or through proxy
-    fences at either end and alias fences between ([PTX22])."""
+    on one virtual address, within one proxy of one CTA (`cta`), or through
+    proxy fences at either end and alias fences between ([PTX22])."""
     into, out_of = cb & proxy_fence_ops.inv, cb & proxy_fence_ops
     alias = cb >> I(F & ALIAS) >> cb
     return (
         (I(GEN) >> (vloc & cb) >> I(GEN))
-        | (I(M) >> (same_proxy & scta & vloc & cb) >> I(M))
+        | (I(M) >> (same_proxy & cta & vloc & cb) >> I(M))
         | (vloc & (into >> cb >> I(GEN)))
         | (vloc & (I(GEN) >> cb >> out_of))
         | (vloc & (into >> cb >> out_of))

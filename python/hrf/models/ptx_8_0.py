@@ -60,7 +60,12 @@ instructions that synchronise:
   releases them (and nothing else) to a wait that acquires the phase's
   completion ("Mbarrier-based mechanism");
 - copies multicast to several CTAs (`.multicast::cluster`): read by
-  `litmus/ptx_hopper.py` as one bulk copy per CTA of the mask;
+  `litmus/ptx_hopper.py` as one bulk copy per CTA of the mask; a bulk
+  copy's write into a CTA's shared memory, and its implicit proxy fence,
+  are performed in that CTA's thread block (`fence.proxy`: ordering
+  "limited only to operations performed on objects in the state space
+  specified"), so a consumer's proxy fence orders its read before a
+  refill another CTA multicasts into its memory;
 - sm_90a's `wgmma.mma_async` ("Asynchronous Warpgroup Level Matrix
   Multiply-Accumulate Instructions"): its reads of its matrices in shared
   memory are the async proxy's ("Async Proxy"), ordered after what its
@@ -161,7 +166,10 @@ po_vloc = po_async & vloc
 # an asynchronous copy's read of its source and write of its destination (not its mbarrier's)
 # (st.async and red.async store no copy: reading their destination early is a race, no flag)
 COPY_READ, COPY_WRITE = SOURCE_READ | CPREAD, (BULK & W - MBAR - STASYNC) | CPWRITE
-same_proxy, morally_strong, observation, fence_ops = proxies(*PROXIES, ASYNC)
+# the thread block an operation is performed in: its thread's, but a bulk copy's write, which is
+# its destination's (the CTA whose shared memory it writes: docs/readings.md)
+cta = same_event_attr("wg")
+same_proxy, morally_strong, observation, fence_ops = proxies(*PROXIES, ASYNC, cta=cta)
 # a proxy fence naming a state space orders the accesses to that space alone ("fence.proxy.async.global")
 proxy_fence_ops = fence_ops - (I(F & GLOBAL) >> fence_ops >> I(SHARED)) - (I(F & SHARED) >> fence_ops >> I(~SHARED))
 # the arrives and the waits of one use of a cluster barrier, in one cluster
@@ -241,7 +249,7 @@ def build() -> Model:
     # a bulk_group copy's read, done when a wait says so, is before what follows the wait in
     # any proxy (the WAR of a buffer reused after `wait_group.read`: docs/readings.md)
     cause = observation.opt >> (
-        proxy_preserved(cause_base, same_proxy, proxy_fence_ops) | (vloc & (read_done >> cause_base.opt))
+        proxy_preserved(cause_base, same_proxy, proxy_fence_ops, cta) | (vloc & (read_done >> cause_base.opt))
     )
     axioms(model, sync, cause, morally_strong, fence_sc)
     # an mbarrier operation reading an mbarrier no initialisation it sees has set

@@ -1050,3 +1050,41 @@ fn a_co_that_must_be_total_places_each_write_after_all_placed() {
     assert!(!out.complete && out.consistent > 0);
     assert_eq!(out.limit.unwrap().which, "candidates");
 }
+
+/// P0 (work group 0) stores x, P1 (work group 1) stores y; P0's store's
+/// template says `own` of `wg` when given.
+fn stores_in_work_groups(own: Option<i64>) -> Program {
+    let attrs = own.map_or(json!({}), |g| json!({"wg": g}));
+    serde_json::from_value(json!({
+        "name": "WG",
+        "locations": [{"name": "x", "init": 0}, {"name": "y", "init": 0}],
+        "templates": [{"kind": "W", "tags": [], "attrs": attrs}, tmpl("W")],
+        "threads": [
+            {"name": "P0", "attrs": {"wg": 0}, "nregs": 0, "code": [{"op": "store", "loc": 0, "val": {"k": "c", "v": 1}, "ev": 0}]},
+            {"name": "P1", "attrs": {"wg": 1}, "nregs": 0, "code": [{"op": "store", "loc": 1, "val": {"k": "c", "v": 1}, "ev": 1}]}
+        ],
+        "observed": [{"kind": "loc", "loc": 0}],
+        "condition": {"k": "eq", "var": 0, "val": 1}
+    }))
+    .unwrap()
+}
+
+#[test]
+fn an_event_attribute_its_template_leaves_unset_is_its_threads() {
+    // empty(same_event_attr(wg) - id): two events of one work group are
+    // inconsistent. P0's and P1's stores are in work groups 0 and 1 (their
+    // threads'), or both in 1 where P0's template says so; init events have
+    // neither thread nor attribute, and pair with nothing.
+    let ir: ModelIr = serde_json::from_value(json!({
+        "name": "one-event-a-work-group",
+        "nodes": [{"op": "same_event_attr", "name": "wg"}, {"op": "base", "name": "id"}, {"op": "diff", "a": 0, "b": 1}],
+        "checks": [{"kind": "empty", "node": 2, "name": "apart"}]
+    }))
+    .unwrap();
+    for (own, consistent) in [(None, 1), (Some(0), 1), (Some(1), 0)] {
+        let p = stores_in_work_groups(own);
+        let m = Compiled::new(ir.clone(), &p).unwrap();
+        let out = check(&p, &m, &Limits::default()).unwrap();
+        assert_eq!(out.consistent, consistent, "{own:?}");
+    }
+}
