@@ -922,3 +922,16 @@ def test_a_copys_write_into_a_ctas_shared_memory_is_performed_in_that_cta():
     assert fences == [cta["P0"], cta["P1"]]
     others = [tpl for tpl in bulk if tpl.kind == "R" or "MBAR" in tpl.tags]
     assert others and all("wg" not in tpl.attrs for tpl in others)
+
+
+def test_an_event_in_another_thread_block_is_refused_by_the_isabelle_export():
+    """Isabelle's same_attr reads an event's own attributes, not its thread's:
+    an execution with a copy's write performed in another CTA has no term yet."""
+    from hrf.isabelle.tests import execution_term
+    from hrf.program import compile_test
+
+    test = hrf.parse(FAMILY / "tma-multicast-war.litmus")
+    comp = compile_test(test)
+    (ex, *_) = hrf.check(test, "ptx-8.0", keep_all=True).executions
+    with pytest.raises(UnsupportedFeature, match="another thread block than its thread's has no Isabelle form"):
+        execution_term(comp, ex)

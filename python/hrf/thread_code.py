@@ -227,12 +227,12 @@ class ThreadCompiler(LivenessCode):
                 self.copy_wg = None if owner is None else self.p.scopes.attrs[owner]["wg"]
                 if self.copy_wg is not None:
                     at["wg"] = self.copy_wg
-        elif kind == "F" and "BULK" in tags and "proxy" in tags and self.copy_wg is not None:
-            at["wg"] = self.copy_wg  # the implicit proxy fence after that write: in the same thread block
             if self.p.aliases:  # the name it goes through: its virtual location
                 at["vloc"] = self.p.vloc_index[loc]
                 if at["vloc"] != self.p.vloc_index[self.p.aliases.get(loc, loc)]:
                     tags.append("virtual")  # its virtual location is not its location's
+        elif kind == "F" and "BULK" in tags and "proxy" in tags and self.copy_wg is not None:
+            at["wg"] = self.copy_wg  # the implicit proxy fence after that write: in the same thread block
         return self.p.add_template(
             Template(kind, tags, at, self.t, line, text, tuple(self.unseq), tuple(self.frames) or None, value_attr)
         )

@@ -192,14 +192,17 @@ def _union_per(attr: str):
 def _hrf_names() -> dict:
     """hrf's own names, for models written for hrf (and printed by
     `hrf models --cat`): every event tag as `tag.NAME`, each thread or
-    event attribute as `same.NAME` (the pairs that agree on it), and
+    event attribute as `same.NAME` (the pairs that agree on it; an event
+    attribute named as a thread's, `same.event.NAME`), and
     `union_per.NAME(fun S -> e)`, the union of e over the classes of events
     that agree on an event attribute."""
     from ..program import EVENT_ATTRS, TAGS, THREAD_ATTRS
 
     out: dict = {f"tag.{t}": dsl.tag(t) for t in TAGS}
     out.update({f"same.{a}": dsl.same_thread_attr(a) for a in THREAD_ATTRS})
-    out.update({f"same.{a}": dsl.same_event_attr(a) for a in EVENT_ATTRS})
+    # an event attribute named as a thread's (where an event is performed: its thread's unless
+    # its template says otherwise) is `same.event.NAME`; `same.NAME` stays the thread's
+    out.update({f"same.event.{a}" if a in THREAD_ATTRS else f"same.{a}": dsl.same_event_attr(a) for a in EVENT_ATTRS})
     out.update({f"union_per.{a}": Builtin(f"union_per.{a}", _union_per(a), higher=True) for a in EVENT_ATTRS})
     return out
 

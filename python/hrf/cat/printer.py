@@ -7,6 +7,7 @@ witness order); sub-expressions used more than once are `let`-bound."""
 from __future__ import annotations
 
 from ..dsl import Model
+from ..program import THREAD_ATTRS
 
 _BASE = {"universal": "unv", "empty": "0"}
 _KINDS = {"R", "W", "F", "M", "IW"}
@@ -86,6 +87,8 @@ class _Printer:
             return node["name"]
         if op == "base":
             return _BASE.get(node["name"], node["name"])
+        if op == "same_event_attr" and node["name"] in THREAD_ATTRS:
+            return f"same.event.{node['name']}"  # (cat/builtins.py)
         if op in ("same_thread_attr", "same_event_attr"):
             return f"same.{node['name']}"
         if op in _BINARY:

@@ -11,7 +11,7 @@ from ..api import Limits, check_compiled
 from ..dsl import Model
 from ..errors import UnsupportedFeature
 from ..litmus.printer import to_litmus
-from ..program import compile_test
+from ..program import THREAD_ATTRS, compile_test
 from .models import ModelTheory, holds
 from .terms import list_term, pairs_term, safe_name, set_term, string_term, text_body
 
@@ -48,6 +48,10 @@ def execution_term(comp, ex: dict) -> str:
             tags.setdefault(t, []).append(e["id"])
         if e["template"] is not None:
             tpl = comp.templates[e["template"]]
+            if set(tpl.attrs) & set(THREAD_ATTRS):  # Hrf_Execution's same_attr reads the event's own attributes alone
+                raise UnsupportedFeature(
+                    f"{tpl.text}: an event performed in another thread block than its thread's has no Isabelle form yet"
+                )
             own = {tpl.value_attr: e["value"]} if tpl.value_attr is not None else {}  # known on the path
             for k, v in sorted({**tpl.attrs, **own}.items()):
                 attrs.setdefault(k, []).append((e["id"], v))
