@@ -935,3 +935,37 @@ def test_an_event_in_another_thread_block_is_refused_by_the_isabelle_export():
     (ex, *_) = hrf.check(test, "ptx-8.0", keep_all=True).executions
     with pytest.raises(UnsupportedFeature, match="another thread block than its thread's has no Isabelle form"):
         execution_term(comp, ex)
+
+
+DSMEM_WAR = """PTX dsmem-war
+"The WAR of a stage in another CTA's shared memory: P1 reads d, fences the async proxy and releases it remotely; P0 waits and copies into d from its own shared memory"
+{
+s @ shared P0 = 2;
+d @ shared P1 = 1;
+b @ mbarrier P1 = 1;
+empty @ mbarrier P0 = 1;
+P0:r2=0; P1:r1=0;
+}
+ P0@cta 0,cluster 0,gpu 0                                                                   | P1@cta 1,cluster 0,gpu 0                                       ;
+ LC01:                                                                                      | ld.shared::cta.weak r1, [d]                                    ;
+ mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 r2, [empty], 0                   | FENCE                                                          ;
+ bne r2, 1, LC01                                                                            | mbarrier.arrive.release.cluster.shared::cluster.b64 _, [empty] ;
+ cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [d], [s], 16, [b] |                                                                ;
+exists
+(P1:r1 == 2)"""
+
+
+@pytest.mark.parametrize("fence,holds", [("fence.proxy.async.shared::cta", False), ("fence.acq_rel.cta", True)])
+def test_a_copy_into_another_ctas_memory_is_ordered_by_that_ctas_proxy_fence(fence, holds):
+    """The unicast form of tma-multicast-war, from shared memory (derived by
+    hand, docs/readings.md): P1's generic read of d precedes its fence and its
+    remote release arrive on empty, which P0's acquire wait at .cluster scope
+    observes (morally strong: both .cluster, one cluster), and P0's copy is
+    ordered after its wait: the read precedes the copy's async write of d in
+    base causality order. That write is performed in CTA 1, whose shared memory
+    it writes, as P1's fence.proxy.async.shared::cta is: the read precedes it
+    in proxy-preserved base causality order, so it cannot read 2. With a
+    fence that is no proxy fence, nothing on the path crosses the proxies:
+    the read may see the copy's 2. No flag either way."""
+    r = hrf.check(parse_text(DSMEM_WAR.replace("FENCE", fence), "dsmem-war.litmus"), "ptx-8.0")
+    assert r.complete and r.condition_holds is holds and r.flags == []
