@@ -2,6 +2,8 @@ import importlib.util
 import os
 import shutil
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,20 @@ _HRF_HOME = str(Path(importlib.util.find_spec("hrf").origin).resolve().parent.pa
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [_HRF_HOME, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != _HRF_HOME)]
 )
+
+
+def hrf_cli(*args, cwd=None, **kw):
+    """The hrf command in a process of its own (a crash, a hang or a
+    traceback shows there, not in the test runner), in `cwd` (the
+    repository by default); the timeout is a hang guard, not a speed figure."""
+    return subprocess.run(
+        [sys.executable, "-m", "hrf", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        timeout=120,
+        **kw,
+    )
 
 
 def have_dot() -> bool:

@@ -10,16 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import hrf_cli
+
 ROOT = Path(__file__).resolve().parent.parent
 MP_GPU = ROOT / "litmus" / "gpu" / "MP+rlx-gpu.litmus"
 FIG6 = (ROOT / "litmus" / "hrf" / "hrf14-fig6.litmus").read_text()
-
-
-def hrf_cli(*args, cwd=None):
-    # a hang guard, not a speed figure
-    return subprocess.run(
-        [sys.executable, "-m", "hrf", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120
-    )
 
 
 def _log(states: str, ok: str, pos: int, neg: int, word: str, held: int, not_held: int, nl: str = "\n") -> str:

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 import hrf
 import hrf.cat
+from conftest import hrf_cli
 from hrf.cli import main
 from hrf.errors import DefinitionError, InvalidArgument, UnsupportedFeature
 from hrf.generate import write_tests
@@ -33,14 +34,6 @@ from hrf.store import Store, StoreError
 
 FIG6 = "litmus/hrf/hrf14-fig6.litmus"
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def hrf_cli(*args, cwd=None, **kw):
-    """The hrf command in a process of its own (a crash, a hang or a
-    traceback shows there, not in the test runner)."""
-    return subprocess.run(
-        [sys.executable, "-m", "hrf", *args], capture_output=True, text=True, cwd=cwd or ROOT, timeout=120, **kw
-    )
 
 
 def no_traceback(r):

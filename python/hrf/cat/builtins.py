@@ -189,6 +189,16 @@ def _union_per(attr: str):
     return per
 
 
+def same_name(op: str, name: str) -> str:
+    """The cat name of a thread attribute's or an event attribute's pairs
+    (`op`: same_thread_attr, same_event_attr): `same.NAME`; an event
+    attribute named as a thread's (where an event is performed: its
+    thread's unless its template says otherwise) is `same.event.NAME`."""
+    from ..program import THREAD_ATTRS
+
+    return f"same.event.{name}" if op == "same_event_attr" and name in THREAD_ATTRS else f"same.{name}"
+
+
 def _hrf_names() -> dict:
     """hrf's own names, for models written for hrf (and printed by
     `hrf models --cat`): every event tag as `tag.NAME`, each thread or
@@ -199,10 +209,8 @@ def _hrf_names() -> dict:
     from ..program import EVENT_ATTRS, TAGS, THREAD_ATTRS
 
     out: dict = {f"tag.{t}": dsl.tag(t) for t in TAGS}
-    out.update({f"same.{a}": dsl.same_thread_attr(a) for a in THREAD_ATTRS})
-    # an event attribute named as a thread's (where an event is performed: its thread's unless
-    # its template says otherwise) is `same.event.NAME`; `same.NAME` stays the thread's
-    out.update({f"same.event.{a}" if a in THREAD_ATTRS else f"same.{a}": dsl.same_event_attr(a) for a in EVENT_ATTRS})
+    out.update({same_name("same_thread_attr", a): dsl.same_thread_attr(a) for a in THREAD_ATTRS})
+    out.update({same_name("same_event_attr", a): dsl.same_event_attr(a) for a in EVENT_ATTRS})
     out.update({f"union_per.{a}": Builtin(f"union_per.{a}", _union_per(a), higher=True) for a in EVENT_ATTRS})
     return out
 

@@ -7,7 +7,7 @@ witness order); sub-expressions used more than once are `let`-bound."""
 from __future__ import annotations
 
 from ..dsl import Model
-from ..program import THREAD_ATTRS
+from .builtins import same_name
 
 _BASE = {"universal": "unv", "empty": "0"}
 _KINDS = {"R", "W", "F", "M", "IW"}
@@ -87,10 +87,8 @@ class _Printer:
             return node["name"]
         if op == "base":
             return _BASE.get(node["name"], node["name"])
-        if op == "same_event_attr" and node["name"] in THREAD_ATTRS:
-            return f"same.event.{node['name']}"  # (cat/builtins.py)
         if op in ("same_thread_attr", "same_event_attr"):
-            return f"same.{node['name']}"
+            return same_name(op, node["name"])
         if op in _BINARY:
             return f"({self.text(node['a'])} {_BINARY[op]} {self.text(node['b'])})"
         if op in _POSTFIX:
