@@ -597,9 +597,11 @@ def _forbidden_by_hand(sync: str, rel: str, acq: str, scope: str, where: str, pl
         # nothing; without fence.proxy.async the copy may read s before the generic store of 1
         return where == "wait" and rel == "release" and acq == "acquire" and strong
     # bulk: the copy's complete-tx releases at cluster scope whatever the
-    # arrive's order; the copy reads the generic write only after a proxy
-    # fence of its space (g is global: .global or no space named)
-    return where in ("async", "global") and acq == "acquire" and strong
+    # arrive's order, and is performed in the CTA of its mbarrier, the
+    # reader's: a wait of either scope is morally strong with it; the copy
+    # reads the generic write only after a proxy fence of its space (g is
+    # global: .global or no space named)
+    return where in ("async", "global") and acq == "acquire"
 
 
 def test_the_generated_sync_family_gives_the_verdicts_derived_by_hand():
@@ -905,8 +907,8 @@ def test_the_ring_generator_gives_the_familys_verdicts():
 def test_a_copys_write_into_a_ctas_shared_memory_is_performed_in_that_cta():
     """docs/readings.md: a bulk copy's write, and its implicit proxy fence, are
     in the thread block whose shared memory the write reaches (the event
-    attribute `wg`); its read and its complete-tx stay the issuing thread's.
-    tma-multicast-war's copy writes d0 (CTA 0) and d1 (CTA 1)."""
+    attribute `wg`); its read stays the issuing thread's. tma-multicast-war's
+    copy writes d0 (CTA 0) and d1 (CTA 1)."""
     from hrf.program import compile_test
 
     comp = compile_test(hrf.parse(FAMILY / "tma-multicast-war.litmus"))
@@ -920,8 +922,37 @@ def test_a_copys_write_into_a_ctas_shared_memory_is_performed_in_that_cta():
     assert writes == {"d0": cta["P0"], "d1": cta["P1"]} and cta["P0"] != cta["P1"]
     fences = [tpl.attrs.get("wg") for tpl in bulk if tpl.kind == "F"]
     assert fences == [cta["P0"], cta["P1"]]
-    others = [tpl for tpl in bulk if tpl.kind == "R" or "MBAR" in tpl.tags]
-    assert others and all("wg" not in tpl.attrs for tpl in others)
+    reads = [tpl for tpl in bulk if tpl.kind == "R" and "MBAR" not in tpl.tags]
+    assert reads and all("wg" not in tpl.attrs for tpl in reads)
+
+
+def test_a_complete_tx_is_performed_in_its_mbarriers_cta():
+    """docs/readings.md: the complete-tx of a copy issued in CTA 0 on CTA 1's
+    mbarrier is performed in CTA 1 (its read and write carry `wg`), so P1's
+    .cta acquire wait is morally strong with it: MP+tma-multicast-cta-wait
+    is forbidden (the manifest's derivation). A remote mbarrier.arrive is
+    its own thread's operation: MP+mbar-cluster-cta-wait, the same shape with
+    an arrive for the copy, stays allowed."""
+    from hrf.program import compile_test
+
+    test = hrf.parse(FAMILY / "MP+tma-multicast-cta-wait.litmus")
+    comp = compile_test(test)
+    cta = {t.name: comp.ir["threads"][k]["attrs"]["wg"] for k, t in enumerate(comp.test.threads)}
+    complete = [tpl for tpl in comp.templates if {"BULK", "MBAR"} <= set(tpl.tags)]
+    where = sorted((tpl.text.split("[")[-1].split("]")[0], tpl.kind, tpl.attrs.get("wg")) for tpl in complete)
+    # one complete-tx a CTA of the mask, each a read and a write of its mbarrier
+    assert where == [
+        ("full0", "R", cta["P0"]),
+        ("full0", "W", cta["P0"]),
+        ("full1", "R", cta["P1"]),
+        ("full1", "W", cta["P1"]),
+    ]
+    r = hrf.check(test, "ptx-8.0")
+    assert r.complete and r.condition_holds is False and r.flags == []
+    arrive = hrf.parse(FAMILY / "MP+mbar-cluster-cta-wait.litmus")
+    remote = [tpl for tpl in compile_test(arrive).templates if "MBAR" in tpl.tags]
+    assert remote and all("wg" not in tpl.attrs for tpl in remote)
+    assert hrf.check(arrive, "ptx-8.0").condition_holds is True
 
 
 def test_an_event_in_another_thread_block_is_refused_by_the_isabelle_export():

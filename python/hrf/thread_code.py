@@ -220,7 +220,12 @@ class ThreadCompiler(LivenessCode):
             tags.append("remote")
         if loc is not None:
             tags.extend(self.p.location_tags(loc))
-            if kind == "W" and "BULK" in tags and not {"MBAR", "STASYNC"} & set(tags):
+            if "BULK" in tags and "MBAR" in tags:
+                # its complete-tx: performed in the CTA of the mbarrier it updates (docs/readings.md)
+                owner = self.p.shared_owner(loc)
+                if owner is not None:
+                    at["wg"] = self.p.scopes.attrs[owner]["wg"]
+            elif kind == "W" and "BULK" in tags and "STASYNC" not in tags:
                 # a bulk copy's write is performed in its destination's thread block (the CTA
                 # whose shared memory it writes; docs/readings.md): proxy rules ask for the same one
                 owner = self.p.shared_owner(loc)

@@ -41,12 +41,24 @@ syncbar = (same_event_attr("bar") & (EF * XF)) | (
 # work group and device (`qf`) is PTX's cluster (sm_90's `.cluster` scope)
 S_QF = tag("qf")
 SCOPED, QF_UP, DEV_UP = S_WG | S_QF | S_DEV | S_ALL, S_QF | S_DEV | S_ALL, S_DEV | S_ALL
-sr = (
-    ((SCOPED * SCOPED) & same_thread_attr("wg"))
-    | ((QF_UP * QF_UP) & same_thread_attr("qf"))
-    | ((DEV_UP * DEV_UP) & same_thread_attr("dev"))
-    | (S_ALL * S_ALL)
-)
+
+
+def same_scope(same_wg=None):
+    """`sr` with the pairs of one work group given (`same_wg`; by default
+    the pairs of events whose threads share one): a model whose operations
+    may be performed in another thread block than their thread's says which
+    (ptx-8.0's asynchronous operations)."""
+    if same_wg is None:
+        same_wg = same_thread_attr("wg")
+    return (
+        ((SCOPED * SCOPED) & same_wg)
+        | ((QF_UP * QF_UP) & same_thread_attr("qf"))
+        | ((DEV_UP * DEV_UP) & same_thread_attr("dev"))
+        | (S_ALL * S_ALL)
+    )
+
+
+sr = same_scope()
 
 
 def sync_fence(model):

@@ -44,8 +44,14 @@ po_loc = po & loc
 strong_write = W & (RLX | REL)
 strong_read = R & (RLX | ACQ)
 strong_operation = strong_write | strong_read | F
-# ms1: related in program order, or both strong, each in the other's scope ([PTX19] "morally strong")
-ms1 = (po | po.inv) | (I(strong_operation) >> sr >> I(strong_operation))
+
+
+def morally_scoped(sr_=sr):
+    """ms1: related in program order, or both strong, each in the other's scope ([PTX19] "morally strong")."""
+    return (po | po.inv) | (I(strong_operation) >> sr_ >> I(strong_operation))
+
+
+ms1 = morally_scoped()
 
 
 def supports(name: str, test: AST.Test, dartagnan: bool = False, hopper: bool = False) -> None:

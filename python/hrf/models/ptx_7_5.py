@@ -29,15 +29,16 @@ SUR, TEX, CON, ALIAS = t("SUR"), t("TEX"), t("CON"), t("ALIAS")
 PROXIES = (GEN, SUR, TEX, CON)
 
 
-def proxies(*kinds, cta=scta):
+def proxies(*kinds, cta=scta, ms1_=ms1):
     """The relations that depend on the proxies a model knows: the same
-    proxy, morally strong pairs, observation, and each proxy fence with the
-    accesses of its CTA (`cta`: pairs of one thread block) through its proxy
-    ([PTX22] proxy fences)."""
+    proxy, morally strong pairs (`ms1_`: in program order or each in the
+    other's scope), observation, and each proxy fence with the accesses of
+    its CTA (`cta`: pairs of one thread block) through its proxy ([PTX22]
+    proxy fences)."""
     same_proxy = kinds[0] * kinds[0]
     for p in kinds[1:]:
         same_proxy = same_proxy | (p * p)
-    morally_strong = (ms1 & same_proxy & ms3) - id_
+    morally_strong = (ms1_ & same_proxy & ms3) - id_
     observation = (morally_strong & rf) | rmw
     return same_proxy, morally_strong, observation, I(F) >> (same_proxy & cta) >> I(M)
 

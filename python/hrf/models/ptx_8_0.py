@@ -65,7 +65,10 @@ instructions that synchronise:
   are performed in that CTA's thread block (`fence.proxy`: ordering
   "limited only to operations performed on objects in the state space
   specified"), so a consumer's proxy fence orders its read before a
-  refill another CTA multicasts into its memory;
+  refill another CTA multicasts into its memory; and the complete-tx on
+  a CTA's mbarrier is performed in that CTA ("Mbarrier-based mechanism":
+  a completed phase lets all threads participating in the mbarrier access
+  the results), so a `.cta` wait there acquires it;
 - sm_90a's `wgmma.mma_async` ("Asynchronous Warpgroup Level Matrix
   Multiply-Accumulate Instructions"): its reads of its matrices in shared
   memory are the async proxy's ("Async Proxy"), ordered after what its
@@ -87,8 +90,8 @@ from __future__ import annotations
 from ..dsl import IW, F, I, Model, R, W, dom, id_, loc, po, ran, rf, rmw, same_event_attr, same_thread_attr
 from ..dsl import tag as t
 from ..litmus.ptx_hopper import WAIT_GROUPS, WGMMA_REGS
-from .common import ACQ, ACQ_REL, QF_UP, REL, SC, sr, sync_fence, vloc
-from .ptx_6_0 import RED, axioms, patterns, strong_read, strong_write, supports, sync_barrier
+from .common import ACQ, ACQ_REL, QF_UP, REL, SC, same_scope, sr, sync_fence, vloc
+from .ptx_6_0 import RED, axioms, morally_scoped, patterns, strong_read, strong_write, supports, sync_barrier
 from .ptx_7_5 import PROXIES, proxies, proxy_preserved
 
 ASYNC, MBAR, MBINIT, UNINIT, CLBAR = t("ASYNC"), t("MBAR"), t("MBINIT"), t("UNINIT"), t("CLBAR")
@@ -166,10 +169,13 @@ po_vloc = po_async & vloc
 # an asynchronous copy's read of its source and write of its destination (not its mbarrier's)
 # (st.async and red.async store no copy: reading their destination early is a race, no flag)
 COPY_READ, COPY_WRITE = SOURCE_READ | CPREAD, (BULK & W - MBAR - STASYNC) | CPWRITE
-# the thread block an operation is performed in: its thread's, but a bulk copy's write, which is
-# its destination's (the CTA whose shared memory it writes: docs/readings.md)
+# the thread block an operation is performed in: its thread's, but a bulk copy's write and its
+# complete-tx, which are their destination's (the CTA whose shared memory the write reaches, the
+# CTA of the mbarrier: docs/readings.md); scopes hold the operation where it is performed
 cta = same_event_attr("wg")
-same_proxy, morally_strong, observation, fence_ops = proxies(*PROXIES, ASYNC, cta=cta)
+same_proxy, morally_strong, observation, fence_ops = proxies(
+    *PROXIES, ASYNC, cta=cta, ms1_=morally_scoped(same_scope(cta))
+)
 # a proxy fence naming a state space orders the accesses to that space alone ("fence.proxy.async.global")
 proxy_fence_ops = fence_ops - (I(F & GLOBAL) >> fence_ops >> I(SHARED)) - (I(F & SHARED) >> fence_ops >> I(~SHARED))
 # the arrives and the waits of one use of a cluster barrier, in one cluster
