@@ -442,6 +442,15 @@ REFUSED = [
         ),
     ),
     (two("fence.proxy.tensormap::generic.release.gpu", WAIT), UnsupportedFeature, "modified on the device", 7),
+    *[
+        (two(fence, WAIT), UnsupportedFeature, ".sync_restrict) is not modelled", 7)
+        for fence in (
+            "fence.release.sync_restrict::shared::cta.cluster",
+            "fence.acquire.sync_restrict::shared::cluster.cluster",
+            "fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster",
+            "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster",
+        )
+    ],
     (two("tensormap.replace.tile.global_address.global.b1024.b64 [tm], r1", WAIT), UnsupportedFeature, "tensormap", 7),
     (two(ARRIVE, WAIT, init="tm @ tensormap P0 = 16; " + CPA), LitmusSyntaxError, "the tensor map's box", 3),
     *prefixed(

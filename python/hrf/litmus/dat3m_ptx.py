@@ -419,6 +419,16 @@ class PtxReader(HopperForms):
         if words[:2] == ["proxy", "tensormap::generic"]:  # PTX ISA 8.3: publishes a tensor map modified on the device
             self.unsupported("fence.proxy.tensormap::generic: tensor maps modified on the device are not modelled", t)
             return self.skip_operands(line)
+        if any(w.startswith("sync_restrict") for w in words) or words[:2] == ["proxy", "async::generic"]:
+            # PTX ISA 8.6: a fence whose effect "only applies to operations performed on objects in"
+            # one state space, and the one-way generic-to-async proxy fences that carry it
+            self.unsupported(
+                f"fence.{'.'.join(words)}: a fence restricted to one state space (PTX ISA 8.6's "
+                ".sync_restrict) is not modelled: the memory consistency model does not say how "
+                "the restriction composes with causality order",
+                t,
+            )
+            return self.skip_operands(line)
         if words[:1] == ["proxy"]:
             if len(ms) != 2 or words[1] not in (*PROXIES, "alias"):
                 self.fail_at(t, "fence.proxy.generic, .constant, .texture, .surface or .alias")
