@@ -169,6 +169,28 @@ def test_the_isas_barriers_order_a_ctas_threads(model, bar):
 
 
 @pytest.mark.parametrize(
+    "hint",
+    [
+        "nanosleep.u32 100",
+        "nanosleep.u32 r0",
+        "applypriority.global.L2::evict_normal [x], 128",
+        "createpolicy.fractional.L2::evict_last.b64 r5, 1.0",
+        "createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 r5, [x], 128, 256",
+    ],
+)
+def test_a_sleep_or_a_cache_policy_is_no_event(hint):
+    """How long a thread sleeps, or how a cache keeps a line, changes what no
+    read may return: MP with the hint before the reader's loads has the
+    events and outcomes of MP without it (a cache policy is a register's
+    value alone, 0 here, for .L2::cache_hint operands)."""
+    heads = "P0@cta 0,gpu 0 | P1@cta 1,gpu 0"
+    plain = ptx(["st.weak x, 1 | ld.weak r0, y", "st.release.gpu y, 1 | ld.weak r1, x"], MP, heads)
+    hinted = ptx(["st.weak x, 1 | ld.weak r0, y", f"st.release.gpu y, 1 | {hint}", "| ld.weak r1, x"], MP, heads)
+    a, b = hrf.check(hinted, "ptx-8.0"), hrf.check(plain, "ptx-8.0")
+    assert (a.outcomes, a.candidates) == (b.outcomes, b.candidates) and len(a.outcomes) == 4
+
+
+@pytest.mark.parametrize(
     "cell,words",
     [
         ("ld.local.relaxed.cta r0, x", r"ld\.local: hrf's PTX tests are in global and shared memory alone"),
@@ -177,6 +199,17 @@ def test_the_isas_barriers_order_a_ctas_threads(model, bar):
         ("ld.global.v4.u32 r0, x", r"ld\.v4: hrf does not model its cache and vector"),
         ("bar.warp.sync 0", "a warp barrier is not modelled"),
         ("bar.red.popc.u32 r0, 0, 1", "a barrier reduction is not modelled"),
+        ("griddepcontrol.wait", "griddepcontrol: programmatic dependent launch orders whole grids"),
+        ("multimem.ld_reduce.relaxed.sys.global.add.u32 r0, [x]", "multimem: multimem addresses"),
+        ("discard.global.L2 [x], 128", "discard: discard.global.L2 leaves the cache line's contents undefined"),
+        ("elect.sync r0, 0xffffffff", "elect: elect.sync chooses one lane of a warp"),
+        ("activemask.b32 r0", "activemask: the active lanes of a warp"),
+        ("getctarank.shared::cluster.u32 r0, x", "getctarank: the rank of an address's CTA is not modelled"),
+        ("st.bulk.weak.shared::cta [x], 16, 0", "st.bulk: sm_100's initialisation"),
+        (
+            "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [x], [x]",
+            "clusterlaunchcontrol: sm_100's cluster launch control",
+        ),
     ],
 )
 def test_forms_the_isa_gives_but_hrf_does_not_model_are_refused_by_name(cell, words):
@@ -196,6 +229,10 @@ def test_forms_the_isa_gives_but_hrf_does_not_model_are_refused_by_name(cell, wo
         ("ld.relaxed.gpu.cg r0, x", r"a cache operator on a weak ld alone"),
         ("st.global.lu x, 1", r"a cache operator of st \(\.wb, \.cg, \.cs, \.wt\); not \.lu"),
         ("ld.global.L1::evict_last r0, x, 7", r"a cache-policy operand needs \.L2::cache_hint"),
+        ("nanosleep 20", r"nanosleep\.u32 t \(the ISA's form\)"),
+        ("applypriority.global.L2::evict_normal [x], 64", r"a size of 128 \(the ISA's one size\)"),
+        ("applypriority.global.L2::evict_last [x], 128", r"applypriority\{\.global\}\.L2::evict_normal"),
+        ("createpolicy.fractional.L2::evict_last r0, 1.0", r"createpolicy\.fractional, \.range or \.cvt"),
     ],
 )
 def test_malformed_forms_are_located_syntax_errors(cell, words):

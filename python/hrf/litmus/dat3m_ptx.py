@@ -93,7 +93,17 @@ CACHE_OPS = {"ld": ("ca", "cg", "cs", "lu", "cv"), "st": ("wb", "cg", "cs", "wt"
 EVICTION = re.compile(
     r"L1::(evict_(normal|unchanged|first|last)|no_allocate)|L2::(evict_(normal|first|last)|cache_hint|64B|128B|256B)"
 )
-# An RMW's read and write orders (Dartagnan's Tag.PTX.loadMO / storeMO: relaxed
+# instructions of the ISA whose meaning lies outside a litmus test's memory: refused by name
+UNMODELLED = {
+    "griddepcontrol": "programmatic dependent launch orders whole grids, and a litmus test launches one",
+    "multimem": "multimem addresses (one access to the copies on several GPUs) are not modelled",
+    "discard": "discard.global.L2 leaves the cache line's contents undefined, which hrf's memory does not model",
+    "clusterlaunchcontrol": "sm_100's cluster launch control (cancelling a cluster's launch) is not modelled",
+    "elect": "elect.sync chooses one lane of a warp, and a thread of a litmus test is one thread",
+    "activemask": "the active lanes of a warp: a thread of a litmus test is one thread",
+    "getctarank": "the rank of an address's CTA is not modelled (mapa names a location by its CTA's rank)",
+}
+# an RMW's read and write orders (Dartagnan's Tag.PTX.loadMO / storeMO: relaxed
 # halves stay strong, so that the two halves are morally strong)
 RMW_ORDERS = {"rlx": ("rlx", "rlx"), "acq": ("acq", "rlx"), "rel": ("rlx", "rel"), "acq_rel": ("acq", "rel")}
 
@@ -178,6 +188,14 @@ class PtxReader(HopperForms):
             return self.async_store(op, ms[1:], t, line)
         if op in ("prefetch", "prefetchu"):
             return self.prefetch(op, ms, t)
+        if op in UNMODELLED:
+            self.unsupported(f"{op}: {UNMODELLED[op]}", t)
+            return self.skip_operands(line)
+        if op in ("nanosleep", "applypriority", "createpolicy"):
+            return self.hint(op, ms, t, line)
+        if op == "st" and ms and ms[0][0] == "bulk":  # sm_100's st.bulk
+            self.unsupported("st.bulk: sm_100's initialisation of a range of shared memory is not modelled", t)
+            return self.skip_operands(line)
         if op == "tensormap":  # tensormap.replace (PTX ISA 8.3)
             self.unsupported("tensormap.replace: tensor maps modified on the device are not modelled", t)
             return self.skip_operands(line)
@@ -297,6 +315,32 @@ class PtxReader(HopperForms):
             self.fail_at(t, want)
         self.address()
         return ()
+
+    def hint(self, op: str, ms: list, t, line: int):
+        """Instructions that change how long a thread waits or how a cache keeps a line, not
+        what a read may return (docs/readings.md): `nanosleep.u32 t` and
+        `applypriority{.global}.L2::evict_normal [a], 128`, no event; `createpolicy... r, ...`
+        makes r a cache policy, an opaque value (0 here) for `.L2::cache_hint` operands."""
+        words = [w for w, _ in ms]
+        if op == "nanosleep":
+            if words != ["u32"]:
+                self.fail_at(t, "nanosleep.u32 t (the ISA's form)")
+            self.value()
+            return ()
+        if op == "applypriority":
+            if [w for w in words if w != "global"] != ["L2::evict_normal"]:
+                self.fail_at(t, "applypriority{.global}.L2::evict_normal [a], 128 (the ISA's form)")
+            self.address()
+            self.comma()
+            if self.peek()[:2] != ("int", "128"):
+                self.fail("a size of 128 (the ISA's one size)")
+            self.i += 1
+            return ()
+        if words[:1] not in (["fractional"], ["range"], ["cvt"]) or words[-1:] != ["b64"]:
+            self.fail_at(t, "createpolicy.fractional, .range or .cvt ... .b64 r, ... (the ISA's forms)")
+        dst = self.reg()
+        self.skip_operands(line)
+        return A.Assign(dst, A.Const(0, line=line), line=line)
 
     def qualifiers(self, op: str, ms: list, t, kinds: tuple) -> dict:
         """The qualifiers `.sem.scope.global.type` in any order -> {kind: (word, token)}."""
