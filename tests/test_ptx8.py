@@ -443,6 +443,16 @@ REFUSED = [
     ),
     (two("fence.proxy.tensormap::generic.release.gpu", WAIT), UnsupportedFeature, "modified on the device", 7),
     *[
+        (two(row, WAIT), LitmusSyntaxError, words, 7)
+        for row, words in (
+            ("mbarrier.arrive.noComplete.release.cluster.shared::cta.b64 r1, [b], 1", ".noComplete{.release.cta}"),
+            ("mbarrier.arrive.noComplete.relaxed.cta.shared::cta.b64 r1, [b], 1", ".noComplete{.release.cta}"),
+            ("mbarrier.arrive.noComplete.expect_tx.shared::cta.b64 r1, [b], 16", ".noComplete{.release.cta}"),
+            ("mbarrier.arrive.noComplete.shared::cluster.b64 _, [b], 1", ".noComplete{.release.cta}"),
+            ("mbarrier.arrive.noComplete.shared::cta.b64 r1, [b]", "','"),
+        )
+    ],
+    *[
         (two(fence, WAIT), UnsupportedFeature, ".sync_restrict) is not modelled", 7)
         for fence in (
             "fence.release.sync_restrict::shared::cta.cluster",

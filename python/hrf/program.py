@@ -84,6 +84,7 @@ TAGS = frozenset(
         "MBDONE",  # the marker of an update that completed its mbarrier's phase
         "MBSEEN",  # the marker of a wait that returned true (its acquire, for an acquire wait)
         "MBSTALE",  # the marker of a wait on an arrive's state from before the preceding phase
+        "NOCOMPLETE",  # mbarrier.arrive.noComplete: it must not complete its phase
         "ASYNC",
         "BULK",
         "CLBAR",

@@ -561,6 +561,7 @@ class HopperForms(Dat3mReader):
             "b64": "type",
             "parity": "parity",
             "expect_tx": "expect_tx",
+            "noComplete": "noComplete",
         }
         out: dict = {}
         for word, tok in ms:
@@ -604,10 +605,21 @@ class HopperForms(Dat3mReader):
         what = f"mbarrier.{kind}"
         allowed: tuple = ("relaxed", "cta", "cluster", "shared", "shared::cta", "shared::cluster", "b64")
         if kind == "arrive":
-            allowed += ("release", "expect_tx")
+            allowed += ("release", "expect_tx", "noComplete")
         q = self.mbarrier_quals(ms, what, allowed, "release" if kind == "arrive" else None)
         if kind != "arrive" and "sem" not in q:
             self.fail_at(t, f"{what}.relaxed (the ISA: .relaxed is required)")
+        # the ISA: mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count
+        no_complete = "noComplete" in q
+        if no_complete and (
+            "expect_tx" in q
+            or q["sem"][0] != "release"
+            or q["scope"][0] != "cta"
+            or q.get("space", ("",))[0] == "shared::cluster"
+        ):
+            self.fail_at(
+                q["noComplete"][1], "mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 (the ISA's form)"
+            )
         state = None  # the register an arrive returns its state in (`_`: none)
         if kind == "arrive":
             sink = self.peek()
@@ -621,7 +633,7 @@ class HopperForms(Dat3mReader):
             self.comma()
         b = self.address()
         n = None
-        if kind != "arrive" or "expect_tx" in q or self.peek()[0] == ",":
+        if kind != "arrive" or "expect_tx" in q or no_complete or self.peek()[0] == ",":
             self.comma()
             n = self.value()
             if not isinstance(n, A.Const) or not 0 < n.value <= MAX_TX:
@@ -635,6 +647,8 @@ class HopperForms(Dat3mReader):
             delta = n.value if kind == "expect_tx" else -n.value  # type: ignore[union-attr]
         sem = {"release": "rel", "relaxed": "rlx"}[q["sem"][0]]
         tags = (*MBAR_TAGS, "ARRIVE") if kind == "arrive" else MBAR_TAGS
+        if no_complete:  # it must not complete the phase (the ISA: undefined otherwise): ptx-8.0 flags it
+            tags += ("NOCOMPLETE",)
         update = mbarrier_add(b, delta, sem, SCOPES[q["scope"][0]], tags, line)
         # the state returned: the object's before the arrive, whose phase is the arrive's
         return update if state is None else A.Assign(state, update.expr, line=line)
@@ -1659,6 +1673,7 @@ def event_text(op) -> str | None:
     if "MBAR" in tags and isinstance(op, A.Rmw):
         kind, n = mbarrier_update(op)
         prefix = "" if kind == "complete_tx" else "mbarrier."
+        kind += ".noComplete" * ("NOCOMPLETE" in tags)
         text = f"{prefix}{kind}.{ISA_SEM.get(op.order, op.order)}.{scope} [{loc}]"
         return text + (f", {n}" if kind != "arrive" or n > 1 else "")
     return None

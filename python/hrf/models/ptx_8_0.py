@@ -46,7 +46,8 @@ instructions that synchronise:
   "at least one test_wait or try_wait operation must be performed which
   returns True ... before an arrive-on operation in the subsequent phase");
   so is a wait on the state of an arrive older than the preceding phase
-  (`mbarrier_wait_stale`); so is reading a copy's destination, or
+  (`mbarrier_wait_stale`); so is an `mbarrier.arrive.noComplete` that
+  completes its phase (`mbarrier_nocomplete_completed`); so is reading a copy's destination, or
   writing its source, before the copy completes ("Completion Mechanisms
   for Asynchronous Copy Operations": `async_copy_incomplete`);
 - sm_80's `cp.async` (PTX ISA 7.0, read here beside sm_90's forms): a
@@ -278,6 +279,9 @@ def build() -> Model:
     model.empty(unwaited, "mbarrier_phase_unwaited", flag="mbarrier_phase_unwaited")
     # test_wait/try_wait "are valid only for: the current incomplete phase ... the immediately
     # preceding phase": a wait on an arrive's state from before that (its marker, on that path)
+    # mbarrier.arrive.noComplete "must not cause the mbarrier to complete its current phase,
+    # otherwise the behavior is undefined": such an arrive among the updates that completed one
+    model.empty(I(completing & t("NOCOMPLETE")), "mbarrier_nocomplete_completed", flag="mbarrier_nocomplete_completed")
     STALE = t("MBSTALE")
     stale = (I(MBWAIT & R) >> po >> I(STALE)) - (I(MBWAIT & R) >> po >> I(MBWAIT & R) >> po >> I(STALE))
     model.empty(stale, "mbarrier_wait_stale", flag="mbarrier_wait_stale")
