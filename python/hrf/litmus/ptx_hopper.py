@@ -646,7 +646,7 @@ class HopperForms(Dat3mReader):
         else:
             delta = n.value if kind == "expect_tx" else -n.value  # type: ignore[union-attr]
         sem = {"release": "rel", "relaxed": "rlx"}[q["sem"][0]]
-        tags = (*MBAR_TAGS, "ARRIVE") if kind == "arrive" else MBAR_TAGS
+        tags: tuple = (*MBAR_TAGS, "ARRIVE") if kind == "arrive" else MBAR_TAGS
         if no_complete:  # it must not complete the phase (the ISA: undefined otherwise): ptx-8.0 flags it
             tags += ("NOCOMPLETE",)
         update = mbarrier_add(b, delta, sem, SCOPES[q["scope"][0]], tags, line)
