@@ -583,7 +583,7 @@ pub struct EvalState {
     sets: Vec<EventSet>,
     /// Node i's rows at `rows[i * n .. (i + 1) * n]`.
     rows: Vec<EventSet>,
-    /// A relation's closure, for `acyclic` checks.
+    /// Rows to work in (`fr`).
     scratch: Vec<EventSet>,
     n: usize,
 }
@@ -897,14 +897,10 @@ impl<'a> Evaluator<'a> {
                 None => Ok(()),
                 Some(p) => Err(vec![p]),
             },
-            CheckKind::Acyclic => {
-                st.scratch.copy_from_slice(rel);
-                rows::close(&mut st.scratch);
-                match (0..rel.len()).find(|&i| st.scratch[i] >> i & 1 == 1) {
-                    None => Ok(()),
-                    Some(p) => Err(cycle_through(rel, p)),
-                }
-            }
+            CheckKind::Acyclic => match rows::on_cycle(rel) {
+                None => Ok(()),
+                Some(p) => Err(cycle_through(rel, p)),
+            },
         }
     }
 }
