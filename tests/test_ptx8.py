@@ -6,6 +6,7 @@ litmus/ptx8/manifest.toml; here each is checked, with the refusals by name
 of what is not modelled and of what the older models and `hrf run` do not
 take, and located errors for mutated tests."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,27 @@ def test_undefined_behaviour_is_named_not_called_a_race():
     r = hrf.check(str(FAMILY / "bulk-group-no-wait.litmus"), "ptx-8.0")
     assert r.racy is True and ", undefined: async_copy_incomplete, " in repr(r)
     assert ", race-free, " in repr(hrf.check(str(FAMILY / "bulk-group-fence.litmus"), "ptx-8.0"))
+
+
+@pytest.mark.parametrize(
+    "hinted",
+    [
+        "cp.async.ca.shared.global.L2::cache_hint [d], [g], 4, 7",
+        "cp.async.cg.shared.global.L2::128B [d], [g], 16",
+        "cp.async.ca.shared::cta.global.L2::cache_hint.L2::256B [d], [g], 8, r5",
+    ],
+)
+def test_a_cp_asyncs_cache_hint_and_prefetch_size_change_nothing(hinted):
+    """[PTXISA] cp.async: `.level::cache_hint` and `.level::prefetch_size` are
+    hints: the copy has the events and outcomes of the copy without them."""
+    plain = re.sub(r"\.L2::(cache_hint|\d+B)", "", hinted).replace(", 7", "").replace(", r5", "")
+    size = plain.split(", ")[-1]
+    texts = [
+        two(f"{c} ;\n cp.async.wait_all", "ld.weak r0, d", init="P0:r5=3; g=1; d @ shared P0 = 0;")
+        for c in (hinted, plain)
+    ]
+    a, b = (hrf.check(parse_text(x, "t.litmus"), "ptx-8.0") for x in texts)
+    assert size in ("4", "8", "16") and (a.outcomes, a.candidates) == (b.outcomes, b.candidates) and a.outcomes
 
 
 @pytest.mark.parametrize(
@@ -302,6 +324,14 @@ REFUSED = [
     (two("cp.async.cg.shared.global [d], [g], 4", WAIT, init=CPA), LitmusSyntaxError, "a cp-size of 16 bytes", 7),
     (two("cp.async.ca.global.shared [g], [d], 4", WAIT, init=CPA), LitmusSyntaxError, "the ISA's one direction", 7),
     (two("cp.async.ca.shared.global [d], [g], 4, 2", WAIT, init=CPA), UnsupportedFeature, "zero fill", 7),
+    *[
+        (two(row, WAIT, init=CPA), error, words, 7)
+        for row, error, words in (
+            ("cp.async.ca.shared.global.L2::cache_hint [d], [g], 4, 4, 7", UnsupportedFeature, "zero fill"),
+            ("cp.async.ca.shared.global.L2::128B.L2::64B [d], [g], 4", LitmusSyntaxError, "the ISA's one direction"),
+            ("cp.async.ca.shared.global.L2::256B.L2::cache_hint [d], [g], 4, 7", LitmusSyntaxError, "{.L2::64B"),
+        )
+    ],
     (
         two("cp.async.ca.shared.global [g], [d], 4", WAIT, init=CPA),
         LitmusSyntaxError,

@@ -202,6 +202,7 @@ ORIGIN = {
 }
 # "cache-policy is a hint to the cache subsystem ... and does not change the memory consistency
 # behavior of the program": read (its 64-bit operand too), no event
+PREFETCH_SIZES = ("L2::64B", "L2::128B", "L2::256B")  # a cp.async's prefetch sizes: hints
 CACHE_HINT = "L2::cache_hint"
 MULTICAST = "multicast::cluster"  # cp.async.bulk{.tensor}'s copy into several CTAs' shared memories
 WAIT_GROUPS = 8  # cp.async.wait_group N for N below this (a tag CPWAITn each)
@@ -741,13 +742,21 @@ class HopperForms(Dat3mReader):
         return ()
 
     def async_copy(self, words: list, t, line: int):
-        """`cp.async.ca|cg.shared{::cta}.global [dst], [src], size`: a weak read
-        of the source, a weak write of the destination, asynchronous (`ptx-8.0`)."""
-        if words[2:] not in (["shared", "global"], ["shared::cta", "global"]):
+        """`cp.async.ca|cg.shared{::cta}.global{.L2::cache_hint}{.L2::64B|128B|256B} [dst], [src],
+        size{, cache-policy}`: a weak read of the source, a weak write of the destination,
+        asynchronous (`ptx-8.0`); the cache hint and the prefetch size are hints, no event."""
+        hints = words[4:]
+        prefetch = [w for w in hints if w in PREFETCH_SIZES]
+        if (
+            words[2:4] not in (["shared", "global"], ["shared::cta", "global"])
+            or len(prefetch) > 1
+            or hints.count(CACHE_HINT) > 1
+            or hints[: hints.count(CACHE_HINT)] + prefetch != hints
+        ):
             self.fail_at(
                 t,
-                f"cp.async.{words[1]}.shared{{::cta}}.global (global to the CTA's shared memory: the ISA's one "
-                "direction; cache hints and prefetch sizes are not read)",
+                f"cp.async.{words[1]}.shared{{::cta}}.global{{.{CACHE_HINT}}}{{.L2::64B, .L2::128B or .L2::256B}} "
+                "(global to the CTA's shared memory: the ISA's one direction)",
             )
         dst = self.address()
         self.comma()
@@ -757,9 +766,14 @@ class HopperForms(Dat3mReader):
         sizes = (16,) if words[1] == "cg" else (4, 8, 16)
         if not isinstance(size, A.Const) or size.value not in sizes:
             self.fail_at(t, f"a cp-size of {' or '.join(map(str, sizes))} bytes (the ISA's, for cp.async.{words[1]})")
-        if self.peek()[0] == ",":
-            self.unsupported("cp.async with src-size, ignore-src or a cache policy is not modelled (zero fill)", t)
+        # with the cache hint, one more operand is its cache policy; any other is src-size or ignore-src
+        operands = 0
+        while self.peek(operands * 2)[0] == "," and self.peek(operands * 2 + 1)[0] in ("name", "int"):
+            operands += 1
+        if operands > (CACHE_HINT in hints):
+            self.unsupported("cp.async with src-size or ignore-src is not modelled (zero fill)", t)
             return self.skip_operands(line)
+        self.cache_policy(CACHE_HINT in hints, t)
         self.note_space(dst, {"space": ("shared::cta", t)}, t)
         self.note_space(src, {"space": ("global", t)}, t)
         self.copies += 1
