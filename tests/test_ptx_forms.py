@@ -197,6 +197,8 @@ def test_a_sleep_or_a_cache_policy_is_no_event(hint):
         ("ld.relaxed.gpu.f32 r0, x", r"ld\.f32: hrf does not model floating-point values"),
         ("ld.global.nc.u32 r0, x", r"ld\.nc: hrf does not model its cache"),
         ("ld.global.v4.u32 r0, x", r"ld\.v4: hrf does not model its cache and vector"),
+        ("ld.global.v2.u32 {r0, r1}, [x]", r"ld\.v2: hrf does not model its cache and vector"),
+        ("st.global.v4.b32 [x], {r0, r0, r0, r0}", r"st\.v4: hrf does not model its cache and vector"),
         ("bar.warp.sync 0", "a warp barrier is not modelled"),
         ("bar.red.popc.u32 r0, 0, 1", "a barrier reduction is not modelled"),
         ("griddepcontrol.wait", "griddepcontrol: programmatic dependent launch orders whole grids"),

@@ -201,6 +201,8 @@ class PtxReader(HopperForms):
             return self.skip_operands(line)
         if op in STORES or op in LOADS:
             q = self.qualifiers(op, ms, t, kinds=("sem", "scope", "space", "type", "cop", "hint"))
+            if any(w in ("v2", "v4", "v8") for w, _ in ms):  # refused above; its operands in braces unread
+                return self.skip_operands(line)
             sem, scope = self.access_order(op, q, t)
             tags = (LOADS.get(op) or STORES[op],)
             if "cop" in q and q.get("sem", ("weak",))[0] != "weak":
