@@ -362,10 +362,11 @@ class _ProgramCompiler:
         self.quorums: dict = {}
         self._loc_tags: dict = {}
 
-    def shared_owner(self, loc: str) -> int | None:
-        """The thread whose CTA's shared memory holds `loc` (`d @ shared P1`), if any."""
+    def shared_wg(self, loc: str) -> int | None:
+        """The CTA (work group) whose shared memory holds `loc` (`d @ shared P1`: P1's), if any."""
         owner = next((i.owner for i in self.test.init if i.loc == loc and i.space), None)
-        return next((k for k, t in enumerate(self.test.threads) if t.name == owner), None)
+        k = next((k for k, t in enumerate(self.test.threads) if t.name == owner), None)
+        return None if k is None else self.scopes.attrs[k]["wg"]
 
     def location_tags(self, loc: str) -> list:
         """Region and declared atomicity of a location (herd's `G`/`L` and

@@ -220,18 +220,16 @@ class ThreadCompiler(LivenessCode):
             tags.append("remote")
         if loc is not None:
             tags.extend(self.p.location_tags(loc))
-            if "BULK" in tags and "MBAR" in tags:
-                # its complete-tx: performed in the CTA of the mbarrier it updates (docs/readings.md)
-                owner = self.p.shared_owner(loc)
-                if owner is not None:
-                    at["wg"] = self.p.scopes.attrs[owner]["wg"]
-            elif kind == "W" and "BULK" in tags and "STASYNC" not in tags:
-                # a bulk copy's write is performed in its destination's thread block (the CTA
-                # whose shared memory it writes; docs/readings.md): proxy rules ask for the same one
-                owner = self.p.shared_owner(loc)
-                self.copy_wg = None if owner is None else self.p.scopes.attrs[owner]["wg"]
-                if self.copy_wg is not None:
-                    at["wg"] = self.copy_wg
+            # a bulk copy's complete-tx is performed in the CTA of the mbarrier it updates, and its
+            # write in the CTA whose shared memory it writes (docs/readings.md): scopes and proxy rules
+            # hold them there
+            copy_write = kind == "W" and "BULK" in tags and not {"MBAR", "STASYNC"} & set(tags)
+            if "BULK" in tags and ("MBAR" in tags or copy_write):
+                wg = self.p.shared_wg(loc)
+                if copy_write:
+                    self.copy_wg = wg
+                if wg is not None:
+                    at["wg"] = wg
             if self.p.aliases:  # the name it goes through: its virtual location
                 at["vloc"] = self.p.vloc_index[loc]
                 if at["vloc"] != self.p.vloc_index[self.p.aliases.get(loc, loc)]:

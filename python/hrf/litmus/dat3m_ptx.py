@@ -85,7 +85,8 @@ MEMBAR = {"cta": "wg", "gl": "dev", "sys": "all"}
 MATRIX_SHAPES = {"ldmatrix": (("m8n8", "b16"),), "stmatrix": (("m8n8", "b16"), ("m16n8", "b8"))}
 # the ISA's other state spaces, floating-point types and qualifiers hrf does not model
 SPACES = ("local", "const", "param", "tex")
-HINTS = ("nc", "mmio", "L1", "L2", "v2", "v4", "v8")
+VECTORS = ("v2", "v4", "v8")
+HINTS = ("nc", "mmio", "L1", "L2", *VECTORS)
 # cache operators of a weak ld and st: "treated as performance hints only. The use of a cache operator
 # on an ld or st instruction does not change the memory consistency behavior of the program"
 CACHE_OPS = {"ld": ("ca", "cg", "cs", "lu", "cv"), "st": ("wb", "cg", "cs", "wt")}
@@ -201,7 +202,7 @@ class PtxReader(HopperForms):
             return self.skip_operands(line)
         if op in STORES or op in LOADS:
             q = self.qualifiers(op, ms, t, kinds=("sem", "scope", "space", "type", "cop", "hint"))
-            if any(w in ("v2", "v4", "v8") for w, _ in ms):  # refused above; its operands in braces unread
+            if any(w in VECTORS for w, _ in ms):  # refused above; its operands in braces unread
                 return self.skip_operands(line)
             sem, scope = self.access_order(op, q, t)
             tags = (LOADS.get(op) or STORES[op],)
