@@ -260,10 +260,14 @@ def test_the_graph_zooms_and_downloads(server, browser):
         href.startswith("blob:")
         and d.find_element(By.ID, "graph-download").get_attribute("download") == "execution.svg"
     )
-    before = d.execute_script("return document.getElementById('graph').getBoundingClientRect().width")
+
+    def width(d):
+        return d.execute_script("return document.getElementById('graph').getBoundingClientRect().width")
+
+    before = width(d)
     d.find_element(By.ID, "zoom-in").click()
-    after = d.execute_script("return document.getElementById('graph').getBoundingClientRect().width")
-    assert after > before
+    # the new width once the page has laid it out (a loaded machine may take a frame or two)
+    wait(d, lambda d: width(d) > before, "the zoomed graph")
     shot(d, "13-graph-zoomed")
 
 

@@ -11,6 +11,7 @@ spins, a path's end status) is `hrf.thread_liveness`'s.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -145,6 +146,10 @@ class ThreadCompiler(LivenessCode):
         ins["loc"] = self.loc(op.loc)
         if op.offset is None:
             return op.loc
+        cell = f"{op.loc}[{op.offset.value}]" if isinstance(op.offset, A.Const) else ""
+        if cell in self.p.array_of:  # a constant offset in the array: that element, no computed address
+            ins["loc"] = self.p.loc_index[cell]
+            return cell
         from .litmus.printer import format_address
 
         ins["at"] = {"off": self.expr(op.offset), "len": self.p.array_size.get(op.loc, 1)}
@@ -487,6 +492,8 @@ class ThreadCompiler(LivenessCode):
             self.back_jump(s)
         elif isinstance(s, Leave):
             self.leave_iteration(s.loop)
+        elif isinstance(s, A.AnyOrder):
+            self.any_order(s)
         elif isinstance(s, A.While):
             end = Label()
             spin = self.p.liveness is not None
@@ -510,6 +517,21 @@ class ThreadCompiler(LivenessCode):
                 self.leave_iteration(tag)
         else:
             raise UnsupportedFeature(f"statement {s!r} is not supported", self.p.test.path, getattr(s, "line", None))
+
+    def any_order(self, s: A.AnyOrder) -> None:
+        """Statements in an order the program does not fix (a vector access's elements): a path
+        for each order, chosen as barriers choose (`choose`), in lexicographic order."""
+        orders = list(itertools.permutations(s.body))
+        end = Label()
+        for k, order in enumerate(orders):
+            other = Label()
+            if k + 1 < len(orders):
+                self.emit({"op": "choose", "target": other})
+            for x in order:
+                self.stmt(x)
+            self.emit({"op": "jump", "target": end})
+            self.emit(other)
+        self.emit(end)
 
     def control_barrier(self, s: A.Barrier) -> None:
         """Dat3M's control barrier: one event; barriers of the same number

@@ -167,6 +167,8 @@ def check_runnable(test: A.Test) -> None:
             hopper = tags & (set(HOPPER) - LOWERED_FORMS)
             if hopper:
                 _refuse(f"{HOPPER[min(hopper)]} (sm_90): hrf run has no lowering of them yet", line)
+            if "MMIO" in tags:
+                _refuse(".mmio accesses, whose locations are a peer device's registers", line)
             if "MATRIX" in tags:
                 _refuse("ldmatrix and stmatrix, a warp's collective accesses: hrf run runs each thread alone", line)
             if "BRED64" in tags:

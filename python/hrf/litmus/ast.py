@@ -332,7 +332,18 @@ class While:
     line: int = 0
 
 
-Stmt = Assign | Store | ExprStmt | Fence | Barrier | If | While | Goto | Label
+@node
+class AnyOrder:
+    """Statements executed in an order the program does not fix, some one
+    order in each execution: the elements of a PTX vector access, "a set of
+    equivalent memory operations with a scalar data type, executed in an
+    unspecified order" ([PTXISA] "Memory Operations on Vector Data Types")."""
+
+    body: tuple[Stmt, ...]
+    line: int = 0
+
+
+Stmt = Assign | Store | ExprStmt | Fence | Barrier | If | While | Goto | Label | AnyOrder
 
 
 # ---------------------------------------------------------------- test
@@ -531,7 +542,7 @@ def walk_stmts(stmts):
         if isinstance(s, If):
             yield from walk_stmts(s.then)
             yield from walk_stmts(s.orelse)
-        elif isinstance(s, While):
+        elif isinstance(s, (While, AnyOrder)):
             yield from walk_stmts(s.body)
 
 
@@ -570,10 +581,10 @@ def regs_read(s) -> list:
 
 
 def with_nested(s, fn):
-    """`s` with the bodies nested in it (an If's branches, a While's body) mapped by `fn`."""
+    """`s` with the bodies nested in it (an If's branches, a While's or an AnyOrder's body) mapped by `fn`."""
     if isinstance(s, If):
         return with_fields(s, then=fn(s.then), orelse=fn(s.orelse))
-    if isinstance(s, While):
+    if isinstance(s, (While, AnyOrder)):
         return with_fields(s, body=fn(s.body))
     return s
 

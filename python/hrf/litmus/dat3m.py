@@ -104,6 +104,9 @@ class Dat3mReader(TokenReader):
                 reg_inits.append(A.RegInit(tid, reg, self.signed(), line=t[2]))
                 continue
             loc = self.name("a location or a register (P0:r0)")
+            if self.peek()[0] == "[":
+                self.init_array(t, loc, inits)
+                continue
             if self.accept("@"):
                 self.init_at(t, loc, inits)
                 continue
@@ -124,6 +127,10 @@ class Dat3mReader(TokenReader):
             inits.append(A.Init(loc, self.signed(), line=t[2]))
         self.accept(";")
         return inits, reg_inits
+
+    def init_array(self, t, loc: str, inits: list) -> None:
+        """`x[n] ...`: an array, which a dialect with vector accesses declares (PTX)."""
+        self.fail(f"'=' or '@' after {loc} (arrays are PTX's: x[2] = {{0, 0}})")
 
     def init_at(self, t, loc: str, inits: list) -> None:
         """`loc @ proxy aliases other` (a dialect adds its own forms after `@`)."""

@@ -4,11 +4,12 @@ of the PTX ISA that real kernels and compilers write. hrf's reader of
 [GPU15]'s older syntax (`GPU_PTX`) is `ptx.py`.
 
     head    := 'cta' n (',' 'cluster' n)? ',' 'gpu' n
-    cell    := (st | sust) qual* loc ',' v
-             | (ld | tld | suld | cold) qual* reg ',' loc  |  ld reg ',' v
+    cell    := (st | sust) qual* addr ',' v  |  st qual* '.' vec addr ',' '{' v (',' v)* '}'
+             | (ld | tld | suld | cold) qual* reg ',' addr  |  ld reg ',' v
+             | ld qual* '.' vec '{' reg (',' reg)* '}' ',' addr      (one per element: 2 or 4)
              | (add | sub | mul | div) reg ',' v ',' v
-             | (atom | suatom) qual* '.' op reg ',' loc ',' v (',' v)?   (cas takes two)
-             | (red | sured) qual* '.' op loc ',' v
+             | (atom | suatom) qual* '.' op reg ',' addr ',' v (',' v)?   (cas takes two)
+             | (red | sured) qual* '.' op addr ',' v
              | fence ('.' (sc | acq_rel))? '.' scope | fence '.proxy.' (proxy | alias)
              | membar '.' (cta | gl | sys)
              | bar '.cta.' (sync | arrive) n (',' v (',' v)?)?          (Dat3M's operands)
@@ -21,7 +22,8 @@ of the PTX ISA that real kernels and compilers write. hrf's reader of
              | ldmatrix.sync.aligned.m8n8.x1{.trans}{.shared{::cta}}.b16 {r}, [s]
              | stmatrix.sync.aligned.(m8n8 | m16n8).x1{.trans}{.shared{::cta}}.(b16 | b8) [s], {r}
                  (a weak load or store of s in the CTA's shared memory: one matrix of one element)
-    qual    := '.' (sem | scope | space | type | cop | hint)   (any order, each but hints at most once)
+    qual    := '.' (sem | scope | space | type | cop | hint | mmio)   (any order, each but hints at most once)
+    vec     := v2 | v4       mmio := `ld.mmio.relaxed.sys{.global}.type`, `st` alike
     cop     := ca | cg | cs | lu | cv (ld) | wb | cg | cs | wt (st)  (a weak access's; a hint)
     hint    := L1::evict_* | L1::no_allocate | L2::evict_* | L2::cache_hint | L2::64B | L2::128B | L2::256B
                  (no event; with L2::cache_hint, `, policy` after the operands)
@@ -30,6 +32,9 @@ of the PTX ISA that real kernels and compilers write. hrf's reader of
     scope   := cta | cluster | gpu | sys      type := (b | u | s) (8 | 16 | 32 | 64)
     op      := add | sub | mul | and | or | xor | min | max | inc | dec | exch | cas
     loc     := name | '[' name ']'
+    addr    := loc | '[' name '+' n ']'      (n bytes past an array's first element)
+    init    := ... | name '[' n ']' ('=' '{' v (',' v)* '}')? ('@' 'shared' tid)?
+                 (an array of n elements: `x[0]` .. `x[n-1]` in conditions)
 
 Meanings, as the PTX ISA gives them: an access with no order is weak (no
 scope); `.volatile` is relaxed at system scope; `.relaxed`, `.acquire`,
@@ -37,7 +42,13 @@ scope); `.volatile` is relaxed at system scope; `.relaxed`, `.acquire`,
 the level between CTA and GPU, gpu -> dev, sys -> all). `atom` and `red`
 without an order are relaxed, without a scope at GPU scope; `min`/`max`
 compare signed values unless the type is unsigned (`.u32`, `.u64`);
-`inc`/`dec` are the ISA's wrapping counters. `membar.cta/gl/sys` is
+`inc`/`dec` are the ISA's wrapping counters. A vector access (`.v2`,
+`.v4`) is one access of each element, of the same order and scope, "in an
+unspecified order" (the ISA): an `AnyOrder`, each execution taking one
+order; its elements are those of an array from its address (`[x+8]`, in
+bytes, by the access's type), as a scalar access at `[x+4]` reaches one.
+An `.mmio` access is relaxed at system scope: for the memory consistency
+model, "a strong operation" (the ISA). `membar.cta/gl/sys` is
 `fence.sc` at CTA, GPU or system scope; `fence.<scope>` is
 `fence.acq_rel.<scope>`. The proxy of an access (generic, texture,
 surface, constant) is an event tag; a reduction's events carry `RED` (it
@@ -52,8 +63,9 @@ cluster of one), unless no thread names one and the test uses no
 memory of P1's CTA: its CTA reaches it generically or through
 `.shared::cta`, the other CTAs of its cluster through `.shared::cluster`,
 no other thread at all. Forms the ISA gives but hrf does not model (other
-state spaces, floating-point types, `bar.red`, warp barriers, cache hints)
-are refused by name.
+state spaces, floating-point types, `bar.red`, warp barriers, `.nc`,
+mixed-size accesses, `.b128`, sm_100's 256-bit vectors) are refused by
+name.
 """
 
 from __future__ import annotations
@@ -65,7 +77,7 @@ from . import ast as A
 from .dat3m import Dat3mReader, parse_dat3m
 from .ptx_hopper import SHARED, HopperForms
 from .reader import END
-from .toolkit import ParseFailure
+from .toolkit import ParseFailure, Where, make_array_init
 
 SCOPE = {"cta": "wg", "cluster": "qf", "gpu": "dev", "sys": "all"}
 SEM = {"weak": None, "relaxed": "rlx", "acquire": "acq", "release": "rel", "acq_rel": "acq_rel", "sc": "sc"}
@@ -109,10 +121,25 @@ UNMODELLED = {
 RMW_ORDERS = {"rlx": ("rlx", "rlx"), "acq": ("acq", "rlx"), "rel": ("rlx", "rel"), "acq_rel": ("acq", "rel")}
 
 
+def type_width(q: dict) -> int | None:
+    """The bytes of an access's type (`.u32`: 4), None where it names none (Dat3M's dialect)."""
+    return int(q["type"][0][1:]) // 8 if "type" in q else None
+
+
 class PtxReader(HopperForms):
     ARCH = "PTX"
     # a modifier may begin with a digit (`cp.async.bulk.tensor.2d`)
-    TOKEN = re.compile(Dat3mReader.TOKEN.pattern.replace(r"(?P<mod>\.[A-Za-z_]", r"(?P<mod>\.[A-Za-z_0-9]"))
+    TOKEN = re.compile(
+        Dat3mReader.TOKEN.pattern.replace(r"(?P<mod>\.[A-Za-z_]", r"(?P<mod>\.[A-Za-z_0-9]").replace(
+            r"~<>\-]",
+            r"~<>\-+]",  # `+`: an address's offset, `[x+4]`
+        )
+    )
+
+    def __init__(self, src: str):
+        super().__init__(src)
+        self.arrays: dict = {}  # an array -> its number of elements
+        self.widths: dict = {}  # an array -> (the bytes of an element, as its first typed access says, token)
 
     def mods(self) -> list:
         """The modifiers, `.shared::cluster` and `.mbarrier::complete_tx::bytes` each one."""
@@ -201,32 +228,7 @@ class PtxReader(HopperForms):
             self.unsupported("tensormap.replace: tensor maps modified on the device are not modelled", t)
             return self.skip_operands(line)
         if op in STORES or op in LOADS:
-            q = self.qualifiers(op, ms, t, kinds=("sem", "scope", "space", "type", "cop", "hint"))
-            if any(w in VECTORS for w, _ in ms):  # refused above; its operands in braces unread
-                return self.skip_operands(line)
-            sem, scope = self.access_order(op, q, t)
-            tags = (LOADS.get(op) or STORES[op],)
-            if "cop" in q and q.get("sem", ("weak",))[0] != "weak":
-                self.fail_at(
-                    q["cop"][1], f"a cache operator on a weak {op} alone (the ISA's syntax), not .{q['sem'][0]}"
-                )
-            # kept for hrf run's lowering, which writes the access as read: volatile, or the cache operator
-            cache = "volatile" if q.get("sem", ("",))[0] == "volatile" else q.get("cop", (None,))[0]
-            hinted = any(w == "L2::cache_hint" for w, _ in q.get("hint", ()))
-            if op in STORES:
-                loc = self.loc()
-                self.note_space(loc, q, t)
-                self.comma()
-                v = self.value()
-                self.cache_policy(hinted, t)
-                return A.Store(loc, v, sem is not None, sem, scope, line=line, tags=tags, cache=cache)
-            dst = self.reg()
-            self.comma()
-            loc = self.loc()
-            self.note_space(loc, q, t)
-            self.cache_policy(hinted, t)
-            load = A.Load(loc, sem is not None, sem, scope, line=line, tags=tags, cache=cache)
-            return A.Assign(dst, load, line=line)
+            return self.access(op, ms, t, line)
         if op in ATOMS or op in REDS:
             return self.atomic(op, ms, t, line)
         if op == "fence":
@@ -239,6 +241,163 @@ class PtxReader(HopperForms):
         if op in ("bar", "barrier"):
             return self.barrier(op, ms, t, line)
         self.fail_at(t, "an instruction (ld, st, atom, red, fence, membar, bar, add, beq, goto, ...)")
+
+    def access(self, op: str, ms: list, t, line: int):
+        """A load or a store: `ld{.sem.scope}{.space}{.cop}{.hints}{.vec}.type d, [a]` and `st` alike
+        (Dat3M's dialect: the type optional, `x` for `[x]`). A vector access (`.v2`, `.v4`, its registers
+        or values in braces) is "a set of equivalent memory operations with a scalar data type, executed
+        in an unspecified order on the elements in the vector" ([PTXISA] "Memory Operations on Vector
+        Data Types"): one access of each element of an array, in an order each execution chooses."""
+        vector_ops = op in ("ld", "st")
+        kinds = ("sem", "scope", "space", "type", "cop", "hint") + (("vec", "mmio") if vector_ops else ())
+        q = self.qualifiers(op, ms, t, kinds=kinds)
+        if not vector_ops and any(w in VECTORS for w, _ in ms):  # refused above; its operands in braces unread
+            return self.skip_operands(line)
+        sem, scope = self.access_order(op, q, t)
+        tags: tuple = (LOADS.get(op) or STORES[op],) + (("MMIO",) if "mmio" in q else ())
+        if "cop" in q and q.get("sem", ("weak",))[0] != "weak":
+            self.fail_at(q["cop"][1], f"a cache operator on a weak {op} alone (the ISA's syntax), not .{q['sem'][0]}")
+        # kept for hrf run's lowering, which writes the access as read: volatile, or the cache operator
+        cache = "volatile" if q.get("sem", ("",))[0] == "volatile" else q.get("cop", (None,))[0]
+        hinted = any(w == "L2::cache_hint" for w, _ in q.get("hint", ()))
+        width = type_width(q)
+        n = int(q["vec"][0][1:]) if "vec" in q else 1
+        if n == 8 or n == 4 and width == 8:
+            self.unsupported(
+                f"{op}.{q['vec'][0]} of {q['type'][0] if 'type' in q else 'no type'}: 256-bit "
+                "accesses (sm_100's) are not modelled",
+                q["vec"][1],
+            )
+        if n > 1 and "mmio" in q:
+            self.fail_at(q["vec"][1], f"no vector qualifier on {op}.mmio (the ISA's syntax)")
+        if op in STORES:
+            loc, off, at = self.element_address()
+            self.comma()
+            values = self.vector_operand(n, self.value, "values")
+            dsts = None
+        else:
+            dsts = self.vector_operand(n, self.reg, "registers")
+            if len(set(dsts)) < len(dsts):  # the ISA: "all elements in vector expression must be unique"
+                self.fail_at(t, f"{n} distinct registers (the ISA leaves a repeated destination undefined)")
+            self.comma()
+            loc, off, at = self.element_address()
+        self.note_space(loc, q, t)
+        self.cache_policy(hinted, t)
+        elements = self.elements(loc, off, width, n, at)
+        out: list = []
+        for k, offset in enumerate(elements):
+            if dsts is None:
+                out.append(
+                    A.Store(
+                        loc, values[k], sem is not None, sem, scope, line=line, tags=tags, cache=cache, offset=offset
+                    )
+                )
+            else:
+                load = A.Load(loc, sem is not None, sem, scope, line=line, tags=tags, cache=cache, offset=offset)
+                out.append(A.Assign(dsts[k], load, line=line))
+        return out[0] if n == 1 else A.AnyOrder(tuple(out), line=line)
+
+    def vector_operand(self, n: int, one, what: str) -> list:
+        """One operand, or `n` in braces for a vector access (`{r0, r1}`)."""
+        if n == 1:
+            return [one()]
+        self.expect("{", f"'{{' and {n} {what} (a .v{n} access)")
+        out = [one()]
+        for _ in range(n - 1):
+            self.expect(",", f"',' and {n} {what} in all (a .v{n} access)")
+            out.append(one())
+        self.expect("}", f"'}}' after {n} {what} (a .v{n} access)")
+        return out
+
+    def element_address(self) -> tuple:
+        """`x`, `[x]` or `[x+n]`, n bytes past x (an array's element): (location, bytes, token)."""
+        t = self.peek()
+        if not self.accept("["):
+            return self.loc(), 0, t
+        name = self.mapped_loc() or super().loc()
+        off = 0
+        if self.accept("+"):
+            off = self.number(self.expect("int", "a number of bytes ([x+4])"))
+        self.expect("]", "']'" if off else "'+' or ']'")
+        return name, off, t
+
+    def element(self, q: dict, t) -> tuple:
+        """The location and element offset of a scalar access's address (`x`, `[x]`, `[x+4]`)."""
+        loc, off, at = self.element_address()
+        self.note_space(loc, q, t)
+        return loc, self.elements(loc, off, type_width(q), 1, at)[0]
+
+    def elements(self, loc: str, off: int, width: int | None, n: int, t) -> list:
+        """The offsets, in elements, of the `n` elements an access of `width` bytes per element reaches
+        at `off` bytes past `loc` (None for an array's first element or a location's own access)."""
+        size = self.arrays.get(loc)
+        if size is None:
+            if off or n > 1:
+                what = f"[{loc}+{off}]" if off else f"a .v{n} access of {loc}"
+                self.fail_at(
+                    t, f"an array ({loc}[{max(n, 2)}] = {{..}} in the initial state): {what} reaches elements of one"
+                )
+            return [None]
+        if width is None:
+            if off or n > 1:
+                self.fail_at(t, f"a type (.b32, .u64, ...) on an access of array {loc}: its elements' width")
+            return [None]
+        first = self.widths.setdefault(loc, (width, t))
+        if first[0] != width:
+            self.unsupported(
+                f"{loc} accessed {first[0]} and {width} bytes at a time: mixed-size accesses are not modelled", t
+            )
+        if off % (width * n):  # the ISA: an address aligned to a multiple of the access size
+            self.fail_at(t, f"an offset that is a multiple of {width * n} bytes (the access's size), not {off}")
+        first_element = off // width
+        if first_element + n > size:
+            self.fail_at(t, f"elements of {loc} ({size} of {width} bytes); [{loc}+{off}] reaches past them")
+        return [A.Const(k, line=t[2]) if k else None for k in range(first_element, first_element + n)]
+
+    def init_array(self, t, loc: str, inits: list) -> None:
+        """`x[n]`, `x[n] = {v0, v1, ..}` (the rest 0), then `@ shared P1` for an array in the shared
+        memory of P1's CTA: an array of n elements, `x[0]` .. `x[n-1]` in conditions, which vector
+        accesses and `[x+4]` reach."""
+        self.expect("[")
+        size = self.number(self.expect("int", "the array's number of elements"))
+        self.expect("]", "']'")
+        values = []
+        if self.accept("="):
+            self.expect("{", "'{' and the elements' initial values")
+            values.append(self.signed())
+            while self.accept(","):
+                values.append(self.signed())
+            self.expect("}", "'}'")
+        item = A.Init(loc, 0, line=t[2])
+        if self.accept("@"):
+            w = self.peek()
+            if not self.at_word("shared"):
+                self.fail("'shared' (an array in the shared memory of a thread's CTA: x[2] @ shared P1)")
+            if self.peek(2)[0] == "=":
+                self.fail(
+                    "no value: an array's initial values come before '@' (x[2] = {1, 2} @ shared P1)", self.peek(2)
+                )
+            self.init_at(t, loc, inits)
+            item = inits.pop()
+            if self.offsets.pop(loc, None) is not None:
+                self.defer(ParseFailure(f"an array at another's offset ({loc}) is not modelled", w[2], w[3]))
+        try:
+            array = make_array_init(loc, size, values, Where(t[2], t[3]))
+        except ParseFailure as e:
+            self.defer(e)
+            array = make_array_init(loc, 1, [], Where(t[2], t[3]))
+        inits.append(A.with_fields(item, size=array.size, elements=array.elements))
+        self.arrays[loc] = array.size
+
+    def cvar(self):
+        """A condition's operand, and an array's element `x[1]`."""
+        t = self.peek()
+        if t[0] == "name" and t[1] in self.arrays and self.peek(1)[0] == "[":
+            self.i += 2
+            k = self.number(self.expect("int", "an element's index"))
+            self.expect("]", "']'")
+            return A.LocVar(f"{t[1]}[{k}]")
+        return super().cvar()
 
     def matrix_access(self, op: str, ms: list, t, line: int):
         """`ldmatrix.sync.aligned.m8n8.x1{.trans}{.shared{::cta}}.b16 {r}, [s]` and
@@ -364,6 +523,17 @@ class PtxReader(HopperForms):
                     f"{op}.{word}: hrf's PTX tests are in global and shared memory alone (.{word} is not modelled)", tok
                 )
                 continue
+            elif word in VECTORS and "vec" in kinds:
+                kind = "vec"
+            elif word == "mmio" and "vec" in kinds:
+                kind = "mmio"
+            elif word == "b128":
+                self.unsupported(
+                    f"{op}.b128: the memory consistency model's scalar types are at most 64 bits wide, "
+                    "and it does not say what a 128-bit access is",
+                    tok,
+                )
+                continue
             elif word in CACHE_OPS.get(op, ()) and "cop" in kinds:
                 kind = "cop"
             elif word in CACHE_OPS.get(op, ()) + CACHE_OPS["ld"] + CACHE_OPS["st"] and op in CACHE_OPS:
@@ -397,6 +567,10 @@ class PtxReader(HopperForms):
         system scope if volatile, else the order at its scope."""
         word, tok = q.get("sem", ("weak", t))
         scope = q.get("scope")
+        # mmio: "equivalent to the semantics of a strong operation" ([PTXISA] "mmio Operation")
+        one_form = word == "relaxed" and scope is not None and scope[0] == "sys"
+        if "mmio" in q and not (one_form and q.get("space", ("global",))[0] == "global"):
+            self.fail_at(q["mmio"][1], f"{op}.mmio.relaxed.sys{{.global}} (the ISA: its one form)")
         if word == "volatile":  # the ISA: ld.volatile / st.volatile are relaxed at system scope
             if scope is not None:
                 self.fail_at(scope[1], f"a volatile {op} takes no scope")
@@ -437,24 +611,33 @@ class PtxReader(HopperForms):
                 self.fail_at(kt, f"red has no .{kind} (the ISA: atom.{kind})")
             # RED: a reduction is an atomic operation, not a read (the PTX
             # ISA's operation types); models say what its read half may do
-            loc = self.loc()
-            self.note_space(loc, q, t)
+            loc, offset = self.element(q, t)
             self.comma()
             v = self.value()
-            red = A.Rmw(rmw, loc, v, sem or "rlx", scope, line=line, tags=(*tags, "RED"), orders=orders)
+            red = A.Rmw(rmw, loc, v, sem or "rlx", scope, line=line, tags=(*tags, "RED"), orders=orders, offset=offset)
             return A.ExprStmt(red, line=line)
         dst = self.reg()
         self.comma()
-        loc = self.loc()
-        self.note_space(loc, q, t)
+        loc, offset = self.element(q, t)
         self.comma()
         v = self.value()
         if kind == "cas":  # writes only where the compare succeeds (the ISA; models choose: cas_writeback)
             self.comma()
             new = self.value()
-            out = A.Rmw("cas_old", loc, new, sem or "rlx", scope, expected_value=v, line=line, tags=tags, orders=orders)
+            out = A.Rmw(
+                "cas_old",
+                loc,
+                new,
+                sem or "rlx",
+                scope,
+                expected_value=v,
+                line=line,
+                tags=tags,
+                orders=orders,
+                offset=offset,
+            )
         else:
-            out = A.Rmw(rmw, loc, v, sem or "rlx", scope, line=line, tags=tags, orders=orders)
+            out = A.Rmw(rmw, loc, v, sem or "rlx", scope, line=line, tags=tags, orders=orders, offset=offset)
         return A.Assign(dst, out, line=line)
 
     def fence(self, ms: list, t, line: int):

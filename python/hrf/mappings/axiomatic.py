@@ -217,6 +217,8 @@ class _Mapper:
             return before + after
         if isinstance(s, A.Barrier):
             raise self.refuse("a barrier (its mapping to bar.sync with fences is not given)", s)
+        if isinstance(s, A.AnyOrder):
+            raise self.refuse("a vector access (no scheme here maps one)", s)
         if isinstance(s, A.Assign) and s.expr is not None and isinstance(s.expr, (A.Load, A.Rmw)):
             before, e, after = self.access(s.expr)
             return [*before, A.with_fields(s, expr=e), *after]
