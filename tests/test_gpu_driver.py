@@ -100,12 +100,25 @@ P1@wg 0, dev 0 (local int* x) {
 }
 exists (1:r0=0)
 """
+# An array: its elements' initial values (one never accessed, in the outcome), a vector store at
+# an offset, a scalar load of an element.
+ARRAY = """PTX array
+"hrf's own: an array's elements laid out in a row"
+{
+x[4] = {5, 6, 7, 8};
+}
+ P0@cta 0,gpu 0                         | P1@cta 1,gpu 0 ;
+ st.relaxed.gpu.v2.u32 [x+8], {1, 2}    | ld.relaxed.gpu.u32 r0, [x+12] ;
+                                        | ld.relaxed.gpu.u32 r1, [x] ;
+exists (P1:r0 == 2 /\\ x[1] == 6 /\\ x[3] == 2 /\\ x[0] == 5)
+"""
 BARRIER_TESTS = {"barriers": BARRIERS, "wg-barrier": WG_BARRIER, "local-barrier": LOCAL_BARRIER}
 
 
 def _tests(tmp_path):
     (tmp_path / "filtered.litmus").write_text(FILTERED)
     (tmp_path / "warps.litmus").write_text(WARPS)
+    (tmp_path / "array.litmus").write_text(ARRAY)
     for name, text in BARRIER_TESTS.items():
         (tmp_path / f"{name}.litmus").write_text(text)
     return [
@@ -114,8 +127,11 @@ def _tests(tmp_path):
         LITMUS / "gpu" / "IRIW+rlx-gpu.litmus",  # four CTAs
         LITMUS / "gpu" / "2+2W+rlx-gpu.litmus",  # memory locations in the outcome
         LITMUS / "hrf" / "hrf14-fig5-diff-wg.litmus",  # C/OpenCL lowered with the atomics ABI
+        LITMUS / "ptx7" / "CoRR+v2-acquire-orders.litmus",  # a vector load, an array's elements in the outcome
+        LITMUS / "ptx7" / "MP+v2+rel-acq.litmus",  # vector accesses, an array's initial values
         tmp_path / "filtered.litmus",
         tmp_path / "warps.litmus",
+        tmp_path / "array.litmus",
         *(tmp_path / f"{name}.litmus" for name in BARRIER_TESTS),
     ]
 
@@ -145,7 +161,13 @@ def expected_counts(test: A.Test, s: Setting, launches: int, blocks: int) -> Run
     lt, shape = prepare(test)
     n = geometry(shape, blocks, s.block, s.test_warps, s.lanes).instances(shape)
     names = [str(v) for v in lt.variables]
-    accessed = {loc for th in lt.threads for loc in th.locs}
+    # what the accesses reach: a vector's elements too, consecutive locations from its own
+    accessed = {
+        lt.locations[lt.locations.index(loc) + j]
+        for th in lt.threads
+        for loc, n in zip(th.locs, th.words, strict=True)
+        for j in range(n)
+    }
     inside: dict = {}
     outside: dict = {}
     out = RunCounts(launches=launches, instances=launches * n, instances_per_launch=n)

@@ -39,6 +39,11 @@ CORPUS = {
     # causality order; the second reads a write coherence-before that store
     # (the final values fix coherence): forbidden by Causality in both orders.
     "CoRR+v2-acquire-orders": False,
+    # P0's and P1's elements, relaxed, in orders nothing relates: where P0
+    # writes x[3] last and P1 reads it first, P1 reads x[3]=0 and the others
+    # 1 (each read may read its element's write or the initial 0; nothing
+    # orders one element's write before another's read): allowed.
+    "MP+v4-tear": True,
     # mmio accesses are strong (relaxed, .sys): P1's reads are morally strong
     # with P0's write, so having read 1 the later read cannot read the
     # coherence-earlier initial 0 (Coherence / SC per location): forbidden.
@@ -221,9 +226,34 @@ def test_malformed_vector_and_array_forms_are_located_syntax_errors(init, cell, 
     assert e.value.line in (3, 6)
 
 
-def test_hrf_run_refuses_arrays_and_mmio_by_name():
+def test_hrf_run_lowers_vectors_as_written_and_refuses_what_it_cannot_lay_out():
+    """hrf run: an array of 32-bit elements in global memory lies in a row
+    in each instance's copy (padded to its words, aligned), and a vector
+    access is one instruction as written (tests/test_gpu_toolchain.py checks
+    its SASS, LDG.E.64 ...); mmio, an array in shared memory and one of
+    64-bit elements are refused by name."""
+    from hrf.gpu import prepare
     from hrf.gpu.lower import check_runnable
 
-    for name, words in (("MP+v2+rel-acq", "is an array"), ("CoRR+mmio", r"\.mmio accesses")):
+    lt, shape = prepare(hrf.parse(str(PTX7 / "CoRR+v2-acquire-orders.litmus")))
+    assert lt.locations == ["x[0]", "x[1]"] and lt.cell == {"x[0]": 0, "x[1]": 1}
+    assert shape.align == 2
+    (p1,) = [th for th in lt.threads if th.name == "P1"]
+    assert [(a.ptx, a.size) for a in p1.accesses] == [("ld.acquire.gpu.global.v2.u32", 8)]
+    assert (p1.locs, p1.words) == (["x[0]"], [2])
+    refused = [
+        ((PTX7 / "CoRR+mmio.litmus").read_text(), r"\.mmio accesses"),
+        (
+            ptx(
+                "x[2] @ shared P0;",
+                ["st.shared.v2.u32 [x], {1, 1} | ld.weak r0, [x]"],
+                "exists (P1:r0 == 1)",
+                "P0@cta 0,gpu 0 | P1@cta 0,gpu 0",
+            ),
+            "an array in shared memory",
+        ),
+        (ptx("x[2];", ["st.v2.u64 [x], {1, 1} | ld.u64 r0, [x]"], "exists (P1:r0 == 1)"), "8-byte elements"),
+    ]
+    for text, words in refused:
         with pytest.raises(UnsupportedFeature, match=words):
-            check_runnable(hrf.parse(str(PTX7 / f"{name}.litmus")))
+            check_runnable(hrf.parse(text))

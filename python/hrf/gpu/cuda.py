@@ -173,7 +173,7 @@ def _call(lt: LoweredTest, k: int, off: int, whole: bool = False) -> str:
         if loc in lt.shared:  # the instance's copy in its block's shared memory
             base, stride = slots[loc]
             return f"hrf_opaque(hrf_sh + {base} + i % M * {stride})"
-        return f"hrf_opaque(mem + hrf_slot(P, {lt.locations.index(loc)}, i))"
+        return f"hrf_opaque(mem + {slot(lt, loc)})"
 
     addrs = "".join(f"{address(n, loc)}, " for n, loc in enumerate(th.locs)) + ("bar, " if th.barriers else "")
     return f"case {th.index}: hrf_{th.name}({addrs}P[P_SPIN], out + {off}); break;"
@@ -197,6 +197,14 @@ SPARE_WORDS = 256
 # the words of shared memory a block keeps per shared location: one per
 # instance the block runs (at most 32 warps of 32 lanes)
 SHARED_SLOTS = 1024
+
+
+def slot(lt: LoweredTest, loc: str) -> str:
+    """Where instance i keeps a location in `mem`: its region, shuffled, padded
+    (`hrf_slot`); an array's element k, k words past its first's (placement
+    pads an instance's copies to the array's words, aligned)."""
+    k = lt.cell.get(loc, 0)
+    return f"hrf_slot(P, {lt.locations.index(loc) - k}, i)" + (f" + {k}" if k else "")
 
 
 def _shared_slots(lt: LoweredTest) -> dict:
@@ -336,7 +344,7 @@ def source(lt: LoweredTest, shape: Shape) -> str:
             t = next(k for k, th in enumerate(lt.threads) if th.index == v.thread)
             reads.append(f"v[{n}] = r[{offs[t] + lt.threads[t].outputs.index(v.reg)}];  // {v}")
         else:
-            reads.append(f"v[{n}] = mem[hrf_slot(P, {lt.locations.index(v.loc)}, i)];  // {v}")
+            reads.append(f"v[{n}] = mem[{slot(lt, v.loc)}];  // {v}")
     index_code = []
     for n, d in enumerate(lt.domains):
         cases = " ".join(f"case {x}u: d = {k}; break;" for k, x in enumerate(d))
@@ -346,10 +354,7 @@ def source(lt: LoweredTest, shape: Shape) -> str:
         )
     flags = " | ".join(f"(r[{offs[k] + th.n_outputs - 1}] != 0)" for k, th in enumerate(lt.threads))
     missing = " | ".join(f"(r[{offs[k] + th.n_outputs - 1}] == HRF_POISON)" for k, th in enumerate(lt.threads))
-    resets = [
-        f"mem[hrf_slot(P, {n}, i)] = {lt.init.get(loc, 0) & 0xFFFFFFFF}u;  // {loc}"
-        for n, loc in enumerate(lt.locations)
-    ]
+    resets = [f"mem[{slot(lt, loc)}] = {lt.init.get(loc, 0) & 0xFFFFFFFF}u;  // {loc}" for loc in lt.locations]
     filt = _prop_c(test.filter, index) if test.filter is not None else "1"
     cases = _indent([_call(lt, k, offs[k], shape.whole) for k in range(len(lt.threads))], 8)
     shared_decl, shared_start, shared_end = _shared_code(lt, shape)
@@ -525,6 +530,7 @@ def driver_tables(lt: LoweredTest, shape: Shape, setting: Setting) -> str:
         [index.get(A.RegVar(th.index, r), -1) for r in th.outputs] + [-1] for th in lt.threads
     ]  # the last output: the time-out flag
     access_loc = [[lt.locations.index(loc) for loc in th.locs] for th in lt.threads]
+    access_words = [list(th.words) for th in lt.threads]
     loc_var = [index.get(A.LocVar(loc), -1) for loc in lt.locations] or [-1]
     values = []
     for f in fields(Setting):
@@ -542,6 +548,7 @@ static const unsigned HRF_DOMAIN_SIZE[{nv}] = {_c_array([len(d) for d in lt.doma
 static const u32 HRF_DOMAIN[{nv}]{_dims(lt.domains)} = {_c_rows([[f"{x}u" for x in d] for d in lt.domains], "0u")};
 static const u64 HRF_STRIDE[{nv}] = {_c_array([f"{x}ull" for x in stride] or ["1ull"])};
 static const u32 HRF_INIT[{max(len(lt.locations), 1)}] = {_c_array([f"{lt.init.get(loc, 0) & 0xFFFFFFFF}u" for loc in lt.locations] or ["0u"])};
+static const unsigned HRF_CELL[{max(len(lt.locations), 1)}] = {_c_array([lt.cell.get(loc, 0) for loc in lt.locations] or [0])};  // an array's element: words past its first
 static const unsigned HRF_LANES[HRF_K] = {_c_array(shape.lanes(c) for c in range(shape.k))};
 static const unsigned HRF_WARPS[HRF_K] = {_c_array(shape.warps(c) for c in range(shape.k))};
 // the condition's proposition over an outcome
@@ -556,6 +563,7 @@ static const int HRF_N_OUTPUTS[HRF_T] = {_c_array(th.n_outputs for th in lt.thre
 static const int HRF_OUTPUT_VAR[HRF_T]{_dims(out_var)} = {_c_rows(out_var)};
 static const int HRF_N_ACCESSES[HRF_T] = {_c_array(len(th.locs) for th in lt.threads)};
 static const int HRF_ACCESS_LOC[HRF_T]{_dims(access_loc)} = {_c_rows(access_loc)};
+static const int HRF_ACCESS_WORDS[HRF_T]{_dims(access_words)} = {_c_rows(access_words)};
 static const int HRF_LOC_VAR[{len(loc_var)}] = {_c_array(loc_var)};
 #endif
 #define HRF_RESIDENT ({resident_c()})  // the blocks that fit (props, attr, s: hrf_driver.h's names)

@@ -130,6 +130,7 @@ class ThreadCode:
     index: int
     locs: list[str]  # per access, the location whose address it takes (its own operand: no two
     # accesses share an address register, so the assembler cannot merge them)
+    words: list[int]  # per access, the locations from it that it reaches (a vector's elements: 2 or 4)
     observed: list[str]  # the thread's registers that the outcome reads
     outputs: list[str] = field(default_factory=list)  # every register, the observed first: loads stay live
     lines: list[str] = field(default_factory=list)  # PTX, operands as %N
@@ -154,8 +155,10 @@ def check_runnable(test: A.Test) -> None:
             _refuse(f"{i.loc} holds a pointer (&{i.value}): pointers have no lowering", i.line)
         if i.alias_of is not None:
             _refuse(f"{i.loc} aliases {i.alias_of}: aliases and proxies have no lowering", i.line)
-        if i.size is not None:
-            _refuse(f"{i.loc} is an array: arrays have no lowering yet", i.line)
+        if i.size is not None and i.space is not None:
+            _refuse(f"{i.loc} is an array in shared memory: arrays there have no lowering yet", i.line)
+        if i.size is not None and (i.width or 4) != 4:
+            _refuse(f"{i.loc} is an array of {i.width}-byte elements: hrf run's locations are 32-bit words", i.line)
     in_cluster(test)  # a cluster it cannot launch: refused
     for t in test.threads:
         for p in t.params:
@@ -180,7 +183,7 @@ def check_runnable(test: A.Test) -> None:
                 isinstance(op, A.Fence) and op.order == "proxy" and not asynchronous
             ):
                 _refuse("a texture, surface or constant proxy access or proxy fence", line)
-            if getattr(op, "offset", None) is not None:
+            if getattr(op, "offset", None) is not None and not isinstance(op.offset, A.Const):  # type: ignore[union-attr]
                 _refuse("a computed address", line)
             if isinstance(op, A.Rmw) and op.expected is not None:
                 _refuse("a compare-exchange whose expected value is in memory", line)
@@ -449,7 +452,9 @@ class _Emitter:
         self.states = 0  # .b64 registers holding arrives' states
         self.state_of: dict = {}  # the test's register an arrive returned its state in -> that .b64 register
         self.locs: list[str] = []
-        self.code = ThreadCode(th.name, th.index, self.locs, observed)
+        self.words: list[int] = []
+        self.code = ThreadCode(th.name, th.index, self.locs, self.words, observed)
+        self.arrays = {i.loc for i in test.init if i.size is not None}
         self.regs: list[str] = []
         self.temps = 0
         self.preds = 0
@@ -475,11 +480,13 @@ class _Emitter:
         self.labels += 1
         return f"HG_{self.th.name}_{hint}{self.labels - 1}"
 
-    def addr(self, loc: str) -> str:
+    def addr(self, loc: str, words: int = 1) -> str:
         """The address operand of a new access (numbered once the outputs are
-        known); for a shared location, the generic address converted to the
-        shared window first (the access names `.shared`)."""
+        known), which reaches `words` locations from `loc` (a vector's
+        elements); for a shared location, the generic address converted to
+        the shared window first (the access names `.shared`)."""
         self.locs.append(loc)
+        self.words.append(words)
         if loc in self.remote:  # distributed shared memory: the holder's copy, by its rank in the cluster
             self.shared_addrs += 1
             self.remote_addrs += 1
@@ -557,18 +564,52 @@ class _Emitter:
         self.code.accesses.append(Access(kind, name, loc, size))
         self.emit(f"{name} {operands};" if operands else f"{name};")
 
+    def cell(self, op) -> str:
+        """The location an access reaches: its own, or its array's element
+        (`x[1]`: lowered, each element is a location, an array's consecutive)."""
+        if op.loc in self.arrays:
+            return f"{op.loc}[{op.offset.value if op.offset is not None else 0}]"
+        return op.loc
+
     def load(self, op: A.Load, dst: str) -> None:
         self.seq_cst_fence(op, "load")
-        q = self.space(self.qualifiers(op, "ld"), op.loc)
-        self.access("ld", ".".join(["ld", *q, "u32"]), op.loc, f"{dst}, {self.addr(op.loc)}")
+        loc = self.cell(op)
+        q = self.space(self.qualifiers(op, "ld"), loc)
+        self.access("ld", ".".join(["ld", *q, "u32"]), loc, f"{dst}, {self.addr(loc)}")
         self.seq_cst_fence(op, "load", after=True)
 
     def store(self, op: A.Store) -> None:
         self.seq_cst_fence(op, "store")
         v = self.value(op.value)
-        q = self.space(self.qualifiers(op, "st"), op.loc)
-        self.access("st", ".".join(["st", *q, "u32"]), op.loc, f"{self.addr(op.loc)}, {v}")
+        loc = self.cell(op)
+        q = self.space(self.qualifiers(op, "st"), loc)
+        self.access("st", ".".join(["st", *q, "u32"]), loc, f"{self.addr(loc)}, {v}")
         self.seq_cst_fence(op, "store", after=True)
+
+    def vector(self, s: A.AnyOrder) -> None:
+        """A vector access (`ld.v2`, `st.v4`): the reader's elements, which
+        lie in a row of an array, one instruction as written."""
+        ops = [x.expr if isinstance(x, A.Assign) else x for x in s.body]
+        first, n = ops[0], len(ops)
+        if not all(isinstance(op, (A.Load, A.Store)) and op.loc in self.arrays for op in ops):
+            _refuse("statements in an order the program does not fix, other than a vector access", s.line)
+        loc = self.cell(first)
+        kind = "st" if isinstance(first, A.Store) else "ld"
+        q = self.space(self.qualifiers(first, kind), loc)
+        name = ".".join([kind, *q, f"v{n}", "u32"])
+        if kind == "ld":
+            dsts = ", ".join(self.reg(x.reg) for x in s.body)  # type: ignore[union-attr]
+            self.access("ld", name, loc, f"{{{dsts}}}, {self.addr(loc, n)}", 4 * n)
+            return
+        values = []
+        for op in ops:  # a vector's registers (the ISA's braces hold registers)
+            v = self.value(op.value)  # type: ignore[union-attr]
+            if not v.startswith("h"):
+                t = self.temp()
+                self.emit(f"mov.b32 {t}, {v};")
+                v = t
+            values.append(v)
+        self.access("st", name, loc, f"{self.addr(loc, n)}, {{{', '.join(values)}}}", 4 * n)
 
     def mbarrier_update(self, op: A.Rmw, dst: str | None = None) -> None:
         """An arrive, expect_tx or complete_tx on an mbarrier (the instruction the reader's encoding stands for)."""
@@ -656,7 +697,8 @@ class _Emitter:
         self.seq_cst_fence(op, "rmw", after=True)
 
     def _rmw(self, op: A.Rmw, dst: str | None) -> None:
-        q = self.space(["global"] if self.test.arch == "GPU_PTX" else self.qualifiers(op, "atom"), op.loc)
+        loc = self.cell(op)
+        q = self.space(["global"] if self.test.arch == "GPU_PTX" else self.qualifiers(op, "atom"), loc)
         operand = self.value(op.operand)
         if op.op in ("cas", "cas_old", "cas_always"):
             if op.expected_value is None:
@@ -664,7 +706,7 @@ class _Emitter:
             expect = self.value(op.expected_value)
             name = ".".join(["atom", *q, "cas", "b32"])
             target = dst or self.temp()
-            self.access("atom", name, op.loc, f"{target}, {self.addr(op.loc)}, {expect}, {operand}")
+            self.access("atom", name, loc, f"{target}, {self.addr(loc)}, {expect}, {operand}")
             if op.op == "cas" and dst is not None:  # C's compare-exchange returns success
                 _refuse("a compare-exchange whose result is a success flag", op.line)
             return
@@ -680,10 +722,10 @@ class _Emitter:
         acquiring = any(w in ("acquire", "acq_rel") for w in q)
         if dst is None and op.op != "exch" and not acquiring:
             name = ".".join(["red", *q, kind])
-            self.access("red", name, op.loc, f"{self.addr(op.loc)}, {operand}")
+            self.access("red", name, loc, f"{self.addr(loc)}, {operand}")
         else:
             name = ".".join(["atom", *q, kind])
-            self.access("atom", name, op.loc, f"{dst or self.temp()}, {self.addr(op.loc)}, {operand}")
+            self.access("atom", name, loc, f"{dst or self.temp()}, {self.addr(loc)}, {operand}")
 
     def fence(self, op: A.Fence) -> None:
         if "BCOMMIT" in op.tags:
@@ -864,6 +906,8 @@ class _Emitter:
                 self.access("clbar", "barrier.cluster.wait" + (".acquire" if s.order == "acq" else ""), None)
         elif isinstance(s, A.Barrier):
             self.barrier(s)
+        elif isinstance(s, A.AnyOrder):
+            self.vector(s)
         else:
             _refuse(f"the statement {type(s).__name__}", getattr(s, "line", 0))
 
@@ -1011,6 +1055,9 @@ class LoweredTest:
     bulk: frozenset = frozenset()  # the shared locations bulk copies and cp.async write (16 aligned bytes an instance)
     cluster: bool = False  # the test's CTAs run as one thread-block cluster
     cluster_rounds: tuple = ()  # per CTA (`ctas` order), times its threads pass the cluster barrier
+    # each array's element of each location (0 for a location of its own): an array's elements are
+    # consecutive locations, laid out in a row in each instance's copy of its first (cuda.py)
+    cell: dict = field(default_factory=dict)
 
 
 def lower(test: A.Test) -> LoweredTest:
@@ -1035,11 +1082,16 @@ def lower(test: A.Test) -> LoweredTest:
         }
         steps = tuple(plan.steps.get(th.index, ()))
         threads.append(lower_thread(test, th, regs, Around(frozenset(shared), steps, remote)))
-    locs = test.all_locations()
+    arrays = {i.loc: i for i in test.init if i.size is not None}
+    locs = [
+        c for loc in test.all_locations() for c in ([c for c, _ in arrays[loc].cells()] if loc in arrays else [loc])
+    ]
     for v in variables:
         if isinstance(v, A.LocVar) and v.loc not in locs:
             locs.append(v.loc)
-    init = {i.loc: int(i.value) for i in test.init if isinstance(i.value, int)}
+    init = {i.loc: int(i.value) for i in test.init if isinstance(i.value, int) and i.size is None}
+    init |= {c: v for i in arrays.values() for c, v in i.cells()}
+    cell = {c: k for i in arrays.values() for k, (c, _) in enumerate(i.cells())}
     values = domain(test)
     bulk = frozenset(  # and cp.async's destinations, a bulk-group copy's source: 16 aligned bytes each too
         e.loc
@@ -1062,6 +1114,7 @@ def lower(test: A.Test) -> LoweredTest:
         bulk,
         cluster,
         tuple(max(cluster_rounds(t) for t in test.threads if cta_of(t) == c) for c in order),
+        cell,
     )
 
 

@@ -188,7 +188,10 @@ class Runner:
         region = g.region
         mem = cp.empty(max(nl, 1) * region, dtype=cp.uint32)
         for k, loc in enumerate(lt.locations):
-            mem[k * region : (k + 1) * region] = lt.init.get(loc, 0) & 0xFFFFFFFF
+            # an array's element c: c words past its first's, in each instance's copy (padded)
+            c = lt.cell.get(loc, 0)
+            first = (k - c) * region
+            mem[first + c : first + region : g.pad if c else 1] = lt.init.get(loc, 0) & 0xFFFFFFFF
         _, row = layout(lt)
         res = cp.full((n + 1) * row, POISON, dtype=cp.uint32)  # the last row: spare lanes' outputs (cuda.py)
         scratch = cp.zeros(s.stress_words, dtype=cp.uint32)

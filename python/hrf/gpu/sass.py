@@ -192,9 +192,10 @@ def steps(a: Access) -> list[Step]:
         bases = ("ATOMG", "ATOM") if a.kind == "atom" else ("RED", "REDG", "ATOMG")
         return [*before, Step(bases, frozenset({"STRONG", strong or "GPU"}))]
     bases = ("LDG", "LD") if a.kind == "ld" else ("STG", "ST")
+    wide = {8: frozenset({"64"}), 16: frozenset({"128"})}.get(a.size, frozenset())  # a vector: LDG.E.64, STG.E.128
     if strong is None:
-        return [Step(bases, weak=True)]
-    return [*before, Step(bases, frozenset({"STRONG", strong}))]
+        return [Step(bases, wide, weak=True)]
+    return [*before, Step(bases, wide | {"STRONG", strong})]
 
 
 def _body(insns: list[Insn], outputs: int) -> list[Insn] | str:

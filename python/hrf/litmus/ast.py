@@ -387,6 +387,7 @@ class Init:
     line: int = 0
     size: int | None = None  # an array `int y[size] = {elements}`: its elements are `y[0]`, `y[1]`, ...
     elements: tuple[int, ...] = ()  # an array's initial values (the rest are 0)
+    width: int | None = None  # PTX: the bytes of an array's element, as its accesses' types say
     alias_of: str | None = None  # Dat3M: `y @ generic aliases x` (PTX), `y aliases x` (Vulkan)
     proxy: str | None = None  # the proxy of such an alias: generic, constant, texture, surface
     # PTX (sm_90): `shared` for a location in the shared memory of the CTA of

@@ -189,6 +189,11 @@ class PtxReader(HopperForms):
             ctas: dict = {}
             threads = tuple(A.with_fields(t, qf=ctas.setdefault((t.dev, t.wg), len(ctas))) for t in test.threads)
             test = dataclasses.replace(test, threads=threads)
+        if self.widths:  # an array's element width, as its typed accesses say (hrf run lays it out so)
+            inits = tuple(
+                A.with_fields(i, width=self.widths[i.loc][0]) if i.loc in self.widths else i for i in test.init
+            )
+            test = dataclasses.replace(test, init=inits)
         test = self.check_hopper(test)
         return super().finish(test)
 

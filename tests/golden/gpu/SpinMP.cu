@@ -229,6 +229,7 @@ static const unsigned HRF_DOMAIN_SIZE[1] = {3};
 static const u32 HRF_DOMAIN[1][3] = {{0u, 1u, 42u}};
 static const u64 HRF_STRIDE[1] = {1ull};
 static const u32 HRF_INIT[2] = {0u, 0u};
+static const unsigned HRF_CELL[2] = {0, 0};  // an array's element: words past its first
 static const unsigned HRF_LANES[HRF_K] = {1, 1};
 static const unsigned HRF_WARPS[HRF_K] = {1, 1};
 // the condition's proposition over an outcome
@@ -243,6 +244,7 @@ static const int HRF_N_OUTPUTS[HRF_T] = {1, 3};
 static const int HRF_OUTPUT_VAR[HRF_T][3] = {{-1, -1, -1}, {0, -1, -1}};
 static const int HRF_N_ACCESSES[HRF_T] = {2, 2};
 static const int HRF_ACCESS_LOC[HRF_T][2] = {{0, 1}, {1, 0}};
+static const int HRF_ACCESS_WORDS[HRF_T][2] = {{1, 1}, {1, 1}};
 static const int HRF_LOC_VAR[2] = {-1, -1};
 #endif
 #define HRF_RESIDENT (hrf_max(hrf_min(hrf_min((u64)props.maxThreadsPerMultiProcessor / (u64)s.block, (u64)props.regsPerMultiprocessor / (hrf_max((u64)attr.numRegs, 1) * (u64)s.block)), 32), 1) * (u64)props.multiProcessorCount)  // the blocks that fit (props, attr, s: hrf_driver.h's names)

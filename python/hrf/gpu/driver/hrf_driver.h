@@ -284,10 +284,11 @@ void hrf_emulate_thread(int k, unsigned *out, unsigned *const *addrs) {
         out[o] = v < 0 ? 0 : hrf_script(l, v);
     }
     out[HRF_N_OUTPUTS[k] - 1] = k == 0 && l % 7 == 6;
-    for (int a = 0; a < HRF_N_ACCESSES[k]; a++) {
-        const int v = HRF_LOC_VAR[HRF_ACCESS_LOC[k][a]];
-        if (v >= 0) *addrs[a] = hrf_script(l, v);
-    }
+    for (int a = 0; a < HRF_N_ACCESSES[k]; a++)
+        for (int j = 0; j < HRF_ACCESS_WORDS[k][a]; j++) {  // a vector's elements, consecutive locations
+            const int v = HRF_LOC_VAR[HRF_ACCESS_LOC[k][a] + j];
+            if (v >= 0) addrs[a][j] = hrf_script(l, v);
+        }
 }
 
 // The kernels for hrf's CPU test of `hrf run`'s own runtime (built as a
@@ -347,7 +348,15 @@ int main(int argc, char **argv) {
     HRF_CUDA(cudaMalloc((void **)&hist, (size_t)HRF_HIST * 8));
     {
         std::vector<u32> host(mem_words, 0);
-        for (int l = 0; l < HRF_L; l++) std::fill(host.begin() + l * region, host.begin() + (l + 1) * region, HRF_INIT[l]);
+        for (int l = 0; l < HRF_L; l++) {
+            if (HRF_CELL[l] == 0) {
+                std::fill(host.begin() + l * region, host.begin() + (l + 1) * region, HRF_INIT[l]);
+                continue;
+            }
+            // an array's element k: k words past the first's, in each instance's copy of it (padded)
+            const unsigned long long first = (unsigned long long)(l - (int)HRF_CELL[l]) * region;
+            for (unsigned long long w = first + HRF_CELL[l]; w < first + region; w += g.pad) host[w] = HRF_INIT[l];
+        }
         HRF_CUDA(cudaMemcpy(mem, host.data(), mem_words * 4, cudaMemcpyHostToDevice));
         std::vector<u32> poison((size_t)(n + 1) * HRF_ROW, HRF_POISON);
         HRF_CUDA(cudaMemcpy(res, poison.data(), poison.size() * 4, cudaMemcpyHostToDevice));
