@@ -112,6 +112,17 @@ x[4] = {5, 6, 7, 8};
                                         | ld.relaxed.gpu.u32 r1, [x] ;
 exists (P1:r0 == 2 /\\ x[1] == 6 /\\ x[3] == 2 /\\ x[0] == 5)
 """
+# The same in the shared memory of one CTA, a vector load too.
+SHARED_ARRAY = """PTX shared-array
+"hrf's own: an array in shared memory"
+{
+x[4] = {5, 6, 7, 8} @ shared P0;
+}
+ P0@cta 0,gpu 0                                    | P1@cta 0,gpu 0 ;
+ st.shared.relaxed.cta.v2.u32 [x+8], {1, 2}        | ld.shared.relaxed.cta.u32 r0, [x+12] ;
+                                                   | ld.shared.relaxed.cta.v2.u32 {r1, r2}, [x+8] ;
+exists (P1:r0 == 2 /\\ x[1] == 6 /\\ x[3] == 2 /\\ x[0] == 5 /\\ P1:r1 == 1)
+"""
 BARRIER_TESTS = {"barriers": BARRIERS, "wg-barrier": WG_BARRIER, "local-barrier": LOCAL_BARRIER}
 
 
@@ -119,6 +130,7 @@ def _tests(tmp_path):
     (tmp_path / "filtered.litmus").write_text(FILTERED)
     (tmp_path / "warps.litmus").write_text(WARPS)
     (tmp_path / "array.litmus").write_text(ARRAY)
+    (tmp_path / "shared-array.litmus").write_text(SHARED_ARRAY)
     for name, text in BARRIER_TESTS.items():
         (tmp_path / f"{name}.litmus").write_text(text)
     return [
@@ -132,6 +144,7 @@ def _tests(tmp_path):
         tmp_path / "filtered.litmus",
         tmp_path / "warps.litmus",
         tmp_path / "array.litmus",
+        tmp_path / "shared-array.litmus",
         *(tmp_path / f"{name}.litmus" for name in BARRIER_TESTS),
     ]
 

@@ -28,6 +28,9 @@ CORPUS = {
     # precedes each element load in causality order and no load reads the
     # initial 0 (Causality): forbidden.
     "MP+v2+rel-acq": False,
+    # The same in a CTA's shared memory at .cta scope (P0 and P1 in one
+    # CTA: the release and acquire are morally strong): forbidden.
+    "MP+shared-v4+rel-acq-cta": False,
     # P0's elements: two release stores in an order the execution chooses.
     # With x[1] first, the release P1 acquires (x[1]=1) follows no store of
     # x[0] in program order, so nothing orders P0's x[0]=1 before P1's read
@@ -216,6 +219,12 @@ MALFORMED = [
     ("x[2] = {1, 2, 3};", "st.u32 [x], 1", "2 elements but 3 initial values"),
     ("x[2] @ shared P0 = 5;", "st.u32 [x], 1", "initial values come before"),
     ("x[2] @ mbarrier P0;", "st.u32 [x], 1", "'shared'"),
+    # a bulk copy names a location: an array is no destination
+    (
+        "x[4] @ shared P0; g = 0; b @ mbarrier P0 = 1;",
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [x], [g], 16, [b]",
+        "x is an array, whose elements ld, st, atom and red reach",
+    ),
 ]
 
 
@@ -230,8 +239,8 @@ def test_hrf_run_lowers_vectors_as_written_and_refuses_what_it_cannot_lay_out():
     """hrf run: an array of 32-bit elements in global memory lies in a row
     in each instance's copy (padded to its words, aligned), and a vector
     access is one instruction as written (tests/test_gpu_toolchain.py checks
-    its SASS, LDG.E.64 ...); mmio, an array in shared memory and one of
-    64-bit elements are refused by name."""
+    its SASS, LDG.E.64, LDS.64 ...), in shared memory as in global; mmio and
+    an array of 64-bit elements are refused by name."""
     from hrf.gpu import prepare
     from hrf.gpu.lower import check_runnable
 
@@ -241,17 +250,12 @@ def test_hrf_run_lowers_vectors_as_written_and_refuses_what_it_cannot_lay_out():
     (p1,) = [th for th in lt.threads if th.name == "P1"]
     assert [(a.ptx, a.size) for a in p1.accesses] == [("ld.acquire.gpu.global.v2.u32", 8)]
     assert (p1.locs, p1.words) == (["x[0]"], [2])
+    lt, shape = prepare(hrf.parse(str(PTX7 / "MP+shared-v4+rel-acq-cta.litmus")))
+    assert set(lt.shared) == {"x[0]", "x[1]", "x[2]", "x[3]"}
+    (p0,) = [th for th in lt.threads if th.name == "P0"]
+    assert [(a.ptx, a.size) for a in p0.accesses][1] == ("ld.shared.v4.u32", 16)
     refused = [
         ((PTX7 / "CoRR+mmio.litmus").read_text(), r"\.mmio accesses"),
-        (
-            ptx(
-                "x[2] @ shared P0;",
-                ["st.shared.v2.u32 [x], {1, 1} | ld.weak r0, [x]"],
-                "exists (P1:r0 == 1)",
-                "P0@cta 0,gpu 0 | P1@cta 0,gpu 0",
-            ),
-            "an array in shared memory",
-        ),
         (ptx("x[2];", ["st.v2.u64 [x], {1, 1} | ld.u64 r0, [x]"], "exists (P1:r0 == 1)"), "8-byte elements"),
     ]
     for text, words in refused:

@@ -209,10 +209,20 @@ def slot(lt: LoweredTest, loc: str) -> str:
 
 def _shared_slots(lt: LoweredTest) -> dict:
     """Each shared location's (first word, words an instance) in the block's
-    `hrf_sh`: one word, or 4 (16 aligned bytes) for a bulk copy's destination."""
-    out, base = {}, 0
-    for loc in _shared_lists(lt)[0]:
-        stride = 4 if loc in lt.bulk else 1
+    `hrf_sh`: one word, or 4 (16 aligned bytes) for a bulk copy's destination;
+    an array's words (a power of two: a vector's address aligned to its
+    size), its element k k words past its first."""
+    out: dict = {}
+    base = 0
+    shared = _shared_lists(lt)[0]
+    for n, loc in enumerate(shared):
+        k = lt.cell.get(loc, 0)
+        if k:  # an element past an array's first: in its first's row
+            first, stride = out[shared[n - k]]
+            out[loc] = (first + k, stride)
+            continue
+        words = next((j for j, c in enumerate(shared[n + 1 :], 1) if lt.cell.get(c, 0) != j), len(shared) - n)
+        stride = max(4 if loc in lt.bulk else 1, 1 << (words - 1).bit_length())
         out[loc] = (base, stride)
         base += stride * SHARED_SLOTS
     return out
@@ -282,6 +292,7 @@ def _shared_code(lt: LoweredTest, shape: Shape) -> tuple[str, str, str]:
 #define HRF_MB {len(mbars)}  // mbarriers: {", ".join(mbars) or "(none)"}
 __constant__ u32 HRF_SH_INIT[HRF_SL + 1] = {_c_array([f"{lt.init.get(loc, 0) & 0xFFFFFFFF}u" for loc in shared] + ["0u"])};
 __constant__ u32 HRF_SH_LOC[HRF_SL + 1] = {_c_array([lt.locations.index(loc) for loc in shared] + [0])};
+__constant__ u32 HRF_SH_CELL[HRF_SL + 1] = {_c_array([lt.cell.get(loc, 0) for loc in shared] + [0])};  // an array's element: words past its first
 __constant__ u32 HRF_SH_GROUP[HRF_SL + 1] = {_c_array([*group, 0])};  // the CTA group holding each
 __constant__ u32 HRF_SH_BASE[HRF_SL + 1] = {_c_array([slots[loc][0] for loc in shared] + [0])};  // its first word in hrf_sh
 __constant__ u32 HRF_SH_STRIDE[HRF_SL + 1] = {_c_array([slots[loc][1] for loc in shared] + [1])};  // its words an instance (4: 16 bytes a bulk copy writes)
@@ -296,7 +307,7 @@ static const struct HrfPhases {{ HrfPhases() {{ hrf_test_phases = 3; }} }} hrf_p
 
 """
     start = f"""
-    __shared__ __align__(16) u32 hrf_sh[{max(sum(st for _, st in slots.values()), 1) * SHARED_SLOTS}];{spare}
+    __shared__ __align__(16) u32 hrf_sh[{max(sum(st for loc, (_, st) in slots.items() if not lt.cell.get(loc)), 1) * SHARED_SLOTS}];{spare}
 {"    __shared__ u64 hrf_mb[HRF_MB * " + str(SHARED_SLOTS) + "];" + chr(10) if mbars else ""}    const u64 M = m;  // the instances this block runs, one copy each
     HRF_PHASE(0) {{
         for (u64 n = t; n < HRF_SL * M; n += blockDim.x) hrf_sh[HRF_SH_BASE[n / M] + n % M * HRF_SH_STRIDE[n / M]] = HRF_SH_INIT[n / M];
@@ -309,7 +320,8 @@ static const struct HrfPhases {{ HrfPhases() {{ hrf_test_phases = 3; }} }} hrf_p
     HRF_PHASE(2) {  // the final values into the instances' global slots, which the tally reads
         for (u64 n = t; n < HRF_SL * M; n += blockDim.x)
             if (HRF_SH_GROUP[n / M] == c)
-                mem[hrf_slot(P, HRF_SH_LOC[n / M], j * M + n % M)] = hrf_sh[HRF_SH_BASE[n / M] + n % M * HRF_SH_STRIDE[n / M]];
+                mem[hrf_slot(P, HRF_SH_LOC[n / M] - HRF_SH_CELL[n / M], j * M + n % M) + HRF_SH_CELL[n / M]] =
+                    hrf_sh[HRF_SH_BASE[n / M] + n % M * HRF_SH_STRIDE[n / M]];
     }"""
     return decl, start, end
 

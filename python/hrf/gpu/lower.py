@@ -155,8 +155,6 @@ def check_runnable(test: A.Test) -> None:
             _refuse(f"{i.loc} holds a pointer (&{i.value}): pointers have no lowering", i.line)
         if i.alias_of is not None:
             _refuse(f"{i.loc} aliases {i.alias_of}: aliases and proxies have no lowering", i.line)
-        if i.size is not None and i.space is not None:
-            _refuse(f"{i.loc} is an array in shared memory: arrays there have no lowering yet", i.line)
         if i.size is not None and (i.width or 4) != 4:
             _refuse(f"{i.loc} is an array of {i.width}-byte elements: hrf run's locations are 32-bit words", i.line)
     in_cluster(test)  # a cluster it cannot launch: refused
@@ -411,7 +409,9 @@ def shared_locations(test: A.Test, cluster: bool = False) -> dict:
             _refuse(f"{loc} is in shared memory, which one CTA holds, and {names_} are in {len(ctas)} CTAs")
         if holders:
             out[loc] = owners.get(loc, holders[0])
-    return out
+    arrays = {i.loc: i for i in test.init if i.size is not None}
+    # an array's elements, each a location lowered (`LoweredTest.cell`), in its CTA alike
+    return {c: k for loc, k in out.items() for c in ([c for c, _ in arrays[loc].cells()] if loc in arrays else [loc])}
 
 
 def observed_vars(test: A.Test) -> list:

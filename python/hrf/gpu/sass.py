@@ -185,14 +185,16 @@ def steps(a: Access) -> list[Step]:
     strong = _ACCESS_SCOPE[scope] if scope else next((_STRONG_CACHE[w] for w in words if w in _STRONG_CACHE), None)
     releases = any(w in ("release", "acq_rel") for w in words)
     before = [Step(("MEMBAR",), optional=True)] if releases else []
+    # a vector: LDG.E.64, STG.E.128, LDS.64 ...
+    wide = {8: frozenset({"64"}), 16: frozenset({"128"})}.get(a.size, frozenset()) if a.kind in ("ld", "st") else None
     if "shared" in words:  # shared memory: LDS, STS, ATOMS, which carry no strength or scope in SASS
         shared: tuple[str, ...] = {"ld": ("LDS",), "st": ("STS",), "atom": ("ATOMS",), "red": ("ATOMS",)}[a.kind]
-        return [*before, Step(shared)]
+        return [*before, Step(shared, wide or frozenset())]
     if a.kind in ("atom", "red"):
         bases = ("ATOMG", "ATOM") if a.kind == "atom" else ("RED", "REDG", "ATOMG")
         return [*before, Step(bases, frozenset({"STRONG", strong or "GPU"}))]
     bases = ("LDG", "LD") if a.kind == "ld" else ("STG", "ST")
-    wide = {8: frozenset({"64"}), 16: frozenset({"128"})}.get(a.size, frozenset())  # a vector: LDG.E.64, STG.E.128
+    wide = wide or frozenset()
     if strong is None:
         return [Step(bases, wide, weak=True)]
     return [*before, Step(bases, wide | {"STRONG", strong})]

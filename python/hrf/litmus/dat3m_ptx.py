@@ -189,6 +189,12 @@ class PtxReader(HopperForms):
             ctas: dict = {}
             threads = tuple(A.with_fields(t, qf=ctas.setdefault((t.dev, t.wg), len(ctas))) for t in test.threads)
             test = dataclasses.replace(test, threads=threads)
+        for th in test.threads:  # an array's elements are reached by ld, st, atom and red alone
+            for op in th.ops:
+                loc = getattr(op, "loc", None)
+                if loc in self.arrays and not set(op.tags) <= {"GEN", "RED", "MMIO"}:
+                    msg = f"{th.name}: {loc} is an array, whose elements ld, st, atom and red reach; this names a location"
+                    self.defer(ParseFailure(msg, op.line, 1))
         if self.widths:  # an array's element width, as its typed accesses say (hrf run lays it out so)
             inits = tuple(
                 A.with_fields(i, width=self.widths[i.loc][0]) if i.loc in self.widths else i for i in test.init

@@ -55,6 +55,7 @@ __device__ __forceinline__ u32 *hrf_opaque(u32 *p) {
 #define HRF_MB 0  // mbarriers: (none)
 __constant__ u32 HRF_SH_INIT[HRF_SL + 1] = {0u, 0u, 0u};
 __constant__ u32 HRF_SH_LOC[HRF_SL + 1] = {0, 1, 0};
+__constant__ u32 HRF_SH_CELL[HRF_SL + 1] = {0, 0, 0};  // an array's element: words past its first
 __constant__ u32 HRF_SH_GROUP[HRF_SL + 1] = {0, 0, 0};  // the CTA group holding each
 __constant__ u32 HRF_SH_BASE[HRF_SL + 1] = {0, 1024, 0};  // its first word in hrf_sh
 __constant__ u32 HRF_SH_STRIDE[HRF_SL + 1] = {1, 1, 1};  // its words an instance (4: 16 bytes a bulk copy writes)
@@ -211,7 +212,8 @@ extern "C" __global__ void hrf_test(u32 *mem, u32 *res, u32 *scratch, u32 *sync,
     HRF_PHASE(2) {  // the final values into the instances' global slots, which the tally reads
         for (u64 n = t; n < HRF_SL * M; n += blockDim.x)
             if (HRF_SH_GROUP[n / M] == c)
-                mem[hrf_slot(P, HRF_SH_LOC[n / M], j * M + n % M)] = hrf_sh[HRF_SH_BASE[n / M] + n % M * HRF_SH_STRIDE[n / M]];
+                mem[hrf_slot(P, HRF_SH_LOC[n / M] - HRF_SH_CELL[n / M], j * M + n % M) + HRF_SH_CELL[n / M]] =
+                    hrf_sh[HRF_SH_BASE[n / M] + n % M * HRF_SH_STRIDE[n / M]];
     }
 }
 
