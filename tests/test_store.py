@@ -15,6 +15,7 @@ import pytest
 
 import hrf
 from hrf.bulk import run as bulk_run
+from hrf.cli import main
 from hrf.dsl import Model
 from hrf.errors import HrfWarning
 from hrf.generate import write_tests
@@ -41,6 +42,32 @@ def test_one_test_under_two_names_is_one_test():
     assert litmus_identity(renamed) == litmus_identity(t) == litmus_identity(spaced)
     other = hrf.parse("litmus/hrf/hrf14-fig7.litmus")
     assert litmus_identity(other)[0] != litmus_identity(t)[0]
+
+
+def test_a_test_of_a_dialect_the_printer_does_not_write_has_an_identity():
+    """Dat3M's PTX: renamed, respaced or commented, one test; a cache
+    operator, a proxy or a vector's width apart, two (the store must
+    never take one for the other); `hrf bulk --db` keeps them."""
+    text = (Path("litmus") / "ptx7" / "MP+volatile+membar.gl.litmus").read_text()
+    t = hrf.parse(text)
+    renamed = hrf.parse(text.replace("PTX MP+volatile+membar.gl", "PTX another", 1))
+    spaced = hrf.parse(text.replace(" ;", "  ;").replace("{\n", "{\n// a comment\n", 1))
+    assert litmus_identity(renamed) == litmus_identity(t) == litmus_identity(spaced)
+    for a, b in (("st.weak x, 1", "st.weak.global.cg x, 1"), ("ld.volatile r0, y", "ld.relaxed.sys r0, y")):
+        assert litmus_identity(hrf.parse(text.replace(a, b)))[0] != litmus_identity(t)[0], b
+    v2 = (Path("litmus") / "ptx7" / "MP+v2-release.litmus").read_text()
+    assert (
+        litmus_identity(hrf.parse(v2))[0]
+        != litmus_identity(hrf.parse(v2.replace("release.gpu.v2", "relaxed.gpu.v2")))[0]
+    )
+
+
+def test_bulk_db_keeps_ptx_and_gpu15_tests(tmp_path):
+    db = tmp_path / "runs.sqlite"
+    assert main(["bulk", "--db", str(db), "-m", "ptx-7.5", "litmus/ptx7", "litmus/gpu15"]) in (0, 1)
+    with sqlite3.connect(db) as c:
+        names = {n for (n,) in c.execute("select test from results_view where error is null")}
+    assert {"MP+v2-release", "SpinMP", "MP+membar.gl"} <= names
 
 
 def test_one_model_under_two_names_is_one_model():
