@@ -1049,3 +1049,36 @@ def test_a_copy_into_another_ctas_memory_is_ordered_by_that_ctas_proxy_fence(fen
     the read may see the copy's 2. No flag either way."""
     r = hrf.check(parse_text(DSMEM_WAR.replace("FENCE", fence), "dsmem-war.litmus"), "ptx-8.0")
     assert r.complete and r.condition_holds is holds and r.flags == []
+
+
+def test_getctarank_is_mapas_inverse():
+    """getctarank gives the rank of the CTA whose shared memory holds its
+    operand ("the rank of the CTA which contains the address"): d1 lies in
+    P1's CTA, rank 1 of cluster 0, d0 in P0's, rank 0; through a register
+    mapa set to d0's offset in CTA 1, rank 1. An address in global memory,
+    or in another cluster's CTA, is a located error (the ISA: a shared
+    memory address of the cluster)."""
+    head = "PTX t\n{\ng=1;\nd0 @ shared P0;\nd1 @ shared P1 offset d0;\n}\n"
+    head += " P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0 | P2@cta 0,cluster 1,gpu 0 ;\n"
+
+    def text(p0: str, p2: str = "ld.weak r0, [g]") -> str:
+        return head + f" {p0} | ld.weak r0, [g] | {p2} ;\nexists (P0:r3 == 1)\n"
+
+    def rank(t: str) -> set:
+        r = hrf.check(t, "ptx-8.0")
+        assert r.error is None
+        return {o["0:r3"] for o in r.outcomes}
+
+    assert rank(text("getctarank.shared::cluster.u32 r3, d1")) == {1}
+    assert rank(text("getctarank.u64 r3, d0")) == {0}
+    mapped = text("mapa.shared::cluster.u32 r5, d0, 1").replace(
+        "[g] ;\nexists", "[g] ;\n getctarank.shared::cluster.u32 r3, r5 | | ;\nexists"
+    )
+    assert rank(mapped) == {1}
+    for t, words in (
+        (text("getctarank.shared::cluster.u32 r3, g"), "g is declared in no CTA's"),
+        (text("getctarank.shared::cluster.b32 r3, d1"), "getctarank{.shared::cluster}.u32 or .u64"),
+        (text("ld.weak r3, [g]", "getctarank.shared::cluster.u32 r3, d0"), "another cluster's"),
+    ):
+        with pytest.raises(LitmusSyntaxError, match=re.escape(words)):
+            parse_text(t, "t.litmus")

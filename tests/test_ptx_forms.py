@@ -203,7 +203,6 @@ def test_a_sleep_or_a_cache_policy_is_no_event(hint):
         ("discard.global.L2 [x], 128", "discard: discard.global.L2 leaves the cache line's contents undefined"),
         ("elect.sync r0, 0xffffffff", "elect: elect.sync chooses one lane of a warp"),
         ("activemask.b32 r0", "activemask: the active lanes of a warp"),
-        ("getctarank.shared::cluster.u32 r0, x", "getctarank: the rank of an address's CTA is not modelled"),
         ("st.bulk.weak.shared::cta [x], 16, 0", "st.bulk: sm_100's initialisation"),
         (
             "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [x], [x]",

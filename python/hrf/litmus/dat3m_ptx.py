@@ -19,6 +19,7 @@ of the PTX ISA that real kernels and compilers write. hrf's reader of
                barrier.cluster.*, wgmma.*                            (sm_90: `ptx_hopper.py`)
              | cp.async, its groups, cp.async.mbarrier.arrive         (sm_80: `ptx_hopper.py`)
              | mapa{.shared::cluster}.(u32 | u64) r, x, rank     (r: x's address in CTA rank; no event)
+             | getctarank{.shared::cluster}.(u32 | u64) r, x     (r: the rank of x's CTA; no event)
              | ldmatrix.sync.aligned.m8n8.x1{.trans}{.shared{::cta}}.b16 {r}, [s]
              | stmatrix.sync.aligned.(m8n8 | m16n8).x1{.trans}{.shared{::cta}}.(b16 | b8) [s], {r}
                  (a weak load or store of s in the CTA's shared memory: one matrix of one element)
@@ -114,7 +115,6 @@ UNMODELLED = {
     "clusterlaunchcontrol": "sm_100's cluster launch control (cancelling a cluster's launch) is not modelled",
     "elect": "elect.sync chooses one lane of a warp, and a thread of a litmus test is one thread",
     "activemask": "the active lanes of a warp: a thread of a litmus test is one thread",
-    "getctarank": "the rank of an address's CTA is not modelled (mapa names a location by its CTA's rank)",
 }
 # an RMW's read and write orders (Dartagnan's Tag.PTX.loadMO / storeMO: relaxed
 # halves stay strong, so that the two halves are morally strong)
@@ -223,6 +223,8 @@ class PtxReader(HopperForms):
             return self.matrix_access(op, ms, t, line)
         if op == "mapa":
             return self.mapa(ms, t, line)
+        if op == "getctarank":
+            return self.getctarank(ms, t, line)
         if op in ("st", "red") and ms and ms[0][0] == "async":  # sm_90's asynchronous store and reduction
             return self.async_store(op, ms[1:], t, line)
         if op in ("prefetch", "prefetchu"):

@@ -1132,6 +1132,27 @@ class HopperForms(Dat3mReader):
         self.mapped[(self.col, dst)] = (there, t)
         return ()
 
+    def getctarank(self, ms: list, t, line: int):
+        """`getctarank{.shared::cluster}.type d, a`: d takes the rank, in the thread's cluster, of the
+        CTA whose shared memory holds a, a location or a register `mapa` set ("Write the destination
+        register d with the rank of the CTA which contains the address specified in operand a"):
+        mapa's inverse. No event; an address outside the cluster's shared memory is a located error."""
+        words = [w for w, _ in ms]
+        if words not in (["shared::cluster", "u32"], ["shared::cluster", "u64"], ["u32"], ["u64"]):
+            self.fail_at(t, "getctarank{.shared::cluster}.u32 or .u64 (the ISA's forms)")
+        dst = self.reg()
+        self.comma()
+        a = self.peek()
+        loc = self.loc()
+        head = self.thread_heads[self.col][0] if self.col < len(self.thread_heads) else {}
+        owner = self.owners.get(loc)
+        if owner is None or not owner[1:].isdigit() or int(owner[1:]) >= len(self.thread_heads):
+            self.fail_at(a, f"an address in shared memory (the ISA): {loc} is declared in no CTA's (x @ shared P1)")
+        there = self.thread_heads[int(owner[1:])][0]  # type: ignore[index]
+        if (there.get("dev"), there.get("qf")) != (head.get("dev"), head.get("qf")):
+            self.fail_at(a, f"an address in the shared memory of the thread's cluster: {loc} is another cluster's")
+        return A.Assign(dst, A.Const(there["wg"], line=line), line=line)
+
     def at_offset(self, loc: str, head: dict, rank: int, tok) -> str | None:
         """The location at `loc`'s CTA-relative offset in CTA `rank` of `head`'s cluster; None,
         with a located error at `tok`, where none is declared."""
