@@ -21,13 +21,19 @@ if TYPE_CHECKING:  # the IR's types, for annotations only (imported lazily: cold
 from .results import Result, run_core
 
 
+def vector_orders(m: Model, limits: Limits) -> str:
+    """How a check compiles a vector access's orders under model `m`
+    (`compile_test`): the model's reduction, unless the reference enumerator runs."""
+    return "sync" if m.vector_orders_sync_only and not limits.reference else "all"
+
+
 def prepare(test, model, limits: Limits) -> tuple[Compiled, Model]:
     from .litmus.translate import read_by, translation_note
 
     t = parse(test)
     m = _models.get(model)
     u = read_by(t, m)
-    comp = compile_test(u, limits.unroll, m.cas_writeback)
+    comp = compile_test(u, limits.unroll, m.cas_writeback, vector_orders=vector_orders(m, limits))
     comp.read_note = translation_note(t, u)
     return comp, m
 

@@ -241,6 +241,7 @@ class Model:
         uniproc: bool | tuple[str, ...] = False,
         rmw_chains: tuple[str, ...] = (),
         rmw_chain_order: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
+        vector_orders_sync_only: bool = False,
     ):
         self.name = name
         self.doc = doc
@@ -281,6 +282,13 @@ class Model:
         # not_from (what follows it is not ordered after it) and to one
         # carrying one of not_to (it is not ordered after what precedes it).
         self.rmw_chain_order = rmw_chain_order
+        # Do the model's axioms see the order of a vector access's elements
+        # (`AnyOrder`: an order each execution chooses) only where they
+        # acquire or release? Then a vector of weak or relaxed elements is
+        # compiled in its written order alone, not in each of its n! orders.
+        # As for uniproc, the reference enumerator ignores it and property
+        # tests compare.
+        self.vector_orders_sync_only = vector_orders_sync_only
         self.checks: list[Check] = []
         self.orders: list[tuple[str, Set]] = []
         self.shows: list[tuple[str, Rel]] = []

@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from . import core
 from . import models as _models
-from .checking import witnesses_later
+from .checking import vector_orders, witnesses_later
 from .dsl import Model
 from .errors import HrfError, InvalidArgument
 from .limits import (
@@ -213,7 +213,7 @@ def _check_in_threads_paced(
                 # again on first use as a worker's results are: a caller keeping
                 # 200,000 results held 3.4 GB (2.1 GB then), and Python's
                 # collections of the oldest generation walked every program.
-                r.keep_source(t, limits.unroll, m.cas_writeback)
+                r.keep_source(t, limits.unroll, m.cas_writeback, vector_orders(m, limits))
             if ident is not None:
                 r.test_id, r.test_size = ident
             yield r
@@ -240,9 +240,10 @@ def _check_in_threads_paced(
             for m in models:
                 try:
                     u = read_by(t, m)
-                    key = (m.cas_writeback, u.arch)
+                    orders = vector_orders(m, limits)
+                    key = (m.cas_writeback, u.arch, orders)
                     if key not in compiled:
-                        compiled[key] = compile_test(u, limits.unroll, m.cas_writeback)
+                        compiled[key] = compile_test(u, limits.unroll, m.cas_writeback, vector_orders=orders)
                         compiled[key].read_note = translation_note(t, u)
                     pending.append((compiled[key], m, None, name, ident, u))
                 except HrfError as e:
@@ -352,7 +353,8 @@ def adopt(r: Result, test, by_name: dict, limits: Limits) -> Result:
     """A result sent by a worker (`portable`), given back what it left out:
     the test it came from (to compile again for witnesses) and its model."""
     if r.error is None:
-        r.keep_source(test, limits.unroll, by_name[r.model].cas_writeback)
+        m = by_name[r.model]
+        r.keep_source(test, limits.unroll, m.cas_writeback, vector_orders(m, limits))
         r._model_obj = by_name[r.model]
         if r._lazy is not None:
             r._lazy = limits  # one object for all, not a copy per result

@@ -303,7 +303,13 @@ SCOPE_LEVELS = _Scopes.LEVELS
 
 class _ProgramCompiler:
     def __init__(
-        self, test: A.Test, unroll: int, cas_writeback: bool | None = None, observe_all: bool = False, liveness=None
+        self,
+        test: A.Test,
+        unroll: int,
+        cas_writeback: bool | None = None,
+        observe_all: bool = False,
+        liveness=None,
+        vector_orders: str = "all",
     ):
         self.test = test
         self.liveness = liveness
@@ -312,6 +318,7 @@ class _ProgramCompiler:
         self.observe_all = observe_all
         self.unroll = unroll
         self.cas_writeback = cas_writeback
+        self.vector_orders = vector_orders  # "all", or "sync": a vector's orders only where it synchronises
         self.max_instructions = MAX_INSTRUCTIONS
         self.scopes = _Scopes(test)
         # An array is its elements, `y[0]` .. `y[n-1]`, in a row; its name
@@ -661,18 +668,26 @@ def _prop_ir_node(p, index, depth, path) -> ir_types.Cond:
 
 
 def compile_test(
-    test: A.Test, unroll: int = 2, cas_writeback: bool | None = None, observe_all: bool = False, liveness=None
+    test: A.Test,
+    unroll: int = 2,
+    cas_writeback: bool | None = None,
+    observe_all: bool = False,
+    liveness=None,
+    vector_orders: str = "all",
 ) -> Compiled:
     """`observe_all`: outcomes over every register and location, not only
     the condition's (as a comparison with the machine needs). `liveness`
     (`hrf.liveness.Liveness`): loops end where an iteration repeats, and
-    each thread's `%status` is observed."""
+    each thread's `%status` is observed. `vector_orders`: "all", a path for
+    each order of a vector access's elements; "sync", for a model whose
+    axioms see that order only where the elements acquire or release
+    (`Model.vector_orders_sync_only`), the written order alone for the rest."""
     if isinstance(unroll, bool) or not isinstance(unroll, int) or unroll < 0:
         from .errors import InvalidArgument
 
         raise InvalidArgument(f"unroll must be a whole number >= 0, not {unroll!r}")
     try:
-        return _ProgramCompiler(test, unroll, cas_writeback, observe_all, liveness).compile()
+        return _ProgramCompiler(test, unroll, cas_writeback, observe_all, liveness, vector_orders).compile()
     except RecursionError:
         from .litmus import read_file, too_deep
 

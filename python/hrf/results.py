@@ -270,18 +270,18 @@ class Result(Drawable):
         """The result of a check that could not be made: no verdict, the error."""
         return cls(name=name, model=model, complete=False, error=error, **kw)
 
-    def keep_source(self, test, unroll: int, cas_writeback: bool) -> None:
+    def keep_source(self, test, unroll: int, cas_writeback: bool, vector_orders: str = "all") -> None:
         """Hold what compiles this result's program again on first use
         (`compiled`: the parsed test, or its path, and how it was compiled)
         in place of the program itself, which is large."""
-        self._compiled, self._source = None, (test, unroll, cas_writeback)
+        self._compiled, self._source = None, (test, unroll, cas_writeback, vector_orders)
 
     def compiled(self) -> Compiled | None:
         """The compiled program this result is about (compiled again on
         first use for results that come from a worker process)."""
         if self._compiled is None and self._source is not None:
-            test, unroll, cas_writeback = self._source
-            self._compiled = compile_test(parse(test), unroll, cas_writeback)
+            test, unroll, cas_writeback, orders = self._source
+            self._compiled = compile_test(parse(test), unroll, cas_writeback, vector_orders=orders)
         return self._compiled
 
     # ---------------------------------------------------------- output

@@ -520,7 +520,15 @@ class ThreadCompiler(LivenessCode):
 
     def any_order(self, s: A.AnyOrder) -> None:
         """Statements in an order the program does not fix (a vector access's elements): a path
-        for each order, chosen as barriers choose (`choose`), in lexicographic order."""
+        for each order, chosen as barriers choose (`choose`), in lexicographic order; the written
+        order alone where the model sees the order only through elements that acquire or release
+        and none does (`vector_orders` "sync")."""
+        ops = [x.expr if isinstance(x, A.Assign) else x for x in s.body]
+        synchronising = any(getattr(op, "order", None) not in (None, "rlx") for op in ops)
+        if self.p.vector_orders == "sync" and not synchronising:
+            for x in s.body:
+                self.stmt(x)
+            return
         orders = list(itertools.permutations(s.body))
         end = Label()
         for k, order in enumerate(orders):

@@ -133,6 +133,7 @@ def build(dartagnan: bool = False) -> Model:
         supports=lambda test: generic_only(name, dartagnan, test),
         uniproc=True,
         cas_writeback=True if dartagnan else None,
+        vector_orders_sync_only=True,  # [PTX19]: po between two locations reaches others through a sync alone
     )
     fence_sc = sync_fence(model)
     sync = morally_strong & (release_pattern >> observation >> acquire_pattern)

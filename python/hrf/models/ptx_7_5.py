@@ -78,6 +78,7 @@ def build(dartagnan: bool = False) -> Model:
         doc=doc,
         supports=lambda test: supports(name, test, dartagnan),
         cas_writeback=True if dartagnan else None,
+        vector_orders_sync_only=True,  # [PTX19]: po between two locations reaches others through a sync alone
     )
     release_pattern, acquire_pattern = patterns(po_vloc, dartagnan)
     sync = morally_strong & (release_pattern >> observation.plus >> acquire_pattern)

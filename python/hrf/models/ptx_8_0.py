@@ -219,6 +219,7 @@ def build() -> Model:
         supports=lambda test: supports(name, test, hopper=True),
         rmw_chains=("MBAR",),
         rmw_chain_order=(("BULK", "CPARRIVE"), ("CPARRIVE",)),
+        vector_orders_sync_only=True,  # [PTX19]: po between two locations reaches others through a sync alone
     )
     release_pattern, acquire_pattern = patterns(po_vloc, dartagnan=False, po_=po_async)
     # PTX ISA 8.6's fence.release begins a release pattern ("Release and Acquire Patterns": "a release
