@@ -48,6 +48,8 @@ CORPUS = {
     # 1 (each read may read its element's write or the initial 0; nothing
     # orders one element's write before another's read): allowed.
     "MP+v4-tear": True,
+    # The same in a CTA's shared memory at .cta scope: allowed.
+    "MP+shared-v4-tear": True,
     # mmio accesses are strong (relaxed, .sys): P1's reads are morally strong
     # with P0's write, so having read 1 the later read cannot read the
     # coherence-earlier initial 0 (Coherence / SC per location): forbidden.
