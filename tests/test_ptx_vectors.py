@@ -219,6 +219,7 @@ MALFORMED = [
     ("x=0;", "ld.mmio.u32 r0, [x]", r"mmio.relaxed.sys"),
     ("x=0;", "ld.mmio.relaxed.sys.shared.u32 r0, [x]", r"mmio.relaxed.sys"),
     ("x[2];", "ld.mmio.relaxed.sys.v2.u32 {r0, r1}, [x]", "no vector qualifier"),
+    ("x @ shared P0;", "ld.mmio.relaxed.sys.u32 r0, [x]", "a location in global memory for ld.mmio"),
     ("x[2] = {1, 2, 3};", "st.u32 [x], 1", "2 elements but 3 initial values"),
     ("x[2] @ shared P0 = 5;", "st.u32 [x], 1", "initial values come before"),
     ("x[2] @ mbarrier P0;", "st.u32 [x], 1", "'shared'"),

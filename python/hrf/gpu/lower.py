@@ -602,9 +602,9 @@ class _Emitter:
             self.access("ld", name, loc, f"{{{dsts}}}, {self.addr(loc, n)}", 4 * n)
             return
         values = []
-        for op in ops:  # a vector's registers (the ISA's braces hold registers)
+        for op in ops:  # a vector's registers (the ISA's braces hold registers): a constant moved into one
             v = self.value(op.value)  # type: ignore[union-attr]
-            if not v.startswith("h"):
+            if isinstance(op.value, A.Const):  # type: ignore[union-attr]
                 t = self.temp()
                 self.emit(f"mov.b32 {t}, {v};")
                 v = t

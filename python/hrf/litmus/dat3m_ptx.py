@@ -295,6 +295,8 @@ class PtxReader(HopperForms):
             self.comma()
             loc, off, at = self.element_address()
         self.note_space(loc, q, t)
+        if "mmio" in q and loc in self.owners:  # the ISA: .global, or a generic address in it
+            self.fail_at(at, f"a location in global memory for {op}.mmio, not {loc} in shared memory")
         self.cache_policy(hinted, t)
         elements = self.elements(loc, off, width, n, at)
         out: list = []
