@@ -1108,9 +1108,7 @@ class HopperForms(Dat3mReader):
         CTA-relative offset in the CTA of that rank in the thread's cluster ("Get address in the CTA
         specified by operand b which corresponds to the address specified by operand a"). No event:
         the accesses through `[r]` are that location's."""
-        words = [w for w, _ in ms]
-        if words not in (["shared::cluster", "u32"], ["shared::cluster", "u64"], ["u32"], ["u64"]):
-            self.fail_at(t, "mapa{.shared::cluster}.u32 or .u64 (the ISA's forms)")
+        self.cluster_address_form("mapa", ms, t)
         dst = self.reg()
         self.comma()
         src = self.loc()
@@ -1121,7 +1119,7 @@ class HopperForms(Dat3mReader):
             return ()
         if not isinstance(rank, A.Const) or rank.value < 0:
             self.fail_at(t, "a CTA rank, an integer (the ISA)")
-        head = self.thread_heads[self.col][0] if self.col < len(self.thread_heads) else {}
+        head = self.own_head()
         if head.get("qf") is None:
             msg = "mapa maps into a CTA of the thread's cluster: name its cluster (cta n, cluster m, gpu k)"
             self.defer(ParseFailure(msg, t[2], t[3]))
@@ -1132,19 +1130,26 @@ class HopperForms(Dat3mReader):
         self.mapped[(self.col, dst)] = (there, t)
         return ()
 
+    def cluster_address_form(self, op: str, ms: list, t) -> None:
+        """`op{.shared::cluster}.u32` or `.u64`: mapa's and getctarank's forms (the ISA's)."""
+        if [w for w, _ in ms] not in (["shared::cluster", "u32"], ["shared::cluster", "u64"], ["u32"], ["u64"]):
+            self.fail_at(t, f"{op}{{.shared::cluster}}.u32 or .u64 (the ISA's forms)")
+
+    def own_head(self) -> dict:
+        """The scope fields of the thread being read (its head: `cta 0, cluster 0, gpu 0`)."""
+        return self.thread_heads[self.col][0] if self.col < len(self.thread_heads) else {}
+
     def getctarank(self, ms: list, t, line: int):
         """`getctarank{.shared::cluster}.type d, a`: d takes the rank, in the thread's cluster, of the
         CTA whose shared memory holds a, a location or a register `mapa` set ("Write the destination
         register d with the rank of the CTA which contains the address specified in operand a"):
         mapa's inverse. No event; an address outside the cluster's shared memory is a located error."""
-        words = [w for w, _ in ms]
-        if words not in (["shared::cluster", "u32"], ["shared::cluster", "u64"], ["u32"], ["u64"]):
-            self.fail_at(t, "getctarank{.shared::cluster}.u32 or .u64 (the ISA's forms)")
+        self.cluster_address_form("getctarank", ms, t)
         dst = self.reg()
         self.comma()
         a = self.peek()
         loc = self.loc()
-        head = self.thread_heads[self.col][0] if self.col < len(self.thread_heads) else {}
+        head = self.own_head()
         owner = self.owners.get(loc)
         if owner is None or not owner[1:].isdigit() or int(owner[1:]) >= len(self.thread_heads):
             self.fail_at(a, f"an address in shared memory (the ISA): {loc} is declared in no CTA's (x @ shared P1)")
