@@ -523,8 +523,7 @@ class ThreadCompiler(LivenessCode):
         for each order, chosen as barriers choose (`choose`), in lexicographic order; the written
         order alone where the model sees the order only through elements that acquire or release
         and none does (`vector_orders` "sync")."""
-        ops = [x.expr if isinstance(x, A.Assign) else x for x in s.body]
-        synchronising = any(getattr(op, "order", None) not in (None, "rlx") for op in ops)
+        synchronising = any(getattr(op, "order", None) not in (None, "rlx") for op in s.accesses())
         if self.p.vector_orders == "sync" and not synchronising:
             for x in s.body:
                 self.stmt(x)

@@ -221,8 +221,7 @@ def _shared_slots(lt: LoweredTest) -> dict:
             first, stride = out[shared[n - k]]
             out[loc] = (first + k, stride)
             continue
-        words = next((j for j, c in enumerate(shared[n + 1 :], 1) if lt.cell.get(c, 0) != j), len(shared) - n)
-        stride = max(4 if loc in lt.bulk else 1, 1 << (words - 1).bit_length())
+        stride = max(4 if loc in lt.bulk else 1, lt.rows.get(loc, 1))
         out[loc] = (base, stride)
         base += stride * SHARED_SLOTS
     return out

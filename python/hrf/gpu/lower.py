@@ -589,7 +589,7 @@ class _Emitter:
     def vector(self, s: A.AnyOrder) -> None:
         """A vector access (`ld.v2`, `st.v4`): the reader's elements, which
         lie in a row of an array, one instruction as written."""
-        ops = [x.expr if isinstance(x, A.Assign) else x for x in s.body]
+        ops = s.accesses()
         first, n = ops[0], len(ops)
         if not all(isinstance(op, (A.Load, A.Store)) and op.loc in self.arrays for op in ops):
             _refuse("statements in an order the program does not fix, other than a vector access", s.line)
@@ -1058,6 +1058,7 @@ class LoweredTest:
     # each array's element of each location (0 for a location of its own): an array's elements are
     # consecutive locations, laid out in a row in each instance's copy of its first (cuda.py)
     cell: dict = field(default_factory=dict)
+    rows: dict = field(default_factory=dict)  # an array's first element -> the words of its row (`row_words`)
 
 
 def lower(test: A.Test) -> LoweredTest:
@@ -1092,6 +1093,7 @@ def lower(test: A.Test) -> LoweredTest:
     init = {i.loc: int(i.value) for i in test.init if isinstance(i.value, int) and i.size is None}
     init |= {c: v for i in arrays.values() for c, v in i.cells()}
     cell = {c: k for i in arrays.values() for k, (c, _) in enumerate(i.cells())}
+    rows = {i.cells()[0][0]: row_words(len(i.cells())) for i in arrays.values()}
     values = domain(test)
     bulk = frozenset(  # and cp.async's destinations, a bulk-group copy's source: 16 aligned bytes each too
         e.loc
@@ -1115,7 +1117,15 @@ def lower(test: A.Test) -> LoweredTest:
         cluster,
         tuple(max(cluster_rounds(t) for t in test.threads if cta_of(t) == c) for c in order),
         cell,
+        rows,
     )
+
+
+def row_words(n: int) -> int:
+    """The words of an instance's copy of an array of n elements: a power of
+    two, so that a vector's address is aligned to its size ([PTXISA]
+    "Vectors": aligned to a multiple of their overall size)."""
+    return 1 << (n - 1).bit_length()
 
 
 def needs(lt: LoweredTest) -> tuple[int, str] | None:

@@ -97,8 +97,7 @@ def shape_of(lt: LoweredTest) -> Shape:
     groups = tuple(tuple(tuple(w) for w in cta.values()) for cta in ctas.values())
     # an instance's copy of a location: 16 aligned bytes for a bulk copy, an array's words (a power of
     # two: a vector access's address is aligned to its size) for an array's first element
-    words = max(lt.cell.values(), default=-1) + 1
-    align = max(4 if lt.bulk else 1, 1 << (words - 1).bit_length() if words > 1 else 1)
+    align = max([4 if lt.bulk else 1, *lt.rows.values()])
     return Shape(groups, lt.barriers.ids, align, lt.cluster)
 
 

@@ -342,6 +342,10 @@ class AnyOrder:
     body: tuple[Stmt, ...]
     line: int = 0
 
+    def accesses(self) -> list:
+        """The memory operation of each statement (a load's, not its assignment)."""
+        return [s.expr if isinstance(s, Assign) else s for s in self.body]
+
 
 Stmt = Assign | Store | ExprStmt | Fence | Barrier | If | While | Goto | Label | AnyOrder
 
