@@ -189,7 +189,7 @@ REFUSED = [
     ("x[4];", "st.v4.u64 [x], {1, 1, 1, 1}", "256-bit accesses"),
     ("x[8];", "ld.v8.u32 {r0, r1, r2, r3, r4, r5, r6, r7}, [x]", "256-bit accesses"),
     ("x[2];", "st.b128 [x], 1", "at most 64 bits"),
-    ("x[2];", "st.u32 [x], 1 | ld.u64 r0, [x]", "mixed-size accesses are not modelled"),
+    ("x[2];", "st.u64 [x], 1 | atom.add.u32 r0, [x+4], 1", "atomic operation of an array accessed with mixed"),
     ("x[2];", "red.v2.add.u32 [x], 1", "vector qualifiers"),
     ("x[2];", "tld.v2.u32 {r0, r1}, [x]", "vector qualifiers"),
 ]

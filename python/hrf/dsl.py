@@ -242,6 +242,7 @@ class Model:
         rmw_chains: tuple[str, ...] = (),
         rmw_chain_order: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
         vector_orders_sync_only: bool = False,
+        mixed_sizes: bool = False,
     ):
         self.name = name
         self.doc = doc
@@ -289,6 +290,10 @@ class Model:
         # As for uniproc, the reference enumerator ignores it and property
         # tests compare.
         self.vector_orders_sync_only = vector_orders_sync_only
+        # Do the model's checks say what accesses of several sizes to one array mean (PTX's
+        # "mixed-size" accesses: an event per element an access covers, tagged MIXED, with its
+        # access `acc` and footprint `fp`)? A test with such an array is refused by the others.
+        self.mixed_sizes = mixed_sizes
         self.checks: list[Check] = []
         self.orders: list[tuple[str, Set]] = []
         self.shows: list[tuple[str, Rel]] = []
@@ -346,6 +351,16 @@ class Model:
     def supports(self, test) -> None:
         if self._supports is not None:
             self._supports(test)
+        mixed = next((i for i in getattr(test, "init", ()) if getattr(i, "mixed", False)), None)
+        if mixed is not None and not self.mixed_sizes:
+            from .errors import UnsupportedFeature
+
+            raise UnsupportedFeature(
+                f"{self.name} does not say what accesses of several sizes to one array mean "
+                f"({mixed.loc}); the PTX models do (ptx-6.0, ptx-7.5, ptx-8.0)",
+                getattr(test, "path", None),
+                mixed.line or None,
+            )
 
     @property
     def flags(self) -> list[str]:

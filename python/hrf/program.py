@@ -73,6 +73,7 @@ TAGS = frozenset(
         "NOSYNC",
         "proxy",
         "RED",  # a reduction (red), an atomic operation but no read of the ISA
+        "MIXED",  # an access of an array accessed with several sizes (one event per element it covers)
         # PTX on sm_90: mbarrier operations, mbarrier.init, a wait's read and
         # acquire, an uninitialised mbarrier's location, the async proxy, a
         # bulk copy's events, the cluster barrier
@@ -157,8 +158,9 @@ TAGS = frozenset(
 # scope instance, barrier (its number), barrier resource, thread (agent),
 # virtual location (the name an access uses); the work group (CTA) an
 # operation is performed in, where it is not its thread's (unset: the
-# thread's, as for every thread attribute named here)
-EVENT_ATTRS = ("sinst", "bar", "res", "tid", "vloc", "wg")
+# thread's, as for every thread attribute named here); a mixed-size access (its elements' events share
+# it) and its footprint (its first element and their number)
+EVENT_ATTRS = ("sinst", "bar", "res", "tid", "vloc", "wg", "acc", "fp")
 THREAD_ATTRS = ("wi", "sg", "wg", "qf", "dev")  # the thread's place in the scope tree
 
 
@@ -327,6 +329,9 @@ class _ProgramCompiler:
         self.array_size = {name: i.size for name, i in arrays.items()}
         self.first_cell = {name: f"{name}[0]" for name in arrays}
         self.array_of = {cell: name for name, i in arrays.items() for cell, _ in i.cells()}
+        # the arrays accessed with several sizes, and their elements' bytes (`ThreadCode.mixed_access`)
+        self.mixed = {name: i.width for name, i in arrays.items() if i.mixed}
+        self.accesses = 0  # the mixed-size accesses compiled so far (each one's `acc` attribute)
         # `*r0` through a register that holds an address names no location
         declared = {i.loc for i in test.init} | {p.name for t in test.threads for p in t.params}
         through = {

@@ -155,13 +155,13 @@ class ThreadCompiler(LivenessCode):
         ins["at"] = {"off": self.expr(op.offset), "len": self.p.array_size.get(op.loc, 1)}
         return format_address(op)
 
-    def access_template(self, kind: str, op, where: str) -> int:
-        """The event template of a load (`R`) or store (`W`) at `where`."""
+    def access_template(self, kind: str, op, where: str, attrs=None, extra=(), note: str = "") -> int:
+        """The event template of a load (`R`) or store (`W`) at `where` (`note` after its text)."""
         word, plain, ptx = ("load", f"*{where}", "ld") if kind == "R" else ("store", f"*{where} = ..", "st")
         text = plain if not op.atomic else f"{word}({where}, {op.order}, {op.scope or DEFAULT_SCOPE})"
         if op.cache:
             text = f"{ptx}.{op.cache} [{op.loc}]"
-        text = event_text(op) or text
+        text = (event_text(op) or text) + note
         return self.template(
             kind,
             word,
@@ -172,7 +172,8 @@ class ThreadCompiler(LivenessCode):
             atomic=op.atomic,
             remote=op.remote,
             loc=None if self.through_pointer(op) else op.loc,
-            extra=([f"cache_{op.cache}"] if op.cache else []) + list(op.tags),
+            extra=([f"cache_{op.cache}"] if op.cache else []) + list(op.tags) + list(extra),
+            attrs=attrs,
         )
 
     def emit(self, ins):
@@ -311,10 +312,59 @@ class ThreadCompiler(LivenessCode):
         return reg_ir(t)
 
     def load(self, e: A.Load, dst):
+        if e.loc in self.p.mixed:
+            self.mixed_access(e, dst)
+            return
         ins: dict = {"op": "load", "dst": dst}
         where = self.address(e, ins)
         ins["ev"] = self.access_template("R", e, where)
         self.emit(ins)
+
+    def mixed_access(self, op, dst=None) -> None:
+        """A load (into `dst`) or a store of an array accessed with several sizes: an access of each
+        element (of the narrowest access's bytes) it covers, little-endian, tagged MIXED, with
+        attributes `acc` (the access: its elements' events share it) and `fp` (its footprint: its
+        first element and their number; the ISA's accesses "overlap completely" where theirs agree).
+        A load's value is its elements' bytes (sign-extended for a `.s` type), a store's elements
+        hold its value's bytes."""
+        grain, width = self.p.mixed[op.loc], int(op.dtype[1:]) // 8
+        first = op.offset.value if isinstance(op.offset, A.Const) else 0
+        n, bits = width // grain, 8 * grain
+        self.p.accesses += 1
+        attrs = {"acc": self.p.accesses, "fp": self.p.loc_index[f"{op.loc}[{first}]"] * 64 + n}
+        mask = const_ir((1 << bits) - 1)
+        value = None
+        if isinstance(op, A.Store):
+            value = self.temp()
+            self.emit({"op": "assign", "dst": value, "val": self.expr(op.value)})
+        pieces = []
+        for j in range(n):
+            piece = A.with_fields(op, offset=A.Const(first + j))
+            ins: dict = {"op": "load" if value is None else "store"}
+            where = self.address(piece, ins)
+            note = f" (bytes {bits // 8 * j}-{bits // 8 * (j + 1) - 1} of {width})" if n > 1 else ""
+            ins["ev"] = self.access_template("R" if value is None else "W", piece, where, attrs, ["MIXED"], note)
+            if value is None:
+                ins["dst"] = self.temp()
+                pieces.append(reg_ir(ins["dst"]))
+            else:
+                shifted = {"k": "bin", "o": ">>", "a": reg_ir(value), "b": const_ir(bits * j)}
+                ins["val"] = {"k": "bin", "o": "&", "a": shifted, "b": mask}
+            self.emit(ins)
+        if dst is None or value is not None:
+            return
+        whole = pieces[0]
+        for j, p in enumerate(pieces[1:], 1):
+            whole = {
+                "k": "bin",
+                "o": "|",
+                "a": whole,
+                "b": {"k": "bin", "o": "*", "a": p, "b": const_ir(1 << bits * j)},
+            }
+        if op.dtype[0] == "s" and width < 8:  # sign-extended from the access's top bit
+            sign = const_ir(1 << (8 * width - 1))
+            whole = {"k": "bin", "o": "-", "a": {"k": "bin", "o": "^", "a": whole, "b": sign}, "b": sign}
+        self.emit({"op": "assign", "dst": dst, "val": whole})
 
     def rmw(self, e: A.Rmw, dst):
         ins: dict = {"op": "rmw", "dst": dst}
@@ -403,6 +453,9 @@ class ThreadCompiler(LivenessCode):
             else:
                 v = self.expr(s.expr)
                 self.emit({"op": "assign", "dst": self.reg(s.reg), "val": v})
+        elif isinstance(s, A.Store) and s.loc in self.p.mixed:
+            self.mixed_access(s)
+            self.wrote()
         elif isinstance(s, A.Store):
             ins: dict = {"op": "store"}
             where = self.address(s, ins)

@@ -455,6 +455,9 @@ impl Expr {
                     "&" => x & y,
                     "|" => x | y,
                     "^" => x ^ y,
+                    // a logical shift right, of the value's 64 bits (a wide access's pieces)
+                    ">>" if (0..64).contains(&y) => ((x as u64) >> y) as i64,
+                    ">>" => 0,
                     "==" => (x == y) as i64,
                     "!=" => (x != y) as i64,
                     "<" => (x < y) as i64,
@@ -1013,6 +1016,17 @@ impl Program {
 #[cfg(test)]
 mod tests {
     use super::{Expr, RmwOp};
+
+    #[test]
+    fn a_shift_right_is_logical_over_64_bits() {
+        let shr = |v: i64, k: i64| {
+            Expr::Bin { o: ">>".into(), a: Box::new(Expr::C { v }), b: Box::new(Expr::C { v: k }) }.eval(&[]).unwrap()
+        };
+        assert_eq!(shr(0x1_0000_0002, 32), 1);
+        assert_eq!(shr(-1, 32), 0xffff_ffff); // the high half of all ones, not sign-extended
+        assert_eq!(shr(-1, 0), -1);
+        assert_eq!((shr(5, 64), shr(5, -1)), (0, 0)); // past the word: nothing is left
+    }
 
     #[test]
     fn an_update_writes_its_value_function_of_the_old_value() {

@@ -155,6 +155,8 @@ def check_runnable(test: A.Test) -> None:
             _refuse(f"{i.loc} holds a pointer (&{i.value}): pointers have no lowering", i.line)
         if i.alias_of is not None:
             _refuse(f"{i.loc} aliases {i.alias_of}: aliases and proxies have no lowering", i.line)
+        if i.mixed:
+            _refuse(f"{i.loc} is accessed with several sizes: hrf run lowers an array of one size", i.line)
         if i.size is not None and (i.width or 4) != 4:
             _refuse(f"{i.loc} is an array of {i.width}-byte elements: hrf run's locations are 32-bit words", i.line)
     in_cluster(test)  # a cluster it cannot launch: refused

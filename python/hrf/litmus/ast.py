@@ -178,6 +178,7 @@ class Load:
     cache: str | None = None  # PTX cache operator: cg, ca, volatile, ...
     offset: Expr | None = None  # a computed address: element `offset` from `loc` (`y+r0`)
     tags: tuple[str, ...] = ()  # the dialect's own event tags (Dat3M's proxies, storage classes)
+    dtype: str | None = None  # PTX: the access's type where it names one (u32, s64, b16)
 
 
 @node
@@ -266,6 +267,7 @@ class Store:
     cache: str | None = None  # PTX cache operator
     offset: Expr | None = None  # a computed address, as for Load
     tags: tuple[str, ...] = ()  # as for Load
+    dtype: str | None = None  # as for Load
 
 
 @node
@@ -392,6 +394,8 @@ class Init:
     size: int | None = None  # an array `int y[size] = {elements}`: its elements are `y[0]`, `y[1]`, ...
     elements: tuple[int, ...] = ()  # an array's initial values (the rest are 0)
     width: int | None = None  # PTX: the bytes of an array's element, as its accesses' types say
+    # PTX: an array accessed with several sizes; its elements are the narrowest access's bytes
+    mixed: bool = False
     alias_of: str | None = None  # Dat3M: `y @ generic aliases x` (PTX), `y aliases x` (Vulkan)
     proxy: str | None = None  # the proxy of such an alias: generic, constant, texture, surface
     # PTX (sm_90): `shared` for a location in the shared memory of the CTA of

@@ -48,6 +48,9 @@ compare signed values unless the type is unsigned (`.u32`, `.u64`);
 unspecified order" (the ISA): an `AnyOrder`, each execution taking one
 order; its elements are those of an array from its address (`[x+8]`, in
 bytes, by the access's type), as a scalar access at `[x+4]` reaches one.
+An array accessed with several sizes (mixed-size accesses) has elements
+of its narrowest access's bytes (`Init.mixed`); each access keeps its type
+(`dtype`), and the compiler makes a wider one an event per element.
 An `.mmio` access is relaxed at system scope: for the memory consistency
 model, "a strong operation" (the ISA). `membar.cta/gl/sys` is
 `fence.sc` at CTA, GPU or system scope; `fence.<scope>` is
@@ -65,8 +68,8 @@ memory of P1's CTA: its CTA reaches it generically or through
 `.shared::cta`, the other CTAs of its cluster through `.shared::cluster`,
 no other thread at all. Forms the ISA gives but hrf does not model (other
 state spaces, floating-point types, `bar.red`, warp barriers, `.nc`,
-mixed-size accesses, `.b128`, sm_100's 256-bit vectors) are refused by
-name.
+atomic operations of an array accessed with several sizes, `.b128`,
+sm_100's 256-bit vectors) are refused by name.
 """
 
 from __future__ import annotations
@@ -139,7 +142,8 @@ class PtxReader(HopperForms):
     def __init__(self, src: str):
         super().__init__(src)
         self.arrays: dict = {}  # an array -> its number of elements
-        self.widths: dict = {}  # an array -> (the bytes of an element, as its first typed access says, token)
+        # each access of an array: (array, bytes past it, bytes per element, elements, token, an RMW?)
+        self.array_accesses: list = []
 
     def mods(self) -> list:
         """The modifiers, `.shared::cluster` and `.mbarrier::complete_tx::bytes` each one."""
@@ -195,11 +199,21 @@ class PtxReader(HopperForms):
                 if loc in self.arrays and not set(op.tags) <= {"GEN", "RED", "MMIO"}:
                     msg = f"{th.name}: {loc} is an array, whose elements ld, st, atom and red reach; this names a location"
                     self.defer(ParseFailure(msg, op.line, 1))
-        if self.widths:  # an array's element width, as its typed accesses say (hrf run lays it out so)
-            inits = tuple(
-                A.with_fields(i, width=self.widths[i.loc][0]) if i.loc in self.widths else i for i in test.init
-            )
-            test = dataclasses.replace(test, init=inits)
+        grains = self.array_elements()
+        if grains:  # an array's element width, as its typed accesses say (hrf run lays it out so)
+            inits = []
+            for i in test.init:
+                if i.loc in grains:
+                    width, mixed = grains[i.loc]
+                    i = A.with_fields(i, width=width, mixed=mixed)
+                    if mixed:
+                        self.unsigned_elements(i, width)
+                inits.append(i)
+            test = dataclasses.replace(test, init=tuple(inits))
+            mixed_widths = {loc: w for loc, (w, mixed) in grains.items() if mixed}
+            if mixed_widths:
+                threads = tuple(A.with_fields(t, body=self.regrain(t.body, mixed_widths)) for t in test.threads)
+                test = dataclasses.replace(test, threads=threads)
         test = self.check_hopper(test)
         return super().finish(test)
 
@@ -299,16 +313,28 @@ class PtxReader(HopperForms):
             self.fail_at(at, f"a location in global memory for {op}.mmio, not {loc} in shared memory")
         self.cache_policy(hinted, t)
         elements = self.elements(loc, off, width, n, at)
+        dtype = q["type"][0] if "type" in q else None
         out: list = []
         for k, offset in enumerate(elements):
             if dsts is None:
                 out.append(
                     A.Store(
-                        loc, values[k], sem is not None, sem, scope, line=line, tags=tags, cache=cache, offset=offset
+                        loc,
+                        values[k],
+                        sem is not None,
+                        sem,
+                        scope,
+                        line=line,
+                        tags=tags,
+                        cache=cache,
+                        offset=offset,
+                        dtype=dtype,
                     )
                 )
             else:
-                load = A.Load(loc, sem is not None, sem, scope, line=line, tags=tags, cache=cache, offset=offset)
+                load = A.Load(
+                    loc, sem is not None, sem, scope, line=line, tags=tags, cache=cache, offset=offset, dtype=dtype
+                )
                 out.append(A.Assign(dsts[k], load, line=line))
         return out[0] if n == 1 else A.AnyOrder(tuple(out), line=line)
 
@@ -337,14 +363,15 @@ class PtxReader(HopperForms):
         return name, off, t
 
     def element(self, q: dict, t) -> tuple:
-        """The location and element offset of a scalar access's address (`x`, `[x]`, `[x+4]`)."""
+        """The location and element offset of an RMW's address (`x`, `[x]`, `[x+4]`)."""
         loc, off, at = self.element_address()
         self.note_space(loc, q, t)
-        return loc, self.elements(loc, off, type_width(q), 1, at)[0]
+        return loc, self.elements(loc, off, type_width(q), 1, at, rmw=True)[0]
 
-    def elements(self, loc: str, off: int, width: int | None, n: int, t) -> list:
-        """The offsets, in elements, of the `n` elements an access of `width` bytes per element reaches
-        at `off` bytes past `loc` (None for an array's first element or a location's own access)."""
+    def elements(self, loc: str, off: int, width: int | None, n: int, t, rmw: bool = False) -> list:
+        """The offsets, in elements of the access's own width, of the `n` elements an access of `width`
+        bytes per element reaches at `off` bytes past `loc` (None for an array's first element or a
+        location's own access); `finish` counts them in the array's elements (`array_elements`)."""
         size = self.arrays.get(loc)
         if size is None:
             if off or n > 1:
@@ -356,18 +383,74 @@ class PtxReader(HopperForms):
         if width is None:
             if off or n > 1:
                 self.fail_at(t, f"a type (.b32, .u64, ...) on an access of array {loc}: its elements' width")
+            self.array_accesses.append((loc, 0, None, 1, t, rmw))
             return [None]
-        first = self.widths.setdefault(loc, (width, t))
-        if first[0] != width:
-            self.unsupported(
-                f"{loc} accessed {first[0]} and {width} bytes at a time: mixed-size accesses are not modelled", t
-            )
         if off % (width * n):  # the ISA: an address aligned to a multiple of the access size
             self.fail_at(t, f"an offset that is a multiple of {width * n} bytes (the access's size), not {off}")
+        self.array_accesses.append((loc, off, width, n, t, rmw))
         first_element = off // width
-        if first_element + n > size:
-            self.fail_at(t, f"elements of {loc} ({size} of {width} bytes); [{loc}+{off}] reaches past them")
         return [A.Const(k, line=t[2]) if k else None for k in range(first_element, first_element + n)]
+
+    def array_elements(self) -> dict:
+        """Each accessed array's element width: its narrowest access's bytes (the ISA's accesses
+        "overlap" byte by byte: "Overlap"), after checking every access against it: within the
+        array, typed where the array is accessed with several sizes ("mixed-size accesses"), and
+        no RMW of such an array."""
+        widths: dict = {}
+        for loc, _, width, *_ in self.array_accesses:
+            if width is not None:
+                widths.setdefault(loc, set()).add(width)
+        for loc, off, width, n, t, rmw in self.array_accesses:
+            sizes = sorted(widths.get(loc, ()))
+            if width is None:
+                if len(sizes) > 1:
+                    msg = f"a type on every access of {loc}, accessed {' and '.join(map(str, sizes))} bytes at a time"
+                    self.defer(ParseFailure(msg, t[2], t[3]))
+                continue
+            grain = sizes[0]
+            size = self.arrays[loc]
+            if off + width * n > size * grain:
+                msg = f"elements of {loc} ({size} of {grain} bytes); [{loc}+{off}] reaches past them"
+                self.defer(ParseFailure(msg, t[2], t[3]))
+            if rmw and len(sizes) > 1:
+                msg = (
+                    f"{loc} accessed {' and '.join(map(str, sizes))} bytes at a time: an atomic operation "
+                    "of an array accessed with mixed sizes is not modelled"
+                )
+                self.unsupported(msg, t)
+        return {loc: (min(ws), len(ws) > 1) for loc, ws in widths.items()}
+
+    def unsigned_elements(self, array: A.Init, width: int) -> None:
+        """An array accessed with several sizes holds bytes: its elements' initial values are
+        their bytes' unsigned value (a wider access reads several elements' bytes)."""
+        top = 1 << (8 * width)
+        for k, v in enumerate(array.elements):
+            if not 0 <= v < top:
+                msg = (
+                    f"{array.loc}[{k}] = {v}: an element of {width} bytes of an array accessed with "
+                    f"several sizes holds 0 .. {top - 1} (its bytes, unsigned)"
+                )
+                self.defer(ParseFailure(msg, array.line, 1))
+
+    def regrain(self, stmts: tuple, mixed: dict) -> tuple:
+        """`stmts` with each access of an array of `mixed` ({array: element bytes}) at its offset in
+        those elements (the reader counted it in elements of the access's own width)."""
+
+        def one(op):
+            if op.loc not in mixed or not isinstance(op.offset, A.Const):
+                return op
+            k = op.offset.value * type_width({"type": (op.dtype, None)}) // mixed[op.loc]
+            return A.with_fields(op, offset=A.with_fields(op.offset, value=k))
+
+        out = []
+        for s in stmts:
+            s = A.with_nested(s, lambda body: self.regrain(body, mixed))
+            if isinstance(s, A.Assign) and isinstance(s.expr, A.Load):
+                s = A.with_fields(s, expr=one(s.expr))
+            elif isinstance(s, A.Store):
+                s = one(s)
+            out.append(s)
+        return tuple(out)
 
     def init_array(self, t, loc: str, inits: list) -> None:
         """`x[n]`, `x[n] = {v0, v1, ..}` (the rest 0), then `@ shared P1` for an array in the shared

@@ -20,11 +20,18 @@ pattern, and `.acquire`/`.acq_rel` are no orders of it; a failing
 `atom.cas` writes nothing. `ptx-6.0-dat3m` keeps Dartagnan's readings, for
 comparison with its verdicts. An RMW's halves are relaxed where the other
 half carries the order (litmus/dat3m_ptx.py).
+
+Mixed-size accesses (an array read and written with several sizes: an
+event per element a wider access covers) are the ISA's, in every PTX
+model (`mixed_sizes`): only accesses of the same bytes are morally
+strong; they are read and ordered whole; a conflicting pair that overlaps
+partially in no causality order is a mixed-size data-race, flagged
+`mixed_size_race` ("the axioms ... do not apply").
 """
 
 from __future__ import annotations
 
-from ..dsl import F, I, M, Model, R, W, co, id_, loc, po, rf, rmw, universal
+from ..dsl import F, I, M, Model, R, W, co, id_, loc, po, rf, rmw, same_event_attr, universal
 from ..dsl import same_thread_attr as same
 from ..dsl import tag as t
 from ..errors import UnsupportedFeature
@@ -40,6 +47,49 @@ sync_barrier = syncbar & scta
 co_ = co.plus  # co made transitive, as the file says (the core's partial co already is)
 fr_ = rf.inv >> co_
 po_loc = po & loc
+
+# Mixed-size accesses ([PTXISA] "Overlap"): an access of an array accessed with several sizes is
+# an event per element it covers (MIXED), which share its access (`acc`); two such accesses overlap
+# completely where their footprints (`fp`: first element, number of elements) agree
+MIXED = t("MIXED")
+same_access = same_event_attr("acc") | id_
+same_footprint = same_event_attr("fp")
+partial_overlap = I(MIXED) >> (loc - same_footprint) >> I(MIXED)
+
+
+def mixed_sizes(model: Model, ordered, po_in_cause: bool = True) -> None:
+    """What the ISA says of accesses of several sizes, over causality order `ordered`: two
+    accesses that overlap completely are read and ordered whole (where one element of a read
+    reads from a write of its footprint, each of its elements reads that write's, or a write of
+    other bytes coherence-after it; coherence orders two such writes alike in each element:
+    docs/readings.md), and a pair that conflicts and overlaps
+    partially, in no causality order, is a mixed-size data-race, to which "the axioms in the
+    memory consistency model do not apply" ("Limitations on Mixed-size Data-races"). Where the
+    model's causality order leaves program order out (`po_in_cause` False: [PTX19]'s, whose
+    SC-per-location axiom orders a thread's accesses of a location, morally strong there), the
+    ISA's Coherence and Causality axioms over program order are stated for accesses of a thread
+    that overlap partially, which are not morally strong ("Base causality order": program order)."""
+    # a read's element and the same element of a write of its footprint that another of its
+    # elements reads from: it reads that write's, or a later write's of other bytes
+    whole_rf = rf & same_footprint
+    read_from = (same_access >> whole_rf >> same_access) & loc
+    torn = ((read_from >> whole_rf.inv) - id_) | (read_from & (rf.inv >> co).inv)
+    model.empty(torn, "whole-rf")
+    model.empty(((same_access >> co >> same_access) & loc & same_footprint) - co, "whole-co")
+    if not po_in_cause:
+        model.empty(((I(W) >> po >> I(W)) & partial_overlap) - co, "mixed-Coherence")
+        model.irreflexive((rf | (rf.inv >> co)) >> (po & partial_overlap), "mixed-Causality")
+    conflict = (W * M) | (M * W)
+    race = (partial_overlap & conflict) - ordered - ordered.inv - po - po.inv  # (no initial write is MIXED)
+    model.empty(race, "mixed_size_race", flag="mixed_size_race")
+
+
+def both_ways(sr_=sr):
+    """Each pair of morally strong fence.sc in each other's scope, both ways: the Fence-SC order a
+    flag's causality order takes, so that no order the witness takes raises the flag (an
+    execution's flags are its own, not its fence.sc order's)."""
+    return sr_ & ((F & SC) * (F & SC)) - id_
+
 
 strong_write = W & (RLX | REL)
 strong_read = R & (RLX | ACQ)
@@ -119,7 +169,7 @@ def build(dartagnan: bool = False) -> Model:
     (`dartagnan`: fence.sc no acq_rel fence, red a read, a failing atom.cas
     writing the old value back)."""
     name = "ptx-6.0-dat3m" if dartagnan else "ptx-6.0"
-    ms2 = ((M * M) & loc) | (universal - (M * M))  # memory operations overlap completely
+    ms2 = (((M * M) & loc) - partial_overlap) | (universal - (M * M))  # memory operations overlap completely
     morally_strong = (ms1 & ms2) - id_
     # the file's `let rec observation = (ms & rf) | (observation; rmw; observation)`, its least fixed point
     observation = (morally_strong & rf) >> (rmw >> (morally_strong & rf)).star
@@ -134,12 +184,18 @@ def build(dartagnan: bool = False) -> Model:
         uniproc=True,
         cas_writeback=True if dartagnan else None,
         vector_orders_sync_only=True,  # [PTX19]: po between two locations reaches others through a sync alone
+        mixed_sizes=True,
     )
     fence_sc = sync_fence(model)
     sync = morally_strong & (release_pattern >> observation >> acquire_pattern)
-    cause_base = po.opt >> ((sync | fence_sc | sync_barrier) >> po.opt).plus
-    cause = cause_base | (observation >> (cause_base | po_loc))
+
+    def causality(fences):
+        cause_base = po.opt >> ((sync | fences | sync_barrier) >> po.opt).plus
+        return cause_base | (observation >> (cause_base | po_loc))
+
+    cause = causality(fence_sc)
     axioms(model, sync, cause, morally_strong, fence_sc, dartagnan)
+    mixed_sizes(model, causality(both_ways()), po_in_cause=False)
     model.acyclic((morally_strong & (rf | co_ | fr_)) | po_loc, "axiom-ScPerLocation")
     return model
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from ..dsl import F, I, M, Model, id_, loc, po, rf, rmw, universal
 from ..dsl import tag as t
 from .common import sync_fence, vloc
-from .ptx_6_0 import GEN, axioms, ms1, patterns, scta, supports, sync_barrier
+from .ptx_6_0 import GEN, axioms, both_ways, mixed_sizes, ms1, partial_overlap, patterns, scta, supports, sync_barrier
 
 SUR, TEX, CON, ALIAS = t("SUR"), t("TEX"), t("CON"), t("ALIAS")
 PROXIES = (GEN, SUR, TEX, CON)
@@ -45,7 +45,7 @@ def proxies(*kinds, cta=scta, ms1_=ms1):
 
 po_vloc = po & vloc
 # ms2: the same proxy; ms3: memory operations overlap completely in virtual address
-ms3 = ((M * M) & vloc) | (universal - (M * M))
+ms3 = (((M * M) & vloc) - partial_overlap) | (universal - (M * M))
 same_proxy, morally_strong, observation, proxy_fence_ops = proxies(*PROXIES)
 
 
@@ -79,13 +79,18 @@ def build(dartagnan: bool = False) -> Model:
         supports=lambda test: supports(name, test, dartagnan),
         cas_writeback=True if dartagnan else None,
         vector_orders_sync_only=True,  # [PTX19]: po between two locations reaches others through a sync alone
+        mixed_sizes=True,
     )
     release_pattern, acquire_pattern = patterns(po_vloc, dartagnan)
     sync = morally_strong & (release_pattern >> observation.plus >> acquire_pattern)
     fence_sc = sync_fence(model)
-    cause_base = (po.opt >> ((sync | fence_sc | sync_barrier) >> po.opt).plus) | po
-    cause = observation.opt >> proxy_preserved(cause_base)
-    axioms(model, sync, cause, morally_strong, fence_sc, dartagnan)
+
+    def causality(fences):
+        cause_base = (po.opt >> ((sync | fences | sync_barrier) >> po.opt).plus) | po
+        return observation.opt >> proxy_preserved(cause_base)
+
+    axioms(model, sync, causality(fence_sc), morally_strong, fence_sc, dartagnan)
+    mixed_sizes(model, causality(both_ways()))
     return model
 
 

@@ -88,11 +88,22 @@ place where the ISA's prose leaves a choice is a row of docs/readings.md.
 
 from __future__ import annotations
 
-from ..dsl import IW, F, I, Model, R, W, dom, id_, loc, po, ran, rf, rmw, same_event_attr, same_thread_attr
+from ..dsl import IW, F, I, Model, R, W, dom, loc, po, ran, rf, rmw, same_event_attr, same_thread_attr
 from ..dsl import tag as t
 from ..litmus.ptx_hopper import WAIT_GROUPS, WGMMA_REGS
-from .common import ACQ, ACQ_REL, QF_UP, REL, SC, same_scope, sr, sync_fence, vloc
-from .ptx_6_0 import RED, axioms, morally_scoped, patterns, strong_read, strong_write, supports, sync_barrier
+from .common import ACQ, ACQ_REL, QF_UP, REL, SC, same_scope, sync_fence, vloc
+from .ptx_6_0 import (
+    RED,
+    axioms,
+    both_ways,
+    mixed_sizes,
+    morally_scoped,
+    patterns,
+    strong_read,
+    strong_write,
+    supports,
+    sync_barrier,
+)
 from .ptx_7_5 import PROXIES, proxies, proxy_preserved
 
 ASYNC, MBAR, MBINIT, UNINIT, CLBAR = t("ASYNC"), t("MBAR"), t("MBINIT"), t("UNINIT"), t("CLBAR")
@@ -220,6 +231,7 @@ def build() -> Model:
         rmw_chains=("MBAR",),
         rmw_chain_order=(("BULK", "CPARRIVE"), ("CPARRIVE",)),
         vector_orders_sync_only=True,  # [PTX19]: po between two locations reaches others through a sync alone
+        mixed_sizes=True,
     )
     release_pattern, acquire_pattern = patterns(po_vloc, dartagnan=False, po_=po_async)
     # PTX ISA 8.6's fence.release begins a release pattern ("Release and Acquire Patterns": "a release
@@ -253,13 +265,16 @@ def build() -> Model:
         )
         return steps.plus | po_async | (copy_steps >> steps.star)
 
-    cause_base = base(fence_sc)
-    # a bulk_group copy's read, done when a wait says so, is before what follows the wait in
-    # any proxy (the WAR of a buffer reused after `wait_group.read`: docs/readings.md)
-    cause = observation.opt >> (
-        proxy_preserved(cause_base, same_proxy, proxy_fence_ops, cta) | (vloc & (read_done >> cause_base.opt))
-    )
-    axioms(model, sync, cause, morally_strong, fence_sc)
+    def causality(fences):
+        cause_base = base(fences)
+        # a bulk_group copy's read, done when a wait says so, is before what follows the wait in
+        # any proxy (the WAR of a buffer reused after `wait_group.read`: docs/readings.md)
+        return observation.opt >> (
+            proxy_preserved(cause_base, same_proxy, proxy_fence_ops, cta) | (vloc & (read_done >> cause_base.opt))
+        )
+
+    axioms(model, sync, causality(fence_sc), morally_strong, fence_sc)
+    mixed_sizes(model, causality(both_ways()))
     # an mbarrier operation reading an mbarrier no initialisation it sees has set
     model.empty(I(IW & UNINIT) >> rf >> I(R & MBAR), "mbarrier_uninitialised", flag="mbarrier_uninitialised")
     # "Completion Mechanisms for Asynchronous Copy Operations": "modifying the source memory
@@ -268,7 +283,7 @@ def build() -> Model:
     # write of its source, that the copy is not ordered with either way
     # (a flag is the execution's alone, not its fence.sc order's: here each fence.sc pair, in
     # each other's scope, orders both ways, so that no order the witness may take raises it)
-    ordered = observation.opt >> (base(sr & ((F & SC) * (F & SC)) - id_) | read_done)
+    ordered = observation.opt >> (base(both_ways()) | read_done)
     unordered = loc - ordered - ordered.inv
     # (a reduction, asynchronous or not, is no read: concurrent bulk reductions of one destination are not flagged)
     early = (I(COPY_WRITE) >> unordered >> I(R - RED)) | (I(COPY_READ) >> unordered >> I(W - IW))
