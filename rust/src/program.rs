@@ -464,6 +464,11 @@ impl Expr {
                     "<=" => (x <= y) as i64,
                     ">" => (x > y) as i64,
                     ">=" => (x >= y) as i64,
+                    // PTX's unsigned comparisons (`setp.lo.u32`): the values' 64 bits as unsigned
+                    "lo" => ((x as u64) < (y as u64)) as i64,
+                    "ls" => ((x as u64) <= (y as u64)) as i64,
+                    "hi" => ((x as u64) > (y as u64)) as i64,
+                    "hs" => ((x as u64) >= (y as u64)) as i64,
                     "&&" => (x != 0 && y != 0) as i64,
                     "||" => (x != 0 || y != 0) as i64,
                     other => return Err(Error::invalid(format!("unknown operator {other:?}"))),
@@ -1026,6 +1031,15 @@ mod tests {
         assert_eq!(shr(-1, 32), 0xffff_ffff); // the high half of all ones, not sign-extended
         assert_eq!(shr(-1, 0), -1);
         assert_eq!((shr(5, 64), shr(5, -1)), (0, 0)); // past the word: nothing is left
+    }
+
+    #[test]
+    fn unsigned_comparisons_read_the_values_bits_unsigned() {
+        let cmp = |o: &str, a: i64, b: i64| {
+            Expr::Bin { o: o.into(), a: Box::new(Expr::C { v: a }), b: Box::new(Expr::C { v: b }) }.eval(&[]).unwrap()
+        };
+        assert_eq!((cmp("lo", 1, 2), cmp("lo", -1, 2), cmp("<", -1, 2)), (1, 0, 1)); // -1 is the largest
+        assert_eq!((cmp("ls", 2, 2), cmp("hi", -1, 0), cmp("hs", 0, -1)), (1, 1, 0));
     }
 
     #[test]

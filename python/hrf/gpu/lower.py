@@ -80,6 +80,8 @@ class NotRunnable(UnsupportedFeature):
 MEMBAR = {"wg": "cta", "dev": "gl", "all": "sys"}
 ARITH = {"+": "add.s32", "-": "sub.s32", "*": "mul.lo.s32", "&": "and.b32", "|": "or.b32", "^": "xor.b32"}
 COMPARE = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+UNSIGNED_COMPARE = ("lo", "ls", "hi", "hs")  # PTX's setp on unsigned types, as written
+COMPARE.update({c: c for c in UNSIGNED_COMPARE})
 # the sm_90 forms (and sm_80's cp.async) lowered as written: mbarriers, the async proxy, cluster
 # barriers, cp.async, bulk copies into shared memory (PTX ISA 8.6's too), to global memory and
 # their bulk async-groups, bulk reductions to global memory; the rest of HOPPER is refused by name
@@ -804,7 +806,7 @@ class _Emitter:
                 self.emit(f"mov.b32 {t}, {a};")
                 a = t
             p = self.pred()
-            self.emit(f"setp.{COMPARE[e.op]}.s32 {p}, {a}, {b};")
+            self.emit(f"setp.{COMPARE[e.op]}.{'u32' if e.op in UNSIGNED_COMPARE else 's32'} {p}, {a}, {b};")
             return p
         if isinstance(e, A.UnOp) and e.op == "!":
             q = self.predicate(e.operand)

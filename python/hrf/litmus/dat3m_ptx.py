@@ -48,7 +48,9 @@ compare signed values unless the type is unsigned (`.u32`, `.u64`);
 unspecified order" (the ISA): an `AnyOrder`, each execution taking one
 order; its elements are those of an array from its address (`[x+8]`, in
 bytes, by the access's type), as a scalar access at `[x+4]` reaches one.
-An array accessed with several sizes (mixed-size accesses) has elements
+The ISA's register instructions (`setp`, `selp`, typed `add`, `mov`, `bra`,
+...) compute on hrf's 64-bit values, and a guard `@p`/`@!p` makes its
+instruction an `If`. An array accessed with several sizes (mixed-size accesses) has elements
 of its narrowest access's bytes (`Init.mixed`); each access keeps its type
 (`dtype`), and the compiler makes a wider one an event per element.
 An `.mmio` access is relaxed at system scope: for the memory consistency
@@ -124,6 +126,25 @@ UNMODELLED = {
 RMW_ORDERS = {"rlx": ("rlx", "rlx"), "acq": ("acq", "rlx"), "rel": ("rlx", "rel"), "acq_rel": ("acq", "rel")}
 
 
+# the ISA's integer instructions on registers (`register_op`), their types and setp's comparisons
+BINARY_OPS = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^"}
+REGISTER_OPS = (*BINARY_OPS, "shl", "mov", "setp", "selp", "bra")
+INT_TYPES = ("u16", "u32", "u64", "s16", "s32", "s64", "b16", "b32", "b64")
+BIT_TYPES = ("b16", "b32", "b64")
+CMP = {
+    "eq": "==",
+    "ne": "!=",
+    "lt": "<",
+    "le": "<=",
+    "gt": ">",
+    "ge": ">=",
+    "lo": "lo",
+    "ls": "ls",
+    "hi": "hi",
+    "hs": "hs",
+}
+
+
 def type_width(q: dict) -> int | None:
     """The bytes of an access's type (`.u32`: 4), None where it names none (Dat3M's dialect)."""
     return int(q["type"][0][1:]) // 8 if "type" in q else None
@@ -135,7 +156,7 @@ class PtxReader(HopperForms):
     TOKEN = re.compile(
         Dat3mReader.TOKEN.pattern.replace(r"(?P<mod>\.[A-Za-z_]", r"(?P<mod>\.[A-Za-z_0-9]").replace(
             r"~<>\-]",
-            r"~<>\-+]",  # `+`: an address's offset, `[x+4]`
+            r"~<>\-+!]",  # `+`: an address's offset, `[x+4]`; `!`: a negated guard, `@!p`
         )
     )
 
@@ -218,10 +239,14 @@ class PtxReader(HopperForms):
         return super().finish(test)
 
     def instruction(self):
+        if self.peek()[0] == "@":
+            return self.guarded()
         stmt, op, t = self.control()
         if stmt is not None:
             return stmt
         line = self.line
+        if op in REGISTER_OPS:
+            return self.register_op(op, self.mods(), t, line)
         if op == "ld" and self.peek()[0] != "mod" and self.is_move():  # ld r0, 1: a register takes a value
             dst = self.reg()
             self.comma()
@@ -268,6 +293,91 @@ class PtxReader(HopperForms):
         if op in ("bar", "barrier"):
             return self.barrier(op, ms, t, line)
         self.fail_at(t, "an instruction (ld, st, atom, red, fence, membar, bar, add, beq, goto, ...)")
+
+    def predicate(self) -> str:
+        """A predicate register: `p`, `p1`, ... (the ISA's `.pred` registers)."""
+        t = self.peek()
+        if t[0] != "name" or not re.fullmatch(r"p[0-9]*", t[1]):
+            self.fail("a predicate register (p, p1, ...)")
+        self.i += 1
+        return t[1]
+
+    def guarded(self):
+        """`@p instr` or `@!p instr`: the instruction where p holds (does not hold) ([PTXISA]
+        "Predicated Execution": "All instructions have an optional guard predicate")."""
+        line = self.line
+        self.expect("@")
+        negated = self.accept("!")
+        p = self.predicate()
+        if self.peek()[0] == "@" or self.peek(1)[0] == ":":
+            self.fail("an instruction after the guard (one guard, no label)")
+        body = self.instruction()
+        body = tuple(body) if isinstance(body, (list, tuple)) else (body,)
+        return A.If(A.BinOp("==" if negated else "!=", A.Reg(p, line=line), A.Const(0), line=line), body, line=line)
+
+    def register_op(self, op: str, ms: list, t, line: int):
+        """The ISA's integer instructions on registers ([PTXISA] "Integer Arithmetic Instructions",
+        "Logic and Shift Instructions", "Comparison and Selection Instructions", `mov`, `bra`), on
+        hrf's 64-bit values (docs/readings.md): `add`/`sub`/`mul.lo`/`and`/`or`/`xor.type d, a, b`,
+        `shl.type d, a, n` (n a number), `mov.type d, a`, `setp.cmp.type p, a, b`,
+        `selp.type d, a, b, p`, `bra{.uni} L`."""
+        words = [w for w, _ in ms]
+        if op == "bra":
+            if words not in ([], ["uni"]):
+                self.fail_at(ms[0][1], "bra or bra.uni and a label")
+            return A.Goto(self.label(), line=line)
+        kinds = INT_TYPES if op not in ("and", "or", "xor") else BIT_TYPES
+        if op == "mul":
+            if words[:1] != ["lo"]:
+                self.unsupported("mul.hi and mul.wide (a product's high half, or a wider product): mul.lo alone", t)
+            words = words[1:]
+        if op == "setp":
+            if not words or words[0] not in CMP:
+                self.fail_at(ms[0][1] if ms else t, f"setp's comparison (.{', .'.join(CMP)})")
+            cmp, words = words[0], words[1:]
+        if len(words) != 1 or words[0] not in kinds:
+            at = ms[-1][1] if ms else t
+            self.fail_at(at, f"{op}'s type, one of .{', .'.join(kinds)}, and no other qualifier")
+        typ = words[0]
+        if op == "setp":
+            p = self.predicate()
+            self.comma()
+            a = self.value()
+            self.comma()
+            b = self.value()
+            return A.Assign(p, A.BinOp(self.comparison(cmp, typ, ms[0][1]), a, b, line=line), line=line)
+        dst = self.reg()
+        self.comma()
+        a = self.value()
+        if op == "mov":
+            return A.Assign(dst, a, line=line)
+        self.comma()
+        if op == "shl":  # a * 2^n (hrf's values are 64-bit signed: n at most 62)
+            at = self.peek()
+            k = self.number(self.expect("int", "a number of bits"))
+            if k > 62:
+                self.fail_at(at, "a shift of at most 62 bits (hrf's values are 64-bit signed integers)")
+            return A.Assign(dst, A.BinOp("*", a, A.Const(1 << k), line=line), line=line)
+        b = self.value()
+        if op == "selp":
+            self.comma()
+            guard = A.Reg(self.predicate(), line=line)
+            chosen = A.BinOp("*", A.BinOp("!=", guard, A.Const(0)), a, line=line)
+            other = A.BinOp("*", A.BinOp("==", guard, A.Const(0)), b, line=line)
+            return A.Assign(dst, A.BinOp("+", chosen, other, line=line), line=line)
+        return A.Assign(dst, A.BinOp(BINARY_OPS[op], a, b, line=line), line=line)
+
+    def comparison(self, cmp: str, typ: str, t) -> str:
+        """setp's comparison on `typ`: signed for `.s` types, unsigned for `.u` types (where `lt`
+        reads as `lo`, as compilers write it), `eq` and `ne` alone for bit-size types (the ISA:
+        "ordering comparisons are not defined for bit-size types")."""
+        if typ[0] == "b" and cmp not in ("eq", "ne"):
+            self.fail_at(t, f"eq or ne on .{typ} (the ISA defines no ordering of bit-size types)")
+        if typ[0] == "s" and cmp in ("lo", "ls", "hi", "hs"):
+            self.fail_at(t, f"lt, le, gt or ge on .{typ} ({cmp}: the ISA's unsigned comparisons)")
+        if typ[0] == "u":
+            return CMP[{"lt": "lo", "le": "ls", "gt": "hi", "ge": "hs"}.get(cmp, cmp)]
+        return CMP[cmp]
 
     def access(self, op: str, ms: list, t, line: int):
         """A load or a store: `ld{.sem.scope}{.space}{.cop}{.hints}{.vec}.type d, [a]` and `st` alike

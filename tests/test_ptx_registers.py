@@ -1,0 +1,144 @@
+"""PTX's register instructions and guard predicates as real kernels write
+them ([PTXISA] "Predicated Execution", "Integer Arithmetic Instructions",
+"Comparison and Selection Instructions", `mov`, `bra`): `setp.cmp.type p,
+a, b`, `@p` / `@!p` before any instruction, `selp`, typed `add`/`sub`/
+`mul.lo`/`and`/`or`/`xor`/`shl`, `mov.type`, `bra{.uni}`. They compute on
+hrf's 64-bit values; setp compares signed for `.s` types and unsigned for
+`.u` types. Each expected value is worked out next to its test; no file of
+../shared is read."""
+
+from pathlib import Path
+
+import pytest
+
+import hrf
+from hrf.errors import LitmusSyntaxError, UnsupportedFeature
+from hrf.gpu.lower import lower
+
+PTX7 = Path(hrf.__file__).parent / "corpus" / "ptx7"
+MODELS = ["ptx-6.0", "ptx-7.5", "ptx-8.0"]
+
+
+def one_thread(rows: list[str], model: str = "ptx-7.5", init: str = "x=0;") -> dict:
+    """The single outcome of a one-thread test, every register r0.. observed."""
+    regs = sorted({w.strip(",") for r in rows for w in r.split() if w.strip(",").startswith("r")})
+    cond = " /\\ ".join(f"P0:{r} == P0:{r}" for r in regs)
+    body = "\n".join(f" {r} ;" for r in rows)
+    r = hrf.check(f"PTX t\n{{\n{init}\n}}\n P0@cta 0,gpu 0 ;\n{body}\nexists ({cond})\n", model)
+    assert r.error is None and r.complete and len(r.outcomes) == 1, (r.error, r.outcomes)
+    return {k.split(":")[1]: v for k, v in r.outcomes[0].items()}
+
+
+@pytest.mark.parametrize("m", MODELS)
+def test_the_corpus_test_guards_its_read_with_a_predicate(m):
+    """litmus/ptx7/MP+setp-guard: P1 reads x only where its acquire read 1;
+    there the release/acquire pair (morally strong) orders P0's store before
+    the read, which reads 1 (Causality). Where the acquire read 0, r1 keeps
+    its 2. Forbidden, and exactly these two outcomes."""
+    r = hrf.check(PTX7 / "MP+setp-guard.litmus", m)
+    assert r.error is None and r.condition_holds is False
+    assert {(o["1:r0"], o["1:r1"]) for o in r.outcomes} == {(0, 2), (1, 1)}
+
+
+def test_arithmetic_moves_selections_and_shifts():
+    """mov 5; add 5 + 3 = 8; sub 8 - 10 = -2; mul.lo -2 * 3 = -6; and 12 & 10
+    = 8; or 12 | 3 = 15; xor 15 ^ 5 = 10; shl 3 << 4 = 48; setp.eq 8 == 8
+    holds: selp picks 100; setp.ne 8 != 8 does not: selp picks 200."""
+    got = one_thread(
+        [
+            "mov.u32 r0, 5",
+            "add.s32 r1, r0, 3",
+            "sub.s32 r2, r1, 10",
+            "mul.lo.s32 r3, r2, 3",
+            "and.b32 r4, 12, 10",
+            "or.b32 r5, 12, 3",
+            "xor.b32 r6, r5, 5",
+            "shl.b32 r7, 3, 4",
+            "setp.eq.s32 p1, r1, 8",
+            "selp.s32 r8, 100, 200, p1",
+            "setp.ne.s32 p2, r1, 8",
+            "selp.s32 r9, 100, 200, p2",
+        ]
+    )
+    assert got == {"r0": 5, "r1": 8, "r2": -2, "r3": -6, "r4": 8, "r5": 15, "r6": 10, "r7": 48, "r8": 100, "r9": 200}
+
+
+@pytest.mark.parametrize(
+    ("cmp", "typ", "a", "b", "holds"),
+    [
+        # signed: -1 < 1
+        ("lt", "s32", -1, 1, True),
+        ("ge", "s64", -1, 1, False),
+        # unsigned: -1's bits are the largest unsigned value, so not below 1; lt on .u reads as lo
+        ("lt", "u32", -1, 1, False),
+        ("lo", "u32", -1, 1, False),
+        ("hi", "u64", -1, 1, True),
+        ("ls", "u32", 2, 2, True),
+        ("hs", "u16", 1, 2, False),
+        ("le", "u32", 1, 2, True),
+        # equality on bit-size types
+        ("eq", "b32", 7, 7, True),
+        ("ne", "b64", 7, 7, False),
+    ],
+)
+def test_setp_compares_as_its_type_says(cmp, typ, a, b, holds):
+    got = one_thread([f"mov.s64 r0, {a}", f"setp.{cmp}.{typ} p1, r0, {b}", "selp.s32 r1, 1, 0, p1"])
+    assert got["r1"] == int(holds)
+
+
+def test_guards_run_an_instruction_where_the_predicate_holds_or_not():
+    """p1 holds (1 == 1), p2 does not: @p1 and @!p2 run, @!p1 and @p2 do not;
+    a guarded store writes x, a guarded-off one does not; a guarded branch
+    skips the add."""
+    got = one_thread(
+        [
+            "mov.u32 r0, 1",
+            "setp.eq.u32 p1, r0, 1",
+            "setp.eq.u32 p2, r0, 2",
+            "mov.u32 r1, 0",
+            "mov.u32 r2, 0",
+            "@p1 add.u32 r1, r1, 10",
+            "@!p1 add.u32 r1, r1, 100",
+            "@p2 add.u32 r2, r2, 10",
+            "@!p2 add.u32 r2, r2, 100",
+            "@p1 st.weak.u32 [x], 5",
+            "@p2 st.weak.u32 [x], 6",
+            "ld.weak.u32 r3, [x]",
+            "mov.u32 r4, 1",
+            "@p1 bra.uni LC00",
+            "add.u32 r4, r4, 1",
+            "LC00:",
+        ]
+    )
+    assert got == {"r0": 1, "r1": 10, "r2": 100, "r3": 5, "r4": 1}
+
+
+def test_hrf_run_writes_unsigned_comparisons_unsigned():
+    """The lowering writes setp's unsigned comparison as `setp.lo.u32` (the
+    generated code is compiled and checked with nvcc where it is at hand:
+    tests/test_gpu_toolchain.py runs every shipped test)."""
+    t = hrf.parse(
+        "PTX t\n{\nx=0;\n}\n P0@cta 0,gpu 0 ;\n ld.weak.u32 r0, [x] ;\n setp.lt.u32 p1, r0, 3 ;\n"
+        " @p1 st.weak.u32 [x], 1 ;\nexists (P0:r0 == 0)\n"
+    )
+    code = "\n".join(lower(t).threads[0].lines)
+    assert "setp.lo.u32" in code
+
+
+@pytest.mark.parametrize(
+    ("row", "error", "words"),
+    [
+        ("setp.lt.b32 p1, r0, 1", LitmusSyntaxError, "eq or ne on .b32"),
+        ("setp.lo.s32 p1, r0, 1", LitmusSyntaxError, "lt, le, gt or ge on .s32"),
+        ("setp.u32 p1, r0, 1", LitmusSyntaxError, "setp's comparison"),
+        ("add.u8 r1, r0, 1", LitmusSyntaxError, "add's type"),
+        ("add.sat.s32 r1, r0, 1", LitmusSyntaxError, "add's type, one of"),
+        ("shl.b32 r1, r0, 63", LitmusSyntaxError, "a shift of at most 62 bits"),
+        ("@p1 LC00:", LitmusSyntaxError, "an instruction after the guard"),
+        ("@r1 st.weak.u32 [x], 1", LitmusSyntaxError, "a predicate register"),
+        ("mul.hi.s32 r1, r0, 3", UnsupportedFeature, "mul.lo alone"),
+    ],
+)
+def test_malformed_forms_are_located_errors(row, error, words):
+    with pytest.raises(error, match=words):
+        hrf.parse(f"PTX t\n{{\nx=0;\n}}\n P0@cta 0,gpu 0 ;\n ld.weak.u32 r0, [x] ;\n {row} ;\nexists (x == 0)\n")
