@@ -125,6 +125,16 @@ def test_hrf_run_writes_unsigned_comparisons_unsigned():
     assert "setp.lo.u32" in code
 
 
+def test_predicate_logic():
+    """p1 holds (1 == 1), p2 does not (1 == 2): and is 0, or 1, xor 1,
+    not p1 0, mov p1 1; each read through selp."""
+    rows = ["mov.u32 r0, 1", "setp.eq.u32 p1, r0, 1", "setp.eq.u32 p2, r0, 2"]
+    rows += ["and.pred p3, p1, p2", "or.pred p4, p1, p2", "xor.pred p5, p1, p2", "not.pred p6, p1", "mov.pred p7, p1"]
+    rows += [f"selp.u32 r{k}, 1, 0, p{k}" for k in range(3, 8)]
+    got = one_thread(rows)
+    assert [got[f"r{k}"] for k in range(3, 8)] == [0, 1, 1, 0, 1]
+
+
 @pytest.mark.parametrize(
     ("row", "error", "words"),
     [
@@ -137,6 +147,8 @@ def test_hrf_run_writes_unsigned_comparisons_unsigned():
         ("@p1 LC00:", LitmusSyntaxError, "an instruction after the guard"),
         ("@r1 st.weak.u32 [x], 1", LitmusSyntaxError, "a predicate register"),
         ("mul.hi.s32 r1, r0, 3", UnsupportedFeature, "mul.lo alone"),
+        ("not.b32 r1, r0", LitmusSyntaxError, "not.pred p, q"),
+        ("and.pred p1, r0, p2", LitmusSyntaxError, "a predicate register"),
     ],
 )
 def test_malformed_forms_are_located_errors(row, error, words):

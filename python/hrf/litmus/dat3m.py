@@ -208,7 +208,7 @@ class Dat3mReader(TokenReader):
 
     def at_tail(self) -> bool:
         t = self.peek()
-        return t[0] in (END, "~") or t[0] == "name" and t[1] in TAIL_WORDS and self.peek(1)[0] not in (":", ".")
+        return t[0] in (END, "~") or t[0] == "name" and t[1] in TAIL_WORDS and self.peek(1)[0] not in (":", ".", "mod")
 
     def row(self, bodies: list) -> None:
         """One row of cells, each appended to its thread's body."""

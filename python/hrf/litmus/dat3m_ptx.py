@@ -128,7 +128,7 @@ RMW_ORDERS = {"rlx": ("rlx", "rlx"), "acq": ("acq", "rlx"), "rel": ("rlx", "rel"
 
 # the ISA's integer instructions on registers (`register_op`), their types and setp's comparisons
 BINARY_OPS = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^"}
-REGISTER_OPS = (*BINARY_OPS, "shl", "mov", "setp", "selp", "bra")
+REGISTER_OPS = (*BINARY_OPS, "not", "shl", "mov", "setp", "selp", "bra")
 INT_TYPES = ("u16", "u32", "u64", "s16", "s32", "s64", "b16", "b32", "b64")
 BIT_TYPES = ("b16", "b32", "b64")
 CMP = {
@@ -320,8 +320,20 @@ class PtxReader(HopperForms):
         "Logic and Shift Instructions", "Comparison and Selection Instructions", `mov`, `bra`), on
         hrf's 64-bit values (docs/readings.md): `add`/`sub`/`mul.lo`/`and`/`or`/`xor.type d, a, b`,
         `shl.type d, a, n` (n a number), `mov.type d, a`, `setp.cmp.type p, a, b`,
-        `selp.type d, a, b, p`, `bra{.uni} L`."""
+        `selp.type d, a, b, p`, `bra{.uni} L`; on predicates `and`/`or`/`xor.pred p, q, r`,
+        `not.pred p, q` and `mov.pred p, q` (a predicate holds 1 or 0: setp's)."""
         words = [w for w, _ in ms]
+        if words == ["pred"] and op in ("and", "or", "xor", "not", "mov"):
+            p = self.predicate()
+            self.comma()
+            q = A.Reg(self.predicate(), line=line)
+            if op in ("not", "mov"):
+                return A.Assign(p, A.BinOp("==", q, A.Const(0), line=line) if op == "not" else q, line=line)
+            self.comma()
+            r = A.Reg(self.predicate(), line=line)
+            return A.Assign(p, A.BinOp(BINARY_OPS[op], q, r, line=line), line=line)
+        if op == "not":
+            self.fail_at(ms[0][1] if ms else t, "not.pred p, q (not on integer types is not read)")
         if op == "bra":
             if words not in ([], ["uni"]):
                 self.fail_at(ms[0][1], "bra or bra.uni and a label")
