@@ -154,3 +154,14 @@ def test_predicate_logic():
 def test_malformed_forms_are_located_errors(row, error, words):
     with pytest.raises(error, match=words):
         hrf.parse(f"PTX t\n{{\nx=0;\n}}\n P0@cta 0,gpu 0 ;\n ld.weak.u32 r0, [x] ;\n {row} ;\nexists (x == 0)\n")
+
+
+def test_registers_named_as_compilers_name_them():
+    """`%r0` and `%p1` (nvcc's names) are the dialect's `r0` and `p1`: the
+    corpus test written with them reads as the same test."""
+    import re
+
+    text = (PTX7 / "MP+setp-guard.litmus").read_text()
+    renamed = re.sub(r"\b([rp][0-9])", r"%\1", text)
+    assert "%r0" in renamed and "@%p1" in renamed and "P1:%r0" in renamed
+    assert hrf.parse(renamed) == hrf.parse(text)

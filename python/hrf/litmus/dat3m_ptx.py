@@ -154,10 +154,13 @@ class PtxReader(HopperForms):
     ARCH = "PTX"
     # a modifier may begin with a digit (`cp.async.bulk.tensor.2d`)
     TOKEN = re.compile(
-        Dat3mReader.TOKEN.pattern.replace(r"(?P<mod>\.[A-Za-z_]", r"(?P<mod>\.[A-Za-z_0-9]").replace(
+        Dat3mReader.TOKEN.pattern.replace(r"(?P<mod>\.[A-Za-z_]", r"(?P<mod>\.[A-Za-z_0-9]")
+        .replace(
             r"~<>\-]",
             r"~<>\-+!]",  # `+`: an address's offset, `[x+4]`; `!`: a negated guard, `@!p`
         )
+        # a register as compilers name it, `%r1` or `%p1`: the dialect's `r1`, `p1`
+        .replace(r"(?P<skip>[ \t\f\r\n]+", r"(?P<skip>[ \t\f\r\n]+|%(?=[rp][0-9])")
     )
 
     def __init__(self, src: str):
