@@ -10,7 +10,7 @@ which hrf flags (`mixed_size_race`). hrf reads such an array as elements of
 its narrowest access's bytes, a wider access as one event of each element
 it covers, read and ordered whole against an access of the same bytes
 (docs/readings.md). Each verdict is derived next to its test from the ISA's
-axioms; no file of ../shared is read."""
+axioms; no file beside the repository is read."""
 
 import itertools
 from pathlib import Path
@@ -20,9 +20,10 @@ import pytest
 import hrf
 from hrf.errors import LitmusSyntaxError, UnsupportedFeature
 from hrf.models import get as model
+from test_ptx_registers import one_thread
+from test_ptx_vectors import ptx
 
 MODELS = ["ptx-6.0", "ptx-7.5", "ptx-8.0"]
-HEADS = "P0@cta 0,gpu 0 | P1@cta 1,gpu 0"
 
 
 PTX7 = Path(hrf.__file__).parent / "corpus" / "ptx7"
@@ -53,11 +54,6 @@ def test_the_corpus_mixed_size_tests(name, m):
     assert r.error is None and r.complete
     assert (r.condition_holds, bool(r.flags)) == CORPUS[name], (name, m)
     assert [f["kind"] for f in r.flags] in ([], ["mixed_size_race"])
-
-
-def ptx(init: str, rows: list[str], cond: str, heads: str = HEADS) -> str:
-    body = "\n".join(f" {r} ;" for r in rows)
-    return f"PTX t\n{{\n{init}\n}}\n {heads} ;\n{body}\n{cond}\n"
 
 
 def check(text: str, m, tmp_path, **kw):
@@ -180,15 +176,6 @@ def test_a_threads_accesses_of_several_sizes_keep_program_order(m, tmp_path):
         assert loose.condition_holds is True
 
 
-def one_thread(m, rows: list[str], tmp_path) -> dict:
-    """The outcome of a one-thread test of x[4], every register observed."""
-    regs = sorted({w.strip(",") for r in rows for w in r.split() if w.strip(",").startswith("r")})
-    cond = "exists (" + " /\\ ".join(f"P0:{r} == P0:{r}" for r in regs) + ")"
-    r = check(ptx("x[4];", rows, cond, heads="P0@cta 0,gpu 0"), m, tmp_path)
-    assert len(r.outcomes) == 1 and not r.flags
-    return {k.split(":")[1]: v for k, v in r.outcomes[0].items()}
-
-
 @pytest.mark.parametrize("m", MODELS)
 def test_values_are_bytes_little_endian_and_signed_types_sign_extend(m, tmp_path):
     """One thread, no race (its accesses are in program order). A 16-bit
@@ -201,15 +188,15 @@ def test_values_are_bytes_little_endian_and_signed_types_sign_extend(m, tmp_path
     as hrf's 64-bit signed values."""
     assert 0x0004000300020001 == 1125912791875585
     v = "1125912791875585"
-    assert one_thread(m, [f"st.weak.u64 [x], {v}", "ld.weak.u16 r0, [x+2]", "ld.weak.u32 r1, [x+4]"], tmp_path) == {
+    assert one_thread([f"st.weak.u64 [x], {v}", "ld.weak.u16 r0, [x+2]", "ld.weak.u32 r1, [x+4]"], m, "x[4];") == {
         "r0": 2,
         "r1": 0x00040003,
     }
     rows = ["st.weak.s32 [x+4], -1", "ld.weak.s32 r2, [x+4]", "ld.weak.u32 r3, [x+4]"]
     rows += ["ld.weak.s16 r4, [x+6]", "ld.weak.u16 r5, [x+6]"]
-    assert one_thread(m, rows, tmp_path) == {"r2": -1, "r3": 4294967295, "r4": -1, "r5": 65535}
+    assert one_thread(rows, m, "x[4];") == {"r2": -1, "r3": 4294967295, "r4": -1, "r5": 65535}
     rows = [f"st.weak.u64 [x], {v}", "st.weak.s32 [x+4], -1", "ld.weak.u64 r6, [x]"]
-    assert one_thread(m, rows, tmp_path) == {"r6": 0xFFFFFFFF00020001 - (1 << 64)}
+    assert one_thread(rows, m, "x[4];") == {"r6": 0xFFFFFFFF00020001 - (1 << 64)}
     assert 0xFFFFFFFF00020001 - (1 << 64) == -4294836223
 
 

@@ -4,8 +4,8 @@ them ([PTXISA] "Predicated Execution", "Integer Arithmetic Instructions",
 a, b`, `@p` / `@!p` before any instruction, `selp`, typed `add`/`sub`/
 `mul.lo`/`and`/`or`/`xor`/`shl`, `mov.type`, `bra{.uni}`. They compute on
 hrf's 64-bit values; setp compares signed for `.s` types and unsigned for
-`.u` types. Each expected value is worked out next to its test; no file of
-../shared is read."""
+`.u` types. Each expected value is worked out next to its test; no file beside
+the repository is read."""
 
 from pathlib import Path
 
@@ -14,18 +14,18 @@ import pytest
 import hrf
 from hrf.errors import LitmusSyntaxError, UnsupportedFeature
 from hrf.gpu.lower import lower
+from test_ptx_vectors import ptx
 
 PTX7 = Path(hrf.__file__).parent / "corpus" / "ptx7"
 MODELS = ["ptx-6.0", "ptx-7.5", "ptx-8.0"]
 
 
 def one_thread(rows: list[str], model: str = "ptx-7.5", init: str = "x=0;") -> dict:
-    """The single outcome of a one-thread test, every register r0.. observed."""
+    """The single outcome of a one-thread test, unflagged, every register r0.. observed."""
     regs = sorted({w.strip(",") for r in rows for w in r.split() if w.strip(",").startswith("r")})
-    cond = " /\\ ".join(f"P0:{r} == P0:{r}" for r in regs)
-    body = "\n".join(f" {r} ;" for r in rows)
-    r = hrf.check(f"PTX t\n{{\n{init}\n}}\n P0@cta 0,gpu 0 ;\n{body}\nexists ({cond})\n", model)
-    assert r.error is None and r.complete and len(r.outcomes) == 1, (r.error, r.outcomes)
+    cond = "exists (" + " /\\ ".join(f"P0:{r} == P0:{r}" for r in regs) + ")"
+    r = hrf.check(ptx(init, rows, cond, heads="P0@cta 0,gpu 0"), model)
+    assert r.error is None and r.complete and len(r.outcomes) == 1 and not r.flags, (r.error, r.outcomes)
     return {k.split(":")[1]: v for k, v in r.outcomes[0].items()}
 
 

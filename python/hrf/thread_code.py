@@ -327,7 +327,7 @@ class ThreadCompiler(LivenessCode):
         first element and their number; the ISA's accesses "overlap completely" where theirs agree).
         A load's value is its elements' bytes (sign-extended for a `.s` type), a store's elements
         hold its value's bytes."""
-        grain, width = self.p.mixed[op.loc], int(op.dtype[1:]) // 8
+        grain, width = self.p.mixed[op.loc], A.type_bytes(op.dtype)
         first = op.offset.value if isinstance(op.offset, A.Const) else 0
         n, bits = width // grain, 8 * grain
         self.p.accesses += 1

@@ -130,6 +130,11 @@ def with_fields(n, **changes):
     return type(n)(**{f: changes.get(f, getattr(n, f)) for f in fields_of(n)})
 
 
+def type_bytes(dtype: str) -> int:
+    """The bytes of a PTX access's type (`u32`: 4, `s8`: 1)."""
+    return int(dtype[1:]) // 8
+
+
 # ---------------------------------------------------------------- expressions
 @node
 class Const:

@@ -287,10 +287,10 @@ class Dat3mReader(TokenReader):
     def unsupported(self, msg: str, t) -> None:
         self.defer(Unsupported(msg, t[2], t[3]))
 
-    def reg(self) -> str:
+    def reg(self, pattern: str = r"r[0-9]+", what: str = "a register (r0, r1, ...)") -> str:
         t = self.peek()
-        if t[0] != "name" or not re.fullmatch(r"r[0-9]+", t[1]):
-            self.fail("a register (r0, r1, ...)")
+        if t[0] != "name" or not re.fullmatch(pattern, t[1]):
+            self.fail(what)
         self.i += 1
         return t[1]
 

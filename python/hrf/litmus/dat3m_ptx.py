@@ -147,7 +147,7 @@ CMP = {
 
 def type_width(q: dict) -> int | None:
     """The bytes of an access's type (`.u32`: 4), None where it names none (Dat3M's dialect)."""
-    return int(q["type"][0][1:]) // 8 if "type" in q else None
+    return A.type_bytes(q["type"][0]) if "type" in q else None
 
 
 class PtxReader(HopperForms):
@@ -299,11 +299,7 @@ class PtxReader(HopperForms):
 
     def predicate(self) -> str:
         """A predicate register: `p`, `p1`, ... (the ISA's `.pred` registers)."""
-        t = self.peek()
-        if t[0] != "name" or not re.fullmatch(r"p[0-9]*", t[1]):
-            self.fail("a predicate register (p, p1, ...)")
-        self.i += 1
-        return t[1]
+        return self.reg(r"p[0-9]*", "a predicate register (p, p1, ...)")
 
     def guarded(self):
         """`@p instr` or `@!p instr`: the instruction where p holds (does not hold) ([PTXISA]
@@ -564,7 +560,7 @@ class PtxReader(HopperForms):
         def one(op):
             if op.loc not in mixed or not isinstance(op.offset, A.Const):
                 return op
-            k = op.offset.value * type_width({"type": (op.dtype, None)}) // mixed[op.loc]
+            k = op.offset.value * A.type_bytes(op.dtype) // mixed[op.loc]
             return A.with_fields(op, offset=A.with_fields(op.offset, value=k))
 
         out = []
