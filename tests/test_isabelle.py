@@ -925,6 +925,31 @@ def test_a_barrier_resource_held_in_a_register_is_exported_with_its_value(tmp_pa
     check_session(tmp_path / "out")
 
 
+def test_a_flag_that_reads_a_witness_order_is_exported_as_its_union_over_the_orders(tmp_path):
+    # ptx-7.5's mixed_size_race reads the Fence-SC order: the exported flag
+    # (the constant the test theories' lemmas name) unites the check's
+    # relation over the total orders that pass the checks reading the order;
+    # the core raised it in every execution of SB+u64+halves+fence.sc (each
+    # under some order), so each execution's lemma states it raised.
+    mt = model_theory("ptx-7.5")
+    const, kind = mt.flags["mixed_size_race"]
+    assert (const, kind) == ("ptx_7_5_mixed_size_race_some", "empty")
+    (definition,) = [ln for ln in mt.text.splitlines() if ln.startswith(f'  "{const} X = ')]
+    assert "\\<Union>ORD_SYNC_FENCE \\<in> total_orders" in definition
+    assert definition.endswith('then ptx_7_5_mixed_size_race X ORD_SYNC_FENCE else {})))"')
+    r = export_isabelle(ROOT / "litmus" / "ptx7" / "SB+u64+halves+fence.sc.litmus", "ptx-7.5", tmp_path)
+    (t,) = r.tests
+    lemmas = re.findall(r'lemma (ex\d_\w+): "([^"]*)"', t.path.read_text())
+    assert [n for n, _ in lemmas if "mixed_size_race" in n] == [f"ex{k}_mixed_size_race" for k in (1, 2, 3)]
+    assert all(const in p for n, p in lemmas if "mixed_size_race" in n)
+    check_session(tmp_path)
+    # an acyclicity flag over an order has no union form: refused by name
+    m = Model("acyclic-flag-on-order")
+    m.acyclic(m.total_order("S", hrf.dsl.W), "f", flag="f")
+    with pytest.raises(hrf.UnsupportedFeature, match="flag f .acyclic. reads a witness order"):
+        model_theory(m)
+
+
 def test_mapping_lemmas_per_test_read_as_a_session(tmp_path):
     # The ABI mapping from rc11 to ptx-7.5 on a sample of generated C11
     # tests: a theory per test with every candidate execution of the source

@@ -73,6 +73,30 @@ def test_a_false_lemma_or_a_sorry_in_a_test_theory_fails(tmp_path):
     assert _check(tmp_path).returncode != 0
 
 
+def test_a_flag_read_under_some_fence_sc_order_loads_and_a_planted_error_fails(tmp_path):
+    # PTX's mixed-size data-race reads the execution's Fence-SC order (a
+    # witness order): the exported flag is the union of its relation over the
+    # orders the execution is consistent with. SB+u64+halves+fence.sc is
+    # flagged in every execution, each under the order hrf did not find
+    # first for some of them; a lemma that one is race-free fails.
+    r = export_isabelle(CORPUS / "ptx7" / "SB+u64+halves+fence.sc.litmus", "ptx-7.5", tmp_path)
+    (theory,) = [t.theory for t in r.tests]
+    names = ["Hrf_Execution", "Model_ptx_7_5", theory]
+    path = tmp_path / f"{theory}.thy"
+    text = path.read_text()
+    assert len(re.findall(r"lemma ex\d_mixed_size_race: .* ptx_7_5_mixed_size_race_some ex\d", text)) == 3
+    done = subprocess.run(["bash", str(CHECK), str(tmp_path), *names], capture_output=True, text=True, timeout=3600)
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
+    planted = re.sub(
+        r'lemma ex1_mixed_size_race: "[^"]*"',
+        'lemma ex1_mixed_size_race: "ptx_7_5_mixed_size_race_some ex1 = {}"',
+        text,
+    )
+    path.write_text(planted)
+    done = subprocess.run(["bash", str(CHECK), str(tmp_path), *names], capture_output=True, text=True, timeout=3600)
+    assert done.returncode != 0
+
+
 def test_a_false_machine_outcome_fails(tmp_path):
     # Control for the runs: the counterexample of rsp-old on the corrupt MP
     # with a wrong value of r1 is not proved.

@@ -44,6 +44,12 @@ CORPUS = {
     # coherence orders them alike in both halves (Coherence2, whole-co). P2's
     # 32-bit load of x[2] overlaps neither: no race. Forbidden.
     "CoWW+u64-whole": (False, False),
+    # fence.sc between each thread's 64-bit store and its 32-bit load of the
+    # other's array: whichever fence the execution's Fence-SC order puts
+    # first, the other thread's store and this thread's load are in no
+    # causality order: a mixed-size data-race in every execution (flagged);
+    # the axioms (Fence-SC) forbid both loads reading 0.
+    "SB+u64+halves+fence.sc": (False, True),
 }
 
 
@@ -108,6 +114,47 @@ def test_halves_read_without_the_flag_are_a_mixed_size_race(m, tmp_path):
         [("P0", "W", "x[1]"), ("P1", "R", "x[1]")],
     )
     assert "of 8)" in events[0]["op"]
+
+
+# P0: a 64-bit store, fence.sc, a relaxed flag store; P1: a relaxed flag
+# load, fence.sc, a 32-bit load of x's first half (unguarded, or run only
+# where the flag read 1).
+MP_FENCE = [
+    "st.weak.u64 [x], 4294967298   | ld.relaxed.gpu.u32 r0, [flag]",
+    "fence.sc.gpu                  | fence.sc.gpu",
+    "st.relaxed.gpu.u32 [flag], 1  | ld.weak.u32 r1, [x]",
+]
+MP_FENCE_GUARDED = [*MP_FENCE[:2], MP_FENCE[2].split("|")[0] + "| bne r0, 1, LC00", "| ld.weak.u32 r1, [x]", "| LC00:"]
+
+
+@pytest.mark.parametrize("m", MODELS)
+@pytest.mark.parametrize("guarded", [False, True])
+def test_a_mixed_size_race_under_some_fence_sc_order(m, guarded, tmp_path):
+    """The flag reads each execution's own Fence-SC order (the core tries the
+    orders an execution is consistent with), not a union of both.
+    Where P1's flag load reads 1, the fences are release and acquire
+    patterns around it: P0's fence synchronises with P1's, and Fence-SC
+    order cannot contradict causality order, so P0's fence comes first and
+    the store precedes the 32-bit load (no race). Where it reads 0 either
+    order is consistent; with P1's fence first nothing orders the store and
+    the load (a mixed-size data-race), whatever the load reads (0, or the
+    store's half 2): two executions flagged of three. Guarded, the load runs
+    only where the flag read 1: no race."""
+    rows = MP_FENCE_GUARDED if guarded else MP_FENCE
+    r = check(ptx("x[2];\nflag=0;", rows, "exists (P1:r0 == 1 /\\ P1:r1 == 0)"), m, tmp_path)
+    assert r.condition_holds is False
+    if guarded:
+        assert not r.flags and r.flagged_executions == 0
+        assert {(o["1:r0"], o["1:r1"]) for o in r.outcomes} == {(0, 0), (1, 2)}
+        return
+    assert {(o["1:r0"], o["1:r1"]) for o in r.outcomes} == {(0, 0), (0, 2), (1, 2)}
+    assert [f["kind"] for f in r.flags] == ["mixed_size_race"] and r.flagged_executions == 2
+    events = r.flags[0]["events"]
+    assert [(e["thread"], e["kind"], e["loc"]) for e in events] == [("P0", "W", "x[0]"), ("P1", "R", "x[0]")]
+    # the flag's witness execution is shown with the order that leaves them apart: P1's fence first
+    ex = r.flags[0]["execution"]
+    (fences,) = [evs for name, evs in ex["orders"] if name == "sync_fence"]
+    assert [ex["events"][e]["thread"] for e in fences] == [1, 0]
 
 
 # Two relaxed 64-bit stores race (gpu scope, one GPU: morally strong, a

@@ -700,6 +700,7 @@ fn candidates<'b>(
         value: if es.computed.is_empty() { Vec::new() } else { es.events.iter().map(|e| e.value).collect() },
         must,
         unknown: es.computed.keys().fold(0, |s, &w| s | (1 as EventSet) << w),
+        sweep: None,
     };
     st.step(0)?;
     if st.unspent > 0 {
@@ -794,6 +795,22 @@ struct Search<'a, 'b, 'c> {
     /// Per write: the writes co must order with it (`Compiled::co_total`;
     /// none for the reference).
     must: Vec<EventSet>,
+    /// While the witness orders are swept for the flags that read them
+    /// (`sweep_orders`): what the sweep still looks for, and what it found.
+    sweep: Option<Sweep>,
+}
+
+/// A sweep of the witness orders of one execution (rf and co fixed) for the
+/// flag checks that read them (`Compiled::order_flags`).
+struct Sweep {
+    /// The flag checks not raised yet.
+    wanted: Vec<usize>,
+    /// The flags raised under the execution's first order, that read none:
+    /// (kind, check, events), part of each execution the sweep shows.
+    fixed: Vec<(String, String, Vec<usize>)>,
+    /// Those raised under another order: the check, its events, and the
+    /// execution with that order (where a witness is wanted).
+    found: Vec<(usize, Vec<usize>, Option<ExecutionOut>)>,
 }
 
 const SPEND_BATCH: u64 = 256;
@@ -1233,9 +1250,113 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
         Ok(false)
     }
 
+    /// The flags that read a witness order are the execution's where some
+    /// order it is consistent with raises them (an execution has its orders,
+    /// as herd's has its `S`; the search keeps the first order it finds):
+    /// those `raised` (under the first) lacks, raised under another order,
+    /// each with its events and (witnesses wanted) the execution under it.
+    /// A flag that only shrinks as the orders grow, and that the empty orders
+    /// do not raise, no order raises.
+    #[allow(clippy::type_complexity)]
+    fn sweep_orders(
+        &mut self,
+        raised: &[(usize, Vec<usize>)],
+    ) -> Result<Vec<(usize, Vec<usize>, Option<ExecutionOut>)>, Error> {
+        let sh = self.sh;
+        let model = sh.model;
+        let mut wanted: Vec<(usize, bool)> =
+            model.order_flags.iter().copied().filter(|(ci, _)| !raised.iter().any(|r| r.0 == *ci)).collect();
+        // a single order of each set: the one found
+        let several =
+            (0..self.dynm.orders.len()).any(|k| bits(self.ev.set(model.ir.orders[k].set, &self.dynm)).nth(1).is_some());
+        if wanted.is_empty() || !several {
+            return Ok(Vec::new());
+        }
+        let saved = self.dynm.orders.clone();
+        for o in self.dynm.orders.iter_mut() {
+            o.1 = Relation::empty(self.es.n);
+        }
+        self.changed |= READS_ORDERS;
+        self.refresh();
+        let mut keep = Vec::new();
+        for (ci, shrinks) in wanted.drain(..) {
+            if !shrinks || self.ev.check(ci, &self.dynm).is_err() {
+                keep.push(ci);
+            }
+        }
+        let mut found = Vec::new();
+        if !keep.is_empty() {
+            let checks = &model.ir.checks;
+            let fixed = raised
+                .iter()
+                .map(|(ci, evs)| (checks[*ci].flag.clone().unwrap_or_default(), checks[*ci].name.clone(), evs.clone()))
+                .collect();
+            self.sweep = Some(Sweep { wanted: keep, fixed, found: Vec::new() });
+            let swept = self.order_step(0);
+            found = self.sweep.take().map(|s| s.found).unwrap_or_default();
+            swept?;
+        }
+        self.dynm.orders = saved;
+        self.changed |= READS_ORDERS;
+        self.refresh();
+        Ok(found)
+    }
+
+    /// A leaf of `sweep_orders`: under these orders, is the execution
+    /// consistent, and which of the wanted flags does it raise? True once
+    /// none is left to look for.
+    fn sweep_leaf(&mut self) -> Result<bool, Error> {
+        let sh = self.sh;
+        if !sh.spend(1) {
+            return Ok(false);
+        }
+        self.refresh();
+        let checks = &sh.model.ir.checks[..sh.model.judged];
+        for (ci, c) in checks.iter().enumerate() {
+            if c.flag.is_none() && self.ev.check(ci, &self.dynm).is_err() {
+                return Ok(false);
+            }
+        }
+        let Some(mut sweep) = self.sweep.take() else {
+            return Ok(true);
+        };
+        let mut now = Vec::new();
+        sweep.wanted.retain(|&ci| match self.ev.check(ci, &self.dynm) {
+            Err(evs) => {
+                now.push((ci, evs));
+                false
+            }
+            Ok(_) => true,
+        });
+        if !now.is_empty() {
+            let named = |ci: usize, evs: &Vec<usize>| {
+                (checks[ci].flag.clone().unwrap_or_default(), checks[ci].name.clone(), evs.clone())
+            };
+            let shown = sh.limits.witnesses
+                && now.iter().any(|(ci, _)| !self.part.flags.iter().any(|f| f.check == checks[*ci].name));
+            let exec = if shown {
+                let mut e = self.execution_out();
+                e.raised = sweep.fixed.iter().cloned().chain(now.iter().map(|(ci, evs)| named(*ci, evs))).collect();
+                e.outcome = self.outcome();
+                Some(e)
+            } else {
+                None
+            };
+            for (ci, evs) in now {
+                sweep.found.push((ci, evs, exec.clone()));
+            }
+        }
+        let done = sweep.wanted.is_empty();
+        self.sweep = Some(sweep);
+        Ok(done)
+    }
+
     /// Judge a complete candidate; true if it is consistent.
     fn complete(&mut self) -> Result<bool, Error> {
         let sh = self.sh;
+        if self.sweep.is_some() {
+            return self.sweep_leaf();
+        }
         if !sh.spend(1) {
             return Ok(false);
         }
@@ -1277,11 +1398,17 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                 }
             }
         }
+        let named = |ci: usize| (checks[ci].flag.clone().unwrap_or_default(), checks[ci].name.clone());
+        // the flags that read a witness order and are raised under another order only, each
+        // with its own execution
+        let swept = self.sweep_orders(&raised)?;
+        let own = raised.len();
+        raised.extend(swept.iter().map(|(ci, evs, _)| (*ci, evs.clone())));
+        let mut swept_exec: Vec<Option<ExecutionOut>> = swept.into_iter().map(|(_, _, e)| e).collect();
         let flagged = !raised.is_empty();
         let new_flags: Vec<usize> = (0..raised.len())
             .filter(|&k| !self.part.flags.iter().any(|f| f.check == checks[raised[k].0].name))
             .collect();
-        let named = |ci: usize| (checks[ci].flag.clone().unwrap_or_default(), checks[ci].name.clone());
         let pos = sh.prog.condition.eval(&values);
         if pos {
             self.part.positive += 1;
@@ -1312,7 +1439,8 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
         };
         for k in new_flags {
             let (kind, check) = named(raised[k].0);
-            self.part.flags.push(FlagOut { kind, check, events: raised[k].1.clone(), execution: exec.clone() });
+            let execution = if k < own { exec.clone() } else { swept_exec[k - own].take() };
+            self.part.flags.push(FlagOut { kind, check, events: raised[k].1.clone(), execution });
         }
         if keep {
             self.part.executions.push(exec.clone().unwrap());

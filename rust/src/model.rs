@@ -75,6 +75,11 @@ pub struct Compiled {
     /// Those after them prune only: each is a model check applied to a
     /// lower bound of its relation (`lower_bounds`).
     pub judged: usize,
+    /// The flag checks that read a witness order, each with whether its
+    /// relation only shrinks as the orders grow (so that the empty orders
+    /// bound it from above): such a flag is raised where some order the
+    /// execution is consistent with raises it (`enumerate`'s `sweep_orders`).
+    pub order_flags: Vec<(usize, bool)>,
     /// For each `Tag` node: (template has tag, location has tag).
     tag_tables: Vec<Option<(Vec<bool>, Vec<bool>)>>,
     /// For each `SameEventAttr` / `Foreach`: template attribute values.
@@ -318,16 +323,24 @@ impl Compiled {
                 )));
             }
         }
-        // Flags must not depend on a witness order: an execution is kept with
-        // the first order found (orders only have to exist).
-        for c in &ir.checks {
-            if c.flag.is_some() && c.node < n && reads[c.node] & READS_ORDERS != 0 {
-                return Err(Error::invalid(format!(
-                    "model {}: flag {} depends on a witness order; orders only have to exist",
-                    ir.name, c.name
-                )));
-            }
+        // How each node grows with the witness orders, rf and co held fixed: a
+        // flag that reads an order is raised where some order raises it, and
+        // one that only shrinks as the orders grow is raised by none where the
+        // empty orders do not raise it. A fixed point is not analysed.
+        let mut mono_ord = vec![Mono::Const; n];
+        for (i, node) in ir.nodes.iter().enumerate() {
+            mono_ord[i] = match node {
+                _ if reads[i] & READS_ORDERS == 0 => Mono::Const,
+                Node::Base { .. } => Mono::Up,
+                Node::SetDiff { a, b } | Node::Diff { a, b } => join(mono_ord[*a], flip(mono_ord[*b])),
+                Node::Fix { .. } => Mono::Mixed,
+                node => node.operands().fold(Mono::Const, |acc, k| join(acc, mono_ord[k])),
+            };
         }
+        let order_flags: Vec<(usize, bool)> = (ir.checks.iter().enumerate())
+            .filter(|(_, c)| c.flag.is_some() && c.node < n && reads[c.node] & READS_ORDERS != 0)
+            .map(|(ci, c)| (ci, matches!(mono_ord[c.node], Mono::Const | Mono::Down)))
+            .collect();
         // Monotonicity in rf (and the witness orders) with co held fixed:
         // once the search has chosen all of co (`enumerate::search_order`
         // chooses it before the reads with several possible writes), the
@@ -381,6 +394,7 @@ impl Compiled {
                 prunable_once_co,
                 co_total: Vec::new(),
                 judged,
+                order_flags,
                 tag_tables,
                 attr_tables,
                 thread_attr_tables,

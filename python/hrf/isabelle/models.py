@@ -195,6 +195,7 @@ def model_theory(model: str | Model) -> ModelTheory:
             "",
         ]
     flags, conj = {}, []
+    order_flags: list = []  # flags that read a witness order, with their check's constant
     for c in ir["checks"]:
         const = f"{prefix}_{safe_name(c['name'], 'c').lower()}"
         out += [
@@ -204,9 +205,13 @@ def model_theory(model: str | Model) -> ModelTheory:
             "",
         ]
         defs.append(f"{const}_def")
-        if c["flag"]:
-            if ov[c["node"]]:  # pragma: no cover - the DSL refuses it (hrf.dsl, the core)
-                raise UnsupportedFeature(f"model {m.name}: flag {c['name']} reads a witness order")
+        if c["flag"] and ov[c["node"]]:
+            # raised where some order the execution is consistent with raises it: the union,
+            # over those orders, of its relation (below, once consistency is defined)
+            if c["kind"] == "acyclic":
+                raise UnsupportedFeature(f"model {m.name}: flag {c['name']} (acyclic) reads a witness order")
+            order_flags.append((c, const))
+        elif c["flag"]:
             flags[c["name"]] = (const, c["kind"])
         else:
             conj.append((bool(ov[c["node"]]), c["kind"], holds(c["kind"], f"{const} X{args(c['node'])}"), c["node"]))
@@ -230,6 +235,7 @@ def model_theory(model: str | Model) -> ModelTheory:
         return term(i, top=True, kid=hterm)
 
     inner = " \\<and> ".join(holds(k, hterm(node)) for _, k, _, node in on_orders) or "True"
+    checks_on_orders = inner
     sets = []  # (variable, the term of its order's set)
     for o in ir["orders"]:
         if ov[o["set"]]:  # pragma: no cover - an order's set is fixed by the events
@@ -254,6 +260,25 @@ def model_theory(model: str | Model) -> ModelTheory:
         f'definition {consistent} :: "execution \\<Rightarrow> bool" where',
         f'  "{consistent} X \\<longleftrightarrow> {body}"',
         "",
+    ]
+    for c, const in order_flags:
+        # the flag's relation under each order that passes the checks reading it, united
+        union = f"(if {checks_on_orders} then {const} X{args(c['node'])} else {{}})"
+        for var, over in reversed(sets):
+            union = f"(\\<Union>{var} \\<in> total_orders ({over}). {union})"
+        if hoisted:
+            union = f"(let {'; '.join(f'{v} = {term(i)}' for i, v in hoisted.items())} in {union})"
+        flags[c["name"]] = (f"{const}_some", c["kind"])
+        out += [
+            f"text \\<open>Flag {c['flag']} as the execution raises it: under some order of its",
+            "  witness orders with which it is consistent (the union of the check's relation",
+            "  over them).\\<close>",
+            f'definition {const}_some :: "execution \\<Rightarrow> event rel" where',
+            f'  "{const}_some X = {union}"',
+            "",
+        ]
+        defs.append(f"{const}_some_def")
+    out += [
         "text \\<open>Every definition above, for proofs that unfold the model whole.\\<close>",
         f"lemmas {prefix}_defs = {' '.join(defs)}",
         "",

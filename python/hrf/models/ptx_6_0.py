@@ -64,7 +64,9 @@ def mixed_sizes(model: Model, ordered, po_in_cause: bool = True) -> None:
     other bytes coherence-after it; coherence orders two such writes alike in each element:
     docs/readings.md), and a pair that conflicts and overlaps
     partially, in no causality order, is a mixed-size data-race, to which "the axioms in the
-    memory consistency model do not apply" ("Limitations on Mixed-size Data-races"). Where the
+    memory consistency model do not apply" ("Limitations on Mixed-size Data-races"); causality
+    order takes the execution's Fence-SC order, so the flag is raised where some order the
+    execution is consistent with leaves the pair apart (the core tries them). Where the
     model's causality order leaves program order out (`po_in_cause` False: [PTX19]'s, whose
     SC-per-location axiom orders a thread's accesses of a location, morally strong there), the
     ISA's Coherence and Causality axioms over program order are stated for accesses of a thread
@@ -82,13 +84,6 @@ def mixed_sizes(model: Model, ordered, po_in_cause: bool = True) -> None:
     conflict = (W * M) | (M * W)
     race = (partial_overlap & conflict) - ordered - ordered.inv - po - po.inv  # (no initial write is MIXED)
     model.empty(race, "mixed_size_race", flag="mixed_size_race")
-
-
-def both_ways(sr_=sr):
-    """Each pair of morally strong fence.sc in each other's scope, both ways: the Fence-SC order a
-    flag's causality order takes, so that no order the witness takes raises the flag (an
-    execution's flags are its own, not its fence.sc order's)."""
-    return sr_ & ((F & SC) * (F & SC)) - id_
 
 
 strong_write = W & (RLX | REL)
@@ -195,7 +190,7 @@ def build(dartagnan: bool = False) -> Model:
 
     cause = causality(fence_sc)
     axioms(model, sync, cause, morally_strong, fence_sc, dartagnan)
-    mixed_sizes(model, causality(both_ways()), po_in_cause=False)
+    mixed_sizes(model, cause, po_in_cause=False)
     model.acyclic((morally_strong & (rf | co_ | fr_)) | po_loc, "axiom-ScPerLocation")
     return model
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from ..dsl import F, I, M, Model, id_, loc, po, rf, rmw, universal
 from ..dsl import tag as t
 from .common import sync_fence, vloc
-from .ptx_6_0 import GEN, axioms, both_ways, mixed_sizes, ms1, partial_overlap, patterns, scta, supports, sync_barrier
+from .ptx_6_0 import GEN, axioms, mixed_sizes, ms1, partial_overlap, patterns, scta, supports, sync_barrier
 
 SUR, TEX, CON, ALIAS = t("SUR"), t("TEX"), t("CON"), t("ALIAS")
 PROXIES = (GEN, SUR, TEX, CON)
@@ -89,8 +89,9 @@ def build(dartagnan: bool = False) -> Model:
         cause_base = (po.opt >> ((sync | fences | sync_barrier) >> po.opt).plus) | po
         return observation.opt >> proxy_preserved(cause_base)
 
-    axioms(model, sync, causality(fence_sc), morally_strong, fence_sc, dartagnan)
-    mixed_sizes(model, causality(both_ways()))
+    cause = causality(fence_sc)
+    axioms(model, sync, cause, morally_strong, fence_sc, dartagnan)
+    mixed_sizes(model, cause)
     return model
 
 

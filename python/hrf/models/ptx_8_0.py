@@ -95,7 +95,6 @@ from .common import ACQ, ACQ_REL, QF_UP, REL, SC, same_scope, sync_fence, vloc
 from .ptx_6_0 import (
     RED,
     axioms,
-    both_ways,
     mixed_sizes,
     morally_scoped,
     patterns,
@@ -273,17 +272,17 @@ def build() -> Model:
             proxy_preserved(cause_base, same_proxy, proxy_fence_ops, cta) | (vloc & (read_done >> cause_base.opt))
         )
 
-    axioms(model, sync, causality(fence_sc), morally_strong, fence_sc)
-    mixed_sizes(model, causality(both_ways()))
+    cause = causality(fence_sc)
+    axioms(model, sync, cause, morally_strong, fence_sc)
+    mixed_sizes(model, cause)
     # an mbarrier operation reading an mbarrier no initialisation it sees has set
     model.empty(I(IW & UNINIT) >> rf >> I(R & MBAR), "mbarrier_uninitialised", flag="mbarrier_uninitialised")
     # "Completion Mechanisms for Asynchronous Copy Operations": "modifying the source memory
     # location ... or reading from the destination memory location before the asynchronous
     # operation completes, exhibits undefined behavior": a read of a copy's destination, or a
-    # write of its source, that the copy is not ordered with either way
-    # (a flag is the execution's alone, not its fence.sc order's: here each fence.sc pair, in
-    # each other's scope, orders both ways, so that no order the witness may take raises it)
-    ordered = observation.opt >> (base(both_ways()) | read_done)
+    # write of its source, that the copy is not ordered with either way (in causality order, with
+    # the execution's Fence-SC order: raised where some order the execution takes leaves them apart)
+    ordered = observation.opt >> (base(fence_sc) | read_done)
     unordered = loc - ordered - ordered.inv
     # (a reduction, asynchronous or not, is no read: concurrent bulk reductions of one destination are not flagged)
     early = (I(COPY_WRITE) >> unordered >> I(R - RED)) | (I(COPY_READ) >> unordered >> I(W - IW))

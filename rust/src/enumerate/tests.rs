@@ -507,15 +507,76 @@ fn witness_order_sc_equals_acyclic_sc() {
     }
 }
 
+/// A flag that reads a witness order is raised where some order the
+/// execution is consistent with raises it (herd's executions carry their
+/// `S`), not only under the first order the search finds. SB under SC, with
+/// an order S of its two stores a (P0's) and b (P1's): `S & b*a` is raised
+/// when b comes first, `a*b - S` (which shrinks as S grows) too, `empty - S`
+/// never; a consistency check that forbids b before a leaves none raised.
 #[test]
-fn flags_may_not_read_witness_orders() {
-    let ir: ModelIr = serde_json::from_value(json!({
-            "name": "bad", "nodes": [{"op": "tag", "name": "M"}, {"op": "base", "name": "S"}],
-            "checks": [{"kind": "empty", "node": 1, "name": "f", "flag": "data_race"}],
-            "orders": [{"name": "S", "set": 0}]}))
-    .unwrap();
-    let err = Compiled::new(ir, &sb()).err().expect("rejected").to_string();
-    assert!(err.contains("witness order"));
+fn flags_reading_a_witness_order_are_raised_under_some_order() {
+    let mut prog = sb_json();
+    prog["templates"][0]["tags"] = json!(["A"]);
+    prog["templates"][2]["tags"] = json!(["B"]);
+    let prog: Program = serde_json::from_value(prog).unwrap();
+    let model = |forbid: bool| {
+        let mut ir = sc_model_json();
+        let nodes = ir["nodes"].as_array_mut().unwrap();
+        let k = nodes.len();
+        nodes.extend([
+            json!({"op": "tag", "name": "A"}),
+            json!({"op": "tag", "name": "B"}),
+            json!({"op": "set_union", "a": k, "b": k + 1}),
+            json!({"op": "base", "name": "S"}),
+            json!({"op": "prod", "a": k + 1, "b": k}),
+            json!({"op": "inter", "a": k + 3, "b": k + 4}),
+            json!({"op": "prod", "a": k, "b": k + 1}),
+            json!({"op": "diff", "a": k + 6, "b": k + 3}),
+            json!({"op": "tag", "name": "C"}),
+            json!({"op": "prod", "a": k + 8, "b": k + 8}),
+            json!({"op": "diff", "a": k + 9, "b": k + 3}),
+        ]);
+        let checks = ir["checks"].as_array_mut().unwrap();
+        checks.extend([
+            json!({"kind": "empty", "node": k + 5, "name": "b_first", "flag": "f"}),
+            json!({"kind": "empty", "node": k + 7, "name": "a_not_first", "flag": "f"}),
+            json!({"kind": "empty", "node": k + 10, "name": "never", "flag": "f"}),
+        ]);
+        if forbid {
+            checks.push(json!({"kind": "empty", "node": k + 5, "name": "a_first"}));
+        }
+        ir["orders"] = json!([{"name": "S", "set": k + 2}]);
+        let ir: ModelIr = serde_json::from_value(ir).unwrap();
+        Compiled::new(ir, &prog).unwrap()
+    };
+    for reference in [false, true] {
+        let limits = Limits { reference, ..Limits::default() };
+        let o = check(&prog, &model(false), &limits).unwrap();
+        assert_eq!(summary(&o), summary(&run(&prog, false)));
+        assert_eq!(o.flagged_executions, 3, "every execution, under the order b before a");
+        let mut names: Vec<&str> = o.flags.iter().map(|f| f.check.as_str()).collect();
+        names.sort();
+        assert_eq!(names, ["a_not_first", "b_first"]);
+        for f in &o.flags {
+            // its execution is shown with the order that raises it
+            let e = f.execution.as_ref().unwrap();
+            let (name, order) = &e.orders[0];
+            assert_eq!(name, "S");
+            assert_eq!(order.iter().map(|&x| e.events[x].thread).collect::<Vec<_>>(), [Some(1), Some(0)]);
+            assert!(e.raised.iter().any(|r| r.1 == f.check));
+        }
+        // each execution raises both (its orders shown are the first found)
+        let kept = check(&prog, &model(false), &Limits { keep_all: true, ..limits.clone() }).unwrap();
+        assert_eq!(kept.executions.len(), 3);
+        for e in &kept.executions {
+            let mut raised: Vec<&str> = e.raised.iter().map(|r| r.1.as_str()).collect();
+            raised.sort();
+            assert_eq!(raised, ["a_not_first", "b_first"]);
+        }
+        let o = check(&prog, &model(true), &limits).unwrap();
+        assert_eq!(summary(&o), summary(&run(&prog, false)));
+        assert_eq!((o.flagged_executions, o.flags.len()), (0, 0));
+    }
 }
 
 #[test]
