@@ -8,13 +8,16 @@ is derived next to its test from the ISA's definitions and [PTX19]'s
 axioms (as tests/test_ptx_models.py does)."""
 
 import itertools
+from pathlib import Path
 
 import pytest
 
 import hrf
 from hrf.litmus import ast as A
+from test_ptx_registers import one_thread
 
 MODELS = ["ptx-6.0", "ptx-7.5"]
+PTX7 = Path(hrf.__file__).parent / "corpus" / "ptx7"
 
 
 def ptx(rows: list[str], cond: str, heads: str = "P0@cta 0,gpu 0 | P1@cta 1,gpu 0", init: str = "x=0; y=0;") -> str:
@@ -194,7 +197,15 @@ def test_a_sleep_or_a_cache_policy_is_no_event(hint):
     "cell,words",
     [
         ("ld.local.relaxed.cta r0, x", r"ld\.local: hrf's PTX tests are in global and shared memory alone"),
-        ("ld.relaxed.gpu.f32 r0, x", r"ld\.f32: hrf does not model floating-point values"),
+        ("ld.relaxed.gpu.f64 r0, x", r"ld\.f64: hrf does not model floating-point values other than \.f32 data"),
+        ("ld.global.f16 r0, [x]", r"ld\.f16: hrf does not model floating-point values other than \.f32 data"),
+        ("atom.global.min.f32 r0, [x], 0f3F800000", r"atom\.min\.f32: floating-point arithmetic other than \.add"),
+        ("red.global.max.f32 [x], 0f3F800000", r"red\.max\.f32: floating-point arithmetic other than \.add"),
+        ("atom.global.add.f64 r0, [x], 1", r"atom\.f64: hrf does not model floating-point values other than \.f32"),
+        ("add.f32 r0, r1, 0f3F800000", r"add\.f32: floating-point arithmetic is not modelled"),
+        ("setp.lt.f32 p1, r1, 0f3F800000", r"setp\.f32: floating-point arithmetic is not modelled"),
+        ("mov.f64 r0, 0d3FF0000000000000", r"mov\.f64: floating-point data other than \.f32 is not modelled"),
+        ("st.global.f32 [x], 0d3FF0000000000000", r"0d3FF0000000000000: \.f64 data is not modelled"),
         ("ld.global.nc.u32 r0, x", r"ld\.nc: hrf does not model its cache"),
         ("bar.warp.sync 0", "a warp barrier is not modelled"),
         ("bar.red.popc.u32 r0, 0, 1", "a barrier reduction is not modelled"),
@@ -441,3 +452,64 @@ def test_cache_operators_and_eviction_hints_change_nothing(model):
     # the weak accesses keep their cache operators for hrf run, which writes them as read
     caches = [getattr(op, "cache", None) for op in ops(hinted)]
     assert "cs" in caches and "lu" in caches
+
+
+@pytest.mark.parametrize("m", ["ptx-6.0", "ptx-7.5", "ptx-8.0"])
+def test_f32_data_moves_as_its_bits(m):
+    """litmus/ptx7/MP+f32: .f32 data is moved by ld, st and mov as its bits, and
+    `0f3F800000` is the ISA's exact form of 1.0f ("Floating-Point Constants"):
+    its bits, 1065353216. The release/acquire pair orders the store before the
+    load where the acquire reads 1 (Causality): the load reads 1.0f there.
+    Forbidden; outcomes (0, 0), (0, 1.0f), (1, 1.0f)."""
+    r = hrf.check(PTX7 / "MP+f32.litmus", m)
+    assert r.error is None and r.condition_holds is False and not r.flags
+    one = 0x3F800000
+    assert {(o["1:r0"], o["1:r1"]) for o in r.outcomes} == {(0, 0), (0, one), (1, one)}
+    # the same test with integers for the floats' bits has the same outcomes
+    text = (PTX7 / "MP+f32.litmus").read_text().replace(".f32", ".u32").replace("0f3F800000", str(one))
+    assert hrf.check(text, m).outcomes == r.outcomes
+
+
+def test_f32_vectors_and_constants():
+    """A `.v2.f32` store of two constants and a `.v4.f32` load of them with two
+    more (-2.0f = 0fC0000000 in x[2], 0.5f = 0f3F000000 in x[3] from the
+    initial state): each element its bits, in one thread's program order."""
+    rows = [
+        "st.global.v2.f32 [x], {0f3F800000, 0f40000000}",
+        "ld.global.v4.f32 { r0, r1, r2, r3 }, [x]",
+    ]
+    got = one_thread(rows, init="x[4] = {0, 0, 3221225472, 0x3F000000};")
+    assert got == {"r0": 0x3F800000, "r1": 0x40000000, "r2": 0xC0000000, "r3": 0x3F000000}
+
+
+@pytest.mark.parametrize("m", ["ptx-6.0", "ptx-7.5", "ptx-8.0"])
+def test_float_reductions_are_atomic_ieee_sums(m):
+    """litmus/ptx7/red-add-f32: x = 1.0f, P0 adds 1.0f (red), P1 adds 2.0f
+    (atom). Each is atomic (Atomicity), so x ends at 4.0f in either order,
+    and P1's atom reads 1.0f (first) or 2.0f (after P0's)."""
+    r = hrf.check(PTX7 / "red-add-f32.litmus", m)
+    assert r.error is None and r.condition_holds is True and not r.flags
+    assert {(o["1:r0"], o["x"]) for o in r.outcomes} == {(0x3F800000, 0x40800000), (0x40000000, 0x40800000)}
+
+
+def test_f32_addition_rounds_and_flushes_as_the_isa_says():
+    """[PTXISA] atom/red: ".add ... rounds to nearest even"; on global memory
+    it "flushes subnormal inputs and results to sign-preserving zero", on
+    shared memory it "supports subnormal inputs and results". x and y hold
+    the smallest subnormal (bits 1) and each gets it added: global x becomes
+    +0, shared y two of it (bits 2); the atoms return the old bits. 2^24
+    (0x4B800000) + 1.0f is halfway between 2^24 and 2^24 + 2: the even one,
+    2^24. 1.0f + -1.0f is +0."""
+    rows = [
+        "atom.global.add.f32 r0, [x], 0f00000001",
+        "atom.shared::cta.add.f32 r1, [y], 0f00000001",
+        "atom.global.add.f32 r7, [z], 0f3F800000",
+        "atom.global.add.f32 r2, [w], 0fBF800000",
+        "ld.global.f32 r3, [x]",
+        "ld.shared::cta.f32 r4, [y]",
+        "ld.global.f32 r5, [z]",
+        "ld.global.f32 r6, [w]",
+    ]
+    init = "x = 1; y @ shared P0 = 1; z = 0f4B800000; w = 0f3F800000;"
+    got = one_thread(rows, init=init)
+    assert got == {"r0": 1, "r1": 1, "r2": 0x3F800000, "r3": 0, "r4": 2, "r5": 0x4B800000, "r6": 0, "r7": 0x4B800000}

@@ -469,6 +469,10 @@ impl Expr {
                     "ls" => ((x as u64) <= (y as u64)) as i64,
                     "hi" => ((x as u64) > (y as u64)) as i64,
                     "hs" => ((x as u64) >= (y as u64)) as i64,
+                    // PTX's atom.add.f32 / red.add.f32 on .f32 data held as its bits: IEEE 754
+                    // addition, rounding to nearest even; `+f32ftz` flushes subnormal inputs and
+                    // results to zero of their sign, as the ISA says the global-memory form does
+                    "+f32" | "+f32ftz" => f32_add(x, y, o == "+f32ftz"),
                     "&&" => (x != 0 && y != 0) as i64,
                     "||" => (x != 0 || y != 0) as i64,
                     other => return Err(Error::invalid(format!("unknown operator {other:?}"))),
@@ -1018,6 +1022,20 @@ impl Program {
     }
 }
 
+/// The sum of two `.f32` values held as their bits (the low 32 bits of each
+/// value): IEEE 754 single-precision addition, rounding to nearest even; with
+/// `ftz`, subnormal inputs and a subnormal result are zeros of their sign. A
+/// NaN result is the canonical NaN (0x7fffffff).
+fn f32_add(x: i64, y: i64, ftz: bool) -> i64 {
+    let flush = |v: f32| if ftz && v.is_subnormal() { f32::from_bits(v.to_bits() & 0x8000_0000) } else { v };
+    let sum = flush(flush(f32::from_bits(x as u32)) + flush(f32::from_bits(y as u32)));
+    if sum.is_nan() {
+        0x7fff_ffff
+    } else {
+        i64::from(sum.to_bits())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Expr, RmwOp};
@@ -1040,6 +1058,22 @@ mod tests {
         };
         assert_eq!((cmp("lo", 1, 2), cmp("lo", -1, 2), cmp("<", -1, 2)), (1, 0, 1)); // -1 is the largest
         assert_eq!((cmp("ls", 2, 2), cmp("hi", -1, 0), cmp("hs", 0, -1)), (1, 1, 0));
+    }
+
+    #[test]
+    fn f32_addition_of_the_values_bits() {
+        let cmp = |o: &str, a: i64, b: i64| {
+            Expr::Bin { o: o.into(), a: Box::new(Expr::C { v: a }), b: Box::new(Expr::C { v: b }) }.eval(&[]).unwrap()
+        };
+        // .f32 bits: 1.0 + 2.0 = 3.0; 0.1 + 0.2 rounds to nearest even (0x3e99999a);
+        // the smallest subnormal plus itself is two of it, or 0 flushed; -1 + 1 = +0;
+        // inf - inf is the canonical NaN
+        let (one, two, three) = (0x3f80_0000, 0x4000_0000, 0x4040_0000);
+        assert_eq!(cmp("+f32", one, two), three);
+        assert_eq!(cmp("+f32", 0x3dcc_cccd, 0x3e4c_cccd), 0x3e99_999a);
+        assert_eq!((cmp("+f32", 1, 1), cmp("+f32ftz", 1, 1), cmp("+f32ftz", one, 1)), (2, 0, one));
+        assert_eq!(cmp("+f32", 0xbf80_0000, one), 0);
+        assert_eq!(cmp("+f32", 0x7f80_0000, 0xff80_0000), 0x7fff_ffff);
     }
 
     #[test]

@@ -715,6 +715,12 @@ class _Emitter:
                 _refuse("a compare-exchange whose result is a success flag", op.line)
             return
         kind = ATOM_OP.get(op.op)
+        if isinstance(op.update, A.BinOp) and op.update.op in ("+f32", "+f32ftz"):  # atom/red.add.f32, as written
+            kind = "add.f32"
+            if isinstance(op.operand, A.Const):  # an .f32 instruction's immediate: the float's exact bits
+                operand = f"0f{op.operand.value & 0xFFFFFFFF:08X}"
+        elif op.update is not None:
+            _refuse("an atomic update of no PTX form", op.line)
         if op.op == "sub":  # PTX has no atom.sub: add the negation
             neg = self.temp()
             self.emit(f"neg.s32 {neg}, {operand};")

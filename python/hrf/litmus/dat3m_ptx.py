@@ -68,8 +68,11 @@ cluster of one), unless no thread names one and the test uses no
 `.cluster` scope. A location declared `x @ shared P1` lies in the shared
 memory of P1's CTA: its CTA reaches it generically or through
 `.shared::cta`, the other CTAs of its cluster through `.shared::cluster`,
-no other thread at all. Forms the ISA gives but hrf does not model (other
-state spaces, floating-point types, `bar.red`, warp barriers, `.nc`,
+no other thread at all. `.f32` data is moved by `ld`, `st` and `mov` as
+its bits (`0f3F800000`, the ISA's exact form of 1.0f, is 1065353216) and
+summed by `atom.add.f32`/`red.add.f32` (an update RMW: the core's IEEE sum).
+Forms the ISA gives but hrf does not model (other state spaces,
+floating-point arithmetic and other float types, `bar.red`, warp barriers, `.nc`,
 atomic operations of an array accessed with several sizes, `.b128`,
 sm_100's 256-bit vectors) are refused by name.
 """
@@ -92,6 +95,7 @@ RMW = {"add": "add", "sub": "sub", "mul": "mul", "and": "and", "or": "or", "xor"
 RMW_PTX = {**RMW, "min": "min", "max": "max", "inc": "inc", "dec": "dec"}
 UNSIGNED = {"min": "umin", "max": "umax"}
 TYPE = re.compile(r"[bus](8|16|32|64)")
+FLOAT = re.compile(r"f16|f16x2|bf16|bf16x2|tf32|f32|f64")  # the ISA's floating-point types
 # the instruction names of each kind, with the proxy each one accesses memory through
 LOADS = {"ld": "GEN", "tld": "TEX", "suld": "SUR", "cold": "CON"}
 STORES = {"st": "GEN", "sust": "SUR"}
@@ -161,7 +165,21 @@ class PtxReader(HopperForms):
         )
         # a register as compilers name it, `%r1` or `%p1`: the dialect's `r1`, `p1`
         .replace(r"(?P<skip>[ \t\f\r\n]+", r"(?P<skip>[ \t\f\r\n]+|%(?=[rp][0-9])")
+        # the ISA's floating-point constants, as their bits: `0f3F800000` (.f32), `0d...` (.f64)
+        .replace(r"(?P<int>0x", r"(?P<int>0[fF][0-9a-fA-F]{8}(?![0-9A-Za-z_])|0[dD][0-9a-fA-F]{16}(?![0-9A-Za-z_])|0x")
     )
+
+    def number(self, t) -> int:
+        """An integer, or a floating-point constant as the ISA writes its exact bits ([PTXISA]
+        "Floating-Point Constants": `0[fF]{hexdigit}{8}` single precision): the value of .f32 data,
+        which ld, st and mov move as its bits (docs/readings.md). A `0d` constant (.f64) is
+        refused by name: its bits pass hrf's range for a value."""
+        if t[1][:2] in ("0f", "0F"):
+            return int(t[1][2:], 16)
+        if t[1][:2] in ("0d", "0D"):
+            self.unsupported(f"{t[1]}: .f64 data is not modelled (its bits pass hrf's range for a value)", t)
+            return 0
+        return super().number(t)
 
     def __init__(self, src: str):
         super().__init__(src)
@@ -337,7 +355,9 @@ class PtxReader(HopperForms):
             if words not in ([], ["uni"]):
                 self.fail_at(ms[0][1], "bra or bra.uni and a label")
             return A.Goto(self.label(), line=line)
-        kinds = INT_TYPES if op not in ("and", "or", "xor") else BIT_TYPES
+        kinds: tuple[str, ...] = INT_TYPES if op not in ("and", "or", "xor") else BIT_TYPES
+        if op == "mov":
+            kinds += ("f32",)  # a copy of .f32 data: its bits
         if op == "mul":
             if words[:1] != ["lo"]:
                 self.unsupported("mul.hi and mul.wide (a product's high half, or a wider product): mul.lo alone", t)
@@ -346,6 +366,14 @@ class PtxReader(HopperForms):
             if not words or words[0] not in CMP:
                 self.fail_at(ms[0][1] if ms else t, f"setp's comparison (.{', .'.join(CMP)})")
             cmp, words = words[0], words[1:]
+        floats = [(w, k) for w, k in ms if FLOAT.fullmatch(w) and (op, w) != ("mov", "f32")]
+        if floats:
+            what = "floating-point data other than .f32" if op == "mov" else "floating-point arithmetic"
+            self.unsupported(
+                f"{op}.{floats[0][0]}: {what} is not modelled (.f32 data moves through ld, st and mov as its bits)",
+                floats[0][1],
+            )
+            return self.skip_operands(line)
         if len(words) != 1 or words[0] not in kinds:
             at = ms[-1][1] if ms else t
             self.fail_at(at, f"{op}'s type, one of .{', .'.join(kinds)}, and no other qualifier")
@@ -733,8 +761,8 @@ class PtxReader(HopperForms):
                 kind = "scope"
             elif word == "global" or word in SHARED:
                 kind = "space"
-            elif TYPE.fullmatch(word):
-                kind = "type"
+            elif TYPE.fullmatch(word) or word == "f32" and op in ("ld", "st", "atom", "red"):
+                kind = "type"  # (.f32 data as its bits: docs/readings.md)
             elif word in RMW_PTX or word in ("exch", "cas"):
                 kind = "op"
             elif word in SPACES:
@@ -767,7 +795,13 @@ class PtxReader(HopperForms):
                 or word.startswith("f")
                 and word[1:].isdigit()
             ):
-                what = "floating-point values" if word.startswith("f") else "its cache and vector qualifiers"
+                what = (
+                    "floating-point arithmetic (.f32 data moves through ld, st and mov as its bits)"
+                    if word == "f32"
+                    else "floating-point values other than .f32 data"
+                    if word.startswith("f")
+                    else "its cache and vector qualifiers"
+                )
                 self.unsupported(f"{op}.{word}: hrf does not model {what}", tok)
                 continue
             elif "op" in kinds and (word, tok) == ms[-1]:
@@ -822,6 +856,8 @@ class PtxReader(HopperForms):
         typ = q.get("type", ("", t))[0]
         if kind in ("min", "max", "inc", "dec") and typ.startswith("b"):
             self.fail_at(q["type"][1], f"{op}.{kind} takes a signed or unsigned type (.s32, .u32, ...), not .{typ}")
+        if typ == "f32" and kind != "add":
+            self.unsupported(f"{op}.{kind}.f32: floating-point arithmetic other than .add is not modelled", kt)
         rmw = UNSIGNED[kind] if kind in UNSIGNED and typ.startswith("u") else RMW_PTX.get(kind, kind)
         tags = (ATOMS.get(op) or REDS[op],)
         orders = RMW_ORDERS.get(sem or "")
@@ -833,7 +869,18 @@ class PtxReader(HopperForms):
             loc, offset = self.element(q, t)
             self.comma()
             v = self.value()
-            red = A.Rmw(rmw, loc, v, sem or "rlx", scope, line=line, tags=(*tags, "RED"), orders=orders, offset=offset)
+            red = A.Rmw(
+                rmw,
+                loc,
+                v,
+                sem or "rlx",
+                scope,
+                line=line,
+                tags=(*tags, "RED"),
+                orders=orders,
+                offset=offset,
+                update=self.f32_sum(typ, loc, v, line),
+            )
             return A.ExprStmt(red, line=line)
         dst = self.reg()
         self.comma()
@@ -856,8 +903,21 @@ class PtxReader(HopperForms):
                 offset=offset,
             )
         else:
-            out = A.Rmw(rmw, loc, v, sem or "rlx", scope, line=line, tags=tags, orders=orders, offset=offset)
+            update = self.f32_sum(typ, loc, v, line)
+            out = A.Rmw(
+                rmw, loc, v, sem or "rlx", scope, line=line, tags=tags, orders=orders, offset=offset, update=update
+            )
         return A.Assign(dst, out, line=line)
+
+    def f32_sum(self, typ: str, loc: str, v, line: int):
+        """The value `atom.add.f32`/`red.add.f32` writes: the IEEE sum of the value read and v,
+        as their bits; "on global memory [it] flushes subnormal inputs and results to
+        sign-preserving zero; whereas ... on shared memory [it] supports subnormal inputs and
+        results" ([PTXISA] atom, red). None for other types."""
+        if typ != "f32":
+            return None
+        op = "+f32" if loc in self.owners else "+f32ftz"  # (a location in shared memory: owners)
+        return A.BinOp(op, A.Old(line=line), v, line=line)
 
     def fence(self, ms: list, t, line: int):
         words = [m for m, _ in ms]
