@@ -212,7 +212,6 @@ def test_a_sleep_or_a_cache_policy_is_no_event(hint):
         ("griddepcontrol.wait", "griddepcontrol: programmatic dependent launch orders whole grids"),
         ("multimem.ld_reduce.relaxed.sys.global.add.u32 r0, [x]", "multimem: multimem addresses"),
         ("discard.global.L2 [x], 128", "discard: discard.global.L2 leaves the cache line's contents undefined"),
-        ("elect.sync r0, 0xffffffff", "elect: elect.sync chooses one lane of a warp"),
         ("activemask.b32 r0", "activemask: the active lanes of a warp"),
         ("st.bulk.weak.shared::cta [x], 16, 0", "st.bulk: sm_100's initialisation"),
         (

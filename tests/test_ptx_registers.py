@@ -7,6 +7,7 @@ hrf's 64-bit values; setp compares signed for `.s` types and unsigned for
 `.u` types. Each expected value is worked out next to its test; no file beside
 the repository is read."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ MODELS = ["ptx-6.0", "ptx-7.5", "ptx-8.0"]
 
 def one_thread(rows: list[str], model: str = "ptx-7.5", init: str = "x=0;") -> dict:
     """The single outcome of a one-thread test, unflagged, every register r0.. observed."""
-    regs = sorted({w.strip(",") for r in rows for w in r.split() if w.strip(",").startswith("r")})
+    regs = sorted({reg for r in rows for reg in re.findall(r"\br[0-9]+\b", r)})
     cond = "exists (" + " /\\ ".join(f"P0:{r} == P0:{r}" for r in regs) + ")"
     r = hrf.check(ptx(init, rows, cond, heads="P0@cta 0,gpu 0"), model)
     assert r.error is None and r.complete and len(r.outcomes) == 1 and not r.flags, (r.error, r.outcomes)
@@ -165,3 +166,54 @@ def test_registers_named_as_compilers_name_them():
     renamed = re.sub(r"\b([rp][0-9])", r"%\1", text)
     assert "%r0" in renamed and "@%p1" in renamed and "P1:%r0" in renamed
     assert hrf.parse(renamed) == hrf.parse(text)
+
+
+def test_setp_writes_a_predicate_and_its_complement():
+    """`setp.lt.s32 p1|p2, a, b`: p1 = a < b, and "q = !(a CmpOp b)" ([PTXISA]
+    setp): 1 < 2 gives p1 = 1, p2 = 0; the `|` is the instruction's (a
+    predicate and a comma follow it), not the column separator."""
+    got = one_thread(
+        [
+            "setp.lt.s32 p1|p2, 1, 2",
+            "selp.u32 r0, 10, 20, p1",
+            "selp.u32 r1, 10, 20, p2",
+            "setp.ne.u32 %p3|%p4, 5, 5",
+            "selp.u32 r2, 10, 20, %p3",
+            "selp.u32 r3, 10, 20, %p4",
+        ]
+    )
+    assert got == {"r0": 10, "r1": 20, "r2": 20, "r3": 10}
+
+
+def test_elect_sync_elects_the_tests_thread():
+    """`elect.sync d|p, membermask`: a thread of a litmus test is the one lane
+    of its warp the test has (lane 0, hrf's reading): elected, p = 1, d = 0;
+    `_` discards d."""
+    got = one_thread(["mov.u32 r1, 9", "elect.sync r1|p1, 0xffffffff", "selp.u32 r0, 1, 2, p1"])
+    assert got == {"r0": 1, "r1": 0}
+    assert one_thread(["elect.sync _|%p1, -1", "selp.u32 r0, 1, 2, %p1"]) == {"r0": 1}
+
+
+@pytest.mark.parametrize("m", MODELS)
+def test_the_corpus_test_elects_its_producer(m):
+    """litmus/ptx7/MP+elect: P0's stores run under elect.sync's predicate (1);
+    where P1's acquire reads 1 the release/acquire pair orders the store of x
+    before P1's load (Causality): r1 = 1, so p3 = !(r1 == 1) = 0 and r2 = 8.
+    Where the acquire reads 0 the load reads 0 or 1. Forbidden."""
+    r = hrf.check(PTX7 / "MP+elect.litmus", m)
+    assert r.error is None and r.condition_holds is False and not r.flags
+    assert {(o["1:r0"], o["1:r2"]) for o in r.outcomes} == {(0, 7), (0, 8), (1, 8)}
+
+
+@pytest.mark.parametrize(
+    "cell,error,words",
+    [
+        ("elect.sync r1|p1, 2", LitmusSyntaxError, "a membermask holding the thread's lane, lane 0"),
+        ("elect.sync r1|p1, r2", UnsupportedFeature, "a membermask in a register"),
+        ("elect.sync r1, -1", LitmusSyntaxError, "'|' and a predicate register"),
+        ("elect.any r1|p1, -1", LitmusSyntaxError, r"elect\.sync d\|p, membermask"),
+    ],
+)
+def test_elect_sync_errors(cell, error, words):
+    with pytest.raises(error, match=words):
+        hrf.parse(ptx("x=0;", [cell], "exists (P0:r1 == 0)", heads="P0@cta 0,gpu 0"))

@@ -71,6 +71,9 @@ memory of P1's CTA: its CTA reaches it generically or through
 no other thread at all. `.f32` data is moved by `ld`, `st` and `mov` as
 its bits (`0f3F800000`, the ISA's exact form of 1.0f, is 1065353216) and
 summed by `atom.add.f32`/`red.add.f32` (an update RMW: the core's IEEE sum).
+A test's thread is the one lane of its warp the test has: `elect.sync
+d|p, mask` elects it (`|` followed by a predicate and a comma is the
+instruction's, as in `setp ... p|q`, not the column separator).
 Forms the ISA gives but hrf does not model (other state spaces,
 floating-point arithmetic and other float types, `bar.red`, warp barriers, `.nc`,
 atomic operations of an array accessed with several sizes, `.b128`,
@@ -122,7 +125,6 @@ UNMODELLED = {
     "multimem": "multimem addresses (one access to the copies on several GPUs) are not modelled",
     "discard": "discard.global.L2 leaves the cache line's contents undefined, which hrf's memory does not model",
     "clusterlaunchcontrol": "sm_100's cluster launch control (cancelling a cluster's launch) is not modelled",
-    "elect": "elect.sync chooses one lane of a warp, and a thread of a litmus test is one thread",
     "activemask": "the active lanes of a warp: a thread of a litmus test is one thread",
 }
 # an RMW's read and write orders (Dartagnan's Tag.PTX.loadMO / storeMO: relaxed
@@ -289,6 +291,8 @@ class PtxReader(HopperForms):
             return self.async_store(op, ms[1:], t, line)
         if op in ("prefetch", "prefetchu"):
             return self.prefetch(op, ms, t)
+        if op == "elect":
+            return self.elect(ms, t, line)
         if op in UNMODELLED:
             self.unsupported(f"{op}: {UNMODELLED[op]}", t)
             return self.skip_operands(line)
@@ -318,6 +322,46 @@ class PtxReader(HopperForms):
     def predicate(self) -> str:
         """A predicate register: `p`, `p1`, ... (the ISA's `.pred` registers)."""
         return self.reg(r"p[0-9]*", "a predicate register (p, p1, ...)")
+
+    def second_predicate(self) -> str | None:
+        """The predicate after `|` in a pair of destinations (`setp ... p|q`, `elect.sync d|p`),
+        or None: a `|` followed by a predicate and a comma begins no cell (an instruction or a
+        label would), so it is the instruction's, not the column separator."""
+        after = self.peek(1)
+        if self.peek()[0] != "|" or after[0] != "name" or not re.fullmatch(r"p[0-9]*", after[1]):
+            return None
+        if self.peek(2)[0] != ",":
+            return None
+        self.i += 1
+        return self.predicate()
+
+    def elect(self, ms: list, t, line: int):
+        """`elect.sync d|p, membermask`: "elects one predicated active leader thread from among a
+        set of threads specified by membermask"; p is true for the leader, d its lane. A thread of a
+        litmus test is the one lane of its warp the test has: the lane of the warp that runs the
+        test's code, lane 0 (hrf's reading: docs/readings.md): elected, p = 1, d = 0. The mask
+        must hold it ("the executing thread must be in the membermask"): bit 0, a constant."""
+        if [w for w, _ in ms] != ["sync"]:
+            self.fail_at(ms[0][1] if ms else t, "elect.sync d|p, membermask (the ISA's form)")
+        d = None if self.at_word("_") else self.reg(what="a register or _ (the elected lane)")
+        if d is None:
+            self.i += 1
+        if self.second_predicate() is None:
+            self.fail("'|' and a predicate register (elect.sync d|p, membermask)")
+        p = self.toks[self.i - 1][1]
+        self.comma()
+        at = self.peek()
+        if at[0] not in ("int", "-"):
+            self.unsupported("elect.sync with a membermask in a register: hrf reads a constant mask", at)
+            return self.skip_operands(line)
+        if not self.signed() & 1:
+            self.fail_at(
+                at, "a membermask holding the thread's lane, lane 0 (bit 0): the ISA leaves the rest undefined"
+            )
+        out = [A.Assign(p, A.Const(1, line=line), line=line)]
+        if d is not None:
+            out.append(A.Assign(d, A.Const(0, line=line), line=line))
+        return tuple(out)
 
     def guarded(self):
         """`@p instr` or `@!p instr`: the instruction where p holds (does not hold) ([PTXISA]
@@ -380,11 +424,16 @@ class PtxReader(HopperForms):
         typ = words[0]
         if op == "setp":
             p = self.predicate()
+            negated = self.second_predicate()
             self.comma()
             a = self.value()
             self.comma()
             b = self.value()
-            return A.Assign(p, A.BinOp(self.comparison(cmp, typ, ms[0][1]), a, b, line=line), line=line)
+            holds = A.Assign(p, A.BinOp(self.comparison(cmp, typ, ms[0][1]), a, b, line=line), line=line)
+            if negated is None:
+                return holds
+            # `p|q`: "q = !(a CmpOp b)" ([PTXISA] setp)
+            return holds, A.Assign(negated, A.BinOp("==", A.Reg(p, line=line), A.Const(0), line=line), line=line)
         dst = self.reg()
         self.comma()
         a = self.value()
