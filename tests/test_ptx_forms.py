@@ -206,7 +206,7 @@ def test_a_sleep_or_a_cache_policy_is_no_event(hint):
         ("setp.lt.f32 p1, r1, 0f3F800000", r"setp\.f32: floating-point arithmetic is not modelled"),
         ("mov.f64 r0, 0d3FF0000000000000", r"mov\.f64: floating-point data other than \.f32 is not modelled"),
         ("st.global.f32 [x], 0d3FF0000000000000", r"0d3FF0000000000000: \.f64 data is not modelled"),
-        ("ld.global.nc.u32 r0, x", r"ld\.nc: hrf does not model its cache"),
+        ("st.global.nc.u32 x, 1", r"st\.nc: hrf does not model its cache"),
         ("bar.warp.sync 0", "a warp barrier is not modelled"),
         ("bar.red.popc.u32 r0, 0, 1", "a barrier reduction is not modelled"),
         ("griddepcontrol.wait", "griddepcontrol: programmatic dependent launch orders whole grids"),
@@ -512,3 +512,42 @@ def test_f32_addition_rounds_and_flushes_as_the_isa_says():
     init = "x = 1; y @ shared P0 = 1; z = 0f4B800000; w = 0f3F800000;"
     got = one_thread(rows, init=init)
     assert got == {"r0": 1, "r1": 1, "r2": 0x3F800000, "r3": 0, "r4": 2, "r5": 0x4B800000, "r6": 0, "r7": 0x4B800000}
+
+
+@pytest.mark.parametrize("m", ["ptx-6.0", "ptx-7.5", "ptx-8.0"])
+def test_a_non_coherent_load_of_read_only_data_is_a_weak_load(m):
+    """litmus/ptx7/MP+nc: `ld.global.nc` loads "via non-coherent cache" data the
+    kernel only reads ([PTXISA] ld.global.nc): a weak load, here of c, which
+    no thread writes, so it reads 5. Where the acquire reads 1 the release/
+    acquire pair orders x's store before the load of x (Causality).
+    Forbidden, unflagged, and the outcomes of the same test with a plain
+    weak load."""
+    r = hrf.check(PTX7 / "MP+nc.litmus", m)
+    assert r.error is None and r.condition_holds is False and not r.flags
+    assert {(o["1:r0"], o["1:r1"], o["1:r2"]) for o in r.outcomes} == {(0, 5, 0), (0, 5, 1), (1, 5, 1)}
+    plain = hrf.check((PTX7 / "MP+nc.litmus").read_text().replace("ld.global.nc.u32", "ld.global.u32"), m)
+    assert plain.outcomes == r.outcomes
+
+
+def test_a_non_coherent_load_of_written_data_is_flagged():
+    """The same load of x, which P0 writes: outside the read-only data the
+    ISA's non-coherent load is for, flagged with the load and the write."""
+    text = (PTX7 / "MP+nc.litmus").read_text().replace("ld.global.nc.u32 r1, [c]", "ld.global.nc.u32 r1, [x]")
+    r = hrf.check(text, "ptx-7.5")
+    assert [f["kind"] for f in r.flags] == ["nc_load_of_written_data"]
+    events = r.flags[0]["events"]
+    assert [(e["thread"], e["kind"], e["loc"]) for e in events] == [("P1", "R", "x"), ("P0", "W", "x")]
+    assert "undefined: nc_load_of_written_data" in repr(r)
+
+
+@pytest.mark.parametrize(
+    "cell,words",
+    [
+        ("ld.nc.u32 r0, [x]", r"ld\.global\.nc \(the ISA's form"),
+        ("ld.shared::cta.nc.u32 r0, [x]", r"ld\.global\.nc \(the ISA's form"),
+        ("ld.relaxed.gpu.global.nc.u32 r0, [x]", r"no \.relaxed on ld\.global\.nc"),
+    ],
+)
+def test_non_coherent_load_errors(cell, words):
+    with pytest.raises(hrf.LitmusSyntaxError, match=words):
+        hrf.parse(ptx([f"{cell} | ld.weak r0, x"], MP))

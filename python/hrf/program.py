@@ -74,6 +74,7 @@ TAGS = frozenset(
         "proxy",
         "RED",  # a reduction (red), an atomic operation but no read of the ISA
         "MIXED",  # an access of an array accessed with several sizes (one event per element it covers)
+        "NC",  # ld.global.nc: a load of read-only data through the non-coherent cache
         # PTX on sm_90: mbarrier operations, mbarrier.init, a wait's read and
         # acquire, an uninitialised mbarrier's location, the async proxy, a
         # bulk copy's events, the cluster barrier

@@ -523,6 +523,9 @@ class _Emitter:
                 return ["volatile", "global"]
             return ([op.cache] if op.cache else []) + ["global"]
         if kind != "atom" and not op.atomic:
+            cache = getattr(op, "cache", None)
+            if cache is not None and cache.endswith("nc"):  # ld.global{.cop}.nc, as the ISA writes it
+                return ["global", *cache.split(".")]
             # a weak access, with its cache operator as read (a hint: ld.cg, st.cs, ...)
             return ([op.cache] if getattr(op, "cache", None) not in (None, "volatile") else []) + ["global"]
         order = op.order or "rlx"

@@ -74,8 +74,10 @@ summed by `atom.add.f32`/`red.add.f32` (an update RMW: the core's IEEE sum).
 A test's thread is the one lane of its warp the test has: `elect.sync
 d|p, mask` elects it (`|` followed by a predicate and a comma is the
 instruction's, as in `setp ... p|q`, not the column separator).
+`ld.global.nc` is a weak load (tagged `NC`) of data the models flag where
+a thread writes it.
 Forms the ISA gives but hrf does not model (other state spaces,
-floating-point arithmetic and other float types, `bar.red`, warp barriers, `.nc`,
+floating-point arithmetic and other float types, `bar.red`, warp barriers,
 atomic operations of an array accessed with several sizes, `.b128`,
 sm_100's 256-bit vectors) are refused by name.
 """
@@ -475,7 +477,7 @@ class PtxReader(HopperForms):
         Data Types"): one access of each element of an array, in an order each execution chooses."""
         vector_ops = op in ("ld", "st")
         kinds = ("sem", "scope", "space", "type", "cop", "hint") + (("vec", "mmio") if vector_ops else ())
-        q = self.qualifiers(op, ms, t, kinds=kinds)
+        q = self.qualifiers(op, ms, t, kinds=kinds + (("nc",) if op == "ld" else ()))
         if not vector_ops and any(w in VECTORS for w, _ in ms):  # refused above; its operands in braces unread
             return self.skip_operands(line)
         sem, scope = self.access_order(op, q, t)
@@ -484,6 +486,14 @@ class PtxReader(HopperForms):
             self.fail_at(q["cop"][1], f"a cache operator on a weak {op} alone (the ISA's syntax), not .{q['sem'][0]}")
         # kept for hrf run's lowering, which writes the access as read: volatile, or the cache operator
         cache = "volatile" if q.get("sem", ("",))[0] == "volatile" else q.get("cop", (None,))[0]
+        if "nc" in q:  # ld.global.nc: a weak load of read-only data (docs/readings.md)
+            if q.get("space", ("",))[0] != "global":
+                self.fail_at(q["nc"][1], "ld.global.nc (the ISA's form: .nc on a .global load)")
+            if "sem" in q:
+                self.fail_at(q["sem"][1], f"no .{q['sem'][0]} on ld.global.nc (the ISA's form: a weak load)")
+            if "mmio" in q:
+                self.fail_at(q["mmio"][1], "no .mmio on ld.global.nc")
+            tags, cache = (*tags, "NC"), "nc" if cache is None else f"{cache}.nc"
         hinted = any(w == "L2::cache_hint" for w, _ in q.get("hint", ()))
         width = type_width(q)
         n = int(q["vec"][0][1:]) if "vec" in q else 1
@@ -814,6 +824,8 @@ class PtxReader(HopperForms):
                 kind = "type"  # (.f32 data as its bits: docs/readings.md)
             elif word in RMW_PTX or word in ("exch", "cas"):
                 kind = "op"
+            elif word == "nc" and "nc" in kinds:
+                kind = "nc"
             elif word in SPACES:
                 self.unsupported(
                     f"{op}.{word}: hrf's PTX tests are in global and shared memory alone (.{word} is not modelled)", tok

@@ -31,7 +31,7 @@ partially in no causality order is a mixed-size data-race, flagged
 
 from __future__ import annotations
 
-from ..dsl import F, I, M, Model, R, W, co, id_, loc, po, rf, rmw, same_event_attr, universal
+from ..dsl import IW, F, I, M, Model, R, W, co, id_, loc, po, rf, rmw, same_event_attr, universal
 from ..dsl import same_thread_attr as same
 from ..dsl import tag as t
 from ..errors import UnsupportedFeature
@@ -55,6 +55,15 @@ MIXED = t("MIXED")
 same_access = same_event_attr("acc") | id_
 same_footprint = same_event_attr("fp")
 partial_overlap = I(MIXED) >> (loc - same_footprint) >> I(MIXED)
+
+
+def read_only_loads(model: Model) -> None:
+    """`ld.global.nc` loads "via non-coherent cache", a "read-only" one ([PTXISA] ld.global.nc):
+    the memory consistency model gives it no other meaning, so it is a weak load of data that no
+    thread writes. A location such a load reads that a thread of the test writes is flagged
+    (docs/readings.md)."""
+    written = I(t("NC")) >> loc >> I(W - IW)
+    model.empty(written, "nc_load_of_written_data", flag="nc_load_of_written_data")
 
 
 def mixed_sizes(model: Model, ordered, po_in_cause: bool = True) -> None:
@@ -191,6 +200,7 @@ def build(dartagnan: bool = False) -> Model:
     cause = causality(fence_sc)
     axioms(model, sync, cause, morally_strong, fence_sc, dartagnan)
     mixed_sizes(model, cause, po_in_cause=False)
+    read_only_loads(model)
     model.acyclic((morally_strong & (rf | co_ | fr_)) | po_loc, "axiom-ScPerLocation")
     return model
 

@@ -23,7 +23,18 @@ from __future__ import annotations
 from ..dsl import F, I, M, Model, id_, loc, po, rf, rmw, universal
 from ..dsl import tag as t
 from .common import sync_fence, vloc
-from .ptx_6_0 import GEN, axioms, mixed_sizes, ms1, partial_overlap, patterns, scta, supports, sync_barrier
+from .ptx_6_0 import (
+    GEN,
+    axioms,
+    mixed_sizes,
+    ms1,
+    partial_overlap,
+    patterns,
+    read_only_loads,
+    scta,
+    supports,
+    sync_barrier,
+)
 
 SUR, TEX, CON, ALIAS = t("SUR"), t("TEX"), t("CON"), t("ALIAS")
 PROXIES = (GEN, SUR, TEX, CON)
@@ -92,6 +103,7 @@ def build(dartagnan: bool = False) -> Model:
     cause = causality(fence_sc)
     axioms(model, sync, cause, morally_strong, fence_sc, dartagnan)
     mixed_sizes(model, cause)
+    read_only_loads(model)
     return model
 
 

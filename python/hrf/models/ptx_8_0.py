@@ -98,6 +98,7 @@ from .ptx_6_0 import (
     mixed_sizes,
     morally_scoped,
     patterns,
+    read_only_loads,
     strong_read,
     strong_write,
     supports,
@@ -275,6 +276,7 @@ def build() -> Model:
     cause = causality(fence_sc)
     axioms(model, sync, cause, morally_strong, fence_sc)
     mixed_sizes(model, cause)
+    read_only_loads(model)
     # an mbarrier operation reading an mbarrier no initialisation it sees has set
     model.empty(I(IW & UNINIT) >> rf >> I(R & MBAR), "mbarrier_uninitialised", flag="mbarrier_uninitialised")
     # "Completion Mechanisms for Asynchronous Copy Operations": "modifying the source memory
