@@ -1310,6 +1310,7 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
         if !sh.spend(1) {
             return Ok(false);
         }
+        self.part.candidates += 1; // (judged, and counted against max_candidates, as any candidate)
         self.refresh();
         let checks = &sh.model.ir.checks[..sh.model.judged];
         for (ci, c) in checks.iter().enumerate() {
